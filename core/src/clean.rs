@@ -1,0 +1,188 @@
+//! Cleaning: putting back what crashed clients left behind (spec/PROTOCOL.md, "Cleaning").
+
+use redis::Value;
+
+use crate::error::Result;
+use crate::queue::{unexpected, Queue};
+use crate::scripts;
+
+/// How many ids one light-clean script call examines: enough to make few round trips, few
+/// enough that one call holds Redis for well under a millisecond or two.
+const LIGHT_BATCH: usize = 500;
+/// SCAN / HSCAN COUNT hint and list window for deep clean.
+const DEEP_BATCH: usize = 1000;
+/// A deep clean's snapshot set expires by itself if the cleaner dies mid-way.
+const SNAPSHOT_TTL_MS: u64 = 3_600_000;
+
+/// What a clean did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CleanReport {
+    /// Items put back in the queue (their lease expired or was never set, or they were on no
+    /// list at all).
+    pub requeued: u64,
+    /// Stale entries removed: ids of complete items, duplicate ids, orphaned lease counts.
+    pub removed: u64,
+}
+
+impl std::ops::AddAssign for CleanReport {
+    fn add_assign(&mut self, other: CleanReport) {
+        self.requeued += other.requeued;
+        self.removed += other.removed;
+    }
+}
+
+impl Queue {
+    /// Sorts every id in processing: re-queues those whose lease is gone (expired, or the
+    /// holder crashed before setting it) and drops those whose item is complete. Repairs what
+    /// leaseq and redis-work-queue clients leave. Runs server-side in batches of a few hundred
+    /// ids per round trip, never a round trip per item. Run it about once per lease TTL.
+    pub async fn light_clean(&self) -> Result<CleanReport> {
+        let mut report = CleanReport::default();
+        let mut budget: Option<i64> = None;
+        let mut examined_total = 0i64;
+        loop {
+            let mut inv = self.invocation(&scripts::LIGHT_CLEAN);
+            inv.arg(LIGHT_BATCH);
+            let reply: Vec<i64> = self.invoke(&inv).await?;
+            let [examined, requeued, removed, before] = <[i64; 4]>::try_from(reply.clone())
+                .map_err(|_| unexpected("light_clean", &Value::Int(reply.len() as i64)))?;
+            report += CleanReport {
+                requeued: requeued as u64,
+                removed: removed as u64,
+            };
+            // Each id is examined once: the batches rotate through processing, so stop after
+            // as many as it held when the clean began.
+            let budget = *budget.get_or_insert(before);
+            examined_total += examined;
+            if examined < LIGHT_BATCH as i64 || examined_total >= budget {
+                return Ok(report);
+            }
+        }
+    }
+
+    /// Everything [`Queue::light_clean`] does, and finds items that are on no list at all (a
+    /// redis-work-queue client crashed between storing an item and queueing it, or its cleaner
+    /// crashed mid-way) and lease counts left by items that redis-work-queue clients completed.
+    /// Costs a walk over every key of the queue: run it rarely (at start-up, or hourly).
+    ///
+    /// Never uses KEYS: item keys are found with SCAN and an escaped MATCH pattern on the server
+    /// that holds the queue's slot; each batch is decided in one script call.
+    pub async fn deep_clean(&self) -> Result<CleanReport> {
+        let mut report = self.light_clean().await?;
+        let snapshot = self.keys().snapshot();
+        let result = self.deep_clean_with(&snapshot, &mut report).await;
+        // The snapshot also expires by itself; removing it here keeps a drained queue keyless.
+        let mut conn = self.conn()?;
+        let _: redis::RedisResult<()> =
+            redis::cmd("DEL").arg(&snapshot).query_async(&mut conn).await;
+        result.map(|()| report)
+    }
+
+    async fn deep_clean_with(&self, snapshot: &str, report: &mut CleanReport) -> Result<()> {
+        for list in ["queue", "processing"] {
+            let mut start = 0usize;
+            loop {
+                let mut inv = self.invocation(&scripts::SNAPSHOT);
+                inv.key(snapshot)
+                    .arg(list)
+                    .arg(start)
+                    .arg(DEEP_BATCH)
+                    .arg(SNAPSHOT_TTL_MS);
+                let copied: usize = self.invoke(&inv).await?;
+                start += copied;
+                if copied < DEEP_BATCH {
+                    break;
+                }
+            }
+        }
+
+        // Item keys: SCAN with the prefix escaped, on the server that holds the queue's slot.
+        let pattern = self.keys().item_scan_pattern();
+        let family_len = self.keys().item_family.len();
+        let mut cursor = 0u64;
+        loop {
+            let mut cmd = redis::cmd("SCAN");
+            cmd.arg(cursor)
+                .arg("MATCH")
+                .arg(&pattern)
+                .arg("COUNT")
+                .arg(DEEP_BATCH);
+            let mut conn = self.conn()?;
+            let value = conn
+                .query_at_key(cmd, &self.keys().queue)
+                .await
+                .map_err(|e| self.map_err(e))?;
+            let (next, keys): (u64, Vec<Vec<u8>>) =
+                redis::from_redis_value(value).map_err(|e| self.map_err(e.into()))?;
+            let ids: Vec<Vec<u8>> = keys.into_iter().map(|k| k[family_len..].to_vec()).collect();
+            *report += self.deep_check(snapshot, false, &ids).await?;
+            cursor = next;
+            if cursor == 0 {
+                break;
+            }
+        }
+
+        // Lease counts whose item is gone (completed by a redis-work-queue client).
+        let mut cursor = 0u64;
+        loop {
+            let mut conn = self.conn()?;
+            let (next, pairs): (u64, Vec<Vec<u8>>) = redis::cmd("HSCAN")
+                .arg(&self.keys().lease_count)
+                .arg(cursor)
+                .arg("COUNT")
+                .arg(DEEP_BATCH)
+                .query_async(&mut conn)
+                .await
+                .map_err(|e| self.map_err(e))?;
+            let ids: Vec<Vec<u8>> = pairs.into_iter().step_by(2).collect();
+            *report += self.deep_check(snapshot, false, &ids).await?;
+            cursor = next;
+            if cursor == 0 {
+                break;
+            }
+        }
+
+        // redis-work-queue's cleaner journal: ids it was moving when it stopped. Bounded by the
+        // journal's length at the start, in case a live cleaner keeps writing to it.
+        let mut conn = self.conn()?;
+        let journal_len: usize = redis::cmd("LLEN")
+            .arg(&self.keys().cleaning)
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| self.map_err(e))?;
+        for _ in 0..journal_len.div_ceil(DEEP_BATCH) {
+            let ids: Vec<Vec<u8>> = redis::cmd("LRANGE")
+                .arg(&self.keys().cleaning)
+                .arg(0)
+                .arg(DEEP_BATCH - 1)
+                .query_async(&mut conn)
+                .await
+                .map_err(|e| self.map_err(e))?;
+            if ids.is_empty() {
+                break;
+            }
+            *report += self.deep_check(snapshot, true, &ids).await?;
+        }
+        Ok(())
+    }
+
+    async fn deep_check(
+        &self,
+        snapshot: &str,
+        from_journal: bool,
+        ids: &[Vec<u8>],
+    ) -> Result<CleanReport> {
+        if ids.is_empty() {
+            return Ok(CleanReport::default());
+        }
+        let mut inv = self.invocation(&scripts::DEEP_CHECK);
+        inv.key(snapshot)
+            .key(&self.keys().cleaning)
+            .arg(if from_journal { "1" } else { "0" });
+        for id in ids {
+            inv.arg(id.as_slice());
+        }
+        let (requeued, removed): (u64, u64) = self.invoke(&inv).await?;
+        Ok(CleanReport { requeued, removed })
+    }
+}

@@ -1,0 +1,148 @@
+//! `Client`: a connection to one Redis server or one Redis Cluster, shared by its queues.
+
+use std::sync::Arc;
+
+use redis::Value;
+use tokio::sync::watch;
+
+use crate::connection::{Conn, Connections};
+use crate::error::{Error, Result};
+use crate::keys::QueueKeys;
+use crate::queue::Queue;
+
+/// A handle to Redis. Cheap to clone (clones share connections), `Send + Sync`.
+///
+/// Ordinary calls share one multiplexed connection, so concurrent calls from many tasks cost
+/// one socket. Each blocking [`Queue::lease`] wait uses a connection of its own.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    connections: Connections,
+    closed: watch::Sender<bool>,
+    warnings: Vec<String>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("cluster", &self.is_cluster())
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}
+
+impl Client {
+    /// Connects to one Redis server: `redis://[user:pass@]host[:port][/db]`, `rediss://...` (TLS;
+    /// append `#insecure` to skip certificate checks) or `redis+unix:///path/to.sock`.
+    pub async fn connect(url: &str) -> Result<Client> {
+        let connections = Connections::single(url).await?;
+        let warnings = server_warnings(&connections.shared).await;
+        Ok(Client::from_parts(connections, warnings))
+    }
+
+    /// Connects to a Redis Cluster through one or more of its nodes' URLs. Queue prefixes must
+    /// then carry a `{hash tag}`.
+    pub async fn connect_cluster<I, S>(urls: I) -> Result<Client>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let urls: Vec<String> = urls.into_iter().map(|u| u.as_ref().to_owned()).collect();
+        let connections = Connections::cluster(&urls).await?;
+        Ok(Client::from_parts(connections, Vec::new()))
+    }
+
+    fn from_parts(connections: Connections, warnings: Vec<String>) -> Client {
+        Client {
+            inner: Arc::new(Inner {
+                connections,
+                closed: watch::channel(false).0,
+                warnings,
+            }),
+        }
+    }
+
+    /// The queue stored under `prefix`. Validates the prefix (argument `prefix`); sends nothing.
+    pub fn queue(&self, prefix: &str) -> Result<Queue> {
+        let keys = QueueKeys::new(prefix, self.is_cluster())?;
+        Ok(Queue::new(self.clone(), Arc::new(keys)))
+    }
+
+    /// Whether this client talks to a Redis Cluster.
+    pub fn is_cluster(&self) -> bool {
+        self.inner.connections.is_cluster()
+    }
+
+    /// Closes the client: blocking leases that are waiting return [`Error::Closed`] at once, and
+    /// so does every later call, on this handle and all its clones.
+    pub fn close(&self) {
+        self.inner.closed.send_replace(true);
+        self.inner.connections.forget_waiters();
+    }
+
+    /// Whether [`Client::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        *self.inner.closed.borrow()
+    }
+
+    /// Things about the server's configuration that put items at risk, found when connecting:
+    /// for example a `maxmemory-policy` that may evict queue keys.
+    pub fn warnings(&self) -> &[String] {
+        &self.inner.warnings
+    }
+
+    pub(crate) fn shared_conn(&self) -> Result<Conn> {
+        if self.is_closed() {
+            return Err(Error::Closed);
+        }
+        Ok(self.inner.connections.shared.clone())
+    }
+
+    pub(crate) fn connections(&self) -> &Connections {
+        &self.inner.connections
+    }
+
+    pub(crate) fn closed_signal(&self) -> watch::Receiver<bool> {
+        self.inner.closed.subscribe()
+    }
+}
+
+/// Reads what it can of the server's version and eviction policy. A server that refuses CONFIG
+/// (managed services often do) gets no warning rather than an error.
+async fn server_warnings(conn: &Conn) -> Vec<String> {
+    let mut conn = conn.clone();
+    let mut warnings = Vec::new();
+    let policy: redis::RedisResult<Value> = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg("maxmemory-policy")
+        .query_async(&mut conn)
+        .await;
+    if let Ok(value) = policy {
+        let text = value_strings(value);
+        if let Some(policy) = text.get(1) {
+            if policy != "noeviction" {
+                warnings.push(format!(
+                    "maxmemory-policy is `{policy}`: Redis may evict queue keys and lose items; \
+                     set it to `noeviction`"
+                ));
+            }
+        }
+    }
+    warnings
+}
+
+fn value_strings(value: Value) -> Vec<String> {
+    match value {
+        Value::Array(items) => items.into_iter().flat_map(value_strings).collect(),
+        Value::Map(pairs) => pairs
+            .into_iter()
+            .flat_map(|(k, v)| value_strings(k).into_iter().chain(value_strings(v)))
+            .collect(),
+        Value::BulkString(bytes) => vec![String::from_utf8_lossy(&bytes).into_owned()],
+        Value::SimpleString(s) => vec![s],
+        _ => Vec::new(),
+    }
+}

@@ -1,0 +1,188 @@
+//! Connections to Redis: one shared multiplexed connection for ordinary calls, and dedicated
+//! connections for blocking waits so that a wait never stalls other calls on the same client.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
+use redis::cluster::ClusterClient;
+use redis::cluster_async::ClusterConnection;
+use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
+use redis::{AsyncConnectionConfig, Cmd, RedisFuture, RedisResult, Value};
+
+use crate::error::{Error, Result};
+
+/// How long an ordinary call may wait for its answer. Every script is bounded server-side, so
+/// this only trips on a hung or unreachable server.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(10);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A connection of any of the kinds leaseq uses; all speak `ConnectionLike`.
+#[derive(Clone)]
+pub(crate) enum Conn {
+    /// Reconnects by itself after Redis restarts.
+    Managed(ConnectionManager),
+    /// A dedicated single-server connection for blocking waits.
+    Plain(MultiplexedConnection),
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Conn::Managed(c) => c.req_packed_command(cmd),
+            Conn::Plain(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Conn::Managed(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Plain(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Managed(c) => c.get_db(),
+            Conn::Plain(c) => c.get_db(),
+            Conn::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
+impl Conn {
+    /// Sends `cmd` to the server that holds `key` (in Cluster: that slot's primary). SCAN needs
+    /// this, since it has no key argument of its own.
+    pub async fn query_at_key(&mut self, cmd: Cmd, key: &str) -> RedisResult<Value> {
+        match self {
+            Conn::Cluster(c) => {
+                let route = Route::with_key(key.as_bytes(), SlotAddr::Master);
+                c.route_command(
+                    cmd,
+                    RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(route)),
+                )
+                .await
+            }
+            other => cmd.query_async(other).await,
+        }
+    }
+}
+
+/// Where new dedicated connections come from.
+enum Target {
+    Single(redis::Client),
+    /// Built without a response timeout: a blocking wait may last as long as it is asked to.
+    Cluster(Box<ClusterClient>),
+}
+
+/// The connections of one `Client`.
+pub(crate) struct Connections {
+    pub shared: Conn,
+    target: Target,
+    idle_waiters: Mutex<Vec<Conn>>,
+}
+
+/// The most idle dedicated connections kept for reuse; more are closed when returned.
+const MAX_IDLE_WAITERS: usize = 16;
+
+impl Connections {
+    pub async fn single(url: &str) -> Result<Connections> {
+        install_tls_provider();
+        let client = redis::Client::open(url).map_err(|e| invalid_url(e, "url"))?;
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_connection_timeout(Some(CONNECT_TIMEOUT));
+        let manager = ConnectionManager::new_with_config(client.clone(), config)
+            .await
+            .map_err(|e| Error::from_redis(e, ""))?;
+        Ok(Connections {
+            shared: Conn::Managed(manager),
+            target: Target::Single(client),
+            idle_waiters: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub async fn cluster(urls: &[String]) -> Result<Connections> {
+        install_tls_provider();
+        if urls.is_empty() {
+            return Err(Error::invalid("urls", "name at least one cluster node"));
+        }
+        for url in urls {
+            redis::Client::open(url.as_str()).map_err(|e| invalid_url(e, "urls"))?;
+        }
+        let shared_client = ClusterClient::builder(urls.iter().map(String::as_str))
+            .response_timeout(RESPONSE_TIMEOUT)
+            .connection_timeout(CONNECT_TIMEOUT)
+            .build()
+            .map_err(|e| invalid_url(e, "urls"))?;
+        let waiter_client = ClusterClient::builder(urls.iter().map(String::as_str))
+            .connection_timeout(CONNECT_TIMEOUT)
+            .build()
+            .map_err(|e| invalid_url(e, "urls"))?;
+        let shared = shared_client
+            .get_async_connection()
+            .await
+            .map_err(|e| Error::from_redis(e, ""))?;
+        Ok(Connections {
+            shared: Conn::Cluster(shared),
+            target: Target::Cluster(Box::new(waiter_client)),
+            idle_waiters: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn is_cluster(&self) -> bool {
+        matches!(self.target, Target::Cluster(_))
+    }
+
+    /// A connection that no other call uses, for one blocking wait. Give it back with
+    /// [`Connections::return_waiter`] only if the wait ended normally.
+    pub async fn take_waiter(&self) -> RedisResult<Conn> {
+        if let Some(conn) = self.idle_waiters.lock().unwrap_or_else(|e| e.into_inner()).pop() {
+            return Ok(conn);
+        }
+        match &self.target {
+            Target::Single(client) => {
+                let config = AsyncConnectionConfig::new()
+                    .set_connection_timeout(Some(CONNECT_TIMEOUT))
+                    .set_response_timeout(None);
+                Ok(Conn::Plain(
+                    client.get_multiplexed_async_connection_with_config(&config).await?,
+                ))
+            }
+            Target::Cluster(client) => Ok(Conn::Cluster(client.get_async_connection().await?)),
+        }
+    }
+
+    pub fn return_waiter(&self, conn: Conn) {
+        let mut idle = self.idle_waiters.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < MAX_IDLE_WAITERS {
+            idle.push(conn);
+        }
+    }
+
+    /// Drops every idle dedicated connection (after a connection error, they may all be dead).
+    pub fn forget_waiters(&self) {
+        self.idle_waiters.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+fn invalid_url(err: redis::RedisError, argument: &'static str) -> Error {
+    Error::invalid(argument, err.to_string())
+}
+
+/// rustls needs a process-wide crypto provider for `rediss://`; the first caller installs ring.
+fn install_tls_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Another part of the process may have installed one already; either is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}

@@ -1,0 +1,161 @@
+//! The one error type of leaseq, and its stable codes (spec/errors.md).
+
+use std::fmt;
+
+/// A result whose error is [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in leaseq. Match on [`Error::code`] for a stable answer: the
+/// variants may grow.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Redis could not be reached, or the connection broke during the call.
+    #[error("connection error: {0}")]
+    Connection(#[source] redis::RedisError),
+    /// Redis answered with an error that leaseq has no better name for.
+    #[error("redis error: {0}")]
+    Redis(#[source] redis::RedisError),
+    /// An argument was refused before anything was sent to Redis.
+    #[error("invalid argument `{argument}`: {reason}")]
+    InvalidArgument {
+        /// The name of the argument, as the API documents it.
+        argument: &'static str,
+        /// Why it was refused.
+        reason: String,
+    },
+    /// A key of the queue holds a value of another type than the protocol expects.
+    #[error("wrong key type under queue prefix `{prefix}`: {source}")]
+    WrongType {
+        /// The queue prefix whose keys were touched.
+        prefix: String,
+        /// The error Redis returned.
+        source: redis::RedisError,
+    },
+    /// Redis did not answer in time.
+    #[error("timed out: {0}")]
+    Timeout(#[source] redis::RedisError),
+    /// The client was closed; pending and later calls fail with this.
+    #[error("the client is closed")]
+    Closed,
+    /// Item data could not be encoded or decoded as JSON.
+    #[error("json error: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// The stable identity of an [`Error`], shared by every binding (spec/errors.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// See [`Error::Connection`].
+    Connection,
+    /// See [`Error::Redis`].
+    Redis,
+    /// See [`Error::InvalidArgument`].
+    InvalidArgument,
+    /// See [`Error::WrongType`].
+    WrongType,
+    /// See [`Error::Timeout`].
+    Timeout,
+    /// See [`Error::Closed`].
+    Closed,
+    /// See [`Error::Json`].
+    Json,
+}
+
+impl ErrorCode {
+    /// Every code, in registry order.
+    pub const ALL: [ErrorCode; 7] = [
+        ErrorCode::Connection,
+        ErrorCode::Redis,
+        ErrorCode::InvalidArgument,
+        ErrorCode::WrongType,
+        ErrorCode::Timeout,
+        ErrorCode::Closed,
+        ErrorCode::Json,
+    ];
+
+    /// The registry name, e.g. `"INVALID_ARGUMENT"` (Node's `err.code`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Connection => "CONNECTION",
+            ErrorCode::Redis => "REDIS",
+            ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
+            ErrorCode::WrongType => "WRONG_TYPE",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::Closed => "CLOSED",
+            ErrorCode::Json => "JSON",
+        }
+    }
+
+    /// The registry number (the C `leaseq_status` value); 0 is success and never an error.
+    pub fn number(self) -> i32 {
+        match self {
+            ErrorCode::Connection => 1,
+            ErrorCode::Redis => 2,
+            ErrorCode::InvalidArgument => 3,
+            ErrorCode::WrongType => 4,
+            ErrorCode::Timeout => 5,
+            ErrorCode::Closed => 6,
+            ErrorCode::Json => 7,
+        }
+    }
+
+    /// Whether the same call may succeed when tried again unchanged.
+    pub fn retryable(self) -> bool {
+        matches!(self, ErrorCode::Connection | ErrorCode::Timeout)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Error {
+    /// The stable code of this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::Connection(_) => ErrorCode::Connection,
+            Error::Redis(_) => ErrorCode::Redis,
+            Error::InvalidArgument { .. } => ErrorCode::InvalidArgument,
+            Error::WrongType { .. } => ErrorCode::WrongType,
+            Error::Timeout(_) => ErrorCode::Timeout,
+            Error::Closed => ErrorCode::Closed,
+            Error::Json(_) => ErrorCode::Json,
+        }
+    }
+
+    /// Whether the same call may succeed when tried again unchanged.
+    pub fn is_retryable(&self) -> bool {
+        self.code().retryable()
+    }
+
+    pub(crate) fn invalid(argument: &'static str, reason: impl Into<String>) -> Error {
+        Error::InvalidArgument {
+            argument,
+            reason: reason.into(),
+        }
+    }
+
+    /// Classifies a redis-rs error; `prefix` names the queue for a WRONGTYPE answer.
+    pub(crate) fn from_redis(err: redis::RedisError, prefix: &str) -> Error {
+        if err.is_timeout() {
+            Error::Timeout(err)
+        } else if err.is_io_error()
+            || err.is_connection_dropped()
+            || err.is_connection_refusal()
+            || err.kind() == redis::ErrorKind::ClusterConnectionNotFound
+        {
+            Error::Connection(err)
+        } else if err.code() == Some("WRONGTYPE") {
+            Error::WrongType {
+                prefix: prefix.to_owned(),
+                source: err,
+            }
+        } else {
+            Error::Redis(err)
+        }
+    }
+}

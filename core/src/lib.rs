@@ -1,0 +1,44 @@
+//! # leaseq
+//!
+//! A work queue on Redis with fenced, expiring leases, wire-compatible with the
+//! redis-work-queue key layout. Every operation is one Lua script call (one round trip); a
+//! batch of adds is one round trip too.
+//!
+//! ```no_run
+//! # async fn demo() -> leaseq::Result<()> {
+//! use std::time::Duration;
+//! use leaseq::{Client, Item, Wait};
+//!
+//! let client = Client::connect("redis://127.0.0.1:6379").await?;
+//! let queue = client.queue("{emails}")?;
+//! queue.add(&Item::new(b"hello".to_vec())).await?;
+//! if let Some(lease) = queue.lease(Duration::from_secs(30), Wait::No).await? {
+//!     println!("working on {} (attempt {})", lease.id(), lease.count());
+//!     assert!(queue.complete(&lease).await?);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! The protocol, precise enough to reimplement, is `spec/PROTOCOL.md` in the repository; the
+//! error codes shared by every binding are `spec/errors.md`.
+
+#![warn(missing_docs)]
+
+pub mod blocking;
+mod clean;
+mod client;
+mod connection;
+mod error;
+mod item;
+mod keys;
+mod lease;
+mod queue;
+mod scripts;
+
+pub use clean::CleanReport;
+pub use client::Client;
+pub use error::{Error, ErrorCode, Result};
+pub use item::{validate_id, Item, MAX_DATA_LEN, MAX_ID_LEN};
+pub use keys::MAX_PREFIX_LEN;
+pub use lease::{Lease, RenewOutcome, Wait, MAX_TTL};
+pub use queue::Queue;

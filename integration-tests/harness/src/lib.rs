@@ -1,0 +1,282 @@
+//! Throwaway Redis servers for tests: a `redis-server` on a free loopback port with no
+//! persistence and its own temp dir, or a local 3-primary Redis Cluster, each stopped when
+//! dropped. Tests in other languages use the `leaseq-test-redis` binary, which prints the URLs
+//! as JSON and stops the servers when its stdin closes.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const INSTALL_HINT: &str = "redis-server was not found on PATH. Install it with `make deps` \
+    (or `sudo apt-get install -y redis-server redis-tools` on Debian/Ubuntu).";
+
+/// One `redis-server` process, killed (and its temp dir removed) on drop.
+pub struct RedisServer {
+    port: u16,
+    dir: PathBuf,
+    child: Option<Child>,
+    extra_args: Vec<String>,
+}
+
+impl RedisServer {
+    /// Starts a server on a free loopback port. Panics with an install hint when redis-server
+    /// is missing, and with the server's log when it does not come up.
+    pub fn start() -> RedisServer {
+        RedisServer::start_with(&[])
+    }
+
+    /// Like [`RedisServer::start`], with more `redis-server` arguments (e.g. `--maxmemory-policy`).
+    pub fn start_with(extra_args: &[&str]) -> RedisServer {
+        let dir = temp_dir("redis");
+        let mut last_err = String::new();
+        for _ in 0..10 {
+            let port = free_port(false);
+            let mut server = RedisServer {
+                port,
+                dir: dir.clone(),
+                child: None,
+                extra_args: extra_args.iter().map(|s| s.to_string()).collect(),
+            };
+            match server.spawn() {
+                Ok(()) => return server,
+                Err(e) => {
+                    last_err = e;
+                    server.kill();
+                }
+            }
+        }
+        panic!("could not start redis-server: {last_err}");
+    }
+
+    fn spawn(&mut self) -> Result<(), String> {
+        let port = self.port.to_string();
+        let mut args = vec![
+            "--port", &port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+            "--logfile", "redis.log",
+        ];
+        let dir = self.dir.to_string_lossy().into_owned();
+        args.extend(["--dir", &dir]);
+        args.extend(self.extra_args.iter().map(String::as_str));
+        self.child = Some(spawn_redis(&args, &self.dir)?);
+        wait_for_ping(self.port, &self.dir, self.child.as_mut().unwrap())
+    }
+
+    /// `redis://127.0.0.1:<port>`
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// The TCP port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The server's log so far.
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.dir.join("redis.log")).unwrap_or_default()
+    }
+
+    /// Kills the server (no shutdown courtesy, like a crash) and leaves it down.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    /// Kills the server and starts a new, empty one on the same port.
+    pub fn restart(&mut self) {
+        self.kill();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match self.spawn() {
+                Ok(()) => return,
+                Err(e) if Instant::now() > deadline => panic!("restart failed: {e}"),
+                Err(_) => {
+                    self.kill();
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }
+        }
+    }
+
+    /// Sends one command (inline form) and returns the raw reply: for harness checks only.
+    pub fn command(&self, line: &str) -> String {
+        raw_command(self.port, line)
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+        if std::thread::panicking() {
+            eprintln!("---- redis-server log ({}) ----\n{}", self.dir.display(), self.log());
+        }
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A local Redis Cluster of three primaries, no replicas.
+pub struct RedisCluster {
+    nodes: Vec<RedisServer>,
+}
+
+impl RedisCluster {
+    /// Starts three `--cluster-enabled` servers, joins them with `redis-cli --cluster create`
+    /// and waits for `cluster_state:ok` on every node.
+    pub fn start() -> RedisCluster {
+        let mut nodes = Vec::new();
+        for _ in 0..3 {
+            let dir = temp_dir("redis-cluster");
+            let mut last_err = String::new();
+            let mut started = None;
+            for _ in 0..10 {
+                let port = free_port(true);
+                let mut server = RedisServer {
+                    port,
+                    dir: dir.clone(),
+                    child: None,
+                    extra_args: vec![
+                        "--cluster-enabled".into(),
+                        "yes".into(),
+                        "--cluster-config-file".into(),
+                        "nodes.conf".into(),
+                        "--cluster-node-timeout".into(),
+                        "5000".into(),
+                    ],
+                };
+                match server.spawn() {
+                    Ok(()) => {
+                        started = Some(server);
+                        break;
+                    }
+                    Err(e) => {
+                        last_err = e;
+                        server.kill();
+                        let _ = fs::remove_file(dir.join("nodes.conf"));
+                    }
+                }
+            }
+            nodes.push(started.unwrap_or_else(|| panic!("cluster node failed: {last_err}")));
+        }
+        let addrs: Vec<String> = nodes.iter().map(|n| format!("127.0.0.1:{}", n.port)).collect();
+        let out = Command::new("redis-cli")
+            .arg("--cluster")
+            .arg("create")
+            .args(&addrs)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .output()
+            .unwrap_or_else(|e| panic!("redis-cli: {e}. {INSTALL_HINT}"));
+        assert!(
+            out.status.success(),
+            "redis-cli --cluster create failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let deadline = Instant::now() + Duration::from_secs(30);
+        for node in &nodes {
+            while !node.command("CLUSTER INFO").contains("cluster_state:ok") {
+                assert!(Instant::now() < deadline, "cluster never reached cluster_state:ok");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        RedisCluster { nodes }
+    }
+
+    /// One URL per node.
+    pub fn urls(&self) -> Vec<String> {
+        self.nodes.iter().map(RedisServer::url).collect()
+    }
+
+    /// The nodes, for checks that look at one server.
+    pub fn nodes(&self) -> &[RedisServer] {
+        &self.nodes
+    }
+}
+
+fn spawn_redis(args: &[&str], dir: &Path) -> Result<Child, String> {
+    Command::new("redis-server")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                panic!("{INSTALL_HINT}");
+            }
+            format!("spawn redis-server: {e}")
+        })
+}
+
+fn wait_for_ping(port: u16, dir: &Path, child: &mut Child) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            let log = fs::read_to_string(dir.join("redis.log")).unwrap_or_default();
+            return Err(format!("redis-server exited with {status}:\n{log}"));
+        }
+        if raw_command_opt(port, "PING").is_some_and(|r| r.starts_with("+PONG")) {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            let log = fs::read_to_string(dir.join("redis.log")).unwrap_or_default();
+            return Err(format!("redis-server on port {port} did not answer PING:\n{log}"));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn raw_command(port: u16, line: &str) -> String {
+    raw_command_opt(port, line).unwrap_or_else(|| panic!("no answer to `{line}` on port {port}"))
+}
+
+fn raw_command_opt(port: u16, line: &str) -> Option<String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    stream.write_all(format!("{line}\r\n").as_bytes()).ok()?;
+    let mut reader = BufReader::new(stream);
+    let mut first = String::new();
+    reader.read_line(&mut first).ok()?;
+    if let Some(len) = first.strip_prefix('$') {
+        let len: i64 = len.trim().parse().ok()?;
+        if len < 0 {
+            return Some(first);
+        }
+        let mut body = vec![0u8; len as usize + 2];
+        reader.read_exact(&mut body).ok()?;
+        return Some(String::from_utf8_lossy(&body).into_owned());
+    }
+    Some(first)
+}
+
+/// A free loopback port; with `cluster`, its cluster bus port (+10000) is free too.
+fn free_port(cluster: bool) -> u16 {
+    loop {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let port = listener.local_addr().unwrap().port();
+        if !cluster {
+            return port;
+        }
+        if port < 55535 && TcpListener::bind(("127.0.0.1", port + 10000)).is_ok() {
+            return port;
+        }
+    }
+}
+
+fn temp_dir(kind: &str) -> PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "leaseq-{kind}-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}

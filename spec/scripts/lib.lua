@@ -1,0 +1,48 @@
+-- leaseq protocol v1: definitions shared by every script. An implementation sends each
+-- operation's script as the text of this file, a newline, then the operation's file.
+--
+-- KEYS[1..5] are the same for every script (spec/PROTOCOL.md, "Scripts"):
+local QUEUE = KEYS[1]      -- <prefix>:queue        LIST of ids waiting (LPUSH in, pop from the right)
+local PROCESSING = KEYS[2] -- <prefix>:processing   LIST of ids leased (or being repaired)
+local COUNTS = KEYS[3]     -- <prefix>:lease_count  HASH id -> times leased
+local LEASE = KEYS[4]      -- <prefix>:lease:       family prefix: LEASE .. id is a lease key
+local ITEM = KEYS[5]       -- <prefix>:item:        family prefix: ITEM .. id is an item key
+
+-- How many unusable ids one lease may drop before it hands control back to the client, so that
+-- a queue full of stale ids never blocks Redis for long.
+local MAX_DROPS_PER_CALL = 1000
+
+-- Moves ids from the queue into processing until one can be leased. Returns {id, data, count}
+-- when one was leased, false when the queue is empty, and 1 when MAX_DROPS_PER_CALL ids were
+-- dropped and the client should call again.
+local function lease_next(token, ttl_ms)
+  for _ = 1, MAX_DROPS_PER_CALL do
+    local id = redis.call('LMOVE', QUEUE, PROCESSING, 'RIGHT', 'LEFT')
+    if not id then
+      return false
+    end
+    local data = redis.call('GET', ITEM .. id)
+    if data and redis.call('EXISTS', LEASE .. id) == 0 then
+      local count = redis.call('HINCRBY', COUNTS, id, 1)
+      redis.call('SET', LEASE .. id, token, 'PX', ttl_ms)
+      return {id, data, count}
+    end
+    -- Either the item is complete (its data is gone), or this id is a duplicate of an item that
+    -- another holder leases right now. Drop this copy: LMOVE put it at the head of processing.
+    redis.call('LREM', PROCESSING, 1, id)
+    if not data then
+      redis.call('HDEL', COUNTS, id)
+    end
+  end
+  return 1
+end
+
+-- Completes an item: returns 1 when this call removed the item's data (the one completer that
+-- wins), 0 when the item was already complete. Clears everything else kept for the id.
+local function complete_item(id)
+  local removed = redis.call('DEL', ITEM .. id)
+  redis.call('LREM', PROCESSING, 1, id)
+  redis.call('DEL', LEASE .. id)
+  redis.call('HDEL', COUNTS, id)
+  return removed
+end
