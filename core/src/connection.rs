@@ -76,11 +76,12 @@ impl Conn {
     }
 }
 
-/// Where new dedicated connections come from.
+/// Where new dedicated connections come from. Built once per client, so size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Target {
     Single(redis::Client),
     /// Built without a response timeout: a blocking wait may last as long as it is asked to.
-    Cluster(Box<ClusterClient>),
+    Cluster(ClusterClient),
 }
 
 /// The connections of one `Client`.
@@ -133,7 +134,7 @@ impl Connections {
             .map_err(|e| Error::from_redis(e, ""))?;
         Ok(Connections {
             shared: Conn::Cluster(shared),
-            target: Target::Cluster(Box::new(waiter_client)),
+            target: Target::Cluster(waiter_client),
             idle_waiters: Mutex::new(Vec::new()),
         })
     }
