@@ -7,7 +7,7 @@ use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const INSTALL_HINT: &str = "redis-server was not found on PATH. Install it with `make deps` \
@@ -17,8 +17,29 @@ const INSTALL_HINT: &str = "redis-server was not found on PATH. Install it with 
 pub struct RedisServer {
     port: u16,
     dir: PathBuf,
-    child: Option<Child>,
+    child: Option<Guard>,
     extra_args: Vec<String>,
+}
+
+/// A redis-server run through a small shell guard that kills it when our end of the guard's
+/// stdin closes: on drop, and also when the test process dies without dropping (a server kept
+/// in a static, a SIGKILL), so no server outlives its test.
+struct Guard {
+    shell: Child,
+    stdin: Option<ChildStdin>,
+    pid: u32,
+}
+
+impl Guard {
+    fn alive(&self) -> bool {
+        fs::read_to_string(format!("/proc/{}/stat", self.pid))
+            .is_ok_and(|s| s.split_whitespace().nth(2) != Some("Z"))
+    }
+
+    fn stop(mut self) {
+        drop(self.stdin.take());
+        let _ = self.shell.wait();
+    }
 }
 
 impl RedisServer {
@@ -61,7 +82,7 @@ impl RedisServer {
         args.extend(["--dir", &dir]);
         args.extend(self.extra_args.iter().map(String::as_str));
         self.child = Some(spawn_redis(&args, &self.dir)?);
-        wait_for_ping(self.port, &self.dir, self.child.as_mut().unwrap())
+        wait_for_ping(self.port, &self.dir, self.child.as_ref().unwrap())
     }
 
     /// `redis://127.0.0.1:<port>`
@@ -81,9 +102,8 @@ impl RedisServer {
 
     /// Kills the server (no shutdown courtesy, like a crash) and leaves it down.
     pub fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
+        if let Some(guard) = self.child.take() {
+            guard.stop();
         }
     }
 
@@ -197,31 +217,40 @@ impl RedisCluster {
     }
 }
 
-fn spawn_redis(args: &[&str], dir: &Path) -> Result<Child, String> {
-    Command::new("redis-server")
+fn spawn_redis(args: &[&str], dir: &Path) -> Result<Guard, String> {
+    if Command::new("redis-server").arg("--version").output().is_err() {
+        panic!("{INSTALL_HINT}");
+    }
+    let script = r#"redis-server "$@" & pid=$!; echo $pid; read _ignored; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; exit 0"#;
+    let mut shell = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg("sh")
         .args(args)
         .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                panic!("{INSTALL_HINT}");
-            }
-            format!("spawn redis-server: {e}")
-        })
+        .map_err(|e| format!("spawn sh: {e}"))?;
+    let stdin = shell.stdin.take();
+    let mut line = String::new();
+    BufReader::new(shell.stdout.take().expect("piped stdout"))
+        .read_line(&mut line)
+        .map_err(|e| format!("read redis-server pid: {e}"))?;
+    let pid = line.trim().parse().map_err(|_| format!("bad pid line {line:?}"))?;
+    Ok(Guard { shell, stdin, pid })
 }
 
-fn wait_for_ping(port: u16, dir: &Path, child: &mut Child) -> Result<(), String> {
+fn wait_for_ping(port: u16, dir: &Path, guard: &Guard) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            let log = fs::read_to_string(dir.join("redis.log")).unwrap_or_default();
-            return Err(format!("redis-server exited with {status}:\n{log}"));
-        }
         if raw_command_opt(port, "PING").is_some_and(|r| r.starts_with("+PONG")) {
             return Ok(());
+        }
+        if !guard.alive() {
+            let log = fs::read_to_string(dir.join("redis.log")).unwrap_or_default();
+            return Err(format!("redis-server exited:\n{log}"));
         }
         if Instant::now() > deadline {
             let log = fs::read_to_string(dir.join("redis.log")).unwrap_or_default();
