@@ -1,0 +1,174 @@
+//! Shared test set-up: a Redis server or a shared local Cluster, a leaseq client on it, and a
+//! raw connection for looking at (and corrupting) the keys the way a crashed client would.
+#![allow(dead_code)]
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use leaseq::{Client, Queue};
+use leaseq_harness::{RedisCluster, RedisServer};
+use redis::aio::{ConnectionLike, MultiplexedConnection};
+use redis::cluster_async::ClusterConnection;
+use redis::{Cmd, RedisFuture, Value};
+
+pub const TTL: Duration = Duration::from_secs(30);
+
+/// A raw connection to the server(s) under test.
+#[derive(Clone)]
+pub enum Raw {
+    Single(MultiplexedConnection),
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for Raw {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Raw::Single(c) => c.req_packed_command(cmd),
+            Raw::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Raw::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            Raw::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+    fn get_db(&self) -> i64 {
+        0
+    }
+}
+
+/// One test's world: a client, a queue with a fresh prefix, raw access, and the server URLs.
+pub struct Env {
+    pub client: Client,
+    pub queue: Queue,
+    pub raw: Raw,
+    pub urls: Vec<String>,
+    pub prefix: String,
+    /// Keeps a single server alive for the test; the cluster is shared and lives in a static.
+    pub server: Option<RedisServer>,
+}
+
+static CLUSTER: OnceLock<RedisCluster> = OnceLock::new();
+
+/// A unique, hash-tagged prefix, so tests sharing the cluster never meet.
+pub fn fresh_prefix(name: &str) -> String {
+    format!("{{{name}-{}}}", &uuid::Uuid::new_v4().simple().to_string()[..8])
+}
+
+impl Env {
+    pub async fn single(name: &str) -> Env {
+        let server = RedisServer::start();
+        let url = server.url();
+        let client = Client::connect(&url).await.expect("connect");
+        let raw = Raw::Single(
+            redis::Client::open(url.as_str())
+                .unwrap()
+                .get_multiplexed_async_connection()
+                .await
+                .unwrap(),
+        );
+        Env::finish(client, raw, vec![url], name, Some(server))
+    }
+
+    pub async fn cluster(name: &str) -> Env {
+        let cluster = CLUSTER.get_or_init(RedisCluster::start);
+        let urls = cluster.urls();
+        let client = Client::connect_cluster(&urls).await.expect("connect cluster");
+        let raw = Raw::Cluster(
+            redis::cluster::ClusterClient::new(urls.clone())
+                .unwrap()
+                .get_async_connection()
+                .await
+                .unwrap(),
+        );
+        Env::finish(client, raw, urls, name, None)
+    }
+
+    fn finish(client: Client, raw: Raw, urls: Vec<String>, name: &str, server: Option<RedisServer>) -> Env {
+        let prefix = fresh_prefix(name);
+        let queue = client.queue(&prefix).unwrap();
+        Env { client, queue, raw, urls, prefix, server }
+    }
+
+    pub fn key(&self, suffix: &str) -> String {
+        format!("{}:{suffix}", self.prefix)
+    }
+
+    pub async fn cmd<T: redis::FromRedisValue>(&self, args: &[&[u8]]) -> T {
+        let mut cmd = redis::cmd(std::str::from_utf8(args[0]).unwrap());
+        for a in &args[1..] {
+            cmd.arg(*a);
+        }
+        let mut raw = self.raw.clone();
+        cmd.query_async(&mut raw).await.unwrap_or_else(|e| panic!("{args:?}: {e}"))
+    }
+
+    pub async fn list(&self, suffix: &str) -> Vec<String> {
+        self.cmd(&[b"LRANGE", self.key(suffix).as_bytes(), b"0", b"-1"]).await
+    }
+
+    pub async fn exists(&self, suffix: &str) -> bool {
+        self.cmd::<i64>(&[b"EXISTS", self.key(suffix).as_bytes()]).await == 1
+    }
+
+    /// Every key under this test's prefix, found with SCAN on every server.
+    pub async fn keys(&self) -> Vec<String> {
+        let pattern = format!("{}*", self.prefix.replace('{', "\\{").replace('}', "\\}"));
+        let mut found = Vec::new();
+        for url in &self.urls {
+            let mut conn = redis::Client::open(url.as_str())
+                .unwrap()
+                .get_multiplexed_async_connection()
+                .await
+                .unwrap();
+            let mut cursor = 0u64;
+            loop {
+                let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                    .arg(cursor)
+                    .arg("MATCH")
+                    .arg(&pattern)
+                    .arg("COUNT")
+                    .arg(1000)
+                    .query_async(&mut conn)
+                    .await
+                    .unwrap();
+                found.extend(keys);
+                cursor = next;
+                if cursor == 0 {
+                    break;
+                }
+            }
+        }
+        found.sort();
+        found
+    }
+}
+
+/// Runs an async test body against a single server and against the shared local Cluster.
+#[macro_export]
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {
+        mod single {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(crate::common::Env::single(stringify!($name)).await).await;
+                }
+            )*
+        }
+        mod cluster {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(crate::common::Env::cluster(stringify!($name)).await).await;
+                }
+            )*
+        }
+    };
+}
