@@ -1,0 +1,128 @@
+//! Every crash point of spec/PROTOCOL.md ("State machine and crash analysis"), left the way a
+//! crashed client leaves it, and repaired by the clean the spec names.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Env, TTL};
+use leaseq::{CleanReport, Item, Wait};
+
+on_both!(
+    rwq_add_crashed_between_set_and_lpush,
+    rwq_lease_crashed_before_setex,
+    rwq_complete_crashed_after_del_item,
+    upstream_complete_crashed_after_lrem,
+    rwq_cleaner_crashed_mid_move,
+    leaseq_lease_reply_lost,
+    duplicate_id_in_queue_while_leased,
+    duplicate_id_in_processing,
+    lease_count_left_by_foreign_complete,
+    bogus_zero_id_from_node_cleaner,
+);
+
+async fn rwq_add_crashed_between_set_and_lpush(env: Env) {
+    env.cmd::<String>(&[b"SET", env.key("item:a").as_bytes(), b"data"]).await;
+    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport::default());
+    assert_eq!(env.queue.deep_clean().await.unwrap().requeued, 1);
+    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_eq!((lease.id(), lease.data()), ("a", &b"data"[..]));
+}
+
+async fn rwq_lease_crashed_before_setex(env: Env) {
+    env.queue.add(&Item::with_id("b", b"x".to_vec()).unwrap()).await.unwrap();
+    env.cmd::<String>(&[b"RPOPLPUSH", env.key("queue").as_bytes(), env.key("processing").as_bytes()]).await;
+    // No lease key: light clean puts it back.
+    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport { requeued: 1, removed: 0 });
+    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_eq!(lease.id(), "b");
+}
+
+async fn rwq_complete_crashed_after_del_item(env: Env) {
+    env.queue.add(&Item::with_id("c", b"x".to_vec()).unwrap()).await.unwrap();
+    let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    // redis-work-queue 0.3 (Rust) pipelines DEL item, LREM processing, DEL lease: stop after one.
+    env.cmd::<i64>(&[b"DEL", env.key("item:c").as_bytes()]).await;
+    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport { requeued: 0, removed: 1 });
+    assert!(env.list("processing").await.is_empty());
+    assert!(!env.exists("lease_count").await);
+    // Only the lease key is left, and it expires by itself.
+    assert_eq!(env.keys().await, vec![env.key("lease:c")]);
+}
+
+async fn upstream_complete_crashed_after_lrem(env: Env) {
+    // Upstream Python/Node complete: LREM processing first, then DEL item and lease.
+    env.queue.add(&Item::with_id("d", b"x".to_vec()).unwrap()).await.unwrap();
+    let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"d"]).await;
+    // While the lease lives, nobody touches it: the holder may still be finishing.
+    assert_eq!(env.queue.deep_clean().await.unwrap().requeued, 0);
+    env.cmd::<i64>(&[b"DEL", env.key("lease:d").as_bytes()]).await; // the lease expires
+    assert_eq!(env.queue.deep_clean().await.unwrap().requeued, 1);
+    assert_eq!(env.list("queue").await, vec!["d"]);
+}
+
+async fn rwq_cleaner_crashed_mid_move(env: Env) {
+    // Upstream light_clean: LPUSH cleaning id, LREM processing id, (crash) LPUSH queue id, ...
+    env.queue.add(&Item::with_id("e", b"x".to_vec()).unwrap()).await.unwrap();
+    env.cmd::<String>(&[b"RPOPLPUSH", env.key("queue").as_bytes(), env.key("processing").as_bytes()]).await;
+    env.cmd::<i64>(&[b"LPUSH", env.key("cleaning").as_bytes(), b"e"]).await;
+    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"e"]).await;
+    let report = env.queue.deep_clean().await.unwrap();
+    assert_eq!(report.requeued, 1);
+    assert_eq!(env.list("queue").await, vec!["e"], "queued once, not twice");
+    assert!(!env.exists("cleaning").await, "the journal is emptied");
+}
+
+async fn leaseq_lease_reply_lost(env: Env) {
+    // The script ran but the worker never saw the reply: the item is leased to nobody.
+    env.queue.add(&Item::with_id("f", b"x".to_vec()).unwrap()).await.unwrap();
+    drop(env.queue.lease(Duration::from_millis(50), Wait::No).await.unwrap());
+    assert_eq!(env.queue.light_clean().await.unwrap().requeued, 0, "not before the TTL");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(env.queue.light_clean().await.unwrap().requeued, 1);
+    assert_eq!(env.queue.lease(TTL, Wait::No).await.unwrap().unwrap().count(), 2);
+}
+
+async fn duplicate_id_in_queue_while_leased(env: Env) {
+    // A racing redis-work-queue cleaner pushed a second copy of an id that is leased live.
+    env.queue.add(&Item::with_id("g", b"x".to_vec()).unwrap()).await.unwrap();
+    let held = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"g"]).await;
+    assert!(env.queue.lease(TTL, Wait::No).await.unwrap().is_none(), "the copy is dropped, not leased");
+    assert_eq!(env.list("processing").await, vec!["g"]);
+    assert!(env.queue.renew(&held, TTL).await.unwrap(), "the holder keeps its lease");
+}
+
+async fn duplicate_id_in_processing(env: Env) {
+    env.queue.add(&Item::with_id("h", b"x".to_vec()).unwrap()).await.unwrap();
+    let _held = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.cmd::<i64>(&[b"LPUSH", env.key("processing").as_bytes(), b"h"]).await;
+    env.cmd::<i64>(&[b"DEL", env.key("lease:h").as_bytes()]).await;
+    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport { requeued: 1, removed: 1 });
+    assert_eq!(env.list("queue").await, vec!["h"]);
+    assert!(env.list("processing").await.is_empty());
+}
+
+async fn lease_count_left_by_foreign_complete(env: Env) {
+    env.queue.add(&Item::with_id("i", b"x".to_vec()).unwrap()).await.unwrap();
+    let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    // A redis-work-queue client completes it: it knows nothing of lease_count.
+    env.cmd::<i64>(&[b"DEL", env.key("item:i").as_bytes()]).await;
+    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"i"]).await;
+    env.cmd::<i64>(&[b"DEL", env.key("lease:i").as_bytes()]).await;
+    assert_eq!(env.keys().await, vec![env.key("lease_count")]);
+    assert_eq!(env.queue.deep_clean().await.unwrap(), CleanReport { requeued: 0, removed: 1 });
+    assert!(env.keys().await.is_empty());
+}
+
+async fn bogus_zero_id_from_node_cleaner(env: Env) {
+    // Upstream Node lightClean runs `lpush(queue, 0, id)`, pushing a stray "0".
+    env.queue.add(&Item::with_id("j", b"x".to_vec()).unwrap()).await.unwrap();
+    env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"0"]).await;
+    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_eq!(lease.id(), "j");
+    env.queue.complete(&lease).await.unwrap();
+    assert!(env.queue.lease(TTL, Wait::No).await.unwrap().is_none(), "\"0\" is dropped");
+    assert!(env.keys().await.is_empty());
+}
