@@ -1,0 +1,3 @@
+fn main() {
+    let _ = leaseq::Item::new(b"x".to_vec());
+}

@@ -1,0 +1,234 @@
+//! The one door every `extern "C"` body goes through: it catches panics, turns NULL and invalid
+//! arguments into statuses, and keeps the thread-local message of the last failure.
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::ffi::{c_char, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
+
+use crate::status::{
+    leaseq_status, status_of, LEASEQ_INTERNAL, LEASEQ_INVALID_ARGUMENT, LEASEQ_NULL_ARGUMENT,
+    LEASEQ_OK,
+};
+
+/// Why a call failed, before it becomes a status and a message.
+pub(crate) enum Failure {
+    /// A required pointer argument was NULL; names the argument.
+    Null(Cow<'static, str>),
+    /// An argument the C layer itself refused (before the core saw it).
+    Invalid {
+        argument: Cow<'static, str>,
+        reason: String,
+    },
+    /// An error from the core.
+    Core(leaseq::Error),
+}
+
+impl From<leaseq::Error> for Failure {
+    fn from(err: leaseq::Error) -> Failure {
+        Failure::Core(err)
+    }
+}
+
+impl Failure {
+    pub(crate) fn invalid(
+        argument: impl Into<Cow<'static, str>>,
+        reason: impl Into<String>,
+    ) -> Failure {
+        Failure::Invalid {
+            argument: argument.into(),
+            reason: reason.into(),
+        }
+    }
+
+    fn into_status(self, function: &str) -> (leaseq_status, String) {
+        match self {
+            Failure::Null(argument) => (
+                LEASEQ_NULL_ARGUMENT,
+                format!("{function}: argument `{argument}` is NULL"),
+            ),
+            Failure::Invalid { argument, reason } => (
+                LEASEQ_INVALID_ARGUMENT,
+                format!("{function}: invalid argument `{argument}`: {reason}"),
+            ),
+            Failure::Core(err) => (status_of(&err), format!("{function}: {err}")),
+        }
+    }
+}
+
+/// A call's result before it is turned into a status.
+pub(crate) type Outcome = Result<(), Failure>;
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+fn set_last_error(message: String) {
+    // A message never holds NUL in practice; if it did, cut it there rather than lose it all.
+    let message = CString::new(message).unwrap_or_else(|e| {
+        let end = e.nul_position();
+        let mut bytes = e.into_vec();
+        bytes.truncate(end);
+        CString::new(bytes).unwrap_or_default()
+    });
+    let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = message);
+}
+
+/// The message of the last failed call on this thread, or "" after a success.
+pub(crate) fn last_error() -> *const c_char {
+    LAST_ERROR
+        .try_with(|slot| slot.borrow().as_ptr())
+        .unwrap_or(c"".as_ptr())
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> &str {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        s
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s
+    } else {
+        "a panic without a message"
+    }
+}
+
+/// Runs the body of the status-returning C function `function`: clears the last error, catches
+/// any panic (`LEASEQ_INTERNAL`), and turns a [`Failure`] into its status and message.
+pub(crate) fn call(function: &'static str, body: impl FnOnce() -> Outcome) -> leaseq_status {
+    set_last_error(String::new());
+    let (status, message) = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => return LEASEQ_OK,
+        Ok(Err(failure)) => failure.into_status(function),
+        Err(payload) => {
+            let message = format!(
+                "{function}: internal error (a bug in leaseq, please report it): {}",
+                panic_message(payload.as_ref())
+            );
+            // Dropping a payload could itself panic; never let that cross the boundary.
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(payload)));
+            (LEASEQ_INTERNAL, message)
+        }
+    };
+    set_last_error(message);
+    status
+}
+
+/// Runs the body of a C function that returns no status (a `_free`, a static string): a panic
+/// gives `fallback` instead of crossing the boundary.
+pub(crate) fn call_quiet<T>(fallback: T, body: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
+}
+
+/// A required pointer argument, borrowed for the call.
+///
+/// # Safety
+/// `ptr` is NULL or points to a live `T` for the whole call.
+pub(crate) unsafe fn arg<'a, T>(ptr: *const T, name: &'static str) -> Result<&'a T, Failure> {
+    // SAFETY: non-NULL pointers are valid for the call by the caller's contract.
+    unsafe { ptr.as_ref() }.ok_or(Failure::Null(name.into()))
+}
+
+/// A required out-parameter. Written with `ptr::write`: what the caller left there may be any
+/// bytes, so it is never read.
+pub(crate) struct Out<T>(NonNull<T>);
+
+impl<T> Out<T> {
+    /// Stores `value`. The pointee must not need dropping (pointers, numbers, bools, PODs).
+    pub(crate) fn set(&self, value: T) {
+        // SAFETY: the caller promised a writable, aligned `T`; see `out`.
+        unsafe { self.0.as_ptr().write(value) }
+    }
+}
+
+/// A required out-parameter.
+///
+/// # Safety
+/// `ptr` is NULL or points to writable, aligned memory for a `T` for the whole call.
+pub(crate) unsafe fn out<T>(ptr: *mut T, name: &'static str) -> Result<Out<T>, Failure> {
+    NonNull::new(ptr).map(Out).ok_or(Failure::Null(name.into()))
+}
+
+/// A required NUL-terminated string argument that must be UTF-8.
+///
+/// # Safety
+/// `ptr` is NULL or points to a NUL-terminated string that lives for the call.
+pub(crate) unsafe fn text<'a>(
+    ptr: *const c_char,
+    name: impl Into<Cow<'static, str>>,
+) -> Result<&'a str, Failure> {
+    if ptr.is_null() {
+        return Err(Failure::Null(name.into()));
+    }
+    // SAFETY: non-NULL and NUL-terminated by the caller's contract.
+    let c = unsafe { CStr::from_ptr(ptr) };
+    c.to_str()
+        .map_err(|e| Failure::invalid(name, format!("is not valid UTF-8 ({e})")))
+}
+
+/// A (pointer, length) byte argument. NULL is allowed only with length 0.
+///
+/// # Safety
+/// `ptr` is NULL or points to `len` readable bytes that live for the call.
+pub(crate) unsafe fn bytes<'a>(
+    ptr: *const u8,
+    len: usize,
+    name: &'static str,
+) -> Result<&'a [u8], Failure> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(Failure::Null(name.into()));
+    }
+    // SAFETY: non-NULL and `len` readable bytes by the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// A C string for text that may, in rare cases, hold NUL bytes (ids written by other clients):
+/// those are shown as U+FFFD so that the rest stays readable.
+pub(crate) fn c_string(text: &str) -> CString {
+    CString::new(text)
+        .unwrap_or_else(|_| CString::new(text.replace('\0', "\u{FFFD}")).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message() -> String {
+        // SAFETY: last_error always points to a live NUL-terminated string.
+        unsafe { CStr::from_ptr(last_error()) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    #[test]
+    fn a_panic_becomes_internal_with_a_message() {
+        let status = call("leaseq_test", || panic!("boom {}", 42));
+        assert_eq!(status, LEASEQ_INTERNAL);
+        let text = message();
+        assert!(
+            text.contains("leaseq_test") && text.contains("boom 42"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn success_clears_the_message() {
+        call("leaseq_test", || Err(Failure::Null("x".into())));
+        assert!(message().contains("`x` is NULL"));
+        assert_eq!(call("leaseq_test", || Ok(())), LEASEQ_OK);
+        assert_eq!(message(), "");
+    }
+
+    #[test]
+    fn quiet_calls_survive_panics() {
+        assert_eq!(call_quiet(7, || panic!("no")), 7);
+    }
+
+    #[test]
+    fn ids_with_nul_stay_readable() {
+        assert_eq!(c_string("a\0b").to_str().unwrap(), "a\u{FFFD}b");
+    }
+}

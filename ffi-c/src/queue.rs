@@ -1,0 +1,465 @@
+//! `leaseq_queue`: the operations of the protocol on one prefix.
+
+use std::ffi::{c_char, CString};
+use std::time::Duration;
+
+use leaseq::{blocking, CleanReport, Item, RenewOutcome, Wait, MAX_TTL};
+
+use crate::guard::{arg, call, call_quiet, out, text, Failure};
+use crate::item::leaseq_item;
+use crate::lease::leaseq_lease;
+use crate::status::leaseq_status;
+
+/// One queue: the keys under one prefix (opaque).
+///
+/// Thread safety: a queue may be used from any number of threads at once; each call blocks only
+/// its calling thread (four threads leasing from one queue is fine and each item goes to one of
+/// them). Made by `leaseq_client_queue`, released by `leaseq_queue_free`.
+#[allow(non_camel_case_types)]
+pub struct leaseq_queue {
+    inner: blocking::Queue,
+    prefix: CString,
+}
+
+impl leaseq_queue {
+    pub(crate) fn new(inner: blocking::Queue) -> *mut leaseq_queue {
+        let prefix = crate::guard::c_string(inner.prefix());
+        Box::into_raw(Box::new(leaseq_queue { inner, prefix }))
+    }
+}
+
+/// What a clean did (a plain struct, filled by `leaseq_queue_light_clean` and
+/// `leaseq_queue_deep_clean`).
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct leaseq_clean_report {
+    /// Items put back in the queue (their lease expired or was never set, or they were on no
+    /// list at all).
+    pub requeued: u64,
+    /// Stale entries removed: ids of complete items, duplicate ids, orphaned lease counts.
+    pub removed: u64,
+}
+
+impl From<CleanReport> for leaseq_clean_report {
+    fn from(r: CleanReport) -> leaseq_clean_report {
+        leaseq_clean_report {
+            requeued: r.requeued,
+            removed: r.removed,
+        }
+    }
+}
+
+/// What `leaseq_queue_renew_outcome` found: one of the `LEASEQ_RENEW_*` values.
+#[allow(non_camel_case_types)]
+pub type leaseq_renew_outcome = i32;
+
+/// The lease was this holder's and now lasts the new TTL.
+pub const LEASEQ_RENEW_RENEWED: leaseq_renew_outcome = 0;
+/// The lease expired and nobody holds the item now; a light clean will queue it again.
+pub const LEASEQ_RENEW_EXPIRED: leaseq_renew_outcome = 1;
+/// Another holder leased the item after this lease expired.
+pub const LEASEQ_RENEW_TAKEN_BY_ANOTHER: leaseq_renew_outcome = 2;
+/// The item is complete.
+pub const LEASEQ_RENEW_COMPLETED: leaseq_renew_outcome = 3;
+
+/// A lease TTL in milliseconds: 1 ms to 30 days.
+fn ttl(ttl_ms: i64) -> Result<Duration, Failure> {
+    if ttl_ms <= 0 {
+        return Err(Failure::invalid(
+            "ttl_ms",
+            format!("must be greater than zero, got {ttl_ms}"),
+        ));
+    }
+    let ttl = Duration::from_millis(ttl_ms as u64);
+    if ttl > MAX_TTL {
+        return Err(Failure::invalid(
+            "ttl_ms",
+            format!(
+                "is {ttl_ms}, at most {} (30 days) is allowed",
+                MAX_TTL.as_millis()
+            ),
+        ));
+    }
+    Ok(ttl)
+}
+
+/// A lease wait: negative waits forever, 0 not at all, otherwise up to that many milliseconds.
+fn wait(timeout_ms: i64) -> Wait {
+    match timeout_ms {
+        ms if ms < 0 => Wait::Forever,
+        0 => Wait::No,
+        ms => Wait::Timeout(Duration::from_millis(ms as u64)),
+    }
+}
+
+/// Sets `*out_prefix` to the queue's prefix.
+///
+/// The string belongs to the queue: valid until `leaseq_queue_free`; do not free it.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_prefix` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_prefix(
+    queue: *const leaseq_queue,
+    out_prefix: *mut *const c_char,
+) -> leaseq_status {
+    call("leaseq_queue_prefix", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let out_prefix = unsafe { out(out_prefix, "out_prefix") }?;
+        out_prefix.set(queue.prefix.as_ptr());
+        Ok(())
+    })
+}
+
+/// Adds `item` unless an item with its id exists (queued, leased, or not yet complete), and
+/// sets `*out_added` to whether it was added. One round trip. The item is only read: the caller
+/// still owns it.
+///
+/// # Safety
+/// `queue` and `item` are NULL or live handles; `out_added` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_add(
+    queue: *const leaseq_queue,
+    item: *const leaseq_item,
+    out_added: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_add", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let item = unsafe { arg(item, "item") }?;
+        let out_added = unsafe { out(out_added, "out_added") }?;
+        out_added.set(false);
+        out_added.set(queue.inner.add(&item.inner)?);
+        Ok(())
+    })
+}
+
+/// Adds `item` without checking whether its id exists: the caller guarantees a fresh id (the
+/// random id of `leaseq_item_new` is). Adding an existing id overwrites its data and queues it
+/// twice. One round trip. The item is only read: the caller still owns it.
+///
+/// # Safety
+/// `queue` and `item` are NULL or live handles.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_add_unique(
+    queue: *const leaseq_queue,
+    item: *const leaseq_item,
+) -> leaseq_status {
+    call("leaseq_queue_add_unique", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let item = unsafe { arg(item, "item") }?;
+        queue.inner.add_unique(&item.inner)?;
+        Ok(())
+    })
+}
+
+/// Adds every item of the array `items` (`items_len` item pointers) whose id does not exist
+/// yet, as `leaseq_queue_add` would, and sets `*out_added` to how many were added. One round
+/// trip for the whole batch; each item is added atomically. `items` may be NULL when
+/// `items_len` is 0 (nothing is sent). A NULL element gives `LEASEQ_NULL_ARGUMENT` naming it
+/// (`items[i]`) and adds nothing. The items are only read: the caller still owns them.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `items` is NULL or points to `items_len` pointers, each
+/// NULL or a live item; `out_added` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_add_batch(
+    queue: *const leaseq_queue,
+    items: *const *const leaseq_item,
+    items_len: usize,
+    out_added: *mut usize,
+) -> leaseq_status {
+    call("leaseq_queue_add_batch", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let pointers: &[*const leaseq_item] = if items_len == 0 {
+            &[]
+        } else if items.is_null() {
+            return Err(Failure::Null("items".into()));
+        } else {
+            // SAFETY: `items_len` readable pointers by the caller's contract.
+            unsafe { std::slice::from_raw_parts(items, items_len) }
+        };
+        let out_added = unsafe { out(out_added, "out_added") }?;
+        out_added.set(0);
+        let mut batch: Vec<Item> = Vec::with_capacity(pointers.len());
+        for (i, &p) in pointers.iter().enumerate() {
+            // SAFETY: NULL or a live item by the caller's contract.
+            let item =
+                unsafe { p.as_ref() }.ok_or_else(|| Failure::Null(format!("items[{i}]").into()))?;
+            batch.push(item.inner.clone());
+        }
+        out_added.set(queue.inner.add_batch(&batch)?);
+        Ok(())
+    })
+}
+
+/// Leases the next item for `ttl_ms` milliseconds (1 ms to 30 days; 0 or negative gives
+/// `LEASEQ_INVALID_ARGUMENT`).
+///
+/// When the queue is empty: `timeout_ms` 0 returns at once; a positive `timeout_ms` waits up to
+/// that long; a negative one waits until an item arrives. Waiting happens in Redis (no polling)
+/// and blocks only the calling thread. If nothing arrives, the call succeeds with
+/// `*out_lease` NULL (this is not `LEASEQ_TIMEOUT`, which means Redis did not answer).
+///
+/// Interrupting a wait: `leaseq_client_close` (or `leaseq_client_free`) on the client this
+/// queue came from, called from another thread, ends the wait at once with `LEASEQ_CLOSED`.
+/// A wait survives Redis restarts: it reconnects and goes on.
+///
+/// On success with an item, `*out_lease` is a new lease owned by the caller: free it with
+/// `leaseq_lease_free` (after completing it). On failure it is set to NULL.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_lease` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_lease(
+    queue: *const leaseq_queue,
+    ttl_ms: i64,
+    timeout_ms: i64,
+    out_lease: *mut *mut leaseq_lease,
+) -> leaseq_status {
+    call("leaseq_queue_lease", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let out_lease = unsafe { out(out_lease, "out_lease") }?;
+        out_lease.set(std::ptr::null_mut());
+        let ttl = ttl(ttl_ms)?;
+        if let Some(lease) = queue.inner.lease(ttl, wait(timeout_ms))? {
+            out_lease.set(leaseq_lease::new(lease));
+        }
+        Ok(())
+    })
+}
+
+/// Completes the leased item: removes its data, its lease and its lease count. Sets
+/// `*out_completed` to true for exactly one caller per item, ever: the first to complete, even
+/// if its lease had expired and another worker holds the item now; false for a late complete
+/// (not an error). One round trip. The lease handle stays the caller's: free it afterwards.
+///
+/// # Safety
+/// `queue` and `lease` are NULL or live handles; `out_completed` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_complete(
+    queue: *const leaseq_queue,
+    lease: *const leaseq_lease,
+    out_completed: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_complete", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let lease = unsafe { arg(lease, "lease") }?;
+        let out_completed = unsafe { out(out_completed, "out_completed") }?;
+        out_completed.set(false);
+        out_completed.set(queue.inner.complete(&lease.inner)?);
+        Ok(())
+    })
+}
+
+/// Completes `lease` and leases the next item for `ttl_ms` in the same round trip. The next
+/// lease never waits: `*out_next` is NULL when the queue is empty. `*out_completed` is as for
+/// `leaseq_queue_complete`.
+///
+/// `*out_next`, when not NULL, is a new lease owned by the caller: free it with
+/// `leaseq_lease_free`. `lease` stays the caller's too. On failure `*out_next` is NULL and
+/// nothing was completed.
+///
+/// # Safety
+/// `queue` and `lease` are NULL or live handles; `out_completed` and `out_next` are NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_complete_and_lease(
+    queue: *const leaseq_queue,
+    lease: *const leaseq_lease,
+    ttl_ms: i64,
+    out_completed: *mut bool,
+    out_next: *mut *mut leaseq_lease,
+) -> leaseq_status {
+    call("leaseq_queue_complete_and_lease", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let lease = unsafe { arg(lease, "lease") }?;
+        let out_completed = unsafe { out(out_completed, "out_completed") }?;
+        let out_next = unsafe { out(out_next, "out_next") }?;
+        out_completed.set(false);
+        out_next.set(std::ptr::null_mut());
+        let ttl = ttl(ttl_ms)?;
+        let (completed, next) = queue.inner.complete_and_lease(&lease.inner, ttl)?;
+        out_completed.set(completed);
+        if let Some(next) = next {
+            out_next.set(leaseq_lease::new(next));
+        }
+        Ok(())
+    })
+}
+
+/// Extends the lease to `ttl_ms` from now (1 ms to 30 days), only while it is still this
+/// holder's. Sets `*out_renewed` to false when the lease expired, another worker took the item,
+/// or the item is complete (`leaseq_queue_renew_outcome` says which). One round trip.
+///
+/// # Safety
+/// `queue` and `lease` are NULL or live handles; `out_renewed` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_renew(
+    queue: *const leaseq_queue,
+    lease: *const leaseq_lease,
+    ttl_ms: i64,
+    out_renewed: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_renew", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let lease = unsafe { arg(lease, "lease") }?;
+        let out_renewed = unsafe { out(out_renewed, "out_renewed") }?;
+        out_renewed.set(false);
+        let ttl = ttl(ttl_ms)?;
+        out_renewed.set(queue.inner.renew(&lease.inner, ttl)?);
+        Ok(())
+    })
+}
+
+/// Like `leaseq_queue_renew`, and sets `*out_outcome` to one of the `LEASEQ_RENEW_*` values
+/// saying what it found.
+///
+/// # Safety
+/// `queue` and `lease` are NULL or live handles; `out_outcome` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_renew_outcome(
+    queue: *const leaseq_queue,
+    lease: *const leaseq_lease,
+    ttl_ms: i64,
+    out_outcome: *mut leaseq_renew_outcome,
+) -> leaseq_status {
+    call("leaseq_queue_renew_outcome", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let lease = unsafe { arg(lease, "lease") }?;
+        let out_outcome = unsafe { out(out_outcome, "out_outcome") }?;
+        out_outcome.set(LEASEQ_RENEW_EXPIRED);
+        let ttl = ttl(ttl_ms)?;
+        out_outcome.set(match queue.inner.renew_outcome(&lease.inner, ttl)? {
+            RenewOutcome::Renewed => LEASEQ_RENEW_RENEWED,
+            RenewOutcome::Expired => LEASEQ_RENEW_EXPIRED,
+            RenewOutcome::TakenByAnother => LEASEQ_RENEW_TAKEN_BY_ANOTHER,
+            RenewOutcome::Completed => LEASEQ_RENEW_COMPLETED,
+        });
+        Ok(())
+    })
+}
+
+/// Light clean: re-queues every item in processing whose lease is gone (expired, or its holder
+/// crashed) and drops ids of completed items; fills `*out_report` with the counts. Runs in
+/// batches server-side. Run it about once per lease TTL, from one or a few processes.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_report` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_light_clean(
+    queue: *const leaseq_queue,
+    out_report: *mut leaseq_clean_report,
+) -> leaseq_status {
+    call("leaseq_queue_light_clean", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let out_report = unsafe { out(out_report, "out_report") }?;
+        out_report.set(leaseq_clean_report::default());
+        out_report.set(queue.inner.light_clean()?.into());
+        Ok(())
+    })
+}
+
+/// Deep clean: everything the light clean does, and finds items on no list at all and lease
+/// counts of items completed by redis-work-queue clients; fills `*out_report` with the counts.
+/// Walks every key of the queue (with SCAN, never KEYS): run it rarely (at start-up, hourly).
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_report` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_deep_clean(
+    queue: *const leaseq_queue,
+    out_report: *mut leaseq_clean_report,
+) -> leaseq_status {
+    call("leaseq_queue_deep_clean", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let out_report = unsafe { out(out_report, "out_report") }?;
+        out_report.set(leaseq_clean_report::default());
+        out_report.set(queue.inner.deep_clean()?.into());
+        Ok(())
+    })
+}
+
+/// Sets `*out_len` to how many ids wait in the queue (stale ids of completed items included
+/// until a lease or a clean drops them).
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_len` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_len(
+    queue: *const leaseq_queue,
+    out_len: *mut u64,
+) -> leaseq_status {
+    call("leaseq_queue_len", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let out_len = unsafe { out(out_len, "out_len") }?;
+        out_len.set(0);
+        out_len.set(queue.inner.queue_len()?);
+        Ok(())
+    })
+}
+
+/// Sets `*out_len` to how many ids are in processing: leased, or left by crashed workers until
+/// a light clean.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_len` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_processing_len(
+    queue: *const leaseq_queue,
+    out_len: *mut u64,
+) -> leaseq_status {
+    call("leaseq_queue_processing_len", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let out_len = unsafe { out(out_len, "out_len") }?;
+        out_len.set(0);
+        out_len.set(queue.inner.processing_len()?);
+        Ok(())
+    })
+}
+
+/// Rebuilds a lease from parts kept elsewhere (for example handed over from another process):
+/// the item `id`, the lease `token` (both UTF-8, NUL-terminated) and the lease `count`. Sends
+/// nothing. Renewing checks the token; completing needs only the id. The rebuilt lease holds
+/// no data (length 0).
+///
+/// On success `*out_lease` is a new lease owned by the caller: free it with
+/// `leaseq_lease_free`. On failure it is set to NULL.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `id` and `token` are NULL or NUL-terminated strings;
+/// `out_lease` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_lease_from_parts(
+    queue: *const leaseq_queue,
+    id: *const c_char,
+    token: *const c_char,
+    count: u64,
+    out_lease: *mut *mut leaseq_lease,
+) -> leaseq_status {
+    call("leaseq_queue_lease_from_parts", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let out_lease = unsafe { out(out_lease, "out_lease") }?;
+        out_lease.set(std::ptr::null_mut());
+        let id = unsafe { text(id, "id") }?;
+        let token = unsafe { text(token, "token") }?;
+        let lease = queue.inner.lease_from_parts(id, token, count)?;
+        out_lease.set(leaseq_lease::new(lease));
+        Ok(())
+    })
+}
+
+/// Frees a queue handle. NULL is accepted and ignored. Leases made from it stay valid. No other
+/// thread may be inside a call on this queue (to end a waiting lease first, close the client).
+///
+/// # Safety
+/// `queue` is NULL or a live queue that no other call is using, freed only once.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_free(queue: *mut leaseq_queue) {
+    call_quiet((), || {
+        if !queue.is_null() {
+            // SAFETY: made by Box::into_raw in this crate and freed once, by contract.
+            drop(unsafe { Box::from_raw(queue) });
+        }
+    })
+}
