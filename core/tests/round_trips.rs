@@ -1,0 +1,136 @@
+//! Round trips per operation, counted by the server: MONITOR lists each command a client sends
+//! (commands a script runs show as `lua`), and INFO commandstats confirms the script calls.
+//! (commandstats alone counts the commands run inside scripts too, so it cannot tell a round
+//! trip from script work.)
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use common::{Env, TTL};
+use leaseq::{Item, Wait};
+
+struct Monitor {
+    reader: BufReader<TcpStream>,
+    port: u16,
+    marker: u32,
+}
+
+impl Monitor {
+    fn start(port: u16) -> Monitor {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        stream.write_all(b"MONITOR\r\n").unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut ok = String::new();
+        reader.read_line(&mut ok).unwrap();
+        assert!(ok.starts_with("+OK"), "{ok}");
+        Monitor { reader, port, marker: 0 }
+    }
+
+    /// The commands clients sent since the last call (script-internal ones excluded), by name.
+    fn client_commands(&mut self) -> Vec<String> {
+        self.marker += 1;
+        let marker = format!("leaseq-marker-{}", self.marker);
+        let mut other = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        other.write_all(format!("ECHO {marker}\r\n").as_bytes()).unwrap();
+        let mut names = Vec::new();
+        loop {
+            let mut line = String::new();
+            self.reader.read_line(&mut line).unwrap();
+            if line.contains(&marker) {
+                return names;
+            }
+            if line.contains(" lua]") {
+                continue;
+            }
+            if let Some(start) = line.find("] \"") {
+                let rest = &line[start + 3..];
+                names.push(rest[..rest.find('"').unwrap()].to_lowercase());
+            }
+        }
+    }
+}
+
+fn evalsha_calls(env: &Env) -> u64 {
+    let stats = env.server.as_ref().unwrap().command("INFO commandstats");
+    stats
+        .lines()
+        .find_map(|l| l.strip_prefix("cmdstat_evalsha:calls="))
+        .map(|rest| rest.split(',').next().unwrap().parse().unwrap())
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_operation_costs_the_documented_round_trips() {
+    let env = Env::single("rt").await;
+    let q = &env.queue;
+    // Warm up: load every script once (the first call of each pays SCRIPT LOAD).
+    let warm = Item::new(vec![]);
+    q.add(&warm).await.unwrap();
+    q.add_unique(&Item::new(vec![])).await.unwrap();
+    let l = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+    q.renew(&l, TTL).await.unwrap();
+    let (_, l) = q.complete_and_lease(&l, TTL).await.unwrap();
+    q.complete(&l.unwrap()).await.unwrap();
+    q.light_clean().await.unwrap();
+
+    let server = env.server.as_ref().unwrap();
+    let mut monitor = Monitor::start(server.port());
+    monitor.client_commands();
+    server.command("CONFIG RESETSTAT");
+    let mut expect = |what: &str, commands: &[&str], monitor: &mut Monitor| {
+        assert_eq!(monitor.client_commands(), commands, "{what}");
+    };
+
+    q.add(&Item::with_id("a", b"1".to_vec()).unwrap()).await.unwrap();
+    expect("add", &["evalsha"], &mut monitor);
+    q.add_unique(&Item::with_id("b", b"2".to_vec()).unwrap()).await.unwrap();
+    expect("add_unique", &["evalsha"], &mut monitor);
+    let batch: Vec<Item> = (0..1000).map(|i| Item::new(vec![i as u8])).collect();
+    q.add_batch(&batch).await.unwrap();
+    expect("add_batch of 1000", &["evalsha"], &mut monitor);
+    let batch: Vec<Item> = (0..2500).map(|i| Item::new(vec![i as u8])).collect();
+    q.add_batch(&batch).await.unwrap();
+    // Three script calls (chunks of 1000), written together as one pipeline.
+    expect("add_batch of 2500", &["evalsha", "evalsha", "evalsha"], &mut monitor);
+
+    let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+    expect("lease", &["evalsha"], &mut monitor);
+    let waited = q.lease(TTL, Wait::Timeout(Duration::from_secs(5))).await.unwrap().unwrap();
+    expect("blocking lease with items ready", &["evalsha"], &mut monitor);
+    q.renew(&lease, TTL).await.unwrap();
+    expect("renew", &["evalsha"], &mut monitor);
+    q.complete(&lease).await.unwrap();
+    expect("complete", &["evalsha"], &mut monitor);
+    q.complete_and_lease(&waited, TTL).await.unwrap();
+    expect("complete_and_lease", &["evalsha"], &mut monitor);
+    q.queue_len().await.unwrap();
+    expect("queue_len", &["llen"], &mut monitor);
+
+    // Light clean of 1200 ids in processing: three batches, not 1200 round trips.
+    let mut held = Vec::new();
+    for _ in 0..1200 {
+        held.push(q.lease(TTL, Wait::No).await.unwrap().unwrap());
+    }
+    monitor.client_commands();
+    q.light_clean().await.unwrap();
+    expect("light_clean of 1200", &["evalsha", "evalsha", "evalsha"], &mut monitor);
+
+    assert_eq!(evalsha_calls(&env), 1 + 1 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1200 + 3);
+    assert_eq!(monitor.client_commands(), ["info"], "only the stats query itself");
+
+    // A blocking lease that has to wait: lease script, BLMOVE, lease script.
+    let empty = env.client.queue(&common::fresh_prefix("rt-empty")).unwrap();
+    let waiter = {
+        let empty = empty.clone();
+        tokio::spawn(async move { empty.lease(TTL, Wait::Forever).await })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(monitor.client_commands(), ["evalsha", "blmove"]);
+    empty.add(&Item::new(vec![])).await.unwrap();
+    waiter.await.unwrap().unwrap().unwrap();
+    assert_eq!(monitor.client_commands(), ["evalsha", "evalsha"], "the add, then the lease");
+}
