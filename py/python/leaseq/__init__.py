@@ -1,0 +1,37 @@
+"""leaseq: a Redis work queue with fenced, expiring leases.
+
+The synchronous API is here (``leaseq.Client``); the asyncio one is :mod:`leaseq.aio`. Both
+call the Rust core of leaseq and release the GIL for every round trip to Redis.
+"""
+
+from __future__ import annotations
+
+from leaseq._native import CleanReport, Client, Item, Lease, Queue
+from leaseq.errors import (
+    ClosedError,
+    InvalidArgumentError,
+    InvalidArgumentTypeError,
+    JsonError,
+    LeaseqConnectionError,
+    LeaseqError,
+    LeaseqTimeoutError,
+    RedisError,
+    WrongTypeError,
+)
+
+__all__ = [
+    "Client",
+    "Queue",
+    "Item",
+    "Lease",
+    "CleanReport",
+    "LeaseqError",
+    "LeaseqConnectionError",
+    "RedisError",
+    "InvalidArgumentError",
+    "InvalidArgumentTypeError",
+    "WrongTypeError",
+    "LeaseqTimeoutError",
+    "ClosedError",
+    "JsonError",
+]

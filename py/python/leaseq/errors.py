@@ -1,0 +1,80 @@
+"""The exceptions of leaseq, one class per code of the registry (spec/errors.md).
+
+Every exception is a :class:`LeaseqError` and carries the registry code in ``.code``. Where a
+builtin fits, the class is also that builtin, so ``except ValueError`` or ``except
+ConnectionError`` keep working.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Optional
+
+__all__ = [
+    "LeaseqError",
+    "LeaseqConnectionError",
+    "RedisError",
+    "InvalidArgumentError",
+    "InvalidArgumentTypeError",
+    "WrongTypeError",
+    "LeaseqTimeoutError",
+    "ClosedError",
+    "JsonError",
+]
+
+
+class LeaseqError(Exception):
+    """Base class of every leaseq error; ``.code`` is the registry code (e.g. ``"REDIS"``)."""
+
+    code: ClassVar[str] = "LEASEQ"
+    #: Whether the same call may succeed when tried again unchanged.
+    retryable: ClassVar[bool] = False
+
+
+class LeaseqConnectionError(LeaseqError, ConnectionError):
+    """Redis could not be reached, or the connection broke during the call. Retryable."""
+
+    code: ClassVar[str] = "CONNECTION"
+    retryable: ClassVar[bool] = True
+
+
+class RedisError(LeaseqError):
+    """Redis answered with an error leaseq has no better name for (NOPERM, OOM, ...)."""
+
+    code: ClassVar[str] = "REDIS"
+
+
+class InvalidArgumentError(LeaseqError, ValueError):
+    """An argument was refused before anything was sent; ``.argument`` names it."""
+
+    code: ClassVar[str] = "INVALID_ARGUMENT"
+    #: The name of the refused argument, as the API documents it.
+    argument: Optional[str] = None
+
+
+class InvalidArgumentTypeError(InvalidArgumentError, TypeError):
+    """An argument of the wrong Python type (also a ``TypeError``); ``.argument`` names it."""
+
+
+class WrongTypeError(LeaseqError):
+    """A key under the queue prefix holds another Redis type than the protocol expects."""
+
+    code: ClassVar[str] = "WRONG_TYPE"
+
+
+class LeaseqTimeoutError(LeaseqError, TimeoutError):
+    """Redis did not answer in time. Retryable."""
+
+    code: ClassVar[str] = "TIMEOUT"
+    retryable: ClassVar[bool] = True
+
+
+class ClosedError(LeaseqError):
+    """The client was closed: waiting leases end with this, and so does every later call."""
+
+    code: ClassVar[str] = "CLOSED"
+
+
+class JsonError(LeaseqError, ValueError):
+    """Item data could not be encoded or decoded as JSON."""
+
+    code: ClassVar[str] = "JSON"

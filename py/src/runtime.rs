@@ -1,0 +1,108 @@
+//! The tokio runtime behind `leaseq.aio`, and its bridge to asyncio.
+//!
+//! One runtime per process, made again after a fork: a forked child has none of the parent's
+//! threads, so the parent's runtime would never run anything there (the same reason
+//! `leaseq::blocking` reconnects in a child).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::task::{Context, Poll};
+
+use std::cell::OnceCell;
+use pyo3_async_runtimes::generic::{ContextExt, Runtime as GenericRuntime};
+use pyo3_async_runtimes::TaskLocals;
+use tokio::runtime::Runtime;
+
+static RUNTIME: Mutex<Option<(u32, &'static Runtime)>> = Mutex::new(None);
+
+/// This process's runtime, started on first use and again after a fork.
+pub fn get() -> std::io::Result<&'static Runtime> {
+    let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
+    let pid = std::process::id();
+    match *slot {
+        Some((owner, runtime)) if owner == pid => Ok(runtime),
+        // After a fork the parent's runtime is leaked, never dropped: dropping it would wait for
+        // worker threads that do not exist in this process.
+        _ => {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("leaseq-aio")
+                .enable_all()
+                .build()?;
+            let runtime: &'static Runtime = Box::leak(Box::new(runtime));
+            *slot = Some((pid, runtime));
+            Ok(runtime)
+        }
+    }
+}
+
+fn expect_runtime() -> &'static Runtime {
+    // Only fails when the OS refuses a thread or an epoll instance: nothing would work anyway.
+    get().expect("leaseq: cannot start the asyncio I/O runtime")
+}
+
+/// pyo3-async-runtimes' generic bridge over our fork-aware runtime.
+pub struct Tokio;
+
+tokio::task_local! {
+    static TASK_LOCALS: OnceCell<TaskLocals>;
+}
+
+/// tokio's `JoinError` under the bridge's trait (the orphan rule needs a local type).
+pub struct JoinError(tokio::task::JoinError);
+
+impl pyo3_async_runtimes::generic::JoinError for JoinError {
+    fn is_panic(&self) -> bool {
+        self.0.is_panic()
+    }
+    fn into_panic(self) -> Box<dyn std::any::Any + Send + 'static> {
+        self.0.into_panic()
+    }
+}
+
+/// A tokio `JoinHandle` whose error is [`JoinError`].
+pub struct JoinHandle(tokio::task::JoinHandle<()>);
+
+impl Future for JoinHandle {
+    type Output = Result<(), JoinError>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx).map_err(JoinError)
+    }
+}
+
+impl GenericRuntime for Tokio {
+    type JoinError = JoinError;
+    type JoinHandle = JoinHandle;
+
+    fn spawn<F>(fut: F) -> JoinHandle
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        JoinHandle(expect_runtime().spawn(fut))
+    }
+
+    fn spawn_blocking<F>(f: F) -> JoinHandle
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        JoinHandle(expect_runtime().spawn_blocking(f))
+    }
+}
+
+impl ContextExt for Tokio {
+    fn scope<F, R>(locals: TaskLocals, fut: F) -> Pin<Box<dyn Future<Output = R> + Send>>
+    where
+        F: Future<Output = R> + Send + 'static,
+    {
+        let cell = OnceCell::new();
+        let _ = cell.set(locals);
+        Box::pin(TASK_LOCALS.scope(cell, fut))
+    }
+
+    fn get_task_locals() -> Option<TaskLocals> {
+        TASK_LOCALS
+            .try_with(|c| c.get().cloned())
+            .unwrap_or_default()
+    }
+}
