@@ -149,7 +149,10 @@ impl Error {
             || err.kind() == redis::ErrorKind::ClusterConnectionNotFound
         {
             Error::Connection(err)
-        } else if err.code() == Some("WRONGTYPE") {
+        } else if err.code() == Some("WRONGTYPE")
+            // Redis 6.2 wraps errors raised inside scripts in ERR; 7.x keeps the code.
+            || (err.code() == Some("ERR") && err.detail().is_some_and(|d| d.contains("WRONGTYPE")))
+        {
             Error::WrongType {
                 prefix: prefix.to_owned(),
                 source: err,

@@ -13,6 +13,9 @@ pub const MAX_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
     pub(crate) id: String,
+    /// The id exactly as Redis holds it; differs from `id` only for ids that are not UTF-8
+    /// (pushed by another kind of client), which `id` shows lossily.
+    pub(crate) wire_id: Vec<u8>,
     pub(crate) data: Vec<u8>,
     pub(crate) token: String,
     pub(crate) count: u64,

@@ -19,6 +19,10 @@ const ADD_CHUNK: usize = 1000;
 /// Pause between retries of a blocking lease whose connection broke (Redis restarting).
 const RECONNECT_PAUSE_MIN: Duration = Duration::from_millis(50);
 const RECONNECT_PAUSE_MAX: Duration = Duration::from_secs(1);
+/// The longest single BLMOVE of a blocking lease; a longer wait is several, back to back.
+const WAIT_SLICE: Duration = Duration::from_secs(10);
+/// How long past a BLMOVE's own timeout the client waits for its answer.
+const WAIT_GRACE: Duration = Duration::from_secs(5);
 
 /// One queue: the keys under one prefix. Cheap to clone; clones share the client.
 #[derive(Clone, Debug)]
@@ -112,26 +116,46 @@ impl Queue {
             return Ok(0);
         }
         let script: &Script = &scripts::ADD;
-        let mut pipe = redis::pipe();
-        for chunk in items.chunks(ADD_CHUNK) {
-            let cmd = pipe.cmd("EVALSHA").arg(script.get_hash()).arg(5);
-            for key in self.keys.script_keys() {
-                cmd.arg(key);
-            }
-            for item in chunk {
-                cmd.arg(item.id()).arg(item.data());
-            }
-        }
+        let chunks: Vec<&[Item]> = items.chunks(ADD_CHUNK).collect();
         let mut conn = self.conn()?;
-        let counts: Vec<i64> = match pipe.query_async(&mut conn).await {
-            Err(e) if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) => {
-                // Redis restarted or flushed its scripts. Adding is idempotent, so send again.
-                script.load_async(&mut conn).await.map_err(|e| self.map_err(e))?;
-                pipe.query_async(&mut conn).await.map_err(|e| self.map_err(e))?
+        let mut added = 0i64;
+        let mut pending: Vec<usize> = (0..chunks.len()).collect();
+        // At most twice: a chunk refused with NOSCRIPT (Redis restarted or flushed its scripts)
+        // was not run, so it is sent again after loading the script; others are not resent.
+        for attempt in 0..2 {
+            let mut pipe = redis::pipe();
+            pipe.ignore_errors();
+            for &i in &pending {
+                let cmd = pipe.cmd("EVALSHA").arg(script.get_hash()).arg(5);
+                for key in self.keys.script_keys() {
+                    cmd.arg(key);
+                }
+                for item in chunks[i] {
+                    cmd.arg(item.id()).arg(item.data());
+                }
             }
-            other => other.map_err(|e| self.map_err(e))?,
-        };
-        Ok(counts.iter().sum::<i64>() as usize)
+            let replies: Vec<Value> =
+                pipe.query_async(&mut conn).await.map_err(|e| self.map_err(e))?;
+            let mut refused = Vec::new();
+            for (&i, reply) in pending.iter().zip(replies) {
+                match reply {
+                    Value::Int(n) => added += n,
+                    Value::ServerError(e) if e.code() == "NOSCRIPT" && attempt == 0 => {
+                        refused.push(i)
+                    }
+                    Value::ServerError(e) => {
+                        return Err(self.map_err(redis::RedisError::from(e)));
+                    }
+                    other => return Err(unexpected("add", &other)),
+                }
+            }
+            if refused.is_empty() {
+                break;
+            }
+            script.load_async(&mut conn).await.map_err(|e| self.map_err(e))?;
+            pending = refused;
+        }
+        Ok(added as usize)
     }
 
     /// Leases the next item for `ttl`. With [`Wait::No`] this is one round trip and returns
@@ -157,7 +181,7 @@ impl Queue {
                 Ok(Some(lease)) => return Ok(Some(lease)),
                 Ok(None) if wait == Wait::No => return Ok(None),
                 Ok(None) => {}
-                Err(e) if wait != Wait::No && e.is_retryable() => {
+                Err(e) if wait != Wait::No && e.is_retryable() && !past(deadline) => {
                     self.pause_before_retry(&mut pause, deadline).await?;
                     continue;
                 }
@@ -174,6 +198,9 @@ impl Queue {
                 Ok(()) => pause = RECONNECT_PAUSE_MIN,
                 Err(e) if e.is_retryable() => {
                     self.client.connections().forget_waiters();
+                    if past(deadline) {
+                        return Err(e);
+                    }
                     self.pause_before_retry(&mut pause, deadline).await?;
                 }
                 Err(e) => return Err(e),
@@ -217,7 +244,9 @@ impl Queue {
     }
 
     /// Blocks until the queue holds an item (or `timeout` passes) without taking it:
-    /// `BLMOVE queue queue RIGHT RIGHT` rotates the last element onto itself.
+    /// `BLMOVE queue queue RIGHT RIGHT` rotates the last element onto itself. One BLMOVE waits
+    /// at most [`WAIT_SLICE`], and the client gives it [`WAIT_GRACE`] more before it calls the
+    /// connection dead, so a silently broken connection (no RST) is noticed.
     async fn wait_for_item(&self, timeout: Option<Duration>) -> Result<()> {
         let mut closed = self.client.closed_signal();
         if *closed.borrow() {
@@ -225,16 +254,24 @@ impl Queue {
         }
         let connections = self.client.connections();
         let mut conn = connections.take_waiter().await.map_err(|e| self.map_err(e))?;
-        let seconds = timeout.map_or(0.0, |d| d.as_secs_f64().max(0.001));
+        let slice = timeout.map_or(WAIT_SLICE, |d| d.min(WAIT_SLICE));
+        let seconds = slice.as_secs_f64().max(0.001);
         let mut cmd = redis::cmd("BLMOVE");
         cmd.arg(&self.keys.queue)
             .arg(&self.keys.queue)
             .arg("RIGHT")
             .arg("RIGHT")
             .arg(format!("{seconds:.3}"));
+        let wait = tokio::time::timeout(slice + WAIT_GRACE, cmd.query_async::<Value>(&mut conn));
         tokio::select! {
-            reply = cmd.query_async::<Value>(&mut conn) => {
-                reply.map_err(|e| self.map_err(e))?;
+            reply = wait => {
+                match reply {
+                    Ok(reply) => reply.map_err(|e| self.map_err(e))?,
+                    Err(_) => return Err(Error::Timeout(redis::RedisError::from((
+                        redis::ErrorKind::Io,
+                        "blocking wait got no answer",
+                    )))),
+                };
                 connections.return_waiter(conn);
                 Ok(())
             }
@@ -249,7 +286,7 @@ impl Queue {
     /// `renew` and `complete` then return false). One round trip.
     pub async fn complete(&self, lease: &Lease) -> Result<bool> {
         let mut inv = self.invocation(&scripts::COMPLETE);
-        inv.arg(&lease.id);
+        inv.arg(&lease.wire_id);
         Ok(self.invoke::<i64>(&inv).await? == 1)
     }
 
@@ -263,7 +300,7 @@ impl Queue {
         let ttl_ms = ttl_millis(ttl)?;
         let token = new_token();
         let mut inv = self.invocation(&scripts::COMPLETE_AND_LEASE);
-        inv.arg(&lease.id).arg(&token).arg(ttl_ms);
+        inv.arg(&lease.wire_id).arg(&token).arg(ttl_ms);
         let value: Value = self.invoke(&inv).await?;
         let Value::Array(mut parts) = value else {
             return Err(unexpected("complete_and_lease", &value));
@@ -292,7 +329,7 @@ impl Queue {
     pub async fn renew_outcome(&self, lease: &Lease, ttl: Duration) -> Result<RenewOutcome> {
         let ttl_ms = ttl_millis(ttl)?;
         let mut inv = self.invocation(&scripts::RENEW);
-        inv.arg(&lease.id).arg(&lease.token).arg(ttl_ms);
+        inv.arg(&lease.wire_id).arg(&lease.token).arg(ttl_ms);
         Ok(match self.invoke::<i64>(&inv).await? {
             1 => RenewOutcome::Renewed,
             -1 => RenewOutcome::TakenByAnother,
@@ -330,11 +367,16 @@ impl Queue {
         }
         Ok(Lease {
             id: id.to_owned(),
+            wire_id: id.as_bytes().to_vec(),
             data: Vec::new(),
             token: token.to_owned(),
             count,
         })
     }
+}
+
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
 }
 
 fn new_token() -> String {
@@ -349,6 +391,7 @@ fn parse_leased(value: Value, token: String) -> Result<Leased> {
             Ok([Value::BulkString(id), Value::BulkString(data), Value::Int(count)]) => {
                 Ok(Leased::Got(Lease {
                     id: String::from_utf8_lossy(&id).into_owned(),
+                    wire_id: id,
                     data,
                     token,
                     count: count.max(0) as u64,

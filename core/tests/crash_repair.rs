@@ -19,6 +19,8 @@ on_both!(
     duplicate_id_in_processing,
     lease_count_left_by_foreign_complete,
     bogus_zero_id_from_node_cleaner,
+    item_key_of_another_type_does_not_stop_the_queue,
+    re_added_id_starts_a_fresh_lease_count,
 );
 
 async fn rwq_add_crashed_between_set_and_lpush(env: Env) {
@@ -51,7 +53,8 @@ async fn rwq_complete_crashed_after_del_item(env: Env) {
 }
 
 async fn upstream_complete_crashed_after_lrem(env: Env) {
-    // Upstream Python/Node complete: LREM processing first, then DEL item and lease.
+    // Older upstream Python/Node releases complete with LREM processing first, then DEL item
+    // and lease (0.3-layout clients pipeline DEL item first; see the test above).
     env.queue.add(&Item::with_id("d", b"x".to_vec()).unwrap()).await.unwrap();
     let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"d"]).await;
@@ -63,7 +66,8 @@ async fn upstream_complete_crashed_after_lrem(env: Env) {
 }
 
 async fn rwq_cleaner_crashed_mid_move(env: Env) {
-    // Upstream light_clean: LPUSH cleaning id, LREM processing id, (crash) LPUSH queue id, ...
+    // Upstream cleaners (older releases) journal in P:cleaning: LPUSH cleaning id, LREM
+    // processing id, (crash) LPUSH queue id, ...
     env.queue.add(&Item::with_id("e", b"x".to_vec()).unwrap()).await.unwrap();
     env.cmd::<String>(&[b"RPOPLPUSH", env.key("queue").as_bytes(), env.key("processing").as_bytes()]).await;
     env.cmd::<i64>(&[b"LPUSH", env.key("cleaning").as_bytes(), b"e"]).await;
@@ -85,13 +89,44 @@ async fn leaseq_lease_reply_lost(env: Env) {
 }
 
 async fn duplicate_id_in_queue_while_leased(env: Env) {
-    // A racing redis-work-queue cleaner pushed a second copy of an id that is leased live.
+    // A racing cleaner re-queued an id between a redis-work-queue worker's BRPOPLPUSH and its
+    // SETEX: a second copy sits in the queue while the item is leased live.
     env.queue.add(&Item::with_id("g", b"x".to_vec()).unwrap()).await.unwrap();
     let held = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"g"]).await;
-    assert!(env.queue.lease(TTL, Wait::No).await.unwrap().is_none(), "the copy is dropped, not leased");
-    assert_eq!(env.list("processing").await, vec!["g"]);
+    assert!(env.queue.lease(TTL, Wait::No).await.unwrap().is_none(), "the copy is not leased");
+    // The copy stays in processing, so that the item comes back if its holder dies.
+    assert_eq!(env.list("processing").await, vec!["g", "g"]);
     assert!(env.queue.renew(&held, TTL).await.unwrap(), "the holder keeps its lease");
+    env.cmd::<i64>(&[b"DEL", env.key("lease:g").as_bytes()]).await; // the holder dies
+    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport { requeued: 1, removed: 1 });
+    let again = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_eq!((again.id(), again.count()), ("g", 2));
+    assert!(env.queue.complete(&again).await.unwrap());
+    assert!(env.keys().await.is_empty());
+}
+
+async fn item_key_of_another_type_does_not_stop_the_queue(env: Env) {
+    env.cmd::<i64>(&[b"HSET", env.key("item:bad").as_bytes(), b"f", b"v"]).await;
+    env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"bad"]).await;
+    env.queue.add(&Item::with_id("good", b"x".to_vec()).unwrap()).await.unwrap();
+    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_eq!(lease.id(), "good");
+    assert_eq!(env.list("processing").await, vec!["good"]);
+    assert_eq!(env.queue.deep_clean().await.unwrap().requeued, 0, "a hash is no orphan item");
+}
+
+async fn re_added_id_starts_a_fresh_lease_count(env: Env) {
+    env.queue.add(&Item::with_id("k", b"x".to_vec()).unwrap()).await.unwrap();
+    let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    // Completed by a redis-work-queue client: the lease count stays behind ...
+    for key in ["item:k", "lease:k"] {
+        env.cmd::<i64>(&[b"DEL", env.key(key).as_bytes()]).await;
+    }
+    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"k"]).await;
+    // ... and must not carry over to a new item with the same id.
+    env.queue.add(&Item::with_id("k", b"y".to_vec()).unwrap()).await.unwrap();
+    assert_eq!(env.queue.lease(TTL, Wait::No).await.unwrap().unwrap().count(), 1);
 }
 
 async fn duplicate_id_in_processing(env: Env) {
@@ -117,7 +152,7 @@ async fn lease_count_left_by_foreign_complete(env: Env) {
 }
 
 async fn bogus_zero_id_from_node_cleaner(env: Env) {
-    // Upstream Node lightClean runs `lpush(queue, 0, id)`, pushing a stray "0".
+    // An older upstream Node lightClean runs `lpush(queue, 0, id)`, pushing a stray "0".
     env.queue.add(&Item::with_id("j", b"x".to_vec()).unwrap()).await.unwrap();
     env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"0"]).await;
     let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();

@@ -5,6 +5,8 @@ for i = 1, #ARGV, 2 do
   local id = ARGV[i]
   if redis.call('SET', ITEM .. id, ARGV[i + 1], 'NX') then
     redis.call('LPUSH', QUEUE, id)
+    -- A count left by a redis-work-queue client's complete must not carry over to the new item.
+    redis.call('HDEL', COUNTS, id)
     added = added + 1
   end
 end

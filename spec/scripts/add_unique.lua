@@ -3,5 +3,6 @@
 for i = 1, #ARGV, 2 do
   redis.call('SET', ITEM .. ARGV[i], ARGV[i + 1])
   redis.call('LPUSH', QUEUE, ARGV[i])
+  redis.call('HDEL', COUNTS, ARGV[i])
 end
 return #ARGV / 2

@@ -21,17 +21,23 @@ local function lease_next(token, ttl_ms)
     if not id then
       return false
     end
-    local data = redis.call('GET', ITEM .. id)
-    if data and redis.call('EXISTS', LEASE .. id) == 0 then
-      local count = redis.call('HINCRBY', COUNTS, id, 1)
-      redis.call('SET', LEASE .. id, token, 'PX', ttl_ms)
-      return {id, data, count}
-    end
-    -- Either the item is complete (its data is gone), or this id is a duplicate of an item that
-    -- another holder leases right now. Drop this copy: LMOVE put it at the head of processing.
-    redis.call('LREM', PROCESSING, 1, id)
-    if not data then
-      redis.call('HDEL', COUNTS, id)
+    -- pcall: a key of another type under ITEM .. id is no item of ours; it must not stop the queue.
+    local data = redis.pcall('GET', ITEM .. id)
+    if type(data) == 'string' then
+      if redis.call('EXISTS', LEASE .. id) == 0 then
+        local count = redis.call('HINCRBY', COUNTS, id, 1)
+        redis.call('SET', LEASE .. id, token, 'PX', ttl_ms)
+        return {id, data, count}
+      end
+      -- A duplicate id of an item that another holder leases right now. Leave this copy in
+      -- processing: if that holder dies, light clean re-queues the item from here.
+    else
+      -- The item is complete (its data is gone) or the key is not an item: drop this copy,
+      -- which LMOVE put at the head of processing.
+      redis.call('LREM', PROCESSING, 1, id)
+      if not data then
+        redis.call('HDEL', COUNTS, id)
+      end
     end
   end
   return 1
