@@ -1,0 +1,13 @@
+// @ts-check
+'use strict'
+// The npm package `leaseq`: a work queue on Redis with fenced, expiring leases.
+// Types: index.d.ts. The protocol lives in the Rust core; this layer only converts arguments
+// and maps errors (lib/errors.js).
+
+const { Client } = require('./lib/client')
+const { ErrorCode, LeaseqError } = require('./lib/errors')
+const { Item } = require('./lib/item')
+const { Lease } = require('./lib/lease')
+const { Queue } = require('./lib/queue')
+
+module.exports = { Client, ErrorCode, Item, Lease, LeaseqError, Queue }

@@ -1,0 +1,5 @@
+// ES module entry point: the same classes as the CommonJS one (index.js).
+import leaseq from './index.js'
+
+export const { Client, ErrorCode, Item, Lease, LeaseqError, Queue } = leaseq
+export default leaseq

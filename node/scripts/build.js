@@ -1,0 +1,58 @@
+#!/usr/bin/env node
+'use strict'
+// Builds the native addon with cargo and puts it at leaseq.node, where lib/native.js loads it.
+// `npm install` runs this, so installing the package needs only Rust and Node: no build tool
+// from npm. Release build by default; `--debug` (or LEASEQ_NODE_DEBUG=1) for a faster one.
+// (Contributors may use `napi build` instead: it also regenerates native.d.ts.)
+
+const { spawnSync } = require('node:child_process')
+const fs = require('node:fs')
+const path = require('node:path')
+
+const root = path.resolve(__dirname, '..')
+const debug = process.argv.includes('--debug') || process.env.LEASEQ_NODE_DEBUG === '1'
+const cargo = process.env.CARGO || 'cargo'
+const args = [
+  'build',
+  '--manifest-path',
+  path.join(root, 'Cargo.toml'),
+  '--lib',
+  '--message-format=json-render-diagnostics',
+]
+if (!debug) args.push('--release')
+
+console.error(`leaseq: building the native addon (${cargo} ${args.join(' ')})`)
+const result = spawnSync(cargo, args, {
+  cwd: root,
+  stdio: ['ignore', 'pipe', 'inherit'],
+  encoding: 'utf8',
+  maxBuffer: 1 << 28,
+})
+if (result.error) {
+  const hint = result.error.code === 'ENOENT' ? ': install Rust (https://rustup.rs) and retry' : ''
+  console.error(`leaseq: could not run ${cargo}${hint} (${result.error.message})`)
+  process.exit(1)
+}
+if (result.status !== 0) {
+  console.error(`leaseq: cargo build failed (exit ${result.status})`)
+  process.exit(result.status || 1)
+}
+
+let built
+for (const line of result.stdout.split('\n')) {
+  if (!line.startsWith('{')) continue
+  const message = JSON.parse(line)
+  if (message.reason !== 'compiler-artifact' || !message.target.kind.includes('cdylib')) continue
+  built = message.filenames.find((f) => /\.(so|dylib|dll)$/.test(f)) || built
+}
+if (!built) {
+  console.error('leaseq: cargo reported no cdylib artifact')
+  process.exit(1)
+}
+
+// Copy then rename: a process that has the old addon loaded keeps a valid mapping.
+const target = path.join(root, 'leaseq.node')
+const temporary = `${target}.${process.pid}.tmp`
+fs.copyFileSync(built, temporary)
+fs.renameSync(temporary, target)
+console.error(`leaseq: built ${path.relative(process.cwd(), target) || target}`)
