@@ -12,7 +12,7 @@ harness: deps
 	$(CARGO) build -p leaseq-harness --bin leaseq-test-redis
 
 demo: deps
-	$(CARGO) run --release -p leaseq --example demo
+	$(CARGO) run -q -p leaseq --example demo
 
 test: test-rust test-c test-py test-node
 

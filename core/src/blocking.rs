@@ -162,7 +162,8 @@ impl Client {
 impl Queue {
     fn run<T>(&self, f: impl AsyncFnOnce(crate::Queue) -> Result<T>) -> Result<T> {
         let prefix = &self.prefix;
-        self.client.run(async move |client| f(client.queue(prefix)?).await)
+        self.client
+            .run(async move |client| f(client.queue(prefix)?).await)
     }
 
     /// The prefix of this queue's keys.

@@ -73,8 +73,10 @@ impl Queue {
         let result = self.deep_clean_with(&snapshot, &mut report).await;
         // The snapshot also expires by itself; removing it here keeps a drained queue keyless.
         let mut conn = self.conn()?;
-        let _: redis::RedisResult<()> =
-            redis::cmd("DEL").arg(&snapshot).query_async(&mut conn).await;
+        let _: redis::RedisResult<()> = redis::cmd("DEL")
+            .arg(&snapshot)
+            .query_async(&mut conn)
+            .await;
         result.map(|()| report)
     }
 

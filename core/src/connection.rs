@@ -4,7 +4,9 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig, MultiplexedConnection};
+use redis::aio::{
+    ConnectionLike, ConnectionManager, ConnectionManagerConfig, MultiplexedConnection,
+};
 use redis::cluster::ClusterClient;
 use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
@@ -98,7 +100,10 @@ impl Connections {
     pub async fn single(url: &str) -> Result<Connections> {
         install_tls_provider();
         let client = redis::Client::open(url).map_err(|e| invalid_url(e, "url"))?;
+        // Few connection retries: a wrong address fails fast; after a restart, every later call
+        // triggers a fresh reconnect anyway.
         let config = ConnectionManagerConfig::new()
+            .set_number_of_retries(2)
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(CONNECT_TIMEOUT));
         let manager = ConnectionManager::new_with_config(client.clone(), config)
@@ -146,7 +151,12 @@ impl Connections {
     /// A connection that no other call uses, for one blocking wait. Give it back with
     /// [`Connections::return_waiter`] only if the wait ended normally.
     pub async fn take_waiter(&self) -> RedisResult<Conn> {
-        if let Some(conn) = self.idle_waiters.lock().unwrap_or_else(|e| e.into_inner()).pop() {
+        if let Some(conn) = self
+            .idle_waiters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop()
+        {
             return Ok(conn);
         }
         match &self.target {
@@ -155,7 +165,9 @@ impl Connections {
                     .set_connection_timeout(Some(CONNECT_TIMEOUT))
                     .set_response_timeout(None);
                 Ok(Conn::Plain(
-                    client.get_multiplexed_async_connection_with_config(&config).await?,
+                    client
+                        .get_multiplexed_async_connection_with_config(&config)
+                        .await?,
                 ))
             }
             Target::Cluster(client) => Ok(Conn::Cluster(client.get_async_connection().await?)),
@@ -171,7 +183,10 @@ impl Connections {
 
     /// Drops every idle dedicated connection (after a connection error, they may all be dead).
     pub fn forget_waiters(&self) {
-        self.idle_waiters.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.idle_waiters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
     }
 }
 

@@ -85,7 +85,10 @@ pub(crate) fn validate_data(data: &[u8]) -> Result<()> {
     if data.len() > MAX_DATA_LEN {
         return Err(Error::invalid(
             "data",
-            format!("is {} bytes, at most {MAX_DATA_LEN} are allowed", data.len()),
+            format!(
+                "is {} bytes, at most {MAX_DATA_LEN} are allowed",
+                data.len()
+            ),
         ));
     }
     Ok(())

@@ -69,11 +69,17 @@ fn validate_prefix(prefix: &str, cluster: bool) -> Result<()> {
     if prefix.len() > MAX_PREFIX_LEN {
         return Err(Error::invalid(
             "prefix",
-            format!("is {} bytes, at most {MAX_PREFIX_LEN} are allowed", prefix.len()),
+            format!(
+                "is {} bytes, at most {MAX_PREFIX_LEN} are allowed",
+                prefix.len()
+            ),
         ));
     }
     if prefix.chars().any(char::is_control) {
-        return Err(Error::invalid("prefix", "must not contain control characters"));
+        return Err(Error::invalid(
+            "prefix",
+            "must not contain control characters",
+        ));
     }
     if cluster && hash_tag(prefix).is_none() {
         return Err(Error::invalid(
@@ -142,7 +148,13 @@ mod tests {
         for (prefix, cluster) in [("", false), ("a\nb", false), ("plain", true)] {
             let err = QueueKeys::new(prefix, cluster).unwrap_err();
             assert!(
-                matches!(err, Error::InvalidArgument { argument: "prefix", .. }),
+                matches!(
+                    err,
+                    Error::InvalidArgument {
+                        argument: "prefix",
+                        ..
+                    }
+                ),
                 "{prefix:?}: {err}"
             );
         }

@@ -101,7 +101,11 @@ pub(crate) fn ttl_millis(ttl: Duration) -> Result<u64> {
         ));
     }
     let millis = ttl.as_millis() as u64;
-    Ok(if ttl > Duration::from_millis(millis) { millis + 1 } else { millis })
+    Ok(if ttl > Duration::from_millis(millis) {
+        millis + 1
+    } else {
+        millis
+    })
 }
 
 #[cfg(test)]

@@ -80,7 +80,9 @@ impl Queue {
         inv: &ScriptInvocation<'_>,
     ) -> Result<T> {
         let mut conn = self.conn()?;
-        inv.invoke_async(&mut conn).await.map_err(|e| self.map_err(e))
+        inv.invoke_async(&mut conn)
+            .await
+            .map_err(|e| self.map_err(e))
     }
 
     /// Adds `item` unless an item with its id exists (queued, leased, or not yet complete).
@@ -109,7 +111,10 @@ impl Queue {
     pub async fn add_batch(&self, items: &[Item]) -> Result<usize> {
         for item in items {
             validate_data(item.data()).map_err(|_| {
-                Error::invalid("items", format!("item `{}` has data over the size limit", item.id()))
+                Error::invalid(
+                    "items",
+                    format!("item `{}` has data over the size limit", item.id()),
+                )
             })?;
         }
         if items.is_empty() {
@@ -134,8 +139,10 @@ impl Queue {
                     cmd.arg(item.id()).arg(item.data());
                 }
             }
-            let replies: Vec<Value> =
-                pipe.query_async(&mut conn).await.map_err(|e| self.map_err(e))?;
+            let replies: Vec<Value> = pipe
+                .query_async(&mut conn)
+                .await
+                .map_err(|e| self.map_err(e))?;
             let mut refused = Vec::new();
             for (&i, reply) in pending.iter().zip(replies) {
                 match reply {
@@ -152,7 +159,10 @@ impl Queue {
             if refused.is_empty() {
                 break;
             }
-            script.load_async(&mut conn).await.map_err(|e| self.map_err(e))?;
+            script
+                .load_async(&mut conn)
+                .await
+                .map_err(|e| self.map_err(e))?;
             pending = refused;
         }
         Ok(added as usize)
@@ -253,7 +263,10 @@ impl Queue {
             return Err(Error::Closed);
         }
         let connections = self.client.connections();
-        let mut conn = connections.take_waiter().await.map_err(|e| self.map_err(e))?;
+        let mut conn = connections
+            .take_waiter()
+            .await
+            .map_err(|e| self.map_err(e))?;
         let slice = timeout.map_or(WAIT_SLICE, |d| d.min(WAIT_SLICE));
         let seconds = slice.as_secs_f64().max(0.001);
         let mut cmd = redis::cmd("BLMOVE");

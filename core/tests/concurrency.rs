@@ -10,7 +10,11 @@ use std::time::Duration;
 use common::{Env, TTL};
 use leaseq::{ErrorCode, Item, Wait};
 
-on_both!(no_double_lease_while_cleaning_in_a_tight_loop, blocking_wait_does_not_stall_the_client, close_ends_waiting_leases);
+on_both!(
+    no_double_lease_while_cleaning_in_a_tight_loop,
+    blocking_wait_does_not_stall_the_client,
+    close_ends_waiting_leases
+);
 
 /// Workers mostly sit in the blocking wait (items arrive one by one) while a cleaner runs light
 /// clean without pause. If any path left a window between taking an id and leasing it, the
@@ -27,9 +31,21 @@ async fn no_double_lease_while_cleaning_in_a_tight_loop(env: Env) {
         let (q, held, leases) = (env.queue.clone(), held.clone(), leases.clone());
         workers.push(tokio::spawn(async move {
             let mut completed = 0usize;
-            while let Some(lease) = q.lease(TTL, Wait::Timeout(Duration::from_secs(3))).await.unwrap() {
-                assert!(held.lock().unwrap().insert(lease.id().to_owned()), "{} leased twice at once", lease.id());
-                *leases.lock().unwrap().entry(lease.id().to_owned()).or_default() += 1;
+            while let Some(lease) = q
+                .lease(TTL, Wait::Timeout(Duration::from_secs(3)))
+                .await
+                .unwrap()
+            {
+                assert!(
+                    held.lock().unwrap().insert(lease.id().to_owned()),
+                    "{} leased twice at once",
+                    lease.id()
+                );
+                *leases
+                    .lock()
+                    .unwrap()
+                    .entry(lease.id().to_owned())
+                    .or_default() += 1;
                 assert_eq!(lease.count(), 1, "{} was re-queued while held", lease.id());
                 tokio::task::yield_now().await;
                 held.lock().unwrap().remove(lease.id());
@@ -50,7 +66,10 @@ async fn no_double_lease_while_cleaning_in_a_tight_loop(env: Env) {
         })
     };
     for i in 0..ITEMS {
-        env.queue.add(&Item::with_id(format!("item-{i}"), vec![1]).unwrap()).await.unwrap();
+        env.queue
+            .add(&Item::with_id(format!("item-{i}"), vec![1]).unwrap())
+            .await
+            .unwrap();
         if i % 3 == 0 {
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
@@ -60,11 +79,17 @@ async fn no_double_lease_while_cleaning_in_a_tight_loop(env: Env) {
         completed += w.await.unwrap();
     }
     done.store(true, std::sync::atomic::Ordering::Relaxed);
-    assert_eq!(cleaner.await.unwrap(), 0, "the cleaner never re-queued a held item");
+    assert_eq!(
+        cleaner.await.unwrap(),
+        0,
+        "the cleaner never re-queued a held item"
+    );
     assert_eq!(completed, ITEMS);
-    let leases = leases.lock().unwrap();
-    assert_eq!(leases.len(), ITEMS);
-    assert!(leases.values().all(|&n| n == 1));
+    {
+        let leases = leases.lock().unwrap();
+        assert_eq!(leases.len(), ITEMS);
+        assert!(leases.values().all(|&n| n == 1));
+    }
     assert!(env.keys().await.is_empty());
 }
 
@@ -79,7 +104,10 @@ async fn blocking_wait_does_not_stall_the_client(env: Env) {
     // only catches a stall (each call would wait for the blocked one); it is not a speed check.
     let busy = async {
         for i in 0..100 {
-            env.queue.add(&Item::with_id(format!("b{i}"), vec![2]).unwrap()).await.unwrap();
+            env.queue
+                .add(&Item::with_id(format!("b{i}"), vec![2]).unwrap())
+                .await
+                .unwrap();
             let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
             assert!(env.queue.complete(&lease).await.unwrap());
         }
@@ -88,7 +116,9 @@ async fn blocking_wait_does_not_stall_the_client(env: Env) {
         .await
         .expect("calls on the client went on while another call waited");
     assert!(!waiter.is_finished(), "the waiter is still waiting");
-    idle.add(&Item::with_id("wake", vec![]).unwrap()).await.unwrap();
+    idle.add(&Item::with_id("wake", vec![]).unwrap())
+        .await
+        .unwrap();
     let lease = waiter.await.unwrap().unwrap().unwrap();
     assert_eq!(lease.id(), "wake");
 }

@@ -24,28 +24,56 @@ on_both!(
 );
 
 async fn rwq_add_crashed_between_set_and_lpush(env: Env) {
-    env.cmd::<String>(&[b"SET", env.key("item:a").as_bytes(), b"data"]).await;
-    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport::default());
+    env.cmd::<String>(&[b"SET", env.key("item:a").as_bytes(), b"data"])
+        .await;
+    assert_eq!(
+        env.queue.light_clean().await.unwrap(),
+        CleanReport::default()
+    );
     assert_eq!(env.queue.deep_clean().await.unwrap().requeued, 1);
     let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     assert_eq!((lease.id(), lease.data()), ("a", &b"data"[..]));
 }
 
 async fn rwq_lease_crashed_before_setex(env: Env) {
-    env.queue.add(&Item::with_id("b", b"x".to_vec()).unwrap()).await.unwrap();
-    env.cmd::<String>(&[b"RPOPLPUSH", env.key("queue").as_bytes(), env.key("processing").as_bytes()]).await;
+    env.queue
+        .add(&Item::with_id("b", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    env.cmd::<String>(&[
+        b"RPOPLPUSH",
+        env.key("queue").as_bytes(),
+        env.key("processing").as_bytes(),
+    ])
+    .await;
     // No lease key: light clean puts it back.
-    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport { requeued: 1, removed: 0 });
+    assert_eq!(
+        env.queue.light_clean().await.unwrap(),
+        CleanReport {
+            requeued: 1,
+            removed: 0
+        }
+    );
     let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     assert_eq!(lease.id(), "b");
 }
 
 async fn rwq_complete_crashed_after_del_item(env: Env) {
-    env.queue.add(&Item::with_id("c", b"x".to_vec()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("c", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
     let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     // redis-work-queue 0.3 (Rust) pipelines DEL item, LREM processing, DEL lease: stop after one.
-    env.cmd::<i64>(&[b"DEL", env.key("item:c").as_bytes()]).await;
-    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport { requeued: 0, removed: 1 });
+    env.cmd::<i64>(&[b"DEL", env.key("item:c").as_bytes()])
+        .await;
+    assert_eq!(
+        env.queue.light_clean().await.unwrap(),
+        CleanReport {
+            requeued: 0,
+            removed: 1
+        }
+    );
     assert!(env.list("processing").await.is_empty());
     assert!(!env.exists("lease_count").await);
     // Only the lease key is left, and it expires by itself.
@@ -55,12 +83,17 @@ async fn rwq_complete_crashed_after_del_item(env: Env) {
 async fn upstream_complete_crashed_after_lrem(env: Env) {
     // Older upstream Python/Node releases complete with LREM processing first, then DEL item
     // and lease (0.3-layout clients pipeline DEL item first; see the test above).
-    env.queue.add(&Item::with_id("d", b"x".to_vec()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("d", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
     let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
-    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"d"]).await;
+    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"d"])
+        .await;
     // While the lease lives, nobody touches it: the holder may still be finishing.
     assert_eq!(env.queue.deep_clean().await.unwrap().requeued, 0);
-    env.cmd::<i64>(&[b"DEL", env.key("lease:d").as_bytes()]).await; // the lease expires
+    env.cmd::<i64>(&[b"DEL", env.key("lease:d").as_bytes()])
+        .await; // the lease expires
     assert_eq!(env.queue.deep_clean().await.unwrap().requeued, 1);
     assert_eq!(env.list("queue").await, vec!["d"]);
 }
@@ -68,10 +101,20 @@ async fn upstream_complete_crashed_after_lrem(env: Env) {
 async fn rwq_cleaner_crashed_mid_move(env: Env) {
     // Upstream cleaners (older releases) journal in P:cleaning: LPUSH cleaning id, LREM
     // processing id, (crash) LPUSH queue id, ...
-    env.queue.add(&Item::with_id("e", b"x".to_vec()).unwrap()).await.unwrap();
-    env.cmd::<String>(&[b"RPOPLPUSH", env.key("queue").as_bytes(), env.key("processing").as_bytes()]).await;
-    env.cmd::<i64>(&[b"LPUSH", env.key("cleaning").as_bytes(), b"e"]).await;
-    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"e"]).await;
+    env.queue
+        .add(&Item::with_id("e", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    env.cmd::<String>(&[
+        b"RPOPLPUSH",
+        env.key("queue").as_bytes(),
+        env.key("processing").as_bytes(),
+    ])
+    .await;
+    env.cmd::<i64>(&[b"LPUSH", env.key("cleaning").as_bytes(), b"e"])
+        .await;
+    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"e"])
+        .await;
     let report = env.queue.deep_clean().await.unwrap();
     assert_eq!(report.requeued, 1);
     assert_eq!(env.list("queue").await, vec!["e"], "queued once, not twice");
@@ -80,26 +123,63 @@ async fn rwq_cleaner_crashed_mid_move(env: Env) {
 
 async fn leaseq_lease_reply_lost(env: Env) {
     // The script ran but the worker never saw the reply: the item is leased to nobody.
-    env.queue.add(&Item::with_id("f", b"x".to_vec()).unwrap()).await.unwrap();
-    drop(env.queue.lease(Duration::from_millis(50), Wait::No).await.unwrap());
-    assert_eq!(env.queue.light_clean().await.unwrap().requeued, 0, "not before the TTL");
+    env.queue
+        .add(&Item::with_id("f", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    drop(
+        env.queue
+            .lease(Duration::from_millis(50), Wait::No)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        env.queue.light_clean().await.unwrap().requeued,
+        0,
+        "not before the TTL"
+    );
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(env.queue.light_clean().await.unwrap().requeued, 1);
-    assert_eq!(env.queue.lease(TTL, Wait::No).await.unwrap().unwrap().count(), 2);
+    assert_eq!(
+        env.queue
+            .lease(TTL, Wait::No)
+            .await
+            .unwrap()
+            .unwrap()
+            .count(),
+        2
+    );
 }
 
 async fn duplicate_id_in_queue_while_leased(env: Env) {
     // A racing cleaner re-queued an id between a redis-work-queue worker's BRPOPLPUSH and its
     // SETEX: a second copy sits in the queue while the item is leased live.
-    env.queue.add(&Item::with_id("g", b"x".to_vec()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("g", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
     let held = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
-    env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"g"]).await;
-    assert!(env.queue.lease(TTL, Wait::No).await.unwrap().is_none(), "the copy is not leased");
+    env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"g"])
+        .await;
+    assert!(
+        env.queue.lease(TTL, Wait::No).await.unwrap().is_none(),
+        "the copy is not leased"
+    );
     // The copy stays in processing, so that the item comes back if its holder dies.
     assert_eq!(env.list("processing").await, vec!["g", "g"]);
-    assert!(env.queue.renew(&held, TTL).await.unwrap(), "the holder keeps its lease");
-    env.cmd::<i64>(&[b"DEL", env.key("lease:g").as_bytes()]).await; // the holder dies
-    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport { requeued: 1, removed: 1 });
+    assert!(
+        env.queue.renew(&held, TTL).await.unwrap(),
+        "the holder keeps its lease"
+    );
+    env.cmd::<i64>(&[b"DEL", env.key("lease:g").as_bytes()])
+        .await; // the holder dies
+    assert_eq!(
+        env.queue.light_clean().await.unwrap(),
+        CleanReport {
+            requeued: 1,
+            removed: 1
+        }
+    );
     let again = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     assert_eq!((again.id(), again.count()), ("g", 2));
     assert!(env.queue.complete(&again).await.unwrap());
@@ -107,57 +187,111 @@ async fn duplicate_id_in_queue_while_leased(env: Env) {
 }
 
 async fn item_key_of_another_type_does_not_stop_the_queue(env: Env) {
-    env.cmd::<i64>(&[b"HSET", env.key("item:bad").as_bytes(), b"f", b"v"]).await;
-    env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"bad"]).await;
-    env.queue.add(&Item::with_id("good", b"x".to_vec()).unwrap()).await.unwrap();
+    env.cmd::<i64>(&[b"HSET", env.key("item:bad").as_bytes(), b"f", b"v"])
+        .await;
+    env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"bad"])
+        .await;
+    env.queue
+        .add(&Item::with_id("good", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
     let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     assert_eq!(lease.id(), "good");
     assert_eq!(env.list("processing").await, vec!["good"]);
-    assert_eq!(env.queue.deep_clean().await.unwrap().requeued, 0, "a hash is no orphan item");
+    assert_eq!(
+        env.queue.deep_clean().await.unwrap().requeued,
+        0,
+        "a hash is no orphan item"
+    );
 }
 
 async fn re_added_id_starts_a_fresh_lease_count(env: Env) {
-    env.queue.add(&Item::with_id("k", b"x".to_vec()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("k", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
     let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     // Completed by a redis-work-queue client: the lease count stays behind ...
     for key in ["item:k", "lease:k"] {
         env.cmd::<i64>(&[b"DEL", env.key(key).as_bytes()]).await;
     }
-    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"k"]).await;
+    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"k"])
+        .await;
     // ... and must not carry over to a new item with the same id.
-    env.queue.add(&Item::with_id("k", b"y".to_vec()).unwrap()).await.unwrap();
-    assert_eq!(env.queue.lease(TTL, Wait::No).await.unwrap().unwrap().count(), 1);
+    env.queue
+        .add(&Item::with_id("k", b"y".to_vec()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        env.queue
+            .lease(TTL, Wait::No)
+            .await
+            .unwrap()
+            .unwrap()
+            .count(),
+        1
+    );
 }
 
 async fn duplicate_id_in_processing(env: Env) {
-    env.queue.add(&Item::with_id("h", b"x".to_vec()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("h", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
     let _held = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
-    env.cmd::<i64>(&[b"LPUSH", env.key("processing").as_bytes(), b"h"]).await;
-    env.cmd::<i64>(&[b"DEL", env.key("lease:h").as_bytes()]).await;
-    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport { requeued: 1, removed: 1 });
+    env.cmd::<i64>(&[b"LPUSH", env.key("processing").as_bytes(), b"h"])
+        .await;
+    env.cmd::<i64>(&[b"DEL", env.key("lease:h").as_bytes()])
+        .await;
+    assert_eq!(
+        env.queue.light_clean().await.unwrap(),
+        CleanReport {
+            requeued: 1,
+            removed: 1
+        }
+    );
     assert_eq!(env.list("queue").await, vec!["h"]);
     assert!(env.list("processing").await.is_empty());
 }
 
 async fn lease_count_left_by_foreign_complete(env: Env) {
-    env.queue.add(&Item::with_id("i", b"x".to_vec()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("i", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
     let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     // A redis-work-queue client completes it: it knows nothing of lease_count.
-    env.cmd::<i64>(&[b"DEL", env.key("item:i").as_bytes()]).await;
-    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"i"]).await;
-    env.cmd::<i64>(&[b"DEL", env.key("lease:i").as_bytes()]).await;
+    env.cmd::<i64>(&[b"DEL", env.key("item:i").as_bytes()])
+        .await;
+    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"i"])
+        .await;
+    env.cmd::<i64>(&[b"DEL", env.key("lease:i").as_bytes()])
+        .await;
     assert_eq!(env.keys().await, vec![env.key("lease_count")]);
-    assert_eq!(env.queue.deep_clean().await.unwrap(), CleanReport { requeued: 0, removed: 1 });
+    assert_eq!(
+        env.queue.deep_clean().await.unwrap(),
+        CleanReport {
+            requeued: 0,
+            removed: 1
+        }
+    );
     assert!(env.keys().await.is_empty());
 }
 
 async fn bogus_zero_id_from_node_cleaner(env: Env) {
     // An older upstream Node lightClean runs `lpush(queue, 0, id)`, pushing a stray "0".
-    env.queue.add(&Item::with_id("j", b"x".to_vec()).unwrap()).await.unwrap();
-    env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"0"]).await;
+    env.queue
+        .add(&Item::with_id("j", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"0"])
+        .await;
     let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     assert_eq!(lease.id(), "j");
     env.queue.complete(&lease).await.unwrap();
-    assert!(env.queue.lease(TTL, Wait::No).await.unwrap().is_none(), "\"0\" is dropped");
+    assert!(
+        env.queue.lease(TTL, Wait::No).await.unwrap().is_none(),
+        "\"0\" is dropped"
+    );
     assert!(env.keys().await.is_empty());
 }

@@ -27,12 +27,15 @@ async fn their_add_our_lease_complete_and_clean() {
         ids.push(item.id.clone());
         assert!(wq.add_item(&mut db, &item).await.unwrap());
     }
-    wq.add_unique_item(&mut db, &RwqItem::from_string_data("unique".into())).await.unwrap();
+    wq.add_unique_item(&mut db, &RwqItem::from_string_data("unique".into()))
+        .await
+        .unwrap();
     let mut seen = Vec::new();
     while let Some(lease) = env.queue.lease(TTL, Wait::No).await.unwrap() {
         if seen.len() == 3 {
             // One of ours "crashes": our clean brings it back for the next worker.
-            env.cmd::<i64>(&[b"DEL", env.key(&format!("lease:{}", lease.id())).as_bytes()]).await;
+            env.cmd::<i64>(&[b"DEL", env.key(&format!("lease:{}", lease.id())).as_bytes()])
+                .await;
             assert_eq!(env.queue.light_clean().await.unwrap().requeued, 1);
             seen.push(String::new());
             continue;
@@ -54,17 +57,35 @@ async fn our_add_their_lease_and_complete() {
     let env = Env::single("our_add").await;
     let (wq, mut db) = rwq(&env).await;
     let data: Vec<u8> = vec![0, 1, 2, 0xff];
-    env.queue.add(&Item::with_id("ours-1", data.clone()).unwrap()).await.unwrap();
-    env.queue.add_batch(&[Item::with_id("ours-2", b"b".to_vec()).unwrap()]).await.unwrap();
-    let job = wq.lease(&mut db, Some(Duration::ZERO), TTL).await.unwrap().unwrap();
+    env.queue
+        .add(&Item::with_id("ours-1", data.clone()).unwrap())
+        .await
+        .unwrap();
+    env.queue
+        .add_batch(&[Item::with_id("ours-2", b"b".to_vec()).unwrap()])
+        .await
+        .unwrap();
+    let job = wq
+        .lease(&mut db, Some(Duration::ZERO), TTL)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((job.id.as_str(), &job.data[..]), ("ours-1", &data[..]));
     assert!(wq.complete(&mut db, &job).await.unwrap());
     assert!(!wq.complete(&mut db, &job).await.unwrap());
     // Their worker takes the second and dies; our cleaner returns it after the lease expires,
     // and our worker finishes it.
-    let job = wq.lease(&mut db, Some(Duration::ZERO), Duration::from_secs(1)).await.unwrap().unwrap();
+    let job = wq
+        .lease(&mut db, Some(Duration::ZERO), Duration::from_secs(1))
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(job.id, "ours-2");
-    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport::default(), "their lease is respected");
+    assert_eq!(
+        env.queue.light_clean().await.unwrap(),
+        CleanReport::default(),
+        "their lease is respected"
+    );
     tokio::time::sleep(Duration::from_millis(1100)).await;
     assert_eq!(env.queue.light_clean().await.unwrap().requeued, 1);
     let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
@@ -77,18 +98,42 @@ async fn our_add_their_lease_and_complete() {
 async fn their_worker_completes_what_we_leased_first() {
     let env = Env::single("mixed").await;
     let (wq, mut db) = rwq(&env).await;
-    env.queue.add(&Item::with_id("m", b"x".to_vec()).unwrap()).await.unwrap();
-    let ours = env.queue.lease(Duration::from_millis(50), Wait::No).await.unwrap().unwrap();
+    env.queue
+        .add(&Item::with_id("m", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let ours = env
+        .queue
+        .lease(Duration::from_millis(50), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(150)).await;
     env.queue.light_clean().await.unwrap();
-    let theirs = wq.lease(&mut db, Some(Duration::ZERO), TTL).await.unwrap().unwrap();
+    let theirs = wq
+        .lease(&mut db, Some(Duration::ZERO), TTL)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(theirs.id, "m");
-    assert!(!env.queue.renew(&ours, TTL).await.unwrap(), "we lost the lease to their worker");
+    assert!(
+        !env.queue.renew(&ours, TTL).await.unwrap(),
+        "we lost the lease to their worker"
+    );
     assert!(wq.complete(&mut db, &theirs).await.unwrap());
     // Their complete leaves our lease count behind; deep clean collects it.
     assert_eq!(env.keys().await, vec![env.key("lease_count")]);
-    assert_eq!(env.queue.deep_clean().await.unwrap(), CleanReport { requeued: 0, removed: 1 });
+    assert_eq!(
+        env.queue.deep_clean().await.unwrap(),
+        CleanReport {
+            requeued: 0,
+            removed: 1
+        }
+    );
     assert!(env.keys().await.is_empty());
-    assert!(!env.queue.complete(&ours).await.unwrap(), "a late complete is a defined false");
+    assert!(
+        !env.queue.complete(&ours).await.unwrap(),
+        "a late complete is a defined false"
+    );
     assert!(env.keys().await.is_empty());
 }

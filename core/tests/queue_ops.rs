@@ -40,8 +40,15 @@ async fn add_is_idempotent_by_id(env: Env) {
     let item = Item::with_id("same", b"1".to_vec()).unwrap();
     assert!(env.queue.add(&item).await.unwrap());
     let again = Item::with_id("same", b"2".to_vec()).unwrap();
-    assert!(!env.queue.add(&again).await.unwrap(), "a live id is not added twice");
-    assert_eq!(env.list("queue").await, vec!["same"], "and not pushed twice");
+    assert!(
+        !env.queue.add(&again).await.unwrap(),
+        "a live id is not added twice"
+    );
+    assert_eq!(
+        env.list("queue").await,
+        vec!["same"],
+        "and not pushed twice"
+    );
     // Still refused while leased; accepted again once complete.
     let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     assert_eq!(lease.data(), b"1");
@@ -51,10 +58,19 @@ async fn add_is_idempotent_by_id(env: Env) {
 }
 
 async fn add_unique_and_add_batch(env: Env) {
-    env.queue.add_unique(&Item::with_id("u", b"u".to_vec()).unwrap()).await.unwrap();
-    let mut items: Vec<Item> = (0..2500).map(|i| Item::new(format!("{i}").into_bytes())).collect();
+    env.queue
+        .add_unique(&Item::with_id("u", b"u".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let mut items: Vec<Item> = (0..2500)
+        .map(|i| Item::new(format!("{i}").into_bytes()))
+        .collect();
     items.push(Item::with_id("u", b"dup".to_vec()).unwrap());
-    assert_eq!(env.queue.add_batch(&items).await.unwrap(), 2500, "the existing id is skipped");
+    assert_eq!(
+        env.queue.add_batch(&items).await.unwrap(),
+        2500,
+        "the existing id is skipped"
+    );
     assert_eq!(env.queue.add_batch(&[]).await.unwrap(), 0);
     assert_eq!(env.queue.queue_len().await.unwrap(), 2501);
     // FIFO: the first added is the first leased.
@@ -65,14 +81,23 @@ async fn add_unique_and_add_batch(env: Env) {
 }
 
 async fn lease_returns_data_token_and_count(env: Env) {
-    env.queue.add(&Item::with_id("x", b"d".to_vec()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("x", b"d".to_vec()).unwrap())
+        .await
+        .unwrap();
     let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
-    assert_eq!((lease.id(), lease.data(), lease.count()), ("x", &b"d"[..], 1));
+    assert_eq!(
+        (lease.id(), lease.data(), lease.count()),
+        ("x", &b"d"[..], 1)
+    );
     assert_eq!(lease.token().len(), 32);
     let holder: String = env.cmd(&[b"GET", env.key("lease:x").as_bytes()]).await;
     assert_eq!(holder, lease.token());
     let pttl: i64 = env.cmd(&[b"PTTL", env.key("lease:x").as_bytes()]).await;
-    assert!(pttl > 0 && pttl <= 30_000, "lease expires with the TTL: {pttl}");
+    assert!(
+        pttl > 0 && pttl <= 30_000,
+        "lease expires with the TTL: {pttl}"
+    );
     assert_eq!(env.list("processing").await, vec!["x"]);
     assert!(env.list("queue").await.is_empty());
 }
@@ -89,17 +114,27 @@ async fn lease_drops_ids_whose_data_is_gone(env: Env) {
     args.extend((0..1500).map(|i| format!("gone-{i}").into_bytes()));
     let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
     env.cmd::<i64>(&refs).await;
-    env.queue.add(&Item::with_id("live", b"ok".to_vec()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("live", b"ok".to_vec()).unwrap())
+        .await
+        .unwrap();
     let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     assert_eq!(lease.id(), "live");
-    assert_eq!(env.list("processing").await, vec!["live"], "stale ids never stay in processing");
+    assert_eq!(
+        env.list("processing").await,
+        vec!["live"],
+        "stale ids never stay in processing"
+    );
     assert!(env.queue.complete(&lease).await.unwrap());
     assert!(env.queue.lease(TTL, Wait::No).await.unwrap().is_none());
     assert!(env.keys().await.is_empty());
 }
 
 async fn complete_is_true_once(env: Env) {
-    env.queue.add(&Item::with_id("c", b"1".to_vec()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("c", b"1".to_vec()).unwrap())
+        .await
+        .unwrap();
     let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     let mut tasks = Vec::new();
     for _ in 0..16 {
@@ -117,7 +152,10 @@ async fn complete_is_true_once(env: Env) {
 
 async fn complete_and_lease_chains(env: Env) {
     for i in 0..3 {
-        env.queue.add(&Item::with_id(format!("i{i}"), vec![i]).unwrap()).await.unwrap();
+        env.queue
+            .add(&Item::with_id(format!("i{i}"), vec![i]).unwrap())
+            .await
+            .unwrap();
     }
     let mut lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     let mut seen = vec![lease.id().to_owned()];
@@ -139,20 +177,41 @@ async fn complete_and_lease_chains(env: Env) {
 }
 
 async fn renew_is_fenced_by_token(env: Env) {
-    env.queue.add(&Item::with_id("r", b"1".to_vec()).unwrap()).await.unwrap();
-    let first = env.queue.lease(Duration::from_millis(100), Wait::No).await.unwrap().unwrap();
-    assert!(env.queue.renew(&first, Duration::from_millis(150)).await.unwrap());
+    env.queue
+        .add(&Item::with_id("r", b"1".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let first = env
+        .queue
+        .lease(Duration::from_millis(100), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(env
+        .queue
+        .renew(&first, Duration::from_millis(150))
+        .await
+        .unwrap());
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
         env.queue.renew_outcome(&first, TTL).await.unwrap(),
         RenewOutcome::Expired
     );
     let report = env.queue.light_clean().await.unwrap();
-    assert_eq!(report, CleanReport { requeued: 1, removed: 0 });
+    assert_eq!(
+        report,
+        CleanReport {
+            requeued: 1,
+            removed: 0
+        }
+    );
     let second = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     assert_eq!(second.id(), "r");
     assert_eq!(second.count(), 2);
-    assert!(!env.queue.renew(&first, TTL).await.unwrap(), "the old holder is fenced off");
+    assert!(
+        !env.queue.renew(&first, TTL).await.unwrap(),
+        "the old holder is fenced off"
+    );
     assert_eq!(
         env.queue.renew_outcome(&first, TTL).await.unwrap(),
         RenewOutcome::TakenByAnother
@@ -168,18 +227,24 @@ async fn renew_is_fenced_by_token(env: Env) {
 }
 
 async fn lease_count_grows_on_expiry(env: Env) {
-    env.queue.add(&Item::with_id("n", b"1".to_vec()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("n", b"1".to_vec()).unwrap())
+        .await
+        .unwrap();
     for expected in 1..=3u64 {
         let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
         assert_eq!(lease.count(), expected);
         // Expire it now (a crashed holder), then clean.
-        env.cmd::<i64>(&[b"DEL", env.key("lease:n").as_bytes()]).await;
+        env.cmd::<i64>(&[b"DEL", env.key("lease:n").as_bytes()])
+            .await;
         assert_eq!(env.queue.light_clean().await.unwrap().requeued, 1);
     }
 }
 
 async fn light_clean_requeues_expired(env: Env) {
-    let items: Vec<Item> = (0..1200).map(|i| Item::with_id(format!("{i}"), vec![1]).unwrap()).collect();
+    let items: Vec<Item> = (0..1200)
+        .map(|i| Item::with_id(format!("{i}"), vec![1]).unwrap())
+        .collect();
     env.queue.add_batch(&items).await.unwrap();
     let mut leases = Vec::new();
     for _ in 0..1200 {
@@ -189,31 +254,57 @@ async fn light_clean_requeues_expired(env: Env) {
     // clearing processing (as a crashed redis-work-queue complete would leave it).
     for (i, lease) in leases.iter().enumerate() {
         if i % 3 == 0 {
-            env.cmd::<i64>(&[b"DEL", env.key(&format!("lease:{}", lease.id())).as_bytes()]).await;
+            env.cmd::<i64>(&[b"DEL", env.key(&format!("lease:{}", lease.id())).as_bytes()])
+                .await;
         } else if i % 5 == 0 {
-            env.cmd::<i64>(&[b"DEL", env.key(&format!("item:{}", lease.id())).as_bytes()]).await;
+            env.cmd::<i64>(&[b"DEL", env.key(&format!("item:{}", lease.id())).as_bytes()])
+                .await;
         }
     }
     let expired = (0..1200).filter(|i| i % 3 == 0).count() as u64;
     let gone = (0..1200).filter(|i| i % 3 != 0 && i % 5 == 0).count() as u64;
     let report = env.queue.light_clean().await.unwrap();
-    assert_eq!(report, CleanReport { requeued: expired, removed: gone });
+    assert_eq!(
+        report,
+        CleanReport {
+            requeued: expired,
+            removed: gone
+        }
+    );
     assert_eq!(env.queue.queue_len().await.unwrap(), expired);
-    assert_eq!(env.queue.processing_len().await.unwrap(), 1200 - expired - gone);
-    assert_eq!(env.queue.light_clean().await.unwrap(), CleanReport::default(), "idempotent");
+    assert_eq!(
+        env.queue.processing_len().await.unwrap(),
+        1200 - expired - gone
+    );
+    assert_eq!(
+        env.queue.light_clean().await.unwrap(),
+        CleanReport::default(),
+        "idempotent"
+    );
 }
 
 async fn deep_clean_finds_orphans(env: Env) {
     // A redis-work-queue add that crashed between SET and LPUSH: data on no list.
-    env.cmd::<String>(&[b"SET", env.key("item:orphan").as_bytes(), b"o"]).await;
-    env.queue.add(&Item::with_id("normal", b"n".to_vec()).unwrap()).await.unwrap();
-    assert_eq!(env.queue.light_clean().await.unwrap().requeued, 0, "light clean cannot see it");
+    env.cmd::<String>(&[b"SET", env.key("item:orphan").as_bytes(), b"o"])
+        .await;
+    env.queue
+        .add(&Item::with_id("normal", b"n".to_vec()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        env.queue.light_clean().await.unwrap().requeued,
+        0,
+        "light clean cannot see it"
+    );
     let report = env.queue.deep_clean().await.unwrap();
     assert_eq!(report.requeued, 1);
     let mut queued = env.list("queue").await;
     queued.sort();
     assert_eq!(queued, ["normal", "orphan"]);
-    assert_eq!(env.queue.deep_clean().await.unwrap(), CleanReport::default());
+    assert_eq!(
+        env.queue.deep_clean().await.unwrap(),
+        CleanReport::default()
+    );
 }
 
 async fn lengths(env: Env) {
@@ -233,7 +324,8 @@ async fn drained_queue_leaves_no_key(env: Env) {
     for i in 0..50 {
         let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
         if i % 7 == 0 {
-            env.cmd::<i64>(&[b"DEL", env.key(&format!("lease:{}", lease.id())).as_bytes()]).await;
+            env.cmd::<i64>(&[b"DEL", env.key(&format!("lease:{}", lease.id())).as_bytes()])
+                .await;
             env.queue.light_clean().await.unwrap();
         } else {
             assert!(env.queue.complete(&lease).await.unwrap());
@@ -252,7 +344,10 @@ async fn blocking_lease_wakes_on_add(env: Env) {
     let waiter = tokio::spawn(async move { q.lease(TTL, Wait::Forever).await });
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(!waiter.is_finished());
-    env.queue.add(&Item::with_id("w", b"1".to_vec()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("w", b"1".to_vec()).unwrap())
+        .await
+        .unwrap();
     let lease = tokio::time::timeout(Duration::from_secs(10), waiter)
         .await
         .expect("the waiter wakes")
@@ -274,8 +369,14 @@ async fn blocking_lease_times_out(env: Env) {
 
 async fn binary_data_round_trips(env: Env) {
     let data: Vec<u8> = (0..=255u8).chain([0, 0, 0xff, 0xfe]).collect();
-    env.queue.add(&Item::with_id("bin", data.clone()).unwrap()).await.unwrap();
-    env.queue.add(&Item::with_id("empty", Vec::new()).unwrap()).await.unwrap();
+    env.queue
+        .add(&Item::with_id("bin", data.clone()).unwrap())
+        .await
+        .unwrap();
+    env.queue
+        .add(&Item::with_id("empty", Vec::new()).unwrap())
+        .await
+        .unwrap();
     let a = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     let b = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
     assert_eq!(a.data(), &data[..]);
@@ -291,5 +392,8 @@ async fn json_helpers(env: Env) {
     let bad = Item::new(b"\xff not json".to_vec());
     env.queue.add(&bad).await.unwrap();
     let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
-    assert_eq!(lease.json::<serde_json::Value>().unwrap_err().code(), ErrorCode::Json);
+    assert_eq!(
+        lease.json::<serde_json::Value>().unwrap_err().code(),
+        ErrorCode::Json
+    );
 }

@@ -21,13 +21,19 @@ struct Monitor {
 impl Monitor {
     fn start(port: u16) -> Monitor {
         let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
         stream.write_all(b"MONITOR\r\n").unwrap();
         let mut reader = BufReader::new(stream);
         let mut ok = String::new();
         reader.read_line(&mut ok).unwrap();
         assert!(ok.starts_with("+OK"), "{ok}");
-        Monitor { reader, port, marker: 0 }
+        Monitor {
+            reader,
+            port,
+            marker: 0,
+        }
     }
 
     /// The commands clients sent since the last call (script-internal ones excluded), by name.
@@ -35,7 +41,9 @@ impl Monitor {
         self.marker += 1;
         let marker = format!("leaseq-marker-{}", self.marker);
         let mut other = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        other.write_all(format!("ECHO {marker}\r\n").as_bytes()).unwrap();
+        other
+            .write_all(format!("ECHO {marker}\r\n").as_bytes())
+            .unwrap();
         let mut names = Vec::new();
         loop {
             let mut line = String::new();
@@ -81,13 +89,17 @@ async fn each_operation_costs_the_documented_round_trips() {
     let mut monitor = Monitor::start(server.port());
     monitor.client_commands();
     server.command("CONFIG RESETSTAT");
-    let mut expect = |what: &str, commands: &[&str], monitor: &mut Monitor| {
+    let expect = |what: &str, commands: &[&str], monitor: &mut Monitor| {
         assert_eq!(monitor.client_commands(), commands, "{what}");
     };
 
-    q.add(&Item::with_id("a", b"1".to_vec()).unwrap()).await.unwrap();
+    q.add(&Item::with_id("a", b"1".to_vec()).unwrap())
+        .await
+        .unwrap();
     expect("add", &["evalsha"], &mut monitor);
-    q.add_unique(&Item::with_id("b", b"2".to_vec()).unwrap()).await.unwrap();
+    q.add_unique(&Item::with_id("b", b"2".to_vec()).unwrap())
+        .await
+        .unwrap();
     expect("add_unique", &["evalsha"], &mut monitor);
     let batch: Vec<Item> = (0..1000).map(|i| Item::new(vec![i as u8])).collect();
     q.add_batch(&batch).await.unwrap();
@@ -95,12 +107,24 @@ async fn each_operation_costs_the_documented_round_trips() {
     let batch: Vec<Item> = (0..2500).map(|i| Item::new(vec![i as u8])).collect();
     q.add_batch(&batch).await.unwrap();
     // Three script calls (chunks of 1000), written together as one pipeline.
-    expect("add_batch of 2500", &["evalsha", "evalsha", "evalsha"], &mut monitor);
+    expect(
+        "add_batch of 2500",
+        &["evalsha", "evalsha", "evalsha"],
+        &mut monitor,
+    );
 
     let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
     expect("lease", &["evalsha"], &mut monitor);
-    let waited = q.lease(TTL, Wait::Timeout(Duration::from_secs(5))).await.unwrap().unwrap();
-    expect("blocking lease with items ready", &["evalsha"], &mut monitor);
+    let waited = q
+        .lease(TTL, Wait::Timeout(Duration::from_secs(5)))
+        .await
+        .unwrap()
+        .unwrap();
+    expect(
+        "blocking lease with items ready",
+        &["evalsha"],
+        &mut monitor,
+    );
     q.renew(&lease, TTL).await.unwrap();
     expect("renew", &["evalsha"], &mut monitor);
     q.complete(&lease).await.unwrap();
@@ -117,10 +141,21 @@ async fn each_operation_costs_the_documented_round_trips() {
     }
     monitor.client_commands();
     q.light_clean().await.unwrap();
-    expect("light_clean of 1200", &["evalsha", "evalsha", "evalsha"], &mut monitor);
+    expect(
+        "light_clean of 1200",
+        &["evalsha", "evalsha", "evalsha"],
+        &mut monitor,
+    );
 
-    assert_eq!(evalsha_calls(&env), 1 + 1 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1200 + 3);
-    assert_eq!(monitor.client_commands(), ["info"], "only the stats query itself");
+    assert_eq!(
+        evalsha_calls(&env),
+        1 + 1 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1200 + 3
+    );
+    assert_eq!(
+        monitor.client_commands(),
+        ["info"],
+        "only the stats query itself"
+    );
 
     // A blocking lease that has to wait: lease script, BLMOVE, lease script.
     let empty = env.client.queue(&common::fresh_prefix("rt-empty")).unwrap();
@@ -132,5 +167,9 @@ async fn each_operation_costs_the_documented_round_trips() {
     assert_eq!(monitor.client_commands(), ["evalsha", "blmove"]);
     empty.add(&Item::new(vec![])).await.unwrap();
     waiter.await.unwrap().unwrap().unwrap();
-    assert_eq!(monitor.client_commands(), ["evalsha", "evalsha"], "the add, then the lease");
+    assert_eq!(
+        monitor.client_commands(),
+        ["evalsha", "evalsha"],
+        "the add, then the lease"
+    );
 }

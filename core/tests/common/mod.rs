@@ -58,7 +58,10 @@ static CLUSTER: OnceLock<RedisCluster> = OnceLock::new();
 
 /// A unique, hash-tagged prefix, so tests sharing the cluster never meet.
 pub fn fresh_prefix(name: &str) -> String {
-    format!("{{{name}-{}}}", &uuid::Uuid::new_v4().simple().to_string()[..8])
+    format!(
+        "{{{name}-{}}}",
+        &uuid::Uuid::new_v4().simple().to_string()[..8]
+    )
 }
 
 impl Env {
@@ -79,7 +82,9 @@ impl Env {
     pub async fn cluster(name: &str) -> Env {
         let cluster = CLUSTER.get_or_init(RedisCluster::start);
         let urls = cluster.urls();
-        let client = Client::connect_cluster(&urls).await.expect("connect cluster");
+        let client = Client::connect_cluster(&urls)
+            .await
+            .expect("connect cluster");
         let raw = Raw::Cluster(
             redis::cluster::ClusterClient::new(urls.clone())
                 .unwrap()
@@ -90,10 +95,23 @@ impl Env {
         Env::finish(client, raw, urls, name, None)
     }
 
-    fn finish(client: Client, raw: Raw, urls: Vec<String>, name: &str, server: Option<RedisServer>) -> Env {
+    fn finish(
+        client: Client,
+        raw: Raw,
+        urls: Vec<String>,
+        name: &str,
+        server: Option<RedisServer>,
+    ) -> Env {
         let prefix = fresh_prefix(name);
         let queue = client.queue(&prefix).unwrap();
-        Env { client, queue, raw, urls, prefix, server }
+        Env {
+            client,
+            queue,
+            raw,
+            urls,
+            prefix,
+            server,
+        }
     }
 
     pub fn key(&self, suffix: &str) -> String {
@@ -106,15 +124,20 @@ impl Env {
             cmd.arg(*a);
         }
         let mut raw = self.raw.clone();
-        cmd.query_async(&mut raw).await.unwrap_or_else(|e| panic!("{args:?}: {e}"))
+        cmd.query_async(&mut raw)
+            .await
+            .unwrap_or_else(|e| panic!("{args:?}: {e}"))
     }
 
     pub async fn list(&self, suffix: &str) -> Vec<String> {
-        self.cmd(&[b"LRANGE", self.key(suffix).as_bytes(), b"0", b"-1"]).await
+        self.cmd(&[b"LRANGE", self.key(suffix).as_bytes(), b"0", b"-1"])
+            .await
     }
 
     pub async fn exists(&self, suffix: &str) -> bool {
-        self.cmd::<i64>(&[b"EXISTS", self.key(suffix).as_bytes()]).await == 1
+        self.cmd::<i64>(&[b"EXISTS", self.key(suffix).as_bytes()])
+            .await
+            == 1
     }
 
     /// Every key under this test's prefix, found with SCAN on every server.
@@ -158,7 +181,7 @@ macro_rules! on_both {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    super::$name(crate::common::Env::single(stringify!($name)).await).await;
+                    super::$name($crate::common::Env::single(stringify!($name)).await).await;
                 }
             )*
         }
@@ -166,7 +189,7 @@ macro_rules! on_both {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    super::$name(crate::common::Env::cluster(stringify!($name)).await).await;
+                    super::$name($crate::common::Env::cluster(stringify!($name)).await).await;
                 }
             )*
         }

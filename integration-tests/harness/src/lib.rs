@@ -75,8 +75,16 @@ impl RedisServer {
     fn spawn(&mut self) -> Result<(), String> {
         let port = self.port.to_string();
         let mut args = vec![
-            "--port", &port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-            "--logfile", "redis.log",
+            "--port",
+            &port,
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--logfile",
+            "redis.log",
         ];
         let dir = self.dir.to_string_lossy().into_owned();
         args.extend(["--dir", &dir]);
@@ -133,7 +141,11 @@ impl Drop for RedisServer {
     fn drop(&mut self) {
         self.kill();
         if std::thread::panicking() {
-            eprintln!("---- redis-server log ({}) ----\n{}", self.dir.display(), self.log());
+            eprintln!(
+                "---- redis-server log ({}) ----\n{}",
+                self.dir.display(),
+                self.log()
+            );
         }
         let _ = fs::remove_dir_all(&self.dir);
     }
@@ -182,7 +194,10 @@ impl RedisCluster {
             }
             nodes.push(started.unwrap_or_else(|| panic!("cluster node failed: {last_err}")));
         }
-        let addrs: Vec<String> = nodes.iter().map(|n| format!("127.0.0.1:{}", n.port)).collect();
+        let addrs: Vec<String> = nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
         let out = Command::new("redis-cli")
             .arg("--cluster")
             .arg("create")
@@ -199,7 +214,10 @@ impl RedisCluster {
         let deadline = Instant::now() + Duration::from_secs(30);
         for node in &nodes {
             while !node.command("CLUSTER INFO").contains("cluster_state:ok") {
-                assert!(Instant::now() < deadline, "cluster never reached cluster_state:ok");
+                assert!(
+                    Instant::now() < deadline,
+                    "cluster never reached cluster_state:ok"
+                );
                 std::thread::sleep(Duration::from_millis(100));
             }
         }
@@ -218,7 +236,11 @@ impl RedisCluster {
 }
 
 fn spawn_redis(args: &[&str], dir: &Path) -> Result<Guard, String> {
-    if Command::new("redis-server").arg("--version").output().is_err() {
+    if Command::new("redis-server")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         panic!("{INSTALL_HINT}");
     }
     let script = r#"redis-server "$@" & pid=$!; echo $pid; read _ignored; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; exit 0"#;
@@ -238,7 +260,10 @@ fn spawn_redis(args: &[&str], dir: &Path) -> Result<Guard, String> {
     BufReader::new(shell.stdout.take().expect("piped stdout"))
         .read_line(&mut line)
         .map_err(|e| format!("read redis-server pid: {e}"))?;
-    let pid = line.trim().parse().map_err(|_| format!("bad pid line {line:?}"))?;
+    let pid = line
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad pid line {line:?}"))?;
     Ok(Guard { shell, stdin, pid })
 }
 
@@ -254,7 +279,9 @@ fn wait_for_ping(port: u16, dir: &Path, guard: &Guard) -> Result<(), String> {
         }
         if Instant::now() > deadline {
             let log = fs::read_to_string(dir.join("redis.log")).unwrap_or_default();
-            return Err(format!("redis-server on port {port} did not answer PING:\n{log}"));
+            return Err(format!(
+                "redis-server on port {port} did not answer PING:\n{log}"
+            ));
         }
         std::thread::sleep(Duration::from_millis(20));
     }

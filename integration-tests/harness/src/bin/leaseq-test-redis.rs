@@ -18,7 +18,11 @@ fn main() {
         (Some(s), None, urls)
     };
     let quoted: Vec<String> = urls.iter().map(|u| format!("\"{u}\"")).collect();
-    println!("{{\"url\": \"{}\", \"urls\": [{}]}}", urls[0], quoted.join(", "));
+    println!(
+        "{{\"url\": \"{}\", \"urls\": [{}]}}",
+        urls[0],
+        quoted.join(", ")
+    );
     // Wait for the parent to close our stdin (or die), then drop the servers.
     let _ = std::io::stdin().read_to_end(&mut Vec::new());
 }

@@ -1,0 +1,79 @@
+//! The synchronous facade, as the C ABI and sync Python use it: plain threads, no runtime.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use leaseq::blocking::Client;
+use leaseq::{ErrorCode, Item, Wait};
+use leaseq_harness::RedisServer;
+
+const TTL: Duration = Duration::from_secs(30);
+
+#[test]
+fn four_threads_complete_every_item_once() {
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).unwrap();
+    let q = client.queue("blocking").unwrap();
+    let items: Vec<Item> = (0..400)
+        .map(|i| Item::with_id(format!("{i}"), vec![7]).unwrap())
+        .collect();
+    assert_eq!(q.add_batch(&items).unwrap(), 400);
+    let done: Arc<Mutex<HashSet<String>>> = Arc::default();
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let (q, done) = (q.clone(), done.clone());
+            std::thread::spawn(move || {
+                while let Some(lease) = q
+                    .lease(TTL, Wait::Timeout(Duration::from_millis(300)))
+                    .unwrap()
+                {
+                    assert!(q.complete(&lease).unwrap());
+                    assert!(
+                        done.lock().unwrap().insert(lease.id().to_owned()),
+                        "twice: {}",
+                        lease.id()
+                    );
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(done.lock().unwrap().len(), 400);
+    assert_eq!(q.queue_len().unwrap() + q.processing_len().unwrap(), 0);
+}
+
+#[test]
+fn close_from_another_thread_interrupts_a_waiting_lease() {
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).unwrap();
+    let q = client.queue("interrupt").unwrap();
+    let waiter = std::thread::spawn(move || q.lease(TTL, Wait::Forever));
+    std::thread::sleep(Duration::from_millis(200));
+    client.close();
+    let err = waiter.join().unwrap().unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Closed);
+}
+
+#[test]
+fn every_operation_works_synchronously() {
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).unwrap();
+    assert!(!client.is_cluster());
+    let q = client.queue("sync").unwrap();
+    assert!(q.add(&Item::with_id("a", b"1".to_vec()).unwrap()).unwrap());
+    q.add_unique(&Item::with_id("b", b"2".to_vec()).unwrap())
+        .unwrap();
+    let a = q.lease(TTL, Wait::No).unwrap().unwrap();
+    assert!(q.renew(&a, TTL).unwrap());
+    let (done, b) = q.complete_and_lease(&a, TTL).unwrap();
+    assert!(done);
+    let b = b.unwrap();
+    assert_eq!(b.data(), b"2");
+    assert_eq!(q.light_clean().unwrap().requeued, 0);
+    assert_eq!(q.deep_clean().unwrap().requeued, 0);
+    assert!(q.complete(&b).unwrap());
+    assert_eq!(server.command("DBSIZE").trim(), ":0");
+}

@@ -1,0 +1,140 @@
+//! Bad input is refused with an error naming the argument, and nothing is written to Redis.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Env, TTL};
+use leaseq::{Client, Error, ErrorCode, Item, Wait, MAX_TTL};
+use leaseq_harness::RedisServer;
+
+fn argument(err: Error) -> &'static str {
+    match err {
+        Error::InvalidArgument { argument, .. } => argument,
+        other => panic!("expected InvalidArgument, got {other}"),
+    }
+}
+
+on_both!(bad_ttls_write_nothing, wrong_key_type_is_reported);
+
+async fn bad_ttls_write_nothing(env: Env) {
+    env.queue
+        .add(&Item::with_id("t", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let before = env.keys().await;
+    for ttl in [Duration::ZERO, MAX_TTL + Duration::from_secs(1)] {
+        let err = env.queue.lease(ttl, Wait::No).await.unwrap_err();
+        assert_eq!(argument(err), "ttl");
+    }
+    assert_eq!(env.keys().await, before);
+    assert_eq!(env.list("queue").await, vec!["t"], "nothing was taken");
+    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let err = env.queue.renew(&lease, Duration::ZERO).await.unwrap_err();
+    assert!(err.to_string().contains("`ttl`"), "{err}");
+    let err = env
+        .queue
+        .complete_and_lease(&lease, Duration::ZERO)
+        .await
+        .unwrap_err();
+    assert_eq!(argument(err), "ttl");
+    assert!(
+        env.exists("item:t").await,
+        "the refused complete_and_lease completed nothing"
+    );
+}
+
+async fn wrong_key_type_is_reported(env: Env) {
+    env.cmd::<String>(&[b"SET", env.key("queue").as_bytes(), b"not a list"])
+        .await;
+    let err = env.queue.add(&Item::new(vec![])).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::WrongType, "{err}");
+    assert!(
+        err.to_string().contains(&env.prefix),
+        "names the queue: {err}"
+    );
+    let err = env.queue.lease(TTL, Wait::No).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::WrongType);
+}
+
+#[test]
+fn bad_ids_and_prefixes_name_the_argument() {
+    assert_eq!(argument(Item::with_id("", vec![]).unwrap_err()), "id");
+    assert_eq!(
+        argument(Item::with_id("a\u{0}b", vec![]).unwrap_err()),
+        "id"
+    );
+    assert_eq!(
+        argument(Item::with_id("x".repeat(513), vec![]).unwrap_err()),
+        "id"
+    );
+}
+
+#[tokio::test]
+async fn client_arguments_are_checked() {
+    let err = Client::connect("not a url").await.unwrap_err();
+    assert_eq!(argument(err), "url");
+    let err = Client::connect_cluster(Vec::<String>::new())
+        .await
+        .unwrap_err();
+    assert_eq!(argument(err), "urls");
+    // Nothing listens there: a connection error, which is retryable.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let err = Client::connect(&format!("redis://127.0.0.1:{port}"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Connection);
+    assert!(err.is_retryable());
+
+    let env = Env::single("prefix").await;
+    for bad in ["", "a\nb"] {
+        assert_eq!(argument(env.client.queue(bad).unwrap_err()), "prefix");
+    }
+    assert!(env.keys().await.is_empty());
+}
+
+#[tokio::test]
+async fn cluster_refuses_prefix_without_hash_tag() {
+    let env = Env::cluster("tagless").await;
+    let err = env.client.queue("jobs").unwrap_err();
+    assert_eq!(argument(err), "prefix");
+    assert!(env.client.queue("{jobs}").is_ok());
+}
+
+#[tokio::test]
+async fn eviction_policy_that_can_lose_items_is_warned_about() {
+    let env = Env::single("noeviction").await;
+    assert!(
+        env.client.warnings().is_empty(),
+        "{:?}",
+        env.client.warnings()
+    );
+    let lru = RedisServer::start_with(&["--maxmemory-policy", "allkeys-lru"]);
+    let client = Client::connect(&lru.url()).await.unwrap();
+    assert!(
+        client.warnings().iter().any(|w| w.contains("allkeys-lru")),
+        "{:?}",
+        client.warnings()
+    );
+}
+
+#[tokio::test]
+async fn deep_clean_escapes_glob_characters_in_the_prefix() {
+    let env = Env::single("glob").await;
+    // An orphan item of the queue `jobs1`, which the unescaped pattern `jobs[1]*:item:*` matches.
+    env.cmd::<String>(&[b"SET", b"jobs1:item:x", b"other queue's data"])
+        .await;
+    env.cmd::<String>(&[b"SET", b"jobs[1]*:item:mine", b"ours"])
+        .await;
+    let q = env.client.queue("jobs[1]*").unwrap();
+    let report = q.deep_clean().await.unwrap();
+    assert_eq!(report.requeued, 1);
+    let ours: Vec<String> = env.cmd(&[b"LRANGE", b"jobs[1]*:queue", b"0", b"-1"]).await;
+    assert_eq!(ours, ["mine"]);
+    let theirs: i64 = env.cmd(&[b"EXISTS", b"jobs1:queue"]).await;
+    assert_eq!(theirs, 0, "jobs1 was not touched");
+}
