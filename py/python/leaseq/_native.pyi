@@ -4,6 +4,20 @@ from types import TracebackType
 from typing import Any, ClassVar, Iterable, Optional, Sequence, Tuple, Type, final
 
 
+__all__ = [
+    "Item",
+    "Lease",
+    "CleanReport",
+    "Client",
+    "Queue",
+    "AsyncClient",
+    "AsyncQueue",
+    "_error_class",
+    "MAX_TTL",
+    "MAX_ID_LEN",
+    "MAX_PREFIX_LEN",
+]
+
 MAX_TTL: float
 MAX_ID_LEN: int
 MAX_PREFIX_LEN: int
@@ -12,7 +26,7 @@ MAX_PREFIX_LEN: int
 class Item:
     """A piece of work: an id (random UUID unless given) and its data (bytes)."""
 
-    def __init__(self, data: bytes | bytearray | str, id: Optional[str] = None) -> None: ...
+    def __new__(cls, data: bytes | bytearray | str, id: Optional[str] = None) -> Item: ...
     @staticmethod
     def from_json(value: Any, id: Optional[str] = None) -> Item:
         """An item whose data is ``value`` encoded as compact JSON."""
@@ -46,14 +60,14 @@ class CleanReport:
     def requeued(self) -> int: ...
     @property
     def removed(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class Client:
     """A connection to one Redis server or a Redis Cluster."""
 
-    def __init__(self, url: str) -> None: ...
+    def __new__(cls, url: str) -> Client: ...
     @staticmethod
     def cluster(urls: Sequence[str]) -> Client: ...
     def queue(self, prefix: str) -> Queue: ...
@@ -95,7 +109,7 @@ class Queue:
 
 @final
 class AsyncClient:
-    def __init__(self, url: str) -> None: ...
+    def __new__(cls, url: str) -> AsyncClient: ...
     @staticmethod
     def cluster(urls: Sequence[str]) -> AsyncClient: ...
     def queue(self, prefix: str) -> AsyncQueue: ...

@@ -1,0 +1,113 @@
+"""Fixtures: throwaway redis-servers from the shared launcher (never a server on 6379)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import redis
+
+import leaseq
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def launcher() -> str:
+    path = os.environ.get("LEASEQ_TEST_REDIS") or str(REPO / "target" / "debug" / "leaseq-test-redis")
+    if not os.access(path, os.X_OK):
+        pytest.fail(
+            f"redis launcher {path} is missing: build it with "
+            "`cargo build -p leaseq-harness --bin leaseq-test-redis` (py/test.sh does)"
+        )
+    return path
+
+
+@dataclass
+class Server:
+    url: str
+    urls: list[str]
+    process: subprocess.Popen[str]
+
+    def stop(self) -> None:
+        """Stops the server(s): the launcher does so when its stdin closes."""
+        if self.process.stdin is not None and not self.process.stdin.closed:
+            self.process.stdin.close()
+        self.process.wait(timeout=60)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def start_server(*args: str) -> Server:
+    process = subprocess.Popen(
+        [launcher(), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline()
+    if not line:
+        process.wait(timeout=60)
+        process.stdout.close()
+        pytest.fail(f"redis launcher exited with {process.returncode} before printing its URL")
+    info = json.loads(line)
+    return Server(url=info["url"], urls=info["urls"], process=process)
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    s = start_server()
+    yield s
+    s.stop()
+
+
+@pytest.fixture()
+def fresh_server() -> Iterator[Server]:
+    """A server of its own, for tests that change its configuration or stop it."""
+    s = start_server()
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[Server]:
+    s = start_server("--cluster")
+    yield s
+    s.stop()
+
+
+@pytest.fixture()
+def url(server: Server) -> str:
+    return server.url
+
+
+@pytest.fixture()
+def client(url: str) -> Iterator[leaseq.Client]:
+    with leaseq.Client(url) as c:
+        yield c
+
+
+def new_prefix() -> str:
+    """A prefix no other test uses, with a hash tag (valid on Cluster too)."""
+    return "{test-" + uuid.uuid4().hex[:12] + "}"
+
+
+@pytest.fixture()
+def prefix() -> str:
+    return new_prefix()
+
+
+@pytest.fixture()
+def queue(client: leaseq.Client, prefix: str) -> leaseq.Queue:
+    return client.queue(prefix)
+
+
+@pytest.fixture()
+def r(url: str) -> Iterator[redis.Redis]:
+    """redis-py, to look at and play the other side of the protocol."""
+    conn = redis.Redis.from_url(url)
+    yield conn
+    conn.close()

@@ -1,0 +1,187 @@
+"""Threads, signals and fork: the GIL is released for every round trip and every wait."""
+
+from __future__ import annotations
+
+import collections
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+import redis
+
+import leaseq
+from conftest import new_prefix
+
+
+def test_eight_threads_complete_every_item_exactly_once(client: leaseq.Client, prefix: str) -> None:
+    q = client.queue(prefix)
+    ids = [f"t{i}" for i in range(800)]
+    assert q.add_batch([leaseq.Item(i.encode(), id=i) for i in ids]) == len(ids)
+    done: list[str] = []
+    failures: list[BaseException] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(8)
+
+    def worker(n: int) -> None:
+        try:
+            barrier.wait()
+            lease = q.lease(ttl=60.0, timeout=0.5)
+            while lease is not None:
+                assert lease.data == lease.id.encode()
+                if n % 2:
+                    with lock:
+                        done.append(lease.id)
+                    completed, lease = q.complete_and_lease(lease, ttl=60.0)
+                    assert completed
+                else:
+                    assert q.complete(lease)
+                    with lock:
+                        done.append(lease.id)
+                    lease = q.lease(ttl=60.0, timeout=0.5)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            failures.append(e)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not failures
+    counts = collections.Counter(done)
+    assert sorted(counts) == sorted(ids)
+    assert set(counts.values()) == {1}
+    assert (q.queue_len(), q.processing_len()) == (0, 0)
+
+
+def test_a_blocked_lease_does_not_block_other_threads(client: leaseq.Client) -> None:
+    waiting_queue = client.queue(new_prefix())
+    busy_queue = client.queue(new_prefix())
+    result: list[leaseq.Lease | None] = []
+    waiter = threading.Thread(target=lambda: result.append(waiting_queue.lease(ttl=10.0)))
+    waiter.start()
+    # While the waiter blocks (on the same client), this thread makes round trips and runs
+    # Python code. With the GIL held by the waiter, none of this could happen.
+    for i in range(50):
+        busy_queue.add(leaseq.Item(b"x", id=f"b{i}"))
+        lease = busy_queue.lease(block=False)
+        assert lease is not None and busy_queue.complete(lease)
+    assert sum(range(100_000)) == 4_999_950_000
+    assert waiter.is_alive() and result == []
+    waiting_queue.add(leaseq.Item(b"wake", id="wake"))
+    waiter.join(timeout=30)
+    assert not waiter.is_alive()
+    assert len(result) == 1 and result[0] is not None and result[0].id == "wake"
+
+
+def test_other_threads_run_during_round_trips(client: leaseq.Client, prefix: str) -> None:
+    # A pure-Python thread keeps counting while the main thread spends its time in leaseq.
+    q = client.queue(prefix)
+    stop = threading.Event()
+    ticks = [0]
+
+    def count() -> None:
+        while not stop.is_set():
+            ticks[0] += 1
+
+    t = threading.Thread(target=count)
+    t.start()
+    try:
+        before = ticks[0]
+        # A blocking wait with no item: the counter must move during it.
+        assert q.lease(timeout=1.0) is None
+        assert ticks[0] > before
+    finally:
+        stop.set()
+        t.join()
+
+
+CTRL_C_CHILD = textwrap.dedent(
+    """
+    import sys, leaseq
+    q = leaseq.Client(sys.argv[1]).queue(sys.argv[2])
+    print("waiting", flush=True)
+    try:
+        q.lease(ttl=5.0)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(0)
+    print("returned", flush=True)
+    sys.exit(1)
+    """
+)
+
+
+def test_ctrl_c_interrupts_a_blocking_lease(url: str, prefix: str, r: redis.Redis) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_CHILD, url, prefix],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    try:
+        assert child.stdout.readline().strip() == "waiting"
+        # Wait until the child really blocks server-side (a BLMOVE on our queue).
+        while not any(c.get("cmd") == "blmove" for c in r.client_list()):
+            time.sleep(0.02)
+        child.send_signal(signal.SIGINT)
+        out, _ = child.communicate(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+        child.stdout.close()
+    assert out.strip() == "interrupted"
+    assert child.returncode == 0
+    assert r.llen(f"{prefix}:processing") == 0
+
+
+def _fork_child(q: leaseq.Queue, results: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    lease = q.lease(ttl=30.0, timeout=10.0)
+    results.put((lease.id if lease else None, q.complete(lease) if lease else False))
+
+
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+def test_forked_children_get_a_working_client(client: leaseq.Client, prefix: str) -> None:
+    q = client.queue(prefix)
+    q.add_batch([leaseq.Item(b"x", id=f"f{i}") for i in range(3)])
+    assert q.queue_len() == 3  # the parent's connection and runtime exist before the fork
+    ctx = multiprocessing.get_context("fork")
+    results = ctx.Queue()
+    children = [ctx.Process(target=_fork_child, args=(q, results)) for _ in range(3)]
+    for child in children:
+        child.start()
+    got = sorted(results.get(timeout=60) for _ in children)
+    for child in children:
+        child.join(timeout=60)
+        assert child.exitcode == 0
+    assert got == [("f0", True), ("f1", True), ("f2", True)]
+    # The parent's client still works after its children used their copies.
+    assert (q.queue_len(), q.processing_len()) == (0, 0)
+    q.add(leaseq.Item(b"after"))
+    assert q.lease(block=False) is not None
+    results.close()
+    results.join_thread()
+
+
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+def test_fork_keeps_a_closed_client_closed(url: str) -> None:
+    client = leaseq.Client(url)
+    q = client.queue(new_prefix())
+    client.close()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            q.queue_len()
+            code = 1
+        except leaseq.ClosedError:
+            code = 0
+        except BaseException:  # noqa: BLE001
+            code = 2
+        os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
