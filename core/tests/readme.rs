@@ -1,0 +1,42 @@
+//! The README's Rust section is `examples/readme.rs`, word for word, and it runs.
+
+use std::process::Command;
+
+use leaseq_harness::RedisServer;
+
+fn readme_rust_block() -> String {
+    let readme = include_str!("../../README.md");
+    let section = &readme
+        [readme.find("<!-- BEGIN rust -->").unwrap()..readme.find("<!-- END rust -->").unwrap()];
+    let start = section.find("```rust\n").expect("a rust code block") + "```rust\n".len();
+    let end = start + section[start..].find("```").unwrap();
+    section[start..end].to_owned()
+}
+
+#[test]
+fn readme_example_is_the_example_file() {
+    assert_eq!(readme_rust_block(), include_str!("../examples/readme.rs"));
+}
+
+#[test]
+fn readme_example_runs() {
+    let server = RedisServer::start();
+    // Through cargo, which builds the example if this test run did not.
+    let out = Command::new(env!("CARGO"))
+        .args(["run", "-q", "-p", "leaseq", "--example", "readme"])
+        .env("REDIS_URL", server.url())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout.lines().filter(|l| l.contains("(attempt 1)")).count(),
+        4,
+        "{stdout}"
+    );
+    assert!(stdout.contains("re-queued 0, removed 0"), "{stdout}");
+}
