@@ -93,6 +93,74 @@ impl RedisServer {
         wait_for_ping(self.port, &self.dir, self.child.as_ref().unwrap())
     }
 
+    /// A server that also listens with TLS (a self-signed certificate made with `openssl`) on a
+    /// second port, and on a unix socket; [`RedisServer::tls_url`] and
+    /// [`RedisServer::unix_url`] name them.
+    pub fn start_tls_and_unix() -> RedisServer {
+        let certs = temp_dir("tls");
+        let out = Command::new("openssl")
+            .args([
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+            ])
+            .args([
+                "-subj",
+                "/CN=localhost",
+                "-keyout",
+                "key.pem",
+                "-out",
+                "cert.pem",
+            ])
+            .current_dir(&certs)
+            .output()
+            .expect("openssl (Debian package `openssl`) makes the test certificate");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let tls_port = free_port(false).to_string();
+        let cert = certs.join("cert.pem").to_string_lossy().into_owned();
+        let key = certs.join("key.pem").to_string_lossy().into_owned();
+        let socket = certs.join("redis.sock").to_string_lossy().into_owned();
+        RedisServer::start_with(&[
+            "--tls-port",
+            &tls_port,
+            "--tls-cert-file",
+            &cert,
+            "--tls-key-file",
+            &key,
+            "--tls-ca-cert-file",
+            &cert,
+            "--tls-auth-clients",
+            "no",
+            "--unixsocket",
+            &socket,
+            "--unixsocketperm",
+            "700",
+        ])
+    }
+
+    fn arg_after(&self, flag: &str) -> Option<&str> {
+        let at = self.extra_args.iter().position(|a| a == flag)?;
+        self.extra_args.get(at + 1).map(String::as_str)
+    }
+
+    /// `rediss://127.0.0.1:<tls port>` for a server from [`RedisServer::start_tls_and_unix`].
+    pub fn tls_url(&self) -> String {
+        format!(
+            "rediss://127.0.0.1:{}",
+            self.arg_after("--tls-port").expect("a TLS server")
+        )
+    }
+
+    /// `redis+unix://<socket>` for a server from [`RedisServer::start_tls_and_unix`].
+    pub fn unix_url(&self) -> String {
+        format!(
+            "redis+unix://{}",
+            self.arg_after("--unixsocket").expect("a unix socket")
+        )
+    }
+
     /// `redis://127.0.0.1:<port>`
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}", self.port)
