@@ -8,8 +8,7 @@
 
 // The C names (`leaseq_client`, ...) are the Rust names, so the header needs no renaming.
 #![allow(non_camel_case_types)]
-// Each unsafe block is justified by the `# Safety` contract of the function it is in.
-#![allow(clippy::missing_safety_doc, unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
 // Declared in the order the header presents them.
 mod client;

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# The C tests of leaseq, self-sufficient from a fresh clone on Debian:
+#   - installs what is missing (gcc, make, pkg-config, valgrind, redis-server);
+#   - builds libleaseq (debug profile), the Rust add_item example and the shared redis launcher;
+#   - checks that the committed include/leaseq.h is what cbindgen generates now;
+#   - installs under a temporary PREFIX and checks leaseq.pc;
+#   - compiles tests/*.c with -Wall -Wextra -Werror -std=c11 against the committed header and
+#     runs them plain, under AddressSanitizer (+UBSan) and under valgrind, on a throwaway
+#     redis-server (and a throwaway Redis Cluster for tests/test_cluster.c);
+#   - builds and runs examples/worker.c and the README's "Use from C" example;
+# and prints `c: N passed, M failed` last. Exits non-zero on any failure.
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+cd "$root"
+CARGO=${CARGO:-cargo}
+target_dir=${CARGO_TARGET_DIR:-$root/target}
+built="$target_dir/debug"
+launcher=${LEASEQ_TEST_REDIS:-$built/leaseq-test-redis}
+strict=(-Wall -Wextra -Werror -std=c11 -g)
+sanitize=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+valgrind_cmd=(valgrind --quiet --error-exitcode=1 --leak-check=full
+              --errors-for-leak-kinds=definite,possible --show-leak-kinds=definite,possible)
+
+passed=0
+failed=0
+work="$(mktemp -d "${TMPDIR:-/tmp}/leaseq-c-test.XXXXXX")"
+launcher_pids=()
+
+cleanup() {
+    exec 7>&- 8>&- 2>/dev/null
+    # Closing the launchers' stdin stops their servers; give them a moment to do it.
+    for pid in "${launcher_pids[@]}"; do
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+pass() { passed=$((passed + 1)); echo "ok - $*"; }
+fail() { failed=$((failed + 1)); echo "not ok - $*"; }
+finish() {
+    echo "c: $passed passed, $failed failed"
+    if [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]; then exit 0; fi
+    exit 1
+}
+show() { sed 's/^/    | /' "$1" | tail -n "${2:-60}"; }
+
+# step NAME COMMAND...: one check; the command's output is shown only when it fails.
+step() {
+    local name=$1 log="$work/step.log"
+    shift
+    if "$@" >"$log" 2>&1; then pass "$name"; return 0; fi
+    fail "$name"
+    show "$log"
+    return 1
+}
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# ---- what the tests need -------------------------------------------------------------------
+missing=()
+command -v gcc >/dev/null 2>&1 || missing+=(gcc)
+command -v cc >/dev/null 2>&1 || missing+=(gcc)
+command -v make >/dev/null 2>&1 || missing+=(make)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+command -v timeout >/dev/null 2>&1 || missing+=(coreutils)
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "test.sh: installing ${missing[*]} from Debian's packages" >&2
+    sudo_if_needed apt-get update -qq
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+step "redis-server is installed" "$root/scripts/ensure-deps.sh" || finish
+
+# ---- build ---------------------------------------------------------------------------------
+step "cargo builds libleaseq, the add_item example and the redis launcher" \
+    "$CARGO" build -p leaseq-ffi -p leaseq-harness --lib --examples --bins || finish
+[ -x "$launcher" ] || launcher="$built/leaseq-test-redis"
+step "include/leaseq.h is what cbindgen generates from the sources" \
+    env -u LEASEQ_BLESS "$CARGO" test -q -p leaseq-ffi --lib committed_header_is_current
+step "Rust unit tests of the C layer (panic guard, status names)" \
+    "$CARGO" test -q -p leaseq-ffi --lib -- --skip committed_header_is_current
+step "leaseq.h compiles alone as C11 with -pedantic" \
+    gcc "${strict[@]}" -pedantic -fsyntax-only -I"$here/include" -x c - <<<'#include "leaseq.h"'
+if command -v g++ >/dev/null 2>&1; then
+    step "leaseq.h compiles alone as C++11" \
+        g++ -Wall -Wextra -Werror -std=c++11 -fsyntax-only -I"$here/include" -x c++ - \
+        <<<'#include "leaseq.h"'
+fi
+
+# ---- install under a PREFIX ----------------------------------------------------------------
+prefix="$work/prefix"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+step "make -C ffi-c install PREFIX=... puts library, header and leaseq.pc in place" \
+    make -s -C "$here" install PREFIX="$prefix" PROFILE=debug
+step "pkg-config finds leaseq in the PREFIX" \
+    bash -c '[ "$(pkg-config --modversion leaseq)" != "" ] &&
+             pkg-config --cflags leaseq | grep -q -- "-I'"$prefix"'/include" &&
+             [ -f "'"$prefix"'/lib/libleaseq.so" ] && [ -f "'"$prefix"'/lib/libleaseq.a" ] &&
+             cmp -s "'"$here"'/include/leaseq.h" "'"$prefix"'/include/leaseq.h"'
+
+# ---- servers ----------------------------------------------------------------------------------
+# The launcher prints {"url": ..., "urls": [...]} and stops its servers when its stdin closes.
+wait_for_url() {
+    for _ in $(seq 1 600); do
+        grep -q '"url"' "$1" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+exec 7> >(exec "$launcher" >"$work/redis.json" 2>"$work/redis.log")
+launcher_pids+=($!)
+exec 8> >(exec "$launcher" --cluster >"$work/cluster.json" 2>"$work/cluster.log")
+launcher_pids+=($!)
+if ! wait_for_url "$work/redis.json"; then
+    fail "the redis launcher prints a URL"
+    show "$work/redis.log"
+    finish
+fi
+url="$(grep -o 'redis://[^"]*' "$work/redis.json" | head -n 1)"
+cluster_urls=""
+if wait_for_url "$work/cluster.json"; then
+    cluster_urls="$(grep -o 'redis://[^"]*' "$work/cluster.json" | awk '!seen[$0]++' | tr '\n' ' ')"
+else
+    fail "the redis launcher starts a cluster"
+    show "$work/cluster.log"
+fi
+export LEASEQ_TEST_URL="$url"
+export LEASEQ_TEST_CLUSTER_URLS="$cluster_urls"
+export LEASEQ_ERRORS_MD="$root/spec/errors.md"
+export LEASEQ_ADD_ITEM="$built/examples/add_item"
+
+# ---- C tests: plain, AddressSanitizer, valgrind -------------------------------------------------
+# run_tap LABEL COMMAND...: counts each TAP line of the test program as one check, plus one
+# failure if it crashed, exited non-zero or ran fewer cases than it planned.
+run_tap() {
+    local label=$1 out="$work/tap.out" err="$work/tap.err" rc
+    shift
+    timeout 300 "$@" >"$out" 2>"$err"
+    rc=$?
+    local ok bad plan
+    ok=$(grep -c '^ok ' "$out")
+    bad=$(grep -c '^not ok ' "$out")
+    plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out" | head -n 1)
+    while IFS= read -r line; do
+        case "$line" in
+            "ok "*) pass "$label: ${line#* - }" ;;
+            "not ok "*) fail "$label: ${line#* - }" ;;
+        esac
+    done <"$out"
+    if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then fail "$label: exited with status $rc"; fi
+    if [ "${plan:-0}" -ne $((ok + bad)) ] || [ -z "$plan" ]; then
+        fail "$label: ran $((ok + bad)) of ${plan:-?} cases"
+    fi
+    if [ "$rc" -ne 0 ] || [ "$bad" -ne 0 ]; then show "$err" 80; fi
+}
+
+link=(-L"$built" -lleaseq -Wl,-rpath,"$built" -pthread)
+tests=()
+for source in "$here"/tests/test_*.c; do
+    name="$(basename "$source" .c)"
+    if [ "$name" = test_cluster ] && [ -z "$cluster_urls" ]; then continue; fi
+    step "$name.c compiles with ${strict[*]}" \
+        gcc "${strict[@]}" -I"$here/include" "$source" -o "$work/$name" "${link[@]}" &&
+    step "$name.c compiles with AddressSanitizer and UBSan" \
+        gcc "${strict[@]}" "${sanitize[@]}" -I"$here/include" "$source" -o "$work/$name.asan" \
+        "${link[@]}" &&
+    tests+=("$name")
+done
+
+for name in "${tests[@]}"; do
+    run_tap "plain" "$work/$name"
+done
+for name in "${tests[@]}"; do
+    ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        run_tap "asan" "$work/$name.asan"
+done
+for name in "${tests[@]}"; do
+    run_tap "valgrind" "${valgrind_cmd[@]}" "$work/$name"
+done
+
+# The static library, linked as the README says, runs the thread tests.
+native_libs="$(pkg-config --static --libs-only-l leaseq | sed 's/-lleaseq//')"
+# shellcheck disable=SC2086
+if step "test_threads.c links statically against libleaseq.a" \
+    gcc "${strict[@]}" $(pkg-config --cflags leaseq) "$here/tests/test_threads.c" \
+    -o "$work/test_threads.static" "$prefix/lib/libleaseq.a" $native_libs -pthread; then
+    run_tap "static" "$work/test_threads.static"
+fi
+
+# ---- examples/worker.c -------------------------------------------------------------------------
+worker="$work/worker"
+step "examples/worker.c compiles with ${strict[*]}" \
+    gcc "${strict[@]}" -I"$here/include" "$here/examples/worker.c" -o "$worker" "${link[@]}"
+# shellcheck disable=SC2046
+step "examples/worker.c compiles through pkg-config from the PREFIX" \
+    cc -std=c11 "$here/examples/worker.c" -o "$work/worker.pc" $(pkg-config --cflags --libs leaseq) -lpthread
+
+worker_drains_a_queue() {
+    local prefix="worker-$$" out="$work/worker.out"
+    "$LEASEQ_ADD_ITEM" "$url" "$prefix" first "hello" &&
+        "$LEASEQ_ADD_ITEM" "$url" "$prefix" second "hex:00ff00" || return 1
+    # 1.1 s of work per item with a 3 s lease: each item is renewed at least once.
+    timeout 60 "$worker" "$url" "$prefix" --ttl-ms 3000 --work-ms 1100 --exit-when-idle 200 \
+        >"$out" 2>&1 || { cat "$out"; return 1; }
+    cat "$out"
+    grep -q '^done first (5 bytes, attempt 1)$' "$out" &&
+        grep -q '^done second (3 bytes, attempt 1)$' "$out" &&
+        grep -q '^renewed first$' "$out" && grep -q '^renewed second$' "$out" &&
+        grep -q '^idle for 200 ms, exiting$' "$out"
+}
+worker_stops_on_sigterm() {
+    local out="$work/worker-term.out" pid
+    "$worker" "$url" "worker-empty-$$" >"$out" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 300); do grep -q '^ready$' "$out" && break; sleep 0.1; done
+    kill -TERM "$pid"
+    wait "$pid" || { cat "$out"; return 1; }
+    cat "$out"
+    grep -q '^stopping$' "$out"
+}
+if [ -x "$worker" ]; then
+    step "worker.c leases, renews while busy and completes every item" worker_drains_a_queue
+    step "worker.c stops cleanly on SIGTERM while waiting (leaseq_client_close)" \
+        worker_stops_on_sigterm
+fi
+
+# ---- the README's "Use from C" example ----------------------------------------------------------
+readme_example() {
+    local dir="$work/readme" section compile
+    mkdir -p "$dir"
+    section="$(sed -n '/<!-- BEGIN c -->/,/<!-- END c -->/p' "$root/README.md")"
+    awk '/^```c$/ { inside = 1; next } inside && /^```$/ { exit } inside' <<<"$section" >"$dir/app.c"
+    compile="$(grep -m 1 '^cc app.c' <<<"$section")"
+    [ -s "$dir/app.c" ] && [ -n "$compile" ] || { echo "no example found in README.md"; return 1; }
+    cd "$dir" || return 1
+    echo "+ $compile -Wall -Wextra -Werror -std=c11"
+    eval "$compile -Wall -Wextra -Werror -std=c11" || return 1
+    LD_LIBRARY_PATH="$prefix/lib" ./app "$url" | tee app.out || return 1
+    grep -q '^working on hello$' app.out
+}
+step "README's C example compiles with its pkg-config line and runs" readme_example
+
+finish
