@@ -3,6 +3,8 @@
 //! dropped. Tests in other languages use the `leaseq-test-redis` binary, which prints the URLs
 //! as JSON and stops the servers when its stdin closes.
 
+pub mod vectors;
+
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
