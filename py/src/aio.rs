@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use leaseq::Wait;
 use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
 
 use crate::convert::{self, Block, Timeout, Ttl};
 use crate::errors;
@@ -65,7 +66,7 @@ impl Shared {
 }
 
 fn open(py: Python<'_>, target: Target) -> PyResult<AsyncClient> {
-    let runtime = runtime::get().map_err(|e| errors::runtime(py, e))?;
+    let runtime = runtime::handle().map_err(|e| errors::runtime(py, e))?;
     let client = py
         .detach(|| runtime.block_on(target.connect()))
         .map_err(|e| errors::to_py(py, e))?;
@@ -77,6 +78,23 @@ fn open(py: Python<'_>, target: Target) -> PyResult<AsyncClient> {
     })
 }
 
+/// A result of the core, converted to Python (or to its exception) only where the GIL is held
+/// already, when the bridge hands it to asyncio: runtime threads never take the GIL for errors.
+struct Outcome<T>(leaseq::Result<T>);
+
+impl<'py, T: IntoPyObject<'py>> IntoPyObject<'py> for Outcome<T> {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.0 {
+            Ok(value) => value.into_bound_py_any(py),
+            Err(err) => Err(errors::to_py(py, err)),
+        }
+    }
+}
+
 /// Runs `fut` on the runtime and hands Python an asyncio future of its result. Cancelling the
 /// asyncio future drops `fut` (a waiting lease stops waiting).
 fn spawn<'py, T, F>(py: Python<'py>, fut: F) -> PyResult<Bound<'py, PyAny>>
@@ -84,9 +102,15 @@ where
     F: Future<Output = leaseq::Result<T>> + Send + 'static,
     T: for<'a> IntoPyObject<'a> + Send + 'static,
 {
-    pyo3_async_runtimes::generic::future_into_py::<runtime::Tokio, _, T>(py, async move {
-        fut.await.map_err(errors::to_py_detached)
+    pyo3_async_runtimes::generic::future_into_py::<runtime::Tokio, _, Outcome<T>>(py, async move {
+        Ok(Outcome(fut.await))
     })
+}
+
+/// Stops the asyncio face's runtime; `leaseq.aio` registers it with `atexit`.
+#[pyfunction]
+pub fn _shutdown(py: Python<'_>) {
+    py.detach(runtime::shutdown);
 }
 
 /// Native half of ``leaseq.aio.Client``.

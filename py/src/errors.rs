@@ -64,11 +64,6 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
     exc
 }
 
-/// Like [`to_py`] for code that runs without the GIL (the asyncio face).
-pub fn to_py_detached(err: Error) -> PyErr {
-    Python::attach(|py| to_py(py, err))
-}
-
 /// An argument of the wrong Python type; the message names it like the core's messages do.
 pub fn wrong_type(py: Python<'_>, argument: &str, expected: &str, got: &Bound<'_, PyAny>) -> PyErr {
     let got = got

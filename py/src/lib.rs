@@ -23,6 +23,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<aio::AsyncClient>()?;
     m.add_class::<aio::AsyncQueue>()?;
     m.add_function(wrap_pyfunction!(errors::_error_class, m)?)?;
+    m.add_function(wrap_pyfunction!(aio::_shutdown, m)?)?;
     m.add("MAX_TTL", leaseq::MAX_TTL.as_secs_f64())?;
     m.add("MAX_ID_LEN", leaseq::MAX_ID_LEN)?;
     m.add("MAX_PREFIX_LEN", leaseq::MAX_PREFIX_LEN)?;

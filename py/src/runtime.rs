@@ -2,7 +2,9 @@
 //!
 //! One runtime per process, made again after a fork: a forked child has none of the parent's
 //! threads, so the parent's runtime would never run anything there (the same reason
-//! `leaseq::blocking` reconnects in a child).
+//! `leaseq::blocking` reconnects in a child). Its threads touch Python only to hand results to
+//! asyncio (inside pyo3-async-runtimes); `shutdown` runs at exit so none does so during
+//! interpreter finalization.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,34 +14,64 @@ use std::task::{Context, Poll};
 use std::cell::OnceCell;
 use pyo3_async_runtimes::generic::{ContextExt, Runtime as GenericRuntime};
 use pyo3_async_runtimes::TaskLocals;
-use tokio::runtime::Runtime;
+use tokio::runtime::{Handle, Runtime};
 
-static RUNTIME: Mutex<Option<(u32, &'static Runtime)>> = Mutex::new(None);
+struct Slot {
+    pid: u32,
+    /// `None` once shut down at interpreter exit.
+    runtime: Option<Runtime>,
+    handle: Handle,
+}
+
+static RUNTIME: Mutex<Option<Slot>> = Mutex::new(None);
 
 /// This process's runtime, started on first use and again after a fork.
-pub fn get() -> std::io::Result<&'static Runtime> {
+pub fn handle() -> std::io::Result<Handle> {
     let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
     let pid = std::process::id();
-    match *slot {
-        Some((owner, runtime)) if owner == pid => Ok(runtime),
-        // After a fork the parent's runtime is leaked, never dropped: dropping it would wait for
-        // worker threads that do not exist in this process.
-        _ => {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(1)
-                .thread_name("leaseq-aio")
-                .enable_all()
-                .build()?;
-            let runtime: &'static Runtime = Box::leak(Box::new(runtime));
-            *slot = Some((pid, runtime));
-            Ok(runtime)
+    if let Some(current) = slot.as_ref() {
+        if current.pid == pid && current.runtime.is_some() {
+            return Ok(current.handle.clone());
         }
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name("leaseq-aio")
+        .enable_all()
+        .build()?;
+    let handle = runtime.handle().clone();
+    let stale = slot.replace(Slot {
+        pid,
+        runtime: Some(runtime),
+        handle: handle.clone(),
+    });
+    if stale.as_ref().is_some_and(|s| s.pid != pid) {
+        // The parent's runtime has no threads in a forked child: dropping it would wait for
+        // them forever, so it is leaked.
+        std::mem::forget(stale);
+    }
+    Ok(handle)
+}
+
+/// Stops this process's runtime, waiting briefly for its threads. Called at interpreter exit
+/// (before finalization, with the GIL released): a runtime thread that is handing a result to
+/// asyncio must finish before Python tears down, or it would touch a finalized interpreter.
+pub fn shutdown() {
+    let runtime = {
+        let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
+        match slot.as_mut() {
+            Some(current) if current.pid == std::process::id() => current.runtime.take(),
+            _ => None,
+        }
+    };
+    if let Some(runtime) = runtime {
+        runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     }
 }
 
-fn expect_runtime() -> &'static Runtime {
+fn expect_handle() -> Handle {
     // Only fails when the OS refuses a thread or an epoll instance: nothing would work anyway.
-    get().expect("leaseq: cannot start the asyncio I/O runtime")
+    handle().expect("leaseq: cannot start the asyncio I/O runtime")
 }
 
 /// pyo3-async-runtimes' generic bridge over our fork-aware runtime.
@@ -79,14 +111,14 @@ impl GenericRuntime for Tokio {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        JoinHandle(expect_runtime().spawn(fut))
+        JoinHandle(expect_handle().spawn(fut))
     }
 
     fn spawn_blocking<F>(f: F) -> JoinHandle
     where
         F: FnOnce() + Send + 'static,
     {
-        JoinHandle(expect_runtime().spawn_blocking(f))
+        JoinHandle(expect_handle().spawn_blocking(f))
     }
 }
 

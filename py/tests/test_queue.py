@@ -64,7 +64,7 @@ def test_lease_json(queue: leaseq.Queue) -> None:
 
 
 def test_add_unique(queue: leaseq.Queue) -> None:
-    assert queue.add_unique(leaseq.Item(b"u")) is None
+    queue.add_unique(leaseq.Item(b"u"))
     assert queue.queue_len() == 1
 
 
@@ -198,3 +198,20 @@ def test_warnings_name_a_risky_eviction_policy(fresh_server: Server) -> None:
         r.config_set("maxmemory-policy", "allkeys-lru")
     warnings = leaseq.Client(fresh_server.url).warnings
     assert len(warnings) == 1 and "allkeys-lru" in warnings[0]
+
+
+def test_cluster(cluster: Server) -> None:
+    with leaseq.Client.cluster(cluster.urls) as client:
+        assert client.is_cluster
+        with pytest.raises(leaseq.InvalidArgumentError) as info:
+            client.queue("no-hash-tag")
+        assert info.value.argument == "prefix"
+        # Queues with different tags land on different nodes; each works.
+        for n in range(3):
+            q = client.queue(f"{{cluster-{n}}}")
+            assert q.add_batch([leaseq.Item(b"c", id=f"c{i}") for i in range(3)]) == 3
+            lease = q.lease(timeout=5.0)
+            assert lease is not None and lease.id == "c0" and q.complete(lease)
+            assert q.light_clean() == q.light_clean()
+            assert q.deep_clean().requeued == 0
+            assert (q.queue_len(), q.processing_len()) == (2, 0)

@@ -13,6 +13,7 @@ __all__ = [
     "AsyncClient",
     "AsyncQueue",
     "_error_class",
+    "_shutdown",
     "MAX_TTL",
     "MAX_ID_LEN",
     "MAX_PREFIX_LEN",
@@ -140,3 +141,4 @@ class AsyncQueue:
     def processing_len(self) -> asyncio.Future[int]: ...
 
 def _error_class(code: str) -> type: ...
+def _shutdown() -> None: ...

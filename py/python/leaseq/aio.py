@@ -13,6 +13,7 @@ Calls run on a small I/O runtime inside leaseq (no Python threads are involved),
 
 from __future__ import annotations
 
+import atexit
 from types import TracebackType
 from typing import Iterable, Optional, Sequence, Tuple, Type
 
@@ -29,6 +30,10 @@ from leaseq.errors import (
     RedisError,
     WrongTypeError,
 )
+
+# Stop the I/O runtime before the interpreter finalizes, so that none of its threads hands a
+# result to asyncio while Python is being torn down.
+atexit.register(_native._shutdown)
 
 __all__ = [
     "Client",
