@@ -204,18 +204,31 @@ impl AsyncQueue {
     fn add<'py>(&self, py: Python<'py>, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let item = convert::item(item, "item")?;
         let h = self.handle();
-        spawn(py, async move { h.queue().await?.add(&item.get().inner).await })
+        spawn(
+            py,
+            async move { h.queue().await?.add(&item.get().inner).await },
+        )
     }
 
     /// See ``leaseq.Queue.add_unique``.
-    fn add_unique<'py>(&self, py: Python<'py>, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn add_unique<'py>(
+        &self,
+        py: Python<'py>,
+        item: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let item = convert::item(item, "item")?;
         let h = self.handle();
-        spawn(py, async move { h.queue().await?.add_unique(&item.get().inner).await })
+        spawn(py, async move {
+            h.queue().await?.add_unique(&item.get().inner).await
+        })
     }
 
     /// See ``leaseq.Queue.add_batch``.
-    fn add_batch<'py>(&self, py: Python<'py>, items: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn add_batch<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let items = convert::items(items, "items")?;
         let h = self.handle();
         spawn(py, async move { h.queue().await?.add_batch(&items).await })
@@ -226,48 +239,86 @@ impl AsyncQueue {
         signature = (ttl = Ttl::DEFAULT, block = Block(true), timeout = Timeout(None)),
         text_signature = "($self, ttl=30.0, block=True, timeout=None)"
     )]
-    fn lease<'py>(&self, py: Python<'py>, ttl: Ttl, block: Block, timeout: Timeout) -> PyResult<Bound<'py, PyAny>> {
-        let wait = if block.0 { Wait::from_timeout(timeout.0) } else { Wait::No };
+    fn lease<'py>(
+        &self,
+        py: Python<'py>,
+        ttl: Ttl,
+        block: Block,
+        timeout: Timeout,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let wait = if block.0 {
+            Wait::from_timeout(timeout.0)
+        } else {
+            Wait::No
+        };
         let h = self.handle();
-        spawn(py, async move { Ok(h.queue().await?.lease(ttl.0, wait).await?.map(NewLease)) })
+        spawn(py, async move {
+            Ok(h.queue().await?.lease(ttl.0, wait).await?.map(NewLease))
+        })
     }
 
     /// See ``leaseq.Queue.complete``.
-    fn complete<'py>(&self, py: Python<'py>, lease: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    fn complete<'py>(
+        &self,
+        py: Python<'py>,
+        lease: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
         let h = self.handle();
-        spawn(py, async move { h.queue().await?.complete(&lease.get().inner).await })
+        spawn(py, async move {
+            h.queue().await?.complete(&lease.get().inner).await
+        })
     }
 
     /// See ``leaseq.Queue.complete_and_lease``.
     #[pyo3(signature = (lease, ttl = Ttl::DEFAULT), text_signature = "($self, lease, ttl=30.0)")]
-    fn complete_and_lease<'py>(&self, py: Python<'py>, lease: &Bound<'py, PyAny>, ttl: Ttl) -> PyResult<Bound<'py, PyAny>> {
+    fn complete_and_lease<'py>(
+        &self,
+        py: Python<'py>,
+        lease: &Bound<'py, PyAny>,
+        ttl: Ttl,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
         let h = self.handle();
         spawn(py, async move {
-            let (done, next) = h.queue().await?.complete_and_lease(&lease.get().inner, ttl.0).await?;
+            let (done, next) = h
+                .queue()
+                .await?
+                .complete_and_lease(&lease.get().inner, ttl.0)
+                .await?;
             Ok((done, next.map(NewLease)))
         })
     }
 
     /// See ``leaseq.Queue.renew``.
     #[pyo3(signature = (lease, ttl = Ttl::DEFAULT), text_signature = "($self, lease, ttl=30.0)")]
-    fn renew<'py>(&self, py: Python<'py>, lease: &Bound<'py, PyAny>, ttl: Ttl) -> PyResult<Bound<'py, PyAny>> {
+    fn renew<'py>(
+        &self,
+        py: Python<'py>,
+        lease: &Bound<'py, PyAny>,
+        ttl: Ttl,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
         let h = self.handle();
-        spawn(py, async move { h.queue().await?.renew(&lease.get().inner, ttl.0).await })
+        spawn(py, async move {
+            h.queue().await?.renew(&lease.get().inner, ttl.0).await
+        })
     }
 
     /// See ``leaseq.Queue.light_clean``.
     fn light_clean<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let h = self.handle();
-        spawn(py, async move { Ok(CleanReport::from(h.queue().await?.light_clean().await?)) })
+        spawn(py, async move {
+            Ok(CleanReport::from(h.queue().await?.light_clean().await?))
+        })
     }
 
     /// See ``leaseq.Queue.deep_clean``.
     fn deep_clean<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let h = self.handle();
-        spawn(py, async move { Ok(CleanReport::from(h.queue().await?.deep_clean().await?)) })
+        spawn(py, async move {
+            Ok(CleanReport::from(h.queue().await?.deep_clean().await?))
+        })
     }
 
     /// See ``leaseq.Queue.queue_len``.

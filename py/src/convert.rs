@@ -18,7 +18,11 @@ pub fn string(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<String> {
         .map_err(|_| errors::wrong_type(py, argument, "str", obj))?;
     match s.to_cow() {
         Ok(text) => Ok(text.into_owned()),
-        Err(_) => Err(errors::invalid(py, argument, "is not valid UTF-8 (lone surrogate)")),
+        Err(_) => Err(errors::invalid(
+            py,
+            argument,
+            "is not valid UTF-8 (lone surrogate)",
+        )),
     }
 }
 
@@ -46,7 +50,12 @@ pub fn data(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<u8>> {
     if obj.is_instance_of::<PyString>() {
         return string(obj, argument).map(String::into_bytes);
     }
-    Err(errors::wrong_type(obj.py(), argument, "bytes, bytearray or str", obj))
+    Err(errors::wrong_type(
+        obj.py(),
+        argument,
+        "bytes, bytearray or str",
+        obj,
+    ))
 }
 
 /// A number of seconds (`int` or `float`, not `bool`), finite and not negative.
@@ -55,7 +64,12 @@ pub fn seconds(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Duration> {
     let is_number = (obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyFloat>())
         && !obj.is_instance_of::<PyBool>();
     if !is_number {
-        return Err(errors::wrong_type(py, argument, "a number of seconds (int or float)", obj));
+        return Err(errors::wrong_type(
+            py,
+            argument,
+            "a number of seconds (int or float)",
+            obj,
+        ));
     }
     let value: f64 = obj
         .extract()
@@ -64,7 +78,11 @@ pub fn seconds(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Duration> {
         return Err(errors::invalid(py, argument, "must be a number, got nan"));
     }
     if value < 0.0 {
-        return Err(errors::invalid(py, argument, format!("must not be negative, got {value}")));
+        return Err(errors::invalid(
+            py,
+            argument,
+            format!("must not be negative, got {value}"),
+        ));
     }
     Duration::try_from_secs_f64(value).map_err(|_| errors::invalid(py, argument, "is too large"))
 }
@@ -87,7 +105,10 @@ pub fn item(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Py<Item>> {
 pub fn items(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<leaseq::Item>> {
     let py = obj.py();
     let expected = "an iterable of leaseq.Item";
-    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<Item>() {
+    if obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<Item>()
+    {
         return Err(errors::wrong_type(py, argument, expected, obj));
     }
     let iter = obj

@@ -91,7 +91,12 @@ pub fn invalid(py: Python<'_>, argument: &str, reason: impl std::fmt::Display) -
 
 /// Item data that could not be encoded or decoded as JSON; `cause` is Python's own error.
 pub fn json(py: Python<'_>, cause: PyErr) -> PyErr {
-    let err = make(py, class_name(ErrorCode::Json), format!("json error: {}", cause.value(py)), None);
+    let err = make(
+        py,
+        class_name(ErrorCode::Json),
+        format!("json error: {}", cause.value(py)),
+        None,
+    );
     err.set_cause(py, Some(cause));
     err
 }

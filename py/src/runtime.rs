@@ -11,9 +11,9 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{Context, Poll};
 
-use std::cell::OnceCell;
 use pyo3_async_runtimes::generic::{ContextExt, Runtime as GenericRuntime};
 use pyo3_async_runtimes::TaskLocals;
+use std::cell::OnceCell;
 use tokio::runtime::{Handle, Runtime};
 
 struct Slot {

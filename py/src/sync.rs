@@ -145,7 +145,13 @@ impl Queue {
         signature = (ttl = Ttl::DEFAULT, block = Block(true), timeout = Timeout(None)),
         text_signature = "($self, ttl=30.0, block=True, timeout=None)"
     )]
-    fn lease(&self, py: Python<'_>, ttl: Ttl, block: Block, timeout: Timeout) -> PyResult<Option<NewLease>> {
+    fn lease(
+        &self,
+        py: Python<'_>,
+        ttl: Ttl,
+        block: Block,
+        timeout: Timeout,
+    ) -> PyResult<Option<NewLease>> {
         let ttl = ttl.0;
         if !block.0 {
             return self.lease_once(py, ttl, Wait::No);
@@ -156,9 +162,15 @@ impl Queue {
         loop {
             let slice = match deadline {
                 None => WAIT_SLICE,
-                Some(deadline) => deadline.saturating_duration_since(Instant::now()).min(WAIT_SLICE),
+                Some(deadline) => deadline
+                    .saturating_duration_since(Instant::now())
+                    .min(WAIT_SLICE),
             };
-            let wait = if slice.is_zero() { Wait::No } else { Wait::Timeout(slice) };
+            let wait = if slice.is_zero() {
+                Wait::No
+            } else {
+                Wait::Timeout(slice)
+            };
             if let Some(lease) = self.lease_once(py, ttl, wait)? {
                 return Ok(Some(lease));
             }

@@ -50,7 +50,11 @@ fn json_loads<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> 
 impl Item {
     #[new]
     #[pyo3(signature = (data, id = None))]
-    fn new(py: Python<'_>, data: &Bound<'_, PyAny>, id: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        id: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         make_item(py, convert::data(data, "data")?, id)
     }
 
@@ -58,7 +62,11 @@ impl Item {
     /// ``value`` cannot be encoded (NaN included).
     #[staticmethod]
     #[pyo3(signature = (value, id = None))]
-    fn from_json(py: Python<'_>, value: &Bound<'_, PyAny>, id: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    fn from_json(
+        py: Python<'_>,
+        value: &Bound<'_, PyAny>,
+        id: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         make_item(py, json_dumps(value)?, id)
     }
 
@@ -80,7 +88,11 @@ impl Item {
     }
 
     fn __repr__(&self) -> String {
-        format!("Item(id={:?}, {} bytes)", self.inner.id(), self.inner.data().len())
+        format!(
+            "Item(id={:?}, {} bytes)",
+            self.inner.id(),
+            self.inner.data().len()
+        )
     }
 }
 
@@ -102,7 +114,13 @@ impl<'py> IntoPyObject<'py> for NewLease {
 
     fn into_pyobject(mut self, py: Python<'py>) -> PyResult<Bound<'py, Lease>> {
         let data = PyBytes::new(py, &self.0.take_data()).unbind();
-        Bound::new(py, Lease { inner: self.0, data })
+        Bound::new(
+            py,
+            Lease {
+                inner: self.0,
+                data,
+            },
+        )
     }
 }
 
@@ -172,6 +190,9 @@ impl From<leaseq::CleanReport> for CleanReport {
 #[pymethods]
 impl CleanReport {
     fn __repr__(&self) -> String {
-        format!("CleanReport(requeued={}, removed={})", self.requeued, self.removed)
+        format!(
+            "CleanReport(requeued={}, removed={})",
+            self.requeued, self.removed
+        )
     }
 }
