@@ -1,0 +1,171 @@
+//! What the Rust soak workers share: their command line, the results queue, and the dice that
+//! decide how a worker misbehaves. The C, Python and Node workers follow the same rules
+//! (README.md).
+
+use std::time::Duration;
+
+use leaseq::{Client, Item, Queue};
+
+/// Every worker's lease TTL.
+pub const TTL: Duration = Duration::from_millis(500);
+/// Past the TTL: how long a "slow" worker sleeps.
+pub const SLOW: Duration = Duration::from_millis(700);
+
+/// What a worker does with one lease, decided by a roll in [0, 100).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behaviour {
+    /// Never completes: the lease expires and the cleaner gives the item back.
+    Drop,
+    /// Sleeps past the TTL, then completes (which may return false).
+    Slow,
+    /// Completes twice: the second must return false.
+    Twice,
+    /// Sleeps past the TTL, renews (must return false), then completes.
+    RenewLate,
+    /// Completes.
+    Normal,
+}
+
+impl Behaviour {
+    /// The same table in every language: 4% drop, 3% slow, 2% twice, 2% renew late.
+    pub fn from_roll(roll: u32) -> Behaviour {
+        match roll {
+            0..4 => Behaviour::Drop,
+            4..7 => Behaviour::Slow,
+            7..9 => Behaviour::Twice,
+            9..11 => Behaviour::RenewLate,
+            _ => Behaviour::Normal,
+        }
+    }
+}
+
+/// A small xorshift generator: the soak needs variety, not quality.
+pub struct Dice(u64);
+
+impl Dice {
+    /// Seeded from the process id and the clock.
+    pub fn new() -> Dice {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_nanos() as u64;
+        Dice(nanos ^ ((std::process::id() as u64) << 32) | 1)
+    }
+
+    /// A number in [0, n).
+    pub fn below(&mut self, n: u32) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as u32
+    }
+}
+
+impl Default for Dice {
+    fn default() -> Self {
+        Dice::new()
+    }
+}
+
+/// A worker's command line and environment.
+pub struct Args {
+    pub url: String,
+    pub lang: String,
+    pub queues: Vec<String>,
+    pub results: String,
+    /// `None`: work; `Some((first, count))`: produce ids `<lang>-<first..first+count>`.
+    pub produce: Option<(u64, u64)>,
+}
+
+impl Args {
+    /// `WORKER URL LANG work` or `WORKER URL LANG produce FIRST COUNT`.
+    pub fn from_env() -> Args {
+        let argv: Vec<String> = std::env::args().skip(1).collect();
+        let usage = "usage: WORKER URL LANG work | WORKER URL LANG produce FIRST COUNT";
+        let (url, lang, mode) = match argv.as_slice() {
+            [url, lang, mode, ..] => (url.clone(), lang.clone(), mode.as_str()),
+            _ => panic!("{usage}"),
+        };
+        let produce = match mode {
+            "work" => None,
+            "produce" => Some((argv[3].parse().expect(usage), argv[4].parse().expect(usage))),
+            _ => panic!("{usage}"),
+        };
+        let queues = std::env::var("LEASEQ_SOAK_QUEUES")
+            .expect("LEASEQ_SOAK_QUEUES")
+            .split(',')
+            .map(str::to_owned)
+            .collect();
+        let results = std::env::var("LEASEQ_SOAK_RESULTS").expect("LEASEQ_SOAK_RESULTS");
+        Args {
+            url,
+            lang,
+            queues,
+            results,
+            produce,
+        }
+    }
+}
+
+/// Records events in the results queue, through leaseq itself.
+#[derive(Clone)]
+pub struct Recorder {
+    results: Queue,
+    lang: String,
+}
+
+impl Recorder {
+    pub fn new(client: &Client, args: &Args) -> Recorder {
+        Recorder {
+            results: client.queue(&args.results).expect("results prefix"),
+            lang: args.lang.clone(),
+        }
+    }
+
+    /// `kind` is `win` or `exec`; `queue` the prefix the item came from.
+    pub async fn record(&self, kind: &str, queue: &str, id: &str) {
+        let record = format!("{kind}|{queue}|{id}|{}", uuid::Uuid::new_v4().simple());
+        self.add(record).await;
+    }
+
+    /// A broken guarantee.
+    pub async fn violation(&self, what: &str) {
+        let record = format!(
+            "viol|{}|{what}|{}",
+            self.lang,
+            uuid::Uuid::new_v4().simple()
+        );
+        self.add(record).await;
+    }
+
+    async fn add(&self, record: String) {
+        let item = Item::with_id(record, self.lang.clone().into_bytes()).expect("record id");
+        self.results.add_unique(&item).await.expect("record");
+    }
+}
+
+/// Adds `<lang>-<n>` for n in first..first+count, item n to queue n % 2, in batches of 50.
+pub async fn produce(client: &Client, args: &Args, first: u64, count: u64) {
+    let queues: Vec<Queue> = args
+        .queues
+        .iter()
+        .map(|p| client.queue(p).unwrap())
+        .collect();
+    let mut batches: Vec<Vec<Item>> = vec![Vec::new(), Vec::new()];
+    for n in first..first + count {
+        let item = Item::with_id(format!("{}-{n}", args.lang), format!("{{\"n\":{n}}}")).unwrap();
+        batches[(n % 2) as usize].push(item);
+        for (q, batch) in queues.iter().zip(batches.iter_mut()) {
+            if batch.len() == 50 {
+                let added = q.add_batch(batch).await.expect("add_batch");
+                assert_eq!(added, 50, "fresh ids are all added");
+                batch.clear();
+            }
+        }
+    }
+    for (q, batch) in queues.iter().zip(batches) {
+        if !batch.is_empty() {
+            q.add_batch(&batch).await.expect("add_batch");
+        }
+    }
+}
