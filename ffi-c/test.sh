@@ -29,7 +29,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/leaseq-c-test.XXXXXX")"
 launcher_pids=()
 
 cleanup() {
-    exec 7>&- 8>&- 2>/dev/null
+    { exec 7>&- 8>&-; } 2>/dev/null
     # Closing the launchers' stdin stops their servers; give them a moment to do it.
     for pid in "${launcher_pids[@]}"; do
         for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done

@@ -75,23 +75,24 @@ static bool process(const leaseq_queue *queue, const leaseq_lease *lease, int64_
 
     int64_t renewed_at = now_ms();
     int64_t finish = renewed_at + work_ms;
-    while (now_ms() < finish) {
-        sleep_ms(10); /* one step of real work would go here */
-        if (now_ms() - renewed_at >= ttl_ms / 3) {
+    for (;;) {
+        sleep_ms(10); /* one step of real work on data[0..len) would go here */
+        int64_t now = now_ms();
+        if (now - renewed_at >= ttl_ms / 3) {
             bool renewed = false;
             leaseq_status status = leaseq_queue_renew(queue, lease, ttl_ms, &renewed);
+            if (status == LEASEQ_CLOSED) return false;
             if (status != LEASEQ_OK) {
-                report("renew", status);
-                if (status == LEASEQ_CLOSED) return false;
-                continue; /* a transient error: try again at the next step */
-            }
-            if (!renewed) {
+                report("renew", status); /* transient: try again at the next step */
+            } else if (!renewed) {
                 printf("lost the lease on %s, giving it up\n", id);
                 return false;
+            } else {
+                renewed_at = now_ms();
+                printf("renewed %s\n", id);
             }
-            renewed_at = now_ms();
-            printf("renewed %s\n", id);
         }
+        if (now >= finish) break;
     }
     printf("done %s (%zu bytes, attempt %" PRIu64 ")\n", id, len, count);
     return true;

@@ -9,7 +9,7 @@
  *   number never changes meaning (the registry is spec/errors.md in the leaseq repository).
  *   Results come back through out-parameters named out_*. After a failure,
  *   leaseq_last_error_message() says what went wrong (per thread) and leaseq_status_str() gives
- *   the status's name. Pointer out-parameters are set to NULL on failure.
+ *   the status's name. Out-parameters are written even on failure: NULL, 0 or false.
  *
  * - Arguments. Every pointer argument is required: NULL gives LEASEQ_NULL_ARGUMENT with a
  *   message naming the argument, never a crash. The exceptions are stated where they apply:

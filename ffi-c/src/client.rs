@@ -4,7 +4,7 @@ use std::ffi::{c_char, CString};
 
 use leaseq::blocking;
 
-use crate::guard::{arg, call, call_quiet, out, text, Failure};
+use crate::guard::{arg, call, call_quiet, text, Failure, Out};
 use crate::queue::leaseq_queue;
 use crate::status::leaseq_status;
 
@@ -48,9 +48,9 @@ pub unsafe extern "C" fn leaseq_client_connect(
     out_client: *mut *mut leaseq_client,
 ) -> leaseq_status {
     call("leaseq_client_connect", || {
-        let out_client = unsafe { out(out_client, "out_client") }?;
-        out_client.set(std::ptr::null_mut());
+        let out_client = unsafe { Out::new(out_client, "out_client", std::ptr::null_mut()) };
         let url = unsafe { text(url, "url") }?;
+        out_client.required()?;
         let client = blocking::Client::connect(url)?;
         out_client.set(leaseq_client::new(client));
         Ok(())
@@ -77,8 +77,7 @@ pub unsafe extern "C" fn leaseq_client_connect_cluster(
     out_client: *mut *mut leaseq_client,
 ) -> leaseq_status {
     call("leaseq_client_connect_cluster", || {
-        let out_client = unsafe { out(out_client, "out_client") }?;
-        out_client.set(std::ptr::null_mut());
+        let out_client = unsafe { Out::new(out_client, "out_client", std::ptr::null_mut()) };
         let pointers: &[*const c_char] = if urls_len == 0 {
             &[]
         } else if urls.is_null() {
@@ -92,6 +91,7 @@ pub unsafe extern "C" fn leaseq_client_connect_cluster(
             .enumerate()
             .map(|(i, &p)| unsafe { text(p, format!("urls[{i}]")) })
             .collect::<Result<Vec<&str>, Failure>>()?;
+        out_client.required()?;
         let client = blocking::Client::connect_cluster(list)?;
         out_client.set(leaseq_client::new(client));
         Ok(())
@@ -125,8 +125,9 @@ pub unsafe extern "C" fn leaseq_client_is_cluster(
     out_is_cluster: *mut bool,
 ) -> leaseq_status {
     call("leaseq_client_is_cluster", || {
+        let out_is_cluster = unsafe { Out::new(out_is_cluster, "out_is_cluster", false) };
         let client = unsafe { arg(client, "client") }?;
-        let out_is_cluster = unsafe { out(out_is_cluster, "out_is_cluster") }?;
+        out_is_cluster.required()?;
         out_is_cluster.set(client.inner.is_cluster());
         Ok(())
     })
@@ -144,8 +145,9 @@ pub unsafe extern "C" fn leaseq_client_warning_count(
     out_count: *mut usize,
 ) -> leaseq_status {
     call("leaseq_client_warning_count", || {
+        let out_count = unsafe { Out::new(out_count, "out_count", 0) };
         let client = unsafe { arg(client, "client") }?;
-        let out_count = unsafe { out(out_count, "out_count") }?;
+        out_count.required()?;
         out_count.set(client.warnings.len());
         Ok(())
     })
@@ -165,9 +167,9 @@ pub unsafe extern "C" fn leaseq_client_warning(
     out_warning: *mut *const c_char,
 ) -> leaseq_status {
     call("leaseq_client_warning", || {
+        let out_warning = unsafe { Out::new(out_warning, "out_warning", std::ptr::null()) };
         let client = unsafe { arg(client, "client") }?;
-        let out_warning = unsafe { out(out_warning, "out_warning") }?;
-        out_warning.set(std::ptr::null());
+        out_warning.required()?;
         let warning = client.warnings.get(index).ok_or_else(|| {
             Failure::invalid(
                 "index",
@@ -201,10 +203,10 @@ pub unsafe extern "C" fn leaseq_client_queue(
     out_queue: *mut *mut leaseq_queue,
 ) -> leaseq_status {
     call("leaseq_client_queue", || {
+        let out_queue = unsafe { Out::new(out_queue, "out_queue", std::ptr::null_mut()) };
         let client = unsafe { arg(client, "client") }?;
-        let out_queue = unsafe { out(out_queue, "out_queue") }?;
-        out_queue.set(std::ptr::null_mut());
         let prefix = unsafe { text(prefix, "prefix") }?;
+        out_queue.required()?;
         let queue = client.inner.queue(prefix)?;
         out_queue.set(leaseq_queue::new(queue));
         Ok(())

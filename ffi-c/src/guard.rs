@@ -6,7 +6,6 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::ptr::NonNull;
 
 use crate::status::{
     leaseq_status, status_of, LEASEQ_INTERNAL, LEASEQ_INVALID_ARGUMENT, LEASEQ_NULL_ARGUMENT,
@@ -129,24 +128,45 @@ pub(crate) unsafe fn arg<'a, T>(ptr: *const T, name: &'static str) -> Result<&'a
     unsafe { ptr.as_ref() }.ok_or(Failure::Null(name.into()))
 }
 
-/// A required out-parameter. Written with `ptr::write`: what the caller left there may be any
-/// bytes, so it is never read.
-pub(crate) struct Out<T>(NonNull<T>);
-
-impl<T> Out<T> {
-    /// Stores `value`. The pointee must not need dropping (pointers, numbers, bools, PODs).
-    pub(crate) fn set(&self, value: T) {
-        // SAFETY: the caller promised a writable, aligned `T`; see `out`.
-        unsafe { self.0.as_ptr().write(value) }
-    }
+/// An out-parameter. Made first thing in a function with the value it holds after a failure,
+/// which is stored at once (when the pointer is not NULL), so that every failure, early or
+/// late, leaves it set. [`Out::required`] turns a NULL pointer into `LEASEQ_NULL_ARGUMENT`; call
+/// it before doing anything that a missing result would waste (like leasing an item).
+///
+/// Values are written with `ptr::write`: what the caller left there may be any bytes, so it is
+/// never read, and `T: Copy` needs no drop.
+pub(crate) struct Out<T: Copy> {
+    ptr: *mut T,
+    name: &'static str,
 }
 
-/// A required out-parameter.
-///
-/// # Safety
-/// `ptr` is NULL or points to writable, aligned memory for a `T` for the whole call.
-pub(crate) unsafe fn out<T>(ptr: *mut T, name: &'static str) -> Result<Out<T>, Failure> {
-    NonNull::new(ptr).map(Out).ok_or(Failure::Null(name.into()))
+impl<T: Copy> Out<T> {
+    /// # Safety
+    /// `ptr` is NULL or points to writable, aligned memory for a `T` for the whole call.
+    pub(crate) unsafe fn new(ptr: *mut T, name: &'static str, initial: T) -> Out<T> {
+        if !ptr.is_null() {
+            // SAFETY: writable and aligned by the caller's contract.
+            unsafe { ptr.write(initial) }
+        }
+        Out { ptr, name }
+    }
+
+    /// Fails with `LEASEQ_NULL_ARGUMENT` naming the parameter when it is NULL.
+    pub(crate) fn required(&self) -> Result<(), Failure> {
+        if self.ptr.is_null() {
+            Err(Failure::Null(self.name.into()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Stores `value` (nothing when the pointer is NULL, which `required` has refused).
+    pub(crate) fn set(&self, value: T) {
+        if !self.ptr.is_null() {
+            // SAFETY: writable and aligned by the contract of `Out::new`.
+            unsafe { self.ptr.write(value) }
+        }
+    }
 }
 
 /// A required NUL-terminated string argument that must be UTF-8.

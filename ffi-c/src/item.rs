@@ -4,7 +4,7 @@ use std::ffi::{c_char, CString};
 
 use leaseq::Item;
 
-use crate::guard::{arg, bytes, call, call_quiet, out, text};
+use crate::guard::{arg, bytes, call, call_quiet, text, Out};
 use crate::status::leaseq_status;
 
 /// A piece of work to add: an id and arbitrary bytes (opaque).
@@ -39,9 +39,9 @@ pub unsafe extern "C" fn leaseq_item_new(
     out_item: *mut *mut leaseq_item,
 ) -> leaseq_status {
     call("leaseq_item_new", || {
-        let out_item = unsafe { out(out_item, "out_item") }?;
-        out_item.set(std::ptr::null_mut());
+        let out_item = unsafe { Out::new(out_item, "out_item", std::ptr::null_mut()) };
         let data = unsafe { bytes(data, data_len, "data") }?;
+        out_item.required()?;
         out_item.set(leaseq_item::new(Item::new(data)));
         Ok(())
     })
@@ -65,10 +65,10 @@ pub unsafe extern "C" fn leaseq_item_with_id(
     out_item: *mut *mut leaseq_item,
 ) -> leaseq_status {
     call("leaseq_item_with_id", || {
-        let out_item = unsafe { out(out_item, "out_item") }?;
-        out_item.set(std::ptr::null_mut());
+        let out_item = unsafe { Out::new(out_item, "out_item", std::ptr::null_mut()) };
         let id = unsafe { text(id, "id") }?;
         let data = unsafe { bytes(data, data_len, "data") }?;
+        out_item.required()?;
         out_item.set(leaseq_item::new(Item::with_id(id, data)?));
         Ok(())
     })
@@ -86,8 +86,9 @@ pub unsafe extern "C" fn leaseq_item_id(
     out_id: *mut *const c_char,
 ) -> leaseq_status {
     call("leaseq_item_id", || {
+        let out_id = unsafe { Out::new(out_id, "out_id", std::ptr::null()) };
         let item = unsafe { arg(item, "item") }?;
-        let out_id = unsafe { out(out_id, "out_id") }?;
+        out_id.required()?;
         out_id.set(item.id.as_ptr());
         Ok(())
     })

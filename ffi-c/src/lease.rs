@@ -4,7 +4,7 @@ use std::ffi::{c_char, CString};
 
 use leaseq::Lease;
 
-use crate::guard::{arg, c_string, call, call_quiet, out};
+use crate::guard::{arg, c_string, call, call_quiet, Out};
 use crate::status::leaseq_status;
 
 /// A leased item: its id, data, lease token and lease count (opaque). Pass it back to
@@ -52,8 +52,9 @@ pub unsafe extern "C" fn leaseq_lease_id(
     out_id: *mut *const c_char,
 ) -> leaseq_status {
     call("leaseq_lease_id", || {
+        let out_id = unsafe { Out::new(out_id, "out_id", std::ptr::null()) };
         let lease = unsafe { arg(lease, "lease") }?;
-        let out_id = unsafe { out(out_id, "out_id") }?;
+        out_id.required()?;
         out_id.set(lease.id.as_ptr());
         Ok(())
     })
@@ -74,9 +75,11 @@ pub unsafe extern "C" fn leaseq_lease_data(
     out_len: *mut usize,
 ) -> leaseq_status {
     call("leaseq_lease_data", || {
+        let out_data = unsafe { Out::new(out_data, "out_data", std::ptr::null()) };
+        let out_len = unsafe { Out::new(out_len, "out_len", 0) };
         let lease = unsafe { arg(lease, "lease") }?;
-        let out_data = unsafe { out(out_data, "out_data") }?;
-        let out_len = unsafe { out(out_len, "out_len") }?;
+        out_data.required()?;
+        out_len.required()?;
         out_data.set(lease.data.as_ptr());
         out_len.set(lease.data.len() - 1);
         Ok(())
@@ -97,8 +100,9 @@ pub unsafe extern "C" fn leaseq_lease_token(
     out_token: *mut *const c_char,
 ) -> leaseq_status {
     call("leaseq_lease_token", || {
+        let out_token = unsafe { Out::new(out_token, "out_token", std::ptr::null()) };
         let lease = unsafe { arg(lease, "lease") }?;
-        let out_token = unsafe { out(out_token, "out_token") }?;
+        out_token.required()?;
         out_token.set(lease.token.as_ptr());
         Ok(())
     })
@@ -115,8 +119,9 @@ pub unsafe extern "C" fn leaseq_lease_count(
     out_count: *mut u64,
 ) -> leaseq_status {
     call("leaseq_lease_count", || {
+        let out_count = unsafe { Out::new(out_count, "out_count", 0) };
         let lease = unsafe { arg(lease, "lease") }?;
-        let out_count = unsafe { out(out_count, "out_count") }?;
+        out_count.required()?;
         out_count.set(lease.inner.count());
         Ok(())
     })

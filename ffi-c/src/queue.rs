@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use leaseq::{blocking, CleanReport, Item, RenewOutcome, Wait, MAX_TTL};
 
-use crate::guard::{arg, call, call_quiet, out, text, Failure};
+use crate::guard::{arg, call, call_quiet, text, Failure, Out};
 use crate::item::leaseq_item;
 use crate::lease::leaseq_lease;
 use crate::status::leaseq_status;
@@ -105,8 +105,9 @@ pub unsafe extern "C" fn leaseq_queue_prefix(
     out_prefix: *mut *const c_char,
 ) -> leaseq_status {
     call("leaseq_queue_prefix", || {
+        let out_prefix = unsafe { Out::new(out_prefix, "out_prefix", std::ptr::null()) };
         let queue = unsafe { arg(queue, "queue") }?;
-        let out_prefix = unsafe { out(out_prefix, "out_prefix") }?;
+        out_prefix.required()?;
         out_prefix.set(queue.prefix.as_ptr());
         Ok(())
     })
@@ -125,10 +126,10 @@ pub unsafe extern "C" fn leaseq_queue_add(
     out_added: *mut bool,
 ) -> leaseq_status {
     call("leaseq_queue_add", || {
+        let out_added = unsafe { Out::new(out_added, "out_added", false) };
         let queue = unsafe { arg(queue, "queue") }?;
         let item = unsafe { arg(item, "item") }?;
-        let out_added = unsafe { out(out_added, "out_added") }?;
-        out_added.set(false);
+        out_added.required()?;
         out_added.set(queue.inner.add(&item.inner)?);
         Ok(())
     })
@@ -170,6 +171,7 @@ pub unsafe extern "C" fn leaseq_queue_add_batch(
     out_added: *mut usize,
 ) -> leaseq_status {
     call("leaseq_queue_add_batch", || {
+        let out_added = unsafe { Out::new(out_added, "out_added", 0) };
         let queue = unsafe { arg(queue, "queue") }?;
         let pointers: &[*const leaseq_item] = if items_len == 0 {
             &[]
@@ -179,8 +181,7 @@ pub unsafe extern "C" fn leaseq_queue_add_batch(
             // SAFETY: `items_len` readable pointers by the caller's contract.
             unsafe { std::slice::from_raw_parts(items, items_len) }
         };
-        let out_added = unsafe { out(out_added, "out_added") }?;
-        out_added.set(0);
+        out_added.required()?;
         let mut batch: Vec<Item> = Vec::with_capacity(pointers.len());
         for (i, &p) in pointers.iter().enumerate() {
             // SAFETY: NULL or a live item by the caller's contract.
@@ -218,9 +219,9 @@ pub unsafe extern "C" fn leaseq_queue_lease(
     out_lease: *mut *mut leaseq_lease,
 ) -> leaseq_status {
     call("leaseq_queue_lease", || {
+        let out_lease = unsafe { Out::new(out_lease, "out_lease", std::ptr::null_mut()) };
         let queue = unsafe { arg(queue, "queue") }?;
-        let out_lease = unsafe { out(out_lease, "out_lease") }?;
-        out_lease.set(std::ptr::null_mut());
+        out_lease.required()?;
         let ttl = ttl(ttl_ms)?;
         if let Some(lease) = queue.inner.lease(ttl, wait(timeout_ms))? {
             out_lease.set(leaseq_lease::new(lease));
@@ -243,10 +244,10 @@ pub unsafe extern "C" fn leaseq_queue_complete(
     out_completed: *mut bool,
 ) -> leaseq_status {
     call("leaseq_queue_complete", || {
+        let out_completed = unsafe { Out::new(out_completed, "out_completed", false) };
         let queue = unsafe { arg(queue, "queue") }?;
         let lease = unsafe { arg(lease, "lease") }?;
-        let out_completed = unsafe { out(out_completed, "out_completed") }?;
-        out_completed.set(false);
+        out_completed.required()?;
         out_completed.set(queue.inner.complete(&lease.inner)?);
         Ok(())
     })
@@ -272,12 +273,12 @@ pub unsafe extern "C" fn leaseq_queue_complete_and_lease(
     out_next: *mut *mut leaseq_lease,
 ) -> leaseq_status {
     call("leaseq_queue_complete_and_lease", || {
+        let out_completed = unsafe { Out::new(out_completed, "out_completed", false) };
+        let out_next = unsafe { Out::new(out_next, "out_next", std::ptr::null_mut()) };
         let queue = unsafe { arg(queue, "queue") }?;
         let lease = unsafe { arg(lease, "lease") }?;
-        let out_completed = unsafe { out(out_completed, "out_completed") }?;
-        let out_next = unsafe { out(out_next, "out_next") }?;
-        out_completed.set(false);
-        out_next.set(std::ptr::null_mut());
+        out_completed.required()?;
+        out_next.required()?;
         let ttl = ttl(ttl_ms)?;
         let (completed, next) = queue.inner.complete_and_lease(&lease.inner, ttl)?;
         out_completed.set(completed);
@@ -302,10 +303,10 @@ pub unsafe extern "C" fn leaseq_queue_renew(
     out_renewed: *mut bool,
 ) -> leaseq_status {
     call("leaseq_queue_renew", || {
+        let out_renewed = unsafe { Out::new(out_renewed, "out_renewed", false) };
         let queue = unsafe { arg(queue, "queue") }?;
         let lease = unsafe { arg(lease, "lease") }?;
-        let out_renewed = unsafe { out(out_renewed, "out_renewed") }?;
-        out_renewed.set(false);
+        out_renewed.required()?;
         let ttl = ttl(ttl_ms)?;
         out_renewed.set(queue.inner.renew(&lease.inner, ttl)?);
         Ok(())
@@ -325,10 +326,10 @@ pub unsafe extern "C" fn leaseq_queue_renew_outcome(
     out_outcome: *mut leaseq_renew_outcome,
 ) -> leaseq_status {
     call("leaseq_queue_renew_outcome", || {
+        let out_outcome = unsafe { Out::new(out_outcome, "out_outcome", LEASEQ_RENEW_EXPIRED) };
         let queue = unsafe { arg(queue, "queue") }?;
         let lease = unsafe { arg(lease, "lease") }?;
-        let out_outcome = unsafe { out(out_outcome, "out_outcome") }?;
-        out_outcome.set(LEASEQ_RENEW_EXPIRED);
+        out_outcome.required()?;
         let ttl = ttl(ttl_ms)?;
         out_outcome.set(match queue.inner.renew_outcome(&lease.inner, ttl)? {
             RenewOutcome::Renewed => LEASEQ_RENEW_RENEWED,
@@ -352,9 +353,10 @@ pub unsafe extern "C" fn leaseq_queue_light_clean(
     out_report: *mut leaseq_clean_report,
 ) -> leaseq_status {
     call("leaseq_queue_light_clean", || {
+        let out_report =
+            unsafe { Out::new(out_report, "out_report", leaseq_clean_report::default()) };
         let queue = unsafe { arg(queue, "queue") }?;
-        let out_report = unsafe { out(out_report, "out_report") }?;
-        out_report.set(leaseq_clean_report::default());
+        out_report.required()?;
         out_report.set(queue.inner.light_clean()?.into());
         Ok(())
     })
@@ -372,9 +374,10 @@ pub unsafe extern "C" fn leaseq_queue_deep_clean(
     out_report: *mut leaseq_clean_report,
 ) -> leaseq_status {
     call("leaseq_queue_deep_clean", || {
+        let out_report =
+            unsafe { Out::new(out_report, "out_report", leaseq_clean_report::default()) };
         let queue = unsafe { arg(queue, "queue") }?;
-        let out_report = unsafe { out(out_report, "out_report") }?;
-        out_report.set(leaseq_clean_report::default());
+        out_report.required()?;
         out_report.set(queue.inner.deep_clean()?.into());
         Ok(())
     })
@@ -391,9 +394,9 @@ pub unsafe extern "C" fn leaseq_queue_len(
     out_len: *mut u64,
 ) -> leaseq_status {
     call("leaseq_queue_len", || {
+        let out_len = unsafe { Out::new(out_len, "out_len", 0) };
         let queue = unsafe { arg(queue, "queue") }?;
-        let out_len = unsafe { out(out_len, "out_len") }?;
-        out_len.set(0);
+        out_len.required()?;
         out_len.set(queue.inner.queue_len()?);
         Ok(())
     })
@@ -410,9 +413,9 @@ pub unsafe extern "C" fn leaseq_queue_processing_len(
     out_len: *mut u64,
 ) -> leaseq_status {
     call("leaseq_queue_processing_len", || {
+        let out_len = unsafe { Out::new(out_len, "out_len", 0) };
         let queue = unsafe { arg(queue, "queue") }?;
-        let out_len = unsafe { out(out_len, "out_len") }?;
-        out_len.set(0);
+        out_len.required()?;
         out_len.set(queue.inner.processing_len()?);
         Ok(())
     })
@@ -438,11 +441,11 @@ pub unsafe extern "C" fn leaseq_queue_lease_from_parts(
     out_lease: *mut *mut leaseq_lease,
 ) -> leaseq_status {
     call("leaseq_queue_lease_from_parts", || {
+        let out_lease = unsafe { Out::new(out_lease, "out_lease", std::ptr::null_mut()) };
         let queue = unsafe { arg(queue, "queue") }?;
-        let out_lease = unsafe { out(out_lease, "out_lease") }?;
-        out_lease.set(std::ptr::null_mut());
         let id = unsafe { text(id, "id") }?;
         let token = unsafe { text(token, "token") }?;
+        out_lease.required()?;
         let lease = queue.inner.lease_from_parts(id, token, count)?;
         out_lease.set(leaseq_lease::new(lease));
         Ok(())

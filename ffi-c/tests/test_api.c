@@ -703,6 +703,37 @@ static void null_pointer_arguments(void) {
     CHECK_NULL_ARG(leaseq_queue_lease_from_parts(queue, "i", NULL, 1, &l), "token");
     CHECK_NULL_ARG(leaseq_queue_lease_from_parts(queue, "i", "t", 1, NULL), "out_lease");
 
+    /* Out-parameters are reset even when another argument is refused. */
+    c = (leaseq_client *)&c;
+    CHECK_NULL_ARG(leaseq_client_connect(NULL, &c), "url");
+    CHECK(c == NULL);
+    l = (leaseq_lease *)&l;
+    CHECK_NULL_ARG(leaseq_queue_lease(NULL, 1000, 0, &l), "queue");
+    CHECK(l == NULL);
+    b = true;
+    l = (leaseq_lease *)&l;
+    CHECK_NULL_ARG(leaseq_queue_complete_and_lease(queue, NULL, 1000, &b, &l), "lease");
+    CHECK(!b && l == NULL);
+    u = 7;
+    CHECK_NULL_ARG(leaseq_queue_len(NULL, &u), "queue");
+    CHECK(u == 0);
+    s = "stale";
+    CHECK_NULL_ARG(leaseq_lease_id(NULL, &s), "lease");
+    CHECK(s == NULL);
+    d = (const uint8_t *)"stale";
+    n = 5;
+    CHECK_NULL_ARG(leaseq_lease_data(NULL, &d, &n), "lease");
+    CHECK(d == NULL && n == 0);
+    n = 5;
+    CHECK_NULL_ARG(leaseq_queue_add_batch(queue, NULL, 1, &n), "items");
+    CHECK(n == 0);
+    r.requeued = r.removed = 9;
+    CHECK_NULL_ARG(leaseq_queue_deep_clean(NULL, &r), "queue");
+    CHECK(r.requeued == 0 && r.removed == 0);
+    o = LEASEQ_RENEW_RENEWED;
+    CHECK_NULL_ARG(leaseq_queue_renew_outcome(queue, NULL, 1000, &o), "lease");
+    CHECK(o != LEASEQ_RENEW_RENEWED);
+
     /* Every _free accepts NULL. */
     leaseq_client_free(NULL);
     leaseq_queue_free(NULL);
