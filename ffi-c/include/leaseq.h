@@ -508,8 +508,9 @@ leaseq_status leaseq_queue_complete(const leaseq_queue *queue,
  * `leaseq_queue_complete`.
  *
  * `*out_next`, when not NULL, is a new lease owned by the caller: free it with
- * `leaseq_lease_free`. `lease` stays the caller's too. On failure `*out_next` is NULL and
- * nothing was completed.
+ * `leaseq_lease_free`. `lease` stays the caller's too. On failure `*out_completed` is false
+ * and `*out_next` NULL: a refused argument completed nothing, but after a connection or Redis
+ * error the item may have been completed all the same.
  *
  * # Safety
  * `queue` and `lease` are NULL or live handles; `out_completed` and `out_next` are NULL or
