@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the Python package from source into py/.venv and runs its checks: mypy.stubtest on the
-# hand-written stubs, mypy --strict on the package and its tests, and pytest (which also runs and
+# Builds the Python package from source into py/.venv and runs its checks: ruff, mypy.stubtest on
+# the hand-written stubs, mypy --strict on the package and its tests, and pytest (which also runs and
 # type-checks the README's Python examples) against throwaway redis-servers.
 # Needs Rust, Python 3 and pip; installs the rest. `make test-py` runs it.
 set -euo pipefail
@@ -40,11 +40,14 @@ py="$venv/bin/python"
 # The maturin build backend runs the `maturin` executable of this venv.
 export PATH="$venv/bin:$PATH"
 "$py" -m pip install -q --disable-pip-version-check \
-  "maturin>=1.9,<2" "pytest>=8" "pytest-timeout>=2" "mypy>=1.10" "redis>=5"
+  "maturin>=1.9,<2" "pytest>=8" "pytest-timeout>=2" "mypy>=1.10" "redis>=5" "ruff==0.17.6"
 
 echo "py: building and installing the package (profile $profile)"
 MATURIN_PEP517_ARGS="--profile $profile" \
   "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps ./py
+
+echo "py: ruff"
+(cd "$here" && "$py" -m ruff check -q python tests && "$py" -m ruff format -q --check python tests)
 
 echo "py: mypy.stubtest"
 (cd "$(mktemp -d)" && "$py" -m mypy.stubtest leaseq)

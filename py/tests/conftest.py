@@ -10,16 +10,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import leaseq
 import pytest
 import redis
-
-import leaseq
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def launcher() -> str:
-    path = os.environ.get("LEASEQ_TEST_REDIS") or str(REPO / "target" / "debug" / "leaseq-test-redis")
+    path = os.environ.get("LEASEQ_TEST_REDIS") or str(
+        REPO / "target" / "debug" / "leaseq-test-redis"
+    )
     if not os.access(path, os.X_OK):
         pytest.fail(
             f"redis launcher {path} is missing: build it with "
@@ -52,7 +53,9 @@ def start_server(*args: str) -> Server:
     if not line:
         process.wait(timeout=60)
         process.stdout.close()
-        pytest.fail(f"redis launcher exited with {process.returncode} before printing its URL")
+        pytest.fail(
+            f"redis launcher exited with {process.returncode} before printing its URL"
+        )
     info = json.loads(line)
     return Server(url=info["url"], urls=info["urls"], process=process)
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-from typing import Any, Awaitable, Callable, TypeVar
-
-import pytest
-import redis
+import subprocess
+import sys
+from collections.abc import Awaitable
+from typing import Any, Callable, TypeVar
 
 import leaseq
 import leaseq.aio
+import pytest
+import redis
 from conftest import Server, new_prefix
 
 T = TypeVar("T")
@@ -35,7 +37,11 @@ def test_every_method(url: str) -> None:
             assert await q.add_batch([leaseq.Item.from_json({"n": 3}, id="3")]) == 1
             assert (await q.queue_len(), await q.processing_len()) == (3, 0)
             first = await q.lease(ttl=30.0)
-            assert first is not None and (first.id, first.data, first.count) == ("1", b"one", 1)
+            assert first is not None and (first.id, first.data, first.count) == (
+                "1",
+                b"one",
+                1,
+            )
             assert await q.renew(first, ttl=60.0) is True
             done, second = await q.complete_and_lease(first, ttl=30.0)
             assert done is True and second is not None and second.data == b"two"
@@ -60,7 +66,7 @@ def test_a_waiting_lease_lets_other_tasks_run(url: str) -> None:
         q = client.queue(new_prefix())
         waiter = asyncio.create_task(q.lease(ttl=10.0))
         other = client.queue(new_prefix())
-        for i in range(20):
+        for _ in range(20):
             await other.add(leaseq.Item(b"x"))
         assert await other.queue_len() == 20
         assert not waiter.done()
@@ -76,11 +82,17 @@ def test_many_concurrent_waiters_each_get_one_item(url: str) -> None:
     async def main() -> None:
         client = leaseq.aio.Client(url)
         q = client.queue(new_prefix())
-        waiters = [asyncio.create_task(q.lease(ttl=30.0, timeout=30.0)) for _ in range(8)]
+        waiters = [
+            asyncio.create_task(q.lease(ttl=30.0, timeout=30.0)) for _ in range(8)
+        ]
         await q.add_batch([leaseq.Item(b"", id=f"w{i}") for i in range(8)])
         leases = await asyncio.gather(*waiters)
-        assert sorted(lease.id for lease in leases if lease) == [f"w{i}" for i in range(8)]
-        assert all(await asyncio.gather(*(q.complete(lease) for lease in leases if lease)))
+        assert sorted(lease.id for lease in leases if lease) == [
+            f"w{i}" for i in range(8)
+        ]
+        assert all(
+            await asyncio.gather(*(q.complete(lease) for lease in leases if lease))
+        )
 
     run(main)
 
@@ -126,7 +138,9 @@ def test_close_wakes_a_waiting_lease(url: str) -> None:
         (lambda q: q.complete_and_lease(None), "lease"),
     ],
 )
-def test_bad_arguments(url: str, call: Callable[[Any], Awaitable[Any]], argument: str) -> None:
+def test_bad_arguments(
+    url: str, call: Callable[[Any], Awaitable[Any]], argument: str
+) -> None:
     async def main() -> None:
         q = leaseq.aio.Client(url).queue(new_prefix())
         with pytest.raises(leaseq.InvalidArgumentError) as info:
@@ -169,12 +183,16 @@ def test_connection_lost(fresh_server: Server) -> None:
 def _aio_fork_child(q: leaseq.aio.Queue, results: Any) -> None:
     async def main() -> None:
         lease = await q.lease(ttl=30.0, timeout=10.0)
-        results.put((lease.id if lease else None, await q.complete(lease) if lease else False))
+        results.put(
+            (lease.id if lease else None, await q.complete(lease) if lease else False)
+        )
 
     asyncio.run(main())
 
 
-@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+@pytest.mark.filterwarnings(
+    "ignore:This process .* is multi-threaded:DeprecationWarning"
+)
 def test_forked_child_gets_a_working_client(url: str) -> None:
     client = leaseq.aio.Client(url)
     q = client.queue(new_prefix())
@@ -227,11 +245,10 @@ asyncio.run(main())
 def test_processes_exit_cleanly_right_after_awaiting(url: str) -> None:
     # The runtime thread that hands the last result to asyncio must be done with Python before
     # the interpreter finalizes; a race there crashed the process at exit now and then.
-    import subprocess
-    import sys
-
     for _ in range(20):
-        done = subprocess.run(
-            [sys.executable, "-c", EXIT_CHILD, url, new_prefix()], capture_output=True, timeout=60
+        done = subprocess.run(  # noqa: PLW1510 - the return code is asserted
+            [sys.executable, "-c", EXIT_CHILD, url, new_prefix()],
+            capture_output=True,
+            timeout=60,
         )
         assert done.returncode == 0, done.stderr

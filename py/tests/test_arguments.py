@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import pytest
-
 import leaseq
+import pytest
 from leaseq import _native
 
 TYPE = leaseq.InvalidArgumentTypeError
@@ -29,7 +28,13 @@ def check(call: Callable[[], object], argument: str, cls: type[Exception]) -> No
 
 @pytest.mark.parametrize(
     ("bad", "cls"),
-    [(None, TYPE), (123, TYPE), (b"redis://127.0.0.1", TYPE), ("", VALUE), ("not a url", VALUE)],
+    [
+        (None, TYPE),
+        (123, TYPE),
+        (b"redis://127.0.0.1", TYPE),
+        ("", VALUE),
+        ("not a url", VALUE),
+    ],
 )
 def test_client_url(bad: Any, cls: type[Exception]) -> None:
     check(lambda: leaseq.Client(bad), "url", cls)
@@ -51,14 +56,24 @@ def test_cluster_urls(bad: Any, cls: type[Exception]) -> None:
 
 @pytest.mark.parametrize(
     ("bad", "cls"),
-    [(None, TYPE), (5, TYPE), (b"p", TYPE), ("", VALUE), ("a\nb", VALUE), ("x" * 1025, VALUE)],
+    [
+        (None, TYPE),
+        (5, TYPE),
+        (b"p", TYPE),
+        ("", VALUE),
+        ("a\nb", VALUE),
+        ("x" * 1025, VALUE),
+    ],
 )
 def test_queue_prefix(client: leaseq.Client, bad: Any, cls: type[Exception]) -> None:
     check(lambda: client.queue(bad), "prefix", cls)
 
 
 def test_prefix_at_the_limit_is_accepted(client: leaseq.Client) -> None:
-    assert client.queue("x" * _native.MAX_PREFIX_LEN).prefix == "x" * _native.MAX_PREFIX_LEN
+    assert (
+        client.queue("x" * _native.MAX_PREFIX_LEN).prefix
+        == "x" * _native.MAX_PREFIX_LEN
+    )
 
 
 @pytest.mark.parametrize("bad", [None, 5, ["x"], memoryview(b"x")])
@@ -90,7 +105,10 @@ def test_item_argument(queue: leaseq.Queue, method: str, bad: Any) -> None:
     assert queue.queue_len() == 0
 
 
-@pytest.mark.parametrize("bad", [None, 5, "abc", b"abc", leaseq.Item(b"x"), [b"x"], [leaseq.Item(b"x"), None]])
+@pytest.mark.parametrize(
+    "bad",
+    [None, 5, "abc", b"abc", leaseq.Item(b"x"), [b"x"], [leaseq.Item(b"x"), None]],
+)
 def test_add_batch_items(queue: leaseq.Queue, bad: Any) -> None:
     check(lambda: queue.add_batch(bad), "items", TYPE)
     assert queue.queue_len() == 0
@@ -126,7 +144,13 @@ def test_lease_block(queue: leaseq.Queue, bad: Any) -> None:
 
 @pytest.mark.parametrize(
     ("bad", "cls"),
-    [("1", TYPE), (True, TYPE), (-1, VALUE), (float("nan"), VALUE), (float("inf"), VALUE)],
+    [
+        ("1", TYPE),
+        (True, TYPE),
+        (-1, VALUE),
+        (float("nan"), VALUE),
+        (float("inf"), VALUE),
+    ],
 )
 def test_lease_timeout(queue: leaseq.Queue, bad: Any, cls: type[Exception]) -> None:
     check(lambda: queue.lease(timeout=bad), "timeout", cls)
@@ -142,7 +166,9 @@ def lease(queue: leaseq.Queue) -> leaseq.Lease:
 
 @pytest.mark.parametrize("method", ["complete", "complete_and_lease", "renew"])
 @pytest.mark.parametrize("bad", [None, "id", leaseq.Item(b"x")])
-def test_lease_argument(queue: leaseq.Queue, lease: leaseq.Lease, method: str, bad: Any) -> None:
+def test_lease_argument(
+    queue: leaseq.Queue, lease: leaseq.Lease, method: str, bad: Any
+) -> None:
     check(lambda: getattr(queue, method)(bad), "lease", TYPE)
     assert queue.processing_len() == 1
 
@@ -150,7 +176,11 @@ def test_lease_argument(queue: leaseq.Queue, lease: leaseq.Lease, method: str, b
 @pytest.mark.parametrize("method", ["complete_and_lease", "renew"])
 @pytest.mark.parametrize(("bad", "cls"), TTL_BAD)
 def test_renew_ttl(
-    queue: leaseq.Queue, lease: leaseq.Lease, method: str, bad: Any, cls: type[Exception]
+    queue: leaseq.Queue,
+    lease: leaseq.Lease,
+    method: str,
+    bad: Any,
+    cls: type[Exception],
 ) -> None:
     check(lambda: getattr(queue, method)(lease, ttl=bad), "ttl", cls)
     assert queue.processing_len() == 1

@@ -12,14 +12,15 @@ import textwrap
 import threading
 import time
 
+import leaseq
 import pytest
 import redis
-
-import leaseq
 from conftest import new_prefix
 
 
-def test_eight_threads_complete_every_item_exactly_once(client: leaseq.Client, prefix: str) -> None:
+def test_eight_threads_complete_every_item_exactly_once(
+    client: leaseq.Client, prefix: str
+) -> None:
     q = client.queue(prefix)
     ids = [f"t{i}" for i in range(800)]
     assert q.add_batch([leaseq.Item(i.encode(), id=i) for i in ids]) == len(ids)
@@ -44,7 +45,7 @@ def test_eight_threads_complete_every_item_exactly_once(client: leaseq.Client, p
                     with lock:
                         done.append(lease.id)
                     lease = q.lease(ttl=60.0, timeout=0.5)
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:
             failures.append(e)
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
@@ -63,7 +64,9 @@ def test_a_blocked_lease_does_not_block_other_threads(client: leaseq.Client) -> 
     waiting_queue = client.queue(new_prefix())
     busy_queue = client.queue(new_prefix())
     result: list[leaseq.Lease | None] = []
-    waiter = threading.Thread(target=lambda: result.append(waiting_queue.lease(ttl=10.0)))
+    waiter = threading.Thread(
+        target=lambda: result.append(waiting_queue.lease(ttl=10.0))
+    )
     waiter.start()
     # While the waiter blocks (on the same client), this thread makes round trips and runs
     # Python code. With the GIL held by the waiter, none of this could happen.
@@ -79,7 +82,9 @@ def test_a_blocked_lease_does_not_block_other_threads(client: leaseq.Client) -> 
     assert len(result) == 1 and result[0] is not None and result[0].id == "wake"
 
 
-def test_other_threads_run_during_round_trips(client: leaseq.Client, prefix: str) -> None:
+def test_other_threads_run_during_round_trips(
+    client: leaseq.Client, prefix: str
+) -> None:
     # A pure-Python thread keeps counting while the main thread spends its time in leaseq.
     q = client.queue(prefix)
     stop = threading.Event()
@@ -117,7 +122,9 @@ CTRL_C_CHILD = textwrap.dedent(
 )
 
 
-def test_ctrl_c_interrupts_a_blocking_lease(url: str, prefix: str, r: redis.Redis) -> None:
+def test_ctrl_c_interrupts_a_blocking_lease(
+    url: str, prefix: str, r: redis.Redis
+) -> None:
     child = subprocess.Popen(
         [sys.executable, "-c", CTRL_C_CHILD, url, prefix],
         stdout=subprocess.PIPE,
@@ -145,11 +152,17 @@ def _fork_child(q: leaseq.Queue, results: multiprocessing.Queue) -> None:  # typ
     results.put((lease.id if lease else None, q.complete(lease) if lease else False))
 
 
-@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
-def test_forked_children_get_a_working_client(client: leaseq.Client, prefix: str) -> None:
+@pytest.mark.filterwarnings(
+    "ignore:This process .* is multi-threaded:DeprecationWarning"
+)
+def test_forked_children_get_a_working_client(
+    client: leaseq.Client, prefix: str
+) -> None:
     q = client.queue(prefix)
     q.add_batch([leaseq.Item(b"x", id=f"f{i}") for i in range(3)])
-    assert q.queue_len() == 3  # the parent's connection and runtime exist before the fork
+    assert (
+        q.queue_len() == 3
+    )  # the parent's connection and runtime exist before the fork
     ctx = multiprocessing.get_context("fork")
     results = ctx.Queue()
     children = [ctx.Process(target=_fork_child, args=(q, results)) for _ in range(3)]
@@ -168,7 +181,9 @@ def test_forked_children_get_a_working_client(client: leaseq.Client, prefix: str
     results.join_thread()
 
 
-@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
+@pytest.mark.filterwarnings(
+    "ignore:This process .* is multi-threaded:DeprecationWarning"
+)
 def test_fork_keeps_a_closed_client_closed(url: str) -> None:
     client = leaseq.Client(url)
     q = client.queue(new_prefix())
@@ -180,7 +195,7 @@ def test_fork_keeps_a_closed_client_closed(url: str) -> None:
             code = 1
         except leaseq.ClosedError:
             code = 0
-        except BaseException:  # noqa: BLE001
+        except BaseException:
             code = 2
         os._exit(code)
     _, status = os.waitpid(pid, 0)

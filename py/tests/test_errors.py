@@ -6,12 +6,11 @@ import builtins
 import re
 import threading
 
-import pytest
-import redis
-
 import leaseq
 import leaseq.aio
 import leaseq.errors
+import pytest
+import redis
 from conftest import REPO, Server, new_prefix
 from leaseq import _native
 
@@ -44,7 +43,9 @@ def test_registry_row(row: dict[str, str]) -> None:
     cls = getattr(leaseq, name)
     assert cls is getattr(leaseq.aio, name) is getattr(leaseq.errors, name)
     for base in bases:
-        expected = leaseq.LeaseqError if base == "LeaseqError" else getattr(builtins, base)
+        expected = (
+            leaseq.LeaseqError if base == "LeaseqError" else getattr(builtins, base)
+        )
         assert issubclass(cls, expected), (name, base)
     assert issubclass(cls, leaseq.LeaseqError)
     assert cls.code == row["code"]
@@ -56,7 +57,10 @@ def test_registry_row(row: dict[str, str]) -> None:
 
 def test_every_exported_error_is_in_the_registry() -> None:
     registered = {re.match(r"\w+", row["Python class"]).group(0) for row in PYTHON_ROWS}  # type: ignore[union-attr]
-    exported = {name for name in leaseq.errors.__all__} - {"LeaseqError", "InvalidArgumentTypeError"}
+    exported = {name for name in leaseq.errors.__all__} - {
+        "LeaseqError",
+        "InvalidArgumentTypeError",
+    }
     assert exported == registered
     assert issubclass(leaseq.InvalidArgumentTypeError, leaseq.InvalidArgumentError)
     assert issubclass(leaseq.InvalidArgumentTypeError, TypeError)
@@ -112,7 +116,11 @@ def test_closed_error(url: str) -> None:
     client = leaseq.Client(url)
     q = client.queue(new_prefix())
     client.close()
-    for call in (lambda: q.add(leaseq.Item(b"x")), q.queue_len, lambda: q.lease(timeout=5)):
+    for call in (
+        lambda: q.add(leaseq.Item(b"x")),
+        q.queue_len,
+        lambda: q.lease(timeout=5),
+    ):
         with pytest.raises(leaseq.ClosedError) as info:
             call()
         assert info.value.code == "CLOSED"
@@ -128,7 +136,7 @@ def test_close_wakes_a_waiting_lease(url: str) -> None:
         started.set()
         try:
             q.lease()
-        except BaseException as e:  # noqa: BLE001 - the test inspects it
+        except BaseException as e:
             errors.append(e)
 
     t = threading.Thread(target=wait)

@@ -9,12 +9,12 @@ The other side issues exactly the redis-py commands of redis-work-queue's Python
 
 from __future__ import annotations
 
+import threading
 import uuid
-from typing import Any, Optional, Tuple
-
-import redis
+from typing import Any
 
 import leaseq
+import redis
 
 
 class TheirClient:
@@ -31,7 +31,9 @@ class TheirClient:
         self.cmd("SET", f"{self.p}:item:{item_id}", data)
         self.cmd("LPUSH", f"{self.p}:queue", item_id)
 
-    def lease(self, secs: int = 30, block: bool = False) -> Optional[Tuple[str, Optional[bytes]]]:
+    def lease(
+        self, secs: int = 30, block: bool = False
+    ) -> tuple[str, bytes | None] | None:
         if block:
             raw = self.cmd("BRPOPLPUSH", f"{self.p}:queue", f"{self.p}:processing", 5)
         else:
@@ -50,7 +52,9 @@ class TheirClient:
         return bool(removed)
 
 
-def test_leaseq_adds_they_lease_and_complete(queue: leaseq.Queue, r: redis.Redis) -> None:
+def test_leaseq_adds_they_lease_and_complete(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
     theirs = TheirClient(r, queue.prefix)
     queue.add(leaseq.Item(b"first \x00 bytes", id="a"))
     queue.add_batch([leaseq.Item(b"second", id="b")])
@@ -68,12 +72,18 @@ def test_leaseq_adds_they_lease_and_complete(queue: leaseq.Queue, r: redis.Redis
     assert queue.add(leaseq.Item(b"again", id="a"))
 
 
-def test_they_add_leaseq_leases_and_completes(queue: leaseq.Queue, r: redis.Redis) -> None:
+def test_they_add_leaseq_leases_and_completes(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
     theirs = TheirClient(r, queue.prefix)
     theirs.add("x", b"from them")
     theirs.add("y", b"second")
     lease = queue.lease(ttl=30.0, block=False)
-    assert lease is not None and (lease.id, lease.data, lease.count) == ("x", b"from them", 1)
+    assert lease is not None and (lease.id, lease.data, lease.count) == (
+        "x",
+        b"from them",
+        1,
+    )
     assert r.lrange(f"{queue.prefix}:processing", 0, -1) == [b"x"]
     assert r.exists(f"{queue.prefix}:lease:x") == 1
     assert queue.complete(lease)
@@ -85,9 +95,9 @@ def test_they_add_leaseq_leases_and_completes(queue: leaseq.Queue, r: redis.Redi
     assert (queue.queue_len(), queue.processing_len()) == (0, 0)
 
 
-def test_their_add_wakes_a_blocking_leaseq_lease(queue: leaseq.Queue, r: redis.Redis) -> None:
-    import threading
-
+def test_their_add_wakes_a_blocking_leaseq_lease(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
     got: list[leaseq.Lease | None] = []
     waiter = threading.Thread(target=lambda: got.append(queue.lease(timeout=30.0)))
     waiter.start()
@@ -96,7 +106,9 @@ def test_their_add_wakes_a_blocking_leaseq_lease(queue: leaseq.Queue, r: redis.R
     assert len(got) == 1 and got[0] is not None and got[0].data == b"wake"
 
 
-def test_their_crashed_worker_is_repaired_by_leaseq(queue: leaseq.Queue, r: redis.Redis) -> None:
+def test_their_crashed_worker_is_repaired_by_leaseq(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
     # Their worker took the id and died before SETEX: no lease key ever existed.
     theirs = TheirClient(r, queue.prefix)
     theirs.add("crash", b"data")
@@ -109,7 +121,9 @@ def test_their_crashed_worker_is_repaired_by_leaseq(queue: leaseq.Queue, r: redi
     assert queue.complete(lease)
 
 
-def test_their_complete_fences_out_a_leaseq_holder(queue: leaseq.Queue, r: redis.Redis) -> None:
+def test_their_complete_fences_out_a_leaseq_holder(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
     theirs = TheirClient(r, queue.prefix)
     queue.add(leaseq.Item(b"x", id="shared"))
     lease = queue.lease(block=False)

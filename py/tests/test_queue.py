@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-
-import pytest
-import redis
+import threading
 
 import leaseq
+import pytest
+import redis
 from conftest import Server
 
 
@@ -54,7 +54,10 @@ def test_binary_and_str_data_round_trip(queue: leaseq.Queue) -> None:
     queue.add(leaseq.Item("text ✓", id="txt"))
     first, second = queue.lease(block=False), queue.lease(block=False)
     assert first is not None and second is not None
-    assert {first.id: first.data, second.id: second.data} == {"bin": blob, "txt": "text ✓".encode()}
+    assert {first.id: first.data, second.id: second.data} == {
+        "bin": blob,
+        "txt": "text ✓".encode(),
+    }
 
 
 def test_lease_json(queue: leaseq.Queue) -> None:
@@ -71,7 +74,7 @@ def test_add_unique(queue: leaseq.Queue) -> None:
 def test_add_batch(queue: leaseq.Queue) -> None:
     items = [leaseq.Item(str(i).encode(), id=f"b{i}") for i in range(2500)]
     assert queue.add_batch(items) == 2500
-    assert queue.add_batch(items[:10] + [leaseq.Item(b"new", id="fresh")]) == 1
+    assert queue.add_batch([*items[:10], leaseq.Item(b"new", id="fresh")]) == 1
     assert queue.add_batch([]) == 0
     assert queue.add_batch(leaseq.Item(b"g") for _ in range(3)) == 3
     assert queue.queue_len() == 2504
@@ -93,7 +96,6 @@ def test_lease_on_empty_queue(queue: leaseq.Queue) -> None:
 
 def test_lease_waits_for_an_item_across_slices(queue: leaseq.Queue) -> None:
     # A wait longer than one GIL-free slice still returns the item that arrives.
-    import threading
 
     def add_later() -> None:
         threading.Event().wait(1.2)
@@ -130,7 +132,9 @@ def test_renew(queue: leaseq.Queue, r: redis.Redis) -> None:
     assert queue.renew(lease) is False
 
 
-def test_expired_lease_is_requeued_by_light_clean(queue: leaseq.Queue, r: redis.Redis) -> None:
+def test_expired_lease_is_requeued_by_light_clean(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
     queue.add(leaseq.Item(b"x", id="ex"))
     lease = queue.lease(ttl=60.0, block=False)
     assert lease is not None

@@ -20,18 +20,18 @@ from leaseq.errors import (
 )
 
 __all__ = [
-    "Client",
-    "Queue",
-    "Item",
-    "Lease",
     "CleanReport",
-    "LeaseqError",
-    "LeaseqConnectionError",
-    "RedisError",
+    "Client",
+    "ClosedError",
     "InvalidArgumentError",
     "InvalidArgumentTypeError",
-    "WrongTypeError",
-    "LeaseqTimeoutError",
-    "ClosedError",
+    "Item",
     "JsonError",
+    "Lease",
+    "LeaseqConnectionError",
+    "LeaseqError",
+    "LeaseqTimeoutError",
+    "Queue",
+    "RedisError",
+    "WrongTypeError",
 ]

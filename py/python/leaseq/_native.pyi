@@ -1,22 +1,22 @@
 # Hand-written stubs for the extension module built from py/src (checked by mypy.stubtest).
 import asyncio
+from collections.abc import Iterable, Sequence
 from types import TracebackType
-from typing import Any, ClassVar, Iterable, Optional, Sequence, Tuple, Type, final
-
+from typing import Any, ClassVar, final
 
 __all__ = [
-    "Item",
-    "Lease",
-    "CleanReport",
-    "Client",
-    "Queue",
-    "AsyncClient",
-    "AsyncQueue",
-    "_error_class",
-    "_shutdown",
-    "MAX_TTL",
     "MAX_ID_LEN",
     "MAX_PREFIX_LEN",
+    "MAX_TTL",
+    "AsyncClient",
+    "AsyncQueue",
+    "CleanReport",
+    "Client",
+    "Item",
+    "Lease",
+    "Queue",
+    "_error_class",
+    "_shutdown",
 ]
 
 MAX_TTL: float
@@ -27,9 +27,9 @@ MAX_PREFIX_LEN: int
 class Item:
     """A piece of work: an id (random UUID unless given) and its data (bytes)."""
 
-    def __new__(cls, data: bytes | bytearray | str, id: Optional[str] = None) -> Item: ...
+    def __new__(cls, data: bytes | bytearray | str, id: str | None = None) -> Item: ...
     @staticmethod
-    def from_json(value: Any, id: Optional[str] = None) -> Item:
+    def from_json(value: Any, id: str | None = None) -> Item:
         """An item whose data is ``value`` encoded as compact JSON."""
     @property
     def id(self) -> str: ...
@@ -80,9 +80,9 @@ class Client:
     def __enter__(self) -> Client: ...
     def __exit__(
         self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
         /,
     ) -> bool: ...
 
@@ -96,12 +96,12 @@ class Queue:
     def add_unique(self, item: Item) -> None: ...
     def add_batch(self, items: Iterable[Item]) -> int: ...
     def lease(
-        self, ttl: float = 30.0, block: bool = True, timeout: Optional[float] = None
-    ) -> Optional[Lease]: ...
+        self, ttl: float = 30.0, block: bool = True, timeout: float | None = None
+    ) -> Lease | None: ...
     def complete(self, lease: Lease) -> bool: ...
     def complete_and_lease(
         self, lease: Lease, ttl: float = 30.0
-    ) -> Tuple[bool, Optional[Lease]]: ...
+    ) -> tuple[bool, Lease | None]: ...
     def renew(self, lease: Lease, ttl: float = 30.0) -> bool: ...
     def light_clean(self) -> CleanReport: ...
     def deep_clean(self) -> CleanReport: ...
@@ -128,12 +128,12 @@ class AsyncQueue:
     def add_unique(self, item: Item) -> asyncio.Future[None]: ...
     def add_batch(self, items: Iterable[Item]) -> asyncio.Future[int]: ...
     def lease(
-        self, ttl: float = 30.0, block: bool = True, timeout: Optional[float] = None
-    ) -> asyncio.Future[Optional[Lease]]: ...
+        self, ttl: float = 30.0, block: bool = True, timeout: float | None = None
+    ) -> asyncio.Future[Lease | None]: ...
     def complete(self, lease: Lease) -> asyncio.Future[bool]: ...
     def complete_and_lease(
         self, lease: Lease, ttl: float = 30.0
-    ) -> asyncio.Future[Tuple[bool, Optional[Lease]]]: ...
+    ) -> asyncio.Future[tuple[bool, Lease | None]]: ...
     def renew(self, lease: Lease, ttl: float = 30.0) -> asyncio.Future[bool]: ...
     def light_clean(self) -> asyncio.Future[CleanReport]: ...
     def deep_clean(self) -> asyncio.Future[CleanReport]: ...

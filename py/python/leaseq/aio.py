@@ -14,8 +14,8 @@ Calls run on a small I/O runtime inside leaseq (no Python threads are involved),
 from __future__ import annotations
 
 import atexit
+from collections.abc import Iterable, Sequence
 from types import TracebackType
-from typing import Iterable, Optional, Sequence, Tuple, Type
 
 from leaseq import _native
 from leaseq._native import CleanReport, Item, Lease
@@ -36,20 +36,20 @@ from leaseq.errors import (
 atexit.register(_native._shutdown)
 
 __all__ = [
-    "Client",
-    "Queue",
-    "Item",
-    "Lease",
     "CleanReport",
-    "LeaseqError",
-    "LeaseqConnectionError",
-    "RedisError",
+    "Client",
+    "ClosedError",
     "InvalidArgumentError",
     "InvalidArgumentTypeError",
-    "WrongTypeError",
-    "LeaseqTimeoutError",
-    "ClosedError",
+    "Item",
     "JsonError",
+    "Lease",
+    "LeaseqConnectionError",
+    "LeaseqError",
+    "LeaseqTimeoutError",
+    "Queue",
+    "RedisError",
+    "WrongTypeError",
 ]
 
 
@@ -79,8 +79,8 @@ class Queue:
         return await self._native.add_batch(items)
 
     async def lease(
-        self, ttl: float = 30.0, block: bool = True, timeout: Optional[float] = None
-    ) -> Optional[Lease]:
+        self, ttl: float = 30.0, block: bool = True, timeout: float | None = None
+    ) -> Lease | None:
         """Leases the next item for ``ttl`` seconds, or returns ``None``.
 
         ``block=False`` returns at once; otherwise it waits up to ``timeout`` seconds
@@ -94,7 +94,7 @@ class Queue:
 
     async def complete_and_lease(
         self, lease: Lease, ttl: float = 30.0
-    ) -> Tuple[bool, Optional[Lease]]:
+    ) -> tuple[bool, Lease | None]:
         """Completes ``lease`` and leases the next item (no wait) in one round trip."""
         return await self._native.complete_and_lease(lease, ttl)
 
@@ -162,8 +162,8 @@ class Client:
 
     async def __aexit__(
         self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()

@@ -7,18 +7,18 @@ ConnectionError`` keep working.
 
 from __future__ import annotations
 
-from typing import ClassVar, Optional
+from typing import ClassVar
 
 __all__ = [
-    "LeaseqError",
-    "LeaseqConnectionError",
-    "RedisError",
+    "ClosedError",
     "InvalidArgumentError",
     "InvalidArgumentTypeError",
-    "WrongTypeError",
-    "LeaseqTimeoutError",
-    "ClosedError",
     "JsonError",
+    "LeaseqConnectionError",
+    "LeaseqError",
+    "LeaseqTimeoutError",
+    "RedisError",
+    "WrongTypeError",
 ]
 
 
@@ -48,7 +48,7 @@ class InvalidArgumentError(LeaseqError, ValueError):
 
     code: ClassVar[str] = "INVALID_ARGUMENT"
     #: The name of the refused argument, as the API documents it.
-    argument: Optional[str] = None
+    argument: str | None = None
 
 
 class InvalidArgumentTypeError(InvalidArgumentError, TypeError):
