@@ -326,7 +326,9 @@ impl Queue {
         let next = match parse_leased(next, token)? {
             Leased::Got(lease) => Some(lease),
             Leased::Empty => None,
-            Leased::More => self.try_lease(ttl_ms).await?,
+            // The complete is done and must be reported; if the follow-up lease fails, the
+            // caller's next `lease` meets the same error.
+            Leased::More => self.try_lease(ttl_ms).await.unwrap_or(None),
         };
         Ok((completed, next))
     }
