@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -91,6 +92,17 @@ def url(server: Server) -> str:
 def client(url: str) -> Iterator[leaseq.Client]:
     with leaseq.Client(url) as c:
         yield c
+
+
+def blocked_clients(r: redis.Redis) -> int:
+    """How many connections wait in a blocking command (leaseq's waits are BLMOVE)."""
+    return sum(1 for c in r.client_list() if "b" in c.get("flags", ""))
+
+
+def wait_until_blocked(r: redis.Redis, more_than: int) -> None:
+    """Returns once more than `more_than` connections are blocked: a lease is waiting."""
+    while blocked_clients(r) <= more_than:
+        time.sleep(0.01)
 
 
 def new_prefix() -> str:

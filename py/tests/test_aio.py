@@ -13,7 +13,7 @@ import leaseq
 import leaseq.aio
 import pytest
 import redis
-from conftest import Server, new_prefix
+from conftest import Server, blocked_clients, new_prefix, wait_until_blocked
 
 T = TypeVar("T")
 
@@ -110,12 +110,14 @@ def test_cancelling_a_waiting_lease_takes_no_item(url: str) -> None:
     run(main)
 
 
-def test_close_wakes_a_waiting_lease(url: str) -> None:
+def test_close_wakes_a_waiting_lease(url: str, r: redis.Redis) -> None:
+    baseline = blocked_clients(r)
+
     async def main() -> None:
         client = leaseq.aio.Client(url)
         q = client.queue(new_prefix())
         waiter = asyncio.create_task(q.lease())
-        await asyncio.sleep(0.1)
+        await asyncio.to_thread(wait_until_blocked, r, baseline)
         client.close()
         with pytest.raises(leaseq.ClosedError):
             await asyncio.wait_for(waiter, 30)

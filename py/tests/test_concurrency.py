@@ -10,12 +10,11 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 
 import leaseq
 import pytest
 import redis
-from conftest import new_prefix
+from conftest import blocked_clients, new_prefix, wait_until_blocked
 
 
 def test_eight_threads_complete_every_item_exactly_once(
@@ -82,28 +81,30 @@ def test_a_blocked_lease_does_not_block_other_threads(client: leaseq.Client) -> 
     assert len(result) == 1 and result[0] is not None and result[0].id == "wake"
 
 
-def test_other_threads_run_during_round_trips(
-    client: leaseq.Client, prefix: str
+def test_other_threads_run_while_the_main_thread_waits(
+    client: leaseq.Client, prefix: str, r: redis.Redis
 ) -> None:
-    # A pure-Python thread keeps counting while the main thread spends its time in leaseq.
+    # The main thread blocks in lease; a pure-Python thread (redis-py) sees it blocked and adds
+    # the item it waits for. If the wait held the GIL, that thread could never run.
     q = client.queue(prefix)
-    stop = threading.Event()
-    ticks = [0]
+    baseline = blocked_clients(r)
 
-    def count() -> None:
-        while not stop.is_set():
-            ticks[0] += 1
+    def producer() -> None:
+        with redis.Redis.from_url(url_of(r)) as own:
+            wait_until_blocked(own, baseline)
+            own.set(f"{prefix}:item:p", b"from another thread")
+            own.lpush(f"{prefix}:queue", "p")
 
-    t = threading.Thread(target=count)
+    t = threading.Thread(target=producer)
     t.start()
-    try:
-        before = ticks[0]
-        # A blocking wait with no item: the counter must move during it.
-        assert q.lease(timeout=1.0) is None
-        assert ticks[0] > before
-    finally:
-        stop.set()
-        t.join()
+    lease = q.lease(ttl=10.0)
+    t.join(timeout=30)
+    assert lease is not None and lease.data == b"from another thread"
+
+
+def url_of(r: redis.Redis) -> str:
+    kwargs = r.connection_pool.connection_kwargs
+    return f"redis://{kwargs['host']}:{kwargs['port']}"
 
 
 CTRL_C_CHILD = textwrap.dedent(
@@ -125,6 +126,7 @@ CTRL_C_CHILD = textwrap.dedent(
 def test_ctrl_c_interrupts_a_blocking_lease(
     url: str, prefix: str, r: redis.Redis
 ) -> None:
+    baseline = blocked_clients(r)
     child = subprocess.Popen(
         [sys.executable, "-c", CTRL_C_CHILD, url, prefix],
         stdout=subprocess.PIPE,
@@ -133,9 +135,8 @@ def test_ctrl_c_interrupts_a_blocking_lease(
     assert child.stdout is not None
     try:
         assert child.stdout.readline().strip() == "waiting"
-        # Wait until the child really blocks server-side (a BLMOVE on our queue).
-        while not any(c.get("cmd") == "blmove" for c in r.client_list()):
-            time.sleep(0.02)
+        # Wait until the child really blocks server-side (its BLMOVE).
+        wait_until_blocked(r, baseline)
         child.send_signal(signal.SIGINT)
         out, _ = child.communicate(timeout=30)
     finally:

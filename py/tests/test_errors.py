@@ -11,7 +11,7 @@ import leaseq.aio
 import leaseq.errors
 import pytest
 import redis
-from conftest import REPO, Server, new_prefix
+from conftest import REPO, Server, blocked_clients, new_prefix, wait_until_blocked
 from leaseq import _native
 
 
@@ -126,14 +126,13 @@ def test_closed_error(url: str) -> None:
         assert info.value.code == "CLOSED"
 
 
-def test_close_wakes_a_waiting_lease(url: str) -> None:
+def test_close_wakes_a_waiting_lease(url: str, r: redis.Redis) -> None:
     client = leaseq.Client(url)
     q = client.queue(new_prefix())
     errors: list[BaseException] = []
-    started = threading.Event()
+    baseline = blocked_clients(r)
 
     def wait() -> None:
-        started.set()
         try:
             q.lease()
         except BaseException as e:
@@ -141,7 +140,7 @@ def test_close_wakes_a_waiting_lease(url: str) -> None:
 
     t = threading.Thread(target=wait)
     t.start()
-    started.wait()
+    wait_until_blocked(r, baseline)
     client.close()
     t.join(timeout=30)
     assert not t.is_alive()
