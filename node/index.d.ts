@@ -21,9 +21,11 @@ export declare const ErrorCode: { readonly [K in ErrorCode]: K }
  * for people. A bad argument has code `INVALID_ARGUMENT` and a message naming the argument.
  */
 export declare class LeaseqError extends Error {
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown })
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; argument?: string })
   /** What kind of error this is. */
   readonly code: ErrorCode
+  /** For code `INVALID_ARGUMENT`: the name of the refused argument or option (`ttlMs`). */
+  readonly argument: string | undefined
   /** Whether the same call may succeed when tried again unchanged (`CONNECTION`, `TIMEOUT`). */
   readonly retryable: boolean
   readonly name: 'LeaseqError'

@@ -3,7 +3,8 @@
 // The one place where errors become `LeaseqError`s (spec/errors.md, "Node `err.code`").
 //
 // napi rejections keep only a message, so src/error.rs puts the registry code in front of it
-// as `leaseq:CODE: `; `fromNative` takes it back off.
+// as `leaseq:CODE: ` (`leaseq:INVALID_ARGUMENT:name: ` for a refused argument); `fromNative`
+// takes it back off.
 
 /**
  * The registry codes a Node caller can see, with whether the same call may succeed when tried
@@ -36,24 +37,27 @@ class LeaseqError extends Error {
   /**
    * @param {import('../index').ErrorCode} code
    * @param {string} message
-   * @param {{ cause?: unknown }} [options]
+   * @param {{ cause?: unknown, argument?: string }} [options]
    */
   constructor(code, message, options) {
-    super(message, options)
+    super(message, options && 'cause' in options ? { cause: options.cause } : undefined)
     /** @type {import('../index').ErrorCode} */
     this.code = code
+    /** @type {string | undefined} the refused argument, for code INVALID_ARGUMENT */
+    this.argument = options?.argument
     /** @type {boolean} */
     this.retryable = Object.prototype.hasOwnProperty.call(REGISTRY, code)
       ? REGISTRY[code].retryable
       : false
   }
-
-  get name() {
-    return 'LeaseqError'
-  }
 }
+Object.defineProperty(LeaseqError.prototype, 'name', {
+  value: 'LeaseqError',
+  writable: true,
+  configurable: true,
+})
 
-const NATIVE_PREFIX = /^leaseq:([A-Z_]+): /
+const NATIVE_PREFIX = /^leaseq:([A-Z_]+)(?::([^:\s]+))?: /
 
 /**
  * The `LeaseqError` a native error stands for; any other error is returned unchanged.
@@ -65,7 +69,8 @@ function fromNative(err) {
   const match = NATIVE_PREFIX.exec(err.message)
   if (!match || !Object.prototype.hasOwnProperty.call(REGISTRY, match[1])) return err
   const code = /** @type {import('../index').ErrorCode} */ (match[1])
-  return new LeaseqError(code, err.message.slice(match[0].length))
+  const message = err.message.slice(match[0].length)
+  return new LeaseqError(code, message, match[2] === undefined ? undefined : { argument: match[2] })
 }
 
 /**
@@ -102,7 +107,9 @@ function nativeSync(call) {
  * @param {string} reason
  */
 function invalidArgument(argument, reason) {
-  return new LeaseqError('INVALID_ARGUMENT', `invalid argument \`${argument}\`: ${reason}`)
+  return new LeaseqError('INVALID_ARGUMENT', `invalid argument \`${argument}\`: ${reason}`, {
+    argument,
+  })
 }
 
 /**

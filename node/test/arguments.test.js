@@ -20,6 +20,7 @@ function invalid(argument) {
       err.message.includes(`\`${argument}\``),
       `the message should name \`${argument}\`: ${err.message}`,
     )
+    assert.equal(err.argument, argument)
     return true
   }
 }
