@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 export LEASEQ_TEST_REDIS := $(CURDIR)/target/debug/leaseq-test-redis
 
-.PHONY: deps demo test test-rust test-c test-py test-node fmt lint harness
+.PHONY: deps demo test test-rust test-c test-py test-node fmt lint harness bench
 
 deps:
 	./scripts/ensure-deps.sh
@@ -34,3 +34,7 @@ fmt:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+# Speed against the peers on a throwaway redis-server (about 10 minutes); not part of `make test`.
+bench:
+	bench/run.sh

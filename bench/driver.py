@@ -1,0 +1,647 @@
+#!/usr/bin/env python3
+"""`make bench`: leaseq against its peers on one throwaway redis-server, in one run.
+
+Starts one redis-server on a free loopback port (no persistence, temporary directory), runs every
+workload through every client that is available, one run at a time, and measures on the server
+side what the clients cannot: commands per item (INFO commandstats), round trips per item (read
+events, INFO stats), Redis memory per queued item (INFO memory) and the longest single command
+(SLOWLOG) while a clean runs. The workloads themselves live with their language:
+bench/src/main.rs (Rust), bench/py/runner.py (Python), bench/node/runner.js (Node),
+bench/c/runner.c (C); they all speak the same small protocol with this driver (see main.rs).
+
+Prints a table, writes bench/results/latest.json and bench/results/latest.png.
+Run it through `make bench` (bench/run.sh builds and installs what it needs first).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import redis
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+RESULTS = os.path.join(HERE, "results")
+PAYLOAD = 64  # bytes of data per item, the same for every client
+PY = sys.executable
+
+# ------------------------------------------------------------------------------------ clients
+# name -> how to start its runner, its language, and whether it is leaseq or a peer.
+RUST_BIN = os.path.join(REPO, "target", "release", "leaseq-bench")
+C_BIN = os.path.join(HERE, ".build", "leaseq-bench-c")
+CLIENTS = {
+    "leaseq-rust": dict(lang="Rust", leaseq=True, argv=[RUST_BIN, "--client", "leaseq"]),
+    "leaseq-python": dict(lang="Python", leaseq=True, argv=[PY, os.path.join(HERE, "py", "runner.py"), "--client", "leaseq"]),
+    "leaseq-node": dict(lang="Node", leaseq=True, argv=["node", os.path.join(HERE, "node", "runner.js"), "--client", "leaseq"]),
+    "leaseq-c": dict(lang="C", leaseq=True, argv=[C_BIN]),
+    "rwq-rust": dict(lang="Rust", leaseq=False, label="redis-work-queue 0.3 (crates.io)", argv=[RUST_BIN, "--client", "rwq"]),
+    "rwq-python": dict(lang="Python", leaseq=False, label="redis-work-queue 0.1.5 (PyPI)", argv=[PY, os.path.join(HERE, "py", "runner.py"), "--client", "rwq"]),
+    "rq": dict(lang="Python", leaseq=False, label="RQ SimpleWorker", argv=[PY, os.path.join(HERE, "py", "runner.py"), "--client", "rq"]),
+    "bullmq": dict(lang="Node", leaseq=False, label="BullMQ", argv=["node", os.path.join(HERE, "node", "runner.js"), "--client", "bullmq"]),
+}
+
+
+def available(name):
+    """Whether a client's runner can run here; the reason when it cannot."""
+    if name in ("leaseq-rust", "rwq-rust"):
+        return os.path.exists(RUST_BIN), "target/release/leaseq-bench not built"
+    if name == "leaseq-c":
+        return os.path.exists(C_BIN), "libleaseq (ffi-c) not built"
+    if name == "leaseq-python":
+        ok = subprocess.run([PY, "-c", "import leaseq"], capture_output=True).returncode == 0
+        return ok, "the Python binding (py/) did not install"
+    if name == "leaseq-node":
+        return os.path.exists(os.path.join(HERE, "node_modules", "leaseq", "leaseq.node")), "the Node binding (node/) did not build"
+    if name == "bullmq":
+        return os.path.isdir(os.path.join(HERE, "node_modules", "bullmq")), "npm install bullmq failed"
+    return True, ""
+
+
+# ---------------------------------------------------------------------------------- workloads
+# Item counts are fixed per client so that each run lasts about 1-3 s on 2 cores, and the whole
+# bench about 10 minutes. `n` maps client -> items (clients not listed do not run it).
+ALL = ["leaseq-rust", "leaseq-python", "leaseq-node", "leaseq-c", "rwq-rust", "rwq-python", "rq", "bullmq"]
+
+
+def counts(fast, medium, slow, rq):
+    """Item counts by speed class: fast (Rust, C), medium (Node, leaseq Python), slow (Python
+    peers), rq."""
+    return {
+        "leaseq-rust": fast, "leaseq-c": fast, "rwq-rust": fast,
+        "leaseq-node": medium, "leaseq-python": medium, "bullmq": medium,
+        "rwq-python": slow, "rq": rq,
+    }
+
+
+WORKLOADS = [
+    dict(id="add_single", title="add, one call per item", kind="rate", runner="add_single",
+         n=counts(20000, 10000, 10000, 2000), ceiling="LPUSH c=1"),
+    dict(id="add_batch", title="add, batches of 1000", kind="rate", runner="add_batch",
+         n=counts(200000, 100000, 50000, 10000), args=["--batch", "1000"], ceiling="LPUSH c=1 P=1000"),
+    dict(id="lease_complete_1", title="lease+complete, 1 worker", kind="rate", runner="lease_complete",
+         n=counts(20000, 10000, 5000, 400), args=["--workers", "1"], ceiling="LMOVE c=1"),
+    dict(id="lease_complete_8", title="lease+complete, 8 workers", kind="rate", runner="lease_complete",
+         n=counts(40000, 20000, 10000, 1000), args=["--workers", "8"], ceiling="LMOVE c=8"),
+    dict(id="latency", title="add -> lease start, idle blocked worker", kind="latency", runner="latency",
+         n={**counts(1000, 1000, 1000, 200)}, args=["--gap-ms", "2"], gap={"rq": "20", "bullmq": "5"},
+         ceiling="LMOVE c=1"),
+    dict(id="inflight_10", title="lease+complete, 10 already leased", kind="rate", runner="lease_complete",
+         n={"leaseq-rust": 20000, "rwq-rust": 10000}, args=["--workers", "1", "--inflight", "10"], ceiling="LMOVE c=1"),
+    dict(id="inflight_1000", title="lease+complete, 1,000 already leased", kind="rate", runner="lease_complete",
+         n={"leaseq-rust": 20000, "rwq-rust": 10000}, args=["--workers", "1", "--inflight", "1000"], ceiling="LMOVE c=1"),
+    dict(id="inflight_100000", title="lease+complete, 100,000 already leased", kind="rate", runner="lease_complete",
+         n={"leaseq-rust": 20000, "rwq-rust": 2000}, args=["--workers", "1", "--inflight", "100000"], ceiling="LMOVE c=1"),
+    dict(id="light_clean", title="light clean, 100,000 leased, 1% expired", kind="clean", runner="light_clean",
+         n={"leaseq-rust": 100000, "rwq-python": 100000}),
+    dict(id="deep_clean", title="deep clean, 1,000,000 items (1% orphans)", kind="clean", runner="deep_clean",
+         n={"leaseq-rust": 1000000}),
+]
+# Commands the driver itself sends while a run is measured; left out of the per-item counts.
+DRIVER_COMMANDS = re.compile(r"^(info|config\|.*|slowlog\|.*|latency\|.*|ping)$")
+SCRIPT_COMMANDS = {"evalsha", "eval", "evalsha_ro", "eval_ro", "fcall", "fcall_ro"}
+
+# redis-benchmark runs: the ceiling. (name, clients, pipeline, command...)
+CEILINGS = [
+    ("LPUSH c=1", 1, 1, ["LPUSH", "bench:lpush", "p" * PAYLOAD]),
+    ("LPUSH c=1 P=1000", 1, 1000, ["LPUSH", "bench:lpush", "p" * PAYLOAD]),
+    ("LMOVE c=1", 1, 1, ["LMOVE", "bench:l", "bench:l", "RIGHT", "LEFT"]),
+    ("LMOVE c=8", 8, 1, ["LMOVE", "bench:l", "bench:l", "RIGHT", "LEFT"]),
+    ("LMOVE c=1 P=1000", 1, 1000, ["LMOVE", "bench:l", "bench:l", "RIGHT", "LEFT"]),
+]
+
+
+# ------------------------------------------------------------------------------------ server
+class Server:
+    """One throwaway redis-server on a free loopback port."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="leaseq-bench-")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", self.dir, "--logfile", os.path.join(self.dir, "redis.log")],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"redis://127.0.0.1:{self.port}"
+        self.r = redis.Redis(host="127.0.0.1", port=self.port)
+        for _ in range(100):
+            try:
+                self.r.ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        else:
+            raise SystemExit("redis-server did not start")
+        self.r.config_set("latency-monitor-threshold", 1)
+        self.r.config_set("slowlog-log-slower-than", 200)  # µs
+        self.r.config_set("slowlog-max-len", 100000)
+        self.version = self.r.info("server")["redis_version"]
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Probe(threading.Thread):
+    """Pings Redis every millisecond and keeps the longest answer: how long a client waited while
+    a clean ran."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.r = redis.Redis(host="127.0.0.1", port=port)
+        self.stop_flag = threading.Event()
+        self.max_ms = 0.0
+        self.pings = 0
+
+    def run(self):
+        while not self.stop_flag.is_set():
+            t0 = time.perf_counter()
+            self.r.ping()
+            self.max_ms = max(self.max_ms, (time.perf_counter() - t0) * 1000)
+            self.pings += 1
+            time.sleep(0.001)
+
+    def stop(self):
+        self.stop_flag.set()
+        self.join()
+
+
+# -------------------------------------------------------------------------------------- runs
+def read_json_line(proc, what, timeout=600):
+    """The next JSON line of a runner (other output is passed through to stderr)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"runner exited before {what} (exit {proc.wait()})")
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except json.JSONDecodeError:
+                pass
+        print(f"    runner: {line}", file=sys.stderr)
+    raise RuntimeError(f"no {what} within {timeout} s")
+
+
+def run_once(server, client, w, n, log):
+    """One run of workload `w` through `client` with `n` items: the runner's result plus what the
+    server saw."""
+    r = server.r
+    r.flushall()
+    r.script_flush()
+    mem_before = r.info("memory")["used_memory"]
+    args = list(w.get("args", []))
+    if client in w.get("gap", {}):
+        args[args.index("--gap-ms") + 1] = w["gap"][client]
+    argv = CLIENTS[client]["argv"] + ["--workload", w["runner"], "--url", server.url, "--prefix", f"bench{{{w['id']}}}",
+                                      "--n", str(n), "--payload", str(PAYLOAD)] + args
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, cwd=HERE)
+    try:
+        read_json_line(proc, "ready")
+        r.config_resetstat()
+        r.slowlog_reset()
+        r.execute_command("LATENCY", "RESET")
+        probe = Probe(server.port) if w["kind"] == "clean" else None
+        if probe:
+            probe.start()
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        result = read_json_line(proc, "result")["result"]
+        if probe:
+            probe.stop()
+        info = r.execute_command("INFO", "stats", "commandstats")
+        slowlog = r.slowlog_get(100000)
+        latency = r.execute_command("LATENCY", "LATEST")
+        proc.stdin.close()
+        if proc.wait(120) != 0:
+            raise RuntimeError(f"runner exited with {proc.returncode}")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    items = result["items"]
+    out = dict(result)
+    if w["kind"] != "latency":
+        out["rate"] = items / result["seconds"]
+    # Commands per item, by name, from INFO commandstats. It counts every command Redis ran:
+    # the top-level ones and those run inside scripts (a leaseq EVALSHA shows up as one evalsha
+    # plus each LMOVE, GET, SET... the script called).
+    calls, usec = {}, {}
+    for key, value in info.items():
+        if key.startswith("cmdstat_"):
+            name = key[len("cmdstat_"):]
+            if not DRIVER_COMMANDS.match(name):
+                calls[name] = value["calls"]
+                usec[name] = value["usec"]
+    out["commands"] = {k: v / items for k, v in sorted(calls.items())}
+    # Server time per item by command (a script's time includes the commands it ran).
+    out["commands_usec"] = {k: v / items for k, v in sorted(usec.items())}
+    out["commands_per_item"] = sum(calls.values()) / items
+    out["script_calls_per_item"] = sum(v for k, v in calls.items() if k in SCRIPT_COMMANDS) / items
+    # Round trips: every request a client sends and waits for (one command, a pipeline, or a
+    # script call) reaches Redis as one read event, whatever it runs inside. Left out: the
+    # driver's INFO (1) and the probe's pings.
+    reads = info["total_reads_processed"] - 1 - (probe.pings if probe else 0)
+    out["round_trips_per_item"] = max(reads, 0) / items
+    # The longest single command Redis ran while the run was measured (SLOWLOG, top-level
+    # commands only: a script is one entry however many commands it runs).
+    slow = [e for e in slowlog if not DRIVER_COMMANDS.match(command_name(e).lower())]
+    if slow:
+        worst = max(slow, key=lambda e: e["duration"])
+        out["max_command_ms"] = worst["duration"] / 1000
+        out["max_command"] = command_name(worst)
+    else:
+        out["max_command_ms"] = 0.0  # none took 0.2 ms or more
+    out["latency_monitor_max_ms"] = max((ev[3] for ev in latency), default=0)
+    if probe:
+        out["probe_max_ms"] = probe.max_ms
+    if w["id"] == "add_single":
+        time.sleep(0.3)  # let Redis finish rehashing its keyspace table (serverCron)
+        out["memory_per_item"] = (r.info("memory")["used_memory"] - mem_before) / items
+    return out
+
+
+def command_name(entry):
+    cmd = entry.get("command", b"")
+    if isinstance(cmd, bytes):
+        cmd = cmd.decode(errors="replace")
+    return cmd.split(" ")[0]
+
+
+def run_ceilings(server, runs):
+    """redis-benchmark on the same server: what Redis itself does with one command per item."""
+    r = server.r
+    out = {}
+    for name, clients, pipeline, command in CEILINGS:
+        n = 100000 * clients if pipeline == 1 else 2000000
+        rates, p50s, p99s = [], [], []
+        for _ in range(runs):
+            r.flushall()
+            r.lpush("bench:l", *range(1000))
+            res = subprocess.run(
+                ["redis-benchmark", "-h", "127.0.0.1", "-p", str(server.port), "-c", str(clients), "-n", str(n),
+                 "-P", str(pipeline), "--csv"] + command, capture_output=True, text=True, check=True)
+            rows = [line for line in res.stdout.splitlines() if line.strip()]
+            head = [h.strip('"') for h in rows[0].split(",")]
+            vals = [v.strip('"') for v in rows[-1].split(",")]
+            row = dict(zip(head, vals))
+            rates.append(float(row["rps"]))
+            p50s.append(float(row.get("p50_latency_ms", "nan")) * 1000)
+            p99s.append(float(row.get("p99_latency_ms", "nan")) * 1000)
+        out[name] = dict(rate=statistics.median(rates), rate_min=min(rates), rate_max=max(rates),
+                         p50_us=statistics.median(p50s), p99_us=statistics.median(p99s), runs=rates)
+        print(f"  {name:18s} {out[name]['rate']:>12,.0f} /s", flush=True)
+    return out
+
+
+# --------------------------------------------------------------------------------- reporting
+def summarize(runs, key):
+    values = [r[key] for r in runs if key in r]
+    if not values:
+        return None
+    return dict(median=statistics.median(values), min=min(values), max=max(values))
+
+
+def median_run(runs, key):
+    """The run whose `key` is the median (its commandstats and memory are reported)."""
+    ordered = sorted(runs, key=lambda r: r[key])
+    return ordered[len(ordered) // 2]
+
+
+def build_rows(results, ceilings):
+    """One row per (workload, client) with medians and, for leaseq, the ratios."""
+    rows = []
+    for w in WORKLOADS:
+        res = results.get(w["id"], {})
+        if not res:
+            continue
+        key = {"rate": "rate", "latency": "p50_us", "clean": "seconds"}[w["kind"]]
+        peers = {c: summarize(runs, key)["median"] for c, runs in res.items() if not CLIENTS[c]["leaseq"]}
+        best_peer = None
+        if peers:
+            pick = max if w["kind"] == "rate" else min
+            best_peer = pick(peers, key=peers.get)
+        ceiling = ceilings.get(w.get("ceiling", ""), None)
+        for client, runs in res.items():
+            mid = median_run(runs, key)
+            row = dict(workload=w["id"], title=w["title"], kind=w["kind"], client=client,
+                       leaseq=CLIENTS[client]["leaseq"], n=runs[0]["items"], runs=len(runs))
+            for k in ("rate", "p50_us", "p99_us", "seconds"):
+                s = summarize(runs, k)
+                if s:
+                    row[k] = s
+            for k in ("commands_per_item", "script_calls_per_item", "round_trips_per_item", "commands", "commands_usec",
+                      "memory_per_item", "max_command_ms", "max_command", "probe_max_ms",
+                      "latency_monitor_max_ms", "requeued", "removed"):
+                if k in mid:
+                    row[k] = mid[k]
+            if w["kind"] == "clean":
+                row["max_command_ms_all_runs"] = max(r.get("max_command_ms", 0) for r in runs)
+            value = row.get(key, {}).get("median")
+            if row["leaseq"] and value:
+                if best_peer:
+                    row["best_peer"] = best_peer
+                    # > 1 means leaseq is better: faster rate, or shorter latency / wall time.
+                    row["vs_best_peer"] = value / peers[best_peer] if w["kind"] == "rate" else peers[best_peer] / value
+                if ceiling:
+                    row["ceiling"] = w["ceiling"]
+                    row["vs_ceiling"] = value / ceiling["rate"] if w["kind"] == "rate" else ceiling["p50_us"] / value
+            rows.append(row)
+    return rows
+
+
+def fmt_rate(s):
+    return f"{s['median']:>9,.0f}  {s['min']:>9,.0f}-{s['max']:<9,.0f}"
+
+
+def print_table(rows, ceilings):
+    print()
+    print("Throughput (items/s: median of runs, min-max) and round trips; ratios: leaseq / best peer")
+    print("and leaseq / redis-benchmark ceiling (for latency: best peer p50 / leaseq p50, > 1 = leaseq better).")
+    print()
+    head = f"{'workload':40s} {'client':14s} {'median':>9s}  {'min-max':19s} {'÷peer':>6s} {'best peer':11s} {'÷ceil':>6s} {'rt/it':>6s} {'cmd/it':>6s} {'evals/it':>8s}"
+    print(head)
+    print("-" * len(head))
+    last = None
+    for row in rows:
+        if row["kind"] == "clean":
+            continue
+        title = row["title"] if row["workload"] != last else ""
+        last = row["workload"]
+        if row["kind"] == "rate":
+            val = fmt_rate(row["rate"])
+        else:
+            val = f"{row['p50_us']['median']:>7,.0f}µs  p99 {row['p99_us']['median']:>7,.0f}µs      "
+        ratio = f"{row['vs_best_peer']:6.2f}" if "vs_best_peer" in row else " " * 6
+        peer = f"{row.get('best_peer', ''):11s}"
+        ceil = f"{row['vs_ceiling']:6.2f}" if "vs_ceiling" in row else " " * 6
+        print(f"{title:40s} {row['client']:14s} {val} {ratio} {peer} {ceil} {row['round_trips_per_item']:6.2f} "
+              f"{row['commands_per_item']:6.1f} {row['script_calls_per_item']:8.3f}")
+    print()
+    print("Cleaning (wall time; longest single Redis command (SLOWLOG) and longest PING seen by a probe)")
+    print()
+    head = f"{'workload':44s} {'client':14s} {'wall s':>7s}  {'min-max':13s} {'ids/s':>10s} {'max cmd ms':>10s} {'probe ms':>8s} {'requeued':>8s}"
+    print(head)
+    print("-" * len(head))
+    for row in rows:
+        if row["kind"] != "clean":
+            continue
+        s = row["seconds"]
+        print(f"{row['title']:44s} {row['client']:14s} {s['median']:7.2f}  {s['min']:5.2f}-{s['max']:<7.2f} "
+              f"{row['rate']['median']:>10,.0f} {row['max_command_ms_all_runs']:10.2f} {row.get('probe_max_ms', 0):8.1f} "
+              f"{str(row.get('requeued', '-')):>8s}")
+    print()
+    print("Redis memory per queued item (INFO used_memory delta / items, 64-byte payload)")
+    print()
+    for row in rows:
+        if row["workload"] == "add_single" and "memory_per_item" in row:
+            print(f"  {row['client']:14s} {row['memory_per_item']:8.0f} bytes")
+    print()
+    print("Ceiling: redis-benchmark on the same server (requests/s, median; p50/p99 latency)")
+    print()
+    for name, c in ceilings.items():
+        print(f"  {name:18s} {c['rate']:>12,.0f} /s   p50 {c['p50_us']:6.0f}µs  p99 {c['p99_us']:6.0f}µs")
+
+
+def targets(rows, ceilings):
+    """The issue's targets, each met or not, with its figures."""
+    def find(workload, client):
+        for row in rows:
+            if row["workload"] == workload and row["client"] == client:
+                return row
+        return None
+
+    def rate(workload, client):
+        row = find(workload, client)
+        return row["rate"]["median"] if row else None
+
+    out = []
+
+    def ratio_target(name, a, b, need, an, bn):
+        if a is None or b is None:
+            missing = an if a is None else bn
+            out.append(dict(target=name, met=None, detail=f"not measured: {missing} did not run"))
+            return
+        r = a / b
+        out.append(dict(target=name, met=r >= need, ratio=r, need=need,
+                        detail=f"{an} {a:,.0f}/s vs {bn} {b:,.0f}/s = {r:.2f}x (need {need}x)"))
+
+    ratio_target("leaseq Rust >= 3x redis-work-queue Rust, lease+complete, 1 worker",
+                 rate("lease_complete_1", "leaseq-rust"), rate("lease_complete_1", "rwq-rust"), 3, "leaseq-rust", "rwq-rust")
+    ratio_target("leaseq Python >= 3x redis-work-queue Python, lease+complete, 1 worker",
+                 rate("lease_complete_1", "leaseq-python"), rate("lease_complete_1", "rwq-python"), 3, "leaseq-python", "rwq-python")
+    ratio_target("leaseq Node >= BullMQ, lease+complete, concurrency 1",
+                 rate("lease_complete_1", "leaseq-node"), rate("lease_complete_1", "bullmq"), 1, "leaseq-node", "bullmq")
+    ratio_target("leaseq Node >= BullMQ, lease+complete, concurrency 8",
+                 rate("lease_complete_8", "leaseq-node"), rate("lease_complete_8", "bullmq"), 1, "leaseq-node", "bullmq")
+    lp = ceilings.get("LPUSH c=1 P=1000", {}).get("rate")
+    ratio_target("leaseq batched add >= 50% of pipelined LPUSH",
+                 rate("add_batch", "leaseq-rust"), lp, 0.5, "leaseq-rust add_batch", "redis-benchmark LPUSH P=1000")
+    ratio_target("lease+complete at 100,000 in flight >= 50% of its rate at 10 in flight",
+                 rate("inflight_100000", "leaseq-rust"), rate("inflight_10", "leaseq-rust"), 0.5,
+                 "leaseq-rust at 100,000", "at 10")
+    for wid in ("light_clean", "deep_clean"):
+        row = find(wid, "leaseq-rust")
+        if row is None:
+            out.append(dict(target=f"no single {wid} call blocks Redis > 10 ms", met=None, detail="not measured"))
+            continue
+        worst = row["max_command_ms_all_runs"]
+        out.append(dict(target=f"no single {wid.replace('_', ' ')} call blocks Redis for more than 10 ms", met=worst <= 10,
+                        max_ms=worst, detail=f"longest command {worst:.2f} ms ({row.get('max_command', '-')}) over all runs; "
+                        f"probe saw at most {row.get('probe_max_ms', 0):.1f} ms"))
+    return out
+
+
+def print_targets(ts):
+    print()
+    print("Targets")
+    print()
+    for t in ts:
+        mark = {True: "MET    ", False: "NOT MET", None: "MISSING"}[t["met"]]
+        print(f"  [{mark}] {t['target']}\n            {t['detail']}")
+
+
+def machine():
+    mem = 0
+    try:
+        with open("/proc/meminfo") as f:
+            mem = int(f.readline().split()[1]) * 1024
+    except OSError:
+        pass
+    os_name = platform.platform()
+    try:
+        with open("/etc/os-release") as f:
+            os_name = dict(line.rstrip().split("=", 1) for line in f if "=" in line).get("PRETTY_NAME", os_name).strip('"')
+    except OSError:
+        pass
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    return dict(cores=os.cpu_count(), cpu=cpu, ram_gib=round(mem / 2**30, 1), os=os_name,
+                kernel=platform.release(), python=platform.python_version(),
+                node=subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip())
+
+
+def chart(rows, ceilings, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [w for w in WORKLOADS if any(r["workload"] == w["id"] for r in rows)]
+    panels.append(dict(id="memory", title="Redis memory per queued item", kind="memory"))
+    cols = 3
+    nrows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(nrows, cols, figsize=(6 * cols, 3.6 * nrows))
+    axes = axes.flatten()
+    for ax, w in zip(axes, panels):
+        if w["kind"] == "memory":
+            sel = [r for r in rows if r["workload"] == "add_single" and "memory_per_item" in r]
+            names = [r["client"] for r in sel]
+            vals = [r["memory_per_item"] for r in sel]
+            unit, err = "bytes / item", None
+        else:
+            sel = [r for r in rows if r["workload"] == w["id"]]
+            names = [r["client"] for r in sel]
+            key = {"rate": "rate", "latency": "p50_us", "clean": "seconds"}[w["kind"]]
+            vals = [r[key]["median"] for r in sel]
+            err = [[r[key]["median"] - r[key]["min"] for r in sel], [r[key]["max"] - r[key]["median"] for r in sel]]
+            unit = {"rate": "items/s", "latency": "p50 µs (lower is better)", "clean": "wall s (lower is better)"}[w["kind"]]
+        colors = ["#1f77b4" if CLIENTS[n]["leaseq"] else "#aaaaaa" for n in names]
+        ax.bar(range(len(vals)), vals, color=colors, yerr=err, capsize=3)
+        ax.set_xticks(range(len(vals)))
+        ax.set_xticklabels(names, rotation=30, ha="right", fontsize=8)
+        ax.set_title(w["title"], fontsize=10)
+        ax.set_ylabel(unit, fontsize=8)
+        c = ceilings.get(w.get("ceiling", "")) if w["kind"] == "rate" else None
+        if c and c["rate"] < 3 * max(vals or [0]):
+            ax.axhline(c["rate"], color="red", linestyle="--", linewidth=1)
+            ax.text(len(vals) - 0.5, c["rate"], f"redis-benchmark {w['ceiling']}", color="red", fontsize=7,
+                    ha="right", va="bottom")
+        if w["kind"] == "latency":
+            p99 = [r["p99_us"]["median"] for r in sel]
+            ax.scatter(range(len(p99)), p99, marker="_", s=200, color="black", label="p99", zorder=3)
+            ax.legend(fontsize=7)
+    for ax in axes[len(panels):]:
+        ax.axis("off")
+    fig.suptitle("leaseq (blue) vs peers (grey), one redis-server, same run; error bars: min-max", fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+
+
+# -------------------------------------------------------------------------------------- main
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runs", type=int, default=3, help="runs per (workload, client); the median is reported")
+    p.add_argument("--only", default="", help="comma-separated workload ids to run (default: all)")
+    p.add_argument("--clients", default="", help="comma-separated clients to run (default: every available one)")
+    p.add_argument("--scale", type=float, default=1.0, help="multiply item counts (for a quick try)")
+    p.add_argument("--out", default=os.path.join(RESULTS, "latest.json"))
+    a = p.parse_args()
+
+    only = set(filter(None, a.only.split(",")))
+    chosen = set(filter(None, a.clients.split(","))) or set(CLIENTS)
+    clients, missing = [], {}
+    for name in CLIENTS:
+        if name not in chosen:
+            continue
+        ok, why = available(name)
+        if ok:
+            clients.append(name)
+        else:
+            missing[name] = why
+    for name, why in missing.items():
+        print(f"bench: skipping {name}: {why}", file=sys.stderr)
+
+    os.makedirs(RESULTS, exist_ok=True)
+    load_before = os.getloadavg()
+    started = time.time()
+    server = Server()
+    log_path = os.path.join(tempfile.gettempdir(), f"leaseq-bench-runners-{os.getpid()}.log")
+    results = {}
+    try:
+        print(f"bench: redis-server {server.version} on 127.0.0.1:{server.port}; clients: {', '.join(clients)}")
+        print("bench: ceiling (redis-benchmark)", flush=True)
+        ceilings = run_ceilings(server, a.runs) if not only or "ceiling" in only else {}
+        with open(log_path, "w") as log:
+            for w in WORKLOADS:
+                if only and w["id"] not in only:
+                    continue
+                todo = [c for c in clients if c in w["n"]]
+                if not todo:
+                    continue
+                print(f"bench: {w['title']}", flush=True)
+                per = results.setdefault(w["id"], {})
+                # Runs interleave the clients, so that a slow spell of the machine hits all alike.
+                for run in range(a.runs):
+                    for client in todo:
+                        n = max(1, int(w["n"][client] * a.scale))
+                        t0 = time.time()
+                        try:
+                            out = run_once(server, client, w, n, log)
+                        except Exception as e:  # report and go on with the others
+                            print(f"  {client}: FAILED ({e}); runner output in {log_path}", flush=True)
+                            continue
+                        per.setdefault(client, []).append(out)
+                        shown = (f"{out['rate']:,.0f} items/s" if "rate" in out and w["kind"] == "rate" else
+                                 f"p50 {out['p50_us']:,.0f} µs p99 {out['p99_us']:,.0f} µs" if w["kind"] == "latency" else
+                                 f"{out['seconds']:.2f} s, max command {out['max_command_ms']:.2f} ms")
+                        print(f"  run {run + 1} {client:14s} {shown}  ({time.time() - t0:.1f} s)", flush=True)
+    finally:
+        server.stop()
+    elapsed = time.time() - started
+    load_after = os.getloadavg()
+
+    rows = build_rows(results, ceilings)
+    ts = targets(rows, ceilings)
+    print_table(rows, ceilings)
+    print_targets(ts)
+    if missing:
+        print()
+        for name, why in missing.items():
+            print(f"  not measured: {name}: {why}")
+    print(f"\nbench: {elapsed:.0f} s; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
+
+    doc = dict(
+        generated=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        command="make bench",
+        machine=dict(machine(), redis=server.version, load_average_before=load_before[0], load_average_after=load_after[0]),
+        seconds=elapsed, runs=a.runs, payload_bytes=PAYLOAD,
+        clients={k: dict(lang=v["lang"], leaseq=v["leaseq"], label=v.get("label", "leaseq")) for k, v in CLIENTS.items() if k in clients},
+        not_measured=missing,
+        workloads=[{k: v for k, v in w.items() if k not in ("gap",)} for w in WORKLOADS if w["id"] in results],
+        ceilings=ceilings, rows=rows, targets=ts,
+        raw={w: {c: runs for c, runs in per.items()} for w, per in results.items()},
+    )
+    with open(a.out, "w") as f:
+        json.dump(doc, f, indent=1)
+    png = os.path.splitext(a.out)[0] + ".png"
+    try:
+        chart(rows, ceilings, png)
+        print(f"bench: wrote {os.path.relpath(a.out)} and {os.path.relpath(png)}")
+    except Exception as e:
+        print(f"bench: wrote {os.path.relpath(a.out)}; chart failed: {e}")
+
+
+if __name__ == "__main__":
+    main()

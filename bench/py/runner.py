@@ -1,0 +1,339 @@
+#!/usr/bin/env python3
+"""The Python workloads of `make bench`: leaseq (the binding), PyPI redis-work-queue 0.1.5 and
+RQ with its SimpleWorker. Run one at a time by bench/driver.py, with the protocol described in
+bench/src/main.rs: print {"ready": true}, wait for a line on stdin, run, print {"result": ...},
+wait for stdin to close.
+
+Several workers are separate processes (fork), each with its own client, as Python deployments
+run them.
+"""
+
+import argparse
+import contextlib
+import io
+import json
+import multiprocessing as mp
+import os
+import sys
+import threading
+import time
+import queue as queue_mod
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+WORK_TTL = 30
+LONG_TTL = 3600
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def ready():
+    emit({"ready": True})
+    sys.stdin.readline()
+
+
+def finish(result):
+    emit({"result": result})
+    sys.stdin.read()
+
+
+def payload(size):
+    return bytes(ord("a") + i % 26 for i in range(size))
+
+
+def stamped(size):
+    return f"{time.monotonic_ns():020d}".encode().ljust(size, b".")
+
+
+def summary(samples):
+    samples = sorted(samples)
+    pick = lambda q: samples[round((len(samples) - 1) * q)]
+    return {"samples": len(samples), "p50_us": pick(0.5), "p99_us": pick(0.99), "max_us": samples[-1]}
+
+
+# ---------------------------------------------------------------- clients
+
+
+class Leaseq:
+    def __init__(self, a):
+        import leaseq
+
+        self.m = leaseq
+        self.client = leaseq.Client(a.url)
+        self.q = self.client.queue(a.prefix)
+
+    def items(self, n, data):
+        return [self.m.Item(data) for _ in range(n)]
+
+    def add(self, item):
+        return self.q.add(item)
+
+    def add_batch(self, items):
+        return self.q.add_batch(items)
+
+    def prefill(self, n, data):
+        for start in range(0, n, 10000):
+            self.q.add_batch([self.m.Item(data) for _ in range(min(10000, n - start))])
+
+    def drain(self):
+        done = 0
+        lease = self.q.lease(ttl=WORK_TTL, block=False)
+        while lease is not None:
+            completed, lease = self.q.complete_and_lease(lease, ttl=WORK_TTL)
+            assert completed
+            done += 1
+        return done
+
+    def latency_worker(self, n, report):
+        for _ in range(n):
+            lease = self.q.lease(ttl=WORK_TTL, block=True, timeout=None)
+            now = time.monotonic_ns()
+            report.put((now - int(lease.data[:20])) / 1000.0)
+            self.q.complete(lease)
+
+    def add_stamped(self, size):
+        self.q.add(self.m.Item(stamped(size)))
+
+
+class Rwq:
+    """PyPI redis-work-queue 0.1.5 (`:leased_by_session:` lease keys)."""
+
+    def __init__(self, a):
+        import redis
+        from redis_work_queue import Item, KeyPrefix, WorkQueue
+
+        self.a = a
+        self.Item = Item
+        self.db = redis.Redis.from_url(a.url)
+        self.wq = WorkQueue(KeyPrefix(a.prefix))
+
+    def items(self, n, data):
+        return [self.Item(data) for _ in range(n)]
+
+    def add(self, item):
+        self.wq.add_item(self.db, item)
+        return True
+
+    def add_batch(self, items):
+        # Its batch path: add_item_to_pipeline, one pipeline per batch.
+        pipe = self.db.pipeline(transaction=False)
+        for item in items:
+            self.wq.add_item_to_pipeline(pipe, item)
+        pipe.execute()
+        return len(items)
+
+    def prefill(self, n, data):
+        for start in range(0, n, 1000):
+            self.add_batch(self.items(min(1000, n - start), data))
+
+    def drain(self):
+        done = 0
+        while True:
+            item = self.wq.lease(self.db, WORK_TTL, block=False)
+            if item is None:
+                return done
+            assert self.wq.complete(self.db, item)
+            done += 1
+
+    def latency_worker(self, n, report):
+        import redis
+
+        db = redis.Redis.from_url(self.a.url)
+        for _ in range(n):
+            item = self.wq.lease(db, WORK_TTL, block=True, timeout=0)
+            now = time.monotonic_ns()
+            report.put((now - int(item.data()[:20])) / 1000.0)
+            self.wq.complete(db, item)
+
+    def add_stamped(self, size):
+        self.wq.add_item(self.db, self.Item(stamped(size)))
+
+    def hold_leases(self, n, data):
+        """Leases n items as its lease() does (RPOPLPUSH, GET, SETEX), pipelined because this
+        is setup; every 100th lease lasts 1 s (it expires before the clean), the others 1 h."""
+        ids = []
+        for start in range(0, n, 1000):
+            items = self.items(min(1000, n - start), data)
+            self.add_batch(items)
+            ids.extend(i.id() for i in items)
+        for start in range(0, n, 1000):
+            pipe = self.db.pipeline(transaction=False)
+            for i in range(start, min(n, start + 1000)):
+                pipe.rpoplpush(self.wq._main_queue_key, self.wq._processing_key)
+                pipe.get(self.wq._item_data_key.of(ids[i]))
+                pipe.setex(self.wq._lease_key.of(ids[i]), 1 if i % 100 == 0 else LONG_TTL, self.wq._session)
+            pipe.execute()
+
+    def light_clean(self):
+        with contextlib.redirect_stdout(io.StringIO()):  # it prints a line per id it moves
+            self.wq.light_clean(self.db)
+
+
+class Rq:
+    """RQ with its non-forking SimpleWorker and a no-op job."""
+
+    def __init__(self, a):
+        import redis
+        import rq
+
+        self.a = a
+        self.rq = rq
+        self.db = redis.Redis.from_url(a.url)
+        self.q = rq.Queue(a.prefix, connection=self.db)
+
+    def items(self, n, data):
+        return [data.decode()] * n
+
+    def add(self, item):
+        import rq_jobs
+
+        self.q.enqueue(rq_jobs.noop, item)
+        return True
+
+    def add_batch(self, items):
+        import rq_jobs
+
+        jobs = [self.rq.Queue.prepare_data(rq_jobs.noop, (item,)) for item in items]
+        self.q.enqueue_many(jobs)
+        return len(items)
+
+    def prefill(self, n, data):
+        for start in range(0, n, 1000):
+            self.add_batch(self.items(min(1000, n - start), data))
+
+    def worker(self):
+        return self.rq.SimpleWorker([self.q], connection=self.db)
+
+    def drain(self):
+        import rq_jobs
+
+        before = rq_jobs.DONE
+        self.worker().work(burst=True, logging_level="WARNING", with_scheduler=False)
+        return rq_jobs.DONE - before
+
+    def latency_worker(self, n, report):
+        # Runs in a forked process: the job function reports through rq_jobs.REPORT.
+        import rq_jobs
+
+        rq_jobs.REPORT = report
+        self.worker().work(burst=False, max_jobs=n, logging_level="WARNING", with_scheduler=False)
+
+    def add_stamped(self, size):
+        import rq_jobs
+
+        self.q.enqueue(rq_jobs.stamp, stamped(size).decode())
+
+
+CLIENTS = {"leaseq": Leaseq, "rwq": Rwq, "rq": Rq}
+
+
+# ---------------------------------------------------------------- workloads
+
+
+def _drain_process(client_name, a, barrier, start, results):
+    c = CLIENTS[client_name](a)
+    barrier.wait()
+    start.wait()
+    results.put(c.drain())
+
+
+def lease_complete(c, a, data):
+    c.prefill(a.n, data)
+    if a.workers == 1:
+        ready()
+        t0 = time.perf_counter()
+        done = c.drain()
+        seconds = time.perf_counter() - t0
+    else:
+        ctx = mp.get_context("fork")
+        barrier, start, results = ctx.Barrier(a.workers + 1), ctx.Event(), ctx.Queue()
+        procs = [
+            ctx.Process(target=_drain_process, args=(a.client, a, barrier, start, results))
+            for _ in range(a.workers)
+        ]
+        for p in procs:
+            p.start()
+        barrier.wait()
+        ready()
+        t0 = time.perf_counter()
+        start.set()
+        done = sum(results.get() for _ in procs)
+        seconds = time.perf_counter() - t0
+        for p in procs:
+            p.join()
+    assert done == a.n, f"completed {done} of {a.n}"
+    finish({"items": done, "seconds": seconds, "workers": a.workers})
+
+
+def latency(c, a):
+    if a.client == "rq":
+        ctx = mp.get_context("fork")
+        report = ctx.Queue()
+        worker = ctx.Process(target=c.latency_worker, args=(a.n, report))
+    else:
+        report = queue_mod.Queue()
+        worker = threading.Thread(target=c.latency_worker, args=(a.n, report), daemon=True)
+    worker.start()
+    time.sleep(0.5)  # let the worker reach its blocking wait
+    ready()
+    samples = []
+    t0 = time.perf_counter()
+    for _ in range(a.n):
+        time.sleep(a.gap_ms / 1000.0)
+        c.add_stamped(a.payload)
+        samples.append(report.get(timeout=30))
+    seconds = time.perf_counter() - t0
+    worker.join()
+    finish(dict(summary(samples), items=a.n, seconds=seconds))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--client", required=True, choices=sorted(CLIENTS))
+    p.add_argument("--workload", required=True)
+    p.add_argument("--url", required=True)
+    p.add_argument("--prefix", required=True)
+    p.add_argument("--n", type=int, default=1000)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--inflight", type=int, default=0)
+    p.add_argument("--batch", type=int, default=1000)
+    p.add_argument("--gap-ms", type=float, default=2)
+    p.add_argument("--payload", type=int, default=64)
+    a = p.parse_args()
+    c = CLIENTS[a.client](a)
+    data = payload(a.payload)
+    w = a.workload
+    if w == "add_single":
+        items = c.items(a.n, data)
+        ready()
+        t0 = time.perf_counter()
+        for item in items:
+            c.add(item)
+        finish({"items": a.n, "seconds": time.perf_counter() - t0})
+    elif w == "add_batch":
+        items = c.items(a.n, data)
+        ready()
+        t0 = time.perf_counter()
+        for start in range(0, a.n, a.batch):
+            c.add_batch(items[start : start + a.batch])
+        finish({"items": a.n, "seconds": time.perf_counter() - t0, "batch": a.batch})
+    elif w == "lease_complete":
+        lease_complete(c, a, data)
+    elif w == "latency":
+        latency(c, a)
+    elif w == "light_clean":
+        c.hold_leases(a.n, data)
+        time.sleep(1.2)  # the 1% of 1 s leases expire
+        ready()
+        t0 = time.perf_counter()
+        c.light_clean()
+        finish({"items": a.n, "seconds": time.perf_counter() - t0})
+    else:
+        sys.exit(f"unknown workload {w}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,543 @@
+//! The Rust workloads of `make bench`: leaseq (the core crate) and crates.io `redis-work-queue`
+//! 0.3, run one at a time by `bench/driver.py`.
+//!
+//! Protocol with the driver (the same for the Python, Node and C runners):
+//! 1. the runner connects and prepares its workload (prefilled items, leases held, ...), then
+//!    prints `{"ready": true}` on one line;
+//! 2. the driver resets the server's statistics and writes one line (`go`) on stdin;
+//! 3. the runner runs the measured part only and prints `{"result": {...}}` on one line;
+//! 4. the driver reads the server's statistics and closes stdin; the runner exits.
+//!
+//! Usage: `leaseq-bench --client leaseq|rwq --workload NAME --url URL --prefix P --n N
+//!         [--workers W] [--inflight K] [--batch B] [--gap-ms G] [--payload BYTES]`
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::stream::{self, StreamExt};
+use serde_json::{json, Value};
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+type Res<T> = Result<T, BoxError>;
+
+/// Lease time for items a workload holds: long enough never to expire during a run.
+const LONG_TTL: Duration = Duration::from_secs(3600);
+/// Lease time of a worker's items: what a typical worker would use.
+const WORK_TTL: Duration = Duration::from_secs(30);
+/// How many setup calls run at once (setup is not measured; it only needs to be quick).
+const SETUP_CONCURRENCY: usize = 64;
+
+#[derive(Clone, Debug)]
+struct Args {
+    client: String,
+    workload: String,
+    url: String,
+    prefix: String,
+    n: usize,
+    workers: usize,
+    inflight: usize,
+    batch: usize,
+    gap_ms: u64,
+    payload: usize,
+}
+
+fn parse_args() -> Res<Args> {
+    let mut map: HashMap<String, String> = HashMap::new();
+    let mut it = std::env::args().skip(1);
+    while let Some(key) = it.next() {
+        let key = key
+            .strip_prefix("--")
+            .ok_or_else(|| format!("unexpected argument {key}"))?
+            .to_owned();
+        let value = it.next().ok_or_else(|| format!("--{key} needs a value"))?;
+        map.insert(key, value);
+    }
+    let get = |k: &str| map.get(k).cloned().ok_or_else(|| format!("--{k} is required"));
+    let num = |k: &str, d: usize| -> Res<usize> {
+        Ok(map.get(k).map(|v| v.parse()).transpose()?.unwrap_or(d))
+    };
+    Ok(Args {
+        client: get("client")?,
+        workload: get("workload")?,
+        url: get("url")?,
+        prefix: get("prefix")?,
+        n: num("n", 1000)?,
+        workers: num("workers", 1)?,
+        inflight: num("inflight", 0)?,
+        batch: num("batch", 1000)?,
+        gap_ms: num("gap-ms", 2)? as u64,
+        payload: num("payload", 64)?,
+    })
+}
+
+/// The same payload for every client: `size` bytes of printable ASCII.
+fn payload(size: usize) -> Vec<u8> {
+    (0..size).map(|i| b'a' + (i % 26) as u8).collect()
+}
+
+/// A payload that carries the time it was made (ns since `epoch`), padded to `size` bytes.
+fn stamped(epoch: Instant, size: usize) -> Vec<u8> {
+    let mut data = format!("{:020}", epoch.elapsed().as_nanos()).into_bytes();
+    data.resize(size.max(20), b'.');
+    data
+}
+
+fn stamp_of(data: &[u8]) -> Res<u64> {
+    Ok(std::str::from_utf8(&data[..20])?.parse()?)
+}
+
+fn emit(value: Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{value}");
+    let _ = out.flush();
+}
+
+/// Step 1 and 2 of the protocol: say we are ready, wait for `go`.
+async fn ready() -> Res<()> {
+    emit(json!({"ready": true}));
+    tokio::task::spawn_blocking(|| {
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line).map(drop)
+    })
+    .await??;
+    Ok(())
+}
+
+/// Steps 3 and 4: print the result, keep the connections open until the driver has read the
+/// server's statistics (it closes our stdin then).
+async fn finish(result: Value) -> Res<()> {
+    emit(json!({ "result": result }));
+    tokio::task::spawn_blocking(|| {
+        let mut rest = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut rest).map(drop)
+    })
+    .await??;
+    Ok(())
+}
+
+fn latency_summary(mut samples_us: Vec<f64>) -> Value {
+    samples_us.sort_by(|a, b| a.total_cmp(b));
+    let pick = |q: f64| {
+        let i = ((samples_us.len() as f64 - 1.0) * q).round() as usize;
+        samples_us[i]
+    };
+    json!({
+        "samples": samples_us.len(),
+        "p50_us": pick(0.5),
+        "p99_us": pick(0.99),
+        "max_us": samples_us.last().copied().unwrap_or(0.0),
+    })
+}
+
+#[tokio::main]
+async fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("leaseq-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let outcome = match args.client.as_str() {
+        "leaseq" => lq::run(&args).await,
+        "rwq" => rwq::run(&args).await,
+        other => Err(format!("unknown client {other}").into()),
+    };
+    if let Err(e) = outcome {
+        eprintln!("leaseq-bench {} {}: {e}", args.client, args.workload);
+        std::process::exit(1);
+    }
+}
+
+/// leaseq through its Rust API (async; the bindings use the same core).
+mod lq {
+    use super::*;
+    use leaseq::{Client, Item, Queue, Wait};
+
+    pub async fn run(a: &Args) -> Res<()> {
+        let client = Client::connect(&a.url).await?;
+        let q = client.queue(&a.prefix)?;
+        let data = payload(a.payload);
+        match a.workload.as_str() {
+            "add_single" => {
+                let items: Vec<Item> = (0..a.n).map(|_| Item::new(data.clone())).collect();
+                ready().await?;
+                let t0 = Instant::now();
+                let mut added = 0;
+                for item in &items {
+                    added += q.add(item).await? as usize;
+                }
+                let seconds = t0.elapsed().as_secs_f64();
+                check(added, a.n, "added")?;
+                finish(json!({"items": added, "seconds": seconds})).await
+            }
+            "add_batch" => {
+                let items: Vec<Item> = (0..a.n).map(|_| Item::new(data.clone())).collect();
+                ready().await?;
+                let t0 = Instant::now();
+                let mut added = 0;
+                for chunk in items.chunks(a.batch) {
+                    added += q.add_batch(chunk).await?;
+                }
+                let seconds = t0.elapsed().as_secs_f64();
+                check(added, a.n, "added")?;
+                finish(json!({"items": added, "seconds": seconds, "batch": a.batch})).await
+            }
+            "lease_complete" | "lease_then_complete" => {
+                hold_leases(&q, a.inflight, &data, |_| LONG_TTL).await?;
+                prefill(&q, a.n, &data).await?;
+                ready().await?;
+                let separate = a.workload == "lease_then_complete";
+                let done = Arc::new(AtomicU64::new(0));
+                let t0 = Instant::now();
+                let mut tasks = Vec::new();
+                for _ in 0..a.workers {
+                    let (q, done) = (q.clone(), done.clone());
+                    tasks.push(tokio::spawn(async move { work(&q, separate, &done).await }));
+                }
+                for t in tasks {
+                    t.await??;
+                }
+                let seconds = t0.elapsed().as_secs_f64();
+                let items = done.load(Ordering::Relaxed) as usize;
+                check(items, a.n, "completed")?;
+                finish(json!({"items": items, "seconds": seconds, "workers": a.workers,
+                    "inflight": a.inflight})).await
+            }
+            "latency" => {
+                let epoch = Instant::now();
+                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<f64>();
+                let worker_q = q.clone();
+                let n = a.n;
+                let worker = tokio::spawn(async move {
+                    for _ in 0..n {
+                        let lease = worker_q
+                            .lease(WORK_TTL, Wait::Forever)
+                            .await?
+                            .ok_or("a forever lease returned nothing")?;
+                        let now = epoch.elapsed().as_nanos() as u64;
+                        let sent = stamp_of(lease.data())?;
+                        let _ = tx.send((now - sent) as f64 / 1000.0);
+                        worker_q.complete(&lease).await?;
+                    }
+                    Ok::<(), BoxError>(())
+                });
+                ready().await?;
+                let mut samples = Vec::with_capacity(n);
+                let t0 = Instant::now();
+                for _ in 0..n {
+                    // Give the worker time to complete and block again, so each add finds it
+                    // idle in its server-side wait.
+                    tokio::time::sleep(Duration::from_millis(a.gap_ms)).await;
+                    q.add(&Item::new(stamped(epoch, a.payload))).await?;
+                    samples.push(rx.recv().await.ok_or("the worker stopped")?);
+                }
+                let seconds = t0.elapsed().as_secs_f64();
+                worker.await??;
+                let mut result = latency_summary(samples);
+                result["items"] = json!(n);
+                result["seconds"] = json!(seconds);
+                finish(result).await
+            }
+            "light_clean" => {
+                // 1% of the leases expire at once (1 ms), spread evenly over processing.
+                hold_leases(&q, a.n, &data, |i| {
+                    if i % 100 == 0 {
+                        Duration::from_millis(1)
+                    } else {
+                        LONG_TTL
+                    }
+                })
+                .await?;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                ready().await?;
+                let t0 = Instant::now();
+                let report = q.light_clean().await?;
+                let seconds = t0.elapsed().as_secs_f64();
+                finish(json!({"items": a.n, "seconds": seconds,
+                    "requeued": report.requeued, "removed": report.removed}))
+                .await
+            }
+            "deep_clean" => {
+                // 99% queued through leaseq, 1% orphans (an item key on no list, as a crashed
+                // redis-work-queue producer leaves them).
+                let orphans = a.n / 100;
+                prefill(&q, a.n - orphans, &data).await?;
+                make_orphans(&a.url, &a.prefix, orphans, &data).await?;
+                ready().await?;
+                let t0 = Instant::now();
+                let report = q.deep_clean().await?;
+                let seconds = t0.elapsed().as_secs_f64();
+                check(report.requeued as usize, orphans, "requeued")?;
+                finish(json!({"items": a.n, "seconds": seconds,
+                    "requeued": report.requeued, "removed": report.removed}))
+                .await
+            }
+            other => Err(format!("unknown workload {other}").into()),
+        }
+    }
+
+    /// A busy worker: one round trip per item with complete_and_lease (or two, lease then
+    /// complete, when `separate`).
+    async fn work(q: &Queue, separate: bool, done: &AtomicU64) -> Res<()> {
+        if separate {
+            while let Some(lease) = q.lease(WORK_TTL, Wait::No).await? {
+                q.complete(&lease).await?;
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+            return Ok(());
+        }
+        let mut next = q.lease(WORK_TTL, Wait::No).await?;
+        while let Some(lease) = next {
+            let (completed, following) = q.complete_and_lease(&lease, WORK_TTL).await?;
+            if !completed {
+                return Err(format!("complete of {} returned false", lease.id()).into());
+            }
+            done.fetch_add(1, Ordering::Relaxed);
+            next = following;
+        }
+        Ok(())
+    }
+
+    async fn prefill(q: &Queue, n: usize, data: &[u8]) -> Res<()> {
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(10_000);
+            let items: Vec<Item> = (0..k).map(|_| Item::new(data.to_vec())).collect();
+            q.add_batch(&items).await?;
+            left -= k;
+        }
+        Ok(())
+    }
+
+    /// Adds `n` items and leases them all, the i-th lease for `ttl(i)`, and keeps them leased.
+    async fn hold_leases(
+        q: &Queue,
+        n: usize,
+        data: &[u8],
+        ttl: impl Fn(usize) -> Duration,
+    ) -> Res<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        prefill(q, n, data).await?;
+        let results: Vec<_> = stream::iter(0..n)
+            .map(|i| {
+                let ttl = ttl(i);
+                async move { q.lease(ttl, Wait::No).await }
+            })
+            .buffer_unordered(SETUP_CONCURRENCY)
+            .collect()
+            .await;
+        let mut held = 0;
+        for r in results {
+            held += r?.is_some() as usize;
+        }
+        check(held, n, "leased")
+    }
+
+    async fn make_orphans(url: &str, prefix: &str, n: usize, data: &[u8]) -> Res<()> {
+        let mut conn = redis026::Client::open(url)?
+            .get_multiplexed_async_connection()
+            .await?;
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(10_000);
+            let mut pipe = redis026::pipe();
+            for _ in 0..k {
+                let id = uuid::Uuid::new_v4();
+                pipe.cmd("SET")
+                    .arg(format!("{prefix}:item:{id}"))
+                    .arg(data)
+                    .ignore();
+            }
+            pipe.query_async::<()>(&mut conn).await?;
+            left -= k;
+        }
+        Ok(())
+    }
+}
+
+/// crates.io `redis-work-queue` 0.3 (its own redis 0.26 connections).
+mod rwq {
+    use super::*;
+    use redis026::aio::MultiplexedConnection;
+    use redis_work_queue::{Item, KeyPrefix, WorkQueue};
+
+    async fn connect(url: &str) -> Res<MultiplexedConnection> {
+        Ok(redis026::Client::open(url)?
+            .get_multiplexed_async_connection()
+            .await?)
+    }
+
+    pub async fn run(a: &Args) -> Res<()> {
+        let mut conn = connect(&a.url).await?;
+        let wq = Arc::new(WorkQueue::new(KeyPrefix::new(a.prefix.clone())));
+        let data = payload(a.payload);
+        let item = |d: &[u8]| Item::new(d.to_vec().into_boxed_slice());
+        match a.workload.as_str() {
+            "add_single" => {
+                let items: Vec<Item> = (0..a.n).map(|_| item(&data)).collect();
+                ready().await?;
+                let t0 = Instant::now();
+                let mut added = 0;
+                for it in &items {
+                    added += wq.add_item(&mut conn, it).await? as usize;
+                }
+                let seconds = t0.elapsed().as_secs_f64();
+                check(added, a.n, "added")?;
+                finish(json!({"items": added, "seconds": seconds})).await
+            }
+            "add_batch" => {
+                // Its batch path: add_unique_item_to_pipeline, one pipeline per batch.
+                let items: Vec<Item> = (0..a.n).map(|_| item(&data)).collect();
+                ready().await?;
+                let t0 = Instant::now();
+                for chunk in items.chunks(a.batch) {
+                    add_pipelined(&wq, &mut conn, chunk).await?;
+                }
+                let seconds = t0.elapsed().as_secs_f64();
+                finish(json!({"items": a.n, "seconds": seconds, "batch": a.batch})).await
+            }
+            "lease_complete" => {
+                hold_leases(&wq, &mut conn, a.inflight, &data).await?;
+                prefill(&wq, &mut conn, a.n, &data).await?;
+                ready().await?;
+                let done = Arc::new(AtomicU64::new(0));
+                let t0 = Instant::now();
+                let mut tasks = Vec::new();
+                for _ in 0..a.workers {
+                    let (wq, done, mut conn) = (wq.clone(), done.clone(), conn.clone());
+                    tasks.push(tokio::spawn(async move {
+                        while let Some(it) = wq
+                            .lease(&mut conn, Some(Duration::ZERO), WORK_TTL)
+                            .await
+                            .map_err(|e| e.to_string())?
+                        {
+                            if !wq.complete(&mut conn, &it).await.map_err(|e| e.to_string())? {
+                                return Err(format!("complete of {} returned false", it.id));
+                            }
+                            done.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Ok::<(), String>(())
+                    }));
+                }
+                for t in tasks {
+                    t.await??;
+                }
+                let seconds = t0.elapsed().as_secs_f64();
+                let items = done.load(Ordering::Relaxed) as usize;
+                check(items, a.n, "completed")?;
+                finish(json!({"items": items, "seconds": seconds, "workers": a.workers,
+                    "inflight": a.inflight})).await
+            }
+            "latency" => {
+                let epoch = Instant::now();
+                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<f64>();
+                // The worker blocks in BRPOPLPUSH: a connection of its own.
+                let mut wconn = connect(&a.url).await?;
+                let wwq = wq.clone();
+                let n = a.n;
+                let worker = tokio::spawn(async move {
+                    for _ in 0..n {
+                        let it = wwq
+                            .lease(&mut wconn, None, WORK_TTL)
+                            .await
+                            .map_err(|e| e.to_string())?
+                            .ok_or("a blocking lease returned nothing")?;
+                        let now = epoch.elapsed().as_nanos() as u64;
+                        let sent = stamp_of(&it.data).map_err(|e| e.to_string())?;
+                        let _ = tx.send((now - sent) as f64 / 1000.0);
+                        wwq.complete(&mut wconn, &it)
+                            .await
+                            .map_err(|e| e.to_string())?;
+                    }
+                    Ok::<(), String>(())
+                });
+                ready().await?;
+                let mut samples = Vec::with_capacity(n);
+                let t0 = Instant::now();
+                for _ in 0..n {
+                    tokio::time::sleep(Duration::from_millis(a.gap_ms)).await;
+                    wq.add_item(&mut conn, &item(&stamped(epoch, a.payload)))
+                        .await?;
+                    samples.push(rx.recv().await.ok_or("the worker stopped")?);
+                }
+                let seconds = t0.elapsed().as_secs_f64();
+                worker.await??;
+                let mut result = latency_summary(samples);
+                result["items"] = json!(n);
+                result["seconds"] = json!(seconds);
+                finish(result).await
+            }
+            other => Err(format!("unknown workload {other} for rwq").into()),
+        }
+    }
+
+    async fn add_pipelined(
+        wq: &WorkQueue,
+        conn: &mut MultiplexedConnection,
+        items: &[Item],
+    ) -> Res<()> {
+        let mut pipe = redis026::pipe();
+        for it in items {
+            wq.add_unique_item_to_pipeline(&mut pipe, it);
+        }
+        pipe.query_async::<()>(conn).await?;
+        Ok(())
+    }
+
+    async fn prefill(
+        wq: &WorkQueue,
+        conn: &mut MultiplexedConnection,
+        n: usize,
+        data: &[u8],
+    ) -> Res<()> {
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(1000);
+            let items: Vec<Item> = (0..k)
+                .map(|_| Item::new(data.to_vec().into_boxed_slice()))
+                .collect();
+            add_pipelined(wq, conn, &items).await?;
+            left -= k;
+        }
+        Ok(())
+    }
+
+    async fn hold_leases(
+        wq: &WorkQueue,
+        conn: &mut MultiplexedConnection,
+        n: usize,
+        data: &[u8],
+    ) -> Res<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        prefill(wq, conn, n, data).await?;
+        let results: Vec<_> = stream::iter(0..n)
+            .map(|_| {
+                let mut conn = conn.clone();
+                async move { wq.lease(&mut conn, Some(Duration::ZERO), LONG_TTL).await }
+            })
+            .buffer_unordered(SETUP_CONCURRENCY)
+            .collect()
+            .await;
+        let mut held = 0;
+        for r in results {
+            held += r?.is_some() as usize;
+        }
+        check(held, n, "leased")
+    }
+}
+
+fn check(got: usize, want: usize, what: &str) -> Res<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("{what} {got} items, expected {want}").into())
+    }
+}
