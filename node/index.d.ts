@@ -25,7 +25,7 @@ export declare class LeaseqError extends Error {
   /** What kind of error this is. */
   readonly code: ErrorCode
   /** For code `INVALID_ARGUMENT`: the name of the refused argument or option (`ttlMs`). */
-  readonly argument: string | undefined
+  readonly argument?: string
   /** Whether the same call may succeed when tried again unchanged (`CONNECTION`, `TIMEOUT`). */
   readonly retryable: boolean
   readonly name: 'LeaseqError'

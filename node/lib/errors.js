@@ -43,8 +43,10 @@ class LeaseqError extends Error {
     super(message, options && 'cause' in options ? { cause: options.cause } : undefined)
     /** @type {import('../index').ErrorCode} */
     this.code = code
-    /** @type {string | undefined} the refused argument, for code INVALID_ARGUMENT */
-    this.argument = options?.argument
+    if (options?.argument !== undefined) {
+      /** @type {string | undefined} the refused argument, for code INVALID_ARGUMENT */
+      this.argument = options.argument
+    }
     /** @type {boolean} */
     this.retryable = Object.prototype.hasOwnProperty.call(REGISTRY, code)
       ? REGISTRY[code].retryable
