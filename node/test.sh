@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The Node binding's tests, from a fresh clone on a machine with Rust, Node and npm:
+#   npm dev tools (locked versions) -> the addon (debug, by napi build) and a check that the committed
+#   native.d.ts is what napi generates -> tsc --strict -> the `npm pack` tarball installed in a
+#   scratch project -> node --test test/ against throwaway redis-servers.
+set -euo pipefail
+cd "$(dirname "$0")"
+here=$(pwd)
+repo=$(cd .. && pwd)
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/leaseq-node-test.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+
+step() { printf '\n== node: %s\n' "$*"; }
+
+for tool in node npm cargo; do
+  command -v "$tool" >/dev/null || { echo "node/test.sh needs $tool on PATH" >&2; exit 1; }
+done
+if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+  "$repo/scripts/ensure-deps.sh"
+fi
+
+step "npm install (dev tools at the versions in package-lock.json: @napi-rs/cli, typescript)"
+# Not `npm ci`: the lock file lacks the other platforms' optional packages of @napi-rs/cli's
+# dependencies (the registry this was locked against serves only this platform's), which
+# `npm ci` refuses and `npm install` resolves. Scripts off: the addon is built below.
+npm install --ignore-scripts --no-audit --no-fund --loglevel=error
+
+step "the throwaway Redis launcher"
+cargo build --quiet --manifest-path "$repo/Cargo.toml" -p leaseq-harness --bin leaseq-test-redis
+target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$repo/Cargo.toml" |
+  node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')
+if [ -z "${LEASEQ_TEST_REDIS:-}" ]; then
+  export LEASEQ_TEST_REDIS="$target_dir/debug/leaseq-test-redis"
+fi
+
+step "the addon (napi build, debug) and its generated types"
+cp native.d.ts "$scratch/native.d.ts.committed"
+npx napi build --dts native.d.ts
+if ! cmp -s native.d.ts "$scratch/native.d.ts.committed"; then
+  diff -u "$scratch/native.d.ts.committed" native.d.ts || true
+  echo "node/native.d.ts is out of date: napi build regenerated it above; commit it" >&2
+  exit 1
+fi
+
+step "tsc --noEmit --strict (the JS layer, index.d.ts and test/types/example.ts)"
+npx tsc -p tsconfig.json
+
+step "npm pack, then npm install of the tarball in a scratch project (builds the addon)"
+npm pack --pack-destination "$scratch" --loglevel=error >/dev/null
+mkdir "$scratch/project"
+echo '{ "name": "scratch", "private": true }' >"$scratch/project/package.json"
+# Debug build into the workspace's target dir: the same dependencies, already compiled.
+(cd "$scratch/project" &&
+  LEASEQ_NODE_DEBUG=1 CARGO_TARGET_DIR="$target_dir" \
+    npm install "$scratch"/leaseq-*.tgz --no-audit --no-fund --loglevel=error --foreground-scripts &&
+  node "$here/test/helpers/packed-smoke.js")
+
+step "node --test"
+node --test test/*.test.js

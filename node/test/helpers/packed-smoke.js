@@ -1,0 +1,40 @@
+'use strict'
+// Run by node/test.sh from a project that installed the `npm pack` tarball: loads `leaseq` from
+// that project (CommonJS and ESM) and does one lease cycle on a throwaway redis-server.
+
+const path = require('node:path')
+const { createRequire } = require('node:module')
+const { pathToFileURL } = require('node:url')
+
+const { startRedis } = require('./redis')
+
+async function main() {
+  const project = process.cwd()
+  const cjs = createRequire(path.join(project, 'index.js'))('leaseq')
+  const resolved = createRequire(path.join(project, 'index.js')).resolve('leaseq')
+  if (!resolved.startsWith(path.join(project, 'node_modules') + path.sep)) {
+    throw new Error(`leaseq resolved outside the project: ${resolved}`)
+  }
+  const esm = await import(pathToFileURL(path.join(path.dirname(resolved), 'index.mjs')).href)
+  if (esm.Client !== cjs.Client) throw new Error('ESM and CommonJS differ')
+
+  const redis = await startRedis()
+  try {
+    const client = await cjs.Client.connect(redis.url)
+    const queue = client.queue('{packed}')
+    await queue.add(cjs.Item.fromJson({ packed: true }))
+    const lease = await queue.lease({ ttlMs: 10_000 })
+    if (!lease || lease.json().packed !== true || !(await queue.complete(lease))) {
+      throw new Error('lease cycle failed')
+    }
+    await client.close()
+  } finally {
+    await redis.stop()
+  }
+  console.log('packed package: installed, built and working')
+}
+
+main().catch((err) => {
+  console.error(err)
+  process.exitCode = 1
+})
