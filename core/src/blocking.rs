@@ -191,6 +191,44 @@ impl Queue {
         self.run(async |q| q.lease(ttl, wait).await)
     }
 
+    /// Like [`Queue::lease`], for callers that must react while it waits (a Python thread
+    /// checking for Ctrl-C): `check` runs on the calling thread every `every` while the wait
+    /// goes on, and when it returns an error the wait is abandoned and that error returned. The
+    /// wait itself is one server-side wait, not a series of short leases.
+    ///
+    /// An interrupt that lands in the instant an item is being leased leaves that item leased
+    /// to nobody; it comes back through light clean after `ttl`.
+    pub fn lease_interruptible<E>(
+        &self,
+        ttl: Duration,
+        wait: Wait,
+        every: Duration,
+        mut check: impl FnMut() -> std::result::Result<(), E>,
+    ) -> std::result::Result<Result<Option<Lease>>, E> {
+        let (runtime, client) = match self.client.live() {
+            Ok(live) => live,
+            Err(e) => return Ok(Err(e)),
+        };
+        let queue = match client.queue(&self.prefix) {
+            Ok(q) => q,
+            Err(e) => return Ok(Err(e)),
+        };
+        let mut task = runtime.spawn(async move { queue.lease(ttl, wait).await });
+        loop {
+            // The timer must be made inside the runtime, hence the async block.
+            match runtime.block_on(async { tokio::time::timeout(every, &mut task).await }) {
+                Ok(Ok(result)) => return Ok(result),
+                Ok(Err(join)) => std::panic::resume_unwind(join.into_panic()),
+                Err(_still_waiting) => {
+                    if let Err(e) = check() {
+                        task.abort();
+                        return Err(e);
+                    }
+                }
+            }
+        }
+    }
+
     /// See [`crate::Queue::complete`].
     pub fn complete(&self, lease: &Lease) -> Result<bool> {
         self.run(async |q| q.complete(lease).await)

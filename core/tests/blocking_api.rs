@@ -77,3 +77,34 @@ fn every_operation_works_synchronously() {
     assert!(q.complete(&b).unwrap());
     assert_eq!(server.command("DBSIZE").trim(), ":0");
 }
+
+#[test]
+fn interruptible_lease_checks_while_it_waits_and_stops_on_request() {
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).unwrap();
+    let q = client.queue("interruptible").unwrap();
+    let mut checks = 0;
+    let interrupted = q.lease_interruptible(TTL, Wait::Forever, Duration::from_millis(20), || {
+        checks += 1;
+        if checks == 5 {
+            Err("stop")
+        } else {
+            Ok(())
+        }
+    });
+    assert_eq!(interrupted.unwrap_err(), "stop");
+    assert_eq!(checks, 5);
+    // Nothing was taken by the abandoned wait; a later item is leased normally.
+    q.add(&Item::with_id("later", vec![]).unwrap()).unwrap();
+    let got = q
+        .lease_interruptible(
+            TTL,
+            Wait::Timeout(Duration::from_secs(5)),
+            Duration::from_millis(20),
+            || Ok::<(), ()>(()),
+        )
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!((got.id(), got.count()), ("later", 1));
+}

@@ -156,29 +156,23 @@ impl Queue {
         if !block.0 {
             return self.lease_once(py, ttl, Wait::No);
         }
-        let deadline = timeout.deadline(py)?;
-        // Wait in slices, checking for signals between them: a wait without the GIL cannot see
-        // Ctrl-C. Each slice ends with a lease attempt inside the core, so no item is missed.
-        loop {
-            let slice = match deadline {
-                None => WAIT_SLICE,
-                Some(deadline) => deadline
-                    .saturating_duration_since(Instant::now())
-                    .min(WAIT_SLICE),
-            };
-            let wait = if slice.is_zero() {
-                Wait::No
-            } else {
-                Wait::Timeout(slice)
-            };
-            if let Some(lease) = self.lease_once(py, ttl, wait)? {
-                return Ok(Some(lease));
-            }
-            if wait == Wait::No || deadline.is_some_and(|d| Instant::now() >= d) {
-                return Ok(None);
-            }
-            py.check_signals()?;
-        }
+        let wait = match timeout.deadline(py)? {
+            None => Wait::Forever,
+            Some(deadline) => match deadline.checked_duration_since(Instant::now()) {
+                Some(left) if !left.is_zero() => Wait::Timeout(left),
+                _ => Wait::No,
+            },
+        };
+        // One server-side wait without the GIL; every WAIT_SLICE this thread takes the GIL
+        // back just long enough to look for a signal, so Ctrl-C interrupts the wait.
+        let result = py.detach(|| {
+            self.inner.lease_interruptible(ttl, wait, WAIT_SLICE, || {
+                Python::attach(|py| py.check_signals())
+            })
+        })?;
+        result
+            .map(|lease| lease.map(NewLease))
+            .map_err(|e| errors::to_py(py, e))
     }
 
     /// Completes the leased item. Returns ``True`` for exactly one caller per item: the first to
