@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The C tests of leaseq, self-sufficient from a fresh clone on Debian:
-#   - installs what is missing (gcc, make, pkg-config, valgrind, redis-server);
+#   - installs what is missing (gcc, make, pkg-config, valgrind, libcjson-dev, redis-server);
 #   - builds libleaseq (debug profile), the Rust add_item example and the shared redis launcher;
 #   - checks that the committed include/leaseq.h is what cbindgen generates now;
 #   - installs under a temporary PREFIX and checks leaseq.pc;
 #   - compiles tests/*.c with -Wall -Wextra -Werror -std=c11 against the committed header and
 #     runs them plain, under AddressSanitizer (+UBSan) and under valgrind, on a throwaway
 #     redis-server (and a throwaway Redis Cluster for tests/test_cluster.c);
+#   - runs the conformance vectors (spec/vectors) through tests/vectors.c, plain, under
+#     AddressSanitizer and under valgrind;
+#   - builds examples/soak_worker.c into target/debug/soak-worker-c (the soak's C worker) and
+#     checks that it produces and works as integration-tests/soak/README.md says;
 #   - builds and runs examples/worker.c and the README's "Use from C" example;
 # and prints `c: N passed, M failed` last. Exits non-zero on any failure.
 set -uo pipefail
@@ -69,6 +73,9 @@ command -v make >/dev/null 2>&1 || missing+=(make)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
 command -v timeout >/dev/null 2>&1 || missing+=(coreutils)
+# cJSON parses the conformance vectors in tests/vectors.c.
+[ -f /usr/include/cjson/cJSON.h ] && ls /usr/lib/*/libcjson.so /usr/lib/libcjson.so >/dev/null 2>&1 ||
+    missing+=(libcjson-dev)
 if [ "${#missing[@]}" -gt 0 ]; then
     echo "test.sh: installing ${missing[*]} from Debian's packages" >&2
     sudo_if_needed apt-get update -qq
@@ -190,6 +197,102 @@ if step "test_threads.c links statically against libleaseq.a" \
     gcc "${strict[@]}" $(pkg-config --cflags leaseq) "$here/tests/test_threads.c" \
     -o "$work/test_threads.static" "$prefix/lib/libleaseq.a" $native_libs -pthread; then
     run_tap "static" "$work/test_threads.static"
+fi
+
+# ---- conformance vectors (spec/vectors) ---------------------------------------------------------
+# tests/vectors.c runs every case through the C API, and the Redis-side steps through the
+# harness's leaseq-vector-tool. Every case starts with FLUSHALL: nothing else uses the server now.
+vector_tool="$built/leaseq-vector-tool"
+vectors_dir="$root/spec/vectors"
+# An independent count of the cases, so that a runner that stops early cannot pass.
+vector_cases="$(cat "$vectors_dir"/*.json | grep -o '"name": *"' | wc -l)"
+vectors_link=("${link[@]}" -lcjson -lm)
+
+# run_vectors LABEL COMMAND...: one check; the runner's failures and closing line are shown.
+run_vectors() {
+    local label=$1 out="$work/vectors.out" rc last
+    shift
+    timeout 300 "$@" "$url" "$vector_tool" "$vectors_dir" >"$out" 2>&1
+    rc=$?
+    last="$(tail -n 1 "$out")"
+    if [ "$rc" -eq 0 ] && [ "$last" = "c vectors: $vector_cases passed, 0 failed" ]; then
+        pass "$label: every conformance vector ($last)"
+    else
+        fail "$label: conformance vectors (exit $rc; $vector_cases cases in spec/vectors)"
+        show "$out" 80
+    fi
+}
+
+if step "tests/vectors.c compiles with ${strict[*]}" \
+    gcc "${strict[@]}" -I"$here/include" "$here/tests/vectors.c" -o "$work/vectors" \
+    "${vectors_link[@]}"; then
+    run_vectors "plain" "$work/vectors"
+    run_vectors "valgrind" "${valgrind_cmd[@]}" "$work/vectors"
+fi
+if step "tests/vectors.c compiles with AddressSanitizer and UBSan" \
+    gcc "${strict[@]}" "${sanitize[@]}" -I"$here/include" "$here/tests/vectors.c" \
+    -o "$work/vectors.asan" "${vectors_link[@]}"; then
+    ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+        run_vectors "asan" "$work/vectors.asan"
+fi
+
+# ---- examples/soak_worker.c: the mixed-language soak's C worker -------------------------------
+soak_worker="$built/soak-worker-c"
+soak_worker_built=0
+step "make -C ffi-c soak-worker builds examples/soak_worker.c into target/debug/soak-worker-c" \
+    make -s -C "$here" soak-worker CARGO="$CARGO" TARGET_DIR="$target_dir" && soak_worker_built=1
+
+# The soak's contract (integration-tests/soak/README.md), without the soak: the producer's ids,
+# data and queues exactly; then a worker, with no cleaner, until every item is either won
+# (recorded once) or still held by a dropped lease; its records all say "c".
+soak_worker_contract() {
+    local qa="c-soak-a-$$" qb="c-soak-b-$$" results="c-soak-results-$$" n want_a="" want_b=""
+    local -x LEASEQ_SOAK_QUEUES="$qa,$qb" LEASEQ_SOAK_RESULTS="$results"
+    "$soak_worker" "$url" c produce 0 120 || return 1
+    for n in $(seq 0 119); do
+        if [ $((n % 2)) -eq 0 ]; then want_a+="${want_a:+,}\"c-$n\":\"{\\\"n\\\":$n}\""
+        else want_b+="${want_b:+,}\"c-$n\":\"{\\\"n\\\":$n}\""; fi
+    done
+    "$vector_tool" check "$url" "$qa" "{\"items\": {$want_a}, \"processing\": []}" &&
+        "$vector_tool" check "$url" "$qb" "{\"items\": {$want_b}, \"processing\": []}" ||
+        return 1
+    echo "produce: 60 items in each queue, ids and data as the README says"
+
+    "$soak_worker" "$url" c work 2>"$work/soak-worker.err" &
+    local pid=$! settled=0 wins=0 held=0 q
+    # Settled: both queues empty, and each item won or held (a dropped lease, no cleaner).
+    for _ in $(seq 1 600); do
+        wins=$("$vector_tool" state "$url" "$results" | grep -o '"win|[^"]*":' | wc -l)
+        held=0
+        for q in "$qa" "$qb"; do
+            "$vector_tool" state "$url" "$q" >"$work/soak-state.json" || return 1
+            grep -q '"queue":\[\]' "$work/soak-state.json" || held=-1
+            [ "$held" -lt 0 ] ||
+                held=$((held + $(grep -o '"c-[0-9]*":"' "$work/soak-state.json" | wc -l)))
+        done
+        if [ "$held" -ge 0 ] && [ $((wins + held)) -eq 120 ]; then settled=1; break; fi
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if ! kill -0 "$pid" 2>/dev/null; then
+        echo "the worker exited by itself:"; cat "$work/soak-worker.err"; return 1
+    fi
+    kill -KILL "$pid"; wait "$pid" 2>/dev/null
+    echo "work: $wins items won, $held still held by dropped leases"
+    [ "$settled" -eq 1 ] || { echo "never settled"; return 1; }
+    "$vector_tool" state "$url" "$results" >"$work/soak-results.json" || return 1
+    local records wins_ids execs
+    records=$(grep -o '"\(win\|exec\|viol\)|[^"]*":"[^"]*"' "$work/soak-results.json")
+    wins_ids=$(grep -o '^"win|[^|]*|[^|]*|' <<<"$records" | sort)
+    execs=$(grep -o '^"exec|[^|]*|[^|]*|' <<<"$records" | sort -u | wc -l)
+    echo "records: $(wc -l <<<"$records"), distinct items leased: $execs"
+    ! grep -q '^"viol|' <<<"$records" || { grep '^"viol|' <<<"$records"; return 1; }
+    ! grep -qv ':"c"$' <<<"$records" || { echo "a record whose data is not c"; return 1; }
+    [ -z "$(uniq -d <<<"$wins_ids")" ] || { echo "won twice: $(uniq -d <<<"$wins_ids")"; return 1; }
+    [ "$execs" -eq 120 ] || { echo "expected every one of the 120 items leased"; return 1; }
+}
+if [ "$soak_worker_built" -eq 1 ]; then
+    step "soak_worker.c produces and works as the soak README says" soak_worker_contract
 fi
 
 # ---- examples/worker.c -------------------------------------------------------------------------

@@ -1,0 +1,264 @@
+/*
+ * soak_worker.c: the C worker and producer of the mixed-language soak
+ * (integration-tests/soak/README.md). It follows the Rust one (soak-worker-rust) rule for rule:
+ *
+ *     soak-worker-c URL LANG work
+ *     soak-worker-c URL LANG produce FIRST COUNT
+ *
+ * Environment: LEASEQ_SOAK_QUEUES (prefixes, comma separated) and LEASEQ_SOAK_RESULTS (the
+ * prefix of the results queue).
+ *
+ * - produce: adds the items `<LANG>-<n>` for n in FIRST..FIRST+COUNT, data `{"n":<n>}`, item n
+ *   to queue n % 2, with leaseq_queue_add_batch in batches of 50.
+ * - work: leases from the queues in turn (TTL 500 ms, waiting up to 100 ms), records
+ *   `exec|<queue>|<id>|<nonce>` for each lease, and misbehaves on purpose: 4% drop the lease,
+ *   3% sleep 700 ms (past the TTL) then complete, 2% complete twice, 2% sleep past the TTL and
+ *   renew (which must return false) then complete; otherwise complete. A complete that returns
+ *   true is recorded as `win|<queue>|<id>|<nonce>`; a broken guarantee as
+ *   `viol|<LANG>|<what>|<nonce>`.
+ *
+ * Records are items added with leaseq_queue_add_unique to the results queue, their data the
+ * LANG string. Any failed call ends the process with status 1 (the soak counts a worker that
+ * exits by itself as a failure); it otherwise runs until it is killed.
+ *
+ * Build: cc -std=c11 soak_worker.c -o soak-worker-c $(pkg-config --cflags --libs leaseq)
+ * (`make -C ffi-c soak-worker` builds target/debug/soak-worker-c, as ffi-c/test.sh does).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <leaseq.h>
+
+/* Every worker's lease TTL, how long a "slow" worker sleeps, and how long a lease waits. */
+#define TTL_MS 500
+#define SLOW_MS 700
+#define WAIT_MS 100
+#define BATCH 50
+#define MAX_QUEUES 16
+
+/* What a worker does with one lease (the same table in every language). */
+enum behaviour { DROP, SLOW, TWICE, RENEW_LATE, NORMAL };
+
+static enum behaviour from_roll(uint32_t roll) {
+    if (roll < 4) return DROP;
+    if (roll < 7) return SLOW;
+    if (roll < 9) return TWICE;
+    if (roll < 11) return RENEW_LATE;
+    return NORMAL;
+}
+
+/* A small xorshift generator seeded from the clock and the process id, as the Rust one. */
+static uint64_t dice;
+
+static void dice_seed(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t nanos = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+    dice = (nanos ^ ((uint64_t)getpid() << 32)) | 1;
+}
+
+static uint32_t dice_below(uint32_t n) {
+    dice ^= dice << 13;
+    dice ^= dice >> 7;
+    dice ^= dice << 17;
+    return (uint32_t)(dice % n);
+}
+
+static void sleep_ms(long ms) {
+    struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&pause, &pause) != 0) {
+    }
+}
+
+static const char *lang;
+static leaseq_queue *results;
+static FILE *urandom;
+
+/* Ends the process after a failed call (the Rust worker panics). */
+static void die(const char *what, leaseq_status status) {
+    fprintf(stderr, "soak-worker-c (%s): %s: %s: %s\n", lang ? lang : "?", what,
+            leaseq_status_str(status), leaseq_last_error_message());
+    exit(1);
+}
+
+static void check(const char *what, leaseq_status status) {
+    if (status != LEASEQ_OK) die(what, status);
+}
+
+/* 32 random hex digits (128 bits, like the Rust worker's UUID) into `out` (33 bytes). */
+static void nonce(char *out) {
+    unsigned char bytes[16];
+    if (fread(bytes, 1, sizeof bytes, urandom) != sizeof bytes) {
+        fprintf(stderr, "soak-worker-c: cannot read /dev/urandom\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < sizeof bytes; i++) snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+}
+
+/* Adds the record `id` (data: the language) to the results queue. */
+static void add_record(const char *id) {
+    leaseq_item *item = NULL;
+    check("record id", leaseq_item_with_id(id, (const uint8_t *)lang, strlen(lang), &item));
+    check("record", leaseq_queue_add_unique(results, item));
+    leaseq_item_free(item);
+}
+
+/* `kind` is "win" or "exec"; `queue` the prefix the item came from. */
+static void record(const char *kind, const char *queue, const char *id) {
+    char n[33], text[2048];
+    nonce(n);
+    snprintf(text, sizeof text, "%s|%s|%s|%s", kind, queue, id, n);
+    add_record(text);
+}
+
+/* A broken guarantee. */
+static void violation(const char *what) {
+    char n[33], text[2048];
+    nonce(n);
+    snprintf(text, sizeof text, "viol|%s|%s|%s", lang, what, n);
+    add_record(text);
+}
+
+/* Adds the batch and empties it; a full batch of fresh ids must be added whole. */
+static void flush_batch(const leaseq_queue *queue, leaseq_item **batch, size_t *len, bool full) {
+    size_t added = 0;
+    check("add_batch",
+          leaseq_queue_add_batch(queue, (const leaseq_item *const *)batch, *len, &added));
+    if (full && added != *len) {
+        fprintf(stderr, "soak-worker-c: add_batch added %zu of %zu fresh ids\n", added, *len);
+        exit(1);
+    }
+    for (size_t i = 0; i < *len; i++) leaseq_item_free(batch[i]);
+    *len = 0;
+}
+
+static void produce(leaseq_queue **queues, size_t queues_len, uint64_t first, uint64_t count) {
+    if (queues_len < 2) {
+        fprintf(stderr, "soak-worker-c: produce needs two queues in LEASEQ_SOAK_QUEUES\n");
+        exit(1);
+    }
+    leaseq_item *batches[2][BATCH];
+    size_t lens[2] = {0, 0};
+    for (uint64_t n = first; n < first + count; n++) {
+        char id[512], data[64];
+        snprintf(id, sizeof id, "%s-%" PRIu64, lang, n);
+        int len = snprintf(data, sizeof data, "{\"n\":%" PRIu64 "}", n);
+        size_t q = (size_t)(n % 2);
+        check("item", leaseq_item_with_id(id, (const uint8_t *)data, (size_t)len,
+                                          &batches[q][lens[q]++]));
+        if (lens[q] == BATCH) flush_batch(queues[q], batches[q], &lens[q], true);
+    }
+    for (size_t q = 0; q < 2; q++) {
+        if (lens[q] > 0) flush_batch(queues[q], batches[q], &lens[q], false);
+    }
+}
+
+static void work(leaseq_queue **queues, char **names, size_t queues_len) {
+    for (uint64_t turn = 0;; turn++) {
+        const leaseq_queue *queue = queues[turn % queues_len];
+        const char *name = names[turn % queues_len];
+        leaseq_lease *lease = NULL;
+        check("lease", leaseq_queue_lease(queue, TTL_MS, WAIT_MS, &lease));
+        if (lease == NULL) continue;
+        const char *id = NULL;
+        check("lease id", leaseq_lease_id(lease, &id));
+        record("exec", name, id);
+        enum behaviour behaviour = from_roll(dice_below(100));
+        if (behaviour == DROP) {
+            leaseq_lease_free(lease); /* only memory: the lease stays until it expires */
+            continue;
+        }
+        if (behaviour == SLOW || behaviour == RENEW_LATE) sleep_ms(SLOW_MS);
+        bool done = false;
+        if (behaviour == RENEW_LATE) {
+            check("renew", leaseq_queue_renew(queue, lease, TTL_MS, &done));
+            if (done) violation("renew after expiry returned true");
+        }
+        check("complete", leaseq_queue_complete(queue, lease, &done));
+        if (done) record("win", name, id);
+        if (behaviour == TWICE) {
+            check("complete", leaseq_queue_complete(queue, lease, &done));
+            if (done) violation("second complete returned true");
+        }
+        leaseq_lease_free(lease);
+    }
+}
+
+static bool parse_u64(const char *text, uint64_t *out) {
+    char *end = NULL;
+    if (text == NULL || *text < '0' || *text > '9') return false;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (*end != '\0') return false;
+    *out = (uint64_t)value;
+    return true;
+}
+
+int main(int argc, char **argv) {
+    const char *usage = "usage: WORKER URL LANG work | WORKER URL LANG produce FIRST COUNT";
+    uint64_t first = 0, count = 0;
+    bool producing = argc >= 4 && strcmp(argv[3], "produce") == 0;
+    if (argc < 4 || (!producing && strcmp(argv[3], "work") != 0) ||
+        (producing && (argc < 6 || !parse_u64(argv[4], &first) || !parse_u64(argv[5], &count)))) {
+        fprintf(stderr, "%s\n", usage);
+        return 2;
+    }
+    const char *url = argv[1];
+    lang = argv[2];
+    const char *queues_env = getenv("LEASEQ_SOAK_QUEUES");
+    const char *results_env = getenv("LEASEQ_SOAK_RESULTS");
+    if (queues_env == NULL || results_env == NULL) {
+        fprintf(stderr, "soak-worker-c: LEASEQ_SOAK_QUEUES and LEASEQ_SOAK_RESULTS are needed\n");
+        return 2;
+    }
+    urandom = fopen("/dev/urandom", "rb");
+    if (urandom == NULL) {
+        fprintf(stderr, "soak-worker-c: cannot open /dev/urandom\n");
+        return 1;
+    }
+    dice_seed();
+
+    leaseq_client *client = NULL;
+    check("connect", leaseq_client_connect(url, &client));
+    check("results prefix", leaseq_client_queue(client, results_env, &results));
+
+    /* LEASEQ_SOAK_QUEUES split on commas, every part a prefix (as Rust's split(',')). */
+    char *names[MAX_QUEUES];
+    leaseq_queue *queues[MAX_QUEUES];
+    size_t queues_len = 0;
+    char *list = malloc(strlen(queues_env) + 1);
+    if (list == NULL) return 1;
+    strcpy(list, queues_env);
+    for (char *start = list;; ) {
+        char *comma = strchr(start, ',');
+        if (comma) *comma = '\0';
+        if (queues_len == MAX_QUEUES) {
+            fprintf(stderr, "soak-worker-c: more than %d queues\n", MAX_QUEUES);
+            return 1;
+        }
+        names[queues_len] = start;
+        check("queue prefix", leaseq_client_queue(client, start, &queues[queues_len]));
+        queues_len++;
+        if (comma == NULL) break;
+        start = comma + 1;
+    }
+
+    if (producing) {
+        produce(queues, queues_len, first, count);
+    } else {
+        work(queues, names, queues_len);
+    }
+    for (size_t i = 0; i < queues_len; i++) leaseq_queue_free(queues[i]);
+    leaseq_queue_free(results);
+    leaseq_client_free(client);
+    free(list);
+    fclose(urandom);
+    return 0;
+}
