@@ -9,7 +9,7 @@
 //! 4. the driver reads the server's statistics and closes stdin; the runner exits.
 //!
 //! Usage: `leaseq-bench --client leaseq|rwq --workload NAME --url URL --prefix P --n N
-//!         [--workers W] [--inflight K] [--batch B] [--gap-ms G] [--payload BYTES]`
+//!         [--workers W] [--inflight K] [--batch B] [--gap-ms G] [--payload BYTES] [--orphans K]`
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -42,6 +42,7 @@ struct Args {
     batch: usize,
     gap_ms: u64,
     payload: usize,
+    orphans: usize,
 }
 
 fn parse_args() -> Res<Args> {
@@ -70,6 +71,7 @@ fn parse_args() -> Res<Args> {
         batch: num("batch", 1000)?,
         gap_ms: num("gap-ms", 2)? as u64,
         payload: num("payload", 64)?,
+        orphans: num("orphans", 0)?,
     })
 }
 
@@ -262,9 +264,9 @@ mod lq {
                 .await
             }
             "deep_clean" => {
-                // 99% queued through leaseq, 1% orphans (an item key on no list, as a crashed
-                // redis-work-queue producer leaves them).
-                let orphans = a.n / 100;
+                // n items: all queued through leaseq but `--orphans` of them, which are item keys
+                // on no list, as a crashed redis-work-queue producer leaves them.
+                let orphans = a.orphans.min(a.n);
                 prefill(&q, a.n - orphans, &data).await?;
                 make_orphans(&a.url, &a.prefix, orphans, &data).await?;
                 ready().await?;
