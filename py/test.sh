@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Python package from source into py/.venv and runs its checks: ruff, mypy.stubtest on
-# the hand-written stubs, mypy --strict on the package and its tests, and pytest (which also runs and
-# type-checks the README's Python examples) against throwaway redis-servers.
+# the hand-written stubs, mypy --strict on the package, its tests and the soak's Python worker, and
+# pytest (which also runs and type-checks the README's Python examples, and runs the conformance
+# vectors of spec/vectors) against throwaway redis-servers.
 # Needs Rust, Python 3 and pip; installs the rest. `make test-py` runs it.
 set -euo pipefail
 
@@ -23,6 +24,11 @@ sudo_if_needed() {
 if [ -z "${LEASEQ_TEST_REDIS:-}" ]; then
   cargo build -q -p leaseq-harness --bin leaseq-test-redis
   export LEASEQ_TEST_REDIS="$repo/target/debug/leaseq-test-redis"
+fi
+# The Redis side of the conformance vectors (tests/test_vectors.py).
+if [ -z "${LEASEQ_VECTOR_TOOL:-}" ]; then
+  cargo build -q -p leaseq-harness --bin leaseq-vector-tool
+  export LEASEQ_VECTOR_TOOL="$repo/target/debug/leaseq-vector-tool"
 fi
 
 # A virtualenv of our own (Debian ships venv's pip in a separate package).
@@ -46,14 +52,18 @@ echo "py: building and installing the package (profile $profile)"
 MATURIN_PEP517_ARGS="--profile $profile" \
   "$py" -m pip install -q --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps ./py
 
+# The soak's Python worker lives with the soak; it is checked with the package's settings.
+soak_worker="$repo/integration-tests/soak/workers/soak_worker.py"
+
 echo "py: ruff"
-(cd "$here" && "$py" -m ruff check -q python tests && "$py" -m ruff format -q --check python tests)
+(cd "$here" && "$py" -m ruff check -q --config pyproject.toml python tests "$soak_worker" \
+  && "$py" -m ruff format -q --check --config pyproject.toml python tests "$soak_worker")
 
 echo "py: mypy.stubtest"
 (cd "$(mktemp -d)" && "$py" -m mypy.stubtest leaseq)
 
 echo "py: mypy --strict"
-(cd "$here" && "$py" -m mypy --strict python/leaseq tests)
+(cd "$here" && "$py" -m mypy --strict python/leaseq tests "$soak_worker")
 
 echo "py: pytest"
 cd "$here"

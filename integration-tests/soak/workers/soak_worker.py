@@ -1,0 +1,134 @@
+"""The Python soak worker and producer (integration-tests/soak/README.md), on leaseq's sync API.
+
+    python soak_worker.py URL LANG work
+    python soak_worker.py URL LANG produce FIRST COUNT
+
+It follows the Rust worker (src/bin/soak-worker-rust.rs, src/lib.rs) rule for rule: the queues
+come from LEASEQ_SOAK_QUEUES (two prefixes, comma separated) and the results queue from
+LEASEQ_SOAK_RESULTS; every event is recorded there with `add_unique` of an item whose id is
+`win|<queue>|<id>|<nonce>`, `exec|<queue>|<id>|<nonce>` or `viol|<lang>|<what>|<nonce>` and whose
+data is LANG. A worker misbehaves on purpose (4% drop, 3% slow, 2% complete twice, 2% renew
+late) unless LEASEQ_SOAK_MISBEHAVE=0. Run it with an interpreter that has leaseq installed
+(py/.venv/bin/python); any error ends it with a traceback and a non-zero status.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+import uuid
+
+import leaseq
+
+#: Every worker's lease TTL, in seconds.
+TTL = 0.5
+#: Past the TTL: how long a "slow" worker sleeps.
+SLOW = 0.7
+#: How long one lease call waits for an item before the worker tries the other queue.
+WAIT = 0.1
+#: Producers add their items in batches of this many.
+BATCH = 50
+
+USAGE = "usage: soak_worker.py URL LANG work | URL LANG produce FIRST COUNT"
+
+
+def behaviour(roll: int) -> str:
+    """What to do with one lease, from a roll in [0, 100): the table every language shares.
+
+    - drop (4%): never completes; the lease expires and the cleaner gives the item back;
+    - slow (3%): sleeps past the TTL, then completes (which may return False);
+    - twice (2%): completes twice; the second must return False;
+    - renew-late (2%): sleeps past the TTL, renews (must return False), then completes;
+    - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal.
+    """
+    if os.environ.get("LEASEQ_SOAK_MISBEHAVE") == "0":
+        return "normal"
+    for below, what in ((4, "drop"), (7, "slow"), (9, "twice"), (11, "renew-late")):
+        if roll < below:
+            return what
+    return "normal"
+
+
+class Recorder:
+    """Records events in the results queue, through leaseq itself."""
+
+    def __init__(self, client: leaseq.Client, prefix: str, lang: str) -> None:
+        self.results = client.queue(prefix)
+        self.lang = lang
+
+    def record(self, kind: str, queue: str, item_id: str) -> None:
+        """`kind` is `win` or `exec`; `queue` the prefix the item came from."""
+        self.add(f"{kind}|{queue}|{item_id}|{uuid.uuid4().hex}")
+
+    def violation(self, what: str) -> None:
+        """A broken guarantee."""
+        self.add(f"viol|{self.lang}|{what}|{uuid.uuid4().hex}")
+
+    def add(self, record: str) -> None:
+        self.results.add_unique(leaseq.Item(self.lang.encode(), id=record))
+
+
+def work(client: leaseq.Client, lang: str, prefixes: list[str], results: str) -> None:
+    recorder = Recorder(client, results, lang)
+    queues = [(p, client.queue(p)) for p in prefixes]
+    turn = 0
+    while True:
+        name, queue = queues[turn % len(queues)]
+        turn += 1
+        lease = queue.lease(TTL, block=True, timeout=WAIT)
+        if lease is None:
+            continue
+        recorder.record("exec", name, lease.id)
+        what = behaviour(random.randrange(100))
+        if what == "drop":
+            continue
+        if what in ("slow", "renew-late"):
+            time.sleep(SLOW)
+        if what == "renew-late" and queue.renew(lease, TTL):
+            recorder.violation("renew after expiry returned true")
+        if queue.complete(lease):
+            recorder.record("win", name, lease.id)
+        if what == "twice" and queue.complete(lease):
+            recorder.violation("second complete returned true")
+
+
+def produce(
+    client: leaseq.Client, lang: str, prefixes: list[str], first: int, count: int
+) -> None:
+    """Adds `<lang>-<n>` (data `{"n":n}`) for n in first..first+count, to queue n % 2."""
+    queues = [client.queue(p) for p in prefixes]
+    batches: list[list[leaseq.Item]] = [[] for _ in queues]
+    for n in range(first, first + count):
+        batches[n % 2].append(leaseq.Item(f'{{"n":{n}}}', id=f"{lang}-{n}"))
+        for queue, batch in zip(queues, batches):
+            if len(batch) == BATCH:
+                added = queue.add_batch(batch)
+                if added != BATCH:
+                    sys.exit(f"soak_worker.py: add_batch added {added} of {BATCH} ids")
+                batch.clear()
+    for queue, batch in zip(queues, batches):
+        if batch:
+            queue.add_batch(batch)
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) < 3 or argv[2] not in ("work", "produce"):
+        sys.exit(USAGE)
+    url, lang, mode = argv[:3]
+    prefixes = os.environ["LEASEQ_SOAK_QUEUES"].split(",")
+    results = os.environ["LEASEQ_SOAK_RESULTS"]
+    with leaseq.Client(url) as client:
+        if mode == "work":
+            work(client, lang, prefixes, results)
+        else:
+            try:
+                first, count = int(argv[3]), int(argv[4])
+            except (IndexError, ValueError):
+                sys.exit(USAGE)
+            produce(client, lang, prefixes, first, count)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

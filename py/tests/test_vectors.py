@@ -1,0 +1,398 @@
+"""The Python runner of the conformance vectors (spec/vectors, format in spec/vectors/README.md).
+
+It follows the Rust runner (integration-tests/vectors/tests/conformance.rs) step by step: queue
+operations go through leaseq's sync API; the Redis-side steps (the empty start of a case, `raw`,
+`state`) run the harness's leaseq-vector-tool (`$LEASEQ_VECTOR_TOOL`, else
+target/debug/leaseq-vector-tool, which py/test.sh builds). One test per case, named after it; a
+failure reads `python: <case>: step <i> (<do>): <message>`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import leaseq
+import pytest
+from conftest import REPO, Server, start_server
+
+VECTORS = REPO / "spec" / "vectors"
+DEFAULT_PREFIX = "{v}"
+#: A case, a step or an item entry, as read from the JSON.
+Obj = dict[str, Any]
+
+
+class StepError(Exception):
+    """The runner could not run a step as written (the Rust runner's `Err(String)`)."""
+
+
+def load_cases() -> list[Obj]:
+    cases: list[Obj] = []
+    for path in sorted(VECTORS.glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        assert doc["version"] == 1, path
+        cases.extend(doc["cases"])
+    return cases
+
+
+CASES = load_cases()
+
+
+def vector_tool() -> str:
+    path = os.environ.get("LEASEQ_VECTOR_TOOL") or str(
+        REPO / "target" / "debug" / "leaseq-vector-tool"
+    )
+    if not os.access(path, os.X_OK):
+        pytest.fail(
+            f"vector tool {path} is missing: build it with "
+            "`cargo build -p leaseq-harness --bin leaseq-vector-tool` (py/test.sh does)"
+        )
+    return path
+
+
+def tool(*args: str) -> None:
+    """Runs leaseq-vector-tool; its message on a failure or mismatch becomes a StepError."""
+    done = subprocess.run(
+        [vector_tool(), *args], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        message = done.stderr.strip() or done.stdout.strip()
+        raise StepError(message or f"leaseq-vector-tool exited with {done.returncode}")
+
+
+# ---- values -------------------------------------------------------------------------------
+
+
+def data_bytes(value: Any) -> bytes:
+    """A vector data value: a string's UTF-8 bytes, or `{"hex": "00ff"}`."""
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, dict):
+        text = value.get("hex")
+        if not isinstance(text, str):
+            raise StepError('data object needs "hex"')
+        if len(text) % 2 or not all(c in "0123456789abcdefABCDEF" for c in text):
+            raise StepError(f"bad hex {text!r}")
+        return bytes.fromhex(text)
+    raise StepError(f'data must be a string or {{"hex": ...}}, not {json.dumps(value)}')
+
+
+def data_json(data: bytes) -> Any:
+    """Bytes as vectors write them: a string when they are UTF-8, otherwise hex."""
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        return {"hex": data.hex()}
+
+
+def lease_json(lease: leaseq.Lease | None) -> Any:
+    if lease is None:
+        return None
+    return {"id": lease.id, "data": data_json(lease.data), "count": lease.count}
+
+
+def same(want: Any, got: Any) -> bool:
+    """Equality where data values (`"text"` or `{"hex": ...}`) compare by their bytes."""
+    if isinstance(want, list) and isinstance(got, list):
+        return len(want) == len(got) and all(same(x, y) for x, y in zip(want, got))
+    if (
+        isinstance(want, dict)
+        and isinstance(got, dict)
+        and "hex" not in want
+        and "hex" not in got
+    ):
+
+        def field_same(key: str, value: Any) -> bool:
+            try:
+                return key in got and same(value, got[key])
+            except StepError:
+                return False
+
+        return len(want) == len(got) and all(field_same(k, v) for k, v in want.items())
+    if isinstance(want, (str, dict)) and isinstance(got, (str, dict)):
+        return data_bytes(want) == data_bytes(got)
+    # JSON equality: true is not 1, and 1 is not 1.0.
+    return type(want) is type(got) and bool(want == got)
+
+
+# ---- the runner ---------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """A queue operation's result: its value (as vector JSON) or the leaseq error it raised."""
+
+    value: Any = None
+    error: leaseq.LeaseqError | None = None
+
+
+def str_field(step: Obj, name: str) -> str:
+    value = step.get(name)
+    if not isinstance(value, str):
+        raise StepError(f"step needs string `{name}`")
+    return value
+
+
+def seconds(step: Obj, name: str) -> float:
+    """A `*_ms` field (a non-negative integer) in the seconds the Python API takes."""
+    value = step.get(name)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise StepError(f"step needs number `{name}`")
+    return value / 1000
+
+
+def run(call: Callable[[], Any]) -> Outcome:
+    """Calls a queue operation: leaseq's errors are its result, anything else breaks the step."""
+    try:
+        return Outcome(value=call())
+    except leaseq.LeaseqError as e:
+        return Outcome(error=e)
+    except Exception as e:
+        raise StepError(f"raised {type(e).__name__}: {e}") from e
+
+
+def then(outcome: Outcome, convert: Callable[[Any], Any]) -> Outcome:
+    """The outcome with its value (if it has one) converted to vector JSON."""
+    if outcome.error is None:
+        outcome.value = convert(outcome.value)
+    return outcome
+
+
+def report_json(report: leaseq.CleanReport) -> Any:
+    return {"requeued": report.requeued, "removed": report.removed}
+
+
+class Runner:
+    """Runs the steps of one case: `do_<op>` for each `do` of spec/vectors/README.md."""
+
+    def __init__(
+        self, url: str, prefix: str, queue: leaseq.Queue, client: leaseq.Client
+    ) -> None:
+        self.url, self.prefix, self.q, self.client = url, prefix, queue, client
+        self.leases: dict[str, leaseq.Lease] = {}
+
+    def step(self, step: Obj) -> Outcome | None:
+        """Runs a step: an Outcome for an operation, None for a step with no result."""
+        op = str_field(step, "do")
+        method: Callable[[Obj], Outcome | None] | None = getattr(self, f"do_{op}", None)
+        if method is None:
+            raise StepError(f"unknown step `{op}`")
+        return method(step)
+
+    def lease_named(self, step: Obj) -> leaseq.Lease:
+        name = str_field(step, "lease")
+        if name not in self.leases:
+            raise StepError(f"no lease named `{name}`")
+        return self.leases[name]
+
+    def keep(self, step: Obj, lease: leaseq.Lease | None) -> leaseq.Lease | None:
+        """Names the lease when the step says `"as"`; returns it."""
+        name = step.get("as")
+        if isinstance(name, str) and lease is not None:
+            self.leases[name] = lease
+        return lease
+
+    def do_add(self, step: Obj) -> Outcome:
+        item_id, data = str_field(step, "id"), data_bytes(step.get("data"))
+        # The item is made inside the call: an id leaseq refuses is the step's result.
+        return run(lambda: self.q.add(leaseq.Item(data, id=item_id)))
+
+    def do_add_unique(self, step: Obj) -> Outcome:
+        item_id, data = str_field(step, "id"), data_bytes(step.get("data"))
+        return run(lambda: self.q.add_unique(leaseq.Item(data, id=item_id)))
+
+    def do_add_batch(self, step: Obj) -> Outcome:
+        entries = step.get("items")
+        if not isinstance(entries, list):
+            raise StepError("add_batch needs `items`")
+        items = []
+        for entry in entries:
+            item_id, data = str_field(entry, "id"), data_bytes(entry.get("data"))
+            try:
+                items.append(leaseq.Item(data, id=item_id))
+            except leaseq.LeaseqError as e:
+                raise StepError(str(e)) from e
+        return run(lambda: self.q.add_batch(items))
+
+    def do_lease(self, step: Obj) -> Outcome:
+        ttl = seconds(step, "ttl_ms")
+        wait_ms = step.get("timeout_ms")
+        if isinstance(wait_ms, bool) or not isinstance(wait_ms, int) or wait_ms <= 0:
+            outcome = run(lambda: self.q.lease(ttl, block=False))
+        else:
+            outcome = run(lambda: self.q.lease(ttl, block=True, timeout=wait_ms / 1000))
+        return then(outcome, lambda lease: lease_json(self.keep(step, lease)))
+
+    def do_complete(self, step: Obj) -> Outcome:
+        lease = self.lease_named(step)
+        return run(lambda: self.q.complete(lease))
+
+    def do_complete_and_lease(self, step: Obj) -> Outcome:
+        lease, ttl = self.lease_named(step), seconds(step, "ttl_ms")
+        return then(
+            run(lambda: self.q.complete_and_lease(lease, ttl)),
+            lambda got: {
+                "completed": got[0],
+                "next": lease_json(self.keep(step, got[1])),
+            },
+        )
+
+    def do_renew(self, step: Obj) -> Outcome:
+        lease, ttl = self.lease_named(step), seconds(step, "ttl_ms")
+        return run(lambda: self.q.renew(lease, ttl))
+
+    def do_light_clean(self, step: Obj) -> Outcome:
+        return then(run(self.q.light_clean), report_json)
+
+    def do_deep_clean(self, step: Obj) -> Outcome:
+        return then(run(self.q.deep_clean), report_json)
+
+    def do_queue_len(self, step: Obj) -> Outcome:
+        return run(self.q.queue_len)
+
+    def do_processing_len(self, step: Obj) -> Outcome:
+        return run(self.q.processing_len)
+
+    def do_open_queue(self, step: Obj) -> Outcome:
+        prefix = str_field(step, "prefix")
+        return then(run(lambda: self.client.queue(prefix)), lambda _: None)
+
+    def do_raw(self, step: Obj) -> None:
+        command = step.get("command")
+        if not isinstance(command, list):
+            raise StepError("raw needs `command`")
+        tool("raw", self.url, self.prefix, json.dumps(command))
+
+    def do_sleep_ms(self, step: Obj) -> None:
+        time.sleep(seconds(step, "ms"))
+
+    def do_state(self, step: Obj) -> None:
+        prefix = step.get("prefix")
+        tool(
+            "check",
+            self.url,
+            prefix if isinstance(prefix, str) else self.prefix,
+            json.dumps(step.get("expect")),
+        )
+
+
+def describe(outcome: Outcome) -> str:
+    if outcome.error is not None:
+        return f"error {outcome.error.code}: {outcome.error}"
+    return f"Ok({json.dumps(outcome.value)})"
+
+
+def check(step: Obj, outcome: Outcome) -> None:
+    """Compares an operation's outcome with the step's `expect` or `expect_error`."""
+    if "expect_error" in step:
+        code = step["expect_error"]
+        if outcome.error is None or outcome.error.code != code:
+            raise StepError(
+                f"expected error {json.dumps(code)}, got {describe(outcome)}"
+            )
+    elif outcome.error is not None:
+        raise StepError(f"unexpected error {outcome.error.code}: {outcome.error}")
+    else:
+        want = step.get("expect")
+        if not same(want, outcome.value):
+            raise StepError(
+                f"expected {json.dumps(want)}, got {json.dumps(outcome.value)}"
+            )
+
+
+def run_case(url: str, client: leaseq.Client, case: Obj) -> str | None:
+    """Runs one case; None when it passes, else what failed (`step <i> (<do>): ...`)."""
+    try:
+        tool("flush", url)
+        prefix = case.get("prefix", DEFAULT_PREFIX)
+        runner = Runner(url, prefix, client.queue(prefix), client)
+    except (StepError, leaseq.LeaseqError) as e:
+        return f"before the first step: {e}"
+    for index, step in enumerate(case["steps"]):
+        try:
+            outcome = runner.step(step)
+            if outcome is not None:
+                check(step, outcome)
+        except StepError as e:
+            return f"step {index} ({step.get('do')}): {e}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def vector_url() -> Iterator[str]:
+    """A server of the module's own: every case begins with FLUSHALL."""
+    s: Server = start_server()
+    yield s.url
+    s.stop()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_vector(vector_url: str, case: Obj) -> None:
+    with leaseq.Client(vector_url) as client:
+        failure = run_case(vector_url, client, case)
+    if failure is not None:
+        pytest.fail(f"python: {case['name']}: {failure}", pytrace=False)
+
+
+def test_every_vector_file_is_collected() -> None:
+    """Every case of every file is a test of its own (the issue asks for at least 40)."""
+    names = [c["name"] for c in CASES]
+    assert len(set(names)) == len(names), (
+        "case names are unique (they are the test ids)"
+    )
+    assert len(names) >= 40
+    for path in VECTORS.glob("*.json"):
+        assert json.loads(path.read_text(encoding="utf-8"))["cases"], path
+
+
+def test_the_runner_fails_a_wrong_expectation(vector_url: str) -> None:
+    """The runner is not vacuous: a wrong result, a wrong error and a wrong state all fail."""
+    cases: list[Obj] = [
+        {"steps": [{"do": "add", "id": "a", "data": "x", "expect": False}]},
+        {"steps": [{"do": "lease", "ttl_ms": 0, "expect_error": "WRONG_TYPE"}]},
+        {"steps": [{"do": "lease", "ttl_ms": 0, "expect": None}]},
+        {
+            "steps": [
+                {"do": "add", "id": "a", "data": {"hex": "00ff"}, "expect": True},
+                {
+                    "do": "lease",
+                    "ttl_ms": 1000,
+                    "expect": {"id": "a", "data": {"hex": "00fe"}, "count": 1},
+                },
+            ]
+        },
+        {"steps": [{"do": "state", "expect": {"queue": ["a"]}}]},
+        {"steps": [{"do": "nonsense"}]},
+    ]
+    with leaseq.Client(vector_url) as client:
+        failures = [run_case(vector_url, client, c) for c in cases]
+    assert failures[0] == "step 0 (add): expected false, got true"
+    assert failures[1] is not None
+    assert failures[1].startswith(
+        'step 0 (lease): expected error "WRONG_TYPE", got error INVALID_ARGUMENT'
+    )
+    assert failures[2] is not None
+    assert failures[2].startswith("step 0 (lease): unexpected error INVALID_ARGUMENT")
+    assert failures[3] == (
+        'step 1 (lease): expected {"id": "a", "data": {"hex": "00fe"}, "count": 1}, '
+        'got {"id": "a", "data": {"hex": "00ff"}, "count": 1}'
+    )
+    assert failures[4] is not None
+    assert failures[4].startswith("step 0 (state): state `queue`")
+    assert failures[5] == "step 0 (nonsense): unknown step `nonsense`"
+
+
+def test_same_compares_data_as_bytes() -> None:
+    assert same("ab", {"hex": "6162"})
+    assert same({"hex": "6162"}, "ab")
+    assert not same("ab", {"hex": "6163"})
+    assert same({"a": ["x", 1]}, {"a": [{"hex": "78"}, 1]})
+    assert not same(True, 1)
+    assert not same(1, 1.0)
+    assert not same(None, False)
+    assert not same({"a": 1}, {"a": 1, "b": 2})
