@@ -108,6 +108,9 @@ WORKLOADS = [
          n={"leaseq-rust": 100000, "rwq-python": 100000}, runs={"rwq-python": 1}),
     dict(id="deep_clean", title="deep clean, 1,000,000 items, 100 orphans", kind="clean", runner="deep_clean",
          n={"leaseq-rust": 1000000}, args=["--orphans", "100"]),
+    # Not a comparison: where the time of one leaseq call goes (see bench/README.md).
+    dict(id="call_costs", title="cost of one call, µs", kind="costs", runner="call_costs",
+         n={"leaseq-rust": 5000}),
 ]
 # Commands the driver itself sends while a run is measured; left out of the per-item counts.
 DRIVER_COMMANDS = re.compile(r"^(info|config\|.*|slowlog\|.*|latency\|.*|ping)$")
@@ -348,8 +351,8 @@ def run_ceilings(server, runs):
     # together are what Redis itself can do for an add (1 / (1/SET + 1/LPUSH)).
     if "SET c=1 P=1000" in out and "LPUSH c=1 P=1000" in out:
         both = 1 / (1 / out["SET c=1 P=1000"]["rate"] + 1 / out["LPUSH c=1 P=1000"]["rate"])
-        out["SET+LPUSH P=1000"] = dict(rate=both, rate_min=both, rate_max=both, p50_us=float("nan"),
-                                       p99_us=float("nan"), runs=[], derived=True)
+        out["SET+LPUSH P=1000"] = dict(rate=both, rate_min=both, rate_max=both, p50_us=None,
+                                       p99_us=None, runs=[], derived=True)
     return out
 
 
@@ -373,6 +376,13 @@ def build_rows(results, ceilings):
     for w in WORKLOADS:
         res = results.get(w["id"], {})
         if not res:
+            continue
+        if w["kind"] == "costs":
+            for client, runs in res.items():
+                names = runs[0]["costs_us"].keys()
+                rows.append(dict(workload=w["id"], title=w["title"], kind="costs", client=client, leaseq=True,
+                                 n=runs[0]["items"], runs=len(runs),
+                                 costs_us={k: summarize([r["costs_us"] for r in runs], k) for k in names}))
             continue
         key = {"rate": "rate", "latency": "p50_us", "clean": "seconds"}[w["kind"]]
         peers = {c: summarize(runs, key)["median"] for c, runs in res.items() if not CLIENTS[c]["leaseq"]}
@@ -425,7 +435,7 @@ def print_table(rows, ceilings):
     print("-" * len(head))
     last = None
     for row in rows:
-        if row["kind"] == "clean":
+        if row["kind"] in ("clean", "costs"):
             continue
         title = row["title"] if row["workload"] != last else ""
         last = row["workload"]
@@ -454,6 +464,13 @@ def print_table(rows, ceilings):
         slowest = ", ".join(f"{k} {v:.1f}" for k, v in row.get("slowest_commands_ms", {}).items())
         if slowest:
             print(f"{'':44s}   slowest commands (ms, median run): {slowest}")
+    for row in rows:
+        if row["kind"] == "costs":
+            print()
+            print(f"Where one leaseq call's time goes ({row['client']}, µs per call, one call at a time; median, min-max)")
+            print()
+            for name, s in row["costs_us"].items():
+                print(f"  {name:32s} {s['median']:7.1f}  {s['min']:6.1f}-{s['max']:<6.1f}")
     print()
     print("Redis memory per queued item (INFO used_memory delta / items, 64-byte payload)")
     print()
@@ -464,7 +481,8 @@ def print_table(rows, ceilings):
     print("Ceiling: redis-benchmark on the same server (requests/s, median; p50/p99 latency)")
     print()
     for name, c in ceilings.items():
-        print(f"  {name:18s} {c['rate']:>12,.0f} /s   p50 {c['p50_us']:6.0f}µs  p99 {c['p99_us']:6.0f}µs")
+        lat = f"p50 {c['p50_us']:6.0f}µs  p99 {c['p99_us']:6.0f}µs" if c.get("p50_us") is not None else "(derived: 1 / (1/SET + 1/LPUSH))"
+        print(f"  {name:18s} {c['rate']:>12,.0f} /s   {lat}")
 
 
 def targets(rows, ceilings):
@@ -501,6 +519,12 @@ def targets(rows, ceilings):
     lp = ceilings.get("LPUSH c=1 P=1000", {}).get("rate")
     ratio_target("leaseq batched add >= 50% of pipelined LPUSH",
                  rate("add_batch", "leaseq-rust"), lp, 0.5, "leaseq-rust add_batch", "redis-benchmark LPUSH P=1000")
+    both = ceilings.get("SET+LPUSH P=1000", {}).get("rate")
+    if out[-1]["met"] is not None and both:
+        a = rate("add_batch", "leaseq-rust")
+        out[-1]["vs_set_lpush"] = a / both
+        out[-1]["detail"] += (f"; against pipelined SET+LPUSH, the two writes any add makes "
+                              f"({both:,.0f}/s): {a / both:.2f}x")
     ratio_target("lease+complete at 100,000 in flight >= 50% of its rate at 10 in flight",
                  rate("inflight_100000", "leaseq-rust"), rate("inflight_10", "leaseq-rust"), 0.5,
                  "leaseq-rust at 100,000", "at 10")
@@ -555,7 +579,7 @@ def chart(rows, ceilings, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [w for w in WORKLOADS if any(r["workload"] == w["id"] for r in rows)]
+    panels = [w for w in WORKLOADS if w["kind"] != "costs" and any(r["workload"] == w["id"] for r in rows)]
     panels.append(dict(id="memory", title="Redis memory per queued item", kind="memory"))
     cols = 3
     nrows = (len(panels) + cols - 1) // cols
@@ -585,6 +609,8 @@ def chart(rows, ceilings, path):
             ax.axhline(c["rate"], color="red", linestyle="--", linewidth=1)
             ax.text(len(vals) - 0.5, c["rate"], f"redis-benchmark {w['ceiling']}", color="red", fontsize=7,
                     ha="right", va="bottom")
+        elif c:
+            ax.set_title(f"{w['title']}\n(redis-benchmark {w['ceiling']}: {c['rate']:,.0f}/s, off the scale)", fontsize=9)
         if w["kind"] == "latency":
             p99 = [r["p99_us"]["median"] for r in sel]
             ax.scatter(range(len(p99)), p99, marker="_", s=200, color="black", label="p99", zorder=3)
@@ -654,6 +680,7 @@ def main():
                         per.setdefault(client, []).append(out)
                         shown = (f"{out['rate']:,.0f} items/s" if "rate" in out and w["kind"] == "rate" else
                                  f"p50 {out['p50_us']:,.0f} µs p99 {out['p99_us']:,.0f} µs" if w["kind"] == "latency" else
+                                 ", ".join(f"{k} {v:.0f}" for k, v in out["costs_us"].items()) if w["kind"] == "costs" else
                                  f"{out['seconds']:.2f} s, max command {out['max_command_ms']:.2f} ms")
                         print(f"  run {run + 1} {client:14s} {shown}  ({time.time() - t0:.1f} s)", flush=True)
     finally:

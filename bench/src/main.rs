@@ -278,6 +278,49 @@ mod lq {
                     "requeued": report.requeued, "removed": report.removed}))
                 .await
             }
+            "call_costs" => {
+                // Where the time of one leaseq call goes, call after call on one connection:
+                // a plain PING through redis-rs (the round trip), leaseq's queue_len (one LLEN
+                // through leaseq's connection: the client-side cost), an EVALSHA of `return 1`
+                // (the script call itself), and a lease of an empty queue (leaseq's lease script,
+                // one LMOVE). Each in microseconds per call.
+                let raw = redis::Client::open(a.url.as_str())?;
+                let mut conn = raw.get_multiplexed_async_connection().await?;
+                let trivial = redis::Script::new("return 1");
+                let _: i64 = trivial.invoke_async(&mut conn).await?;
+                q.lease(WORK_TTL, Wait::No).await?;
+                ready().await?;
+                let t0 = Instant::now();
+                let mut costs = serde_json::Map::new();
+                let per_call = |t: Instant| t.elapsed().as_secs_f64() * 1e6 / a.n as f64;
+                let t = Instant::now();
+                for _ in 0..a.n {
+                    let _: String = redis::cmd("PING").query_async(&mut conn).await?;
+                }
+                costs.insert("redis-rs PING".into(), json!(per_call(t)));
+                let t = Instant::now();
+                for _ in 0..a.n {
+                    let _: i64 = trivial.invoke_async(&mut conn).await?;
+                }
+                costs.insert("redis-rs EVALSHA return 1".into(), json!(per_call(t)));
+                let t = Instant::now();
+                for _ in 0..a.n {
+                    q.queue_len().await?;
+                }
+                costs.insert("leaseq queue_len (LLEN)".into(), json!(per_call(t)));
+                let t = Instant::now();
+                for _ in 0..a.n {
+                    q.lease(WORK_TTL, Wait::No).await?;
+                }
+                costs.insert("leaseq lease, empty queue".into(), json!(per_call(t)));
+                prefill(&q, a.n, &data).await?;
+                let t = Instant::now();
+                let done = AtomicU64::new(0);
+                work(&q, false, &done).await?;
+                costs.insert("leaseq complete_and_lease".into(), json!(per_call(t)));
+                let seconds = t0.elapsed().as_secs_f64();
+                finish(json!({"items": a.n, "seconds": seconds, "costs_us": costs})).await
+            }
             other => Err(format!("unknown workload {other}").into()),
         }
     }
