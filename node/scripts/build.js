@@ -31,8 +31,23 @@ if (!inRepository && !env.CARGO_TARGET_DIR) {
   env.CARGO_TARGET_DIR = temporaryTarget
 }
 
-const args = ['build', '--manifest-path', manifest, '--lib', '--message-format=json-render-diagnostics']
+// An explicit --target, as `napi build` passes, so that both build into the same directory and
+// share compiled dependencies.
+const args = ['build', '--manifest-path', manifest, '--lib', '--target', hostTriple()]
+args.push('--message-format=json-render-diagnostics')
 if (!debug) args.push('--release')
+
+/** The triple rustc builds for by default, e.g. x86_64-unknown-linux-gnu. */
+function hostTriple() {
+  const rustc = spawnSync(process.env.RUSTC || 'rustc', ['-vV'], { encoding: 'utf8' })
+  const host = /^host: (\S+)$/m.exec(rustc.stdout || '')
+  if (rustc.error || !host) {
+    const hint = rustc.error && rustc.error.code === 'ENOENT' ? ': install Rust (https://rustup.rs)' : ''
+    console.error(`leaseq: could not ask rustc for its host target${hint}`)
+    process.exit(1)
+  }
+  return host[1]
+}
 
 console.error(`leaseq: building the native addon (${cargo} ${args.join(' ')})`)
 const result = spawnSync(cargo, args, {
