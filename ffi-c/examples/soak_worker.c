@@ -47,7 +47,10 @@
 /* What a worker does with one lease (the same table in every language). */
 enum behaviour { DROP, SLOW, TWICE, RENEW_LATE, NORMAL };
 
+/* The same table in every language; LEASEQ_SOAK_MISBEHAVE=0 (the demo) always behaves. */
 static enum behaviour from_roll(uint32_t roll) {
+    const char *misbehave = getenv("LEASEQ_SOAK_MISBEHAVE");
+    if (misbehave != NULL && strcmp(misbehave, "0") == 0) return NORMAL;
     if (roll < 4) return DROP;
     if (roll < 7) return SLOW;
     if (roll < 9) return TWICE;

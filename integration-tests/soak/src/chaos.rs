@@ -1,0 +1,47 @@
+//! The cleaner's mischief in a soak: what crashed clients of either protocol leave behind.
+
+use leaseq_soak::Dice;
+
+/// Does one random harm to one of `queues`, through a raw connection.
+pub async fn corrupt(url: &str, queues: &[&str], dice: &mut Dice) {
+    let mut conn = redis::Client::open(url)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let prefix = queues[dice.below(queues.len() as u32) as usize];
+    let processing = format!("{prefix}:processing");
+    let queue = format!("{prefix}:queue");
+    let held: Vec<String> = redis::cmd("LRANGE")
+        .arg(&processing)
+        .arg(0)
+        .arg(20)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let victim = (!held.is_empty()).then(|| held[dice.below(held.len() as u32) as usize].clone());
+    let mut cmd = redis::cmd("ECHO");
+    match (dice.below(4), victim) {
+        // A stale id: an item completed long ago.
+        (0, _) => {
+            cmd = redis::cmd("LPUSH")
+                .arg(&queue)
+                .arg(format!("gone-{}", dice.below(1_000_000)))
+                .clone()
+        }
+        // A duplicate of a held id in the queue (a racing cleaner of the other protocol).
+        (1, Some(id)) => cmd = redis::cmd("LPUSH").arg(&queue).arg(id).clone(),
+        // An id dropped from processing (a crashed cleaner): only deep clean finds it.
+        (2, Some(id)) => cmd = redis::cmd("LREM").arg(&processing).arg(1).arg(id).clone(),
+        // A lease lost early (clock trouble, eviction): the item runs twice, one complete wins.
+        (3, Some(id)) => {
+            cmd = redis::cmd("DEL")
+                .arg(format!("{prefix}:lease:{id}"))
+                .clone()
+        }
+        _ => {
+            cmd.arg("nothing to corrupt");
+        }
+    }
+    let _: redis::RedisResult<redis::Value> = cmd.query_async(&mut conn).await;
+}

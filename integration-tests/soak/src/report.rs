@@ -1,0 +1,94 @@
+//! Reading the workers' records at the end of a run, and the verdict.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// What the records say.
+#[derive(Default)]
+pub struct Records {
+    /// (queue, id) -> winning completes.
+    pub wins: HashMap<(String, String), u32>,
+    /// (queue, id) -> leases worked on.
+    pub execs: HashMap<(String, String), u32>,
+    /// language -> winning completes.
+    pub completed: BTreeMap<String, u64>,
+    /// language -> leases worked on.
+    pub leases: BTreeMap<String, u64>,
+    pub violations: Vec<String>,
+}
+
+/// Reads every record of the results queue `results` (see README.md for their form).
+pub async fn read(url: &str, results: &str) -> Records {
+    let mut conn = redis::Client::open(url)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let ids: Vec<String> = redis::cmd("LRANGE")
+        .arg(format!("{results}:queue"))
+        .arg(0)
+        .arg(-1)
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let mut records = Records::default();
+    for chunk in ids.chunks(1000) {
+        let keys: Vec<String> = chunk
+            .iter()
+            .map(|id| format!("{results}:item:{id}"))
+            .collect();
+        let langs: Vec<Option<String>> = redis::cmd("MGET")
+            .arg(&keys)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        for (record, lang) in chunk.iter().zip(langs) {
+            let lang = lang.unwrap_or_default();
+            match record.split('|').collect::<Vec<_>>().as_slice() {
+                ["win", q, id, _] => {
+                    *records
+                        .wins
+                        .entry((q.to_string(), id.to_string()))
+                        .or_default() += 1;
+                    *records.completed.entry(lang).or_default() += 1;
+                }
+                ["exec", q, id, _] => {
+                    *records
+                        .execs
+                        .entry((q.to_string(), id.to_string()))
+                        .or_default() += 1;
+                    *records.leases.entry(lang).or_default() += 1;
+                }
+                ["viol", who, what, _] => records.violations.push(format!("{who}: {what}")),
+                _ => records
+                    .violations
+                    .push(format!("unreadable record {record}")),
+            }
+        }
+    }
+    records
+}
+
+impl Records {
+    /// Leases beyond the first of each item: expiries, kills, duplicates.
+    pub fn redeliveries(&self) -> u64 {
+        self.execs
+            .values()
+            .map(|&n| u64::from(n.saturating_sub(1)))
+            .sum()
+    }
+
+    /// Ids completed more than once.
+    pub fn completed_twice(&self) -> Vec<&(String, String)> {
+        self.wins
+            .iter()
+            .filter(|(_, &n)| n > 1)
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    /// Expected items with no winning complete on record.
+    pub fn unrecorded(&self, expected: &[(String, String)]) -> usize {
+        let won: HashSet<&(String, String)> = self.wins.keys().collect();
+        expected.iter().filter(|k| !won.contains(k)).count()
+    }
+}
