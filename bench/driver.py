@@ -460,7 +460,7 @@ def print_table(rows, ceilings):
         s = row["seconds"]
         print(f"{row['title']:44s} {row['client']:14s} {s['median']:7.2f}  {s['min']:5.2f}-{s['max']:<7.2f} "
               f"{row['rate']['median']:>10,.0f} {row['max_command_ms_all_runs']:10.2f} {row.get('probe_max_ms', 0):8.1f} "
-              f"{str(row.get('requeued', '-')):>8s}")
+              f"{row.get('requeued', '-')!s:>8s}")
         slowest = ", ".join(f"{k} {v:.1f}" for k, v in row.get("slowest_commands_ms", {}).items())
         if slowest:
             print(f"{'':44s}   slowest commands (ms, median run): {slowest}")
@@ -699,7 +699,7 @@ def main():
     print(f"\nbench: {elapsed:.0f} s; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after")
 
     doc = dict(
-        generated=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        generated=datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         command="make bench",
         machine=dict(machine(), redis=server.version, load_average_before=load_before[0], load_average_after=load_after[0]),
         seconds=elapsed, runs=a.runs, payload_bytes=PAYLOAD,

@@ -14,10 +14,10 @@ import io
 import json
 import multiprocessing as mp
 import os
+import queue as queue_mod
 import sys
 import threading
 import time
-import queue as queue_mod
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 

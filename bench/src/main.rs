@@ -56,7 +56,11 @@ fn parse_args() -> Res<Args> {
         let value = it.next().ok_or_else(|| format!("--{key} needs a value"))?;
         map.insert(key, value);
     }
-    let get = |k: &str| map.get(k).cloned().ok_or_else(|| format!("--{k} is required"));
+    let get = |k: &str| {
+        map.get(k)
+            .cloned()
+            .ok_or_else(|| format!("--{k} is required"))
+    };
     let num = |k: &str, d: usize| -> Res<usize> {
         Ok(map.get(k).map(|v| v.parse()).transpose()?.unwrap_or(d))
     };
@@ -206,8 +210,11 @@ mod lq {
                 let seconds = t0.elapsed().as_secs_f64();
                 let items = done.load(Ordering::Relaxed) as usize;
                 check(items, a.n, "completed")?;
-                finish(json!({"items": items, "seconds": seconds, "workers": a.workers,
-                    "inflight": a.inflight})).await
+                finish(
+                    json!({"items": items, "seconds": seconds, "workers": a.workers,
+                    "inflight": a.inflight}),
+                )
+                .await
             }
             "latency" => {
                 let epoch = Instant::now();
@@ -297,12 +304,21 @@ mod lq {
                 for _ in 0..a.n {
                     let _: String = redis::cmd("PING").query_async(&mut conn).await?;
                 }
-                costs.insert("redis-rs PING".into(), json!(per_call(t)));
+                costs.insert("redis-rs 1.8 PING".into(), json!(per_call(t)));
+                // The same through redis-rs 0.26, the version redis-work-queue 0.3 uses.
+                let mut old = redis026::Client::open(a.url.as_str())?
+                    .get_multiplexed_async_connection()
+                    .await?;
+                let t = Instant::now();
+                for _ in 0..a.n {
+                    let _: String = redis026::cmd("PING").query_async(&mut old).await?;
+                }
+                costs.insert("redis-rs 0.26 PING".into(), json!(per_call(t)));
                 let t = Instant::now();
                 for _ in 0..a.n {
                     let _: i64 = trivial.invoke_async(&mut conn).await?;
                 }
-                costs.insert("redis-rs EVALSHA return 1".into(), json!(per_call(t)));
+                costs.insert("redis-rs 1.8 EVALSHA return 1".into(), json!(per_call(t)));
                 let t = Instant::now();
                 for _ in 0..a.n {
                     q.queue_len().await?;
@@ -462,7 +478,11 @@ mod rwq {
                             .await
                             .map_err(|e| e.to_string())?
                         {
-                            if !wq.complete(&mut conn, &it).await.map_err(|e| e.to_string())? {
+                            if !wq
+                                .complete(&mut conn, &it)
+                                .await
+                                .map_err(|e| e.to_string())?
+                            {
                                 return Err(format!("complete of {} returned false", it.id));
                             }
                             done.fetch_add(1, Ordering::Relaxed);
@@ -476,8 +496,11 @@ mod rwq {
                 let seconds = t0.elapsed().as_secs_f64();
                 let items = done.load(Ordering::Relaxed) as usize;
                 check(items, a.n, "completed")?;
-                finish(json!({"items": items, "seconds": seconds, "workers": a.workers,
-                    "inflight": a.inflight})).await
+                finish(
+                    json!({"items": items, "seconds": seconds, "workers": a.workers,
+                    "inflight": a.inflight}),
+                )
+                .await
             }
             "latency" => {
                 let epoch = Instant::now();
