@@ -221,6 +221,7 @@ def run_once(server, client, w, n, log):
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, cwd=HERE)
     try:
         read_json_line(proc, "ready")
+        cpu0 = r.info("cpu")
         r.config_resetstat()
         r.slowlog_reset()
         r.execute_command("LATENCY", "RESET")
@@ -232,7 +233,7 @@ def run_once(server, client, w, n, log):
         result = read_json_line(proc, "result")["result"]
         if probe:
             probe.stop()
-        info = r.execute_command("INFO", "stats", "commandstats")
+        info = r.execute_command("INFO", "stats", "commandstats", "cpu")
         slowlog = r.slowlog_get(100000)
         latency = r.execute_command("LATENCY", "LATEST")
         proc.stdin.close()
@@ -260,6 +261,12 @@ def run_once(server, client, w, n, log):
     # Server time per item by command (a script's time includes the commands it ran).
     out["commands_usec"] = {k: v / items for k, v in sorted(usec.items())}
     out["commands_per_item"] = sum(calls.values()) / items
+    # CPU time per item, of Redis (the whole server process) and of the client process(es): what
+    # an item costs even when other processes share the machine and stretch the wall time.
+    redis_cpu = lambda i: i["used_cpu_user"] + i["used_cpu_sys"]  # noqa: E731
+    out["redis_cpu_us_per_item"] = (redis_cpu(info) - redis_cpu(cpu0)) * 1e6 / items
+    if "cpu_seconds" in result:
+        out["client_cpu_us_per_item"] = result["cpu_seconds"] * 1e6 / items
     out["script_calls_per_item"] = sum(v for k, v in calls.items() if k in SCRIPT_COMMANDS) / items
     # Round trips: every request a client sends and waits for (one command, a pipeline, or a
     # script call) reaches Redis as one read event, whatever it runs inside. Left out: the
@@ -395,7 +402,7 @@ def build_rows(results, ceilings):
             mid = median_run(runs, key)
             row = dict(workload=w["id"], title=w["title"], kind=w["kind"], client=client,
                        leaseq=CLIENTS[client]["leaseq"], n=runs[0]["items"], runs=len(runs))
-            for k in ("rate", "p50_us", "p99_us", "seconds"):
+            for k in ("rate", "p50_us", "p99_us", "seconds", "redis_cpu_us_per_item", "client_cpu_us_per_item"):
                 s = summarize(runs, k)
                 if s:
                     row[k] = s
@@ -427,10 +434,12 @@ def fmt_rate(s):
 
 def print_table(rows, ceilings):
     print()
-    print("Throughput (items/s: median of runs, min-max) and round trips; ratios: leaseq / best peer")
-    print("and leaseq / redis-benchmark ceiling (for latency: best peer p50 / leaseq p50, > 1 = leaseq better).")
+    print("Throughput (items/s: median of runs, min-max); ratios: leaseq / best peer and leaseq / redis-benchmark")
+    print("ceiling (for latency: best peer p50 / leaseq p50; > 1 = leaseq better). Per item: round trips (rt/it),")
+    print("commands Redis ran incl. inside scripts (cmd/it), CPU time of Redis and of the client (µs, median).")
     print()
-    head = f"{'workload':40s} {'client':14s} {'median':>9s}  {'min-max':19s} {'÷peer':>6s} {'best peer':11s} {'÷ceil':>6s} {'rt/it':>6s} {'cmd/it':>6s} {'evals/it':>8s}"
+    head = (f"{'workload':40s} {'client':14s} {'median':>9s}  {'min-max':19s} {'÷peer':>6s} {'best peer':11s} {'÷ceil':>6s} "
+            f"{'rt/it':>6s} {'cmd/it':>6s} {'Redis µs':>8s} {'client µs':>9s}")
     print(head)
     print("-" * len(head))
     last = None
@@ -446,8 +455,9 @@ def print_table(rows, ceilings):
         ratio = f"{row['vs_best_peer']:6.2f}" if "vs_best_peer" in row else " " * 6
         peer = f"{row.get('best_peer', ''):11s}"
         ceil = f"{row['vs_ceiling']:6.2f}" if "vs_ceiling" in row else " " * 6
+        cpu = lambda k: f"{row[k]['median']:.1f}" if k in row else "-"  # noqa: E731
         print(f"{title:40s} {row['client']:14s} {val} {ratio} {peer} {ceil} {row['round_trips_per_item']:6.2f} "
-              f"{row['commands_per_item']:6.1f} {row['script_calls_per_item']:8.3f}")
+              f"{row['commands_per_item']:6.1f} {cpu('redis_cpu_us_per_item'):>8s} {cpu('client_cpu_us_per_item'):>9s}")
     print()
     print("Cleaning (wall time; longest single Redis command (SLOWLOG) and longest PING seen by a probe)")
     print()

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <leaseq.h>
@@ -38,15 +39,26 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* CPU time (user + system) of this process so far, in seconds. */
+static double cpu_seconds(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+static double cpu_at_go;
+
 static void ready(void) {
     char line[64];
     printf("{\"ready\": true}\n");
     fflush(stdout);
     if (!fgets(line, sizeof line, stdin)) exit(1);
+    cpu_at_go = cpu_seconds();
 }
 
+/* `result` is a JSON object without its closing brace. */
 static void finish(const char *result) {
-    printf("{\"result\": %s}\n", result);
+    printf("{\"result\": %s, \"cpu_seconds\": %.6f}}\n", result, cpu_seconds() - cpu_at_go);
     fflush(stdout);
     while (getchar() != EOF) {
     }
@@ -167,7 +179,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "added %ld of %ld\n", added, n);
             return 1;
         }
-        snprintf(result, sizeof result, "{\"items\": %ld, \"seconds\": %.9f}", added, seconds);
+        snprintf(result, sizeof result, "{\"items\": %ld, \"seconds\": %.9f", added, seconds);
         free_items(items, n);
         finish(result);
     } else if (!strcmp(workload, "lease_complete")) {
@@ -193,7 +205,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "completed %ld of %ld\n", total, n);
             return 1;
         }
-        snprintf(result, sizeof result, "{\"items\": %ld, \"seconds\": %.9f, \"workers\": %ld}",
+        snprintf(result, sizeof result, "{\"items\": %ld, \"seconds\": %.9f, \"workers\": %ld",
                  total, seconds, workers);
         finish(result);
     } else if (!strcmp(workload, "latency")) {
@@ -231,7 +243,7 @@ int main(int argc, char **argv) {
         qsort(samples, (size_t)n, sizeof *samples, cmp_double);
         snprintf(result, sizeof result,
                  "{\"items\": %ld, \"seconds\": %.9f, \"samples\": %ld, \"p50_us\": %.3f, "
-                 "\"p99_us\": %.3f, \"max_us\": %.3f}",
+                 "\"p99_us\": %.3f, \"max_us\": %.3f",
                  n, seconds, n, samples[(long)((double)(n - 1) * 0.5 + 0.5)],
                  samples[(long)((double)(n - 1) * 0.99 + 0.5)], samples[n - 1]);
         finish(result);

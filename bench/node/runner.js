@@ -41,11 +41,15 @@ function nextLine() {
 function emit(obj) {
   process.stdout.write(JSON.stringify(obj) + '\n')
 }
+let cpuAtGo = null
 async function ready() {
   emit({ ready: true })
   await nextLine()
+  cpuAtGo = process.cpuUsage()
 }
 async function finish(result) {
+  const cpu = process.cpuUsage(cpuAtGo)
+  result.cpu_seconds = (cpu.user + cpu.system) / 1e6
   emit({ result })
   while ((await nextLine()) !== null) {}
 }

@@ -30,12 +30,28 @@ def emit(obj):
     sys.stdout.flush()
 
 
+def cpu_seconds():
+    """CPU time (user + system) of this process and its finished children."""
+    import resource
+
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        u = resource.getrusage(who)
+        total += u.ru_utime + u.ru_stime
+    return total
+
+
+CPU_AT_GO = [0.0]
+
+
 def ready():
     emit({"ready": True})
     sys.stdin.readline()
+    CPU_AT_GO[0] = cpu_seconds()
 
 
 def finish(result):
+    result["cpu_seconds"] = cpu_seconds() - CPU_AT_GO[0]
     emit({"result": result})
     sys.stdin.read()
 
