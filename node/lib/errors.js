@@ -85,7 +85,7 @@ async function nativeAsync(call) {
   try {
     return await call()
   } catch (err) {
-    throw fromNative(err)
+    throw withCallerStack(fromNative(err), nativeAsync)
   }
 }
 
@@ -99,8 +99,20 @@ function nativeSync(call) {
   try {
     return call()
   } catch (err) {
-    throw fromNative(err)
+    throw withCallerStack(fromNative(err), nativeSync)
   }
+}
+
+/**
+ * Starts the stack of a `LeaseqError` at the caller of `wrapper`, so that it shows the user's
+ * call rather than this file.
+ * @param {unknown} err
+ * @param {Function} wrapper
+ * @returns {unknown}
+ */
+function withCallerStack(err, wrapper) {
+  if (err instanceof LeaseqError) Error.captureStackTrace(err, wrapper)
+  return err
 }
 
 /**

@@ -23,7 +23,9 @@ impl NativeClient {
     /// Connects to a Redis Cluster through one or more of its nodes.
     #[napi(factory)]
     pub async fn cluster(urls: Vec<String>) -> napi::Result<NativeClient> {
-        let inner = leaseq::Client::connect_cluster(&urls).await.map_err(to_napi)?;
+        let inner = leaseq::Client::connect_cluster(&urls)
+            .await
+            .map_err(to_napi)?;
         Ok(NativeClient { inner })
     }
 

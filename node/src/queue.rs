@@ -91,7 +91,10 @@ impl NativeQueue {
     /// Adds every item whose id does not exist yet; how many were added.
     #[napi]
     pub async fn add_batch(&self, items: Vec<ItemParts>) -> napi::Result<i64> {
-        let items = items.into_iter().map(item).collect::<napi::Result<Vec<_>>>()?;
+        let items = items
+            .into_iter()
+            .map(item)
+            .collect::<napi::Result<Vec<_>>>()?;
         let added = self.inner.add_batch(&items).await.map_err(to_napi)?;
         Ok(count(added as u64))
     }
