@@ -34,7 +34,7 @@ export declare class LeaseqError extends Error {
 /** A piece of work: an id, unique while the item exists, and its data (bytes). */
 export declare class Item {
   /**
-   * @param data the item's data; a string is stored as UTF-8
+   * @param data the item's data, copied; a string is stored as UTF-8
    * @param id the item's id (1 to 512 bytes of UTF-8 without control characters); a random UUID
    *   when absent. An invalid id throws a `LeaseqError` with code `INVALID_ARGUMENT`.
    */

@@ -49,14 +49,14 @@ function boolean(name, value) {
 }
 
 /**
- * Item data: a Buffer, any Uint8Array (shared, not copied) or a string (stored as UTF-8).
+ * Item data: a copy of a Buffer or any Uint8Array, or a string as UTF-8. A copy, so that the
+ * item does not change when the caller reuses its buffer (the addon reads it on another thread).
  * @param {string} name
  * @param {unknown} value
  * @returns {Buffer}
  */
 function bytes(name, value) {
-  if (Buffer.isBuffer(value)) return value
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+  if (value instanceof Uint8Array) return Buffer.from(value)
   if (typeof value === 'string') return Buffer.from(value, 'utf8')
   throw invalidArgument(name, `must be a Buffer, a Uint8Array or a string, not ${describe(value)}`)
 }

@@ -49,6 +49,10 @@ describe('Client and Queue', { timeout: 30_000 }, () => {
     assert.deepEqual(c.data, Buffer.from('text'))
     const bytes = new Uint8Array([9, 1, 2, 3, 9]).subarray(1, 4)
     assert.deepEqual(new Item(bytes).data, Buffer.from([1, 2, 3]))
+    const reused = Buffer.from('before')
+    const item = new Item(reused)
+    reused.write('after!')
+    assert.equal(item.data.toString(), 'before', 'an item keeps its own copy of the data')
   })
 
   test('Item.fromJson and json() round trip', () => {
