@@ -6,6 +6,7 @@ const assert = require('node:assert/strict')
 const { after, before, describe, test } = require('node:test')
 
 const { Client, Item, LeaseqError } = require('..')
+const { makeConsumer } = require('./helpers/consumer')
 const { startRedis, uniquePrefix } = require('./helpers/redis')
 const resp = require('./helpers/resp')
 
@@ -164,5 +165,28 @@ describe('concurrency', { timeout: 60_000 }, () => {
     assert.equal(await check.queueLen(), 1)
     assert.equal(await check.processingLen(), 0)
     await observer.close()
+  })
+
+  test('a process whose lease was waiting exits by itself once the client is closed', async () => {
+    const consumer = makeConsumer()
+    try {
+      consumer.write(
+        'closing.js',
+        `const { Client } = require('leaseq')
+        ;(async () => {
+          const client = await Client.connect(process.env.REDIS_URL)
+          const waiting = client.queue('{exit}').lease({ ttlMs: 1000, block: true })
+          await client.queue('{exit-other}').queueLen()
+          await client.close()
+          await waiting.catch((err) => console.log(err.code))
+          // Nothing else: the process must end on its own, with no handle left open.
+        })()`,
+      )
+      const result = await consumer.run('closing.js', { REDIS_URL: redis.url })
+      assert.equal(result.code, 0, result.stderr)
+      assert.equal(result.stdout.trim(), 'CLOSED')
+    } finally {
+      consumer.remove()
+    }
   })
 })
