@@ -39,7 +39,10 @@ impl Client {
     /// append `#insecure` to skip certificate checks) or `redis+unix:///path/to.sock`.
     pub async fn connect(url: &str) -> Result<Client> {
         let connections = Connections::single(url).await?;
-        let warnings = server_warnings(&connections.shared).await;
+        let warnings = match connections.shared() {
+            Some(conn) => server_warnings(conn).await,
+            None => Vec::new(),
+        };
         Ok(Client::from_parts(connections, warnings))
     }
 
@@ -80,7 +83,7 @@ impl Client {
     /// so does every later call, on this handle and all its clones.
     pub fn close(&self) {
         self.inner.closed.send_replace(true);
-        self.inner.connections.forget_waiters();
+        self.inner.connections.close();
     }
 
     /// Whether [`Client::close`] was called.
@@ -98,7 +101,7 @@ impl Client {
         if self.is_closed() {
             return Err(Error::Closed);
         }
-        Ok(self.inner.connections.shared.clone())
+        self.inner.connections.shared().ok_or(Error::Closed)
     }
 
     pub(crate) fn connections(&self) -> &Connections {
@@ -112,15 +115,17 @@ impl Client {
 
 /// Reads what it can of the server's version and eviction policy. A server that refuses CONFIG
 /// (managed services often do) gets no warning rather than an error.
-async fn server_warnings(conn: &Conn) -> Vec<String> {
-    let mut conn = conn.clone();
+async fn server_warnings(mut conn: Conn) -> Vec<String> {
     let mut warnings = Vec::new();
-    let policy: redis::RedisResult<Value> = redis::cmd("CONFIG")
-        .arg("GET")
-        .arg("maxmemory-policy")
-        .query_async(&mut conn)
-        .await;
-    if let Ok(value) = policy {
+    let mut cmd = redis::cmd("CONFIG");
+    cmd.arg("GET").arg("maxmemory-policy");
+    // A short wait: this only informs, and must not make connecting slow.
+    let policy = tokio::time::timeout(
+        std::time::Duration::from_secs(2),
+        cmd.query_async::<Value>(&mut conn),
+    )
+    .await;
+    if let Ok(Ok(value)) = policy {
         let text = value_strings(value);
         if let Some(policy) = text.get(1) {
             if policy != "noeviction" {

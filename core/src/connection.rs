@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 /// this only trips on a hung or unreachable server.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(10);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+const FIRST_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A connection of any of the kinds leaseq uses; all speak `ConnectionLike`.
 #[derive(Clone)]
@@ -88,7 +89,8 @@ enum Target {
 
 /// The connections of one `Client`.
 pub(crate) struct Connections {
-    pub shared: Conn,
+    /// `None` once closed: dropping it lets the socket go at once, not when the last handle does.
+    shared: Mutex<Option<Conn>>,
     target: Target,
     idle_waiters: Mutex<Vec<Conn>>,
 }
@@ -106,11 +108,10 @@ impl Connections {
             .set_number_of_retries(2)
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(CONNECT_TIMEOUT));
-        let manager = ConnectionManager::new_with_config(client.clone(), config)
-            .await
-            .map_err(|e| Error::from_redis(e, ""))?;
+        let manager =
+            first_connect(ConnectionManager::new_with_config(client.clone(), config)).await?;
         Ok(Connections {
-            shared: Conn::Managed(manager),
+            shared: Mutex::new(Some(Conn::Managed(manager))),
             target: Target::Single(client),
             idle_waiters: Mutex::new(Vec::new()),
         })
@@ -133,15 +134,26 @@ impl Connections {
             .connection_timeout(CONNECT_TIMEOUT)
             .build()
             .map_err(|e| invalid_url(e, "urls"))?;
-        let shared = shared_client
-            .get_async_connection()
-            .await
-            .map_err(|e| Error::from_redis(e, ""))?;
+        let shared = first_connect(shared_client.get_async_connection()).await?;
         Ok(Connections {
-            shared: Conn::Cluster(shared),
+            shared: Mutex::new(Some(Conn::Cluster(shared))),
             target: Target::Cluster(waiter_client),
             idle_waiters: Mutex::new(Vec::new()),
         })
+    }
+
+    /// A handle on the shared connection, or `None` once closed.
+    pub fn shared(&self) -> Option<Conn> {
+        self.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Drops the shared connection and every idle dedicated one; calls in flight finish.
+    pub fn close(&self) {
+        self.shared.lock().unwrap_or_else(|e| e.into_inner()).take();
+        self.forget_waiters();
     }
 
     pub fn is_cluster(&self) -> bool {
@@ -187,6 +199,18 @@ impl Connections {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+    }
+}
+
+/// The first connection gets [`FIRST_CONNECT_TIMEOUT`] in all: a server that accepts but never
+/// answers would otherwise cost every retry's full response timeout.
+async fn first_connect<T>(connect: impl std::future::Future<Output = RedisResult<T>>) -> Result<T> {
+    match tokio::time::timeout(FIRST_CONNECT_TIMEOUT, connect).await {
+        Ok(conn) => conn.map_err(|e| Error::from_redis(e, "")),
+        Err(_) => Err(Error::Timeout(redis::RedisError::from((
+            redis::ErrorKind::Io,
+            "no answer from Redis while connecting",
+        )))),
     }
 }
 

@@ -138,3 +138,47 @@ async fn deep_clean_escapes_glob_characters_in_the_prefix() {
     let theirs: i64 = env.cmd(&[b"EXISTS", b"jobs1:queue"]).await;
     assert_eq!(theirs, 0, "jobs1 was not touched");
 }
+
+#[tokio::test]
+async fn a_server_that_never_answers_fails_the_connect_with_a_timeout() {
+    // Accepts connections and never says a word.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("redis://{}", listener.local_addr().unwrap());
+    let _holder = std::thread::spawn(move || {
+        let held: Vec<_> = listener.incoming().take(8).collect();
+        std::thread::sleep(Duration::from_secs(30));
+        drop(held);
+    });
+    let err = Client::connect(&url).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Timeout, "{err}");
+}
+
+#[tokio::test]
+async fn close_lets_the_sockets_go() {
+    let server = RedisServer::start();
+    let clients = || {
+        server
+            .command("INFO clients")
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("connected_clients:")
+                    .map(|n| n.trim().parse::<u32>().unwrap())
+            })
+            .unwrap()
+    };
+    let before = clients();
+    let client = Client::connect(&server.url()).await.unwrap();
+    let q = client.queue("sockets").unwrap();
+    q.lease(TTL, Wait::Timeout(Duration::from_millis(50)))
+        .await
+        .unwrap();
+    assert!(clients() > before, "the client holds connections");
+    client.close();
+    for _ in 0..100 {
+        if clients() == before {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("sockets still open after close: {} > {before}", clients());
+}
