@@ -1,39 +1,63 @@
-# The entry points a user needs. `make test` is what CI runs.
+# The entry points a user needs. `make test` is what CI runs; `make demo` is the tour.
 SHELL := /bin/bash
 CARGO ?= cargo
 export LEASEQ_TEST_REDIS := $(CURDIR)/target/debug/leaseq-test-redis
+export LEASEQ_VECTOR_TOOL := $(CURDIR)/target/debug/leaseq-vector-tool
 
-.PHONY: deps demo test test-rust test-c test-py test-node fmt lint harness bench
+# The soak's and the demo's workers in C, Python and Node (Rust's is built in).
+SOAK_WORKERS := --worker c=target/debug/soak-worker-c \
+	--worker "python=py/.venv/bin/python integration-tests/soak/workers/soak_worker.py" \
+	--worker "node=node integration-tests/soak/workers/soak_worker.js"
+
+.PHONY: deps harness workers demo test test-rust test-c test-py test-node soak vectors fmt lint bench
 
 deps:
 	./scripts/ensure-deps.sh
 
 harness: deps
-	$(CARGO) build -p leaseq-harness --bin leaseq-test-redis
+	$(CARGO) build -p leaseq-harness --bins
 
-demo: deps
-	$(CARGO) run -q -p leaseq --example demo
+# Every worker the soak and the demo start: Rust (and redis-work-queue), C, Python, Node.
+workers: harness
+	$(CARGO) build -p leaseq-soak
+	$(MAKE) -s -C ffi-c soak-worker
+	./py/build.sh
+	node node/scripts/build.js --debug
 
-test: test-rust test-c test-py test-node
+# Python produces 10,000 items; Rust, C, Python and Node workers take them; one is killed.
+demo: workers
+	target/debug/leaseq-soak --demo $(SOAK_WORKERS)
 
+# Every test in every language, then the mixed-language soak.
+test: test-rust test-c test-py test-node soak
+
+# The default members: core, harness, vectors, soak, ffi-c (no libpython, no Node).
 test-rust: harness
-	$(CARGO) test --workspace
+	$(CARGO) test
 
 test-c: harness
-	@if [ -x ffi-c/test.sh ]; then ffi-c/test.sh; else echo "ffi-c: not present yet"; fi
+	ffi-c/test.sh
 
 test-py: harness
-	@if [ -x py/test.sh ]; then py/test.sh; else echo "py: not present yet"; fi
+	py/test.sh
 
 test-node: harness
-	@if [ -x node/test.sh ]; then node/test.sh; else echo "node: not present yet"; fi
+	node/test.sh
+
+# Producers and misbehaving workers in every language, killed at random (about a minute).
+soak: workers
+	target/debug/leaseq-soak $(SOAK_WORKERS)
+
+# The shared conformance vectors in all four languages (each suite above runs them too).
+vectors: workers
+	scripts/vectors.sh
 
 fmt:
 	$(CARGO) fmt --all
 
 lint:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --all-targets -- -D warnings
 
 # Speed against the peers on a throwaway redis-server (about 10 minutes); not part of `make test`.
 bench:
