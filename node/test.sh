@@ -2,7 +2,8 @@
 # The Node binding's tests, from a fresh clone on a machine with Rust, Node and npm:
 #   npm dev tools (locked versions) -> the addon (debug, by napi build) and a check that the committed
 #   native.d.ts is what napi generates -> tsc --strict -> the `npm pack` tarball installed in a
-#   scratch project -> node --test test/ against throwaway redis-servers.
+#   scratch project -> node --test test/ against throwaway redis-servers (among them the
+#   conformance vectors of spec/vectors and the soak worker of integration-tests/soak/workers/).
 set -euo pipefail
 cd "$(dirname "$0")"
 here=$(pwd)
@@ -25,12 +26,16 @@ step "npm install (dev tools at the versions in package-lock.json: @napi-rs/cli,
 # `npm ci` refuses and `npm install` resolves. Scripts off: the addon is built below.
 npm install --ignore-scripts --no-audit --no-fund --loglevel=error
 
-step "the throwaway Redis launcher"
-cargo build --quiet --manifest-path "$repo/Cargo.toml" -p leaseq-harness --bin leaseq-test-redis
+step "the throwaway Redis launcher and the conformance vectors' tool"
+cargo build --quiet --manifest-path "$repo/Cargo.toml" -p leaseq-harness \
+  --bin leaseq-test-redis --bin leaseq-vector-tool
 target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$repo/Cargo.toml" |
   node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')
 if [ -z "${LEASEQ_TEST_REDIS:-}" ]; then
   export LEASEQ_TEST_REDIS="$target_dir/debug/leaseq-test-redis"
+fi
+if [ -z "${LEASEQ_VECTOR_TOOL:-}" ]; then
+  export LEASEQ_VECTOR_TOOL="$target_dir/debug/leaseq-vector-tool"
 fi
 
 step "the addon (napi build, debug) and its generated types"

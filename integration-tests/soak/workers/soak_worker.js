@@ -1,0 +1,166 @@
+'use strict'
+// The Node soak worker and producer (integration-tests/soak/README.md), on leaseq's Node API.
+//
+//     node soak_worker.js URL LANG work
+//     node soak_worker.js URL LANG produce FIRST COUNT
+//
+// It follows the Rust worker (src/bin/soak-worker-rust.rs, src/lib.rs) rule for rule: the queues
+// come from LEASEQ_SOAK_QUEUES (two prefixes, comma separated) and the results queue from
+// LEASEQ_SOAK_RESULTS; every event is recorded there with `addUnique` of an item whose id is
+// `win|<queue>|<id>|<nonce>`, `exec|<queue>|<id>|<nonce>` or `viol|<lang>|<what>|<nonce>` and
+// whose data is LANG. A worker misbehaves on purpose (4% drop, 3% slow, 2% complete twice, 2%
+// renew late) unless LEASEQ_SOAK_MISBEHAVE=0. It loads the package from <repo>/node (built by
+// `npm run build` there or node/test.sh), so it runs without installing; any failed call ends it
+// with the error on stderr and a non-zero status. node/test/soak-worker.test.js keeps it working.
+
+const crypto = require('node:crypto')
+
+const { Client, Item } = require('../../../node')
+
+/** Every worker's lease TTL, in milliseconds. */
+const TTL = 500
+/** Past the TTL: how long a "slow" worker sleeps. */
+const SLOW = 700
+/** How long one lease call waits for an item before the worker tries the other queue. */
+const WAIT = 100
+/** Producers add their items in batches of this many. */
+const BATCH = 50
+
+const USAGE = 'usage: soak_worker.js URL LANG work | URL LANG produce FIRST COUNT'
+
+/** A failure the worker reports in one line (no stack): a bad command line or environment. */
+class Refusal extends Error {}
+
+/**
+ * What to do with one lease, from a roll in [0, 100): the table every language shares.
+ *
+ * - drop (4%): never completes; the lease expires and the cleaner gives the item back;
+ * - slow (3%): sleeps past the TTL, then completes (which may return false);
+ * - twice (2%): completes twice; the second must return false;
+ * - renew-late (2%): sleeps past the TTL, renews (must return false), then completes;
+ * - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal.
+ * @param {number} roll
+ * @returns {'drop' | 'slow' | 'twice' | 'renew-late' | 'normal'}
+ */
+function behaviour(roll) {
+  if (process.env.LEASEQ_SOAK_MISBEHAVE === '0') return 'normal'
+  if (roll < 4) return 'drop'
+  if (roll < 7) return 'slow'
+  if (roll < 9) return 'twice'
+  if (roll < 11) return 'renew-late'
+  return 'normal'
+}
+
+/** A random 32-hex-digit nonce, like the other workers' `uuid4().hex`. */
+const nonce = () => crypto.randomUUID().replace(/-/g, '')
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Records events in the results queue, through leaseq itself. */
+class Recorder {
+  /**
+   * @param {import('../../../node').Client} client
+   * @param {string} prefix
+   * @param {string} lang
+   */
+  constructor(client, prefix, lang) {
+    this.results = client.queue(prefix)
+    this.lang = lang
+  }
+
+  /** `kind` is `win` or `exec`; `queue` the prefix the item came from. */
+  record(kind, queue, id) {
+    return this.add(`${kind}|${queue}|${id}|${nonce()}`)
+  }
+
+  /** A broken guarantee. */
+  violation(what) {
+    return this.add(`viol|${this.lang}|${what}|${nonce()}`)
+  }
+
+  add(record) {
+    return this.results.addUnique(new Item(this.lang, record))
+  }
+}
+
+/** Leases from the two queues in turn, forever (the soak kills its workers). */
+async function work(client, lang, prefixes, results) {
+  const recorder = new Recorder(client, results, lang)
+  const queues = prefixes.map((prefix) => [prefix, client.queue(prefix)])
+  for (let turn = 0; ; turn++) {
+    const [name, queue] = queues[turn % queues.length]
+    const lease = await queue.lease({ ttlMs: TTL, block: true, timeoutMs: WAIT })
+    if (lease === null) continue
+    await recorder.record('exec', name, lease.id)
+    const what = behaviour(crypto.randomInt(100))
+    if (what === 'drop') continue
+    if (what === 'slow' || what === 'renew-late') await sleep(SLOW)
+    if (what === 'renew-late' && (await queue.renew(lease, TTL))) {
+      await recorder.violation('renew after expiry returned true')
+    }
+    if (await queue.complete(lease)) await recorder.record('win', name, lease.id)
+    if (what === 'twice' && (await queue.complete(lease))) {
+      await recorder.violation('second complete returned true')
+    }
+  }
+}
+
+/** Adds `<lang>-<n>` (data `{"n":n}`) for n in first..first+count, to queue n % 2. */
+async function produce(client, lang, prefixes, first, count) {
+  const queues = prefixes.map((prefix) => client.queue(prefix))
+  const batches = queues.map(() => [])
+  for (let n = first; n < first + count; n++) {
+    batches[n % 2].push(new Item(`{"n":${n}}`, `${lang}-${n}`))
+    for (const [i, queue] of queues.entries()) {
+      if (batches[i].length === BATCH) {
+        const added = await queue.addBatch(batches[i])
+        if (added !== BATCH) throw new Refusal(`addBatch added ${added} of ${BATCH} ids`)
+        batches[i] = []
+      }
+    }
+  }
+  for (const [i, queue] of queues.entries()) {
+    if (batches[i].length > 0) await queue.addBatch(batches[i])
+  }
+}
+
+/** A whole number from the command line, or a usage error. */
+function count(text) {
+  const n = Number(text)
+  if (text === undefined || !/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw new Refusal(USAGE)
+  return n
+}
+
+function env(name) {
+  const value = process.env[name]
+  if (value === undefined) throw new Refusal(`${name} is not set`)
+  return value
+}
+
+async function main(argv) {
+  const [url, lang, mode] = argv
+  if (argv.length < 3 || (mode !== 'work' && mode !== 'produce')) throw new Refusal(USAGE)
+  const first = mode === 'produce' ? count(argv[3]) : 0
+  const total = mode === 'produce' ? count(argv[4]) : 0
+  const prefixes = env('LEASEQ_SOAK_QUEUES').split(',')
+  if (prefixes.length !== 2) {
+    throw new Refusal('LEASEQ_SOAK_QUEUES must name two prefixes, comma separated')
+  }
+  const results = env('LEASEQ_SOAK_RESULTS')
+  const client = await Client.connect(url)
+  try {
+    if (mode === 'work') await work(client, lang, prefixes, results)
+    else await produce(client, lang, prefixes, first, total)
+  } finally {
+    await client.close()
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).catch((err) => {
+    console.error(err instanceof Refusal ? `soak_worker.js: ${err.message}` : err)
+    process.exit(1)
+  })
+}
+
+module.exports = { behaviour, BATCH, SLOW, TTL, WAIT }

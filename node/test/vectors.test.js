@@ -1,0 +1,465 @@
+'use strict'
+// The Node runner of the conformance vectors (spec/vectors, format in spec/vectors/README.md).
+//
+// It follows the Rust runner (integration-tests/vectors/tests/conformance.rs) step by step:
+// queue operations go through this package's API; the Redis-side steps (the empty start of a
+// case, `raw`, `state`) run the harness's leaseq-vector-tool (`$LEASEQ_VECTOR_TOOL`, else
+// <repo>/target/debug/leaseq-vector-tool, which node/test.sh builds). One test per case, named
+// after it; a failure reads `node: <case>: step <i> (<do>): <message>`.
+
+const assert = require('node:assert/strict')
+const { execFile } = require('node:child_process')
+const fs = require('node:fs')
+const path = require('node:path')
+const { after, before, describe, test } = require('node:test')
+
+const { Client, Item, LeaseqError } = require('..')
+const { startRedis } = require('./helpers/redis')
+const resp = require('./helpers/resp')
+
+const REPO = path.resolve(__dirname, '..', '..')
+const VECTORS = path.join(REPO, 'spec', 'vectors')
+const DEFAULT_PREFIX = '{v}'
+
+/** The runner could not run a step as written (the Rust runner's `Err(String)`). */
+class StepError extends Error {}
+
+/** Every case of every spec/vectors/*.json, in file order. */
+function loadCases() {
+  const cases = []
+  const files = fs
+    .readdirSync(VECTORS)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+  for (const name of files) {
+    const doc = JSON.parse(fs.readFileSync(path.join(VECTORS, name), 'utf8'))
+    assert.equal(doc.version, 1, name)
+    assert.ok(Array.isArray(doc.cases) && doc.cases.length > 0, `${name} has cases`)
+    cases.push(...doc.cases)
+  }
+  return cases
+}
+
+const CASES = loadCases()
+
+function vectorTool() {
+  const tool = process.env.LEASEQ_VECTOR_TOOL || path.join(REPO, 'target', 'debug', 'leaseq-vector-tool')
+  try {
+    fs.accessSync(tool, fs.constants.X_OK)
+  } catch {
+    throw new StepError(
+      `vector tool ${tool} is missing: build it with \`cargo build -p leaseq-harness\` ` +
+        '(node/test.sh does) or set LEASEQ_VECTOR_TOOL',
+    )
+  }
+  return tool
+}
+
+/** Runs leaseq-vector-tool; its message on a failure or mismatch becomes a StepError. */
+function tool(...args) {
+  const file = vectorTool()
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: 30_000 }, (err, stdout, stderr) => {
+      if (!err) return resolve(stdout)
+      const message = String(stderr).trim() || String(stdout).trim()
+      reject(new StepError(message || `leaseq-vector-tool ${args[0]}: ${err.message}`))
+    })
+  })
+}
+
+// ---- values -----------------------------------------------------------------------------
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/** A vector data value: a string's UTF-8 bytes, or `{"hex": "00ff"}`. */
+function dataBytes(value) {
+  if (typeof value === 'string') return Buffer.from(value, 'utf8')
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const hex = value.hex
+    if (typeof hex !== 'string') throw new StepError('data object needs "hex"')
+    if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) {
+      throw new StepError(`bad hex ${JSON.stringify(hex)}`)
+    }
+    return Buffer.from(hex, 'hex')
+  }
+  throw new StepError(`data must be a string or {"hex": ...}, not ${JSON.stringify(value)}`)
+}
+
+/** Bytes as vectors write them: a string when they are UTF-8, otherwise hex. */
+function dataJson(bytes) {
+  try {
+    return UTF8.decode(bytes)
+  } catch {
+    return { hex: Buffer.from(bytes).toString('hex') }
+  }
+}
+
+function leaseJson(lease) {
+  if (lease === null) return null
+  return { id: lease.id, data: dataJson(lease.data), count: lease.count }
+}
+
+function reportJson(report) {
+  return { requeued: report.requeued, removed: report.removed }
+}
+
+const isPlainObject = (v) => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** Equality where data values (`"text"` or `{"hex": ...}`) compare by their bytes. */
+function same(want, got) {
+  if (Array.isArray(want) && Array.isArray(got)) {
+    return want.length === got.length && want.every((w, i) => same(w, got[i]))
+  }
+  if (isPlainObject(want) && isPlainObject(got) && !('hex' in want) && !('hex' in got)) {
+    const keys = Object.keys(want)
+    return (
+      keys.length === Object.keys(got).length &&
+      keys.every((k) => {
+        if (!Object.prototype.hasOwnProperty.call(got, k)) return false
+        try {
+          return same(want[k], got[k])
+        } catch (err) {
+          if (err instanceof StepError) return false
+          throw err
+        }
+      })
+    )
+  }
+  const data = (v) => typeof v === 'string' || isPlainObject(v)
+  if (data(want) && data(got)) return dataBytes(want).equals(dataBytes(got))
+  return want === got
+}
+
+// ---- the runner -------------------------------------------------------------------------
+
+/** @typedef {{ value?: unknown, error?: LeaseqError }} Outcome */
+
+function strField(step, name) {
+  const value = step[name]
+  if (typeof value !== 'string') throw new StepError(`step needs string \`${name}\``)
+  return value
+}
+
+/** A `*_ms` field: a non-negative integer. */
+function ms(step, name) {
+  const value = step[name]
+  if (!Number.isSafeInteger(value) || value < 0) throw new StepError(`step needs number \`${name}\``)
+  return value
+}
+
+/**
+ * Calls a queue operation (which may throw at once or reject): leaseq's errors are its result,
+ * anything else breaks the step.
+ * @returns {Promise<Outcome>}
+ */
+async function run(call) {
+  try {
+    return { value: await call() }
+  } catch (err) {
+    if (err instanceof LeaseqError) return { error: err }
+    const e = /** @type {Error} */ (err)
+    throw new StepError(`threw ${e?.name}: ${e?.message}`)
+  }
+}
+
+/** The outcome with its value (if it has one) converted to vector JSON. */
+function then(outcome, convert) {
+  if (outcome.error === undefined) outcome.value = convert(outcome.value)
+  return outcome
+}
+
+const sleep = (millis) => new Promise((resolve) => setTimeout(resolve, millis))
+
+/** Runs the steps of one case: one method per `do` of spec/vectors/README.md. */
+class Runner {
+  constructor(url, prefix, queue, client) {
+    this.url = url
+    this.prefix = prefix
+    this.q = queue
+    this.client = client
+    /** @type {Map<string, import('..').Lease>} */
+    this.leases = new Map()
+  }
+
+  /** Runs a step: an Outcome for an operation, undefined for a step with no result. */
+  async step(step) {
+    const op = strField(step, 'do')
+    if (!Object.prototype.hasOwnProperty.call(STEPS, op)) throw new StepError(`unknown step \`${op}\``)
+    return STEPS[op].call(this, step)
+  }
+
+  leaseNamed(step) {
+    const name = strField(step, 'lease')
+    const lease = this.leases.get(name)
+    if (lease === undefined) throw new StepError(`no lease named \`${name}\``)
+    return lease
+  }
+
+  /** Names the lease when the step says `"as"`; returns it. */
+  keep(step, lease) {
+    if (typeof step.as === 'string' && lease !== null) this.leases.set(step.as, lease)
+    return lease
+  }
+}
+
+/** @type {Record<string, (this: Runner, step: any) => Promise<Outcome | undefined>>} */
+const STEPS = {
+  async add(step) {
+    const id = strField(step, 'id')
+    const data = dataBytes(step.data)
+    // The item is made inside the call: an id leaseq refuses is the step's result.
+    return run(() => this.q.add(new Item(data, id)))
+  },
+  async add_unique(step) {
+    const id = strField(step, 'id')
+    const data = dataBytes(step.data)
+    return then(await run(() => this.q.addUnique(new Item(data, id))), () => null)
+  },
+  async add_batch(step) {
+    if (!Array.isArray(step.items)) throw new StepError('add_batch needs `items`')
+    const items = step.items.map((entry) => {
+      const id = strField(entry, 'id')
+      const data = dataBytes(entry.data)
+      try {
+        return new Item(data, id)
+      } catch (err) {
+        // A bad item here is the runner's failure, not the step's result (as in Rust).
+        throw new StepError(/** @type {Error} */ (err).message)
+      }
+    })
+    return run(() => this.q.addBatch(items))
+  },
+  async lease(step) {
+    const ttlMs = ms(step, 'ttl_ms')
+    const wait = step.timeout_ms
+    // timeout_ms 0 or absent: no wait; otherwise wait up to that long.
+    const waits = Number.isSafeInteger(wait) && wait > 0
+    const options = waits ? { ttlMs, block: true, timeoutMs: wait } : { ttlMs }
+    return then(await run(() => this.q.lease(options)), (lease) => leaseJson(this.keep(step, lease)))
+  },
+  async complete(step) {
+    const lease = this.leaseNamed(step)
+    return run(() => this.q.complete(lease))
+  },
+  async complete_and_lease(step) {
+    const lease = this.leaseNamed(step)
+    const ttlMs = ms(step, 'ttl_ms')
+    return then(await run(() => this.q.completeAndLease(lease, { ttlMs })), (got) => ({
+      completed: got.completed,
+      next: leaseJson(this.keep(step, got.next)),
+    }))
+  },
+  async renew(step) {
+    const lease = this.leaseNamed(step)
+    const ttlMs = ms(step, 'ttl_ms')
+    return run(() => this.q.renew(lease, ttlMs))
+  },
+  async light_clean() {
+    return then(await run(() => this.q.lightClean()), reportJson)
+  },
+  async deep_clean() {
+    return then(await run(() => this.q.deepClean()), reportJson)
+  },
+  async queue_len() {
+    return run(() => this.q.queueLen())
+  },
+  async processing_len() {
+    return run(() => this.q.processingLen())
+  },
+  async open_queue(step) {
+    const prefix = strField(step, 'prefix')
+    return then(await run(() => this.client.queue(prefix)), () => null)
+  },
+  async raw(step) {
+    if (!Array.isArray(step.command)) throw new StepError('raw needs `command`')
+    await tool('raw', this.url, this.prefix, JSON.stringify(step.command))
+    return undefined
+  },
+  async sleep_ms(step) {
+    await sleep(ms(step, 'ms'))
+    return undefined
+  },
+  async state(step) {
+    const prefix = typeof step.prefix === 'string' ? step.prefix : this.prefix
+    await tool('check', this.url, prefix, JSON.stringify(step.expect ?? null))
+    return undefined
+  },
+}
+
+/** @param {Outcome} outcome */
+function describeOutcome(outcome) {
+  if (outcome.error !== undefined) return `error ${outcome.error.code}: ${outcome.error.message}`
+  return `Ok(${JSON.stringify(outcome.value)})`
+}
+
+/** Compares an operation's outcome with the step's `expect` or `expect_error`. */
+function check(step, outcome) {
+  if ('expect_error' in step) {
+    const code = step.expect_error
+    if (outcome.error === undefined || outcome.error.code !== code) {
+      throw new StepError(`expected error ${JSON.stringify(code)}, got ${describeOutcome(outcome)}`)
+    }
+  } else if (outcome.error !== undefined) {
+    throw new StepError(`unexpected error ${outcome.error.code}: ${outcome.error.message}`)
+  } else {
+    const want = step.expect === undefined ? null : step.expect
+    if (!same(want, outcome.value)) {
+      throw new StepError(`expected ${JSON.stringify(want)}, got ${JSON.stringify(outcome.value)}`)
+    }
+  }
+}
+
+/** Runs one case; resolves to null when it passes, else what failed (`step <i> (<do>): ...`). */
+async function runCase(url, client, testCase) {
+  let runner
+  try {
+    await tool('flush', url)
+    const prefix = typeof testCase.prefix === 'string' ? testCase.prefix : DEFAULT_PREFIX
+    runner = new Runner(url, prefix, client.queue(prefix), client)
+  } catch (err) {
+    if (err instanceof StepError || err instanceof LeaseqError) {
+      return `before the first step: ${err.message}`
+    }
+    throw err
+  }
+  const steps = testCase.steps
+  if (!Array.isArray(steps)) return 'case needs `steps`'
+  for (const [index, step] of steps.entries()) {
+    try {
+      const outcome = await runner.step(step)
+      if (outcome !== undefined) check(step, outcome)
+    } catch (err) {
+      if (err instanceof StepError) return `step ${index} (${step?.do}): ${err.message}`
+      throw err
+    }
+  }
+  return null
+}
+
+describe('conformance vectors (spec/vectors)', { timeout: 180_000 }, () => {
+  let redis
+  let client
+  before(async () => {
+    // A server of this file's own: every case begins with FLUSHALL.
+    redis = await startRedis()
+    client = await Client.connect(redis.url)
+  })
+  after(async () => {
+    await client?.close()
+    await redis?.stop()
+  })
+
+  test('every case of every vector file is a test of its own', () => {
+    const names = CASES.map((c) => c.name)
+    for (const name of names) assert.equal(typeof name, 'string')
+    assert.equal(new Set(names).size, names.length, 'case names are unique (they are the test names)')
+    assert.ok(names.length >= 40, `only ${names.length} cases found`)
+  })
+
+  for (const testCase of CASES) {
+    test(testCase.name, async () => {
+      const failure = await runCase(redis.url, client, testCase)
+      if (failure !== null) assert.fail(`node: ${testCase.name}: ${failure}`)
+    })
+  }
+
+  test('the runner fails a wrong result, a wrong error, a wrong state and an unknown step', async () => {
+    const cases = [
+      { steps: [{ do: 'add', id: 'a', data: 'x', expect: false }] },
+      { steps: [{ do: 'lease', ttl_ms: 0, expect_error: 'WRONG_TYPE' }] },
+      { steps: [{ do: 'lease', ttl_ms: 0, expect: null }] },
+      {
+        steps: [
+          { do: 'add', id: 'a', data: { hex: '00ff' }, expect: true },
+          { do: 'lease', ttl_ms: 1000, expect: { id: 'a', data: { hex: '00fe' }, count: 1 } },
+        ],
+      },
+      { steps: [{ do: 'state', expect: { queue: ['a'] } }] },
+      { steps: [{ do: 'nonsense' }] },
+      { steps: [{ do: 'add', id: 'a', data: 'x' }] },
+      { steps: [{ do: 'add_batch', items: [{ id: '', data: 'x' }], expect: 0 }] },
+      { steps: [{ do: 'complete', lease: 'L', expect: true }] },
+    ]
+    const failures = []
+    for (const c of cases) failures.push(await runCase(redis.url, client, c))
+    assert.equal(failures[0], 'step 0 (add): expected false, got true')
+    assert.match(
+      failures[1] ?? '',
+      /^step 0 \(lease\): expected error "WRONG_TYPE", got error INVALID_ARGUMENT: /,
+    )
+    assert.match(failures[2] ?? '', /^step 0 \(lease\): unexpected error INVALID_ARGUMENT: /)
+    assert.equal(
+      failures[3],
+      'step 1 (lease): expected {"id":"a","data":{"hex":"00fe"},"count":1}, ' +
+        'got {"id":"a","data":{"hex":"00ff"},"count":1}',
+    )
+    assert.match(failures[4] ?? '', /^step 0 \(state\): state `queue`/)
+    assert.equal(failures[5], 'step 0 (nonsense): unknown step `nonsense`')
+    assert.equal(failures[6], 'step 0 (add): expected null, got true', 'no expect: expects null')
+    assert.match(failures[7] ?? '', /^step 0 \(add_batch\): /, 'a bad item in a batch fails the runner')
+    assert.equal(failures[8], 'step 0 (complete): no lease named `L`')
+  })
+
+  test('a refused id in add is the step result, so expect_error matches it', async () => {
+    const failure = await runCase(redis.url, client, {
+      steps: [
+        { do: 'add', id: '', data: 'x', expect_error: 'INVALID_ARGUMENT' },
+        { do: 'add_unique', id: '', data: 'x', expect_error: 'INVALID_ARGUMENT' },
+        { do: 'state', expect: { keys: [] } },
+      ],
+    })
+    assert.equal(failure, null)
+  })
+
+  test('lease with timeout_ms waits (in BLMOVE) for an item added meanwhile', async () => {
+    const admin = await resp.connect(redis.url)
+    try {
+      const expect = { id: 'w', data: 'late', count: 1 }
+      let settled = false
+      const running = runCase(redis.url, client, {
+        steps: [{ do: 'lease', ttl_ms: 10_000, timeout_ms: 30_000, expect }],
+      }).finally(() => {
+        settled = true
+      })
+      // Asked, never timed: the step is waiting once Redis shows a client blocked (flag b) in
+      // BLMOVE. An idle connection keeps `cmd=blmove` from an earlier wait, hence the flag.
+      const blockedNow = async () =>
+        String(await admin.command('CLIENT', 'LIST'))
+          .split('\n')
+          .some((line) => / flags=[A-Za-z]*b/.test(line) && / cmd=blmove /.test(line))
+      let blocked = false
+      while (!blocked && !settled) {
+        blocked = await blockedNow()
+        if (!blocked) await sleep(5)
+      }
+      if (!blocked) assert.fail(`the lease step ended without waiting in BLMOVE: ${await running}`)
+      assert.equal(await client.queue(DEFAULT_PREFIX).add(new Item('late', 'w')), true)
+      assert.equal(await running, null)
+    } finally {
+      admin.close()
+    }
+  })
+})
+
+test('same compares data values as bytes and everything else as JSON', () => {
+  assert.ok(same('ab', { hex: '6162' }))
+  assert.ok(same({ hex: '6162' }, 'ab'))
+  assert.ok(!same('ab', { hex: '6163' }))
+  assert.ok(same({ a: ['x', 1] }, { a: [{ hex: '78' }, 1] }))
+  assert.ok(!same(true, 1))
+  assert.ok(!same(null, false))
+  assert.ok(!same({ a: 1 }, { a: 1, b: 2 }))
+  assert.ok(!same({ a: 1, b: 2 }, { a: 1, c: 2 }))
+  assert.ok(!same([1], [1, 2]))
+  assert.throws(() => same({ hex: '0' }, 'x'), StepError)
+})
+
+test('dataJson keeps UTF-8 (with a BOM or NUL) as text and anything else as hex', () => {
+  assert.equal(dataJson(Buffer.from('a\u0000é')), 'a\u0000é')
+  assert.equal(dataJson(Buffer.from([0xef, 0xbb, 0xbf, 0x61])), '\ufeffa')
+  assert.deepEqual(dataJson(Buffer.from([0x00, 0xff])), { hex: '00ff' })
+  assert.deepEqual(dataBytes({ hex: '00FF' }), Buffer.from([0, 255]))
+  assert.deepEqual(dataBytes('é'), Buffer.from([0xc3, 0xa9]))
+  assert.throws(() => dataBytes(3), StepError)
+  assert.throws(() => dataBytes({ hex: 'zz' }), StepError)
+})
