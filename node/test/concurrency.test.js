@@ -28,7 +28,10 @@ describe('concurrency', { timeout: 60_000 }, () => {
   async function blockedInRedis(count) {
     for (let attempt = 0; attempt < 1000; attempt++) {
       const list = await admin.command('CLIENT', 'LIST')
-      const blocked = list.split('\n').filter((line) => / cmd=blmove /.test(line)).length
+      // Blocked right now (flag b): an idle connection keeps `cmd=blmove` from an earlier wait.
+      const blocked = list
+        .split('\n')
+        .filter((line) => / flags=[A-Za-z]*b/.test(line) && / cmd=blmove /.test(line)).length
       if (blocked >= count) return
       await new Promise((resolve) => setTimeout(resolve, 5))
     }

@@ -278,7 +278,7 @@ async fn main() {
         if opts.demo {
             if producers_done && demo_killed.is_none() && done >= total / 2 {
                 let lang = fleet.kill(dice.below(fleet.workers.len() as u32) as usize, false);
-                println!("\rkilled a {lang} worker halfway; an item it held comes back through the cleaner");
+                println!("\rkilled a {lang} worker halfway; if it held an item, the cleaner gives it back");
                 demo_killed = Some(lang);
             }
             if last_report.elapsed() >= Duration::from_millis(200) {

@@ -155,7 +155,12 @@ fn run_case(url: &str, client: &Client, case: &Json) -> Result<(), String> {
         .iter()
         .enumerate()
     {
-        let at = |msg: String| format!("step {index} ({}): {msg}", step["do"]);
+        let at = |msg: String| {
+            format!(
+                "step {index} ({}): {msg}",
+                step["do"].as_str().unwrap_or("?")
+            )
+        };
         let Some(result) = runner.step(step).map_err(at)? else {
             continue;
         };
