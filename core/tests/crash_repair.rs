@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Env, TTL};
-use leaseq::{CleanReport, Item, Wait};
+use leaseq::{CleanReport, Wait};
 
 on_both!(
     rwq_add_crashed_between_set_and_lpush,
@@ -31,15 +31,12 @@ async fn rwq_add_crashed_between_set_and_lpush(env: Env) {
         CleanReport::default()
     );
     assert_eq!(env.queue.deep_clean().await.unwrap().requeued, 1);
-    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let lease = env.lease().await.unwrap();
     assert_eq!((lease.id(), lease.data()), ("a", &b"data"[..]));
 }
 
 async fn rwq_lease_crashed_before_setex(env: Env) {
-    env.queue
-        .add(&Item::with_id("b", b"x".to_vec()).unwrap())
-        .await
-        .unwrap();
+    env.add("b", b"x").await;
     env.cmd::<String>(&[
         b"RPOPLPUSH",
         env.key("queue").as_bytes(),
@@ -54,16 +51,13 @@ async fn rwq_lease_crashed_before_setex(env: Env) {
             removed: 0
         }
     );
-    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let lease = env.lease().await.unwrap();
     assert_eq!(lease.id(), "b");
 }
 
 async fn rwq_complete_crashed_after_del_item(env: Env) {
-    env.queue
-        .add(&Item::with_id("c", b"x".to_vec()).unwrap())
-        .await
-        .unwrap();
-    let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.add("c", b"x").await;
+    let _lease = env.lease().await.unwrap();
     // redis-work-queue 0.3 (Rust) pipelines DEL item, LREM processing, DEL lease: stop after one.
     env.cmd::<i64>(&[b"DEL", env.key("item:c").as_bytes()])
         .await;
@@ -83,11 +77,8 @@ async fn rwq_complete_crashed_after_del_item(env: Env) {
 async fn upstream_complete_crashed_after_lrem(env: Env) {
     // Older upstream Python/Node releases complete with LREM processing first, then DEL item
     // and lease (0.3-layout clients pipeline DEL item first; see the test above).
-    env.queue
-        .add(&Item::with_id("d", b"x".to_vec()).unwrap())
-        .await
-        .unwrap();
-    let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.add("d", b"x").await;
+    let _lease = env.lease().await.unwrap();
     env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"d"])
         .await;
     // While the lease lives, nobody touches it: the holder may still be finishing.
@@ -101,10 +92,7 @@ async fn upstream_complete_crashed_after_lrem(env: Env) {
 async fn rwq_cleaner_crashed_mid_move(env: Env) {
     // Upstream cleaners (older releases) journal in P:cleaning: LPUSH cleaning id, LREM
     // processing id, (crash) LPUSH queue id, ...
-    env.queue
-        .add(&Item::with_id("e", b"x".to_vec()).unwrap())
-        .await
-        .unwrap();
+    env.add("e", b"x").await;
     env.cmd::<String>(&[
         b"RPOPLPUSH",
         env.key("queue").as_bytes(),
@@ -123,10 +111,7 @@ async fn rwq_cleaner_crashed_mid_move(env: Env) {
 
 async fn leaseq_lease_reply_lost(env: Env) {
     // The script ran but the worker never saw the reply: the item is leased to nobody.
-    env.queue
-        .add(&Item::with_id("f", b"x".to_vec()).unwrap())
-        .await
-        .unwrap();
+    env.add("f", b"x").await;
     drop(
         env.queue
             .lease(Duration::from_millis(50), Wait::No)
@@ -140,31 +125,17 @@ async fn leaseq_lease_reply_lost(env: Env) {
     );
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(env.queue.light_clean().await.unwrap().requeued, 1);
-    assert_eq!(
-        env.queue
-            .lease(TTL, Wait::No)
-            .await
-            .unwrap()
-            .unwrap()
-            .count(),
-        2
-    );
+    assert_eq!(env.lease().await.unwrap().count(), 2);
 }
 
 async fn duplicate_id_in_queue_while_leased(env: Env) {
     // A racing cleaner re-queued an id between a redis-work-queue worker's BRPOPLPUSH and its
     // SETEX: a second copy sits in the queue while the item is leased live.
-    env.queue
-        .add(&Item::with_id("g", b"x".to_vec()).unwrap())
-        .await
-        .unwrap();
-    let held = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.add("g", b"x").await;
+    let held = env.lease().await.unwrap();
     env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"g"])
         .await;
-    assert!(
-        env.queue.lease(TTL, Wait::No).await.unwrap().is_none(),
-        "the copy is not leased"
-    );
+    assert!(env.lease().await.is_none(), "the copy is not leased");
     // The copy stays in processing, so that the item comes back if its holder dies.
     assert_eq!(env.list("processing").await, vec!["g", "g"]);
     assert!(
@@ -180,7 +151,7 @@ async fn duplicate_id_in_queue_while_leased(env: Env) {
             removed: 1
         }
     );
-    let again = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let again = env.lease().await.unwrap();
     assert_eq!((again.id(), again.count()), ("g", 2));
     assert!(env.queue.complete(&again).await.unwrap());
     assert!(env.keys().await.is_empty());
@@ -191,11 +162,8 @@ async fn item_key_of_another_type_does_not_stop_the_queue(env: Env) {
         .await;
     env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"bad"])
         .await;
-    env.queue
-        .add(&Item::with_id("good", b"x".to_vec()).unwrap())
-        .await
-        .unwrap();
-    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.add("good", b"x").await;
+    let lease = env.lease().await.unwrap();
     assert_eq!(lease.id(), "good");
     assert_eq!(env.list("processing").await, vec!["good"]);
     assert_eq!(
@@ -206,39 +174,18 @@ async fn item_key_of_another_type_does_not_stop_the_queue(env: Env) {
 }
 
 async fn re_added_id_starts_a_fresh_lease_count(env: Env) {
-    env.queue
-        .add(&Item::with_id("k", b"x".to_vec()).unwrap())
-        .await
-        .unwrap();
-    let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.add("k", b"x").await;
+    let _lease = env.lease().await.unwrap();
     // Completed by a redis-work-queue client: the lease count stays behind ...
-    for key in ["item:k", "lease:k"] {
-        env.cmd::<i64>(&[b"DEL", env.key(key).as_bytes()]).await;
-    }
-    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"k"])
-        .await;
+    env.foreign_complete("k").await;
     // ... and must not carry over to a new item with the same id.
-    env.queue
-        .add(&Item::with_id("k", b"y".to_vec()).unwrap())
-        .await
-        .unwrap();
-    assert_eq!(
-        env.queue
-            .lease(TTL, Wait::No)
-            .await
-            .unwrap()
-            .unwrap()
-            .count(),
-        1
-    );
+    env.add("k", b"y").await;
+    assert_eq!(env.lease().await.unwrap().count(), 1);
 }
 
 async fn duplicate_id_in_processing(env: Env) {
-    env.queue
-        .add(&Item::with_id("h", b"x".to_vec()).unwrap())
-        .await
-        .unwrap();
-    let _held = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.add("h", b"x").await;
+    let _held = env.lease().await.unwrap();
     env.cmd::<i64>(&[b"LPUSH", env.key("processing").as_bytes(), b"h"])
         .await;
     env.cmd::<i64>(&[b"DEL", env.key("lease:h").as_bytes()])
@@ -255,18 +202,10 @@ async fn duplicate_id_in_processing(env: Env) {
 }
 
 async fn lease_count_left_by_foreign_complete(env: Env) {
-    env.queue
-        .add(&Item::with_id("i", b"x".to_vec()).unwrap())
-        .await
-        .unwrap();
-    let _lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.add("i", b"x").await;
+    let _lease = env.lease().await.unwrap();
     // A redis-work-queue client completes it: it knows nothing of lease_count.
-    env.cmd::<i64>(&[b"DEL", env.key("item:i").as_bytes()])
-        .await;
-    env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"i"])
-        .await;
-    env.cmd::<i64>(&[b"DEL", env.key("lease:i").as_bytes()])
-        .await;
+    env.foreign_complete("i").await;
     assert_eq!(env.keys().await, vec![env.key("lease_count")]);
     assert_eq!(
         env.queue.deep_clean().await.unwrap(),
@@ -280,18 +219,12 @@ async fn lease_count_left_by_foreign_complete(env: Env) {
 
 async fn bogus_zero_id_from_node_cleaner(env: Env) {
     // An older upstream Node lightClean runs `lpush(queue, 0, id)`, pushing a stray "0".
-    env.queue
-        .add(&Item::with_id("j", b"x".to_vec()).unwrap())
-        .await
-        .unwrap();
+    env.add("j", b"x").await;
     env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"0"])
         .await;
-    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let lease = env.lease().await.unwrap();
     assert_eq!(lease.id(), "j");
     env.queue.complete(&lease).await.unwrap();
-    assert!(
-        env.queue.lease(TTL, Wait::No).await.unwrap().is_none(),
-        "\"0\" is dropped"
-    );
+    assert!(env.lease().await.is_none(), "\"0\" is dropped");
     assert!(env.keys().await.is_empty());
 }

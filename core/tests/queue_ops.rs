@@ -50,7 +50,7 @@ async fn add_is_idempotent_by_id(env: Env) {
         "and not pushed twice"
     );
     // Still refused while leased; accepted again once complete.
-    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let lease = env.lease().await.unwrap();
     assert_eq!(lease.data(), b"1");
     assert!(!env.queue.add(&again).await.unwrap());
     assert!(env.queue.complete(&lease).await.unwrap());
@@ -74,18 +74,15 @@ async fn add_unique_and_add_batch(env: Env) {
     assert_eq!(env.queue.add_batch(&[]).await.unwrap(), 0);
     assert_eq!(env.queue.queue_len().await.unwrap(), 2501);
     // FIFO: the first added is the first leased.
-    let first = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let first = env.lease().await.unwrap();
     assert_eq!(first.id(), "u");
-    let second = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let second = env.lease().await.unwrap();
     assert_eq!(second.data(), b"0");
 }
 
 async fn lease_returns_data_token_and_count(env: Env) {
-    env.queue
-        .add(&Item::with_id("x", b"d".to_vec()).unwrap())
-        .await
-        .unwrap();
-    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.add("x", b"d").await;
+    let lease = env.lease().await.unwrap();
     assert_eq!(
         (lease.id(), lease.data(), lease.count()),
         ("x", &b"d"[..], 1)
@@ -103,7 +100,7 @@ async fn lease_returns_data_token_and_count(env: Env) {
 }
 
 async fn lease_of_empty_queue_is_none(env: Env) {
-    assert!(env.queue.lease(TTL, Wait::No).await.unwrap().is_none());
+    assert!(env.lease().await.is_none());
     assert!(env.keys().await.is_empty(), "an empty lease writes nothing");
 }
 
@@ -114,11 +111,8 @@ async fn lease_drops_ids_whose_data_is_gone(env: Env) {
     args.extend((0..1500).map(|i| format!("gone-{i}").into_bytes()));
     let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
     env.cmd::<i64>(&refs).await;
-    env.queue
-        .add(&Item::with_id("live", b"ok".to_vec()).unwrap())
-        .await
-        .unwrap();
-    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.add("live", b"ok").await;
+    let lease = env.lease().await.unwrap();
     assert_eq!(lease.id(), "live");
     assert_eq!(
         env.list("processing").await,
@@ -126,16 +120,13 @@ async fn lease_drops_ids_whose_data_is_gone(env: Env) {
         "stale ids never stay in processing"
     );
     assert!(env.queue.complete(&lease).await.unwrap());
-    assert!(env.queue.lease(TTL, Wait::No).await.unwrap().is_none());
+    assert!(env.lease().await.is_none());
     assert!(env.keys().await.is_empty());
 }
 
 async fn complete_is_true_once(env: Env) {
-    env.queue
-        .add(&Item::with_id("c", b"1".to_vec()).unwrap())
-        .await
-        .unwrap();
-    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.add("c", b"1").await;
+    let lease = env.lease().await.unwrap();
     let mut tasks = Vec::new();
     for _ in 0..16 {
         let q = env.queue.clone();
@@ -157,7 +148,7 @@ async fn complete_and_lease_chains(env: Env) {
             .await
             .unwrap();
     }
-    let mut lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let mut lease = env.lease().await.unwrap();
     let mut seen = vec![lease.id().to_owned()];
     loop {
         let (done, next) = env.queue.complete_and_lease(&lease, TTL).await.unwrap();
@@ -177,10 +168,7 @@ async fn complete_and_lease_chains(env: Env) {
 }
 
 async fn renew_is_fenced_by_token(env: Env) {
-    env.queue
-        .add(&Item::with_id("r", b"1".to_vec()).unwrap())
-        .await
-        .unwrap();
+    env.add("r", b"1").await;
     let first = env
         .queue
         .lease(Duration::from_millis(100), Wait::No)
@@ -205,7 +193,7 @@ async fn renew_is_fenced_by_token(env: Env) {
             removed: 0
         }
     );
-    let second = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let second = env.lease().await.unwrap();
     assert_eq!(second.id(), "r");
     assert_eq!(second.count(), 2);
     assert!(
@@ -227,12 +215,9 @@ async fn renew_is_fenced_by_token(env: Env) {
 }
 
 async fn lease_count_grows_on_expiry(env: Env) {
-    env.queue
-        .add(&Item::with_id("n", b"1".to_vec()).unwrap())
-        .await
-        .unwrap();
+    env.add("n", b"1").await;
     for expected in 1..=3u64 {
-        let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+        let lease = env.lease().await.unwrap();
         assert_eq!(lease.count(), expected);
         // Expire it now (a crashed holder), then clean.
         env.cmd::<i64>(&[b"DEL", env.key("lease:n").as_bytes()])
@@ -248,7 +233,7 @@ async fn light_clean_requeues_expired(env: Env) {
     env.queue.add_batch(&items).await.unwrap();
     let mut leases = Vec::new();
     for _ in 0..1200 {
-        leases.push(env.queue.lease(TTL, Wait::No).await.unwrap().unwrap());
+        leases.push(env.lease().await.unwrap());
     }
     // Every third holder "crashes"; every fifth item is completed by someone else without
     // clearing processing (as a crashed redis-work-queue complete would leave it).
@@ -287,10 +272,7 @@ async fn deep_clean_finds_orphans(env: Env) {
     // A redis-work-queue add that crashed between SET and LPUSH: data on no list.
     env.cmd::<String>(&[b"SET", env.key("item:orphan").as_bytes(), b"o"])
         .await;
-    env.queue
-        .add(&Item::with_id("normal", b"n".to_vec()).unwrap())
-        .await
-        .unwrap();
+    env.add("normal", b"n").await;
     assert_eq!(
         env.queue.light_clean().await.unwrap().requeued,
         0,
@@ -311,8 +293,8 @@ async fn lengths(env: Env) {
     for i in 0..5 {
         env.queue.add(&Item::new(vec![i])).await.unwrap();
     }
-    env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
-    env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    env.lease().await.unwrap();
+    env.lease().await.unwrap();
     assert_eq!(env.queue.queue_len().await.unwrap(), 3);
     assert_eq!(env.queue.processing_len().await.unwrap(), 2);
 }
@@ -322,7 +304,7 @@ async fn drained_queue_leaves_no_key(env: Env) {
     env.queue.add_batch(&items).await.unwrap();
     // Some leases expire on the way and come back through the cleaner.
     for i in 0..50 {
-        let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+        let lease = env.lease().await.unwrap();
         if i % 7 == 0 {
             env.cmd::<i64>(&[b"DEL", env.key(&format!("lease:{}", lease.id())).as_bytes()])
                 .await;
@@ -344,10 +326,7 @@ async fn blocking_lease_wakes_on_add(env: Env) {
     let waiter = tokio::spawn(async move { q.lease(TTL, Wait::Forever).await });
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(!waiter.is_finished());
-    env.queue
-        .add(&Item::with_id("w", b"1".to_vec()).unwrap())
-        .await
-        .unwrap();
+    env.add("w", b"1").await;
     let lease = tokio::time::timeout(Duration::from_secs(10), waiter)
         .await
         .expect("the waiter wakes")
@@ -377,8 +356,8 @@ async fn binary_data_round_trips(env: Env) {
         .add(&Item::with_id("empty", Vec::new()).unwrap())
         .await
         .unwrap();
-    let a = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
-    let b = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let a = env.lease().await.unwrap();
+    let b = env.lease().await.unwrap();
     assert_eq!(a.data(), &data[..]);
     assert_eq!(b.data(), b"");
 }
@@ -386,12 +365,12 @@ async fn binary_data_round_trips(env: Env) {
 async fn json_helpers(env: Env) {
     let item = Item::from_json(&serde_json::json!({"to": "a@b", "n": [1, 2]})).unwrap();
     env.queue.add(&item).await.unwrap();
-    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let lease = env.lease().await.unwrap();
     let value: serde_json::Value = lease.json().unwrap();
     assert_eq!(value["to"], "a@b");
     let bad = Item::new(b"\xff not json".to_vec());
     env.queue.add(&bad).await.unwrap();
-    let lease = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let lease = env.lease().await.unwrap();
     assert_eq!(
         lease.json::<serde_json::Value>().unwrap_err().code(),
         ErrorCode::Json

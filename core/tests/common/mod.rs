@@ -114,6 +114,32 @@ impl Env {
         }
     }
 
+    /// Adds an item with a chosen id; returns whether it was added.
+    pub async fn add(&self, id: &str, data: &[u8]) -> bool {
+        let item = leaseq::Item::with_id(id, data.to_vec()).unwrap();
+        self.queue.add(&item).await.unwrap()
+    }
+
+    /// Leases without waiting, for [`TTL`].
+    pub async fn lease(&self) -> Option<leaseq::Lease> {
+        self.queue.lease(TTL, leaseq::Wait::No).await.unwrap()
+    }
+
+    /// What a redis-work-queue client's complete sends (it knows nothing of lease counts).
+    pub async fn foreign_complete(&self, id: &str) {
+        self.cmd::<i64>(&[b"DEL", self.key(&format!("item:{id}")).as_bytes()])
+            .await;
+        self.cmd::<i64>(&[
+            b"LREM",
+            self.key("processing").as_bytes(),
+            b"0",
+            id.as_bytes(),
+        ])
+        .await;
+        self.cmd::<i64>(&[b"DEL", self.key(&format!("lease:{id}")).as_bytes()])
+            .await;
+    }
+
     pub fn key(&self, suffix: &str) -> String {
         format!("{}:{suffix}", self.prefix)
     }

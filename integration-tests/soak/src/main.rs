@@ -344,14 +344,15 @@ async fn main() {
     }
 
     println!(
-        "\n{:<18} {:>10} {:>8} {:>10} {:>6}",
-        "language", "completed", "leases", "items/s", "kills"
+        "\n{:<18} {:>10} {:>8} {:>14} {:>10} {:>6}",
+        "language", "completed", "leases", "re-deliveries", "items/s", "kills"
     );
     for lang in fleet.commands.keys() {
         let completed = records.completed.get(lang).copied().unwrap_or(0);
         println!(
-            "{lang:<18} {completed:>10} {:>8} {:>10.0} {:>6}",
+            "{lang:<18} {completed:>10} {:>8} {:>14} {:>10.0} {:>6}",
             records.leases.get(lang).copied().unwrap_or(0),
+            records.repeats.get(lang).copied().unwrap_or(0),
             completed as f64 / elapsed.as_secs_f64(),
             fleet.kills.get(lang).copied().unwrap_or(0)
         );

@@ -13,6 +13,8 @@ pub struct Records {
     pub completed: BTreeMap<String, u64>,
     /// language -> leases worked on.
     pub leases: BTreeMap<String, u64>,
+    /// language -> leases of items that some worker had leased before (re-deliveries).
+    pub repeats: BTreeMap<String, u64>,
     pub violations: Vec<String>,
 }
 
@@ -31,6 +33,9 @@ pub async fn read(url: &str, results: &str) -> Records {
         .await
         .unwrap();
     let mut records = Records::default();
+    // Records are LPUSHed: the list is newest first. Oldest first tells which lease came first.
+    let ids: Vec<String> = ids.into_iter().rev().collect();
+    let mut seen: HashSet<(String, String)> = HashSet::new();
     for chunk in ids.chunks(1000) {
         let keys: Vec<String> = chunk
             .iter()
@@ -52,10 +57,11 @@ pub async fn read(url: &str, results: &str) -> Records {
                     *records.completed.entry(lang).or_default() += 1;
                 }
                 ["exec", q, id, _] => {
-                    *records
-                        .execs
-                        .entry((q.to_string(), id.to_string()))
-                        .or_default() += 1;
+                    let key = (q.to_string(), id.to_string());
+                    if !seen.insert(key.clone()) {
+                        *records.repeats.entry(lang.clone()).or_default() += 1;
+                    }
+                    *records.execs.entry(key).or_default() += 1;
                     *records.leases.entry(lang).or_default() += 1;
                 }
                 ["viol", who, what, _] => records.violations.push(format!("{who}: {what}")),
