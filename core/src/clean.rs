@@ -11,8 +11,10 @@ use crate::scripts;
 const LIGHT_BATCH: usize = 500;
 /// SCAN / HSCAN COUNT hint and list window for deep clean.
 const DEEP_BATCH: usize = 1000;
-/// A deep clean's snapshot set expires by itself if the cleaner dies mid-way.
+/// A deep clean's snapshot and suspects sets expire by themselves if the cleaner dies mid-way.
 const SNAPSHOT_TTL_MS: u64 = 3_600_000;
+/// Suspects re-checked and queued per script call in deep clean's last step.
+const REQUEUE_BATCH: usize = 100;
 
 /// What a clean did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -66,21 +68,32 @@ impl Queue {
     /// Costs a walk over every key of the queue: run it rarely (at start-up, or hourly).
     ///
     /// Never uses KEYS: item keys are found with SCAN and an escaped MATCH pattern on the server
-    /// that holds the queue's slot; each batch is decided in one script call.
+    /// that holds the queue's slot. Every step is a script call over a bounded batch, so no
+    /// single call holds Redis for long, whatever the size of the queue.
     pub async fn deep_clean(&self) -> Result<CleanReport> {
         let mut report = self.light_clean().await?;
         let snapshot = self.keys().snapshot();
-        let result = self.deep_clean_with(&snapshot, &mut report).await;
-        // The snapshot also expires by itself; removing it here keeps a drained queue keyless.
-        let mut conn = self.conn()?;
-        let _: redis::RedisResult<()> = redis::cmd("DEL")
-            .arg(&snapshot)
-            .query_async(&mut conn)
+        let suspects = format!("{snapshot}:suspects");
+        let result = self
+            .deep_clean_with(&snapshot, &suspects, &mut report)
             .await;
+        // Both sets also expire by themselves; removing them keeps a drained queue keyless.
+        // UNLINK frees a million-member set in the background instead of blocking Redis.
+        let mut conn = self.conn()?;
+        for key in [&snapshot, &suspects] {
+            let _: redis::RedisResult<()> =
+                redis::cmd("UNLINK").arg(key).query_async(&mut conn).await;
+        }
         result.map(|()| report)
     }
 
-    async fn deep_clean_with(&self, snapshot: &str, report: &mut CleanReport) -> Result<()> {
+    async fn deep_clean_with(
+        &self,
+        snapshot: &str,
+        suspects: &str,
+        report: &mut CleanReport,
+    ) -> Result<()> {
+        // Step 1: a snapshot of both lists.
         for list in ["queue", "processing"] {
             let mut start = 0usize;
             loop {
@@ -98,7 +111,9 @@ impl Queue {
             }
         }
 
-        // Item keys: SCAN with the prefix escaped, on the server that holds the queue's slot.
+        // Step 2: every id that has an item key, a lease count or a journal entry; those on no
+        // list in the snapshot and without a lease become suspects.
+        let mut marked = 0u64;
         let pattern = self.keys().item_scan_pattern();
         let family_len = self.keys().item_family.len();
         let mut cursor = 0u64;
@@ -117,14 +132,14 @@ impl Queue {
             let (next, keys): (u64, Vec<Vec<u8>>) =
                 redis::from_redis_value(value).map_err(|e| self.map_err(e.into()))?;
             let ids: Vec<Vec<u8>> = keys.into_iter().map(|k| k[family_len..].to_vec()).collect();
-            *report += self.deep_check(snapshot, false, &ids).await?;
+            marked += self
+                .deep_check(snapshot, suspects, false, &ids, report)
+                .await?;
             cursor = next;
             if cursor == 0 {
                 break;
             }
         }
-
-        // Lease counts whose item is gone (completed by a redis-work-queue client).
         let mut cursor = 0u64;
         loop {
             let mut conn = self.conn()?;
@@ -137,13 +152,14 @@ impl Queue {
                 .await
                 .map_err(|e| self.map_err(e))?;
             let ids: Vec<Vec<u8>> = pairs.into_iter().step_by(2).collect();
-            *report += self.deep_check(snapshot, false, &ids).await?;
+            marked += self
+                .deep_check(snapshot, suspects, false, &ids, report)
+                .await?;
             cursor = next;
             if cursor == 0 {
                 break;
             }
         }
-
         // redis-work-queue's cleaner journal: ids it was moving when it stopped. Bounded by the
         // journal's length at the start, in case a live cleaner keeps writing to it.
         let mut conn = self.conn()?;
@@ -163,28 +179,67 @@ impl Queue {
             if ids.is_empty() {
                 break;
             }
-            *report += self.deep_check(snapshot, true, &ids).await?;
+            marked += self
+                .deep_check(snapshot, suspects, true, &ids, report)
+                .await?;
         }
-        Ok(())
+        if marked == 0 {
+            return Ok(());
+        }
+
+        // Step 3: an id that moved between the lists while the snapshot was taken is a suspect
+        // though it is on a list: walk the lists again, clearing suspects they hold.
+        'walk: for list in ["queue", "processing"] {
+            let mut start = 0usize;
+            loop {
+                let mut inv = self.invocation(&scripts::DEEP_UNMARK);
+                inv.key(suspects).arg(list).arg(start).arg(DEEP_BATCH);
+                let (seen, left): (usize, u64) = self.invoke(&inv).await?;
+                if left == 0 {
+                    break 'walk;
+                }
+                start += seen;
+                if seen < DEEP_BATCH {
+                    break;
+                }
+            }
+        }
+
+        // Step 4: the suspects left are orphans, unless they were leased or completed meanwhile.
+        loop {
+            let mut inv = self.invocation(&scripts::DEEP_REQUEUE);
+            inv.key(suspects).arg(REQUEUE_BATCH);
+            let (taken, requeued): (usize, u64) = self.invoke(&inv).await?;
+            report.requeued += requeued;
+            if taken < REQUEUE_BATCH {
+                return Ok(());
+            }
+        }
     }
 
+    /// Step 2 for one batch of ids; returns how many became suspects.
     async fn deep_check(
         &self,
         snapshot: &str,
+        suspects: &str,
         from_journal: bool,
         ids: &[Vec<u8>],
-    ) -> Result<CleanReport> {
+        report: &mut CleanReport,
+    ) -> Result<u64> {
         if ids.is_empty() {
-            return Ok(CleanReport::default());
+            return Ok(0);
         }
         let mut inv = self.invocation(&scripts::DEEP_CHECK);
         inv.key(snapshot)
             .key(&self.keys().cleaning)
-            .arg(if from_journal { "1" } else { "0" });
+            .key(suspects)
+            .arg(if from_journal { "1" } else { "0" })
+            .arg(SNAPSHOT_TTL_MS);
         for id in ids {
             inv.arg(id.as_slice());
         }
-        let (requeued, removed): (u64, u64) = self.invoke(&inv).await?;
-        Ok(CleanReport { requeued, removed })
+        let (marked, removed): (u64, u64) = self.invoke(&inv).await?;
+        report.removed += removed;
+        Ok(marked)
     }
 }

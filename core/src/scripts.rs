@@ -26,3 +26,5 @@ script!(RENEW, "renew.lua");
 script!(LIGHT_CLEAN, "light_clean.lua");
 script!(SNAPSHOT, "snapshot.lua");
 script!(DEEP_CHECK, "deep_check.lua");
+script!(DEEP_UNMARK, "deep_unmark.lua");
+script!(DEEP_REQUEUE, "deep_requeue.lua");

@@ -20,6 +20,7 @@ on_both!(
     lease_count_grows_on_expiry,
     light_clean_requeues_expired,
     deep_clean_finds_orphans,
+    deep_clean_on_many_items_requeues_only_orphans,
     lengths,
     drained_queue_leaves_no_key,
     blocking_lease_wakes_on_add,
@@ -374,5 +375,44 @@ async fn json_helpers(env: Env) {
     assert_eq!(
         lease.json::<serde_json::Value>().unwrap_err().code(),
         ErrorCode::Json
+    );
+}
+
+async fn deep_clean_on_many_items_requeues_only_orphans(env: Env) {
+    // More than one window of every step: 2,500 queued, 1,200 leased, 3 orphans.
+    let items: Vec<Item> = (0..3700)
+        .map(|i| Item::with_id(format!("i{i}"), vec![1]).unwrap())
+        .collect();
+    env.queue.add_batch(&items).await.unwrap();
+    for _ in 0..1200 {
+        env.lease().await.unwrap();
+    }
+    for orphan in ["o1", "o2", "o3"] {
+        env.cmd::<String>(&[b"SET", env.key(&format!("item:{orphan}")).as_bytes(), b"x"])
+            .await;
+    }
+    assert_eq!(
+        env.queue.deep_clean().await.unwrap(),
+        CleanReport {
+            requeued: 3,
+            removed: 0
+        }
+    );
+    assert_eq!(
+        env.queue.queue_len().await.unwrap(),
+        2503,
+        "no id queued twice"
+    );
+    assert_eq!(env.queue.processing_len().await.unwrap(), 1200);
+    let mut keys = env.keys().await;
+    keys.retain(|k| !k.contains(":item:") && !k.contains(":lease:"));
+    assert_eq!(
+        keys,
+        vec![
+            env.key("lease_count"),
+            env.key("processing"),
+            env.key("queue")
+        ],
+        "no snapshot or suspects set is left behind"
     );
 }

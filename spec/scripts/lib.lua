@@ -24,10 +24,9 @@ local function lease_next(token, ttl_ms)
     -- pcall: a key of another type under ITEM .. id is no item of ours; it must not stop the queue.
     local data = redis.pcall('GET', ITEM .. id)
     if type(data) == 'string' then
-      if redis.call('EXISTS', LEASE .. id) == 0 then
-        local count = redis.call('HINCRBY', COUNTS, id, 1)
-        redis.call('SET', LEASE .. id, token, 'PX', ttl_ms)
-        return {id, data, count}
+      -- NX: only when nobody leases the item (one command for the check and the write).
+      if redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl_ms) then
+        return {id, data, redis.call('HINCRBY', COUNTS, id, 1)}
       end
       -- A duplicate id of an item that another holder leases right now. Leave this copy in
       -- processing: if that holder dies, light clean re-queues the item from here.
