@@ -72,8 +72,7 @@ impl Queue {
     /// single call holds Redis for long, whatever the size of the queue.
     pub async fn deep_clean(&self) -> Result<CleanReport> {
         let mut report = self.light_clean().await?;
-        let snapshot = self.keys().snapshot();
-        let suspects = format!("{snapshot}:suspects");
+        let (snapshot, suspects) = self.keys().deep_clean_sets();
         let result = self
             .deep_clean_with(&snapshot, &suspects, &mut report)
             .await;
@@ -189,14 +188,14 @@ impl Queue {
 
         // Step 3: an id that moved between the lists while the snapshot was taken is a suspect
         // though it is on a list: walk the lists again, clearing suspects they hold.
-        'walk: for list in ["queue", "processing"] {
+        for list in ["queue", "processing"] {
             let mut start = 0usize;
             loop {
                 let mut inv = self.invocation(&scripts::DEEP_UNMARK);
                 inv.key(suspects).arg(list).arg(start).arg(DEEP_BATCH);
                 let (seen, left): (usize, u64) = self.invoke(&inv).await?;
                 if left == 0 {
-                    break 'walk;
+                    return Ok(()); // every suspect is on a list after all: nothing to queue
                 }
                 start += seen;
                 if seen < DEEP_BATCH {

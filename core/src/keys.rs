@@ -51,9 +51,11 @@ impl QueueKeys {
         ]
     }
 
-    /// A fresh name for a deep clean's temporary snapshot set.
-    pub fn snapshot(&self) -> String {
-        format!("{}:deep_clean:{}", self.prefix, uuid::Uuid::new_v4())
+    /// Fresh names for one deep clean's temporary sets: (snapshot, suspects).
+    pub fn deep_clean_sets(&self) -> (String, String) {
+        let snapshot = format!("{}:deep_clean:{}", self.prefix, uuid::Uuid::new_v4());
+        let suspects = format!("{snapshot}:suspects");
+        (snapshot, suspects)
     }
 
     /// The SCAN pattern matching every item key of this queue and no other key.

@@ -12,10 +12,12 @@ for i = 3, #ARGV do
     removed = removed + redis.call('HDEL', COUNTS, id)
   elseif redis.call('SISMEMBER', KEYS[6], id) == 0 and redis.call('EXISTS', LEASE .. id) == 0 then
     marked = marked + redis.call('SADD', KEYS[8], id)
-    redis.call('PEXPIRE', KEYS[8], ARGV[2])
   end
   if ARGV[1] == '1' then
     redis.call('LREM', KEYS[7], 0, id)
   end
+end
+if marked > 0 then
+  redis.call('PEXPIRE', KEYS[8], ARGV[2])
 end
 return {marked, removed}

@@ -42,6 +42,16 @@ local function lease_next(token, ttl_ms)
   return 1
 end
 
+-- The ids at positions start .. start+count-1 of the queue (which == 'queue') or of processing.
+local function list_window(which, start, count)
+  local list = QUEUE
+  if which == 'processing' then
+    list = PROCESSING
+  end
+  start = tonumber(start)
+  return redis.call('LRANGE', list, start, start + tonumber(count) - 1)
+end
+
 -- Completes an item: returns 1 when this call removed the item's data (the one completer that
 -- wins), 0 when the item was already complete. Clears everything else kept for the id.
 local function complete_item(id)

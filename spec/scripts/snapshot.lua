@@ -1,12 +1,7 @@
 -- deep_clean, step 1: copy a window of a list into the snapshot set.
 -- KEYS[6]: the snapshot set. ARGV: which list ('queue' or 'processing'), start, count, ttl_ms.
 -- Returns how many ids the window held (fewer than count: the end of the list).
-local list = QUEUE
-if ARGV[1] == 'processing' then
-  list = PROCESSING
-end
-local start = tonumber(ARGV[2])
-local ids = redis.call('LRANGE', list, start, start + tonumber(ARGV[3]) - 1)
+local ids = list_window(ARGV[1], ARGV[2], ARGV[3])
 if #ids > 0 then
   redis.call('SADD', KEYS[6], unpack(ids))
   redis.call('PEXPIRE', KEYS[6], ARGV[4])
