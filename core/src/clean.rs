@@ -8,9 +8,9 @@ use crate::scripts;
 
 /// How many ids one light-clean script call examines: enough to make few round trips, few
 /// enough that one call holds Redis for well under a millisecond or two.
-const LIGHT_BATCH: usize = 500;
+const LIGHT_BATCH: usize = 200;
 /// SCAN / HSCAN COUNT hint and list window for deep clean.
-const DEEP_BATCH: usize = 1000;
+const DEEP_BATCH: usize = 250;
 /// A deep clean's snapshot and suspects sets expire by themselves if the cleaner dies mid-way.
 const SNAPSHOT_TTL_MS: u64 = 3_600_000;
 /// Suspects re-checked and queued per script call in deep clean's last step.
