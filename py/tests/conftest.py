@@ -18,16 +18,19 @@ import redis
 REPO = Path(__file__).resolve().parents[2]
 
 
-def launcher() -> str:
-    path = os.environ.get("LEASEQ_TEST_REDIS") or str(
-        REPO / "target" / "debug" / "leaseq-test-redis"
-    )
+def harness_binary(env_var: str, name: str) -> str:
+    """A binary of the harness crate: ``$env_var`` if set, else ``target/debug/<name>``."""
+    path = os.environ.get(env_var) or str(REPO / "target" / "debug" / name)
     if not os.access(path, os.X_OK):
         pytest.fail(
-            f"redis launcher {path} is missing: build it with "
-            "`cargo build -p leaseq-harness --bin leaseq-test-redis` (py/test.sh does)"
+            f"{name} ({path}) is missing: build it with "
+            f"`cargo build -p leaseq-harness --bin {name}` (py/test.sh does)"
         )
     return path
+
+
+def launcher() -> str:
+    return harness_binary("LEASEQ_TEST_REDIS", "leaseq-test-redis")
 
 
 @dataclass

@@ -10,7 +10,6 @@ failure reads `python: <case>: step <i> (<do>): <message>`.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from typing import Any, Callable
 
 import leaseq
 import pytest
-from conftest import REPO, Server, start_server
+from conftest import REPO, Server, harness_binary, start_server
 
 VECTORS = REPO / "spec" / "vectors"
 DEFAULT_PREFIX = "{v}"
@@ -44,15 +43,7 @@ CASES = load_cases()
 
 
 def vector_tool() -> str:
-    path = os.environ.get("LEASEQ_VECTOR_TOOL") or str(
-        REPO / "target" / "debug" / "leaseq-vector-tool"
-    )
-    if not os.access(path, os.X_OK):
-        pytest.fail(
-            f"vector tool {path} is missing: build it with "
-            "`cargo build -p leaseq-harness --bin leaseq-vector-tool` (py/test.sh does)"
-        )
-    return path
+    return harness_binary("LEASEQ_VECTOR_TOOL", "leaseq-vector-tool")
 
 
 def tool(*args: str) -> None:
