@@ -1,18 +1,22 @@
 //! A synchronous face over the async API, for callers without a tokio runtime (the C ABI, sync
-//! Python). Each [`Client`] owns a small runtime; calls block only the calling thread, and many
-//! threads may call one client at once.
+//! Python). Calls run on the process's runtime ([`crate::runtime`]) and block only the calling
+//! thread; many threads may call one client at once.
 //!
 //! Fork-safe: a client used in a forked child (multiprocessing, gunicorn) notices the new
 //! process id and reconnects with the same URL instead of touching the parent's runtime and
 //! sockets.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::runtime::Runtime;
+use tokio::runtime::Handle;
 
-use crate::error::{Error, Result};
-use crate::{CleanReport, Item, Lease, RenewOutcome, Wait};
+use crate::error::Result;
+use crate::runtime::{self, PerProcess};
+use crate::{
+    CleanReport, Entry, FailOutcome, Item, Job, JobResult, Lease, QueueConfig, RenewOutcome, Retry,
+    State, Stats, Wait,
+};
 
 #[derive(Clone)]
 enum Target {
@@ -20,15 +24,9 @@ enum Target {
     Cluster(Vec<String>),
 }
 
-struct Live {
-    pid: u32,
-    runtime: Arc<Runtime>,
-    client: crate::Client,
-}
-
 struct Shared {
     target: Target,
-    live: Mutex<Live>,
+    live: PerProcess<crate::Client>,
 }
 
 /// A blocking handle to Redis. Cheap to clone; `Send + Sync`.
@@ -42,21 +40,6 @@ pub struct Client {
 pub struct Queue {
     client: Client,
     prefix: String,
-}
-
-fn new_runtime() -> Result<Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_name("leaseq-io")
-        .enable_all()
-        .build()
-        .map_err(|e| {
-            Error::Connection(redis::RedisError::from((
-                redis::ErrorKind::Io,
-                "cannot start the I/O runtime",
-                e.to_string(),
-            )))
-        })
 }
 
 async fn connect(target: &Target) -> Result<crate::Client> {
@@ -84,44 +67,31 @@ impl Client {
     }
 
     fn open(target: Target) -> Result<Client> {
-        let runtime = Arc::new(new_runtime()?);
-        let client = runtime.block_on(connect(&target))?;
+        let client = runtime::handle()?.block_on(connect(&target))?;
         Ok(Client {
             shared: Arc::new(Shared {
                 target,
-                live: Mutex::new(Live {
-                    pid: std::process::id(),
-                    runtime,
-                    client,
-                }),
+                live: PerProcess::new(client),
             }),
         })
     }
 
     /// The runtime and async client of this process, reconnecting first after a fork.
-    fn live(&self) -> Result<(Arc<Runtime>, crate::Client)> {
-        let mut live = self.shared.live.lock().unwrap_or_else(|e| e.into_inner());
-        let pid = std::process::id();
-        if live.pid != pid {
-            let closed = live.client.is_closed();
-            let runtime = Arc::new(new_runtime()?);
-            let client = runtime.block_on(connect(&self.shared.target))?;
-            if closed {
+    fn live(&self) -> Result<(Handle, crate::Client)> {
+        let handle = runtime::handle()?;
+        let client = self.shared.live.get(|parent| {
+            let client = handle.block_on(connect(&self.shared.target))?;
+            if parent.is_closed() {
                 client.close();
             }
-            // The parent's runtime has no threads in this process: never drop it here, since
-            // shutting it down would wait for them forever.
-            let old = std::mem::replace(
-                &mut *live,
-                Live {
-                    pid,
-                    runtime,
-                    client,
-                },
-            );
-            std::mem::forget(old);
-        }
-        Ok((live.runtime.clone(), live.client.clone()))
+            Ok(client)
+        })?;
+        Ok((handle, client))
+    }
+
+    /// The async client behind this handle, for this process (reconnected after a fork).
+    pub fn as_async(&self) -> Result<crate::Client> {
+        self.live().map(|(_, client)| client)
     }
 
     fn run<T>(&self, f: impl AsyncFnOnce(crate::Client) -> Result<T>) -> Result<T> {
@@ -274,7 +244,114 @@ impl Queue {
     }
 
     /// See [`crate::Queue::lease_from_parts`].
-    pub fn lease_from_parts(&self, id: &str, token: &str, count: u64) -> Result<Lease> {
-        self.run(async |q| q.lease_from_parts(id, token, count))
+    pub fn lease_from_parts(
+        &self,
+        id: &str,
+        token: &str,
+        incarnation: &str,
+        attempt: u64,
+    ) -> Result<Lease> {
+        self.run(async |q| q.lease_from_parts(id, token, incarnation, attempt))
+    }
+
+    /// See [`crate::Queue::lease_batch`]. Blocks only the calling thread.
+    pub fn lease_batch(&self, n: usize, ttl: Duration, wait: Wait) -> Result<Vec<Lease>> {
+        self.run(async |q| q.lease_batch(n, ttl, wait).await)
+    }
+
+    /// See [`crate::Queue::complete_with_result`].
+    pub fn complete_with_result(
+        &self,
+        lease: &Lease,
+        result: &[u8],
+        keep_for: Option<Duration>,
+    ) -> Result<bool> {
+        self.run(async |q| q.complete_with_result(lease, result, keep_for).await)
+    }
+
+    /// See [`crate::Queue::fail`].
+    pub fn fail(
+        &self,
+        lease: &Lease,
+        error: &str,
+        error_type: &str,
+        retry: Retry,
+    ) -> Result<FailOutcome> {
+        self.run(async |q| q.fail(lease, error, error_type, retry).await)
+    }
+
+    /// See [`crate::Queue::release`].
+    pub fn release(&self, lease: &Lease, delay: Option<Duration>) -> Result<bool> {
+        self.run(async |q| q.release(lease, delay).await)
+    }
+
+    /// See [`crate::Queue::progress`].
+    pub fn progress(&self, lease: &Lease, value: &[u8]) -> Result<bool> {
+        self.run(async |q| q.progress(lease, value).await)
+    }
+
+    /// See [`crate::Queue::result`].
+    pub fn result(&self, id: &str) -> Result<Option<JobResult>> {
+        self.run(async |q| q.result(id).await)
+    }
+
+    /// See [`crate::Queue::wait_result`]. Blocks only the calling thread.
+    pub fn wait_result(&self, id: &str, timeout: Duration) -> Result<Option<JobResult>> {
+        self.run(async |q| q.wait_result(id, timeout).await)
+    }
+
+    /// See [`crate::Queue::get`].
+    pub fn get(&self, id: &str) -> Result<Option<Job>> {
+        self.run(async |q| q.get(id).await)
+    }
+
+    /// See [`crate::Queue::list`].
+    pub fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>> {
+        self.run(async |q| q.list(state, start, count).await)
+    }
+
+    /// See [`crate::Queue::count`].
+    pub fn count(&self, state: State) -> Result<u64> {
+        self.run(async |q| q.count(state).await)
+    }
+
+    /// See [`crate::Queue::stats`].
+    pub fn stats(&self) -> Result<Stats> {
+        self.run(async |q| q.stats().await)
+    }
+
+    /// See [`crate::Queue::cancel`].
+    pub fn cancel(&self, id: &str) -> Result<Option<State>> {
+        self.run(async |q| q.cancel(id).await)
+    }
+
+    /// See [`crate::Queue::dead_requeue`].
+    pub fn dead_requeue(&self, ids: &[&str]) -> Result<u64> {
+        self.run(async |q| q.dead_requeue(ids).await)
+    }
+
+    /// See [`crate::Queue::dead_requeue_oldest`].
+    pub fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64> {
+        self.run(async |q| q.dead_requeue_oldest(n).await)
+    }
+
+    /// See [`crate::Queue::dead_purge`].
+    pub fn dead_purge(&self, n: Option<u64>) -> Result<u64> {
+        self.run(async |q| q.dead_purge(n).await)
+    }
+
+    /// See [`crate::Queue::config`].
+    pub fn config(&self) -> Result<QueueConfig> {
+        self.run(async |q| q.config().await)
+    }
+
+    /// See [`crate::Queue::set_config`].
+    pub fn set_config(&self, config: &QueueConfig) -> Result<()> {
+        self.run(async |q| q.set_config(config).await)
+    }
+
+    /// See [`crate::Queue::reset_config`].
+    pub fn reset_config(&self) -> Result<()> {
+        self.run(async |q| q.reset_config().await)
     }
 }

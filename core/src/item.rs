@@ -1,22 +1,42 @@
 //! Items: an id and arbitrary bytes.
 
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 use serde::{de::DeserializeOwned, Serialize};
 
 use crate::error::{Error, Result};
+use crate::policy::{self, Backoff};
 
 /// The longest id accepted, in bytes.
 pub const MAX_ID_LEN: usize = 512;
 /// The largest item data accepted, in bytes (Redis' own limit for a string).
 pub const MAX_DATA_LEN: usize = 512 * 1024 * 1024;
 
-/// A piece of work: an id, unique while the item exists, and its data.
+/// A piece of work: an id, unique while the item exists, its data, and its options.
 ///
 /// Data is arbitrary bytes (NUL and invalid UTF-8 are fine). Ids are UTF-8 text of 1 to
 /// [`MAX_ID_LEN`] bytes without control characters; [`Item::new`] picks a random UUID.
+///
+/// Options left unset take the queue's stored configuration, else the protocol's defaults
+/// ([`crate::policy`]). An item with no option set is stored exactly as redis-work-queue stores
+/// one, with no other key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
     id: String,
     data: Vec<u8>,
+    options: ItemOptions,
+}
+
+/// The options of one item; see the builder methods of [`Item`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ItemOptions {
+    pub delay: Option<Duration>,
+    pub run_at: Option<SystemTime>,
+    pub priority: Option<i32>,
+    pub max_attempts: Option<u32>,
+    pub backoff: Option<Backoff>,
+    pub expires_after: Option<Duration>,
+    pub keep_result_for: Option<Duration>,
 }
 
 impl Item {
@@ -25,6 +45,7 @@ impl Item {
         Item {
             id: uuid::Uuid::new_v4().to_string(),
             data: data.into(),
+            options: ItemOptions::default(),
         }
     }
 
@@ -35,6 +56,7 @@ impl Item {
         Ok(Item {
             id,
             data: data.into(),
+            options: ItemOptions::default(),
         })
     }
 
@@ -61,6 +83,102 @@ impl Item {
     /// Takes the item apart into `(id, data)`.
     pub fn into_parts(self) -> (String, Vec<u8>) {
         (self.id, self.data)
+    }
+
+    /// Runs no earlier than `delay` from when Redis stores it (the server's clock). Until then
+    /// the item is delayed: no lease takes it, and redis-work-queue clients do not see it.
+    pub fn delay(mut self, delay: Duration) -> Item {
+        self.options.delay = Some(delay);
+        self
+    }
+
+    /// Runs no earlier than `at`, compared with the server's clock.
+    pub fn run_at(mut self, at: SystemTime) -> Item {
+        self.options.run_at = Some(at);
+        self
+    }
+
+    /// Higher runs first (-1000 to 1000); FIFO within one priority. 0, the default, is the
+    /// plain list that redis-work-queue clients share.
+    pub fn priority(mut self, priority: i32) -> Item {
+        self.options.priority = Some(priority);
+        self
+    }
+
+    /// After this many attempts (leases) the item is dead instead of retried; 0: no limit.
+    pub fn max_attempts(mut self, attempts: u32) -> Item {
+        self.options.max_attempts = Some(attempts);
+        self
+    }
+
+    /// How long a failed attempt waits before the next.
+    pub fn backoff(mut self, backoff: Backoff) -> Item {
+        self.options.backoff = Some(backoff);
+        self
+    }
+
+    /// If no lease has taken the item this long after it was added, it is dead ("expired").
+    pub fn expires_after(mut self, after: Duration) -> Item {
+        self.options.expires_after = Some(after);
+        self
+    }
+
+    /// How long a result given to `complete` is kept for this item.
+    pub fn keep_result_for(mut self, keep: Duration) -> Item {
+        self.options.keep_result_for = Some(keep);
+        self
+    }
+
+    /// The nine values the add script takes for this item (spec/scripts/add.lua), options
+    /// validated; `''` for an option that is not set.
+    pub(crate) fn wire(&self) -> Result<[Vec<u8>; 9]> {
+        let o = &self.options;
+        let ms = |argument, d: Option<Duration>| -> Result<Vec<u8>> {
+            Ok(match d {
+                Some(d) => policy::duration_ms(argument, d)?.to_string().into_bytes(),
+                None => Vec::new(),
+            })
+        };
+        if o.delay.is_some() && o.run_at.is_some() {
+            return Err(Error::invalid(
+                "run_at",
+                "give either a delay or a run_at time, not both",
+            ));
+        }
+        let run_at = match o.run_at {
+            Some(at) => {
+                let since = at
+                    .duration_since(UNIX_EPOCH)
+                    .map_err(|_| Error::invalid("run_at", "is before 1970"))?;
+                policy::millis_up(since).to_string().into_bytes()
+            }
+            None => Vec::new(),
+        };
+        if let Some(p) = o.priority {
+            policy::validate_priority(p)?;
+        }
+        if let Some(b) = &o.backoff {
+            b.validate()?;
+        }
+        if o.keep_result_for.is_some_and(|d| d.is_zero()) {
+            return Err(Error::invalid(
+                "keep_result_for",
+                "must be greater than zero",
+            ));
+        }
+        validate_data(&self.data)?;
+        let opt = |v: Option<String>| v.map(String::into_bytes).unwrap_or_default();
+        Ok([
+            self.id.clone().into_bytes(),
+            self.data.clone(),
+            ms("delay", o.delay)?,
+            run_at,
+            opt(o.priority.map(|p| p.to_string())),
+            opt(o.max_attempts.map(|m| m.to_string())),
+            opt(o.backoff.map(|b| b.to_wire())),
+            ms("expires_after", o.expires_after)?,
+            ms("keep_result_for", o.keep_result_for)?,
+        ])
     }
 }
 
@@ -113,6 +231,27 @@ mod tests {
         assert!(Item::with_id("x".repeat(MAX_ID_LEN + 1), b"x".to_vec()).is_err());
         assert!(Item::with_id("x".repeat(MAX_ID_LEN), b"x".to_vec()).is_ok());
         assert!(Item::with_id("ünïcode-id", b"x".to_vec()).is_ok());
+    }
+
+    #[test]
+    fn options_are_validated_before_sending() {
+        let item = Item::new(b"x".to_vec());
+        assert!(item.clone().priority(1001).wire().is_err());
+        assert!(item
+            .clone()
+            .delay(Duration::from_secs(1))
+            .run_at(SystemTime::now())
+            .wire()
+            .is_err());
+        assert!(item.clone().keep_result_for(Duration::ZERO).wire().is_err());
+        let wire = item.clone().priority(-3).max_attempts(2).wire().unwrap();
+        assert_eq!(wire[4], b"-3");
+        assert_eq!(wire[5], b"2");
+        assert!(wire[2].is_empty() && wire[3].is_empty());
+        assert_eq!(
+            item.delay(Duration::from_micros(1500)).wire().unwrap()[2],
+            b"2"
+        );
     }
 
     #[test]

@@ -10,45 +10,86 @@ pub const MAX_PREFIX_LEN: usize = 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct QueueKeys {
     pub prefix: String,
-    /// `<prefix>:queue`
+    /// `<prefix>:queue`: waiting ids of priority 0
     pub queue: String,
-    /// `<prefix>:processing`
+    /// `<prefix>:processing`: ids redis-work-queue clients took
     pub processing: String,
-    /// `<prefix>:lease_count`
-    pub lease_count: String,
-    /// `<prefix>:lease:` (a family: append an id)
-    pub lease_family: String,
     /// `<prefix>:item:` (a family: append an id)
     pub item_family: String,
+    /// `<prefix>:job:` (a family: append an id)
+    pub job_family: String,
+    /// `<prefix>:result:` (a family: append an id)
+    pub result_family: String,
+    /// `<prefix>:prios`: the priority levels in use
+    pub prios: String,
+    /// `<prefix>:config`: the queue's stored defaults
+    pub config: String,
+    /// `<prefix>:wake`: set while a waiter should look at the priority lists
+    pub wake: String,
+    /// `<prefix>:lease_count`: protocol v1's lease counts (deep clean removes stale ones)
+    pub lease_count: String,
     /// `<prefix>:cleaning`, redis-work-queue's cleaner journal (read and emptied by deep clean)
     pub cleaning: String,
+    /// Every script's keys, in protocol order (spec/PROTOCOL.md, 4.2).
+    script_keys: [String; 16],
 }
+
+/// The families of per-item (or per-level, per-minute) keys: `<prefix>:<family>:<suffix>`. A
+/// prefix may not nest under another queue's family (spec/PROTOCOL.md, 2.2).
+pub(crate) const FAMILIES: [&str; 8] = [
+    "item",
+    "lease",
+    "job",
+    "data",
+    "prio",
+    "result",
+    "rate",
+    "deep_clean",
+];
 
 impl QueueKeys {
     /// Validates `prefix` and builds the keys. In Cluster mode the prefix must carry a hash tag,
     /// so that every key of the queue lands in one slot.
     pub fn new(prefix: &str, cluster: bool) -> Result<QueueKeys> {
         validate_prefix(prefix, cluster)?;
+        let key = |suffix: &str| format!("{prefix}:{suffix}");
+        let script_keys = [
+            key("queue"),
+            key("processing"),
+            key("lease:"),
+            key("item:"),
+            key("job:"),
+            key("data:"),
+            key("delayed"),
+            key("leased"),
+            key("dead"),
+            key("prios"),
+            key("prio:"),
+            key("config"),
+            key("wake"),
+            key("result:"),
+            key("rate:"),
+            key("lease_count"),
+        ];
         Ok(QueueKeys {
             prefix: prefix.to_owned(),
-            queue: format!("{prefix}:queue"),
-            processing: format!("{prefix}:processing"),
-            lease_count: format!("{prefix}:lease_count"),
-            lease_family: format!("{prefix}:lease:"),
-            item_family: format!("{prefix}:item:"),
-            cleaning: format!("{prefix}:cleaning"),
+            queue: key("queue"),
+            processing: key("processing"),
+            item_family: key("item:"),
+            job_family: key("job:"),
+            result_family: key("result:"),
+            prios: key("prios"),
+            config: key("config"),
+            wake: key("wake"),
+            lease_count: key("lease_count"),
+            cleaning: key("cleaning"),
+            script_keys,
         })
     }
 
-    /// The five keys every script receives first, in protocol order.
-    pub fn script_keys(&self) -> [&str; 5] {
-        [
-            &self.queue,
-            &self.processing,
-            &self.lease_count,
-            &self.lease_family,
-            &self.item_family,
-        ]
+    /// The sixteen keys every script receives first, in protocol order.
+    pub fn script_keys(&self) -> &[String; 16] {
+        &self.script_keys
     }
 
     /// Fresh names for one deep clean's temporary sets: (snapshot, suspects).
@@ -58,9 +99,9 @@ impl QueueKeys {
         (snapshot, suspects)
     }
 
-    /// The SCAN pattern matching every item key of this queue and no other key.
-    pub fn item_scan_pattern(&self) -> String {
-        format!("{}*", escape_glob(&self.item_family))
+    /// The SCAN pattern matching every key of one family of this queue and no other key.
+    pub fn family_scan_pattern(&self, family: &str) -> String {
+        format!("{}*", escape_glob(&format!("{}:{family}:", self.prefix)))
     }
 }
 
@@ -82,6 +123,21 @@ fn validate_prefix(prefix: &str, cluster: bool) -> Result<()> {
             "prefix",
             "must not contain control characters",
         ));
+    }
+    let nested = format!("{prefix}:");
+    for family in FAMILIES {
+        let pattern = format!(":{family}:");
+        if nested.find(&pattern).is_some_and(|at| at > 0) {
+            return Err(Error::invalid(
+                "prefix",
+                format!(
+                    "`{prefix}` contains `{}`, so its keys would fall inside the `{family}` keys \
+                     of queue `{}`; choose a prefix without `:{family}:` in it",
+                    pattern.trim_end_matches(':'),
+                    &prefix[..nested.find(&pattern).unwrap_or(0)]
+                ),
+            ));
+        }
     }
     if cluster && hash_tag(prefix).is_none() {
         return Err(Error::invalid(
@@ -125,7 +181,7 @@ mod tests {
         let k = QueueKeys::new("jobs", false).unwrap();
         assert_eq!(k.queue, "jobs:queue");
         assert_eq!(k.processing, "jobs:processing");
-        assert_eq!(k.lease_family, "jobs:lease:");
+        assert_eq!(k.script_keys()[2], "jobs:lease:");
         assert_eq!(k.item_family, "jobs:item:");
         assert_eq!(k.lease_count, "jobs:lease_count");
     }
@@ -133,7 +189,7 @@ mod tests {
     #[test]
     fn scan_pattern_escapes_globs() {
         let k = QueueKeys::new(r"jobs[1]*?\", false).unwrap();
-        assert_eq!(k.item_scan_pattern(), r"jobs\[1\]\*\?\\:item:*");
+        assert_eq!(k.family_scan_pattern("item"), r"jobs\[1\]\*\?\\:item:*");
     }
 
     #[test]
@@ -163,5 +219,22 @@ mod tests {
         let long = "x".repeat(MAX_PREFIX_LEN + 1);
         assert!(QueueKeys::new(&long, false).is_err());
         assert!(QueueKeys::new("{tag}jobs", true).is_ok());
+    }
+
+    #[test]
+    fn prefixes_nested_in_a_family_are_refused() {
+        for prefix in [
+            "jobs:item",
+            "jobs:item:x",
+            "a:b:lease:c",
+            "{t}:job",
+            "x:deep_clean",
+        ] {
+            let err = QueueKeys::new(prefix, false).unwrap_err();
+            assert!(err.to_string().contains("prefix"), "{prefix}: {err}");
+        }
+        for prefix in ["item", "jobs:items", "jobs:item-x", "lease:x", "a:jobs:b"] {
+            assert!(QueueKeys::new(prefix, false).is_ok(), "{prefix}");
+        }
     }
 }

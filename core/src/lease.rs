@@ -5,13 +5,17 @@ use std::time::Duration;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
+use crate::policy::Backoff;
 
 /// The longest lease TTL accepted: 30 days.
 pub const MAX_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 
-/// A leased item. Pass it back to `complete`, `complete_and_lease` or `renew`.
+/// A leased item. Pass it back to `complete`, `fail`, `release`, `renew` or `progress` of the
+/// queue it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
+    /// The prefix of the queue that leased it: a lease acts only on its own queue.
+    pub(crate) prefix: String,
     pub(crate) id: String,
     /// The id exactly as Redis holds it; differs from `id` only for ids that are not UTF-8
     /// (pushed by another kind of client), which `id` shows lossily.
@@ -19,6 +23,10 @@ pub struct Lease {
     pub(crate) data: Vec<u8>,
     pub(crate) token: String,
     pub(crate) count: u64,
+    /// Which life of the id this is: an id completed and added again is a new incarnation.
+    pub(crate) incarnation: String,
+    pub(crate) max_attempts: u32,
+    pub(crate) backoff: Backoff,
 }
 
 impl Lease {
@@ -42,10 +50,42 @@ impl Lease {
         &self.token
     }
 
-    /// How many times the item has been leased, this lease included (1 on the first lease). It
-    /// only grows: a count above 1 means an earlier holder let the lease expire or crashed.
+    /// How many times the item has been leased, this lease included (1 on the first lease). A
+    /// count above 1 means an earlier attempt failed, or its holder let the lease expire.
     pub fn count(&self) -> u64 {
         self.count
+    }
+
+    /// The attempt number: the same as [`Lease::count`].
+    pub fn attempt(&self) -> u64 {
+        self.count
+    }
+
+    /// The item's incarnation: a fresh value each time the id is added anew. A lease of an older
+    /// incarnation can no longer complete, fail, release or renew the item.
+    pub fn incarnation(&self) -> &str {
+        &self.incarnation
+    }
+
+    /// The attempts after which the item is dead instead of retried (0: no limit).
+    pub fn max_attempts(&self) -> u32 {
+        self.max_attempts
+    }
+
+    /// The item's backoff: how long it waits after a failed attempt.
+    pub fn backoff(&self) -> Backoff {
+        self.backoff
+    }
+
+    /// The prefix of the queue this lease belongs to.
+    pub fn queue_prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// The id exactly as Redis holds it (differs from [`Lease::id`] only for an id that is not
+    /// UTF-8, which another kind of client may have added).
+    pub fn id_bytes(&self) -> &[u8] {
+        &self.wire_id
     }
 
     /// Takes the data out of the lease, leaving it empty.
@@ -54,10 +94,11 @@ impl Lease {
     }
 }
 
-/// How long `lease` waits for an item when the queue is empty.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How long `lease` waits for an item when the queue is empty. The default is not to wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Wait {
     /// Return at once.
+    #[default]
     No,
     /// Wait up to this long.
     Timeout(Duration),
@@ -76,17 +117,49 @@ impl Wait {
     }
 }
 
-/// What `renew` found.
+/// What `renew` found: whether the lease is still this holder's, and if not, why.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RenewOutcome {
     /// The lease was this holder's and now lasts the new TTL.
     Renewed,
-    /// The lease expired and nobody holds the item now; a light clean will queue it again.
+    /// The lease expired and nobody holds the item now; it will be queued again.
     Expired,
     /// Another holder leased the item after this lease expired.
     TakenByAnother,
-    /// The item is complete.
+    /// The item is complete (or gone).
     Completed,
+    /// The item was cancelled while leased.
+    Cancelled,
+    /// The id was completed and added again: this lease belongs to an older incarnation.
+    OlderIncarnation,
+}
+
+impl RenewOutcome {
+    /// The outcome for a script's outcome code (spec/scripts/lib/outcome.lua).
+    pub(crate) fn from_code(code: i64) -> RenewOutcome {
+        match code {
+            1 => RenewOutcome::Renewed,
+            -1 => RenewOutcome::TakenByAnother,
+            -2 => RenewOutcome::Completed,
+            -3 => RenewOutcome::Cancelled,
+            -4 => RenewOutcome::OlderIncarnation,
+            _ => RenewOutcome::Expired,
+        }
+    }
+
+    /// A stable lower-case name: `renewed`, `expired`, `taken`, `completed`, `cancelled`,
+    /// `older_incarnation` (what the bindings show).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RenewOutcome::Renewed => "renewed",
+            RenewOutcome::Expired => "expired",
+            RenewOutcome::TakenByAnother => "taken",
+            RenewOutcome::Completed => "completed",
+            RenewOutcome::Cancelled => "cancelled",
+            RenewOutcome::OlderIncarnation => "older_incarnation",
+        }
+    }
 }
 
 /// Validates a lease TTL and returns it in whole milliseconds (rounded up).

@@ -1,8 +1,9 @@
 //! # leaseq
 //!
-//! A work queue on Redis with fenced, expiring leases, wire-compatible with the
-//! redis-work-queue key layout. Every operation is one Lua script call (one round trip); a
-//! batch of adds is one round trip too.
+//! A job queue on Redis with fenced, expiring leases, wire-compatible with the
+//! redis-work-queue key layout: delays, priorities, retries with backoff, dead letters, kept
+//! results, cancel, and a read API for state and stats. Every operation is one Lua script call
+//! (one round trip); batches are one round trip too.
 //!
 //! ```no_run
 //! # async fn demo() -> leaseq::Result<()> {
@@ -13,7 +14,7 @@
 //! let queue = client.queue("{emails}")?;
 //! queue.add(&Item::new(b"hello".to_vec())).await?;
 //! if let Some(lease) = queue.lease(Duration::from_secs(30), Wait::No).await? {
-//!     println!("working on {} (attempt {})", lease.id(), lease.count());
+//!     println!("working on {} (attempt {})", lease.id(), lease.attempt());
 //!     assert!(queue.complete(&lease).await?);
 //! }
 //! # Ok(()) }
@@ -25,20 +26,26 @@
 #![warn(missing_docs)]
 
 pub mod blocking;
-mod clean;
 mod client;
 mod connection;
 mod error;
 mod item;
+mod job;
 mod keys;
 mod lease;
+mod ops;
+pub mod policy;
 mod queue;
+mod reply;
+pub mod runtime;
 mod scripts;
 
-pub use clean::CleanReport;
 pub use client::Client;
 pub use error::{Error, ErrorCode, Result};
 pub use item::{validate_id, Item, MAX_DATA_LEN, MAX_ID_LEN};
+pub use job::{Entry, FailOutcome, Job, JobResult, Minute, State, Stats};
 pub use keys::MAX_PREFIX_LEN;
 pub use lease::{Lease, RenewOutcome, Wait, MAX_TTL};
+pub use ops::{CleanReport, QueueConfig};
+pub use policy::{Backoff, Retry};
 pub use queue::Queue;

@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Env, TTL};
-use leaseq::{CleanReport, Wait};
+use leaseq::{CleanReport, State, Wait};
 
 on_both!(
     rwq_add_crashed_between_set_and_lpush,
@@ -44,32 +44,19 @@ async fn rwq_lease_crashed_before_setex(env: Env) {
     ])
     .await;
     // No lease key: light clean puts it back.
-    assert_eq!(
-        env.queue.light_clean().await.unwrap(),
-        CleanReport {
-            requeued: 1,
-            removed: 0
-        }
-    );
+    assert_eq!(env.queue.light_clean().await.unwrap(), common::report(1, 0));
     let lease = env.lease().await.unwrap();
     assert_eq!(lease.id(), "b");
 }
 
 async fn rwq_complete_crashed_after_del_item(env: Env) {
     env.add("c", b"x").await;
-    let _lease = env.lease().await.unwrap();
+    env.foreign_lease().await.unwrap();
     // redis-work-queue 0.3 (Rust) pipelines DEL item, LREM processing, DEL lease: stop after one.
     env.cmd::<i64>(&[b"DEL", env.key("item:c").as_bytes()])
         .await;
-    assert_eq!(
-        env.queue.light_clean().await.unwrap(),
-        CleanReport {
-            requeued: 0,
-            removed: 1
-        }
-    );
+    assert_eq!(env.queue.light_clean().await.unwrap(), common::report(0, 1));
     assert!(env.list("processing").await.is_empty());
-    assert!(!env.exists("lease_count").await);
     // Only the lease key is left, and it expires by itself.
     assert_eq!(env.keys().await, vec![env.key("lease:c")]);
 }
@@ -78,7 +65,7 @@ async fn upstream_complete_crashed_after_lrem(env: Env) {
     // Older upstream Python/Node releases complete with LREM processing first, then DEL item
     // and lease (0.3-layout clients pipeline DEL item first; see the test above).
     env.add("d", b"x").await;
-    let _lease = env.lease().await.unwrap();
+    env.foreign_lease().await.unwrap();
     env.cmd::<i64>(&[b"LREM", env.key("processing").as_bytes(), b"0", b"d"])
         .await;
     // While the lease lives, nobody touches it: the holder may still be finishing.
@@ -132,28 +119,34 @@ async fn duplicate_id_in_queue_while_leased(env: Env) {
     // A racing cleaner re-queued an id between a redis-work-queue worker's BRPOPLPUSH and its
     // SETEX: a second copy sits in the queue while the item is leased live.
     env.add("g", b"x").await;
-    let held = env.lease().await.unwrap();
+    env.foreign_lease().await.unwrap();
     env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"g"])
         .await;
     assert!(env.lease().await.is_none(), "the copy is not leased");
     // The copy stays in processing, so that the item comes back if its holder dies.
     assert_eq!(env.list("processing").await, vec!["g", "g"]);
-    assert!(
-        env.queue.renew(&held, TTL).await.unwrap(),
-        "the holder keeps its lease"
-    );
+    assert!(env.exists("lease:g").await, "the holder keeps its lease");
     env.cmd::<i64>(&[b"DEL", env.key("lease:g").as_bytes()])
         .await; // the holder dies
-    assert_eq!(
-        env.queue.light_clean().await.unwrap(),
-        CleanReport {
-            requeued: 1,
-            removed: 1
-        }
-    );
+    assert_eq!(env.queue.light_clean().await.unwrap(), common::report(1, 1));
     let again = env.lease().await.unwrap();
-    assert_eq!((again.id(), again.count()), ("g", 2));
+    assert_eq!(
+        (again.id(), again.count()),
+        ("g", 1),
+        "their lease was not counted"
+    );
     assert!(env.queue.complete(&again).await.unwrap());
+    assert!(env.keys().await.is_empty());
+
+    // A copy of an item a leaseq worker holds is simply dropped: P:leased tracks the item.
+    env.add("h", b"x").await;
+    let held = env.lease().await.unwrap();
+    env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"h"])
+        .await;
+    assert!(env.lease().await.is_none());
+    assert!(env.list("processing").await.is_empty());
+    assert!(env.queue.renew(&held, TTL).await.unwrap());
+    assert!(env.queue.complete(&held).await.unwrap());
     assert!(env.keys().await.is_empty());
 }
 
@@ -165,7 +158,8 @@ async fn item_key_of_another_type_does_not_stop_the_queue(env: Env) {
     env.add("good", b"x").await;
     let lease = env.lease().await.unwrap();
     assert_eq!(lease.id(), "good");
-    assert_eq!(env.list("processing").await, vec!["good"]);
+    assert!(env.list("processing").await.is_empty());
+    assert_eq!(env.queue.count(State::Leased).await.unwrap(), 1);
     assert_eq!(
         env.queue.deep_clean().await.unwrap().requeued,
         0,
@@ -184,19 +178,19 @@ async fn re_added_id_starts_a_fresh_lease_count(env: Env) {
 }
 
 async fn duplicate_id_in_processing(env: Env) {
+    // A copy of a leaseq lease's id in processing (a protocol v1 client, or interference):
+    // light clean drops the copy, and recovers the item once its lease has expired.
     env.add("h", b"x").await;
-    let _held = env.lease().await.unwrap();
+    let _held = env
+        .queue
+        .lease(Duration::from_millis(50), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
     env.cmd::<i64>(&[b"LPUSH", env.key("processing").as_bytes(), b"h"])
         .await;
-    env.cmd::<i64>(&[b"DEL", env.key("lease:h").as_bytes()])
-        .await;
-    assert_eq!(
-        env.queue.light_clean().await.unwrap(),
-        CleanReport {
-            requeued: 1,
-            removed: 1
-        }
-    );
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert_eq!(env.queue.light_clean().await.unwrap(), common::report(1, 1));
     assert_eq!(env.list("queue").await, vec!["h"]);
     assert!(env.list("processing").await.is_empty());
 }
@@ -204,16 +198,10 @@ async fn duplicate_id_in_processing(env: Env) {
 async fn lease_count_left_by_foreign_complete(env: Env) {
     env.add("i", b"x").await;
     let _lease = env.lease().await.unwrap();
-    // A redis-work-queue client completes it: it knows nothing of lease_count.
+    // A redis-work-queue client completes it: it knows nothing of P:job:<id> and P:leased.
     env.foreign_complete("i").await;
-    assert_eq!(env.keys().await, vec![env.key("lease_count")]);
-    assert_eq!(
-        env.queue.deep_clean().await.unwrap(),
-        CleanReport {
-            requeued: 0,
-            removed: 1
-        }
-    );
+    assert_eq!(env.keys().await, vec![env.key("job:i"), env.key("leased")]);
+    assert_eq!(env.queue.deep_clean().await.unwrap(), common::report(0, 1));
     assert!(env.keys().await.is_empty());
 }
 

@@ -33,10 +33,13 @@ async fn their_add_our_lease_complete_and_clean() {
     let mut seen = Vec::new();
     while let Some(lease) = env.queue.lease(TTL, Wait::No).await.unwrap() {
         if seen.len() == 3 {
-            // One of ours "crashes": our clean brings it back for the next worker.
-            env.cmd::<i64>(&[b"DEL", env.key(&format!("lease:{}", lease.id())).as_bytes()])
-                .await;
+            // One of ours "crashes": the lease runs out and our clean brings the item back.
+            let crashed = lease.id().to_owned();
+            let short = Duration::from_millis(50);
+            assert!(env.queue.renew(&lease, short).await.unwrap());
+            tokio::time::sleep(Duration::from_millis(120)).await;
             assert_eq!(env.queue.light_clean().await.unwrap().requeued, 1);
+            assert_eq!(env.queue.get(&crashed).await.unwrap().unwrap().attempts, 1);
             seen.push(String::new());
             continue;
         }
@@ -121,15 +124,9 @@ async fn their_worker_completes_what_we_leased_first() {
         "we lost the lease to their worker"
     );
     assert!(wq.complete(&mut db, &theirs).await.unwrap());
-    // Their complete leaves our lease count behind; deep clean collects it.
-    assert_eq!(env.keys().await, vec![env.key("lease_count")]);
-    assert_eq!(
-        env.queue.deep_clean().await.unwrap(),
-        CleanReport {
-            requeued: 0,
-            removed: 1
-        }
-    );
+    // Their complete leaves our job record behind; deep clean collects it.
+    assert_eq!(env.keys().await, vec![env.key("job:m")]);
+    assert_eq!(env.queue.deep_clean().await.unwrap(), common::report(0, 1));
     assert!(env.keys().await.is_empty());
     assert!(
         !env.queue.complete(&ours).await.unwrap(),

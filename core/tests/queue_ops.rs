@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Env, TTL};
-use leaseq::{CleanReport, ErrorCode, Item, RenewOutcome, Wait};
+use leaseq::{CleanReport, ErrorCode, Item, RenewOutcome, State, Wait};
 
 on_both!(
     add_stores_data_and_queues_id,
@@ -96,7 +96,17 @@ async fn lease_returns_data_token_and_count(env: Env) {
         pttl > 0 && pttl <= 30_000,
         "lease expires with the TTL: {pttl}"
     );
-    assert_eq!(env.list("processing").await, vec!["x"]);
+    let expiry: f64 = env
+        .cmd(&[b"ZSCORE", env.key("leased").as_bytes(), b"x"])
+        .await;
+    assert!(
+        expiry > 1.7e12,
+        "P:leased holds the expiry on the server clock"
+    );
+    assert!(
+        env.list("processing").await.is_empty(),
+        "redis-work-queue's list only"
+    );
     assert!(env.list("queue").await.is_empty());
 }
 
@@ -115,11 +125,11 @@ async fn lease_drops_ids_whose_data_is_gone(env: Env) {
     env.add("live", b"ok").await;
     let lease = env.lease().await.unwrap();
     assert_eq!(lease.id(), "live");
-    assert_eq!(
-        env.list("processing").await,
-        vec!["live"],
-        "stale ids never stay in processing"
+    assert!(
+        env.list("processing").await.is_empty(),
+        "stale ids are dropped, not moved"
     );
+    assert_eq!(env.queue.count(State::Leased).await.unwrap(), 1);
     assert!(env.queue.complete(&lease).await.unwrap());
     assert!(env.lease().await.is_none());
     assert!(env.keys().await.is_empty());
@@ -187,13 +197,7 @@ async fn renew_is_fenced_by_token(env: Env) {
         RenewOutcome::Expired
     );
     let report = env.queue.light_clean().await.unwrap();
-    assert_eq!(
-        report,
-        CleanReport {
-            requeued: 1,
-            removed: 0
-        }
-    );
+    assert_eq!(report, common::report(1, 0));
     let second = env.lease().await.unwrap();
     assert_eq!(second.id(), "r");
     assert_eq!(second.count(), 2);
@@ -221,8 +225,7 @@ async fn lease_count_grows_on_expiry(env: Env) {
         let lease = env.lease().await.unwrap();
         assert_eq!(lease.count(), expected);
         // Expire it now (a crashed holder), then clean.
-        env.cmd::<i64>(&[b"DEL", env.key("lease:n").as_bytes()])
-            .await;
+        env.expire(&lease).await;
         assert_eq!(env.queue.light_clean().await.unwrap().requeued, 1);
     }
 }
@@ -232,34 +235,30 @@ async fn light_clean_requeues_expired(env: Env) {
         .map(|i| Item::with_id(format!("{i}"), vec![1]).unwrap())
         .collect();
     env.queue.add_batch(&items).await.unwrap();
-    let mut leases = Vec::new();
-    for _ in 0..1200 {
-        leases.push(env.lease().await.unwrap());
-    }
-    // Every third holder "crashes"; every fifth item is completed by someone else without
-    // clearing processing (as a crashed redis-work-queue complete would leave it).
+    let short = Duration::from_millis(1500);
+    let mut leases = env.queue.lease_batch(1000, short, Wait::No).await.unwrap();
+    leases.extend(env.queue.lease_batch(200, short, Wait::No).await.unwrap());
+    assert_eq!(leases.len(), 1200);
+    // Every third holder "crashes" (its lease runs out); every fifth item is completed by a
+    // client that leaves leaseq's record behind (a redis-work-queue complete); the rest renew.
     for (i, lease) in leases.iter().enumerate() {
         if i % 3 == 0 {
-            env.cmd::<i64>(&[b"DEL", env.key(&format!("lease:{}", lease.id())).as_bytes()])
-                .await;
+            continue;
         } else if i % 5 == 0 {
             env.cmd::<i64>(&[b"DEL", env.key(&format!("item:{}", lease.id())).as_bytes()])
                 .await;
+        } else {
+            assert!(env.queue.renew(lease, TTL).await.unwrap());
         }
     }
     let expired = (0..1200).filter(|i| i % 3 == 0).count() as u64;
     let gone = (0..1200).filter(|i| i % 3 != 0 && i % 5 == 0).count() as u64;
+    tokio::time::sleep(short + Duration::from_millis(100)).await;
     let report = env.queue.light_clean().await.unwrap();
-    assert_eq!(
-        report,
-        CleanReport {
-            requeued: expired,
-            removed: gone
-        }
-    );
+    assert_eq!(report, common::report(expired, gone));
     assert_eq!(env.queue.queue_len().await.unwrap(), expired);
     assert_eq!(
-        env.queue.processing_len().await.unwrap(),
+        env.queue.count(State::Leased).await.unwrap(),
         1200 - expired - gone
     );
     assert_eq!(
@@ -297,7 +296,9 @@ async fn lengths(env: Env) {
     env.lease().await.unwrap();
     env.lease().await.unwrap();
     assert_eq!(env.queue.queue_len().await.unwrap(), 3);
-    assert_eq!(env.queue.processing_len().await.unwrap(), 2);
+    assert_eq!(env.queue.count(State::Waiting).await.unwrap(), 3);
+    assert_eq!(env.queue.count(State::Leased).await.unwrap(), 2);
+    assert_eq!(env.queue.processing_len().await.unwrap(), 0);
 }
 
 async fn drained_queue_leaves_no_key(env: Env) {
@@ -307,8 +308,7 @@ async fn drained_queue_leaves_no_key(env: Env) {
     for i in 0..50 {
         let lease = env.lease().await.unwrap();
         if i % 7 == 0 {
-            env.cmd::<i64>(&[b"DEL", env.key(&format!("lease:{}", lease.id())).as_bytes()])
-                .await;
+            env.expire(&lease).await;
             env.queue.light_clean().await.unwrap();
         } else {
             assert!(env.queue.complete(&lease).await.unwrap());
@@ -391,28 +391,18 @@ async fn deep_clean_on_many_items_requeues_only_orphans(env: Env) {
         env.cmd::<String>(&[b"SET", env.key(&format!("item:{orphan}")).as_bytes(), b"x"])
             .await;
     }
-    assert_eq!(
-        env.queue.deep_clean().await.unwrap(),
-        CleanReport {
-            requeued: 3,
-            removed: 0
-        }
-    );
+    assert_eq!(env.queue.deep_clean().await.unwrap(), common::report(3, 0));
     assert_eq!(
         env.queue.queue_len().await.unwrap(),
         2503,
         "no id queued twice"
     );
-    assert_eq!(env.queue.processing_len().await.unwrap(), 1200);
+    assert_eq!(env.queue.count(State::Leased).await.unwrap(), 1200);
     let mut keys = env.keys().await;
-    keys.retain(|k| !k.contains(":item:") && !k.contains(":lease:"));
+    keys.retain(|k| !k.contains(":item:") && !k.contains(":lease:") && !k.contains(":job:"));
     assert_eq!(
         keys,
-        vec![
-            env.key("lease_count"),
-            env.key("processing"),
-            env.key("queue")
-        ],
+        vec![env.key("leased"), env.key("queue")],
         "no snapshot or suspects set is left behind"
     );
 }

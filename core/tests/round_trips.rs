@@ -10,7 +10,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use common::{Env, TTL};
-use leaseq::{Item, Wait};
+use leaseq::{Item, Retry, State, Wait};
 
 struct Monitor {
     reader: BufReader<TcpStream>,
@@ -82,7 +82,20 @@ async fn each_operation_costs_the_documented_round_trips() {
     let l = q.lease(TTL, Wait::No).await.unwrap().unwrap();
     q.renew(&l, TTL).await.unwrap();
     let (_, l) = q.complete_and_lease(&l, TTL).await.unwrap();
-    q.complete(&l.unwrap()).await.unwrap();
+    let l = l.unwrap();
+    q.progress(&l, b"1").await.unwrap();
+    q.release(&l, None).await.unwrap();
+    let l = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+    q.fail(&l, "e", "", Retry::Never).await.unwrap();
+    q.get("x").await.unwrap();
+    q.list(State::Dead, 0, 10).await.unwrap();
+    q.count(State::Dead).await.unwrap();
+    q.stats().await.unwrap();
+    q.cancel("x").await.unwrap();
+    q.dead_purge(None).await.unwrap();
+    q.add(&Item::new(vec![])).await.unwrap();
+    let l = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+    q.complete(&l).await.unwrap();
     q.light_clean().await.unwrap();
 
     let server = env.server.as_ref().unwrap();
@@ -134,11 +147,38 @@ async fn each_operation_costs_the_documented_round_trips() {
     q.queue_len().await.unwrap();
     expect("queue_len", &["llen"], &mut monitor);
 
-    // Light clean of 1201 ids in processing (1200 leased here, and the lease that
-    // complete_and_lease took above): seven batches of 200, not 1201 round trips.
-    let mut held = Vec::new();
-    for _ in 0..1200 {
-        held.push(q.lease(TTL, Wait::No).await.unwrap().unwrap());
+    // The lifecycle: one script call each.
+    let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+    monitor.client_commands();
+    q.progress(&lease, b"50%").await.unwrap();
+    expect("progress", &["evalsha"], &mut monitor);
+    q.get(lease.id()).await.unwrap();
+    expect("get", &["evalsha"], &mut monitor);
+    q.fail(&lease, "e", "", Retry::Never).await.unwrap();
+    expect("fail", &["evalsha"], &mut monitor);
+    q.list(State::Dead, 0, 100).await.unwrap();
+    expect("list", &["evalsha"], &mut monitor);
+    q.count(State::Waiting).await.unwrap();
+    expect("count", &["evalsha"], &mut monitor);
+    q.stats().await.unwrap();
+    expect("stats", &["evalsha"], &mut monitor);
+    q.dead_requeue(&[lease.id()]).await.unwrap();
+    expect("dead_requeue", &["evalsha"], &mut monitor);
+    let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+    q.release(&lease, Some(Duration::from_secs(60)))
+        .await
+        .unwrap();
+    monitor.client_commands();
+    q.cancel(lease.id()).await.unwrap();
+    expect("cancel", &["evalsha"], &mut monitor);
+    let batch = q.lease_batch(1000, TTL, Wait::No).await.unwrap();
+    assert_eq!(batch.len(), 1000);
+    expect("lease_batch of 1000", &["evalsha"], &mut monitor);
+
+    // Light clean of 1201 ids that redis-work-queue workers took into processing: seven
+    // batches of 200, not 1201 round trips.
+    for _ in 0..1201 {
+        env.foreign_lease().await.unwrap();
     }
     assert_eq!(q.processing_len().await.unwrap(), 1201);
     monitor.client_commands();
@@ -147,7 +187,13 @@ async fn each_operation_costs_the_documented_round_trips() {
 
     assert_eq!(
         evalsha_calls(&env),
-        1 + 1 + 1 + 3 + 1 + 1 + 1 + 1 + 1 + 1200 + 7
+        // adds 1+1+1+3, lease, blocking lease, renew, complete, complete_and_lease
+        6 + 5
+            // lease, progress, get, fail, list, count, stats, dead_requeue, lease, release,
+            // cancel, lease_batch
+            + 12
+            // light clean
+            + 7
     );
     assert_eq!(
         monitor.client_commands(),
@@ -162,7 +208,8 @@ async fn each_operation_costs_the_documented_round_trips() {
         tokio::spawn(async move { empty.lease(TTL, Wait::Forever).await })
     };
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(monitor.client_commands(), ["evalsha", "blmove"]);
+    // One BLMOVE on P:queue, one on P:wake, each on a connection of its own.
+    assert_eq!(monitor.client_commands(), ["evalsha", "blmove", "blmove"]);
     empty.add(&Item::new(vec![])).await.unwrap();
     waiter.await.unwrap().unwrap().unwrap();
     assert_eq!(

@@ -337,6 +337,7 @@ pub unsafe extern "C" fn leaseq_queue_renew_outcome(
             RenewOutcome::Expired => LEASEQ_RENEW_EXPIRED,
             RenewOutcome::TakenByAnother => LEASEQ_RENEW_TAKEN_BY_ANOTHER,
             RenewOutcome::Completed => LEASEQ_RENEW_COMPLETED,
+            _ => LEASEQ_RENEW_EXPIRED,
         });
         Ok(())
     })
@@ -447,7 +448,7 @@ pub unsafe extern "C" fn leaseq_queue_lease_from_parts(
         let id = unsafe { text(id, "id") }?;
         let token = unsafe { text(token, "token") }?;
         out_lease.required()?;
-        let lease = queue.inner.lease_from_parts(id, token, count)?;
+        let lease = queue.inner.lease_from_parts(id, token, token, count)?;
         out_lease.set(leaseq_lease::new(lease));
         Ok(())
     })

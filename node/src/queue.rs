@@ -58,7 +58,9 @@ impl NativeQueue {
     }
 
     fn lease_of(&self, id: &str, token: &str) -> napi::Result<Lease> {
-        self.inner.lease_from_parts(id, token, 0).map_err(to_napi)
+        self.inner
+            .lease_from_parts(id, token, token, 0)
+            .map_err(to_napi)
     }
 }
 

@@ -1,2 +1,4 @@
--- complete. ARGV: id
-return complete_item(ARGV[1])
+--! include: keys time config rate outcome finish
+-- complete. ARGV: id, incarnation, has_result ('1' or '0'), result, keep_result_ms ('' default).
+-- Returns 1 (completed by this call) or an outcome code (lib/finish.lua).
+return complete_item(ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4], ARGV[5], now_ms())

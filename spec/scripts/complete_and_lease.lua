@@ -1,4 +1,6 @@
--- complete_and_lease. ARGV: id, token, ttl_ms
--- Returns {completed, next} where next is what lease returns.
-local completed = complete_item(ARGV[1])
-return {completed, lease_next(ARGV[2], ARGV[3])}
+--! include: keys time config rate waiting jobs outcome finish lease
+-- complete_and_lease. ARGV: id, incarnation, has_result, result, keep_result_ms, token, ttl_ms, n.
+-- Returns {completed, next}: completed as complete's reply, next exactly a lease reply.
+local now = now_ms()
+local completed = complete_item(ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4], ARGV[5], now)
+return {completed, lease_items(ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8]), now)}

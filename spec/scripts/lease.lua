@@ -1,2 +1,3 @@
--- lease. ARGV: token, ttl_ms
-return lease_next(ARGV[1], ARGV[2])
+--! include: keys time config rate waiting jobs lease
+-- lease, lease_batch. ARGV: token, ttl_ms, n (how many items at most). See lib/lease.lua.
+return lease_items(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), now_ms())

@@ -1,15 +1,19 @@
--- renew. ARGV: id, token, ttl_ms
--- 1: renewed; 0: the lease expired and nobody holds it; -1: another holder leases the item;
--- -2: the item is complete.
-local holder = redis.call('GET', LEASE .. ARGV[1])
-if holder == ARGV[2] then
-  redis.call('PEXPIRE', LEASE .. ARGV[1], ARGV[3])
-  return 1
+--! include: keys time outcome
+-- renew. ARGV: id, token, ttl_ms, incarnation.
+-- 1 renewed, else the outcome code of lib/outcome.lua; a cancelled item is not renewed (-3).
+local id, token = ARGV[1], ARGV[2]
+local holder = redis.call('GET', LEASE .. id)
+local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled')
+if holder ~= token then
+  return lost_outcome(id, ARGV[4], holder, job[1], job[2])
 end
-if redis.call('EXISTS', ITEM .. ARGV[1]) == 0 then
-  return -2
+if job[2] then
+  return -3
 end
-if holder then
-  return -1
+local expires = now_ms() + tonumber(ARGV[3])
+redis.call('PEXPIRE', LEASE .. id, ARGV[3])
+if job[1] then
+  redis.call('ZADD', LEASED, expires, id)
+  redis.call('HSET', JOB .. id, 'lease_expires', expires)
 end
-return 0
+return 1

@@ -13,6 +13,14 @@ use redis::{Cmd, RedisFuture, Value};
 
 pub const TTL: Duration = Duration::from_secs(30);
 
+/// A clean report with these counts and nothing promoted or dead.
+pub fn report(requeued: u64, removed: u64) -> leaseq::CleanReport {
+    let mut report = leaseq::CleanReport::default();
+    report.requeued = requeued;
+    report.removed = removed;
+    report
+}
+
 /// A raw connection to the server(s) under test.
 #[derive(Clone)]
 pub enum Raw {
@@ -114,6 +122,15 @@ impl Env {
         }
     }
 
+    /// A second client of the same server or cluster.
+    pub async fn other_client(&self) -> Client {
+        if self.server.is_some() {
+            Client::connect(&self.urls[0]).await.unwrap()
+        } else {
+            Client::connect_cluster(&self.urls).await.unwrap()
+        }
+    }
+
     /// Adds an item with a chosen id; returns whether it was added.
     pub async fn add(&self, id: &str, data: &[u8]) -> bool {
         let item = leaseq::Item::with_id(id, data.to_vec()).unwrap();
@@ -123,6 +140,38 @@ impl Env {
     /// Leases without waiting, for [`TTL`].
     pub async fn lease(&self) -> Option<leaseq::Lease> {
         self.queue.lease(TTL, leaseq::Wait::No).await.unwrap()
+    }
+
+    /// Lets `lease` run out now, as a crashed holder's would: the next recovery finds it.
+    pub async fn expire(&self, lease: &leaseq::Lease) {
+        assert!(self
+            .queue
+            .renew(lease, Duration::from_millis(1))
+            .await
+            .unwrap());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    /// What a redis-work-queue 0.3 worker's lease sends: take the id into processing, then set
+    /// its lease (30 s) with the worker's session id.
+    pub async fn foreign_lease(&self) -> Option<String> {
+        let id: Option<String> = self
+            .cmd(&[
+                b"RPOPLPUSH",
+                self.key("queue").as_bytes(),
+                self.key("processing").as_bytes(),
+            ])
+            .await;
+        if let Some(id) = &id {
+            self.cmd::<String>(&[
+                b"SETEX",
+                self.key(&format!("lease:{id}")).as_bytes(),
+                b"30",
+                b"rwq-session",
+            ])
+            .await;
+        }
+        id
     }
 
     /// What a redis-work-queue client's complete sends (it knows nothing of lease counts).
@@ -166,8 +215,23 @@ impl Env {
             == 1
     }
 
-    /// Every key under this test's prefix, found with SCAN on every server.
+    /// Every key under this test's prefix but the per-minute stats counters (`P:rate:<m>`),
+    /// which a drained queue keeps for an hour; each of those must carry a TTL.
     pub async fn keys(&self) -> Vec<String> {
+        let mut lasting = Vec::new();
+        for key in self.all_keys().await {
+            if key.starts_with(&self.key("rate:")) {
+                let ttl: i64 = self.cmd(&[b"PTTL", key.as_bytes()]).await;
+                assert!(ttl > 0, "{key} must expire");
+            } else {
+                lasting.push(key);
+            }
+        }
+        lasting
+    }
+
+    /// Every key under this test's prefix, found with SCAN on every server.
+    pub async fn all_keys(&self) -> Vec<String> {
         let pattern = format!("{}*", self.prefix.replace('{', "\\{").replace('}', "\\}"));
         let mut found = Vec::new();
         for url in &self.urls {

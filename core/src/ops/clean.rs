@@ -3,7 +3,8 @@
 use redis::Value;
 
 use crate::error::Result;
-use crate::queue::{unexpected, Queue};
+use crate::queue::Queue;
+use crate::reply::unexpected;
 use crate::scripts;
 
 /// How many ids one light-clean script call examines: enough to make few round trips, few
@@ -18,45 +19,62 @@ const REQUEUE_BATCH: usize = 100;
 
 /// What a clean did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CleanReport {
-    /// Items put back in the queue (their lease expired or was never set, or they were on no
-    /// list at all).
+    /// Items put back in a waiting list (their lease expired or was never set, or they were on
+    /// no list at all).
     pub requeued: u64,
-    /// Stale entries removed: ids of complete items, duplicate ids, orphaned lease counts.
+    /// Stale entries removed: ids of complete items, duplicate ids, orphaned records.
     pub removed: u64,
+    /// Delayed items that were due, moved to waiting.
+    pub promoted: u64,
+    /// Items whose last lease expired with no attempts left, moved to dead.
+    pub dead: u64,
 }
 
 impl std::ops::AddAssign for CleanReport {
     fn add_assign(&mut self, other: CleanReport) {
         self.requeued += other.requeued;
         self.removed += other.removed;
+        self.promoted += other.promoted;
+        self.dead += other.dead;
     }
 }
 
 impl Queue {
-    /// Sorts every id in processing: re-queues those whose lease is gone (expired, or the
-    /// holder crashed before setting it) and drops those whose item is complete. Repairs what
-    /// leaseq and redis-work-queue clients leave. Runs server-side in batches of a few hundred
-    /// ids per round trip, never a round trip per item. Run it about once per lease TTL.
+    /// Moves due delayed items to waiting, recovers expired leases (back to waiting, or dead
+    /// when out of attempts), trims dead letters to the queue's bounds, sorts the ids
+    /// redis-work-queue clients left in processing (requeues those whose lease is gone, drops
+    /// those whose item is complete), and drops stale ids at the head of the waiting lists.
+    /// Runs server-side in batches of a few hundred per round trip. Leases do the first two
+    /// themselves, so a queue with workers needs no cleaner; run it where nobody leases.
     pub async fn light_clean(&self) -> Result<CleanReport> {
         let mut report = CleanReport::default();
         let mut budget: Option<i64> = None;
         let mut examined_total = 0i64;
         loop {
-            let mut inv = self.invocation(&scripts::LIGHT_CLEAN);
+            let mut inv = self.invocation(&scripts::CLEAN);
             inv.arg(LIGHT_BATCH);
             let reply: Vec<i64> = self.invoke(&inv).await?;
-            let [examined, requeued, removed, before] = <[i64; 4]>::try_from(reply.clone())
-                .map_err(|_| unexpected("light_clean", &Value::Int(reply.len() as i64)))?;
+            let [promoted, expired_requeued, expired_dead, expired_removed, examined, requeued, removed, before, stale] =
+                <[i64; 9]>::try_from(reply.clone())
+                    .map_err(|_| unexpected("clean", &Value::Int(reply.len() as i64)))?;
             report += CleanReport {
-                requeued: requeued as u64,
-                removed: removed as u64,
+                requeued: (expired_requeued + requeued) as u64,
+                removed: (removed + expired_removed + stale) as u64,
+                promoted: promoted as u64,
+                dead: expired_dead as u64,
             };
-            // Each id is examined once: the batches rotate through processing, so stop after
-            // as many as it held when the clean began.
+            // Each processing id is examined once: the batches rotate through processing, so
+            // stop after as many as it held when the clean began.
             let budget = *budget.get_or_insert(before);
             examined_total += examined;
-            if examined < LIGHT_BATCH as i64 || examined_total >= budget {
+            let batch = LIGHT_BATCH as i64;
+            let more = promoted == batch
+                || expired_requeued + expired_dead + expired_removed >= batch
+                || stale == batch
+                || (examined == batch && examined_total < budget);
+            if !more {
                 return Ok(report);
             }
         }
@@ -92,13 +110,14 @@ impl Queue {
         suspects: &str,
         report: &mut CleanReport,
     ) -> Result<()> {
-        // Step 1: a snapshot of both lists.
-        for list in ["queue", "processing"] {
+        // Step 1: a snapshot of every list.
+        let lists = self.list_names().await?;
+        for list in &lists {
             let mut start = 0usize;
             loop {
                 let mut inv = self.invocation(&scripts::SNAPSHOT);
                 inv.key(snapshot)
-                    .arg(list)
+                    .arg(list.as_str())
                     .arg(start)
                     .arg(DEEP_BATCH)
                     .arg(SNAPSHOT_TTL_MS);
@@ -113,30 +132,33 @@ impl Queue {
         // Step 2: every id that has an item key, a lease count or a journal entry; those on no
         // list in the snapshot and without a lease become suspects.
         let mut marked = 0u64;
-        let pattern = self.keys().item_scan_pattern();
-        let family_len = self.keys().item_family.len();
-        let mut cursor = 0u64;
-        loop {
-            let mut cmd = redis::cmd("SCAN");
-            cmd.arg(cursor)
-                .arg("MATCH")
-                .arg(&pattern)
-                .arg("COUNT")
-                .arg(DEEP_BATCH);
-            let mut conn = self.conn()?;
-            let value = conn
-                .query_at_key(cmd, &self.keys().queue)
-                .await
-                .map_err(|e| self.map_err(e))?;
-            let (next, keys): (u64, Vec<Vec<u8>>) =
-                redis::from_redis_value(value).map_err(|e| self.map_err(e.into()))?;
-            let ids: Vec<Vec<u8>> = keys.into_iter().map(|k| k[family_len..].to_vec()).collect();
-            marked += self
-                .deep_check(snapshot, suspects, false, &ids, report)
-                .await?;
-            cursor = next;
-            if cursor == 0 {
-                break;
+        for family in ["item", "job"] {
+            let pattern = self.keys().family_scan_pattern(family);
+            let family_len = format!("{}:{family}:", self.prefix()).len();
+            let mut cursor = 0u64;
+            loop {
+                let mut cmd = redis::cmd("SCAN");
+                cmd.arg(cursor)
+                    .arg("MATCH")
+                    .arg(&pattern)
+                    .arg("COUNT")
+                    .arg(DEEP_BATCH);
+                let mut conn = self.conn()?;
+                let value = conn
+                    .query_at_key(cmd, &self.keys().queue)
+                    .await
+                    .map_err(|e| self.map_err(e))?;
+                let (next, keys): (u64, Vec<Vec<u8>>) =
+                    redis::from_redis_value(value).map_err(|e| self.map_err(e.into()))?;
+                let ids: Vec<Vec<u8>> =
+                    keys.into_iter().map(|k| k[family_len..].to_vec()).collect();
+                marked += self
+                    .deep_check(snapshot, suspects, false, &ids, report)
+                    .await?;
+                cursor = next;
+                if cursor == 0 {
+                    break;
+                }
             }
         }
         let mut cursor = 0u64;
@@ -188,11 +210,14 @@ impl Queue {
 
         // Step 3: an id that moved between the lists while the snapshot was taken is a suspect
         // though it is on a list: walk the lists again, clearing suspects they hold.
-        for list in ["queue", "processing"] {
+        for list in &lists {
             let mut start = 0usize;
             loop {
                 let mut inv = self.invocation(&scripts::DEEP_UNMARK);
-                inv.key(suspects).arg(list).arg(start).arg(DEEP_BATCH);
+                inv.key(suspects)
+                    .arg(list.as_str())
+                    .arg(start)
+                    .arg(DEEP_BATCH);
                 let (seen, left): (usize, u64) = self.invoke(&inv).await?;
                 if left == 0 {
                     return Ok(()); // every suspect is on a list after all: nothing to queue
@@ -214,6 +239,16 @@ impl Queue {
                 return Ok(());
             }
         }
+    }
+
+    /// The lists deep clean walks: `queue`, `processing`, and each priority level in use.
+    async fn list_names(&self) -> Result<Vec<String>> {
+        let levels: Vec<String> = self
+            .query(redis::cmd("ZRANGE").arg(&self.keys().prios).arg(0).arg(-1))
+            .await?;
+        let mut lists = vec!["queue".to_owned(), "processing".to_owned()];
+        lists.extend(levels);
+        Ok(lists)
     }
 
     /// Step 2 for one batch of ids; returns how many became suspects.

@@ -1,0 +1,183 @@
+//! What the read API returns: an item's state and record, list entries, results and stats.
+
+use std::time::Duration;
+
+/// The states of an item (spec/PROTOCOL.md, 8.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum State {
+    /// In a waiting list: the next lease may take it.
+    Waiting,
+    /// Waiting for its due time.
+    Delayed,
+    /// Held by a worker.
+    Leased,
+    /// Failed for good, expired, or out of attempts; kept for a while for inspection or requeue.
+    Dead,
+    /// Completed, with its result kept.
+    Done,
+}
+
+impl State {
+    /// The lower-case name used on the wire and by every binding.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Waiting => "waiting",
+            State::Delayed => "delayed",
+            State::Leased => "leased",
+            State::Dead => "dead",
+            State::Done => "done",
+        }
+    }
+
+    /// The state named `name` (argument `state`).
+    pub fn parse(name: &str) -> crate::Result<State> {
+        Ok(match name {
+            "waiting" => State::Waiting,
+            "delayed" => State::Delayed,
+            "leased" => State::Leased,
+            "dead" => State::Dead,
+            "done" => State::Done,
+            _ => {
+                return Err(crate::Error::invalid(
+                    "state",
+                    format!("`{name}` is not one of waiting, delayed, leased, dead, done"),
+                ))
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Everything the queue knows about one item ([`crate::Queue::get`]). Times are milliseconds
+/// since the Unix epoch on the server's clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Job {
+    /// The id.
+    pub id: String,
+    /// Where the item is.
+    pub state: State,
+    /// The data (empty for a done item).
+    pub data: Vec<u8>,
+    /// Leases so far.
+    pub attempts: u64,
+    /// The item's own max attempts, if it has one.
+    pub max_attempts: Option<u32>,
+    /// The item's priority.
+    pub priority: i32,
+    /// The last failure's message and type.
+    pub error: Option<(String, String)>,
+    /// Why it is dead.
+    pub dead_reason: Option<String>,
+    /// The last progress value a holder stored.
+    pub progress: Option<Vec<u8>>,
+    /// The kept result, for a done item (or one whose earlier incarnation kept one).
+    pub result: Option<JobResult>,
+    /// When it was added (items added with options only).
+    pub added_at: Option<u64>,
+    /// When it is due (delayed items).
+    pub due_at: Option<u64>,
+    /// When the last lease began.
+    pub leased_at: Option<u64>,
+    /// When the current lease ends.
+    pub lease_expires_at: Option<u64>,
+    /// When it died, or when it completed.
+    pub finished_at: Option<u64>,
+    /// How long the current lease has left.
+    pub lease_ttl: Option<Duration>,
+    /// Marked cancelled while leased.
+    pub cancelled: bool,
+}
+
+/// A kept result ([`crate::Queue::result`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct JobResult {
+    /// The bytes the completing worker gave.
+    pub data: Vec<u8>,
+    /// When it completed (server clock, ms since the epoch).
+    pub finished_at: u64,
+    /// The attempt that completed it.
+    pub attempts: u64,
+}
+
+/// One line of [`crate::Queue::list`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Entry {
+    /// The id.
+    pub id: String,
+    /// Due time (delayed), lease expiry (leased) or time of death (dead), in ms since the
+    /// epoch; `None` for waiting items.
+    pub at: Option<u64>,
+    /// Leases so far.
+    pub attempts: u64,
+    /// The last failure's message and type, if any.
+    pub error: Option<(String, String)>,
+}
+
+/// Counters for one minute ([`Stats::minutes`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Minute {
+    /// Items completed.
+    pub completed: u64,
+    /// Failed attempts (each `fail`).
+    pub failed: u64,
+    /// Items that went dead.
+    pub dead: u64,
+    /// Leases that expired without their holder reporting.
+    pub expired: u64,
+}
+
+/// A queue's figures, read in one round trip ([`crate::Queue::stats`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Ids in the waiting lists (stale ids included until a lease or clean drops them).
+    pub waiting: u64,
+    /// Delayed items.
+    pub delayed: u64,
+    /// Items leased by leaseq clients.
+    pub leased: u64,
+    /// Dead letters.
+    pub dead: u64,
+    /// Ids in `processing`: leased by redis-work-queue clients, or left by them.
+    pub processing: u64,
+    /// Age of the oldest waiting item, when known.
+    pub oldest_waiting: Option<Duration>,
+    /// The server's clock when the figures were read (ms since the epoch).
+    pub now: u64,
+    /// The last 60 minutes, oldest first; the last is the current minute, so far.
+    pub minutes: Vec<Minute>,
+}
+
+impl Stats {
+    /// The counters summed over the last hour.
+    pub fn last_hour(&self) -> Minute {
+        self.minutes.iter().fold(Minute::default(), |a, m| Minute {
+            completed: a.completed + m.completed,
+            failed: a.failed + m.failed,
+            dead: a.dead + m.dead,
+            expired: a.expired + m.expired,
+        })
+    }
+}
+
+/// What `fail` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FailOutcome {
+    /// The item will run again, after the delay (zero: it is waiting now).
+    Retrying(Duration),
+    /// The item is dead.
+    Dead,
+    /// The lease was no longer this holder's; nothing changed. Says why.
+    NotHeld(crate::RenewOutcome),
+}

@@ -1,0 +1,151 @@
+//! The queue's stored configuration, `P:config`: defaults that every client reads from Redis,
+//! so that a producer in one language and a worker in another agree (spec/PROTOCOL.md, 3.2).
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::policy::{self, Backoff};
+use crate::queue::Queue;
+
+/// Defaults for a queue's items. A field left `None` is not stored, and the protocol's default
+/// ([`crate::policy`]) applies.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct QueueConfig {
+    /// Attempts before an item is dead (0: no limit). Default 25.
+    pub max_attempts: Option<u32>,
+    /// Retry delay after a failed attempt. Default exponential from 1 s to 1 h, with jitter.
+    pub backoff: Option<Backoff>,
+    /// Priority of items added without one. Default 0.
+    pub priority: Option<i32>,
+    /// Items not started this long after they were added are dead. Default: never.
+    pub expires_after: Option<Duration>,
+    /// How long a result given to `complete` is kept. Default one day.
+    pub keep_result_for: Option<Duration>,
+    /// Dead letters kept at most. Default 10,000.
+    pub dead_max_count: Option<u64>,
+    /// Dead letters older than this go. Default seven days.
+    pub dead_max_age: Option<Duration>,
+}
+
+macro_rules! setters {
+    ($($field:ident: $ty:ty),* $(,)?) => {
+        $(
+            #[doc = concat!("Sets `", stringify!($field), "`.")]
+            pub fn $field(mut self, value: $ty) -> QueueConfig {
+                self.$field = Some(value);
+                self
+            }
+        )*
+    };
+}
+
+impl QueueConfig {
+    /// A configuration that stores nothing; add fields with the setters.
+    pub fn new() -> QueueConfig {
+        QueueConfig::default()
+    }
+
+    setters!(
+        max_attempts: u32,
+        backoff: Backoff,
+        priority: i32,
+        expires_after: Duration,
+        keep_result_for: Duration,
+        dead_max_count: u64,
+        dead_max_age: Duration,
+    );
+
+    fn fields(&self) -> Result<Vec<(&'static str, String)>> {
+        let mut out = Vec::new();
+        if let Some(m) = self.max_attempts {
+            out.push(("max_attempts", m.to_string()));
+        }
+        if let Some(b) = self.backoff {
+            b.validate()?;
+            out.push(("backoff", b.to_wire()));
+        }
+        if let Some(p) = self.priority {
+            policy::validate_priority(p)?;
+            out.push(("priority", p.to_string()));
+        }
+        if let Some(d) = self.expires_after {
+            out.push((
+                "expires_after_ms",
+                policy::duration_ms("expires_after", d)?.to_string(),
+            ));
+        }
+        if let Some(d) = self.keep_result_for {
+            if d.is_zero() {
+                return Err(Error::invalid(
+                    "keep_result_for",
+                    "must be greater than zero",
+                ));
+            }
+            out.push((
+                "keep_result_ms",
+                policy::duration_ms("keep_result_for", d)?.to_string(),
+            ));
+        }
+        if let Some(n) = self.dead_max_count {
+            out.push(("dead_max_count", n.to_string()));
+        }
+        if let Some(d) = self.dead_max_age {
+            out.push((
+                "dead_max_age_ms",
+                policy::duration_ms("dead_max_age", d)?.to_string(),
+            ));
+        }
+        Ok(out)
+    }
+
+    fn from_fields(map: &HashMap<String, String>) -> QueueConfig {
+        let ms = |k: &str| {
+            map.get(k)
+                .and_then(|v| v.parse().ok())
+                .map(Duration::from_millis)
+        };
+        QueueConfig {
+            max_attempts: map.get("max_attempts").and_then(|v| v.parse().ok()),
+            backoff: map.get("backoff").and_then(|v| Backoff::from_wire(v)),
+            priority: map.get("priority").and_then(|v| v.parse().ok()),
+            expires_after: ms("expires_after_ms"),
+            keep_result_for: ms("keep_result_ms"),
+            dead_max_count: map.get("dead_max_count").and_then(|v| v.parse().ok()),
+            dead_max_age: ms("dead_max_age_ms"),
+        }
+    }
+}
+
+impl Queue {
+    /// The stored configuration (fields not stored are `None`: the defaults apply).
+    pub async fn config(&self) -> Result<QueueConfig> {
+        let map: HashMap<String, String> = self
+            .query(redis::cmd("HGETALL").arg(&self.keys().config))
+            .await?;
+        Ok(QueueConfig::from_fields(&map))
+    }
+
+    /// Stores the fields of `config` that are `Some` (validated first; nothing is written if
+    /// one is refused); the others keep their stored value. One round trip.
+    pub async fn set_config(&self, config: &QueueConfig) -> Result<()> {
+        let fields = config.fields()?;
+        if fields.is_empty() {
+            return Ok(());
+        }
+        let mut cmd = redis::cmd("HSET");
+        cmd.arg(&self.keys().config);
+        for (k, v) in fields {
+            cmd.arg(k).arg(v);
+        }
+        self.query::<i64>(&cmd).await.map(drop)
+    }
+
+    /// Removes the stored configuration: the protocol's defaults apply again.
+    pub async fn reset_config(&self) -> Result<()> {
+        self.query::<i64>(redis::cmd("DEL").arg(&self.keys().config))
+            .await
+            .map(drop)
+    }
+}

@@ -1,0 +1,77 @@
+//! Cancelling items, and dead letters: requeue and purge (spec/PROTOCOL.md, 5.13 and 5.14).
+//! Each script call handles at most 1000 items; "all" loops, one bounded call at a time.
+
+use crate::error::{Error, Result};
+use crate::item::validate_id;
+use crate::job::State;
+use crate::policy::MAX_PAGE;
+use crate::queue::Queue;
+use crate::reply::text;
+use crate::scripts;
+
+impl Queue {
+    /// Cancels item `id`: a waiting, delayed or dead item is removed; a leased one is marked,
+    /// so that its holder's `renew`, `complete`, `fail` and `release` return false (outcome
+    /// cancelled) and remove it, as does the expiry of its lease. Returns the state the item
+    /// was in, or `None` when there was no item. One round trip.
+    pub async fn cancel(&self, id: &str) -> Result<Option<State>> {
+        validate_id(id)?;
+        let mut inv = self.invocation(&scripts::CANCEL);
+        inv.arg(id);
+        let value: redis::Value = self.invoke(&inv).await?;
+        match text("cancel", value)? {
+            Some(state) => Ok(Some(State::parse(&state)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Puts these dead items back to waiting, with their attempts reset (ids that are not
+    /// dead are skipped). Returns how many were requeued. At most 1000 ids; one round trip.
+    pub async fn dead_requeue(&self, ids: &[&str]) -> Result<u64> {
+        if ids.len() > MAX_PAGE {
+            return Err(Error::invalid(
+                "ids",
+                format!("at most {MAX_PAGE} per call"),
+            ));
+        }
+        if ids.is_empty() {
+            return Ok(0);
+        }
+        let mut inv = self.invocation(&scripts::DEAD);
+        inv.arg("requeue");
+        for id in ids {
+            validate_id(id)?;
+            inv.arg(*id);
+        }
+        Ok(self.invoke::<i64>(&inv).await?.max(0) as u64)
+    }
+
+    /// Requeues the `n` oldest dead items (attempts reset); `None` requeues them all, 1000 per
+    /// round trip. Returns how many were requeued.
+    pub async fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64> {
+        self.dead_batches("requeue_oldest", n).await
+    }
+
+    /// Deletes the `n` oldest dead items; `None` deletes them all, 1000 per round trip.
+    /// Returns how many were deleted.
+    pub async fn dead_purge(&self, n: Option<u64>) -> Result<u64> {
+        self.dead_batches("purge", n).await
+    }
+
+    async fn dead_batches(&self, action: &str, n: Option<u64>) -> Result<u64> {
+        if n == Some(0) {
+            return Ok(0);
+        }
+        let mut done = 0u64;
+        loop {
+            let want = n.map_or(MAX_PAGE as u64, |n| (n - done).min(MAX_PAGE as u64));
+            let mut inv = self.invocation(&scripts::DEAD);
+            inv.arg(action).arg(want);
+            let got = self.invoke::<i64>(&inv).await?.max(0) as u64;
+            done += got;
+            if got < want || n.is_some_and(|n| done >= n) {
+                return Ok(done);
+            }
+        }
+    }
+}

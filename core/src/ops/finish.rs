@@ -1,0 +1,217 @@
+//! What a holder does with its lease: complete (with a result), fail, release, renew, report
+//! progress (spec/PROTOCOL.md, 5.5 to 5.10). Every one checks that the lease is of this queue
+//! and, in the script, of the item's current incarnation.
+
+use std::time::Duration;
+
+use redis::Value;
+
+use crate::error::{Error, Result};
+use crate::item::validate_id;
+use crate::job::FailOutcome;
+use crate::lease::{ttl_millis, Lease, RenewOutcome};
+use crate::policy::{self, Retry, DEFAULT_BACKOFF, DEFAULT_MAX_ATTEMPTS};
+use crate::queue::Queue;
+use crate::reply::{array, int};
+use crate::scripts;
+
+/// The longest error message or type stored with a failure; longer ones are cut.
+const MAX_ERROR_LEN: usize = 4096;
+/// The largest progress value accepted.
+pub const MAX_PROGRESS_LEN: usize = 64 * 1024;
+
+impl Queue {
+    /// Completes the leased item: removes its data, lease and record. Returns true for exactly
+    /// one caller per incarnation of the item: the first to complete, even if its lease had
+    /// expired and another worker holds the item now (that worker's `renew` then says
+    /// completed). False when the item was completed already, cancelled, failed or released
+    /// since, or re-added after a complete (an older incarnation); [`Queue::renew_outcome`]
+    /// says which. One round trip.
+    pub async fn complete(&self, lease: &Lease) -> Result<bool> {
+        self.complete_inner(lease, None, None).await
+    }
+
+    /// Like [`Queue::complete`], and keeps `result` for `keep_for` (default: the item's, else
+    /// the queue's `keep_result_for`, else one day), for [`Queue::result`] and
+    /// [`Queue::wait_result`].
+    pub async fn complete_with_result(
+        &self,
+        lease: &Lease,
+        result: &[u8],
+        keep_for: Option<Duration>,
+    ) -> Result<bool> {
+        if let Some(keep) = keep_for {
+            if keep.is_zero() {
+                return Err(Error::invalid("keep_for", "must be greater than zero"));
+            }
+        }
+        crate::item::validate_data(result).map_err(|_| {
+            Error::invalid(
+                "result",
+                "is larger than the 512 MiB Redis allows for a string",
+            )
+        })?;
+        self.complete_inner(lease, Some(result), keep_for).await
+    }
+
+    async fn complete_inner(
+        &self,
+        lease: &Lease,
+        result: Option<&[u8]>,
+        keep_for: Option<Duration>,
+    ) -> Result<bool> {
+        self.own(lease)?;
+        let keep = match keep_for {
+            Some(d) => policy::duration_ms("keep_for", d)?.to_string(),
+            None => String::new(),
+        };
+        let mut inv = self.invocation(&scripts::COMPLETE);
+        inv.arg(&lease.wire_id)
+            .arg(&lease.incarnation)
+            .arg(if result.is_some() { "1" } else { "0" })
+            .arg(result.unwrap_or_default())
+            .arg(keep);
+        Ok(self.invoke::<i64>(&inv).await? == 1)
+    }
+
+    /// Extends the lease to `ttl` from now, only while it is still this holder's (its token
+    /// matches). Returns false when the lease expired, another worker took the item, or the
+    /// item is complete, cancelled or of a newer incarnation; [`Queue::renew_outcome`] says
+    /// which. One round trip.
+    pub async fn renew(&self, lease: &Lease, ttl: Duration) -> Result<bool> {
+        Ok(self.renew_outcome(lease, ttl).await? == RenewOutcome::Renewed)
+    }
+
+    /// Like [`Queue::renew`], saying why a renewal failed.
+    pub async fn renew_outcome(&self, lease: &Lease, ttl: Duration) -> Result<RenewOutcome> {
+        self.own(lease)?;
+        let ttl_ms = ttl_millis(ttl)?;
+        let mut inv = self.invocation(&scripts::RENEW);
+        inv.arg(&lease.wire_id)
+            .arg(&lease.token)
+            .arg(ttl_ms)
+            .arg(&lease.incarnation);
+        Ok(RenewOutcome::from_code(self.invoke::<i64>(&inv).await?))
+    }
+
+    /// Records a failed attempt: `error` (a message) and `error_type` (a name that groups
+    /// failures, e.g. an exception class; may be empty). With [`Retry::Default`] the item runs
+    /// again after its backoff, with [`Retry::After`] after that delay, while it has attempts
+    /// left; otherwise, or with [`Retry::Never`], it is dead. Only the live holder can fail an
+    /// item: an expired or lost lease changes nothing ([`FailOutcome::NotHeld`]). One round trip.
+    pub async fn fail(
+        &self,
+        lease: &Lease,
+        error: &str,
+        error_type: &str,
+        retry: Retry,
+    ) -> Result<FailOutcome> {
+        self.own(lease)?;
+        let (mode, delay) = match retry {
+            Retry::Never => ("dead", Duration::ZERO),
+            Retry::After(d) => ("retry", d),
+            Retry::Default => (
+                "retry",
+                lease.backoff.delay(
+                    lease.count.min(u64::from(u32::MAX)) as u32,
+                    policy::unit_random(),
+                ),
+            ),
+        };
+        let delay_ms = policy::duration_ms("retry", delay)?;
+        let mut inv = self.invocation(&scripts::FAIL);
+        inv.arg(&lease.wire_id)
+            .arg(&lease.token)
+            .arg(&lease.incarnation)
+            .arg(mode)
+            .arg(delay_ms)
+            .arg(cut(error))
+            .arg(cut(error_type));
+        let value: Value = self.invoke(&inv).await?;
+        let parts = array("fail", value)?;
+        let code = int("fail", parts.first().unwrap_or(&Value::Nil))?;
+        Ok(match code {
+            1 => FailOutcome::Retrying(Duration::from_millis(delay_ms)),
+            2 => FailOutcome::Dead,
+            other => FailOutcome::NotHeld(RenewOutcome::from_code(other)),
+        })
+    }
+
+    /// Hands the item back without counting a failure: it waits again at once, or after
+    /// `delay`; the attempt it used is given back. Only the live holder can release. Returns
+    /// whether it did; [`Queue::renew_outcome`] says why not. One round trip.
+    pub async fn release(&self, lease: &Lease, delay: Option<Duration>) -> Result<bool> {
+        self.own(lease)?;
+        let delay_ms = policy::duration_ms("delay", delay.unwrap_or_default())?;
+        let mut inv = self.invocation(&scripts::RELEASE);
+        inv.arg(&lease.wire_id)
+            .arg(&lease.token)
+            .arg(&lease.incarnation)
+            .arg(delay_ms);
+        Ok(self.invoke::<i64>(&inv).await? == 1)
+    }
+
+    /// Stores a small value (at most 64 KiB) on the leased item, shown by [`Queue::get`].
+    /// Only the live holder can; returns whether it did. One round trip.
+    pub async fn progress(&self, lease: &Lease, value: &[u8]) -> Result<bool> {
+        self.own(lease)?;
+        if value.len() > MAX_PROGRESS_LEN {
+            return Err(Error::invalid(
+                "value",
+                format!(
+                    "is {} bytes, at most {MAX_PROGRESS_LEN} are allowed",
+                    value.len()
+                ),
+            ));
+        }
+        let mut inv = self.invocation(&scripts::PROGRESS);
+        inv.arg(&lease.wire_id)
+            .arg(&lease.token)
+            .arg(&lease.incarnation)
+            .arg(value);
+        Ok(self.invoke::<i64>(&inv).await? == 1)
+    }
+
+    /// A lease the caller rebuilt from parts it kept (for example across a process boundary):
+    /// the id, the token, the incarnation and the attempt number. The item's max attempts and
+    /// backoff are not known from parts; `fail` with [`Retry::Default`] then uses the
+    /// protocol's default backoff (the script still applies the item's max attempts).
+    pub fn lease_from_parts(
+        &self,
+        id: &str,
+        token: &str,
+        incarnation: &str,
+        attempt: u64,
+    ) -> Result<Lease> {
+        validate_id(id)?;
+        if token.is_empty() {
+            return Err(Error::invalid("token", "must not be empty"));
+        }
+        if incarnation.is_empty() {
+            return Err(Error::invalid("incarnation", "must not be empty"));
+        }
+        Ok(Lease {
+            prefix: self.prefix().to_owned(),
+            id: id.to_owned(),
+            wire_id: id.as_bytes().to_vec(),
+            data: Vec::new(),
+            token: token.to_owned(),
+            count: attempt,
+            incarnation: incarnation.to_owned(),
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            backoff: DEFAULT_BACKOFF,
+        })
+    }
+}
+
+/// An error text cut to [`MAX_ERROR_LEN`] bytes at a character boundary.
+fn cut(text: &str) -> &str {
+    if text.len() <= MAX_ERROR_LEN {
+        return text;
+    }
+    let mut end = MAX_ERROR_LEN;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}

@@ -1,0 +1,182 @@
+//! The read API: one item, a page of a state, counts, and stats (spec/PROTOCOL.md, 5.12).
+//! Every call is one round trip and bounded work in Redis, whatever the queue's size.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use redis::Value;
+
+use crate::error::{Error, Result};
+use crate::item::validate_id;
+use crate::job::{Entry, Job, JobResult, Minute, State, Stats};
+use crate::policy::MAX_PAGE;
+use crate::queue::Queue;
+use crate::reply::{array, bytes, int, opt_u64, text, unexpected};
+use crate::scripts;
+
+impl Queue {
+    /// Everything known about item `id`: its state, data, attempts, last error, progress,
+    /// times, and its kept result. `None` when no item and no kept result has this id.
+    pub async fn get(&self, id: &str) -> Result<Option<Job>> {
+        validate_id(id)?;
+        let mut inv = self.invocation(&scripts::GET);
+        inv.arg(id);
+        let value: Value = self.invoke(&inv).await?;
+        if value == Value::Nil {
+            return Ok(None);
+        }
+        const OP: &str = "get";
+        let [state, data, fields, ttl, result] = <[Value; 5]>::try_from(array(OP, value)?)
+            .map_err(|v| unexpected(OP, &Value::Array(v)))?;
+        let state = State::parse(&text(OP, state)?.unwrap_or_default())
+            .map_err(|_| unexpected(OP, &Value::Nil))?;
+        let mut map: HashMap<String, Vec<u8>> = HashMap::new();
+        let mut flat = array(OP, fields)?.into_iter();
+        while let (Some(k), Some(v)) = (flat.next(), flat.next()) {
+            if let (Some(k), Some(v)) = (text(OP, k)?, bytes(OP, v)?) {
+                map.insert(k, v);
+            }
+        }
+        let field = |name: &str| {
+            map.get(name)
+                .map(|v| String::from_utf8_lossy(v).into_owned())
+        };
+        let ttl = int(OP, &ttl)?;
+        Ok(Some(Job {
+            id: id.to_owned(),
+            state,
+            data: bytes(OP, data)?.unwrap_or_default(),
+            attempts: opt_u64(field("attempts").as_deref()).unwrap_or(0),
+            max_attempts: field("max_attempts").and_then(|m| m.parse().ok()),
+            priority: field("priority").and_then(|p| p.parse().ok()).unwrap_or(0),
+            error: field("error").map(|e| (e, field("error_type").unwrap_or_default())),
+            dead_reason: field("reason"),
+            progress: map.get("progress").cloned(),
+            result: parse_result(result)?,
+            added_at: opt_u64(field("added").as_deref()),
+            due_at: opt_u64(field("due").as_deref()),
+            leased_at: opt_u64(field("leased_at").as_deref()),
+            lease_expires_at: opt_u64(field("lease_expires").as_deref()),
+            finished_at: opt_u64(field("finished").as_deref()),
+            lease_ttl: (ttl > 0).then(|| Duration::from_millis(ttl as u64)),
+            cancelled: map.contains_key("cancelled"),
+        }))
+    }
+
+    /// A page of the items in `state` (not [`State::Done`]): `count` (1 to 1000) entries from
+    /// position `start`, in order: waiting in the order they will be leased, delayed by due
+    /// time, leased by lease expiry, dead oldest first. One round trip.
+    pub async fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>> {
+        if state == State::Done {
+            return Err(Error::invalid(
+                "state",
+                "done items are not listed; read one with `result`",
+            ));
+        }
+        if count == 0 || count > MAX_PAGE {
+            return Err(Error::invalid("count", format!("must be 1 to {MAX_PAGE}")));
+        }
+        let mut inv = self.invocation(&scripts::LIST);
+        inv.arg(state.as_str()).arg(start).arg(count);
+        let value: Value = self.invoke(&inv).await?;
+        const OP: &str = "list";
+        let mut entries = Vec::new();
+        for entry in array(OP, value)? {
+            let [id, at, attempts, error, error_type] =
+                <[Value; 5]>::try_from(array(OP, entry)?)
+                    .map_err(|v| unexpected(OP, &Value::Array(v)))?;
+            let error = text(OP, error)?.filter(|e| !e.is_empty());
+            entries.push(Entry {
+                id: text(OP, id)?.unwrap_or_default(),
+                at: u64::try_from(int(OP, &at)?).ok(),
+                attempts: int(OP, &attempts)?.max(0) as u64,
+                error: error
+                    .map(|e| Ok::<_, Error>((e, text(OP, error_type.clone())?.unwrap_or_default())))
+                    .transpose()?,
+            });
+        }
+        Ok(entries)
+    }
+
+    /// How many items are in `state` (not [`State::Done`]). Waiting counts ids in the waiting
+    /// lists, stale ones included until a lease or clean drops them. One round trip.
+    pub async fn count(&self, state: State) -> Result<u64> {
+        if state == State::Done {
+            return Err(Error::invalid("state", "done items are not counted"));
+        }
+        let mut inv = self.invocation(&scripts::COUNT);
+        inv.arg(state.as_str());
+        Ok(self.invoke::<i64>(&inv).await?.max(0) as u64)
+    }
+
+    /// Counts per state, the age of the oldest waiting item, and completed, failed, dead and
+    /// expired counts for each of the last 60 minutes. One round trip.
+    pub async fn stats(&self) -> Result<Stats> {
+        let inv = self.invocation(&scripts::STATS);
+        let value: Value = self.invoke(&inv).await?;
+        const OP: &str = "stats";
+        let parts = array(OP, value)?;
+        if parts.len() != 8 {
+            return Err(unexpected(OP, &Value::Array(parts)));
+        }
+        let n = |i: usize| -> Result<i64> { int(OP, &parts[i]) };
+        let mut minutes = Vec::new();
+        for minute in array(OP, parts[7].clone())? {
+            let c = array(OP, minute)?;
+            let get = |i: usize| {
+                c.get(i)
+                    .map_or(Ok(0), |v| int(OP, v))
+                    .map(|v| v.max(0) as u64)
+            };
+            minutes.push(Minute {
+                completed: get(0)?,
+                failed: get(1)?,
+                dead: get(2)?,
+                expired: get(3)?,
+            });
+        }
+        let oldest = n(5)?;
+        Ok(Stats {
+            waiting: n(0)?.max(0) as u64,
+            delayed: n(1)?.max(0) as u64,
+            leased: n(2)?.max(0) as u64,
+            dead: n(3)?.max(0) as u64,
+            processing: n(4)?.max(0) as u64,
+            oldest_waiting: (oldest >= 0).then(|| Duration::from_millis(oldest as u64)),
+            now: n(6)?.max(0) as u64,
+            minutes,
+        })
+    }
+
+    /// How many ids wait in `P:queue`, the priority-0 list (stale ids of completed items
+    /// included until a lease or a clean drops them). [`Queue::count`] counts every level.
+    pub async fn queue_len(&self) -> Result<u64> {
+        self.query(redis::cmd("LLEN").arg(&self.keys().queue)).await
+    }
+
+    /// How many ids are in `P:processing`: leased by redis-work-queue clients, or left by them
+    /// until a light clean. leaseq's own leases are counted by `count(State::Leased)`.
+    pub async fn processing_len(&self) -> Result<u64> {
+        self.query(redis::cmd("LLEN").arg(&self.keys().processing))
+            .await
+    }
+}
+
+/// A kept result: `{finished, attempts, result}`, or an empty list.
+pub(crate) fn parse_result(value: Value) -> Result<Option<JobResult>> {
+    const OP: &str = "result";
+    let parts = match value {
+        Value::Nil => return Ok(None),
+        other => array(OP, other)?,
+    };
+    if parts.is_empty() {
+        return Ok(None);
+    }
+    let [finished, attempts, data] =
+        <[Value; 3]>::try_from(parts).map_err(|v| unexpected(OP, &Value::Array(v)))?;
+    Ok(Some(JobResult {
+        data: bytes(OP, data)?.unwrap_or_default(),
+        finished_at: int(OP, &finished)?.max(0) as u64,
+        attempts: int(OP, &attempts)?.max(0) as u64,
+    }))
+}

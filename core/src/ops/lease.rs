@@ -1,0 +1,212 @@
+//! Leasing: one item, a batch, or the next item together with a complete (spec/PROTOCOL.md,
+//! 5.4 to 5.6 and 6).
+
+use std::time::{Duration, Instant};
+
+use redis::Value;
+
+use crate::error::{Error, Result};
+use crate::lease::{ttl_millis, Lease, Wait};
+use crate::policy::{Backoff, DEFAULT_BACKOFF, MAX_PAGE};
+use crate::queue::{new_token, Queue};
+use crate::reply::{array, bytes, int, text, unexpected};
+use crate::scripts;
+
+/// Pause between retries of a blocking lease whose connection broke (Redis restarting).
+const RECONNECT_PAUSE_MIN: Duration = Duration::from_millis(50);
+const RECONNECT_PAUSE_MAX: Duration = Duration::from_secs(1);
+
+/// What one lease script call found.
+pub(crate) struct Leased {
+    pub leases: Vec<Lease>,
+    /// 1000 unusable ids were dropped: call again.
+    pub more: bool,
+    /// Nothing leased: how long until a delayed item is due or a lease expires.
+    pub wake_in: Option<Duration>,
+}
+
+impl Queue {
+    /// Leases the next item for `ttl` (highest priority first, FIFO within a priority). With
+    /// [`Wait::No`] this is one round trip and returns `None` when nothing is waiting.
+    /// Otherwise it waits server-side (BLMOVE on connections of its own, never polling) until
+    /// an item arrives or becomes due, the timeout passes (`None`), or the client is closed
+    /// ([`Error::Closed`]). A wait survives Redis restarts: it reconnects and goes on.
+    ///
+    /// The lease script also moves due delayed items to waiting and recovers expired leases,
+    /// so a queue needs no separate cleaner for either.
+    pub async fn lease(&self, ttl: Duration, wait: Wait) -> Result<Option<Lease>> {
+        Ok(self.lease_batch(1, ttl, wait).await?.pop())
+    }
+
+    /// Leases up to `n` items (1 to 1000) in one round trip, in the order [`Queue::lease`]
+    /// would. Waits as [`Queue::lease`] does while none is there; returns as soon as at least
+    /// one is leased.
+    pub async fn lease_batch(&self, n: usize, ttl: Duration, wait: Wait) -> Result<Vec<Lease>> {
+        if n == 0 || n > MAX_PAGE {
+            return Err(Error::invalid("n", format!("must be 1 to {MAX_PAGE}")));
+        }
+        let ttl_ms = ttl_millis(ttl)?;
+        let deadline = match wait {
+            Wait::Timeout(d) => Some(
+                Instant::now()
+                    .checked_add(d)
+                    .ok_or_else(|| Error::invalid("timeout", "is too long"))?,
+            ),
+            _ => None,
+        };
+        let mut pause = RECONNECT_PAUSE_MIN;
+        loop {
+            let wake_in = match self.try_lease(n, ttl_ms).await {
+                Ok((leases, _)) if !leases.is_empty() => return Ok(leases),
+                Ok(_) if wait == Wait::No => return Ok(Vec::new()),
+                Ok((_, wake_in)) => wake_in,
+                Err(e) if wait != Wait::No && e.is_retryable() && !past(deadline) => {
+                    self.pause_before_retry(&mut pause, deadline).await?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let mut remaining = match deadline {
+                Some(deadline) => match deadline.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => Some(left),
+                    _ => return Ok(Vec::new()),
+                },
+                None => None,
+            };
+            if let Some(wake_in) = wake_in {
+                remaining = Some(remaining.map_or(wake_in, |r| r.min(wake_in)));
+            }
+            match self.wait_for_item(remaining).await {
+                Ok(()) => pause = RECONNECT_PAUSE_MIN,
+                Err(e) if e.is_retryable() => {
+                    self.client().connections().forget_waiters();
+                    if past(deadline) {
+                        return Err(e);
+                    }
+                    self.pause_before_retry(&mut pause, deadline).await?;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Sleeps before retrying after a connection error, unless the deadline or a close comes
+    /// first.
+    async fn pause_before_retry(
+        &self,
+        pause: &mut Duration,
+        deadline: Option<Instant>,
+    ) -> Result<()> {
+        let mut closed = self.client().closed_signal();
+        let sleep = match deadline {
+            Some(d) => (*pause).min(d.saturating_duration_since(Instant::now())),
+            None => *pause,
+        };
+        tokio::select! {
+            _ = tokio::time::sleep(sleep) => {}
+            _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
+        }
+        *pause = (*pause * 2).min(RECONNECT_PAUSE_MAX);
+        Ok(())
+    }
+
+    /// One lease attempt: the lease script, called again while it reports dropped stale ids.
+    /// Returns the leases and, when there are none, how long until something may be due.
+    async fn try_lease(&self, n: usize, ttl_ms: u64) -> Result<(Vec<Lease>, Option<Duration>)> {
+        loop {
+            let token = new_token();
+            let mut inv = self.invocation(&scripts::LEASE);
+            inv.arg(&token).arg(ttl_ms).arg(n);
+            let value: Value = self.invoke(&inv).await?;
+            let leased = self.parse_leased(value, &token)?;
+            if leased.leases.is_empty() && leased.more {
+                continue;
+            }
+            return Ok((leased.leases, leased.wake_in));
+        }
+    }
+
+    /// Completes `lease` and leases the next item for `ttl` in the same round trip (the next
+    /// lease does not wait: `None` when nothing is waiting). Returns (completed, next).
+    pub async fn complete_and_lease(
+        &self,
+        lease: &Lease,
+        ttl: Duration,
+    ) -> Result<(bool, Option<Lease>)> {
+        self.own(lease)?;
+        let ttl_ms = ttl_millis(ttl)?;
+        let token = new_token();
+        let mut inv = self.invocation(&scripts::COMPLETE_AND_LEASE);
+        inv.arg(&lease.wire_id)
+            .arg(&lease.incarnation)
+            .arg("0")
+            .arg("")
+            .arg("")
+            .arg(&token)
+            .arg(ttl_ms)
+            .arg(1);
+        let value: Value = self.invoke(&inv).await?;
+        let mut parts = array("complete_and_lease", value)?;
+        if parts.len() != 2 {
+            return Err(unexpected("complete_and_lease", &Value::Array(parts)));
+        }
+        let next = parts.pop().unwrap_or(Value::Nil);
+        let completed = int("complete_and_lease", &parts[0])? == 1;
+        let leased = self.parse_leased(next, &token)?;
+        let next = match leased.leases.into_iter().next() {
+            Some(lease) => Some(lease),
+            // The complete is done and must be reported; if the follow-up lease fails, the
+            // caller's next `lease` meets the same error.
+            None if leased.more => self
+                .try_lease(1, ttl_ms)
+                .await
+                .map_or(None, |(l, _)| l.into_iter().next()),
+            None => None,
+        };
+        Ok((completed, next))
+    }
+
+    /// Reads a lease script's reply: `{more, wait_ms, lease...}`.
+    pub(crate) fn parse_leased(&self, value: Value, token: &str) -> Result<Leased> {
+        const OP: &str = "lease";
+        let mut parts = array(OP, value)?.into_iter();
+        let (Some(more), Some(wait)) = (parts.next(), parts.next()) else {
+            return Err(unexpected(OP, &Value::Nil));
+        };
+        let wait = int(OP, &wait)?;
+        let mut leases = Vec::new();
+        for (k, part) in parts.enumerate() {
+            let fields = array(OP, part)?;
+            let [id, data, attempts, inc, max, backoff] =
+                <[Value; 6]>::try_from(fields).map_err(|f| unexpected(OP, &Value::Array(f)))?;
+            let id = bytes(OP, id)?.ok_or_else(|| unexpected(OP, &Value::Nil))?;
+            let backoff = text(OP, backoff)?
+                .and_then(|b| Backoff::from_wire(&b))
+                .unwrap_or(DEFAULT_BACKOFF);
+            leases.push(Lease {
+                prefix: self.prefix().to_owned(),
+                id: String::from_utf8_lossy(&id).into_owned(),
+                wire_id: id,
+                data: bytes(OP, data)?.unwrap_or_default(),
+                token: if k == 0 {
+                    token.to_owned()
+                } else {
+                    format!("{token}.{}", k + 1)
+                },
+                count: int(OP, &attempts)?.max(0) as u64,
+                incarnation: text(OP, inc)?.unwrap_or_default(),
+                max_attempts: int(OP, &max)?.clamp(0, i64::from(u32::MAX)) as u32,
+                backoff,
+            });
+        }
+        Ok(Leased {
+            leases,
+            more: int(OP, &more)? == 1,
+            wake_in: (wait >= 0).then(|| Duration::from_millis(wait as u64)),
+        })
+    }
+}
+
+fn past(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}

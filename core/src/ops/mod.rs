@@ -1,0 +1,14 @@
+//! The operations of a [`crate::Queue`], one file per family.
+
+mod add;
+mod clean;
+mod config;
+mod dead;
+mod finish;
+mod inspect;
+mod lease;
+mod results;
+mod wait;
+
+pub use clean::CleanReport;
+pub use config::QueueConfig;

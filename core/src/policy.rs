@@ -1,0 +1,276 @@
+//! Decisions that need no Redis state: defaults, bounds, and the retry delay (backoff). Pure
+//! functions, so that every binding gets the same answers from the core, and the scripts get
+//! the results as arguments (spec/PROTOCOL.md, 3.2).
+
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+
+/// The lease TTL when the caller gives none: 30 seconds.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(30);
+/// Attempts (leases) before an item is dead, when neither the item nor the queue says: 25.
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 25;
+/// The retry delay when neither the item nor the queue says: exponential from 1 s, capped at
+/// one hour, with jitter.
+pub const DEFAULT_BACKOFF: Backoff = Backoff::Exponential {
+    base: Duration::from_secs(1),
+    cap: Duration::from_secs(3600),
+    jitter: true,
+};
+/// How long a result is kept when the caller and the queue give no time: one day.
+pub const DEFAULT_KEEP_RESULT: Duration = Duration::from_secs(86_400);
+/// Dead letters kept at most, by default.
+pub const DEFAULT_DEAD_MAX_COUNT: u64 = 10_000;
+/// How long a dead letter is kept at most, by default: seven days.
+pub const DEFAULT_DEAD_MAX_AGE: Duration = Duration::from_secs(7 * 86_400);
+/// Priorities run from -1000 to 1000; 0 (the default) is redis-work-queue's plain list.
+pub const MAX_PRIORITY: i32 = 1000;
+/// The longest delay, backoff, retention or expiry accepted: 10 years (lease TTLs have their
+/// own bound, [`crate::MAX_TTL`]).
+pub const MAX_DURATION: Duration = Duration::from_secs(10 * 365 * 86_400);
+/// The most items one list or batch call handles.
+pub const MAX_PAGE: usize = 1000;
+
+/// How long a failed item waits before it runs again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Backoff {
+    /// The same delay every time.
+    Fixed(Duration),
+    /// `base * 2^(attempt-1)`, at most `cap`; with `jitter`, a uniformly random delay between
+    /// half of that and all of it ("equal jitter"), so that failures do not retry in lockstep.
+    Exponential {
+        /// The first retry's delay.
+        base: Duration,
+        /// The longest delay.
+        cap: Duration,
+        /// Whether to randomise the delay.
+        jitter: bool,
+    },
+}
+
+impl Backoff {
+    /// A fixed delay.
+    pub fn fixed(delay: Duration) -> Backoff {
+        Backoff::Fixed(delay)
+    }
+
+    /// Exponential from `base`, capped at `cap`, with jitter.
+    pub fn exponential(base: Duration, cap: Duration) -> Backoff {
+        Backoff::Exponential {
+            base,
+            cap,
+            jitter: true,
+        }
+    }
+
+    /// Checks the durations (argument `backoff`).
+    pub fn validate(&self) -> Result<()> {
+        let (a, b) = match *self {
+            Backoff::Fixed(d) => (d, d),
+            Backoff::Exponential { base, cap, .. } => (base, cap),
+        };
+        if a > MAX_DURATION || b > MAX_DURATION {
+            return Err(Error::invalid("backoff", "delays must be at most 10 years"));
+        }
+        if let Backoff::Exponential { base, cap, .. } = *self {
+            if base.is_zero() || cap < base {
+                return Err(Error::invalid(
+                    "backoff",
+                    "needs a base above zero and a cap at least as long as the base",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The form stored in Redis: `fixed:<ms>` or `exp:<base ms>:<cap ms>:<0|1>`.
+    pub fn to_wire(&self) -> String {
+        match *self {
+            Backoff::Fixed(d) => format!("fixed:{}", millis_up(d)),
+            Backoff::Exponential { base, cap, jitter } => format!(
+                "exp:{}:{}:{}",
+                millis_up(base),
+                millis_up(cap),
+                u8::from(jitter)
+            ),
+        }
+    }
+
+    /// Parses the stored form; `None` for anything else (the default then applies).
+    pub fn from_wire(text: &str) -> Option<Backoff> {
+        let mut parts = text.split(':');
+        let kind = parts.next()?;
+        let mut num = || -> Option<u64> { parts.next()?.parse().ok() };
+        match kind {
+            "fixed" => Some(Backoff::Fixed(Duration::from_millis(num()?))),
+            "exp" => {
+                let base = Duration::from_millis(num()?);
+                let cap = Duration::from_millis(num()?);
+                let jitter = num()? == 1;
+                Some(Backoff::Exponential { base, cap, jitter })
+            }
+            _ => None,
+        }
+    }
+
+    /// The delay before the retry that follows failed attempt number `attempt` (1 for the
+    /// first), with `unit` a random number in [0, 1) for the jitter.
+    pub fn delay(&self, attempt: u32, unit: f64) -> Duration {
+        match *self {
+            Backoff::Fixed(d) => d,
+            Backoff::Exponential { base, cap, jitter } => {
+                let exponent = attempt.saturating_sub(1).min(62);
+                let full = base
+                    .checked_mul(1u32 << exponent.min(31))
+                    .and_then(|d| {
+                        if exponent > 31 {
+                            d.checked_mul(1u32 << (exponent - 31))
+                        } else {
+                            Some(d)
+                        }
+                    })
+                    .map_or(cap, |d| d.min(cap));
+                if jitter {
+                    let unit = unit.clamp(0.0, 1.0);
+                    full / 2 + full.mul_f64(0.5 * unit)
+                } else {
+                    full
+                }
+            }
+        }
+    }
+}
+
+/// What to do with a failed item (the `retry` argument of `fail`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Retry {
+    /// Retry after the item's backoff while it has attempts left; else dead.
+    #[default]
+    Default,
+    /// Retry after this delay while the item has attempts left; else dead.
+    After(Duration),
+    /// Dead now ("unrecoverable").
+    Never,
+}
+
+/// A duration in whole milliseconds, rounded up.
+pub(crate) fn millis_up(d: Duration) -> u64 {
+    let ms = d.as_millis().min(u128::from(u64::MAX)) as u64;
+    if d > Duration::from_millis(ms) {
+        ms + 1
+    } else {
+        ms
+    }
+}
+
+/// Checks a duration argument against [`MAX_DURATION`] and returns it in milliseconds.
+pub(crate) fn duration_ms(argument: &'static str, d: Duration) -> Result<u64> {
+    if d > MAX_DURATION {
+        return Err(Error::invalid(argument, "must be at most 10 years"));
+    }
+    Ok(millis_up(d))
+}
+
+/// Checks a priority (argument `priority`).
+pub(crate) fn validate_priority(priority: i32) -> Result<()> {
+    if !(-MAX_PRIORITY..=MAX_PRIORITY).contains(&priority) {
+        return Err(Error::invalid(
+            "priority",
+            format!("{priority} is outside -{MAX_PRIORITY}..={MAX_PRIORITY}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A random number in [0, 1) for the jitter.
+pub(crate) fn unit_random() -> f64 {
+    let bits = uuid::Uuid::new_v4().as_u128() as u64;
+    (bits >> 11) as f64 / (1u64 << 53) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const S: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn exponential_doubles_up_to_the_cap() {
+        let b = Backoff::Exponential {
+            base: S,
+            cap: 10 * S,
+            jitter: false,
+        };
+        assert_eq!(b.delay(1, 0.0), S);
+        assert_eq!(b.delay(2, 0.0), 2 * S);
+        assert_eq!(b.delay(4, 0.0), 8 * S);
+        assert_eq!(b.delay(5, 0.0), 10 * S);
+        assert_eq!(b.delay(200, 0.0), 10 * S, "no overflow for huge attempts");
+        assert_eq!(b.delay(0, 0.0), S, "attempt 0 is treated as the first");
+    }
+
+    #[test]
+    fn jitter_stays_between_half_and_all() {
+        let b = Backoff::exponential(S, 100 * S);
+        assert_eq!(b.delay(3, 0.0), 2 * S);
+        assert_eq!(b.delay(3, 0.5), 3 * S);
+        assert!(b.delay(3, 0.999_999) <= 4 * S);
+        assert!(b.delay(3, 0.999_999) > 3 * S);
+    }
+
+    #[test]
+    fn fixed_is_fixed() {
+        assert_eq!(Backoff::fixed(3 * S).delay(7, 0.9), 3 * S);
+    }
+
+    #[test]
+    fn wire_form_round_trips() {
+        for b in [
+            Backoff::fixed(Duration::from_millis(1500)),
+            Backoff::exponential(S, 60 * S),
+            Backoff::Exponential {
+                base: S,
+                cap: S,
+                jitter: false,
+            },
+        ] {
+            assert_eq!(Backoff::from_wire(&b.to_wire()), Some(b));
+        }
+        assert_eq!(Backoff::from_wire("nope:1"), None);
+        assert_eq!(Backoff::from_wire("exp:1"), None);
+    }
+
+    #[test]
+    fn bad_backoffs_and_priorities_are_refused() {
+        assert!(Backoff::exponential(Duration::ZERO, S).validate().is_err());
+        assert!(Backoff::exponential(2 * S, S).validate().is_err());
+        assert!(Backoff::fixed(MAX_DURATION + S).validate().is_err());
+        assert!(validate_priority(1001).is_err());
+        assert!(validate_priority(-1000).is_ok());
+    }
+
+    #[test]
+    fn defaults_match_the_scripts() {
+        let lua = include_str!("../../spec/scripts/lib/config.lua");
+        let expect = [
+            format!("max_attempts = {DEFAULT_MAX_ATTEMPTS},"),
+            format!("backoff = '{}',", DEFAULT_BACKOFF.to_wire()),
+            format!("dead_max_count = {DEFAULT_DEAD_MAX_COUNT},"),
+            format!("dead_max_age_ms = {},", millis_up(DEFAULT_DEAD_MAX_AGE)),
+            format!("keep_result_ms = {},", millis_up(DEFAULT_KEEP_RESULT)),
+        ];
+        for line in expect {
+            assert!(lua.contains(&line), "lib/config.lua lacks `{line}`");
+        }
+    }
+
+    #[test]
+    fn unit_random_is_in_range() {
+        for _ in 0..1000 {
+            let u = unit_random();
+            assert!((0.0..1.0).contains(&u));
+        }
+    }
+}

@@ -1,0 +1,549 @@
+//! The job lifecycle (protocol v2): delays, priorities, retries and backoff, dead letters,
+//! results, progress, cancel, incarnations, expiry, stats and configuration. Every test runs
+//! against a single server and against a local Redis Cluster.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Env, TTL};
+use leaseq::{Backoff, FailOutcome, Item, QueueConfig, RenewOutcome, Retry, State, Wait};
+
+on_both!(
+    delayed_item_waits_for_its_due_time,
+    priorities_run_highest_first_fifo_within,
+    fail_retries_with_backoff_then_dead,
+    fail_never_goes_dead_at_once,
+    release_gives_the_attempt_back,
+    older_incarnation_cannot_complete_the_new_item,
+    results_are_kept_and_awaited,
+    progress_is_stored_for_the_holder_only,
+    cancel_in_every_state,
+    expired_items_are_dead_letters,
+    lease_expiry_counts_as_an_attempt,
+    stats_count_states_and_minutes,
+    queue_config_sets_defaults_for_every_client,
+    dead_letters_are_bounded_by_count,
+    lease_batch_takes_several,
+    list_pages_each_state,
+    drained_queue_leaves_only_rate_keys,
+    a_lease_acts_only_on_its_own_queue,
+    blocking_lease_wakes_for_a_priority_item,
+    blocking_lease_wakes_when_a_delay_ends,
+    redis_work_queue_never_sees_delayed_or_dead_items,
+    get_reports_times_on_the_server_clock,
+);
+
+const SHORT: Duration = Duration::from_millis(150);
+
+fn item(id: &str) -> Item {
+    Item::with_id(id, id.as_bytes().to_vec()).unwrap()
+}
+
+async fn delayed_item_waits_for_its_due_time(env: Env) {
+    assert!(env
+        .queue
+        .add(&item("later").delay(Duration::from_millis(400)))
+        .await
+        .unwrap());
+    assert!(env.lease().await.is_none(), "not due yet");
+    let job = env.queue.get("later").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Delayed);
+    assert_eq!(job.data, b"later");
+    assert!(job.due_at.unwrap() > job.added_at.unwrap());
+    assert!(!env.exists("item:later").await, "parked away from P:item:");
+    assert_eq!(env.queue.count(State::Delayed).await.unwrap(), 1);
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let lease = env.lease().await.expect("due now");
+    assert_eq!(lease.id(), "later");
+    assert_eq!(lease.data(), b"later");
+    assert_eq!(lease.attempt(), 1);
+}
+
+async fn priorities_run_highest_first_fifo_within(env: Env) {
+    env.queue.add(&item("plain")).await.unwrap();
+    env.queue.add(&item("high1").priority(5)).await.unwrap();
+    env.queue.add(&item("low").priority(-1)).await.unwrap();
+    env.queue.add(&item("high2").priority(5)).await.unwrap();
+    env.queue.add(&item("top").priority(9)).await.unwrap();
+    let listed: Vec<String> = env
+        .queue
+        .list(State::Waiting, 0, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(listed, ["top", "high1", "high2", "plain", "low"]);
+    let mut order = Vec::new();
+    while let Some(lease) = env.lease().await {
+        order.push(lease.id().to_owned());
+        assert!(env.queue.complete(&lease).await.unwrap());
+    }
+    assert_eq!(order, listed);
+    assert_eq!(env.queue.count(State::Waiting).await.unwrap(), 0);
+}
+
+async fn fail_retries_with_backoff_then_dead(env: Env) {
+    let backoff = Backoff::fixed(Duration::from_millis(100));
+    env.queue
+        .add(&item("flaky").max_attempts(2).backoff(backoff))
+        .await
+        .unwrap();
+    let lease = env.lease().await.unwrap();
+    assert_eq!(lease.max_attempts(), 2);
+    assert_eq!(lease.backoff(), backoff);
+    let outcome = env
+        .queue
+        .fail(&lease, "boom", "IOError", Retry::Default)
+        .await
+        .unwrap();
+    assert_eq!(outcome, FailOutcome::Retrying(Duration::from_millis(100)));
+    let job = env.queue.get("flaky").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Delayed);
+    assert_eq!(job.error, Some(("boom".into(), "IOError".into())));
+    assert!(env.lease().await.is_none(), "backing off");
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let lease = env.lease().await.expect("retried");
+    assert_eq!(lease.attempt(), 2);
+    let outcome = env
+        .queue
+        .fail(&lease, "boom again", "IOError", Retry::Default)
+        .await
+        .unwrap();
+    assert_eq!(outcome, FailOutcome::Dead, "two attempts used");
+    let dead = env.queue.list(State::Dead, 0, 10).await.unwrap();
+    assert_eq!(dead.len(), 1);
+    assert_eq!(dead[0].id, "flaky");
+    assert_eq!(dead[0].attempts, 2);
+    assert_eq!(dead[0].error, Some(("boom again".into(), "IOError".into())));
+    let job = env.queue.get("flaky").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Dead);
+    assert_eq!(job.dead_reason.as_deref(), Some("failed 2 times"));
+    assert!(
+        !env.queue.add(&item("flaky")).await.unwrap(),
+        "a dead item still owns its id"
+    );
+    // Requeue: attempts start over, and it runs again.
+    assert_eq!(env.queue.dead_requeue(&["flaky", "nope"]).await.unwrap(), 1);
+    let lease = env.lease().await.unwrap();
+    assert_eq!((lease.id(), lease.attempt()), ("flaky", 1));
+    assert_eq!(lease.data(), b"flaky");
+    assert!(env.queue.complete(&lease).await.unwrap());
+}
+
+async fn fail_never_goes_dead_at_once(env: Env) {
+    env.queue.add(&item("poison")).await.unwrap();
+    let lease = env.lease().await.unwrap();
+    assert_eq!(lease.max_attempts(), leaseq::policy::DEFAULT_MAX_ATTEMPTS);
+    let outcome = env
+        .queue
+        .fail(&lease, "bad input", "ValueError", Retry::Never)
+        .await
+        .unwrap();
+    assert_eq!(outcome, FailOutcome::Dead);
+    assert_eq!(env.queue.count(State::Dead).await.unwrap(), 1);
+    // The lease is over: a second fail or a complete changes nothing.
+    assert_eq!(
+        env.queue
+            .fail(&lease, "again", "", Retry::Default)
+            .await
+            .unwrap(),
+        FailOutcome::NotHeld(RenewOutcome::Expired)
+    );
+    assert!(!env.queue.complete(&lease).await.unwrap());
+    assert_eq!(env.queue.dead_purge(None).await.unwrap(), 1);
+    assert!(env.queue.get("poison").await.unwrap().is_none());
+}
+
+async fn release_gives_the_attempt_back(env: Env) {
+    env.queue.add(&item("r")).await.unwrap();
+    let lease = env.lease().await.unwrap();
+    assert_eq!(lease.attempt(), 1);
+    assert!(env.queue.release(&lease, None).await.unwrap());
+    assert!(!env.queue.release(&lease, None).await.unwrap(), "once");
+    let lease = env.lease().await.unwrap();
+    assert_eq!(lease.attempt(), 1, "a release is not a failure");
+    assert!(env
+        .queue
+        .release(&lease, Some(Duration::from_millis(200)))
+        .await
+        .unwrap());
+    assert_eq!(
+        env.queue.get("r").await.unwrap().unwrap().state,
+        State::Delayed
+    );
+    assert!(env.lease().await.is_none());
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert_eq!(env.lease().await.unwrap().attempt(), 1);
+}
+
+/// The defect of issue 10: a stalled worker's late complete deleted a re-added item.
+async fn older_incarnation_cannot_complete_the_new_item(env: Env) {
+    env.add("report-7", b"v1").await;
+    let a = env.queue.lease(SHORT, Wait::No).await.unwrap().unwrap();
+    tokio::time::sleep(SHORT + Duration::from_millis(50)).await;
+    // B's lease recovers the expired one itself (no cleaner), then completes.
+    let b = env.lease().await.expect("recovered without a cleaner");
+    assert_eq!((b.id(), b.attempt()), ("report-7", 2));
+    assert!(env.queue.complete(&b).await.unwrap());
+    assert!(env.add("report-7", b"v2").await, "the id is free again");
+    assert!(
+        !env.queue.complete(&a).await.unwrap(),
+        "A is of an older incarnation"
+    );
+    assert_eq!(
+        env.queue.renew_outcome(&a, TTL).await.unwrap(),
+        RenewOutcome::OlderIncarnation
+    );
+    let c = env.lease().await.expect("the new item is still there");
+    assert_eq!(c.data(), b"v2");
+    assert_eq!(c.attempt(), 1);
+    assert_ne!(c.incarnation(), a.incarnation());
+    assert_eq!(
+        env.queue.renew_outcome(&a, TTL).await.unwrap(),
+        RenewOutcome::OlderIncarnation
+    );
+    assert_eq!(
+        env.queue.fail(&a, "x", "", Retry::Default).await.unwrap(),
+        FailOutcome::NotHeld(RenewOutcome::OlderIncarnation)
+    );
+    assert!(!env.queue.release(&a, None).await.unwrap());
+    assert!(env.queue.complete(&c).await.unwrap());
+}
+
+async fn results_are_kept_and_awaited(env: Env) {
+    env.add("calc", b"2+2").await;
+    assert!(env.queue.result("calc").await.unwrap().is_none());
+    let queue = env.queue.clone();
+    let waiter = tokio::spawn(async move {
+        queue
+            .wait_result("calc", Duration::from_secs(10))
+            .await
+            .unwrap()
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let lease = env.lease().await.unwrap();
+    assert!(env
+        .queue
+        .complete_with_result(&lease, b"4", Some(Duration::from_secs(60)))
+        .await
+        .unwrap());
+    let got = waiter.await.unwrap().expect("woken by the result");
+    assert_eq!(got.data, b"4");
+    assert_eq!(got.attempts, 1);
+    let job = env.queue.get("calc").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Done);
+    assert_eq!(job.result.unwrap().data, b"4");
+    let ttl: i64 = env.cmd(&[b"PTTL", env.key("result:calc").as_bytes()]).await;
+    assert!(ttl > 0 && ttl <= 60_000, "kept with a TTL: {ttl}");
+    assert!(env
+        .queue
+        .wait_result("never", Duration::from_millis(100))
+        .await
+        .unwrap()
+        .is_none());
+}
+
+async fn progress_is_stored_for_the_holder_only(env: Env) {
+    env.add("p", b"").await;
+    let lease = env.lease().await.unwrap();
+    assert!(env.queue.progress(&lease, b"50%").await.unwrap());
+    let job = env.queue.get("p").await.unwrap().unwrap();
+    assert_eq!(job.progress.as_deref(), Some(&b"50%"[..]));
+    assert_eq!(job.state, State::Leased);
+    assert!(job.lease_ttl.is_some());
+    assert!(env.queue.complete(&lease).await.unwrap());
+    assert!(!env.queue.progress(&lease, b"100%").await.unwrap());
+}
+
+async fn cancel_in_every_state(env: Env) {
+    env.add("w", b"").await;
+    env.queue
+        .add(&item("d").delay(Duration::from_secs(60)))
+        .await
+        .unwrap();
+    env.add("l", b"").await;
+    env.add("x", b"").await;
+    assert_eq!(env.queue.cancel("w").await.unwrap(), Some(State::Waiting));
+    assert_eq!(env.queue.cancel("d").await.unwrap(), Some(State::Delayed));
+    let lease = env.lease().await.unwrap();
+    assert_eq!(lease.id(), "l", "the cancelled waiting id was dropped");
+    assert_eq!(env.queue.cancel("l").await.unwrap(), Some(State::Leased));
+    assert_eq!(
+        env.queue.renew_outcome(&lease, TTL).await.unwrap(),
+        RenewOutcome::Cancelled
+    );
+    assert!(!env.queue.complete(&lease).await.unwrap());
+    assert!(
+        env.queue.get("l").await.unwrap().is_none(),
+        "removed on report"
+    );
+    let x = env.lease().await.unwrap();
+    env.queue.fail(&x, "e", "", Retry::Never).await.unwrap();
+    assert_eq!(env.queue.cancel("x").await.unwrap(), Some(State::Dead));
+    assert_eq!(env.queue.cancel("x").await.unwrap(), None);
+    assert!(env.lease().await.is_none());
+    assert!(env.keys().await.is_empty());
+}
+
+async fn expired_items_are_dead_letters(env: Env) {
+    env.queue
+        .add(&item("stale").expires_after(Duration::from_millis(100)))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert!(env.lease().await.is_none());
+    let job = env.queue.get("stale").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Dead);
+    assert_eq!(
+        job.dead_reason.as_deref(),
+        Some("expired before it started")
+    );
+}
+
+async fn lease_expiry_counts_as_an_attempt(env: Env) {
+    env.queue.add(&item("slow").max_attempts(2)).await.unwrap();
+    let first = env.queue.lease(SHORT, Wait::No).await.unwrap().unwrap();
+    tokio::time::sleep(SHORT + Duration::from_millis(50)).await;
+    let second = env.queue.lease(SHORT, Wait::No).await.unwrap().unwrap();
+    assert_eq!(second.attempt(), 2);
+    assert_eq!(
+        env.queue.renew_outcome(&first, TTL).await.unwrap(),
+        RenewOutcome::TakenByAnother
+    );
+    tokio::time::sleep(SHORT + Duration::from_millis(50)).await;
+    let report = env.queue.light_clean().await.unwrap();
+    assert_eq!((report.dead, report.requeued), (1, 0));
+    let job = env.queue.get("slow").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Dead);
+    assert_eq!(job.dead_reason.as_deref(), Some("lease expired 2 times"));
+    assert_eq!(
+        env.queue.renew_outcome(&second, TTL).await.unwrap(),
+        RenewOutcome::Expired
+    );
+}
+
+async fn stats_count_states_and_minutes(env: Env) {
+    env.add("a", b"").await;
+    env.add("b", b"").await;
+    env.queue
+        .add(&item("c").delay(Duration::from_secs(60)))
+        .await
+        .unwrap();
+    let a = env.lease().await.unwrap();
+    assert!(env.queue.complete(&a).await.unwrap());
+    let b = env.lease().await.unwrap();
+    env.queue.fail(&b, "e", "", Retry::Never).await.unwrap();
+    env.add("d", b"").await;
+    env.add("e", b"").await;
+    let _held = env.lease().await.unwrap();
+    let stats = env.queue.stats().await.unwrap();
+    assert_eq!(
+        (stats.waiting, stats.delayed, stats.leased, stats.dead),
+        (1, 1, 1, 1)
+    );
+    assert_eq!(stats.minutes.len(), 60);
+    let hour = stats.last_hour();
+    assert_eq!((hour.completed, hour.failed, hour.dead), (1, 1, 1));
+    assert!(stats.oldest_waiting.is_some());
+    assert!(stats.now > 1_700_000_000_000);
+}
+
+async fn queue_config_sets_defaults_for_every_client(env: Env) {
+    let config = QueueConfig::new()
+        .max_attempts(1)
+        .backoff(Backoff::fixed(Duration::from_millis(5)));
+    env.queue.set_config(&config).await.unwrap();
+    assert_eq!(env.queue.config().await.unwrap(), config);
+    // Another client of the same queue sees it.
+    let other = env.other_client().await.queue(&env.prefix).unwrap();
+    env.add("once", b"").await;
+    let lease = other.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_eq!(lease.max_attempts(), 1);
+    assert_eq!(lease.backoff(), Backoff::fixed(Duration::from_millis(5)));
+    assert_eq!(
+        other.fail(&lease, "e", "", Retry::Default).await.unwrap(),
+        FailOutcome::Dead
+    );
+    let bad = QueueConfig::new().priority(5000).max_attempts(3);
+    assert!(env.queue.set_config(&bad).await.is_err());
+    assert_eq!(env.queue.config().await.unwrap(), config, "nothing written");
+    env.queue.reset_config().await.unwrap();
+    assert_eq!(env.queue.config().await.unwrap(), QueueConfig::default());
+}
+
+async fn dead_letters_are_bounded_by_count(env: Env) {
+    env.queue
+        .set_config(&QueueConfig::new().dead_max_count(3))
+        .await
+        .unwrap();
+    for i in 0..5 {
+        env.add(&format!("d{i}"), b"").await;
+        let lease = env.lease().await.unwrap();
+        env.queue.fail(&lease, "e", "", Retry::Never).await.unwrap();
+    }
+    let dead: Vec<String> = env
+        .queue
+        .list(State::Dead, 0, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(dead, ["d2", "d3", "d4"], "the oldest went");
+    assert!(!env.exists("job:d0").await && !env.exists("data:d0").await);
+}
+
+async fn lease_batch_takes_several(env: Env) {
+    for i in 0..5 {
+        env.add(&format!("b{i}"), b"").await;
+    }
+    let leases = env.queue.lease_batch(3, TTL, Wait::No).await.unwrap();
+    let ids: Vec<&str> = leases.iter().map(|l| l.id()).collect();
+    assert_eq!(ids, ["b0", "b1", "b2"]);
+    let tokens: std::collections::HashSet<&str> = leases.iter().map(|l| l.token()).collect();
+    assert_eq!(tokens.len(), 3, "a token each");
+    for lease in &leases {
+        assert!(env.queue.renew(lease, TTL).await.unwrap());
+        assert!(env.queue.complete(lease).await.unwrap());
+    }
+    assert_eq!(
+        env.queue
+            .lease_batch(10, TTL, Wait::No)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    assert!(env.queue.lease_batch(0, TTL, Wait::No).await.is_err());
+}
+
+async fn list_pages_each_state(env: Env) {
+    for i in 0..7 {
+        env.add(&format!("w{i}"), b"").await;
+    }
+    let page1 = env.queue.list(State::Waiting, 0, 3).await.unwrap();
+    let page2 = env.queue.list(State::Waiting, 3, 3).await.unwrap();
+    let page3 = env.queue.list(State::Waiting, 6, 3).await.unwrap();
+    let ids: Vec<String> = [page1, page2, page3]
+        .concat()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(ids, ["w0", "w1", "w2", "w3", "w4", "w5", "w6"]);
+    let lease = env.lease().await.unwrap();
+    let leased = env.queue.list(State::Leased, 0, 10).await.unwrap();
+    assert_eq!(leased.len(), 1);
+    assert_eq!(leased[0].id, lease.id());
+    assert!(leased[0].at.unwrap() > 0);
+    assert!(env.queue.list(State::Done, 0, 10).await.is_err());
+    assert!(env.queue.list(State::Waiting, 0, 1001).await.is_err());
+}
+
+async fn drained_queue_leaves_only_rate_keys(env: Env) {
+    env.add("a", b"").await;
+    env.queue
+        .add(&item("b").priority(3).delay(Duration::from_millis(50)))
+        .await
+        .unwrap();
+    env.queue.add(&item("c").max_attempts(3)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    while let Some(lease) = env.lease().await {
+        if lease.id() == "c" && lease.attempt() == 1 {
+            env.queue
+                .fail(&lease, "once", "", Retry::After(Duration::ZERO))
+                .await
+                .unwrap();
+        } else {
+            assert!(env.queue.complete(&lease).await.unwrap());
+        }
+    }
+    env.queue.light_clean().await.unwrap();
+    // Only the per-minute counters remain, each with a TTL (checked by `keys`).
+    assert_eq!(env.keys().await, Vec::<String>::new());
+    assert!(!env.all_keys().await.is_empty(), "completions were counted");
+}
+
+async fn a_lease_acts_only_on_its_own_queue(env: Env) {
+    let other = env.client.queue(&format!("{}x", env.prefix)).unwrap();
+    other.add(&item("same")).await.unwrap();
+    env.add("same", b"").await;
+    let lease = env.lease().await.unwrap();
+    let err = other.complete(&lease).await.unwrap_err();
+    assert_eq!(err.code(), leaseq::ErrorCode::InvalidArgument);
+    assert!(err.to_string().contains("lease"));
+    assert_eq!(other.count(State::Waiting).await.unwrap(), 1, "untouched");
+    let err = env.client.queue("jobs:item").unwrap_err();
+    assert!(err.to_string().contains("prefix"));
+}
+
+async fn blocking_lease_wakes_for_a_priority_item(env: Env) {
+    let queue = env.queue.clone();
+    let waiter = tokio::spawn(async move { queue.lease(TTL, Wait::Forever).await.unwrap() });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!waiter.is_finished());
+    env.queue.add(&item("urgent").priority(7)).await.unwrap();
+    // P:queue stays empty: only P:wake can end the wait before its 10 s slice does.
+    let lease = tokio::time::timeout(Duration::from_secs(8), waiter)
+        .await
+        .expect("woken by P:wake")
+        .unwrap()
+        .expect("an item");
+    assert_eq!(lease.id(), "urgent");
+}
+
+async fn blocking_lease_wakes_when_a_delay_ends(env: Env) {
+    env.queue
+        .add(&item("soon").delay(Duration::from_millis(300)))
+        .await
+        .unwrap();
+    let lease = env
+        .queue
+        .lease(TTL, Wait::Timeout(Duration::from_secs(8)))
+        .await
+        .unwrap()
+        .expect("the wait ends when the item is due");
+    assert_eq!(lease.id(), "soon");
+}
+
+async fn redis_work_queue_never_sees_delayed_or_dead_items(env: Env) {
+    env.queue
+        .add(&item("d").delay(Duration::from_secs(60)))
+        .await
+        .unwrap();
+    env.add("x", b"").await;
+    let lease = env.lease().await.unwrap();
+    env.queue.fail(&lease, "e", "", Retry::Never).await.unwrap();
+    // What a redis-work-queue worker and its deep clean look at.
+    let popped: Option<String> = env
+        .cmd(&[
+            b"RPOPLPUSH",
+            env.key("queue").as_bytes(),
+            env.key("processing").as_bytes(),
+        ])
+        .await;
+    assert_eq!(popped, None);
+    assert!(!env.exists("item:d").await && !env.exists("item:x").await);
+    // And leaseq's own deep clean does not resurrect them.
+    let report = env.queue.deep_clean().await.unwrap();
+    assert_eq!(report.requeued, 0);
+    assert_eq!(env.queue.count(State::Delayed).await.unwrap(), 1);
+    assert_eq!(env.queue.count(State::Dead).await.unwrap(), 1);
+}
+
+async fn get_reports_times_on_the_server_clock(env: Env) {
+    env.queue.add(&item("t").max_attempts(5)).await.unwrap();
+    let lease = env.lease().await.unwrap();
+    let job = env.queue.get("t").await.unwrap().unwrap();
+    let time: Vec<String> = env.cmd(&[b"TIME"]).await;
+    let server_ms: u64 = time[0].parse::<u64>().unwrap() * 1000;
+    let leased_at = job.leased_at.unwrap();
+    assert!(leased_at.abs_diff(server_ms) < 5_000);
+    assert!(job.added_at.unwrap() <= leased_at);
+    assert_eq!(job.lease_expires_at.unwrap(), leased_at + 30_000);
+    assert_eq!(job.max_attempts, Some(5));
+    assert_eq!(job.attempts, 1);
+    assert!(env.queue.complete(&lease).await.unwrap());
+    assert!(env.queue.get("t").await.unwrap().is_none());
+}

@@ -1,0 +1,32 @@
+--! include: keys
+-- cancel. ARGV: id. Removes a waiting, delayed or dead item; marks a leased one, so that its
+-- holder's renew, complete, fail and release answer "cancelled" (-3) and remove it, as does the
+-- recovery of its lease when it expires. Returns the state the item was in, or nil (no item).
+-- A waiting item's id stays in its list, stale, until a lease or a clean drops it.
+local id = ARGV[1]
+local state = redis.call('HGET', JOB .. id, 'state')
+if state == 'delayed' then
+  redis.call('ZREM', DELAYED, id)
+  redis.call('DEL', DATA .. id, JOB .. id)
+  return 'delayed'
+end
+if state == 'dead' then
+  redis.call('ZREM', DEAD, id)
+  redis.call('DEL', DATA .. id, JOB .. id)
+  return 'dead'
+end
+if redis.call('EXISTS', ITEM .. id) == 0 then
+  if state then
+    redis.call('DEL', JOB .. id)
+  end
+  return nil
+end
+if redis.call('EXISTS', LEASE .. id) == 1 then
+  redis.call('HSET', JOB .. id, 'cancelled', 1)
+  if not state then
+    redis.call('HSET', JOB .. id, 'state', 'leased')
+  end
+  return 'leased'
+end
+redis.call('DEL', ITEM .. id, JOB .. id)
+return 'waiting'

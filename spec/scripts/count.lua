@@ -1,0 +1,15 @@
+--! include: keys waiting
+-- count. ARGV: state (waiting, delayed, leased, dead, processing). Returns the number of ids in
+-- that state's lists or sets (waiting lists may hold stale ids until a lease or clean drops them).
+local state = ARGV[1]
+if state == 'waiting' then
+  local n = 0
+  for _, level in ipairs(levels_in_order()) do
+    n = n + redis.call('LLEN', waiting_list(level))
+  end
+  return n
+end
+if state == 'processing' then
+  return redis.call('LLEN', PROCESSING)
+end
+return redis.call('ZCARD', ({delayed = DELAYED, leased = LEASED, dead = DEAD})[state])

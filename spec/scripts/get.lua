@@ -1,0 +1,29 @@
+--! include: keys
+-- get. ARGV: id. Returns nil when no item or kept result has this id, else
+-- {state, data, job fields (flat name, value list), lease_ttl_ms, result}: state is waiting,
+-- delayed, leased, dead or done; data is nil for done; lease_ttl_ms is -2 without a lease;
+-- result is the kept result's {finished, attempts, result} or an empty list.
+local id = ARGV[1]
+local job = redis.call('HGETALL', JOB .. id)
+local state = redis.call('HGET', JOB .. id, 'state')
+local data
+if state == 'delayed' or state == 'dead' then
+  data = redis.call('GET', DATA .. id)
+else
+  data = redis.pcall('GET', ITEM .. id)
+  if type(data) ~= 'string' then
+    data = nil
+  end
+end
+local ttl = redis.call('PTTL', LEASE .. id)
+local result = redis.call('LRANGE', RESULT .. id, 0, 2)
+if not data then
+  if #result == 0 then
+    return nil
+  end
+  return {'done', false, {}, -2, result}
+end
+if state ~= 'delayed' and state ~= 'dead' then
+  state = ttl > 0 and 'leased' or 'waiting'
+end
+return {state, data, job, ttl, result}

@@ -1,0 +1,25 @@
+-- The queue's stored configuration (P:config), falling back to the protocol's defaults
+-- (spec/PROTOCOL.md, 3.2). Read at most once per script call.
+local DEFAULTS = {
+  max_attempts = 25,          -- leases (attempts) before an item is dead; 0: no limit
+  backoff = 'exp:1000:3600000:1',
+  priority = 0,
+  dead_max_count = 10000,
+  dead_max_age_ms = 604800000, -- 7 days
+  keep_result_ms = 86400000,   -- 1 day
+}
+local config_cache = nil
+local function config(field)
+  if not config_cache then
+    config_cache = {}
+    local flat = redis.call('HGETALL', CONFIG)
+    for i = 1, #flat, 2 do
+      config_cache[flat[i]] = flat[i + 1]
+    end
+  end
+  local value = config_cache[field]
+  if value == nil then
+    return DEFAULTS[field]
+  end
+  return value
+end

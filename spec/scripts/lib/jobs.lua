@@ -1,0 +1,137 @@
+-- Per-item transitions shared by several scripts. Needs keys, config, rate and waiting.
+local TRIM_PER_CALL = 100
+
+-- The attempts after which an item is dead (0: no limit): the item's own, else the queue's.
+local function max_attempts_of(job_max)
+  return tonumber(job_max) or tonumber(config('max_attempts')) or 0
+end
+
+-- A delayed or dead item's data lives at P:data:<id>, where redis-work-queue clients (whose
+-- deep clean looks for P:item:*) never find it. RENAME is O(1) whatever the data's size.
+local function park(id)
+  if redis.call('EXISTS', ITEM .. id) == 1 then
+    redis.call('RENAME', ITEM .. id, DATA .. id)
+  end
+end
+
+-- Back to P:item:<id>. False when another client has stored an item under that id meanwhile
+-- (redis-work-queue adds do not know parked items); the parked copy then goes.
+local function unpark(id)
+  if redis.call('EXISTS', DATA .. id) == 0 then
+    return redis.call('EXISTS', ITEM .. id) == 1
+  end
+  if redis.call('RENAMENX', DATA .. id, ITEM .. id) == 0 then
+    redis.call('DEL', DATA .. id)
+    return false
+  end
+  return true
+end
+
+-- Removes every trace of a delayed or dead item.
+local function forget(id)
+  redis.call('DEL', DATA .. id, JOB .. id)
+end
+
+-- Dead letters beyond the queue's count and age bounds go, oldest first, a bounded number per
+-- call (every script that adds to P:dead calls this, so the bounds hold).
+local function trim_dead(now)
+  local max_count = tonumber(config('dead_max_count'))
+  local max_age = tonumber(config('dead_max_age_ms'))
+  local victims = {}
+  local over = redis.call('ZCARD', DEAD) - max_count
+  if over > 0 then
+    victims = redis.call('ZRANGE', DEAD, 0, math.min(over, TRIM_PER_CALL) - 1)
+  end
+  if #victims < TRIM_PER_CALL then
+    local old = redis.call('ZRANGEBYSCORE', DEAD, '-inf', '(' .. (now - max_age), 'LIMIT', 0, TRIM_PER_CALL - #victims)
+    for _, id in ipairs(old) do
+      victims[#victims + 1] = id
+    end
+  end
+  for _, id in ipairs(victims) do
+    if redis.call('ZREM', DEAD, id) == 1 then
+      forget(id)
+    end
+  end
+  return #victims
+end
+
+-- Moves a waiting or leased item to dead: its data parked, its lease ended, why recorded.
+local function to_dead(id, now, reason, err, err_type)
+  park(id)
+  redis.call('ZREM', LEASED, id)
+  redis.call('DEL', LEASE .. id)
+  redis.call('HSET', JOB .. id, 'state', 'dead', 'finished', now, 'reason', reason)
+  if err then
+    redis.call('HSET', JOB .. id, 'error', err, 'error_type', err_type or '')
+  end
+  redis.call('ZADD', DEAD, now, id)
+  count_event(now, 'dead')
+  trim_dead(now)
+end
+
+-- An id whose P:item:<id> is gone: a copy left after the item completed or was cancelled. A job
+-- hash (and P:leased entry) left by a redis-work-queue complete goes with it; a parked item's
+-- does not.
+local function drop_stale(id)
+  local state = redis.call('HGET', JOB .. id, 'state')
+  if state and state ~= 'delayed' and state ~= 'dead' then
+    redis.call('DEL', JOB .. id)
+    redis.call('ZREM', LEASED, id)
+  end
+end
+
+-- Due delayed items back to their waiting list, at most `limit`. Returns how many.
+local function promote_due(now, limit)
+  local ids = redis.call('ZRANGEBYSCORE', DELAYED, '-inf', now, 'LIMIT', 0, limit)
+  for _, id in ipairs(ids) do
+    redis.call('ZREM', DELAYED, id)
+    if unpark(id) then
+      redis.call('HSET', JOB .. id, 'state', 'waiting')
+      push_waiting(id, redis.call('HGET', JOB .. id, 'priority'))
+    else
+      redis.call('DEL', JOB .. id)
+    end
+  end
+  return #ids
+end
+
+-- leaseq leases whose expiry passed, at most `limit`: a lease key still there (renewed in the
+-- same millisecond, or overwritten by a redis-work-queue client) only moves its score; the
+-- others count as a spent attempt: back to waiting, or dead once the attempts are used up.
+-- Returns requeued, dead, removed (items completed meanwhile by a client that left the record,
+-- or cancelled).
+local function recover_expired(now, limit)
+  local ids = redis.call('ZRANGEBYSCORE', LEASED, '-inf', now, 'LIMIT', 0, limit)
+  local requeued, dead, removed = 0, 0, 0
+  for _, id in ipairs(ids) do
+    local ttl = redis.call('PTTL', LEASE .. id)
+    if ttl > 0 then
+      redis.call('ZADD', LEASED, now + ttl, id)
+    else
+      redis.call('ZREM', LEASED, id)
+      redis.call('DEL', LEASE .. id)
+      local job = redis.call('HMGET', JOB .. id, 'attempts', 'max_attempts', 'priority', 'cancelled')
+      if redis.call('EXISTS', ITEM .. id) == 0 then
+        redis.call('DEL', JOB .. id)
+        removed = removed + 1
+      elseif job[4] then
+        redis.call('DEL', ITEM .. id, JOB .. id)
+        removed = removed + 1
+      else
+        count_event(now, 'expired')
+        local attempts = tonumber(job[1]) or 0
+        local max = max_attempts_of(job[2])
+        if max > 0 and attempts >= max then
+          to_dead(id, now, 'lease expired ' .. attempts .. ' times')
+          dead = dead + 1
+        else
+          redis.call('HSET', JOB .. id, 'state', 'waiting')
+          push_waiting(id, job[3])
+          requeued = requeued + 1
+        end
+      end
+    end
+  end
+  return requeued, dead, removed
+end

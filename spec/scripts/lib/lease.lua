@@ -1,0 +1,74 @@
+-- Leases up to n items (spec/PROTOCOL.md, 5.4). Needs keys, time, config, rate, waiting, jobs.
+-- First moves up to 100 due delayed items to their waiting lists and recovers up to 20 expired
+-- leases (so no cleaner is needed for either), then leases up to n items in priority order.
+-- The k-th lease's token is the token for k = 1, token .. '.' .. k after that.
+-- Returns {more, wait_ms, lease, ...}, each lease {id, data, attempts, incarnation,
+-- max_attempts, backoff}. more is 1 when 1000 unusable ids were dropped (call again); wait_ms,
+-- when nothing was leased, is how long until a delayed item is due or a lease expires (-1: never).
+local MAX_DROPS = 1000
+local function lease_items(base, ttl, n, now)
+  promote_due(now, 100)
+  recover_expired(now, 20)
+  local leases, drops = {}, 0
+  while #leases < n and drops < MAX_DROPS do
+    local id = pop_waiting()
+    if not id then
+      break
+    end
+    -- pcall: a key of another type under ITEM .. id is no item of ours; it must not stop the queue.
+    local data = redis.pcall('GET', ITEM .. id)
+    local token = base
+    if #leases > 0 then
+      token = base .. '.' .. (#leases + 1)
+    end
+    if type(data) ~= 'string' then
+      if not data then
+        drop_stale(id)
+      end
+      drops = drops + 1
+    elseif not redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl) then
+      -- A copy of an item somebody holds right now. A redis-work-queue holder's item must stay on
+      -- a list, so that a light clean finds it if that holder dies; a leaseq lease is in P:leased.
+      if redis.call('HGET', JOB .. id, 'state') ~= 'leased' then
+        redis.call('LPUSH', PROCESSING, id)
+      end
+      drops = drops + 1
+    else
+      local job = redis.call('HMGET', JOB .. id, 'inc', 'attempts', 'max_attempts', 'backoff', 'expires_at')
+      local attempts = (tonumber(job[2]) or 0) + 1
+      local max = max_attempts_of(job[3])
+      if job[5] and tonumber(job[5]) <= now then
+        to_dead(id, now, 'expired before it started')
+        drops = drops + 1
+      elseif max > 0 and attempts > max then
+        to_dead(id, now, 'attempts used up')
+        drops = drops + 1
+      else
+        local inc = job[1] or token
+        redis.call('HSET', JOB .. id, 'inc', inc, 'attempts', attempts, 'state', 'leased',
+          'leased_at', now, 'lease_expires', now + ttl)
+        redis.call('ZADD', LEASED, now + ttl, id)
+        leases[#leases + 1] = {id, data, attempts, inc, max, job[4] or config('backoff')}
+      end
+    end
+  end
+  local more = drops >= MAX_DROPS and 1 or 0
+  local wait = -1
+  if #leases == 0 and more == 0 then
+    redis.call('DEL', WAKE)
+    for _, key in ipairs({DELAYED, LEASED}) do
+      local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]
+      if first then
+        local left = math.max(tonumber(first) - now, 0)
+        if wait < 0 or left < wait then
+          wait = left
+        end
+      end
+    end
+  end
+  local reply = {more, wait}
+  for _, lease in ipairs(leases) do
+    reply[#reply + 1] = lease
+  end
+  return reply
+end

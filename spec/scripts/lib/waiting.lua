@@ -1,0 +1,72 @@
+-- Waiting lists: P:queue for priority 0 (shared with redis-work-queue clients), P:prio:<n> for
+-- the others, with P:prios listing the levels in use. Lists are pushed at the head (LPUSH) and
+-- taken from the tail, so each level is FIFO; higher levels run first.
+local WAKE_TTL_MS = 3600000
+
+-- Queues `id` at `priority`. Waiters block on P:queue itself; for other levels they also watch
+-- P:wake, which holds one element while something may be leasable.
+local function push_waiting(id, priority)
+  priority = tonumber(priority) or 0
+  if priority == 0 then
+    redis.call('LPUSH', QUEUE, id)
+  else
+    redis.call('LPUSH', PRIO .. priority, id)
+    redis.call('ZADD', PRIOS, priority, priority)
+    if redis.call('LLEN', WAKE) == 0 then
+      redis.call('RPUSH', WAKE, '1')
+    end
+    redis.call('PEXPIRE', WAKE, WAKE_TTL_MS)
+  end
+end
+
+-- The levels in lease order: positive levels (highest first), 0, negative levels. Bounded by
+-- the number of levels in use (priorities are -1000..1000).
+local function levels_in_order()
+  local above = redis.call('ZRANGEBYSCORE', PRIOS, '(0', '+inf')
+  local below = redis.call('ZRANGEBYSCORE', PRIOS, '-inf', '(0')
+  local order = {}
+  for i = #above, 1, -1 do
+    order[#order + 1] = tonumber(above[i])
+  end
+  order[#order + 1] = 0
+  for i = #below, 1, -1 do
+    order[#order + 1] = tonumber(below[i])
+  end
+  return order
+end
+
+local function waiting_list(level)
+  if level == 0 then
+    return QUEUE
+  end
+  return PRIO .. level
+end
+
+-- Takes the next waiting id: the tail of the highest non-empty level. Returns id, level, or nil.
+-- Levels found empty leave P:prios.
+local function pop_waiting()
+  while true do
+    local top = redis.call('ZREVRANGE', PRIOS, 0, 0)[1]
+    top = top and tonumber(top)
+    if top and top > 0 then
+      local id = redis.call('RPOP', PRIO .. top)
+      if id then
+        return id, top
+      end
+      redis.call('ZREM', PRIOS, top)
+    else
+      local id = redis.call('RPOP', QUEUE)
+      if id then
+        return id, 0
+      end
+      if not top then
+        return nil
+      end
+      id = redis.call('RPOP', PRIO .. top)
+      if id then
+        return id, top
+      end
+      redis.call('ZREM', PRIOS, top)
+    end
+  end
+end

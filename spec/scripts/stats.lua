@@ -1,0 +1,37 @@
+--! include: keys time waiting
+-- stats. No ARGV. Returns {waiting, delayed, leased, dead, processing, oldest_waiting_ms,
+-- now_ms, minutes}: minutes is, for each of the last 60 minutes (oldest first), {completed,
+-- failed, dead, expired}. oldest_waiting_ms is the age of the oldest item at the tail of a
+-- waiting list (-1: none, or unknown): its P:job:<id> "added", else the idle time of its data
+-- key (an item without options is never read while it waits).
+local now = now_ms()
+local waiting, oldest = 0, -1
+for _, level in ipairs(levels_in_order()) do
+  local list = waiting_list(level)
+  local len = redis.call('LLEN', list)
+  waiting = waiting + len
+  if len > 0 then
+    local id = redis.call('LINDEX', list, -1)
+    local added = tonumber(redis.call('HGET', JOB .. id, 'added'))
+    local age = -1
+    if added then
+      age = now - added
+    elseif redis.call('EXISTS', ITEM .. id) == 1 then
+      local ok, idle = pcall(redis.call, 'OBJECT', 'IDLETIME', ITEM .. id)
+      if ok then
+        age = idle * 1000
+      end
+    end
+    if age > oldest then
+      oldest = age
+    end
+  end
+end
+local minutes = {}
+local this_minute = math.floor(now / 60000)
+for m = this_minute - 59, this_minute do
+  local c = redis.call('HMGET', RATE .. m, 'completed', 'failed', 'dead', 'expired')
+  minutes[#minutes + 1] = {tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, tonumber(c[4]) or 0}
+end
+return {waiting, redis.call('ZCARD', DELAYED), redis.call('ZCARD', LEASED), redis.call('ZCARD', DEAD),
+  redis.call('LLEN', PROCESSING), oldest, now, minutes}
