@@ -84,9 +84,12 @@ fn escape_glob(text: &str) -> String {
         .collect()
 }
 
-/// The queue's state as vectors describe it: `queue` and `processing` (list order, head
-/// first), `leased` (ids with a lease key, sorted), `items` (id -> data), `lease_counts`
-/// (id -> count), `keys` (every key under the prefix, as the part after `<prefix>:`, sorted).
+/// The queue's state as vectors describe it (spec/vectors/README.md, `state`): `queue` and
+/// `processing` (list order, head first), `leased` (ids with a lease key, sorted), `items` (id ->
+/// data), `attempts` (id -> the `attempts` field of each job hash), `tracked`, `delayed` and
+/// `dead` (members of `P:leased`, `P:delayed`, `P:dead` by score), `prio` (level -> list),
+/// `lease_counts` (protocol v1's hash), `keys` (every key under the prefix but the per-minute
+/// counters `rate:<minute>`, as the part after `<prefix>:`, sorted).
 pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
     let mut conn = connect(url)?;
     let pattern = format!("{}:*", escape_glob(prefix));
@@ -105,6 +108,7 @@ pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
     let mut suffixes: Vec<String> = keys
         .iter()
         .map(|k| String::from_utf8_lossy(&k[skip..]).into_owned())
+        .filter(|k| !k.starts_with("rate:"))
         .collect();
     suffixes.sort();
     let list = |conn: &mut redis::Connection, name: &str| -> Result<Json, String> {
@@ -116,10 +120,21 @@ pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
             .map_err(|e| e.to_string())?;
         Ok(Json::Array(ids.iter().map(|i| data_json(i)).collect()))
     };
+    let zset = |conn: &mut redis::Connection, name: &str| -> Result<Json, String> {
+        let ids: Vec<Vec<u8>> = redis::cmd("ZRANGE")
+            .arg(format!("{prefix}:{name}"))
+            .arg(0)
+            .arg(-1)
+            .query(conn)
+            .map_err(|e| e.to_string())?;
+        Ok(Json::Array(ids.iter().map(|i| data_json(i)).collect()))
+    };
     let queue = list(&mut conn, "queue")?;
     let processing = list(&mut conn, "processing")?;
     let mut items = Map::new();
     let mut leased = Vec::new();
+    let mut attempts = Map::new();
+    let mut prio = Map::new();
     for suffix in &suffixes {
         if let Some(id) = suffix.strip_prefix("item:") {
             let data: Option<Vec<u8>> = redis::cmd("GET")
@@ -129,6 +144,15 @@ pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
             items.insert(id.to_owned(), data.map_or(Json::Null, |d| data_json(&d)));
         } else if let Some(id) = suffix.strip_prefix("lease:") {
             leased.push(Json::String(id.to_owned()));
+        } else if let Some(id) = suffix.strip_prefix("job:") {
+            let n: Option<i64> = redis::cmd("HGET")
+                .arg(format!("{prefix}:{suffix}"))
+                .arg("attempts")
+                .query(&mut conn)
+                .unwrap_or(None);
+            attempts.insert(id.to_owned(), Json::from(n.unwrap_or(0)));
+        } else if let Some(level) = suffix.strip_prefix("prio:") {
+            prio.insert(level.to_owned(), list(&mut conn, suffix)?);
         }
     }
     let counts: BTreeMap<String, i64> = redis::cmd("HGETALL")
@@ -140,6 +164,11 @@ pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
         "processing": processing,
         "leased": leased,
         "items": items,
+        "attempts": attempts,
+        "tracked": zset(&mut conn, "leased")?,
+        "delayed": zset(&mut conn, "delayed")?,
+        "dead": zset(&mut conn, "dead")?,
+        "prio": prio,
         "lease_counts": counts,
         "keys": suffixes,
     }))

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use leaseq::blocking::{Client, Queue};
-use leaseq::{Item, Lease, Wait};
+use leaseq::{Backoff, FailOutcome, Item, Job, Lease, QueueConfig, Retry, State, Wait};
 use leaseq_harness::vectors::{check_state, data_bytes, data_json, flush, raw, same};
 use leaseq_harness::RedisServer;
 use serde_json::{json, Value as Json};
@@ -12,7 +12,7 @@ use serde_json::{json, Value as Json};
 fn lease_json(lease: Option<Lease>) -> Json {
     lease.map_or(
         Json::Null,
-        |l| json!({"id": l.id(), "data": data_json(l.data()), "count": l.count()}),
+        |l| json!({"id": data_json(l.id_bytes()), "data": data_json(l.data()), "count": l.count()}),
     )
 }
 
@@ -29,8 +29,82 @@ fn ms(step: &Json, name: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("step needs number `{name}`"))
 }
 
-fn item(id: &str, data: &Json) -> Result<Result<Item, leaseq::Error>, String> {
-    Ok(Item::with_id(id, data_bytes(data)?))
+fn opt_ms(step: &Json, name: &str) -> Option<Duration> {
+    step[name].as_u64().map(Duration::from_millis)
+}
+
+fn backoff(value: &Json) -> Result<Option<Backoff>, String> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    if let Some(ms) = value["fixed_ms"].as_u64() {
+        return Ok(Some(Backoff::fixed(Duration::from_millis(ms))));
+    }
+    let exp = value["exp_ms"]
+        .as_array()
+        .ok_or("backoff needs fixed_ms or exp_ms")?;
+    let at = |i: usize| exp.get(i).and_then(Json::as_u64).map(Duration::from_millis);
+    let (Some(base), Some(cap)) = (at(0), at(1)) else {
+        return Err("exp_ms needs [base, cap]".into());
+    };
+    Ok(Some(Backoff::Exponential {
+        base,
+        cap,
+        jitter: value["jitter"].as_bool().unwrap_or(true),
+    }))
+}
+
+/// An item with the options a step names (spec/vectors/README.md, "Item options").
+fn item(step: &Json) -> Result<Result<Item, leaseq::Error>, String> {
+    let id = str_field(step, "id")?;
+    let mut item = match Item::with_id(id, data_bytes(&step["data"])?) {
+        Ok(item) => item,
+        Err(e) => return Ok(Err(e)),
+    };
+    if let Some(d) = opt_ms(step, "delay_ms") {
+        item = item.delay(d);
+    }
+    if let Some(p) = step["priority"].as_i64() {
+        item = item.priority(p as i32);
+    }
+    if let Some(m) = step["max_attempts"].as_u64() {
+        item = item.max_attempts(m as u32);
+    }
+    if let Some(b) = backoff(&step["backoff"])? {
+        item = item.backoff(b);
+    }
+    if let Some(d) = opt_ms(step, "expires_after_ms") {
+        item = item.expires_after(d);
+    }
+    if let Some(d) = opt_ms(step, "keep_result_ms") {
+        item = item.keep_result_for(d);
+    }
+    Ok(Ok(item))
+}
+
+fn state_arg(step: &Json) -> Result<Result<State, leaseq::Error>, String> {
+    Ok(State::parse(str_field(step, "state")?))
+}
+
+fn job_json(job: Option<Job>) -> Json {
+    let Some(job) = job else {
+        return Json::Null;
+    };
+    let (error, error_type) = match job.error {
+        Some((e, t)) => (Json::from(e), Json::from(t)),
+        None => (Json::Null, Json::Null),
+    };
+    json!({
+        "state": job.state.as_str(),
+        "data": data_json(&job.data),
+        "attempts": job.attempts,
+        "error": error,
+        "error_type": error_type,
+        "reason": job.dead_reason,
+        "progress": job.progress.map(|p| data_json(&p)),
+        "priority": job.priority,
+        "result": job.result.map(|r| data_json(&r.data)),
+    })
 }
 
 struct Runner<'a> {
@@ -56,39 +130,170 @@ impl Runner<'_> {
         }
     }
 
+    fn wait(step: &Json) -> Wait {
+        match step.get("timeout_ms").and_then(Json::as_u64) {
+            None | Some(0) => Wait::No,
+            Some(t) => Wait::Timeout(Duration::from_millis(t)),
+        }
+    }
+
     /// Runs a step: Ok(Some(result)) for an operation, Ok(None) for a step with no result.
     fn step(&mut self, step: &Json) -> Result<Option<Result<Json, leaseq::Error>>, String> {
         let q = self.queue.clone();
         let op = str_field(step, "do")?;
         let result: Result<Json, leaseq::Error> = match op {
-            "add" => item(str_field(step, "id")?, &step["data"])?
-                .and_then(|i| q.add(&i))
-                .map(Json::from),
-            "add_unique" => item(str_field(step, "id")?, &step["data"])?
+            "add" => item(step)?.and_then(|i| q.add(&i)).map(Json::from),
+            "add_unique" => item(step)?
                 .and_then(|i| q.add_unique(&i))
                 .map(|()| Json::Null),
             "add_batch" => {
                 let mut items = Vec::new();
+                let mut refused = None;
                 for entry in step["items"].as_array().ok_or("add_batch needs `items`")? {
-                    items.push(
-                        item(str_field(entry, "id")?, &entry["data"])?
-                            .map_err(|e| e.to_string())?,
-                    );
+                    match item(entry)? {
+                        Ok(i) => items.push(i),
+                        Err(e) => refused = refused.or(Some(e)),
+                    }
                 }
-                q.add_batch(&items).map(Json::from)
+                match refused {
+                    Some(e) => Err(e),
+                    None => q.add_batch(&items).map(Json::from),
+                }
             }
             "lease" => {
-                let wait = match step.get("timeout_ms").and_then(Json::as_u64) {
-                    None | Some(0) => Wait::No,
-                    Some(t) => Wait::Timeout(Duration::from_millis(t)),
-                };
-                let got = q.lease(ms(step, "ttl_ms")?, wait);
+                let got = q.lease(ms(step, "ttl_ms")?, Self::wait(step));
                 if let Ok(lease) = &got {
                     self.keep(step, lease);
                 }
                 got.map(lease_json)
             }
-            "complete" => q.complete(&self.lease_named(step)?).map(Json::from),
+            "lease_batch" => {
+                let n = step["n"].as_u64().ok_or("lease_batch needs `n`")? as usize;
+                let got = q.lease_batch(n, ms(step, "ttl_ms")?, Self::wait(step));
+                if let (Ok(leases), Some(names)) = (&got, step["as"].as_array()) {
+                    for (lease, name) in leases.iter().zip(names) {
+                        if let Some(name) = name.as_str() {
+                            self.leases.insert(name.to_owned(), lease.clone());
+                        }
+                    }
+                }
+                got.map(|leases| {
+                    Json::Array(leases.into_iter().map(|l| lease_json(Some(l))).collect())
+                })
+            }
+            "complete" => {
+                let lease = self.lease_named(step)?;
+                if step.get("result").is_some() {
+                    q.complete_with_result(
+                        &lease,
+                        &data_bytes(&step["result"])?,
+                        opt_ms(step, "keep_result_ms"),
+                    )
+                    .map(Json::from)
+                } else {
+                    q.complete(&lease).map(Json::from)
+                }
+            }
+            "renew_outcome" => q
+                .renew_outcome(&self.lease_named(step)?, ms(step, "ttl_ms")?)
+                .map(|o| Json::from(o.as_str())),
+            "fail" => {
+                let retry = match &step["retry"] {
+                    Json::Null => Retry::Default,
+                    Json::String(s) if s == "default" => Retry::Default,
+                    Json::String(s) if s == "never" => Retry::Never,
+                    other => Retry::After(Duration::from_millis(
+                        other["after_ms"]
+                            .as_u64()
+                            .ok_or("retry must be default, never or {after_ms}")?,
+                    )),
+                };
+                q.fail(
+                    &self.lease_named(step)?,
+                    str_field(step, "error")?,
+                    step["error_type"].as_str().unwrap_or(""),
+                    retry,
+                )
+                .map(|outcome| match outcome {
+                    FailOutcome::Retrying(_) => json!("retrying"),
+                    FailOutcome::Dead => json!("dead"),
+                    FailOutcome::NotHeld(o) => json!(o.as_str()),
+                    _ => json!("?"),
+                })
+            }
+            "release" => q
+                .release(&self.lease_named(step)?, opt_ms(step, "delay_ms"))
+                .map(Json::from),
+            "progress" => q
+                .progress(&self.lease_named(step)?, &data_bytes(&step["value"])?)
+                .map(Json::from),
+            "result" => q.result(str_field(step, "id")?).map(|r| {
+                r.map_or(
+                    Json::Null,
+                    |r| json!({"data": data_json(&r.data), "attempts": r.attempts}),
+                )
+            }),
+            "get" => q.get(str_field(step, "id")?).map(job_json),
+            "list" => state_arg(step)?.and_then(|state| {
+                let start = step["start"].as_u64().unwrap_or(0) as usize;
+                let count = step["count"].as_u64().unwrap_or(100) as usize;
+                q.list(state, start, count).map(|entries| {
+                    Json::Array(
+                        entries
+                            .into_iter()
+                            .map(|e| {
+                                json!({"id": e.id, "attempts": e.attempts,
+                                       "error": e.error.map(|(m, _)| m)})
+                            })
+                            .collect(),
+                    )
+                })
+            }),
+            "count" => state_arg(step)?.and_then(|state| q.count(state).map(Json::from)),
+            "cancel" => q
+                .cancel(str_field(step, "id")?)
+                .map(|s| s.map_or(Json::Null, |s| json!(s.as_str()))),
+            "dead_requeue" => {
+                let ids: Vec<&str> = step["ids"]
+                    .as_array()
+                    .ok_or("dead_requeue needs `ids`")?
+                    .iter()
+                    .filter_map(Json::as_str)
+                    .collect();
+                q.dead_requeue(&ids).map(Json::from)
+            }
+            "dead_requeue_oldest" => q.dead_requeue_oldest(step["n"].as_u64()).map(Json::from),
+            "dead_purge" => q.dead_purge(step["n"].as_u64()).map(Json::from),
+            "set_config" => {
+                let mut config = QueueConfig::new();
+                if let Some(m) = step["max_attempts"].as_u64() {
+                    config = config.max_attempts(m as u32);
+                }
+                if let Some(p) = step["priority"].as_i64() {
+                    config = config.priority(p as i32);
+                }
+                if let Some(b) = backoff(&step["backoff"])? {
+                    config = config.backoff(b);
+                }
+                if let Some(d) = opt_ms(step, "expires_after_ms") {
+                    config = config.expires_after(d);
+                }
+                if let Some(d) = opt_ms(step, "keep_result_ms") {
+                    config = config.keep_result_for(d);
+                }
+                if let Some(n) = step["dead_max_count"].as_u64() {
+                    config = config.dead_max_count(n);
+                }
+                if let Some(d) = opt_ms(step, "dead_max_age_ms") {
+                    config = config.dead_max_age(d);
+                }
+                q.set_config(&config).map(|()| Json::Null)
+            }
+            "stats" => q.stats().map(|s| {
+                let hour = s.last_hour();
+                json!({"waiting": s.waiting, "delayed": s.delayed, "leased": s.leased,
+                       "dead": s.dead, "completed": hour.completed, "failed": hour.failed})
+            }),
             "complete_and_lease" => {
                 let got = q.complete_and_lease(&self.lease_named(step)?, ms(step, "ttl_ms")?);
                 if let Ok((_, next)) = &got {
@@ -194,7 +399,7 @@ fn every_vector_passes_in_rust() {
     let (mut passed, mut failures) = (0, Vec::new());
     for file in &files {
         let doc: Json = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-        assert_eq!(doc["version"], 1, "{}", file.display());
+        assert_eq!(doc["version"], 2, "{}", file.display());
         for case in doc["cases"].as_array().unwrap() {
             match run_case(&server.url(), &client, case) {
                 Ok(()) => passed += 1,
