@@ -207,10 +207,13 @@ impl Connections {
 async fn first_connect<T>(connect: impl std::future::Future<Output = RedisResult<T>>) -> Result<T> {
     match tokio::time::timeout(FIRST_CONNECT_TIMEOUT, connect).await {
         Ok(conn) => conn.map_err(|e| Error::from_redis(e, "")),
-        Err(_) => Err(Error::Timeout(redis::RedisError::from((
-            redis::ErrorKind::Io,
-            "no answer from Redis while connecting",
-        )))),
+        Err(_) => Err(Error::Timeout(
+            redis::RedisError::from((
+                redis::ErrorKind::Io,
+                "no answer from Redis while connecting",
+            ))
+            .into(),
+        )),
     }
 }
 

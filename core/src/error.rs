@@ -12,10 +12,10 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     /// Redis could not be reached, or the connection broke during the call.
     #[error("connection error: {0}")]
-    Connection(#[source] redis::RedisError),
+    Connection(#[source] Cause),
     /// Redis answered with an error that leaseq has no better name for.
     #[error("redis error: {0}")]
-    Redis(#[source] redis::RedisError),
+    Redis(#[source] Cause),
     /// An argument was refused before anything was sent to Redis.
     #[error("invalid argument `{argument}`: {reason}")]
     InvalidArgument {
@@ -30,17 +30,44 @@ pub enum Error {
         /// The queue prefix whose keys were touched.
         prefix: String,
         /// The error Redis returned.
-        source: redis::RedisError,
+        source: Cause,
     },
     /// Redis did not answer in time.
     #[error("timed out: {0}")]
-    Timeout(#[source] redis::RedisError),
+    Timeout(#[source] Cause),
     /// The client was closed; pending and later calls fail with this.
     #[error("the client is closed")]
     Closed,
     /// Item data could not be encoded or decoded as JSON.
     #[error("json error: {0}")]
     Json(#[from] serde_json::Error),
+}
+
+/// What Redis, or the connection to it, reported. The Redis library's own error type stays
+/// inside: its major versions are not leaseq's.
+#[derive(Debug)]
+pub struct Cause(Box<redis::RedisError>);
+
+impl Cause {
+    /// The code of a Redis error reply (its first word, e.g. `OOM`, `NOPERM`, `WRONGTYPE`), when
+    /// the cause is one.
+    pub fn code(&self) -> Option<&str> {
+        self.0.code()
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for Cause {}
+
+impl From<redis::RedisError> for Cause {
+    fn from(err: redis::RedisError) -> Cause {
+        Cause(Box::new(err))
+    }
 }
 
 /// The stable identity of an [`Error`], shared by every binding (spec/errors.md).
@@ -142,23 +169,23 @@ impl Error {
     /// Classifies a redis-rs error; `prefix` names the queue for a WRONGTYPE answer.
     pub(crate) fn from_redis(err: redis::RedisError, prefix: &str) -> Error {
         if err.is_timeout() {
-            Error::Timeout(err)
+            Error::Timeout(err.into())
         } else if err.is_io_error()
             || err.is_connection_dropped()
             || err.is_connection_refusal()
             || err.kind() == redis::ErrorKind::ClusterConnectionNotFound
         {
-            Error::Connection(err)
+            Error::Connection(err.into())
         } else if err.code() == Some("WRONGTYPE")
             // Redis 6.2 wraps errors raised inside scripts in ERR; 7.x keeps the code.
             || (err.code() == Some("ERR") && err.detail().is_some_and(|d| d.contains("WRONGTYPE")))
         {
             Error::WrongType {
                 prefix: prefix.to_owned(),
-                source: err,
+                source: err.into(),
             }
         } else {
-            Error::Redis(err)
+            Error::Redis(err.into())
         }
     }
 }

@@ -41,7 +41,7 @@ pub mod runtime;
 mod scripts;
 
 pub use client::Client;
-pub use error::{Error, ErrorCode, Result};
+pub use error::{Cause, Error, ErrorCode, Result};
 pub use item::{validate_id, Item, MAX_DATA_LEN, MAX_ID_LEN};
 pub use job::{Entry, FailOutcome, Job, JobResult, Minute, State, Stats};
 pub use keys::MAX_PREFIX_LEN;

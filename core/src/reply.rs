@@ -6,11 +6,14 @@ use crate::error::{Error, Result};
 
 /// An error for a reply of a shape the protocol does not allow.
 pub(crate) fn unexpected(op: &str, value: &Value) -> Error {
-    Error::Redis(redis::RedisError::from((
-        redis::ErrorKind::UnexpectedReturnType,
-        "unexpected reply",
-        format!("{op} script returned {value:?}"),
-    )))
+    Error::Redis(
+        redis::RedisError::from((
+            redis::ErrorKind::UnexpectedReturnType,
+            "unexpected reply",
+            format!("{op} script returned {value:?}"),
+        ))
+        .into(),
+    )
 }
 
 /// The elements of an array reply.

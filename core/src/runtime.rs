@@ -39,11 +39,14 @@ pub fn handle() -> Result<Handle> {
         .enable_all()
         .build()
         .map_err(|e| {
-            Error::Connection(redis::RedisError::from((
-                redis::ErrorKind::Io,
-                "cannot start the I/O runtime",
-                e.to_string(),
-            )))
+            Error::Connection(
+                redis::RedisError::from((
+                    redis::ErrorKind::Io,
+                    "cannot start the I/O runtime",
+                    e.to_string(),
+                ))
+                .into(),
+            )
         })?;
     let handle = runtime.handle().clone();
     let stale = slot.replace(Slot {

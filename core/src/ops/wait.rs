@@ -67,10 +67,10 @@ impl Queue {
         let reply = tokio::time::timeout(slice + WAIT_GRACE, cmd.query_async::<Value>(&mut conn));
         let result = match reply.await {
             Ok(reply) => reply.map(drop).map_err(|e| self.map_err(e)),
-            Err(_) => Err(Error::Timeout(redis::RedisError::from((
-                redis::ErrorKind::Io,
-                "blocking wait got no answer",
-            )))),
+            Err(_) => Err(Error::Timeout(
+                redis::RedisError::from((redis::ErrorKind::Io, "blocking wait got no answer"))
+                    .into(),
+            )),
         };
         (result, conn)
     }
