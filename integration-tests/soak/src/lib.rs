@@ -6,6 +6,12 @@ use std::time::Duration;
 
 use leaseq::{Client, Item, Queue};
 
+/// The error a failing handler reports, and its type: how the verdict tells a dead letter of the
+/// soak from one of anything else.
+pub const FAILURE: &str = "soak failure";
+/// See [`FAILURE`].
+pub const FAILURE_TYPE: &str = "SoakError";
+
 /// Every worker's lease TTL.
 pub const TTL: Duration = Duration::from_millis(500);
 /// Past the TTL: how long a "slow" worker sleeps.
@@ -22,13 +28,19 @@ pub enum Behaviour {
     Twice,
     /// Sleeps past the TTL, renews (must return false), then completes.
     RenewLate,
+    /// Fails the attempt ([`FAILURE`]), to be retried shortly.
+    Fail,
+    /// Fails for good: the item is dead with its error.
+    FailForGood,
     /// Completes.
     Normal,
 }
 
 impl Behaviour {
-    /// The same table in every language: 4% drop, 3% slow, 2% twice, 2% renew late. With
-    /// `LEASEQ_SOAK_MISBEHAVE=0` in the environment (the demo), always [`Behaviour::Normal`].
+    /// 4% drop, 3% slow, 2% twice, 2% renew late (the same in every language), and in the
+    /// languages whose workers have the lifecycle (README.md), 4% fail and 1% fail for good.
+    /// With `LEASEQ_SOAK_MISBEHAVE=0` in the environment (the demo), always
+    /// [`Behaviour::Normal`].
     pub fn from_roll(roll: u32) -> Behaviour {
         if std::env::var("LEASEQ_SOAK_MISBEHAVE").is_ok_and(|v| v == "0") {
             return Behaviour::Normal;
@@ -38,6 +50,8 @@ impl Behaviour {
             4..7 => Behaviour::Slow,
             7..9 => Behaviour::Twice,
             9..11 => Behaviour::RenewLate,
+            11..15 => Behaviour::Fail,
+            15 => Behaviour::FailForGood,
             _ => Behaviour::Normal,
         }
     }
@@ -148,7 +162,8 @@ impl Recorder {
     }
 }
 
-/// Adds `<lang>-<n>` for n in first..first+count, item n to queue n % 2, in batches of 50.
+/// Adds `<lang>-<n>` for n in first..first+count, item n to queue n % 2, in batches of 50; every
+/// tenth is delayed 300 ms and every seventh has priority 1.
 pub async fn produce(client: &Client, args: &Args, first: u64, count: u64) {
     let queues: Vec<Queue> = args
         .queues
@@ -157,7 +172,14 @@ pub async fn produce(client: &Client, args: &Args, first: u64, count: u64) {
         .collect();
     let mut batches: Vec<Vec<Item>> = vec![Vec::new(), Vec::new()];
     for n in first..first + count {
-        let item = Item::with_id(format!("{}-{n}", args.lang), format!("{{\"n\":{n}}}")).unwrap();
+        let mut item =
+            Item::with_id(format!("{}-{n}", args.lang), format!("{{\"n\":{n}}}")).unwrap();
+        if n % 10 == 0 {
+            item = item.delay(Duration::from_millis(300));
+        }
+        if n % 7 == 0 {
+            item = item.priority(1);
+        }
         batches[(n % 2) as usize].push(item);
         for (q, batch) in queues.iter().zip(batches.iter_mut()) {
             if batch.len() == 50 {

@@ -15,12 +15,12 @@
 mod chaos;
 mod report;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use leaseq::{CleanReport, Client, Queue};
+use leaseq::{CleanReport, Client, Queue, State};
 use leaseq_harness::RedisServer;
 use leaseq_soak::{Dice, TTL};
 
@@ -140,12 +140,50 @@ impl Fleet<'_> {
     }
 }
 
+/// Ids still to be worked on: waiting, delayed, leased (by leaseq, or in processing).
 async fn in_lists(queues: &[Queue]) -> u64 {
     let mut n = 0;
     for q in queues {
-        n += q.queue_len().await.unwrap() + q.processing_len().await.unwrap();
+        for state in [State::Waiting, State::Delayed, State::Leased] {
+            n += q.count(state).await.unwrap();
+        }
+        n += q.processing_len().await.unwrap();
     }
     n
+}
+
+/// The dead letters of every queue, as (queue, id), each checked to carry its error or reason.
+async fn dead_letters(queues: &[Queue], problems: &mut Vec<String>) -> HashSet<(String, String)> {
+    let mut dead = HashSet::new();
+    for q in queues {
+        let mut start = 0;
+        loop {
+            let page = q.list(State::Dead, start, 1000).await.unwrap();
+            for entry in &page {
+                let job = q.get(&entry.id).await.unwrap();
+                let why = job.as_ref().and_then(|j| {
+                    j.error
+                        .as_ref()
+                        .map(|(m, t)| format!("{t}: {m}"))
+                        .or(j.dead_reason.clone())
+                });
+                match why {
+                    Some(why)
+                        if why.contains(leaseq_soak::FAILURE) || why.contains("lease expired") => {}
+                    other => problems.push(format!(
+                        "dead letter {} without the soak's error: {other:?}",
+                        entry.id
+                    )),
+                }
+                dead.insert((q.prefix().to_owned(), entry.id.clone()));
+            }
+            if page.len() < 1000 {
+                break;
+            }
+            start += page.len();
+        }
+    }
+    dead
 }
 
 /// Empty lists are not enough: an item knocked off every list (by the corruption) is only
@@ -244,6 +282,8 @@ async fn main() {
     );
     let mut producers_done = false;
     let mut demo_killed: Option<String> = None;
+    let mut cancelled: HashSet<(String, String)> = HashSet::new();
+    let mut cancels_done = opts.demo;
     let total = expected.len() as u64;
     loop {
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -274,7 +314,22 @@ async fn main() {
             last_deep = Instant::now();
         }
         let left = in_lists(&queues).await;
-        let done = if producers_done { total - left } else { 0 };
+        let done = if producers_done {
+            total.saturating_sub(left)
+        } else {
+            0
+        };
+        // A third of the way: cancel a few items, in whatever state they are.
+        if producers_done && !cancels_done && done >= total / 3 {
+            for _ in 0..10 {
+                let (prefix, id) = &expected[dice.below(expected.len() as u32) as usize];
+                let queue = queues.iter().find(|q| q.prefix() == prefix).unwrap();
+                if queue.cancel(id).await.unwrap().is_some() {
+                    cancelled.insert((prefix.clone(), id.clone()));
+                }
+            }
+            cancels_done = true;
+        }
         if opts.demo {
             if producers_done && demo_killed.is_none() && done >= total / 2 {
                 let lang = fleet.kill(dice.below(fleet.workers.len() as u32) as usize, false);
@@ -327,19 +382,42 @@ async fn main() {
 
     let records = report::read(&url, RESULTS).await;
     let twice = records.completed_twice();
-    let unrecorded = records.unrecorded(&expected);
+    let dead = dead_letters(&queues, &mut problems).await;
+    // Every item ends completed once, dead with its error, or cancelled; a kill between a
+    // winning complete and its record explains a missing record, at most once per kill.
+    let settled: Vec<(String, String)> = expected
+        .iter()
+        .filter(|k| !dead.contains(*k) && !cancelled.contains(*k))
+        .cloned()
+        .collect();
+    let unrecorded = records.unrecorded(&settled);
+    for key in records.wins.keys() {
+        if dead.contains(key) {
+            problems.push(format!("{key:?} both completed and dead"));
+        }
+    }
     let total_kills: u32 = fleet.kills.values().sum();
     let mut items_left = 0usize;
     let mut keys_left = Vec::new();
     for prefix in QUEUES {
         let state = leaseq_harness::vectors::state(&url, prefix).unwrap();
         items_left += state["items"].as_object().unwrap().len();
+        // What dead letters keep is bounded (count and age); anything else is left behind.
+        let kept = |key: &str| {
+            key == "dead"
+                || key
+                    .strip_prefix("data:")
+                    .or_else(|| key.strip_prefix("job:"))
+                    .is_some_and(|id| dead.contains(&(prefix.to_owned(), id.to_owned())))
+        };
         keys_left.extend(
             state["keys"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|k| format!("{prefix}:{}", k.as_str().unwrap())),
+                .map(|k| k.as_str().unwrap())
+                .filter(|k| !kept(k))
+                .map(|k| format!("{prefix}:{k}")),
         );
     }
 
@@ -359,7 +437,9 @@ async fn main() {
     }
     let lost = items_left;
     println!(
-        "\nitems {total}  completed twice {}  lost {lost}  re-deliveries {}  without a completion record {unrecorded} (at most {total_kills} kills may cause that)  keys left {}  violations {}  cleaner re-queued {}, removed {}  {:.1}s",
+        "\nitems {total}  dead {}  cancelled {}  completed twice {}  lost {lost}  re-deliveries {}  without a completion record {unrecorded} (at most {total_kills} kills may cause that)  keys left {}  violations {}  cleaner re-queued {}, removed {}  {:.1}s",
+        dead.len(),
+        cancelled.len(),
         twice.len(),
         records.redeliveries(),
         keys_left.len(),

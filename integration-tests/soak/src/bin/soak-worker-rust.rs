@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use leaseq::{Client, Wait};
-use leaseq_soak::{produce, Args, Behaviour, Dice, Recorder, SLOW, TTL};
+use leaseq::{Client, FailOutcome, Retry, Wait};
+use leaseq_soak::{produce, Args, Behaviour, Dice, Recorder, FAILURE, FAILURE_TYPE, SLOW, TTL};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
@@ -32,6 +32,21 @@ async fn main() {
         recorder.record("exec", name, lease.id()).await;
         let behaviour = Behaviour::from_roll(dice.below(100));
         if behaviour == Behaviour::Drop {
+            continue;
+        }
+        if matches!(behaviour, Behaviour::Fail | Behaviour::FailForGood) {
+            let retry = if behaviour == Behaviour::Fail {
+                Retry::After(Duration::from_millis(20))
+            } else {
+                Retry::Never
+            };
+            let outcome = queue
+                .fail(&lease, FAILURE, FAILURE_TYPE, retry)
+                .await
+                .expect("fail");
+            if behaviour == Behaviour::FailForGood && matches!(outcome, FailOutcome::Retrying(_)) {
+                recorder.violation("fail without retry was retried").await;
+            }
             continue;
         }
         if matches!(behaviour, Behaviour::Slow | Behaviour::RenewLate) {
