@@ -35,8 +35,13 @@ fn readme_example_runs() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         stdout.lines().filter(|l| l.contains("(attempt 1)")).count(),
-        4,
+        5,
         "{stdout}"
     );
-    assert!(stdout.contains("re-queued 0, removed 0"), "{stdout}");
+    assert!(stdout.contains("report-7: Some([115, 101, 110, 116])"), "{stdout}");
+    assert!(stdout.contains("dead: ") && stdout.contains("\"upstream said 503\""), "{stdout}");
+    assert!(
+        stdout.contains("waiting 0, delayed 1, dead 1; completed in the last hour: 4"),
+        "{stdout}"
+    );
 }
