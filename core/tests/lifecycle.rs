@@ -547,3 +547,24 @@ async fn get_reports_times_on_the_server_clock(env: Env) {
     assert!(env.queue.complete(&lease).await.unwrap());
     assert!(env.queue.get("t").await.unwrap().is_none());
 }
+
+/// Under maxmemory with noeviction, a script that may grow memory fails before it writes
+/// anything (no item popped and lost), and one that frees memory still runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_memory_refuses_before_writing() {
+    let env = Env::single("oom").await;
+    env.add("held", b"x").await;
+    env.add("waiting", b"y").await;
+    let held = env.lease().await.unwrap();
+    let server = env.server.as_ref().unwrap();
+    server.command("CONFIG SET maxmemory 1");
+    let before = (env.list("queue").await, env.keys().await);
+    let err = env.queue.lease(TTL, Wait::No).await.unwrap_err();
+    assert!(err.to_string().contains("OOM"), "{err}");
+    let err = env.queue.add(&item("new")).await.unwrap_err();
+    assert!(err.to_string().contains("OOM"), "{err}");
+    assert_eq!((env.list("queue").await, env.keys().await), before, "nothing written");
+    assert!(env.queue.complete(&held).await.unwrap(), "completing frees memory");
+    server.command("CONFIG SET maxmemory 0");
+    assert_eq!(env.lease().await.unwrap().id(), "waiting");
+}

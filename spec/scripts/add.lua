@@ -5,6 +5,7 @@
 -- An item without options is stored as redis-work-queue stores one (P:item:<id> and P:queue),
 -- with no other key. An option puts its values in P:job:<id>; a due time in the future parks
 -- the data at P:data:<id> and lists the id in P:delayed.
+refuse_when_out_of_memory()
 local unique = ARGV[1] == 'unique'
 local cfg_priority = tonumber(config('priority')) or 0
 local cfg_expires = tonumber(config('expires_after_ms'))

@@ -12,6 +12,7 @@
 -- 5. Drops stale ids (item gone) from the tail of each waiting list, up to batch_size in all.
 -- Returns {promoted, expired_requeued, expired_dead, expired_removed (item gone or cancelled),
 -- examined, requeued, removed, processing_before, stale_dropped}.
+refuse_when_out_of_memory()
 local batch = tonumber(ARGV[1])
 local now = now_ms()
 

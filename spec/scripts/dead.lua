@@ -4,6 +4,7 @@
 --   'requeue_oldest' n   requeue the n oldest
 --   'purge' n            delete the n oldest
 -- n is at most 1000 per call. Returns how many items were requeued or deleted.
+refuse_when_out_of_memory()
 local action = ARGV[1]
 local ids
 if action == 'requeue' then

@@ -3,6 +3,7 @@
 -- Only the live holder may fail an item. Records the error; with 'retry' and attempts left, the
 -- item waits delay_ms (computed by the client from the item's backoff) and runs again; else it
 -- is dead. Returns {1, due_ms} (retry), {2, 0} (dead) or {outcome code, 0} (lib/outcome.lua).
+refuse_when_out_of_memory()
 local id, token, inc = ARGV[1], ARGV[2], ARGV[3]
 local holder = redis.call('GET', LEASE .. id)
 local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'attempts', 'max_attempts', 'priority')

@@ -16,3 +16,12 @@ local WAKE = KEYS[13]       -- P:wake         LIST  one element while a leaseq w
 local RESULT = KEYS[14]     -- P:result:      family: RESULT .. id, LIST {finished, attempts, result}
 local RATE = KEYS[15]       -- P:rate:        family: RATE .. minute, HASH of counters
 local COUNTS = KEYS[16]     -- P:lease_count  HASH  protocol v1's lease counts; only cleaned now
+
+-- Scripts are not rolled back when a command fails part-way, and under maxmemory with
+-- noeviction Redis refuses commands that may grow memory (SET, HSET, LPUSH, ZADD, ...) while
+-- it allows the others (RPOP, DEL, ZREM, ...). A script that may grow memory calls this first:
+-- a SET ... XX of the family prefix P:item:, a key that never exists (ids are not empty), does
+-- nothing, unless Redis is out of memory, when it fails before the script has changed anything.
+local function refuse_when_out_of_memory()
+  redis.call('SET', ITEM, '', 'XX')
+end
