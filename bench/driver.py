@@ -47,6 +47,9 @@ CLIENTS = {
     "leaseq-python": dict(lang="Python", leaseq=True, argv=[PY, os.path.join(HERE, "py", "runner.py"), "--client", "leaseq"]),
     "leaseq-node": dict(lang="Node", leaseq=True, argv=["node", os.path.join(HERE, "node", "runner.js"), "--client", "leaseq"]),
     "leaseq-c": dict(lang="C", leaseq=True, argv=[C_BIN]),
+    # Protocol v1's scripts (bench/v1/): the baseline a plain item's cost is held to, not a peer.
+    "leaseq-v1": dict(lang="Rust", leaseq=False, baseline=True, label="leaseq protocol v1 (baseline)",
+                      argv=[RUST_BIN, "--client", "leaseq-v1"]),
     "rwq-rust": dict(lang="Rust", leaseq=False, label="redis-work-queue 0.3 (crates.io)", argv=[RUST_BIN, "--client", "rwq"]),
     "rwq-python": dict(lang="Python", leaseq=False, label="redis-work-queue 0.1.5 (PyPI)", argv=[PY, os.path.join(HERE, "py", "runner.py"), "--client", "rwq"]),
     "rq": dict(lang="Python", leaseq=False, label="RQ SimpleWorker", argv=[PY, os.path.join(HERE, "py", "runner.py"), "--client", "rq"]),
@@ -56,7 +59,7 @@ CLIENTS = {
 
 def available(name):
     """Whether a client's runner can run here; the reason when it cannot."""
-    if name in ("leaseq-rust", "rwq-rust"):
+    if name in ("leaseq-rust", "rwq-rust", "leaseq-v1"):
         return os.path.exists(RUST_BIN), "target/release/leaseq-bench not built"
     if name == "leaseq-c":
         return os.path.exists(C_BIN), "libleaseq (ffi-c) not built"
@@ -88,12 +91,12 @@ def counts(fast, medium, slow, rq):
 
 WORKLOADS = [
     dict(id="add_single", title="add, one call per item", kind="rate", runner="add_single",
-         n=counts(20000, 10000, 10000, 3000), ceiling="LPUSH c=1"),
+         n={**counts(20000, 10000, 10000, 3000), "leaseq-v1": 20000}, ceiling="LPUSH c=1"),
     dict(id="add_batch", title="add, batches of 1000", kind="rate", runner="add_batch",
          n={**counts(200000, 100000, 50000, 5000), "bullmq": 30000}, args=["--batch", "1000"],
          ceiling="LPUSH c=1 P=1000"),
     dict(id="lease_complete_1", title="lease+complete, 1 worker", kind="rate", runner="lease_complete",
-         n=counts(20000, 10000, 5000, 300), args=["--workers", "1"], ceiling="LMOVE c=1"),
+         n={**counts(20000, 10000, 5000, 300), "leaseq-v1": 20000}, args=["--workers", "1"], ceiling="LMOVE c=1"),
     dict(id="lease_complete_8", title="lease+complete, 8 workers", kind="rate", runner="lease_complete",
          n=counts(40000, 20000, 5000, 600), args=["--workers", "8"], ceiling="LMOVE c=8"),
     dict(id="latency", title="add -> lease start, idle blocked worker", kind="latency", runner="latency",
@@ -110,6 +113,13 @@ WORKLOADS = [
          n={"leaseq-rust": 100000, "rwq-python": 100000}, runs={"rwq-python": 1}),
     dict(id="deep_clean", title="deep clean, 1,000,000 items, 100 orphans", kind="clean", runner="deep_clean",
          n={"leaseq-rust": 1000000}, args=["--orphans", "100"]),
+    # The job lifecycle's costs: a backlog of delayed items must not slow plain leasing, and
+    # promoting due items must never hold Redis long.
+    dict(id="delayed_backlog", title="lease+complete, 1 worker, 100,000 delayed items not due", kind="rate",
+         runner="lease_complete", n={"leaseq-rust": 20000}, args=["--workers", "1", "--delayed", "100000"],
+         ceiling="LMOVE c=1"),
+    dict(id="promote_due", title="light clean promoting 100,000 due delayed items", kind="clean", runner="promote",
+         n={"leaseq-rust": 100000}),
     # Not a comparison: where the time of one leaseq call goes (see bench/README.md).
     dict(id="call_costs", title="cost of one call, µs", kind="costs", runner="call_costs",
          n={"leaseq-rust": 5000}),
@@ -302,18 +312,24 @@ def run_once(server, client, w, n, log):
 
 
 def leaseq_script_names():
-    """SHA1 -> leaseq script name: each script is lib.lua, a newline, and its own file."""
+    """SHA1 -> leaseq script name: each script is the helpers its first line names
+    (`--! include: ...`, from spec/scripts/lib/), each followed by a newline, then its own file."""
     import hashlib
 
     folder = os.path.join(REPO, "spec", "scripts")
     names = {}
     try:
-        with open(os.path.join(folder, "lib.lua"), "rb") as f:
-            lib = f.read()
         for file in os.listdir(folder):
-            if file.endswith(".lua") and file != "lib.lua":
-                with open(os.path.join(folder, file), "rb") as f:
-                    names[hashlib.sha1(lib + b"\n" + f.read()).hexdigest()] = file[:-4]
+            if not file.endswith(".lua"):
+                continue
+            with open(os.path.join(folder, file), "rb") as f:
+                body = f.read()
+            first = body.split(b"\n", 1)[0].decode()
+            text = b""
+            for helper in first.removeprefix("--! include:").split():
+                with open(os.path.join(folder, "lib", helper + ".lua"), "rb") as f:
+                    text += f.read() + b"\n"
+            names[hashlib.sha1(text + body).hexdigest()] = file[:-4]
     except OSError:
         pass
     return names
@@ -395,7 +411,8 @@ def build_rows(results, ceilings):
                                  costs_us={k: summarize([r["costs_us"] for r in runs], k) for k in names}))
             continue
         key = {"rate": "rate", "latency": "p50_us", "clean": "seconds"}[w["kind"]]
-        peers = {c: summarize(runs, key)["median"] for c, runs in res.items() if not CLIENTS[c]["leaseq"]}
+        peers = {c: summarize(runs, key)["median"] for c, runs in res.items()
+                 if not CLIENTS[c]["leaseq"] and not CLIENTS[c].get("baseline")}
         best_peer = None
         if peers:
             pick = max if w["kind"] == "rate" else min
@@ -414,6 +431,11 @@ def build_rows(results, ceilings):
                       "latency_monitor_max_ms", "requeued", "removed", "slowest_commands_ms"):
                 if k in mid:
                     row[k] = mid[k]
+            # Memory: the smallest of the runs. A run's figure can only be too high (a client's
+            # buffers not yet freed, the allocator's timing), never too low.
+            mems = [r["memory_per_item"] for r in runs if "memory_per_item" in r]
+            if mems:
+                row["memory_per_item"] = min(mems)
             if "slowest_commands_ms" in row:
                 row["slowest_commands_ms"] = {k: v for k, v in row["slowest_commands_ms"].items()
                                               if not DRIVER_COMMANDS.match(k.split(" ")[0])}
@@ -548,7 +570,35 @@ def targets(rows, ceilings, raw):
     ratio_target("lease+complete at 100,000 in flight >= 50% of its rate at 10 in flight",
                  rates("inflight_100000", "leaseq-rust"), rates("inflight_10", "leaseq-rust"), 0.5,
                  "leaseq-rust at 100,000", "at 10")
-    for wid in ("light_clean", "deep_clean"):
+    # Issue 10 (the job lifecycle): a plain item costs what it cost before, measured in the same
+    # run against protocol v1's scripts.
+    def cpu(workload, client):
+        return [r["redis_cpu_us_per_item"] for r in raw.get(workload, {}).get(client, [])
+                if "redis_cpu_us_per_item" in r] or None
+
+    v2, v1 = cpu("lease_complete_1", "leaseq-rust"), cpu("lease_complete_1", "leaseq-v1")
+    if v2 and v1:
+        ratios = [a / b for a, b in zip(v2, v1)]
+        r = statistics.median(ratios)
+        out.append(dict(target="plain lease+complete costs at most 10% more Redis CPU per item than protocol v1",
+                        met=r <= 1.10, ratio=r, ratios=ratios,
+                        detail=f"Redis CPU {statistics.median(v2):.1f} µs/item (v2) vs {statistics.median(v1):.1f} (v1), "
+                               f"run by run {r:.2f}x (median; {min(ratios):.2f}-{max(ratios):.2f}), need <= 1.10x"))
+    else:
+        out.append(dict(target="plain lease+complete costs at most 10% more Redis CPU per item than protocol v1",
+                        met=None, detail="not measured: leaseq-rust or leaseq-v1 did not run"))
+    m2, m1 = find("add_single", "leaseq-rust"), find("add_single", "leaseq-v1")
+    if m2 and m1 and "memory_per_item" in m2 and "memory_per_item" in m1:
+        a, b = m2["memory_per_item"], m1["memory_per_item"]
+        out.append(dict(target="a plain item takes no more Redis memory than with protocol v1", met=a <= b + 2,
+                        detail=f"{a:.0f} bytes per queued item (v2) vs {b:.0f} (v1), 64-byte payload; need v2 <= v1 (+2 bytes of allocator noise)"))
+    else:
+        out.append(dict(target="a plain item takes no more Redis memory than with protocol v1", met=None,
+                        detail="not measured"))
+    ratio_target("100,000 delayed items not yet due leave plain leasing within 10%",
+                 rates("delayed_backlog", "leaseq-rust"), rates("lease_complete_1", "leaseq-rust"), 0.9,
+                 "with 100,000 delayed", "with none")
+    for wid in ("light_clean", "deep_clean", "promote_due"):
         row = find(wid, "leaseq-rust")
         if row is None:
             out.append(dict(target=f"no single {wid} call blocks Redis > 10 ms", met=None, detail="not measured"))

@@ -8,8 +8,13 @@
 //! 3. the runner runs the measured part only and prints `{"result": {...}}` on one line;
 //! 4. the driver reads the server's statistics and closes stdin; the runner exits.
 //!
-//! Usage: `leaseq-bench --client leaseq|rwq --workload NAME --url URL --prefix P --n N
-//!         [--workers W] [--inflight K] [--batch B] [--gap-ms G] [--payload BYTES] [--orphans K]`
+//! Usage: `leaseq-bench --client leaseq|leaseq-v1|rwq --workload NAME --url URL --prefix P --n N
+//!         [--workers W] [--inflight K] [--batch B] [--gap-ms G] [--payload BYTES] [--orphans K]
+//!         [--delayed K]`
+//!
+//! `leaseq-v1` is protocol v1's scripts (bench/v1/, as of the commit before the job lifecycle)
+//! run through redis-rs, for `add_single` and `lease_complete`: the baseline that protocol v2's
+//! cost per plain item is held to, measured in the same run.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -43,6 +48,7 @@ struct Args {
     gap_ms: u64,
     payload: usize,
     orphans: usize,
+    delayed: usize,
 }
 
 fn parse_args() -> Res<Args> {
@@ -76,6 +82,7 @@ fn parse_args() -> Res<Args> {
         gap_ms: num("gap-ms", 2)? as u64,
         payload: num("payload", 64)?,
         orphans: num("orphans", 0)?,
+        delayed: num("delayed", 0)?,
     })
 }
 
@@ -165,6 +172,7 @@ async fn main() {
     };
     let outcome = match args.client.as_str() {
         "leaseq" => lq::run(&args).await,
+        "leaseq-v1" => v1::run(&args).await,
         "rwq" => rwq::run(&args).await,
         other => Err(format!("unknown client {other}").into()),
     };
@@ -210,6 +218,7 @@ mod lq {
             }
             "lease_complete" | "lease_then_complete" => {
                 hold_leases(&q, a.inflight, &data, |_| LONG_TTL).await?;
+                prefill_delayed(&q, a.delayed, &data, LONG_TTL).await?;
                 prefill(&q, a.n, &data).await?;
                 ready().await?;
                 let separate = a.workload == "lease_then_complete";
@@ -228,9 +237,21 @@ mod lq {
                 check(items, a.n, "completed")?;
                 finish(
                     json!({"items": items, "seconds": seconds, "workers": a.workers,
-                    "inflight": a.inflight}),
+                    "inflight": a.inflight, "delayed": a.delayed}),
                 )
                 .await
+            }
+            "promote" => {
+                // n delayed items, all due by the time the clock starts: one light clean
+                // promotes them, 200 per script call; the driver's SLOWLOG tells the longest call.
+                prefill_delayed(&q, a.n, &data, Duration::from_millis(1)).await?;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                ready().await?;
+                let t0 = Instant::now();
+                let report = q.light_clean().await?;
+                let seconds = t0.elapsed().as_secs_f64();
+                check(report.promoted as usize, a.n, "promoted")?;
+                finish(json!({"items": a.n, "seconds": seconds, "promoted": report.promoted})).await
             }
             "latency" => {
                 let epoch = Instant::now();
@@ -390,6 +411,20 @@ mod lq {
         Ok(())
     }
 
+    /// Adds `n` items delayed by `delay`.
+    async fn prefill_delayed(q: &Queue, n: usize, data: &[u8], delay: Duration) -> Res<()> {
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(10_000);
+            let items: Vec<Item> = (0..k)
+                .map(|_| Item::new(data.to_vec()).delay(delay))
+                .collect();
+            check(q.add_batch(&items).await?, k, "delayed")?;
+            left -= k;
+        }
+        Ok(())
+    }
+
     /// Adds `n` items and leases them all, the i-th lease for `ttl(i)`, and keeps them leased.
     async fn hold_leases(
         q: &Queue,
@@ -435,6 +470,131 @@ mod lq {
             left -= k;
         }
         Ok(())
+    }
+}
+
+/// Protocol v1 (the scripts before the job lifecycle, kept in bench/v1/) through redis-rs: the
+/// baseline of a plain item's cost. Only what `add_single` and `lease_complete` need.
+mod v1 {
+    use super::*;
+    use redis::aio::MultiplexedConnection;
+    use redis::{Script, Value as RValue};
+
+    const LIB: &str = include_str!("../v1/lib.lua");
+
+    fn script(body: &str) -> Script {
+        Script::new(&format!("{LIB}\n{body}"))
+    }
+
+    struct V1 {
+        keys: [String; 5],
+        add: Script,
+        lease: Script,
+        complete_and_lease: Script,
+    }
+
+    impl V1 {
+        fn new(prefix: &str) -> V1 {
+            V1 {
+                keys: ["queue", "processing", "lease_count", "lease:", "item:"]
+                    .map(|k| format!("{prefix}:{k}")),
+                add: script(include_str!("../v1/add.lua")),
+                lease: script(include_str!("../v1/lease.lua")),
+                complete_and_lease: script(include_str!("../v1/complete_and_lease.lua")),
+            }
+        }
+
+        fn token() -> String {
+            uuid::Uuid::new_v4().simple().to_string()
+        }
+
+        /// A lease reply: the id, or `None` for an empty queue.
+        fn leased(value: RValue) -> Res<Option<Vec<u8>>> {
+            match value {
+                RValue::Nil => Ok(None),
+                RValue::Array(mut parts) if parts.len() == 3 => match parts.swap_remove(0) {
+                    RValue::BulkString(id) => Ok(Some(id)),
+                    other => Err(format!("v1 lease: {other:?}").into()),
+                },
+                other => Err(format!("v1 lease: {other:?}").into()),
+            }
+        }
+    }
+
+    pub async fn run(a: &Args) -> Res<()> {
+        let mut conn: MultiplexedConnection = redis::Client::open(a.url.as_str())?
+            .get_multiplexed_async_connection()
+            .await?;
+        let v1 = V1::new(&a.prefix);
+        let data = payload(a.payload);
+        let ttl = WORK_TTL.as_millis() as u64;
+        match a.workload.as_str() {
+            "add_single" => {
+                let ids: Vec<String> = (0..a.n).map(|_| uuid::Uuid::new_v4().to_string()).collect();
+                ready().await?;
+                let t0 = Instant::now();
+                let mut added = 0;
+                for id in &ids {
+                    let n: i64 = v1
+                        .add
+                        .key(&v1.keys[..])
+                        .arg(id)
+                        .arg(&data)
+                        .invoke_async(&mut conn)
+                        .await?;
+                    added += n as usize;
+                }
+                let seconds = t0.elapsed().as_secs_f64();
+                check(added, a.n, "added")?;
+                finish(json!({"items": added, "seconds": seconds})).await
+            }
+            "lease_complete" => {
+                let mut left = a.n;
+                while left > 0 {
+                    let k = left.min(1000);
+                    let mut inv = v1.add.key(&v1.keys[..]);
+                    for _ in 0..k {
+                        inv.arg(uuid::Uuid::new_v4().to_string()).arg(&data);
+                    }
+                    let _: i64 = inv.invoke_async(&mut conn).await?;
+                    left -= k;
+                }
+                ready().await?;
+                let t0 = Instant::now();
+                let mut done = 0;
+                let reply: RValue = v1
+                    .lease
+                    .key(&v1.keys[..])
+                    .arg(V1::token())
+                    .arg(ttl)
+                    .invoke_async(&mut conn)
+                    .await?;
+                let mut next = V1::leased(reply)?;
+                while let Some(id) = next {
+                    let reply: RValue = v1
+                        .complete_and_lease
+                        .key(&v1.keys[..])
+                        .arg(id)
+                        .arg(V1::token())
+                        .arg(ttl)
+                        .invoke_async(&mut conn)
+                        .await?;
+                    let RValue::Array(mut parts) = reply else {
+                        return Err("v1 complete_and_lease".into());
+                    };
+                    let following = parts.pop().unwrap_or(RValue::Nil);
+                    if parts.pop() != Some(RValue::Int(1)) {
+                        return Err("a v1 complete returned false".into());
+                    }
+                    done += 1;
+                    next = V1::leased(following)?;
+                }
+                let seconds = t0.elapsed().as_secs_f64();
+                check(done, a.n, "completed")?;
+                finish(json!({"items": done, "seconds": seconds, "workers": 1})).await
+            }
+            other => Err(format!("leaseq-v1 has no workload {other}").into()),
+        }
     }
 }
 

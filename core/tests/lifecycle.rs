@@ -32,6 +32,7 @@ on_both!(
     blocking_lease_wakes_when_a_delay_ends,
     redis_work_queue_never_sees_delayed_or_dead_items,
     get_reports_times_on_the_server_clock,
+    light_clean_promotes_in_bounded_calls,
 );
 
 const SHORT: Duration = Duration::from_millis(150);
@@ -563,8 +564,52 @@ async fn out_of_memory_refuses_before_writing() {
     assert!(err.to_string().contains("OOM"), "{err}");
     let err = env.queue.add(&item("new")).await.unwrap_err();
     assert!(err.to_string().contains("OOM"), "{err}");
-    assert_eq!((env.list("queue").await, env.keys().await), before, "nothing written");
-    assert!(env.queue.complete(&held).await.unwrap(), "completing frees memory");
+    assert_eq!(
+        (env.list("queue").await, env.keys().await),
+        before,
+        "nothing written"
+    );
+    assert!(
+        env.queue.complete(&held).await.unwrap(),
+        "completing frees memory"
+    );
     server.command("CONFIG SET maxmemory 0");
     assert_eq!(env.lease().await.unwrap().id(), "waiting");
+}
+
+async fn light_clean_promotes_in_bounded_calls(env: Env) {
+    let items: Vec<Item> = (0..250)
+        .map(|i| item(&format!("p{i}")).delay(Duration::from_millis(1)))
+        .collect();
+    assert_eq!(env.queue.add_batch(&items).await.unwrap(), 250);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let report = env.queue.light_clean().await.unwrap();
+    assert_eq!(report.promoted, 250, "three calls of at most 100");
+    assert_eq!(env.queue.count(State::Waiting).await.unwrap(), 250);
+    assert_eq!(env.queue.count(State::Delayed).await.unwrap(), 0);
+}
+
+/// Issue 14's O(n) defect: complete searched P:processing with LREM. Now no script a worker
+/// runs touches a list by position: with many leases held, completes run no LREM at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn complete_runs_no_list_search() {
+    let env = Env::single("no_lrem").await;
+    let items: Vec<Item> = (0..2000).map(|i| item(&format!("i{i}"))).collect();
+    env.queue.add_batch(&items).await.unwrap();
+    let held = env.queue.lease_batch(1000, TTL, Wait::No).await.unwrap();
+    let server = env.server.as_ref().unwrap();
+    server.command("CONFIG RESETSTAT");
+    for lease in &held {
+        assert!(env.queue.complete(lease).await.unwrap());
+    }
+    let mut next = env.lease().await;
+    while let Some(lease) = next {
+        let (completed, following) = env.queue.complete_and_lease(&lease, TTL).await.unwrap();
+        assert!(completed);
+        next = following;
+    }
+    let stats = server.command("INFO commandstats");
+    assert!(stats.contains("cmdstat_evalsha:"), "{stats}");
+    assert!(!stats.contains("cmdstat_lrem:"), "no LREM: {stats}");
+    assert!(!stats.contains("cmdstat_lpos:"), "no LPOS: {stats}");
 }

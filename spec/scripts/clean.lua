@@ -6,7 +6,8 @@
 --      lease live           -> back to the head of processing
 --      in P:leased          -> dropped: a copy of a leaseq lease, which step 3 recovers
 --      no lease, item there -> back to its waiting list, once per batch
--- 2. Moves up to batch_size due delayed items to their waiting lists.
+-- 2. Moves up to min(batch_size, 100) due delayed items to their waiting lists (each costs
+--    several commands, so fewer per call keep one call short).
 -- 3. Recovers up to batch_size expired leaseq leases (back to waiting, or dead).
 -- 4. Trims dead letters beyond the queue's bounds (at most 100).
 -- 5. Drops stale ids (item gone) from the tail of each waiting list, up to batch_size in all.
@@ -40,7 +41,7 @@ for _ = 1, math.min(batch, before) do
   end
 end
 
-local promoted = promote_due(now, batch)
+local promoted = promote_due(now, math.min(batch, 100))
 local expired_requeued, expired_dead, expired_removed = recover_expired(now, batch)
 trim_dead(now)
 

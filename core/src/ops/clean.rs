@@ -10,6 +10,8 @@ use crate::scripts;
 /// How many ids one light-clean script call examines: enough to make few round trips, few
 /// enough that one call holds Redis for well under a millisecond or two.
 const LIGHT_BATCH: usize = 200;
+/// Due delayed items one light-clean call promotes at most (clean.lua).
+const PROMOTE_BATCH: i64 = 100;
 /// SCAN / HSCAN COUNT hint and list window for deep clean.
 const DEEP_BATCH: usize = 250;
 /// A deep clean's snapshot and suspects sets expire by themselves if the cleaner dies mid-way.
@@ -70,7 +72,7 @@ impl Queue {
             let budget = *budget.get_or_insert(before);
             examined_total += examined;
             let batch = LIGHT_BATCH as i64;
-            let more = promoted == batch
+            let more = promoted == PROMOTE_BATCH
                 || expired_requeued + expired_dead + expired_removed >= batch
                 || stale == batch
                 || (examined == batch && examined_total < budget);

@@ -1,0 +1,2 @@
+-- complete. ARGV: id
+return complete_item(ARGV[1])
