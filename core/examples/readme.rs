@@ -60,7 +60,10 @@ async fn main() -> leaseq::Result<()> {
     assert_eq!(job.state, State::Done);
     println!("report-7: {:?}", job.result.map(|r| r.data));
     for dead in queue.list(State::Dead, 0, 100).await? {
-        println!("dead: {} after {} attempt(s): {:?}", dead.id, dead.attempts, dead.error);
+        println!(
+            "dead: {} after {} attempt(s): {:?}",
+            dead.id, dead.attempts, dead.error
+        );
     }
     let stats = queue.stats().await?;
     println!(

@@ -14,8 +14,8 @@ use tokio::runtime::Handle;
 use crate::error::Result;
 use crate::runtime::{self, PerProcess};
 use crate::{
-    CleanReport, Entry, FailOutcome, Item, Job, JobResult, Lease, QueueConfig, RenewOutcome, Retry,
-    State, Stats, Wait,
+    CleanReport, Completion, Entry, FailOutcome, Item, Job, JobResult, Lease, QueueConfig,
+    RenewOutcome, Retry, State, Stats, Wait,
 };
 
 #[derive(Clone)]
@@ -257,6 +257,31 @@ impl Queue {
     /// See [`crate::Queue::lease_batch`]. Blocks only the calling thread.
     pub fn lease_batch(&self, n: usize, ttl: Duration, wait: Wait) -> Result<Vec<Lease>> {
         self.run(async |q| q.lease_batch(n, ttl, wait).await)
+    }
+
+    /// See [`crate::Queue::complete_batch`].
+    pub fn complete_batch(&self, completions: &[Completion<'_>]) -> Result<Vec<bool>> {
+        self.run(async |q| q.complete_batch(completions).await)
+    }
+
+    /// See [`crate::Queue::complete_and_lease_batch`].
+    pub fn complete_and_lease_batch(
+        &self,
+        completions: &[Completion<'_>],
+        n: usize,
+        ttl: Duration,
+    ) -> Result<(Vec<bool>, Vec<Lease>)> {
+        self.run(async |q| q.complete_and_lease_batch(completions, n, ttl).await)
+    }
+
+    /// See [`crate::Queue::renew_batch`].
+    pub fn renew_batch(&self, leases: &[&Lease], ttl: Duration) -> Result<Vec<RenewOutcome>> {
+        self.run(async |q| q.renew_batch(leases, ttl).await)
+    }
+
+    /// See [`crate::Queue::fail_batch`].
+    pub fn fail_batch(&self, failures: &[(&Lease, &str, &str, Retry)]) -> Result<Vec<FailOutcome>> {
+        self.run(async |q| q.fail_batch(failures).await)
     }
 
     /// See [`crate::Queue::complete_with_result`].

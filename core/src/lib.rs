@@ -46,6 +46,6 @@ pub use item::{validate_id, Item, MAX_DATA_LEN, MAX_ID_LEN};
 pub use job::{Entry, FailOutcome, Job, JobResult, Minute, State, Stats};
 pub use keys::MAX_PREFIX_LEN;
 pub use lease::{Lease, RenewOutcome, Wait, MAX_TTL};
-pub use ops::{CleanReport, QueueConfig};
+pub use ops::{CleanReport, Completion, QueueConfig};
 pub use policy::{Backoff, Retry};
 pub use queue::Queue;

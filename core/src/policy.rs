@@ -30,6 +30,8 @@ pub const MAX_PRIORITY: i32 = 1000;
 pub const MAX_DURATION: Duration = Duration::from_secs(10 * 365 * 86_400);
 /// The most items one list or batch call handles.
 pub const MAX_PAGE: usize = 1000;
+/// The page size of `list` when the caller gives none (the bindings' default).
+pub const DEFAULT_PAGE: usize = 100;
 
 /// How long a failed item waits before it runs again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use redis::Script;
 
 /// The helpers in spec/scripts/lib/, by name.
-const LIB: [(&str, &str); 10] = [
+const LIB: [(&str, &str); 12] = [
     ("keys", include_str!("../../spec/scripts/lib/keys.lua")),
     ("time", include_str!("../../spec/scripts/lib/time.lua")),
     ("config", include_str!("../../spec/scripts/lib/config.lua")),
@@ -24,6 +24,8 @@ const LIB: [(&str, &str); 10] = [
     ("finish", include_str!("../../spec/scripts/lib/finish.lua")),
     ("lease", include_str!("../../spec/scripts/lib/lease.lua")),
     ("window", include_str!("../../spec/scripts/lib/window.lua")),
+    ("renew", include_str!("../../spec/scripts/lib/renew.lua")),
+    ("fail", include_str!("../../spec/scripts/lib/fail.lua")),
 ];
 
 /// The full text of a script whose own file is `body`.
@@ -80,6 +82,10 @@ scripts! {
     DEEP_CHECK => "deep_check.lua",
     DEEP_UNMARK => "deep_unmark.lua",
     DEEP_REQUEUE => "deep_requeue.lua",
+    COMPLETE_BATCH => "complete_batch.lua",
+    COMPLETE_AND_LEASE_BATCH => "complete_and_lease_batch.lua",
+    RENEW_BATCH => "renew_batch.lua",
+    FAIL_BATCH => "fail_batch.lua",
 }
 
 #[cfg(test)]

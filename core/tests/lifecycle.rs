@@ -33,6 +33,7 @@ on_both!(
     redis_work_queue_never_sees_delayed_or_dead_items,
     get_reports_times_on_the_server_clock,
     light_clean_promotes_in_bounded_calls,
+    batches_complete_renew_fail_and_lease_in_one_call,
 );
 
 const SHORT: Duration = Duration::from_millis(150);
@@ -612,4 +613,67 @@ async fn complete_runs_no_list_search() {
     assert!(stats.contains("cmdstat_evalsha:"), "{stats}");
     assert!(!stats.contains("cmdstat_lrem:"), "no LREM: {stats}");
     assert!(!stats.contains("cmdstat_lpos:"), "no LPOS: {stats}");
+}
+
+async fn batches_complete_renew_fail_and_lease_in_one_call(env: Env) {
+    for i in 0..6 {
+        env.add(&format!("b{i}"), b"").await;
+    }
+    let first = env.queue.lease_batch(4, TTL, Wait::No).await.unwrap();
+    let refs: Vec<&leaseq::Lease> = first.iter().collect();
+    let renewed = env.queue.renew_batch(&refs, TTL).await.unwrap();
+    assert_eq!(renewed, vec![RenewOutcome::Renewed; 4]);
+    let failed = env
+        .queue
+        .fail_batch(&[
+            (&first[0], "e", "T", Retry::Never),
+            (&first[1], "e", "T", Retry::After(Duration::ZERO)),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(
+        failed,
+        vec![FailOutcome::Dead, FailOutcome::Retrying(Duration::ZERO)]
+    );
+    // Complete two (one with a result, one twice), and take the rest, in one call.
+    let (completed, next) = env
+        .queue
+        .complete_and_lease_batch(
+            &[
+                (&first[2], Some((&b"r"[..], None))),
+                (&first[3], None),
+                (&first[3], None),
+            ],
+            10,
+            TTL,
+        )
+        .await
+        .unwrap();
+    assert_eq!(completed, vec![true, true, false]);
+    let ids: Vec<&str> = next.iter().map(|l| l.id()).collect();
+    assert_eq!(ids, ["b4", "b5", "b1"], "b1 was retried at once");
+    assert_eq!(env.queue.result("b2").await.unwrap().unwrap().data, b"r");
+    let done = env
+        .queue
+        .complete_batch(&next.iter().map(|l| (l, None)).collect::<Vec<_>>())
+        .await
+        .unwrap();
+    assert_eq!(done, vec![true; 3]);
+    assert_eq!(
+        env.queue
+            .renew_batch(&[&first[0], &next[0]], TTL)
+            .await
+            .unwrap(),
+        vec![RenewOutcome::Expired, RenewOutcome::Completed]
+    );
+    let too_many: Vec<(&leaseq::Lease, Option<(&[u8], Option<Duration>)>)> =
+        (0..1001).map(|_| (&first[0], None)).collect();
+    assert_eq!(
+        env.queue
+            .complete_batch(&too_many)
+            .await
+            .unwrap_err()
+            .code(),
+        leaseq::ErrorCode::InvalidArgument
+    );
 }

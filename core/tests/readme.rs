@@ -38,8 +38,14 @@ fn readme_example_runs() {
         5,
         "{stdout}"
     );
-    assert!(stdout.contains("report-7: Some([115, 101, 110, 116])"), "{stdout}");
-    assert!(stdout.contains("dead: ") && stdout.contains("\"upstream said 503\""), "{stdout}");
+    assert!(
+        stdout.contains("report-7: Some([115, 101, 110, 116])"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("dead: ") && stdout.contains("\"upstream said 503\""),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("waiting 0, delayed 1, dead 1; completed in the last hour: 4"),
         "{stdout}"

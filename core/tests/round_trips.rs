@@ -93,6 +93,13 @@ async fn each_operation_costs_the_documented_round_trips() {
     q.stats().await.unwrap();
     q.cancel("x").await.unwrap();
     q.dead_purge(None).await.unwrap();
+    q.add_batch(&[Item::new(vec![]), Item::new(vec![])]).await.unwrap();
+    let two = q.lease_batch(2, TTL, Wait::No).await.unwrap();
+    q.renew_batch(&[&two[0]], TTL).await.unwrap();
+    q.fail_batch(&[(&two[0], "e", "", Retry::Never)]).await.unwrap();
+    q.complete_batch(&[(&two[1], None)]).await.unwrap();
+    q.complete_and_lease_batch(&[], 1, TTL).await.unwrap();
+    q.dead_purge(None).await.unwrap();
     q.add(&Item::new(vec![])).await.unwrap();
     let l = q.lease(TTL, Wait::No).await.unwrap().unwrap();
     q.complete(&l).await.unwrap();
@@ -174,6 +181,17 @@ async fn each_operation_costs_the_documented_round_trips() {
     let batch = q.lease_batch(1000, TTL, Wait::No).await.unwrap();
     assert_eq!(batch.len(), 1000);
     expect("lease_batch of 1000", &["evalsha"], &mut monitor);
+    let refs: Vec<&leaseq::Lease> = batch.iter().collect();
+    q.renew_batch(&refs, TTL).await.unwrap();
+    expect("renew_batch of 1000", &["evalsha"], &mut monitor);
+    q.fail_batch(&[(&batch[0], "e", "", Retry::Never)]).await.unwrap();
+    expect("fail_batch", &["evalsha"], &mut monitor);
+    let done: Vec<leaseq::Completion<'_>> = batch[1..501].iter().map(|l| (l, None)).collect();
+    q.complete_batch(&done).await.unwrap();
+    expect("complete_batch of 500", &["evalsha"], &mut monitor);
+    let done: Vec<leaseq::Completion<'_>> = batch[501..].iter().map(|l| (l, None)).collect();
+    q.complete_and_lease_batch(&done, 50, TTL).await.unwrap();
+    expect("complete_and_lease_batch of 499 and 50", &["evalsha"], &mut monitor);
 
     // Light clean of 1201 ids that redis-work-queue workers took into processing: seven
     // batches of 200, not 1201 round trips.
@@ -190,8 +208,9 @@ async fn each_operation_costs_the_documented_round_trips() {
         // adds 1+1+1+3, lease, blocking lease, renew, complete, complete_and_lease
         6 + 5
             // lease, progress, get, fail, list, count, stats, dead_requeue, lease, release,
-            // cancel, lease_batch
-            + 12
+            // cancel, lease_batch, renew_batch, fail_batch, complete_batch,
+            // complete_and_lease_batch
+            + 16
             // light clean
             + 7
     );

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::item::validate_id;
 use crate::job::FailOutcome;
 use crate::lease::{ttl_millis, Lease, RenewOutcome};
-use crate::policy::{self, Retry, DEFAULT_BACKOFF, DEFAULT_MAX_ATTEMPTS};
+use crate::policy::{self, Retry, DEFAULT_BACKOFF, DEFAULT_MAX_ATTEMPTS, MAX_PAGE};
 use crate::queue::Queue;
 use crate::reply::{array, int};
 use crate::scripts;
@@ -42,7 +42,10 @@ impl Queue {
     ) -> Result<bool> {
         if let Some(keep) = keep_for {
             if keep.is_zero() {
-                return Err(Error::invalid("keep_for", "must be greater than zero"));
+                return Err(Error::invalid(
+                    "keep_result_for",
+                    "must be greater than zero",
+                ));
             }
         }
         crate::item::validate_data(result).map_err(|_| {
@@ -62,7 +65,7 @@ impl Queue {
     ) -> Result<bool> {
         self.own(lease)?;
         let keep = match keep_for {
-            Some(d) => policy::duration_ms("keep_for", d)?.to_string(),
+            Some(d) => policy::duration_ms("keep_result_for", d)?.to_string(),
             None => String::new(),
         };
         let mut inv = self.invocation(&scripts::COMPLETE);
@@ -107,18 +110,7 @@ impl Queue {
         retry: Retry,
     ) -> Result<FailOutcome> {
         self.own(lease)?;
-        let (mode, delay) = match retry {
-            Retry::Never => ("dead", Duration::ZERO),
-            Retry::After(d) => ("retry", d),
-            Retry::Default => (
-                "retry",
-                lease.backoff.delay(
-                    lease.count.min(u64::from(u32::MAX)) as u32,
-                    policy::unit_random(),
-                ),
-            ),
-        };
-        let delay_ms = policy::duration_ms("retry", delay)?;
+        let (mode, delay_ms) = fail_mode(lease, retry)?;
         let mut inv = self.invocation(&scripts::FAIL);
         inv.arg(&lease.wire_id)
             .arg(&lease.token)
@@ -129,12 +121,10 @@ impl Queue {
             .arg(cut(error_type));
         let value: Value = self.invoke(&inv).await?;
         let parts = array("fail", value)?;
-        let code = int("fail", parts.first().unwrap_or(&Value::Nil))?;
-        Ok(match code {
-            1 => FailOutcome::Retrying(Duration::from_millis(delay_ms)),
-            2 => FailOutcome::Dead,
-            other => FailOutcome::NotHeld(RenewOutcome::from_code(other)),
-        })
+        Ok(fail_outcome(
+            int("fail", parts.first().unwrap_or(&Value::Nil))?,
+            delay_ms,
+        ))
     }
 
     /// Hands the item back without counting a failure: it waits again at once, or after
@@ -214,4 +204,145 @@ fn cut(text: &str) -> &str {
         end -= 1;
     }
     &text[..end]
+}
+
+/// One lease of a batch complete and what to keep: `(lease, Some((result, keep_for)))`.
+pub type Completion<'a> = (&'a Lease, Option<(&'a [u8], Option<Duration>)>);
+
+impl Queue {
+    /// Completes many leases in one round trip (at most 1000), each as [`Queue::complete`] or
+    /// [`Queue::complete_with_result`] would; returns, in order, whether each completed it.
+    pub async fn complete_batch(&self, completions: &[Completion<'_>]) -> Result<Vec<bool>> {
+        if completions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut inv = self.invocation(&scripts::COMPLETE_BATCH);
+        self.complete_args(&mut inv, completions)?;
+        let codes: Vec<i64> = self.invoke(&inv).await?;
+        Ok(codes.into_iter().map(|c| c == 1).collect())
+    }
+
+    /// The five arguments per lease of the batch complete scripts, checked first.
+    pub(crate) fn complete_args(
+        &self,
+        inv: &mut redis::ScriptInvocation<'_>,
+        completions: &[Completion<'_>],
+    ) -> Result<()> {
+        batch_size("leases", completions.len())?;
+        for (lease, result) in completions {
+            self.own(lease)?;
+            let (has, data, keep) = match result {
+                Some((data, keep)) => {
+                    crate::item::validate_data(data).map_err(|_| {
+                        Error::invalid("result", "is larger than the 512 MiB Redis allows")
+                    })?;
+                    let keep = match keep {
+                        Some(d) if d.is_zero() => {
+                            return Err(Error::invalid(
+                                "keep_result_for",
+                                "must be greater than zero",
+                            ))
+                        }
+                        Some(d) => policy::duration_ms("keep_result_for", *d)?.to_string(),
+                        None => String::new(),
+                    };
+                    ("1", *data, keep)
+                }
+                None => ("0", &[][..], String::new()),
+            };
+            inv.arg(&lease.wire_id)
+                .arg(&lease.incarnation)
+                .arg(has)
+                .arg(data)
+                .arg(keep);
+        }
+        Ok(())
+    }
+
+    /// Extends many leases to `ttl` in one round trip (at most 1000); returns each one's
+    /// outcome, in order, as [`Queue::renew_outcome`] would.
+    pub async fn renew_batch(&self, leases: &[&Lease], ttl: Duration) -> Result<Vec<RenewOutcome>> {
+        if leases.is_empty() {
+            return Ok(Vec::new());
+        }
+        batch_size("leases", leases.len())?;
+        let ttl_ms = ttl_millis(ttl)?;
+        let mut inv = self.invocation(&scripts::RENEW_BATCH);
+        inv.arg(ttl_ms);
+        for lease in leases {
+            self.own(lease)?;
+            inv.arg(&lease.wire_id)
+                .arg(&lease.token)
+                .arg(&lease.incarnation);
+        }
+        let codes: Vec<i64> = self.invoke(&inv).await?;
+        Ok(codes.into_iter().map(RenewOutcome::from_code).collect())
+    }
+
+    /// Fails many leases in one round trip (at most 1000), each with its error, type and retry
+    /// as [`Queue::fail`] would; returns the outcomes in order.
+    pub async fn fail_batch(
+        &self,
+        failures: &[(&Lease, &str, &str, Retry)],
+    ) -> Result<Vec<FailOutcome>> {
+        if failures.is_empty() {
+            return Ok(Vec::new());
+        }
+        batch_size("leases", failures.len())?;
+        let mut inv = self.invocation(&scripts::FAIL_BATCH);
+        let mut delays = Vec::with_capacity(failures.len());
+        for (lease, error, error_type, retry) in failures {
+            self.own(lease)?;
+            let (mode, delay_ms) = fail_mode(lease, *retry)?;
+            delays.push(delay_ms);
+            inv.arg(&lease.wire_id)
+                .arg(&lease.token)
+                .arg(&lease.incarnation)
+                .arg(mode)
+                .arg(delay_ms)
+                .arg(cut(error))
+                .arg(cut(error_type));
+        }
+        let replies: Vec<Vec<i64>> = self.invoke(&inv).await?;
+        Ok(replies
+            .into_iter()
+            .zip(delays)
+            .map(|(reply, delay_ms)| fail_outcome(reply.first().copied().unwrap_or(0), delay_ms))
+            .collect())
+    }
+}
+
+/// The script's mode and delay for a failure under `retry` (the backoff is the lease's).
+fn fail_mode(lease: &Lease, retry: Retry) -> Result<(&'static str, u64)> {
+    let (mode, delay) = match retry {
+        Retry::Never => ("dead", Duration::ZERO),
+        Retry::After(d) => ("retry", d),
+        _ => (
+            "retry",
+            lease.backoff.delay(
+                lease.count.min(u64::from(u32::MAX)) as u32,
+                policy::unit_random(),
+            ),
+        ),
+    };
+    Ok((mode, policy::duration_ms("retry", delay)?))
+}
+
+fn fail_outcome(code: i64, delay_ms: u64) -> FailOutcome {
+    match code {
+        1 => FailOutcome::Retrying(Duration::from_millis(delay_ms)),
+        2 => FailOutcome::Dead,
+        other => FailOutcome::NotHeld(RenewOutcome::from_code(other)),
+    }
+}
+
+/// Refuses an empty-handed or oversized batch (argument `argument`).
+pub(crate) fn batch_size(argument: &'static str, n: usize) -> Result<()> {
+    if n > MAX_PAGE {
+        return Err(Error::invalid(
+            argument,
+            format!("{n} in one call; at most {MAX_PAGE}"),
+        ));
+    }
+    Ok(())
 }

@@ -166,6 +166,41 @@ impl Queue {
         Ok((completed, next))
     }
 
+    /// A busy runner's whole step in one round trip: completes `completions` (at most 1000, as
+    /// [`Queue::complete_batch`]) and leases up to `n` more items for `ttl` (no wait). Returns
+    /// whether each completion completed its item, and the new leases.
+    pub async fn complete_and_lease_batch(
+        &self,
+        completions: &[crate::ops::Completion<'_>],
+        n: usize,
+        ttl: Duration,
+    ) -> Result<(Vec<bool>, Vec<Lease>)> {
+        if n > MAX_PAGE {
+            return Err(Error::invalid("n", format!("must be 0 to {MAX_PAGE}")));
+        }
+        let ttl_ms = ttl_millis(ttl)?;
+        let token = new_token();
+        let mut inv = self.invocation(&scripts::COMPLETE_AND_LEASE_BATCH);
+        inv.arg(&token).arg(ttl_ms).arg(n);
+        self.complete_args(&mut inv, completions)?;
+        let value: Value = self.invoke(&inv).await?;
+        const OP: &str = "complete_and_lease_batch";
+        let [codes, leased] = <[Value; 2]>::try_from(array(OP, value)?)
+            .map_err(|v| unexpected(OP, &Value::Array(v)))?;
+        let completed = array(OP, codes)?
+            .iter()
+            .map(|c| int(OP, c).map(|c| c == 1))
+            .collect::<Result<Vec<bool>>>()?;
+        let mut leased = self.parse_leased(leased, &token)?;
+        if leased.leases.is_empty() && leased.more && n > 0 {
+            leased.leases = self
+                .try_lease(n, ttl_ms)
+                .await
+                .map_or(Vec::new(), |(l, _)| l);
+        }
+        Ok((completed, leased.leases))
+    }
+
     /// Reads a lease script's reply: `{more, wait_ms, lease...}`.
     pub(crate) fn parse_leased(&self, value: Value, token: &str) -> Result<Leased> {
         const OP: &str = "lease";

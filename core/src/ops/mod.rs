@@ -12,3 +12,4 @@ mod wait;
 
 pub use clean::CleanReport;
 pub use config::QueueConfig;
+pub use finish::Completion;

@@ -1,0 +1,11 @@
+--! include: keys time config rate waiting jobs outcome finish lease
+-- complete_and_lease_batch: a busy runner's whole step. ARGV: token, ttl_ms, n (leases wanted),
+-- then 5 values per lease to complete, as complete_batch.lua (at most 1000).
+-- Returns {codes, lease reply}: one code per completed lease, then what lease.lua returns.
+refuse_when_out_of_memory()
+local now = now_ms()
+local codes = {}
+for i = 4, #ARGV, 5 do
+  codes[#codes + 1] = complete_item(ARGV[i], ARGV[i + 1], ARGV[i + 2] == '1', ARGV[i + 3], ARGV[i + 4], now)
+end
+return {codes, lease_items(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), now)}

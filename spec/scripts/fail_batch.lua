@@ -1,0 +1,10 @@
+--! include: keys time config rate waiting jobs outcome fail
+-- fail_batch. ARGV: 7 values per lease, as fail.lua's (at most 1000 leases).
+-- Returns one {code, due_ms} per lease, in order, as fail's.
+refuse_when_out_of_memory()
+local now = now_ms()
+local replies = {}
+for i = 1, #ARGV, 7 do
+  replies[#replies + 1] = fail_item(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[i + 6], now)
+end
+return replies

@@ -1,0 +1,38 @@
+-- Failing one leased item (spec/PROTOCOL.md, 5.6). Needs keys, time, config, rate, waiting, jobs
+-- and outcome. mode is 'retry' or 'dead'; delay_ms comes from the client (the item's backoff).
+-- Returns {1, due_ms} (retry), {2, 0} (dead) or {outcome code, 0}.
+local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now)
+  local holder = redis.call('GET', LEASE .. id)
+  local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'attempts', 'max_attempts', 'priority')
+  if holder ~= token or job[1] ~= inc then
+    return {lost_outcome(id, inc, holder, job[1], job[2]), 0}
+  end
+  if job[2] then
+    drop_cancelled(id)
+    return {-3, 0}
+  end
+  count_event(now, 'failed')
+  redis.call('HSET', JOB .. id, 'error', err, 'error_type', err_type)
+  local attempts = tonumber(job[3]) or 1
+  local max = max_attempts_of(job[4])
+  if mode ~= 'retry' then
+    to_dead(id, now, 'failed without retry')
+    return {2, 0}
+  end
+  if max > 0 and attempts >= max then
+    to_dead(id, now, 'failed ' .. attempts .. ' times')
+    return {2, 0}
+  end
+  redis.call('ZREM', LEASED, id)
+  redis.call('DEL', LEASE .. id)
+  local due = now + tonumber(delay_ms)
+  if due > now then
+    park(id)
+    redis.call('HSET', JOB .. id, 'state', 'delayed', 'due', due)
+    redis.call('ZADD', DELAYED, due, id)
+  else
+    redis.call('HSET', JOB .. id, 'state', 'waiting')
+    push_waiting(id, job[5])
+  end
+  return {1, due}
+end

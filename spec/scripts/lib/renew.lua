@@ -1,0 +1,19 @@
+-- Renewing one lease (spec/PROTOCOL.md, 5.5). Needs keys and outcome. Returns 1, or the outcome
+-- code of lib/outcome.lua; a cancelled item is not renewed (-3).
+local function renew_one(id, token, ttl_ms, inc, now)
+  local holder = redis.call('GET', LEASE .. id)
+  local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled')
+  if holder ~= token or (job[1] and job[1] ~= inc) then
+    return lost_outcome(id, inc, holder, job[1], job[2])
+  end
+  if job[2] then
+    return -3
+  end
+  redis.call('PEXPIRE', LEASE .. id, ttl_ms)
+  if job[1] then
+    local expires = now + tonumber(ttl_ms)
+    redis.call('ZADD', LEASED, expires, id)
+    redis.call('HSET', JOB .. id, 'lease_expires', expires)
+  end
+  return 1
+end
