@@ -666,8 +666,7 @@ async fn batches_complete_renew_fail_and_lease_in_one_call(env: Env) {
             .unwrap(),
         vec![RenewOutcome::Expired, RenewOutcome::Completed]
     );
-    let too_many: Vec<(&leaseq::Lease, Option<(&[u8], Option<Duration>)>)> =
-        (0..1001).map(|_| (&first[0], None)).collect();
+    let too_many: Vec<leaseq::Completion<'_>> = (0..1001).map(|_| (&first[0], None)).collect();
     assert_eq!(
         env.queue
             .complete_batch(&too_many)
