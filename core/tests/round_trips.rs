@@ -93,10 +93,14 @@ async fn each_operation_costs_the_documented_round_trips() {
     q.stats().await.unwrap();
     q.cancel("x").await.unwrap();
     q.dead_purge(None).await.unwrap();
-    q.add_batch(&[Item::new(vec![]), Item::new(vec![])]).await.unwrap();
+    q.add_batch(&[Item::new(vec![]), Item::new(vec![])])
+        .await
+        .unwrap();
     let two = q.lease_batch(2, TTL, Wait::No).await.unwrap();
     q.renew_batch(&[&two[0]], TTL).await.unwrap();
-    q.fail_batch(&[(&two[0], "e", "", Retry::Never)]).await.unwrap();
+    q.fail_batch(&[(&two[0], "e", "", Retry::Never)])
+        .await
+        .unwrap();
     q.complete_batch(&[(&two[1], None)]).await.unwrap();
     q.complete_and_lease_batch(&[], 1, TTL).await.unwrap();
     q.dead_purge(None).await.unwrap();
@@ -184,14 +188,20 @@ async fn each_operation_costs_the_documented_round_trips() {
     let refs: Vec<&leaseq::Lease> = batch.iter().collect();
     q.renew_batch(&refs, TTL).await.unwrap();
     expect("renew_batch of 1000", &["evalsha"], &mut monitor);
-    q.fail_batch(&[(&batch[0], "e", "", Retry::Never)]).await.unwrap();
+    q.fail_batch(&[(&batch[0], "e", "", Retry::Never)])
+        .await
+        .unwrap();
     expect("fail_batch", &["evalsha"], &mut monitor);
     let done: Vec<leaseq::Completion<'_>> = batch[1..501].iter().map(|l| (l, None)).collect();
     q.complete_batch(&done).await.unwrap();
     expect("complete_batch of 500", &["evalsha"], &mut monitor);
     let done: Vec<leaseq::Completion<'_>> = batch[501..].iter().map(|l| (l, None)).collect();
     q.complete_and_lease_batch(&done, 50, TTL).await.unwrap();
-    expect("complete_and_lease_batch of 499 and 50", &["evalsha"], &mut monitor);
+    expect(
+        "complete_and_lease_batch of 499 and 50",
+        &["evalsha"],
+        &mut monitor,
+    );
 
     // Light clean of 1201 ids that redis-work-queue workers took into processing: seven
     // batches of 200, not 1201 round trips.
