@@ -35,7 +35,7 @@ echo "py: ruff"
   && "$py" -m ruff format -q --check --config pyproject.toml python tests "$soak_worker")
 
 echo "py: mypy.stubtest"
-(cd "$(mktemp -d)" && "$py" -m mypy.stubtest leaseq)
+(cd "$(mktemp -d)" && "$py" -m mypy.stubtest leaseq --allowlist "$here/stubtest-allowlist.txt")
 
 echo "py: mypy --strict"
 (cd "$here" && "$py" -m mypy --strict python/leaseq tests "$soak_worker")

@@ -16,22 +16,40 @@
  *   a (pointer, length) pair may hold NULL when the length is 0, and every *_free accepts NULL.
  *   Strings are NUL-terminated UTF-8 (anything else gives LEASEQ_INVALID_ARGUMENT naming the
  *   argument). Item data is (pointer, length): any bytes, NUL included. leaseq only reads
- *   arguments during the call and keeps no pointer to them.
+ *   arguments during the call and keeps no pointer to them. Two more stated exceptions: an
+ *   options pointer (leaseq_add_options, leaseq_lease_options) may be NULL, meaning "no
+ *   options"; and where a milliseconds argument says so, -1 means "not given".
  *
- * - Ownership. A handle (leaseq_client, leaseq_queue, leaseq_item, leaseq_lease) returned
- *   through an out-parameter belongs to the caller, who frees it with its *_free function,
- *   once. A string or buffer returned through an out-parameter is borrowed from the handle
- *   it came from: valid until that handle is freed; never free it. Static strings
- *   (leaseq_status_str, leaseq_version) are never freed.
+ * - Option structs grow. leaseq_add_options, leaseq_lease_options and leaseq_config start with
+ *   struct_size (the caller's sizeof) and set (bits naming the fields given). Initialise them
+ *   with their *_INIT macro, then set fields and OR in their bits. The library reads only the
+ *   bytes that fit in struct_size (and writes only those, for leaseq_queue_config), so a
+ *   program built against an older, smaller struct keeps working with a newer library; a bit
+ *   for a field beyond struct_size, or one the library does not know, gives
+ *   LEASEQ_INVALID_ARGUMENT. A field whose bit is clear takes the core's default.
+ *
+ * - Ownership. A handle (leaseq_client, leaseq_queue, leaseq_item, leaseq_lease, leaseq_job,
+ *   leaseq_result, leaseq_entry_list, leaseq_stats) or array of leases returned through an
+ *   out-parameter belongs to the caller, who frees it with its *_free function, once. A
+ *   string, buffer or sub-handle (a leaseq_entry, a job's leaseq_result) returned through an
+ *   out-parameter is borrowed from the handle it came from: valid until that handle is freed;
+ *   never free it. Static strings (leaseq_status_str, leaseq_state_str,
+ *   leaseq_renew_outcome_str, leaseq_version) are never freed.
  *
  * - Threads. Client and queue handles may be used from any number of threads at once; each call
- *   blocks only its own thread. Items and leases are immutable: several threads may read them.
- *   A handle must not be freed while another thread is inside a call on that same handle.
+ *   blocks only its own thread. Items, leases, jobs, results, entry lists and stats are
+ *   immutable: several threads may read them at once. A handle must not be freed while another
+ *   thread is inside a call on that same handle. leaseq_last_error_message() is per thread.
+ *   Option structs are the caller's memory: leaseq reads them only during the call.
  *
- * - Blocking. leaseq_queue_lease with a timeout_ms other than 0 waits for an item; calling
- *   leaseq_client_close() (or leaseq_client_free()) from another thread ends the wait at once
- *   with LEASEQ_CLOSED. Every other call is one or a few round trips to Redis, bounded by a
- *   connect timeout (5 s) and a response timeout (10 s).
+ * - Blocking. leaseq_queue_lease, leaseq_queue_lease_with_options and leaseq_queue_lease_batch
+ *   with a timeout other than 0, and leaseq_queue_wait_result, wait in Redis (never polling);
+ *   calling leaseq_client_close() (or leaseq_client_free()) from another thread ends the wait
+ *   at once with LEASEQ_CLOSED. Every other call is one or a few round trips to Redis, bounded
+ *   by a connect timeout (5 s) and a response timeout (10 s).
+ *
+ * - Time. Times are milliseconds since the Unix epoch on the Redis server's clock; -1 where a
+ *   time is unknown. Durations are milliseconds.
  *
  * - Panics. No Rust panic crosses this interface: a bug inside leaseq returns LEASEQ_INTERNAL.
  *
@@ -49,6 +67,110 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/** A leaseq_backoff with every field 0 (a fixed backoff of 0 ms); part of the *_INIT macros. */
+#define LEASEQ_BACKOFF_INIT { 0, 0, 0, 0 }
+
+/**
+ * A leaseq_add_options with struct_size set and nothing given:
+ * `leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;`
+ */
+#define LEASEQ_ADD_OPTIONS_INIT \
+    { (uint32_t)sizeof(leaseq_add_options), 0, 0, 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0 }
+
+/**
+ * A leaseq_lease_options with struct_size set and nothing given (a 30 s lease, no wait):
+ * `leaseq_lease_options options = LEASEQ_LEASE_OPTIONS_INIT;`
+ */
+#define LEASEQ_LEASE_OPTIONS_INIT { (uint32_t)sizeof(leaseq_lease_options), 0, 0, 0 }
+
+/**
+ * A leaseq_config with struct_size set and nothing given, to fill for leaseq_queue_set_config
+ * or to read into with leaseq_queue_config: `leaseq_config config = LEASEQ_CONFIG_INIT;`
+ */
+#define LEASEQ_CONFIG_INIT \
+    { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0 }
+
+
+/**
+ * `leaseq_add_options.delay_ms` is given.
+ */
+#define LEASEQ_ADD_DELAY (1 << 0)
+
+/**
+ * `leaseq_add_options.run_at_ms` is given.
+ */
+#define LEASEQ_ADD_RUN_AT (1 << 1)
+
+/**
+ * `leaseq_add_options.priority` is given.
+ */
+#define LEASEQ_ADD_PRIORITY (1 << 2)
+
+/**
+ * `leaseq_add_options.max_attempts` is given.
+ */
+#define LEASEQ_ADD_MAX_ATTEMPTS (1 << 3)
+
+/**
+ * `leaseq_add_options.backoff` is given.
+ */
+#define LEASEQ_ADD_BACKOFF (1 << 4)
+
+/**
+ * `leaseq_add_options.expires_after_ms` is given.
+ */
+#define LEASEQ_ADD_EXPIRES_AFTER (1 << 5)
+
+/**
+ * `leaseq_add_options.keep_result_for_ms` is given.
+ */
+#define LEASEQ_ADD_KEEP_RESULT_FOR (1 << 6)
+
+/**
+ * `leaseq_lease_options.ttl_ms` is given.
+ */
+#define LEASEQ_LEASE_TTL (1 << 0)
+
+/**
+ * `leaseq_lease_options.timeout_ms` is given.
+ */
+#define LEASEQ_LEASE_TIMEOUT (1 << 1)
+
+/**
+ * `leaseq_config.max_attempts` is given.
+ */
+#define LEASEQ_CONFIG_MAX_ATTEMPTS (1 << 0)
+
+/**
+ * `leaseq_config.priority` is given.
+ */
+#define LEASEQ_CONFIG_PRIORITY (1 << 1)
+
+/**
+ * `leaseq_config.backoff` is given.
+ */
+#define LEASEQ_CONFIG_BACKOFF (1 << 2)
+
+/**
+ * `leaseq_config.expires_after_ms` is given.
+ */
+#define LEASEQ_CONFIG_EXPIRES_AFTER (1 << 3)
+
+/**
+ * `leaseq_config.keep_result_for_ms` is given.
+ */
+#define LEASEQ_CONFIG_KEEP_RESULT_FOR (1 << 4)
+
+/**
+ * `leaseq_config.dead_max_count` is given.
+ */
+#define LEASEQ_CONFIG_DEAD_MAX_COUNT (1 << 5)
+
+/**
+ * `leaseq_config.dead_max_age_ms` is given.
+ */
+#define LEASEQ_CONFIG_DEAD_MAX_AGE (1 << 6)
+
 /**
  * A connection to one Redis server or one Redis Cluster (opaque).
  *
@@ -59,6 +181,18 @@
 typedef struct leaseq_client leaseq_client;
 
 /**
+ * One line of a `leaseq_entry_list` (opaque), borrowed from the list: never freed on its own.
+ */
+typedef struct leaseq_entry leaseq_entry;
+
+/**
+ * A page of items in one state, from `leaseq_queue_list` (opaque): read its length with
+ * `leaseq_entry_list_len` and each entry with `leaseq_entry_list_get`; free it with
+ * `leaseq_entry_list_free`. Immutable; may be read from several threads at once.
+ */
+typedef struct leaseq_entry_list leaseq_entry_list;
+
+/**
  * A piece of work to add: an id and arbitrary bytes (opaque).
  *
  * Thread safety: immutable once made; may be read (added, queried) from several threads at
@@ -67,11 +201,24 @@ typedef struct leaseq_client leaseq_client;
 typedef struct leaseq_item leaseq_item;
 
 /**
- * A leased item: its id, data, lease token and lease count (opaque). Pass it back to
- * `leaseq_queue_complete`, `leaseq_queue_complete_and_lease` or `leaseq_queue_renew`.
+ * Everything the queue knows about one item (opaque), from `leaseq_queue_get`: a snapshot
+ * taken when it was read. Times are milliseconds since the Unix epoch on the server's clock,
+ * -1 when unknown.
+ *
+ * Thread safety: immutable; may be read from several threads at once. Strings and buffers
+ * read from it belong to it: valid until `leaseq_job_free`.
+ */
+typedef struct leaseq_job leaseq_job;
+
+/**
+ * A leased item: its id, data, lease token, attempt number and incarnation (opaque). Pass it
+ * back to `leaseq_queue_complete` (or `_with_result`), `leaseq_queue_complete_and_lease`,
+ * `leaseq_queue_fail`, `leaseq_queue_release`, `leaseq_queue_renew` (or `_outcome`) or
+ * `leaseq_queue_progress` of the queue it came from.
  *
  * Thread safety: immutable once made; may be read and passed to calls from several threads at
  * once (e.g. one thread renews while another works on the data). Made by `leaseq_queue_lease`,
+ * `leaseq_queue_lease_with_options`, `leaseq_queue_lease_batch`,
  * `leaseq_queue_complete_and_lease` or `leaseq_queue_lease_from_parts`, released by
  * `leaseq_lease_free`. Freeing it does not complete or release the item in Redis.
  */
@@ -87,6 +234,22 @@ typedef struct leaseq_lease leaseq_lease;
 typedef struct leaseq_queue leaseq_queue;
 
 /**
+ * A kept result: the bytes the completing worker gave, when it completed, and on which
+ * attempt (opaque). Made by `leaseq_queue_result` or `leaseq_queue_wait_result` (owned: free it
+ * with `leaseq_result_free`), or borrowed from a job (`leaseq_job_result`: never free that one).
+ *
+ * Thread safety: immutable; may be read from several threads at once.
+ */
+typedef struct leaseq_result leaseq_result;
+
+/**
+ * A queue's figures, read in one round trip by `leaseq_queue_stats` (opaque): counts per
+ * state, the age of the oldest waiting item, and per-minute counters for the last hour. Free
+ * it with `leaseq_stats_free`. Immutable; may be read from several threads at once.
+ */
+typedef struct leaseq_stats leaseq_stats;
+
+/**
  * The result of every fallible leaseq function. 0 (`LEASEQ_OK`) is success; every other value
  * is one of the `LEASEQ_*` statuses below, whose numbers never change meaning (spec/errors.md).
  * After a failure, `leaseq_last_error_message()` says what went wrong.
@@ -94,9 +257,220 @@ typedef struct leaseq_queue leaseq_queue;
 typedef int32_t leaseq_status;
 
 /**
- * What `leaseq_queue_renew_outcome` found: one of the `LEASEQ_RENEW_*` values.
+ * How a failed item waits before its next attempt: one of the `LEASEQ_BACKOFF_*` values.
+ */
+typedef int32_t leaseq_backoff_kind;
+
+/**
+ * A retry delay policy, part of `leaseq_add_options` and `leaseq_config` (a plain struct of
+ * fixed layout). The core checks the values: delays of at most 10 years, and for an
+ * exponential backoff a base above zero and a cap at least as long as the base.
+ */
+typedef struct {
+    /**
+     * `LEASEQ_BACKOFF_FIXED` or `LEASEQ_BACKOFF_EXPONENTIAL`.
+     */
+    leaseq_backoff_kind kind;
+    /**
+     * Exponential only: randomise each delay between half of it and all of it (the protocol's
+     * default backoff has jitter). Ignored for a fixed backoff.
+     */
+    bool jitter;
+    /**
+     * Fixed: the delay; exponential: the first retry's delay. Milliseconds.
+     */
+    int64_t base_ms;
+    /**
+     * Exponential: the longest delay, in milliseconds. Ignored for a fixed backoff.
+     */
+    int64_t cap_ms;
+} leaseq_backoff;
+
+/**
+ * A queue's stored configuration: defaults for its items that every client, in every
+ * language, reads from Redis (`leaseq_queue_config`, `leaseq_queue_set_config`).
+ *
+ * Start from `LEASEQ_CONFIG_INIT`. To store values, set fields and OR their `LEASEQ_CONFIG_*`
+ * bits into `set`; fields not set keep their stored value. When read, `set` names the fields
+ * that are stored; the others are 0 and the protocol's defaults apply to them. Durations are
+ * milliseconds; a negative one is refused, naming the field.
+ */
+typedef struct {
+    /**
+     * `sizeof(leaseq_config)` as the caller compiled it; `LEASEQ_CONFIG_INIT` sets it.
+     */
+    uint32_t struct_size;
+    /**
+     * Which fields below are given (or stored): `LEASEQ_CONFIG_*` bits OR-ed together.
+     */
+    uint32_t set;
+    /**
+     * `LEASEQ_CONFIG_MAX_ATTEMPTS`: attempts before an item is dead; 0: no limit (default 25).
+     */
+    uint32_t max_attempts;
+    /**
+     * `LEASEQ_CONFIG_PRIORITY`: the priority of items added without one (-1000 to 1000;
+     * default 0).
+     */
+    int32_t priority;
+    /**
+     * `LEASEQ_CONFIG_BACKOFF`: the retry delay after a failed attempt (default exponential
+     * from 1 s to 1 h, with jitter).
+     */
+    leaseq_backoff backoff;
+    /**
+     * `LEASEQ_CONFIG_EXPIRES_AFTER`: items not started this long after they were added are
+     * dead (default: never).
+     */
+    int64_t expires_after_ms;
+    /**
+     * `LEASEQ_CONFIG_KEEP_RESULT_FOR`: how long a result is kept (greater than zero; default
+     * one day).
+     */
+    int64_t keep_result_for_ms;
+    /**
+     * `LEASEQ_CONFIG_DEAD_MAX_COUNT`: dead letters kept at most (default 10,000).
+     */
+    uint64_t dead_max_count;
+    /**
+     * `LEASEQ_CONFIG_DEAD_MAX_AGE`: dead letters older than this go (default seven days).
+     */
+    int64_t dead_max_age_ms;
+} leaseq_config;
+
+/**
+ * Where an item is: one of the `LEASEQ_STATE_*` values.
+ */
+typedef int32_t leaseq_state;
+
+/**
+ * What `leaseq_queue_fail` does with the item: one of the `LEASEQ_RETRY_*` values.
+ */
+typedef int32_t leaseq_retry;
+
+/**
+ * What `leaseq_queue_fail` did: one of the `LEASEQ_FAIL_*` values.
+ */
+typedef int32_t leaseq_fail_outcome;
+
+/**
+ * What `leaseq_queue_renew_outcome` found (and why `leaseq_queue_fail` found the lease not
+ * held): one of the `LEASEQ_RENEW_*` values. Values never change meaning; new ones may come.
  */
 typedef int32_t leaseq_renew_outcome;
+
+/**
+ * Counters for one minute of a queue's life (a plain struct of fixed layout: it never grows).
+ */
+typedef struct {
+    /**
+     * Items completed.
+     */
+    uint64_t completed;
+    /**
+     * Failed attempts (each `leaseq_queue_fail`).
+     */
+    uint64_t failed;
+    /**
+     * Items that went dead.
+     */
+    uint64_t dead;
+    /**
+     * Leases that expired without their holder reporting.
+     */
+    uint64_t expired;
+} leaseq_minute;
+
+/**
+ * Options of an item, for `leaseq_queue_add_with_options`, `leaseq_queue_add_unique_with_options`
+ * and `leaseq_queue_add_batch_with_options`.
+ *
+ * Start from `LEASEQ_ADD_OPTIONS_INIT` (which sets `struct_size` and clears the rest), then set
+ * fields and OR their `LEASEQ_ADD_*` bits into `set`:
+ *
+ * ```c
+ * leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+ * options.priority = 5;
+ * options.set |= LEASEQ_ADD_PRIORITY;
+ * ```
+ *
+ * Fields not set take the queue's stored configuration (`leaseq_queue_set_config`), else the
+ * protocol's defaults. An item with no option set is stored exactly as redis-work-queue stores
+ * one. Durations are milliseconds; a negative one is refused, naming the field.
+ */
+typedef struct {
+    /**
+     * `sizeof(leaseq_add_options)` as the caller compiled it; `LEASEQ_ADD_OPTIONS_INIT` sets it.
+     */
+    uint32_t struct_size;
+    /**
+     * Which fields below are given: `LEASEQ_ADD_*` bits OR-ed together.
+     */
+    uint32_t set;
+    /**
+     * `LEASEQ_ADD_DELAY`: runs no earlier than this long after Redis stores it (the server's
+     * clock). Not with `run_at_ms`.
+     */
+    int64_t delay_ms;
+    /**
+     * `LEASEQ_ADD_RUN_AT`: runs no earlier than this time, in milliseconds since the Unix epoch
+     * (compared with the server's clock). Not with `delay_ms`.
+     */
+    int64_t run_at_ms;
+    /**
+     * `LEASEQ_ADD_PRIORITY`: higher runs first, -1000 to 1000 (default 0); FIFO within one
+     * priority.
+     */
+    int32_t priority;
+    /**
+     * `LEASEQ_ADD_MAX_ATTEMPTS`: after this many attempts (leases) the item is dead instead of
+     * retried; 0: no limit (default 25).
+     */
+    uint32_t max_attempts;
+    /**
+     * `LEASEQ_ADD_BACKOFF`: how long a failed attempt waits before the next.
+     */
+    leaseq_backoff backoff;
+    /**
+     * `LEASEQ_ADD_EXPIRES_AFTER`: if no lease has taken the item this long after it was added,
+     * it is dead ("expired").
+     */
+    int64_t expires_after_ms;
+    /**
+     * `LEASEQ_ADD_KEEP_RESULT_FOR`: how long a result given when completing the item is kept
+     * (greater than zero; default one day).
+     */
+    int64_t keep_result_for_ms;
+} leaseq_add_options;
+
+/**
+ * Options of a lease, for `leaseq_queue_lease_with_options` and `leaseq_queue_lease_batch`.
+ *
+ * Start from `LEASEQ_LEASE_OPTIONS_INIT`, then set fields and OR their `LEASEQ_LEASE_*` bits
+ * into `set`. Without `LEASEQ_LEASE_TTL` the lease lasts the core's default TTL (30 s); without
+ * `LEASEQ_LEASE_TIMEOUT` the call does not wait for an item.
+ */
+typedef struct {
+    /**
+     * `sizeof(leaseq_lease_options)` as the caller compiled it; `LEASEQ_LEASE_OPTIONS_INIT`
+     * sets it.
+     */
+    uint32_t struct_size;
+    /**
+     * Which fields below are given: `LEASEQ_LEASE_*` bits OR-ed together.
+     */
+    uint32_t set;
+    /**
+     * `LEASEQ_LEASE_TTL`: how long the lease lasts, 1 ms to 30 days.
+     */
+    int64_t ttl_ms;
+    /**
+     * `LEASEQ_LEASE_TIMEOUT`: how long to wait for an item when none is waiting: 0 not at all,
+     * a positive value up to that long, a negative value until one arrives (or the client is
+     * closed, which ends the wait with `LEASEQ_CLOSED`).
+     */
+    int64_t timeout_ms;
+} leaseq_lease_options;
 
 /**
  * What a clean did (a plain struct, filled by `leaseq_queue_light_clean` and
@@ -115,6 +489,77 @@ typedef struct {
 } leaseq_clean_report;
 
 /**
+ * Retry after the item's backoff while it has attempts left; else it is dead.
+ */
+#define LEASEQ_RETRY_DEFAULT 0
+
+/**
+ * Retry after `retry_after_ms` while the item has attempts left; else it is dead.
+ */
+#define LEASEQ_RETRY_AFTER 1
+
+/**
+ * Dead now: the failure is not worth retrying.
+ */
+#define LEASEQ_RETRY_NEVER 2
+
+/**
+ * No item (only `leaseq_queue_cancel` reports it, for an id it did not find).
+ */
+#define LEASEQ_STATE_NONE -1
+
+/**
+ * In a waiting list: the next lease may take it.
+ */
+#define LEASEQ_STATE_WAITING 0
+
+/**
+ * Waiting for its due time (added with a delay or run_at, or retrying after a backoff).
+ */
+#define LEASEQ_STATE_DELAYED 1
+
+/**
+ * Held by a worker.
+ */
+#define LEASEQ_STATE_LEASED 2
+
+/**
+ * Failed for good, expired, or out of attempts; kept for a while for inspection or requeue.
+ */
+#define LEASEQ_STATE_DEAD 3
+
+/**
+ * Completed, with its result kept.
+ */
+#define LEASEQ_STATE_DONE 4
+
+/**
+ * The item will run again after a delay (0: it is waiting now).
+ */
+#define LEASEQ_FAIL_RETRYING 0
+
+/**
+ * The item is dead: out of attempts, or failed with `LEASEQ_RETRY_NEVER`.
+ */
+#define LEASEQ_FAIL_DEAD 1
+
+/**
+ * The lease was no longer this holder's; nothing changed. The renew outcome says why.
+ */
+#define LEASEQ_FAIL_NOT_HELD 2
+
+/**
+ * The same delay, `base_ms`, after every failed attempt.
+ */
+#define LEASEQ_BACKOFF_FIXED 0
+
+/**
+ * `base_ms * 2^(attempt-1)`, at most `cap_ms`; with `jitter`, a random delay between half of
+ * that and all of it.
+ */
+#define LEASEQ_BACKOFF_EXPONENTIAL 1
+
+/**
  * The lease was this holder's and now lasts the new TTL.
  */
 #define LEASEQ_RENEW_RENEWED 0
@@ -130,9 +575,19 @@ typedef struct {
 #define LEASEQ_RENEW_TAKEN_BY_ANOTHER 2
 
 /**
- * The item is complete.
+ * The item is complete (or gone).
  */
 #define LEASEQ_RENEW_COMPLETED 3
+
+/**
+ * The item was cancelled while leased (`leaseq_queue_cancel`).
+ */
+#define LEASEQ_RENEW_CANCELLED 4
+
+/**
+ * The id was completed and added again: this lease belongs to an older incarnation.
+ */
+#define LEASEQ_RENEW_OLDER_INCARNATION 5
 
 /**
  * Success.
@@ -316,6 +771,267 @@ leaseq_status leaseq_client_queue(const leaseq_client *client,
 void leaseq_client_free(leaseq_client *client);
 
 /**
+ * Stops leaseq's I/O runtime: the one background thread per process that every client shares,
+ * with the connections it still holds. It waits up to two seconds for that thread to end.
+ *
+ * Optional: call it last, after freeing every client and queue, when nothing of leaseq may
+ * outlive the call (before unloading the library, or before exiting a program checked by
+ * valgrind, which would otherwise see the live thread's memory). A client used afterwards
+ * starts a new runtime but its connections are gone: calls on it fail. Never call it while
+ * another thread is inside a leaseq call. Calling it twice is harmless.
+ */
+void leaseq_runtime_shutdown(void);
+
+/**
+ * Reads the queue's stored configuration into `*out_config`, whose `struct_size` the caller
+ * sets first (`leaseq_config out = LEASEQ_CONFIG_INIT;`): only the fields that fit in it are
+ * written. `set` names the fields that are stored; the others are 0, and the protocol's
+ * defaults apply to them. One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_config` is NULL or points to a `leaseq_config` of
+ * `struct_size` writable bytes with `struct_size` set.
+ */
+leaseq_status leaseq_queue_config(const leaseq_queue *queue, leaseq_config *out_config);
+
+/**
+ * Stores the fields of `config` named in its `set` bits; the others keep their stored value.
+ * Every field is checked first: a bad one gives `LEASEQ_INVALID_ARGUMENT` naming it (e.g.
+ * `config.priority`) and nothing is written. With no bit set, nothing is sent. One round
+ * trip. Every client of the queue, in every language, reads the stored configuration.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `config` is NULL or points to a `leaseq_config` of
+ * `struct_size` readable bytes.
+ */
+leaseq_status leaseq_queue_set_config(const leaseq_queue *queue, const leaseq_config *config);
+
+/**
+ * Removes the queue's stored configuration: the protocol's defaults apply again. One round
+ * trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue.
+ */
+leaseq_status leaseq_queue_reset_config(const leaseq_queue *queue);
+
+/**
+ * Cancels item `id` (NUL-terminated UTF-8): a waiting, delayed or dead item is removed; a
+ * leased one is marked, so that its holder's renew, complete, fail and release return false
+ * (outcome `LEASEQ_RENEW_CANCELLED`) and remove it, as does the expiry of its lease. Sets
+ * `*out_previous` to the state the item was in, or `LEASEQ_STATE_NONE` when there was no item.
+ * One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string; `out_previous` is
+ * NULL or writable.
+ */
+leaseq_status leaseq_queue_cancel(const leaseq_queue *queue,
+                                  const char *id,
+                                  leaseq_state *out_previous);
+
+/**
+ * Puts the dead items named in `ids` (an array of `ids_len` NUL-terminated UTF-8 ids, at most
+ * 1000; `ids` may be NULL when `ids_len` is 0) back to waiting, with their attempts reset; ids
+ * that are not dead are skipped. Sets `*out_requeued` to how many were requeued. A NULL
+ * element gives `LEASEQ_NULL_ARGUMENT` naming it (`ids[i]`) and requeues nothing. One round
+ * trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `ids` is NULL or points to `ids_len` pointers, each NULL or
+ * a NUL-terminated string; `out_requeued` is NULL or writable.
+ */
+leaseq_status leaseq_queue_dead_requeue(const leaseq_queue *queue,
+                                        const char *const *ids,
+                                        size_t ids_len,
+                                        uint64_t *out_requeued);
+
+/**
+ * Requeues the `n` oldest dead items (attempts reset), or all of them with `n` -1 (1000 per
+ * round trip). Sets `*out_requeued` to how many were requeued.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_requeued` is NULL or writable.
+ */
+leaseq_status leaseq_queue_dead_requeue_oldest(const leaseq_queue *queue,
+                                               int64_t n,
+                                               uint64_t *out_requeued);
+
+/**
+ * Deletes the `n` oldest dead items, or all of them with `n` -1 (1000 per round trip). Sets
+ * `*out_purged` to how many were deleted.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_purged` is NULL or writable.
+ */
+leaseq_status leaseq_queue_dead_purge(const leaseq_queue *queue, int64_t n, uint64_t *out_purged);
+
+/**
+ * Completes the leased item as `leaseq_queue_complete` does, and keeps `result` (`result_len`
+ * bytes; `result` may be NULL when `result_len` is 0) for `leaseq_queue_result` and
+ * `leaseq_queue_wait_result`. `keep_result_for_ms` is how long: -1 for the default (the item's
+ * own, else the queue's configuration, else one day), otherwise greater than zero. The result
+ * is kept only when `*out_completed` is true. One round trip.
+ *
+ * # Safety
+ * `queue` and `lease` are NULL or live handles; `result` is NULL or points to `result_len`
+ * readable bytes; `out_completed` is NULL or writable.
+ */
+leaseq_status leaseq_queue_complete_with_result(const leaseq_queue *queue,
+                                                const leaseq_lease *lease,
+                                                const uint8_t *result,
+                                                size_t result_len,
+                                                int64_t keep_result_for_ms,
+                                                bool *out_completed);
+
+/**
+ * Records a failed attempt: `error` (a message) and `error_type` (a name that groups failures,
+ * e.g. an exception class; may be ""), both NUL-terminated UTF-8, cut to 4 KiB. With
+ * `LEASEQ_RETRY_DEFAULT` the item runs again after its backoff, with `LEASEQ_RETRY_AFTER`
+ * after `retry_after_ms` (0 or more; read only with that mode), while it has attempts left;
+ * otherwise, or with `LEASEQ_RETRY_NEVER`, it is dead. One round trip.
+ *
+ * Sets `*out_outcome` to `LEASEQ_FAIL_RETRYING`, `LEASEQ_FAIL_DEAD`, or `LEASEQ_FAIL_NOT_HELD`
+ * when the lease was no longer this holder's (expired, taken, completed, cancelled, older
+ * incarnation): then nothing changed, and `*out_not_held` says why (a `LEASEQ_RENEW_*` value;
+ * `LEASEQ_RENEW_RENEWED` when the lease was held). `*out_retry_in_ms` is the delay before the
+ * retry for `LEASEQ_FAIL_RETRYING` (0: the item waits now), -1 otherwise.
+ *
+ * # Safety
+ * `queue` and `lease` are NULL or live handles; `error` and `error_type` are NULL or
+ * NUL-terminated strings; the out-parameters are NULL or writable.
+ */
+leaseq_status leaseq_queue_fail(const leaseq_queue *queue,
+                                const leaseq_lease *lease,
+                                const char *error,
+                                const char *error_type,
+                                leaseq_retry retry,
+                                int64_t retry_after_ms,
+                                leaseq_fail_outcome *out_outcome,
+                                leaseq_renew_outcome *out_not_held,
+                                int64_t *out_retry_in_ms);
+
+/**
+ * Hands the item back without counting a failure: it waits again at once (`delay_ms` 0) or
+ * after `delay_ms` (0 or more), and the attempt it used is given back. Only the live holder can
+ * release: `*out_released` is false when the lease was no longer this holder's
+ * (`leaseq_queue_renew_outcome` says why). One round trip.
+ *
+ * # Safety
+ * `queue` and `lease` are NULL or live handles; `out_released` is NULL or writable.
+ */
+leaseq_status leaseq_queue_release(const leaseq_queue *queue,
+                                   const leaseq_lease *lease,
+                                   int64_t delay_ms,
+                                   bool *out_released);
+
+/**
+ * Stores a small value (`value_len` bytes, at most 64 KiB; `value` may be NULL when
+ * `value_len` is 0) on the leased item, shown by `leaseq_queue_get` (`leaseq_job_progress`).
+ * Only the live holder can: `*out_stored` says whether it did. One round trip.
+ *
+ * # Safety
+ * `queue` and `lease` are NULL or live handles; `value` is NULL or points to `value_len`
+ * readable bytes; `out_stored` is NULL or writable.
+ */
+leaseq_status leaseq_queue_progress(const leaseq_queue *queue,
+                                    const leaseq_lease *lease,
+                                    const uint8_t *value,
+                                    size_t value_len,
+                                    bool *out_stored);
+
+/**
+ * Sets `*out_result` to the result kept for item `id` (NUL-terminated UTF-8), or NULL when it
+ * did not complete with one or the result has expired. One round trip.
+ *
+ * `*out_result`, when not NULL, is a new result owned by the caller: free it with
+ * `leaseq_result_free`.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string; `out_result` is
+ * NULL or writable.
+ */
+leaseq_status leaseq_queue_result(const leaseq_queue *queue,
+                                  const char *id,
+                                  leaseq_result **out_result);
+
+/**
+ * Waits up to `timeout_ms` (0 or more) for item `id`'s result, server-side (no polling), and
+ * sets `*out_result` to it, or to NULL when the timeout passes first (not an error). The item
+ * must be completed with a result: a failed or cancelled item gives none. Blocks only the
+ * calling thread; `leaseq_client_close` from another thread ends the wait with
+ * `LEASEQ_CLOSED`.
+ *
+ * `*out_result`, when not NULL, is a new result owned by the caller: free it with
+ * `leaseq_result_free`.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string; `out_result` is
+ * NULL or writable.
+ */
+leaseq_status leaseq_queue_wait_result(const leaseq_queue *queue,
+                                       const char *id,
+                                       int64_t timeout_ms,
+                                       leaseq_result **out_result);
+
+/**
+ * Sets `*out_job` to everything known about item `id` (NUL-terminated UTF-8): its state,
+ * data, attempts, last error, progress, times and kept result; NULL when no item and no kept
+ * result has this id. One round trip.
+ *
+ * `*out_job`, when not NULL, is a new job owned by the caller: read it with the `leaseq_job_*`
+ * functions and free it with `leaseq_job_free`.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string; `out_job` is NULL
+ * or writable.
+ */
+leaseq_status leaseq_queue_get(const leaseq_queue *queue, const char *id, leaseq_job **out_job);
+
+/**
+ * Sets `*out_list` to a page of the items in `state` (`LEASEQ_STATE_WAITING`, `_DELAYED`,
+ * `_LEASED` or `_DEAD`; done items are not listed): up to `count` (1 to 1000) entries from
+ * position `start`, in order: waiting in the order they will be leased, delayed by due time,
+ * leased by lease expiry, dead oldest first. One round trip.
+ *
+ * `*out_list` is a new list owned by the caller (possibly empty): read it with
+ * `leaseq_entry_list_len` and `leaseq_entry_list_get`, free it with `leaseq_entry_list_free`.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_list` is NULL or writable.
+ */
+leaseq_status leaseq_queue_list(const leaseq_queue *queue,
+                                leaseq_state state,
+                                size_t start,
+                                size_t count,
+                                leaseq_entry_list **out_list);
+
+/**
+ * Sets `*out_count` to how many items are in `state` (`LEASEQ_STATE_WAITING`, `_DELAYED`,
+ * `_LEASED` or `_DEAD`; done items are not counted). Waiting counts ids in the waiting lists,
+ * stale ones included until a lease or clean drops them. One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_count` is NULL or writable.
+ */
+leaseq_status leaseq_queue_count(const leaseq_queue *queue,
+                                 leaseq_state state,
+                                 uint64_t *out_count);
+
+/**
+ * Sets `*out_stats` to the queue's figures, read in one round trip: counts per state, the age
+ * of the oldest waiting item, and completed, failed, dead and expired counts for each of the
+ * last 60 minutes.
+ *
+ * `*out_stats` is a new handle owned by the caller: read it with the `leaseq_stats_*`
+ * functions and free it with `leaseq_stats_free`.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_stats` is NULL or writable.
+ */
+leaseq_status leaseq_queue_stats(const leaseq_queue *queue, leaseq_stats **out_stats);
+
+/**
  * Makes an item with a random id (a UUID v4) holding a copy of the `data_len` bytes at `data`
  * (any bytes, NUL included; `data` may be NULL when `data_len` is 0).
  *
@@ -363,6 +1079,358 @@ leaseq_status leaseq_item_id(const leaseq_item *item, const char **out_id);
 void leaseq_item_free(leaseq_item *item);
 
 /**
+ * The name of `state`: `"waiting"`, `"delayed"`, `"leased"`, `"dead"`, `"done"` (the names
+ * every leaseq binding uses), `"none"` for `LEASEQ_STATE_NONE`, or `"unknown"`.
+ *
+ * Never NULL. The string is static: do not free it. Thread-safe.
+ */
+const char *leaseq_state_str(leaseq_state state);
+
+/**
+ * Sets `*out_data` and `*out_len` to the result's bytes (any bytes, NUL included).
+ *
+ * The buffer belongs to the result: valid until it is freed (with its job, for a borrowed
+ * one); do not free it. Never NULL; one NUL byte follows the `*out_len` bytes (not counted).
+ *
+ * # Safety
+ * `result` is NULL or a live result; `out_data` and `out_len` are NULL or writable.
+ */
+leaseq_status leaseq_result_data(const leaseq_result *result,
+                                 const uint8_t **out_data,
+                                 size_t *out_len);
+
+/**
+ * Sets `*out_finished_at_ms` to when the item completed: milliseconds since the Unix epoch on
+ * the server's clock.
+ *
+ * # Safety
+ * `result` is NULL or a live result; `out_finished_at_ms` is NULL or writable.
+ */
+leaseq_status leaseq_result_finished_at_ms(const leaseq_result *result,
+                                           int64_t *out_finished_at_ms);
+
+/**
+ * Sets `*out_attempts` to the attempt that completed the item (1 for the first lease).
+ *
+ * # Safety
+ * `result` is NULL or a live result; `out_attempts` is NULL or writable.
+ */
+leaseq_status leaseq_result_attempts(const leaseq_result *result, uint64_t *out_attempts);
+
+/**
+ * Frees a result from `leaseq_queue_result` or `leaseq_queue_wait_result`. NULL is accepted
+ * and ignored. Never pass a result borrowed from a job (`leaseq_job_result`).
+ *
+ * # Safety
+ * `result` is NULL or an owned result that no other call is using, freed only once.
+ */
+void leaseq_result_free(leaseq_result *result);
+
+/**
+ * Sets `*out_id` to the item's id (NUL-terminated UTF-8). Borrowed from the job.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_id` is NULL or writable.
+ */
+leaseq_status leaseq_job_id(const leaseq_job *job, const char **out_id);
+
+/**
+ * Sets `*out_state` to where the item is: a `LEASEQ_STATE_*` value (never `LEASEQ_STATE_NONE`).
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_state` is NULL or writable.
+ */
+leaseq_status leaseq_job_state(const leaseq_job *job, leaseq_state *out_state);
+
+/**
+ * Sets `*out_data` and `*out_len` to the item's data (empty for a done item). Borrowed from
+ * the job; never NULL; one NUL byte follows the `*out_len` bytes (not counted).
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_data` and `out_len` are NULL or writable.
+ */
+leaseq_status leaseq_job_data(const leaseq_job *job, const uint8_t **out_data, size_t *out_len);
+
+/**
+ * Sets `*out_attempts` to how many times the item has been leased so far.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_attempts` is NULL or writable.
+ */
+leaseq_status leaseq_job_attempts(const leaseq_job *job, uint64_t *out_attempts);
+
+/**
+ * Sets `*out_max_attempts` to the item's own max attempts (0: no limit), or -1 when the item
+ * has none of its own (the queue's configuration, else the default, applies).
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_max_attempts` is NULL or writable.
+ */
+leaseq_status leaseq_job_max_attempts(const leaseq_job *job, int64_t *out_max_attempts);
+
+/**
+ * Sets `*out_priority` to the item's priority (-1000 to 1000; 0 by default).
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_priority` is NULL or writable.
+ */
+leaseq_status leaseq_job_priority(const leaseq_job *job, int32_t *out_priority);
+
+/**
+ * Sets `*out_error` to the last failure's message (NUL-terminated UTF-8), or NULL when the
+ * item has not failed. Borrowed from the job.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_error` is NULL or writable.
+ */
+leaseq_status leaseq_job_error(const leaseq_job *job, const char **out_error);
+
+/**
+ * Sets `*out_error_type` to the last failure's type (may be ""), or NULL when the item has
+ * not failed. Borrowed from the job.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_error_type` is NULL or writable.
+ */
+leaseq_status leaseq_job_error_type(const leaseq_job *job, const char **out_error_type);
+
+/**
+ * Sets `*out_reason` to why the item is dead (e.g. "failed", "expired", "attempts"), or NULL.
+ * Borrowed from the job.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_reason` is NULL or writable.
+ */
+leaseq_status leaseq_job_dead_reason(const leaseq_job *job, const char **out_reason);
+
+/**
+ * Sets `*out_data` and `*out_len` to the last progress value a holder stored
+ * (`leaseq_queue_progress`), or NULL and 0 when there is none. Borrowed from the job; one NUL
+ * byte follows the `*out_len` bytes (not counted).
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_data` and `out_len` are NULL or writable.
+ */
+leaseq_status leaseq_job_progress(const leaseq_job *job, const uint8_t **out_data, size_t *out_len);
+
+/**
+ * Sets `*out_result` to the kept result (for a done item, or one whose earlier incarnation
+ * kept one), or NULL. The result is borrowed from the job: read it with the `leaseq_result_*`
+ * functions, never free it; it is valid until `leaseq_job_free`.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_result` is NULL or writable.
+ */
+leaseq_status leaseq_job_result(const leaseq_job *job, const leaseq_result **out_result);
+
+/**
+ * Sets `*out_ms` to when the item was added (known for items added with options only), or -1.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_ms` is NULL or writable.
+ */
+leaseq_status leaseq_job_added_at_ms(const leaseq_job *job, int64_t *out_ms);
+
+/**
+ * Sets `*out_ms` to when a delayed item is due, or -1.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_ms` is NULL or writable.
+ */
+leaseq_status leaseq_job_due_at_ms(const leaseq_job *job, int64_t *out_ms);
+
+/**
+ * Sets `*out_ms` to when the last lease began, or -1.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_ms` is NULL or writable.
+ */
+leaseq_status leaseq_job_leased_at_ms(const leaseq_job *job, int64_t *out_ms);
+
+/**
+ * Sets `*out_ms` to when the current lease ends, or -1.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_ms` is NULL or writable.
+ */
+leaseq_status leaseq_job_lease_expires_at_ms(const leaseq_job *job, int64_t *out_ms);
+
+/**
+ * Sets `*out_ms` to when the item died or completed, or -1.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_ms` is NULL or writable.
+ */
+leaseq_status leaseq_job_finished_at_ms(const leaseq_job *job, int64_t *out_ms);
+
+/**
+ * Sets `*out_ttl_ms` to how long the current lease had left when the job was read, in
+ * milliseconds, or -1 when the item is not leased.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_ttl_ms` is NULL or writable.
+ */
+leaseq_status leaseq_job_lease_ttl_ms(const leaseq_job *job, int64_t *out_ttl_ms);
+
+/**
+ * Sets `*out_cancelled` to whether the item was cancelled while leased (its holder's next
+ * renew, complete, fail or release will say so and remove it).
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_cancelled` is NULL or writable.
+ */
+leaseq_status leaseq_job_cancelled(const leaseq_job *job, bool *out_cancelled);
+
+/**
+ * Frees a job. NULL is accepted and ignored. Strings, buffers and the result read from it
+ * become invalid.
+ *
+ * # Safety
+ * `job` is NULL or a live job that no other call is using, freed only once.
+ */
+void leaseq_job_free(leaseq_job *job);
+
+/**
+ * Sets `*out_len` to the number of entries in the list.
+ *
+ * # Safety
+ * `list` is NULL or a live list; `out_len` is NULL or writable.
+ */
+leaseq_status leaseq_entry_list_len(const leaseq_entry_list *list, size_t *out_len);
+
+/**
+ * Sets `*out_entry` to entry number `index` (from 0), borrowed from the list: valid until
+ * `leaseq_entry_list_free`; never free it. An index out of range gives
+ * `LEASEQ_INVALID_ARGUMENT` and sets `*out_entry` to NULL.
+ *
+ * # Safety
+ * `list` is NULL or a live list; `out_entry` is NULL or writable.
+ */
+leaseq_status leaseq_entry_list_get(const leaseq_entry_list *list,
+                                    size_t index,
+                                    const leaseq_entry **out_entry);
+
+/**
+ * Frees a list and its entries. NULL is accepted and ignored.
+ *
+ * # Safety
+ * `list` is NULL or a live list that no other call is using, freed only once.
+ */
+void leaseq_entry_list_free(leaseq_entry_list *list);
+
+/**
+ * Sets `*out_id` to the entry's id (NUL-terminated UTF-8), borrowed from its list.
+ *
+ * # Safety
+ * `entry` is NULL or an entry of a live list; `out_id` is NULL or writable.
+ */
+leaseq_status leaseq_entry_id(const leaseq_entry *entry, const char **out_id);
+
+/**
+ * Sets `*out_ms` to the entry's time, in milliseconds since the Unix epoch: the due time of a
+ * delayed item, the lease expiry of a leased one, the time of death of a dead one; -1 for a
+ * waiting item.
+ *
+ * # Safety
+ * `entry` is NULL or an entry of a live list; `out_ms` is NULL or writable.
+ */
+leaseq_status leaseq_entry_at_ms(const leaseq_entry *entry, int64_t *out_ms);
+
+/**
+ * Sets `*out_attempts` to how many times the item has been leased so far.
+ *
+ * # Safety
+ * `entry` is NULL or an entry of a live list; `out_attempts` is NULL or writable.
+ */
+leaseq_status leaseq_entry_attempts(const leaseq_entry *entry, uint64_t *out_attempts);
+
+/**
+ * Sets `*out_error` to the last failure's message, or NULL when the item has not failed.
+ * Borrowed from the list.
+ *
+ * # Safety
+ * `entry` is NULL or an entry of a live list; `out_error` is NULL or writable.
+ */
+leaseq_status leaseq_entry_error(const leaseq_entry *entry, const char **out_error);
+
+/**
+ * Sets `*out_error_type` to the last failure's type (may be ""), or NULL when the item has
+ * not failed. Borrowed from the list.
+ *
+ * # Safety
+ * `entry` is NULL or an entry of a live list; `out_error_type` is NULL or writable.
+ */
+leaseq_status leaseq_entry_error_type(const leaseq_entry *entry, const char **out_error_type);
+
+/**
+ * Sets `*out_count` to how many items were in `state` (`LEASEQ_STATE_WAITING`, `_DELAYED`,
+ * `_LEASED` or `_DEAD`; waiting counts ids in the waiting lists, stale ones included until a
+ * lease or clean drops them). `LEASEQ_STATE_DONE` or another value gives
+ * `LEASEQ_INVALID_ARGUMENT` naming `state`.
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle; `out_count` is NULL or writable.
+ */
+leaseq_status leaseq_stats_count(const leaseq_stats *stats,
+                                 leaseq_state state,
+                                 uint64_t *out_count);
+
+/**
+ * Sets `*out_count` to how many ids were in `processing`: leased by redis-work-queue clients,
+ * or left by them until a light clean.
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle; `out_count` is NULL or writable.
+ */
+leaseq_status leaseq_stats_processing(const leaseq_stats *stats, uint64_t *out_count);
+
+/**
+ * Sets `*out_ms` to the age of the oldest waiting item in milliseconds, or -1 when unknown
+ * (no item waits, or the oldest was added by a client that does not record the time).
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle; `out_ms` is NULL or writable.
+ */
+leaseq_status leaseq_stats_oldest_waiting_ms(const leaseq_stats *stats, int64_t *out_ms);
+
+/**
+ * Sets `*out_ms` to the server's clock when the figures were read (milliseconds since the
+ * Unix epoch).
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle; `out_ms` is NULL or writable.
+ */
+leaseq_status leaseq_stats_now_ms(const leaseq_stats *stats, int64_t *out_ms);
+
+/**
+ * Sets `*out_minutes` and `*out_len` to the counters of the last 60 minutes, oldest first; the
+ * last is the current minute, so far. The array belongs to the stats handle: valid until
+ * `leaseq_stats_free`; do not free it.
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle; `out_minutes` and `out_len` are NULL or writable.
+ */
+leaseq_status leaseq_stats_minutes(const leaseq_stats *stats,
+                                   const leaseq_minute **out_minutes,
+                                   size_t *out_len);
+
+/**
+ * Fills `*out_hour` with the per-minute counters summed over the last hour.
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle; `out_hour` is NULL or writable.
+ */
+leaseq_status leaseq_stats_last_hour(const leaseq_stats *stats, leaseq_minute *out_hour);
+
+/**
+ * Frees a stats handle. NULL is accepted and ignored.
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle that no other call is using, freed only once.
+ */
+void leaseq_stats_free(leaseq_stats *stats);
+
+/**
  * Sets `*out_id` to the leased item's id (NUL-terminated UTF-8; a NUL byte inside an id, which
  * only a non-leaseq client could write, is shown as U+FFFD, and the lease still completes the
  * right item).
@@ -390,8 +1458,8 @@ leaseq_status leaseq_lease_data(const leaseq_lease *lease,
 
 /**
  * Sets `*out_token` to the lease's token (NUL-terminated ASCII): random and unique to this
- * lease; renewing checks it. Keep it with the id to rebuild the lease elsewhere with
- * `leaseq_queue_lease_from_parts`.
+ * lease; renewing checks it. Keep it with the id, the incarnation and the attempt to rebuild
+ * the lease elsewhere with `leaseq_queue_lease_from_parts`.
  *
  * The string belongs to the lease: valid until `leaseq_lease_free`; do not free it.
  *
@@ -402,12 +1470,74 @@ leaseq_status leaseq_lease_token(const leaseq_lease *lease, const char **out_tok
 
 /**
  * Sets `*out_count` to how many times the item has been leased, this lease included (1 on the
- * first lease). A count above 1 means an earlier holder let its lease expire or crashed.
+ * first lease). A count above 1 means an earlier attempt failed, or its holder let the lease
+ * expire or crashed. Also `leaseq_lease_attempt`.
  *
  * # Safety
  * `lease` is NULL or a live lease; `out_count` is NULL or writable.
  */
 leaseq_status leaseq_lease_count(const leaseq_lease *lease, uint64_t *out_count);
+
+/**
+ * Sets `*out_id` and `*out_len` to the leased item's id exactly as Redis holds it: the same as
+ * `leaseq_lease_id` except for an id that is not UTF-8 or holds a NUL byte (which only another
+ * kind of client can add), where these are its true bytes.
+ *
+ * The buffer belongs to the lease: valid until `leaseq_lease_free`; do not free it. It is
+ * never NULL.
+ *
+ * # Safety
+ * `lease` is NULL or a live lease; `out_id` and `out_len` are NULL or writable.
+ */
+leaseq_status leaseq_lease_id_bytes(const leaseq_lease *lease,
+                                    const uint8_t **out_id,
+                                    size_t *out_len);
+
+/**
+ * Sets `*out_attempt` to the attempt number: how many times the item has been leased, this
+ * lease included (1 on the first lease); the same as `leaseq_lease_count`. Above 1, an earlier
+ * attempt failed or its holder let the lease expire.
+ *
+ * # Safety
+ * `lease` is NULL or a live lease; `out_attempt` is NULL or writable.
+ */
+leaseq_status leaseq_lease_attempt(const leaseq_lease *lease, uint64_t *out_attempt);
+
+/**
+ * Sets `*out_incarnation` and `*out_len` to the item's incarnation: a value that changes each
+ * time the id is added anew (after a complete, say). A lease of an older incarnation can no
+ * longer complete, fail, release, renew or report progress on the item. Keep it with the id,
+ * token and attempt to rebuild the lease elsewhere with `leaseq_queue_lease_from_parts`.
+ *
+ * The string belongs to the lease: valid until `leaseq_lease_free`; do not free it. It is
+ * NUL-terminated text (the NUL not counted in `*out_len`), so it can be passed on as it is.
+ *
+ * # Safety
+ * `lease` is NULL or a live lease; `out_incarnation` and `out_len` are NULL or writable.
+ */
+leaseq_status leaseq_lease_incarnation(const leaseq_lease *lease,
+                                       const char **out_incarnation,
+                                       size_t *out_len);
+
+/**
+ * Sets `*out_max_attempts` to the attempts after which the item is dead instead of retried
+ * (0: no limit), as the item or its queue's configuration said when it was leased. A lease
+ * rebuilt with `leaseq_queue_lease_from_parts` reports the protocol's default.
+ *
+ * # Safety
+ * `lease` is NULL or a live lease; `out_max_attempts` is NULL or writable.
+ */
+leaseq_status leaseq_lease_max_attempts(const leaseq_lease *lease, uint32_t *out_max_attempts);
+
+/**
+ * Fills `*out_backoff` with the item's backoff: how long it waits after a failed attempt
+ * (`leaseq_queue_fail` with `LEASEQ_RETRY_DEFAULT` uses it). A lease rebuilt with
+ * `leaseq_queue_lease_from_parts` reports the protocol's default.
+ *
+ * # Safety
+ * `lease` is NULL or a live lease; `out_backoff` is NULL or writable.
+ */
+leaseq_status leaseq_lease_backoff(const leaseq_lease *lease, leaseq_backoff *out_backoff);
 
 /**
  * Frees a lease handle. NULL is accepted and ignored. This only releases memory: the item
@@ -420,6 +1550,26 @@ leaseq_status leaseq_lease_count(const leaseq_lease *lease, uint64_t *out_count)
 void leaseq_lease_free(leaseq_lease *lease);
 
 /**
+ * Frees an array of leases from `leaseq_queue_lease_batch`: each lease in it (as
+ * `leaseq_lease_free`; NULL elements are skipped, so a caller may keep a lease beyond the
+ * array by taking it out and setting its element to NULL) and the array itself. `leases` NULL
+ * is accepted and ignored. `len` must be the length the batch call gave.
+ *
+ * # Safety
+ * `leases` is NULL or an array from `leaseq_queue_lease_batch` with its `len`, freed only once,
+ * whose non-NULL elements are live leases no other call is using.
+ */
+void leaseq_lease_array_free(leaseq_lease **leases, size_t len);
+
+/**
+ * The name of a renew outcome: `"renewed"`, `"expired"`, `"taken"`, `"completed"`,
+ * `"cancelled"`, `"older_incarnation"` (the names every leaseq binding uses), or `"unknown"`.
+ *
+ * Never NULL. The string is static: do not free it. Thread-safe.
+ */
+const char *leaseq_renew_outcome_str(leaseq_renew_outcome outcome);
+
+/**
  * Sets `*out_prefix` to the queue's prefix.
  *
  * The string belongs to the queue: valid until `leaseq_queue_free`; do not free it.
@@ -430,9 +1580,10 @@ void leaseq_lease_free(leaseq_lease *lease);
 leaseq_status leaseq_queue_prefix(const leaseq_queue *queue, const char **out_prefix);
 
 /**
- * Adds `item` unless an item with its id exists (queued, leased, or not yet complete), and
- * sets `*out_added` to whether it was added. One round trip. The item is only read: the caller
- * still owns it.
+ * Adds `item` unless an item with its id exists (waiting, delayed, leased or dead), and sets
+ * `*out_added` to whether it was added. Storing the data and queueing the id happen in one
+ * script, so no crash leaves one without the other. One round trip. The item is only read: the
+ * caller still owns it. `leaseq_queue_add_with_options` adds with a delay, a priority...
  *
  * # Safety
  * `queue` and `item` are NULL or live handles; `out_added` is NULL or writable.
@@ -466,6 +1617,50 @@ leaseq_status leaseq_queue_add_batch(const leaseq_queue *queue,
                                      size_t *out_added);
 
 /**
+ * `leaseq_queue_add` with options: a delay or a due time, a priority, max attempts, a
+ * backoff, an expiry, how long to keep its result (`leaseq_add_options`; NULL: none). Options
+ * are checked before anything is sent: a bad one gives `LEASEQ_INVALID_ARGUMENT` naming it
+ * (e.g. `options.priority`) and writes nothing. The item and options are only read.
+ *
+ * # Safety
+ * `queue` and `item` are NULL or live handles; `options` is NULL or points to a
+ * `leaseq_add_options` of `struct_size` readable bytes; `out_added` is NULL or writable.
+ */
+leaseq_status leaseq_queue_add_with_options(const leaseq_queue *queue,
+                                            const leaseq_item *item,
+                                            const leaseq_add_options *options,
+                                            bool *out_added);
+
+/**
+ * `leaseq_queue_add_unique` with options (`leaseq_add_options`; NULL: none), checked as
+ * `leaseq_queue_add_with_options` checks them.
+ *
+ * # Safety
+ * `queue` and `item` are NULL or live handles; `options` is NULL or points to a
+ * `leaseq_add_options` of `struct_size` readable bytes.
+ */
+leaseq_status leaseq_queue_add_unique_with_options(const leaseq_queue *queue,
+                                                   const leaseq_item *item,
+                                                   const leaseq_add_options *options);
+
+/**
+ * `leaseq_queue_add_batch` with options per item: `options` is an array of `items_len`
+ * pointers, `options[i]` for `items[i]` (NULL: that item has none; `options` itself NULL: no
+ * item has any). A refused option gives `LEASEQ_INVALID_ARGUMENT` naming it with its index
+ * (`options[2].priority`) and adds nothing. Still one round trip for the whole batch.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `items` is NULL or points to `items_len` pointers, each
+ * NULL or a live item; `options` is NULL or points to `items_len` pointers, each NULL or a
+ * `leaseq_add_options` of `struct_size` readable bytes; `out_added` is NULL or writable.
+ */
+leaseq_status leaseq_queue_add_batch_with_options(const leaseq_queue *queue,
+                                                  const leaseq_item *const *items,
+                                                  const leaseq_add_options *const *options,
+                                                  size_t items_len,
+                                                  size_t *out_added);
+
+/**
  * Leases the next item for `ttl_ms` milliseconds (1 ms to 30 days; 0 or negative gives
  * `LEASEQ_INVALID_ARGUMENT`).
  *
@@ -490,10 +1685,50 @@ leaseq_status leaseq_queue_lease(const leaseq_queue *queue,
                                  leaseq_lease **out_lease);
 
 /**
- * Completes the leased item: removes its data, its lease and its lease count. Sets
- * `*out_completed` to true for exactly one caller per item, ever: the first to complete, even
- * if its lease had expired and another worker holds the item now; false for a late complete
- * (not an error). One round trip. The lease handle stays the caller's: free it afterwards.
+ * `leaseq_queue_lease` with options (`leaseq_lease_options`; NULL: all defaults): the TTL
+ * defaults to the core's 30 s, and without a timeout the call does not wait. Leases go to the
+ * highest priority first, FIFO within a priority; the lease also moves due delayed items to
+ * waiting and recovers expired leases.
+ *
+ * On success with an item, `*out_lease` is a new lease owned by the caller: free it with
+ * `leaseq_lease_free`. With no item (or on failure) it is NULL. Waiting and interrupting it
+ * are as for `leaseq_queue_lease`.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `options` is NULL or points to a `leaseq_lease_options` of
+ * `struct_size` readable bytes; `out_lease` is NULL or writable.
+ */
+leaseq_status leaseq_queue_lease_with_options(const leaseq_queue *queue,
+                                              const leaseq_lease_options *options,
+                                              leaseq_lease **out_lease);
+
+/**
+ * Leases up to `n` items (1 to 1000) in one round trip, in the order `leaseq_queue_lease`
+ * would, with `options` as for `leaseq_queue_lease_with_options` (NULL: defaults). Waits as a
+ * single lease does while none is there, and returns as soon as at least one is leased.
+ *
+ * On success `*out_leases` is an array of `*out_len` new leases owned by the caller, or NULL
+ * with `*out_len` 0 when nothing was leased. Free the array and its leases with
+ * `leaseq_lease_array_free(*out_leases, *out_len)`; to keep one lease longer, take it out and
+ * set its element to NULL first (then free it with `leaseq_lease_free`).
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `options` is NULL or points to a `leaseq_lease_options` of
+ * `struct_size` readable bytes; `out_leases` and `out_len` are NULL or writable.
+ */
+leaseq_status leaseq_queue_lease_batch(const leaseq_queue *queue,
+                                       size_t n,
+                                       const leaseq_lease_options *options,
+                                       leaseq_lease ***out_leases,
+                                       size_t *out_len);
+
+/**
+ * Completes the leased item: removes its data, its lease and its record. Sets `*out_completed`
+ * to true for exactly one caller per incarnation of the item: the first to complete, even if
+ * its lease had expired and another worker holds the item now; false (not an error) when the
+ * item was completed already, cancelled, failed or released since, or added again after a
+ * complete (`leaseq_queue_renew_outcome` says which). One round trip. The lease handle stays
+ * the caller's: free it afterwards. `leaseq_queue_complete_with_result` keeps a result.
  *
  * # Safety
  * `queue` and `lease` are NULL or live handles; `out_completed` is NULL or writable.
@@ -525,7 +1760,8 @@ leaseq_status leaseq_queue_complete_and_lease(const leaseq_queue *queue,
 /**
  * Extends the lease to `ttl_ms` from now (1 ms to 30 days), only while it is still this
  * holder's. Sets `*out_renewed` to false when the lease expired, another worker took the item,
- * or the item is complete (`leaseq_queue_renew_outcome` says which). One round trip.
+ * or the item is complete, cancelled or of a newer incarnation (`leaseq_queue_renew_outcome`
+ * says which). One round trip.
  *
  * # Safety
  * `queue` and `lease` are NULL or live handles; `out_renewed` is NULL or writable.
@@ -548,9 +1784,12 @@ leaseq_status leaseq_queue_renew_outcome(const leaseq_queue *queue,
                                          leaseq_renew_outcome *out_outcome);
 
 /**
- * Light clean: re-queues every item in processing whose lease is gone (expired, or its holder
- * crashed) and drops ids of completed items; fills `*out_report` with the counts. Runs in
- * batches server-side. Run it about once per lease TTL, from one or a few processes.
+ * Light clean: moves due delayed items to waiting, recovers expired leases (back to waiting, or
+ * dead when out of attempts), trims dead letters to the queue's bounds, sorts the ids
+ * redis-work-queue clients left in processing (requeues those whose lease is gone, drops those
+ * whose item is complete), and drops stale ids at the head of the waiting lists; fills
+ * `*out_report` with the counts. Runs server-side in batches. Leases do the first two
+ * themselves, so a queue with workers needs no cleaner; run it where nobody leases.
  *
  * # Safety
  * `queue` is NULL or a live queue; `out_report` is NULL or writable.
@@ -568,8 +1807,9 @@ leaseq_status leaseq_queue_light_clean(const leaseq_queue *queue, leaseq_clean_r
 leaseq_status leaseq_queue_deep_clean(const leaseq_queue *queue, leaseq_clean_report *out_report);
 
 /**
- * Sets `*out_len` to how many ids wait in the queue (stale ids of completed items included
- * until a lease or a clean drops them).
+ * Sets `*out_len` to how many ids wait in the priority-0 list, the one redis-work-queue clients
+ * share (stale ids of completed items included until a lease or a clean drops them).
+ * `leaseq_queue_count` with `LEASEQ_STATE_WAITING` counts every priority.
  *
  * # Safety
  * `queue` is NULL or a live queue; `out_len` is NULL or writable.
@@ -577,8 +1817,9 @@ leaseq_status leaseq_queue_deep_clean(const leaseq_queue *queue, leaseq_clean_re
 leaseq_status leaseq_queue_len(const leaseq_queue *queue, uint64_t *out_len);
 
 /**
- * Sets `*out_len` to how many ids are in processing: leased, or left by crashed workers until
- * a light clean.
+ * Sets `*out_len` to how many ids are in processing: leased by redis-work-queue clients, or
+ * left by them until a light clean. leaseq's own leases are counted by `leaseq_queue_count`
+ * with `LEASEQ_STATE_LEASED`.
  *
  * # Safety
  * `queue` is NULL or a live queue; `out_len` is NULL or writable.
@@ -587,21 +1828,28 @@ leaseq_status leaseq_queue_processing_len(const leaseq_queue *queue, uint64_t *o
 
 /**
  * Rebuilds a lease from parts kept elsewhere (for example handed over from another process):
- * the item `id`, the lease `token` (both UTF-8, NUL-terminated) and the lease `count`. Sends
- * nothing. Renewing checks the token; completing needs only the id. The rebuilt lease holds
- * no data (length 0).
+ * the item `id`, the lease `token`, the item's `incarnation` (all UTF-8, NUL-terminated; see
+ * `leaseq_lease_token` and `leaseq_lease_incarnation`) and the `attempt` number
+ * (`leaseq_lease_attempt`). Sends nothing. Renewing, failing, releasing and progress check the
+ * token; every call checks the incarnation. The rebuilt lease holds no data (length 0), and
+ * knows neither the item's max attempts nor its backoff: `leaseq_queue_fail` with
+ * `LEASEQ_RETRY_DEFAULT` then waits the protocol's default backoff (the item's max attempts
+ * still apply, in Redis).
+ *
+ * Changed with protocol v2: the `incarnation` argument is new, and `count` is now `attempt`.
  *
  * On success `*out_lease` is a new lease owned by the caller: free it with
  * `leaseq_lease_free`. On failure it is set to NULL.
  *
  * # Safety
- * `queue` is NULL or a live queue; `id` and `token` are NULL or NUL-terminated strings;
- * `out_lease` is NULL or writable.
+ * `queue` is NULL or a live queue; `id`, `token` and `incarnation` are NULL or NUL-terminated
+ * strings; `out_lease` is NULL or writable.
  */
 leaseq_status leaseq_queue_lease_from_parts(const leaseq_queue *queue,
                                             const char *id,
                                             const char *token,
-                                            uint64_t count,
+                                            const char *incarnation,
+                                            uint64_t attempt,
                                             leaseq_lease **out_lease);
 
 /**

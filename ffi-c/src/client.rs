@@ -234,3 +234,16 @@ pub unsafe extern "C" fn leaseq_client_free(client: *mut leaseq_client) {
         }
     })
 }
+
+/// Stops leaseq's I/O runtime: the one background thread per process that every client shares,
+/// with the connections it still holds. It waits up to two seconds for that thread to end.
+///
+/// Optional: call it last, after freeing every client and queue, when nothing of leaseq may
+/// outlive the call (before unloading the library, or before exiting a program checked by
+/// valgrind, which would otherwise see the live thread's memory). A client used afterwards
+/// starts a new runtime but its connections are gone: calls on it fail. Never call it while
+/// another thread is inside a leaseq call. Calling it twice is harmless.
+#[no_mangle]
+pub extern "C" fn leaseq_runtime_shutdown() {
+    call_quiet((), leaseq::runtime::shutdown)
+}

@@ -5,13 +5,17 @@ use std::ffi::{c_char, CString};
 use leaseq::Lease;
 
 use crate::guard::{arg, c_string, call, call_quiet, Out};
+use crate::options::leaseq_backoff;
 use crate::status::leaseq_status;
 
-/// A leased item: its id, data, lease token and lease count (opaque). Pass it back to
-/// `leaseq_queue_complete`, `leaseq_queue_complete_and_lease` or `leaseq_queue_renew`.
+/// A leased item: its id, data, lease token, attempt number and incarnation (opaque). Pass it
+/// back to `leaseq_queue_complete` (or `_with_result`), `leaseq_queue_complete_and_lease`,
+/// `leaseq_queue_fail`, `leaseq_queue_release`, `leaseq_queue_renew` (or `_outcome`) or
+/// `leaseq_queue_progress` of the queue it came from.
 ///
 /// Thread safety: immutable once made; may be read and passed to calls from several threads at
 /// once (e.g. one thread renews while another works on the data). Made by `leaseq_queue_lease`,
+/// `leaseq_queue_lease_with_options`, `leaseq_queue_lease_batch`,
 /// `leaseq_queue_complete_and_lease` or `leaseq_queue_lease_from_parts`, released by
 /// `leaseq_lease_free`. Freeing it does not complete or release the item in Redis.
 #[allow(non_camel_case_types)]
@@ -19,6 +23,7 @@ pub struct leaseq_lease {
     pub(crate) inner: Lease,
     id: CString,
     token: CString,
+    incarnation: CString,
     /// The item's data followed by one NUL byte that is not part of it.
     data: Vec<u8>,
 }
@@ -27,12 +32,14 @@ impl leaseq_lease {
     pub(crate) fn new(mut inner: Lease) -> *mut leaseq_lease {
         let id = c_string(inner.id());
         let token = c_string(inner.token());
+        let incarnation = c_string(inner.incarnation());
         let mut data = inner.take_data();
         data.push(0);
         Box::into_raw(Box::new(leaseq_lease {
             inner,
             id,
             token,
+            incarnation,
             data,
         }))
     }
@@ -87,8 +94,8 @@ pub unsafe extern "C" fn leaseq_lease_data(
 }
 
 /// Sets `*out_token` to the lease's token (NUL-terminated ASCII): random and unique to this
-/// lease; renewing checks it. Keep it with the id to rebuild the lease elsewhere with
-/// `leaseq_queue_lease_from_parts`.
+/// lease; renewing checks it. Keep it with the id, the incarnation and the attempt to rebuild
+/// the lease elsewhere with `leaseq_queue_lease_from_parts`.
 ///
 /// The string belongs to the lease: valid until `leaseq_lease_free`; do not free it.
 ///
@@ -109,7 +116,8 @@ pub unsafe extern "C" fn leaseq_lease_token(
 }
 
 /// Sets `*out_count` to how many times the item has been leased, this lease included (1 on the
-/// first lease). A count above 1 means an earlier holder let its lease expire or crashed.
+/// first lease). A count above 1 means an earlier attempt failed, or its holder let the lease
+/// expire or crashed. Also `leaseq_lease_attempt`.
 ///
 /// # Safety
 /// `lease` is NULL or a live lease; `out_count` is NULL or writable.
@@ -123,6 +131,129 @@ pub unsafe extern "C" fn leaseq_lease_count(
         let lease = unsafe { arg(lease, "lease") }?;
         out_count.required()?;
         out_count.set(lease.inner.count());
+        Ok(())
+    })
+}
+
+/// Sets `*out_id` and `*out_len` to the leased item's id exactly as Redis holds it: the same as
+/// `leaseq_lease_id` except for an id that is not UTF-8 or holds a NUL byte (which only another
+/// kind of client can add), where these are its true bytes.
+///
+/// The buffer belongs to the lease: valid until `leaseq_lease_free`; do not free it. It is
+/// never NULL.
+///
+/// # Safety
+/// `lease` is NULL or a live lease; `out_id` and `out_len` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_lease_id_bytes(
+    lease: *const leaseq_lease,
+    out_id: *mut *const u8,
+    out_len: *mut usize,
+) -> leaseq_status {
+    call("leaseq_lease_id_bytes", || {
+        let out_id = unsafe { Out::new(out_id, "out_id", std::ptr::null()) };
+        let out_len = unsafe { Out::new(out_len, "out_len", 0) };
+        let lease = unsafe { arg(lease, "lease") }?;
+        out_id.required()?;
+        out_len.required()?;
+        let bytes = lease.inner.id_bytes();
+        // A non-NULL pointer even for an empty slice (never the case for a real id).
+        out_id.set(if bytes.is_empty() {
+            c"".as_ptr().cast()
+        } else {
+            bytes.as_ptr()
+        });
+        out_len.set(bytes.len());
+        Ok(())
+    })
+}
+
+/// Sets `*out_attempt` to the attempt number: how many times the item has been leased, this
+/// lease included (1 on the first lease); the same as `leaseq_lease_count`. Above 1, an earlier
+/// attempt failed or its holder let the lease expire.
+///
+/// # Safety
+/// `lease` is NULL or a live lease; `out_attempt` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_lease_attempt(
+    lease: *const leaseq_lease,
+    out_attempt: *mut u64,
+) -> leaseq_status {
+    call("leaseq_lease_attempt", || {
+        let out_attempt = unsafe { Out::new(out_attempt, "out_attempt", 0) };
+        let lease = unsafe { arg(lease, "lease") }?;
+        out_attempt.required()?;
+        out_attempt.set(lease.inner.attempt());
+        Ok(())
+    })
+}
+
+/// Sets `*out_incarnation` and `*out_len` to the item's incarnation: a value that changes each
+/// time the id is added anew (after a complete, say). A lease of an older incarnation can no
+/// longer complete, fail, release, renew or report progress on the item. Keep it with the id,
+/// token and attempt to rebuild the lease elsewhere with `leaseq_queue_lease_from_parts`.
+///
+/// The string belongs to the lease: valid until `leaseq_lease_free`; do not free it. It is
+/// NUL-terminated text (the NUL not counted in `*out_len`), so it can be passed on as it is.
+///
+/// # Safety
+/// `lease` is NULL or a live lease; `out_incarnation` and `out_len` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_lease_incarnation(
+    lease: *const leaseq_lease,
+    out_incarnation: *mut *const c_char,
+    out_len: *mut usize,
+) -> leaseq_status {
+    call("leaseq_lease_incarnation", || {
+        let out_incarnation =
+            unsafe { Out::new(out_incarnation, "out_incarnation", std::ptr::null()) };
+        let out_len = unsafe { Out::new(out_len, "out_len", 0) };
+        let lease = unsafe { arg(lease, "lease") }?;
+        out_incarnation.required()?;
+        out_len.required()?;
+        out_incarnation.set(lease.incarnation.as_ptr());
+        out_len.set(lease.incarnation.as_bytes().len());
+        Ok(())
+    })
+}
+
+/// Sets `*out_max_attempts` to the attempts after which the item is dead instead of retried
+/// (0: no limit), as the item or its queue's configuration said when it was leased. A lease
+/// rebuilt with `leaseq_queue_lease_from_parts` reports the protocol's default.
+///
+/// # Safety
+/// `lease` is NULL or a live lease; `out_max_attempts` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_lease_max_attempts(
+    lease: *const leaseq_lease,
+    out_max_attempts: *mut u32,
+) -> leaseq_status {
+    call("leaseq_lease_max_attempts", || {
+        let out_max_attempts = unsafe { Out::new(out_max_attempts, "out_max_attempts", 0) };
+        let lease = unsafe { arg(lease, "lease") }?;
+        out_max_attempts.required()?;
+        out_max_attempts.set(lease.inner.max_attempts());
+        Ok(())
+    })
+}
+
+/// Fills `*out_backoff` with the item's backoff: how long it waits after a failed attempt
+/// (`leaseq_queue_fail` with `LEASEQ_RETRY_DEFAULT` uses it). A lease rebuilt with
+/// `leaseq_queue_lease_from_parts` reports the protocol's default.
+///
+/// # Safety
+/// `lease` is NULL or a live lease; `out_backoff` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_lease_backoff(
+    lease: *const leaseq_lease,
+    out_backoff: *mut leaseq_backoff,
+) -> leaseq_status {
+    call("leaseq_lease_backoff", || {
+        let out_backoff =
+            unsafe { Out::new(out_backoff, "out_backoff", leaseq_backoff::default()) };
+        let lease = unsafe { arg(lease, "lease") }?;
+        out_backoff.required()?;
+        out_backoff.set(leaseq_backoff::from_core(lease.inner.backoff()));
         Ok(())
     })
 }
@@ -141,4 +272,36 @@ pub unsafe extern "C" fn leaseq_lease_free(lease: *mut leaseq_lease) {
             drop(unsafe { Box::from_raw(lease) });
         }
     })
+}
+
+/// Frees an array of leases from `leaseq_queue_lease_batch`: each lease in it (as
+/// `leaseq_lease_free`; NULL elements are skipped, so a caller may keep a lease beyond the
+/// array by taking it out and setting its element to NULL) and the array itself. `leases` NULL
+/// is accepted and ignored. `len` must be the length the batch call gave.
+///
+/// # Safety
+/// `leases` is NULL or an array from `leaseq_queue_lease_batch` with its `len`, freed only once,
+/// whose non-NULL elements are live leases no other call is using.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_lease_array_free(leases: *mut *mut leaseq_lease, len: usize) {
+    call_quiet((), || {
+        if leases.is_null() {
+            return;
+        }
+        // SAFETY: made by Box::<[_]>::into_raw with this length in this crate, freed once.
+        let array = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(leases, len)) };
+        for &lease in array.iter() {
+            unsafe { leaseq_lease_free(lease) };
+        }
+    })
+}
+
+/// An owned array of new leases for C: NULL when empty; freed by `leaseq_lease_array_free`.
+pub(crate) fn lease_array(leases: Vec<Lease>) -> (*mut *mut leaseq_lease, usize) {
+    if leases.is_empty() {
+        return (std::ptr::null_mut(), 0);
+    }
+    let array: Box<[*mut leaseq_lease]> = leases.into_iter().map(leaseq_lease::new).collect();
+    let len = array.len();
+    (Box::into_raw(array).cast::<*mut leaseq_lease>(), len)
 }

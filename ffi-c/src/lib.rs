@@ -10,19 +10,31 @@
 #![allow(non_camel_case_types)]
 #![warn(missing_docs, unsafe_op_in_unsafe_fn)]
 
-// Declared in the order the header presents them.
+// cbindgen presents the modules in the order of their file names.
 mod client;
+mod config;
+mod dead;
+mod finish;
 mod guard;
+mod inspect;
 mod item;
+mod job;
 mod lease;
+mod options;
 mod queue;
 mod status;
 
 use std::ffi::c_char;
 
 pub use client::*;
+pub use config::*;
+pub use dead::*;
+pub use finish::*;
+pub use inspect::*;
 pub use item::*;
+pub use job::*;
 pub use lease::*;
+pub use options::*;
 pub use queue::*;
 pub use status::*;
 

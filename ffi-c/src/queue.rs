@@ -3,11 +3,12 @@
 use std::ffi::{c_char, CString};
 use std::time::Duration;
 
-use leaseq::{blocking, CleanReport, Item, RenewOutcome, Wait, MAX_TTL};
+use leaseq::{blocking, policy, CleanReport, Item, RenewOutcome, Wait, MAX_TTL};
 
 use crate::guard::{arg, call, call_quiet, text, Failure, Out};
 use crate::item::leaseq_item;
-use crate::lease::leaseq_lease;
+use crate::lease::{lease_array, leaseq_lease};
+use crate::options::{self, leaseq_add_options, leaseq_lease_options};
 use crate::status::leaseq_status;
 
 /// One queue: the keys under one prefix (opaque).
@@ -17,7 +18,7 @@ use crate::status::leaseq_status;
 /// them). Made by `leaseq_client_queue`, released by `leaseq_queue_free`.
 #[allow(non_camel_case_types)]
 pub struct leaseq_queue {
-    inner: blocking::Queue,
+    pub(crate) inner: blocking::Queue,
     prefix: CString,
 }
 
@@ -50,7 +51,8 @@ impl From<CleanReport> for leaseq_clean_report {
     }
 }
 
-/// What `leaseq_queue_renew_outcome` found: one of the `LEASEQ_RENEW_*` values.
+/// What `leaseq_queue_renew_outcome` found (and why `leaseq_queue_fail` found the lease not
+/// held): one of the `LEASEQ_RENEW_*` values. Values never change meaning; new ones may come.
 #[allow(non_camel_case_types)]
 pub type leaseq_renew_outcome = i32;
 
@@ -60,21 +62,60 @@ pub const LEASEQ_RENEW_RENEWED: leaseq_renew_outcome = 0;
 pub const LEASEQ_RENEW_EXPIRED: leaseq_renew_outcome = 1;
 /// Another holder leased the item after this lease expired.
 pub const LEASEQ_RENEW_TAKEN_BY_ANOTHER: leaseq_renew_outcome = 2;
-/// The item is complete.
+/// The item is complete (or gone).
 pub const LEASEQ_RENEW_COMPLETED: leaseq_renew_outcome = 3;
+/// The item was cancelled while leased (`leaseq_queue_cancel`).
+pub const LEASEQ_RENEW_CANCELLED: leaseq_renew_outcome = 4;
+/// The id was completed and added again: this lease belongs to an older incarnation.
+pub const LEASEQ_RENEW_OLDER_INCARNATION: leaseq_renew_outcome = 5;
+
+/// The C value of a renew outcome. An outcome this layer does not know is a bug in leaseq: the
+/// panic becomes `LEASEQ_INTERNAL` at the boundary.
+pub(crate) fn renew_outcome_to_c(outcome: RenewOutcome) -> leaseq_renew_outcome {
+    match outcome {
+        RenewOutcome::Renewed => LEASEQ_RENEW_RENEWED,
+        RenewOutcome::Expired => LEASEQ_RENEW_EXPIRED,
+        RenewOutcome::TakenByAnother => LEASEQ_RENEW_TAKEN_BY_ANOTHER,
+        RenewOutcome::Completed => LEASEQ_RENEW_COMPLETED,
+        RenewOutcome::Cancelled => LEASEQ_RENEW_CANCELLED,
+        RenewOutcome::OlderIncarnation => LEASEQ_RENEW_OLDER_INCARNATION,
+        other => panic!("the C layer has no value for the renew outcome `{other:?}`"),
+    }
+}
+
+/// The name of a renew outcome: `"renewed"`, `"expired"`, `"taken"`, `"completed"`,
+/// `"cancelled"`, `"older_incarnation"` (the names every leaseq binding uses), or `"unknown"`.
+///
+/// Never NULL. The string is static: do not free it. Thread-safe.
+#[no_mangle]
+pub extern "C" fn leaseq_renew_outcome_str(outcome: leaseq_renew_outcome) -> *const c_char {
+    call_quiet(c"unknown".as_ptr(), || {
+        // The core's names (RenewOutcome::as_str), as static C strings; a test holds them equal.
+        match outcome {
+            LEASEQ_RENEW_RENEWED => c"renewed",
+            LEASEQ_RENEW_EXPIRED => c"expired",
+            LEASEQ_RENEW_TAKEN_BY_ANOTHER => c"taken",
+            LEASEQ_RENEW_COMPLETED => c"completed",
+            LEASEQ_RENEW_CANCELLED => c"cancelled",
+            LEASEQ_RENEW_OLDER_INCARNATION => c"older_incarnation",
+            _ => c"unknown",
+        }
+        .as_ptr()
+    })
+}
 
 /// A lease TTL in milliseconds: 1 ms to 30 days.
-fn ttl(ttl_ms: i64) -> Result<Duration, Failure> {
+fn ttl(name: &'static str, ttl_ms: i64) -> Result<Duration, Failure> {
     if ttl_ms <= 0 {
         return Err(Failure::invalid(
-            "ttl_ms",
+            name,
             format!("must be greater than zero, got {ttl_ms}"),
         ));
     }
     let ttl = Duration::from_millis(ttl_ms as u64);
     if ttl > MAX_TTL {
         return Err(Failure::invalid(
-            "ttl_ms",
+            name,
             format!(
                 "is {ttl_ms}, at most {} (30 days) is allowed",
                 MAX_TTL.as_millis()
@@ -113,9 +154,10 @@ pub unsafe extern "C" fn leaseq_queue_prefix(
     })
 }
 
-/// Adds `item` unless an item with its id exists (queued, leased, or not yet complete), and
-/// sets `*out_added` to whether it was added. One round trip. The item is only read: the caller
-/// still owns it.
+/// Adds `item` unless an item with its id exists (waiting, delayed, leased or dead), and sets
+/// `*out_added` to whether it was added. Storing the data and queueing the id happen in one
+/// script, so no crash leaves one without the other. One round trip. The item is only read: the
+/// caller still owns it. `leaseq_queue_add_with_options` adds with a delay, a priority...
 ///
 /// # Safety
 /// `queue` and `item` are NULL or live handles; `out_added` is NULL or writable.
@@ -182,13 +224,137 @@ pub unsafe extern "C" fn leaseq_queue_add_batch(
             unsafe { std::slice::from_raw_parts(items, items_len) }
         };
         out_added.required()?;
-        let mut batch: Vec<Item> = Vec::with_capacity(pointers.len());
-        for (i, &p) in pointers.iter().enumerate() {
-            // SAFETY: NULL or a live item by the caller's contract.
-            let item =
-                unsafe { p.as_ref() }.ok_or_else(|| Failure::Null(format!("items[{i}]").into()))?;
-            batch.push(item.inner.clone());
-        }
+        let batch = unsafe { batch_items(pointers, std::ptr::null()) }?;
+        out_added.set(queue.inner.add_batch(&batch)?);
+        Ok(())
+    })
+}
+
+/// The items of a batch, each with its options (`options` NULL: none has any).
+///
+/// # Safety
+/// Each pointer is NULL or a live item; `options` is NULL or points to `pointers.len()`
+/// pointers, each NULL or a live options struct.
+unsafe fn batch_items(
+    pointers: &[*const leaseq_item],
+    options: *const *const leaseq_add_options,
+) -> Result<Vec<Item>, Failure> {
+    let options: &[*const leaseq_add_options] = if options.is_null() || pointers.is_empty() {
+        &[]
+    } else {
+        // SAFETY: as many readable pointers as items by the caller's contract.
+        unsafe { std::slice::from_raw_parts(options, pointers.len()) }
+    };
+    let mut batch: Vec<Item> = Vec::with_capacity(pointers.len());
+    for (i, &p) in pointers.iter().enumerate() {
+        // SAFETY: NULL or a live item by the caller's contract.
+        let item =
+            unsafe { p.as_ref() }.ok_or_else(|| Failure::Null(format!("items[{i}]").into()))?;
+        let name = format!("options[{i}]");
+        let opts = match options.get(i) {
+            // SAFETY: NULL or a live options struct by the caller's contract.
+            Some(&o) => unsafe { options::read(o, &name) }?,
+            None => None,
+        };
+        batch.push(match opts {
+            Some(o) => o.apply(item.inner.clone(), &name)?,
+            None => item.inner.clone(),
+        });
+    }
+    Ok(batch)
+}
+
+/// `item` with `options` applied (NULL: as it is).
+///
+/// # Safety
+/// `options` is NULL or a live options struct of `struct_size` readable bytes.
+unsafe fn item_with(
+    item: &leaseq_item,
+    options: *const leaseq_add_options,
+) -> Result<Item, Failure> {
+    match unsafe { options::read(options, "options") }? {
+        Some(o) => o.apply(item.inner.clone(), "options"),
+        None => Ok(item.inner.clone()),
+    }
+}
+
+/// `leaseq_queue_add` with options: a delay or a due time, a priority, max attempts, a
+/// backoff, an expiry, how long to keep its result (`leaseq_add_options`; NULL: none). Options
+/// are checked before anything is sent: a bad one gives `LEASEQ_INVALID_ARGUMENT` naming it
+/// (e.g. `options.priority`) and writes nothing. The item and options are only read.
+///
+/// # Safety
+/// `queue` and `item` are NULL or live handles; `options` is NULL or points to a
+/// `leaseq_add_options` of `struct_size` readable bytes; `out_added` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_add_with_options(
+    queue: *const leaseq_queue,
+    item: *const leaseq_item,
+    options: *const leaseq_add_options,
+    out_added: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_add_with_options", || {
+        let out_added = unsafe { Out::new(out_added, "out_added", false) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let item = unsafe { arg(item, "item") }?;
+        out_added.required()?;
+        let item = unsafe { item_with(item, options) }?;
+        out_added.set(queue.inner.add(&item)?);
+        Ok(())
+    })
+}
+
+/// `leaseq_queue_add_unique` with options (`leaseq_add_options`; NULL: none), checked as
+/// `leaseq_queue_add_with_options` checks them.
+///
+/// # Safety
+/// `queue` and `item` are NULL or live handles; `options` is NULL or points to a
+/// `leaseq_add_options` of `struct_size` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_add_unique_with_options(
+    queue: *const leaseq_queue,
+    item: *const leaseq_item,
+    options: *const leaseq_add_options,
+) -> leaseq_status {
+    call("leaseq_queue_add_unique_with_options", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let item = unsafe { arg(item, "item") }?;
+        let item = unsafe { item_with(item, options) }?;
+        queue.inner.add_unique(&item)?;
+        Ok(())
+    })
+}
+
+/// `leaseq_queue_add_batch` with options per item: `options` is an array of `items_len`
+/// pointers, `options[i]` for `items[i]` (NULL: that item has none; `options` itself NULL: no
+/// item has any). A refused option gives `LEASEQ_INVALID_ARGUMENT` naming it with its index
+/// (`options[2].priority`) and adds nothing. Still one round trip for the whole batch.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `items` is NULL or points to `items_len` pointers, each
+/// NULL or a live item; `options` is NULL or points to `items_len` pointers, each NULL or a
+/// `leaseq_add_options` of `struct_size` readable bytes; `out_added` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_add_batch_with_options(
+    queue: *const leaseq_queue,
+    items: *const *const leaseq_item,
+    options: *const *const leaseq_add_options,
+    items_len: usize,
+    out_added: *mut usize,
+) -> leaseq_status {
+    call("leaseq_queue_add_batch_with_options", || {
+        let out_added = unsafe { Out::new(out_added, "out_added", 0) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let pointers: &[*const leaseq_item] = if items_len == 0 {
+            &[]
+        } else if items.is_null() {
+            return Err(Failure::Null("items".into()));
+        } else {
+            // SAFETY: `items_len` readable pointers by the caller's contract.
+            unsafe { std::slice::from_raw_parts(items, items_len) }
+        };
+        out_added.required()?;
+        let batch = unsafe { batch_items(pointers, options) }?;
         out_added.set(queue.inner.add_batch(&batch)?);
         Ok(())
     })
@@ -222,7 +388,7 @@ pub unsafe extern "C" fn leaseq_queue_lease(
         let out_lease = unsafe { Out::new(out_lease, "out_lease", std::ptr::null_mut()) };
         let queue = unsafe { arg(queue, "queue") }?;
         out_lease.required()?;
-        let ttl = ttl(ttl_ms)?;
+        let ttl = ttl("ttl_ms", ttl_ms)?;
         if let Some(lease) = queue.inner.lease(ttl, wait(timeout_ms))? {
             out_lease.set(leaseq_lease::new(lease));
         }
@@ -230,10 +396,95 @@ pub unsafe extern "C" fn leaseq_queue_lease(
     })
 }
 
-/// Completes the leased item: removes its data, its lease and its lease count. Sets
-/// `*out_completed` to true for exactly one caller per item, ever: the first to complete, even
-/// if its lease had expired and another worker holds the item now; false for a late complete
-/// (not an error). One round trip. The lease handle stays the caller's: free it afterwards.
+/// The TTL and wait of lease options (NULL: the core's defaults, a 30 s TTL and no wait).
+///
+/// # Safety
+/// `options` is NULL or points to a `leaseq_lease_options` of `struct_size` readable bytes.
+unsafe fn lease_args(options: *const leaseq_lease_options) -> Result<(Duration, Wait), Failure> {
+    let o = unsafe { options::read(options, "options") }?.unwrap_or_default();
+    let ttl = if o.set & options::LEASEQ_LEASE_TTL != 0 {
+        ttl("options.ttl_ms", o.ttl_ms)?
+    } else {
+        policy::DEFAULT_TTL
+    };
+    let wait = if o.set & options::LEASEQ_LEASE_TIMEOUT != 0 {
+        wait(o.timeout_ms)
+    } else {
+        Wait::default()
+    };
+    Ok((ttl, wait))
+}
+
+/// `leaseq_queue_lease` with options (`leaseq_lease_options`; NULL: all defaults): the TTL
+/// defaults to the core's 30 s, and without a timeout the call does not wait. Leases go to the
+/// highest priority first, FIFO within a priority; the lease also moves due delayed items to
+/// waiting and recovers expired leases.
+///
+/// On success with an item, `*out_lease` is a new lease owned by the caller: free it with
+/// `leaseq_lease_free`. With no item (or on failure) it is NULL. Waiting and interrupting it
+/// are as for `leaseq_queue_lease`.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `options` is NULL or points to a `leaseq_lease_options` of
+/// `struct_size` readable bytes; `out_lease` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_lease_with_options(
+    queue: *const leaseq_queue,
+    options: *const leaseq_lease_options,
+    out_lease: *mut *mut leaseq_lease,
+) -> leaseq_status {
+    call("leaseq_queue_lease_with_options", || {
+        let out_lease = unsafe { Out::new(out_lease, "out_lease", std::ptr::null_mut()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out_lease.required()?;
+        let (ttl, wait) = unsafe { lease_args(options) }?;
+        if let Some(lease) = queue.inner.lease(ttl, wait)? {
+            out_lease.set(leaseq_lease::new(lease));
+        }
+        Ok(())
+    })
+}
+
+/// Leases up to `n` items (1 to 1000) in one round trip, in the order `leaseq_queue_lease`
+/// would, with `options` as for `leaseq_queue_lease_with_options` (NULL: defaults). Waits as a
+/// single lease does while none is there, and returns as soon as at least one is leased.
+///
+/// On success `*out_leases` is an array of `*out_len` new leases owned by the caller, or NULL
+/// with `*out_len` 0 when nothing was leased. Free the array and its leases with
+/// `leaseq_lease_array_free(*out_leases, *out_len)`; to keep one lease longer, take it out and
+/// set its element to NULL first (then free it with `leaseq_lease_free`).
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `options` is NULL or points to a `leaseq_lease_options` of
+/// `struct_size` readable bytes; `out_leases` and `out_len` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_lease_batch(
+    queue: *const leaseq_queue,
+    n: usize,
+    options: *const leaseq_lease_options,
+    out_leases: *mut *mut *mut leaseq_lease,
+    out_len: *mut usize,
+) -> leaseq_status {
+    call("leaseq_queue_lease_batch", || {
+        let out_leases = unsafe { Out::new(out_leases, "out_leases", std::ptr::null_mut()) };
+        let out_len = unsafe { Out::new(out_len, "out_len", 0) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out_leases.required()?;
+        out_len.required()?;
+        let (ttl, wait) = unsafe { lease_args(options) }?;
+        let (array, len) = lease_array(queue.inner.lease_batch(n, ttl, wait)?);
+        out_leases.set(array);
+        out_len.set(len);
+        Ok(())
+    })
+}
+
+/// Completes the leased item: removes its data, its lease and its record. Sets `*out_completed`
+/// to true for exactly one caller per incarnation of the item: the first to complete, even if
+/// its lease had expired and another worker holds the item now; false (not an error) when the
+/// item was completed already, cancelled, failed or released since, or added again after a
+/// complete (`leaseq_queue_renew_outcome` says which). One round trip. The lease handle stays
+/// the caller's: free it afterwards. `leaseq_queue_complete_with_result` keeps a result.
 ///
 /// # Safety
 /// `queue` and `lease` are NULL or live handles; `out_completed` is NULL or writable.
@@ -280,7 +531,7 @@ pub unsafe extern "C" fn leaseq_queue_complete_and_lease(
         let lease = unsafe { arg(lease, "lease") }?;
         out_completed.required()?;
         out_next.required()?;
-        let ttl = ttl(ttl_ms)?;
+        let ttl = ttl("ttl_ms", ttl_ms)?;
         let (completed, next) = queue.inner.complete_and_lease(&lease.inner, ttl)?;
         out_completed.set(completed);
         if let Some(next) = next {
@@ -292,7 +543,8 @@ pub unsafe extern "C" fn leaseq_queue_complete_and_lease(
 
 /// Extends the lease to `ttl_ms` from now (1 ms to 30 days), only while it is still this
 /// holder's. Sets `*out_renewed` to false when the lease expired, another worker took the item,
-/// or the item is complete (`leaseq_queue_renew_outcome` says which). One round trip.
+/// or the item is complete, cancelled or of a newer incarnation (`leaseq_queue_renew_outcome`
+/// says which). One round trip.
 ///
 /// # Safety
 /// `queue` and `lease` are NULL or live handles; `out_renewed` is NULL or writable.
@@ -308,7 +560,7 @@ pub unsafe extern "C" fn leaseq_queue_renew(
         let queue = unsafe { arg(queue, "queue") }?;
         let lease = unsafe { arg(lease, "lease") }?;
         out_renewed.required()?;
-        let ttl = ttl(ttl_ms)?;
+        let ttl = ttl("ttl_ms", ttl_ms)?;
         out_renewed.set(queue.inner.renew(&lease.inner, ttl)?);
         Ok(())
     })
@@ -331,21 +583,20 @@ pub unsafe extern "C" fn leaseq_queue_renew_outcome(
         let queue = unsafe { arg(queue, "queue") }?;
         let lease = unsafe { arg(lease, "lease") }?;
         out_outcome.required()?;
-        let ttl = ttl(ttl_ms)?;
-        out_outcome.set(match queue.inner.renew_outcome(&lease.inner, ttl)? {
-            RenewOutcome::Renewed => LEASEQ_RENEW_RENEWED,
-            RenewOutcome::Expired => LEASEQ_RENEW_EXPIRED,
-            RenewOutcome::TakenByAnother => LEASEQ_RENEW_TAKEN_BY_ANOTHER,
-            RenewOutcome::Completed => LEASEQ_RENEW_COMPLETED,
-            _ => LEASEQ_RENEW_EXPIRED,
-        });
+        let ttl = ttl("ttl_ms", ttl_ms)?;
+        out_outcome.set(renew_outcome_to_c(
+            queue.inner.renew_outcome(&lease.inner, ttl)?,
+        ));
         Ok(())
     })
 }
 
-/// Light clean: re-queues every item in processing whose lease is gone (expired, or its holder
-/// crashed) and drops ids of completed items; fills `*out_report` with the counts. Runs in
-/// batches server-side. Run it about once per lease TTL, from one or a few processes.
+/// Light clean: moves due delayed items to waiting, recovers expired leases (back to waiting, or
+/// dead when out of attempts), trims dead letters to the queue's bounds, sorts the ids
+/// redis-work-queue clients left in processing (requeues those whose lease is gone, drops those
+/// whose item is complete), and drops stale ids at the head of the waiting lists; fills
+/// `*out_report` with the counts. Runs server-side in batches. Leases do the first two
+/// themselves, so a queue with workers needs no cleaner; run it where nobody leases.
 ///
 /// # Safety
 /// `queue` is NULL or a live queue; `out_report` is NULL or writable.
@@ -385,8 +636,9 @@ pub unsafe extern "C" fn leaseq_queue_deep_clean(
     })
 }
 
-/// Sets `*out_len` to how many ids wait in the queue (stale ids of completed items included
-/// until a lease or a clean drops them).
+/// Sets `*out_len` to how many ids wait in the priority-0 list, the one redis-work-queue clients
+/// share (stale ids of completed items included until a lease or a clean drops them).
+/// `leaseq_queue_count` with `LEASEQ_STATE_WAITING` counts every priority.
 ///
 /// # Safety
 /// `queue` is NULL or a live queue; `out_len` is NULL or writable.
@@ -404,8 +656,9 @@ pub unsafe extern "C" fn leaseq_queue_len(
     })
 }
 
-/// Sets `*out_len` to how many ids are in processing: leased, or left by crashed workers until
-/// a light clean.
+/// Sets `*out_len` to how many ids are in processing: leased by redis-work-queue clients, or
+/// left by them until a light clean. leaseq's own leases are counted by `leaseq_queue_count`
+/// with `LEASEQ_STATE_LEASED`.
 ///
 /// # Safety
 /// `queue` is NULL or a live queue; `out_len` is NULL or writable.
@@ -424,22 +677,29 @@ pub unsafe extern "C" fn leaseq_queue_processing_len(
 }
 
 /// Rebuilds a lease from parts kept elsewhere (for example handed over from another process):
-/// the item `id`, the lease `token` (both UTF-8, NUL-terminated) and the lease `count`. Sends
-/// nothing. Renewing checks the token; completing needs only the id. The rebuilt lease holds
-/// no data (length 0).
+/// the item `id`, the lease `token`, the item's `incarnation` (all UTF-8, NUL-terminated; see
+/// `leaseq_lease_token` and `leaseq_lease_incarnation`) and the `attempt` number
+/// (`leaseq_lease_attempt`). Sends nothing. Renewing, failing, releasing and progress check the
+/// token; every call checks the incarnation. The rebuilt lease holds no data (length 0), and
+/// knows neither the item's max attempts nor its backoff: `leaseq_queue_fail` with
+/// `LEASEQ_RETRY_DEFAULT` then waits the protocol's default backoff (the item's max attempts
+/// still apply, in Redis).
+///
+/// Changed with protocol v2: the `incarnation` argument is new, and `count` is now `attempt`.
 ///
 /// On success `*out_lease` is a new lease owned by the caller: free it with
 /// `leaseq_lease_free`. On failure it is set to NULL.
 ///
 /// # Safety
-/// `queue` is NULL or a live queue; `id` and `token` are NULL or NUL-terminated strings;
-/// `out_lease` is NULL or writable.
+/// `queue` is NULL or a live queue; `id`, `token` and `incarnation` are NULL or NUL-terminated
+/// strings; `out_lease` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_queue_lease_from_parts(
     queue: *const leaseq_queue,
     id: *const c_char,
     token: *const c_char,
-    count: u64,
+    incarnation: *const c_char,
+    attempt: u64,
     out_lease: *mut *mut leaseq_lease,
 ) -> leaseq_status {
     call("leaseq_queue_lease_from_parts", || {
@@ -447,8 +707,11 @@ pub unsafe extern "C" fn leaseq_queue_lease_from_parts(
         let queue = unsafe { arg(queue, "queue") }?;
         let id = unsafe { text(id, "id") }?;
         let token = unsafe { text(token, "token") }?;
+        let incarnation = unsafe { text(incarnation, "incarnation") }?;
         out_lease.required()?;
-        let lease = queue.inner.lease_from_parts(id, token, token, count)?;
+        let lease = queue
+            .inner
+            .lease_from_parts(id, token, incarnation, attempt)?;
         out_lease.set(leaseq_lease::new(lease));
         Ok(())
     })
@@ -467,4 +730,26 @@ pub unsafe extern "C" fn leaseq_queue_free(queue: *mut leaseq_queue) {
             drop(unsafe { Box::from_raw(queue) });
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renew_outcome_names_are_the_cores() {
+        for outcome in [
+            RenewOutcome::Renewed,
+            RenewOutcome::Expired,
+            RenewOutcome::TakenByAnother,
+            RenewOutcome::Completed,
+            RenewOutcome::Cancelled,
+            RenewOutcome::OlderIncarnation,
+        ] {
+            let name = unsafe {
+                std::ffi::CStr::from_ptr(leaseq_renew_outcome_str(renew_outcome_to_c(outcome)))
+            };
+            assert_eq!(name.to_str().unwrap(), outcome.as_str());
+        }
+    }
 }

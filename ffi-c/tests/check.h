@@ -6,10 +6,13 @@
 #ifndef LEASEQ_TEST_CHECK_H
 #define LEASEQ_TEST_CHECK_H
 
+#include <arpa/inet.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -152,6 +155,49 @@ static inline void sleep_ms(long ms) {
     struct timespec pause = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&pause, &pause) != 0) {
     }
+}
+
+/*
+ * Runs one Redis command directly, as another client would (the tests need a few keys that
+ * leaseq itself never writes). `url` is redis://127.0.0.1:PORT, as the test launcher gives.
+ * Copies the first line of the reply (e.g. "+OK", ":1", "-ERR ...") into `reply`; returns 0
+ * when the command ran, -1 when Redis could not be reached.
+ */
+static inline int redis_raw(const char *url, const char *const *argv, size_t argc, char *reply,
+                            size_t size) {
+    unsigned port = 0;
+    if (sscanf(url, "redis://127.0.0.1:%u", &port) != 1 || port == 0 || port > 65535) return -1;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((uint16_t)port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        close(fd);
+        return -1;
+    }
+    char command[4096];
+    size_t len = (size_t)snprintf(command, sizeof command, "*%zu\r\n", argc);
+    for (size_t i = 0; i < argc && len < sizeof command; i++) {
+        len += (size_t)snprintf(command + len, sizeof command - len, "$%zu\r\n%s\r\n",
+                                strlen(argv[i]), argv[i]);
+    }
+    if (len >= sizeof command || write(fd, command, len) != (ssize_t)len) {
+        close(fd);
+        return -1;
+    }
+    size_t got = 0;
+    while (got + 1 < size) {
+        ssize_t n = read(fd, reply + got, 1);
+        if (n <= 0 || reply[got] == '\n') break;
+        got++;
+    }
+    reply[got] = '\0';
+    if (got > 0 && reply[got - 1] == '\r') reply[got - 1] = '\0';
+    close(fd);
+    return got > 0 ? 0 : -1;
 }
 
 #endif

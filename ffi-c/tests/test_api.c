@@ -6,15 +6,19 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdint.h>
-#include <sys/socket.h>
 
 #include "check.h"
 
 static leaseq_client *client;
 static const char *url;
+
+/* Items leased by leaseq clients (protocol v2 tracks them apart from `processing`). */
+static uint64_t leased_count(const leaseq_queue *queue) {
+    uint64_t count = UINT64_MAX;
+    CHECK_OK(leaseq_queue_count(queue, LEASEQ_STATE_LEASED, &count));
+    return count;
+}
 
 /* ---- status names and the registry ---------------------------------------------------- */
 
@@ -286,12 +290,13 @@ static void binary_data_round_trips(void) {
     CHECK_OK(leaseq_lease_count(lease, &count));
     CHECK(count == 1);
     CHECK(queue_len(queue) == 0);
-    CHECK(processing_len(queue) == 1);
+    CHECK(leased_count(queue) == 1);
+    CHECK(processing_len(queue) == 0); /* redis-work-queue's leases only */
 
     bool completed = false;
     CHECK_OK(leaseq_queue_complete(queue, lease, &completed));
     CHECK(completed);
-    CHECK(processing_len(queue) == 0);
+    CHECK(leased_count(queue) == 0);
     /* A second complete is late: false, not an error. */
     completed = true;
     CHECK_OK(leaseq_queue_complete(queue, lease, &completed));
@@ -412,7 +417,7 @@ static void zero_and_negative_ttls_are_refused(void) {
     }
     /* Nothing was leased by the refused calls. */
     CHECK(queue_len(queue) == 1);
-    CHECK(processing_len(queue) == 0);
+    CHECK(leased_count(queue) == 0);
 
     /* The longest TTL is accepted. */
     CHECK_OK(leaseq_queue_lease(queue, 30LL * 24 * 3600 * 1000, 0, &lease));
@@ -431,7 +436,7 @@ static void zero_and_negative_ttls_are_refused(void) {
     CHECK_INVALID_ARG(leaseq_queue_complete_and_lease(queue, lease, -1, &completed, &next),
                       "ttl_ms");
     /* The refused complete_and_lease completed nothing. */
-    CHECK(processing_len(queue) == 1);
+    CHECK(leased_count(queue) == 1);
     CHECK_OK(leaseq_queue_complete(queue, lease, &completed));
     CHECK(completed);
     leaseq_lease_free(lease);
@@ -502,7 +507,7 @@ static void deep_clean_requeues_lapsed_leases(void) {
     sleep_ms(50);
     CHECK_OK(leaseq_queue_deep_clean(queue, &report));
     CHECK(report.requeued == 1);
-    CHECK(queue_len(queue) == 1 && processing_len(queue) == 0);
+    CHECK(queue_len(queue) == 1 && leased_count(queue) == 0);
     CHECK_OK(leaseq_queue_light_clean(queue, &report));
     CHECK(report.requeued == 0 && report.removed == 0);
     leaseq_lease_free(lease);
@@ -531,7 +536,7 @@ static void complete_and_lease_chains(void) {
     CHECK_OK(leaseq_queue_complete_and_lease(queue, lease, 30000, &completed, &next));
     CHECK(completed);
     CHECK(next == NULL);
-    CHECK(queue_len(queue) == 0 && processing_len(queue) == 0);
+    CHECK(queue_len(queue) == 0 && leased_count(queue) == 0);
     leaseq_lease_free(lease);
     leaseq_queue_free(queue);
 }
@@ -543,14 +548,17 @@ static void lease_from_parts_rebuilds(void) {
     leaseq_lease *lease = NULL;
     CHECK_OK(leaseq_queue_lease(queue, 30000, 0, &lease));
     REQUIRE(lease != NULL);
-    const char *id = NULL, *token = NULL;
+    const char *id = NULL, *token = NULL, *incarnation = NULL;
+    size_t incarnation_len = 0;
     uint64_t count = 0;
     CHECK_OK(leaseq_lease_id(lease, &id));
     CHECK_OK(leaseq_lease_token(lease, &token));
-    CHECK_OK(leaseq_lease_count(lease, &count));
+    CHECK_OK(leaseq_lease_incarnation(lease, &incarnation, &incarnation_len));
+    CHECK_OK(leaseq_lease_attempt(lease, &count));
+    REQUIRE(incarnation != NULL && strlen(incarnation) == incarnation_len && incarnation_len > 0);
 
     leaseq_lease *rebuilt = NULL;
-    CHECK_OK(leaseq_queue_lease_from_parts(queue, id, token, count, &rebuilt));
+    CHECK_OK(leaseq_queue_lease_from_parts(queue, id, token, incarnation, count, &rebuilt));
     REQUIRE(rebuilt != NULL);
     const uint8_t *data = NULL;
     size_t len = 9;
@@ -562,19 +570,40 @@ static void lease_from_parts_rebuilds(void) {
 
     /* A made-up token is fenced off. */
     leaseq_lease *forged = NULL;
-    CHECK_OK(leaseq_queue_lease_from_parts(queue, id, "not-the-token", count, &forged));
+    CHECK_OK(leaseq_queue_lease_from_parts(queue, id, "not-the-token", incarnation, count,
+                                           &forged));
     CHECK_OK(leaseq_queue_renew(queue, forged, 30000, &renewed));
     CHECK(!renewed);
     leaseq_lease_free(forged);
+    /* So is a made-up incarnation: it cannot complete the item, even with the right token. */
+    forged = NULL;
+    CHECK_OK(leaseq_queue_lease_from_parts(queue, id, token, "another-life", count, &forged));
+    bool completed = true;
+    CHECK_OK(leaseq_queue_complete(queue, forged, &completed));
+    CHECK(!completed);
+    leaseq_lease_free(forged);
+    forged = NULL;
+    CHECK_OK(leaseq_queue_lease_from_parts(queue, id, "x", "another-life", count, &forged));
+    leaseq_renew_outcome outcome = LEASEQ_RENEW_RENEWED;
+    CHECK_OK(leaseq_queue_renew_outcome(queue, forged, 30000, &outcome));
+    CHECK(outcome == LEASEQ_RENEW_OLDER_INCARNATION);
+    leaseq_lease_free(forged);
 
     forged = (leaseq_lease *)&forged;
-    CHECK_INVALID_ARG(leaseq_queue_lease_from_parts(queue, id, "", count, &forged), "token");
+    CHECK_INVALID_ARG(
+        leaseq_queue_lease_from_parts(queue, id, "", incarnation, count, &forged), "token");
     CHECK(forged == NULL);
-    CHECK_INVALID_ARG(leaseq_queue_lease_from_parts(queue, "", token, count, &forged), "id");
-    CHECK_INVALID_ARG(leaseq_queue_lease_from_parts(queue, id, "\xff", count, &forged),
-                      "token");
+    CHECK_INVALID_ARG(
+        leaseq_queue_lease_from_parts(queue, "", token, incarnation, count, &forged), "id");
+    CHECK_INVALID_ARG(
+        leaseq_queue_lease_from_parts(queue, id, "\xff", incarnation, count, &forged), "token");
+    CHECK_INVALID_ARG(leaseq_queue_lease_from_parts(queue, id, token, "", count, &forged),
+                      "incarnation");
+    CHECK_INVALID_ARG(leaseq_queue_lease_from_parts(queue, id, token, "\xfe", count, &forged),
+                      "incarnation");
+    CHECK(forged == NULL);
 
-    bool completed = false;
+    completed = false;
     CHECK_OK(leaseq_queue_complete(queue, rebuilt, &completed));
     CHECK(completed);
     leaseq_lease_free(rebuilt);
@@ -583,25 +612,28 @@ static void lease_from_parts_rebuilds(void) {
 }
 
 static void wrong_type_is_reported(void) {
-    /* A queue whose list key is a string (here: the data key of another queue's item). */
-    char prefix[256], id[300];
+    /* A queue whose list key another client made a string. (No queue's keys can fall inside
+     * another's: prefixes that would nest in a key family are refused.) */
+    char prefix[256], key[300], reply[256];
     unique_prefix(prefix, sizeof prefix, "wrongtype");
-    leaseq_queue *other = NULL, *queue = NULL;
-    CHECK_OK(leaseq_client_queue(client, prefix, &other));
-    REQUIRE(other != NULL);
-    /* Item keys are <prefix>:item:<id>; a queue named <prefix>:item:x has the list key
-     * <prefix>:item:x:queue, which is the item key of id "x:queue". */
-    CHECK(add_item(other, "x:queue", "string", 6));
-    snprintf(id, sizeof id, "%s:item:x", prefix);
-    CHECK_OK(leaseq_client_queue(client, id, &queue));
+    leaseq_queue *queue = NULL;
+    CHECK_OK(leaseq_client_queue(client, prefix, &queue));
     REQUIRE(queue != NULL);
+    snprintf(key, sizeof key, "%s:queue", prefix);
+    const char *set[] = {"SET", key, "a string"};
+    REQUIRE(redis_raw(url, set, 3, reply, sizeof reply) == 0 && strcmp(reply, "+OK") == 0);
     uint64_t len = 0;
     CHECK_STATUS(LEASEQ_WRONG_TYPE, leaseq_queue_len(queue, &len));
     leaseq_lease *lease = NULL;
     CHECK_STATUS(LEASEQ_WRONG_TYPE, leaseq_queue_lease(queue, 1000, 0, &lease));
     CHECK(lease == NULL);
     leaseq_queue_free(queue);
-    leaseq_queue_free(other);
+
+    /* A prefix nested in another queue's key family is refused. */
+    snprintf(key, sizeof key, "%s:item:x", prefix);
+    queue = (leaseq_queue *)&queue;
+    CHECK_INVALID_ARG(leaseq_client_queue(client, key, &queue), "prefix");
+    CHECK(queue == NULL);
 }
 
 /* ---- NULL for every pointer argument ------------------------------------------------------ */
@@ -698,10 +730,11 @@ static void null_pointer_arguments(void) {
     CHECK_NULL_ARG(leaseq_queue_len(queue, NULL), "out_len");
     CHECK_NULL_ARG(leaseq_queue_processing_len(NULL, &u), "queue");
     CHECK_NULL_ARG(leaseq_queue_processing_len(queue, NULL), "out_len");
-    CHECK_NULL_ARG(leaseq_queue_lease_from_parts(NULL, "i", "t", 1, &l), "queue");
-    CHECK_NULL_ARG(leaseq_queue_lease_from_parts(queue, NULL, "t", 1, &l), "id");
-    CHECK_NULL_ARG(leaseq_queue_lease_from_parts(queue, "i", NULL, 1, &l), "token");
-    CHECK_NULL_ARG(leaseq_queue_lease_from_parts(queue, "i", "t", 1, NULL), "out_lease");
+    CHECK_NULL_ARG(leaseq_queue_lease_from_parts(NULL, "i", "t", "n", 1, &l), "queue");
+    CHECK_NULL_ARG(leaseq_queue_lease_from_parts(queue, NULL, "t", "n", 1, &l), "id");
+    CHECK_NULL_ARG(leaseq_queue_lease_from_parts(queue, "i", NULL, "n", 1, &l), "token");
+    CHECK_NULL_ARG(leaseq_queue_lease_from_parts(queue, "i", "t", NULL, 1, &l), "incarnation");
+    CHECK_NULL_ARG(leaseq_queue_lease_from_parts(queue, "i", "t", "n", 1, NULL), "out_lease");
 
     /* Out-parameters are reset even when another argument is refused. */
     c = (leaseq_client *)&c;
@@ -741,7 +774,7 @@ static void null_pointer_arguments(void) {
     leaseq_lease_free(NULL);
 
     /* None of the refused calls touched the queue: the lease is still held. */
-    CHECK(queue_len(queue) == 0 && processing_len(queue) == 1);
+    CHECK(queue_len(queue) == 0 && leased_count(queue) == 1);
     bool completed = false;
     CHECK_OK(leaseq_queue_complete(queue, lease, &completed));
     CHECK(completed);
@@ -785,5 +818,6 @@ int main(void) {
     };
     int status = run_tests("test_api", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);
+    leaseq_runtime_shutdown(); /* so that valgrind sees no live runtime thread */
     return status;
 }

@@ -90,5 +90,6 @@ int main(void) {
     };
     int status = run_tests("test_interop", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);
+    leaseq_runtime_shutdown(); /* so that valgrind sees no live runtime thread */
     return status;
 }

@@ -290,5 +290,6 @@ int main(void) {
     };
     int status = run_tests("test_threads", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);
+    leaseq_runtime_shutdown(); /* so that valgrind sees no live runtime thread */
     return status;
 }

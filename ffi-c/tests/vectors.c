@@ -1,8 +1,10 @@
 /*
  * The C runner of the conformance vectors (spec/vectors, format in spec/vectors/README.md).
  * It follows the Rust runner (integration-tests/vectors/tests/conformance.rs) step by step:
- * queue operations go through the C API; the Redis-side steps (the empty start of a case,
- * `raw`, `state`) run the harness's leaseq-vector-tool.
+ * queue operations go through the C API (every v2 step: item options on add, add_unique and
+ * add_batch, lease_batch, complete with a result, fail, release, progress, renew_outcome,
+ * result, get, list, count, cancel, dead letters, set_config, stats); the Redis-side steps (the
+ * empty start of a case, `raw`, `state`) run the harness's leaseq-vector-tool.
  *
  *     vectors URL VECTOR_TOOL VECTORS_DIR
  *
@@ -379,16 +381,15 @@ static const leaseq_lease *lease_named(struct runner *r, const cJSON *step, char
     return NULL;
 }
 
-/* Keeps `lease` under the step's `as` name (taking it); frees it when the step names none. */
-static void keep(struct runner *r, const cJSON *step, leaseq_lease *lease) {
-    const cJSON *as = cJSON_GetObjectItemCaseSensitive(step, "as");
+/* Keeps `lease` under `name` (taking it); frees it when `name` is NULL. */
+static void keep_as(struct runner *r, const char *name, leaseq_lease *lease) {
     if (lease == NULL) return;
-    if (!cJSON_IsString(as)) {
+    if (name == NULL) {
         leaseq_lease_free(lease);
         return;
     }
     for (size_t i = 0; i < r->leases_len; i++) {
-        if (strcmp(r->leases[i].name, as->valuestring) == 0) {
+        if (strcmp(r->leases[i].name, name) == 0) {
             leaseq_lease_free(r->leases[i].lease);
             r->leases[i].lease = lease;
             return;
@@ -404,31 +405,38 @@ static void keep(struct runner *r, const cJSON *step, leaseq_lease *lease) {
         r->leases = bigger;
         r->leases_cap = cap;
     }
-    char *name = malloc(strlen(as->valuestring) + 1);
-    if (name == NULL) {
+    char *copy = malloc(strlen(name) + 1);
+    if (copy == NULL) {
         leaseq_lease_free(lease);
         return;
     }
-    strcpy(name, as->valuestring);
-    r->leases[r->leases_len].name = name;
+    strcpy(copy, name);
+    r->leases[r->leases_len].name = copy;
     r->leases[r->leases_len].lease = lease;
     r->leases_len++;
 }
 
-/* A lease as vectors write it: {"id", "data", "count"}, or null. */
+/* Keeps `lease` under the step's `as` name (taking it); frees it when the step names none. */
+static void keep(struct runner *r, const cJSON *step, leaseq_lease *lease) {
+    const cJSON *as = cJSON_GetObjectItemCaseSensitive(step, "as");
+    keep_as(r, cJSON_IsString(as) ? as->valuestring : NULL, lease);
+}
+
+/* A lease as vectors write it: {"id", "data", "count"} (the id as its exact bytes), or null. */
 static cJSON *lease_json(const leaseq_lease *lease) {
     if (lease == NULL) return cJSON_CreateNull();
-    const char *id = NULL;
+    const uint8_t *id = NULL;
+    size_t id_len = 0;
     const uint8_t *data = NULL;
     size_t len = 0;
     uint64_t count = 0;
-    if (leaseq_lease_id(lease, &id) != LEASEQ_OK ||
+    if (leaseq_lease_id_bytes(lease, &id, &id_len) != LEASEQ_OK ||
         leaseq_lease_data(lease, &data, &len) != LEASEQ_OK ||
         leaseq_lease_count(lease, &count) != LEASEQ_OK) {
         return cJSON_CreateString("(the lease could not be read)");
     }
     cJSON *json = cJSON_CreateObject();
-    cJSON_AddStringToObject(json, "id", id);
+    cJSON_AddItemToObject(json, "id", data_json(id, id_len));
     cJSON_AddItemToObject(json, "data", data_json(data, len));
     cJSON_AddNumberToObject(json, "count", (double)count);
     return json;
@@ -441,17 +449,178 @@ static bool called(struct result *res, leaseq_status status) {
     return status == LEASEQ_OK;
 }
 
-/* Makes an item from the step's `id` and data value: -1 (msg) when the data is no data value;
- * otherwise 0, with the C status of leaseq_item_with_id in `res` and the item in `*item`. */
-static int make_item(const cJSON *entry, struct result *res, leaseq_item **item, char *msg) {
+/* An optional field that must be an integer when present: 0 absent, 1 read, -1 bad (msg). */
+static int int_field(const cJSON *step, const char *name, int64_t *out, char *msg) {
+    const cJSON *field = cJSON_GetObjectItemCaseSensitive(step, name);
+    if (field == NULL || cJSON_IsNull(field)) return 0;
+    double value = cJSON_IsNumber(field) ? field->valuedouble : 0.5;
+    if (value != floor(value) || value < -9007199254740992.0 || value > 9007199254740992.0)
+        return say(msg, "`%s` must be an integer", name), -1;
+    *out = (int64_t)value;
+    return 1;
+}
+
+/* A backoff value: {"fixed_ms": n} or {"exp_ms": [base, cap], "jitter": bool (default true)}. */
+static int backoff_value(const cJSON *value, leaseq_backoff *out, char *msg) {
+    int64_t fixed;
+    int got = int_field(value, "fixed_ms", &fixed, msg);
+    if (got < 0) return -1;
+    if (got > 0) {
+        out->kind = LEASEQ_BACKOFF_FIXED;
+        out->base_ms = fixed;
+        return 0;
+    }
+    const cJSON *exp = cJSON_GetObjectItemCaseSensitive(value, "exp_ms");
+    if (!cJSON_IsArray(exp) || cJSON_GetArraySize(exp) != 2 ||
+        !cJSON_IsNumber(cJSON_GetArrayItem(exp, 0)) || !cJSON_IsNumber(cJSON_GetArrayItem(exp, 1)))
+        return say(msg, "backoff needs fixed_ms or exp_ms: [base, cap]"), -1;
+    const cJSON *jitter = cJSON_GetObjectItemCaseSensitive(value, "jitter");
+    out->kind = LEASEQ_BACKOFF_EXPONENTIAL;
+    out->base_ms = (int64_t)cJSON_GetArrayItem(exp, 0)->valuedouble;
+    out->cap_ms = (int64_t)cJSON_GetArrayItem(exp, 1)->valuedouble;
+    out->jitter = !cJSON_IsFalse(jitter);
+    return 0;
+}
+
+/* The item options of a step or batch entry (spec/vectors/README.md, "Item options"). */
+static int item_options(const cJSON *entry, leaseq_add_options *options, char *msg) {
+    leaseq_add_options init = LEASEQ_ADD_OPTIONS_INIT;
+    *options = init;
+    int64_t v;
+    int got;
+    if ((got = int_field(entry, "delay_ms", &v, msg)) < 0) return -1;
+    if (got) options->delay_ms = v, options->set |= LEASEQ_ADD_DELAY;
+    if ((got = int_field(entry, "priority", &v, msg)) < 0) return -1;
+    if (got) options->priority = (int32_t)v, options->set |= LEASEQ_ADD_PRIORITY;
+    if ((got = int_field(entry, "max_attempts", &v, msg)) < 0) return -1;
+    if (got) options->max_attempts = (uint32_t)v, options->set |= LEASEQ_ADD_MAX_ATTEMPTS;
+    if ((got = int_field(entry, "expires_after_ms", &v, msg)) < 0) return -1;
+    if (got) options->expires_after_ms = v, options->set |= LEASEQ_ADD_EXPIRES_AFTER;
+    if ((got = int_field(entry, "keep_result_ms", &v, msg)) < 0) return -1;
+    if (got) options->keep_result_for_ms = v, options->set |= LEASEQ_ADD_KEEP_RESULT_FOR;
+    const cJSON *backoff = cJSON_GetObjectItemCaseSensitive(entry, "backoff");
+    if (backoff != NULL && !cJSON_IsNull(backoff)) {
+        if (backoff_value(backoff, &options->backoff, msg) != 0) return -1;
+        options->set |= LEASEQ_ADD_BACKOFF;
+    }
+    return 0;
+}
+
+/* Makes an item from the step's `id`, data value and options: -1 (msg) when the step is
+ * malformed; otherwise 0, with the C status of leaseq_item_with_id in `res`, the item in
+ * `*item` and its options in `*options`. */
+static int make_item(const cJSON *entry, struct result *res, leaseq_item **item,
+                     leaseq_add_options *options, char *msg) {
     *item = NULL;
     const char *id = str_field(entry, "id", msg);
     if (id == NULL) return -1;
+    if (item_options(entry, options, msg) != 0) return -1;
     struct bytes data;
     if (data_bytes(cJSON_GetObjectItemCaseSensitive(entry, "data"), &data, msg) != 0) return -1;
     called(res, leaseq_item_with_id(id, data.data, data.len, item));
     free(data.data);
     return 0;
+}
+
+/* The C state for a vector's state name; a name the runner does not know becomes a value the
+ * library refuses, so that the step's expected error comes from the library. */
+static leaseq_state state_value(const char *name) {
+    static const leaseq_state states[] = {LEASEQ_STATE_WAITING, LEASEQ_STATE_DELAYED,
+                                          LEASEQ_STATE_LEASED, LEASEQ_STATE_DEAD,
+                                          LEASEQ_STATE_DONE};
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
+        if (strcmp(leaseq_state_str(states[i]), name) == 0) return states[i];
+    }
+    return 1000;
+}
+
+/* Text (a C string) as vector data. */
+static cJSON *text_json(const char *text) {
+    return data_json((const uint8_t *)text, strlen(text));
+}
+
+/* An optional string: null when NULL. */
+static cJSON *maybe_text(const char *text) {
+    return text == NULL ? cJSON_CreateNull() : text_json(text);
+}
+
+/* A job as vectors write it (spec/vectors/README.md, "A job"). */
+static cJSON *job_json(const leaseq_job *job) {
+    if (job == NULL) return cJSON_CreateNull();
+    leaseq_state state = LEASEQ_STATE_NONE;
+    const uint8_t *data = NULL, *progress = NULL, *result_data = NULL;
+    size_t len = 0, progress_len = 0, result_len = 0;
+    uint64_t attempts = 0;
+    int32_t priority = 0;
+    const char *error = NULL, *error_type = NULL, *reason = NULL;
+    const leaseq_result *result = NULL;
+    if (leaseq_job_state(job, &state) != LEASEQ_OK ||
+        leaseq_job_data(job, &data, &len) != LEASEQ_OK ||
+        leaseq_job_attempts(job, &attempts) != LEASEQ_OK ||
+        leaseq_job_error(job, &error) != LEASEQ_OK ||
+        leaseq_job_error_type(job, &error_type) != LEASEQ_OK ||
+        leaseq_job_dead_reason(job, &reason) != LEASEQ_OK ||
+        leaseq_job_progress(job, &progress, &progress_len) != LEASEQ_OK ||
+        leaseq_job_priority(job, &priority) != LEASEQ_OK ||
+        leaseq_job_result(job, &result) != LEASEQ_OK ||
+        (result != NULL && leaseq_result_data(result, &result_data, &result_len) != LEASEQ_OK)) {
+        return cJSON_CreateString("(the job could not be read)");
+    }
+    cJSON *json = cJSON_CreateObject();
+    cJSON_AddStringToObject(json, "state", leaseq_state_str(state));
+    cJSON_AddItemToObject(json, "data", data_json(data, len));
+    cJSON_AddNumberToObject(json, "attempts", (double)attempts);
+    cJSON_AddItemToObject(json, "error", maybe_text(error));
+    cJSON_AddItemToObject(json, "error_type", maybe_text(error_type));
+    cJSON_AddItemToObject(json, "reason", maybe_text(reason));
+    cJSON_AddItemToObject(json, "progress", progress == NULL ? cJSON_CreateNull()
+                                                              : data_json(progress, progress_len));
+    cJSON_AddNumberToObject(json, "priority", (double)priority);
+    cJSON_AddItemToObject(json, "result", result == NULL ? cJSON_CreateNull()
+                                                          : data_json(result_data, result_len));
+    return json;
+}
+
+/* A list of entries as vectors write it: [{"id", "attempts", "error"}]. */
+static cJSON *entries_json(const leaseq_entry_list *list) {
+    size_t len = 0;
+    if (leaseq_entry_list_len(list, &len) != LEASEQ_OK)
+        return cJSON_CreateString("(the list could not be read)");
+    cJSON *json = cJSON_CreateArray();
+    for (size_t i = 0; i < len; i++) {
+        const leaseq_entry *entry = NULL;
+        const char *id = NULL, *error = NULL;
+        uint64_t attempts = 0;
+        cJSON *line = cJSON_CreateObject();
+        if (leaseq_entry_list_get(list, i, &entry) != LEASEQ_OK ||
+            leaseq_entry_id(entry, &id) != LEASEQ_OK ||
+            leaseq_entry_attempts(entry, &attempts) != LEASEQ_OK ||
+            leaseq_entry_error(entry, &error) != LEASEQ_OK) {
+            cJSON_Delete(line);
+            cJSON_AddItemToArray(json, cJSON_CreateString("(an entry could not be read)"));
+            continue;
+        }
+        cJSON_AddItemToObject(line, "id", text_json(id));
+        cJSON_AddNumberToObject(line, "attempts", (double)attempts);
+        cJSON_AddItemToObject(line, "error", maybe_text(error));
+        cJSON_AddItemToArray(json, line);
+    }
+    return json;
+}
+
+/* A lease wait as the Rust runner reads it: `timeout_ms` absent or 0 is no wait. */
+static int64_t timeout_of(const cJSON *step) {
+    uint64_t wait;
+    if (u64_field(step, "timeout_ms", &wait) && wait > 0)
+        return wait > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)wait;
+    return 0;
+}
+
+/* The optional count `n` of dead_requeue_oldest and dead_purge: -1 (all) when absent. */
+static int64_t n_or_all(const cJSON *step) {
+    uint64_t n;
+    if (!u64_field(step, "n", &n)) return -1;
+    return n > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)n;
 }
 
 static enum step_outcome run_step(struct runner *r, const cJSON *step, struct result *res,
@@ -464,12 +633,14 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
 
     if (strcmp(op, "add") == 0 || strcmp(op, "add_unique") == 0) {
         leaseq_item *item;
-        if (make_item(step, res, &item, msg) != 0) return STEP_FAILED;
+        leaseq_add_options options;
+        if (make_item(step, res, &item, &options, msg) != 0) return STEP_FAILED;
         if (item != NULL) {
             if (op[3] == '\0') {
                 bool added = false;
-                if (called(res, leaseq_queue_add(q, item, &added))) res->value = cJSON_CreateBool(added);
-            } else if (called(res, leaseq_queue_add_unique(q, item))) {
+                if (called(res, leaseq_queue_add_with_options(q, item, &options, &added)))
+                    res->value = cJSON_CreateBool(added);
+            } else if (called(res, leaseq_queue_add_unique_with_options(q, item, &options))) {
                 res->value = cJSON_CreateNull();
             }
         }
@@ -481,37 +652,53 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
         if (!cJSON_IsArray(entries)) return say(msg, "add_batch needs `items`"), STEP_FAILED;
         size_t len = (size_t)cJSON_GetArraySize(entries), made = 0;
         leaseq_item **items = calloc(len ? len : 1, sizeof *items);
-        if (items == NULL) return say(msg, "out of memory"), STEP_FAILED;
+        leaseq_add_options *options = calloc(len ? len : 1, sizeof *options);
+        const leaseq_add_options **option_ptrs = calloc(len ? len : 1, sizeof *option_ptrs);
+        if (items == NULL || options == NULL || option_ptrs == NULL) {
+            free(items);
+            free(options);
+            free(option_ptrs);
+            return say(msg, "out of memory"), STEP_FAILED;
+        }
         enum step_outcome outcome = STEP_RESULT;
+        leaseq_status refused = LEASEQ_OK;
+        char refused_message[MESSAGE_SIZE] = "";
         for (const cJSON *entry = entries->child; entry; entry = entry->next) {
-            if (make_item(entry, res, &items[made], msg) != 0) {
+            if (make_item(entry, res, &items[made], &options[made], msg) != 0) {
                 outcome = STEP_FAILED;
                 break;
             }
             if (res->status != LEASEQ_OK) {
-                /* As the Rust runner: an item refused while building the batch fails the step. */
-                say(msg, "%s: %s", leaseq_status_str(res->status), res->message);
-                outcome = STEP_FAILED;
-                break;
+                /* As the Rust runner: an item refused while building the batch is the step's
+                 * result (its error), and nothing is added. */
+                if (refused == LEASEQ_OK) {
+                    refused = res->status;
+                    snprintf(refused_message, sizeof refused_message, "%s", res->message);
+                }
+                continue;
             }
+            option_ptrs[made] = &options[made];
             made++;
         }
-        if (outcome == STEP_RESULT) {
+        if (outcome == STEP_RESULT && refused != LEASEQ_OK) {
+            res->status = refused;
+            snprintf(res->message, MESSAGE_SIZE, "%s", refused_message);
+        } else if (outcome == STEP_RESULT) {
             size_t added = 0;
-            if (called(res, leaseq_queue_add_batch(q, (const leaseq_item *const *)items, made,
-                                                   &added))) {
+            if (called(res, leaseq_queue_add_batch_with_options(
+                                q, (const leaseq_item *const *)items, option_ptrs, made,
+                                &added))) {
                 res->value = cJSON_CreateNumber((double)added);
             }
         }
         for (size_t i = 0; i < made; i++) leaseq_item_free(items[i]);
         free(items);
+        free(options);
+        free(option_ptrs);
         return outcome;
     }
     if (strcmp(op, "lease") == 0) {
-        int64_t ttl, timeout = 0;
-        uint64_t wait;
-        if (u64_field(step, "timeout_ms", &wait) && wait > 0)
-            timeout = wait > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)wait;
+        int64_t ttl, timeout = timeout_of(step);
         if (!ms_field(step, "ttl_ms", &ttl, msg)) return STEP_FAILED;
         leaseq_lease *lease = NULL;
         if (called(res, leaseq_queue_lease(q, ttl, timeout, &lease))) {
@@ -520,12 +707,239 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
         }
         return STEP_RESULT;
     }
+    if (strcmp(op, "lease_batch") == 0) {
+        int64_t ttl;
+        uint64_t n;
+        if (!u64_field(step, "n", &n)) return say(msg, "lease_batch needs `n`"), STEP_FAILED;
+        if (!ms_field(step, "ttl_ms", &ttl, msg)) return STEP_FAILED;
+        leaseq_lease_options options = LEASEQ_LEASE_OPTIONS_INIT;
+        options.ttl_ms = ttl;
+        options.timeout_ms = timeout_of(step);
+        options.set = LEASEQ_LEASE_TTL | LEASEQ_LEASE_TIMEOUT;
+        leaseq_lease **leases = NULL;
+        size_t len = 0;
+        if (called(res, leaseq_queue_lease_batch(q, (size_t)n, &options, &leases, &len))) {
+            const cJSON *names = cJSON_GetObjectItemCaseSensitive(step, "as");
+            res->value = cJSON_CreateArray();
+            for (size_t i = 0; i < len; i++) {
+                cJSON_AddItemToArray(res->value, lease_json(leases[i]));
+                const cJSON *name = cJSON_IsArray(names) ? cJSON_GetArrayItem(names, (int)i) : NULL;
+                if (cJSON_IsString(name)) {
+                    keep_as(r, name->valuestring, leases[i]);
+                    leases[i] = NULL; /* kept: the array free skips it */
+                }
+            }
+        }
+        leaseq_lease_array_free(leases, len);
+        return STEP_RESULT;
+    }
     if (strcmp(op, "complete") == 0) {
         const leaseq_lease *lease = lease_named(r, step, msg);
         if (lease == NULL) return STEP_FAILED;
         bool completed = false;
-        if (called(res, leaseq_queue_complete(q, lease, &completed)))
+        const cJSON *result = cJSON_GetObjectItemCaseSensitive(step, "result");
+        if (result != NULL) {
+            struct bytes data;
+            int64_t keep = -1;
+            if (int_field(step, "keep_result_ms", &keep, msg) < 0) return STEP_FAILED;
+            if (data_bytes(result, &data, msg) != 0) return STEP_FAILED;
+            if (called(res, leaseq_queue_complete_with_result(q, lease, data.data, data.len, keep,
+                                                              &completed)))
+                res->value = cJSON_CreateBool(completed);
+            free(data.data);
+        } else if (called(res, leaseq_queue_complete(q, lease, &completed))) {
             res->value = cJSON_CreateBool(completed);
+        }
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "renew_outcome") == 0) {
+        const leaseq_lease *lease = lease_named(r, step, msg);
+        int64_t ttl;
+        if (lease == NULL || !ms_field(step, "ttl_ms", &ttl, msg)) return STEP_FAILED;
+        leaseq_renew_outcome outcome = -1;
+        if (called(res, leaseq_queue_renew_outcome(q, lease, ttl, &outcome)))
+            res->value = cJSON_CreateString(leaseq_renew_outcome_str(outcome));
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "fail") == 0) {
+        const leaseq_lease *lease = lease_named(r, step, msg);
+        const char *error = lease ? str_field(step, "error", msg) : NULL;
+        if (error == NULL) return STEP_FAILED;
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(step, "error_type");
+        const cJSON *retry_json = cJSON_GetObjectItemCaseSensitive(step, "retry");
+        leaseq_retry retry = LEASEQ_RETRY_DEFAULT;
+        int64_t after = 0;
+        if (cJSON_IsString(retry_json) && strcmp(retry_json->valuestring, "never") == 0) {
+            retry = LEASEQ_RETRY_NEVER;
+        } else if (cJSON_IsObject(retry_json)) {
+            if (int_field(retry_json, "after_ms", &after, msg) <= 0)
+                return say(msg, "retry must be default, never or {after_ms}"), STEP_FAILED;
+            retry = LEASEQ_RETRY_AFTER;
+        } else if (retry_json != NULL && !cJSON_IsNull(retry_json) &&
+                   !(cJSON_IsString(retry_json) && strcmp(retry_json->valuestring, "default") == 0)) {
+            return say(msg, "retry must be default, never or {after_ms}"), STEP_FAILED;
+        }
+        leaseq_fail_outcome outcome = -1;
+        leaseq_renew_outcome why = -1;
+        int64_t retry_in = 0;
+        if (called(res, leaseq_queue_fail(q, lease, error,
+                                          cJSON_IsString(type) ? type->valuestring : "", retry,
+                                          after, &outcome, &why, &retry_in))) {
+            res->value = cJSON_CreateString(outcome == LEASEQ_FAIL_RETRYING ? "retrying"
+                                            : outcome == LEASEQ_FAIL_DEAD
+                                                ? "dead"
+                                                : leaseq_renew_outcome_str(why));
+        }
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "release") == 0) {
+        const leaseq_lease *lease = lease_named(r, step, msg);
+        int64_t delay = 0;
+        if (lease == NULL || int_field(step, "delay_ms", &delay, msg) < 0) return STEP_FAILED;
+        bool released = false;
+        if (called(res, leaseq_queue_release(q, lease, delay, &released)))
+            res->value = cJSON_CreateBool(released);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "progress") == 0) {
+        const leaseq_lease *lease = lease_named(r, step, msg);
+        struct bytes value;
+        if (lease == NULL ||
+            data_bytes(cJSON_GetObjectItemCaseSensitive(step, "value"), &value, msg) != 0)
+            return STEP_FAILED;
+        bool stored = false;
+        if (called(res, leaseq_queue_progress(q, lease, value.data, value.len, &stored)))
+            res->value = cJSON_CreateBool(stored);
+        free(value.data);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "result") == 0) {
+        const char *id = str_field(step, "id", msg);
+        if (id == NULL) return STEP_FAILED;
+        leaseq_result *result = NULL;
+        if (called(res, leaseq_queue_result(q, id, &result))) {
+            const uint8_t *data = NULL;
+            size_t len = 0;
+            uint64_t attempts = 0;
+            if (result == NULL) {
+                res->value = cJSON_CreateNull();
+            } else if (leaseq_result_data(result, &data, &len) == LEASEQ_OK &&
+                       leaseq_result_attempts(result, &attempts) == LEASEQ_OK) {
+                res->value = cJSON_CreateObject();
+                cJSON_AddItemToObject(res->value, "data", data_json(data, len));
+                cJSON_AddNumberToObject(res->value, "attempts", (double)attempts);
+            } else {
+                res->value = cJSON_CreateString("(the result could not be read)");
+            }
+        }
+        leaseq_result_free(result);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "get") == 0) {
+        const char *id = str_field(step, "id", msg);
+        if (id == NULL) return STEP_FAILED;
+        leaseq_job *job = NULL;
+        if (called(res, leaseq_queue_get(q, id, &job))) res->value = job_json(job);
+        leaseq_job_free(job);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "list") == 0 || strcmp(op, "count") == 0) {
+        const char *state = str_field(step, "state", msg);
+        if (state == NULL) return STEP_FAILED;
+        if (op[0] == 'c') {
+            uint64_t count = 0;
+            if (called(res, leaseq_queue_count(q, state_value(state), &count)))
+                res->value = cJSON_CreateNumber((double)count);
+            return STEP_RESULT;
+        }
+        uint64_t start = 0, count = 100;
+        (void)u64_field(step, "start", &start);
+        (void)u64_field(step, "count", &count);
+        leaseq_entry_list *list = NULL;
+        if (called(res, leaseq_queue_list(q, state_value(state), (size_t)start, (size_t)count,
+                                          &list)))
+            res->value = entries_json(list);
+        leaseq_entry_list_free(list);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "cancel") == 0) {
+        const char *id = str_field(step, "id", msg);
+        if (id == NULL) return STEP_FAILED;
+        leaseq_state previous = LEASEQ_STATE_WAITING;
+        if (called(res, leaseq_queue_cancel(q, id, &previous)))
+            res->value = previous == LEASEQ_STATE_NONE
+                             ? cJSON_CreateNull()
+                             : cJSON_CreateString(leaseq_state_str(previous));
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "dead_requeue") == 0) {
+        const cJSON *ids = cJSON_GetObjectItemCaseSensitive(step, "ids");
+        if (!cJSON_IsArray(ids)) return say(msg, "dead_requeue needs `ids`"), STEP_FAILED;
+        size_t len = 0;
+        const char **list = calloc((size_t)cJSON_GetArraySize(ids) + 1, sizeof *list);
+        if (list == NULL) return say(msg, "out of memory"), STEP_FAILED;
+        for (const cJSON *id = ids->child; id; id = id->next) {
+            if (cJSON_IsString(id)) list[len++] = id->valuestring; /* as the Rust runner */
+        }
+        uint64_t requeued = 0;
+        if (called(res, leaseq_queue_dead_requeue(q, list, len, &requeued)))
+            res->value = cJSON_CreateNumber((double)requeued);
+        free(list);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "dead_requeue_oldest") == 0 || strcmp(op, "dead_purge") == 0) {
+        uint64_t done = 0;
+        leaseq_status status = op[5] == 'r' ? leaseq_queue_dead_requeue_oldest(q, n_or_all(step), &done)
+                                            : leaseq_queue_dead_purge(q, n_or_all(step), &done);
+        if (called(res, status)) res->value = cJSON_CreateNumber((double)done);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "set_config") == 0) {
+        leaseq_config config = LEASEQ_CONFIG_INIT;
+        int64_t v;
+        int got;
+        if ((got = int_field(step, "max_attempts", &v, msg)) < 0) return STEP_FAILED;
+        if (got) config.max_attempts = (uint32_t)v, config.set |= LEASEQ_CONFIG_MAX_ATTEMPTS;
+        if ((got = int_field(step, "priority", &v, msg)) < 0) return STEP_FAILED;
+        if (got) config.priority = (int32_t)v, config.set |= LEASEQ_CONFIG_PRIORITY;
+        if ((got = int_field(step, "expires_after_ms", &v, msg)) < 0) return STEP_FAILED;
+        if (got) config.expires_after_ms = v, config.set |= LEASEQ_CONFIG_EXPIRES_AFTER;
+        if ((got = int_field(step, "keep_result_ms", &v, msg)) < 0) return STEP_FAILED;
+        if (got) config.keep_result_for_ms = v, config.set |= LEASEQ_CONFIG_KEEP_RESULT_FOR;
+        if ((got = int_field(step, "dead_max_count", &v, msg)) < 0) return STEP_FAILED;
+        if (got) config.dead_max_count = (uint64_t)v, config.set |= LEASEQ_CONFIG_DEAD_MAX_COUNT;
+        if ((got = int_field(step, "dead_max_age_ms", &v, msg)) < 0) return STEP_FAILED;
+        if (got) config.dead_max_age_ms = v, config.set |= LEASEQ_CONFIG_DEAD_MAX_AGE;
+        const cJSON *backoff = cJSON_GetObjectItemCaseSensitive(step, "backoff");
+        if (backoff != NULL && !cJSON_IsNull(backoff)) {
+            if (backoff_value(backoff, &config.backoff, msg) != 0) return STEP_FAILED;
+            config.set |= LEASEQ_CONFIG_BACKOFF;
+        }
+        if (called(res, leaseq_queue_set_config(q, &config))) res->value = cJSON_CreateNull();
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "stats") == 0) {
+        leaseq_stats *stats = NULL;
+        if (called(res, leaseq_queue_stats(q, &stats))) {
+            uint64_t waiting = 0, delayed = 0, leased = 0, dead = 0;
+            leaseq_minute hour;
+            if (leaseq_stats_count(stats, LEASEQ_STATE_WAITING, &waiting) == LEASEQ_OK &&
+                leaseq_stats_count(stats, LEASEQ_STATE_DELAYED, &delayed) == LEASEQ_OK &&
+                leaseq_stats_count(stats, LEASEQ_STATE_LEASED, &leased) == LEASEQ_OK &&
+                leaseq_stats_count(stats, LEASEQ_STATE_DEAD, &dead) == LEASEQ_OK &&
+                leaseq_stats_last_hour(stats, &hour) == LEASEQ_OK) {
+                res->value = cJSON_CreateObject();
+                cJSON_AddNumberToObject(res->value, "waiting", (double)waiting);
+                cJSON_AddNumberToObject(res->value, "delayed", (double)delayed);
+                cJSON_AddNumberToObject(res->value, "leased", (double)leased);
+                cJSON_AddNumberToObject(res->value, "dead", (double)dead);
+                cJSON_AddNumberToObject(res->value, "completed", (double)hour.completed);
+                cJSON_AddNumberToObject(res->value, "failed", (double)hour.failed);
+            } else {
+                res->value = cJSON_CreateString("(the stats could not be read)");
+            }
+        }
+        leaseq_stats_free(stats);
         return STEP_RESULT;
     }
     if (strcmp(op, "complete_and_lease") == 0) {
@@ -728,14 +1142,14 @@ int main(int argc, char **argv) {
         const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
         const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
         if (text == NULL || doc == NULL || !cJSON_IsNumber(version) ||
-            version->valuedouble != 1 || !cJSON_IsArray(cases) || has_nul_escape(text)) {
+            version->valuedouble != 2 || !cJSON_IsArray(cases) || has_nul_escape(text)) {
             /* A file that cannot be run counts as a failure, never as nothing. */
             printf("c: %s: %s\n", files[f],
                    text == NULL            ? "cannot read the file"
                    : doc == NULL           ? "not valid JSON"
                    : has_nul_escape(text)  ? "a string holds \\u0000, which this runner cannot "
                                              "pass through cJSON: write such bytes as {\"hex\": ...}"
-                                           : "needs {\"version\": 1, \"cases\": [...]}");
+                                           : "needs {\"version\": 2, \"cases\": [...]}");
             failed++;
             free(text);
             cJSON_Delete(doc);
@@ -760,6 +1174,7 @@ int main(int argc, char **argv) {
     for (size_t f = 0; f < files_len; f++) free(files[f]);
     free(files);
     leaseq_client_free(client);
+    leaseq_runtime_shutdown(); /* so that valgrind sees no live runtime thread */
 
     if (ran != cases_in_files || cases_in_files < 40) {
         printf("c: ran %d cases of %d in %s (at least 40 expected)\n", ran,

@@ -1,82 +1,24 @@
 //! The asyncio face's native half: `AsyncClient` and `AsyncQueue`, whose methods return asyncio
-//! futures driven by the async core on this process's runtime (`runtime.rs`). The typed
-//! `async def` wrappers users see are `leaseq/aio.py`.
+//! futures driven by the async core on the core's runtime (`leaseq::runtime`, bridged to asyncio
+//! in `runtime.rs`). The typed `async def` wrappers users see are `leaseq/aio.py`.
 //!
-//! Fork-safe like `leaseq::blocking`: a client first used in a forked child reconnects with the
-//! same URLs (and stays closed if it was closed).
+//! Fork-safe like the sync face, by the same code: the client is a `leaseq::blocking::Client`,
+//! whose `as_async` hands out this process's async client (reconnected with the same URLs after
+//! a fork, and still closed if it was closed). Each call asks it for the client on the Python
+//! thread, then runs on the runtime.
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use leaseq::Wait;
+use leaseq::blocking;
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
 
-use crate::convert::{self, Block, Timeout, Ttl};
+use crate::convert;
 use crate::errors;
+use crate::jobs::{Entry, FailOutcome, Job, JobResult, QueueConfig, RenewName, StateName, Stats};
 use crate::runtime;
 use crate::types::{CleanReport, NewLease};
-
-enum Target {
-    Single(String),
-    Cluster(Vec<String>),
-}
-
-impl Target {
-    async fn connect(&self) -> leaseq::Result<leaseq::Client> {
-        match self {
-            Target::Single(url) => leaseq::Client::connect(url).await,
-            Target::Cluster(urls) => leaseq::Client::connect_cluster(urls).await,
-        }
-    }
-}
-
-struct Shared {
-    target: Target,
-    /// The process that made `client`, and the client.
-    live: Mutex<(u32, leaseq::Client)>,
-}
-
-impl Shared {
-    fn lock(&self) -> std::sync::MutexGuard<'_, (u32, leaseq::Client)> {
-        self.live.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// This process's client, reconnecting first after a fork.
-    async fn client(&self) -> leaseq::Result<leaseq::Client> {
-        let pid = std::process::id();
-        let closed = {
-            let live = self.lock();
-            if live.0 == pid {
-                return Ok(live.1.clone());
-            }
-            live.1.is_closed()
-        };
-        let fresh = self.target.connect().await?;
-        if closed {
-            fresh.close();
-        }
-        let mut live = self.lock();
-        if live.0 != pid {
-            // The parent's client holds tasks of a runtime with no threads here: never drop it.
-            std::mem::forget(std::mem::replace(&mut *live, (pid, fresh)));
-        }
-        Ok(live.1.clone())
-    }
-}
-
-fn open(py: Python<'_>, target: Target) -> PyResult<AsyncClient> {
-    let runtime = runtime::handle().map_err(|e| errors::runtime(py, e))?;
-    let client = py
-        .detach(|| runtime.block_on(target.connect()))
-        .map_err(|e| errors::to_py(py, e))?;
-    Ok(AsyncClient {
-        shared: Arc::new(Shared {
-            target,
-            live: Mutex::new((std::process::id(), client)),
-        }),
-    })
-}
 
 /// A result of the core, converted to Python (or to its exception) only where the GIL is held
 /// already, when the bridge hands it to asyncio: runtime threads never take the GIL for errors.
@@ -107,16 +49,26 @@ where
     })
 }
 
-/// Stops the asyncio face's runtime; `leaseq.aio` registers it with `atexit`.
+/// Stops the core's runtime (a later call starts a new one); `leaseq.aio` registers it with
+/// `atexit`.
 #[pyfunction]
 pub fn _shutdown(py: Python<'_>) {
-    py.detach(runtime::shutdown);
+    py.detach(leaseq::runtime::shutdown);
 }
 
 /// Native half of ``leaseq.aio.Client``.
 #[pyclass(module = "leaseq._native", frozen)]
 pub struct AsyncClient {
-    shared: Arc<Shared>,
+    inner: blocking::Client,
+}
+
+fn open(
+    py: Python<'_>,
+    connect: impl FnOnce() -> leaseq::Result<blocking::Client> + Send,
+) -> PyResult<AsyncClient> {
+    py.detach(connect)
+        .map(|inner| AsyncClient { inner })
+        .map_err(|e| errors::to_py(py, e))
 }
 
 #[pymethods]
@@ -124,71 +76,71 @@ impl AsyncClient {
     #[new]
     fn new(py: Python<'_>, url: &Bound<'_, PyAny>) -> PyResult<Self> {
         let url = convert::string(url, "url")?;
-        open(py, Target::Single(url))
+        open(py, || blocking::Client::connect(&url))
     }
 
     /// Connects to a Redis Cluster.
     #[staticmethod]
     fn cluster(py: Python<'_>, urls: &Bound<'_, PyAny>) -> PyResult<AsyncClient> {
         let urls = convert::strings(urls, "urls")?;
-        open(py, Target::Cluster(urls))
+        open(py, || blocking::Client::connect_cluster(&urls))
     }
 
     /// The queue under ``prefix`` (validated; nothing is sent).
     fn queue(&self, py: Python<'_>, prefix: &Bound<'_, PyAny>) -> PyResult<AsyncQueue> {
         let prefix = convert::string(prefix, "prefix")?;
-        // Validation only: the queue asks `Shared::client` for this process's client each call.
-        let client = self.shared.lock().1.clone();
-        client.queue(&prefix).map_err(|e| errors::to_py(py, e))?;
+        py.detach(|| self.inner.queue(&prefix))
+            .map_err(|e| errors::to_py(py, e))?;
         Ok(AsyncQueue {
-            shared: self.shared.clone(),
+            client: self.inner.clone(),
             prefix: Arc::from(prefix),
         })
     }
 
     /// Closes the client: waiting leases raise ``ClosedError``, and so does every later call.
-    fn close(&self) {
-        self.shared.lock().1.close();
+    fn close(&self, py: Python<'_>) {
+        py.detach(|| self.inner.close());
     }
 
     /// Whether this client talks to a Redis Cluster.
     #[getter]
     fn is_cluster(&self) -> bool {
-        matches!(self.shared.target, Target::Cluster(_))
+        self.inner.is_cluster()
     }
 
     /// Risks found in the server's configuration when connecting.
     #[getter]
-    fn warnings(&self) -> Vec<String> {
-        self.shared.lock().1.warnings().to_vec()
+    fn warnings(&self, py: Python<'_>) -> Vec<String> {
+        py.detach(|| self.inner.warnings())
     }
 }
 
 /// Native half of ``leaseq.aio.Queue``: each method returns an asyncio future.
 #[pyclass(module = "leaseq._native", frozen)]
 pub struct AsyncQueue {
-    shared: Arc<Shared>,
+    client: blocking::Client,
     prefix: Arc<str>,
 }
 
 impl AsyncQueue {
-    /// What a spawned call needs: it owns everything and outlives the Python call.
-    fn handle(&self) -> Handle {
-        Handle {
-            shared: self.shared.clone(),
-            prefix: self.prefix.clone(),
-        }
+    /// This process's async queue (the client reconnects first after a fork, off the GIL).
+    fn queue(&self, py: Python<'_>) -> PyResult<leaseq::Queue> {
+        py.detach(|| self.client.as_async()?.queue(&self.prefix))
+            .map_err(|e| errors::to_py(py, e))
     }
-}
 
-struct Handle {
-    shared: Arc<Shared>,
-    prefix: Arc<str>,
-}
-
-impl Handle {
-    async fn queue(&self) -> leaseq::Result<leaseq::Queue> {
-        self.shared.client().await?.queue(&self.prefix)
+    /// Runs `call` on this process's async queue, on the runtime, as an asyncio future.
+    fn run<'py, T, F>(
+        &self,
+        py: Python<'py>,
+        call: impl FnOnce(leaseq::Queue) -> F,
+    ) -> PyResult<Bound<'py, PyAny>>
+    where
+        F: Future<Output = leaseq::Result<T>> + Send + 'static,
+        T: for<'a> IntoPyObject<'a> + Send + 'static,
+    {
+        let queue = self.queue(py)?;
+        spawn(py, call(queue))
     }
 }
 
@@ -203,11 +155,7 @@ impl AsyncQueue {
     /// See ``leaseq.Queue.add``.
     fn add<'py>(&self, py: Python<'py>, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let item = convert::item(item, "item")?;
-        let h = self.handle();
-        spawn(
-            py,
-            async move { h.queue().await?.add(&item.get().inner).await },
-        )
+        self.run(py, |q| async move { q.add(&item.get().inner).await })
     }
 
     /// See ``leaseq.Queue.add_unique``.
@@ -217,10 +165,7 @@ impl AsyncQueue {
         item: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let item = convert::item(item, "item")?;
-        let h = self.handle();
-        spawn(py, async move {
-            h.queue().await?.add_unique(&item.get().inner).await
-        })
+        self.run(py, |q| async move { q.add_unique(&item.get().inner).await })
     }
 
     /// See ``leaseq.Queue.add_batch``.
@@ -230,106 +175,367 @@ impl AsyncQueue {
         items: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let items = convert::items(items, "items")?;
-        let h = self.handle();
-        spawn(py, async move { h.queue().await?.add_batch(&items).await })
+        self.run(py, |q| async move { q.add_batch(&items).await })
     }
 
-    /// See ``leaseq.Queue.lease``; the wait is cancelled with the awaiting task.
-    #[pyo3(
-        signature = (ttl = Ttl::DEFAULT, block = Block(true), timeout = Timeout(None)),
-        text_signature = "($self, ttl=30.0, block=True, timeout=None)"
-    )]
+    /// See ``leaseq.Queue.lease``; a wait is cancelled with the awaiting task.
+    #[pyo3(signature = (ttl = None, timeout = None, *, block = None))]
     fn lease<'py>(
         &self,
         py: Python<'py>,
-        ttl: Ttl,
-        block: Block,
-        timeout: Timeout,
+        ttl: Option<&Bound<'py, PyAny>>,
+        timeout: Option<&Bound<'py, PyAny>>,
+        block: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let wait = if block.0 {
-            Wait::from_timeout(timeout.0)
-        } else {
-            Wait::No
-        };
-        let h = self.handle();
-        spawn(py, async move {
-            Ok(h.queue().await?.lease(ttl.0, wait).await?.map(NewLease))
+        let ttl = convert::ttl(ttl)?;
+        let wait = convert::wait(timeout, block)?;
+        self.run(py, |q| async move {
+            Ok(q.lease(ttl, wait).await?.map(NewLease))
+        })
+    }
+
+    /// See ``leaseq.Queue.lease_batch``.
+    #[pyo3(signature = (n, ttl = None, timeout = None))]
+    fn lease_batch<'py>(
+        &self,
+        py: Python<'py>,
+        n: &Bound<'py, PyAny>,
+        ttl: Option<&Bound<'py, PyAny>>,
+        timeout: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let n: usize = convert::integer(n, "n")?;
+        let ttl = convert::ttl(ttl)?;
+        let wait = convert::wait(timeout, None)?;
+        self.run(py, |q| async move {
+            let leases = q.lease_batch(n, ttl, wait).await?;
+            Ok(leases.into_iter().map(NewLease).collect::<Vec<_>>())
         })
     }
 
     /// See ``leaseq.Queue.complete``.
+    #[pyo3(signature = (lease, result = None, keep_result_for = None))]
     fn complete<'py>(
         &self,
         py: Python<'py>,
         lease: &Bound<'py, PyAny>,
+        result: Option<&Bound<'py, PyAny>>,
+        keep_result_for: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
-        let h = self.handle();
-        spawn(py, async move {
-            h.queue().await?.complete(&lease.get().inner).await
+        let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
+        let result = match result {
+            Some(result) if !result.is_none() => Some(convert::data(result, "result")?),
+            _ if keep.is_some() => {
+                return Err(errors::invalid(
+                    py,
+                    "keep_result_for",
+                    "applies only with a `result`",
+                ))
+            }
+            _ => None,
+        };
+        self.run(py, |q| async move {
+            let lease = &lease.get().inner;
+            match result {
+                Some(result) => q.complete_with_result(lease, &result, keep).await,
+                None => q.complete(lease).await,
+            }
         })
     }
 
     /// See ``leaseq.Queue.complete_and_lease``.
-    #[pyo3(signature = (lease, ttl = Ttl::DEFAULT), text_signature = "($self, lease, ttl=30.0)")]
+    #[pyo3(signature = (lease, ttl = None))]
     fn complete_and_lease<'py>(
         &self,
         py: Python<'py>,
         lease: &Bound<'py, PyAny>,
-        ttl: Ttl,
+        ttl: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
-        let h = self.handle();
-        spawn(py, async move {
-            let (done, next) = h
-                .queue()
-                .await?
-                .complete_and_lease(&lease.get().inner, ttl.0)
-                .await?;
+        let ttl = convert::ttl(ttl)?;
+        self.run(py, |q| async move {
+            let (done, next) = q.complete_and_lease(&lease.get().inner, ttl).await?;
             Ok((done, next.map(NewLease)))
         })
     }
 
     /// See ``leaseq.Queue.renew``.
-    #[pyo3(signature = (lease, ttl = Ttl::DEFAULT), text_signature = "($self, lease, ttl=30.0)")]
+    #[pyo3(signature = (lease, ttl = None))]
     fn renew<'py>(
         &self,
         py: Python<'py>,
         lease: &Bound<'py, PyAny>,
-        ttl: Ttl,
+        ttl: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
-        let h = self.handle();
-        spawn(py, async move {
-            h.queue().await?.renew(&lease.get().inner, ttl.0).await
+        let ttl = convert::ttl(ttl)?;
+        self.run(
+            py,
+            |q| async move { q.renew(&lease.get().inner, ttl).await },
+        )
+    }
+
+    /// See ``leaseq.Queue.renew_outcome``.
+    #[pyo3(signature = (lease, ttl = None))]
+    fn renew_outcome<'py>(
+        &self,
+        py: Python<'py>,
+        lease: &Bound<'py, PyAny>,
+        ttl: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let lease = convert::lease(lease, "lease")?;
+        let ttl = convert::ttl(ttl)?;
+        self.run(py, |q| async move {
+            q.renew_outcome(&lease.get().inner, ttl)
+                .await
+                .map(RenewName)
         })
+    }
+
+    /// See ``leaseq.Queue.fail``.
+    #[pyo3(
+        signature = (lease, error, error_type = None, retry = None),
+        text_signature = "($self, lease, error, error_type=None, retry=True)"
+    )]
+    fn fail<'py>(
+        &self,
+        py: Python<'py>,
+        lease: &Bound<'py, PyAny>,
+        error: &Bound<'py, PyAny>,
+        error_type: Option<&Bound<'py, PyAny>>,
+        retry: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let lease = convert::lease(lease, "lease")?;
+        let (message, kind) = convert::failure(error, error_type)?;
+        let retry = convert::retry(retry)?;
+        self.run(py, |q| async move {
+            q.fail(&lease.get().inner, &message, &kind, retry)
+                .await
+                .map(FailOutcome::from)
+        })
+    }
+
+    /// See ``leaseq.Queue.release``.
+    #[pyo3(signature = (lease, delay = None))]
+    fn release<'py>(
+        &self,
+        py: Python<'py>,
+        lease: &Bound<'py, PyAny>,
+        delay: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let lease = convert::lease(lease, "lease")?;
+        let delay = convert::opt_seconds(delay, "delay")?;
+        self.run(
+            py,
+            |q| async move { q.release(&lease.get().inner, delay).await },
+        )
+    }
+
+    /// See ``leaseq.Queue.progress``.
+    fn progress<'py>(
+        &self,
+        py: Python<'py>,
+        lease: &Bound<'py, PyAny>,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let lease = convert::lease(lease, "lease")?;
+        let value = convert::data(value, "value")?;
+        self.run(py, |q| async move {
+            q.progress(&lease.get().inner, &value).await
+        })
+    }
+
+    /// See ``leaseq.Queue.lease_from_parts`` (nothing is sent: it returns the lease itself).
+    fn lease_from_parts(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+        token: &Bound<'_, PyAny>,
+        incarnation: &Bound<'_, PyAny>,
+        attempt: &Bound<'_, PyAny>,
+    ) -> PyResult<NewLease> {
+        let id = convert::string(id, "id")?;
+        let token = convert::string(token, "token")?;
+        let incarnation = convert::string(incarnation, "incarnation")?;
+        let attempt: u64 = convert::integer(attempt, "attempt")?;
+        self.queue(py)?
+            .lease_from_parts(&id, &token, &incarnation, attempt)
+            .map(NewLease)
+            .map_err(|e| errors::to_py(py, e))
+    }
+
+    /// See ``leaseq.Queue.result``.
+    fn result<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::string(id, "id")?;
+        self.run(py, |q| async move {
+            Ok(q.result(&id).await?.map(JobResult::from))
+        })
+    }
+
+    /// See ``leaseq.Queue.wait_result``; the wait is cancelled with the awaiting task.
+    fn wait_result<'py>(
+        &self,
+        py: Python<'py>,
+        id: &Bound<'py, PyAny>,
+        timeout: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::string(id, "id")?;
+        let timeout = convert::seconds(timeout, "timeout")?;
+        self.run(py, |q| async move {
+            Ok(q.wait_result(&id, timeout).await?.map(JobResult::from))
+        })
+    }
+
+    /// See ``leaseq.Queue.get``.
+    fn get<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::string(id, "id")?;
+        self.run(py, |q| async move { Ok(q.get(&id).await?.map(Job::from)) })
+    }
+
+    /// See ``leaseq.Queue.list``.
+    #[pyo3(
+        signature = (state, start = None, count = None),
+        text_signature = "($self, state, start=0, count=100)"
+    )]
+    fn list<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'py, PyAny>,
+        start: Option<&Bound<'py, PyAny>>,
+        count: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let state = convert::state(py, state)?;
+        // The core has no default page; these are the binding's, as documented.
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.run(py, |q| async move {
+            let entries = q.list(state, start, count).await?;
+            Ok(entries.into_iter().map(Entry::from).collect::<Vec<_>>())
+        })
+    }
+
+    /// See ``leaseq.Queue.count``.
+    fn count<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let state = convert::state(py, state)?;
+        self.run(py, |q| async move { q.count(state).await })
+    }
+
+    /// See ``leaseq.Queue.stats``.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, |q| async move { q.stats().await.map(Stats::from) })
+    }
+
+    /// See ``leaseq.Queue.cancel``.
+    fn cancel<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::string(id, "id")?;
+        self.run(
+            py,
+            |q| async move { Ok(q.cancel(&id).await?.map(StateName)) },
+        )
+    }
+
+    /// See ``leaseq.Queue.dead_requeue``.
+    fn dead_requeue<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ids = convert::strings(ids, "ids")?;
+        self.run(py, |q| async move {
+            q.dead_requeue(&ids.iter().map(String::as_str).collect::<Vec<_>>())
+                .await
+        })
+    }
+
+    /// See ``leaseq.Queue.dead_requeue_oldest``.
+    #[pyo3(signature = (n = None))]
+    fn dead_requeue_oldest<'py>(
+        &self,
+        py: Python<'py>,
+        n: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let n = convert::opt_integer(n, "n")?;
+        self.run(py, |q| async move { q.dead_requeue_oldest(n).await })
+    }
+
+    /// See ``leaseq.Queue.dead_purge``.
+    #[pyo3(signature = (n = None))]
+    fn dead_purge<'py>(
+        &self,
+        py: Python<'py>,
+        n: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let n = convert::opt_integer(n, "n")?;
+        self.run(py, |q| async move { q.dead_purge(n).await })
+    }
+
+    /// See ``leaseq.Queue.config``.
+    fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(
+            py,
+            |q| async move { q.config().await.map(QueueConfig::from) },
+        )
+    }
+
+    /// See ``leaseq.Queue.set_config``.
+    #[pyo3(signature = (
+        *, max_attempts = None, backoff = None, priority = None, expires_after = None,
+        keep_result_for = None, dead_max_count = None, dead_max_age = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn set_config<'py>(
+        &self,
+        py: Python<'py>,
+        max_attempts: Option<&Bound<'py, PyAny>>,
+        backoff: Option<&Bound<'py, PyAny>>,
+        priority: Option<&Bound<'py, PyAny>>,
+        expires_after: Option<&Bound<'py, PyAny>>,
+        keep_result_for: Option<&Bound<'py, PyAny>>,
+        dead_max_count: Option<&Bound<'py, PyAny>>,
+        dead_max_age: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let config = convert::config(
+            max_attempts,
+            backoff,
+            priority,
+            expires_after,
+            keep_result_for,
+            dead_max_count,
+            dead_max_age,
+        )?;
+        self.run(py, |q| async move { q.set_config(&config).await })
+    }
+
+    /// See ``leaseq.Queue.reset_config``.
+    fn reset_config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, |q| async move { q.reset_config().await })
     }
 
     /// See ``leaseq.Queue.light_clean``.
     fn light_clean<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let h = self.handle();
-        spawn(py, async move {
-            Ok(CleanReport::from(h.queue().await?.light_clean().await?))
+        self.run(py, |q| async move {
+            q.light_clean().await.map(CleanReport::from)
         })
     }
 
     /// See ``leaseq.Queue.deep_clean``.
     fn deep_clean<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let h = self.handle();
-        spawn(py, async move {
-            Ok(CleanReport::from(h.queue().await?.deep_clean().await?))
+        self.run(py, |q| async move {
+            q.deep_clean().await.map(CleanReport::from)
         })
     }
 
     /// See ``leaseq.Queue.queue_len``.
     fn queue_len<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let h = self.handle();
-        spawn(py, async move { h.queue().await?.queue_len().await })
+        self.run(py, |q| async move { q.queue_len().await })
     }
 
     /// See ``leaseq.Queue.processing_len``.
     fn processing_len<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let h = self.handle();
-        spawn(py, async move { h.queue().await?.processing_len().await })
+        self.run(py, |q| async move { q.processing_len().await })
     }
 }

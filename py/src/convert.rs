@@ -1,14 +1,17 @@
 //! Python arguments to Rust values. Every refusal names the argument, with the core's message
 //! shape ("invalid argument `ttl`: ..."), and a wrong type raises `InvalidArgumentTypeError`
-//! (an `InvalidArgumentError` and a `TypeError`).
+//! (an `InvalidArgumentError` and a `TypeError`). Only conversion happens here: defaults and
+//! bounds are the core's (`leaseq::policy`, `leaseq::Wait::default()`).
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime};
 
+use leaseq::{Retry, State, Wait};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyString};
 
 use crate::errors;
-use crate::types::{Item, Lease};
+use crate::time;
+use crate::types::{Backoff, Item, Lease};
 
 /// A `str` argument.
 pub fn string(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<String> {
@@ -39,7 +42,7 @@ pub fn strings(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<String>> 
     iter.map(|element| string(&element?, argument)).collect()
 }
 
-/// Item data: `bytes`, `bytearray`, or `str` (stored as UTF-8).
+/// Data: `bytes`, `bytearray`, or `str` (stored as UTF-8).
 pub fn data(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<u8>> {
     if let Ok(bytes) = obj.cast::<PyBytes>() {
         return Ok(bytes.as_bytes().to_vec());
@@ -58,16 +61,23 @@ pub fn data(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<u8>> {
     ))
 }
 
-/// A number of seconds (`int` or `float`, not `bool`), finite and not negative.
+fn is_number(obj: &Bound<'_, PyAny>) -> bool {
+    (obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyFloat>())
+        && !obj.is_instance_of::<PyBool>()
+}
+
+/// A duration: a number of seconds (`int` or `float`, not `bool`) or a `datetime.timedelta`,
+/// finite and not negative.
 pub fn seconds(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Duration> {
     let py = obj.py();
-    let is_number = (obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyFloat>())
-        && !obj.is_instance_of::<PyBool>();
-    if !is_number {
+    if time::is_timedelta(obj)? {
+        return time::timedelta_to_duration(obj, argument);
+    }
+    if !is_number(obj) {
         return Err(errors::wrong_type(
             py,
             argument,
-            "a number of seconds (int or float)",
+            "seconds (int or float) or a timedelta",
             obj,
         ));
     }
@@ -87,11 +97,83 @@ pub fn seconds(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Duration> {
     Duration::try_from_secs_f64(value).map_err(|_| errors::invalid(py, argument, "is too large"))
 }
 
+/// An optional duration: `None` stays `None`.
+pub fn opt_seconds(obj: Option<&Bound<'_, PyAny>>, argument: &str) -> PyResult<Option<Duration>> {
+    match obj {
+        Some(obj) if !obj.is_none() => seconds(obj, argument).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// `ttl`: a lease's duration; `None` is the core's default ([`leaseq::policy::DEFAULT_TTL`]).
+pub fn ttl(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Duration> {
+    Ok(opt_seconds(obj, "ttl")?.unwrap_or(leaseq::policy::DEFAULT_TTL))
+}
+
+/// A point in time: a timezone-aware `datetime.datetime`.
+pub fn instant(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<SystemTime> {
+    time::datetime_to_system_time(obj, argument)
+}
+
 /// A `bool` (strictly: `0` or `None` are refused, so a misplaced positional argument shows).
 pub fn boolean(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<bool> {
     obj.cast::<PyBool>()
         .map(|b| b.is_true())
         .map_err(|_| errors::wrong_type(obj.py(), argument, "bool", obj))
+}
+
+/// An integer argument (not `bool`) that must fit `T`.
+pub fn integer<T>(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<T>
+where
+    T: TryFrom<i128> + num_bounds::Bounds,
+{
+    let py = obj.py();
+    if !obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyBool>() {
+        return Err(errors::wrong_type(py, argument, "int", obj));
+    }
+    let out_of_range = || {
+        errors::invalid(
+            py,
+            argument,
+            format!("must be from {} to {}, got {obj}", T::MIN_TEXT, T::MAX_TEXT),
+        )
+    };
+    let wide: i128 = obj.extract().map_err(|_| out_of_range())?;
+    T::try_from(wide).map_err(|_| out_of_range())
+}
+
+/// An optional integer: `None` stays `None`.
+pub fn opt_integer<T>(obj: Option<&Bound<'_, PyAny>>, argument: &str) -> PyResult<Option<T>>
+where
+    T: TryFrom<i128> + num_bounds::Bounds,
+{
+    match obj {
+        Some(obj) if !obj.is_none() => integer(obj, argument).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// The bounds of the integer types arguments convert to, for messages.
+pub mod num_bounds {
+    /// The smallest and largest value of an integer type, as text.
+    pub trait Bounds {
+        const MIN_TEXT: &'static str;
+        const MAX_TEXT: &'static str;
+    }
+    macro_rules! bounds {
+        ($($t:ty: $min:expr, $max:expr;)*) => {
+            $(impl Bounds for $t {
+                const MIN_TEXT: &'static str = $min;
+                const MAX_TEXT: &'static str = $max;
+            })*
+        };
+    }
+    bounds! {
+        i32: "-2147483648", "2147483647";
+        u32: "0", "4294967295";
+        u64: "0", "18446744073709551615";
+        usize: "0", "18446744073709551615";
+    }
 }
 
 /// An `Item` argument, kept alive (and immutable: the class is frozen) while the GIL is released.
@@ -131,52 +213,145 @@ pub fn lease(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Py<Lease>> {
         .map_err(|_| errors::wrong_type(obj.py(), argument, "leaseq.Lease", obj))
 }
 
-/// `ttl`: how long a lease lasts, in seconds (the core refuses 0 and more than 30 days).
-pub struct Ttl(pub Duration);
-
-impl Ttl {
-    pub const DEFAULT: Ttl = Ttl(Duration::from_secs(30));
-}
-
-impl<'a, 'py> FromPyObject<'a, 'py> for Ttl {
-    type Error = PyErr;
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        seconds(&obj, "ttl").map(Ttl)
+/// An optional `Backoff` argument.
+pub fn opt_backoff(
+    obj: Option<&Bound<'_, PyAny>>,
+    argument: &str,
+) -> PyResult<Option<leaseq::Backoff>> {
+    match obj {
+        Some(obj) if !obj.is_none() => obj
+            .cast::<Backoff>()
+            .map(|b| Some(b.get().inner))
+            .map_err(|_| errors::wrong_type(obj.py(), argument, "leaseq.Backoff", obj)),
+        _ => Ok(None),
     }
 }
 
-/// `block`: whether `lease` waits for an item.
-pub struct Block(pub bool);
-
-impl<'a, 'py> FromPyObject<'a, 'py> for Block {
-    type Error = PyErr;
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        boolean(&obj, "block").map(Block)
-    }
+/// A state name (`leaseq.State` is a `str` enum, so both forms are `str`); the core parses it.
+pub fn state(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<State> {
+    let name = string(obj, "state")?;
+    State::parse(&name).map_err(|e| errors::to_py(py, e))
 }
 
-/// `timeout`: how long a blocking `lease` waits, in seconds; `None` waits forever.
-pub struct Timeout(pub Option<Duration>);
+/// How long `lease` waits, from `timeout` (seconds, a timedelta, `leaseq.FOREVER` or `None`)
+/// and the older `block` flag. With neither, the core's default ([`Wait::default`]: no wait).
+/// `block=True` without a timeout waits forever and `block=False` never waits, as they always
+/// did.
+pub fn wait(
+    timeout: Option<&Bound<'_, PyAny>>,
+    block: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Wait> {
+    let block = match block {
+        Some(b) if !b.is_none() => Some(boolean(b, "block")?),
+        _ => None,
+    };
+    let timeout = match timeout {
+        Some(t) if !t.is_none() => Some(wait_timeout(t)?),
+        _ => None,
+    };
+    Ok(match (block, timeout) {
+        (Some(false), _) => Wait::No,
+        (Some(true), None) => Wait::Forever,
+        (None, None) => Wait::default(),
+        (_, Some(wait)) => wait,
+    })
+}
 
-impl<'a, 'py> FromPyObject<'a, 'py> for Timeout {
-    type Error = PyErr;
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        if obj.is_none() {
-            return Ok(Timeout(None));
+/// A `timeout` for a wait: seconds or a timedelta, or `leaseq.FOREVER` (positive infinity).
+fn wait_timeout(obj: &Bound<'_, PyAny>) -> PyResult<Wait> {
+    if obj.is_instance_of::<PyFloat>() {
+        let value: f64 = obj.extract()?;
+        if value == f64::INFINITY {
+            return Ok(Wait::Forever);
         }
-        seconds(&obj, "timeout").map(|d| Timeout(Some(d)))
     }
+    seconds(obj, "timeout").map(|d| Wait::from_timeout(Some(d)))
 }
 
-impl Timeout {
-    /// The instant the wait ends, `None` for no end.
-    pub fn deadline(&self, py: Python<'_>) -> PyResult<Option<Instant>> {
-        match self.0 {
-            None => Ok(None),
-            Some(d) => Instant::now()
-                .checked_add(d)
-                .map(Some)
-                .ok_or_else(|| errors::invalid(py, "timeout", "is too long")),
-        }
+/// `retry` of `fail`: `True` (the item's backoff), `False` (dead now), or a delay; `None` is
+/// the core's default ([`Retry::default`], the backoff).
+pub fn retry(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Retry> {
+    let obj = match obj {
+        Some(obj) if !obj.is_none() => obj,
+        _ => return Ok(Retry::default()),
+    };
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(if b.is_true() {
+            Retry::Default
+        } else {
+            Retry::Never
+        });
     }
+    if !is_number(obj) && !time::is_timedelta(obj)? {
+        return Err(errors::wrong_type(
+            obj.py(),
+            "retry",
+            "a bool, seconds (int or float) or a timedelta",
+            obj,
+        ));
+    }
+    seconds(obj, "retry").map(Retry::After)
+}
+
+/// `error` and `error_type` of `fail`: a message, or an exception whose `str()` is the message
+/// and whose class name is the type (unless `error_type` is given).
+pub fn failure(
+    error: &Bound<'_, PyAny>,
+    error_type: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(String, String)> {
+    let given_type = match error_type {
+        Some(t) if !t.is_none() => Some(string(t, "error_type")?),
+        _ => None,
+    };
+    if error.is_instance_of::<pyo3::exceptions::PyBaseException>() {
+        let message = string(error.str()?.as_any(), "error")?;
+        let class = error.get_type().name()?;
+        let class = string(class.as_any(), "error")?;
+        return Ok((message, given_type.unwrap_or(class)));
+    }
+    if !error.is_instance_of::<PyString>() {
+        return Err(errors::wrong_type(
+            error.py(),
+            "error",
+            "str or an exception",
+            error,
+        ));
+    }
+    Ok((string(error, "error")?, given_type.unwrap_or_default()))
+}
+
+/// The keyword arguments of `set_config`, as the core's `QueueConfig`.
+#[allow(clippy::too_many_arguments)]
+pub fn config(
+    max_attempts: Option<&Bound<'_, PyAny>>,
+    backoff: Option<&Bound<'_, PyAny>>,
+    priority: Option<&Bound<'_, PyAny>>,
+    expires_after: Option<&Bound<'_, PyAny>>,
+    keep_result_for: Option<&Bound<'_, PyAny>>,
+    dead_max_count: Option<&Bound<'_, PyAny>>,
+    dead_max_age: Option<&Bound<'_, PyAny>>,
+) -> PyResult<leaseq::QueueConfig> {
+    let mut config = leaseq::QueueConfig::new();
+    if let Some(m) = opt_integer(max_attempts, "max_attempts")? {
+        config = config.max_attempts(m);
+    }
+    if let Some(b) = opt_backoff(backoff, "backoff")? {
+        config = config.backoff(b);
+    }
+    if let Some(p) = opt_integer(priority, "priority")? {
+        config = config.priority(p);
+    }
+    if let Some(d) = opt_seconds(expires_after, "expires_after")? {
+        config = config.expires_after(d);
+    }
+    if let Some(d) = opt_seconds(keep_result_for, "keep_result_for")? {
+        config = config.keep_result_for(d);
+    }
+    if let Some(n) = opt_integer(dead_max_count, "dead_max_count")? {
+        config = config.dead_max_count(n);
+    }
+    if let Some(d) = opt_seconds(dead_max_age, "dead_max_age")? {
+        config = config.dead_max_age(d);
+    }
+    Ok(config)
 }

@@ -101,17 +101,6 @@ pub fn json(py: Python<'_>, cause: PyErr) -> PyErr {
     err
 }
 
-/// The I/O runtime could not start (the OS refused a thread): reported as a connection error,
-/// as `leaseq::blocking` does.
-pub fn runtime(py: Python<'_>, err: std::io::Error) -> PyErr {
-    make(
-        py,
-        class_name(ErrorCode::Connection),
-        format!("connection error: cannot start the I/O runtime: {err}"),
-        None,
-    )
-}
-
 /// The exception class for a registry code such as `"WRONG_TYPE"` (for the registry test).
 #[pyfunction]
 pub fn _error_class(py: Python<'_>, code: &str) -> PyResult<Py<PyAny>> {

@@ -1,14 +1,17 @@
 //! The Python binding of leaseq: `import leaseq`.
 //!
 //! Thin by design: every method converts its arguments, calls the Rust core (the sync face
-//! through `leaseq::blocking`, the asyncio face through the async core) and maps errors. No
-//! protocol logic lives here or in the Python package.
+//! through `leaseq::blocking`, the asyncio face through the async core, both on the core's
+//! fork-aware runtime) and maps errors. No protocol logic, defaults or bounds live here or in the
+//! Python package: the constants below are the core's, exported for reference.
 
 mod aio;
 mod convert;
 mod errors;
+mod jobs;
 mod runtime;
 mod sync;
+mod time;
 mod types;
 
 use pyo3::prelude::*;
@@ -17,15 +20,47 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<types::Item>()?;
     m.add_class::<types::Lease>()?;
+    m.add_class::<types::Backoff>()?;
     m.add_class::<types::CleanReport>()?;
+    m.add_class::<jobs::Job>()?;
+    m.add_class::<jobs::JobResult>()?;
+    m.add_class::<jobs::Entry>()?;
+    m.add_class::<jobs::Stats>()?;
+    m.add_class::<jobs::Minute>()?;
+    m.add_class::<jobs::QueueConfig>()?;
+    m.add_class::<jobs::FailOutcome>()?;
     m.add_class::<sync::Client>()?;
     m.add_class::<sync::Queue>()?;
     m.add_class::<aio::AsyncClient>()?;
     m.add_class::<aio::AsyncQueue>()?;
     m.add_function(wrap_pyfunction!(errors::_error_class, m)?)?;
     m.add_function(wrap_pyfunction!(aio::_shutdown, m)?)?;
+    let py = m.py();
+    use leaseq::policy;
+    m.add("FOREVER", f64::INFINITY)?;
+    m.add("DEFAULT_TTL", time::timedelta(py, policy::DEFAULT_TTL)?)?;
+    m.add("DEFAULT_MAX_ATTEMPTS", policy::DEFAULT_MAX_ATTEMPTS)?;
+    m.add(
+        "DEFAULT_BACKOFF",
+        types::Backoff {
+            inner: policy::DEFAULT_BACKOFF,
+        },
+    )?;
+    m.add(
+        "DEFAULT_KEEP_RESULT",
+        time::timedelta(py, policy::DEFAULT_KEEP_RESULT)?,
+    )?;
+    m.add("DEFAULT_DEAD_MAX_COUNT", policy::DEFAULT_DEAD_MAX_COUNT)?;
+    m.add(
+        "DEFAULT_DEAD_MAX_AGE",
+        time::timedelta(py, policy::DEFAULT_DEAD_MAX_AGE)?,
+    )?;
+    m.add("MAX_PRIORITY", policy::MAX_PRIORITY)?;
+    m.add("MAX_DURATION", time::timedelta(py, policy::MAX_DURATION)?)?;
+    m.add("MAX_PAGE", policy::MAX_PAGE)?;
     m.add("MAX_TTL", leaseq::MAX_TTL.as_secs_f64())?;
     m.add("MAX_ID_LEN", leaseq::MAX_ID_LEN)?;
+    m.add("MAX_DATA_LEN", leaseq::MAX_DATA_LEN)?;
     m.add("MAX_PREFIX_LEN", leaseq::MAX_PREFIX_LEN)?;
     Ok(())
 }

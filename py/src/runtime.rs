@@ -1,77 +1,23 @@
-//! The tokio runtime behind `leaseq.aio`, and its bridge to asyncio.
+//! The bridge from the core's fork-aware runtime (`leaseq::runtime`, which the sync face uses
+//! too, through `leaseq::blocking`) to asyncio, for `leaseq.aio`.
 //!
-//! One runtime per process, made again after a fork: a forked child has none of the parent's
-//! threads, so the parent's runtime would never run anything there (the same reason
-//! `leaseq::blocking` reconnects in a child). Its threads touch Python only to hand results to
-//! asyncio (inside pyo3-async-runtimes); `shutdown` runs at exit so none does so during
+//! The runtime itself, and making it again in a forked child, are the core's; this file only
+//! teaches pyo3-async-runtimes to spawn on it. Its threads touch Python only to hand results to
+//! asyncio; `leaseq.aio` registers `_shutdown` with `atexit` so that none does so during
 //! interpreter finalization.
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
 use std::task::{Context, Poll};
 
 use pyo3_async_runtimes::generic::{ContextExt, Runtime as GenericRuntime};
 use pyo3_async_runtimes::TaskLocals;
 use std::cell::OnceCell;
-use tokio::runtime::{Handle, Runtime};
-
-struct Slot {
-    pid: u32,
-    /// `None` once shut down at interpreter exit.
-    runtime: Option<Runtime>,
-    handle: Handle,
-}
-
-static RUNTIME: Mutex<Option<Slot>> = Mutex::new(None);
-
-/// This process's runtime, started on first use and again after a fork.
-pub fn handle() -> std::io::Result<Handle> {
-    let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
-    let pid = std::process::id();
-    if let Some(current) = slot.as_ref() {
-        if current.pid == pid && current.runtime.is_some() {
-            return Ok(current.handle.clone());
-        }
-    }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .thread_name("leaseq-aio")
-        .enable_all()
-        .build()?;
-    let handle = runtime.handle().clone();
-    let stale = slot.replace(Slot {
-        pid,
-        runtime: Some(runtime),
-        handle: handle.clone(),
-    });
-    if stale.as_ref().is_some_and(|s| s.pid != pid) {
-        // The parent's runtime has no threads in a forked child: dropping it would wait for
-        // them forever, so it is leaked.
-        std::mem::forget(stale);
-    }
-    Ok(handle)
-}
-
-/// Stops this process's runtime, waiting briefly for its threads. Called at interpreter exit
-/// (before finalization, with the GIL released): a runtime thread that is handing a result to
-/// asyncio must finish before Python tears down, or it would touch a finalized interpreter.
-pub fn shutdown() {
-    let runtime = {
-        let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
-        match slot.as_mut() {
-            Some(current) if current.pid == std::process::id() => current.runtime.take(),
-            _ => None,
-        }
-    };
-    if let Some(runtime) = runtime {
-        runtime.shutdown_timeout(std::time::Duration::from_secs(2));
-    }
-}
+use tokio::runtime::Handle;
 
 fn expect_handle() -> Handle {
     // Only fails when the OS refuses a thread or an epoll instance: nothing would work anyway.
-    handle().expect("leaseq: cannot start the asyncio I/O runtime")
+    leaseq::runtime::handle().expect("leaseq: cannot start the I/O runtime")
 }
 
 /// pyo3-async-runtimes' generic bridge over our fork-aware runtime.

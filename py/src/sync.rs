@@ -3,17 +3,19 @@
 //! Each call owns its arguments, then releases the GIL for the Redis round trip, so other
 //! Python threads run meanwhile. The blocking facade reconnects by itself in a forked child.
 
-use std::time::{Duration, Instant};
+use std::future::Future;
+use std::time::Duration;
 
 use leaseq::{blocking, Wait};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-use crate::convert::{self, Block, Timeout, Ttl};
+use crate::convert;
 use crate::errors;
+use crate::jobs::{Entry, FailOutcome, Job, JobResult, QueueConfig, RenewName, StateName, Stats};
 use crate::types::{CleanReport, Item, NewLease};
 
-/// The longest a blocking `lease` waits without the GIL before checking for signals, so that
+/// The longest a blocking wait goes without the GIL before checking for signals, so that
 /// Ctrl-C raises `KeyboardInterrupt` promptly.
 const WAIT_SLICE: Duration = Duration::from_millis(500);
 
@@ -53,7 +55,10 @@ impl Client {
         let prefix = convert::string(prefix, "prefix")?;
         // After a fork this reconnects, so it runs without the GIL like any round trip.
         py.detach(|| self.inner.queue(&prefix))
-            .map(|inner| Queue { inner })
+            .map(|inner| Queue {
+                inner,
+                client: self.inner.clone(),
+            })
             .map_err(|e| errors::to_py(py, e))
     }
 
@@ -88,18 +93,66 @@ impl Client {
 }
 
 /// One queue: the keys under one prefix. Get it from ``Client.queue(prefix)``; safe to use from
-/// many threads. Every method is one round trip to Redis (a blocking ``lease`` waits
-/// server-side), during which other Python threads run.
+/// many threads. Every method is one round trip to Redis (a waiting ``lease``, ``lease_batch`` or
+/// ``wait_result`` waits server-side), during which other Python threads run.
 #[pyclass(module = "leaseq", frozen)]
 pub struct Queue {
     inner: blocking::Queue,
+    /// For the waits that `leaseq::blocking` has no interruptible form of.
+    client: blocking::Client,
 }
 
 impl Queue {
-    fn lease_once(&self, py: Python<'_>, ttl: Duration, wait: Wait) -> PyResult<Option<NewLease>> {
-        py.detach(|| self.inner.lease(ttl, wait))
-            .map(|lease| lease.map(NewLease))
+    /// Runs `call` on the blocking queue without the GIL.
+    fn call<T: Send>(
+        &self,
+        py: Python<'_>,
+        call: impl FnOnce(&blocking::Queue) -> leaseq::Result<T> + Send,
+    ) -> PyResult<T> {
+        py.detach(|| call(&self.inner))
             .map_err(|e| errors::to_py(py, e))
+    }
+
+    /// Runs the future `make` builds from this process's async queue on the core's runtime,
+    /// without the GIL, taking the GIL back every [`WAIT_SLICE`] only to look for a signal, so
+    /// that Ctrl-C interrupts a long server-side wait (as `lease_interruptible` does for
+    /// `lease`). An interrupt drops the future, which ends its wait.
+    fn wait<T, F>(
+        &self,
+        py: Python<'_>,
+        make: impl FnOnce(leaseq::Queue) -> F + Send,
+    ) -> PyResult<T>
+    where
+        T: Send + 'static,
+        F: Future<Output = leaseq::Result<T>> + Send + 'static,
+    {
+        let outcome = py.detach(|| -> PyResult<leaseq::Result<T>> {
+            let start = || -> leaseq::Result<_> {
+                let runtime = leaseq::runtime::handle()?;
+                let queue = self.client.as_async()?.queue(self.inner.prefix())?;
+                Ok((runtime, queue))
+            };
+            let (runtime, queue) = match start() {
+                Ok(started) => started,
+                Err(e) => return Ok(Err(e)),
+            };
+            let mut task = runtime.spawn(make(queue));
+            loop {
+                // The timer must be made inside the runtime, hence the async block.
+                match runtime.block_on(async { tokio::time::timeout(WAIT_SLICE, &mut task).await })
+                {
+                    Ok(Ok(result)) => return Ok(result),
+                    Ok(Err(join)) => std::panic::resume_unwind(join.into_panic()),
+                    Err(_still_waiting) => {
+                        if let Err(e) = Python::attach(|py| py.check_signals()) {
+                            task.abort();
+                            return Err(e);
+                        }
+                    }
+                }
+            }
+        })?;
+        outcome.map_err(|e| errors::to_py(py, e))
     }
 }
 
@@ -111,12 +164,13 @@ impl Queue {
         self.inner.prefix()
     }
 
-    /// Adds ``item`` unless an item with its id exists; returns whether it was added.
+    /// Adds ``item`` unless an item with its id exists (waiting, delayed, leased or dead);
+    /// returns whether it was added. The item's options (``Item(data, delay=...)``) are checked
+    /// first: nothing is written when one is refused.
     fn add(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<bool> {
         let item = convert::item(item, "item")?;
         let item: &Item = item.get();
-        py.detach(|| self.inner.add(&item.inner))
-            .map_err(|e| errors::to_py(py, e))
+        self.call(py, |q| q.add(&item.inner))
     }
 
     /// Adds ``item`` without checking whether its id exists: for fresh ids (the random UUID of
@@ -124,45 +178,37 @@ impl Queue {
     fn add_unique(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<()> {
         let item = convert::item(item, "item")?;
         let item: &Item = item.get();
-        py.detach(|| self.inner.add_unique(&item.inner))
-            .map_err(|e| errors::to_py(py, e))
+        self.call(py, |q| q.add_unique(&item.inner))
     }
 
-    /// Adds every item whose id does not exist yet, in one round trip; returns how many were
-    /// added.
+    /// Adds every item whose id does not exist yet, each with its own options, in one round
+    /// trip; returns how many were added.
     fn add_batch(&self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<usize> {
         let items = convert::items(items, "items")?;
-        py.detach(|| self.inner.add_batch(&items))
-            .map_err(|e| errors::to_py(py, e))
+        self.call(py, |q| q.add_batch(&items))
     }
 
-    /// Leases the next item for ``ttl`` seconds, or returns ``None``.
+    /// Leases the next item (highest priority first, FIFO within one) for ``ttl`` (seconds or a
+    /// timedelta; ``None``: ``leaseq.DEFAULT_TTL``), or returns ``None``.
     ///
-    /// ``block=False`` returns at once. Otherwise it waits for an item up to ``timeout`` seconds
-    /// (``None``: forever) and can be interrupted with Ctrl-C, or by ``Client.close()`` from
-    /// another thread (``ClosedError``).
-    #[pyo3(
-        signature = (ttl = Ttl::DEFAULT, block = Block(true), timeout = Timeout(None)),
-        text_signature = "($self, ttl=30.0, block=True, timeout=None)"
-    )]
+    /// By default it does not wait. ``timeout=<seconds or timedelta>`` waits server-side up to
+    /// that long for an item, ``timeout=leaseq.FOREVER`` until one comes; a wait can be
+    /// interrupted with Ctrl-C, or by ``Client.close()`` from another thread (``ClosedError``).
+    /// ``block`` is the older spelling: ``block=True`` without a timeout waits forever,
+    /// ``block=False`` never waits.
+    #[pyo3(signature = (ttl = None, timeout = None, *, block = None))]
     fn lease(
         &self,
         py: Python<'_>,
-        ttl: Ttl,
-        block: Block,
-        timeout: Timeout,
+        ttl: Option<&Bound<'_, PyAny>>,
+        timeout: Option<&Bound<'_, PyAny>>,
+        block: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<NewLease>> {
-        let ttl = ttl.0;
-        if !block.0 {
-            return self.lease_once(py, ttl, Wait::No);
+        let ttl = convert::ttl(ttl)?;
+        let wait = convert::wait(timeout, block)?;
+        if wait == Wait::No {
+            return self.call(py, |q| q.lease(ttl, wait).map(|l| l.map(NewLease)));
         }
-        let wait = match timeout.deadline(py)? {
-            None => Wait::Forever,
-            Some(deadline) => match deadline.checked_duration_since(Instant::now()) {
-                Some(left) if !left.is_zero() => Wait::Timeout(left),
-                _ => Wait::No,
-            },
-        };
         // One server-side wait without the GIL; every WAIT_SLICE this thread takes the GIL
         // back just long enough to look for a signal, so Ctrl-C interrupts the wait.
         let result = py.detach(|| {
@@ -175,67 +221,342 @@ impl Queue {
             .map_err(|e| errors::to_py(py, e))
     }
 
+    /// Leases up to ``n`` items (1 to 1000) in one round trip, in the order ``lease`` would;
+    /// returns a list (empty when none). Waits as ``lease`` does while none is there, and
+    /// returns as soon as at least one is leased.
+    #[pyo3(signature = (n, ttl = None, timeout = None))]
+    fn lease_batch(
+        &self,
+        py: Python<'_>,
+        n: &Bound<'_, PyAny>,
+        ttl: Option<&Bound<'_, PyAny>>,
+        timeout: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<NewLease>> {
+        let n: usize = convert::integer(n, "n")?;
+        let ttl = convert::ttl(ttl)?;
+        let wait = convert::wait(timeout, None)?;
+        let leases = if wait == Wait::No {
+            self.call(py, |q| q.lease_batch(n, ttl, wait))?
+        } else {
+            self.wait(
+                py,
+                move |q| async move { q.lease_batch(n, ttl, wait).await },
+            )?
+        };
+        Ok(leases.into_iter().map(NewLease).collect())
+    }
+
     /// Completes the leased item. Returns ``True`` for exactly one caller per item: the first to
-    /// complete it (even with an expired lease).
-    fn complete(&self, py: Python<'_>, lease: &Bound<'_, PyAny>) -> PyResult<bool> {
+    /// complete it (even with an expired lease). With ``result`` (bytes or str) the result is
+    /// kept for ``keep_result_for`` (seconds or timedelta; ``None``: the item's, else the
+    /// queue's setting, else one day), for ``result`` and ``wait_result``.
+    #[pyo3(signature = (lease, result = None, keep_result_for = None))]
+    fn complete(
+        &self,
+        py: Python<'_>,
+        lease: &Bound<'_, PyAny>,
+        result: Option<&Bound<'_, PyAny>>,
+        keep_result_for: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
         let lease = convert::lease(lease, "lease")?;
         let lease = &lease.get().inner;
-        py.detach(|| self.inner.complete(lease))
-            .map_err(|e| errors::to_py(py, e))
+        let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
+        match result {
+            Some(result) if !result.is_none() => {
+                let result = convert::data(result, "result")?;
+                py.detach(|| self.inner.complete_with_result(lease, &result, keep))
+                    .map_err(|e| errors::to_py(py, e))
+            }
+            _ if keep.is_some() => Err(errors::invalid(
+                py,
+                "keep_result_for",
+                "applies only with a `result`",
+            )),
+            _ => self.call(py, |q| q.complete(lease)),
+        }
     }
 
     /// Completes ``lease`` and leases the next item (without waiting) in one round trip.
     /// Returns ``(completed, next_lease_or_None)``.
-    #[pyo3(signature = (lease, ttl = Ttl::DEFAULT), text_signature = "($self, lease, ttl=30.0)")]
+    #[pyo3(signature = (lease, ttl = None))]
     fn complete_and_lease(
         &self,
         py: Python<'_>,
         lease: &Bound<'_, PyAny>,
-        ttl: Ttl,
+        ttl: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<(bool, Option<NewLease>)> {
         let lease = convert::lease(lease, "lease")?;
         let lease = &lease.get().inner;
-        py.detach(|| self.inner.complete_and_lease(lease, ttl.0))
+        let ttl = convert::ttl(ttl)?;
+        self.call(py, |q| q.complete_and_lease(lease, ttl))
             .map(|(done, next)| (done, next.map(NewLease)))
-            .map_err(|e| errors::to_py(py, e))
     }
 
-    /// Extends the lease to ``ttl`` seconds from now while it is still this holder's. Returns
-    /// ``False`` when it expired, another worker took the item, or the item is complete.
-    #[pyo3(signature = (lease, ttl = Ttl::DEFAULT), text_signature = "($self, lease, ttl=30.0)")]
-    fn renew(&self, py: Python<'_>, lease: &Bound<'_, PyAny>, ttl: Ttl) -> PyResult<bool> {
+    /// Extends the lease to ``ttl`` from now while it is still this holder's. Returns ``False``
+    /// when it expired, another worker took the item, or the item is complete, cancelled or
+    /// added anew; ``renew_outcome`` says which.
+    #[pyo3(signature = (lease, ttl = None))]
+    fn renew(
+        &self,
+        py: Python<'_>,
+        lease: &Bound<'_, PyAny>,
+        ttl: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
         let lease = convert::lease(lease, "lease")?;
         let lease = &lease.get().inner;
-        py.detach(|| self.inner.renew(lease, ttl.0))
-            .map_err(|e| errors::to_py(py, e))
+        let ttl = convert::ttl(ttl)?;
+        self.call(py, |q| q.renew(lease, ttl))
     }
 
-    /// Re-queues items whose lease is gone (expired, or the holder crashed) and drops ids of
-    /// complete items from processing. Run it about once per lease TTL.
+    /// Like ``renew``, returning a ``RenewOutcome``: ``renewed``, or why not (``expired``,
+    /// ``taken``, ``completed``, ``cancelled``, ``older_incarnation``).
+    #[pyo3(signature = (lease, ttl = None))]
+    fn renew_outcome(
+        &self,
+        py: Python<'_>,
+        lease: &Bound<'_, PyAny>,
+        ttl: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<RenewName> {
+        let lease = convert::lease(lease, "lease")?;
+        let lease = &lease.get().inner;
+        let ttl = convert::ttl(ttl)?;
+        self.call(py, |q| q.renew_outcome(lease, ttl))
+            .map(RenewName)
+    }
+
+    /// Records a failed attempt. ``error`` is a message, or an exception (its ``str()`` is the
+    /// message and its class name the ``error_type``, unless given). ``retry=True`` (the
+    /// default) runs the item again after its backoff while it has attempts left, else it is
+    /// dead; ``retry=<seconds or timedelta>`` after that delay instead; ``retry=False`` makes it
+    /// dead now. Returns a ``FailOutcome``; only the live holder can fail an item.
+    #[pyo3(
+        signature = (lease, error, error_type = None, retry = None),
+        text_signature = "($self, lease, error, error_type=None, retry=True)"
+    )]
+    fn fail(
+        &self,
+        py: Python<'_>,
+        lease: &Bound<'_, PyAny>,
+        error: &Bound<'_, PyAny>,
+        error_type: Option<&Bound<'_, PyAny>>,
+        retry: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<FailOutcome> {
+        let lease = convert::lease(lease, "lease")?;
+        let lease = &lease.get().inner;
+        let (message, kind) = convert::failure(error, error_type)?;
+        let retry = convert::retry(retry)?;
+        self.call(py, |q| q.fail(lease, &message, &kind, retry))
+            .map(FailOutcome::from)
+    }
+
+    /// Hands the item back without counting a failure: it waits again at once, or after
+    /// ``delay`` (seconds or timedelta). Only the live holder can; returns whether it did.
+    #[pyo3(signature = (lease, delay = None))]
+    fn release(
+        &self,
+        py: Python<'_>,
+        lease: &Bound<'_, PyAny>,
+        delay: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        let lease = convert::lease(lease, "lease")?;
+        let lease = &lease.get().inner;
+        let delay = convert::opt_seconds(delay, "delay")?;
+        self.call(py, |q| q.release(lease, delay))
+    }
+
+    /// Stores a small value (bytes or str, at most 64 KiB) on the leased item, shown by
+    /// ``get``. Only the live holder can; returns whether it did.
+    fn progress(
+        &self,
+        py: Python<'_>,
+        lease: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let lease = convert::lease(lease, "lease")?;
+        let lease = &lease.get().inner;
+        let value = convert::data(value, "value")?;
+        self.call(py, |q| q.progress(lease, &value))
+    }
+
+    /// A lease rebuilt from parts kept elsewhere (e.g. across a process boundary): the id, the
+    /// token, the incarnation and the attempt number. Nothing is sent.
+    fn lease_from_parts(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+        token: &Bound<'_, PyAny>,
+        incarnation: &Bound<'_, PyAny>,
+        attempt: &Bound<'_, PyAny>,
+    ) -> PyResult<NewLease> {
+        let id = convert::string(id, "id")?;
+        let token = convert::string(token, "token")?;
+        let incarnation = convert::string(incarnation, "incarnation")?;
+        let attempt: u64 = convert::integer(attempt, "attempt")?;
+        self.call(py, |q| {
+            q.lease_from_parts(&id, &token, &incarnation, attempt)
+        })
+        .map(NewLease)
+    }
+
+    /// The result kept for item ``id`` (a ``JobResult``), or ``None``.
+    fn result(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Option<JobResult>> {
+        let id = convert::string(id, "id")?;
+        self.call(py, |q| q.result(&id))
+            .map(|r| r.map(JobResult::from))
+    }
+
+    /// Waits server-side up to ``timeout`` (seconds or timedelta) for item ``id``'s result;
+    /// ``None`` when the timeout passes first. Other threads run meanwhile, and Ctrl-C
+    /// interrupts it.
+    fn wait_result(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+        timeout: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<JobResult>> {
+        let id = convert::string(id, "id")?;
+        let timeout = convert::seconds(timeout, "timeout")?;
+        self.wait(
+            py,
+            move |q| async move { q.wait_result(&id, timeout).await },
+        )
+        .map(|r| r.map(JobResult::from))
+    }
+
+    /// Everything known about item ``id`` (a ``Job``), or ``None`` when there is no such item
+    /// and no kept result.
+    fn get(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Option<Job>> {
+        let id = convert::string(id, "id")?;
+        self.call(py, |q| q.get(&id)).map(|j| j.map(Job::from))
+    }
+
+    /// A page of the items in ``state`` (a ``State`` or its name, not ``done``): ``count`` (1 to
+    /// 1000) ``Entry``s from position ``start``: waiting in lease order, delayed by due time,
+    /// leased by lease expiry, dead oldest first.
+    #[pyo3(
+        signature = (state, start = None, count = None),
+        text_signature = "($self, state, start=0, count=100)"
+    )]
+    fn list(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        start: Option<&Bound<'_, PyAny>>,
+        count: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Entry>> {
+        let state = convert::state(py, state)?;
+        // The core has no default page; these are the binding's, as documented.
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.call(py, |q| q.list(state, start, count))
+            .map(|entries| entries.into_iter().map(Entry::from).collect())
+    }
+
+    /// How many items are in ``state`` (not ``done``).
+    fn count(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let state = convert::state(py, state)?;
+        self.call(py, |q| q.count(state))
+    }
+
+    /// Counts per state, the age of the oldest waiting item, and per-minute counters for the
+    /// last hour (a ``Stats``).
+    fn stats(&self, py: Python<'_>) -> PyResult<Stats> {
+        self.call(py, |q| q.stats()).map(Stats::from)
+    }
+
+    /// Cancels item ``id``: a waiting, delayed or dead item is removed; a leased one is marked,
+    /// so that its holder's next call returns false and removes it. Returns the ``State`` it was
+    /// in, or ``None`` when there was no item.
+    fn cancel(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Option<StateName>> {
+        let id = convert::string(id, "id")?;
+        self.call(py, |q| q.cancel(&id)).map(|s| s.map(StateName))
+    }
+
+    /// Puts these dead items (at most 1000 ids) back to waiting, attempts reset; returns how
+    /// many were requeued (ids that are not dead are skipped).
+    fn dead_requeue(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let ids = convert::strings(ids, "ids")?;
+        self.call(py, |q| {
+            q.dead_requeue(&ids.iter().map(String::as_str).collect::<Vec<_>>())
+        })
+    }
+
+    /// Requeues the ``n`` oldest dead items (``None``: all); returns how many.
+    #[pyo3(signature = (n = None))]
+    fn dead_requeue_oldest(&self, py: Python<'_>, n: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+        let n = convert::opt_integer(n, "n")?;
+        self.call(py, |q| q.dead_requeue_oldest(n))
+    }
+
+    /// Deletes the ``n`` oldest dead items (``None``: all); returns how many.
+    #[pyo3(signature = (n = None))]
+    fn dead_purge(&self, py: Python<'_>, n: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+        let n = convert::opt_integer(n, "n")?;
+        self.call(py, |q| q.dead_purge(n))
+    }
+
+    /// The queue's stored configuration (a ``QueueConfig``; fields not stored are ``None``).
+    fn config(&self, py: Python<'_>) -> PyResult<QueueConfig> {
+        self.call(py, |q| q.config()).map(QueueConfig::from)
+    }
+
+    /// Stores the given fields of the queue's configuration, which every client reads (the
+    /// others keep their stored value); all are checked before anything is written.
+    #[pyo3(signature = (
+        *, max_attempts = None, backoff = None, priority = None, expires_after = None,
+        keep_result_for = None, dead_max_count = None, dead_max_age = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn set_config(
+        &self,
+        py: Python<'_>,
+        max_attempts: Option<&Bound<'_, PyAny>>,
+        backoff: Option<&Bound<'_, PyAny>>,
+        priority: Option<&Bound<'_, PyAny>>,
+        expires_after: Option<&Bound<'_, PyAny>>,
+        keep_result_for: Option<&Bound<'_, PyAny>>,
+        dead_max_count: Option<&Bound<'_, PyAny>>,
+        dead_max_age: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let config = convert::config(
+            max_attempts,
+            backoff,
+            priority,
+            expires_after,
+            keep_result_for,
+            dead_max_count,
+            dead_max_age,
+        )?;
+        self.call(py, |q| q.set_config(&config))
+    }
+
+    /// Removes the stored configuration: the protocol's defaults apply again.
+    fn reset_config(&self, py: Python<'_>) -> PyResult<()> {
+        self.call(py, |q| q.reset_config())
+    }
+
+    /// Moves due delayed items to waiting, recovers expired leases, trims dead letters, and
+    /// re-queues items redis-work-queue clients left in processing. Leases do the first two
+    /// themselves; run it where nobody leases, about once per lease TTL.
     fn light_clean(&self, py: Python<'_>) -> PyResult<CleanReport> {
-        py.detach(|| self.inner.light_clean())
-            .map(CleanReport::from)
-            .map_err(|e| errors::to_py(py, e))
+        self.call(py, |q| q.light_clean()).map(CleanReport::from)
     }
 
     /// Everything ``light_clean`` does, and also finds items on no list at all (left by a crashed
     /// redis-work-queue client). Walks every key of the queue: run it rarely (start-up, hourly).
     fn deep_clean(&self, py: Python<'_>) -> PyResult<CleanReport> {
-        py.detach(|| self.inner.deep_clean())
-            .map(CleanReport::from)
-            .map_err(|e| errors::to_py(py, e))
+        self.call(py, |q| q.deep_clean()).map(CleanReport::from)
     }
 
-    /// How many ids wait in the queue.
+    /// How many ids wait in the priority-0 list (``count("waiting")`` counts every priority).
     fn queue_len(&self, py: Python<'_>) -> PyResult<u64> {
-        py.detach(|| self.inner.queue_len())
-            .map_err(|e| errors::to_py(py, e))
+        self.call(py, |q| q.queue_len())
     }
 
-    /// How many ids are in processing (leased, or left by crashed workers until a light clean).
+    /// How many ids are in processing (leased by redis-work-queue clients, or left by crashed
+    /// ones until a light clean).
     fn processing_len(&self, py: Python<'_>) -> PyResult<u64> {
-        py.detach(|| self.inner.processing_len())
-            .map_err(|e| errors::to_py(py, e))
+        self.call(py, |q| q.processing_len())
     }
 
     fn __repr__(&self) -> String {

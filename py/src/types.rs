@@ -1,32 +1,111 @@
 //! The value classes shared by the sync and asyncio faces: `Item`, `Lease`, `CleanReport`.
 
+use std::time::{Duration, SystemTime};
+
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::{convert, errors};
+use crate::{convert, errors, time};
 
-/// A piece of work: an id, unique while the item exists, and its data (bytes).
+/// A piece of work: an id, unique while the item exists, its data (bytes), and its options.
 ///
 /// ``Item(data)`` picks a random UUID id; ``Item(data, id="custom")`` uses yours (1 to 512
 /// bytes of UTF-8 without control characters). ``data`` is bytes, bytearray or str (stored as
-/// UTF-8).
+/// UTF-8). The keyword options are checked by ``add``; an option left ``None`` takes the queue's
+/// stored configuration, else the protocol's default:
+///
+/// - ``delay`` (seconds or timedelta) or ``run_at`` (an aware datetime): not leased before then;
+/// - ``priority``: -1000 to 1000, higher runs first (0, the default, is redis-work-queue's list);
+/// - ``max_attempts``: leases before the item is dead (0: no limit);
+/// - ``backoff``: a ``Backoff``, the wait after a failed attempt;
+/// - ``expires_after``: dead if no lease took it this long after it was added;
+/// - ``keep_result_for``: how long a result given to ``complete`` is kept.
 #[pyclass(module = "leaseq", frozen)]
 pub struct Item {
     pub inner: leaseq::Item,
 }
 
-fn make_item(py: Python<'_>, data: Vec<u8>, id: Option<&Bound<'_, PyAny>>) -> PyResult<Item> {
+/// The keyword options of `Item` and `Item.from_json`, converted.
+#[derive(Default)]
+struct Options {
+    delay: Option<Duration>,
+    run_at: Option<SystemTime>,
+    priority: Option<i32>,
+    max_attempts: Option<u32>,
+    backoff: Option<leaseq::Backoff>,
+    expires_after: Option<Duration>,
+    keep_result_for: Option<Duration>,
+}
+
+impl Options {
+    #[allow(clippy::too_many_arguments)]
+    fn convert(
+        delay: Option<&Bound<'_, PyAny>>,
+        run_at: Option<&Bound<'_, PyAny>>,
+        priority: Option<&Bound<'_, PyAny>>,
+        max_attempts: Option<&Bound<'_, PyAny>>,
+        backoff: Option<&Bound<'_, PyAny>>,
+        expires_after: Option<&Bound<'_, PyAny>>,
+        keep_result_for: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Options> {
+        Ok(Options {
+            delay: convert::opt_seconds(delay, "delay")?,
+            run_at: match run_at {
+                Some(at) if !at.is_none() => Some(convert::instant(at, "run_at")?),
+                _ => None,
+            },
+            priority: convert::opt_integer(priority, "priority")?,
+            max_attempts: convert::opt_integer(max_attempts, "max_attempts")?,
+            backoff: convert::opt_backoff(backoff, "backoff")?,
+            expires_after: convert::opt_seconds(expires_after, "expires_after")?,
+            keep_result_for: convert::opt_seconds(keep_result_for, "keep_result_for")?,
+        })
+    }
+
+    fn apply(self, mut item: leaseq::Item) -> leaseq::Item {
+        if let Some(d) = self.delay {
+            item = item.delay(d);
+        }
+        if let Some(at) = self.run_at {
+            item = item.run_at(at);
+        }
+        if let Some(p) = self.priority {
+            item = item.priority(p);
+        }
+        if let Some(m) = self.max_attempts {
+            item = item.max_attempts(m);
+        }
+        if let Some(b) = self.backoff {
+            item = item.backoff(b);
+        }
+        if let Some(d) = self.expires_after {
+            item = item.expires_after(d);
+        }
+        if let Some(d) = self.keep_result_for {
+            item = item.keep_result_for(d);
+        }
+        item
+    }
+}
+
+fn make_item(
+    py: Python<'_>,
+    data: Vec<u8>,
+    id: Option<&Bound<'_, PyAny>>,
+    options: Options,
+) -> PyResult<Item> {
     let inner = match id {
-        None => leaseq::Item::new(data),
-        Some(id) if id.is_none() => leaseq::Item::new(data),
-        Some(id) => leaseq::Item::with_id(convert::string(id, "id")?, data)
+        Some(id) if !id.is_none() => leaseq::Item::with_id(convert::string(id, "id")?, data)
             .map_err(|e| errors::to_py(py, e))?,
+        _ => leaseq::Item::new(data),
     };
-    Ok(Item { inner })
+    Ok(Item {
+        inner: options.apply(inner),
+    })
 }
 
 /// Python's `json.dumps`, compact, refusing NaN and infinities (they are not JSON).
-fn json_dumps(value: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
+pub fn json_dumps(value: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
     let py = value.py();
     let kwargs = PyDict::new(py);
     kwargs.set_item("separators", (",", ":"))?;
@@ -40,7 +119,7 @@ fn json_dumps(value: &Bound<'_, PyAny>) -> PyResult<Vec<u8>> {
 }
 
 /// Python's `json.loads` of item data.
-fn json_loads<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+pub fn json_loads<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     py.import("json")?
         .call_method1("loads", (PyBytes::new(py, data),))
         .map_err(|e| errors::json(py, e))
@@ -49,25 +128,66 @@ fn json_loads<'py>(py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyAny>> 
 #[pymethods]
 impl Item {
     #[new]
-    #[pyo3(signature = (data, id = None))]
+    #[pyo3(signature = (
+        data, id = None, *, delay = None, run_at = None, priority = None, max_attempts = None,
+        backoff = None, expires_after = None, keep_result_for = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         data: &Bound<'_, PyAny>,
         id: Option<&Bound<'_, PyAny>>,
+        delay: Option<&Bound<'_, PyAny>>,
+        run_at: Option<&Bound<'_, PyAny>>,
+        priority: Option<&Bound<'_, PyAny>>,
+        max_attempts: Option<&Bound<'_, PyAny>>,
+        backoff: Option<&Bound<'_, PyAny>>,
+        expires_after: Option<&Bound<'_, PyAny>>,
+        keep_result_for: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        make_item(py, convert::data(data, "data")?, id)
+        let data = convert::data(data, "data")?;
+        let options = Options::convert(
+            delay,
+            run_at,
+            priority,
+            max_attempts,
+            backoff,
+            expires_after,
+            keep_result_for,
+        )?;
+        make_item(py, data, id, options)
     }
 
-    /// An item whose data is ``value`` encoded as compact JSON (UTF-8). Raises ``JsonError`` when
-    /// ``value`` cannot be encoded (NaN included).
+    /// An item whose data is ``value`` encoded as compact JSON (UTF-8), with the same options as
+    /// ``Item``. Raises ``JsonError`` when ``value`` cannot be encoded (NaN included).
     #[staticmethod]
-    #[pyo3(signature = (value, id = None))]
+    #[pyo3(signature = (
+        value, id = None, *, delay = None, run_at = None, priority = None, max_attempts = None,
+        backoff = None, expires_after = None, keep_result_for = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn from_json(
         py: Python<'_>,
         value: &Bound<'_, PyAny>,
         id: Option<&Bound<'_, PyAny>>,
+        delay: Option<&Bound<'_, PyAny>>,
+        run_at: Option<&Bound<'_, PyAny>>,
+        priority: Option<&Bound<'_, PyAny>>,
+        max_attempts: Option<&Bound<'_, PyAny>>,
+        backoff: Option<&Bound<'_, PyAny>>,
+        expires_after: Option<&Bound<'_, PyAny>>,
+        keep_result_for: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        make_item(py, json_dumps(value)?, id)
+        let options = Options::convert(
+            delay,
+            run_at,
+            priority,
+            max_attempts,
+            backoff,
+            expires_after,
+            keep_result_for,
+        )?;
+        make_item(py, json_dumps(value)?, id, options)
     }
 
     /// The id.
@@ -96,7 +216,8 @@ impl Item {
     }
 }
 
-/// A leased item. Pass it back to ``complete``, ``complete_and_lease`` or ``renew``.
+/// A leased item. Pass it back to ``complete``, ``fail``, ``release``, ``renew`` or ``progress``
+/// of the queue it came from.
 #[pyclass(module = "leaseq", frozen)]
 pub struct Lease {
     /// The core's lease, its data moved into `data`.
@@ -132,6 +253,13 @@ impl Lease {
         self.inner.id()
     }
 
+    /// The id exactly as Redis holds it (differs from ``id`` only for an id that is not UTF-8,
+    /// which another kind of client may have added).
+    #[getter]
+    fn id_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.inner.id_bytes())
+    }
+
     /// The item's data.
     #[getter]
     fn data(&self, py: Python<'_>) -> Py<PyBytes> {
@@ -150,15 +278,48 @@ impl Lease {
     }
 
     /// How many times the item has been leased, this lease included (1 the first time). Above 1,
-    /// an earlier holder let its lease expire or crashed.
+    /// an earlier attempt failed, or its holder let the lease expire or crashed.
     #[getter]
     fn count(&self) -> u64 {
         self.inner.count()
     }
 
+    /// The attempt number: the same as ``count``.
+    #[getter]
+    fn attempt(&self) -> u64 {
+        self.inner.attempt()
+    }
+
+    /// The item's incarnation: new each time the id is added anew. A lease of an older
+    /// incarnation can no longer complete, fail, release or renew the item.
+    #[getter]
+    fn incarnation(&self) -> &str {
+        self.inner.incarnation()
+    }
+
+    /// The attempts after which the item is dead instead of retried (0: no limit).
+    #[getter]
+    fn max_attempts(&self) -> u32 {
+        self.inner.max_attempts()
+    }
+
+    /// The item's backoff: how long it waits after a failed attempt.
+    #[getter]
+    fn backoff(&self) -> Backoff {
+        Backoff {
+            inner: self.inner.backoff(),
+        }
+    }
+
+    /// The prefix of the queue this lease belongs to.
+    #[getter]
+    fn queue_prefix(&self) -> &str {
+        self.inner.queue_prefix()
+    }
+
     fn __repr__(&self, py: Python<'_>) -> String {
         format!(
-            "Lease(id={:?}, count={}, {} bytes)",
+            "Lease(id={:?}, attempt={}, {} bytes)",
             self.inner.id(),
             self.inner.count(),
             self.data.as_bytes(py).len()
@@ -166,16 +327,137 @@ impl Lease {
     }
 }
 
-/// What a clean did: ``requeued`` items put back in the queue, ``removed`` stale entries dropped.
+/// How long a failed item waits before it runs again: ``Backoff.fixed(seconds)`` or
+/// ``Backoff.exponential(base, cap, jitter=True)`` (durations in seconds or timedeltas).
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq)]
+pub struct Backoff {
+    pub inner: leaseq::Backoff,
+}
+
+impl Backoff {
+    fn checked(py: Python<'_>, inner: leaseq::Backoff) -> PyResult<Backoff> {
+        inner.validate().map_err(|e| errors::to_py(py, e))?;
+        Ok(Backoff { inner })
+    }
+}
+
+#[pymethods]
+impl Backoff {
+    /// The same delay after every failed attempt.
+    #[staticmethod]
+    fn fixed(py: Python<'_>, delay: &Bound<'_, PyAny>) -> PyResult<Backoff> {
+        Backoff::checked(
+            py,
+            leaseq::Backoff::fixed(convert::seconds(delay, "delay")?),
+        )
+    }
+
+    /// ``base * 2**(attempt - 1)``, at most ``cap``; with ``jitter``, a random delay between
+    /// half of that and all of it, so that failures do not retry in lockstep.
+    #[staticmethod]
+    #[pyo3(
+        signature = (base, cap, jitter = None),
+        text_signature = "(base, cap, jitter=True)"
+    )]
+    fn exponential(
+        py: Python<'_>,
+        base: &Bound<'_, PyAny>,
+        cap: &Bound<'_, PyAny>,
+        jitter: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Backoff> {
+        let base = convert::seconds(base, "base")?;
+        let cap = convert::seconds(cap, "cap")?;
+        let backoff = match jitter {
+            Some(jitter) if !jitter.is_none() => leaseq::Backoff::Exponential {
+                base,
+                cap,
+                jitter: convert::boolean(jitter, "jitter")?,
+            },
+            // The core's default (jitter on).
+            _ => leaseq::Backoff::exponential(base, cap),
+        };
+        Backoff::checked(py, backoff)
+    }
+
+    /// ``"fixed"`` or ``"exponential"``.
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.inner {
+            leaseq::Backoff::Fixed(_) => "fixed",
+            _ => "exponential",
+        }
+    }
+
+    /// The delay of a fixed backoff (``None`` for an exponential one).
+    #[getter]
+    fn delay<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match self.inner {
+            leaseq::Backoff::Fixed(d) => time::timedelta(py, d).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// The first retry's delay of an exponential backoff (``None`` for a fixed one).
+    #[getter]
+    fn base<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match self.inner {
+            leaseq::Backoff::Exponential { base, .. } => time::timedelta(py, base).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// The longest delay of an exponential backoff (``None`` for a fixed one).
+    #[getter]
+    fn cap<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        match self.inner {
+            leaseq::Backoff::Exponential { cap, .. } => time::timedelta(py, cap).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Whether an exponential backoff randomises its delays (``False`` for a fixed one).
+    #[getter]
+    fn jitter(&self) -> bool {
+        matches!(
+            self.inner,
+            leaseq::Backoff::Exponential { jitter: true, .. }
+        )
+    }
+
+    pub fn __repr__(&self) -> String {
+        let secs = |d: std::time::Duration| d.as_secs_f64();
+        match self.inner {
+            leaseq::Backoff::Fixed(d) => format!("Backoff.fixed({})", secs(d)),
+            leaseq::Backoff::Exponential { base, cap, jitter } => format!(
+                "Backoff.exponential({}, {}, jitter={})",
+                secs(base),
+                secs(cap),
+                if jitter { "True" } else { "False" }
+            ),
+            _ => format!("Backoff({:?})", self.inner),
+        }
+    }
+}
+
+/// What a clean did: ``requeued`` items put back in a waiting list, ``removed`` stale entries
+/// dropped, ``promoted`` due delayed items moved to waiting, ``dead`` expired leases with no
+/// attempts left moved to the dead letters.
 #[pyclass(module = "leaseq", frozen, eq)]
 #[derive(PartialEq, Eq)]
 pub struct CleanReport {
-    /// Items put back in the queue (their lease expired, or their holder crashed).
+    /// Items put back in a waiting list (their lease expired, or their holder crashed).
     #[pyo3(get)]
     pub requeued: u64,
-    /// Stale entries removed: ids of complete items, duplicates, orphaned lease counts.
+    /// Stale entries removed: ids of complete items, duplicates, orphaned records.
     #[pyo3(get)]
     pub removed: u64,
+    /// Delayed items that were due, moved to waiting.
+    #[pyo3(get)]
+    pub promoted: u64,
+    /// Items whose last lease expired with no attempts left, moved to dead.
+    #[pyo3(get)]
+    pub dead: u64,
 }
 
 impl From<leaseq::CleanReport> for CleanReport {
@@ -183,6 +465,8 @@ impl From<leaseq::CleanReport> for CleanReport {
         CleanReport {
             requeued: r.requeued,
             removed: r.removed,
+            promoted: r.promoted,
+            dead: r.dead,
         }
     }
 }
@@ -191,8 +475,8 @@ impl From<leaseq::CleanReport> for CleanReport {
 impl CleanReport {
     fn __repr__(&self) -> String {
         format!(
-            "CleanReport(requeued={}, removed={})",
-            self.requeued, self.removed
+            "CleanReport(requeued={}, removed={}, promoted={}, dead={})",
+            self.requeued, self.removed, self.promoted, self.dead
         )
     }
 }

@@ -7,6 +7,7 @@ import multiprocessing
 import subprocess
 import sys
 from collections.abc import Awaitable
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, TypeVar
 
 import leaseq
@@ -64,7 +65,7 @@ def test_a_waiting_lease_lets_other_tasks_run(url: str) -> None:
     async def main() -> None:
         client = leaseq.aio.Client(url)
         q = client.queue(new_prefix())
-        waiter = asyncio.create_task(q.lease(ttl=10.0))
+        waiter = asyncio.create_task(q.lease(ttl=10.0, timeout=leaseq.FOREVER))
         other = client.queue(new_prefix())
         for _ in range(20):
             await other.add(leaseq.Item(b"x"))
@@ -102,7 +103,7 @@ def test_cancelling_a_waiting_lease_takes_no_item(url: str) -> None:
         client = leaseq.aio.Client(url)
         q = client.queue(new_prefix())
         with pytest.raises(asyncio.TimeoutError):
-            await asyncio.wait_for(q.lease(ttl=30.0), 0.3)
+            await asyncio.wait_for(q.lease(ttl=30.0, timeout=leaseq.FOREVER), 0.3)
         await q.add(leaseq.Item(b"after", id="after"))
         lease = await q.lease(block=False)
         assert lease is not None and lease.id == "after"
@@ -116,7 +117,7 @@ def test_close_wakes_a_waiting_lease(url: str, r: redis.Redis) -> None:
     async def main() -> None:
         client = leaseq.aio.Client(url)
         q = client.queue(new_prefix())
-        waiter = asyncio.create_task(q.lease())
+        waiter = asyncio.create_task(q.lease(timeout=leaseq.FOREVER))
         await asyncio.to_thread(wait_until_blocked, r, baseline)
         client.close()
         with pytest.raises(leaseq.ClosedError):
@@ -138,6 +139,26 @@ def test_close_wakes_a_waiting_lease(url: str, r: redis.Redis) -> None:
         (lambda q: q.complete("id"), "lease"),
         (lambda q: q.renew(None), "lease"),
         (lambda q: q.complete_and_lease(None), "lease"),
+        (lambda q: q.lease_batch(0), "n"),
+        (lambda q: q.lease_batch(2, timeout=-1), "timeout"),
+        (lambda q: q.complete(None, result=b"r"), "lease"),
+        (lambda q: q.renew_outcome(None), "lease"),
+        (lambda q: q.fail(None, "e"), "lease"),
+        (lambda q: q.release(None), "lease"),
+        (lambda q: q.progress(None, b"v"), "lease"),
+        (lambda q: q.result(""), "id"),
+        (lambda q: q.wait_result("x", "1"), "timeout"),
+        (lambda q: q.get(None), "id"),
+        (lambda q: q.list("nope"), "state"),
+        (lambda q: q.list("waiting", count=0), "count"),
+        (lambda q: q.count("done"), "state"),
+        (lambda q: q.cancel(5), "id"),
+        (lambda q: q.dead_requeue("abc"), "ids"),
+        (lambda q: q.dead_requeue_oldest(-1), "n"),
+        (lambda q: q.dead_purge("1"), "n"),
+        (lambda q: q.set_config(priority=2000), "priority"),
+        (lambda q: q.set_config(backoff=1), "backoff"),
+        (lambda q: q.add(leaseq.Item(b"x", priority=2000)), "priority"),
     ],
 )
 def test_bad_arguments(
@@ -254,3 +275,142 @@ def test_processes_exit_cleanly_right_after_awaiting(url: str) -> None:
             timeout=60,
         )
         assert done.returncode == 0, done.stderr
+
+
+def test_the_lifecycle(url: str) -> None:
+    async def main() -> None:
+        async with leaseq.aio.Client(url) as client:
+            q = client.queue(new_prefix())
+            assert await q.lease() is None  # no wait by default
+            at = datetime(2100, 1, 1, tzinfo=timezone.utc)
+            assert (
+                await q.add_batch(
+                    [
+                        leaseq.Item(b"a", id="a", priority=5, max_attempts=2),
+                        leaseq.Item(b"b", id="b", backoff=leaseq.Backoff.fixed(0)),
+                        leaseq.Item(b"c", id="c", delay=timedelta(minutes=1)),
+                        leaseq.Item(b"d", id="d", run_at=at),
+                    ]
+                )
+                == 4
+            )
+            assert await q.count("delayed") == 2
+            assert [e.id for e in await q.list(leaseq.State.WAITING)] == ["a", "b"]
+            first, second = await q.lease_batch(2, ttl=timedelta(seconds=30))
+            assert (first.id, second.id) == ("a", "b")
+            assert await q.renew_outcome(first) is leaseq.RenewOutcome.RENEWED
+            assert await q.progress(first, "half")
+            job = await q.get("a")
+            assert job is not None and job.progress == b"half" and job.state == "leased"
+            assert await q.complete(first, result=b"A", keep_result_for=60)
+            result = await q.result("a")
+            assert result is not None and result.data == b"A"
+            assert await q.wait_result("a", 1) == result
+            outcome = await q.fail(second, ValueError("v"))
+            assert outcome.retrying and outcome.retry_in == timedelta(0)
+
+    run(main)
+
+
+def test_fail_release_cancel_dead_letters_and_config(url: str) -> None:
+    async def main() -> None:
+        async with leaseq.aio.Client(url) as client:
+            q = client.queue(new_prefix())
+            at = datetime(2100, 1, 1, tzinfo=timezone.utc)
+            await q.add(leaseq.Item(b"b", id="b", backoff=leaseq.Backoff.fixed(0)))
+            await q.add(leaseq.Item(b"c", id="c", delay=timedelta(minutes=1)))
+            await q.add(leaseq.Item(b"d", id="d", run_at=at))
+            second = await q.lease()
+            assert second is not None
+            outcome = await q.fail(second, ValueError("v"))
+            assert outcome.retrying and outcome.retry_in == timedelta(0)
+            again = await q.lease(timeout=5)
+            assert again is not None and again.attempt == 2
+            assert await q.release(again, delay=3600)
+            assert await q.cancel("b") is leaseq.State.DELAYED
+            assert await q.cancel("c") is leaseq.State.DELAYED
+            assert await q.get("b") is None
+            d = await q.get("d")
+            assert d is not None and d.due_at == at
+            await q.add(leaseq.Item(b"e", id="e"))
+            e = await q.lease()
+            assert e is not None
+            assert (await q.fail(e, "no", "Nope", retry=False)).dead
+            assert [x.error for x in await q.list("dead")] == ["no"]
+            assert await q.dead_requeue(["e"]) == 1
+            e = await q.lease()
+            assert e is not None and e.attempt == 1
+            await q.fail(e, "no", retry=False)
+            assert await q.dead_requeue_oldest() == 1
+            e = await q.lease()
+            assert e is not None
+            await q.fail(e, "no", retry=False)
+            assert await q.dead_purge() == 1
+            stats = await q.stats()
+            assert (stats.waiting, stats.delayed, stats.dead) == (0, 1, 0)
+            assert stats.last_hour.completed == 0 and stats.last_hour.failed == 4
+            await q.set_config(max_attempts=3, keep_result_for=timedelta(hours=1))
+            config = await q.config()
+            assert config.max_attempts == 3
+            assert config.keep_result_for == timedelta(hours=1)
+            await q.reset_config()
+            assert (await q.config()).max_attempts is None
+            rebuilt = q.lease_from_parts("x", "t", "i", 1)
+            assert rebuilt.id == "x" and await q.renew(rebuilt) is False
+            report = await q.light_clean()
+            assert report.promoted == 0 and report.dead == 0
+
+    run(main)
+
+
+def test_wait_result_lets_other_tasks_run_and_is_cancellable(url: str) -> None:
+    async def main() -> None:
+        async with leaseq.aio.Client(url) as client:
+            q = client.queue(new_prefix())
+            await q.add(leaseq.Item(b"in", id="w"))
+            waiter = asyncio.create_task(q.wait_result("w", 60))
+            lease = await q.lease()
+            assert lease is not None and not waiter.done()
+            assert await q.complete(lease, result=b"out")
+            result = await waiter
+            assert result is not None and result.data == b"out"
+            # A wait for a result that never comes stops with its task.
+            never = asyncio.create_task(q.wait_result("never", 60))
+            await asyncio.sleep(0.1)
+            never.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await never
+            assert await q.wait_result("never", timedelta(milliseconds=50)) is None
+
+    run(main)
+
+
+def _aio_fork_lifecycle_child(q: leaseq.aio.Queue, results: Any) -> None:
+    async def main() -> None:
+        lease = await q.lease(timeout=10.0)
+        assert lease is not None
+        outcome = await q.fail(lease, "from the child", retry=False)
+        job = await q.get(lease.id)
+        results.put((outcome.name, job.error if job else None, (await q.stats()).dead))
+
+    asyncio.run(main())
+
+
+@pytest.mark.filterwarnings(
+    "ignore:This process .* is multi-threaded:DeprecationWarning"
+)
+def test_forked_child_runs_the_lifecycle(url: str) -> None:
+    client = leaseq.aio.Client(url)
+    q = client.queue(new_prefix())
+    run(lambda: q.add(leaseq.Item(b"x", id="forked")))
+    ctx = multiprocessing.get_context("fork")
+    results = ctx.Queue()
+    child = ctx.Process(target=_aio_fork_lifecycle_child, args=(q, results))
+    child.start()
+    assert results.get(timeout=60) == ("dead", "from the child", 1)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    job = run(lambda: q.get("forked"))
+    assert job is not None and job.state == "dead"
+    results.close()
+    results.join_thread()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 import leaseq
@@ -115,7 +116,6 @@ def test_add_batch_items(queue: leaseq.Queue, bad: Any) -> None:
 
 
 TTL_BAD = [
-    (None, TYPE),
     ("30", TYPE),
     (True, TYPE),
     (-1, VALUE),
@@ -126,6 +126,9 @@ TTL_BAD = [
     (float("inf"), VALUE),
     (10**400, VALUE),
     (_native.MAX_TTL + 1, VALUE),
+    (timedelta(0), VALUE),
+    (timedelta(seconds=-1), VALUE),
+    (timedelta(seconds=_native.MAX_TTL + 1), VALUE),
 ]
 
 
@@ -134,26 +137,30 @@ def test_lease_ttl(queue: leaseq.Queue, bad: Any, cls: type[Exception]) -> None:
     queue.add(leaseq.Item(b"x"))
     check(lambda: queue.lease(ttl=bad, block=False), "ttl", cls)
     check(lambda: queue.lease(bad), "ttl", cls)
+    check(lambda: queue.lease_batch(1, bad), "ttl", cls)
     assert (queue.queue_len(), queue.processing_len()) == (1, 0)
 
 
-@pytest.mark.parametrize("bad", [None, 1, 0, "yes"])
+@pytest.mark.parametrize("bad", [1, 0, "yes"])
 def test_lease_block(queue: leaseq.Queue, bad: Any) -> None:
     check(lambda: queue.lease(block=bad), "block", TYPE)
 
 
-@pytest.mark.parametrize(
-    ("bad", "cls"),
-    [
-        ("1", TYPE),
-        (True, TYPE),
-        (-1, VALUE),
-        (float("nan"), VALUE),
-        (float("inf"), VALUE),
-    ],
-)
+TIMEOUT_BAD = [
+    ("1", TYPE),
+    (True, TYPE),
+    (-1, VALUE),
+    (timedelta(seconds=-1), VALUE),
+    (float("nan"), VALUE),
+    (float("-inf"), VALUE),
+    (10**400, VALUE),
+]
+
+
+@pytest.mark.parametrize(("bad", "cls"), TIMEOUT_BAD)
 def test_lease_timeout(queue: leaseq.Queue, bad: Any, cls: type[Exception]) -> None:
     check(lambda: queue.lease(timeout=bad), "timeout", cls)
+    check(lambda: queue.lease_batch(2, timeout=bad), "timeout", cls)
 
 
 @pytest.fixture()
@@ -164,16 +171,31 @@ def lease(queue: leaseq.Queue) -> leaseq.Lease:
     return got
 
 
-@pytest.mark.parametrize("method", ["complete", "complete_and_lease", "renew"])
+LEASE_METHODS: list[tuple[str, tuple[Any, ...]]] = [
+    ("complete", ()),
+    ("complete_and_lease", ()),
+    ("renew", ()),
+    ("renew_outcome", ()),
+    ("fail", ("error",)),
+    ("release", ()),
+    ("progress", (b"50%",)),
+]
+
+
+@pytest.mark.parametrize(("method", "args"), LEASE_METHODS)
 @pytest.mark.parametrize("bad", [None, "id", leaseq.Item(b"x")])
 def test_lease_argument(
-    queue: leaseq.Queue, lease: leaseq.Lease, method: str, bad: Any
+    queue: leaseq.Queue,
+    lease: leaseq.Lease,
+    method: str,
+    args: tuple[Any, ...],
+    bad: Any,
 ) -> None:
-    check(lambda: getattr(queue, method)(bad), "lease", TYPE)
-    assert queue.processing_len() == 1
+    check(lambda: getattr(queue, method)(bad, *args), "lease", TYPE)
+    assert queue.count("leased") == 1 and queue.get(lease.id) is not None
 
 
-@pytest.mark.parametrize("method", ["complete_and_lease", "renew"])
+@pytest.mark.parametrize("method", ["complete_and_lease", "renew", "renew_outcome"])
 @pytest.mark.parametrize(("bad", "cls"), TTL_BAD)
 def test_renew_ttl(
     queue: leaseq.Queue,
@@ -183,7 +205,7 @@ def test_renew_ttl(
     cls: type[Exception],
 ) -> None:
     check(lambda: getattr(queue, method)(lease, ttl=bad), "ttl", cls)
-    assert queue.processing_len() == 1
+    assert queue.count("leased") == 1
 
 
 def test_wrong_types_are_type_errors_too() -> None:
@@ -197,4 +219,296 @@ def test_missing_arguments_are_python_type_errors(queue: leaseq.Queue) -> None:
     with pytest.raises(TypeError):
         queue.add()  # type: ignore[call-arg]
     with pytest.raises(TypeError):
-        queue.lease(1.0, True, None, 5)  # type: ignore[call-arg]
+        queue.lease(1.0, None, True)  # type: ignore[call-arg]
+
+
+# ---- the lifecycle's arguments ----------------------------------------------------------
+
+
+DURATION_BAD = [
+    ("5", TYPE),
+    (True, TYPE),
+    (-1, VALUE),
+    (float("nan"), VALUE),
+    (float("inf"), VALUE),
+    (timedelta(seconds=-1), VALUE),
+]
+
+
+@pytest.mark.parametrize("option", ["delay", "expires_after", "keep_result_for"])
+@pytest.mark.parametrize(("bad", "cls"), DURATION_BAD)
+def test_item_duration_options(option: str, bad: Any, cls: type[Exception]) -> None:
+    check(lambda: leaseq.Item(b"x", **{option: bad}), option, cls)
+    check(lambda: leaseq.Item.from_json(1, **{option: bad}), option, cls)
+
+
+@pytest.mark.parametrize(
+    ("bad", "cls"),
+    [
+        (1.5, TYPE),
+        ("1", TYPE),
+        (True, TYPE),
+        (2**31, VALUE),
+        (-(2**31) - 1, VALUE),
+    ],
+)
+def test_item_priority_type(bad: Any, cls: type[Exception]) -> None:
+    check(lambda: leaseq.Item(b"x", priority=bad), "priority", cls)
+
+
+@pytest.mark.parametrize(
+    ("bad", "cls"), [(1.0, TYPE), ("3", TYPE), (-1, VALUE), (2**32, VALUE)]
+)
+def test_item_max_attempts(bad: Any, cls: type[Exception]) -> None:
+    check(lambda: leaseq.Item(b"x", max_attempts=bad), "max_attempts", cls)
+
+
+@pytest.mark.parametrize("bad", [5, "fixed", {"fixed_ms": 5}])
+def test_item_backoff_type(bad: Any) -> None:
+    check(lambda: leaseq.Item(b"x", backoff=bad), "backoff", TYPE)
+
+
+@pytest.mark.parametrize(
+    ("bad", "cls"),
+    [
+        (1_700_000_000, TYPE),
+        ("2030-01-01", TYPE),
+        (datetime(2030, 1, 1).date(), TYPE),
+        (datetime(2030, 1, 1), VALUE),  # naive: ambiguous
+    ],
+)
+def test_item_run_at(bad: Any, cls: type[Exception]) -> None:
+    check(lambda: leaseq.Item(b"x", run_at=bad), "run_at", cls)
+
+
+@pytest.mark.parametrize(
+    ("item", "argument"),
+    [
+        (leaseq.Item(b"x", priority=leaseq.MAX_PRIORITY + 1), "priority"),
+        (leaseq.Item(b"x", priority=-leaseq.MAX_PRIORITY - 1), "priority"),
+        (
+            leaseq.Item(
+                b"x",
+                delay=1,
+                run_at=datetime(2030, 1, 1, tzinfo=timezone.utc),
+            ),
+            "run_at",
+        ),
+        (leaseq.Item(b"x", run_at=datetime(1969, 1, 1, tzinfo=timezone.utc)), "run_at"),
+        (leaseq.Item(b"x", keep_result_for=0), "keep_result_for"),
+        (leaseq.Item(b"x", delay=leaseq.MAX_DURATION * 2), "delay"),
+    ],
+)
+def test_item_options_the_core_refuses(
+    queue: leaseq.Queue, item: leaseq.Item, argument: str
+) -> None:
+    check(lambda: queue.add(item), argument, VALUE)
+    check(lambda: queue.add_unique(item), argument, VALUE)
+    # In a batch the core names the batch, and the item and option in its message.
+    with pytest.raises(VALUE) as info:
+        queue.add_batch([leaseq.Item(b"fine"), item])
+    assert info.value.argument == "items" and argument in str(info.value)
+    assert queue.count("waiting") == queue.count("delayed") == 0
+    assert queue.stats().waiting == 0
+
+
+@pytest.mark.parametrize(
+    ("make", "argument", "cls"),
+    [
+        (lambda: leaseq.Backoff.fixed(-1), "delay", VALUE),
+        (lambda: leaseq.Backoff.fixed("1"), "delay", TYPE),  # type: ignore[arg-type]
+        (lambda: leaseq.Backoff.fixed(leaseq.MAX_DURATION * 2), "backoff", VALUE),
+        (lambda: leaseq.Backoff.exponential(0, 10), "backoff", VALUE),
+        (lambda: leaseq.Backoff.exponential(10, 1), "backoff", VALUE),
+        (lambda: leaseq.Backoff.exponential(None, 1), "base", TYPE),  # type: ignore[arg-type]
+        (lambda: leaseq.Backoff.exponential(1, None), "cap", TYPE),  # type: ignore[arg-type]
+        (lambda: leaseq.Backoff.exponential(1, 2, jitter=1), "jitter", TYPE),  # type: ignore[arg-type]
+    ],
+)
+def test_backoff(
+    make: Callable[[], object], argument: str, cls: type[Exception]
+) -> None:
+    check(make, argument, cls)
+
+
+@pytest.mark.parametrize(
+    ("bad", "cls"),
+    [(0, VALUE), (leaseq.MAX_PAGE + 1, VALUE), (-1, VALUE), ("2", TYPE), (None, TYPE)],
+)
+def test_lease_batch_n(queue: leaseq.Queue, bad: Any, cls: type[Exception]) -> None:
+    queue.add(leaseq.Item(b"x"))
+    check(lambda: queue.lease_batch(bad), "n", cls)
+    assert queue.count("waiting") == 1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "argument", "cls"),
+    [
+        ({"result": 5}, "result", TYPE),
+        ({"result": b"r", "keep_result_for": 0}, "keep_result_for", VALUE),
+        ({"result": b"r", "keep_result_for": -1}, "keep_result_for", VALUE),
+        ({"result": b"r", "keep_result_for": "1"}, "keep_result_for", TYPE),
+        ({"keep_result_for": 10}, "keep_result_for", VALUE),  # needs a result
+    ],
+)
+def test_complete_result(
+    queue: leaseq.Queue,
+    lease: leaseq.Lease,
+    kwargs: dict[str, Any],
+    argument: str,
+    cls: type[Exception],
+) -> None:
+    check(lambda: queue.complete(lease, **kwargs), argument, cls)
+    assert queue.count("leased") == 1 and queue.result(lease.id) is None
+
+
+FailCall = Callable[[leaseq.Queue, leaseq.Lease], object]
+
+
+@pytest.mark.parametrize(
+    ("call", "argument", "cls"),
+    [
+        (lambda q, lease: q.fail(lease, None), "error", TYPE),
+        (lambda q, lease: q.fail(lease, b"bytes"), "error", TYPE),
+        (lambda q, lease: q.fail(lease, "e", 5), "error_type", TYPE),
+        (lambda q, lease: q.fail(lease, "e", retry="never"), "retry", TYPE),
+        (lambda q, lease: q.fail(lease, "e", retry=-1), "retry", VALUE),
+        (
+            lambda q, lease: q.fail(lease, "e", retry=timedelta(seconds=-1)),
+            "retry",
+            VALUE,
+        ),
+        (
+            lambda q, lease: q.fail(lease, "e", retry=leaseq.MAX_DURATION * 2),
+            "retry",
+            VALUE,
+        ),
+    ],
+)
+def test_fail_arguments(
+    queue: leaseq.Queue,
+    lease: leaseq.Lease,
+    call: FailCall,
+    argument: str,
+    cls: type[Exception],
+) -> None:
+    check(lambda: call(queue, lease), argument, cls)
+    job = queue.get(lease.id)
+    assert job is not None and job.state == "leased" and job.error is None
+
+
+def test_fail_retry_none_is_the_default(
+    queue: leaseq.Queue, lease: leaseq.Lease
+) -> None:
+    assert queue.fail(lease, "e", retry=None).retrying  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("bad", "cls"), [("1", TYPE), (-1, VALUE), (leaseq.MAX_DURATION * 2, VALUE)]
+)
+def test_release_delay(
+    queue: leaseq.Queue, lease: leaseq.Lease, bad: Any, cls: type[Exception]
+) -> None:
+    check(lambda: queue.release(lease, delay=bad), "delay", cls)
+    assert queue.count("leased") == 1
+
+
+@pytest.mark.parametrize(
+    ("bad", "cls"), [(None, TYPE), (5, TYPE), (b"x" * 70_000, VALUE)]
+)
+def test_progress_value(
+    queue: leaseq.Queue, lease: leaseq.Lease, bad: Any, cls: type[Exception]
+) -> None:
+    check(lambda: queue.progress(lease, bad), "value", cls)
+    job = queue.get(lease.id)
+    assert job is not None and job.progress is None
+
+
+@pytest.mark.parametrize("method", ["get", "result", "cancel"])
+@pytest.mark.parametrize(
+    ("bad", "cls"), [(None, TYPE), (5, TYPE), ("", VALUE), ("a\nb", VALUE)]
+)
+def test_id_arguments(
+    queue: leaseq.Queue, method: str, bad: Any, cls: type[Exception]
+) -> None:
+    check(lambda: getattr(queue, method)(bad), "id", cls)
+
+
+def test_wait_result_arguments(queue: leaseq.Queue) -> None:
+    check(lambda: queue.wait_result(None, 1), "id", TYPE)  # type: ignore[arg-type]
+    check(lambda: queue.wait_result("", 1), "id", VALUE)
+    check(lambda: queue.wait_result("x", None), "timeout", TYPE)  # type: ignore[arg-type]
+    check(lambda: queue.wait_result("x", -1), "timeout", VALUE)
+    check(lambda: queue.wait_result("x", 10**400), "timeout", VALUE)
+
+
+@pytest.mark.parametrize("method", ["list", "count"])
+@pytest.mark.parametrize(
+    ("bad", "cls"), [(None, TYPE), (1, TYPE), ("nope", VALUE), ("done", VALUE)]
+)
+def test_state_arguments(
+    queue: leaseq.Queue, method: str, bad: Any, cls: type[Exception]
+) -> None:
+    check(lambda: getattr(queue, method)(bad), "state", cls)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "argument", "cls"),
+    [
+        ({"start": -1}, "start", VALUE),
+        ({"start": "0"}, "start", TYPE),
+        ({"count": 0}, "count", VALUE),
+        ({"count": leaseq.MAX_PAGE + 1}, "count", VALUE),
+        ({"count": 1.5}, "count", TYPE),
+    ],
+)
+def test_list_page(
+    queue: leaseq.Queue, kwargs: dict[str, Any], argument: str, cls: type[Exception]
+) -> None:
+    check(lambda: queue.list("waiting", **kwargs), argument, cls)
+
+
+def test_dead_requeue_ids(queue: leaseq.Queue) -> None:
+    check(lambda: queue.dead_requeue("abc"), "ids", TYPE)
+    check(lambda: queue.dead_requeue([1]), "ids", TYPE)  # type: ignore[list-item]
+    check(lambda: queue.dead_requeue([""]), "id", VALUE)
+    check(lambda: queue.dead_requeue(["x"] * (leaseq.MAX_PAGE + 1)), "ids", VALUE)
+
+
+@pytest.mark.parametrize("method", ["dead_requeue_oldest", "dead_purge"])
+@pytest.mark.parametrize(("bad", "cls"), [(-1, VALUE), ("1", TYPE), (1.0, TYPE)])
+def test_dead_n(
+    queue: leaseq.Queue, method: str, bad: Any, cls: type[Exception]
+) -> None:
+    check(lambda: getattr(queue, method)(bad), "n", cls)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "argument", "cls"),
+    [
+        ({"max_attempts": -1}, "max_attempts", VALUE),
+        ({"max_attempts": "3"}, "max_attempts", TYPE),
+        ({"priority": leaseq.MAX_PRIORITY + 1}, "priority", VALUE),
+        ({"backoff": 5}, "backoff", TYPE),
+        ({"expires_after": -1}, "expires_after", VALUE),
+        ({"keep_result_for": 0}, "keep_result_for", VALUE),
+        ({"dead_max_count": -5}, "dead_max_count", VALUE),
+        ({"dead_max_age": "1d"}, "dead_max_age", TYPE),
+        ({"dead_max_age": leaseq.MAX_DURATION * 2}, "dead_max_age", VALUE),
+        # One refused field: nothing is written, not even the valid one.
+        ({"max_attempts": 3, "priority": 5000}, "priority", VALUE),
+    ],
+)
+def test_set_config(
+    queue: leaseq.Queue, kwargs: dict[str, Any], argument: str, cls: type[Exception]
+) -> None:
+    check(lambda: queue.set_config(**kwargs), argument, cls)
+    assert queue.config().max_attempts is None
+
+
+def test_lease_from_parts(queue: leaseq.Queue) -> None:
+    check(lambda: queue.lease_from_parts("", "t", "i", 1), "id", VALUE)
+    check(lambda: queue.lease_from_parts("a", "", "i", 1), "token", VALUE)
+    check(lambda: queue.lease_from_parts("a", "t", "", 1), "incarnation", VALUE)
+    check(lambda: queue.lease_from_parts("a", "t", "i", -1), "attempt", VALUE)
+    check(lambda: queue.lease_from_parts("a", "t", 5, 1), "incarnation", TYPE)  # type: ignore[arg-type]

@@ -64,7 +64,9 @@ def test_a_blocked_lease_does_not_block_other_threads(client: leaseq.Client) -> 
     busy_queue = client.queue(new_prefix())
     result: list[leaseq.Lease | None] = []
     waiter = threading.Thread(
-        target=lambda: result.append(waiting_queue.lease(ttl=10.0))
+        target=lambda: result.append(
+            waiting_queue.lease(ttl=10.0, timeout=leaseq.FOREVER)
+        )
     )
     waiter.start()
     # While the waiter blocks (on the same client), this thread makes round trips and runs
@@ -97,7 +99,7 @@ def test_other_threads_run_while_the_main_thread_waits(
 
     t = threading.Thread(target=producer)
     t.start()
-    lease = q.lease(ttl=10.0)
+    lease = q.lease(ttl=10.0, timeout=leaseq.FOREVER)
     t.join(timeout=30)
     assert lease is not None and lease.data == b"from another thread"
 
@@ -111,9 +113,14 @@ CTRL_C_CHILD = textwrap.dedent(
     """
     import sys, leaseq
     q = leaseq.Client(sys.argv[1]).queue(sys.argv[2])
+    wait = {
+        "lease": lambda: q.lease(ttl=5.0, timeout=leaseq.FOREVER),
+        "lease_batch": lambda: q.lease_batch(3, timeout=3600),
+        "wait_result": lambda: q.wait_result("never", 3600),
+    }[sys.argv[3]]
     print("waiting", flush=True)
     try:
-        q.lease(ttl=5.0)
+        wait()
     except KeyboardInterrupt:
         print("interrupted", flush=True)
         sys.exit(0)
@@ -123,12 +130,13 @@ CTRL_C_CHILD = textwrap.dedent(
 )
 
 
-def test_ctrl_c_interrupts_a_blocking_lease(
-    url: str, prefix: str, r: redis.Redis
+@pytest.mark.parametrize("wait", ["lease", "lease_batch", "wait_result"])
+def test_ctrl_c_interrupts_a_blocking_wait(
+    url: str, prefix: str, r: redis.Redis, wait: str
 ) -> None:
     baseline = blocked_clients(r)
     child = subprocess.Popen(
-        [sys.executable, "-c", CTRL_C_CHILD, url, prefix],
+        [sys.executable, "-c", CTRL_C_CHILD, url, prefix, wait],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -201,3 +209,32 @@ def test_fork_keeps_a_closed_client_closed(url: str) -> None:
         os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.WEXITSTATUS(status) == 0
+
+
+def _lifecycle_child(q: leaseq.Queue, results: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    lease = q.lease(timeout=10.0)
+    assert lease is not None
+    outcome = q.fail(lease, RuntimeError("in the child"), retry=False)
+    job = q.get(lease.id)
+    results.put((outcome.name, job.error_type if job else None, q.stats().dead))
+
+
+@pytest.mark.filterwarnings(
+    "ignore:This process .* is multi-threaded:DeprecationWarning"
+)
+def test_forked_child_runs_the_lifecycle(client: leaseq.Client, prefix: str) -> None:
+    q = client.queue(prefix)
+    q.add(leaseq.Item(b"x", id="forked"))
+    assert (
+        q.stats().waiting == 1
+    )  # the parent's connection and runtime exist before the fork
+    ctx = multiprocessing.get_context("fork")
+    results = ctx.Queue()
+    child = ctx.Process(target=_lifecycle_child, args=(q, results))
+    child.start()
+    assert results.get(timeout=60) == ("dead", "RuntimeError", 1)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert q.dead_requeue(["forked"]) == 1 and q.count("waiting") == 1
+    results.close()
+    results.join_thread()

@@ -134,7 +134,7 @@ def test_close_wakes_a_waiting_lease(url: str, r: redis.Redis) -> None:
 
     def wait() -> None:
         try:
-            q.lease()
+            q.lease(timeout=leaseq.FOREVER)
         except BaseException as e:
             errors.append(e)
 

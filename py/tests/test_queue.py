@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import leaseq
 import pytest
@@ -39,7 +40,8 @@ def test_add_lease_complete(queue: leaseq.Queue, r: redis.Redis) -> None:
     assert (lease.id, lease.data, lease.count) == ("one", b"payload", 1)
     assert lease.token and isinstance(lease.token, str)
     assert "one" in repr(lease)
-    assert (queue.queue_len(), queue.processing_len()) == (0, 1)
+    assert (queue.queue_len(), queue.processing_len()) == (0, 0)
+    assert queue.count("leased") == 1
     assert queue.complete(lease) is True
     assert queue.complete(lease) is False
     assert (queue.queue_len(), queue.processing_len()) == (0, 0)
@@ -132,27 +134,27 @@ def test_renew(queue: leaseq.Queue, r: redis.Redis) -> None:
     assert queue.renew(lease) is False
 
 
-def test_expired_lease_is_requeued_by_light_clean(
-    queue: leaseq.Queue, r: redis.Redis
-) -> None:
+def test_expired_lease_is_requeued_by_light_clean(queue: leaseq.Queue) -> None:
     queue.add(leaseq.Item(b"x", id="ex"))
-    lease = queue.lease(ttl=60.0, block=False)
+    lease = queue.lease(ttl=0.05)
     assert lease is not None
-    r.delete(f"{queue.prefix}:lease:ex")  # as if the TTL had passed
+    time.sleep(0.2)  # past the TTL: nobody leases meanwhile, so the cleaner recovers it
     report = queue.light_clean()
-    assert (report.requeued, report.removed) == (1, 0)
-    again = queue.lease(block=False)
+    assert (report.requeued, report.removed, report.dead) == (1, 0, 0)
+    again = queue.lease()
     assert again is not None and again.id == "ex" and again.count == 2
-    # The first holder lost the item: its renew fails; its complete still wins once.
+    # The first holder lost the item: its renew fails and says why; its complete too.
     assert queue.renew(lease) is False
-    assert queue.complete(lease) is True
-    assert queue.complete(again) is False
+    assert queue.renew_outcome(lease) == leaseq.RenewOutcome.TAKEN
+    assert queue.complete(again) is True
+    assert queue.complete(lease) is False
 
 
 def test_light_clean_on_clean_queue(queue: leaseq.Queue) -> None:
     report = queue.light_clean()
     assert (report.requeued, report.removed) == (0, 0)
-    assert repr(report) == "CleanReport(requeued=0, removed=0)"
+    assert (report.promoted, report.dead) == (0, 0)
+    assert repr(report) == "CleanReport(requeued=0, removed=0, promoted=0, dead=0)"
 
 
 def test_deep_clean_finds_items_on_no_list(queue: leaseq.Queue, r: redis.Redis) -> None:

@@ -1,7 +1,8 @@
 """The Python runner of the conformance vectors (spec/vectors, format in spec/vectors/README.md).
 
 It follows the Rust runner (integration-tests/vectors/tests/conformance.rs) step by step: queue
-operations go through leaseq's sync API; the Redis-side steps (the empty start of a case, `raw`,
+operations go through leaseq's sync API (durations as exact timedeltas, item options as `Item`
+keywords); the Redis-side steps (the empty start of a case, `raw`,
 `state`) run the harness's leaseq-vector-tool (`$LEASEQ_VECTOR_TOOL`, else
 target/debug/leaseq-vector-tool, which py/test.sh builds). One test per case, named after it; a
 failure reads `python: <case>: step <i> (<do>): <message>`.
@@ -14,6 +15,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Callable
 
 import leaseq
@@ -34,7 +36,7 @@ def load_cases() -> list[Obj]:
     cases: list[Obj] = []
     for path in sorted(VECTORS.glob("*.json")):
         doc = json.loads(path.read_text(encoding="utf-8"))
-        assert doc["version"] == 1, path
+        assert doc["version"] == 2, path
         cases.extend(doc["cases"])
     return cases
 
@@ -84,7 +86,43 @@ def data_json(data: bytes) -> Any:
 def lease_json(lease: leaseq.Lease | None) -> Any:
     if lease is None:
         return None
-    return {"id": lease.id, "data": data_json(lease.data), "count": lease.count}
+    return {
+        "id": data_json(lease.id_bytes),
+        "data": data_json(lease.data),
+        "count": lease.count,
+    }
+
+
+def job_json(job: leaseq.Job | None) -> Any:
+    if job is None:
+        return None
+    return {
+        "state": job.state.value,
+        "data": data_json(job.data),
+        "attempts": job.attempts,
+        "error": job.error,
+        "error_type": job.error_type,
+        "reason": job.dead_reason,
+        "progress": None if job.progress is None else data_json(job.progress),
+        "priority": job.priority,
+        "result": None if job.result is None else data_json(job.result.data),
+    }
+
+
+def entry_json(entry: leaseq.Entry) -> Any:
+    return {"id": entry.id, "attempts": entry.attempts, "error": entry.error}
+
+
+def stats_json(stats: leaseq.Stats) -> Any:
+    hour = stats.last_hour
+    return {
+        "waiting": stats.waiting,
+        "delayed": stats.delayed,
+        "leased": stats.leased,
+        "dead": stats.dead,
+        "completed": hour.completed,
+        "failed": hour.failed,
+    }
 
 
 def same(want: Any, got: Any) -> bool:
@@ -129,12 +167,87 @@ def str_field(step: Obj, name: str) -> str:
     return value
 
 
+def as_count(value: Any) -> int | None:
+    """A JSON non-negative integer (not a bool), else None."""
+    ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if ok else None
+
+
 def seconds(step: Obj, name: str) -> float:
     """A `*_ms` field (a non-negative integer) in the seconds the Python API takes."""
-    value = step.get(name)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    value = as_count(step.get(name))
+    if value is None:
         raise StepError(f"step needs number `{name}`")
     return value / 1000
+
+
+def duration(step: Obj, name: str) -> timedelta | None:
+    """An optional `*_ms` field as an exact timedelta (the Rust runner's `opt_ms`)."""
+    value = as_count(step.get(name))
+    return None if value is None else timedelta(milliseconds=value)
+
+
+def count_field(step: Obj, name: str) -> int | None:
+    """An optional non-negative integer field."""
+    return as_count(step.get(name))
+
+
+def int_field(step: Obj, name: str) -> int | None:
+    """An optional integer field (negative allowed)."""
+    value = step.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def backoff(value: Any) -> leaseq.Backoff | None:
+    """`{"fixed_ms": n}` or `{"exp_ms": [base, cap], "jitter": bool}`; built inside the call, so
+    a backoff leaseq refuses is the step's result."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise StepError("backoff needs fixed_ms or exp_ms")
+    fixed = as_count(value.get("fixed_ms"))
+    if fixed is not None:
+        return leaseq.Backoff.fixed(timedelta(milliseconds=fixed))
+    exp = value.get("exp_ms")
+    if not isinstance(exp, list) or len(exp) < 2 or None in map(as_count, exp[:2]):
+        raise StepError("exp_ms needs [base, cap]")
+    jitter = value.get("jitter", True)
+    return leaseq.Backoff.exponential(
+        timedelta(milliseconds=exp[0]),
+        timedelta(milliseconds=exp[1]),
+        jitter=jitter if isinstance(jitter, bool) else True,
+    )
+
+
+def item(entry: Obj) -> Callable[[], leaseq.Item]:
+    """The item a step or batch entry describes (with its options), made when called."""
+    item_id, data = str_field(entry, "id"), data_bytes(entry.get("data"))
+
+    def make() -> leaseq.Item:
+        return leaseq.Item(
+            data,
+            id=item_id,
+            delay=duration(entry, "delay_ms"),
+            priority=int_field(entry, "priority"),
+            max_attempts=count_field(entry, "max_attempts"),
+            backoff=backoff(entry.get("backoff")),
+            expires_after=duration(entry, "expires_after_ms"),
+            keep_result_for=duration(entry, "keep_result_ms"),
+        )
+
+    return make
+
+
+def retry(value: Any) -> bool | timedelta:
+    """`fail`'s `retry`: absent or "default" (True), "never" (False), `{"after_ms": n}`."""
+    if value is None or value == "default":
+        return True
+    if value == "never":
+        return False
+    after = as_count(value.get("after_ms")) if isinstance(value, dict) else None
+    if after is not None:
+        return timedelta(milliseconds=after)
+    raise StepError("retry must be default, never or {after_ms}")
 
 
 def run(call: Callable[[], Any]) -> Outcome:
@@ -189,39 +302,151 @@ class Runner:
         return lease
 
     def do_add(self, step: Obj) -> Outcome:
-        item_id, data = str_field(step, "id"), data_bytes(step.get("data"))
-        # The item is made inside the call: an id leaseq refuses is the step's result.
-        return run(lambda: self.q.add(leaseq.Item(data, id=item_id)))
+        make = item(step)
+        # The item is made inside the call: an id or option leaseq refuses is the step's result.
+        return run(lambda: self.q.add(make()))
 
     def do_add_unique(self, step: Obj) -> Outcome:
-        item_id, data = str_field(step, "id"), data_bytes(step.get("data"))
-        return run(lambda: self.q.add_unique(leaseq.Item(data, id=item_id)))
+        make = item(step)
+        return run(lambda: self.q.add_unique(make()))
 
     def do_add_batch(self, step: Obj) -> Outcome:
         entries = step.get("items")
         if not isinstance(entries, list):
             raise StepError("add_batch needs `items`")
-        items = []
-        for entry in entries:
-            item_id, data = str_field(entry, "id"), data_bytes(entry.get("data"))
-            try:
-                items.append(leaseq.Item(data, id=item_id))
-            except leaseq.LeaseqError as e:
-                raise StepError(str(e)) from e
-        return run(lambda: self.q.add_batch(items))
+        makers = [item(entry) for entry in entries]
+        return run(lambda: self.q.add_batch([make() for make in makers]))
+
+    @staticmethod
+    def timeout(step: Obj) -> float | None:
+        """`timeout_ms`: absent or 0 is no wait (the API's default, `None`)."""
+        wait_ms = as_count(step.get("timeout_ms"))
+        return wait_ms / 1000 if wait_ms else None
 
     def do_lease(self, step: Obj) -> Outcome:
         ttl = seconds(step, "ttl_ms")
-        wait_ms = step.get("timeout_ms")
-        if isinstance(wait_ms, bool) or not isinstance(wait_ms, int) or wait_ms <= 0:
-            outcome = run(lambda: self.q.lease(ttl, block=False))
-        else:
-            outcome = run(lambda: self.q.lease(ttl, block=True, timeout=wait_ms / 1000))
+        timeout = self.timeout(step)
+        outcome = run(lambda: self.q.lease(ttl, timeout))
         return then(outcome, lambda lease: lease_json(self.keep(step, lease)))
+
+    def do_lease_batch(self, step: Obj) -> Outcome:
+        n = step.get("n")
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise StepError("lease_batch needs `n`")
+        ttl, timeout = seconds(step, "ttl_ms"), self.timeout(step)
+        names = step.get("as")
+
+        def keep_all(leases: list[leaseq.Lease]) -> Any:
+            if isinstance(names, list):
+                for lease, name in zip(leases, names):
+                    if isinstance(name, str):
+                        self.leases[name] = lease
+            return [lease_json(lease) for lease in leases]
+
+        return then(run(lambda: self.q.lease_batch(n, ttl, timeout)), keep_all)
 
     def do_complete(self, step: Obj) -> Outcome:
         lease = self.lease_named(step)
+        if "result" in step:
+            result, keep = data_bytes(step["result"]), duration(step, "keep_result_ms")
+            return run(lambda: self.q.complete(lease, result, keep_result_for=keep))
         return run(lambda: self.q.complete(lease))
+
+    def do_renew_outcome(self, step: Obj) -> Outcome:
+        lease, ttl = self.lease_named(step), seconds(step, "ttl_ms")
+        return then(run(lambda: self.q.renew_outcome(lease, ttl)), lambda o: o.value)
+
+    def do_fail(self, step: Obj) -> Outcome:
+        lease, error = self.lease_named(step), str_field(step, "error")
+        error_type = step.get("error_type")
+        kind = error_type if isinstance(error_type, str) else ""
+        how = retry(step.get("retry"))
+        return then(
+            run(lambda: self.q.fail(lease, error, kind, retry=how)),
+            lambda outcome: outcome.name,
+        )
+
+    def do_release(self, step: Obj) -> Outcome:
+        lease, delay = self.lease_named(step), duration(step, "delay_ms")
+        return run(lambda: self.q.release(lease, delay))
+
+    def do_progress(self, step: Obj) -> Outcome:
+        lease, value = self.lease_named(step), data_bytes(step.get("value"))
+        return run(lambda: self.q.progress(lease, value))
+
+    def do_result(self, step: Obj) -> Outcome:
+        item_id = str_field(step, "id")
+        return then(
+            run(lambda: self.q.result(item_id)),
+            lambda r: (
+                None
+                if r is None
+                else {"data": data_json(r.data), "attempts": r.attempts}
+            ),
+        )
+
+    def do_get(self, step: Obj) -> Outcome:
+        item_id = str_field(step, "id")
+        return then(run(lambda: self.q.get(item_id)), job_json)
+
+    def do_list(self, step: Obj) -> Outcome:
+        state = str_field(step, "state")
+        start, count = count_field(step, "start"), count_field(step, "count")
+        return then(
+            run(
+                lambda: self.q.list(
+                    state,
+                    0 if start is None else start,
+                    100 if count is None else count,
+                )
+            ),
+            lambda entries: [entry_json(e) for e in entries],
+        )
+
+    def do_count(self, step: Obj) -> Outcome:
+        state = str_field(step, "state")
+        return run(lambda: self.q.count(state))
+
+    def do_cancel(self, step: Obj) -> Outcome:
+        item_id = str_field(step, "id")
+        return then(
+            run(lambda: self.q.cancel(item_id)),
+            lambda s: None if s is None else s.value,
+        )
+
+    def do_dead_requeue(self, step: Obj) -> Outcome:
+        ids = step.get("ids")
+        if not isinstance(ids, list):
+            raise StepError("dead_requeue needs `ids`")
+        wanted = [i for i in ids if isinstance(i, str)]
+        return run(lambda: self.q.dead_requeue(wanted))
+
+    def do_dead_requeue_oldest(self, step: Obj) -> Outcome:
+        n = count_field(step, "n")
+        return run(lambda: self.q.dead_requeue_oldest(n))
+
+    def do_dead_purge(self, step: Obj) -> Outcome:
+        n = count_field(step, "n")
+        return run(lambda: self.q.dead_purge(n))
+
+    def do_set_config(self, step: Obj) -> Outcome:
+        return then(
+            run(
+                lambda: self.q.set_config(
+                    max_attempts=count_field(step, "max_attempts"),
+                    priority=int_field(step, "priority"),
+                    backoff=backoff(step.get("backoff")),
+                    expires_after=duration(step, "expires_after_ms"),
+                    keep_result_for=duration(step, "keep_result_ms"),
+                    dead_max_count=count_field(step, "dead_max_count"),
+                    dead_max_age=duration(step, "dead_max_age_ms"),
+                )
+            ),
+            lambda _: None,
+        )
+
+    def do_stats(self, step: Obj) -> Outcome:
+        return then(run(self.q.stats), stats_json)
 
     def do_complete_and_lease(self, step: Obj) -> Outcome:
         lease, ttl = self.lease_named(step), seconds(step, "ttl_ms")

@@ -1,12 +1,46 @@
-"""leaseq: a Redis work queue with fenced, expiring leases.
+"""leaseq: a job queue on Redis with fenced, expiring leases.
 
 The synchronous API is here (``leaseq.Client``); the asyncio one is :mod:`leaseq.aio`. Both
 call the Rust core of leaseq and release the GIL for every round trip to Redis.
+
+Durations are seconds (``int`` or ``float``) or :class:`datetime.timedelta`; points in time are
+timezone-aware :class:`datetime.datetime`. What leaseq returns uses timedeltas and UTC datetimes.
+The constants (``DEFAULT_TTL``, ``MAX_PRIORITY``, ...) are the core's, for reference:
+``timeout=FOREVER`` makes a lease wait until an item comes.
 """
 
 from __future__ import annotations
 
-from leaseq._native import CleanReport, Client, Item, Lease, Queue
+from leaseq._native import (
+    DEFAULT_BACKOFF,
+    DEFAULT_DEAD_MAX_AGE,
+    DEFAULT_DEAD_MAX_COUNT,
+    DEFAULT_KEEP_RESULT,
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_TTL,
+    FOREVER,
+    MAX_DATA_LEN,
+    MAX_DURATION,
+    MAX_ID_LEN,
+    MAX_PAGE,
+    MAX_PREFIX_LEN,
+    MAX_PRIORITY,
+    MAX_TTL,
+    Backoff,
+    CleanReport,
+    Client,
+    Entry,
+    FailOutcome,
+    Item,
+    Job,
+    JobResult,
+    Lease,
+    Minute,
+    Queue,
+    QueueConfig,
+    Stats,
+)
+from leaseq.enums import RenewOutcome, State
 from leaseq.errors import (
     ClosedError,
     InvalidArgumentError,
@@ -20,18 +54,42 @@ from leaseq.errors import (
 )
 
 __all__ = [
+    "DEFAULT_BACKOFF",
+    "DEFAULT_DEAD_MAX_AGE",
+    "DEFAULT_DEAD_MAX_COUNT",
+    "DEFAULT_KEEP_RESULT",
+    "DEFAULT_MAX_ATTEMPTS",
+    "DEFAULT_TTL",
+    "FOREVER",
+    "MAX_DATA_LEN",
+    "MAX_DURATION",
+    "MAX_ID_LEN",
+    "MAX_PAGE",
+    "MAX_PREFIX_LEN",
+    "MAX_PRIORITY",
+    "MAX_TTL",
+    "Backoff",
     "CleanReport",
     "Client",
     "ClosedError",
+    "Entry",
+    "FailOutcome",
     "InvalidArgumentError",
     "InvalidArgumentTypeError",
     "Item",
+    "Job",
+    "JobResult",
     "JsonError",
     "Lease",
     "LeaseqConnectionError",
     "LeaseqError",
     "LeaseqTimeoutError",
+    "Minute",
     "Queue",
+    "QueueConfig",
     "RedisError",
+    "RenewOutcome",
+    "State",
+    "Stats",
     "WrongTypeError",
 ]

@@ -14,11 +14,40 @@ Calls run on a small I/O runtime inside leaseq (no Python threads are involved),
 from __future__ import annotations
 
 import atexit
+import builtins
 from collections.abc import Iterable, Sequence
+from datetime import timedelta
 from types import TracebackType
 
 from leaseq import _native
-from leaseq._native import CleanReport, Item, Lease
+from leaseq._native import (
+    DEFAULT_BACKOFF,
+    DEFAULT_DEAD_MAX_AGE,
+    DEFAULT_DEAD_MAX_COUNT,
+    DEFAULT_KEEP_RESULT,
+    DEFAULT_MAX_ATTEMPTS,
+    DEFAULT_TTL,
+    FOREVER,
+    MAX_DATA_LEN,
+    MAX_DURATION,
+    MAX_ID_LEN,
+    MAX_PAGE,
+    MAX_PREFIX_LEN,
+    MAX_PRIORITY,
+    MAX_TTL,
+    Backoff,
+    CleanReport,
+    Entry,
+    FailOutcome,
+    Item,
+    Job,
+    JobResult,
+    Lease,
+    Minute,
+    QueueConfig,
+    Stats,
+)
+from leaseq.enums import RenewOutcome, State
 from leaseq.errors import (
     ClosedError,
     InvalidArgumentError,
@@ -36,25 +65,50 @@ from leaseq.errors import (
 atexit.register(_native._shutdown)
 
 __all__ = [
+    "DEFAULT_BACKOFF",
+    "DEFAULT_DEAD_MAX_AGE",
+    "DEFAULT_DEAD_MAX_COUNT",
+    "DEFAULT_KEEP_RESULT",
+    "DEFAULT_MAX_ATTEMPTS",
+    "DEFAULT_TTL",
+    "FOREVER",
+    "MAX_DATA_LEN",
+    "MAX_DURATION",
+    "MAX_ID_LEN",
+    "MAX_PAGE",
+    "MAX_PREFIX_LEN",
+    "MAX_PRIORITY",
+    "MAX_TTL",
+    "Backoff",
     "CleanReport",
     "Client",
     "ClosedError",
+    "Entry",
+    "FailOutcome",
     "InvalidArgumentError",
     "InvalidArgumentTypeError",
     "Item",
+    "Job",
+    "JobResult",
     "JsonError",
     "Lease",
     "LeaseqConnectionError",
     "LeaseqError",
     "LeaseqTimeoutError",
+    "Minute",
     "Queue",
+    "QueueConfig",
     "RedisError",
+    "RenewOutcome",
+    "State",
+    "Stats",
     "WrongTypeError",
 ]
 
 
 class Queue:
-    """One queue: the keys under one prefix. Get it from :meth:`Client.queue`."""
+    """One queue: the keys under one prefix. Get it from :meth:`Client.queue`. Each method is
+    :class:`leaseq.Queue`'s, awaitable; see there for the details."""
 
     __slots__ = ("_native",)
 
@@ -67,7 +121,8 @@ class Queue:
         return self._native.prefix
 
     async def add(self, item: Item) -> bool:
-        """Adds ``item`` unless an item with its id exists; returns whether it was added."""
+        """Adds ``item`` (with its options) unless an item with its id exists; returns whether
+        it was added."""
         return await self._native.add(item)
 
     async def add_unique(self, item: Item) -> None:
@@ -79,31 +134,160 @@ class Queue:
         return await self._native.add_batch(items)
 
     async def lease(
-        self, ttl: float = 30.0, block: bool = True, timeout: float | None = None
+        self,
+        ttl: float | timedelta | None = None,
+        timeout: float | timedelta | None = None,
+        *,
+        block: bool | None = None,
     ) -> Lease | None:
-        """Leases the next item for ``ttl`` seconds, or returns ``None``.
+        """Leases the next item for ``ttl`` (``None``: ``DEFAULT_TTL``), or returns ``None``.
 
-        ``block=False`` returns at once; otherwise it waits up to ``timeout`` seconds
-        (``None``: until an item comes, the client is closed, or the task is cancelled).
+        By default it does not wait; ``timeout`` waits up to that long, ``timeout=FOREVER``
+        until an item comes, the client is closed, or the task is cancelled. ``block`` is the
+        older spelling (``block=True`` without a timeout waits forever).
         """
-        return await self._native.lease(ttl, block, timeout)
+        return await self._native.lease(ttl, timeout, block=block)
 
-    async def complete(self, lease: Lease) -> bool:
-        """Completes the leased item; ``True`` for exactly one caller per item."""
-        return await self._native.complete(lease)
+    async def lease_batch(
+        self,
+        n: int,
+        ttl: float | timedelta | None = None,
+        timeout: float | timedelta | None = None,
+    ) -> builtins.list[Lease]:
+        """Leases up to ``n`` items (1 to 1000) in one round trip; waits as ``lease`` does."""
+        return await self._native.lease_batch(n, ttl, timeout)
+
+    async def complete(
+        self,
+        lease: Lease,
+        result: bytes | bytearray | str | None = None,
+        keep_result_for: float | timedelta | None = None,
+    ) -> bool:
+        """Completes the leased item, keeping ``result`` if given; ``True`` for exactly one
+        caller per item."""
+        return await self._native.complete(lease, result, keep_result_for)
 
     async def complete_and_lease(
-        self, lease: Lease, ttl: float = 30.0
+        self, lease: Lease, ttl: float | timedelta | None = None
     ) -> tuple[bool, Lease | None]:
         """Completes ``lease`` and leases the next item (no wait) in one round trip."""
         return await self._native.complete_and_lease(lease, ttl)
 
-    async def renew(self, lease: Lease, ttl: float = 30.0) -> bool:
-        """Extends the lease to ``ttl`` seconds from now while it is still this holder's."""
+    async def renew(self, lease: Lease, ttl: float | timedelta | None = None) -> bool:
+        """Extends the lease to ``ttl`` from now while it is still this holder's."""
         return await self._native.renew(lease, ttl)
 
+    async def renew_outcome(
+        self, lease: Lease, ttl: float | timedelta | None = None
+    ) -> RenewOutcome:
+        """Like ``renew``, returning a ``RenewOutcome`` that says why a renewal failed."""
+        return await self._native.renew_outcome(lease, ttl)
+
+    async def fail(
+        self,
+        lease: Lease,
+        error: str | BaseException,
+        error_type: str | None = None,
+        retry: bool | float | timedelta = True,
+    ) -> FailOutcome:
+        """Records a failed attempt: retried after the backoff (``retry=True``), after a delay
+        (``retry=<seconds>``), or dead now (``retry=False``)."""
+        return await self._native.fail(lease, error, error_type, retry)
+
+    async def release(
+        self, lease: Lease, delay: float | timedelta | None = None
+    ) -> bool:
+        """Hands the item back without counting a failure, at once or after ``delay``."""
+        return await self._native.release(lease, delay)
+
+    async def progress(self, lease: Lease, value: bytes | bytearray | str) -> bool:
+        """Stores a small progress value on the leased item, shown by ``get``."""
+        return await self._native.progress(lease, value)
+
+    def lease_from_parts(
+        self, id: str, token: str, incarnation: str, attempt: int
+    ) -> Lease:
+        """A lease rebuilt from its id, token, incarnation and attempt (nothing is sent)."""
+        return self._native.lease_from_parts(id, token, incarnation, attempt)
+
+    async def result(self, id: str) -> JobResult | None:
+        """The result kept for item ``id``, or ``None``."""
+        return await self._native.result(id)
+
+    async def wait_result(
+        self, id: str, timeout: float | timedelta
+    ) -> JobResult | None:
+        """Waits server-side up to ``timeout`` for item ``id``'s result; ``None`` if none came.
+        Cancelling the task stops the wait."""
+        return await self._native.wait_result(id, timeout)
+
+    async def get(self, id: str) -> Job | None:
+        """Everything known about item ``id``, or ``None``."""
+        return await self._native.get(id)
+
+    async def list(
+        self, state: State | str, start: int = 0, count: int = 100
+    ) -> builtins.list[Entry]:
+        """A page of the items in ``state`` (not ``done``)."""
+        return await self._native.list(state, start, count)
+
+    async def count(self, state: State | str) -> int:
+        """How many items are in ``state`` (not ``done``)."""
+        return await self._native.count(state)
+
+    async def stats(self) -> Stats:
+        """Counts per state, the oldest waiting item's age, per-minute counters."""
+        return await self._native.stats()
+
+    async def cancel(self, id: str) -> State | None:
+        """Cancels item ``id``; returns the state it was in, or ``None``."""
+        return await self._native.cancel(id)
+
+    async def dead_requeue(self, ids: Iterable[str]) -> int:
+        """Puts these dead items back to waiting; returns how many."""
+        return await self._native.dead_requeue(ids)
+
+    async def dead_requeue_oldest(self, n: int | None = None) -> int:
+        """Requeues the ``n`` oldest dead items (``None``: all); returns how many."""
+        return await self._native.dead_requeue_oldest(n)
+
+    async def dead_purge(self, n: int | None = None) -> int:
+        """Deletes the ``n`` oldest dead items (``None``: all); returns how many."""
+        return await self._native.dead_purge(n)
+
+    async def config(self) -> QueueConfig:
+        """The queue's stored configuration."""
+        return await self._native.config()
+
+    async def set_config(  # noqa: PLR0913 - the configuration's fields, by keyword
+        self,
+        *,
+        max_attempts: int | None = None,
+        backoff: Backoff | None = None,
+        priority: int | None = None,
+        expires_after: float | timedelta | None = None,
+        keep_result_for: float | timedelta | None = None,
+        dead_max_count: int | None = None,
+        dead_max_age: float | timedelta | None = None,
+    ) -> None:
+        """Stores the given fields of the queue's configuration."""
+        await self._native.set_config(
+            max_attempts=max_attempts,
+            backoff=backoff,
+            priority=priority,
+            expires_after=expires_after,
+            keep_result_for=keep_result_for,
+            dead_max_count=dead_max_count,
+            dead_max_age=dead_max_age,
+        )
+
+    async def reset_config(self) -> None:
+        """Removes the stored configuration: the defaults apply again."""
+        await self._native.reset_config()
+
     async def light_clean(self) -> CleanReport:
-        """Re-queues items whose lease is gone; drops ids of complete items."""
+        """Promotes due items, recovers expired leases, trims dead letters, re-queues what
+        redis-work-queue clients left."""
         return await self._native.light_clean()
 
     async def deep_clean(self) -> CleanReport:
@@ -111,7 +295,7 @@ class Queue:
         return await self._native.deep_clean()
 
     async def queue_len(self) -> int:
-        """How many ids wait in the queue."""
+        """How many ids wait in the priority-0 list."""
         return await self._native.queue_len()
 
     async def processing_len(self) -> int:

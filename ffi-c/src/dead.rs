@@ -1,0 +1,128 @@
+//! Cancelling items, and dead letters: requeue and purge.
+
+use std::ffi::c_char;
+
+use crate::guard::{arg, call, text, Failure, Out};
+use crate::job::{leaseq_state, state_to_c, LEASEQ_STATE_NONE};
+use crate::queue::leaseq_queue;
+use crate::status::leaseq_status;
+
+/// `-1` for "all", otherwise a count of at least 0.
+fn how_many(n: i64) -> Result<Option<u64>, Failure> {
+    match n {
+        -1 => Ok(None),
+        n => u64::try_from(n)
+            .map(Some)
+            .map_err(|_| Failure::invalid("n", format!("is {n}: give -1 (all) or a count from 0"))),
+    }
+}
+
+/// Cancels item `id` (NUL-terminated UTF-8): a waiting, delayed or dead item is removed; a
+/// leased one is marked, so that its holder's renew, complete, fail and release return false
+/// (outcome `LEASEQ_RENEW_CANCELLED`) and remove it, as does the expiry of its lease. Sets
+/// `*out_previous` to the state the item was in, or `LEASEQ_STATE_NONE` when there was no item.
+/// One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string; `out_previous` is
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_cancel(
+    queue: *const leaseq_queue,
+    id: *const c_char,
+    out_previous: *mut leaseq_state,
+) -> leaseq_status {
+    call("leaseq_queue_cancel", || {
+        let out_previous = unsafe { Out::new(out_previous, "out_previous", LEASEQ_STATE_NONE) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let id = unsafe { text(id, "id") }?;
+        out_previous.required()?;
+        out_previous.set(
+            queue
+                .inner
+                .cancel(id)?
+                .map_or(LEASEQ_STATE_NONE, state_to_c),
+        );
+        Ok(())
+    })
+}
+
+/// Puts the dead items named in `ids` (an array of `ids_len` NUL-terminated UTF-8 ids, at most
+/// 1000; `ids` may be NULL when `ids_len` is 0) back to waiting, with their attempts reset; ids
+/// that are not dead are skipped. Sets `*out_requeued` to how many were requeued. A NULL
+/// element gives `LEASEQ_NULL_ARGUMENT` naming it (`ids[i]`) and requeues nothing. One round
+/// trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `ids` is NULL or points to `ids_len` pointers, each NULL or
+/// a NUL-terminated string; `out_requeued` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_dead_requeue(
+    queue: *const leaseq_queue,
+    ids: *const *const c_char,
+    ids_len: usize,
+    out_requeued: *mut u64,
+) -> leaseq_status {
+    call("leaseq_queue_dead_requeue", || {
+        let out_requeued = unsafe { Out::new(out_requeued, "out_requeued", 0) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let pointers: &[*const c_char] = if ids_len == 0 {
+            &[]
+        } else if ids.is_null() {
+            return Err(Failure::Null("ids".into()));
+        } else {
+            // SAFETY: `ids_len` readable pointers by the caller's contract.
+            unsafe { std::slice::from_raw_parts(ids, ids_len) }
+        };
+        let list = pointers
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| unsafe { text(p, format!("ids[{i}]")) })
+            .collect::<Result<Vec<&str>, Failure>>()?;
+        out_requeued.required()?;
+        out_requeued.set(queue.inner.dead_requeue(&list)?);
+        Ok(())
+    })
+}
+
+/// Requeues the `n` oldest dead items (attempts reset), or all of them with `n` -1 (1000 per
+/// round trip). Sets `*out_requeued` to how many were requeued.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_requeued` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_dead_requeue_oldest(
+    queue: *const leaseq_queue,
+    n: i64,
+    out_requeued: *mut u64,
+) -> leaseq_status {
+    call("leaseq_queue_dead_requeue_oldest", || {
+        let out_requeued = unsafe { Out::new(out_requeued, "out_requeued", 0) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out_requeued.required()?;
+        let n = how_many(n)?;
+        out_requeued.set(queue.inner.dead_requeue_oldest(n)?);
+        Ok(())
+    })
+}
+
+/// Deletes the `n` oldest dead items, or all of them with `n` -1 (1000 per round trip). Sets
+/// `*out_purged` to how many were deleted.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_purged` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_dead_purge(
+    queue: *const leaseq_queue,
+    n: i64,
+    out_purged: *mut u64,
+) -> leaseq_status {
+    call("leaseq_queue_dead_purge", || {
+        let out_purged = unsafe { Out::new(out_purged, "out_purged", 0) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out_purged.required()?;
+        let n = how_many(n)?;
+        out_purged.set(queue.inner.dead_purge(n)?);
+        Ok(())
+    })
+}

@@ -1,0 +1,174 @@
+//! The read API: kept results, one item's record, pages and counts of items per state, and a
+//! queue's figures.
+
+use std::ffi::c_char;
+
+use crate::guard::{arg, call, text, Out};
+use crate::job::{
+    leaseq_entry_list, leaseq_job, leaseq_result, leaseq_state, leaseq_stats, state_from_c,
+};
+use crate::options::millis_arg;
+use crate::queue::leaseq_queue;
+use crate::status::leaseq_status;
+
+/// Sets `*out_result` to the result kept for item `id` (NUL-terminated UTF-8), or NULL when it
+/// did not complete with one or the result has expired. One round trip.
+///
+/// `*out_result`, when not NULL, is a new result owned by the caller: free it with
+/// `leaseq_result_free`.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string; `out_result` is
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_result(
+    queue: *const leaseq_queue,
+    id: *const c_char,
+    out_result: *mut *mut leaseq_result,
+) -> leaseq_status {
+    call("leaseq_queue_result", || {
+        let out_result = unsafe { Out::new(out_result, "out_result", std::ptr::null_mut()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let id = unsafe { text(id, "id") }?;
+        out_result.required()?;
+        if let Some(r) = queue.inner.result(id)? {
+            out_result.set(Box::into_raw(Box::new(leaseq_result::new(r))));
+        }
+        Ok(())
+    })
+}
+
+/// Waits up to `timeout_ms` (0 or more) for item `id`'s result, server-side (no polling), and
+/// sets `*out_result` to it, or to NULL when the timeout passes first (not an error). The item
+/// must be completed with a result: a failed or cancelled item gives none. Blocks only the
+/// calling thread; `leaseq_client_close` from another thread ends the wait with
+/// `LEASEQ_CLOSED`.
+///
+/// `*out_result`, when not NULL, is a new result owned by the caller: free it with
+/// `leaseq_result_free`.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string; `out_result` is
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_wait_result(
+    queue: *const leaseq_queue,
+    id: *const c_char,
+    timeout_ms: i64,
+    out_result: *mut *mut leaseq_result,
+) -> leaseq_status {
+    call("leaseq_queue_wait_result", || {
+        let out_result = unsafe { Out::new(out_result, "out_result", std::ptr::null_mut()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let id = unsafe { text(id, "id") }?;
+        out_result.required()?;
+        let timeout = millis_arg("timeout_ms", timeout_ms)?;
+        if let Some(r) = queue.inner.wait_result(id, timeout)? {
+            out_result.set(Box::into_raw(Box::new(leaseq_result::new(r))));
+        }
+        Ok(())
+    })
+}
+
+/// Sets `*out_job` to everything known about item `id` (NUL-terminated UTF-8): its state,
+/// data, attempts, last error, progress, times and kept result; NULL when no item and no kept
+/// result has this id. One round trip.
+///
+/// `*out_job`, when not NULL, is a new job owned by the caller: read it with the `leaseq_job_*`
+/// functions and free it with `leaseq_job_free`.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string; `out_job` is NULL
+/// or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_get(
+    queue: *const leaseq_queue,
+    id: *const c_char,
+    out_job: *mut *mut leaseq_job,
+) -> leaseq_status {
+    call("leaseq_queue_get", || {
+        let out_job = unsafe { Out::new(out_job, "out_job", std::ptr::null_mut()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let id = unsafe { text(id, "id") }?;
+        out_job.required()?;
+        if let Some(job) = queue.inner.get(id)? {
+            out_job.set(leaseq_job::new(job));
+        }
+        Ok(())
+    })
+}
+
+/// Sets `*out_list` to a page of the items in `state` (`LEASEQ_STATE_WAITING`, `_DELAYED`,
+/// `_LEASED` or `_DEAD`; done items are not listed): up to `count` (1 to 1000) entries from
+/// position `start`, in order: waiting in the order they will be leased, delayed by due time,
+/// leased by lease expiry, dead oldest first. One round trip.
+///
+/// `*out_list` is a new list owned by the caller (possibly empty): read it with
+/// `leaseq_entry_list_len` and `leaseq_entry_list_get`, free it with `leaseq_entry_list_free`.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_list` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_list(
+    queue: *const leaseq_queue,
+    state: leaseq_state,
+    start: usize,
+    count: usize,
+    out_list: *mut *mut leaseq_entry_list,
+) -> leaseq_status {
+    call("leaseq_queue_list", || {
+        let out_list = unsafe { Out::new(out_list, "out_list", std::ptr::null_mut()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out_list.required()?;
+        let state = state_from_c(state, "state")?;
+        out_list.set(leaseq_entry_list::new(
+            queue.inner.list(state, start, count)?,
+        ));
+        Ok(())
+    })
+}
+
+/// Sets `*out_count` to how many items are in `state` (`LEASEQ_STATE_WAITING`, `_DELAYED`,
+/// `_LEASED` or `_DEAD`; done items are not counted). Waiting counts ids in the waiting lists,
+/// stale ones included until a lease or clean drops them. One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_count` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_count(
+    queue: *const leaseq_queue,
+    state: leaseq_state,
+    out_count: *mut u64,
+) -> leaseq_status {
+    call("leaseq_queue_count", || {
+        let out_count = unsafe { Out::new(out_count, "out_count", 0) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out_count.required()?;
+        let state = state_from_c(state, "state")?;
+        out_count.set(queue.inner.count(state)?);
+        Ok(())
+    })
+}
+
+/// Sets `*out_stats` to the queue's figures, read in one round trip: counts per state, the age
+/// of the oldest waiting item, and completed, failed, dead and expired counts for each of the
+/// last 60 minutes.
+///
+/// `*out_stats` is a new handle owned by the caller: read it with the `leaseq_stats_*`
+/// functions and free it with `leaseq_stats_free`.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_stats` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_stats(
+    queue: *const leaseq_queue,
+    out_stats: *mut *mut leaseq_stats,
+) -> leaseq_status {
+    call("leaseq_queue_stats", || {
+        let out_stats = unsafe { Out::new(out_stats, "out_stats", std::ptr::null_mut()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out_stats.required()?;
+        out_stats.set(leaseq_stats::new(queue.inner.stats()?));
+        Ok(())
+    })
+}
