@@ -13,7 +13,8 @@
  * - work: leases from the queues in turn (TTL 500 ms, waiting up to 100 ms), records
  *   `exec|<queue>|<id>|<nonce>` for each lease, and misbehaves on purpose: 4% drop the lease,
  *   3% sleep 700 ms (past the TTL) then complete, 2% complete twice, 2% sleep past the TTL and
- *   renew (which must return false) then complete; otherwise complete. A complete that returns
+ *   renew (which must return false) then complete, 4% fail (retried 20 ms later), 1% fail for
+ *   good (a dead letter with the soak's error); otherwise complete. A complete that returns
  *   true is recorded as `win|<queue>|<id>|<nonce>`; a broken guarantee as
  *   `viol|<LANG>|<what>|<nonce>`.
  *
@@ -45,7 +46,7 @@
 #define MAX_QUEUES 16
 
 /* What a worker does with one lease (the same table in every language). */
-enum behaviour { DROP, SLOW, TWICE, RENEW_LATE, NORMAL };
+enum behaviour { DROP, SLOW, TWICE, RENEW_LATE, FAIL, FAIL_FOR_GOOD, NORMAL };
 
 /* The same table in every language; LEASEQ_SOAK_MISBEHAVE=0 (the demo) always behaves. */
 static enum behaviour from_roll(uint32_t roll) {
@@ -55,6 +56,8 @@ static enum behaviour from_roll(uint32_t roll) {
     if (roll < 7) return SLOW;
     if (roll < 9) return TWICE;
     if (roll < 11) return RENEW_LATE;
+    if (roll < 15) return FAIL;
+    if (roll < 16) return FAIL_FOR_GOOD;
     return NORMAL;
 }
 
@@ -177,6 +180,19 @@ static void work(leaseq_queue **queues, char **names, size_t queues_len) {
         enum behaviour behaviour = from_roll(dice_below(100));
         if (behaviour == DROP) {
             leaseq_lease_free(lease); /* only memory: the lease stays until it expires */
+            continue;
+        }
+        if (behaviour == FAIL || behaviour == FAIL_FOR_GOOD) {
+            leaseq_fail_outcome outcome = LEASEQ_FAIL_NOT_HELD;
+            leaseq_renew_outcome why = LEASEQ_RENEW_RENEWED;
+            int64_t retry_in = -1;
+            check("fail", leaseq_queue_fail(queue, lease, "soak failure", "SoakError",
+                                            behaviour == FAIL ? LEASEQ_RETRY_AFTER : LEASEQ_RETRY_NEVER,
+                                            20, &outcome, &why, &retry_in));
+            if (behaviour == FAIL_FOR_GOOD && outcome == LEASEQ_FAIL_RETRYING) {
+                violation("fail without retry was retried");
+            }
+            leaseq_lease_free(lease);
             continue;
         }
         if (behaviour == SLOW || behaviour == RENEW_LATE) sleep_ms(SLOW_MS);

@@ -37,8 +37,8 @@ pub enum Behaviour {
 }
 
 impl Behaviour {
-    /// 4% drop, 3% slow, 2% twice, 2% renew late (the same in every language), and in the
-    /// languages whose workers have the lifecycle (README.md), 4% fail and 1% fail for good.
+    /// 4% drop, 3% slow, 2% twice, 2% renew late, 4% fail, 1% fail for good: the same table
+    /// in every language.
     /// With `LEASEQ_SOAK_MISBEHAVE=0` in the environment (the demo), always
     /// [`Behaviour::Normal`].
     pub fn from_roll(roll: u32) -> Behaviour {

@@ -8,7 +8,7 @@ come from LEASEQ_SOAK_QUEUES (two prefixes, comma separated) and the results que
 LEASEQ_SOAK_RESULTS; every event is recorded there with `add_unique` of an item whose id is
 `win|<queue>|<id>|<nonce>`, `exec|<queue>|<id>|<nonce>` or `viol|<lang>|<what>|<nonce>` and whose
 data is LANG. A worker misbehaves on purpose (4% drop, 3% slow, 2% complete twice, 2% renew
-late) unless LEASEQ_SOAK_MISBEHAVE=0. Run it with an interpreter that has leaseq installed
+late, 4% fail, 1% fail for good) unless LEASEQ_SOAK_MISBEHAVE=0. Run it with an interpreter that has leaseq installed
 (py/.venv/bin/python); any error ends it with a traceback and a non-zero status.
 """
 
@@ -30,6 +30,9 @@ SLOW = 0.7
 WAIT = 0.1
 #: Producers add their items in batches of this many.
 BATCH = 50
+#: What a failing handler reports (the verdict looks for it in the dead letters).
+FAILURE = "soak failure"
+FAILURE_TYPE = "SoakError"
 
 USAGE = "usage: soak_worker.py URL LANG work | URL LANG produce FIRST COUNT"
 
@@ -41,11 +44,21 @@ def behaviour(roll: int) -> str:
     - slow (3%): sleeps past the TTL, then completes (which may return False);
     - twice (2%): completes twice; the second must return False;
     - renew-late (2%): sleeps past the TTL, renews (must return False), then completes;
+    - fail (4%): fails the attempt, retried 20 ms later;
+    - fail-for-good (1%): fails with no retry: the item is a dead letter with its error;
     - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal.
     """
     if os.environ.get("LEASEQ_SOAK_MISBEHAVE") == "0":
         return "normal"
-    for below, what in ((4, "drop"), (7, "slow"), (9, "twice"), (11, "renew-late")):
+    table = (
+        (4, "drop"),
+        (7, "slow"),
+        (9, "twice"),
+        (11, "renew-late"),
+        (15, "fail"),
+        (16, "fail-for-good"),
+    )
+    for below, what in table:
         if roll < below:
             return what
     return "normal"
@@ -83,6 +96,12 @@ def work(client: leaseq.Client, lang: str, prefixes: list[str], results: str) ->
         recorder.record("exec", name, lease.id)
         what = behaviour(random.randrange(100))
         if what == "drop":
+            continue
+        if what in ("fail", "fail-for-good"):
+            retry: float | bool = 0.02 if what == "fail" else False
+            outcome = queue.fail(lease, FAILURE, FAILURE_TYPE, retry=retry)
+            if what == "fail-for-good" and outcome.retrying:
+                recorder.violation("fail without retry was retried")
             continue
         if what in ("slow", "renew-late"):
             time.sleep(SLOW)
