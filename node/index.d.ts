@@ -31,51 +31,291 @@ export declare class LeaseqError extends Error {
   readonly name: 'LeaseqError'
 }
 
-/** A piece of work: an id, unique while the item exists, and its data (bytes). */
+/**
+ * How long a failed item waits before its next attempt (the `backoff` of an item or of the
+ * queue's configuration).
+ *
+ * - `{ type: 'fixed', delayMs }`: the same delay every time.
+ * - `{ type: 'exponential', baseMs, capMs, jitter? }`: `baseMs * 2^(attempt-1)`, at most
+ *   `capMs`; with `jitter` (the default: true) a random delay between half of that and all of
+ *   it, so that failures do not retry in lockstep.
+ *
+ * The default, when neither the item nor the queue has one: exponential from 1 s to 1 h with
+ * jitter.
+ */
+export type Backoff =
+  | { type: 'fixed'; delayMs: number }
+  | { type: 'exponential'; baseMs: number; capMs: number; jitter?: boolean }
+
+/**
+ * The options of an item. Left out, each takes the queue's stored configuration
+ * (`Queue#setConfig`), else the protocol's default. The core checks the values when the item is
+ * added (a bad one rejects the add with code `INVALID_ARGUMENT`, naming the option).
+ */
+export interface ItemOptions {
+  /** The item's id (1 to 512 bytes of UTF-8 without control characters); default a random UUID. */
+  id?: string
+  /** Runs no earlier than this many milliseconds after Redis stores it (the server's clock). */
+  delayMs?: number
+  /** Runs no earlier than this time (a `Date` or ms since 1970, compared with the server's clock). Not with `delayMs`. */
+  runAt?: Date | number
+  /** Higher runs first, -1000 to 1000; FIFO within a priority. Default 0. */
+  priority?: number
+  /** After this many attempts (leases) the item is dead instead of retried; 0: no limit. Default 25. */
+  maxAttempts?: number
+  /** The delay after a failed attempt. */
+  backoff?: Backoff
+  /** If no lease has taken the item this many ms after it was added, it is dead (`expired`). */
+  expiresAfterMs?: number
+  /** How long a result given to `complete` is kept, in ms. Default one day. */
+  keepResultForMs?: number
+}
+
+/** A piece of work: an id, unique while the item exists, its data (bytes), and its options. */
 export declare class Item {
   /**
    * @param data the item's data, copied; a string is stored as UTF-8
-   * @param id the item's id (1 to 512 bytes of UTF-8 without control characters); a random UUID
-   *   when absent. An invalid id throws a `LeaseqError` with code `INVALID_ARGUMENT`.
+   * @param idOrOptions the item's id, or its options (`id` among them); a random UUID when no
+   *   id is given. An invalid id, or an option of the wrong type, throws a `LeaseqError` with
+   *   code `INVALID_ARGUMENT`.
+   * @example new Item('hello', { id: 'greeting-1', delayMs: 60_000, priority: 5 })
    */
-  constructor(data: Buffer | Uint8Array | string, id?: string)
+  constructor(data: Buffer | Uint8Array | string, idOrOptions?: string | ItemOptions)
   /** An item whose data is `value` encoded as JSON (code `JSON` if it cannot be). */
-  static fromJson(value: unknown, id?: string): Item
+  static fromJson(value: unknown, idOrOptions?: string | ItemOptions): Item
   readonly id: string
+  /** The item's data (a copy). */
   readonly data: Buffer
   /** The data parsed as JSON (code `JSON` if it is not JSON). */
   json<T = unknown>(): T
 }
 
-/** A leased item. Pass it back to `complete`, `completeAndLease` or `renew`. */
+/**
+ * A leased item. It holds the core's lease: pass it back to `complete`, `fail`, `release`,
+ * `renew`, `renewOutcome`, `progress` or `completeAndLease` of the queue it came from.
+ */
 export declare class Lease {
   private constructor()
-  /** The item's id. */
+  /** The item's id. An id that is not UTF-8 (added by another kind of client) is shown lossily; `idBytes` has it exactly. */
   readonly id: string
+  /** The item's id exactly as Redis holds it. */
+  readonly idBytes: Buffer
   /** The item's data. */
   readonly data: Buffer
   /** This lease's token: random, unique to this lease. Renewing checks it (fencing). */
   readonly token: string
   /**
    * How many times the item has been leased, this lease included (1 on the first lease). Above
-   * 1, an earlier holder let its lease expire or crashed.
+   * 1, an earlier attempt failed, or its holder let the lease expire.
    */
   readonly count: number
+  /** The attempt number: the same as `count`. */
+  readonly attempt: number
+  /** Which life of the id this is: an id completed and added again is a new incarnation, and a lease of an older one can no longer act on it. */
+  readonly incarnation: string
+  /** The attempts after which the item is dead instead of retried (0: no limit). */
+  readonly maxAttempts: number
+  /** The item's backoff. */
+  readonly backoff: Backoff
   /** The data parsed as JSON (code `JSON` if it is not JSON). */
   json<T = unknown>(): T
 }
 
-/** How `Queue#lease` leases. */
+/** How `Queue#lease` leases. Every option may be left out. */
 export interface LeaseOptions {
-  /** How long the lease lasts, in milliseconds (more than 0, at most 30 days). */
-  ttlMs: number
+  /** How long the lease lasts, in ms (more than 0, at most 30 days). Default: 30 s (the core's). */
+  ttlMs?: number
   /**
-   * Wait for an item when the queue is empty (server-side, on a connection of its own; the
-   * event loop stays free). Default: false, resolve to null at once.
+   * How long to wait for an item when none is waiting, in ms: server-side (on a connection of
+   * its own; the event loop stays free), then null. `Infinity` waits until an item comes or
+   * the client is closed. Default: no wait (resolve to null at once).
+   */
+  timeoutMs?: number
+  /**
+   * @deprecated Use `timeoutMs` (`Infinity` to wait without a limit). `block: true` without
+   * `timeoutMs` waits without a limit; `block: false` with `timeoutMs` is refused.
    */
   block?: boolean
-  /** With `block: true`, wait at most this long (then resolve to null); default: no limit. */
+}
+
+/** How `Queue#leaseBatch` leases. */
+export interface LeaseBatchOptions {
+  /** How long each lease lasts, in ms. Default: 30 s (the core's). */
+  ttlMs?: number
+  /** How long to wait while no item is waiting (`Infinity`: no limit). Default: no wait. */
   timeoutMs?: number
+}
+
+/** The options of `Queue#complete`. */
+export interface CompleteOptions {
+  /** A result to keep for `Queue#result` and `Queue#waitResult` (a string is stored as UTF-8). */
+  result?: Buffer | Uint8Array | string
+  /** How long to keep `result`, in ms. Default: the item's, else the queue's, else one day. */
+  keepResultForMs?: number
+}
+
+/**
+ * What to do with a failed item: `'default'` retries after the item's backoff while it has
+ * attempts left (else it is dead); `{ afterMs }` retries after that delay instead; `'never'`
+ * makes it dead now.
+ */
+export type Retry = 'default' | 'never' | { afterMs: number }
+
+/** The options of `Queue#fail`. */
+export interface FailOptions {
+  /** A name that groups failures (e.g. an error class). Default: the Error's `name`, or `''` for a message. */
+  errorType?: string
+  /** Default `'default'`. */
+  retry?: Retry
+}
+
+/**
+ * What `Queue#renewOutcome` found: `renewed`, or why not: the lease `expired` (nobody holds the
+ * item), another worker has `taken` it, the item is `completed` (or gone), `cancelled`, or was
+ * added again since (`older_incarnation`).
+ */
+export type RenewOutcome =
+  | 'renewed'
+  | 'expired'
+  | 'taken'
+  | 'completed'
+  | 'cancelled'
+  | 'older_incarnation'
+
+/**
+ * What `Queue#fail` did: `retrying` (it runs again after its delay), `dead`, or, when the lease
+ * was no longer this holder's (nothing changed), why not.
+ */
+export type FailOutcome = 'retrying' | 'dead' | Exclude<RenewOutcome, 'renewed'>
+
+/** Where an item is. */
+export type JobState = 'waiting' | 'delayed' | 'leased' | 'dead' | 'done'
+
+/** The states `Queue#list` and `Queue#count` take (done items are read with `result`). */
+export type ListState = Exclude<JobState, 'done'>
+
+/** A kept result. */
+export interface JobResult {
+  /** The bytes the completing worker gave. */
+  data: Buffer
+  /** The attempt that completed the item. */
+  attempts: number
+  /** When it completed (the server's clock). */
+  finishedAt: Date
+}
+
+/** Everything the queue knows about one item (`Queue#get`). Times are the server's clock. */
+export interface Job {
+  id: string
+  state: JobState
+  /** The data (empty for a done item). */
+  data: Buffer
+  /** Leases so far. */
+  attempts: number
+  /** The item's own max attempts, if it has one. */
+  maxAttempts: number | null
+  priority: number
+  /** The last failure's message. */
+  error: string | null
+  /** The last failure's type. */
+  errorType: string | null
+  /** Why it is dead (e.g. `failed`, `attempts`, `expired`). */
+  deadReason: string | null
+  /** The last value given to `progress`. */
+  progress: Buffer | null
+  /** The kept result (a done item, or an earlier incarnation's). */
+  result: JobResult | null
+  /** When it was added (items added with options only). */
+  addedAt: Date | null
+  /** When it is due (delayed items). */
+  dueAt: Date | null
+  /** When the last lease began. */
+  leasedAt: Date | null
+  /** When the current lease ends. */
+  leaseExpiresAt: Date | null
+  /** When it died, or completed. */
+  finishedAt: Date | null
+  /** How long the current lease has left, in ms. */
+  leaseTtlMs: number | null
+  /** Marked cancelled while leased. */
+  cancelled: boolean
+}
+
+/** One line of `Queue#list`. */
+export interface ListEntry {
+  id: string
+  /** Due time (delayed), lease expiry (leased) or time of death (dead); null when waiting. */
+  at: Date | null
+  /** Leases so far. */
+  attempts: number
+  /** The last failure's message. */
+  error: string | null
+  /** The last failure's type. */
+  errorType: string | null
+}
+
+/** Counters for one minute, or summed over the last hour. */
+export interface MinuteStats {
+  completed: number
+  /** Failed attempts (each `fail`). */
+  failed: number
+  /** Items that went dead. */
+  dead: number
+  /** Leases that expired without their holder reporting. */
+  expired: number
+}
+
+/** A queue's figures (`Queue#stats`), read in one round trip. */
+export interface Stats {
+  /** Ids in the waiting lists (stale ids included until a lease or clean drops them). */
+  waiting: number
+  delayed: number
+  /** Items leased by leaseq clients. */
+  leased: number
+  dead: number
+  /** Ids in `processing`: leased by redis-work-queue clients, or left by them. */
+  processing: number
+  /** Age of the oldest waiting item, in ms, when known. */
+  oldestWaitingMs: number | null
+  /** The server's clock when the figures were read. */
+  now: Date
+  /** The last 60 minutes, oldest first; the last is the current minute so far. */
+  minutes: MinuteStats[]
+  /** The counters summed over the last hour. */
+  lastHour: MinuteStats
+}
+
+/**
+ * A queue's stored configuration: defaults for its items, shared by every client in every
+ * language. `Queue#config` gives the fields stored; the others take the protocol's defaults.
+ */
+export interface QueueConfig {
+  /** Attempts before an item is dead (0: no limit). Default 25. */
+  maxAttempts?: number
+  /** Retry delay after a failed attempt. Default exponential from 1 s to 1 h, with jitter. */
+  backoff?: Backoff
+  /** Priority of items added without one. Default 0. */
+  priority?: number
+  /** Items not started this many ms after they were added are dead. Default: never. */
+  expiresAfterMs?: number
+  /** How long a result given to `complete` is kept, in ms. Default one day. */
+  keepResultForMs?: number
+  /** Dead letters kept at most. Default 10,000. */
+  deadMaxCount?: number
+  /** Dead letters older than this (ms) go. Default seven days. */
+  deadMaxAgeMs?: number
+}
+
+/** One entry of `Queue#completeBatch`: a lease and, optionally, the result to keep. */
+export interface Completion extends CompleteOptions {
+  lease: Lease
+}
+
+/** One entry of `Queue#failBatch`: as the arguments of `Queue#fail`. */
+export interface Failure extends FailOptions {
+  lease: Lease
+  /** A message, or an Error (its `message`, and its `name` as the default type). */
+  error: string | Error
 }
 
 /** What `Queue#completeAndLease` did. */
@@ -94,38 +334,135 @@ export interface CleanReport {
   removed: number
 }
 
-/** One queue: the keys under one prefix. Every method returns a Promise. */
+/**
+ * One queue: the keys under one prefix. Every method returns a Promise; a bad argument rejects
+ * it with a `LeaseqError` of code `INVALID_ARGUMENT` naming the argument, and sends nothing.
+ * Every operation is one round trip.
+ */
 export declare class Queue {
   private constructor()
   /** The prefix of this queue's keys. */
   readonly prefix: string
-  /** Adds `item` unless an item with its id exists; resolves to whether it was added. */
+  /**
+   * Adds an item unless an item with its id exists (waiting, delayed, leased or dead); resolves
+   * to whether it was added.
+   * @example await queue.add(new Item('data', { priority: 5 }))
+   */
   add(item: Item): Promise<boolean>
-  /** Adds `item` without checking whether its id exists: for fresh (random) ids only. */
+  /**
+   * Adds `data` as a new item with `options`; resolves to whether it was added.
+   * @example await queue.add('data', { id: 'job-1', delayMs: 5_000 })
+   */
+  add(data: Buffer | Uint8Array | string, options?: ItemOptions): Promise<boolean>
+  /** Adds an item without checking whether its id exists: for fresh (random) ids only. */
   addUnique(item: Item): Promise<void>
-  /** Adds every item whose id does not exist yet, in one round trip; resolves to how many. */
+  /** Adds `data` as a new item, without checking whether its id exists. */
+  addUnique(data: Buffer | Uint8Array | string, options?: ItemOptions): Promise<void>
+  /**
+   * Adds every item whose id does not exist yet (each with its own options) in one round
+   * trip; resolves to how many were added.
+   */
   addBatch(items: Item[]): Promise<number>
   /**
-   * Leases the next item. Resolves to null when the queue is empty (after waiting, with
-   * `block: true`); rejects with code `CLOSED` when the client is closed during a wait.
+   * Leases the next item (highest priority first, FIFO within a priority). Resolves to null
+   * when none is waiting (after `timeoutMs`, if given); rejects with code `CLOSED` when the
+   * client is closed during a wait.
+   * @example await queue.lease() // 30 s lease, no wait
+   * @example await queue.lease({ ttlMs: 60_000, timeoutMs: Infinity }) // wait for work
    */
-  lease(options: LeaseOptions): Promise<Lease | null>
-  /** Completes the leased item; resolves to true for exactly one caller per item, ever. */
-  complete(lease: Lease): Promise<boolean>
-  /** Completes `lease` and leases the next item (without waiting) in one round trip. */
-  completeAndLease(lease: Lease, options: { ttlMs: number }): Promise<CompleteAndLeaseResult>
+  lease(options?: LeaseOptions): Promise<Lease | null>
+  /** Leases up to `n` items (1 to 1000) in one round trip; resolves to them (maybe none). */
+  leaseBatch(n: number, options?: LeaseBatchOptions): Promise<Lease[]>
   /**
-   * Extends the lease to `ttlMs` from now while it is still this holder's; false when it
-   * expired, another worker took the item, or the item is complete.
+   * Completes the leased item, keeping `result` if given. Resolves to true for exactly one
+   * caller per incarnation of the item; false when it was completed already, cancelled, failed
+   * or released since, or re-added (`renewOutcome` says which).
    */
-  renew(lease: Lease, ttlMs: number): Promise<boolean>
+  complete(lease: Lease, options?: CompleteOptions): Promise<boolean>
+  /** Completes `lease` and leases the next item (without waiting) in one round trip. */
+  completeAndLease(lease: Lease, options?: { ttlMs?: number }): Promise<CompleteAndLeaseResult>
+  /**
+   * Extends the lease to `ttlMs` (default: 30 s, the core's) from now while it is still this
+   * holder's; false when it is not.
+   */
+  renew(lease: Lease, options?: { ttlMs?: number } | number): Promise<boolean>
+  /** Like `renew`, resolving to what it found: `'renewed'`, or why not. */
+  renewOutcome(lease: Lease, options?: { ttlMs?: number } | number): Promise<RenewOutcome>
+  /**
+   * Records a failed attempt. Only the live holder can fail an item; otherwise nothing changes
+   * and it resolves to why not.
+   * @param error a message, or an Error (its `message`, and its `name` as the default type)
+   * @example await queue.fail(lease, err, { retry: { afterMs: 10_000 } })
+   */
+  fail(lease: Lease, error: string | Error, options?: FailOptions): Promise<FailOutcome>
+  /**
+   * Hands the item back without counting a failure: it waits again now, or after `delayMs`.
+   * Resolves to whether it did (only the live holder can).
+   */
+  release(lease: Lease, options?: { delayMs?: number }): Promise<boolean>
+  /** Stores a small value (at most 64 KiB) on the leased item, shown by `get`; whether it did. */
+  progress(lease: Lease, value: Buffer | Uint8Array | string): Promise<boolean>
+  /** The result kept for item `id`, or null. */
+  result(id: string): Promise<JobResult | null>
+  /**
+   * Waits up to `timeoutMs` for item `id`'s result, server-side (the event loop stays free);
+   * null when the time passes first.
+   */
+  waitResult(id: string, options: { timeoutMs: number }): Promise<JobResult | null>
+  /** Everything known about item `id`, or null when there is no such item nor a kept result. */
+  get(id: string): Promise<Job | null>
+  /**
+   * A page of the items in `state`: `count` (1 to 1000; default 100) entries from position
+   * `start` (default 0). Waiting in the order they will be leased, delayed by due time, leased
+   * by lease expiry, dead oldest first.
+   */
+  list(state: ListState, options?: { start?: number; count?: number }): Promise<ListEntry[]>
+  /** How many items are in `state`. */
+  count(state: ListState): Promise<number>
+  /**
+   * Cancels item `id`: a waiting, delayed or dead item is removed; a leased one is marked so
+   * that its holder's next call ends it. Resolves to the state it was in, or null.
+   */
+  cancel(id: string): Promise<JobState | null>
+  /** Counts per state, the oldest waiting item's age, and per-minute counters. */
+  stats(): Promise<Stats>
+  /** Puts these dead items back to waiting (attempts reset); at most 1000 ids. Resolves to how many. */
+  deadRequeue(ids: string[]): Promise<number>
+  /** Requeues the `n` oldest dead items (all when `n` is left out); resolves to how many. */
+  deadRequeueOldest(n?: number): Promise<number>
+  /** Deletes the `n` oldest dead items (all when `n` is left out); resolves to how many. */
+  deadPurge(n?: number): Promise<number>
+  /** The stored configuration (only the fields stored). */
+  config(): Promise<QueueConfig>
+  /** Stores the fields given (validated first: nothing is written if one is refused). */
+  setConfig(config: QueueConfig): Promise<void>
+  /** Removes the stored configuration: the protocol's defaults apply again. */
+  resetConfig(): Promise<void>
+  /**
+   * Completes many leases (at most 1000) in one round trip, each as `complete` would; an entry
+   * is a Lease or `{ lease, result?, keepResultForMs? }`. Resolves to whether each completed
+   * its item, in order.
+   */
+  completeBatch(completions: Array<Lease | Completion>): Promise<boolean[]>
+  /** Extends many leases (at most 1000) in one round trip; each one's outcome, in order. */
+  renewBatch(leases: Lease[], options?: { ttlMs?: number }): Promise<RenewOutcome[]>
+  /** Fails many leases (at most 1000) in one round trip, each as `fail` would; the outcomes. */
+  failBatch(failures: Failure[]): Promise<FailOutcome[]>
+  /**
+   * A busy worker's whole step in one round trip: completes `completions` (as
+   * `completeBatch`) and leases up to `n` (0 to 1000) more items, without waiting.
+   */
+  completeAndLeaseBatch(
+    completions: Array<Lease | Completion>,
+    options: { n: number; ttlMs?: number },
+  ): Promise<{ completed: boolean[]; leases: Lease[] }>
   /** Re-queues items whose lease is gone; run it about once per lease TTL. */
   lightClean(): Promise<CleanReport>
   /** A light clean plus a walk over every key of the queue; run it rarely. */
   deepClean(): Promise<CleanReport>
-  /** How many ids wait in the queue. */
+  /** How many ids wait in the priority-0 list (`count('waiting')` counts every priority). */
   queueLen(): Promise<number>
-  /** How many ids are in processing. */
+  /** How many ids are in processing (redis-work-queue clients' leases). */
   processingLen(): Promise<number>
 }
 

@@ -19,32 +19,145 @@ export declare class NativeClient {
   get warnings(): Array<string>
 }
 
+/** An item; `lib/item.js` wraps it as `Item`. */
+export declare class NativeItem {
+  /** An item of `data` (copied) with `id` (checked by the core), or a random id, and options. */
+  constructor(data: Uint8Array, id?: string | undefined | null, options?: ItemOptions | undefined | null)
+  /** The id. */
+  get id(): string
+  /** A copy of the data. */
+  get data(): Buffer
+}
+
+/**
+ * A leased item as the core returned it (its data taken out: `LeasedParts#data` carries it).
+ * `lib/lease.js` wraps it as `Lease`.
+ */
+export declare class NativeLease {
+  /** The item's id (an id that is not UTF-8 is shown lossily; `idBytes` has it exactly). */
+  get id(): string
+  /** The item's id exactly as Redis holds it. */
+  get idBytes(): Buffer
+  /** This lease's fencing token. */
+  get token(): string
+  /** The attempt number: how many times the item has been leased, this lease included. */
+  get count(): number
+  /** Which life of the id this lease belongs to. */
+  get incarnation(): string
+  /** The attempts after which the item is dead instead of retried (0: no limit). */
+  get maxAttempts(): number
+  /** The item's backoff. */
+  get backoff(): BackoffParts
+  /** The prefix of the queue that leased it. */
+  get queuePrefix(): string
+}
+
 /** One queue; `lib/queue.js` wraps it as `Queue`. */
 export declare class NativeQueue {
   /** The prefix of this queue's keys. */
   get prefix(): string
   /** Adds an item unless its id exists; whether it was added. */
-  add(itemParts: ItemParts): Promise<boolean>
+  add(item: NativeItem): Promise<boolean>
   /** Adds an item without checking whether its id exists. */
-  addUnique(itemParts: ItemParts): Promise<void>
-  /** Adds every item whose id does not exist yet; how many were added. */
-  addBatch(items: Array<ItemParts>): Promise<number>
-  /** Leases the next item for `ttl_ms`, waiting as `block` and `timeout_ms` say. */
-  lease(ttlMs: number, block: boolean, timeoutMs?: number | undefined | null): Promise<LeaseParts | null>
-  /** Completes the leased item; true for exactly one caller per item. */
-  complete(id: string, token: string): Promise<boolean>
+  addUnique(item: NativeItem): Promise<void>
+  /**
+   * Adds every item whose id does not exist yet; how many were added. (Not an `async fn`:
+   * those cannot take a list of class instances, so the items are cloned here and the
+   * future spawned by hand.)
+   */
+  addBatch(items: Array<NativeItem>): Promise<number>
+  /**
+   * Leases the next item for `ttl_ms` (default: the core's), waiting as `block` and
+   * `timeout_ms` say (default: not at all).
+   */
+  lease(ttlMs?: number | undefined | null, block?: boolean | undefined | null, timeoutMs?: number | undefined | null): Promise<LeasedParts | null>
+  /** Leases up to `n` items in one round trip. */
+  leaseBatch(n: number, ttlMs?: number | undefined | null, timeoutMs?: number | undefined | null): Promise<Array<LeasedParts>>
+  /**
+   * Completes the leased item, keeping `result` if given; true for exactly one caller per
+   * incarnation of the item.
+   */
+  complete(lease: NativeLease, result?: Buffer | undefined | null, keepResultForMs?: number | undefined | null): Promise<boolean>
   /** Completes the leased item and leases the next one (without waiting) in one round trip. */
-  completeAndLease(id: string, token: string, ttlMs: number): Promise<CompleteAndLeaseParts>
-  /** Extends the lease to `ttl_ms` from now while it is still this holder's. */
-  renew(id: string, token: string, ttlMs: number): Promise<boolean>
+  completeAndLease(lease: NativeLease, ttlMs?: number | undefined | null): Promise<CompleteAndLeaseParts>
+  /**
+   * Extends the lease to `ttl_ms` from now while it is still this holder's; says what it
+   * found (`RenewOutcome::as_str`).
+   */
+  renewOutcome(lease: NativeLease, ttlMs?: number | undefined | null): Promise<string>
+  /** Like `renew_outcome`, as whether the lease was renewed. */
+  renew(lease: NativeLease, ttlMs?: number | undefined | null): Promise<boolean>
+  /** Records a failed attempt; `retrying`, `dead`, or why the lease was not held. */
+  fail(lease: NativeLease, error: string, errorType?: string | undefined | null, retryMode?: string | undefined | null, retryAfterMs?: number | undefined | null): Promise<string>
+  /** Hands the item back without counting a failure, now or after `delay_ms`. */
+  release(lease: NativeLease, delayMs?: number | undefined | null): Promise<boolean>
+  /** Stores a small progress value on the leased item. */
+  progress(lease: NativeLease, value: Buffer): Promise<boolean>
+  /** The result kept for item `id`. */
+  result(id: string): Promise<ResultParts | null>
+  /** Waits up to `timeout_ms` for item `id`'s result, server-side. */
+  waitResult(id: string, timeoutMs: number): Promise<ResultParts | null>
+  /** Everything known about item `id`. */
+  get(id: string): Promise<JobParts | null>
+  /**
+   * A page of the items in `state`: from `start` (default 0), `count` entries (default the
+   * core's `policy::DEFAULT_PAGE`).
+   */
+  list(stateName: string, start?: number | undefined | null, count?: number | undefined | null): Promise<Array<EntryParts>>
+  /** How many items are in `state`. */
+  count(stateName: string): Promise<number>
+  /** Cancels item `id`; the state it was in, or null. */
+  cancel(id: string): Promise<string | null>
+  /** Counts per state, the oldest waiting item's age, and the last hour's counters. */
+  stats(): Promise<StatsParts>
+  /** Puts these dead items back to waiting; how many. */
+  deadRequeue(ids: Array<string>): Promise<number>
+  /** Requeues the `n` oldest dead items (absent: all); how many. */
+  deadRequeueOldest(n?: number | undefined | null): Promise<number>
+  /** Deletes the `n` oldest dead items (absent: all); how many. */
+  deadPurge(n?: number | undefined | null): Promise<number>
+  /** The stored configuration (absent fields: the defaults apply). */
+  config(): Promise<ConfigParts>
+  /** Stores the fields given; the others keep their stored value. */
+  setConfig(config: ConfigParts): Promise<void>
+  /** Removes the stored configuration. */
+  resetConfig(): Promise<void>
+  /**
+   * Completes many leases in one round trip, each with its result (if any) and keep time;
+   * whether each completed its item. (Hand-spawned, as `add_batch`.)
+   */
+  completeBatch(leases: Array<NativeLease>, results: Array<Uint8Array | undefined | null>, keepResultForMs: Array<number | undefined | null>): Promise<Array<boolean>>
+  /** Extends many leases in one round trip; each one's outcome. */
+  renewBatch(leases: Array<NativeLease>, ttlMs?: number | undefined | null): Promise<Array<string>>
+  /** Fails many leases in one round trip, each with its error, type and retry; the outcomes. */
+  failBatch(failures: Array<FailureParts>, leases: Array<NativeLease>): Promise<Array<string>>
+  /** Completes many leases and leases up to `n` more (no wait), in one round trip. */
+  completeAndLeaseBatch(leases: Array<NativeLease>, results: Array<Uint8Array | undefined | null>, keepResultForMs: Array<number | undefined | null>, n: number, ttlMs?: number | undefined | null): Promise<CompleteAndLeaseBatchParts>
   /** Re-queues items whose lease is gone and drops ids of complete items from processing. */
   lightClean(): Promise<CleanParts>
   /** A light clean, plus items on no list and orphaned lease counts. */
   deepClean(): Promise<CleanParts>
-  /** How many ids wait in the queue. */
+  /** How many ids wait in the priority-0 list. */
   queueLen(): Promise<number>
   /** How many ids are in processing. */
   processingLen(): Promise<number>
+}
+
+/**
+ * A backoff as JavaScript writes it: `{ type: 'fixed', delayMs }` or
+ * `{ type: 'exponential', baseMs, capMs, jitter? }` (`lib/args.js` checks the shape).
+ */
+export interface BackoffParts {
+  /** `fixed` or `exponential`. */
+  type: string
+  /** The delay of a fixed backoff. */
+  delayMs?: number
+  /** The first retry's delay of an exponential backoff. */
+  baseMs?: number
+  /** The longest delay of an exponential backoff. */
+  capMs?: number
+  /** Whether an exponential backoff randomises its delays (absent: the core's default). */
+  jitter?: boolean
 }
 
 /** What a clean did. */
@@ -55,12 +168,55 @@ export interface CleanParts {
   removed: number
 }
 
+/** What `complete_and_lease_batch` did. */
+export interface CompleteAndLeaseBatchParts {
+  /** Whether each completion completed its item, in order. */
+  completed: Array<boolean>
+  /** The new leases. */
+  leases: Array<LeasedParts>
+}
+
 /** What `complete_and_lease` did. */
 export interface CompleteAndLeaseParts {
   /** Whether this call completed the item. */
   completed: boolean
   /** The next lease, if the queue had an item. */
-  next?: LeaseParts
+  next?: LeasedParts
+}
+
+/**
+ * A queue's stored configuration, both ways: absent fields are not stored (the defaults
+ * apply); `lib/queue.js` checks the types of what it sends.
+ */
+export interface ConfigParts {
+  /** Attempts before an item is dead (0: no limit). */
+  maxAttempts?: number
+  /** Retry delay after a failed attempt. */
+  backoff?: BackoffParts
+  /** Priority of items added without one. */
+  priority?: number
+  /** Items not started this long after they were added are dead. */
+  expiresAfterMs?: number
+  /** How long a result given to `complete` is kept. */
+  keepResultForMs?: number
+  /** Dead letters kept at most. */
+  deadMaxCount?: number
+  /** Dead letters older than this go. */
+  deadMaxAgeMs?: number
+}
+
+/** One line of `list`. */
+export interface EntryParts {
+  /** The id. */
+  id: string
+  /** Due time, lease expiry or time of death; none for waiting items. */
+  at?: number
+  /** Leases so far. */
+  attempts: number
+  /** The last failure's message. */
+  error?: string
+  /** The last failure's type. */
+  errorType?: string
 }
 
 /** One row of the error registry as the core knows it (spec/errors.md). */
@@ -79,28 +235,127 @@ export interface ErrorCodeInfo {
  */
 export declare function errorCodes(): Array<ErrorCodeInfo>
 
-/**
- * The id of a new item: `id` itself once the core has validated it, or a fresh random id from
- * the core when `id` is absent.
- */
-export declare function itemId(id?: string | undefined | null): string
+/** One failure of `fail_batch` (its lease travels in a list beside it). */
+export interface FailureParts {
+  /** The message. */
+  error: string
+  /** The type (absent: empty). */
+  errorType?: string
+  /** `default` or `never`. */
+  retryMode?: string
+  /** A retry delay instead. */
+  retryAfterMs?: number
+}
 
-/** An item as the JS layer sends it. */
-export interface ItemParts {
-  /** The item's id (already validated by the core when the `Item` was made). */
+/**
+ * The options of an item as JavaScript gives them (`lib/item.js` checks their types). Values
+ * are the core's to judge, when the item is added.
+ */
+export interface ItemOptions {
+  /** Runs no earlier than this long after it is stored. */
+  delayMs?: number
+  /** Runs no earlier than this time (ms since the epoch, server clock). */
+  runAtMs?: number
+  /** Higher runs first. */
+  priority?: number
+  /** Attempts before the item is dead (0: no limit). */
+  maxAttempts?: number
+  /** The delay after a failed attempt. */
+  backoff?: BackoffParts
+  /** Dead if not leased this long after it was added. */
+  expiresAfterMs?: number
+  /** How long a result given to `complete` is kept. */
+  keepResultForMs?: number
+}
+
+/** Everything the queue knows about one item. */
+export interface JobParts {
+  /** The id. */
   id: string
+  /** `waiting`, `delayed`, `leased`, `dead` or `done`. */
+  state: string
+  /** The data (empty for a done item). */
+  data: Buffer
+  /** Leases so far. */
+  attempts: number
+  /** The item's own max attempts, if it has one. */
+  maxAttempts?: number
+  /** The item's priority. */
+  priority: number
+  /** The last failure's message. */
+  error?: string
+  /** The last failure's type. */
+  errorType?: string
+  /** Why it is dead. */
+  deadReason?: string
+  /** The last progress value. */
+  progress?: Buffer
+  /** The kept result. */
+  result?: ResultParts
+  /** When it was added (items added with options only). */
+  addedAt?: number
+  /** When it is due. */
+  dueAt?: number
+  /** When the last lease began. */
+  leasedAt?: number
+  /** When the current lease ends. */
+  leaseExpiresAt?: number
+  /** When it died or completed. */
+  finishedAt?: number
+  /** How long the current lease has left. */
+  leaseTtlMs?: number
+  /** Marked cancelled while leased. */
+  cancelled: boolean
+}
+
+/** A lease as the JS layer receives it: the lease and its data. */
+export interface LeasedParts {
+  /** The lease, to pass back to the queue. */
+  lease: NativeLease
   /** The item's data. */
   data: Buffer
 }
 
-/** A lease as the JS layer receives it; `lib/lease.js` wraps it in a `Lease`. */
-export interface LeaseParts {
-  /** The item's id. */
-  id: string
-  /** The item's data. */
+/** Counters for one minute. */
+export interface MinuteParts {
+  /** Items completed. */
+  completed: number
+  /** Failed attempts. */
+  failed: number
+  /** Items that went dead. */
+  dead: number
+  /** Leases that expired without their holder reporting. */
+  expired: number
+}
+
+/** A kept result. */
+export interface ResultParts {
+  /** The bytes the completing worker gave. */
   data: Buffer
-  /** This lease's fencing token. */
-  token: string
-  /** How many times the item has been leased, this lease included. */
-  count: number
+  /** The attempt that completed the item. */
+  attempts: number
+  /** When it completed. */
+  finishedAt: number
+}
+
+/** A queue's figures. */
+export interface StatsParts {
+  /** Ids in the waiting lists. */
+  waiting: number
+  /** Delayed items. */
+  delayed: number
+  /** Items leased by leaseq clients. */
+  leased: number
+  /** Dead letters. */
+  dead: number
+  /** Ids in `processing` (redis-work-queue clients' leases). */
+  processing: number
+  /** Age of the oldest waiting item, when known. */
+  oldestWaitingMs?: number
+  /** The server's clock when the figures were read. */
+  now: number
+  /** The last 60 minutes, oldest first. */
+  minutes: Array<MinuteParts>
+  /** The counters summed over the last hour. */
+  lastHour: MinuteParts
 }

@@ -27,15 +27,73 @@ function string(name, value) {
 }
 
 /**
+ * A number (of milliseconds, unless `what` says otherwise). Its value is the core's to judge.
+ * @param {string} name
+ * @param {unknown} value
+ * @param {string} [what]
+ * @returns {number}
+ */
+function number(name, value, what = 'a number of milliseconds') {
+  if (typeof value !== 'number') {
+    throw invalidArgument(name, `must be ${what}, not ${describe(value)}`)
+  }
+  return value
+}
+
+/**
+ * `number`, or undefined when the value is undefined (an option left out).
+ * @param {string} name
+ * @param {unknown} value
+ * @param {string} [what]
+ * @returns {number | undefined}
+ */
+function optionalNumber(name, value, what) {
+  return value === undefined ? undefined : number(name, value, what)
+}
+
+/**
+ * A point in time: a `Date` or milliseconds since the Unix epoch, as milliseconds (an invalid
+ * Date gives NaN, which the addon refuses naming the argument).
  * @param {string} name
  * @param {unknown} value
  * @returns {number}
  */
-function number(name, value) {
-  if (typeof value !== 'number') {
-    throw invalidArgument(name, `must be a number of milliseconds, not ${describe(value)}`)
+function time(name, value) {
+  if (value instanceof Date) return value.getTime()
+  if (typeof value === 'number') return value
+  throw invalidArgument(name, `must be a Date or milliseconds since 1970, not ${describe(value)}`)
+}
+
+const FIXED_BACKOFF = Object.freeze(['type', 'delayMs'])
+const EXPONENTIAL_BACKOFF = Object.freeze(['type', 'baseMs', 'capMs', 'jitter'])
+
+/**
+ * A backoff: `{ type: 'fixed', delayMs }` or `{ type: 'exponential', baseMs, capMs, jitter? }`.
+ * Missing durations and their bounds are the addon's and the core's to refuse.
+ * @param {string} name
+ * @param {unknown} value
+ * @returns {import('../native').BackoffParts}
+ */
+function backoff(name, value) {
+  const type = typeof value === 'object' && value !== null ? /** @type {any} */ (value).type : undefined
+  if (type === 'fixed') {
+    const o = options(name, value, FIXED_BACKOFF)
+    return { type, delayMs: optionalNumber('delayMs', o.delayMs) }
   }
-  return value
+  if (type === 'exponential') {
+    const o = options(name, value, EXPONENTIAL_BACKOFF)
+    return {
+      type,
+      baseMs: optionalNumber('baseMs', o.baseMs),
+      capMs: optionalNumber('capMs', o.capMs),
+      jitter: o.jitter === undefined ? undefined : boolean('jitter', o.jitter),
+    }
+  }
+  throw invalidArgument(
+    name,
+    "must be { type: 'fixed', delayMs } or { type: 'exponential', baseMs, capMs, jitter? }, " +
+      `not ${describe(value)}`,
+  )
 }
 
 /**
@@ -49,8 +107,8 @@ function boolean(name, value) {
 }
 
 /**
- * Item data: a copy of a Buffer or any Uint8Array, or a string as UTF-8. A copy, so that the
- * item does not change when the caller reuses its buffer (the addon reads it on another thread).
+ * Bytes: a copy of a Buffer or any Uint8Array, or a string as UTF-8. A copy, so that what is
+ * sent does not change when the caller reuses its buffer (the addon reads it on another thread).
  * @param {string} name
  * @param {unknown} value
  * @returns {Buffer}
@@ -59,6 +117,34 @@ function bytes(name, value) {
   if (value instanceof Uint8Array) return Buffer.from(value)
   if (typeof value === 'string') return Buffer.from(value, 'utf8')
   throw invalidArgument(name, `must be a Buffer, a Uint8Array or a string, not ${describe(value)}`)
+}
+
+/**
+ * Bytes read at once, on this thread (the addon copies them before returning): a Uint8Array
+ * as it is, or a string as UTF-8.
+ * @param {string} name
+ * @param {unknown} value
+ * @returns {Uint8Array}
+ */
+function bytesNow(name, value) {
+  if (value instanceof Uint8Array) return value
+  if (typeof value === 'string') return Buffer.from(value, 'utf8')
+  throw invalidArgument(name, `must be a Buffer, a Uint8Array or a string, not ${describe(value)}`)
+}
+
+/**
+ * Whether `value` can be an options object (an object, but not an array, bytes or a Date).
+ * @param {unknown} value
+ * @returns {value is Record<string, unknown>}
+ */
+function isOptions(value) {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Uint8Array) &&
+    !(value instanceof Date)
+  )
 }
 
 /**
@@ -82,7 +168,7 @@ function array(name, value, element) {
  * @returns {Record<string, unknown>}
  */
 function options(name, value, known) {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isOptions(value)) {
     throw invalidArgument(name, `must be an object with ${known.join(', ')}, not ${describe(value)}`)
   }
   const record = /** @type {Record<string, unknown>} */ (value)
@@ -108,4 +194,33 @@ function instance(name, value, type) {
   return value
 }
 
-module.exports = { array, boolean, bytes, instance, number, options, string }
+/**
+ * `options`, or an empty object when the value is undefined (every option left out).
+ * @param {string} name
+ * @param {unknown} value
+ * @param {readonly string[]} known
+ * @returns {Record<string, unknown>}
+ */
+function optionalOptions(name, value, known) {
+  return value === undefined ? NO_OPTIONS : options(name, value, known)
+}
+
+/** Every option left out: one shared object, not one per call. */
+const NO_OPTIONS = Object.freeze(/** @type {Record<string, unknown>} */ ({}))
+
+module.exports = {
+  array,
+  backoff,
+  boolean,
+  bytes,
+  bytesNow,
+  describe,
+  instance,
+  isOptions,
+  number,
+  optionalNumber,
+  optionalOptions,
+  options,
+  string,
+  time,
+}

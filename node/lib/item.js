@@ -5,27 +5,81 @@ const native = require('./native')
 const args = require('./args')
 const { jsonError, nativeSync } = require('./errors')
 
-/** A piece of work: an id, unique while the item exists, and its data (bytes). */
+const ITEM_OPTIONS = Object.freeze([
+  'id',
+  'delayMs',
+  'runAt',
+  'priority',
+  'maxAttempts',
+  'backoff',
+  'expiresAfterMs',
+  'keepResultForMs',
+])
+
+/**
+ * The addon's form of an item's options; types checked here, values by the core.
+ * @param {Record<string, unknown>} o
+ * @returns {import('../native').ItemOptions}
+ */
+function itemOptions(o) {
+  return {
+    delayMs: args.optionalNumber('delayMs', o.delayMs),
+    runAtMs: o.runAt === undefined ? undefined : args.time('runAt', o.runAt),
+    priority: args.optionalNumber('priority', o.priority, 'a whole number'),
+    maxAttempts: args.optionalNumber('maxAttempts', o.maxAttempts, 'a whole number'),
+    backoff: o.backoff === undefined ? undefined : args.backoff('backoff', o.backoff),
+    expiresAfterMs: args.optionalNumber('expiresAfterMs', o.expiresAfterMs),
+    keepResultForMs: args.optionalNumber('keepResultForMs', o.keepResultForMs),
+  }
+}
+
+/** @type {(item: Item) => import('../native').NativeItem} */
+let nativeOf
+
+/**
+ * A piece of work: an id, unique while the item exists, its data (bytes), and its options
+ * (delay, priority, retries...). The core checks the id at once and the options' values when
+ * the item is added.
+ */
 class Item {
+  /** @type {import('../native').NativeItem} */
+  #native
+
+  static {
+    nativeOf = (item) => item.#native
+  }
+
   /**
-   * @param {Buffer | Uint8Array | string} data the item's data; a string is stored as UTF-8
-   * @param {string} [id] the item's id; a random UUID when absent
+   * @param {Buffer | Uint8Array | string} data the item's data (copied); a string is stored as
+   *   UTF-8
+   * @param {string | import('../index').ItemOptions} [idOrOptions] the item's id, or its
+   *   options (`id` among them); a random UUID when no id is given
    */
-  constructor(data, id) {
-    /** @readonly @type {Buffer} */
-    this.data = args.bytes('data', data)
-    const checked = id === undefined ? undefined : args.string('id', id)
+  constructor(data, idOrOptions) {
+    const bytes = args.bytesNow('data', data)
+    /** @type {string | undefined} */
+    let id
+    /** @type {import('../native').ItemOptions | undefined} */
+    let options
+    if (args.isOptions(idOrOptions)) {
+      const o = args.options('options', idOrOptions, ITEM_OPTIONS)
+      id = o.id === undefined ? undefined : args.string('id', o.id)
+      options = itemOptions(o)
+    } else if (idOrOptions !== undefined) {
+      id = args.string('id', idOrOptions)
+    }
+    this.#native = nativeSync(() => new native.NativeItem(bytes, id, options))
     /** @readonly @type {string} */
-    this.id = nativeSync(() => native.itemId(checked))
+    this.id = this.#native.id
   }
 
   /**
    * An item whose data is `value` encoded as JSON.
    * @param {unknown} value
-   * @param {string} [id]
+   * @param {string | import('../index').ItemOptions} [idOrOptions]
    * @returns {Item}
    */
-  static fromJson(value, id) {
+  static fromJson(value, idOrOptions) {
     let text
     try {
       text = JSON.stringify(value)
@@ -33,7 +87,15 @@ class Item {
       throw jsonError(`value cannot be encoded as JSON: ${/** @type {Error} */ (err).message}`, err)
     }
     if (text === undefined) throw jsonError(`value cannot be encoded as JSON: it is ${typeof value}`)
-    return new Item(text, id)
+    return new Item(text, idOrOptions)
+  }
+
+  /**
+   * The item's data (a copy).
+   * @returns {Buffer}
+   */
+  get data() {
+    return this.#native.data
   }
 
   /**
@@ -57,4 +119,12 @@ function parseJson(data) {
   }
 }
 
-module.exports = { Item, parseJson }
+/**
+ * The addon's item behind `item`.
+ * @param {Item} item
+ */
+function nativeItem(item) {
+  return nativeOf(item)
+}
+
+module.exports = { ITEM_OPTIONS, Item, nativeItem, parseJson }

@@ -2,35 +2,202 @@
 'use strict'
 
 const args = require('./args')
-const { nativeAsync } = require('./errors')
-const { Item } = require('./item')
-const { Lease, toLease } = require('./lease')
+const { invalidArgument, nativeAsync } = require('./errors')
+const { ITEM_OPTIONS, Item, nativeItem } = require('./item')
+const { Lease, nativeLease, toBackoff, toLease } = require('./lease')
 
 /** Only `Client#queue` makes queues. */
 const CONSTRUCT = Symbol('leaseq.Queue')
 
-const LEASE_OPTIONS = Object.freeze(['ttlMs', 'block', 'timeoutMs'])
-const NEXT_OPTIONS = Object.freeze(['ttlMs'])
+const LEASE_OPTIONS = Object.freeze(['ttlMs', 'timeoutMs', 'block'])
+const BATCH_OPTIONS = Object.freeze(['ttlMs', 'timeoutMs'])
+const TTL_OPTIONS = Object.freeze(['ttlMs'])
+const COMPLETE_OPTIONS = Object.freeze(['result', 'keepResultForMs'])
+const FAIL_OPTIONS = Object.freeze(['errorType', 'retry'])
+const RETRY_OPTIONS = Object.freeze(['afterMs'])
+const RELEASE_OPTIONS = Object.freeze(['delayMs'])
+const WAIT_OPTIONS = Object.freeze(['timeoutMs'])
+const LIST_OPTIONS = Object.freeze(['start', 'count'])
+const CONFIG_OPTIONS = Object.freeze([
+  'maxAttempts',
+  'backoff',
+  'priority',
+  'expiresAfterMs',
+  'keepResultForMs',
+  'deadMaxCount',
+  'deadMaxAgeMs',
+])
+const COMPLETION_FIELDS = Object.freeze(['lease', 'result', 'keepResultForMs'])
+const FAILURE_FIELDS = Object.freeze(['lease', 'error', 'errorType', 'retry'])
+const NEXT_BATCH_OPTIONS = Object.freeze(['n', 'ttlMs'])
+const WHOLE = 'a whole number'
+
+/**
+ * The item to add: an `Item`, or data and options to make one.
+ * @param {unknown} itemOrData
+ * @param {unknown} options
+ */
+function toItem(itemOrData, options) {
+  if (itemOrData instanceof Item) {
+    if (options !== undefined) {
+      throw invalidArgument('options', 'belong to the Item (new Item(data, options)) when an Item is given')
+    }
+    return nativeItem(itemOrData)
+  }
+  if (!(itemOrData instanceof Uint8Array) && typeof itemOrData !== 'string') {
+    throw invalidArgument(
+      'item',
+      `must be an Item, or data (a Buffer, a Uint8Array or a string), not ${args.describe(itemOrData)}`,
+    )
+  }
+  const o = args.optionalOptions('options', options, ITEM_OPTIONS)
+  return nativeItem(new Item(itemOrData, o))
+}
 
 /**
  * @param {unknown} value
  * @param {string} name
- * @returns {import('../native').ItemParts}
  */
-function itemParts(value, name) {
-  const item = args.instance(name, value, Item)
-  return { id: item.id, data: item.data }
+function batchItem(value, name) {
+  return nativeItem(args.instance(name, value, Item))
 }
 
 /**
  * @param {unknown} value
- * @returns {Lease}
  */
 function requireLease(value) {
-  return args.instance('lease', value, Lease)
+  return nativeLease(args.instance('lease', value, Lease))
 }
 
-/** One queue: the keys under one prefix. Every method returns a Promise. */
+/**
+ * A Date from the addon's server-clock milliseconds.
+ * @param {number | null | undefined} ms
+ * @returns {Date | null}
+ */
+function date(ms) {
+  return ms === undefined || ms === null ? null : new Date(ms)
+}
+
+/**
+ * @template T
+ * @param {T | null | undefined} value
+ * @returns {T | null}
+ */
+function orNull(value) {
+  return value === undefined ? null : value
+}
+
+/**
+ * @param {import('../native').ResultParts | null | undefined} r
+ * @returns {import('../index').JobResult | null}
+ */
+function toResult(r) {
+  if (!r) return null
+  return { data: r.data, attempts: r.attempts, finishedAt: new Date(r.finishedAt) }
+}
+
+/**
+ * @param {import('../native').JobParts} j
+ * @returns {import('../index').Job}
+ */
+function toJob(j) {
+  return {
+    id: j.id,
+    state: /** @type {import('../index').JobState} */ (j.state),
+    data: j.data,
+    attempts: j.attempts,
+    maxAttempts: orNull(j.maxAttempts),
+    priority: j.priority,
+    error: orNull(j.error),
+    errorType: orNull(j.errorType),
+    deadReason: orNull(j.deadReason),
+    progress: orNull(j.progress),
+    result: toResult(j.result),
+    addedAt: date(j.addedAt),
+    dueAt: date(j.dueAt),
+    leasedAt: date(j.leasedAt),
+    leaseExpiresAt: date(j.leaseExpiresAt),
+    finishedAt: date(j.finishedAt),
+    leaseTtlMs: orNull(j.leaseTtlMs),
+    cancelled: j.cancelled,
+  }
+}
+
+/**
+ * @param {import('../native').ConfigParts} c
+ * @returns {import('../index').QueueConfig}
+ */
+function toConfig(c) {
+  /** @type {import('../index').QueueConfig} */
+  const out = {}
+  if (c.maxAttempts != null) out.maxAttempts = c.maxAttempts
+  if (c.backoff != null) out.backoff = toBackoff(c.backoff)
+  if (c.priority != null) out.priority = c.priority
+  if (c.expiresAfterMs != null) out.expiresAfterMs = c.expiresAfterMs
+  if (c.keepResultForMs != null) out.keepResultForMs = c.keepResultForMs
+  if (c.deadMaxCount != null) out.deadMaxCount = c.deadMaxCount
+  if (c.deadMaxAgeMs != null) out.deadMaxAgeMs = c.deadMaxAgeMs
+  return out
+}
+
+/**
+ * `fail`'s `retry` option as the addon's two arguments.
+ * @param {unknown} retry
+ * @returns {[string | undefined, number | undefined]}
+ */
+function retryParts(retry) {
+  if (retry === undefined) return [undefined, undefined]
+  if (retry === 'default' || retry === 'never') return [retry, undefined]
+  if (args.isOptions(retry)) {
+    const o = args.options('retry', retry, RETRY_OPTIONS)
+    return [undefined, args.number('afterMs', o.afterMs)]
+  }
+  throw invalidArgument('retry', `must be 'default', 'never' or { afterMs }, not ${args.describe(retry)}`)
+}
+
+/**
+ * `fail`'s error and type: a message, or an Error (its message, its name as the default type).
+ * @param {unknown} error
+ * @param {unknown} errorType
+ * @returns {[string, string | undefined]}
+ */
+function errorParts(error, errorType) {
+  const type = errorType === undefined ? undefined : args.string('errorType', errorType)
+  if (error instanceof Error) return [String(error.message), type ?? String(error.name)]
+  return [args.string('error', error), type]
+}
+
+/**
+ * A batch's completions as the addon's three parallel lists.
+ * @param {unknown} completions
+ * @returns {[import('../native').NativeLease[], Array<Uint8Array | undefined>, Array<number | undefined>]}
+ */
+function completionParts(completions) {
+  /** @type {import('../native').NativeLease[]} */
+  const leases = []
+  /** @type {Array<Uint8Array | undefined>} */
+  const results = []
+  /** @type {Array<number | undefined>} */
+  const keeps = []
+  args.array('completions', completions, (value, name) => {
+    if (value instanceof Lease) {
+      leases.push(nativeLease(value))
+      results.push(undefined)
+      keeps.push(undefined)
+      return
+    }
+    const c = args.options(name, value, COMPLETION_FIELDS)
+    leases.push(requireLease(c.lease))
+    results.push(c.result === undefined ? undefined : args.bytesNow('result', c.result))
+    keeps.push(args.optionalNumber('keepResultForMs', c.keepResultForMs))
+  })
+  return [leases, results, keeps]
+}
+
+/**
+ * One queue: the keys under one prefix. Every method returns a Promise; a bad argument rejects
+ * it with a `LeaseqError` (code `INVALID_ARGUMENT`) before anything is sent.
+ */
 class Queue {
   /** @type {import('../native').NativeQueue} */
   #native
@@ -50,87 +217,392 @@ class Queue {
   }
 
   /**
-   * Adds `item` unless an item with its id exists. Resolves to whether it was added.
-   * @param {Item} item
+   * Adds an item unless an item with its id exists. Resolves to whether it was added.
+   * @param {Item | Buffer | Uint8Array | string} item an `Item`, or data for a new one
+   * @param {import('../index').ItemOptions} [options] with data: the new item's id and options
    * @returns {Promise<boolean>}
    */
-  async add(item) {
-    const parts = itemParts(item, 'item')
-    return nativeAsync(() => this.#native.add(parts))
+  async add(item, options) {
+    const n = toItem(item, options)
+    return nativeAsync(() => this.#native.add(n))
   }
 
   /**
-   * Adds `item` without checking whether its id exists: for fresh (random) ids only.
-   * @param {Item} item
+   * Adds an item without checking whether its id exists: for fresh (random) ids only.
+   * @param {Item | Buffer | Uint8Array | string} item
+   * @param {import('../index').ItemOptions} [options]
    * @returns {Promise<void>}
    */
-  async addUnique(item) {
-    const parts = itemParts(item, 'item')
-    return nativeAsync(() => this.#native.addUnique(parts))
+  async addUnique(item, options) {
+    const n = toItem(item, options)
+    return nativeAsync(() => this.#native.addUnique(n))
   }
 
   /**
-   * Adds every item whose id does not exist yet, in one round trip. Resolves to how many were
-   * added.
+   * Adds every item whose id does not exist yet, each with its own options, in one round trip.
+   * Resolves to how many were added.
    * @param {Item[]} items
    * @returns {Promise<number>}
    */
   async addBatch(items) {
-    const parts = args.array('items', items, itemParts)
-    return nativeAsync(() => this.#native.addBatch(parts))
+    const natives = args.array('items', items, batchItem)
+    return nativeAsync(() => this.#native.addBatch(natives))
   }
 
   /**
-   * Leases the next item for `ttlMs`. Without `block` it resolves at once (to null when the
-   * queue is empty); with `block: true` it waits server-side until an item comes, `timeoutMs`
-   * passes (null), or the client is closed (rejects with code CLOSED).
-   * @param {{ ttlMs: number, block?: boolean, timeoutMs?: number }} options
+   * Leases the next item (highest priority first). Without `timeoutMs` it resolves at once (to
+   * null when nothing is waiting); with it, it waits server-side up to that long (`Infinity`:
+   * until an item comes or the client closes).
+   * @param {import('../index').LeaseOptions} [options]
    * @returns {Promise<Lease | null>}
    */
   async lease(options) {
-    const o = args.options('options', options, LEASE_OPTIONS)
-    const ttlMs = args.number('ttlMs', o.ttlMs)
-    const block = o.block === undefined ? false : args.boolean('block', o.block)
-    const timeoutMs = o.timeoutMs === undefined ? undefined : args.number('timeoutMs', o.timeoutMs)
+    const o = args.optionalOptions('options', options, LEASE_OPTIONS)
+    const ttlMs = args.optionalNumber('ttlMs', o.ttlMs)
+    const block = o.block === undefined ? undefined : args.boolean('block', o.block)
+    const timeoutMs = args.optionalNumber('timeoutMs', o.timeoutMs)
     return toLease(await nativeAsync(() => this.#native.lease(ttlMs, block, timeoutMs)))
   }
 
   /**
-   * Completes the leased item. Resolves to true for exactly one caller per item, ever.
-   * @param {Lease} lease
-   * @returns {Promise<boolean>}
+   * Leases up to `n` items in one round trip; waits as `lease` does while none is there.
+   * @param {number} n
+   * @param {import('../index').LeaseBatchOptions} [options]
+   * @returns {Promise<Lease[]>}
    */
-  async complete(lease) {
-    const l = requireLease(lease)
-    return nativeAsync(() => this.#native.complete(l.id, l.token))
+  async leaseBatch(n, options) {
+    const count = args.number('n', n, WHOLE)
+    const o = args.optionalOptions('options', options, BATCH_OPTIONS)
+    const ttlMs = args.optionalNumber('ttlMs', o.ttlMs)
+    const timeoutMs = args.optionalNumber('timeoutMs', o.timeoutMs)
+    const leased = await nativeAsync(() => this.#native.leaseBatch(count, ttlMs, timeoutMs))
+    return leased.map((parts) => /** @type {Lease} */ (toLease(parts)))
   }
 
   /**
-   * Completes `lease` and leases the next item for `ttlMs` in the same round trip, without
-   * waiting.
+   * Completes the leased item, keeping `result` (if given) for `result`/`waitResult`. Resolves
+   * to true for exactly one caller per incarnation of the item.
    * @param {Lease} lease
-   * @param {{ ttlMs: number }} options
+   * @param {import('../index').CompleteOptions} [options]
+   * @returns {Promise<boolean>}
+   */
+  async complete(lease, options) {
+    const l = requireLease(lease)
+    const o = args.optionalOptions('options', options, COMPLETE_OPTIONS)
+    const result = o.result === undefined ? undefined : args.bytes('result', o.result)
+    const keep = args.optionalNumber('keepResultForMs', o.keepResultForMs)
+    return nativeAsync(() => this.#native.complete(l, result, keep))
+  }
+
+  /**
+   * Completes `lease` and leases the next item in the same round trip, without waiting.
+   * @param {Lease} lease
+   * @param {{ ttlMs?: number }} [options]
    * @returns {Promise<{ completed: boolean, next: Lease | null }>}
    */
   async completeAndLease(lease, options) {
     const l = requireLease(lease)
-    const o = args.options('options', options, NEXT_OPTIONS)
-    const ttlMs = args.number('ttlMs', o.ttlMs)
-    const result = await nativeAsync(() => this.#native.completeAndLease(l.id, l.token, ttlMs))
+    const o = args.optionalOptions('options', options, TTL_OPTIONS)
+    const ttlMs = args.optionalNumber('ttlMs', o.ttlMs)
+    const result = await nativeAsync(() => this.#native.completeAndLease(l, ttlMs))
     return { completed: result.completed, next: toLease(result.next) }
   }
 
   /**
    * Extends the lease to `ttlMs` from now, only while it is still this holder's. Resolves to
-   * false when it expired, another worker took the item, or the item is complete.
+   * false when it is not (`renewOutcome` says why).
    * @param {Lease} lease
-   * @param {number} ttlMs
+   * @param {{ ttlMs?: number } | number} [options] the options, or `ttlMs` alone
    * @returns {Promise<boolean>}
    */
-  async renew(lease, ttlMs) {
+  async renew(lease, options) {
     const l = requireLease(lease)
-    const ttl = args.number('ttlMs', ttlMs)
-    return nativeAsync(() => this.#native.renew(l.id, l.token, ttl))
+    const ttlMs = renewTtl(options)
+    return nativeAsync(() => this.#native.renew(l, ttlMs))
+  }
+
+  /**
+   * Like `renew`, resolving to what it found: `'renewed'`, or why not.
+   * @param {Lease} lease
+   * @param {{ ttlMs?: number } | number} [options]
+   * @returns {Promise<import('../index').RenewOutcome>}
+   */
+  async renewOutcome(lease, options) {
+    const l = requireLease(lease)
+    const ttlMs = renewTtl(options)
+    const outcome = await nativeAsync(() => this.#native.renewOutcome(l, ttlMs))
+    return /** @type {import('../index').RenewOutcome} */ (outcome)
+  }
+
+  /**
+   * Records a failed attempt. The item retries after its backoff (or `retry: { afterMs }`)
+   * while it has attempts left, else (or with `retry: 'never'`) it is dead.
+   * @param {Lease} lease
+   * @param {string | Error} error a message, or an Error (its message; its name is the
+   *   default `errorType`)
+   * @param {import('../index').FailOptions} [options]
+   * @returns {Promise<import('../index').FailOutcome>}
+   */
+  async fail(lease, error, options) {
+    const l = requireLease(lease)
+    const o = args.optionalOptions('options', options, FAIL_OPTIONS)
+    const [message, errorType] = errorParts(error, o.errorType)
+    const [mode, afterMs] = retryParts(o.retry)
+    const outcome = await nativeAsync(() => this.#native.fail(l, message, errorType, mode, afterMs))
+    return /** @type {import('../index').FailOutcome} */ (outcome)
+  }
+
+  /**
+   * Hands the item back without counting a failure: waiting again now, or after `delayMs`.
+   * @param {Lease} lease
+   * @param {{ delayMs?: number }} [options]
+   * @returns {Promise<boolean>}
+   */
+  async release(lease, options) {
+    const l = requireLease(lease)
+    const o = args.optionalOptions('options', options, RELEASE_OPTIONS)
+    const delayMs = args.optionalNumber('delayMs', o.delayMs)
+    return nativeAsync(() => this.#native.release(l, delayMs))
+  }
+
+  /**
+   * Stores a small progress value (at most 64 KiB) on the leased item, shown by `get`.
+   * @param {Lease} lease
+   * @param {Buffer | Uint8Array | string} value
+   * @returns {Promise<boolean>}
+   */
+  async progress(lease, value) {
+    const l = requireLease(lease)
+    const v = args.bytes('value', value)
+    return nativeAsync(() => this.#native.progress(l, v))
+  }
+
+  /**
+   * The result kept for item `id`, or null.
+   * @param {string} id
+   * @returns {Promise<import('../index').JobResult | null>}
+   */
+  async result(id) {
+    const i = args.string('id', id)
+    return toResult(await nativeAsync(() => this.#native.result(i)))
+  }
+
+  /**
+   * Waits up to `timeoutMs` for item `id`'s result, server-side; null if none came.
+   * @param {string} id
+   * @param {{ timeoutMs: number }} options
+   * @returns {Promise<import('../index').JobResult | null>}
+   */
+  async waitResult(id, options) {
+    const i = args.string('id', id)
+    const o = args.options('options', options, WAIT_OPTIONS)
+    const timeoutMs = args.number('timeoutMs', o.timeoutMs)
+    return toResult(await nativeAsync(() => this.#native.waitResult(i, timeoutMs)))
+  }
+
+  /**
+   * Everything known about item `id`, or null.
+   * @param {string} id
+   * @returns {Promise<import('../index').Job | null>}
+   */
+  async get(id) {
+    const i = args.string('id', id)
+    const job = await nativeAsync(() => this.#native.get(i))
+    return job ? toJob(job) : null
+  }
+
+  /**
+   * A page of the items in `state`.
+   * @param {import('../index').ListState} state
+   * @param {{ start?: number, count?: number }} [options]
+   * @returns {Promise<import('../index').ListEntry[]>}
+   */
+  async list(state, options) {
+    const s = args.string('state', state)
+    const o = args.optionalOptions('options', options, LIST_OPTIONS)
+    const start = args.optionalNumber('start', o.start, WHOLE)
+    const count = args.optionalNumber('count', o.count, WHOLE)
+    const entries = await nativeAsync(() => this.#native.list(s, start, count))
+    return entries.map((e) => ({
+      id: e.id,
+      at: date(e.at),
+      attempts: e.attempts,
+      error: orNull(e.error),
+      errorType: orNull(e.errorType),
+    }))
+  }
+
+  /**
+   * How many items are in `state`.
+   * @param {import('../index').ListState} state
+   * @returns {Promise<number>}
+   */
+  async count(state) {
+    const s = args.string('state', state)
+    return nativeAsync(() => this.#native.count(s))
+  }
+
+  /**
+   * Cancels item `id`. Resolves to the state it was in, or null when there was none.
+   * @param {string} id
+   * @returns {Promise<import('../index').JobState | null>}
+   */
+  async cancel(id) {
+    const i = args.string('id', id)
+    const was = await nativeAsync(() => this.#native.cancel(i))
+    return /** @type {import('../index').JobState | null} */ (orNull(was))
+  }
+
+  /**
+   * Counts per state, the oldest waiting item's age, and per-minute counters.
+   * @returns {Promise<import('../index').Stats>}
+   */
+  async stats() {
+    const s = await nativeAsync(() => this.#native.stats())
+    return {
+      waiting: s.waiting,
+      delayed: s.delayed,
+      leased: s.leased,
+      dead: s.dead,
+      processing: s.processing,
+      oldestWaitingMs: orNull(s.oldestWaitingMs),
+      now: new Date(s.now),
+      minutes: s.minutes,
+      lastHour: s.lastHour,
+    }
+  }
+
+  /**
+   * Puts these dead items back to waiting, attempts reset. Resolves to how many.
+   * @param {string[]} ids
+   * @returns {Promise<number>}
+   */
+  async deadRequeue(ids) {
+    const i = args.array('ids', ids, (v, name) => args.string(name, v))
+    return nativeAsync(() => this.#native.deadRequeue(i))
+  }
+
+  /**
+   * Requeues the `n` oldest dead items (all when `n` is left out). Resolves to how many.
+   * @param {number} [n]
+   * @returns {Promise<number>}
+   */
+  async deadRequeueOldest(n) {
+    const count = args.optionalNumber('n', n, WHOLE)
+    return nativeAsync(() => this.#native.deadRequeueOldest(count))
+  }
+
+  /**
+   * Deletes the `n` oldest dead items (all when `n` is left out). Resolves to how many.
+   * @param {number} [n]
+   * @returns {Promise<number>}
+   */
+  async deadPurge(n) {
+    const count = args.optionalNumber('n', n, WHOLE)
+    return nativeAsync(() => this.#native.deadPurge(count))
+  }
+
+  /**
+   * The stored configuration: only the fields stored (the others take the defaults).
+   * @returns {Promise<import('../index').QueueConfig>}
+   */
+  async config() {
+    return toConfig(await nativeAsync(() => this.#native.config()))
+  }
+
+  /**
+   * Stores the fields given; the others keep their stored value.
+   * @param {import('../index').QueueConfig} config
+   * @returns {Promise<void>}
+   */
+  async setConfig(config) {
+    const o = args.options('config', config, CONFIG_OPTIONS)
+    /** @type {import('../native').ConfigParts} */
+    const parts = {
+      maxAttempts: args.optionalNumber('maxAttempts', o.maxAttempts, WHOLE),
+      backoff: o.backoff === undefined ? undefined : args.backoff('backoff', o.backoff),
+      priority: args.optionalNumber('priority', o.priority, WHOLE),
+      expiresAfterMs: args.optionalNumber('expiresAfterMs', o.expiresAfterMs),
+      keepResultForMs: args.optionalNumber('keepResultForMs', o.keepResultForMs),
+      deadMaxCount: args.optionalNumber('deadMaxCount', o.deadMaxCount, WHOLE),
+      deadMaxAgeMs: args.optionalNumber('deadMaxAgeMs', o.deadMaxAgeMs),
+    }
+    return nativeAsync(() => this.#native.setConfig(parts))
+  }
+
+  /**
+   * Removes the stored configuration: the defaults apply again.
+   * @returns {Promise<void>}
+   */
+  async resetConfig() {
+    return nativeAsync(() => this.#native.resetConfig())
+  }
+
+  /**
+   * Completes many leases (at most 1000) in one round trip, each as `complete` would: an entry
+   * is a Lease, or `{ lease, result?, keepResultForMs? }`. Resolves to whether each completed
+   * its item, in order.
+   * @param {Array<Lease | import('../index').Completion>} completions
+   * @returns {Promise<boolean[]>}
+   */
+  async completeBatch(completions) {
+    const [leases, results, keeps] = completionParts(completions)
+    return nativeAsync(() => this.#native.completeBatch(leases, results, keeps))
+  }
+
+  /**
+   * Extends many leases (at most 1000) in one round trip; resolves to each one's outcome.
+   * @param {Lease[]} leases
+   * @param {{ ttlMs?: number }} [options]
+   * @returns {Promise<import('../index').RenewOutcome[]>}
+   */
+  async renewBatch(leases, options) {
+    const natives = args.array('leases', leases, (v, name) => nativeLease(args.instance(name, v, Lease)))
+    const o = args.optionalOptions('options', options, TTL_OPTIONS)
+    const ttlMs = args.optionalNumber('ttlMs', o.ttlMs)
+    const outcomes = await nativeAsync(() => this.#native.renewBatch(natives, ttlMs))
+    return /** @type {import('../index').RenewOutcome[]} */ (outcomes)
+  }
+
+  /**
+   * Fails many leases (at most 1000) in one round trip, each as `fail` would; resolves to the
+   * outcomes in order.
+   * @param {import('../index').Failure[]} failures
+   * @returns {Promise<import('../index').FailOutcome[]>}
+   */
+  async failBatch(failures) {
+    /** @type {import('../native').NativeLease[]} */
+    const leases = []
+    const parts = args.array('failures', failures, (value, name) => {
+      const f = args.options(name, value, FAILURE_FIELDS)
+      leases.push(requireLease(f.lease))
+      const [message, errorType] = errorParts(f.error, f.errorType)
+      const [retryMode, retryAfterMs] = retryParts(f.retry)
+      return { error: message, errorType, retryMode, retryAfterMs }
+    })
+    const outcomes = await nativeAsync(() => this.#native.failBatch(parts, leases))
+    return /** @type {import('../index').FailOutcome[]} */ (outcomes)
+  }
+
+  /**
+   * A busy worker's whole step in one round trip: completes `completions` (as
+   * `completeBatch`) and leases up to `n` more items (without waiting).
+   * @param {Array<Lease | import('../index').Completion>} completions
+   * @param {{ n: number, ttlMs?: number }} options
+   * @returns {Promise<{ completed: boolean[], leases: Lease[] }>}
+   */
+  async completeAndLeaseBatch(completions, options) {
+    const [leases, results, keeps] = completionParts(completions)
+    const o = args.options('options', options, NEXT_BATCH_OPTIONS)
+    const n = args.number('n', o.n, WHOLE)
+    const ttlMs = args.optionalNumber('ttlMs', o.ttlMs)
+    const got = await nativeAsync(() =>
+      this.#native.completeAndLeaseBatch(leases, results, keeps, n, ttlMs),
+    )
+    return {
+      completed: got.completed,
+      leases: got.leases.map((parts) => /** @type {Lease} */ (toLease(parts))),
+    }
   }
 
   /**
@@ -151,7 +623,7 @@ class Queue {
   }
 
   /**
-   * How many ids wait in the queue.
+   * How many ids wait in the priority-0 list (`count('waiting')` counts every priority).
    * @returns {Promise<number>}
    */
   async queueLen() {
@@ -159,12 +631,25 @@ class Queue {
   }
 
   /**
-   * How many ids are in processing (leased, or left by crashed workers until a light clean).
+   * How many ids are in processing (leased by redis-work-queue clients, or left by crashed
+   * ones until a light clean).
    * @returns {Promise<number>}
    */
   async processingLen() {
     return nativeAsync(() => this.#native.processingLen())
   }
+}
+
+/**
+ * `renew`'s second argument: `{ ttlMs }`, a number (the TTL), or nothing (the core's default).
+ * @param {unknown} options
+ * @returns {number | undefined}
+ */
+function renewTtl(options) {
+  if (options === undefined) return undefined
+  if (!args.isOptions(options)) return args.number('ttlMs', options)
+  const o = args.options('options', options, TTL_OPTIONS)
+  return args.optionalNumber('ttlMs', o.ttlMs)
 }
 
 /**

@@ -29,12 +29,19 @@ fn encode(code: &str, message: &str) -> napi::Error {
     napi::Error::new(Status::GenericFailure, format!("{PREFIX}{code}: {message}"))
 }
 
-/// The core names durations as Rust does (`ttl`); the JavaScript API takes milliseconds and
-/// says so in its option names.
+/// The core names arguments as its Rust API does (`ttl`, `keep_for`); the JavaScript API takes
+/// milliseconds and camelCase option names, and says so in its errors.
 fn js_argument(core_name: &str) -> &str {
     match core_name {
         "ttl" => "ttlMs",
         "timeout" => "timeoutMs",
+        "delay" => "delayMs",
+        "run_at" => "runAt",
+        "max_attempts" => "maxAttempts",
+        "expires_after" => "expiresAfterMs",
+        "keep_result_for" | "keep_for" => "keepResultForMs",
+        "dead_max_count" => "deadMaxCount",
+        "dead_max_age" => "deadMaxAgeMs",
         other => other,
     }
 }

@@ -9,11 +9,16 @@
 mod client;
 mod convert;
 mod error;
+mod item;
+mod job;
+mod lease;
 mod queue;
 
 use napi_derive::napi;
 
 pub use client::NativeClient;
+pub use item::NativeItem;
+pub use lease::NativeLease;
 pub use queue::NativeQueue;
 
 /// One row of the error registry as the core knows it (spec/errors.md).
@@ -39,17 +44,4 @@ pub fn error_codes() -> Vec<ErrorCodeInfo> {
             retryable: code.retryable(),
         })
         .collect()
-}
-
-/// The id of a new item: `id` itself once the core has validated it, or a fresh random id from
-/// the core when `id` is absent.
-#[napi]
-pub fn item_id(id: Option<String>) -> napi::Result<String> {
-    match id {
-        Some(id) => {
-            leaseq::validate_id(&id).map_err(error::to_napi)?;
-            Ok(id)
-        }
-        None => Ok(leaseq::Item::new(Vec::new()).into_parts().0),
-    }
 }

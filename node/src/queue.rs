@@ -1,35 +1,33 @@
 //! `NativeQueue`: the core's queue operations as async methods.
 //!
-//! Leases cross the boundary as plain parts (`LeaseParts`); `complete` and `renew` get the id
-//! and token back and rebuild the core `Lease` with `Queue::lease_from_parts`.
+//! Leases cross the boundary as `NativeLease` objects holding the core's `Lease`, and come back
+//! whole to `complete`, `fail`, `release`, `renew` and `progress`. Items are `NativeItem`s,
+//! built once. Arguments left out (`None`) take the core's defaults.
 
-use leaseq::{CleanReport, Item, Lease, Queue};
-use napi::bindgen_prelude::Buffer;
+use std::time::Duration;
+
+use leaseq::{policy, CleanReport, Completion, FailOutcome, Lease, Queue, State};
+use napi::bindgen_prelude::{Buffer, ClassInstance, PromiseRaw};
+use napi::Env;
 use napi_derive::napi;
 
-use crate::convert::{count, millis, wait, LeaseParts};
+use crate::convert::{count, integer, millis, opt_millis, retry, ttl, wait};
 use crate::error::to_napi;
-
-/// An item as the JS layer sends it.
-#[napi(object)]
-pub struct ItemParts {
-    /// The item's id (already validated by the core when the `Item` was made).
-    pub id: String,
-    /// The item's data.
-    pub data: Buffer,
-}
+use crate::item::NativeItem;
+use crate::job::{ConfigParts, EntryParts, JobParts, ResultParts, StatsParts};
+use crate::lease::{LeasedParts, NativeLease};
 
 /// What `complete_and_lease` did.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct CompleteAndLeaseParts {
     /// Whether this call completed the item.
     pub completed: bool,
     /// The next lease, if the queue had an item.
-    pub next: Option<LeaseParts>,
+    pub next: Option<LeasedParts>,
 }
 
 /// What a clean did.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct CleanParts {
     /// Items put back in the queue.
     pub requeued: i64,
@@ -56,16 +54,84 @@ impl NativeQueue {
     pub(crate) fn new(inner: Queue) -> NativeQueue {
         NativeQueue { inner }
     }
+}
 
-    fn lease_of(&self, id: &str, token: &str) -> napi::Result<Lease> {
-        self.inner
-            .lease_from_parts(id, token, token, 0)
-            .map_err(to_napi)
+/// One completion of a batch, owned so that it can move to the runtime's threads.
+type OwnedCompletion = (Lease, Option<(Vec<u8>, Option<Duration>)>);
+
+/// Batch completions from three parallel JavaScript arrays, copied on this thread.
+fn completions(
+    leases: Vec<ClassInstance<'_, NativeLease>>,
+    results: Vec<Option<&[u8]>>,
+    keeps: Vec<Option<f64>>,
+) -> napi::Result<Vec<OwnedCompletion>> {
+    if results.len() != leases.len() || keeps.len() != leases.len() {
+        return Err(crate::error::invalid(
+            "completions",
+            "needs one result and keep time per lease",
+        ));
+    }
+    let mut owned = Vec::with_capacity(leases.len());
+    for ((lease, result), keep) in leases.iter().zip(results).zip(keeps) {
+        let keep = opt_millis("keepResultForMs", keep)?;
+        let result = match (result, keep) {
+            (Some(r), keep) => Some((r.to_vec(), keep)),
+            (None, None) => None,
+            (None, Some(_)) => {
+                return Err(crate::error::invalid(
+                    "keepResultForMs",
+                    "applies only with a `result`",
+                ))
+            }
+        };
+        owned.push((lease.inner.clone(), result));
+    }
+    Ok(owned)
+}
+
+fn borrow_completion(c: &OwnedCompletion) -> Completion<'_> {
+    (&c.0, c.1.as_ref().map(|(r, keep)| (r.as_slice(), *keep)))
+}
+
+/// A fail outcome's name: `retrying`, `dead`, or why the lease was not held.
+fn fail_name(outcome: FailOutcome) -> &'static str {
+    match outcome {
+        FailOutcome::Retrying(_) => "retrying",
+        FailOutcome::Dead => "dead",
+        FailOutcome::NotHeld(why) => why.as_str(),
+        _ => "unknown",
     }
 }
 
-fn item(parts: ItemParts) -> napi::Result<Item> {
-    Item::with_id(parts.id, parts.data.to_vec()).map_err(to_napi)
+/// One failure of `fail_batch` (its lease travels in a list beside it).
+#[napi(object, object_to_js = false)]
+pub struct FailureParts {
+    /// The message.
+    pub error: String,
+    /// The type (absent: empty).
+    pub error_type: Option<String>,
+    /// `default` or `never`.
+    pub retry_mode: Option<String>,
+    /// A retry delay instead.
+    pub retry_after_ms: Option<f64>,
+}
+
+/// What `complete_and_lease_batch` did.
+#[napi(object, object_from_js = false)]
+pub struct CompleteAndLeaseBatchParts {
+    /// Whether each completion completed its item, in order.
+    pub completed: Vec<bool>,
+    /// The new leases.
+    pub leases: Vec<LeasedParts>,
+}
+
+fn state(name: &str) -> napi::Result<State> {
+    State::parse(name).map_err(to_napi)
+}
+
+/// A count of items from JavaScript; absent means all (the core's `None`).
+fn opt_n(n: Option<f64>) -> napi::Result<Option<u64>> {
+    n.map(|n| integer("n", n)).transpose()
 }
 
 #[napi]
@@ -78,77 +144,393 @@ impl NativeQueue {
 
     /// Adds an item unless its id exists; whether it was added.
     #[napi]
-    pub async fn add(&self, item_parts: ItemParts) -> napi::Result<bool> {
-        let item = item(item_parts)?;
-        self.inner.add(&item).await.map_err(to_napi)
+    pub async fn add(&self, item: &NativeItem) -> napi::Result<bool> {
+        self.inner.add(&item.inner).await.map_err(to_napi)
     }
 
     /// Adds an item without checking whether its id exists.
     #[napi]
-    pub async fn add_unique(&self, item_parts: ItemParts) -> napi::Result<()> {
-        let item = item(item_parts)?;
-        self.inner.add_unique(&item).await.map_err(to_napi)
+    pub async fn add_unique(&self, item: &NativeItem) -> napi::Result<()> {
+        self.inner.add_unique(&item.inner).await.map_err(to_napi)
     }
 
-    /// Adds every item whose id does not exist yet; how many were added.
-    #[napi]
-    pub async fn add_batch(&self, items: Vec<ItemParts>) -> napi::Result<i64> {
-        let items = items
-            .into_iter()
-            .map(item)
-            .collect::<napi::Result<Vec<_>>>()?;
-        let added = self.inner.add_batch(&items).await.map_err(to_napi)?;
-        Ok(count(added as u64))
+    /// Adds every item whose id does not exist yet; how many were added. (Not an `async fn`:
+    /// those cannot take a list of class instances, so the items are cloned here and the
+    /// future spawned by hand.)
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn add_batch<'env>(
+        &self,
+        env: &'env Env,
+        items: Vec<ClassInstance<'env, NativeItem>>,
+    ) -> napi::Result<PromiseRaw<'env, i64>> {
+        let items: Vec<leaseq::Item> = items.iter().map(|i| i.inner.clone()).collect();
+        let queue = self.inner.clone();
+        env.spawn_future(async move {
+            let added = queue.add_batch(&items).await.map_err(to_napi)?;
+            Ok(count(added as u64))
+        })
     }
 
-    /// Leases the next item for `ttl_ms`, waiting as `block` and `timeout_ms` say.
+    /// Leases the next item for `ttl_ms` (default: the core's), waiting as `block` and
+    /// `timeout_ms` say (default: not at all).
     #[napi]
     pub async fn lease(
         &self,
-        ttl_ms: f64,
-        block: bool,
+        ttl_ms: Option<f64>,
+        block: Option<bool>,
         timeout_ms: Option<f64>,
-    ) -> napi::Result<Option<LeaseParts>> {
-        let ttl = millis("ttlMs", ttl_ms)?;
+    ) -> napi::Result<Option<LeasedParts>> {
+        let ttl = ttl(ttl_ms)?;
         let wait = wait(block, timeout_ms)?;
         let lease = self.inner.lease(ttl, wait).await.map_err(to_napi)?;
-        Ok(lease.map(LeaseParts::from))
+        Ok(lease.map(LeasedParts::from))
     }
 
-    /// Completes the leased item; true for exactly one caller per item.
+    /// Leases up to `n` items in one round trip.
     #[napi]
-    pub async fn complete(&self, id: String, token: String) -> napi::Result<bool> {
-        let lease = self.lease_of(&id, &token)?;
-        self.inner.complete(&lease).await.map_err(to_napi)
+    pub async fn lease_batch(
+        &self,
+        n: f64,
+        ttl_ms: Option<f64>,
+        timeout_ms: Option<f64>,
+    ) -> napi::Result<Vec<LeasedParts>> {
+        let n: usize = integer("n", n)?;
+        let ttl = ttl(ttl_ms)?;
+        let wait = wait(None, timeout_ms)?;
+        let leases = self
+            .inner
+            .lease_batch(n, ttl, wait)
+            .await
+            .map_err(to_napi)?;
+        Ok(leases.into_iter().map(LeasedParts::from).collect())
+    }
+
+    /// Completes the leased item, keeping `result` if given; true for exactly one caller per
+    /// incarnation of the item.
+    #[napi]
+    pub async fn complete(
+        &self,
+        lease: &NativeLease,
+        result: Option<Buffer>,
+        keep_result_for_ms: Option<f64>,
+    ) -> napi::Result<bool> {
+        let keep = opt_millis("keepResultForMs", keep_result_for_ms)?;
+        let done = match (&result, keep) {
+            (Some(result), keep) => {
+                self.inner
+                    .complete_with_result(&lease.inner, result, keep)
+                    .await
+            }
+            (None, None) => self.inner.complete(&lease.inner).await,
+            (None, Some(_)) => {
+                return Err(crate::error::invalid(
+                    "keepResultForMs",
+                    "applies only with a `result`",
+                ))
+            }
+        };
+        done.map_err(to_napi)
     }
 
     /// Completes the leased item and leases the next one (without waiting) in one round trip.
     #[napi]
     pub async fn complete_and_lease(
         &self,
-        id: String,
-        token: String,
-        ttl_ms: f64,
+        lease: &NativeLease,
+        ttl_ms: Option<f64>,
     ) -> napi::Result<CompleteAndLeaseParts> {
-        let lease = self.lease_of(&id, &token)?;
-        let ttl = millis("ttlMs", ttl_ms)?;
+        let ttl = ttl(ttl_ms)?;
         let (completed, next) = self
             .inner
-            .complete_and_lease(&lease, ttl)
+            .complete_and_lease(&lease.inner, ttl)
             .await
             .map_err(to_napi)?;
         Ok(CompleteAndLeaseParts {
             completed,
-            next: next.map(LeaseParts::from),
+            next: next.map(LeasedParts::from),
         })
     }
 
-    /// Extends the lease to `ttl_ms` from now while it is still this holder's.
+    /// Extends the lease to `ttl_ms` from now while it is still this holder's; says what it
+    /// found (`RenewOutcome::as_str`).
     #[napi]
-    pub async fn renew(&self, id: String, token: String, ttl_ms: f64) -> napi::Result<bool> {
-        let lease = self.lease_of(&id, &token)?;
-        let ttl = millis("ttlMs", ttl_ms)?;
-        self.inner.renew(&lease, ttl).await.map_err(to_napi)
+    pub async fn renew_outcome(
+        &self,
+        lease: &NativeLease,
+        ttl_ms: Option<f64>,
+    ) -> napi::Result<&'static str> {
+        let ttl = ttl(ttl_ms)?;
+        let outcome = self
+            .inner
+            .renew_outcome(&lease.inner, ttl)
+            .await
+            .map_err(to_napi)?;
+        Ok(outcome.as_str())
+    }
+
+    /// Like `renew_outcome`, as whether the lease was renewed.
+    #[napi]
+    pub async fn renew(&self, lease: &NativeLease, ttl_ms: Option<f64>) -> napi::Result<bool> {
+        let ttl = ttl(ttl_ms)?;
+        self.inner.renew(&lease.inner, ttl).await.map_err(to_napi)
+    }
+
+    /// Records a failed attempt; `retrying`, `dead`, or why the lease was not held.
+    #[napi]
+    pub async fn fail(
+        &self,
+        lease: &NativeLease,
+        error: String,
+        error_type: Option<String>,
+        retry_mode: Option<String>,
+        retry_after_ms: Option<f64>,
+    ) -> napi::Result<&'static str> {
+        let retry = retry(retry_mode, retry_after_ms)?;
+        let outcome = self
+            .inner
+            .fail(
+                &lease.inner,
+                &error,
+                error_type.as_deref().unwrap_or_default(),
+                retry,
+            )
+            .await
+            .map_err(to_napi)?;
+        Ok(fail_name(outcome))
+    }
+
+    /// Hands the item back without counting a failure, now or after `delay_ms`.
+    #[napi]
+    pub async fn release(&self, lease: &NativeLease, delay_ms: Option<f64>) -> napi::Result<bool> {
+        let delay = opt_millis("delayMs", delay_ms)?;
+        self.inner
+            .release(&lease.inner, delay)
+            .await
+            .map_err(to_napi)
+    }
+
+    /// Stores a small progress value on the leased item.
+    #[napi]
+    pub async fn progress(&self, lease: &NativeLease, value: Buffer) -> napi::Result<bool> {
+        self.inner
+            .progress(&lease.inner, &value)
+            .await
+            .map_err(to_napi)
+    }
+
+    /// The result kept for item `id`.
+    #[napi]
+    pub async fn result(&self, id: String) -> napi::Result<Option<ResultParts>> {
+        let result = self.inner.result(&id).await.map_err(to_napi)?;
+        Ok(result.map(ResultParts::from))
+    }
+
+    /// Waits up to `timeout_ms` for item `id`'s result, server-side.
+    #[napi]
+    pub async fn wait_result(
+        &self,
+        id: String,
+        timeout_ms: f64,
+    ) -> napi::Result<Option<ResultParts>> {
+        let timeout = millis("timeoutMs", timeout_ms)?;
+        let result = self
+            .inner
+            .wait_result(&id, timeout)
+            .await
+            .map_err(to_napi)?;
+        Ok(result.map(ResultParts::from))
+    }
+
+    /// Everything known about item `id`.
+    #[napi]
+    pub async fn get(&self, id: String) -> napi::Result<Option<JobParts>> {
+        let job = self.inner.get(&id).await.map_err(to_napi)?;
+        Ok(job.map(JobParts::from))
+    }
+
+    /// A page of the items in `state`: from `start` (default 0), `count` entries (default the
+    /// core's `policy::DEFAULT_PAGE`).
+    #[napi]
+    pub async fn list(
+        &self,
+        state_name: String,
+        start: Option<f64>,
+        count: Option<f64>,
+    ) -> napi::Result<Vec<EntryParts>> {
+        let state = state(&state_name)?;
+        let start = start.map(|s| integer("start", s)).transpose()?.unwrap_or(0);
+        let count = count
+            .map(|c| integer("count", c))
+            .transpose()?
+            .unwrap_or(policy::DEFAULT_PAGE);
+        let entries = self
+            .inner
+            .list(state, start, count)
+            .await
+            .map_err(to_napi)?;
+        Ok(entries.into_iter().map(EntryParts::from).collect())
+    }
+
+    /// How many items are in `state`.
+    #[napi]
+    pub async fn count(&self, state_name: String) -> napi::Result<i64> {
+        let state = state(&state_name)?;
+        Ok(count(self.inner.count(state).await.map_err(to_napi)?))
+    }
+
+    /// Cancels item `id`; the state it was in, or null.
+    #[napi]
+    pub async fn cancel(&self, id: String) -> napi::Result<Option<&'static str>> {
+        let was = self.inner.cancel(&id).await.map_err(to_napi)?;
+        Ok(was.map(State::as_str))
+    }
+
+    /// Counts per state, the oldest waiting item's age, and the last hour's counters.
+    #[napi]
+    pub async fn stats(&self) -> napi::Result<StatsParts> {
+        Ok(self.inner.stats().await.map_err(to_napi)?.into())
+    }
+
+    /// Puts these dead items back to waiting; how many.
+    #[napi]
+    pub async fn dead_requeue(&self, ids: Vec<String>) -> napi::Result<i64> {
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        Ok(count(self.inner.dead_requeue(&ids).await.map_err(to_napi)?))
+    }
+
+    /// Requeues the `n` oldest dead items (absent: all); how many.
+    #[napi]
+    pub async fn dead_requeue_oldest(&self, n: Option<f64>) -> napi::Result<i64> {
+        let n = opt_n(n)?;
+        Ok(count(
+            self.inner.dead_requeue_oldest(n).await.map_err(to_napi)?,
+        ))
+    }
+
+    /// Deletes the `n` oldest dead items (absent: all); how many.
+    #[napi]
+    pub async fn dead_purge(&self, n: Option<f64>) -> napi::Result<i64> {
+        let n = opt_n(n)?;
+        Ok(count(self.inner.dead_purge(n).await.map_err(to_napi)?))
+    }
+
+    /// The stored configuration (absent fields: the defaults apply).
+    #[napi]
+    pub async fn config(&self) -> napi::Result<ConfigParts> {
+        let config = self.inner.config().await.map_err(to_napi)?;
+        Ok(ConfigParts::from_core(config))
+    }
+
+    /// Stores the fields given; the others keep their stored value.
+    #[napi]
+    pub async fn set_config(&self, config: ConfigParts) -> napi::Result<()> {
+        let config = config.to_core()?;
+        self.inner.set_config(&config).await.map_err(to_napi)
+    }
+
+    /// Removes the stored configuration.
+    #[napi]
+    pub async fn reset_config(&self) -> napi::Result<()> {
+        self.inner.reset_config().await.map_err(to_napi)
+    }
+
+    /// Completes many leases in one round trip, each with its result (if any) and keep time;
+    /// whether each completed its item. (Hand-spawned, as `add_batch`.)
+    #[napi(ts_return_type = "Promise<Array<boolean>>")]
+    pub fn complete_batch<'env>(
+        &self,
+        env: &'env Env,
+        leases: Vec<ClassInstance<'env, NativeLease>>,
+        results: Vec<Option<&[u8]>>,
+        keep_result_for_ms: Vec<Option<f64>>,
+    ) -> napi::Result<PromiseRaw<'env, Vec<bool>>> {
+        let owned = completions(leases, results, keep_result_for_ms)?;
+        let queue = self.inner.clone();
+        env.spawn_future(async move {
+            let list: Vec<Completion<'_>> = owned.iter().map(borrow_completion).collect();
+            queue.complete_batch(&list).await.map_err(to_napi)
+        })
+    }
+
+    /// Extends many leases in one round trip; each one's outcome.
+    #[napi(ts_return_type = "Promise<Array<string>>")]
+    pub fn renew_batch<'env>(
+        &self,
+        env: &'env Env,
+        leases: Vec<ClassInstance<'env, NativeLease>>,
+        ttl_ms: Option<f64>,
+    ) -> napi::Result<PromiseRaw<'env, Vec<&'static str>>> {
+        let leases: Vec<Lease> = leases.iter().map(|l| l.inner.clone()).collect();
+        let ttl = ttl(ttl_ms)?;
+        let queue = self.inner.clone();
+        env.spawn_future(async move {
+            let refs: Vec<&Lease> = leases.iter().collect();
+            let outcomes = queue.renew_batch(&refs, ttl).await.map_err(to_napi)?;
+            Ok(outcomes.into_iter().map(|o| o.as_str()).collect())
+        })
+    }
+
+    /// Fails many leases in one round trip, each with its error, type and retry; the outcomes.
+    #[napi(ts_return_type = "Promise<Array<string>>")]
+    pub fn fail_batch<'env>(
+        &self,
+        env: &'env Env,
+        failures: Vec<FailureParts>,
+        leases: Vec<ClassInstance<'env, NativeLease>>,
+    ) -> napi::Result<PromiseRaw<'env, Vec<&'static str>>> {
+        if failures.len() != leases.len() {
+            return Err(crate::error::invalid(
+                "failures",
+                "needs one lease per failure",
+            ));
+        }
+        let mut owned = Vec::with_capacity(failures.len());
+        for (f, lease) in failures.into_iter().zip(leases.iter()) {
+            let retry = retry(f.retry_mode, f.retry_after_ms)?;
+            owned.push((
+                lease.inner.clone(),
+                f.error,
+                f.error_type.unwrap_or_default(),
+                retry,
+            ));
+        }
+        let queue = self.inner.clone();
+        env.spawn_future(async move {
+            let list: Vec<(&Lease, &str, &str, leaseq::Retry)> = owned
+                .iter()
+                .map(|(l, e, t, r)| (l, e.as_str(), t.as_str(), *r))
+                .collect();
+            let outcomes = queue.fail_batch(&list).await.map_err(to_napi)?;
+            Ok(outcomes.into_iter().map(fail_name).collect())
+        })
+    }
+
+    /// Completes many leases and leases up to `n` more (no wait), in one round trip.
+    #[napi(ts_return_type = "Promise<CompleteAndLeaseBatchParts>")]
+    pub fn complete_and_lease_batch<'env>(
+        &self,
+        env: &'env Env,
+        leases: Vec<ClassInstance<'env, NativeLease>>,
+        results: Vec<Option<&[u8]>>,
+        keep_result_for_ms: Vec<Option<f64>>,
+        n: f64,
+        ttl_ms: Option<f64>,
+    ) -> napi::Result<PromiseRaw<'env, CompleteAndLeaseBatchParts>> {
+        let owned = completions(leases, results, keep_result_for_ms)?;
+        let n: usize = integer("n", n)?;
+        let ttl = ttl(ttl_ms)?;
+        let queue = self.inner.clone();
+        env.spawn_future(async move {
+            let list: Vec<Completion<'_>> = owned.iter().map(borrow_completion).collect();
+            let (completed, leases) = queue
+                .complete_and_lease_batch(&list, n, ttl)
+                .await
+                .map_err(to_napi)?;
+            Ok(CompleteAndLeaseBatchParts {
+                completed,
+                leases: leases.into_iter().map(LeasedParts::from).collect(),
+            })
+        })
     }
 
     /// Re-queues items whose lease is gone and drops ids of complete items from processing.
@@ -163,7 +545,7 @@ impl NativeQueue {
         Ok(self.inner.deep_clean().await.map_err(to_napi)?.into())
     }
 
-    /// How many ids wait in the queue.
+    /// How many ids wait in the priority-0 list.
     #[napi]
     pub async fn queue_len(&self) -> napi::Result<i64> {
         Ok(count(self.inner.queue_len().await.map_err(to_napi)?))

@@ -37,7 +37,7 @@ describe('Redis Cluster', { timeout: 60_000 }, () => {
     const prefixes = ['{alpha}', '{beta}', '{gamma}', '{delta}']
     for (const prefix of prefixes) {
       const queue = client.queue(prefix)
-      const waiting = queue.lease({ ttlMs: TTL, block: true, timeoutMs: 20_000 })
+      const waiting = queue.lease({ ttlMs: TTL, timeoutMs: 20_000 })
       assert.equal(await queue.add(new Item(`for ${prefix}`, 'first')), true)
       assert.equal(await queue.addBatch([new Item('b1'), new Item('b2')]), 2)
       const first = await waiting
@@ -56,7 +56,7 @@ describe('Redis Cluster', { timeout: 60_000 }, () => {
 
   test('close ends a blocking wait on a cluster too', async () => {
     const other = await Client.cluster(cluster.urls.slice(0, 1))
-    const pending = other.queue('{waits}').lease({ ttlMs: TTL, block: true })
+    const pending = other.queue('{waits}').lease({ ttlMs: TTL, timeoutMs: Infinity })
     await other.queue('{waits-elsewhere}').queueLen()
     await other.close()
     await assert.rejects(pending, { code: 'CLOSED' })

@@ -63,7 +63,7 @@ describe('concurrency', { timeout: 60_000 }, () => {
     const worker = async (index) => {
       try {
         for (;;) {
-          let lease = await queue.lease({ ttlMs: TTL, block: true })
+          let lease = await queue.lease({ ttlMs: TTL, timeoutMs: Infinity })
           while (lease) {
             if (index % 2 === 0) {
               const { completed, next } = await queue.completeAndLease(lease, { ttlMs: TTL })
@@ -111,7 +111,7 @@ describe('concurrency', { timeout: 60_000 }, () => {
     const waiting = client.queue(uniquePrefix('waiting'))
     const other = client.queue(uniquePrefix('other'))
     const events = []
-    const leased = waiting.lease({ ttlMs: TTL, block: true }).then((lease) => {
+    const leased = waiting.lease({ ttlMs: TTL, timeoutMs: Infinity }).then((lease) => {
       events.push('lease')
       return lease
     })
@@ -144,9 +144,9 @@ describe('concurrency', { timeout: 60_000 }, () => {
     const client = await Client.connect(redis.url)
     const prefix = uniquePrefix('closing')
     const queue = client.queue(prefix)
-    const forever = queue.lease({ ttlMs: TTL, block: true })
-    const bounded = queue.lease({ ttlMs: TTL, block: true, timeoutMs: 600_000 })
-    const elsewhere = client.queue(uniquePrefix('closing-other')).lease({ ttlMs: TTL, block: true })
+    const forever = queue.lease({ ttlMs: TTL, timeoutMs: Infinity })
+    const bounded = queue.lease({ ttlMs: TTL, timeoutMs: 600_000 })
+    const elsewhere = client.queue(uniquePrefix('closing-other')).lease({ ttlMs: TTL, timeoutMs: Infinity })
     await blockedInRedis(3)
 
     await client.close()
@@ -159,7 +159,7 @@ describe('concurrency', { timeout: 60_000 }, () => {
         }),
       ),
     )
-    await assert.rejects(queue.lease({ ttlMs: TTL, block: true }), { code: 'CLOSED' })
+    await assert.rejects(queue.lease({ ttlMs: TTL, timeoutMs: Infinity }), { code: 'CLOSED' })
 
     // The abandoned waits left the queue alone: an item added now stays queued.
     const observer = await Client.connect(redis.url)
@@ -178,7 +178,7 @@ describe('concurrency', { timeout: 60_000 }, () => {
         `const { Client } = require('leaseq')
         ;(async () => {
           const client = await Client.connect(process.env.REDIS_URL)
-          const waiting = client.queue('{exit}').lease({ ttlMs: 1000, block: true })
+          const waiting = client.queue('{exit}').lease({ ttlMs: 1000, timeoutMs: Infinity })
           await client.queue('{exit-other}').queueLen()
           await client.close()
           await waiting.catch((err) => console.log(err.code))

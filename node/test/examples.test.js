@@ -45,10 +45,22 @@ describe('examples', { timeout: 60_000 }, () => {
     assertRan(result)
     const lines = result.stdout.trim().split('\n')
     assert.deepEqual(lines.slice(0, 3), ['true', 'false', '2'])
-    const jobs = lines.filter((line) => /^\S+ \(attempt 1\): \d+ bytes$/.test(line))
-    assert.equal(jobs.length, 4, result.stdout)
+    const jobs = lines.filter((line) => /^\S+ \(attempt \d\): \d+ bytes$/.test(line))
+    assert.equal(jobs.length, 6, result.stdout)
+    assert.match(jobs[0], / \(attempt 1\): 3 bytes$/, 'the priority-5 item comes first')
     assert.ok(lines.includes('report-7 (attempt 1): 8 bytes'), result.stdout)
-    assert.deepEqual(lines.slice(-2), ['0 0 0 0', 'INVALID_ARGUMENT ttlMs'])
+    assert.deepEqual(jobs.slice(-2), ['flaky (attempt 1): 5 bytes', 'flaky (attempt 2): 5 bytes'])
+    assert.deepEqual(lines.slice(-8), [
+      'dead',
+      'sent report-7',
+      'dead 2 Error SMTP timeout',
+      '1',
+      'delayed',
+      '1 0 0 4 2',
+      '{"maxAttempts":5,"backoff":{"type":"exponential","baseMs":1000,"capMs":60000,"jitter":true}}',
+      'INVALID_ARGUMENT ttlMs',
+    ])
+    assert.ok(lines.includes('retrying'), result.stdout)
   })
 
   test('the TypeScript example runs', async () => {
@@ -61,6 +73,9 @@ describe('examples', { timeout: 60_000 }, () => {
     const result = await consumer.run('example-ts.js', { REDIS_URL: redis.url })
     assertRan(result)
     assert.match(result.stdout, /^sent welcome to ada@example\.com \(attempt 1\)$/m)
+    assert.match(result.stdout, /^urgent: renewed, progress true, result \{"ok":true\}$/m)
+    assert.match(result.stdout, /^flaky: dead, dead \(.+\), 1 dead, TypeError$/m)
+    assert.match(result.stdout, /^requeued 1, later due true, cancelled delayed$/m)
     assert.match(result.stdout, /^closed: CLOSED$/m)
   })
 

@@ -77,11 +77,11 @@ describe('Client and Queue', { timeout: 30_000 }, () => {
     assert.equal(lease.count, 1)
     assert.match(lease.token, /^\S+$/)
     assert.equal(await queue.queueLen(), 0)
-    assert.equal(await queue.processingLen(), 1)
+    assert.equal(await queue.count('leased'), 1)
     // Still not complete: the id is taken until then.
     assert.equal(await queue.add(new Item('again', 'a')), false)
     assert.equal(await queue.complete(lease), true)
-    assert.equal(await queue.processingLen(), 0)
+    assert.equal(await queue.count('leased'), 0)
     assert.equal(await queue.add(new Item('again', 'a')), true)
   })
 
@@ -114,6 +114,10 @@ describe('Client and Queue', { timeout: 30_000 }, () => {
   test('lease on an empty queue resolves to null, with and without waiting', async () => {
     const queue = freshQueue('empty')
     assert.equal(await queue.lease({ ttlMs: TTL }), null)
+    assert.equal(await queue.lease(), null)
+    assert.equal(await queue.lease({ timeoutMs: 0 }), null)
+    assert.equal(await queue.lease({ ttlMs: TTL, timeoutMs: 50 }), null)
+    // The deprecated `block` option still works as it did.
     assert.equal(await queue.lease({ ttlMs: TTL, block: false }), null)
     assert.equal(await queue.lease({ ttlMs: TTL, block: true, timeoutMs: 0 }), null)
     assert.equal(await queue.lease({ ttlMs: TTL, block: true, timeoutMs: 50 }), null)
@@ -121,7 +125,7 @@ describe('Client and Queue', { timeout: 30_000 }, () => {
 
   test('a blocking lease takes an item added while it waits', async () => {
     const queue = freshQueue('wait')
-    const pending = queue.lease({ ttlMs: TTL, block: true, timeoutMs: 20_000 })
+    const pending = queue.lease({ ttlMs: TTL, timeoutMs: 20_000 })
     await queue.add(new Item('late', 'late-id'))
     const lease = await pending
     assert.equal(lease.id, 'late-id')

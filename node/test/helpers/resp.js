@@ -62,10 +62,11 @@ function connect(url) {
   const command = (...args) =>
     new Promise((resolve, reject) => {
       waiting = { resolve, reject }
-      const parts = args.map(String)
-      let text = `*${parts.length}\r\n`
-      for (const part of parts) text += `$${Buffer.byteLength(part)}\r\n${part}\r\n`
-      socket.write(text)
+      // Arguments are strings (sent as UTF-8) or Buffers (sent as they are).
+      const parts = args.map((a) => (Buffer.isBuffer(a) ? a : Buffer.from(String(a), 'utf8')))
+      const chunks = [Buffer.from(`*${parts.length}\r\n`)]
+      for (const part of parts) chunks.push(Buffer.from(`$${part.length}\r\n`), part, Buffer.from('\r\n'))
+      socket.write(Buffer.concat(chunks))
     })
   return new Promise((resolve, reject) => {
     socket.once('error', reject)

@@ -6,10 +6,18 @@ import {
   Item,
   Lease,
   LeaseqError,
+  type Backoff,
   type CleanReport,
   type CompleteAndLeaseResult,
+  type FailOutcome,
+  type Job,
+  type JobResult,
   type LeaseOptions,
+  type ListEntry,
   type Queue,
+  type QueueConfig,
+  type RenewOutcome,
+  type Stats,
 } from 'leaseq'
 
 interface Email {
@@ -22,13 +30,13 @@ async function send(queue: Queue, email: Email): Promise<boolean> {
 }
 
 async function work(queue: Queue): Promise<number> {
-  const options: LeaseOptions = { ttlMs: 30_000, block: true, timeoutMs: 1_000 }
+  const options: LeaseOptions = { ttlMs: 30_000, timeoutMs: 1_000 }
   let sent = 0
   let lease: Lease | null = await queue.lease(options)
   while (lease !== null) {
     const email = lease.json<Email>()
     console.log(`sent ${email.template} to ${email.to} (attempt ${lease.count})`)
-    const renewed: boolean = await queue.renew(lease, 30_000)
+    const renewed: boolean = await queue.renew(lease, { ttlMs: 30_000 })
     if (!renewed) throw new Error('lost the lease')
     const step: CompleteAndLeaseResult = await queue.completeAndLease(lease, { ttlMs: 30_000 })
     if (step.completed) sent += 1
@@ -52,7 +60,9 @@ async function main(): Promise<void> {
   const lengths: [number, number] = [await queue.queueLen(), await queue.processingLen()]
   console.log(report.requeued + report.removed, lengths.join(' '))
 
-  const waiting = queue.lease({ ttlMs: 1_000, block: true })
+  await lifecycle(client.queue('{typed-lifecycle}'))
+
+  const waiting = queue.lease({ ttlMs: 1_000, timeoutMs: Infinity })
   await client.close()
   try {
     await waiting
@@ -66,14 +76,62 @@ async function main(): Promise<void> {
   }
 }
 
+/** The job lifecycle: options, retries, dead letters, results, state. */
+async function lifecycle(queue: Queue): Promise<void> {
+  const backoff: Backoff = { type: 'exponential', baseMs: 1_000, capMs: 60_000, jitter: false }
+  const config: QueueConfig = { maxAttempts: 3, backoff, deadMaxCount: 100 }
+  await queue.setConfig(config)
+  const stored: QueueConfig = await queue.config()
+  if (stored.maxAttempts !== 3) throw new Error('config not stored')
+  await queue.add('later', { id: 'later', runAt: new Date(Date.now() + 3_600_000) })
+  await queue.add(new Item('urgent', { id: 'urgent', priority: 10, keepResultForMs: 60_000 }))
+  await queue.addBatch([Item.fromJson({ n: 1 }, { id: 'flaky', maxAttempts: 1 })])
+
+  const first = await queue.lease()
+  if (first === null || first.id !== 'urgent') throw new Error('priority first')
+  const progressed: boolean = await queue.progress(first, '50%')
+  const outcome: RenewOutcome = await queue.renewOutcome(first, { ttlMs: 10_000 })
+  await queue.complete(first, { result: JSON.stringify({ ok: true }) })
+  const result: JobResult | null = await queue.waitResult('urgent', { timeoutMs: 1_000 })
+  console.log(`urgent: ${outcome}, progress ${progressed}, result ${result?.data.toString()}`)
+
+  const [flaky]: Lease[] = await queue.leaseBatch(5, { ttlMs: 10_000 })
+  const failed: FailOutcome = await queue.fail(flaky, new TypeError('bad input'), { retry: 'default' })
+  const job: Job | null = await queue.get('flaky')
+  const dead: ListEntry[] = await queue.list('dead', { count: 10 })
+  console.log(`flaky: ${failed}, ${job?.state} (${job?.deadReason}), ${dead.length} dead, ${job?.errorType}`)
+  const requeued: number = await queue.deadRequeue(['flaky'])
+  const later = await queue.get('later')
+  const dueAt: Date | null = later?.dueAt ?? null
+  console.log(`requeued ${requeued}, later due ${dueAt instanceof Date}, cancelled ${await queue.cancel('later')}`)
+  const stats: Stats = await queue.stats()
+  console.log(`stats: ${stats.waiting} waiting, ${stats.lastHour.completed} completed, ${await queue.count('dead')} dead`)
+  const renewed: RenewOutcome[] = await queue.renewBatch([], { ttlMs: 10_000 })
+  const step: { completed: boolean[]; leases: Lease[] } = await queue.completeAndLeaseBatch([], { n: 0 })
+  const done: boolean[] = await queue.completeBatch(step.leases.map((lease) => ({ lease, result: 'ok' })))
+  const failedMany: FailOutcome[] = await queue.failBatch([])
+  if (renewed.length + done.length + failedMany.length !== 0) throw new Error('empty batches')
+  await queue.resetConfig()
+}
+
 /** Never called: lines the type checker must refuse, so the declarations stay strict. */
 export function refusedByTheTypes(queue: Queue, lease: Lease): void {
-  // @ts-expect-error ttlMs is required
-  void queue.lease({ block: true })
+  // @ts-expect-error ttlMs is a number of milliseconds
+  void queue.lease({ ttlMs: '30s' })
   // @ts-expect-error timeoutMs is a number of milliseconds
   void queue.lease({ ttlMs: 1, block: true, timeoutMs: '5s' })
-  // @ts-expect-error items are Item instances, not bytes
-  void queue.add(Buffer.from('x'))
+  // @ts-expect-error items are Items or bytes, not numbers
+  void queue.add(42)
+  // @ts-expect-error an Item carries its own options
+  void queue.add(new Item('x'), { priority: 1 })
+  // @ts-expect-error a backoff has a type
+  void queue.setConfig({ backoff: { delayMs: 5 } })
+  // @ts-expect-error retry is 'default', 'never' or { afterMs }
+  void queue.fail(lease, 'x', { retry: 'always' })
+  // @ts-expect-error done items are not listed
+  void queue.list('done')
+  // @ts-expect-error waitResult needs its timeout
+  void queue.waitResult('id')
   // @ts-expect-error leases come from the queue
   void new Lease()
   // @ts-expect-error lease fields are read-only

@@ -1,0 +1,256 @@
+//! What the read API returns, as plain JavaScript objects: a job, list entries, a kept result,
+//! stats and the stored configuration. Times are server-clock milliseconds since the epoch;
+//! `lib/` turns them into `Date`s.
+
+use leaseq::{Entry, Job, JobResult, Minute, QueueConfig, Stats};
+use napi::bindgen_prelude::Buffer;
+use napi_derive::napi;
+
+use crate::convert::{count, duration_ms, ms_number, BackoffParts};
+
+/// A kept result.
+#[napi(object, object_from_js = false)]
+pub struct ResultParts {
+    /// The bytes the completing worker gave.
+    pub data: Buffer,
+    /// The attempt that completed the item.
+    pub attempts: i64,
+    /// When it completed.
+    pub finished_at: f64,
+}
+
+impl From<JobResult> for ResultParts {
+    fn from(r: JobResult) -> ResultParts {
+        ResultParts {
+            data: r.data.into(),
+            attempts: count(r.attempts),
+            finished_at: ms_number(r.finished_at),
+        }
+    }
+}
+
+/// Everything the queue knows about one item.
+#[napi(object, object_from_js = false)]
+pub struct JobParts {
+    /// The id.
+    pub id: String,
+    /// `waiting`, `delayed`, `leased`, `dead` or `done`.
+    pub state: String,
+    /// The data (empty for a done item).
+    pub data: Buffer,
+    /// Leases so far.
+    pub attempts: i64,
+    /// The item's own max attempts, if it has one.
+    pub max_attempts: Option<u32>,
+    /// The item's priority.
+    pub priority: i32,
+    /// The last failure's message.
+    pub error: Option<String>,
+    /// The last failure's type.
+    pub error_type: Option<String>,
+    /// Why it is dead.
+    pub dead_reason: Option<String>,
+    /// The last progress value.
+    pub progress: Option<Buffer>,
+    /// The kept result.
+    pub result: Option<ResultParts>,
+    /// When it was added (items added with options only).
+    pub added_at: Option<f64>,
+    /// When it is due.
+    pub due_at: Option<f64>,
+    /// When the last lease began.
+    pub leased_at: Option<f64>,
+    /// When the current lease ends.
+    pub lease_expires_at: Option<f64>,
+    /// When it died or completed.
+    pub finished_at: Option<f64>,
+    /// How long the current lease has left.
+    pub lease_ttl_ms: Option<f64>,
+    /// Marked cancelled while leased.
+    pub cancelled: bool,
+}
+
+impl From<Job> for JobParts {
+    fn from(job: Job) -> JobParts {
+        let (error, error_type) = match job.error {
+            Some((e, t)) => (Some(e), Some(t)),
+            None => (None, None),
+        };
+        JobParts {
+            id: job.id,
+            state: job.state.as_str().to_owned(),
+            data: job.data.into(),
+            attempts: count(job.attempts),
+            max_attempts: job.max_attempts,
+            priority: job.priority,
+            error,
+            error_type,
+            dead_reason: job.dead_reason,
+            progress: job.progress.map(Buffer::from),
+            result: job.result.map(ResultParts::from),
+            added_at: job.added_at.map(ms_number),
+            due_at: job.due_at.map(ms_number),
+            leased_at: job.leased_at.map(ms_number),
+            lease_expires_at: job.lease_expires_at.map(ms_number),
+            finished_at: job.finished_at.map(ms_number),
+            lease_ttl_ms: job.lease_ttl.map(duration_ms),
+            cancelled: job.cancelled,
+        }
+    }
+}
+
+/// One line of `list`.
+#[napi(object, object_from_js = false)]
+pub struct EntryParts {
+    /// The id.
+    pub id: String,
+    /// Due time, lease expiry or time of death; none for waiting items.
+    pub at: Option<f64>,
+    /// Leases so far.
+    pub attempts: i64,
+    /// The last failure's message.
+    pub error: Option<String>,
+    /// The last failure's type.
+    pub error_type: Option<String>,
+}
+
+impl From<Entry> for EntryParts {
+    fn from(e: Entry) -> EntryParts {
+        let (error, error_type) = match e.error {
+            Some((m, t)) => (Some(m), Some(t)),
+            None => (None, None),
+        };
+        EntryParts {
+            id: e.id,
+            at: e.at.map(ms_number),
+            attempts: count(e.attempts),
+            error,
+            error_type,
+        }
+    }
+}
+
+/// Counters for one minute.
+#[napi(object, object_from_js = false)]
+pub struct MinuteParts {
+    /// Items completed.
+    pub completed: i64,
+    /// Failed attempts.
+    pub failed: i64,
+    /// Items that went dead.
+    pub dead: i64,
+    /// Leases that expired without their holder reporting.
+    pub expired: i64,
+}
+
+impl From<Minute> for MinuteParts {
+    fn from(m: Minute) -> MinuteParts {
+        MinuteParts {
+            completed: count(m.completed),
+            failed: count(m.failed),
+            dead: count(m.dead),
+            expired: count(m.expired),
+        }
+    }
+}
+
+/// A queue's figures.
+#[napi(object, object_from_js = false)]
+pub struct StatsParts {
+    /// Ids in the waiting lists.
+    pub waiting: i64,
+    /// Delayed items.
+    pub delayed: i64,
+    /// Items leased by leaseq clients.
+    pub leased: i64,
+    /// Dead letters.
+    pub dead: i64,
+    /// Ids in `processing` (redis-work-queue clients' leases).
+    pub processing: i64,
+    /// Age of the oldest waiting item, when known.
+    pub oldest_waiting_ms: Option<f64>,
+    /// The server's clock when the figures were read.
+    pub now: f64,
+    /// The last 60 minutes, oldest first.
+    pub minutes: Vec<MinuteParts>,
+    /// The counters summed over the last hour.
+    pub last_hour: MinuteParts,
+}
+
+impl From<Stats> for StatsParts {
+    fn from(s: Stats) -> StatsParts {
+        let last_hour = s.last_hour().into();
+        StatsParts {
+            waiting: count(s.waiting),
+            delayed: count(s.delayed),
+            leased: count(s.leased),
+            dead: count(s.dead),
+            processing: count(s.processing),
+            oldest_waiting_ms: s.oldest_waiting.map(duration_ms),
+            now: ms_number(s.now),
+            minutes: s.minutes.into_iter().map(MinuteParts::from).collect(),
+            last_hour,
+        }
+    }
+}
+
+/// A queue's stored configuration, both ways: absent fields are not stored (the defaults
+/// apply); `lib/queue.js` checks the types of what it sends.
+#[napi(object)]
+pub struct ConfigParts {
+    /// Attempts before an item is dead (0: no limit).
+    pub max_attempts: Option<f64>,
+    /// Retry delay after a failed attempt.
+    pub backoff: Option<BackoffParts>,
+    /// Priority of items added without one.
+    pub priority: Option<f64>,
+    /// Items not started this long after they were added are dead.
+    pub expires_after_ms: Option<f64>,
+    /// How long a result given to `complete` is kept.
+    pub keep_result_for_ms: Option<f64>,
+    /// Dead letters kept at most.
+    pub dead_max_count: Option<f64>,
+    /// Dead letters older than this go.
+    pub dead_max_age_ms: Option<f64>,
+}
+
+impl ConfigParts {
+    pub(crate) fn from_core(c: QueueConfig) -> ConfigParts {
+        ConfigParts {
+            max_attempts: c.max_attempts.map(f64::from),
+            backoff: c.backoff.map(BackoffParts::from_core),
+            priority: c.priority.map(f64::from),
+            expires_after_ms: c.expires_after.map(duration_ms),
+            keep_result_for_ms: c.keep_result_for.map(duration_ms),
+            dead_max_count: c.dead_max_count.map(|n| n as f64),
+            dead_max_age_ms: c.dead_max_age.map(duration_ms),
+        }
+    }
+
+    pub(crate) fn to_core(&self) -> napi::Result<QueueConfig> {
+        use crate::convert::{integer, millis};
+        let mut c = QueueConfig::new();
+        if let Some(m) = self.max_attempts {
+            c = c.max_attempts(integer("maxAttempts", m)?);
+        }
+        if let Some(b) = &self.backoff {
+            c = c.backoff(b.to_core()?);
+        }
+        if let Some(p) = self.priority {
+            c = c.priority(integer("priority", p)?);
+        }
+        if let Some(ms) = self.expires_after_ms {
+            c = c.expires_after(millis("expiresAfterMs", ms)?);
+        }
+        if let Some(ms) = self.keep_result_for_ms {
+            c = c.keep_result_for(millis("keepResultForMs", ms)?);
+        }
+        if let Some(n) = self.dead_max_count {
+            c = c.dead_max_count(integer("deadMaxCount", n)?);
+        }
+        if let Some(ms) = self.dead_max_age_ms {
+            c = c.dead_max_age(millis("deadMaxAgeMs", ms)?);
+        }
+        Ok(c)
+    }
+}
