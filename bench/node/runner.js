@@ -126,7 +126,7 @@ async function runLeaseq(a) {
         let report
         const worker = (async () => {
           for (let i = 0; i < a.n; i++) {
-            const lease = await q.lease({ ttlMs: WORK_TTL_MS, block: true })
+            const lease = await q.lease({ ttlMs: WORK_TTL_MS, timeoutMs: Infinity })
             const t = now()
             report(Number(t - BigInt(lease.data.subarray(0, 20).toString())) / 1000)
             await q.complete(lease)

@@ -38,9 +38,11 @@ class Refusal extends Error {}
  * - slow (3%): sleeps past the TTL, then completes (which may return false);
  * - twice (2%): completes twice; the second must return false;
  * - renew-late (2%): sleeps past the TTL, renews (must return false), then completes;
+ * - fail (4%): fails the attempt, retried 20 ms later;
+ * - fail-for-good (1%): fails with no retry: the item is a dead letter with its error;
  * - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal.
  * @param {number} roll
- * @returns {'drop' | 'slow' | 'twice' | 'renew-late' | 'normal'}
+ * @returns {'drop' | 'slow' | 'twice' | 'renew-late' | 'fail' | 'fail-for-good' | 'normal'}
  */
 function behaviour(roll) {
   if (process.env.LEASEQ_SOAK_MISBEHAVE === '0') return 'normal'
@@ -48,6 +50,8 @@ function behaviour(roll) {
   if (roll < 7) return 'slow'
   if (roll < 9) return 'twice'
   if (roll < 11) return 'renew-late'
+  if (roll < 15) return 'fail'
+  if (roll < 16) return 'fail-for-good'
   return 'normal'
 }
 
@@ -89,11 +93,19 @@ async function work(client, lang, prefixes, results) {
   const queues = prefixes.map((prefix) => [prefix, client.queue(prefix)])
   for (let turn = 0; ; turn++) {
     const [name, queue] = queues[turn % queues.length]
-    const lease = await queue.lease({ ttlMs: TTL, block: true, timeoutMs: WAIT })
+    const lease = await queue.lease({ ttlMs: TTL, timeoutMs: WAIT })
     if (lease === null) continue
     await recorder.record('exec', name, lease.id)
     const what = behaviour(crypto.randomInt(100))
     if (what === 'drop') continue
+    if (what === 'fail' || what === 'fail-for-good') {
+      const retry = what === 'fail' ? { afterMs: 20 } : 'never'
+      const outcome = await queue.fail(lease, 'soak failure', { errorType: 'SoakError', retry })
+      if (what === 'fail-for-good' && outcome === 'retrying') {
+        await recorder.violation('fail without retry was retried')
+      }
+      continue
+    }
     if (what === 'slow' || what === 'renew-late') await sleep(SLOW)
     if (what === 'renew-late' && (await queue.renew(lease, TTL))) {
       await recorder.violation('renew after expiry returned true')
