@@ -20,11 +20,9 @@ if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; th
   "$repo/scripts/ensure-deps.sh"
 fi
 
-step "npm install (dev tools at the versions in package-lock.json: @napi-rs/cli, typescript)"
-# Not `npm ci`: the lock file lacks the other platforms' optional packages of @napi-rs/cli's
-# dependencies (the registry this was locked against serves only this platform's), which
-# `npm ci` refuses and `npm install` resolves. Scripts off: the addon is built below.
-npm install --ignore-scripts --no-audit --no-fund --loglevel=error
+step "npm ci (dev tools at the versions in package-lock.json: @napi-rs/cli, typescript)"
+# Scripts off: the addon is built below.
+npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 
 step "the throwaway Redis launcher and the conformance vectors' tool"
 cargo build --quiet --manifest-path "$repo/Cargo.toml" -p leaseq-harness \
