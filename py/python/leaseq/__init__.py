@@ -6,6 +6,8 @@ call the Rust core of leaseq and release the GIL for every round trip to Redis.
 
 from __future__ import annotations
 
+from importlib.metadata import version as _distribution_version
+
 from leaseq._native import CleanReport, Client, Item, Lease, Queue
 from leaseq.errors import (
     ClosedError,
@@ -18,6 +20,9 @@ from leaseq.errors import (
     RedisError,
     WrongTypeError,
 )
+
+#: The version of this distribution: the one version of every leaseq package (Cargo.toml).
+__version__: str = _distribution_version("leaseq")
 
 __all__ = [
     "CleanReport",
