@@ -105,7 +105,7 @@ writeJson(path.join(platformDir, 'package.json'), {
 })
 fs.writeFileSync(
   path.join(platformDir, 'README.md'),
-  `# ${platformName}\n\nThe prebuilt native addon of [leaseq](https://www.npmjs.com/package/leaseq) ` +
+  `# ${platformName}\n\nThe prebuilt native addon of the npm package \`leaseq\` ` +
     `for ${platform}. Install \`leaseq\`, not this package: npm adds this one where it fits.\n`,
 )
 pack(platformDir)
