@@ -9,7 +9,7 @@ SOAK_WORKERS := --worker c=target/debug/soak-worker-c \
 	--worker "python=py/.venv/bin/python integration-tests/soak/workers/soak_worker.py" \
 	--worker "node=node integration-tests/soak/workers/soak_worker.js"
 
-.PHONY: deps harness workers demo test test-rust test-c test-py test-node soak vectors fmt lint bench
+.PHONY: deps harness workers demo test test-rust test-c test-py test-node test-dist dist soak vectors fmt lint bench
 
 deps:
 	./scripts/ensure-deps.sh
@@ -28,8 +28,9 @@ workers: harness
 demo: workers
 	target/debug/leaseq-soak --demo $(SOAK_WORKERS)
 
-# Every test in every language, then the mixed-language soak.
-test: test-rust test-c test-py test-node soak
+# Every test in every language, the release artifacts installed without Rust, then the
+# mixed-language soak.
+test: test-rust test-c test-py test-node test-dist soak
 
 # The default members: core, harness, vectors, soak, ffi-c (no libpython, no Node).
 test-rust: harness
@@ -43,6 +44,15 @@ test-py: harness
 
 test-node: harness
 	node/test.sh
+
+# dist/: the wheel and sdist, the npm packages, the C library's tarball, SHA256SUMS (release builds).
+dist:
+	scripts/dist.sh
+
+# Each artifact of dist/ installed where neither Rust nor a C compiler is on PATH, and the README's
+# examples (and a Go program through cgo) run against it.
+test-dist: dist harness
+	integration-tests/dist/test.sh
 
 # Producers and misbehaving workers in every language, killed at random (about a minute).
 soak: workers

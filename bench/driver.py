@@ -718,6 +718,13 @@ def main():
             missing[name] = why
     for name, why in missing.items():
         print(f"bench: skipping {name}: {why}", file=sys.stderr)
+    # A peer is what our figures are measured against: without it the report would look whole
+    # and not be. Leave one out only by naming the clients (--clients).
+    missing_peers = [name for name in missing if not CLIENTS[name]["leaseq"] and not a.clients]
+    if missing_peers:
+        print(f"bench: error: peer(s) not available: {', '.join(missing_peers)}; "
+              "fix the install (bench/run.sh) or choose clients with --clients", file=sys.stderr)
+        return 1
 
     os.makedirs(RESULTS, exist_ok=True)
     load_before = os.getloadavg()
@@ -824,4 +831,4 @@ def rerender(path):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

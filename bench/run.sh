@@ -8,7 +8,9 @@
 #     from node/ with a release build of its addon
 #   - Rust: target/release/leaseq-bench (leaseq and crates.io redis-work-queue 0.3)
 #   - C: bench/.build/leaseq-bench-c against a release libleaseq (ffi-c/)
-# A binding that is missing or does not build is reported and left out; the rest still runs.
+# A leaseq binding that does not build is reported and left out; the rest still runs. A peer
+# (redis-work-queue, RQ, BullMQ) that cannot be installed stops the bench with an error: a
+# comparison without it would look complete and not be.
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -43,7 +45,11 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -m pip --version >/dev/nu
   fi
 fi
 py="$venv/bin/python"
-"$py" -m pip install -q --disable-pip-version-check -r "$here/requirements.txt" || exit 1
+die() { say "error: $*"; exit 1; }
+"$py" -m pip install -q --disable-pip-version-check -r "$here/requirements.txt" ||
+  die "pip could not install bench/requirements.txt (the peers redis-work-queue and RQ among them)"
+"$py" -c 'import redis_work_queue, rq' ||
+  die "the Python peers (redis-work-queue, RQ) do not import from bench/.venv"
 
 # Rust: the bench binary and the libraries behind the C and Node bindings, in one build.
 packages=(-p leaseq-bench)
@@ -52,7 +58,8 @@ packages=(-p leaseq-bench)
 say "cargo build --release ${packages[*]}"
 if ! "$CARGO" build -q --release "${packages[@]}"; then
   say "the combined build failed; building the bench binary alone"
-  "$CARGO" build -q --release -p leaseq-bench || exit 1
+  "$CARGO" build -q --release -p leaseq-bench ||
+    die "the bench binary (leaseq and the peer redis-work-queue 0.3 from crates.io) did not build"
 fi
 
 # C: the runner against the release libleaseq.
@@ -80,8 +87,11 @@ fi
 
 # Node: BullMQ from the lockfile, and the leaseq binding's JS layer with a release addon.
 if [ ! -d "$here/node_modules/bullmq" ]; then
-  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error) || say "npm ci failed; bullmq is left out"
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error) ||
+    die "npm ci in bench/ failed, so the peer BullMQ is missing (bench/package-lock.json out of date?)"
 fi
+(cd "$here" && node -e 'require("bullmq")') || die "the peer BullMQ does not load from bench/node_modules"
+
 rm -rf "$here/node_modules/leaseq"
 if [ -f "$target_dir/release/libleaseq_node.so" ] && [ -f node/package.json ] && [ -d node/lib ]; then
   mkdir -p "$here/node_modules/leaseq"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Node binding's tests, from a fresh clone on a machine with Rust, Node and npm:
 #   npm dev tools (locked versions) -> the addon (debug, by napi build) and a check that the committed
-#   native.d.ts is what napi generates -> tsc --strict -> the `npm pack` tarball installed in a
-#   scratch project -> node --test test/ against throwaway redis-servers (among them the
+#   native.d.ts is what napi generates -> tsc --strict -> the npm packages (`leaseq` and its
+#   platform package) installed in a scratch project -> node --test test/ against throwaway
+#   redis-servers (among them the
 #   conformance vectors of spec/vectors and the soak worker of integration-tests/soak/workers/).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -20,11 +21,9 @@ if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; th
   "$repo/scripts/ensure-deps.sh"
 fi
 
-step "npm install (dev tools at the versions in package-lock.json: @napi-rs/cli, typescript)"
-# Not `npm ci`: the lock file lacks the other platforms' optional packages of @napi-rs/cli's
-# dependencies (the registry this was locked against serves only this platform's), which
-# `npm ci` refuses and `npm install` resolves. Scripts off: the addon is built below.
-npm install --ignore-scripts --no-audit --no-fund --loglevel=error
+step "npm ci (dev tools at the versions in package-lock.json: @napi-rs/cli, typescript)"
+# Scripts off: the addon is built below.
+npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 
 step "the throwaway Redis launcher and the conformance vectors' tool"
 cargo build --quiet --manifest-path "$repo/Cargo.toml" -p leaseq-harness \
@@ -50,14 +49,15 @@ fi
 step "tsc --noEmit --strict (the JS layer, index.d.ts and test/types/example.ts)"
 npx tsc -p tsconfig.json
 
-step "npm pack, then npm install of the tarball in a scratch project (builds the addon)"
-npm pack --pack-destination "$scratch" --loglevel=error >/dev/null
+step "the npm packages (napi-rs layout) from the debug addon, installed offline without scripts"
+# node/scripts/package.js packs `leaseq` (no install script) and leaseq-linux-x64-gnu (the addon)
+# as `make dist` does; a scratch project installs both and loads the addon from the second.
+node scripts/package.js --addon leaseq.node --out "$scratch" --platform linux-x64-gnu
 mkdir "$scratch/project"
 echo '{ "name": "scratch", "private": true }' >"$scratch/project/package.json"
-# Debug build into the workspace's target dir: the same dependencies, already compiled.
 (cd "$scratch/project" &&
-  LEASEQ_NODE_DEBUG=1 CARGO_TARGET_DIR="$target_dir" \
-    npm install "$scratch"/leaseq-*.tgz --no-audit --no-fund --loglevel=error --foreground-scripts &&
+  npm install --offline --ignore-scripts --no-audit --no-fund --loglevel=error \
+    "$scratch"/leaseq-linux-x64-gnu-*.tgz "$scratch"/leaseq-[0-9]*.tgz &&
   node "$here/test/helpers/packed-smoke.js")
 
 step "node --test"

@@ -1,6 +1,7 @@
 'use strict'
-// Run by node/test.sh from a project that installed the `npm pack` tarball: loads `leaseq` from
-// that project (CommonJS and ESM) and does one lease cycle on a throwaway redis-server.
+// Run by node/test.sh from a project that installed the packed `leaseq` and its platform package:
+// loads `leaseq` from that project (CommonJS and ESM), with its addon from the platform package,
+// and does one lease cycle on a throwaway redis-server.
 
 const path = require('node:path')
 const { createRequire } = require('node:module')
@@ -14,6 +15,10 @@ async function main() {
   const resolved = createRequire(path.join(project, 'index.js')).resolve('leaseq')
   if (!resolved.startsWith(path.join(project, 'node_modules') + path.sep)) {
     throw new Error(`leaseq resolved outside the project: ${resolved}`)
+  }
+  const addon = createRequire(resolved).resolve('leaseq-linux-x64-gnu')
+  if (!addon.startsWith(path.join(project, 'node_modules', 'leaseq-linux-x64-gnu') + path.sep)) {
+    throw new Error(`the addon resolved outside the platform package: ${addon}`)
   }
   const esm = await import(pathToFileURL(path.join(path.dirname(resolved), 'index.mjs')).href)
   if (esm.Client !== cjs.Client) throw new Error('ESM and CommonJS differ')
@@ -31,7 +36,7 @@ async function main() {
   } finally {
     await redis.stop()
   }
-  console.log('packed package: installed, built and working')
+  console.log('packed packages: installed without scripts, addon from leaseq-linux-x64-gnu, working')
 }
 
 main().catch((err) => {

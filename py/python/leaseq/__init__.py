@@ -11,6 +11,8 @@ The constants (``DEFAULT_TTL``, ``MAX_PRIORITY``, ...) are the core's, for refer
 
 from __future__ import annotations
 
+from importlib.metadata import version as _distribution_version
+
 from leaseq._native import (
     DEFAULT_BACKOFF,
     DEFAULT_DEAD_MAX_AGE,
@@ -52,6 +54,9 @@ from leaseq.errors import (
     RedisError,
     WrongTypeError,
 )
+
+#: The version of this distribution: the one version of every leaseq package (Cargo.toml).
+__version__: str = _distribution_version("leaseq")
 
 __all__ = [
     "DEFAULT_BACKOFF",

@@ -1,0 +1,3 @@
+module leaseq.example/cgo
+
+go 1.19
