@@ -13,17 +13,6 @@ if job[2] then
   drop_cancelled(id)
   return -3
 end
-redis.call('ZREM', LEASED, id)
-redis.call('DEL', LEASE .. id)
 redis.call('HINCRBY', JOB .. id, 'attempts', -1)
-local delay = tonumber(ARGV[4])
-if delay > 0 then
-  local due = now_ms() + delay
-  park(id)
-  redis.call('HSET', JOB .. id, 'state', 'delayed', 'due', due)
-  redis.call('ZADD', DELAYED, due, id)
-else
-  redis.call('HSET', JOB .. id, 'state', 'waiting')
-  push_waiting(id, job[3])
-end
+requeue_after(id, now_ms(), ARGV[4], job[3])
 return 1

@@ -109,16 +109,8 @@ impl Queue {
         error_type: &str,
         retry: Retry,
     ) -> Result<FailOutcome> {
-        self.own(lease)?;
-        let (mode, delay_ms) = fail_mode(lease, retry)?;
         let mut inv = self.invocation(&scripts::FAIL);
-        inv.arg(&lease.wire_id)
-            .arg(&lease.token)
-            .arg(&lease.incarnation)
-            .arg(mode)
-            .arg(delay_ms)
-            .arg(cut(error))
-            .arg(cut(error_type));
+        let delay_ms = self.fail_args(&mut inv, lease, error, error_type, retry)?;
         let value: Value = self.invoke(&inv).await?;
         let parts = array("fail", value)?;
         Ok(fail_outcome(
@@ -292,16 +284,7 @@ impl Queue {
         let mut inv = self.invocation(&scripts::FAIL_BATCH);
         let mut delays = Vec::with_capacity(failures.len());
         for (lease, error, error_type, retry) in failures {
-            self.own(lease)?;
-            let (mode, delay_ms) = fail_mode(lease, *retry)?;
-            delays.push(delay_ms);
-            inv.arg(&lease.wire_id)
-                .arg(&lease.token)
-                .arg(&lease.incarnation)
-                .arg(mode)
-                .arg(delay_ms)
-                .arg(cut(error))
-                .arg(cut(error_type));
+            delays.push(self.fail_args(&mut inv, lease, error, error_type, *retry)?);
         }
         let replies: Vec<Vec<i64>> = self.invoke(&inv).await?;
         Ok(replies
@@ -309,6 +292,29 @@ impl Queue {
             .zip(delays)
             .map(|(reply, delay_ms)| fail_outcome(reply.first().copied().unwrap_or(0), delay_ms))
             .collect())
+    }
+}
+
+impl Queue {
+    /// The seven arguments of one failure (fail.lua), checked first; returns the delay sent.
+    fn fail_args(
+        &self,
+        inv: &mut redis::ScriptInvocation<'_>,
+        lease: &Lease,
+        error: &str,
+        error_type: &str,
+        retry: Retry,
+    ) -> Result<u64> {
+        self.own(lease)?;
+        let (mode, delay_ms) = fail_mode(lease, retry)?;
+        inv.arg(&lease.wire_id)
+            .arg(&lease.token)
+            .arg(&lease.incarnation)
+            .arg(mode)
+            .arg(delay_ms)
+            .arg(cut(error))
+            .arg(cut(error_type));
+        Ok(delay_ms)
     }
 }
 

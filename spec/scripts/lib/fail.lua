@@ -23,16 +23,5 @@ local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now)
     to_dead(id, now, 'failed ' .. attempts .. ' times')
     return {2, 0}
   end
-  redis.call('ZREM', LEASED, id)
-  redis.call('DEL', LEASE .. id)
-  local due = now + tonumber(delay_ms)
-  if due > now then
-    park(id)
-    redis.call('HSET', JOB .. id, 'state', 'delayed', 'due', due)
-    redis.call('ZADD', DELAYED, due, id)
-  else
-    redis.call('HSET', JOB .. id, 'state', 'waiting')
-    push_waiting(id, job[5])
-  end
-  return {1, due}
+  return {1, requeue_after(id, now, delay_ms, job[5])}
 end

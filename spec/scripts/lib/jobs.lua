@@ -27,6 +27,23 @@ local function unpark(id)
   return true
 end
 
+-- Ends the holder's lease and queues the item again: after `delay_ms` (delayed, data parked)
+-- or at once (waiting, at its priority). Returns the due time.
+local function requeue_after(id, now, delay_ms, priority)
+  redis.call('ZREM', LEASED, id)
+  redis.call('DEL', LEASE .. id)
+  local due = now + tonumber(delay_ms)
+  if due > now then
+    park(id)
+    redis.call('HSET', JOB .. id, 'state', 'delayed', 'due', due)
+    redis.call('ZADD', DELAYED, due, id)
+  else
+    redis.call('HSET', JOB .. id, 'state', 'waiting')
+    push_waiting(id, priority)
+  end
+  return due
+end
+
 -- Removes every trace of a delayed or dead item.
 local function forget(id)
   redis.call('DEL', DATA .. id, JOB .. id)
