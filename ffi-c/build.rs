@@ -15,7 +15,10 @@ fn main() {
     println!("cargo:rerun-if-changed=src");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-env-changed=LEASEQ_SONAME");
-    if let Some(soname) = std::env::var("LEASEQ_SONAME").ok().filter(|s| !s.is_empty()) {
+    if let Some(soname) = std::env::var("LEASEQ_SONAME")
+        .ok()
+        .filter(|s| !s.is_empty())
+    {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
     }
     let config =
