@@ -207,7 +207,10 @@ describe('the soak worker', { timeout: 120_000 }, () => {
       [8, 'twice'],
       [9, 'renew-late'],
       [10, 'renew-late'],
-      [11, 'normal'],
+      [11, 'fail'],
+      [14, 'fail'],
+      [15, 'fail-for-good'],
+      [16, 'normal'],
       [99, 'normal'],
     ]
     const saved = process.env.LEASEQ_SOAK_MISBEHAVE

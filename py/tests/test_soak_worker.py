@@ -135,7 +135,11 @@ def test_a_behaving_worker_completes_every_item_once_and_records_it(
         (4, "slow"),
         (7, "twice"),
         (9, "renew-late"),
-        (11, "normal"),
+        (11, "fail"),
+        (14, "fail"),
+        (15, "fail-for-good"),
+        (16, "normal"),
+        (99, "normal"),
     ],
 )
 def test_the_misbehaviour_table_is_the_shared_one(
