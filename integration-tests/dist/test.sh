@@ -223,8 +223,10 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
     cat "$work/node/out"
     # What the example's comments promise.
     [ "$(head -n 3 "$work/node/out" | tr '\n' ' ')" = "true false 2 " ] &&
-      [ "$(tail -n 2 "$work/node/out" | tr '\n' ' ')" = "0 0 0 0 INVALID_ARGUMENT ttlMs " ] &&
-      grep -q '^report-7 (attempt 1): 8 bytes$' "$work/node/out"
+      [ "$(tail -n 1 "$work/node/out")" = "INVALID_ARGUMENT ttlMs" ] &&
+      grep -q '^report-7 (attempt 1): 8 bytes$' "$work/node/out" &&
+      grep -q '^sent report-7$' "$work/node/out" &&
+      grep -q '^flaky (attempt 2): 5 bytes$' "$work/node/out"
   }
   step "the README's Node example runs from the installed packages and prints what it says" readme_node
   esm() {
