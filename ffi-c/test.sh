@@ -259,18 +259,22 @@ soak_worker_contract() {
     echo "produce: 60 items in each queue, ids and data as the README says"
 
     "$soak_worker" "$url" c work 2>"$work/soak-worker.err" &
-    local pid=$! settled=0 wins=0 held=0 q
-    # Settled: both queues empty, and each item won or held (a dropped lease, no cleaner).
+    local pid=$! settled=0 wins=0 held=0 dead=0 q
+    # Settled: both queues empty, and each item won, held (a dropped lease not yet recovered),
+    # or dead (failed for good: 1% of leases).
     for _ in $(seq 1 600); do
         wins=$("$vector_tool" state "$url" "$results" | grep -o '"win|[^"]*":' | wc -l)
         held=0
+        dead=0
         for q in "$qa" "$qb"; do
             "$vector_tool" state "$url" "$q" >"$work/soak-state.json" || return 1
             grep -q '"queue":\[\]' "$work/soak-state.json" || held=-1
             [ "$held" -lt 0 ] ||
                 held=$((held + $(grep -o '"c-[0-9]*":"' "$work/soak-state.json" | wc -l)))
+            dead=$((dead + $(grep -o '"dead":\[[^]]*\]' "$work/soak-state.json" |
+                grep -o '"c-[0-9]*"' | wc -l)))
         done
-        if [ "$held" -ge 0 ] && [ $((wins + held)) -eq 120 ]; then settled=1; break; fi
+        if [ "$held" -ge 0 ] && [ $((wins + held + dead)) -eq 120 ]; then settled=1; break; fi
         kill -0 "$pid" 2>/dev/null || break
         sleep 0.1
     done
@@ -278,7 +282,7 @@ soak_worker_contract() {
         echo "the worker exited by itself:"; cat "$work/soak-worker.err"; return 1
     fi
     kill -KILL "$pid"; wait "$pid" 2>/dev/null
-    echo "work: $wins items won, $held still held by dropped leases"
+    echo "work: $wins items won, $held still held by dropped leases, $dead dead"
     [ "$settled" -eq 1 ] || { echo "never settled"; return 1; }
     "$vector_tool" state "$url" "$results" >"$work/soak-results.json" || return 1
     local records wins_ids execs
