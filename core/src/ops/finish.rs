@@ -342,7 +342,7 @@ fn fail_outcome(code: i64, delay_ms: u64) -> FailOutcome {
     }
 }
 
-/// Refuses an empty-handed or oversized batch (argument `argument`).
+/// Refuses a batch of more than [`MAX_PAGE`] leases (argument `argument`).
 pub(crate) fn batch_size(argument: &'static str, n: usize) -> Result<()> {
     if n > MAX_PAGE {
         return Err(Error::invalid(
