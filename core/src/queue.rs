@@ -3,13 +3,12 @@
 
 use std::sync::Arc;
 
-use redis::{Script, ScriptInvocation};
-
 use crate::client::Client;
 use crate::connection::Conn;
 use crate::error::{Error, Result};
 use crate::keys::QueueKeys;
 use crate::lease::Lease;
+use crate::scripts::{self, Function, Invocation};
 
 /// One queue: the keys under one prefix. Cheap to clone; clones share the client.
 #[derive(Clone, Debug)]
@@ -45,23 +44,38 @@ impl Queue {
         Error::from_redis(err, &self.keys.prefix)
     }
 
-    /// An invocation of `script` with the sixteen protocol keys already in place.
-    pub(crate) fn invocation<'a>(&self, script: &'a Script) -> ScriptInvocation<'a> {
-        let mut inv = script.prepare_invoke();
+    /// A call of `function` with the sixteen protocol keys already in place.
+    pub(crate) fn invocation(&self, function: &'static Function) -> Invocation {
+        let mut inv = Invocation::new(function);
         for key in self.keys.script_keys() {
             inv.key(key);
         }
         inv
     }
 
-    pub(crate) async fn invoke<T: redis::FromRedisValue>(
-        &self,
-        inv: &ScriptInvocation<'_>,
-    ) -> Result<T> {
+    /// Sends `inv` (one round trip). Only when the server answers that it has no such function,
+    /// so that nothing ran, is the library loaded and the call sent once more.
+    pub(crate) async fn invoke<T: redis::FromRedisValue>(&self, inv: &Invocation) -> Result<T> {
         let mut conn = self.conn()?;
-        inv.invoke_async(&mut conn)
+        let cmd = inv.cmd();
+        match cmd.query_async(&mut conn).await {
+            Err(e) if scripts::is_missing_function(e.code(), e.detail()) => {
+                self.load_library(&mut conn).await?;
+                cmd.query_async(&mut conn)
+                    .await
+                    .map_err(|e| self.map_err(e))
+            }
+            other => other.map_err(|e| self.map_err(e)),
+        }
+    }
+
+    /// Loads the protocol's function library (spec/PROTOCOL.md, 4.1).
+    pub(crate) async fn load_library(&self, conn: &mut Conn) -> Result<()> {
+        let _: redis::Value = scripts::load_cmd()
+            .query_async(conn)
             .await
-            .map_err(|e| self.map_err(e))
+            .map_err(|e| self.map_err(e))?;
+        Ok(())
     }
 
     /// Sends one plain command on the shared connection.

@@ -550,32 +550,55 @@ async fn get_reports_times_on_the_server_clock(env: Env) {
     assert!(env.queue.get("t").await.unwrap().is_none());
 }
 
-/// Under maxmemory with noeviction, a script that may grow memory fails before it writes
-/// anything (no item popped and lost), and one that frees memory still runs.
+/// Under maxmemory with noeviction, a function that adds memory (add, a complete that keeps a
+/// result) is refused before it writes anything, and those that drain the queue still run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn out_of_memory_refuses_before_writing() {
+async fn out_of_memory_drains_and_refuses_growth() {
     let env = Env::single("oom").await;
-    env.add("held", b"x").await;
-    env.add("waiting", b"y").await;
+    for id in ["held", "waiting", "third", "fourth"] {
+        env.add(id, b"x").await;
+    }
     let held = env.lease().await.unwrap();
     let server = env.server.as_ref().unwrap();
     server.command("CONFIG SET maxmemory 1");
+    // What adds memory is refused whole, before it writes anything.
     let before = (env.list("queue").await, env.keys().await);
-    let err = env.queue.lease(TTL, Wait::No).await.unwrap_err();
-    assert!(err.to_string().contains("OOM"), "{err}");
     let err = env.queue.add(&item("new")).await.unwrap_err();
+    assert!(err.to_string().contains("OOM"), "{err}");
+    let err = env
+        .queue
+        .complete_with_result(&held, b"a result", None)
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("OOM"), "{err}");
     assert_eq!(
         (env.list("queue").await, env.keys().await),
         before,
         "nothing written"
     );
+    // What drains the queue works at the limit (issue 14): complete, lease, fail, release,
+    // cancel and cleaning.
     assert!(
         env.queue.complete(&held).await.unwrap(),
         "completing frees memory"
     );
+    let next = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_eq!(next.id(), "waiting");
+    let outcome = env
+        .queue
+        .fail(&next, "boom", "E", Retry::Never)
+        .await
+        .unwrap();
+    assert_eq!(outcome, FailOutcome::Dead);
+    let third = env.queue.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert!(env.queue.release(&third, None).await.unwrap());
+    assert_eq!(
+        env.queue.cancel("fourth").await.unwrap(),
+        Some(State::Waiting)
+    );
+    env.queue.light_clean().await.unwrap();
     server.command("CONFIG SET maxmemory 0");
-    assert_eq!(env.lease().await.unwrap().id(), "waiting");
+    assert_eq!(env.lease().await.unwrap().id(), "third");
 }
 
 async fn light_clean_promotes_in_bounded_calls(env: Env) {
@@ -610,7 +633,7 @@ async fn complete_runs_no_list_search() {
         next = following;
     }
     let stats = server.command("INFO commandstats");
-    assert!(stats.contains("cmdstat_evalsha:"), "{stats}");
+    assert!(stats.contains("cmdstat_fcall:"), "{stats}");
     assert!(!stats.contains("cmdstat_lrem:"), "no LREM: {stats}");
     assert!(!stats.contains("cmdstat_lpos:"), "no LPOS: {stats}");
 }

@@ -62,11 +62,11 @@ impl Monitor {
     }
 }
 
-fn evalsha_calls(env: &Env) -> u64 {
+fn fcall_calls(env: &Env) -> u64 {
     let stats = env.server.as_ref().unwrap().command("INFO commandstats");
     stats
         .lines()
-        .find_map(|l| l.strip_prefix("cmdstat_evalsha:calls="))
+        .find_map(|l| l.strip_prefix("cmdstat_fcall:calls="))
         .map(|rest| rest.split(',').next().unwrap().parse().unwrap())
         .unwrap_or(0)
 }
@@ -75,7 +75,7 @@ fn evalsha_calls(env: &Env) -> u64 {
 async fn each_operation_costs_the_documented_round_trips() {
     let env = Env::single("rt").await;
     let q = &env.queue;
-    // Warm up: load every script once (the first call of each pays SCRIPT LOAD).
+    // Warm up: the first call loads the function library (FUNCTION LOAD), once for all.
     let warm = Item::new(vec![]);
     q.add(&warm).await.unwrap();
     q.add_unique(&Item::new(vec![])).await.unwrap();
@@ -120,41 +120,37 @@ async fn each_operation_costs_the_documented_round_trips() {
     q.add(&Item::with_id("a", b"1".to_vec()).unwrap())
         .await
         .unwrap();
-    expect("add", &["evalsha"], &mut monitor);
+    expect("add", &["fcall"], &mut monitor);
     q.add_unique(&Item::with_id("b", b"2".to_vec()).unwrap())
         .await
         .unwrap();
-    expect("add_unique", &["evalsha"], &mut monitor);
+    expect("add_unique", &["fcall"], &mut monitor);
     let batch: Vec<Item> = (0..1000).map(|i| Item::new(vec![i as u8])).collect();
     q.add_batch(&batch).await.unwrap();
-    expect("add_batch of 1000", &["evalsha"], &mut monitor);
+    expect("add_batch of 1000", &["fcall"], &mut monitor);
     let batch: Vec<Item> = (0..2500).map(|i| Item::new(vec![i as u8])).collect();
     q.add_batch(&batch).await.unwrap();
     // Three script calls (chunks of 1000), written together as one pipeline.
     expect(
         "add_batch of 2500",
-        &["evalsha", "evalsha", "evalsha"],
+        &["fcall", "fcall", "fcall"],
         &mut monitor,
     );
 
     let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
-    expect("lease", &["evalsha"], &mut monitor);
+    expect("lease", &["fcall"], &mut monitor);
     let waited = q
         .lease(TTL, Wait::Timeout(Duration::from_secs(5)))
         .await
         .unwrap()
         .unwrap();
-    expect(
-        "blocking lease with items ready",
-        &["evalsha"],
-        &mut monitor,
-    );
+    expect("blocking lease with items ready", &["fcall"], &mut monitor);
     q.renew(&lease, TTL).await.unwrap();
-    expect("renew", &["evalsha"], &mut monitor);
+    expect("renew", &["fcall"], &mut monitor);
     q.complete(&lease).await.unwrap();
-    expect("complete", &["evalsha"], &mut monitor);
+    expect("complete", &["fcall"], &mut monitor);
     q.complete_and_lease(&waited, TTL).await.unwrap();
-    expect("complete_and_lease", &["evalsha"], &mut monitor);
+    expect("complete_and_lease", &["fcall"], &mut monitor);
     q.queue_len().await.unwrap();
     expect("queue_len", &["llen"], &mut monitor);
 
@@ -162,44 +158,44 @@ async fn each_operation_costs_the_documented_round_trips() {
     let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
     monitor.client_commands();
     q.progress(&lease, b"50%").await.unwrap();
-    expect("progress", &["evalsha"], &mut monitor);
+    expect("progress", &["fcall"], &mut monitor);
     q.get(lease.id()).await.unwrap();
-    expect("get", &["evalsha"], &mut monitor);
+    expect("get", &["fcall"], &mut monitor);
     q.fail(&lease, "e", "", Retry::Never).await.unwrap();
-    expect("fail", &["evalsha"], &mut monitor);
+    expect("fail", &["fcall"], &mut monitor);
     q.list(State::Dead, 0, 100).await.unwrap();
-    expect("list", &["evalsha"], &mut monitor);
+    expect("list", &["fcall"], &mut monitor);
     q.count(State::Waiting).await.unwrap();
-    expect("count", &["evalsha"], &mut monitor);
+    expect("count", &["fcall"], &mut monitor);
     q.stats().await.unwrap();
-    expect("stats", &["evalsha"], &mut monitor);
+    expect("stats", &["fcall"], &mut monitor);
     q.dead_requeue(&[lease.id()]).await.unwrap();
-    expect("dead_requeue", &["evalsha"], &mut monitor);
+    expect("dead_requeue", &["fcall"], &mut monitor);
     let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
     q.release(&lease, Some(Duration::from_secs(60)))
         .await
         .unwrap();
     monitor.client_commands();
     q.cancel(lease.id()).await.unwrap();
-    expect("cancel", &["evalsha"], &mut monitor);
+    expect("cancel", &["fcall"], &mut monitor);
     let batch = q.lease_batch(1000, TTL, Wait::No).await.unwrap();
     assert_eq!(batch.len(), 1000);
-    expect("lease_batch of 1000", &["evalsha"], &mut monitor);
+    expect("lease_batch of 1000", &["fcall"], &mut monitor);
     let refs: Vec<&leaseq::Lease> = batch.iter().collect();
     q.renew_batch(&refs, TTL).await.unwrap();
-    expect("renew_batch of 1000", &["evalsha"], &mut monitor);
+    expect("renew_batch of 1000", &["fcall"], &mut monitor);
     q.fail_batch(&[(&batch[0], "e", "", Retry::Never)])
         .await
         .unwrap();
-    expect("fail_batch", &["evalsha"], &mut monitor);
+    expect("fail_batch", &["fcall"], &mut monitor);
     let done: Vec<leaseq::Completion<'_>> = batch[1..501].iter().map(|l| (l, None)).collect();
     q.complete_batch(&done).await.unwrap();
-    expect("complete_batch of 500", &["evalsha"], &mut monitor);
+    expect("complete_batch of 500", &["fcall"], &mut monitor);
     let done: Vec<leaseq::Completion<'_>> = batch[501..].iter().map(|l| (l, None)).collect();
     q.complete_and_lease_batch(&done, 50, TTL).await.unwrap();
     expect(
         "complete_and_lease_batch of 499 and 50",
-        &["evalsha"],
+        &["fcall"],
         &mut monitor,
     );
 
@@ -211,10 +207,10 @@ async fn each_operation_costs_the_documented_round_trips() {
     assert_eq!(q.processing_len().await.unwrap(), 1201);
     monitor.client_commands();
     q.light_clean().await.unwrap();
-    expect("light_clean of 1201", &["evalsha"; 7], &mut monitor);
+    expect("light_clean of 1201", &["fcall"; 7], &mut monitor);
 
     assert_eq!(
-        evalsha_calls(&env),
+        fcall_calls(&env),
         // adds 1+1+1+3, lease, blocking lease, renew, complete, complete_and_lease
         6 + 5
             // lease, progress, get, fail, list, count, stats, dead_requeue, lease, release,
@@ -238,12 +234,30 @@ async fn each_operation_costs_the_documented_round_trips() {
     };
     tokio::time::sleep(Duration::from_millis(200)).await;
     // One BLMOVE on P:queue, one on P:wake, each on a connection of its own.
-    assert_eq!(monitor.client_commands(), ["evalsha", "blmove", "blmove"]);
+    assert_eq!(monitor.client_commands(), ["fcall", "blmove", "blmove"]);
     empty.add(&Item::new(vec![])).await.unwrap();
     waiter.await.unwrap().unwrap().unwrap();
     assert_eq!(
         monitor.client_commands(),
-        ["evalsha", "evalsha"],
+        ["fcall", "fcall"],
         "the add, then the lease"
+    );
+
+    // A server that lost the function library (FUNCTION FLUSH; a restart without persistence):
+    // the refused call ran nothing, so the library is loaded and that call sent once more.
+    let server = env.server.as_ref().unwrap();
+    server.command("FUNCTION FLUSH");
+    monitor.client_commands();
+    let l = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_eq!(monitor.client_commands(), ["fcall", "function", "fcall"]);
+    assert!(q.complete(&l).await.unwrap());
+    server.command("FUNCTION FLUSH");
+    monitor.client_commands();
+    let many: Vec<Item> = (0..2500).map(|_| Item::new(vec![])).collect();
+    assert_eq!(q.add_batch(&many).await.unwrap(), 2500);
+    assert_eq!(
+        monitor.client_commands(),
+        ["fcall", "fcall", "fcall", "function", "fcall", "fcall", "fcall"],
+        "three chunks refused, one load, the three sent again"
     );
 }

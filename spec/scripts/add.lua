@@ -1,11 +1,11 @@
 --! include: keys time config waiting
+--! flags:
 -- add, add_unique, add_batch. ARGV: mode ('add' or 'unique'), incarnation base, then 9 values
 -- per item: id, data, delay_ms, run_at_ms, priority, max_attempts, backoff, expires_after_ms,
 -- keep_result_ms ('' for "not set"). Returns how many items were added.
 -- An item without options is stored as redis-work-queue stores one (P:item:<id> and P:queue),
 -- with no other key. An option puts its values in P:job:<id>; a due time in the future parks
 -- the data at P:data:<id> and lists the id in P:delayed.
-refuse_when_out_of_memory()
 local unique = ARGV[1] == 'unique'
 local cfg_priority = tonumber(config('priority')) or 0
 local cfg_expires = tonumber(config('expires_after_ms'))

@@ -1,4 +1,5 @@
 --! include: keys
+--! flags: allow-oom
 -- cancel. ARGV: id. Removes a waiting, delayed or dead item; marks a leased one, so that its
 -- holder's renew, complete, fail and release answer "cancelled" (-3) and remove it, as does the
 -- recovery of its lease when it expires. Returns the state the item was in, or nil (no item).

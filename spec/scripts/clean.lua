@@ -1,4 +1,5 @@
 --! include: keys time config rate waiting jobs
+--! flags: allow-oom
 -- light clean, one batch. ARGV: batch_size.
 -- 1. Sorts up to batch_size ids from the tail of P:processing (redis-work-queue's leases, and
 --    protocol v1 leftovers), as protocol v1's light clean did:
@@ -13,7 +14,6 @@
 -- 5. Drops stale ids (item gone) from the tail of each waiting list, up to batch_size in all.
 -- Returns {promoted, expired_requeued, expired_dead, expired_removed (item gone or cancelled),
 -- examined, requeued, removed, processing_before, stale_dropped}.
-refuse_when_out_of_memory()
 local batch = tonumber(ARGV[1])
 local now = now_ms()
 

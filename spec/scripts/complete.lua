@@ -1,7 +1,6 @@
 --! include: keys time config rate outcome finish
+--! flags: allow-oom
+--! keep-variant
 -- complete. ARGV: id, incarnation, has_result ('1' or '0'), result, keep_result_ms ('' default).
--- Returns 1 (completed by this call) or an outcome code (lib/finish.lua).
-if ARGV[3] == '1' then
-  refuse_when_out_of_memory()
-end
+-- Called as complete_keep when a result is kept (4.1). Returns 1 (completed by this call) or an outcome code (lib/finish.lua).
 return complete_item(ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4], ARGV[5], now_ms())

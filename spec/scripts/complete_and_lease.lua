@@ -1,7 +1,8 @@
 --! include: keys time config rate waiting jobs outcome finish lease
+--! flags: allow-oom
+--! keep-variant
 -- complete_and_lease. ARGV: id, incarnation, has_result, result, keep_result_ms, token, ttl_ms, n.
 -- Returns {completed, next}: completed as complete's reply, next exactly a lease reply.
-refuse_when_out_of_memory()
 local now = now_ms()
 local completed = complete_item(ARGV[1], ARGV[2], ARGV[3] == '1', ARGV[4], ARGV[5], now)
 return {completed, lease_items(ARGV[6], tonumber(ARGV[7]), tonumber(ARGV[8]), now)}

@@ -1,8 +1,9 @@
 --! include: keys time config rate waiting jobs outcome finish lease
+--! flags: allow-oom
+--! keep-variant
 -- complete_and_lease_batch: a busy runner's whole step. ARGV: token, ttl_ms, n (leases wanted),
 -- then 5 values per lease to complete, as complete_batch.lua (at most 1000).
 -- Returns {codes, lease reply}: one code per completed lease, then what lease.lua returns.
-refuse_when_out_of_memory()
 local now = now_ms()
 local codes = {}
 for i = 4, #ARGV, 5 do

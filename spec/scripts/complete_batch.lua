@@ -1,15 +1,8 @@
 --! include: keys time config rate outcome finish
+--! flags: allow-oom
+--! keep-variant
 -- complete_batch. ARGV: 5 values per lease: id, incarnation, has_result, result, keep_result_ms
 -- (at most 1000 leases). Returns one code per lease, in order, as complete's (lib/finish.lua).
-local with_result = false
-for i = 3, #ARGV, 5 do
-  if ARGV[i] == '1' then
-    with_result = true
-  end
-end
-if with_result then
-  refuse_when_out_of_memory()
-end
 local now = now_ms()
 local codes = {}
 for i = 1, #ARGV, 5 do

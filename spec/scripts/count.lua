@@ -1,4 +1,5 @@
 --! include: keys waiting
+--! flags: no-writes
 -- count. ARGV: state (waiting, delayed, leased, dead, processing). Returns the number of ids in
 -- that state's lists or sets (waiting lists may hold stale ids until a lease or clean drops them).
 local state = ARGV[1]

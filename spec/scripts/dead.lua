@@ -1,10 +1,10 @@
 --! include: keys time config rate waiting jobs
+--! flags: allow-oom
 -- Dead letters. ARGV: action, then
 --   'requeue' id...   requeue these dead items (attempts reset to 0)
 --   'requeue_oldest' n   requeue the n oldest
 --   'purge' n            delete the n oldest
 -- n is at most 1000 per call. Returns how many items were requeued or deleted.
-refuse_when_out_of_memory()
 local action = ARGV[1]
 local ids
 if action == 'requeue' then

@@ -1,4 +1,5 @@
 --! include: keys
+--! flags: allow-oom
 -- deep_clean, step 2: sort candidate ids found by SCAN, HSCAN or in the cleaning journal.
 -- KEYS[17]: the snapshot set. KEYS[18]: <prefix>:cleaning (redis-work-queue's cleaner journal).
 -- KEYS[19]: the suspects set. ARGV: from_journal ('1' or '0'), ttl_ms, id1, id2, ...

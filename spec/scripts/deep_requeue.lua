@@ -1,4 +1,5 @@
 --! include: keys waiting
+--! flags: allow-oom
 -- deep_clean, step 4: queue the suspects that are still orphans: item there, no lease.
 -- KEYS[17]: the suspects set. ARGV: count.
 -- Returns {suspects taken, requeued}.

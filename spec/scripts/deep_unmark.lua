@@ -1,4 +1,5 @@
 --! include: keys window
+--! flags: allow-oom
 -- deep_clean, step 3: clear suspects that a window of a list holds after all (they moved
 -- between lists while the snapshot was taken). KEYS[17]: the suspects set.
 -- ARGV: which list ('queue', 'processing' or a priority level), start, count.

@@ -1,7 +1,7 @@
 --! include: keys time config rate waiting jobs outcome fail
+--! flags: allow-oom
 -- fail_batch. ARGV: 7 values per lease, as fail.lua's (at most 1000 leases).
 -- Returns one {code, due_ms} per lease, in order, as fail's.
-refuse_when_out_of_memory()
 local now = now_ms()
 local replies = {}
 for i = 1, #ARGV, 7 do

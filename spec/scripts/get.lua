@@ -1,4 +1,5 @@
 --! include: keys
+--! flags: no-writes
 -- get. ARGV: id. Returns nil when no item or kept result has this id, else
 -- {state, data, job fields (flat name, value list), lease_ttl_ms, result}: state is waiting,
 -- delayed, leased, dead or done; data is nil for done; lease_ttl_ms is -2 without a lease;

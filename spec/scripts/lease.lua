@@ -1,4 +1,4 @@
 --! include: keys time config rate waiting jobs lease
+--! flags: allow-oom
 -- lease, lease_batch. ARGV: token, ttl_ms, n (how many items at most). See lib/lease.lua.
-refuse_when_out_of_memory()
 return lease_items(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), now_ms())

@@ -1,4 +1,5 @@
 --! include: keys waiting
+--! flags: no-writes
 -- list. ARGV: state (waiting, delayed, leased, dead), start, count (at most 1000).
 -- Returns {id, time_ms, attempts, error, error_type} for each item, in order: waiting in lease
 -- order (time -1), delayed by due time, leased by lease expiry, dead oldest first (time died).

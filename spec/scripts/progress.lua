@@ -1,7 +1,7 @@
 --! include: keys outcome
+--! flags: allow-oom
 -- progress. ARGV: id, token, incarnation, value. Stores a small value on a leased item.
 -- Returns 1, or the outcome code of lib/outcome.lua.
-refuse_when_out_of_memory()
 local id, token = ARGV[1], ARGV[2]
 local holder = redis.call('GET', LEASE .. id)
 local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled')

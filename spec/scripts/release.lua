@@ -1,8 +1,8 @@
 --! include: keys time config rate waiting jobs outcome
+--! flags: allow-oom
 -- release. ARGV: id, token, incarnation, delay_ms.
 -- Hands a leased item back without counting a failure: the attempt it used is given back.
 -- Returns 1, or the outcome code of lib/outcome.lua.
-refuse_when_out_of_memory()
 local id, token, inc = ARGV[1], ARGV[2], ARGV[3]
 local holder = redis.call('GET', LEASE .. id)
 local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'priority')

@@ -1,4 +1,5 @@
 --! include: keys time outcome renew
+--! flags: allow-oom
 -- renew_batch. ARGV: ttl_ms, then 3 values per lease: id, token, incarnation (at most 1000).
 -- Returns one code per lease, in order, as renew's.
 local now = now_ms()

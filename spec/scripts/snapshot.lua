@@ -1,4 +1,5 @@
 --! include: keys window
+--! flags: allow-oom
 -- deep_clean, step 1: copy a window of a list into the snapshot set.
 -- KEYS[17]: the snapshot set. ARGV: which list ('queue', 'processing' or a priority level),
 -- start, count, ttl_ms.

@@ -1,4 +1,5 @@
 --! include: keys time waiting
+--! flags: no-writes
 -- stats. No ARGV. Returns {waiting, delayed, leased, dead, processing, oldest_waiting_ms,
 -- now_ms, minutes}: minutes is, for each of the last 60 minutes (oldest first), {completed,
 -- failed, dead, expired}. oldest_waiting_ms is the age of the oldest item at the tail of a

@@ -51,28 +51,26 @@ impl Queue {
         if wires.is_empty() {
             return Ok(0);
         }
-        let script = &*scripts::ADD;
         let chunks: Vec<&[[Vec<u8>; 9]]> = wires.chunks(ADD_CHUNK).collect();
         let incarnation = new_token();
         let mut conn = self.conn()?;
         let mut added = 0i64;
         let mut pending: Vec<usize> = (0..chunks.len()).collect();
-        // At most twice: a chunk refused with NOSCRIPT (Redis restarted or flushed its scripts)
-        // was not run, so it is sent again after loading the script; others are not resent.
+        // At most twice: a chunk refused because the server lacks the function library (Redis
+        // restarted or flushed it) was not run, so it is sent again after loading the library;
+        // others are not resent.
         for attempt in 0..2 {
             let mut pipe = redis::pipe();
             pipe.ignore_errors();
             for &i in &pending {
-                let cmd = pipe.cmd("EVALSHA").arg(script.get_hash()).arg(16);
-                for key in self.keys().script_keys() {
-                    cmd.arg(key);
-                }
-                cmd.arg(mode).arg(format!("{incarnation}.{i}"));
+                let mut inv = self.invocation(&scripts::ADD);
+                inv.arg(mode).arg(format!("{incarnation}.{i}"));
                 for wire in chunks[i] {
                     for value in wire {
-                        cmd.arg(value.as_slice());
+                        inv.arg(value.as_slice());
                     }
                 }
+                pipe.add_command(inv.cmd());
             }
             let replies: Vec<Value> = pipe
                 .query_async(&mut conn)
@@ -82,7 +80,10 @@ impl Queue {
             for (&i, reply) in pending.iter().zip(replies) {
                 match reply {
                     Value::Int(n) => added += n,
-                    Value::ServerError(e) if e.code() == "NOSCRIPT" && attempt == 0 => {
+                    Value::ServerError(e)
+                        if attempt == 0
+                            && scripts::is_missing_function(Some(e.code()), e.details()) =>
+                    {
                         refused.push(i)
                     }
                     Value::ServerError(e) => {
@@ -94,10 +95,7 @@ impl Queue {
             if refused.is_empty() {
                 break;
             }
-            script
-                .load_async(&mut conn)
-                .await
-                .map_err(|e| self.map_err(e))?;
+            self.load_library(&mut conn).await?;
             pending = refused;
         }
         Ok(added as usize)

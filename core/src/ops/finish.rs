@@ -74,6 +74,9 @@ impl Queue {
             .arg(if result.is_some() { "1" } else { "0" })
             .arg(result.unwrap_or_default())
             .arg(keep);
+        if result.is_some() {
+            inv.keeping_result();
+        }
         Ok(self.invoke::<i64>(&inv).await? == 1)
     }
 
@@ -217,7 +220,7 @@ impl Queue {
     /// The five arguments per lease of the batch complete scripts, checked first.
     pub(crate) fn complete_args(
         &self,
-        inv: &mut redis::ScriptInvocation<'_>,
+        inv: &mut crate::scripts::Invocation,
         completions: &[Completion<'_>],
     ) -> Result<()> {
         batch_size("leases", completions.len())?;
@@ -238,6 +241,7 @@ impl Queue {
                         Some(d) => policy::duration_ms("keep_result_for", *d)?.to_string(),
                         None => String::new(),
                     };
+                    inv.keeping_result();
                     ("1", *data, keep)
                 }
                 None => ("0", &[][..], String::new()),
@@ -299,7 +303,7 @@ impl Queue {
     /// The seven arguments of one failure (fail.lua), checked first; returns the delay sent.
     fn fail_args(
         &self,
-        inv: &mut redis::ScriptInvocation<'_>,
+        inv: &mut crate::scripts::Invocation,
         lease: &Lease,
         error: &str,
         error_type: &str,
