@@ -23,6 +23,9 @@ if redis.call('EXISTS', ITEM .. id) == 0 then
   return nil
 end
 if redis.call('EXISTS', LEASE .. id) == 1 then
+  -- The holder's token is overwritten (the expiry kept), so that its complete takes no shortcut
+  -- (lib/finish.lua) and its next call finds the mark.
+  redis.call('SET', LEASE .. id, 'cancelled', 'KEEPTTL')
   redis.call('HSET', JOB .. id, 'cancelled', 1)
   if not state then
     redis.call('HSET', JOB .. id, 'state', 'leased')

@@ -2,11 +2,11 @@
 --! flags: allow-oom
 --! keep-variant
 -- complete_and_lease_batch: a busy runner's whole step. ARGV: token, ttl_ms, n (leases wanted),
--- then 5 values per lease to complete, as complete_batch.lua (at most 1000).
+-- then 6 values per lease to complete, as complete_batch.lua (at most 1000).
 -- Returns {codes, lease reply}: one code per completed lease, then what lease.lua returns.
 local now = now_ms()
 local codes = {}
-for i = 4, #ARGV, 5 do
-  codes[#codes + 1] = complete_item(ARGV[i], ARGV[i + 1], ARGV[i + 2] == '1', ARGV[i + 3], ARGV[i + 4], now)
+for i = 4, #ARGV, 6 do
+  codes[#codes + 1] = complete_item(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1', ARGV[i + 4], ARGV[i + 5], now)
 end
 return {codes, lease_items(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), now)}

@@ -71,6 +71,7 @@ impl Queue {
         let mut inv = self.invocation(&scripts::COMPLETE);
         inv.arg(&lease.wire_id)
             .arg(&lease.incarnation)
+            .arg(&lease.token)
             .arg(if result.is_some() { "1" } else { "0" })
             .arg(result.unwrap_or_default())
             .arg(keep);
@@ -217,7 +218,7 @@ impl Queue {
         Ok(codes.into_iter().map(|c| c == 1).collect())
     }
 
-    /// The five arguments per lease of the batch complete scripts, checked first.
+    /// The six arguments per lease of the batch complete functions, checked first.
     pub(crate) fn complete_args(
         &self,
         inv: &mut crate::scripts::Invocation,
@@ -248,6 +249,7 @@ impl Queue {
             };
             inv.arg(&lease.wire_id)
                 .arg(&lease.incarnation)
+                .arg(&lease.token)
                 .arg(has)
                 .arg(data)
                 .arg(keep);

@@ -139,6 +139,7 @@ impl Queue {
         let mut inv = self.invocation(&scripts::COMPLETE_AND_LEASE);
         inv.arg(&lease.wire_id)
             .arg(&lease.incarnation)
+            .arg(&lease.token)
             .arg("0")
             .arg("")
             .arg("")

@@ -23,3 +23,21 @@ local function config(field)
   end
   return value
 end
+
+-- Per-queue hints kept in the library's memory between calls: the time of the next
+-- housekeeping, the queue's backoff and max_attempts as of then, the current minute's counter
+-- key. Never needed for correctness: lost when the library reloads (restart, failover), and at
+-- most 10000 queues are remembered.
+local hints, remembered = {}, 0
+local function queue_hints()
+  local h = hints[QUEUE]
+  if not h then
+    remembered = remembered + 1
+    if remembered > 10000 then
+      hints, remembered = {}, 1
+    end
+    h = {}
+    hints[QUEUE] = h
+  end
+  return h
+end

@@ -3,7 +3,20 @@
 -- after its lease expired (a later holder's renew then says done). Returns 1 when this call
 -- completed the item, else an outcome code of lib/outcome.lua (-2, -3, -4, or 0 when the item
 -- was failed, released or dead-lettered since).
-local function complete_item(id, inc, has_result, result, keep_ms, now)
+-- The common case takes a shortcut: P:lease:<id> still holds this holder's token, so the item is
+-- leased to this very lease (its incarnation; a cancel overwrites the token, see cancel.lua).
+local function complete_item(id, inc, token, has_result, result, keep_ms, now)
+  if not has_result and redis.call('GET', LEASE .. id) == token then
+    if redis.call('DEL', ITEM .. id) == 0 then
+      redis.call('DEL', LEASE .. id, JOB .. id)
+      redis.call('ZREM', LEASED, id)
+      return -2
+    end
+    redis.call('DEL', LEASE .. id, JOB .. id)
+    redis.call('ZREM', LEASED, id)
+    count_event(now, 'completed')
+    return 1
+  end
   local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'state', 'attempts', 'keep_result_ms')
   if job[1] ~= inc then
     return lost_outcome(id, inc, nil, job[1], nil)

@@ -6,12 +6,37 @@
 -- max_attempts, backoff}. more is 1 when 1000 unusable ids were dropped (call again); wait_ms,
 -- when nothing was leased, is how long until a delayed item is due or a lease expires (-1: never).
 local MAX_DROPS = 1000
-local function lease_items(base, ttl, n, now)
+local NO_JOB = {}
+
+-- Housekeeping (promote_due, recover_expired) runs on a queue's lease path at most once per
+-- HOUSEKEEPING_MS of server time while leases find items, and always when a lease finds none;
+-- it also rereads the queue's backoff and max_attempts for the leases of plain items. The time
+-- of the next one is a hint (queue_hints, lib/config.lua). So while the queue is busy, a due
+-- item or an expired lease waits at most that long, and a changed configuration reaches
+-- leases at most that late.
+local HOUSEKEEPING_MS = 100
+local function housekeeping(now, always)
+  local h = queue_hints()
+  if h.housekeeping and h.housekeeping > now and not always then
+    return h
+  end
+  h.housekeeping, h.prios = now + HOUSEKEEPING_MS, nil
+  h.backoff, h.max_attempts = config('backoff'), max_attempts_of(nil)
   promote_due(now, 100)
   recover_expired(now, 20)
-  local leases, drops = {}, 0
+  return h
+end
+
+local function lease_items(base, ttl, n, now)
+  local h = housekeeping(now, false)
+  local leases, drops, looked = {}, 0, false
   while #leases < n and drops < MAX_DROPS do
     local id = pop_waiting()
+    if not id and not looked then
+      looked = true
+      h = housekeeping(now, true)
+      id = pop_waiting()
+    end
     if not id then
       break
     end
@@ -34,9 +59,13 @@ local function lease_items(base, ttl, n, now)
       end
       drops = drops + 1
     else
-      local job = redis.call('HMGET', JOB .. id, 'inc', 'attempts', 'max_attempts', 'backoff', 'expires_at')
+      -- A plain item (no job hash) takes the queue's settings as of the last housekeeping.
+      local job, max, backoff = NO_JOB, h.max_attempts, h.backoff
+      if redis.call('EXISTS', JOB .. id) == 1 then
+        job = redis.call('HMGET', JOB .. id, 'inc', 'attempts', 'max_attempts', 'backoff', 'expires_at')
+        max, backoff = max_attempts_of(job[3]), job[4] or config('backoff')
+      end
       local attempts = (tonumber(job[2]) or 0) + 1
-      local max = max_attempts_of(job[3])
       if job[5] and tonumber(job[5]) <= now then
         to_dead(id, now, 'expired before it started')
         drops = drops + 1
@@ -48,7 +77,7 @@ local function lease_items(base, ttl, n, now)
         redis.call('HSET', JOB .. id, 'inc', inc, 'attempts', attempts, 'state', 'leased',
           'leased_at', now, 'lease_expires', now + ttl)
         redis.call('ZADD', LEASED, now + ttl, id)
-        leases[#leases + 1] = {id, data, attempts, inc, max, job[4] or config('backoff')}
+        leases[#leases + 1] = {id, data, attempts, inc, max, backoff}
       end
     end
   end

@@ -2,7 +2,12 @@
 -- effort (pcall): a counter that cannot be written (out of memory) never fails the operation.
 local RATE_TTL_MS = 3720000
 local function count_event(now, field, n)
-  local key = RATE .. math.floor(now / 60000)
+  local h = queue_hints()
+  local minute = math.floor(now / 60000)
+  if h.minute ~= minute then
+    h.minute, h.rate_key = minute, RATE .. minute
+  end
+  local key = h.rate_key
   local count = redis.pcall('HINCRBY', key, field, n or 1)
   if count == (n or 1) then
     redis.pcall('PEXPIRE', key, RATE_TTL_MS)

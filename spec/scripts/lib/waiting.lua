@@ -12,6 +12,7 @@ local function push_waiting(id, priority)
   else
     redis.call('LPUSH', PRIO .. priority, id)
     redis.call('ZADD', PRIOS, priority, priority)
+    queue_hints().prios = true
     if redis.call('LLEN', WAKE) == 0 then
       redis.call('RPUSH', WAKE, '1')
     end
@@ -43,8 +44,18 @@ local function waiting_list(level)
 end
 
 -- Takes the next waiting id: the tail of the highest non-empty level. Returns id, level, or nil.
--- Levels found empty leave P:prios.
+-- Levels found empty leave P:prios. With no other level in use, one RPOP of P:queue.
+-- Whether other levels are in use is a hint (queue_hints().prios): false once P:prios was
+-- found empty, true again when this library pushes to another level, and forgotten by
+-- housekeeping, so that levels pushed by other clients count within HOUSEKEEPING_MS.
 local function pop_waiting()
+  local h = queue_hints()
+  if h.prios == nil then
+    h.prios = redis.call('EXISTS', PRIOS) == 1
+  end
+  if not h.prios then
+    return redis.call('RPOP', QUEUE), 0
+  end
   while true do
     local top = redis.call('ZREVRANGE', PRIOS, 0, 0)[1]
     top = top and tonumber(top)
@@ -60,6 +71,7 @@ local function pop_waiting()
         return id, 0
       end
       if not top then
+        h.prios = false
         return nil
       end
       id = redis.call('RPOP', PRIO .. top)
