@@ -214,7 +214,8 @@ impl Queue {
         Ok(codes.into_iter().map(|c| c == 1).collect())
     }
 
-    /// The five arguments per lease of the batch complete scripts, checked first.
+    /// The five arguments per lease of the complete scripts (complete_batch,
+    /// complete_and_lease and its batch), checked first.
     pub(crate) fn complete_args(
         &self,
         inv: &mut redis::ScriptInvocation<'_>,
