@@ -431,7 +431,9 @@ def test_bytes_ids_forever_waits_and_complete_and_lease_results(
             await q.add(leaseq.Item(b"", id="next"))
             lease = await q.lease()
             assert lease is not None and lease.id_bytes == raw_id
-            done, nxt = await q.complete_and_lease(lease, result=b"kept", keep_result_for=60)
+            done, nxt = await q.complete_and_lease(
+                lease, result=b"kept", keep_result_for=60
+            )
             assert done and nxt is not None and nxt.id == "next"
             result = await waiter
             assert result is not None and result.data == b"kept"

@@ -554,9 +554,9 @@ def test_an_id_that_is_not_utf8_works_in_every_call(
     with pytest.raises(leaseq.InvalidArgumentTypeError) as info:
         queue.dead_requeue([b"ok", 7])  # type: ignore[list-item]
     assert info.value.argument == "ids"
-    with pytest.raises(leaseq.InvalidArgumentError) as info:
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
         queue.cancel(b"")
-    assert info.value.argument == "id"
+    assert refused.value.argument == "id"
 
 
 def test_wait_result_can_wait_forever(

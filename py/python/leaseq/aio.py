@@ -176,7 +176,9 @@ class Queue:
     ) -> tuple[bool, Lease | None]:
         """Completes ``lease`` (keeping ``result`` if given, as ``complete`` does) and leases
         the next item (no wait) in one round trip."""
-        return await self._native.complete_and_lease(lease, ttl, result, keep_result_for)
+        return await self._native.complete_and_lease(
+            lease, ttl, result, keep_result_for
+        )
 
     async def renew(self, lease: Lease, ttl: float | timedelta | None = None) -> bool:
         """Extends the lease to ``ttl`` from now while it is still this holder's."""
