@@ -154,6 +154,12 @@ export interface CompleteOptions {
   keepResultForMs?: number
 }
 
+/** The options of `Queue#completeAndLease`: a result to keep, as `complete`'s, and the TTL. */
+export interface CompleteAndLeaseOptions extends CompleteOptions {
+  /** The next lease's TTL in ms. Default: 30 s (the core's). */
+  ttlMs?: number
+}
+
 /**
  * What to do with a failed item: `'default'` retries after the item's backoff while it has
  * attempts left (else it is dead); `{ afterMs }` retries after that delay instead; `'never'`
@@ -206,7 +212,10 @@ export interface JobResult {
 
 /** Everything the queue knows about one item (`Queue#get`). Times are the server's clock. */
 export interface Job {
+  /** The id (with replacement characters when it is not UTF-8; `idBytes` is exact). */
   id: string
+  /** The id exactly as Redis holds it. */
+  idBytes: Buffer
   state: JobState
   /** The data (empty for a done item). */
   data: Buffer
@@ -243,7 +252,10 @@ export interface Job {
 
 /** One line of `Queue#list`. */
 export interface ListEntry {
+  /** The id (with replacement characters when it is not UTF-8; `idBytes` is exact). */
   id: string
+  /** The id exactly as Redis holds it: pass it to `deadRequeue`, `cancel` or `get`. */
+  idBytes: Buffer
   /** Due time (delayed), lease expiry (leased) or time of death (dead); null when waiting. */
   at: Date | null
   /** Leases so far. */
@@ -379,8 +391,12 @@ export declare class Queue {
    * or released since, or re-added (`renewOutcome` says which).
    */
   complete(lease: Lease, options?: CompleteOptions): Promise<boolean>
-  /** Completes `lease` and leases the next item (without waiting) in one round trip. */
-  completeAndLease(lease: Lease, options?: { ttlMs?: number }): Promise<CompleteAndLeaseResult>
+  /**
+   * Completes `lease`, keeping `result` if given (as `complete` does), and leases the next item
+   * (without waiting) in one round trip.
+   * @example const { completed, next } = await queue.completeAndLease(lease, { result: 'ok' })
+   */
+  completeAndLease(lease: Lease, options?: CompleteAndLeaseOptions): Promise<CompleteAndLeaseResult>
   /**
    * Extends the lease to `ttlMs` (default: 30 s, the core's) from now while it is still this
    * holder's; false when it is not.
@@ -402,15 +418,19 @@ export declare class Queue {
   release(lease: Lease, options?: { delayMs?: number }): Promise<boolean>
   /** Stores a small value (at most 64 KiB) on the leased item, shown by `get`; whether it did. */
   progress(lease: Lease, value: Buffer | Uint8Array | string): Promise<boolean>
-  /** The result kept for item `id`, or null. */
-  result(id: string): Promise<JobResult | null>
+  /**
+   * The result kept for item `id`, or null. Ids are strings (their UTF-8) or bytes: an id
+   * another kind of client added need not be UTF-8 (`Lease#idBytes`, `Job#idBytes`).
+   */
+  result(id: string | Buffer | Uint8Array): Promise<JobResult | null>
   /**
    * Waits up to `timeoutMs` for item `id`'s result, server-side (the event loop stays free);
-   * null when the time passes first.
+   * `timeoutMs: Infinity` waits until it comes or the client is closed, 0 only reads it.
+   * Resolves to null when the time passes first.
    */
-  waitResult(id: string, options: { timeoutMs: number }): Promise<JobResult | null>
+  waitResult(id: string | Buffer | Uint8Array, options: { timeoutMs: number }): Promise<JobResult | null>
   /** Everything known about item `id`, or null when there is no such item nor a kept result. */
-  get(id: string): Promise<Job | null>
+  get(id: string | Buffer | Uint8Array): Promise<Job | null>
   /**
    * A page of the items in `state`: `count` (1 to 1000; default 100) entries from position
    * `start` (default 0). Waiting in the order they will be leased, delayed by due time, leased
@@ -423,11 +443,11 @@ export declare class Queue {
    * Cancels item `id`: a waiting, delayed or dead item is removed; a leased one is marked so
    * that its holder's next call ends it. Resolves to the state it was in, or null.
    */
-  cancel(id: string): Promise<JobState | null>
+  cancel(id: string | Buffer | Uint8Array): Promise<JobState | null>
   /** Counts per state, the oldest waiting item's age, and per-minute counters. */
   stats(): Promise<Stats>
   /** Puts these dead items back to waiting (attempts reset); at most 1000 ids. Resolves to how many. */
-  deadRequeue(ids: string[]): Promise<number>
+  deadRequeue(ids: Array<string | Buffer | Uint8Array>): Promise<number>
   /** Requeues the `n` oldest dead items (all when `n` is left out); resolves to how many. */
   deadRequeueOldest(n?: number): Promise<number>
   /** Deletes the `n` oldest dead items (all when `n` is left out); resolves to how many. */

@@ -78,8 +78,11 @@ export declare class NativeQueue {
    * incarnation of the item.
    */
   complete(lease: NativeLease, result?: Buffer | undefined | null, keepResultForMs?: number | undefined | null): Promise<boolean>
-  /** Completes the leased item and leases the next one (without waiting) in one round trip. */
-  completeAndLease(lease: NativeLease, ttlMs?: number | undefined | null): Promise<CompleteAndLeaseParts>
+  /**
+   * Completes the leased item (keeping `result` if given, as `complete` does) and leases the
+   * next one (without waiting) in one round trip.
+   */
+  completeAndLease(lease: NativeLease, ttlMs?: number | undefined | null, result?: Buffer | undefined | null, keepResultForMs?: number | undefined | null): Promise<CompleteAndLeaseParts>
   /**
    * Extends the lease to `ttl_ms` from now while it is still this holder's; says what it
    * found (`RenewOutcome::as_str`).
@@ -93,12 +96,15 @@ export declare class NativeQueue {
   release(lease: NativeLease, delayMs?: number | undefined | null): Promise<boolean>
   /** Stores a small progress value on the leased item. */
   progress(lease: NativeLease, value: Buffer): Promise<boolean>
-  /** The result kept for item `id`. */
-  result(id: string): Promise<ResultParts | null>
-  /** Waits up to `timeout_ms` for item `id`'s result, server-side. */
-  waitResult(id: string, timeoutMs: number): Promise<ResultParts | null>
-  /** Everything known about item `id`. */
-  get(id: string): Promise<JobParts | null>
+  /** The result kept for item `id` (its bytes). */
+  result(id: Buffer): Promise<ResultParts | null>
+  /**
+   * Waits up to `timeout_ms` (`Infinity`: until it comes or the client closes) for item
+   * `id`'s result, server-side.
+   */
+  waitResult(id: Buffer, timeoutMs: number): Promise<ResultParts | null>
+  /** Everything known about item `id` (its bytes). */
+  get(id: Buffer): Promise<JobParts | null>
   /**
    * A page of the items in `state`: from `start` (default 0), `count` entries (default the
    * core's `policy::DEFAULT_PAGE`).
@@ -106,12 +112,12 @@ export declare class NativeQueue {
   list(stateName: string, start?: number | undefined | null, count?: number | undefined | null): Promise<Array<EntryParts>>
   /** How many items are in `state`. */
   count(stateName: string): Promise<number>
-  /** Cancels item `id`; the state it was in, or null. */
-  cancel(id: string): Promise<string | null>
+  /** Cancels item `id` (its bytes); the state it was in, or null. */
+  cancel(id: Buffer): Promise<string | null>
   /** Counts per state, the oldest waiting item's age, and the last hour's counters. */
   stats(): Promise<StatsParts>
-  /** Puts these dead items back to waiting; how many. */
-  deadRequeue(ids: Array<string>): Promise<number>
+  /** Puts these dead items (ids as bytes) back to waiting; how many. */
+  deadRequeue(ids: Array<Buffer>): Promise<number>
   /** Requeues the `n` oldest dead items (absent: all); how many. */
   deadRequeueOldest(n?: number | undefined | null): Promise<number>
   /** Deletes the `n` oldest dead items (absent: all); how many. */
@@ -207,8 +213,10 @@ export interface ConfigParts {
 
 /** One line of `list`. */
 export interface EntryParts {
-  /** The id. */
+  /** The id (lossy when it is not UTF-8). */
   id: string
+  /** The id exactly as Redis holds it. */
+  idBytes: Buffer
   /** Due time, lease expiry or time of death; none for waiting items. */
   at?: number
   /** Leases so far. */
@@ -270,8 +278,10 @@ export interface ItemOptions {
 
 /** Everything the queue knows about one item. */
 export interface JobParts {
-  /** The id. */
+  /** The id (lossy when it is not UTF-8). */
   id: string
+  /** The id exactly as Redis holds it. */
+  idBytes: Buffer
   /** `waiting`, `delayed`, `leased`, `dead` or `done`. */
   state: string
   /** The data (empty for a done item). */

@@ -173,8 +173,59 @@ impl Queue {
         ttl: Duration,
         wait: Wait,
         every: Duration,
-        mut check: impl FnMut() -> std::result::Result<(), E>,
+        check: impl FnMut() -> std::result::Result<(), E>,
     ) -> std::result::Result<Result<Option<Lease>>, E> {
+        self.interruptible(
+            every,
+            check,
+            move |q| async move { q.lease(ttl, wait).await },
+        )
+    }
+
+    /// Like [`Queue::lease_batch`], interruptible as [`Queue::lease_interruptible`] is.
+    pub fn lease_batch_interruptible<E>(
+        &self,
+        n: usize,
+        ttl: Duration,
+        wait: Wait,
+        every: Duration,
+        check: impl FnMut() -> std::result::Result<(), E>,
+    ) -> std::result::Result<Result<Vec<Lease>>, E> {
+        self.interruptible(every, check, move |q| async move {
+            q.lease_batch(n, ttl, wait).await
+        })
+    }
+
+    /// Like [`Queue::wait_result`], interruptible as [`Queue::lease_interruptible`] is: `check`
+    /// runs every `every` while the server-side wait goes on (which may be forever), and its
+    /// error abandons the wait. Nothing is lost by an interrupt: the result stays kept.
+    pub fn wait_result_interruptible<E>(
+        &self,
+        id: impl AsRef<[u8]>,
+        wait: impl Into<Wait>,
+        every: Duration,
+        check: impl FnMut() -> std::result::Result<(), E>,
+    ) -> std::result::Result<Result<Option<JobResult>>, E> {
+        let id = id.as_ref().to_vec();
+        let wait = wait.into();
+        self.interruptible(every, check, move |q| async move {
+            q.wait_result(id, wait).await
+        })
+    }
+
+    /// Runs `op` on this process's async queue as a task of the runtime, blocking the calling
+    /// thread, and runs `check` on it every `every` until the task ends; an error from `check`
+    /// aborts the task (which ends its server-side wait) and is returned.
+    fn interruptible<T, E, F>(
+        &self,
+        every: Duration,
+        mut check: impl FnMut() -> std::result::Result<(), E>,
+        op: impl FnOnce(crate::Queue) -> F,
+    ) -> std::result::Result<Result<T>, E>
+    where
+        T: Send + 'static,
+        F: std::future::Future<Output = Result<T>> + Send + 'static,
+    {
         let (runtime, client) = match self.client.live() {
             Ok(live) => live,
             Err(e) => return Ok(Err(e)),
@@ -183,7 +234,7 @@ impl Queue {
             Ok(q) => q,
             Err(e) => return Ok(Err(e)),
         };
-        let mut task = runtime.spawn(async move { queue.lease(ttl, wait).await });
+        let mut task = runtime.spawn(op(queue));
         loop {
             // The timer must be made inside the runtime, hence the async block.
             match runtime.block_on(async { tokio::time::timeout(every, &mut task).await }) {
@@ -197,6 +248,20 @@ impl Queue {
                 }
             }
         }
+    }
+
+    /// See [`crate::Queue::complete_and_lease_with_result`].
+    pub fn complete_and_lease_with_result(
+        &self,
+        lease: &Lease,
+        result: &[u8],
+        keep_for: Option<Duration>,
+        ttl: Duration,
+    ) -> Result<(bool, Option<Lease>)> {
+        self.run(async |q| {
+            q.complete_and_lease_with_result(lease, result, keep_for, ttl)
+                .await
+        })
     }
 
     /// See [`crate::Queue::complete`].
@@ -316,17 +381,22 @@ impl Queue {
     }
 
     /// See [`crate::Queue::result`].
-    pub fn result(&self, id: &str) -> Result<Option<JobResult>> {
+    pub fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>> {
         self.run(async |q| q.result(id).await)
     }
 
-    /// See [`crate::Queue::wait_result`]. Blocks only the calling thread.
-    pub fn wait_result(&self, id: &str, timeout: Duration) -> Result<Option<JobResult>> {
-        self.run(async |q| q.wait_result(id, timeout).await)
+    /// See [`crate::Queue::wait_result`]. Blocks only the calling thread;
+    /// [`Queue::wait_result_interruptible`] can be interrupted.
+    pub fn wait_result(
+        &self,
+        id: impl AsRef<[u8]>,
+        wait: impl Into<Wait>,
+    ) -> Result<Option<JobResult>> {
+        self.run(async |q| q.wait_result(id, wait).await)
     }
 
     /// See [`crate::Queue::get`].
-    pub fn get(&self, id: &str) -> Result<Option<Job>> {
+    pub fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>> {
         self.run(async |q| q.get(id).await)
     }
 
@@ -346,12 +416,12 @@ impl Queue {
     }
 
     /// See [`crate::Queue::cancel`].
-    pub fn cancel(&self, id: &str) -> Result<Option<State>> {
+    pub fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>> {
         self.run(async |q| q.cancel(id).await)
     }
 
     /// See [`crate::Queue::dead_requeue`].
-    pub fn dead_requeue(&self, ids: &[&str]) -> Result<u64> {
+    pub fn dead_requeue<I: AsRef<[u8]>>(&self, ids: &[I]) -> Result<u64> {
         self.run(async |q| q.dead_requeue(ids).await)
     }
 

@@ -129,9 +129,17 @@ impl Item {
         self
     }
 
-    /// The nine values the add script takes for this item (spec/scripts/add.lua), options
-    /// validated; `''` for an option that is not set.
-    pub(crate) fn wire(&self) -> Result<[Vec<u8>; 9]> {
+    /// Checks the item's data and options as `add` will, naming the refused argument
+    /// (`delay`, `run_at`, `priority`, `backoff`, `expires_after`, `keep_result_for`, `data`).
+    /// Bindings call it where they build an item, so that a bad option is refused there; `add`
+    /// checks again and sends nothing for a refused item.
+    pub fn validate(&self) -> Result<()> {
+        self.wire_times().map(drop)
+    }
+
+    /// The validated `delay_ms`, `run_at_ms` and `expires_after_ms` values (`''` when unset),
+    /// after checking every option and the data.
+    fn wire_times(&self) -> Result<[Vec<u8>; 3]> {
         let o = &self.options;
         let ms = |argument, d: Option<Duration>| -> Result<Vec<u8>> {
             Ok(match d {
@@ -145,6 +153,7 @@ impl Item {
                 "give either a delay or a run_at time, not both",
             ));
         }
+        let delay = ms("delay", o.delay)?;
         let run_at = match o.run_at {
             Some(at) => {
                 let since = at
@@ -160,24 +169,36 @@ impl Item {
         if let Some(b) = &o.backoff {
             b.validate()?;
         }
+        let expires = ms("expires_after", o.expires_after)?;
         if o.keep_result_for.is_some_and(|d| d.is_zero()) {
             return Err(Error::invalid(
                 "keep_result_for",
                 "must be greater than zero",
             ));
         }
+        ms("keep_result_for", o.keep_result_for)?;
         validate_data(&self.data)?;
+        Ok([delay, run_at, expires])
+    }
+
+    /// The nine values the add script takes for this item (spec/scripts/add.lua), options
+    /// validated; `''` for an option that is not set.
+    pub(crate) fn wire(&self) -> Result<[Vec<u8>; 9]> {
+        let o = &self.options;
+        let [delay, run_at, expires] = self.wire_times()?;
         let opt = |v: Option<String>| v.map(String::into_bytes).unwrap_or_default();
         Ok([
             self.id.clone().into_bytes(),
             self.data.clone(),
-            ms("delay", o.delay)?,
+            delay,
             run_at,
             opt(o.priority.map(|p| p.to_string())),
             opt(o.max_attempts.map(|m| m.to_string())),
             opt(o.backoff.map(|b| b.to_wire())),
-            ms("expires_after", o.expires_after)?,
-            ms("keep_result_for", o.keep_result_for)?,
+            expires,
+            o.keep_result_for
+                .map(|d| policy::millis_up(d).to_string().into_bytes())
+                .unwrap_or_default(),
         ])
     }
 }
@@ -195,6 +216,23 @@ pub fn validate_id(id: &str) -> Result<()> {
     }
     if id.chars().any(char::is_control) {
         return Err(Error::invalid("id", "must not contain control characters"));
+    }
+    Ok(())
+}
+
+/// Checks an id that names an item which may exist (`get`, `result`, `wait_result`, `cancel`,
+/// `dead_requeue`; argument `id`): 1 to [`MAX_ID_LEN`] bytes, any bytes, since another kind of
+/// client may have added it (spec/PROTOCOL.md, 3.1). Ids that leaseq adds follow
+/// [`validate_id`].
+pub(crate) fn validate_id_bytes(id: &[u8]) -> Result<()> {
+    if id.is_empty() {
+        return Err(Error::invalid("id", "must not be empty"));
+    }
+    if id.len() > MAX_ID_LEN {
+        return Err(Error::invalid(
+            "id",
+            format!("is {} bytes, at most {MAX_ID_LEN} are allowed", id.len()),
+        ));
     }
     Ok(())
 }
@@ -252,6 +290,55 @@ mod tests {
             item.delay(Duration::from_micros(1500)).wire().unwrap()[2],
             b"2"
         );
+    }
+
+    #[test]
+    fn validate_names_the_refused_option() {
+        let item = Item::new(b"x".to_vec());
+        assert!(item.validate().is_ok());
+        let refused = |item: Item| match item.validate() {
+            Err(Error::InvalidArgument { argument, .. }) => argument,
+            other => panic!("expected a refusal, got {other:?}"),
+        };
+        assert_eq!(refused(item.clone().priority(-1001)), "priority");
+        assert_eq!(
+            refused(item.clone().delay(policy::MAX_DURATION * 2)),
+            "delay"
+        );
+        assert_eq!(
+            refused(item.clone().expires_after(policy::MAX_DURATION * 2)),
+            "expires_after"
+        );
+        assert_eq!(
+            refused(item.clone().keep_result_for(Duration::ZERO)),
+            "keep_result_for"
+        );
+        assert_eq!(
+            refused(
+                item.clone()
+                    .backoff(Backoff::exponential(Duration::ZERO, Duration::from_secs(1)))
+            ),
+            "backoff"
+        );
+        assert_eq!(
+            refused(
+                item.clone()
+                    .delay(Duration::from_secs(1))
+                    .run_at(SystemTime::now())
+            ),
+            "run_at"
+        );
+        assert_eq!(
+            refused(item.run_at(UNIX_EPOCH - Duration::from_secs(1))),
+            "run_at"
+        );
+    }
+
+    #[test]
+    fn ids_naming_items_may_be_any_bytes() {
+        assert!(validate_id_bytes(b"\xff\x00id").is_ok());
+        assert!(validate_id_bytes(b"").is_err());
+        assert!(validate_id_bytes(&[b'x'; MAX_ID_LEN + 1]).is_err());
     }
 
     #[test]

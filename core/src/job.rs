@@ -59,8 +59,10 @@ impl std::fmt::Display for State {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Job {
-    /// The id.
+    /// The id (shown lossily when it is not UTF-8; [`Job::id_bytes`] has its exact bytes).
     pub id: String,
+    /// The id exactly as Redis holds it.
+    pub id_bytes: Vec<u8>,
     /// Where the item is.
     pub state: State,
     /// The data (empty for a done item).
@@ -111,8 +113,10 @@ pub struct JobResult {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Entry {
-    /// The id.
+    /// The id (shown lossily when it is not UTF-8; [`Entry::id_bytes`] has its exact bytes).
     pub id: String,
+    /// The id exactly as Redis holds it: pass it to `dead_requeue`, `cancel` or `get`.
+    pub id_bytes: Vec<u8>,
     /// Due time (delayed), lease expiry (leased) or time of death (dead), in ms since the
     /// epoch; `None` for waiting items.
     pub at: Option<u64>,

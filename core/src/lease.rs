@@ -94,7 +94,8 @@ impl Lease {
     }
 }
 
-/// How long `lease` waits for an item when the queue is empty. The default is not to wait.
+/// How long `lease` waits for an item when the queue is empty (and `wait_result` for a
+/// result). The default is not to wait.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Wait {
     /// Return at once.
@@ -114,6 +115,13 @@ impl Wait {
             Some(d) if d.is_zero() => Wait::No,
             Some(d) => Wait::Timeout(d),
         }
+    }
+}
+
+/// A duration is a timeout: zero does not wait, as [`Wait::from_timeout`] says.
+impl From<Duration> for Wait {
+    fn from(timeout: Duration) -> Wait {
+        Wait::from_timeout(Some(timeout))
     }
 }
 

@@ -111,3 +111,40 @@ fn interruptible_lease_checks_while_it_waits_and_stops_on_request() {
         .unwrap();
     assert_eq!((got.id(), got.count()), ("later", 1));
 }
+
+#[test]
+fn interruptible_wait_result_and_lease_batch_stop_on_request() {
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).unwrap();
+    let q = client.queue("interruptible-results").unwrap();
+    let stop_after = |n: u32| {
+        let mut checks = 0;
+        move || {
+            checks += 1;
+            if checks == n {
+                Err(checks)
+            } else {
+                Ok(())
+            }
+        }
+    };
+    let every = Duration::from_millis(20);
+    let waited = q.wait_result_interruptible(b"\xffnever", Wait::Forever, every, stop_after(3));
+    assert_eq!(waited.unwrap_err(), 3);
+    let leased = q.lease_batch_interruptible(5, TTL, Wait::Forever, every, stop_after(3));
+    assert_eq!(leased.unwrap_err(), 3);
+    // Uninterrupted, both return what is there.
+    q.add(&Item::with_id("r", vec![]).unwrap()).unwrap();
+    let leases = q
+        .lease_batch_interruptible(5, TTL, Wait::Forever, every, || Ok::<(), ()>(()))
+        .unwrap()
+        .unwrap();
+    assert_eq!(leases.len(), 1);
+    assert!(q.complete_with_result(&leases[0], b"42", None).unwrap());
+    let kept = q
+        .wait_result_interruptible("r", Wait::Forever, every, || Ok::<(), ()>(()))
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept.data, b"42");
+}

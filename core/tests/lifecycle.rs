@@ -34,6 +34,10 @@ on_both!(
     get_reports_times_on_the_server_clock,
     light_clean_promotes_in_bounded_calls,
     batches_complete_renew_fail_and_lease_in_one_call,
+    ids_that_are_not_utf8_work_in_every_call,
+    wait_result_can_wait_forever,
+    complete_and_lease_keeps_a_result,
+    add_refuses_bad_options_and_writes_nothing,
 );
 
 const SHORT: Duration = Duration::from_millis(150);
@@ -698,4 +702,154 @@ async fn batches_complete_renew_fail_and_lease_in_one_call(env: Env) {
             .code(),
         leaseq::ErrorCode::InvalidArgument
     );
+}
+
+/// An id added by another kind of client (raw commands, as redis-work-queue could) that is not
+/// UTF-8: every call that names an id takes its bytes.
+async fn ids_that_are_not_utf8_work_in_every_call(env: Env) {
+    let id: &[u8] = b"job-\xff\xfe";
+    let item_key = [env.key("item:").as_bytes(), id].concat();
+    let _: () = env.cmd(&[b"SET", &item_key, b"payload"]).await;
+    let _: () = env.cmd(&[b"LPUSH", env.key("queue").as_bytes(), id]).await;
+    let job = env.queue.get(id).await.unwrap().expect("the raw item");
+    assert_eq!(job.state, State::Waiting);
+    assert_eq!(job.id_bytes, id);
+    assert_eq!(job.data, b"payload");
+    let lease = env.lease().await.unwrap();
+    assert_eq!(lease.id_bytes(), id);
+    assert_eq!(
+        env.queue
+            .fail(&lease, "boom", "", Retry::Never)
+            .await
+            .unwrap(),
+        FailOutcome::Dead
+    );
+    let dead = env.queue.list(State::Dead, 0, 10).await.unwrap();
+    assert_eq!(dead[0].id_bytes, id);
+    assert_eq!(env.queue.dead_requeue(&[id]).await.unwrap(), 1);
+    let lease = env.lease().await.unwrap();
+    assert!(env
+        .queue
+        .complete_with_result(&lease, b"done", None)
+        .await
+        .unwrap());
+    assert_eq!(env.queue.result(id).await.unwrap().unwrap().data, b"done");
+    let waited = env.queue.wait_result(id, Wait::Forever).await.unwrap();
+    assert_eq!(waited.unwrap().data, b"done");
+    // A different id that is its lossy reading names nothing.
+    assert!(env
+        .queue
+        .result("job-\u{fffd}\u{fffd}")
+        .await
+        .unwrap()
+        .is_none());
+    let _: () = env.cmd(&[b"SET", &item_key, b"again"]).await;
+    let _: () = env.cmd(&[b"LPUSH", env.key("queue").as_bytes(), id]).await;
+    assert_eq!(env.queue.cancel(id).await.unwrap(), Some(State::Waiting));
+    assert!(env.queue.get(id).await.unwrap().unwrap().state == State::Done);
+    assert!(matches!(
+        env.queue.get(b"").await,
+        Err(leaseq::Error::InvalidArgument { argument: "id", .. })
+    ));
+}
+
+async fn wait_result_can_wait_forever(env: Env) {
+    env.add("slow", b"").await;
+    let queue = env.queue.clone();
+    let waiter = tokio::spawn(async move { queue.wait_result("slow", Wait::Forever).await });
+    let lease = env.lease().await.unwrap();
+    assert!(env
+        .queue
+        .complete_with_result(&lease, b"at last", None)
+        .await
+        .unwrap());
+    let got = waiter
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("a forever wait ends with the result");
+    assert_eq!(got.data, b"at last");
+    // Wait::No only reads; a zero duration is the same.
+    assert!(env
+        .queue
+        .wait_result("none", Wait::No)
+        .await
+        .unwrap()
+        .is_none());
+    assert!(env
+        .queue
+        .wait_result("none", Duration::ZERO)
+        .await
+        .unwrap()
+        .is_none());
+    // A forever wait for a result that never comes ends when the client closes.
+    let queue = env.queue.clone();
+    let waiter = tokio::spawn(async move { queue.wait_result("none", Wait::Forever).await });
+    env.client.close();
+    assert!(matches!(waiter.await.unwrap(), Err(leaseq::Error::Closed)));
+}
+
+async fn complete_and_lease_keeps_a_result(env: Env) {
+    env.add("first", b"").await;
+    env.add("second", b"").await;
+    let first = env.lease().await.unwrap();
+    let (done, next) = env
+        .queue
+        .complete_and_lease_with_result(&first, b"r1", Some(Duration::from_secs(60)), TTL)
+        .await
+        .unwrap();
+    assert!(done);
+    let next = next.expect("the second item");
+    assert_eq!(next.id(), "second");
+    let kept = env.queue.result("first").await.unwrap().unwrap();
+    assert_eq!((kept.data.as_slice(), kept.attempts), (&b"r1"[..], 1));
+    let ttl: i64 = env
+        .cmd(&[b"PTTL", env.key("result:first").as_bytes()])
+        .await;
+    assert!(ttl > 0 && ttl <= 60_000, "kept for keep_for: {ttl}");
+    assert!(matches!(
+        env.queue
+            .complete_and_lease_with_result(&next, b"r2", Some(Duration::ZERO), TTL)
+            .await,
+        Err(leaseq::Error::InvalidArgument {
+            argument: "keep_result_for",
+            ..
+        })
+    ));
+    // Without keep_for the default applies (one day); the result is readable.
+    let (done, none) = env
+        .queue
+        .complete_and_lease_with_result(&next, b"", None, TTL)
+        .await
+        .unwrap();
+    assert!(done && none.is_none());
+    assert_eq!(env.queue.result("second").await.unwrap().unwrap().data, b"");
+}
+
+async fn add_refuses_bad_options_and_writes_nothing(env: Env) {
+    let refused = |r: leaseq::Result<bool>| match r {
+        Err(leaseq::Error::InvalidArgument { argument, .. }) => argument,
+        other => panic!("expected INVALID_ARGUMENT, got {other:?}"),
+    };
+    assert_eq!(
+        refused(env.queue.add(&item("p").priority(1001)).await),
+        "priority"
+    );
+    assert_eq!(
+        refused(
+            env.queue
+                .add(&item("k").keep_result_for(Duration::ZERO))
+                .await
+        ),
+        "keep_result_for"
+    );
+    assert_eq!(
+        refused(
+            env.queue
+                .add(&item("d").delay(leaseq::policy::MAX_DURATION * 2))
+                .await
+        ),
+        "delay"
+    );
+    assert!(env.keys().await.is_empty(), "nothing written");
 }

@@ -867,6 +867,35 @@ leaseq_status leaseq_queue_dead_requeue_oldest(const leaseq_queue *queue,
 leaseq_status leaseq_queue_dead_purge(const leaseq_queue *queue, int64_t n, uint64_t *out_purged);
 
 /**
+ * As `leaseq_queue_cancel`, with the id as `id_len` bytes (any bytes: an id another kind of
+ * client added need not be UTF-8).
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `id` is NULL or points to `id_len` readable bytes;
+ * `out_previous` is NULL or writable.
+ */
+leaseq_status leaseq_queue_cancel_bytes(const leaseq_queue *queue,
+                                        const uint8_t *id,
+                                        size_t id_len,
+                                        leaseq_state *out_previous);
+
+/**
+ * As `leaseq_queue_dead_requeue`, with each id as bytes: `ids[i]` points to `id_lens[i]`
+ * bytes (any bytes). `ids` and `id_lens` may be NULL when `ids_len` is 0. A NULL element with
+ * a length above 0 gives `LEASEQ_NULL_ARGUMENT` naming it (`ids[i]`) and requeues nothing.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `ids` and `id_lens` are NULL or point to `ids_len` readable
+ * elements, each `ids[i]` NULL or pointing to `id_lens[i]` readable bytes; `out_requeued` is
+ * NULL or writable.
+ */
+leaseq_status leaseq_queue_dead_requeue_bytes(const leaseq_queue *queue,
+                                              const uint8_t *const *ids,
+                                              const size_t *id_lens,
+                                              size_t ids_len,
+                                              uint64_t *out_requeued);
+
+/**
  * Completes the leased item as `leaseq_queue_complete` does, and keeps `result` (`result_len`
  * bytes; `result` may be NULL when `result_len` is 0) for `leaseq_queue_result` and
  * `leaseq_queue_wait_result`. `keep_result_for_ms` is how long: -1 for the default (the item's
@@ -956,8 +985,10 @@ leaseq_status leaseq_queue_result(const leaseq_queue *queue,
                                   leaseq_result **out_result);
 
 /**
- * Waits up to `timeout_ms` (0 or more) for item `id`'s result, server-side (no polling), and
- * sets `*out_result` to it, or to NULL when the timeout passes first (not an error). The item
+ * Waits for item `id`'s result, server-side (no polling), and sets `*out_result` to it, or to
+ * NULL when the timeout passes first (not an error). `timeout_ms` is as `leaseq_queue_lease`'s:
+ * 0 only reads it, a positive value waits up to that long, a negative one waits until the
+ * result comes. The item
  * must be completed with a result: a failed or cancelled item gives none. Blocks only the
  * calling thread; `leaseq_client_close` from another thread ends the wait with
  * `LEASEQ_CLOSED`.
@@ -1030,6 +1061,44 @@ leaseq_status leaseq_queue_count(const leaseq_queue *queue,
  * `queue` is NULL or a live queue; `out_stats` is NULL or writable.
  */
 leaseq_status leaseq_queue_stats(const leaseq_queue *queue, leaseq_stats **out_stats);
+
+/**
+ * As `leaseq_queue_result`, with the id as `id_len` bytes (any bytes: an id another kind of
+ * client added need not be UTF-8; `leaseq_lease_id_bytes` gives such an id).
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `id` is NULL or points to `id_len` readable bytes;
+ * `out_result` is NULL or writable.
+ */
+leaseq_status leaseq_queue_result_bytes(const leaseq_queue *queue,
+                                        const uint8_t *id,
+                                        size_t id_len,
+                                        leaseq_result **out_result);
+
+/**
+ * As `leaseq_queue_wait_result`, with the id as `id_len` bytes (any bytes).
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `id` is NULL or points to `id_len` readable bytes;
+ * `out_result` is NULL or writable.
+ */
+leaseq_status leaseq_queue_wait_result_bytes(const leaseq_queue *queue,
+                                             const uint8_t *id,
+                                             size_t id_len,
+                                             int64_t timeout_ms,
+                                             leaseq_result **out_result);
+
+/**
+ * As `leaseq_queue_get`, with the id as `id_len` bytes (any bytes).
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `id` is NULL or points to `id_len` readable bytes;
+ * `out_job` is NULL or writable.
+ */
+leaseq_status leaseq_queue_get_bytes(const leaseq_queue *queue,
+                                     const uint8_t *id,
+                                     size_t id_len,
+                                     leaseq_job **out_job);
 
 /**
  * Makes an item with a random id (a UUID v4) holding a copy of the `data_len` bytes at `data`
@@ -1756,6 +1825,25 @@ leaseq_status leaseq_queue_complete_and_lease(const leaseq_queue *queue,
                                               int64_t ttl_ms,
                                               bool *out_completed,
                                               leaseq_lease **out_next);
+
+/**
+ * As `leaseq_queue_complete_and_lease`, and keeps `result` (`result_len` bytes; `result` may
+ * be NULL when `result_len` is 0) as `leaseq_queue_complete_with_result` does:
+ * `keep_result_for_ms` -1 for the default (the item's own, else the queue's configuration,
+ * else one day), otherwise greater than zero. Still one round trip.
+ *
+ * # Safety
+ * `queue` and `lease` are NULL or live handles; `result` is NULL or points to `result_len`
+ * readable bytes; `out_completed` and `out_next` are NULL or writable.
+ */
+leaseq_status leaseq_queue_complete_and_lease_with_result(const leaseq_queue *queue,
+                                                          const leaseq_lease *lease,
+                                                          const uint8_t *result,
+                                                          size_t result_len,
+                                                          int64_t keep_result_for_ms,
+                                                          int64_t ttl_ms,
+                                                          bool *out_completed,
+                                                          leaseq_lease **out_next);
 
 /**
  * Extends the lease to `ttl_ms` from now (1 ms to 30 days), only while it is still this

@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use crate::guard::{arg, call, text, Failure, Out};
+use crate::guard::{arg, bytes, call, text, Failure, Out};
 use crate::job::{leaseq_state, state_to_c, LEASEQ_STATE_NONE};
 use crate::queue::leaseq_queue;
 use crate::status::leaseq_status;
@@ -123,6 +123,81 @@ pub unsafe extern "C" fn leaseq_queue_dead_purge(
         out_purged.required()?;
         let n = how_many(n)?;
         out_purged.set(queue.inner.dead_purge(n)?);
+        Ok(())
+    })
+}
+
+/// As `leaseq_queue_cancel`, with the id as `id_len` bytes (any bytes: an id another kind of
+/// client added need not be UTF-8).
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `id` is NULL or points to `id_len` readable bytes;
+/// `out_previous` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_cancel_bytes(
+    queue: *const leaseq_queue,
+    id: *const u8,
+    id_len: usize,
+    out_previous: *mut leaseq_state,
+) -> leaseq_status {
+    call("leaseq_queue_cancel_bytes", || {
+        let out_previous = unsafe { Out::new(out_previous, "out_previous", LEASEQ_STATE_NONE) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let id = unsafe { bytes(id, id_len, "id") }?;
+        out_previous.required()?;
+        out_previous.set(
+            queue
+                .inner
+                .cancel(id)?
+                .map_or(LEASEQ_STATE_NONE, state_to_c),
+        );
+        Ok(())
+    })
+}
+
+/// As `leaseq_queue_dead_requeue`, with each id as bytes: `ids[i]` points to `id_lens[i]`
+/// bytes (any bytes). `ids` and `id_lens` may be NULL when `ids_len` is 0. A NULL element with
+/// a length above 0 gives `LEASEQ_NULL_ARGUMENT` naming it (`ids[i]`) and requeues nothing.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `ids` and `id_lens` are NULL or point to `ids_len` readable
+/// elements, each `ids[i]` NULL or pointing to `id_lens[i]` readable bytes; `out_requeued` is
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_dead_requeue_bytes(
+    queue: *const leaseq_queue,
+    ids: *const *const u8,
+    id_lens: *const usize,
+    ids_len: usize,
+    out_requeued: *mut u64,
+) -> leaseq_status {
+    call("leaseq_queue_dead_requeue_bytes", || {
+        let out_requeued = unsafe { Out::new(out_requeued, "out_requeued", 0) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let (pointers, lens): (&[*const u8], &[usize]) = if ids_len == 0 {
+            (&[], &[])
+        } else if ids.is_null() {
+            return Err(Failure::Null("ids".into()));
+        } else if id_lens.is_null() {
+            return Err(Failure::Null("id_lens".into()));
+        } else {
+            // SAFETY: `ids_len` readable elements in each array by the caller's contract.
+            unsafe {
+                (
+                    std::slice::from_raw_parts(ids, ids_len),
+                    std::slice::from_raw_parts(id_lens, ids_len),
+                )
+            }
+        };
+        let mut list = Vec::with_capacity(ids_len);
+        for (i, (&p, &len)) in pointers.iter().zip(lens).enumerate() {
+            if p.is_null() && len > 0 {
+                return Err(Failure::Null(format!("ids[{i}]").into()));
+            }
+            list.push(unsafe { bytes(p, len, "ids") }?);
+        }
+        out_requeued.required()?;
+        out_requeued.set(queue.inner.dead_requeue(&list)?);
         Ok(())
     })
 }

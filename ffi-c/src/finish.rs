@@ -30,7 +30,7 @@ pub const LEASEQ_RETRY_AFTER: leaseq_retry = 1;
 pub const LEASEQ_RETRY_NEVER: leaseq_retry = 2;
 
 /// `-1` for "not given" in a milliseconds argument, otherwise a duration of at least 0.
-fn optional_ms(name: &'static str, ms: i64) -> Result<Option<Duration>, Failure> {
+pub(crate) fn optional_ms(name: &'static str, ms: i64) -> Result<Option<Duration>, Failure> {
     if ms == -1 {
         return Ok(None);
     }

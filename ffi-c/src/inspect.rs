@@ -3,12 +3,11 @@
 
 use std::ffi::c_char;
 
-use crate::guard::{arg, call, text, Out};
+use crate::guard::{arg, bytes, call, text, Out};
 use crate::job::{
     leaseq_entry_list, leaseq_job, leaseq_result, leaseq_state, leaseq_stats, state_from_c,
 };
-use crate::options::millis_arg;
-use crate::queue::leaseq_queue;
+use crate::queue::{leaseq_queue, wait};
 use crate::status::leaseq_status;
 
 /// Sets `*out_result` to the result kept for item `id` (NUL-terminated UTF-8), or NULL when it
@@ -38,8 +37,10 @@ pub unsafe extern "C" fn leaseq_queue_result(
     })
 }
 
-/// Waits up to `timeout_ms` (0 or more) for item `id`'s result, server-side (no polling), and
-/// sets `*out_result` to it, or to NULL when the timeout passes first (not an error). The item
+/// Waits for item `id`'s result, server-side (no polling), and sets `*out_result` to it, or to
+/// NULL when the timeout passes first (not an error). `timeout_ms` is as `leaseq_queue_lease`'s:
+/// 0 only reads it, a positive value waits up to that long, a negative one waits until the
+/// result comes. The item
 /// must be completed with a result: a failed or cancelled item gives none. Blocks only the
 /// calling thread; `leaseq_client_close` from another thread ends the wait with
 /// `LEASEQ_CLOSED`.
@@ -62,8 +63,7 @@ pub unsafe extern "C" fn leaseq_queue_wait_result(
         let queue = unsafe { arg(queue, "queue") }?;
         let id = unsafe { text(id, "id") }?;
         out_result.required()?;
-        let timeout = millis_arg("timeout_ms", timeout_ms)?;
-        if let Some(r) = queue.inner.wait_result(id, timeout)? {
+        if let Some(r) = queue.inner.wait_result(id, wait(timeout_ms))? {
             out_result.set(Box::into_raw(Box::new(leaseq_result::new(r))));
         }
         Ok(())
@@ -169,6 +169,80 @@ pub unsafe extern "C" fn leaseq_queue_stats(
         let queue = unsafe { arg(queue, "queue") }?;
         out_stats.required()?;
         out_stats.set(leaseq_stats::new(queue.inner.stats()?));
+        Ok(())
+    })
+}
+
+/// As `leaseq_queue_result`, with the id as `id_len` bytes (any bytes: an id another kind of
+/// client added need not be UTF-8; `leaseq_lease_id_bytes` gives such an id).
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `id` is NULL or points to `id_len` readable bytes;
+/// `out_result` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_result_bytes(
+    queue: *const leaseq_queue,
+    id: *const u8,
+    id_len: usize,
+    out_result: *mut *mut leaseq_result,
+) -> leaseq_status {
+    call("leaseq_queue_result_bytes", || {
+        let out_result = unsafe { Out::new(out_result, "out_result", std::ptr::null_mut()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let id = unsafe { bytes(id, id_len, "id") }?;
+        out_result.required()?;
+        if let Some(r) = queue.inner.result(id)? {
+            out_result.set(Box::into_raw(Box::new(leaseq_result::new(r))));
+        }
+        Ok(())
+    })
+}
+
+/// As `leaseq_queue_wait_result`, with the id as `id_len` bytes (any bytes).
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `id` is NULL or points to `id_len` readable bytes;
+/// `out_result` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_wait_result_bytes(
+    queue: *const leaseq_queue,
+    id: *const u8,
+    id_len: usize,
+    timeout_ms: i64,
+    out_result: *mut *mut leaseq_result,
+) -> leaseq_status {
+    call("leaseq_queue_wait_result_bytes", || {
+        let out_result = unsafe { Out::new(out_result, "out_result", std::ptr::null_mut()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let id = unsafe { bytes(id, id_len, "id") }?;
+        out_result.required()?;
+        if let Some(r) = queue.inner.wait_result(id, wait(timeout_ms))? {
+            out_result.set(Box::into_raw(Box::new(leaseq_result::new(r))));
+        }
+        Ok(())
+    })
+}
+
+/// As `leaseq_queue_get`, with the id as `id_len` bytes (any bytes).
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `id` is NULL or points to `id_len` readable bytes;
+/// `out_job` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_get_bytes(
+    queue: *const leaseq_queue,
+    id: *const u8,
+    id_len: usize,
+    out_job: *mut *mut leaseq_job,
+) -> leaseq_status {
+    call("leaseq_queue_get_bytes", || {
+        let out_job = unsafe { Out::new(out_job, "out_job", std::ptr::null_mut()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let id = unsafe { bytes(id, id_len, "id") }?;
+        out_job.required()?;
+        if let Some(job) = queue.inner.get(id)? {
+            out_job.set(leaseq_job::new(job));
+        }
         Ok(())
     })
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use leaseq::{blocking, policy, CleanReport, Item, RenewOutcome, Wait, MAX_TTL};
 
-use crate::guard::{arg, call, call_quiet, text, Failure, Out};
+use crate::guard::{arg, bytes, call, call_quiet, text, Failure, Out};
 use crate::item::leaseq_item;
 use crate::lease::{lease_array, leaseq_lease};
 use crate::options::{self, leaseq_add_options, leaseq_lease_options};
@@ -126,7 +126,7 @@ fn ttl(name: &'static str, ttl_ms: i64) -> Result<Duration, Failure> {
 }
 
 /// A lease wait: negative waits forever, 0 not at all, otherwise up to that many milliseconds.
-fn wait(timeout_ms: i64) -> Wait {
+pub(crate) fn wait(timeout_ms: i64) -> Wait {
     match timeout_ms {
         ms if ms < 0 => Wait::Forever,
         0 => Wait::No,
@@ -533,6 +533,48 @@ pub unsafe extern "C" fn leaseq_queue_complete_and_lease(
         out_next.required()?;
         let ttl = ttl("ttl_ms", ttl_ms)?;
         let (completed, next) = queue.inner.complete_and_lease(&lease.inner, ttl)?;
+        out_completed.set(completed);
+        if let Some(next) = next {
+            out_next.set(leaseq_lease::new(next));
+        }
+        Ok(())
+    })
+}
+
+/// As `leaseq_queue_complete_and_lease`, and keeps `result` (`result_len` bytes; `result` may
+/// be NULL when `result_len` is 0) as `leaseq_queue_complete_with_result` does:
+/// `keep_result_for_ms` -1 for the default (the item's own, else the queue's configuration,
+/// else one day), otherwise greater than zero. Still one round trip.
+///
+/// # Safety
+/// `queue` and `lease` are NULL or live handles; `result` is NULL or points to `result_len`
+/// readable bytes; `out_completed` and `out_next` are NULL or writable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn leaseq_queue_complete_and_lease_with_result(
+    queue: *const leaseq_queue,
+    lease: *const leaseq_lease,
+    result: *const u8,
+    result_len: usize,
+    keep_result_for_ms: i64,
+    ttl_ms: i64,
+    out_completed: *mut bool,
+    out_next: *mut *mut leaseq_lease,
+) -> leaseq_status {
+    call("leaseq_queue_complete_and_lease_with_result", || {
+        let out_completed = unsafe { Out::new(out_completed, "out_completed", false) };
+        let out_next = unsafe { Out::new(out_next, "out_next", std::ptr::null_mut()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let lease = unsafe { arg(lease, "lease") }?;
+        let result = unsafe { bytes(result, result_len, "result") }?;
+        out_completed.required()?;
+        out_next.required()?;
+        let keep = crate::finish::optional_ms("keep_result_for_ms", keep_result_for_ms)?;
+        let ttl = ttl("ttl_ms", ttl_ms)?;
+        let (completed, next) =
+            queue
+                .inner
+                .complete_and_lease_with_result(&lease.inner, result, keep, ttl)?;
         out_completed.set(completed);
         if let Some(next) = next {
             out_next.set(leaseq_lease::new(next));

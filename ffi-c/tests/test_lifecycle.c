@@ -507,7 +507,10 @@ static void results_are_kept_and_awaited(void) {
     int64_t before = now_ms();
     CHECK_OK(leaseq_queue_wait_result(queue, "nothing", 200, &result));
     CHECK(result == NULL && now_ms() - before >= 190);
-    CHECK_INVALID_ARG(leaseq_queue_wait_result(queue, "r", -1, &result), "timeout_ms");
+    /* A negative timeout waits until the result comes, as a lease's does: here it is there. */
+    CHECK_OK(leaseq_queue_wait_result(queue, "r", -1, &result));
+    CHECK(result != NULL);
+    leaseq_result_free(result);
     CHECK_INVALID_ARG(leaseq_queue_result(queue, "", &result), "id");
     CHECK(result == NULL);
     CHECK_OK(leaseq_queue_result(queue, "nothing", &result));
@@ -1245,6 +1248,102 @@ static void null_pointer_arguments(void) {
     leaseq_queue_free(queue);
 }
 
+/* An id another kind of client added that is not UTF-8 (raw commands here), named by its bytes
+ * in every call that takes an id; and complete_and_lease keeping a result. */
+static void ids_as_bytes_and_complete_and_lease_with_result(void) {
+    leaseq_queue *queue = fresh_queue(client, "bytes");
+    REQUIRE(queue != NULL);
+    const char *prefix = NULL;
+    CHECK_OK(leaseq_queue_prefix(queue, &prefix));
+    static const char raw_id[] = "job-\xff\xfe";
+    const size_t raw_len = sizeof raw_id - 1;
+    char key[512], list[512], reply[256];
+    snprintf(key, sizeof key, "%s:item:%s", prefix, raw_id);
+    snprintf(list, sizeof list, "%s:queue", prefix);
+    const char *set[] = {"SET", key, "payload"};
+    const char *push[] = {"LPUSH", list, raw_id};
+    REQUIRE(redis_raw(url, set, 3, reply, sizeof reply) == 0);
+    REQUIRE(redis_raw(url, push, 3, reply, sizeof reply) == 0);
+
+    leaseq_job *job = NULL;
+    CHECK_OK(leaseq_queue_get_bytes(queue, (const uint8_t *)raw_id, raw_len, &job));
+    REQUIRE(job != NULL);
+    leaseq_state state = -1;
+    CHECK_OK(leaseq_job_state(job, &state));
+    CHECK(state == LEASEQ_STATE_WAITING);
+    leaseq_job_free(job);
+
+    leaseq_lease *lease = lease_one(queue);
+    REQUIRE(lease != NULL);
+    const uint8_t *id = NULL;
+    size_t id_len = 0;
+    CHECK_OK(leaseq_lease_id_bytes(lease, &id, &id_len));
+    CHECK(id_len == raw_len && memcmp(id, raw_id, raw_len) == 0);
+    leaseq_fail_outcome outcome;
+    leaseq_renew_outcome why;
+    int64_t retry_in;
+    CHECK_OK(leaseq_queue_fail(queue, lease, "boom", "", LEASEQ_RETRY_NEVER, 0, &outcome, &why,
+                               &retry_in));
+    CHECK(outcome == LEASEQ_FAIL_DEAD);
+    leaseq_lease_free(lease);
+    const uint8_t *ids[] = {(const uint8_t *)raw_id, (const uint8_t *)"nope"};
+    const size_t lens[] = {raw_len, 4};
+    uint64_t requeued = 0;
+    CHECK_OK(leaseq_queue_dead_requeue_bytes(queue, ids, lens, 2, &requeued));
+    CHECK(requeued == 1);
+    CHECK(add_with(queue, "next", "x", NULL));
+
+    /* complete_and_lease keeps the raw item's result and leases the next one. */
+    lease = lease_one(queue);
+    REQUIRE(lease != NULL);
+    bool completed = false;
+    leaseq_lease *next = NULL;
+    CHECK_OK(leaseq_queue_complete_and_lease_with_result(queue, lease, (const uint8_t *)"kept", 4,
+                                                         60000, 30000, &completed, &next));
+    CHECK(completed && lease_is(next, "next"));
+    leaseq_result *result = NULL;
+    CHECK_OK(leaseq_queue_result_bytes(queue, (const uint8_t *)raw_id, raw_len, &result));
+    REQUIRE(result != NULL);
+    const uint8_t *data = NULL;
+    size_t len = 0;
+    CHECK_OK(leaseq_result_data(result, &data, &len));
+    CHECK(len == 4 && memcmp(data, "kept", 4) == 0);
+    leaseq_result_free(result);
+    result = NULL;
+    CHECK_OK(leaseq_queue_wait_result_bytes(queue, (const uint8_t *)raw_id, raw_len, -1, &result));
+    CHECK(result != NULL);
+    leaseq_result_free(result);
+    /* Its lossy reading is another id. */
+    result = NULL;
+    CHECK_OK(leaseq_queue_result(queue, "job-\xef\xbf\xbd\xef\xbf\xbd", &result));
+    CHECK(result == NULL);
+    /* A bad keep_result_for_ms is refused and completes nothing. */
+    leaseq_lease *none = NULL;
+    CHECK_INVALID_ARG(leaseq_queue_complete_and_lease_with_result(queue, next, NULL, 0, -2, 30000,
+                                                                  &completed, &none),
+                      "keep_result_for_ms");
+    CHECK(!completed && none == NULL);
+    CHECK_INVALID_ARG(leaseq_queue_complete_and_lease_with_result(queue, next, NULL, 0, 0, 30000,
+                                                                  &completed, &none),
+                      "keep_result_for");
+    CHECK(!completed && none == NULL);
+    CHECK_NULL_ARG(leaseq_queue_complete_and_lease_with_result(queue, next, NULL, 2, -1, 30000,
+                                                               &completed, &none),
+                   "result");
+    leaseq_state previous = -1;
+    CHECK_OK(leaseq_queue_cancel_bytes(queue, (const uint8_t *)"next", 4, &previous));
+    CHECK(previous == LEASEQ_STATE_LEASED);
+    CHECK_INVALID_ARG(leaseq_queue_cancel_bytes(queue, NULL, 0, &previous), "id");
+    CHECK_NULL_ARG(leaseq_queue_get_bytes(queue, NULL, 3, &job), "id");
+    const uint8_t *null_id[] = {NULL};
+    const size_t one[] = {1};
+    CHECK_NULL_ARG(leaseq_queue_dead_requeue_bytes(queue, null_id, one, 1, &requeued), "ids[0]");
+    CHECK_NULL_ARG(leaseq_queue_dead_requeue_bytes(queue, ids, NULL, 1, &requeued), "id_lens");
+    leaseq_lease_free(lease);
+    leaseq_lease_free(next);
+    leaseq_queue_free(queue);
+}
+
 int main(void) {
     url = need_env("LEASEQ_TEST_URL");
     if (leaseq_client_connect(url, &client) != LEASEQ_OK) {
@@ -1271,6 +1370,8 @@ int main(void) {
         {"config: set, get (older struct), reset", config_set_get_reset},
         {"a re-added id is a new incarnation", a_re_added_id_is_a_new_incarnation},
         {"NULL for every pointer argument of the lifecycle", null_pointer_arguments},
+        {"ids as bytes; complete_and_lease keeps a result",
+         ids_as_bytes_and_complete_and_lease_with_result},
     };
     int status = run_tests("test_lifecycle", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);

@@ -120,6 +120,19 @@ function bytes(name, value) {
 }
 
 /**
+ * An id that names an item, as the bytes the addon takes: a string as UTF-8, or a copy of a
+ * Buffer or Uint8Array (an id another kind of client added need not be UTF-8).
+ * @param {string} name
+ * @param {unknown} value
+ * @returns {Buffer}
+ */
+function id(name, value) {
+  if (value instanceof Uint8Array) return Buffer.from(value)
+  if (typeof value === 'string') return Buffer.from(value, 'utf8')
+  throw invalidArgument(name, `must be a string or a Buffer, not ${describe(value)}`)
+}
+
+/**
  * Bytes read at once, on this thread (the addon copies them before returning): a Uint8Array
  * as it is, or a string as UTF-8.
  * @param {string} name
@@ -215,6 +228,7 @@ module.exports = {
   bytes,
   bytesNow,
   describe,
+  id,
   instance,
   isOptions,
   number,

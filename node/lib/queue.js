@@ -13,6 +13,7 @@ const LEASE_OPTIONS = Object.freeze(['ttlMs', 'timeoutMs', 'block'])
 const BATCH_OPTIONS = Object.freeze(['ttlMs', 'timeoutMs'])
 const TTL_OPTIONS = Object.freeze(['ttlMs'])
 const COMPLETE_OPTIONS = Object.freeze(['result', 'keepResultForMs'])
+const COMPLETE_AND_LEASE_OPTIONS = Object.freeze(['ttlMs', 'result', 'keepResultForMs'])
 const FAIL_OPTIONS = Object.freeze(['errorType', 'retry'])
 const RETRY_OPTIONS = Object.freeze(['afterMs'])
 const RELEASE_OPTIONS = Object.freeze(['delayMs'])
@@ -103,6 +104,7 @@ function toResult(r) {
 function toJob(j) {
   return {
     id: j.id,
+    idBytes: j.idBytes,
     state: /** @type {import('../index').JobState} */ (j.state),
     data: j.data,
     attempts: j.attempts,
@@ -295,16 +297,19 @@ class Queue {
   }
 
   /**
-   * Completes `lease` and leases the next item in the same round trip, without waiting.
+   * Completes `lease` (keeping `result`, if given, as `complete` does) and leases the next item
+   * in the same round trip, without waiting.
    * @param {Lease} lease
-   * @param {{ ttlMs?: number }} [options]
+   * @param {import('../index').CompleteAndLeaseOptions} [options]
    * @returns {Promise<{ completed: boolean, next: Lease | null }>}
    */
   async completeAndLease(lease, options) {
     const l = requireLease(lease)
-    const o = args.optionalOptions('options', options, TTL_OPTIONS)
+    const o = args.optionalOptions('options', options, COMPLETE_AND_LEASE_OPTIONS)
     const ttlMs = args.optionalNumber('ttlMs', o.ttlMs)
-    const result = await nativeAsync(() => this.#native.completeAndLease(l, ttlMs))
+    const kept = o.result === undefined ? undefined : args.bytes('result', o.result)
+    const keep = args.optionalNumber('keepResultForMs', o.keepResultForMs)
+    const result = await nativeAsync(() => this.#native.completeAndLease(l, ttlMs, kept, keep))
     return { completed: result.completed, next: toLease(result.next) }
   }
 
@@ -378,35 +383,37 @@ class Queue {
   }
 
   /**
-   * The result kept for item `id`, or null.
-   * @param {string} id
+   * The result kept for item `id` (a string, or a Buffer for an id that is not UTF-8), or null.
+   * @param {string | Uint8Array} id
    * @returns {Promise<import('../index').JobResult | null>}
    */
   async result(id) {
-    const i = args.string('id', id)
+    const i = args.id('id', id)
     return toResult(await nativeAsync(() => this.#native.result(i)))
   }
 
   /**
-   * Waits up to `timeoutMs` for item `id`'s result, server-side; null if none came.
-   * @param {string} id
+   * Waits up to `timeoutMs` for item `id`'s result, server-side (`Infinity`: until it comes or
+   * the client is closed; 0: only reads it); null if none came.
+   * @param {string | Uint8Array} id
    * @param {{ timeoutMs: number }} options
    * @returns {Promise<import('../index').JobResult | null>}
    */
   async waitResult(id, options) {
-    const i = args.string('id', id)
+    const i = args.id('id', id)
     const o = args.options('options', options, WAIT_OPTIONS)
     const timeoutMs = args.number('timeoutMs', o.timeoutMs)
     return toResult(await nativeAsync(() => this.#native.waitResult(i, timeoutMs)))
   }
 
   /**
-   * Everything known about item `id`, or null.
-   * @param {string} id
+   * Everything known about item `id` (a string, or a Buffer for an id that is not UTF-8), or
+   * null.
+   * @param {string | Uint8Array} id
    * @returns {Promise<import('../index').Job | null>}
    */
   async get(id) {
-    const i = args.string('id', id)
+    const i = args.id('id', id)
     const job = await nativeAsync(() => this.#native.get(i))
     return job ? toJob(job) : null
   }
@@ -425,6 +432,7 @@ class Queue {
     const entries = await nativeAsync(() => this.#native.list(s, start, count))
     return entries.map((e) => ({
       id: e.id,
+      idBytes: e.idBytes,
       at: date(e.at),
       attempts: e.attempts,
       error: orNull(e.error),
@@ -443,12 +451,13 @@ class Queue {
   }
 
   /**
-   * Cancels item `id`. Resolves to the state it was in, or null when there was none.
-   * @param {string} id
+   * Cancels item `id` (a string or a Buffer). Resolves to the state it was in, or null when
+   * there was none.
+   * @param {string | Uint8Array} id
    * @returns {Promise<import('../index').JobState | null>}
    */
   async cancel(id) {
-    const i = args.string('id', id)
+    const i = args.id('id', id)
     const was = await nativeAsync(() => this.#native.cancel(i))
     return /** @type {import('../index').JobState | null} */ (orNull(was))
   }
@@ -473,12 +482,13 @@ class Queue {
   }
 
   /**
-   * Puts these dead items back to waiting, attempts reset. Resolves to how many.
-   * @param {string[]} ids
+   * Puts these dead items (ids as strings or Buffers) back to waiting, attempts reset.
+   * Resolves to how many.
+   * @param {Array<string | Uint8Array>} ids
    * @returns {Promise<number>}
    */
   async deadRequeue(ids) {
-    const i = args.array('ids', ids, (v, name) => args.string(name, v))
+    const i = args.array('ids', ids, (v, name) => args.id(name, v))
     return nativeAsync(() => this.#native.deadRequeue(i))
   }
 

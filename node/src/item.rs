@@ -69,6 +69,8 @@ impl NativeItem {
                 item = item.keep_result_for(millis("keepResultForMs", ms)?);
             }
         }
+        // The core's checks, so that a bad option is refused here, naming it, not at `add`.
+        item.validate().map_err(to_napi)?;
         Ok(NativeItem { inner: item })
     }
 

@@ -32,8 +32,10 @@ impl From<JobResult> for ResultParts {
 /// Everything the queue knows about one item.
 #[napi(object, object_from_js = false)]
 pub struct JobParts {
-    /// The id.
+    /// The id (lossy when it is not UTF-8).
     pub id: String,
+    /// The id exactly as Redis holds it.
+    pub id_bytes: Buffer,
     /// `waiting`, `delayed`, `leased`, `dead` or `done`.
     pub state: String,
     /// The data (empty for a done item).
@@ -78,6 +80,7 @@ impl From<Job> for JobParts {
         };
         JobParts {
             id: job.id,
+            id_bytes: job.id_bytes.into(),
             state: job.state.as_str().to_owned(),
             data: job.data.into(),
             attempts: count(job.attempts),
@@ -102,8 +105,10 @@ impl From<Job> for JobParts {
 /// One line of `list`.
 #[napi(object, object_from_js = false)]
 pub struct EntryParts {
-    /// The id.
+    /// The id (lossy when it is not UTF-8).
     pub id: String,
+    /// The id exactly as Redis holds it.
+    pub id_bytes: Buffer,
     /// Due time, lease expiry or time of death; none for waiting items.
     pub at: Option<f64>,
     /// Leases so far.
@@ -122,6 +127,7 @@ impl From<Entry> for EntryParts {
         };
         EntryParts {
             id: e.id,
+            id_bytes: e.id_bytes.into(),
             at: e.at.map(ms_number),
             attempts: count(e.attempts),
             error,

@@ -11,7 +11,7 @@ use napi::bindgen_prelude::{Buffer, ClassInstance, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 
-use crate::convert::{count, integer, millis, opt_millis, retry, ttl, wait};
+use crate::convert::{count, integer, opt_millis, retry, ttl, wait};
 use crate::error::to_napi;
 use crate::item::NativeItem;
 use crate::job::{ConfigParts, EntryParts, JobParts, ResultParts, StatsParts};
@@ -232,19 +232,33 @@ impl NativeQueue {
         done.map_err(to_napi)
     }
 
-    /// Completes the leased item and leases the next one (without waiting) in one round trip.
+    /// Completes the leased item (keeping `result` if given, as `complete` does) and leases the
+    /// next one (without waiting) in one round trip.
     #[napi]
     pub async fn complete_and_lease(
         &self,
         lease: &NativeLease,
         ttl_ms: Option<f64>,
+        result: Option<Buffer>,
+        keep_result_for_ms: Option<f64>,
     ) -> napi::Result<CompleteAndLeaseParts> {
         let ttl = ttl(ttl_ms)?;
-        let (completed, next) = self
-            .inner
-            .complete_and_lease(&lease.inner, ttl)
-            .await
-            .map_err(to_napi)?;
+        let keep = opt_millis("keepResultForMs", keep_result_for_ms)?;
+        let done = match (&result, keep) {
+            (Some(result), keep) => {
+                self.inner
+                    .complete_and_lease_with_result(&lease.inner, result, keep, ttl)
+                    .await
+            }
+            (None, None) => self.inner.complete_and_lease(&lease.inner, ttl).await,
+            (None, Some(_)) => {
+                return Err(crate::error::invalid(
+                    "keepResultForMs",
+                    "applies only with a `result`",
+                ))
+            }
+        };
+        let (completed, next) = done.map_err(to_napi)?;
         Ok(CompleteAndLeaseParts {
             completed,
             next: next.map(LeasedParts::from),
@@ -318,33 +332,34 @@ impl NativeQueue {
             .map_err(to_napi)
     }
 
-    /// The result kept for item `id`.
+    /// The result kept for item `id` (its bytes).
     #[napi]
-    pub async fn result(&self, id: String) -> napi::Result<Option<ResultParts>> {
-        let result = self.inner.result(&id).await.map_err(to_napi)?;
+    pub async fn result(&self, id: Buffer) -> napi::Result<Option<ResultParts>> {
+        let result = self.inner.result(&id[..]).await.map_err(to_napi)?;
         Ok(result.map(ResultParts::from))
     }
 
-    /// Waits up to `timeout_ms` for item `id`'s result, server-side.
+    /// Waits up to `timeout_ms` (`Infinity`: until it comes or the client closes) for item
+    /// `id`'s result, server-side.
     #[napi]
     pub async fn wait_result(
         &self,
-        id: String,
+        id: Buffer,
         timeout_ms: f64,
     ) -> napi::Result<Option<ResultParts>> {
-        let timeout = millis("timeoutMs", timeout_ms)?;
+        let wait = wait(None, Some(timeout_ms))?;
         let result = self
             .inner
-            .wait_result(&id, timeout)
+            .wait_result(&id[..], wait)
             .await
             .map_err(to_napi)?;
         Ok(result.map(ResultParts::from))
     }
 
-    /// Everything known about item `id`.
+    /// Everything known about item `id` (its bytes).
     #[napi]
-    pub async fn get(&self, id: String) -> napi::Result<Option<JobParts>> {
-        let job = self.inner.get(&id).await.map_err(to_napi)?;
+    pub async fn get(&self, id: Buffer) -> napi::Result<Option<JobParts>> {
+        let job = self.inner.get(&id[..]).await.map_err(to_napi)?;
         Ok(job.map(JobParts::from))
     }
 
@@ -378,10 +393,10 @@ impl NativeQueue {
         Ok(count(self.inner.count(state).await.map_err(to_napi)?))
     }
 
-    /// Cancels item `id`; the state it was in, or null.
+    /// Cancels item `id` (its bytes); the state it was in, or null.
     #[napi]
-    pub async fn cancel(&self, id: String) -> napi::Result<Option<&'static str>> {
-        let was = self.inner.cancel(&id).await.map_err(to_napi)?;
+    pub async fn cancel(&self, id: Buffer) -> napi::Result<Option<&'static str>> {
+        let was = self.inner.cancel(&id[..]).await.map_err(to_napi)?;
         Ok(was.map(State::as_str))
     }
 
@@ -391,10 +406,10 @@ impl NativeQueue {
         Ok(self.inner.stats().await.map_err(to_napi)?.into())
     }
 
-    /// Puts these dead items back to waiting; how many.
+    /// Puts these dead items (ids as bytes) back to waiting; how many.
     #[napi]
-    pub async fn dead_requeue(&self, ids: Vec<String>) -> napi::Result<i64> {
-        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    pub async fn dead_requeue(&self, ids: Vec<Buffer>) -> napi::Result<i64> {
+        let ids: Vec<&[u8]> = ids.iter().map(|id| &id[..]).collect();
         Ok(count(self.inner.dead_requeue(&ids).await.map_err(to_napi)?))
     }
 

@@ -122,8 +122,9 @@ describe('argument checks', { timeout: 30_000 }, () => {
     assert.throws(() => new Item('d', { maxAttempts: 2 ** 32 }), invalid('maxAttempts'))
     assert.throws(() => new Item('d', { backoff: { type: 'fixed', delayMs: -1 } }), invalid('backoff'))
     assert.throws(() => new Item('d', { backoff: { type: 'fixed', delay: 1 } }), invalid('delay'))
-    // Values only the core judges: refused by the add, before anything is sent.
-    const refusedByAdd = {
+    // Values only the core judges (its Item::validate): refused where the item is built, naming
+    // the option, so that no add ever sees them and nothing is written.
+    const refusedByTheCore = {
       priority: [{ priority: 1001 }, { priority: -1001 }],
       runAt: [{ runAt: new Date(-1000) }, { delayMs: 5, runAt: Date.now() }],
       delayMs: [{ delayMs: 11 * 365 * 86_400_000 }],
@@ -135,14 +136,15 @@ describe('argument checks', { timeout: 30_000 }, () => {
         { backoff: { type: 'fixed', delayMs: 11 * 365 * 86_400_000 } },
       ],
     }
-    for (const [name, list] of Object.entries(refusedByAdd)) {
+    for (const [name, list] of Object.entries(refusedByTheCore)) {
       for (const options of list) {
-        const item = new Item('d', options)
-        await rejectsNaming(() => queue.add(item), name)
+        assert.throws(() => new Item('d', options), invalid(name))
+        await rejectsNaming(() => queue.add('d', options), name)
         await rejectsNaming(() => queue.addUnique('d', options), name)
-        await rejectsNaming(() => queue.addBatch([new Item('ok'), item]), 'items')
       }
     }
+    assert.equal(await queue.count('waiting'), 0)
+    assert.equal(await queue.count('delayed'), 0)
   })
 
   test('queue.add(data, options)', async () => {
@@ -267,10 +269,12 @@ describe('argument checks', { timeout: 30_000 }, () => {
 
   test('ids, states and counts of the read API', async () => {
     for (const method of ['get', 'result', 'cancel']) {
-      for (const id of [undefined, null, 5, Buffer.from('x')]) {
+      for (const id of [undefined, null, 5, ['x']]) {
         await rejectsNaming(() => queue[method](id), 'id')
       }
       await rejectsNaming(() => queue[method](''), 'id')
+      await rejectsNaming(() => queue[method](Buffer.alloc(0)), 'id')
+      await rejectsNaming(() => queue[method](Buffer.alloc(513, 0x61)), 'id')
     }
     await rejectsNaming(() => queue.waitResult('x'), 'options')
     await rejectsNaming(() => queue.waitResult('x', {}), 'timeoutMs')
@@ -288,6 +292,7 @@ describe('argument checks', { timeout: 30_000 }, () => {
     await rejectsNaming(() => queue.list('waiting', { page: 1 }), 'page')
     await rejectsNaming(() => queue.deadRequeue('a'), 'ids')
     await rejectsNaming(() => queue.deadRequeue(['a', 5]), 'ids[1]')
+    await rejectsNaming(() => queue.completeAndLease(lease, { keepResultForMs: 5 }), 'keepResultForMs')
     await rejectsNaming(() => queue.deadRequeue(['']), 'id')
     await rejectsNaming(() => queue.deadRequeue(Array.from({ length: 1001 }, (_, i) => `d${i}`)), 'ids')
     for (const method of ['deadRequeueOldest', 'deadPurge']) {

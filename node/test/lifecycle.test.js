@@ -341,6 +341,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
       'errorType',
       'finishedAt',
       'id',
+      'idBytes',
       'leaseExpiresAt',
       'leaseTtlMs',
       'leasedAt',
@@ -535,6 +536,46 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
     assert.equal(await queue.count('leased'), 0)
     const keys = await admin.command('KEYS', `${queue.prefix}*`)
     assert.deepEqual(keys.filter((k) => !k.includes(':rate:')), [], 'nothing left of it')
+  })
+
+  test('a non-UTF-8 id is read, requeued, cancelled and awaited by its bytes', async () => {
+    const queue = freshQueue('bytes-read')
+    const id = Buffer.from([0x6a, 0xff, 0xfe])
+    const prefix = Buffer.from(queue.prefix)
+    await admin.command('SET', Buffer.concat([prefix, Buffer.from(':item:'), id]), 'payload')
+    await admin.command('LPUSH', Buffer.concat([prefix, Buffer.from(':queue')]), id)
+    const job = await queue.get(id)
+    assert.equal(job.state, 'waiting')
+    assert.deepEqual(job.idBytes, id)
+    const waiter = queue.waitResult(id, { timeoutMs: Infinity })
+    let lease = await queue.lease()
+    assert.equal(await queue.fail(lease, 'boom', { retry: 'never' }), 'dead')
+    const [entry] = await queue.list('dead')
+    assert.deepEqual(entry.idBytes, id)
+    assert.equal(await queue.deadRequeue([entry.idBytes, 'nope']), 1)
+    await queue.add('n', { id: 'next' })
+    lease = await queue.lease()
+    assert.deepEqual(lease.idBytes, id)
+    const { completed, next } = await queue.completeAndLease(lease, { result: 'kept', keepResultForMs: 60_000 })
+    assert.equal(completed, true)
+    assert.equal(next.id, 'next')
+    const result = await waiter
+    assert.equal(result.data.toString(), 'kept', 'the forever wait ended with the result')
+    assert.equal((await queue.result(id)).data.toString(), 'kept')
+    assert.equal(await queue.result('j\ufffd\ufffd'), null, 'its lossy reading is another id')
+    const pttl = await admin.command('PTTL', Buffer.concat([prefix, Buffer.from(':result:'), id]))
+    assert.ok(pttl > 0 && pttl <= 60_000)
+    assert.equal(await queue.cancel(Buffer.from('next')), 'leased')
+  })
+
+  test('completeAndLease without a result keeps none; waitResult with timeoutMs 0 only reads', async () => {
+    const queue = freshQueue('cal')
+    await queue.add('a', { id: 'a' })
+    const lease = await queue.lease()
+    const { completed, next } = await queue.completeAndLease(lease)
+    assert.equal(completed, true)
+    assert.equal(next, null)
+    assert.equal(await queue.waitResult('a', { timeoutMs: 0 }), null)
   })
 
   test('a lease acts only on the queue that leased it', async () => {

@@ -244,17 +244,38 @@ impl AsyncQueue {
     }
 
     /// See ``leaseq.Queue.complete_and_lease``.
-    #[pyo3(signature = (lease, ttl = None))]
+    #[pyo3(signature = (lease, ttl = None, result = None, keep_result_for = None))]
     fn complete_and_lease<'py>(
         &self,
         py: Python<'py>,
         lease: &Bound<'py, PyAny>,
         ttl: Option<&Bound<'py, PyAny>>,
+        result: Option<&Bound<'py, PyAny>>,
+        keep_result_for: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
         let ttl = convert::ttl(ttl)?;
+        let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
+        let result = match result {
+            Some(result) if !result.is_none() => Some(convert::data(result, "result")?),
+            _ if keep.is_some() => {
+                return Err(errors::invalid(
+                    py,
+                    "keep_result_for",
+                    "applies only with a `result`",
+                ))
+            }
+            _ => None,
+        };
         self.run(py, |q| async move {
-            let (done, next) = q.complete_and_lease(&lease.get().inner, ttl).await?;
+            let lease = &lease.get().inner;
+            let (done, next) = match result {
+                Some(result) => {
+                    q.complete_and_lease_with_result(lease, &result, keep, ttl)
+                        .await?
+                }
+                None => q.complete_and_lease(lease, ttl).await?,
+            };
             Ok((done, next.map(NewLease)))
         })
     }
@@ -366,7 +387,7 @@ impl AsyncQueue {
 
     /// See ``leaseq.Queue.result``.
     fn result<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let id = convert::string(id, "id")?;
+        let id = convert::id(id, "id")?;
         self.run(py, |q| async move {
             Ok(q.result(&id).await?.map(JobResult::from))
         })
@@ -379,16 +400,16 @@ impl AsyncQueue {
         id: &Bound<'py, PyAny>,
         timeout: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let id = convert::string(id, "id")?;
-        let timeout = convert::seconds(timeout, "timeout")?;
+        let id = convert::id(id, "id")?;
+        let wait = convert::required_wait(timeout)?;
         self.run(py, |q| async move {
-            Ok(q.wait_result(&id, timeout).await?.map(JobResult::from))
+            Ok(q.wait_result(&id, wait).await?.map(JobResult::from))
         })
     }
 
     /// See ``leaseq.Queue.get``.
     fn get<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let id = convert::string(id, "id")?;
+        let id = convert::id(id, "id")?;
         self.run(py, |q| async move { Ok(q.get(&id).await?.map(Job::from)) })
     }
 
@@ -431,7 +452,7 @@ impl AsyncQueue {
 
     /// See ``leaseq.Queue.cancel``.
     fn cancel<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let id = convert::string(id, "id")?;
+        let id = convert::id(id, "id")?;
         self.run(
             py,
             |q| async move { Ok(q.cancel(&id).await?.map(StateName)) },
@@ -444,11 +465,8 @@ impl AsyncQueue {
         py: Python<'py>,
         ids: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let ids = convert::strings(ids, "ids")?;
-        self.run(py, |q| async move {
-            q.dead_requeue(&ids.iter().map(String::as_str).collect::<Vec<_>>())
-                .await
-        })
+        let ids = convert::ids(ids, "ids")?;
+        self.run(py, |q| async move { q.dead_requeue(&ids).await })
     }
 
     /// See ``leaseq.Queue.dead_requeue_oldest``.

@@ -42,6 +42,31 @@ pub fn strings(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<String>> 
     iter.map(|element| string(&element?, argument)).collect()
 }
 
+/// An id that names an item: `bytes` (exactly those bytes: an id another kind of client added
+/// need not be UTF-8) or `str` (its UTF-8).
+pub fn id(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<u8>> {
+    if let Ok(bytes) = obj.cast::<PyBytes>() {
+        return Ok(bytes.as_bytes().to_vec());
+    }
+    if obj.is_instance_of::<PyString>() {
+        return string(obj, argument).map(String::into_bytes);
+    }
+    Err(errors::wrong_type(obj.py(), argument, "bytes or str", obj))
+}
+
+/// A list (or other iterable that is not itself an id) of ids, each `bytes` or `str`.
+pub fn ids(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<Vec<u8>>> {
+    let py = obj.py();
+    let expected = "a list of bytes or str";
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyBytes>() {
+        return Err(errors::wrong_type(py, argument, expected, obj));
+    }
+    let iter = obj
+        .try_iter()
+        .map_err(|_| errors::wrong_type(py, argument, expected, obj))?;
+    iter.map(|element| id(&element?, argument)).collect()
+}
+
 /// Data: `bytes`, `bytearray`, or `str` (stored as UTF-8).
 pub fn data(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<u8>> {
     if let Ok(bytes) = obj.cast::<PyBytes>() {
@@ -237,6 +262,20 @@ pub fn state(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<State> {
 /// and the older `block` flag. With neither, the core's default ([`Wait::default`]: no wait).
 /// `block=True` without a timeout waits forever and `block=False` never waits, as they always
 /// did.
+/// `timeout` of a wait that must be given (`wait_result`): seconds or a timedelta (zero only
+/// reads), or `leaseq.FOREVER`; `None` is refused, as a likely mistake.
+pub fn required_wait(timeout: &Bound<'_, PyAny>) -> PyResult<Wait> {
+    if timeout.is_none() {
+        return Err(errors::wrong_type(
+            timeout.py(),
+            "timeout",
+            "seconds (int or float), a timedelta or leaseq.FOREVER",
+            timeout,
+        ));
+    }
+    wait_timeout(timeout)
+}
+
 pub fn wait(
     timeout: Option<&Bound<'_, PyAny>>,
     block: Option<&Bound<'_, PyAny>>,

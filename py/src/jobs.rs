@@ -68,10 +68,16 @@ impl From<leaseq::Job> for Job {
 
 #[pymethods]
 impl Job {
-    /// The id.
+    /// The id (shown with replacement characters when it is not UTF-8; ``id_bytes`` is exact).
     #[getter]
     fn id(&self) -> &str {
         &self.inner.id
+    }
+
+    /// The id exactly as Redis holds it (``bytes``), for ids another kind of client added.
+    #[getter]
+    fn id_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.id_bytes)
     }
 
     /// Where the item is: a ``leaseq.State``.
@@ -254,10 +260,16 @@ impl From<leaseq::Entry> for Entry {
 
 #[pymethods]
 impl Entry {
-    /// The id.
+    /// The id (shown with replacement characters when it is not UTF-8; ``id_bytes`` is exact).
     #[getter]
     fn id(&self) -> &str {
         &self.inner.id
+    }
+
+    /// The id exactly as Redis holds it (``bytes``), for ids another kind of client added.
+    #[getter]
+    fn id_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.inner.id_bytes)
     }
 
     /// Due time (delayed), lease expiry (leased) or time of death (dead); ``None`` for waiting.

@@ -3,7 +3,6 @@
 //! Each call owns its arguments, then releases the GIL for the Redis round trip, so other
 //! Python threads run meanwhile. The blocking facade reconnects by itself in a forked child.
 
-use std::future::Future;
 use std::time::Duration;
 
 use leaseq::{blocking, Wait};
@@ -55,10 +54,7 @@ impl Client {
         let prefix = convert::string(prefix, "prefix")?;
         // After a fork this reconnects, so it runs without the GIL like any round trip.
         py.detach(|| self.inner.queue(&prefix))
-            .map(|inner| Queue {
-                inner,
-                client: self.inner.clone(),
-            })
+            .map(|inner| Queue { inner })
             .map_err(|e| errors::to_py(py, e))
     }
 
@@ -98,8 +94,6 @@ impl Client {
 #[pyclass(module = "leaseq", frozen)]
 pub struct Queue {
     inner: blocking::Queue,
-    /// For the waits that `leaseq::blocking` has no interruptible form of.
-    client: blocking::Client,
 }
 
 impl Queue {
@@ -111,48 +105,6 @@ impl Queue {
     ) -> PyResult<T> {
         py.detach(|| call(&self.inner))
             .map_err(|e| errors::to_py(py, e))
-    }
-
-    /// Runs the future `make` builds from this process's async queue on the core's runtime,
-    /// without the GIL, taking the GIL back every [`WAIT_SLICE`] only to look for a signal, so
-    /// that Ctrl-C interrupts a long server-side wait (as `lease_interruptible` does for
-    /// `lease`). An interrupt drops the future, which ends its wait.
-    fn wait<T, F>(
-        &self,
-        py: Python<'_>,
-        make: impl FnOnce(leaseq::Queue) -> F + Send,
-    ) -> PyResult<T>
-    where
-        T: Send + 'static,
-        F: Future<Output = leaseq::Result<T>> + Send + 'static,
-    {
-        let outcome = py.detach(|| -> PyResult<leaseq::Result<T>> {
-            let start = || -> leaseq::Result<_> {
-                let runtime = leaseq::runtime::handle()?;
-                let queue = self.client.as_async()?.queue(self.inner.prefix())?;
-                Ok((runtime, queue))
-            };
-            let (runtime, queue) = match start() {
-                Ok(started) => started,
-                Err(e) => return Ok(Err(e)),
-            };
-            let mut task = runtime.spawn(make(queue));
-            loop {
-                // The timer must be made inside the runtime, hence the async block.
-                match runtime.block_on(async { tokio::time::timeout(WAIT_SLICE, &mut task).await })
-                {
-                    Ok(Ok(result)) => return Ok(result),
-                    Ok(Err(join)) => std::panic::resume_unwind(join.into_panic()),
-                    Err(_still_waiting) => {
-                        if let Err(e) = Python::attach(|py| py.check_signals()) {
-                            task.abort();
-                            return Err(e);
-                        }
-                    }
-                }
-            }
-        })?;
-        outcome.map_err(|e| errors::to_py(py, e))
     }
 }
 
@@ -238,10 +190,14 @@ impl Queue {
         let leases = if wait == Wait::No {
             self.call(py, |q| q.lease_batch(n, ttl, wait))?
         } else {
-            self.wait(
-                py,
-                move |q| async move { q.lease_batch(n, ttl, wait).await },
-            )?
+            // One server-side wait without the GIL, Ctrl-C checked every WAIT_SLICE (as lease).
+            py.detach(|| {
+                self.inner
+                    .lease_batch_interruptible(n, ttl, wait, WAIT_SLICE, || {
+                        Python::attach(|py| py.check_signals())
+                    })
+            })?
+            .map_err(|e| errors::to_py(py, e))?
         };
         Ok(leases.into_iter().map(NewLease).collect())
     }
@@ -277,19 +233,38 @@ impl Queue {
     }
 
     /// Completes ``lease`` and leases the next item (without waiting) in one round trip.
-    /// Returns ``(completed, next_lease_or_None)``.
-    #[pyo3(signature = (lease, ttl = None))]
+    /// Returns ``(completed, next_lease_or_None)``. ``result`` and ``keep_result_for`` keep a
+    /// result as ``complete`` does.
+    #[pyo3(signature = (lease, ttl = None, result = None, keep_result_for = None))]
     fn complete_and_lease(
         &self,
         py: Python<'_>,
         lease: &Bound<'_, PyAny>,
         ttl: Option<&Bound<'_, PyAny>>,
+        result: Option<&Bound<'_, PyAny>>,
+        keep_result_for: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<(bool, Option<NewLease>)> {
         let lease = convert::lease(lease, "lease")?;
         let lease = &lease.get().inner;
         let ttl = convert::ttl(ttl)?;
-        self.call(py, |q| q.complete_and_lease(lease, ttl))
-            .map(|(done, next)| (done, next.map(NewLease)))
+        let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
+        let done = match result {
+            Some(result) if !result.is_none() => {
+                let result = convert::data(result, "result")?;
+                self.call(py, |q| {
+                    q.complete_and_lease_with_result(lease, &result, keep, ttl)
+                })?
+            }
+            _ if keep.is_some() => {
+                return Err(errors::invalid(
+                    py,
+                    "keep_result_for",
+                    "applies only with a `result`",
+                ))
+            }
+            _ => self.call(py, |q| q.complete_and_lease(lease, ttl))?,
+        };
+        Ok((done.0, done.1.map(NewLease)))
     }
 
     /// Extends the lease to ``ttl`` from now while it is still this holder's. Returns ``False``
@@ -398,35 +373,41 @@ impl Queue {
         .map(NewLease)
     }
 
-    /// The result kept for item ``id`` (a ``JobResult``), or ``None``.
+    /// The result kept for item ``id`` (``bytes`` or ``str``; a ``JobResult``), or ``None``.
     fn result(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Option<JobResult>> {
-        let id = convert::string(id, "id")?;
+        let id = convert::id(id, "id")?;
         self.call(py, |q| q.result(&id))
             .map(|r| r.map(JobResult::from))
     }
 
-    /// Waits server-side up to ``timeout`` (seconds or timedelta) for item ``id``'s result;
-    /// ``None`` when the timeout passes first. Other threads run meanwhile, and Ctrl-C
-    /// interrupts it.
+    /// Waits server-side for item ``id``'s result (``id`` is ``bytes`` or ``str``): up to
+    /// ``timeout`` (seconds or timedelta; ``0`` only reads it), or until it comes with
+    /// ``timeout=leaseq.FOREVER``. Returns ``None`` when the timeout passes first. Other
+    /// threads run meanwhile, Ctrl-C interrupts it, and so does ``Client.close()``
+    /// (``ClosedError``).
     fn wait_result(
         &self,
         py: Python<'_>,
         id: &Bound<'_, PyAny>,
         timeout: &Bound<'_, PyAny>,
     ) -> PyResult<Option<JobResult>> {
-        let id = convert::string(id, "id")?;
-        let timeout = convert::seconds(timeout, "timeout")?;
-        self.wait(
-            py,
-            move |q| async move { q.wait_result(&id, timeout).await },
-        )
+        let id = convert::id(id, "id")?;
+        let wait = convert::required_wait(timeout)?;
+        // One server-side wait without the GIL, Ctrl-C checked every WAIT_SLICE (as lease).
+        py.detach(|| {
+            self.inner
+                .wait_result_interruptible(&id, wait, WAIT_SLICE, || {
+                    Python::attach(|py| py.check_signals())
+                })
+        })?
         .map(|r| r.map(JobResult::from))
+        .map_err(|e| errors::to_py(py, e))
     }
 
-    /// Everything known about item ``id`` (a ``Job``), or ``None`` when there is no such item
-    /// and no kept result.
+    /// Everything known about item ``id`` (``bytes`` or ``str``; a ``Job``), or ``None`` when
+    /// there is no such item and no kept result.
     fn get(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Option<Job>> {
-        let id = convert::string(id, "id")?;
+        let id = convert::id(id, "id")?;
         self.call(py, |q| q.get(&id)).map(|j| j.map(Job::from))
     }
 
@@ -466,19 +447,17 @@ impl Queue {
 
     /// Cancels item ``id``: a waiting, delayed or dead item is removed; a leased one is marked,
     /// so that its holder's next call returns false and removes it. Returns the ``State`` it was
-    /// in, or ``None`` when there was no item.
+    /// in, or ``None`` when there was no item. ``id`` is ``bytes`` or ``str``.
     fn cancel(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Option<StateName>> {
-        let id = convert::string(id, "id")?;
+        let id = convert::id(id, "id")?;
         self.call(py, |q| q.cancel(&id)).map(|s| s.map(StateName))
     }
 
-    /// Puts these dead items (at most 1000 ids) back to waiting, attempts reset; returns how
-    /// many were requeued (ids that are not dead are skipped).
+    /// Puts these dead items (at most 1000 ids, each ``bytes`` or ``str``) back to waiting,
+    /// attempts reset; returns how many were requeued (ids that are not dead are skipped).
     fn dead_requeue(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let ids = convert::strings(ids, "ids")?;
-        self.call(py, |q| {
-            q.dead_requeue(&ids.iter().map(String::as_str).collect::<Vec<_>>())
-        })
+        let ids = convert::ids(ids, "ids")?;
+        self.call(py, |q| q.dead_requeue(&ids))
     }
 
     /// Requeues the ``n`` oldest dead items (``None``: all); returns how many.

@@ -99,9 +99,10 @@ fn make_item(
             .map_err(|e| errors::to_py(py, e))?,
         _ => leaseq::Item::new(data),
     };
-    Ok(Item {
-        inner: options.apply(inner),
-    })
+    let inner = options.apply(inner);
+    // The core's checks, so that a bad option is refused here, naming it, not at `add`.
+    inner.validate().map_err(|e| errors::to_py(py, e))?;
+    Ok(Item { inner })
 }
 
 /// Python's `json.dumps`, compact, refusing NaN and infinities (they are not JSON).

@@ -414,3 +414,33 @@ def test_forked_child_runs_the_lifecycle(url: str) -> None:
     assert job is not None and job.state == "dead"
     results.close()
     results.join_thread()
+
+
+def test_bytes_ids_forever_waits_and_complete_and_lease_results(
+    url: str, r: redis.Redis
+) -> None:
+    async def main() -> None:
+        async with leaseq.aio.Client(url) as client:
+            q = client.queue(new_prefix())
+            raw_id = b"aio-\xff"
+            r.set(f"{q.prefix}:item:".encode() + raw_id, b"payload")
+            r.lpush(f"{q.prefix}:queue", raw_id)
+            job = await q.get(raw_id)
+            assert job is not None and job.id_bytes == raw_id
+            waiter = asyncio.create_task(q.wait_result(raw_id, leaseq.FOREVER))
+            await q.add(leaseq.Item(b"", id="next"))
+            lease = await q.lease()
+            assert lease is not None and lease.id_bytes == raw_id
+            done, nxt = await q.complete_and_lease(
+                lease, result=b"kept", keep_result_for=60
+            )
+            assert done and nxt is not None and nxt.id == "next"
+            result = await waiter
+            assert result is not None and result.data == b"kept"
+            assert await q.fail(nxt, "x", retry=False)
+            assert await q.dead_requeue([b"next"]) == 1
+            assert await q.cancel(b"next") == "waiting"
+            kept = await q.result(raw_id)
+            assert kept is not None and kept.data == b"kept"
+
+    run(main)

@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import leaseq
 import pytest
+import redis
 from leaseq import _native
 
 TYPE = leaseq.InvalidArgumentTypeError
@@ -282,34 +283,30 @@ def test_item_run_at(bad: Any, cls: type[Exception]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("item", "argument"),
+    ("options", "argument"),
     [
-        (leaseq.Item(b"x", priority=leaseq.MAX_PRIORITY + 1), "priority"),
-        (leaseq.Item(b"x", priority=-leaseq.MAX_PRIORITY - 1), "priority"),
+        ({"priority": leaseq.MAX_PRIORITY + 1}, "priority"),
+        ({"priority": -leaseq.MAX_PRIORITY - 1}, "priority"),
         (
-            leaseq.Item(
-                b"x",
-                delay=1,
-                run_at=datetime(2030, 1, 1, tzinfo=timezone.utc),
-            ),
+            {"delay": 1, "run_at": datetime(2030, 1, 1, tzinfo=timezone.utc)},
             "run_at",
         ),
-        (leaseq.Item(b"x", run_at=datetime(1969, 1, 1, tzinfo=timezone.utc)), "run_at"),
-        (leaseq.Item(b"x", keep_result_for=0), "keep_result_for"),
-        (leaseq.Item(b"x", delay=leaseq.MAX_DURATION * 2), "delay"),
+        ({"run_at": datetime(1969, 1, 1, tzinfo=timezone.utc)}, "run_at"),
+        ({"keep_result_for": 0}, "keep_result_for"),
+        ({"delay": leaseq.MAX_DURATION * 2}, "delay"),
+        ({"delay": -1}, "delay"),
+        ({"expires_after": leaseq.MAX_DURATION * 2}, "expires_after"),
+        ({"expires_after": -0.5}, "expires_after"),
+        ({"max_attempts": -1}, "max_attempts"),
     ],
 )
-def test_item_options_the_core_refuses(
-    queue: leaseq.Queue, item: leaseq.Item, argument: str
+def test_item_options_the_core_refuses_where_the_item_is_built(
+    queue: leaseq.Queue, r: redis.Redis, options: dict[str, Any], argument: str
 ) -> None:
-    check(lambda: queue.add(item), argument, VALUE)
-    check(lambda: queue.add_unique(item), argument, VALUE)
-    # In a batch the core names the batch, and the item and option in its message.
-    with pytest.raises(VALUE) as info:
-        queue.add_batch([leaseq.Item(b"fine"), item])
-    assert info.value.argument == "items" and argument in str(info.value)
-    assert queue.count("waiting") == queue.count("delayed") == 0
-    assert queue.stats().waiting == 0
+    # The core's bounds, checked by Item() itself: the error names the option, before any add.
+    check(lambda: leaseq.Item(b"x", **options), argument, VALUE)
+    check(lambda: leaseq.Item.from_json({"a": 1}, **options), argument, VALUE)
+    assert list(r.scan_iter(f"{queue.prefix}*")) == []
 
 
 @pytest.mark.parametrize(
@@ -426,12 +423,21 @@ def test_progress_value(
 
 @pytest.mark.parametrize("method", ["get", "result", "cancel"])
 @pytest.mark.parametrize(
-    ("bad", "cls"), [(None, TYPE), (5, TYPE), ("", VALUE), ("a\nb", VALUE)]
+    ("bad", "cls"),
+    [(None, TYPE), (5, TYPE), (bytearray(b"x"), TYPE), ("", VALUE), (b"", VALUE)],
 )
 def test_id_arguments(
     queue: leaseq.Queue, method: str, bad: Any, cls: type[Exception]
 ) -> None:
     check(lambda: getattr(queue, method)(bad), "id", cls)
+    check(lambda: getattr(queue, method)(b"x" * (leaseq.MAX_ID_LEN + 1)), "id", VALUE)
+
+
+@pytest.mark.parametrize("method", ["get", "result", "cancel"])
+def test_ids_naming_items_may_be_any_bytes(queue: leaseq.Queue, method: str) -> None:
+    # Another kind of client may have added such an id; asking about it is no error.
+    for odd in ("a\nb", b"a\x00\xff"):
+        assert getattr(queue, method)(odd) is None
 
 
 def test_wait_result_arguments(queue: leaseq.Queue) -> None:

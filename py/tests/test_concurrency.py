@@ -117,6 +117,8 @@ CTRL_C_CHILD = textwrap.dedent(
         "lease": lambda: q.lease(ttl=5.0, timeout=leaseq.FOREVER),
         "lease_batch": lambda: q.lease_batch(3, timeout=3600),
         "wait_result": lambda: q.wait_result("never", 3600),
+        "lease_batch_forever": lambda: q.lease_batch(3, timeout=leaseq.FOREVER),
+        "wait_result_forever": lambda: q.wait_result(b"\\xffnever", leaseq.FOREVER),
     }[sys.argv[3]]
     print("waiting", flush=True)
     try:
@@ -130,7 +132,16 @@ CTRL_C_CHILD = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("wait", ["lease", "lease_batch", "wait_result"])
+@pytest.mark.parametrize(
+    "wait",
+    [
+        "lease",
+        "lease_batch",
+        "wait_result",
+        "lease_batch_forever",
+        "wait_result_forever",
+    ],
+)
 def test_ctrl_c_interrupts_a_blocking_wait(
     url: str, prefix: str, r: redis.Redis, wait: str
 ) -> None:

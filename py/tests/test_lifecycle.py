@@ -514,3 +514,88 @@ def test_lease_batch_waits_for_the_first(queue: leaseq.Queue, n: int) -> None:
     leases = queue.lease_batch(n, ttl=30, timeout=30)
     t.join()
     assert 1 <= len(leases) <= n and leases[0].id == "w0"
+
+
+# ---- ids as bytes, waiting forever, complete_and_lease with a result ----------------------
+
+
+def test_an_id_that_is_not_utf8_works_in_every_call(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
+    # Added by another kind of client (raw commands, as redis-work-queue could).
+    raw_id = b"job-\xff\xfe"
+    r.set(f"{queue.prefix}:item:".encode() + raw_id, b"payload")
+    r.lpush(f"{queue.prefix}:queue", raw_id)
+    job = queue.get(raw_id)
+    assert job is not None and job.state == "waiting" and job.id_bytes == raw_id
+    lease = leased(queue)
+    assert lease.id_bytes == raw_id
+    assert queue.fail(lease, "boom", retry=False).name == "dead"
+    [entry] = queue.list("dead")
+    assert entry.id_bytes == raw_id
+    assert queue.dead_requeue([raw_id]) == 1
+    lease = leased(queue)
+    assert queue.complete(lease, result=b"done")
+    kept = queue.result(raw_id)
+    assert kept is not None and kept.data == b"done"
+    waited = queue.wait_result(raw_id, leaseq.FOREVER)
+    assert waited is not None and waited.data == b"done"
+    # Its lossy reading is another id.
+    assert queue.result(raw_id.decode("utf-8", "replace")) is None
+    r.set(f"{queue.prefix}:item:".encode() + raw_id, b"again")
+    r.lpush(f"{queue.prefix}:queue", raw_id)
+    assert queue.cancel(raw_id) == "waiting"
+    # str ids are their UTF-8; other types are refused, naming the argument.
+    queue.add(leaseq.Item(b"", id="ünï"))
+    assert queue.get("ünï".encode()) is not None
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as info:
+        queue.get(7)  # type: ignore[arg-type]
+    assert info.value.argument == "id"
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as info:
+        queue.dead_requeue([b"ok", 7])  # type: ignore[list-item]
+    assert info.value.argument == "ids"
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        queue.cancel(b"")
+    assert refused.value.argument == "id"
+
+
+def test_wait_result_can_wait_forever(
+    client: leaseq.Client, queue: leaseq.Queue, r: redis.Redis
+) -> None:
+    queue.add(leaseq.Item(b"work", id="forever"))
+    baseline = blocked_clients(r)
+    worker_queue = client.queue(queue.prefix)
+
+    def worker() -> None:
+        wait_until_blocked(r, baseline)
+        lease = worker_queue.lease()
+        assert lease is not None
+        worker_queue.complete(lease, result=b"at last")
+
+    t = threading.Thread(target=worker)
+    t.start()
+    result = queue.wait_result("forever", leaseq.FOREVER)
+    t.join(timeout=60)
+    assert result is not None and result.data == b"at last"
+    # Zero only reads.
+    assert queue.wait_result("nothing", 0) is None
+
+
+def test_complete_and_lease_keeps_a_result(queue: leaseq.Queue, r: redis.Redis) -> None:
+    queue.add_batch([leaseq.Item(b"", id="first"), leaseq.Item(b"", id="second")])
+    first = leased(queue)
+    done, nxt = queue.complete_and_lease(first, result=b"r1", keep_result_for=60)
+    assert done and nxt is not None and nxt.id == "second"
+    kept = queue.result("first")
+    assert kept is not None and kept.data == b"r1" and kept.attempts == 1
+    assert 0 < r.pttl(f"{queue.prefix}:result:first") <= 60_000
+    with pytest.raises(leaseq.InvalidArgumentError) as info:
+        queue.complete_and_lease(nxt, keep_result_for=60)
+    assert info.value.argument == "keep_result_for"
+    with pytest.raises(leaseq.InvalidArgumentError) as info:
+        queue.complete_and_lease(nxt, result=b"r2", keep_result_for=0)
+    assert info.value.argument == "keep_result_for"
+    done, none = queue.complete_and_lease(nxt, ttl=5, result="r2")
+    assert done and none is None
+    kept = queue.result("second")
+    assert kept is not None and kept.data == b"r2"

@@ -2,7 +2,7 @@
 //! Each script call handles at most 1000 items; "all" loops, one bounded call at a time.
 
 use crate::error::{Error, Result};
-use crate::item::validate_id;
+use crate::item::validate_id_bytes;
 use crate::job::State;
 use crate::policy::MAX_PAGE;
 use crate::queue::Queue;
@@ -13,9 +13,11 @@ impl Queue {
     /// Cancels item `id`: a waiting, delayed or dead item is removed; a leased one is marked,
     /// so that its holder's `renew`, `complete`, `fail` and `release` return false (outcome
     /// cancelled) and remove it, as does the expiry of its lease. Returns the state the item
-    /// was in, or `None` when there was no item. One round trip.
-    pub async fn cancel(&self, id: &str) -> Result<Option<State>> {
-        validate_id(id)?;
+    /// was in, or `None` when there was no item. The id is bytes (`&str` works too). One round
+    /// trip.
+    pub async fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>> {
+        let id = id.as_ref();
+        validate_id_bytes(id)?;
         let mut inv = self.invocation(&scripts::CANCEL);
         inv.arg(id);
         let value: redis::Value = self.invoke(&inv).await?;
@@ -26,8 +28,9 @@ impl Queue {
     }
 
     /// Puts these dead items back to waiting, with their attempts reset (ids that are not
-    /// dead are skipped). Returns how many were requeued. At most 1000 ids; one round trip.
-    pub async fn dead_requeue(&self, ids: &[&str]) -> Result<u64> {
+    /// dead are skipped). Returns how many were requeued. Ids are bytes (`&str`, `String`,
+    /// `Vec<u8>` work). At most 1000 ids, all checked before anything is sent; one round trip.
+    pub async fn dead_requeue<I: AsRef<[u8]>>(&self, ids: &[I]) -> Result<u64> {
         if ids.len() > MAX_PAGE {
             return Err(Error::invalid(
                 "ids",
@@ -37,11 +40,13 @@ impl Queue {
         if ids.is_empty() {
             return Ok(0);
         }
+        for id in ids {
+            validate_id_bytes(id.as_ref())?;
+        }
         let mut inv = self.invocation(&scripts::DEAD);
         inv.arg("requeue");
         for id in ids {
-            validate_id(id)?;
-            inv.arg(*id);
+            inv.arg(id.as_ref());
         }
         Ok(self.invoke::<i64>(&inv).await?.max(0) as u64)
     }

@@ -218,7 +218,8 @@ impl Queue {
         Ok(codes.into_iter().map(|c| c == 1).collect())
     }
 
-    /// The six arguments per lease of the batch complete functions, checked first.
+    /// The six arguments per lease of the complete functions (complete_batch,
+    /// complete_and_lease and its batch), checked first.
     pub(crate) fn complete_args(
         &self,
         inv: &mut crate::scripts::Invocation,

@@ -7,7 +7,7 @@ use std::time::Duration;
 use redis::Value;
 
 use crate::error::{Error, Result};
-use crate::item::validate_id;
+use crate::item::validate_id_bytes;
 use crate::job::{Entry, Job, JobResult, Minute, State, Stats};
 use crate::policy::MAX_PAGE;
 use crate::queue::Queue;
@@ -16,9 +16,11 @@ use crate::scripts;
 
 impl Queue {
     /// Everything known about item `id`: its state, data, attempts, last error, progress,
-    /// times, and its kept result. `None` when no item and no kept result has this id.
-    pub async fn get(&self, id: &str) -> Result<Option<Job>> {
-        validate_id(id)?;
+    /// times, and its kept result. `None` when no item and no kept result has this id. The id is
+    /// bytes (`&str` works too): an id another kind of client added need not be UTF-8.
+    pub async fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>> {
+        let id = id.as_ref();
+        validate_id_bytes(id)?;
         let mut inv = self.invocation(&scripts::GET);
         inv.arg(id);
         let value: Value = self.invoke(&inv).await?;
@@ -43,7 +45,8 @@ impl Queue {
         };
         let ttl = int(OP, &ttl)?;
         Ok(Some(Job {
-            id: id.to_owned(),
+            id: String::from_utf8_lossy(id).into_owned(),
+            id_bytes: id.to_vec(),
             state,
             data: bytes(OP, data)?.unwrap_or_default(),
             attempts: opt_u64(field("attempts").as_deref()).unwrap_or(0),
@@ -86,8 +89,10 @@ impl Queue {
                 <[Value; 5]>::try_from(array(OP, entry)?)
                     .map_err(|v| unexpected(OP, &Value::Array(v)))?;
             let error = text(OP, error)?.filter(|e| !e.is_empty());
+            let id = bytes(OP, id)?.unwrap_or_default();
             entries.push(Entry {
-                id: text(OP, id)?.unwrap_or_default(),
+                id: String::from_utf8_lossy(&id).into_owned(),
+                id_bytes: id,
                 at: u64::try_from(int(OP, &at)?).ok(),
                 attempts: int(OP, &attempts)?.max(0) as u64,
                 error: error

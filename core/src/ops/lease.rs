@@ -133,19 +133,35 @@ impl Queue {
         lease: &Lease,
         ttl: Duration,
     ) -> Result<(bool, Option<Lease>)> {
-        self.own(lease)?;
+        self.complete_and_lease_inner(lease, None, ttl).await
+    }
+
+    /// Like [`Queue::complete_and_lease`], and keeps `result` as
+    /// [`Queue::complete_with_result`] does: for `keep_for` (default: the item's, else the
+    /// queue's `keep_result_for`, else one day). Still one round trip.
+    pub async fn complete_and_lease_with_result(
+        &self,
+        lease: &Lease,
+        result: &[u8],
+        keep_for: Option<Duration>,
+        ttl: Duration,
+    ) -> Result<(bool, Option<Lease>)> {
+        self.complete_and_lease_inner(lease, Some((result, keep_for)), ttl)
+            .await
+    }
+
+    async fn complete_and_lease_inner(
+        &self,
+        lease: &Lease,
+        result: Option<(&[u8], Option<Duration>)>,
+        ttl: Duration,
+    ) -> Result<(bool, Option<Lease>)> {
         let ttl_ms = ttl_millis(ttl)?;
         let token = new_token();
         let mut inv = self.invocation(&scripts::COMPLETE_AND_LEASE);
-        inv.arg(&lease.wire_id)
-            .arg(&lease.incarnation)
-            .arg(&lease.token)
-            .arg("0")
-            .arg("")
-            .arg("")
-            .arg(&token)
-            .arg(ttl_ms)
-            .arg(1);
+        // The same six values as `complete` (spec/PROTOCOL.md, 5.3), checked first.
+        self.complete_args(&mut inv, &[(lease, result)])?;
+        inv.arg(&token).arg(ttl_ms).arg(1);
         let value: Value = self.invoke(&inv).await?;
         let mut parts = array("complete_and_lease", value)?;
         if parts.len() != 2 {

@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 use redis::Value;
 
 use crate::error::{Error, Result};
-use crate::item::validate_id;
+use crate::item::validate_id_bytes;
 use crate::job::JobResult;
+use crate::lease::Wait;
 use crate::queue::Queue;
 
 use super::inspect::parse_result;
@@ -14,34 +15,50 @@ use super::wait::WAIT_SLICE;
 
 impl Queue {
     /// The result kept for item `id`, if it completed with one and the result has not expired.
-    /// One round trip.
-    pub async fn result(&self, id: &str) -> Result<Option<JobResult>> {
-        validate_id(id)?;
-        let key = format!("{}{id}", self.keys().result_family);
-        let value: Value = self
-            .query(redis::cmd("LRANGE").arg(&key).arg(0).arg(2))
-            .await?;
-        parse_result(value)
+    /// The id is bytes (`&str` works too). One round trip.
+    pub async fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>> {
+        let id = id.as_ref();
+        validate_id_bytes(id)?;
+        self.read_result(&self.result_key(id)).await
     }
 
-    /// Waits up to `timeout` for item `id`'s result, server-side (a BLMOVE rotation on the
-    /// result key, on a connection of its own: no polling). `None` when the timeout passes
-    /// first. The item must be completed with a result; a failed or cancelled item gives none.
-    pub async fn wait_result(&self, id: &str, timeout: Duration) -> Result<Option<JobResult>> {
-        validate_id(id)?;
-        let deadline = Instant::now()
-            .checked_add(timeout)
-            .ok_or_else(|| Error::invalid("timeout", "is too long"))?;
-        let key = format!("{}{id}", self.keys().result_family);
+    /// Waits for item `id`'s result, server-side (a BLMOVE rotation on the result key, on a
+    /// connection of its own: no polling). `wait` is a [`Wait`] or a [`Duration`]:
+    /// [`Wait::Timeout`] (or a duration) waits up to that long, [`Wait::Forever`] until the
+    /// result comes or the client is closed ([`Error::Closed`]), [`Wait::No`] (or a zero
+    /// duration) only reads it. `None` when the wait ends first. The item must be completed
+    /// with a result; a failed or cancelled item gives none.
+    pub async fn wait_result(
+        &self,
+        id: impl AsRef<[u8]>,
+        wait: impl Into<Wait>,
+    ) -> Result<Option<JobResult>> {
+        let id = id.as_ref();
+        validate_id_bytes(id)?;
+        let deadline = match wait.into() {
+            Wait::No => Some(Instant::now()),
+            Wait::Timeout(d) => Some(
+                Instant::now()
+                    .checked_add(d)
+                    .ok_or_else(|| Error::invalid("timeout", "is too long"))?,
+            ),
+            Wait::Forever => None,
+        };
+        let key = self.result_key(id);
         loop {
-            if let Some(result) = self.result(id).await? {
+            if let Some(result) = self.read_result(&key).await? {
                 return Ok(Some(result));
             }
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Ok(None);
-            }
-            let slice = left.min(WAIT_SLICE);
+            let slice = match deadline {
+                Some(deadline) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Ok(None);
+                    }
+                    left.min(WAIT_SLICE)
+                }
+                None => WAIT_SLICE,
+            };
             let mut conn = self
                 .client()
                 .connections()
@@ -66,5 +83,19 @@ impl Queue {
                 _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
             }
         }
+    }
+
+    /// `P:result:<id>`, the id's bytes as they are.
+    fn result_key(&self, id: &[u8]) -> Vec<u8> {
+        let mut key = self.keys().result_family.as_bytes().to_vec();
+        key.extend_from_slice(id);
+        key
+    }
+
+    async fn read_result(&self, key: &[u8]) -> Result<Option<JobResult>> {
+        let value: Value = self
+            .query(redis::cmd("LRANGE").arg(key).arg(0).arg(2))
+            .await?;
+        parse_result(value)
     }
 }

@@ -100,7 +100,11 @@ async function lifecycle(queue: Queue): Promise<void> {
   const job: Job | null = await queue.get('flaky')
   const dead: ListEntry[] = await queue.list('dead', { count: 10 })
   console.log(`flaky: ${failed}, ${job?.state} (${job?.deadReason}), ${dead.length} dead, ${job?.errorType}`)
-  const requeued: number = await queue.deadRequeue(['flaky'])
+  const requeued: number = await queue.deadRequeue(['flaky', ...dead.map((e) => e.idBytes)])
+  const byBytes: Job | null = await queue.get(flaky.idBytes)
+  // Infinity waits until the result comes; flaky failed, so only read it.
+  const forever: JobResult | null = await queue.waitResult(flaky.idBytes, { timeoutMs: byBytes?.result ? Infinity : 0 })
+  console.log(`by bytes: ${byBytes?.idBytes.length}, ${forever?.data.length}`)
   const later = await queue.get('later')
   const dueAt: Date | null = later?.dueAt ?? null
   console.log(`requeued ${requeued}, later due ${dueAt instanceof Date}, cancelled ${await queue.cancel('later')}`)

@@ -168,10 +168,17 @@ class Queue:
         return await self._native.complete(lease, result, keep_result_for)
 
     async def complete_and_lease(
-        self, lease: Lease, ttl: float | timedelta | None = None
+        self,
+        lease: Lease,
+        ttl: float | timedelta | None = None,
+        result: bytes | bytearray | str | None = None,
+        keep_result_for: float | timedelta | None = None,
     ) -> tuple[bool, Lease | None]:
-        """Completes ``lease`` and leases the next item (no wait) in one round trip."""
-        return await self._native.complete_and_lease(lease, ttl)
+        """Completes ``lease`` (keeping ``result`` if given, as ``complete`` does) and leases
+        the next item (no wait) in one round trip."""
+        return await self._native.complete_and_lease(
+            lease, ttl, result, keep_result_for
+        )
 
     async def renew(self, lease: Lease, ttl: float | timedelta | None = None) -> bool:
         """Extends the lease to ``ttl`` from now while it is still this holder's."""
@@ -210,19 +217,20 @@ class Queue:
         """A lease rebuilt from its id, token, incarnation and attempt (nothing is sent)."""
         return self._native.lease_from_parts(id, token, incarnation, attempt)
 
-    async def result(self, id: str) -> JobResult | None:
-        """The result kept for item ``id``, or ``None``."""
+    async def result(self, id: bytes | str) -> JobResult | None:
+        """The result kept for item ``id`` (``bytes`` or ``str``), or ``None``."""
         return await self._native.result(id)
 
     async def wait_result(
-        self, id: str, timeout: float | timedelta
+        self, id: bytes | str, timeout: float | timedelta
     ) -> JobResult | None:
-        """Waits server-side up to ``timeout`` for item ``id``'s result; ``None`` if none came.
-        Cancelling the task stops the wait."""
+        """Waits server-side up to ``timeout`` for item ``id``'s result (``timeout=FOREVER``:
+        until it comes; ``0``: only reads it); ``None`` if none came. Cancelling
+        the task stops the wait."""
         return await self._native.wait_result(id, timeout)
 
-    async def get(self, id: str) -> Job | None:
-        """Everything known about item ``id``, or ``None``."""
+    async def get(self, id: bytes | str) -> Job | None:
+        """Everything known about item ``id`` (``bytes`` or ``str``), or ``None``."""
         return await self._native.get(id)
 
     async def list(
@@ -239,12 +247,13 @@ class Queue:
         """Counts per state, the oldest waiting item's age, per-minute counters."""
         return await self._native.stats()
 
-    async def cancel(self, id: str) -> State | None:
+    async def cancel(self, id: bytes | str) -> State | None:
         """Cancels item ``id``; returns the state it was in, or ``None``."""
         return await self._native.cancel(id)
 
-    async def dead_requeue(self, ids: Iterable[str]) -> int:
-        """Puts these dead items back to waiting; returns how many."""
+    async def dead_requeue(self, ids: Iterable[bytes | str]) -> int:
+        """Puts these dead items (ids ``bytes`` or ``str``) back to waiting; returns how
+        many."""
         return await self._native.dead_requeue(ids)
 
     async def dead_requeue_oldest(self, n: int | None = None) -> int:
