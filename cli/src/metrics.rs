@@ -41,15 +41,15 @@ struct Totals {
 }
 
 impl Totals {
-    /// Adds what `stats`' minutes gained since the last observation.
-    fn observe(&mut self, stats: &leaseq::Stats) {
-        let now_minute = stats.now / 60_000;
-        let len = stats.minutes.len() as u64;
-        for (i, m) in stats.minutes.iter().enumerate() {
+    /// Adds what the window's minutes (oldest first, the last one current at `now_ms`) gained
+    /// since the last observation.
+    fn observe(&mut self, now_ms: u64, minutes: &[Four]) {
+        let now_minute = now_ms / 60_000;
+        let len = minutes.len() as u64;
+        for (i, &now) in minutes.iter().enumerate() {
             let Some(minute) = (now_minute + 1 + i as u64).checked_sub(len) else {
                 continue;
             };
-            let now = [m.completed, m.failed, m.dead, m.expired];
             let before = self.seen.get(&minute).copied().unwrap_or_default();
             for k in 0..4 {
                 self.total[k] += now[k].saturating_sub(before[k]);
@@ -139,7 +139,12 @@ impl Exporter {
                 oldest.get_or_create(&label).set(age.as_secs_f64());
             }
             let t = totals.entry(prefix.clone()).or_default();
-            t.observe(stats);
+            let minutes: Vec<Four> = stats
+                .minutes
+                .iter()
+                .map(|m| [m.completed, m.failed, m.dead, m.expired])
+                .collect();
+            t.observe(stats.now, &minutes);
             for (family, total) in counters.iter().zip(t.total) {
                 family.get_or_create(&label).inc_by(total);
             }
@@ -149,5 +154,25 @@ impl Exporter {
         prometheus_client::encoding::text::encode(&mut text, &registry)
             .expect("writing to a String cannot fail");
         Ok(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn totals_count_each_minute_once() {
+        let mut t = Totals::default();
+        // Minute 100 is current: 2 completed so far; minute 99 had 3.
+        t.observe(100 * 60_000, &[[3, 0, 0, 0], [2, 1, 0, 0]]);
+        assert_eq!(t.total, [5, 1, 0, 0]);
+        // Read again within minute 100: it grew by 4.
+        t.observe(100 * 60_000 + 5, &[[3, 0, 0, 0], [6, 1, 0, 0]]);
+        assert_eq!(t.total, [9, 1, 0, 0]);
+        // Minute 101: 99 left the window, 100 is complete, 101 has 1 expiry.
+        t.observe(101 * 60_000, &[[6, 1, 0, 0], [0, 0, 0, 1]]);
+        assert_eq!(t.total, [9, 1, 0, 1]);
+        assert!(!t.seen.contains_key(&99));
     }
 }
