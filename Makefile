@@ -9,7 +9,7 @@ SOAK_WORKERS := --worker c=target/debug/soak-worker-c \
 	--worker "python=py/.venv/bin/python integration-tests/soak/workers/soak_worker.py" \
 	--worker "node=node integration-tests/soak/workers/soak_worker.js"
 
-.PHONY: deps harness workers demo test test-rust test-c test-py test-node test-dist dist soak vectors fmt lint bench
+.PHONY: deps harness workers demo test test-rust test-c test-py test-node test-cli test-dist dist soak vectors fmt lint bench
 
 deps:
 	./scripts/ensure-deps.sh
@@ -30,7 +30,7 @@ demo: workers
 
 # Every test in every language, the release artifacts installed without Rust, then the
 # mixed-language soak.
-test: test-rust test-c test-py test-node test-dist soak
+test: test-rust test-c test-py test-node test-cli test-dist soak
 
 # The default members: core, harness, vectors, soak, ffi-c (no libpython, no Node).
 test-rust: harness
@@ -44,6 +44,11 @@ test-py: harness
 
 test-node: harness
 	node/test.sh
+
+# The leaseq command: every command against throwaway servers and a cluster, the JSON API, and
+# the dashboard in a headless Chromium (installed from Debian's packages when missing).
+test-cli: harness
+	cli/test.sh
 
 # dist/: the wheel and sdist, the npm packages, the C library's tarball, SHA256SUMS (release builds).
 dist:
@@ -68,6 +73,7 @@ fmt:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) clippy -p leaseq-cli --all-targets -- -D warnings
 
 # Speed against the peers on a throwaway redis-server (about 10 minutes); not part of `make test`.
 bench:

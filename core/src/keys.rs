@@ -30,6 +30,9 @@ pub(crate) struct QueueKeys {
     pub lease_count: String,
     /// `<prefix>:cleaning`, redis-work-queue's cleaner journal (read and emptied by deep clean)
     pub cleaning: String,
+    /// `<prefix>:workers`: reserved for the runner registry (spec/PROTOCOL.md, 2.1); no
+    /// version writes it yet
+    pub workers: String,
     /// Every script's keys, in protocol order (spec/PROTOCOL.md, 4.2).
     script_keys: [String; 16],
 }
@@ -83,6 +86,7 @@ impl QueueKeys {
             wake: key("wake"),
             lease_count: key("lease_count"),
             cleaning: key("cleaning"),
+            workers: key("workers"),
             script_keys,
         })
     }

@@ -28,6 +28,7 @@
 pub mod blocking;
 mod client;
 mod connection;
+mod discover;
 mod error;
 mod item;
 mod job;
@@ -39,6 +40,7 @@ mod queue;
 mod reply;
 pub mod runtime;
 mod scripts;
+mod server;
 
 pub use client::Client;
 pub use error::{Cause, Error, ErrorCode, Result};
@@ -49,3 +51,4 @@ pub use lease::{Lease, RenewOutcome, Wait, MAX_TTL};
 pub use ops::{CleanReport, Completion, QueueConfig};
 pub use policy::{Backoff, Retry};
 pub use queue::Queue;
+pub use server::{key_slot, ServerReport, MIN_REDIS_VERSION};

@@ -9,6 +9,7 @@ mod inspect;
 mod lease;
 mod results;
 mod wait;
+mod workers;
 
 pub use clean::CleanReport;
 pub use config::QueueConfig;

@@ -1,0 +1,313 @@
+//! The command line: every command and option, as clap reads them.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// See and steer leaseq queues on Redis.
+///
+/// Exit codes: 0 success; 1 not found (get, cancel) or problems found (check); 2 bad usage or an
+/// argument refused (nothing was written); 3 Redis unreachable or too slow; 4 Redis refused the
+/// command (e.g. an ACL or a key of the wrong type).
+#[derive(Debug, Parser)]
+#[command(name = "leaseq", version, about, long_about)]
+pub struct Cli {
+    #[command(flatten)]
+    pub conn: ConnArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Where Redis is.
+#[derive(Debug, Args)]
+pub struct ConnArgs {
+    /// Redis URL (redis://, rediss://, redis+unix://). Repeat it, or separate with commas, to name
+    /// several nodes of a cluster.
+    #[arg(
+        long,
+        short = 'u',
+        global = true,
+        env = "LEASEQ_URL",
+        value_delimiter = ',',
+        value_name = "URL"
+    )]
+    pub url: Vec<String>,
+    /// Treat a single --url as a node of a Redis Cluster (several URLs always are).
+    #[arg(long, global = true)]
+    pub cluster: bool,
+}
+
+/// A command that acts on one queue.
+#[derive(Debug, Args, Clone)]
+pub struct QueueArg {
+    /// The queue's prefix, e.g. `{emails}`.
+    #[arg(long, short = 'q', env = "LEASEQ_QUEUE", value_name = "PREFIX")]
+    pub queue: String,
+}
+
+/// `--json` for scripts.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct JsonArg {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the queues on the server or cluster (an escaped SCAN, never KEYS).
+    Queues {
+        /// Only queues whose prefix starts with this text (glob characters match themselves).
+        #[arg(long, default_value = "")]
+        starting_with: String,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Counts per state, completed/failed/dead/expired in the last minute and hour, and the age
+    /// of the oldest waiting item. Without --queue: every queue found.
+    Stats {
+        /// The queue's prefix (default: every queue).
+        #[arg(long, short = 'q', env = "LEASEQ_QUEUE", value_name = "PREFIX")]
+        queue: Option<String>,
+        /// Print again every 2 seconds until Ctrl-C.
+        #[arg(long)]
+        watch: bool,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// List the items in one state, in the order they will be handled.
+    Ls {
+        #[command(flatten)]
+        queue: QueueArg,
+        /// waiting, delayed, leased or dead.
+        state: ListState,
+        /// How many items (1 to 1000).
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        limit: u16,
+        /// Skip this many first.
+        #[arg(long, default_value_t = 0)]
+        start: usize,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Everything known about one item.
+    Get {
+        #[command(flatten)]
+        queue: QueueArg,
+        /// The item's id.
+        id: String,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Add one item; prints its id (and nothing when an item with that id exists: exit 1).
+    Add(AddArgs),
+    /// Cancel an item: a waiting, delayed or dead one is removed; a leased one is marked, and its
+    /// holder's next call drops it.
+    Cancel {
+        #[command(flatten)]
+        queue: QueueArg,
+        /// The item's id.
+        id: String,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Dead letters.
+    Dead {
+        #[command(subcommand)]
+        command: DeadCommand,
+    },
+    /// The live runners and what they hold. The runner registry (`P:workers`, reserved by the
+    /// protocol) is not written by this version of leaseq yet, so this only says whether one
+    /// exists; it never shows made-up workers.
+    Workers {
+        #[command(flatten)]
+        queue: QueueArg,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// A cleaning daemon: light clean every --every, deep clean every --deep-every; logs each
+    /// pass and stops after the current pass on SIGINT or SIGTERM. Runners clean by themselves;
+    /// run this where nobody leases (e.g. a queue only redis-work-queue clients use).
+    Clean {
+        #[command(flatten)]
+        queue: QueueArg,
+        /// Time between light cleans, e.g. 30s, 5m.
+        #[arg(long, default_value = "30s", value_parser = parse_duration)]
+        every: Duration,
+        /// Time between deep cleans (they scan the server's keyspace), e.g. 1h. 0: never.
+        #[arg(long, default_value = "1h", value_parser = parse_duration)]
+        deep_every: Duration,
+        /// Clean once (light, and deep with --deep) and exit.
+        #[arg(long)]
+        once: bool,
+        /// With --once: a deep clean too.
+        #[arg(long, requires = "once")]
+        deep: bool,
+    },
+    /// Check the server for a queue: version, eviction policy, persistence, ACL rights, cluster
+    /// slot. Says what is wrong and how to fix it; exit code 1 when something is.
+    Check {
+        #[command(flatten)]
+        queue: QueueArg,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Serve the web dashboard, its JSON API (/api, described by /api/openapi.yaml) and
+    /// /metrics.
+    Dashboard(ServeArgs),
+    /// Serve only /metrics, in the Prometheus text format.
+    Metrics(ServeArgs),
+}
+
+/// The dead-letter commands.
+#[derive(Debug, Subcommand)]
+pub enum DeadCommand {
+    /// List dead letters, oldest first.
+    Ls {
+        #[command(flatten)]
+        queue: QueueArg,
+        /// How many (1 to 1000).
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        limit: u16,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Put dead letters back to waiting, attempts reset: the ids given, or the --oldest N, or
+    /// --all.
+    Requeue {
+        #[command(flatten)]
+        queue: QueueArg,
+        /// Ids to requeue (ids that are not dead are skipped).
+        ids: Vec<String>,
+        /// Requeue the N oldest.
+        #[arg(long, conflicts_with_all = ["ids", "all"])]
+        oldest: Option<u64>,
+        /// Requeue them all.
+        #[arg(long, conflicts_with = "ids")]
+        all: bool,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Delete dead letters: the --oldest N, or --all.
+    Purge {
+        #[command(flatten)]
+        queue: QueueArg,
+        /// Delete the N oldest.
+        #[arg(long, conflicts_with = "all", required_unless_present = "all")]
+        oldest: Option<u64>,
+        /// Delete them all.
+        #[arg(long)]
+        all: bool,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+}
+
+/// `leaseq add`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("payload").required(true).args(["data", "json_data", "file"])))]
+pub struct AddArgs {
+    #[command(flatten)]
+    pub queue: QueueArg,
+    /// The data, as text.
+    #[arg(long)]
+    pub data: Option<String>,
+    /// The data, as JSON (checked, stored compact).
+    #[arg(long = "json", value_name = "JSON")]
+    pub json_data: Option<String>,
+    /// The data, read from a file (`-`: standard input), any bytes.
+    #[arg(long)]
+    pub file: Option<PathBuf>,
+    /// The item's id (default: a random UUID).
+    #[arg(long)]
+    pub id: Option<String>,
+    /// Run no earlier than this from now, e.g. 10s.
+    #[arg(long, value_parser = parse_duration)]
+    pub delay: Option<Duration>,
+    /// Priority, -1000 to 1000 (higher runs first).
+    #[arg(long, allow_hyphen_values = true)]
+    pub priority: Option<i32>,
+    /// Attempts before the item is dead (0: no limit).
+    #[arg(long)]
+    pub max_attempts: Option<u32>,
+    /// Dead if not started within this long, e.g. 1h.
+    #[arg(long, value_parser = parse_duration)]
+    pub expires_after: Option<Duration>,
+    /// How long a result is kept, e.g. 1d.
+    #[arg(long, value_parser = parse_duration)]
+    pub keep_result_for: Option<Duration>,
+    /// Fixed retry delay after a failed attempt, e.g. 5s.
+    #[arg(long, value_parser = parse_duration)]
+    pub backoff_fixed: Option<Duration>,
+}
+
+/// `dashboard` and `metrics`.
+#[derive(Debug, Args, Clone)]
+pub struct ServeArgs {
+    /// Address to listen on. Anything but a loopback address needs --token.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// A secret every request must carry (`Authorization: Bearer ...`, or `?token=` once in the
+    /// browser, which then keeps a cookie). Required off loopback.
+    #[arg(long, env = "LEASEQ_DASHBOARD_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Queues to show (repeat); default: every queue found by an escaped SCAN.
+    #[arg(long, short = 'q', value_name = "PREFIX")]
+    pub queue: Vec<String>,
+}
+
+/// The states `ls` can list.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ListState {
+    /// In a waiting list.
+    Waiting,
+    /// Waiting for a due time.
+    Delayed,
+    /// Held by a worker.
+    Leased,
+    /// Dead letters.
+    Dead,
+}
+
+impl ListState {
+    /// The core's state.
+    pub fn state(self) -> leaseq::State {
+        match self {
+            ListState::Waiting => leaseq::State::Waiting,
+            ListState::Delayed => leaseq::State::Delayed,
+            ListState::Leased => leaseq::State::Leased,
+            ListState::Dead => leaseq::State::Dead,
+        }
+    }
+}
+
+/// A duration such as `500ms`, `30s`, `5m`, `1h 30m`, `2d`; a bare number is seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    if let Ok(secs) = text.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    humantime::parse_duration(text)
+        .map_err(|e| format!("`{text}` is not a duration ({e}); write e.g. 500ms, 30s, 5m, 1h"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("5m").unwrap(), Duration::from_secs(300));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert!(parse_duration("soon").unwrap_err().contains("soon"));
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

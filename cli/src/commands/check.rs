@@ -1,0 +1,159 @@
+//! `leaseq check`: what the server offers a queue, what is wrong, and how to fix it.
+
+use serde::Serialize;
+
+use crate::fail::{Fail, Outcome};
+use crate::output::{self, green, red, yellow};
+
+/// One finding.
+#[derive(Debug, Serialize)]
+struct Finding {
+    /// What was checked.
+    check: &'static str,
+    /// ok, warning or problem.
+    level: &'static str,
+    /// What was found.
+    found: String,
+    /// How to fix it, when something is wrong.
+    fix: Option<String>,
+}
+
+/// Runs the checks; exits 1 when one found a problem (warnings alone exit 0).
+pub async fn check(client: &leaseq::Client, queue: &str, json: bool) -> Outcome {
+    let r = client.server_report(queue).await?;
+    let mut findings = Vec::new();
+    let mut add = |check, level, found: String, fix: Option<String>| {
+        findings.push(Finding {
+            check,
+            level,
+            found,
+            fix,
+        })
+    };
+    let (min_major, min_minor) = leaseq::MIN_REDIS_VERSION;
+    match r.version_parts() {
+        Some(v) if v >= (min_major, min_minor) => {
+            add("version", "ok", r.version.clone().unwrap_or_default(), None)
+        }
+        Some(_) => add(
+            "version",
+            "problem",
+            r.version.clone().unwrap_or_default(),
+            Some(format!(
+                "leaseq needs Redis {min_major}.{min_minor} or newer (BLMOVE); upgrade the server"
+            )),
+        ),
+        None => add("version", "warning", "not reported".into(), None),
+    }
+    match r.maxmemory_policy.as_deref() {
+        Some("noeviction") => add("eviction", "ok", "maxmemory-policy noeviction".into(), None),
+        Some(p) => add(
+            "eviction",
+            "problem",
+            format!("maxmemory-policy {p}: Redis may evict queue keys and lose items"),
+            Some("CONFIG SET maxmemory-policy noeviction (and put it in redis.conf)".into()),
+        ),
+        None => add(
+            "eviction",
+            "warning",
+            "CONFIG GET refused: the policy is unknown".into(),
+            Some("ask the provider to confirm maxmemory-policy noeviction".into()),
+        ),
+    }
+    match (r.appendonly, r.save.as_deref()) {
+        (Some(true), _) => add("persistence", "ok", "appendonly yes".into(), None),
+        (Some(false), Some(save)) if !save.is_empty() => add(
+            "persistence",
+            "warning",
+            format!("RDB snapshots only (save {save}): a crash loses the items since the last one"),
+            Some("CONFIG SET appendonly yes for every write to survive a crash".into()),
+        ),
+        (Some(false), _) => add(
+            "persistence",
+            "warning",
+            "no persistence: a restart loses every item".into(),
+            Some(
+                "CONFIG SET appendonly yes (or a save schedule) unless the queue is disposable"
+                    .into(),
+            ),
+        ),
+        (None, _) => add(
+            "persistence",
+            "warning",
+            "CONFIG GET refused: unknown".into(),
+            None,
+        ),
+    }
+    match &r.denied {
+        Some(denied) if denied.is_empty() => add(
+            "acl",
+            "ok",
+            format!(
+                "user `{}` may run every command leaseq sends on `{queue}:*`",
+                r.user.clone().unwrap_or_default()
+            ),
+            None,
+        ),
+        Some(denied) => add(
+            "acl",
+            "problem",
+            denied
+                .iter()
+                .map(|(cmd, why)| format!("{cmd}: {why}"))
+                .collect::<Vec<_>>()
+                .join("; "),
+            Some(format!(
+                "ACL SETUSER {} ~{queue}:* +@read +@write +@scripting +blmove +scan",
+                r.user.clone().unwrap_or("<user>".into())
+            )),
+        ),
+        None => add(
+            "acl",
+            "warning",
+            "could not check (ACL DRYRUN needs Redis 7 and the right to run ACL)".into(),
+            None,
+        ),
+    }
+    let slot = format!(
+        "slot {} ({})",
+        r.slot,
+        match &r.hash_tag {
+            Some(tag) => format!("hash tag `{tag}`: every key of the queue is in it"),
+            None => "no hash tag: keys spread over many slots".into(),
+        }
+    );
+    if r.hash_tag.is_none() {
+        add(
+            "cluster slot",
+            "warning",
+            slot,
+            Some(format!(
+                "fine on one server; for a cluster, use a prefix with a hash tag, e.g. `{{{queue}}}`"
+            )),
+        );
+    } else {
+        add("cluster slot", "ok", slot, None);
+    }
+    let problems = findings.iter().filter(|f| f.level == "problem").count();
+    if json {
+        output::json(&findings);
+    } else {
+        for f in &findings {
+            let level = match f.level {
+                "ok" => green("ok     "),
+                "warning" => yellow("warning"),
+                _ => red("problem"),
+            };
+            println!("{level}  {:<13} {}", f.check, f.found);
+            if let Some(fix) = &f.fix {
+                println!("         {:<13} fix: {fix}", "");
+            }
+        }
+    }
+    if problems > 0 {
+        return Err(Fail::NotFound(format!(
+            "{problems} problem(s) found for queue `{queue}`"
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,85 @@
+//! `leaseq clean`: a cleaning daemon that logs each pass and stops cleanly on SIGINT or SIGTERM.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::fail::Outcome;
+
+/// Light clean every `every`, deep clean every `deep_every` (zero: never); with `once`, one pass
+/// (deep too with `deep`). A signal lets the pass under way finish, then returns.
+pub async fn clean(
+    client: &leaseq::Client,
+    queue: &str,
+    every: Duration,
+    deep_every: Duration,
+    once: bool,
+    deep: bool,
+) -> Outcome {
+    let q = client.queue(queue)?;
+    if every.is_zero() {
+        return Err(crate::fail::Fail::Usage(
+            "--every: must be more than zero; nothing was written".into(),
+        ));
+    }
+    if once {
+        pass(&q, deep).await?;
+        return Ok(());
+    }
+    tracing::info!(queue, every = ?every, deep_every = ?deep_every, "cleaner started");
+    let mut stop = Box::pin(shutdown_signal());
+    let mut next_deep = (!deep_every.is_zero()).then(|| Instant::now() + deep_every);
+    loop {
+        let deep_now = next_deep.is_some_and(|at| Instant::now() >= at);
+        if deep_now {
+            next_deep = Some(Instant::now() + deep_every);
+        }
+        // A failed pass is logged and retried at the next tick: Redis may come back.
+        if let Err(e) = pass(&q, deep_now).await {
+            tracing::error!(queue, error = %e, "clean failed; trying again at the next tick");
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            signal = &mut stop => {
+                tracing::info!(queue, signal, "cleaner stopped");
+                return Ok(());
+            }
+        }
+    }
+}
+
+async fn pass(q: &leaseq::Queue, deep: bool) -> Outcome {
+    let report = if deep {
+        q.deep_clean().await?
+    } else {
+        q.light_clean().await?
+    };
+    tracing::info!(
+        queue = q.prefix(),
+        kind = if deep { "deep" } else { "light" },
+        requeued = report.requeued,
+        removed = report.removed,
+        promoted = report.promoted,
+        dead = report.dead,
+        "cleaned"
+    );
+    Ok(())
+}
+
+/// Resolves with the name of the first of SIGINT and SIGTERM to arrive.
+pub async fn shutdown_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => "SIGINT",
+            _ = term.recv() => "SIGTERM",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "Ctrl-C"
+    }
+}

@@ -1,0 +1,191 @@
+//! Looking without touching: `queues`, `stats`, `ls`, `get`.
+
+use std::time::Duration;
+
+use crate::fail::{Fail, Outcome};
+use crate::output::{self, age, bold, time};
+use crate::view::{preview, EntryView, JobView, StatsView};
+
+/// `leaseq queues`.
+pub async fn queues(client: &leaseq::Client, starting_with: &str, json: bool) -> Outcome {
+    let found = client.queues(starting_with).await?;
+    if json {
+        output::json(&found);
+    } else if found.is_empty() {
+        eprintln!("no queue found (a queue is found by its keys; a drained one leaves none after an hour)");
+    } else {
+        for q in found {
+            println!("{q}");
+        }
+    }
+    Ok(())
+}
+
+/// `leaseq stats`: one queue, or every queue found; again every 2 s with `--watch`.
+pub async fn stats(
+    client: &leaseq::Client,
+    queue: Option<&str>,
+    watch: bool,
+    json: bool,
+) -> Outcome {
+    loop {
+        let prefixes = match queue {
+            Some(q) => vec![q.to_owned()],
+            None => client.queues("").await?,
+        };
+        let mut views = Vec::with_capacity(prefixes.len());
+        for prefix in &prefixes {
+            let stats = client.queue(prefix)?.stats().await?;
+            views.push(StatsView::new(prefix, &stats));
+        }
+        if json {
+            if queue.is_some() && !watch {
+                output::json(&views[0]);
+            } else {
+                output::json(&views);
+            }
+        } else {
+            if watch && output::colour() {
+                print!("\x1b[2J\x1b[H");
+            }
+            let rows: Vec<Vec<String>> = views
+                .iter()
+                .map(|v| {
+                    vec![
+                        v.queue.clone(),
+                        v.waiting.to_string(),
+                        v.delayed.to_string(),
+                        v.leased.to_string(),
+                        v.dead.to_string(),
+                        v.processing.to_string(),
+                        age(v.oldest_waiting_seconds),
+                        format!("{}/{}", v.last_minute.completed, v.last_hour.completed),
+                        format!("{}/{}", v.last_minute.failed, v.last_hour.failed),
+                        format!("{}/{}", v.last_minute.dead, v.last_hour.dead),
+                        format!("{}/{}", v.last_minute.expired, v.last_hour.expired),
+                    ]
+                })
+                .collect();
+            output::table(
+                &[
+                    "QUEUE",
+                    "WAITING",
+                    "DELAYED",
+                    "LEASED",
+                    "DEAD",
+                    "PROCESSING",
+                    "OLDEST",
+                    "DONE min/h",
+                    "FAILED min/h",
+                    "DIED min/h",
+                    "EXPIRED min/h",
+                ],
+                &rows,
+            );
+            if views.is_empty() {
+                eprintln!("no queue found");
+            }
+        }
+        if !watch {
+            return Ok(());
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+            _ = tokio::signal::ctrl_c() => return Ok(()),
+        }
+    }
+}
+
+/// `leaseq ls STATE` and `leaseq dead ls`.
+pub async fn ls(
+    client: &leaseq::Client,
+    queue: &str,
+    state: leaseq::State,
+    start: usize,
+    limit: usize,
+    json: bool,
+) -> Outcome {
+    let q = client.queue(queue)?;
+    let entries = q.list(state, start, limit).await?;
+    let views: Vec<EntryView> = entries.iter().map(EntryView::from).collect();
+    if json {
+        output::json(&views);
+        return Ok(());
+    }
+    let at = match state {
+        leaseq::State::Delayed => "DUE",
+        leaseq::State::Leased => "LEASE ENDS",
+        leaseq::State::Dead => "DIED",
+        _ => "AT",
+    };
+    let rows: Vec<Vec<String>> = views
+        .iter()
+        .map(|v| {
+            vec![
+                preview(v.id.as_bytes(), 80),
+                time(v.at),
+                v.attempts.to_string(),
+                v.error_type.clone().unwrap_or_default(),
+                preview(v.error.as_deref().unwrap_or("").as_bytes(), 60),
+            ]
+        })
+        .collect();
+    output::table(&["ID", at, "ATTEMPTS", "ERROR TYPE", "ERROR"], &rows);
+    if views.len() == limit {
+        eprintln!("(more may follow: --start {})", start + limit);
+    }
+    Ok(())
+}
+
+/// `leaseq get ID`.
+pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> Outcome {
+    let q = client.queue(queue)?;
+    let Some(job) = q.get(id).await? else {
+        return Err(Fail::NotFound(format!(
+            "no item `{id}` in queue `{queue}` (it never existed, or completed without a kept \
+             result, or was cancelled or purged)"
+        )));
+    };
+    let view = JobView::from(&job);
+    if json {
+        output::json(&view);
+        return Ok(());
+    }
+    let attempts = match view.max_attempts {
+        Some(m) => format!("{} of {m}", view.attempts),
+        None => view.attempts.to_string(),
+    };
+    let fields: Vec<(&str, String)> = vec![
+        ("id", preview(view.id.as_bytes(), 512)),
+        ("state", view.state.clone()),
+        ("attempts", attempts),
+        ("priority", view.priority.to_string()),
+        ("added", time(view.added_at)),
+        ("due", time(view.due_at)),
+        ("leased", time(view.leased_at)),
+        ("lease ends", time(view.lease_expires_at)),
+        ("finished", time(view.finished_at)),
+        (
+            "error",
+            match (&view.error_type, &view.error) {
+                (Some(t), Some(e)) => format!("{t}: {e}"),
+                _ => "-".into(),
+            },
+        ),
+        (
+            "dead because",
+            view.dead_reason.clone().unwrap_or("-".into()),
+        ),
+        ("cancelled", view.cancelled.to_string()),
+        ("progress", view.progress.clone().unwrap_or("-".into())),
+        ("result", view.result.clone().unwrap_or("-".into())),
+        (
+            "data",
+            format!("({} bytes) {}", view.data_len, view.data_preview),
+        ),
+    ];
+    for (name, value) in fields {
+        println!("{}  {value}", bold(&format!("{name:>12}")));
+    }
+    Ok(())
+}

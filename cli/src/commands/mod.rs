@@ -1,0 +1,8 @@
+//! The commands, one module per concern; each only calls the core's API.
+
+pub mod check;
+pub mod clean;
+pub mod dead;
+pub mod inspect;
+pub mod items;
+pub mod workers;

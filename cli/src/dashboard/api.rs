@@ -1,0 +1,303 @@
+//! The JSON API (described by `cli/openapi.yaml`): read through the core's read API, act through
+//! its operations. Every list is a page of at most 1000 entries.
+
+use std::collections::BTreeMap;
+
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::{Deserialize, Serialize};
+
+use super::AppState;
+use crate::fail::Fail;
+use crate::view::{EntryView, JobView, StatsView};
+
+/// Most entries of one page, and of one dead-letter grouping (the core's bound).
+const MAX_PAGE: usize = 1000;
+/// Ids kept per error group.
+const GROUP_IDS: usize = 50;
+
+/// A failure as JSON, with the HTTP status that fits it.
+pub struct ApiError(Fail);
+
+impl From<Fail> for ApiError {
+    fn from(f: Fail) -> ApiError {
+        ApiError(f)
+    }
+}
+
+impl From<leaseq::Error> for ApiError {
+    fn from(e: leaseq::Error) -> ApiError {
+        ApiError(e.into())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = match &self.0 {
+            Fail::NotFound(_) => StatusCode::NOT_FOUND,
+            Fail::Usage(_) => StatusCode::BAD_REQUEST,
+            Fail::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Fail::Refused(_) => StatusCode::BAD_GATEWAY,
+        };
+        (
+            status,
+            Json(serde_json::json!({"error": self.0.to_string()})),
+        )
+            .into_response()
+    }
+}
+
+type ApiResult<T> = Result<Json<T>, ApiError>;
+
+/// `?queue=`.
+#[derive(Deserialize)]
+pub struct QueueQuery {
+    queue: String,
+}
+
+/// `?queue=&state=&start=&count=`.
+#[derive(Deserialize)]
+pub struct PageQuery {
+    queue: String,
+    state: String,
+    #[serde(default)]
+    start: usize,
+    #[serde(default = "default_count")]
+    count: usize,
+}
+
+fn default_count() -> usize {
+    50
+}
+
+/// `?queue=&id=`.
+#[derive(Deserialize)]
+pub struct ItemQuery {
+    queue: String,
+    id: String,
+}
+
+impl AppState {
+    /// The queue `prefix`, if this dashboard shows it.
+    fn queue(&self, prefix: &str) -> Result<leaseq::Queue, ApiError> {
+        if !self.queues.is_empty() && !self.queues.iter().any(|q| q == prefix) {
+            return Err(
+                Fail::NotFound(format!("queue `{prefix}` is not shown by this dashboard")).into(),
+            );
+        }
+        Ok(self.client.queue(prefix)?)
+    }
+}
+
+fn state(name: &str) -> Result<leaseq::State, ApiError> {
+    match leaseq::State::parse(name)? {
+        leaseq::State::Done => Err(Fail::Usage(
+            "invalid argument `state`: one of waiting, delayed, leased, dead".into(),
+        )
+        .into()),
+        s => Ok(s),
+    }
+}
+
+/// `GET /api/csrf`: the token actions carry in `X-Leaseq-Csrf`.
+pub async fn csrf(State(app): State<AppState>) -> Json<serde_json::Value> {
+    Json(serde_json::json!({ "csrf": app.csrf }))
+}
+
+/// `GET /api/queues`: every queue shown, with its stats.
+pub async fn queues(State(app): State<AppState>) -> ApiResult<Vec<StatsView>> {
+    let prefixes = if app.queues.is_empty() {
+        app.client.queues("").await?
+    } else {
+        app.queues.clone()
+    };
+    let mut out = Vec::with_capacity(prefixes.len());
+    for prefix in prefixes {
+        let stats = app.client.queue(&prefix)?.stats().await?;
+        out.push(StatsView::new(&prefix, &stats));
+    }
+    Ok(Json(out))
+}
+
+/// `GET /api/stats?queue=`.
+pub async fn stats(
+    State(app): State<AppState>,
+    Query(q): Query<QueueQuery>,
+) -> ApiResult<StatsView> {
+    let stats = app.queue(&q.queue)?.stats().await?;
+    Ok(Json(StatsView::new(&q.queue, &stats)))
+}
+
+/// A page of a state.
+#[derive(Serialize)]
+pub struct Page {
+    items: Vec<EntryView>,
+    /// The `start` of the next page, when this one was full.
+    next_start: Option<usize>,
+}
+
+/// `GET /api/items?queue=&state=&start=&count=`.
+pub async fn items(State(app): State<AppState>, Query(q): Query<PageQuery>) -> ApiResult<Page> {
+    let state = state(&q.state)?;
+    let entries = app.queue(&q.queue)?.list(state, q.start, q.count).await?;
+    let full = entries.len() == q.count;
+    Ok(Json(Page {
+        items: entries.iter().map(EntryView::from).collect(),
+        next_start: full.then_some(q.start + q.count),
+    }))
+}
+
+/// `GET /api/count?queue=&state=`.
+pub async fn count(
+    State(app): State<AppState>,
+    Query(q): Query<BTreeMap<String, String>>,
+) -> ApiResult<serde_json::Value> {
+    let (Some(queue), Some(name)) = (q.get("queue"), q.get("state")) else {
+        return Err(Fail::Usage("give `queue` and `state`".into()).into());
+    };
+    let n = app.queue(queue)?.count(state(name)?).await?;
+    Ok(Json(
+        serde_json::json!({ "queue": queue, "state": name, "count": n }),
+    ))
+}
+
+/// `GET /api/item?queue=&id=`.
+pub async fn item(State(app): State<AppState>, Query(q): Query<ItemQuery>) -> ApiResult<JobView> {
+    match app.queue(&q.queue)?.get(&q.id).await? {
+        Some(job) => Ok(Json(JobView::from(&job))),
+        None => Err(Fail::NotFound(format!("no item `{}` in queue `{}`", q.id, q.queue)).into()),
+    }
+}
+
+/// Dead letters that share an error type.
+#[derive(Serialize)]
+pub struct ErrorGroup {
+    error_type: String,
+    count: usize,
+    /// One of the group's messages.
+    example: String,
+    /// The group's first ids (at most 50), oldest first.
+    ids: Vec<String>,
+}
+
+/// Dead letters grouped by error type, over the oldest (at most 1000).
+#[derive(Serialize)]
+pub struct DeadErrors {
+    groups: Vec<ErrorGroup>,
+    /// How many dead letters were read to group (the oldest).
+    examined: usize,
+    /// How many there are.
+    total: u64,
+}
+
+/// `GET /api/dead/errors?queue=`: one page of 1000 oldest dead letters, grouped.
+pub async fn dead_errors(
+    State(app): State<AppState>,
+    Query(q): Query<QueueQuery>,
+) -> ApiResult<DeadErrors> {
+    let queue = app.queue(&q.queue)?;
+    let entries = queue.list(leaseq::State::Dead, 0, MAX_PAGE).await?;
+    let total = queue.count(leaseq::State::Dead).await?;
+    let mut groups: BTreeMap<String, ErrorGroup> = BTreeMap::new();
+    for e in &entries {
+        let (message, kind) = e.error.clone().unwrap_or_default();
+        let kind = if kind.is_empty() {
+            "(none)".to_owned()
+        } else {
+            kind
+        };
+        let g = groups.entry(kind.clone()).or_insert_with(|| ErrorGroup {
+            error_type: kind,
+            count: 0,
+            example: message,
+            ids: Vec::new(),
+        });
+        g.count += 1;
+        if g.ids.len() < GROUP_IDS {
+            g.ids.push(e.id.clone());
+        }
+    }
+    let mut groups: Vec<ErrorGroup> = groups.into_values().collect();
+    groups.sort_by_key(|g| std::cmp::Reverse(g.count));
+    Ok(Json(DeadErrors {
+        groups,
+        examined: entries.len(),
+        total,
+    }))
+}
+
+/// `POST /api/requeue` body.
+#[derive(Deserialize)]
+pub struct RequeueBody {
+    queue: String,
+    /// Dead ids to requeue (at most 1000).
+    #[serde(default)]
+    ids: Vec<String>,
+    /// Or the N oldest.
+    oldest: Option<u64>,
+}
+
+/// `POST /api/requeue`: dead letters back to waiting.
+pub async fn requeue(
+    State(app): State<AppState>,
+    Json(b): Json<RequeueBody>,
+) -> ApiResult<serde_json::Value> {
+    let queue = app.queue(&b.queue)?;
+    let n = match (b.ids.is_empty(), b.oldest) {
+        (false, None) => {
+            let ids: Vec<&str> = b.ids.iter().map(String::as_str).collect();
+            queue.dead_requeue(&ids).await?
+        }
+        (true, Some(n)) => queue.dead_requeue_oldest(Some(n)).await?,
+        _ => {
+            return Err(Fail::Usage("give either `ids` or `oldest`".into()).into());
+        }
+    };
+    Ok(Json(serde_json::json!({ "requeued": n })))
+}
+
+/// `POST /api/cancel` body.
+#[derive(Deserialize)]
+pub struct CancelBody {
+    queue: String,
+    id: String,
+}
+
+/// `POST /api/cancel`: removes a waiting, delayed or dead item; marks a leased one.
+pub async fn cancel(
+    State(app): State<AppState>,
+    Json(b): Json<CancelBody>,
+) -> ApiResult<serde_json::Value> {
+    match app.queue(&b.queue)?.cancel(&b.id).await? {
+        Some(was) => Ok(Json(
+            serde_json::json!({ "id": b.id, "was": was.to_string() }),
+        )),
+        None => Err(Fail::NotFound(format!("no item `{}` in queue `{}`", b.id, b.queue)).into()),
+    }
+}
+
+/// `POST /api/purge` body.
+#[derive(Deserialize)]
+pub struct PurgeBody {
+    queue: String,
+    /// Delete the N oldest dead letters; absent with `all: true`: every one.
+    oldest: Option<u64>,
+    #[serde(default)]
+    all: bool,
+}
+
+/// `POST /api/purge`: deletes dead letters.
+pub async fn purge(
+    State(app): State<AppState>,
+    Json(b): Json<PurgeBody>,
+) -> ApiResult<serde_json::Value> {
+    let n = match (b.oldest, b.all) {
+        (Some(n), false) => Some(n),
+        (None, true) => None,
+        _ => return Err(Fail::Usage("give either `oldest` or `all: true`".into()).into()),
+    };
+    let purged = app.queue(&b.queue)?.dead_purge(n).await?;
+    Ok(Json(serde_json::json!({ "purged": purged })))
+}

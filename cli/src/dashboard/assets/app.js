@@ -1,0 +1,185 @@
+// The dashboard page. Everything it shows is set as text (textContent), never as markup, so a
+// payload like <script> is displayed, not run; the server's Content-Security-Policy also allows
+// only this file to run. Actions are POSTs carrying the CSRF token from the page's meta tag.
+"use strict";
+
+const csrf = document.querySelector('meta[name="leaseq-csrf"]').content;
+let selected = null;
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+
+function row(cells) {
+  const tr = el("tr");
+  for (const c of cells) tr.append(c instanceof Node ? c : el("td", c));
+  return tr;
+}
+
+function fill(tbody, rows) {
+  tbody.replaceChildren(...rows);
+}
+
+function time(ms) {
+  return ms == null ? "-" : new Date(ms).toISOString().replace("T", " ").slice(0, 19);
+}
+
+function age(s) {
+  if (s == null) return "-";
+  if (s < 60) return s.toFixed(1) + "s";
+  if (s < 3600) return Math.floor(s / 60) + "m" + String(Math.floor(s % 60)).padStart(2, "0") + "s";
+  return Math.floor(s / 3600) + "h" + String(Math.floor((s % 3600) / 60)).padStart(2, "0") + "m";
+}
+
+function status(text, error) {
+  const s = document.getElementById("status");
+  s.textContent = text;
+  s.className = error ? "error" : "";
+}
+
+async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-leaseq-csrf": csrf },
+    body: JSON.stringify(body),
+  };
+  const r = await fetch(path, init);
+  const data = await r.json();
+  if (!r.ok) throw new Error(data.error || r.statusText);
+  return data;
+}
+
+const q = (name) => "queue=" + encodeURIComponent(name);
+
+function button(label, action) {
+  const b = el("button", label);
+  b.type = "button";
+  b.addEventListener("click", async () => {
+    try {
+      const r = await action();
+      status(label + ": " + JSON.stringify(r));
+    } catch (e) {
+      status(label + " failed: " + e.message, true);
+    }
+    refresh();
+  });
+  return b;
+}
+
+function chart(minutes) {
+  const ns = "http://www.w3.org/2000/svg";
+  const w = 600, h = 120, bw = w / 60;
+  const max = Math.max(1, ...minutes.map((m) => m.completed + m.failed + m.dead));
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("width", w);
+  svg.setAttribute("height", h);
+  svg.setAttribute("role", "img");
+  minutes.forEach((m, i) => {
+    let y = h;
+    for (const [k, cls] of [["completed", "done"], ["failed", "failed"], ["dead", "dead"]]) {
+      const bh = (m[k] / max) * (h - 10);
+      if (bh <= 0) continue;
+      y -= bh;
+      const r = document.createElementNS(ns, "rect");
+      r.setAttribute("x", i * bw + 1);
+      r.setAttribute("y", y);
+      r.setAttribute("width", bw - 2);
+      r.setAttribute("height", bh);
+      r.setAttribute("class", cls);
+      const t = document.createElementNS(ns, "title");
+      t.textContent = k + ": " + m[k];
+      r.append(t);
+      svg.append(r);
+    }
+  });
+  document.getElementById("chart").replaceChildren(svg);
+}
+
+async function showQueue(name) {
+  selected = name;
+  document.getElementById("queue").hidden = false;
+  document.getElementById("queue-name").textContent = name;
+  const [stats, waiting, groups, dead] = await Promise.all([
+    api("/api/stats?" + q(name)),
+    api("/api/items?" + q(name) + "&state=waiting&count=10"),
+    api("/api/dead/errors?" + q(name)),
+    api("/api/items?" + q(name) + "&state=dead&count=50"),
+  ]);
+  chart(stats.minutes);
+  fill(document.querySelector("#waiting tbody"), waiting.items.map((e) =>
+    row([el("td", e.id, "payload"), e.attempts])));
+  fill(document.querySelector("#dead-groups tbody"), groups.groups.map((g) => {
+    const td = el("td");
+    td.append(button("Requeue " + g.ids.length, () => api("/api/requeue", { queue: name, ids: g.ids })));
+    return row([el("td", g.error_type, "payload"), g.count, el("td", g.example, "payload"), td]);
+  }));
+  fill(document.querySelector("#dead tbody"), dead.items.map((e) => {
+    const td = el("td");
+    td.append(
+      button("Requeue", () => api("/api/requeue", { queue: name, ids: [e.id] })),
+      button("Cancel", () => api("/api/cancel", { queue: name, id: e.id })),
+    );
+    const tr = row([el("td", e.id, "payload"), time(e.at), e.attempts,
+      el("td", (e.error_type || "") + (e.error ? ": " + e.error : ""), "payload"), td]);
+    tr.dataset.id = e.id;
+    return tr;
+  }));
+}
+
+async function showJob(id) {
+  const dl = document.getElementById("job");
+  if (!selected) { status("choose a queue first", true); return; }
+  try {
+    const j = await api("/api/item?" + q(selected) + "&id=" + encodeURIComponent(id));
+    const fields = [
+      ["id", j.id], ["state", j.state],
+      ["attempts", j.max_attempts == null ? j.attempts : j.attempts + " of " + j.max_attempts],
+      ["priority", j.priority], ["added", time(j.added_at)], ["due", time(j.due_at)],
+      ["leased", time(j.leased_at)], ["lease ends", time(j.lease_expires_at)],
+      ["finished", time(j.finished_at)],
+      ["error", j.error == null ? "-" : (j.error_type || "") + ": " + j.error],
+      ["dead because", j.dead_reason || "-"], ["progress", j.progress ?? "-"],
+      ["result", j.result ?? "-"], ["data (" + j.data_len + " bytes)", j.data_preview],
+    ];
+    dl.replaceChildren(...fields.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
+  } catch (e) {
+    dl.replaceChildren(el("dt", "error"), el("dd", e.message));
+  }
+}
+
+async function refresh() {
+  try {
+    const queues = await api("/api/queues");
+    fill(document.querySelector("#queues tbody"), queues.map((s) => {
+      const tr = row([el("td", s.queue, "payload"), s.waiting, s.delayed, s.leased, s.dead,
+        s.processing, age(s.oldest_waiting_seconds), s.last_hour.completed, s.last_hour.failed]);
+      tr.className = "q" + (s.queue === selected ? " selected" : "");
+      tr.dataset.queue = s.queue;
+      tr.addEventListener("click", () => showQueue(s.queue).then(refresh));
+      return tr;
+    }));
+    if (selected) await showQueue(selected);
+    status("updated " + new Date().toLocaleTimeString());
+  } catch (e) {
+    status(e.message, true);
+  }
+}
+
+document.getElementById("job-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  showJob(document.getElementById("job-id").value);
+});
+document.getElementById("purge-all").addEventListener("click", async () => {
+  if (!selected || !confirm("Delete every dead letter of " + selected + "?")) return;
+  try {
+    status("purged " + (await api("/api/purge", { queue: selected, all: true })).purged);
+  } catch (e) {
+    status("purge failed: " + e.message, true);
+  }
+  refresh();
+});
+refresh();
+setInterval(refresh, 2000);

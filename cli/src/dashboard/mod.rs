@@ -1,0 +1,170 @@
+//! The web dashboard and the metrics server: axum, assets embedded in the binary, safe by
+//! default (loopback, a token elsewhere, CSRF-protected actions, payloads always text).
+
+mod api;
+mod guard;
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{header, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::args::ServeArgs;
+use crate::commands::clean::shutdown_signal;
+use crate::fail::{Fail, Outcome};
+use crate::metrics::{Exporter, CONTENT_TYPE};
+
+const INDEX: &str = include_str!("assets/index.html");
+const APP_JS: &str = include_str!("assets/app.js");
+const STYLE: &str = include_str!("assets/style.css");
+const OPENAPI: &str = include_str!("../../openapi.yaml");
+/// Shortest token accepted: long enough that guessing it is hopeless.
+const MIN_TOKEN_LEN: usize = 16;
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    client: leaseq::Client,
+    /// The queues shown; empty: every queue found.
+    queues: Vec<String>,
+    csrf: String,
+    token: Option<String>,
+    exporter: Arc<Exporter>,
+}
+
+/// Refuses to serve off loopback without a token, and a token too short to be a secret.
+pub fn check_exposure(args: &ServeArgs) -> Outcome {
+    if let Some(token) = &args.token {
+        if token.len() < MIN_TOKEN_LEN
+            || !token
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(Fail::Usage(format!(
+                "--token: use at least {MIN_TOKEN_LEN} letters, digits, `-` or `_` (e.g. from \
+                 `openssl rand -hex 16`)"
+            )));
+        }
+    } else if !args.listen.ip().is_loopback() {
+        return Err(Fail::Usage(format!(
+            "--listen {}: not a loopback address, so anyone who reaches it could change queues; \
+             give --token (or LEASEQ_DASHBOARD_TOKEN), or listen on 127.0.0.1",
+            args.listen
+        )));
+    }
+    Ok(())
+}
+
+/// Serves until SIGINT or SIGTERM: the dashboard, its API and /metrics (`ui`), or /metrics
+/// alone. Prints the address it listens on.
+pub async fn serve(client: leaseq::Client, args: ServeArgs, ui: bool) -> Outcome {
+    let state = AppState {
+        client,
+        queues: args.queue.clone(),
+        csrf: uuid::Uuid::new_v4().simple().to_string(),
+        token: args.token.clone(),
+        exporter: Arc::new(Exporter::default()),
+    };
+    let mut app = Router::new().route("/metrics", get(metrics));
+    if ui {
+        app = app
+            .route("/", get(index))
+            .route(
+                "/assets/app.js",
+                get(|| asset(APP_JS, "text/javascript; charset=utf-8")),
+            )
+            .route(
+                "/assets/style.css",
+                get(|| asset(STYLE, "text/css; charset=utf-8")),
+            )
+            .route(
+                "/api/openapi.yaml",
+                get(|| asset(OPENAPI, "application/yaml")),
+            )
+            .route("/api/csrf", get(api::csrf))
+            .route("/api/queues", get(api::queues))
+            .route("/api/stats", get(api::stats))
+            .route("/api/items", get(api::items))
+            .route("/api/count", get(api::count))
+            .route("/api/item", get(api::item))
+            .route("/api/dead/errors", get(api::dead_errors))
+            .route("/api/requeue", post(api::requeue))
+            .route("/api/cancel", post(api::cancel))
+            .route("/api/purge", post(api::purge));
+    }
+    let app = app
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::guard,
+        ))
+        .layer(axum::middleware::map_response(security_headers))
+        .with_state(state);
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .map_err(|e| {
+            Fail::Usage(format!(
+                "--listen {}: cannot listen there ({e})",
+                args.listen
+            ))
+        })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Fail::Usage(format!("--listen: {e}")))?;
+    let what = if ui { "dashboard" } else { "metrics" };
+    let path = if ui { "" } else { "metrics" };
+    println!("leaseq {what} on http://{addr}/{path}");
+    tracing::info!(%addr, what, "listening");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let signal = shutdown_signal().await;
+            tracing::info!(signal, "stopping");
+        })
+        .await
+        .map_err(|e| Fail::Refused(format!("server failed: {e}")))
+}
+
+async fn index(State(app): State<AppState>) -> Html<String> {
+    // The CSRF token is hex: nothing to escape.
+    Html(INDEX.replace("{{CSRF}}", &app.csrf))
+}
+
+async fn asset(body: &'static str, content_type: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type)], body).into_response()
+}
+
+async fn metrics(State(app): State<AppState>) -> Response {
+    match app.exporter.render(&app.client, &app.queues).await {
+        Ok(text) => ([(header::CONTENT_TYPE, CONTENT_TYPE)], text).into_response(),
+        Err(e) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("leaseq: cannot read the queues: {e}\n"),
+        )
+            .into_response(),
+    }
+}
+
+/// No framing, no sniffing, and a policy that runs only our own script: even a payload that
+/// slipped into markup could not execute.
+async fn security_headers(mut response: Response) -> Response {
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+            .parse()
+            .expect("a valid header"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        "nosniff".parse().expect("valid"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, "DENY".parse().expect("valid"));
+    h.insert(
+        header::REFERRER_POLICY,
+        "no-referrer".parse().expect("valid"),
+    );
+    h.insert(header::CACHE_CONTROL, "no-store".parse().expect("valid"));
+    response
+}

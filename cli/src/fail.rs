@@ -1,0 +1,67 @@
+//! What the command ends with: an exit code and a message that says what to do.
+
+use std::fmt;
+use std::process::ExitCode;
+
+/// Why a command failed, with the exit code documented in `leaseq --help`.
+#[derive(Debug)]
+pub enum Fail {
+    /// 1: the thing asked for is not there, or `check` found problems (already printed).
+    NotFound(String),
+    /// 2: bad usage or an argument refused; nothing was written.
+    Usage(String),
+    /// 3: Redis unreachable or too slow.
+    Unreachable(String),
+    /// 4: Redis refused the command.
+    Refused(String),
+}
+
+/// A command's result.
+pub type Outcome<T = ()> = Result<T, Fail>;
+
+impl Fail {
+    /// The process exit code.
+    pub fn exit_code(&self) -> ExitCode {
+        ExitCode::from(match self {
+            Fail::NotFound(_) => 1,
+            Fail::Usage(_) => 2,
+            Fail::Unreachable(_) => 3,
+            Fail::Refused(_) => 4,
+        })
+    }
+}
+
+impl fmt::Display for Fail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fail::NotFound(m) | Fail::Usage(m) | Fail::Unreachable(m) | Fail::Refused(m) => {
+                f.write_str(m)
+            }
+        }
+    }
+}
+
+impl From<leaseq::Error> for Fail {
+    fn from(err: leaseq::Error) -> Fail {
+        use leaseq::ErrorCode as C;
+        match err.code() {
+            C::InvalidArgument | C::Json => Fail::Usage(format!("{err}; nothing was written")),
+            C::Connection | C::Timeout => Fail::Unreachable(format!(
+                "{err}; check that Redis runs and that --url (or LEASEQ_URL, REDIS_URL) points \
+                 at it"
+            )),
+            C::WrongType => Fail::Refused(format!(
+                "{err}; another program uses keys under this prefix: choose another --queue"
+            )),
+            _ => {
+                let text = err.to_string();
+                let hint = if text.contains("NOPERM") {
+                    "; the Redis user lacks a right: run `leaseq check` to see which"
+                } else {
+                    ""
+                };
+                Fail::Refused(format!("{text}{hint}"))
+            }
+        }
+    }
+}

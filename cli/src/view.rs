@@ -1,0 +1,219 @@
+//! The JSON shapes of the core's answers, shared by `--json` and the dashboard's API, and the
+//! escaped text preview of arbitrary bytes.
+
+use serde::Serialize;
+
+/// Bytes shown at most in a data, result or progress preview.
+pub const PREVIEW_BYTES: usize = 4096;
+
+/// Arbitrary bytes as text: valid UTF-8 as is, other bytes and control characters as `\xNN`
+/// (`\n`, `\t`, `\\` as such), cut after `max` bytes with `…`. Reversible enough to read, and
+/// never markup: HTML escaping is the page's job, which only ever sets text.
+pub fn preview(bytes: &[u8], max: usize) -> String {
+    let cut = bytes.len() > max;
+    let mut out = String::new();
+    for chunk in bytes[..bytes.len().min(max)].utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                c if c.is_control() => {
+                    let mut buf = [0; 4];
+                    for b in c.encode_utf8(&mut buf).bytes() {
+                        out.push_str(&format!("\\x{b:02x}"));
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    if cut {
+        out.push('…');
+    }
+    out
+}
+
+/// One item ([`leaseq::Job`]).
+#[derive(Debug, Serialize)]
+pub struct JobView {
+    /// The id.
+    pub id: String,
+    /// waiting, delayed, leased, dead or done.
+    pub state: String,
+    /// The data's size in bytes.
+    pub data_len: usize,
+    /// The data as escaped text (see [`preview`]).
+    pub data_preview: String,
+    /// Leases so far.
+    pub attempts: u64,
+    /// The item's own limit, if any.
+    pub max_attempts: Option<u32>,
+    /// Its priority.
+    pub priority: i32,
+    /// The last failure's message.
+    pub error: Option<String>,
+    /// The last failure's type.
+    pub error_type: Option<String>,
+    /// Why it is dead.
+    pub dead_reason: Option<String>,
+    /// The last progress value, as escaped text.
+    pub progress: Option<String>,
+    /// The kept result, as escaped text.
+    pub result: Option<String>,
+    /// Times, ms since the epoch on the server's clock.
+    pub added_at: Option<u64>,
+    /// When it is due.
+    pub due_at: Option<u64>,
+    /// When the last lease began.
+    pub leased_at: Option<u64>,
+    /// When the current lease ends.
+    pub lease_expires_at: Option<u64>,
+    /// When it died or completed.
+    pub finished_at: Option<u64>,
+    /// Marked cancelled while leased.
+    pub cancelled: bool,
+}
+
+impl From<&leaseq::Job> for JobView {
+    fn from(j: &leaseq::Job) -> JobView {
+        JobView {
+            id: j.id.clone(),
+            state: j.state.to_string(),
+            data_len: j.data.len(),
+            data_preview: preview(&j.data, PREVIEW_BYTES),
+            attempts: j.attempts,
+            max_attempts: j.max_attempts,
+            priority: j.priority,
+            error: j.error.as_ref().map(|e| e.0.clone()),
+            error_type: j.error.as_ref().map(|e| e.1.clone()),
+            dead_reason: j.dead_reason.clone(),
+            progress: j.progress.as_deref().map(|p| preview(p, PREVIEW_BYTES)),
+            result: j.result.as_ref().map(|r| preview(&r.data, PREVIEW_BYTES)),
+            added_at: j.added_at,
+            due_at: j.due_at,
+            leased_at: j.leased_at,
+            lease_expires_at: j.lease_expires_at,
+            finished_at: j.finished_at.or(j.result.as_ref().map(|r| r.finished_at)),
+            cancelled: j.cancelled,
+        }
+    }
+}
+
+/// One line of a list ([`leaseq::Entry`]).
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct EntryView {
+    /// The id.
+    pub id: String,
+    /// Due time, lease expiry or time of death (ms since the epoch); none for waiting items.
+    pub at: Option<u64>,
+    /// Leases so far.
+    pub attempts: u64,
+    /// The last failure's message.
+    pub error: Option<String>,
+    /// The last failure's type.
+    pub error_type: Option<String>,
+}
+
+impl From<&leaseq::Entry> for EntryView {
+    fn from(e: &leaseq::Entry) -> EntryView {
+        EntryView {
+            id: e.id.clone(),
+            at: e.at,
+            attempts: e.attempts,
+            error: e.error.as_ref().map(|e| e.0.clone()),
+            error_type: e.error.as_ref().map(|e| e.1.clone()),
+        }
+    }
+}
+
+/// Counters of one minute.
+#[derive(Debug, Serialize, Clone, Copy, Default)]
+pub struct MinuteView {
+    /// Items completed.
+    pub completed: u64,
+    /// Failed attempts.
+    pub failed: u64,
+    /// Items that went dead.
+    pub dead: u64,
+    /// Leases that expired.
+    pub expired: u64,
+}
+
+impl From<leaseq::Minute> for MinuteView {
+    fn from(m: leaseq::Minute) -> MinuteView {
+        MinuteView {
+            completed: m.completed,
+            failed: m.failed,
+            dead: m.dead,
+            expired: m.expired,
+        }
+    }
+}
+
+/// A queue's figures ([`leaseq::Stats`]).
+#[derive(Debug, Serialize)]
+pub struct StatsView {
+    /// The queue's prefix.
+    pub queue: String,
+    /// Ids in the waiting lists.
+    pub waiting: u64,
+    /// Delayed items.
+    pub delayed: u64,
+    /// Items leased by leaseq clients.
+    pub leased: u64,
+    /// Dead letters.
+    pub dead: u64,
+    /// Ids in processing (redis-work-queue clients).
+    pub processing: u64,
+    /// Age of the oldest waiting item in seconds, when known.
+    pub oldest_waiting_seconds: Option<f64>,
+    /// The server's clock (ms since the epoch).
+    pub now: u64,
+    /// The current minute so far.
+    pub last_minute: MinuteView,
+    /// The last 60 minutes summed.
+    pub last_hour: MinuteView,
+    /// The last 60 minutes, oldest first.
+    pub minutes: Vec<MinuteView>,
+}
+
+impl StatsView {
+    /// The view of `stats` for `queue`.
+    pub fn new(queue: &str, s: &leaseq::Stats) -> StatsView {
+        StatsView {
+            queue: queue.to_owned(),
+            waiting: s.waiting,
+            delayed: s.delayed,
+            leased: s.leased,
+            dead: s.dead,
+            processing: s.processing,
+            oldest_waiting_seconds: s.oldest_waiting.map(|d| d.as_secs_f64()),
+            now: s.now,
+            last_minute: s.minutes.last().copied().unwrap_or_default().into(),
+            last_hour: s.last_hour().into(),
+            minutes: s.minutes.iter().copied().map(Into::into).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::preview;
+
+    #[test]
+    fn previews_escape_what_is_not_text() {
+        assert_eq!(
+            preview(b"<script>alert(1)</script>", 100),
+            "<script>alert(1)</script>"
+        );
+        assert_eq!(preview(b"a\xffb\x00\n", 100), "a\\xffb\\x00\\n");
+        assert_eq!(preview("é€".as_bytes(), 100), "é€");
+        assert_eq!(preview(b"abcdef", 3), "abc…");
+        assert_eq!(preview(b"back\\slash", 100), "back\\\\slash");
+    }
+}

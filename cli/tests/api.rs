@@ -1,0 +1,297 @@
+//! The dashboard's JSON API with an HTTP client, as a script would use it: paging, escaping,
+//! the token, CSRF and origin checks (a refused action changes nothing), and /metrics.
+
+mod common;
+
+use common::{code, run, stderr, Served};
+use leaseq::{Client, Item, State};
+use leaseq_harness::RedisServer;
+use reqwest::StatusCode;
+
+async fn setup() -> (RedisServer, leaseq::Queue, Served) {
+    let server = RedisServer::start();
+    let q = Client::connect(&server.url())
+        .await
+        .unwrap()
+        .queue("jobs")
+        .unwrap();
+    let served = Served::start(&[server.url()], "dashboard", &[]);
+    (server, q, served)
+}
+
+async fn csrf(http: &reqwest::Client, base: &str) -> String {
+    let v: serde_json::Value = http
+        .get(format!("{base}api/csrf"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    v["csrf"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn lists_are_paged_and_payloads_are_escaped_text() {
+    let (_server, q, served) = setup().await;
+    let items: Vec<Item> = (0..25)
+        .map(|i| Item::with_id(format!("{i:02}"), b"x".to_vec()).unwrap())
+        .collect();
+    q.add_batch(&items).await.unwrap();
+    q.add(&Item::with_id("evil", b"<script>alert(1)</script>\xff\xfe".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let http = reqwest::Client::new();
+    let base = &served.base;
+    let page: serde_json::Value = http
+        .get(format!("{base}api/items?queue=jobs&state=waiting&count=10"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(page["items"].as_array().unwrap().len(), 10);
+    assert_eq!(page["items"][0]["id"], "00");
+    assert_eq!(page["next_start"], 10);
+    let last: serde_json::Value = http
+        .get(format!(
+            "{base}api/items?queue=jobs&state=waiting&start=20&count=10"
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(last["items"].as_array().unwrap().len(), 6);
+    assert_eq!(last["next_start"], serde_json::Value::Null);
+    let too_many = http
+        .get(format!(
+            "{base}api/items?queue=jobs&state=waiting&count=1001"
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(too_many.status(), StatusCode::BAD_REQUEST);
+    assert!(too_many.text().await.unwrap().contains("count"));
+
+    let count: serde_json::Value = http
+        .get(format!("{base}api/count?queue=jobs&state=waiting"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(count["count"], 26);
+
+    let job = http
+        .get(format!("{base}api/item?queue=jobs&id=evil"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(job.headers()["content-type"], "application/json");
+    let job: serde_json::Value = job.json().await.unwrap();
+    assert_eq!(job["data_preview"], "<script>alert(1)</script>\\xff\\xfe");
+    let missing = http
+        .get(format!("{base}api/item?queue=jobs&id=nope"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+
+    let page = http.get(base.as_str()).send().await.unwrap();
+    let csp = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(csp.contains("script-src 'self'"), "{csp}");
+    let openapi = http
+        .get(format!("{base}api/openapi.yaml"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(openapi.contains("/api/requeue"));
+}
+
+#[tokio::test]
+async fn actions_need_the_csrf_header_and_the_same_origin() {
+    let (_server, q, served) = setup().await;
+    common::dead(&q, "d", b"x", "boom", "Boom").await;
+    let http = reqwest::Client::new();
+    let base = &served.base;
+    let body = serde_json::json!({"queue": "jobs", "ids": ["d"]});
+    let no_token = http
+        .post(format!("{base}api/requeue"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
+    let token = csrf(&http, base).await;
+    let wrong = http
+        .post(format!("{base}api/requeue"))
+        .header("x-leaseq-csrf", "0".repeat(32))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), StatusCode::FORBIDDEN);
+    let foreign = http
+        .post(format!("{base}api/requeue"))
+        .header("x-leaseq-csrf", &token)
+        .header("origin", "http://evil.example")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
+    // Nothing changed.
+    assert_eq!(q.get("d").await.unwrap().unwrap().state, State::Dead);
+
+    let ok = http
+        .post(format!("{base}api/requeue"))
+        .header("x-leaseq-csrf", &token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), StatusCode::OK);
+    assert_eq!(ok.json::<serde_json::Value>().await.unwrap()["requeued"], 1);
+    assert_eq!(q.get("d").await.unwrap().unwrap().state, State::Waiting);
+
+    let cancel = http
+        .post(format!("{base}api/cancel"))
+        .header("x-leaseq-csrf", &token)
+        .json(&serde_json::json!({"queue": "jobs", "id": "d"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        cancel.json::<serde_json::Value>().await.unwrap()["was"],
+        "waiting"
+    );
+    common::dead(&q, "e", b"x", "boom", "Boom").await;
+    let purge = http
+        .post(format!("{base}api/purge"))
+        .header("x-leaseq-csrf", &token)
+        .json(&serde_json::json!({"queue": "jobs", "all": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        purge.json::<serde_json::Value>().await.unwrap()["purged"],
+        1
+    );
+    assert_eq!(q.count(State::Dead).await.unwrap(), 0);
+    // A foreign Host (DNS rebinding) is refused on loopback.
+    let rebound = http
+        .get(format!("{base}api/queues"))
+        .header("host", "evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rebound.status(), StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn a_token_is_required_off_loopback_and_when_given() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let refused = run(&urls, &["dashboard", "--listen", "0.0.0.0:0"]);
+    assert_eq!(code(&refused), 2);
+    assert!(stderr(&refused).contains("--token"), "{}", stderr(&refused));
+    let short = run(
+        &urls,
+        &["dashboard", "--listen", "0.0.0.0:0", "--token", "abc"],
+    );
+    assert_eq!(code(&short), 2);
+
+    let token = "a-long-enough-secret-123";
+    let served = Served::start(&urls, "dashboard", &["--token", token]);
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let base = &served.base;
+    let anonymous = http.get(format!("{base}api/queues")).send().await.unwrap();
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
+    let metrics = http.get(format!("{base}metrics")).send().await.unwrap();
+    assert_eq!(metrics.status(), StatusCode::UNAUTHORIZED);
+    let bearer = http
+        .get(format!("{base}api/queues"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bearer.status(), StatusCode::OK);
+    let login = http
+        .get(format!("{base}?token={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(login.status(), StatusCode::SEE_OTHER);
+    let cookie = login.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let with_cookie = http
+        .get(format!("{base}api/queues"))
+        .header("cookie", cookie.split(';').next().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(with_cookie.status(), StatusCode::OK);
+    let status = served.terminate();
+    assert!(status.success(), "{status:?}");
+}
+
+#[tokio::test]
+async fn metrics_alone_follow_the_queue() {
+    let server = RedisServer::start();
+    let q = Client::connect(&server.url())
+        .await
+        .unwrap()
+        .queue("jobs")
+        .unwrap();
+    q.add(&Item::new(b"x".to_vec())).await.unwrap();
+    common::dead(&q, "d", b"x", "boom", "Boom").await;
+    let served = Served::start(&[server.url()], "metrics", &[]);
+    let http = reqwest::Client::new();
+    let text = http
+        .get(format!("{}metrics", served.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.contains("leaseq_jobs{queue=\"jobs\",state=\"waiting\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("leaseq_jobs{queue=\"jobs\",state=\"dead\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("leaseq_dead_total{queue=\"jobs\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("leaseq_failed_total{queue=\"jobs\"} 1"),
+        "{text}"
+    );
+    // The metrics server has no API.
+    let api = http
+        .get(format!("{}api/queues", served.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(api.status(), StatusCode::NOT_FOUND);
+}

@@ -1,0 +1,48 @@
+//! The dashboard end to end in a real headless Chromium: cli/tests/browser/dashboard.py, run
+//! with the Python that `LEASEQ_TEST_PYTHON` names (cli/test.sh makes a venv with selenium and
+//! installs Debian's chromium and chromium-driver). Ignored by a plain `cargo test`, since it
+//! needs them; `make test-cli` runs it.
+
+mod common;
+
+use leaseq::{Client, Item, State};
+use leaseq_harness::RedisServer;
+
+#[tokio::test]
+#[ignore = "needs Chromium and a Python venv with selenium: run `make test-cli`"]
+async fn the_dashboard_in_chromium() {
+    let python = std::env::var("LEASEQ_TEST_PYTHON")
+        .expect("LEASEQ_TEST_PYTHON names a Python with selenium (cli/test.sh sets it)");
+    let server = RedisServer::start();
+    let q = Client::connect(&server.url())
+        .await
+        .unwrap()
+        .queue("{web}")
+        .unwrap();
+    q.add(&Item::with_id("xss", b"<script>alert(1)</script>\xff\xfe".to_vec()).unwrap())
+        .await
+        .unwrap();
+    common::dead(&q, "d1", b"one", "took too long", "Timeout").await;
+    common::dead(&q, "d2", b"\xff", "bad value", "ValueError").await;
+    let served = common::Served::start(&[server.url()], "dashboard", &[]);
+    let shots = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/cli-screenshots");
+    std::fs::create_dir_all(shots).unwrap();
+    let out = std::process::Command::new(python)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/browser/dashboard.py"
+        ))
+        .args([&served.base, common::BIN, &server.url(), shots])
+        .output()
+        .unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("browser: 9 passed, 0 failed"), "{log}");
+    // What the page did, seen through the core.
+    assert_eq!(q.get("d1").await.unwrap().unwrap().state, State::Waiting);
+    assert_eq!(q.get("d2").await.unwrap().unwrap().state, State::Dead);
+}

@@ -1,0 +1,186 @@
+"""The dashboard in a real headless Chromium (Debian's chromium and chromium-driver), driven by
+selenium. Run by cli/tests/browser.rs, which prepares the queue `{web}`:
+  - `xss`: a waiting item whose data is `<script>alert(1)</script>` followed by bytes 0xff 0xfe;
+  - `d1` (error type Timeout) and `d2` (error type ValueError): dead letters.
+Usage: dashboard.py BASE_URL LEASEQ_BIN REDIS_URL SCREENSHOT_DIR
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import urllib.request
+
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+BASE, LEASEQ, REDIS, SHOTS = sys.argv[1:5]
+QUEUE = "{web}"
+# Generous: a condition that holds is seen at the next refresh (2 s); this only bounds a failure.
+WAIT = 30
+
+
+def leaseq(*args, check=True):
+    out = subprocess.run([LEASEQ, "--url", REDIS, *args], capture_output=True, text=True)
+    if check and out.returncode != 0:
+        raise AssertionError(f"leaseq {args}: {out.returncode} {out.stderr}")
+    return out
+
+
+def state(item_id):
+    return json.loads(leaseq("get", "-q", QUEUE, item_id, "--json").stdout)["state"]
+
+
+def browser():
+    profile = tempfile.mkdtemp(prefix="leaseq-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("LEASEQ_CHROMIUM", "/usr/bin/chromium")
+    for flag in [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={profile}", "--window-size=1280,1400",
+    ]:
+        options.add_argument(flag)
+    service = Service(executable_path=os.environ.get("LEASEQ_CHROMEDRIVER", "/usr/bin/chromedriver"))
+    return webdriver.Chrome(service=service, options=options)
+
+
+def queue_row(driver):
+    rows = driver.find_elements(By.CSS_SELECTOR, "#queues tbody tr")
+    return next((r for r in rows if r.get_attribute("data-queue") == QUEUE), None)
+
+
+def waiting_count(driver):
+    row = queue_row(driver)
+    return int(row.find_elements(By.TAG_NAME, "td")[1].text) if row else None
+
+
+def dead_ids(driver):
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#dead tbody tr')].map(r => r.dataset.id);")
+
+
+def click_requeue(driver, item_id):
+    row = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#dead tbody tr")
+               if r.get_attribute("data-id") == item_id)
+    row.find_element(By.XPATH, ".//button[text()='Requeue']").click()
+    return True
+
+
+def no_alert(driver):
+    try:
+        text = driver.switch_to.alert.text
+    except NoAlertPresentException:
+        return
+    raise AssertionError(f"a script ran: alert({text!r})")
+
+
+def main():
+    passed = 0
+    driver = browser()
+    # The page re-renders every 2 s: an element found just before may be replaced; look again.
+    wait = WebDriverWait(driver, WAIT, ignored_exceptions=[StaleElementReferenceException])
+    try:
+        # 1. The page loads and shows the queue with its counts.
+        driver.get(BASE)
+        wait.until(lambda d: waiting_count(d) == 1)
+        driver.save_screenshot(os.path.join(SHOTS, "1-queues.png"))
+        passed += 1
+
+        # 2. Counts follow the queue: two adds show up as 3 waiting.
+        leaseq("add", "-q", QUEUE, "--data", "one more")
+        leaseq("add", "-q", QUEUE, "--data", "and another")
+        wait.until(lambda d: waiting_count(d) == 3)
+        passed += 1
+
+        # 3. The queue's page: dead letters grouped by error type, each dead letter listed.
+        wait.until(lambda d: queue_row(d).click() or True)
+        wait.until(lambda d: sorted(dead_ids(d)) == ["d1", "d2"])
+        groups = driver.execute_script(
+            "return [...document.querySelectorAll('#dead-groups tbody tr')]"
+            ".map(r => r.firstChild.textContent);")
+        assert sorted(groups) == ["Timeout", "ValueError"], groups
+        driver.save_screenshot(os.path.join(SHOTS, "2-queue.png"))
+        passed += 1
+
+        # 4. A <script> payload (and bytes that are not UTF-8) shows as text and never runs.
+        driver.find_element(By.ID, "job-id").send_keys("xss")
+        driver.find_element(By.CSS_SELECTOR, "#job-form button").click()
+        wait.until(lambda d: "<script>" in d.find_element(By.ID, "job").text)
+        shown = driver.find_element(By.ID, "job").text
+        assert "<script>alert(1)</script>\\xff\\xfe" in shown, shown
+        assert len(driver.find_elements(By.TAG_NAME, "script")) == 1, "a script element was injected"
+        no_alert(driver)
+        driver.save_screenshot(os.path.join(SHOTS, "3-job.png"))
+        passed += 1
+
+        # 5. An action without the CSRF header is refused, from the page itself; nothing changes.
+        status = driver.execute_async_script(
+            "const done = arguments[0];"
+            "fetch('/api/requeue', {method: 'POST', headers: {'content-type': 'application/json'},"
+            " body: JSON.stringify({queue: '{web}', ids: ['d2']})}).then(r => done(r.status));"
+        )
+        assert status == 403, status
+        assert state("d2") == "dead"
+        passed += 1
+
+        # 6. A page of another origin cannot act either (its request is refused or never sent).
+        driver.get("data:text/html,<p>elsewhere</p>")
+        driver.execute_async_script(
+            "const done = arguments[0];"
+            f"fetch('{BASE}api/requeue', {{method: 'POST', mode: 'no-cors',"
+            " headers: {'content-type': 'text/plain'},"
+            " body: JSON.stringify({queue: '{web}', ids: ['d2']})})"
+            ".then(() => done(1), () => done(0));"
+        )
+        assert state("d2") == "dead"
+        passed += 1
+
+        # 7. The requeue button of a dead letter puts it back to waiting.
+        driver.get(BASE)
+        wait.until(lambda d: queue_row(d) is not None)
+        wait.until(lambda d: queue_row(d).click() or True)
+        wait.until(lambda d: "d1" in dead_ids(d))
+        # A click on a row replaced meanwhile raises and is tried again; requeueing an item that
+        # is no longer dead does nothing, so a repeat cannot hide a failure.
+        wait.until(lambda d: click_requeue(d, "d1"))
+        wait.until(lambda d: "d1" not in dead_ids(d))
+        assert state("d1") == "waiting"
+        assert state("d2") == "dead"
+        wait.until(lambda d: waiting_count(d) == 4)
+        driver.save_screenshot(os.path.join(SHOTS, "4-requeued.png"))
+        passed += 1
+    except Exception:
+        driver.save_screenshot(os.path.join(SHOTS, "failure.png"))
+        raise
+    finally:
+        driver.quit()
+
+    # 8. /metrics parses as OpenMetrics and agrees with the queue.
+    text = urllib.request.urlopen(BASE + "metrics").read().decode()
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in text_string_to_metric_families(text) for s in family.samples}
+    stats = json.loads(leaseq("stats", "-q", QUEUE, "--json").stdout)
+    for st in ["waiting", "delayed", "leased", "dead", "processing"]:
+        got = samples[("leaseq_jobs", (("queue", QUEUE), ("state", st)))]
+        assert got == stats[st], (st, got, stats[st])
+    assert samples[("leaseq_dead_total", (("queue", QUEUE),))] == 2
+    assert samples[("leaseq_failed_total", (("queue", QUEUE),))] == 2
+    assert ("leaseq_oldest_waiting_age_seconds", (("queue", QUEUE),)) in samples
+    passed += 1
+
+    # 9. Off loopback without a token, the dashboard does not start.
+    out = leaseq("dashboard", "--listen", "0.0.0.0:0", check=False)
+    assert out.returncode == 2 and "--token" in out.stderr, (out.returncode, out.stderr)
+    passed += 1
+
+    print(f"browser: {passed} passed, 0 failed")
+
+
+if __name__ == "__main__":
+    main()

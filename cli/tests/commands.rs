@@ -1,0 +1,434 @@
+//! Every command of `leaseq` against a throwaway redis-server (and a local cluster), through the
+//! binary as a user runs it; `--json` outputs checked field by field.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{code, json, run, stderr, stdout};
+use leaseq::{Client, Item, State, Wait};
+use leaseq_harness::{RedisCluster, RedisServer};
+
+async fn client(server: &RedisServer) -> Client {
+    Client::connect(&server.url()).await.unwrap()
+}
+
+#[tokio::test]
+async fn add_get_ls_cancel() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let out = run(
+        &urls,
+        &[
+            "add",
+            "-q",
+            "{jobs}",
+            "--id",
+            "a",
+            "--data",
+            "hello",
+            "--priority",
+            "-5",
+            "--max-attempts",
+            "3",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "a");
+    // The same id again adds nothing and says so.
+    let again = run(&urls, &["add", "-q", "{jobs}", "--id", "a", "--data", "x"]);
+    assert_eq!(code(&again), 1);
+    assert!(
+        stderr(&again).contains("already exists"),
+        "{}",
+        stderr(&again)
+    );
+
+    let got = json(&run(&urls, &["get", "-q", "{jobs}", "a", "--json"]));
+    assert_eq!(got["id"], "a");
+    assert_eq!(got["state"], "waiting");
+    assert_eq!(got["data_preview"], "hello");
+    assert_eq!(got["data_len"], 5);
+    assert_eq!(got["priority"], -5);
+    assert_eq!(got["max_attempts"], 3);
+    assert_eq!(got["attempts"], 0);
+
+    let json_add = run(
+        &urls,
+        &[
+            "add",
+            "-q",
+            "{jobs}",
+            "--id",
+            "b",
+            "--json",
+            "{\"n\": 1}",
+            "--delay",
+            "1h",
+        ],
+    );
+    assert_eq!(code(&json_add), 0, "{}", stderr(&json_add));
+    let b = json(&run(&urls, &["get", "-q", "{jobs}", "b", "--json"]));
+    assert_eq!(b["state"], "delayed");
+    assert_eq!(b["data_preview"], "{\"n\":1}");
+
+    let waiting = json(&run(&urls, &["ls", "waiting", "-q", "{jobs}", "--json"]));
+    assert_eq!(
+        waiting,
+        serde_json::json!([{"id": "a", "at": null, "attempts": 0, "error": null, "error_type": null}])
+    );
+    let delayed = json(&run(&urls, &["ls", "delayed", "-q", "{jobs}", "--json"]));
+    assert_eq!(delayed[0]["id"], "b");
+    assert!(delayed[0]["at"].as_u64().unwrap() > 0);
+
+    let table = stdout(&run(&urls, &["ls", "waiting", "-q", "{jobs}"]));
+    assert!(table.starts_with("ID"), "{table}");
+    assert!(
+        !table.contains('\x1b'),
+        "no colour when not on a terminal: {table:?}"
+    );
+
+    let cancelled = json(&run(&urls, &["cancel", "-q", "{jobs}", "b", "--json"]));
+    assert_eq!(cancelled, serde_json::json!({"id": "b", "was": "delayed"}));
+    let gone = run(&urls, &["get", "-q", "{jobs}", "b"]);
+    assert_eq!(code(&gone), 1);
+    assert_eq!(code(&run(&urls, &["cancel", "-q", "{jobs}", "b"])), 1);
+}
+
+#[tokio::test]
+async fn add_reads_a_file_of_any_bytes_and_shows_them_escaped() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let dir = std::env::temp_dir().join(format!("leaseq-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("payload.bin");
+    std::fs::write(&path, b"<script>alert(1)</script>\xff\x00").unwrap();
+    let out = run(
+        &urls,
+        &[
+            "add",
+            "-q",
+            "bin",
+            "--id",
+            "f",
+            "--file",
+            path.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let q = client(&server).await.queue("bin").unwrap();
+    assert_eq!(
+        q.get("f").await.unwrap().unwrap().data,
+        b"<script>alert(1)</script>\xff\x00"
+    );
+    let got = json(&run(&urls, &["get", "-q", "bin", "f", "--json"]));
+    assert_eq!(got["data_preview"], "<script>alert(1)</script>\\xff\\x00");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test]
+async fn bad_input_names_the_argument_and_writes_nothing() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    for (args, argument) in [
+        (
+            vec!["add", "-q", "jobs", "--data", "x", "--priority", "5000"],
+            "priority",
+        ),
+        (vec!["add", "-q", "jobs", "--data", "x", "--id", ""], "id"),
+        (vec!["add", "-q", "jobs:item:x", "--data", "x"], "prefix"),
+        (vec!["add", "-q", "jobs", "--json", "{not json"], "--json"),
+        (
+            vec!["add", "-q", "jobs", "--data", "x", "--delay", "soon"],
+            "--delay",
+        ),
+        (vec!["ls", "done", "-q", "jobs"], "done"),
+        (
+            vec!["ls", "waiting", "-q", "jobs", "--limit", "1001"],
+            "--limit",
+        ),
+        (vec!["dead", "purge", "-q", "jobs"], "--oldest"),
+    ] {
+        let out = run(&urls, &args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(argument),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(server.command("DBSIZE").trim().trim_start_matches(':'), "0");
+    let no_url = std::process::Command::new(common::BIN)
+        .args(["queues"])
+        .env_remove("LEASEQ_URL")
+        .env_remove("REDIS_URL")
+        .output()
+        .unwrap();
+    assert_eq!(code(&no_url), 2);
+    assert!(stderr(&no_url).contains("--url"), "{}", stderr(&no_url));
+}
+
+#[tokio::test]
+async fn unreachable_redis_exits_3_and_says_what_to_do() {
+    let out = run(&["redis://127.0.0.1:1".to_owned()], &["queues"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--url"), "{}", stderr(&out));
+}
+
+#[tokio::test]
+async fn redis_url_from_the_environment() {
+    let server = RedisServer::start();
+    let q = client(&server).await.queue("env").unwrap();
+    q.add(&Item::new(b"x".to_vec())).await.unwrap();
+    let out = std::process::Command::new(common::BIN)
+        .args(["queues", "--json"])
+        .env_remove("LEASEQ_URL")
+        .env("REDIS_URL", server.url())
+        .output()
+        .unwrap();
+    assert_eq!(json(&out), serde_json::json!(["env"]));
+}
+
+#[tokio::test]
+async fn stats_and_queues() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let c = client(&server).await;
+    let q = c.queue("a*[1]").unwrap();
+    for i in 0..3 {
+        q.add(&Item::with_id(format!("{i}"), b"x".to_vec()).unwrap())
+            .await
+            .unwrap();
+    }
+    let lease = q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(q.complete(&lease).await.unwrap());
+    common::dead(&q, "d", b"x", "boom", "Boom").await;
+    c.queue("ab")
+        .unwrap()
+        .add(&Item::new(b"x".to_vec()))
+        .await
+        .unwrap();
+
+    let found = json(&run(&urls, &["queues", "--json"]));
+    assert_eq!(found, serde_json::json!(["a*[1]", "ab"]));
+    // The glob characters of --starting-with match themselves only.
+    let starting = json(&run(&urls, &["queues", "--starting-with", "a*", "--json"]));
+    assert_eq!(starting, serde_json::json!(["a*[1]"]));
+
+    let s = json(&run(&urls, &["stats", "-q", "a*[1]", "--json"]));
+    assert_eq!(s["queue"], "a*[1]");
+    assert_eq!(s["waiting"], 2);
+    assert_eq!(s["dead"], 1);
+    assert_eq!(s["leased"], 0);
+    assert_eq!(s["last_hour"]["completed"], 1);
+    assert_eq!(s["last_hour"]["dead"], 1);
+    assert_eq!(s["last_hour"]["failed"], 1);
+    assert_eq!(s["minutes"].as_array().unwrap().len(), 60);
+
+    let all = json(&run(&urls, &["stats", "--json"]));
+    assert_eq!(all.as_array().unwrap().len(), 2);
+    let table = stdout(&run(&urls, &["stats"]));
+    assert!(table.lines().any(|l| l.starts_with("ab ")), "{table}");
+}
+
+#[tokio::test]
+async fn dead_letters_ls_requeue_purge() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("jobs").unwrap();
+    for id in ["d1", "d2", "d3", "d4"] {
+        common::dead(&q, id, b"x", &format!("{id} failed"), "Timeout").await;
+    }
+    let ls = json(&run(&urls, &["dead", "ls", "-q", "jobs", "--json"]));
+    let ids: Vec<&str> = ls
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["d1", "d2", "d3", "d4"]);
+    assert_eq!(ls[0]["error"], "d1 failed");
+    assert_eq!(ls[0]["error_type"], "Timeout");
+    assert_eq!(ls[0]["attempts"], 1);
+
+    let r = json(&run(
+        &urls,
+        &["dead", "requeue", "-q", "jobs", "d2", "nope", "--json"],
+    ));
+    assert_eq!(r, serde_json::json!({"requeued": 1}));
+    assert_eq!(q.get("d2").await.unwrap().unwrap().state, State::Waiting);
+    let r = json(&run(
+        &urls,
+        &["dead", "requeue", "-q", "jobs", "--oldest", "1", "--json"],
+    ));
+    assert_eq!(r, serde_json::json!({"requeued": 1}));
+    assert_eq!(q.get("d1").await.unwrap().unwrap().state, State::Waiting);
+    let p = json(&run(
+        &urls,
+        &["dead", "purge", "-q", "jobs", "--all", "--json"],
+    ));
+    assert_eq!(p, serde_json::json!({"purged": 2}));
+    assert_eq!(q.count(State::Dead).await.unwrap(), 0);
+    assert!(q.get("d3").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn workers_says_there_is_no_registry() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let out = run(&urls, &["workers", "-q", "jobs"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("no runner registry yet"),
+        "{}",
+        stderr(&out)
+    );
+    let j = json(&run(&urls, &["workers", "-q", "jobs", "--json"]));
+    assert_eq!(j["registry"], false);
+    assert_eq!(j["workers"], serde_json::Value::Null);
+}
+
+#[tokio::test]
+async fn check_finds_eviction_and_acl_problems() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let ok = run(&urls, &["check", "-q", "{jobs}", "--json"]);
+    assert_eq!(code(&ok), 0, "{}", stderr(&ok));
+    let findings = json(&ok);
+    let level = |f: &serde_json::Value, name: &str| {
+        f.as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["check"] == name)
+            .unwrap()["level"]
+            .clone()
+    };
+    assert_eq!(level(&findings, "eviction"), "ok");
+    assert_eq!(level(&findings, "acl"), "ok");
+    // The harness runs without persistence: a warning, not a problem.
+    assert_eq!(level(&findings, "persistence"), "warning");
+
+    server.command("CONFIG SET maxmemory-policy allkeys-lru");
+    server.command("ACL SETUSER ro on >pw ~* +@read +acl +info +config");
+    let ro = vec![server.url().replace("redis://", "redis://ro:pw@")];
+    let bad = run(&ro, &["check", "-q", "{jobs}"]);
+    assert_eq!(code(&bad), 1);
+    let text = stdout(&bad);
+    assert!(text.contains("allkeys-lru"), "{text}");
+    assert!(
+        text.contains("CONFIG SET maxmemory-policy noeviction"),
+        "{text}"
+    );
+    assert!(text.contains("ACL SETUSER ro"), "{text}");
+    assert!(stderr(&bad).contains("2 problem(s)"), "{}", stderr(&bad));
+}
+
+#[tokio::test]
+async fn clean_once_recovers_an_expired_lease_and_the_daemon_stops_on_sigterm() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("jobs").unwrap();
+    q.add(&Item::with_id("x", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let lease = q
+        .lease(Duration::from_millis(1), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    drop(lease);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(q.count(State::Leased).await.unwrap(), 1);
+    let out = run(&urls, &["clean", "-q", "jobs", "--once"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("requeued=1"), "{}", stderr(&out));
+    assert_eq!(q.count(State::Waiting).await.unwrap(), 1);
+
+    let mut daemon = std::process::Command::new(common::BIN)
+        .args([
+            "--url",
+            &urls[0],
+            "clean",
+            "-q",
+            "jobs",
+            "--every",
+            "100ms",
+            "--deep-every",
+            "0",
+        ])
+        .env("NO_COLOR", "1")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for a pass to be logged, then ask it to stop.
+    let mut log = std::io::BufReader::new(daemon.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.contains("cleaned") {
+        let mut line = String::new();
+        assert!(
+            std::io::BufRead::read_line(&mut log, &mut line).unwrap() > 0,
+            "{seen}"
+        );
+        seen.push_str(&line);
+    }
+    std::process::Command::new("kill")
+        .args(["-TERM", &daemon.id().to_string()])
+        .status()
+        .unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut log, &mut rest).unwrap();
+    let status = daemon.wait().unwrap();
+    assert!(status.success(), "{status:?} {rest}");
+    assert!(
+        rest.contains("cleaner stopped") && rest.contains("SIGTERM"),
+        "{rest}"
+    );
+}
+
+#[test]
+fn a_cluster_through_several_urls() {
+    let cluster = RedisCluster::start();
+    let urls = cluster.urls();
+    let out = run(
+        &urls,
+        &["add", "-q", "{c}jobs", "--id", "one", "--data", "x"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let other = run(&urls, &["add", "-q", "{other}", "--data", "y"]);
+    assert_eq!(code(&other), 0, "{}", stderr(&other));
+    assert_eq!(
+        json(&run(&urls, &["queues", "--json"])),
+        serde_json::json!(["{c}jobs", "{other}"])
+    );
+    let s = json(&run(&urls, &["stats", "-q", "{c}jobs", "--json"]));
+    assert_eq!(s["waiting"], 1);
+    assert_eq!(
+        json(&run(&urls, &["get", "-q", "{c}jobs", "one", "--json"]))["state"],
+        "waiting"
+    );
+    // One URL with --cluster works too.
+    let one = run(
+        &urls[..1],
+        &["--cluster", "ls", "waiting", "-q", "{c}jobs", "--json"],
+    );
+    assert_eq!(json(&one)[0]["id"], "one");
+    // A prefix without a hash tag cannot be a cluster queue: refused before sending.
+    let bad = run(&urls, &["add", "-q", "plain", "--data", "x"]);
+    assert_eq!(code(&bad), 2);
+    assert!(stderr(&bad).contains("hash tag"), "{}", stderr(&bad));
+    let check = json(&run(&urls, &["check", "-q", "{c}jobs", "--json"]));
+    let slot = check
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "cluster slot")
+        .unwrap();
+    assert!(slot["found"]
+        .as_str()
+        .unwrap()
+        .contains(&leaseq::key_slot(b"c").to_string()));
+}
