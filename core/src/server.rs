@@ -7,19 +7,15 @@ use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::keys::{hash_tag, QueueKeys};
 
-/// The oldest Redis that speaks every command the protocol sends (`BLMOVE`, `LMOVE`: 6.2).
-pub const MIN_REDIS_VERSION: (u32, u32) = (6, 2);
+/// The oldest Redis that runs the protocol: its code is a function library (`FUNCTION LOAD`,
+/// `FCALL`, function flags: 7.0; Valkey 7.2 reports a compatible version).
+pub const MIN_REDIS_VERSION: (u32, u32) = (7, 0);
 
 /// The commands the protocol sends for a queue, each with an example of the keys it touches
 /// (spec/PROTOCOL.md, 1.2). `P` stands for the prefix; `X` for an item id.
 const NEEDED: &[&[&str]] = &[
-    &[
-        "EVALSHA",
-        "0000000000000000000000000000000000000000",
-        "1",
-        "P:queue",
-    ],
-    &["SCRIPT", "LOAD", "return 1"],
+    &["FCALL", "leaseq_lease", "1", "P:queue"],
+    &["FUNCTION", "LOAD", "#!lua name=leaseq\nreturn 1"],
     &["BLMOVE", "P:queue", "P:queue", "RIGHT", "RIGHT", "1"],
     &["LLEN", "P:queue"],
     &["LRANGE", "P:result:X", "0", "2"],

@@ -85,16 +85,8 @@ async fn runner_registry_is_absent(env: Env) {
 async fn acl_refusals_are_reported() {
     let env = Env::single("acl").await;
     env.cmd::<()>(&[
-        b"ACL",
-        b"SETUSER",
-        b"reader",
-        b"on",
-        b">pw",
-        b"~*",
-        b"+@read",
-        b"+acl",
-        b"+info",
-        b"+evalsha",
+        b"ACL", b"SETUSER", b"reader", b"on", b">pw", b"~*", b"+@read", b"+acl", b"+info",
+        b"+fcall",
     ])
     .await;
     let url = env.urls[0].replace("redis://", "redis://reader:pw@");
