@@ -3,10 +3,12 @@
 -- after its lease expired (a later holder's renew then says done). Returns 1 when this call
 -- completed the item, else an outcome code of lib/outcome.lua (-2, -3, -4, or 0 when the item
 -- was failed, released or dead-lettered since).
--- The common case takes a shortcut: P:lease:<id> still holds this holder's token, so the item is
--- leased to this very lease (its incarnation; a cancel overwrites the token, see cancel.lua).
+-- The common case takes a shortcut: the first lease of an item added without options, whose
+-- incarnation is its own token (lib/lease.lua), while P:lease:<id> still holds that token. A
+-- lease writes its token as the incarnation only when the item had none, so the live token
+-- proves the incarnation (and a cancel overwrites the token, see cancel.lua).
 local function complete_item(id, inc, token, has_result, result, keep_ms, now)
-  if not has_result and redis.call('GET', LEASE .. id) == token then
+  if not has_result and inc == token and redis.call('GET', LEASE .. id) == token then
     if redis.call('DEL', ITEM .. id) == 0 then
       redis.call('DEL', LEASE .. id, JOB .. id)
       redis.call('ZREM', LEASED, id)
