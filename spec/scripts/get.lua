@@ -1,7 +1,7 @@
 --! include: keys
 --! flags: no-writes
 -- get. ARGV: id. Returns nil when no item or kept result has this id, else
--- {state, data, job fields (flat name, value list), lease_ttl_ms, result}: state is waiting,
+-- {state, data, job fields (flat name, value list, with lease_expires from P:leased), lease_ttl_ms, result}: state is waiting,
 -- delayed, leased, dead or done; data is nil for done; lease_ttl_ms is -2 without a lease;
 -- result is the kept result's {finished, attempts, result} or an empty list.
 local id = ARGV[1]
@@ -17,6 +17,12 @@ else
   end
 end
 local ttl = redis.call('PTTL', LEASE .. id)
+-- A leaseq lease's expiry is its score in P:leased (the job hash does not repeat it).
+local expires = redis.call('ZSCORE', LEASED, id)
+if expires then
+  job[#job + 1] = 'lease_expires'
+  job[#job + 1] = expires
+end
 local result = redis.call('LRANGE', RESULT .. id, 0, 2)
 if not data then
   if #result == 0 then

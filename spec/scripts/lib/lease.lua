@@ -74,8 +74,9 @@ local function lease_items(base, ttl, n, now)
         drops = drops + 1
       else
         local inc = job[1] or token
-        redis.call('HSET', JOB .. id, 'inc', inc, 'attempts', attempts, 'state', 'leased',
-          'leased_at', now, 'lease_expires', now + ttl)
+        -- (A literal for a plain item's first attempt: Lua's number-to-string costs.)
+        redis.call('HSET', JOB .. id, 'inc', inc, 'attempts', job == NO_JOB and '1' or attempts,
+          'state', 'leased', 'leased_at', now)
         redis.call('ZADD', LEASED, now + ttl, id)
         leases[#leases + 1] = {id, data, attempts, inc, max, backoff}
       end

@@ -11,9 +11,7 @@ local function renew_one(id, token, ttl_ms, inc, now)
   end
   redis.call('PEXPIRE', LEASE .. id, ttl_ms)
   if job[1] then
-    local expires = now + tonumber(ttl_ms)
-    redis.call('ZADD', LEASED, expires, id)
-    redis.call('HSET', JOB .. id, 'lease_expires', expires)
+    redis.call('ZADD', LEASED, now + tonumber(ttl_ms), id)
   end
   return 1
 end
