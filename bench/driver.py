@@ -224,7 +224,7 @@ def run_once(server, client, w, n, log):
     r = server.r
     r.flushall()
     r.script_flush()
-    mem_before = r.info("memory")["used_memory"]
+    mem_before = data_memory(r)
     args = list(w.get("args", []))
     if client in w.get("gap", {}):
         args[args.index("--gap-ms") + 1] = w["gap"][client]
@@ -260,8 +260,8 @@ def run_once(server, client, w, n, log):
     if w["kind"] != "latency":
         out["rate"] = items / result["seconds"]
     # Commands per item, by name, from INFO commandstats. It counts every command Redis ran:
-    # the top-level ones and those run inside scripts (a leaseq EVALSHA shows up as one evalsha
-    # plus each LMOVE, GET, SET... the script called).
+    # the top-level ones and those run inside scripts and functions (a leaseq FCALL shows up as
+    # one fcall plus each RPOP, GET, SET... the function called).
     calls, usec = {}, {}
     for key, value in info.items():
         if key.startswith("cmdstat_"):
@@ -307,45 +307,26 @@ def run_once(server, client, w, n, log):
         out["probe_max_ms"] = probe.max_ms
     if w["id"] == "add_single":
         time.sleep(0.3)  # let Redis finish rehashing its keyspace table (serverCron)
-        out["memory_per_item"] = (r.info("memory")["used_memory"] - mem_before) / items
+        out["memory_per_item"] = (data_memory(r) - mem_before) / items
     return out
 
 
-def leaseq_script_names():
-    """SHA1 -> leaseq script name: each script is the helpers its first line names
-    (`--! include: ...`, from spec/scripts/lib/), each followed by a newline, then its own file."""
-    import hashlib
-
-    folder = os.path.join(REPO, "spec", "scripts")
-    names = {}
-    try:
-        for file in os.listdir(folder):
-            if not file.endswith(".lua"):
-                continue
-            with open(os.path.join(folder, file), "rb") as f:
-                body = f.read()
-            first = body.split(b"\n", 1)[0].decode()
-            text = b""
-            for helper in first.removeprefix("--! include:").split():
-                with open(os.path.join(folder, "lib", helper + ".lua"), "rb") as f:
-                    text += f.read() + b"\n"
-            names[hashlib.sha1(text + body).hexdigest()] = file[:-4]
-    except OSError:
-        pass
-    return names
-
-
-SCRIPT_NAMES = leaseq_script_names()
+def data_memory(r):
+    """INFO used_memory without what scripts and function libraries take (loaded by a run's first
+    call, not per item): the memory the queue's keys take."""
+    info = r.info("memory")
+    return info["used_memory"] - info.get("used_memory_scripts", 0)
 
 
 def command_name(entry):
-    """A slow log entry's command, with leaseq's scripts named: `EVALSHA deep_check`."""
+    """A slow log entry's command, with leaseq's functions named: `FCALL deep_check` (the
+    library's name, leaseq_<hash>_, dropped)."""
     cmd = entry.get("command", b"")
     if isinstance(cmd, bytes):
         cmd = cmd.decode(errors="replace")
     words = cmd.split(" ")
-    if words[0].upper() == "EVALSHA" and len(words) > 1:
-        return f"EVALSHA {SCRIPT_NAMES.get(words[1], words[1][:8])}"
+    if words[0].upper() == "FCALL" and len(words) > 1:
+        return "FCALL " + re.sub(r"^leaseq_[0-9a-f]{12}_", "", words[1])
     return words[0]
 
 
