@@ -51,7 +51,9 @@ from leaseq.errors import (
     LeaseqConnectionError,
     LeaseqError,
     LeaseqTimeoutError,
+    OutOfMemoryError,
     RedisError,
+    UnavailableError,
     WrongTypeError,
 )
 
@@ -92,9 +94,11 @@ __all__ = [
     "Minute",
     "Queue",
     "QueueConfig",
+    "OutOfMemoryError",
     "RedisError",
     "RenewOutcome",
     "State",
     "Stats",
+    "UnavailableError",
     "WrongTypeError",
 ]

@@ -56,7 +56,9 @@ from leaseq.errors import (
     LeaseqConnectionError,
     LeaseqError,
     LeaseqTimeoutError,
+    OutOfMemoryError,
     RedisError,
+    UnavailableError,
     WrongTypeError,
 )
 
@@ -98,10 +100,12 @@ __all__ = [
     "Minute",
     "Queue",
     "QueueConfig",
+    "OutOfMemoryError",
     "RedisError",
     "RenewOutcome",
     "State",
     "Stats",
+    "UnavailableError",
     "WrongTypeError",
 ]
 
