@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'TIMEOUT'
   | 'CLOSED'
   | 'JSON'
+  | 'UNAVAILABLE'
+  | 'OUT_OF_MEMORY'
 
 /** Every `ErrorCode`, by name: `err.code === ErrorCode.CLOSED`. */
 export declare const ErrorCode: { readonly [K in ErrorCode]: K }
@@ -26,7 +28,10 @@ export declare class LeaseqError extends Error {
   readonly code: ErrorCode
   /** For code `INVALID_ARGUMENT`: the name of the refused argument or option (`ttlMs`). */
   readonly argument?: string
-  /** Whether the same call may succeed when tried again unchanged (`CONNECTION`, `TIMEOUT`). */
+  /**
+   * Whether the same call may succeed when tried again unchanged (`CONNECTION`, `TIMEOUT`,
+   * `UNAVAILABLE`).
+   */
   readonly retryable: boolean
   readonly name: 'LeaseqError'
 }

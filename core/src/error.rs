@@ -41,6 +41,17 @@ pub enum Error {
     /// Item data could not be encoded or decoded as JSON.
     #[error("json error: {0}")]
     Json(#[from] serde_json::Error),
+    /// The server is temporarily unable to serve (loading its dataset, busy with another
+    /// client's script, failing over, or a replica): the call did not run. Retry after a pause.
+    #[error("redis is temporarily unavailable, retry after a pause: {0}")]
+    Unavailable(#[source] Cause),
+    /// Redis refused a call that would add memory: it is over `maxmemory` with `noeviction`.
+    /// Nothing was written. Drain or clean the queue, or raise `maxmemory`.
+    #[error(
+        "redis is out of memory (over maxmemory); nothing was written: drain or clean the \
+         queue, or raise maxmemory: {0}"
+    )]
+    OutOfMemory(#[source] Cause),
 }
 
 /// What Redis, or the connection to it, reported. The Redis library's own error type stays
@@ -88,11 +99,15 @@ pub enum ErrorCode {
     Closed,
     /// See [`Error::Json`].
     Json,
+    /// See [`Error::Unavailable`].
+    Unavailable,
+    /// See [`Error::OutOfMemory`].
+    OutOfMemory,
 }
 
 impl ErrorCode {
     /// Every code, in registry order.
-    pub const ALL: [ErrorCode; 7] = [
+    pub const ALL: [ErrorCode; 9] = [
         ErrorCode::Connection,
         ErrorCode::Redis,
         ErrorCode::InvalidArgument,
@@ -100,6 +115,8 @@ impl ErrorCode {
         ErrorCode::Timeout,
         ErrorCode::Closed,
         ErrorCode::Json,
+        ErrorCode::Unavailable,
+        ErrorCode::OutOfMemory,
     ];
 
     /// The registry name, e.g. `"INVALID_ARGUMENT"` (Node's `err.code`).
@@ -112,6 +129,8 @@ impl ErrorCode {
             ErrorCode::Timeout => "TIMEOUT",
             ErrorCode::Closed => "CLOSED",
             ErrorCode::Json => "JSON",
+            ErrorCode::Unavailable => "UNAVAILABLE",
+            ErrorCode::OutOfMemory => "OUT_OF_MEMORY",
         }
     }
 
@@ -125,12 +144,17 @@ impl ErrorCode {
             ErrorCode::Timeout => 5,
             ErrorCode::Closed => 6,
             ErrorCode::Json => 7,
+            ErrorCode::Unavailable => 8,
+            ErrorCode::OutOfMemory => 9,
         }
     }
 
     /// Whether the same call may succeed when tried again unchanged.
     pub fn retryable(self) -> bool {
-        matches!(self, ErrorCode::Connection | ErrorCode::Timeout)
+        matches!(
+            self,
+            ErrorCode::Connection | ErrorCode::Timeout | ErrorCode::Unavailable
+        )
     }
 }
 
@@ -151,6 +175,8 @@ impl Error {
             Error::Timeout(_) => ErrorCode::Timeout,
             Error::Closed => ErrorCode::Closed,
             Error::Json(_) => ErrorCode::Json,
+            Error::Unavailable(_) => ErrorCode::Unavailable,
+            Error::OutOfMemory(_) => ErrorCode::OutOfMemory,
         }
     }
 
@@ -184,8 +210,29 @@ impl Error {
                 prefix: prefix.to_owned(),
                 source: err.into(),
             }
+        } else if err.code().is_some_and(|c| UNAVAILABLE_CODES.contains(&c)) {
+            Error::Unavailable(err.into())
+        } else if err.code() == Some("OOM") {
+            Error::OutOfMemory(err.into())
         } else {
             Error::Redis(err.into())
         }
     }
+
+    /// Whether this is an error reply that says the server did not run the call because it is
+    /// temporarily unable to (spec/PROTOCOL.md, 11): resending the same call is safe.
+    pub(crate) fn not_run(&self) -> bool {
+        matches!(self, Error::Unavailable(_))
+    }
 }
+
+/// The first words of Redis error replies that mean "not now": the call was refused before it
+/// ran, and the server may serve it after a pause (spec/PROTOCOL.md, 11).
+const UNAVAILABLE_CODES: [&str; 6] = [
+    "LOADING",
+    "BUSY",
+    "TRYAGAIN",
+    "CLUSTERDOWN",
+    "MASTERDOWN",
+    "READONLY",
+];

@@ -568,13 +568,15 @@ async fn out_of_memory_drains_and_refuses_growth() {
     // What adds memory is refused whole, before it writes anything.
     let before = (env.list("queue").await, env.keys().await);
     let err = env.queue.add(&item("new")).await.unwrap_err();
+    assert_eq!(err.code(), leaseq::ErrorCode::OutOfMemory, "{err}");
+    assert!(!err.is_retryable(), "{err}");
     assert!(err.to_string().contains("OOM"), "{err}");
     let err = env
         .queue
         .complete_with_result(&held, b"a result", None)
         .await
         .unwrap_err();
-    assert!(err.to_string().contains("OOM"), "{err}");
+    assert_eq!(err.code(), leaseq::ErrorCode::OutOfMemory, "{err}");
     assert_eq!(
         (env.list("queue").await, env.keys().await),
         before,

@@ -600,8 +600,8 @@ typedef struct {
 #define LEASEQ_CONNECTION 1
 
 /**
- * Redis answered with an error leaseq has no better name for (NOPERM, OOM, a server older
- * than 6.2...).
+ * Redis answered with an error leaseq has no better name for (NOPERM, a server older than
+ * 7.0...).
  */
 #define LEASEQ_REDIS 2
 
@@ -630,6 +630,19 @@ typedef struct {
  * Item data could not be encoded or decoded as JSON.
  */
 #define LEASEQ_JSON 7
+
+/**
+ * Redis is temporarily unable to serve (loading its dataset, busy with another client's
+ * script, failing over) and did not run the call. Retryable: retry after a pause. A waiting
+ * lease rides through this by itself until its timeout.
+ */
+#define LEASEQ_UNAVAILABLE 8
+
+/**
+ * Redis is over `maxmemory` (with `noeviction`) and refused a call that adds memory (such as
+ * an add) before it wrote anything. Drain or clean the queue, or raise `maxmemory`.
+ */
+#define LEASEQ_OUT_OF_MEMORY 9
 
 /**
  * C only: a required pointer argument was NULL; the message names it.

@@ -15,8 +15,8 @@ pub type leaseq_status = i32;
 pub const LEASEQ_OK: leaseq_status = 0;
 /// Redis could not be reached, or the connection broke during the call. Retryable.
 pub const LEASEQ_CONNECTION: leaseq_status = 1;
-/// Redis answered with an error leaseq has no better name for (NOPERM, OOM, a server older
-/// than 6.2...).
+/// Redis answered with an error leaseq has no better name for (NOPERM, a server older than
+/// 7.0...).
 pub const LEASEQ_REDIS: leaseq_status = 2;
 /// An argument was refused before anything was sent to Redis; the message names it.
 pub const LEASEQ_INVALID_ARGUMENT: leaseq_status = 3;
@@ -29,6 +29,13 @@ pub const LEASEQ_TIMEOUT: leaseq_status = 5;
 pub const LEASEQ_CLOSED: leaseq_status = 6;
 /// Item data could not be encoded or decoded as JSON.
 pub const LEASEQ_JSON: leaseq_status = 7;
+/// Redis is temporarily unable to serve (loading its dataset, busy with another client's
+/// script, failing over) and did not run the call. Retryable: retry after a pause. A waiting
+/// lease rides through this by itself until its timeout.
+pub const LEASEQ_UNAVAILABLE: leaseq_status = 8;
+/// Redis is over `maxmemory` (with `noeviction`) and refused a call that adds memory (such as
+/// an add) before it wrote anything. Drain or clean the queue, or raise `maxmemory`.
+pub const LEASEQ_OUT_OF_MEMORY: leaseq_status = 9;
 /// C only: a required pointer argument was NULL; the message names it.
 pub const LEASEQ_NULL_ARGUMENT: leaseq_status = 100;
 /// C only: a bug inside leaseq (a caught panic); the message says where.
@@ -50,6 +57,8 @@ pub(crate) fn status_name(status: leaseq_status) -> Option<&'static std::ffi::CS
         LEASEQ_TIMEOUT => c"TIMEOUT",
         LEASEQ_CLOSED => c"CLOSED",
         LEASEQ_JSON => c"JSON",
+        LEASEQ_UNAVAILABLE => c"UNAVAILABLE",
+        LEASEQ_OUT_OF_MEMORY => c"OUT_OF_MEMORY",
         LEASEQ_NULL_ARGUMENT => c"NULL_ARGUMENT",
         LEASEQ_INTERNAL => c"INTERNAL",
         _ => return None,

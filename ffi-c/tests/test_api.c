@@ -29,8 +29,8 @@ static const struct {
 } statuses[] = {
     STATUS(LEASEQ_OK),         STATUS(LEASEQ_CONNECTION),       STATUS(LEASEQ_REDIS),
     STATUS(LEASEQ_INVALID_ARGUMENT), STATUS(LEASEQ_WRONG_TYPE), STATUS(LEASEQ_TIMEOUT),
-    STATUS(LEASEQ_CLOSED),     STATUS(LEASEQ_JSON),             STATUS(LEASEQ_NULL_ARGUMENT),
-    STATUS(LEASEQ_INTERNAL),
+    STATUS(LEASEQ_CLOSED),     STATUS(LEASEQ_JSON),             STATUS(LEASEQ_UNAVAILABLE),
+    STATUS(LEASEQ_OUT_OF_MEMORY), STATUS(LEASEQ_NULL_ARGUMENT), STATUS(LEASEQ_INTERNAL),
 };
 #define STATUS_COUNT (sizeof statuses / sizeof statuses[0])
 
@@ -87,7 +87,7 @@ static void status_str_is_total(void) {
     CHECK(strcmp(leaseq_status_str(LEASEQ_OK), "OK") == 0);
     CHECK(strcmp(leaseq_status_str(LEASEQ_NULL_ARGUMENT), "NULL_ARGUMENT") == 0);
     CHECK(strcmp(leaseq_status_str(-1), "UNKNOWN") == 0);
-    CHECK(strcmp(leaseq_status_str(8), "UNKNOWN") == 0);
+    CHECK(strcmp(leaseq_status_str(99), "UNKNOWN") == 0);
     CHECK(strcmp(leaseq_status_str(INT32_MAX), "UNKNOWN") == 0);
     CHECK(strcmp(leaseq_status_str(INT32_MIN), "UNKNOWN") == 0);
 }

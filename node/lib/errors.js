@@ -19,6 +19,8 @@ const REGISTRY = Object.freeze({
   TIMEOUT: { retryable: true },
   CLOSED: { retryable: false },
   JSON: { retryable: false },
+  UNAVAILABLE: { retryable: true },
+  OUT_OF_MEMORY: { retryable: false },
 })
 
 /** @type {Readonly<{ [K in import('../index').ErrorCode]: K }>} */
@@ -30,6 +32,8 @@ const ErrorCode = Object.freeze({
   TIMEOUT: 'TIMEOUT',
   CLOSED: 'CLOSED',
   JSON: 'JSON',
+  UNAVAILABLE: 'UNAVAILABLE',
+  OUT_OF_MEMORY: 'OUT_OF_MEMORY',
 })
 
 /** Every error leaseq rejects or throws with; `code` says which kind it is. */

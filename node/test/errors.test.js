@@ -107,6 +107,53 @@ describe('every registry code is met for real', { concurrency: true, timeout: 60
       })
       await client.close()
     },
+    async UNAVAILABLE() {
+      // Another client's endless script makes Redis answer BUSY: the call did not run.
+      const own = await startRedis()
+      try {
+        const client = await Client.connect(own.url)
+        const admin = await resp.connect(own.url)
+        await admin.command('CONFIG', 'SET', 'busy-reply-threshold', '50')
+        const busy = await resp.connect(own.url)
+        const looping = busy.command('EVAL', 'while true do end', '0').catch(() => {})
+        for (;;) {
+          const reply = await admin.command('PING').catch((err) => err)
+          if (reply instanceof Error && /BUSY/.test(reply.message)) break
+          await new Promise((resolve) => setTimeout(resolve, 25))
+        }
+        await assert.rejects(client.queue(uniquePrefix('busy')).queueLen(), (err) => {
+          isLeaseqError('UNAVAILABLE')(err)
+          assert.equal(err.retryable, true)
+          return true
+        })
+        await admin.command('SCRIPT', 'KILL')
+        await looping
+        admin.close()
+        busy.close()
+        await client.close()
+      } finally {
+        await own.stop()
+      }
+    },
+    async OUT_OF_MEMORY() {
+      // A server of its own: over maxmemory, every other producer would fail too.
+      const own = await startRedis()
+      try {
+        const admin = await resp.connect(own.url)
+        await admin.command('CONFIG', 'SET', 'maxmemory', '1')
+        admin.close()
+        const client = await Client.connect(own.url)
+        await assert.rejects(client.queue(uniquePrefix('oom')).add(new Item('x')), (err) => {
+          isLeaseqError('OUT_OF_MEMORY')(err)
+          assert.equal(err.retryable, false)
+          assert.match(err.message, /OOM/)
+          return true
+        })
+        await client.close()
+      } finally {
+        await own.stop()
+      }
+    },
     async INVALID_ARGUMENT() {
       const client = await Client.connect(redis.url)
       assert.throws(() => client.queue(''), isLeaseqError('INVALID_ARGUMENT'))

@@ -20,6 +20,8 @@ fn class_name(code: ErrorCode) -> &'static str {
         ErrorCode::Timeout => "LeaseqTimeoutError",
         ErrorCode::Closed => "ClosedError",
         ErrorCode::Json => "JsonError",
+        ErrorCode::Unavailable => "UnavailableError",
+        ErrorCode::OutOfMemory => "OutOfMemoryError",
         // A code added to the core before this binding learns it still raises a LeaseqError.
         _ => "LeaseqError",
     }

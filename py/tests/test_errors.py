@@ -92,13 +92,13 @@ def test_connection_lost_after_connect(fresh_server: Server) -> None:
         q.queue_len()
 
 
-def test_redis_error(fresh_server: Server) -> None:
+def test_out_of_memory_error(fresh_server: Server) -> None:
     with redis.Redis.from_url(fresh_server.url) as r:
         r.config_set("maxmemory", "1")
     q = leaseq.Client(fresh_server.url).queue(new_prefix())
-    with pytest.raises(leaseq.RedisError) as info:
+    with pytest.raises(leaseq.OutOfMemoryError) as info:
         q.add(leaseq.Item(b"x"))
-    assert info.value.code == "REDIS"
+    assert info.value.code == "OUT_OF_MEMORY" and not info.value.retryable
     assert "OOM" in str(info.value)
 
 

@@ -12,7 +12,8 @@ use crate::queue::{new_token, Queue};
 use crate::reply::{array, bytes, int, text, unexpected};
 use crate::scripts;
 
-/// Pause between retries of a blocking lease whose connection broke (Redis restarting).
+/// Pause between retries of a blocking lease after a retryable error: its connection broke
+/// (Redis restarting), or Redis answered that it cannot serve now (LOADING, BUSY, a failover).
 const RECONNECT_PAUSE_MIN: Duration = Duration::from_millis(50);
 const RECONNECT_PAUSE_MAX: Duration = Duration::from_secs(1);
 
@@ -30,7 +31,9 @@ impl Queue {
     /// [`Wait::No`] this is one round trip and returns `None` when nothing is waiting.
     /// Otherwise it waits server-side (BLMOVE on connections of its own, never polling) until
     /// an item arrives or becomes due, the timeout passes (`None`), or the client is closed
-    /// ([`Error::Closed`]). A wait survives Redis restarts: it reconnects and goes on.
+    /// ([`Error::Closed`]). A wait survives Redis restarts and transient server states
+    /// ([`crate::ErrorCode::Unavailable`]: loading, busy with a script, failing over): it
+    /// pauses (50 ms doubling to 1 s), reconnects if need be, and goes on until its deadline.
     ///
     /// The lease script also moves due delayed items to waiting and recovers expired leases,
     /// so a queue needs no separate cleaner for either.
@@ -79,7 +82,10 @@ impl Queue {
             match self.wait_for_item(remaining).await {
                 Ok(()) => pause = RECONNECT_PAUSE_MIN,
                 Err(e) if e.is_retryable() => {
-                    self.client().connections().forget_waiters();
+                    if !e.not_run() {
+                        // The connection broke or hung: the idle ones may be dead too.
+                        self.client().connections().forget_waiters();
+                    }
                     if past(deadline) {
                         return Err(e);
                     }

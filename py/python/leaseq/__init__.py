@@ -51,7 +51,9 @@ from leaseq.errors import (
     LeaseqConnectionError,
     LeaseqError,
     LeaseqTimeoutError,
+    OutOfMemoryError,
     RedisError,
+    UnavailableError,
     WrongTypeError,
 )
 
@@ -90,11 +92,13 @@ __all__ = [
     "LeaseqError",
     "LeaseqTimeoutError",
     "Minute",
+    "OutOfMemoryError",
     "Queue",
     "QueueConfig",
     "RedisError",
     "RenewOutcome",
     "State",
     "Stats",
+    "UnavailableError",
     "WrongTypeError",
 ]

@@ -56,7 +56,9 @@ from leaseq.errors import (
     LeaseqConnectionError,
     LeaseqError,
     LeaseqTimeoutError,
+    OutOfMemoryError,
     RedisError,
+    UnavailableError,
     WrongTypeError,
 )
 
@@ -96,12 +98,14 @@ __all__ = [
     "LeaseqError",
     "LeaseqTimeoutError",
     "Minute",
+    "OutOfMemoryError",
     "Queue",
     "QueueConfig",
     "RedisError",
     "RenewOutcome",
     "State",
     "Stats",
+    "UnavailableError",
     "WrongTypeError",
 ]
 

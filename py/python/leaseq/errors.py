@@ -17,7 +17,9 @@ __all__ = [
     "LeaseqConnectionError",
     "LeaseqError",
     "LeaseqTimeoutError",
+    "OutOfMemoryError",
     "RedisError",
+    "UnavailableError",
     "WrongTypeError",
 ]
 
@@ -38,7 +40,7 @@ class LeaseqConnectionError(LeaseqError, ConnectionError):
 
 
 class RedisError(LeaseqError):
-    """Redis answered with an error leaseq has no better name for (NOPERM, OOM, ...)."""
+    """Redis answered with an error leaseq has no better name for (NOPERM, ...)."""
 
     code: ClassVar[str] = "REDIS"
 
@@ -78,3 +80,20 @@ class JsonError(LeaseqError, ValueError):
     """Item data could not be encoded or decoded as JSON."""
 
     code: ClassVar[str] = "JSON"
+
+
+class UnavailableError(LeaseqError):
+    """Redis is temporarily unable to serve (loading its dataset, busy with another client's
+    script, failing over) and did not run the call. Retryable: retry after a pause. Waiting
+    leases ride through this by themselves until their deadline."""
+
+    code: ClassVar[str] = "UNAVAILABLE"
+    retryable: ClassVar[bool] = True
+
+
+class OutOfMemoryError(LeaseqError):
+    """Redis is over ``maxmemory`` (with ``noeviction``) and refused a call that adds memory,
+    such as ``add``, before it wrote anything. Drain or clean the queue, or raise
+    ``maxmemory``."""
+
+    code: ClassVar[str] = "OUT_OF_MEMORY"
