@@ -50,6 +50,12 @@ impl From<leaseq::Error> for Fail {
                 "{err}; check that Redis runs and that --url (or LEASEQ_URL, REDIS_URL) points \
                  at it"
             )),
+            C::Unavailable => Fail::Unreachable(format!(
+                "{err}; Redis is up but cannot serve now (loading, busy, failing over): try again"
+            )),
+            C::OutOfMemory => Fail::Refused(format!(
+                "{err}; Redis is over maxmemory: drain or clean the queue, or raise maxmemory"
+            )),
             C::WrongType => Fail::Refused(format!(
                 "{err}; another program uses keys under this prefix: choose another --queue"
             )),
