@@ -20,7 +20,12 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     env.pop("LEASEQ_URL", None)
     env.pop("REDIS_URL", None)
     return subprocess.run(
-        [str(LEASEQ), *args], capture_output=True, text=True, timeout=60, env=env
+        [str(LEASEQ), *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
 
 
@@ -46,7 +51,9 @@ def test_stats_json_on_a_fresh_queue(url: str, prefix: str) -> None:
     assert (stats["waiting"], stats["leased"], stats["dead"]) == (0, 0, 0)
 
 
-def test_it_sees_what_the_library_added(client: leaseq.Client, url: str, prefix: str) -> None:
+def test_it_sees_what_the_library_added(
+    client: leaseq.Client, url: str, prefix: str
+) -> None:
     client.queue(prefix).add(leaseq.Item(b"x", id="one"))
     done = run("get", "--url", url, "-q", prefix, "one", "--json")
     assert done.returncode == 0, done.stderr
