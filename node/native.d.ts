@@ -174,6 +174,13 @@ export interface CleanParts {
   removed: number
 }
 
+/**
+ * Runs the `leaseq` command (the cli/ crate) with `args` (the program name first) and returns
+ * its exit code. For `bin/leaseq.js` (`npx leaseq`) alone: unlike everything else here it blocks
+ * the calling thread until the command ends, on a tokio runtime of its own.
+ */
+export declare function cliMain(args: Array<string>): number
+
 /** What `complete_and_lease_batch` did. */
 export interface CompleteAndLeaseBatchParts {
   /** Whether each completion completed its item, in order. */

@@ -1,7 +1,6 @@
 //! What the command ends with: an exit code and a message that says what to do.
 
 use std::fmt;
-use std::process::ExitCode;
 
 /// Why a command failed, with the exit code documented in `leaseq --help`.
 #[derive(Debug)]
@@ -21,13 +20,13 @@ pub type Outcome<T = ()> = Result<T, Fail>;
 
 impl Fail {
     /// The process exit code.
-    pub fn exit_code(&self) -> ExitCode {
-        ExitCode::from(match self {
+    pub fn exit_code(&self) -> i32 {
+        match self {
             Fail::NotFound(_) => 1,
             Fail::Usage(_) => 2,
             Fail::Unreachable(_) => 3,
             Fail::Refused(_) => 4,
-        })
+        }
     }
 }
 

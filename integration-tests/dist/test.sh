@@ -5,10 +5,11 @@
 # A compiler is on PATH only to compile the C example and the Go program themselves; they then
 # run in the clean environment. Against a throwaway redis-server:
 #   - Python: the wheel, in a fresh venv (pip --no-index), runs the README's Python examples;
-#     the sdist builds a wheel from source (this one needs Rust: it is the from-source path);
+#     its `leaseq` console script runs the CLI; the sdist builds a wheel from source (this one
+#     needs Rust: it is the from-source path);
 #   - Node: a scratch project installs both npm tarballs with install scripts disabled and
-#     offline, and runs the README's Node example; without the platform package, `leaseq` fails
-#     with a message that names it and says how to build from source;
+#     offline, and runs the README's Node example and `npx leaseq`; without the platform
+#     package, `leaseq` fails with a message that names it and says how to build from source;
 #   - C: the tarball unpacked as a prefix; the README's example compiled with its pkg-config line
 #     runs with the versioned library (and linked statically, with none);
 #   - Go: integration-tests/dist/go, through cgo and the same tarball, adds, leases, completes;
@@ -166,6 +167,13 @@ if step "python3 -m venv makes a fresh virtualenv" clean_run python3 -m venv "$v
     }
     step "README Python example $((i + 1)) of $count runs from the wheel" readme_python "$i"
   done
+  wheel_cli() {
+    clean_run "$venv/bin/leaseq" --help | grep -q '^Usage: leaseq' || return 1
+    flush
+    clean_run "$venv/bin/leaseq" stats --url "$url" -q '{dist}' --json | tee /dev/stderr |
+      grep -q '"queue": *"{dist}"'
+  }
+  step "the wheel's leaseq console script runs the CLI (--help, stats --json)" wheel_cli
 fi
 
 # ---- Python: the sdist (the from-source path: this one needs Rust) -------------------------------
@@ -241,6 +249,14 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
       console.log("ES module import: lease cycle done")')
   }
   step "the installed package works as an ES module" esm
+  npx_cli() {
+    (cd "$project" && clean_run env npm_config_offline=true npx --no-install leaseq --help) |
+      grep -q '^Usage: leaseq' || return 1
+    flush
+    (cd "$project" && clean_run env npm_config_offline=true npx --no-install leaseq stats \
+      --url "$url" -q '{dist}' --json) | tee /dev/stderr | grep -q '"queue": *"{dist}"'
+  }
+  step "npx leaseq runs the CLI from the installed packages (--help, stats --json)" npx_cli
   no_platform_package() {
     mv "$project/node_modules/leaseq-linux-x64-gnu" "$work/platform-package"
     (cd "$project" && clean_run node -e 'require("leaseq")') >"$work/node/missing" 2>&1

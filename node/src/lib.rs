@@ -2,7 +2,8 @@
 //!
 //! JavaScript never sees these classes directly: `lib/*.js` wraps them, checks argument types,
 //! and turns the code-prefixed rejections made by [`error`] into `LeaseqError`s. Every I/O call
-//! is an `async fn` on napi's tokio runtime, so nothing here blocks the event loop.
+//! is an `async fn` on napi's tokio runtime, so nothing here blocks the event loop (but `cli_main`,
+//! which is the `leaseq` command for `npx leaseq`).
 
 #![deny(clippy::all)]
 
@@ -44,4 +45,12 @@ pub fn error_codes() -> Vec<ErrorCodeInfo> {
             retryable: code.retryable(),
         })
         .collect()
+}
+
+/// Runs the `leaseq` command (the cli/ crate) with `args` (the program name first) and returns
+/// its exit code. For `bin/leaseq.js` (`npx leaseq`) alone: unlike everything else here it blocks
+/// the calling thread until the command ends, on a tokio runtime of its own.
+#[napi]
+pub fn cli_main(args: Vec<String>) -> i32 {
+    leaseq_cli::run(args)
 }

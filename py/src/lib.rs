@@ -6,6 +6,7 @@
 //! Python package: the constants below are the core's, exported for reference.
 
 mod aio;
+mod cli;
 mod convert;
 mod errors;
 mod jobs;
@@ -35,6 +36,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<aio::AsyncQueue>()?;
     m.add_function(wrap_pyfunction!(errors::_error_class, m)?)?;
     m.add_function(wrap_pyfunction!(aio::_shutdown, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
     let py = m.py();
     use leaseq::policy;
     m.add("FOREVER", f64::INFINITY)?;

@@ -1,8 +1,10 @@
 'use strict'
 // Run by node/test.sh from a project that installed the packed `leaseq` and its platform package:
 // loads `leaseq` from that project (CommonJS and ESM), with its addon from the platform package,
-// and does one lease cycle on a throwaway redis-server.
+// does one lease cycle on a throwaway redis-server, and runs the package's `bin` through
+// `npx leaseq` (--help, and stats --json on the queue the cycle used).
 
+const { execFileSync } = require('node:child_process')
 const path = require('node:path')
 const { createRequire } = require('node:module')
 const { pathToFileURL } = require('node:url')
@@ -33,10 +35,19 @@ async function main() {
       throw new Error('lease cycle failed')
     }
     await client.close()
+
+    // `npx leaseq`: node_modules/.bin/leaseq of this project, nothing fetched.
+    const npx = (...args) =>
+      execFileSync('npx', ['--no-install', 'leaseq', ...args], { cwd: project, encoding: 'utf8' })
+    if (!npx('--help').includes('Usage: leaseq')) throw new Error('npx leaseq --help printed no usage')
+    const stats = JSON.parse(npx('stats', '--url', redis.url, '-q', '{packed}', '--json'))
+    if (stats.queue !== '{packed}' || stats.waiting !== 0 || stats.last_hour.completed !== 1) {
+      throw new Error(`npx leaseq stats: ${JSON.stringify(stats)}`)
+    }
   } finally {
     await redis.stop()
   }
-  console.log('packed packages: installed without scripts, addon from leaseq-linux-x64-gnu, working')
+  console.log('packed packages: installed without scripts, addon from leaseq-linux-x64-gnu, working; npx leaseq too')
 }
 
 main().catch((err) => {

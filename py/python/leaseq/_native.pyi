@@ -40,6 +40,7 @@ __all__ = [
     "Stats",
     "_error_class",
     "_shutdown",
+    "cli_main",
 ]
 
 FOREVER: float
@@ -527,3 +528,4 @@ class AsyncQueue:
 
 def _error_class(code: str) -> type: ...
 def _shutdown() -> None: ...
+def cli_main(argv: list[str]) -> int: ...

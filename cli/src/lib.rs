@@ -1,0 +1,143 @@
+//! The `leaseq` command as a library (`run`), so that the Python and Node packages carry it too:
+//! see and steer leaseq queues from a shell, a web dashboard, or Prometheus.
+
+mod args;
+mod commands;
+mod connect;
+mod dashboard;
+mod fail;
+mod metrics;
+mod output;
+mod view;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use clap::Parser;
+
+use args::{Cli, Command, DeadCommand};
+use commands::{check, clean, dead, inspect, items, workers};
+use fail::{Fail, Outcome};
+
+/// Runs the `leaseq` command with `args` (the program name first, as in `std::env::args_os`) and
+/// returns its exit code: what `main` does, and what the Python and Node packages call so that
+/// `leaseq` comes with each of them. It builds its own tokio runtime, so it must not be called
+/// from inside one.
+pub fn run<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let code = match Cli::try_parse_from(args) {
+        Ok(cli) => {
+            // A second call in one process (a binding's tests) keeps the first subscriber.
+            let _ = tracing_subscriber::fmt()
+                .with_env_filter(
+                    tracing_subscriber::EnvFilter::try_from_env("LEASEQ_LOG")
+                        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                )
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+                .try_init();
+            let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+            match runtime.block_on(execute(cli)) {
+                Ok(()) => 0,
+                Err(fail) => {
+                    eprintln!("leaseq: {fail}");
+                    fail.exit_code()
+                }
+            }
+        }
+        // --help and --version print and end with 0; usage errors with 2.
+        Err(error) => {
+            let _ = error.print();
+            error.exit_code()
+        }
+    };
+    // Inside Python or Node no Rust `main` returns to flush stdout.
+    let _ = std::io::stdout().flush();
+    code
+}
+
+async fn execute(cli: Cli) -> Outcome {
+    // Serving validates its listen address and token before connecting.
+    match &cli.command {
+        Command::Dashboard(serve) => dashboard::check_exposure(serve)?,
+        Command::Metrics(serve) => dashboard::check_exposure(serve)?,
+        _ => {}
+    }
+    let client = connect::connect(&cli.conn).await?;
+    match cli.command {
+        Command::Queues {
+            starting_with,
+            json,
+        } => inspect::queues(&client, &starting_with, json.json).await,
+        Command::Stats { queue, watch, json } => {
+            inspect::stats(&client, queue.as_deref(), watch, json.json).await
+        }
+        Command::Ls {
+            queue,
+            state,
+            limit,
+            start,
+            json,
+        } => {
+            inspect::ls(
+                &client,
+                &queue.queue,
+                state.state(),
+                start,
+                limit.into(),
+                json.json,
+            )
+            .await
+        }
+        Command::Get { queue, id, json } => {
+            inspect::get(&client, &queue.queue, &id, json.json).await
+        }
+        Command::Add(args) => items::add(&client, &args).await,
+        Command::Cancel { queue, id, json } => {
+            items::cancel(&client, &queue.queue, &id, json.json).await
+        }
+        Command::Dead { command } => match command {
+            DeadCommand::Ls { queue, limit, json } => {
+                inspect::ls(
+                    &client,
+                    &queue.queue,
+                    leaseq::State::Dead,
+                    0,
+                    limit.into(),
+                    json.json,
+                )
+                .await
+            }
+            DeadCommand::Requeue {
+                queue,
+                ids,
+                oldest,
+                all,
+                json,
+            } => dead::requeue(&client, &queue.queue, &ids, oldest, all, json.json).await,
+            DeadCommand::Purge {
+                queue,
+                oldest,
+                all: _,
+                json,
+            } => dead::purge(&client, &queue.queue, oldest, json.json).await,
+        },
+        Command::Workers { queue, json } => {
+            workers::workers(&client, &queue.queue, json.json).await
+        }
+        Command::Clean {
+            queue,
+            every,
+            deep_every,
+            once,
+            deep,
+        } => clean::clean(&client, &queue.queue, every, deep_every, once, deep).await,
+        Command::Check { queue, json } => check::check(&client, &queue.queue, json.json).await,
+        Command::Dashboard(serve) => dashboard::serve(client, serve, true).await,
+        Command::Metrics(serve) => dashboard::serve(client, serve, false).await,
+    }
+    .map_err(|f: Fail| f)
+}
