@@ -40,13 +40,17 @@ where
                 .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
                 .try_init();
             let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-            match runtime.block_on(execute(cli)) {
+            let code = match runtime.block_on(execute(cli)) {
                 Ok(()) => 0,
                 Err(fail) => {
                     eprintln!("leaseq: {fail}");
                     fail.exit_code()
                 }
-            }
+            };
+            // Inside Python or Node the process goes on: do not wait for tasks the command left
+            // (a connection's, a signal listener's); waiting could hang the host after a signal.
+            runtime.shutdown_background();
+            code
         }
         // --help and --version print and end with 0; usage errors with 2.
         Err(error) => {
