@@ -66,20 +66,28 @@ async fn pass(q: &leaseq::Queue, deep: bool) -> Outcome {
     Ok(())
 }
 
-/// Resolves with the name of the first of SIGINT and SIGTERM to arrive.
-pub async fn shutdown_signal() -> &'static str {
+/// Resolves with the name of the first of SIGINT and SIGTERM to arrive. The handlers are
+/// installed when this is called, not when the future is first polled, so that a signal sent
+/// right after the command logs its first pass is never met by the default action (death).
+pub fn shutdown_signal() -> impl std::future::Future<Output = &'static str> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        let mut term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => "SIGINT",
-            _ = term.recv() => "SIGTERM",
+        let term = signal(SignalKind::terminate()).expect("a SIGTERM handler");
+        let int = signal(SignalKind::interrupt()).expect("a SIGINT handler");
+        async move {
+            let (mut term, mut int) = (term, int);
+            tokio::select! {
+                _ = int.recv() => "SIGINT",
+                _ = term.recv() => "SIGTERM",
+            }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
-        "Ctrl-C"
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        }
     }
 }

@@ -115,11 +115,13 @@ pub async fn serve(client: leaseq::Client, args: ServeArgs, ui: bool) -> Outcome
         .map_err(|e| Fail::Usage(format!("--listen: {e}")))?;
     let what = if ui { "dashboard" } else { "metrics" };
     let path = if ui { "" } else { "metrics" };
+    // Installed before the address is printed: a signal sent once it shows stops gracefully.
+    let stop = shutdown_signal();
     println!("leaseq {what} on http://{addr}/{path}");
     tracing::info!(%addr, what, "listening");
     axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let signal = shutdown_signal().await;
+        .with_graceful_shutdown(async move {
+            let signal = stop.await;
             tracing::info!(signal, "stopping");
         })
         .await
