@@ -30,9 +30,12 @@ pub(crate) struct QueueKeys {
     pub lease_count: String,
     /// `<prefix>:cleaning`, redis-work-queue's cleaner journal (read and emptied by deep clean)
     pub cleaning: String,
-    /// `<prefix>:workers`: reserved for the runner registry (spec/PROTOCOL.md, 2.1); no
-    /// version writes it yet
+    /// `<prefix>:workers`: the runner registry, runner id -> expiry (spec/PROTOCOL.md, 13.2)
     pub workers: String,
+    /// `<prefix>:worker:` (a family: append a runner id): a runner's JSON description
+    pub worker_family: String,
+    /// `<prefix>:lock:housekeeping`: the id of the runner doing the queue's housekeeping
+    pub housekeeping_lock: String,
     /// Every script's keys, in protocol order (spec/PROTOCOL.md, 4.2).
     script_keys: [String; 16],
 }
@@ -87,6 +90,8 @@ impl QueueKeys {
             lease_count: key("lease_count"),
             cleaning: key("cleaning"),
             workers: key("workers"),
+            worker_family: key("worker:"),
+            housekeeping_lock: key("lock:housekeeping"),
             script_keys,
         })
     }

@@ -41,6 +41,7 @@ mod reply;
 pub mod runtime;
 mod scripts;
 mod server;
+pub mod worker;
 
 pub use client::Client;
 pub use error::{Cause, Error, ErrorCode, Result};
@@ -48,7 +49,7 @@ pub use item::{validate_id, Item, MAX_DATA_LEN, MAX_ID_LEN};
 pub use job::{Entry, FailOutcome, Job, JobResult, Minute, State, Stats};
 pub use keys::MAX_PREFIX_LEN;
 pub use lease::{Lease, RenewOutcome, Wait, MAX_TTL};
-pub use ops::{CleanReport, Completion, QueueConfig};
+pub use ops::{CleanReport, Completion, QueueConfig, RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};
 pub use policy::{Backoff, Retry};
 pub use queue::Queue;
 pub use server::{key_slot, ServerReport, MIN_REDIS_VERSION};

@@ -155,6 +155,9 @@ functions! {
     COMPLETE_AND_LEASE_BATCH => "complete_and_lease_batch",
     RENEW_BATCH => "renew_batch",
     FAIL_BATCH => "fail_batch",
+    RUNNER_BEAT => "runner_beat",
+    RUNNER_LEAVE => "runner_leave",
+    RUNNER_LIST => "runner_list",
 }
 
 /// One call of a function: `FCALL <name> <numkeys> <keys...> <args...>`.

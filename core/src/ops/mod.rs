@@ -14,3 +14,4 @@ mod workers;
 pub use clean::CleanReport;
 pub use config::QueueConfig;
 pub use finish::Completion;
+pub use workers::{RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};

@@ -1,0 +1,489 @@
+//! The loop of spec/PROTOCOL.md 13.1: leasing for free slots, running handlers, finishing in
+//! batches, renewing in one round trip per tick, and the graceful shutdown.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+
+use super::event::{Counters, Event, EventSink, Report};
+use super::housekeeping;
+use super::job::{Handler, Job, JobError, Outcome};
+use super::options::{Settings, ShutdownAction};
+use super::shutdown::WorkerHandle;
+use crate::error::{Error, Result};
+use crate::job::FailOutcome;
+use crate::lease::{RenewOutcome, Wait};
+use crate::policy::{Retry, MAX_PAGE};
+use crate::queue::Queue;
+
+/// Pause after a failed step: doubles from the first to the last, with jitter.
+const PAUSE_MIN: Duration = Duration::from_millis(100);
+const PAUSE_MAX: Duration = Duration::from_secs(5);
+
+/// A job whose handler runs: what the renewer renews and a shutdown releases.
+struct Running {
+    job: Job,
+    task: Option<tokio::task::AbortHandle>,
+}
+
+/// A handler's outcome on its way to Redis.
+struct Finished {
+    job: Job,
+    outcome: Outcome,
+}
+
+/// What every task of one runner shares.
+pub(crate) struct Shared {
+    pub queue: Queue,
+    pub settings: Settings,
+    pub handle: WorkerHandle,
+    pub id: String,
+    events: Option<EventSink>,
+    pub counters: Counters,
+    running: Mutex<HashMap<u64, Running>>,
+    next: AtomicU64,
+    /// One flag per step: set while the step is failing, so an outage is reported once.
+    failing: Mutex<HashMap<&'static str, bool>>,
+}
+
+impl Shared {
+    pub fn emit(&self, event: Event) {
+        self.counters.count(&event);
+        if let Some(sink) = &self.events {
+            sink(&event);
+        }
+    }
+
+    /// Reports `error` in `during` once per outage (every time for errors that are not
+    /// retryable).
+    pub fn failed(&self, during: &'static str, error: Error) {
+        let first = {
+            let mut failing = self.failing.lock().unwrap_or_else(|e| e.into_inner());
+            !std::mem::replace(failing.entry(during).or_default(), true)
+        };
+        if first || !error.is_retryable() {
+            tracing::warn!(runner = %self.id, during, %error, "leaseq runner: {during} failed; going on");
+            self.emit(Event::Error {
+                during,
+                error: Arc::new(error),
+            });
+        }
+    }
+
+    /// Notes that `during` works (again).
+    pub fn worked(&self, during: &'static str) {
+        let was = {
+            let mut failing = self.failing.lock().unwrap_or_else(|e| e.into_inner());
+            failing.insert(during, false).unwrap_or(false)
+        };
+        if was {
+            tracing::info!(runner = %self.id, during, "leaseq runner: {during} works again");
+            self.emit(Event::Recovered { during });
+        }
+    }
+
+    /// The ids of the running jobs (at most 1000), for the registry.
+    pub fn running_ids(&self) -> Vec<String> {
+        let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        running
+            .values()
+            .take(MAX_PAGE)
+            .map(|r| r.job.id().to_owned())
+            .collect()
+    }
+
+    fn lose(&self, job: &Job, why: Option<RenewOutcome>) {
+        if job.mark_lost(why) {
+            if let Some(why) = why {
+                self.emit(Event::LeaseLost {
+                    id: job.id().to_owned(),
+                    why,
+                });
+            }
+        }
+    }
+}
+
+/// A pause that grows while a step keeps failing.
+pub(crate) struct Backoff(Duration);
+
+impl Backoff {
+    pub fn new() -> Backoff {
+        Backoff(PAUSE_MIN)
+    }
+
+    pub fn reset(&mut self) {
+        self.0 = PAUSE_MIN;
+    }
+
+    /// Sleeps (cut short by a shutdown when `until_stop`), then doubles the pause.
+    pub async fn pause(&mut self, handle: &WorkerHandle, until_stop: bool) {
+        let jitter = 0.5 + crate::policy::unit_random();
+        let sleep = tokio::time::sleep(self.0.mul_f64(jitter));
+        if until_stop {
+            tokio::select! {
+                _ = sleep => {}
+                _ = handle.stopping() => {}
+            }
+        } else {
+            sleep.await;
+        }
+        self.0 = (self.0 * 2).min(PAUSE_MAX);
+    }
+}
+
+pub(crate) struct Engine {
+    shared: Arc<Shared>,
+    handler: Arc<dyn Handler>,
+    slots: Arc<Semaphore>,
+}
+
+impl Engine {
+    pub fn new(
+        queue: Queue,
+        handler: Arc<dyn Handler>,
+        settings: Settings,
+        events: Option<EventSink>,
+        handle: WorkerHandle,
+    ) -> Engine {
+        let slots = Arc::new(Semaphore::new(settings.concurrency));
+        Engine {
+            shared: Arc::new(Shared {
+                queue,
+                id: housekeeping::runner_id(),
+                settings,
+                handle,
+                events,
+                counters: Counters::default(),
+                running: Mutex::new(HashMap::new()),
+                next: AtomicU64::new(0),
+                failing: Mutex::new(HashMap::new()),
+            }),
+            handler,
+            slots,
+        }
+    }
+
+    pub async fn run(self) -> Report {
+        let shared = &self.shared;
+        let (done_tx, done_rx) = mpsc::unbounded_channel::<Finished>();
+        let finisher = tokio::spawn(finish_loop(shared.clone(), done_rx));
+        let stop_side = Arc::new(AtomicBool::new(false));
+        let renewer = tokio::spawn(renew_loop(shared.clone(), stop_side.clone()));
+        let beater = tokio::spawn(housekeeping::beat_loop(shared.clone(), stop_side.clone()));
+
+        self.lease_loop(&done_tx).await;
+        self.drain(&done_tx).await;
+
+        drop(done_tx);
+        let _ = finisher.await;
+        stop_side.store(true, Ordering::SeqCst);
+        renewer.abort();
+        let _ = beater.await;
+        shared.counters.report()
+    }
+
+    /// Leases for free slots until a shutdown begins.
+    async fn lease_loop(&self, done: &mpsc::UnboundedSender<Finished>) {
+        let shared = &self.shared;
+        let s = &shared.settings;
+        let mut backoff = Backoff::new();
+        while !shared.handle.is_stopping() {
+            let first = tokio::select! {
+                p = self.slots.clone().acquire_owned() => match p {
+                    Ok(p) => p,
+                    Err(_) => return,
+                },
+                _ = shared.handle.stopping() => return,
+            };
+            let mut permits = vec![first];
+            while permits.len() < s.concurrency {
+                match self.slots.clone().try_acquire_owned() {
+                    Ok(p) => permits.push(p),
+                    Err(_) => break,
+                }
+            }
+            let result = shared
+                .queue
+                .lease_batch(permits.len(), s.lease_ttl, Wait::Timeout(s.poll_interval))
+                .await;
+            match result {
+                Ok(leases) => {
+                    shared.worked("lease");
+                    backoff.reset();
+                    for lease in leases {
+                        let job = Job::new(shared.queue.clone(), lease);
+                        if shared.handle.is_stopping() {
+                            // Leased after the shutdown began: hand it straight back.
+                            let _ = done.send(Finished {
+                                job,
+                                outcome: Outcome::Release(None),
+                            });
+                            continue;
+                        }
+                        let permit = permits.pop().expect("one permit per lease");
+                        self.start(job, permit, done.clone());
+                    }
+                }
+                Err(Error::Closed) => {
+                    shared.handle.stop();
+                    return;
+                }
+                Err(e) => {
+                    drop(permits);
+                    shared.failed("lease", e);
+                    backoff.pause(&shared.handle, true).await;
+                }
+            }
+        }
+    }
+
+    fn start(&self, job: Job, permit: OwnedSemaphorePermit, done: mpsc::UnboundedSender<Finished>) {
+        let shared = self.shared.clone();
+        let seq = shared.next.fetch_add(1, Ordering::Relaxed);
+        let task = tokio::spawn(self.handler.call(job.clone()));
+        shared
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(
+                seq,
+                Running {
+                    job: job.clone(),
+                    task: Some(task.abort_handle()),
+                },
+            );
+        tokio::spawn(async move {
+            let outcome = match task.await {
+                Ok(outcome) => outcome,
+                Err(e) if e.is_panic() => {
+                    Outcome::Fail(JobError::new(panic_message(e.into_panic())).with_type("panic"))
+                }
+                // Aborted by a forced shutdown, which released the item already.
+                Err(_) => return,
+            };
+            let still_ours = shared
+                .running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&seq)
+                .is_some();
+            drop(permit);
+            if still_ours {
+                let _ = done.send(Finished { job, outcome });
+            }
+        });
+    }
+
+    /// After the lease loop: waits for running handlers up to the timeout (or a force), then
+    /// takes back what still runs.
+    async fn drain(&self, done: &mpsc::UnboundedSender<Finished>) {
+        let shared = &self.shared;
+        let all = shared.settings.concurrency as u32;
+        let finished = tokio::select! {
+            r = self.slots.acquire_many(all) => r.is_ok(),
+            _ = tokio::time::sleep(shared.settings.shutdown_timeout) => false,
+            _ = shared.handle.forced() => false,
+        };
+        if finished {
+            return;
+        }
+        let left: Vec<Running> = shared
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+            .map(|(_, r)| r)
+            .collect();
+        for mut running in left {
+            shared.lose(&running.job, None);
+            if let Some(task) = running.task.take() {
+                task.abort();
+            }
+            let outcome = match shared.settings.on_shutdown {
+                ShutdownAction::Fail => Outcome::Fail(
+                    JobError::new("the runner shut down before the job finished")
+                        .with_type("shutdown"),
+                ),
+                _ => Outcome::Release(None),
+            };
+            let _ = done.send(Finished {
+                job: running.job,
+                outcome,
+            });
+        }
+    }
+}
+
+fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into());
+    format!("the handler panicked: {text}")
+}
+
+/// Sends outcomes as they arrive; outcomes that arrive together go in one batch per kind.
+async fn finish_loop(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Finished>) {
+    let mut batch = Vec::new();
+    while rx.recv_many(&mut batch, MAX_PAGE).await > 0 {
+        let mut completes = Vec::new();
+        let mut fails = Vec::new();
+        let mut releases = Vec::new();
+        for f in batch.drain(..) {
+            match f.outcome {
+                Outcome::Complete(value) => completes.push((f.job, value)),
+                Outcome::Fail(err) => fails.push((f.job, err)),
+                Outcome::Release(delay) => releases.push((f.job, delay)),
+            }
+        }
+        if !completes.is_empty() {
+            send_completes(&shared, completes).await;
+        }
+        if !fails.is_empty() {
+            send_fails(&shared, fails).await;
+        }
+        for (job, delay) in releases {
+            send_release(&shared, job, delay).await;
+        }
+    }
+}
+
+/// Sends one finishing call, again after a pause while Redis refuses it without running it
+/// (`UNAVAILABLE`, `OUT_OF_MEMORY`): never after a lost reply (spec/PROTOCOL.md, 13.1).
+async fn finish_call<T, F, Fut>(shared: &Shared, mut call: F) -> Option<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let mut backoff = Backoff::new();
+    loop {
+        match call().await {
+            Ok(v) => {
+                shared.worked("finish");
+                return Some(v);
+            }
+            Err(e) => {
+                let resend = matches!(e, Error::Unavailable(_) | Error::OutOfMemory(_));
+                shared.failed("finish", e);
+                if !resend {
+                    return None;
+                }
+                backoff.pause(&shared.handle, false).await;
+            }
+        }
+    }
+}
+
+async fn send_completes(shared: &Shared, completes: Vec<(Job, Option<Vec<u8>>)>) {
+    let s = &shared.settings;
+    let keep = s.keep_results;
+    let items: Vec<crate::ops::Completion<'_>> = completes
+        .iter()
+        .map(|(job, value)| {
+            let result = match value {
+                Some(v) if keep => Some((v.as_slice(), s.keep_result_for)),
+                _ => None,
+            };
+            (job.lease(), result)
+        })
+        .collect();
+    let Some(done) = finish_call(shared, || shared.queue.complete_batch(&items)).await else {
+        return;
+    };
+    for ((job, _), completed) in completes.iter().zip(done) {
+        if completed {
+            shared.emit(Event::Completed {
+                id: job.id().to_owned(),
+                attempt: job.attempt(),
+            });
+        } else {
+            lost_at_finish(shared, job);
+        }
+    }
+}
+
+/// A finish found the lease no longer held (the reply does not say why: reported as expired),
+/// unless a renew reported it lost already.
+fn lost_at_finish(shared: &Shared, job: &Job) {
+    shared.lose(job, Some(RenewOutcome::Expired));
+}
+
+async fn send_fails(shared: &Shared, fails: Vec<(Job, JobError)>) {
+    let items: Vec<(&crate::Lease, &str, &str, Retry)> = fails
+        .iter()
+        .map(|(job, e)| {
+            (
+                job.lease(),
+                e.message.as_str(),
+                e.error_type.as_str(),
+                e.retry,
+            )
+        })
+        .collect();
+    let Some(outcomes) = finish_call(shared, || shared.queue.fail_batch(&items)).await else {
+        return;
+    };
+    for ((job, err), outcome) in fails.iter().zip(outcomes) {
+        let (id, attempt, error) = (job.id().to_owned(), job.attempt(), err.message.clone());
+        match outcome {
+            FailOutcome::Retrying(retry_in) => shared.emit(Event::Retrying {
+                id,
+                attempt,
+                error,
+                retry_in,
+            }),
+            FailOutcome::Dead => shared.emit(Event::Dead { id, attempt, error }),
+            FailOutcome::NotHeld(why) => shared.lose(job, Some(why)),
+        }
+    }
+}
+
+async fn send_release(shared: &Shared, job: Job, delay: Option<Duration>) {
+    if let Some(released) = finish_call(shared, || shared.queue.release(job.lease(), delay)).await {
+        if released {
+            shared.emit(Event::Released {
+                id: job.id().to_owned(),
+            });
+        } else {
+            lost_at_finish(shared, &job);
+        }
+    }
+}
+
+/// Renews every running job's lease, in one round trip per 1000, every `renew_every`.
+async fn renew_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
+    let s = &shared.settings;
+    let mut tick = tokio::time::interval(s.renew_every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await;
+    while !stop.load(Ordering::SeqCst) {
+        tick.tick().await;
+        let jobs: Vec<Job> = {
+            let running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
+            running
+                .values()
+                .filter(|r| !r.job.is_lost())
+                .map(|r| r.job.clone())
+                .collect()
+        };
+        for chunk in jobs.chunks(MAX_PAGE) {
+            let leases: Vec<&crate::Lease> = chunk.iter().map(|j| j.lease()).collect();
+            match shared.queue.renew_batch(&leases, s.lease_ttl).await {
+                Ok(outcomes) => {
+                    shared.worked("renew");
+                    for (job, outcome) in chunk.iter().zip(outcomes) {
+                        if outcome != RenewOutcome::Renewed {
+                            shared.lose(job, Some(outcome));
+                        }
+                    }
+                }
+                Err(e) => shared.failed("renew", e),
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! The runner's beat (spec/PROTOCOL.md, 13.2): its registration, the housekeeping lock, and the
+//! light and deep cleans it runs while it holds the lock.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use super::engine::{Backoff, Shared};
+
+/// A fresh runner id: host, process id and a random part.
+pub(crate) fn runner_id() -> String {
+    let random = uuid::Uuid::new_v4().simple().to_string();
+    format!("{}:{}:{}", host(), std::process::id(), &random[..8])
+}
+
+/// This machine's name, or `unknown`.
+fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn info(shared: &Shared, started_ms: u64) -> Vec<u8> {
+    let s = &shared.settings;
+    let r = shared.counters.report();
+    serde_json::json!({
+        "id": shared.id,
+        "queue": shared.queue.prefix(),
+        "host": host(),
+        "pid": std::process::id(),
+        "language": s.language,
+        "version": env!("CARGO_PKG_VERSION"),
+        "concurrency": s.concurrency,
+        "started": started_ms,
+        "running": shared.running_ids(),
+        "completed": r.completed,
+        "failed": r.retried,
+        "dead": r.dead,
+        "lost": r.lost,
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// Beats until `stop`, then leaves the registry (and the lock). Cleans while holding the lock;
+/// a clean runs on a task of its own so that beats go on during a long one.
+pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
+    let s = shared.settings.clone();
+    if !s.register && !s.housekeeping {
+        return;
+    }
+    let started_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let period = s.heartbeat.min(s.housekeeping_every);
+    let ttl = s.heartbeat * 3;
+    let mut tick = tokio::time::interval(period);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last_light: Option<Instant> = None;
+    let mut last_deep: Option<Instant> = None;
+    let mut cleaning: Option<tokio::task::JoinHandle<()>> = None;
+    let mut backoff = Backoff::new();
+    while !stop.load(Ordering::SeqCst) {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = wait_flag(&stop) => break,
+        }
+        let beat = shared
+            .queue
+            .runner_beat(
+                &shared.id,
+                &info(&shared, started_ms),
+                ttl,
+                s.housekeeping,
+                ttl,
+            )
+            .await;
+        let holds = match beat {
+            Ok(holds) => {
+                shared.worked("beat");
+                backoff.reset();
+                holds
+            }
+            Err(e) => {
+                shared.failed("beat", e);
+                continue;
+            }
+        };
+        let idle = cleaning.as_ref().is_none_or(|c| c.is_finished());
+        if !(holds && idle) {
+            continue;
+        }
+        let due =
+            |last: Option<Instant>, every: Duration| last.is_none_or(|l| l.elapsed() >= every);
+        let deep = s
+            .deep_clean_every
+            .is_some_and(|every| due(last_deep, every));
+        if deep || due(last_light, s.housekeeping_every) {
+            last_light = Some(Instant::now());
+            if deep {
+                last_deep = last_light;
+            }
+            let shared = shared.clone();
+            cleaning = Some(tokio::spawn(async move {
+                let result = if deep {
+                    shared.queue.deep_clean().await
+                } else {
+                    shared.queue.light_clean().await
+                };
+                match result {
+                    Ok(report) => {
+                        shared.worked("clean");
+                        tracing::debug!(runner = %shared.id, deep, ?report, "leaseq runner: cleaned");
+                    }
+                    Err(e) => shared.failed("clean", e),
+                }
+            }));
+        }
+    }
+    if let Some(c) = cleaning {
+        c.abort();
+    }
+    if s.register || s.housekeeping {
+        if let Err(e) = shared.queue.runner_leave(&shared.id).await {
+            shared.failed("beat", e);
+        }
+    }
+}
+
+/// Resolves once `flag` is set (checked every 20 ms).
+async fn wait_flag(flag: &AtomicBool) {
+    while !flag.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

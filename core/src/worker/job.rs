@@ -1,0 +1,253 @@
+//! What a handler receives (a [`Job`]) and what it returns (an [`Outcome`]).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::Result;
+use crate::lease::{Lease, RenewOutcome};
+use crate::policy::Retry;
+use crate::queue::Queue;
+
+/// A leased item handed to a handler by a [`crate::worker::Worker`]. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Job {
+    inner: Arc<JobInner>,
+}
+
+#[derive(Debug)]
+struct JobInner {
+    lease: Lease,
+    queue: Queue,
+    lost: CancellationToken,
+    why_lost: std::sync::Mutex<Option<RenewOutcome>>,
+}
+
+impl Job {
+    pub(crate) fn new(queue: Queue, lease: Lease) -> Job {
+        Job {
+            inner: Arc::new(JobInner {
+                lease,
+                queue,
+                lost: CancellationToken::new(),
+                why_lost: std::sync::Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The item's id.
+    pub fn id(&self) -> &str {
+        self.inner.lease.id()
+    }
+
+    /// The item's id as Redis holds it (differs from [`Job::id`] only for ids that are not
+    /// UTF-8).
+    pub fn id_bytes(&self) -> &[u8] {
+        self.inner.lease.id_bytes()
+    }
+
+    /// The item's data.
+    pub fn data(&self) -> &[u8] {
+        self.inner.lease.data()
+    }
+
+    /// The data parsed as JSON.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T> {
+        self.inner.lease.json()
+    }
+
+    /// Which attempt this is (1 for the first).
+    pub fn attempt(&self) -> u64 {
+        self.inner.lease.attempt()
+    }
+
+    /// The item's attempt limit (0: unlimited).
+    pub fn max_attempts(&self) -> u32 {
+        self.inner.lease.max_attempts()
+    }
+
+    /// The lease the runner holds for this job; the runner renews, completes or fails it.
+    pub fn lease(&self) -> &Lease {
+        &self.inner.lease
+    }
+
+    /// The queue the job came from.
+    pub fn queue(&self) -> &Queue {
+        &self.inner.queue
+    }
+
+    /// Stores a small progress value on the item (at most 64 KiB), shown by `get`; false once
+    /// the lease is lost.
+    pub async fn progress(&self, value: &[u8]) -> Result<bool> {
+        self.inner.queue.progress(&self.inner.lease, value).await
+    }
+
+    /// Whether the runner learned that this job's lease is gone: it expired and another worker
+    /// may run the item, or it was cancelled or completed elsewhere, or the runner is shutting
+    /// down past its timeout. The handler should stop; its outcome changes nothing unless it
+    /// completes an item nobody else completed.
+    pub fn is_lost(&self) -> bool {
+        self.inner.lost.is_cancelled()
+    }
+
+    /// Resolves when the lease is lost (see [`Job::is_lost`]).
+    pub async fn lost(&self) {
+        self.inner.lost.cancelled().await
+    }
+
+    /// Why the lease was lost; `None` while it is held, and when a shutdown took it.
+    pub fn lost_because(&self) -> Option<RenewOutcome> {
+        *self
+            .inner
+            .why_lost
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The token cancelled when the lease is lost, for `select!` or child tokens.
+    pub fn lost_token(&self) -> CancellationToken {
+        self.inner.lost.clone()
+    }
+
+    /// Marks the lease lost (idempotent); `why` is `None` for a shutdown.
+    pub(crate) fn mark_lost(&self, why: Option<RenewOutcome>) -> bool {
+        if self.inner.lost.is_cancelled() {
+            return false;
+        }
+        *self
+            .inner
+            .why_lost
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = why;
+        self.inner.lost.cancel();
+        true
+    }
+}
+
+/// What became of a job, as its handler says.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// Done; the value is kept as the job's result when the runner keeps results.
+    Complete(Option<Vec<u8>>),
+    /// It failed: retried with the queue's backoff (or the error's delay), or dead when out of
+    /// attempts or unrecoverable.
+    Fail(JobError),
+    /// Hand it back untouched (no attempt counted), to wait again now or after the delay.
+    Release(Option<Duration>),
+}
+
+/// A handler's failure: a message, a type that groups failures (an exception class, say) and
+/// whether to retry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobError {
+    /// The message stored with the item (at most 4096 bytes are kept).
+    pub message: String,
+    /// A name for the kind of failure; may be empty.
+    pub error_type: String,
+    /// How to retry: the queue's backoff by default, [`Retry::Never`] for unrecoverable.
+    pub retry: Retry,
+}
+
+impl JobError {
+    /// A failure retried with the queue's backoff.
+    pub fn new(message: impl Into<String>) -> JobError {
+        JobError {
+            message: message.into(),
+            error_type: String::new(),
+            retry: Retry::Default,
+        }
+    }
+
+    /// A failure that sends the job straight to the dead letters.
+    pub fn unrecoverable(message: impl Into<String>) -> JobError {
+        JobError {
+            retry: Retry::Never,
+            ..JobError::new(message)
+        }
+    }
+
+    /// Sets the failure's type name.
+    pub fn with_type(mut self, error_type: impl Into<String>) -> JobError {
+        self.error_type = error_type.into();
+        self
+    }
+
+    /// Retries after `delay` instead of the backoff (while attempts are left).
+    pub fn retry_after(mut self, delay: Duration) -> JobError {
+        self.retry = Retry::After(delay);
+        self
+    }
+}
+
+impl<E: std::error::Error> From<E> for JobError {
+    fn from(err: E) -> JobError {
+        let name = std::any::type_name::<E>();
+        JobError::new(err.to_string()).with_type(name.rsplit("::").next().unwrap_or(name))
+    }
+}
+
+/// A handler's success value, kept as the job's result when it is not empty.
+pub trait IntoResultValue {
+    /// The bytes to keep, or `None` to keep nothing.
+    fn into_result_value(self) -> Option<Vec<u8>>;
+}
+
+impl IntoResultValue for () {
+    fn into_result_value(self) -> Option<Vec<u8>> {
+        None
+    }
+}
+
+impl IntoResultValue for Vec<u8> {
+    fn into_result_value(self) -> Option<Vec<u8>> {
+        Some(self)
+    }
+}
+
+impl IntoResultValue for String {
+    fn into_result_value(self) -> Option<Vec<u8>> {
+        Some(self.into_bytes())
+    }
+}
+
+impl IntoResultValue for Option<Vec<u8>> {
+    fn into_result_value(self) -> Option<Vec<u8>> {
+        self
+    }
+}
+
+impl<T: IntoResultValue, E: Into<JobError>> From<std::result::Result<T, E>> for Outcome {
+    fn from(r: std::result::Result<T, E>) -> Outcome {
+        match r {
+            Ok(v) => Outcome::Complete(v.into_result_value()),
+            Err(e) => Outcome::Fail(e.into()),
+        }
+    }
+}
+
+/// A boxed handler future.
+pub type HandlerFuture = Pin<Box<dyn Future<Output = Outcome> + Send + 'static>>;
+
+/// Runs one job. Implemented for every `Fn(Job) -> impl Future<Output = R>` where `R` is an
+/// [`Outcome`] or a `Result<T, E>` (`T`: `()`, bytes or a string; `E` into [`JobError`]).
+pub trait Handler: Send + Sync + 'static {
+    /// Starts the job; the future's output is its outcome.
+    fn call(&self, job: Job) -> HandlerFuture;
+}
+
+impl<F, Fut, R> Handler for F
+where
+    F: Fn(Job) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: Into<Outcome>,
+{
+    fn call(&self, job: Job) -> HandlerFuture {
+        let fut = self(job);
+        Box::pin(async move { fut.await.into() })
+    }
+}

@@ -1,0 +1,141 @@
+//! The runner engine (spec/PROTOCOL.md, 13): leases for free slots in batches, runs a handler
+//! per job, renews every held lease in one round trip per tick, tells a handler when its lease
+//! is lost, completes or fails in batches, rides through Redis outages, shuts down gracefully,
+//! registers itself, and does the queue's housekeeping under a lock so that no cleaner process
+//! is needed. Every binding's `Worker` is this engine with the language's handler plugged in.
+//!
+//! ```no_run
+//! # async fn demo() -> leaseq::Result<()> {
+//! use leaseq::worker::{Job, JobError, Worker};
+//!
+//! let client = leaseq::Client::connect("redis://127.0.0.1:6379").await?;
+//! let queue = client.queue("{emails}")?;
+//! let report = Worker::new(queue, |job: Job| async move {
+//!     let to: String = job.json()?;
+//!     if to.is_empty() {
+//!         return Err(JobError::unrecoverable("no address"));
+//!     }
+//!     Ok(())
+//! })
+//! .concurrency(8)
+//! .run() // until SIGINT or SIGTERM; a second one forces
+//! .await?;
+//! println!("{} completed", report.completed);
+//! # Ok(()) }
+//! ```
+
+mod engine;
+mod event;
+mod housekeeping;
+mod job;
+mod options;
+mod shutdown;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use event::{Event, EventSink, Report};
+pub use job::{Handler, HandlerFuture, IntoResultValue, Job, JobError, Outcome};
+pub use options::{ShutdownAction, WorkerOptions, DEFAULT_LEASE_TTL, DEFAULT_SHUTDOWN_TIMEOUT};
+pub use shutdown::WorkerHandle;
+
+use crate::error::Result;
+use crate::queue::Queue;
+
+/// A runner: a queue, a handler and settings. Build it, then [`Worker::run`] or
+/// [`Worker::run_until`].
+pub struct Worker {
+    queue: Queue,
+    handler: Arc<dyn Handler>,
+    options: WorkerOptions,
+    events: Option<EventSink>,
+    handle: WorkerHandle,
+}
+
+macro_rules! setter {
+    ($(#[$doc:meta])* $name:ident: $ty:ty) => {
+        $(#[$doc])*
+        pub fn $name(mut self, value: $ty) -> Worker {
+            self.options.$name = Some(value);
+            self
+        }
+    };
+}
+
+impl Worker {
+    /// A runner of `handler` over `queue`, with default settings.
+    pub fn new(queue: Queue, handler: impl Handler) -> Worker {
+        Worker {
+            queue,
+            handler: Arc::new(handler),
+            options: WorkerOptions::default(),
+            events: None,
+            handle: WorkerHandle::new(),
+        }
+    }
+
+    /// Replaces every setting.
+    pub fn options(mut self, options: WorkerOptions) -> Worker {
+        self.options = options;
+        self
+    }
+
+    setter!(
+        /// Handlers running at once (1 to 1000; default 1).
+        concurrency: usize
+    );
+    setter!(
+        /// Each lease's time to live (default 30 s); renewed while the handler runs.
+        lease_ttl: Duration
+    );
+    setter!(
+        /// Keep handlers' return values as results (default true).
+        keep_results: bool
+    );
+    setter!(
+        /// How long a shutdown waits for running handlers (default 30 s).
+        shutdown_timeout: Duration
+    );
+
+    /// Calls `sink` with every [`Event`] (on the runtime's threads: keep it quick).
+    pub fn on_event(mut self, sink: impl Fn(&Event) + Send + Sync + 'static) -> Worker {
+        self.events = Some(Arc::new(sink));
+        self
+    }
+
+    /// A handle to stop the runner from elsewhere.
+    pub fn handle(&self) -> WorkerHandle {
+        self.handle.clone()
+    }
+
+    /// Runs until SIGINT or SIGTERM (then shuts down gracefully; a second signal forces), or
+    /// until [`WorkerHandle::stop`]. Unix signals only; elsewhere, Ctrl-C.
+    pub async fn run(self) -> Result<Report> {
+        let handle = self.handle.clone();
+        let signals = shutdown::on_signals(handle);
+        self.run_until(signals).await
+    }
+
+    /// Runs until `shutdown` resolves or [`WorkerHandle::stop`] is called, then shuts down
+    /// gracefully (a [`WorkerHandle::force`] during it cuts the wait short). Returns what the
+    /// runner did. Errors only for bad settings; Redis errors are reported as events and ridden
+    /// through.
+    pub async fn run_until(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<Report> {
+        let settings = self.options.settle()?;
+        let handle = self.handle.clone();
+        let watcher = tokio::spawn(async move {
+            shutdown.await;
+            handle.stop();
+        });
+        let report =
+            engine::Engine::new(self.queue, self.handler, settings, self.events, self.handle)
+                .run()
+                .await;
+        watcher.abort();
+        Ok(report)
+    }
+}

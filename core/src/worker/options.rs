@@ -1,0 +1,226 @@
+//! A runner's settings, their defaults and their bounds: decided here once for every binding.
+
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::lease::MAX_TTL;
+use crate::policy::MAX_PAGE;
+
+/// What a runner does with the jobs still running when its shutdown timeout passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ShutdownAction {
+    /// Release them: they wait again at once, without counting a failure (the default).
+    #[default]
+    Release,
+    /// Fail them (counts an attempt; retried with the queue's backoff or dead).
+    Fail,
+}
+
+/// A runner's settings. Every field has a default; the setters take `Option` so that a binding
+/// passes what its user gave and leaves the rest to the core.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct WorkerOptions {
+    /// Handlers running at once (1 to 1000; default 1).
+    pub concurrency: Option<usize>,
+    /// Each lease's time to live (default 30 s); renewed while the handler runs.
+    pub lease_ttl: Option<Duration>,
+    /// How often held leases are renewed, all in one round trip (default `lease_ttl / 3`).
+    pub renew_every: Option<Duration>,
+    /// Keep a handler's return value as the job's result (default true; nothing is kept for a
+    /// handler that returns nothing).
+    pub keep_results: Option<bool>,
+    /// How long kept results live (default: the item's, else the queue's setting).
+    pub keep_result_for: Option<Duration>,
+    /// How long a shutdown waits for running handlers (default 30 s).
+    pub shutdown_timeout: Option<Duration>,
+    /// What happens to handlers still running after `shutdown_timeout` (default release).
+    pub on_shutdown: Option<ShutdownAction>,
+    /// The longest single server-side wait for work; a shutdown is noticed within it (default
+    /// 1 s, 10 ms to 60 s).
+    pub poll_interval: Option<Duration>,
+    /// Registration beat (default 5 s); the registration lives three beats.
+    pub heartbeat: Option<Duration>,
+    /// Whether this runner takes part in the queue's housekeeping (default true).
+    pub housekeeping: Option<bool>,
+    /// Light clean period while this runner holds the housekeeping lock (default 5 s).
+    pub housekeeping_every: Option<Duration>,
+    /// Deep clean period while it holds the lock (default one hour; zero turns it off).
+    pub deep_clean_every: Option<Duration>,
+    /// Whether to register in the queue's runner registry (default true).
+    pub register: Option<bool>,
+    /// The language shown in the registry (set by each binding; default `rust`).
+    pub language: Option<String>,
+}
+
+/// The settings with every default applied and every bound checked.
+#[derive(Debug, Clone)]
+pub(crate) struct Settings {
+    pub concurrency: usize,
+    pub lease_ttl: Duration,
+    pub renew_every: Duration,
+    pub keep_results: bool,
+    pub keep_result_for: Option<Duration>,
+    pub shutdown_timeout: Duration,
+    pub on_shutdown: ShutdownAction,
+    pub poll_interval: Duration,
+    pub heartbeat: Duration,
+    pub housekeeping: bool,
+    pub housekeeping_every: Duration,
+    pub deep_clean_every: Option<Duration>,
+    pub register: bool,
+    pub language: String,
+}
+
+/// The default lease time to live of a runner.
+pub const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(30);
+/// The default shutdown timeout.
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn within(argument: &'static str, d: Duration, min: Duration, max: Duration) -> Result<Duration> {
+    if d < min || d > max {
+        return Err(Error::invalid(
+            argument,
+            format!("must be between {min:?} and {max:?}, got {d:?}"),
+        ));
+    }
+    Ok(d)
+}
+
+impl WorkerOptions {
+    /// Default settings.
+    pub fn new() -> WorkerOptions {
+        WorkerOptions::default()
+    }
+
+    /// Applies the defaults and checks every bound; the error names the setting.
+    pub(crate) fn settle(&self) -> Result<Settings> {
+        let ms = Duration::from_millis;
+        let day = Duration::from_secs(86_400);
+        let concurrency = self.concurrency.unwrap_or(1);
+        if concurrency == 0 || concurrency > MAX_PAGE {
+            return Err(Error::invalid(
+                "concurrency",
+                format!("must be 1 to {MAX_PAGE}, got {concurrency}"),
+            ));
+        }
+        let lease_ttl = within(
+            "lease_ttl",
+            self.lease_ttl.unwrap_or(DEFAULT_LEASE_TTL),
+            ms(100),
+            MAX_TTL,
+        )?;
+        let renew_every = match self.renew_every {
+            Some(d) if d >= lease_ttl => {
+                return Err(Error::invalid(
+                    "renew_every",
+                    format!("must be shorter than lease_ttl ({lease_ttl:?}), got {d:?}"),
+                ))
+            }
+            Some(d) => within("renew_every", d, ms(10), lease_ttl)?,
+            None => lease_ttl / 3,
+        };
+        if let Some(keep) = self.keep_result_for {
+            within(
+                "keep_result_for",
+                keep,
+                ms(1),
+                Duration::from_secs(315_360_000),
+            )?;
+        }
+        let heartbeat = within("heartbeat", self.heartbeat.unwrap_or(ms(5000)), ms(50), day)?;
+        let housekeeping_every = within(
+            "housekeeping_every",
+            self.housekeeping_every.unwrap_or(ms(5000)),
+            ms(50),
+            day,
+        )?;
+        let deep_clean_every = match self.deep_clean_every {
+            Some(d) if d.is_zero() => None,
+            Some(d) => Some(within("deep_clean_every", d, ms(1000), 30 * day)?),
+            None => Some(Duration::from_secs(3600)),
+        };
+        let language = self.language.clone().unwrap_or_else(|| "rust".into());
+        if language.is_empty() || language.len() > 32 {
+            return Err(Error::invalid("language", "must be 1 to 32 bytes"));
+        }
+        Ok(Settings {
+            concurrency,
+            lease_ttl,
+            renew_every,
+            keep_results: self.keep_results.unwrap_or(true),
+            keep_result_for: self.keep_result_for,
+            shutdown_timeout: within(
+                "shutdown_timeout",
+                self.shutdown_timeout.unwrap_or(DEFAULT_SHUTDOWN_TIMEOUT),
+                Duration::ZERO,
+                day,
+            )?,
+            on_shutdown: self.on_shutdown.unwrap_or_default(),
+            poll_interval: within(
+                "poll_interval",
+                self.poll_interval.unwrap_or(ms(1000)),
+                ms(10),
+                Duration::from_secs(60),
+            )?,
+            heartbeat,
+            housekeeping: self.housekeeping.unwrap_or(true),
+            housekeeping_every,
+            deep_clean_every,
+            register: self.register.unwrap_or(true),
+            language,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_settled_and_bounds_name_their_setting() {
+        let s = WorkerOptions::new().settle().unwrap();
+        assert_eq!(s.concurrency, 1);
+        assert_eq!(s.renew_every, Duration::from_secs(10));
+        assert_eq!(s.deep_clean_every, Some(Duration::from_secs(3600)));
+        let bad = |o: WorkerOptions, name: &str| {
+            let err = o.settle().unwrap_err();
+            assert!(err.to_string().contains(name), "{err}");
+        };
+        bad(
+            WorkerOptions {
+                concurrency: Some(0),
+                ..Default::default()
+            },
+            "concurrency",
+        );
+        bad(
+            WorkerOptions {
+                concurrency: Some(1001),
+                ..Default::default()
+            },
+            "concurrency",
+        );
+        bad(
+            WorkerOptions {
+                lease_ttl: Some(Duration::from_secs(1)),
+                renew_every: Some(Duration::from_secs(1)),
+                ..Default::default()
+            },
+            "renew_every",
+        );
+        bad(
+            WorkerOptions {
+                poll_interval: Some(Duration::ZERO),
+                ..Default::default()
+            },
+            "poll_interval",
+        );
+        let off = WorkerOptions {
+            deep_clean_every: Some(Duration::ZERO),
+            ..Default::default()
+        };
+        assert_eq!(off.settle().unwrap().deep_clean_every, None);
+    }
+}

@@ -1,0 +1,26 @@
+--! include: keys time
+--! flags: allow-oom
+-- runner_beat (spec/PROTOCOL.md, 13.2). KEYS 17: P:workers, 18: P:worker: (family), 19:
+-- P:lock:housekeeping. ARGV: id, info, ttl_ms, lock (1: take or keep the housekeeping lock),
+-- lock_ttl_ms. Returns {holds_lock, now}.
+local workers, lock = KEYS[17], KEYS[19]
+local id, ttl = ARGV[1], tonumber(ARGV[3])
+local now = now_ms()
+redis.call('SET', KEYS[18] .. id, ARGV[2], 'PX', ttl)
+redis.call('ZADD', workers, now + ttl, id)
+local gone = redis.call('ZRANGEBYSCORE', workers, '-inf', now, 'LIMIT', 0, 100)
+if #gone > 0 then
+  redis.call('ZREM', workers, unpack(gone))
+end
+local holds = 0
+if ARGV[4] == '1' then
+  local holder = redis.call('GET', lock)
+  if not holder then
+    redis.call('SET', lock, id, 'PX', ARGV[5])
+    holds = 1
+  elseif holder == id then
+    redis.call('PEXPIRE', lock, ARGV[5])
+    holds = 1
+  end
+end
+return {holds, now}
