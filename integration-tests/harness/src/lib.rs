@@ -201,6 +201,19 @@ impl RedisServer {
         }
     }
 
+    /// Restarts the server as an operator would, keeping its data: `SHUTDOWN SAVE` writes the
+    /// dataset and exits, and a new server on the same port loads it. Clients see their
+    /// connections drop and, for a moment, connection refused.
+    pub fn restart_keeping_data(&mut self) {
+        let _ = raw_command_opt(self.port, "SHUTDOWN SAVE");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+            assert!(Instant::now() < deadline, "redis-server did not shut down");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.restart();
+    }
+
     /// Sends one command (inline form) and returns the raw reply: for harness checks only.
     pub fn command(&self, line: &str) -> String {
         raw_command(self.port, line)

@@ -1,14 +1,17 @@
 //! Starts a throwaway redis-server (or, with `--cluster`, a 3-primary Redis Cluster), prints
 //! `{"url": "...", "urls": ["..."]}` on one line, and stops everything when stdin closes.
+//! For a single server, a line `restart` on stdin restarts it keeping its data (`SHUTDOWN SAVE`,
+//! then a new server on the same port loads it) and answers `restarted`; a line `kill` kills it
+//! and starts an empty one (a crash without persistence) and answers `killed`.
 //! Python, Node and C tests launch it instead of re-implementing server management.
 
-use std::io::Read;
+use std::io::{BufRead, Write};
 
 use leaseq_harness::{RedisCluster, RedisServer};
 
 fn main() {
     let cluster = std::env::args().any(|a| a == "--cluster");
-    let (_server, _cluster, urls) = if cluster {
+    let (mut server, _cluster, urls) = if cluster {
         let c = RedisCluster::start();
         let urls = c.urls();
         (None, Some(c), urls)
@@ -23,6 +26,21 @@ fn main() {
         urls[0],
         quoted.join(", ")
     );
-    // Wait for the parent to close our stdin (or die), then drop the servers.
-    let _ = std::io::stdin().read_to_end(&mut Vec::new());
+    // Serve commands until the parent closes our stdin (or dies), then drop the servers.
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let answer = match (line.trim(), server.as_mut()) {
+            ("restart", Some(s)) => {
+                s.restart_keeping_data();
+                "restarted"
+            }
+            ("kill", Some(s)) => {
+                s.restart();
+                "killed"
+            }
+            _ => "unknown command",
+        };
+        println!("{answer}");
+        let _ = std::io::stdout().flush();
+    }
 }
