@@ -295,3 +295,38 @@ async fn metrics_alone_follow_the_queue() {
         .unwrap();
     assert_eq!(api.status(), StatusCode::NOT_FOUND);
 }
+
+#[tokio::test]
+async fn workers_lists_the_registered_runners_with_their_text_escaped() {
+    let (_server, q, served) = setup().await;
+    // A runner description as another implementation might write it, with markup in it.
+    let info = br#"{"language":"<b>go</b>","concurrency":2,"running":["a"],"completed":5}"#;
+    let ttl = std::time::Duration::from_secs(30);
+    assert!(q.runner_beat("r1", info, ttl, true, ttl).await.unwrap());
+    let http = reqwest::Client::new();
+    let v: serde_json::Value = http
+        .get(format!("{}api/workers?queue=jobs", served.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["housekeeper"], "r1");
+    assert_eq!(v["workers"][0]["id"], "r1");
+    assert_eq!(
+        v["workers"][0]["info"]["language"], "<b>go</b>",
+        "JSON carries text as given"
+    );
+    q.runner_leave("r1").await.unwrap();
+    let v: serde_json::Value = http
+        .get(format!("{}api/workers?queue=jobs", served.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["workers"], serde_json::json!([]));
+    assert!(v["housekeeper"].is_null());
+}

@@ -277,19 +277,38 @@ async fn dead_letters_ls_requeue_purge() {
 }
 
 #[tokio::test]
-async fn workers_says_there_is_no_registry() {
+async fn workers_lists_live_runners() {
     let server = RedisServer::start();
     let urls = vec![server.url()];
     let out = run(&urls, &["workers", "-q", "jobs"]);
-    assert_eq!(code(&out), 1);
-    assert!(
-        stderr(&out).contains("no runner registry yet"),
-        "{}",
-        stderr(&out)
-    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stderr(&out).contains("no live runner"), "{}", stderr(&out));
+
+    let client = leaseq::Client::connect(&urls[0]).await.unwrap();
+    let q = client.queue("jobs").unwrap();
+    let mut options = leaseq::worker::WorkerOptions::new();
+    options.concurrency = Some(7);
+    options.heartbeat = Some(std::time::Duration::from_millis(100));
+    let worker = leaseq::worker::Worker::new(q.clone(), |_job: leaseq::worker::Job| async {
+        Ok::<(), leaseq::worker::JobError>(())
+    })
+    .options(options);
+    let handle = worker.handle();
+    let run_task = tokio::spawn(worker.run_until(std::future::pending()));
+    while q.runners().await.unwrap().housekeeper.is_none() {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     let j = json(&run(&urls, &["workers", "-q", "jobs", "--json"]));
-    assert_eq!(j["registry"], false);
-    assert_eq!(j["workers"], serde_json::Value::Null);
+    let list = j["workers"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{j}");
+    assert_eq!(list[0]["info"]["concurrency"], 7);
+    assert_eq!(list[0]["info"]["language"], "rust");
+    assert_eq!(list[0]["housekeeper"], true);
+    assert_eq!(j["housekeeper"], list[0]["id"]);
+    let table = run(&urls, &["workers", "-q", "jobs"]);
+    assert!(stdout(&table).contains("0/7"), "{}", stdout(&table));
+    handle.stop();
+    run_task.await.unwrap().unwrap();
 }
 
 #[tokio::test]

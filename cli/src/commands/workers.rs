@@ -1,32 +1,87 @@
-//! `leaseq workers`: honest about the runner registry, which no leaseq version writes yet.
+//! `leaseq workers`: the live runners of a queue, as they registered themselves
+//! (spec/PROTOCOL.md, 13.2), and which of them does the housekeeping.
 
-use crate::fail::{Fail, Outcome};
+use crate::fail::Outcome;
 use crate::output;
 
-/// Reports whether the reserved registry key `P:workers` exists; never invents workers.
-/// Exits 1: there is no list of workers to show.
+/// Lists the live runners: id, language, host and pid, concurrency, running jobs and counters.
+/// An empty list is not an error: a queue may have no runner right now.
 pub async fn workers(client: &leaseq::Client, queue: &str, json: bool) -> Outcome {
-    let q = client.queue(queue)?;
-    let exists = q.runner_registry_exists().await?;
-    let message = if exists {
-        format!(
-            "`{queue}:workers` exists, but this leaseq version does not read the runner registry \
-             yet; use a newer `leaseq`"
-        )
-    } else {
-        format!(
-            "no runner registry yet: leaseq's runners do not register themselves in this version \
-             (the protocol reserves `{queue}:workers` for it). Leased items and their lease \
-             expiry: `leaseq ls leased -q '{queue}'`"
-        )
-    };
+    let found = client.queue(queue)?.runners().await?;
     if json {
+        let runners: Vec<serde_json::Value> = found
+            .runners
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "id": r.id,
+                    "expires_ms": r.expires_ms,
+                    "housekeeper": r.housekeeper,
+                    "info": r.info,
+                })
+            })
+            .collect();
         output::json(&serde_json::json!({
-            "registry": exists,
-            "workers": serde_json::Value::Null,
-            "message": message,
+            "now_ms": found.now_ms,
+            "housekeeper": found.housekeeper,
+            "workers": runners,
         }));
         return Ok(());
     }
-    Err(Fail::NotFound(message))
+    if found.runners.is_empty() {
+        eprintln!("no live runner of `{queue}` (runners register themselves while they run)");
+        return Ok(());
+    }
+    let num = |r: &leaseq::RunnerEntry, field: &str| {
+        r.info
+            .get(field)
+            .and_then(|v| v.as_u64())
+            .map_or("-".into(), |n| n.to_string())
+    };
+    let text = |r: &leaseq::RunnerEntry, field: &str| {
+        r.info
+            .get(field)
+            .and_then(|v| v.as_str())
+            .unwrap_or("-")
+            .to_owned()
+    };
+    let rows: Vec<Vec<String>> = found
+        .runners
+        .iter()
+        .map(|r| {
+            let running = r
+                .info
+                .get("running")
+                .and_then(|v| v.as_array())
+                .map_or(0, Vec::len);
+            vec![
+                r.id.clone(),
+                text(r, "language"),
+                format!("{}/{}", running, num(r, "concurrency")),
+                num(r, "completed"),
+                num(r, "failed"),
+                num(r, "dead"),
+                num(r, "lost"),
+                if r.housekeeper {
+                    output::green("yes")
+                } else {
+                    String::new()
+                },
+            ]
+        })
+        .collect();
+    output::table(
+        &[
+            "RUNNER",
+            "LANGUAGE",
+            "RUNNING",
+            "COMPLETED",
+            "FAILED",
+            "DEAD",
+            "LOST",
+            "CLEANS",
+        ],
+        &rows,
+    );
+    Ok(())
 }

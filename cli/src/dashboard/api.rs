@@ -163,6 +163,32 @@ pub async fn count(
     ))
 }
 
+/// `GET /api/workers?queue=`: the live runners, as they registered themselves.
+pub async fn workers(
+    State(app): State<AppState>,
+    Query(q): Query<QueueQuery>,
+) -> ApiResult<serde_json::Value> {
+    let found = app.queue(&q.queue)?.runners().await?;
+    let workers: Vec<serde_json::Value> = found
+        .runners
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "id": r.id,
+                "expires_ms": r.expires_ms,
+                "housekeeper": r.housekeeper,
+                "info": r.info,
+            })
+        })
+        .collect();
+    Ok(Json(serde_json::json!({
+        "queue": q.queue,
+        "now_ms": found.now_ms,
+        "housekeeper": found.housekeeper,
+        "workers": workers,
+    })))
+}
+
 /// `GET /api/item?queue=&id=`.
 pub async fn item(State(app): State<AppState>, Query(q): Query<ItemQuery>) -> ApiResult<JobView> {
     match app.queue(&q.queue)?.get(&q.id).await? {

@@ -90,6 +90,7 @@ pub async fn serve(client: leaseq::Client, args: ServeArgs, ui: bool) -> Outcome
             .route("/api/items", get(api::items))
             .route("/api/count", get(api::count))
             .route("/api/item", get(api::item))
+            .route("/api/workers", get(api::workers))
             .route("/api/dead/errors", get(api::dead_errors))
             .route("/api/requeue", post(api::requeue))
             .route("/api/cancel", post(api::cancel))

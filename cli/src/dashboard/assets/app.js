@@ -102,12 +102,19 @@ async function showQueue(name) {
   selected = name;
   document.getElementById("queue").hidden = false;
   document.getElementById("queue-name").textContent = name;
-  const [stats, waiting, groups, dead] = await Promise.all([
+  const [stats, waiting, groups, dead, workers] = await Promise.all([
     api("/api/stats?" + q(name)),
     api("/api/items?" + q(name) + "&state=waiting&count=10"),
     api("/api/dead/errors?" + q(name)),
     api("/api/items?" + q(name) + "&state=dead&count=50"),
+    api("/api/workers?" + q(name)),
   ]);
+  fill(document.querySelector("#workers tbody"), workers.workers.map((w) => {
+    const i = w.info || {};
+    const running = (i.running || []).length + "/" + (i.concurrency ?? "?");
+    return row([el("td", w.id, "payload"), el("td", i.language ?? "", "payload"), running,
+      i.completed ?? "", i.failed ?? "", i.dead ?? "", i.lost ?? "", w.housekeeper ? "yes" : ""]);
+  }));
   chart(stats.minutes);
   fill(document.querySelector("#waiting tbody"), waiting.items.map((e) =>
     row([el("td", e.id, "payload"), e.attempts])));

@@ -1,0 +1,422 @@
+//! The runner engine (`leaseq::worker`, spec/PROTOCOL.md 13) against a real Redis: outcomes,
+//! the lease-lost signal, graceful shutdown, outages (a restart keeping data, CLIENT KILL), the
+//! registry and housekeeping without a cleaner.
+
+mod common;
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::Env;
+use leaseq::worker::{Event, Job, JobError, Outcome, Report, Worker, WorkerOptions};
+use leaseq::{Backoff, Item, Queue, RenewOutcome, State};
+use tokio::sync::mpsc;
+
+/// Events as they happen, for tests to wait on instead of sleeping.
+fn event_channel() -> (
+    impl Fn(&Event) + Send + Sync + Clone + 'static,
+    mpsc::UnboundedReceiver<Event>,
+) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    (move |e: &Event| drop(tx.send(e.clone())), rx)
+}
+
+/// Waits (at most a minute) until `done` says the events seen so far are enough.
+async fn wait_events(
+    rx: &mut mpsc::UnboundedReceiver<Event>,
+    mut done: impl FnMut(&Event) -> bool,
+) {
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(e) = rx.recv().await {
+            if done(&e) {
+                return;
+            }
+        }
+        panic!("the runner's events ended");
+    })
+    .await
+    .expect("the expected events within a minute");
+}
+
+fn quick(options: &mut WorkerOptions) {
+    options.heartbeat = Some(Duration::from_millis(200));
+    options.housekeeping_every = Some(Duration::from_millis(200));
+    options.poll_interval = Some(Duration::from_millis(200));
+}
+
+async fn settled(queue: &Queue) -> bool {
+    let s = queue.stats().await.unwrap();
+    s.waiting + s.delayed + s.leased + s.processing == 0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn outcomes_complete_retry_and_dead_letter() {
+    let env = Env::single("runner-outcomes").await;
+    let q = &env.queue;
+    for i in 0..20 {
+        q.add(&Item::with_id(format!("ok-{i}"), format!("{i}")).unwrap())
+            .await
+            .unwrap();
+    }
+    let fixed = Backoff::fixed(Duration::from_millis(10));
+    for i in 0..3 {
+        let item = Item::with_id(format!("flaky-{i}"), "x")
+            .unwrap()
+            .max_attempts(2)
+            .backoff(fixed);
+        q.add(&item).await.unwrap();
+    }
+    q.add(&Item::with_id("poison", "x").unwrap()).await.unwrap();
+    q.add(&Item::with_id("panics", "x").unwrap().max_attempts(1))
+        .await
+        .unwrap();
+
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    options.concurrency = Some(4);
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), |job: Job| async move {
+        let id = job.id().to_owned();
+        if id.starts_with("flaky") {
+            return Err(
+                JobError::new(format!("attempt {} failed", job.attempt())).with_type("Flaky")
+            );
+        }
+        if id == "poison" {
+            return Err(JobError::unrecoverable("cannot parse"));
+        }
+        if id == "panics" {
+            panic!("boom");
+        }
+        Ok(format!("done {}", String::from_utf8_lossy(job.data())))
+    })
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+
+    let (mut completed, mut dead, mut retried) = (0, HashSet::new(), 0);
+    wait_events(&mut rx, |e| {
+        match e {
+            Event::Completed { .. } => completed += 1,
+            Event::Dead { id, .. } => drop(dead.insert(id.clone())),
+            Event::Retrying { .. } => retried += 1,
+            _ => {}
+        }
+        completed == 20 && dead.len() == 5
+    })
+    .await;
+    handle.stop();
+    let report: Report = run.await.unwrap().unwrap();
+
+    assert_eq!(
+        retried, 3,
+        "each flaky item retried once before its second, last attempt"
+    );
+    let want: HashSet<String> = ["flaky-0", "flaky-1", "flaky-2", "poison", "panics"]
+        .map(String::from)
+        .into();
+    assert_eq!(dead, want);
+    assert_eq!((report.completed, report.dead, report.retried), (20, 5, 3));
+    assert_eq!(q.count(State::Dead).await.unwrap(), 5);
+    assert!(settled(q).await);
+    let result = q
+        .result("ok-7")
+        .await
+        .unwrap()
+        .expect("the return value is kept");
+    assert_eq!(result.data, b"done 7");
+    let job = q.get("panics").await.unwrap().unwrap();
+    let (message, kind) = job.error.clone().expect("the failure is recorded");
+    assert!(message.contains("boom") && kind == "panic", "{job:?}");
+    assert!(
+        q.runners().await.unwrap().runners.is_empty(),
+        "the runner left the registry"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_cancelled_job_is_told_its_lease_is_lost() {
+    let env = Env::single("runner-lost").await;
+    let q = &env.queue;
+    q.add(&Item::with_id("long", "x").unwrap()).await.unwrap();
+    let (sink, mut rx) = event_channel();
+    let (started_tx, mut started) = mpsc::unbounded_channel::<()>();
+    let told = Arc::new(Mutex::new(None));
+    let told2 = told.clone();
+    let mut options = WorkerOptions::new();
+    options.lease_ttl = Some(Duration::from_millis(900));
+    options.renew_every = Some(Duration::from_millis(100));
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), move |job: Job| {
+        let started_tx = started_tx.clone();
+        let told = told2.clone();
+        async move {
+            started_tx.send(()).unwrap();
+            // Runs until the lease is lost, however long that takes (past its TTL: renewed).
+            job.lost().await;
+            *told.lock().unwrap() = job.lost_because();
+            Outcome::Complete(None)
+        }
+    })
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    started.recv().await.unwrap();
+    // Held well past its 900 ms TTL: the runner renews it.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        q.count(State::Leased).await.unwrap(),
+        1,
+        "renewed past its TTL"
+    );
+    assert_eq!(q.cancel("long").await.unwrap(), Some(State::Leased));
+    wait_events(&mut rx, |e| {
+        matches!(
+            e,
+            Event::LeaseLost {
+                why: RenewOutcome::Cancelled,
+                ..
+            }
+        )
+    })
+    .await;
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!(*told.lock().unwrap(), Some(RenewOutcome::Cancelled));
+    assert_eq!((report.completed, report.lost), (0, 1));
+    assert!(
+        q.get("long").await.unwrap().is_none(),
+        "the cancel removed it"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn shutdown_waits_for_handlers_then_releases_the_rest() {
+    let env = Env::single("runner-shutdown").await;
+    let q = &env.queue;
+    q.add(&Item::with_id("quick", "x").unwrap()).await.unwrap();
+    q.add(&Item::with_id("stuck", "x").unwrap()).await.unwrap();
+    let (started_tx, mut started) = mpsc::unbounded_channel::<String>();
+    let (finish_tx, finish_rx) = tokio::sync::watch::channel(false);
+    let mut options = WorkerOptions::new();
+    options.concurrency = Some(2);
+    options.shutdown_timeout = Some(Duration::from_millis(500));
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), move |job: Job| {
+        let started_tx = started_tx.clone();
+        let mut finish = finish_rx.clone();
+        async move {
+            started_tx.send(job.id().to_owned()).unwrap();
+            if job.id() == "stuck" {
+                // Never ends by itself: only a forced shutdown's abort ends it.
+                std::future::pending::<()>().await;
+            }
+            let _ = finish.wait_for(|f| *f).await;
+            Outcome::Complete(None)
+        }
+    })
+    .options(options);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    let mut seen = HashSet::new();
+    while seen.len() < 2 {
+        seen.insert(started.recv().await.unwrap());
+    }
+    handle.stop();
+    // The shutdown waits: "quick" may still finish, and does.
+    finish_tx.send(true).unwrap();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!((report.completed, report.released), (1, 1));
+    assert!(q.get("quick").await.unwrap().is_none());
+    let stuck = q.get("stuck").await.unwrap().expect("released, not lost");
+    assert_eq!(stuck.state, State::Waiting);
+    assert_eq!(stuck.attempts, 0, "a release gives the attempt back");
+}
+
+/// Runs `n` items through a busy runner while `fault` strikes once `at` are done; returns the
+/// ids completed. Nothing may be lost: every id completes (some perhaps twice).
+async fn through_a_fault(
+    env: &mut Env,
+    n: usize,
+    at: usize,
+    fault: impl FnOnce(&mut Env),
+) -> Report {
+    let q = env.queue.clone();
+    let items: Vec<Item> = (0..n)
+        .map(|i| Item::with_id(format!("i{i}"), "x").unwrap())
+        .collect();
+    q.add_batch(&items).await.unwrap();
+    let done = Arc::new(Mutex::new(HashSet::new()));
+    let done2 = done.clone();
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    options.concurrency = Some(8);
+    options.lease_ttl = Some(Duration::from_secs(2));
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), move |job: Job| {
+        let done = done2.clone();
+        async move {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            done.lock().unwrap().insert(job.id().to_owned());
+            Ok::<(), JobError>(())
+        }
+    })
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    let mut completed = 0;
+    wait_events(&mut rx, |e| {
+        completed += matches!(e, Event::Completed { .. }) as usize;
+        completed >= at
+    })
+    .await;
+    fault(env);
+    let mut errors = 0;
+    let mut recovered = 0;
+    tokio::time::timeout(Duration::from_secs(90), async {
+        loop {
+            if done.lock().unwrap().len() == n && settled(&q).await {
+                return;
+            }
+            while let Ok(e) = rx.try_recv() {
+                errors += matches!(e, Event::Error { .. }) as usize;
+                recovered += matches!(e, Event::Recovered { .. }) as usize;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("every item done after the fault");
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert!(errors > 0, "the runner noticed the fault");
+    assert!(recovered > 0, "and reported that it works again");
+    report
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_busy_runner_rides_through_a_redis_restart() {
+    let mut env = Env::single("runner-restart").await;
+    let report = through_a_fault(&mut env, 400, 100, |env| {
+        env.server.as_mut().unwrap().restart_keeping_data();
+    })
+    .await;
+    assert!(report.completed >= 300, "{report:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_busy_runner_rides_through_client_kill() {
+    let mut env = Env::single("runner-kill").await;
+    through_a_fault(&mut env, 400, 100, |env| {
+        let reply = env
+            .server
+            .as_ref()
+            .unwrap()
+            .command("CLIENT KILL TYPE normal");
+        assert!(reply.starts_with(':'), "{reply}");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn runners_register_and_one_of_them_cleans() {
+    let env = Env::single("runner-registry").await;
+    let q = &env.queue;
+    // A redis-work-queue worker died holding "orphan": only a light clean gives it back.
+    let mut raw = env.raw.clone();
+    let _: () = redis::pipe()
+        .cmd("SET")
+        .arg(env.key("item:orphan"))
+        .arg("x")
+        .cmd("LPUSH")
+        .arg(env.key("processing"))
+        .arg("orphan")
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    let (sink, mut rx) = event_channel();
+    let mut handles = Vec::new();
+    let mut runs = Vec::new();
+    for n in 0..2 {
+        let mut options = WorkerOptions::new();
+        options.concurrency = Some(3 + n);
+        quick(&mut options);
+        let sink = sink_clone(&sink);
+        let worker = Worker::new(q.clone(), |_job: Job| async { Ok::<(), JobError>(()) })
+            .options(options)
+            .on_event(sink);
+        handles.push(worker.handle());
+        runs.push(tokio::spawn(worker.run_until(std::future::pending())));
+    }
+    wait_events(
+        &mut rx,
+        |e| matches!(e, Event::Completed { id, .. } if id == "orphan"),
+    )
+    .await;
+    let runners = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let r = q.runners().await.unwrap();
+            if r.runners.len() == 2 {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("both runners registered");
+    let mut concurrency: Vec<u64> = runners
+        .runners
+        .iter()
+        .map(|r| r.info["concurrency"].as_u64().unwrap())
+        .collect();
+    concurrency.sort();
+    assert_eq!(concurrency, [3, 4]);
+    assert!(runners
+        .runners
+        .iter()
+        .all(|r| r.info["language"] == "rust" && r.info["pid"].is_u64()));
+    assert_eq!(
+        runners.runners.iter().filter(|r| r.housekeeper).count(),
+        1,
+        "one lock holder"
+    );
+    for h in &handles {
+        h.stop();
+    }
+    for r in runs {
+        r.await.unwrap().unwrap();
+    }
+    let after = q.runners().await.unwrap();
+    assert!(
+        after.runners.is_empty() && after.housekeeper.is_none(),
+        "{after:?}"
+    );
+}
+
+fn sink_clone(
+    sink: &(impl Fn(&Event) + Send + Sync + Clone + 'static),
+) -> impl Fn(&Event) + Send + Sync + 'static {
+    sink.clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_settings_name_the_setting_and_write_nothing() {
+    let env = Env::single("runner-bad").await;
+    let mut options = WorkerOptions::new();
+    options.concurrency = Some(0);
+    let err = Worker::new(env.queue.clone(), |_job: Job| async {
+        Ok::<(), JobError>(())
+    })
+    .options(options)
+    .run_until(std::future::pending())
+    .await
+    .unwrap_err();
+    assert!(err.to_string().contains("concurrency"), "{err}");
+    let mut raw = env.raw.clone();
+    let keys: i64 = redis::cmd("DBSIZE").query_async(&mut raw).await.unwrap();
+    assert_eq!(keys, 0);
+}
