@@ -99,13 +99,14 @@ impl Args {
     /// `WORKER URL LANG work` or `WORKER URL LANG produce FIRST COUNT`.
     pub fn from_env() -> Args {
         let argv: Vec<String> = std::env::args().skip(1).collect();
-        let usage = "usage: WORKER URL LANG work | WORKER URL LANG produce FIRST COUNT";
+        let usage =
+            "usage: WORKER URL LANG work | WORKER URL LANG run | WORKER URL LANG produce FIRST COUNT";
         let (url, lang, mode) = match argv.as_slice() {
             [url, lang, mode, ..] => (url.clone(), lang.clone(), mode.as_str()),
             _ => panic!("{usage}"),
         };
         let produce = match mode {
-            "work" => None,
+            "work" | "run" => None,
             "produce" => Some((argv[3].parse().expect(usage), argv[4].parse().expect(usage))),
             _ => panic!("{usage}"),
         };
@@ -156,9 +157,17 @@ impl Recorder {
         self.add(record).await;
     }
 
+    /// Adds a record; rides through Redis restarts (a resent record that landed the first time
+    /// is refused as a duplicate, which is fine: ids are unique per record).
     async fn add(&self, record: String) {
         let item = Item::with_id(record, self.lang.clone().into_bytes()).expect("record id");
-        self.results.add_unique(&item).await.expect("record");
+        loop {
+            match self.results.add(&item).await {
+                Ok(_) => return,
+                Err(e) if e.is_retryable() => tokio::time::sleep(Duration::from_millis(100)).await,
+                Err(e) => panic!("record: {e}"),
+            }
+        }
     }
 }
 
@@ -192,6 +201,38 @@ pub async fn produce(client: &Client, args: &Args, first: u64, count: u64) {
     for (q, batch) in queues.iter().zip(batches) {
         if !batch.is_empty() {
             q.add_batch(&batch).await.expect("add_batch");
+        }
+    }
+}
+
+/// What a runner's handler does with an item in runner mode (`WORKER URL LANG run`, the demo),
+/// the same rule in every language: the number `n` at the end of the id decides. Every 101st
+/// item fails for good (dead at once: unrecoverable, with [`FAILURE`]); every 13th fails its
+/// first attempt (retried with the queue's backoff); the rest succeed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunnerRule {
+    /// Fail, unrecoverable.
+    Dead,
+    /// Fail this attempt, to be retried.
+    Retry,
+    /// Succeed.
+    Succeed,
+}
+
+impl RunnerRule {
+    /// The rule for item `id` (`<lang>-<n>`) on attempt `attempt`.
+    pub fn of(id: &str, attempt: u64) -> RunnerRule {
+        let n: u64 = id
+            .rsplit('-')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        if n % 101 == 0 {
+            RunnerRule::Dead
+        } else if n % 13 == 0 && attempt == 1 {
+            RunnerRule::Retry
+        } else {
+            RunnerRule::Succeed
         }
     }
 }

@@ -15,6 +15,10 @@ pub struct Records {
     pub leases: BTreeMap<String, u64>,
     /// language -> leases of items that some worker had leased before (re-deliveries).
     pub repeats: BTreeMap<String, u64>,
+    /// Failures retried, per language (runner mode).
+    pub retried: BTreeMap<String, u64>,
+    /// Items a language's runner sent to the dead letters (runner mode).
+    pub dead: BTreeMap<String, u64>,
     pub violations: Vec<String>,
 }
 
@@ -64,6 +68,8 @@ pub async fn read(url: &str, results: &str) -> Records {
                     *records.execs.entry(key).or_default() += 1;
                     *records.leases.entry(lang).or_default() += 1;
                 }
+                ["retry", _, _, _] => *records.retried.entry(lang).or_default() += 1,
+                ["dead", _, _, _] => *records.dead.entry(lang).or_default() += 1,
                 ["viol", who, what, _] => records.violations.push(format!("{who}: {what}")),
                 _ => records
                     .violations

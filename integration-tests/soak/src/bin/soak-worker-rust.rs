@@ -2,8 +2,11 @@
 
 use std::time::Duration;
 
+use leaseq::worker::{Event, Job, JobError, Worker, WorkerOptions};
 use leaseq::{Client, FailOutcome, Retry, Wait};
-use leaseq_soak::{produce, Args, Behaviour, Dice, Recorder, FAILURE, FAILURE_TYPE, SLOW, TTL};
+use leaseq_soak::{
+    produce, Args, Behaviour, Dice, Recorder, RunnerRule, FAILURE, FAILURE_TYPE, SLOW, TTL,
+};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
@@ -14,6 +17,9 @@ async fn main() {
         return;
     }
     let recorder = Recorder::new(&client, &args);
+    if std::env::args().nth(3).as_deref() == Some("run") {
+        return run(&client, &args, recorder).await;
+    }
     let queues: Vec<_> = args
         .queues
         .iter()
@@ -61,5 +67,67 @@ async fn main() {
         if behaviour == Behaviour::Twice && queue.complete(&lease).await.expect("complete") {
             recorder.violation("second complete returned true").await;
         }
+    }
+}
+
+/// Runner mode: one `leaseq::worker::Worker` per queue, handlers following [`RunnerRule`];
+/// records come from the runner's events. Runs until SIGTERM or SIGINT.
+async fn run(client: &Client, args: &Args, recorder: Recorder) {
+    let mut runs = Vec::new();
+    let (stop_tx, _) = tokio::sync::broadcast::channel::<()>(1);
+    for name in &args.queues {
+        let queue = client.queue(name).unwrap();
+        let (events, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+        let rec = recorder.clone();
+        let q = name.clone();
+        tokio::spawn(async move {
+            while let Some(event) = rx.recv().await {
+                match event {
+                    Event::Completed { id, .. } => rec.record("win", &q, &id).await,
+                    Event::Retrying { id, .. } => rec.record("retry", &q, &id).await,
+                    Event::Dead { id, .. } => rec.record("dead", &q, &id).await,
+                    _ => {}
+                }
+            }
+        });
+        let rec = recorder.clone();
+        let q = name.clone();
+        let mut options = WorkerOptions::new();
+        options.concurrency = Some(4);
+        options.lease_ttl = Some(Duration::from_secs(2));
+        options.heartbeat = Some(Duration::from_millis(500));
+        options.housekeeping_every = Some(Duration::from_millis(500));
+        options.deep_clean_every = Some(Duration::from_secs(5));
+        let worker = Worker::new(queue, move |job: Job| {
+            let rec = rec.clone();
+            let q = q.clone();
+            async move {
+                rec.record("exec", &q, job.id()).await;
+                tokio::time::sleep(Duration::from_millis(1)).await;
+                match RunnerRule::of(job.id(), job.attempt()) {
+                    RunnerRule::Dead => {
+                        Err(JobError::unrecoverable(FAILURE).with_type(FAILURE_TYPE))
+                    }
+                    RunnerRule::Retry => Err(JobError::new(FAILURE).with_type(FAILURE_TYPE)),
+                    RunnerRule::Succeed => Ok(()),
+                }
+            }
+        })
+        .options(options)
+        .on_event(move |e| drop(events.send(e.clone())));
+        let mut stop = stop_tx.subscribe();
+        runs.push(tokio::spawn(worker.run_until(async move {
+            let _ = stop.recv().await;
+        })));
+    }
+    let mut term =
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).unwrap();
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    let _ = stop_tx.send(());
+    for r in runs {
+        r.await.unwrap().unwrap();
     }
 }
