@@ -61,7 +61,9 @@ pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
     let mut tick = tokio::time::interval(period);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_light: Option<Instant> = None;
-    let mut last_deep: Option<Instant> = None;
+    // The first deep clean waits one period: a fleet restarting must not start with a walk over
+    // the keyspace (it is for rare leftovers of redis-work-queue clients).
+    let mut last_deep: Option<Instant> = Some(Instant::now());
     let mut cleaning: Option<tokio::task::JoinHandle<()>> = None;
     let mut backoff = Backoff::new();
     while !stop.load(Ordering::SeqCst) {

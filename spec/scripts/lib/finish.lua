@@ -7,15 +7,44 @@
 -- incarnation is its own token (lib/lease.lua), while P:lease:<id> still holds that token. A
 -- lease writes its token as the incarnation only when the item had none, so the live token
 -- proves the incarnation (and a cancel overwrites the token, see cancel.lua).
+--
+-- A batch (complete_batch, complete_and_lease_batch) opens finish_batch first: the fast path then
+-- leaves its ZREM from P:leased and its count for end_finish_batch, one ZREM and one HINCRBY
+-- for the whole batch. Nothing between reads P:leased for those ids. begin_call resets it.
+local finish_batch = nil
+
+local function begin_finish_batch()
+  finish_batch = {ids = {}, completed = 0}
+end
+
+local function end_finish_batch(now)
+  local b = finish_batch
+  finish_batch = nil
+  if b and #b.ids > 0 then
+    redis.call('ZREM', LEASED, unpack(b.ids))
+  end
+  if b and b.completed > 0 then
+    count_event(now, 'completed', b.completed)
+  end
+end
+
 local function complete_item(id, inc, token, has_result, result, keep_ms, now)
   if not has_result and inc == token and redis.call('GET', LEASE .. id) == token then
-    if redis.call('DEL', ITEM .. id) == 0 then
-      redis.call('DEL', LEASE .. id, JOB .. id)
-      redis.call('ZREM', LEASED, id)
+    local gone = redis.call('DEL', ITEM .. id) == 0
+    redis.call('DEL', LEASE .. id, JOB .. id)
+    local b = finish_batch
+    if b then
+      b.ids[#b.ids + 1] = id
+      if gone then
+        return -2
+      end
+      b.completed = b.completed + 1
+      return 1
+    end
+    redis.call('ZREM', LEASED, id)
+    if gone then
       return -2
     end
-    redis.call('DEL', LEASE .. id, JOB .. id)
-    redis.call('ZREM', LEASED, id)
     count_event(now, 'completed')
     return 1
   end

@@ -29,7 +29,9 @@ end
 
 local function lease_items(base, ttl, n, now)
   local h = housekeeping(now, false)
-  local leases, drops, looked = {}, 0, false
+  -- P:leased gets one ZADD for the whole batch, at the end: nothing in between reads it for
+  -- these ids.
+  local leases, drops, looked, expiries = {}, 0, false, {}
   while #leases < n and drops < MAX_DROPS do
     local id = pop_waiting()
     if not id and not looked then
@@ -77,10 +79,14 @@ local function lease_items(base, ttl, n, now)
         -- (A literal for a plain item's first attempt: Lua's number-to-string costs.)
         redis.call('HSET', JOB .. id, 'inc', inc, 'attempts', job == NO_JOB and '1' or attempts,
           'state', 'leased', 'leased_at', now)
-        redis.call('ZADD', LEASED, now + ttl, id)
+        expiries[#expiries + 1] = now + ttl
+        expiries[#expiries + 1] = id
         leases[#leases + 1] = {id, data, attempts, inc, max, backoff}
       end
     end
+  end
+  if #expiries > 0 then
+    redis.call('ZADD', LEASED, unpack(expiries))
   end
   local more = drops >= MAX_DROPS and 1 or 0
   local wait = -1
