@@ -52,5 +52,16 @@ pub fn error_codes() -> Vec<ErrorCodeInfo> {
 /// the calling thread until the command ends, on a tokio runtime of its own.
 #[napi]
 pub fn cli_main(args: Vec<String>) -> i32 {
+    // Node handles SIGINT and SIGTERM itself (it resets the terminal, then raises the signal
+    // again, expecting its one-shot handler to be gone). The command's handlers (tokio's) chain
+    // to the handler they replace, so Node's would run inside them and raise the signal again
+    // and again: the process hung. With the default action back first, nothing is chained and
+    // the command's handlers stop it cleanly (`clean`, `dashboard`).
+    #[cfg(unix)]
+    // SAFETY: setting a signal disposition; no handler of ours runs here.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+        libc::signal(libc::SIGTERM, libc::SIG_DFL);
+    }
     leaseq_cli::run(args)
 }
