@@ -24,9 +24,12 @@ workers: harness
 	./py/build.sh
 	node node/scripts/build.js --debug
 
-# Python produces 10,000 items; Rust, C, Python and Node workers take them; one is killed.
+# Python produces 10,000 items; the Rust, C, Python and Node runners take them (some fail and
+# are retried, some are dead letters); one runner is killed and Redis restarted; no cleaner runs.
+# The dashboard runs beside the queues; KEEP=1 keeps it and Redis up after the table.
 demo: workers
-	target/debug/leaseq-soak --demo $(SOAK_WORKERS)
+	$(CARGO) build -p leaseq-cli
+	target/debug/leaseq-soak --demo $(if $(KEEP),--keep) $(SOAK_WORKERS)
 
 # Every test in every language, the release artifacts installed without Rust, then the
 # mixed-language soak.

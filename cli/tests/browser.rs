@@ -24,6 +24,13 @@ async fn the_dashboard_in_chromium() {
         .unwrap();
     common::dead(&q, "d1", b"one", "took too long", "Timeout").await;
     common::dead(&q, "d2", b"\xff", "bad value", "ValueError").await;
+    // A live runner, as any implementation registers one; its text must show as text.
+    let info = br#"{"language":"<i>go</i>","concurrency":4,"running":["a","b"],"completed":12}"#;
+    let hour = std::time::Duration::from_secs(3600);
+    assert!(q
+        .runner_beat("web-runner-1", info, hour, true, hour)
+        .await
+        .unwrap());
     let served = common::Served::start(&[server.url()], "dashboard", &[]);
     let shots = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/cli-screenshots");
     std::fs::create_dir_all(shots).unwrap();

@@ -105,6 +105,11 @@ def main():
             "return [...document.querySelectorAll('#dead-groups tbody tr')]"
             ".map(r => r.firstChild.textContent);")
         assert sorted(groups) == ["Timeout", "ValueError"], groups
+        # The live runners, from the registry; their text is shown as text.
+        wait.until(lambda d: "web-runner-1" in d.find_element(By.ID, "workers").text)
+        runner = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#workers tbody tr td")]
+        assert runner[:4] == ["web-runner-1", "<i>go</i>", "2/4", "12"], runner
+        assert runner[-1] == "yes", runner
         driver.save_screenshot(os.path.join(SHOTS, "2-queue.png"))
         passed += 1
 

@@ -34,6 +34,8 @@ const RWQ: &str = "redis-work-queue";
 
 struct Options {
     demo: bool,
+    /// Demo: keep Redis and the dashboard up after the table, until Ctrl-C.
+    keep: bool,
     items: u64,
     deadline: Duration,
     langs: Vec<(String, Vec<String>)>,
@@ -47,6 +49,7 @@ fn sibling(name: &str) -> Vec<String> {
 fn options() -> Options {
     let mut opts = Options {
         demo: false,
+        keep: false,
         items: 0,
         deadline: Duration::from_secs(150),
         langs: vec![("rust".into(), sibling("soak-worker-rust"))],
@@ -56,6 +59,7 @@ fn options() -> Options {
         let mut value = |what: &str| args.next().unwrap_or_else(|| panic!("{arg} needs {what}"));
         match arg.as_str() {
             "--demo" => opts.demo = true,
+            "--keep" => opts.keep = true,
             "--items" => opts.items = value("N").parse().expect("--items N"),
             "--minutes" => {
                 opts.deadline =
@@ -231,6 +235,13 @@ async fn drained(queues: &[Queue]) -> bool {
     true
 }
 
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
 fn progress_bar(done: u64, total: u64, started: Instant) {
     let width = 40;
     let filled = (done * width / total.max(1)) as usize;
@@ -276,6 +287,24 @@ async fn main() {
         opts.items,
         langs.join(", ")
     );
+    // The demo's dashboard, beside its queues (the `leaseq` command, built next to this one).
+    let mut dashboard = None;
+    if opts.demo {
+        let listen = format!("127.0.0.1:{}", free_port());
+        match Command::new(sibling("leaseq")[0].clone())
+            .args(["dashboard", "--url", &url, "--listen", &listen])
+            .env("LEASEQ_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+        {
+            Ok(child) => {
+                println!("dashboard: http://{listen}/  (the runners are under Workers)");
+                dashboard = Some(child);
+            }
+            Err(e) => println!("no dashboard ({e}); `cargo build -p leaseq-cli` builds it"),
+        }
+    }
     let started = Instant::now();
 
     // Producers: in a soak every language its share; in the demo, Python (or the first) all.
@@ -539,6 +568,17 @@ async fn main() {
         eprintln!("{p}");
     }
     let name = if opts.demo { "demo" } else { "soak" };
+    if opts.keep {
+        println!("Redis ({url}) and the dashboard stay up: press Ctrl-C to end");
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    if let Some(mut child) = dashboard {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(child.id().to_string())
+            .status();
+        let _ = child.wait();
+    }
     println!(
         "{name}: {} passed, {} failed",
         u8::from(problems.is_empty()),
