@@ -101,6 +101,7 @@ const MAX_IDLE_WAITERS: usize = 16;
 impl Connections {
     pub async fn single(url: &str) -> Result<Connections> {
         install_tls_provider();
+        check_scheme(url, "url")?;
         let client = redis::Client::open(url).map_err(|e| invalid_url(e, "url"))?;
         // Few connection retries: a wrong address fails fast; after a restart, every later call
         // triggers a fresh reconnect anyway.
@@ -108,8 +109,11 @@ impl Connections {
             .set_number_of_retries(2)
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(CONNECT_TIMEOUT));
-        let manager =
-            first_connect(ConnectionManager::new_with_config(client.clone(), config)).await?;
+        let connect = first_connect(ConnectionManager::new_with_config(client.clone(), config));
+        let manager = tokio::select! {
+            manager = connect => manager?,
+            plain = plain_behind_tls(&client) => return Err(plain),
+        };
         Ok(Connections {
             shared: Mutex::new(Some(Conn::Managed(manager))),
             target: Target::Single(client),
@@ -123,6 +127,7 @@ impl Connections {
             return Err(Error::invalid("urls", "name at least one cluster node"));
         }
         for url in urls {
+            check_scheme(url, "urls")?;
             redis::Client::open(url.as_str()).map_err(|e| invalid_url(e, "urls"))?;
         }
         let shared_client = ClusterClient::builder(urls.iter().map(String::as_str))
@@ -206,6 +211,19 @@ impl Connections {
 /// answers would otherwise cost every retry's full response timeout.
 async fn first_connect<T>(connect: impl std::future::Future<Output = RedisResult<T>>) -> Result<T> {
     match tokio::time::timeout(FIRST_CONNECT_TIMEOUT, connect).await {
+        // A reply that is not RESP at all: something else listens there (an HTTP server...).
+        Ok(Err(e))
+            if e.kind() == redis::ErrorKind::Parse || e.to_string().contains("Parse error") =>
+        {
+            Err(Error::Connection(
+                redis::RedisError::from((
+                    redis::ErrorKind::Io,
+                    "the server did not answer in the Redis protocol",
+                    "is the URL's port another service's (an HTTP server, say)?".to_owned(),
+                ))
+                .into(),
+            ))
+        }
         Ok(conn) => conn.map_err(|e| Error::from_redis(e, "")),
         Err(_) => Err(Error::Timeout(
             redis::RedisError::from((
@@ -218,7 +236,62 @@ async fn first_connect<T>(connect: impl std::future::Future<Output = RedisResult
 }
 
 fn invalid_url(err: redis::RedisError, argument: &'static str) -> Error {
-    Error::invalid(argument, err.to_string())
+    Error::invalid(argument, format!("is not a valid Redis URL ({err})"))
+}
+
+/// The URL schemes a client accepts.
+const SCHEMES: [&str; 6] = ["redis", "rediss", "redis+unix", "unix", "valkey", "valkeys"];
+
+/// Refuses a URL without a Redis scheme, saying what to write instead.
+fn check_scheme(url: &str, argument: &'static str) -> Result<()> {
+    match url.split_once("://") {
+        Some((scheme, _)) if SCHEMES.contains(&scheme.to_ascii_lowercase().as_str()) => Ok(()),
+        Some((scheme, _)) => Err(Error::invalid(
+            argument,
+            format!(
+                "scheme `{scheme}` is not Redis's: write redis://host:port, rediss://host:port \
+                 (TLS) or redis+unix:///path/to.sock"
+            ),
+        )),
+        None => Err(Error::invalid(
+            argument,
+            format!(
+                "`{url}` has no scheme: write redis://{url} (rediss:// for TLS, \
+                 redis+unix:///path/to.sock for a socket)"
+            ),
+        )),
+    }
+}
+
+/// For a `rediss://` URL: resolves (with the error to report) only if the port answers plain
+/// RESP to an inline `PING`, so that a TLS handshake there would wait for nothing until the
+/// timeout. A TLS port closes or stays silent: then this never resolves.
+async fn plain_behind_tls(client: &redis::Client) -> Error {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let redis::ConnectionAddr::TcpTls { host, port, .. } = client.get_connection_info().addr()
+    else {
+        return std::future::pending().await;
+    };
+    let answer = async {
+        let mut socket = tokio::net::TcpStream::connect((host.as_str(), *port))
+            .await
+            .ok()?;
+        socket.write_all(b"PING\r\n").await.ok()?;
+        let mut buf = [0u8; 1];
+        socket.read_exact(&mut buf).await.ok()?;
+        Some(buf[0])
+    };
+    match tokio::time::timeout(FIRST_CONNECT_TIMEOUT, answer).await {
+        Ok(Some(b'+' | b'-')) => Error::Connection(
+            redis::RedisError::from((
+                redis::ErrorKind::Io,
+                "TLS failed: the server answers plain Redis on that port",
+                format!("{host}:{port}: use redis:// there, or the server's tls-port"),
+            ))
+            .into(),
+        ),
+        _ => std::future::pending().await,
+    }
 }
 
 /// rustls needs a process-wide crypto provider for `rediss://`; the first caller installs ring.

@@ -36,3 +36,48 @@ async fn tls_and_unix_sockets() {
     let unix = Client::connect(&server.unix_url()).await.unwrap();
     round_trip(&unix).await;
 }
+
+/// Connection errors say what happened (issue 14): a URL without a Redis scheme, a port where
+/// another service listens, and `rediss://` on a plain Redis port.
+#[tokio::test]
+async fn connection_errors_say_what_happened() {
+    for (url, hint) in [
+        ("localhost:6379", "has no scheme"),
+        ("http://x", "scheme `http`"),
+    ] {
+        let err = Client::connect(url).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidArgument, "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("url") && text.contains(hint) && text.contains("redis://"),
+            "{text}"
+        );
+    }
+
+    // An HTTP server: answers anything with an HTTP status line.
+    let http = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = http.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut socket, _)) = http.accept().await {
+            let mut buf = [0u8; 1024];
+            let _ = socket.read(&mut buf).await;
+            let _ = socket.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n").await;
+        }
+    });
+    let err = Client::connect(&format!("redis://127.0.0.1:{port}"))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Connection, "{err}");
+    assert!(
+        err.to_string()
+            .contains("did not answer in the Redis protocol"),
+        "{err}"
+    );
+
+    let server = RedisServer::start();
+    let tls_on_plain = server.url().replace("redis://", "rediss://");
+    let err = Client::connect(&tls_on_plain).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Connection, "{err}");
+    assert!(err.to_string().contains("answers plain Redis"), "{err}");
+}

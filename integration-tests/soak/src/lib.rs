@@ -227,9 +227,9 @@ impl RunnerRule {
             .next()
             .and_then(|n| n.parse().ok())
             .unwrap_or(1);
-        if n % 101 == 0 {
+        if n.is_multiple_of(101) {
             RunnerRule::Dead
-        } else if n % 13 == 0 && attempt == 1 {
+        } else if n.is_multiple_of(13) && attempt == 1 {
             RunnerRule::Retry
         } else {
             RunnerRule::Succeed
