@@ -1,0 +1,97 @@
+//! The spec's least-privilege ACL line (spec/PROTOCOL.md, 1.2), run as written: with it, every
+//! operation, both cleans and a runner work on the queue; another queue's keys are refused.
+
+mod common;
+
+use std::time::Duration;
+
+use leaseq::worker::{Event, Job, JobError, Worker};
+use leaseq::{Client, ErrorCode, Item, Retry, State, Wait};
+use leaseq_harness::RedisServer;
+
+fn acl_line() -> String {
+    let spec = include_str!("../../spec/PROTOCOL.md");
+    let section =
+        &spec[spec.find("<!-- BEGIN acl -->").unwrap()..spec.find("<!-- END acl -->").unwrap()];
+    section
+        .lines()
+        .find(|l| l.starts_with("ACL SETUSER"))
+        .expect("the ACL line")
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_least_privilege_user_runs_everything_on_its_queue_and_nothing_else() {
+    let server = RedisServer::start();
+    let reply = server.command(&acl_line());
+    assert!(reply.starts_with("+OK"), "{reply}");
+    let url = server
+        .url()
+        .replace("redis://", "redis://jobs-app:change-me@");
+    let client = Client::connect(&url).await.expect("the user connects");
+    let q = client.queue("{jobs}").unwrap();
+
+    q.add(&Item::with_id("a", "x").unwrap()).await.unwrap();
+    q.add_batch(&[
+        Item::with_id("b", "x").unwrap(),
+        Item::with_id("c", "x")
+            .unwrap()
+            .delay(Duration::from_millis(1)),
+    ])
+    .await
+    .unwrap();
+    let lease = q
+        .lease(
+            Duration::from_secs(30),
+            Wait::Timeout(Duration::from_secs(1)),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(q.renew(&lease, Duration::from_secs(30)).await.unwrap());
+    assert!(q.progress(&lease, b"half").await.unwrap());
+    assert!(q.complete_with_result(&lease, b"done", None).await.unwrap());
+    let lease = q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    q.fail(&lease, "boom", "Boom", Retry::Never).await.unwrap();
+    assert_eq!(q.dead_requeue_oldest(None).await.unwrap(), 1);
+    q.get("a").await.unwrap();
+    q.result("a").await.unwrap();
+    q.stats().await.unwrap();
+    q.list(State::Waiting, 0, 10).await.unwrap();
+    q.light_clean().await.unwrap();
+    q.deep_clean().await.unwrap();
+    assert_eq!(client.queues("").await.unwrap(), vec!["{jobs}".to_owned()]);
+
+    // A runner: leases, completes, registers and takes the housekeeping lock.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    let worker = Worker::new(q.clone(), |_job: Job| async { Ok::<(), JobError>(()) })
+        .concurrency(2)
+        .on_event(move |e| drop(tx.send(e.clone())));
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    let mut completed = 0;
+    while completed < 2 {
+        match rx.recv().await.unwrap() {
+            Event::Completed { .. } => completed += 1,
+            Event::Error { during, error } => panic!("{during}: {error}"),
+            _ => {}
+        }
+    }
+    while q.runners().await.unwrap().housekeeper.is_none() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    handle.stop();
+    run.await.unwrap().unwrap();
+
+    // Another queue's keys are refused, with Redis's reason in the message.
+    let other = client.queue("{other}").unwrap();
+    let err = other.add(&Item::new("x")).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Redis, "{err}");
+    assert!(err.to_string().contains("no permissions"), "{err}");
+    let keys = server.command("EXISTS {other}:queue");
+    assert!(keys.starts_with(":0"), "nothing written: {keys}");
+}
