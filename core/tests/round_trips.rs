@@ -56,7 +56,12 @@ impl Monitor {
             }
             if let Some(start) = line.find("] \"") {
                 let rest = &line[start + 3..];
-                names.push(rest[..rest.find('"').unwrap()].to_lowercase());
+                let name = rest[..rest.find('"').unwrap()].to_lowercase();
+                // A new connection's set-up (`CLIENT SETINFO`, which Valkey and Redis 7.2+
+                // accept): not a round trip of the operation.
+                if name != "client" {
+                    names.push(name);
+                }
             }
         }
     }

@@ -318,19 +318,29 @@ impl RedisCluster {
     }
 }
 
+/// The server binary: `LEASEQ_TEST_SERVER` (a path, e.g. a `valkey-server`), else
+/// `redis-server` from `PATH`.
+pub fn server_binary() -> String {
+    std::env::var("LEASEQ_TEST_SERVER")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "redis-server".into())
+}
+
 fn spawn_redis(args: &[&str], dir: &Path) -> Result<Guard, String> {
-    if Command::new("redis-server")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        panic!("{INSTALL_HINT}");
+    let binary = server_binary();
+    if Command::new(&binary).arg("--version").output().is_err() {
+        if binary == "redis-server" {
+            panic!("{INSTALL_HINT}");
+        }
+        panic!("LEASEQ_TEST_SERVER={binary} does not run");
     }
-    let script = r#"redis-server "$@" & pid=$!; echo $pid; read _ignored; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; exit 0"#;
+    let script = r#"server="$1"; shift; "$server" "$@" & pid=$!; echo $pid; read _ignored; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; exit 0"#;
     let mut shell = Command::new("sh")
         .arg("-c")
         .arg(script)
         .arg("sh")
+        .arg(&binary)
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::piped())
