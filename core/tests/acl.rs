@@ -91,7 +91,10 @@ async fn the_least_privilege_user_runs_everything_on_its_queue_and_nothing_else(
     let other = client.queue("{other}").unwrap();
     let err = other.add(&Item::new("x")).await.unwrap_err();
     assert_eq!(err.code(), ErrorCode::Redis, "{err}");
-    assert!(err.to_string().to_lowercase().contains("no permissions"), "{err}");
+    assert!(
+        err.to_string().to_lowercase().contains("no permissions"),
+        "{err}"
+    );
     let keys = server.command("EXISTS {other}:queue");
     assert!(keys.starts_with(":0"), "nothing written: {keys}");
 }

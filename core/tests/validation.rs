@@ -182,3 +182,36 @@ async fn close_lets_the_sockets_go() {
     }
     panic!("sockets still open after close: {} > {before}", clients());
 }
+
+/// A key of the queue holding another type (issue 14, 8): an add fails with WRONG_TYPE and
+/// writes nothing (the shared keys are written before the item's own).
+#[tokio::test]
+async fn wrong_type_keys_leave_no_partial_writes() {
+    let adds: [(&str, fn(Item) -> Item); 3] = [
+        ("plain", |i| i),
+        ("delayed", |i| i.delay(std::time::Duration::from_secs(60))),
+        ("priority", |i| i.priority(3)),
+    ];
+    for key in [
+        "queue", "delayed", "prios", "config", "wake", "job:a", "leased",
+    ] {
+        for (what, make) in adds {
+            let env = Env::single("wrongtype").await;
+            env.cmd::<String>(&[b"SET", env.key(key).as_bytes(), b"not mine"])
+                .await;
+            let item = make(Item::with_id("a", b"x".to_vec()).unwrap().max_attempts(3));
+            match env.queue.add(&item).await {
+                Ok(added) => assert!(added, "{key}/{what}"),
+                Err(err) => {
+                    assert_eq!(err.code(), ErrorCode::WrongType, "{key}/{what}: {err}");
+                    let keys = env.keys().await;
+                    assert_eq!(
+                        keys,
+                        vec![env.key(key)],
+                        "{key}/{what}: nothing but the bad key"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -39,8 +39,9 @@ for i = 3, #ARGV, 9 do
     local expires = tonumber(expires_after) or cfg_expires
     if delay == '' and run_at == '' and level == 0 and max == '' and backoff == ''
         and not expires and keep == '' then
-      redis.call('SET', ITEM .. id, data)
+      -- The list first: a key of another type there fails the call before this item is written.
       redis.call('LPUSH', QUEUE, id)
+      redis.call('SET', ITEM .. id, data)
     else
       now = now or now_ms()
       local due = tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
@@ -57,14 +58,14 @@ for i = 3, #ARGV, 9 do
       if due > now then
         field('state', 'delayed')
         field('due', due)
-        redis.call('SET', DATA .. id, data)
-        redis.call('HSET', JOB .. id, unpack(fields))
         redis.call('ZADD', DELAYED, due, id)
+        redis.call('HSET', JOB .. id, unpack(fields))
+        redis.call('SET', DATA .. id, data)
       else
         field('state', 'waiting')
-        redis.call('SET', ITEM .. id, data)
-        redis.call('HSET', JOB .. id, unpack(fields))
         push_waiting(id, level)
+        redis.call('HSET', JOB .. id, unpack(fields))
+        redis.call('SET', ITEM .. id, data)
       end
     end
     added = added + 1

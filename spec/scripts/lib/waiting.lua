@@ -10,13 +10,16 @@ local function push_waiting(id, priority)
   if priority == 0 then
     redis.call('LPUSH', QUEUE, id)
   else
-    redis.call('LPUSH', PRIO .. priority, id)
+    -- The shared keys first, the id last: a key of another type fails the call before the id
+    -- is listed (a level in P:prios without a list is harmless, pop_waiting drops it).
+    local wake_empty = redis.call('LLEN', WAKE) == 0
     redis.call('ZADD', PRIOS, priority, priority)
-    queue_hints().prios = true
-    if redis.call('LLEN', WAKE) == 0 then
+    if wake_empty then
       redis.call('RPUSH', WAKE, '1')
     end
     redis.call('PEXPIRE', WAKE, WAKE_TTL_MS)
+    redis.call('LPUSH', PRIO .. priority, id)
+    queue_hints().prios = true
   end
 end
 
