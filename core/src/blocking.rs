@@ -136,6 +136,13 @@ impl Queue {
             .run(async move |client| f(client.queue(prefix)?).await)
     }
 
+    /// The async queue behind this handle, for this process (reconnected after a fork): for
+    /// what runs on the runtime itself, such as a [`crate::worker::Worker`].
+    pub fn as_async(&self) -> Result<crate::Queue> {
+        let (_, client) = self.client.live()?;
+        client.queue(&self.prefix)
+    }
+
     /// The prefix of this queue's keys.
     pub fn prefix(&self) -> &str {
         &self.prefix

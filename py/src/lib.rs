@@ -14,6 +14,7 @@ mod runtime;
 mod sync;
 mod time;
 mod types;
+mod worker;
 
 use pyo3::prelude::*;
 
@@ -37,6 +38,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_error_class, m)?)?;
     m.add_function(wrap_pyfunction!(aio::_shutdown, m)?)?;
     m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
+    m.add_class::<worker::NativeJob>()?;
+    m.add_class::<worker::Done>()?;
+    m.add_class::<worker::WorkerRun>()?;
+    m.add_function(wrap_pyfunction!(worker::start_worker, m)?)?;
     let py = m.py();
     use leaseq::policy;
     m.add("FOREVER", f64::INFINITY)?;

@@ -97,6 +97,11 @@ pub struct Queue {
 }
 
 impl Queue {
+    /// The core's blocking queue.
+    pub(crate) fn blocking(&self) -> &blocking::Queue {
+        &self.inner
+    }
+
     /// Runs `call` on the blocking queue without the GIL.
     fn call<T: Send>(
         &self,

@@ -94,6 +94,12 @@ impl WorkerOptions {
         WorkerOptions::default()
     }
 
+    /// The number of handlers that will run at once (the default applied), or the error that
+    /// names a bad setting: for bindings that size a thread pool before the runner starts.
+    pub fn effective_concurrency(&self) -> Result<usize> {
+        Ok(self.settle()?.concurrency)
+    }
+
     /// Applies the defaults and checks every bound; the error names the setting.
     pub(crate) fn settle(&self) -> Result<Settings> {
         let ms = Duration::from_millis;

@@ -1,5 +1,6 @@
 """leaseq: a job queue on Redis with fenced, expiring leases.
 
+A runner is :class:`leaseq.Worker` (``python -m leaseq worker module:function --queue NAME``).
 The synchronous API is here (``leaseq.Client``); the asyncio one is :mod:`leaseq.aio`. Both
 call the Rust core of leaseq and release the GIL for every round trip to Redis.
 
@@ -56,6 +57,7 @@ from leaseq.errors import (
     UnavailableError,
     WrongTypeError,
 )
+from leaseq.worker import Release, RetryLater, Unrecoverable, Worker, WorkerReport
 
 #: The version of this distribution: the one version of every leaseq package (Cargo.toml).
 __version__: str = _distribution_version("leaseq")
@@ -96,9 +98,14 @@ __all__ = [
     "Queue",
     "QueueConfig",
     "RedisError",
+    "Release",
     "RenewOutcome",
+    "RetryLater",
     "State",
     "Stats",
     "UnavailableError",
+    "Unrecoverable",
+    "Worker",
+    "WorkerReport",
     "WrongTypeError",
 ]

@@ -1,7 +1,7 @@
 # Hand-written stubs for the extension module built from py/src (checked by mypy.stubtest).
 import asyncio
 import builtins
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, ClassVar, final
@@ -28,6 +28,7 @@ __all__ = [
     "Backoff",
     "CleanReport",
     "Client",
+    "Done",
     "Entry",
     "FailOutcome",
     "Item",
@@ -35,12 +36,15 @@ __all__ = [
     "JobResult",
     "Lease",
     "Minute",
+    "NativeJob",
     "Queue",
     "QueueConfig",
     "Stats",
+    "WorkerRun",
     "_error_class",
     "_shutdown",
     "cli_main",
+    "start_worker",
 ]
 
 FOREVER: float
@@ -529,3 +533,41 @@ class AsyncQueue:
 def _error_class(code: str) -> type: ...
 def _shutdown() -> None: ...
 def cli_main(argv: list[str]) -> int: ...
+
+# The runner's native side (leaseq.worker wraps it).
+@final
+class NativeJob:
+    @property
+    def id(self) -> str: ...
+    @property
+    def id_bytes(self) -> bytes: ...
+    @property
+    def data(self) -> bytes: ...
+    @property
+    def attempt(self) -> int: ...
+    @property
+    def max_attempts(self) -> int: ...
+    @property
+    def lease_lost(self) -> bool: ...
+    def _on_lost(self, callback: Callable[[], object]) -> None: ...
+    def progress(self, value: bytes | str) -> bool: ...
+
+@final
+class Done:
+    def __call__(self, kind: str, value: object) -> None: ...
+
+@final
+class WorkerRun:
+    @property
+    def concurrency(self) -> int: ...
+    def wait(self, timeout: float) -> tuple[int, int, int, int, int] | None: ...
+    def events(self) -> builtins.list[tuple[str, str | None, int, object]]: ...
+    def interrupt(self) -> None: ...
+    def stop(self) -> None: ...
+    def force(self) -> None: ...
+
+def start_worker(
+    queue: Queue,
+    dispatch: Callable[[NativeJob, Done], object],
+    options: Mapping[str, object],
+) -> WorkerRun: ...

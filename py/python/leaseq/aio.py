@@ -61,6 +61,7 @@ from leaseq.errors import (
     UnavailableError,
     WrongTypeError,
 )
+from leaseq.worker import Release, RetryLater, Unrecoverable, Worker, WorkerReport
 
 # Stop the I/O runtime before the interpreter finalizes, so that none of its threads hands a
 # result to asyncio while Python is being torn down.
@@ -102,10 +103,15 @@ __all__ = [
     "Queue",
     "QueueConfig",
     "RedisError",
+    "Release",
     "RenewOutcome",
+    "RetryLater",
     "State",
     "Stats",
     "UnavailableError",
+    "Unrecoverable",
+    "Worker",
+    "WorkerReport",
     "WrongTypeError",
 ]
 

@@ -1,0 +1,96 @@
+"""``python -m leaseq``: ``worker`` runs a handler (as ``rq worker`` and ``celery worker`` do);
+every other command is the ``leaseq`` command (stats, ls, dead, workers, dashboard, ...).
+
+    python -m leaseq worker package.module:function --queue NAME [--url URL] [--concurrency N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+from typing import Any, Callable
+
+import leaseq
+from leaseq import _cli
+
+
+def _handler(spec: str) -> Callable[..., Any]:
+    module_name, _, name = spec.partition(":")
+    if not module_name or not name:
+        raise SystemExit(f"leaseq worker: {spec!r} is not module:function")
+    sys.path.insert(0, os.getcwd())
+    module = importlib.import_module(module_name)
+    handler = getattr(module, name, None)
+    if not callable(handler):
+        raise SystemExit(f"leaseq worker: {module_name} has no function {name!r}")
+    return handler  # type: ignore[no-any-return]
+
+
+def worker(argv: list[str] | None = None) -> int:
+    """Runs ``module:function`` over a queue until SIGINT or SIGTERM; exits 0 after draining."""
+    parser = argparse.ArgumentParser(
+        prog="python -m leaseq worker", description=worker.__doc__
+    )
+    parser.add_argument("handler", help="the handler, as package.module:function")
+    parser.add_argument("--queue", "-q", required=True, help="the queue's prefix")
+    parser.add_argument(
+        "--url",
+        default=os.environ.get("LEASEQ_URL") or os.environ.get("REDIS_URL"),
+        help="Redis URL (default: LEASEQ_URL or REDIS_URL)",
+    )
+    parser.add_argument(
+        "--concurrency",
+        "-c",
+        type=int,
+        default=None,
+        help="handlers at once (default 1)",
+    )
+    parser.add_argument(
+        "--lease-ttl",
+        type=float,
+        default=None,
+        help="lease TTL in seconds (default 30)",
+    )
+    parser.add_argument(
+        "--shutdown-timeout",
+        type=float,
+        default=None,
+        help="seconds a shutdown waits for running handlers (default 30)",
+    )
+    args = parser.parse_args(argv)
+    if not args.url:
+        parser.error("give --url, or set LEASEQ_URL or REDIS_URL")
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    handler = _handler(args.handler)
+    with leaseq.Client(args.url) as client:
+        report = leaseq.Worker(
+            client.queue(args.queue),
+            handler,
+            concurrency=args.concurrency,
+            lease_ttl=args.lease_ttl,
+            shutdown_timeout=args.shutdown_timeout,
+        ).run()
+    logging.getLogger("leaseq").info(
+        "stopped: %d completed, %d retried, %d dead, %d lost, %d released",
+        report.completed,
+        report.retried,
+        report.dead,
+        report.lost,
+        report.released,
+    )
+    return 0
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["worker"]:
+        sys.exit(worker(sys.argv[2:]))
+    _cli.main()
+
+
+if __name__ == "__main__":
+    main()

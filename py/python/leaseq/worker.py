@@ -1,0 +1,337 @@
+"""Runners: :class:`Worker` runs a handler over a queue, driven by leaseq's Rust core.
+
+The core leases in batches for free slots, renews every held lease in one round trip per tick,
+tells a handler when its lease is lost, completes or fails in batches, rides through Redis
+outages and restarts, registers the runner (``leaseq workers``) and does the queue's
+housekeeping, so no cleaner process is needed. This module only runs the handler: plain
+functions on a thread pool, ``async def`` functions on an asyncio event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import inspect
+import json
+import logging
+import signal
+import threading
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Callable, Union
+
+from leaseq import _native
+from leaseq.errors import InvalidArgumentTypeError
+
+log = logging.getLogger("leaseq")
+
+Seconds = Union[int, float, timedelta]
+
+
+class Unrecoverable(Exception):
+    """Raise it from a handler to send the job straight to the dead letters (no retry)."""
+
+
+class RetryLater(Exception):
+    """Raise it from a handler to retry after ``delay`` seconds instead of the queue's backoff
+    (while the job has attempts left)."""
+
+    def __init__(self, message: str = "", delay: Seconds = 0) -> None:
+        super().__init__(message)
+        self.delay = delay
+
+
+class Release(Exception):
+    """Raise it from a handler to hand the job back untouched (no attempt counted), to run
+    again now or after ``delay`` seconds."""
+
+    def __init__(self, delay: Seconds | None = None) -> None:
+        super().__init__("released")
+        self.delay = delay
+
+
+class Job:
+    """What a handler receives: one leased item.
+
+    ``lease_lost`` turns true (and ``lost_event`` is set) when the runner learns the lease is
+    gone: it expired and another worker may run the item, it was cancelled, or the runner is
+    shutting down past its timeout. An ``async def`` handler is then cancelled.
+    """
+
+    def __init__(self, native: Any) -> None:
+        self._native = native
+        #: Set when the lease is lost; a plain handler can wait on it or check it.
+        self.lost_event = threading.Event()
+        self._task: asyncio.Task[Any] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        native._on_lost(self._lost)
+
+    def _lost(self) -> None:
+        self.lost_event.set()
+        if self._task is not None and self._loop is not None:
+            self._loop.call_soon_threadsafe(self._task.cancel)
+
+    @property
+    def id(self) -> str:
+        """The item's id."""
+        return self._native.id  # type: ignore[no-any-return]
+
+    @property
+    def id_bytes(self) -> bytes:
+        """The item's id as Redis holds it."""
+        return self._native.id_bytes  # type: ignore[no-any-return]
+
+    @property
+    def data(self) -> bytes:
+        """The item's data."""
+        return self._native.data  # type: ignore[no-any-return]
+
+    def json(self) -> Any:
+        """The data parsed as JSON."""
+        return json.loads(self.data)
+
+    @property
+    def attempt(self) -> int:
+        """Which attempt this is (1 for the first)."""
+        return self._native.attempt  # type: ignore[no-any-return]
+
+    @property
+    def max_attempts(self) -> int:
+        """The item's attempt limit (0: unlimited)."""
+        return self._native.max_attempts  # type: ignore[no-any-return]
+
+    @property
+    def lease_lost(self) -> bool:
+        """Whether the lease is lost (see the class)."""
+        return self._native.lease_lost  # type: ignore[no-any-return]
+
+    def progress(self, value: bytes | str) -> bool:
+        """Stores a small progress value (at most 64 KiB) on the item; false once the lease is
+        lost."""
+        return self._native.progress(value)  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"Job(id={self.id!r}, attempt={self.attempt})"
+
+
+@dataclass(frozen=True)
+class WorkerReport:
+    """What a runner did: jobs completed, failures retried, jobs dead, leases lost, released."""
+
+    completed: int
+    retried: int
+    dead: int
+    lost: int
+    released: int
+
+
+def _result_bytes(value: Any) -> bytes | None:
+    if value is None:
+        return None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, str):
+        return value.encode()
+    return json.dumps(value).encode()
+
+
+def _seconds(value: Seconds) -> float:
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def _report_outcome(
+    done: Any, result: Any = None, error: BaseException | None = None
+) -> None:
+    if error is None:
+        done("complete", _result_bytes(result))
+    elif isinstance(error, Release):
+        done("release", None if error.delay is None else _seconds(error.delay))
+    elif isinstance(error, Unrecoverable):
+        done("fail", (str(error), type(error).__name__, "never"))
+    elif isinstance(error, RetryLater):
+        done("fail", (str(error), type(error).__name__, _seconds(error.delay)))
+    else:
+        done("fail", (str(error) or repr(error), type(error).__name__, None))
+
+
+class Worker:
+    """Runs ``handler(job)`` for each item of ``queue`` (a :class:`leaseq.Queue`).
+
+    Plain functions run on a thread pool of ``concurrency`` threads; ``async def`` functions on
+    an asyncio event loop. A return value is kept as the job's result (bytes as they are, str as
+    UTF-8, anything else as JSON; ``None`` keeps nothing). An exception fails the attempt (retried
+    with the queue's backoff); :class:`Unrecoverable` sends it to the dead letters, :class:`RetryLater`
+    retries after a delay, :class:`Release` hands it back. Settings not given take the core's
+    defaults (concurrency 1, lease TTL 30 s, renewal every TTL/3, shutdown timeout 30 s, ...).
+
+    ``run()`` blocks until SIGINT or SIGTERM (a graceful shutdown: no more leases, running
+    handlers get ``shutdown_timeout``; a second signal forces) or ``stop()`` from another thread.
+    """
+
+    def __init__(  # noqa: PLR0913 - one keyword per setting of the core's WorkerOptions
+        self,
+        queue: Any,
+        handler: Callable[[Job], Any],
+        *,
+        concurrency: int | None = None,
+        lease_ttl: Seconds | None = None,
+        renew_every: Seconds | None = None,
+        keep_results: bool | None = None,
+        keep_result_for: Seconds | None = None,
+        shutdown_timeout: Seconds | None = None,
+        on_shutdown: str | None = None,
+        poll_interval: Seconds | None = None,
+        heartbeat: Seconds | None = None,
+        housekeeping: bool | None = None,
+        housekeeping_every: Seconds | None = None,
+        deep_clean_every: Seconds | None = None,
+        on_event: Callable[[str, str | None, Any], None] | None = None,
+    ) -> None:
+        if not callable(handler):
+            raise _native_invalid("handler", "must be callable")
+        self._queue = queue
+        self._handler = handler
+        self._is_async = inspect.iscoroutinefunction(handler)
+        self._options = {
+            "concurrency": concurrency,
+            "lease_ttl": lease_ttl,
+            "renew_every": renew_every,
+            "keep_results": keep_results,
+            "keep_result_for": keep_result_for,
+            "shutdown_timeout": shutdown_timeout,
+            "on_shutdown": on_shutdown,
+            "poll_interval": poll_interval,
+            "heartbeat": heartbeat,
+            "housekeeping": housekeeping,
+            "housekeeping_every": housekeeping_every,
+            "deep_clean_every": deep_clean_every,
+        }
+        self._listeners: dict[str, list[Callable[..., None]]] = {}
+        if on_event is not None:
+            self._listeners.setdefault("*", []).append(on_event)
+        self._run: Any = None
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop_requested = 0
+
+    def on(self, event: str, listener: Callable[..., None]) -> None:
+        """Calls ``listener(id, detail)`` on ``event``: ``completed``, ``retrying``, ``dead``,
+        ``released``, ``lease_lost``, ``error`` or ``recovered`` (``id`` is None for the last
+        two). Listeners run on the thread that called ``run()``."""
+        self._listeners.setdefault(event, []).append(listener)
+
+    def stop(self, force: bool = False) -> None:
+        """Starts a graceful shutdown from any thread; ``force=True`` cuts the wait short."""
+        if self._run is None:
+            self._stop_requested = 2 if force else max(self._stop_requested, 1)
+        elif force:
+            self._run.force()
+        else:
+            self._run.stop()
+
+    # -- dispatch: called by the core, on its blocking pool, with the GIL ------------------
+
+    def _dispatch(self, native: Any, done: Any) -> None:
+        job = Job(native)
+        if self._is_async:
+            assert self._loop is not None
+            asyncio.run_coroutine_threadsafe(self._run_async(job, done), self._loop)
+        else:
+            assert self._pool is not None
+            self._pool.submit(self._run_sync, job, done)
+
+    def _run_sync(self, job: Job, done: Any) -> None:
+        try:
+            result = self._handler(job)
+        except BaseException as error:
+            _report_outcome(done, error=error)
+        else:
+            _report_outcome(done, result)
+
+    async def _run_async(self, job: Job, done: Any) -> None:
+        job._loop = asyncio.get_running_loop()
+        job._task = asyncio.current_task()
+        if job.lease_lost:
+            job._lost()
+        try:
+            result = await self._handler(job)
+        except asyncio.CancelledError:
+            _report_outcome(
+                done, error=Release(None) if job.lease_lost else Exception("cancelled")
+            )
+        except BaseException as error:
+            _report_outcome(done, error=error)
+        else:
+            _report_outcome(done, result)
+
+    # -- running ---------------------------------------------------------------------------
+
+    def _emit(self, name: str, job_id: str | None, detail: Any) -> None:
+        listeners = self._listeners.get(name, []) + self._listeners.get("*", [])
+        if name == "error" and not listeners:
+            during, code, message = detail
+            log.warning(
+                "leaseq runner: %s failed (%s: %s); going on", during, code, message
+            )
+        elif name == "recovered" and not listeners:
+            log.info("leaseq runner: %s works again", detail)
+        for listener in self._listeners.get(name, []):
+            listener(job_id, detail)
+        for listener in self._listeners.get("*", []):
+            listener(name, job_id, detail)
+
+    def _start(self) -> threading.Thread | None:
+        self._run = _native.start_worker(self._queue, self._dispatch, self._options)
+        if self._stop_requested:
+            self.stop(force=self._stop_requested == 2)
+        if not self._is_async:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                max_workers=self._run.concurrency, thread_name_prefix="leaseq-handler"
+            )
+            return None
+        self._loop = asyncio.new_event_loop()
+        thread = threading.Thread(
+            target=self._loop.run_forever, name="leaseq-asyncio", daemon=True
+        )
+        thread.start()
+        return thread
+
+    def _finish(self, loop_thread: threading.Thread | None) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+        if self._loop is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            if loop_thread is not None:
+                loop_thread.join(timeout=5)
+            if not self._loop.is_running():
+                self._loop.close()
+            self._loop = None
+
+    def run(self) -> WorkerReport:
+        """Runs until a signal or ``stop()``; returns what the runner did. Redis outages never
+        raise out of it: the core rides through them and reports ``error`` events."""
+        loop_thread = self._start()
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGTERM, lambda *_: self._run.interrupt())
+        try:
+            while True:
+                try:
+                    report = self._run.wait(0.2)
+                    for name, job_id, _attempt, detail in self._run.events():
+                        self._emit(name, job_id, detail)
+                    if report is not None:
+                        return WorkerReport(*report)
+                except KeyboardInterrupt:
+                    self._run.interrupt()
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+            self._finish(loop_thread)
+
+
+def _native_invalid(argument: str, reason: str) -> Exception:
+    error = InvalidArgumentTypeError(f"invalid argument `{argument}`: {reason}")
+    error.argument = argument
+    return error

@@ -1,0 +1,329 @@
+"""leaseq.Worker: the core's runner with Python handlers (threads and asyncio), its outcomes,
+the lease-lost signal, shutdown, outages, and ``python -m leaseq worker``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import leaseq
+import pytest
+import redis
+from conftest import Server, new_prefix
+
+
+def run_until(worker: leaseq.Worker, done: Any) -> leaseq.WorkerReport:
+    """Runs `worker`, stopping it from a listener once `done(name, id)` says so."""
+
+    def listener(name: str, job_id: Any, _detail: Any) -> None:
+        if done(name, job_id):
+            worker.stop()
+
+    worker.on("*", listener)
+    return worker.run()
+
+
+def fill(queue: leaseq.Queue, n: int, prefix: str = "j") -> set[str]:
+    queue.add_batch([leaseq.Item(b"x", id=f"{prefix}{i}") for i in range(n)])
+    return {f"{prefix}{i}" for i in range(n)}
+
+
+def settled(queue: leaseq.Queue) -> bool:
+    s = queue.stats()
+    return s.waiting + s.delayed + s.leased + s.processing == 0
+
+
+def test_outcomes_results_retries_and_dead_letters(queue: leaseq.Queue) -> None:
+    fill(queue, 10)
+    queue.add(
+        leaseq.Item(
+            b"x", id="flaky", max_attempts=2, backoff=leaseq.Backoff.fixed(0.01)
+        )
+    )
+    queue.add(leaseq.Item(b"x", id="poison"))
+    seen: dict[str, list[str]] = {}
+
+    def handler(job: leaseq.worker.Job) -> Any:
+        if job.id == "flaky":
+            raise ValueError(f"attempt {job.attempt}")
+        if job.id == "poison":
+            raise leaseq.Unrecoverable("cannot parse")
+        return {"id": job.id}
+
+    def done(name: str, job_id: Any) -> bool:
+        seen.setdefault(name, []).append(job_id)
+        return len(seen.get("completed", [])) == 10 and len(seen.get("dead", [])) == 2
+
+    report = run_until(leaseq.Worker(queue, handler, concurrency=4), done)
+    assert report == leaseq.WorkerReport(
+        completed=10, retried=1, dead=2, lost=0, released=0
+    )
+    assert sorted(seen["dead"]) == ["flaky", "poison"]
+    assert queue.count(leaseq.State.DEAD) == 2
+    job = queue.get("flaky")
+    assert (
+        job is not None and job.error == "attempt 2" and job.error_type == "ValueError"
+    )
+    result = queue.result("j3")
+    assert result is not None and result.data == b'{"id": "j3"}'
+    assert settled(queue)
+
+
+def test_async_handlers_run_on_asyncio(queue: leaseq.Queue) -> None:
+    fill(queue, 20)
+    loops: set[int] = set()
+
+    async def handler(job: leaseq.worker.Job) -> bytes:
+        loops.add(id(asyncio.get_running_loop()))
+        await asyncio.sleep(0.01)
+        return job.id.encode()
+
+    n = [0]
+
+    def done(name: str, _id: Any) -> bool:
+        n[0] += name == "completed"
+        return n[0] == 20
+
+    report = run_until(leaseq.Worker(queue, handler, concurrency=8), done)
+    assert report.completed == 20
+    assert len(loops) == 1, "one event loop runs every handler"
+    result = queue.result("j5")
+    assert result is not None and result.data == b"j5"
+
+
+def test_a_cancelled_job_is_told_its_lease_is_lost(queue: leaseq.Queue) -> None:
+    queue.add(leaseq.Item(b"x", id="long"))
+    queue.add(leaseq.Item(b"x", id="long-async"))
+    told: dict[str, bool] = {}
+    started = threading.Barrier(3)  # both handlers and the canceller
+    leased_past_ttl: list[int] = []
+
+    def handler(job: leaseq.worker.Job) -> None:
+        started.wait(timeout=30)
+        # Blocks past its lease TTL (the runner renews it) until the lease is lost.
+        told[job.id] = job.lost_event.wait(timeout=60)
+
+    worker = leaseq.Worker(
+        queue, handler, concurrency=2, lease_ttl=1.0, renew_every=0.1
+    )
+
+    def cancel_then_stop() -> None:
+        started.wait(timeout=30)
+        time.sleep(1.5)  # past the 1 s TTL: the runner renews the leases
+        leased_past_ttl.append(queue.count(leaseq.State.LEASED))
+        queue.cancel("long")
+        queue.cancel("long-async")
+        while len(told) < 2:
+            time.sleep(0.01)
+        worker.stop()
+
+    canceller = threading.Thread(target=cancel_then_stop)
+    canceller.start()
+    report = worker.run()
+    canceller.join()
+    assert leased_past_ttl == [2], "renewed past the TTL"
+    assert told == {"long": True, "long-async": True}
+    assert report.lost == 2 and report.completed == 0
+    assert queue.get("long") is None
+
+
+def test_async_handler_is_cancelled_when_its_lease_is_lost(queue: leaseq.Queue) -> None:
+    queue.add(leaseq.Item(b"x", id="a"))
+    cancelled = threading.Event()
+    running = threading.Event()
+
+    async def handler(job: leaseq.worker.Job) -> None:
+        running.set()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    worker = leaseq.Worker(queue, handler, renew_every=0.1)
+    threading.Thread(target=lambda: (running.wait(30), queue.cancel("a"))).start()
+    report = run_until(worker, lambda _n, _id: cancelled.is_set())
+    assert cancelled.is_set()
+    assert report.lost == 1
+
+
+def test_shutdown_waits_then_releases_what_still_runs(queue: leaseq.Queue) -> None:
+    queue.add(leaseq.Item(b"x", id="quick"))
+    queue.add(leaseq.Item(b"x", id="stuck"))
+    both = threading.Barrier(3)
+    release_quick = threading.Event()
+    stuck_told = threading.Event()
+
+    def handler(job: leaseq.worker.Job) -> None:
+        both.wait(timeout=30)
+        if job.id == "stuck":
+            stuck_told.set() if job.lost_event.wait(timeout=60) else None
+            return
+        release_quick.wait(timeout=30)
+
+    worker = leaseq.Worker(queue, handler, concurrency=2, shutdown_timeout=0.5)
+
+    def stop_when_busy() -> None:
+        both.wait(timeout=30)
+        worker.stop()
+        release_quick.set()
+
+    threading.Thread(target=stop_when_busy).start()
+    report = worker.run()
+    assert (report.completed, report.released) == (1, 1)
+    assert stuck_told.wait(timeout=30), "the stuck handler was told"
+    stuck = queue.get("stuck")
+    assert (
+        stuck is not None
+        and stuck.state == leaseq.State.WAITING
+        and stuck.attempts == 0
+    )
+
+
+def restart(server: Server) -> None:
+    assert server.process.stdin is not None and server.process.stdout is not None
+    server.process.stdin.write("restart\n")
+    server.process.stdin.flush()
+    assert server.process.stdout.readline().strip() == "restarted"
+
+
+@pytest.mark.parametrize("fault", ["restart", "client kill"])
+def test_a_busy_runner_rides_through(fresh_server: Server, fault: str) -> None:
+    with leaseq.Client(fresh_server.url) as client:
+        queue = client.queue(new_prefix())
+        ids = fill(queue, 300)
+        handled: set[str] = set()
+        errors: list[Any] = []
+
+        def handler(job: leaseq.worker.Job) -> None:
+            time.sleep(0.002)
+            handled.add(job.id)
+
+        worker = leaseq.Worker(queue, handler, concurrency=8, lease_ttl=2.0)
+        worker.on("error", lambda _id, detail: errors.append(detail))
+        struck = threading.Event()
+
+        def fault_then_watch() -> None:
+            while len(handled) < 80:
+                time.sleep(0.01)
+            if fault == "restart":
+                restart(fresh_server)
+            else:
+                redis.Redis.from_url(fresh_server.url).client_kill_filter(
+                    _type="normal"
+                )
+            struck.set()
+            while not (handled >= ids and settled_quietly(queue)):
+                time.sleep(0.05)
+            worker.stop()
+
+        threading.Thread(target=fault_then_watch).start()
+        report = worker.run()
+        assert struck.is_set()
+        assert handled == ids, "every item ran"
+        assert settled(queue), "and every item is done"
+        assert errors, "the runner noticed the fault"
+        assert report.completed >= 200
+
+
+def settled_quietly(queue: leaseq.Queue) -> bool:
+    try:
+        return settled(queue)
+    except leaseq.LeaseqError:
+        return False
+
+
+HANDLERS = textwrap.dedent(
+    """
+    import os, time
+
+    def slow(job):
+        with open(os.environ["MARK"], "a") as f:
+            f.write(job.id + "\\n")
+        time.sleep(float(os.environ.get("SLEEP", "0.05")))
+    """
+)
+
+
+def start_cli_worker(
+    tmp_path: Path, url: str, prefix: str, mark: Path, sleep: str
+) -> subprocess.Popen[str]:
+    (tmp_path / "handlers_mod.py").write_text(HANDLERS)
+    env = dict(os.environ, MARK=str(mark), SLEEP=sleep, PYTHONPATH=str(tmp_path))
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "leaseq",
+            "worker",
+            "handlers_mod:slow",
+            "--queue",
+            prefix,
+            "--url",
+            url,
+            "--concurrency",
+            "4",
+            "--lease-ttl",
+            "1",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def test_python_m_leaseq_worker_drains_on_sigterm(
+    tmp_path: Path, client: leaseq.Client, url: str
+) -> None:
+    prefix = new_prefix()
+    queue = client.queue(prefix)
+    fill(queue, 200)
+    mark = tmp_path / "ran"
+    proc = start_cli_worker(tmp_path, url, prefix, mark, "0.05")
+    while not mark.exists() or len(mark.read_text().split()) < 10:
+        assert proc.poll() is None, proc.communicate()[0]
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out
+    assert "stopped:" in out, out
+    # Graceful: what started finished; nothing is left leased.
+    assert queue.count(leaseq.State.LEASED) == 0, out
+
+
+def test_a_killed_runner_loses_nothing(
+    tmp_path: Path, client: leaseq.Client, url: str
+) -> None:
+    prefix = new_prefix()
+    queue = client.queue(prefix)
+    ids = fill(queue, 60)
+    mark = tmp_path / "ran"
+    proc = start_cli_worker(tmp_path, url, prefix, mark, "0.2")
+    while not mark.exists() or len(mark.read_text().split()) < 8:
+        assert proc.poll() is None, proc.communicate()[0]
+        time.sleep(0.02)
+    proc.kill()
+    proc.communicate(timeout=30)
+    # A second runner finishes everything, the killed one's leases included (they expire).
+    second = start_cli_worker(tmp_path, url, prefix, mark, "0")
+    try:
+        deadline = time.monotonic() + 90
+        while not settled(queue):
+            assert time.monotonic() < deadline, "not drained"
+            assert second.poll() is None, second.communicate()[0]
+            time.sleep(0.1)
+    finally:
+        second.send_signal(signal.SIGTERM)
+        second.communicate(timeout=60)
+    assert set(mark.read_text().split()) == ids
+    assert queue.count(leaseq.State.DEAD) == 0
