@@ -493,12 +493,11 @@ async fn main() {
         }
     }
     let total_kills: u32 = fleet.kills.values().sum();
-    // A SIGKILL loses the records a process had not written yet: one in a soak worker, up to
-    // one per running handler (8) in a demo runner, whose records follow its events; the
-    // restart's lost replies (a complete that ran, unanswered) count like a kill of each runner.
-    let per_kill = if opts.demo { 8 } else { 1 };
-    let allowed =
-        (total_kills as usize + if restarted { fleet.workers.len() } else { 0 }) * per_kill;
+    // A SIGKILL loses the records a soak worker had not written yet (one per kill). In the demo,
+    // a runner's records follow its events, and the Redis restart loses the replies of finishes
+    // that ran (never sent twice, 13.1): those items are done, with no record, so there the
+    // figure is shown, not judged; lost (items still there) is what the demo judges.
+    let allowed = total_kills as usize;
     let mut items_left = 0usize;
     let mut keys_left = Vec::new();
     for prefix in QUEUES {
@@ -543,11 +542,16 @@ async fn main() {
     }
     let lost = items_left;
     println!(
-        "\nitems {total}  dead {}  cancelled {}  completed twice {}  lost {lost}  re-deliveries {}  without a completion record {unrecorded} (kills and the restart may cause up to {allowed})  keys left {}  violations {}  cleaner re-queued {}, removed {}  {:.1}s",
+        "\nitems {total}  dead {}  cancelled {}  completed twice {}  lost {lost}  re-deliveries {}  without a completion record {unrecorded} ({})  keys left {}  violations {}  cleaner re-queued {}, removed {}  {:.1}s",
         dead.len(),
         cancelled.len(),
         twice.len(),
         records.redeliveries(),
+        if opts.demo {
+            "a kill, or the restart's lost replies, leaves done items unrecorded".to_owned()
+        } else {
+            format!("at most {allowed} kills may cause that")
+        },
         keys_left.len(),
         records.violations.len(),
         cleaned.requeued,
@@ -561,7 +565,7 @@ async fn main() {
     if lost > 0 || !keys_left.is_empty() {
         problems.push(format!("left behind: {keys_left:?}"));
     }
-    if unrecorded > allowed {
+    if !opts.demo && unrecorded > allowed {
         problems.push(format!("{unrecorded} items have no completion record, more than the kills and restart explain ({allowed})"));
     }
     for p in &problems {

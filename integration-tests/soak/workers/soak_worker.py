@@ -1,6 +1,7 @@
 """The Python soak worker and producer (integration-tests/soak/README.md), on leaseq's sync API.
 
     python soak_worker.py URL LANG work
+    python soak_worker.py URL LANG run
     python soak_worker.py URL LANG produce FIRST COUNT
 
 It follows the Rust worker (src/bin/soak-worker-rust.rs, src/lib.rs) rule for rule: the queues
@@ -16,11 +17,14 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import sys
+import threading
 import time
 import uuid
 
 import leaseq
+from leaseq.worker import Job
 
 #: Every worker's lease TTL, in seconds.
 TTL = 0.5
@@ -34,7 +38,9 @@ BATCH = 50
 FAILURE = "soak failure"
 FAILURE_TYPE = "SoakError"
 
-USAGE = "usage: soak_worker.py URL LANG work | URL LANG produce FIRST COUNT"
+USAGE = (
+    "usage: soak_worker.py URL LANG work | URL LANG run | URL LANG produce FIRST COUNT"
+)
 
 
 def behaviour(roll: int) -> str:
@@ -80,7 +86,15 @@ class Recorder:
         self.add(f"viol|{self.lang}|{what}|{uuid.uuid4().hex}")
 
     def add(self, record: str) -> None:
-        self.results.add_unique(leaseq.Item(self.lang.encode(), id=record))
+        """Adds a record, riding through Redis restarts (ids are unique per record)."""
+        while True:
+            try:
+                self.results.add(leaseq.Item(self.lang.encode(), id=record))
+                return
+            except leaseq.LeaseqError as error:
+                if not error.retryable:
+                    raise
+                time.sleep(0.1)
 
 
 def work(client: leaseq.Client, lang: str, prefixes: list[str], results: str) -> None:
@@ -113,6 +127,72 @@ def work(client: leaseq.Client, lang: str, prefixes: list[str], results: str) ->
             recorder.violation("second complete returned true")
 
 
+def rule(item_id: str, attempt: int) -> str:
+    """Runner mode's rule, the same in every language (RunnerRule in src/lib.rs): by the number
+    at the end of the id, every 101st item fails for good, every 13th fails its first attempt."""
+    n = int(item_id.rsplit("-", 1)[-1]) if item_id.rsplit("-", 1)[-1].isdigit() else 1
+    if n % 101 == 0:
+        return "dead"
+    if n % 13 == 0 and attempt == 1:
+        return "retry"
+    return "succeed"
+
+
+def run(client: leaseq.Client, lang: str, prefixes: list[str], results: str) -> None:
+    """Runner mode: one leaseq.Worker per queue; records follow the runners' events."""
+    recorder = Recorder(client, results, lang)
+    workers = []
+    for name in prefixes:
+
+        def handler(job: Job, name: str = name) -> None:
+            recorder.record("exec", name, job.id)
+            time.sleep(0.001)
+            what = rule(job.id, job.attempt)
+            if what == "dead":
+                raise leaseq.Unrecoverable(FAILURE)
+            if what == "retry":
+                raise SoakError(FAILURE)
+
+        worker = leaseq.Worker(
+            client.queue(name),
+            handler,
+            concurrency=4,
+            lease_ttl=2.0,
+            heartbeat=0.5,
+            housekeeping_every=0.5,
+            deep_clean_every=5.0,
+        )
+        for event, kind in (
+            ("completed", "win"),
+            ("retrying", "retry"),
+            ("dead", "dead"),
+        ):
+            worker.on(
+                event,
+                lambda job_id, _detail, kind=kind, name=name: recorder.record(
+                    kind, name, job_id
+                ),
+            )
+        workers.append(worker)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    reports: list[leaseq.WorkerReport] = []
+    threads = [threading.Thread(target=lambda w=w: reports.append(w.run())) for w in workers]
+    for t in threads:
+        t.start()
+    while not stop.wait(0.2):
+        pass
+    for w in workers:
+        w.stop()
+    for t in threads:
+        t.join()
+    print(f"soak_worker.py: {reports}", file=sys.stderr)
+
+
+class SoakError(Exception):
+    """The failure runner mode's handlers raise (its name is the error type recorded)."""
+
+
 def produce(
     client: leaseq.Client, lang: str, prefixes: list[str], first: int, count: int
 ) -> None:
@@ -133,7 +213,7 @@ def produce(
 
 
 def main(argv: list[str]) -> None:
-    if len(argv) < 3 or argv[2] not in ("work", "produce"):
+    if len(argv) < 3 or argv[2] not in ("work", "run", "produce"):
         sys.exit(USAGE)
     url, lang, mode = argv[:3]
     prefixes = os.environ["LEASEQ_SOAK_QUEUES"].split(",")
@@ -141,6 +221,8 @@ def main(argv: list[str]) -> None:
     with leaseq.Client(url) as client:
         if mode == "work":
             work(client, lang, prefixes, results)
+        elif mode == "run":
+            run(client, lang, prefixes, results)
         else:
             try:
                 first, count = int(argv[3]), int(argv[4])
