@@ -9,5 +9,18 @@ const { ErrorCode, LeaseqError } = require('./lib/errors')
 const { Item } = require('./lib/item')
 const { Lease } = require('./lib/lease')
 const { Queue } = require('./lib/queue')
+const { ReleaseJob, RetryLaterError, UnrecoverableError, Worker, WorkerJob } = require('./lib/worker')
 
-module.exports = { Client, ErrorCode, Item, Lease, LeaseqError, Queue }
+module.exports = {
+  Client,
+  ErrorCode,
+  Item,
+  Lease,
+  LeaseqError,
+  Queue,
+  ReleaseJob,
+  RetryLaterError,
+  UnrecoverableError,
+  Worker,
+  WorkerJob,
+}

@@ -1,5 +1,17 @@
 // ES module entry point: the same classes as the CommonJS one (index.js).
 import leaseq from './index.js'
 
-export const { Client, ErrorCode, Item, Lease, LeaseqError, Queue } = leaseq
+export const {
+  Client,
+  ErrorCode,
+  Item,
+  Lease,
+  LeaseqError,
+  Queue,
+  ReleaseJob,
+  RetryLaterError,
+  UnrecoverableError,
+  Worker,
+  WorkerJob,
+} = leaseq
 export default leaseq

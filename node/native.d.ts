@@ -149,6 +149,41 @@ export declare class NativeQueue {
   processingLen(): Promise<number>
 }
 
+/** One leased job handed to JavaScript; `lib/worker.js` wraps it as `Job`. */
+export declare class NativeWorkerJob {
+  /** The item's id. */
+  get id(): string
+  /** The item's data. */
+  get data(): Buffer
+  /** Which attempt this is (1 for the first). */
+  get attempt(): number
+  /** The item's attempt limit (0: unlimited). */
+  get maxAttempts(): number
+  /** The key `onLost` calls back with. */
+  get key(): number
+  /** Whether the lease is lost. */
+  get leaseLost(): boolean
+  /**
+   * Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
+   * `never`, a delay in ms, or the backoff), or `release` (after a delay in ms).
+   */
+  finish(kind: string, result?: Buffer | undefined | null, message?: string | undefined | null, errorType?: string | undefined | null, retry?: string | undefined | null, delayMs?: number | undefined | null): void
+  /** Stores a progress value (at most 64 KiB); false once the lease is lost. */
+  progress(value: Buffer): Promise<boolean>
+}
+
+/** A started runner. */
+export declare class NativeWorkerRun {
+  /** Resolves with the report once the runner has stopped. */
+  wait(): Promise<WorkerReportParts>
+  /** Starts a graceful shutdown. */
+  stop(): void
+  /** Forces the shutdown. */
+  force(): void
+  /** The first call stops, the next forces (what a signal does). */
+  interrupt(): void
+}
+
 /**
  * A backoff as JavaScript writes it: `{ type: 'fixed', delayMs }` or
  * `{ type: 'exponential', baseMs, capMs, jitter? }` (`lib/args.js` checks the shape).
@@ -355,6 +390,12 @@ export interface ResultParts {
   finishedAt: number
 }
 
+/**
+ * Starts the core's runner over `queue`: `dispatch(job)` runs each job (and calls
+ * `job.finish(...)` once), `onLost(key)` says a job's lease is lost, `onEvent(event)` reports.
+ */
+export declare function startWorker(queue: NativeQueue, dispatch: ((arg: NativeWorkerJob) => void), onLost: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts): NativeWorkerRun
+
 /** A queue's figures. */
 export interface StatsParts {
   /** Ids in the waiting lists. */
@@ -375,4 +416,64 @@ export interface StatsParts {
   minutes: Array<MinuteParts>
   /** The counters summed over the last hour. */
   lastHour: MinuteParts
+}
+
+/** One event of a runner. */
+export interface WorkerEventParts {
+  /** `completed`, `retrying`, `dead`, `released`, `leaseLost`, `error` or `recovered`. */
+  name: string
+  /** The item's id (none for `error` and `recovered`). */
+  id?: string
+  /** The attempt, where it applies. */
+  attempt?: number
+  /** The error message (`retrying`, `dead`, `error`), or why a lease was lost. */
+  message?: string
+  /** The registry code of an `error`. */
+  code?: string
+  /** The step of an `error` or `recovered` (`lease`, `finish`, `renew`, `beat`, `clean`). */
+  during?: string
+  /** The delay before a retry, in ms. */
+  retryInMs?: number
+}
+
+/** The settings of a runner; any left out take the core's defaults. */
+export interface WorkerOptionsParts {
+  /** Handlers at once (default 1). */
+  concurrency?: number
+  /** Each lease's TTL (default 30 s). */
+  leaseTtlMs?: number
+  /** Renewal period (default TTL/3). */
+  renewEveryMs?: number
+  /** Keep return values as results (default true). */
+  keepResults?: boolean
+  /** How long kept results live. */
+  keepResultForMs?: number
+  /** How long close waits for running handlers (default 30 s). */
+  shutdownTimeoutMs?: number
+  /** `release` (default) or `fail` what still runs after the timeout. */
+  onShutdown?: string
+  /** Longest single server-side wait (default 1 s). */
+  pollIntervalMs?: number
+  /** Registration beat (default 5 s). */
+  heartbeatMs?: number
+  /** Take part in the queue's housekeeping (default true). */
+  housekeeping?: boolean
+  /** Light clean period while holding the lock (default 5 s). */
+  housekeepingEveryMs?: number
+  /** Deep clean period (default 1 h; 0 turns it off). */
+  deepCleanEveryMs?: number
+}
+
+/** What a runner did. */
+export interface WorkerReportParts {
+  /** Jobs completed. */
+  completed: number
+  /** Failures that will be retried. */
+  retried: number
+  /** Jobs sent to the dead letters. */
+  dead: number
+  /** Leases lost. */
+  lost: number
+  /** Jobs released. */
+  released: number
 }

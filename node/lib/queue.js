@@ -200,9 +200,16 @@ function completionParts(completions) {
  * One queue: the keys under one prefix. Every method returns a Promise; a bad argument rejects
  * it with a `LeaseqError` (code `INVALID_ARGUMENT`) before anything is sent.
  */
+/** @type {(queue: Queue) => import('../native').NativeQueue} */
+let nativeOf
+
 class Queue {
   /** @type {import('../native').NativeQueue} */
   #native
+
+  static {
+    nativeOf = (queue) => queue.#native
+  }
 
   /**
    * @param {symbol} key
@@ -670,4 +677,4 @@ function toQueue(native) {
   return new Queue(CONSTRUCT, native)
 }
 
-module.exports = { Queue, toQueue }
+module.exports = { Queue, nativeOf: (/** @type {Queue} */ q) => nativeOf(q), toQueue }

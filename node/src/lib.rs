@@ -14,6 +14,7 @@ mod item;
 mod job;
 mod lease;
 mod queue;
+mod worker;
 
 use napi_derive::napi;
 

@@ -54,6 +54,11 @@ impl NativeQueue {
     pub(crate) fn new(inner: Queue) -> NativeQueue {
         NativeQueue { inner }
     }
+
+    /// The core's queue.
+    pub(crate) fn inner(&self) -> &Queue {
+        &self.inner
+    }
 }
 
 /// One completion of a batch, owned so that it can move to the runtime's threads.

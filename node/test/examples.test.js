@@ -12,10 +12,20 @@ const { startRedis } = require('./helpers/redis')
 
 const README = path.resolve(PACKAGE_ROOT, '..', 'README.md')
 
-/** The first ```js block between the README's node markers. */
+/** The runner's ```js block of the README. */
+function readmeRunner() {
+  const text = fs.readFileSync(README, 'utf8')
+  const begin = text.indexOf('<!-- BEGIN node-runner -->')
+  const end = text.indexOf('<!-- END node-runner -->')
+  const match = /```js\n([\s\S]*?)```/.exec(text.slice(begin, end))
+  assert.ok(begin >= 0 && match, 'the node section has a runner example')
+  return match[1]
+}
+
+/** The first ```js block of the README's node section after the runner's. */
 function readmeExample() {
   const text = fs.readFileSync(README, 'utf8')
-  const begin = text.indexOf('<!-- BEGIN node -->')
+  const begin = text.indexOf('<!-- END node-runner -->')
   const end = text.indexOf('<!-- END node -->')
   assert.ok(begin >= 0 && end > begin, 'README.md has the node markers')
   const match = /```js\n([\s\S]*?)```/.exec(text.slice(begin, end))
@@ -61,6 +71,15 @@ describe('examples', { timeout: 60_000 }, () => {
       'INVALID_ARGUMENT ttlMs',
     ])
     assert.ok(lines.includes('retrying'), result.stdout)
+  })
+
+  test("the README's runner example runs", async () => {
+    consumer.write('runner.js', readmeRunner())
+    const result = await consumer.run('runner.js', { REDIS_URL: redis.url })
+    assertRan(result)
+    const lines = result.stdout.trim().split('\n')
+    assert.equal(lines.filter((l) => l.startsWith('sending to ')).length, 2, result.stdout)
+    assert.equal(lines.at(-1), '2 completed, 1 dead')
   })
 
   test('the TypeScript example runs', async () => {

@@ -9,7 +9,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use leaseq::worker::{Event, Job, JobError, Outcome, Report, ShutdownAction, Worker, WorkerHandle, WorkerOptions};
+use leaseq::worker::{
+    Event, Job, JobError, Outcome, Report, ShutdownAction, Worker, WorkerHandle, WorkerOptions,
+};
 use leaseq::Retry;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
@@ -62,7 +64,12 @@ impl NativeJob {
     fn _on_lost(&self, py: Python<'_>, callback: Py<PyAny>) -> PyResult<()> {
         *self.on_lost.lock().unwrap_or_else(|e| e.into_inner()) = Some(callback.clone_ref(py));
         if self.job.is_lost() {
-            if let Some(cb) = self.on_lost.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            if let Some(cb) = self
+                .on_lost
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+            {
                 cb.call0(py)?;
             }
         }
@@ -105,9 +112,16 @@ impl Done {
                 err.retry = retry;
                 Outcome::Fail(err)
             }
-            "release" => Outcome::Release(convert::opt_seconds(Some(value).filter(|v| !v.is_none()), "delay")?),
+            "release" => Outcome::Release(convert::opt_seconds(
+                Some(value).filter(|v| !v.is_none()),
+                "delay",
+            )?),
             other => {
-                return Err(errors::invalid(value.py(), "kind", format!("unknown outcome `{other}`")))
+                return Err(errors::invalid(
+                    value.py(),
+                    "kind",
+                    format!("unknown outcome `{other}`"),
+                ))
             }
         };
         if let Some(tx) = self.tx.lock().unwrap_or_else(|e| e.into_inner()).take() {
@@ -132,7 +146,11 @@ impl WorkerRun {
     /// Waits up to ``timeout`` seconds (without the GIL); returns the report as a tuple
     /// ``(completed, retried, dead, lost, released)`` once the runner ended, else ``None``.
     fn wait(&self, py: Python<'_>, timeout: f64) -> PyResult<Option<(u64, u64, u64, u64, u64)>> {
-        let mut rx = self.report.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut rx = self
+            .report
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
         let handle = leaseq::runtime::handle().map_err(|e| errors::to_py(py, e))?;
         let slice = Duration::from_secs_f64(timeout.clamp(0.0, 5.0));
         let ended = py.detach(|| {
@@ -156,25 +174,58 @@ impl WorkerRun {
             let none = py.None().into_bound(py);
             let t = match event {
                 Event::Completed { id, attempt } => ("completed", Some(id), attempt, none),
-                Event::Retrying { id, attempt, error, retry_in } => (
+                Event::Retrying {
+                    id,
+                    attempt,
+                    error,
+                    retry_in,
+                } => (
                     "retrying",
                     Some(id),
                     attempt,
-                    PyTuple::new(py, [error.into_pyobject(py)?.into_any(), retry_in.as_secs_f64().into_pyobject(py)?.into_any()])?.into_any(),
+                    PyTuple::new(
+                        py,
+                        [
+                            error.into_pyobject(py)?.into_any(),
+                            retry_in.as_secs_f64().into_pyobject(py)?.into_any(),
+                        ],
+                    )?
+                    .into_any(),
                 ),
-                Event::Dead { id, attempt, error } => ("dead", Some(id), attempt, error.into_pyobject(py)?.into_any()),
+                Event::Dead { id, attempt, error } => (
+                    "dead",
+                    Some(id),
+                    attempt,
+                    error.into_pyobject(py)?.into_any(),
+                ),
                 Event::Released { id } => ("released", Some(id), 0, none),
-                Event::LeaseLost { id, why } => ("lease_lost", Some(id), 0, format!("{why:?}").into_pyobject(py)?.into_any()),
+                Event::LeaseLost { id, why } => (
+                    "lease_lost",
+                    Some(id),
+                    0,
+                    format!("{why:?}").into_pyobject(py)?.into_any(),
+                ),
                 Event::Error { during, error } => (
                     "error",
                     None,
                     0,
-                    PyTuple::new(py, [during, error.code().as_str(), &error.to_string()])?.into_any(),
+                    PyTuple::new(py, [during, error.code().as_str(), &error.to_string()])?
+                        .into_any(),
                 ),
-                Event::Recovered { during } => ("recovered", None, 0, during.into_pyobject(py)?.into_any()),
+                Event::Recovered { during } => {
+                    ("recovered", None, 0, during.into_pyobject(py)?.into_any())
+                }
                 _ => continue,
             };
-            out.push(PyTuple::new(py, [t.0.into_pyobject(py)?.into_any(), t.1.into_pyobject(py)?.into_any(), t.2.into_pyobject(py)?.into_any(), t.3])?);
+            out.push(PyTuple::new(
+                py,
+                [
+                    t.0.into_pyobject(py)?.into_any(),
+                    t.1.into_pyobject(py)?.into_any(),
+                    t.2.into_pyobject(py)?.into_any(),
+                    t.3,
+                ],
+            )?);
         }
         Ok(out)
     }
@@ -198,33 +249,71 @@ impl WorkerRun {
 /// Starts the core's runner over `queue`; `dispatch(job, done)` runs each job.
 #[pyfunction]
 #[pyo3(signature = (queue, dispatch, options))]
-pub fn start_worker(py: Python<'_>, queue: &Queue, dispatch: Py<PyAny>, options: &Bound<'_, PyDict>) -> PyResult<WorkerRun> {
+pub fn start_worker(
+    py: Python<'_>,
+    queue: &Queue,
+    dispatch: Py<PyAny>,
+    options: &Bound<'_, PyDict>,
+) -> PyResult<WorkerRun> {
     let mut o = WorkerOptions::new();
     let get = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
         Ok(options.get_item(name)?.filter(|v| !v.is_none()))
     };
-    o.concurrency = get("concurrency")?.map(|v| convert::integer(&v, "concurrency")).transpose()?;
-    o.lease_ttl = get("lease_ttl")?.map(|v| convert::seconds(&v, "lease_ttl")).transpose()?;
-    o.renew_every = get("renew_every")?.map(|v| convert::seconds(&v, "renew_every")).transpose()?;
-    o.keep_results = get("keep_results")?.map(|v| convert::boolean(&v, "keep_results")).transpose()?;
-    o.keep_result_for = get("keep_result_for")?.map(|v| convert::seconds(&v, "keep_result_for")).transpose()?;
-    o.shutdown_timeout = get("shutdown_timeout")?.map(|v| convert::seconds(&v, "shutdown_timeout")).transpose()?;
-    o.poll_interval = get("poll_interval")?.map(|v| convert::seconds(&v, "poll_interval")).transpose()?;
-    o.heartbeat = get("heartbeat")?.map(|v| convert::seconds(&v, "heartbeat")).transpose()?;
-    o.housekeeping = get("housekeeping")?.map(|v| convert::boolean(&v, "housekeeping")).transpose()?;
-    o.housekeeping_every = get("housekeeping_every")?.map(|v| convert::seconds(&v, "housekeeping_every")).transpose()?;
-    o.deep_clean_every = get("deep_clean_every")?.map(|v| convert::seconds(&v, "deep_clean_every")).transpose()?;
+    o.concurrency = get("concurrency")?
+        .map(|v| convert::integer(&v, "concurrency"))
+        .transpose()?;
+    o.lease_ttl = get("lease_ttl")?
+        .map(|v| convert::seconds(&v, "lease_ttl"))
+        .transpose()?;
+    o.renew_every = get("renew_every")?
+        .map(|v| convert::seconds(&v, "renew_every"))
+        .transpose()?;
+    o.keep_results = get("keep_results")?
+        .map(|v| convert::boolean(&v, "keep_results"))
+        .transpose()?;
+    o.keep_result_for = get("keep_result_for")?
+        .map(|v| convert::seconds(&v, "keep_result_for"))
+        .transpose()?;
+    o.shutdown_timeout = get("shutdown_timeout")?
+        .map(|v| convert::seconds(&v, "shutdown_timeout"))
+        .transpose()?;
+    o.poll_interval = get("poll_interval")?
+        .map(|v| convert::seconds(&v, "poll_interval"))
+        .transpose()?;
+    o.heartbeat = get("heartbeat")?
+        .map(|v| convert::seconds(&v, "heartbeat"))
+        .transpose()?;
+    o.housekeeping = get("housekeeping")?
+        .map(|v| convert::boolean(&v, "housekeeping"))
+        .transpose()?;
+    o.housekeeping_every = get("housekeeping_every")?
+        .map(|v| convert::seconds(&v, "housekeeping_every"))
+        .transpose()?;
+    o.deep_clean_every = get("deep_clean_every")?
+        .map(|v| convert::seconds(&v, "deep_clean_every"))
+        .transpose()?;
     o.on_shutdown = match get("on_shutdown")? {
         None => None,
         Some(v) => match convert::string(&v, "on_shutdown")?.as_str() {
             "release" => Some(ShutdownAction::Release),
             "fail" => Some(ShutdownAction::Fail),
-            other => return Err(errors::invalid(py, "on_shutdown", format!("must be \"release\" or \"fail\", got {other:?}"))),
+            other => {
+                return Err(errors::invalid(
+                    py,
+                    "on_shutdown",
+                    format!("must be \"release\" or \"fail\", got {other:?}"),
+                ))
+            }
         },
     };
     o.language = Some("python".into());
-    let concurrency = o.effective_concurrency().map_err(|e| errors::to_py(py, e))?;
-    let queue = queue.blocking().as_async().map_err(|e| errors::to_py(py, e))?;
+    let concurrency = o
+        .effective_concurrency()
+        .map_err(|e| errors::to_py(py, e))?;
+    let queue = queue
+        .blocking()
+        .as_async()
+        .map_err(|e| errors::to_py(py, e))?;
     let runtime = leaseq::runtime::handle().map_err(|e| errors::to_py(py, e))?;
 
     let dispatch = Arc::new(dispatch);
@@ -238,7 +327,10 @@ pub fn start_worker(py: Python<'_>, queue: &Queue, dispatch: Py<PyAny>, options:
     let handle = worker.handle();
     let (report_tx, report_rx) = watch::channel(None);
     runtime.spawn(async move {
-        let report = worker.run_until(std::future::pending()).await.map_err(|e| e.to_string());
+        let report = worker
+            .run_until(std::future::pending())
+            .await
+            .map_err(|e| e.to_string());
         let _ = report_tx.send(Some(report));
     });
     Ok(WorkerRun {
@@ -253,8 +345,13 @@ pub fn start_worker(py: Python<'_>, queue: &Queue, dispatch: Py<PyAny>, options:
 async fn run_job(dispatch: Arc<Py<PyAny>>, job: Job) -> Outcome {
     let (tx, rx) = oneshot::channel();
     let on_lost: Arc<Mutex<Option<Py<PyAny>>>> = Arc::new(Mutex::new(None));
-    let native = NativeJob { job: job.clone(), on_lost: on_lost.clone() };
-    let done = Done { tx: Mutex::new(Some(tx)) };
+    let native = NativeJob {
+        job: job.clone(),
+        on_lost: on_lost.clone(),
+    };
+    let done = Done {
+        tx: Mutex::new(Some(tx)),
+    };
     let called = tokio::task::spawn_blocking(move || {
         Python::attach(|py| {
             let args = (Py::new(py, native)?, Py::new(py, done)?);
@@ -265,7 +362,9 @@ async fn run_job(dispatch: Arc<Py<PyAny>>, job: Job) -> Outcome {
     .await;
     match called {
         Ok(Ok(())) => {}
-        Ok(Err(message)) => return Outcome::Fail(JobError::new(message).with_type("DispatchError")),
+        Ok(Err(message)) => {
+            return Outcome::Fail(JobError::new(message).with_type("DispatchError"))
+        }
         Err(e) => return Outcome::Fail(JobError::new(e.to_string()).with_type("DispatchError")),
     }
     let watcher = {
@@ -274,13 +373,18 @@ async fn run_job(dispatch: Arc<Py<PyAny>>, job: Job) -> Outcome {
             job.lost().await;
             let cb = on_lost.lock().unwrap_or_else(|e| e.into_inner()).take();
             if let Some(cb) = cb {
-                let _ = tokio::task::spawn_blocking(move || Python::attach(|py| cb.call0(py).map(drop))).await;
+                let _ = tokio::task::spawn_blocking(move || {
+                    Python::attach(|py| cb.call0(py).map(drop))
+                })
+                .await;
             }
         })
     };
-    let outcome = rx
-        .await
-        .unwrap_or_else(|_| Outcome::Fail(JobError::new("the handler ended without an outcome").with_type("DispatchError")));
+    let outcome = rx.await.unwrap_or_else(|_| {
+        Outcome::Fail(
+            JobError::new("the handler ended without an outcome").with_type("DispatchError"),
+        )
+    });
     watcher.abort();
     outcome
 }

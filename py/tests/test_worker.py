@@ -230,7 +230,8 @@ def test_a_busy_runner_rides_through(fresh_server: Server, fault: str) -> None:
         assert struck.is_set()
         assert handled == ids, "every item ran"
         assert settled(queue), "and every item is done"
-        assert errors, "the runner noticed the fault"
+        # A restart is always noticed; a killed idle connection may be replaced unseen.
+        assert errors or fault != "restart", "the runner noticed the restart"
         assert report.completed >= 200
 
 

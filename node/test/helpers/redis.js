@@ -21,7 +21,8 @@ function launcherPath() {
 
 /**
  * Starts a redis-server (or, with `{ cluster: true }`, a 3-primary cluster).
- * Resolves to `{ url, urls, stop }`; `stop()` resolves once the launcher has exited.
+ * Resolves to `{ url, urls, stop, restart }`; `stop()` resolves once the launcher has exited,
+ * `restart()` once a single server was restarted with its data.
  */
 function startRedis({ cluster = false } = {}) {
   const child = spawn(launcherPath(), cluster ? ['--cluster'] : [], {
@@ -44,7 +45,17 @@ function startRedis({ cluster = false } = {}) {
       lines.close()
       try {
         const { url, urls } = JSON.parse(line)
-        resolve({ url, urls, stop })
+        /** Restarts the server keeping its data (the launcher's `restart`). */
+        const restart = () =>
+          new Promise((done, fail) => {
+            const answers = readline.createInterface({ input: child.stdout })
+            answers.once('line', (answer) => {
+              answers.close()
+              answer.trim() === 'restarted' ? done() : fail(new Error(`restart: ${answer}`))
+            })
+            child.stdin.write('restart\n')
+          })
+        resolve({ url, urls, stop, restart })
       } catch (err) {
         reject(new Error(`leaseq-test-redis printed ${JSON.stringify(line)}: ${err.message}`))
       }

@@ -1,0 +1,253 @@
+// @ts-check
+'use strict'
+// Runners: `Worker` runs an async handler over a queue, driven by leaseq's Rust core, which
+// leases in batches, renews the leases, finishes in batches, rides through Redis outages and
+// does the queue's housekeeping. This layer only calls the handler and reports its outcome.
+
+const { EventEmitter } = require('node:events')
+const { invalidArgument } = require('./errors')
+const { nativeOf, Queue } = require('./queue')
+const native = require('./native')
+
+const OPTIONS = Object.freeze([
+  'concurrency',
+  'leaseTtlMs',
+  'renewEveryMs',
+  'keepResults',
+  'keepResultForMs',
+  'shutdownTimeoutMs',
+  'onShutdown',
+  'pollIntervalMs',
+  'heartbeatMs',
+  'housekeeping',
+  'housekeepingEveryMs',
+  'deepCleanEveryMs',
+  'handleSignals',
+])
+
+/** Thrown by a handler: the job goes straight to the dead letters, without a retry. */
+class UnrecoverableError extends Error {
+  /** @param {string} [message] */
+  constructor(message) {
+    super(message)
+    this.name = 'UnrecoverableError'
+  }
+}
+
+/** Thrown by a handler: retry after `delayMs` instead of the queue's backoff. */
+class RetryLaterError extends Error {
+  /**
+   * @param {string} message
+   * @param {number} delayMs
+   */
+  constructor(message, delayMs) {
+    super(message)
+    this.name = 'RetryLaterError'
+    this.delayMs = delayMs
+  }
+}
+
+/** Thrown by a handler: hand the job back untouched (no attempt counted), after `delayMs`. */
+class ReleaseJob extends Error {
+  /** @param {number} [delayMs] */
+  constructor(delayMs) {
+    super('released')
+    this.name = 'ReleaseJob'
+    this.delayMs = delayMs
+  }
+}
+
+/** What a handler receives: one leased item. */
+class WorkerJob {
+  #native
+  /** @param {import('../native').NativeWorkerJob} nativeJob @param {AbortSignal} signal */
+  constructor(nativeJob, signal) {
+    this.#native = nativeJob
+    /** Aborted when the lease is lost (expired and taken, cancelled, or a forced shutdown). */
+    this.signal = signal
+  }
+  /** The item's id. */
+  get id() {
+    return this.#native.id
+  }
+  /** The item's data. */
+  get data() {
+    return this.#native.data
+  }
+  /** The data parsed as JSON. */
+  json() {
+    return JSON.parse(this.#native.data.toString('utf8'))
+  }
+  /** Which attempt this is (1 for the first). */
+  get attempt() {
+    return this.#native.attempt
+  }
+  /** The item's attempt limit (0: unlimited). */
+  get maxAttempts() {
+    return this.#native.maxAttempts
+  }
+  /** Whether the lease is lost. */
+  get leaseLost() {
+    return this.#native.leaseLost
+  }
+  /**
+   * Stores a small progress value (at most 64 KiB); false once the lease is lost.
+   * @param {Buffer | string} value
+   */
+  progress(value) {
+    return this.#native.progress(Buffer.isBuffer(value) ? value : Buffer.from(String(value)))
+  }
+}
+
+/** @param {unknown} value */
+function resultBuffer(value) {
+  if (value === undefined || value === null) return null
+  if (Buffer.isBuffer(value)) return value
+  if (value instanceof Uint8Array) return Buffer.from(value)
+  if (typeof value === 'string') return Buffer.from(value)
+  return Buffer.from(JSON.stringify(value))
+}
+
+/**
+ * Runs `handler(job, signal)` for each item of `queue`. Events: `completed`, `retrying`, `dead`,
+ * `released`, `leaseLost` (each with the id and details), `outage` (a Redis error, once per
+ * outage; without a listener it is logged once with console.warn) and `recovered`.
+ */
+class Worker extends EventEmitter {
+  #queue
+  #handler
+  #options
+  /** @type {import('../native').NativeWorkerRun | null} */
+  #run = null
+  /** @type {Map<number, AbortController>} */
+  #controllers = new Map()
+  /** @type {Promise<import('../native').WorkerReportParts> | null} */
+  #done = null
+  #stopRequested = 0
+
+  /**
+   * @param {Queue} queue
+   * @param {(job: WorkerJob, signal: AbortSignal) => unknown} handler
+   * @param {Record<string, unknown>} [options]
+   */
+  constructor(queue, handler, options = {}) {
+    super()
+    if (!(queue instanceof Queue)) throw invalidArgument('queue', 'must be a Queue from Client#queue')
+    if (typeof handler !== 'function') throw invalidArgument('handler', 'must be a function')
+    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'must be an object')
+    for (const key of Object.keys(options)) {
+      if (!OPTIONS.includes(key)) throw invalidArgument(key, `is not an option of Worker (${OPTIONS.join(', ')})`)
+    }
+    this.#queue = queue
+    this.#handler = handler
+    this.#options = options
+  }
+
+  /** @param {import('../native').NativeWorkerJob} nativeJob */
+  #dispatch(nativeJob) {
+    const controller = new AbortController()
+    this.#controllers.set(nativeJob.key, controller)
+    if (nativeJob.leaseLost) controller.abort()
+    const job = new WorkerJob(nativeJob, controller.signal)
+    const finish = (/** @type {unknown} */ error, /** @type {unknown} */ result) => {
+      this.#controllers.delete(nativeJob.key)
+      try {
+        if (error === undefined) {
+          nativeJob.finish('complete', resultBuffer(result))
+        } else if (error instanceof ReleaseJob) {
+          nativeJob.finish('release', null, null, null, null, error.delayMs ?? null)
+        } else if (error instanceof UnrecoverableError) {
+          nativeJob.finish('fail', null, error.message, error.name, 'never', null)
+        } else if (error instanceof RetryLaterError) {
+          nativeJob.finish('fail', null, error.message, error.name, null, error.delayMs)
+        } else {
+          const e = /** @type {any} */ (error)
+          const message = e instanceof Error ? e.message : String(e)
+          const type = e instanceof Error ? e.name : typeof e
+          nativeJob.finish('fail', null, message, type, null, null)
+        }
+      } catch (err) {
+        // A result the core refuses (say, over 512 MiB) fails the job instead.
+        nativeJob.finish('fail', null, String(err), 'LeaseqError', null, null)
+      }
+    }
+    let promise
+    try {
+      promise = Promise.resolve(this.#handler(job, controller.signal))
+    } catch (err) {
+      finish(err === undefined ? new Error('undefined') : err, undefined)
+      return
+    }
+    promise.then(
+      (result) => finish(undefined, result),
+      (err) => finish(err === undefined ? new Error('undefined') : err, undefined),
+    )
+  }
+
+  /** @param {import('../native').WorkerEventParts} e */
+  #event(e) {
+    switch (e.name) {
+      case 'error':
+        if (this.listenerCount('outage') === 0) {
+          console.warn(`leaseq runner: ${e.during} failed (${e.code}: ${e.message}); going on`)
+        }
+        this.emit('outage', { during: e.during, code: e.code, message: e.message })
+        break
+      case 'recovered':
+        this.emit('recovered', { during: e.during })
+        break
+      default:
+        this.emit(e.name, e.id, e)
+    }
+  }
+
+  /**
+   * Starts the runner; resolves with its report once it has stopped (after `close()`, or
+   * SIGINT/SIGTERM with `handleSignals`, the default: a graceful stop, and a second signal
+   * forces). Redis outages never reject it: the core rides through them.
+   * @returns {Promise<{completed: number, retried: number, dead: number, lost: number, released: number}>}
+   */
+  run() {
+    if (this.#done) return this.#done
+    const o = this.#options
+    const parts = {}
+    for (const key of OPTIONS) {
+      if (key !== 'handleSignals' && o[key] !== undefined && o[key] !== null) {
+        /** @type {any} */ (parts)[key] = o[key]
+      }
+    }
+    this.#run = native.startWorker(
+      nativeOf(this.#queue),
+      (job) => this.#dispatch(job),
+      (key) => this.#controllers.get(key)?.abort(),
+      (event) => this.#event(event),
+      parts,
+    )
+    if (this.#stopRequested) this.#stopRequested === 2 ? this.#run.force() : this.#run.stop()
+    const run = this.#run
+    const onSignal = () => run.interrupt()
+    const signals = o.handleSignals === false ? [] : ['SIGINT', 'SIGTERM']
+    for (const sig of signals) process.on(sig, onSignal)
+    this.#done = run.wait().finally(() => {
+      for (const sig of signals) process.off(sig, onSignal)
+    })
+    return this.#done
+  }
+
+  /**
+   * Stops the runner gracefully (no more leases; running handlers get `shutdownTimeoutMs`, then
+   * what still runs is released); `{ force: true }` cuts the wait short. Resolves once stopped.
+   * @param {{force?: boolean}} [options]
+   */
+  async close(options = {}) {
+    if (!this.#run) {
+      this.#stopRequested = options.force ? 2 : 1
+      return undefined
+    }
+    if (options.force) this.#run.force()
+    else this.#run.stop()
+    return this.#done
+  }
+}
+
+module.exports = { ReleaseJob, RetryLaterError, UnrecoverableError, Worker, WorkerJob }

@@ -1,0 +1,374 @@
+//! The runner: `lib/worker.js`'s `Worker` over the core's engine (`leaseq::worker`). The engine
+//! leases, renews, finishes, rides through outages and cleans; this file hands each job to a
+//! JavaScript `dispatch` (a threadsafe function called without blocking, so the event loop is
+//! never held up) and carries the outcome back through `NativeWorkerJob.finish`.
+
+use std::sync::{Arc, Mutex};
+
+use leaseq::worker::{
+    Event, Job, JobError, Outcome, Report, ShutdownAction, Worker, WorkerHandle, WorkerOptions,
+};
+use leaseq::Retry;
+use napi::bindgen_prelude::Buffer;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::Status;
+use napi_derive::napi;
+use tokio::sync::{oneshot, watch};
+
+use crate::convert::{count, millis, opt_millis};
+use crate::error::{invalid, to_napi};
+use crate::queue::NativeQueue;
+
+/// One leased job handed to JavaScript; `lib/worker.js` wraps it as `Job`.
+#[napi]
+pub struct NativeWorkerJob {
+    job: Job,
+    key: u32,
+    done: Arc<Mutex<Option<oneshot::Sender<Outcome>>>>,
+}
+
+#[napi]
+impl NativeWorkerJob {
+    /// The item's id.
+    #[napi(getter)]
+    pub fn id(&self) -> String {
+        self.job.id().to_owned()
+    }
+
+    /// The item's data.
+    #[napi(getter)]
+    pub fn data(&self) -> Buffer {
+        self.job.data().to_vec().into()
+    }
+
+    /// Which attempt this is (1 for the first).
+    #[napi(getter)]
+    pub fn attempt(&self) -> i64 {
+        count(self.job.attempt())
+    }
+
+    /// The item's attempt limit (0: unlimited).
+    #[napi(getter)]
+    pub fn max_attempts(&self) -> u32 {
+        self.job.max_attempts()
+    }
+
+    /// The key `onLost` calls back with.
+    #[napi(getter)]
+    pub fn key(&self) -> u32 {
+        self.key
+    }
+
+    /// Whether the lease is lost.
+    #[napi(getter)]
+    pub fn lease_lost(&self) -> bool {
+        self.job.is_lost()
+    }
+
+    /// Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
+    /// `never`, a delay in ms, or the backoff), or `release` (after a delay in ms).
+    #[napi]
+    pub fn finish(
+        &self,
+        kind: String,
+        result: Option<Buffer>,
+        message: Option<String>,
+        error_type: Option<String>,
+        retry: Option<String>,
+        delay_ms: Option<f64>,
+    ) -> napi::Result<()> {
+        let outcome = match kind.as_str() {
+            "complete" => Outcome::Complete(result.map(|b| b.to_vec())),
+            "fail" => {
+                let mut err = JobError::new(message.unwrap_or_default())
+                    .with_type(error_type.unwrap_or_default());
+                err.retry = match (retry.as_deref(), delay_ms) {
+                    (Some("never"), _) => Retry::Never,
+                    (_, Some(ms)) => Retry::After(millis("delayMs", ms)?),
+                    _ => Retry::Default,
+                };
+                Outcome::Fail(err)
+            }
+            "release" => Outcome::Release(opt_millis("delayMs", delay_ms)?),
+            other => return Err(invalid("kind", &format!("unknown outcome `{other}`"))),
+        };
+        if let Some(tx) = self.done.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = tx.send(outcome);
+        }
+        Ok(())
+    }
+
+    /// Stores a progress value (at most 64 KiB); false once the lease is lost.
+    #[napi]
+    pub async fn progress(&self, value: Buffer) -> napi::Result<bool> {
+        self.job.progress(&value).await.map_err(to_napi)
+    }
+}
+
+/// One event of a runner.
+#[napi(object)]
+pub struct WorkerEventParts {
+    /// `completed`, `retrying`, `dead`, `released`, `leaseLost`, `error` or `recovered`.
+    pub name: String,
+    /// The item's id (none for `error` and `recovered`).
+    pub id: Option<String>,
+    /// The attempt, where it applies.
+    pub attempt: Option<i64>,
+    /// The error message (`retrying`, `dead`, `error`), or why a lease was lost.
+    pub message: Option<String>,
+    /// The registry code of an `error`.
+    pub code: Option<String>,
+    /// The step of an `error` or `recovered` (`lease`, `finish`, `renew`, `beat`, `clean`).
+    pub during: Option<String>,
+    /// The delay before a retry, in ms.
+    pub retry_in_ms: Option<f64>,
+}
+
+/// What a runner did.
+#[napi(object)]
+pub struct WorkerReportParts {
+    /// Jobs completed.
+    pub completed: i64,
+    /// Failures that will be retried.
+    pub retried: i64,
+    /// Jobs sent to the dead letters.
+    pub dead: i64,
+    /// Leases lost.
+    pub lost: i64,
+    /// Jobs released.
+    pub released: i64,
+}
+
+/// The settings of a runner; any left out take the core's defaults.
+#[napi(object)]
+pub struct WorkerOptionsParts {
+    /// Handlers at once (default 1).
+    pub concurrency: Option<f64>,
+    /// Each lease's TTL (default 30 s).
+    pub lease_ttl_ms: Option<f64>,
+    /// Renewal period (default TTL/3).
+    pub renew_every_ms: Option<f64>,
+    /// Keep return values as results (default true).
+    pub keep_results: Option<bool>,
+    /// How long kept results live.
+    pub keep_result_for_ms: Option<f64>,
+    /// How long close waits for running handlers (default 30 s).
+    pub shutdown_timeout_ms: Option<f64>,
+    /// `release` (default) or `fail` what still runs after the timeout.
+    pub on_shutdown: Option<String>,
+    /// Longest single server-side wait (default 1 s).
+    pub poll_interval_ms: Option<f64>,
+    /// Registration beat (default 5 s).
+    pub heartbeat_ms: Option<f64>,
+    /// Take part in the queue's housekeeping (default true).
+    pub housekeeping: Option<bool>,
+    /// Light clean period while holding the lock (default 5 s).
+    pub housekeeping_every_ms: Option<f64>,
+    /// Deep clean period (default 1 h; 0 turns it off).
+    pub deep_clean_every_ms: Option<f64>,
+}
+
+/// A started runner.
+#[napi]
+pub struct NativeWorkerRun {
+    handle: WorkerHandle,
+    report: watch::Receiver<Option<Result<Report, String>>>,
+}
+
+#[napi]
+impl NativeWorkerRun {
+    /// Resolves with the report once the runner has stopped.
+    #[napi]
+    pub async fn wait(&self) -> napi::Result<WorkerReportParts> {
+        let mut rx = self.report.clone();
+        let _ = rx.wait_for(|r| r.is_some()).await;
+        let ended = rx.borrow().clone();
+        match ended {
+            Some(Ok(r)) => Ok(WorkerReportParts {
+                completed: count(r.completed),
+                retried: count(r.retried),
+                dead: count(r.dead),
+                lost: count(r.lost),
+                released: count(r.released),
+            }),
+            Some(Err(message)) => Err(invalid("options", &message)),
+            None => Err(napi::Error::new(
+                Status::GenericFailure,
+                "the runner vanished",
+            )),
+        }
+    }
+
+    /// Starts a graceful shutdown.
+    #[napi]
+    pub fn stop(&self) {
+        self.handle.stop()
+    }
+
+    /// Forces the shutdown.
+    #[napi]
+    pub fn force(&self) {
+        self.handle.force()
+    }
+
+    /// The first call stops, the next forces (what a signal does).
+    #[napi]
+    pub fn interrupt(&self) {
+        self.handle.interrupt()
+    }
+}
+
+
+fn options(o: WorkerOptionsParts) -> napi::Result<WorkerOptions> {
+    let mut w = WorkerOptions::new();
+    w.concurrency = o
+        .concurrency
+        .map(|c| crate::convert::integer("concurrency", c))
+        .transpose()?;
+    w.lease_ttl = opt_millis("leaseTtlMs", o.lease_ttl_ms)?;
+    w.renew_every = opt_millis("renewEveryMs", o.renew_every_ms)?;
+    w.keep_results = o.keep_results;
+    w.keep_result_for = opt_millis("keepResultForMs", o.keep_result_for_ms)?;
+    w.shutdown_timeout = opt_millis("shutdownTimeoutMs", o.shutdown_timeout_ms)?;
+    w.poll_interval = opt_millis("pollIntervalMs", o.poll_interval_ms)?;
+    w.heartbeat = opt_millis("heartbeatMs", o.heartbeat_ms)?;
+    w.housekeeping = o.housekeeping;
+    w.housekeeping_every = opt_millis("housekeepingEveryMs", o.housekeeping_every_ms)?;
+    w.deep_clean_every = opt_millis("deepCleanEveryMs", o.deep_clean_every_ms)?;
+    w.on_shutdown = match o.on_shutdown.as_deref() {
+        None => None,
+        Some("release") => Some(ShutdownAction::Release),
+        Some("fail") => Some(ShutdownAction::Fail),
+        Some(other) => {
+            return Err(invalid(
+                "onShutdown",
+                &format!("must be 'release' or 'fail', got {other:?}"),
+            ))
+        }
+    };
+    w.language = Some("node".into());
+    w.effective_concurrency().map_err(to_napi)?;
+    Ok(w)
+}
+
+fn event_parts(e: &Event) -> Option<WorkerEventParts> {
+    let mut p = WorkerEventParts {
+        name: String::new(),
+        id: None,
+        attempt: None,
+        message: None,
+        code: None,
+        during: None,
+        retry_in_ms: None,
+    };
+    match e {
+        Event::Completed { id, attempt } => {
+            p.name = "completed".into();
+            p.id = Some(id.clone());
+            p.attempt = Some(count(*attempt));
+        }
+        Event::Retrying {
+            id,
+            attempt,
+            error,
+            retry_in,
+        } => {
+            p.name = "retrying".into();
+            p.id = Some(id.clone());
+            p.attempt = Some(count(*attempt));
+            p.message = Some(error.clone());
+            p.retry_in_ms = Some(retry_in.as_secs_f64() * 1000.0);
+        }
+        Event::Dead { id, attempt, error } => {
+            p.name = "dead".into();
+            p.id = Some(id.clone());
+            p.attempt = Some(count(*attempt));
+            p.message = Some(error.clone());
+        }
+        Event::Released { id } => {
+            p.name = "released".into();
+            p.id = Some(id.clone());
+        }
+        Event::LeaseLost { id, why } => {
+            p.name = "leaseLost".into();
+            p.id = Some(id.clone());
+            p.message = Some(why.as_str().into());
+        }
+        Event::Error { during, error } => {
+            p.name = "error".into();
+            p.during = Some((*during).into());
+            p.code = Some(error.code().as_str().into());
+            p.message = Some(error.to_string());
+        }
+        Event::Recovered { during } => {
+            p.name = "recovered".into();
+            p.during = Some((*during).into());
+        }
+        _ => return None,
+    }
+    Some(p)
+}
+
+/// Starts the core's runner over `queue`: `dispatch(job)` runs each job (and calls
+/// `job.finish(...)` once), `onLost(key)` says a job's lease is lost, `onEvent(event)` reports.
+#[napi]
+pub fn start_worker(
+    queue: &NativeQueue,
+    dispatch: ThreadsafeFunction<NativeWorkerJob, (), NativeWorkerJob, Status, false>,
+    on_lost: ThreadsafeFunction<u32, (), u32, Status, false>,
+    on_event: ThreadsafeFunction<WorkerEventParts, (), WorkerEventParts, Status, false>,
+    options_parts: WorkerOptionsParts,
+) -> napi::Result<NativeWorkerRun> {
+    let o = options(options_parts)?;
+    let dispatch = Arc::new(dispatch);
+    let on_lost = Arc::new(on_lost);
+    let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let worker = Worker::new(queue.inner().clone(), move |job: Job| {
+        let dispatch = dispatch.clone();
+        let on_lost = on_lost.clone();
+        let key = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        async move {
+            let (tx, rx) = oneshot::channel();
+            let native = NativeWorkerJob {
+                job: job.clone(),
+                key,
+                done: Arc::new(Mutex::new(Some(tx))),
+            };
+            let status = dispatch.call(native, ThreadsafeFunctionCallMode::NonBlocking);
+            if status != Status::Ok {
+                return Outcome::Fail(
+                    JobError::new(format!("could not call the handler: {status}"))
+                        .with_type("DispatchError"),
+                );
+            }
+            let watcher = tokio::spawn(async move {
+                job.lost().await;
+                on_lost.call(key, ThreadsafeFunctionCallMode::NonBlocking);
+            });
+            let outcome = rx.await.unwrap_or_else(|_| {
+                Outcome::Fail(
+                    JobError::new("the handler ended without an outcome")
+                        .with_type("DispatchError"),
+                )
+            });
+            watcher.abort();
+            outcome
+        }
+    })
+    .options(o)
+    .on_event(move |e| {
+        if let Some(parts) = event_parts(e) {
+            on_event.call(parts, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    });
+    let handle = worker.handle();
+    let (tx, rx) = watch::channel(None);
+    napi::bindgen_prelude::spawn(async move {
+        let report = worker
+            .run_until(std::future::pending())
+            .await
+            .map_err(|e| e.to_string());
+        let _ = tx.send(Some(report));
+    });
+    Ok(NativeWorkerRun { handle, report: rx })
+}

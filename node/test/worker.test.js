@@ -1,0 +1,242 @@
+'use strict'
+// Worker: the core's runner with JavaScript handlers: outcomes, results, the lease-lost signal,
+// shutdown, a Redis restart and CLIENT KILL under a busy runner, and a process killed mid-job.
+// No unhandled rejection may happen anywhere.
+
+const assert = require('node:assert/strict')
+const { spawn } = require('node:child_process')
+const path = require('node:path')
+const { after, before, describe, test } = require('node:test')
+
+const { Client, Item, RetryLaterError, UnrecoverableError, Worker } = require('..')
+const { startRedis, uniquePrefix } = require('./helpers/redis')
+const resp = require('./helpers/resp')
+
+/** Items `p0..p{n-1}`; resolves to their ids. */
+async function fill(queue, n, p = 'j') {
+  await queue.addBatch(Array.from({ length: n }, (_, i) => new Item(Buffer.from('x'), { id: `${p}${i}` })))
+  return new Set(Array.from({ length: n }, (_, i) => `${p}${i}`))
+}
+
+async function settled(queue) {
+  const s = await queue.stats()
+  return s.waiting + s.delayed + s.leased + s.processing === 0
+}
+
+describe('Worker', { timeout: 120_000 }, () => {
+  let redis
+  let client
+  const unhandled = []
+  const onUnhandled = (reason) => unhandled.push(reason)
+
+  before(async () => {
+    process.on('unhandledRejection', onUnhandled)
+    redis = await startRedis()
+    client = await Client.connect(redis.url)
+  })
+
+  after(async () => {
+    process.off('unhandledRejection', onUnhandled)
+    await client.close()
+    await redis.stop()
+    assert.deepEqual(unhandled, [], 'no unhandled rejection')
+  })
+
+  test('outcomes: results, retries, dead letters, sync throws', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await fill(queue, 10)
+    await queue.add(new Item(Buffer.from('x'), { id: 'flaky', maxAttempts: 2, backoff: { type: 'fixed', delayMs: 10 } }))
+    await queue.add(new Item(Buffer.from('x'), { id: 'poison' }))
+    await queue.add(new Item(Buffer.from('x'), { id: 'sync-throw', maxAttempts: 1 }))
+    await queue.add(new Item(Buffer.from('x'), { id: 'later', maxAttempts: 2 }))
+    const dead = []
+    let completed = 0
+    const worker = new Worker(
+      queue,
+      (job) => {
+        if (job.id === 'sync-throw') throw new TypeError('not even async')
+        return (async () => {
+          if (job.id === 'flaky') throw new RangeError(`attempt ${job.attempt}`)
+          if (job.id === 'poison') throw new UnrecoverableError('cannot parse')
+          if (job.id === 'later' && job.attempt === 1) throw new RetryLaterError('busy', 20)
+          return { id: job.id }
+        })()
+      },
+      { concurrency: 4 },
+    )
+    const stopWhenDone = () => {
+      if (completed === 11 && dead.length === 3) worker.close()
+    }
+    worker.on('completed', () => {
+      completed += 1
+      stopWhenDone()
+    })
+    worker.on('dead', (id) => {
+      dead.push(id)
+      stopWhenDone()
+    })
+    const report = await worker.run()
+    assert.deepEqual(report, { completed: 11, retried: 2, dead: 3, lost: 0, released: 0 })
+    assert.deepEqual(dead.sort(), ['flaky', 'poison', 'sync-throw'])
+    const flaky = await queue.get('flaky')
+    assert.equal(flaky.error, 'attempt 2')
+    assert.equal(flaky.errorType, 'RangeError')
+    assert.equal((await queue.result('j3')).data.toString(), '{"id":"j3"}')
+    assert.ok(await settled(queue))
+  })
+
+  test('a cancelled job is told through its AbortSignal, even past its TTL', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'long' }))
+    let started
+    const running = new Promise((resolve) => (started = resolve))
+    let aborted = false
+    const worker = new Worker(
+      queue,
+      (job, signal) =>
+        new Promise((resolve) => {
+          started()
+          signal.addEventListener('abort', () => {
+            aborted = job.leaseLost
+            resolve()
+          })
+        }),
+      { leaseTtlMs: 1000, renewEveryMs: 100 },
+    )
+    worker.on('leaseLost', () => worker.close())
+    const run = worker.run()
+    await running
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    assert.equal(await queue.count('leased'), 1, 'renewed past its TTL')
+    await queue.cancel('long')
+    const report = await run
+    assert.ok(aborted)
+    assert.equal(report.lost, 1)
+    assert.equal(await queue.get('long'), null)
+  })
+
+  test('close drains, then releases what still runs; a blocked event loop only delays it', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'quick' }))
+    await queue.add(new Item(Buffer.from('x'), { id: 'stuck' }))
+    let begun = 0
+    let bothStarted
+    const both = new Promise((resolve) => (bothStarted = resolve))
+    let stuckAborted = false
+    const worker = new Worker(
+      queue,
+      (job, signal) => {
+        if (++begun === 2) bothStarted()
+        if (job.id === 'stuck') {
+          return new Promise((resolve) => signal.addEventListener('abort', () => resolve((stuckAborted = true))))
+        }
+        const until = Date.now() + 50
+        while (Date.now() < until) {} // blocks the event loop a moment
+        return new Promise((resolve) => setTimeout(resolve, 100))
+      },
+      { concurrency: 2, shutdownTimeoutMs: 500 },
+    )
+    const run = worker.run()
+    await both
+    await worker.close()
+    const report = await run
+    assert.deepEqual([report.completed, report.released], [1, 1])
+    assert.ok(stuckAborted)
+    const stuck = await queue.get('stuck')
+    assert.equal(stuck.state, 'waiting')
+    assert.equal(stuck.attempts, 0)
+  })
+
+  for (const fault of ['restart', 'client kill']) {
+    test(`a busy runner rides through a ${fault}`, async () => {
+      const own = await startRedis()
+      const c = await Client.connect(own.url)
+      try {
+        const queue = c.queue(uniquePrefix('w'))
+        const ids = await fill(queue, 300)
+        const handled = new Set()
+        const outages = []
+        const worker = new Worker(
+          queue,
+          async (job) => {
+            await new Promise((resolve) => setTimeout(resolve, 2))
+            handled.add(job.id)
+          },
+          { concurrency: 8, leaseTtlMs: 2000, handleSignals: false },
+        )
+        worker.on('outage', (o) => outages.push(o))
+        const run = worker.run()
+        while (handled.size < 80) await new Promise((resolve) => setTimeout(resolve, 10))
+        if (fault === 'restart') {
+          await own.restart()
+        } else {
+          const raw = await resp.connect(own.url)
+          await raw.command('CLIENT', 'KILL', 'TYPE', 'normal')
+          raw.close()
+        }
+        for (;;) {
+          let done = false
+          try {
+            done = handled.size === ids.size && (await settled(queue))
+          } catch {}
+          if (done) break
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        await worker.close()
+        const report = await run
+        assert.deepEqual([...handled].sort(), [...ids].sort(), 'every item ran')
+        // A restart is always noticed; a killed idle connection may be replaced unseen.
+        if (fault === 'restart') assert.ok(outages.length > 0, 'the runner noticed the restart')
+        assert.ok(report.completed >= 200)
+      } finally {
+        await c.close()
+        await own.stop()
+      }
+    })
+  }
+
+  const CHILD = `
+    const { Client, Worker } = require(${JSON.stringify(path.join(__dirname, '..'))})
+    ;(async () => {
+      const c = await Client.connect(process.env.URL)
+      const w = new Worker(c.queue(process.env.PREFIX), async (job) => {
+        process.stdout.write(job.id + '\\n')
+        await new Promise((r) => setTimeout(r, Number(process.env.SLEEP)))
+      }, { concurrency: 4, leaseTtlMs: 1000 })
+      const report = await w.run()
+      await c.close()
+      process.stderr.write('report ' + JSON.stringify(report) + '\\n')
+    })()
+  `
+
+  function child(prefix, sleep, seen) {
+    const p = spawn(process.execPath, ['-e', CHILD], {
+      env: { ...process.env, URL: redis.url, PREFIX: prefix, SLEEP: String(sleep) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    p.stdout.setEncoding('utf8')
+    p.stdout.on('data', (d) => d.split('\n').filter(Boolean).forEach((id) => seen.add(id)))
+    let stderr = ''
+    p.stderr.on('data', (d) => (stderr += d))
+    p.exited = new Promise((resolve) => p.on('exit', (code, signal) => resolve({ code, signal, stderr })))
+    return p
+  }
+
+  test('SIGTERM drains and exits 0; SIGKILL mid-job loses nothing', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    const ids = await fill(queue, 60)
+    const seen = new Set()
+    const first = child(queue.prefix, 200, seen)
+    while (seen.size < 8) await new Promise((resolve) => setTimeout(resolve, 10))
+    first.kill('SIGKILL')
+    await first.exited
+    const second = child(queue.prefix, 0, seen)
+    while (!(await settled(queue))) await new Promise((resolve) => setTimeout(resolve, 50))
+    second.kill('SIGTERM')
+    const { code, signal, stderr } = await second.exited
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, stderr)
+    assert.match(stderr, /report/)
+    assert.deepEqual([...seen].sort(), [...ids].sort())
+    assert.equal(await queue.count('dead'), 0)
+  })
+})
