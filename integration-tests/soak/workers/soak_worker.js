@@ -15,7 +15,7 @@
 
 const crypto = require('node:crypto')
 
-const { Client, Item } = require('../../../node')
+const { Client, Item, UnrecoverableError, Worker } = require('../../../node')
 
 /** Every worker's lease TTL, in milliseconds. */
 const TTL = 500
@@ -26,7 +26,9 @@ const WAIT = 100
 /** Producers add their items in batches of this many. */
 const BATCH = 50
 
-const USAGE = 'usage: soak_worker.js URL LANG work | URL LANG produce FIRST COUNT'
+const USAGE = 'usage: soak_worker.js URL LANG work | URL LANG run | URL LANG produce FIRST COUNT'
+/** What a failing handler reports (the verdict looks for it in the dead letters). */
+const FAILURE = 'soak failure'
 
 /** A failure the worker reports in one line (no stack): a bad command line or environment. */
 class Refusal extends Error {}
@@ -82,8 +84,17 @@ class Recorder {
     return this.add(`viol|${this.lang}|${what}|${nonce()}`)
   }
 
-  add(record) {
-    return this.results.addUnique(new Item(this.lang, record))
+  /** Adds a record, riding through Redis restarts (ids are unique per record). */
+  async add(record) {
+    for (;;) {
+      try {
+        await this.results.add(new Item(this.lang, record))
+        return
+      } catch (err) {
+        if (!err.retryable) throw err
+        await sleep(100)
+      }
+    }
   }
 }
 
@@ -149,9 +160,62 @@ function env(name) {
   return value
 }
 
+/**
+ * Runner mode's rule, the same in every language (RunnerRule in src/lib.rs): by the number at
+ * the end of the id, every 101st item fails for good, every 13th fails its first attempt.
+ * @param {string} id
+ * @param {number} attempt
+ */
+function rule(id, attempt) {
+  const tail = id.split('-').at(-1) ?? ''
+  const n = /^\d+$/.test(tail) ? Number(tail) : 1
+  if (n % 101 === 0) return 'dead'
+  if (n % 13 === 0 && attempt === 1) return 'retry'
+  return 'succeed'
+}
+
+/** Runner mode: one Worker per queue; records follow the runners' events; SIGTERM drains. */
+async function run(client, lang, prefixes, results) {
+  const recorder = new Recorder(client, results, lang)
+  const workers = prefixes.map((name) => {
+    const worker = new Worker(
+      client.queue(name),
+      async (job) => {
+        await recorder.record('exec', name, job.id)
+        await sleep(1)
+        const what = rule(job.id, job.attempt)
+        if (what === 'dead') throw new UnrecoverableError(FAILURE)
+        if (what === 'retry') throw new Error(FAILURE)
+      },
+      {
+        concurrency: 4,
+        leaseTtlMs: 2000,
+        heartbeatMs: 500,
+        housekeepingEveryMs: 500,
+        deepCleanEveryMs: 5000,
+        handleSignals: false,
+      },
+    )
+    for (const [event, kind] of [['completed', 'win'], ['retrying', 'retry'], ['dead', 'dead']]) {
+      worker.on(event, (id) => {
+        recorder.record(kind, name, id).catch((err) => {
+          console.error(err)
+          process.exit(1)
+        })
+      })
+    }
+    return worker
+  })
+  const stopping = new Promise((resolve) => process.once('SIGTERM', resolve))
+  const runs = workers.map((w) => w.run())
+  await stopping
+  await Promise.all(workers.map((w) => w.close()))
+  console.error(`soak_worker.js: ${JSON.stringify(await Promise.all(runs))}`)
+}
+
 async function main(argv) {
   const [url, lang, mode] = argv
-  if (argv.length < 3 || (mode !== 'work' && mode !== 'produce')) throw new Refusal(USAGE)
+  if (argv.length < 3 || !['work', 'run', 'produce'].includes(mode)) throw new Refusal(USAGE)
   const first = mode === 'produce' ? count(argv[3]) : 0
   const total = mode === 'produce' ? count(argv[4]) : 0
   const prefixes = env('LEASEQ_SOAK_QUEUES').split(',')
@@ -162,6 +226,7 @@ async function main(argv) {
   const client = await Client.connect(url)
   try {
     if (mode === 'work') await work(client, lang, prefixes, results)
+    else if (mode === 'run') await run(client, lang, prefixes, results)
     else await produce(client, lang, prefixes, first, total)
   } finally {
     await client.close()
