@@ -28,6 +28,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +46,8 @@
 #define WAIT_MS 100
 #define BATCH 50
 #define MAX_QUEUES 16
+#define FAILURE "soak failure"
+#define FAILURE_TYPE "SoakError"
 
 /* What a worker does with one lease (the same table in every language). */
 enum behaviour { DROP, SLOW, TWICE, RENEW_LATE, FAIL, FAIL_FOR_GOOD, NORMAL };
@@ -109,11 +113,20 @@ static void nonce(char *out) {
     for (size_t i = 0; i < sizeof bytes; i++) snprintf(out + 2 * i, 3, "%02x", bytes[i]);
 }
 
-/* Adds the record `id` (data: the language) to the results queue. */
+/* Adds the record `id` (data: the language) to the results queue, riding through Redis
+ * restarts (a resent record that landed is refused as a duplicate: ids are unique). */
 static void add_record(const char *id) {
     leaseq_item *item = NULL;
     check("record id", leaseq_item_with_id(id, (const uint8_t *)lang, strlen(lang), &item));
-    check("record", leaseq_queue_add_unique(results, item));
+    for (;;) {
+        bool added = false;
+        leaseq_status status = leaseq_queue_add(results, item, &added);
+        if (status == LEASEQ_OK) break;
+        if (status != LEASEQ_CONNECTION && status != LEASEQ_TIMEOUT && status != LEASEQ_UNAVAILABLE) {
+            die("record", status);
+        }
+        sleep_ms(100);
+    }
     leaseq_item_free(item);
 }
 
@@ -211,6 +224,125 @@ static void work(leaseq_queue **queues, char **names, size_t queues_len) {
     }
 }
 
+static bool parse_u64(const char *text, uint64_t *out);
+
+/* ---- runner mode: leaseq_worker_run, one runner per queue -------------------------------- */
+
+/* Records the runners' events ask for, written by a thread of ours (not on the runtime's). */
+struct pending {
+    struct pending *next;
+    char text[2048];
+};
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pending_ready = PTHREAD_COND_INITIALIZER;
+static struct pending *pending_head, *pending_tail;
+static bool pending_done;
+
+static void defer_record(const char *kind, const char *queue, const char *id) {
+    struct pending *p = calloc(1, sizeof *p);
+    if (p == NULL) exit(1);
+    char n[33];
+    pthread_mutex_lock(&pending_lock);
+    nonce(n);
+    snprintf(p->text, sizeof p->text, "%s|%s|%s|%s", kind, queue, id, n);
+    if (pending_tail) pending_tail->next = p; else pending_head = p;
+    pending_tail = p;
+    pthread_cond_signal(&pending_ready);
+    pthread_mutex_unlock(&pending_lock);
+}
+
+static void *write_records(void *arg) {
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&pending_lock);
+        while (pending_head == NULL && !pending_done) pthread_cond_wait(&pending_ready, &pending_lock);
+        struct pending *p = pending_head;
+        if (p == NULL) {
+            pthread_mutex_unlock(&pending_lock);
+            return NULL;
+        }
+        pending_head = p->next;
+        if (pending_head == NULL) pending_tail = NULL;
+        pthread_mutex_unlock(&pending_lock);
+        add_record(p->text);
+        free(p);
+    }
+}
+
+/* Runner mode's rule, the same in every language (RunnerRule in src/lib.rs). */
+static leaseq_job_outcome run_job(leaseq_worker_job *job, void *user_data) {
+    const char *name = user_data, *id = NULL;
+    uint64_t attempt = 0;
+    check("job id", leaseq_worker_job_id(job, &id));
+    check("job attempt", leaseq_worker_job_attempt(job, &attempt));
+    record("exec", name, id);
+    sleep_ms(1);
+    const char *dash = strrchr(id, '-');
+    uint64_t n = 1;
+    if (dash == NULL || !parse_u64(dash + 1, &n)) n = 1;
+    if (n % 101 == 0) {
+        check("set error", leaseq_worker_job_set_error(job, FAILURE, FAILURE_TYPE, 0));
+        return LEASEQ_JOB_FAIL_UNRECOVERABLE;
+    }
+    if (n % 13 == 0 && attempt == 1) {
+        check("set error", leaseq_worker_job_set_error(job, FAILURE, FAILURE_TYPE, 0));
+        return LEASEQ_JOB_FAIL;
+    }
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void on_runner_event(const leaseq_worker_event *event, void *user_data) {
+    const char *name = user_data;
+    if (strcmp(event->name, "completed") == 0) defer_record("win", name, event->id);
+    else if (strcmp(event->name, "retrying") == 0) defer_record("retry", name, event->id);
+    else if (strcmp(event->name, "dead") == 0) defer_record("dead", name, event->id);
+}
+
+struct runner {
+    const leaseq_queue *queue;
+    char *name;
+    pthread_t thread;
+};
+
+static void *run_one(void *arg) {
+    struct runner *r = arg;
+    leaseq_worker_options options;
+    check("options", leaseq_worker_options_init(&options));
+    options.concurrency = 4;
+    options.lease_ttl_ms = 2000;
+    options.heartbeat_ms = 500;
+    options.deep_clean_every_ms = 5000;
+    options.on_event = on_runner_event;
+    check("worker", leaseq_worker_run(r->queue, run_job, r->name, &options));
+    return NULL;
+}
+
+static void stop_runners(int sig) {
+    (void)sig;
+    leaseq_worker_stop();
+}
+
+static void run(leaseq_queue **queues, char **names, size_t queues_len) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = stop_runners;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGTERM, &action, NULL);
+    pthread_t writer;
+    if (pthread_create(&writer, NULL, write_records, NULL) != 0) exit(1);
+    struct runner runners[MAX_QUEUES];
+    for (size_t i = 0; i < queues_len; i++) {
+        runners[i] = (struct runner){queues[i], names[i], 0};
+        if (pthread_create(&runners[i].thread, NULL, run_one, &runners[i]) != 0) exit(1);
+    }
+    for (size_t i = 0; i < queues_len; i++) pthread_join(runners[i].thread, NULL);
+    pthread_mutex_lock(&pending_lock);
+    pending_done = true;
+    pthread_cond_signal(&pending_ready);
+    pthread_mutex_unlock(&pending_lock);
+    pthread_join(writer, NULL);
+}
+
 static bool parse_u64(const char *text, uint64_t *out) {
     char *end = NULL;
     if (text == NULL || *text < '0' || *text > '9') return false;
@@ -221,10 +353,12 @@ static bool parse_u64(const char *text, uint64_t *out) {
 }
 
 int main(int argc, char **argv) {
-    const char *usage = "usage: WORKER URL LANG work | WORKER URL LANG produce FIRST COUNT";
+    const char *usage =
+        "usage: WORKER URL LANG work | WORKER URL LANG run | WORKER URL LANG produce FIRST COUNT";
     uint64_t first = 0, count = 0;
     bool producing = argc >= 4 && strcmp(argv[3], "produce") == 0;
-    if (argc < 4 || (!producing && strcmp(argv[3], "work") != 0) ||
+    bool running = argc >= 4 && strcmp(argv[3], "run") == 0;
+    if (argc < 4 || (!producing && !running && strcmp(argv[3], "work") != 0) ||
         (producing && (argc < 6 || !parse_u64(argv[4], &first) || !parse_u64(argv[5], &count)))) {
         fprintf(stderr, "%s\n", usage);
         return 2;
@@ -271,6 +405,8 @@ int main(int argc, char **argv) {
 
     if (producing) {
         produce(queues, queues_len, first, count);
+    } else if (running) {
+        run(queues, names, queues_len);
     } else {
         work(queues, names, queues_len);
     }

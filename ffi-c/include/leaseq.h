@@ -250,6 +250,11 @@ typedef struct leaseq_result leaseq_result;
 typedef struct leaseq_stats leaseq_stats;
 
 /**
+ * One job, lent to a callback for the duration of the call only.
+ */
+typedef struct leaseq_worker_job leaseq_worker_job;
+
+/**
  * The result of every fallible leaseq function. 0 (`LEASEQ_OK`) is success; every other value
  * is one of the `LEASEQ_*` statuses below, whose numbers never change meaning (spec/errors.md).
  * After a failure, `leaseq_last_error_message()` says what went wrong.
@@ -489,6 +494,90 @@ typedef struct {
 } leaseq_clean_report;
 
 /**
+ * One runner event, lent to `on_event` for the duration of the call only.
+ */
+typedef struct {
+    /**
+     * "completed", "retrying", "dead", "released", "lease_lost", "error" or "recovered".
+     */
+    const char *name;
+    /**
+     * The item's id ("" for "error" and "recovered").
+     */
+    const char *id;
+    /**
+     * The attempt (0 where it does not apply).
+     */
+    uint64_t attempt;
+    /**
+     * The error message ("retrying", "dead", "error"), why a lease was lost, or "".
+     */
+    const char *message;
+} leaseq_worker_event;
+
+/**
+ * A runner's settings. Start from `leaseq_worker_options_init`; a zero (or -1 for the
+ * booleans) takes the core's default.
+ */
+typedef struct {
+    /**
+     * Callbacks at once (1 to 1000; 0: 1).
+     */
+    uint32_t concurrency;
+    /**
+     * Each lease's TTL in ms (0: 30000); renewed while the callback runs.
+     */
+    uint64_t lease_ttl_ms;
+    /**
+     * Renewal period in ms (0: TTL/3).
+     */
+    uint64_t renew_every_ms;
+    /**
+     * Keep results set by callbacks (-1: default, yes; 0: no; 1: yes).
+     */
+    int32_t keep_results;
+    /**
+     * How long a shutdown waits for running callbacks, in ms (0: 30000).
+     */
+    uint64_t shutdown_timeout_ms;
+    /**
+     * After the shutdown timeout, fail (1) instead of release (0) what still runs.
+     */
+    int32_t fail_on_shutdown;
+    /**
+     * Longest single server-side wait for work, in ms (0: 1000).
+     */
+    uint64_t poll_interval_ms;
+    /**
+     * Registration beat in ms (0: 5000).
+     */
+    uint64_t heartbeat_ms;
+    /**
+     * Take part in the queue's housekeeping (-1: default, yes; 0: no; 1: yes).
+     */
+    int32_t housekeeping;
+    /**
+     * Deep clean period in ms while holding the housekeeping lock (0: one hour).
+     */
+    uint64_t deep_clean_every_ms;
+    /**
+     * Called with every event, on a runtime thread: keep it quick. May be NULL.
+     */
+    void (*on_event)(const leaseq_worker_event *event, void *user_data);
+} leaseq_worker_options;
+
+/**
+ * What a callback says became of its job.
+ */
+typedef int32_t leaseq_job_outcome;
+
+/**
+ * Runs one job; returns its outcome. Called on one of the core's blocking threads (never the
+ * caller's), up to `concurrency` at once; it may block. `job` is valid only during the call.
+ */
+typedef leaseq_job_outcome (*leaseq_worker_fn)(leaseq_worker_job *job, void *user_data);
+
+/**
  * Retry after the item's backoff while it has attempts left; else it is dead.
  */
 #define LEASEQ_RETRY_DEFAULT 0
@@ -653,6 +742,27 @@ typedef struct {
  * C only: a bug inside leaseq (a caught panic); the message says where.
  */
 #define LEASEQ_INTERNAL 101
+
+/**
+ * Done: complete the job (keeping the result set with `leaseq_worker_job_set_result`).
+ */
+#define LEASEQ_JOB_COMPLETE 0
+
+/**
+ * Failed: retried after the queue's backoff (or `leaseq_worker_job_set_error`'s delay) while
+ * attempts are left, else a dead letter.
+ */
+#define LEASEQ_JOB_FAIL 1
+
+/**
+ * Failed for good: a dead letter now.
+ */
+#define LEASEQ_JOB_FAIL_UNRECOVERABLE 2
+
+/**
+ * Hand the job back untouched (no attempt counted): it waits again at once.
+ */
+#define LEASEQ_JOB_RELEASE 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -1969,6 +2079,85 @@ void leaseq_queue_free(leaseq_queue *queue);
  * Never NULL. The string is static: do not free it. Thread-safe.
  */
 const char *leaseq_status_str(leaseq_status status);
+
+/**
+ * Fills `options` with the defaults (zeros, -1 for the booleans, no event callback).
+ */
+leaseq_status leaseq_worker_options_init(leaseq_worker_options *options);
+
+/**
+ * Stops every runner of the process: the first call gracefully (no more leases; running
+ * callbacks get the shutdown timeout), the next forces. Async-signal-safe (one atomic store):
+ * call it from a SIGTERM or SIGINT handler. When the last runner has returned, the next
+ * `leaseq_worker_run` runs normally again.
+ */
+void leaseq_worker_stop(void);
+
+/**
+ * Runs `callback` for each item of `queue` until `leaseq_worker_stop()`; returns then, once
+ * the shutdown is done (running callbacks finished, or released after the timeout).
+ *
+ * Thread rules: callbacks run on the core's blocking threads (never this one), up to
+ * `concurrency` at once, and may block; `user_data` is passed to each and must be usable from
+ * those threads. The `leaseq_worker_job` is valid only during its callback. `on_event` runs
+ * on a runtime thread and must be quick. No callback runs after this function returned.
+ * Redis outages do not end it: the core reconnects and reports "error"/"recovered" events.
+ * `options` may be NULL (every default). Bad options give LEASEQ_INVALID_ARGUMENT naming
+ * the option, with nothing written to Redis.
+ */
+leaseq_status leaseq_worker_run(const leaseq_queue *queue,
+                                leaseq_worker_fn callback,
+                                void *user_data,
+                                const leaseq_worker_options *options);
+
+/**
+ * The job's id (NUL-terminated; valid during the callback).
+ */
+leaseq_status leaseq_worker_job_id(const leaseq_worker_job *job, const char **out_id);
+
+/**
+ * The job's data as (pointer, length), valid during the callback.
+ */
+leaseq_status leaseq_worker_job_data(const leaseq_worker_job *job,
+                                     const uint8_t **out_data,
+                                     size_t *out_len);
+
+/**
+ * Which attempt this is (1 for the first).
+ */
+leaseq_status leaseq_worker_job_attempt(const leaseq_worker_job *job, uint64_t *out_attempt);
+
+/**
+ * Whether the lease is lost (expired and taken, cancelled, or a forced shutdown): the
+ * callback should stop. Safe to poll from the callback.
+ */
+leaseq_status leaseq_worker_job_lease_lost(const leaseq_worker_job *job, bool *out_lost);
+
+/**
+ * Sets the result kept when the callback returns LEASEQ_JOB_COMPLETE (copied).
+ */
+leaseq_status leaseq_worker_job_set_result(const leaseq_worker_job *job,
+                                           const uint8_t *result,
+                                           size_t result_len);
+
+/**
+ * Sets the error recorded when the callback returns LEASEQ_JOB_FAIL or
+ * LEASEQ_JOB_FAIL_UNRECOVERABLE: a message, a type (may be ""), and a retry delay in ms (0:
+ * the queue's backoff).
+ */
+leaseq_status leaseq_worker_job_set_error(const leaseq_worker_job *job,
+                                          const char *message,
+                                          const char *error_type,
+                                          uint64_t retry_after_ms);
+
+/**
+ * Stores a progress value (at most 64 KiB) on the item; `out_stored` says whether it was
+ * (false once the lease is lost). One round trip, from the callback's thread.
+ */
+leaseq_status leaseq_worker_job_progress(const leaseq_worker_job *job,
+                                         const uint8_t *value,
+                                         size_t value_len,
+                                         bool *out_stored);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -23,6 +23,7 @@ mod lease;
 mod options;
 mod queue;
 mod status;
+mod worker;
 
 use std::ffi::c_char;
 
@@ -37,6 +38,7 @@ pub use lease::*;
 pub use options::*;
 pub use queue::*;
 pub use status::*;
+pub use worker::*;
 
 /// The message of the last failed leaseq call on this thread, naming the function and, for
 /// argument errors, the argument; "" after a call that succeeded.

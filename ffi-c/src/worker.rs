@@ -1,0 +1,402 @@
+//! The runner: `leaseq_worker_run` runs a C callback over a queue, driven by the core's engine
+//! (`leaseq::worker`), which leases in batches, renews, finishes in batches, rides through
+//! Redis outages and does the queue's housekeeping. Callbacks run on the core's blocking
+//! threads, at most `concurrency` at once.
+
+use std::ffi::{c_char, c_void};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use leaseq::worker::{Event, Job, JobError, Outcome, ShutdownAction, Worker, WorkerOptions};
+use leaseq::Retry;
+
+use crate::guard::{arg, bytes, call, c_string, text, Failure, Out};
+use crate::queue::leaseq_queue;
+use crate::status::leaseq_status;
+
+/// What a callback says became of its job.
+pub type leaseq_job_outcome = i32;
+/// Done: complete the job (keeping the result set with `leaseq_worker_job_set_result`).
+pub const LEASEQ_JOB_COMPLETE: leaseq_job_outcome = 0;
+/// Failed: retried after the queue's backoff (or `leaseq_worker_job_set_error`'s delay) while
+/// attempts are left, else a dead letter.
+pub const LEASEQ_JOB_FAIL: leaseq_job_outcome = 1;
+/// Failed for good: a dead letter now.
+pub const LEASEQ_JOB_FAIL_UNRECOVERABLE: leaseq_job_outcome = 2;
+/// Hand the job back untouched (no attempt counted): it waits again at once.
+pub const LEASEQ_JOB_RELEASE: leaseq_job_outcome = 3;
+
+/// One job, lent to a callback for the duration of the call only.
+pub struct leaseq_worker_job {
+    job: Job,
+    id: std::ffi::CString,
+    result: Mutex<Option<Vec<u8>>>,
+    error: Mutex<Option<(String, String, Option<Duration>)>>,
+}
+
+/// Runs one job; returns its outcome. Called on one of the core's blocking threads (never the
+/// caller's), up to `concurrency` at once; it may block. `job` is valid only during the call.
+pub type leaseq_worker_fn =
+    Option<unsafe extern "C" fn(job: *mut leaseq_worker_job, user_data: *mut c_void) -> leaseq_job_outcome>;
+
+/// One runner event, lent to `on_event` for the duration of the call only.
+#[repr(C)]
+pub struct leaseq_worker_event {
+    /// "completed", "retrying", "dead", "released", "lease_lost", "error" or "recovered".
+    pub name: *const c_char,
+    /// The item's id ("" for "error" and "recovered").
+    pub id: *const c_char,
+    /// The attempt (0 where it does not apply).
+    pub attempt: u64,
+    /// The error message ("retrying", "dead", "error"), why a lease was lost, or "".
+    pub message: *const c_char,
+}
+
+/// A runner's settings. Start from `leaseq_worker_options_init`; a zero (or -1 for the
+/// booleans) takes the core's default.
+#[repr(C)]
+pub struct leaseq_worker_options {
+    /// Callbacks at once (1 to 1000; 0: 1).
+    pub concurrency: u32,
+    /// Each lease's TTL in ms (0: 30000); renewed while the callback runs.
+    pub lease_ttl_ms: u64,
+    /// Renewal period in ms (0: TTL/3).
+    pub renew_every_ms: u64,
+    /// Keep results set by callbacks (-1: default, yes; 0: no; 1: yes).
+    pub keep_results: i32,
+    /// How long a shutdown waits for running callbacks, in ms (0: 30000).
+    pub shutdown_timeout_ms: u64,
+    /// After the shutdown timeout, fail (1) instead of release (0) what still runs.
+    pub fail_on_shutdown: i32,
+    /// Longest single server-side wait for work, in ms (0: 1000).
+    pub poll_interval_ms: u64,
+    /// Registration beat in ms (0: 5000).
+    pub heartbeat_ms: u64,
+    /// Take part in the queue's housekeeping (-1: default, yes; 0: no; 1: yes).
+    pub housekeeping: i32,
+    /// Deep clean period in ms while holding the housekeeping lock (0: one hour).
+    pub deep_clean_every_ms: u64,
+    /// Called with every event, on a runtime thread: keep it quick, and call no leaseq function
+    /// that talks to Redis from it (hand the event to a thread of yours). May be NULL.
+    pub on_event: Option<unsafe extern "C" fn(event: *const leaseq_worker_event, user_data: *mut c_void)>,
+}
+
+/// Fills `options` with the defaults (zeros, -1 for the booleans, no event callback).
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_options_init(options: *mut leaseq_worker_options) -> leaseq_status {
+    call("leaseq_worker_options_init", || {
+        if options.is_null() {
+            return Err(Failure::Null("options".into()));
+        }
+        // SAFETY: non-NULL and writable by the caller's contract.
+        unsafe {
+            options.write(leaseq_worker_options {
+                concurrency: 0,
+                lease_ttl_ms: 0,
+                renew_every_ms: 0,
+                keep_results: -1,
+                shutdown_timeout_ms: 0,
+                fail_on_shutdown: 0,
+                poll_interval_ms: 0,
+                heartbeat_ms: 0,
+                housekeeping: -1,
+                deep_clean_every_ms: 0,
+                on_event: None,
+            })
+        };
+        Ok(())
+    })
+}
+
+/// 0: running; 1: stop; 2: force. Set by `leaseq_worker_stop`, read by every runner.
+static STOP: AtomicU8 = AtomicU8::new(0);
+/// Runners running now; the last one to return resets [`STOP`].
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Stops every runner of the process: the first call gracefully (no more leases; running
+/// callbacks get the shutdown timeout), the next forces. Async-signal-safe (one atomic store):
+/// call it from a SIGTERM or SIGINT handler. When the last runner has returned, the next
+/// `leaseq_worker_run` runs normally again.
+#[no_mangle]
+pub extern "C" fn leaseq_worker_stop() {
+    let now = STOP.load(Ordering::SeqCst);
+    STOP.store(if now == 0 { 1 } else { 2 }, Ordering::SeqCst);
+}
+
+struct SendPtr(*mut c_void);
+// SAFETY: the caller of leaseq_worker_run promises that user_data may be used from the
+// threads that run callbacks (documented in the header).
+unsafe impl Send for SendPtr {}
+unsafe impl Sync for SendPtr {}
+
+fn millis(ms: u64) -> Option<Duration> {
+    (ms > 0).then(|| Duration::from_millis(ms))
+}
+
+fn flag(v: i32) -> Option<bool> {
+    (v >= 0).then_some(v != 0)
+}
+
+fn worker_options(o: Option<&leaseq_worker_options>) -> WorkerOptions {
+    let mut w = WorkerOptions::new();
+    w.language = Some("c".into());
+    let Some(o) = o else { return w };
+    w.concurrency = (o.concurrency > 0).then_some(o.concurrency as usize);
+    w.lease_ttl = millis(o.lease_ttl_ms);
+    w.renew_every = millis(o.renew_every_ms);
+    w.keep_results = flag(o.keep_results);
+    w.shutdown_timeout = millis(o.shutdown_timeout_ms);
+    w.on_shutdown = Some(if o.fail_on_shutdown != 0 { ShutdownAction::Fail } else { ShutdownAction::Release });
+    w.poll_interval = millis(o.poll_interval_ms);
+    w.heartbeat = millis(o.heartbeat_ms);
+    w.housekeeping = flag(o.housekeeping);
+    w.deep_clean_every = millis(o.deep_clean_every_ms);
+    w
+}
+
+fn emit(
+    sink: unsafe extern "C" fn(*const leaseq_worker_event, *mut c_void),
+    user_data: *mut c_void,
+    e: &Event,
+) {
+    let (name, id, attempt, message) = match e {
+        Event::Completed { id, attempt } => ("completed", id.as_str(), *attempt, String::new()),
+        Event::Retrying { id, attempt, error, .. } => ("retrying", id.as_str(), *attempt, error.clone()),
+        Event::Dead { id, attempt, error } => ("dead", id.as_str(), *attempt, error.clone()),
+        Event::Released { id } => ("released", id.as_str(), 0, String::new()),
+        Event::LeaseLost { id, why } => ("lease_lost", id.as_str(), 0, why.as_str().to_owned()),
+        Event::Error { during, error } => ("error", "", 0, format!("{during}: {error}")),
+        Event::Recovered { during } => ("recovered", "", 0, (*during).to_owned()),
+        _ => return,
+    };
+    let (name, id, message) = (c_string(name), c_string(id), c_string(&message));
+    let event = leaseq_worker_event {
+        name: name.as_ptr(),
+        id: id.as_ptr(),
+        attempt,
+        message: message.as_ptr(),
+    };
+    // A panic of ours must not cross into C, nor a C callback's unwinding into us.
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        // SAFETY: the callback and user_data come from the caller, who vouches for them.
+        unsafe { sink(&event, user_data) }
+    }));
+}
+
+/// Runs `callback` for each item of `queue` until `leaseq_worker_stop()`; returns then, once
+/// the shutdown is done (running callbacks finished, or released after the timeout).
+///
+/// Thread rules: callbacks run on the core's blocking threads (never this one), up to
+/// `concurrency` at once, and may block; `user_data` is passed to each and must be usable from
+/// those threads. The `leaseq_worker_job` is valid only during its callback. `on_event` runs
+/// on a runtime thread and must be quick (no leaseq call that talks to Redis). No callback runs after this function returned.
+/// Redis outages do not end it: the core reconnects and reports "error"/"recovered" events.
+/// `options` may be NULL (every default). Bad options give LEASEQ_INVALID_ARGUMENT naming
+/// the option, with nothing written to Redis.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_run(
+    queue: *const leaseq_queue,
+    callback: leaseq_worker_fn,
+    user_data: *mut c_void,
+    options: *const leaseq_worker_options,
+) -> leaseq_status {
+    call("leaseq_worker_run", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let Some(callback) = callback else {
+            return Err(Failure::Null("callback".into()));
+        };
+        // SAFETY: NULL or a valid options struct by the caller's contract.
+        let options = unsafe { options.as_ref() };
+        let o = worker_options(options);
+        o.effective_concurrency()?;
+        let on_event = options.and_then(|o| o.on_event);
+        let async_queue = queue.inner.as_async()?;
+        let runtime = leaseq::runtime::handle()?;
+        let data = std::sync::Arc::new(SendPtr(user_data));
+        let handler_data = data.clone();
+        let mut worker = Worker::new(async_queue, move |job: Job| {
+            let data = handler_data.clone();
+            async move {
+                let id = c_string(job.id());
+                let native = leaseq_worker_job {
+                    job,
+                    id,
+                    result: Mutex::new(None),
+                    error: Mutex::new(None),
+                };
+                let ran = tokio::task::spawn_blocking(move || {
+                    let mut native = native;
+                    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        // SAFETY: the callback is the caller's; the job lives for the call.
+                        unsafe { callback(&mut native, data.0) }
+                    }));
+                    (outcome, native)
+                })
+                .await;
+                let (code, native) = match ran {
+                    Ok((Ok(code), native)) => (code, native),
+                    _ => return Outcome::Fail(JobError::new("the callback panicked or was cancelled").with_type("internal")),
+                };
+                let error = native.error.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let job_error = |retry: Retry| {
+                    let (message, kind, delay) = error.clone().unwrap_or_default();
+                    let mut e = JobError::new(message).with_type(kind);
+                    e.retry = match (retry, delay) {
+                        (Retry::Never, _) => Retry::Never,
+                        (_, Some(d)) => Retry::After(d),
+                        (r, None) => r,
+                    };
+                    e
+                };
+                match code {
+                    LEASEQ_JOB_COMPLETE => Outcome::Complete(native.result.lock().unwrap_or_else(|e| e.into_inner()).take()),
+                    LEASEQ_JOB_FAIL_UNRECOVERABLE => Outcome::Fail(job_error(Retry::Never)),
+                    LEASEQ_JOB_RELEASE => Outcome::Release(None),
+                    LEASEQ_JOB_FAIL => Outcome::Fail(job_error(Retry::Default)),
+                    other => Outcome::Fail(
+                        JobError::new(format!("the callback returned {other}, not a leaseq_job_outcome")).with_type("internal"),
+                    ),
+                }
+            }
+        })
+        .options(o);
+        if let Some(sink) = on_event {
+            let data = data.clone();
+            worker = worker.on_event(move |e| emit(sink, data.0, e));
+        }
+        let handle = worker.handle();
+        RUNNING.fetch_add(1, Ordering::SeqCst);
+        let result = runtime.block_on(async move {
+            let follow = handle.follow(&STOP);
+            let report = worker.run_until(std::future::pending()).await;
+            follow.abort();
+            report
+        });
+        if RUNNING.fetch_sub(1, Ordering::SeqCst) == 1 {
+            STOP.store(0, Ordering::SeqCst);
+        }
+        result?;
+        Ok(())
+    })
+}
+
+/// The job's id (NUL-terminated; valid during the callback).
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_id(
+    job: *const leaseq_worker_job,
+    out_id: *mut *const c_char,
+) -> leaseq_status {
+    call("leaseq_worker_job_id", || {
+        let out = unsafe { Out::new(out_id, "out_id", std::ptr::null()) };
+        let job = unsafe { arg(job, "job") }?;
+        out.required()?;
+        out.set(job.id.as_ptr());
+        Ok(())
+    })
+}
+
+/// The job's data as (pointer, length), valid during the callback.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_data(
+    job: *const leaseq_worker_job,
+    out_data: *mut *const u8,
+    out_len: *mut usize,
+) -> leaseq_status {
+    call("leaseq_worker_job_data", || {
+        let out_data = unsafe { Out::new(out_data, "out_data", std::ptr::null()) };
+        let out_len = unsafe { Out::new(out_len, "out_len", 0) };
+        let job = unsafe { arg(job, "job") }?;
+        out_data.required()?;
+        out_len.required()?;
+        out_data.set(job.job.data().as_ptr());
+        out_len.set(job.job.data().len());
+        Ok(())
+    })
+}
+
+/// Which attempt this is (1 for the first).
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_attempt(
+    job: *const leaseq_worker_job,
+    out_attempt: *mut u64,
+) -> leaseq_status {
+    call("leaseq_worker_job_attempt", || {
+        let out = unsafe { Out::new(out_attempt, "out_attempt", 0) };
+        let job = unsafe { arg(job, "job") }?;
+        out.required()?;
+        out.set(job.job.attempt());
+        Ok(())
+    })
+}
+
+/// Whether the lease is lost (expired and taken, cancelled, or a forced shutdown): the
+/// callback should stop. Safe to poll from the callback.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_lease_lost(
+    job: *const leaseq_worker_job,
+    out_lost: *mut bool,
+) -> leaseq_status {
+    call("leaseq_worker_job_lease_lost", || {
+        let out = unsafe { Out::new(out_lost, "out_lost", false) };
+        let job = unsafe { arg(job, "job") }?;
+        out.required()?;
+        out.set(job.job.is_lost());
+        Ok(())
+    })
+}
+
+/// Sets the result kept when the callback returns LEASEQ_JOB_COMPLETE (copied).
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_set_result(
+    job: *const leaseq_worker_job,
+    result: *const u8,
+    result_len: usize,
+) -> leaseq_status {
+    call("leaseq_worker_job_set_result", || {
+        let job = unsafe { arg(job, "job") }?;
+        let result = unsafe { bytes(result, result_len, "result") }?;
+        *job.result.lock().unwrap_or_else(|e| e.into_inner()) = Some(result.to_vec());
+        Ok(())
+    })
+}
+
+/// Sets the error recorded when the callback returns LEASEQ_JOB_FAIL or
+/// LEASEQ_JOB_FAIL_UNRECOVERABLE: a message, a type (may be ""), and a retry delay in ms (0:
+/// the queue's backoff).
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_set_error(
+    job: *const leaseq_worker_job,
+    message: *const c_char,
+    error_type: *const c_char,
+    retry_after_ms: u64,
+) -> leaseq_status {
+    call("leaseq_worker_job_set_error", || {
+        let job = unsafe { arg(job, "job") }?;
+        let message = unsafe { text(message, "message") }?;
+        let error_type = unsafe { text(error_type, "error_type") }?;
+        *job.error.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((message.to_owned(), error_type.to_owned(), millis(retry_after_ms)));
+        Ok(())
+    })
+}
+
+/// Stores a progress value (at most 64 KiB) on the item; `out_stored` says whether it was
+/// (false once the lease is lost). One round trip, from the callback's thread.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_progress(
+    job: *const leaseq_worker_job,
+    value: *const u8,
+    value_len: usize,
+    out_stored: *mut bool,
+) -> leaseq_status {
+    call("leaseq_worker_job_progress", || {
+        let out = unsafe { Out::new(out_stored, "out_stored", false) };
+        let job = unsafe { arg(job, "job") }?;
+        let value = unsafe { bytes(value, value_len, "value") }?;
+        out.required()?;
+        let runtime = leaseq::runtime::handle()?;
+        out.set(runtime.block_on(job.job.progress(value))?);
+        Ok(())
+    })
+}

@@ -1,0 +1,272 @@
+/*
+ * The runner of leaseq.h (leaseq_worker_run) against a throwaway redis-server: outcomes and
+ * results, retries and dead letters, the lease-lost flag of a cancelled job, shutdown while
+ * busy (from another thread and from a signal handler: graceful wait, then release), and bad
+ * options with nothing written to Redis.
+ *
+ * Environment: LEASEQ_TEST_URL (a redis:// URL).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "check.h"
+
+static leaseq_client *client;
+static const char *url;
+
+static leaseq_queue *new_queue(void) { return fresh_queue(client, "worker"); }
+
+static void add(const leaseq_queue *queue, const char *id) {
+    leaseq_item *item = NULL;
+    bool added = false;
+    CHECK_OK(leaseq_item_with_id(id, (const uint8_t *)"x", 1, &item));
+    CHECK_OK(leaseq_queue_add(queue, item, &added));
+    CHECK(added);
+    leaseq_item_free(item);
+}
+
+static uint64_t count_in(const leaseq_queue *queue, leaseq_state state) {
+    uint64_t count = UINT64_MAX;
+    CHECK_OK(leaseq_queue_count(queue, state, &count));
+    return count;
+}
+
+
+/* ---- outcomes ----------------------------------------------------------------------------- */
+
+static atomic_int completed_events;
+static atomic_int dead_events;
+
+static void count_events(const leaseq_worker_event *event, void *user_data) {
+    (void)user_data;
+    if (strcmp(event->name, "completed") == 0) atomic_fetch_add(&completed_events, 1);
+    if (strcmp(event->name, "dead") == 0) atomic_fetch_add(&dead_events, 1);
+    if (atomic_load(&completed_events) == 11 && atomic_load(&dead_events) == 1) leaseq_worker_stop();
+}
+
+static leaseq_job_outcome outcomes_callback(leaseq_worker_job *job, void *user_data) {
+    atomic_int *calls = user_data;
+    atomic_fetch_add(calls, 1);
+    const char *id = NULL;
+    uint64_t attempt = 0;
+    if (leaseq_worker_job_id(job, &id) != LEASEQ_OK || leaseq_worker_job_attempt(job, &attempt) != LEASEQ_OK) {
+        return LEASEQ_JOB_FAIL;
+    }
+    if (strcmp(id, "poison") == 0) {
+        leaseq_worker_job_set_error(job, "cannot parse", "ParseError", 0);
+        return LEASEQ_JOB_FAIL_UNRECOVERABLE;
+    }
+    if (strcmp(id, "flaky") == 0 && attempt == 1) {
+        leaseq_worker_job_set_error(job, "try again", "Busy", 10);
+        return LEASEQ_JOB_FAIL;
+    }
+    char result[64];
+    snprintf(result, sizeof result, "done %s", id);
+    leaseq_worker_job_set_result(job, (const uint8_t *)result, strlen(result));
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void outcomes_results_retries_and_dead_letters(void) {
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    char id[16];
+    for (int i = 0; i < 10; i++) {
+        snprintf(id, sizeof id, "j%d", i);
+        add(queue, id);
+    }
+    add(queue, "flaky");
+    add(queue, "poison");
+    atomic_int calls = 0;
+    atomic_store(&completed_events, 0);
+    atomic_store(&dead_events, 0);
+    leaseq_worker_options options;
+    CHECK_OK(leaseq_worker_options_init(&options));
+    options.concurrency = 4;
+    options.on_event = count_events;
+    CHECK_OK(leaseq_worker_run(queue, outcomes_callback, &calls, &options));
+    CHECK(atomic_load(&calls) == 13); /* 10 + flaky twice + poison */
+    CHECK(atomic_load(&completed_events) == 11);
+    CHECK(count_in(queue, LEASEQ_STATE_DEAD) == 1);
+    CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 0);
+    leaseq_result *result = NULL;
+    CHECK_OK(leaseq_queue_result(queue, "j3", &result));
+    if (result != NULL) {
+        const uint8_t *data = NULL;
+        size_t len = 0;
+        CHECK_OK(leaseq_result_data(result, &data, &len));
+        CHECK(len == 7 && memcmp(data, "done j3", 7) == 0);
+        leaseq_result_free(result);
+    } else {
+        CHECK(!"the result of j3 is kept");
+    }
+    leaseq_queue_free(queue);
+}
+
+/* ---- a cancelled job sees lease_lost ------------------------------------------------------ */
+
+static atomic_int lost_seen;
+static atomic_int started;
+
+static leaseq_job_outcome wait_for_loss(leaseq_worker_job *job, void *user_data) {
+    (void)user_data;
+    atomic_store(&started, 1);
+    for (int i = 0; i < 3000; i++) { /* up to 30 s; the lease lives 1 s, renewed */
+        bool lost = false;
+        if (leaseq_worker_job_lease_lost(job, &lost) == LEASEQ_OK && lost) {
+            atomic_store(&lost_seen, 1);
+            leaseq_worker_stop();
+            return LEASEQ_JOB_COMPLETE;
+        }
+        sleep_ms(10);
+    }
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void *cancel_later(void *arg) {
+    leaseq_queue *queue = arg;
+    while (!atomic_load(&started)) sleep_ms(5);
+    sleep_ms(1500); /* past the TTL: the runner renews the lease */
+    uint64_t leased = count_in(queue, LEASEQ_STATE_LEASED);
+    CHECK(leased == 1);
+    leaseq_state previous = LEASEQ_STATE_NONE;
+    CHECK_OK(leaseq_queue_cancel(queue, "long", &previous));
+    CHECK(previous == LEASEQ_STATE_LEASED);
+    return NULL;
+}
+
+static void a_cancelled_job_sees_its_lease_lost(void) {
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    add(queue, "long");
+    atomic_store(&lost_seen, 0);
+    atomic_store(&started, 0);
+    leaseq_worker_options options;
+    CHECK_OK(leaseq_worker_options_init(&options));
+    options.lease_ttl_ms = 1000;
+    options.renew_every_ms = 100;
+    pthread_t canceller;
+    REQUIRE(pthread_create(&canceller, NULL, cancel_later, queue) == 0);
+    CHECK_OK(leaseq_worker_run(queue, wait_for_loss, NULL, &options));
+    pthread_join(canceller, NULL);
+    CHECK(atomic_load(&lost_seen) == 1);
+    leaseq_job *job = NULL;
+    CHECK_OK(leaseq_queue_get(queue, "long", &job));
+    CHECK(job == NULL); /* the cancel removed it */
+    leaseq_job_free(job);
+    leaseq_queue_free(queue);
+}
+
+/* ---- shutdown while busy ------------------------------------------------------------------ */
+
+static atomic_int busy;
+
+static leaseq_job_outcome slow_or_stuck(leaseq_worker_job *job, void *user_data) {
+    (void)user_data;
+    const char *id = NULL;
+    leaseq_worker_job_id(job, &id);
+    atomic_fetch_add(&busy, 1);
+    if (id != NULL && strcmp(id, "stuck") == 0) {
+        bool lost = false;
+        while (leaseq_worker_job_lease_lost(job, &lost) == LEASEQ_OK && !lost) sleep_ms(5);
+        return LEASEQ_JOB_COMPLETE; /* too late: the runner released it */
+    }
+    sleep_ms(200);
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void on_sigterm(int sig) {
+    (void)sig;
+    leaseq_worker_stop(); /* async-signal-safe */
+}
+
+static void *stop_when_busy(void *arg) {
+    int by_signal = *(int *)arg;
+    while (atomic_load(&busy) < 2) sleep_ms(5);
+    if (by_signal) {
+        raise(SIGTERM);
+    } else {
+        leaseq_worker_stop();
+    }
+    return NULL;
+}
+
+static void shutdown_waits_then_releases(int by_signal) {
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    add(queue, "quick");
+    add(queue, "stuck");
+    atomic_store(&busy, 0);
+    struct sigaction action, previous;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_sigterm;
+    sigemptyset(&action.sa_mask);
+    REQUIRE(sigaction(SIGTERM, &action, &previous) == 0);
+    leaseq_worker_options options;
+    CHECK_OK(leaseq_worker_options_init(&options));
+    options.concurrency = 2;
+    options.shutdown_timeout_ms = 500;
+    pthread_t stopper;
+    REQUIRE(pthread_create(&stopper, NULL, stop_when_busy, &by_signal) == 0);
+    CHECK_OK(leaseq_worker_run(queue, slow_or_stuck, NULL, &options));
+    pthread_join(stopper, NULL);
+    sigaction(SIGTERM, &previous, NULL);
+    leaseq_job *job = NULL;
+    CHECK_OK(leaseq_queue_get(queue, "quick", &job));
+    CHECK(job == NULL); /* it finished during the graceful wait */
+    leaseq_job_free(job);
+    CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 1); /* "stuck" was released */
+    CHECK(count_in(queue, LEASEQ_STATE_LEASED) == 0);
+    leaseq_queue_free(queue);
+}
+
+static void shutdown_from_a_thread(void) { shutdown_waits_then_releases(0); }
+static void shutdown_from_a_signal_handler(void) { shutdown_waits_then_releases(1); }
+
+/* ---- arguments ---------------------------------------------------------------------------- */
+
+static leaseq_job_outcome never_called(leaseq_worker_job *job, void *user_data) {
+    (void)job;
+    (void)user_data;
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void bad_arguments_write_nothing(void) {
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    add(queue, "a");
+    leaseq_worker_options options;
+    CHECK_OK(leaseq_worker_options_init(&options));
+    options.concurrency = 1001;
+    CHECK_STATUS(LEASEQ_INVALID_ARGUMENT, leaseq_worker_run(queue, never_called, NULL, &options));
+    CHECK_MESSAGE_HAS("concurrency");
+    CHECK_STATUS(LEASEQ_NULL_ARGUMENT, leaseq_worker_run(queue, NULL, NULL, NULL));
+    CHECK_MESSAGE_HAS("callback");
+    CHECK_STATUS(LEASEQ_NULL_ARGUMENT, leaseq_worker_run(NULL, never_called, NULL, NULL));
+    CHECK_STATUS(LEASEQ_NULL_ARGUMENT, leaseq_worker_options_init(NULL));
+    CHECK_STATUS(LEASEQ_NULL_ARGUMENT, leaseq_worker_job_id(NULL, NULL));
+    CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 1); /* nothing leased */
+    leaseq_queue_free(queue);
+}
+
+int main(void) {
+    url = need_env("LEASEQ_TEST_URL");
+    if (leaseq_client_connect(url, &client) != LEASEQ_OK) {
+        fprintf(stderr, "cannot connect to %s: %s\n", url, leaseq_last_error_message());
+        return 2;
+    }
+    static const struct test_case cases[] = {
+        {"outcomes: results, retries, dead letters", outcomes_results_retries_and_dead_letters},
+        {"a cancelled job sees its lease lost", a_cancelled_job_sees_its_lease_lost},
+        {"shutdown from a thread: wait, then release", shutdown_from_a_thread},
+        {"shutdown from a signal handler: wait, then release", shutdown_from_a_signal_handler},
+        {"bad arguments write nothing", bad_arguments_write_nothing},
+    };
+    int status = run_tests("test_worker", cases, sizeof cases / sizeof cases[0]);
+    leaseq_client_free(client);
+    leaseq_runtime_shutdown();
+    return status;
+}
