@@ -340,7 +340,7 @@ fi
 readme_example() {
     local dir="$work/readme" section compile
     mkdir -p "$dir"
-    section="$(sed -n '/<!-- BEGIN c -->/,/<!-- END c -->/p' "$root/README.md")"
+    section="$(sed -n '/<!-- END c-runner -->/,/<!-- END c -->/p' "$root/README.md")"
     awk '/^```c$/ { inside = 1; next } inside && /^```$/ { exit } inside' <<<"$section" >"$dir/app.c"
     compile="$(grep -m 1 '^cc app.c' <<<"$section")"
     [ -s "$dir/app.c" ] && [ -n "$compile" ] || { echo "no example found in README.md"; return 1; }
@@ -351,5 +351,18 @@ readme_example() {
     grep -q '^working on hello$' app.out
 }
 step "README's C example compiles with its pkg-config line and runs" readme_example
+
+readme_runner() {
+    local dir="$work/readme-runner"
+    mkdir -p "$dir"
+    sed -n '/<!-- BEGIN c-runner -->/,/<!-- END c-runner -->/p' "$root/README.md" |
+        awk '/^```c$/ { inside = 1; next } inside && /^```$/ { exit } inside' >"$dir/runner.c"
+    [ -s "$dir/runner.c" ] || { echo "no runner example found in README.md"; return 1; }
+    cd "$dir" || return 1
+    cc runner.c -o runner $(pkg-config --cflags --libs leaseq) -Wall -Wextra -Werror -std=c11 || return 1
+    LD_LIBRARY_PATH="$prefix/lib" ./runner "$url" | tee runner.out || return 1
+    [ "$(grep -c '^sending to ' runner.out)" -eq 2 ] && grep -q '^3 finished$' runner.out
+}
+step "README's C runner example compiles and runs" readme_runner
 
 finish

@@ -11,7 +11,7 @@ use std::time::Duration;
 use leaseq::worker::{Event, Job, JobError, Outcome, ShutdownAction, Worker, WorkerOptions};
 use leaseq::Retry;
 
-use crate::guard::{arg, bytes, call, c_string, text, Failure, Out};
+use crate::guard::{arg, bytes, c_string, call, text, Failure, Out};
 use crate::queue::leaseq_queue;
 use crate::status::leaseq_status;
 
@@ -37,8 +37,9 @@ pub struct leaseq_worker_job {
 
 /// Runs one job; returns its outcome. Called on one of the core's blocking threads (never the
 /// caller's), up to `concurrency` at once; it may block. `job` is valid only during the call.
-pub type leaseq_worker_fn =
-    Option<unsafe extern "C" fn(job: *mut leaseq_worker_job, user_data: *mut c_void) -> leaseq_job_outcome>;
+pub type leaseq_worker_fn = Option<
+    unsafe extern "C" fn(job: *mut leaseq_worker_job, user_data: *mut c_void) -> leaseq_job_outcome,
+>;
 
 /// One runner event, lent to `on_event` for the duration of the call only.
 #[repr(C)]
@@ -79,12 +80,15 @@ pub struct leaseq_worker_options {
     pub deep_clean_every_ms: u64,
     /// Called with every event, on a runtime thread: keep it quick, and call no leaseq function
     /// that talks to Redis from it (hand the event to a thread of yours). May be NULL.
-    pub on_event: Option<unsafe extern "C" fn(event: *const leaseq_worker_event, user_data: *mut c_void)>,
+    pub on_event:
+        Option<unsafe extern "C" fn(event: *const leaseq_worker_event, user_data: *mut c_void)>,
 }
 
 /// Fills `options` with the defaults (zeros, -1 for the booleans, no event callback).
 #[no_mangle]
-pub unsafe extern "C" fn leaseq_worker_options_init(options: *mut leaseq_worker_options) -> leaseq_status {
+pub unsafe extern "C" fn leaseq_worker_options_init(
+    options: *mut leaseq_worker_options,
+) -> leaseq_status {
     call("leaseq_worker_options_init", || {
         if options.is_null() {
             return Err(Failure::Null("options".into()));
@@ -147,7 +151,11 @@ fn worker_options(o: Option<&leaseq_worker_options>) -> WorkerOptions {
     w.renew_every = millis(o.renew_every_ms);
     w.keep_results = flag(o.keep_results);
     w.shutdown_timeout = millis(o.shutdown_timeout_ms);
-    w.on_shutdown = Some(if o.fail_on_shutdown != 0 { ShutdownAction::Fail } else { ShutdownAction::Release });
+    w.on_shutdown = Some(if o.fail_on_shutdown != 0 {
+        ShutdownAction::Fail
+    } else {
+        ShutdownAction::Release
+    });
     w.poll_interval = millis(o.poll_interval_ms);
     w.heartbeat = millis(o.heartbeat_ms);
     w.housekeeping = flag(o.housekeeping);
@@ -162,7 +170,9 @@ fn emit(
 ) {
     let (name, id, attempt, message) = match e {
         Event::Completed { id, attempt } => ("completed", id.as_str(), *attempt, String::new()),
-        Event::Retrying { id, attempt, error, .. } => ("retrying", id.as_str(), *attempt, error.clone()),
+        Event::Retrying {
+            id, attempt, error, ..
+        } => ("retrying", id.as_str(), *attempt, error.clone()),
         Event::Dead { id, attempt, error } => ("dead", id.as_str(), *attempt, error.clone()),
         Event::Released { id } => ("released", id.as_str(), 0, String::new()),
         Event::LeaseLost { id, why } => ("lease_lost", id.as_str(), 0, why.as_str().to_owned()),
@@ -236,9 +246,18 @@ pub unsafe extern "C" fn leaseq_worker_run(
                 .await;
                 let (code, native) = match ran {
                     Ok((Ok(code), native)) => (code, native),
-                    _ => return Outcome::Fail(JobError::new("the callback panicked or was cancelled").with_type("internal")),
+                    _ => {
+                        return Outcome::Fail(
+                            JobError::new("the callback panicked or was cancelled")
+                                .with_type("internal"),
+                        )
+                    }
                 };
-                let error = native.error.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let error = native
+                    .error
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take();
                 let job_error = |retry: Retry| {
                     let (message, kind, delay) = error.clone().unwrap_or_default();
                     let mut e = JobError::new(message).with_type(kind);
@@ -250,12 +269,21 @@ pub unsafe extern "C" fn leaseq_worker_run(
                     e
                 };
                 match code {
-                    LEASEQ_JOB_COMPLETE => Outcome::Complete(native.result.lock().unwrap_or_else(|e| e.into_inner()).take()),
+                    LEASEQ_JOB_COMPLETE => Outcome::Complete(
+                        native
+                            .result
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .take(),
+                    ),
                     LEASEQ_JOB_FAIL_UNRECOVERABLE => Outcome::Fail(job_error(Retry::Never)),
                     LEASEQ_JOB_RELEASE => Outcome::Release(None),
                     LEASEQ_JOB_FAIL => Outcome::Fail(job_error(Retry::Default)),
                     other => Outcome::Fail(
-                        JobError::new(format!("the callback returned {other}, not a leaseq_job_outcome")).with_type("internal"),
+                        JobError::new(format!(
+                            "the callback returned {other}, not a leaseq_job_outcome"
+                        ))
+                        .with_type("internal"),
                     ),
                 }
             }
@@ -375,8 +403,11 @@ pub unsafe extern "C" fn leaseq_worker_job_set_error(
         let job = unsafe { arg(job, "job") }?;
         let message = unsafe { text(message, "message") }?;
         let error_type = unsafe { text(error_type, "error_type") }?;
-        *job.error.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some((message.to_owned(), error_type.to_owned(), millis(retry_after_ms)));
+        *job.error.lock().unwrap_or_else(|e| e.into_inner()) = Some((
+            message.to_owned(),
+            error_type.to_owned(),
+            millis(retry_after_ms),
+        ));
         Ok(())
     })
 }

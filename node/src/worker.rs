@@ -218,7 +218,6 @@ impl NativeWorkerRun {
     }
 }
 
-
 fn options(o: WorkerOptionsParts) -> napi::Result<WorkerOptions> {
     let mut w = WorkerOptions::new();
     w.concurrency = o
