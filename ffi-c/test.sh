@@ -342,7 +342,7 @@ readme_example() {
     mkdir -p "$dir"
     section="$(sed -n '/<!-- END c-runner -->/,/<!-- END c -->/p' "$root/README.md")"
     awk '/^```c$/ { inside = 1; next } inside && /^```$/ { exit } inside' <<<"$section" >"$dir/app.c"
-    compile="$(grep -m 1 '^cc app.c' <<<"$section")"
+    compile="$(sed -n '/<!-- BEGIN c -->/,/<!-- END c -->/p' "$root/README.md" | grep -m 1 '^cc app.c')"
     [ -s "$dir/app.c" ] && [ -n "$compile" ] || { echo "no example found in README.md"; return 1; }
     cd "$dir" || return 1
     echo "+ $compile -Wall -Wextra -Werror -std=c11"

@@ -561,7 +561,8 @@ typedef struct {
      */
     uint64_t deep_clean_every_ms;
     /**
-     * Called with every event, on a runtime thread: keep it quick. May be NULL.
+     * Called with every event, on a runtime thread: keep it quick, and call no leaseq function
+     * that talks to Redis from it (hand the event to a thread of yours). May be NULL.
      */
     void (*on_event)(const leaseq_worker_event *event, void *user_data);
 } leaseq_worker_options;
@@ -2100,7 +2101,7 @@ void leaseq_worker_stop(void);
  * Thread rules: callbacks run on the core's blocking threads (never this one), up to
  * `concurrency` at once, and may block; `user_data` is passed to each and must be usable from
  * those threads. The `leaseq_worker_job` is valid only during its callback. `on_event` runs
- * on a runtime thread and must be quick. No callback runs after this function returned.
+ * on a runtime thread and must be quick (no leaseq call that talks to Redis). No callback runs after this function returned.
  * Redis outages do not end it: the core reconnects and reports "error"/"recovered" events.
  * `options` may be NULL (every default). Bad options give LEASEQ_INVALID_ARGUMENT naming
  * the option, with nothing written to Redis.
