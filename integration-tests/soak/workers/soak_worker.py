@@ -177,7 +177,9 @@ def run(client: leaseq.Client, lang: str, prefixes: list[str], results: str) -> 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     reports: list[leaseq.WorkerReport] = []
-    threads = [threading.Thread(target=lambda w=w: reports.append(w.run())) for w in workers]
+    threads = [
+        threading.Thread(target=lambda w=w: reports.append(w.run())) for w in workers
+    ]
     for t in threads:
         t.start()
     while not stop.wait(0.2):
