@@ -38,6 +38,7 @@ on_both!(
     wait_result_can_wait_forever,
     complete_and_lease_keeps_a_result,
     add_refuses_bad_options_and_writes_nothing,
+    batch_complete_falls_back_one_by_one,
 );
 
 const SHORT: Duration = Duration::from_millis(150);
@@ -854,4 +855,49 @@ async fn add_refuses_bad_options_and_writes_nothing(env: Env) {
         "delay"
     );
     assert!(env.keys().await.is_empty(), "nothing written");
+}
+
+/// complete_batch completes plain leases together (one MGET, EXISTS and DEL for the batch,
+/// spec 4.6); whatever that path cannot prove goes one by one, with the outcome it has alone:
+/// an item completed by another client, a lease whose key was overwritten, an id twice.
+async fn batch_complete_falls_back_one_by_one(env: Env) {
+    for id in ["a", "b", "c", "d", "e"] {
+        env.add(id, b"x").await;
+    }
+    let leases = env.queue.lease_batch(5, TTL, Wait::No).await.unwrap();
+    let ids: Vec<&str> = leases.iter().map(|l| l.id()).collect();
+    assert_eq!(ids, ["a", "b", "c", "d", "e"]);
+    // A whole batch of plain leases: each completed once, the queue left without a key.
+    let done = env
+        .queue
+        .complete_batch(&[(&leases[0], None), (&leases[1], None), (&leases[0], None)])
+        .await
+        .unwrap();
+    assert_eq!(
+        done,
+        vec![true, true, false],
+        "the second complete of a is not the winner"
+    );
+    // c completed by another client (its item key deleted, as redis-work-queue's complete
+    // does), d's lease key overwritten by a redis-work-queue holder: the batch path cannot
+    // take them, e is still completed.
+    let _: i64 = env.cmd(&[b"DEL", env.key("item:c").as_bytes()]).await;
+    let _: () = env
+        .cmd(&[b"SET", env.key("lease:d").as_bytes(), b"someone-else"])
+        .await;
+    let done = env
+        .queue
+        .complete_batch(&[(&leases[2], None), (&leases[3], None), (&leases[4], None)])
+        .await
+        .unwrap();
+    assert_eq!(
+        done,
+        vec![false, true, true],
+        "c was gone; d is still first to complete"
+    );
+    assert_eq!(
+        env.keys().await,
+        Vec::<String>::new(),
+        "nothing left behind"
+    );
 }

@@ -5,10 +5,5 @@
 -- then 6 values per lease to complete, as complete_batch.lua (at most 1000).
 -- Returns {codes, lease reply}: one code per completed lease, then what lease.lua returns.
 local now = now_ms()
-local codes = {}
-begin_finish_batch()
-for i = 4, #ARGV, 6 do
-  codes[#codes + 1] = complete_item(ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3] == '1', ARGV[i + 4], ARGV[i + 5], now)
-end
-end_finish_batch(now)
+local codes = complete_items(ARGV, 4, now)
 return {codes, lease_items(ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), now)}

@@ -32,19 +32,44 @@ local function lease_items(base, ttl, n, now)
   -- P:leased gets one ZADD for the whole batch, at the end: nothing in between reads it for
   -- these ids.
   local leases, drops, looked, expiries = {}, 0, false, {}
+  -- Ids are taken in batches: one RPOP (with a count) and one MGET of their items for as many
+  -- ids as leases are still wanted. Each id taken becomes a lease or a drop, so a batch never
+  -- holds more than the loop will look at. An id seen twice in one call is read again (its
+  -- first copy may have changed it).
+  local batch, datas, at, seen, plain = {}, {}, 1, {}, false
+  -- Numbers given to redis.call are turned into strings on every call: once per call here.
+  local ttl_s, now_s, expiry_s = tostring(ttl), tostring(now), tostring(now + ttl)
   while #leases < n and drops < MAX_DROPS do
-    local id = pop_waiting()
-    if not id and not looked then
-      looked = true
-      h = housekeeping(now, true)
-      id = pop_waiting()
+    if at > #batch then
+      local k = math.min(n - #leases, MAX_DROPS - drops)
+      batch, at = pop_waiting_many(k), 1
+      if #batch == 0 and not looked then
+        looked = true
+        h = housekeeping(now, true)
+        batch = pop_waiting_many(k)
+      end
+      if #batch == 0 then
+        break
+      end
+      local keys, job_keys = {}, {}
+      for i, id in ipairs(batch) do
+        keys[i] = ITEM .. id
+        job_keys[i] = JOB .. id
+      end
+      datas = redis.call('MGET', unpack(keys))
+      -- No job hash for any of them (plain items, the common case): no EXISTS per id below.
+      plain = redis.call('EXISTS', unpack(job_keys)) == 0
     end
-    if not id then
-      break
-    end
+    local id, data = batch[at], datas[at]
+    at = at + 1
+    -- MGET gives nil for a missing key and for a key of another type: GET tells them apart.
     -- pcall: a key of another type under ITEM .. id is no item of ours; it must not stop the queue.
-    local data = redis.pcall('GET', ITEM .. id)
-    local token = base
+    local again = seen[id]
+    if not data or again then
+      data = redis.pcall('GET', ITEM .. id)
+    end
+    seen[id] = true
+    local token, job_key = base, JOB .. id
     if #leases > 0 then
       token = base .. '.' .. (#leases + 1)
     end
@@ -53,22 +78,30 @@ local function lease_items(base, ttl, n, now)
         drop_stale(id)
       end
       drops = drops + 1
-    elseif not redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl) then
+    elseif not redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl_s) then
       -- A copy of an item somebody holds right now. A redis-work-queue holder's item must stay on
       -- a list, so that a light clean finds it if that holder dies; a leaseq lease is in P:leased.
-      if redis.call('HGET', JOB .. id, 'state') ~= 'leased' then
+      if redis.call('HGET', job_key, 'state') ~= 'leased' then
         redis.call('LPUSH', PROCESSING, id)
       end
       drops = drops + 1
     else
       -- A plain item (no job hash) takes the queue's settings as of the last housekeeping.
       local job, max, backoff = NO_JOB, h.max_attempts, h.backoff
-      if redis.call('EXISTS', JOB .. id) == 1 then
-        job = redis.call('HMGET', JOB .. id, 'inc', 'attempts', 'max_attempts', 'backoff', 'expires_at')
-        max, backoff = max_attempts_of(job[3]), job[4] or config('backoff')
+      if not (plain and not again) and redis.call('EXISTS', job_key) == 1 then
+        job = redis.pcall('HMGET', job_key, 'inc', 'attempts', 'max_attempts', 'backoff', 'expires_at')
+        if job.err then
+          -- A key of another type under JOB .. id: no job of ours. Nothing is written for it
+          -- (the lease just set is taken back); the item stays for an operator.
+          redis.call('DEL', LEASE .. id)
+        else
+          max, backoff = max_attempts_of(job[3]), job[4] or config('backoff')
+        end
       end
       local attempts = (tonumber(job[2]) or 0) + 1
-      if job[5] and tonumber(job[5]) <= now then
+      if job.err then
+        drops = drops + 1
+      elseif job[5] and tonumber(job[5]) <= now then
         to_dead(id, now, 'expired before it started')
         drops = drops + 1
       elseif max > 0 and attempts > max then
@@ -77,9 +110,9 @@ local function lease_items(base, ttl, n, now)
       else
         local inc = job[1] or token
         -- (A literal for a plain item's first attempt: Lua's number-to-string costs.)
-        redis.call('HSET', JOB .. id, 'inc', inc, 'attempts', job == NO_JOB and '1' or attempts,
-          'state', 'leased', 'leased_at', now)
-        expiries[#expiries + 1] = now + ttl
+        redis.call('HSET', job_key, 'inc', inc, 'attempts', job == NO_JOB and '1' or attempts,
+          'state', 'leased', 'leased_at', now_s)
+        expiries[#expiries + 1] = expiry_s
         expiries[#expiries + 1] = id
         leases[#leases + 1] = {id, data, attempts, inc, max, backoff}
       end

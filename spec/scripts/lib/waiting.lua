@@ -85,3 +85,24 @@ local function pop_waiting()
     end
   end
 end
+
+-- Takes up to k waiting ids (k >= 1) in lease order, as k calls of pop_waiting would. With no
+-- other level in use, one RPOP of P:queue with a count: one command for the whole batch.
+local function pop_waiting_many(k)
+  local h = queue_hints()
+  if h.prios == nil then
+    h.prios = redis.call('EXISTS', PRIOS) == 1
+  end
+  if not h.prios then
+    return redis.call('RPOP', QUEUE, k) or {}
+  end
+  local ids = {}
+  while #ids < k do
+    local id = pop_waiting()
+    if not id then
+      break
+    end
+    ids[#ids + 1] = id
+  end
+  return ids
+end
