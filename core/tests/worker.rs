@@ -236,6 +236,48 @@ async fn shutdown_waits_for_handlers_then_releases_the_rest() {
     assert_eq!(stuck.attempts, 0, "a release gives the attempt back");
 }
 
+/// A runner waiting for work on an empty queue stops at once: the shutdown ends its
+/// server-side wait (the BLMOVEs of its blocking lease) instead of waiting it out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn shutdown_ends_the_wait_for_work() {
+    let env = Env::single("runner-idle-stop").await;
+    let mut options = WorkerOptions::new();
+    options.poll_interval = Some(Duration::from_secs(60));
+    options.housekeeping = Some(false);
+    let worker = Worker::new(env.queue.clone(), |_job: Job| async {
+        Outcome::Complete(None)
+    })
+    .options(options);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    let blocked = || async {
+        let clients: String = env.cmd(&[b"CLIENT", b"LIST"]).await;
+        clients.lines().filter(|l| l.contains("cmd=blmove")).count()
+    };
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while blocked().await == 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the runner waits in BLMOVE on the empty queue");
+    handle.stop();
+    // A guard against a hang, not a speed check: the wait it would otherwise sit out is 60 s.
+    let report = tokio::time::timeout(Duration::from_secs(30), run)
+        .await
+        .expect("the stop ended the 60 s wait")
+        .unwrap()
+        .unwrap();
+    assert_eq!(report.completed, 0);
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while blocked().await > 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("no BLMOVE is left blocked on the server");
+}
+
 /// Runs `n` items through a busy runner while `fault` strikes once `at` are done; returns the
 /// ids completed. Nothing may be lost: every id completes (some perhaps twice).
 async fn through_a_fault(

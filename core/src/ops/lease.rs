@@ -45,6 +45,21 @@ impl Queue {
     /// would. Waits as [`Queue::lease`] does while none is there; returns as soon as at least
     /// one is leased.
     pub async fn lease_batch(&self, n: usize, ttl: Duration, wait: Wait) -> Result<Vec<Lease>> {
+        self.lease_batch_unless(n, ttl, wait, std::future::pending())
+            .await
+    }
+
+    /// [`Queue::lease_batch`] that gives up its wait, with no lease, once `stop` resolves (a
+    /// runner's shutdown). Only the server-side wait is given up, never a lease script in
+    /// flight, whose leases would otherwise be taken and lost until their TTL ran out.
+    pub(crate) async fn lease_batch_unless(
+        &self,
+        n: usize,
+        ttl: Duration,
+        wait: Wait,
+        stop: impl std::future::Future<Output = ()>,
+    ) -> Result<Vec<Lease>> {
+        tokio::pin!(stop);
         if n == 0 || n > MAX_PAGE {
             return Err(Error::invalid("n", format!("must be 1 to {MAX_PAGE}")));
         }
@@ -79,7 +94,12 @@ impl Queue {
             if let Some(wake_in) = wake_in {
                 remaining = Some(remaining.map_or(wake_in, |r| r.min(wake_in)));
             }
-            match self.wait_for_item(remaining).await {
+            // Dropping the wait drops its connections, which ends their BLMOVEs server-side.
+            let waited = tokio::select! {
+                r = self.wait_for_item(remaining) => r,
+                _ = &mut stop => return Ok(Vec::new()),
+            };
+            match waited {
                 Ok(()) => pause = RECONNECT_PAUSE_MIN,
                 Err(e) if e.is_retryable() => {
                     if !e.not_run() {

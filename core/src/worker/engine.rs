@@ -206,9 +206,16 @@ impl Engine {
                     Err(_) => break,
                 }
             }
+            // A shutdown ends the wait for work at once (a lease script in flight still
+            // returns, and what it leased is handed back below).
             let result = shared
                 .queue
-                .lease_batch(permits.len(), s.lease_ttl, Wait::Timeout(s.poll_interval))
+                .lease_batch_unless(
+                    permits.len(),
+                    s.lease_ttl,
+                    Wait::Timeout(s.poll_interval),
+                    shared.handle.stopping(),
+                )
                 .await;
             match result {
                 Ok(leases) => {
