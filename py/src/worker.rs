@@ -1,11 +1,16 @@
 //! The runner: `leaseq.Worker` (python/leaseq/worker.py) over the core's engine
 //! (`leaseq::worker`). The engine leases, renews, finishes, rides through outages and cleans;
-//! this file only hands each job to a Python `dispatch(job, done)` and carries the outcome back.
+//! this file only hands jobs to Python and carries their outcomes back.
 //!
-//! Nothing here holds the GIL on the runtime's threads: `dispatch` and the lease-lost callback
-//! are called from the blocking pool, and events wait in a channel until the thread that runs
-//! `Worker.run()` takes them.
+//! Nothing here takes the GIL on the runtime's threads. Jobs (and the keys of jobs whose lease
+//! was lost) wait in an inbox; the first one into an empty inbox writes a byte to a socket pair,
+//! whose other end Python watches (an asyncio reader, or a dispatcher thread's `select`). Python
+//! then takes everything waiting in one call: at full speed, one wake-up and one GIL hand-over
+//! carry many jobs. Events wait in a channel until the thread that runs `Worker.run()` takes them.
 
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,11 +30,17 @@ use crate::sync::Queue;
 #[pyclass(module = "leaseq._native", frozen)]
 pub struct NativeJob {
     job: Job,
-    on_lost: Arc<Mutex<Option<Py<PyAny>>>>,
+    key: u64,
 }
 
 #[pymethods]
 impl NativeJob {
+    /// This job's key in the runner: `WorkerRun.take()` names lost jobs by it.
+    #[getter]
+    fn key(&self) -> u64 {
+        self.key
+    }
+
     #[getter]
     fn id(&self) -> &str {
         self.job.id()
@@ -58,22 +69,6 @@ impl NativeJob {
     #[getter]
     fn lease_lost(&self) -> bool {
         self.job.is_lost()
-    }
-
-    /// Calls `callback()` once the lease is lost (at once if it is already).
-    fn _on_lost(&self, py: Python<'_>, callback: Py<PyAny>) -> PyResult<()> {
-        *self.on_lost.lock().unwrap_or_else(|e| e.into_inner()) = Some(callback.clone_ref(py));
-        if self.job.is_lost() {
-            if let Some(cb) = self
-                .on_lost
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take()
-            {
-                cb.call0(py)?;
-            }
-        }
-        Ok(())
     }
 
     /// Stores a progress value (bytes or str, at most 64 KiB); false once the lease is lost.
@@ -131,10 +126,40 @@ impl Done {
     }
 }
 
+/// Jobs and lost-lease keys on their way to Python, and the socket that wakes it.
+struct Inbox {
+    waiting: Mutex<Waiting>,
+    wake: UnixStream,
+}
+
+#[derive(Default)]
+struct Waiting {
+    jobs: Vec<(NativeJob, Done)>,
+    lost: Vec<u64>,
+}
+
+impl Inbox {
+    fn put(&self, add: impl FnOnce(&mut Waiting)) {
+        let was_empty = {
+            let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+            let was_empty = w.jobs.is_empty() && w.lost.is_empty();
+            add(&mut w);
+            was_empty
+        };
+        // Only the first arrival wakes Python: it takes everything there is. A full socket
+        // buffer (WouldBlock) means a wake-up is pending already.
+        if was_empty {
+            let _ = (&self.wake).write(&[1]);
+        }
+    }
+}
+
 /// A started runner: the thread that called ``Worker.run()`` waits on it in slices.
 #[pyclass(module = "leaseq._native", frozen)]
 pub struct WorkerRun {
     handle: WorkerHandle,
+    inbox: Arc<Inbox>,
+    wakeup: UnixStream,
     report: Mutex<watch::Receiver<Option<Result<Report, String>>>>,
     events: Mutex<mpsc::UnboundedReceiver<Event>>,
     #[pyo3(get)]
@@ -166,13 +191,15 @@ impl WorkerRun {
         }
     }
 
-    /// The events since the last call, as tuples ``(name, id, attempt, detail)``.
-    fn events<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    /// The events since the last call, as tuples ``(name, id, attempt, detail)``; `completed`
+    /// events only when ``completed`` is true (nobody listening: they are not built at all).
+    fn events<'py>(&self, py: Python<'py>, completed: bool) -> PyResult<Vec<Bound<'py, PyTuple>>> {
         let mut rx = self.events.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::new();
         while let Ok(event) = rx.try_recv() {
             let none = py.None().into_bound(py);
             let t = match event {
+                Event::Completed { .. } if !completed => continue,
                 Event::Completed { id, attempt } => ("completed", Some(id), attempt, none),
                 Event::Retrying {
                     id,
@@ -230,6 +257,26 @@ impl WorkerRun {
         Ok(out)
     }
 
+    /// The file descriptor that turns readable when jobs or lost leases wait: read (and
+    /// discard) what it holds, then call ``take()``.
+    #[getter]
+    fn fd(&self) -> i32 {
+        self.wakeup.as_raw_fd()
+    }
+
+    /// Everything waiting, in one call: ``(jobs, lost)``, the new jobs as ``(job, done)`` pairs
+    /// and the keys of jobs whose lease was lost since the last call (after their jobs).
+    #[allow(clippy::type_complexity)]
+    fn take(&self, py: Python<'_>) -> PyResult<(Vec<(Py<NativeJob>, Py<Done>)>, Vec<u64>)> {
+        let waiting =
+            std::mem::take(&mut *self.inbox.waiting.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut jobs = Vec::with_capacity(waiting.jobs.len());
+        for (job, done) in waiting.jobs {
+            jobs.push((Py::new(py, job)?, Py::new(py, done)?));
+        }
+        Ok((jobs, waiting.lost))
+    }
+
     /// Starts a graceful shutdown (the first Ctrl-C); a second call forces.
     fn interrupt(&self) {
         self.handle.interrupt()
@@ -246,13 +293,12 @@ impl WorkerRun {
     }
 }
 
-/// Starts the core's runner over `queue`; `dispatch(job, done)` runs each job.
+/// Starts the core's runner over `queue`; Python takes its jobs with `WorkerRun.take()`.
 #[pyfunction]
-#[pyo3(signature = (queue, dispatch, options))]
+#[pyo3(signature = (queue, options))]
 pub fn start_worker(
     py: Python<'_>,
     queue: &Queue,
-    dispatch: Py<PyAny>,
     options: &Bound<'_, PyDict>,
 ) -> PyResult<WorkerRun> {
     let mut o = WorkerOptions::new();
@@ -316,11 +362,24 @@ pub fn start_worker(
         .map_err(|e| errors::to_py(py, e))?;
     let runtime = leaseq::runtime::handle().map_err(|e| errors::to_py(py, e))?;
 
-    let dispatch = Arc::new(dispatch);
+    let (wake, wakeup) = UnixStream::pair()
+        .and_then(|(w, r)| {
+            w.set_nonblocking(true)?;
+            r.set_nonblocking(true)?;
+            Ok((w, r))
+        })
+        .map_err(|e| errors::invalid(py, "worker", format!("no socket pair for wake-ups: {e}")))?;
+    let inbox = Arc::new(Inbox {
+        waiting: Mutex::new(Waiting::default()),
+        wake,
+    });
+    let next = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let (event_tx, event_rx) = mpsc::unbounded_channel();
+    let to_python = inbox.clone();
     let worker = Worker::new(queue, move |job: Job| {
-        let dispatch = dispatch.clone();
-        async move { run_job(dispatch, job).await }
+        let inbox = to_python.clone();
+        let key = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        async move { run_job(inbox, key, job).await }
     })
     .options(o)
     .on_event(move |e| drop(event_tx.send(e.clone())));
@@ -335,49 +394,31 @@ pub fn start_worker(
     });
     Ok(WorkerRun {
         handle,
+        inbox,
+        wakeup,
         report: Mutex::new(report_rx),
         events: Mutex::new(event_rx),
         concurrency,
     })
 }
 
-/// Hands `job` to Python's dispatch on the blocking pool and waits for its outcome.
-async fn run_job(dispatch: Arc<Py<PyAny>>, job: Job) -> Outcome {
+/// Puts `job` in the inbox for Python and waits for its outcome; tells Python (by its key)
+/// when the lease is lost meanwhile.
+async fn run_job(inbox: Arc<Inbox>, key: u64, job: Job) -> Outcome {
     let (tx, rx) = oneshot::channel();
-    let on_lost: Arc<Mutex<Option<Py<PyAny>>>> = Arc::new(Mutex::new(None));
     let native = NativeJob {
         job: job.clone(),
-        on_lost: on_lost.clone(),
+        key,
     };
     let done = Done {
         tx: Mutex::new(Some(tx)),
     };
-    let called = tokio::task::spawn_blocking(move || {
-        Python::attach(|py| {
-            let args = (Py::new(py, native)?, Py::new(py, done)?);
-            dispatch.call1(py, args).map(drop)
-        })
-        .map_err(|e| e.to_string())
-    })
-    .await;
-    match called {
-        Ok(Ok(())) => {}
-        Ok(Err(message)) => {
-            return Outcome::Fail(JobError::new(message).with_type("DispatchError"))
-        }
-        Err(e) => return Outcome::Fail(JobError::new(e.to_string()).with_type("DispatchError")),
-    }
+    inbox.put(|w| w.jobs.push((native, done)));
     let watcher = {
-        let job = job.clone();
+        let inbox = inbox.clone();
         tokio::spawn(async move {
             job.lost().await;
-            let cb = on_lost.lock().unwrap_or_else(|e| e.into_inner()).take();
-            if let Some(cb) = cb {
-                let _ = tokio::task::spawn_blocking(move || {
-                    Python::attach(|py| cb.call0(py).map(drop))
-                })
-                .await;
-            }
+            inbox.put(|w| w.lost.push(key));
         })
     };
     let outcome = rx.await.unwrap_or_else(|_| {

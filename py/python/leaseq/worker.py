@@ -14,6 +14,8 @@ import concurrent.futures
 import inspect
 import json
 import logging
+import os
+import select
 import signal
 import threading
 from dataclasses import dataclass
@@ -26,6 +28,9 @@ from leaseq.errors import InvalidArgumentTypeError
 log = logging.getLogger("leaseq")
 
 Seconds = Union[int, float, timedelta]
+
+# Guards each Job's lazily made lost_event against the lease being lost at the same moment.
+_LOST_LOCK = threading.Lock()
 
 
 class Unrecoverable(Exception):
@@ -60,14 +65,28 @@ class Job:
 
     def __init__(self, native: Any) -> None:
         self._native = native
-        #: Set when the lease is lost; a plain handler can wait on it or check it.
-        self.lost_event = threading.Event()
+        self._is_lost = False
+        self._event: threading.Event | None = None
         self._task: asyncio.Task[Any] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        native._on_lost(self._lost)
+
+    @property
+    def lost_event(self) -> threading.Event:
+        """Set when the lease is lost; a plain handler can wait on it or check it."""
+        # Made on first use: most handlers never look, and an Event costs a lock and a condition.
+        with _LOST_LOCK:
+            if self._event is None:
+                self._event = threading.Event()
+                if self._is_lost:
+                    self._event.set()
+            return self._event
 
     def _lost(self) -> None:
-        self.lost_event.set()
+        with _LOST_LOCK:
+            self._is_lost = True
+            event = self._event
+        if event is not None:
+            event.set()
         if self._task is not None and self._loop is not None:
             self._loop.call_soon_threadsafe(self._task.cancel)
 
@@ -213,6 +232,10 @@ class Worker:
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop_requested = 0
+        # Jobs handed to a handler and not finished yet, by their native key (lost leases are
+        # reported by key).
+        self._running: dict[int, Job] = {}
+        self._closing = threading.Event()
 
     def on(self, event: str, listener: Callable[..., None]) -> None:
         """Calls ``listener(id, detail)`` on ``event``: ``completed``, ``retrying``, ``dead``,
@@ -229,16 +252,40 @@ class Worker:
         else:
             self._run.stop()
 
-    # -- dispatch: called by the core, on its blocking pool, with the GIL ------------------
+    # -- dispatch: on the asyncio loop (async handlers) or a dispatcher thread ------------
 
-    def _dispatch(self, native: Any, done: Any) -> None:
-        job = Job(native)
-        if self._is_async:
-            assert self._loop is not None
-            asyncio.run_coroutine_threadsafe(self._run_async(job, done), self._loop)
-        else:
-            assert self._pool is not None
-            self._pool.submit(self._run_sync, job, done)
+    def _pump(self) -> None:
+        """Takes every job and lost lease waiting in the native inbox and dispatches them."""
+        try:
+            os.read(self._run.fd, 65536)  # the wake-up bytes; emptied before taking
+        except BlockingIOError:
+            pass
+        jobs, lost = self._run.take()
+        for native, done in jobs:
+            job = Job(native)
+            self._running[native.key] = job
+            if self._is_async:
+                assert self._loop is not None
+                job._loop = self._loop
+                job._task = self._loop.create_task(self._run_async(job, done))
+            else:
+                if native.lease_lost:
+                    job._lost()
+                assert self._pool is not None
+                self._pool.submit(self._run_sync, job, done)
+        for key in lost:
+            lost_job = self._running.get(key)
+            if lost_job is not None:
+                lost_job._lost()
+
+    def _dispatcher(self) -> None:
+        """The thread that feeds the thread pool: waits on the inbox's wake-ups (without the
+        GIL, in select) until the runner has ended."""
+        fd = self._run.fd
+        while not self._closing.is_set():
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if ready:
+                self._pump()
 
     def _run_sync(self, job: Job, done: Any) -> None:
         try:
@@ -247,12 +294,12 @@ class Worker:
             _report_outcome(done, error=error)
         else:
             _report_outcome(done, result)
+        finally:
+            self._running.pop(job._native.key, None)
 
     async def _run_async(self, job: Job, done: Any) -> None:
-        job._loop = asyncio.get_running_loop()
-        job._task = asyncio.current_task()
         if job.lease_lost:
-            job._lost()
+            job._lost()  # cancels this task at its first await, inside the try below
         try:
             result = await self._handler(job)
         except asyncio.CancelledError:
@@ -263,6 +310,8 @@ class Worker:
             _report_outcome(done, error=error)
         else:
             _report_outcome(done, result)
+        finally:
+            self._running.pop(job._native.key, None)
 
     # -- running ---------------------------------------------------------------------------
 
@@ -280,38 +329,47 @@ class Worker:
         for listener in self._listeners.get("*", []):
             listener(name, job_id, detail)
 
-    def _start(self) -> threading.Thread | None:
-        self._run = _native.start_worker(self._queue, self._dispatch, self._options)
+    def _start(self) -> threading.Thread:
+        self._closing.clear()
+        self._run = _native.start_worker(self._queue, self._options)
         if self._stop_requested:
             self.stop(force=self._stop_requested == 2)
         if not self._is_async:
             self._pool = concurrent.futures.ThreadPoolExecutor(
                 max_workers=self._run.concurrency, thread_name_prefix="leaseq-handler"
             )
-            return None
+            thread = threading.Thread(
+                target=self._dispatcher, name="leaseq-dispatch", daemon=True
+            )
+            thread.start()
+            return thread
         self._loop = asyncio.new_event_loop()
+        self._loop.add_reader(self._run.fd, self._pump)
         thread = threading.Thread(
             target=self._loop.run_forever, name="leaseq-asyncio", daemon=True
         )
         thread.start()
         return thread
 
-    def _finish(self, loop_thread: threading.Thread | None) -> None:
+    def _finish(self, thread: threading.Thread) -> None:
+        self._closing.set()
         if self._pool is not None:
+            thread.join(timeout=5)
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._loop.stop)
-            if loop_thread is not None:
-                loop_thread.join(timeout=5)
+            thread.join(timeout=5)
             if not self._loop.is_running():
+                self._loop.remove_reader(self._run.fd)
                 self._loop.close()
             self._loop = None
+        self._running.clear()
 
     def run(self) -> WorkerReport:
         """Runs until a signal or ``stop()``; returns what the runner did. Redis outages never
         raise out of it: the core rides through them and reports ``error`` events."""
-        loop_thread = self._start()
+        thread = self._start()
         previous = None
         if threading.current_thread() is threading.main_thread():
             previous = signal.signal(signal.SIGTERM, lambda *_: self._run.interrupt())
@@ -319,7 +377,10 @@ class Worker:
             while True:
                 try:
                     report = self._run.wait(0.2)
-                    for name, job_id, _attempt, detail in self._run.events():
+                    completed = bool(
+                        self._listeners.get("completed") or self._listeners.get("*")
+                    )
+                    for name, job_id, _attempt, detail in self._run.events(completed):
                         self._emit(name, job_id, detail)
                     if report is not None:
                         return WorkerReport(*report)
@@ -328,7 +389,7 @@ class Worker:
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
-            self._finish(loop_thread)
+            self._finish(thread)
 
 
 def _native_invalid(argument: str, reason: str) -> Exception:
