@@ -174,6 +174,11 @@ export declare class NativeWorkerJob {
 
 /** A started runner. */
 export declare class NativeWorkerRun {
+  /**
+   * Whether JavaScript listens for `completed` events: without a listener they are not sent
+   * across at all (one threadsafe call per job saved).
+   */
+  wantCompleted(wanted: boolean): void
   /** Resolves with the report once the runner has stopped. */
   wait(): Promise<WorkerReportParts>
   /** Starts a graceful shutdown. */

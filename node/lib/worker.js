@@ -225,11 +225,19 @@ class Worker extends EventEmitter {
     )
     if (this.#stopRequested) this.#stopRequested === 2 ? this.#run.force() : this.#run.stop()
     const run = this.#run
+    // `completed` events cross from the core only while someone listens.
+    const followCompleted = () => run.wantCompleted(this.listenerCount('completed') > 0)
+    followCompleted()
+    const onListeners = (/** @type {string | symbol} */ name) => {
+      if (name === 'completed') process.nextTick(followCompleted)
+    }
+    this.on('newListener', onListeners).on('removeListener', onListeners)
     const onSignal = () => run.interrupt()
     const signals = o.handleSignals === false ? [] : ['SIGINT', 'SIGTERM']
     for (const sig of signals) process.on(sig, onSignal)
     this.#done = run.wait().finally(() => {
       for (const sig of signals) process.off(sig, onSignal)
+      this.off('newListener', onListeners).off('removeListener', onListeners)
     })
     return this.#done
   }

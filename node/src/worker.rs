@@ -173,10 +173,19 @@ pub struct WorkerOptionsParts {
 pub struct NativeWorkerRun {
     handle: WorkerHandle,
     report: watch::Receiver<Option<Result<Report, String>>>,
+    completed_wanted: Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[napi]
 impl NativeWorkerRun {
+    /// Whether JavaScript listens for `completed` events: without a listener they are not sent
+    /// across at all (one threadsafe call per job saved).
+    #[napi]
+    pub fn want_completed(&self, wanted: bool) {
+        self.completed_wanted
+            .store(wanted, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Resolves with the report once the runner has stopped.
     #[napi]
     pub async fn wait(&self) -> napi::Result<WorkerReportParts> {
@@ -322,6 +331,8 @@ pub fn start_worker(
     let dispatch = Arc::new(dispatch);
     let on_lost = Arc::new(on_lost);
     let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
+    let completed_wanted = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let wanted = completed_wanted.clone();
     let worker = Worker::new(queue.inner().clone(), move |job: Job| {
         let dispatch = dispatch.clone();
         let on_lost = on_lost.clone();
@@ -356,6 +367,11 @@ pub fn start_worker(
     })
     .options(o)
     .on_event(move |e| {
+        if matches!(e, Event::Completed { .. })
+            && !wanted.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return;
+        }
         if let Some(parts) = event_parts(e) {
             on_event.call(parts, ThreadsafeFunctionCallMode::NonBlocking);
         }
@@ -369,5 +385,9 @@ pub fn start_worker(
             .map_err(|e| e.to_string());
         let _ = tx.send(Some(report));
     });
-    Ok(NativeWorkerRun { handle, report: rx })
+    Ok(NativeWorkerRun {
+        handle,
+        report: rx,
+        completed_wanted,
+    })
 }

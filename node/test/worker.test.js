@@ -42,6 +42,27 @@ describe('Worker', { timeout: 120_000 }, () => {
     assert.deepEqual(unhandled, [], 'no unhandled rejection')
   })
 
+  test('a completed listener added while the runner runs hears the later completions', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await fill(queue, 3, 'quiet')
+    const handled = []
+    const worker = new Worker(queue, async (job) => void handled.push(job.id), { pollIntervalMs: 50 })
+    const done = worker.run()
+    while (handled.length < 3 || !(await settled(queue))) await new Promise((r) => setTimeout(r, 10))
+    await new Promise((r) => setTimeout(r, 100)) // their completes' replies are in
+    // A listener added while the runner runs hears the jobs completed after it was added.
+    const heard = []
+    worker.on('completed', (id) => {
+      heard.push(id)
+      if (heard.length === 2) worker.close()
+    })
+    await new Promise((r) => setTimeout(r, 50))
+    await fill(queue, 2, 'loud')
+    const report = await done
+    assert.deepEqual(heard.sort(), ['loud0', 'loud1'])
+    assert.equal(report.completed, 5)
+  })
+
   test('outcomes: results, retries, dead letters, sync throws', async () => {
     const queue = client.queue(uniquePrefix('w'))
     await fill(queue, 10)
