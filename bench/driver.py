@@ -120,6 +120,24 @@ WORKLOADS = [
          ceiling="LMOVE c=1"),
     dict(id="promote_due", title="light clean promoting 100,000 due delayed items", kind="clean", runner="promote",
          n={"leaseq-rust": 100000}),
+    # Runners (issue 11): each library's own worker loop draining a prefilled queue with a no-op
+    # handler (nothing kept of a finished job) at concurrency 1, 8 and 50; then a handler that
+    # sleeps 20 ms at concurrency 50 (ideal: 50 / 20 ms = 2,500 items/s), where a runner's own
+    # overhead would show as a shortfall. leaseq: its Worker in each language (Python: an
+    # `async def` handler on asyncio). BullMQ: Worker with `concurrency`. RQ and
+    # redis-work-queue Python: that many processes (RQ SimpleWorker; rwq lease/complete loops);
+    # redis-work-queue Rust: that many tasks.
+    dict(id="runner_c1", title="runner, no-op handler, concurrency 1", kind="rate", runner="runner",
+         n={**counts(20000, 10000, 3000, 300), "bullmq": 5000, "rwq-rust": 10000}, args=["--workers", "1"],
+         ceiling="LMOVE c=1"),
+    dict(id="runner_c8", title="runner, no-op handler, concurrency 8", kind="rate", runner="runner",
+         n={**counts(40000, 20000, 5000, 600), "bullmq": 10000, "rwq-rust": 20000}, args=["--workers", "8"],
+         ceiling="LMOVE c=8"),
+    dict(id="runner_c50", title="runner, no-op handler, concurrency 50", kind="rate", runner="runner",
+         n={**counts(60000, 30000, 5000, 600), "bullmq": 20000, "rwq-rust": 30000}, args=["--workers", "50"],
+         ceiling="LMOVE c=1 P=1000"),
+    dict(id="runner_sleep20_c50", title="runner, 20 ms handler, concurrency 50", kind="rate", runner="runner",
+         n={**counts(5000, 5000, 5000, 1000)}, args=["--workers", "50", "--sleep-ms", "20"], ideal=2500),
     # Not a comparison: where the time of one leaseq call goes (see bench/README.md).
     dict(id="call_costs", title="cost of one call, µs", kind="costs", runner="call_costs",
          n={"leaseq-rust": 5000}),
@@ -579,6 +597,38 @@ def targets(rows, ceilings, raw):
     ratio_target("100,000 delayed items not yet due leave plain leasing within 10%",
                  rates("delayed_backlog", "leaseq-rust"), rates("lease_complete_1", "leaseq-rust"), 0.9,
                  "with 100,000 delayed", "with none")
+    # Issue 11 (runners).
+    ratio_target("leaseq Node runner >= 5x BullMQ Worker, no-op handler, concurrency 50",
+                 rates("runner_c50", "leaseq-node"), rates("runner_c50", "bullmq"), 5, "leaseq-node", "bullmq")
+    ratio_target("leaseq Python runner (asyncio) >= 2x BullMQ Worker, no-op handler, concurrency 50",
+                 rates("runner_c50", "leaseq-python"), rates("runner_c50", "bullmq"), 2, "leaseq-python", "bullmq")
+    ratio_target("leaseq Python runner (asyncio) >= 20x RQ, no-op handler, concurrency 50",
+                 rates("runner_c50", "leaseq-python"), rates("runner_c50", "rq"), 20, "leaseq-python", "rq")
+    ceiling = ceilings.get("LMOVE c=1 P=1000", {}).get("runs")
+    ratio_target("leaseq Rust runner >= 10% of pipelined LMOVE, no-op handler, concurrency 50",
+                 rates("runner_c50", "leaseq-rust"), ceiling, 0.1, "leaseq-rust runner", "redis-benchmark LMOVE P=1000")
+    row = find("runner_c50", "leaseq-rust")
+    if row is None:
+        out.append(dict(target="leaseq Rust runner: <= 0.1 round trips and <= 10 µs of Redis CPU per item, concurrency 50",
+                        met=None, detail="not measured: leaseq-rust did not run"))
+    else:
+        rt, cpu_us = row["round_trips_per_item"], row["redis_cpu_us_per_item"]["median"]
+        out.append(dict(target="leaseq Rust runner <= 0.1 round trips per item, concurrency 50", met=rt <= 0.1,
+                        detail=f"{rt:.3f} round trips per item (median run), need <= 0.1"))
+        top = sorted(row.get("commands", {}).items(), key=lambda kv: -kv[1])
+        out.append(dict(target="leaseq Rust runner <= 10 µs of Redis CPU per item, concurrency 50", met=cpu_us <= 10,
+                        detail=f"{cpu_us:.1f} µs of Redis CPU per item (median), need <= 10; {row['commands_per_item']:.1f} "
+                               f"commands per item: " + ", ".join(f"{k} {v:.2f}" for k, v in top[:8])))
+    ideal = next(w["ideal"] for w in WORKLOADS if w["id"] == "runner_sleep20_c50")
+    for client in ("leaseq-rust", "leaseq-python", "leaseq-node", "leaseq-c"):
+        got = rates("runner_sleep20_c50", client)
+        name = f"{client} runner, 20 ms handler, concurrency 50: >= 90% of the ideal {ideal:,}/s"
+        if not got:
+            out.append(dict(target=name, met=None, detail=f"not measured: {client} did not run"))
+            continue
+        r = statistics.median(got) / ideal
+        out.append(dict(target=name, met=r >= 0.9, ratio=r,
+                        detail=f"{statistics.median(got):,.0f}/s (median; {min(got):,.0f}-{max(got):,.0f}) = {r:.0%} of ideal"))
     for wid in ("light_clean", "deep_clean", "promote_due"):
         row = find(wid, "leaseq-rust")
         if row is None:

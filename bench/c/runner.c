@@ -18,7 +18,7 @@
 
 static const char *url, *prefix, *workload = "";
 static long n = 1000, workers = 1, batch = 1000, payload_size = 64;
-static double gap_ms = 2;
+static double gap_ms = 2, sleep_ms = 0;
 static leaseq_client *client;
 static leaseq_queue *queue;
 
@@ -101,6 +101,30 @@ static void *drain(void *arg) {
     return NULL;
 }
 
+/* The runner's callback: a no-op, or a sleep of `sleep_ms`. The n-th call stops the runner,
+ * which then drains what runs and flushes the completes. */
+static long started;
+static leaseq_job_outcome run_job(leaseq_worker_job *job, void *user_data) {
+    (void)job;
+    (void)user_data;
+    if (__atomic_add_fetch(&started, 1, __ATOMIC_RELAXED) == n) leaseq_worker_stop();
+    if (sleep_ms > 0) {
+        struct timespec ts = {0, (long)(sleep_ms * 1e6)};
+        nanosleep(&ts, NULL);
+    }
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void prefill(const uint8_t *data) {
+    for (long s = 0; s < n; s += 10000) {
+        long k = n - s < 10000 ? n - s : 10000;
+        leaseq_item **items = make_items(k, data);
+        size_t got = 0;
+        CHECK(leaseq_queue_add_batch(queue, (const leaseq_item *const *)items, (size_t)k, &got));
+        free_items(items, k);
+    }
+}
+
 /* Latency: the worker thread waits in a blocking lease; the producer adds one stamped item at a
  * time and waits (on a condition variable) for the worker to report it. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -147,6 +171,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(k, "--batch")) batch = atol(v);
         else if (!strcmp(k, "--gap-ms")) gap_ms = atof(v);
         else if (!strcmp(k, "--payload")) payload_size = atol(v);
+        else if (!strcmp(k, "--sleep-ms")) sleep_ms = atof(v);
     }
     if (!url || !prefix) {
         fprintf(stderr, "usage: leaseq-bench-c --workload W --url URL --prefix P [--n N] ...\n");
@@ -182,14 +207,38 @@ int main(int argc, char **argv) {
         snprintf(result, sizeof result, "{\"items\": %ld, \"seconds\": %.9f", added, seconds);
         free_items(items, n);
         finish(result);
-    } else if (!strcmp(workload, "lease_complete")) {
-        for (long s = 0; s < n; s += 10000) {
-            long k = n - s < 10000 ? n - s : 10000;
-            leaseq_item **items = make_items(k, data);
-            size_t got = 0;
-            CHECK(leaseq_queue_add_batch(queue, (const leaseq_item *const *)items, (size_t)k, &got));
-            free_items(items, k);
+    } else if (!strcmp(workload, "runner")) {
+        /* leaseq_worker_run at concurrency `workers`, nothing kept of a finished job. */
+        prefill(data);
+        leaseq_worker_options opts;
+        CHECK(leaseq_worker_options_init(&opts));
+        opts.concurrency = (uint32_t)workers;
+        opts.lease_ttl_ms = WORK_TTL_MS;
+        opts.keep_results = 0;
+        ready();
+        uint64_t t0 = now_ns();
+        CHECK(leaseq_worker_run(queue, run_job, NULL, &opts));
+        double seconds = (double)(now_ns() - t0) / 1e9;
+        /* Every item completed: none waits or is leased, and the queue counted n completes. */
+        leaseq_stats *stats = NULL;
+        uint64_t waiting = 0, leased = 0;
+        leaseq_minute hour;
+        CHECK(leaseq_queue_stats(queue, &stats));
+        CHECK(leaseq_stats_count(stats, LEASEQ_STATE_WAITING, &waiting));
+        CHECK(leaseq_stats_count(stats, LEASEQ_STATE_LEASED, &leased));
+        CHECK(leaseq_stats_last_hour(stats, &hour));
+        leaseq_stats_free(stats);
+        if (waiting != 0 || leased != 0 || hour.completed != (uint64_t)n) {
+            fprintf(stderr, "runner: %" PRIu64 " waiting, %" PRIu64 " leased, %" PRIu64
+                    " completed of %ld\n", waiting, leased, hour.completed, n);
+            return 1;
         }
+        snprintf(result, sizeof result,
+                 "{\"items\": %ld, \"seconds\": %.9f, \"workers\": %ld, \"sleep_ms\": %g", n,
+                 seconds, workers, sleep_ms);
+        finish(result);
+    } else if (!strcmp(workload, "lease_complete")) {
+        prefill(data);
         pthread_t *threads = malloc(sizeof *threads * (size_t)workers);
         long *done = calloc((size_t)workers, sizeof *done);
         ready();

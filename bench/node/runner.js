@@ -13,7 +13,7 @@ const readline = require('node:readline')
 const WORK_TTL_MS = 30000
 
 function parseArgs() {
-  const a = { n: 1000, workers: 1, inflight: 0, batch: 1000, gapMs: 2, payload: 64 }
+  const a = { n: 1000, workers: 1, inflight: 0, batch: 1000, gapMs: 2, payload: 64, sleepMs: 0 }
   const argv = process.argv.slice(2)
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '').replace(/-([a-z])/g, (_, c) => c.toUpperCase())
@@ -122,6 +122,29 @@ async function runLeaseq(a) {
         check(done, a.n, 'completed')
         return await finish({ items: done, seconds, workers: a.workers })
       }
+      case 'runner': {
+        // leaseq's Worker at concurrency `workers`, a no-op (or sleeping) handler, nothing kept
+        // of a finished job: the time until every prefilled item is completed and run() has
+        // resolved (close() drains and flushes the completes).
+        const { Worker } = require('leaseq')
+        await prefill(a.n)
+        await ready()
+        let started = 0
+        const sleepMs = a.sleepMs
+        const worker = new Worker(
+          q,
+          async () => {
+            if (++started === a.n) worker.close()
+            if (sleepMs > 0) await sleep(sleepMs)
+          },
+          { concurrency: a.workers, leaseTtlMs: WORK_TTL_MS, keepResults: false, handleSignals: false },
+        )
+        const t0 = now()
+        const report = await worker.run()
+        const seconds = secondsSince(t0)
+        check(report.completed, a.n, 'completed')
+        return await finish({ items: report.completed, seconds, workers: a.workers, sleep_ms: sleepMs })
+      }
       case 'latency': {
         let report
         const worker = (async () => {
@@ -190,12 +213,15 @@ async function runBullmq(a) {
         }
         return await finish({ items: a.n, seconds: secondsSince(t0), batch: a.batch })
       }
-      case 'lease_complete': {
+      case 'lease_complete':
+      case 'runner': {
         await prefill(a.n)
         let done = 0
         let allDone
         const finished = new Promise((resolve) => (allDone = resolve))
-        const worker = new Worker(name, async () => {}, { connection, concurrency: a.workers, autorun: false })
+        const sleepMs = a.sleepMs
+        const processor = sleepMs > 0 ? () => sleep(sleepMs) : async () => {}
+        const worker = new Worker(name, processor, { connection, concurrency: a.workers, autorun: false })
         closers.unshift(() => worker.close())
         worker.on('completed', () => {
           if (++done === a.n) allDone()

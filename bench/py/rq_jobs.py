@@ -14,6 +14,13 @@ def noop(payload):
     DONE += 1
 
 
+def sleep(payload, ms):
+    """The sleeping processor: waits `ms` milliseconds."""
+    global DONE
+    time.sleep(ms / 1000.0)
+    DONE += 1
+
+
 def stamp(payload):
     """Reports how long after its enqueue (monotonic ns in the payload) the job started."""
     now = time.monotonic_ns()

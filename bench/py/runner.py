@@ -147,10 +147,13 @@ class Rwq:
 
     def drain(self):
         done = 0
+        sleep = getattr(self.a, "sleep_ms", 0) / 1000.0
         while True:
             item = self.wq.lease(self.db, WORK_TTL, block=False)
             if item is None:
                 return done
+            if sleep:
+                time.sleep(sleep)
             assert self.wq.complete(self.db, item)
             done += 1
 
@@ -212,7 +215,11 @@ class Rq:
     def add_batch(self, items):
         import rq_jobs
 
-        jobs = [self.rq.Queue.prepare_data(rq_jobs.noop, (item,)) for item in items]
+        sleep_ms = getattr(self.a, "sleep_ms", 0)
+        if sleep_ms:
+            jobs = [self.rq.Queue.prepare_data(rq_jobs.sleep, (item, sleep_ms)) for item in items]
+        else:
+            jobs = [self.rq.Queue.prepare_data(rq_jobs.noop, (item,)) for item in items]
         self.q.enqueue_many(jobs)
         return len(items)
 
@@ -284,6 +291,42 @@ def lease_complete(c, a, data):
     finish({"items": done, "seconds": seconds, "workers": a.workers})
 
 
+def runner(c, a, data):
+    """A runner at concurrency `a.workers` draining `a.n` prefilled items, with a no-op handler
+    or one that sleeps `a.sleep_ms`. leaseq: its Worker with an `async def` handler (asyncio),
+    nothing kept of a finished job. The peers' runners are their worker processes, one item at
+    a time each (`lease_complete` with `a.workers` processes): RQ SimpleWorkers, redis-work-queue
+    loops."""
+    if a.client != "leaseq":
+        lease_complete(c, a, data)
+        return
+    import asyncio
+
+    import leaseq
+
+    c.prefill(a.n, data)
+    ready()
+    started = 0
+    sleep = a.sleep_ms / 1000.0
+
+    async def handler(job):
+        nonlocal started
+        started += 1
+        if started == a.n:
+            worker.stop()  # drains what runs and flushes the completes
+        if sleep:
+            await asyncio.sleep(sleep)
+
+    worker = leaseq.Worker(
+        c.q, handler, concurrency=a.workers, lease_ttl=WORK_TTL, keep_results=False
+    )
+    t0 = time.perf_counter()
+    report = worker.run()
+    seconds = time.perf_counter() - t0
+    assert report.completed == a.n, f"completed {report.completed} of {a.n}"
+    finish({"items": report.completed, "seconds": seconds, "workers": a.workers, "sleep_ms": a.sleep_ms})
+
+
 def latency(c, a):
     if a.client == "rq":
         ctx = mp.get_context("fork")
@@ -318,6 +361,7 @@ def main():
     p.add_argument("--batch", type=int, default=1000)
     p.add_argument("--gap-ms", type=float, default=2)
     p.add_argument("--payload", type=int, default=64)
+    p.add_argument("--sleep-ms", type=float, default=0)
     a = p.parse_args()
     c = CLIENTS[a.client](a)
     data = payload(a.payload)
@@ -338,6 +382,8 @@ def main():
         finish({"items": a.n, "seconds": time.perf_counter() - t0, "batch": a.batch})
     elif w == "lease_complete":
         lease_complete(c, a, data)
+    elif w == "runner":
+        runner(c, a, data)
     elif w == "latency":
         latency(c, a)
     elif w == "light_clean":

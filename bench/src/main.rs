@@ -10,7 +10,10 @@
 //!
 //! Usage: `leaseq-bench --client leaseq|leaseq-v1|rwq --workload NAME --url URL --prefix P --n N
 //!         [--workers W] [--inflight K] [--batch B] [--gap-ms G] [--payload BYTES] [--orphans K]
-//!         [--delayed K]`
+//!         [--delayed K] [--sleep-ms S]`
+//!
+//! Workload `runner`: the runner (leaseq's `Worker`, or a peer's loop) at concurrency `--workers`
+//! drains `--n` prefilled items with a handler that sleeps `--sleep-ms` (0: a no-op).
 //!
 //! `leaseq-v1` is protocol v1's scripts (bench/v1/, as of the commit before the job lifecycle)
 //! run through redis-rs, for `add_single` and `lease_complete`: the baseline that protocol v2's
@@ -49,6 +52,7 @@ struct Args {
     payload: usize,
     orphans: usize,
     delayed: usize,
+    sleep_ms: u64,
 }
 
 fn parse_args() -> Res<Args> {
@@ -83,6 +87,7 @@ fn parse_args() -> Res<Args> {
         payload: num("payload", 64)?,
         orphans: num("orphans", 0)?,
         delayed: num("delayed", 0)?,
+        sleep_ms: num("sleep-ms", 0)? as u64,
     })
 }
 
@@ -185,6 +190,7 @@ async fn main() {
 /// leaseq through its Rust API (async; the bindings use the same core).
 mod lq {
     use super::*;
+    use leaseq::worker::{Job, JobError, Worker};
     use leaseq::{Client, Item, Queue, Wait};
 
     pub async fn run(a: &Args) -> Res<()> {
@@ -238,6 +244,43 @@ mod lq {
                 finish(
                     json!({"items": items, "seconds": seconds, "workers": a.workers,
                     "inflight": a.inflight, "delayed": a.delayed}),
+                )
+                .await
+            }
+            "runner" => {
+                // leaseq's runner at concurrency `workers`, a no-op (or sleeping) handler, nothing
+                // kept of a finished job (like BullMQ's removeOnComplete): the time until it has
+                // completed every prefilled item and stopped.
+                prefill(&q, a.n, &data).await?;
+                ready().await?;
+                let (n, sleep) = (a.n as u64, Duration::from_millis(a.sleep_ms));
+                let started = Arc::new(AtomicU64::new(0));
+                let all_started = Arc::new(tokio::sync::Notify::new());
+                let (counter, notify) = (started.clone(), all_started.clone());
+                let t0 = Instant::now();
+                let worker = Worker::new(q.clone(), move |_job: Job| {
+                    if counter.fetch_add(1, Ordering::Relaxed) + 1 == n {
+                        notify.notify_one();
+                    }
+                    async move {
+                        if !sleep.is_zero() {
+                            tokio::time::sleep(sleep).await;
+                        }
+                        Ok::<(), JobError>(())
+                    }
+                })
+                .concurrency(a.workers)
+                .lease_ttl(WORK_TTL)
+                .keep_results(false);
+                // Stops (draining what runs, flushing the completes) once the last item started.
+                let report = worker
+                    .run_until(async move { all_started.notified().await })
+                    .await?;
+                let seconds = t0.elapsed().as_secs_f64();
+                check(report.completed as usize, a.n, "completed")?;
+                finish(
+                    json!({"items": report.completed, "seconds": seconds, "workers": a.workers,
+                    "sleep_ms": a.sleep_ms}),
                 )
                 .await
             }
@@ -639,7 +682,9 @@ mod rwq {
                 let seconds = t0.elapsed().as_secs_f64();
                 finish(json!({"items": a.n, "seconds": seconds, "batch": a.batch})).await
             }
-            "lease_complete" => {
+            // Its runner is this loop: `workers` tasks, each leasing, handling (sleeping
+            // `sleep_ms`, or nothing) and completing one item at a time.
+            "lease_complete" | "runner" => {
                 hold_leases(&wq, &mut conn, a.inflight, &data).await?;
                 prefill(&wq, &mut conn, a.n, &data).await?;
                 ready().await?;
@@ -648,12 +693,16 @@ mod rwq {
                 let mut tasks = Vec::new();
                 for _ in 0..a.workers {
                     let (wq, done, mut conn) = (wq.clone(), done.clone(), conn.clone());
+                    let sleep = Duration::from_millis(a.sleep_ms);
                     tasks.push(tokio::spawn(async move {
                         while let Some(it) = wq
                             .lease(&mut conn, Some(Duration::ZERO), WORK_TTL)
                             .await
                             .map_err(|e| e.to_string())?
                         {
+                            if !sleep.is_zero() {
+                                tokio::time::sleep(sleep).await;
+                            }
                             if !wq
                                 .complete(&mut conn, &it)
                                 .await
