@@ -236,6 +236,45 @@ async fn shutdown_waits_for_handlers_then_releases_the_rest() {
     assert_eq!(stuck.attempts, 0, "a release gives the attempt back");
 }
 
+/// A busy runner completes a job and leases the next one for its slot in one round trip
+/// (spec/PROTOCOL.md 13.1): at concurrency 1, about one script call per job, not two.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_busy_runner_completes_and_leases_in_one_call() {
+    let env = Env::single("runner-one-call").await;
+    let items: Vec<Item> = (0..100)
+        .map(|i| Item::with_id(format!("j{i}"), "x").unwrap())
+        .collect();
+    assert_eq!(env.queue.add_batch(&items).await.unwrap(), 100);
+    let _: () = env.cmd(&[b"CONFIG", b"RESETSTAT"]).await;
+    let mut options = WorkerOptions::new();
+    options.housekeeping = Some(false);
+    let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let all = Arc::new(tokio::sync::Notify::new());
+    let (count, notify) = (started.clone(), all.clone());
+    let worker = Worker::new(env.queue.clone(), move |_job: Job| {
+        if count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == 100 {
+            notify.notify_one();
+        }
+        async { Outcome::Complete(None) }
+    })
+    .options(options);
+    let report = worker
+        .run_until(async move { all.notified().await })
+        .await
+        .unwrap();
+    assert_eq!(report.completed, 100);
+    let stats: String = env.cmd(&[b"INFO", b"commandstats"]).await;
+    let fcalls: u64 = stats
+        .lines()
+        .find_map(|l| l.strip_prefix("cmdstat_fcall:calls="))
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .expect("FCALL calls in INFO commandstats");
+    // 100 jobs: one lease, then one complete-and-lease per job, plus registration beats and
+    // the last complete; two calls per job would be 200.
+    assert!(fcalls <= 115, "{fcalls} script calls for 100 jobs");
+}
+
 /// A runner waiting for work on an empty queue stops at once: the shutdown ends its
 /// server-side wait (the BLMOVEs of its blocking lease) instead of waiting it out.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

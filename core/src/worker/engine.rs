@@ -29,10 +29,20 @@ struct Running {
     task: Option<tokio::task::AbortHandle>,
 }
 
-/// A handler's outcome on its way to Redis.
+/// A handler's outcome on its way to Redis, with the slot it ran in (none for outcomes made
+/// up by a shutdown): the finisher leases the next job for that slot in the same round trip.
 struct Finished {
     job: Job,
     outcome: Outcome,
+    slot: Option<OwnedSemaphorePermit>,
+}
+
+/// What starting a job takes: the shared state, the handler and the way back to the finisher
+/// (weak in the finisher's own copy, so that the finisher ends once everything else is done).
+#[derive(Clone)]
+struct Starter {
+    shared: Arc<Shared>,
+    handler: Arc<dyn Handler>,
 }
 
 /// What every task of one runner shares.
@@ -170,7 +180,11 @@ impl Engine {
     pub async fn run(self) -> Report {
         let shared = &self.shared;
         let (done_tx, done_rx) = mpsc::unbounded_channel::<Finished>();
-        let finisher = tokio::spawn(finish_loop(shared.clone(), done_rx));
+        let starter = Starter {
+            shared: shared.clone(),
+            handler: self.handler.clone(),
+        };
+        let finisher = tokio::spawn(finish_loop(starter, done_tx.downgrade(), done_rx));
         let stop_side = Arc::new(AtomicBool::new(false));
         let renewer = tokio::spawn(renew_loop(shared.clone(), stop_side.clone()));
         let beater = tokio::spawn(housekeeping::beat_loop(shared.clone(), stop_side.clone()));
@@ -228,11 +242,12 @@ impl Engine {
                             let _ = done.send(Finished {
                                 job,
                                 outcome: Outcome::Release(None),
+                                slot: None,
                             });
                             continue;
                         }
                         let permit = permits.pop().expect("one permit per lease");
-                        self.start(job, permit, done.clone());
+                        self.starter().start(job, permit, done.clone());
                     }
                 }
                 Err(Error::Closed) => {
@@ -248,41 +263,11 @@ impl Engine {
         }
     }
 
-    fn start(&self, job: Job, permit: OwnedSemaphorePermit, done: mpsc::UnboundedSender<Finished>) {
-        let shared = self.shared.clone();
-        let seq = shared.next.fetch_add(1, Ordering::Relaxed);
-        let task = tokio::spawn(self.handler.call(job.clone()));
-        shared
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(
-                seq,
-                Running {
-                    job: job.clone(),
-                    task: Some(task.abort_handle()),
-                },
-            );
-        tokio::spawn(async move {
-            let outcome = match task.await {
-                Ok(outcome) => outcome,
-                Err(e) if e.is_panic() => {
-                    Outcome::Fail(JobError::new(panic_message(e.into_panic())).with_type("panic"))
-                }
-                // Aborted by a forced shutdown, which released the item already.
-                Err(_) => return,
-            };
-            let still_ours = shared
-                .running
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&seq)
-                .is_some();
-            drop(permit);
-            if still_ours {
-                let _ = done.send(Finished { job, outcome });
-            }
-        });
+    fn starter(&self) -> Starter {
+        Starter {
+            shared: self.shared.clone(),
+            handler: self.handler.clone(),
+        }
     }
 
     /// After the lease loop: waits for running handlers up to the timeout (or a force), then
@@ -320,6 +305,7 @@ impl Engine {
             let _ = done.send(Finished {
                 job: running.job,
                 outcome,
+                slot: None,
             });
         }
     }
@@ -334,14 +320,67 @@ fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
     format!("the handler panicked: {text}")
 }
 
+impl Starter {
+    /// Runs `job`'s handler in `slot`; its outcome goes to the finisher with the slot.
+    fn start(&self, job: Job, slot: OwnedSemaphorePermit, done: mpsc::UnboundedSender<Finished>) {
+        let shared = self.shared.clone();
+        let seq = shared.next.fetch_add(1, Ordering::Relaxed);
+        let task = tokio::spawn(self.handler.call(job.clone()));
+        shared
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(
+                seq,
+                Running {
+                    job: job.clone(),
+                    task: Some(task.abort_handle()),
+                },
+            );
+        tokio::spawn(async move {
+            let outcome = match task.await {
+                Ok(outcome) => outcome,
+                Err(e) if e.is_panic() => {
+                    Outcome::Fail(JobError::new(panic_message(e.into_panic())).with_type("panic"))
+                }
+                // Aborted by a forced shutdown, which released the item already.
+                Err(_) => return,
+            };
+            let still_ours = shared
+                .running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&seq)
+                .is_some();
+            if still_ours {
+                let _ = done.send(Finished {
+                    job,
+                    outcome,
+                    slot: Some(slot),
+                });
+            }
+        });
+    }
+}
+
 /// Sends outcomes as they arrive; outcomes that arrive together go in one batch per kind.
-async fn finish_loop(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Finished>) {
+/// Completes go with a lease for the slots their jobs freed, in one round trip
+/// (`complete_and_lease_batch`): a busy runner makes one call per batch of jobs, not two. Slots
+/// the call finds no work for go back to the lease loop, which waits for work.
+async fn finish_loop(
+    starter: Starter,
+    done: mpsc::WeakUnboundedSender<Finished>,
+    mut rx: mpsc::UnboundedReceiver<Finished>,
+) {
+    let shared = &starter.shared;
     let mut batch = Vec::new();
     while rx.recv_many(&mut batch, MAX_PAGE).await > 0 {
         let mut completes = Vec::new();
         let mut fails = Vec::new();
         let mut releases = Vec::new();
+        let mut slots = Vec::new();
         for f in batch.drain(..) {
+            slots.extend(f.slot);
             match f.outcome {
                 Outcome::Complete(value) => completes.push((f.job, value)),
                 Outcome::Fail(err) => fails.push((f.job, err)),
@@ -349,13 +388,27 @@ async fn finish_loop(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<Finish
             }
         }
         if !completes.is_empty() {
-            send_completes(&shared, completes).await;
+            if shared.handle.is_stopping() || slots.is_empty() {
+                send_completes(shared, completes, 0).await;
+            } else if let Some(leases) = send_completes(shared, completes, slots.len()).await {
+                for lease in leases {
+                    let job = Job::new(shared.queue.clone(), lease);
+                    match (slots.pop(), done.upgrade()) {
+                        (Some(slot), Some(tx)) if !shared.handle.is_stopping() => {
+                            starter.start(job, slot, tx)
+                        }
+                        // Leased as the shutdown began: hand it straight back.
+                        _ => send_release(shared, job, None).await,
+                    }
+                }
+            }
         }
+        drop(slots);
         if !fails.is_empty() {
-            send_fails(&shared, fails).await;
+            send_fails(shared, fails).await;
         }
         for (job, delay) in releases {
-            send_release(&shared, job, delay).await;
+            send_release(shared, job, delay).await;
         }
     }
 }
@@ -386,7 +439,13 @@ where
     }
 }
 
-async fn send_completes(shared: &Shared, completes: Vec<(Job, Option<Vec<u8>>)>) {
+/// Completes `completes` and, when `lease` > 0, leases up to that many items in the same
+/// round trip (no wait). Returns the new leases (none when the call's reply was lost).
+async fn send_completes(
+    shared: &Shared,
+    completes: Vec<(Job, Option<Vec<u8>>)>,
+    lease: usize,
+) -> Option<Vec<crate::Lease>> {
     let s = &shared.settings;
     let keep = s.keep_results;
     let items: Vec<crate::ops::Completion<'_>> = completes
@@ -399,8 +458,15 @@ async fn send_completes(shared: &Shared, completes: Vec<(Job, Option<Vec<u8>>)>)
             (job.lease(), result)
         })
         .collect();
-    let Some(done) = finish_call(shared, || shared.queue.complete_batch(&items)).await else {
-        return;
+    let (done, leases) = if lease == 0 {
+        let done = finish_call(shared, || shared.queue.complete_batch(&items)).await?;
+        (done, Vec::new())
+    } else {
+        let ttl = s.lease_ttl;
+        finish_call(shared, || {
+            shared.queue.complete_and_lease_batch(&items, lease, ttl)
+        })
+        .await?
     };
     for ((job, _), completed) in completes.iter().zip(done) {
         if completed {
@@ -412,6 +478,7 @@ async fn send_completes(shared: &Shared, completes: Vec<(Job, Option<Vec<u8>>)>)
             lost_at_finish(shared, job);
         }
     }
+    Some(leases)
 }
 
 /// A finish found the lease no longer held (the reply does not say why: reported as expired),
