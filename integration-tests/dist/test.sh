@@ -222,13 +222,26 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
   step "leaseq has no install script and lists leaseq-linux-x64-gnu $version as an optional dependency" \
     package_shape
   count="$(readme_blocks node js "$work/node" js)"
-  [ "${count:-0}" -ge 1 ] || fail "the README has a Node example"
-  readme_node() {
+  [ "${count:-0}" -ge 2 ] || fail "the README has a Node runner example and an operations example"
+  # Runs README Node example $1 from the installed packages; its output goes to $work/node/out.
+  run_node_example() {
     flush
-    cp "$work/node/example_0.js" "$project/readme.js"
+    cp "$work/node/example_$1.js" "$project/readme.js"
     (cd "$project" && clean_run env REDIS_URL="$url" node readme.js) >"$work/node/out" 2>&1 ||
       { cat "$work/node/out"; return 1; }
     cat "$work/node/out"
+  }
+  readme_node_runner() {
+    run_node_example 0 || return 1
+    # The runner: two sent, the empty address a dead letter, then it stops once drained.
+    grep -q '^sending to a@example.com (attempt 1)$' "$work/node/out" &&
+      grep -q '^sending to b@example.com (attempt 1)$' "$work/node/out" &&
+      [ "$(tail -n 1 "$work/node/out")" = "2 completed, 1 dead" ]
+  }
+  step "the README's Node runner example runs from the installed packages and prints what it says" \
+    readme_node_runner
+  readme_node() {
+    run_node_example 1 || return 1
     # What the example's comments promise.
     [ "$(head -n 3 "$work/node/out" | tr '\n' ' ')" = "true false 2 " ] &&
       [ "$(tail -n 1 "$work/node/out")" = "INVALID_ARGUMENT ttlMs" ] &&
@@ -299,32 +312,46 @@ if step "the C tarball unpacks" tar -xzf "$c_tarball" -C "$work/c"; then
   step "leaseq_version() is $version (through ctypes, no compiler)" clean_run python3 -c \
     "import ctypes, sys; f = ctypes.CDLL('$prefix/lib/libleaseq.so.0').leaseq_version
 f.restype = ctypes.c_char_p; v = f().decode(); print(v); sys.exit(v != '$version')"
-  readme_c() {
-    local dir="$work/c/readme" compile section
+  # The C section's examples: the runner (`runner.c`) and the operations (`app.c`), each compiled
+  # with the section's pkg-config line; $1 is the example's index, $2 its file name.
+  c_example() {
+    local dir="$work/c/readme" section
     mkdir -p "$dir"
     section="$(sed -n '/<!-- BEGIN c -->/,/<!-- END c -->/p' README.md)"
-    awk '/^```c$/ { inside = 1; next } inside && /^```$/ { exit } inside' <<<"$section" >"$dir/app.c"
-    compile="$(grep -m 1 '^cc app.c' <<<"$section")"
-    [ -s "$dir/app.c" ] && [ -n "$compile" ] || { echo "no C example in README.md"; return 1; }
+    awk -v want="$1" '/^```c$/ { inside = 1; n++; next } inside && /^```$/ { inside = 0; next }
+      inside && n == want + 1' <<<"$section" >"$dir/$2"
+    [ -s "$dir/$2" ] || { echo "no C example $1 in README.md"; return 1; }
+  }
+  readme_c_one() {
+    local dir="$work/c/readme" name=$1 expect=$2 compile
+    compile="$(sed -n '/<!-- BEGIN c -->/,/<!-- END c -->/p' README.md | grep -m 1 '^cc app.c')"
+    [ -n "$compile" ] || { echo "no compile line in README.md"; return 1; }
+    compile="${compile//app/$name}"
     # The compile, and only it, with this machine's PATH (the compiler).
     (cd "$dir" && echo "+ $compile" && PKG_CONFIG_PATH="$prefix/lib/pkgconfig" eval "$compile") || return 1
-    readelf -d "$dir/app" | grep NEEDED | tee /dev/stderr | grep -q '\[libleaseq.so.0\]' || return 1
+    readelf -d "$dir/$name" | grep NEEDED | tee /dev/stderr | grep -q '\[libleaseq.so.0\]' || return 1
     flush
-    (cd "$dir" && clean_run env LD_LIBRARY_PATH="$prefix/lib" ./app "$url") | tee "$dir/out" &&
-      grep -q '^working on hello$' "$dir/out"
+    (cd "$dir" && clean_run env LD_LIBRARY_PATH="$prefix/lib" "./$name" "$url") | tee "$dir/$name.out" &&
+      grep -q "$expect" "$dir/$name.out"
   }
+  readme_c_runner() { c_example 0 runner.c && readme_c_one runner '^3 finished$'; }
+  readme_c() { c_example 1 app.c && readme_c_one app '^working on hello$'; }
+  step "README's C runner example compiles with its pkg-config line and runs on libleaseq.so.0" readme_c_runner
   step "README's C example compiles with its pkg-config line and runs on libleaseq.so.0" readme_c
   static_c() {
-    local dir="$work/c/readme" libs
+    local dir="$work/c/readme" libs name
     libs="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --static --libs-only-l leaseq | sed 's/-lleaseq//')"
-    # shellcheck disable=SC2086
-    cc -std=c11 "$dir/app.c" -o "$dir/app-static" -I"$prefix/include" "$prefix/lib/libleaseq.a" $libs || return 1
-    ! readelf -d "$dir/app-static" | grep -q 'libleaseq' || { echo "links libleaseq dynamically"; return 1; }
-    flush
-    (cd "$dir" && clean_run ./app-static "$url") | tee "$dir/out-static" &&
-      grep -q '^working on hello$' "$dir/out-static"
+    for name in runner app; do
+      # shellcheck disable=SC2086
+      cc -std=c11 "$dir/$name.c" -o "$dir/$name-static" -I"$prefix/include" "$prefix/lib/libleaseq.a" $libs || return 1
+      ! readelf -d "$dir/$name-static" | grep -q 'libleaseq' || { echo "links libleaseq dynamically"; return 1; }
+      flush
+      (cd "$dir" && clean_run "./$name-static" "$url") | tee "$dir/$name.out-static" || return 1
+    done
+    grep -q '^3 finished$' "$dir/runner.out-static" && grep -q '^working on hello$' "$dir/app.out-static"
   }
-  [ -f "$work/c/readme/app.c" ] && step "the same example linked statically against libleaseq.a runs" static_c
+  [ -f "$work/c/readme/app.c" ] && [ -f "$work/c/readme/runner.c" ] &&
+    step "both examples linked statically against libleaseq.a run" static_c
 fi
 
 # ---- Go through cgo --------------------------------------------------------------------------------
