@@ -130,9 +130,15 @@ impl Connections {
             check_scheme(url, "urls")?;
             redis::Client::open(url.as_str()).map_err(|e| invalid_url(e, "urls"))?;
         }
+        // No retries inside the cluster connection: it would send a script again after a lost
+        // reply (the script may have run: a complete would then say false, an add_batch 0) and
+        // wait out TRYAGAIN for a whole slot migration. A redirect or a "not now" reply comes
+        // back as UNAVAILABLE (nothing ran; the connection refreshes its slot map), a lost
+        // reply as CONNECTION, as on a single server (spec/PROTOCOL.md 9 and 11).
         let shared_client = ClusterClient::builder(urls.iter().map(String::as_str))
             .response_timeout(RESPONSE_TIMEOUT)
             .connection_timeout(CONNECT_TIMEOUT)
+            .retries(0)
             .build()
             .map_err(|e| invalid_url(e, "urls"))?;
         let waiter_client = ClusterClient::builder(urls.iter().map(String::as_str))

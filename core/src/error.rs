@@ -228,11 +228,14 @@ impl Error {
 
 /// The first words of Redis error replies that mean "not now": the call was refused before it
 /// ran, and the server may serve it after a pause (spec/PROTOCOL.md, 11).
-const UNAVAILABLE_CODES: [&str; 6] = [
+const UNAVAILABLE_CODES: [&str; 8] = [
     "LOADING",
     "BUSY",
     "TRYAGAIN",
     "CLUSTERDOWN",
     "MASTERDOWN",
     "READONLY",
+    // Cluster redirects: the node does not serve the slot (now); the command did not run.
+    "MOVED",
+    "ASK",
 ];
