@@ -60,7 +60,12 @@ impl Queue {
         let cmd = inv.cmd();
         match cmd.query_async(&mut conn).await {
             Err(e) if scripts::is_missing_function(e.code(), e.detail()) => {
-                self.load_library(&mut conn).await?;
+                // The call did not run: a load that fails leaves it not run, whatever the
+                // load's own error (so a finisher may send it again; spec 11).
+                self.load_library(&mut conn).await.map_err(|e| match e {
+                    Error::Connection(c) | Error::Timeout(c) => Error::Unavailable(c),
+                    other => other,
+                })?;
                 cmd.query_async(&mut conn)
                     .await
                     .map_err(|e| self.map_err(e))

@@ -126,6 +126,9 @@ impl Done {
     }
 }
 
+/// The next job key (see `NativeJob.key`).
+static NEXT_KEY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Jobs and lost-lease keys on their way to Python, and the socket that wakes it.
 struct Inbox {
     waiting: Mutex<Waiting>,
@@ -373,12 +376,13 @@ pub fn start_worker(
         waiting: Mutex::new(Waiting::default()),
         wake,
     });
-    let next = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let (event_tx, event_rx) = mpsc::unbounded_channel();
     let to_python = inbox.clone();
     let worker = Worker::new(queue, move |job: Job| {
         let inbox = to_python.clone();
-        let key = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // Unique in the process, across runs: a handler that outlives its run never meets a
+        // key of the next run.
+        let key = NEXT_KEY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         async move { run_job(inbox, key, job).await }
     })
     .options(o)

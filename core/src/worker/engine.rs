@@ -54,6 +54,9 @@ pub(crate) struct Shared {
     events: Option<EventSink>,
     pub counters: Counters,
     running: Mutex<HashMap<u64, Running>>,
+    /// Set (under the `running` lock) when a timed-out or forced shutdown takes what still
+    /// runs: a job leased after that is released, not started.
+    drained: AtomicBool,
     next: AtomicU64,
     /// One flag per step: set while the step is failing, so an outage is reported once.
     failing: Mutex<HashMap<&'static str, bool>>,
@@ -169,6 +172,7 @@ impl Engine {
                 events,
                 counters: Counters::default(),
                 running: Mutex::new(HashMap::new()),
+                drained: AtomicBool::new(false),
                 next: AtomicU64::new(0),
                 failing: Mutex::new(HashMap::new()),
             }),
@@ -283,13 +287,11 @@ impl Engine {
         if finished {
             return;
         }
-        let left: Vec<Running> = shared
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain()
-            .map(|(_, r)| r)
-            .collect();
+        let left: Vec<Running> = {
+            let mut running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
+            shared.drained.store(true, Ordering::SeqCst);
+            running.drain().map(|(_, r)| r).collect()
+        };
         for mut running in left {
             shared.lose(&running.job, None);
             if let Some(task) = running.task.take() {
@@ -325,18 +327,29 @@ impl Starter {
     fn start(&self, job: Job, slot: OwnedSemaphorePermit, done: mpsc::UnboundedSender<Finished>) {
         let shared = self.shared.clone();
         let seq = shared.next.fetch_add(1, Ordering::Relaxed);
-        let task = tokio::spawn(self.handler.call(job.clone()));
-        shared
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(
+        let task = {
+            let mut running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
+            if shared.drained.load(Ordering::SeqCst) {
+                // The shutdown has taken what runs already: hand this one straight back.
+                drop(running);
+                drop(slot);
+                let _ = done.send(Finished {
+                    job,
+                    outcome: Outcome::Release(None),
+                    slot: None,
+                });
+                return;
+            }
+            let task = tokio::spawn(self.handler.call(job.clone()));
+            running.insert(
                 seq,
                 Running {
                     job: job.clone(),
                     task: Some(task.abort_handle()),
                 },
             );
+            task
+        };
         tokio::spawn(async move {
             let outcome = match task.await {
                 Ok(outcome) => outcome,

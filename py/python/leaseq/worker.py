@@ -355,6 +355,7 @@ class Worker:
         self._closing.set()
         if self._pool is not None:
             thread.join(timeout=5)
+            self._pump()  # lost leases told after the dispatcher's last look
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
         if self._loop is not None:

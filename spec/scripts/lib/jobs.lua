@@ -91,8 +91,10 @@ end
 -- hash (and P:leased entry) left by a redis-work-queue complete goes with it; a parked item's
 -- does not.
 local function drop_stale(id)
-  local state = redis.call('HGET', JOB .. id, 'state')
-  if state and state ~= 'delayed' and state ~= 'dead' then
+  -- pcall: a key of another type under JOB .. id is no job of ours and stays (an error value
+  -- is a table, never a state).
+  local state = redis.pcall('HGET', JOB .. id, 'state')
+  if type(state) == 'string' and state ~= 'delayed' and state ~= 'dead' then
     redis.call('DEL', JOB .. id)
     redis.call('ZREM', LEASED, id)
   end

@@ -81,7 +81,8 @@ local function lease_items(base, ttl, n, now)
     elseif not redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl_s) then
       -- A copy of an item somebody holds right now. A redis-work-queue holder's item must stay on
       -- a list, so that a light clean finds it if that holder dies; a leaseq lease is in P:leased.
-      if redis.call('HGET', job_key, 'state') ~= 'leased' then
+      -- (pcall: a job key of another type is no leaseq holder's: the copy goes to processing.)
+      if redis.pcall('HGET', job_key, 'state') ~= 'leased' then
         redis.call('LPUSH', PROCESSING, id)
       end
       drops = drops + 1
