@@ -24,7 +24,7 @@ workers: harness
 	./py/build.sh
 	node node/scripts/build.js --debug
 
-# Python produces 10,000 items; the Rust, C, Python and Node runners take them (some fail and
+# Python and Node produce 10,000 items; the Rust, C, Python and Node runners take them (some fail and
 # are retried, some are dead letters); one runner is killed and Redis restarted; no cleaner runs.
 # The dashboard runs beside the queues; KEEP=1 keeps it and Redis up after the table.
 demo: workers

@@ -307,16 +307,23 @@ async fn main() {
     }
     let started = Instant::now();
 
-    // Producers: in a soak every language its share; in the demo, Python (or the first) all.
+    // Producers: in a soak every language its share; in the demo, the web side: Python and
+    // Node share it (whichever of them runs; else the first language).
     let producing: Vec<String> = if opts.demo {
-        vec![langs
+        let web: Vec<String> = langs
             .iter()
-            .find(|l| *l == "python")
-            .unwrap_or(&langs[0])
-            .clone()]
+            .filter(|l| *l == "python" || *l == "node")
+            .cloned()
+            .collect();
+        if web.is_empty() {
+            vec![langs[0].clone()]
+        } else {
+            web
+        }
     } else {
         langs.clone()
     };
+    println!("producers: {}", producing.join(", "));
     let share = opts.items / producing.len() as u64;
     let mut expected: Vec<(String, String)> = Vec::new();
     let mut producers = Vec::new();
