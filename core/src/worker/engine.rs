@@ -37,8 +37,8 @@ struct Finished {
     slot: Option<OwnedSemaphorePermit>,
 }
 
-/// What starting a job takes: the shared state, the handler and the way back to the finisher
-/// (weak in the finisher's own copy, so that the finisher ends once everything else is done).
+/// What starting a job takes besides the job, its slot and the way back to the finisher: the
+/// lease loop and the finisher both start jobs.
 #[derive(Clone)]
 struct Starter {
     shared: Arc<Shared>,
