@@ -10,7 +10,9 @@ use redis::aio::{
 use redis::cluster::ClusterClient;
 use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
-use redis::{AsyncConnectionConfig, Cmd, RedisFuture, RedisResult, Value};
+use redis::{
+    AsyncConnectionConfig, ClientTlsConfig, Cmd, RedisFuture, RedisResult, TlsCertificates, Value,
+};
 
 use crate::error::{Error, Result};
 
@@ -102,14 +104,22 @@ impl Connections {
     pub async fn single(url: &str) -> Result<Connections> {
         install_tls_provider();
         check_scheme(url, "url")?;
-        let client = redis::Client::open(url).map_err(|e| invalid_url(e, "url"))?;
+        let (url, certs) = tls_files(url, "url")?;
+        let client = match certs {
+            Some(certs) => redis::Client::build_with_tls(url.as_str(), certs),
+            None => redis::Client::open(url.as_str()),
+        }
+        .map_err(|e| invalid_url(e, "url"))?;
         // Few connection retries: a wrong address fails fast; after a restart, every later call
         // triggers a fresh reconnect anyway.
         let config = ConnectionManagerConfig::new()
             .set_number_of_retries(2)
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(CONNECT_TIMEOUT));
-        let connect = first_connect(ConnectionManager::new_with_config(client.clone(), config));
+        let connect = first_connect(
+            ConnectionManager::new_with_config(client.clone(), config),
+            "url",
+        );
         let manager = tokio::select! {
             manager = connect => manager?,
             plain = plain_behind_tls(&client) => return Err(plain),
@@ -126,26 +136,38 @@ impl Connections {
         if urls.is_empty() {
             return Err(Error::invalid("urls", "name at least one cluster node"));
         }
+        let mut plain_urls = Vec::new();
+        let mut certs = None;
         for url in urls {
             check_scheme(url, "urls")?;
+            let (url, files) = tls_files(url, "urls")?;
             redis::Client::open(url.as_str()).map_err(|e| invalid_url(e, "urls"))?;
+            certs = certs.or(files);
+            plain_urls.push(url);
         }
+        let builder = || {
+            let b = ClusterClient::builder(plain_urls.iter().map(String::as_str));
+            match &certs {
+                Some(c) => b.certs(c.clone()),
+                None => b,
+            }
+        };
         // No retries inside the cluster connection: it would send a script again after a lost
         // reply (the script may have run: a complete would then say false, an add_batch 0) and
         // wait out TRYAGAIN for a whole slot migration. A redirect or a "not now" reply comes
         // back as UNAVAILABLE (nothing ran; the connection refreshes its slot map), a lost
         // reply as CONNECTION, as on a single server (spec/PROTOCOL.md 9 and 11).
-        let shared_client = ClusterClient::builder(urls.iter().map(String::as_str))
+        let shared_client = builder()
             .response_timeout(RESPONSE_TIMEOUT)
             .connection_timeout(CONNECT_TIMEOUT)
             .retries(0)
             .build()
             .map_err(|e| invalid_url(e, "urls"))?;
-        let waiter_client = ClusterClient::builder(urls.iter().map(String::as_str))
+        let waiter_client = builder()
             .connection_timeout(CONNECT_TIMEOUT)
             .build()
             .map_err(|e| invalid_url(e, "urls"))?;
-        let shared = first_connect(shared_client.get_async_connection()).await?;
+        let shared = first_connect(shared_client.get_async_connection(), "urls").await?;
         Ok(Connections {
             shared: Mutex::new(Some(Conn::Cluster(shared))),
             target: Target::Cluster(waiter_client),
@@ -215,8 +237,17 @@ impl Connections {
 
 /// The first connection gets [`FIRST_CONNECT_TIMEOUT`] in all: a server that accepts but never
 /// answers would otherwise cost every retry's full response timeout.
-async fn first_connect<T>(connect: impl std::future::Future<Output = RedisResult<T>>) -> Result<T> {
+async fn first_connect<T>(
+    connect: impl std::future::Future<Output = RedisResult<T>>,
+    argument: &'static str,
+) -> Result<T> {
     match tokio::time::timeout(FIRST_CONNECT_TIMEOUT, connect).await {
+        // TLS settings the client cannot use (a certificate it refuses, a key that does not
+        // parse): the URL's fault, said before anything is sent.
+        Ok(Err(e)) if e.kind() == redis::ErrorKind::InvalidClientConfig => Err(Error::invalid(
+            argument,
+            format!("its TLS settings cannot be used: {e}"),
+        )),
         // A reply that is not RESP at all: something else listens there (an HTTP server...).
         Ok(Err(e))
             if e.kind() == redis::ErrorKind::Parse || e.to_string().contains("Parse error") =>
@@ -267,6 +298,73 @@ fn check_scheme(url: &str, argument: &'static str) -> Result<()> {
             ),
         )),
     }
+}
+
+/// leaseq's TLS settings in a `rediss://` URL's query (spec/PROTOCOL.md 5.16): `ca=<path>`, a
+/// PEM file of the certificate authority that signed the server's certificate (instead of the
+/// system's roots), and `cert=<path>` with `key=<path>`, PEM files of a client certificate and
+/// its key (for `tls-auth-clients yes`). Paths are percent-encoded. Returns the URL without
+/// them, and the certificates read. A file that cannot be read, or half a client pair, is an
+/// `INVALID_ARGUMENT` naming `argument`.
+fn tls_files(url: &str, argument: &'static str) -> Result<(String, Option<TlsCertificates>)> {
+    let (main, fragment) = match url.split_once('#') {
+        Some((m, f)) => (m, Some(f)),
+        None => (url, None),
+    };
+    let Some((base, query)) = main.split_once('?') else {
+        return Ok((url.to_owned(), None));
+    };
+    let (mut ca, mut cert, mut key, mut rest) = (None, None, None, Vec::new());
+    for pair in query.split('&') {
+        match pair.split_once('=') {
+            Some(("ca", v)) => ca = Some(v),
+            Some(("cert", v)) => cert = Some(v),
+            Some(("key", v)) => key = Some(v),
+            _ => rest.push(pair),
+        }
+    }
+    if ca.is_none() && cert.is_none() && key.is_none() {
+        return Ok((url.to_owned(), None));
+    }
+    if !base.to_ascii_lowercase().starts_with("rediss://") {
+        return Err(Error::invalid(
+            argument,
+            "ca, cert and key are TLS settings: they need a rediss:// URL",
+        ));
+    }
+    if cert.is_some() != key.is_some() {
+        return Err(Error::invalid(
+            argument,
+            "cert and key go together: a client certificate and its private key",
+        ));
+    }
+    let read = |name: &str, value: &str| -> Result<Vec<u8>> {
+        let path = percent_encoding::percent_decode_str(value).decode_utf8_lossy();
+        std::fs::read(path.as_ref()).map_err(|e| {
+            Error::invalid(
+                argument,
+                format!("{name} file `{path}` could not be read: {e}"),
+            )
+        })
+    };
+    let certs = TlsCertificates {
+        client_tls: match (cert, key) {
+            (Some(c), Some(k)) => Some(ClientTlsConfig {
+                client_cert: read("cert", c)?,
+                client_key: read("key", k)?,
+            }),
+            _ => None,
+        },
+        root_cert: ca.map(|c| read("ca", c)).transpose()?,
+    };
+    let mut plain = base.to_owned();
+    if !rest.is_empty() {
+        plain = format!("{plain}?{}", rest.join("&"));
+    }
+    if let Some(f) = fragment {
+        plain = format!("{plain}#{f}");
+    }
+    Ok((plain, Some(certs)))
 }
 
 /// For a `rediss://` URL: resolves (with the error to report) only if the port answers plain

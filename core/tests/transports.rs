@@ -37,6 +37,68 @@ async fn tls_and_unix_sockets() {
     round_trip(&unix).await;
 }
 
+/// TLS against a server whose certificate a test authority signed, and that asks clients for a
+/// certificate from it (issue 14): `ca=`, `cert=` and `key=` in the `rediss://` URL. Without the
+/// authority, without a client certificate, or with one from another authority, the connection
+/// fails and says why; unreadable files are INVALID_ARGUMENT naming the URL.
+#[tokio::test]
+async fn tls_with_a_certificate_authority_and_client_certificates() {
+    let (server, certs) = RedisServer::start_tls_client_auth();
+    let file = |f: &str| certs.join(f).to_string_lossy().into_owned();
+    let base = server.tls_url();
+    let url = format!(
+        "{base}?ca={}&cert={}&key={}",
+        file("ca.pem"),
+        file("client.pem"),
+        file("client.key")
+    );
+    let tls = Client::connect(&url).await.unwrap();
+    round_trip(&tls).await;
+    // The system's roots do not know the test authority.
+    let err = Client::connect(&base).await.unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Connection, "{err}");
+    assert!(
+        format!("{err:#}").contains("UnknownIssuer"),
+        "says the certificate's issuer is unknown: {err:#}"
+    );
+    // The server asks for a client certificate: none, or one it does not trust, is refused.
+    let other = format!(
+        "ca={}&cert={}&key={}",
+        file("ca.pem"),
+        file("other.pem"),
+        file("other.key")
+    );
+    for (query, says) in [
+        (format!("ca={}", file("ca.pem")), "CertificateRequired"),
+        (other, "UnknownCA"),
+    ] {
+        let err = Client::connect(&format!("{base}?{query}"))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::Connection, "{query}: {err}");
+        assert!(format!("{err:#}").contains(says), "{query}: {err:#}");
+    }
+    // Bad settings name the URL and are found before any connection.
+    for (query, says) in [
+        ("ca=/nonexistent/ca.pem".to_owned(), "ca file"),
+        (
+            format!("cert={}", file("client.pem")),
+            "cert and key go together",
+        ),
+    ] {
+        let err = Client::connect(&format!("{base}?{query}"))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidArgument, "{query}: {err}");
+        assert!(err.to_string().contains(says), "{query}: {err}");
+    }
+    let plain = server.url().to_string();
+    let err = Client::connect(&format!("{plain}?ca={}", file("ca.pem")))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("rediss://"), "{err}");
+}
+
 /// Connection errors say what happened (issue 14): a URL without a Redis scheme, a port where
 /// another service listens, and `rediss://` on a plain Redis port.
 #[tokio::test]

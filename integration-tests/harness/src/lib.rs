@@ -142,6 +142,107 @@ impl RedisServer {
         ])
     }
 
+    /// A server whose TLS port has a certificate signed by a test certificate authority (made
+    /// with `openssl` here) and that asks clients for a certificate from that authority
+    /// (`tls-auth-clients yes`). Returns the server and the directory holding `ca.pem`,
+    /// `client.pem` and `client.key` (a client certificate the server accepts) and `other.pem`
+    /// with `other.key` (one signed by another authority).
+    pub fn start_tls_client_auth() -> (RedisServer, PathBuf) {
+        let certs = temp_dir("tls-ca");
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(&certs)
+                .output()
+                .expect("openssl (Debian package `openssl`) makes the test certificates");
+            assert!(
+                out.status.success(),
+                "openssl {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        // Version 3 leaf certificates (rustls refuses older ones), each for its use.
+        fs::write(
+            certs.join("server.ext"),
+            "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n\
+             extendedKeyUsage=serverAuth\n",
+        )
+        .unwrap();
+        fs::write(
+            certs.join("client.ext"),
+            "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n",
+        )
+        .unwrap();
+        for ca in ["ca", "other-ca"] {
+            openssl(&[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "1",
+                "-subj",
+                &format!("/CN=leaseq test {ca}"),
+                "-keyout",
+                &format!("{ca}.key"),
+                "-out",
+                &format!("{ca}.pem"),
+            ]);
+        }
+        for (name, ca, ext) in [
+            ("server", "ca", "server.ext"),
+            ("client", "ca", "client.ext"),
+            ("other", "other-ca", "client.ext"),
+        ] {
+            openssl(&[
+                "req",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-subj",
+                &format!("/CN=leaseq {name}"),
+                "-keyout",
+                &format!("{name}.key"),
+                "-out",
+                &format!("{name}.csr"),
+            ]);
+            let args = vec![
+                "x509".to_owned(),
+                "-req".into(),
+                "-in".into(),
+                format!("{name}.csr"),
+                "-CA".into(),
+                format!("{ca}.pem"),
+                "-CAkey".into(),
+                format!("{ca}.key"),
+                "-CAcreateserial".into(),
+                "-days".into(),
+                "1".into(),
+                "-out".into(),
+                format!("{name}.pem"),
+                "-extfile".into(),
+                ext.into(),
+            ];
+            openssl(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+        let tls_port = free_port(false).to_string();
+        let path = |f: &str| certs.join(f).to_string_lossy().into_owned();
+        let server = RedisServer::start_with(&[
+            "--tls-port",
+            &tls_port,
+            "--tls-cert-file",
+            &path("server.pem"),
+            "--tls-key-file",
+            &path("server.key"),
+            "--tls-ca-cert-file",
+            &path("ca.pem"),
+            "--tls-auth-clients",
+            "yes",
+        ]);
+        (server, certs)
+    }
+
     fn arg_after(&self, flag: &str) -> Option<&str> {
         let at = self.extra_args.iter().position(|a| a == flag)?;
         self.extra_args.get(at + 1).map(String::as_str)
