@@ -114,11 +114,7 @@ fn one_node_cluster(announce_port: u16) -> RedisServer {
     ]);
     let reply = server.command("CLUSTER ADDSLOTSRANGE 0 16383");
     assert!(reply.contains("OK"), "{reply}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !server.command("CLUSTER INFO").contains("cluster_state:ok") {
-        assert!(Instant::now() < deadline, "cluster_state:ok never came");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    server.wait_cluster_ok(Instant::now() + Duration::from_secs(30));
     server
 }
 

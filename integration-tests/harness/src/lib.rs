@@ -100,25 +100,23 @@ impl RedisServer {
     /// [`RedisServer::unix_url`] name them.
     pub fn start_tls_and_unix() -> RedisServer {
         let certs = temp_dir("tls");
-        let out = Command::new("openssl")
-            .args([
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-            ])
-            .args([
+        openssl(
+            &certs,
+            &[
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "1",
                 "-subj",
                 "/CN=localhost",
                 "-keyout",
                 "key.pem",
                 "-out",
                 "cert.pem",
-            ])
-            .current_dir(&certs)
-            .output()
-            .expect("openssl (Debian package `openssl`) makes the test certificate");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+            ],
         );
         let tls_port = free_port(false).to_string();
         let cert = certs.join("cert.pem").to_string_lossy().into_owned();
@@ -149,18 +147,7 @@ impl RedisServer {
     /// with `other.key` (one signed by another authority).
     pub fn start_tls_client_auth() -> (RedisServer, PathBuf) {
         let certs = temp_dir("tls-ca");
-        let openssl = |args: &[&str]| {
-            let out = Command::new("openssl")
-                .args(args)
-                .current_dir(&certs)
-                .output()
-                .expect("openssl (Debian package `openssl`) makes the test certificates");
-            assert!(
-                out.status.success(),
-                "openssl {args:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        };
+        let openssl = |args: &[&str]| openssl(&certs, args);
         // Version 3 leaf certificates (rustls refuses older ones), each for its use.
         fs::write(
             certs.join("server.ext"),
@@ -315,6 +302,17 @@ impl RedisServer {
         self.restart();
     }
 
+    /// Waits until this cluster node says `cluster_state:ok`; panics at `deadline`.
+    pub fn wait_cluster_ok(&self, deadline: Instant) {
+        while !self.command("CLUSTER INFO").contains("cluster_state:ok") {
+            assert!(
+                Instant::now() < deadline,
+                "cluster never reached cluster_state:ok"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Sends one command (inline form) and returns the raw reply: for harness checks only.
     pub fn command(&self, line: &str) -> String {
         raw_command(self.port, line)
@@ -333,6 +331,20 @@ impl Drop for RedisServer {
         }
         let _ = fs::remove_dir_all(&self.dir);
     }
+}
+
+/// Runs `openssl` with `args` in `dir` (test certificates); panics with its stderr on failure.
+fn openssl(dir: &Path, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("openssl (Debian package `openssl`) makes the test certificates");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A local Redis Cluster of three primaries, no replicas.
@@ -397,13 +409,7 @@ impl RedisCluster {
         );
         let deadline = Instant::now() + Duration::from_secs(30);
         for node in &nodes {
-            while !node.command("CLUSTER INFO").contains("cluster_state:ok") {
-                assert!(
-                    Instant::now() < deadline,
-                    "cluster never reached cluster_state:ok"
-                );
-                std::thread::sleep(Duration::from_millis(100));
-            }
+            node.wait_cluster_ok(deadline);
         }
         RedisCluster { nodes }
     }
