@@ -604,6 +604,46 @@ async fn out_of_memory_drains_and_refuses_growth() {
         Some(State::Waiting)
     );
     env.queue.light_clean().await.unwrap();
+    // A waiting lease rides the limit out. Redis refuses its BLMOVE there, so it pauses and
+    // runs the lease script again: a retried item comes back once due, and an empty queue
+    // waits out the timeout instead of failing.
+    let third = env
+        .queue
+        .lease(TTL, Wait::Timeout(Duration::from_secs(5)))
+        .await
+        .unwrap()
+        .unwrap();
+    let outcome = env
+        .queue
+        .fail(
+            &third,
+            "again",
+            "E",
+            Retry::After(Duration::from_millis(300)),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(outcome, FailOutcome::Retrying(_)), "{outcome:?}");
+    let again = env
+        .queue
+        .lease(TTL, Wait::Timeout(Duration::from_secs(10)))
+        .await
+        .unwrap()
+        .expect("the retried item, once due");
+    assert_eq!(again.id(), "third");
+    let none = env
+        .queue
+        .lease(TTL, Wait::Timeout(Duration::from_millis(300)))
+        .await
+        .unwrap();
+    assert!(none.is_none());
+    let result = env
+        .queue
+        .wait_result("third", Duration::from_millis(300))
+        .await
+        .unwrap();
+    assert!(result.is_none());
+    assert!(env.queue.release(&again, None).await.unwrap());
     server.command("CONFIG SET maxmemory 0");
     assert_eq!(env.lease().await.unwrap().id(), "third");
 }

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use redis::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::lease::{ttl_millis, Lease, Wait};
 use crate::policy::{Backoff, DEFAULT_BACKOFF, MAX_PAGE};
 use crate::queue::{new_token, Queue};
@@ -101,6 +101,15 @@ impl Queue {
             };
             match waited {
                 Ok(()) => pause = RECONNECT_PAUSE_MIN,
+                // Over maxmemory Redis refuses BLMOVE (it may grow a list), while the lease
+                // script still runs (allow-oom): the wait becomes a pause, 50 ms doubling to
+                // 1 s, before the next lease script (spec 6). Nothing was written.
+                Err(e) if e.code() == ErrorCode::OutOfMemory => {
+                    if past(deadline) {
+                        return Ok(Vec::new());
+                    }
+                    self.pause_before_retry(&mut pause, deadline).await?;
+                }
                 Err(e) if e.is_retryable() => {
                     if !e.not_run() {
                         // The connection broke or hung: the idle ones may be dead too.

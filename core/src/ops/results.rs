@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use redis::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::item::validate_id_bytes;
 use crate::job::JobResult;
 use crate::lease::Wait;
@@ -12,6 +12,9 @@ use crate::queue::Queue;
 
 use super::inspect::parse_result;
 use super::wait::WAIT_SLICE;
+
+/// Over maxmemory, where BLMOVE is refused: how long a result wait pauses between reads.
+const OOM_PAUSE: Duration = Duration::from_secs(1);
 
 impl Queue {
     /// The result kept for item `id`, if it completed with one and the result has not expired.
@@ -72,15 +75,27 @@ impl Queue {
                 .arg("RIGHT")
                 .arg(format!("{:.3}", slice.as_secs_f64().max(0.001)));
             let mut closed = self.client().closed_signal();
+            let mut refused = false;
             tokio::select! {
                 reply = tokio::time::timeout(slice + Duration::from_secs(5), cmd.query_async::<Value>(&mut conn)) => {
                     match reply {
                         Ok(Ok(_)) => self.client().connections().return_waiter(conn),
-                        Ok(Err(e)) => return Err(self.map_err(e)),
+                        Ok(Err(e)) => match self.map_err(e) {
+                            // Over maxmemory Redis refuses BLMOVE: read again after a pause
+                            // (no result can be written meanwhile either).
+                            e if e.code() == ErrorCode::OutOfMemory => {
+                                self.client().connections().return_waiter(conn);
+                                refused = true;
+                            }
+                            e => return Err(e),
+                        },
                         Err(_) => {}
                     }
                 }
                 _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
+            }
+            if refused {
+                tokio::time::sleep(slice.min(OOM_PAUSE)).await;
             }
         }
     }
