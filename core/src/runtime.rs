@@ -36,6 +36,7 @@ pub fn handle() -> Result<Handle> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .thread_name("leaseq-io")
+        .on_thread_start(block_sigpipe)
         .enable_all()
         .build()
         .map_err(|e| {
@@ -58,6 +59,24 @@ pub fn handle() -> Result<Handle> {
         std::mem::forget(stale);
     }
     Ok(handle)
+}
+
+/// Blocks SIGPIPE on the calling thread (each runtime thread). Writing to a connection the
+/// server has closed raises SIGPIPE in the writing thread, and its default action ends the
+/// process. Rust programs, Python and Node ignore it, but a C program usually leaves the
+/// default, so a Redis restart or a `CLIENT KILL` could kill a C host. Blocked on the threads
+/// that do the I/O, the write fails with EPIPE instead, a CONNECTION error like any other; the
+/// host's own threads and its signal handlers are left alone.
+fn block_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: the set is initialised by sigemptyset before use; pthread_sigmask only changes
+    // the calling thread's mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
 }
 
 /// Stops this process's runtime, waiting up to two seconds for its threads (for an embedding
@@ -101,5 +120,26 @@ impl<T: Clone> PerProcess<T> {
             std::mem::forget(std::mem::replace(&mut *live, (pid, fresh)));
         }
         Ok(live.1.clone())
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    /// Whether SIGPIPE is blocked on the calling thread.
+    fn sigpipe_blocked() -> bool {
+        // SAFETY: pthread_sigmask with a null new set only reads the calling thread's mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut set);
+            libc::sigismember(&set, libc::SIGPIPE) == 1
+        }
+    }
+
+    #[test]
+    fn the_runtime_threads_block_sigpipe_and_the_callers_keep_their_mask() {
+        let handle = super::handle().unwrap();
+        let on_runtime = handle.block_on(async { tokio::spawn(async { sigpipe_blocked() }).await });
+        assert!(on_runtime.unwrap(), "the I/O thread blocks SIGPIPE");
+        assert!(!sigpipe_blocked(), "the caller's thread is untouched");
     }
 }

@@ -54,6 +54,11 @@
  * - Panics. No Rust panic crosses this interface: a bug inside leaseq returns LEASEQ_INTERNAL.
  *
  * - fork(). A client used in a forked child reconnects by itself in the child.
+ *
+ * - Signals. leaseq does its network I/O on threads of its own, which block SIGPIPE: a
+ *   connection the server closed (a restart, CLIENT KILL) gives LEASEQ_CONNECTION, never a
+ *   SIGPIPE that would end a program leaving that signal at its default. leaseq installs no
+ *   handler and changes no other thread's signal mask.
  */
 
 #ifndef LEASEQ_H
