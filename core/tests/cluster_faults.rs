@@ -224,7 +224,7 @@ async fn a_runner_rides_through_a_reshard_of_its_slot() {
         .parse()
         .unwrap();
     let owns = |n: &RedisServer| own_slots(n).iter().any(|&(a, b)| (a..=b).contains(&slot));
-    let src = nodes.iter().position(|n| owns(n)).expect("an owner");
+    let src = nodes.iter().position(&owns).expect("an owner");
     let dst = (src + 1) % nodes.len();
     let moving: u32 = own_slots(&nodes[src]).iter().map(|(a, b)| b - a + 1).sum();
 
@@ -283,7 +283,7 @@ async fn a_runner_rides_through_a_reshard_of_its_slot() {
         .expect("every item completed after the reshard")
         .unwrap()
         .unwrap();
-    let completed = completed.lock().unwrap();
+    let completed = completed.lock().unwrap().clone();
     assert_eq!(completed.len(), N, "no item lost");
     let twice: Vec<_> = completed.iter().filter(|(_, &n)| n > 1).collect();
     assert!(twice.is_empty(), "completed twice: {twice:?}");

@@ -187,7 +187,9 @@ async fn close_lets_the_sockets_go() {
 /// writes nothing (the shared keys are written before the item's own).
 #[tokio::test]
 async fn wrong_type_keys_leave_no_partial_writes() {
-    let adds: [(&str, fn(Item) -> Item); 3] = [
+    /// A kind of add: its name, and what it does to the item.
+    type Add = (&'static str, fn(Item) -> Item);
+    let adds: [Add; 3] = [
         ("plain", |i| i),
         ("delayed", |i| i.delay(std::time::Duration::from_secs(60))),
         ("priority", |i| i.priority(3)),

@@ -2088,6 +2088,9 @@ const char *leaseq_status_str(leaseq_status status);
 
 /**
  * Fills `options` with the defaults (zeros, -1 for the booleans, no event callback).
+ *
+ * # Safety
+ * `options` is NULL or points to a writable `leaseq_worker_options`.
  */
 leaseq_status leaseq_worker_options_init(leaseq_worker_options *options);
 
@@ -2110,6 +2113,11 @@ void leaseq_worker_stop(void);
  * Redis outages do not end it: the core reconnects and reports "error"/"recovered" events.
  * `options` may be NULL (every default). Bad options give LEASEQ_INVALID_ARGUMENT naming
  * the option, with nothing written to Redis.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `callback` is a valid function pointer; `options` is NULL
+ * or a readable `leaseq_worker_options` (only read during the call); `user_data` may be
+ * anything the callbacks can use from other threads.
  */
 leaseq_status leaseq_worker_run(const leaseq_queue *queue,
                                 leaseq_worker_fn callback,
@@ -2118,11 +2126,19 @@ leaseq_status leaseq_worker_run(const leaseq_queue *queue,
 
 /**
  * The job's id (NUL-terminated; valid during the callback).
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `out_id` is NULL or writable.
  */
 leaseq_status leaseq_worker_job_id(const leaseq_worker_job *job, const char **out_id);
 
 /**
  * The job's data as (pointer, length), valid during the callback.
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `out_data` and `out_len` are NULL or writable.
  */
 leaseq_status leaseq_worker_job_data(const leaseq_worker_job *job,
                                      const uint8_t **out_data,
@@ -2130,17 +2146,29 @@ leaseq_status leaseq_worker_job_data(const leaseq_worker_job *job,
 
 /**
  * Which attempt this is (1 for the first).
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `out_attempt` is NULL or writable.
  */
 leaseq_status leaseq_worker_job_attempt(const leaseq_worker_job *job, uint64_t *out_attempt);
 
 /**
  * Whether the lease is lost (expired and taken, cancelled, or a forced shutdown): the
  * callback should stop. Safe to poll from the callback.
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `out_lost` is NULL or writable.
  */
 leaseq_status leaseq_worker_job_lease_lost(const leaseq_worker_job *job, bool *out_lost);
 
 /**
  * Sets the result kept when the callback returns LEASEQ_JOB_COMPLETE (copied).
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `result` points to `result_len` readable bytes (NULL only with length 0).
  */
 leaseq_status leaseq_worker_job_set_result(const leaseq_worker_job *job,
                                            const uint8_t *result,
@@ -2150,6 +2178,10 @@ leaseq_status leaseq_worker_job_set_result(const leaseq_worker_job *job,
  * Sets the error recorded when the callback returns LEASEQ_JOB_FAIL or
  * LEASEQ_JOB_FAIL_UNRECOVERABLE: a message, a type (may be ""), and a retry delay in ms (0:
  * the queue's backoff).
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `message` and `error_type` are NULL or NUL-terminated strings.
  */
 leaseq_status leaseq_worker_job_set_error(const leaseq_worker_job *job,
                                           const char *message,
@@ -2159,6 +2191,11 @@ leaseq_status leaseq_worker_job_set_error(const leaseq_worker_job *job,
 /**
  * Stores a progress value (at most 64 KiB) on the item; `out_stored` says whether it was
  * (false once the lease is lost). One round trip, from the callback's thread.
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `value` points to `value_len` readable bytes (NULL only with length 0); `out_stored` is
+ * NULL or writable.
  */
 leaseq_status leaseq_worker_job_progress(const leaseq_worker_job *job,
                                          const uint8_t *value,

@@ -85,6 +85,9 @@ pub struct leaseq_worker_options {
 }
 
 /// Fills `options` with the defaults (zeros, -1 for the booleans, no event callback).
+///
+/// # Safety
+/// `options` is NULL or points to a writable `leaseq_worker_options`.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_worker_options_init(
     options: *mut leaseq_worker_options,
@@ -204,6 +207,11 @@ fn emit(
 /// Redis outages do not end it: the core reconnects and reports "error"/"recovered" events.
 /// `options` may be NULL (every default). Bad options give LEASEQ_INVALID_ARGUMENT naming
 /// the option, with nothing written to Redis.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `callback` is a valid function pointer; `options` is NULL
+/// or a readable `leaseq_worker_options` (only read during the call); `user_data` may be
+/// anything the callbacks can use from other threads.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_worker_run(
     queue: *const leaseq_queue,
@@ -310,6 +318,10 @@ pub unsafe extern "C" fn leaseq_worker_run(
 }
 
 /// The job's id (NUL-terminated; valid during the callback).
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it);
+/// `out_id` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_worker_job_id(
     job: *const leaseq_worker_job,
@@ -325,6 +337,10 @@ pub unsafe extern "C" fn leaseq_worker_job_id(
 }
 
 /// The job's data as (pointer, length), valid during the callback.
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it);
+/// `out_data` and `out_len` are NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_worker_job_data(
     job: *const leaseq_worker_job,
@@ -344,6 +360,10 @@ pub unsafe extern "C" fn leaseq_worker_job_data(
 }
 
 /// Which attempt this is (1 for the first).
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it);
+/// `out_attempt` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_worker_job_attempt(
     job: *const leaseq_worker_job,
@@ -360,6 +380,10 @@ pub unsafe extern "C" fn leaseq_worker_job_attempt(
 
 /// Whether the lease is lost (expired and taken, cancelled, or a forced shutdown): the
 /// callback should stop. Safe to poll from the callback.
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it);
+/// `out_lost` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_worker_job_lease_lost(
     job: *const leaseq_worker_job,
@@ -375,6 +399,10 @@ pub unsafe extern "C" fn leaseq_worker_job_lease_lost(
 }
 
 /// Sets the result kept when the callback returns LEASEQ_JOB_COMPLETE (copied).
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it);
+/// `result` points to `result_len` readable bytes (NULL only with length 0).
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_worker_job_set_result(
     job: *const leaseq_worker_job,
@@ -392,6 +420,10 @@ pub unsafe extern "C" fn leaseq_worker_job_set_result(
 /// Sets the error recorded when the callback returns LEASEQ_JOB_FAIL or
 /// LEASEQ_JOB_FAIL_UNRECOVERABLE: a message, a type (may be ""), and a retry delay in ms (0:
 /// the queue's backoff).
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it);
+/// `message` and `error_type` are NULL or NUL-terminated strings.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_worker_job_set_error(
     job: *const leaseq_worker_job,
@@ -414,6 +446,11 @@ pub unsafe extern "C" fn leaseq_worker_job_set_error(
 
 /// Stores a progress value (at most 64 KiB) on the item; `out_stored` says whether it was
 /// (false once the lease is lost). One round trip, from the callback's thread.
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it);
+/// `value` points to `value_len` readable bytes (NULL only with length 0); `out_stored` is
+/// NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_worker_job_progress(
     job: *const leaseq_worker_job,
