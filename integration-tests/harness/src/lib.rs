@@ -347,7 +347,7 @@ fn openssl(dir: &Path, args: &[&str]) {
     );
 }
 
-/// A local Redis Cluster of three primaries, no replicas.
+/// A local Redis Cluster of three primaries, with or without replicas.
 pub struct RedisCluster {
     nodes: Vec<RedisServer>,
 }
@@ -356,8 +356,15 @@ impl RedisCluster {
     /// Starts three `--cluster-enabled` servers, joins them with `redis-cli --cluster create`
     /// and waits for `cluster_state:ok` on every node.
     pub fn start() -> RedisCluster {
+        RedisCluster::start_with(0, 5000)
+    }
+
+    /// Starts three primaries with `replicas` replicas each and `cluster-node-timeout`
+    /// `node_timeout_ms` (how long before a replica takes over from a primary that stopped
+    /// answering), and waits for `cluster_state:ok` on every node.
+    pub fn start_with(replicas: usize, node_timeout_ms: u32) -> RedisCluster {
         let mut nodes = Vec::new();
-        for _ in 0..3 {
+        for _ in 0..3 * (1 + replicas) {
             let dir = temp_dir("redis-cluster");
             let mut last_err = String::new();
             let mut started = None;
@@ -373,7 +380,7 @@ impl RedisCluster {
                         "--cluster-config-file".into(),
                         "nodes.conf".into(),
                         "--cluster-node-timeout".into(),
-                        "5000".into(),
+                        node_timeout_ms.to_string(),
                     ],
                 };
                 match server.spawn() {
@@ -398,7 +405,7 @@ impl RedisCluster {
             .arg("--cluster")
             .arg("create")
             .args(&addrs)
-            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"])
             .output()
             .unwrap_or_else(|e| panic!("redis-cli: {e}. {INSTALL_HINT}"));
         assert!(
@@ -422,6 +429,12 @@ impl RedisCluster {
     /// The nodes, for checks that look at one server.
     pub fn nodes(&self) -> &[RedisServer] {
         &self.nodes
+    }
+
+    /// The nodes, to kill or restart one (a restarted node keeps its `nodes.conf`, so it
+    /// rejoins the cluster).
+    pub fn nodes_mut(&mut self) -> &mut [RedisServer] {
+        &mut self.nodes
     }
 }
 
@@ -467,11 +480,17 @@ fn spawn_redis(args: &[&str], dir: &Path) -> Result<Guard, String> {
     Ok(Guard { shell, stdin, pid })
 }
 
+/// Waits up to 10 s for PONG, and for as long as the server answers LOADING (a dataset of any
+/// size loads; the server's own log tells when it stops making progress).
 fn wait_for_ping(port: u16, dir: &Path, guard: &Guard) -> Result<(), String> {
-    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        if raw_command_opt(port, "PING").is_some_and(|r| r.starts_with("+PONG")) {
-            return Ok(());
+        match raw_command_opt(port, "PING") {
+            Some(r) if r.starts_with("+PONG") => return Ok(()),
+            Some(r) if r.starts_with("-LOADING") => {
+                deadline = Instant::now() + Duration::from_secs(10)
+            }
+            _ => {}
         }
         if !guard.alive() {
             let log = fs::read_to_string(dir.join("redis.log")).unwrap_or_default();

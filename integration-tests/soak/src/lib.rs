@@ -87,7 +87,11 @@ impl Default for Dice {
 
 /// A worker's command line and environment.
 pub struct Args {
+    /// One server's URL, or a cluster's node URLs separated by commas.
     pub url: String,
+    /// `LEASEQ_SOAK_RESULTS_URL`: where the results queue lives when it is not beside the work
+    /// (the fault soak keeps its records away from the servers it breaks).
+    pub results_url: Option<String>,
     pub lang: String,
     pub queues: Vec<String>,
     pub results: String,
@@ -116,14 +120,28 @@ impl Args {
             .map(str::to_owned)
             .collect();
         let results = std::env::var("LEASEQ_SOAK_RESULTS").expect("LEASEQ_SOAK_RESULTS");
+        let results_url = std::env::var("LEASEQ_SOAK_RESULTS_URL")
+            .ok()
+            .filter(|u| !u.is_empty());
         Args {
             url,
+            results_url,
             lang,
             queues,
             results,
             produce,
         }
     }
+}
+
+/// Connects to `url`: one server, or a cluster when it holds several URLs separated by commas.
+pub async fn connect(url: &str) -> Client {
+    let result = if url.contains(',') {
+        Client::connect_cluster(url.split(',')).await
+    } else {
+        Client::connect(url).await
+    };
+    result.unwrap_or_else(|e| panic!("connect {url}: {e}"))
 }
 
 /// Records events in the results queue, through leaseq itself.
@@ -134,7 +152,13 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    pub fn new(client: &Client, args: &Args) -> Recorder {
+    /// Records through `client`, or through a client of its own when the results live on a
+    /// server of their own ([`Args::results_url`]).
+    pub async fn new(client: &Client, args: &Args) -> Recorder {
+        let client = match &args.results_url {
+            Some(url) => connect(url).await,
+            None => client.clone(),
+        };
         Recorder {
             results: client.queue(&args.results).expect("results prefix"),
             lang: args.lang.clone(),

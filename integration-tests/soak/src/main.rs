@@ -9,6 +9,8 @@
 //!
 //! - soak: every language produces a share; workers misbehave; the cleaner corrupts the lists;
 //!   a random worker is killed every second or two. Checks every guarantee at the end.
+//! - faults (`--faults`, its own options; see `faults`): runners keep working through server
+//!   faults.
 //! - demo (`--demo`): the Python worker (or the first language) produces everything; each
 //!   language runs its runner (`leaseq::worker` and its bindings) in runner mode, whose handlers
 //!   fail some items once (retried) and some for good (dead letters); no cleaner runs (the
@@ -16,6 +18,7 @@
 //!   two thirds; a live progress bar and a table per language, where lost must be 0.
 
 mod chaos;
+mod faults;
 mod report;
 
 use std::collections::{BTreeMap, HashSet};
@@ -46,6 +49,15 @@ fn sibling(name: &str) -> Vec<String> {
     vec![exe.to_string_lossy().into_owned()]
 }
 
+/// `--worker LANG=COMMAND`: the language, and the command split on spaces.
+pub(crate) fn worker_option(spec: &str) -> (String, Vec<String>) {
+    let (lang, cmd) = spec.split_once('=').expect("--worker LANG=COMMAND");
+    (
+        lang.to_owned(),
+        cmd.split_whitespace().map(str::to_owned).collect(),
+    )
+}
+
 fn options() -> Options {
     let mut opts = Options {
         demo: false,
@@ -65,14 +77,7 @@ fn options() -> Options {
                 opts.deadline =
                     Duration::from_secs_f64(value("M").parse::<f64>().expect("--minutes M") * 60.0)
             }
-            "--worker" => {
-                let spec = value("LANG=COMMAND");
-                let (lang, cmd) = spec.split_once('=').expect("--worker LANG=COMMAND");
-                opts.langs.push((
-                    lang.to_owned(),
-                    cmd.split_whitespace().map(str::to_owned).collect(),
-                ));
-            }
+            "--worker" => opts.langs.push(worker_option(&value("LANG=COMMAND"))),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -256,6 +261,9 @@ fn progress_bar(done: u64, total: u64, started: Instant) {
 
 #[tokio::main]
 async fn main() {
+    if std::env::args().nth(1).as_deref() == Some("--faults") {
+        return faults::main(std::env::args().skip(2), sibling("soak-worker-rust")).await;
+    }
     let opts = options();
     let mut server = RedisServer::start();
     let url = server.url();

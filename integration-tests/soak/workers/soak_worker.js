@@ -62,16 +62,45 @@ const nonce = () => crypto.randomUUID().replace(/-/g, '')
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/**
+ * One server, or a cluster when `url` holds several URLs separated by commas.
+ * @param {string} url
+ */
+function connect(url) {
+  return url.includes(',') ? Client.cluster(url.split(',')) : Client.connect(url)
+}
+
 /** Records events in the results queue, through leaseq itself. */
 class Recorder {
   /**
    * @param {import('../../../node').Client} client
    * @param {string} prefix
    * @param {string} lang
+   * @param {import('../../../node').Client | null} own the client to close with the recorder
    */
-  constructor(client, prefix, lang) {
+  constructor(client, prefix, lang, own = null) {
     this.results = client.queue(prefix)
     this.lang = lang
+    this.own = own
+  }
+
+  /**
+   * A recorder through `client`, or through a client of its own when LEASEQ_SOAK_RESULTS_URL
+   * puts the results on a server of their own (the fault soak).
+   * @param {import('../../../node').Client} client
+   * @param {string} prefix
+   * @param {string} lang
+   */
+  static async open(client, prefix, lang) {
+    const url = process.env.LEASEQ_SOAK_RESULTS_URL
+    if (!url) return new Recorder(client, prefix, lang)
+    const own = await connect(url)
+    return new Recorder(own, prefix, lang, own)
+  }
+
+  /** Closes the recorder's own client, if it has one. */
+  async close() {
+    if (this.own) await this.own.close()
   }
 
   /** `kind` is `win` or `exec`; `queue` the prefix the item came from. */
@@ -100,7 +129,7 @@ class Recorder {
 
 /** Leases from the two queues in turn, forever (the soak kills its workers). */
 async function work(client, lang, prefixes, results) {
-  const recorder = new Recorder(client, results, lang)
+  const recorder = await Recorder.open(client, results, lang)
   const queues = prefixes.map((prefix) => [prefix, client.queue(prefix)])
   for (let turn = 0; ; turn++) {
     const [name, queue] = queues[turn % queues.length]
@@ -176,7 +205,7 @@ function rule(id, attempt) {
 
 /** Runner mode: one Worker per queue; records follow the runners' events; SIGTERM drains. */
 async function run(client, lang, prefixes, results) {
-  const recorder = new Recorder(client, results, lang)
+  const recorder = await Recorder.open(client, results, lang)
   const workers = prefixes.map((name) => {
     const worker = new Worker(
       client.queue(name),
@@ -210,6 +239,7 @@ async function run(client, lang, prefixes, results) {
   const runs = workers.map((w) => w.run())
   await stopping
   await Promise.all(workers.map((w) => w.close()))
+  await recorder.close()
   console.error(`soak_worker.js: ${JSON.stringify(await Promise.all(runs))}`)
 }
 
@@ -223,7 +253,7 @@ async function main(argv) {
     throw new Refusal('LEASEQ_SOAK_QUEUES must name two prefixes, comma separated')
   }
   const results = env('LEASEQ_SOAK_RESULTS')
-  const client = await Client.connect(url)
+  const client = await connect(url)
   try {
     if (mode === 'work') await work(client, lang, prefixes, results)
     else if (mode === 'run') await run(client, lang, prefixes, results)

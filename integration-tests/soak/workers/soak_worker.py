@@ -70,10 +70,21 @@ def behaviour(roll: int) -> str:
     return "normal"
 
 
+def connect(url: str) -> leaseq.Client:
+    """One server, or a cluster when `url` holds several URLs separated by commas."""
+    if "," in url:
+        return leaseq.Client.cluster(url.split(","))
+    return leaseq.Client(url)
+
+
 class Recorder:
     """Records events in the results queue, through leaseq itself."""
 
     def __init__(self, client: leaseq.Client, prefix: str, lang: str) -> None:
+        # LEASEQ_SOAK_RESULTS_URL: the results live on a server of their own (the fault soak).
+        results_url = os.environ.get("LEASEQ_SOAK_RESULTS_URL")
+        if results_url:
+            client = connect(results_url)
         self.results = client.queue(prefix)
         self.lang = lang
 
@@ -220,7 +231,7 @@ def main(argv: list[str]) -> None:
     url, lang, mode = argv[:3]
     prefixes = os.environ["LEASEQ_SOAK_QUEUES"].split(",")
     results = os.environ["LEASEQ_SOAK_RESULTS"]
-    with leaseq.Client(url) as client:
+    with connect(url) as client:
         if mode == "work":
             work(client, lang, prefixes, results)
         elif mode == "run":

@@ -11,12 +11,12 @@ use leaseq_soak::{
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let args = Args::from_env();
-    let client = Client::connect(&args.url).await.expect("connect");
+    let client = leaseq_soak::connect(&args.url).await;
     if let Some((first, count)) = args.produce {
         produce(&client, &args, first, count).await;
         return;
     }
-    let recorder = Recorder::new(&client, &args);
+    let recorder = Recorder::new(&client, &args).await;
     if std::env::args().nth(3).as_deref() == Some("run") {
         return run(&client, &args, recorder).await;
     }
@@ -86,6 +86,11 @@ async fn run(client: &Client, args: &Args, recorder: Recorder) {
                     Event::Completed { id, .. } => rec.record("win", &q, &id).await,
                     Event::Retrying { id, .. } => rec.record("retry", &q, &id).await,
                     Event::Dead { id, .. } => rec.record("dead", &q, &id).await,
+                    Event::Error { during, error }
+                        if std::env::var_os("LEASEQ_SOAK_DEBUG").is_some() =>
+                    {
+                        eprintln!("rust runner: {during}: {error}")
+                    }
                     _ => {}
                 }
             }

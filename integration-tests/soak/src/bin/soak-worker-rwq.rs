@@ -4,15 +4,14 @@
 
 use std::time::Duration;
 
-use leaseq::Client;
 use leaseq_soak::{Args, Recorder, TTL};
 use redis_work_queue::{KeyPrefix, WorkQueue};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let args = Args::from_env();
-    let client = Client::connect(&args.url).await.expect("connect");
-    let recorder = Recorder::new(&client, &args);
+    let client = leaseq_soak::connect(&args.url).await;
+    let recorder = Recorder::new(&client, &args).await;
     let mut db = redis026::Client::open(args.url.as_str())
         .unwrap()
         .get_multiplexed_tokio_connection()
