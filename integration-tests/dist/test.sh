@@ -16,6 +16,8 @@
 #   - every artifact carries the version of Cargo.toml; SHA256SUMS matches.
 # Prints `dist: N passed, M failed` last; exits non-zero on any failure.
 set -uo pipefail
+# Under pipefail, `producer | grep -q` fails at random: grep -q exits at its first match and the
+# producer's next write meets a closed pipe. Checks read the whole output (grep >/dev/null).
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -168,10 +170,10 @@ if step "python3 -m venv makes a fresh virtualenv" clean_run python3 -m venv "$v
     step "README Python example $((i + 1)) of $count runs from the wheel" readme_python "$i"
   done
   wheel_cli() {
-    clean_run "$venv/bin/leaseq" --help | grep -q '^Usage: leaseq' || return 1
+    clean_run "$venv/bin/leaseq" --help | grep '^Usage: leaseq' >/dev/null || return 1
     flush
     clean_run "$venv/bin/leaseq" stats --url "$url" -q '{dist}' --json | tee /dev/stderr |
-      grep -q '"queue": *"{dist}"'
+      grep '"queue": *"{dist}"' >/dev/null
   }
   step "the wheel's leaseq console script runs the CLI (--help, stats --json)" wheel_cli
 fi
@@ -264,10 +266,10 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
   step "the installed package works as an ES module" esm
   npx_cli() {
     (cd "$project" && clean_run env npm_config_offline=true npx --no-install leaseq --help) |
-      grep -q '^Usage: leaseq' || return 1
+      grep '^Usage: leaseq' >/dev/null || return 1
     flush
     (cd "$project" && clean_run env npm_config_offline=true npx --no-install leaseq stats \
-      --url "$url" -q '{dist}' --json) | tee /dev/stderr | grep -q '"queue": *"{dist}"'
+      --url "$url" -q '{dist}' --json) | tee /dev/stderr | grep '"queue": *"{dist}"' >/dev/null
   }
   step "npx leaseq runs the CLI from the installed packages (--help, stats --json)" npx_cli
   no_platform_package() {
@@ -329,7 +331,7 @@ f.restype = ctypes.c_char_p; v = f().decode(); print(v); sys.exit(v != '$version
     compile="${compile//app/$name}"
     # The compile, and only it, with this machine's PATH (the compiler).
     (cd "$dir" && echo "+ $compile" && PKG_CONFIG_PATH="$prefix/lib/pkgconfig" eval "$compile") || return 1
-    readelf -d "$dir/$name" | grep NEEDED | tee /dev/stderr | grep -q '\[libleaseq.so.0\]' || return 1
+    readelf -d "$dir/$name" | grep NEEDED | tee /dev/stderr | grep '\[libleaseq.so.0\]' >/dev/null || return 1
     flush
     (cd "$dir" && clean_run env LD_LIBRARY_PATH="$prefix/lib" "./$name" "$url") | tee "$dir/$name.out" &&
       grep -q "$expect" "$dir/$name.out"
