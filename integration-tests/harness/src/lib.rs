@@ -146,73 +146,7 @@ impl RedisServer {
     /// `client.pem` and `client.key` (a client certificate the server accepts) and `other.pem`
     /// with `other.key` (one signed by another authority).
     pub fn start_tls_client_auth() -> (RedisServer, PathBuf) {
-        let certs = temp_dir("tls-ca");
-        let openssl = |args: &[&str]| openssl(&certs, args);
-        // Version 3 leaf certificates (rustls refuses older ones), each for its use.
-        fs::write(
-            certs.join("server.ext"),
-            "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n\
-             extendedKeyUsage=serverAuth\n",
-        )
-        .unwrap();
-        fs::write(
-            certs.join("client.ext"),
-            "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n",
-        )
-        .unwrap();
-        for ca in ["ca", "other-ca"] {
-            openssl(&[
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-days",
-                "1",
-                "-subj",
-                &format!("/CN=leaseq test {ca}"),
-                "-keyout",
-                &format!("{ca}.key"),
-                "-out",
-                &format!("{ca}.pem"),
-            ]);
-        }
-        for (name, ca, ext) in [
-            ("server", "ca", "server.ext"),
-            ("client", "ca", "client.ext"),
-            ("other", "other-ca", "client.ext"),
-        ] {
-            openssl(&[
-                "req",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-subj",
-                &format!("/CN=leaseq {name}"),
-                "-keyout",
-                &format!("{name}.key"),
-                "-out",
-                &format!("{name}.csr"),
-            ]);
-            let args = vec![
-                "x509".to_owned(),
-                "-req".into(),
-                "-in".into(),
-                format!("{name}.csr"),
-                "-CA".into(),
-                format!("{ca}.pem"),
-                "-CAkey".into(),
-                format!("{ca}.key"),
-                "-CAcreateserial".into(),
-                "-days".into(),
-                "1".into(),
-                "-out".into(),
-                format!("{name}.pem"),
-                "-extfile".into(),
-                ext.into(),
-            ];
-            openssl(&args.iter().map(String::as_str).collect::<Vec<_>>());
-        }
+        let certs = test_certs();
         let tls_port = free_port(false).to_string();
         let path = |f: &str| certs.join(f).to_string_lossy().into_owned();
         let server = RedisServer::start_with(&[
@@ -333,6 +267,81 @@ impl Drop for RedisServer {
     }
 }
 
+/// A test certificate authority and certificates made with `openssl` in a temp dir of their
+/// own, left to the caller: `ca.pem`/`ca.key`, `server.pem`/`server.key` (for 127.0.0.1
+/// and localhost), `client.pem`/`client.key` signed by `ca`, and `other.pem`/`other.key`
+/// signed by `other-ca.pem`.
+pub fn test_certs() -> PathBuf {
+    let certs = temp_dir("tls-ca");
+    let openssl = |args: &[&str]| openssl(&certs, args);
+    // Version 3 leaf certificates (rustls refuses older ones), each for its use.
+    fs::write(
+        certs.join("server.ext"),
+        "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n\
+             extendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    fs::write(
+        certs.join("client.ext"),
+        "basicConstraints=CA:FALSE\nextendedKeyUsage=clientAuth\n",
+    )
+    .unwrap();
+    for ca in ["ca", "other-ca"] {
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            &format!("/CN=leaseq test {ca}"),
+            "-keyout",
+            &format!("{ca}.key"),
+            "-out",
+            &format!("{ca}.pem"),
+        ]);
+    }
+    for (name, ca, ext) in [
+        ("server", "ca", "server.ext"),
+        ("client", "ca", "client.ext"),
+        ("other", "other-ca", "client.ext"),
+    ] {
+        openssl(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            &format!("/CN=leaseq {name}"),
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.csr"),
+        ]);
+        let args = vec![
+            "x509".to_owned(),
+            "-req".into(),
+            "-in".into(),
+            format!("{name}.csr"),
+            "-CA".into(),
+            format!("{ca}.pem"),
+            "-CAkey".into(),
+            format!("{ca}.key"),
+            "-CAcreateserial".into(),
+            "-days".into(),
+            "1".into(),
+            "-out".into(),
+            format!("{name}.pem"),
+            "-extfile".into(),
+            ext.into(),
+        ];
+        openssl(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    certs
+}
+
 /// Runs `openssl` with `args` in `dir` (test certificates); panics with its stderr on failure.
 fn openssl(dir: &Path, args: &[&str]) {
     let out = Command::new("openssl")
@@ -363,6 +372,44 @@ impl RedisCluster {
     /// `node_timeout_ms` (how long before a replica takes over from a primary that stopped
     /// answering), and waits for `cluster_state:ok` on every node.
     pub fn start_with(replicas: usize, node_timeout_ms: u32) -> RedisCluster {
+        RedisCluster::start_nodes(replicas, node_timeout_ms, &[])
+    }
+
+    /// Three primaries that also listen with TLS (`tls-cluster`: the cluster bus too), their
+    /// certificates from [`test_certs`] (returned), client certificates required:
+    /// [`RedisCluster::tls_urls`] name them.
+    pub fn start_tls() -> (RedisCluster, PathBuf) {
+        let certs = test_certs();
+        let path = |f: &str| certs.join(f).to_string_lossy().into_owned();
+        let args = [
+            "--tls-cert-file".to_owned(),
+            path("server.pem"),
+            "--tls-key-file".into(),
+            path("server.key"),
+            "--tls-ca-cert-file".into(),
+            path("ca.pem"),
+            "--tls-auth-clients".into(),
+            "yes".into(),
+            // What a node shows the others on the bus (the server certificate is for serving).
+            "--tls-client-cert-file".into(),
+            path("client.pem"),
+            "--tls-client-key-file".into(),
+            path("client.key"),
+            "--tls-cluster".into(),
+            "yes".into(),
+            "--tls-port".into(),
+        ];
+        (RedisCluster::start_nodes(0, 5000, &args), certs)
+    }
+
+    /// `rediss://127.0.0.1:<tls port>` per node of [`RedisCluster::start_tls`].
+    pub fn tls_urls(&self) -> Vec<String> {
+        self.nodes.iter().map(RedisServer::tls_url).collect()
+    }
+
+    /// Starts the nodes with `extra` arguments; when `extra` ends with `--tls-port`, each node
+    /// gets a free port of its own after it.
+    fn start_nodes(replicas: usize, node_timeout_ms: u32, extra: &[String]) -> RedisCluster {
         let mut nodes = Vec::new();
         for _ in 0..3 * (1 + replicas) {
             let dir = temp_dir("redis-cluster");
@@ -383,6 +430,10 @@ impl RedisCluster {
                         node_timeout_ms.to_string(),
                     ],
                 };
+                server.extra_args.extend(extra.iter().cloned());
+                if extra.last().is_some_and(|a| a == "--tls-port") {
+                    server.extra_args.push(free_port(true).to_string());
+                }
                 match server.spawn() {
                     Ok(()) => {
                         started = Some(server);
@@ -401,7 +452,9 @@ impl RedisCluster {
             .iter()
             .map(|n| format!("127.0.0.1:{}", n.port))
             .collect();
-        let out = Command::new("redis-cli")
+        // Bounded: redis-cli waits forever for nodes that cannot reach each other.
+        let out = Command::new("timeout")
+            .args(["60", "redis-cli"])
             .arg("--cluster")
             .arg("create")
             .args(&addrs)
