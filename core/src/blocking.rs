@@ -66,14 +66,36 @@ impl Client {
         ))
     }
 
+    /// [`Client::connect`] that does not block its caller: for async faces that keep this
+    /// handle for its fork-awareness (Python's asyncio connects on the runtime, off the event
+    /// loop). Run it on [`crate::runtime::handle`]'s runtime.
+    pub async fn connect_async(url: &str) -> Result<Client> {
+        Client::open_async(Target::Single(url.to_owned())).await
+    }
+
+    /// [`Client::connect_cluster`] that does not block its caller; see
+    /// [`Client::connect_async`].
+    pub async fn connect_cluster_async(urls: &[String]) -> Result<Client> {
+        Client::open_async(Target::Cluster(urls.to_vec())).await
+    }
+
     fn open(target: Target) -> Result<Client> {
         let client = runtime::handle()?.block_on(connect(&target))?;
-        Ok(Client {
+        Ok(Client::from_parts(target, client))
+    }
+
+    async fn open_async(target: Target) -> Result<Client> {
+        let client = connect(&target).await?;
+        Ok(Client::from_parts(target, client))
+    }
+
+    fn from_parts(target: Target, client: crate::Client) -> Client {
+        Client {
             shared: Arc::new(Shared {
                 target,
                 live: PerProcess::new(client),
             }),
-        })
+        }
     }
 
     /// The runtime and async client of this process, reconnecting first after a fork.

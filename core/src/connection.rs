@@ -237,6 +237,20 @@ impl Connections {
 
 /// The first connection gets [`FIRST_CONNECT_TIMEOUT`] in all: a server that accepts but never
 /// answers would otherwise cost every retry's full response timeout.
+/// Checks `url` as a connect would before it opens a socket (scheme, TLS files, form); errors
+/// are INVALID_ARGUMENT naming `argument`.
+pub(crate) fn check_url(url: &str, argument: &'static str) -> Result<()> {
+    install_tls_provider();
+    check_scheme(url, argument)?;
+    let (plain, certs) = tls_files(url, argument)?;
+    match certs {
+        Some(certs) => redis::Client::build_with_tls(plain.as_str(), certs),
+        None => redis::Client::open(plain.as_str()),
+    }
+    .map(drop)
+    .map_err(|e| invalid_url(e, argument))
+}
+
 async fn first_connect<T>(
     connect: impl std::future::Future<Output = RedisResult<T>>,
     argument: &'static str,

@@ -114,7 +114,10 @@ impl QueueKeys {
     }
 }
 
-fn validate_prefix(prefix: &str, cluster: bool) -> Result<()> {
+/// Checks a queue prefix as [`crate::Client::queue`] does (INVALID_ARGUMENT naming `prefix`):
+/// 1 to [`MAX_PREFIX_LEN`] bytes, no control characters, and in Cluster mode (`cluster`) a
+/// `{hash tag}`.
+pub fn validate_prefix(prefix: &str, cluster: bool) -> Result<()> {
     if prefix.is_empty() {
         return Err(Error::invalid("prefix", "must not be empty"));
     }

@@ -47,7 +47,7 @@ pub use client::Client;
 pub use error::{Cause, Error, ErrorCode, Result};
 pub use item::{validate_id, Item, MAX_DATA_LEN, MAX_ID_LEN};
 pub use job::{Entry, FailOutcome, Job, JobResult, Minute, State, Stats};
-pub use keys::MAX_PREFIX_LEN;
+pub use keys::{validate_prefix, MAX_PREFIX_LEN};
 pub use lease::{Lease, RenewOutcome, Wait, MAX_TTL};
 pub use ops::{CleanReport, Completion, QueueConfig, RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};
 pub use policy::{Backoff, Retry};

@@ -2,12 +2,16 @@
 //! futures driven by the async core on the core's runtime (`leaseq::runtime`, bridged to asyncio
 //! in `runtime.rs`). The typed `async def` wrappers users see are `leaseq/aio.py`.
 //!
+//! `Client(url)` only checks the URL; the first call that needs the connection makes it, on the
+//! runtime, so the event loop never waits for it.
+//!
 //! Fork-safe like the sync face, by the same code: the client is a `leaseq::blocking::Client`,
 //! whose `as_async` hands out this process's async client (reconnected with the same URLs after
 //! a fork, and still closed if it was closed). Each call asks it for the client on the Python
 //! thread, then runs on the runtime.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use leaseq::blocking;
@@ -56,91 +60,157 @@ pub fn _shutdown(py: Python<'_>) {
     py.detach(leaseq::runtime::shutdown);
 }
 
+/// What a ``leaseq.aio.Client`` connects to.
+enum Target {
+    Single(String),
+    Cluster(Vec<String>),
+}
+
+/// The client behind a ``leaseq.aio.Client``, connected by the first call that needs it, on the
+/// runtime: ``Client(url)`` only checks the URL, so the event loop never waits for a connection
+/// (a dead address used to hold it for the whole connect timeout).
+struct Lazy {
+    target: Target,
+    client: tokio::sync::OnceCell<blocking::Client>,
+    closed: AtomicBool,
+}
+
+impl Lazy {
+    /// The connected client, connecting first if need be (on the runtime); CLOSED once closed.
+    async fn client(&self) -> leaseq::Result<blocking::Client> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(leaseq::Error::Closed);
+        }
+        let client = self
+            .client
+            .get_or_try_init(|| async {
+                match &self.target {
+                    Target::Single(url) => blocking::Client::connect_async(url).await,
+                    Target::Cluster(urls) => blocking::Client::connect_cluster_async(urls).await,
+                }
+            })
+            .await?
+            .clone();
+        if self.closed.load(Ordering::SeqCst) {
+            // Closed while it connected.
+            client.close();
+            return Err(leaseq::Error::Closed);
+        }
+        Ok(client)
+    }
+}
+
 /// Native half of ``leaseq.aio.Client``.
 #[pyclass(module = "leaseq._native", frozen)]
 pub struct AsyncClient {
-    inner: blocking::Client,
+    lazy: Arc<Lazy>,
 }
 
-fn open(
-    py: Python<'_>,
-    connect: impl FnOnce() -> leaseq::Result<blocking::Client> + Send,
-) -> PyResult<AsyncClient> {
-    py.detach(connect)
-        .map(|inner| AsyncClient { inner })
-        .map_err(|e| errors::to_py(py, e))
+impl AsyncClient {
+    fn open(target: Target) -> AsyncClient {
+        AsyncClient {
+            lazy: Arc::new(Lazy {
+                target,
+                client: tokio::sync::OnceCell::new(),
+                closed: AtomicBool::new(false),
+            }),
+        }
+    }
 }
 
 #[pymethods]
 impl AsyncClient {
+    /// Checks the URL (``InvalidArgumentError`` naming ``url``) without connecting.
     #[new]
     fn new(py: Python<'_>, url: &Bound<'_, PyAny>) -> PyResult<Self> {
         let url = convert::string(url, "url")?;
-        open(py, || blocking::Client::connect(&url))
+        leaseq::Client::check_url(&url).map_err(|e| errors::to_py(py, e))?;
+        Ok(AsyncClient::open(Target::Single(url)))
     }
 
-    /// Connects to a Redis Cluster.
+    /// A client of a Redis Cluster; checks the URLs without connecting.
     #[staticmethod]
     fn cluster(py: Python<'_>, urls: &Bound<'_, PyAny>) -> PyResult<AsyncClient> {
         let urls = convert::strings(urls, "urls")?;
-        open(py, || blocking::Client::connect_cluster(&urls))
+        leaseq::Client::check_cluster_urls(&urls).map_err(|e| errors::to_py(py, e))?;
+        Ok(AsyncClient::open(Target::Cluster(urls)))
+    }
+
+    /// Connects now (an asyncio future of ``None``), unless connected already.
+    fn connect<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let lazy = self.lazy.clone();
+        spawn(py, async move { lazy.client().await.map(drop) })
     }
 
     /// The queue under ``prefix`` (validated; nothing is sent).
     fn queue(&self, py: Python<'_>, prefix: &Bound<'_, PyAny>) -> PyResult<AsyncQueue> {
         let prefix = convert::string(prefix, "prefix")?;
-        py.detach(|| self.inner.queue(&prefix))
-            .map_err(|e| errors::to_py(py, e))?;
+        leaseq::validate_prefix(&prefix, self.is_cluster()).map_err(|e| errors::to_py(py, e))?;
         Ok(AsyncQueue {
-            client: self.inner.clone(),
+            lazy: self.lazy.clone(),
             prefix: Arc::from(prefix),
         })
     }
 
     /// Closes the client: waiting leases raise ``ClosedError``, and so does every later call.
     fn close(&self, py: Python<'_>) {
-        py.detach(|| self.inner.close());
+        self.lazy.closed.store(true, Ordering::SeqCst);
+        if let Some(client) = self.lazy.client.get() {
+            py.detach(|| client.close());
+        }
     }
 
     /// Whether this client talks to a Redis Cluster.
     #[getter]
     fn is_cluster(&self) -> bool {
-        self.inner.is_cluster()
+        matches!(self.lazy.target, Target::Cluster(_))
     }
 
-    /// Risks found in the server's configuration when connecting.
+    /// Risks found in the server's configuration when connecting (none before it connected).
     #[getter]
     fn warnings(&self, py: Python<'_>) -> Vec<String> {
-        py.detach(|| self.inner.warnings())
+        match self.lazy.client.get() {
+            Some(client) => py.detach(|| client.warnings()),
+            None => Vec::new(),
+        }
     }
 }
 
 /// Native half of ``leaseq.aio.Queue``: each method returns an asyncio future.
 #[pyclass(module = "leaseq._native", frozen)]
 pub struct AsyncQueue {
-    client: blocking::Client,
+    lazy: Arc<Lazy>,
     prefix: Arc<str>,
 }
 
 impl AsyncQueue {
-    /// This process's async queue (the client reconnects first after a fork, off the GIL).
-    fn queue(&self, py: Python<'_>) -> PyResult<leaseq::Queue> {
-        py.detach(|| self.client.as_async()?.queue(&self.prefix))
-            .map_err(|e| errors::to_py(py, e))
-    }
-
-    /// Runs `call` on this process's async queue, on the runtime, as an asyncio future.
+    /// Runs `call` on this process's async queue, on the runtime, as an asyncio future. Once
+    /// connected, the queue is taken on the Python thread (off the GIL: after a fork the client
+    /// reconnects there, as the sync face does); before, the future connects first.
     fn run<'py, T, F>(
         &self,
         py: Python<'py>,
-        call: impl FnOnce(leaseq::Queue) -> F,
+        call: impl FnOnce(leaseq::Queue) -> F + Send + 'static,
     ) -> PyResult<Bound<'py, PyAny>>
     where
         F: Future<Output = leaseq::Result<T>> + Send + 'static,
         T: for<'a> IntoPyObject<'a> + Send + 'static,
     {
-        let queue = self.queue(py)?;
-        spawn(py, call(queue))
+        match self.lazy.client.get() {
+            Some(client) if !self.lazy.closed.load(Ordering::SeqCst) => {
+                let queue = py
+                    .detach(|| client.as_async()?.queue(&self.prefix))
+                    .map_err(|e| errors::to_py(py, e))?;
+                spawn(py, call(queue))
+            }
+            _ => {
+                let (lazy, prefix) = (self.lazy.clone(), self.prefix.clone());
+                spawn(py, async move {
+                    let queue = lazy.client().await?.as_async()?.queue(&prefix)?;
+                    call(queue).await
+                })
+            }
+        }
     }
 }
 
@@ -155,7 +225,7 @@ impl AsyncQueue {
     /// See ``leaseq.Queue.add``.
     fn add<'py>(&self, py: Python<'py>, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let item = convert::item(item, "item")?;
-        self.run(py, |q| async move { q.add(&item.get().inner).await })
+        self.run(py, move |q| async move { q.add(&item.get().inner).await })
     }
 
     /// See ``leaseq.Queue.add_unique``.
@@ -165,7 +235,10 @@ impl AsyncQueue {
         item: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let item = convert::item(item, "item")?;
-        self.run(py, |q| async move { q.add_unique(&item.get().inner).await })
+        self.run(
+            py,
+            move |q| async move { q.add_unique(&item.get().inner).await },
+        )
     }
 
     /// See ``leaseq.Queue.add_batch``.
@@ -175,7 +248,7 @@ impl AsyncQueue {
         items: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let items = convert::items(items, "items")?;
-        self.run(py, |q| async move { q.add_batch(&items).await })
+        self.run(py, move |q| async move { q.add_batch(&items).await })
     }
 
     /// See ``leaseq.Queue.lease``; a wait is cancelled with the awaiting task.
@@ -189,7 +262,7 @@ impl AsyncQueue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let ttl = convert::ttl(ttl)?;
         let wait = convert::wait(timeout, block)?;
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             Ok(q.lease(ttl, wait).await?.map(NewLease))
         })
     }
@@ -206,7 +279,7 @@ impl AsyncQueue {
         let n: usize = convert::integer(n, "n")?;
         let ttl = convert::ttl(ttl)?;
         let wait = convert::wait(timeout, None)?;
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             let leases = q.lease_batch(n, ttl, wait).await?;
             Ok(leases.into_iter().map(NewLease).collect::<Vec<_>>())
         })
@@ -234,7 +307,7 @@ impl AsyncQueue {
             }
             _ => None,
         };
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             let lease = &lease.get().inner;
             match result {
                 Some(result) => q.complete_with_result(lease, &result, keep).await,
@@ -267,7 +340,7 @@ impl AsyncQueue {
             }
             _ => None,
         };
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             let lease = &lease.get().inner;
             let (done, next) = match result {
                 Some(result) => {
@@ -290,10 +363,9 @@ impl AsyncQueue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
         let ttl = convert::ttl(ttl)?;
-        self.run(
-            py,
-            |q| async move { q.renew(&lease.get().inner, ttl).await },
-        )
+        self.run(py, move |q| async move {
+            q.renew(&lease.get().inner, ttl).await
+        })
     }
 
     /// See ``leaseq.Queue.renew_outcome``.
@@ -306,7 +378,7 @@ impl AsyncQueue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
         let ttl = convert::ttl(ttl)?;
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             q.renew_outcome(&lease.get().inner, ttl)
                 .await
                 .map(RenewName)
@@ -329,7 +401,7 @@ impl AsyncQueue {
         let lease = convert::lease(lease, "lease")?;
         let (message, kind) = convert::failure(error, error_type)?;
         let retry = convert::retry(retry)?;
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             q.fail(&lease.get().inner, &message, &kind, retry)
                 .await
                 .map(FailOutcome::from)
@@ -346,10 +418,9 @@ impl AsyncQueue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
         let delay = convert::opt_seconds(delay, "delay")?;
-        self.run(
-            py,
-            |q| async move { q.release(&lease.get().inner, delay).await },
-        )
+        self.run(py, move |q| async move {
+            q.release(&lease.get().inner, delay).await
+        })
     }
 
     /// See ``leaseq.Queue.progress``.
@@ -361,7 +432,7 @@ impl AsyncQueue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
         let value = convert::data(value, "value")?;
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             q.progress(&lease.get().inner, &value).await
         })
     }
@@ -379,8 +450,7 @@ impl AsyncQueue {
         let token = convert::string(token, "token")?;
         let incarnation = convert::string(incarnation, "incarnation")?;
         let attempt: u64 = convert::integer(attempt, "attempt")?;
-        self.queue(py)?
-            .lease_from_parts(&id, &token, &incarnation, attempt)
+        leaseq::Lease::from_parts(&self.prefix, &id, &token, &incarnation, attempt)
             .map(NewLease)
             .map_err(|e| errors::to_py(py, e))
     }
@@ -388,7 +458,7 @@ impl AsyncQueue {
     /// See ``leaseq.Queue.result``.
     fn result<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let id = convert::id(id, "id")?;
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             Ok(q.result(&id).await?.map(JobResult::from))
         })
     }
@@ -402,7 +472,7 @@ impl AsyncQueue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let id = convert::id(id, "id")?;
         let wait = convert::required_wait(timeout)?;
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             Ok(q.wait_result(&id, wait).await?.map(JobResult::from))
         })
     }
@@ -410,7 +480,10 @@ impl AsyncQueue {
     /// See ``leaseq.Queue.get``.
     fn get<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let id = convert::id(id, "id")?;
-        self.run(py, |q| async move { Ok(q.get(&id).await?.map(Job::from)) })
+        self.run(
+            py,
+            move |q| async move { Ok(q.get(&id).await?.map(Job::from)) },
+        )
     }
 
     /// See ``leaseq.Queue.list``.
@@ -429,7 +502,7 @@ impl AsyncQueue {
         // The core has no default page; these are the binding's, as documented.
         let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
         let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             let entries = q.list(state, start, count).await?;
             Ok(entries.into_iter().map(Entry::from).collect::<Vec<_>>())
         })
@@ -442,12 +515,12 @@ impl AsyncQueue {
         state: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let state = convert::state(py, state)?;
-        self.run(py, |q| async move { q.count(state).await })
+        self.run(py, move |q| async move { q.count(state).await })
     }
 
     /// See ``leaseq.Queue.stats``.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.run(py, |q| async move { q.stats().await.map(Stats::from) })
+        self.run(py, move |q| async move { q.stats().await.map(Stats::from) })
     }
 
     /// See ``leaseq.Queue.cancel``.
@@ -466,7 +539,7 @@ impl AsyncQueue {
         ids: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let ids = convert::ids(ids, "ids")?;
-        self.run(py, |q| async move { q.dead_requeue(&ids).await })
+        self.run(py, move |q| async move { q.dead_requeue(&ids).await })
     }
 
     /// See ``leaseq.Queue.dead_requeue_oldest``.
@@ -477,7 +550,7 @@ impl AsyncQueue {
         n: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let n = convert::opt_integer(n, "n")?;
-        self.run(py, |q| async move { q.dead_requeue_oldest(n).await })
+        self.run(py, move |q| async move { q.dead_requeue_oldest(n).await })
     }
 
     /// See ``leaseq.Queue.dead_purge``.
@@ -488,7 +561,7 @@ impl AsyncQueue {
         n: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let n = convert::opt_integer(n, "n")?;
-        self.run(py, |q| async move { q.dead_purge(n).await })
+        self.run(py, move |q| async move { q.dead_purge(n).await })
     }
 
     /// See ``leaseq.Queue.config``.
@@ -525,35 +598,35 @@ impl AsyncQueue {
             dead_max_count,
             dead_max_age,
         )?;
-        self.run(py, |q| async move { q.set_config(&config).await })
+        self.run(py, move |q| async move { q.set_config(&config).await })
     }
 
     /// See ``leaseq.Queue.reset_config``.
     fn reset_config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.run(py, |q| async move { q.reset_config().await })
+        self.run(py, move |q| async move { q.reset_config().await })
     }
 
     /// See ``leaseq.Queue.light_clean``.
     fn light_clean<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             q.light_clean().await.map(CleanReport::from)
         })
     }
 
     /// See ``leaseq.Queue.deep_clean``.
     fn deep_clean<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.run(py, |q| async move {
+        self.run(py, move |q| async move {
             q.deep_clean().await.map(CleanReport::from)
         })
     }
 
     /// See ``leaseq.Queue.queue_len``.
     fn queue_len<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.run(py, |q| async move { q.queue_len().await })
+        self.run(py, move |q| async move { q.queue_len().await })
     }
 
     /// See ``leaseq.Queue.processing_len``.
     fn processing_len<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.run(py, |q| async move { q.processing_len().await })
+        self.run(py, move |q| async move { q.processing_len().await })
     }
 }

@@ -169,11 +169,14 @@ pub struct WorkerRun {
     concurrency: usize,
 }
 
+/// A runner's report as Python gets it: ``(completed, retried, dead, lost, released)``.
+type ReportTuple = (u64, u64, u64, u64, u64);
+
 #[pymethods]
 impl WorkerRun {
     /// Waits up to ``timeout`` seconds (without the GIL); returns the report as a tuple
     /// ``(completed, retried, dead, lost, released)`` once the runner ended, else ``None``.
-    fn wait(&self, py: Python<'_>, timeout: f64) -> PyResult<Option<(u64, u64, u64, u64, u64)>> {
+    fn wait(&self, py: Python<'_>, timeout: f64) -> PyResult<Option<ReportTuple>> {
         let mut rx = self
             .report
             .lock()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import socket
 import subprocess
 import sys
 from collections.abc import Awaitable
@@ -201,6 +202,65 @@ def test_connection_lost(fresh_server: Server) -> None:
     fresh_server.stop()
     with pytest.raises(leaseq.LeaseqConnectionError):
         run(q.queue_len)
+
+
+def test_client_never_blocks_the_event_loop_while_it_connects(
+    fresh_server: Server,
+) -> None:
+    """Issue 14: a ticker saw ``leaseq.aio.Client(url)`` hold the event loop for the whole
+    connect timeout. Now the constructor only checks the URL, and connecting runs off the loop
+    while other tasks go on."""
+    with pytest.raises(leaseq.InvalidArgumentError) as info:
+        leaseq.aio.Client("localhost:6379")
+    assert info.value.argument == "url"
+    # A listener that never answers: a connect to it waits for its timeout.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        url = f"redis://127.0.0.1:{silent.getsockname()[1]}"
+
+        async def main() -> None:
+            ticks = 0
+
+            async def ticker() -> None:
+                nonlocal ticks
+                while True:
+                    await asyncio.sleep(0.01)
+                    ticks += 1
+
+            beat = asyncio.create_task(ticker())
+            client = leaseq.aio.Client(url)
+            connecting = asyncio.create_task(client.connect())
+            while ticks < 5:
+                await asyncio.sleep(0.01)
+            assert not connecting.done(), "still connecting while the loop ran on"
+            connecting.cancel()
+            client.close()
+            beat.cancel()
+
+        asyncio.run(main())
+
+    # ``async with`` connects: a stopped server's error surfaces there.
+    url = fresh_server.url
+    fresh_server.stop()
+
+    async def enter() -> None:
+        async with leaseq.aio.Client(url):
+            pass
+
+    with pytest.raises(leaseq.LeaseqConnectionError):
+        asyncio.run(enter())
+
+
+def test_a_client_closed_before_it_connected_refuses_calls(url: str) -> None:
+    async def main() -> None:
+        client = leaseq.aio.Client(url)
+        q = client.queue(new_prefix())
+        client.close()
+        with pytest.raises(leaseq.ClosedError):
+            await q.queue_len()
+
+    asyncio.run(main())
 
 
 def _aio_fork_child(q: leaseq.aio.Queue, results: Any) -> None:

@@ -169,24 +169,7 @@ impl Queue {
         incarnation: &str,
         attempt: u64,
     ) -> Result<Lease> {
-        validate_id(id)?;
-        if token.is_empty() {
-            return Err(Error::invalid("token", "must not be empty"));
-        }
-        if incarnation.is_empty() {
-            return Err(Error::invalid("incarnation", "must not be empty"));
-        }
-        Ok(Lease {
-            prefix: self.prefix().to_owned(),
-            id: id.to_owned(),
-            wire_id: id.as_bytes().to_vec(),
-            data: Vec::new(),
-            token: token.to_owned(),
-            count: attempt,
-            incarnation: incarnation.to_owned(),
-            max_attempts: DEFAULT_MAX_ATTEMPTS,
-            backoff: DEFAULT_BACKOFF,
-        })
+        Lease::from_parts(self.prefix(), id, token, incarnation, attempt)
     }
 }
 
@@ -358,4 +341,35 @@ pub(crate) fn batch_size(argument: &'static str, n: usize) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+impl Lease {
+    /// [`Queue::lease_from_parts`] for the queue under `prefix`, without the queue (nothing is
+    /// sent; the prefix is not checked).
+    pub fn from_parts(
+        prefix: &str,
+        id: &str,
+        token: &str,
+        incarnation: &str,
+        attempt: u64,
+    ) -> Result<Lease> {
+        validate_id(id)?;
+        if token.is_empty() {
+            return Err(Error::invalid("token", "must not be empty"));
+        }
+        if incarnation.is_empty() {
+            return Err(Error::invalid("incarnation", "must not be empty"));
+        }
+        Ok(Lease {
+            prefix: prefix.to_owned(),
+            id: id.to_owned(),
+            wire_id: id.as_bytes().to_vec(),
+            data: Vec::new(),
+            token: token.to_owned(),
+            count: attempt,
+            incarnation: incarnation.to_owned(),
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            backoff: DEFAULT_BACKOFF,
+        })
+    }
 }

@@ -8,7 +8,8 @@ Calls run on a small I/O runtime inside leaseq (no Python threads are involved),
         await queue.add(leaseq.Item(b"hello"))
         lease = await queue.lease(ttl=30.0, timeout=5.0)
 
-``Client(url)`` connects before returning (one round trip, without the GIL).
+``Client(url)`` only checks the URL; ``async with`` (or the first call) connects, off the event
+loop.
 """
 
 from __future__ import annotations
@@ -327,8 +328,12 @@ class Queue:
 
 class Client:
     """A connection to one Redis server (``Client(url)``) or a Redis Cluster
-    (``Client.cluster(urls)``), shared by its queues. Use it with ``async with`` or call
-    :meth:`close`. A client used in a forked child reconnects by itself."""
+    (``Client.cluster(urls)``), shared by its queues. Use it with ``async with`` (which
+    connects) or call :meth:`close`. A client used in a forked child reconnects by itself.
+
+    Constructing it only checks the URL (``InvalidArgumentError`` naming ``url``) and never
+    blocks the event loop: the connection is made off the loop, by ``async with``,
+    :meth:`connect` or the first call that needs it, whichever comes first."""
 
     __slots__ = ("_native",)
 
@@ -337,10 +342,16 @@ class Client:
 
     @classmethod
     def cluster(cls, urls: Sequence[str]) -> Client:
-        """Connects to a Redis Cluster; queue prefixes must then carry a ``{hash tag}``."""
+        """A client of a Redis Cluster (its URLs checked here; connected as ``Client(url)``
+        is); queue prefixes must then carry a ``{hash tag}``."""
         client = cls.__new__(cls)
         client._native = _native.AsyncClient.cluster(urls)
         return client
+
+    async def connect(self) -> None:
+        """Connects now, unless connected already: ``ConnectionError`` and the like surface
+        here instead of at the first call."""
+        await self._native.connect()
 
     def queue(self, prefix: str) -> Queue:
         """The queue whose keys live under ``prefix`` (validated here; nothing is sent)."""
@@ -357,10 +368,11 @@ class Client:
 
     @property
     def warnings(self) -> list[str]:
-        """Risks found in the server's configuration when connecting."""
+        """Risks found in the server's configuration when connecting (empty until then)."""
         return self._native.warnings
 
     async def __aenter__(self) -> Client:
+        await self.connect()
         return self
 
     async def __aexit__(
