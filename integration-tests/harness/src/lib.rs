@@ -100,24 +100,7 @@ impl RedisServer {
     /// [`RedisServer::unix_url`] name them.
     pub fn start_tls_and_unix() -> RedisServer {
         let certs = temp_dir("tls");
-        openssl(
-            &certs,
-            &[
-                "req",
-                "-x509",
-                "-newkey",
-                "rsa:2048",
-                "-nodes",
-                "-days",
-                "1",
-                "-subj",
-                "/CN=localhost",
-                "-keyout",
-                "key.pem",
-                "-out",
-                "cert.pem",
-            ],
-        );
+        self_signed(&certs, "/CN=localhost", "key.pem", "cert.pem");
         let tls_port = free_port(false).to_string();
         let cert = certs.join("cert.pem").to_string_lossy().into_owned();
         let key = certs.join("key.pem").to_string_lossy().into_owned();
@@ -287,21 +270,12 @@ pub fn test_certs() -> PathBuf {
     )
     .unwrap();
     for ca in ["ca", "other-ca"] {
-        openssl(&[
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "1",
-            "-subj",
+        self_signed(
+            &certs,
             &format!("/CN=leaseq test {ca}"),
-            "-keyout",
             &format!("{ca}.key"),
-            "-out",
             &format!("{ca}.pem"),
-        ]);
+        );
     }
     for (name, ca, ext) in [
         ("server", "ca", "server.ext"),
@@ -340,6 +314,17 @@ pub fn test_certs() -> PathBuf {
         openssl(&args.iter().map(String::as_str).collect::<Vec<_>>());
     }
     certs
+}
+
+/// A self-signed certificate for `subject` (valid one day) in `dir`: `key` and `cert`.
+fn self_signed(dir: &Path, subject: &str, key: &str, cert: &str) {
+    openssl(
+        dir,
+        &[
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", subject,
+            "-keyout", key, "-out", cert,
+        ],
+    );
 }
 
 /// Runs `openssl` with `args` in `dir` (test certificates); panics with its stderr on failure.
