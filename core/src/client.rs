@@ -61,28 +61,13 @@ impl Client {
     /// Checks a URL as [`Client::connect`] would before it opens a socket, without connecting:
     /// the scheme, the form and any TLS files. Errors are INVALID_ARGUMENT naming `url`.
     pub fn check_url(url: &str) -> Result<()> {
-        crate::connection::check_url(url, "url")
+        crate::connection::single_client(url).map(drop)
     }
 
     /// Checks cluster node URLs as [`Client::connect_cluster`] would, without connecting
     /// (INVALID_ARGUMENT naming `urls`).
-    pub fn check_cluster_urls<I, S>(urls: I) -> Result<()>
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<str>,
-    {
-        let mut any = false;
-        for url in urls {
-            crate::connection::check_url(url.as_ref(), "urls")?;
-            any = true;
-        }
-        if !any {
-            return Err(crate::Error::invalid(
-                "urls",
-                "name at least one cluster node",
-            ));
-        }
-        Ok(())
+    pub fn check_cluster_urls(urls: &[String]) -> Result<()> {
+        crate::connection::cluster_urls(urls).map(drop)
     }
 
     fn from_parts(connections: Connections, warnings: Vec<String>) -> Client {

@@ -102,14 +102,7 @@ const MAX_IDLE_WAITERS: usize = 16;
 
 impl Connections {
     pub async fn single(url: &str) -> Result<Connections> {
-        install_tls_provider();
-        check_scheme(url, "url")?;
-        let (url, certs) = tls_files(url, "url")?;
-        let client = match certs {
-            Some(certs) => redis::Client::build_with_tls(url.as_str(), certs),
-            None => redis::Client::open(url.as_str()),
-        }
-        .map_err(|e| invalid_url(e, "url"))?;
+        let client = single_client(url)?;
         // Few connection retries: a wrong address fails fast; after a restart, every later call
         // triggers a fresh reconnect anyway.
         let config = ConnectionManagerConfig::new()
@@ -132,19 +125,7 @@ impl Connections {
     }
 
     pub async fn cluster(urls: &[String]) -> Result<Connections> {
-        install_tls_provider();
-        if urls.is_empty() {
-            return Err(Error::invalid("urls", "name at least one cluster node"));
-        }
-        let mut plain_urls = Vec::new();
-        let mut certs = None;
-        for url in urls {
-            check_scheme(url, "urls")?;
-            let (url, files) = tls_files(url, "urls")?;
-            redis::Client::open(url.as_str()).map_err(|e| invalid_url(e, "urls"))?;
-            certs = certs.or(files);
-            plain_urls.push(url);
-        }
+        let (plain_urls, certs) = cluster_urls(urls)?;
         let builder = || {
             let b = ClusterClient::builder(plain_urls.iter().map(String::as_str));
             match &certs {
@@ -235,22 +216,41 @@ impl Connections {
     }
 }
 
-/// The first connection gets [`FIRST_CONNECT_TIMEOUT`] in all: a server that accepts but never
-/// answers would otherwise cost every retry's full response timeout.
-/// Checks `url` as a connect would before it opens a socket (scheme, TLS files, form); errors
-/// are INVALID_ARGUMENT naming `argument`.
-pub(crate) fn check_url(url: &str, argument: &'static str) -> Result<()> {
+/// The client for one server's `url`, checked as far as it can be without a socket: scheme,
+/// TLS files, form (INVALID_ARGUMENT naming `url`). [`crate::Client::check_url`] is this.
+pub(crate) fn single_client(url: &str) -> Result<redis::Client> {
     install_tls_provider();
-    check_scheme(url, argument)?;
-    let (plain, certs) = tls_files(url, argument)?;
+    check_scheme(url, "url")?;
+    let (url, certs) = tls_files(url, "url")?;
     match certs {
-        Some(certs) => redis::Client::build_with_tls(plain.as_str(), certs),
-        None => redis::Client::open(plain.as_str()),
+        Some(certs) => redis::Client::build_with_tls(url.as_str(), certs),
+        None => redis::Client::open(url.as_str()),
     }
-    .map(drop)
-    .map_err(|e| invalid_url(e, argument))
+    .map_err(|e| invalid_url(e, "url"))
 }
 
+/// Cluster node URLs checked as [`single_client`] checks one (INVALID_ARGUMENT naming `urls`):
+/// the URLs without leaseq's TLS settings, and the certificates the first that has them names.
+/// [`crate::Client::check_cluster_urls`] is this.
+pub(crate) fn cluster_urls(urls: &[String]) -> Result<(Vec<String>, Option<TlsCertificates>)> {
+    install_tls_provider();
+    if urls.is_empty() {
+        return Err(Error::invalid("urls", "name at least one cluster node"));
+    }
+    let mut plain_urls = Vec::new();
+    let mut certs = None;
+    for url in urls {
+        check_scheme(url, "urls")?;
+        let (url, files) = tls_files(url, "urls")?;
+        redis::Client::open(url.as_str()).map_err(|e| invalid_url(e, "urls"))?;
+        certs = certs.or(files);
+        plain_urls.push(url);
+    }
+    Ok((plain_urls, certs))
+}
+
+/// The first connection gets [`FIRST_CONNECT_TIMEOUT`] in all: a server that accepts but never
+/// answers would otherwise cost every retry's full response timeout.
 async fn first_connect<T>(
     connect: impl std::future::Future<Output = RedisResult<T>>,
     argument: &'static str,
