@@ -357,7 +357,7 @@ impl RedisCluster {
     /// `node_timeout_ms` (how long before a replica takes over from a primary that stopped
     /// answering), and waits for `cluster_state:ok` on every node.
     pub fn start_with(replicas: usize, node_timeout_ms: u32) -> RedisCluster {
-        RedisCluster::start_nodes(replicas, node_timeout_ms, &[])
+        RedisCluster::start_nodes(replicas, node_timeout_ms, &[], false)
     }
 
     /// Three primaries that also listen with TLS (`tls-cluster`: the cluster bus too), their
@@ -382,9 +382,8 @@ impl RedisCluster {
             path("client.key"),
             "--tls-cluster".into(),
             "yes".into(),
-            "--tls-port".into(),
         ];
-        (RedisCluster::start_nodes(0, 5000, &args), certs)
+        (RedisCluster::start_nodes(0, 5000, &args, true), certs)
     }
 
     /// `rediss://127.0.0.1:<tls port>` per node of [`RedisCluster::start_tls`].
@@ -392,9 +391,14 @@ impl RedisCluster {
         self.nodes.iter().map(RedisServer::tls_url).collect()
     }
 
-    /// Starts the nodes with `extra` arguments; when `extra` ends with `--tls-port`, each node
-    /// gets a free port of its own after it.
-    fn start_nodes(replicas: usize, node_timeout_ms: u32, extra: &[String]) -> RedisCluster {
+    /// Starts the nodes with `extra` arguments; with `tls_port`, each node also listens with
+    /// TLS on a free port of its own (`--tls-port`).
+    fn start_nodes(
+        replicas: usize,
+        node_timeout_ms: u32,
+        extra: &[String],
+        tls_port: bool,
+    ) -> RedisCluster {
         let mut nodes = Vec::new();
         for _ in 0..3 * (1 + replicas) {
             let dir = temp_dir("redis-cluster");
@@ -416,7 +420,8 @@ impl RedisCluster {
                     ],
                 };
                 server.extra_args.extend(extra.iter().cloned());
-                if extra.last().is_some_and(|a| a == "--tls-port") {
+                if tls_port {
+                    server.extra_args.push("--tls-port".into());
                     server.extra_args.push(free_port(true).to_string());
                 }
                 match server.spawn() {
