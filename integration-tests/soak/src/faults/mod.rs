@@ -175,7 +175,6 @@ async fn produce(
 ) {
     let mut next = 1u64;
     let mut pending: Vec<Option<Vec<Item>>> = vec![None, None];
-    let mut ids: Vec<Vec<String>> = vec![Vec::new(), Vec::new()];
     loop {
         tokio::select! {
             _ = stop.notified() => return,
@@ -193,21 +192,21 @@ async fn produce(
                 }
                 // Small batches in the steady state; big ones to build a backlog quickly.
                 let size = if want > BACKLOG { 500 } else { BATCH as u64 };
-                ids[i] = (next..next + size)
-                    .map(|n| format!("{stage}-{n}"))
-                    .collect();
-                next += size;
                 pending[i] = Some(
-                    ids[i]
-                        .iter()
-                        .map(|id| {
-                            Item::with_id(id.clone(), format!("{{\"id\":\"{id}\"}}")).unwrap()
+                    (next..next + size)
+                        .map(|n| {
+                            let id = format!("{stage}-{n}");
+                            let data = format!("{{\"id\":\"{id}\"}}");
+                            Item::with_id(id, data).unwrap()
                         })
                         .collect(),
                 );
+                next += size;
             }
             let batch = pending[i].as_ref().unwrap();
-            let keys = ids[i].iter().map(|id| (q.prefix().to_owned(), id.clone()));
+            let keys = batch
+                .iter()
+                .map(|item| (q.prefix().to_owned(), item.id().to_owned()));
             match q.add_batch(batch).await {
                 Ok(n) => {
                     assert_eq!(n, batch.len(), "fresh ids are all added");
