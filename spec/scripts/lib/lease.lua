@@ -27,8 +27,56 @@ local function housekeeping(now, always)
   return h
 end
 
-local function lease_items(base, ttl, n, now)
+-- One lease of a plain item from P:queue, the common case: the commands the loop of
+-- lease_items takes for it, without the loop's tables (most of a plain lease's Lua time).
+-- Returns the lease, or nil and what it took from the queue (the id, its data if it read a
+-- string, and whether it found no job hash) for the loop to go on with.
+local function lease_plain(h, token, ttl_s, now_s, expiry_s)
+  local id = redis.call('RPOP', QUEUE)
+  if not id then
+    return nil
+  end
+  local data = redis.pcall('GET', ITEM .. id)
+  if type(data) ~= 'string' then
+    return nil, id
+  end
+  local job_key = JOB .. id
+  if redis.call('EXISTS', job_key) == 1 then
+    return nil, id, data, false
+  end
+  if not redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl_s) then
+    return nil, id, data, true
+  end
+  redis.call('HSET', job_key, 'inc', token, 'attempts', '1', 'state', 'leased', 'leased_at', now_s)
+  redis.call('ZADD', LEASED, expiry_s, id)
+  return {id, data, 1, token, h.max_attempts, h.backoff}
+end
+
+-- ttl is in milliseconds, a number or its string (as ARGV gives it); now_s is now's string
+-- (now_ms gives both).
+local function lease_items(base, ttl, n, now, now_s)
   local h = housekeeping(now, false)
+  local ttl_s = ttl
+  ttl = tonumber(ttl)
+  if type(ttl_s) ~= 'string' then
+    ttl_s = decimal(ttl)
+  end
+  now_s = now_s or decimal(now)
+  local expiry_s = decimal(now + ttl)
+  -- What the shortcut took and could not lease, for the loop to go on with.
+  local taken, taken_data, no_job
+  if n == 1 then
+    if h.prios == nil then
+      h.prios = redis.call('EXISTS', PRIOS) == 1
+    end
+    if not h.prios then
+      local lease
+      lease, taken, taken_data, no_job = lease_plain(h, base, ttl_s, now_s, expiry_s)
+      if lease then
+        return {0, -1, lease}
+      end
+    end
+  end
   -- P:leased gets one ZADD for the whole batch, at the end: nothing in between reads it for
   -- these ids.
   local leases, drops, looked, expiries = {}, 0, false, {}
@@ -37,8 +85,9 @@ local function lease_items(base, ttl, n, now)
   -- holds more than the loop will look at. An id seen twice in one call is read again (its
   -- first copy may have changed it).
   local batch, datas, at, seen, plain = {}, {}, 1, {}, false
-  -- Numbers given to redis.call are turned into strings on every call: once per call here.
-  local ttl_s, now_s, expiry_s = tostring(ttl), tostring(now), tostring(now + ttl)
+  if taken then
+    batch, datas, plain = {taken}, {taken_data}, no_job == true
+  end
   while #leases < n and drops < MAX_DROPS do
     if at > #batch then
       local k = math.min(n - #leases, MAX_DROPS - drops)

@@ -8,7 +8,8 @@ local function count_event(now, field, n)
     h.minute, h.rate_key = minute, RATE .. minute
   end
   local key = h.rate_key
-  local count = redis.pcall('HINCRBY', key, field, n or 1)
+  -- (A literal for one event: Lua's number-to-string costs.)
+  local count = redis.pcall('HINCRBY', key, field, n or '1')
   if count == (n or 1) then
     redis.pcall('PEXPIRE', key, RATE_TTL_MS)
   end
