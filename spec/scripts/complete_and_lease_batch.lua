@@ -5,11 +5,11 @@
 -- then 6 values per lease to complete, as complete_batch.lua (at most 1000).
 -- Returns {codes, lease reply}: one code per completed lease, then what lease.lua returns (or
 -- {0, -1}, nothing leased, when the lease part failed).
-local now, now_s = now_ms()
+local now = now_ms()
 local codes = complete_items(ARGV, 4, now)
 -- The completes are done: an error in the lease part (a key of the wrong type) must not hide
 -- them. It leases nothing then ({0, -1}); the caller's next plain lease meets the error.
-local ok, leased = pcall(lease_items, ARGV[1], ARGV[2], tonumber(ARGV[3]), now, now_s)
+local ok, leased = pcall(lease_items, ARGV[1], ARGV[2], tonumber(ARGV[3]), now)
 if not ok then
   leased = {0, -1}
 end

@@ -52,17 +52,11 @@ local function lease_plain(h, token, ttl_s, now_s, expiry_s)
   return {id, data, 1, token, h.max_attempts, h.backoff}
 end
 
--- ttl is in milliseconds, a number or its string (as ARGV gives it); now_s is now's string
--- (now_ms gives both).
-local function lease_items(base, ttl, n, now, now_s)
+-- ttl_s is the lease's TTL in milliseconds as ARGV gives it, a decimal string: commands take
+-- it as it is.
+local function lease_items(base, ttl_s, n, now)
   local h = housekeeping(now, false)
-  local ttl_s = ttl
-  ttl = tonumber(ttl)
-  if type(ttl_s) ~= 'string' then
-    ttl_s = decimal(ttl)
-  end
-  now_s = now_s or decimal(now)
-  local expiry_s = decimal(now + ttl)
+  local now_s, expiry_s = decimal(now), decimal(now + tonumber(ttl_s))
   -- What the shortcut took and could not lease, for the loop to go on with.
   local taken, taken_data, no_job
   if n == 1 then

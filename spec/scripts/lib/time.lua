@@ -11,9 +11,7 @@ local function decimal(n)
 end
 
 -- The server's clock in milliseconds since the epoch: the only clock the protocol reads.
--- Returns it as a number and as its decimal string.
 local function now_ms()
   local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  return now, decimal(now)
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
