@@ -1,4 +1,4 @@
--- Leases up to n items (spec/PROTOCOL.md, 5.4). Needs keys, time, config, rate, waiting, jobs.
+-- Leases up to n items (spec/PROTOCOL.md, 4.4). Needs keys, time, config, rate, waiting, jobs.
 -- First moves up to 100 due delayed items to their waiting lists and recovers up to 20 expired
 -- leases (so no cleaner is needed for either), then leases up to n items in priority order.
 -- The k-th lease's token is the token for k = 1, token .. '.' .. k after that.
@@ -20,8 +20,10 @@ local function housekeeping(now, always)
   if h.housekeeping and h.housekeeping > now and not always then
     return h
   end
-  h.housekeeping, h.prios = now + HOUSEKEEPING_MS, nil
-  h.backoff, h.max_attempts = config('backoff'), max_attempts_of(nil)
+  -- The queue's settings first: a P:config that cannot be read fails this call, and the next,
+  -- before the hint says housekeeping is done.
+  local backoff, max_attempts = config('backoff'), max_attempts_of(nil)
+  h.housekeeping, h.prios, h.backoff, h.max_attempts = now + HOUSEKEEPING_MS, nil, backoff, max_attempts
   promote_due(now, 100)
   recover_expired(now, 20)
   return h
@@ -29,8 +31,8 @@ end
 
 -- One lease of a plain item from P:queue, the common case: the commands the loop of
 -- lease_items takes for it, without the loop's tables (most of a plain lease's Lua time).
--- Returns the lease, or nil and what it took from the queue (the id, its data if it read a
--- string, and whether it found no job hash) for the loop to go on with.
+-- Returns the lease, or nil and what it took from the queue (the id, what GET gave for it, and
+-- whether it found no job hash) for the loop to go on with.
 local function lease_plain(h, token, ttl_s, now_s, expiry_s)
   local id = redis.call('RPOP', QUEUE)
   if not id then
@@ -38,7 +40,7 @@ local function lease_plain(h, token, ttl_s, now_s, expiry_s)
   end
   local data = redis.pcall('GET', ITEM .. id)
   if type(data) ~= 'string' then
-    return nil, id
+    return nil, id, data
   end
   local job_key = JOB .. id
   if redis.call('EXISTS', job_key) == 1 then
@@ -52,24 +54,23 @@ local function lease_plain(h, token, ttl_s, now_s, expiry_s)
   return {id, data, 1, token, h.max_attempts, h.backoff}
 end
 
--- ttl_s is the lease's TTL in milliseconds as ARGV gives it, a decimal string: commands take
--- it as it is.
+-- ttl_s is the lease's TTL as ARGV gives it: milliseconds as a decimal integer (spec/PROTOCOL.md,
+-- 4.4), which commands take as it is.
 local function lease_items(base, ttl_s, n, now)
   local h = housekeeping(now, false)
+  -- Numbers given to redis.call become strings on every call (Lua's '%.14g'): once per call
+  -- here, and with decimal's cheaper '%d'.
   local now_s, expiry_s = decimal(now), decimal(now + tonumber(ttl_s))
-  -- What the shortcut took and could not lease, for the loop to go on with.
-  local taken, taken_data, no_job
-  if n == 1 then
-    if h.prios == nil then
-      h.prios = redis.call('EXISTS', PRIOS) == 1
+  -- What the shortcut took and could not lease, for the loop to go on with; empty when it
+  -- found the queue empty.
+  local taken, taken_data, no_job, empty
+  if n == 1 and not other_levels(h) then
+    local lease
+    lease, taken, taken_data, no_job = lease_plain(h, base, ttl_s, now_s, expiry_s)
+    if lease then
+      return {0, -1, lease}
     end
-    if not h.prios then
-      local lease
-      lease, taken, taken_data, no_job = lease_plain(h, base, ttl_s, now_s, expiry_s)
-      if lease then
-        return {0, -1, lease}
-      end
-    end
+    empty = not taken
   end
   -- P:leased gets one ZADD for the whole batch, at the end: nothing in between reads it for
   -- these ids.
@@ -81,6 +82,10 @@ local function lease_items(base, ttl_s, n, now)
   local batch, datas, at, seen, plain = {}, {}, 1, {}, false
   if taken then
     batch, datas, plain = {taken}, {taken_data}, no_job == true
+  elseif empty then
+    -- As the loop does when its first pop finds nothing: housekeeping, then one more look.
+    looked = true
+    h = housekeeping(now, true)
   end
   while #leases < n and drops < MAX_DROPS do
     if at > #batch then

@@ -51,12 +51,16 @@ end
 -- Whether other levels are in use is a hint (queue_hints().prios): false once P:prios was
 -- found empty, true again when this library pushes to another level, and forgotten by
 -- housekeeping, so that levels pushed by other clients count within HOUSEKEEPING_MS.
-local function pop_waiting()
-  local h = queue_hints()
+local function other_levels(h)
   if h.prios == nil then
     h.prios = redis.call('EXISTS', PRIOS) == 1
   end
-  if not h.prios then
+  return h.prios
+end
+
+local function pop_waiting()
+  local h = queue_hints()
+  if not other_levels(h) then
     return redis.call('RPOP', QUEUE), 0
   end
   while true do
@@ -89,11 +93,7 @@ end
 -- Takes up to k waiting ids (k >= 1) in lease order, as k calls of pop_waiting would. With no
 -- other level in use, one RPOP of P:queue with a count: one command for the whole batch.
 local function pop_waiting_many(k)
-  local h = queue_hints()
-  if h.prios == nil then
-    h.prios = redis.call('EXISTS', PRIOS) == 1
-  end
-  if not h.prios then
+  if not other_levels(queue_hints()) then
     return redis.call('RPOP', QUEUE, k) or {}
   end
   local ids = {}
