@@ -36,8 +36,9 @@ pub(crate) struct QueueKeys {
     pub worker_family: String,
     /// `<prefix>:lock:housekeeping`: the id of the runner doing the queue's housekeeping
     pub housekeeping_lock: String,
-    /// Every script's keys, in protocol order (spec/PROTOCOL.md, 4.2).
-    script_keys: [String; 16],
+    /// The two keys every function call declares (spec/PROTOCOL.md, 4.2): `<prefix>:lease:` and
+    /// `<prefix>:item:`, family prefixes that never exist as keys.
+    script_keys: [String; 2],
 }
 
 /// The families of per-item (or per-level, per-minute) keys: `<prefix>:<family>:<suffix>`. A
@@ -59,24 +60,7 @@ impl QueueKeys {
     pub fn new(prefix: &str, cluster: bool) -> Result<QueueKeys> {
         validate_prefix(prefix, cluster)?;
         let key = |suffix: &str| format!("{prefix}:{suffix}");
-        let script_keys = [
-            key("queue"),
-            key("processing"),
-            key("lease:"),
-            key("item:"),
-            key("job:"),
-            key("data:"),
-            key("delayed"),
-            key("leased"),
-            key("dead"),
-            key("prios"),
-            key("prio:"),
-            key("config"),
-            key("wake"),
-            key("result:"),
-            key("rate:"),
-            key("lease_count"),
-        ];
+        let script_keys = [key("lease:"), key("item:")];
         Ok(QueueKeys {
             prefix: prefix.to_owned(),
             queue: key("queue"),
@@ -96,8 +80,8 @@ impl QueueKeys {
         })
     }
 
-    /// The sixteen keys every script receives first, in protocol order.
-    pub fn script_keys(&self) -> &[String; 16] {
+    /// The two keys every function call declares first, in protocol order.
+    pub fn script_keys(&self) -> &[String; 2] {
         &self.script_keys
     }
 
@@ -193,7 +177,7 @@ mod tests {
         let k = QueueKeys::new("jobs", false).unwrap();
         assert_eq!(k.queue, "jobs:queue");
         assert_eq!(k.processing, "jobs:processing");
-        assert_eq!(k.script_keys()[2], "jobs:lease:");
+        assert_eq!(k.script_keys(), &["jobs:lease:", "jobs:item:"]);
         assert_eq!(k.item_family, "jobs:item:");
         assert_eq!(k.lease_count, "jobs:lease_count");
     }

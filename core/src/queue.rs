@@ -44,7 +44,7 @@ impl Queue {
         Error::from_redis(err, &self.keys.prefix)
     }
 
-    /// A call of `function` with the sixteen protocol keys already in place.
+    /// A call of `function` with the protocol's two keys already in place.
     pub(crate) fn invocation(&self, function: &'static Function) -> Invocation {
         let mut inv = Invocation::new(function);
         for key in self.keys.script_keys() {

@@ -6,4 +6,4 @@
 -- Returns {completed, next}: completed as complete's reply, next exactly a lease reply.
 local now = now_ms()
 local completed = complete_item(ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1', ARGV[5], ARGV[6], now)
-return {completed, lease_items(ARGV[7], ARGV[8], tonumber(ARGV[9]), now)}
+return {completed, lease_items(ARGV[7], ARGV[8], ARGV[9], now)}

@@ -9,7 +9,7 @@ local now = now_ms()
 local codes = complete_items(ARGV, 4, now)
 -- The completes are done: an error in the lease part (a key of the wrong type) must not hide
 -- them. It leases nothing then ({0, -1}); the caller's next plain lease meets the error.
-local ok, leased = pcall(lease_items, ARGV[1], ARGV[2], tonumber(ARGV[3]), now)
+local ok, leased = pcall(lease_items, ARGV[1], ARGV[2], ARGV[3], now)
 if not ok then
   leased = {0, -1}
 end

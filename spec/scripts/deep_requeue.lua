@@ -1,9 +1,9 @@
 --! include: keys waiting
 --! flags: allow-oom
 -- deep_clean, step 4: queue the suspects that are still orphans: item there, no lease.
--- KEYS[17]: the suspects set. ARGV: count.
+-- KEYS[3]: the suspects set. ARGV: count.
 -- Returns {suspects taken, requeued}.
-local ids = redis.call('SPOP', KEYS[17], ARGV[1])
+local ids = redis.call('SPOP', KEYS[3], ARGV[1])
 local requeued = 0
 for _, id in ipairs(ids) do
   if redis.call('TYPE', ITEM .. id)['ok'] == 'string' and redis.call('EXISTS', LEASE .. id) == 0

@@ -1,12 +1,12 @@
 --! include: keys time
 --! flags: allow-oom
--- runner_beat (spec/PROTOCOL.md, 13.2). KEYS 17: P:workers, 18: P:worker: (family), 19:
+-- runner_beat (spec/PROTOCOL.md, 13.2). KEYS 3: P:workers, 4: P:worker: (family), 5:
 -- P:lock:housekeeping. ARGV: id, info, ttl_ms, lock (1: take or keep the housekeeping lock),
 -- lock_ttl_ms. Returns {holds_lock, now}.
-local workers, lock = KEYS[17], KEYS[19]
+local workers, lock = KEYS[3], KEYS[5]
 local id, ttl = ARGV[1], tonumber(ARGV[3])
 local now = now_ms()
-redis.call('SET', KEYS[18] .. id, ARGV[2], 'PX', ttl)
+redis.call('SET', KEYS[4] .. id, ARGV[2], 'PX', ttl)
 redis.call('ZADD', workers, now + ttl, id)
 local gone = redis.call('ZRANGEBYSCORE', workers, '-inf', now, 'LIMIT', 0, 100)
 if #gone > 0 then

@@ -1,11 +1,11 @@
 --! include: keys
 --! flags: allow-oom
--- runner_leave (spec/PROTOCOL.md, 13.2). KEYS 17: P:workers, 18: P:worker: (family), 19:
+-- runner_leave (spec/PROTOCOL.md, 13.2). KEYS 3: P:workers, 4: P:worker: (family), 5:
 -- P:lock:housekeeping. ARGV: id. Returns 1.
 local id = ARGV[1]
-redis.call('DEL', KEYS[18] .. id)
-redis.call('ZREM', KEYS[17], id)
-if redis.call('GET', KEYS[19]) == id then
-  redis.call('DEL', KEYS[19])
+redis.call('DEL', KEYS[4] .. id)
+redis.call('ZREM', KEYS[3], id)
+if redis.call('GET', KEYS[5]) == id then
+  redis.call('DEL', KEYS[5])
 end
 return 1

@@ -1,6 +1,7 @@
--- leaseq protocol v2: the keys every function receives, in this order (spec/PROTOCOL.md, 4.2).
--- The library is every file of lib/ in the order of spec/PROTOCOL.md 4.1, then each function's
--- file as its body. These names are bound to the call's KEYS by bind_keys, first in every call.
+-- leaseq protocol v2: the keys of a queue (spec/PROTOCOL.md, 4.2). Every call declares two keys,
+-- P:lease: and P:item:, which never exist; bind_keys derives the prefix P from the first and
+-- binds these names, first in every call. The library is every file of lib/ in the order of
+-- spec/PROTOCOL.md 4.1, then each function's file as its body.
 local QUEUE      -- P:queue        LIST  waiting ids of priority 0 (redis-work-queue's list)
 local PROCESSING -- P:processing   LIST  ids redis-work-queue clients took (leaseq v2 never adds)
 local LEASE      -- P:lease:       family: LEASE .. id, STRING token with PX expiry
@@ -18,22 +19,37 @@ local RESULT     -- P:result:      family: RESULT .. id, LIST {finished, attempt
 local RATE       -- P:rate:        family: RATE .. minute, HASH of counters
 local COUNTS     -- P:lease_count  HASH  protocol v1's lease counts; only cleaned now
 
--- Called first by every function (spec/PROTOCOL.md, 4.1): the keys of this call's queue.
+-- Each queue's names, built on a queue's first call and kept in the library's memory (at most
+-- 10000 queues, then all are forgotten): a call binds them with one table lookup.
+local NAMES = {'queue', 'processing', 'lease:', 'item:', 'job:', 'data:', 'delayed', 'leased', 'dead',
+  'prios', 'prio:', 'config', 'wake', 'result:', 'rate:', 'lease_count'}
+local bound, bound_count = {}, 0
+
+local function names_of(lease_family)
+  local prefix = string.sub(lease_family, 1, -8)
+  if prefix .. ':lease:' ~= lease_family or prefix == '' then
+    error({err = 'ERR leaseq: KEYS[1] must be <prefix>:lease:'})
+  end
+  local names = {}
+  for i = 1, #NAMES do
+    names[i] = prefix .. ':' .. NAMES[i]
+  end
+  bound_count = bound_count + 1
+  if bound_count > 10000 then
+    bound, bound_count = {}, 1
+  end
+  bound[lease_family] = names
+  return names
+end
+
+-- Called first by every function (spec/PROTOCOL.md, 4.1): the keys of this call's queue, from
+-- KEYS[1] (P:lease:) and KEYS[2] (P:item:, checked: the pair is what keeps a call off a
+-- migrating slot, 4.2).
 local function bind_keys(keys)
-  QUEUE = keys[1]
-  PROCESSING = keys[2]
-  LEASE = keys[3]
-  ITEM = keys[4]
-  JOB = keys[5]
-  DATA = keys[6]
-  DELAYED = keys[7]
-  LEASED = keys[8]
-  DEAD = keys[9]
-  PRIOS = keys[10]
-  PRIO = keys[11]
-  CONFIG = keys[12]
-  WAKE = keys[13]
-  RESULT = keys[14]
-  RATE = keys[15]
-  COUNTS = keys[16]
+  local n = bound[keys[1]] or names_of(keys[1])
+  if keys[2] ~= n[4] then
+    error({err = 'ERR leaseq: KEYS[2] must be <prefix>:item:'})
+  end
+  QUEUE, PROCESSING, LEASE, ITEM, JOB, DATA, DELAYED, LEASED = n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8]
+  DEAD, PRIOS, PRIO, CONFIG, WAKE, RESULT, RATE, COUNTS = n[9], n[10], n[11], n[12], n[13], n[14], n[15], n[16]
 end

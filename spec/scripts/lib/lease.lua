@@ -54,9 +54,11 @@ local function lease_plain(h, token, ttl_s, now_s, expiry_s)
   return {id, data, 1, token, h.max_attempts, h.backoff}
 end
 
--- ttl_s is the lease's TTL as ARGV gives it: milliseconds as a decimal integer (spec/PROTOCOL.md,
--- 4.4), which commands take as it is.
-local function lease_items(base, ttl_s, n, now)
+-- ttl_s and n_s are the lease's TTL (milliseconds) and how many leases are wanted, as ARGV gives
+-- them: decimal integers (spec/PROTOCOL.md, 4.4). Commands take ttl_s as it is; n_s = '1' needs
+-- no conversion (Lua's tonumber is a strtod).
+local function lease_items(base, ttl_s, n_s, now)
+  local n = n_s == '1' and 1 or tonumber(n_s)
   local h = housekeeping(now, false)
   -- Numbers given to redis.call become strings on every call (Lua's '%.14g'): once per call
   -- here, and with decimal's cheaper '%d'.
