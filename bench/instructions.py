@@ -144,7 +144,7 @@ def run_v2(r, n):
         done = 0
         while state["next"]:
             lease, nxt = state["next"], token()
-            reply = call("complete_and_lease", [lease[0], lease[3], state["token"], "0", "", "", nxt, 30000, 1])
+            reply = call("complete_and_lease", [nxt, 30000, 1, lease[0], lease[3], state["token"]])
             assert reply[0] == 1, reply
             done += 1
             state["next"], state["token"] = (reply[1][2] if len(reply[1]) > 2 else None), nxt

@@ -63,21 +63,8 @@ impl Queue {
         result: Option<&[u8]>,
         keep_for: Option<Duration>,
     ) -> Result<bool> {
-        self.own(lease)?;
-        let keep = match keep_for {
-            Some(d) => policy::duration_ms("keep_result_for", d)?.to_string(),
-            None => String::new(),
-        };
         let mut inv = self.invocation(&scripts::COMPLETE);
-        inv.arg(&lease.wire_id)
-            .arg(&lease.incarnation)
-            .arg(&lease.token)
-            .arg(if result.is_some() { "1" } else { "0" })
-            .arg(result.unwrap_or_default())
-            .arg(keep);
-        if result.is_some() {
-            inv.keeping_result();
-        }
+        self.completion_args(&mut inv, lease, result.map(|r| (r, keep_for)), false)?;
         Ok(self.invoke::<i64>(&inv).await? == 1)
     }
 
@@ -201,8 +188,8 @@ impl Queue {
         Ok(codes.into_iter().map(|c| c == 1).collect())
     }
 
-    /// The six arguments per lease of the complete functions (complete_batch,
-    /// complete_and_lease and its batch), checked first.
+    /// The six arguments per lease of the batch complete functions (complete_batch,
+    /// complete_and_lease_batch), each lease checked first.
     pub(crate) fn complete_args(
         &self,
         inv: &mut crate::scripts::Invocation,
@@ -210,33 +197,47 @@ impl Queue {
     ) -> Result<()> {
         batch_size("leases", completions.len())?;
         for (lease, result) in completions {
-            self.own(lease)?;
-            let (has, data, keep) = match result {
-                Some((data, keep)) => {
-                    crate::item::validate_data(data).map_err(|_| {
-                        Error::invalid("result", "is larger than the 512 MiB Redis allows")
-                    })?;
-                    let keep = match keep {
-                        Some(d) if d.is_zero() => {
-                            return Err(Error::invalid(
-                                "keep_result_for",
-                                "must be greater than zero",
-                            ))
-                        }
-                        Some(d) => policy::duration_ms("keep_result_for", *d)?.to_string(),
-                        None => String::new(),
-                    };
-                    inv.keeping_result();
-                    ("1", *data, keep)
-                }
-                None => ("0", &[][..], String::new()),
-            };
-            inv.arg(&lease.wire_id)
-                .arg(&lease.incarnation)
-                .arg(&lease.token)
-                .arg(has)
-                .arg(data)
-                .arg(keep);
+            self.completion_args(inv, lease, *result, true)?;
+        }
+        Ok(())
+    }
+
+    /// One completion's arguments (spec/PROTOCOL.md, 5.3): `id inc token`, then
+    /// `has_result result keep_result_ms`, which a single complete (`all` false) leaves out when
+    /// there is no result: fewer arguments, less work for the server. Checked first.
+    pub(crate) fn completion_args(
+        &self,
+        inv: &mut crate::scripts::Invocation,
+        lease: &Lease,
+        result: Option<(&[u8], Option<Duration>)>,
+        all: bool,
+    ) -> Result<()> {
+        self.own(lease)?;
+        let (has, data, keep) = match result {
+            Some((data, keep)) => {
+                crate::item::validate_data(data).map_err(|_| {
+                    Error::invalid("result", "is larger than the 512 MiB Redis allows")
+                })?;
+                let keep = match keep {
+                    Some(d) if d.is_zero() => {
+                        return Err(Error::invalid(
+                            "keep_result_for",
+                            "must be greater than zero",
+                        ))
+                    }
+                    Some(d) => policy::duration_ms("keep_result_for", d)?.to_string(),
+                    None => String::new(),
+                };
+                inv.keeping_result();
+                ("1", data, keep)
+            }
+            None => ("0", &[][..], String::new()),
+        };
+        inv.arg(&lease.wire_id)
+            .arg(&lease.incarnation)
+            .arg(&lease.token);
+        if all || result.is_some() {
+            inv.arg(has).arg(data).arg(keep);
         }
         Ok(())
     }

@@ -194,9 +194,9 @@ impl Queue {
         let ttl_ms = ttl_millis(ttl)?;
         let token = new_token();
         let mut inv = self.invocation(&scripts::COMPLETE_AND_LEASE);
-        // The same six values as `complete` (spec/PROTOCOL.md, 5.3), checked first.
-        self.complete_args(&mut inv, &[(lease, result)])?;
         inv.arg(&token).arg(ttl_ms).arg(1);
+        // Then the same values as `complete` (spec/PROTOCOL.md, 5.3), checked first.
+        self.completion_args(&mut inv, lease, result, false)?;
         let value: Value = self.invoke(&inv).await?;
         let mut parts = array("complete_and_lease", value)?;
         if parts.len() != 2 {
