@@ -941,3 +941,99 @@ async fn batch_complete_falls_back_one_by_one(env: Env) {
         "nothing left behind"
     );
 }
+
+/// A call that declares the wrong keys, or a batch with a `per` other than 3 or 6, fails before
+/// it changes anything (spec/PROTOCOL.md, 4.2 and 4.6). These calls are what another
+/// implementation of the protocol could get wrong; leaseq's own client never sends them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_with_wrong_keys_or_per_change_nothing() {
+    let env = Env::single("wrong_keys").await;
+    env.add("w1", b"one").await;
+    let lease = env.lease().await.expect("w1 leased");
+    // The server is this test's own: its only function library is leaseq's.
+    let libraries: redis::Value = env
+        .cmd(&[b"FUNCTION", b"LIST", b"LIBRARYNAME", b"leaseq_*"])
+        .await;
+    // The first name in FUNCTION LIST's reply is the library's (its functions follow it).
+    fn library_name(v: &redis::Value) -> Option<String> {
+        match v {
+            redis::Value::BulkString(b) if b.starts_with(b"leaseq_") => {
+                String::from_utf8(b.clone()).ok()
+            }
+            redis::Value::Array(items) => items.iter().find_map(library_name),
+            redis::Value::Map(pairs) => pairs.iter().find_map(|(_, v)| library_name(v)),
+            _ => None,
+        }
+    }
+    let name =
+        library_name(&libraries).unwrap_or_else(|| panic!("no leaseq library in {libraries:?}"));
+    let before = {
+        let mut keys = env.all_keys().await;
+        keys.sort();
+        keys
+    };
+    let (lease_family, item_family) = (env.key("lease:"), env.key("item:"));
+    let other_item = format!("{}x:item:", env.prefix);
+    let call = |function: &str, keys: Vec<String>, args: Vec<Vec<u8>>| {
+        let mut cmd = redis::cmd("FCALL");
+        cmd.arg(format!("{name}_{function}"))
+            .arg(keys.len())
+            .arg(&keys);
+        for a in args {
+            cmd.arg(a);
+        }
+        cmd
+    };
+    let cases = [
+        (
+            call(
+                "complete",
+                vec![lease_family.clone(), other_item],
+                vec![
+                    b"w1".to_vec(),
+                    lease.incarnation().into(),
+                    lease.token().into(),
+                ],
+            ),
+            "KEYS[2] must be <prefix>:item:",
+        ),
+        (
+            call(
+                "complete",
+                vec![item_family.clone(), item_family.clone()],
+                vec![
+                    b"w1".to_vec(),
+                    lease.incarnation().into(),
+                    lease.token().into(),
+                ],
+            ),
+            "KEYS[1] must be <prefix>:lease:",
+        ),
+        (
+            call(
+                "complete_batch",
+                vec![lease_family.clone(), item_family.clone()],
+                vec![
+                    b"4".to_vec(),
+                    b"w1".to_vec(),
+                    lease.incarnation().into(),
+                    lease.token().into(),
+                    b"0".to_vec(),
+                ],
+            ),
+            "per must be 3 or 6",
+        ),
+    ];
+    for (cmd, expected) in cases {
+        let mut raw = env.raw.clone();
+        let err = cmd
+            .query_async::<redis::Value>(&mut raw)
+            .await
+            .expect_err(expected);
+        assert!(err.to_string().contains(expected), "{expected}: {err}");
+    }
+    let mut after = env.all_keys().await;
+    after.sort();
+    assert_eq!(after, before, "no key written or removed");
+    assert!(env.queue.complete(&lease).await.unwrap(), "w1 still held");
+}

@@ -2,11 +2,12 @@
 --! flags: allow-oom
 --! keep-variant
 -- complete_and_lease_batch: a busy runner's whole step. ARGV: token, ttl_ms, n (leases wanted),
--- then 6 values per lease to complete, as complete_batch.lua (at most 1000).
+-- then the leases to complete as complete_batch.lua takes them (per, then the values).
 -- Returns {codes, lease reply}: one code per completed lease, then what lease.lua returns (or
 -- {0, -1}, nothing leased, when the lease part failed).
+local per = values_per_lease(ARGV[4])
 local now = now_ms()
-local codes = complete_items(ARGV, 4, now)
+local codes = complete_items(ARGV, 5, per, now)
 -- The completes are done: an error in the lease part (a key of the wrong type) must not hide
 -- them. It leases nothing then ({0, -1}); the caller's next plain lease meets the error.
 local ok, leased = pcall(lease_items, ARGV[1], ARGV[2], ARGV[3], now)

@@ -1,6 +1,8 @@
 --! include: keys time config rate outcome finish
 --! flags: allow-oom
 --! keep-variant
--- complete_batch. ARGV: 6 values per lease: id, incarnation, token, has_result, result, keep_result_ms
--- (at most 1000 leases). Returns one code per lease, in order, as complete's (lib/finish.lua).
-return complete_items(ARGV, 1, now_ms())
+-- complete_batch. ARGV: per (3 or 6), then per values for each lease (at most 1000): id,
+-- incarnation, token, and with per = 6 has_result, result, keep_result_ms. Returns one code per
+-- lease, in order, as complete's (lib/finish.lua).
+local per = values_per_lease(ARGV[1])
+return complete_items(ARGV, 2, per, now_ms())

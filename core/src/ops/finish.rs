@@ -188,23 +188,27 @@ impl Queue {
         Ok(codes.into_iter().map(|c| c == 1).collect())
     }
 
-    /// The six arguments per lease of the batch complete functions (complete_batch,
-    /// complete_and_lease_batch), each lease checked first.
+    /// The leases of a batch complete function (complete_batch, complete_and_lease_batch):
+    /// `per`, then `per` values for each lease, each lease checked first. `per` is 3 (`id inc
+    /// token`) when no completion keeps a result, else 6 (spec/PROTOCOL.md, 5.3).
     pub(crate) fn complete_args(
         &self,
         inv: &mut crate::scripts::Invocation,
         completions: &[Completion<'_>],
     ) -> Result<()> {
         batch_size("leases", completions.len())?;
+        let all = completions.iter().any(|(_, result)| result.is_some());
+        inv.arg(if all { 6 } else { 3 });
         for (lease, result) in completions {
-            self.completion_args(inv, lease, *result, true)?;
+            self.completion_args(inv, lease, *result, all)?;
         }
         Ok(())
     }
 
     /// One completion's arguments (spec/PROTOCOL.md, 5.3): `id inc token`, then
-    /// `has_result result keep_result_ms`, which a single complete (`all` false) leaves out when
-    /// there is no result: fewer arguments, less work for the server. Checked first.
+    /// `has_result result keep_result_ms`, left out when there is no result unless `all` (a
+    /// batch where some completion keeps one): fewer arguments, less work for the server.
+    /// Checked first.
     pub(crate) fn completion_args(
         &self,
         inv: &mut crate::scripts::Invocation,

@@ -77,19 +77,31 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
   return 1
 end
 
--- Completes a batch: ARGV from `first`, 6 values per lease (id, incarnation, token, has_result,
--- result, keep_result_ms). Returns one code per lease, in order, as complete_item's.
+-- Completes a batch: ARGV from `first`, `per` values per lease: 3 (id, incarnation, token; no
+-- result kept) or 6 (then has_result, result, keep_result_ms). Returns one code per lease, in
+-- order, as complete_item's.
 -- complete_item's shortcut for a whole batch: the leases that qualify (no result, incarnation =
 -- token, an id not seen before in the batch) take one MGET of their lease keys; those whose
 -- token is live take one EXISTS of their item keys, and when every item is there, one DEL of
 -- every item, lease and job key: three commands for the batch instead of three per lease.
 -- Everything else (a stale token, an item already gone, a result to keep, an id seen twice)
 -- goes one by one through complete_item, after the batch, with the same outcome as alone.
-local function complete_items(argv, first, now)
-  local codes, quick, seen, rest = {}, {}, {}, {}
-  for i = first, #argv, 6 do
+-- A batch's `per` argument: '3' or '6' values per lease; anything else fails the call before
+-- it changes anything.
+local function values_per_lease(arg)
+  if arg == '3' then
+    return 3
+  elseif arg == '6' then
+    return 6
+  end
+  error({err = 'ERR leaseq: per must be 3 or 6'})
+end
+
+local function complete_items(argv, first, per, now)
+  local codes, quick, seen, rest, results = {}, {}, {}, {}, per == 6
+  for i = first, #argv, per do
     local id = argv[i]
-    if argv[i + 3] ~= '1' and argv[i + 1] == argv[i + 2] and not seen[id] then
+    if not (results and argv[i + 3] == '1') and argv[i + 1] == argv[i + 2] and not seen[id] then
       quick[#quick + 1] = i
     else
       rest[#rest + 1] = i
@@ -121,7 +133,7 @@ local function complete_items(argv, first, now)
         dels[#dels + 1] = leases[k]
         dels[#dels + 1] = JOB .. id
         b.ids[#b.ids + 1] = id
-        codes[(i - first) / 6 + 1] = 1
+        codes[(i - first) / per + 1] = 1
       end
       redis.call('DEL', unpack(dels))
       b.completed = b.completed + #live
@@ -133,8 +145,12 @@ local function complete_items(argv, first, now)
   end
   table.sort(rest)
   for _, i in ipairs(rest) do
-    codes[(i - first) / 6 + 1] =
-      complete_item(argv[i], argv[i + 1], argv[i + 2], argv[i + 3] == '1', argv[i + 4], argv[i + 5], now)
+    if results then
+      codes[(i - first) / per + 1] =
+        complete_item(argv[i], argv[i + 1], argv[i + 2], argv[i + 3] == '1', argv[i + 4], argv[i + 5], now)
+    else
+      codes[(i - first) / per + 1] = complete_item(argv[i], argv[i + 1], argv[i + 2], false, nil, nil, now)
+    end
   end
   end_finish_batch(now)
   return codes
