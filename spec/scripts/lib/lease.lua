@@ -54,6 +54,18 @@ local function lease_plain(h, token, ttl_s, now_s, expiry_s)
   return {id, data, 1, token, h.max_attempts, h.backoff}
 end
 
+-- '.' .. k, the k-th lease's token suffix, kept once made: Lua's number-to-string is a
+-- '%.14g' sprintf, and a batch lease needs one per lease after the first.
+local suffixes = {}
+local function token_suffix(k)
+  local s = suffixes[k]
+  if not s then
+    s = '.' .. decimal(k)
+    suffixes[k] = s
+  end
+  return s
+end
+
 -- ttl_s and n_s are the lease's TTL (milliseconds) and how many leases are wanted, as ARGV gives
 -- them: decimal integers (spec/PROTOCOL.md, 4.4). Commands take ttl_s as it is; n_s = '1' needs
 -- no conversion (Lua's tonumber is a strtod).
@@ -81,7 +93,7 @@ local function lease_items(base, ttl_s, n_s, now)
   -- ids as leases are still wanted. Each id taken becomes a lease or a drop, so a batch never
   -- holds more than the loop will look at. An id seen twice in one call is read again (its
   -- first copy may have changed it).
-  local batch, datas, at, seen, plain = {}, {}, 1, {}, false
+  local batch, datas, at, seen, plain, job_keys = {}, {}, 1, {}, false, {}
   if taken then
     batch, datas, plain = {taken}, {taken_data}, no_job == true
   elseif empty then
@@ -101,7 +113,8 @@ local function lease_items(base, ttl_s, n_s, now)
       if #batch == 0 then
         break
       end
-      local keys, job_keys = {}, {}
+      local keys = {}
+      job_keys = {}
       for i, id in ipairs(batch) do
         keys[i] = ITEM .. id
         job_keys[i] = JOB .. id
@@ -110,7 +123,7 @@ local function lease_items(base, ttl_s, n_s, now)
       -- No job hash for any of them (plain items, the common case): no EXISTS per id below.
       plain = redis.call('EXISTS', unpack(job_keys)) == 0
     end
-    local id, data = batch[at], datas[at]
+    local id, data, job_key = batch[at], datas[at], job_keys[at]
     at = at + 1
     -- MGET gives nil for a missing key and for a key of another type: GET tells them apart.
     -- pcall: a key of another type under ITEM .. id is no item of ours; it must not stop the queue.
@@ -119,9 +132,10 @@ local function lease_items(base, ttl_s, n_s, now)
       data = redis.pcall('GET', ITEM .. id)
     end
     seen[id] = true
-    local token, job_key = base, JOB .. id
+    local token = base
+    job_key = job_key or JOB .. id
     if #leases > 0 then
-      token = base .. '.' .. (#leases + 1)
+      token = base .. token_suffix(#leases + 1)
     end
     if type(data) ~= 'string' then
       if not data then
