@@ -948,7 +948,20 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
         if (lease == NULL || !ms_field(step, "ttl_ms", &ttl, msg)) return STEP_FAILED;
         bool completed = false;
         leaseq_lease *next = NULL;
-        if (called(res, leaseq_queue_complete_and_lease(q, lease, ttl, &completed, &next))) {
+        const cJSON *result = cJSON_GetObjectItemCaseSensitive(step, "result");
+        leaseq_status status;
+        if (result != NULL) {
+            struct bytes data;
+            int64_t keep = -1;
+            if (int_field(step, "keep_result_ms", &keep, msg) < 0) return STEP_FAILED;
+            if (data_bytes(result, &data, msg) != 0) return STEP_FAILED;
+            status = leaseq_queue_complete_and_lease_with_result(q, lease, data.data, data.len, keep,
+                                                                 ttl, &completed, &next);
+            free(data.data);
+        } else {
+            status = leaseq_queue_complete_and_lease(q, lease, ttl, &completed, &next);
+        }
+        if (called(res, status)) {
             res->value = cJSON_CreateObject();
             cJSON_AddBoolToObject(res->value, "completed", completed);
             cJSON_AddItemToObject(res->value, "next", lease_json(next));

@@ -393,8 +393,12 @@ const STEPS = {
   },
   async complete_and_lease(step) {
     const lease = this.leaseNamed(step)
-    const ttlMs = ms(step, 'ttl_ms')
-    return then(await run(() => this.q.completeAndLease(lease, { ttlMs })), (got) => ({
+    const options = { ttlMs: ms(step, 'ttl_ms') }
+    if ('result' in step) {
+      options.result = dataBytes(step.result)
+      if (typeof step.keep_result_ms === 'number') options.keepResultForMs = step.keep_result_ms
+    }
+    return then(await run(() => this.q.completeAndLease(lease, options)), (got) => ({
       completed: got.completed,
       next: leaseJson(this.keep(step, got.next)),
     }))

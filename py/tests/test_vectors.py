@@ -450,8 +450,14 @@ class Runner:
 
     def do_complete_and_lease(self, step: Obj) -> Outcome:
         lease, ttl = self.lease_named(step), seconds(step, "ttl_ms")
+        result = data_bytes(step["result"]) if "result" in step else None
+        keep = duration(step, "keep_result_ms")
         return then(
-            run(lambda: self.q.complete_and_lease(lease, ttl)),
+            run(
+                lambda: self.q.complete_and_lease(
+                    lease, ttl, result=result, keep_result_for=keep
+                )
+            ),
             lambda got: {
                 "completed": got[0],
                 "next": lease_json(self.keep(step, got[1])),

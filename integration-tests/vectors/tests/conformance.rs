@@ -295,7 +295,17 @@ impl Runner<'_> {
                        "dead": s.dead, "completed": hour.completed, "failed": hour.failed})
             }),
             "complete_and_lease" => {
-                let got = q.complete_and_lease(&self.lease_named(step)?, ms(step, "ttl_ms")?);
+                let lease = self.lease_named(step)?;
+                let got = if step.get("result").is_some() {
+                    q.complete_and_lease_with_result(
+                        &lease,
+                        &data_bytes(&step["result"])?,
+                        opt_ms(step, "keep_result_ms"),
+                        ms(step, "ttl_ms")?,
+                    )
+                } else {
+                    q.complete_and_lease(&lease, ms(step, "ttl_ms")?)
+                };
                 if let Ok((_, next)) = &got {
                     self.keep(step, next);
                 }
