@@ -173,7 +173,7 @@ impl Invocation {
         Invocation {
             function,
             keep: false,
-            keys: Vec::with_capacity(19),
+            keys: Vec::with_capacity(5),
             args: Vec::new(),
         }
     }

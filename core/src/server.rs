@@ -14,7 +14,7 @@ pub const MIN_REDIS_VERSION: (u32, u32) = (7, 0);
 /// The commands the protocol sends for a queue, each with an example of the keys it touches
 /// (spec/PROTOCOL.md, 1.2). `P` stands for the prefix; `X` for an item id.
 const NEEDED: &[&[&str]] = &[
-    &["FCALL", "leaseq_lease", "1", "P:queue"],
+    &["FCALL", "leaseq_lease", "2", "P:lease:", "P:item:"],
     &["FUNCTION", "LOAD", "#!lua name=leaseq\nreturn 1"],
     &["BLMOVE", "P:queue", "P:queue", "RIGHT", "RIGHT", "1"],
     &["LLEN", "P:queue"],

@@ -942,8 +942,9 @@ async fn batch_complete_falls_back_one_by_one(env: Env) {
     );
 }
 
-/// A call that declares the wrong keys, or a batch with a `per` other than 3 or 6, fails before
-/// it changes anything (spec/PROTOCOL.md, 4.2 and 4.6). These calls are what another
+/// A call that declares the wrong keys (or none), a batch whose `per` is not 3 or 6 or does not
+/// match its values, or a complete whose has_result is 1 with no result, fails before it
+/// changes anything (spec/PROTOCOL.md, 4.2, 4.6 and 5.3). These calls are what another
 /// implementation of the protocol could get wrong; leaseq's own client never sends them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_with_wrong_keys_or_per_change_nothing() {
@@ -1022,6 +1023,38 @@ async fn calls_with_wrong_keys_or_per_change_nothing() {
                 ],
             ),
             "per must be 3 or 6",
+        ),
+        (
+            // per 3, and four values.
+            call(
+                "complete_batch",
+                vec![lease_family.clone(), item_family.clone()],
+                vec![
+                    b"3".to_vec(),
+                    b"w1".to_vec(),
+                    lease.incarnation().into(),
+                    lease.token().into(),
+                    b"0".to_vec(),
+                ],
+            ),
+            "not per values for each lease",
+        ),
+        (
+            call(
+                "complete_keep",
+                vec![lease_family.clone(), item_family.clone()],
+                vec![
+                    b"w1".to_vec(),
+                    lease.incarnation().into(),
+                    lease.token().into(),
+                    b"1".to_vec(),
+                ],
+            ),
+            "has_result is 1 but no result follows",
+        ),
+        (
+            call("complete", vec![], vec![b"w1".to_vec()]),
+            "KEYS[1] must be <prefix>:lease:",
         ),
     ];
     for (cmd, expected) in cases {

@@ -29,6 +29,9 @@ local function end_finish_batch(now)
 end
 
 local function complete_item(id, inc, token, has_result, result, keep_ms, now)
+  if has_result and not result then
+    error({err = 'ERR leaseq: has_result is 1 but no result follows'})
+  end
   if not has_result and inc == token and redis.call('GET', LEASE .. id) == token then
     local gone = redis.call('DEL', ITEM .. id) == 0
     redis.call('DEL', LEASE .. id, JOB .. id)
@@ -86,15 +89,17 @@ end
 -- every item, lease and job key: three commands for the batch instead of three per lease.
 -- Everything else (a stale token, an item already gone, a result to keep, an id seen twice)
 -- goes one by one through complete_item, after the batch, with the same outcome as alone.
--- A batch's `per` argument: '3' or '6' values per lease; anything else fails the call before
--- it changes anything.
-local function values_per_lease(arg)
-  if arg == '3' then
-    return 3
-  elseif arg == '6' then
-    return 6
+-- A batch's `per` argument: '3' or '6' values per lease, which must be what follows it from
+-- argv[first]; anything else fails the call before it changes anything.
+local function values_per_lease(argv, first)
+  local per = argv[first - 1] == '3' and 3 or argv[first - 1] == '6' and 6 or nil
+  if not per then
+    error({err = 'ERR leaseq: per must be 3 or 6'})
   end
-  error({err = 'ERR leaseq: per must be 3 or 6'})
+  if (#argv - first + 1) % per ~= 0 then
+    error({err = 'ERR leaseq: the values after per are not per values for each lease'})
+  end
+  return per
 end
 
 local function complete_items(argv, first, per, now)

@@ -26,8 +26,8 @@ local NAMES = {'queue', 'processing', 'lease:', 'item:', 'job:', 'data:', 'delay
 local bound, bound_count = {}, 0
 
 local function names_of(lease_family)
-  local prefix = string.sub(lease_family, 1, -8)
-  if prefix .. ':lease:' ~= lease_family or prefix == '' then
+  local prefix = type(lease_family) == 'string' and string.sub(lease_family, 1, -8) or ''
+  if prefix == '' or prefix .. ':lease:' ~= lease_family then
     error({err = 'ERR leaseq: KEYS[1] must be <prefix>:lease:'})
   end
   local names = {}
