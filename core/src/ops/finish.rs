@@ -40,20 +40,6 @@ impl Queue {
         result: &[u8],
         keep_for: Option<Duration>,
     ) -> Result<bool> {
-        if let Some(keep) = keep_for {
-            if keep.is_zero() {
-                return Err(Error::invalid(
-                    "keep_result_for",
-                    "must be greater than zero",
-                ));
-            }
-        }
-        crate::item::validate_data(result).map_err(|_| {
-            Error::invalid(
-                "result",
-                "is larger than the 512 MiB Redis allows for a string",
-            )
-        })?;
         self.complete_inner(lease, Some(result), keep_for).await
     }
 
@@ -208,7 +194,7 @@ impl Queue {
     /// One completion's arguments (spec/PROTOCOL.md, 5.3): `id inc token`, then
     /// `has_result result keep_result_ms`, left out when there is no result unless `all` (a
     /// batch where some completion keeps one): fewer arguments, less work for the server.
-    /// Checked first.
+    /// Checked first: the result and its keep time, then the lease.
     pub(crate) fn completion_args(
         &self,
         inv: &mut crate::scripts::Invocation,
@@ -216,11 +202,13 @@ impl Queue {
         result: Option<(&[u8], Option<Duration>)>,
         all: bool,
     ) -> Result<()> {
-        self.own(lease)?;
         let (has, data, keep) = match result {
             Some((data, keep)) => {
                 crate::item::validate_data(data).map_err(|_| {
-                    Error::invalid("result", "is larger than the 512 MiB Redis allows")
+                    Error::invalid(
+                        "result",
+                        "is larger than the 512 MiB Redis allows for a string",
+                    )
                 })?;
                 let keep = match keep {
                     Some(d) if d.is_zero() => {
@@ -237,6 +225,7 @@ impl Queue {
             }
             None => ("0", &[][..], String::new()),
         };
+        self.own(lease)?;
         inv.arg(&lease.wire_id)
             .arg(&lease.incarnation)
             .arg(&lease.token);
