@@ -5,9 +5,8 @@
 -- then the leases to complete as complete_batch.lua takes them (per, then the values).
 -- Returns {codes, lease reply}: one code per completed lease, then what lease.lua returns (or
 -- {0, -1}, nothing leased, when the lease part failed).
-local per = values_per_lease(ARGV, 5)
 local now = now_ms()
-local codes = complete_items(ARGV, 5, per, now)
+local codes = complete_items(ARGV, 5, now)
 -- The completes are done: an error in the lease part (a key of the wrong type) must not hide
 -- them. It leases nothing then ({0, -1}); the caller's next plain lease meets the error.
 local ok, leased = pcall(lease_items, ARGV[1], ARGV[2], ARGV[3], now)

@@ -80,9 +80,9 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
   return 1
 end
 
--- Completes a batch: ARGV from `first`, `per` values per lease: 3 (id, incarnation, token; no
--- result kept) or 6 (then has_result, result, keep_result_ms). Returns one code per lease, in
--- order, as complete_item's.
+-- Completes a batch: argv[first - 1] is `per`, then from `first` `per` values per lease: 3 (id,
+-- incarnation, token; no result kept) or 6 (then has_result, result, keep_result_ms). Returns
+-- one code per lease, in order, as complete_item's.
 -- complete_item's shortcut for a whole batch: the leases that qualify (no result, incarnation =
 -- token, an id not seen before in the batch) take one MGET of their lease keys; those whose
 -- token is live take one EXISTS of their item keys, and when every item is there, one DEL of
@@ -102,7 +102,8 @@ local function values_per_lease(argv, first)
   return per
 end
 
-local function complete_items(argv, first, per, now)
+local function complete_items(argv, first, now)
+  local per = values_per_lease(argv, first)
   local codes, quick, seen, rest, results = {}, {}, {}, {}, per == 6
   for i = first, #argv, per do
     local id = argv[i]
