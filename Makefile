@@ -91,10 +91,11 @@ vectors: workers
 fmt:
 	$(CARGO) fmt --all
 
+# rustfmt, and clippy on every crate: the default members, then the CLI, the bindings and the bench.
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) clippy -p leaseq-cli --all-targets -- -D warnings
+	$(CARGO) clippy -p leaseq-cli -p leaseq-node -p leaseq-py -p leaseq-bench --all-targets -- -D warnings
 
 # Speed against the peers on a throwaway redis-server (about 10 minutes); not part of `make test`.
 bench:
