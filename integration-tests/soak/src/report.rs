@@ -22,6 +22,18 @@ pub struct Records {
     pub violations: Vec<String>,
 }
 
+/// One `MGET` of the language that wrote each of the records `ids` of the results queue
+/// `results` (a record is an id there, its item's data the language).
+pub fn languages(results: &str, ids: &[String]) -> redis::Cmd {
+    let keys: Vec<String> = ids
+        .iter()
+        .map(|id| format!("{results}:item:{id}"))
+        .collect();
+    let mut mget = redis::cmd("MGET");
+    mget.arg(keys);
+    mget
+}
+
 /// Reads every record of the results queue `results` (see README.md for their form).
 pub async fn read(url: &str, results: &str) -> Records {
     let mut conn = redis::Client::open(url)
@@ -41,12 +53,7 @@ pub async fn read(url: &str, results: &str) -> Records {
     let ids: Vec<String> = ids.into_iter().rev().collect();
     let mut seen: HashSet<(String, String)> = HashSet::new();
     for chunk in ids.chunks(1000) {
-        let keys: Vec<String> = chunk
-            .iter()
-            .map(|id| format!("{results}:item:{id}"))
-            .collect();
-        let langs: Vec<Option<String>> = redis::cmd("MGET")
-            .arg(&keys)
+        let langs: Vec<Option<String>> = languages(results, chunk)
             .query_async(&mut conn)
             .await
             .unwrap();

@@ -89,12 +89,7 @@ fn poll(
     ids.reverse();
     let mut seen = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
-        let keys: Vec<String> = chunk
-            .iter()
-            .map(|id| format!("{results}:item:{id}"))
-            .collect();
-        let langs: Vec<Option<String>> = redis::cmd("MGET")
-            .arg(&keys)
+        let langs: Vec<Option<String>> = crate::report::languages(results, chunk)
             .query(conn)
             .expect("MGET of the results");
         for (record, lang) in chunk.iter().zip(langs) {
