@@ -985,16 +985,24 @@ async fn calls_with_wrong_keys_or_per_change_nothing() {
         }
         cmd
     };
+    // The one lease's `id inc token`, with the values of each case before and after them.
+    let lease_args = |before: &[&str], after: &[&str]| {
+        let mut args: Vec<Vec<u8>> = before.iter().map(|v| v.as_bytes().to_vec()).collect();
+        args.extend([
+            b"w1".to_vec(),
+            lease.incarnation().into(),
+            lease.token().into(),
+        ]);
+        args.extend(after.iter().map(|v| v.as_bytes().to_vec()));
+        args
+    };
+    let (lease_and_item, no_values) = (vec![lease_family.clone(), item_family.clone()], &[][..]);
     let cases = [
         (
             call(
                 "complete",
                 vec![lease_family.clone(), other_item],
-                vec![
-                    b"w1".to_vec(),
-                    lease.incarnation().into(),
-                    lease.token().into(),
-                ],
+                lease_args(no_values, no_values),
             ),
             "KEYS[2] must be <prefix>:item:",
         ),
@@ -1002,25 +1010,15 @@ async fn calls_with_wrong_keys_or_per_change_nothing() {
             call(
                 "complete",
                 vec![item_family.clone(), item_family.clone()],
-                vec![
-                    b"w1".to_vec(),
-                    lease.incarnation().into(),
-                    lease.token().into(),
-                ],
+                lease_args(no_values, no_values),
             ),
             "KEYS[1] must be <prefix>:lease:",
         ),
         (
             call(
                 "complete_batch",
-                vec![lease_family.clone(), item_family.clone()],
-                vec![
-                    b"4".to_vec(),
-                    b"w1".to_vec(),
-                    lease.incarnation().into(),
-                    lease.token().into(),
-                    b"0".to_vec(),
-                ],
+                lease_and_item.clone(),
+                lease_args(&["4"], &["0"]),
             ),
             "per must be 3 or 6",
         ),
@@ -1028,27 +1026,16 @@ async fn calls_with_wrong_keys_or_per_change_nothing() {
             // per 3, and four values.
             call(
                 "complete_batch",
-                vec![lease_family.clone(), item_family.clone()],
-                vec![
-                    b"3".to_vec(),
-                    b"w1".to_vec(),
-                    lease.incarnation().into(),
-                    lease.token().into(),
-                    b"0".to_vec(),
-                ],
+                lease_and_item.clone(),
+                lease_args(&["3"], &["0"]),
             ),
             "not per values for each lease",
         ),
         (
             call(
                 "complete_keep",
-                vec![lease_family.clone(), item_family.clone()],
-                vec![
-                    b"w1".to_vec(),
-                    lease.incarnation().into(),
-                    lease.token().into(),
-                    b"1".to_vec(),
-                ],
+                lease_and_item,
+                lease_args(no_values, &["1"]),
             ),
             "has_result is 1 but no result follows",
         ),
