@@ -8,10 +8,11 @@ use std::sync::LazyLock;
 use redis::ToRedisArgs;
 
 /// The helpers in spec/scripts/lib/, in library order: each after those it uses.
-const LIB: [(&str, &str); 13] = [
+const LIB: [(&str, &str); 14] = [
     ("keys", include_str!("../../spec/scripts/lib/keys.lua")),
     ("time", include_str!("../../spec/scripts/lib/time.lua")),
     ("config", include_str!("../../spec/scripts/lib/config.lua")),
+    ("guard", include_str!("../../spec/scripts/lib/guard.lua")),
     ("rate", include_str!("../../spec/scripts/lib/rate.lua")),
     (
         "waiting",

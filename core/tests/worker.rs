@@ -505,3 +505,32 @@ async fn bad_settings_name_the_setting_and_write_nothing() {
     let keys: i64 = redis::cmd("DBSIZE").query_async(&mut raw).await.unwrap();
     assert_eq!(keys, 0);
 }
+
+/// A runner killed without a leave (SIGKILL) leaves no key once its registration's time is up,
+/// even with no other runner beating (issue 24). Here the runner's runtime is shut down under
+/// it: every task of the runner (leasing, renewing, beating) stops at once, and nothing says
+/// goodbye.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_killed_runners_registration_expires_on_its_own() {
+    let env = Env::single("runner-killed").await;
+    let q = &env.queue;
+    let mut options = WorkerOptions::new();
+    quick(&mut options);
+    let worker =
+        Worker::new(q.clone(), |_job: Job| async { Ok::<(), JobError>(()) }).options(options);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.spawn(worker.run_until(std::future::pending()));
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while q.runners().await.unwrap().runners.is_empty() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("registered");
+    runtime.shutdown_background();
+    let ttl: i64 = env.cmd(&[b"PTTL", env.key("workers").as_bytes()]).await;
+    assert!(ttl > 0, "the registry must expire: PTTL {ttl}");
+    // Three heartbeats of 200 ms: the registration, its registry and the lock all go.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(env.keys().await.is_empty(), "{:?}", env.keys().await);
+}

@@ -32,5 +32,8 @@ if redis.call('EXISTS', LEASE .. id) == 1 then
   end
   return 'leased'
 end
+-- Waiting, or leased by a lease that ran out and is not recovered yet: its P:leased entry goes
+-- too, so that the recovery cannot take a later incarnation of the id for it.
+redis.call('ZREM', LEASED, id)
 redis.call('DEL', ITEM .. id, JOB .. id)
 return 'waiting'

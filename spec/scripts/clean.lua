@@ -1,4 +1,4 @@
---! include: keys time config rate waiting jobs
+--! include: keys time config guard rate waiting jobs
 --! flags: allow-oom
 -- light clean, one batch. ARGV: batch_size.
 -- 1. Sorts up to batch_size ids from the tail of P:processing (redis-work-queue's leases, and
@@ -18,6 +18,19 @@ local batch = tonumber(ARGV[1])
 local now = now_ms()
 
 local before = redis.call('LLEN', PROCESSING)
+-- Every write below is checked first (lib/guard.lua): the shared keys, the lease counts, the
+-- waiting lists of the processing ids this batch may requeue and of housekeeping's items.
+want_queue()
+want(COUNTS, 'hash')
+if before > 0 then
+  for _, id in ipairs(redis.call('LRANGE', PROCESSING, -math.min(batch, before), -1)) do
+    local priority = redis.pcall('HGET', JOB .. id, 'priority')
+    if type(priority) == 'string' then
+      want_level(priority)
+    end
+  end
+end
+want_targets(now, math.min(batch, 100), batch)
 local examined, requeued, removed = 0, 0, 0
 local seen = {}
 for _ = 1, math.min(batch, before) do
@@ -36,7 +49,9 @@ for _ = 1, math.min(batch, before) do
     removed = removed + 1
   else
     seen[id] = true
-    push_waiting(id, redis.call('HGET', JOB .. id, 'priority'))
+    -- (pcall: a record of another type is no job of ours; the item waits at level 0.)
+    local priority = redis.pcall('HGET', JOB .. id, 'priority')
+    push_waiting(id, type(priority) == 'string' and priority or 0)
     requeued = requeued + 1
   end
 end

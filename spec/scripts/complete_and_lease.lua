@@ -1,4 +1,4 @@
---! include: keys time config rate waiting jobs outcome finish lease
+--! include: keys time config guard rate waiting jobs outcome finish lease
 --! flags: allow-oom
 --! keep-variant
 -- complete_and_lease. ARGV: the next lease's token, ttl_ms, n, then complete's values: id,
@@ -6,4 +6,10 @@
 -- Returns {completed, next}: completed as complete's reply, next exactly a lease reply.
 local now = now_ms()
 local completed = complete_item(ARGV[4], ARGV[5], ARGV[6], ARGV[7] == '1', ARGV[8], ARGV[9], now)
-return {completed, lease_items(ARGV[1], ARGV[2], ARGV[3], now)}
+-- As complete_and_lease_batch: a refused lease part (a key of another type; it changes nothing,
+-- lib/guard.lua) leases nothing and does not hide the complete; the next lease reports it.
+local ok, leased = pcall(lease_items, ARGV[1], ARGV[2], ARGV[3], now)
+if not ok then
+  leased = {0, -1}
+end
+return {completed, leased}

@@ -1,4 +1,4 @@
---! include: keys time config rate waiting jobs
+--! include: keys time config guard rate waiting jobs
 --! flags: allow-oom
 -- Dead letters. ARGV: action, then
 --   'requeue' id...   requeue these dead items (attempts reset to 0)
@@ -14,6 +14,15 @@ if action == 'requeue' then
   end
 else
   ids = redis.call('ZRANGE', DEAD, 0, tonumber(ARGV[2]) - 1)
+end
+-- A requeue checks every write first (lib/guard.lua); a purge's first write is its first ZREM.
+if action ~= 'purge' then
+  want_queue()
+  for _, id in ipairs(ids) do
+    if redis.call('ZSCORE', DEAD, id) then
+      want_level(redis.call('HGET', JOB .. id, 'priority'))
+    end
+  end
 end
 local done = 0
 for _, id in ipairs(ids) do

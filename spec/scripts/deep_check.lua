@@ -1,4 +1,4 @@
---! include: keys
+--! include: keys config guard
 --! flags: allow-oom
 -- deep_clean, step 2: sort candidate ids found by SCAN, HSCAN or in the cleaning journal.
 -- KEYS[3]: the snapshot set. KEYS[4]: <prefix>:cleaning (redis-work-queue's cleaner journal).
@@ -9,12 +9,21 @@
 -- lists again before anything is queued.
 -- Returns {suspects marked, removed}.
 local marked, removed = 0, 0
+-- Every write below is checked first (lib/guard.lua).
+want(COUNTS, 'hash')
+want(LEASED, 'zset')
+want(KEYS[3], 'set')
+want(KEYS[5], 'set')
+if ARGV[1] == '1' then
+  want(KEYS[4], 'list')
+end
 for i = 3, #ARGV do
   local id = ARGV[i]
   if redis.call('TYPE', ITEM .. id)['ok'] ~= 'string' then
     removed = removed + redis.call('HDEL', COUNTS, id)
-    local state = redis.call('HGET', JOB .. id, 'state')
-    if state and state ~= 'delayed' and state ~= 'dead' then
+    -- (pcall: a record of another type is no job of ours, and stays.)
+    local state = redis.pcall('HGET', JOB .. id, 'state')
+    if type(state) == 'string' and state ~= 'delayed' and state ~= 'dead' then
       removed = removed + redis.call('DEL', JOB .. id)
       redis.call('ZREM', LEASED, id)
     end

@@ -1,4 +1,4 @@
---! include: keys time config rate waiting jobs lease
+--! include: keys time config guard rate waiting jobs outcome lease
 --! flags: allow-oom
 -- lease, lease_batch. ARGV: token, ttl_ms, n (how many items at most). See lib/lease.lua.
 return lease_items(ARGV[1], ARGV[2], ARGV[3], now_ms())

@@ -1,4 +1,4 @@
---! include: keys time config rate waiting jobs outcome
+--! include: keys time config guard rate waiting jobs outcome
 --! flags: allow-oom
 -- release. ARGV: id, token, incarnation, delay_ms.
 -- Hands a leased item back without counting a failure: the attempt it used is given back.
@@ -13,6 +13,8 @@ if job[2] then
   drop_cancelled(id)
   return -3
 end
+want_queue()
+want_level(job[3])
 redis.call('HINCRBY', JOB .. id, 'attempts', -1)
 requeue_after(id, now_ms(), ARGV[4], job[3])
 return 1

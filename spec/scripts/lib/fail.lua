@@ -11,6 +11,9 @@ local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now)
     drop_cancelled(id)
     return {-3, 0}
   end
+  -- Every write below is checked first (lib/guard.lua), the waiting list of its level too.
+  want_queue()
+  want_level(job[5])
   count_event(now, 'failed')
   redis.call('HSET', JOB .. id, 'error', err, 'error_type', err_type)
   local attempts = tonumber(job[3]) or 1

@@ -1,4 +1,4 @@
--- Completing an item. Needs keys, config, rate and outcome.
+-- Completing an item. Needs keys, config, guard, rate and outcome.
 -- First wins within one incarnation: the call whose DEL of P:item:<id> removed the key, even
 -- after its lease expired (a later holder's renew then says done). Returns 1 when this call
 -- completed the item, else an outcome code of lib/outcome.lua (-2, -3, -4, or 0 when the item
@@ -33,9 +33,14 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
     error({err = 'ERR leaseq: has_result is 1 but no result follows'})
   end
   if not has_result and inc == token and redis.call('GET', LEASE .. id) == token then
+    local b = finish_batch
+    -- P:leased first: the first write, so that a key of another type there fails the call
+    -- before it changes anything (a batch checks it once, in complete_items).
+    if not b then
+      redis.call('ZREM', LEASED, id)
+    end
     local gone = redis.call('DEL', ITEM .. id) == 0
     redis.call('DEL', LEASE .. id, JOB .. id)
-    local b = finish_batch
     if b then
       b.ids[#b.ids + 1] = id
       if gone then
@@ -44,7 +49,6 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
       b.completed = b.completed + 1
       return 1
     end
-    redis.call('ZREM', LEASED, id)
     if gone then
       return -2
     end
@@ -62,11 +66,11 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
   if job[3] == 'delayed' or job[3] == 'dead' then
     return 0
   end
+  redis.call('ZREM', LEASED, id)
   if redis.call('DEL', ITEM .. id) == 0 then
     redis.call('DEL', JOB .. id)
     return -2
   end
-  redis.call('ZREM', LEASED, id)
   redis.call('DEL', LEASE .. id, JOB .. id)
   count_event(now, 'completed')
   if has_result then
@@ -104,6 +108,7 @@ end
 
 local function complete_items(argv, first, now)
   local per = values_per_lease(argv, first)
+  want(LEASED, 'zset')
   local codes, quick, seen, rest, results = {}, {}, {}, {}, per == 6
   for i = first, #argv, per do
     local id = argv[i]

@@ -100,6 +100,22 @@ local function drop_stale(id)
   end
 end
 
+-- Checks, before promote_due(now, promote_limit) and recover_expired(now, recover_limit) write
+-- anything, the waiting lists they would push to (and that each due item's record is a hash).
+-- Call want_queue first.
+local function want_targets(now, promote_limit, recover_limit)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', DELAYED, '-inf', now, 'LIMIT', 0, promote_limit)) do
+    want_level(redis.call('HGET', JOB .. id, 'priority'))
+  end
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', LEASED, '-inf', now, 'LIMIT', 0, recover_limit)) do
+    -- (recover_expired reads the record with pcall: one of another type is a stale entry.)
+    local priority = redis.pcall('HGET', JOB .. id, 'priority')
+    if type(priority) == 'string' then
+      want_level(priority)
+    end
+  end
+end
+
 -- Due delayed items back to their waiting list, at most `limit`. Returns how many.
 local function promote_due(now, limit)
   local ids = redis.call('ZRANGEBYSCORE', DELAYED, '-inf', now, 'LIMIT', 0, limit)
@@ -118,19 +134,24 @@ end
 -- leaseq leases whose expiry passed, at most `limit`: a lease key still there (renewed in the
 -- same millisecond, or overwritten by a redis-work-queue client) only moves its score; the
 -- others count as a spent attempt: back to waiting, or dead once the attempts are used up.
--- Returns requeued, dead, removed (items completed meanwhile by a client that left the record,
--- or cancelled).
+-- An entry whose job record is not `leased` is stale (the record is another incarnation's, or
+-- gone): it only leaves P:leased. Returns requeued, dead, removed (items completed meanwhile by
+-- a client that left the record, or cancelled).
 local function recover_expired(now, limit)
   local ids = redis.call('ZRANGEBYSCORE', LEASED, '-inf', now, 'LIMIT', 0, limit)
   local requeued, dead, removed = 0, 0, 0
   for _, id in ipairs(ids) do
     local ttl = redis.call('PTTL', LEASE .. id)
+    -- pcall: a key of another type under JOB .. id is no job of ours (an error value is a table).
+    local job = ttl <= 0 and redis.pcall('HMGET', JOB .. id, 'attempts', 'max_attempts', 'priority', 'cancelled', 'state')
     if ttl > 0 then
       redis.call('ZADD', LEASED, now + ttl, id)
+    elseif job.err or job[5] ~= 'leased' then
+      redis.call('ZREM', LEASED, id)
+      removed = removed + 1
     else
       redis.call('ZREM', LEASED, id)
       redis.call('DEL', LEASE .. id)
-      local job = redis.call('HMGET', JOB .. id, 'attempts', 'max_attempts', 'priority', 'cancelled')
       if redis.call('EXISTS', ITEM .. id) == 0 then
         redis.call('DEL', JOB .. id)
         removed = removed + 1

@@ -1,4 +1,5 @@
--- Leases up to n items (spec/PROTOCOL.md, 4.4). Needs keys, time, config, rate, waiting, jobs.
+-- Leases up to n items (spec/PROTOCOL.md, 4.4). Needs keys, time, config, guard, rate, waiting,
+-- jobs, outcome.
 -- First moves up to 100 due delayed items to their waiting lists and recovers up to 20 expired
 -- leases (so no cleaner is needed for either), then leases up to n items in priority order.
 -- The k-th lease's token is the token for k = 1, token .. '.' .. k after that.
@@ -20,8 +21,11 @@ local function housekeeping(now, always)
   if h.housekeeping and h.housekeeping > now and not always then
     return h
   end
-  -- The queue's settings first: a P:config that cannot be read fails this call, and the next,
-  -- before the hint says housekeeping is done.
+  -- The queue's settings and the types of what it writes first (lib/guard.lua): a P:config that
+  -- cannot be read, or a key of another type, fails this call, and the next, before anything is
+  -- written and before the hint says housekeeping is done.
+  want_queue()
+  want_targets(now, 100, 20)
   local backoff, max_attempts = config('backoff'), max_attempts_of(nil)
   h.housekeeping, h.prios, h.backoff, h.max_attempts = now + HOUSEKEEPING_MS, nil, backoff, max_attempts
   promote_due(now, 100)
@@ -34,6 +38,9 @@ end
 -- Returns the lease, or nil and what it took from the queue (the id, what GET gave for it, and
 -- whether it found no job hash) for the loop to go on with.
 local function lease_plain(h, token, ttl_s, now_s, expiry_s)
+  -- RPOP is the first write (a P:queue of another type fails it); P:leased is the only other
+  -- shared key written here.
+  want(LEASED, 'zset')
   local id = redis.call('RPOP', QUEUE)
   if not id then
     return nil
@@ -94,6 +101,15 @@ local function lease_items(base, ttl_s, n_s, now)
   -- holds more than the loop will look at. An id seen twice in one call is read again (its
   -- first copy may have changed it).
   local batch, datas, at, seen, plain, job_keys = {}, {}, 1, {}, false, {}
+  -- The loop may write any shared key: their types before its first write. The shortcut's RPOP
+  -- is the one write before this point; a refused call puts the id back where it was.
+  local ok, refused = pcall(want_queue)
+  if not ok then
+    if taken then
+      redis.call('RPUSH', QUEUE, taken)
+    end
+    error(refused)
+  end
   if taken then
     batch, datas, plain = {taken}, {taken_data}, no_job == true
   elseif empty then
@@ -154,7 +170,8 @@ local function lease_items(base, ttl_s, n_s, now)
       -- A plain item (no job hash) takes the queue's settings as of the last housekeeping.
       local job, max, backoff = NO_JOB, h.max_attempts, h.backoff
       if not (plain and not again) and redis.call('EXISTS', job_key) == 1 then
-        job = redis.pcall('HMGET', job_key, 'inc', 'attempts', 'max_attempts', 'backoff', 'expires_at')
+        job = redis.pcall('HMGET', job_key, 'inc', 'attempts', 'max_attempts', 'backoff', 'expires_at',
+          'leased_at', 'cancelled')
         if job.err then
           -- A key of another type under JOB .. id: no job of ours. Nothing is written for it
           -- (the lease just set is taken back); the item stays for an operator.
@@ -166,7 +183,13 @@ local function lease_items(base, ttl_s, n_s, now)
       local attempts = (tonumber(job[2]) or 0) + 1
       if job.err then
         drops = drops + 1
-      elseif job[5] and tonumber(job[5]) <= now then
+      elseif job[7] then
+        -- Cancelled while leased, and that lease ran out: removed, as its recovery would.
+        drop_cancelled(id)
+        drops = drops + 1
+      elseif job[5] and not job[6] and tonumber(job[5]) <= now then
+        -- expires_after is for items not yet started (never leased).
+
         to_dead(id, now, 'expired before it started')
         drops = drops + 1
       elseif max > 0 and attempts > max then

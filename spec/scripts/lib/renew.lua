@@ -9,9 +9,10 @@ local function renew_one(id, token, ttl_ms, inc, now)
   if job[2] then
     return -3
   end
-  redis.call('PEXPIRE', LEASE .. id, ttl_ms)
+  -- P:leased first: a key of another type there fails the call before the lease changes.
   if job[1] then
     redis.call('ZADD', LEASED, now + tonumber(ttl_ms), id)
   end
+  redis.call('PEXPIRE', LEASE .. id, ttl_ms)
   return 1
 end

@@ -1,0 +1,179 @@
+//! Interleavings of two operations that protocol v2 once got wrong (issue 24; the model of the
+//! protocol in integration-tests/model finds each as a counterexample when its fix is off). Each
+//! test failed before its fix. Every test runs against a single server and a local Cluster.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Env, TTL};
+use leaseq::{Error, FailOutcome, Item, Retry, State, Wait};
+
+on_both!(
+    cancel_after_an_expired_lease_spares_the_next_incarnation,
+    a_cancelled_item_is_never_leased_again,
+    expires_after_spares_an_item_that_started,
+    a_wrong_type_key_strands_no_item,
+);
+
+fn item(id: &str, data: &[u8]) -> Item {
+    Item::with_id(id, data.to_vec()).unwrap()
+}
+
+/// Every item the queue hands out now, in order, without waiting.
+async fn drain(env: &Env) -> Vec<(String, Vec<u8>, u64)> {
+    let mut got = Vec::new();
+    while let Some(lease) = env.lease().await {
+        got.push((
+            lease.id().to_string(),
+            lease.data().to_vec(),
+            lease.attempt(),
+        ));
+        assert!(env.queue.complete(&lease).await.unwrap());
+    }
+    got
+}
+
+/// Defect 1: a cancel of an item whose lease ran out (not yet recovered) left its id in
+/// P:leased, and the recovery of that entry then deleted the job record of the id's next,
+/// delayed incarnation: its options were lost and its data came back as another item's.
+async fn cancel_after_an_expired_lease_spares_the_next_incarnation(env: Env) {
+    env.add("x", b"first").await;
+    let lease = env.lease().await.unwrap();
+    env.expire(&lease).await;
+    assert_eq!(env.queue.cancel("x").await.unwrap(), Some(State::Waiting));
+    let again = item("x", b"second")
+        .delay(Duration::from_millis(300))
+        .max_attempts(7)
+        .priority(3);
+    assert!(env.queue.add(&again).await.unwrap());
+    // A lease that finds nothing runs housekeeping, recovery of expired leases included.
+    assert!(env.lease().await.is_none());
+    let job = env.queue.get("x").await.unwrap().expect("the delayed item");
+    assert_eq!(job.state, State::Delayed);
+    assert_eq!(job.data, b"second");
+    assert_eq!(job.max_attempts, Some(7));
+    assert_eq!(job.priority, 3);
+    assert!(
+        !env.queue.add(&item("x", b"third")).await.unwrap(),
+        "x exists"
+    );
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    let next = env.lease().await.expect("due now");
+    assert_eq!((next.id(), next.data()), ("x", &b"second"[..]));
+    assert_eq!((next.attempt(), next.max_attempts()), (1, 7));
+    assert!(env.queue.complete(&next).await.unwrap());
+    assert!(env.lease().await.is_none(), "drained");
+    assert!(env.keys().await.is_empty(), "{:?}", env.keys().await);
+}
+
+/// Defect 2: with a second copy of the id in the waiting list, a lease that ran out after a
+/// cancel let the next lease hand the cancelled item out again, before housekeeping (every
+/// 100 ms) recovered it.
+async fn a_cancelled_item_is_never_leased_again(env: Env) {
+    env.add("x", b"old").await;
+    assert_eq!(env.queue.cancel("x").await.unwrap(), Some(State::Waiting));
+    env.add("x", b"new").await;
+    assert_eq!(
+        env.list("queue").await,
+        ["x", "x"],
+        "a stale copy and the item"
+    );
+    let a = env.lease().await.unwrap();
+    assert_eq!(a.data(), b"new");
+    assert_eq!(env.queue.cancel("x").await.unwrap(), Some(State::Leased));
+    // A's lease runs out now (as its TTL passing would), well inside the housekeeping period.
+    env.cmd::<i64>(&[b"DEL", env.key("lease:x").as_bytes()])
+        .await;
+    assert!(
+        env.lease().await.is_none(),
+        "the cancelled item is not leased"
+    );
+    assert!(env.queue.get("x").await.unwrap().is_none(), "it is removed");
+    assert!(!env.queue.complete(&a).await.unwrap());
+    assert!(env.keys().await.is_empty(), "{:?}", env.keys().await);
+}
+
+/// Defect 3: `expires_after` is for items not yet started; once leased, attempts decide.
+async fn expires_after_spares_an_item_that_started(env: Env) {
+    let short = Duration::from_millis(150);
+    let it = item("e", b"e").expires_after(short).max_attempts(5);
+    assert!(env.queue.add(&it).await.unwrap());
+    let first = env.lease().await.unwrap();
+    tokio::time::sleep(short + Duration::from_millis(50)).await;
+    // Failed with a retry after it expired: it runs again.
+    assert!(matches!(
+        env.queue
+            .fail(&first, "boom", "E", Retry::After(Duration::ZERO))
+            .await
+            .unwrap(),
+        FailOutcome::Retrying(_)
+    ));
+    let second = env.lease().await.expect("a started item runs again");
+    assert_eq!(second.attempt(), 2);
+    // Its lease expires: recovered, and it runs again too.
+    env.expire(&second).await;
+    let third = env.lease().await.expect("a started item runs again");
+    assert_eq!(third.attempt(), 3);
+    // A release gives the attempt back; the item had started all the same.
+    assert!(env.queue.release(&third, None).await.unwrap());
+    let fourth = env.lease().await.expect("a started item runs again");
+    assert_eq!(fourth.attempt(), 3);
+    assert!(env.queue.complete(&fourth).await.unwrap());
+}
+
+/// Defect 4: a call refused for a key of the wrong type changes nothing. Housekeeping in a lease
+/// used to take a due item out of P:delayed before its push into P:queue failed, and a fail with
+/// a retry ended the lease before its push failed: both items were then on no list.
+async fn a_wrong_type_key_strands_no_item(env: Env) {
+    let due = item("d", b"d")
+        .delay(Duration::from_millis(100))
+        .priority(0);
+    assert!(env.queue.add(&due.max_attempts(9)).await.unwrap());
+    env.add("e", b"e").await;
+    env.add("f", b"f").await;
+    let e = env.lease().await.unwrap();
+    let f = env.lease().await.unwrap();
+    assert_eq!((e.id(), f.id()), ("e", "f"));
+    env.expire(&e).await;
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    // Somebody else's string where the queue's list belongs.
+    env.cmd::<String>(&[b"SET", env.key("queue").as_bytes(), b"not a list"])
+        .await;
+    let before = snapshot(&env).await;
+    let refused = env.queue.lease(TTL, Wait::No).await.unwrap_err();
+    assert!(matches!(refused, Error::WrongType { .. }), "{refused:?}");
+    let refused = env
+        .queue
+        .fail(&f, "boom", "E", Retry::After(Duration::ZERO))
+        .await
+        .unwrap_err();
+    assert!(matches!(refused, Error::WrongType { .. }), "{refused:?}");
+    assert_eq!(snapshot(&env).await, before, "refused calls change nothing");
+    env.cmd::<i64>(&[b"DEL", env.key("queue").as_bytes()]).await;
+    assert!(matches!(
+        env.queue
+            .fail(&f, "boom", "E", Retry::After(Duration::ZERO))
+            .await
+            .unwrap(),
+        FailOutcome::Retrying(_)
+    ));
+    let mut ids: Vec<String> = drain(&env).await.into_iter().map(|(id, _, _)| id).collect();
+    ids.sort();
+    assert_eq!(ids, ["d", "e", "f"], "every item runs");
+    assert!(env.keys().await.is_empty(), "{:?}", env.keys().await);
+}
+
+/// Every key of the queue but the per-minute counters, with its type and contents.
+async fn snapshot(env: &Env) -> Vec<(String, String)> {
+    let mut keys = env.keys().await;
+    keys.sort();
+    let mut out = Vec::new();
+    for key in keys {
+        let dump: Option<Vec<u8>> = env.cmd(&[b"DUMP", key.as_bytes()]).await;
+        let ttl: i64 = env.cmd(&[b"PTTL", key.as_bytes()]).await;
+        // A lease's remaining time moves on its own; whether it has one does not.
+        out.push((key, format!("{:?} {}", dump, ttl > 0)));
+    }
+    out
+}

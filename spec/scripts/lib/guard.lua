@@ -1,0 +1,46 @@
+-- Types before writes (spec/PROTOCOL.md, 4.1, "Refused calls"). Redis keeps the writes a function
+-- made before an error, so every function checks the types of the shared keys it may write, and
+-- of the waiting lists it may push to, before its first write: a key of another type fails the
+-- call with WRONGTYPE while nothing has changed. Needs keys and config. What a call checked is
+-- remembered for the rest of that call only (begin_call forgets it).
+local checked = {}
+
+-- Fails the call unless `key` is missing or holds a `kind` ('list', 'zset', 'hash', 'set').
+local function want(key, kind)
+  if checked[key] then
+    return
+  end
+  local found = redis.call('TYPE', key)['ok']
+  if found ~= kind and found ~= 'none' then
+    error({err = 'WRONGTYPE leaseq: ' .. key .. ' holds a ' .. found .. ', where the queue keeps a ' .. kind})
+  end
+  checked[key] = true
+end
+
+-- The waiting list of a priority level (P:queue, level 0, is one of want_queue's).
+local function want_level(level)
+  level = tonumber(level) or 0
+  if level ~= 0 then
+    want(PRIO .. level, 'list')
+  end
+end
+
+-- Every shared key of the queue a call may write, every waiting list in use (at most 2000
+-- levels), and P:config, read here once for the call (a key of another type there fails here).
+local function want_queue()
+  if checked[true] then
+    return
+  end
+  want(QUEUE, 'list')
+  want(PROCESSING, 'list')
+  want(WAKE, 'list')
+  want(LEASED, 'zset')
+  want(DELAYED, 'zset')
+  want(DEAD, 'zset')
+  want(PRIOS, 'zset')
+  for _, level in ipairs(redis.call('ZRANGE', PRIOS, 0, -1)) do
+    want_level(level)
+  end
+  config('backoff')
+  checked[true] = true
+end
