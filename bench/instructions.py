@@ -30,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 SCRIPTS = os.path.join(REPO, "spec", "scripts")
 # The library order of spec/PROTOCOL.md 4.1.
-LIB_ORDER = ["keys", "time", "config", "rate", "waiting", "jobs", "outcome", "finish", "lease", "window",
+LIB_ORDER = ["keys", "time", "config", "guard", "rate", "waiting", "jobs", "outcome", "finish", "lease", "window",
              "renew", "fail", "call"]
 # The two keys every call declares (spec/PROTOCOL.md 4.2).
 KEY_NAMES = ["lease:", "item:"]
@@ -137,14 +137,14 @@ def run_v2(r, n):
             args += [str(uuid.uuid4()), PAYLOAD, "", "", "", "", "", "", ""]
         call("add", args)
     first = token()
-    reply = call("lease", [first, 30000, 1])
+    reply = call("lease", [first, 30000, 1, 0])
     state = {"next": reply[2] if len(reply) > 2 else None, "token": first}
 
     def work():
         done = 0
         while state["next"]:
             lease, nxt = state["next"], token()
-            reply = call("complete_and_lease", [nxt, 30000, 1, lease[0], lease[3], state["token"]])
+            reply = call("complete_and_lease", [nxt, 30000, 1, 0, lease[0], lease[3], state["token"]])
             assert reply[0] == 1, reply
             done += 1
             state["next"], state["token"] = (reply[1][2] if len(reply[1]) > 2 else None), nxt

@@ -116,6 +116,11 @@ impl Client {
         self.inner.connections.shared().ok_or(Error::Closed)
     }
 
+    /// The database this client selects (0 in a Cluster).
+    pub(crate) fn db(&self) -> i64 {
+        self.connections().db()
+    }
+
     pub(crate) fn connections(&self) -> &Connections {
         &self.inner.connections
     }

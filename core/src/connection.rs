@@ -101,6 +101,14 @@ pub(crate) struct Connections {
 const MAX_IDLE_WAITERS: usize = 16;
 
 impl Connections {
+    /// The database the connections select (`/db` of the URL; 0 in a Cluster).
+    pub fn db(&self) -> i64 {
+        match &self.target {
+            Target::Single(client) => client.get_connection_info().redis_settings().db(),
+            Target::Cluster(_) => 0,
+        }
+    }
+
     pub async fn single(url: &str) -> Result<Connections> {
         let client = single_client(url)?;
         // Few connection retries: a wrong address fails fast; after a restart, every later call

@@ -177,3 +177,34 @@ async fn snapshot(env: &Env) -> Vec<(String, String)> {
     }
     out
 }
+
+/// Defect 5: the function library serves every database of a server, and it kept its per-queue
+/// hints (priority levels in use, the next housekeeping, the queue's max_attempts and backoff)
+/// by key name alone. A busy queue `jobs` in database 0 then made database 1's `jobs` lease a
+/// priority-0 item ahead of a priority-9 one, with database 0's max_attempts in the lease.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn databases_of_one_server_keep_their_own_hints() {
+    let server = leaseq_harness::RedisServer::start();
+    let db0 = leaseq::Client::connect(&server.url()).await.unwrap();
+    let db1 = leaseq::Client::connect(&format!("{}/1", server.url()))
+        .await
+        .unwrap();
+    let (jobs0, jobs1) = (db0.queue("jobs").unwrap(), db1.queue("jobs").unwrap());
+    let mut config = leaseq::QueueConfig::default();
+    config.max_attempts = Some(3);
+    jobs0.set_config(&config).await.unwrap();
+    assert!(jobs1.add(&item("low", b"0")).await.unwrap());
+    assert!(jobs1.add(&item("high", b"9").priority(9)).await.unwrap());
+    assert!(jobs0.add(&item("a", b"a")).await.unwrap());
+    // Database 0 leases: its housekeeping runs, and it finds no level but 0 in use there.
+    let a = jobs0.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_eq!((a.id(), a.max_attempts()), ("a", 3));
+    let first = jobs1.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_eq!(first.id(), "high", "priority 9 first in database 1");
+    let second = jobs1.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_eq!(
+        (second.id(), second.max_attempts()),
+        ("low", 25),
+        "database 1's own max_attempts (the default)"
+    );
+}

@@ -151,7 +151,7 @@ impl Queue {
         loop {
             let token = new_token();
             let mut inv = self.invocation(&scripts::LEASE);
-            inv.arg(&token).arg(ttl_ms).arg(n);
+            self.lease_args(&mut inv, &token, ttl_ms, n);
             let value: Value = self.invoke(&inv).await?;
             let leased = self.parse_leased(value, &token)?;
             if leased.leases.is_empty() && leased.more {
@@ -194,7 +194,7 @@ impl Queue {
         let ttl_ms = ttl_millis(ttl)?;
         let token = new_token();
         let mut inv = self.invocation(&scripts::COMPLETE_AND_LEASE);
-        inv.arg(&token).arg(ttl_ms).arg(1);
+        self.lease_args(&mut inv, &token, ttl_ms, 1);
         // Then the same values as `complete` (spec/PROTOCOL.md, 5.3), checked first.
         self.completion_args(&mut inv, lease, result, false)?;
         let value: Value = self.invoke(&inv).await?;
@@ -233,7 +233,7 @@ impl Queue {
         let ttl_ms = ttl_millis(ttl)?;
         let token = new_token();
         let mut inv = self.invocation(&scripts::COMPLETE_AND_LEASE_BATCH);
-        inv.arg(&token).arg(ttl_ms).arg(n);
+        self.lease_args(&mut inv, &token, ttl_ms, n);
         self.complete_args(&mut inv, completions)?;
         let value: Value = self.invoke(&inv).await?;
         const OP: &str = "complete_and_lease_batch";
@@ -251,6 +251,12 @@ impl Queue {
                 .map_or(Vec::new(), |(l, _)| l);
         }
         Ok((completed, leased.leases))
+    }
+
+    /// A lease's arguments (spec/PROTOCOL.md, 4.1): `token ttl_ms n db`. The database keys the
+    /// queue's hints in the library, which every database of the server shares.
+    fn lease_args(&self, inv: &mut scripts::Invocation, token: &str, ttl_ms: u64, n: usize) {
+        inv.arg(token).arg(ttl_ms).arg(n).arg(self.client().db());
     }
 
     /// Reads a lease script's reply: `{more, wait_ms, lease...}`.

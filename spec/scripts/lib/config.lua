@@ -24,20 +24,34 @@ local function config(field)
   return value
 end
 
--- Per-queue hints kept in the library's memory between calls: the time of the next
--- housekeeping, the queue's backoff and max_attempts as of then, the current minute's counter
--- key. Never needed for correctness: lost when the library reloads (restart, failover), and at
--- most 10000 queues are remembered.
+-- Per-queue hints kept in the library's memory between calls. Never needed for correctness:
+-- lost when the library reloads (restart, failover), and at most 10000 queues are remembered.
+-- One library serves every database of a server, and a function cannot tell which database it
+-- runs in, so what describes a queue's data is kept per database, as the lease functions name it
+-- (their `db` argument, spec/PROTOCOL.md 4.1): the time of the next housekeeping, the queue's
+-- backoff and max_attempts as of then, whether priority levels other than 0 are in use. The
+-- current minute's counter key is a name, the same in every database.
 local hints, remembered = {}, 0
 local function queue_hints()
-  local h = hints[QUEUE]
-  if not h then
+  local q = hints[QUEUE]
+  if not q then
     remembered = remembered + 1
     if remembered > 10000 then
       hints, remembered = {}, 1
     end
+    q = {dbs = {}}
+    hints[QUEUE] = q
+  end
+  return q
+end
+
+-- The hints of this queue in database `db` (a decimal string, as ARGV gives it).
+local function db_hints(db)
+  local q = queue_hints()
+  local h = q.dbs[db]
+  if not h then
     h = {}
-    hints[QUEUE] = h
+    q.dbs[db] = h
   end
   return h
 end

@@ -16,8 +16,7 @@ local NO_JOB = {}
 -- item or an expired lease waits at most that long, and a changed configuration reaches
 -- leases at most that late.
 local HOUSEKEEPING_MS = 100
-local function housekeeping(now, always)
-  local h = queue_hints()
+local function housekeeping(h, now, always)
   if h.housekeeping and h.housekeeping > now and not always then
     return h
   end
@@ -74,11 +73,12 @@ local function token_suffix(k)
 end
 
 -- ttl_s and n_s are the lease's TTL (milliseconds) and how many leases are wanted, as ARGV gives
--- them: decimal integers (spec/PROTOCOL.md, 4.4). Commands take ttl_s as it is; n_s = '1' needs
+-- them: decimal integers (spec/PROTOCOL.md, 4.4); db is the database the caller selected, which
+-- keys the queue's hints (lib/config.lua). Commands take ttl_s as it is; n_s = '1' needs
 -- no conversion (Lua's tonumber is a strtod).
-local function lease_items(base, ttl_s, n_s, now)
+local function lease_items(base, ttl_s, n_s, db, now)
   local n = n_s == '1' and 1 or tonumber(n_s)
-  local h = housekeeping(now, false)
+  local h = housekeeping(db_hints(db), now, false)
   -- Numbers given to redis.call become strings on every call (Lua's '%.14g'): once per call
   -- here, and with decimal's cheaper '%d'.
   local now_s, expiry_s = decimal(now), decimal(now + tonumber(ttl_s))
@@ -115,16 +115,16 @@ local function lease_items(base, ttl_s, n_s, now)
   elseif empty then
     -- As the loop does when its first pop finds nothing: housekeeping, then one more look.
     looked = true
-    h = housekeeping(now, true)
+    h = housekeeping(h, now, true)
   end
   while #leases < n and drops < MAX_DROPS do
     if at > #batch then
       local k = math.min(n - #leases, MAX_DROPS - drops)
-      batch, at = pop_waiting_many(k), 1
+      batch, at = pop_waiting_many(h, k), 1
       if #batch == 0 and not looked then
         looked = true
-        h = housekeeping(now, true)
-        batch = pop_waiting_many(k)
+        h = housekeeping(h, now, true)
+        batch = pop_waiting_many(h, k)
       end
       if #batch == 0 then
         break

@@ -19,7 +19,11 @@ local function push_waiting(id, priority)
     end
     redis.call('PEXPIRE', WAKE, WAKE_TTL_MS)
     redis.call('LPUSH', PRIO .. priority, id)
-    queue_hints().prios = true
+    -- Another level is in use now: in whichever database this is, so in every one of the
+    -- queue's hints (a stale true costs one EXISTS; a stale false would skip the level).
+    for _, h in pairs(queue_hints().dbs) do
+      h.prios = true
+    end
   end
 end
 
@@ -46,9 +50,10 @@ local function waiting_list(level)
   return PRIO .. level
 end
 
--- Takes the next waiting id: the tail of the highest non-empty level. Returns id, level, or nil.
+-- Takes the next waiting id (h: the queue's hints in this database, db_hints): the tail of the
+-- highest non-empty level. Returns id, level, or nil.
 -- Levels found empty leave P:prios. With no other level in use, one RPOP of P:queue.
--- Whether other levels are in use is a hint (queue_hints().prios): false once P:prios was
+-- Whether other levels are in use is a hint (db_hints(db).prios): false once P:prios was
 -- found empty, true again when this library pushes to another level, and forgotten by
 -- housekeeping, so that levels pushed by other clients count within HOUSEKEEPING_MS.
 local function other_levels(h)
@@ -58,8 +63,7 @@ local function other_levels(h)
   return h.prios
 end
 
-local function pop_waiting()
-  local h = queue_hints()
+local function pop_waiting(h)
   if not other_levels(h) then
     return redis.call('RPOP', QUEUE), 0
   end
@@ -90,15 +94,15 @@ local function pop_waiting()
   end
 end
 
--- Takes up to k waiting ids (k >= 1) in lease order, as k calls of pop_waiting would. With no
+-- Takes up to k waiting ids (k >= 1) in lease order (h: the queue's hints in this database), as k calls of pop_waiting would. With no
 -- other level in use, one RPOP of P:queue with a count: one command for the whole batch.
-local function pop_waiting_many(k)
-  if not other_levels(queue_hints()) then
+local function pop_waiting_many(h, k)
+  if not other_levels(h) then
     return redis.call('RPOP', QUEUE, k) or {}
   end
   local ids = {}
   while #ids < k do
-    local id = pop_waiting()
+    local id = pop_waiting(h)
     if not id then
       break
     end
