@@ -5,5 +5,5 @@ local function begin_call(keys)
   bind_keys(keys)
   config_cache = nil
   finish_batch = nil
-  checked = {}
+  checked = nil
 end

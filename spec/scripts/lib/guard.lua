@@ -2,11 +2,13 @@
 -- made before an error, so every function checks the types of the shared keys it may write, and
 -- of the waiting lists it may push to, before its first write: a key of another type fails the
 -- call with WRONGTYPE while nothing has changed. Needs keys and config. What a call checked is
--- remembered for the rest of that call only (begin_call forgets it).
-local checked = {}
+-- remembered for the rest of that call only (begin_call forgets it; the table is made on a
+-- call's first check, so that calls that check nothing allocate nothing).
+local checked = nil
 
 -- Fails the call unless `key` is missing or holds a `kind` ('list', 'zset', 'hash', 'set').
 local function want(key, kind)
+  checked = checked or {}
   if checked[key] then
     return
   end
@@ -28,7 +30,7 @@ end
 -- Every shared key of the queue a call may write, every waiting list in use (at most 2000
 -- levels), and P:config, read here once for the call (a key of another type there fails here).
 local function want_queue()
-  if checked[true] then
+  if checked and checked[true] then
     return
   end
   want(QUEUE, 'list')

@@ -102,23 +102,28 @@ end
 
 -- Checks, before promote_due(now, promote_limit) and recover_expired(now, recover_limit) write
 -- anything, the waiting lists they would push to (and that each due item's record is a hash).
--- Call want_queue first.
+-- Call want_queue first. Returns the ids each would take now: passed to them when nothing
+-- writes in between, it spares them reading the same ranges again.
 local function want_targets(now, promote_limit, recover_limit)
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', DELAYED, '-inf', now, 'LIMIT', 0, promote_limit)) do
+  local due = redis.call('ZRANGEBYSCORE', DELAYED, '-inf', now, 'LIMIT', 0, promote_limit)
+  for _, id in ipairs(due) do
     want_level(redis.call('HGET', JOB .. id, 'priority'))
   end
-  for _, id in ipairs(redis.call('ZRANGEBYSCORE', LEASED, '-inf', now, 'LIMIT', 0, recover_limit)) do
+  local expired = redis.call('ZRANGEBYSCORE', LEASED, '-inf', now, 'LIMIT', 0, recover_limit)
+  for _, id in ipairs(expired) do
     -- (recover_expired reads the record with pcall: one of another type is a stale entry.)
     local priority = redis.pcall('HGET', JOB .. id, 'priority')
     if type(priority) == 'string' then
       want_level(priority)
     end
   end
+  return due, expired
 end
 
--- Due delayed items back to their waiting list, at most `limit`. Returns how many.
-local function promote_due(now, limit)
-  local ids = redis.call('ZRANGEBYSCORE', DELAYED, '-inf', now, 'LIMIT', 0, limit)
+-- Due delayed items back to their waiting list, at most `limit` (`ids`: these, as want_targets
+-- read them). Returns how many.
+local function promote_due(now, limit, ids)
+  ids = ids or redis.call('ZRANGEBYSCORE', DELAYED, '-inf', now, 'LIMIT', 0, limit)
   for _, id in ipairs(ids) do
     redis.call('ZREM', DELAYED, id)
     if unpark(id) then
@@ -136,9 +141,9 @@ end
 -- others count as a spent attempt: back to waiting, or dead once the attempts are used up.
 -- An entry whose job record is not `leased` is stale (the record is another incarnation's, or
 -- gone): it only leaves P:leased. Returns requeued, dead, removed (items completed meanwhile by
--- a client that left the record, or cancelled).
-local function recover_expired(now, limit)
-  local ids = redis.call('ZRANGEBYSCORE', LEASED, '-inf', now, 'LIMIT', 0, limit)
+-- a client that left the record, or cancelled). `ids`: the expired ids, as want_targets read them.
+local function recover_expired(now, limit, ids)
+  ids = ids or redis.call('ZRANGEBYSCORE', LEASED, '-inf', now, 'LIMIT', 0, limit)
   local requeued, dead, removed = 0, 0, 0
   for _, id in ipairs(ids) do
     local ttl = redis.call('PTTL', LEASE .. id)

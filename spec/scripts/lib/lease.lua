@@ -24,11 +24,11 @@ local function housekeeping(h, now, always)
   -- cannot be read, or a key of another type, fails this call, and the next, before anything is
   -- written and before the hint says housekeeping is done.
   want_queue()
-  want_targets(now, 100, 20)
+  local due, expired = want_targets(now, 100, 20)
   local backoff, max_attempts = config('backoff'), max_attempts_of(nil)
   h.housekeeping, h.prios, h.backoff, h.max_attempts = now + HOUSEKEEPING_MS, nil, backoff, max_attempts
-  promote_due(now, 100)
-  recover_expired(now, 20)
+  promote_due(now, 100, due)
+  recover_expired(now, 20, expired)
   return h
 end
 
@@ -37,9 +37,6 @@ end
 -- Returns the lease, or nil and what it took from the queue (the id, what GET gave for it, and
 -- whether it found no job hash) for the loop to go on with.
 local function lease_plain(h, token, ttl_s, now_s, expiry_s)
-  -- RPOP is the first write (a P:queue of another type fails it); P:leased is the only other
-  -- shared key written here.
-  want(LEASED, 'zset')
   local id = redis.call('RPOP', QUEUE)
   if not id then
     return nil
@@ -55,8 +52,16 @@ local function lease_plain(h, token, ttl_s, now_s, expiry_s)
   if not redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl_s) then
     return nil, id, data, true
   end
+  -- P:leased is the one shared key written here after the RPOP (which fails by itself on a
+  -- P:queue of another type): refused, the lease and the pop are undone before the error, so
+  -- the call changes nothing (spec/PROTOCOL.md 4.1, Refused calls) without a check per lease.
+  local tracked = redis.pcall('ZADD', LEASED, expiry_s, id)
+  if type(tracked) == 'table' then
+    redis.call('DEL', LEASE .. id)
+    redis.call('RPUSH', QUEUE, id)
+    error(tracked)
+  end
   redis.call('HSET', job_key, 'inc', token, 'attempts', '1', 'state', 'leased', 'leased_at', now_s)
-  redis.call('ZADD', LEASED, expiry_s, id)
   return {id, data, 1, token, h.max_attempts, h.backoff}
 end
 
