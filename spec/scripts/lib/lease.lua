@@ -194,7 +194,6 @@ local function lease_items(base, ttl_s, n_s, db, now)
         drops = drops + 1
       elseif job[5] and not job[6] and tonumber(job[5]) <= now then
         -- expires_after is for items not yet started (never leased).
-
         to_dead(id, now, 'expired before it started')
         drops = drops + 1
       elseif max > 0 and attempts > max then
