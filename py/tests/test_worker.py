@@ -263,6 +263,34 @@ def test_a_result_not_kept_is_not_encoded(queue: leaseq.Queue, kind: str) -> Non
     assert queue.get("set") is None and settled(queue)
 
 
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_an_outcome_the_core_refuses_fails_the_attempt_with_the_reason(
+    queue: leaseq.Queue, kind: str
+) -> None:
+    """A negative RetryLater delay cannot be carried to the core: the attempt fails with the
+    error saying why, never with a generic one and never left leased."""
+    queue.add(leaseq.Item(b"x", id="bad", max_attempts=1))
+
+    def handler(_job: leaseq.worker.Job) -> None:
+        raise leaseq.RetryLater("slow down", delay=-1)
+
+    async def async_handler(job: leaseq.worker.Job) -> None:
+        handler(job)
+
+    report = run_briefly(
+        leaseq.Worker(
+            queue,
+            handler if kind == "sync" else async_handler,
+            shutdown_timeout=0.5,
+        ),
+        lambda name, _id: name in ("retrying", "dead"),
+    )
+    assert report.dead == 1, report
+    job = queue.get("bad")
+    assert job is not None and job.error_type == "InvalidArgumentError"
+    assert job.error is not None and "retry_after" in job.error
+
+
 def restart(server: Server) -> None:
     assert server.process.stdin is not None and server.process.stdout is not None
     server.process.stdin.write("restart\n")

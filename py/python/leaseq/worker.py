@@ -161,6 +161,18 @@ def _seconds(value: Seconds) -> float:
 def _report_outcome(
     done: Any, result: Any = None, error: BaseException | None = None, keep: bool = True
 ) -> None:
+    """Tells the core what became of a job. Always calls ``done``: an outcome the core refuses
+    (a negative delay, say) fails the attempt with the refusal, since a ``done`` never called
+    would leave the job without its error (or, from asyncio, leased until shutdown)."""
+    try:
+        _send_outcome(done, result, error, keep)
+    except Exception as refused:
+        done("fail", (str(refused) or repr(refused), type(refused).__name__, None))
+
+
+def _send_outcome(
+    done: Any, result: Any, error: BaseException | None, keep: bool
+) -> None:
     if error is None:
         # Encoded only when kept. A value that cannot be (a set, a circular list, a str with a
         # lone surrogate) fails the attempt with the encoding's error: the core words it.
