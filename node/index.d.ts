@@ -590,7 +590,9 @@ export interface WorkerJobEvent {
  * Runs `handler(job, signal)` over a queue, driven by the Rust core: batched leasing, lease
  * renewal, retries with the queue's backoff, dead letters, Redis outages ridden through,
  * housekeeping (no cleaner needed) and registration for `leaseq workers`. A returned value is
- * kept as the job's result (Buffer, string, or JSON); a throw fails the attempt.
+ * kept as the job's result (Buffer, string, or JSON); a throw fails the attempt, and so does a
+ * value JSON cannot encode (a BigInt, a circular object: the TypeError is recorded; with
+ * `keepResults: false` nothing is encoded).
  */
 export declare class Worker extends EventEmitter {
   constructor(queue: Queue, handler: (job: WorkerJob, signal: AbortSignal) => unknown, options?: WorkerOptions)

@@ -165,7 +165,9 @@ export declare class NativeWorkerJob {
   get leaseLost(): boolean
   /**
    * Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
-   * `never`, a delay in ms, or the backoff), or `release` (after a delay in ms).
+   * `never`, a delay in ms, or the backoff), `unencodable` (the message and type of the error
+   * that stopped the JavaScript layer encoding the return value: a failed attempt, worded by
+   * the core), or `release` (after a delay in ms).
    */
   finish(kind: string, result?: Buffer | undefined | null, message?: string | undefined | null, errorType?: string | undefined | null, retry?: string | undefined | null, delayMs?: number | undefined | null): void
   /** Stores a progress value (at most 64 KiB); false once the lease is lost. */
@@ -174,6 +176,11 @@ export declare class NativeWorkerJob {
 
 /** A started runner. */
 export declare class NativeWorkerRun {
+  /**
+   * Whether handlers' return values are kept (the default applied): the JavaScript layer
+   * encodes them only then.
+   */
+  get keepResults(): boolean
   /**
    * Whether JavaScript listens for `completed` events: without a listener they are not sent
    * across at all (one threadsafe call per job saved).

@@ -236,6 +236,57 @@ async fn shutdown_waits_for_handlers_then_releases_the_rest() {
     assert_eq!(stuck.attempts, 0, "a release gives the attempt back");
 }
 
+/// A return value the handler cannot encode (a map with non-string keys is not JSON) fails the
+/// attempt with the encoding's error, worded as every binding words it: retried with the
+/// queue's backoff, then dead, and its one slot serves the next item meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_result_that_cannot_be_encoded_fails_the_attempt() {
+    let env = Env::single("runner-unencodable").await;
+    let q = &env.queue;
+    let fixed = Backoff::fixed(Duration::from_millis(10));
+    let map = Item::with_id("map", "x").unwrap().max_attempts(2);
+    q.add(&map.backoff(fixed)).await.unwrap();
+    q.add(&Item::with_id("next", "x").unwrap()).await.unwrap();
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    options.concurrency = Some(1);
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), |job: Job| async move {
+        let mut value = std::collections::HashMap::new();
+        if job.id() == "map" {
+            value.insert((1, 2), 3);
+        }
+        serde_json::to_vec(&value)
+            .map_err(|e| JobError::unencodable_result(e).with_type("serde_json::Error"))
+    })
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    let (mut dead, mut completed) = (false, false);
+    wait_events(&mut rx, |e| {
+        match e {
+            Event::Dead { id, .. } => dead |= id == "map",
+            Event::Completed { id, .. } => completed |= id == "next",
+            _ => {}
+        }
+        dead && completed
+    })
+    .await;
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!((report.completed, report.retried, report.dead), (1, 1, 1));
+    let job = q.get("map").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Dead);
+    let (message, kind) = job.error.expect("the failure is recorded");
+    assert_eq!(
+        message,
+        "the handler's result cannot be encoded: key must be a string"
+    );
+    assert_eq!(kind, "serde_json::Error");
+    assert!(settled(q).await);
+}
+
 /// A busy runner completes a job and leases the next one for its slot in one round trip
 /// (spec/PROTOCOL.md 13.1): at concurrency 1, about one script call per job, not two.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -99,13 +99,30 @@ class WorkerJob {
   }
 }
 
-/** @param {unknown} value */
+/**
+ * A return value as the bytes kept: a Buffer as it is, a string as UTF-8, anything else as JSON.
+ * Throws what JSON.stringify throws (a BigInt, a circular object), or a TypeError for a value it
+ * gives no JSON for (a function, a symbol).
+ * @param {unknown} value
+ */
 function resultBuffer(value) {
   if (value === undefined || value === null) return null
   if (Buffer.isBuffer(value)) return value
   if (value instanceof Uint8Array) return Buffer.from(value)
   if (typeof value === 'string') return Buffer.from(value)
-  return Buffer.from(JSON.stringify(value))
+  const json = JSON.stringify(value)
+  if (json === undefined) throw new TypeError(`a ${typeof value} cannot be encoded as JSON`)
+  return Buffer.from(json)
+}
+
+/**
+ * The message and type recorded for a thrown value.
+ * @param {unknown} error
+ * @returns {[string, string]}
+ */
+function errorParts(error) {
+  const e = /** @type {any} */ (error)
+  return e instanceof Error ? [e.message, e.name] : [String(e), typeof e]
 }
 
 /**
@@ -124,6 +141,7 @@ class Worker extends EventEmitter {
   /** @type {Promise<import('../native').WorkerReportParts> | null} */
   #done = null
   #stopRequested = 0
+  #keepResults = true
 
   /**
    * @param {Queue} queue
@@ -153,7 +171,16 @@ class Worker extends EventEmitter {
       this.#controllers.delete(nativeJob.key)
       try {
         if (error === undefined) {
-          nativeJob.finish('complete', resultBuffer(result))
+          // Encoded only when kept. A value that cannot be fails the attempt with the encoding's
+          // error (the core words it), never with a generic one.
+          let value = null
+          try {
+            value = this.#keepResults ? resultBuffer(result) : null
+          } catch (err) {
+            nativeJob.finish('unencodable', null, ...errorParts(err), null, null)
+            return
+          }
+          nativeJob.finish('complete', value)
         } else if (error instanceof ReleaseJob) {
           nativeJob.finish('release', null, null, null, null, error.delayMs ?? null)
         } else if (error instanceof UnrecoverableError) {
@@ -161,13 +188,10 @@ class Worker extends EventEmitter {
         } else if (error instanceof RetryLaterError) {
           nativeJob.finish('fail', null, error.message, error.name, null, error.delayMs)
         } else {
-          const e = /** @type {any} */ (error)
-          const message = e instanceof Error ? e.message : String(e)
-          const type = e instanceof Error ? e.name : typeof e
-          nativeJob.finish('fail', null, message, type, null, null)
+          nativeJob.finish('fail', null, ...errorParts(error), null, null)
         }
       } catch (err) {
-        // A result the core refuses (say, over 512 MiB) fails the job instead.
+        // An outcome the core refuses (a negative delayMs, say) fails the job with the refusal.
         nativeJob.finish('fail', null, String(err), 'LeaseqError', null, null)
       }
     }
@@ -223,6 +247,7 @@ class Worker extends EventEmitter {
       (event) => this.#event(event),
       parts,
     )
+    this.#keepResults = this.#run.keepResults
     if (this.#stopRequested) this.#stopRequested === 2 ? this.#run.force() : this.#run.stop()
     const run = this.#run
     // `completed` events cross from the core only while someone listens.

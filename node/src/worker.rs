@@ -66,7 +66,9 @@ impl NativeWorkerJob {
     }
 
     /// Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
-    /// `never`, a delay in ms, or the backoff), or `release` (after a delay in ms).
+    /// `never`, a delay in ms, or the backoff), `unencodable` (the message and type of the error
+    /// that stopped the JavaScript layer encoding the return value: a failed attempt, worded by
+    /// the core), or `release` (after a delay in ms).
     #[napi]
     pub fn finish(
         &self,
@@ -89,6 +91,10 @@ impl NativeWorkerJob {
                 };
                 Outcome::Fail(err)
             }
+            "unencodable" => Outcome::Fail(
+                JobError::unencodable_result(message.unwrap_or_default())
+                    .with_type(error_type.unwrap_or_default()),
+            ),
             "release" => Outcome::Release(opt_millis("delayMs", delay_ms)?),
             other => return Err(invalid("kind", &format!("unknown outcome `{other}`"))),
         };
@@ -174,10 +180,18 @@ pub struct NativeWorkerRun {
     handle: WorkerHandle,
     report: watch::Receiver<Option<Result<Report, String>>>,
     completed_wanted: Arc<std::sync::atomic::AtomicBool>,
+    keep_results: bool,
 }
 
 #[napi]
 impl NativeWorkerRun {
+    /// Whether handlers' return values are kept (the default applied): the JavaScript layer
+    /// encodes them only then.
+    #[napi(getter)]
+    pub fn keep_results(&self) -> bool {
+        self.keep_results
+    }
+
     /// Whether JavaScript listens for `completed` events: without a listener they are not sent
     /// across at all (one threadsafe call per job saved).
     #[napi]
@@ -328,6 +342,7 @@ pub fn start_worker(
     options_parts: WorkerOptionsParts,
 ) -> napi::Result<NativeWorkerRun> {
     let o = options(options_parts)?;
+    let keep_results = o.keeps_results();
     let dispatch = Arc::new(dispatch);
     let on_lost = Arc::new(on_lost);
     let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
@@ -389,5 +404,6 @@ pub fn start_worker(
         handle,
         report: rx,
         completed_wanted,
+        keep_results,
     })
 }

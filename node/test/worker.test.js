@@ -106,6 +106,55 @@ describe('Worker', { timeout: 120_000 }, () => {
     assert.ok(await settled(queue))
   })
 
+  /** Runs `worker` until `done()` after each event says so, or 10 s: a wedged job fails the asserts. */
+  async function runBriefly(worker, done) {
+    const timer = setTimeout(() => worker.close(), 10_000)
+    for (const name of ['completed', 'retrying', 'dead']) worker.on(name, () => done() && worker.close())
+    try {
+      return await worker.run()
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  test('a result that cannot be encoded fails the attempt with the JSON error and frees its slot', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    const once = { maxAttempts: 1 }
+    await queue.add(new Item(Buffer.from('x'), { id: 'bigint', maxAttempts: 2, backoff: { type: 'fixed', delayMs: 10 } }))
+    await queue.add(new Item(Buffer.from('x'), { id: 'circular', ...once }))
+    await queue.add(new Item(Buffer.from('x'), { id: 'function', ...once }))
+    await queue.add(new Item(Buffer.from('x'), { id: 'next' }))
+    const circular = { name: 'loop' }
+    circular.self = circular
+    const results = { bigint: 10n, circular, function: () => 1, next: 'fine' }
+    const dead = new Set()
+    const completed = new Set()
+    const worker = new Worker(queue, async (job) => results[job.id], { concurrency: 1 })
+    worker.on('dead', (id) => dead.add(id)).on('completed', (id) => completed.add(id))
+    const report = await runBriefly(worker, () => dead.size === 3 && completed.has('next'))
+    assert.deepEqual(report, { completed: 1, retried: 1, dead: 3, lost: 0, released: 0 })
+    const cases = { bigint: /BigInt/, circular: /circular/, function: /function/ }
+    for (const [id, why] of Object.entries(cases)) {
+      const job = await queue.get(id)
+      assert.equal(job.state, 'dead', id)
+      assert.equal(job.errorType, 'TypeError', id)
+      assert.ok(job.error.startsWith("the handler's result cannot be encoded: "), job.error)
+      assert.match(job.error, why)
+    }
+    assert.equal(await queue.count('leased'), 0)
+  })
+
+  test('a result not kept is not encoded', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'bigint' }))
+    let ended = false
+    const worker = new Worker(queue, async () => 10n, { keepResults: false })
+    for (const name of ['completed', 'retrying', 'dead']) worker.on(name, () => (ended = true))
+    const report = await runBriefly(worker, () => ended)
+    assert.equal(report.completed, 1)
+    assert.ok(await settled(queue))
+  })
+
   test('a cancelled job is told through its AbortSignal, even past its TTL', async () => {
     const queue = client.queue(uniquePrefix('w'))
     await queue.add(new Item(Buffer.from('x'), { id: 'long' }))

@@ -90,11 +90,17 @@ pub struct Done {
 #[pymethods]
 impl Done {
     /// ``done("complete", result_bytes_or_None)``, ``done("fail", (message, type, retry))``
-    /// with retry ``None`` (the backoff), ``"never"`` or seconds, or ``done("release", delay)``.
+    /// with retry ``None`` (the backoff), ``"never"`` or seconds, ``done("unencodable",
+    /// (message, type))`` for a return value the Python layer could not encode (a failed
+    /// attempt, worded by the core), or ``done("release", delay)``.
     fn __call__(&self, kind: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let outcome = match kind {
             "complete" if value.is_none() => Outcome::Complete(None),
             "complete" => Outcome::Complete(Some(convert::data(value, "result")?)),
+            "unencodable" => {
+                let (message, error_type): (String, String) = value.extract()?;
+                Outcome::Fail(JobError::unencodable_result(message).with_type(error_type))
+            }
             "fail" => {
                 let (message, error_type, retry): (String, String, Option<Bound<'_, PyAny>>) =
                     value.extract()?;
@@ -167,6 +173,10 @@ pub struct WorkerRun {
     events: Mutex<mpsc::UnboundedReceiver<Event>>,
     #[pyo3(get)]
     concurrency: usize,
+    /// Whether handlers' return values are kept (the default applied): the Python layer encodes
+    /// them only then.
+    #[pyo3(get)]
+    keep_results: bool,
 }
 
 /// A runner's report as Python gets it: ``(completed, retried, dead, lost, released)``.
@@ -362,6 +372,7 @@ pub fn start_worker(
     let concurrency = o
         .effective_concurrency()
         .map_err(|e| errors::to_py(py, e))?;
+    let keep_results = o.keeps_results();
     let queue = queue
         .blocking()
         .as_async()
@@ -406,6 +417,7 @@ pub fn start_worker(
         report: Mutex::new(report_rx),
         events: Mutex::new(event_rx),
         concurrency,
+        keep_results,
     })
 }
 

@@ -188,6 +188,109 @@ def test_shutdown_waits_then_releases_what_still_runs(queue: leaseq.Queue) -> No
     )
 
 
+def run_briefly(
+    worker: leaseq.Worker, done: Any, seconds: float = 10.0
+) -> leaseq.WorkerReport:
+    """Like `run_until`, and stops anyway after `seconds`: a runner that wedges fails the test's
+    asserts instead of hanging it."""
+    timer = threading.Timer(seconds, worker.stop)
+    timer.start()
+    try:
+        return run_until(worker, done)
+    finally:
+        timer.cancel()
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_result_that_cannot_be_encoded_fails_the_attempt(
+    queue: leaseq.Queue, kind: str
+) -> None:
+    """A set is not JSON: the attempt fails with the TypeError (retried with the backoff, then
+    dead) and frees its slot: with one slot, the next item runs meanwhile."""
+    queue.add(
+        leaseq.Item(b"x", id="set", max_attempts=2, backoff=leaseq.Backoff.fixed(0.01))
+    )
+    queue.add(leaseq.Item(b"x", id="next"))
+
+    def result(job: leaseq.worker.Job) -> Any:
+        return {1, 2} if job.id == "set" else "fine"
+
+    async def async_handler(job: leaseq.worker.Job) -> Any:
+        return result(job)
+
+    handler = result if kind == "sync" else async_handler
+    seen: list[str] = []
+
+    def done(name: str, job_id: Any) -> bool:
+        seen.append(f"{name} {job_id}")
+        return "dead set" in seen and "completed next" in seen
+
+    report = run_briefly(
+        leaseq.Worker(queue, handler, concurrency=1, shutdown_timeout=0.5), done
+    )
+    assert (report.completed, report.retried, report.dead) == (1, 1, 1), seen
+    job = queue.get("set")
+    assert job is not None and job.state == leaseq.State.DEAD
+    assert job.error_type == "TypeError"
+    assert job.error is not None and "set is not JSON serializable" in job.error
+    assert "encoded" in job.error, (
+        "says it was the result, not the handler, that failed"
+    )
+    assert queue.count(leaseq.State.LEASED) == 0
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_result_not_kept_is_not_encoded(queue: leaseq.Queue, kind: str) -> None:
+    """With keep_results=False the return value is thrown away unread: a set completes."""
+    queue.add(leaseq.Item(b"x", id="set"))
+
+    def handler(_job: leaseq.worker.Job) -> Any:
+        return {1, 2}
+
+    async def async_handler(_job: leaseq.worker.Job) -> Any:
+        return {1, 2}
+
+    report = run_briefly(
+        leaseq.Worker(
+            queue,
+            handler if kind == "sync" else async_handler,
+            keep_results=False,
+            shutdown_timeout=0.5,
+        ),
+        lambda name, _id: name in ("completed", "retrying", "dead"),
+    )
+    assert report.completed == 1, report
+    assert queue.get("set") is None and settled(queue)
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_an_outcome_the_core_refuses_fails_the_attempt_with_the_reason(
+    queue: leaseq.Queue, kind: str
+) -> None:
+    """A negative RetryLater delay cannot be carried to the core: the attempt fails with the
+    error saying why, never with a generic one and never left leased."""
+    queue.add(leaseq.Item(b"x", id="bad", max_attempts=1))
+
+    def handler(_job: leaseq.worker.Job) -> None:
+        raise leaseq.RetryLater("slow down", delay=-1)
+
+    async def async_handler(job: leaseq.worker.Job) -> None:
+        handler(job)
+
+    report = run_briefly(
+        leaseq.Worker(
+            queue,
+            handler if kind == "sync" else async_handler,
+            shutdown_timeout=0.5,
+        ),
+        lambda name, _id: name in ("retrying", "dead"),
+    )
+    assert report.dead == 1, report
+    job = queue.get("bad")
+    assert job is not None and job.error_type == "InvalidArgumentError"
+    assert job.error is not None and "retry_after" in job.error
+
+
 def restart(server: Server) -> None:
     assert server.process.stdin is not None and server.process.stdout is not None
     server.process.stdin.write("restart\n")

@@ -171,6 +171,16 @@ impl JobError {
         }
     }
 
+    /// A handler's return value that could not be encoded as a result (a binding's encoding:
+    /// JSON of a Python set, of a JavaScript `BigInt` or circular object, a string that is not
+    /// valid Unicode): a failed attempt like any other, retried with the queue's backoff, whose
+    /// message says so and gives `why`. Set the type with [`JobError::with_type`] (the language's
+    /// error class: `TypeError`, say). Bindings call it where they convert the return value, so
+    /// every language words it alike (spec/PROTOCOL.md, 13.1).
+    pub fn unencodable_result(why: impl std::fmt::Display) -> JobError {
+        JobError::new(format!("the handler's result cannot be encoded: {why}"))
+    }
+
     /// Sets the failure's type name.
     pub fn with_type(mut self, error_type: impl Into<String>) -> JobError {
         self.error_type = error_type.into();
@@ -191,7 +201,10 @@ impl<E: std::error::Error> From<E> for JobError {
     }
 }
 
-/// A handler's success value, kept as the job's result when it is not empty.
+/// A handler's success value, kept as the job's result when it is not empty. Its values are
+/// bytes already, so this conversion cannot fail: a Rust handler that encodes a value itself
+/// (`serde_json::to_vec`, say) returns the encoding's error as its `Err`, or
+/// [`JobError::unencodable_result`] to word it as the bindings do.
 pub trait IntoResultValue {
     /// The bytes to keep, or `None` to keep nothing.
     fn into_result_value(self) -> Option<Vec<u8>>;

@@ -100,6 +100,13 @@ impl WorkerOptions {
         Ok(self.settle()?.concurrency)
     }
 
+    /// Whether the runner keeps handlers' return values as results (the default applied): a
+    /// binding encodes a return value only then, so one that is never kept never fails to
+    /// encode.
+    pub fn keeps_results(&self) -> bool {
+        self.keep_results.unwrap_or(true)
+    }
+
     /// Applies the defaults and checks every bound; the error names the setting.
     pub(crate) fn settle(&self) -> Result<Settings> {
         let ms = Duration::from_millis;
@@ -155,7 +162,7 @@ impl WorkerOptions {
             concurrency,
             lease_ttl,
             renew_every,
-            keep_results: self.keep_results.unwrap_or(true),
+            keep_results: self.keeps_results(),
             keep_result_for: self.keep_result_for,
             shutdown_timeout: within(
                 "shutdown_timeout",
@@ -190,6 +197,12 @@ mod tests {
         assert_eq!(s.concurrency, 1);
         assert_eq!(s.renew_every, Duration::from_secs(10));
         assert_eq!(s.deep_clean_every, Some(Duration::from_secs(3600)));
+        assert!(s.keep_results && WorkerOptions::new().keeps_results());
+        let unkept = WorkerOptions {
+            keep_results: Some(false),
+            ..Default::default()
+        };
+        assert!(!unkept.keeps_results() && !unkept.settle().unwrap().keep_results);
         let bad = |o: WorkerOptions, name: &str| {
             let err = o.settle().unwrap_err();
             assert!(err.to_string().contains(name), "{err}");

@@ -159,10 +159,29 @@ def _seconds(value: Seconds) -> float:
 
 
 def _report_outcome(
-    done: Any, result: Any = None, error: BaseException | None = None
+    done: Any, result: Any = None, error: BaseException | None = None, keep: bool = True
+) -> None:
+    """Tells the core what became of a job. Always calls ``done``: an outcome the core refuses
+    (a negative delay, say) fails the attempt with the refusal, since a ``done`` never called
+    would leave the job without its error (or, from asyncio, leased until shutdown)."""
+    try:
+        _send_outcome(done, result, error, keep)
+    except Exception as refused:
+        done("fail", (str(refused) or repr(refused), type(refused).__name__, None))
+
+
+def _send_outcome(
+    done: Any, result: Any, error: BaseException | None, keep: bool
 ) -> None:
     if error is None:
-        done("complete", _result_bytes(result))
+        # Encoded only when kept. A value that cannot be (a set, a circular list, a str with a
+        # lone surrogate) fails the attempt with the encoding's error: the core words it.
+        try:
+            value = _result_bytes(result) if keep else None
+        except Exception as failure:
+            done("unencodable", (str(failure), type(failure).__name__))
+            return
+        done("complete", value)
     elif isinstance(error, Release):
         done("release", None if error.delay is None else _seconds(error.delay))
     elif isinstance(error, Unrecoverable):
@@ -178,7 +197,9 @@ class Worker:
 
     Plain functions run on a thread pool of ``concurrency`` threads; ``async def`` functions on
     an asyncio event loop. A return value is kept as the job's result (bytes as they are, str as
-    UTF-8, anything else as JSON; ``None`` keeps nothing). An exception fails the attempt (retried
+    UTF-8, anything else as JSON; ``None`` keeps nothing). One that cannot be encoded (a set, say)
+    fails the attempt with the encoding's error, a ``TypeError`` naming the type; with
+    ``keep_results=False`` it is not encoded at all. An exception fails the attempt (retried
     with the queue's backoff); :class:`Unrecoverable` sends it to the dead letters, :class:`RetryLater`
     retries after a delay, :class:`Release` hands it back. Settings not given take the core's
     defaults (concurrency 1, lease TTL 30 s, renewal every TTL/3, shutdown timeout 30 s, ...).
@@ -232,6 +253,7 @@ class Worker:
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop_requested = 0
+        self._keep_results = True
         # Jobs handed to a handler and not finished yet, by their native key (lost leases are
         # reported by key).
         self._running: dict[int, Job] = {}
@@ -293,7 +315,7 @@ class Worker:
         except BaseException as error:
             _report_outcome(done, error=error)
         else:
-            _report_outcome(done, result)
+            _report_outcome(done, result, keep=self._keep_results)
         finally:
             self._running.pop(job._native.key, None)
 
@@ -309,7 +331,7 @@ class Worker:
         except BaseException as error:
             _report_outcome(done, error=error)
         else:
-            _report_outcome(done, result)
+            _report_outcome(done, result, keep=self._keep_results)
         finally:
             self._running.pop(job._native.key, None)
 
@@ -332,6 +354,7 @@ class Worker:
     def _start(self) -> threading.Thread:
         self._closing.clear()
         self._run = _native.start_worker(self._queue, self._options)
+        self._keep_results = self._run.keep_results
         if self._stop_requested:
             self.stop(force=self._stop_requested == 2)
         if not self._is_async:
