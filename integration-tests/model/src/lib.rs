@@ -1280,3 +1280,114 @@ impl Model for QueueModel {
         ]
     }
 }
+
+/// The fields of `P:job:X` the model follows, as the replay compares them.
+pub const JOB_FIELDS: [&str; 9] = [
+    "attempts",
+    "cancelled",
+    "due",
+    "expires_at",
+    "inc",
+    "leased_at",
+    "max_attempts",
+    "priority",
+    "state",
+];
+
+impl Job {
+    /// `field=value` pairs of [`JOB_FIELDS`] that are set, in that order, comma-separated.
+    pub fn text(&self) -> String {
+        let f: [Option<String>; 9] = [
+            self.attempts.map(|v| v.to_string()),
+            self.cancelled.then(|| "1".to_string()),
+            self.due.map(|v| v.to_string()),
+            self.expires_at.map(|v| v.to_string()),
+            self.inc.map(|v| v.text()),
+            self.leased_at.map(|v| v.to_string()),
+            self.max_attempts.map(|v| v.to_string()),
+            self.priority.map(|v| v.to_string()),
+            self.state.map(|v| v.text().to_string()),
+        ];
+        JOB_FIELDS
+            .iter()
+            .zip(f)
+            .filter_map(|(name, v)| v.map(|v| format!("{name}={v}")))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl State {
+    /// The queue's keys under `prefix` as the replay reads them from Redis: key -> `type:value`
+    /// (lists head first, sorted sets by member, job hashes as [`Job::text`]).
+    pub fn keys(&self, prefix: &str) -> BTreeMap<String, String> {
+        let db = &self.db;
+        let mut k = BTreeMap::new();
+        let list = |v: &Vec<Id>| {
+            let names: Vec<String> = v.iter().map(|&i| id_name(i)).collect();
+            format!("list:{}", names.join(","))
+        };
+        let zset = |z: &BTreeMap<Id, u64>| {
+            let e: Vec<String> = z
+                .iter()
+                .map(|(&i, s)| format!("{}={s}", id_name(i)))
+                .collect();
+            format!("zset:{}", e.join(","))
+        };
+        if db.queue_bad {
+            k.insert(format!("{prefix}:queue"), "string:x".to_string());
+        } else if !db.queue.is_empty() {
+            k.insert(format!("{prefix}:queue"), list(&db.queue));
+        }
+        if !db.prio1.is_empty() {
+            k.insert(format!("{prefix}:prio:1"), list(&db.prio1));
+        }
+        if !db.processing.is_empty() {
+            k.insert(format!("{prefix}:processing"), list(&db.processing));
+        }
+        if db.prios {
+            k.insert(format!("{prefix}:prios"), "zset:1=1".to_string());
+        }
+        if db.wake {
+            k.insert(format!("{prefix}:wake"), "list:1".to_string());
+        }
+        for (name, z) in [
+            ("delayed", &db.delayed),
+            ("leased", &db.leased),
+            ("dead", &db.dead),
+        ] {
+            if !z.is_empty() {
+                k.insert(format!("{prefix}:{name}"), zset(z));
+            }
+        }
+        for (&i, &g) in &db.item {
+            k.insert(
+                format!("{prefix}:item:{}", id_name(i)),
+                format!("string:d{g}"),
+            );
+        }
+        for (&i, &g) in &db.data {
+            k.insert(
+                format!("{prefix}:data:{}", id_name(i)),
+                format!("string:d{g}"),
+            );
+        }
+        for (&i, (v, _)) in &db.lease {
+            let v = match v {
+                LeaseVal::Tok(t) => format!("t{t}"),
+                LeaseVal::Cancelled => "cancelled".to_string(),
+            };
+            k.insert(
+                format!("{prefix}:lease:{}", id_name(i)),
+                format!("string:{v}"),
+            );
+        }
+        for (&i, j) in &db.job {
+            k.insert(
+                format!("{prefix}:job:{}", id_name(i)),
+                format!("hash:{}", j.text()),
+            );
+        }
+        k
+    }
+}
