@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use leaseq_model::{Fixes, QueueModel, Scope};
-use stateright::{Checker, Expectation, HasDiscoveries, Model};
+use stateright::{Checker, Expectation, HasDiscoveries, Model, Property};
 
 /// Runs a breadth-first check; prints its counts and time; returns the failed invariants with
 /// their counterexamples (as the list of actions).
@@ -13,6 +13,17 @@ fn check(
     model: QueueModel,
     stop_at: Option<&'static str>,
 ) -> Vec<(&'static str, String)> {
+    check_with(label, model, stop_at, false)
+}
+
+/// As [`check`]; `dfs`: depth-first, which keeps no frontier of whole states (the deep scope's
+/// breadth-first frontier outgrows memory).
+fn check_with(
+    label: &str,
+    model: QueueModel,
+    stop_at: Option<&'static str>,
+    dfs: bool,
+) -> Vec<(&'static str, String)> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
     let props = model.properties();
     let start = Instant::now();
@@ -20,7 +31,20 @@ fn check(
     if let Some(name) = stop_at {
         builder = builder.finish_when(HasDiscoveries::AllOf([name].into()));
     }
-    let checker = builder.spawn_bfs().join();
+    if dfs {
+        report(label, &props, builder.spawn_dfs().join(), start, stop_at)
+    } else {
+        report(label, &props, builder.spawn_bfs().join(), start, stop_at)
+    }
+}
+
+fn report(
+    label: &str,
+    props: &[Property<QueueModel>],
+    checker: impl Checker<QueueModel>,
+    start: Instant,
+    stop_at: Option<&'static str>,
+) -> Vec<(&'static str, String)> {
     eprintln!(
         "[model] {label}: {} states ({} unique), max depth {}, {:.1?}",
         checker.state_count(),
@@ -29,7 +53,7 @@ fn check(
         start.elapsed()
     );
     let mut failed = Vec::new();
-    for p in &props {
+    for p in props {
         let found = checker.discovery(p.name);
         match (p.expectation.clone(), found) {
             (Expectation::Always, Some(path)) => {
@@ -105,14 +129,36 @@ fn each_defect_is_found_with_its_fix_off() {
     }
 }
 
-/// `make model-deep`: a larger scope (3 adds, 3 leases, 250 ms), every fix on.
+/// `make model-deep`: a larger scope, every fix on. LEASEQ_MODEL_IDS, _WORKERS, _ADDS, _LEASES
+/// and _CLOCK (ms) change it.
 #[test]
 #[ignore = "minutes; run with `make model-deep`"]
 fn deep_scope_with_every_fix() {
-    let failed = check(
-        "deep scope, all fixes",
-        QueueModel::new(Scope::deep(), Fixes::ALL),
-        None,
+    let mut scope = Scope::deep();
+    let env = |name: &str| {
+        std::env::var(format!("LEASEQ_MODEL_{name}"))
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    if let Some(v) = env("IDS") {
+        scope.ids = v as u8;
+    }
+    if let Some(v) = env("WORKERS") {
+        scope.workers = v as u8;
+    }
+    if let Some(v) = env("ADDS") {
+        scope.max_adds = v as u8;
+    }
+    if let Some(v) = env("LEASES") {
+        scope.max_leases = v as u16;
+    }
+    if let Some(v) = env("CLOCK") {
+        scope.max_clock = v;
+    }
+    let label = format!(
+        "deep scope ({} ids, {} workers, {} adds, {} leases, clock {} ms), all fixes",
+        scope.ids, scope.workers, scope.max_adds, scope.max_leases, scope.max_clock
     );
+    let failed = check_with(&label, QueueModel::new(scope, Fixes::ALL), None, true);
     assert!(failed.is_empty(), "invariants fail: {failed:#?}");
 }
