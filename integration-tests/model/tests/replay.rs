@@ -12,7 +12,9 @@
 use std::collections::BTreeMap;
 
 use leaseq_harness::RedisServer;
-use leaseq_model::{id_name, Action, Fixes, QueueModel, Reply, Scope, State, JOB_FIELDS, TTL};
+use leaseq_model::{
+    id_name, Action, Fixes, Opts, QueueModel, Reply, Scope, State, JOB_FIELDS, TICK, TTL,
+};
 use redis::Value;
 use stateright::Model;
 
@@ -232,6 +234,155 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
     to_reply(c.query(con))
 }
 
+/// One step of the model and of Redis: the same call, then the same reply and keys, or a panic
+/// naming the steps so far. Returns the model's next state.
+fn replay_step(
+    con: &mut redis::Connection,
+    lib: &str,
+    prefix: &str,
+    model: &QueueModel,
+    s: &State,
+    a: Action,
+    trail: &[Action],
+) -> State {
+    let _: () = redis::cmd("SET").arg(CLOCK).arg(s.now).query(con).unwrap();
+    let got = send(con, lib, prefix, s, a);
+    let (next, want) = model.step(s, a);
+    if a == Action::Tick {
+        // Redis's expiry, at the model's time.
+        for id in
+            s.db.lease
+                .keys()
+                .filter(|id| !next.db.lease.contains_key(id))
+        {
+            let _: () = redis::cmd("DEL")
+                .arg(format!("{prefix}:lease:{}", id_name(*id)))
+                .query(con)
+                .unwrap();
+        }
+    }
+    let keys = redis_keys(con, prefix);
+    let want_keys = next.keys(prefix);
+    assert!(
+        got == want && keys == want_keys,
+        "{prefix} diverges at its last step\nsteps: {trail:?}\nreply: redis {got:?}, model {want:?}\nkeys only in redis or different: {:#?}\nkeys only in the model or different: {:#?}",
+        keys.iter().filter(|(k, v)| want_keys.get(*k) != Some(v)).collect::<Vec<_>>(),
+        want_keys.iter().filter(|(k, v)| keys.get(*k) != Some(v)).collect::<Vec<_>>(),
+    );
+    next
+}
+
+fn connect() -> (RedisServer, redis::Connection, String) {
+    let server = RedisServer::start();
+    let mut con = redis::Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let (lib, text) = library();
+    let _: String = redis::cmd("FUNCTION")
+        .arg("LOAD")
+        .arg("REPLACE")
+        .arg(&text)
+        .query(&mut con)
+        .unwrap();
+    (server, con, lib)
+}
+
+/// Issue 24's defects on the real scripts: each counterexample, replayed step by step, agrees
+/// with the model, and its invariant fails at the end exactly when REPLAY_FIXES lacks its fix.
+#[test]
+fn the_defects_replay_against_the_scripts() {
+    let (_server, mut con, lib) = connect();
+    let plain = Opts::PLAIN;
+    let add = |id, opts| Action::Add { id, opts };
+    let traces: [(&str, bool, &str, Vec<Action>); 4] = [
+        (
+            "defect1",
+            REPLAY_FIXES.cancel_leased,
+            "no incarnation lost",
+            vec![
+                add(0, plain),
+                Action::Lease { w: 0 },
+                Action::Tick,
+                Action::Cancel { id: 0 },
+                add(
+                    0,
+                    Opts {
+                        delay: TICK,
+                        ..plain
+                    },
+                ),
+                Action::Clean,
+            ],
+        ),
+        (
+            "defect2",
+            REPLAY_FIXES.lease_cancelled,
+            "no cancelled or completed incarnation leased again",
+            vec![
+                add(0, plain),
+                Action::Cancel { id: 0 },
+                add(0, plain),
+                Action::Lease { w: 1 },
+                Action::Cancel { id: 0 },
+                Action::Tick,
+                Action::Lease { w: 0 },
+            ],
+        ),
+        (
+            "defect3",
+            REPLAY_FIXES.expires_started,
+            "expires_after kills only items not started",
+            vec![
+                add(
+                    1,
+                    Opts {
+                        expires_after: Some(TICK),
+                        ..plain
+                    },
+                ),
+                Action::Lease { w: 0 },
+                Action::Tick,
+                Action::Lease { w: 1 },
+            ],
+        ),
+        (
+            "defect4",
+            REPLAY_FIXES.type_check,
+            "no incarnation lost",
+            vec![
+                add(
+                    1,
+                    Opts {
+                        delay: TICK,
+                        ..plain
+                    },
+                ),
+                Action::Tick,
+                Action::Corrupt,
+                Action::Lease { w: 0 },
+                Action::Repair,
+            ],
+        ),
+    ];
+    let model = QueueModel::new(Scope::small(), REPLAY_FIXES);
+    let props = model.properties();
+    for (label, fixed, property, actions) in traces {
+        let mut s = model.init_states().remove(0);
+        for (i, &a) in actions.iter().enumerate() {
+            s = replay_step(&mut con, &lib, label, &model, &s, a, &actions[..=i]);
+        }
+        let p = props.iter().find(|p| p.name == property).unwrap();
+        let holds = (p.condition)(&model, &s);
+        let verdict = if holds { "holds" } else { "FAILS" };
+        eprintln!("[replay] {label}: `{property}` {verdict} on the scripts: {actions:?}");
+        assert_eq!(
+            holds, fixed,
+            "{label}: `{property}` holds: {holds}, its fix in REPLAY_FIXES: {fixed}"
+        );
+    }
+}
+
 /// A small fixed-seed generator (xorshift64*): the same walks on every run.
 struct Rng(u64);
 impl Rng {
@@ -248,20 +399,9 @@ fn model_traces_replay_against_the_scripts() {
     let traces: usize = std::env::var("LEASEQ_MODEL_REPLAY_TRACES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(1000);
+        .unwrap_or(3000);
     let depth = 14;
-    let server = RedisServer::start();
-    let mut con = redis::Client::open(server.url())
-        .unwrap()
-        .get_connection()
-        .unwrap();
-    let (lib, text) = library();
-    let _: String = redis::cmd("FUNCTION")
-        .arg("LOAD")
-        .arg("REPLACE")
-        .arg(&text)
-        .query(&mut con)
-        .unwrap();
+    let (_server, mut con, lib) = connect();
     let model = QueueModel::new(
         Scope {
             max_adds: 3,
@@ -284,37 +424,12 @@ fn model_traces_replay_against_the_scripts() {
             model.actions(&s, &mut actions);
             let a = actions[rng.below(actions.len())];
             trail.push(a);
-            let _: () = redis::cmd("SET")
-                .arg(CLOCK)
-                .arg(s.now)
-                .query(&mut con)
-                .unwrap();
-            let got = send(&mut con, &lib, &prefix, &s, a);
-            let (next, want) = model.step(&s, a);
-            if a == Action::Tick {
-                // Redis's expiry, at the model's time.
-                for id in
-                    s.db.lease
-                        .keys()
-                        .filter(|id| !next.db.lease.contains_key(id))
-                {
-                    let _: () = redis::cmd("DEL")
-                        .arg(format!("{prefix}:lease:{}", id_name(*id)))
-                        .query(&mut con)
-                        .unwrap();
-                }
-            }
-            let keys = redis_keys(&mut con, &prefix);
-            let want_keys = next.keys(&prefix);
-            assert!(
-                got == want && keys == want_keys,
-                "trace {t} diverges at its last step\nsteps: {trail:?}\nreply: redis {got:?}, model {want:?}\nkeys only in redis or different: {:#?}\nkeys only in the model or different: {:#?}",
-                keys.iter().filter(|(k, v)| want_keys.get(*k) != Some(v)).collect::<Vec<_>>(),
-                want_keys.iter().filter(|(k, v)| keys.get(*k) != Some(v)).collect::<Vec<_>>(),
-            );
-            s = next;
+            s = replay_step(&mut con, &lib, &prefix, &model, &s, a, &trail);
             steps += 1;
         }
     }
-    eprintln!("[replay] {traces} traces, {steps} steps, every reply and key as the model's ({REPLAY_FIXES:?}), {:.1?}", start.elapsed());
+    eprintln!(
+        "[replay] {traces} traces, {steps} steps, every reply and key as the model's ({REPLAY_FIXES:?}), {:.1?}",
+        start.elapsed()
+    );
 }
