@@ -413,6 +413,7 @@ fn model_traces_replay_against_the_scripts() {
     );
     let mut rng = Rng(0x5eed_1ea5_e0f0_0d24);
     let mut steps = 0;
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let start = std::time::Instant::now();
     for t in 0..traces {
         // A fresh prefix per trace: fresh keys, and no hints left by an earlier trace.
@@ -422,9 +423,36 @@ fn model_traces_replay_against_the_scripts() {
         for _ in 0..depth {
             let mut actions = Vec::new();
             model.actions(&s, &mut actions);
-            let a = actions[rng.below(actions.len())];
+            // A kind of call first, then one of that kind: adds (ten of them) would crowd out
+            // the rest.
+            let kind_of = |a: &Action| {
+                format!("{a:?}")
+                    .split([' ', '{'])
+                    .next()
+                    .unwrap()
+                    .to_string()
+            };
+            let mut kinds: Vec<String> = actions.iter().map(kind_of).collect();
+            kinds.sort();
+            kinds.dedup();
+            let kind = kinds[rng.below(kinds.len())].clone();
+            let of_kind: Vec<Action> = actions
+                .iter()
+                .copied()
+                .filter(|a| kind_of(a) == kind)
+                .collect();
+            let a = of_kind[rng.below(of_kind.len())];
             trail.push(a);
-            s = replay_step(&mut con, &lib, &prefix, &model, &s, a, &trail);
+            let next = replay_step(&mut con, &lib, &prefix, &model, &s, a, &trail);
+            let granted = matches!(a, Action::Lease { w } if next.workers[w as usize].is_some());
+            *seen
+                .entry(if granted {
+                    "Lease (granted)".to_string()
+                } else {
+                    kind
+                })
+                .or_insert(0) += 1;
+            s = next;
             steps += 1;
         }
     }
@@ -432,4 +460,5 @@ fn model_traces_replay_against_the_scripts() {
         "[replay] {traces} traces, {steps} steps, every reply and key as the model's ({REPLAY_FIXES:?}), {:.1?}",
         start.elapsed()
     );
+    eprintln!("[replay] calls replayed: {seen:?}");
 }
