@@ -9,7 +9,7 @@ SOAK_WORKERS := --worker c=target/debug/soak-worker-c \
 	--worker "python=py/.venv/bin/python integration-tests/soak/workers/soak_worker.py" \
 	--worker "node=node integration-tests/soak/workers/soak_worker.js"
 
-.PHONY: deps harness workers demo test test-valkey test-rust test-c test-py test-node test-cli test-dist dist soak soak-faults vectors fmt lint bench
+.PHONY: deps harness workers demo test test-valkey test-rust model-deep test-c test-py test-node test-cli test-dist dist soak soak-faults vectors fmt lint bench
 
 deps:
 	./scripts/ensure-deps.sh
@@ -38,6 +38,11 @@ test: test-rust test-c test-py test-node test-cli test-dist soak soak-faults tes
 # The default members: core, harness, vectors, soak, ffi-c (no libpython, no Node).
 test-rust: harness
 	$(CARGO) test
+
+# The protocol's model (integration-tests/model) over a larger scope than `cargo test` checks,
+# every fix on (minutes). LEASEQ_MODEL_IDS, _WORKERS, _ADDS, _LEASES, _CLOCK change the scope.
+model-deep:
+	$(CARGO) test -p leaseq-model --test check -- --ignored --nocapture deep_scope
 
 test-c: harness
 	ffi-c/test.sh

@@ -52,4 +52,6 @@ pub use lease::{Lease, RenewOutcome, Wait, MAX_TTL};
 pub use ops::{CleanReport, Completion, QueueConfig, RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};
 pub use policy::{Backoff, Retry};
 pub use queue::Queue;
+#[doc(hidden)]
+pub use scripts::edited_library;
 pub use server::{key_slot, ServerReport, MIN_REDIS_VERSION};

@@ -108,14 +108,26 @@ fn code() -> String {
     code
 }
 
-/// The library every call uses.
-pub(crate) static LIBRARY: LazyLock<Library> = LazyLock::new(|| {
-    let code = code();
+/// The library of `code`, named from its SHA1.
+fn named(code: String) -> Library {
     let hash = sha1_smol::Sha1::from(code.as_bytes()).digest().to_string();
     let name = format!("leaseq_{}", &hash[..12]);
     let text = format!("#!lua name={name}\nlocal LIBRARY = '{name}'\n{code}");
     Library { name, text }
-});
+}
+
+/// The library every call uses.
+pub(crate) static LIBRARY: LazyLock<Library> = LazyLock::new(|| named(code()));
+
+/// For tests only (integration-tests/model replays the model's traces through it): the
+/// library's code as `edit` changes it (e.g. a `now_ms` that reads a clock the test sets), named
+/// from its own SHA1 as any library is, so it loads beside the real one. Returns the name (call
+/// `FCALL <name>_<operation>`) and the text for `FUNCTION LOAD`.
+#[doc(hidden)]
+pub fn edited_library(edit: impl FnOnce(String) -> String) -> (String, String) {
+    let lib = named(edit(code()));
+    (lib.name, lib.text)
+}
 
 macro_rules! functions {
     ($($name:ident => $stem:literal),* $(,)?) => {

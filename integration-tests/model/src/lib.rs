@@ -1,0 +1,1392 @@
+//! A model of ONE leaseq queue (protocol v2, spec/PROTOCOL.md) for the stateright model checker.
+//!
+//! The state is the queue's keys (lists, sorted sets, job hashes, lease, item and data keys),
+//! the library's per-queue hints (the next housekeeping, whether other priority levels are in
+//! use), the server clock, what each worker holds, and a ghost record of every incarnation added.
+//! Every action is ONE script call (atomic, as Redis runs it) or the clock moving on; a crash is a
+//! worker that forgets its lease and never calls again. Each script is a plain transcription of
+//! its Lua file (spec/scripts), command by command in the same order, so that a call that meets a
+//! key of the wrong type (`WRONGTYPE`) keeps the writes it made before (Redis does not roll a
+//! function back), unless [`Fixes::type_check`] is on.
+//!
+//! What is left out: results kept by complete, per-minute counters, error texts, `P:config`
+//! (defaults only), priority levels other than 0 and 1, batches, deep clean, runners.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use stateright::{Model, Property};
+
+/// Milliseconds the clock moves per tick.
+pub const TICK: u64 = 50;
+/// A lease's TTL in the model (ms): one tick.
+pub const TTL: u64 = 50;
+/// The hints' housekeeping period (lib/lease.lua, HOUSEKEEPING_MS): two ticks.
+pub const HOUSEKEEPING_MS: u64 = 100;
+/// `max_attempts` when neither the item nor P:config sets it (lib/config.lua).
+pub const DEFAULT_MAX_ATTEMPTS: i64 = 25;
+/// The default backoff a lease reply carries (lib/config.lua).
+pub const DEFAULT_BACKOFF: &str = "exp:1000:3600000:1";
+
+/// An item id: 0, 1, 2 are "a", "b", "c".
+pub type Id = u8;
+
+/// The id's name in Redis.
+pub fn id_name(id: Id) -> String {
+    ((b'a' + id) as char).to_string()
+}
+
+/// One switch per fix of issue 24's defects (default: all on). Off is the scripts' behaviour at
+/// the commit the model was written against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fixes {
+    /// Defect 1: cancel of a waiting (or expired, unrecovered) item also does `ZREM P:leased`;
+    /// recover_expired acts only on a job in state `leased`, and drops any other entry.
+    pub cancel_leased: bool,
+    /// Defect 2: a lease that finds the job marked cancelled removes the item instead.
+    pub lease_cancelled: bool,
+    /// Defect 3: `expires_at` is checked only for a job never leased (no `leased_at`).
+    pub expires_started: bool,
+    /// Defect 4: a call that meets a key of the wrong type changes nothing.
+    pub type_check: bool,
+}
+
+impl Fixes {
+    pub const ALL: Fixes = Fixes {
+        cancel_leased: true,
+        lease_cancelled: true,
+        expires_started: true,
+        type_check: true,
+    };
+    pub const NONE: Fixes = Fixes {
+        cancel_leased: false,
+        lease_cancelled: false,
+        expires_started: false,
+        type_check: false,
+    };
+}
+
+impl Default for Fixes {
+    fn default() -> Self {
+        Fixes::ALL
+    }
+}
+
+/// The options of an add (add.lua's 9 values per item; data, run_at, backoff and keep_result
+/// are not modelled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Opts {
+    pub delay: u64,
+    pub priority: i64,
+    pub max_attempts: Option<i64>,
+    pub expires_after: Option<u64>,
+}
+
+impl Opts {
+    pub const PLAIN: Opts = Opts {
+        delay: 0,
+        priority: 0,
+        max_attempts: None,
+        expires_after: None,
+    };
+    pub fn is_plain(&self) -> bool {
+        *self == Opts::PLAIN
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Action {
+    /// The clock moves on one tick; lease keys whose PX ran out are gone.
+    Tick,
+    Add {
+        id: Id,
+        opts: Opts,
+    },
+    /// `lease` with n = 1 (housekeeping included) by an idle worker.
+    Lease {
+        w: u8,
+    },
+    Complete {
+        w: u8,
+    },
+    /// `fail` with mode retry and this delay.
+    Fail {
+        w: u8,
+        delay: u64,
+    },
+    /// `fail` with mode dead.
+    FailDead {
+        w: u8,
+    },
+    Release {
+        w: u8,
+    },
+    Renew {
+        w: u8,
+    },
+    /// The worker dies: it never calls again for its lease.
+    Crash {
+        w: u8,
+    },
+    Cancel {
+        id: Id,
+    },
+    /// Light clean, one batch of 200 (clean.lua).
+    Clean,
+    DeadRequeue {
+        id: Id,
+    },
+    /// `dead purge 1`.
+    DeadPurge,
+    /// An outside client: `SET P:queue x` (only while the queue is empty).
+    Corrupt,
+    /// An outside client: `DEL P:queue`.
+    Repair,
+}
+
+/// A lease token or the word a cancel writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LeaseVal {
+    Tok(u16),
+    Cancelled,
+}
+
+/// An incarnation as the protocol writes it in `inc`: a lease token (`t<n>`) or an add's
+/// `i<n>:1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Inc {
+    Tok(u16),
+    Base(u16),
+}
+
+impl Inc {
+    pub fn text(&self) -> String {
+        match self {
+            Inc::Tok(t) => format!("t{t}"),
+            Inc::Base(b) => format!("i{b}:1"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum JState {
+    Waiting,
+    Delayed,
+    Leased,
+    Dead,
+}
+
+impl JState {
+    pub fn text(&self) -> &'static str {
+        match self {
+            JState::Waiting => "waiting",
+            JState::Delayed => "delayed",
+            JState::Leased => "leased",
+            JState::Dead => "dead",
+        }
+    }
+}
+
+/// `P:job:X`, the fields the model follows (`added`, `finished`, `reason`, `error`... are not).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Job {
+    pub state: Option<JState>,
+    pub inc: Option<Inc>,
+    pub attempts: Option<i64>,
+    pub max_attempts: Option<i64>,
+    pub priority: Option<i64>,
+    pub expires_at: Option<u64>,
+    pub leased_at: Option<u64>,
+    pub due: Option<u64>,
+    pub cancelled: bool,
+}
+
+/// The keys of the queue. Lists are Vecs whose index 0 is the head (LPUSH inserts there, RPOP
+/// takes the last); sorted sets are id -> score maps; an item or data value is the ghost
+/// incarnation whose data it is (the data written is `d<ghost>`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Db {
+    pub queue: Vec<Id>,
+    /// P:queue holds a string (an outside client's mistake).
+    pub queue_bad: bool,
+    /// P:prio:1
+    pub prio1: Vec<Id>,
+    /// P:prios holds the level 1.
+    pub prios: bool,
+    pub wake: bool,
+    pub processing: Vec<Id>,
+    pub item: BTreeMap<Id, u16>,
+    pub data: BTreeMap<Id, u16>,
+    /// P:lease:X: value and the time its PX runs out.
+    pub lease: BTreeMap<Id, (LeaseVal, u64)>,
+    pub job: BTreeMap<Id, Job>,
+    pub delayed: BTreeMap<Id, u64>,
+    pub leased: BTreeMap<Id, u64>,
+    pub dead: BTreeMap<Id, u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    /// Added and not ended (waiting, delayed, leased, dead, or cancel-marked while leased).
+    Live,
+    Completed,
+    Cancelled,
+    Purged,
+}
+
+/// The ghost record of one incarnation: what happened to it, whatever the keys say.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Ghost {
+    pub id: Id,
+    pub status: Status,
+    /// A cancel marked it while leased.
+    pub cancel_marked: bool,
+    /// Leased at least once.
+    pub started: bool,
+    /// Completes of it that returned 1.
+    pub wins: u8,
+}
+
+/// What a worker holds: the lease as the client keeps it, and (ghost) which incarnation's data
+/// the lease returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Held {
+    pub id: Id,
+    pub token: u16,
+    pub inc: Inc,
+    pub ghost: u16,
+}
+
+/// Bad events the ghost saw during a call (a bit each).
+pub const LEASED_AFTER_END: u8 = 1;
+pub const WRONG_COMPLETE: u8 = 2;
+pub const STARTED_EXPIRED: u8 = 4;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    /// The server clock (ms).
+    pub now: u64,
+    pub db: Db,
+    /// Hint: the time of the next housekeeping (None: no hint yet).
+    pub hk_due: Option<u64>,
+    /// Hint: whether priority levels other than 0 are in use (None: unknown).
+    pub prios_hint: Option<bool>,
+    pub workers: Vec<Option<Held>>,
+    pub ghosts: Vec<Ghost>,
+    /// Leases granted so far (the next token's number).
+    pub next_token: u16,
+    /// Adds with options so far (the next `inc` base).
+    pub next_base: u16,
+    pub corrupts: u8,
+    /// LEASED_AFTER_END | WRONG_COMPLETE | STARTED_EXPIRED, once seen.
+    pub bad: u8,
+}
+
+/// A reply as a RESP2 client sees it; `Local` for an action that sends nothing (tick, crash).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    Nil,
+    Int(i64),
+    Bulk(String),
+    Arr(Vec<Reply>),
+    /// An error reply (the model only makes WRONGTYPE ones).
+    Err,
+    Local,
+}
+
+/// A call met a key of the wrong type.
+#[derive(Debug)]
+pub struct WrongType;
+type R<T> = Result<T, WrongType>;
+
+/// How far the checker looks.
+#[derive(Clone, Debug)]
+pub struct Scope {
+    pub ids: u8,
+    pub workers: u8,
+    /// The clock stops here (ms).
+    pub max_clock: u64,
+    /// Adds that store an item, in all.
+    pub max_adds: u8,
+    /// Leases granted, in all.
+    pub max_leases: u16,
+    /// The add options the producer uses.
+    pub options: Vec<Opts>,
+    /// Fail delays the workers use.
+    pub fail_delays: Vec<u64>,
+    pub renew_release: bool,
+    pub cancel: bool,
+    pub clean: bool,
+    pub dead_letters: bool,
+    /// How many times the outside client may corrupt P:queue.
+    pub corrupts: u8,
+}
+
+impl Scope {
+    /// What `cargo test` checks: 2 ids, 2 workers, every kind of call.
+    pub fn small() -> Scope {
+        Scope {
+            ids: 2,
+            workers: 2,
+            max_clock: 150,
+            max_adds: 2,
+            max_leases: 2,
+            options: vec![
+                Opts::PLAIN,
+                Opts {
+                    delay: TICK,
+                    ..Opts::PLAIN
+                },
+                Opts {
+                    priority: 1,
+                    ..Opts::PLAIN
+                },
+                Opts {
+                    max_attempts: Some(1),
+                    ..Opts::PLAIN
+                },
+                Opts {
+                    expires_after: Some(TICK),
+                    ..Opts::PLAIN
+                },
+            ],
+            fail_delays: vec![0, TICK],
+            renew_release: true,
+            cancel: true,
+            clean: true,
+            dead_letters: true,
+            corrupts: 1,
+        }
+    }
+
+    /// `make model-deep`: one more lease and one more tick (3 adds need far more than minutes).
+    pub fn deep() -> Scope {
+        Scope {
+            max_clock: 200,
+            max_leases: 3,
+            ..Scope::small()
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct QueueModel {
+    pub scope: Scope,
+    pub fixes: Fixes,
+}
+
+fn first_due(z: &BTreeMap<Id, u64>, now: u64, limit: usize) -> Vec<Id> {
+    let mut v: Vec<(u64, Id)> = z
+        .iter()
+        .filter(|(_, &s)| s <= now)
+        .map(|(&i, &s)| (s, i))
+        .collect();
+    v.sort();
+    v.into_iter().take(limit).map(|(_, i)| i).collect()
+}
+
+fn first_score(z: &BTreeMap<Id, u64>) -> Option<u64> {
+    z.values().min().copied()
+}
+
+impl State {
+    fn new(workers: u8) -> State {
+        State {
+            now: 0,
+            db: Db::default(),
+            hk_due: None,
+            prios_hint: None,
+            workers: vec![None; workers as usize],
+            ghosts: Vec::new(),
+            next_token: 0,
+            next_base: 0,
+            corrupts: 0,
+            bad: 0,
+        }
+    }
+
+    fn lease_live(&self, id: Id) -> bool {
+        self.db.lease.contains_key(&id)
+    }
+
+    fn job_mut(&mut self, id: Id) -> &mut Job {
+        self.db.job.entry(id).or_default()
+    }
+
+    fn job_of(&self, id: Id) -> Job {
+        self.db.job.get(&id).cloned().unwrap_or_default()
+    }
+
+    fn new_ghost(&mut self, id: Id) -> u16 {
+        self.ghosts.push(Ghost {
+            id,
+            status: Status::Live,
+            cancel_marked: false,
+            started: false,
+            wins: 0,
+        });
+        (self.ghosts.len() - 1) as u16
+    }
+
+    fn end_ghost(&mut self, g: Option<u16>, status: Status) {
+        if let Some(g) = g {
+            self.ghosts[g as usize].status = status;
+        }
+    }
+
+    // ---- lib/waiting.lua
+
+    fn lpush_queue(&mut self, id: Id) -> R<()> {
+        if self.db.queue_bad {
+            return Err(WrongType);
+        }
+        self.db.queue.insert(0, id);
+        Ok(())
+    }
+
+    fn rpop_queue(&mut self) -> R<Option<Id>> {
+        if self.db.queue_bad {
+            return Err(WrongType);
+        }
+        Ok(self.db.queue.pop())
+    }
+
+    fn push_waiting(&mut self, id: Id, priority: Option<i64>) -> R<()> {
+        if priority.unwrap_or(0) == 0 {
+            return self.lpush_queue(id);
+        }
+        // LLEN P:wake, ZADD P:prios, RPUSH P:wake, PEXPIRE, LPUSH P:prio:1 (none can fail here).
+        self.db.prios = true;
+        self.db.wake = true;
+        self.db.prio1.insert(0, id);
+        self.prios_hint = Some(true);
+        Ok(())
+    }
+
+    fn other_levels(&mut self) -> bool {
+        if self.prios_hint.is_none() {
+            self.prios_hint = Some(self.db.prios);
+        }
+        self.prios_hint.unwrap()
+    }
+
+    fn pop_waiting(&mut self) -> R<Option<Id>> {
+        if !self.other_levels() {
+            return self.rpop_queue();
+        }
+        loop {
+            if self.db.prios {
+                if let Some(id) = self.db.prio1.pop() {
+                    return Ok(Some(id));
+                }
+                self.db.prios = false;
+            } else {
+                if let Some(id) = self.rpop_queue()? {
+                    return Ok(Some(id));
+                }
+                self.prios_hint = Some(false);
+                return Ok(None);
+            }
+        }
+    }
+
+    // ---- lib/jobs.lua
+
+    fn park(&mut self, id: Id) {
+        if let Some(g) = self.db.item.remove(&id) {
+            self.db.data.insert(id, g);
+        }
+    }
+
+    fn unpark(&mut self, id: Id) -> bool {
+        if !self.db.data.contains_key(&id) {
+            return self.db.item.contains_key(&id);
+        }
+        if self.db.item.contains_key(&id) {
+            self.db.data.remove(&id);
+            return false;
+        }
+        let g = self.db.data.remove(&id).unwrap();
+        self.db.item.insert(id, g);
+        true
+    }
+
+    fn requeue_after(&mut self, id: Id, delay: u64, priority: Option<i64>) -> R<u64> {
+        self.db.leased.remove(&id);
+        self.db.lease.remove(&id);
+        let due = self.now + delay;
+        if due > self.now {
+            self.park(id);
+            let j = self.job_mut(id);
+            j.state = Some(JState::Delayed);
+            j.due = Some(due);
+            self.db.delayed.insert(id, due);
+        } else {
+            self.job_mut(id).state = Some(JState::Waiting);
+            self.push_waiting(id, priority)?;
+        }
+        Ok(due)
+    }
+
+    /// to_dead (lib/jobs.lua).
+    fn make_dead(&mut self, id: Id) {
+        self.park(id);
+        self.db.leased.remove(&id);
+        self.db.lease.remove(&id);
+        self.job_mut(id).state = Some(JState::Dead);
+        self.db.dead.insert(id, self.now);
+        // trim_dead: the default bounds (10000, 7 days) are never reached here.
+    }
+
+    fn drop_stale(&mut self, id: Id) {
+        if let Some(s) = self.db.job.get(&id).and_then(|j| j.state) {
+            if s != JState::Delayed && s != JState::Dead {
+                self.db.job.remove(&id);
+                self.db.leased.remove(&id);
+            }
+        }
+    }
+
+    fn promote_due(&mut self, limit: usize) -> R<i64> {
+        let ids = first_due(&self.db.delayed, self.now, limit);
+        for &id in &ids {
+            self.db.delayed.remove(&id);
+            if self.unpark(id) {
+                self.job_mut(id).state = Some(JState::Waiting);
+                let p = self.job_of(id).priority;
+                self.push_waiting(id, p)?;
+            } else {
+                self.db.job.remove(&id);
+            }
+        }
+        Ok(ids.len() as i64)
+    }
+
+    fn recover_expired(&mut self, limit: usize, fx: Fixes) -> R<(i64, i64, i64)> {
+        let (mut requeued, mut dead, mut removed) = (0, 0, 0);
+        for id in first_due(&self.db.leased, self.now, limit) {
+            if let Some(&(_, exp)) = self.db.lease.get(&id) {
+                self.db.leased.insert(id, exp);
+                continue;
+            }
+            self.db.leased.remove(&id);
+            self.db.lease.remove(&id);
+            let job = self.job_of(id);
+            if fx.cancel_leased && job.state != Some(JState::Leased) {
+                continue;
+            }
+            if !self.db.item.contains_key(&id) {
+                self.db.job.remove(&id);
+                removed += 1;
+            } else if job.cancelled {
+                let g = self.db.item.remove(&id);
+                self.db.job.remove(&id);
+                self.end_ghost(g, Status::Cancelled);
+                removed += 1;
+            } else {
+                let attempts = job.attempts.unwrap_or(0);
+                let max = job.max_attempts.unwrap_or(DEFAULT_MAX_ATTEMPTS);
+                if max > 0 && attempts >= max {
+                    self.make_dead(id);
+                    dead += 1;
+                } else {
+                    self.job_mut(id).state = Some(JState::Waiting);
+                    self.push_waiting(id, job.priority)?;
+                    requeued += 1;
+                }
+            }
+        }
+        Ok((requeued, dead, removed))
+    }
+
+    // ---- lib/outcome.lua
+
+    fn lost_outcome(&self, id: Id, inc: Inc, holder: Option<LeaseVal>, job: &Job) -> i64 {
+        match job.inc {
+            Some(j) if j != inc => -4,
+            None if self.db.item.contains_key(&id) => -4,
+            None => -2,
+            _ if job.cancelled => -3,
+            _ if holder.is_some() => -1,
+            _ => 0,
+        }
+    }
+
+    fn drop_cancelled(&mut self, id: Id) {
+        self.db.leased.remove(&id);
+        let g = self.db.item.remove(&id);
+        self.db.job.remove(&id);
+        self.db.lease.remove(&id);
+        self.end_ghost(g, Status::Cancelled);
+    }
+
+    // ---- the scripts
+
+    fn add(&mut self, id: Id, opts: Opts) -> R<Reply> {
+        // taken(id)
+        if self.db.item.contains_key(&id) {
+            return Ok(Reply::Int(0));
+        }
+        if let Some(j) = self.db.job.get(&id) {
+            if matches!(j.state, Some(JState::Delayed) | Some(JState::Dead)) {
+                return Ok(Reply::Int(0));
+            }
+            self.db.job.remove(&id);
+            self.db.leased.remove(&id);
+        }
+        if opts.is_plain() {
+            self.lpush_queue(id)?;
+            let g = self.new_ghost(id);
+            self.db.item.insert(id, g);
+            return Ok(Reply::Int(1));
+        }
+        let now = self.now;
+        let due = now + opts.delay;
+        let base = self.next_base;
+        self.next_base += 1;
+        let mut job = Job {
+            inc: Some(Inc::Base(base)),
+            attempts: Some(0),
+            max_attempts: opts.max_attempts,
+            priority: (opts.priority != 0).then_some(opts.priority),
+            expires_at: opts.expires_after.map(|e| now + e),
+            ..Job::default()
+        };
+        if due > now {
+            job.state = Some(JState::Delayed);
+            job.due = Some(due);
+            self.db.delayed.insert(id, due);
+            self.db.job.insert(id, job);
+            let g = self.new_ghost(id);
+            self.db.data.insert(id, g);
+        } else {
+            job.state = Some(JState::Waiting);
+            self.push_waiting(id, Some(opts.priority))?;
+            self.db.job.insert(id, job);
+            let g = self.new_ghost(id);
+            self.db.item.insert(id, g);
+        }
+        Ok(Reply::Int(1))
+    }
+
+    fn housekeeping(&mut self, always: bool, fx: Fixes) -> R<()> {
+        if let Some(due) = self.hk_due {
+            if due > self.now && !always {
+                return Ok(());
+            }
+        }
+        self.hk_due = Some(self.now + HOUSEKEEPING_MS);
+        self.prios_hint = None;
+        self.promote_due(100)?;
+        self.recover_expired(20, fx)?;
+        Ok(())
+    }
+
+    fn lease(&mut self, w: u8, fx: Fixes) -> R<Reply> {
+        let now = self.now;
+        self.housekeeping(false, fx)?;
+        let token = self.next_token;
+        let mut looked = false;
+        let mut granted: Option<Reply> = None;
+        while granted.is_none() {
+            let id = match self.pop_waiting()? {
+                Some(id) => id,
+                None if looked => break,
+                None => {
+                    looked = true;
+                    self.housekeeping(true, fx)?;
+                    match self.pop_waiting()? {
+                        Some(id) => id,
+                        None => break,
+                    }
+                }
+            };
+            let Some(&g) = self.db.item.get(&id) else {
+                self.drop_stale(id);
+                continue;
+            };
+            if self.lease_live(id) {
+                if self.db.job.get(&id).and_then(|j| j.state) != Some(JState::Leased) {
+                    self.db.processing.insert(0, id);
+                }
+                continue;
+            }
+            self.db.lease.insert(id, (LeaseVal::Tok(token), now + TTL));
+            let job = self.job_of(id);
+            let attempts = job.attempts.unwrap_or(0) + 1;
+            let max = job.max_attempts.unwrap_or(DEFAULT_MAX_ATTEMPTS);
+            if fx.lease_cancelled && job.cancelled {
+                self.db.leased.remove(&id);
+                self.db.item.remove(&id);
+                self.db.job.remove(&id);
+                self.db.lease.remove(&id);
+                self.end_ghost(Some(g), Status::Cancelled);
+                continue;
+            }
+            if let Some(at) = job.expires_at {
+                if at <= now && !(fx.expires_started && job.leased_at.is_some()) {
+                    if self.ghosts[g as usize].started {
+                        self.bad |= STARTED_EXPIRED;
+                    }
+                    self.make_dead(id);
+                    continue;
+                }
+            }
+            if max > 0 && attempts > max {
+                self.make_dead(id);
+                continue;
+            }
+            let inc = job.inc.unwrap_or(Inc::Tok(token));
+            let j = self.job_mut(id);
+            j.inc = Some(inc);
+            j.attempts = Some(attempts);
+            j.state = Some(JState::Leased);
+            j.leased_at = Some(now);
+            let ghost = &mut self.ghosts[g as usize];
+            if ghost.status != Status::Live || ghost.cancel_marked {
+                self.bad |= LEASED_AFTER_END;
+            }
+            ghost.started = true;
+            self.next_token += 1;
+            self.workers[w as usize] = Some(Held {
+                id,
+                token,
+                inc,
+                ghost: g,
+            });
+            self.db.leased.insert(id, now + TTL);
+            granted = Some(Reply::Arr(vec![
+                Reply::Bulk(id_name(id)),
+                Reply::Bulk(format!("d{g}")),
+                Reply::Int(attempts),
+                Reply::Bulk(inc.text()),
+                Reply::Int(max),
+                Reply::Bulk(DEFAULT_BACKOFF.into()),
+            ]));
+        }
+        match granted {
+            Some(lease) => Ok(Reply::Arr(vec![Reply::Int(0), Reply::Int(-1), lease])),
+            None => {
+                self.db.wake = false;
+                let mut wait = -1i64;
+                for first in [first_score(&self.db.delayed), first_score(&self.db.leased)]
+                    .into_iter()
+                    .flatten()
+                {
+                    let left = first.saturating_sub(now) as i64;
+                    if wait < 0 || left < wait {
+                        wait = left;
+                    }
+                }
+                Ok(Reply::Arr(vec![Reply::Int(0), Reply::Int(wait)]))
+            }
+        }
+    }
+
+    fn complete_win(&mut self, g: u16, mine: u16) {
+        let ghost = &mut self.ghosts[g as usize];
+        ghost.wins += 1;
+        ghost.status = Status::Completed;
+        if g != mine {
+            self.bad |= WRONG_COMPLETE;
+        }
+    }
+
+    fn complete(&mut self, h: Held) -> R<Reply> {
+        let id = h.id;
+        if h.inc == Inc::Tok(h.token)
+            && self.db.lease.get(&id).map(|l| l.0) == Some(LeaseVal::Tok(h.token))
+        {
+            let gone = self.db.item.remove(&id);
+            self.db.lease.remove(&id);
+            self.db.job.remove(&id);
+            self.db.leased.remove(&id);
+            return Ok(Reply::Int(match gone {
+                None => -2,
+                Some(g) => {
+                    self.complete_win(g, h.ghost);
+                    1
+                }
+            }));
+        }
+        let job = self.job_of(id);
+        if job.inc != Some(h.inc) {
+            return Ok(Reply::Int(self.lost_outcome(
+                id,
+                h.inc,
+                None,
+                &Job {
+                    cancelled: false,
+                    ..job
+                },
+            )));
+        }
+        if job.cancelled {
+            self.drop_cancelled(id);
+            return Ok(Reply::Int(-3));
+        }
+        if matches!(job.state, Some(JState::Delayed) | Some(JState::Dead)) {
+            return Ok(Reply::Int(0));
+        }
+        match self.db.item.remove(&id) {
+            None => {
+                self.db.job.remove(&id);
+                Ok(Reply::Int(-2))
+            }
+            Some(g) => {
+                self.db.leased.remove(&id);
+                self.db.lease.remove(&id);
+                self.db.job.remove(&id);
+                self.complete_win(g, h.ghost);
+                Ok(Reply::Int(1))
+            }
+        }
+    }
+
+    /// fail (lib/fail.lua); `delay` None is mode dead.
+    fn fail(&mut self, h: Held, delay: Option<u64>) -> R<Reply> {
+        let id = h.id;
+        let holder = self.db.lease.get(&id).map(|l| l.0);
+        let job = self.job_of(id);
+        let pair = |a: i64, b: u64| Reply::Arr(vec![Reply::Int(a), Reply::Int(b as i64)]);
+        if holder != Some(LeaseVal::Tok(h.token)) || job.inc != Some(h.inc) {
+            return Ok(pair(self.lost_outcome(id, h.inc, holder, &job), 0));
+        }
+        if job.cancelled {
+            self.drop_cancelled(id);
+            return Ok(pair(-3, 0));
+        }
+        let attempts = job.attempts.unwrap_or(1);
+        let max = job.max_attempts.unwrap_or(DEFAULT_MAX_ATTEMPTS);
+        let Some(delay) = delay else {
+            self.make_dead(id);
+            return Ok(pair(2, 0));
+        };
+        if max > 0 && attempts >= max {
+            self.make_dead(id);
+            return Ok(pair(2, 0));
+        }
+        let due = self.requeue_after(id, delay, job.priority)?;
+        Ok(pair(1, due))
+    }
+
+    fn release(&mut self, h: Held, delay: u64) -> R<Reply> {
+        let id = h.id;
+        let holder = self.db.lease.get(&id).map(|l| l.0);
+        let job = self.job_of(id);
+        if holder != Some(LeaseVal::Tok(h.token)) || job.inc != Some(h.inc) {
+            return Ok(Reply::Int(self.lost_outcome(id, h.inc, holder, &job)));
+        }
+        if job.cancelled {
+            self.drop_cancelled(id);
+            return Ok(Reply::Int(-3));
+        }
+        let j = self.job_mut(id);
+        j.attempts = Some(j.attempts.unwrap_or(0) - 1);
+        self.requeue_after(id, delay, job.priority)?;
+        Ok(Reply::Int(1))
+    }
+
+    fn renew(&mut self, h: Held) -> R<Reply> {
+        let id = h.id;
+        let holder = self.db.lease.get(&id).map(|l| l.0);
+        let job = self.job_of(id);
+        if holder != Some(LeaseVal::Tok(h.token)) || job.inc.is_some_and(|i| i != h.inc) {
+            return Ok(Reply::Int(self.lost_outcome(id, h.inc, holder, &job)));
+        }
+        if job.cancelled {
+            return Ok(Reply::Int(-3));
+        }
+        let now = self.now;
+        self.db.lease.get_mut(&id).unwrap().1 = now + TTL;
+        if job.inc.is_some() {
+            self.db.leased.insert(id, now + TTL);
+        }
+        Ok(Reply::Int(1))
+    }
+
+    fn cancel(&mut self, id: Id, fx: Fixes) -> R<Reply> {
+        let state = self.db.job.get(&id).and_then(|j| j.state);
+        match state {
+            Some(JState::Delayed) | Some(JState::Dead) => {
+                if state == Some(JState::Delayed) {
+                    self.db.delayed.remove(&id);
+                } else {
+                    self.db.dead.remove(&id);
+                }
+                let g = self.db.data.remove(&id);
+                self.db.job.remove(&id);
+                self.end_ghost(g, Status::Cancelled);
+                return Ok(Reply::Bulk(state.unwrap().text().into()));
+            }
+            _ => {}
+        }
+        let Some(&g) = self.db.item.get(&id) else {
+            if state.is_some() {
+                self.db.job.remove(&id);
+            }
+            return Ok(Reply::Nil);
+        };
+        if let Some(l) = self.db.lease.get_mut(&id) {
+            l.0 = LeaseVal::Cancelled;
+            let j = self.job_mut(id);
+            j.cancelled = true;
+            if state.is_none() {
+                j.state = Some(JState::Leased);
+            }
+            self.ghosts[g as usize].cancel_marked = true;
+            return Ok(Reply::Bulk("leased".into()));
+        }
+        self.db.item.remove(&id);
+        self.db.job.remove(&id);
+        if fx.cancel_leased {
+            self.db.leased.remove(&id);
+        }
+        self.end_ghost(Some(g), Status::Cancelled);
+        Ok(Reply::Bulk("waiting".into()))
+    }
+
+    fn clean(&mut self, fx: Fixes) -> R<Reply> {
+        let batch = 200usize;
+        let before = self.db.processing.len();
+        let (mut examined, mut requeued, mut removed) = (0, 0, 0);
+        let mut seen = BTreeSet::new();
+        for _ in 0..before.min(batch) {
+            let Some(id) = self.db.processing.pop() else {
+                break;
+            };
+            examined += 1;
+            if !self.db.item.contains_key(&id) {
+                self.drop_stale(id);
+                removed += 1;
+            } else if self.lease_live(id) {
+                self.db.processing.insert(0, id);
+            } else if seen.contains(&id) || self.db.leased.contains_key(&id) {
+                removed += 1;
+            } else {
+                seen.insert(id);
+                let p = self.job_of(id).priority;
+                self.push_waiting(id, p)?;
+                requeued += 1;
+            }
+        }
+        let promoted = self.promote_due(100)?;
+        let (exp_requeued, exp_dead, exp_removed) = self.recover_expired(batch, fx)?;
+        let mut stale = 0;
+        let levels: Vec<i64> = if self.db.prios { vec![1, 0] } else { vec![0] };
+        for level in levels {
+            while stale < batch as i64 {
+                let tail = if level == 0 {
+                    if self.db.queue_bad {
+                        return Err(WrongType);
+                    }
+                    self.db.queue.last().copied()
+                } else {
+                    self.db.prio1.last().copied()
+                };
+                match tail {
+                    Some(id) if !self.db.item.contains_key(&id) => {
+                        if level == 0 {
+                            self.db.queue.pop();
+                        } else {
+                            self.db.prio1.pop();
+                        }
+                        self.drop_stale(id);
+                        stale += 1;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        Ok(Reply::Arr(
+            [
+                promoted,
+                exp_requeued,
+                exp_dead,
+                exp_removed,
+                examined,
+                requeued,
+                removed,
+                before as i64,
+                stale,
+            ]
+            .into_iter()
+            .map(Reply::Int)
+            .collect(),
+        ))
+    }
+
+    fn dead_requeue(&mut self, id: Id) -> R<Reply> {
+        if self.db.dead.remove(&id).is_none() {
+            return Ok(Reply::Int(0));
+        }
+        if self.unpark(id) {
+            let j = self.job_mut(id);
+            j.state = Some(JState::Waiting);
+            j.attempts = Some(0);
+            j.expires_at = None;
+            let p = j.priority;
+            self.push_waiting(id, p)?;
+        } else {
+            self.db.job.remove(&id);
+        }
+        Ok(Reply::Int(1))
+    }
+
+    fn dead_purge(&mut self) -> R<Reply> {
+        let ids = first_due(&self.db.dead, u64::MAX, 1);
+        for &id in &ids {
+            self.db.dead.remove(&id);
+            let g = self.db.data.remove(&id);
+            self.db.job.remove(&id);
+            self.end_ghost(g, Status::Purged);
+        }
+        Ok(Reply::Int(ids.len() as i64))
+    }
+
+    /// `get`'s data: from P:data:X for a job delayed or dead, else P:item:X.
+    pub fn get_data(&self, id: Id) -> Option<u16> {
+        match self.db.job.get(&id).and_then(|j| j.state) {
+            Some(JState::Delayed) | Some(JState::Dead) => self.db.data.get(&id).copied(),
+            _ => self.db.item.get(&id).copied(),
+        }
+    }
+
+    /// Whether the incarnation `g` (live) is where some later call will find it.
+    pub fn reachable(&self, g: u16) -> bool {
+        let id = self.ghosts[g as usize].id;
+        let db = &self.db;
+        let job = db.job.get(&id).and_then(|j| j.state);
+        if db.item.get(&id) == Some(&g) {
+            return (db.queue.contains(&id) && !db.queue_bad)
+                || (db.prio1.contains(&id) && db.prios)
+                || db.processing.contains(&id)
+                || db.leased.contains_key(&id)
+                || db.lease.contains_key(&id);
+        }
+        if db.data.get(&id) == Some(&g) {
+            return (db.delayed.contains_key(&id) && job == Some(JState::Delayed))
+                || (db.dead.contains_key(&id) && job == Some(JState::Dead));
+        }
+        false
+    }
+
+    fn live(&self) -> impl Iterator<Item = u16> + '_ {
+        (0..self.ghosts.len() as u16).filter(|&g| self.ghosts[g as usize].status == Status::Live)
+    }
+}
+
+impl QueueModel {
+    pub fn new(scope: Scope, fixes: Fixes) -> QueueModel {
+        QueueModel { scope, fixes }
+    }
+
+    /// One step: the next state and the reply the call gets (the replay compares it).
+    pub fn step(&self, s: &State, a: Action) -> (State, Reply) {
+        let fx = self.fixes;
+        let mut n = s.clone();
+        let held = |w: u8| s.workers[w as usize].expect("a worker's call needs its lease");
+        let r = match a {
+            Action::Tick => {
+                n.now += TICK;
+                let now = n.now;
+                n.db.lease.retain(|_, l| l.1 > now);
+                Ok(Reply::Local)
+            }
+            Action::Crash { w } => {
+                n.workers[w as usize] = None;
+                Ok(Reply::Local)
+            }
+            Action::Corrupt => {
+                n.db.queue_bad = true;
+                n.corrupts += 1;
+                Ok(Reply::Local)
+            }
+            Action::Repair => {
+                n.db.queue_bad = false;
+                n.db.queue.clear();
+                Ok(Reply::Local)
+            }
+            Action::Add { id, opts } => n.add(id, opts),
+            Action::Lease { w } => n.lease(w, fx),
+            Action::Complete { w } => {
+                n.workers[w as usize] = None;
+                n.complete(held(w))
+            }
+            Action::Fail { w, delay } => {
+                n.workers[w as usize] = None;
+                n.fail(held(w), Some(delay))
+            }
+            Action::FailDead { w } => {
+                n.workers[w as usize] = None;
+                n.fail(held(w), None)
+            }
+            Action::Release { w } => {
+                n.workers[w as usize] = None;
+                n.release(held(w), 0)
+            }
+            Action::Renew { w } => n.renew(held(w)).inspect(|r| {
+                if *r != Reply::Int(1) {
+                    n.workers[w as usize] = None;
+                }
+            }),
+            Action::Cancel { id } => n.cancel(id, fx),
+            Action::Clean => n.clean(fx),
+            Action::DeadRequeue { id } => n.dead_requeue(id),
+            Action::DeadPurge => n.dead_purge(),
+        };
+        match r {
+            Ok(reply) => (n, reply),
+            Err(WrongType) if fx.type_check => (s.clone(), Reply::Err),
+            Err(WrongType) => (n, Reply::Err),
+        }
+    }
+}
+
+impl Model for QueueModel {
+    type State = State;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<State> {
+        vec![State::new(self.scope.workers)]
+    }
+
+    fn actions(&self, s: &State, out: &mut Vec<Action>) {
+        let sc = &self.scope;
+        if s.now < sc.max_clock {
+            out.push(Action::Tick);
+        }
+        if (s.ghosts.len() as u8) < sc.max_adds {
+            for id in 0..sc.ids {
+                for &opts in &sc.options {
+                    out.push(Action::Add { id, opts });
+                }
+            }
+        }
+        for w in 0..sc.workers {
+            match s.workers[w as usize] {
+                None if s.next_token < sc.max_leases => out.push(Action::Lease { w }),
+                None => {}
+                Some(_) => {
+                    out.push(Action::Complete { w });
+                    for &delay in &sc.fail_delays {
+                        out.push(Action::Fail { w, delay });
+                    }
+                    out.push(Action::FailDead { w });
+                    if sc.renew_release {
+                        out.push(Action::Release { w });
+                        out.push(Action::Renew { w });
+                    }
+                    out.push(Action::Crash { w });
+                }
+            }
+        }
+        if sc.cancel {
+            for id in 0..sc.ids {
+                out.push(Action::Cancel { id });
+            }
+        }
+        if sc.clean {
+            out.push(Action::Clean);
+        }
+        if sc.dead_letters && !s.db.dead.is_empty() {
+            for id in 0..sc.ids {
+                out.push(Action::DeadRequeue { id });
+            }
+            out.push(Action::DeadPurge);
+        }
+        if s.corrupts < sc.corrupts && !s.db.queue_bad && s.db.queue.is_empty() {
+            out.push(Action::Corrupt);
+        }
+        if s.db.queue_bad {
+            out.push(Action::Repair);
+        }
+    }
+
+    fn next_state(&self, s: &State, a: Action) -> Option<State> {
+        Some(self.step(s, a).0)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        vec![
+            Property::always("no incarnation lost", |_, s: &State| {
+                s.live().all(|g| s.reachable(g))
+            }),
+            Property::always(
+                "no cancelled or completed incarnation leased again",
+                |_, s: &State| s.bad & LEASED_AFTER_END == 0,
+            ),
+            Property::always(
+                "one winning complete per incarnation, by its holder",
+                |_, s: &State| s.bad & WRONG_COMPLETE == 0 && s.ghosts.iter().all(|g| g.wins <= 1),
+            ),
+            Property::always(
+                "expires_after kills only items not started",
+                |_, s: &State| s.bad & STARTED_EXPIRED == 0,
+            ),
+            Property::always("get and count agree with the keys", |_, s: &State| {
+                let db = &s.db;
+                let state = |id: &Id| db.job.get(id).and_then(|j| j.state);
+                s.live()
+                    .all(|g| s.get_data(s.ghosts[g as usize].id) == Some(g))
+                    && db
+                        .delayed
+                        .keys()
+                        .all(|id| state(id) == Some(JState::Delayed) && db.data.contains_key(id))
+                    && db
+                        .dead
+                        .keys()
+                        .all(|id| state(id) == Some(JState::Dead) && db.data.contains_key(id))
+                    && db.job.iter().all(|(id, j)| match j.state {
+                        Some(JState::Delayed) => db.delayed.contains_key(id),
+                        Some(JState::Dead) => db.dead.contains_key(id),
+                        _ => true,
+                    })
+            }),
+            Property::always(
+                "a drained queue leaves only dead letters",
+                |_, s: &State| {
+                    let db = &s.db;
+                    let drained = db.queue.is_empty()
+                        && db.prio1.is_empty()
+                        && db.processing.is_empty()
+                        && s.live()
+                            .all(|g| db.dead.contains_key(&s.ghosts[g as usize].id));
+                    !drained
+                        || (db.item.is_empty()
+                            && db.delayed.is_empty()
+                            && db.leased.is_empty()
+                            && db.data.keys().all(|id| db.dead.contains_key(id))
+                            && db.job.keys().all(|id| db.dead.contains_key(id)))
+                },
+            ),
+            Property::sometimes("an incarnation completes", |_, s: &State| {
+                s.ghosts.iter().any(|g| g.status == Status::Completed)
+            }),
+            Property::sometimes("a cancelled leased item is removed", |_, s: &State| {
+                s.ghosts
+                    .iter()
+                    .any(|g| g.cancel_marked && g.status == Status::Cancelled)
+            }),
+            Property::sometimes("an item is dead", |_, s: &State| !s.db.dead.is_empty()),
+            Property::sometimes("a delayed item is leased", |_, s: &State| {
+                s.workers
+                    .iter()
+                    .flatten()
+                    .any(|h| matches!(h.inc, Inc::Base(_)))
+                    && s.db.delayed.is_empty()
+                    && s.next_base > 0
+            }),
+        ]
+    }
+}
+
+/// The fields of `P:job:X` the model follows, as the replay compares them.
+pub const JOB_FIELDS: [&str; 9] = [
+    "attempts",
+    "cancelled",
+    "due",
+    "expires_at",
+    "inc",
+    "leased_at",
+    "max_attempts",
+    "priority",
+    "state",
+];
+
+impl Job {
+    /// `field=value` pairs of [`JOB_FIELDS`] that are set, in that order, comma-separated.
+    pub fn text(&self) -> String {
+        let f: [Option<String>; 9] = [
+            self.attempts.map(|v| v.to_string()),
+            self.cancelled.then(|| "1".to_string()),
+            self.due.map(|v| v.to_string()),
+            self.expires_at.map(|v| v.to_string()),
+            self.inc.map(|v| v.text()),
+            self.leased_at.map(|v| v.to_string()),
+            self.max_attempts.map(|v| v.to_string()),
+            self.priority.map(|v| v.to_string()),
+            self.state.map(|v| v.text().to_string()),
+        ];
+        JOB_FIELDS
+            .iter()
+            .zip(f)
+            .filter_map(|(name, v)| v.map(|v| format!("{name}={v}")))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl State {
+    /// The queue's keys under `prefix` as the replay reads them from Redis: key -> `type:value`
+    /// (lists head first, sorted sets by member, job hashes as [`Job::text`]).
+    pub fn keys(&self, prefix: &str) -> BTreeMap<String, String> {
+        let db = &self.db;
+        let mut k = BTreeMap::new();
+        let list = |v: &Vec<Id>| {
+            let names: Vec<String> = v.iter().map(|&i| id_name(i)).collect();
+            format!("list:{}", names.join(","))
+        };
+        let zset = |z: &BTreeMap<Id, u64>| {
+            let e: Vec<String> = z
+                .iter()
+                .map(|(&i, s)| format!("{}={s}", id_name(i)))
+                .collect();
+            format!("zset:{}", e.join(","))
+        };
+        if db.queue_bad {
+            k.insert(format!("{prefix}:queue"), "string:x".to_string());
+        } else if !db.queue.is_empty() {
+            k.insert(format!("{prefix}:queue"), list(&db.queue));
+        }
+        if !db.prio1.is_empty() {
+            k.insert(format!("{prefix}:prio:1"), list(&db.prio1));
+        }
+        if !db.processing.is_empty() {
+            k.insert(format!("{prefix}:processing"), list(&db.processing));
+        }
+        if db.prios {
+            k.insert(format!("{prefix}:prios"), "zset:1=1".to_string());
+        }
+        if db.wake {
+            k.insert(format!("{prefix}:wake"), "list:1".to_string());
+        }
+        for (name, z) in [
+            ("delayed", &db.delayed),
+            ("leased", &db.leased),
+            ("dead", &db.dead),
+        ] {
+            if !z.is_empty() {
+                k.insert(format!("{prefix}:{name}"), zset(z));
+            }
+        }
+        for (&i, &g) in &db.item {
+            k.insert(
+                format!("{prefix}:item:{}", id_name(i)),
+                format!("string:d{g}"),
+            );
+        }
+        for (&i, &g) in &db.data {
+            k.insert(
+                format!("{prefix}:data:{}", id_name(i)),
+                format!("string:d{g}"),
+            );
+        }
+        for (&i, (v, _)) in &db.lease {
+            let v = match v {
+                LeaseVal::Tok(t) => format!("t{t}"),
+                LeaseVal::Cancelled => "cancelled".to_string(),
+            };
+            k.insert(
+                format!("{prefix}:lease:{}", id_name(i)),
+                format!("string:{v}"),
+            );
+        }
+        for (&i, j) in &db.job {
+            k.insert(
+                format!("{prefix}:job:{}", id_name(i)),
+                format!("hash:{}", j.text()),
+            );
+        }
+        k
+    }
+}

@@ -1,0 +1,164 @@
+//! The exhaustive checks: the model with every fix on satisfies every invariant within the
+//! scope; with one fix off the checker finds that defect's counterexample.
+
+use std::time::Instant;
+
+use leaseq_model::{Fixes, QueueModel, Scope};
+use stateright::{Checker, Expectation, HasDiscoveries, Model, Property};
+
+/// Runs a breadth-first check; prints its counts and time; returns the failed invariants with
+/// their counterexamples (as the list of actions).
+fn check(
+    label: &str,
+    model: QueueModel,
+    stop_at: Option<&'static str>,
+) -> Vec<(&'static str, String)> {
+    check_with(label, model, stop_at, false)
+}
+
+/// As [`check`]; `dfs`: depth-first, which keeps no frontier of whole states (the deep scope's
+/// breadth-first frontier outgrows memory).
+fn check_with(
+    label: &str,
+    model: QueueModel,
+    stop_at: Option<&'static str>,
+    dfs: bool,
+) -> Vec<(&'static str, String)> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(2));
+    let props = model.properties();
+    let start = Instant::now();
+    let mut builder = model.checker().threads(threads);
+    if let Some(name) = stop_at {
+        builder = builder.finish_when(HasDiscoveries::AllOf([name].into()));
+    }
+    if dfs {
+        report(label, &props, builder.spawn_dfs().join(), start, stop_at)
+    } else {
+        report(label, &props, builder.spawn_bfs().join(), start, stop_at)
+    }
+}
+
+fn report(
+    label: &str,
+    props: &[Property<QueueModel>],
+    checker: impl Checker<QueueModel>,
+    start: Instant,
+    stop_at: Option<&'static str>,
+) -> Vec<(&'static str, String)> {
+    eprintln!(
+        "[model] {label}: {} states ({} unique), max depth {}, {:.1?}",
+        checker.state_count(),
+        checker.unique_state_count(),
+        checker.max_depth(),
+        start.elapsed()
+    );
+    let mut failed = Vec::new();
+    for p in props {
+        let found = checker.discovery(p.name);
+        match (p.expectation.clone(), found) {
+            (Expectation::Always, Some(path)) => {
+                let steps: Vec<String> = path
+                    .into_actions()
+                    .iter()
+                    .map(|a| format!("{a:?}"))
+                    .collect();
+                let steps = steps.join(" -> ");
+                eprintln!("[model] {label}: FAILED `{}`: {steps}", p.name);
+                failed.push((p.name, steps));
+            }
+            (Expectation::Sometimes, None) if stop_at.is_none() => {
+                panic!(
+                    "{label}: no state reaches `{}`: the scope is too small to mean much",
+                    p.name
+                )
+            }
+            _ => {}
+        }
+    }
+    failed
+}
+
+#[test]
+fn every_invariant_holds_with_every_fix() {
+    let failed = check(
+        "small scope, all fixes",
+        QueueModel::new(Scope::small(), Fixes::ALL),
+        None,
+    );
+    assert!(failed.is_empty(), "invariants fail: {failed:#?}");
+}
+
+/// Each defect of issue 24, with its fix off and the others on: the checker finds it.
+#[test]
+fn each_defect_is_found_with_its_fix_off() {
+    type Off = fn(&mut Fixes);
+    let defects: [(&str, Off, &str); 4] = [
+        (
+            "1 cancel leaves P:leased",
+            |f| f.cancel_leased = false,
+            "no incarnation lost",
+        ),
+        (
+            "2 cancelled item leased again",
+            |f| f.lease_cancelled = false,
+            "no cancelled or completed incarnation leased again",
+        ),
+        (
+            "3 expires_after kills a started item",
+            |f| f.expires_started = false,
+            "expires_after kills only items not started",
+        ),
+        (
+            "4 WRONGTYPE strands items",
+            |f| f.type_check = false,
+            "no incarnation lost",
+        ),
+    ];
+    for (label, off, expected) in defects {
+        let mut fixes = Fixes::ALL;
+        off(&mut fixes);
+        let failed = check(
+            &format!("defect {label}, its fix off"),
+            QueueModel::new(Scope::small(), fixes),
+            Some(expected),
+        );
+        assert!(
+            failed.iter().any(|(name, _)| *name == expected),
+            "defect {label}: expected a failure of {expected:?}, got {failed:#?}"
+        );
+    }
+}
+
+/// `make model-deep`: a larger scope, every fix on. LEASEQ_MODEL_IDS, _WORKERS, _ADDS, _LEASES
+/// and _CLOCK (ms) change it.
+#[test]
+#[ignore = "minutes; run with `make model-deep`"]
+fn deep_scope_with_every_fix() {
+    let mut scope = Scope::deep();
+    let env = |name: &str| {
+        std::env::var(format!("LEASEQ_MODEL_{name}"))
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    if let Some(v) = env("IDS") {
+        scope.ids = v as u8;
+    }
+    if let Some(v) = env("WORKERS") {
+        scope.workers = v as u8;
+    }
+    if let Some(v) = env("ADDS") {
+        scope.max_adds = v as u8;
+    }
+    if let Some(v) = env("LEASES") {
+        scope.max_leases = v as u16;
+    }
+    if let Some(v) = env("CLOCK") {
+        scope.max_clock = v;
+    }
+    let label = format!(
+        "deep scope ({} ids, {} workers, {} adds, {} leases, clock {} ms), all fixes",
+        scope.ids, scope.workers, scope.max_adds, scope.max_leases, scope.max_clock
+    );
+    let failed = check_with(&label, QueueModel::new(scope, Fixes::ALL), None, true);
+    assert!(failed.is_empty(), "invariants fail: {failed:#?}");
+}

@@ -1,0 +1,464 @@
+//! The model as the oracle of the real scripts: random walks of the model (fixed seed) replayed
+//! against a throwaway redis-server, step by step, comparing every reply and every key.
+//!
+//! Time: the scripts read the clock through `now_ms` (spec/scripts/lib/time.lua); the replay
+//! loads an edited copy of the library (its own name, beside the real one) whose `now_ms` reads
+//! the key `leaseq-test:clock`, which the replay sets to the model's clock before each step: it
+//! never sleeps. Lease keys: a controlled clock cannot move Redis's own key expiry, so the copy
+//! sets lease keys with the model's TTL plus one hour (`SET ... PX`, renew's `PEXPIRE`), and
+//! when the model's clock passes a lease's expiry the replay deletes the key, as Redis would
+//! then. (P:leased scores, which the scripts compare with `now`, keep the model's TTL.)
+
+use std::collections::BTreeMap;
+
+use leaseq_harness::RedisServer;
+use leaseq_model::{
+    id_name, Action, Fixes, Opts, QueueModel, Reply, Scope, State, JOB_FIELDS, TICK, TTL,
+};
+use redis::Value;
+use stateright::Model;
+
+/// The scripts' behaviour the replay expects: the model with these fixes. The scripts at this
+/// branch's HEAD have none of issue 24's fixes; flip to `Fixes::ALL` when they land.
+const REPLAY_FIXES: Fixes = Fixes::NONE;
+
+const CLOCK: &str = "leaseq-test:clock";
+/// Added to every lease key's real expiry: the replay deletes lease keys itself.
+const LEASE_MARGIN_MS: u64 = 3_600_000;
+
+fn replace_once(code: String, from: &str, to: &str, times: usize) -> String {
+    assert_eq!(
+        code.matches(from).count(),
+        times,
+        "the library no longer has `{from}` {times} times"
+    );
+    code.replace(from, to)
+}
+
+fn library() -> (String, String) {
+    leaseq::edited_library(|code| {
+        let code = replace_once(
+            code,
+            "  local t = redis.call('TIME')\n  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n",
+            &format!("  return tonumber(redis.call('GET', '{CLOCK}'))\n"),
+            1,
+        );
+        let code = replace_once(
+            code,
+            "'NX', 'PX', ttl_s)",
+            &format!("'NX', 'PX', ttl_s + {LEASE_MARGIN_MS})"),
+            2,
+        );
+        replace_once(
+            code,
+            "redis.call('PEXPIRE', LEASE .. id, ttl_ms)",
+            &format!("redis.call('PEXPIRE', LEASE .. id, ttl_ms + {LEASE_MARGIN_MS})"),
+            1,
+        )
+    })
+}
+
+fn to_reply(v: redis::RedisResult<Value>) -> Reply {
+    match v {
+        Err(_) => Reply::Err,
+        Ok(Value::Nil) => Reply::Nil,
+        Ok(Value::Int(i)) => Reply::Int(i),
+        Ok(Value::BulkString(b)) => Reply::Bulk(String::from_utf8_lossy(&b).into_owned()),
+        Ok(Value::Array(a)) => Reply::Arr(a.into_iter().map(|v| to_reply(Ok(v))).collect()),
+        Ok(other) => panic!("unexpected reply {other:?}"),
+    }
+}
+
+/// Reads every key of the queue as [`State::keys`] renders the model's.
+fn redis_keys(con: &mut redis::Connection, prefix: &str) -> BTreeMap<String, String> {
+    let names: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}:*"))
+        .query(con)
+        .unwrap();
+    let mut out = BTreeMap::new();
+    for key in names {
+        if key.contains(":rate:") || key.contains(":result:") {
+            continue;
+        }
+        let kind: String = redis::cmd("TYPE").arg(&key).query(con).unwrap();
+        let value = match kind.as_str() {
+            "string" => {
+                let v: String = redis::cmd("GET").arg(&key).query(con).unwrap();
+                format!("string:{v}")
+            }
+            "list" => {
+                let v: Vec<String> = redis::cmd("LRANGE")
+                    .arg(&key)
+                    .arg(0)
+                    .arg(-1)
+                    .query(con)
+                    .unwrap();
+                format!("list:{}", v.join(","))
+            }
+            "zset" => {
+                let v: Vec<(String, String)> = redis::cmd("ZRANGE")
+                    .arg(&key)
+                    .arg(0)
+                    .arg(-1)
+                    .arg("WITHSCORES")
+                    .query(con)
+                    .unwrap();
+                let mut v: Vec<String> = v.into_iter().map(|(m, s)| format!("{m}={s}")).collect();
+                v.sort();
+                format!("zset:{}", v.join(","))
+            }
+            "hash" => {
+                let v: BTreeMap<String, String> =
+                    redis::cmd("HGETALL").arg(&key).query(con).unwrap();
+                let f: Vec<String> = JOB_FIELDS
+                    .iter()
+                    .filter_map(|f| v.get(*f).map(|v| format!("{f}={v}")))
+                    .collect();
+                format!("hash:{}", f.join(","))
+            }
+            other => panic!("{key} has type {other}"),
+        };
+        out.insert(key, value);
+    }
+    out
+}
+
+/// Sends the call of `a` (taken in state `s`) to Redis.
+fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Action) -> Reply {
+    let fcall = |f: &str| {
+        let mut c = redis::cmd("FCALL");
+        c.arg(format!("{lib}_{f}"))
+            .arg(2)
+            .arg(format!("{prefix}:lease:"))
+            .arg(format!("{prefix}:item:"));
+        c
+    };
+    let held = |w: u8| s.workers[w as usize].unwrap();
+    let lease_args = |c: &mut redis::Cmd, w: u8| {
+        let h = held(w);
+        c.arg(id_name(h.id))
+            .arg(format!("t{}", h.token))
+            .arg(h.inc.text());
+    };
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    let c = match a {
+        Action::Tick | Action::Crash { .. } => return Reply::Local,
+        Action::Corrupt => {
+            let _: () = redis::cmd("SET")
+                .arg(format!("{prefix}:queue"))
+                .arg("x")
+                .query(con)
+                .unwrap();
+            return Reply::Local;
+        }
+        Action::Repair => {
+            let _: () = redis::cmd("DEL")
+                .arg(format!("{prefix}:queue"))
+                .query(con)
+                .unwrap();
+            return Reply::Local;
+        }
+        Action::Add { id, opts } => {
+            let mut c = fcall("add");
+            c.arg("add").arg(format!("i{}", s.next_base));
+            c.arg(id_name(id)).arg(format!("d{}", s.ghosts.len()));
+            c.arg(opt((opts.delay > 0).then(|| opts.delay.to_string())))
+                .arg("");
+            c.arg(opt((opts.priority != 0).then(|| opts.priority.to_string())));
+            c.arg(opt(opts.max_attempts.map(|m| m.to_string()))).arg("");
+            c.arg(opt(opts.expires_after.map(|e| e.to_string())))
+                .arg("");
+            c
+        }
+        Action::Lease { .. } => {
+            let mut c = fcall("lease");
+            c.arg(format!("t{}", s.next_token)).arg(TTL).arg(1);
+            c
+        }
+        Action::Complete { w } => {
+            let h = held(w);
+            let mut c = fcall("complete");
+            c.arg(id_name(h.id))
+                .arg(h.inc.text())
+                .arg(format!("t{}", h.token));
+            c
+        }
+        Action::Fail { w, delay } => {
+            let mut c = fcall("fail");
+            lease_args(&mut c, w);
+            c.arg("retry").arg(delay).arg("boom").arg("E");
+            c
+        }
+        Action::FailDead { w } => {
+            let mut c = fcall("fail");
+            lease_args(&mut c, w);
+            c.arg("dead").arg(0).arg("boom").arg("E");
+            c
+        }
+        Action::Release { w } => {
+            let mut c = fcall("release");
+            lease_args(&mut c, w);
+            c.arg(0);
+            c
+        }
+        Action::Renew { w } => {
+            let h = held(w);
+            let mut c = fcall("renew");
+            c.arg(id_name(h.id))
+                .arg(format!("t{}", h.token))
+                .arg(TTL)
+                .arg(h.inc.text());
+            c
+        }
+        Action::Cancel { id } => {
+            let mut c = fcall("cancel");
+            c.arg(id_name(id));
+            c
+        }
+        Action::Clean => {
+            let mut c = fcall("clean");
+            c.arg(200);
+            c
+        }
+        Action::DeadRequeue { id } => {
+            let mut c = fcall("dead");
+            c.arg("requeue").arg(id_name(id));
+            c
+        }
+        Action::DeadPurge => {
+            let mut c = fcall("dead");
+            c.arg("purge").arg(1);
+            c
+        }
+    };
+    to_reply(c.query(con))
+}
+
+/// One step of the model and of Redis: the same call, then the same reply and keys, or a panic
+/// naming the steps so far. Returns the model's next state.
+fn replay_step(
+    con: &mut redis::Connection,
+    lib: &str,
+    prefix: &str,
+    model: &QueueModel,
+    s: &State,
+    a: Action,
+    trail: &[Action],
+) -> State {
+    let _: () = redis::cmd("SET").arg(CLOCK).arg(s.now).query(con).unwrap();
+    let got = send(con, lib, prefix, s, a);
+    let (next, want) = model.step(s, a);
+    if a == Action::Tick {
+        // Redis's expiry, at the model's time.
+        for id in
+            s.db.lease
+                .keys()
+                .filter(|id| !next.db.lease.contains_key(id))
+        {
+            let _: () = redis::cmd("DEL")
+                .arg(format!("{prefix}:lease:{}", id_name(*id)))
+                .query(con)
+                .unwrap();
+        }
+    }
+    let keys = redis_keys(con, prefix);
+    let want_keys = next.keys(prefix);
+    assert!(
+        got == want && keys == want_keys,
+        "{prefix} diverges at its last step\nsteps: {trail:?}\nreply: redis {got:?}, model {want:?}\nkeys only in redis or different: {:#?}\nkeys only in the model or different: {:#?}",
+        keys.iter().filter(|(k, v)| want_keys.get(*k) != Some(v)).collect::<Vec<_>>(),
+        want_keys.iter().filter(|(k, v)| keys.get(*k) != Some(v)).collect::<Vec<_>>(),
+    );
+    next
+}
+
+fn connect() -> (RedisServer, redis::Connection, String) {
+    let server = RedisServer::start();
+    let mut con = redis::Client::open(server.url())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let (lib, text) = library();
+    let _: String = redis::cmd("FUNCTION")
+        .arg("LOAD")
+        .arg("REPLACE")
+        .arg(&text)
+        .query(&mut con)
+        .unwrap();
+    (server, con, lib)
+}
+
+/// Issue 24's defects on the real scripts: each counterexample, replayed step by step, agrees
+/// with the model, and its invariant fails at the end exactly when REPLAY_FIXES lacks its fix.
+#[test]
+fn the_defects_replay_against_the_scripts() {
+    let (_server, mut con, lib) = connect();
+    let plain = Opts::PLAIN;
+    let add = |id, opts| Action::Add { id, opts };
+    let traces: [(&str, bool, &str, Vec<Action>); 4] = [
+        (
+            "defect1",
+            REPLAY_FIXES.cancel_leased,
+            "no incarnation lost",
+            vec![
+                add(0, plain),
+                Action::Lease { w: 0 },
+                Action::Tick,
+                Action::Cancel { id: 0 },
+                add(
+                    0,
+                    Opts {
+                        delay: TICK,
+                        ..plain
+                    },
+                ),
+                Action::Clean,
+            ],
+        ),
+        (
+            "defect2",
+            REPLAY_FIXES.lease_cancelled,
+            "no cancelled or completed incarnation leased again",
+            vec![
+                add(0, plain),
+                Action::Cancel { id: 0 },
+                add(0, plain),
+                Action::Lease { w: 1 },
+                Action::Cancel { id: 0 },
+                Action::Tick,
+                Action::Lease { w: 0 },
+            ],
+        ),
+        (
+            "defect3",
+            REPLAY_FIXES.expires_started,
+            "expires_after kills only items not started",
+            vec![
+                add(
+                    1,
+                    Opts {
+                        expires_after: Some(TICK),
+                        ..plain
+                    },
+                ),
+                Action::Lease { w: 0 },
+                Action::Tick,
+                Action::Lease { w: 1 },
+            ],
+        ),
+        (
+            "defect4",
+            REPLAY_FIXES.type_check,
+            "no incarnation lost",
+            vec![
+                add(
+                    1,
+                    Opts {
+                        delay: TICK,
+                        ..plain
+                    },
+                ),
+                Action::Tick,
+                Action::Corrupt,
+                Action::Lease { w: 0 },
+                Action::Repair,
+            ],
+        ),
+    ];
+    let model = QueueModel::new(Scope::small(), REPLAY_FIXES);
+    let props = model.properties();
+    for (label, fixed, property, actions) in traces {
+        let mut s = model.init_states().remove(0);
+        for (i, &a) in actions.iter().enumerate() {
+            s = replay_step(&mut con, &lib, label, &model, &s, a, &actions[..=i]);
+        }
+        let p = props.iter().find(|p| p.name == property).unwrap();
+        let holds = (p.condition)(&model, &s);
+        let verdict = if holds { "holds" } else { "FAILS" };
+        eprintln!("[replay] {label}: `{property}` {verdict} on the scripts: {actions:?}");
+        assert_eq!(
+            holds, fixed,
+            "{label}: `{property}` holds: {holds}, its fix in REPLAY_FIXES: {fixed}"
+        );
+    }
+}
+
+/// A small fixed-seed generator (xorshift64*): the same walks on every run.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+    }
+}
+
+#[test]
+fn model_traces_replay_against_the_scripts() {
+    let traces: usize = std::env::var("LEASEQ_MODEL_REPLAY_TRACES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000);
+    let depth = 14;
+    let (_server, mut con, lib) = connect();
+    let model = QueueModel::new(
+        Scope {
+            max_adds: 3,
+            max_leases: 4,
+            max_clock: 300,
+            ..Scope::small()
+        },
+        REPLAY_FIXES,
+    );
+    let mut rng = Rng(0x5eed_1ea5_e0f0_0d24);
+    let mut steps = 0;
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let start = std::time::Instant::now();
+    for t in 0..traces {
+        // A fresh prefix per trace: fresh keys, and no hints left by an earlier trace.
+        let prefix = format!("q{t}");
+        let mut s = model.init_states().remove(0);
+        let mut trail: Vec<Action> = Vec::new();
+        for _ in 0..depth {
+            let mut actions = Vec::new();
+            model.actions(&s, &mut actions);
+            // A kind of call first, then one of that kind: adds (ten of them) would crowd out
+            // the rest.
+            let kind_of = |a: &Action| {
+                format!("{a:?}")
+                    .split([' ', '{'])
+                    .next()
+                    .unwrap()
+                    .to_string()
+            };
+            let mut kinds: Vec<String> = actions.iter().map(kind_of).collect();
+            kinds.sort();
+            kinds.dedup();
+            let kind = kinds[rng.below(kinds.len())].clone();
+            let of_kind: Vec<Action> = actions
+                .iter()
+                .copied()
+                .filter(|a| kind_of(a) == kind)
+                .collect();
+            let a = of_kind[rng.below(of_kind.len())];
+            trail.push(a);
+            let next = replay_step(&mut con, &lib, &prefix, &model, &s, a, &trail);
+            let granted = matches!(a, Action::Lease { w } if next.workers[w as usize].is_some());
+            *seen
+                .entry(if granted {
+                    "Lease (granted)".to_string()
+                } else {
+                    kind
+                })
+                .or_insert(0) += 1;
+            s = next;
+            steps += 1;
+        }
+    }
+    eprintln!(
+        "[replay] {traces} traces, {steps} steps, every reply and key as the model's ({REPLAY_FIXES:?}), {:.1?}",
+        start.elapsed()
+    );
+    eprintln!("[replay] calls replayed: {seen:?}");
+}
