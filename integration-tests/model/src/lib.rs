@@ -572,6 +572,8 @@ impl State {
             self.db.lease.remove(&id);
             let job = self.job_of(id);
             if fx.cancel_leased && job.state != Some(JState::Leased) {
+                // A stale entry: it only leaves P:leased, counted as removed.
+                removed += 1;
                 continue;
             }
             if !self.db.item.contains_key(&id) {
@@ -791,7 +793,7 @@ impl State {
         }
     }
 
-    fn complete(&mut self, h: Held) -> R<Reply> {
+    fn complete(&mut self, h: Held, fx: Fixes) -> R<Reply> {
         let id = h.id;
         if h.inc == Inc::Tok(h.token)
             && self.db.lease.get(&id).map(|l| l.0) == Some(LeaseVal::Tok(h.token))
@@ -826,6 +828,11 @@ impl State {
         }
         if matches!(job.state, Some(JState::Delayed) | Some(JState::Dead)) {
             return Ok(Reply::Int(0));
+        }
+        if fx.type_check {
+            // The fixed complete.lua removes P:leased's entry first (its first write checks the
+            // key's type), before it learns whether the item is still there.
+            self.db.leased.remove(&id);
         }
         match self.db.item.remove(&id) {
             None => {
@@ -1080,9 +1087,42 @@ impl QueueModel {
         QueueModel { scope, fixes }
     }
 
+    /// Whether the fixed scripts refuse `a` in state `s` while P:queue holds another type: each
+    /// checks the types of every shared key it may write before its first write
+    /// (spec/scripts/lib/guard.lua), whether or not this call would write P:queue. A lease
+    /// always meets it (its RPOP, or its checks); light clean and dead-letter requeue check it
+    /// first; an add, a fail and a release only on the path that writes (an add that adds, a
+    /// fail or release by the live holder of an item not cancelled). Complete, renew, cancel
+    /// and purge never write P:queue. Decided from what the call would do with a sound key.
+    fn refused(&self, s: &State, a: Action) -> bool {
+        if !self.fixes.type_check || !s.db.queue_bad {
+            return false;
+        }
+        let mut sound = s.clone();
+        sound.db.queue_bad = false;
+        let held = |w: u8| s.workers[w as usize].expect("a worker's call needs its lease");
+        match a {
+            Action::Lease { .. } | Action::Clean | Action::DeadRequeue { .. } => true,
+            Action::Add { id, opts } => matches!(sound.add(id, opts), Ok(Reply::Int(1))),
+            Action::Fail { w, delay } => matches!(
+                sound.fail(held(w), Some(delay)),
+                Ok(Reply::Arr(ref r)) if matches!(r[0], Reply::Int(1) | Reply::Int(2))
+            ),
+            Action::FailDead { w } => matches!(
+                sound.fail(held(w), None),
+                Ok(Reply::Arr(ref r)) if matches!(r[0], Reply::Int(1) | Reply::Int(2))
+            ),
+            Action::Release { w } => matches!(sound.release(held(w), 0), Ok(Reply::Int(1))),
+            _ => false,
+        }
+    }
+
     /// One step: the next state and the reply the call gets (the replay compares it).
     pub fn step(&self, s: &State, a: Action) -> (State, Reply) {
         let fx = self.fixes;
+        if self.refused(s, a) {
+            return (s.clone(), Reply::Err);
+        }
         let mut n = s.clone();
         let held = |w: u8| s.workers[w as usize].expect("a worker's call needs its lease");
         let r = match a {
@@ -1110,7 +1150,7 @@ impl QueueModel {
             Action::Lease { w } => n.lease(w, fx),
             Action::Complete { w } => {
                 n.workers[w as usize] = None;
-                n.complete(held(w))
+                n.complete(held(w), fx)
             }
             Action::Fail { w, delay } => {
                 n.workers[w as usize] = None;

@@ -18,9 +18,9 @@ use leaseq_model::{
 use redis::Value;
 use stateright::Model;
 
-/// The scripts' behaviour the replay expects: the model with these fixes. The scripts at this
-/// branch's HEAD have none of issue 24's fixes; flip to `Fixes::ALL` when they land.
-const REPLAY_FIXES: Fixes = Fixes::NONE;
+/// The scripts' behaviour the replay expects: the model with these fixes (all of issue 24's,
+/// which spec/scripts has).
+const REPLAY_FIXES: Fixes = Fixes::ALL;
 
 const CLOCK: &str = "leaseq-test:clock";
 /// Added to every lease key's real expiry: the replay deletes lease keys itself.
@@ -71,9 +71,17 @@ fn to_reply(v: redis::RedisResult<Value>) -> Reply {
 
 /// Reads every key of the queue as [`State::keys`] renders the model's.
 fn redis_keys(con: &mut redis::Connection, prefix: &str) -> BTreeMap<String, String> {
-    let names: Vec<String> = redis::cmd("KEYS")
+    // SCAN, as everything in this project (the prefix has no glob character to escape).
+    let names: Vec<String> = redis::cmd("SCAN")
+        .cursor_arg(0)
+        .arg("MATCH")
         .arg(format!("{prefix}:*"))
-        .query(con)
+        .arg("COUNT")
+        .arg(1000)
+        .clone()
+        .iter(con)
+        .unwrap()
+        .collect::<Result<_, _>>()
         .unwrap();
     let mut out = BTreeMap::new();
     for key in names {
@@ -172,7 +180,8 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
         }
         Action::Lease { .. } => {
             let mut c = fcall("lease");
-            c.arg(format!("t{}", s.next_token)).arg(TTL).arg(1);
+            // token ttl_ms n db (spec/PROTOCOL.md 4.1): the replay's server uses database 0.
+            c.arg(format!("t{}", s.next_token)).arg(TTL).arg(1).arg(0);
             c
         }
         Action::Complete { w } => {
