@@ -10,7 +10,9 @@
 //! function back), unless [`Fixes::type_check`] is on.
 //!
 //! What is left out: results kept by complete, per-minute counters, error texts, `P:config`
-//! (defaults only), priority levels other than 0 and 1, batches, deep clean, runners.
+//! (defaults only), priority levels other than 0 and 1, `lease_batch`, `fail_batch` and
+//! `renew_batch` (the single call per lease, in one script, as `complete_batch` is), deep
+//! clean, retention, redis-work-queue clients (README.md says why).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -48,6 +50,9 @@ pub struct Fixes {
     pub expires_started: bool,
     /// Defect 4: a call that meets a key of the wrong type changes nothing.
     pub type_check: bool,
+    /// The registration leak: `runner_beat` keeps `P:workers` expiring with its last
+    /// registration.
+    pub registry_expires: bool,
 }
 
 impl Fixes {
@@ -56,12 +61,14 @@ impl Fixes {
         lease_cancelled: true,
         expires_started: true,
         type_check: true,
+        registry_expires: true,
     };
     pub const NONE: Fixes = Fixes {
         cancel_leased: false,
         lease_cancelled: false,
         expires_started: false,
         type_check: false,
+        registry_expires: false,
     };
 }
 
@@ -122,6 +129,29 @@ pub enum Action {
     },
     Renew {
         w: u8,
+    },
+    /// `progress` with the value `p`.
+    Progress {
+        w: u8,
+    },
+    /// `complete_and_lease`: the worker completes its lease and leases the next item (n = 1)
+    /// in the same call; a refused lease part leases nothing (`{0, -1}`).
+    CompleteAndLease {
+        w: u8,
+    },
+    /// `complete_batch`: every held lease, in worker order, in one call (per = 3).
+    CompleteBatch,
+    /// `runner_beat` by a live runner, asking for the housekeeping lock.
+    Beat {
+        r: u8,
+    },
+    /// `runner_leave`: the runner stops cleanly.
+    Leave {
+        r: u8,
+    },
+    /// The runner is killed (SIGKILL): it never beats or leaves again.
+    Kill {
+        r: u8,
     },
     /// The worker dies: it never calls again for its lease.
     Crash {
@@ -198,6 +228,8 @@ pub struct Job {
     pub leased_at: Option<u64>,
     pub due: Option<u64>,
     pub cancelled: bool,
+    /// `progress` is set (the model writes one value, `p`).
+    pub progress: bool,
 }
 
 /// The keys of the queue. Lists are Vecs whose index 0 is the head (LPUSH inserts there, RPOP
@@ -279,7 +311,23 @@ pub struct State {
     pub corrupts: u8,
     /// LEASED_AFTER_END | WRONG_COMPLETE | STARTED_EXPIRED, once seen.
     pub bad: u8,
+    pub registry: Registry,
 }
+
+/// The runners' keys (spec/PROTOCOL.md 13.2), disjoint from the items': `P:workers` (member ->
+/// score, and the key's own expiry, None = none), `P:worker:<r>` (its PX expiry) and
+/// `P:lock:housekeeping` (holder, PX expiry); and which runners are still running (ghost).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Registry {
+    pub workers: BTreeMap<u8, u64>,
+    pub workers_expiry: Option<u64>,
+    pub worker: BTreeMap<u8, u64>,
+    pub lock: Option<(u8, u64)>,
+    pub running: Vec<bool>,
+}
+
+/// A registration's time to live in the model (three heartbeats of one tick).
+pub const REGISTRATION_TTL: u64 = 3 * TICK;
 
 /// A reply as a RESP2 client sees it; `Local` for an action that sends nothing (tick, crash).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -314,11 +362,18 @@ pub struct Scope {
     /// Fail delays the workers use.
     pub fail_delays: Vec<u64>,
     pub renew_release: bool,
+    /// `progress` by holders.
+    pub progress: bool,
+    /// `complete_and_lease` and `complete_batch`.
+    pub batches: bool,
     pub cancel: bool,
     pub clean: bool,
     pub dead_letters: bool,
     /// How many times the outside client may corrupt P:queue.
     pub corrupts: u8,
+    /// Runners that beat, leave and are killed (their keys are disjoint from the items', so
+    /// [`Scope::runners`] checks them without items).
+    pub runners: u8,
 }
 
 impl Scope {
@@ -351,10 +406,30 @@ impl Scope {
             ],
             fail_delays: vec![0, TICK],
             renew_release: true,
+            progress: true,
+            batches: true,
             cancel: true,
             clean: true,
             dead_letters: true,
             corrupts: 1,
+            runners: 0,
+        }
+    }
+
+    /// The runner registry alone: two runners beating, leaving and killed, and the clock (the
+    /// runner functions touch no key of the items, nor the items' functions theirs).
+    pub fn runners() -> Scope {
+        Scope {
+            ids: 0,
+            workers: 0,
+            max_clock: 8 * TICK,
+            max_adds: 0,
+            max_leases: 0,
+            cancel: false,
+            clean: false,
+            corrupts: 0,
+            runners: 2,
+            ..Scope::small()
         }
     }
 
@@ -401,6 +476,7 @@ impl State {
             next_base: 0,
             corrupts: 0,
             bad: 0,
+            registry: Registry::default(),
         }
     }
 
@@ -911,6 +987,58 @@ impl State {
         Ok(Reply::Int(1))
     }
 
+    // ---- runner_beat.lua, runner_leave.lua (13.2)
+    fn runner_beat(&mut self, r: u8, fx: Fixes) -> Reply {
+        let now = self.now;
+        let reg = &mut self.registry;
+        reg.workers.insert(r, now + REGISTRATION_TTL);
+        reg.worker.insert(r, now + REGISTRATION_TTL);
+        reg.workers.retain(|_, &mut at| at > now);
+        if fx.registry_expires {
+            reg.workers_expiry = reg.workers.values().max().copied();
+        }
+        let holds = match reg.lock {
+            None => {
+                reg.lock = Some((r, now + REGISTRATION_TTL));
+                true
+            }
+            Some((holder, _)) if holder == r => {
+                reg.lock = Some((r, now + REGISTRATION_TTL));
+                true
+            }
+            Some(_) => false,
+        };
+        Reply::Arr(vec![Reply::Int(holds as i64), Reply::Int(now as i64)])
+    }
+
+    fn runner_leave(&mut self, r: u8) -> Reply {
+        let reg = &mut self.registry;
+        reg.workers.remove(&r);
+        if reg.workers.is_empty() {
+            reg.workers_expiry = None;
+        }
+        reg.worker.remove(&r);
+        if reg.lock.is_some_and(|(holder, _)| holder == r) {
+            reg.lock = None;
+        }
+        Reply::Int(1)
+    }
+
+    // ---- progress.lua: the live holder only (its lease's token and incarnation).
+    fn progress(&mut self, h: Held) -> R<Reply> {
+        let id = h.id;
+        let holder = self.db.lease.get(&id).map(|l| l.0);
+        let job = self.job_of(id);
+        if holder != Some(LeaseVal::Tok(h.token)) || job.inc != Some(h.inc) {
+            return Ok(Reply::Int(self.lost_outcome(id, h.inc, holder, &job)));
+        }
+        if job.cancelled {
+            return Ok(Reply::Int(-3));
+        }
+        self.job_mut(id).progress = true;
+        Ok(Reply::Int(1))
+    }
+
     fn cancel(&mut self, id: Id, fx: Fixes) -> R<Reply> {
         let state = self.db.job.get(&id).and_then(|j| j.state);
         match state {
@@ -1130,6 +1258,15 @@ impl QueueModel {
                 n.now += TICK;
                 let now = n.now;
                 n.db.lease.retain(|_, l| l.1 > now);
+                let reg = &mut n.registry;
+                reg.worker.retain(|_, &mut at| at > now);
+                if reg.lock.is_some_and(|(_, at)| at <= now) {
+                    reg.lock = None;
+                }
+                if reg.workers_expiry.is_some_and(|at| at <= now) {
+                    reg.workers.clear();
+                    reg.workers_expiry = None;
+                }
                 Ok(Reply::Local)
             }
             Action::Crash { w } => {
@@ -1169,6 +1306,51 @@ impl QueueModel {
                     n.workers[w as usize] = None;
                 }
             }),
+            Action::Progress { w } => n.progress(held(w)).inspect(|r| {
+                if *r != Reply::Int(1) {
+                    n.workers[w as usize] = None;
+                }
+            }),
+            Action::CompleteAndLease { w } => {
+                n.workers[w as usize] = None;
+                n.complete(held(w), fx).and_then(|completed| {
+                    // The fixed script runs the lease part in a pcall, and that part refuses
+                    // before it writes: it leases nothing. The old one failed the whole call,
+                    // keeping the complete.
+                    let next = if fx.type_check && n.db.queue_bad {
+                        Reply::Arr(vec![Reply::Int(0), Reply::Int(-1)])
+                    } else {
+                        n.lease(w, fx)?
+                    };
+                    Ok(Reply::Arr(vec![completed, next]))
+                })
+            }
+            Action::Beat { r } => Ok(n.runner_beat(r, fx)),
+            Action::Leave { r } => {
+                n.registry.running[r as usize] = false;
+                Ok(n.runner_leave(r))
+            }
+            Action::Kill { r } => {
+                n.registry.running[r as usize] = false;
+                Ok(Reply::Local)
+            }
+            Action::CompleteBatch => {
+                let mut codes = Vec::new();
+                let mut result = Ok(());
+                for w in 0..n.workers.len() {
+                    if let Some(h) = s.workers[w] {
+                        n.workers[w] = None;
+                        match n.complete(h, fx) {
+                            Ok(code) => codes.push(code),
+                            Err(e) => {
+                                result = Err(e);
+                                break;
+                            }
+                        }
+                    }
+                }
+                result.map(|()| Reply::Arr(codes))
+            }
             Action::Cancel { id } => n.cancel(id, fx),
             Action::Clean => n.clean(fx),
             Action::DeadRequeue { id } => n.dead_requeue(id),
@@ -1187,7 +1369,9 @@ impl Model for QueueModel {
     type Action = Action;
 
     fn init_states(&self) -> Vec<State> {
-        vec![State::new(self.scope.workers)]
+        let mut s = State::new(self.scope.workers);
+        s.registry.running = vec![true; self.scope.runners as usize];
+        vec![s]
     }
 
     fn actions(&self, s: &State, out: &mut Vec<Action>) {
@@ -1208,6 +1392,12 @@ impl Model for QueueModel {
                 None => {}
                 Some(_) => {
                     out.push(Action::Complete { w });
+                    if sc.progress {
+                        out.push(Action::Progress { w });
+                    }
+                    if sc.batches && s.next_token < sc.max_leases {
+                        out.push(Action::CompleteAndLease { w });
+                    }
                     for &delay in &sc.fail_delays {
                         out.push(Action::Fail { w, delay });
                     }
@@ -1219,6 +1409,9 @@ impl Model for QueueModel {
                     out.push(Action::Crash { w });
                 }
             }
+        }
+        if sc.batches && s.workers.iter().filter(|h| h.is_some()).count() > 1 {
+            out.push(Action::CompleteBatch);
         }
         if sc.cancel {
             for id in 0..sc.ids {
@@ -1239,6 +1432,13 @@ impl Model for QueueModel {
         }
         if s.db.queue_bad {
             out.push(Action::Repair);
+        }
+        for r in 0..sc.runners {
+            if s.registry.running[r as usize] {
+                out.push(Action::Beat { r });
+                out.push(Action::Leave { r });
+                out.push(Action::Kill { r });
+            }
         }
     }
 
@@ -1299,6 +1499,9 @@ impl Model for QueueModel {
                             && db.job.keys().all(|id| db.dead.contains_key(id)))
                 },
             ),
+            Property::always("the runner registry has a TTL", |_, s: &State| {
+                s.registry.workers.is_empty() || s.registry.workers_expiry.is_some()
+            }),
             Property::sometimes("an incarnation completes", |_, s: &State| {
                 s.ghosts.iter().any(|g| g.status == Status::Completed)
             }),
@@ -1321,7 +1524,7 @@ impl Model for QueueModel {
 }
 
 /// The fields of `P:job:X` the model follows, as the replay compares them.
-pub const JOB_FIELDS: [&str; 9] = [
+pub const JOB_FIELDS: [&str; 10] = [
     "attempts",
     "cancelled",
     "due",
@@ -1330,13 +1533,14 @@ pub const JOB_FIELDS: [&str; 9] = [
     "leased_at",
     "max_attempts",
     "priority",
+    "progress",
     "state",
 ];
 
 impl Job {
     /// `field=value` pairs of [`JOB_FIELDS`] that are set, in that order, comma-separated.
     pub fn text(&self) -> String {
-        let f: [Option<String>; 9] = [
+        let f: [Option<String>; 10] = [
             self.attempts.map(|v| v.to_string()),
             self.cancelled.then(|| "1".to_string()),
             self.due.map(|v| v.to_string()),
@@ -1345,6 +1549,7 @@ impl Job {
             self.leased_at.map(|v| v.to_string()),
             self.max_attempts.map(|v| v.to_string()),
             self.priority.map(|v| v.to_string()),
+            self.progress.then(|| "p".to_string()),
             self.state.map(|v| v.text().to_string()),
         ];
         JOB_FIELDS

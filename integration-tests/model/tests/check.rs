@@ -162,3 +162,28 @@ fn deep_scope_with_every_fix() {
     let failed = check_with(&label, QueueModel::new(scope, Fixes::ALL), None, true);
     assert!(failed.is_empty(), "invariants fail: {failed:#?}");
 }
+
+/// The runner registry (spec/PROTOCOL.md 13.2), in its own scope: with every fix its keys always
+/// carry a TTL, so runners killed without a leave leave nothing; with the registry fix off the
+/// checker finds the leak (issue 24: P:workers stayed with no expiry until another runner beat).
+#[test]
+fn the_runner_registry_expires() {
+    let name = "the runner registry has a TTL";
+    let fixed = check(
+        "runner registry, all fixes",
+        QueueModel::new(Scope::runners(), Fixes::ALL),
+        Some(name),
+    );
+    assert!(fixed.is_empty(), "invariants fail: {fixed:#?}");
+    let mut off = Fixes::ALL;
+    off.registry_expires = false;
+    let failed = check(
+        "registration leak, its fix off",
+        QueueModel::new(Scope::runners(), off),
+        Some(name),
+    );
+    assert!(
+        failed.iter().any(|(n, _)| *n == name),
+        "expected a failure of {name:?}, got {failed:#?}"
+    );
+}
