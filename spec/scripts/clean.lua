@@ -23,12 +23,7 @@ local before = redis.call('LLEN', PROCESSING)
 want_queue()
 want(COUNTS, 'hash')
 if before > 0 then
-  for _, id in ipairs(redis.call('LRANGE', PROCESSING, -math.min(batch, before), -1)) do
-    local priority = redis.pcall('HGET', JOB .. id, 'priority')
-    if type(priority) == 'string' then
-      want_level(priority)
-    end
-  end
+  want_levels_of(redis.call('LRANGE', PROCESSING, -math.min(batch, before), -1))
 end
 want_targets(now, math.min(batch, 100), batch)
 local examined, requeued, removed = 0, 0, 0
@@ -49,9 +44,7 @@ for _ = 1, math.min(batch, before) do
     removed = removed + 1
   else
     seen[id] = true
-    -- (pcall: a record of another type is no job of ours; the item waits at level 0.)
-    local priority = redis.pcall('HGET', JOB .. id, 'priority')
-    push_waiting(id, type(priority) == 'string' and priority or 0)
+    push_waiting(id, priority_of(id))
     requeued = requeued + 1
   end
 end

@@ -8,12 +8,7 @@ local requeued = 0
 -- Every write below is checked first (lib/guard.lua); a refused call puts the suspects back.
 local ok, refused = pcall(function()
   want_queue()
-  for _, id in ipairs(ids) do
-    local priority = redis.pcall('HGET', JOB .. id, 'priority')
-    if type(priority) == 'string' then
-      want_level(priority)
-    end
-  end
+  want_levels_of(ids)
 end)
 if not ok then
   if #ids > 0 then
@@ -24,8 +19,7 @@ end
 for _, id in ipairs(ids) do
   if redis.call('TYPE', ITEM .. id)['ok'] == 'string' and redis.call('EXISTS', LEASE .. id) == 0
       and not redis.call('ZSCORE', LEASED, id) then
-    local priority = redis.pcall('HGET', JOB .. id, 'priority')
-    push_waiting(id, type(priority) == 'string' and priority or 0)
+    push_waiting(id, priority_of(id))
     requeued = requeued + 1
   end
 end

@@ -926,14 +926,24 @@ impl State {
     }
 
     /// fail (lib/fail.lua); `delay` None is mode dead.
+    /// The holder check of fail, release and progress: the lease key holds this lease's token and
+    /// the job this incarnation; else the outcome code of lib/outcome.lua.
+    fn live_job(&self, h: Held) -> Result<Job, i64> {
+        let holder = self.db.lease.get(&h.id).map(|l| l.0);
+        let job = self.job_of(h.id);
+        if holder != Some(LeaseVal::Tok(h.token)) || job.inc != Some(h.inc) {
+            return Err(self.lost_outcome(h.id, h.inc, holder, &job));
+        }
+        Ok(job)
+    }
+
     fn fail(&mut self, h: Held, delay: Option<u64>) -> R<Reply> {
         let id = h.id;
-        let holder = self.db.lease.get(&id).map(|l| l.0);
-        let job = self.job_of(id);
         let pair = |a: i64, b: u64| Reply::Arr(vec![Reply::Int(a), Reply::Int(b as i64)]);
-        if holder != Some(LeaseVal::Tok(h.token)) || job.inc != Some(h.inc) {
-            return Ok(pair(self.lost_outcome(id, h.inc, holder, &job), 0));
-        }
+        let job = match self.live_job(h) {
+            Ok(job) => job,
+            Err(outcome) => return Ok(pair(outcome, 0)),
+        };
         if job.cancelled {
             self.drop_cancelled(id);
             return Ok(pair(-3, 0));
@@ -954,11 +964,10 @@ impl State {
 
     fn release(&mut self, h: Held, delay: u64) -> R<Reply> {
         let id = h.id;
-        let holder = self.db.lease.get(&id).map(|l| l.0);
-        let job = self.job_of(id);
-        if holder != Some(LeaseVal::Tok(h.token)) || job.inc != Some(h.inc) {
-            return Ok(Reply::Int(self.lost_outcome(id, h.inc, holder, &job)));
-        }
+        let job = match self.live_job(h) {
+            Ok(job) => job,
+            Err(outcome) => return Ok(Reply::Int(outcome)),
+        };
         if job.cancelled {
             self.drop_cancelled(id);
             return Ok(Reply::Int(-3));
@@ -1026,16 +1035,14 @@ impl State {
 
     // ---- progress.lua: the live holder only (its lease's token and incarnation).
     fn progress(&mut self, h: Held) -> R<Reply> {
-        let id = h.id;
-        let holder = self.db.lease.get(&id).map(|l| l.0);
-        let job = self.job_of(id);
-        if holder != Some(LeaseVal::Tok(h.token)) || job.inc != Some(h.inc) {
-            return Ok(Reply::Int(self.lost_outcome(id, h.inc, holder, &job)));
-        }
+        let job = match self.live_job(h) {
+            Ok(job) => job,
+            Err(outcome) => return Ok(Reply::Int(outcome)),
+        };
         if job.cancelled {
             return Ok(Reply::Int(-3));
         }
-        self.job_mut(id).progress = true;
+        self.job_mut(h.id).progress = true;
         Ok(Reply::Int(1))
     }
 

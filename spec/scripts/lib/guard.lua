@@ -27,6 +27,20 @@ local function want_level(level)
   end
 end
 
+-- An id's priority level from its record, read with pcall: a record of another type (or none)
+-- is no job of ours, and its item waits at level 0.
+local function priority_of(id)
+  local priority = redis.pcall('HGET', JOB .. id, 'priority')
+  return type(priority) == 'string' and priority or 0
+end
+
+-- The waiting lists these ids would be pushed to (priority_of each).
+local function want_levels_of(ids)
+  for _, id in ipairs(ids) do
+    want_level(priority_of(id))
+  end
+end
+
 -- Every shared key of the queue a call may write, every waiting list in use (at most 2000
 -- levels), and P:config, read here once for the call (a key of another type there fails here).
 local function want_queue()

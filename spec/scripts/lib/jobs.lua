@@ -110,13 +110,8 @@ local function want_targets(now, promote_limit, recover_limit)
     want_level(redis.call('HGET', JOB .. id, 'priority'))
   end
   local expired = redis.call('ZRANGEBYSCORE', LEASED, '-inf', now, 'LIMIT', 0, recover_limit)
-  for _, id in ipairs(expired) do
-    -- (recover_expired reads the record with pcall: one of another type is a stale entry.)
-    local priority = redis.pcall('HGET', JOB .. id, 'priority')
-    if type(priority) == 'string' then
-      want_level(priority)
-    end
-  end
+  -- (recover_expired reads the record with pcall: one of another type is a stale entry.)
+  want_levels_of(expired)
   return due, expired
 end
 
