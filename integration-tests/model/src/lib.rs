@@ -10,9 +10,8 @@
 //! function back), unless [`Fixes::type_check`] is on.
 //!
 //! What is left out: results kept by complete, per-minute counters, error texts, `P:config`
-//! (defaults only), priority levels other than 0 and 1, `lease_batch`, `fail_batch` and
-//! `renew_batch` (the single call per lease, in one script, as `complete_batch` is), deep
-//! clean, retention, redis-work-queue clients (README.md says why).
+//! (defaults only), priority levels other than 0 and 1, `lease_batch`, deep clean, retention,
+//! redis-work-queue clients (README.md says why).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -141,6 +140,10 @@ pub enum Action {
     },
     /// `complete_batch`: every held lease, in worker order, in one call (per = 3).
     CompleteBatch,
+    /// `fail_batch`: every held lease, in worker order, retried at once, in one call.
+    FailBatch,
+    /// `renew_batch`: every held lease, in worker order, in one call.
+    RenewBatch,
     /// `runner_beat` by a live runner, asking for the housekeeping lock.
     Beat {
         r: u8,
@@ -1237,7 +1240,11 @@ impl QueueModel {
         sound.db.queue_bad = false;
         let held = |w: u8| s.workers[w as usize].expect("a worker's call needs its lease");
         match a {
-            Action::Lease { .. } | Action::Clean | Action::DeadRequeue { .. } => true,
+            // fail_batch checks every shared key before its first lease, held or not.
+            Action::Lease { .. }
+            | Action::Clean
+            | Action::DeadRequeue { .. }
+            | Action::FailBatch => true,
             Action::Add { id, opts } => matches!(sound.add(id, opts), Ok(Reply::Int(1))),
             Action::Fail { w, delay } => matches!(
                 sound.fail(held(w), Some(delay)),
@@ -1341,6 +1348,31 @@ impl QueueModel {
                 n.registry.running[r as usize] = false;
                 Ok(Reply::Local)
             }
+            Action::FailBatch => (|| {
+                let mut replies = Vec::new();
+                for w in 0..n.workers.len() {
+                    if let Some(h) = s.workers[w] {
+                        n.workers[w] = None;
+                        replies.push(n.fail(h, Some(0))?);
+                    }
+                }
+                Ok(Reply::Arr(replies))
+            })(),
+            Action::RenewBatch => {
+                let mut codes = Vec::new();
+                for w in 0..n.workers.len() {
+                    if let Some(h) = s.workers[w] {
+                        let code = n
+                            .renew(h)
+                            .expect("renew writes no key that can be corrupted");
+                        if code != Reply::Int(1) {
+                            n.workers[w] = None;
+                        }
+                        codes.push(code);
+                    }
+                }
+                Ok(Reply::Arr(codes))
+            }
             Action::CompleteBatch => {
                 let mut codes = Vec::new();
                 let mut result = Ok(());
@@ -1419,6 +1451,8 @@ impl Model for QueueModel {
         }
         if sc.batches && s.workers.iter().filter(|h| h.is_some()).count() > 1 {
             out.push(Action::CompleteBatch);
+            out.push(Action::FailBatch);
+            out.push(Action::RenewBatch);
         }
         if sc.cancel {
             for id in 0..sc.ids {

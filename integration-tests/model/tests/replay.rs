@@ -204,6 +204,26 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
                 .arg(format!("t{}", h.token));
             c
         }
+        Action::FailBatch => {
+            let mut c = fcall("fail_batch");
+            for h in s.workers.iter().flatten() {
+                c.arg(id_name(h.id))
+                    .arg(format!("t{}", h.token))
+                    .arg(h.inc.text());
+                c.arg("retry").arg(0).arg("boom").arg("E");
+            }
+            c
+        }
+        Action::RenewBatch => {
+            let mut c = fcall("renew_batch");
+            c.arg(TTL);
+            for h in s.workers.iter().flatten() {
+                c.arg(id_name(h.id))
+                    .arg(format!("t{}", h.token))
+                    .arg(h.inc.text());
+            }
+            c
+        }
         Action::CompleteBatch => {
             let mut c = fcall("complete_batch");
             c.arg(3);
@@ -424,7 +444,8 @@ fn the_defects_replay_against_the_scripts() {
 
 /// The batch forms on fixed traces (random walks seldom have both workers holding a lease):
 /// complete_batch with two live leases, with a stale holder of the same id beside the live one,
-/// and with a cancelled item; complete_and_lease whose lease part is refused.
+/// and with a cancelled item; fail_batch of two, and refused while P:queue is a string;
+/// renew_batch of a stale holder and a live one; complete_and_lease whose lease part is refused.
 #[test]
 fn batch_traces_replay_against_the_scripts() {
     let (_server, mut con, lib) = connect();
@@ -433,10 +454,28 @@ fn batch_traces_replay_against_the_scripts() {
         opts: Opts::PLAIN,
     };
     let (w0, w1) = (Action::Lease { w: 0 }, Action::Lease { w: 1 });
-    let traces: [(&str, Vec<Action>); 4] = [
+    let traces: [(&str, Vec<Action>); 7] = [
         (
             "two_live",
             vec![add(0), add(1), w0, w1, Action::CompleteBatch],
+        ),
+        ("fail_two", vec![add(0), add(1), w0, w1, Action::FailBatch]),
+        (
+            "renew_stale_and_live",
+            vec![add(0), w0, Action::Tick, w1, Action::RenewBatch],
+        ),
+        (
+            "fail_refused",
+            vec![
+                add(0),
+                add(1),
+                w0,
+                w1,
+                Action::Corrupt,
+                Action::FailBatch,
+                Action::Repair,
+                Action::FailBatch,
+            ],
         ),
         (
             "stale_beside_live",
