@@ -66,7 +66,7 @@ if checks then
 end
 
 -- Then the writes. An item without options is stored as redis-work-queue stores one.
-for n, p in ipairs(plan) do
+for _, p in ipairs(plan) do
   local i = p.i
   local id, data = ARGV[i], ARGV[i + 1]
   if p.stale then
