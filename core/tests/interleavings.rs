@@ -20,6 +20,13 @@ fn item(id: &str, data: &[u8]) -> Item {
     Item::with_id(id, data.to_vec()).unwrap()
 }
 
+/// Fails `lease` with a retry at once (no delay).
+async fn retry_now(env: &Env, lease: &leaseq::Lease) -> leaseq::Result<FailOutcome> {
+    env.queue
+        .fail(lease, "boom", "E", Retry::After(Duration::ZERO))
+        .await
+}
+
 /// Every item the queue hands out now, in order, without waiting.
 async fn drain(env: &Env) -> Vec<(String, Vec<u8>, u64)> {
     let mut got = Vec::new();
@@ -103,10 +110,7 @@ async fn expires_after_spares_an_item_that_started(env: Env) {
     tokio::time::sleep(short + Duration::from_millis(50)).await;
     // Failed with a retry after it expired: it runs again.
     assert!(matches!(
-        env.queue
-            .fail(&first, "boom", "E", Retry::After(Duration::ZERO))
-            .await
-            .unwrap(),
+        retry_now(&env, &first).await.unwrap(),
         FailOutcome::Retrying(_)
     ));
     let second = env.lease().await.expect("a started item runs again");
@@ -143,20 +147,13 @@ async fn a_wrong_type_key_strands_no_item(env: Env) {
     let before = snapshot(&env).await;
     let refused = env.queue.lease(TTL, Wait::No).await.unwrap_err();
     assert!(matches!(refused, Error::WrongType { .. }), "{refused:?}");
-    let refused = env
-        .queue
-        .fail(&f, "boom", "E", Retry::After(Duration::ZERO))
-        .await
-        .unwrap_err();
+    let refused = retry_now(&env, &f).await.unwrap_err();
     assert!(matches!(refused, Error::WrongType { .. }), "{refused:?}");
     let changed = changed(&before, &snapshot(&env).await);
     assert!(changed.is_empty(), "refused calls changed {changed:?}");
     env.cmd::<i64>(&[b"DEL", env.key("queue").as_bytes()]).await;
     assert!(matches!(
-        env.queue
-            .fail(&f, "boom", "E", Retry::After(Duration::ZERO))
-            .await
-            .unwrap(),
+        retry_now(&env, &f).await.unwrap(),
         FailOutcome::Retrying(_)
     ));
     let mut ids: Vec<String> = drain(&env).await.into_iter().map(|(id, _, _)| id).collect();
