@@ -138,9 +138,11 @@ impl Exporter {
             if let Some(age) = stats.oldest_waiting {
                 oldest.get_or_create(&label).set(age.as_secs_f64());
             }
+            let Some(minutes) = &stats.minutes else {
+                continue;
+            };
             let t = totals.entry(prefix.clone()).or_default();
-            let minutes: Vec<Four> = stats
-                .minutes
+            let minutes: Vec<Four> = minutes
                 .iter()
                 .map(|m| [m.completed, m.failed, m.dead, m.expired])
                 .collect();

@@ -174,12 +174,15 @@ pub struct StatsView {
     pub oldest_waiting_seconds: Option<f64>,
     /// The server's clock (ms since the epoch).
     pub now: u64,
+    /// Whether the queue keeps per-minute counters (`leaseq config set --stats on`); while
+    /// they are off the three fields below are null, never zeros.
+    pub counters: bool,
     /// The current minute so far.
-    pub last_minute: MinuteView,
+    pub last_minute: Option<MinuteView>,
     /// The last 60 minutes summed.
-    pub last_hour: MinuteView,
+    pub last_hour: Option<MinuteView>,
     /// The last 60 minutes, oldest first.
-    pub minutes: Vec<MinuteView>,
+    pub minutes: Option<Vec<MinuteView>>,
 }
 
 impl StatsView {
@@ -194,9 +197,16 @@ impl StatsView {
             processing: s.processing,
             oldest_waiting_seconds: s.oldest_waiting.map(|d| d.as_secs_f64()),
             now: s.now,
-            last_minute: s.minutes.last().copied().unwrap_or_default().into(),
-            last_hour: s.last_hour().into(),
-            minutes: s.minutes.iter().copied().map(Into::into).collect(),
+            counters: s.minutes.is_some(),
+            last_minute: s
+                .minutes
+                .as_ref()
+                .map(|m| m.last().copied().unwrap_or_default().into()),
+            last_hour: s.last_hour().map(Into::into),
+            minutes: s
+                .minutes
+                .as_ref()
+                .map(|m| m.iter().copied().map(Into::into).collect()),
         }
     }
 }

@@ -158,19 +158,22 @@ pub struct Stats {
     pub oldest_waiting: Option<Duration>,
     /// The server's clock when the figures were read (ms since the epoch).
     pub now: u64,
-    /// The last 60 minutes, oldest first; the last is the current minute, so far.
-    pub minutes: Vec<Minute>,
+    /// The last 60 minutes, oldest first; the last is the current minute, so far. `None` while
+    /// the queue's counters are off (the default: [`QueueConfig::stats`](crate::QueueConfig)),
+    /// so that "not counted" never reads as "nothing happened".
+    pub minutes: Option<Vec<Minute>>,
 }
 
 impl Stats {
-    /// The counters summed over the last hour.
-    pub fn last_hour(&self) -> Minute {
-        self.minutes.iter().fold(Minute::default(), |a, m| Minute {
+    /// The counters summed over the last hour; `None` while the queue's counters are off.
+    pub fn last_hour(&self) -> Option<Minute> {
+        let minutes = self.minutes.as_ref()?;
+        Some(minutes.iter().fold(Minute::default(), |a, m| Minute {
             completed: a.completed + m.completed,
             failed: a.failed + m.failed,
             dead: a.dead + m.dead,
             expired: a.expired + m.expired,
-        })
+        }))
     }
 }
 

@@ -26,7 +26,8 @@ on_both!(
     dead_letters_are_bounded_by_count,
     lease_batch_takes_several,
     list_pages_each_state,
-    drained_queue_leaves_only_rate_keys,
+    drained_queue_leaves_no_key,
+    drained_queue_with_counters_keeps_only_them_and_they_expire,
     a_lease_acts_only_on_its_own_queue,
     blocking_lease_wakes_for_a_priority_item,
     blocking_lease_wakes_when_a_delay_ends,
@@ -332,6 +333,17 @@ async fn lease_expiry_counts_as_an_attempt(env: Env) {
 }
 
 async fn stats_count_states_and_minutes(env: Env) {
+    // Counters are off by default: stats says so rather than showing zeros.
+    env.add("z", b"").await;
+    let z = env.lease().await.unwrap();
+    assert!(env.queue.complete(&z).await.unwrap());
+    let off = env.queue.stats().await.unwrap();
+    assert_eq!((off.last_hour(), off.minutes), (None, None));
+    assert_eq!(env.keys().await, Vec::<String>::new(), "no counter written");
+    env.queue
+        .set_config(&QueueConfig::new().stats(true))
+        .await
+        .unwrap();
     env.add("a", b"").await;
     env.add("b", b"").await;
     env.queue
@@ -350,9 +362,13 @@ async fn stats_count_states_and_minutes(env: Env) {
         (stats.waiting, stats.delayed, stats.leased, stats.dead),
         (1, 1, 1, 1)
     );
-    assert_eq!(stats.minutes.len(), 60);
-    let hour = stats.last_hour();
-    assert_eq!((hour.completed, hour.failed, hour.dead), (1, 1, 1));
+    assert_eq!(stats.minutes.as_ref().map(Vec::len), Some(60));
+    let hour = stats.last_hour().unwrap();
+    assert_eq!(
+        (hour.completed, hour.failed, hour.dead),
+        (1, 1, 1),
+        "z was not counted"
+    );
     assert!(stats.oldest_waiting.is_some());
     assert!(stats.now > 1_700_000_000_000);
 }
@@ -448,7 +464,8 @@ async fn list_pages_each_state(env: Env) {
     assert!(env.queue.list(State::Waiting, 0, 1001).await.is_err());
 }
 
-async fn drained_queue_leaves_only_rate_keys(env: Env) {
+/// Drains a queue whose items were delayed, prioritised and retried.
+async fn drain(env: &Env) {
     env.add("a", b"").await;
     env.queue
         .add(&item("b").priority(3).delay(Duration::from_millis(50)))
@@ -467,9 +484,31 @@ async fn drained_queue_leaves_only_rate_keys(env: Env) {
         }
     }
     env.queue.light_clean().await.unwrap();
-    // Only the per-minute counters remain, each with a TTL (checked by `keys`).
+}
+
+async fn drained_queue_leaves_no_key(env: Env) {
+    drain(&env).await;
     assert_eq!(env.keys().await, Vec::<String>::new());
-    assert!(!env.all_keys().await.is_empty(), "completions were counted");
+}
+
+async fn drained_queue_with_counters_keeps_only_them_and_they_expire(env: Env) {
+    let on = QueueConfig::new().stats(true);
+    env.queue.set_config(&on).await.unwrap();
+    drain(&env).await;
+    let config = env.key("config");
+    let counters: Vec<String> = env
+        .keys()
+        .await
+        .into_iter()
+        .filter(|k| *k != config)
+        .collect();
+    assert!(!counters.is_empty(), "completions were counted");
+    for key in counters {
+        assert!(key.starts_with(&env.key("rate:")), "{key}");
+        let ttl: i64 = env.cmd(&[b"PTTL", key.as_bytes()]).await;
+        assert!(ttl > 0, "{key} must expire");
+    }
+    assert_eq!(env.queue.config().await.unwrap(), on);
 }
 
 async fn a_lease_acts_only_on_its_own_queue(env: Env) {

@@ -1,8 +1,9 @@
---! include: keys time waiting
+--! include: keys time config rate waiting
 --! flags: no-writes
 -- stats. No ARGV. Returns {waiting, delayed, leased, dead, processing, oldest_waiting_ms,
--- now_ms, minutes}: minutes is, for each of the last 60 minutes (oldest first), {completed,
--- failed, dead, expired}. oldest_waiting_ms is the age of the oldest item at the tail of a
+-- now_ms, minutes, counting}: counting is 1 when the queue's counters are on (P:config stats = 1),
+-- else 0; minutes is then, for each of the last 60 minutes (oldest first), {completed, failed,
+-- dead, expired}, and empty while they are off (no zeros that would read as an idle queue). oldest_waiting_ms is the age of the oldest item at the tail of a
 -- waiting list (-1: none, or unknown): its P:job:<id> "added", else the idle time of its data
 -- key (an item without options is never read while it waits).
 local now = now_ms()
@@ -30,9 +31,10 @@ for _, level in ipairs(levels_in_order()) do
 end
 local minutes = {}
 local this_minute = math.floor(now / 60000)
-for m = this_minute - 59, this_minute do
+local counting = counters_on() and 1 or 0
+for m = this_minute - 59, counting == 1 and this_minute or this_minute - 60 do
   local c = redis.call('HMGET', RATE .. m, 'completed', 'failed', 'dead', 'expired')
   minutes[#minutes + 1] = {tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, tonumber(c[4]) or 0}
 end
 return {waiting, redis.call('ZCARD', DELAYED), redis.call('ZCARD', LEASED), redis.call('ZCARD', DEAD),
-  redis.call('LLEN', PROCESSING), oldest, now, minutes}
+  redis.call('LLEN', PROCESSING), oldest, now, minutes, counting}

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::fail::{Fail, Outcome};
 use crate::output::{self, age, bold, time};
-use crate::view::{preview, EntryView, JobView, StatsView};
+use crate::view::{preview, EntryView, JobView, MinuteView, StatsView};
 
 /// `leaseq queues`.
 pub async fn queues(client: &leaseq::Client, starting_with: &str, json: bool) -> Outcome {
@@ -51,6 +51,11 @@ pub async fn stats(
             let rows: Vec<Vec<String>> = views
                 .iter()
                 .map(|v| {
+                    // Counters off: say so, never a zero that reads as an idle queue.
+                    let counted = |f: fn(&MinuteView) -> u64| match (&v.last_minute, &v.last_hour) {
+                        (Some(m), Some(h)) => format!("{}/{}", f(m), f(h)),
+                        _ => "off".to_owned(),
+                    };
                     vec![
                         v.queue.clone(),
                         v.waiting.to_string(),
@@ -59,10 +64,10 @@ pub async fn stats(
                         v.dead.to_string(),
                         v.processing.to_string(),
                         age(v.oldest_waiting_seconds),
-                        format!("{}/{}", v.last_minute.completed, v.last_hour.completed),
-                        format!("{}/{}", v.last_minute.failed, v.last_hour.failed),
-                        format!("{}/{}", v.last_minute.dead, v.last_hour.dead),
-                        format!("{}/{}", v.last_minute.expired, v.last_hour.expired),
+                        counted(|m| m.completed),
+                        counted(|m| m.failed),
+                        counted(|m| m.dead),
+                        counted(|m| m.expired),
                     ]
                 })
                 .collect();

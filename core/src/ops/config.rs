@@ -27,6 +27,11 @@ pub struct QueueConfig {
     pub dead_max_count: Option<u64>,
     /// Dead letters older than this go. Default seven days.
     pub dead_max_age: Option<Duration>,
+    /// Whether the queue keeps per-minute counters (completed, failed, dead, expired) for
+    /// [`Queue::stats`](crate::Queue::stats), the dashboard and /metrics. Default off: each
+    /// counter is a key (`P:rate:<minute>`) that outlives the work by an hour, and a queue used
+    /// as redis-work-queue uses one leaves no key once drained (spec/PROTOCOL.md, 2.3).
+    pub stats: Option<bool>,
 }
 
 macro_rules! setters {
@@ -55,6 +60,7 @@ impl QueueConfig {
         keep_result_for: Duration,
         dead_max_count: u64,
         dead_max_age: Duration,
+        stats: bool,
     );
 
     fn fields(&self) -> Result<Vec<(&'static str, String)>> {
@@ -97,6 +103,9 @@ impl QueueConfig {
                 policy::duration_ms("dead_max_age", d)?.to_string(),
             ));
         }
+        if let Some(on) = self.stats {
+            out.push(("stats", if on { "1" } else { "0" }.to_owned()));
+        }
         Ok(out)
     }
 
@@ -114,6 +123,7 @@ impl QueueConfig {
             keep_result_for: ms("keep_result_ms"),
             dead_max_count: map.get("dead_max_count").and_then(|v| v.parse().ok()),
             dead_max_age: ms("dead_max_age_ms"),
+            stats: map.get("stats").map(|v| v == "1"),
         }
     }
 }

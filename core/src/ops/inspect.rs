@@ -114,14 +114,15 @@ impl Queue {
         Ok(self.invoke::<i64>(&inv).await?.max(0) as u64)
     }
 
-    /// Counts per state, the age of the oldest waiting item, and completed, failed, dead and
-    /// expired counts for each of the last 60 minutes. One round trip.
+    /// Counts per state, the age of the oldest waiting item, and, when the queue's counters are
+    /// on ([`QueueConfig::stats`](crate::QueueConfig)), completed, failed, dead and expired
+    /// counts for each of the last 60 minutes. One round trip.
     pub async fn stats(&self) -> Result<Stats> {
         let inv = self.invocation(&scripts::STATS);
         let value: Value = self.invoke(&inv).await?;
         const OP: &str = "stats";
         let parts = array(OP, value)?;
-        if parts.len() != 8 {
+        if parts.len() != 9 {
             return Err(unexpected(OP, &Value::Array(parts)));
         }
         let n = |i: usize| -> Result<i64> { int(OP, &parts[i]) };
@@ -141,6 +142,7 @@ impl Queue {
             });
         }
         let oldest = n(5)?;
+        let minutes = (n(8)? == 1).then_some(minutes);
         Ok(Stats {
             waiting: n(0)?.max(0) as u64,
             delayed: n(1)?.max(0) as u64,

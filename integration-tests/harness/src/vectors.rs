@@ -88,8 +88,8 @@ fn escape_glob(text: &str) -> String {
 /// `processing` (list order, head first), `leased` (ids with a lease key, sorted), `items` (id ->
 /// data), `attempts` (id -> the `attempts` field of each job hash), `tracked`, `delayed` and
 /// `dead` (members of `P:leased`, `P:delayed`, `P:dead` by score), `prio` (level -> list),
-/// `lease_counts` (protocol v1's hash), `keys` (every key under the prefix but the per-minute
-/// counters `rate:<minute>`, as the part after `<prefix>:`, sorted).
+/// `lease_counts` (protocol v1's hash), `keys` (every key under the prefix, as the part after
+/// `<prefix>:`, sorted).
 pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
     let mut conn = connect(url)?;
     let pattern = format!("{}:*", escape_glob(prefix));
@@ -108,7 +108,6 @@ pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
     let mut suffixes: Vec<String> = keys
         .iter()
         .map(|k| String::from_utf8_lossy(&k[skip..]).into_owned())
-        .filter(|k| !k.starts_with("rate:"))
         .collect();
     suffixes.sort();
     let list = |conn: &mut redis::Connection, name: &str| -> Result<Json, String> {

@@ -287,12 +287,16 @@ impl Runner<'_> {
                 if let Some(d) = opt_ms(step, "dead_max_age_ms") {
                     config = config.dead_max_age(d);
                 }
+                if let Some(on) = step["stats"].as_bool() {
+                    config = config.stats(on);
+                }
                 q.set_config(&config).map(|()| Json::Null)
             }
             "stats" => q.stats().map(|s| {
                 let hour = s.last_hour();
                 json!({"waiting": s.waiting, "delayed": s.delayed, "leased": s.leased,
-                       "dead": s.dead, "completed": hour.completed, "failed": hour.failed})
+                       "dead": s.dead, "completed": hour.map(|h| h.completed),
+                       "failed": hour.map(|h| h.failed)})
             }),
             "complete_and_lease" => {
                 let lease = self.lease_named(step)?;

@@ -4,6 +4,7 @@
 local function begin_call(keys)
   bind_keys(keys)
   config_cache = nil
+  counting = nil
   finish_batch = nil
   checked = nil
 end

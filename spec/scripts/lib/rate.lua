@@ -1,7 +1,29 @@
--- Per-minute counters for stats: P:rate:<minute> HASH, field -> count, kept 62 minutes. Best
--- effort (pcall): a counter that cannot be written (out of memory) never fails the operation.
+-- Per-minute counters for stats: P:rate:<minute> HASH, field -> count, kept 62 minutes. Off
+-- unless the queue's configuration turns them on (P:config stats = 1, spec/PROTOCOL.md 3.2), so a
+-- queue used as redis-work-queue uses one leaves no counter behind. Best effort (pcall): a counter
+-- that cannot be written (out of memory), or a P:config of another type, never fails the
+-- operation.
 local RATE_TTL_MS = 3720000
+-- Whether this call counts: read once per call (begin_call forgets it), from the configuration
+-- when the call has read it already, else with one HGET.
+local counting = nil
+local function counters_on()
+  if counting == nil then
+    local value
+    if config_cache then
+      value = config_cache.stats
+    else
+      value = redis.pcall('HGET', CONFIG, 'stats')
+    end
+    counting = value == '1'
+  end
+  return counting
+end
+
 local function count_event(now, field, n)
+  if not counters_on() then
+    return
+  end
   local h = queue_hints()
   local minute = math.floor(now / 60000)
   if h.minute ~= minute then

@@ -325,10 +325,12 @@ async fn stage(name: &'static str, opts: &Options, results: &RedisServer) -> Out
     let client = servers.client().await;
     let queues: Vec<Queue> = QUEUES.iter().map(|p| client.queue(p).unwrap()).collect();
     // Retried items run again 200 ms after a failure; a lease lost to a fault counts as an
-    // attempt, so attempts are many.
+    // attempt, so attempts are many. The verdict reads the server's count of completes, so the
+    // queues count.
     let config = QueueConfig::new()
         .backoff(leaseq::Backoff::fixed(Duration::from_millis(200)))
-        .max_attempts(25);
+        .max_attempts(25)
+        .stats(true);
     for q in &queues {
         q.set_config(&config).await.unwrap();
     }
@@ -510,7 +512,11 @@ async fn stage(name: &'static str, opts: &Options, results: &RedisServer) -> Out
             }
             start += page.len();
         }
-        completed_on_server += read(|| q.stats()).await.last_hour().completed;
+        completed_on_server += read(|| q.stats())
+            .await
+            .last_hour()
+            .expect("the soak turns counters on")
+            .completed;
     }
     let twice: Vec<_> = wins
         .iter()
