@@ -27,6 +27,7 @@ on_both!(
     lease_batch_takes_several,
     list_pages_each_state,
     drained_queue_leaves_no_key,
+    light_clean_drops_an_empty_priority_level,
     drained_queue_with_counters_keeps_only_them_and_they_expire,
     a_lease_acts_only_on_its_own_queue,
     blocking_lease_wakes_for_a_priority_item,
@@ -488,6 +489,22 @@ async fn drain(env: &Env) {
 
 async fn drained_queue_leaves_no_key(env: Env) {
     drain(&env).await;
+    assert_eq!(env.keys().await, Vec::<String>::new());
+}
+
+async fn light_clean_drops_an_empty_priority_level(env: Env) {
+    env.queue.add(&item("p").priority(3)).await.unwrap();
+    assert_eq!(env.queue.cancel("p").await.unwrap(), Some(State::Waiting));
+    assert!(
+        env.exists("prios").await,
+        "the level outlives its last item"
+    );
+    env.queue.light_clean().await.unwrap();
+    // P:wake stays until a lease finds nothing, or its TTL.
+    assert_eq!(env.keys().await, vec![env.key("wake")]);
+    let ttl: i64 = env.cmd(&[b"PTTL", env.key("wake").as_bytes()]).await;
+    assert!(ttl > 0, "wake must expire");
+    assert!(env.lease().await.is_none());
     assert_eq!(env.keys().await, Vec::<String>::new());
 }
 

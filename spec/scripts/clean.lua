@@ -11,7 +11,8 @@
 --    several commands, so fewer per call keep one call short).
 -- 3. Recovers up to batch_size expired leaseq leases (back to waiting, or dead).
 -- 4. Trims dead letters beyond the queue's bounds (at most 100).
--- 5. Drops stale ids (item gone) from the tail of each waiting list, up to batch_size in all.
+-- 5. Drops stale ids (item gone) from the tail of each waiting list, up to batch_size in all;
+--    a level other than 0 whose list it finds empty leaves P:prios, as a lease's would.
 -- Returns {promoted, expired_requeued, expired_dead, expired_removed (item gone or cancelled),
 -- examined, requeued, removed, processing_before, stale_dropped}.
 local batch = tonumber(ARGV[1])
@@ -58,6 +59,9 @@ for _, level in ipairs(levels_in_order()) do
   local list = waiting_list(level)
   while stale < batch do
     local id = redis.call('LINDEX', list, -1)
+    if not id and level ~= 0 then
+      redis.call('ZREM', PRIOS, level)
+    end
     if not id or redis.call('EXISTS', ITEM .. id) == 1 then
       break
     end

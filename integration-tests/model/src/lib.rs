@@ -1128,6 +1128,10 @@ impl State {
                 } else {
                     self.db.prio1.last().copied()
                 };
+                if tail.is_none() && level != 0 {
+                    // ZREM P:prios: an empty level leaves, as a lease's pop would drop it.
+                    self.db.prios = false;
+                }
                 match tail {
                     Some(id) if !self.db.item.contains_key(&id) => {
                         if level == 0 {
