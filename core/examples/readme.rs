@@ -1,12 +1,15 @@
 use std::time::Duration;
 
-use leaseq::{Backoff, Client, FailOutcome, Item, Retry, State, Wait};
+use leaseq::{Backoff, Client, FailOutcome, Item, QueueConfig, Retry, State, Wait};
 
 #[tokio::main]
 async fn main() -> leaseq::Result<()> {
     let url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let client = Client::connect(&url).await?;
     let queue = client.queue("{emails}")?;
+    // Per-minute counters (completed, failed, ...) are off unless the queue turns them on:
+    // each minute's counter is a key that outlives the work by an hour.
+    queue.set_config(&QueueConfig::new().stats(true)).await?;
 
     // Producers: one round trip per add, or per batch. Options are per item; those not given
     // come from the queue's stored configuration (queue.set_config), else the defaults.
@@ -71,7 +74,7 @@ async fn main() -> leaseq::Result<()> {
         stats.waiting,
         stats.delayed,
         stats.dead,
-        stats.last_hour().completed
+        stats.last_hour().map_or(0, |h| h.completed) // None while counters are off
     );
     // Give the dead letters another go (their attempts start over).
     assert_eq!(queue.dead_requeue_oldest(None).await?, 1);
