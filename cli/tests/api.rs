@@ -4,7 +4,7 @@
 mod common;
 
 use common::{code, run, stderr, Served};
-use leaseq::{Client, Item, State};
+use leaseq::{Client, Item, QueueConfig, State};
 use leaseq_harness::RedisServer;
 use reqwest::StatusCode;
 
@@ -259,8 +259,12 @@ async fn metrics_alone_follow_the_queue() {
         .unwrap()
         .queue("jobs")
         .unwrap();
+    // "jobs" counts; "quiet" does not (the default).
+    q.set_config(&QueueConfig::new().stats(true)).await.unwrap();
     q.add(&Item::new(b"x".to_vec())).await.unwrap();
     common::dead(&q, "d", b"x", "boom", "Boom").await;
+    let quiet = q.client().queue("quiet").unwrap();
+    common::dead(&quiet, "d", b"x", "boom", "Boom").await;
     let served = Served::start(&[server.url()], "metrics", &[]);
     let http = reqwest::Client::new();
     let text = http
@@ -287,6 +291,19 @@ async fn metrics_alone_follow_the_queue() {
         text.contains("leaseq_failed_total{queue=\"jobs\"} 1"),
         "{text}"
     );
+    assert!(
+        text.contains("leaseq_counters_enabled{queue=\"jobs\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("leaseq_jobs{queue=\"quiet\",state=\"dead\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("leaseq_counters_enabled{queue=\"quiet\"} 0"),
+        "{text}"
+    );
+    assert!(!text.contains("_total{queue=\"quiet\"}"), "{text}");
     // The metrics server has no API.
     let api = http
         .get(format!("{}api/queues", served.base))
