@@ -347,3 +347,109 @@ async fn workers_lists_the_registered_runners_with_their_text_escaped() {
     assert_eq!(v["workers"], serde_json::json!([]));
     assert!(v["housekeeper"].is_null());
 }
+
+#[tokio::test]
+async fn the_counters_switch_is_an_action_and_stats_say_when_they_are_off() {
+    let (_server, q, served) = setup().await;
+    q.add(&Item::with_id("a", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let http = reqwest::Client::new();
+    let base = &served.base;
+    let get = |path: String| {
+        let http = http.clone();
+        async move {
+            let r = http.get(path).send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            r.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    let stats_url = format!("{base}api/stats?queue=jobs");
+    let off = get(stats_url.clone()).await;
+    assert_eq!(off["waiting"], 1);
+    assert_eq!(off["counters"], false);
+    for field in ["last_minute", "last_hour", "minutes"] {
+        assert!(off[field].is_null(), "{field}: {off}");
+    }
+    let queues = get(format!("{base}api/queues")).await;
+    assert_eq!(queues[0]["counters"], false);
+
+    // Like every action: the CSRF header and the same origin, or nothing changes.
+    let on = serde_json::json!({"queue": "jobs", "stats": true});
+    let no_token = http
+        .post(format!("{base}api/config"))
+        .json(&on)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
+    let token = csrf(&http, base).await;
+    let foreign = http
+        .post(format!("{base}api/config"))
+        .header("x-leaseq-csrf", &token)
+        .header("origin", "http://evil.example")
+        .json(&on)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
+    assert_eq!(q.config().await.unwrap(), QueueConfig::new());
+    // A setting the switch does not own is refused, not ignored.
+    let other = http
+        .post(format!("{base}api/config"))
+        .header("x-leaseq-csrf", &token)
+        .json(&serde_json::json!({"queue": "jobs", "stats": true, "max_attempts": 3}))
+        .send()
+        .await
+        .unwrap();
+    assert!(other.status().is_client_error(), "{}", other.status());
+    assert_eq!(q.config().await.unwrap(), QueueConfig::new());
+
+    let set = |stats: bool| {
+        let (http, token) = (http.clone(), token.clone());
+        async move {
+            let r = http
+                .post(format!("{base}api/config"))
+                .header("x-leaseq-csrf", token)
+                .json(&serde_json::json!({"queue": "jobs", "stats": stats}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            r.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    let answer = set(true).await;
+    assert_eq!(answer["queue"], "jobs");
+    assert_eq!(answer["stored"]["stats"], true);
+    assert_eq!(answer["effective"]["stats"], true);
+    assert_eq!(q.config().await.unwrap().stats, Some(true));
+    // Now the queue counts, and its stats carry the counters.
+    let lease = q
+        .lease(std::time::Duration::from_secs(30), leaseq::Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(q.complete(&lease).await.unwrap());
+    let counting = get(stats_url.clone()).await;
+    assert_eq!(counting["counters"], true);
+    assert_eq!(counting["last_hour"]["completed"], 1);
+    assert_eq!(counting["minutes"].as_array().unwrap().len(), 60);
+
+    let answer = set(false).await;
+    assert_eq!(answer["effective"]["stats"], false);
+    assert_eq!(get(stats_url).await["counters"], false);
+    let config = get(format!("{base}api/config?queue=jobs")).await;
+    assert_eq!(config["stored"]["stats"], false);
+    assert_eq!(config["defaults"]["max_attempts"], 25);
+
+    let openapi = http
+        .get(format!("{base}api/openapi.yaml"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(openapi.contains("/api/config:"), "{openapi}");
+}
