@@ -67,9 +67,11 @@ pub enum Command {
         json: JsonArg,
     },
     /// Counts per state, the age of the oldest waiting item, and completed/failed/dead/expired
-    /// in the last minute and hour for the queues whose counters are on (they are off unless
-    /// turned on with `leaseq config set --stats on`; the columns then read `off`). Without
-    /// --queue: every queue found.
+    /// in the last minute and hour. Without --queue: every queue found.
+    ///
+    /// Only queues whose counters are on count completed/failed/dead/expired items; they are off
+    /// unless turned on (`leaseq config set -q PREFIX --stats on`). For the others those columns
+    /// read `off`, and the JSON has `"counters": false` and nulls, never zeros.
     Stats {
         /// The queue's prefix (default: every queue).
         #[arg(long, short = 'q', env = "LEASEQ_QUEUE", value_name = "PREFIX")]
@@ -157,9 +159,11 @@ pub enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// A queue's stored configuration (`P:config`), the defaults every client applies to its
-    /// items, and whether it keeps per-minute counters: `config -q P` shows it, `config set`
-    /// changes it, `config reset` removes it.
+    /// Show a queue's configuration; `config set` changes it, `config reset` removes it.
+    ///
+    /// The configuration (`P:config`) holds the defaults every client, in any language, applies
+    /// to the queue's items, and whether the queue keeps per-minute counters. A setting not
+    /// stored takes the protocol's default; the table shows both.
     Config(ConfigArgs),
     /// Serve the web dashboard, its JSON API (/api, described by /api/openapi.yaml) and
     /// /metrics.
@@ -234,9 +238,10 @@ pub struct ConfigArgs {
 /// The configuration commands.
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
-    /// Store settings (the others keep their value). Every client reads them: they apply to
-    /// items added from then on, and --stats at once. Checked first: a refused value writes
-    /// nothing. Prints the configuration that results.
+    /// Store settings (the others keep theirs) and print the configuration that results.
+    ///
+    /// Every client reads them: they apply to items added from then on, and --stats at once.
+    /// Values are checked first: a refused one writes nothing, not even the others given.
     Set(ConfigSetArgs),
     /// Remove the stored configuration: every default applies again (counters off).
     Reset {
