@@ -66,8 +66,12 @@ pub enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// Counts per state, completed/failed/dead/expired in the last minute and hour, and the age
-    /// of the oldest waiting item. Without --queue: every queue found.
+    /// Counts per state, the age of the oldest waiting item, and completed/failed/dead/expired
+    /// in the last minute and hour. Without --queue: every queue found.
+    ///
+    /// Only queues whose counters are on count completed/failed/dead/expired items; they are off
+    /// unless turned on (`leaseq config set -q PREFIX --stats on`). For the others those columns
+    /// read `off`, and the JSON has `"counters": false` and nulls, never zeros.
     Stats {
         /// The queue's prefix (default: every queue).
         #[arg(long, short = 'q', env = "LEASEQ_QUEUE", value_name = "PREFIX")]
@@ -155,6 +159,12 @@ pub enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
+    /// Show a queue's configuration; `config set` changes it, `config reset` removes it.
+    ///
+    /// The configuration (`P:config`) holds the defaults every client, in any language, applies
+    /// to the queue's items, and whether the queue keeps per-minute counters. A setting not
+    /// stored takes the protocol's default; the table shows both.
+    Config(ConfigArgs),
     /// Serve the web dashboard, its JSON API (/api, described by /api/openapi.yaml) and
     /// /metrics.
     Dashboard(ServeArgs),
@@ -204,6 +214,97 @@ pub enum DeadCommand {
         #[command(flatten)]
         json: JsonArg,
     },
+}
+
+/// `leaseq config`: shows the configuration, unless a subcommand changes it.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct ConfigArgs {
+    #[command(subcommand)]
+    pub command: Option<ConfigCommand>,
+    /// The queue's prefix, e.g. `{emails}`.
+    #[arg(
+        long,
+        short = 'q',
+        env = "LEASEQ_QUEUE",
+        value_name = "PREFIX",
+        required = true
+    )]
+    pub queue: Option<String>,
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// The configuration commands.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Store settings (the others keep theirs) and print the configuration that results.
+    ///
+    /// Every client reads them: they apply to items added from then on, and --stats at once.
+    /// Values are checked first: a refused one writes nothing, not even the others given.
+    Set(ConfigSetArgs),
+    /// Remove the stored configuration: every default applies again (counters off).
+    Reset {
+        #[command(flatten)]
+        queue: QueueArg,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+}
+
+/// `leaseq config set`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("setting").required(true).multiple(true).args([
+    "stats", "max_attempts", "priority", "backoff", "expires_after", "keep_result_for",
+    "dead_max_count", "dead_max_age",
+])))]
+pub struct ConfigSetArgs {
+    #[command(flatten)]
+    pub queue: QueueArg,
+    /// Keep per-minute counts of completed, failed, dead and expired items for `stats`, the
+    /// dashboard and /metrics. Off by default: the counters are keys that outlive the work by an
+    /// hour, so a drained queue that counts is not empty.
+    #[arg(long, value_name = "on|off")]
+    pub stats: Option<Switch>,
+    /// Attempts before an item is dead (0: no limit). Default 25.
+    #[arg(long)]
+    pub max_attempts: Option<u32>,
+    /// Priority of items added without one, -1000 to 1000. Default 0.
+    #[arg(long, allow_hyphen_values = true)]
+    pub priority: Option<i32>,
+    /// Retry delay after a failed attempt: `fixed:5s`, or `exp:BASE:CAP` (doubling from BASE
+    /// up to CAP, randomised between half and all of it; `exp:BASE:CAP:no-jitter` not
+    /// randomised). Default exp:1s:1h.
+    #[arg(long, value_parser = parse_backoff, value_name = "BACKOFF")]
+    pub backoff: Option<leaseq::Backoff>,
+    /// Items not started this long after they were added are dead, e.g. 1h. Default: never.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub expires_after: Option<Duration>,
+    /// How long a completed item's result is kept, e.g. 1d (more than zero). Default 1 day.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub keep_result_for: Option<Duration>,
+    /// Dead letters kept at most (the oldest go first). Default 10000.
+    #[arg(long)]
+    pub dead_max_count: Option<u64>,
+    /// Dead letters older than this go, e.g. 7d. Default 7 days.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub dead_max_age: Option<Duration>,
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// `on` or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
+}
+
+impl Switch {
+    /// Whether it is on.
+    pub fn on(self) -> bool {
+        self == Switch::On
+    }
 }
 
 /// `leaseq add`.
@@ -293,9 +394,64 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .map_err(|e| format!("`{text}` is not a duration ({e}); write e.g. 500ms, 30s, 5m, 1h"))
 }
 
+/// A retry delay: `fixed:DURATION`, `exp:BASE:CAP` (with jitter) or `exp:BASE:CAP:no-jitter`.
+/// Only the form is checked here; the core checks the values (argument `backoff`).
+pub fn parse_backoff(text: &str) -> Result<leaseq::Backoff, String> {
+    let bad = |why: String| {
+        format!("`{text}` is not a backoff ({why}); write e.g. fixed:5s, exp:1s:1h or exp:1s:1h:no-jitter")
+    };
+    let parts: Vec<&str> = text.split(':').map(str::trim).collect();
+    match parts.as_slice() {
+        ["fixed", d] => Ok(leaseq::Backoff::fixed(parse_duration(d).map_err(bad)?)),
+        ["exp", base, cap, rest @ ..] => {
+            let jitter = match rest {
+                [] | ["jitter"] => true,
+                ["no-jitter"] => false,
+                _ => return Err(bad("the fourth part is `jitter` or `no-jitter`".into())),
+            };
+            Ok(leaseq::Backoff::Exponential {
+                base: parse_duration(base).map_err(bad)?,
+                cap: parse_duration(cap).map_err(bad)?,
+                jitter,
+            })
+        }
+        _ => Err(bad("it starts with `fixed:` or `exp:`".into())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backoffs() {
+        use leaseq::Backoff;
+        let s = Duration::from_secs(1);
+        assert_eq!(parse_backoff("fixed:5s").unwrap(), Backoff::fixed(5 * s));
+        assert_eq!(
+            parse_backoff("exp:1s:1h").unwrap(),
+            Backoff::exponential(s, 3600 * s)
+        );
+        assert_eq!(
+            parse_backoff("exp:500ms:1m:no-jitter").unwrap(),
+            Backoff::Exponential {
+                base: Duration::from_millis(500),
+                cap: 60 * s,
+                jitter: false
+            }
+        );
+        for bad in [
+            "5s",
+            "fixed",
+            "fixed:soon",
+            "exp:1s",
+            "exp:1s:1h:maybe",
+            "linear:1s",
+        ] {
+            let e = parse_backoff(bad).unwrap_err();
+            assert!(e.contains(bad) && e.contains("fixed:5s"), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn durations() {

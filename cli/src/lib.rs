@@ -15,8 +15,8 @@ use std::io::Write;
 
 use clap::Parser;
 
-use args::{Cli, Command, DeadCommand};
-use commands::{check, clean, dead, inspect, items, workers};
+use args::{Cli, Command, ConfigCommand, DeadCommand};
+use commands::{check, clean, config, dead, inspect, items, workers};
 use fail::{Fail, Outcome};
 
 /// Runs the `leaseq` command with `args` (the program name first, as in `std::env::args_os`) and
@@ -140,6 +140,18 @@ async fn execute(cli: Cli) -> Outcome {
             deep,
         } => clean::clean(&client, &queue.queue, every, deep_every, once, deep).await,
         Command::Check { queue, json } => check::check(&client, &queue.queue, json.json).await,
+        Command::Config(args) => match args.command {
+            Some(ConfigCommand::Set(set)) => config::set(&client, &set).await,
+            Some(ConfigCommand::Reset { queue, json }) => {
+                config::reset(&client, &queue.queue, json.json).await
+            }
+            None => {
+                let queue = args
+                    .queue
+                    .expect("clap requires --queue without a subcommand");
+                config::show(&client, &queue, args.json.json).await
+            }
+        },
         Command::Dashboard(serve) => dashboard::serve(client, serve, true).await,
         Command::Metrics(serve) => dashboard::serve(client, serve, false).await,
     }

@@ -1,10 +1,13 @@
-//! Prometheus metrics: per-queue counts by state, completed/failed/dead/expired totals and the
-//! age of the oldest waiting item, encoded by the `prometheus-client` crate (OpenMetrics text).
+//! Prometheus metrics: per-queue counts by state, the age of the oldest waiting item, whether the
+//! queue keeps counters, and completed/failed/dead/expired totals for those that do, encoded by
+//! the `prometheus-client` crate (OpenMetrics text).
 //!
-//! Redis keeps per-minute counters for the last hour, not lifetime totals, so the `_total`
-//! counters are kept here: the first scrape of a queue starts them at the last hour's sums, and
-//! every later scrape adds what each minute gained since it was last read. They restart with the
-//! exporter, as Prometheus expects of counters.
+//! Redis keeps per-minute counters for the last hour, not lifetime totals, and only for queues
+//! whose configuration turns them on (`P:config stats`, off by default). So the `_total`
+//! counters are kept here: the first scrape of a counting queue starts them at the last hour's
+//! sums, and every later scrape adds what each minute gained since it was last read. They
+//! restart with the exporter, as Prometheus expects of counters. A queue that does not count
+//! has `leaseq_counters_enabled 0` and no `_total` series, never totals stuck at zero.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::AtomicU64;
@@ -68,6 +71,35 @@ pub struct Exporter {
     totals: Mutex<HashMap<String, Totals>>,
 }
 
+/// What the exporter needs of one queue's [`leaseq::Stats`].
+struct Figures {
+    queue: String,
+    /// waiting, delayed, leased, dead, processing.
+    jobs: [u64; 5],
+    oldest_waiting: Option<f64>,
+    now: u64,
+    /// `None` while the queue's counters are off.
+    minutes: Option<Vec<Four>>,
+}
+
+impl Figures {
+    fn new(queue: String, s: &leaseq::Stats) -> Figures {
+        Figures {
+            queue,
+            jobs: [s.waiting, s.delayed, s.leased, s.dead, s.processing],
+            oldest_waiting: s.oldest_waiting.map(|d| d.as_secs_f64()),
+            now: s.now,
+            minutes: s.minutes.as_ref().map(|m| {
+                m.iter()
+                    .map(|m| [m.completed, m.failed, m.dead, m.expired])
+                    .collect()
+            }),
+        }
+    }
+}
+
+const STATES: [&str; 5] = ["waiting", "delayed", "leased", "dead", "processing"];
+
 impl Exporter {
     /// Reads `queues` (every queue found when empty) and renders them in the OpenMetrics text
     /// format. One stats round trip per queue, plus the discovery scan.
@@ -84,8 +116,13 @@ impl Exporter {
         let mut read = Vec::with_capacity(prefixes.len());
         for prefix in prefixes {
             let stats = client.queue(&prefix)?.stats().await?;
-            read.push((prefix, stats));
+            read.push(Figures::new(prefix, &stats));
         }
+        Ok(self.encode(&read))
+    }
+
+    /// The text of the figures read; the totals of the queues that count move on.
+    fn encode(&self, read: &[Figures]) -> String {
         let mut registry = Registry::default();
         let jobs = Family::<QueueState, Gauge>::default();
         registry.register(
@@ -100,6 +137,15 @@ impl Exporter {
             Unit::Seconds,
             oldest.clone(),
         );
+        let enabled = Family::<QueueLabel, Gauge>::default();
+        registry.register(
+            "leaseq_counters_enabled",
+            "1 when the queue keeps per-minute counters (`leaseq config set -q QUEUE --stats \
+             on`), 0 when they are off (the default): leaseq_completed_total, \
+             leaseq_failed_total, leaseq_dead_total and leaseq_lease_expiries_total are then \
+             absent for the queue, since nothing counts them",
+            enabled.clone(),
+        );
         let names = [
             ("leaseq_completed", "Items completed"),
             ("leaseq_failed", "Failed attempts"),
@@ -113,40 +159,37 @@ impl Exporter {
             .iter()
             .map(|(name, help)| {
                 let family = Family::<QueueLabel, Counter>::default();
-                registry.register(*name, *help, family.clone());
+                let help = format!(
+                    "{help}; only for queues whose counters are on (leaseq_counters_enabled)"
+                );
+                registry.register(*name, help, family.clone());
                 family
             })
             .collect();
         let mut totals = self.totals.lock().unwrap_or_else(|e| e.into_inner());
-        for (prefix, stats) in &read {
-            let state = |s: &str| QueueState {
-                queue: prefix.clone(),
-                state: s.to_owned(),
-            };
-            jobs.get_or_create(&state("waiting"))
-                .set(stats.waiting as i64);
-            jobs.get_or_create(&state("delayed"))
-                .set(stats.delayed as i64);
-            jobs.get_or_create(&state("leased"))
-                .set(stats.leased as i64);
-            jobs.get_or_create(&state("dead")).set(stats.dead as i64);
-            jobs.get_or_create(&state("processing"))
-                .set(stats.processing as i64);
-            let label = QueueLabel {
-                queue: prefix.clone(),
-            };
-            if let Some(age) = stats.oldest_waiting {
-                oldest.get_or_create(&label).set(age.as_secs_f64());
+        for f in read {
+            for (state, n) in STATES.iter().zip(f.jobs) {
+                let label = QueueState {
+                    queue: f.queue.clone(),
+                    state: (*state).to_owned(),
+                };
+                jobs.get_or_create(&label).set(n as i64);
             }
-            let Some(minutes) = &stats.minutes else {
+            let label = QueueLabel {
+                queue: f.queue.clone(),
+            };
+            if let Some(age) = f.oldest_waiting {
+                oldest.get_or_create(&label).set(age);
+            }
+            enabled
+                .get_or_create(&label)
+                .set(i64::from(f.minutes.is_some()));
+            // Off: no total at all, rather than a total that stops and reads as an idle queue.
+            let Some(minutes) = &f.minutes else {
                 continue;
             };
-            let t = totals.entry(prefix.clone()).or_default();
-            let minutes: Vec<Four> = minutes
-                .iter()
-                .map(|m| [m.completed, m.failed, m.dead, m.expired])
-                .collect();
-            t.observe(stats.now, &minutes);
+            let t = totals.entry(f.queue.clone()).or_default();
+            t.observe(f.now, minutes);
             for (family, total) in counters.iter().zip(t.total) {
                 family.get_or_create(&label).inc_by(total);
             }
@@ -155,13 +198,87 @@ impl Exporter {
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry)
             .expect("writing to a String cannot fail");
-        Ok(text)
+        text
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn figures(queue: &str, minutes: Option<Vec<Four>>) -> Figures {
+        Figures {
+            queue: queue.to_owned(),
+            jobs: [3, 0, 1, 2, 0],
+            oldest_waiting: Some(1.5),
+            now: 100 * 60_000,
+            minutes,
+        }
+    }
+
+    /// The value of the sample `name{labels}`, if the text has it.
+    fn sample(text: &str, name_and_labels: &str) -> Option<f64> {
+        text.lines().find_map(|l| {
+            let (key, value) = l.rsplit_once(' ')?;
+            (key == name_and_labels).then(|| value.parse().unwrap())
+        })
+    }
+
+    #[test]
+    fn queues_that_do_not_count_have_no_totals_and_say_so() {
+        let exporter = Exporter::default();
+        let text = exporter.encode(&[
+            figures("on", Some(vec![[3, 1, 0, 0], [2, 0, 1, 4]])),
+            figures("off", None),
+        ]);
+        assert_eq!(
+            sample(&text, r#"leaseq_counters_enabled{queue="on"}"#),
+            Some(1.0),
+            "{text}"
+        );
+        assert_eq!(
+            sample(&text, r#"leaseq_counters_enabled{queue="off"}"#),
+            Some(0.0),
+            "{text}"
+        );
+        assert_eq!(
+            sample(&text, r#"leaseq_completed_total{queue="on"}"#),
+            Some(5.0)
+        );
+        assert_eq!(
+            sample(&text, r#"leaseq_failed_total{queue="on"}"#),
+            Some(1.0)
+        );
+        assert_eq!(sample(&text, r#"leaseq_dead_total{queue="on"}"#), Some(1.0));
+        assert_eq!(
+            sample(&text, r#"leaseq_lease_expiries_total{queue="on"}"#),
+            Some(4.0)
+        );
+        // The queue that does not count has its counts per state, and no total at all.
+        assert_eq!(
+            sample(&text, r#"leaseq_jobs{queue="off",state="dead"}"#),
+            Some(2.0)
+        );
+        assert!(!text.contains(r#"_total{queue="off"}"#), "{text}");
+        let help = text
+            .lines()
+            .find(|l| l.starts_with("# HELP leaseq_counters_enabled "))
+            .unwrap();
+        assert!(
+            help.contains("--stats on") && help.contains("leaseq_completed_total"),
+            "{help}"
+        );
+        // Turned on later, the queue's totals start with what its counters hold.
+        let text = exporter.encode(&[figures("off", Some(vec![[0, 0, 0, 0], [0, 2, 0, 0]]))]);
+        assert_eq!(
+            sample(&text, r#"leaseq_counters_enabled{queue="off"}"#),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(&text, r#"leaseq_failed_total{queue="off"}"#),
+            Some(2.0)
+        );
+    }
 
     #[test]
     fn totals_count_each_minute_once() {

@@ -105,9 +105,32 @@ pub fn age(secs: Option<f64>) -> String {
     }
 }
 
+/// `text` as one shell word: as is when it holds only characters no shell treats specially,
+/// else in single quotes (a `'` inside as `'\''`).
+pub fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.:/@%+=,".contains(c));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shell_words() {
+        assert_eq!(shell_word("jobs:a-1"), "jobs:a-1");
+        assert_eq!(shell_word("{emails}"), "'{emails}'");
+        assert_eq!(shell_word("a*[1]"), "'a*[1]'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
 
     #[test]
     fn times_and_ages() {

@@ -211,6 +211,128 @@ impl StatsView {
     }
 }
 
+/// A retry delay ([`leaseq::Backoff`]) as JSON.
+#[derive(Debug, Serialize, Clone, Copy, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum BackoffView {
+    /// The same delay every time.
+    Fixed {
+        /// The delay.
+        delay_ms: u64,
+    },
+    /// Doubling from `base_ms` up to `cap_ms`; with `jitter`, between half and all of it.
+    Exponential {
+        /// The first retry's delay.
+        base_ms: u64,
+        /// The longest delay.
+        cap_ms: u64,
+        /// Whether the delay is randomised.
+        jitter: bool,
+    },
+}
+
+impl BackoffView {
+    /// The view of `b`; `None` for a kind this version does not know.
+    pub fn new(b: leaseq::Backoff) -> Option<BackoffView> {
+        match b {
+            leaseq::Backoff::Fixed(d) => Some(BackoffView::Fixed { delay_ms: ms(d) }),
+            leaseq::Backoff::Exponential { base, cap, jitter } => Some(BackoffView::Exponential {
+                base_ms: ms(base),
+                cap_ms: ms(cap),
+                jitter,
+            }),
+            _ => None,
+        }
+    }
+}
+
+fn ms(d: std::time::Duration) -> u64 {
+    d.as_millis().min(u128::from(u64::MAX)) as u64
+}
+
+/// The settings of a queue's configuration ([`leaseq::QueueConfig`]); `null`: not stored (in
+/// `stored`), or none (`expires_after_ms` in `defaults` and `effective`: items never expire).
+#[derive(Debug, Serialize, Clone, PartialEq, Eq)]
+pub struct SettingsView {
+    /// Whether the queue keeps per-minute counters.
+    pub stats: Option<bool>,
+    /// Attempts before an item is dead (0: no limit).
+    pub max_attempts: Option<u32>,
+    /// Priority of items added without one.
+    pub priority: Option<i32>,
+    /// Retry delay after a failed attempt.
+    pub backoff: Option<BackoffView>,
+    /// Items not started this long after they were added are dead.
+    pub expires_after_ms: Option<u64>,
+    /// How long a result is kept.
+    pub keep_result_for_ms: Option<u64>,
+    /// Dead letters kept at most.
+    pub dead_max_count: Option<u64>,
+    /// Dead letters older than this go.
+    pub dead_max_age_ms: Option<u64>,
+}
+
+impl From<&leaseq::QueueConfig> for SettingsView {
+    fn from(c: &leaseq::QueueConfig) -> SettingsView {
+        SettingsView {
+            stats: c.stats,
+            max_attempts: c.max_attempts,
+            priority: c.priority,
+            backoff: c.backoff.and_then(BackoffView::new),
+            expires_after_ms: c.expires_after.map(ms),
+            keep_result_for_ms: c.keep_result_for.map(ms),
+            dead_max_count: c.dead_max_count,
+            dead_max_age_ms: c.dead_max_age.map(ms),
+        }
+    }
+}
+
+/// A queue's configuration: what is stored, the protocol's defaults, and what applies (the
+/// stored value, else the default).
+#[derive(Debug, Serialize)]
+pub struct ConfigView {
+    /// The queue's prefix.
+    pub queue: String,
+    /// What `P:config` holds.
+    pub stored: SettingsView,
+    /// What applies where nothing is stored (spec/PROTOCOL.md, 3.2).
+    pub defaults: SettingsView,
+    /// What applies.
+    pub effective: SettingsView,
+}
+
+impl ConfigView {
+    /// The view of `stored`, the configuration of `queue`.
+    pub fn new(queue: &str, stored: &leaseq::QueueConfig) -> ConfigView {
+        use leaseq::policy;
+        let defaults = leaseq::QueueConfig::new()
+            .stats(false)
+            .max_attempts(policy::DEFAULT_MAX_ATTEMPTS)
+            .priority(0)
+            .backoff(policy::DEFAULT_BACKOFF)
+            .keep_result_for(policy::DEFAULT_KEEP_RESULT)
+            .dead_max_count(policy::DEFAULT_DEAD_MAX_COUNT)
+            .dead_max_age(policy::DEFAULT_DEAD_MAX_AGE);
+        let (s, d) = (SettingsView::from(stored), SettingsView::from(&defaults));
+        let effective = SettingsView {
+            stats: s.stats.or(d.stats),
+            max_attempts: s.max_attempts.or(d.max_attempts),
+            priority: s.priority.or(d.priority),
+            backoff: s.backoff.or(d.backoff),
+            expires_after_ms: s.expires_after_ms.or(d.expires_after_ms),
+            keep_result_for_ms: s.keep_result_for_ms.or(d.keep_result_for_ms),
+            dead_max_count: s.dead_max_count.or(d.dead_max_count),
+            dead_max_age_ms: s.dead_max_age_ms.or(d.dead_max_age_ms),
+        };
+        ConfigView {
+            queue: queue.to_owned(),
+            stored: s,
+            defaults: d,
+            effective,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::preview;

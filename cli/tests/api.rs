@@ -4,7 +4,7 @@
 mod common;
 
 use common::{code, run, stderr, Served};
-use leaseq::{Client, Item, State};
+use leaseq::{Client, Item, QueueConfig, State};
 use leaseq_harness::RedisServer;
 use reqwest::StatusCode;
 
@@ -259,8 +259,12 @@ async fn metrics_alone_follow_the_queue() {
         .unwrap()
         .queue("jobs")
         .unwrap();
+    // "jobs" counts; "quiet" does not (the default).
+    q.set_config(&QueueConfig::new().stats(true)).await.unwrap();
     q.add(&Item::new(b"x".to_vec())).await.unwrap();
     common::dead(&q, "d", b"x", "boom", "Boom").await;
+    let quiet = q.client().queue("quiet").unwrap();
+    common::dead(&quiet, "d", b"x", "boom", "Boom").await;
     let served = Served::start(&[server.url()], "metrics", &[]);
     let http = reqwest::Client::new();
     let text = http
@@ -287,6 +291,19 @@ async fn metrics_alone_follow_the_queue() {
         text.contains("leaseq_failed_total{queue=\"jobs\"} 1"),
         "{text}"
     );
+    assert!(
+        text.contains("leaseq_counters_enabled{queue=\"jobs\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("leaseq_jobs{queue=\"quiet\",state=\"dead\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("leaseq_counters_enabled{queue=\"quiet\"} 0"),
+        "{text}"
+    );
+    assert!(!text.contains("_total{queue=\"quiet\"}"), "{text}");
     // The metrics server has no API.
     let api = http
         .get(format!("{}api/queues", served.base))
@@ -329,4 +346,110 @@ async fn workers_lists_the_registered_runners_with_their_text_escaped() {
         .unwrap();
     assert_eq!(v["workers"], serde_json::json!([]));
     assert!(v["housekeeper"].is_null());
+}
+
+#[tokio::test]
+async fn the_counters_switch_is_an_action_and_stats_say_when_they_are_off() {
+    let (_server, q, served) = setup().await;
+    q.add(&Item::with_id("a", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let http = reqwest::Client::new();
+    let base = &served.base;
+    let get = |path: String| {
+        let http = http.clone();
+        async move {
+            let r = http.get(path).send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            r.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    let stats_url = format!("{base}api/stats?queue=jobs");
+    let off = get(stats_url.clone()).await;
+    assert_eq!(off["waiting"], 1);
+    assert_eq!(off["counters"], false);
+    for field in ["last_minute", "last_hour", "minutes"] {
+        assert!(off[field].is_null(), "{field}: {off}");
+    }
+    let queues = get(format!("{base}api/queues")).await;
+    assert_eq!(queues[0]["counters"], false);
+
+    // Like every action: the CSRF header and the same origin, or nothing changes.
+    let on = serde_json::json!({"queue": "jobs", "stats": true});
+    let no_token = http
+        .post(format!("{base}api/config"))
+        .json(&on)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
+    let token = csrf(&http, base).await;
+    let foreign = http
+        .post(format!("{base}api/config"))
+        .header("x-leaseq-csrf", &token)
+        .header("origin", "http://evil.example")
+        .json(&on)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
+    assert_eq!(q.config().await.unwrap(), QueueConfig::new());
+    // A setting the switch does not own is refused, not ignored.
+    let other = http
+        .post(format!("{base}api/config"))
+        .header("x-leaseq-csrf", &token)
+        .json(&serde_json::json!({"queue": "jobs", "stats": true, "max_attempts": 3}))
+        .send()
+        .await
+        .unwrap();
+    assert!(other.status().is_client_error(), "{}", other.status());
+    assert_eq!(q.config().await.unwrap(), QueueConfig::new());
+
+    let set = |stats: bool| {
+        let (http, token) = (http.clone(), token.clone());
+        async move {
+            let r = http
+                .post(format!("{base}api/config"))
+                .header("x-leaseq-csrf", token)
+                .json(&serde_json::json!({"queue": "jobs", "stats": stats}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            r.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    let answer = set(true).await;
+    assert_eq!(answer["queue"], "jobs");
+    assert_eq!(answer["stored"]["stats"], true);
+    assert_eq!(answer["effective"]["stats"], true);
+    assert_eq!(q.config().await.unwrap().stats, Some(true));
+    // Now the queue counts, and its stats carry the counters.
+    let lease = q
+        .lease(std::time::Duration::from_secs(30), leaseq::Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(q.complete(&lease).await.unwrap());
+    let counting = get(stats_url.clone()).await;
+    assert_eq!(counting["counters"], true);
+    assert_eq!(counting["last_hour"]["completed"], 1);
+    assert_eq!(counting["minutes"].as_array().unwrap().len(), 60);
+
+    let answer = set(false).await;
+    assert_eq!(answer["effective"]["stats"], false);
+    assert_eq!(get(stats_url).await["counters"], false);
+    let config = get(format!("{base}api/config?queue=jobs")).await;
+    assert_eq!(config["stored"]["stats"], false);
+    assert_eq!(config["defaults"]["max_attempts"], 25);
+
+    let openapi = http
+        .get(format!("{base}api/openapi.yaml"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(openapi.contains("/api/config:"), "{openapi}");
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use leaseq::{Client, Item, State};
+use leaseq::{Client, Item, QueueConfig, State};
 use leaseq_harness::RedisServer;
 
 #[tokio::test]
@@ -14,11 +14,15 @@ async fn the_dashboard_in_chromium() {
     let python = std::env::var("LEASEQ_TEST_PYTHON")
         .expect("LEASEQ_TEST_PYTHON names a Python with selenium (cli/test.sh sets it)");
     let server = RedisServer::start();
-    let q = Client::connect(&server.url())
+    let client = Client::connect(&server.url()).await.unwrap();
+    // `{web}` keeps no counters (the default); `{counted}` does, and has one dead letter.
+    let q = client.queue("{web}").unwrap();
+    let counted = client.queue("{counted}").unwrap();
+    counted
+        .set_config(&QueueConfig::new().stats(true))
         .await
-        .unwrap()
-        .queue("{web}")
         .unwrap();
+    common::dead(&counted, "c1", b"x", "boom", "Boom").await;
     q.add(&Item::with_id("xss", b"<script>alert(1)</script>\xff\xfe".to_vec()).unwrap())
         .await
         .unwrap();
@@ -48,8 +52,10 @@ async fn the_dashboard_in_chromium() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "{log}");
-    assert!(log.contains("browser: 9 passed, 0 failed"), "{log}");
+    assert!(log.contains("browser: 10 passed, 0 failed"), "{log}");
     // What the page did, seen through the core.
     assert_eq!(q.get("d1").await.unwrap().unwrap().state, State::Waiting);
     assert_eq!(q.get("d2").await.unwrap().unwrap().state, State::Dead);
+    // The page turned `{web}`'s counters on, then off again.
+    assert_eq!(q.config().await.unwrap().stats, Some(false));
 }

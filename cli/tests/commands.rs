@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::{code, json, run, stderr, stdout};
-use leaseq::{Client, Item, State, Wait};
+use leaseq::{Backoff, Client, Item, QueueConfig, State, Wait};
 use leaseq_harness::{RedisCluster, RedisServer};
 
 async fn client(server: &RedisServer) -> Client {
@@ -195,6 +195,8 @@ async fn stats_and_queues() {
     let urls = vec![server.url()];
     let c = client(&server).await;
     let q = c.queue("a*[1]").unwrap();
+    // Counters are off unless the queue's configuration turns them on; "ab" leaves them off.
+    q.set_config(&QueueConfig::new().stats(true)).await.unwrap();
     for i in 0..3 {
         q.add(&Item::with_id(format!("{i}"), b"x".to_vec()).unwrap())
             .await
@@ -224,15 +226,209 @@ async fn stats_and_queues() {
     assert_eq!(s["waiting"], 2);
     assert_eq!(s["dead"], 1);
     assert_eq!(s["leased"], 0);
+    assert_eq!(s["counters"], true);
     assert_eq!(s["last_hour"]["completed"], 1);
     assert_eq!(s["last_hour"]["dead"], 1);
     assert_eq!(s["last_hour"]["failed"], 1);
+    assert_eq!(s["last_minute"]["completed"], 1);
     assert_eq!(s["minutes"].as_array().unwrap().len(), 60);
 
     let all = json(&run(&urls, &["stats", "--json"]));
     assert_eq!(all.as_array().unwrap().len(), 2);
-    let table = stdout(&run(&urls, &["stats"]));
-    assert!(table.lines().any(|l| l.starts_with("ab ")), "{table}");
+    // A queue that does not count says so: null, never zeros.
+    let ab = &all[1];
+    assert_eq!(ab["queue"], "ab");
+    assert_eq!(ab["waiting"], 1);
+    assert_eq!(ab["counters"], false);
+    for field in ["last_minute", "last_hour", "minutes"] {
+        assert!(ab[field].is_null(), "{field}: {ab}");
+    }
+    let out = run(&urls, &["stats"]);
+    let table = stdout(&out);
+    assert_eq!(
+        counted(&table, "ab"),
+        ["off", "off", "off", "off"],
+        "{table}"
+    );
+    assert_eq!(
+        counted(&table, "a*[1]"),
+        ["1/1", "1/1", "1/1", "0/0"],
+        "{table}"
+    );
+    let note = stderr(&out);
+    assert!(
+        note.contains("counters off for: ab;")
+            && note.contains("`leaseq config set -q ab --stats on`"),
+        "{note}"
+    );
+    // Once every queue counts, no footnote.
+    assert_eq!(
+        code(&run(&urls, &["config", "set", "-q", "ab", "--stats", "on"])),
+        0
+    );
+    let out = run(&urls, &["stats"]);
+    let table = stdout(&out);
+    assert_eq!(
+        counted(&table, "ab"),
+        ["0/0", "0/0", "0/0", "0/0"],
+        "{table}"
+    );
+    assert!(!stderr(&out).contains("counters off"), "{}", stderr(&out));
+}
+
+/// The done, failed, died and expired columns of `queue`'s row of a `stats` table.
+fn counted(table: &str, queue: &str) -> Vec<String> {
+    let row = table
+        .lines()
+        .find(|l| l.starts_with(&format!("{queue} ")))
+        .unwrap_or_else(|| panic!("no row for {queue}: {table}"));
+    row.split_whitespace().skip(7).map(str::to_owned).collect()
+}
+
+#[tokio::test]
+async fn config_shows_sets_and_resets_what_every_client_reads() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("{jobs}").unwrap();
+
+    // Nothing stored: every default applies, counters off.
+    let fresh = json(&run(&urls, &["config", "-q", "{jobs}", "--json"]));
+    assert_eq!(fresh["queue"], "{jobs}");
+    assert!(fresh["stored"]
+        .as_object()
+        .unwrap()
+        .values()
+        .all(|v| v.is_null()));
+    assert_eq!(fresh["effective"]["stats"], false);
+    assert_eq!(fresh["effective"]["max_attempts"], 25);
+    assert_eq!(fresh["effective"]["keep_result_for_ms"], 86_400_000);
+    assert!(fresh["effective"]["expires_after_ms"].is_null());
+    assert_eq!(
+        fresh["effective"]["backoff"],
+        serde_json::json!({"kind": "exponential", "base_ms": 1000, "cap_ms": 3_600_000, "jitter": true})
+    );
+    let table = stdout(&run(&urls, &["config", "-q", "{jobs}"]));
+    assert!(table.starts_with("SETTING"), "{table}");
+    assert!(
+        table
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["stats", "-", "off", "(default)"]),
+        "{table}"
+    );
+    assert_eq!(server.command("DBSIZE").trim().trim_start_matches(':'), "0");
+
+    let out = run(
+        &urls,
+        &[
+            "config",
+            "set",
+            "-q",
+            "{jobs}",
+            "--stats",
+            "on",
+            "--max-attempts",
+            "3",
+            "--priority",
+            "-5",
+            "--backoff",
+            "exp:2s:1m:no-jitter",
+            "--expires-after",
+            "1h",
+            "--keep-result-for",
+            "2d",
+            "--dead-max-count",
+            "7",
+            "--dead-max-age",
+            "3d",
+            "--json",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let set = json(&out);
+    assert_eq!(set["stored"]["stats"], true);
+    assert_eq!(set["effective"]["priority"], -5);
+    // What another client reads.
+    let secs = Duration::from_secs;
+    assert_eq!(
+        q.config().await.unwrap(),
+        QueueConfig::new()
+            .stats(true)
+            .max_attempts(3)
+            .priority(-5)
+            .backoff(Backoff::Exponential {
+                base: secs(2),
+                cap: secs(60),
+                jitter: false
+            })
+            .expires_after(secs(3600))
+            .keep_result_for(secs(2 * 86_400))
+            .dead_max_count(7)
+            .dead_max_age(secs(3 * 86_400))
+    );
+    // Items added from now on take the queue's priority; the queue counts.
+    let id = stdout(&run(&urls, &["add", "-q", "{jobs}", "--data", "x"]));
+    let got = json(&run(&urls, &["get", "-q", "{jobs}", id.trim(), "--json"]));
+    assert_eq!(got["priority"], -5);
+    let lease = q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(q.complete(&lease).await.unwrap());
+    let s = json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]));
+    assert_eq!(s["counters"], true);
+    assert_eq!(s["last_hour"]["completed"], 1);
+    // The table shows the stored value as given, and that it applies.
+    let table = stdout(&run(&urls, &["config", "-q", "{jobs}"]));
+    assert!(
+        table
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["backoff", "exp:2s:1m:no-jitter", "exp:2s:1m:no-jitter"]),
+        "{table}"
+    );
+
+    // A refused value names its option and writes nothing, not even the valid ones beside it.
+    for (args, option) in [
+        (vec!["--keep-result-for", "0"], "--keep-result-for"),
+        (vec!["--priority", "5000"], "--priority"),
+        (vec!["--backoff", "exp:0s:1h"], "--backoff"),
+        (vec!["--backoff", "linear:1s"], "--backoff"),
+        (vec!["--expires-after", "11y"], "--expires-after"),
+        (vec!["--dead-max-age", "soon"], "--dead-max-age"),
+        (vec!["--stats", "maybe"], "--stats"),
+        (vec!["--max-attempts", "-1"], "--max-attempts"),
+    ] {
+        let mut all = vec!["config", "set", "-q", "{jobs}", "--stats", "off"];
+        if option == "--stats" {
+            all.truncate(4);
+        }
+        all.extend(&args);
+        let out = run(&urls, &all);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(option), "{args:?}: {}", stderr(&out));
+        assert_eq!(q.config().await.unwrap().stats, Some(true), "{args:?}");
+    }
+    let nothing = run(&urls, &["config", "set", "-q", "{jobs}"]);
+    assert_eq!(code(&nothing), 2);
+    assert!(stderr(&nothing).contains("--stats"), "{}", stderr(&nothing));
+
+    // Turned off: stats says so at once.
+    let off = run(&urls, &["config", "set", "-q", "{jobs}", "--stats", "off"]);
+    assert_eq!(code(&off), 0, "{}", stderr(&off));
+    let s = json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]));
+    assert_eq!(s["counters"], false);
+    assert!(s["last_hour"].is_null());
+
+    // Reset: nothing stored, the defaults apply again.
+    let reset = json(&run(&urls, &["config", "reset", "-q", "{jobs}", "--json"]));
+    assert!(reset["stored"]
+        .as_object()
+        .unwrap()
+        .values()
+        .all(|v| v.is_null()));
+    assert_eq!(reset["effective"], fresh["effective"]);
+    assert_eq!(q.config().await.unwrap(), QueueConfig::new());
 }
 
 #[tokio::test]

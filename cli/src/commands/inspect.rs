@@ -90,6 +90,9 @@ pub async fn stats(
             if views.is_empty() {
                 eprintln!("no queue found");
             }
+            if let Some(note) = counters_off_note(&views) {
+                eprintln!("{note}");
+            }
         }
         if !watch {
             return Ok(());
@@ -99,6 +102,25 @@ pub async fn stats(
             _ = tokio::signal::ctrl_c() => return Ok(()),
         }
     }
+}
+
+/// The footnote of a `stats` table whose `off` columns need explaining: which queues keep no
+/// counters, and the command that turns them on.
+fn counters_off_note(views: &[StatsView]) -> Option<String> {
+    let off: Vec<&str> = views
+        .iter()
+        .filter(|v| !v.counters)
+        .map(|v| v.queue.as_str())
+        .collect();
+    let queue = match off.as_slice() {
+        [] => return None,
+        [one] => output::shell_word(one),
+        _ => "QUEUE".to_owned(),
+    };
+    Some(format!(
+        "counters off for: {}; turn on with `leaseq config set -q {queue} --stats on`",
+        off.join(", ")
+    ))
 }
 
 /// `leaseq ls STATE` and `leaseq dead ls`.

@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod clean;
+pub mod config;
 pub mod dead;
 pub mod inspect;
 pub mod items;

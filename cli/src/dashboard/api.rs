@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::AppState;
 use crate::fail::Fail;
-use crate::view::{EntryView, JobView, StatsView};
+use crate::view::{ConfigView, EntryView, JobView, StatsView};
 
 /// Most entries of one page, and of one dead-letter grouping (the core's bound).
 const MAX_PAGE: usize = 1000;
@@ -128,6 +128,40 @@ pub async fn stats(
 ) -> ApiResult<StatsView> {
     let stats = app.queue(&q.queue)?.stats().await?;
     Ok(Json(StatsView::new(&q.queue, &stats)))
+}
+
+/// `GET /api/config?queue=`: what the queue's configuration stores, the defaults, and what
+/// applies (as `leaseq config --json`).
+pub async fn config(
+    State(app): State<AppState>,
+    Query(q): Query<QueueQuery>,
+) -> ApiResult<ConfigView> {
+    let stored = app.queue(&q.queue)?.config().await?;
+    Ok(Json(ConfigView::new(&q.queue, &stored)))
+}
+
+/// `POST /api/config` body: the settings the dashboard changes (only the counters' switch; the
+/// others are `leaseq config set`'s). Anything else is refused, not ignored.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigBody {
+    queue: String,
+    /// Whether the queue keeps per-minute counters.
+    stats: bool,
+}
+
+/// `POST /api/config`: turns the queue's counters on or off; answers with the configuration
+/// that results.
+pub async fn set_config(
+    State(app): State<AppState>,
+    Json(b): Json<ConfigBody>,
+) -> ApiResult<ConfigView> {
+    let queue = app.queue(&b.queue)?;
+    queue
+        .set_config(&leaseq::QueueConfig::new().stats(b.stats))
+        .await?;
+    let stored = queue.config().await?;
+    Ok(Json(ConfigView::new(&b.queue, &stored)))
 }
 
 /// A page of a state.

@@ -87,6 +87,7 @@ pub async fn serve(client: leaseq::Client, args: ServeArgs, ui: bool) -> Outcome
             .route("/api/csrf", get(api::csrf))
             .route("/api/queues", get(api::queues))
             .route("/api/stats", get(api::stats))
+            .route("/api/config", get(api::config).post(api::set_config))
             .route("/api/items", get(api::items))
             .route("/api/count", get(api::count))
             .route("/api/item", get(api::item))

@@ -1,7 +1,9 @@
 """The dashboard in a real headless Chromium (Debian's chromium and chromium-driver), driven by
 selenium. Run by cli/tests/browser.rs, which prepares the queue `{web}`:
   - `xss`: a waiting item whose data is `<script>alert(1)</script>` followed by bytes 0xff 0xfe;
-  - `d1` (error type Timeout) and `d2` (error type ValueError): dead letters.
+  - `d1` (error type Timeout) and `d2` (error type ValueError): dead letters;
+  - no per-minute counters (the default);
+and the queue `{counted}`, whose counters are on, with one dead letter.
 Usage: dashboard.py BASE_URL LEASEQ_BIN REDIS_URL SCREENSHOT_DIR
 """
 
@@ -72,6 +74,34 @@ def click_requeue(driver, item_id):
     return True
 
 
+def row_cells(driver, queue=QUEUE):
+    rows = driver.find_elements(By.CSS_SELECTOR, "#queues tbody tr")
+    row = next((r for r in rows if r.get_attribute("data-queue") == queue), None)
+    return [td.text for td in row.find_elements(By.TAG_NAME, "td")] if row else []
+
+
+def chart_text(driver):
+    return driver.find_element(By.ID, "chart").text
+
+
+def chart_drawn(driver):
+    return len(driver.find_elements(By.CSS_SELECTOR, "#chart svg")) == 1
+
+
+def click_switch(driver, label):
+    """Clicks the counters' switch when it reads `label`; False (wait on) while it does not."""
+    buttons = driver.find_elements(By.CSS_SELECTOR, "#counters-switch button")
+    if not buttons or buttons[0].text != label:
+        return False
+    buttons[0].click()
+    return True
+
+
+def counters_on():
+    config = json.loads(leaseq("config", "-q", QUEUE, "--json").stdout)
+    return config["effective"]["stats"]
+
+
 def no_alert(driver):
     try:
         text = driver.switch_to.alert.text
@@ -113,7 +143,26 @@ def main():
         driver.save_screenshot(os.path.join(SHOTS, "2-queue.png"))
         passed += 1
 
-        # 4. A <script> payload (and bytes that are not UTF-8) shows as text and never runs.
+        # 4. Counters off (the default): the chart says so instead of drawing nothing, and the
+        # queue's row reads "off" where a counting queue has numbers. The switch turns them on,
+        # through the same CSRF-guarded POST as every action, and off again.
+        wait.until(lambda d: "Counters are off for this queue" in chart_text(d))
+        assert not chart_drawn(driver)
+        wait.until(lambda d: row_cells(d)[7:9] == ["off", "off"])
+        wait.until(lambda d: row_cells(d, "{counted}")[7:9] == ["0", "1"])
+        driver.save_screenshot(os.path.join(SHOTS, "2-counters-off.png"))
+        wait.until(lambda d: click_switch(d, "Turn counters on"))
+        wait.until(chart_drawn)
+        assert "Counters are off" not in chart_text(driver)
+        assert counters_on() is True
+        wait.until(lambda d: row_cells(d)[7:9] == ["0", "0"])
+        driver.save_screenshot(os.path.join(SHOTS, "2-counters-on.png"))
+        wait.until(lambda d: click_switch(d, "Turn counters off"))
+        wait.until(lambda d: "Counters are off for this queue" in chart_text(d))
+        assert counters_on() is False
+        passed += 1
+
+        # 5. A <script> payload (and bytes that are not UTF-8) shows as text and never runs.
         driver.find_element(By.ID, "job-id").send_keys("xss")
         driver.find_element(By.CSS_SELECTOR, "#job-form button").click()
         wait.until(lambda d: "<script>" in d.find_element(By.ID, "job").text)
@@ -124,7 +173,7 @@ def main():
         driver.save_screenshot(os.path.join(SHOTS, "3-job.png"))
         passed += 1
 
-        # 5. An action without the CSRF header is refused, from the page itself; nothing changes.
+        # 6. An action without the CSRF header is refused, from the page itself; nothing changes.
         status = driver.execute_async_script(
             "const done = arguments[0];"
             "fetch('/api/requeue', {method: 'POST', headers: {'content-type': 'application/json'},"
@@ -134,7 +183,7 @@ def main():
         assert state("d2") == "dead"
         passed += 1
 
-        # 6. A page of another origin cannot act either (its request is refused or never sent).
+        # 7. A page of another origin cannot act either (its request is refused or never sent).
         driver.get("data:text/html,<p>elsewhere</p>")
         driver.execute_async_script(
             "const done = arguments[0];"
@@ -146,7 +195,7 @@ def main():
         assert state("d2") == "dead"
         passed += 1
 
-        # 7. The requeue button of a dead letter puts it back to waiting.
+        # 8. The requeue button of a dead letter puts it back to waiting.
         driver.get(BASE)
         wait.until(lambda d: queue_row(d) is not None)
         wait.until(lambda d: queue_row(d).click() or True)
@@ -166,7 +215,7 @@ def main():
     finally:
         driver.quit()
 
-    # 8. /metrics parses as OpenMetrics and agrees with the queue.
+    # 9. /metrics parses as OpenMetrics and agrees with the queue.
     text = urllib.request.urlopen(BASE + "metrics").read().decode()
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
                for family in text_string_to_metric_families(text) for s in family.samples}
@@ -174,12 +223,19 @@ def main():
     for st in ["waiting", "delayed", "leased", "dead", "processing"]:
         got = samples[("leaseq_jobs", (("queue", QUEUE), ("state", st)))]
         assert got == stats[st], (st, got, stats[st])
-    assert samples[("leaseq_dead_total", (("queue", QUEUE),))] == 2
-    assert samples[("leaseq_failed_total", (("queue", QUEUE),))] == 2
     assert ("leaseq_oldest_waiting_age_seconds", (("queue", QUEUE),)) in samples
+    # `{web}` does not count (the page turned its counters off again): it says so, and has no
+    # totals that would read as an idle queue; `{counted}` has them.
+    assert samples[("leaseq_counters_enabled", (("queue", QUEUE),))] == 0
+    assert ("leaseq_dead_total", (("queue", QUEUE),)) not in samples
+    counted = (("queue", "{counted}"),)
+    assert samples[("leaseq_counters_enabled", counted)] == 1
+    assert samples[("leaseq_dead_total", counted)] == 1
+    assert samples[("leaseq_failed_total", counted)] == 1
+    assert samples[("leaseq_completed_total", counted)] == 0
     passed += 1
 
-    # 9. Off loopback without a token, the dashboard does not start.
+    # 10. Off loopback without a token, the dashboard does not start.
     out = leaseq("dashboard", "--listen", "0.0.0.0:0", check=False)
     assert out.returncode == 2 and "--token" in out.stderr, (out.returncode, out.stderr)
     passed += 1

@@ -54,13 +54,15 @@ async function api(path, body) {
 
 const q = (name) => "queue=" + encodeURIComponent(name);
 
-function button(label, action) {
+// A button that runs `action` (a POST), reports its answer (`report` turns it into words) and
+// refreshes the page.
+function button(label, action, report) {
   const b = el("button", label);
   b.type = "button";
   b.addEventListener("click", async () => {
     try {
       const r = await action();
-      status(label + ": " + JSON.stringify(r));
+      status(report ? report(r) : label + ": " + JSON.stringify(r));
     } catch (e) {
       status(label + " failed: " + e.message, true);
     }
@@ -98,6 +100,27 @@ function chart(minutes) {
   document.getElementById("chart").replaceChildren(svg);
 }
 
+// The throughput chart when the queue counts; when it does not, a plain "off" instead of an empty
+// chart that would read as an idle queue. Either way, the switch.
+function counters(name, stats) {
+  document.getElementById("legend").hidden = !stats.counters;
+  if (stats.counters) {
+    chart(stats.minutes);
+  } else {
+    document.getElementById("chart").replaceChildren(
+      el("p", "Counters are off for this queue: completed, failed, dead and expired items are " +
+        "not counted, so there is no throughput to show.", "counters-off"));
+  }
+  const on = !stats.counters;
+  document.getElementById("counters-switch").replaceChildren(
+    button(on ? "Turn counters on" : "Turn counters off",
+      () => api("/api/config", { queue: name, stats: on }),
+      (r) => "counters " + (r.effective.stats ? "on" : "off") + " for " + r.queue),
+    el("span", on
+      ? "Counting keeps a Redis key per minute, for an hour after the last event."
+      : "Turning them off keeps no new counts; those kept expire within the hour.", "hint"));
+}
+
 async function showQueue(name) {
   selected = name;
   document.getElementById("queue").hidden = false;
@@ -115,7 +138,7 @@ async function showQueue(name) {
     return row([el("td", w.id, "payload"), el("td", i.language ?? "", "payload"), running,
       i.completed ?? "", i.failed ?? "", i.dead ?? "", i.lost ?? "", w.housekeeper ? "yes" : ""]);
   }));
-  chart(stats.minutes);
+  counters(name, stats);
   fill(document.querySelector("#waiting tbody"), waiting.items.map((e) =>
     row([el("td", e.id, "payload"), e.attempts])));
   fill(document.querySelector("#dead-groups tbody"), groups.groups.map((g) => {
@@ -162,7 +185,8 @@ async function refresh() {
     const queues = await api("/api/queues");
     fill(document.querySelector("#queues tbody"), queues.map((s) => {
       const tr = row([el("td", s.queue, "payload"), s.waiting, s.delayed, s.leased, s.dead,
-        s.processing, age(s.oldest_waiting_seconds), s.last_hour.completed, s.last_hour.failed]);
+        s.processing, age(s.oldest_waiting_seconds),
+        s.counters ? s.last_hour.completed : "off", s.counters ? s.last_hour.failed : "off"]);
       tr.className = "q" + (s.queue === selected ? " selected" : "");
       tr.dataset.queue = s.queue;
       tr.addEventListener("click", () => showQueue(s.queue).then(refresh));
