@@ -123,9 +123,8 @@ pub enum Command {
         #[command(subcommand)]
         command: DeadCommand,
     },
-    /// The live runners and what they hold. The runner registry (`P:workers`, reserved by the
-    /// protocol) is not written by this version of leaseq yet, so this only says whether one
-    /// exists; it never shows made-up workers.
+    /// The live runners of a queue, as they register themselves (`P:workers`): id, language,
+    /// running jobs out of their concurrency, counters, and which one does the housekeeping.
     Workers {
         #[command(flatten)]
         queue: QueueArg,
