@@ -304,15 +304,7 @@ pub struct ConfigView {
 impl ConfigView {
     /// The view of `stored`, the configuration of `queue`.
     pub fn new(queue: &str, stored: &leaseq::QueueConfig) -> ConfigView {
-        use leaseq::policy;
-        let defaults = leaseq::QueueConfig::new()
-            .stats(false)
-            .max_attempts(policy::DEFAULT_MAX_ATTEMPTS)
-            .priority(0)
-            .backoff(policy::DEFAULT_BACKOFF)
-            .keep_result_for(policy::DEFAULT_KEEP_RESULT)
-            .dead_max_count(policy::DEFAULT_DEAD_MAX_COUNT)
-            .dead_max_age(policy::DEFAULT_DEAD_MAX_AGE);
+        let defaults = leaseq::QueueConfig::defaults();
         let (s, d) = (SettingsView::from(stored), SettingsView::from(&defaults));
         let effective = SettingsView {
             stats: s.stats.or(d.stats),

@@ -23,6 +23,9 @@ pub const DEFAULT_KEEP_RESULT: Duration = Duration::from_secs(86_400);
 pub const DEFAULT_DEAD_MAX_COUNT: u64 = 10_000;
 /// How long a dead letter is kept at most, by default: seven days.
 pub const DEFAULT_DEAD_MAX_AGE: Duration = Duration::from_secs(7 * 86_400);
+/// Whether a queue keeps per-minute counters when its configuration does not say: off, so that
+/// a drained queue leaves no key (spec/PROTOCOL.md 3.2).
+pub const DEFAULT_STATS: bool = false;
 /// Priorities run from -1000 to 1000; 0 (the default) is redis-work-queue's plain list.
 pub const MAX_PRIORITY: i32 = 1000;
 /// The longest delay, backoff, retention or expiry accepted: 10 years (lease TTLs have their
@@ -262,6 +265,7 @@ mod tests {
             format!("dead_max_count = {DEFAULT_DEAD_MAX_COUNT},"),
             format!("dead_max_age_ms = {},", millis_up(DEFAULT_DEAD_MAX_AGE)),
             format!("keep_result_ms = {},", millis_up(DEFAULT_KEEP_RESULT)),
+            format!("stats = {},", u8::from(DEFAULT_STATS)),
         ];
         for line in expect {
             assert!(lua.contains(&line), "lib/config.lua lacks `{line}`");

@@ -52,6 +52,22 @@ impl QueueConfig {
         QueueConfig::default()
     }
 
+    /// The protocol's defaults, every field set: what applies where neither the item nor the
+    /// queue's stored configuration says otherwise (spec/PROTOCOL.md 3.2). `expires_after` is
+    /// `None`: items never expire by default.
+    pub fn defaults() -> QueueConfig {
+        QueueConfig {
+            max_attempts: Some(policy::DEFAULT_MAX_ATTEMPTS),
+            backoff: Some(policy::DEFAULT_BACKOFF),
+            priority: Some(0),
+            expires_after: None,
+            keep_result_for: Some(policy::DEFAULT_KEEP_RESULT),
+            dead_max_count: Some(policy::DEFAULT_DEAD_MAX_COUNT),
+            dead_max_age: Some(policy::DEFAULT_DEAD_MAX_AGE),
+            stats: Some(policy::DEFAULT_STATS),
+        }
+    }
+
     setters!(
         max_attempts: u32,
         backoff: Backoff,

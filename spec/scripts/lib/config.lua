@@ -7,6 +7,7 @@ local DEFAULTS = {
   dead_max_count = 10000,
   dead_max_age_ms = 604800000, -- 7 days
   keep_result_ms = 86400000,   -- 1 day
+  stats = 0,                   -- per-minute counters (P:rate:<minute>): 1 on, 0 off
 }
 local config_cache = nil
 local function config(field)

@@ -5,7 +5,8 @@
 -- operation.
 local RATE_TTL_MS = 3720000
 -- Whether this call counts: read once per call (begin_call forgets it), from the configuration
--- when the call has read it already, else with one HGET.
+-- when the call has read it already, else with one HGET (an error reply, a P:config of another
+-- type, reads as unset: the default applies).
 local counting = nil
 local function counters_on()
   if counting == nil then
@@ -15,7 +16,10 @@ local function counters_on()
     else
       value = redis.pcall('HGET', CONFIG, 'stats')
     end
-    counting = value == '1'
+    if not value or type(value) == 'table' then
+      value = DEFAULTS.stats
+    end
+    counting = tonumber(value) == 1
   end
   return counting
 end
