@@ -298,10 +298,14 @@ export interface Stats {
   oldestWaitingMs: number | null
   /** The server's clock when the figures were read. */
   now: Date
-  /** The last 60 minutes, oldest first; the last is the current minute so far. */
-  minutes: MinuteStats[]
-  /** The counters summed over the last hour. */
-  lastHour: MinuteStats
+  /**
+   * The last 60 minutes, oldest first; the last is the current minute so far. Null while the
+   * queue's counters are off (the default; `setConfig({ stats: true })` turns them on): not
+   * counted, which is not the same as nothing happened.
+   */
+  minutes: MinuteStats[] | null
+  /** The counters summed over the last hour; null while the queue's counters are off. */
+  lastHour: MinuteStats | null
 }
 
 /**
@@ -323,6 +327,11 @@ export interface QueueConfig {
   deadMaxCount?: number
   /** Dead letters older than this (ms) go. Default seven days. */
   deadMaxAgeMs?: number
+  /**
+   * Whether the queue keeps per-minute counters (`Queue#stats`'s `minutes` and `lastHour`).
+   * Default off: each minute's counters are a key that outlives the work by an hour.
+   */
+  stats?: boolean
 }
 
 /** One entry of `Queue#completeBatch`: a lease and, optionally, the result to keep. */

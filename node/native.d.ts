@@ -114,7 +114,10 @@ export declare class NativeQueue {
   count(stateName: string): Promise<number>
   /** Cancels item `id` (its bytes); the state it was in, or null. */
   cancel(id: Buffer): Promise<string | null>
-  /** Counts per state, the oldest waiting item's age, and the last hour's counters. */
+  /**
+   * Counts per state, the oldest waiting item's age, and the last hour's counters (absent
+   * while the queue's counters are off).
+   */
   stats(): Promise<StatsParts>
   /** Puts these dead items (ids as bytes) back to waiting; how many. */
   deadRequeue(ids: Array<Buffer>): Promise<number>
@@ -263,6 +266,8 @@ export interface ConfigParts {
   deadMaxCount?: number
   /** Dead letters older than this go. */
   deadMaxAgeMs?: number
+  /** Whether the queue keeps per-minute counters. */
+  stats?: boolean
 }
 
 /** One line of `list`. */
@@ -424,10 +429,10 @@ export interface StatsParts {
   oldestWaitingMs?: number
   /** The server's clock when the figures were read. */
   now: number
-  /** The last 60 minutes, oldest first. */
-  minutes: Array<MinuteParts>
-  /** The counters summed over the last hour. */
-  lastHour: MinuteParts
+  /** The last 60 minutes, oldest first; absent while the queue's counters are off. */
+  minutes?: Array<MinuteParts>
+  /** The counters summed over the last hour; absent while the queue's counters are off. */
+  lastHour?: MinuteParts
 }
 
 /** One event of a runner. */

@@ -93,7 +93,7 @@
  * or to read into with leaseq_queue_config: `leaseq_config config = LEASEQ_CONFIG_INIT;`
  */
 #define LEASEQ_CONFIG_INIT \
-    { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0 }
+    { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0, 0 }
 
 
 /**
@@ -177,6 +177,11 @@
 #define LEASEQ_CONFIG_DEAD_MAX_AGE (1 << 6)
 
 /**
+ * `leaseq_config.stats` is given.
+ */
+#define LEASEQ_CONFIG_STATS (1 << 7)
+
+/**
  * A connection to one Redis server or one Redis Cluster (opaque).
  *
  * Thread safety: a client may be used from any number of threads at once; each call blocks
@@ -249,8 +254,9 @@ typedef struct leaseq_result leaseq_result;
 
 /**
  * A queue's figures, read in one round trip by `leaseq_queue_stats` (opaque): counts per
- * state, the age of the oldest waiting item, and per-minute counters for the last hour. Free
- * it with `leaseq_stats_free`. Immutable; may be read from several threads at once.
+ * state, the age of the oldest waiting item, and, when the queue's counters are on
+ * (`leaseq_stats_counting`), per-minute counters for the last hour. Free it with
+ * `leaseq_stats_free`. Immutable; may be read from several threads at once.
  */
 typedef struct leaseq_stats leaseq_stats;
 
@@ -346,6 +352,12 @@ typedef struct {
      * `LEASEQ_CONFIG_DEAD_MAX_AGE`: dead letters older than this go (default seven days).
      */
     int64_t dead_max_age_ms;
+    /**
+     * `LEASEQ_CONFIG_STATS`: whether the queue keeps per-minute counters (completed, failed,
+     * dead, expired) for `leaseq_queue_stats` (default off: each minute's counters are a key
+     * that outlives the work by an hour; see `leaseq_stats_counting`).
+     */
+    bool stats;
 } leaseq_config;
 
 /**
@@ -1180,7 +1192,8 @@ leaseq_status leaseq_queue_count(const leaseq_queue *queue,
 
 /**
  * Sets `*out_stats` to the queue's figures, read in one round trip: counts per state, the age
- * of the oldest waiting item, and completed, failed, dead and expired counts for each of the
+ * of the oldest waiting item, and, when the queue's counters are on (`LEASEQ_CONFIG_STATS`;
+ * `leaseq_stats_counting` says), completed, failed, dead and expired counts for each of the
  * last 60 minutes.
  *
  * `*out_stats` is a new handle owned by the caller: read it with the `leaseq_stats_*`
@@ -1601,9 +1614,22 @@ leaseq_status leaseq_stats_oldest_waiting_ms(const leaseq_stats *stats, int64_t 
 leaseq_status leaseq_stats_now_ms(const leaseq_stats *stats, int64_t *out_ms);
 
 /**
+ * Sets `*out_counting` to whether the queue kept per-minute counters when the figures were
+ * read: true when its configuration turns them on (`LEASEQ_CONFIG_STATS`), false while they are
+ * off (the default). While false, `leaseq_stats_minutes` gives 0 minutes and
+ * `leaseq_stats_last_hour` all zeros: not counted, which is not the same as nothing happened.
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle; `out_counting` is NULL or writable.
+ */
+leaseq_status leaseq_stats_counting(const leaseq_stats *stats, bool *out_counting);
+
+/**
  * Sets `*out_minutes` and `*out_len` to the counters of the last 60 minutes, oldest first; the
- * last is the current minute, so far. The array belongs to the stats handle: valid until
- * `leaseq_stats_free`; do not free it.
+ * last is the current minute, so far. While the queue's counters are off
+ * (`leaseq_stats_counting` gives false) there are 0 minutes: `*out_minutes` is NULL and
+ * `*out_len` 0. The array belongs to the stats handle: valid until `leaseq_stats_free`; do not
+ * free it.
  *
  * # Safety
  * `stats` is NULL or a live stats handle; `out_minutes` and `out_len` are NULL or writable.
@@ -1613,7 +1639,9 @@ leaseq_status leaseq_stats_minutes(const leaseq_stats *stats,
                                    size_t *out_len);
 
 /**
- * Fills `*out_hour` with the per-minute counters summed over the last hour.
+ * Fills `*out_hour` with the per-minute counters summed over the last hour. While the queue's
+ * counters are off it is all zeros: check `leaseq_stats_counting` before reading zeros as an
+ * idle hour.
  *
  * # Safety
  * `stats` is NULL or a live stats handle; `out_hour` is NULL or writable.

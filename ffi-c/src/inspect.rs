@@ -151,7 +151,8 @@ pub unsafe extern "C" fn leaseq_queue_count(
 }
 
 /// Sets `*out_stats` to the queue's figures, read in one round trip: counts per state, the age
-/// of the oldest waiting item, and completed, failed, dead and expired counts for each of the
+/// of the oldest waiting item, and, when the queue's counters are on (`LEASEQ_CONFIG_STATS`;
+/// `leaseq_stats_counting` says), completed, failed, dead and expired counts for each of the
 /// last 60 minutes.
 ///
 /// `*out_stats` is a new handle owned by the caller: read it with the `leaseq_stats_*`

@@ -1018,17 +1018,22 @@ impl From<&Minute> for leaseq_minute {
 }
 
 /// A queue's figures, read in one round trip by `leaseq_queue_stats` (opaque): counts per
-/// state, the age of the oldest waiting item, and per-minute counters for the last hour. Free
-/// it with `leaseq_stats_free`. Immutable; may be read from several threads at once.
+/// state, the age of the oldest waiting item, and, when the queue's counters are on
+/// (`leaseq_stats_counting`), per-minute counters for the last hour. Free it with
+/// `leaseq_stats_free`. Immutable; may be read from several threads at once.
 #[allow(non_camel_case_types)]
 pub struct leaseq_stats {
     inner: Stats,
-    minutes: Vec<leaseq_minute>,
+    /// `None` while the queue's counters are off.
+    minutes: Option<Vec<leaseq_minute>>,
 }
 
 impl leaseq_stats {
     pub(crate) fn new(inner: Stats) -> *mut leaseq_stats {
-        let minutes = inner.minutes.iter().map(leaseq_minute::from).collect();
+        let minutes = inner
+            .minutes
+            .as_ref()
+            .map(|m| m.iter().map(leaseq_minute::from).collect());
         Box::into_raw(Box::new(leaseq_stats { inner, minutes }))
     }
 }
@@ -1143,9 +1148,36 @@ pub unsafe extern "C" fn leaseq_stats_now_ms(
     }
 }
 
+/// Sets `*out_counting` to whether the queue kept per-minute counters when the figures were
+/// read: true when its configuration turns them on (`LEASEQ_CONFIG_STATS`), false while they are
+/// off (the default). While false, `leaseq_stats_minutes` gives 0 minutes and
+/// `leaseq_stats_last_hour` all zeros: not counted, which is not the same as nothing happened.
+///
+/// # Safety
+/// `stats` is NULL or a live stats handle; `out_counting` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_stats_counting(
+    stats: *const leaseq_stats,
+    out_counting: *mut bool,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_stats_counting",
+            stats,
+            "stats",
+            out_counting,
+            "out_counting",
+            false,
+            |s| Ok(s.minutes.is_some()),
+        )
+    }
+}
+
 /// Sets `*out_minutes` and `*out_len` to the counters of the last 60 minutes, oldest first; the
-/// last is the current minute, so far. The array belongs to the stats handle: valid until
-/// `leaseq_stats_free`; do not free it.
+/// last is the current minute, so far. While the queue's counters are off
+/// (`leaseq_stats_counting` gives false) there are 0 minutes: `*out_minutes` is NULL and
+/// `*out_len` 0. The array belongs to the stats handle: valid until `leaseq_stats_free`; do not
+/// free it.
 ///
 /// # Safety
 /// `stats` is NULL or a live stats handle; `out_minutes` and `out_len` are NULL or writable.
@@ -1161,13 +1193,17 @@ pub unsafe extern "C" fn leaseq_stats_minutes(
         let stats = unsafe { arg(stats, "stats") }?;
         out_minutes.required()?;
         out_len.required()?;
-        out_minutes.set(stats.minutes.as_ptr());
-        out_len.set(stats.minutes.len());
+        if let Some(minutes) = &stats.minutes {
+            out_minutes.set(minutes.as_ptr());
+            out_len.set(minutes.len());
+        }
         Ok(())
     })
 }
 
-/// Fills `*out_hour` with the per-minute counters summed over the last hour.
+/// Fills `*out_hour` with the per-minute counters summed over the last hour. While the queue's
+/// counters are off it is all zeros: check `leaseq_stats_counting` before reading zeros as an
+/// idle hour.
 ///
 /// # Safety
 /// `stats` is NULL or a live stats handle; `out_hour` is NULL or writable.
@@ -1184,7 +1220,13 @@ pub unsafe extern "C" fn leaseq_stats_last_hour(
             out_hour,
             "out_hour",
             leaseq_minute::default(),
-            |s| Ok(leaseq_minute::from(&s.inner.last_hour())),
+            |s| {
+                Ok(s.inner
+                    .last_hour()
+                    .as_ref()
+                    .map(leaseq_minute::from)
+                    .unwrap_or_default())
+            },
         )
     }
 }

@@ -162,6 +162,10 @@ pub struct leaseq_config {
     pub dead_max_count: u64,
     /// `LEASEQ_CONFIG_DEAD_MAX_AGE`: dead letters older than this go (default seven days).
     pub dead_max_age_ms: i64,
+    /// `LEASEQ_CONFIG_STATS`: whether the queue keeps per-minute counters (completed, failed,
+    /// dead, expired) for `leaseq_queue_stats` (default off: each minute's counters are a key
+    /// that outlives the work by an hour; see `leaseq_stats_counting`).
+    pub stats: bool,
 }
 
 /// `leaseq_config.max_attempts` is given.
@@ -178,6 +182,8 @@ pub const LEASEQ_CONFIG_KEEP_RESULT_FOR: u32 = 1 << 4;
 pub const LEASEQ_CONFIG_DEAD_MAX_COUNT: u32 = 1 << 5;
 /// `leaseq_config.dead_max_age_ms` is given.
 pub const LEASEQ_CONFIG_DEAD_MAX_AGE: u32 = 1 << 6;
+/// `leaseq_config.stats` is given.
+pub const LEASEQ_CONFIG_STATS: u32 = 1 << 7;
 
 /// A struct of this module: plain integers and bools, `struct_size: u32` and `set: u32` first.
 ///
@@ -229,6 +235,7 @@ fields!(leaseq_config, "leaseq_config", [
     LEASEQ_CONFIG_KEEP_RESULT_FOR => keep_result_for_ms,
     LEASEQ_CONFIG_DEAD_MAX_COUNT => dead_max_count,
     LEASEQ_CONFIG_DEAD_MAX_AGE => dead_max_age_ms,
+    LEASEQ_CONFIG_STATS => stats,
 ]);
 
 /// The smallest `struct_size` accepted: `struct_size` and `set`.
@@ -460,6 +467,9 @@ impl leaseq_config {
         if set(LEASEQ_CONFIG_DEAD_MAX_AGE) {
             config = config.dead_max_age(millis(name, "dead_max_age_ms", self.dead_max_age_ms)?);
         }
+        if set(LEASEQ_CONFIG_STATS) {
+            config = config.stats(self.stats);
+        }
         Ok(config)
     }
 
@@ -493,6 +503,10 @@ impl leaseq_config {
         if let Some(d) = config.dead_max_age {
             c.dead_max_age_ms = ms(d);
             c.set |= LEASEQ_CONFIG_DEAD_MAX_AGE;
+        }
+        if let Some(on) = config.stats {
+            c.stats = on;
+            c.set |= LEASEQ_CONFIG_STATS;
         }
         c
     }

@@ -830,9 +830,18 @@ static void dead_letters_requeue_and_purge(void) {
     leaseq_queue_free(queue);
 }
 
+/* Turns the queue's per-minute counters on or off (LEASEQ_CONFIG_STATS). */
+static void set_counters(leaseq_queue *queue, bool on) {
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.stats = on;
+    config.set = LEASEQ_CONFIG_STATS;
+    CHECK_OK(leaseq_queue_set_config(queue, &config));
+}
+
 static void stats_count_and_keep_minutes(void) {
     leaseq_queue *queue = fresh_queue(client, "stats");
     REQUIRE(queue != NULL);
+    set_counters(queue, true);
     CHECK(add_with(queue, "s1", "x", NULL));
     CHECK(add_with(queue, "s2", "x", NULL));
     leaseq_add_options later = LEASEQ_ADD_OPTIONS_INIT;
@@ -866,6 +875,9 @@ static void stats_count_and_keep_minutes(void) {
     CHECK(now > 0 && now - now_ms() < 5000 && now_ms() - now < 5000);
     CHECK_OK(leaseq_stats_oldest_waiting_ms(stats, &oldest));
     CHECK(oldest >= -1 && oldest < 60000);
+    bool counting = false;
+    CHECK_OK(leaseq_stats_counting(stats, &counting));
+    CHECK(counting);
     const leaseq_minute *minutes = NULL;
     size_t len = 0;
     CHECK_OK(leaseq_stats_minutes(stats, &minutes, &len));
@@ -877,6 +889,56 @@ static void stats_count_and_keep_minutes(void) {
     for (size_t i = 0; i < len; i++) sum += minutes[i].completed;
     CHECK(sum == hour.completed);
     leaseq_stats_free(stats);
+    leaseq_queue_free(queue);
+}
+
+/* Completes one item and reads the stats: whether counting, minutes, last hour's completed. */
+static void complete_one_and_read(leaseq_queue *queue, const char *id, bool *counting,
+                                  size_t *len, uint64_t *completed) {
+    CHECK(add_with(queue, id, "x", NULL));
+    leaseq_lease *lease = lease_one(queue);
+    REQUIRE(lease != NULL);
+    bool done = false;
+    CHECK_OK(leaseq_queue_complete(queue, lease, &done));
+    CHECK(done);
+    leaseq_lease_free(lease);
+    leaseq_stats *stats = NULL;
+    CHECK_OK(leaseq_queue_stats(queue, &stats));
+    REQUIRE(stats != NULL);
+    CHECK_OK(leaseq_stats_counting(stats, counting));
+    const leaseq_minute *minutes = (const leaseq_minute *)&minutes; /* not NULL: must be set */
+    CHECK_OK(leaseq_stats_minutes(stats, &minutes, len));
+    CHECK((*len == 0) == (minutes == NULL));
+    leaseq_minute hour = {9, 9, 9, 9};
+    CHECK_OK(leaseq_stats_last_hour(stats, &hour));
+    *completed = hour.completed;
+    leaseq_stats_free(stats);
+}
+
+static void stats_counters_are_off_until_configured(void) {
+    leaseq_queue *queue = fresh_queue(client, "counters");
+    REQUIRE(queue != NULL);
+    bool counting = true;
+    size_t len = 99;
+    uint64_t completed = 99;
+    /* A fresh queue: not counted, and says so (0 minutes, counting false). */
+    complete_one_and_read(queue, "a", &counting, &len, &completed);
+    CHECK(!counting && len == 0 && completed == 0);
+    leaseq_config got = LEASEQ_CONFIG_INIT;
+    CHECK_OK(leaseq_queue_config(queue, &got));
+    CHECK((got.set & LEASEQ_CONFIG_STATS) == 0);
+
+    set_counters(queue, true);
+    CHECK_OK(leaseq_queue_config(queue, &got));
+    CHECK((got.set & LEASEQ_CONFIG_STATS) != 0 && got.stats);
+    complete_one_and_read(queue, "b", &counting, &len, &completed);
+    CHECK(counting && len == 60 && completed == 1); /* b only: a was not counted */
+
+    set_counters(queue, false);
+    CHECK_OK(leaseq_queue_config(queue, &got));
+    CHECK((got.set & LEASEQ_CONFIG_STATS) != 0 && !got.stats);
+    complete_one_and_read(queue, "c", &counting, &len, &completed);
+    CHECK(!counting && len == 0 && completed == 0);
     leaseq_queue_free(queue);
 }
 
@@ -898,16 +960,18 @@ static void config_set_get_reset(void) {
     config.dead_max_age_ms = 3600000;
     config.keep_result_for_ms = 10000;
     config.expires_after_ms = 120000;
+    config.stats = true;
     config.set = LEASEQ_CONFIG_MAX_ATTEMPTS | LEASEQ_CONFIG_PRIORITY | LEASEQ_CONFIG_BACKOFF |
                  LEASEQ_CONFIG_DEAD_MAX_COUNT | LEASEQ_CONFIG_DEAD_MAX_AGE |
-                 LEASEQ_CONFIG_KEEP_RESULT_FOR | LEASEQ_CONFIG_EXPIRES_AFTER;
+                 LEASEQ_CONFIG_KEEP_RESULT_FOR | LEASEQ_CONFIG_EXPIRES_AFTER |
+                 LEASEQ_CONFIG_STATS;
     CHECK_OK(leaseq_queue_set_config(queue, &config));
     CHECK_OK(leaseq_queue_config(queue, &got));
     CHECK(got.set == config.set);
     CHECK(got.max_attempts == 2 && got.priority == 4 && got.dead_max_count == 50);
     CHECK(got.backoff.kind == LEASEQ_BACKOFF_FIXED && got.backoff.base_ms == 1500);
     CHECK(got.dead_max_age_ms == 3600000 && got.keep_result_for_ms == 10000 &&
-          got.expires_after_ms == 120000);
+          got.expires_after_ms == 120000 && got.stats);
 
     /* Items follow it: priority 4 and max attempts 2. */
     CHECK(add_with(queue, "c", "x", NULL));
@@ -1194,6 +1258,8 @@ static void null_pointer_arguments(void) {
     CHECK_NULL_ARG(leaseq_stats_oldest_waiting_ms(stats, NULL), "out_ms");
     CHECK_NULL_ARG(leaseq_stats_now_ms(NULL, &i64), "stats");
     CHECK_NULL_ARG(leaseq_stats_now_ms(stats, NULL), "out_ms");
+    CHECK_NULL_ARG(leaseq_stats_counting(NULL, &b), "stats");
+    CHECK_NULL_ARG(leaseq_stats_counting(stats, NULL), "out_counting");
     CHECK_NULL_ARG(leaseq_stats_minutes(NULL, &m, &n), "stats");
     CHECK_NULL_ARG(leaseq_stats_minutes(stats, NULL, &n), "out_minutes");
     CHECK_NULL_ARG(leaseq_stats_minutes(stats, &m, NULL), "out_len");
@@ -1367,6 +1433,8 @@ int main(void) {
         {"cancel reports the previous state", cancel_reports_the_previous_state},
         {"dead letters: requeue and purge", dead_letters_requeue_and_purge},
         {"stats count and keep minutes", stats_count_and_keep_minutes},
+        {"stats counters are off until the configuration turns them on",
+         stats_counters_are_off_until_configured},
         {"config: set, get (older struct), reset", config_set_get_reset},
         {"a re-added id is a new incarnation", a_re_added_id_is_a_new_incarnation},
         {"NULL for every pointer argument of the lifecycle", null_pointer_arguments},

@@ -915,6 +915,11 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
             if (backoff_value(backoff, &config.backoff, msg) != 0) return STEP_FAILED;
             config.set |= LEASEQ_CONFIG_BACKOFF;
         }
+        const cJSON *counters = cJSON_GetObjectItemCaseSensitive(step, "stats");
+        if (cJSON_IsBool(counters)) { /* as the Rust runner: a non-boolean is not given */
+            config.stats = cJSON_IsTrue(counters);
+            config.set |= LEASEQ_CONFIG_STATS;
+        }
         if (called(res, leaseq_queue_set_config(q, &config))) res->value = cJSON_CreateNull();
         return STEP_RESULT;
     }
@@ -922,19 +927,27 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
         leaseq_stats *stats = NULL;
         if (called(res, leaseq_queue_stats(q, &stats))) {
             uint64_t waiting = 0, delayed = 0, leased = 0, dead = 0;
+            bool counting = false;
             leaseq_minute hour;
             if (leaseq_stats_count(stats, LEASEQ_STATE_WAITING, &waiting) == LEASEQ_OK &&
                 leaseq_stats_count(stats, LEASEQ_STATE_DELAYED, &delayed) == LEASEQ_OK &&
                 leaseq_stats_count(stats, LEASEQ_STATE_LEASED, &leased) == LEASEQ_OK &&
                 leaseq_stats_count(stats, LEASEQ_STATE_DEAD, &dead) == LEASEQ_OK &&
+                leaseq_stats_counting(stats, &counting) == LEASEQ_OK &&
                 leaseq_stats_last_hour(stats, &hour) == LEASEQ_OK) {
                 res->value = cJSON_CreateObject();
                 cJSON_AddNumberToObject(res->value, "waiting", (double)waiting);
                 cJSON_AddNumberToObject(res->value, "delayed", (double)delayed);
                 cJSON_AddNumberToObject(res->value, "leased", (double)leased);
                 cJSON_AddNumberToObject(res->value, "dead", (double)dead);
-                cJSON_AddNumberToObject(res->value, "completed", (double)hour.completed);
-                cJSON_AddNumberToObject(res->value, "failed", (double)hour.failed);
+                /* null while the queue's counters are off */
+                if (counting) {
+                    cJSON_AddNumberToObject(res->value, "completed", (double)hour.completed);
+                    cJSON_AddNumberToObject(res->value, "failed", (double)hour.failed);
+                } else {
+                    cJSON_AddNullToObject(res->value, "completed");
+                    cJSON_AddNullToObject(res->value, "failed");
+                }
             } else {
                 res->value = cJSON_CreateString("(the stats could not be read)");
             }

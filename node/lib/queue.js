@@ -27,6 +27,7 @@ const CONFIG_OPTIONS = Object.freeze([
   'keepResultForMs',
   'deadMaxCount',
   'deadMaxAgeMs',
+  'stats',
 ])
 const COMPLETION_FIELDS = Object.freeze(['lease', 'result', 'keepResultForMs'])
 const FAILURE_FIELDS = Object.freeze(['lease', 'error', 'errorType', 'retry'])
@@ -139,6 +140,7 @@ function toConfig(c) {
   if (c.keepResultForMs != null) out.keepResultForMs = c.keepResultForMs
   if (c.deadMaxCount != null) out.deadMaxCount = c.deadMaxCount
   if (c.deadMaxAgeMs != null) out.deadMaxAgeMs = c.deadMaxAgeMs
+  if (c.stats != null) out.stats = c.stats
   return out
 }
 
@@ -470,7 +472,8 @@ class Queue {
   }
 
   /**
-   * Counts per state, the oldest waiting item's age, and per-minute counters.
+   * Counts per state, the oldest waiting item's age, and per-minute counters (`minutes` and
+   * `lastHour` are null while the queue's counters are off: `setConfig({ stats: true })`).
    * @returns {Promise<import('../index').Stats>}
    */
   async stats() {
@@ -483,8 +486,8 @@ class Queue {
       processing: s.processing,
       oldestWaitingMs: orNull(s.oldestWaitingMs),
       now: new Date(s.now),
-      minutes: s.minutes,
-      lastHour: s.lastHour,
+      minutes: orNull(s.minutes),
+      lastHour: orNull(s.lastHour),
     }
   }
 
@@ -543,6 +546,7 @@ class Queue {
       keepResultForMs: args.optionalNumber('keepResultForMs', o.keepResultForMs),
       deadMaxCount: args.optionalNumber('deadMaxCount', o.deadMaxCount, WHOLE),
       deadMaxAgeMs: args.optionalNumber('deadMaxAgeMs', o.deadMaxAgeMs),
+      stats: o.stats === undefined ? undefined : args.boolean('stats', o.stats),
     }
     return nativeAsync(() => this.#native.setConfig(parts))
   }

@@ -177,15 +177,15 @@ pub struct StatsParts {
     pub oldest_waiting_ms: Option<f64>,
     /// The server's clock when the figures were read.
     pub now: f64,
-    /// The last 60 minutes, oldest first.
-    pub minutes: Vec<MinuteParts>,
-    /// The counters summed over the last hour.
-    pub last_hour: MinuteParts,
+    /// The last 60 minutes, oldest first; absent while the queue's counters are off.
+    pub minutes: Option<Vec<MinuteParts>>,
+    /// The counters summed over the last hour; absent while the queue's counters are off.
+    pub last_hour: Option<MinuteParts>,
 }
 
 impl From<Stats> for StatsParts {
     fn from(s: Stats) -> StatsParts {
-        let last_hour = s.last_hour().into();
+        let last_hour = s.last_hour().map(MinuteParts::from);
         StatsParts {
             waiting: count(s.waiting),
             delayed: count(s.delayed),
@@ -194,7 +194,9 @@ impl From<Stats> for StatsParts {
             processing: count(s.processing),
             oldest_waiting_ms: s.oldest_waiting.map(duration_ms),
             now: ms_number(s.now),
-            minutes: s.minutes.into_iter().map(MinuteParts::from).collect(),
+            minutes: s
+                .minutes
+                .map(|minutes| minutes.into_iter().map(MinuteParts::from).collect()),
             last_hour,
         }
     }
@@ -218,6 +220,8 @@ pub struct ConfigParts {
     pub dead_max_count: Option<f64>,
     /// Dead letters older than this go.
     pub dead_max_age_ms: Option<f64>,
+    /// Whether the queue keeps per-minute counters.
+    pub stats: Option<bool>,
 }
 
 impl ConfigParts {
@@ -230,6 +234,7 @@ impl ConfigParts {
             keep_result_for_ms: c.keep_result_for.map(duration_ms),
             dead_max_count: c.dead_max_count.map(|n| n as f64),
             dead_max_age_ms: c.dead_max_age.map(duration_ms),
+            stats: c.stats,
         }
     }
 
@@ -256,6 +261,9 @@ impl ConfigParts {
         }
         if let Some(ms) = self.dead_max_age_ms {
             c = c.dead_max_age(millis("deadMaxAgeMs", ms)?);
+        }
+        if let Some(on) = self.stats {
+            c = c.stats(on);
         }
         Ok(c)
     }

@@ -405,7 +405,8 @@ impl NativeQueue {
         Ok(was.map(State::as_str))
     }
 
-    /// Counts per state, the oldest waiting item's age, and the last hour's counters.
+    /// Counts per state, the oldest waiting item's age, and the last hour's counters (absent
+    /// while the queue's counters are off).
     #[napi]
     pub async fn stats(&self) -> napi::Result<StatsParts> {
         Ok(self.inner.stats().await.map_err(to_napi)?.into())

@@ -469,6 +469,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
 
   test('stats: counts, the oldest waiting item, the last hour', async () => {
     const queue = freshQueue('stats')
+    await queue.setConfig({ stats: true })
     await queue.add('a', { id: 'a' })
     await queue.add('b', { id: 'b', delayMs: HOUR })
     await queue.add('c', { id: 'c' })
@@ -491,6 +492,27 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
     assert.equal(summed, stats.lastHour.completed)
   })
 
+  test('stats: counters are off (null) until the configuration turns them on', async () => {
+    const queue = freshQueue('counters')
+    await queue.add('a', { id: 'a' })
+    assert.equal(await queue.complete(await queue.lease()), true)
+    const off = await queue.stats()
+    // Not counted, which is not the same as nothing happened: null, never zeros.
+    assert.equal(off.minutes, null)
+    assert.equal(off.lastHour, null)
+    assert.equal((await queue.config()).stats, undefined)
+    await queue.setConfig({ stats: true })
+    assert.equal((await queue.config()).stats, true)
+    await queue.add('b', { id: 'b' })
+    assert.equal(await queue.complete(await queue.lease()), true)
+    const on = await queue.stats()
+    assert.equal(on.lastHour.completed, 1, 'b only: a was completed while counters were off')
+    assert.equal(on.minutes.reduce((n, m) => n + m.completed, 0), 1)
+    await queue.setConfig({ stats: false })
+    assert.equal((await queue.config()).stats, false)
+    assert.equal((await queue.stats()).lastHour, null)
+  })
+
   test('config: set, read back, applied to new items, reset', async () => {
     const queue = freshQueue('config')
     assert.deepEqual(await queue.config(), {})
@@ -504,6 +526,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
       keepResultForMs: 2 * HOUR,
       deadMaxCount: 50,
       deadMaxAgeMs: 24 * HOUR,
+      stats: true,
     }
     await queue.setConfig(config)
     assert.deepEqual(await queue.config(), config)

@@ -379,6 +379,7 @@ const STEPS = {
       if (typeof step[vector] === 'number') config[node] = step[vector]
     }
     if (step.backoff !== undefined && step.backoff !== null) config.backoff = backoffOption(step.backoff)
+    if (typeof step.stats === 'boolean') config.stats = step.stats
     return then(await run(() => this.q.setConfig(config)), () => null)
   },
   async stats() {
@@ -387,8 +388,9 @@ const STEPS = {
       delayed: s.delayed,
       leased: s.leased,
       dead: s.dead,
-      completed: s.lastHour.completed,
-      failed: s.lastHour.failed,
+      // null while the queue's counters are off
+      completed: s.lastHour === null ? null : s.lastHour.completed,
+      failed: s.lastHour === null ? null : s.lastHour.failed,
     }))
   },
   async complete_and_lease(step) {

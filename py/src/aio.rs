@@ -575,7 +575,7 @@ impl AsyncQueue {
     /// See ``leaseq.Queue.set_config``.
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
-        keep_result_for = None, dead_max_count = None, dead_max_age = None
+        keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config<'py>(
@@ -588,6 +588,7 @@ impl AsyncQueue {
         keep_result_for: Option<&Bound<'py, PyAny>>,
         dead_max_count: Option<&Bound<'py, PyAny>>,
         dead_max_age: Option<&Bound<'py, PyAny>>,
+        stats: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let config = convert::config(
             max_attempts,
@@ -597,6 +598,7 @@ impl AsyncQueue {
             keep_result_for,
             dead_max_count,
             dead_max_age,
+            stats,
         )?;
         self.run(py, move |q| async move { q.set_config(&config).await })
     }

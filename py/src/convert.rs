@@ -369,6 +369,7 @@ pub fn config(
     keep_result_for: Option<&Bound<'_, PyAny>>,
     dead_max_count: Option<&Bound<'_, PyAny>>,
     dead_max_age: Option<&Bound<'_, PyAny>>,
+    stats: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<leaseq::QueueConfig> {
     let mut config = leaseq::QueueConfig::new();
     if let Some(m) = opt_integer(max_attempts, "max_attempts")? {
@@ -391,6 +392,9 @@ pub fn config(
     }
     if let Some(d) = opt_seconds(dead_max_age, "dead_max_age")? {
         config = config.dead_max_age(d);
+    }
+    if let Some(on) = stats.filter(|s| !s.is_none()) {
+        config = config.stats(boolean(on, "stats")?);
     }
     Ok(config)
 }

@@ -403,21 +403,21 @@ impl Stats {
         time::datetime_ms(py, self.inner.now)
     }
 
-    /// The last 60 minutes, oldest first; the last is the current minute, so far.
+    /// The last 60 minutes, oldest first; the last is the current minute, so far. ``None``
+    /// while the queue's counters are off (the default; ``set_config(stats=True)`` turns them
+    /// on): not counted, which is not the same as nothing happened.
     #[getter]
-    fn minutes(&self) -> Vec<Minute> {
+    fn minutes(&self) -> Option<Vec<Minute>> {
         self.inner
             .minutes
-            .iter()
-            .copied()
-            .map(Minute::from)
-            .collect()
+            .as_ref()
+            .map(|minutes| minutes.iter().copied().map(Minute::from).collect())
     }
 
-    /// The counters summed over the last hour.
+    /// The counters summed over the last hour; ``None`` while the queue's counters are off.
     #[getter]
-    fn last_hour(&self) -> Minute {
-        self.inner.last_hour().into()
+    fn last_hour(&self) -> Option<Minute> {
+        self.inner.last_hour().map(Minute::from)
     }
 
     fn __repr__(&self) -> String {
@@ -488,6 +488,12 @@ impl QueueConfig {
         time::opt_timedelta(py, self.inner.dead_max_age)
     }
 
+    /// Whether the queue keeps per-minute counters (``Stats.minutes``, ``Stats.last_hour``).
+    #[getter]
+    fn stats(&self) -> Option<bool> {
+        self.inner.stats
+    }
+
     fn __repr__(&self) -> String {
         let c = &self.inner;
         let secs = |d: Option<std::time::Duration>| d.map(|d| d.as_secs_f64().to_string());
@@ -502,6 +508,11 @@ impl QueueConfig {
             ("keep_result_for", secs(c.keep_result_for)),
             ("dead_max_count", c.dead_max_count.map(|v| v.to_string())),
             ("dead_max_age", secs(c.dead_max_age)),
+            (
+                "stats",
+                c.stats
+                    .map(|on| if on { "True" } else { "False" }.to_owned()),
+            ),
         ];
         let set: Vec<String> = fields
             .into_iter()

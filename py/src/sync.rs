@@ -445,7 +445,8 @@ impl Queue {
     }
 
     /// Counts per state, the age of the oldest waiting item, and per-minute counters for the
-    /// last hour (a ``Stats``).
+    /// last hour (a ``Stats``); the counters are ``None`` while the queue's are off (the
+    /// default; ``set_config(stats=True)`` turns them on).
     fn stats(&self, py: Python<'_>) -> PyResult<Stats> {
         self.call(py, |q| q.stats()).map(Stats::from)
     }
@@ -486,9 +487,10 @@ impl Queue {
 
     /// Stores the given fields of the queue's configuration, which every client reads (the
     /// others keep their stored value); all are checked before anything is written.
+    /// ``stats=True`` turns on the per-minute counters that ``stats()`` reports.
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
-        keep_result_for = None, dead_max_count = None, dead_max_age = None
+        keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config(
@@ -501,6 +503,7 @@ impl Queue {
         keep_result_for: Option<&Bound<'_, PyAny>>,
         dead_max_count: Option<&Bound<'_, PyAny>>,
         dead_max_age: Option<&Bound<'_, PyAny>>,
+        stats: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let config = convert::config(
             max_attempts,
@@ -510,6 +513,7 @@ impl Queue {
             keep_result_for,
             dead_max_count,
             dead_max_age,
+            stats,
         )?;
         self.call(py, |q| q.set_config(&config))
     }

@@ -376,6 +376,7 @@ def test_fail_release_cancel_dead_letters_and_config(url: str) -> None:
     async def main() -> None:
         async with leaseq.aio.Client(url) as client:
             q = client.queue(new_prefix())
+            await q.set_config(stats=True)  # the per-minute counters, checked below
             at = datetime(2100, 1, 1, tzinfo=timezone.utc)
             await q.add(leaseq.Item(b"b", id="b", backoff=leaseq.Backoff.fixed(0)))
             await q.add(leaseq.Item(b"c", id="c", delay=timedelta(minutes=1)))
@@ -408,13 +409,15 @@ def test_fail_release_cancel_dead_letters_and_config(url: str) -> None:
             assert await q.dead_purge() == 1
             stats = await q.stats()
             assert (stats.waiting, stats.delayed, stats.dead) == (0, 1, 0)
-            assert stats.last_hour.completed == 0 and stats.last_hour.failed == 4
+            hour = stats.last_hour
+            assert hour is not None and (hour.completed, hour.failed) == (0, 4)
             await q.set_config(max_attempts=3, keep_result_for=timedelta(hours=1))
             config = await q.config()
-            assert config.max_attempts == 3
+            assert config.max_attempts == 3 and config.stats is True
             assert config.keep_result_for == timedelta(hours=1)
             await q.reset_config()
             assert (await q.config()).max_attempts is None
+            assert (await q.stats()).last_hour is None  # counters off again
             rebuilt = q.lease_from_parts("x", "t", "i", 1)
             assert rebuilt.id == "x" and await q.renew(rebuilt) is False
             report = await q.light_clean()

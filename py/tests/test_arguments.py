@@ -501,6 +501,8 @@ def test_dead_n(
         ({"dead_max_count": -5}, "dead_max_count", VALUE),
         ({"dead_max_age": "1d"}, "dead_max_age", TYPE),
         ({"dead_max_age": leaseq.MAX_DURATION * 2}, "dead_max_age", VALUE),
+        ({"stats": 1}, "stats", TYPE),
+        ({"stats": "on"}, "stats", TYPE),
         # One refused field: nothing is written, not even the valid one.
         ({"max_attempts": 3, "priority": 5000}, "priority", VALUE),
     ],

@@ -144,6 +144,7 @@ def test_expires_after(queue: leaseq.Queue) -> None:
 
 
 def test_fail_retries_after_the_backoff_then_dies(queue: leaseq.Queue) -> None:
+    queue.set_config(stats=True)  # the per-minute counters, checked at the end
     queue.add(
         leaseq.Item(b"x", id="f", max_attempts=2, backoff=leaseq.Backoff.fixed(0))
     )
@@ -166,6 +167,7 @@ def test_fail_retries_after_the_backoff_then_dies(queue: leaseq.Queue) -> None:
     assert (entry.id, entry.error, entry.error_type) == ("f", "bad value", "ValueError")
     assert entry.at == job.finished_at
     stats = queue.stats()
+    assert stats.last_hour is not None
     assert (stats.dead, stats.last_hour.failed, stats.last_hour.dead) == (1, 2, 1)
     # Requeued with its attempts reset.
     assert queue.dead_requeue(["f", "not-dead"]) == 1
@@ -396,6 +398,7 @@ def test_wait_result_times_out(queue: leaseq.Queue) -> None:
 
 
 def test_stats(queue: leaseq.Queue) -> None:
+    queue.set_config(stats=True)
     queue.add_batch(
         [
             leaseq.Item(b"", id="a"),
@@ -412,12 +415,34 @@ def test_stats(queue: leaseq.Queue) -> None:
     assert stats.processing == 0
     assert stats.oldest_waiting is not None and stats.oldest_waiting >= timedelta(0)
     assert stats.now.tzinfo is not None
-    assert len(stats.minutes) == 60
+    assert stats.minutes is not None and len(stats.minutes) == 60
     hour = stats.last_hour
+    assert hour is not None
     assert (hour.completed, hour.failed, hour.dead, hour.expired) == (1, 1, 1, 0)
     assert sum(m.completed for m in stats.minutes) == 1
     assert "waiting=1" in repr(stats)
     assert queue.count("waiting") == 1 and queue.count("leased") == 0
+
+
+def test_stats_counters_are_off_until_the_configuration_turns_them_on(
+    queue: leaseq.Queue,
+) -> None:
+    queue.add(leaseq.Item(b"", id="a"))
+    assert queue.complete(leased(queue))
+    off = queue.stats()
+    # Not counted, which is not the same as nothing happened: None, never zeros.
+    assert (off.minutes, off.last_hour) == (None, None)
+    assert queue.config().stats is None
+    queue.set_config(stats=True)
+    assert queue.config().stats is True
+    queue.add(leaseq.Item(b"", id="b"))
+    assert queue.complete(leased(queue))
+    on = queue.stats()
+    assert on.last_hour is not None and on.last_hour.completed == 1  # b only
+    assert on.minutes is not None and sum(m.completed for m in on.minutes) == 1
+    queue.set_config(stats=False)
+    assert queue.config().stats is False
+    assert queue.stats().last_hour is None
 
 
 def test_config(queue: leaseq.Queue) -> None:
@@ -432,6 +457,7 @@ def test_config(queue: leaseq.Queue) -> None:
         keep_result_for=90,
         dead_max_count=50,
         dead_max_age=timedelta(days=2),
+        stats=True,
     )
     queue.set_config(dead_max_count=60)  # one field; the others keep their value
     config = queue.config()
@@ -446,7 +472,8 @@ def test_config(queue: leaseq.Queue) -> None:
     assert config.expires_after == timedelta(hours=1)
     assert config.keep_result_for == timedelta(seconds=90)
     assert (config.dead_max_count, config.dead_max_age) == (60, timedelta(days=2))
-    assert "max_attempts=1" in repr(config)
+    assert config.stats is True
+    assert "max_attempts=1" in repr(config) and "stats=True" in repr(config)
     # Items without options take the stored configuration.
     queue.add(leaseq.Item(b"", id="c"))
     lease = leased(queue)

@@ -114,14 +114,15 @@ def entry_json(entry: leaseq.Entry) -> Any:
 
 
 def stats_json(stats: leaseq.Stats) -> Any:
+    # None while the queue's counters are off: null in the vectors.
     hour = stats.last_hour
     return {
         "waiting": stats.waiting,
         "delayed": stats.delayed,
         "leased": stats.leased,
         "dead": stats.dead,
-        "completed": hour.completed,
-        "failed": hour.failed,
+        "completed": None if hour is None else hour.completed,
+        "failed": None if hour is None else hour.failed,
     }
 
 
@@ -196,6 +197,12 @@ def int_field(step: Obj, name: str) -> int | None:
     """An optional integer field (negative allowed)."""
     value = step.get(name)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def bool_field(step: Obj, name: str) -> bool | None:
+    """An optional boolean field."""
+    value = step.get(name)
+    return value if isinstance(value, bool) else None
 
 
 def backoff(value: Any) -> leaseq.Backoff | None:
@@ -440,6 +447,7 @@ class Runner:
                     keep_result_for=duration(step, "keep_result_ms"),
                     dead_max_count=count_field(step, "dead_max_count"),
                     dead_max_age=duration(step, "dead_max_age_ms"),
+                    stats=bool_field(step, "stats"),
                 )
             ),
             lambda _: None,

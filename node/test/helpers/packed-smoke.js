@@ -29,6 +29,7 @@ async function main() {
   try {
     const client = await cjs.Client.connect(redis.url)
     const queue = client.queue('{packed}')
+    await queue.setConfig({ stats: true }) // the per-minute counters `leaseq stats` reports
     await queue.add(cjs.Item.fromJson({ packed: true }))
     const lease = await queue.lease({ ttlMs: 10_000 })
     if (!lease || lease.json().packed !== true || !(await queue.complete(lease))) {

@@ -79,7 +79,7 @@ async function main(): Promise<void> {
 /** The job lifecycle: options, retries, dead letters, results, state. */
 async function lifecycle(queue: Queue): Promise<void> {
   const backoff: Backoff = { type: 'exponential', baseMs: 1_000, capMs: 60_000, jitter: false }
-  const config: QueueConfig = { maxAttempts: 3, backoff, deadMaxCount: 100 }
+  const config: QueueConfig = { maxAttempts: 3, backoff, deadMaxCount: 100, stats: true }
   await queue.setConfig(config)
   const stored: QueueConfig = await queue.config()
   if (stored.maxAttempts !== 3) throw new Error('config not stored')
@@ -109,7 +109,9 @@ async function lifecycle(queue: Queue): Promise<void> {
   const dueAt: Date | null = later?.dueAt ?? null
   console.log(`requeued ${requeued}, later due ${dueAt instanceof Date}, cancelled ${await queue.cancel('later')}`)
   const stats: Stats = await queue.stats()
-  console.log(`stats: ${stats.waiting} waiting, ${stats.lastHour.completed} completed, ${await queue.count('dead')} dead`)
+  // lastHour is null while the queue's counters are off (config above turns them on).
+  const completed: number | string = stats.lastHour?.completed ?? 'uncounted'
+  console.log(`stats: ${stats.waiting} waiting, ${completed} completed, ${await queue.count('dead')} dead`)
   const renewed: RenewOutcome[] = await queue.renewBatch([], { ttlMs: 10_000 })
   const step: { completed: boolean[]; leases: Lease[] } = await queue.completeAndLeaseBatch([], { n: 0 })
   const done: boolean[] = await queue.completeBatch(step.leases.map((lease) => ({ lease, result: 'ok' })))

@@ -255,7 +255,8 @@ class Queue:
         return await self._native.count(state)
 
     async def stats(self) -> Stats:
-        """Counts per state, the oldest waiting item's age, per-minute counters."""
+        """Counts per state, the oldest waiting item's age, per-minute counters (``None``
+        while the queue's counters are off, the default; ``set_config(stats=True)``)."""
         return await self._native.stats()
 
     async def cancel(self, id: bytes | str) -> State | None:
@@ -289,8 +290,10 @@ class Queue:
         keep_result_for: float | timedelta | None = None,
         dead_max_count: int | None = None,
         dead_max_age: float | timedelta | None = None,
+        stats: bool | None = None,
     ) -> None:
-        """Stores the given fields of the queue's configuration."""
+        """Stores the given fields of the queue's configuration (``stats=True`` turns on the
+        per-minute counters)."""
         await self._native.set_config(
             max_attempts=max_attempts,
             backoff=backoff,
@@ -299,6 +302,7 @@ class Queue:
             keep_result_for=keep_result_for,
             dead_max_count=dead_max_count,
             dead_max_age=dead_max_age,
+            stats=stats,
         )
 
     async def reset_config(self) -> None:
