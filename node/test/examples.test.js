@@ -67,7 +67,7 @@ describe('examples', { timeout: 60_000 }, () => {
       '1',
       'delayed',
       '1 0 0 4 2',
-      '{"maxAttempts":5,"backoff":{"type":"exponential","baseMs":1000,"capMs":60000,"jitter":true}}',
+      '{"maxAttempts":5,"backoff":{"type":"exponential","baseMs":1000,"capMs":60000,"jitter":true},"stats":true}',
       'INVALID_ARGUMENT ttlMs',
     ])
     assert.ok(lines.includes('retrying'), result.stdout)
