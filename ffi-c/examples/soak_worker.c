@@ -9,12 +9,13 @@
  * prefix of the results queue).
  *
  * - produce: adds the items `<LANG>-<n>` for n in FIRST..FIRST+COUNT, data `{"n":<n>}`, item n
- *   to queue n % 2, with leaseq_queue_add_batch in batches of 50.
+ *   to queue n % (number of queues), with leaseq_queue_add_batch in batches of 50.
  * - work: leases from the queues in turn (TTL 500 ms, waiting up to 100 ms), records
  *   `exec|<queue>|<id>|<nonce>` for each lease, and misbehaves on purpose: 4% drop the lease,
  *   3% sleep 700 ms (past the TTL) then complete, 2% complete twice, 2% sleep past the TTL and
  *   renew (which must return false) then complete, 4% fail (retried 20 ms later), 1% fail for
- *   good (a dead letter with the soak's error); otherwise complete. A complete that returns
+ *   good (a dead letter with the soak's error); otherwise complete. LEASEQ_SOAK_MISBEHAVE=0
+ *   always completes; LEASEQ_SOAK_MISBEHAVE=plain only drops, oversleeps and completes twice. A complete that returns
  *   true is recorded as `win|<queue>|<id>|<nonce>`; a broken guarantee as
  *   `viol|<LANG>|<what>|<nonce>`.
  *
@@ -52,10 +53,18 @@
 /* What a worker does with one lease (the same table in every language). */
 enum behaviour { DROP, SLOW, TWICE, RENEW_LATE, FAIL, FAIL_FOR_GOOD, NORMAL };
 
-/* The same table in every language; LEASEQ_SOAK_MISBEHAVE=0 (the demo) always behaves. */
+/* The same table in every language; LEASEQ_SOAK_MISBEHAVE=0 (the demo) always behaves, and
+ * LEASEQ_SOAK_MISBEHAVE=plain (the drain soak) does only what redis-work-queue can do too:
+ * drop, slow and twice, no renew and no fail. */
 static enum behaviour from_roll(uint32_t roll) {
     const char *misbehave = getenv("LEASEQ_SOAK_MISBEHAVE");
     if (misbehave != NULL && strcmp(misbehave, "0") == 0) return NORMAL;
+    if (misbehave != NULL && strcmp(misbehave, "plain") == 0) {
+        if (roll < 4) return DROP;
+        if (roll < 7) return SLOW;
+        if (roll < 9) return TWICE;
+        return NORMAL;
+    }
     if (roll < 4) return DROP;
     if (roll < 7) return SLOW;
     if (roll < 9) return TWICE;
@@ -180,22 +189,18 @@ static void flush_batch(const leaseq_queue *queue, leaseq_item **batch, size_t *
 }
 
 static void produce(leaseq_queue **queues, size_t queues_len, uint64_t first, uint64_t count) {
-    if (queues_len < 2) {
-        fprintf(stderr, "soak-worker-c: produce needs two queues in LEASEQ_SOAK_QUEUES\n");
-        exit(1);
-    }
-    leaseq_item *batches[2][BATCH];
-    size_t lens[2] = {0, 0};
+    leaseq_item *batches[MAX_QUEUES][BATCH];
+    size_t lens[MAX_QUEUES] = {0};
     for (uint64_t n = first; n < first + count; n++) {
         char id[512], data[64];
         snprintf(id, sizeof id, "%s-%" PRIu64, lang, n);
         int len = snprintf(data, sizeof data, "{\"n\":%" PRIu64 "}", n);
-        size_t q = (size_t)(n % 2);
+        size_t q = (size_t)(n % queues_len);
         check("item", leaseq_item_with_id(id, (const uint8_t *)data, (size_t)len,
                                           &batches[q][lens[q]++]));
         if (lens[q] == BATCH) flush_batch(queues[q], batches[q], &lens[q], true);
     }
-    for (size_t q = 0; q < 2; q++) {
+    for (size_t q = 0; q < queues_len; q++) {
         if (lens[q] > 0) flush_batch(queues[q], batches[q], &lens[q], false);
     }
 }

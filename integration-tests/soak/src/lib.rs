@@ -40,10 +40,20 @@ impl Behaviour {
     /// 4% drop, 3% slow, 2% twice, 2% renew late, 4% fail, 1% fail for good: the same table
     /// in every language.
     /// With `LEASEQ_SOAK_MISBEHAVE=0` in the environment (the demo), always
-    /// [`Behaviour::Normal`].
+    /// [`Behaviour::Normal`]; with `LEASEQ_SOAK_MISBEHAVE=plain` (the drain soak) only what a
+    /// redis-work-queue worker can do too: 4% drop, 3% slow, 2% twice (no renew, no fail).
     pub fn from_roll(roll: u32) -> Behaviour {
-        if std::env::var("LEASEQ_SOAK_MISBEHAVE").is_ok_and(|v| v == "0") {
-            return Behaviour::Normal;
+        match std::env::var("LEASEQ_SOAK_MISBEHAVE").as_deref() {
+            Ok("0") => return Behaviour::Normal,
+            Ok("plain") => {
+                return match roll {
+                    0..4 => Behaviour::Drop,
+                    4..7 => Behaviour::Slow,
+                    7..9 => Behaviour::Twice,
+                    _ => Behaviour::Normal,
+                }
+            }
+            _ => {}
         }
         match roll {
             0..4 => Behaviour::Drop,
@@ -195,15 +205,31 @@ impl Recorder {
     }
 }
 
-/// Adds `<lang>-<n>` for n in first..first+count, item n to queue n % 2, in batches of 50; every
-/// tenth is delayed 300 ms and every seventh has priority 1.
+/// Whether `LEASEQ_SOAK_MISBEHAVE=plain`: workers and producers do only what redis-work-queue
+/// can do too (the drain soak, README.md).
+pub fn plain() -> bool {
+    std::env::var("LEASEQ_SOAK_MISBEHAVE").is_ok_and(|v| v == "plain")
+}
+
+/// Adds `<lang>-<n>` for n in first..first+count, item n to queue n % (number of queues), in
+/// batches of 50; every tenth is delayed 300 ms and every seventh has priority 1. Plain
+/// ([`plain`]): no option, each item with `add`.
 pub async fn produce(client: &Client, args: &Args, first: u64, count: u64) {
     let queues: Vec<Queue> = args
         .queues
         .iter()
         .map(|p| client.queue(p).unwrap())
         .collect();
-    let mut batches: Vec<Vec<Item>> = vec![Vec::new(), Vec::new()];
+    if plain() {
+        for n in first..first + count {
+            let q = &queues[(n % queues.len() as u64) as usize];
+            let item =
+                Item::with_id(format!("{}-{n}", args.lang), format!("{{\"n\":{n}}}")).unwrap();
+            assert!(q.add(&item).await.expect("add"), "a fresh id is added");
+        }
+        return;
+    }
+    let mut batches: Vec<Vec<Item>> = vec![Vec::new(); queues.len()];
     for n in first..first + count {
         let mut item =
             Item::with_id(format!("{}-{n}", args.lang), format!("{{\"n\":{n}}}")).unwrap();
@@ -213,7 +239,7 @@ pub async fn produce(client: &Client, args: &Args, first: u64, count: u64) {
         if n % 7 == 0 {
             item = item.priority(1);
         }
-        batches[(n % 2) as usize].push(item);
+        batches[(n % queues.len() as u64) as usize].push(item);
         for (q, batch) in queues.iter().zip(batches.iter_mut()) {
             if batch.len() == 50 {
                 let added = q.add_batch(batch).await.expect("add_batch");

@@ -5,11 +5,12 @@
 //     node soak_worker.js URL LANG produce FIRST COUNT
 //
 // It follows the Rust worker (src/bin/soak-worker-rust.rs, src/lib.rs) rule for rule: the queues
-// come from LEASEQ_SOAK_QUEUES (two prefixes, comma separated) and the results queue from
+// come from LEASEQ_SOAK_QUEUES (prefixes, comma separated) and the results queue from
 // LEASEQ_SOAK_RESULTS; every event is recorded there with `addUnique` of an item whose id is
 // `win|<queue>|<id>|<nonce>`, `exec|<queue>|<id>|<nonce>` or `viol|<lang>|<what>|<nonce>` and
 // whose data is LANG. A worker misbehaves on purpose (4% drop, 3% slow, 2% complete twice, 2%
-// renew late) unless LEASEQ_SOAK_MISBEHAVE=0. It loads the package from <repo>/node (built by
+// renew late, 4% fail, 1% fail for good) unless LEASEQ_SOAK_MISBEHAVE=0 (or =plain: drop, slow
+// and twice only). It loads the package from <repo>/node (built by
 // `npm run build` there or node/test.sh), so it runs without installing; any failed call ends it
 // with the error on stderr and a non-zero status. node/test/soak-worker.test.js keeps it working.
 
@@ -42,12 +43,21 @@ class Refusal extends Error {}
  * - renew-late (2%): sleeps past the TTL, renews (must return false), then completes;
  * - fail (4%): fails the attempt, retried 20 ms later;
  * - fail-for-good (1%): fails with no retry: the item is a dead letter with its error;
- * - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal.
+ * - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal; with
+ *   LEASEQ_SOAK_MISBEHAVE=plain (the drain soak) only what redis-work-queue can do too: drop,
+ *   slow and twice, no renew and no fail.
  * @param {number} roll
  * @returns {'drop' | 'slow' | 'twice' | 'renew-late' | 'fail' | 'fail-for-good' | 'normal'}
  */
 function behaviour(roll) {
-  if (process.env.LEASEQ_SOAK_MISBEHAVE === '0') return 'normal'
+  const misbehave = process.env.LEASEQ_SOAK_MISBEHAVE
+  if (misbehave === '0') return 'normal'
+  if (misbehave === 'plain') {
+    if (roll < 4) return 'drop'
+    if (roll < 7) return 'slow'
+    if (roll < 9) return 'twice'
+    return 'normal'
+  }
   if (roll < 4) return 'drop'
   if (roll < 7) return 'slow'
   if (roll < 9) return 'twice'
@@ -157,12 +167,15 @@ async function work(client, lang, prefixes, results) {
   }
 }
 
-/** Adds `<lang>-<n>` (data `{"n":n}`) for n in first..first+count, to queue n % 2. */
+/**
+ * Adds `<lang>-<n>` (data `{"n":n}`) for n in first..first+count, to queue n % (number of
+ * queues).
+ */
 async function produce(client, lang, prefixes, first, count) {
   const queues = prefixes.map((prefix) => client.queue(prefix))
   const batches = queues.map(() => [])
   for (let n = first; n < first + count; n++) {
-    batches[n % 2].push(new Item(`{"n":${n}}`, `${lang}-${n}`))
+    batches[n % queues.length].push(new Item(`{"n":${n}}`, `${lang}-${n}`))
     for (const [i, queue] of queues.entries()) {
       if (batches[i].length === BATCH) {
         const added = await queue.addBatch(batches[i])
@@ -249,8 +262,8 @@ async function main(argv) {
   const first = mode === 'produce' ? count(argv[3]) : 0
   const total = mode === 'produce' ? count(argv[4]) : 0
   const prefixes = env('LEASEQ_SOAK_QUEUES').split(',')
-  if (prefixes.length !== 2) {
-    throw new Refusal('LEASEQ_SOAK_QUEUES must name two prefixes, comma separated')
+  if (prefixes.some((p) => p === '')) {
+    throw new Refusal('LEASEQ_SOAK_QUEUES must name prefixes, comma separated')
   }
   const results = env('LEASEQ_SOAK_RESULTS')
   const client = await connect(url)

@@ -5,11 +5,12 @@
     python soak_worker.py URL LANG produce FIRST COUNT
 
 It follows the Rust worker (src/bin/soak-worker-rust.rs, src/lib.rs) rule for rule: the queues
-come from LEASEQ_SOAK_QUEUES (two prefixes, comma separated) and the results queue from
+come from LEASEQ_SOAK_QUEUES (prefixes, comma separated) and the results queue from
 LEASEQ_SOAK_RESULTS; every event is recorded there with `add_unique` of an item whose id is
 `win|<queue>|<id>|<nonce>`, `exec|<queue>|<id>|<nonce>` or `viol|<lang>|<what>|<nonce>` and whose
 data is LANG. A worker misbehaves on purpose (4% drop, 3% slow, 2% complete twice, 2% renew
-late, 4% fail, 1% fail for good) unless LEASEQ_SOAK_MISBEHAVE=0. Run it with an interpreter that has leaseq installed
+late, 4% fail, 1% fail for good) unless LEASEQ_SOAK_MISBEHAVE=0 (or =plain: drop, slow and
+twice only). Run it with an interpreter that has leaseq installed
 (py/.venv/bin/python); any error ends it with a traceback and a non-zero status.
 """
 
@@ -52,11 +53,14 @@ def behaviour(roll: int) -> str:
     - renew-late (2%): sleeps past the TTL, renews (must return False), then completes;
     - fail (4%): fails the attempt, retried 20 ms later;
     - fail-for-good (1%): fails with no retry: the item is a dead letter with its error;
-    - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal.
+    - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal; with
+      LEASEQ_SOAK_MISBEHAVE=plain (the drain soak) only what redis-work-queue can do too: drop,
+      slow and twice, no renew and no fail.
     """
-    if os.environ.get("LEASEQ_SOAK_MISBEHAVE") == "0":
+    misbehave = os.environ.get("LEASEQ_SOAK_MISBEHAVE")
+    if misbehave == "0":
         return "normal"
-    table = (
+    table: tuple[tuple[int, str], ...] = (
         (4, "drop"),
         (7, "slow"),
         (9, "twice"),
@@ -64,6 +68,8 @@ def behaviour(roll: int) -> str:
         (15, "fail"),
         (16, "fail-for-good"),
     )
+    if misbehave == "plain":
+        table = table[:3]
     for below, what in table:
         if roll < below:
             return what
@@ -209,11 +215,12 @@ class SoakError(Exception):
 def produce(
     client: leaseq.Client, lang: str, prefixes: list[str], first: int, count: int
 ) -> None:
-    """Adds `<lang>-<n>` (data `{"n":n}`) for n in first..first+count, to queue n % 2."""
+    """Adds `<lang>-<n>` (data `{"n":n}`) for n in first..first+count, to queue n % (number of
+    queues)."""
     queues = [client.queue(p) for p in prefixes]
     batches: list[list[leaseq.Item]] = [[] for _ in queues]
     for n in range(first, first + count):
-        batches[n % 2].append(leaseq.Item(f'{{"n":{n}}}', id=f"{lang}-{n}"))
+        batches[n % len(queues)].append(leaseq.Item(f'{{"n":{n}}}', id=f"{lang}-{n}"))
         for queue, batch in zip(queues, batches):
             if len(batch) == BATCH:
                 added = queue.add_batch(batch)
