@@ -20,8 +20,11 @@
  *   `viol|<LANG>|<what>|<nonce>`.
  *
  * Records are items added with leaseq_queue_add_unique to the results queue, their data the
- * LANG string. Any failed call ends the process with status 1 (the soak counts a worker that
- * exits by itself as a failure); it otherwise runs until it is killed.
+ * LANG string. A call that fails with a retryable error (LEASEQ_CONNECTION, LEASEQ_TIMEOUT,
+ * LEASEQ_UNAVAILABLE) is tried again or given up (a complete's then recorded as
+ * `lost|<queue>|<id>|<nonce>`: it may have taken effect); any other failed call ends the process
+ * with status 1 (the soak counts a worker that exits by itself as a failure); it otherwise runs
+ * until it is killed.
  *
  * Build: cc -std=c11 soak_worker.c -o soak-worker-c $(pkg-config --cflags --libs leaseq)
  * (`make -C ffi-c soak-worker` builds target/debug/soak-worker-c, as ffi-c/test.sh does).
@@ -122,11 +125,24 @@ static void nonce(char *out) {
     for (size_t i = 0; i < sizeof bytes; i++) snprintf(out + 2 * i, 3, "%02x", bytes[i]);
 }
 
-/* Connects to `url`: one server, or a cluster when it holds several URLs separated by commas. */
+/* Whether a call may succeed when tried again unchanged: a connection cut, a timeout, a server
+ * not ready. */
+static bool retryable(leaseq_status status) {
+    return status == LEASEQ_CONNECTION || status == LEASEQ_TIMEOUT || status == LEASEQ_UNAVAILABLE;
+}
+
+/* Connects to `url`: one server, or a cluster when it holds several URLs separated by commas.
+ * Tries one server again for up to 10 s while the error is retryable (a connection cut as it
+ * opens). */
 static leaseq_client *connect(const char *url) {
     leaseq_client *client = NULL;
     if (strchr(url, ',') == NULL) {
-        check("connect", leaseq_client_connect(url, &client));
+        leaseq_status status;
+        for (int tries = 0; retryable(status = leaseq_client_connect(url, &client)) && tries < 100;
+             tries++) {
+            sleep_ms(100);
+        }
+        check("connect", status);
         return client;
     }
     char *copy = malloc(strlen(url) + 1);
@@ -151,15 +167,14 @@ static void add_record(const char *id) {
         bool added = false;
         leaseq_status status = leaseq_queue_add(results, item, &added);
         if (status == LEASEQ_OK) break;
-        if (status != LEASEQ_CONNECTION && status != LEASEQ_TIMEOUT && status != LEASEQ_UNAVAILABLE) {
-            die("record", status);
-        }
+        if (!retryable(status)) die("record", status);
         sleep_ms(100);
     }
     leaseq_item_free(item);
 }
 
-/* `kind` is "win" or "exec"; `queue` the prefix the item came from. */
+/* `kind` is "win", "exec" or "lost" (a complete whose reply was lost); `queue` the prefix the
+ * item came from. */
 static void record(const char *kind, const char *queue, const char *id) {
     char n[33], text[2048];
     nonce(n);
@@ -205,12 +220,24 @@ static void produce(leaseq_queue **queues, size_t queues_len, uint64_t first, ui
     }
 }
 
+/* The status of a call, unless it failed with a retryable error: then false after a short pause
+ * (the call's outcome is unknown); any other error ends the process. */
+static bool unless_cut(const char *what, leaseq_status status) {
+    if (status == LEASEQ_OK) return true;
+    if (!retryable(status)) die(what, status);
+    sleep_ms(100);
+    return false;
+}
+
+/* A call cut by a connection loss (retryable) is not the end of the worker: the lease is tried
+ * again, and the outcome of any other call is unknown (the lease expires, or the call took
+ * effect); only a complete's matters, recorded as `lost|<queue>|<id>|<nonce>`. */
 static void work(leaseq_queue **queues, char **names, size_t queues_len) {
     for (uint64_t turn = 0;; turn++) {
         const leaseq_queue *queue = queues[turn % queues_len];
         const char *name = names[turn % queues_len];
         leaseq_lease *lease = NULL;
-        check("lease", leaseq_queue_lease(queue, TTL_MS, WAIT_MS, &lease));
+        if (!unless_cut("lease", leaseq_queue_lease(queue, TTL_MS, WAIT_MS, &lease))) continue;
         if (lease == NULL) continue;
         const char *id = NULL;
         check("lease id", leaseq_lease_id(lease, &id));
@@ -224,10 +251,11 @@ static void work(leaseq_queue **queues, char **names, size_t queues_len) {
             leaseq_fail_outcome outcome = LEASEQ_FAIL_NOT_HELD;
             leaseq_renew_outcome why = LEASEQ_RENEW_RENEWED;
             int64_t retry_in = -1;
-            check("fail", leaseq_queue_fail(queue, lease, "soak failure", "SoakError",
-                                            behaviour == FAIL ? LEASEQ_RETRY_AFTER : LEASEQ_RETRY_NEVER,
-                                            20, &outcome, &why, &retry_in));
-            if (behaviour == FAIL_FOR_GOOD && outcome == LEASEQ_FAIL_RETRYING) {
+            bool answered = unless_cut(
+                "fail", leaseq_queue_fail(queue, lease, "soak failure", "SoakError",
+                                          behaviour == FAIL ? LEASEQ_RETRY_AFTER : LEASEQ_RETRY_NEVER,
+                                          20, &outcome, &why, &retry_in));
+            if (answered && behaviour == FAIL_FOR_GOOD && outcome == LEASEQ_FAIL_RETRYING) {
                 violation("fail without retry was retried");
             }
             leaseq_lease_free(lease);
@@ -235,15 +263,20 @@ static void work(leaseq_queue **queues, char **names, size_t queues_len) {
         }
         if (behaviour == SLOW || behaviour == RENEW_LATE) sleep_ms(SLOW_MS);
         bool done = false;
-        if (behaviour == RENEW_LATE) {
-            check("renew", leaseq_queue_renew(queue, lease, TTL_MS, &done));
-            if (done) violation("renew after expiry returned true");
+        if (behaviour == RENEW_LATE &&
+            unless_cut("renew", leaseq_queue_renew(queue, lease, TTL_MS, &done)) && done) {
+            violation("renew after expiry returned true");
         }
-        check("complete", leaseq_queue_complete(queue, lease, &done));
-        if (done) record("win", name, id);
-        if (behaviour == TWICE) {
-            check("complete", leaseq_queue_complete(queue, lease, &done));
-            if (done) violation("second complete returned true");
+        done = false;
+        if (!unless_cut("complete", leaseq_queue_complete(queue, lease, &done))) {
+            record("lost", name, id);
+        } else if (done) {
+            record("win", name, id);
+        }
+        done = false;
+        if (behaviour == TWICE &&
+            unless_cut("complete", leaseq_queue_complete(queue, lease, &done)) && done) {
+            violation("second complete returned true");
         }
         leaseq_lease_free(lease);
     }

@@ -145,13 +145,37 @@ impl Args {
 }
 
 /// Connects to `url`: one server, or a cluster when it holds several URLs separated by commas.
+/// Tries again for up to 10 s while the error is retryable (a connection cut as it opens).
 pub async fn connect(url: &str) -> Client {
-    let result = if url.contains(',') {
-        Client::connect_cluster(url.split(',')).await
-    } else {
-        Client::connect(url).await
-    };
-    result.unwrap_or_else(|e| panic!("connect {url}: {e}"))
+    let mut tries = 0;
+    loop {
+        let result = if url.contains(',') {
+            Client::connect_cluster(url.split(',')).await
+        } else {
+            Client::connect(url).await
+        };
+        match result {
+            Ok(client) => return client,
+            Err(e) if e.is_retryable() && tries < 100 => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("connect {url}: {e}"),
+        }
+    }
+}
+
+/// The outcome of a call that may fail with a retryable error (connection, timeout,
+/// unavailable): `None` then, after a short pause; any other error ends the worker.
+pub async fn unless_cut<T>(what: &str, result: leaseq::Result<T>) -> Option<T> {
+    match result {
+        Ok(value) => Some(value),
+        Err(e) if e.is_retryable() => {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            None
+        }
+        Err(e) => panic!("{what}: {e}"),
+    }
 }
 
 /// Records events in the results queue, through leaseq itself.
@@ -175,7 +199,8 @@ impl Recorder {
         }
     }
 
-    /// `kind` is `win` or `exec`; `queue` the prefix the item came from.
+    /// `kind` is `win`, `exec`, or `lost` (a complete whose reply was lost); `queue` the
+    /// prefix the item came from.
     pub async fn record(&self, kind: &str, queue: &str, id: &str) {
         let record = format!("{kind}|{queue}|{id}|{}", uuid::Uuid::new_v4().simple());
         self.add(record).await;

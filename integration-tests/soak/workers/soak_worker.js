@@ -11,8 +11,11 @@
 // whose data is LANG. A worker misbehaves on purpose (4% drop, 3% slow, 2% complete twice, 2%
 // renew late, 4% fail, 1% fail for good) unless LEASEQ_SOAK_MISBEHAVE=0 (or =plain: drop, slow
 // and twice only). It loads the package from <repo>/node (built by
-// `npm run build` there or node/test.sh), so it runs without installing; any failed call ends it
-// with the error on stderr and a non-zero status. node/test/soak-worker.test.js keeps it working.
+// `npm run build` there or node/test.sh), so it runs without installing. A retryable error (a
+// connection cut) is ridden through: the call is tried again or given up (a complete's then
+// recorded as `lost|<queue>|<id>|<nonce>`: it may have taken effect); any other failed call ends
+// it with the error on stderr and a non-zero status. node/test/soak-worker.test.js keeps it
+// working.
 
 const crypto = require('node:crypto')
 
@@ -73,11 +76,39 @@ const nonce = () => crypto.randomUUID().replace(/-/g, '')
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * One server, or a cluster when `url` holds several URLs separated by commas.
+ * One server, or a cluster when `url` holds several URLs separated by commas. Tries again for up
+ * to 10 s while the error is retryable (a connection cut as it opens).
  * @param {string} url
  */
-function connect(url) {
-  return url.includes(',') ? Client.cluster(url.split(',')) : Client.connect(url)
+async function connect(url) {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await (url.includes(',') ? Client.cluster(url.split(',')) : Client.connect(url))
+    } catch (err) {
+      if (!err.retryable || tries === 100) throw err
+      await sleep(100)
+    }
+  }
+}
+
+/** What `unlessCut` resolves to when the call failed with a retryable error. */
+const CUT = Symbol('cut')
+
+/**
+ * The outcome of `call`, or CUT, after a short pause, when it fails with a retryable error
+ * (connection, timeout, unavailable); any other error ends the worker.
+ * @template T
+ * @param {() => Promise<T>} call
+ * @returns {Promise<T | typeof CUT>}
+ */
+async function unlessCut(call) {
+  try {
+    return await call()
+  } catch (err) {
+    if (!err.retryable) throw err
+    await sleep(100)
+    return CUT
+  }
 }
 
 /** Records events in the results queue, through leaseq itself. */
@@ -113,7 +144,7 @@ class Recorder {
     if (this.own) await this.own.close()
   }
 
-  /** `kind` is `win` or `exec`; `queue` the prefix the item came from. */
+  /** `kind` is `win`, `exec` or `lost` (a complete whose reply was lost); `queue` the prefix. */
   record(kind, queue, id) {
     return this.add(`${kind}|${queue}|${id}|${nonce()}`)
   }
@@ -141,27 +172,34 @@ class Recorder {
 async function work(client, lang, prefixes, results) {
   const recorder = await Recorder.open(client, results, lang)
   const queues = prefixes.map((prefix) => [prefix, client.queue(prefix)])
+  // A call cut by a connection loss (retryable) is not the end of the worker: the lease is tried
+  // again, and the outcome of any other call is unknown (the lease expires, or the call took
+  // effect); only a complete's matters, recorded as `lost`.
   for (let turn = 0; ; turn++) {
     const [name, queue] = queues[turn % queues.length]
-    const lease = await queue.lease({ ttlMs: TTL, timeoutMs: WAIT })
-    if (lease === null) continue
+    const lease = await unlessCut(() => queue.lease({ ttlMs: TTL, timeoutMs: WAIT }))
+    if (lease === null || lease === CUT) continue
     await recorder.record('exec', name, lease.id)
     const what = behaviour(crypto.randomInt(100))
     if (what === 'drop') continue
     if (what === 'fail' || what === 'fail-for-good') {
       const retry = what === 'fail' ? { afterMs: 20 } : 'never'
-      const outcome = await queue.fail(lease, 'soak failure', { errorType: 'SoakError', retry })
+      const outcome = await unlessCut(() =>
+        queue.fail(lease, 'soak failure', { errorType: 'SoakError', retry }),
+      )
       if (what === 'fail-for-good' && outcome === 'retrying') {
         await recorder.violation('fail without retry was retried')
       }
       continue
     }
     if (what === 'slow' || what === 'renew-late') await sleep(SLOW)
-    if (what === 'renew-late' && (await queue.renew(lease, TTL))) {
+    if (what === 'renew-late' && (await unlessCut(() => queue.renew(lease, TTL))) === true) {
       await recorder.violation('renew after expiry returned true')
     }
-    if (await queue.complete(lease)) await recorder.record('win', name, lease.id)
-    if (what === 'twice' && (await queue.complete(lease))) {
+    const done = await unlessCut(() => queue.complete(lease))
+    if (done === CUT) await recorder.record('lost', name, lease.id)
+    else if (done) await recorder.record('win', name, lease.id)
+    if (what === 'twice' && (await unlessCut(() => queue.complete(lease))) === true) {
       await recorder.violation('second complete returned true')
     }
   }
