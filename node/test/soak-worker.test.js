@@ -195,7 +195,7 @@ describe('the soak worker', { timeout: 120_000 }, () => {
     assert.match(done.stderr, /WRONG_TYPE/)
   })
 
-  test('the misbehaviour table is the shared one, and MISBEHAVE=0 always behaves', (t) => {
+  test('the misbehaviour table is the shared one; MISBEHAVE=0 behaves, =plain keeps three rows', (t) => {
     const { behaviour, TTL, SLOW, WAIT, BATCH } = require(WORKER)
     assert.deepEqual([TTL, SLOW, WAIT, BATCH], [500, 700, 100, 50])
     const table = [
@@ -222,5 +222,11 @@ describe('the soak worker', { timeout: 120_000 }, () => {
     for (const [roll, what] of table) assert.equal(behaviour(roll), what, `roll ${roll}`)
     process.env.LEASEQ_SOAK_MISBEHAVE = '0'
     for (const [roll] of table) assert.equal(behaviour(roll), 'normal', `roll ${roll}`)
+    // The drain soak: only what a redis-work-queue worker can do too.
+    process.env.LEASEQ_SOAK_MISBEHAVE = 'plain'
+    for (const [roll, what] of table) {
+      const plain = ['drop', 'slow', 'twice'].includes(what) ? what : 'normal'
+      assert.equal(behaviour(roll), plain, `roll ${roll}`)
+    }
   })
 })

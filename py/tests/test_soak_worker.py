@@ -153,3 +153,7 @@ def test_the_misbehaviour_table_is_the_shared_one(
     assert soak_worker.behaviour(roll) == what
     monkeypatch.setenv("LEASEQ_SOAK_MISBEHAVE", "0")
     assert soak_worker.behaviour(roll) == "normal"
+    # The drain soak: only what a redis-work-queue worker can do too.
+    monkeypatch.setenv("LEASEQ_SOAK_MISBEHAVE", "plain")
+    plain = what if what in ("drop", "slow", "twice") else "normal"
+    assert soak_worker.behaviour(roll) == plain

@@ -2,13 +2,16 @@
 
 use leaseq_soak::Dice;
 
-/// Does one random harm to one of `queues`, through a raw connection.
+/// Does one random harm to one of `queues`, through a raw connection; none when a command fails
+/// (the drain soak cuts connections).
 pub async fn corrupt(url: &str, queues: &[&str], dice: &mut Dice) {
-    let mut conn = redis::Client::open(url)
-        .unwrap()
+    let _ = try_corrupt(url, queues, dice).await;
+}
+
+async fn try_corrupt(url: &str, queues: &[&str], dice: &mut Dice) -> redis::RedisResult<()> {
+    let mut conn = redis::Client::open(url)?
         .get_multiplexed_async_connection()
-        .await
-        .unwrap();
+        .await?;
     let prefix = queues[dice.below(queues.len() as u32) as usize];
     let processing = format!("{prefix}:processing");
     let queue = format!("{prefix}:queue");
@@ -20,16 +23,14 @@ pub async fn corrupt(url: &str, queues: &[&str], dice: &mut Dice) {
         .arg(0)
         .arg(20)
         .query_async(&mut conn)
-        .await
-        .unwrap();
+        .await?;
     held.extend(listed.into_iter().map(|id| (id, true)));
     let tracked: Vec<String> = redis::cmd("ZRANGE")
         .arg(&leased)
         .arg(0)
         .arg(20)
         .query_async(&mut conn)
-        .await
-        .unwrap();
+        .await?;
     held.extend(tracked.into_iter().map(|id| (id, false)));
     let victim = (!held.is_empty()).then(|| held[dice.below(held.len() as u32) as usize].clone());
     let mut cmd = redis::cmd("ECHO");
@@ -58,5 +59,6 @@ pub async fn corrupt(url: &str, queues: &[&str], dice: &mut Dice) {
             cmd.arg("nothing to corrupt");
         }
     }
-    let _: redis::RedisResult<redis::Value> = cmd.query_async(&mut conn).await;
+    let _: redis::Value = cmd.query_async(&mut conn).await?;
+    Ok(())
 }

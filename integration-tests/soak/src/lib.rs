@@ -40,10 +40,20 @@ impl Behaviour {
     /// 4% drop, 3% slow, 2% twice, 2% renew late, 4% fail, 1% fail for good: the same table
     /// in every language.
     /// With `LEASEQ_SOAK_MISBEHAVE=0` in the environment (the demo), always
-    /// [`Behaviour::Normal`].
+    /// [`Behaviour::Normal`]; with `LEASEQ_SOAK_MISBEHAVE=plain` (the drain soak) only what a
+    /// redis-work-queue worker can do too: 4% drop, 3% slow, 2% twice (no renew, no fail).
     pub fn from_roll(roll: u32) -> Behaviour {
-        if std::env::var("LEASEQ_SOAK_MISBEHAVE").is_ok_and(|v| v == "0") {
-            return Behaviour::Normal;
+        match std::env::var("LEASEQ_SOAK_MISBEHAVE").as_deref() {
+            Ok("0") => return Behaviour::Normal,
+            Ok("plain") => {
+                return match roll {
+                    0..4 => Behaviour::Drop,
+                    4..7 => Behaviour::Slow,
+                    7..9 => Behaviour::Twice,
+                    _ => Behaviour::Normal,
+                }
+            }
+            _ => {}
         }
         match roll {
             0..4 => Behaviour::Drop,
@@ -135,13 +145,37 @@ impl Args {
 }
 
 /// Connects to `url`: one server, or a cluster when it holds several URLs separated by commas.
+/// Tries again for up to 10 s while the error is retryable (a connection cut as it opens).
 pub async fn connect(url: &str) -> Client {
-    let result = if url.contains(',') {
-        Client::connect_cluster(url.split(',')).await
-    } else {
-        Client::connect(url).await
-    };
-    result.unwrap_or_else(|e| panic!("connect {url}: {e}"))
+    let mut tries = 0;
+    loop {
+        let result = if url.contains(',') {
+            Client::connect_cluster(url.split(',')).await
+        } else {
+            Client::connect(url).await
+        };
+        match result {
+            Ok(client) => return client,
+            Err(e) if e.is_retryable() && tries < 100 => {
+                tries += 1;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("connect {url}: {e}"),
+        }
+    }
+}
+
+/// The outcome of a call that may fail with a retryable error (connection, timeout,
+/// unavailable): `None` then, after a short pause; any other error ends the worker.
+pub async fn unless_cut<T>(what: &str, result: leaseq::Result<T>) -> Option<T> {
+    match result {
+        Ok(value) => Some(value),
+        Err(e) if e.is_retryable() => {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            None
+        }
+        Err(e) => panic!("{what}: {e}"),
+    }
 }
 
 /// Records events in the results queue, through leaseq itself.
@@ -165,7 +199,8 @@ impl Recorder {
         }
     }
 
-    /// `kind` is `win` or `exec`; `queue` the prefix the item came from.
+    /// `kind` is `win`, `exec`, or `lost` (a complete whose reply was lost); `queue` the
+    /// prefix the item came from.
     pub async fn record(&self, kind: &str, queue: &str, id: &str) {
         let record = format!("{kind}|{queue}|{id}|{}", uuid::Uuid::new_v4().simple());
         self.add(record).await;
@@ -195,15 +230,31 @@ impl Recorder {
     }
 }
 
-/// Adds `<lang>-<n>` for n in first..first+count, item n to queue n % 2, in batches of 50; every
-/// tenth is delayed 300 ms and every seventh has priority 1.
+/// Whether `LEASEQ_SOAK_MISBEHAVE=plain`: workers and producers do only what redis-work-queue
+/// can do too (the drain soak, README.md).
+pub fn plain() -> bool {
+    std::env::var("LEASEQ_SOAK_MISBEHAVE").is_ok_and(|v| v == "plain")
+}
+
+/// Adds `<lang>-<n>` for n in first..first+count, item n to queue n % (number of queues), in
+/// batches of 50; every tenth is delayed 300 ms and every seventh has priority 1. Plain
+/// ([`plain`]): no option, each item with `add`.
 pub async fn produce(client: &Client, args: &Args, first: u64, count: u64) {
     let queues: Vec<Queue> = args
         .queues
         .iter()
         .map(|p| client.queue(p).unwrap())
         .collect();
-    let mut batches: Vec<Vec<Item>> = vec![Vec::new(), Vec::new()];
+    if plain() {
+        for n in first..first + count {
+            let q = &queues[(n % queues.len() as u64) as usize];
+            let item =
+                Item::with_id(format!("{}-{n}", args.lang), format!("{{\"n\":{n}}}")).unwrap();
+            assert!(q.add(&item).await.expect("add"), "a fresh id is added");
+        }
+        return;
+    }
+    let mut batches: Vec<Vec<Item>> = vec![Vec::new(); queues.len()];
     for n in first..first + count {
         let mut item =
             Item::with_id(format!("{}-{n}", args.lang), format!("{{\"n\":{n}}}")).unwrap();
@@ -213,7 +264,7 @@ pub async fn produce(client: &Client, args: &Args, first: u64, count: u64) {
         if n % 7 == 0 {
             item = item.priority(1);
         }
-        batches[(n % 2) as usize].push(item);
+        batches[(n % queues.len() as u64) as usize].push(item);
         for (q, batch) in queues.iter().zip(batches.iter_mut()) {
             if batch.len() == 50 {
                 let added = q.add_batch(batch).await.expect("add_batch");

@@ -11,6 +11,8 @@
 //!   a random worker is killed every second or two. Checks every guarantee at the end.
 //! - faults (`--faults`, its own options; see `faults`): runners keep working through server
 //!   faults.
+//! - drain (`--drain`, its own options; see `drain`): redis-work-queue and leaseq clients drain
+//!   several queues through faults and cleaning; the database must then hold only the records.
 //! - demo (`--demo`): the Python worker (or the first language) produces everything; each
 //!   language runs its runner (`leaseq::worker` and its bindings) in runner mode, whose handlers
 //!   fail some items once (retried) and some for good (dead letters); no cleaner runs (the
@@ -18,6 +20,7 @@
 //!   two thirds; a live progress bar and a table per language, where lost must be 0.
 
 mod chaos;
+mod drain;
 mod faults;
 mod report;
 
@@ -263,6 +266,10 @@ fn progress_bar(done: u64, total: u64, started: Instant) {
 async fn main() {
     if std::env::args().nth(1).as_deref() == Some("--faults") {
         return faults::main(std::env::args().skip(2), sibling("soak-worker-rust")).await;
+    }
+    if std::env::args().nth(1).as_deref() == Some("--drain") {
+        let (rust, rwq) = (sibling("soak-worker-rust"), sibling("soak-worker-rwq"));
+        return drain::main(std::env::args().skip(2), rust, rwq).await;
     }
     let opts = options();
     let mut server = RedisServer::start();

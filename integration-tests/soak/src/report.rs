@@ -20,6 +20,11 @@ pub struct Records {
     /// Items a language's runner sent to the dead letters (runner mode).
     pub dead: BTreeMap<String, u64>,
     pub violations: Vec<String>,
+    /// (queue, id) of completes whose reply was lost (a connection cut): they may have taken
+    /// effect, so the item may be done with no `win` record (never sent again).
+    pub lost: HashSet<(String, String)>,
+    /// language -> completes whose reply was lost.
+    pub lost_replies: BTreeMap<String, u64>,
 }
 
 /// One `MGET` of the language that wrote each of the records `ids` of the results queue
@@ -75,6 +80,10 @@ pub async fn read(url: &str, results: &str) -> Records {
                     *records.execs.entry(key).or_default() += 1;
                     *records.leases.entry(lang).or_default() += 1;
                 }
+                ["lost", q, id, _] => {
+                    records.lost.insert((q.to_string(), id.to_string()));
+                    *records.lost_replies.entry(lang).or_default() += 1;
+                }
                 ["retry", _, _, _] => *records.retried.entry(lang).or_default() += 1,
                 ["dead", _, _, _] => *records.dead.entry(lang).or_default() += 1,
                 ["viol", who, what, _] => records.violations.push(format!("{who}: {what}")),
@@ -105,9 +114,12 @@ impl Records {
             .collect()
     }
 
-    /// Expected items with no winning complete on record.
+    /// Expected items with no winning complete on record, nor a complete whose reply was lost.
     pub fn unrecorded(&self, expected: &[(String, String)]) -> usize {
         let won: HashSet<&(String, String)> = self.wins.keys().collect();
-        expected.iter().filter(|k| !won.contains(k)).count()
+        expected
+            .iter()
+            .filter(|k| !won.contains(k) && !self.lost.contains(*k))
+            .count()
     }
 }

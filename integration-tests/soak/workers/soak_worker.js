@@ -5,13 +5,17 @@
 //     node soak_worker.js URL LANG produce FIRST COUNT
 //
 // It follows the Rust worker (src/bin/soak-worker-rust.rs, src/lib.rs) rule for rule: the queues
-// come from LEASEQ_SOAK_QUEUES (two prefixes, comma separated) and the results queue from
+// come from LEASEQ_SOAK_QUEUES (prefixes, comma separated) and the results queue from
 // LEASEQ_SOAK_RESULTS; every event is recorded there with `addUnique` of an item whose id is
 // `win|<queue>|<id>|<nonce>`, `exec|<queue>|<id>|<nonce>` or `viol|<lang>|<what>|<nonce>` and
 // whose data is LANG. A worker misbehaves on purpose (4% drop, 3% slow, 2% complete twice, 2%
-// renew late) unless LEASEQ_SOAK_MISBEHAVE=0. It loads the package from <repo>/node (built by
-// `npm run build` there or node/test.sh), so it runs without installing; any failed call ends it
-// with the error on stderr and a non-zero status. node/test/soak-worker.test.js keeps it working.
+// renew late, 4% fail, 1% fail for good) unless LEASEQ_SOAK_MISBEHAVE=0 (or =plain: drop, slow
+// and twice only). It loads the package from <repo>/node (built by
+// `npm run build` there or node/test.sh), so it runs without installing. A retryable error (a
+// connection cut) is ridden through: the call is tried again or given up (a complete's then
+// recorded as `lost|<queue>|<id>|<nonce>`: it may have taken effect); any other failed call ends
+// it with the error on stderr and a non-zero status. node/test/soak-worker.test.js keeps it
+// working.
 
 const crypto = require('node:crypto')
 
@@ -42,12 +46,21 @@ class Refusal extends Error {}
  * - renew-late (2%): sleeps past the TTL, renews (must return false), then completes;
  * - fail (4%): fails the attempt, retried 20 ms later;
  * - fail-for-good (1%): fails with no retry: the item is a dead letter with its error;
- * - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal.
+ * - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal; with
+ *   LEASEQ_SOAK_MISBEHAVE=plain (the drain soak) only what redis-work-queue can do too: drop,
+ *   slow and twice, no renew and no fail.
  * @param {number} roll
  * @returns {'drop' | 'slow' | 'twice' | 'renew-late' | 'fail' | 'fail-for-good' | 'normal'}
  */
 function behaviour(roll) {
-  if (process.env.LEASEQ_SOAK_MISBEHAVE === '0') return 'normal'
+  const misbehave = process.env.LEASEQ_SOAK_MISBEHAVE
+  if (misbehave === '0') return 'normal'
+  if (misbehave === 'plain') {
+    if (roll < 4) return 'drop'
+    if (roll < 7) return 'slow'
+    if (roll < 9) return 'twice'
+    return 'normal'
+  }
   if (roll < 4) return 'drop'
   if (roll < 7) return 'slow'
   if (roll < 9) return 'twice'
@@ -63,11 +76,39 @@ const nonce = () => crypto.randomUUID().replace(/-/g, '')
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * One server, or a cluster when `url` holds several URLs separated by commas.
+ * One server, or a cluster when `url` holds several URLs separated by commas. Tries again for up
+ * to 10 s while the error is retryable (a connection cut as it opens).
  * @param {string} url
  */
-function connect(url) {
-  return url.includes(',') ? Client.cluster(url.split(',')) : Client.connect(url)
+async function connect(url) {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await (url.includes(',') ? Client.cluster(url.split(',')) : Client.connect(url))
+    } catch (err) {
+      if (!err.retryable || tries === 100) throw err
+      await sleep(100)
+    }
+  }
+}
+
+/** What `unlessCut` resolves to when the call failed with a retryable error. */
+const CUT = Symbol('cut')
+
+/**
+ * The outcome of `call`, or CUT, after a short pause, when it fails with a retryable error
+ * (connection, timeout, unavailable); any other error ends the worker.
+ * @template T
+ * @param {() => Promise<T>} call
+ * @returns {Promise<T | typeof CUT>}
+ */
+async function unlessCut(call) {
+  try {
+    return await call()
+  } catch (err) {
+    if (!err.retryable) throw err
+    await sleep(100)
+    return CUT
+  }
 }
 
 /** Records events in the results queue, through leaseq itself. */
@@ -103,7 +144,7 @@ class Recorder {
     if (this.own) await this.own.close()
   }
 
-  /** `kind` is `win` or `exec`; `queue` the prefix the item came from. */
+  /** `kind` is `win`, `exec` or `lost` (a complete whose reply was lost); `queue` the prefix. */
   record(kind, queue, id) {
     return this.add(`${kind}|${queue}|${id}|${nonce()}`)
   }
@@ -131,38 +172,50 @@ class Recorder {
 async function work(client, lang, prefixes, results) {
   const recorder = await Recorder.open(client, results, lang)
   const queues = prefixes.map((prefix) => [prefix, client.queue(prefix)])
+  // A call cut by a connection loss (retryable) is not the end of the worker: the lease is tried
+  // again, and the outcome of any other call is unknown (the lease expires, or the call took
+  // effect); only a complete's matters, recorded as `lost`.
   for (let turn = 0; ; turn++) {
     const [name, queue] = queues[turn % queues.length]
-    const lease = await queue.lease({ ttlMs: TTL, timeoutMs: WAIT })
-    if (lease === null) continue
+    const lease = await unlessCut(() => queue.lease({ ttlMs: TTL, timeoutMs: WAIT }))
+    if (lease === null || lease === CUT) continue
     await recorder.record('exec', name, lease.id)
     const what = behaviour(crypto.randomInt(100))
     if (what === 'drop') continue
     if (what === 'fail' || what === 'fail-for-good') {
       const retry = what === 'fail' ? { afterMs: 20 } : 'never'
-      const outcome = await queue.fail(lease, 'soak failure', { errorType: 'SoakError', retry })
+      const outcome = await unlessCut(() =>
+        queue.fail(lease, 'soak failure', { errorType: 'SoakError', retry }),
+      )
       if (what === 'fail-for-good' && outcome === 'retrying') {
         await recorder.violation('fail without retry was retried')
       }
       continue
     }
     if (what === 'slow' || what === 'renew-late') await sleep(SLOW)
-    if (what === 'renew-late' && (await queue.renew(lease, TTL))) {
+    if (what === 'renew-late' && (await unlessCut(() => queue.renew(lease, TTL))) === true) {
       await recorder.violation('renew after expiry returned true')
     }
-    if (await queue.complete(lease)) await recorder.record('win', name, lease.id)
-    if (what === 'twice' && (await queue.complete(lease))) {
-      await recorder.violation('second complete returned true')
+    const done = await unlessCut(() => queue.complete(lease))
+    if (done === CUT) await recorder.record('lost', name, lease.id)
+    else if (done) await recorder.record('win', name, lease.id)
+    if (what === 'twice' && (await unlessCut(() => queue.complete(lease))) === true) {
+      // After a first complete that was cut before it took effect, the second wins.
+      if (done === CUT) await recorder.record('win', name, lease.id)
+      else await recorder.violation('second complete returned true')
     }
   }
 }
 
-/** Adds `<lang>-<n>` (data `{"n":n}`) for n in first..first+count, to queue n % 2. */
+/**
+ * Adds `<lang>-<n>` (data `{"n":n}`) for n in first..first+count, to queue n % (number of
+ * queues).
+ */
 async function produce(client, lang, prefixes, first, count) {
   const queues = prefixes.map((prefix) => client.queue(prefix))
   const batches = queues.map(() => [])
   for (let n = first; n < first + count; n++) {
-    batches[n % 2].push(new Item(`{"n":${n}}`, `${lang}-${n}`))
+    batches[n % queues.length].push(new Item(`{"n":${n}}`, `${lang}-${n}`))
     for (const [i, queue] of queues.entries()) {
       if (batches[i].length === BATCH) {
         const added = await queue.addBatch(batches[i])
@@ -249,8 +302,8 @@ async function main(argv) {
   const first = mode === 'produce' ? count(argv[3]) : 0
   const total = mode === 'produce' ? count(argv[4]) : 0
   const prefixes = env('LEASEQ_SOAK_QUEUES').split(',')
-  if (prefixes.length !== 2) {
-    throw new Refusal('LEASEQ_SOAK_QUEUES must name two prefixes, comma separated')
+  if (prefixes.some((p) => p === '')) {
+    throw new Refusal('LEASEQ_SOAK_QUEUES must name prefixes, comma separated')
   }
   const results = env('LEASEQ_SOAK_RESULTS')
   const client = await connect(url)

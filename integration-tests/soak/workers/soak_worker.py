@@ -5,12 +5,15 @@
     python soak_worker.py URL LANG produce FIRST COUNT
 
 It follows the Rust worker (src/bin/soak-worker-rust.rs, src/lib.rs) rule for rule: the queues
-come from LEASEQ_SOAK_QUEUES (two prefixes, comma separated) and the results queue from
+come from LEASEQ_SOAK_QUEUES (prefixes, comma separated) and the results queue from
 LEASEQ_SOAK_RESULTS; every event is recorded there with `add_unique` of an item whose id is
 `win|<queue>|<id>|<nonce>`, `exec|<queue>|<id>|<nonce>` or `viol|<lang>|<what>|<nonce>` and whose
 data is LANG. A worker misbehaves on purpose (4% drop, 3% slow, 2% complete twice, 2% renew
-late, 4% fail, 1% fail for good) unless LEASEQ_SOAK_MISBEHAVE=0. Run it with an interpreter that has leaseq installed
-(py/.venv/bin/python); any error ends it with a traceback and a non-zero status.
+late, 4% fail, 1% fail for good) unless LEASEQ_SOAK_MISBEHAVE=0 (or =plain: drop, slow and
+twice only). Run it with an interpreter that has leaseq installed
+(py/.venv/bin/python). A retryable error (a connection cut) is ridden through: the call is tried
+again or given up (a complete's then recorded as `lost|<queue>|<id>|<nonce>`: it may have taken
+effect); any other error ends it with a traceback and a non-zero status.
 """
 
 from __future__ import annotations
@@ -22,9 +25,13 @@ import sys
 import threading
 import time
 import uuid
+from functools import partial
+from typing import Callable, TypeVar
 
 import leaseq
 from leaseq.worker import Job
+
+T = TypeVar("T")
 
 #: Every worker's lease TTL, in seconds.
 TTL = 0.5
@@ -52,11 +59,14 @@ def behaviour(roll: int) -> str:
     - renew-late (2%): sleeps past the TTL, renews (must return False), then completes;
     - fail (4%): fails the attempt, retried 20 ms later;
     - fail-for-good (1%): fails with no retry: the item is a dead letter with its error;
-    - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal.
+    - normal: completes. With LEASEQ_SOAK_MISBEHAVE=0 (the demo), always normal; with
+      LEASEQ_SOAK_MISBEHAVE=plain (the drain soak) only what redis-work-queue can do too: drop,
+      slow and twice, no renew and no fail.
     """
-    if os.environ.get("LEASEQ_SOAK_MISBEHAVE") == "0":
+    misbehave = os.environ.get("LEASEQ_SOAK_MISBEHAVE")
+    if misbehave == "0":
         return "normal"
-    table = (
+    table: tuple[tuple[int, str], ...] = (
         (4, "drop"),
         (7, "slow"),
         (9, "twice"),
@@ -64,6 +74,8 @@ def behaviour(roll: int) -> str:
         (15, "fail"),
         (16, "fail-for-good"),
     )
+    if misbehave == "plain":
+        table = table[:3]
     for below, what in table:
         if roll < below:
             return what
@@ -71,10 +83,30 @@ def behaviour(roll: int) -> str:
 
 
 def connect(url: str) -> leaseq.Client:
-    """One server, or a cluster when `url` holds several URLs separated by commas."""
-    if "," in url:
-        return leaseq.Client.cluster(url.split(","))
-    return leaseq.Client(url)
+    """One server, or a cluster when `url` holds several URLs separated by commas. Tries again
+    for up to 10 s while the error is retryable (a connection cut as it opens)."""
+    for tries in range(101):
+        try:
+            if "," in url:
+                return leaseq.Client.cluster(url.split(","))
+            return leaseq.Client(url)
+        except leaseq.LeaseqError as error:
+            if not error.retryable or tries == 100:
+                raise
+            time.sleep(0.1)
+    raise AssertionError("unreachable")
+
+
+def unless_cut(call: Callable[[], T]) -> T | None:
+    """The outcome of `call`, or None, after a short pause, when it fails with a retryable
+    error (connection, timeout, unavailable); any other error ends the worker."""
+    try:
+        return call()
+    except leaseq.LeaseqError as error:
+        if not error.retryable:
+            raise
+        time.sleep(0.1)
+        return None
 
 
 class Recorder:
@@ -89,7 +121,8 @@ class Recorder:
         self.lang = lang
 
     def record(self, kind: str, queue: str, item_id: str) -> None:
-        """`kind` is `win` or `exec`; `queue` the prefix the item came from."""
+        """`kind` is `win`, `exec` or `lost` (a complete whose reply was lost); `queue` the
+        prefix the item came from."""
         self.add(f"{kind}|{queue}|{item_id}|{uuid.uuid4().hex}")
 
     def violation(self, what: str) -> None:
@@ -112,10 +145,13 @@ def work(client: leaseq.Client, lang: str, prefixes: list[str], results: str) ->
     recorder = Recorder(client, results, lang)
     queues = [(p, client.queue(p)) for p in prefixes]
     turn = 0
+    # A call cut by a connection loss (retryable) is not the end of the worker: the lease is
+    # tried again, and the outcome of any other call is unknown (the lease expires, or the call
+    # took effect); only a complete's matters, recorded as `lost`.
     while True:
         name, queue = queues[turn % len(queues)]
         turn += 1
-        lease = queue.lease(TTL, block=True, timeout=WAIT)
+        lease = unless_cut(partial(queue.lease, TTL, block=True, timeout=WAIT))
         if lease is None:
             continue
         recorder.record("exec", name, lease.id)
@@ -124,18 +160,27 @@ def work(client: leaseq.Client, lang: str, prefixes: list[str], results: str) ->
             continue
         if what in ("fail", "fail-for-good"):
             retry: float | bool = 0.02 if what == "fail" else False
-            outcome = queue.fail(lease, FAILURE, FAILURE_TYPE, retry=retry)
-            if what == "fail-for-good" and outcome.retrying:
+            outcome = unless_cut(
+                partial(queue.fail, lease, FAILURE, FAILURE_TYPE, retry=retry)
+            )
+            if what == "fail-for-good" and outcome is not None and outcome.retrying:
                 recorder.violation("fail without retry was retried")
             continue
         if what in ("slow", "renew-late"):
             time.sleep(SLOW)
-        if what == "renew-late" and queue.renew(lease, TTL):
+        if what == "renew-late" and unless_cut(partial(queue.renew, lease, TTL)):
             recorder.violation("renew after expiry returned true")
-        if queue.complete(lease):
+        done = unless_cut(partial(queue.complete, lease))
+        if done is None:
+            recorder.record("lost", name, lease.id)
+        elif done:
             recorder.record("win", name, lease.id)
-        if what == "twice" and queue.complete(lease):
-            recorder.violation("second complete returned true")
+        if what == "twice" and unless_cut(partial(queue.complete, lease)):
+            # After a first complete that was cut before it took effect, the second wins.
+            if done is None:
+                recorder.record("win", name, lease.id)
+            else:
+                recorder.violation("second complete returned true")
 
 
 def rule(item_id: str, attempt: int) -> str:
@@ -209,11 +254,12 @@ class SoakError(Exception):
 def produce(
     client: leaseq.Client, lang: str, prefixes: list[str], first: int, count: int
 ) -> None:
-    """Adds `<lang>-<n>` (data `{"n":n}`) for n in first..first+count, to queue n % 2."""
+    """Adds `<lang>-<n>` (data `{"n":n}`) for n in first..first+count, to queue n % (number of
+    queues)."""
     queues = [client.queue(p) for p in prefixes]
     batches: list[list[leaseq.Item]] = [[] for _ in queues]
     for n in range(first, first + count):
-        batches[n % 2].append(leaseq.Item(f'{{"n":{n}}}', id=f"{lang}-{n}"))
+        batches[n % len(queues)].append(leaseq.Item(f'{{"n":{n}}}', id=f"{lang}-{n}"))
         for queue, batch in zip(queues, batches):
             if len(batch) == BATCH:
                 added = queue.add_batch(batch)

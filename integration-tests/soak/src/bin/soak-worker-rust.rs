@@ -5,7 +5,8 @@ use std::time::Duration;
 use leaseq::worker::{Event, Job, JobError, Worker, WorkerOptions};
 use leaseq::{Client, FailOutcome, Retry, Wait};
 use leaseq_soak::{
-    produce, Args, Behaviour, Dice, Recorder, RunnerRule, FAILURE, FAILURE_TYPE, SLOW, TTL,
+    produce, unless_cut, Args, Behaviour, Dice, Recorder, RunnerRule, FAILURE, FAILURE_TYPE, SLOW,
+    TTL,
 };
 
 #[tokio::main(flavor = "current_thread")]
@@ -26,13 +27,15 @@ async fn main() {
         .map(|p| (p.clone(), client.queue(p).unwrap()))
         .collect();
     let mut dice = Dice::new();
+    // A call cut by a connection loss (retryable) is not the end of the worker: the lease is
+    // tried again, and the outcome of any other call is unknown (the lease expires, or the
+    // call took effect); only a complete's matters, recorded as `lost`.
     for turn in 0.. {
         let (name, queue) = &queues[turn % queues.len()];
-        let Some(lease) = queue
+        let leased = queue
             .lease(TTL, Wait::Timeout(Duration::from_millis(100)))
-            .await
-            .expect("lease")
-        else {
+            .await;
+        let Some(Some(lease)) = unless_cut("lease", leased).await else {
             continue;
         };
         recorder.record("exec", name, lease.id()).await;
@@ -46,11 +49,13 @@ async fn main() {
             } else {
                 Retry::Never
             };
-            let outcome = queue
-                .fail(&lease, FAILURE, FAILURE_TYPE, retry)
-                .await
-                .expect("fail");
-            if behaviour == Behaviour::FailForGood && matches!(outcome, FailOutcome::Retrying(_)) {
+            let outcome = queue.fail(&lease, FAILURE, FAILURE_TYPE, retry).await;
+            if behaviour == Behaviour::FailForGood
+                && matches!(
+                    unless_cut("fail", outcome).await,
+                    Some(FailOutcome::Retrying(_))
+                )
+            {
                 recorder.violation("fail without retry was retried").await;
             }
             continue;
@@ -58,14 +63,26 @@ async fn main() {
         if matches!(behaviour, Behaviour::Slow | Behaviour::RenewLate) {
             tokio::time::sleep(SLOW).await;
         }
-        if behaviour == Behaviour::RenewLate && queue.renew(&lease, TTL).await.expect("renew") {
+        if behaviour == Behaviour::RenewLate
+            && unless_cut("renew", queue.renew(&lease, TTL).await).await == Some(true)
+        {
             recorder.violation("renew after expiry returned true").await;
         }
-        if queue.complete(&lease).await.expect("complete") {
-            recorder.record("win", name, lease.id()).await;
+        let first = unless_cut("complete", queue.complete(&lease).await).await;
+        match first {
+            Some(true) => recorder.record("win", name, lease.id()).await,
+            Some(false) => {}
+            None => recorder.record("lost", name, lease.id()).await,
         }
-        if behaviour == Behaviour::Twice && queue.complete(&lease).await.expect("complete") {
-            recorder.violation("second complete returned true").await;
+        if behaviour == Behaviour::Twice
+            && unless_cut("complete", queue.complete(&lease).await).await == Some(true)
+        {
+            // After a first complete that was cut before it took effect, the second wins.
+            if first.is_none() {
+                recorder.record("win", name, lease.id()).await;
+            } else {
+                recorder.violation("second complete returned true").await;
+            }
         }
     }
 }

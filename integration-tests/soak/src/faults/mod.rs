@@ -13,7 +13,7 @@
 //! added, what the handlers saw and the runners' completions (the records), and what the server
 //! counted (`stats`: completes that took effect).
 
-mod inject;
+pub(crate) mod inject;
 mod watch;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
