@@ -571,6 +571,12 @@ export interface WorkerOptions {
   housekeepingEveryMs?: number
   /** Deep clean period in ms (default one hour; 0 turns it off). */
   deepCleanEveryMs?: number
+  /**
+   * Stored in the queue's configuration as the runner starts, before its first lease: `true`
+   * turns the queue's per-minute counters on for every client (as `queue.setConfig({ stats:
+   * true })`), `false` off; left out, the configuration is left alone.
+   */
+  stats?: boolean
   /** SIGINT/SIGTERM close the worker during `run()` (default true); a second signal forces. */
   handleSignals?: boolean
 }

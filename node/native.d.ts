@@ -447,7 +447,10 @@ export interface WorkerEventParts {
   message?: string
   /** The registry code of an `error`. */
   code?: string
-  /** The step of an `error` or `recovered` (`lease`, `finish`, `renew`, `beat`, `clean`). */
+  /**
+   * The step of an `error` or `recovered` (`config`, `lease`, `finish`, `renew`, `beat`,
+   * `clean`).
+   */
   during?: string
   /** The delay before a retry, in ms. */
   retryInMs?: number
@@ -479,6 +482,11 @@ export interface WorkerOptionsParts {
   housekeepingEveryMs?: number
   /** Deep clean period (default 1 h; 0 turns it off). */
   deepCleanEveryMs?: number
+  /**
+   * Stored in the queue's configuration as the runner starts: `true` turns the queue's
+   * per-minute counters on for every client, `false` off (left out: left alone).
+   */
+  stats?: boolean
 }
 
 /** What a runner did. */

@@ -585,3 +585,77 @@ async fn a_killed_runners_registration_expires_on_its_own() {
     tokio::time::sleep(Duration::from_millis(800)).await;
     assert!(env.keys().await.is_empty(), "{:?}", env.keys().await);
 }
+
+/// Runs a runner with `stats` over `n` fresh items until each has completed; returns its report.
+async fn run_n_with_stats(q: &Queue, name: &str, n: usize, stats: Option<bool>) -> Report {
+    let items: Vec<Item> = (0..n)
+        .map(|i| Item::with_id(format!("{name}-{i}"), "x").unwrap())
+        .collect();
+    assert_eq!(q.add_batch(&items).await.unwrap(), n);
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    options.concurrency = Some(4);
+    options.housekeeping = Some(false);
+    options.stats = stats;
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), |_job: Job| async { Ok::<(), JobError>(()) })
+        .options(options)
+        .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    let mut completed = 0;
+    wait_events(&mut rx, |e| {
+        completed += matches!(e, Event::Completed { .. }) as usize;
+        completed == n
+    })
+    .await;
+    handle.stop();
+    run.await.unwrap().unwrap()
+}
+
+/// `WorkerOptions::stats` turns the queue's counters on (or off) for every client, stored in
+/// the queue's configuration before the first lease: every complete the runner makes counts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_runner_with_stats_stores_it_in_the_queues_configuration() {
+    let env = Env::single("runner-stats").await;
+    let q = &env.queue;
+    assert_eq!(q.stats().await.unwrap().minutes, None, "off by default");
+
+    let report = run_n_with_stats(q, "on", 25, Some(true)).await;
+    assert_eq!(report.completed, 25);
+    assert_eq!(q.config().await.unwrap().stats, Some(true));
+    let stats = q.stats().await.unwrap();
+    assert!(stats.minutes.is_some(), "{stats:?}");
+    let hour = stats.last_hour().expect("the counters are on");
+    assert_eq!((hour.completed, hour.failed, hour.dead), (25, 0, 0));
+    // Another client sees them on, and its completes count too.
+    let other = env.other_client().await.queue(&env.prefix).unwrap();
+    other
+        .add(&Item::with_id("other", "x").unwrap())
+        .await
+        .unwrap();
+    let lease = other
+        .lease(Duration::from_secs(30), leaseq::Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(other.complete(&lease).await.unwrap());
+    assert_eq!(q.stats().await.unwrap().last_hour().unwrap().completed, 26);
+
+    let report = run_n_with_stats(q, "off", 5, Some(false)).await;
+    assert_eq!(report.completed, 5);
+    assert_eq!(q.config().await.unwrap().stats, Some(false));
+    assert_eq!(q.stats().await.unwrap().minutes, None, "turned off again");
+}
+
+/// Without `stats` a runner leaves the queue's configuration alone: it writes no `P:config`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_runner_without_stats_leaves_the_configuration_alone() {
+    let env = Env::single("runner-no-stats").await;
+    let q = &env.queue;
+    let report = run_n_with_stats(q, "j", 10, None).await;
+    assert_eq!(report.completed, 10);
+    assert!(!env.exists("config").await, "{:?}", env.keys().await);
+    assert_eq!(q.config().await.unwrap(), leaseq::QueueConfig::new());
+    assert_eq!(q.stats().await.unwrap().minutes, None);
+}

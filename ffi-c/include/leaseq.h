@@ -582,6 +582,12 @@ typedef struct {
      * that talks to Redis from it (hand the event to a thread of yours). May be NULL.
      */
     void (*on_event)(const leaseq_worker_event *event, void *user_data);
+    /**
+     * Store this in the queue's configuration as the runner starts, before its first lease:
+     * 1 turns the queue's per-minute counters on for every client, 0 off (-1: default, leave
+     * the configuration alone). See `LEASEQ_CONFIG_STATS`.
+     */
+    int32_t stats;
 } leaseq_worker_options;
 
 /**

@@ -82,6 +82,10 @@ pub struct leaseq_worker_options {
     /// that talks to Redis from it (hand the event to a thread of yours). May be NULL.
     pub on_event:
         Option<unsafe extern "C" fn(event: *const leaseq_worker_event, user_data: *mut c_void)>,
+    /// Store this in the queue's configuration as the runner starts, before its first lease:
+    /// 1 turns the queue's per-minute counters on for every client, 0 off (-1: default, leave
+    /// the configuration alone). See `LEASEQ_CONFIG_STATS`.
+    pub stats: i32,
 }
 
 /// Fills `options` with the defaults (zeros, -1 for the booleans, no event callback).
@@ -110,6 +114,7 @@ pub unsafe extern "C" fn leaseq_worker_options_init(
                 housekeeping: -1,
                 deep_clean_every_ms: 0,
                 on_event: None,
+                stats: -1,
             })
         };
         Ok(())
@@ -163,6 +168,7 @@ fn worker_options(o: Option<&leaseq_worker_options>) -> WorkerOptions {
     w.heartbeat = millis(o.heartbeat_ms);
     w.housekeeping = flag(o.housekeeping);
     w.deep_clean_every = millis(o.deep_clean_every_ms);
+    w.stats = flag(o.stats);
     w
 }
 

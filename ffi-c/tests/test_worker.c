@@ -1,7 +1,8 @@
 /*
  * The runner of leaseq.h (leaseq_worker_run) against a throwaway redis-server: outcomes and
  * results, retries and dead letters, the lease-lost flag of a cancelled job, shutdown while
- * busy (from another thread and from a signal handler: graceful wait, then release), and bad
+ * busy (from another thread and from a signal handler: graceful wait, then release), the
+ * `stats` option stored in the queue's configuration (or nothing written without it), and bad
  * options with nothing written to Redis.
  *
  * Environment: LEASEQ_TEST_URL (a redis:// URL).
@@ -226,6 +227,89 @@ static void shutdown_waits_then_releases(int by_signal) {
 static void shutdown_from_a_thread(void) { shutdown_waits_then_releases(0); }
 static void shutdown_from_a_signal_handler(void) { shutdown_waits_then_releases(1); }
 
+/* ---- stats: the runner stores it in the queue's configuration ----------------------------- */
+
+static atomic_int stats_completed;
+static atomic_int stats_wanted;
+
+static void stop_after_wanted(const leaseq_worker_event *event, void *user_data) {
+    (void)user_data;
+    if (strcmp(event->name, "completed") == 0 &&
+        atomic_fetch_add(&stats_completed, 1) + 1 == atomic_load(&stats_wanted)) {
+        leaseq_worker_stop();
+    }
+}
+
+static leaseq_job_outcome complete_it(leaseq_worker_job *job, void *user_data) {
+    (void)job;
+    (void)user_data;
+    return LEASEQ_JOB_COMPLETE;
+}
+
+/* Runs a runner with `stats` (-1: not given) over `n` fresh items until each has completed. */
+static void run_with_stats(const leaseq_queue *queue, int n, int32_t stats) {
+    char id[16];
+    for (int i = 0; i < n; i++) {
+        snprintf(id, sizeof id, "s%d", i);
+        add(queue, id);
+    }
+    atomic_store(&stats_completed, 0);
+    atomic_store(&stats_wanted, n);
+    leaseq_worker_options options;
+    CHECK_OK(leaseq_worker_options_init(&options));
+    CHECK(options.stats == -1); /* the default leaves the configuration alone */
+    options.concurrency = 4;
+    options.housekeeping = 0;
+    options.stats = stats;
+    options.on_event = stop_after_wanted;
+    CHECK_OK(leaseq_worker_run(queue, complete_it, NULL, &options));
+    CHECK(atomic_load(&stats_completed) == n);
+}
+
+/* The queue's stats: whether it counts, and the last hour's completes. */
+static bool counting(const leaseq_queue *queue, uint64_t *completed) {
+    leaseq_stats *stats = NULL;
+    bool on = false;
+    leaseq_minute hour = {0};
+    CHECK_OK(leaseq_queue_stats(queue, &stats));
+    CHECK_OK(leaseq_stats_counting(stats, &on));
+    CHECK_OK(leaseq_stats_last_hour(stats, &hour));
+    leaseq_stats_free(stats);
+    *completed = hour.completed;
+    return on;
+}
+
+static void a_runner_with_stats_turns_the_counters_on(void) {
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    uint64_t completed = 0;
+    CHECK(!counting(queue, &completed)); /* off by default */
+    run_with_stats(queue, 12, 1);
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    CHECK_OK(leaseq_queue_config(queue, &config));
+    CHECK(config.set == LEASEQ_CONFIG_STATS && config.stats);
+    CHECK(counting(queue, &completed));
+    CHECK(completed == 12); /* every complete the runner made was counted */
+    leaseq_queue_free(queue);
+}
+
+static void a_runner_without_stats_writes_no_configuration(void) {
+    char prefix[256];
+    leaseq_queue *queue = NULL;
+    unique_prefix(prefix, sizeof prefix, "no-stats");
+    CHECK_OK(leaseq_client_queue(client, prefix, &queue));
+    REQUIRE(queue != NULL);
+    run_with_stats(queue, 5, -1);
+    char key[300], reply[64];
+    snprintf(key, sizeof key, "%s:config", prefix);
+    const char *exists[] = {"EXISTS", key};
+    REQUIRE(redis_raw(url, exists, 2, reply, sizeof reply) == 0);
+    CHECK(strcmp(reply, ":0") == 0); /* no P:config written */
+    uint64_t completed = 0;
+    CHECK(!counting(queue, &completed));
+    leaseq_queue_free(queue);
+}
+
 /* ---- arguments ---------------------------------------------------------------------------- */
 
 static leaseq_job_outcome never_called(leaseq_worker_job *job, void *user_data) {
@@ -263,6 +347,10 @@ int main(void) {
         {"a cancelled job sees its lease lost", a_cancelled_job_sees_its_lease_lost},
         {"shutdown from a thread: wait, then release", shutdown_from_a_thread},
         {"shutdown from a signal handler: wait, then release", shutdown_from_a_signal_handler},
+        {"a runner with stats = 1 turns the queue's counters on",
+         a_runner_with_stats_turns_the_counters_on},
+        {"a runner without stats writes no configuration",
+         a_runner_without_stats_writes_no_configuration},
         {"bad arguments write nothing", bad_arguments_write_nothing},
     };
     int status = run_tests("test_worker", cases, sizeof cases / sizeof cases[0]);

@@ -5,6 +5,7 @@
 // does the queue's housekeeping. This layer only calls the handler and reports its outcome.
 
 const { EventEmitter } = require('node:events')
+const args = require('./args')
 const { invalidArgument } = require('./errors')
 const { nativeOf, Queue } = require('./queue')
 const native = require('./native')
@@ -22,6 +23,7 @@ const OPTIONS = Object.freeze([
   'housekeeping',
   'housekeepingEveryMs',
   'deepCleanEveryMs',
+  'stats',
   'handleSignals',
 ])
 
@@ -156,6 +158,7 @@ class Worker extends EventEmitter {
     for (const key of Object.keys(options)) {
       if (!OPTIONS.includes(key)) throw invalidArgument(key, `is not an option of Worker (${OPTIONS.join(', ')})`)
     }
+    if (options.stats !== undefined && options.stats !== null) args.boolean('stats', options.stats)
     this.#queue = queue
     this.#handler = handler
     this.#options = options

@@ -124,7 +124,8 @@ pub struct WorkerEventParts {
     pub message: Option<String>,
     /// The registry code of an `error`.
     pub code: Option<String>,
-    /// The step of an `error` or `recovered` (`lease`, `finish`, `renew`, `beat`, `clean`).
+    /// The step of an `error` or `recovered` (`config`, `lease`, `finish`, `renew`, `beat`,
+    /// `clean`).
     pub during: Option<String>,
     /// The delay before a retry, in ms.
     pub retry_in_ms: Option<f64>,
@@ -172,6 +173,9 @@ pub struct WorkerOptionsParts {
     pub housekeeping_every_ms: Option<f64>,
     /// Deep clean period (default 1 h; 0 turns it off).
     pub deep_clean_every_ms: Option<f64>,
+    /// Stored in the queue's configuration as the runner starts: `true` turns the queue's
+    /// per-minute counters on for every client, `false` off (left out: left alone).
+    pub stats: Option<bool>,
 }
 
 /// A started runner.
@@ -257,6 +261,7 @@ fn options(o: WorkerOptionsParts) -> napi::Result<WorkerOptions> {
     w.housekeeping = o.housekeeping;
     w.housekeeping_every = opt_millis("housekeepingEveryMs", o.housekeeping_every_ms)?;
     w.deep_clean_every = opt_millis("deepCleanEveryMs", o.deep_clean_every_ms)?;
+    w.stats = o.stats;
     w.on_shutdown = match o.on_shutdown.as_deref() {
         None => None,
         Some("release") => Some(ShutdownAction::Release),

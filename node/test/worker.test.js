@@ -63,6 +63,47 @@ describe('Worker', { timeout: 120_000 }, () => {
     assert.equal(report.completed, 5)
   })
 
+  /** Runs a runner with `options` over `n` fresh items until each has completed. */
+  async function runN(queue, n, options) {
+    await fill(queue, n, 's')
+    let completed = 0
+    const settings = { concurrency: 4, housekeeping: false, handleSignals: false, ...options }
+    const worker = new Worker(queue, async () => {}, settings)
+    worker.on('completed', () => {
+      if (++completed === n) worker.close()
+    })
+    return worker.run()
+  }
+
+  test('a runner with stats: true turns the queue\'s counters on', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    assert.equal((await queue.stats()).lastHour, null, 'off by default')
+    const report = await runN(queue, 15, { stats: true })
+    assert.equal(report.completed, 15)
+    assert.equal((await queue.config()).stats, true)
+    const stats = await queue.stats()
+    assert.ok(stats.minutes !== null && stats.lastHour !== null, 'counting')
+    assert.equal(stats.lastHour.completed, 15, 'every complete the runner made counts')
+    assert.throws(() => new Worker(queue, async () => {}, { stats: 'yes' }), {
+      code: 'INVALID_ARGUMENT',
+      argument: 'stats',
+    })
+  })
+
+  test('a runner without stats leaves the configuration alone', async () => {
+    const prefix = uniquePrefix('w')
+    const queue = client.queue(prefix)
+    const report = await runN(queue, 5, {})
+    assert.equal(report.completed, 5)
+    const raw = await resp.connect(redis.url)
+    try {
+      assert.equal(await raw.command('EXISTS', `${prefix}:config`), 0, 'no P:config written')
+    } finally {
+      raw.close()
+    }
+    assert.equal((await queue.stats()).lastHour, null)
+  })
+
   test('outcomes: results, retries, dead letters, sync throws', async () => {
     const queue = client.queue(uniquePrefix('w'))
     await fill(queue, 10)

@@ -354,6 +354,9 @@ pub fn start_worker(
     o.deep_clean_every = get("deep_clean_every")?
         .map(|v| convert::seconds(&v, "deep_clean_every"))
         .transpose()?;
+    o.stats = get("stats")?
+        .map(|v| convert::boolean(&v, "stats"))
+        .transpose()?;
     o.on_shutdown = match get("on_shutdown")? {
         None => None,
         Some(v) => match convert::string(&v, "on_shutdown")?.as_str() {

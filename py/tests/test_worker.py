@@ -201,6 +201,44 @@ def run_briefly(
         timer.cancel()
 
 
+def run_n(queue: leaseq.Queue, n: int, **options: Any) -> leaseq.WorkerReport:
+    """Runs a runner over `n` fresh items until each has completed."""
+    fill(queue, n)
+    completed = [0]
+
+    def done(name: str, _id: Any) -> bool:
+        completed[0] += name == "completed"
+        return completed[0] == n
+
+    worker = leaseq.Worker(
+        queue, lambda _job: None, concurrency=4, housekeeping=False, **options
+    )
+    return run_briefly(worker, done, seconds=60)
+
+
+def test_a_runner_with_stats_turns_the_queues_counters_on(queue: leaseq.Queue) -> None:
+    assert queue.stats().last_hour is None  # off by default
+    report = run_n(queue, 15, stats=True)
+    assert report.completed == 15
+    assert queue.config().stats is True
+    stats = queue.stats()
+    assert stats.minutes is not None
+    assert stats.last_hour is not None
+    assert stats.last_hour.completed == 15  # every complete the runner made counts
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as info:
+        leaseq.Worker(queue, lambda _job: None, stats=1).run()  # type: ignore[arg-type]
+    assert info.value.argument == "stats"
+
+
+def test_a_runner_without_stats_leaves_the_configuration_alone(
+    queue: leaseq.Queue, prefix: str, r: redis.Redis
+) -> None:
+    report = run_n(queue, 5)
+    assert report.completed == 5
+    assert r.exists(f"{prefix}:config") == 0  # nothing written
+    assert queue.stats().last_hour is None
+
+
 @pytest.mark.parametrize("kind", ["sync", "async"])
 def test_a_result_that_cannot_be_encoded_fails_the_attempt(
     queue: leaseq.Queue, kind: str

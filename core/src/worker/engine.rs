@@ -16,6 +16,7 @@ use super::shutdown::WorkerHandle;
 use crate::error::{Error, Result};
 use crate::job::FailOutcome;
 use crate::lease::{RenewOutcome, Wait};
+use crate::ops::QueueConfig;
 use crate::policy::{Retry, MAX_PAGE};
 use crate::queue::Queue;
 
@@ -193,6 +194,7 @@ impl Engine {
         let renewer = tokio::spawn(renew_loop(shared.clone(), stop_side.clone()));
         let beater = tokio::spawn(housekeeping::beat_loop(shared.clone(), stop_side.clone()));
 
+        self.store_config().await;
         self.lease_loop(&done_tx).await;
         self.drain(&done_tx).await;
 
@@ -202,6 +204,39 @@ impl Engine {
         renewer.abort();
         let _ = beater.await;
         shared.counters.report()
+    }
+
+    /// Stores the `stats` setting in the queue's configuration before the first lease, so that
+    /// the runner's first completes are counted (or not) already. A retryable error pauses and
+    /// tries again, as the lease loop does, until it works or a shutdown begins; any other error
+    /// is reported and the runner goes on without it.
+    async fn store_config(&self) {
+        let shared = &self.shared;
+        let Some(on) = shared.settings.stats else {
+            return;
+        };
+        let config = QueueConfig::new().stats(on);
+        let mut backoff = Backoff::new();
+        while !shared.handle.is_stopping() {
+            match shared.queue.set_config(&config).await {
+                Ok(()) => {
+                    shared.worked("config");
+                    return;
+                }
+                Err(Error::Closed) => {
+                    shared.handle.stop();
+                    return;
+                }
+                Err(e) => {
+                    let again = e.is_retryable();
+                    shared.failed("config", e);
+                    if !again {
+                        return;
+                    }
+                    backoff.pause(&shared.handle, true).await;
+                }
+            }
+        }
     }
 
     /// Leases for free slots until a shutdown begins.

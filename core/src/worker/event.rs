@@ -54,7 +54,8 @@ pub enum Event {
     /// A step met an error. Retryable errors (Redis away, loading, failing over) are reported
     /// once per outage; the runner pauses and goes on.
     Error {
-        /// The step: `lease`, `finish`, `renew`, `beat`, `clean`.
+        /// The step: `config` (storing the `stats` setting as the runner starts), `lease`,
+        /// `finish`, `renew`, `beat`, `clean`.
         during: &'static str,
         /// The error.
         error: Arc<Error>,

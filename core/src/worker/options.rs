@@ -52,6 +52,11 @@ pub struct WorkerOptions {
     pub register: Option<bool>,
     /// The language shown in the registry (set by each binding; default `rust`).
     pub language: Option<String>,
+    /// When set, the runner stores it in the queue's configuration
+    /// ([`QueueConfig::stats`](crate::QueueConfig)) as it starts, before its first lease:
+    /// `Some(true)` turns the queue's per-minute counters on for every client, `Some(false)`
+    /// off. `None` (the default) leaves the configuration alone.
+    pub stats: Option<bool>,
 }
 
 /// The settings with every default applied and every bound checked.
@@ -71,6 +76,7 @@ pub(crate) struct Settings {
     pub deep_clean_every: Option<Duration>,
     pub register: bool,
     pub language: String,
+    pub stats: Option<bool>,
 }
 
 /// The default lease time to live of a runner.
@@ -183,6 +189,7 @@ impl WorkerOptions {
             deep_clean_every,
             register: self.register.unwrap_or(true),
             language,
+            stats: self.stats,
         })
     }
 }

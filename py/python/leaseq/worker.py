@@ -203,6 +203,9 @@ class Worker:
     with the queue's backoff); :class:`Unrecoverable` sends it to the dead letters, :class:`RetryLater`
     retries after a delay, :class:`Release` hands it back. Settings not given take the core's
     defaults (concurrency 1, lease TTL 30 s, renewal every TTL/3, shutdown timeout 30 s, ...).
+    ``stats=True`` (or ``False``) is stored in the queue's configuration as the runner starts,
+    turning its per-minute counters on (off) for every client, as ``queue.set_config(stats=...)``
+    does; left out, the configuration is left alone.
 
     ``run()`` blocks until SIGINT or SIGTERM (a graceful shutdown: no more leases, running
     handlers get ``shutdown_timeout``; a second signal forces) or ``stop()`` from another thread.
@@ -225,6 +228,7 @@ class Worker:
         housekeeping: bool | None = None,
         housekeeping_every: Seconds | None = None,
         deep_clean_every: Seconds | None = None,
+        stats: bool | None = None,
         on_event: Callable[[str, str | None, Any], None] | None = None,
     ) -> None:
         if not callable(handler):
@@ -245,6 +249,7 @@ class Worker:
             "housekeeping": housekeeping,
             "housekeeping_every": housekeeping_every,
             "deep_clean_every": deep_clean_every,
+            "stats": stats,
         }
         self._listeners: dict[str, list[Callable[..., None]]] = {}
         if on_event is not None:
