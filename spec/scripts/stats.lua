@@ -3,9 +3,10 @@
 -- stats. No ARGV. Returns {waiting, delayed, leased, dead, processing, oldest_waiting_ms,
 -- now_ms, minutes, counting}: counting is 1 when the queue's counters are on (P:config stats = 1),
 -- else 0; minutes is then, for each of the last 60 minutes (oldest first), {completed, failed,
--- dead, expired}, and empty while they are off (no zeros that would read as an idle queue). oldest_waiting_ms is the age of the oldest item at the tail of a
--- waiting list (-1: none, or unknown): its P:job:<id> "added", else the idle time of its data
--- key (an item without options is never read while it waits).
+-- dead, expired}, and empty while they are off (no zeros that would read as an idle queue).
+-- oldest_waiting_ms is the age of the oldest item at the tail of a waiting list (-1: none, or
+-- unknown): its P:job:<id> "added", else the idle time of its data key (an item without options
+-- is never read while it waits).
 local now = now_ms()
 local waiting, oldest = 0, -1
 for _, level in ipairs(levels_in_order()) do
@@ -29,12 +30,14 @@ for _, level in ipairs(levels_in_order()) do
     end
   end
 end
-local minutes = {}
-local this_minute = math.floor(now / 60000)
-local counting = counters_on() and 1 or 0
-for m = this_minute - 59, counting == 1 and this_minute or this_minute - 60 do
-  local c = redis.call('HMGET', RATE .. m, 'completed', 'failed', 'dead', 'expired')
-  minutes[#minutes + 1] = {tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, tonumber(c[4]) or 0}
+local minutes, counting = {}, 0
+if counters_on() then
+  counting = 1
+  local this_minute = math.floor(now / 60000)
+  for m = this_minute - 59, this_minute do
+    local c = redis.call('HMGET', RATE .. m, 'completed', 'failed', 'dead', 'expired')
+    minutes[#minutes + 1] = {tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, tonumber(c[4]) or 0}
+  end
 end
 return {waiting, redis.call('ZCARD', DELAYED), redis.call('ZCARD', LEASED), redis.call('ZCARD', DEAD),
   redis.call('LLEN', PROCESSING), oldest, now, minutes, counting}
