@@ -20,13 +20,13 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use leaseq::{CleanReport, Client, Queue};
 use leaseq_harness::RedisServer;
 use leaseq_soak::{Dice, TTL};
 
+use crate::fleet::Fleet;
 use crate::{chaos, faults, report};
 
 /// The results queue: the only keys the test writes itself.
@@ -112,80 +112,6 @@ async fn drained(queues: &[Queue], cleaned: &mut CleanReport) -> bool {
     requeued == 0
 }
 
-struct Fleet {
-    url: String,
-    commands: BTreeMap<String, Vec<String>>,
-    /// Language -> the queues its workers take from (LEASEQ_SOAK_QUEUES).
-    queues: BTreeMap<String, Vec<String>>,
-    workers: Vec<(String, Child)>,
-    kills: BTreeMap<String, u32>,
-    /// Workers that exited by themselves: language -> how many.
-    crashes: BTreeMap<String, u32>,
-}
-
-impl Fleet {
-    fn spawn(&self, lang: &str, mode: &[String], queues: &[String]) -> Child {
-        let cmd = &self.commands[lang];
-        Command::new(&cmd[0])
-            .args(&cmd[1..])
-            .arg(&self.url)
-            .arg(lang)
-            .args(mode)
-            .env("LEASEQ_SOAK_QUEUES", queues.join(","))
-            .env("LEASEQ_SOAK_RESULTS", RESULTS)
-            .env("LEASEQ_SOAK_MISBEHAVE", "plain")
-            .env_remove("LEASEQ_SOAK_RESULTS_URL")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"))
-    }
-
-    fn start_worker(&mut self, lang: &str) {
-        let child = self.spawn(lang, &["work".into()], &self.queues[lang]);
-        self.workers.push((lang.to_owned(), child));
-    }
-
-    /// SIGKILLs worker `at` and starts another of its language.
-    fn kill(&mut self, at: usize) {
-        let (lang, mut child) = self.workers.swap_remove(at);
-        let _ = child.kill();
-        let _ = child.wait();
-        *self.kills.entry(lang.clone()).or_default() += 1;
-        self.start_worker(&lang);
-    }
-
-    /// Workers that exited by themselves, each reported once and replaced (their stderr went
-    /// to ours).
-    fn crashed(&mut self, problems: &mut Vec<String>, elapsed: Duration) {
-        let mut at = 0;
-        while at < self.workers.len() {
-            let (lang, child) = &mut self.workers[at];
-            if let Some(status) = child.try_wait().unwrap() {
-                let lang = lang.clone();
-                problems.push(format!(
-                    "a {lang} worker exited by itself at {:.1}s: {status}",
-                    elapsed.as_secs_f64()
-                ));
-                *self.crashes.entry(lang.clone()).or_default() += 1;
-                self.workers.swap_remove(at);
-                self.start_worker(&lang);
-            } else {
-                at += 1;
-            }
-        }
-    }
-
-    fn stop(&mut self) {
-        for (_, child) in &mut self.workers {
-            let _ = child.kill();
-        }
-        for (_, child) in &mut self.workers {
-            let _ = child.wait();
-        }
-    }
-}
-
 /// Every key of the database (SCAN with COUNT, never KEYS), sorted.
 async fn every_key(url: &str) -> Vec<String> {
     let mut conn = redis::Client::open(url)
@@ -261,14 +187,8 @@ pub async fn main(args: impl Iterator<Item = String>, rust: Vec<String>, rwq: Ve
 
     let client = Client::connect(&url).await.unwrap();
     let queues: Vec<Queue> = names.iter().map(|p| client.queue(p).unwrap()).collect();
-    let mut fleet = Fleet {
-        url: url.clone(),
-        commands,
-        queues: queues_of,
-        workers: Vec::new(),
-        kills: BTreeMap::new(),
-        crashes: BTreeMap::new(),
-    };
+    let mut fleet = Fleet::new(&url, commands, queues_of, RESULTS);
+    fleet.misbehave = Some("plain");
     println!(
         "drain: {} items on {} queues ({}), results in {RESULTS}; leaseq workers: {}; and {RWQ}",
         opts.items,
@@ -364,7 +284,7 @@ pub async fn main(args: impl Iterator<Item = String>, rust: Vec<String>, rwq: Ve
             && last_kill.elapsed() >= Duration::from_millis(1200 + 100 * u64::from(dice.below(10)))
         {
             let at = dice.below(fleet.workers.len() as u32) as usize;
-            fleet.kill(at);
+            fleet.kill(at, true);
             last_kill = Instant::now();
         }
         if last_report.elapsed() >= Duration::from_secs(5) {

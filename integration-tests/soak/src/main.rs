@@ -22,16 +22,19 @@
 mod chaos;
 mod drain;
 mod faults;
+mod fleet;
 mod report;
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use leaseq::{CleanReport, Client, Queue, State};
 use leaseq_harness::RedisServer;
 use leaseq_soak::{Dice, TTL};
+
+use crate::fleet::Fleet;
 
 const QUEUES: [&str; 2] = ["{soak-a}", "{soak-b}"];
 const RESULTS: &str = "{soak-results}";
@@ -88,87 +91,6 @@ fn options() -> Options {
         opts.items = if opts.demo { 10_000 } else { 4_000 };
     }
     opts
-}
-
-struct Fleet<'a> {
-    url: &'a str,
-    demo: bool,
-    workers: Vec<(String, Child)>,
-    commands: BTreeMap<String, Vec<String>>,
-    kills: BTreeMap<String, u32>,
-}
-
-impl Fleet<'_> {
-    fn spawn(&self, lang: &str, mode: &[String]) -> Child {
-        let cmd = &self.commands[lang];
-        let mut command = Command::new(&cmd[0]);
-        command
-            .args(&cmd[1..])
-            .arg(self.url)
-            .arg(lang)
-            .args(mode)
-            .env("LEASEQ_SOAK_QUEUES", QUEUES.join(","))
-            .env("LEASEQ_SOAK_RESULTS", RESULTS)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null());
-        if self.demo {
-            command.env("LEASEQ_SOAK_MISBEHAVE", "0");
-        }
-        command
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"))
-    }
-
-    fn start_worker(&mut self, lang: &str) {
-        let mode = if self.demo { "run" } else { "work" };
-        let child = self.spawn(lang, &[mode.into()]);
-        self.workers.push((lang.to_owned(), child));
-    }
-
-    /// SIGKILLs worker `at` and starts another of its language.
-    fn kill(&mut self, at: usize, replace: bool) -> String {
-        let (lang, mut child) = self.workers.swap_remove(at);
-        let _ = child.kill();
-        let _ = child.wait();
-        *self.kills.entry(lang.clone()).or_default() += 1;
-        if replace {
-            self.start_worker(&lang);
-        }
-        lang
-    }
-
-    /// Workers that exited by themselves (the killer's are reaped at once).
-    fn crashed(&mut self) -> Vec<String> {
-        let mut out = Vec::new();
-        for (lang, child) in &mut self.workers {
-            if let Some(status) = child.try_wait().unwrap() {
-                out.push(format!("a {lang} worker exited by itself: {status}"));
-            }
-        }
-        out
-    }
-
-    fn stop(&mut self) {
-        for (_, child) in &mut self.workers {
-            if self.demo {
-                // Runners shut down gracefully on SIGTERM.
-                let _ = Command::new("kill")
-                    .arg("-TERM")
-                    .arg(child.id().to_string())
-                    .status();
-            } else {
-                let _ = child.kill();
-            }
-        }
-        for (lang, child) in &mut self.workers {
-            match child.wait() {
-                Ok(status) if self.demo && !status.success() => {
-                    eprintln!("a {lang} runner exited with {status} after SIGTERM")
-                }
-                _ => {}
-            }
-        }
-    }
 }
 
 /// Ids still to be worked on: waiting, delayed, leased (by leaseq, or in processing). Asks
@@ -288,13 +210,16 @@ async fn main() {
     if !opts.demo {
         commands.insert(RWQ.into(), sibling("soak-worker-rwq"));
     }
-    let mut fleet = Fleet {
-        url: &url,
-        demo: opts.demo,
-        workers: Vec::new(),
-        commands,
-        kills: BTreeMap::new(),
-    };
+    let queue_names: Vec<String> = QUEUES.iter().map(|q| (*q).to_owned()).collect();
+    let queues_of = commands
+        .keys()
+        .map(|lang| (lang.clone(), queue_names.clone()))
+        .collect();
+    let mut fleet = Fleet::new(&url, commands, queues_of, RESULTS);
+    if opts.demo {
+        fleet.misbehave = Some("0");
+        fleet.runners = true;
+    }
     let langs: Vec<String> = opts.langs.iter().map(|l| l.0.clone()).collect();
     println!(
         "{}: {} items, languages: {}",
@@ -351,7 +276,11 @@ async fn main() {
         expected.extend(
             (0..count).map(|n| (QUEUES[(n % 2) as usize].to_owned(), format!("{lang}-{n}"))),
         );
-        producers.push(fleet.spawn(lang, &["produce".into(), "0".into(), count.to_string()]));
+        producers.push(fleet.spawn(
+            lang,
+            &["produce".into(), "0".into(), count.to_string()],
+            &queue_names,
+        ));
     }
     for lang in fleet.commands.keys().cloned().collect::<Vec<_>>() {
         let n = if lang == RWQ { 1 } else { WORKERS_PER_LANG };
@@ -387,7 +316,7 @@ async fn main() {
                 }
             }
         }
-        problems.extend(fleet.crashed());
+        fleet.crashed(&mut problems, started.elapsed());
         if !opts.demo && last_light.elapsed() >= TTL {
             for q in &queues {
                 cleaned += q.light_clean().await.unwrap();
