@@ -67,6 +67,68 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// Every event's [`Event::name`], in the order of the enum: the names each binding uses.
+    pub const NAMES: [&'static str; 7] = [
+        "completed",
+        "retrying",
+        "dead",
+        "released",
+        "lease_lost",
+        "error",
+        "recovered",
+    ];
+
+    /// The event's name, the same in every language: `completed`, `retrying`, `dead`,
+    /// `released`, `lease_lost`, `error` or `recovered` (Node names them in camelCase).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::Completed { .. } => "completed",
+            Event::Retrying { .. } => "retrying",
+            Event::Dead { .. } => "dead",
+            Event::Released { .. } => "released",
+            Event::LeaseLost { .. } => "lease_lost",
+            Event::Error { .. } => "error",
+            Event::Recovered { .. } => "recovered",
+        }
+    }
+
+    /// The item's id, for the events about one job (`None` for `error` and `recovered`).
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            Event::Completed { id, .. }
+            | Event::Retrying { id, .. }
+            | Event::Dead { id, .. }
+            | Event::Released { id }
+            | Event::LeaseLost { id, .. } => Some(id),
+            Event::Error { .. } | Event::Recovered { .. } => None,
+        }
+    }
+
+    /// The attempt, for `completed`, `retrying` and `dead` (0 otherwise).
+    pub fn attempt(&self) -> u64 {
+        match self {
+            Event::Completed { attempt, .. }
+            | Event::Retrying { attempt, .. }
+            | Event::Dead { attempt, .. } => *attempt,
+            _ => 0,
+        }
+    }
+
+    /// The event's message as one line: the handler's error (`retrying`, `dead`), why the lease
+    /// was lost (`lease_lost`), `"<step>: <error>"` (`error`), the step (`recovered`), else
+    /// empty.
+    pub fn message(&self) -> String {
+        match self {
+            Event::Retrying { error, .. } | Event::Dead { error, .. } => error.clone(),
+            Event::LeaseLost { why, .. } => why.as_str().to_owned(),
+            Event::Error { during, error } => format!("{during}: {error}"),
+            Event::Recovered { during } => (*during).to_owned(),
+            Event::Completed { .. } | Event::Released { .. } => String::new(),
+        }
+    }
+}
+
 /// A sink for events: called on the runtime's threads, so it must be quick.
 pub type EventSink = Arc<dyn Fn(&Event) + Send + Sync>;
 
@@ -117,5 +179,52 @@ impl Counters {
             _ => return,
         };
         counter.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_each_variants_name_in_order() {
+        let events = [
+            Event::Completed {
+                id: "a".into(),
+                attempt: 1,
+            },
+            Event::Retrying {
+                id: "a".into(),
+                attempt: 1,
+                error: "e".into(),
+                retry_in: Duration::ZERO,
+            },
+            Event::Dead {
+                id: "a".into(),
+                attempt: 2,
+                error: "e".into(),
+            },
+            Event::Released { id: "a".into() },
+            Event::LeaseLost {
+                id: "a".into(),
+                why: RenewOutcome::Expired,
+            },
+            Event::Error {
+                during: "lease",
+                error: Arc::new(Error::invalid("x", "y")),
+            },
+            Event::Recovered { during: "lease" },
+        ];
+        let names: Vec<_> = events.iter().map(Event::name).collect();
+        assert_eq!(names, Event::NAMES);
+        assert_eq!(events[1].message(), "e");
+        assert_eq!(events[4].message(), "expired");
+        assert!(
+            events[5].message().starts_with("lease: "),
+            "{}",
+            events[5].message()
+        );
+        assert_eq!(events[6].id(), None);
+        assert_eq!(events[2].attempt(), 2);
     }
 }

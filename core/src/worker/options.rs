@@ -79,8 +79,8 @@ pub(crate) struct Settings {
     pub stats: Option<bool>,
 }
 
-/// The default lease time to live of a runner.
-pub const DEFAULT_LEASE_TTL: Duration = Duration::from_secs(30);
+/// The default lease time to live of a runner: a lease's own ([`crate::policy::DEFAULT_TTL`]).
+pub const DEFAULT_LEASE_TTL: Duration = crate::policy::DEFAULT_TTL;
 /// The default shutdown timeout.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
 
