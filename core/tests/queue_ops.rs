@@ -298,7 +298,17 @@ async fn lengths(env: Env) {
     assert_eq!(env.queue.queue_len().await.unwrap(), 3);
     assert_eq!(env.queue.count(State::Waiting).await.unwrap(), 3);
     assert_eq!(env.queue.count(State::Leased).await.unwrap(), 2);
-    assert_eq!(env.queue.processing_len().await.unwrap(), 0);
+    // processing_len counts what is being processed, by leaseq or by redis-work-queue
+    // clients; queue_len counts every priority.
+    assert_eq!(env.queue.processing_len().await.unwrap(), 2);
+    env.foreign_lease().await.unwrap();
+    assert_eq!(env.queue.processing_len().await.unwrap(), 3);
+    assert_eq!(env.queue.count(State::Leased).await.unwrap(), 2);
+    env.queue
+        .add(&Item::new(b"urgent".to_vec()).priority(5))
+        .await
+        .unwrap();
+    assert_eq!(env.queue.queue_len().await.unwrap(), 3);
 }
 
 async fn drained_queue_leaves_no_key(env: Env) {

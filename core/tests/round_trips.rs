@@ -157,7 +157,7 @@ async fn each_operation_costs_the_documented_round_trips() {
     q.complete_and_lease(&waited, TTL).await.unwrap();
     expect("complete_and_lease", &["fcall"], &mut monitor);
     q.queue_len().await.unwrap();
-    expect("queue_len", &["llen"], &mut monitor);
+    expect("queue_len", &["fcall"], &mut monitor);
 
     // The lifecycle: one script call each.
     let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();

@@ -1,7 +1,9 @@
 --! include: keys waiting
 --! flags: no-writes
--- count. ARGV: state (waiting, delayed, leased, dead, processing). Returns the number of ids in
--- that state's lists or sets (waiting lists may hold stale ids until a lease or clean drops them).
+-- count, queue_len, processing_len. ARGV: state (waiting, delayed, leased, dead, processing, or
+-- in_progress: leaseq's leases plus redis-work-queue's processing list, processing_len's count).
+-- Returns the number of ids in that state's lists or sets (waiting lists may hold stale ids until a
+-- lease or clean drops them).
 local state = ARGV[1]
 if state == 'waiting' then
   local n = 0
@@ -12,5 +14,8 @@ if state == 'waiting' then
 end
 if state == 'processing' then
   return redis.call('LLEN', PROCESSING)
+end
+if state == 'in_progress' then
+  return redis.call('ZCARD', LEASED) + redis.call('LLEN', PROCESSING)
 end
 return redis.call('ZCARD', ({delayed = DELAYED, leased = LEASED, dead = DEAD})[state])

@@ -155,17 +155,20 @@ impl Queue {
         })
     }
 
-    /// How many ids wait in `P:queue`, the priority-0 list (stale ids of completed items
-    /// included until a lease or a clean drops them). [`Queue::count`] counts every level.
+    /// How many items wait, at every priority: the same as `count(State::Waiting)` (stale ids
+    /// of completed items included until a lease or a clean drops them). Not redis-work-queue's
+    /// `LLEN P:queue`, which misses every priority but 0. One round trip.
     pub async fn queue_len(&self) -> Result<u64> {
-        self.query(redis::cmd("LLEN").arg(&self.keys().queue)).await
+        self.count(State::Waiting).await
     }
 
-    /// How many ids are in `P:processing`: leased by redis-work-queue clients, or left by them
-    /// until a light clean. leaseq's own leases are counted by `count(State::Leased)`.
+    /// How many items are being processed: leased by leaseq (`P:leased`) plus those in
+    /// redis-work-queue's `P:processing` list (its clients' leases, or left by them until a
+    /// light clean). `count(State::Leased)` is leaseq's part. One round trip.
     pub async fn processing_len(&self) -> Result<u64> {
-        self.query(redis::cmd("LLEN").arg(&self.keys().processing))
-            .await
+        let mut inv = self.invocation(&scripts::COUNT);
+        inv.arg("in_progress");
+        Ok(self.invoke::<i64>(&inv).await?.max(0) as u64)
     }
 }
 

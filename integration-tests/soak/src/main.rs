@@ -108,9 +108,10 @@ async fn in_lists(queues: &[Queue]) -> u64 {
 async fn try_in_lists(queues: &[Queue]) -> leaseq::Result<u64> {
     let mut n = 0;
     for q in queues {
-        for state in [State::Waiting, State::Delayed, State::Leased] {
+        for state in [State::Waiting, State::Delayed] {
             n += q.count(state).await?;
         }
+        // Leased by leaseq, or in redis-work-queue's processing list.
         n += q.processing_len().await?;
     }
     Ok(n)
