@@ -55,7 +55,11 @@ async fn main() -> leaseq::Result<()> {
             continue;
         }
         assert!(queue.renew(&lease, ttl).await?, "still ours");
-        assert!(queue.complete_with_result(&lease, b"sent", None).await?);
+        assert!(
+            queue
+                .complete_with_result(&lease, Some(b"sent".as_slice()), None)
+                .await?
+        );
     }
 
     // What became of the work: one item, the dead letters, the last hour.

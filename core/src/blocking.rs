@@ -29,6 +29,29 @@ struct Shared {
     live: PerProcess<crate::Client>,
 }
 
+/// Writes the blocking twin of each listed async [`crate::Queue`] operation, and the list of
+/// their names (checked against [`crate::operations::OPERATIONS`] by a test). Each twin runs the
+/// async call on the shared runtime and blocks only the calling thread.
+macro_rules! blocking_operations {
+    ($(fn $name:ident(&self $(, $arg:ident: $ty:ty)*) -> $ret:ty;)*) => {
+        impl Queue {
+            $(
+                #[doc = concat!(
+                    "See [`crate::Queue::", stringify!($name), "`]: the same call, blocking only ",
+                    "the calling thread."
+                )]
+                pub fn $name(&self $(, $arg: $ty)*) -> $ret {
+                    self.run(async |q| q.$name($($arg),*).await)
+                }
+            )*
+        }
+
+        /// The operations written by `blocking_operations!`.
+        #[cfg(test)]
+        pub(crate) const GENERATED: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+
 /// A blocking handle to Redis. Cheap to clone; `Send + Sync`.
 #[derive(Clone)]
 pub struct Client {
@@ -170,26 +193,6 @@ impl Queue {
         &self.prefix
     }
 
-    /// See [`crate::Queue::add`].
-    pub fn add(&self, item: &Item) -> Result<bool> {
-        self.run(async |q| q.add(item).await)
-    }
-
-    /// See [`crate::Queue::add_unique`].
-    pub fn add_unique(&self, item: &Item) -> Result<()> {
-        self.run(async |q| q.add_unique(item).await)
-    }
-
-    /// See [`crate::Queue::add_batch`].
-    pub fn add_batch(&self, items: &[Item]) -> Result<usize> {
-        self.run(async |q| q.add_batch(items).await)
-    }
-
-    /// See [`crate::Queue::lease`]. Blocks only the calling thread.
-    pub fn lease(&self, ttl: Duration, wait: Wait) -> Result<Option<Lease>> {
-        self.run(async |q| q.lease(ttl, wait).await)
-    }
-
     /// Like [`Queue::lease`], for callers that must react while it waits (a Python thread
     /// checking for Ctrl-C): `check` runs on the calling thread every `every` while the wait
     /// goes on, and when it returns an error the wait is abandoned and that error returned. The
@@ -279,64 +282,6 @@ impl Queue {
         }
     }
 
-    /// See [`crate::Queue::complete_and_lease_with_result`].
-    pub fn complete_and_lease_with_result(
-        &self,
-        lease: &Lease,
-        result: &[u8],
-        keep_for: Option<Duration>,
-        ttl: Duration,
-    ) -> Result<(bool, Option<Lease>)> {
-        self.run(async |q| {
-            q.complete_and_lease_with_result(lease, result, keep_for, ttl)
-                .await
-        })
-    }
-
-    /// See [`crate::Queue::complete`].
-    pub fn complete(&self, lease: &Lease) -> Result<bool> {
-        self.run(async |q| q.complete(lease).await)
-    }
-
-    /// See [`crate::Queue::complete_and_lease`].
-    pub fn complete_and_lease(
-        &self,
-        lease: &Lease,
-        ttl: Duration,
-    ) -> Result<(bool, Option<Lease>)> {
-        self.run(async |q| q.complete_and_lease(lease, ttl).await)
-    }
-
-    /// See [`crate::Queue::renew`].
-    pub fn renew(&self, lease: &Lease, ttl: Duration) -> Result<bool> {
-        self.run(async |q| q.renew(lease, ttl).await)
-    }
-
-    /// See [`crate::Queue::renew_outcome`].
-    pub fn renew_outcome(&self, lease: &Lease, ttl: Duration) -> Result<RenewOutcome> {
-        self.run(async |q| q.renew_outcome(lease, ttl).await)
-    }
-
-    /// See [`crate::Queue::light_clean`].
-    pub fn light_clean(&self) -> Result<CleanReport> {
-        self.run(async |q| q.light_clean().await)
-    }
-
-    /// See [`crate::Queue::deep_clean`].
-    pub fn deep_clean(&self) -> Result<CleanReport> {
-        self.run(async |q| q.deep_clean().await)
-    }
-
-    /// See [`crate::Queue::queue_len`].
-    pub fn queue_len(&self) -> Result<u64> {
-        self.run(async |q| q.queue_len().await)
-    }
-
-    /// See [`crate::Queue::processing_len`].
-    pub fn processing_len(&self) -> Result<u64> {
-        self.run(async |q| q.processing_len().await)
-    }
-
     /// See [`crate::Queue::lease_from_parts`].
     pub fn lease_from_parts(
         &self,
@@ -347,135 +292,44 @@ impl Queue {
     ) -> Result<Lease> {
         self.run(async |q| q.lease_from_parts(id, token, incarnation, attempt))
     }
+}
 
-    /// See [`crate::Queue::lease_batch`]. Blocks only the calling thread.
-    pub fn lease_batch(&self, n: usize, ttl: Duration, wait: Wait) -> Result<Vec<Lease>> {
-        self.run(async |q| q.lease_batch(n, ttl, wait).await)
-    }
-
-    /// See [`crate::Queue::complete_batch`].
-    pub fn complete_batch(&self, completions: &[Completion<'_>]) -> Result<Vec<bool>> {
-        self.run(async |q| q.complete_batch(completions).await)
-    }
-
-    /// See [`crate::Queue::complete_and_lease_batch`].
-    pub fn complete_and_lease_batch(
-        &self,
-        completions: &[Completion<'_>],
-        n: usize,
-        ttl: Duration,
-    ) -> Result<(Vec<bool>, Vec<Lease>)> {
-        self.run(async |q| q.complete_and_lease_batch(completions, n, ttl).await)
-    }
-
-    /// See [`crate::Queue::renew_batch`].
-    pub fn renew_batch(&self, leases: &[&Lease], ttl: Duration) -> Result<Vec<RenewOutcome>> {
-        self.run(async |q| q.renew_batch(leases, ttl).await)
-    }
-
-    /// See [`crate::Queue::fail_batch`].
-    pub fn fail_batch(&self, failures: &[(&Lease, &str, &str, Retry)]) -> Result<Vec<FailOutcome>> {
-        self.run(async |q| q.fail_batch(failures).await)
-    }
-
-    /// See [`crate::Queue::complete_with_result`].
-    pub fn complete_with_result(
-        &self,
-        lease: &Lease,
-        result: &[u8],
-        keep_for: Option<Duration>,
-    ) -> Result<bool> {
-        self.run(async |q| q.complete_with_result(lease, result, keep_for).await)
-    }
-
-    /// See [`crate::Queue::fail`].
-    pub fn fail(
-        &self,
-        lease: &Lease,
-        error: &str,
-        error_type: &str,
-        retry: Retry,
-    ) -> Result<FailOutcome> {
-        self.run(async |q| q.fail(lease, error, error_type, retry).await)
-    }
-
-    /// See [`crate::Queue::release`].
-    pub fn release(&self, lease: &Lease, delay: Option<Duration>) -> Result<bool> {
-        self.run(async |q| q.release(lease, delay).await)
-    }
-
-    /// See [`crate::Queue::progress`].
-    pub fn progress(&self, lease: &Lease, value: &[u8]) -> Result<bool> {
-        self.run(async |q| q.progress(lease, value).await)
-    }
-
-    /// See [`crate::Queue::result`].
-    pub fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>> {
-        self.run(async |q| q.result(id).await)
-    }
-
-    /// See [`crate::Queue::wait_result`]. Blocks only the calling thread;
-    /// [`Queue::wait_result_interruptible`] can be interrupted.
-    pub fn wait_result(
-        &self,
-        id: impl AsRef<[u8]>,
-        wait: impl Into<Wait>,
-    ) -> Result<Option<JobResult>> {
-        self.run(async |q| q.wait_result(id, wait).await)
-    }
-
-    /// See [`crate::Queue::get`].
-    pub fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>> {
-        self.run(async |q| q.get(id).await)
-    }
-
-    /// See [`crate::Queue::list`].
-    pub fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>> {
-        self.run(async |q| q.list(state, start, count).await)
-    }
-
-    /// See [`crate::Queue::count`].
-    pub fn count(&self, state: State) -> Result<u64> {
-        self.run(async |q| q.count(state).await)
-    }
-
-    /// See [`crate::Queue::stats`].
-    pub fn stats(&self) -> Result<Stats> {
-        self.run(async |q| q.stats().await)
-    }
-
-    /// See [`crate::Queue::cancel`].
-    pub fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>> {
-        self.run(async |q| q.cancel(id).await)
-    }
-
-    /// See [`crate::Queue::dead_requeue`].
-    pub fn dead_requeue<I: AsRef<[u8]>>(&self, ids: &[I]) -> Result<u64> {
-        self.run(async |q| q.dead_requeue(ids).await)
-    }
-
-    /// See [`crate::Queue::dead_requeue_oldest`].
-    pub fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64> {
-        self.run(async |q| q.dead_requeue_oldest(n).await)
-    }
-
-    /// See [`crate::Queue::dead_purge`].
-    pub fn dead_purge(&self, n: Option<u64>) -> Result<u64> {
-        self.run(async |q| q.dead_purge(n).await)
-    }
-
-    /// See [`crate::Queue::config`].
-    pub fn config(&self) -> Result<QueueConfig> {
-        self.run(async |q| q.config().await)
-    }
-
-    /// See [`crate::Queue::set_config`].
-    pub fn set_config(&self, config: &QueueConfig) -> Result<()> {
-        self.run(async |q| q.set_config(config).await)
-    }
-
-    /// See [`crate::Queue::reset_config`].
-    pub fn reset_config(&self) -> Result<()> {
-        self.run(async |q| q.reset_config().await)
-    }
+// The blocking twin of every async operation of a queue (crate::operations::OPERATIONS), written
+// once: same name, arguments and reply.
+blocking_operations! {
+    fn add(&self, item: &Item) -> Result<bool>;
+    fn add_unique(&self, item: &Item) -> Result<()>;
+    fn add_batch(&self, items: &[Item]) -> Result<usize>;
+    fn lease(&self, ttl: Duration, wait: Wait) -> Result<Option<Lease>>;
+    fn lease_batch(&self, n: usize, ttl: Duration, wait: Wait) -> Result<Vec<Lease>>;
+    fn complete(&self, lease: &Lease) -> Result<bool>;
+    fn complete_with_result(&self, lease: &Lease, result: Option<&[u8]>, keep_for: Option<Duration>) -> Result<bool>;
+    fn complete_and_lease(&self, lease: &Lease, ttl: Duration) -> Result<(bool, Option<Lease>)>;
+    fn complete_and_lease_with_result(&self, lease: &Lease, result: Option<&[u8]>, keep_for: Option<Duration>, ttl: Duration) -> Result<(bool, Option<Lease>)>;
+    fn renew(&self, lease: &Lease, ttl: Duration) -> Result<bool>;
+    fn renew_outcome(&self, lease: &Lease, ttl: Duration) -> Result<RenewOutcome>;
+    fn fail(&self, lease: &Lease, error: &str, error_type: &str, retry: Retry) -> Result<FailOutcome>;
+    fn release(&self, lease: &Lease, delay: Option<Duration>) -> Result<bool>;
+    fn progress(&self, lease: &Lease, value: &[u8]) -> Result<bool>;
+    fn complete_batch(&self, completions: &[Completion<'_>]) -> Result<Vec<bool>>;
+    fn complete_and_lease_batch(&self, completions: &[Completion<'_>], n: usize, ttl: Duration) -> Result<(Vec<bool>, Vec<Lease>)>;
+    fn renew_batch(&self, leases: &[&Lease], ttl: Duration) -> Result<Vec<RenewOutcome>>;
+    fn fail_batch(&self, failures: &[(&Lease, &str, &str, Retry)]) -> Result<Vec<FailOutcome>>;
+    fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>>;
+    fn wait_result(&self, id: impl AsRef<[u8]>, wait: impl Into<Wait>) -> Result<Option<JobResult>>;
+    fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>>;
+    fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>>;
+    fn count(&self, state: State) -> Result<u64>;
+    fn stats(&self) -> Result<Stats>;
+    fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>>;
+    fn dead_requeue(&self, ids: &[impl AsRef<[u8]>]) -> Result<u64>;
+    fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64>;
+    fn dead_purge(&self, n: Option<u64>) -> Result<u64>;
+    fn config(&self) -> Result<QueueConfig>;
+    fn set_config(&self, config: &QueueConfig) -> Result<()>;
+    fn reset_config(&self) -> Result<()>;
+    fn light_clean(&self) -> Result<CleanReport>;
+    fn deep_clean(&self) -> Result<CleanReport>;
+    fn queue_len(&self) -> Result<u64>;
+    fn processing_len(&self) -> Result<u64>;
 }

@@ -170,6 +170,29 @@ impl RenewOutcome {
     }
 }
 
+/// A lease TTL given in milliseconds, as the bindings take it, checked once for all of them:
+/// more than 0 and at most [`MAX_TTL`]. `argument` names it in the error (`ttl_ms`,
+/// `options.ttl_ms`, `ttlMs`).
+pub fn ttl_from_millis(argument: &'static str, ms: i64) -> Result<Duration> {
+    if ms <= 0 {
+        return Err(Error::invalid(
+            argument,
+            format!("must be greater than zero, got {ms}"),
+        ));
+    }
+    let ttl = Duration::from_millis(ms as u64);
+    if ttl > MAX_TTL {
+        return Err(Error::invalid(
+            argument,
+            format!(
+                "is {ms}, at most {} (30 days) is allowed",
+                MAX_TTL.as_millis()
+            ),
+        ));
+    }
+    Ok(ttl)
+}
+
 /// Validates a lease TTL and returns it in whole milliseconds (rounded up).
 pub(crate) fn ttl_millis(ttl: Duration) -> Result<u64> {
     if ttl.is_zero() {

@@ -50,7 +50,10 @@ async fn the_least_privilege_user_runs_everything_on_its_queue_and_nothing_else(
         .unwrap();
     assert!(q.renew(&lease, Duration::from_secs(30)).await.unwrap());
     assert!(q.progress(&lease, b"half").await.unwrap());
-    assert!(q.complete_with_result(&lease, b"done", None).await.unwrap());
+    assert!(q
+        .complete_with_result(&lease, Some(b"done".as_slice()), None)
+        .await
+        .unwrap());
     let lease = q
         .lease(Duration::from_secs(30), Wait::No)
         .await

@@ -138,7 +138,9 @@ fn interruptible_wait_result_and_lease_batch_stop_on_request() {
         .unwrap()
         .unwrap();
     assert_eq!(leases.len(), 1);
-    assert!(q.complete_with_result(&leases[0], b"42", None).unwrap());
+    assert!(q
+        .complete_with_result(&leases[0], Some(b"42".as_slice()), None)
+        .unwrap());
     let kept = q
         .wait_result_interruptible("r", Wait::Forever, every, || Ok::<(), ()>(()))
         .unwrap()

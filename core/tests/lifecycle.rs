@@ -235,7 +235,7 @@ async fn results_are_kept_and_awaited(env: Env) {
     let lease = env.lease().await.unwrap();
     assert!(env
         .queue
-        .complete_with_result(&lease, b"4", Some(Duration::from_secs(60)))
+        .complete_with_result(&lease, Some(b"4".as_slice()), Some(Duration::from_secs(60)))
         .await
         .unwrap());
     let got = waiter.await.unwrap().expect("woken by the result");
@@ -630,7 +630,7 @@ async fn out_of_memory_drains_and_refuses_growth() {
     assert!(err.to_string().contains("OOM"), "{err}");
     let err = env
         .queue
-        .complete_with_result(&held, b"a result", None)
+        .complete_with_result(&held, Some(b"a result".as_slice()), None)
         .await
         .unwrap_err();
     assert_eq!(err.code(), leaseq::ErrorCode::OutOfMemory, "{err}");
@@ -829,7 +829,7 @@ async fn ids_that_are_not_utf8_work_in_every_call(env: Env) {
     let lease = env.lease().await.unwrap();
     assert!(env
         .queue
-        .complete_with_result(&lease, b"done", None)
+        .complete_with_result(&lease, Some(b"done".as_slice()), None)
         .await
         .unwrap());
     assert_eq!(env.queue.result(id).await.unwrap().unwrap().data, b"done");
@@ -859,7 +859,7 @@ async fn wait_result_can_wait_forever(env: Env) {
     let lease = env.lease().await.unwrap();
     assert!(env
         .queue
-        .complete_with_result(&lease, b"at last", None)
+        .complete_with_result(&lease, Some(b"at last".as_slice()), None)
         .await
         .unwrap());
     let got = waiter
@@ -894,7 +894,12 @@ async fn complete_and_lease_keeps_a_result(env: Env) {
     let first = env.lease().await.unwrap();
     let (done, next) = env
         .queue
-        .complete_and_lease_with_result(&first, b"r1", Some(Duration::from_secs(60)), TTL)
+        .complete_and_lease_with_result(
+            &first,
+            Some(b"r1".as_slice()),
+            Some(Duration::from_secs(60)),
+            TTL,
+        )
         .await
         .unwrap();
     assert!(done);
@@ -908,7 +913,12 @@ async fn complete_and_lease_keeps_a_result(env: Env) {
     assert!(ttl > 0 && ttl <= 60_000, "kept for keep_for: {ttl}");
     assert!(matches!(
         env.queue
-            .complete_and_lease_with_result(&next, b"r2", Some(Duration::ZERO), TTL)
+            .complete_and_lease_with_result(
+                &next,
+                Some(b"r2".as_slice()),
+                Some(Duration::ZERO),
+                TTL
+            )
             .await,
         Err(leaseq::Error::InvalidArgument {
             argument: "keep_result_for",
@@ -918,7 +928,7 @@ async fn complete_and_lease_keeps_a_result(env: Env) {
     // Without keep_for the default applies (one day); the result is readable.
     let (done, none) = env
         .queue
-        .complete_and_lease_with_result(&next, b"", None, TTL)
+        .complete_and_lease_with_result(&next, Some(b"".as_slice()), None, TTL)
         .await
         .unwrap();
     assert!(done && none.is_none());

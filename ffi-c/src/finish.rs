@@ -70,7 +70,7 @@ pub unsafe extern "C" fn leaseq_queue_complete_with_result(
         out_completed.set(
             queue
                 .inner
-                .complete_with_result(&lease.inner, result, keep)?,
+                .complete_with_result(&lease.inner, Some(result), keep)?,
         );
         Ok(())
     })

@@ -574,7 +574,7 @@ pub unsafe extern "C" fn leaseq_queue_complete_and_lease_with_result(
         let (completed, next) =
             queue
                 .inner
-                .complete_and_lease_with_result(&lease.inner, result, keep, ttl)?;
+                .complete_and_lease_with_result(&lease.inner, Some(result), keep, ttl)?;
         out_completed.set(completed);
         if let Some(next) = next {
             out_next.set(leaseq_lease::new(next));

@@ -223,7 +223,7 @@ impl NativeQueue {
         let done = match (&result, keep) {
             (Some(result), keep) => {
                 self.inner
-                    .complete_with_result(&lease.inner, result, keep)
+                    .complete_with_result(&lease.inner, Some(result), keep)
                     .await
             }
             (None, None) => self.inner.complete(&lease.inner).await,
@@ -252,7 +252,7 @@ impl NativeQueue {
         let done = match (&result, keep) {
             (Some(result), keep) => {
                 self.inner
-                    .complete_and_lease_with_result(&lease.inner, result, keep, ttl)
+                    .complete_and_lease_with_result(&lease.inner, Some(result), keep, ttl)
                     .await
             }
             (None, None) => self.inner.complete_and_lease(&lease.inner, ttl).await,

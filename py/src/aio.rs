@@ -310,7 +310,7 @@ impl AsyncQueue {
         self.run(py, move |q| async move {
             let lease = &lease.get().inner;
             match result {
-                Some(result) => q.complete_with_result(lease, &result, keep).await,
+                Some(result) => q.complete_with_result(lease, Some(&result), keep).await,
                 None => q.complete(lease).await,
             }
         })
@@ -344,7 +344,7 @@ impl AsyncQueue {
             let lease = &lease.get().inner;
             let (done, next) = match result {
                 Some(result) => {
-                    q.complete_and_lease_with_result(lease, &result, keep, ttl)
+                    q.complete_and_lease_with_result(lease, Some(&result), keep, ttl)
                         .await?
                 }
                 None => q.complete_and_lease(lease, ttl).await?,

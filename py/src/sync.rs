@@ -225,7 +225,7 @@ impl Queue {
         match result {
             Some(result) if !result.is_none() => {
                 let result = convert::data(result, "result")?;
-                py.detach(|| self.inner.complete_with_result(lease, &result, keep))
+                py.detach(|| self.inner.complete_with_result(lease, Some(&result), keep))
                     .map_err(|e| errors::to_py(py, e))
             }
             _ if keep.is_some() => Err(errors::invalid(
@@ -257,7 +257,7 @@ impl Queue {
             Some(result) if !result.is_none() => {
                 let result = convert::data(result, "result")?;
                 self.call(py, |q| {
-                    q.complete_and_lease_with_result(lease, &result, keep, ttl)
+                    q.complete_and_lease_with_result(lease, Some(&result), keep, ttl)
                 })?
             }
             _ if keep.is_some() => {

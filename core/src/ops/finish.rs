@@ -33,14 +33,16 @@ impl Queue {
 
     /// Like [`Queue::complete`], and keeps `result` for `keep_for` (default: the item's, else
     /// the queue's `keep_result_for`, else one day), for [`Queue::result`] and
-    /// [`Queue::wait_result`].
+    /// [`Queue::wait_result`]. With `result` `None` this is [`Queue::complete`], and `keep_for`
+    /// is refused (argument `keep_result_for`): the one check every binding relies on.
     pub async fn complete_with_result(
         &self,
         lease: &Lease,
-        result: &[u8],
+        result: Option<&[u8]>,
         keep_for: Option<Duration>,
     ) -> Result<bool> {
-        self.complete_inner(lease, Some(result), keep_for).await
+        check_keep(result, keep_for)?;
+        self.complete_inner(lease, result, keep_for).await
     }
 
     async fn complete_inner(
@@ -324,6 +326,17 @@ fn fail_outcome(code: i64, delay_ms: u64) -> FailOutcome {
         2 => FailOutcome::Dead,
         other => FailOutcome::NotHeld(RenewOutcome::from_code(other)),
     }
+}
+
+/// `keep_result_for` applies only with a result: refused without one.
+pub(crate) fn check_keep(result: Option<&[u8]>, keep_for: Option<Duration>) -> Result<()> {
+    if result.is_none() && keep_for.is_some() {
+        return Err(Error::invalid(
+            "keep_result_for",
+            "applies only with a `result`",
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a batch of more than [`MAX_PAGE`] leases (argument `argument`).

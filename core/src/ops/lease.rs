@@ -173,15 +173,18 @@ impl Queue {
 
     /// Like [`Queue::complete_and_lease`], and keeps `result` as
     /// [`Queue::complete_with_result`] does: for `keep_for` (default: the item's, else the
-    /// queue's `keep_result_for`, else one day). Still one round trip.
+    /// queue's `keep_result_for`, else one day). Still one round trip. With `result` `None`
+    /// this is [`Queue::complete_and_lease`], and `keep_for` is refused (argument
+    /// `keep_result_for`).
     pub async fn complete_and_lease_with_result(
         &self,
         lease: &Lease,
-        result: &[u8],
+        result: Option<&[u8]>,
         keep_for: Option<Duration>,
         ttl: Duration,
     ) -> Result<(bool, Option<Lease>)> {
-        self.complete_and_lease_inner(lease, Some((result, keep_for)), ttl)
+        crate::ops::finish::check_keep(result, keep_for)?;
+        self.complete_and_lease_inner(lease, result.map(|r| (r, keep_for)), ttl)
             .await
     }
 

@@ -186,7 +186,7 @@ impl Runner<'_> {
                 if step.get("result").is_some() {
                     q.complete_with_result(
                         &lease,
-                        &data_bytes(&step["result"])?,
+                        Some(data_bytes(&step["result"])?.as_slice()),
                         opt_ms(step, "keep_result_ms"),
                     )
                     .map(Json::from)
@@ -303,7 +303,7 @@ impl Runner<'_> {
                 let got = if step.get("result").is_some() {
                     q.complete_and_lease_with_result(
                         &lease,
-                        &data_bytes(&step["result"])?,
+                        Some(data_bytes(&step["result"])?.as_slice()),
                         opt_ms(step, "keep_result_ms"),
                         ms(step, "ttl_ms")?,
                     )

@@ -1,0 +1,636 @@
+//! The operations of a queue, written once: each one's name, arguments, defaults and reply, as
+//! every language offers it. The bindings are checked against this table by a test in each
+//! language (a missing, extra or misnamed operation or argument fails it), the way their error
+//! tables are checked against spec/errors.md; docs/reference/operations.md is rendered from it.
+//!
+//! How each language spells an entry:
+//! - Rust: the async [`crate::Queue`] and the blocking [`crate::blocking::Queue`] have a method
+//!   per name in [`Operation::rust`] (usually the operation's own name).
+//! - Python: `Queue` and `AsyncQueue` have a method of the operation's name; its parameters are
+//!   the arguments, in order, the optional ones with a default of `None` (or the default shown).
+//!   Durations are seconds (a float or a `timedelta`).
+//! - Node: `Queue` has a method of the camelCase name ([`Operation::node_name`]); the required
+//!   arguments come first, in order, then the optional ones as keys of an options object
+//!   ([`Arg::node_name`]: camelCase, durations in milliseconds with an `Ms` suffix).
+//! - C: `leaseq_queue_<name>` ([`Operation::c_name`]); durations are `<name>_ms` (`int64_t`),
+//!   bytes are `(ptr, len)`, and optional arguments take a sentinel or an options struct.
+
+use crate::worker::Event;
+
+/// What an argument is: it decides how each language takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Kind {
+    /// One item (id, data and options).
+    Item,
+    /// A list of items.
+    Items,
+    /// A lease returned by a lease call.
+    Lease,
+    /// A list of leases.
+    Leases,
+    /// A list of completions: each a lease, with or without a result to keep.
+    Completions,
+    /// A list of failures: each a lease, an error, its type and a retry decision.
+    Failures,
+    /// An item's id: text, or bytes for ids other clients wrote.
+    Id,
+    /// A list of ids.
+    Ids,
+    /// Bytes (text is stored as its UTF-8).
+    Bytes,
+    /// Text.
+    Text,
+    /// A duration (seconds in Python, milliseconds elsewhere).
+    Duration,
+    /// A non-negative count.
+    Count,
+    /// Yes or no.
+    Flag,
+    /// A state of an item (`waiting`, `delayed`, `leased`, `dead`).
+    State,
+    /// What to do with a failed item: the backoff, a delay, or never.
+    Retry,
+    /// The fields of a queue's configuration.
+    Config,
+}
+
+/// One argument of an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Arg {
+    /// Its name in snake_case (Python's parameter; Node's in camelCase).
+    pub name: &'static str,
+    /// What it is.
+    pub kind: Kind,
+    /// Whether the caller must give it.
+    pub required: bool,
+    /// What applies when an optional argument is left out (empty for a required one).
+    pub default: &'static str,
+    /// The one language that has this argument, for a language's own idiom (Python's
+    /// keyword-only `block`), or `None`: every language.
+    pub only: Option<&'static str>,
+}
+
+/// One operation of a queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Operation {
+    /// Its name in snake_case: the Python method, and the C function's suffix.
+    pub name: &'static str,
+    /// Its arguments, in order (the queue itself not included).
+    pub args: &'static [Arg],
+    /// What it returns, in words common to the four languages.
+    pub reply: &'static str,
+    /// Round trips to Redis: `1`, or `0` for one that sends nothing.
+    pub round_trips: u8,
+    /// What it does, in one line.
+    pub summary: &'static str,
+    /// The Rust methods that implement it (several when Rust splits it by its optional
+    /// arguments, as `complete` and `complete_with_result`).
+    pub rust: &'static [&'static str],
+    /// The C function, when it is not `leaseq_queue_<name>`.
+    pub c: Option<&'static str>,
+}
+
+const fn req(name: &'static str, kind: Kind) -> Arg {
+    Arg {
+        name,
+        kind,
+        required: true,
+        default: "",
+        only: None,
+    }
+}
+
+const fn opt(name: &'static str, kind: Kind, default: &'static str) -> Arg {
+    Arg {
+        name,
+        kind,
+        required: false,
+        default,
+        only: None,
+    }
+}
+
+const fn op(
+    name: &'static str,
+    args: &'static [Arg],
+    reply: &'static str,
+    summary: &'static str,
+) -> Operation {
+    Operation {
+        name,
+        args,
+        reply,
+        round_trips: 1,
+        summary,
+        rust: &[],
+        c: None,
+    }
+}
+
+const LEASE: Arg = req("lease", Kind::Lease);
+const ID: Arg = req("id", Kind::Id);
+const TTL: Arg = opt("ttl", Kind::Duration, "30 s");
+const TIMEOUT: Arg = opt("timeout", Kind::Duration, "no wait");
+const RESULT: Arg = opt("result", Kind::Bytes, "no result kept");
+const KEEP: Arg = opt(
+    "keep_result_for",
+    Kind::Duration,
+    "the item's, else the queue's, else one day (only with a result)",
+);
+
+/// Every operation of a queue, in the order the documentation lists them.
+pub static OPERATIONS: &[Operation] = &[
+    op(
+        "add",
+        &[req("item", Kind::Item)],
+        "whether it was added (false: the id exists)",
+        "Adds an item; a delay, a time to run at, a priority and retry settings come with it.",
+    ),
+    op(
+        "add_unique",
+        &[req("item", Kind::Item)],
+        "nothing",
+        "Adds an item, replacing one of the same id (its data, options and history).",
+    ),
+    op(
+        "add_batch",
+        &[req("items", Kind::Items)],
+        "how many were added",
+        "Adds up to 1000 items in one round trip; ids that exist are skipped.",
+    ),
+    Operation {
+        args: &[
+            TTL,
+            TIMEOUT,
+            Arg {
+                only: Some("python"),
+                ..opt("block", Kind::Flag, "wait while `timeout` allows")
+            },
+        ],
+        ..op(
+            "lease",
+            &[],
+            "a lease, or none",
+            "Leases the next item for `ttl`, waiting up to `timeout` (server-side) for one.",
+        )
+    },
+    op(
+        "lease_batch",
+        &[req("n", Kind::Count), TTL, TIMEOUT],
+        "a list of leases",
+        "Leases up to `n` (at most 1000) items in one round trip.",
+    ),
+    Operation {
+        rust: &["complete", "complete_with_result"],
+        ..op(
+            "complete",
+            &[LEASE, RESULT, KEEP],
+            "whether this call completed the item",
+            "Completes a leased item, keeping `result` for `result`/`wait_result` if given.",
+        )
+    },
+    Operation {
+        rust: &["complete_and_lease", "complete_and_lease_with_result"],
+        ..op(
+            "complete_and_lease",
+            &[LEASE, TTL, RESULT, KEEP],
+            "whether it completed, and the next lease or none",
+            "Completes a lease and leases the next item (no wait) in one round trip.",
+        )
+    },
+    op(
+        "renew",
+        &[LEASE, TTL],
+        "whether the lease was renewed",
+        "Extends a lease to `ttl` from now while it is still this holder's.",
+    ),
+    op(
+        "renew_outcome",
+        &[LEASE, TTL],
+        "renewed, or why not (expired, taken, completed, cancelled, older incarnation)",
+        "Like `renew`, saying what it found.",
+    ),
+    op(
+        "fail",
+        &[
+            LEASE,
+            req("error", Kind::Text),
+            opt("error_type", Kind::Text, "the error's class, else empty"),
+            opt("retry", Kind::Retry, "the item's backoff while attempts remain"),
+        ],
+        "retrying (after a delay), dead, or not held (why)",
+        "Records a failed attempt: retried after a backoff, or dead when out of attempts.",
+    ),
+    op(
+        "release",
+        &[LEASE, opt("delay", Kind::Duration, "none: it waits again now")],
+        "whether it was released",
+        "Hands the item back without counting a failure.",
+    ),
+    op(
+        "progress",
+        &[LEASE, req("value", Kind::Bytes)],
+        "whether it was stored",
+        "Stores a small value (at most 64 KiB) on the leased item, shown by `get`.",
+    ),
+    Operation {
+        round_trips: 0,
+        ..op(
+            "lease_from_parts",
+            &[
+                ID,
+                req("token", Kind::Text),
+                req("incarnation", Kind::Text),
+                req("attempt", Kind::Count),
+            ],
+            "a lease",
+            "Rebuilds a lease from its parts (kept by another process) to finish it.",
+        )
+    },
+    op(
+        "complete_batch",
+        &[req("completions", Kind::Completions)],
+        "whether each completed its item, in order",
+        "Completes up to 1000 leases in one round trip, each as `complete` would.",
+    ),
+    op(
+        "complete_and_lease_batch",
+        &[req("completions", Kind::Completions), req("n", Kind::Count), TTL],
+        "whether each completed, and the new leases",
+        "Completes leases and leases up to `n` more (no wait) in one round trip.",
+    ),
+    op(
+        "renew_batch",
+        &[req("leases", Kind::Leases), TTL],
+        "each lease's renew outcome, in order",
+        "Extends up to 1000 leases in one round trip.",
+    ),
+    op(
+        "fail_batch",
+        &[req("failures", Kind::Failures)],
+        "each failure's outcome, in order",
+        "Fails up to 1000 leases in one round trip, each as `fail` would.",
+    ),
+    op(
+        "result",
+        &[ID],
+        "the kept result, or none",
+        "The result kept for an item.",
+    ),
+    op(
+        "wait_result",
+        &[ID, req("timeout", Kind::Duration)],
+        "the kept result, or none when the time passed first",
+        "Waits (server-side) up to `timeout` for an item's result.",
+    ),
+    op(
+        "get",
+        &[ID],
+        "the job (state, attempts, errors, progress, result, times), or none",
+        "Everything known about one item.",
+    ),
+    op(
+        "list",
+        &[
+            req("state", Kind::State),
+            opt("start", Kind::Count, "0"),
+            opt("count", Kind::Count, "100"),
+        ],
+        "a page of entries (id, time, attempts, error)",
+        "A page of the items in a state, in the order they will be handled.",
+    ),
+    op(
+        "count",
+        &[req("state", Kind::State)],
+        "a number",
+        "How many items are in a state.",
+    ),
+    op(
+        "stats",
+        &[],
+        "counts per state, the oldest waiting item's age, per-minute counters when on",
+        "The queue at a glance.",
+    ),
+    op(
+        "cancel",
+        &[ID],
+        "the state it was in, or none",
+        "Cancels an item: removed if waiting, delayed or dead; a leased one ends at its holder's next call.",
+    ),
+    op(
+        "dead_requeue",
+        &[req("ids", Kind::Ids)],
+        "how many were requeued",
+        "Puts up to 1000 dead items back to waiting, attempts reset.",
+    ),
+    op(
+        "dead_requeue_oldest",
+        &[opt("n", Kind::Count, "all")],
+        "how many were requeued",
+        "Requeues the `n` oldest dead items.",
+    ),
+    op(
+        "dead_purge",
+        &[opt("n", Kind::Count, "all")],
+        "how many were deleted",
+        "Deletes the `n` oldest dead items.",
+    ),
+    op(
+        "config",
+        &[],
+        "the stored configuration",
+        "The queue's stored settings (only the fields stored).",
+    ),
+    op(
+        "set_config",
+        &[req("config", Kind::Config)],
+        "nothing",
+        "Stores the settings given, all checked before anything is written.",
+    ),
+    op(
+        "reset_config",
+        &[],
+        "nothing",
+        "Removes the stored settings: the defaults apply again.",
+    ),
+    op(
+        "light_clean",
+        &[],
+        "what it requeued, removed, promoted and sent to the dead letters",
+        "Repairs what crashed clients left; run it about once per lease TTL.",
+    ),
+    op(
+        "deep_clean",
+        &[],
+        "what it requeued, removed, promoted and sent to the dead letters",
+        "A light clean plus a walk over every key of the queue; run it rarely.",
+    ),
+    Operation {
+        c: Some("leaseq_queue_len"),
+        ..op(
+            "queue_len",
+            &[],
+            "a number",
+            "How many items wait, at every priority.",
+        )
+    },
+    op(
+        "processing_len",
+        &[],
+        "a number",
+        "How many items are being processed: leased by leaseq or by redis-work-queue clients.",
+    ),
+];
+
+/// The runner's events, by name, the same in every language (Node in camelCase).
+pub const EVENTS: [&str; 7] = Event::NAMES;
+
+/// `snake_case` to `camelCase`.
+fn camel(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl Operation {
+    /// The Node method: the name in camelCase.
+    pub fn node_name(&self) -> String {
+        camel(self.name)
+    }
+
+    /// The C function.
+    pub fn c_name(&self) -> String {
+        match self.c {
+            Some(c) => c.to_owned(),
+            None => format!("leaseq_queue_{}", self.name),
+        }
+    }
+
+    /// The Rust methods that implement it.
+    pub fn rust_names(&'static self) -> &'static [&'static str] {
+        if self.rust.is_empty() {
+            std::slice::from_ref(&self.name)
+        } else {
+            self.rust
+        }
+    }
+
+    /// The operation of this name.
+    pub fn find(name: &str) -> Option<&'static Operation> {
+        OPERATIONS.iter().find(|o| o.name == name)
+    }
+}
+
+impl Arg {
+    /// Whether `language` (`rust`, `python`, `node` or `c`) has this argument.
+    pub fn in_language(&self, language: &str) -> bool {
+        self.only.is_none_or(|only| only == language)
+    }
+
+    /// Its Node name: camelCase, with `Ms` after a duration.
+    pub fn node_name(&self) -> String {
+        let name = camel(self.name);
+        if self.kind == Kind::Duration {
+            name + "Ms"
+        } else {
+            name
+        }
+    }
+
+    /// Its C parameter: the name, with `_ms` after a duration.
+    pub fn c_name(&self) -> String {
+        if self.kind == Kind::Duration {
+            format!("{}_ms", self.name)
+        } else {
+            self.name.to_owned()
+        }
+    }
+}
+
+/// The table as Markdown: docs/reference/operations.md.
+pub fn markdown() -> String {
+    let mut md = String::from(
+        "# Operations in four languages\n\n\
+         <!-- Generated from core/src/operations.rs; a core test fails when this page differs. \
+         Regenerate: LEASEQ_WRITE_DOCS=1 cargo test -p leaseq --lib operations -->\n\n\
+         Every operation of a queue, as each language names it. One table in the core \
+         (`leaseq::operations::OPERATIONS`) is the source of this page, and a test in each \
+         language fails when its binding lacks an operation or names one differently.\n\n\
+         Each is one round trip to Redis unless marked otherwise. Durations are seconds in \
+         Python (a float or a `timedelta`) and milliseconds in Node (`...Ms`) and C (`..._ms`); \
+         Node takes the optional arguments as keys of an options object.\n\n\
+         | Operation | Rust | Python | Node | C | Returns |\n|---|---|---|---|---|---|\n",
+    );
+    for o in OPERATIONS {
+        let rust = o
+            .rust_names()
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        md += &format!(
+            "| [{name}](#{name}) | {rust} | `{name}` | `{node}` | `{c}` | {reply} |\n",
+            name = o.name,
+            node = o.node_name(),
+            c = o.c_name(),
+            reply = o.reply,
+        );
+    }
+    md += "\n## Arguments\n";
+    for o in OPERATIONS {
+        md += &format!("\n### {}\n\n{}", o.name, o.summary);
+        if o.round_trips == 0 {
+            md += " Sends nothing to Redis.";
+        }
+        md += "\n\n";
+        if o.args.is_empty() {
+            md += "No arguments.\n";
+            continue;
+        }
+        md += "| Argument | Node | C | Kind | When left out |\n|---|---|---|---|---|\n";
+        for a in o.args {
+            let only = a.only.map(|l| format!(" ({l} only)")).unwrap_or_default();
+            let default = if a.required {
+                "required".to_owned()
+            } else {
+                a.default.to_owned()
+            };
+            md += &format!(
+                "| `{}`{only} | `{}` | `{}` | {:?} | {default} |\n",
+                a.name,
+                a.node_name(),
+                a.c_name(),
+                a.kind,
+            );
+        }
+    }
+    md += &format!(
+        "\n## Runner events\n\nA runner reports these events, named alike in every language \
+         (Node in camelCase): {}.\n",
+        EVENTS
+            .iter()
+            .map(|e| format!("`{e}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn source(path: &str) -> String {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(root.join(path)).unwrap()
+    }
+
+    #[test]
+    fn names_are_unique_and_snake_case() {
+        let mut names: Vec<_> = OPERATIONS.iter().map(|o| o.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), OPERATIONS.len());
+        for o in OPERATIONS {
+            assert!(
+                o.name.chars().all(|c| c.is_ascii_lowercase() || c == '_'),
+                "{}",
+                o.name
+            );
+            let mut seen = Vec::new();
+            for a in o.args {
+                assert!(!seen.contains(&a.name), "{}: {} twice", o.name, a.name);
+                seen.push(a.name);
+                assert_eq!(a.required, a.default.is_empty(), "{}.{}", o.name, a.name);
+            }
+        }
+        assert_eq!(Operation::find("complete").unwrap().node_name(), "complete");
+        assert_eq!(
+            Operation::find("complete_and_lease_batch")
+                .unwrap()
+                .node_name(),
+            "completeAndLeaseBatch"
+        );
+        assert_eq!(KEEP.node_name(), "keepResultForMs");
+        assert_eq!(KEEP.c_name(), "keep_result_for_ms");
+    }
+
+    /// Every operation has its async method in core/src/ops and its blocking twin.
+    #[test]
+    fn rust_has_every_operation() {
+        let ops = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ops"))
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect::<String>();
+        let blocking = source("src/blocking.rs");
+        let generated = crate::blocking::GENERATED;
+        for o in OPERATIONS {
+            for name in o.rust_names() {
+                let defined = [
+                    format!("pub async fn {name}("),
+                    format!("pub async fn {name}<"),
+                    format!("pub fn {name}("),
+                ];
+                assert!(
+                    defined.iter().any(|d| ops.contains(d.as_str())),
+                    "crate::Queue lacks {name}"
+                );
+                assert!(
+                    generated.contains(name) || blocking.contains(&format!("pub fn {name}(")),
+                    "blocking::Queue lacks {name}"
+                );
+            }
+        }
+        // And nothing public in ops/ is missing from the table (builders and helpers aside).
+        let listed: Vec<&str> = OPERATIONS
+            .iter()
+            .flat_map(|o| o.rust_names())
+            .copied()
+            .collect();
+        for line in ops.lines() {
+            let line = line.trim_start();
+            if let Some(rest) = line.strip_prefix("pub async fn ") {
+                let name = &rest[..rest.find(['(', '<']).unwrap()];
+                let internal = ["runner_beat", "runner_leave", "runners"];
+                assert!(
+                    listed.contains(&name) || internal.contains(&name),
+                    "crate::Queue::{name} is not in operations::OPERATIONS"
+                );
+            }
+        }
+        for name in generated {
+            assert!(listed.contains(name), "blocking {name} is not in the table");
+        }
+    }
+
+    /// docs/reference/operations.md is this table's rendering.
+    #[test]
+    fn the_docs_page_is_the_table() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/reference/operations.md");
+        let md = markdown();
+        if std::env::var_os("LEASEQ_WRITE_DOCS").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &md).unwrap();
+        }
+        let page = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            page == md,
+            "docs/reference/operations.md differs from the table; regenerate it with \
+             LEASEQ_WRITE_DOCS=1 cargo test -p leaseq --lib operations"
+        );
+    }
+}
