@@ -217,12 +217,14 @@ async fn each_operation_costs_the_documented_round_trips() {
 
     assert_eq!(
         fcall_calls(&env),
-        // adds 1+1+1+3, lease, blocking lease, renew, complete, complete_and_lease
-        6 + 5
+        // adds 1+1+1+3, lease, blocking lease, renew, complete, complete_and_lease, queue_len
+        6 + 6
             // lease, progress, get, fail, list, count, stats, dead_requeue, lease, release,
             // cancel, lease_batch, renew_batch, fail_batch, complete_batch,
             // complete_and_lease_batch
             + 16
+            // count(leased) and processing_len before the light clean
+            + 2
             // light clean
             + 7
     );
