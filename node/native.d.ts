@@ -199,6 +199,24 @@ export declare class NativeWorkerRun {
   interrupt(): void
 }
 
+/** One argument of an operation. */
+export interface ArgInfo {
+  /** Its name in snake_case (Python's parameter). */
+  name: string
+  /** Its Node name: the positional parameter, or the key of the options object. */
+  nodeName: string
+  /** What it is (`Item`, `Lease`, `Duration`, ...: the core's `Kind`). */
+  kind: string
+  /** Whether the caller must give it. */
+  required: boolean
+  /** What applies when an optional argument is left out (empty for a required one). */
+  default: string
+  /** The one language that has it (`python`), or null: every language. */
+  only?: string
+  /** Whether Node has it (`only` is null or `node`). */
+  inNode: boolean
+}
+
 /**
  * A backoff as JavaScript writes it: `{ type: 'fixed', delayMs }` or
  * `{ type: 'exponential', baseMs, capMs, jitter? }` (`lib/args.js` checks the shape).
@@ -302,6 +320,17 @@ export interface ErrorCodeInfo {
  */
 export declare function errorCodes(): Array<ErrorCodeInfo>
 
+/** One event of a runner. */
+export interface EventInfo {
+  /** Its name, the same in every language (`lease_lost`). */
+  name: string
+  /** Its Node name: the name in camelCase (`leaseLost`). */
+  nodeName: string
+}
+
+/** Every event of a runner (`leaseq::operations::EVENTS`), in the order of the core's enum. */
+export declare function events(): Array<EventInfo>
+
 /** One failure of `fail_batch` (its lease travels in a list beside it). */
 export interface FailureParts {
   /** The message. */
@@ -397,6 +426,28 @@ export interface MinuteParts {
   expired: number
 }
 
+/** One operation of a queue. */
+export interface OperationInfo {
+  /** Its name in snake_case (Python's method). */
+  name: string
+  /** The `Queue` method: the name in camelCase. */
+  nodeName: string
+  /**
+   * Its arguments, in order: the required ones are positional, the optional ones keys of an
+   * options object.
+   */
+  args: Array<ArgInfo>
+  /** What it returns, in words. */
+  reply: string
+  /** Round trips to Redis: 1, or 0 for one that sends nothing. */
+  roundTrips: number
+  /** What it does, in one line. */
+  summary: string
+}
+
+/** Every operation of a queue (`leaseq::operations::OPERATIONS`), in the documentation's order. */
+export declare function operations(): Array<OperationInfo>
+
 /** A kept result. */
 export interface ResultParts {
   /** The bytes the completing worker gave. */
@@ -437,7 +488,10 @@ export interface StatsParts {
 
 /** One event of a runner. */
 export interface WorkerEventParts {
-  /** `completed`, `retrying`, `dead`, `released`, `leaseLost`, `error` or `recovered`. */
+  /**
+   * The core's name for it (`Event::name`) in camelCase: `completed`, `retrying`, `dead`,
+   * `released`, `leaseLost`, `error` or `recovered`.
+   */
   name: string
   /** The item's id (none for `error` and `recovered`). */
   id?: string
