@@ -94,6 +94,12 @@ export declare class NativeQueue {
   fail(lease: NativeLease, error: string, errorType?: string | undefined | null, retryMode?: string | undefined | null, retryAfterMs?: number | undefined | null): Promise<string>
   /** Hands the item back without counting a failure, now or after `delay_ms`. */
   release(lease: NativeLease, delayMs?: number | undefined | null): Promise<boolean>
+  /**
+   * The lease whose parts (id, token, incarnation, attempt) another process kept, to finish
+   * it here. Sends nothing; the item's max attempts and backoff are the defaults (the core's
+   * `Queue::lease_from_parts`).
+   */
+  leaseFromParts(id: string, token: string, incarnation: string, attempt: number): LeasedParts
   /** Stores a small progress value on the leased item. */
   progress(lease: NativeLease, value: Buffer): Promise<boolean>
   /** The result kept for item `id` (its bytes). */
@@ -146,9 +152,16 @@ export declare class NativeQueue {
   lightClean(): Promise<CleanParts>
   /** A light clean, plus items on no list and orphaned lease counts. */
   deepClean(): Promise<CleanParts>
-  /** How many ids wait in the priority-0 list. */
+  /**
+   * How many items wait, at every priority: the same as `count('waiting')` (not
+   * redis-work-queue's `LLEN P:queue`, which misses every priority but 0).
+   */
   queueLen(): Promise<number>
-  /** How many ids are in processing. */
+  /**
+   * How many items are being processed: leased by leaseq (`P:leased`) plus those in
+   * redis-work-queue's `P:processing` list (its clients' leases, or left by them until a
+   * light clean).
+   */
   processingLen(): Promise<number>
 }
 
