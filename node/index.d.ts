@@ -363,9 +363,10 @@ export interface CleanReport {
 }
 
 /**
- * One queue: the keys under one prefix. Every method returns a Promise; a bad argument rejects
- * it with a `LeaseqError` of code `INVALID_ARGUMENT` naming the argument, and sends nothing.
- * Every operation is one round trip.
+ * One queue: the keys under one prefix. Every method but `leaseFromParts` (which sends nothing)
+ * returns a Promise and is one round trip; a bad argument rejects it with a `LeaseqError` of
+ * code `INVALID_ARGUMENT` naming the argument (an unknown option too), and sends nothing.
+ * Required arguments come first, in order; optional ones are keys of an options object.
  */
 export declare class Queue {
   private constructor()
@@ -435,6 +436,17 @@ export declare class Queue {
   /** Stores a small value (at most 64 KiB) on the leased item, shown by `get`; whether it did. */
   progress(lease: Lease, value: Buffer | Uint8Array | string): Promise<boolean>
   /**
+   * The lease whose parts (`Lease#id`, `token`, `incarnation` and `attempt`) another process
+   * kept, to finish it here: `complete`, `fail`, `release`, `renew` and `progress` take it as
+   * they take a lease from `lease`. Sends nothing, so it returns the Lease itself (not a
+   * Promise), and throws a `LeaseqError` (code `INVALID_ARGUMENT`) for a bad part. Its `data`
+   * is empty, and its `maxAttempts` and `backoff` are the defaults, not the item's (parts do
+   * not carry them): `fail` still applies the item's max attempts, but retries after the
+   * default backoff.
+   * @example const lease = queue.leaseFromParts(id, token, incarnation, attempt)
+   */
+  leaseFromParts(id: string, token: string, incarnation: string, attempt: number): Lease
+  /**
    * The result kept for item `id`, or null. Ids are strings (their UTF-8) or bytes: an id
    * another kind of client added need not be UTF-8 (`Lease#idBytes`, `Job#idBytes`).
    */
@@ -444,6 +456,8 @@ export declare class Queue {
    * `timeoutMs: Infinity` waits until it comes or the client is closed, 0 only reads it.
    * Resolves to null when the time passes first.
    */
+  waitResult(id: string | Buffer | Uint8Array, timeoutMs: number): Promise<JobResult | null>
+  /** `waitResult(id, timeoutMs)`, with the timeout in an options object. */
   waitResult(id: string | Buffer | Uint8Array, options: { timeoutMs: number }): Promise<JobResult | null>
   /** Everything known about item `id`, or null when there is no such item nor a kept result. */
   get(id: string | Buffer | Uint8Array): Promise<Job | null>
@@ -490,15 +504,23 @@ export declare class Queue {
    */
   completeAndLeaseBatch(
     completions: Array<Lease | Completion>,
-    options: { n: number; ttlMs?: number },
+    n: number,
+    options?: { ttlMs?: number },
   ): Promise<{ completed: boolean[]; leases: Lease[] }>
   /** Re-queues items whose lease is gone; run it about once per lease TTL. */
   lightClean(): Promise<CleanReport>
   /** A light clean plus a walk over every key of the queue; run it rarely. */
   deepClean(): Promise<CleanReport>
-  /** How many ids wait in the priority-0 list (`count('waiting')` counts every priority). */
+  /**
+   * How many items wait, at every priority: the same as `count('waiting')` (not
+   * redis-work-queue's `LLEN P:queue`, which misses every priority but 0).
+   */
   queueLen(): Promise<number>
-  /** How many ids are in processing (redis-work-queue clients' leases). */
+  /**
+   * How many items are being processed: leased by leaseq (`count('leased')`) plus those in
+   * redis-work-queue's processing list (its clients' leases, or left by crashed ones until a
+   * light clean).
+   */
   processingLen(): Promise<number>
 }
 

@@ -94,6 +94,12 @@ export declare class NativeQueue {
   fail(lease: NativeLease, error: string, errorType?: string | undefined | null, retryMode?: string | undefined | null, retryAfterMs?: number | undefined | null): Promise<string>
   /** Hands the item back without counting a failure, now or after `delay_ms`. */
   release(lease: NativeLease, delayMs?: number | undefined | null): Promise<boolean>
+  /**
+   * The lease whose parts (id, token, incarnation, attempt) another process kept, to finish
+   * it here. Sends nothing; the item's max attempts and backoff are the defaults (the core's
+   * `Queue::lease_from_parts`).
+   */
+  leaseFromParts(id: string, token: string, incarnation: string, attempt: number): LeasedParts
   /** Stores a small progress value on the leased item. */
   progress(lease: NativeLease, value: Buffer): Promise<boolean>
   /** The result kept for item `id` (its bytes). */
@@ -146,9 +152,16 @@ export declare class NativeQueue {
   lightClean(): Promise<CleanParts>
   /** A light clean, plus items on no list and orphaned lease counts. */
   deepClean(): Promise<CleanParts>
-  /** How many ids wait in the priority-0 list. */
+  /**
+   * How many items wait, at every priority: the same as `count('waiting')` (not
+   * redis-work-queue's `LLEN P:queue`, which misses every priority but 0).
+   */
   queueLen(): Promise<number>
-  /** How many ids are in processing. */
+  /**
+   * How many items are being processed: leased by leaseq (`P:leased`) plus those in
+   * redis-work-queue's `P:processing` list (its clients' leases, or left by them until a
+   * light clean).
+   */
   processingLen(): Promise<number>
 }
 
@@ -197,6 +210,24 @@ export declare class NativeWorkerRun {
   force(): void
   /** The first call stops, the next forces (what a signal does). */
   interrupt(): void
+}
+
+/** One argument of an operation. */
+export interface ArgInfo {
+  /** Its name in snake_case (Python's parameter). */
+  name: string
+  /** Its Node name: the positional parameter, or the key of the options object. */
+  nodeName: string
+  /** What it is (`Item`, `Lease`, `Duration`, ...: the core's `Kind`). */
+  kind: string
+  /** Whether the caller must give it. */
+  required: boolean
+  /** What applies when an optional argument is left out (empty for a required one). */
+  default: string
+  /** The one language that has it (`python`), or null: every language. */
+  only?: string
+  /** Whether Node has it (`only` is null or `node`). */
+  inNode: boolean
 }
 
 /**
@@ -302,6 +333,17 @@ export interface ErrorCodeInfo {
  */
 export declare function errorCodes(): Array<ErrorCodeInfo>
 
+/** One event of a runner. */
+export interface EventInfo {
+  /** Its name, the same in every language (`lease_lost`). */
+  name: string
+  /** Its Node name: the name in camelCase (`leaseLost`). */
+  nodeName: string
+}
+
+/** Every event of a runner (`leaseq::operations::EVENTS`), in the order of the core's enum. */
+export declare function events(): Array<EventInfo>
+
 /** One failure of `fail_batch` (its lease travels in a list beside it). */
 export interface FailureParts {
   /** The message. */
@@ -397,6 +439,28 @@ export interface MinuteParts {
   expired: number
 }
 
+/** One operation of a queue. */
+export interface OperationInfo {
+  /** Its name in snake_case (Python's method). */
+  name: string
+  /** The `Queue` method: the name in camelCase. */
+  nodeName: string
+  /**
+   * Its arguments, in order: the required ones are positional, the optional ones keys of an
+   * options object.
+   */
+  args: Array<ArgInfo>
+  /** What it returns, in words. */
+  reply: string
+  /** Round trips to Redis: 1, or 0 for one that sends nothing. */
+  roundTrips: number
+  /** What it does, in one line. */
+  summary: string
+}
+
+/** Every operation of a queue (`leaseq::operations::OPERATIONS`), in the documentation's order. */
+export declare function operations(): Array<OperationInfo>
+
 /** A kept result. */
 export interface ResultParts {
   /** The bytes the completing worker gave. */
@@ -437,7 +501,10 @@ export interface StatsParts {
 
 /** One event of a runner. */
 export interface WorkerEventParts {
-  /** `completed`, `retrying`, `dead`, `released`, `leaseLost`, `error` or `recovered`. */
+  /**
+   * The core's name for it (`Event::name`) in camelCase: `completed`, `retrying`, `dead`,
+   * `released`, `leaseLost`, `error` or `recovered`.
+   */
   name: string
   /** The item's id (none for `error` and `recovered`). */
   id?: string

@@ -2,7 +2,7 @@
 'use strict'
 
 const args = require('./args')
-const { invalidArgument, nativeAsync } = require('./errors')
+const { invalidArgument, nativeAsync, nativeSync } = require('./errors')
 const { ITEM_OPTIONS, Item, nativeItem } = require('./item')
 const { Lease, nativeLease, toBackoff, toLease } = require('./lease')
 
@@ -31,7 +31,6 @@ const CONFIG_OPTIONS = Object.freeze([
 ])
 const COMPLETION_FIELDS = Object.freeze(['lease', 'result', 'keepResultForMs'])
 const FAILURE_FIELDS = Object.freeze(['lease', 'error', 'errorType', 'retry'])
-const NEXT_BATCH_OPTIONS = Object.freeze(['n', 'ttlMs'])
 const WHOLE = 'a whole number'
 
 /**
@@ -392,6 +391,27 @@ class Queue {
   }
 
   /**
+   * The lease whose parts (`lease.id`, `lease.token`, `lease.incarnation`, `lease.attempt`)
+   * another process kept, to finish it here: `complete`, `fail`, `release`, `renew` and
+   * `progress` take it as they take a lease from `lease`. Sends nothing, so it returns the
+   * Lease itself (not a Promise) and throws on a bad part. Its `data` is empty, and its
+   * `maxAttempts` and `backoff` are the defaults, not the item's (parts do not carry them):
+   * `fail` still applies the item's max attempts, but retries after the default backoff.
+   * @param {string} id
+   * @param {string} token
+   * @param {string} incarnation
+   * @param {number} attempt
+   * @returns {Lease}
+   */
+  leaseFromParts(id, token, incarnation, attempt) {
+    const i = args.string('id', id)
+    const t = args.string('token', token)
+    const inc = args.string('incarnation', incarnation)
+    const n = args.number('attempt', attempt, WHOLE)
+    return /** @type {Lease} */ (toLease(nativeSync(() => this.#native.leaseFromParts(i, t, inc, n))))
+  }
+
+  /**
    * The result kept for item `id` (a string, or a Buffer for an id that is not UTF-8), or null.
    * @param {string | Uint8Array} id
    * @returns {Promise<import('../index').JobResult | null>}
@@ -405,14 +425,15 @@ class Queue {
    * Waits up to `timeoutMs` for item `id`'s result, server-side (`Infinity`: until it comes or
    * the client is closed; 0: only reads it); null if none came.
    * @param {string | Uint8Array} id
-   * @param {{ timeoutMs: number }} options
+   * @param {number | { timeoutMs: number }} timeoutMs the timeout, or `{ timeoutMs }`
    * @returns {Promise<import('../index').JobResult | null>}
    */
-  async waitResult(id, options) {
+  async waitResult(id, timeoutMs) {
     const i = args.id('id', id)
-    const o = args.options('options', options, WAIT_OPTIONS)
-    const timeoutMs = args.number('timeoutMs', o.timeoutMs)
-    return toResult(await nativeAsync(() => this.#native.waitResult(i, timeoutMs)))
+    const timeout = args.isOptions(timeoutMs)
+      ? args.number('timeoutMs', args.options('options', timeoutMs, WAIT_OPTIONS).timeoutMs)
+      : args.number('timeoutMs', timeoutMs)
+    return toResult(await nativeAsync(() => this.#native.waitResult(i, timeout)))
   }
 
   /**
@@ -609,16 +630,17 @@ class Queue {
    * A busy worker's whole step in one round trip: completes `completions` (as
    * `completeBatch`) and leases up to `n` more items (without waiting).
    * @param {Array<Lease | import('../index').Completion>} completions
-   * @param {{ n: number, ttlMs?: number }} options
+   * @param {number} n
+   * @param {{ ttlMs?: number }} [options]
    * @returns {Promise<{ completed: boolean[], leases: Lease[] }>}
    */
-  async completeAndLeaseBatch(completions, options) {
+  async completeAndLeaseBatch(completions, n, options) {
     const [leases, results, keeps] = completionParts(completions)
-    const o = args.options('options', options, NEXT_BATCH_OPTIONS)
-    const n = args.number('n', o.n, WHOLE)
+    const count = args.number('n', n, WHOLE)
+    const o = args.optionalOptions('options', options, TTL_OPTIONS)
     const ttlMs = args.optionalNumber('ttlMs', o.ttlMs)
     const got = await nativeAsync(() =>
-      this.#native.completeAndLeaseBatch(leases, results, keeps, n, ttlMs),
+      this.#native.completeAndLeaseBatch(leases, results, keeps, count, ttlMs),
     )
     return {
       completed: got.completed,
@@ -644,7 +666,8 @@ class Queue {
   }
 
   /**
-   * How many ids wait in the priority-0 list (`count('waiting')` counts every priority).
+   * How many items wait, at every priority: the same as `count('waiting')` (not
+   * redis-work-queue's `LLEN P:queue`, which misses every priority but 0).
    * @returns {Promise<number>}
    */
   async queueLen() {
@@ -652,8 +675,8 @@ class Queue {
   }
 
   /**
-   * How many ids are in processing (leased by redis-work-queue clients, or left by crashed
-   * ones until a light clean).
+   * How many items are being processed: leased by leaseq plus those in redis-work-queue's
+   * processing list (its clients' leases, or left by crashed ones until a light clean).
    * @returns {Promise<number>}
    */
   async processingLen() {

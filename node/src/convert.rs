@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use leaseq::{policy, Backoff, Retry, Wait};
 use napi_derive::napi;
 
-use crate::error::invalid;
+use crate::error::{invalid, to_napi};
 
 /// A number of milliseconds from JavaScript as a `Duration`, refusing what no duration is.
 /// Zero and the upper bounds are left to the core, which knows what each argument allows.
@@ -25,9 +25,20 @@ pub(crate) fn opt_millis(argument: &str, ms: Option<f64>) -> napi::Result<Option
     ms.map(|ms| millis(argument, ms)).transpose()
 }
 
-/// A lease TTL: the one given, else the core's default ([`policy::DEFAULT_TTL`]).
+/// A lease TTL: the one given, checked by the core ([`leaseq::ttl_from_millis`]: more than 0,
+/// at most 30 days; a fraction of a millisecond rounds up, as the core rounds a `Duration`),
+/// else the core's default ([`policy::DEFAULT_TTL`]).
 pub(crate) fn ttl(ttl_ms: Option<f64>) -> napi::Result<Duration> {
-    Ok(opt_millis("ttlMs", ttl_ms)?.unwrap_or(policy::DEFAULT_TTL))
+    let Some(ms) = ttl_ms else {
+        return Ok(policy::DEFAULT_TTL);
+    };
+    if !ms.is_finite() {
+        return Err(invalid("ttlMs", "must be a finite number of milliseconds"));
+    }
+    // Rounded away from zero, so that no negative becomes 0 nor a fraction above 0 does; `as`
+    // saturates, and a number beyond i64 is still refused by the core, as too long.
+    let whole = if ms > 0.0 { ms.ceil() } else { ms.floor() };
+    leaseq::ttl_from_millis("ttl", whole as i64).map_err(to_napi)
 }
 
 /// A time from JavaScript (milliseconds since the Unix epoch, what `Date#getTime` gives) as a

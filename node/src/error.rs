@@ -5,6 +5,7 @@
 //! for a refused argument), which `lib/errors.js` strips off to build a `LeaseqError` with that
 //! `code` (and `argument`).
 
+use leaseq::operations::OPERATIONS;
 use leaseq::{Error, ErrorCode};
 use napi::Status;
 
@@ -14,7 +15,7 @@ const PREFIX: &str = "leaseq:";
 /// Converts a core error, renaming arguments to what the JavaScript API calls them.
 pub(crate) fn to_napi(err: Error) -> napi::Error {
     match &err {
-        Error::InvalidArgument { argument, reason } => invalid(js_argument(argument), reason),
+        Error::InvalidArgument { argument, reason } => invalid(&js_argument(argument), reason),
         other => encode(other.code().as_str(), &other.to_string()),
     }
 }
@@ -30,18 +31,25 @@ fn encode(code: &str, message: &str) -> napi::Error {
 }
 
 /// The core names arguments as its Rust API does (`ttl`, `keep_for`); the JavaScript API takes
-/// milliseconds and camelCase option names, and says so in its errors.
-fn js_argument(core_name: &str) -> &str {
+/// milliseconds and camelCase option names, and says so in its errors. An argument of an
+/// operation has its Node name in the core's table (`Arg::node_name`); the fields of an item
+/// and of a queue's configuration, which the table does not list, are named here.
+fn js_argument(core_name: &str) -> String {
+    if let Some(arg) = OPERATIONS
+        .iter()
+        .flat_map(|o| o.args)
+        .find(|a| a.name == core_name)
+    {
+        return arg.node_name();
+    }
     match core_name {
-        "ttl" => "ttlMs",
-        "timeout" => "timeoutMs",
-        "delay" => "delayMs",
         "run_at" => "runAt",
         "max_attempts" => "maxAttempts",
         "expires_after" => "expiresAfterMs",
-        "keep_result_for" | "keep_for" => "keepResultForMs",
+        "keep_for" => "keepResultForMs",
         "dead_max_count" => "deadMaxCount",
         "dead_max_age" => "deadMaxAgeMs",
         other => other,
     }
+    .to_owned()
 }

@@ -17,6 +17,7 @@ mod error;
 mod item;
 mod job;
 mod lease;
+mod operations;
 mod queue;
 mod worker;
 

@@ -79,6 +79,9 @@ fn completions(
     let mut owned = Vec::with_capacity(leases.len());
     for ((lease, result), keep) in leases.iter().zip(results).zip(keeps) {
         let keep = opt_millis("keepResultForMs", keep)?;
+        // The one check left in the binding: the core's `Completion` has no place for a keep
+        // time without a result, so a batch entry giving one is refused here, as
+        // `complete_with_result` refuses it for `complete`.
         let result = match (result, keep) {
             (Some(r), keep) => Some((r.to_vec(), keep)),
             (None, None) => None,
@@ -220,21 +223,10 @@ impl NativeQueue {
         keep_result_for_ms: Option<f64>,
     ) -> napi::Result<bool> {
         let keep = opt_millis("keepResultForMs", keep_result_for_ms)?;
-        let done = match (&result, keep) {
-            (Some(result), keep) => {
-                self.inner
-                    .complete_with_result(&lease.inner, Some(result), keep)
-                    .await
-            }
-            (None, None) => self.inner.complete(&lease.inner).await,
-            (None, Some(_)) => {
-                return Err(crate::error::invalid(
-                    "keepResultForMs",
-                    "applies only with a `result`",
-                ))
-            }
-        };
-        done.map_err(to_napi)
+        self.inner
+            .complete_with_result(&lease.inner, result.as_deref(), keep)
+            .await
+            .map_err(to_napi)
     }
 
     /// Completes the leased item (keeping `result` if given, as `complete` does) and leases the
@@ -249,21 +241,11 @@ impl NativeQueue {
     ) -> napi::Result<CompleteAndLeaseParts> {
         let ttl = ttl(ttl_ms)?;
         let keep = opt_millis("keepResultForMs", keep_result_for_ms)?;
-        let done = match (&result, keep) {
-            (Some(result), keep) => {
-                self.inner
-                    .complete_and_lease_with_result(&lease.inner, Some(result), keep, ttl)
-                    .await
-            }
-            (None, None) => self.inner.complete_and_lease(&lease.inner, ttl).await,
-            (None, Some(_)) => {
-                return Err(crate::error::invalid(
-                    "keepResultForMs",
-                    "applies only with a `result`",
-                ))
-            }
-        };
-        let (completed, next) = done.map_err(to_napi)?;
+        let (completed, next) = self
+            .inner
+            .complete_and_lease_with_result(&lease.inner, result.as_deref(), keep, ttl)
+            .await
+            .map_err(to_napi)?;
         Ok(CompleteAndLeaseParts {
             completed,
             next: next.map(LeasedParts::from),
@@ -326,6 +308,25 @@ impl NativeQueue {
             .release(&lease.inner, delay)
             .await
             .map_err(to_napi)
+    }
+
+    /// The lease whose parts (id, token, incarnation, attempt) another process kept, to finish
+    /// it here. Sends nothing; the item's max attempts and backoff are the defaults (the core's
+    /// `Queue::lease_from_parts`).
+    #[napi]
+    pub fn lease_from_parts(
+        &self,
+        id: String,
+        token: String,
+        incarnation: String,
+        attempt: f64,
+    ) -> napi::Result<LeasedParts> {
+        let attempt: u64 = integer("attempt", attempt)?;
+        let lease = self
+            .inner
+            .lease_from_parts(&id, &token, &incarnation, attempt)
+            .map_err(to_napi)?;
+        Ok(LeasedParts::from(lease))
     }
 
     /// Stores a small progress value on the leased item.
@@ -566,13 +567,16 @@ impl NativeQueue {
         Ok(self.inner.deep_clean().await.map_err(to_napi)?.into())
     }
 
-    /// How many ids wait in the priority-0 list.
+    /// How many items wait, at every priority: the same as `count('waiting')` (not
+    /// redis-work-queue's `LLEN P:queue`, which misses every priority but 0).
     #[napi]
     pub async fn queue_len(&self) -> napi::Result<i64> {
         Ok(count(self.inner.queue_len().await.map_err(to_napi)?))
     }
 
-    /// How many ids are in processing.
+    /// How many items are being processed: leased by leaseq (`P:leased`) plus those in
+    /// redis-work-queue's `P:processing` list (its clients' leases, or left by them until a
+    /// light clean).
     #[napi]
     pub async fn processing_len(&self) -> napi::Result<i64> {
         Ok(count(self.inner.processing_len().await.map_err(to_napi)?))

@@ -15,8 +15,9 @@ use napi::Status;
 use napi_derive::napi;
 use tokio::sync::{oneshot, watch};
 
-use crate::convert::{count, millis, opt_millis};
+use crate::convert::{count, duration_ms, millis, opt_millis};
 use crate::error::{invalid, to_napi};
+use crate::operations::event_node_name;
 use crate::queue::NativeQueue;
 
 /// One leased job handed to JavaScript; `lib/worker.js` wraps it as `Job`.
@@ -114,7 +115,8 @@ impl NativeWorkerJob {
 /// One event of a runner.
 #[napi(object)]
 pub struct WorkerEventParts {
-    /// `completed`, `retrying`, `dead`, `released`, `leaseLost`, `error` or `recovered`.
+    /// The core's name for it (`Event::name`) in camelCase: `completed`, `retrying`, `dead`,
+    /// `released`, `leaseLost`, `error` or `recovered`.
     pub name: String,
     /// The item's id (none for `error` and `recovered`).
     pub id: Option<String>,
@@ -278,62 +280,34 @@ fn options(o: WorkerOptionsParts) -> napi::Result<WorkerOptions> {
     Ok(w)
 }
 
-fn event_parts(e: &Event) -> Option<WorkerEventParts> {
+/// An event as JavaScript receives it: named by the core (`Event::name`, in camelCase), with
+/// the core's id, attempt and message where they apply, and what only an `error` or `recovered`
+/// carries (its step, its error's code and message) or a `retrying` (its delay).
+fn event_parts(e: &Event) -> WorkerEventParts {
     let mut p = WorkerEventParts {
-        name: String::new(),
-        id: None,
-        attempt: None,
-        message: None,
+        name: event_node_name(e.name()),
+        id: e.id().map(str::to_owned),
+        attempt: Some(e.attempt()).filter(|a| *a > 0).map(count),
+        message: Some(e.message()).filter(|m| !m.is_empty()),
         code: None,
         during: None,
         retry_in_ms: None,
     };
     match e {
-        Event::Completed { id, attempt } => {
-            p.name = "completed".into();
-            p.id = Some(id.clone());
-            p.attempt = Some(count(*attempt));
-        }
-        Event::Retrying {
-            id,
-            attempt,
-            error,
-            retry_in,
-        } => {
-            p.name = "retrying".into();
-            p.id = Some(id.clone());
-            p.attempt = Some(count(*attempt));
-            p.message = Some(error.clone());
-            p.retry_in_ms = Some(retry_in.as_secs_f64() * 1000.0);
-        }
-        Event::Dead { id, attempt, error } => {
-            p.name = "dead".into();
-            p.id = Some(id.clone());
-            p.attempt = Some(count(*attempt));
-            p.message = Some(error.clone());
-        }
-        Event::Released { id } => {
-            p.name = "released".into();
-            p.id = Some(id.clone());
-        }
-        Event::LeaseLost { id, why } => {
-            p.name = "leaseLost".into();
-            p.id = Some(id.clone());
-            p.message = Some(why.as_str().into());
-        }
+        Event::Retrying { retry_in, .. } => p.retry_in_ms = Some(duration_ms(*retry_in)),
         Event::Error { during, error } => {
-            p.name = "error".into();
             p.during = Some((*during).into());
             p.code = Some(error.code().as_str().into());
+            // The outage's message is the error's own; the step travels in `during`.
             p.message = Some(error.to_string());
         }
         Event::Recovered { during } => {
-            p.name = "recovered".into();
             p.during = Some((*during).into());
+            p.message = None;
         }
-        _ => return None,
+        _ => {}
     }
-    Some(p)
+    p
 }
 
 /// Starts the core's runner over `queue`: `dispatch(job)` runs each job (and calls
@@ -392,9 +366,7 @@ pub fn start_worker(
         {
             return;
         }
-        if let Some(parts) = event_parts(e) {
-            on_event.call(parts, ThreadsafeFunctionCallMode::NonBlocking);
-        }
+        on_event.call(event_parts(e), ThreadsafeFunctionCallMode::NonBlocking);
     });
     let handle = worker.handle();
     let (tx, rx) = watch::channel(None);

@@ -227,6 +227,11 @@ describe('argument checks', { timeout: 30_000 }, () => {
       }
       await rejectsNaming(() => queue[method](lease, { ttl: TTL }), 'ttl')
     }
+    // The bounds are the core's (leaseq::ttl_from_millis): 30 days is the longest TTL, and a
+    // fraction of a millisecond rounds up.
+    assert.equal(await queue.renew(lease, MAX_TTL_MS), true)
+    assert.equal(await queue.renewOutcome(lease, { ttlMs: TTL + 0.5 }), 'renewed')
+    await rejectsNaming(() => queue.renew(lease, -0.5), 'ttlMs')
   })
 
   test('queue.complete(lease, options)', async () => {
@@ -276,9 +281,13 @@ describe('argument checks', { timeout: 30_000 }, () => {
       await rejectsNaming(() => queue[method](Buffer.alloc(0)), 'id')
       await rejectsNaming(() => queue[method](Buffer.alloc(513, 0x61)), 'id')
     }
-    await rejectsNaming(() => queue.waitResult('x'), 'options')
+    await rejectsNaming(() => queue.waitResult('x'), 'timeoutMs')
+    await rejectsNaming(() => queue.waitResult('x', '1000'), 'timeoutMs')
+    await rejectsNaming(() => queue.waitResult('x', -1), 'timeoutMs')
     await rejectsNaming(() => queue.waitResult('x', {}), 'timeoutMs')
     await rejectsNaming(() => queue.waitResult('x', { timeoutMs: -1 }), 'timeoutMs')
+    await rejectsNaming(() => queue.waitResult('x', { timeoutMs: 1, timeout: 1 }), 'timeout')
+    await rejectsNaming(() => queue.waitResult('', 1), 'id')
     await rejectsNaming(() => queue.waitResult('', { timeoutMs: 1 }), 'id')
     for (const method of ['list', 'count']) {
       for (const state of [undefined, 5, 'running', 'done']) {

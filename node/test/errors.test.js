@@ -100,9 +100,11 @@ describe('every registry code is met for real', { concurrency: true, timeout: 60
       admin.close()
       const { port } = new URL(redis.url)
       const client = await Client.connect(`redis://nollen:secret@127.0.0.1:${port}`)
+      // queueLen's function calls LLEN, which this user may not run: Redis refuses it inside the
+      // function, and its message comes through.
       await assert.rejects(client.queue(uniquePrefix('redis')).queueLen(), (err) => {
         isLeaseqError('REDIS')(err)
-        assert.match(err.message, /noperm/i)
+        assert.match(err.message, /can't run this command|noperm/i)
         return true
       })
       await client.close()

@@ -85,6 +85,20 @@ describe('Client and Queue', { timeout: 30_000 }, () => {
     assert.equal(await queue.add(new Item('again', 'a')), true)
   })
 
+  test('queueLen counts what waits at every priority; processingLen what is leased', async () => {
+    const queue = freshQueue('lengths')
+    await queue.add(new Item('low', { id: 'low', priority: -5 }))
+    await queue.add(new Item('mid', 'mid'))
+    await queue.add(new Item('high', { id: 'high', priority: 5 }))
+    assert.deepEqual([await queue.queueLen(), await queue.processingLen()], [3, 0])
+    const lease = await queue.lease({ ttlMs: TTL })
+    assert.equal(lease.id, 'high')
+    assert.deepEqual([await queue.queueLen(), await queue.processingLen()], [2, 1])
+    assert.equal(await queue.queueLen(), await queue.count('waiting'))
+    await queue.complete(lease)
+    assert.deepEqual([await queue.queueLen(), await queue.processingLen()], [2, 0])
+  })
+
   test('addUnique adds without checking and resolves to undefined', async () => {
     const queue = freshQueue('unique')
     assert.equal(await queue.addUnique(new Item('u')), undefined)

@@ -89,10 +89,12 @@ async function lifecycle(queue: Queue): Promise<void> {
 
   const first = await queue.lease()
   if (first === null || first.id !== 'urgent') throw new Error('priority first')
-  const progressed: boolean = await queue.progress(first, '50%')
+  // Another process can finish a lease from its parts (sent nothing, returned as it is).
+  const rebuilt: Lease = queue.leaseFromParts(first.id, first.token, first.incarnation, first.attempt)
+  const progressed: boolean = await queue.progress(rebuilt, '50%')
   const outcome: RenewOutcome = await queue.renewOutcome(first, { ttlMs: 10_000 })
   await queue.complete(first, { result: JSON.stringify({ ok: true }) })
-  const result: JobResult | null = await queue.waitResult('urgent', { timeoutMs: 1_000 })
+  const result: JobResult | null = await queue.waitResult('urgent', 1_000)
   console.log(`urgent: ${outcome}, progress ${progressed}, result ${result?.data.toString()}`)
 
   const [flaky]: Lease[] = await queue.leaseBatch(5, { ttlMs: 10_000 })
@@ -113,7 +115,7 @@ async function lifecycle(queue: Queue): Promise<void> {
   const completed: number | string = stats.lastHour?.completed ?? 'uncounted'
   console.log(`stats: ${stats.waiting} waiting, ${completed} completed, ${await queue.count('dead')} dead`)
   const renewed: RenewOutcome[] = await queue.renewBatch([], { ttlMs: 10_000 })
-  const step: { completed: boolean[]; leases: Lease[] } = await queue.completeAndLeaseBatch([], { n: 0 })
+  const step: { completed: boolean[]; leases: Lease[] } = await queue.completeAndLeaseBatch([], 0, { ttlMs: 10_000 })
   const done: boolean[] = await queue.completeBatch(step.leases.map((lease) => ({ lease, result: 'ok' })))
   const failedMany: FailOutcome[] = await queue.failBatch([])
   if (renewed.length + done.length + failedMany.length !== 0) throw new Error('empty batches')
@@ -138,6 +140,12 @@ export function refusedByTheTypes(queue: Queue, lease: Lease): void {
   void queue.list('done')
   // @ts-expect-error waitResult needs its timeout
   void queue.waitResult('id')
+  // @ts-expect-error n is positional
+  void queue.completeAndLeaseBatch([], { n: 1 })
+  // @ts-expect-error an unknown option
+  void queue.complete(lease, { keepResultFor: 1000 })
+  // @ts-expect-error leaseFromParts returns the Lease itself
+  void queue.leaseFromParts('id', 'token', 'incarnation', 1).then(() => undefined)
   // @ts-expect-error leases come from the queue
   void new Lease()
   // @ts-expect-error lease fields are read-only
