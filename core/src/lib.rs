@@ -50,7 +50,10 @@ pub use item::{validate_id, Item, MAX_DATA_LEN, MAX_ID_LEN};
 pub use job::{Entry, FailOutcome, Job, JobResult, Minute, State, Stats};
 pub use keys::{validate_prefix, MAX_PREFIX_LEN};
 pub use lease::{ttl_from_millis, Lease, RenewOutcome, Wait, MAX_TTL};
-pub use ops::{CleanReport, Completion, QueueConfig, RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};
+pub use ops::{
+    check_completion, CleanReport, Completion, QueueConfig, RunnerEntry, Runners,
+    MAX_RUNNER_INFO_LEN,
+};
 pub use policy::{Backoff, Retry};
 pub use queue::Queue;
 #[doc(hidden)]

@@ -388,8 +388,9 @@ pub static OPERATIONS: &[Operation] = &[
 /// The runner's events, by name, the same in every language (Node in camelCase).
 pub const EVENTS: [&str; 7] = Event::NAMES;
 
-/// `snake_case` to `camelCase`.
-fn camel(name: &str) -> String {
+/// `snake_case` to `camelCase`: how Node spells an operation, an argument or an event
+/// (`lease_lost` → `leaseLost`).
+pub fn camel(name: &str) -> String {
     let mut out = String::with_capacity(name.len());
     let mut upper = false;
     for c in name.chars() {

@@ -97,20 +97,7 @@ pub fn events() -> Vec<EventInfo> {
         .collect()
 }
 
-/// An event's Node name: its name (`Event::name`) in camelCase. The core spells operations and
-/// arguments for Node but not events, so this one conversion lives here.
+/// An event's Node name: its name (`Event::name`) in camelCase, spelled by the core.
 pub(crate) fn event_node_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    let mut upper = false;
-    for c in name.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    leaseq::operations::camel(name)
 }

@@ -79,19 +79,8 @@ fn completions(
     let mut owned = Vec::with_capacity(leases.len());
     for ((lease, result), keep) in leases.iter().zip(results).zip(keeps) {
         let keep = opt_millis("keepResultForMs", keep)?;
-        // The one check left in the binding: the core's `Completion` has no place for a keep
-        // time without a result, so a batch entry giving one is refused here, as
-        // `complete_with_result` refuses it for `complete`.
-        let result = match (result, keep) {
-            (Some(r), keep) => Some((r.to_vec(), keep)),
-            (None, None) => None,
-            (None, Some(_)) => {
-                return Err(crate::error::invalid(
-                    "keepResultForMs",
-                    "applies only with a `result`",
-                ))
-            }
-        };
+        leaseq::check_completion(result, keep).map_err(crate::error::to_napi)?;
+        let result = result.map(|r| (r.to_vec(), keep));
         owned.push((lease.inner.clone(), result));
     }
     Ok(owned)

@@ -41,7 +41,7 @@ impl Queue {
         result: Option<&[u8]>,
         keep_for: Option<Duration>,
     ) -> Result<bool> {
-        check_keep(result, keep_for)?;
+        check_completion(result, keep_for)?;
         self.complete_inner(lease, result, keep_for).await
     }
 
@@ -328,8 +328,10 @@ fn fail_outcome(code: i64, delay_ms: u64) -> FailOutcome {
     }
 }
 
-/// `keep_result_for` applies only with a result: refused without one.
-pub(crate) fn check_keep(result: Option<&[u8]>, keep_for: Option<Duration>) -> Result<()> {
+/// `keep_result_for` applies only with a result: refused without one (argument
+/// `keep_result_for`). The single calls check it themselves; a binding that builds a batch's
+/// [`Completion`]s from separate values checks each with this.
+pub fn check_completion(result: Option<&[u8]>, keep_for: Option<Duration>) -> Result<()> {
     if result.is_none() && keep_for.is_some() {
         return Err(Error::invalid(
             "keep_result_for",

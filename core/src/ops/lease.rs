@@ -183,7 +183,7 @@ impl Queue {
         keep_for: Option<Duration>,
         ttl: Duration,
     ) -> Result<(bool, Option<Lease>)> {
-        crate::ops::finish::check_keep(result, keep_for)?;
+        crate::ops::finish::check_completion(result, keep_for)?;
         self.complete_and_lease_inner(lease, result.map(|r| (r, keep_for)), ttl)
             .await
     }

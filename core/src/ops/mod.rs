@@ -13,5 +13,5 @@ mod workers;
 
 pub use clean::CleanReport;
 pub use config::QueueConfig;
-pub use finish::Completion;
+pub use finish::{check_completion, Completion};
 pub use workers::{RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};
