@@ -4,7 +4,7 @@ import builtins
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import TracebackType
-from typing import Any, ClassVar, final
+from typing import Any, ClassVar, TypedDict, final
 
 from leaseq.enums import RenewOutcome, State
 
@@ -44,6 +44,8 @@ __all__ = [
     "_error_class",
     "_shutdown",
     "cli_main",
+    "events",
+    "operations",
     "start_worker",
 ]
 
@@ -536,6 +538,28 @@ class AsyncQueue:
     def processing_len(self) -> asyncio.Future[int]: ...
 
 def _error_class(code: str) -> type: ...
+
+# The core's operation table (leaseq::operations), as `operations()` returns it.
+class _OperationArg(TypedDict):
+    name: str
+    kind: str
+    required: bool
+    default: str | None
+    only: str | None
+
+class _Operation(TypedDict):
+    name: str
+    args: builtins.list[_OperationArg]
+    reply: str
+    round_trips: int
+    summary: str
+
+def operations() -> builtins.list[_Operation]:
+    """Every operation of a queue, in the core's order."""
+
+def events() -> builtins.list[str]:
+    """The runner's event names, in the core's order."""
+
 def _shutdown() -> None: ...
 def cli_main(argv: list[str]) -> int: ...
 
