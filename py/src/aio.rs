@@ -295,24 +295,12 @@ impl AsyncQueue {
         keep_result_for: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
+        let result = convert::opt_data(result, "result")?;
         let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
-        let result = match result {
-            Some(result) if !result.is_none() => Some(convert::data(result, "result")?),
-            _ if keep.is_some() => {
-                return Err(errors::invalid(
-                    py,
-                    "keep_result_for",
-                    "applies only with a `result`",
-                ))
-            }
-            _ => None,
-        };
+        // The core refuses `keep_result_for` without a result.
         self.run(py, move |q| async move {
-            let lease = &lease.get().inner;
-            match result {
-                Some(result) => q.complete_with_result(lease, Some(&result), keep).await,
-                None => q.complete(lease).await,
-            }
+            q.complete_with_result(&lease.get().inner, result.as_deref(), keep)
+                .await
         })
     }
 
@@ -328,27 +316,12 @@ impl AsyncQueue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
         let ttl = convert::ttl(ttl)?;
+        let result = convert::opt_data(result, "result")?;
         let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
-        let result = match result {
-            Some(result) if !result.is_none() => Some(convert::data(result, "result")?),
-            _ if keep.is_some() => {
-                return Err(errors::invalid(
-                    py,
-                    "keep_result_for",
-                    "applies only with a `result`",
-                ))
-            }
-            _ => None,
-        };
         self.run(py, move |q| async move {
-            let lease = &lease.get().inner;
-            let (done, next) = match result {
-                Some(result) => {
-                    q.complete_and_lease_with_result(lease, Some(&result), keep, ttl)
-                        .await?
-                }
-                None => q.complete_and_lease(lease, ttl).await?,
-            };
+            let (done, next) = q
+                .complete_and_lease_with_result(&lease.get().inner, result.as_deref(), keep, ttl)
+                .await?;
             Ok((done, next.map(NewLease)))
         })
     }
@@ -499,7 +472,7 @@ impl AsyncQueue {
         count: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let state = convert::state(py, state)?;
-        // The core has no default page; these are the binding's, as documented.
+        // The operation table's defaults (leaseq::operations); the core's method takes both.
         let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
         let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
         self.run(py, move |q| async move {

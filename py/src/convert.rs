@@ -398,3 +398,11 @@ pub fn config(
     }
     Ok(config)
 }
+
+/// Optional data (`result`): `None` stays `None`.
+pub fn opt_data(obj: Option<&Bound<'_, PyAny>>, argument: &str) -> PyResult<Option<Vec<u8>>> {
+    match obj {
+        Some(obj) if !obj.is_none() => data(obj, argument).map(Some),
+        _ => Ok(None),
+    }
+}

@@ -221,20 +221,12 @@ impl Queue {
     ) -> PyResult<bool> {
         let lease = convert::lease(lease, "lease")?;
         let lease = &lease.get().inner;
+        let result = convert::opt_data(result, "result")?;
         let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
-        match result {
-            Some(result) if !result.is_none() => {
-                let result = convert::data(result, "result")?;
-                py.detach(|| self.inner.complete_with_result(lease, Some(&result), keep))
-                    .map_err(|e| errors::to_py(py, e))
-            }
-            _ if keep.is_some() => Err(errors::invalid(
-                py,
-                "keep_result_for",
-                "applies only with a `result`",
-            )),
-            _ => self.call(py, |q| q.complete(lease)),
-        }
+        // The core refuses `keep_result_for` without a result.
+        self.call(py, |q| {
+            q.complete_with_result(lease, result.as_deref(), keep)
+        })
     }
 
     /// Completes ``lease`` and leases the next item (without waiting) in one round trip.
@@ -252,24 +244,12 @@ impl Queue {
         let lease = convert::lease(lease, "lease")?;
         let lease = &lease.get().inner;
         let ttl = convert::ttl(ttl)?;
+        let result = convert::opt_data(result, "result")?;
         let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
-        let done = match result {
-            Some(result) if !result.is_none() => {
-                let result = convert::data(result, "result")?;
-                self.call(py, |q| {
-                    q.complete_and_lease_with_result(lease, Some(&result), keep, ttl)
-                })?
-            }
-            _ if keep.is_some() => {
-                return Err(errors::invalid(
-                    py,
-                    "keep_result_for",
-                    "applies only with a `result`",
-                ))
-            }
-            _ => self.call(py, |q| q.complete_and_lease(lease, ttl))?,
-        };
-        Ok((done.0, done.1.map(NewLease)))
+        let (done, next) = self.call(py, |q| {
+            q.complete_and_lease_with_result(lease, result.as_deref(), keep, ttl)
+        })?;
+        Ok((done, next.map(NewLease)))
     }
 
     /// Extends the lease to ``ttl`` from now while it is still this holder's. Returns ``False``
@@ -431,7 +411,7 @@ impl Queue {
         count: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Entry>> {
         let state = convert::state(py, state)?;
-        // The core has no default page; these are the binding's, as documented.
+        // The operation table's defaults (leaseq::operations); the core's method takes both.
         let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
         let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
         self.call(py, |q| q.list(state, start, count))
@@ -536,13 +516,14 @@ impl Queue {
         self.call(py, |q| q.deep_clean()).map(CleanReport::from)
     }
 
-    /// How many ids wait in the priority-0 list (``count("waiting")`` counts every priority).
+    /// How many items wait, at every priority: the same as ``count("waiting")``.
     fn queue_len(&self, py: Python<'_>) -> PyResult<u64> {
         self.call(py, |q| q.queue_len())
     }
 
-    /// How many ids are in processing (leased by redis-work-queue clients, or left by crashed
-    /// ones until a light clean).
+    /// How many items are being processed: leased by leaseq (``count("leased")``) plus those
+    /// in redis-work-queue's processing list (leased by its clients, or left by crashed ones
+    /// until a light clean).
     fn processing_len(&self, py: Python<'_>) -> PyResult<u64> {
         self.call(py, |q| q.processing_len())
     }

@@ -319,11 +319,12 @@ class Queue:
         return await self._native.deep_clean()
 
     async def queue_len(self) -> int:
-        """How many ids wait in the priority-0 list."""
+        """How many items wait, at every priority: the same as ``count("waiting")``."""
         return await self._native.queue_len()
 
     async def processing_len(self) -> int:
-        """How many ids are in processing."""
+        """How many items are being processed: leased by leaseq (``count("leased")``) plus
+        those in redis-work-queue's processing list."""
         return await self._native.processing_len()
 
     def __repr__(self) -> str:
