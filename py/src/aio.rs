@@ -428,6 +428,75 @@ impl AsyncQueue {
             .map_err(|e| errors::to_py(py, e))
     }
 
+    /// See ``leaseq.Queue.complete_batch``.
+    fn complete_batch<'py>(
+        &self,
+        py: Python<'py>,
+        completions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let owned = convert::completions(completions, "completions")?;
+        self.run(py, move |q| async move {
+            let list: Vec<_> = owned.iter().map(convert::borrow_completion).collect();
+            q.complete_batch(&list).await
+        })
+    }
+
+    /// See ``leaseq.Queue.complete_and_lease_batch``.
+    #[pyo3(signature = (completions, n, ttl = None))]
+    fn complete_and_lease_batch<'py>(
+        &self,
+        py: Python<'py>,
+        completions: &Bound<'py, PyAny>,
+        n: &Bound<'py, PyAny>,
+        ttl: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let owned = convert::completions(completions, "completions")?;
+        let n: usize = convert::integer(n, "n")?;
+        let ttl = convert::ttl(ttl)?;
+        self.run(py, move |q| async move {
+            let list: Vec<_> = owned.iter().map(convert::borrow_completion).collect();
+            let (done, leases) = q.complete_and_lease_batch(&list, n, ttl).await?;
+            Ok((done, leases.into_iter().map(NewLease).collect::<Vec<_>>()))
+        })
+    }
+
+    /// See ``leaseq.Queue.renew_batch``.
+    #[pyo3(signature = (leases, ttl = None))]
+    fn renew_batch<'py>(
+        &self,
+        py: Python<'py>,
+        leases: &Bound<'py, PyAny>,
+        ttl: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let leases = convert::leases(leases, "leases")?;
+        let ttl = convert::ttl(ttl)?;
+        self.run(py, move |q| async move {
+            let refs: Vec<&leaseq::Lease> = leases.iter().collect();
+            let outcomes = q.renew_batch(&refs, ttl).await?;
+            Ok(outcomes.into_iter().map(RenewName).collect::<Vec<_>>())
+        })
+    }
+
+    /// See ``leaseq.Queue.fail_batch``.
+    fn fail_batch<'py>(
+        &self,
+        py: Python<'py>,
+        failures: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let owned = convert::failures(failures, "failures")?;
+        self.run(py, move |q| async move {
+            let list: Vec<_> = owned
+                .iter()
+                .map(|(lease, error, kind, retry)| (lease, error.as_str(), kind.as_str(), *retry))
+                .collect();
+            let outcomes = q.fail_batch(&list).await?;
+            Ok(outcomes
+                .into_iter()
+                .map(FailOutcome::from)
+                .collect::<Vec<_>>())
+        })
+    }
+
     /// See ``leaseq.Queue.result``.
     fn result<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let id = convert::id(id, "id")?;

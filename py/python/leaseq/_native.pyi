@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, ClassVar, TypedDict, final
 
+from leaseq.batch import CompletionLike, FailureLike
 from leaseq.enums import RenewOutcome, State
 
 __all__ = [
@@ -403,6 +404,21 @@ class Queue:
     def lease_from_parts(
         self, id: str, token: str, incarnation: str, attempt: int
     ) -> Lease: ...
+    def complete_batch(
+        self, completions: Iterable[CompletionLike]
+    ) -> builtins.list[bool]: ...
+    def complete_and_lease_batch(
+        self,
+        completions: Iterable[CompletionLike],
+        n: int,
+        ttl: float | timedelta | None = None,
+    ) -> tuple[builtins.list[bool], builtins.list[Lease]]: ...
+    def renew_batch(
+        self, leases: Iterable[Lease], ttl: float | timedelta | None = None
+    ) -> builtins.list[RenewOutcome]: ...
+    def fail_batch(
+        self, failures: Iterable[FailureLike]
+    ) -> builtins.list[FailOutcome]: ...
     def result(self, id: bytes | str) -> JobResult | None: ...
     def wait_result(
         self, id: bytes | str, timeout: float | timedelta
@@ -504,6 +520,21 @@ class AsyncQueue:
     def lease_from_parts(
         self, id: str, token: str, incarnation: str, attempt: int
     ) -> Lease: ...
+    def complete_batch(
+        self, completions: Iterable[CompletionLike]
+    ) -> asyncio.Future[builtins.list[bool]]: ...
+    def complete_and_lease_batch(
+        self,
+        completions: Iterable[CompletionLike],
+        n: int,
+        ttl: float | timedelta | None = None,
+    ) -> asyncio.Future[tuple[builtins.list[bool], builtins.list[Lease]]]: ...
+    def renew_batch(
+        self, leases: Iterable[Lease], ttl: float | timedelta | None = None
+    ) -> asyncio.Future[builtins.list[RenewOutcome]]: ...
+    def fail_batch(
+        self, failures: Iterable[FailureLike]
+    ) -> asyncio.Future[builtins.list[FailOutcome]]: ...
     def result(self, id: bytes | str) -> asyncio.Future[JobResult | None]: ...
     def wait_result(
         self, id: bytes | str, timeout: float | timedelta
