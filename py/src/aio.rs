@@ -295,24 +295,12 @@ impl AsyncQueue {
         keep_result_for: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
+        let result = convert::opt_data(result, "result")?;
         let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
-        let result = match result {
-            Some(result) if !result.is_none() => Some(convert::data(result, "result")?),
-            _ if keep.is_some() => {
-                return Err(errors::invalid(
-                    py,
-                    "keep_result_for",
-                    "applies only with a `result`",
-                ))
-            }
-            _ => None,
-        };
+        // The core refuses `keep_result_for` without a result.
         self.run(py, move |q| async move {
-            let lease = &lease.get().inner;
-            match result {
-                Some(result) => q.complete_with_result(lease, Some(&result), keep).await,
-                None => q.complete(lease).await,
-            }
+            q.complete_with_result(&lease.get().inner, result.as_deref(), keep)
+                .await
         })
     }
 
@@ -328,27 +316,12 @@ impl AsyncQueue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
         let ttl = convert::ttl(ttl)?;
+        let result = convert::opt_data(result, "result")?;
         let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
-        let result = match result {
-            Some(result) if !result.is_none() => Some(convert::data(result, "result")?),
-            _ if keep.is_some() => {
-                return Err(errors::invalid(
-                    py,
-                    "keep_result_for",
-                    "applies only with a `result`",
-                ))
-            }
-            _ => None,
-        };
         self.run(py, move |q| async move {
-            let lease = &lease.get().inner;
-            let (done, next) = match result {
-                Some(result) => {
-                    q.complete_and_lease_with_result(lease, Some(&result), keep, ttl)
-                        .await?
-                }
-                None => q.complete_and_lease(lease, ttl).await?,
-            };
+            let (done, next) = q
+                .complete_and_lease_with_result(&lease.get().inner, result.as_deref(), keep, ttl)
+                .await?;
             Ok((done, next.map(NewLease)))
         })
     }
@@ -455,6 +428,75 @@ impl AsyncQueue {
             .map_err(|e| errors::to_py(py, e))
     }
 
+    /// See ``leaseq.Queue.complete_batch``.
+    fn complete_batch<'py>(
+        &self,
+        py: Python<'py>,
+        completions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let owned = convert::completions(completions, "completions")?;
+        self.run(py, move |q| async move {
+            let list: Vec<_> = owned.iter().map(convert::borrow_completion).collect();
+            q.complete_batch(&list).await
+        })
+    }
+
+    /// See ``leaseq.Queue.complete_and_lease_batch``.
+    #[pyo3(signature = (completions, n, ttl = None))]
+    fn complete_and_lease_batch<'py>(
+        &self,
+        py: Python<'py>,
+        completions: &Bound<'py, PyAny>,
+        n: &Bound<'py, PyAny>,
+        ttl: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let owned = convert::completions(completions, "completions")?;
+        let n: usize = convert::integer(n, "n")?;
+        let ttl = convert::ttl(ttl)?;
+        self.run(py, move |q| async move {
+            let list: Vec<_> = owned.iter().map(convert::borrow_completion).collect();
+            let (done, leases) = q.complete_and_lease_batch(&list, n, ttl).await?;
+            Ok((done, leases.into_iter().map(NewLease).collect::<Vec<_>>()))
+        })
+    }
+
+    /// See ``leaseq.Queue.renew_batch``.
+    #[pyo3(signature = (leases, ttl = None))]
+    fn renew_batch<'py>(
+        &self,
+        py: Python<'py>,
+        leases: &Bound<'py, PyAny>,
+        ttl: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let leases = convert::leases(leases, "leases")?;
+        let ttl = convert::ttl(ttl)?;
+        self.run(py, move |q| async move {
+            let refs: Vec<&leaseq::Lease> = leases.iter().collect();
+            let outcomes = q.renew_batch(&refs, ttl).await?;
+            Ok(outcomes.into_iter().map(RenewName).collect::<Vec<_>>())
+        })
+    }
+
+    /// See ``leaseq.Queue.fail_batch``.
+    fn fail_batch<'py>(
+        &self,
+        py: Python<'py>,
+        failures: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let owned = convert::failures(failures, "failures")?;
+        self.run(py, move |q| async move {
+            let list: Vec<_> = owned
+                .iter()
+                .map(|(lease, error, kind, retry)| (lease, error.as_str(), kind.as_str(), *retry))
+                .collect();
+            let outcomes = q.fail_batch(&list).await?;
+            Ok(outcomes
+                .into_iter()
+                .map(FailOutcome::from)
+                .collect::<Vec<_>>())
+        })
+    }
+
     /// See ``leaseq.Queue.result``.
     fn result<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let id = convert::id(id, "id")?;
@@ -499,7 +541,7 @@ impl AsyncQueue {
         count: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let state = convert::state(py, state)?;
-        // The core has no default page; these are the binding's, as documented.
+        // The operation table's defaults (leaseq::operations); the core's method takes both.
         let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
         let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
         self.run(py, move |q| async move {

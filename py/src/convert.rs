@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use leaseq::{Retry, State, Wait};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyString};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyString, PyTuple};
 
 use crate::errors;
 use crate::time;
@@ -397,4 +397,123 @@ pub fn config(
         config = config.stats(boolean(on, "stats")?);
     }
     Ok(config)
+}
+
+/// One completion of a batch, owned: the lease, and the result to keep with its keep time.
+pub type OwnedCompletion = (leaseq::Lease, Option<(Vec<u8>, Option<Duration>)>);
+
+/// The core's view of an owned completion.
+pub fn borrow_completion(c: &OwnedCompletion) -> leaseq::Completion<'_> {
+    (&c.0, c.1.as_ref().map(|(r, keep)| (r.as_slice(), *keep)))
+}
+
+/// The elements of a batch argument: an iterable that is not itself text, bytes or a lease.
+/// (A lone completion passed as the whole batch is refused by its second field's element check.)
+fn elements<'py>(
+    obj: &Bound<'py, PyAny>,
+    argument: &str,
+    expected: &str,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    let py = obj.py();
+    if obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<Lease>()
+    {
+        return Err(errors::wrong_type(py, argument, expected, obj));
+    }
+    obj.try_iter()
+        .map_err(|_| errors::wrong_type(py, argument, expected, obj))?
+        .collect()
+}
+
+/// A tuple element of a batch of `min` to `max` fields, else a type error naming `argument`.
+fn fields<'py>(
+    element: &Bound<'py, PyAny>,
+    argument: &str,
+    expected: &str,
+    min: usize,
+    max: usize,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    match element.cast::<PyTuple>() {
+        Ok(t) if (min..=max).contains(&t.len()) => Ok(t.iter().collect()),
+        _ => Err(errors::wrong_type(
+            element.py(),
+            argument,
+            expected,
+            element,
+        )),
+    }
+}
+
+/// `completions` of `complete_batch` and `complete_and_lease_batch`: each a `Lease`, or a tuple
+/// `(lease, result, keep_result_for)` (a `leaseq.Completion`, or a plain tuple of 1 to 3
+/// fields) whose fields are `complete`'s arguments.
+pub fn completions(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<OwnedCompletion>> {
+    let expected = "leaseq.Lease or (lease, result, keep_result_for) elements";
+    let mut out = Vec::new();
+    for element in elements(obj, argument, &format!("an iterable of {expected}"))? {
+        if let Ok(lease) = element.cast::<Lease>() {
+            out.push((lease.get().inner.clone(), None));
+            continue;
+        }
+        let f = fields(&element, argument, expected, 1, 3)?;
+        let lease = self::lease(&f[0], "lease")?.get().inner.clone();
+        let result = opt_data(f.get(1), "result")?;
+        let keep = opt_seconds(f.get(2), "keep_result_for")?;
+        let result = match (result, keep) {
+            (Some(r), keep) => Some((r, keep)),
+            (None, None) => None,
+            // The core's batch types cannot carry a keep time without a result; the single
+            // operations leave this check to the core (complete_with_result).
+            (None, Some(_)) => {
+                return Err(errors::invalid(
+                    obj.py(),
+                    "keep_result_for",
+                    "applies only with a `result`",
+                ))
+            }
+        };
+        out.push((lease, result));
+    }
+    Ok(out)
+}
+
+/// `leases` of `renew_batch`: an iterable of `Lease`.
+pub fn leases(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<leaseq::Lease>> {
+    let expected = "leaseq.Lease elements";
+    elements(obj, argument, &format!("an iterable of {expected}"))?
+        .iter()
+        .map(|element| {
+            element
+                .cast::<Lease>()
+                .map(|l| l.get().inner.clone())
+                .map_err(|_| errors::wrong_type(obj.py(), argument, expected, element))
+        })
+        .collect()
+}
+
+/// One failure of a batch, owned: as `fail`'s arguments.
+pub type OwnedFailure = (leaseq::Lease, String, String, Retry);
+
+/// `failures` of `fail_batch`: each a tuple `(lease, error, error_type, retry)` (a
+/// `leaseq.Failure`, or a plain tuple of 2 to 4 fields) whose fields are `fail`'s arguments.
+pub fn failures(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<OwnedFailure>> {
+    let expected = "(lease, error, error_type, retry) elements";
+    elements(obj, argument, &format!("an iterable of {expected}"))?
+        .iter()
+        .map(|element| {
+            let f = fields(element, argument, expected, 2, 4)?;
+            let lease = self::lease(&f[0], "lease")?.get().inner.clone();
+            let (message, kind) = failure(&f[1], f.get(2))?;
+            Ok((lease, message, kind, retry(f.get(3))?))
+        })
+        .collect()
+}
+
+/// Optional data (`result`): `None` stays `None`.
+pub fn opt_data(obj: Option<&Bound<'_, PyAny>>, argument: &str) -> PyResult<Option<Vec<u8>>> {
+    match obj {
+        Some(obj) if !obj.is_none() => data(obj, argument).map(Some),
+        _ => Ok(None),
+    }
 }

@@ -12,6 +12,7 @@ mod errors;
 mod jobs;
 mod runtime;
 mod sync;
+mod table;
 mod time;
 mod types;
 mod worker;
@@ -42,6 +43,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<worker::Done>()?;
     m.add_class::<worker::WorkerRun>()?;
     m.add_function(wrap_pyfunction!(worker::start_worker, m)?)?;
+    m.add_function(wrap_pyfunction!(table::operations, m)?)?;
+    m.add_function(wrap_pyfunction!(table::events, m)?)?;
     let py = m.py();
     use leaseq::policy;
     m.add("FOREVER", f64::INFINITY)?;

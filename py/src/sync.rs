@@ -221,20 +221,12 @@ impl Queue {
     ) -> PyResult<bool> {
         let lease = convert::lease(lease, "lease")?;
         let lease = &lease.get().inner;
+        let result = convert::opt_data(result, "result")?;
         let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
-        match result {
-            Some(result) if !result.is_none() => {
-                let result = convert::data(result, "result")?;
-                py.detach(|| self.inner.complete_with_result(lease, Some(&result), keep))
-                    .map_err(|e| errors::to_py(py, e))
-            }
-            _ if keep.is_some() => Err(errors::invalid(
-                py,
-                "keep_result_for",
-                "applies only with a `result`",
-            )),
-            _ => self.call(py, |q| q.complete(lease)),
-        }
+        // The core refuses `keep_result_for` without a result.
+        self.call(py, |q| {
+            q.complete_with_result(lease, result.as_deref(), keep)
+        })
     }
 
     /// Completes ``lease`` and leases the next item (without waiting) in one round trip.
@@ -252,24 +244,12 @@ impl Queue {
         let lease = convert::lease(lease, "lease")?;
         let lease = &lease.get().inner;
         let ttl = convert::ttl(ttl)?;
+        let result = convert::opt_data(result, "result")?;
         let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
-        let done = match result {
-            Some(result) if !result.is_none() => {
-                let result = convert::data(result, "result")?;
-                self.call(py, |q| {
-                    q.complete_and_lease_with_result(lease, Some(&result), keep, ttl)
-                })?
-            }
-            _ if keep.is_some() => {
-                return Err(errors::invalid(
-                    py,
-                    "keep_result_for",
-                    "applies only with a `result`",
-                ))
-            }
-            _ => self.call(py, |q| q.complete_and_lease(lease, ttl))?,
-        };
-        Ok((done.0, done.1.map(NewLease)))
+        let (done, next) = self.call(py, |q| {
+            q.complete_and_lease_with_result(lease, result.as_deref(), keep, ttl)
+        })?;
+        Ok((done, next.map(NewLease)))
     }
 
     /// Extends the lease to ``ttl`` from now while it is still this holder's. Returns ``False``
@@ -378,6 +358,84 @@ impl Queue {
         .map(NewLease)
     }
 
+    /// Completes many leases (at most 1000) in one round trip, each as ``complete`` would;
+    /// returns, in order, whether each call completed its item. Each completion is a ``Lease``
+    /// (no result kept), or a ``leaseq.Completion(lease, result, keep_result_for)`` (any tuple
+    /// of those fields, the last ones optional) whose fields mean what ``complete``'s arguments
+    /// do. Every completion is checked before anything is sent.
+    fn complete_batch(
+        &self,
+        py: Python<'_>,
+        completions: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<bool>> {
+        let owned = convert::completions(completions, "completions")?;
+        self.call(py, |q| {
+            let list: Vec<_> = owned.iter().map(convert::borrow_completion).collect();
+            q.complete_batch(&list)
+        })
+    }
+
+    /// A busy worker's whole step in one round trip: completes ``completions`` (as
+    /// ``complete_batch`` does) and leases up to ``n`` more items (0 to 1000) for ``ttl``,
+    /// without waiting. Returns ``(completed, leases)``: whether each completion completed its
+    /// item, in order, and the new leases (a list, empty when nothing was waiting).
+    #[pyo3(signature = (completions, n, ttl = None))]
+    fn complete_and_lease_batch(
+        &self,
+        py: Python<'_>,
+        completions: &Bound<'_, PyAny>,
+        n: &Bound<'_, PyAny>,
+        ttl: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<(Vec<bool>, Vec<NewLease>)> {
+        let owned = convert::completions(completions, "completions")?;
+        let n: usize = convert::integer(n, "n")?;
+        let ttl = convert::ttl(ttl)?;
+        let (done, leases) = self.call(py, |q| {
+            let list: Vec<_> = owned.iter().map(convert::borrow_completion).collect();
+            q.complete_and_lease_batch(&list, n, ttl)
+        })?;
+        Ok((done, leases.into_iter().map(NewLease).collect()))
+    }
+
+    /// Extends many leases (at most 1000, each a ``Lease``) to ``ttl`` from now in one round
+    /// trip; returns each one's ``RenewOutcome``, in order, as ``renew_outcome`` would.
+    #[pyo3(signature = (leases, ttl = None))]
+    fn renew_batch(
+        &self,
+        py: Python<'_>,
+        leases: &Bound<'_, PyAny>,
+        ttl: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<RenewName>> {
+        let leases = convert::leases(leases, "leases")?;
+        let ttl = convert::ttl(ttl)?;
+        let outcomes = self.call(py, |q| {
+            let refs: Vec<&leaseq::Lease> = leases.iter().collect();
+            q.renew_batch(&refs, ttl)
+        })?;
+        Ok(outcomes.into_iter().map(RenewName).collect())
+    }
+
+    /// Records many failed attempts (at most 1000) in one round trip, each as ``fail`` would;
+    /// returns their ``FailOutcome``s in order. Each failure is a ``leaseq.Failure(lease,
+    /// error, error_type, retry)`` (any tuple of those fields, ``error_type`` and ``retry``
+    /// optional) whose fields mean what ``fail``'s arguments do. Every failure is checked
+    /// before anything is sent.
+    fn fail_batch(
+        &self,
+        py: Python<'_>,
+        failures: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<FailOutcome>> {
+        let owned = convert::failures(failures, "failures")?;
+        let outcomes = self.call(py, |q| {
+            let list: Vec<_> = owned
+                .iter()
+                .map(|(lease, error, kind, retry)| (lease, error.as_str(), kind.as_str(), *retry))
+                .collect();
+            q.fail_batch(&list)
+        })?;
+        Ok(outcomes.into_iter().map(FailOutcome::from).collect())
+    }
+
     /// The result kept for item ``id`` (``bytes`` or ``str``; a ``JobResult``), or ``None``.
     fn result(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Option<JobResult>> {
         let id = convert::id(id, "id")?;
@@ -431,7 +489,7 @@ impl Queue {
         count: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<Entry>> {
         let state = convert::state(py, state)?;
-        // The core has no default page; these are the binding's, as documented.
+        // The operation table's defaults (leaseq::operations); the core's method takes both.
         let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
         let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
         self.call(py, |q| q.list(state, start, count))
@@ -536,13 +594,14 @@ impl Queue {
         self.call(py, |q| q.deep_clean()).map(CleanReport::from)
     }
 
-    /// How many ids wait in the priority-0 list (``count("waiting")`` counts every priority).
+    /// How many items wait, at every priority: the same as ``count("waiting")``.
     fn queue_len(&self, py: Python<'_>) -> PyResult<u64> {
         self.call(py, |q| q.queue_len())
     }
 
-    /// How many ids are in processing (leased by redis-work-queue clients, or left by crashed
-    /// ones until a light clean).
+    /// How many items are being processed: leased by leaseq (``count("leased")``) plus those
+    /// in redis-work-queue's processing list (leased by its clients, or left by crashed ones
+    /// until a light clean).
     fn processing_len(&self, py: Python<'_>) -> PyResult<u64> {
         self.call(py, |q| q.processing_len())
     }

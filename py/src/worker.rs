@@ -207,66 +207,43 @@ impl WorkerRun {
         }
     }
 
-    /// The events since the last call, as tuples ``(name, id, attempt, detail)``; `completed`
-    /// events only when ``completed`` is true (nobody listening: they are not built at all).
+    /// The events since the last call, as tuples ``(name, id, attempt, detail)``, named,
+    /// identified and worded by the core (``Event::name``, ``id``, ``attempt``, ``message``);
+    /// `completed` events only when ``completed`` is true (nobody listening: they are not built
+    /// at all). The detail: ``(message, retry_in_seconds)`` for ``retrying``,
+    /// ``(step, code, message)`` for ``error``, else the event's message (``None`` when empty).
     fn events<'py>(&self, py: Python<'py>, completed: bool) -> PyResult<Vec<Bound<'py, PyTuple>>> {
         let mut rx = self.events.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::new();
         while let Ok(event) = rx.try_recv() {
-            let none = py.None().into_bound(py);
-            let t = match event {
-                Event::Completed { .. } if !completed => continue,
-                Event::Completed { id, attempt } => ("completed", Some(id), attempt, none),
-                Event::Retrying {
-                    id,
-                    attempt,
-                    error,
-                    retry_in,
-                } => (
-                    "retrying",
-                    Some(id),
-                    attempt,
-                    PyTuple::new(
-                        py,
-                        [
-                            error.into_pyobject(py)?.into_any(),
-                            retry_in.as_secs_f64().into_pyobject(py)?.into_any(),
-                        ],
-                    )?
+            if matches!(event, Event::Completed { .. }) && !completed {
+                continue;
+            }
+            let detail = match &event {
+                Event::Retrying { retry_in, .. } => (event.message(), retry_in.as_secs_f64())
+                    .into_pyobject(py)?
                     .into_any(),
-                ),
-                Event::Dead { id, attempt, error } => (
-                    "dead",
-                    Some(id),
-                    attempt,
-                    error.into_pyobject(py)?.into_any(),
-                ),
-                Event::Released { id } => ("released", Some(id), 0, none),
-                Event::LeaseLost { id, why } => (
-                    "lease_lost",
-                    Some(id),
-                    0,
-                    format!("{why:?}").into_pyobject(py)?.into_any(),
-                ),
-                Event::Error { during, error } => (
-                    "error",
-                    None,
-                    0,
-                    PyTuple::new(py, [during, error.code().as_str(), &error.to_string()])?
-                        .into_any(),
-                ),
-                Event::Recovered { during } => {
-                    ("recovered", None, 0, during.into_pyobject(py)?.into_any())
+                Event::Error { during, error } => {
+                    (*during, error.code().as_str(), error.to_string())
+                        .into_pyobject(py)?
+                        .into_any()
                 }
-                _ => continue,
+                _ => {
+                    let message = event.message();
+                    if message.is_empty() {
+                        py.None().into_bound(py)
+                    } else {
+                        message.into_pyobject(py)?.into_any()
+                    }
+                }
             };
             out.push(PyTuple::new(
                 py,
                 [
-                    t.0.into_pyobject(py)?.into_any(),
-                    t.1.into_pyobject(py)?.into_any(),
-                    t.2.into_pyobject(py)?.into_any(),
-                    t.3,
+                    event.name().into_pyobject(py)?.into_any(),
+                    event.id().into_pyobject(py)?.into_any(),
+                    event.attempt().into_pyobject(py)?.into_any(),
+                    detail,
                 ],
             )?);
         }

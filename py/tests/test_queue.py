@@ -40,7 +40,8 @@ def test_add_lease_complete(queue: leaseq.Queue, r: redis.Redis) -> None:
     assert (lease.id, lease.data, lease.count) == ("one", b"payload", 1)
     assert lease.token and isinstance(lease.token, str)
     assert "one" in repr(lease)
-    assert (queue.queue_len(), queue.processing_len()) == (0, 0)
+    # Being processed: leased by leaseq counts, as redis-work-queue's processing list does.
+    assert (queue.queue_len(), queue.processing_len()) == (0, 1)
     assert queue.count("leased") == 1
     assert queue.complete(lease) is True
     assert queue.complete(lease) is False
@@ -71,6 +72,19 @@ def test_lease_json(queue: leaseq.Queue) -> None:
 def test_add_unique(queue: leaseq.Queue) -> None:
     queue.add_unique(leaseq.Item(b"u"))
     assert queue.queue_len() == 1
+
+
+def test_queue_len_counts_every_priority(queue: leaseq.Queue) -> None:
+    queue.add_batch(
+        [
+            leaseq.Item(b"x", id=f"p{p}", priority=p)
+            for p in (-5, 0, leaseq.MAX_PRIORITY)
+        ]
+    )
+    assert queue.queue_len() == queue.count("waiting") == 3
+    lease = queue.lease()
+    assert lease is not None and lease.id == f"p{leaseq.MAX_PRIORITY}"
+    assert (queue.queue_len(), queue.processing_len()) == (2, 1)
 
 
 def test_add_batch(queue: leaseq.Queue) -> None:

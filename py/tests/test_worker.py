@@ -114,6 +114,8 @@ def test_a_cancelled_job_is_told_its_lease_is_lost(queue: leaseq.Queue) -> None:
     worker = leaseq.Worker(
         queue, handler, concurrency=2, lease_ttl=1.0, renew_every=0.1
     )
+    lost: list[tuple[str, Any]] = []
+    worker.on("lease_lost", lambda job_id, why: lost.append((job_id, why)))
 
     def cancel_then_stop() -> None:
         started.wait(timeout=30)
@@ -132,6 +134,8 @@ def test_a_cancelled_job_is_told_its_lease_is_lost(queue: leaseq.Queue) -> None:
     assert leased_past_ttl == [2], "renewed past the TTL"
     assert told == {"long": True, "long-async": True}
     assert report.lost == 2 and report.completed == 0
+    # The event says why, as a RenewOutcome value.
+    assert sorted(lost) == [("long", "cancelled"), ("long-async", "cancelled")]
     assert queue.get("long") is None
 
 

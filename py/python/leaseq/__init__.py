@@ -43,6 +43,7 @@ from leaseq._native import (
     QueueConfig,
     Stats,
 )
+from leaseq.batch import Completion, Failure
 from leaseq.enums import RenewOutcome, State
 from leaseq.errors import (
     ClosedError,
@@ -81,8 +82,10 @@ __all__ = [
     "CleanReport",
     "Client",
     "ClosedError",
+    "Completion",
     "Entry",
     "FailOutcome",
+    "Failure",
     "InvalidArgumentError",
     "InvalidArgumentTypeError",
     "Item",

@@ -4,8 +4,9 @@ import builtins
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import TracebackType
-from typing import Any, ClassVar, final
+from typing import Any, ClassVar, TypedDict, final
 
+from leaseq.batch import CompletionLike, FailureLike
 from leaseq.enums import RenewOutcome, State
 
 __all__ = [
@@ -44,6 +45,8 @@ __all__ = [
     "_error_class",
     "_shutdown",
     "cli_main",
+    "events",
+    "operations",
     "start_worker",
 ]
 
@@ -401,6 +404,21 @@ class Queue:
     def lease_from_parts(
         self, id: str, token: str, incarnation: str, attempt: int
     ) -> Lease: ...
+    def complete_batch(
+        self, completions: Iterable[CompletionLike]
+    ) -> builtins.list[bool]: ...
+    def complete_and_lease_batch(
+        self,
+        completions: Iterable[CompletionLike],
+        n: int,
+        ttl: float | timedelta | None = None,
+    ) -> tuple[builtins.list[bool], builtins.list[Lease]]: ...
+    def renew_batch(
+        self, leases: Iterable[Lease], ttl: float | timedelta | None = None
+    ) -> builtins.list[RenewOutcome]: ...
+    def fail_batch(
+        self, failures: Iterable[FailureLike]
+    ) -> builtins.list[FailOutcome]: ...
     def result(self, id: bytes | str) -> JobResult | None: ...
     def wait_result(
         self, id: bytes | str, timeout: float | timedelta
@@ -502,6 +520,21 @@ class AsyncQueue:
     def lease_from_parts(
         self, id: str, token: str, incarnation: str, attempt: int
     ) -> Lease: ...
+    def complete_batch(
+        self, completions: Iterable[CompletionLike]
+    ) -> asyncio.Future[builtins.list[bool]]: ...
+    def complete_and_lease_batch(
+        self,
+        completions: Iterable[CompletionLike],
+        n: int,
+        ttl: float | timedelta | None = None,
+    ) -> asyncio.Future[tuple[builtins.list[bool], builtins.list[Lease]]]: ...
+    def renew_batch(
+        self, leases: Iterable[Lease], ttl: float | timedelta | None = None
+    ) -> asyncio.Future[builtins.list[RenewOutcome]]: ...
+    def fail_batch(
+        self, failures: Iterable[FailureLike]
+    ) -> asyncio.Future[builtins.list[FailOutcome]]: ...
     def result(self, id: bytes | str) -> asyncio.Future[JobResult | None]: ...
     def wait_result(
         self, id: bytes | str, timeout: float | timedelta
@@ -536,6 +569,28 @@ class AsyncQueue:
     def processing_len(self) -> asyncio.Future[int]: ...
 
 def _error_class(code: str) -> type: ...
+
+# The core's operation table (leaseq::operations), as `operations()` returns it.
+class _OperationArg(TypedDict):
+    name: str
+    kind: str
+    required: bool
+    default: str | None
+    only: str | None
+
+class _Operation(TypedDict):
+    name: str
+    args: builtins.list[_OperationArg]
+    reply: str
+    round_trips: int
+    summary: str
+
+def operations() -> builtins.list[_Operation]:
+    """Every operation of a queue, in the core's order."""
+
+def events() -> builtins.list[str]:
+    """The runner's event names, in the core's order."""
+
 def _shutdown() -> None: ...
 def cli_main(argv: list[str]) -> int: ...
 

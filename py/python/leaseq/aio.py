@@ -48,6 +48,7 @@ from leaseq._native import (
     QueueConfig,
     Stats,
 )
+from leaseq.batch import Completion, CompletionLike, Failure, FailureLike
 from leaseq.enums import RenewOutcome, State
 from leaseq.errors import (
     ClosedError,
@@ -87,8 +88,10 @@ __all__ = [
     "CleanReport",
     "Client",
     "ClosedError",
+    "Completion",
     "Entry",
     "FailOutcome",
+    "Failure",
     "InvalidArgumentError",
     "InvalidArgumentTypeError",
     "Item",
@@ -228,6 +231,38 @@ class Queue:
         """A lease rebuilt from its id, token, incarnation and attempt (nothing is sent)."""
         return self._native.lease_from_parts(id, token, incarnation, attempt)
 
+    async def complete_batch(
+        self, completions: Iterable[CompletionLike]
+    ) -> builtins.list[bool]:
+        """Completes many leases (at most 1000) in one round trip, each a ``Lease`` or a
+        :class:`Completion` (``complete``'s arguments); returns, in order, whether each
+        completed its item."""
+        return await self._native.complete_batch(completions)
+
+    async def complete_and_lease_batch(
+        self,
+        completions: Iterable[CompletionLike],
+        n: int,
+        ttl: float | timedelta | None = None,
+    ) -> tuple[builtins.list[bool], builtins.list[Lease]]:
+        """Completes ``completions`` (as ``complete_batch``) and leases up to ``n`` more items
+        (no wait) in one round trip; returns ``(completed, leases)``."""
+        return await self._native.complete_and_lease_batch(completions, n, ttl)
+
+    async def renew_batch(
+        self, leases: Iterable[Lease], ttl: float | timedelta | None = None
+    ) -> builtins.list[RenewOutcome]:
+        """Extends many leases (at most 1000) in one round trip; returns each one's
+        ``RenewOutcome``, in order."""
+        return await self._native.renew_batch(leases, ttl)
+
+    async def fail_batch(
+        self, failures: Iterable[FailureLike]
+    ) -> builtins.list[FailOutcome]:
+        """Records many failed attempts (at most 1000), each a :class:`Failure` (``fail``'s
+        arguments), in one round trip; returns their outcomes in order."""
+        return await self._native.fail_batch(failures)
+
     async def result(self, id: bytes | str) -> JobResult | None:
         """The result kept for item ``id`` (``bytes`` or ``str``), or ``None``."""
         return await self._native.result(id)
@@ -319,11 +354,12 @@ class Queue:
         return await self._native.deep_clean()
 
     async def queue_len(self) -> int:
-        """How many ids wait in the priority-0 list."""
+        """How many items wait, at every priority: the same as ``count("waiting")``."""
         return await self._native.queue_len()
 
     async def processing_len(self) -> int:
-        """How many ids are in processing."""
+        """How many items are being processed: leased by leaseq (``count("leased")``) plus
+        those in redis-work-queue's processing list."""
         return await self._native.processing_len()
 
     def __repr__(self) -> str:

@@ -23,7 +23,7 @@ from datetime import timedelta
 from typing import Any, Callable, Union
 
 from leaseq import _native
-from leaseq.errors import InvalidArgumentTypeError
+from leaseq.errors import InvalidArgumentError, InvalidArgumentTypeError
 
 log = logging.getLogger("leaseq")
 
@@ -267,7 +267,19 @@ class Worker:
     def on(self, event: str, listener: Callable[..., None]) -> None:
         """Calls ``listener(id, detail)`` on ``event``: ``completed``, ``retrying``, ``dead``,
         ``released``, ``lease_lost``, ``error`` or ``recovered`` (``id`` is None for the last
-        two). Listeners run on the thread that called ``run()``."""
+        two), or ``listener(name, id, detail)`` on every event for ``"*"``; another name raises
+        ``InvalidArgumentError``. The detail: the error message (``dead``), ``(message,
+        retry_in_seconds)`` (``retrying``), why the lease was lost, a ``RenewOutcome`` value
+        (``lease_lost``), ``(step, code, message)`` (``error``), the step that works again
+        (``recovered``), else ``None``. Listeners run on the thread that called ``run()``."""
+        if event != "*" and event not in _native.events():
+            error = InvalidArgumentError(
+                f"invalid argument `event`: unknown event {event!r}; the events are "
+                + ", ".join(_native.events())
+                + ', or "*" for all'
+            )
+            error.argument = "event"
+            raise error
         self._listeners.setdefault(event, []).append(listener)
 
     def stop(self, force: bool = False) -> None:
