@@ -465,7 +465,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
     await assert.rejects(queue.completeAndLeaseBatch([lease], 1, { n: 1 }), naming('n'))
     await assert.rejects(queue.completeAndLeaseBatch([{ lease, keepResultForMs: 5 }], 1), naming('keepResultForMs'))
     const many = Array.from({ length: 1001 }, () => lease)
-    await assert.rejects(queue.completeBatch(many), naming('leases'))
+    await assert.rejects(queue.completeBatch(many), naming('completions'))
     assert.equal(await queue.renewOutcome(lease), 'renewed', 'the lease is untouched')
     assert.equal(await queue.complete(lease), true)
   })

@@ -460,19 +460,9 @@ pub fn completions(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<Owned
         let lease = self::lease(&f[0], "lease")?.get().inner.clone();
         let result = opt_data(f.get(1), "result")?;
         let keep = opt_seconds(f.get(2), "keep_result_for")?;
-        let result = match (result, keep) {
-            (Some(r), keep) => Some((r, keep)),
-            (None, None) => None,
-            // The core's batch types cannot carry a keep time without a result; the single
-            // operations leave this check to the core (complete_with_result).
-            (None, Some(_)) => {
-                return Err(errors::invalid(
-                    obj.py(),
-                    "keep_result_for",
-                    "applies only with a `result`",
-                ))
-            }
-        };
+        leaseq::check_completion(result.as_deref(), keep)
+            .map_err(|e| errors::to_py(obj.py(), e))?;
+        let result = result.map(|r| (r, keep));
         out.push((lease, result));
     }
     Ok(out)

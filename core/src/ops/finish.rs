@@ -184,7 +184,7 @@ impl Queue {
         inv: &mut crate::scripts::Invocation,
         completions: &[Completion<'_>],
     ) -> Result<()> {
-        batch_size("leases", completions.len())?;
+        batch_size("completions", completions.len())?;
         let all = completions.iter().any(|(_, result)| result.is_some());
         inv.arg(if all { 6 } else { 3 });
         for (lease, result) in completions {
@@ -266,7 +266,7 @@ impl Queue {
         if failures.is_empty() {
             return Ok(Vec::new());
         }
-        batch_size("leases", failures.len())?;
+        batch_size("failures", failures.len())?;
         let mut inv = self.invocation(&scripts::FAIL_BATCH);
         let mut delays = Vec::with_capacity(failures.len());
         for (lease, error, error_type, retry) in failures {
