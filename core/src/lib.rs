@@ -27,7 +27,7 @@
 
 pub mod blocking;
 mod client;
-mod connection;
+mod conn;
 mod discover;
 mod error;
 mod item;

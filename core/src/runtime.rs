@@ -12,7 +12,7 @@ use std::sync::Mutex;
 
 use tokio::runtime::{Handle, Runtime};
 
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 
 struct Slot {
     pid: u32,
@@ -40,14 +40,10 @@ pub fn handle() -> Result<Handle> {
         .enable_all()
         .build()
         .map_err(|e| {
-            Error::Connection(
-                redis::RedisError::from((
-                    redis::ErrorKind::Io,
-                    "cannot start the I/O runtime",
-                    e.to_string(),
-                ))
-                .into(),
-            )
+            Error::Connection(Cause::io(
+                "cannot start the I/O runtime",
+                Some(e.to_string()),
+            ))
         })?;
     let handle = runtime.handle().clone();
     let stale = slot.replace(Slot {

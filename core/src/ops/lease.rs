@@ -113,7 +113,7 @@ impl Queue {
                 Err(e) if e.is_retryable() => {
                     if !e.not_run() {
                         // The connection broke or hung: the idle ones may be dead too.
-                        self.client().connections().forget_waiters();
+                        self.handle().connections().forget_waiters();
                     }
                     if past(deadline) {
                         return Err(e);
@@ -132,7 +132,7 @@ impl Queue {
         pause: &mut Duration,
         deadline: Option<Instant>,
     ) -> Result<()> {
-        let mut closed = self.client().closed_signal();
+        let mut closed = self.handle().closed_signal();
         let sleep = match deadline {
             Some(d) => (*pause).min(d.saturating_duration_since(Instant::now())),
             None => *pause,
@@ -256,7 +256,7 @@ impl Queue {
     /// A lease's arguments (spec/PROTOCOL.md, 4.1): `token ttl_ms n db`. The database keys the
     /// queue's hints in the library, which every database of the server shares.
     fn lease_args(&self, inv: &mut scripts::Invocation, token: &str, ttl_ms: u64, n: usize) {
-        inv.arg(token).arg(ttl_ms).arg(n).arg(self.client().db());
+        inv.arg(token).arg(ttl_ms).arg(n).arg(self.handle().db());
     }
 
     /// Reads a lease script's reply: `{more, wait_ms, lease...}`.

@@ -63,7 +63,7 @@ impl Queue {
                 None => WAIT_SLICE,
             };
             let mut conn = self
-                .client()
+                .handle()
                 .connections()
                 .take_waiter()
                 .await
@@ -74,17 +74,17 @@ impl Queue {
                 .arg("RIGHT")
                 .arg("RIGHT")
                 .arg(format!("{:.3}", slice.as_secs_f64().max(0.001)));
-            let mut closed = self.client().closed_signal();
+            let mut closed = self.handle().closed_signal();
             let mut refused = false;
             tokio::select! {
                 reply = tokio::time::timeout(slice + Duration::from_secs(5), cmd.query_async::<Value>(&mut conn)) => {
                     match reply {
-                        Ok(Ok(_)) => self.client().connections().return_waiter(conn),
+                        Ok(Ok(_)) => self.handle().connections().return_waiter(conn),
                         Ok(Err(e)) => match self.map_err(e) {
                             // Over maxmemory Redis refuses BLMOVE: read again after a pause
                             // (no result can be written meanwhile either).
                             e if e.code() == ErrorCode::OutOfMemory => {
-                                self.client().connections().return_waiter(conn);
+                                self.handle().connections().return_waiter(conn);
                                 refused = true;
                             }
                             e => return Err(e),

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use redis::Value;
 
-use crate::connection::Conn;
-use crate::error::{Error, Result};
+use crate::conn::Conn;
+use crate::error::{Cause, Error, Result};
 use crate::queue::Queue;
 
 /// The longest single BLMOVE of a blocking lease; a longer wait is several, back to back.
@@ -23,11 +23,11 @@ impl Queue {
     /// broken connection (no RST) is noticed. The connection that did not answer is dropped,
     /// which ends its BLMOVE server-side.
     pub(crate) async fn wait_for_item(&self, timeout: Option<Duration>) -> Result<()> {
-        let mut closed = self.client().closed_signal();
+        let mut closed = self.handle().closed_signal();
         if *closed.borrow() {
             return Err(Error::Closed);
         }
-        let connections = self.client().connections();
+        let connections = self.handle().connections();
         let slice = timeout.map_or(WAIT_SLICE, |d| d.min(WAIT_SLICE));
         let queue_conn = connections
             .take_waiter()
@@ -67,10 +67,10 @@ impl Queue {
         let reply = tokio::time::timeout(slice + WAIT_GRACE, cmd.query_async::<Value>(&mut conn));
         let result = match reply.await {
             Ok(reply) => reply.map(drop).map_err(|e| self.map_err(e)),
-            Err(_) => Err(Error::Timeout(
-                redis::RedisError::from((redis::ErrorKind::Io, "blocking wait got no answer"))
-                    .into(),
-            )),
+            Err(_) => Err(Error::Timeout(Cause::io(
+                "blocking wait got no answer",
+                None,
+            ))),
         };
         (result, conn)
     }
