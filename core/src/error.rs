@@ -228,12 +228,6 @@ impl Error {
             Error::Redis(Cause::redis(err))
         }
     }
-
-    /// Whether this is an error reply that says the server did not run the call because it is
-    /// temporarily unable to (spec/PROTOCOL.md, 11): resending the same call is safe.
-    pub(crate) fn not_run(&self) -> bool {
-        matches!(self, Error::Unavailable(_))
-    }
 }
 
 /// The first words of Redis error replies that mean "not now": the call was refused before it
