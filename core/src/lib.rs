@@ -38,6 +38,8 @@ mod ops;
 pub mod policy;
 mod queue;
 mod reply;
+// Not part of leaseq's API, public only for the bindings' crates (see its module doc).
+#[doc(hidden)]
 pub mod runtime;
 mod scripts;
 mod server;
@@ -52,6 +54,7 @@ pub use lease::{Lease, RenewOutcome, Wait, MAX_TTL};
 pub use ops::{CleanReport, Completion, QueueConfig, RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};
 pub use policy::{Backoff, Retry};
 pub use queue::Queue;
+// Not part of leaseq's API: for the model's replay test only (see its own doc).
 #[doc(hidden)]
 pub use scripts::edited_library;
 pub use server::{key_slot, ServerReport, MIN_REDIS_VERSION};

@@ -1,6 +1,10 @@
 //! One fork-aware home for the tokio runtime that the synchronous facade ([`crate::blocking`])
 //! and the bindings (C, Python's sync and asyncio faces, Node) run the async core on.
 //!
+//! **Not part of leaseq's API**: public (and hidden from the documentation) only so that the
+//! bindings' crates can reach it; it may change in any release. Rust programs bring their own
+//! tokio runtime, or use [`crate::blocking`].
+//!
 //! A forked child has none of its parent's threads, so the parent's runtime would never run
 //! anything there, and the parent's sockets are shared with the parent. Both are therefore made
 //! anew in the child: [`handle`] starts a fresh runtime when the process id changed, and
