@@ -1,5 +1,5 @@
 //! A synchronous face over the async API, for callers without a tokio runtime (the C ABI, sync
-//! Python). Calls run on the process's runtime ([`crate::runtime`]) and block only the calling
+//! Python). Calls run on the process's own runtime (internal) and block only the calling
 //! thread; many threads may call one client at once.
 //!
 //! Fork-safe: a client used in a forked child (multiprocessing, gunicorn) notices the new
@@ -91,7 +91,7 @@ impl Client {
 
     /// [`Client::connect`] that does not block its caller: for async faces that keep this
     /// handle for its fork-awareness (Python's asyncio connects on the runtime, off the event
-    /// loop). Run it on [`crate::runtime::handle`]'s runtime.
+    /// loop). Run it on the bindings' runtime (`leaseq::runtime::handle`).
     pub async fn connect_async(url: &str) -> Result<Client> {
         Client::open_async(Target::Single(url.to_owned())).await
     }
@@ -154,7 +154,7 @@ impl Client {
         })
     }
 
-    /// See [`crate::Client::close`]: waiting leases on any thread return [`Error::Closed`].
+    /// See [`crate::Client::close`]: waiting leases on any thread return [`crate::Error::Closed`].
     pub fn close(&self) {
         if let Ok((_, client)) = self.live() {
             client.close();

@@ -1,28 +1,22 @@
 //! `Client`: a connection to one Redis server or one Redis Cluster, shared by its queues.
+//! What the client and its queues share is a [`Handle`] (`conn/`); [`Client::queue`] is in
+//! `queue.rs`, beside the `Queue` it makes, so that this module needs nothing of it.
 
 use std::sync::Arc;
 
 use redis::Value;
-use tokio::sync::watch;
 
-use crate::connection::{Conn, Connections};
-use crate::error::{Error, Result};
-use crate::keys::QueueKeys;
-use crate::queue::Queue;
+use crate::conn::{self, Conn, Connections, Handle};
+use crate::error::Result;
 
 /// A handle to Redis. Cheap to clone (clones share connections), `Send + Sync`.
 ///
 /// Ordinary calls share one multiplexed connection, so concurrent calls from many tasks cost
-/// one socket. Each blocking [`Queue::lease`] wait uses a connection of its own.
+/// one socket. Each blocking [`crate::Queue::lease`] wait uses a connection of its own.
 #[derive(Clone)]
 pub struct Client {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    connections: Connections,
-    closed: watch::Sender<bool>,
-    warnings: Vec<String>,
+    handle: Handle,
+    warnings: Arc<[String]>,
 }
 
 impl std::fmt::Debug for Client {
@@ -61,72 +55,47 @@ impl Client {
     /// Checks a URL as [`Client::connect`] would before it opens a socket, without connecting:
     /// the scheme, the form and any TLS files. Errors are INVALID_ARGUMENT naming `url`.
     pub fn check_url(url: &str) -> Result<()> {
-        crate::connection::single_client(url).map(drop)
+        conn::check_url(url)
     }
 
     /// Checks cluster node URLs as [`Client::connect_cluster`] would, without connecting
     /// (INVALID_ARGUMENT naming `urls`).
     pub fn check_cluster_urls(urls: &[String]) -> Result<()> {
-        crate::connection::cluster_urls(urls).map(drop)
+        conn::check_cluster_urls(urls)
     }
 
     fn from_parts(connections: Connections, warnings: Vec<String>) -> Client {
         Client {
-            inner: Arc::new(Inner {
-                connections,
-                closed: watch::channel(false).0,
-                warnings,
-            }),
+            handle: Handle::new(connections),
+            warnings: warnings.into(),
         }
-    }
-
-    /// The queue stored under `prefix`. Validates the prefix (argument `prefix`); sends nothing.
-    pub fn queue(&self, prefix: &str) -> Result<Queue> {
-        let keys = QueueKeys::new(prefix, self.is_cluster())?;
-        Ok(Queue::new(self.clone(), Arc::new(keys)))
     }
 
     /// Whether this client talks to a Redis Cluster.
     pub fn is_cluster(&self) -> bool {
-        self.inner.connections.is_cluster()
+        self.handle.is_cluster()
     }
 
-    /// Closes the client: blocking leases that are waiting return [`Error::Closed`] at once, and
-    /// so does every later call, on this handle and all its clones.
+    /// Closes the client: blocking leases that are waiting return [`crate::Error::Closed`] at
+    /// once, and so does every later call, on this handle and all its clones.
     pub fn close(&self) {
-        self.inner.closed.send_replace(true);
-        self.inner.connections.close();
+        self.handle.close();
     }
 
     /// Whether [`Client::close`] was called.
     pub fn is_closed(&self) -> bool {
-        *self.inner.closed.borrow()
+        self.handle.is_closed()
     }
 
     /// Things about the server's configuration that put items at risk, found when connecting:
     /// for example a `maxmemory-policy` that may evict queue keys.
     pub fn warnings(&self) -> &[String] {
-        &self.inner.warnings
+        &self.warnings
     }
 
-    pub(crate) fn shared_conn(&self) -> Result<Conn> {
-        if self.is_closed() {
-            return Err(Error::Closed);
-        }
-        self.inner.connections.shared().ok_or(Error::Closed)
-    }
-
-    /// The database this client selects (0 in a Cluster).
-    pub(crate) fn db(&self) -> i64 {
-        self.connections().db()
-    }
-
-    pub(crate) fn connections(&self) -> &Connections {
-        &self.inner.connections
-    }
-
-    pub(crate) fn closed_signal(&self) -> watch::Receiver<bool> {
-        self.inner.closed.subscribe()
+    /// The connections and closed flag this client, its clones and its queues share.
+    pub(crate) fn handle(&self) -> &Handle {
+        &self.handle
     }
 }
 

@@ -3,11 +3,10 @@
 
 use std::collections::BTreeSet;
 
-use redis::cluster_routing::{RoutingInfo, SingleNodeRoutingInfo};
 use redis::Value;
 
 use crate::client::Client;
-use crate::connection::Conn;
+use crate::conn::{at_node, pipeline_at_node, primaries, Conn, Node};
 use crate::error::{Error, Result};
 use crate::keys::{escape_glob, QueueKeys};
 
@@ -40,7 +39,7 @@ impl Client {
     /// Uses `SCAN MATCH <starting_with, glob-escaped>* COUNT 1000` and one pipelined `TYPE` per
     /// page of candidates: two round trips per page, memory bounded by the number of queues.
     pub async fn queues(&self, starting_with: &str) -> Result<Vec<String>> {
-        let mut conn = self.shared_conn()?;
+        let mut conn = self.handle().shared()?;
         let pattern = format!("{}*", escape_glob(starting_with));
         let nodes = primaries(&mut conn, self.is_cluster()).await?;
         let mut found = BTreeSet::new();
@@ -89,19 +88,8 @@ impl Client {
         for (key, _, _) in &candidates {
             pipe.cmd("TYPE").arg(*key);
         }
-        let count = candidates.len();
-        let types: Vec<Value> = match (conn, node) {
-            // The page's keys live on the node scanned, in many slots: one pipeline to it.
-            (Conn::Cluster(c), Some((host, port))) => {
-                let route = SingleNodeRoutingInfo::ByAddress {
-                    host: host.clone(),
-                    port: *port,
-                };
-                c.route_pipeline(pipe, 0, count, route).await
-            }
-            (conn, _) => pipe.query_async(conn).await,
-        }
-        .map_err(|e| Error::from_redis(e, ""))?;
+        // The page's keys live on the node scanned, in many slots: one pipeline to it.
+        let types = pipeline_at_node(conn, pipe, candidates.len(), node).await?;
         for ((_, prefix, want), got) in candidates.into_iter().zip(types) {
             let got = match got {
                 Value::SimpleString(s) => s,
@@ -125,58 +113,6 @@ fn marker(key: &str) -> Option<(&str, &'static str)> {
     }
     let (prefix, minute) = key.rsplit_once(":rate:")?;
     (!minute.is_empty() && minute.bytes().all(|b| b.is_ascii_digit())).then_some((prefix, "hash"))
-}
-
-/// A primary of a cluster, as `(host, port)`; `None` stands for the one server of a plain client.
-type Node = Option<(String, u16)>;
-
-/// Every primary to scan: the one server, or each primary named by `CLUSTER SLOTS`.
-async fn primaries(conn: &mut Conn, cluster: bool) -> Result<Vec<Node>> {
-    if !cluster {
-        return Ok(vec![None]);
-    }
-    let slots: Value = redis::cmd("CLUSTER")
-        .arg("SLOTS")
-        .query_async(conn)
-        .await
-        .map_err(|e| Error::from_redis(e, ""))?;
-    let mut nodes = BTreeSet::new();
-    if let Value::Array(ranges) = slots {
-        for range in ranges {
-            let Value::Array(parts) = range else { continue };
-            let Some(Value::Array(primary)) = parts.get(2) else {
-                continue;
-            };
-            let host = primary.first().and_then(|v| match v {
-                Value::BulkString(b) => Some(String::from_utf8_lossy(b).into_owned()),
-                Value::SimpleString(s) => Some(s.clone()),
-                _ => None,
-            });
-            let port = match primary.get(1) {
-                Some(Value::Int(p)) => u16::try_from(*p).ok(),
-                _ => None,
-            };
-            if let (Some(host), Some(port)) = (host, port) {
-                nodes.insert((host, port));
-            }
-        }
-    }
-    Ok(nodes.into_iter().map(Some).collect())
-}
-
-/// Sends `cmd` to one node: the server of a plain client, or the named cluster primary.
-async fn at_node(conn: &mut Conn, cmd: redis::Cmd, node: &Node) -> Result<Value> {
-    let reply = match (conn, node) {
-        (Conn::Cluster(c), Some((host, port))) => {
-            let route = SingleNodeRoutingInfo::ByAddress {
-                host: host.clone(),
-                port: *port,
-            };
-            c.route_command(cmd, RoutingInfo::SingleNode(route)).await
-        }
-        (conn, _) => cmd.query_async(conn).await,
-    };
-    reply.map_err(|e| Error::from_redis(e, ""))
 }
 
 #[cfg(test)]

@@ -60,6 +60,22 @@ pub enum Error {
 pub struct Cause(Box<redis::RedisError>);
 
 impl Cause {
+    /// A redis-rs error, boxed: the conversion stays inside the crate, so that redis-rs is no
+    /// part of leaseq's public API.
+    pub(crate) fn redis(err: redis::RedisError) -> Cause {
+        Cause(Box::new(err))
+    }
+
+    /// An I/O failure leaseq notices itself (no answer in time, a reply that is not RESP),
+    /// described by `what` and, when given, `detail`.
+    pub(crate) fn io(what: &'static str, detail: Option<String>) -> Cause {
+        let err = match detail {
+            Some(detail) => redis::RedisError::from((redis::ErrorKind::Io, what, detail)),
+            None => redis::RedisError::from((redis::ErrorKind::Io, what)),
+        };
+        Cause::redis(err)
+    }
+
     /// The code of a Redis error reply (its first word, e.g. `OOM`, `NOPERM`, `WRONGTYPE`), when
     /// the cause is one.
     pub fn code(&self) -> Option<&str> {
@@ -74,12 +90,6 @@ impl fmt::Display for Cause {
 }
 
 impl std::error::Error for Cause {}
-
-impl From<redis::RedisError> for Cause {
-    fn from(err: redis::RedisError) -> Cause {
-        Cause(Box::new(err))
-    }
-}
 
 /// The stable identity of an [`Error`], shared by every binding (spec/errors.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -195,34 +205,28 @@ impl Error {
     /// Classifies a redis-rs error; `prefix` names the queue for a WRONGTYPE answer.
     pub(crate) fn from_redis(err: redis::RedisError, prefix: &str) -> Error {
         if err.is_timeout() {
-            Error::Timeout(err.into())
+            Error::Timeout(Cause::redis(err))
         } else if err.is_io_error()
             || err.is_connection_dropped()
             || err.is_connection_refusal()
             || err.kind() == redis::ErrorKind::ClusterConnectionNotFound
         {
-            Error::Connection(err.into())
+            Error::Connection(Cause::redis(err))
         } else if err.code() == Some("WRONGTYPE")
             // Redis 6.2 wraps errors raised inside scripts in ERR; 7.x keeps the code.
             || (err.code() == Some("ERR") && err.detail().is_some_and(|d| d.contains("WRONGTYPE")))
         {
             Error::WrongType {
                 prefix: prefix.to_owned(),
-                source: err.into(),
+                source: Cause::redis(err),
             }
         } else if err.code().is_some_and(|c| UNAVAILABLE_CODES.contains(&c)) {
-            Error::Unavailable(err.into())
+            Error::Unavailable(Cause::redis(err))
         } else if err.code() == Some("OOM") {
-            Error::OutOfMemory(err.into())
+            Error::OutOfMemory(Cause::redis(err))
         } else {
-            Error::Redis(err.into())
+            Error::Redis(Cause::redis(err))
         }
-    }
-
-    /// Whether this is an error reply that says the server did not run the call because it is
-    /// temporarily unable to (spec/PROTOCOL.md, 11): resending the same call is safe.
-    pub(crate) fn not_run(&self) -> bool {
-        matches!(self, Error::Unavailable(_))
     }
 }
 

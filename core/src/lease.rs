@@ -95,8 +95,10 @@ impl Lease {
 }
 
 /// How long `lease` waits for an item when the queue is empty (and `wait_result` for a
-/// result). The default is not to wait.
+/// result). The default is not to wait. More ways to wait may come: a `match` on it needs a
+/// wildcard arm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Wait {
     /// Return at once.
     #[default]

@@ -27,7 +27,7 @@
 
 pub mod blocking;
 mod client;
-mod connection;
+mod conn;
 mod discover;
 mod error;
 mod item;
@@ -39,6 +39,8 @@ mod ops;
 pub mod policy;
 mod queue;
 mod reply;
+// Not part of leaseq's API, public only for the bindings' crates (see its module doc).
+#[doc(hidden)]
 pub mod runtime;
 mod scripts;
 mod server;
@@ -56,6 +58,7 @@ pub use ops::{
 };
 pub use policy::{Backoff, Retry};
 pub use queue::Queue;
+// Not part of leaseq's API: for the model's replay test only (see its own doc).
 #[doc(hidden)]
 pub use scripts::edited_library;
 pub use server::{key_slot, ServerReport, MIN_REDIS_VERSION};

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::client::Client;
-use crate::connection::Conn;
+use crate::conn::{Conn, Handle};
 use crate::error::{Error, Result};
 use crate::keys::QueueKeys;
 use crate::lease::Lease;
@@ -17,11 +17,18 @@ pub struct Queue {
     keys: Arc<QueueKeys>,
 }
 
-impl Queue {
-    pub(crate) fn new(client: Client, keys: Arc<QueueKeys>) -> Queue {
-        Queue { client, keys }
+impl Client {
+    /// The queue stored under `prefix`. Validates the prefix (argument `prefix`); sends nothing.
+    pub fn queue(&self, prefix: &str) -> Result<Queue> {
+        let keys = QueueKeys::new(prefix, self.is_cluster())?;
+        Ok(Queue {
+            client: self.clone(),
+            keys: Arc::new(keys),
+        })
     }
+}
 
+impl Queue {
     /// The prefix of this queue's keys.
     pub fn prefix(&self) -> &str {
         &self.keys.prefix
@@ -36,8 +43,13 @@ impl Queue {
         &self.keys
     }
 
+    /// The connections and closed flag of the queue's client.
+    pub(crate) fn handle(&self) -> &Handle {
+        self.client.handle()
+    }
+
     pub(crate) fn conn(&self) -> Result<Conn> {
-        self.client.shared_conn()
+        self.handle().shared()
     }
 
     pub(crate) fn map_err(&self, err: redis::RedisError) -> Error {

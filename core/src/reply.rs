@@ -2,18 +2,15 @@
 
 use redis::Value;
 
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 
 /// An error for a reply of a shape the protocol does not allow.
 pub(crate) fn unexpected(op: &str, value: &Value) -> Error {
-    Error::Redis(
-        redis::RedisError::from((
-            redis::ErrorKind::UnexpectedReturnType,
-            "unexpected reply",
-            format!("{op} script returned {value:?}"),
-        ))
-        .into(),
-    )
+    Error::Redis(Cause::redis(redis::RedisError::from((
+        redis::ErrorKind::UnexpectedReturnType,
+        "unexpected reply",
+        format!("{op} script returned {value:?}"),
+    ))))
 }
 
 /// The elements of an array reply.

@@ -1,6 +1,10 @@
 //! One fork-aware home for the tokio runtime that the synchronous facade ([`crate::blocking`])
 //! and the bindings (C, Python's sync and asyncio faces, Node) run the async core on.
 //!
+//! **Not part of leaseq's API**: public (and hidden from the documentation) only so that the
+//! bindings' crates can reach it; it may change in any release. Rust programs bring their own
+//! tokio runtime, or use [`crate::blocking`].
+//!
 //! A forked child has none of its parent's threads, so the parent's runtime would never run
 //! anything there, and the parent's sockets are shared with the parent. Both are therefore made
 //! anew in the child: [`handle`] starts a fresh runtime when the process id changed, and
@@ -12,7 +16,7 @@ use std::sync::Mutex;
 
 use tokio::runtime::{Handle, Runtime};
 
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 
 struct Slot {
     pid: u32,
@@ -40,14 +44,10 @@ pub fn handle() -> Result<Handle> {
         .enable_all()
         .build()
         .map_err(|e| {
-            Error::Connection(
-                redis::RedisError::from((
-                    redis::ErrorKind::Io,
-                    "cannot start the I/O runtime",
-                    e.to_string(),
-                ))
-                .into(),
-            )
+            Error::Connection(Cause::io(
+                "cannot start the I/O runtime",
+                Some(e.to_string()),
+            ))
         })?;
     let handle = runtime.handle().clone();
     let stale = slot.replace(Slot {

@@ -76,7 +76,7 @@ impl Client {
     /// `prefix`); in a cluster, asks the primary that owns the prefix's slot.
     pub async fn server_report(&self, prefix: &str) -> Result<ServerReport> {
         let keys = QueueKeys::new(prefix, self.is_cluster())?;
-        let conn = self.shared_conn()?;
+        let conn = self.handle().shared()?;
         let at = keys.queue.clone();
         let ask = |cmd: redis::Cmd| {
             let at = at.clone();

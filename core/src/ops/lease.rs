@@ -1,21 +1,17 @@
 //! Leasing: one item, a batch, or the next item together with a complete (spec/PROTOCOL.md,
 //! 5.4 to 5.6 and 6).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use redis::Value;
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::conn::{Deadline, Schedule, Verdict, Waiter};
+use crate::error::{Error, Result};
 use crate::lease::{ttl_millis, Lease, Wait};
 use crate::policy::{Backoff, DEFAULT_BACKOFF, MAX_PAGE};
 use crate::queue::{new_token, Queue};
 use crate::reply::{array, bytes, int, text, unexpected};
 use crate::scripts;
-
-/// Pause between retries of a blocking lease after a retryable error: its connection broke
-/// (Redis restarting), or Redis answered that it cannot serve now (LOADING, BUSY, a failover).
-const RECONNECT_PAUSE_MIN: Duration = Duration::from_millis(50);
-const RECONNECT_PAUSE_MAX: Duration = Duration::from_secs(1);
 
 /// What one lease script call found.
 pub(crate) struct Leased {
@@ -64,85 +60,54 @@ impl Queue {
             return Err(Error::invalid("n", format!("must be 1 to {MAX_PAGE}")));
         }
         let ttl_ms = ttl_millis(ttl)?;
-        let deadline = match wait {
-            Wait::Timeout(d) => Some(
-                Instant::now()
-                    .checked_add(d)
-                    .ok_or_else(|| Error::invalid("timeout", "is too long"))?,
-            ),
-            _ => None,
-        };
-        let mut pause = RECONNECT_PAUSE_MIN;
+        let deadline = Deadline::of(wait)?;
+        // Pauses after a retryable error: the connection broke (Redis restarting), or Redis
+        // answered that it cannot serve now (LOADING, BUSY, a failover): 50 ms doubling to 1 s.
+        let mut waiter = Waiter::new(self.handle(), self.prefix(), deadline, Schedule::WAIT);
         loop {
             let wake_in = match self.try_lease(n, ttl_ms).await {
                 Ok((leases, _)) if !leases.is_empty() => return Ok(leases),
                 Ok(_) if wait == Wait::No => return Ok(Vec::new()),
                 Ok((_, wake_in)) => wake_in,
-                Err(e) if wait != Wait::No && e.is_retryable() && !past(deadline) => {
-                    self.pause_before_retry(&mut pause, deadline).await?;
+                // A lease script whose reply was lost may have leased: that lease belongs to
+                // nobody and expires (spec 6), so the lease script alone is sent again.
+                Err(e) if wait != Wait::No && Verdict::of(&e).retryable() && !deadline.passed() => {
+                    waiter.pause().await?;
                     continue;
                 }
                 Err(e) => return Err(e),
             };
-            let mut remaining = match deadline {
-                Some(deadline) => match deadline.checked_duration_since(Instant::now()) {
-                    Some(left) if !left.is_zero() => Some(left),
-                    _ => return Ok(Vec::new()),
-                },
-                None => None,
+            let mut remaining = match deadline.left() {
+                Some(left) if left.is_zero() => return Ok(Vec::new()),
+                left => left,
             };
             if let Some(wake_in) = wake_in {
                 remaining = Some(remaining.map_or(wake_in, |r| r.min(wake_in)));
             }
-            // Dropping the wait drops its connections, which ends their BLMOVEs server-side.
+            // `P:queue` wakes for items of priority 0 whoever added them; `P:wake` for
+            // leaseq's other levels. Dropping the wait drops its connections, which ends their
+            // BLMOVEs server-side.
+            let (queue, wake) = (self.keys().queue.as_bytes(), self.keys().wake.as_bytes());
             let waited = tokio::select! {
-                r = self.wait_for_item(remaining) => r,
+                r = waiter.until_any(queue, Some(wake), remaining) => r,
                 _ = &mut stop => return Ok(Vec::new()),
             };
-            match waited {
-                Ok(()) => pause = RECONNECT_PAUSE_MIN,
+            let Err(e) = waited else {
+                waiter.worked();
+                continue;
+            };
+            match Verdict::of(&e) {
                 // Over maxmemory Redis refuses BLMOVE (it may grow a list), while the lease
                 // script still runs (allow-oom): the wait becomes a pause, 50 ms doubling to
                 // 1 s, before the next lease script (spec 6). Nothing was written.
-                Err(e) if e.code() == ErrorCode::OutOfMemory => {
-                    if past(deadline) {
-                        return Ok(Vec::new());
-                    }
-                    self.pause_before_retry(&mut pause, deadline).await?;
-                }
-                Err(e) if e.is_retryable() => {
-                    if !e.not_run() {
-                        // The connection broke or hung: the idle ones may be dead too.
-                        self.client().connections().forget_waiters();
-                    }
-                    if past(deadline) {
-                        return Err(e);
-                    }
-                    self.pause_before_retry(&mut pause, deadline).await?;
-                }
-                Err(e) => return Err(e),
+                Verdict::NoMemory if deadline.passed() => return Ok(Vec::new()),
+                Verdict::NoMemory => waiter.pause().await?,
+                // The wait's connection broke or hung (its idle fellows are dropped too), or
+                // Redis cannot serve now: wait again after a pause, until the deadline.
+                v if v.retryable() && !deadline.passed() => waiter.pause().await?,
+                _ => return Err(e),
             }
         }
-    }
-
-    /// Sleeps before retrying after a connection error, unless the deadline or a close comes
-    /// first.
-    async fn pause_before_retry(
-        &self,
-        pause: &mut Duration,
-        deadline: Option<Instant>,
-    ) -> Result<()> {
-        let mut closed = self.client().closed_signal();
-        let sleep = match deadline {
-            Some(d) => (*pause).min(d.saturating_duration_since(Instant::now())),
-            None => *pause,
-        };
-        tokio::select! {
-            _ = tokio::time::sleep(sleep) => {}
-            _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
-        }
-        *pause = (*pause * 2).min(RECONNECT_PAUSE_MAX);
-        Ok(())
     }
 
     /// One lease attempt: the lease script, called again while it reports dropped stale ids.
@@ -259,7 +224,7 @@ impl Queue {
     /// A lease's arguments (spec/PROTOCOL.md, 4.1): `token ttl_ms n db`. The database keys the
     /// queue's hints in the library, which every database of the server shares.
     fn lease_args(&self, inv: &mut scripts::Invocation, token: &str, ttl_ms: u64, n: usize) {
-        inv.arg(token).arg(ttl_ms).arg(n).arg(self.client().db());
+        inv.arg(token).arg(ttl_ms).arg(n).arg(self.handle().db());
     }
 
     /// Reads a lease script's reply: `{more, wait_ms, lease...}`.
@@ -301,8 +266,4 @@ impl Queue {
             wake_in: (wait >= 0).then(|| Duration::from_millis(wait as u64)),
         })
     }
-}
-
-fn past(deadline: Option<Instant>) -> bool {
-    deadline.is_some_and(|d| Instant::now() >= d)
 }

@@ -8,7 +8,6 @@ mod finish;
 mod inspect;
 mod lease;
 mod results;
-mod wait;
 mod workers;
 
 pub use clean::CleanReport;

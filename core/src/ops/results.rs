@@ -1,20 +1,15 @@
 //! Kept results: read one, or wait for it server-side (spec/PROTOCOL.md, 5.11).
 
-use std::time::{Duration, Instant};
-
 use redis::Value;
 
-use crate::error::{Error, ErrorCode, Result};
+use crate::conn::{Deadline, Schedule, Verdict, Waiter};
+use crate::error::{Error, Result};
 use crate::item::validate_id_bytes;
 use crate::job::JobResult;
 use crate::lease::Wait;
 use crate::queue::Queue;
 
 use super::inspect::parse_result;
-use super::wait::WAIT_SLICE;
-
-/// Over maxmemory, where BLMOVE is refused: how long a result wait pauses between reads.
-const OOM_PAUSE: Duration = Duration::from_secs(1);
 
 impl Queue {
     /// The result kept for item `id`, if it completed with one and the result has not expired.
@@ -26,11 +21,12 @@ impl Queue {
     }
 
     /// Waits for item `id`'s result, server-side (a BLMOVE rotation on the result key, on a
-    /// connection of its own: no polling). `wait` is a [`Wait`] or a [`Duration`]:
-    /// [`Wait::Timeout`] (or a duration) waits up to that long, [`Wait::Forever`] until the
-    /// result comes or the client is closed ([`Error::Closed`]), [`Wait::No`] (or a zero
-    /// duration) only reads it. `None` when the wait ends first. The item must be completed
-    /// with a result; a failed or cancelled item gives none.
+    /// connection of its own: no polling). `wait` is a [`Wait`] or a
+    /// [`Duration`](std::time::Duration): [`Wait::Timeout`] (or a duration) waits up to that
+    /// long, [`Wait::Forever`] until the result comes or the client is closed
+    /// ([`Error::Closed`]), [`Wait::No`] (or a zero duration) only reads it. `None` when the
+    /// wait ends first. The item must be completed with a result; a failed or cancelled item
+    /// gives none.
     pub async fn wait_result(
         &self,
         id: impl AsRef<[u8]>,
@@ -38,64 +34,31 @@ impl Queue {
     ) -> Result<Option<JobResult>> {
         let id = id.as_ref();
         validate_id_bytes(id)?;
-        let deadline = match wait.into() {
-            Wait::No => Some(Instant::now()),
-            Wait::Timeout(d) => Some(
-                Instant::now()
-                    .checked_add(d)
-                    .ok_or_else(|| Error::invalid("timeout", "is too long"))?,
-            ),
-            Wait::Forever => None,
-        };
+        let deadline = Deadline::of(wait.into())?;
+        // Over maxmemory, where BLMOVE is refused: a read every second instead.
+        let mut waiter = Waiter::new(
+            self.handle(),
+            self.prefix(),
+            deadline,
+            Schedule::RESULT_READ,
+        );
         let key = self.result_key(id);
         loop {
             if let Some(result) = self.read_result(&key).await? {
                 return Ok(Some(result));
             }
-            let slice = match deadline {
-                Some(deadline) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Ok(None);
-                    }
-                    left.min(WAIT_SLICE)
-                }
-                None => WAIT_SLICE,
-            };
-            let mut conn = self
-                .client()
-                .connections()
-                .take_waiter()
-                .await
-                .map_err(|e| self.map_err(e))?;
-            let mut cmd = redis::cmd("BLMOVE");
-            cmd.arg(&key)
-                .arg(&key)
-                .arg("RIGHT")
-                .arg("RIGHT")
-                .arg(format!("{:.3}", slice.as_secs_f64().max(0.001)));
-            let mut closed = self.client().closed_signal();
-            let mut refused = false;
-            tokio::select! {
-                reply = tokio::time::timeout(slice + Duration::from_secs(5), cmd.query_async::<Value>(&mut conn)) => {
-                    match reply {
-                        Ok(Ok(_)) => self.client().connections().return_waiter(conn),
-                        Ok(Err(e)) => match self.map_err(e) {
-                            // Over maxmemory Redis refuses BLMOVE: read again after a pause
-                            // (no result can be written meanwhile either).
-                            e if e.code() == ErrorCode::OutOfMemory => {
-                                self.client().connections().return_waiter(conn);
-                                refused = true;
-                            }
-                            e => return Err(e),
-                        },
-                        Err(_) => {}
-                    }
-                }
-                _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
+            let left = deadline.left();
+            if left.is_some_and(|l| l.is_zero()) {
+                return Ok(None);
             }
-            if refused {
-                tokio::time::sleep(slice.min(OOM_PAUSE)).await;
+            match waiter.until_any(&key, None, left).await {
+                Ok(()) => {}
+                // Out of memory no result can be written either: read again after a pause.
+                Err(e) if Verdict::of(&e) == Verdict::NoMemory => waiter.pause().await?,
+                // A connection that did not answer within the slice and its grace: read again,
+                // and wait on another.
+                Err(Error::Timeout(_)) => {}
+                Err(e) => return Err(e),
             }
         }
     }

@@ -13,16 +13,13 @@ use super::housekeeping;
 use super::job::{Handler, Job, JobError, Outcome};
 use super::options::{Settings, ShutdownAction};
 use super::shutdown::WorkerHandle;
+use crate::conn::{Ladder, Schedule, Verdict};
 use crate::error::{Error, Result};
 use crate::job::FailOutcome;
 use crate::lease::{RenewOutcome, Wait};
 use crate::ops::QueueConfig;
 use crate::policy::{Retry, MAX_PAGE};
 use crate::queue::Queue;
-
-/// Pause after a failed step: doubles from the first to the last, with jitter.
-const PAUSE_MIN: Duration = Duration::from_millis(100);
-const PAUSE_MAX: Duration = Duration::from_secs(5);
 
 /// A job whose handler runs: what the renewer renews and a shutdown releases.
 struct Running {
@@ -121,32 +118,15 @@ impl Shared {
     }
 }
 
-/// A pause that grows while a step keeps failing.
-pub(crate) struct Backoff(Duration);
+/// The pauses of a failing step: the runner's rungs of the retry ladder (100 ms doubling to
+/// 5 s, with jitter; spec/PROTOCOL.md 13.1).
+fn ladder() -> Ladder {
+    Ladder::new(Schedule::RUNNER)
+}
 
-impl Backoff {
-    pub fn new() -> Backoff {
-        Backoff(PAUSE_MIN)
-    }
-
-    pub fn reset(&mut self) {
-        self.0 = PAUSE_MIN;
-    }
-
-    /// Sleeps (cut short by a shutdown when `until_stop`), then doubles the pause.
-    pub async fn pause(&mut self, handle: &WorkerHandle, until_stop: bool) {
-        let jitter = 0.5 + crate::policy::unit_random();
-        let sleep = tokio::time::sleep(self.0.mul_f64(jitter));
-        if until_stop {
-            tokio::select! {
-                _ = sleep => {}
-                _ = handle.stopping() => {}
-            }
-        } else {
-            sleep.await;
-        }
-        self.0 = (self.0 * 2).min(PAUSE_MAX);
-    }
+/// Sleeps the next pause of `ladder`, cut short by a shutdown.
+async fn pause_until_stop(ladder: &mut Ladder, handle: &WorkerHandle) {
+    ladder.pause(None, handle.stopping()).await;
 }
 
 pub(crate) struct Engine {
@@ -216,7 +196,7 @@ impl Engine {
             return;
         };
         let config = QueueConfig::new().stats(on);
-        let mut backoff = Backoff::new();
+        let mut ladder = ladder();
         while !shared.handle.is_stopping() {
             match shared.queue.set_config(&config).await {
                 Ok(()) => {
@@ -228,12 +208,12 @@ impl Engine {
                     return;
                 }
                 Err(e) => {
-                    let again = e.is_retryable();
+                    let again = Verdict::of(&e).retryable();
                     shared.failed("config", e);
                     if !again {
                         return;
                     }
-                    backoff.pause(&shared.handle, true).await;
+                    pause_until_stop(&mut ladder, &shared.handle).await;
                 }
             }
         }
@@ -243,7 +223,7 @@ impl Engine {
     async fn lease_loop(&self, done: &mpsc::UnboundedSender<Finished>) {
         let shared = &self.shared;
         let s = &shared.settings;
-        let mut backoff = Backoff::new();
+        let mut ladder = ladder();
         while !shared.handle.is_stopping() {
             let first = tokio::select! {
                 p = self.slots.clone().acquire_owned() => match p {
@@ -273,7 +253,7 @@ impl Engine {
             match result {
                 Ok(leases) => {
                     shared.worked("lease");
-                    backoff.reset();
+                    ladder.reset();
                     for lease in leases {
                         let job = Job::new(shared.queue.clone(), lease);
                         if shared.handle.is_stopping() {
@@ -296,7 +276,7 @@ impl Engine {
                 Err(e) => {
                     drop(permits);
                     shared.failed("lease", e);
-                    backoff.pause(&shared.handle, true).await;
+                    pause_until_stop(&mut ladder, &shared.handle).await;
                 }
             }
         }
@@ -462,13 +442,14 @@ async fn finish_loop(
 }
 
 /// Sends one finishing call, again after a pause while Redis refuses it without running it
-/// (`UNAVAILABLE`, `OUT_OF_MEMORY`): never after a lost reply (spec/PROTOCOL.md, 13.1).
+/// (`UNAVAILABLE`, `OUT_OF_MEMORY`): never after a lost reply, whose call may have run
+/// (spec/PROTOCOL.md, 13.1). A shutdown does not cut the pause: the outcome still goes out.
 async fn finish_call<T, F, Fut>(shared: &Shared, mut call: F) -> Option<T>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T>>,
 {
-    let mut backoff = Backoff::new();
+    let mut ladder = ladder();
     loop {
         match call().await {
             Ok(v) => {
@@ -476,12 +457,12 @@ where
                 return Some(v);
             }
             Err(e) => {
-                let resend = matches!(e, Error::Unavailable(_) | Error::OutOfMemory(_));
+                let resend = Verdict::of(&e).not_run();
                 shared.failed("finish", e);
                 if !resend {
                     return None;
                 }
-                backoff.pause(&shared.handle, false).await;
+                ladder.pause(None, std::future::pending::<()>()).await;
             }
         }
     }

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::engine::{Backoff, Shared};
+use super::engine::Shared;
 
 /// A fresh runner id: host, process id and a random part.
 pub(crate) fn runner_id() -> String {
@@ -65,7 +65,6 @@ pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
     // the keyspace (it is for rare leftovers of redis-work-queue clients).
     let mut last_deep: Option<Instant> = Some(Instant::now());
     let mut cleaning: Option<tokio::task::JoinHandle<()>> = None;
-    let mut backoff = Backoff::new();
     while !stop.load(Ordering::SeqCst) {
         tokio::select! {
             _ = tick.tick() => {}
@@ -84,7 +83,6 @@ pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
         let holds = match beat {
             Ok(holds) => {
                 shared.worked("beat");
-                backoff.reset();
                 holds
             }
             Err(e) => {

@@ -142,8 +142,10 @@ pub enum Outcome {
 }
 
 /// A handler's failure: a message, a type that groups failures (an exception class, say) and
-/// whether to retry.
+/// whether to retry. Made with [`JobError::new`], [`JobError::unrecoverable`] or from any
+/// error, then [`JobError::with_type`] and [`JobError::retry_after`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct JobError {
     /// The message stored with the item (at most 4096 bytes are kept).
     pub message: String,

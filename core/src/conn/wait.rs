@@ -1,0 +1,215 @@
+//! The server-side wait of blocking calls (spec/PROTOCOL.md, 6 and 5.11): block until a list
+//! holds an element, without taking it (a `BLMOVE key key RIGHT RIGHT` rotation), in slices of
+//! at most [`WAIT_SLICE`], on connections of the wait's own, until a deadline or a close.
+
+use std::time::{Duration, Instant};
+
+use redis::Value;
+
+use super::{Conn, Handle, Ladder, Schedule, Verdict};
+use crate::error::{Cause, Error, Result};
+use crate::lease::Wait;
+
+/// The longest single BLMOVE of a blocking wait; a longer wait is several, back to back.
+const WAIT_SLICE: Duration = Duration::from_secs(10);
+/// How long past a BLMOVE's own timeout the client waits for its answer.
+const WAIT_GRACE: Duration = Duration::from_secs(5);
+
+/// When a blocking call stops waiting, on the monotonic clock: never (`None`), now, or later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Deadline(Option<Instant>);
+
+impl Deadline {
+    /// The deadline of a call given `wait`, from now: [`Wait::No`] is now, [`Wait::Forever`]
+    /// none. A timeout too long for the clock is INVALID_ARGUMENT naming `timeout`.
+    pub fn of(wait: Wait) -> Result<Deadline> {
+        Ok(Deadline(match wait {
+            Wait::No => Some(Instant::now()),
+            Wait::Timeout(d) => Some(
+                Instant::now()
+                    .checked_add(d)
+                    .ok_or_else(|| Error::invalid("timeout", "is too long"))?,
+            ),
+            Wait::Forever => None,
+        }))
+    }
+
+    /// The instant, if there is a deadline.
+    pub fn at(self) -> Option<Instant> {
+        self.0
+    }
+
+    /// Whether the deadline has passed (never, without one).
+    pub fn passed(self) -> bool {
+        self.0.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// The time left until the deadline (zero once passed); `None` without one.
+    pub fn left(self) -> Option<Duration> {
+        self.0.map(|d| d.saturating_duration_since(Instant::now()))
+    }
+}
+
+/// One blocking call's waiting: its deadline, its pauses after errors, and its server-side
+/// waits on the client's dedicated connections. A close of the client ends a pause or a wait
+/// at once with [`Error::Closed`].
+pub(crate) struct Waiter<'a> {
+    handle: &'a Handle,
+    /// The queue's prefix, which a WRONGTYPE error names.
+    prefix: &'a str,
+    deadline: Deadline,
+    ladder: Ladder,
+}
+
+impl<'a> Waiter<'a> {
+    /// A waiter for a call of queue `prefix` on `handle`'s connections, until `deadline`,
+    /// pausing on `schedule` after errors.
+    pub fn new(
+        handle: &'a Handle,
+        prefix: &'a str,
+        deadline: Deadline,
+        schedule: Schedule,
+    ) -> Waiter<'a> {
+        Waiter {
+            handle,
+            prefix,
+            deadline,
+            ladder: Ladder::new(schedule),
+        }
+    }
+
+    /// Sleeps the next pause of the ladder (never past the deadline) before a new try;
+    /// [`Error::Closed`] if the client is closed meanwhile.
+    pub async fn pause(&mut self) -> Result<()> {
+        let mut closed = self.handle.closed_signal();
+        let slept = self
+            .ladder
+            .pause(self.deadline.at(), closed.wait_for(|c| *c))
+            .await;
+        if slept {
+            Ok(())
+        } else {
+            Err(Error::Closed)
+        }
+    }
+
+    /// A wait ended normally: the next pause starts from the ladder's first rung again.
+    pub fn worked(&mut self) {
+        self.ladder.reset();
+    }
+
+    /// Blocks until `key` (or `also`, when given) holds an element, or `timeout` (at most
+    /// [`WAIT_SLICE`]; `None`: the slice) passes. Each key gets a `BLMOVE key key RIGHT RIGHT`
+    /// of its own, on a connection of its own; the first to answer ends the wait, its
+    /// connection is kept for the next wait and the other dropped, which ends its BLMOVE
+    /// server-side. A BLMOVE gets [`WAIT_GRACE`] past its own timeout before the client calls
+    /// its connection dead (TIMEOUT), so a silently broken connection (no RST) is noticed.
+    /// After an error that may mean a dead connection, the idle ones are dropped too.
+    pub async fn until_any(
+        &self,
+        key: &[u8],
+        also: Option<&[u8]>,
+        timeout: Option<Duration>,
+    ) -> Result<()> {
+        let result = self.wait_on(key, also, timeout).await;
+        if let Err(e) = &result {
+            if Verdict::of(e).outcome_unknown() {
+                self.handle.connections().forget_waiters();
+            }
+        }
+        result
+    }
+
+    async fn wait_on(
+        &self,
+        key: &[u8],
+        also: Option<&[u8]>,
+        timeout: Option<Duration>,
+    ) -> Result<()> {
+        let mut closed = self.handle.closed_signal();
+        if *closed.borrow() {
+            return Err(Error::Closed);
+        }
+        let connections = self.handle.connections();
+        let slice = timeout.map_or(WAIT_SLICE, |d| d.min(WAIT_SLICE));
+        let first = self.take_waiter().await?;
+        let second = match also {
+            Some(also) => Some((self.take_waiter().await?, also)),
+            None => None,
+        };
+        let first_wait = rotate(first, key, slice);
+        let second_wait = async {
+            match second {
+                Some((conn, also)) => rotate(conn, also, slice).await,
+                None => std::future::pending().await,
+            }
+        };
+        let (reply, conn) = tokio::select! {
+            answer = first_wait => answer,
+            answer = second_wait => answer,
+            // Dropping the connections with their BLMOVEs pending ends the waits server-side.
+            _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
+        };
+        match reply {
+            Some(Ok(_)) => {
+                connections.return_waiter(conn);
+                Ok(())
+            }
+            Some(Err(e)) => Err(Error::from_redis(e, self.prefix)),
+            None => Err(Error::Timeout(Cause::io(
+                "blocking wait got no answer",
+                None,
+            ))),
+        }
+    }
+
+    async fn take_waiter(&self) -> Result<Conn> {
+        self.handle
+            .connections()
+            .take_waiter()
+            .await
+            .map_err(|e| Error::from_redis(e, self.prefix))
+    }
+}
+
+/// One BLMOVE rotation of `key` on `conn`, for at most `slice`, which it hands back for reuse.
+/// `None` when no answer came within the slice and its grace.
+async fn rotate(
+    mut conn: Conn,
+    key: &[u8],
+    slice: Duration,
+) -> (Option<redis::RedisResult<Value>>, Conn) {
+    let seconds = slice.as_secs_f64().max(0.001);
+    let mut cmd = redis::cmd("BLMOVE");
+    cmd.arg(key)
+        .arg(key)
+        .arg("RIGHT")
+        .arg("RIGHT")
+        .arg(format!("{seconds:.3}"));
+    let reply = tokio::time::timeout(slice + WAIT_GRACE, cmd.query_async::<Value>(&mut conn));
+    (reply.await.ok(), conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deadline_follows_the_wait() {
+        assert_eq!(Deadline::of(Wait::Forever).unwrap().left(), None);
+        assert!(!Deadline::of(Wait::Forever).unwrap().passed());
+        assert!(Deadline::of(Wait::No).unwrap().passed());
+        assert_eq!(Deadline::of(Wait::No).unwrap().left(), Some(Duration::ZERO));
+        let hour = Deadline::of(Wait::Timeout(Duration::from_secs(3600))).unwrap();
+        assert!(!hour.passed());
+        assert!(hour.left().is_some_and(|l| l > Duration::from_secs(3500)));
+        let err = Deadline::of(Wait::Timeout(Duration::MAX)).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::InvalidArgument {
+                argument: "timeout",
+                ..
+            }
+        ));
+    }
+}
