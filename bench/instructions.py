@@ -29,9 +29,6 @@ import redis
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 SCRIPTS = os.path.join(REPO, "spec", "scripts")
-# The library order of spec/PROTOCOL.md 4.1.
-LIB_ORDER = ["keys", "time", "config", "guard", "rate", "waiting", "jobs", "outcome", "finish", "lease", "window",
-             "renew", "fail", "call"]
 # The two keys every call declares (spec/PROTOCOL.md 4.2).
 KEY_NAMES = ["lease:", "item:"]
 PAYLOAD = b"x" * 64
@@ -42,9 +39,26 @@ def read(path):
         return f.read()
 
 
+def lib_order():
+    """The helpers of spec/scripts/lib in the include order of spec/PROTOCOL.md 4.1: each after the
+    helpers its `--! include:` line names, the first ready by name (core/src/scripts.rs checks the
+    lines)."""
+    needs = {}
+    for path in glob.glob(os.path.join(SCRIPTS, "lib", "*.lua")):
+        first = read(path).split("\n", 1)[0]
+        needs[os.path.basename(path)[: -len(".lua")]] = {w.split("(")[0] for w in first.split(":", 1)[1].split()}
+    order = []
+    while len(order) < len(needs):
+        ready = [h for h in needs if h not in order and needs[h] <= set(order)]
+        if not ready:
+            raise SystemExit(f"spec/scripts/lib: the includes of {sorted(set(needs) - set(order))} never resolve")
+        order.append(min(ready))
+    return order
+
+
 def library(functions):
     """The function library of spec/PROTOCOL.md 4.1 with only `functions` registered."""
-    code = "".join(read(os.path.join(SCRIPTS, "lib", f"{name}.lua")) + "\n" for name in LIB_ORDER)
+    code = "".join(read(os.path.join(SCRIPTS, "lib", f"{name}.lua")) + "\n" for name in lib_order())
     code += ("local function register(name, flags, body)\n"
              "  redis.register_function{function_name = LIBRARY .. '_' .. name, flags = flags,\n"
              "    callback = function(keys, args) begin_call(keys) return body(keys, args) end}\n"

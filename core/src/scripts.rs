@@ -2,34 +2,169 @@
 //! (spec/PROTOCOL.md, 4.1): every helper of spec/scripts/lib/ once, then each operation's file
 //! as the body of one function. Loading the helpers once, instead of with every call, is what
 //! keeps a plain lease+complete as cheap as protocol v1's.
+//!
+//! Each file's first line, `--! include: a b(v) ...`, names the helpers it uses, and so the
+//! helpers' order in the library: each helper comes after those its own line names
+//! ([`library_order`]: among the helpers whose includes are placed, the first by name; a cycle or
+//! an unknown name is an error). The rule the includes follow (checked by the tests of
+//! `scripts/check.rs`, which read the Lua's names without Redis):
+//! - a file names a helper's functions and UPPER_CASE names (constants, the call's key names)
+//!   only when that helper is among its includes, or theirs (transitively), and names something
+//!   of every helper its line lists;
+//! - UPPER_CASE names are assigned only in their own helper;
+//! - a helper's lower-case library-wide variables (state kept between or within calls) are its
+//!   own: another file names one only when its include line declares it beside the helper, as
+//!   `config(config_cache)`, so that all shared state is listed where it is shared;
+//! - no local (parameter, block local, an operation's own) hides a library-wide name, a helper
+//!   defines its names before using them, and no two helpers define the same name.
+//!
+//! The includes decide the order only: every helper is in the library once, whatever each
+//! operation includes, so that there is one library (one name) for every client.
 
 use std::sync::LazyLock;
 
 use redis::ToRedisArgs;
 
-/// The helpers in spec/scripts/lib/, in library order: each after those it uses.
-const LIB: [(&str, &str); 14] = [
-    ("keys", include_str!("../../spec/scripts/lib/keys.lua")),
-    ("time", include_str!("../../spec/scripts/lib/time.lua")),
-    ("config", include_str!("../../spec/scripts/lib/config.lua")),
-    ("guard", include_str!("../../spec/scripts/lib/guard.lua")),
-    ("rate", include_str!("../../spec/scripts/lib/rate.lua")),
-    (
-        "waiting",
-        include_str!("../../spec/scripts/lib/waiting.lua"),
-    ),
-    ("jobs", include_str!("../../spec/scripts/lib/jobs.lua")),
-    (
-        "outcome",
-        include_str!("../../spec/scripts/lib/outcome.lua"),
-    ),
-    ("finish", include_str!("../../spec/scripts/lib/finish.lua")),
-    ("lease", include_str!("../../spec/scripts/lib/lease.lua")),
-    ("window", include_str!("../../spec/scripts/lib/window.lua")),
-    ("renew", include_str!("../../spec/scripts/lib/renew.lua")),
-    ("fail", include_str!("../../spec/scripts/lib/fail.lua")),
-    ("call", include_str!("../../spec/scripts/lib/call.lua")),
+#[cfg(test)]
+mod check;
+
+macro_rules! helpers {
+    ($($name:literal),* $(,)?) => {
+        [$(($name, include_str!(concat!("../../spec/scripts/lib/", $name, ".lua")))),*]
+    };
+}
+
+/// The helpers in spec/scripts/lib/ (name, code), by name; [`library_order`] places them.
+const HELPERS: [(&str, &str); 14] = helpers![
+    "call", "config", "fail", "finish", "guard", "jobs", "keys", "lease", "outcome", "rate",
+    "renew", "time", "waiting", "window",
 ];
+
+/// What a file's include line names: one helper, and the library-wide variables of it that the
+/// file reads or writes itself (`config(config_cache)`).
+#[derive(Debug, PartialEq)]
+struct Include<'a> {
+    /// The helper's name: its file is spec/scripts/lib/<helper>.lua.
+    helper: &'a str,
+    /// Its lower-case variables the file names (declared as `helper(a,b)`).
+    variables: Vec<&'a str>,
+}
+
+/// The includes of a file, from its first line (`--! include: keys config(config_cache) ...`,
+/// several variables separated by commas without spaces). An error when the line is missing or
+/// an entry is malformed.
+fn includes(code: &str) -> Result<Vec<Include<'_>>, String> {
+    let line = code.lines().next().unwrap_or_default();
+    let names = line
+        .strip_prefix("--! include:")
+        .ok_or_else(|| format!("the first line is not `--! include: ...`: {line:?}"))?;
+    names
+        .split_whitespace()
+        .map(|word| {
+            let (helper, variables) = match word.split_once('(') {
+                None => (word, Vec::new()),
+                Some((helper, rest)) => {
+                    let list = rest
+                        .strip_suffix(')')
+                        .ok_or_else(|| format!("`{word}`: no closing parenthesis"))?;
+                    (helper, list.split(',').collect())
+                }
+            };
+            let ident = |s: &str| {
+                !s.is_empty()
+                    && !s.starts_with(|c: char| c.is_ascii_digit())
+                    && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            };
+            if !ident(helper) || !variables.iter().all(|v| ident(v)) {
+                return Err(format!(
+                    "`{word}` is not `helper` or `helper(variable,...)`"
+                ));
+            }
+            Ok(Include { helper, variables })
+        })
+        .collect()
+}
+
+/// `helpers` (name, code) in library order: each after every helper its include line names;
+/// among the helpers whose includes are all placed, the first by name (byte order), so that the
+/// order, and the library's name, follow from the files alone (spec/PROTOCOL.md, 4.1). An error
+/// names a helper that includes an unknown one, or the helpers of a cycle.
+fn library_order<'a>(helpers: &[(&'a str, &'a str)]) -> Result<Vec<(&'a str, &'a str)>, String> {
+    let mut needs = Vec::with_capacity(helpers.len());
+    for (i, (name, code)) in helpers.iter().enumerate() {
+        if helpers[..i].iter().any(|(other, _)| other == name) {
+            return Err(format!("two helpers are named {name}"));
+        }
+        let mut wanted = Vec::new();
+        for include in includes(code).map_err(|e| format!("lib/{name}.lua: {e}"))? {
+            if !helpers.iter().any(|(n, _)| *n == include.helper) {
+                return Err(format!(
+                    "lib/{name}.lua includes {}, which is no helper",
+                    include.helper
+                ));
+            }
+            wanted.push(include.helper);
+        }
+        needs.push(wanted);
+    }
+    let mut placed: Vec<(&str, &str)> = Vec::with_capacity(helpers.len());
+    while placed.len() < helpers.len() {
+        let ready = helpers
+            .iter()
+            .zip(&needs)
+            .filter(|((name, _), wanted)| {
+                !placed.iter().any(|(p, _)| p == name)
+                    && wanted.iter().all(|w| placed.iter().any(|(p, _)| p == w))
+            })
+            .map(|(helper, _)| *helper)
+            .min_by_key(|(name, _)| *name);
+        match ready {
+            Some(helper) => placed.push(helper),
+            None => {
+                // Every helper left waits on another left: follow the first such include from
+                // the first of them until a helper repeats; from its first visit on is a cycle.
+                let waiting = |name: &str| {
+                    let i = helpers.iter().position(|(n, _)| *n == name)?;
+                    needs[i]
+                        .iter()
+                        .copied()
+                        .find(|w| !placed.iter().any(|(p, _)| p == w))
+                };
+                let mut path: Vec<&str> = Vec::new();
+                let mut at = helpers
+                    .iter()
+                    .map(|(name, _)| *name)
+                    .find(|name| !placed.iter().any(|(p, _)| p == name));
+                while let Some(name) = at {
+                    if let Some(first) = path.iter().position(|p| *p == name) {
+                        path.drain(..first);
+                        path.push(name);
+                        break;
+                    }
+                    path.push(name);
+                    at = waiting(name);
+                }
+                return Err(format!(
+                    "the helpers' includes form a cycle: {}",
+                    path.join(" -> ")
+                ));
+            }
+        }
+    }
+    Ok(placed)
+}
+
+/// The helpers in library order (spec/PROTOCOL.md, 4.1).
+fn helpers_in_order() -> Vec<(&'static str, &'static str)> {
+    library_order(&HELPERS).unwrap_or_else(|e| panic!("spec/scripts/lib: {e}"))
+}
+
+/// The registration helper, after the helpers: each function binds its call first (`begin_call`,
+/// lib/call.lua). The tests check it as a file whose include line is `call`.
+const REGISTER: &str = "local function register(name, flags, body)\n\
+     \x20 redis.register_function{function_name = LIBRARY .. '_' .. name, flags = flags,\n\
+     \x20   callback = function(keys, args) begin_call(keys) return body(keys, args) end}\n\
+     end\n";
 
 /// One operation's function: its file (spec/scripts/<file>.lua) and its header lines.
 pub(crate) struct Function {
@@ -81,16 +216,11 @@ pub(crate) struct Library {
 /// The code of the library, without its `#!lua name=` line.
 fn code() -> String {
     let mut code = String::new();
-    for (_, helper) in LIB {
+    for (_, helper) in helpers_in_order() {
         code.push_str(helper);
         code.push('\n');
     }
-    code.push_str(
-        "local function register(name, flags, body)\n\
-         \x20 redis.register_function{function_name = LIBRARY .. '_' .. name, flags = flags,\n\
-         \x20   callback = function(keys, args) begin_call(keys) return body(keys, args) end}\n\
-         end\n",
-    );
+    code.push_str(REGISTER);
     for f in all() {
         let flags: Vec<String> = f.flags().iter().map(|f| format!("'{f}'")).collect();
         let flags = format!("{{{}}}", flags.join(", "));
@@ -263,19 +393,109 @@ mod tests {
     }
 
     #[test]
-    fn every_body_declares_only_known_helpers() {
-        for f in all() {
-            let first = f.body.lines().next().unwrap_or_default();
-            let names = first
-                .strip_prefix("--! include:")
-                .unwrap_or_else(|| panic!("{} lacks `--! include:`", f.stem));
-            for name in names.split_whitespace() {
+    fn helpers_load_once_each_after_what_they_include() {
+        let order = helpers_in_order();
+        assert_eq!(order.len(), HELPERS.len());
+        for (at, (name, code)) in order.iter().enumerate() {
+            assert_eq!(order.iter().filter(|(n, _)| n == name).count(), 1, "{name}");
+            for include in includes(code).expect("an include line") {
+                let before = order[..at].iter().any(|(n, _)| *n == include.helper);
                 assert!(
-                    LIB.iter().any(|(n, _)| *n == name),
-                    "{}: unknown helper {name}",
-                    f.stem
+                    before,
+                    "{name} comes before {}, which it includes",
+                    include.helper
                 );
             }
+        }
+        // The library carries them in that order, each once.
+        let text = &LIBRARY.text;
+        let mut from = 0;
+        for (name, code) in &order {
+            let found = text[from..]
+                .find(code)
+                .unwrap_or_else(|| panic!("{name} out of order"));
+            from += found + code.len();
+            assert_eq!(text.matches(code).count(), 1, "{name}");
+        }
+        assert!(text[from..].starts_with("\nlocal function register("));
+    }
+
+    #[test]
+    fn the_order_is_the_first_ready_helper_by_name() {
+        let helpers = [
+            ("d", "--! include: b\n"),
+            ("c", "--! include:\n"),
+            ("b", "--! include: c\n"),
+            ("a", "--! include: d c\n"),
+        ];
+        let order: Vec<&str> = library_order(&helpers)
+            .expect("no cycle")
+            .iter()
+            .map(|(n, _)| *n)
+            .collect();
+        assert_eq!(order, ["c", "b", "d", "a"]);
+    }
+
+    #[test]
+    fn a_cycle_an_unknown_helper_or_a_missing_line_is_an_error() {
+        let cycle = [
+            ("a", "--! include: b\n"),
+            ("b", "--! include: c\n"),
+            ("c", "--! include: b\n"),
+            ("d", "--! include:\n"),
+        ];
+        assert_eq!(
+            library_order(&cycle).unwrap_err(),
+            "the helpers' includes form a cycle: b -> c -> b"
+        );
+        let own = [("a", "--! include: a\n")];
+        assert_eq!(
+            library_order(&own).unwrap_err(),
+            "the helpers' includes form a cycle: a -> a"
+        );
+        let unknown = [("a", "--! include: b\n")];
+        assert_eq!(
+            library_order(&unknown).unwrap_err(),
+            "lib/a.lua includes b, which is no helper"
+        );
+        let no_line = [("a", "-- a helper\n")];
+        assert!(library_order(&no_line)
+            .unwrap_err()
+            .starts_with("lib/a.lua: the first line is not `--! include: ...`"));
+        let twice = [("a", "--! include:\n"), ("a", "--! include:\n")];
+        assert_eq!(
+            library_order(&twice).unwrap_err(),
+            "two helpers are named a"
+        );
+    }
+
+    #[test]
+    fn include_lines_name_helpers_and_their_variables() {
+        assert_eq!(
+            includes("--! include: keys config(config_cache) rate(a,b)\n-- more").unwrap(),
+            [
+                Include {
+                    helper: "keys",
+                    variables: vec![]
+                },
+                Include {
+                    helper: "config",
+                    variables: vec!["config_cache"]
+                },
+                Include {
+                    helper: "rate",
+                    variables: vec!["a", "b"]
+                },
+            ]
+        );
+        assert_eq!(includes("--! include:\n").unwrap(), []);
+        for bad in [
+            "--! include: a(b",
+            "--! include: a(b c)",
+            "--! include: a()",
+            "--! include: 1a",
+        ] {
+            assert!(includes(bad).is_err(), "{bad}");
         }
     }
 }

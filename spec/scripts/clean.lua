@@ -1,4 +1,4 @@
---! include: keys time config guard rate waiting jobs
+--! include: keys time guard waiting jobs
 --! flags: allow-oom
 -- light clean, one batch. ARGV: batch_size.
 -- 1. Sorts up to batch_size ids from the tail of P:processing (redis-work-queue's leases, and

@@ -1,4 +1,4 @@
---! include: keys time config guard rate outcome finish
+--! include: time finish
 --! flags: allow-oom
 --! keep-variant
 -- complete. ARGV: id, incarnation, token, and, only with a result, has_result ('1'), result,

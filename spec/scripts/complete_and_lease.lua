@@ -1,4 +1,4 @@
---! include: keys time config guard rate waiting jobs outcome finish lease
+--! include: time finish lease
 --! flags: allow-oom
 --! keep-variant
 -- complete_and_lease. ARGV: the next lease's token, ttl_ms, n, db, then complete's values: id,

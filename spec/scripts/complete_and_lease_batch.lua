@@ -1,4 +1,4 @@
---! include: keys time config guard rate waiting jobs outcome finish lease
+--! include: time finish lease
 --! flags: allow-oom
 --! keep-variant
 -- complete_and_lease_batch: a busy runner's whole step. ARGV: token, ttl_ms, n (leases wanted), db,

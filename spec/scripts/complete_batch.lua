@@ -1,4 +1,4 @@
---! include: keys time config guard rate outcome finish
+--! include: time finish
 --! flags: allow-oom
 --! keep-variant
 -- complete_batch. ARGV: per (3 or 6), then per values for each lease (at most 1000): id,

@@ -1,4 +1,4 @@
---! include: keys time config guard rate waiting jobs
+--! include: keys guard waiting jobs
 --! flags: allow-oom
 -- Dead letters. ARGV: action, then
 --   'requeue' id...   requeue these dead items (attempts reset to 0)

@@ -1,4 +1,4 @@
---! include: keys config guard
+--! include: keys guard
 --! flags: allow-oom
 -- deep_clean, step 2: sort candidate ids found by SCAN, HSCAN or in the cleaning journal.
 -- KEYS[3]: the snapshot set. KEYS[4]: <prefix>:cleaning (redis-work-queue's cleaner journal).

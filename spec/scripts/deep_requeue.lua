@@ -1,4 +1,4 @@
---! include: keys config guard waiting
+--! include: keys guard waiting
 --! flags: allow-oom
 -- deep_clean, step 4: queue the suspects that are still orphans: item there, no lease.
 -- KEYS[3]: the suspects set. ARGV: count.

@@ -1,4 +1,4 @@
---! include: keys window
+--! include: window
 --! flags: allow-oom
 -- deep_clean, step 3: clear suspects that a window of a list holds after all (they moved
 -- between lists while the snapshot was taken). KEYS[3]: the suspects set.

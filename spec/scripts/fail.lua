@@ -1,4 +1,4 @@
---! include: keys time config guard rate waiting jobs outcome fail
+--! include: time fail
 --! flags: allow-oom
 -- fail. ARGV: id, token, incarnation, mode ('retry' or 'dead'), delay_ms, error, error_type.
 -- Only the live holder may fail an item. Records the error; with 'retry' and attempts left, the

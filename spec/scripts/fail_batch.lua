@@ -1,4 +1,4 @@
---! include: keys time config guard rate waiting jobs outcome fail
+--! include: keys time guard fail
 --! flags: allow-oom
 -- fail_batch. ARGV: 7 values per lease, as fail.lua's (at most 1000 leases).
 -- Returns one {code, due_ms} per lease, in order, as fail's.

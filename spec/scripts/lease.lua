@@ -1,4 +1,4 @@
---! include: keys time config guard rate waiting jobs outcome lease
+--! include: time lease
 --! flags: allow-oom
 -- lease, lease_batch. ARGV: token, ttl_ms, n (how many items at most), db (the database the
 -- caller selected: it keys the queue's hints). See lib/lease.lua.

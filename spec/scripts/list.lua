@@ -22,8 +22,8 @@ if state == 'waiting' then
       skip = skip - len
     else
       -- The next to run is the tail: walk from the right.
-      local want = count - #entries
-      local ids = redis.call('LRANGE', list, -(skip + want), -(skip + 1))
+      local wanted = count - #entries
+      local ids = redis.call('LRANGE', list, -(skip + wanted), -(skip + 1))
       for i = #ids, 1, -1 do
         entry(ids[i], -1)
       end

@@ -1,4 +1,4 @@
---! include: keys time config guard rate waiting jobs outcome
+--! include: keys time guard jobs outcome
 --! flags: allow-oom
 -- release. ARGV: id, token, incarnation, delay_ms.
 -- Hands a leased item back without counting a failure: the attempt it used is given back.

@@ -1,4 +1,4 @@
---! include: keys time config guard outcome renew
+--! include: keys time guard renew
 --! flags: allow-oom
 -- renew_batch. ARGV: ttl_ms, then 3 values per lease: id, token, incarnation (at most 1000).
 -- Returns one code per lease, in order, as renew's.

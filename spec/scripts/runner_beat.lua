@@ -1,4 +1,4 @@
---! include: keys time
+--! include: time
 --! flags: allow-oom
 -- runner_beat (spec/PROTOCOL.md, 13.2). KEYS 3: P:workers, 4: P:worker: (family), 5:
 -- P:lock:housekeeping. ARGV: id, info, ttl_ms, lock (1: take or keep the housekeeping lock),

@@ -1,4 +1,4 @@
---! include: keys
+--! include:
 --! flags: allow-oom
 -- runner_leave (spec/PROTOCOL.md, 13.2). KEYS 3: P:workers, 4: P:worker: (family), 5:
 -- P:lock:housekeeping. ARGV: id. Returns 1.

@@ -1,4 +1,4 @@
---! include: keys time
+--! include: time
 --! flags: no-writes
 -- runner_list (spec/PROTOCOL.md, 13.2). KEYS 3: P:workers, 4: P:worker: (family), 5:
 -- P:lock:housekeeping. ARGV: limit (at most 1000).

@@ -1,4 +1,4 @@
---! include: keys window
+--! include: window
 --! flags: allow-oom
 -- deep_clean, step 1: copy a window of a list into the snapshot set.
 -- KEYS[3]: the snapshot set. ARGV: which list ('queue', 'processing' or a priority level),

@@ -1,4 +1,4 @@
---! include: keys time config rate waiting
+--! include: keys time rate waiting
 --! flags: no-writes
 -- stats. No ARGV. Returns {waiting, delayed, leased, dead, processing, oldest_waiting_ms,
 -- now_ms, minutes, counting}: counting is 1 when the queue's counters are on (P:config stats = 1),
@@ -30,9 +30,9 @@ for _, level in ipairs(levels_in_order()) do
     end
   end
 end
-local minutes, counting = {}, 0
+local minutes, counted = {}, 0
 if counters_on() then
-  counting = 1
+  counted = 1
   local this_minute = math.floor(now / 60000)
   for m = this_minute - 59, this_minute do
     local c = redis.call('HMGET', RATE .. m, 'completed', 'failed', 'dead', 'expired')
@@ -40,4 +40,4 @@ if counters_on() then
   end
 end
 return {waiting, redis.call('ZCARD', DELAYED), redis.call('ZCARD', LEASED), redis.call('ZCARD', DEAD),
-  redis.call('LLEN', PROCESSING), oldest, now, minutes, counting}
+  redis.call('LLEN', PROCESSING), oldest, now, minutes, counted}

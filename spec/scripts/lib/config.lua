@@ -1,3 +1,4 @@
+--! include: keys
 -- The queue's stored configuration (P:config), falling back to the protocol's defaults
 -- (spec/PROTOCOL.md, 3.2). Read at most once per script call.
 local DEFAULTS = {

@@ -1,5 +1,6 @@
--- Failing one leased item (spec/PROTOCOL.md, 5.6). Needs keys, time, config, rate, waiting, jobs
--- and outcome. mode is 'retry' or 'dead'; delay_ms comes from the client (the item's backoff).
+--! include: keys guard rate outcome jobs
+-- Failing one leased item (spec/PROTOCOL.md, 5.6). mode is 'retry' or 'dead'; delay_ms comes
+-- from the client (the item's backoff).
 -- Returns {1, due_ms} (retry), {2, 0} (dead) or {outcome code, 0}.
 local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now)
   local holder = redis.call('GET', LEASE .. id)

@@ -1,4 +1,5 @@
--- Completing an item. Needs keys, config, guard, rate and outcome.
+--! include: keys config guard rate outcome
+-- Completing an item.
 -- First wins within one incarnation: the call whose DEL of P:item:<id> removed the key, even
 -- after its lease expired (a later holder's renew then says done). Returns 1 when this call
 -- completed the item, else an outcome code of lib/outcome.lua (-2, -3, -4, or 0 when the item

@@ -1,9 +1,10 @@
+--! include: keys config
 -- Types before writes (spec/PROTOCOL.md, 4.1, "Refused calls"). Redis keeps the writes a function
 -- made before an error, so every function checks the types of the shared keys it may write, and
 -- of the waiting lists it may push to, before its first write: a key of another type fails the
--- call with WRONGTYPE while nothing has changed. Needs keys and config. What a call checked is
--- remembered for the rest of that call only (begin_call forgets it; the table is made on a
--- call's first check, so that calls that check nothing allocate nothing).
+-- call with WRONGTYPE while nothing has changed. What a call checked is remembered for the rest
+-- of that call only (begin_call forgets it; the table is made on a call's first check, so that
+-- calls that check nothing allocate nothing).
 local checked = nil
 
 -- Fails the call unless `key` is missing or holds a `kind` ('list', 'zset', 'hash', 'set').

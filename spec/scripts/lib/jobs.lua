@@ -1,4 +1,5 @@
--- Per-item transitions shared by several scripts. Needs keys, config, rate and waiting.
+--! include: keys config guard rate waiting
+-- Per-item transitions shared by several scripts.
 local TRIM_PER_CALL = 100
 
 -- The attempts after which an item is dead (0: no limit): the item's own, else the queue's.

@@ -1,7 +1,8 @@
+--! include:
 -- leaseq protocol v2: the keys of a queue (spec/PROTOCOL.md, 4.2). Every call declares two keys,
 -- P:lease: and P:item:, which never exist; bind_keys derives the prefix P from the first and
--- binds these names, first in every call. The library is every file of lib/ in the order of
--- spec/PROTOCOL.md 4.1, then each function's file as its body.
+-- binds these names, first in every call. Any file that includes keys reads them; only
+-- bind_keys assigns them (spec/PROTOCOL.md 4.1, the include rule).
 local QUEUE      -- P:queue        LIST  waiting ids of priority 0 (redis-work-queue's list)
 local PROCESSING -- P:processing   LIST  ids redis-work-queue clients took (leaseq v2 never adds)
 local LEASE      -- P:lease:       family: LEASE .. id, STRING token with PX expiry

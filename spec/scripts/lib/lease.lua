@@ -1,5 +1,5 @@
--- Leases up to n items (spec/PROTOCOL.md, 4.4). Needs keys, time, config, guard, rate, waiting,
--- jobs, outcome.
+--! include: keys time config guard waiting jobs outcome
+-- Leases up to n items (spec/PROTOCOL.md, 4.4).
 -- First moves up to 100 due delayed items to their waiting lists and recovers up to 20 expired
 -- leases (so no cleaner is needed for either), then leases up to n items in priority order.
 -- The k-th lease's token is the token for k = 1, token .. '.' .. k after that.

@@ -1,3 +1,4 @@
+--! include: keys
 -- Why a holder's lease no longer lets it act (spec/PROTOCOL.md, 5.7). The codes:
 --   1 ok · 0 expired (nobody holds the item) · -1 taken by another holder · -2 done (the item is
 --   complete or gone) · -3 cancelled · -4 an older incarnation (the id was completed and added again)

@@ -1,3 +1,4 @@
+--! include: keys config(config_cache)
 -- Per-minute counters for stats: P:rate:<minute> HASH, field -> count, kept 62 minutes. Off
 -- unless the queue's configuration turns them on (P:config stats = 1, spec/PROTOCOL.md 3.2), so a
 -- queue used as redis-work-queue uses one leaves no counter behind. Best effort (pcall): a counter
@@ -5,8 +6,8 @@
 -- operation.
 local RATE_TTL_MS = 3720000
 -- Whether this call counts: read once per call (begin_call forgets it), from the configuration
--- when the call has read it already, else with one HGET (an error reply, a P:config of another
--- type, reads as unset: the default applies).
+-- when the call has read it already (config_cache, declared on the include line), else with one
+-- HGET (an error reply, a P:config of another type, reads as unset: the default applies).
 local counting = nil
 local function counters_on()
   if counting == nil then

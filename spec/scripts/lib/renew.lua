@@ -1,5 +1,6 @@
--- Renewing one lease (spec/PROTOCOL.md, 5.5). Needs keys and outcome. Returns 1, or the outcome
--- code of lib/outcome.lua; a cancelled item is not renewed (-3).
+--! include: keys outcome
+-- Renewing one lease (spec/PROTOCOL.md, 5.5). Returns 1, or the outcome code of lib/outcome.lua;
+-- a cancelled item is not renewed (-3).
 local function renew_one(id, token, ttl_ms, inc, now)
   local holder = redis.call('GET', LEASE .. id)
   local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled')

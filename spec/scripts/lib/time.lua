@@ -1,3 +1,4 @@
+--! include:
 -- An integer (a time or a duration in milliseconds) as the decimal string a command argument
 -- needs. Lua's own number-to-string is a '%.14g' sprintf, several times the cost of '%d'; '%d'
 -- is used where Lua's integer format holds every integer up to 2^53 (decided at the first call:

@@ -1,3 +1,4 @@
+--! include: keys config
 -- Waiting lists: P:queue for priority 0 (shared with redis-work-queue clients), P:prio:<n> for
 -- the others, with P:prios listing the levels in use. Lists are pushed at the head (LPUSH) and
 -- taken from the tail, so each level is FIFO; higher levels run first.

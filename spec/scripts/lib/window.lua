@@ -1,3 +1,4 @@
+--! include: keys
 -- The ids at positions start .. start+count-1 of a list: which is 'queue', 'processing', or a
 -- priority level's number (its P:prio:<n> list).
 local function list_window(which, start, count)

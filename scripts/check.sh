@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `make check`: a contributor's loop in a few minutes, with no Redis: formatting and lint in every
+# language, then the unit tests of the default members (the quick steps first). `make test` is
+# the full run.
+#   rustfmt --check;
+#   py: ruff check, ruff format --check, mypy --strict (package, its tests, the soak's worker),
+#       from py/.check-venv, a venv of the tools only (py/venv.sh; no wheel is built);
+#   node: tsc --strict --noEmit (node/tsconfig.json: the JS layer, the .d.ts files, the type
+#       example), with the dev tools of node/package-lock.json (npm ci when they changed);
+#   clippy -D warnings (default members, every target), cargo test --lib (default members).
+# Needs Rust, Python 3 and pip, Node and npm; installs the rest. Prints each step's time.
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+cargo="${CARGO:-cargo}"
+
+step() {
+  printf '\n== check: %s\n' "$*"
+  SECONDS=0
+}
+took() { printf '   (%ss)\n' "$SECONDS"; }
+
+step "rustfmt --check"
+"$cargo" fmt --all -- --check
+took
+
+step "py: ruff, mypy --strict"
+py/venv.sh py/.check-venv
+py="$repo/py/.check-venv/bin/python"
+# As py/test.sh runs them, with the package's settings; the soak's Python worker too.
+soak_worker="$repo/integration-tests/soak/workers/soak_worker.py"
+(cd py &&
+  "$py" -m ruff check -q --config pyproject.toml python tests "$soak_worker" &&
+  "$py" -m ruff format -q --check --config pyproject.toml python tests "$soak_worker" &&
+  "$py" -m mypy --strict --cache-dir "$repo/py/.check-venv/mypy-cache" python/leaseq tests "$soak_worker")
+took
+
+step "node: tsc --noEmit --strict"
+# npm ci (scripts off: no addon is built) when node_modules is missing or older than
+# package-lock.json (npm writes node_modules/.package-lock.json as it installs).
+if [ ! -e node/node_modules/.package-lock.json ] ||
+  [ node/package-lock.json -nt node/node_modules/.package-lock.json ]; then
+  (cd node && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+fi
+(cd node && npx --no-install tsc -p tsconfig.json --noEmit --strict)
+took
+
+step "clippy -D warnings (default members, every target)"
+"$cargo" clippy --quiet --all-targets -- -D warnings
+took
+
+step "unit tests (cargo test --lib, default members)"
+"$cargo" test --quiet --lib
+took
