@@ -9,7 +9,7 @@ SOAK_WORKERS := --worker c=target/debug/soak-worker-c \
 	--worker "python=py/.venv/bin/python integration-tests/soak/workers/soak_worker.py" \
 	--worker "node=node integration-tests/soak/workers/soak_worker.js"
 
-.PHONY: deps harness workers demo check test test-valkey test-rust model-deep test-c test-py test-node test-cli test-dist dist soak soak-faults soak-drain vectors fmt lint bench
+.PHONY: deps harness workers demo check docs test test-valkey test-rust model-deep test-c test-py test-node test-cli test-dist dist soak soak-faults soak-drain vectors fmt lint bench
 
 deps:
 	./scripts/ensure-deps.sh
@@ -34,6 +34,12 @@ demo: workers
 # A contributor's loop (minutes, no Redis): rustfmt, ruff, mypy, tsc, clippy, then the unit tests.
 check:
 	CARGO=$(CARGO) scripts/check.sh
+
+# The documentation site (MkDocs) into target/site: the guides, concepts and specification, the
+# API references generated from the code (rustdoc, mkdocstrings, TypeDoc, leaseq.h), and every
+# link of every page checked (docs/about-these-docs.md).
+docs:
+	CARGO=$(CARGO) scripts/docs.sh
 
 # Every test in every language, the release artifacts installed without Rust, then the
 # mixed-language soak.
