@@ -42,8 +42,8 @@ docs:
 	CARGO=$(CARGO) scripts/docs.sh
 
 # Every test in every language, the release artifacts installed without Rust, then the
-# mixed-language soak.
-test: test-rust test-c test-py test-node test-cli test-dist soak soak-faults soak-drain test-valkey
+# mixed-language soak, then the documentation site built and its links checked.
+test: test-rust test-c test-py test-node test-cli test-dist soak soak-faults soak-drain test-valkey docs
 
 # The default members: core, harness, vectors, soak, ffi-c (no libpython, no Node).
 test-rust: harness
