@@ -2058,9 +2058,10 @@ leaseq_status leaseq_queue_light_clean(const leaseq_queue *queue, leaseq_clean_r
 leaseq_status leaseq_queue_deep_clean(const leaseq_queue *queue, leaseq_clean_report *out_report);
 
 /**
- * Sets `*out_len` to how many ids wait in the priority-0 list, the one redis-work-queue clients
- * share (stale ids of completed items included until a lease or a clean drops them).
- * `leaseq_queue_count` with `LEASEQ_STATE_WAITING` counts every priority.
+ * Sets `*out_len` to how many items wait, at every priority: the same as `leaseq_queue_count`
+ * with `LEASEQ_STATE_WAITING` (stale ids of completed items included until a lease or a clean
+ * drops them). Not redis-work-queue's length of its list, which misses every priority but 0.
+ * One round trip.
  *
  * # Safety
  * `queue` is NULL or a live queue; `out_len` is NULL or writable.
@@ -2068,9 +2069,9 @@ leaseq_status leaseq_queue_deep_clean(const leaseq_queue *queue, leaseq_clean_re
 leaseq_status leaseq_queue_len(const leaseq_queue *queue, uint64_t *out_len);
 
 /**
- * Sets `*out_len` to how many ids are in processing: leased by redis-work-queue clients, or
- * left by them until a light clean. leaseq's own leases are counted by `leaseq_queue_count`
- * with `LEASEQ_STATE_LEASED`.
+ * Sets `*out_len` to how many items are being processed: leased by leaseq, plus the ids in
+ * redis-work-queue's processing list (its clients' leases, or left by them until a light
+ * clean). `leaseq_queue_count` with `LEASEQ_STATE_LEASED` counts leaseq's part. One round trip.
  *
  * # Safety
  * `queue` is NULL or a live queue; `out_len` is NULL or writable.
