@@ -27,6 +27,8 @@
  *   program built against an older, smaller struct keeps working with a newer library; a bit
  *   for a field beyond struct_size, or one the library does not know, gives
  *   LEASEQ_INVALID_ARGUMENT. A field whose bit is clear takes the core's default.
+ *   leaseq_worker_options starts with struct_size too, without set: its zeros (and -1s) are
+ *   the core's defaults (leaseq_worker_options_init or LEASEQ_WORKER_OPTIONS_INIT).
  *
  * - Ownership. A handle (leaseq_client, leaseq_queue, leaseq_item, leaseq_lease, leaseq_job,
  *   leaseq_result, leaseq_entry_list, leaseq_stats) or array of leases returned through an
@@ -87,6 +89,14 @@
  * `leaseq_lease_options options = LEASEQ_LEASE_OPTIONS_INIT;`
  */
 #define LEASEQ_LEASE_OPTIONS_INIT { (uint32_t)sizeof(leaseq_lease_options), 0, 0, 0 }
+
+/**
+ * A leaseq_worker_options with struct_size set to its sizeof and every field at the core's
+ * default (as leaseq_worker_options_init fills it), the way to reach fields added after
+ * `stats`: `leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;`
+ */
+#define LEASEQ_WORKER_OPTIONS_INIT \
+    { (uint32_t)sizeof(leaseq_worker_options), 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, NULL, -1 }
 
 /**
  * A leaseq_config with struct_size set and nothing given, to fill for leaseq_queue_set_config
@@ -511,7 +521,8 @@ typedef struct {
 } leaseq_clean_report;
 
 /**
- * One runner event, lent to `on_event` for the duration of the call only.
+ * One runner event, lent to `on_event` for the duration of the call only. Its parts are the
+ * core's (the same names and messages in every language).
  */
 typedef struct {
     /**
@@ -533,48 +544,61 @@ typedef struct {
 } leaseq_worker_event;
 
 /**
- * A runner's settings. Start from `leaseq_worker_options_init`; a zero (or -1 for the
- * booleans) takes the core's default.
+ * A runner's settings. Start from `leaseq_worker_options_init` (or
+ * `LEASEQ_WORKER_OPTIONS_INIT`); a zero (or -1 for the booleans) takes the core's default.
+ *
+ * The struct grows at its end: `struct_size` says how many bytes of it the caller has, and
+ * the library reads only those (fields beyond it take the core's defaults), so a program
+ * built against an older, smaller struct keeps working with a newer library. A field added
+ * later takes the core's default when it is 0.
  */
 typedef struct {
     /**
-     * Callbacks at once (1 to 1000; 0: 1).
+     * The bytes of this struct the caller has: `leaseq_worker_options_init` sets it to the
+     * size of the fields through `stats`, `LEASEQ_WORKER_OPTIONS_INIT` to
+     * `sizeof(leaseq_worker_options)`. Less than the first is refused.
+     */
+    uint32_t struct_size;
+    /**
+     * Callbacks at once (1 to 1000; 0: the core's default, 1).
      */
     uint32_t concurrency;
     /**
-     * Each lease's TTL in ms (0: 30000); renewed while the callback runs.
+     * Each lease's TTL in ms (0: the core's default, a lease's 30 s); renewed while the
+     * callback runs.
      */
     uint64_t lease_ttl_ms;
     /**
-     * Renewal period in ms (0: TTL/3).
+     * Renewal period in ms (0: the core's default, TTL/3).
      */
     uint64_t renew_every_ms;
     /**
-     * Keep results set by callbacks (-1: default, yes; 0: no; 1: yes).
+     * Keep results set by callbacks (-1: the core's default, yes; 0: no; 1: yes).
      */
     int32_t keep_results;
     /**
-     * How long a shutdown waits for running callbacks, in ms (0: 30000).
+     * How long a shutdown waits for running callbacks, in ms (0: the core's default, 30 s).
      */
     uint64_t shutdown_timeout_ms;
     /**
-     * After the shutdown timeout, fail (1) instead of release (0) what still runs.
+     * After the shutdown timeout, fail (1) what still runs; 0: the core's default, release.
      */
     int32_t fail_on_shutdown;
     /**
-     * Longest single server-side wait for work, in ms (0: 1000).
+     * Longest single server-side wait for work, in ms (0: the core's default, 1 s).
      */
     uint64_t poll_interval_ms;
     /**
-     * Registration beat in ms (0: 5000).
+     * Registration beat in ms (0: the core's default, 5 s).
      */
     uint64_t heartbeat_ms;
     /**
-     * Take part in the queue's housekeeping (-1: default, yes; 0: no; 1: yes).
+     * Take part in the queue's housekeeping (-1: the core's default, yes; 0: no; 1: yes).
      */
     int32_t housekeeping;
     /**
-     * Deep clean period in ms while holding the housekeeping lock (0: one hour).
+     * Deep clean period in ms while holding the housekeeping lock (0: the core's default, one
+     * hour).
      */
     uint64_t deep_clean_every_ms;
     /**
@@ -2122,7 +2146,10 @@ void leaseq_queue_free(leaseq_queue *queue);
 const char *leaseq_status_str(leaseq_status status);
 
 /**
- * Fills `options` with the defaults (zeros, -1 for the booleans, no event callback).
+ * Fills `options` with the defaults (zeros, -1 for the booleans, no event callback) and sets
+ * its `struct_size`. It writes the fields through `stats` only, in every later version too,
+ * so a program built against an older header is never written beyond its struct; to set a
+ * field added after `stats`, start from `LEASEQ_WORKER_OPTIONS_INIT` instead.
  *
  * # Safety
  * `options` is NULL or points to a writable `leaseq_worker_options`.
