@@ -13,7 +13,9 @@
  *
  * - Arguments. Every pointer argument is required: NULL gives LEASEQ_NULL_ARGUMENT with a
  *   message naming the argument, never a crash. The exceptions are stated where they apply:
- *   a (pointer, length) pair may hold NULL when the length is 0, and every *_free accepts NULL.
+ *   a (pointer, length) pair may hold NULL when the length is 0 (so may an array the caller
+ *   provides for results, out_* of a batch, when its count is 0), and every *_free accepts
+ *   NULL.
  *   Strings are NUL-terminated UTF-8 (anything else gives LEASEQ_INVALID_ARGUMENT naming the
  *   argument). Item data is (pointer, length): any bytes, NUL included. leaseq only reads
  *   arguments during the call and keeps no pointer to them. Two more stated exceptions: an
@@ -28,7 +30,8 @@
  *   for a field beyond struct_size, or one the library does not know, gives
  *   LEASEQ_INVALID_ARGUMENT. A field whose bit is clear takes the core's default.
  *   leaseq_worker_options starts with struct_size too, without set: its zeros (and -1s) are
- *   the core's defaults (leaseq_worker_options_init or LEASEQ_WORKER_OPTIONS_INIT).
+ *   the core's defaults (leaseq_worker_options_init or LEASEQ_WORKER_OPTIONS_INIT). The batch
+ *   inputs leaseq_completion and leaseq_failure are plain structs of fixed layout.
  *
  * - Ownership. A handle (leaseq_client, leaseq_queue, leaseq_item, leaseq_lease, leaseq_job,
  *   leaseq_result, leaseq_entry_list, leaseq_stats) or array of leases returned through an
@@ -97,6 +100,12 @@
  */
 #define LEASEQ_WORKER_OPTIONS_INIT \
     { (uint32_t)sizeof(leaseq_worker_options), 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, NULL, -1 }
+
+/**
+ * A leaseq_completion with no lease yet, no result and the default keep time, to fill for
+ * the batch completes: `leaseq_completion c = LEASEQ_COMPLETION_INIT; c.lease = lease;`
+ */
+#define LEASEQ_COMPLETION_INIT { NULL, NULL, 0, -1 }
 
 /**
  * A leaseq_config with struct_size set and nothing given, to fill for leaseq_queue_set_config
@@ -233,13 +242,16 @@ typedef struct leaseq_job leaseq_job;
 /**
  * A leased item: its id, data, lease token, attempt number and incarnation (opaque). Pass it
  * back to `leaseq_queue_complete` (or `_with_result`), `leaseq_queue_complete_and_lease`,
- * `leaseq_queue_fail`, `leaseq_queue_release`, `leaseq_queue_renew` (or `_outcome`) or
- * `leaseq_queue_progress` of the queue it came from.
+ * `leaseq_queue_fail`, `leaseq_queue_release`, `leaseq_queue_renew` (or `_outcome`),
+ * `leaseq_queue_progress` or a batch of them (`leaseq_queue_complete_batch`,
+ * `leaseq_queue_renew_batch`, `leaseq_queue_fail_batch`,
+ * `leaseq_queue_complete_and_lease_batch`) of the queue it came from.
  *
  * Thread safety: immutable once made; may be read and passed to calls from several threads at
  * once (e.g. one thread renews while another works on the data). Made by `leaseq_queue_lease`,
  * `leaseq_queue_lease_with_options`, `leaseq_queue_lease_batch`,
- * `leaseq_queue_complete_and_lease` or `leaseq_queue_lease_from_parts`, released by
+ * `leaseq_queue_complete_and_lease`, `leaseq_queue_complete_and_lease_batch` or
+ * `leaseq_queue_lease_from_parts`, released by
  * `leaseq_lease_free`. Freeing it does not complete or release the item in Redis.
  */
 typedef struct leaseq_lease leaseq_lease;
@@ -519,6 +531,68 @@ typedef struct {
      */
     uint64_t removed;
 } leaseq_clean_report;
+
+/**
+ * One completion of `leaseq_queue_complete_batch` or `leaseq_queue_complete_and_lease_batch`:
+ * a lease, and the result to keep, if any (a plain struct of fixed layout, read only during
+ * the call). `LEASEQ_COMPLETION_INIT` gives one with no lease, no result and the default keep
+ * time.
+ *
+ * Unlike other (pointer, length) pairs, `result` NULL means "no result", as
+ * `leaseq_queue_complete` keeps none; an empty result is any non-NULL pointer with
+ * `result_len` 0.
+ */
+typedef struct {
+    /**
+     * The lease to complete (required), of the queue the call is made on.
+     */
+    const leaseq_lease *lease;
+    /**
+     * The result to keep for `leaseq_queue_result` and `leaseq_queue_wait_result`
+     * (`result_len` bytes), or NULL to keep none (then `result_len` must be 0).
+     */
+    const uint8_t *result;
+    /**
+     * The length of `result` in bytes.
+     */
+    size_t result_len;
+    /**
+     * How long to keep the result: -1 for the default (the item's own, else the queue's
+     * configuration, else one day), otherwise greater than zero. Applies only with a result:
+     * without one it must be -1.
+     */
+    int64_t keep_result_for_ms;
+} leaseq_completion;
+
+/**
+ * One failure of `leaseq_queue_fail_batch`: what `leaseq_queue_fail` takes, for one lease (a
+ * plain struct of fixed layout, read only during the call).
+ */
+typedef struct {
+    /**
+     * The lease that failed (required), of the queue the call is made on.
+     */
+    const leaseq_lease *lease;
+    /**
+     * The error message: NUL-terminated UTF-8 (required), cut to 4 KiB.
+     */
+    const char *error;
+    /**
+     * A name that groups failures, e.g. an exception class: NUL-terminated UTF-8 (required;
+     * may be ""), cut to 4 KiB.
+     */
+    const char *error_type;
+    /**
+     * `LEASEQ_RETRY_DEFAULT`, `LEASEQ_RETRY_AFTER` or `LEASEQ_RETRY_NEVER`, as for
+     * `leaseq_queue_fail`.
+     */
+    leaseq_retry retry;
+    /**
+     * The delay before the retry with `LEASEQ_RETRY_AFTER` (0 or more); read only with that
+     * mode.
+     */
+    int64_t retry_after_ms;
+} leaseq_failure;
 
 /**
  * One runner event, lent to `on_event` for the duration of the call only. Its parts are the
@@ -1806,13 +1880,14 @@ leaseq_status leaseq_lease_backoff(const leaseq_lease *lease, leaseq_backoff *ou
 void leaseq_lease_free(leaseq_lease *lease);
 
 /**
- * Frees an array of leases from `leaseq_queue_lease_batch`: each lease in it (as
+ * Frees an array of leases from `leaseq_queue_lease_batch` or
+ * `leaseq_queue_complete_and_lease_batch`: each lease in it (as
  * `leaseq_lease_free`; NULL elements are skipped, so a caller may keep a lease beyond the
  * array by taking it out and setting its element to NULL) and the array itself. `leases` NULL
  * is accepted and ignored. `len` must be the length the batch call gave.
  *
  * # Safety
- * `leases` is NULL or an array from `leaseq_queue_lease_batch` with its `len`, freed only once,
+ * `leases` is NULL or an array from a batch lease with its `len`, freed only once,
  * whose non-NULL elements are live leases no other call is using.
  */
 void leaseq_lease_array_free(leaseq_lease **leases, size_t len);
@@ -2136,6 +2211,108 @@ leaseq_status leaseq_queue_lease_from_parts(const leaseq_queue *queue,
  * `queue` is NULL or a live queue that no other call is using, freed only once.
  */
 void leaseq_queue_free(leaseq_queue *queue);
+
+/**
+ * Completes many leases in one round trip (at most 1000), each as `leaseq_queue_complete`
+ * (`result` NULL) or `leaseq_queue_complete_with_result` would. `completions` is an array of
+ * `completions_len` completions (NULL when `completions_len` is 0: nothing is sent).
+ *
+ * Sets `out_completed[i]` to whether `completions[i]` completed its item (false, not an
+ * error, when it was completed already, cancelled, failed or released since, or added again).
+ * `out_completed` is the caller's array of `completions_len` bools (NULL only when
+ * `completions_len` is 0); on failure every element is false.
+ *
+ * Every completion is checked before anything is sent: a NULL lease or result gives
+ * `LEASEQ_NULL_ARGUMENT` and a bad keep time `LEASEQ_INVALID_ARGUMENT`, naming the element
+ * (`completions[2].lease`), and nothing is completed. The leases stay the caller's.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `completions` is NULL or points to `completions_len`
+ * completions, each with `lease` NULL or a live lease and `result` NULL or `result_len`
+ * readable bytes; `out_completed` is NULL or points to `completions_len` writable bools.
+ */
+leaseq_status leaseq_queue_complete_batch(const leaseq_queue *queue,
+                                          const leaseq_completion *completions,
+                                          size_t completions_len,
+                                          bool *out_completed);
+
+/**
+ * Extends many leases to `ttl_ms` from now (1 ms to 30 days) in one round trip (at most
+ * 1000), each as `leaseq_queue_renew_outcome` would. `leases` is an array of `leases_len`
+ * lease pointers (NULL when `leases_len` is 0: nothing is sent).
+ *
+ * Sets `out_outcomes[i]` to what renewing `leases[i]` found: `LEASEQ_RENEW_RENEWED`, or why
+ * not (a `LEASEQ_RENEW_*` value). `out_outcomes` is the caller's array of `leases_len`
+ * elements (NULL only when `leases_len` is 0); on failure every element is
+ * `LEASEQ_RENEW_EXPIRED`.
+ *
+ * A NULL element gives `LEASEQ_NULL_ARGUMENT` naming it (`leases[2]`) and renews nothing.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `leases` is NULL or points to `leases_len` pointers, each
+ * NULL or a live lease; `out_outcomes` is NULL or points to `leases_len` writable elements.
+ */
+leaseq_status leaseq_queue_renew_batch(const leaseq_queue *queue,
+                                       const leaseq_lease *const *leases,
+                                       size_t leases_len,
+                                       int64_t ttl_ms,
+                                       leaseq_renew_outcome *out_outcomes);
+
+/**
+ * Records many failed attempts in one round trip (at most 1000), each as `leaseq_queue_fail`
+ * would. `failures` is an array of `failures_len` failures (NULL when `failures_len` is 0:
+ * nothing is sent).
+ *
+ * For each `failures[i]`, sets `out_outcomes[i]` (`LEASEQ_FAIL_RETRYING`, `LEASEQ_FAIL_DEAD`
+ * or `LEASEQ_FAIL_NOT_HELD`), `out_not_held[i]` (why the lease was not held, a
+ * `LEASEQ_RENEW_*` value; `LEASEQ_RENEW_RENEWED` when it was) and `out_retry_in_ms[i]` (the
+ * delay before the retry for `LEASEQ_FAIL_RETRYING`, -1 otherwise), as `leaseq_queue_fail`
+ * sets its three out-parameters. Each is the caller's array of `failures_len` elements (NULL
+ * only when `failures_len` is 0); on failure every element is `LEASEQ_FAIL_NOT_HELD`,
+ * `LEASEQ_RENEW_EXPIRED` and -1.
+ *
+ * Every failure is checked before anything is sent: a NULL pointer gives
+ * `LEASEQ_NULL_ARGUMENT`, and text that is not UTF-8 or a bad retry `LEASEQ_INVALID_ARGUMENT`,
+ * naming the element (`failures[2].error`), and nothing changes.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `failures` is NULL or points to `failures_len` failures,
+ * each with `lease` NULL or a live lease and `error` and `error_type` NULL or NUL-terminated
+ * strings; each out-array is NULL or points to `failures_len` writable elements.
+ */
+leaseq_status leaseq_queue_fail_batch(const leaseq_queue *queue,
+                                      const leaseq_failure *failures,
+                                      size_t failures_len,
+                                      leaseq_fail_outcome *out_outcomes,
+                                      leaseq_renew_outcome *out_not_held,
+                                      int64_t *out_retry_in_ms);
+
+/**
+ * A busy worker's whole step in one round trip: completes `completions` (as
+ * `leaseq_queue_complete_batch`) and leases up to `n` more items (0 to 1000) for `ttl_ms`
+ * (1 ms to 30 days). The new leases never wait: fewer (or none) when fewer are waiting.
+ *
+ * Sets `out_completed[i]` as `leaseq_queue_complete_batch` does (the caller's array of
+ * `completions_len` bools, NULL only when `completions_len` is 0). On success `*out_leases`
+ * is an array of `*out_len` new leases owned by the caller, or NULL with `*out_len` 0 when
+ * nothing was leased: free it with `leaseq_lease_array_free(*out_leases, *out_len)`, as for
+ * `leaseq_queue_lease_batch`. On failure every `out_completed[i]` is false and `*out_leases`
+ * NULL: a refused argument completed nothing, but after a connection or Redis error the
+ * items may have been completed all the same.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `completions` is NULL or points to `completions_len`
+ * completions as for `leaseq_queue_complete_batch`; `out_completed` is NULL or points to
+ * `completions_len` writable bools; `out_leases` and `out_len` are NULL or writable.
+ */
+leaseq_status leaseq_queue_complete_and_lease_batch(const leaseq_queue *queue,
+                                                    const leaseq_completion *completions,
+                                                    size_t completions_len,
+                                                    size_t n,
+                                                    int64_t ttl_ms,
+                                                    bool *out_completed,
+                                                    leaseq_lease ***out_leases,
+                                                    size_t *out_len);
 
 /**
  * The registry name of `status` (`"OK"`, `"CONNECTION"`, ..., `"NULL_ARGUMENT"`,
