@@ -2,7 +2,8 @@
 # The C tests of leaseq, self-sufficient from a fresh clone on Debian:
 #   - installs what is missing (gcc, make, pkg-config, valgrind, libcjson-dev, redis-server);
 #   - builds libleaseq (debug profile), the Rust add_item example and the shared redis launcher;
-#   - checks that the committed include/leaseq.h is what cbindgen generates now;
+#   - checks that the committed include/leaseq.h is what cbindgen generates now, and that it
+#     declares every operation of the core's table with its arguments (tests/parity.rs);
 #   - installs under a temporary PREFIX and checks leaseq.pc;
 #   - compiles tests/*.c with -Wall -Wextra -Werror -std=c11 against the committed header and
 #     runs them plain, under AddressSanitizer (+UBSan) and under valgrind, on a throwaway
@@ -91,6 +92,8 @@ step "include/leaseq.h is what cbindgen generates from the sources" \
     env -u LEASEQ_BLESS "$CARGO" test -q -p leaseq-ffi --lib committed_header_is_current
 step "Rust unit tests of the C layer (panic guard, status names)" \
     "$CARGO" test -q -p leaseq-ffi --lib -- --skip committed_header_is_current
+step "leaseq.h declares every operation of the core's table, with its arguments (tests/parity.rs)" \
+    "$CARGO" test -q -p leaseq-ffi --test parity
 step "leaseq.h compiles alone as C11 with -pedantic" \
     gcc "${strict[@]}" -pedantic -fsyntax-only -I"$here/include" -x c - <<<'#include "leaseq.h"'
 if command -v g++ >/dev/null 2>&1; then

@@ -13,7 +13,9 @@
  *
  * - Arguments. Every pointer argument is required: NULL gives LEASEQ_NULL_ARGUMENT with a
  *   message naming the argument, never a crash. The exceptions are stated where they apply:
- *   a (pointer, length) pair may hold NULL when the length is 0, and every *_free accepts NULL.
+ *   a (pointer, length) pair may hold NULL when the length is 0 (so may an array the caller
+ *   provides for results, out_* of a batch, when its count is 0), and every *_free accepts
+ *   NULL.
  *   Strings are NUL-terminated UTF-8 (anything else gives LEASEQ_INVALID_ARGUMENT naming the
  *   argument). Item data is (pointer, length): any bytes, NUL included. leaseq only reads
  *   arguments during the call and keeps no pointer to them. Two more stated exceptions: an
@@ -27,6 +29,9 @@
  *   program built against an older, smaller struct keeps working with a newer library; a bit
  *   for a field beyond struct_size, or one the library does not know, gives
  *   LEASEQ_INVALID_ARGUMENT. A field whose bit is clear takes the core's default.
+ *   leaseq_worker_options starts with struct_size too, without set: its zeros (and -1s) are
+ *   the core's defaults (leaseq_worker_options_init or LEASEQ_WORKER_OPTIONS_INIT). The batch
+ *   inputs leaseq_completion and leaseq_failure are plain structs of fixed layout.
  *
  * - Ownership. A handle (leaseq_client, leaseq_queue, leaseq_item, leaseq_lease, leaseq_job,
  *   leaseq_result, leaseq_entry_list, leaseq_stats) or array of leases returned through an
@@ -87,6 +92,20 @@
  * `leaseq_lease_options options = LEASEQ_LEASE_OPTIONS_INIT;`
  */
 #define LEASEQ_LEASE_OPTIONS_INIT { (uint32_t)sizeof(leaseq_lease_options), 0, 0, 0 }
+
+/**
+ * A leaseq_worker_options with struct_size set to its sizeof and every field at the core's
+ * default (as leaseq_worker_options_init fills it), the way to reach fields added after
+ * `stats`: `leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;`
+ */
+#define LEASEQ_WORKER_OPTIONS_INIT \
+    { (uint32_t)sizeof(leaseq_worker_options), 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, NULL, -1 }
+
+/**
+ * A leaseq_completion with no lease yet, no result and the default keep time, to fill for
+ * the batch completes: `leaseq_completion c = LEASEQ_COMPLETION_INIT; c.lease = lease;`
+ */
+#define LEASEQ_COMPLETION_INIT { NULL, NULL, 0, -1 }
 
 /**
  * A leaseq_config with struct_size set and nothing given, to fill for leaseq_queue_set_config
@@ -223,13 +242,16 @@ typedef struct leaseq_job leaseq_job;
 /**
  * A leased item: its id, data, lease token, attempt number and incarnation (opaque). Pass it
  * back to `leaseq_queue_complete` (or `_with_result`), `leaseq_queue_complete_and_lease`,
- * `leaseq_queue_fail`, `leaseq_queue_release`, `leaseq_queue_renew` (or `_outcome`) or
- * `leaseq_queue_progress` of the queue it came from.
+ * `leaseq_queue_fail`, `leaseq_queue_release`, `leaseq_queue_renew` (or `_outcome`),
+ * `leaseq_queue_progress` or a batch of them (`leaseq_queue_complete_batch`,
+ * `leaseq_queue_renew_batch`, `leaseq_queue_fail_batch`,
+ * `leaseq_queue_complete_and_lease_batch`) of the queue it came from.
  *
  * Thread safety: immutable once made; may be read and passed to calls from several threads at
  * once (e.g. one thread renews while another works on the data). Made by `leaseq_queue_lease`,
  * `leaseq_queue_lease_with_options`, `leaseq_queue_lease_batch`,
- * `leaseq_queue_complete_and_lease` or `leaseq_queue_lease_from_parts`, released by
+ * `leaseq_queue_complete_and_lease`, `leaseq_queue_complete_and_lease_batch` or
+ * `leaseq_queue_lease_from_parts`, released by
  * `leaseq_lease_free`. Freeing it does not complete or release the item in Redis.
  */
 typedef struct leaseq_lease leaseq_lease;
@@ -511,7 +533,70 @@ typedef struct {
 } leaseq_clean_report;
 
 /**
- * One runner event, lent to `on_event` for the duration of the call only.
+ * One completion of `leaseq_queue_complete_batch` or `leaseq_queue_complete_and_lease_batch`:
+ * a lease, and the result to keep, if any (a plain struct of fixed layout, read only during
+ * the call). `LEASEQ_COMPLETION_INIT` gives one with no lease, no result and the default keep
+ * time.
+ *
+ * Unlike other (pointer, length) pairs, `result` NULL means "no result", as
+ * `leaseq_queue_complete` keeps none; an empty result is any non-NULL pointer with
+ * `result_len` 0.
+ */
+typedef struct {
+    /**
+     * The lease to complete (required), of the queue the call is made on.
+     */
+    const leaseq_lease *lease;
+    /**
+     * The result to keep for `leaseq_queue_result` and `leaseq_queue_wait_result`
+     * (`result_len` bytes), or NULL to keep none (then `result_len` must be 0).
+     */
+    const uint8_t *result;
+    /**
+     * The length of `result` in bytes.
+     */
+    size_t result_len;
+    /**
+     * How long to keep the result: -1 for the default (the item's own, else the queue's
+     * configuration, else one day), otherwise greater than zero. Applies only with a result:
+     * without one it must be -1.
+     */
+    int64_t keep_result_for_ms;
+} leaseq_completion;
+
+/**
+ * One failure of `leaseq_queue_fail_batch`: what `leaseq_queue_fail` takes, for one lease (a
+ * plain struct of fixed layout, read only during the call).
+ */
+typedef struct {
+    /**
+     * The lease that failed (required), of the queue the call is made on.
+     */
+    const leaseq_lease *lease;
+    /**
+     * The error message: NUL-terminated UTF-8 (required), cut to 4 KiB.
+     */
+    const char *error;
+    /**
+     * A name that groups failures, e.g. an exception class: NUL-terminated UTF-8 (required;
+     * may be ""), cut to 4 KiB.
+     */
+    const char *error_type;
+    /**
+     * `LEASEQ_RETRY_DEFAULT`, `LEASEQ_RETRY_AFTER` or `LEASEQ_RETRY_NEVER`, as for
+     * `leaseq_queue_fail`.
+     */
+    leaseq_retry retry;
+    /**
+     * The delay before the retry with `LEASEQ_RETRY_AFTER` (0 or more); read only with that
+     * mode.
+     */
+    int64_t retry_after_ms;
+} leaseq_failure;
+
+/**
+ * One runner event, lent to `on_event` for the duration of the call only. Its parts are the
+ * core's (the same names and messages in every language).
  */
 typedef struct {
     /**
@@ -533,48 +618,61 @@ typedef struct {
 } leaseq_worker_event;
 
 /**
- * A runner's settings. Start from `leaseq_worker_options_init`; a zero (or -1 for the
- * booleans) takes the core's default.
+ * A runner's settings. Start from `leaseq_worker_options_init` (or
+ * `LEASEQ_WORKER_OPTIONS_INIT`); a zero (or -1 for the booleans) takes the core's default.
+ *
+ * The struct grows at its end: `struct_size` says how many bytes of it the caller has, and
+ * the library reads only those (fields beyond it take the core's defaults), so a program
+ * built against an older, smaller struct keeps working with a newer library. A field added
+ * later takes the core's default when it is 0.
  */
 typedef struct {
     /**
-     * Callbacks at once (1 to 1000; 0: 1).
+     * The bytes of this struct the caller has: `leaseq_worker_options_init` sets it to the
+     * size of the fields through `stats`, `LEASEQ_WORKER_OPTIONS_INIT` to
+     * `sizeof(leaseq_worker_options)`. Less than the first is refused.
+     */
+    uint32_t struct_size;
+    /**
+     * Callbacks at once (1 to 1000; 0: the core's default, 1).
      */
     uint32_t concurrency;
     /**
-     * Each lease's TTL in ms (0: 30000); renewed while the callback runs.
+     * Each lease's TTL in ms (0: the core's default, a lease's 30 s); renewed while the
+     * callback runs.
      */
     uint64_t lease_ttl_ms;
     /**
-     * Renewal period in ms (0: TTL/3).
+     * Renewal period in ms (0: the core's default, TTL/3).
      */
     uint64_t renew_every_ms;
     /**
-     * Keep results set by callbacks (-1: default, yes; 0: no; 1: yes).
+     * Keep results set by callbacks (-1: the core's default, yes; 0: no; 1: yes).
      */
     int32_t keep_results;
     /**
-     * How long a shutdown waits for running callbacks, in ms (0: 30000).
+     * How long a shutdown waits for running callbacks, in ms (0: the core's default, 30 s).
      */
     uint64_t shutdown_timeout_ms;
     /**
-     * After the shutdown timeout, fail (1) instead of release (0) what still runs.
+     * After the shutdown timeout, fail (1) what still runs; 0: the core's default, release.
      */
     int32_t fail_on_shutdown;
     /**
-     * Longest single server-side wait for work, in ms (0: 1000).
+     * Longest single server-side wait for work, in ms (0: the core's default, 1 s).
      */
     uint64_t poll_interval_ms;
     /**
-     * Registration beat in ms (0: 5000).
+     * Registration beat in ms (0: the core's default, 5 s).
      */
     uint64_t heartbeat_ms;
     /**
-     * Take part in the queue's housekeeping (-1: default, yes; 0: no; 1: yes).
+     * Take part in the queue's housekeeping (-1: the core's default, yes; 0: no; 1: yes).
      */
     int32_t housekeeping;
     /**
-     * Deep clean period in ms while holding the housekeeping lock (0: one hour).
+     * Deep clean period in ms while holding the housekeeping lock (0: the core's default, one
+     * hour).
      */
     uint64_t deep_clean_every_ms;
     /**
@@ -1782,13 +1880,14 @@ leaseq_status leaseq_lease_backoff(const leaseq_lease *lease, leaseq_backoff *ou
 void leaseq_lease_free(leaseq_lease *lease);
 
 /**
- * Frees an array of leases from `leaseq_queue_lease_batch`: each lease in it (as
+ * Frees an array of leases from `leaseq_queue_lease_batch` or
+ * `leaseq_queue_complete_and_lease_batch`: each lease in it (as
  * `leaseq_lease_free`; NULL elements are skipped, so a caller may keep a lease beyond the
  * array by taking it out and setting its element to NULL) and the array itself. `leases` NULL
  * is accepted and ignored. `len` must be the length the batch call gave.
  *
  * # Safety
- * `leases` is NULL or an array from `leaseq_queue_lease_batch` with its `len`, freed only once,
+ * `leases` is NULL or an array from a batch lease with its `len`, freed only once,
  * whose non-NULL elements are live leases no other call is using.
  */
 void leaseq_lease_array_free(leaseq_lease **leases, size_t len);
@@ -2058,9 +2157,10 @@ leaseq_status leaseq_queue_light_clean(const leaseq_queue *queue, leaseq_clean_r
 leaseq_status leaseq_queue_deep_clean(const leaseq_queue *queue, leaseq_clean_report *out_report);
 
 /**
- * Sets `*out_len` to how many ids wait in the priority-0 list, the one redis-work-queue clients
- * share (stale ids of completed items included until a lease or a clean drops them).
- * `leaseq_queue_count` with `LEASEQ_STATE_WAITING` counts every priority.
+ * Sets `*out_len` to how many items wait, at every priority: the same as `leaseq_queue_count`
+ * with `LEASEQ_STATE_WAITING` (stale ids of completed items included until a lease or a clean
+ * drops them). Not redis-work-queue's length of its list, which misses every priority but 0.
+ * One round trip.
  *
  * # Safety
  * `queue` is NULL or a live queue; `out_len` is NULL or writable.
@@ -2068,9 +2168,9 @@ leaseq_status leaseq_queue_deep_clean(const leaseq_queue *queue, leaseq_clean_re
 leaseq_status leaseq_queue_len(const leaseq_queue *queue, uint64_t *out_len);
 
 /**
- * Sets `*out_len` to how many ids are in processing: leased by redis-work-queue clients, or
- * left by them until a light clean. leaseq's own leases are counted by `leaseq_queue_count`
- * with `LEASEQ_STATE_LEASED`.
+ * Sets `*out_len` to how many items are being processed: leased by leaseq, plus the ids in
+ * redis-work-queue's processing list (its clients' leases, or left by them until a light
+ * clean). `leaseq_queue_count` with `LEASEQ_STATE_LEASED` counts leaseq's part. One round trip.
  *
  * # Safety
  * `queue` is NULL or a live queue; `out_len` is NULL or writable.
@@ -2113,6 +2213,108 @@ leaseq_status leaseq_queue_lease_from_parts(const leaseq_queue *queue,
 void leaseq_queue_free(leaseq_queue *queue);
 
 /**
+ * Completes many leases in one round trip (at most 1000), each as `leaseq_queue_complete`
+ * (`result` NULL) or `leaseq_queue_complete_with_result` would. `completions` is an array of
+ * `completions_len` completions (NULL when `completions_len` is 0: nothing is sent).
+ *
+ * Sets `out_completed[i]` to whether `completions[i]` completed its item (false, not an
+ * error, when it was completed already, cancelled, failed or released since, or added again).
+ * `out_completed` is the caller's array of `completions_len` bools (NULL only when
+ * `completions_len` is 0); on failure every element is false.
+ *
+ * Every completion is checked before anything is sent: a NULL lease or result gives
+ * `LEASEQ_NULL_ARGUMENT` and a bad keep time `LEASEQ_INVALID_ARGUMENT`, naming the element
+ * (`completions[2].lease`), and nothing is completed. The leases stay the caller's.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `completions` is NULL or points to `completions_len`
+ * completions, each with `lease` NULL or a live lease and `result` NULL or `result_len`
+ * readable bytes; `out_completed` is NULL or points to `completions_len` writable bools.
+ */
+leaseq_status leaseq_queue_complete_batch(const leaseq_queue *queue,
+                                          const leaseq_completion *completions,
+                                          size_t completions_len,
+                                          bool *out_completed);
+
+/**
+ * Extends many leases to `ttl_ms` from now (1 ms to 30 days) in one round trip (at most
+ * 1000), each as `leaseq_queue_renew_outcome` would. `leases` is an array of `leases_len`
+ * lease pointers (NULL when `leases_len` is 0: nothing is sent).
+ *
+ * Sets `out_outcomes[i]` to what renewing `leases[i]` found: `LEASEQ_RENEW_RENEWED`, or why
+ * not (a `LEASEQ_RENEW_*` value). `out_outcomes` is the caller's array of `leases_len`
+ * elements (NULL only when `leases_len` is 0); on failure every element is
+ * `LEASEQ_RENEW_EXPIRED`.
+ *
+ * A NULL element gives `LEASEQ_NULL_ARGUMENT` naming it (`leases[2]`) and renews nothing.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `leases` is NULL or points to `leases_len` pointers, each
+ * NULL or a live lease; `out_outcomes` is NULL or points to `leases_len` writable elements.
+ */
+leaseq_status leaseq_queue_renew_batch(const leaseq_queue *queue,
+                                       const leaseq_lease *const *leases,
+                                       size_t leases_len,
+                                       int64_t ttl_ms,
+                                       leaseq_renew_outcome *out_outcomes);
+
+/**
+ * Records many failed attempts in one round trip (at most 1000), each as `leaseq_queue_fail`
+ * would. `failures` is an array of `failures_len` failures (NULL when `failures_len` is 0:
+ * nothing is sent).
+ *
+ * For each `failures[i]`, sets `out_outcomes[i]` (`LEASEQ_FAIL_RETRYING`, `LEASEQ_FAIL_DEAD`
+ * or `LEASEQ_FAIL_NOT_HELD`), `out_not_held[i]` (why the lease was not held, a
+ * `LEASEQ_RENEW_*` value; `LEASEQ_RENEW_RENEWED` when it was) and `out_retry_in_ms[i]` (the
+ * delay before the retry for `LEASEQ_FAIL_RETRYING`, -1 otherwise), as `leaseq_queue_fail`
+ * sets its three out-parameters. Each is the caller's array of `failures_len` elements (NULL
+ * only when `failures_len` is 0); on failure every element is `LEASEQ_FAIL_NOT_HELD`,
+ * `LEASEQ_RENEW_EXPIRED` and -1.
+ *
+ * Every failure is checked before anything is sent: a NULL pointer gives
+ * `LEASEQ_NULL_ARGUMENT`, and text that is not UTF-8 or a bad retry `LEASEQ_INVALID_ARGUMENT`,
+ * naming the element (`failures[2].error`), and nothing changes.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `failures` is NULL or points to `failures_len` failures,
+ * each with `lease` NULL or a live lease and `error` and `error_type` NULL or NUL-terminated
+ * strings; each out-array is NULL or points to `failures_len` writable elements.
+ */
+leaseq_status leaseq_queue_fail_batch(const leaseq_queue *queue,
+                                      const leaseq_failure *failures,
+                                      size_t failures_len,
+                                      leaseq_fail_outcome *out_outcomes,
+                                      leaseq_renew_outcome *out_not_held,
+                                      int64_t *out_retry_in_ms);
+
+/**
+ * A busy worker's whole step in one round trip: completes `completions` (as
+ * `leaseq_queue_complete_batch`) and leases up to `n` more items (0 to 1000) for `ttl_ms`
+ * (1 ms to 30 days). The new leases never wait: fewer (or none) when fewer are waiting.
+ *
+ * Sets `out_completed[i]` as `leaseq_queue_complete_batch` does (the caller's array of
+ * `completions_len` bools, NULL only when `completions_len` is 0). On success `*out_leases`
+ * is an array of `*out_len` new leases owned by the caller, or NULL with `*out_len` 0 when
+ * nothing was leased: free it with `leaseq_lease_array_free(*out_leases, *out_len)`, as for
+ * `leaseq_queue_lease_batch`. On failure every `out_completed[i]` is false and `*out_leases`
+ * NULL: a refused argument completed nothing, but after a connection or Redis error the
+ * items may have been completed all the same.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `completions` is NULL or points to `completions_len`
+ * completions as for `leaseq_queue_complete_batch`; `out_completed` is NULL or points to
+ * `completions_len` writable bools; `out_leases` and `out_len` are NULL or writable.
+ */
+leaseq_status leaseq_queue_complete_and_lease_batch(const leaseq_queue *queue,
+                                                    const leaseq_completion *completions,
+                                                    size_t completions_len,
+                                                    size_t n,
+                                                    int64_t ttl_ms,
+                                                    bool *out_completed,
+                                                    leaseq_lease ***out_leases,
+                                                    size_t *out_len);
+
+/**
  * The registry name of `status` (`"OK"`, `"CONNECTION"`, ..., `"NULL_ARGUMENT"`,
  * `"INTERNAL"`), or `"UNKNOWN"` for a number leaseq does not define.
  *
@@ -2121,7 +2323,10 @@ void leaseq_queue_free(leaseq_queue *queue);
 const char *leaseq_status_str(leaseq_status status);
 
 /**
- * Fills `options` with the defaults (zeros, -1 for the booleans, no event callback).
+ * Fills `options` with the defaults (zeros, -1 for the booleans, no event callback) and sets
+ * its `struct_size`. It writes the fields through `stats` only, in every later version too,
+ * so a program built against an older header is never written beyond its struct; to set a
+ * field added after `stats`, start from `LEASEQ_WORKER_OPTIONS_INIT` instead.
  *
  * # Safety
  * `options` is NULL or points to a writable `leaseq_worker_options`.

@@ -1,6 +1,7 @@
 //! What a holder does with its lease besides complete and renew: complete with a result, fail,
 //! release, report progress.
 
+use std::borrow::Cow;
 use std::ffi::c_char;
 use std::time::Duration;
 
@@ -30,16 +31,57 @@ pub const LEASEQ_RETRY_AFTER: leaseq_retry = 1;
 pub const LEASEQ_RETRY_NEVER: leaseq_retry = 2;
 
 /// `-1` for "not given" in a milliseconds argument, otherwise a duration of at least 0.
-pub(crate) fn optional_ms(name: &'static str, ms: i64) -> Result<Option<Duration>, Failure> {
+pub(crate) fn optional_ms(
+    name: impl Into<Cow<'static, str>>,
+    ms: i64,
+) -> Result<Option<Duration>, Failure> {
     if ms == -1 {
         return Ok(None);
     }
-    millis_arg(name, ms).map(Some).map_err(|_| {
+    let name = name.into();
+    millis_arg(name.clone(), ms).map(Some).map_err(|_| {
         Failure::invalid(
             name,
             format!("is {ms}: give -1 (the default) or a value from 0"),
         )
     })
+}
+
+/// The core's retry for a `leaseq_retry` mode and its delay (read only with
+/// `LEASEQ_RETRY_AFTER`); `names` are the two arguments' names for messages.
+pub(crate) fn retry_of(
+    retry: leaseq_retry,
+    retry_after_ms: i64,
+    names: [Cow<'static, str>; 2],
+) -> Result<Retry, Failure> {
+    let [retry_name, after_name] = names;
+    match retry {
+        LEASEQ_RETRY_DEFAULT => Ok(Retry::Default),
+        LEASEQ_RETRY_AFTER => Ok(Retry::After(millis_arg(after_name, retry_after_ms)?)),
+        LEASEQ_RETRY_NEVER => Ok(Retry::Never),
+        other => Err(Failure::invalid(
+            retry_name,
+            format!("is {other}, not one of the LEASEQ_RETRY_* values"),
+        )),
+    }
+}
+
+/// A fail outcome as C's three values: the `LEASEQ_FAIL_*` value, why the lease was not held
+/// (`LEASEQ_RENEW_RENEWED` when it was), and the retry delay in ms (-1 unless retrying). An
+/// outcome this layer does not know is a bug in leaseq: the panic becomes `LEASEQ_INTERNAL`.
+pub(crate) fn fail_outcome_to_c(
+    outcome: FailOutcome,
+) -> (leaseq_fail_outcome, leaseq_renew_outcome, i64) {
+    match outcome {
+        FailOutcome::Retrying(d) => (
+            LEASEQ_FAIL_RETRYING,
+            LEASEQ_RENEW_RENEWED,
+            i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        ),
+        FailOutcome::Dead => (LEASEQ_FAIL_DEAD, LEASEQ_RENEW_RENEWED, -1),
+        FailOutcome::NotHeld(why) => (LEASEQ_FAIL_NOT_HELD, renew_outcome_to_c(why), -1),
+        other => panic!("the C layer has no value for the fail outcome `{other:?}`"),
+    }
 }
 
 /// Completes the leased item as `leaseq_queue_complete` does, and keeps `result` (`result_len`
@@ -115,28 +157,13 @@ pub unsafe extern "C" fn leaseq_queue_fail(
         out_outcome.required()?;
         out_not_held.required()?;
         out_retry_in_ms.required()?;
-        let retry = match retry {
-            LEASEQ_RETRY_DEFAULT => Retry::Default,
-            LEASEQ_RETRY_AFTER => Retry::After(millis_arg("retry_after_ms", retry_after_ms)?),
-            LEASEQ_RETRY_NEVER => Retry::Never,
-            other => {
-                return Err(Failure::invalid(
-                    "retry",
-                    format!("is {other}, not one of the LEASEQ_RETRY_* values"),
-                ))
-            }
-        };
+        let retry = retry_of(
+            retry,
+            retry_after_ms,
+            ["retry".into(), "retry_after_ms".into()],
+        )?;
         let (outcome, not_held, retry_in) =
-            match queue.inner.fail(&lease.inner, error, error_type, retry)? {
-                FailOutcome::Retrying(d) => (
-                    LEASEQ_FAIL_RETRYING,
-                    LEASEQ_RENEW_RENEWED,
-                    i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
-                ),
-                FailOutcome::Dead => (LEASEQ_FAIL_DEAD, LEASEQ_RENEW_RENEWED, -1),
-                FailOutcome::NotHeld(why) => (LEASEQ_FAIL_NOT_HELD, renew_outcome_to_c(why), -1),
-                other => panic!("the C layer has no value for the fail outcome `{other:?}`"),
-            };
+            fail_outcome_to_c(queue.inner.fail(&lease.inner, error, error_type, retry)?);
         out_outcome.set(outcome);
         out_not_held.set(not_held);
         out_retry_in_ms.set(retry_in);

@@ -169,6 +169,77 @@ impl<T: Copy> Out<T> {
     }
 }
 
+/// An output array the caller provides: `len` elements at `ptr` (NULL allowed only when `len`
+/// is 0). Like [`Out`], it is filled with its failure value first thing, so that every
+/// failure leaves each element set.
+pub(crate) struct OutArray<T: Copy> {
+    ptr: *mut T,
+    len: usize,
+    name: &'static str,
+}
+
+impl<T: Copy> OutArray<T> {
+    /// # Safety
+    /// `ptr` is NULL or points to `len` writable, aligned `T`s for the whole call.
+    pub(crate) unsafe fn new(ptr: *mut T, len: usize, name: &'static str, initial: T) -> Self {
+        if !ptr.is_null() {
+            for i in 0..len {
+                // SAFETY: `len` writable elements by the caller's contract.
+                unsafe { ptr.add(i).write(initial) }
+            }
+        }
+        OutArray { ptr, len, name }
+    }
+
+    /// Fails with `LEASEQ_NULL_ARGUMENT` naming the parameter when it is NULL and `len` is not 0.
+    pub(crate) fn required(&self) -> Result<(), Failure> {
+        if self.ptr.is_null() && self.len > 0 {
+            Err(Failure::Null(self.name.into()))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Stores `values`, one per element. The core answers one value per input; any other count
+    /// is a bug in leaseq (the panic becomes `LEASEQ_INTERNAL` at the boundary).
+    pub(crate) fn set(&self, values: impl ExactSizeIterator<Item = T>) {
+        assert_eq!(
+            values.len(),
+            self.len,
+            "`{}`: the core answered {} values for {} inputs",
+            self.name,
+            values.len(),
+            self.len
+        );
+        if self.ptr.is_null() {
+            return;
+        }
+        for (i, value) in values.enumerate() {
+            // SAFETY: `i < len` writable elements by the contract of `OutArray::new`.
+            unsafe { self.ptr.add(i).write(value) }
+        }
+    }
+}
+
+/// A (pointer, count) array argument. NULL is allowed only with count 0.
+///
+/// # Safety
+/// `ptr` is NULL or points to `len` readable, initialised `T`s that live for the call.
+pub(crate) unsafe fn array<'a, T>(
+    ptr: *const T,
+    len: usize,
+    name: &'static str,
+) -> Result<&'a [T], Failure> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(Failure::Null(name.into()));
+    }
+    // SAFETY: non-NULL and `len` readable elements by the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
 /// A required NUL-terminated string argument that must be UTF-8.
 ///
 /// # Safety

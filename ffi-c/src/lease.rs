@@ -10,13 +10,16 @@ use crate::status::leaseq_status;
 
 /// A leased item: its id, data, lease token, attempt number and incarnation (opaque). Pass it
 /// back to `leaseq_queue_complete` (or `_with_result`), `leaseq_queue_complete_and_lease`,
-/// `leaseq_queue_fail`, `leaseq_queue_release`, `leaseq_queue_renew` (or `_outcome`) or
-/// `leaseq_queue_progress` of the queue it came from.
+/// `leaseq_queue_fail`, `leaseq_queue_release`, `leaseq_queue_renew` (or `_outcome`),
+/// `leaseq_queue_progress` or a batch of them (`leaseq_queue_complete_batch`,
+/// `leaseq_queue_renew_batch`, `leaseq_queue_fail_batch`,
+/// `leaseq_queue_complete_and_lease_batch`) of the queue it came from.
 ///
 /// Thread safety: immutable once made; may be read and passed to calls from several threads at
 /// once (e.g. one thread renews while another works on the data). Made by `leaseq_queue_lease`,
 /// `leaseq_queue_lease_with_options`, `leaseq_queue_lease_batch`,
-/// `leaseq_queue_complete_and_lease` or `leaseq_queue_lease_from_parts`, released by
+/// `leaseq_queue_complete_and_lease`, `leaseq_queue_complete_and_lease_batch` or
+/// `leaseq_queue_lease_from_parts`, released by
 /// `leaseq_lease_free`. Freeing it does not complete or release the item in Redis.
 #[allow(non_camel_case_types)]
 pub struct leaseq_lease {
@@ -274,13 +277,14 @@ pub unsafe extern "C" fn leaseq_lease_free(lease: *mut leaseq_lease) {
     })
 }
 
-/// Frees an array of leases from `leaseq_queue_lease_batch`: each lease in it (as
+/// Frees an array of leases from `leaseq_queue_lease_batch` or
+/// `leaseq_queue_complete_and_lease_batch`: each lease in it (as
 /// `leaseq_lease_free`; NULL elements are skipped, so a caller may keep a lease beyond the
 /// array by taking it out and setting its element to NULL) and the array itself. `leases` NULL
 /// is accepted and ignored. `len` must be the length the batch call gave.
 ///
 /// # Safety
-/// `leases` is NULL or an array from `leaseq_queue_lease_batch` with its `len`, freed only once,
+/// `leases` is NULL or an array from a batch lease with its `len`, freed only once,
 /// whose non-NULL elements are live leases no other call is using.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_lease_array_free(leases: *mut *mut leaseq_lease, len: usize) {

@@ -22,6 +22,7 @@ mod job;
 mod lease;
 mod options;
 mod queue;
+mod queue_batch;
 mod status;
 mod worker;
 
@@ -37,6 +38,7 @@ pub use job::*;
 pub use lease::*;
 pub use options::*;
 pub use queue::*;
+pub use queue_batch::*;
 pub use status::*;
 pub use worker::*;
 

@@ -355,7 +355,10 @@ pub(crate) fn millis(name: &str, field: &str, ms: i64) -> Result<Duration, Failu
 }
 
 /// A duration argument in milliseconds: negative values are refused, naming the argument.
-pub(crate) fn millis_arg(name: &'static str, ms: i64) -> Result<Duration, Failure> {
+pub(crate) fn millis_arg(
+    name: impl Into<std::borrow::Cow<'static, str>>,
+    ms: i64,
+) -> Result<Duration, Failure> {
     u64::try_from(ms)
         .map(Duration::from_millis)
         .map_err(|_| Failure::invalid(name, format!("is {ms}, below zero")))

@@ -3,7 +3,7 @@
 use std::ffi::{c_char, CString};
 use std::time::Duration;
 
-use leaseq::{blocking, policy, CleanReport, Item, RenewOutcome, Wait, MAX_TTL};
+use leaseq::{blocking, policy, ttl_from_millis, CleanReport, Item, RenewOutcome, Wait};
 
 use crate::guard::{arg, bytes, call, call_quiet, text, Failure, Out};
 use crate::item::leaseq_item;
@@ -102,27 +102,6 @@ pub extern "C" fn leaseq_renew_outcome_str(outcome: leaseq_renew_outcome) -> *co
         }
         .as_ptr()
     })
-}
-
-/// A lease TTL in milliseconds: 1 ms to 30 days.
-fn ttl(name: &'static str, ttl_ms: i64) -> Result<Duration, Failure> {
-    if ttl_ms <= 0 {
-        return Err(Failure::invalid(
-            name,
-            format!("must be greater than zero, got {ttl_ms}"),
-        ));
-    }
-    let ttl = Duration::from_millis(ttl_ms as u64);
-    if ttl > MAX_TTL {
-        return Err(Failure::invalid(
-            name,
-            format!(
-                "is {ttl_ms}, at most {} (30 days) is allowed",
-                MAX_TTL.as_millis()
-            ),
-        ));
-    }
-    Ok(ttl)
 }
 
 /// A lease wait: negative waits forever, 0 not at all, otherwise up to that many milliseconds.
@@ -388,7 +367,7 @@ pub unsafe extern "C" fn leaseq_queue_lease(
         let out_lease = unsafe { Out::new(out_lease, "out_lease", std::ptr::null_mut()) };
         let queue = unsafe { arg(queue, "queue") }?;
         out_lease.required()?;
-        let ttl = ttl("ttl_ms", ttl_ms)?;
+        let ttl = ttl_from_millis("ttl_ms", ttl_ms)?;
         if let Some(lease) = queue.inner.lease(ttl, wait(timeout_ms))? {
             out_lease.set(leaseq_lease::new(lease));
         }
@@ -403,7 +382,7 @@ pub unsafe extern "C" fn leaseq_queue_lease(
 unsafe fn lease_args(options: *const leaseq_lease_options) -> Result<(Duration, Wait), Failure> {
     let o = unsafe { options::read(options, "options") }?.unwrap_or_default();
     let ttl = if o.set & options::LEASEQ_LEASE_TTL != 0 {
-        ttl("options.ttl_ms", o.ttl_ms)?
+        ttl_from_millis("options.ttl_ms", o.ttl_ms)?
     } else {
         policy::DEFAULT_TTL
     };
@@ -531,7 +510,7 @@ pub unsafe extern "C" fn leaseq_queue_complete_and_lease(
         let lease = unsafe { arg(lease, "lease") }?;
         out_completed.required()?;
         out_next.required()?;
-        let ttl = ttl("ttl_ms", ttl_ms)?;
+        let ttl = ttl_from_millis("ttl_ms", ttl_ms)?;
         let (completed, next) = queue.inner.complete_and_lease(&lease.inner, ttl)?;
         out_completed.set(completed);
         if let Some(next) = next {
@@ -570,7 +549,7 @@ pub unsafe extern "C" fn leaseq_queue_complete_and_lease_with_result(
         out_completed.required()?;
         out_next.required()?;
         let keep = crate::finish::optional_ms("keep_result_for_ms", keep_result_for_ms)?;
-        let ttl = ttl("ttl_ms", ttl_ms)?;
+        let ttl = ttl_from_millis("ttl_ms", ttl_ms)?;
         let (completed, next) =
             queue
                 .inner
@@ -602,7 +581,7 @@ pub unsafe extern "C" fn leaseq_queue_renew(
         let queue = unsafe { arg(queue, "queue") }?;
         let lease = unsafe { arg(lease, "lease") }?;
         out_renewed.required()?;
-        let ttl = ttl("ttl_ms", ttl_ms)?;
+        let ttl = ttl_from_millis("ttl_ms", ttl_ms)?;
         out_renewed.set(queue.inner.renew(&lease.inner, ttl)?);
         Ok(())
     })
@@ -625,7 +604,7 @@ pub unsafe extern "C" fn leaseq_queue_renew_outcome(
         let queue = unsafe { arg(queue, "queue") }?;
         let lease = unsafe { arg(lease, "lease") }?;
         out_outcome.required()?;
-        let ttl = ttl("ttl_ms", ttl_ms)?;
+        let ttl = ttl_from_millis("ttl_ms", ttl_ms)?;
         out_outcome.set(renew_outcome_to_c(
             queue.inner.renew_outcome(&lease.inner, ttl)?,
         ));
@@ -678,9 +657,10 @@ pub unsafe extern "C" fn leaseq_queue_deep_clean(
     })
 }
 
-/// Sets `*out_len` to how many ids wait in the priority-0 list, the one redis-work-queue clients
-/// share (stale ids of completed items included until a lease or a clean drops them).
-/// `leaseq_queue_count` with `LEASEQ_STATE_WAITING` counts every priority.
+/// Sets `*out_len` to how many items wait, at every priority: the same as `leaseq_queue_count`
+/// with `LEASEQ_STATE_WAITING` (stale ids of completed items included until a lease or a clean
+/// drops them). Not redis-work-queue's length of its list, which misses every priority but 0.
+/// One round trip.
 ///
 /// # Safety
 /// `queue` is NULL or a live queue; `out_len` is NULL or writable.
@@ -698,9 +678,9 @@ pub unsafe extern "C" fn leaseq_queue_len(
     })
 }
 
-/// Sets `*out_len` to how many ids are in processing: leased by redis-work-queue clients, or
-/// left by them until a light clean. leaseq's own leases are counted by `leaseq_queue_count`
-/// with `LEASEQ_STATE_LEASED`.
+/// Sets `*out_len` to how many items are being processed: leased by leaseq, plus the ids in
+/// redis-work-queue's processing list (its clients' leases, or left by them until a light
+/// clean). `leaseq_queue_count` with `LEASEQ_STATE_LEASED` counts leaseq's part. One round trip.
 ///
 /// # Safety
 /// `queue` is NULL or a live queue; `out_len` is NULL or writable.

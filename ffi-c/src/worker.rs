@@ -41,7 +41,8 @@ pub type leaseq_worker_fn = Option<
     unsafe extern "C" fn(job: *mut leaseq_worker_job, user_data: *mut c_void) -> leaseq_job_outcome,
 >;
 
-/// One runner event, lent to `on_event` for the duration of the call only.
+/// One runner event, lent to `on_event` for the duration of the call only. Its parts are the
+/// core's (the same names and messages in every language).
 #[repr(C)]
 pub struct leaseq_worker_event {
     /// "completed", "retrying", "dead", "released", "lease_lost", "error" or "recovered".
@@ -54,29 +55,40 @@ pub struct leaseq_worker_event {
     pub message: *const c_char,
 }
 
-/// A runner's settings. Start from `leaseq_worker_options_init`; a zero (or -1 for the
-/// booleans) takes the core's default.
+/// A runner's settings. Start from `leaseq_worker_options_init` (or
+/// `LEASEQ_WORKER_OPTIONS_INIT`); a zero (or -1 for the booleans) takes the core's default.
+///
+/// The struct grows at its end: `struct_size` says how many bytes of it the caller has, and
+/// the library reads only those (fields beyond it take the core's defaults), so a program
+/// built against an older, smaller struct keeps working with a newer library. A field added
+/// later takes the core's default when it is 0.
 #[repr(C)]
 pub struct leaseq_worker_options {
-    /// Callbacks at once (1 to 1000; 0: 1).
+    /// The bytes of this struct the caller has: `leaseq_worker_options_init` sets it to the
+    /// size of the fields through `stats`, `LEASEQ_WORKER_OPTIONS_INIT` to
+    /// `sizeof(leaseq_worker_options)`. Less than the first is refused.
+    pub struct_size: u32,
+    /// Callbacks at once (1 to 1000; 0: the core's default, 1).
     pub concurrency: u32,
-    /// Each lease's TTL in ms (0: 30000); renewed while the callback runs.
+    /// Each lease's TTL in ms (0: the core's default, a lease's 30 s); renewed while the
+    /// callback runs.
     pub lease_ttl_ms: u64,
-    /// Renewal period in ms (0: TTL/3).
+    /// Renewal period in ms (0: the core's default, TTL/3).
     pub renew_every_ms: u64,
-    /// Keep results set by callbacks (-1: default, yes; 0: no; 1: yes).
+    /// Keep results set by callbacks (-1: the core's default, yes; 0: no; 1: yes).
     pub keep_results: i32,
-    /// How long a shutdown waits for running callbacks, in ms (0: 30000).
+    /// How long a shutdown waits for running callbacks, in ms (0: the core's default, 30 s).
     pub shutdown_timeout_ms: u64,
-    /// After the shutdown timeout, fail (1) instead of release (0) what still runs.
+    /// After the shutdown timeout, fail (1) what still runs; 0: the core's default, release.
     pub fail_on_shutdown: i32,
-    /// Longest single server-side wait for work, in ms (0: 1000).
+    /// Longest single server-side wait for work, in ms (0: the core's default, 1 s).
     pub poll_interval_ms: u64,
-    /// Registration beat in ms (0: 5000).
+    /// Registration beat in ms (0: the core's default, 5 s).
     pub heartbeat_ms: u64,
-    /// Take part in the queue's housekeeping (-1: default, yes; 0: no; 1: yes).
+    /// Take part in the queue's housekeeping (-1: the core's default, yes; 0: no; 1: yes).
     pub housekeeping: i32,
-    /// Deep clean period in ms while holding the housekeeping lock (0: one hour).
+    /// Deep clean period in ms while holding the housekeeping lock (0: the core's default, one
+    /// hour).
     pub deep_clean_every_ms: u64,
     /// Called with every event, on a runtime thread: keep it quick, and call no leaseq function
     /// that talks to Redis from it (hand the event to a thread of yours). May be NULL.
@@ -88,7 +100,36 @@ pub struct leaseq_worker_options {
     pub stats: i32,
 }
 
-/// Fills `options` with the defaults (zeros, -1 for the booleans, no event callback).
+/// The bytes `leaseq_worker_options_init` writes, and the least `struct_size` accepted: the
+/// fields through `stats`, the struct as it was when `struct_size` came. Fixed for good: a
+/// program built against this header passes a struct this large, so the function never writes
+/// beyond it; fields added later are set by `LEASEQ_WORKER_OPTIONS_INIT` only.
+const WORKER_OPTIONS_V1: usize =
+    std::mem::offset_of!(leaseq_worker_options, stats) + std::mem::size_of::<i32>();
+
+/// The defaults: zeros, -1 for the booleans, no event callback, and `struct_size` as given.
+fn default_worker_options(struct_size: usize) -> leaseq_worker_options {
+    leaseq_worker_options {
+        struct_size: struct_size as u32,
+        concurrency: 0,
+        lease_ttl_ms: 0,
+        renew_every_ms: 0,
+        keep_results: -1,
+        shutdown_timeout_ms: 0,
+        fail_on_shutdown: 0,
+        poll_interval_ms: 0,
+        heartbeat_ms: 0,
+        housekeeping: -1,
+        deep_clean_every_ms: 0,
+        on_event: None,
+        stats: -1,
+    }
+}
+
+/// Fills `options` with the defaults (zeros, -1 for the booleans, no event callback) and sets
+/// its `struct_size`. It writes the fields through `stats` only, in every later version too,
+/// so a program built against an older header is never written beyond its struct; to set a
+/// field added after `stats`, start from `LEASEQ_WORKER_OPTIONS_INIT` instead.
 ///
 /// # Safety
 /// `options` is NULL or points to a writable `leaseq_worker_options`.
@@ -100,25 +141,54 @@ pub unsafe extern "C" fn leaseq_worker_options_init(
         if options.is_null() {
             return Err(Failure::Null("options".into()));
         }
-        // SAFETY: non-NULL and writable by the caller's contract.
+        let value = default_worker_options(WORKER_OPTIONS_V1);
+        // SAFETY: non-NULL and at least WORKER_OPTIONS_V1 writable bytes by the caller's
+        // contract (this header's struct, or a newer one); an untyped copy of whole fields.
         unsafe {
-            options.write(leaseq_worker_options {
-                concurrency: 0,
-                lease_ttl_ms: 0,
-                renew_every_ms: 0,
-                keep_results: -1,
-                shutdown_timeout_ms: 0,
-                fail_on_shutdown: 0,
-                poll_interval_ms: 0,
-                heartbeat_ms: 0,
-                housekeeping: -1,
-                deep_clean_every_ms: 0,
-                on_event: None,
-                stats: -1,
-            })
+            std::ptr::copy_nonoverlapping(
+                (&raw const value).cast::<u8>(),
+                options.cast::<u8>(),
+                WORKER_OPTIONS_V1,
+            )
         };
         Ok(())
     })
+}
+
+/// The caller's options (NULL: none): the bytes within `struct_size`, the rest zero.
+///
+/// # Safety
+/// `options` is NULL or points to `struct_size` readable bytes of a `leaseq_worker_options`.
+unsafe fn read_worker_options(
+    options: *const leaseq_worker_options,
+) -> Result<Option<leaseq_worker_options>, Failure> {
+    if options.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: the struct starts with a u32, readable by the caller's contract.
+    let size = unsafe { options.cast::<u32>().read() } as usize;
+    if size < WORKER_OPTIONS_V1 {
+        return Err(Failure::invalid(
+            "options.struct_size",
+            format!(
+                "is {size}, at least {WORKER_OPTIONS_V1}: fill the struct with \
+                 leaseq_worker_options_init or LEASEQ_WORKER_OPTIONS_INIT"
+            ),
+        ));
+    }
+    let mut value = std::mem::MaybeUninit::<leaseq_worker_options>::zeroed();
+    // SAFETY: `size.min(size_of)` bytes are readable at `options` and writable in `value`; the
+    // copy is untyped.
+    unsafe {
+        std::ptr::copy_nonoverlapping(
+            options.cast::<u8>(),
+            value.as_mut_ptr().cast::<u8>(),
+            size.min(std::mem::size_of::<leaseq_worker_options>()),
+        )
+    };
+    // SAFETY: every field is an integer or an optional function pointer: zero and any bytes
+    // the caller wrote are valid values.
+    Ok(Some(unsafe { value.assume_init() }))
 }
 
 /// 0: running; 1: stop; 2: force. Set by `leaseq_worker_stop`, read by every runner.
@@ -159,11 +229,7 @@ fn worker_options(o: Option<&leaseq_worker_options>) -> WorkerOptions {
     w.renew_every = millis(o.renew_every_ms);
     w.keep_results = flag(o.keep_results);
     w.shutdown_timeout = millis(o.shutdown_timeout_ms);
-    w.on_shutdown = Some(if o.fail_on_shutdown != 0 {
-        ShutdownAction::Fail
-    } else {
-        ShutdownAction::Release
-    });
+    w.on_shutdown = (o.fail_on_shutdown != 0).then_some(ShutdownAction::Fail);
     w.poll_interval = millis(o.poll_interval_ms);
     w.heartbeat = millis(o.heartbeat_ms);
     w.housekeeping = flag(o.housekeeping);
@@ -177,23 +243,15 @@ fn emit(
     user_data: *mut c_void,
     e: &Event,
 ) {
-    let (name, id, attempt, message) = match e {
-        Event::Completed { id, attempt } => ("completed", id.as_str(), *attempt, String::new()),
-        Event::Retrying {
-            id, attempt, error, ..
-        } => ("retrying", id.as_str(), *attempt, error.clone()),
-        Event::Dead { id, attempt, error } => ("dead", id.as_str(), *attempt, error.clone()),
-        Event::Released { id } => ("released", id.as_str(), 0, String::new()),
-        Event::LeaseLost { id, why } => ("lease_lost", id.as_str(), 0, why.as_str().to_owned()),
-        Event::Error { during, error } => ("error", "", 0, format!("{during}: {error}")),
-        Event::Recovered { during } => ("recovered", "", 0, (*during).to_owned()),
-        _ => return,
-    };
-    let (name, id, message) = (c_string(name), c_string(id), c_string(&message));
+    // Every part as the core gives it (Event::name, id, attempt, message): the names are the
+    // core's, the same in every language (leaseq::operations::EVENTS).
+    let name = c_string(e.name());
+    let id = c_string(e.id().unwrap_or(""));
+    let message = c_string(&e.message());
     let event = leaseq_worker_event {
         name: name.as_ptr(),
         id: id.as_ptr(),
-        attempt,
+        attempt: e.attempt(),
         message: message.as_ptr(),
     };
     // A panic of ours must not cross into C, nor a C callback's unwinding into us.
@@ -230,11 +288,10 @@ pub unsafe extern "C" fn leaseq_worker_run(
         let Some(callback) = callback else {
             return Err(Failure::Null("callback".into()));
         };
-        // SAFETY: NULL or a valid options struct by the caller's contract.
-        let options = unsafe { options.as_ref() };
-        let o = worker_options(options);
+        let options = unsafe { read_worker_options(options) }?;
+        let o = worker_options(options.as_ref());
         o.effective_concurrency()?;
-        let on_event = options.and_then(|o| o.on_event);
+        let on_event = options.as_ref().and_then(|o| o.on_event);
         let async_queue = queue.inner.as_async()?;
         let runtime = leaseq::runtime::handle()?;
         let data = std::sync::Arc::new(SendPtr(user_data));

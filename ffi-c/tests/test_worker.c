@@ -2,8 +2,9 @@
  * The runner of leaseq.h (leaseq_worker_run) against a throwaway redis-server: outcomes and
  * results, retries and dead letters, the lease-lost flag of a cancelled job, shutdown while
  * busy (from another thread and from a signal handler: graceful wait, then release), the
- * `stats` option stored in the queue's configuration (or nothing written without it), and bad
- * options with nothing written to Redis.
+ * `stats` option stored in the queue's configuration (or nothing written without it), the
+ * options' struct_size (leaseq_worker_options_init, LEASEQ_WORKER_OPTIONS_INIT) and the events'
+ * parts, and bad options with nothing written to Redis.
  *
  * Environment: LEASEQ_TEST_URL (a redis:// URL).
  */
@@ -12,6 +13,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "check.h"
@@ -310,13 +312,94 @@ static void a_runner_without_stats_writes_no_configuration(void) {
     leaseq_queue_free(queue);
 }
 
-/* ---- arguments ---------------------------------------------------------------------------- */
-
 static leaseq_job_outcome never_called(leaseq_worker_job *job, void *user_data) {
     (void)job;
     (void)user_data;
     return LEASEQ_JOB_COMPLETE;
 }
+
+/* ---- options: struct_size, the INIT macro; the events' parts -------------------------------- */
+
+static char event_log[4][160];
+static atomic_int event_count;
+
+/* Keeps the first four events as "name|id|attempt|message"; stops after "completed" and "dead". */
+static void log_events(const leaseq_worker_event *event, void *user_data) {
+    (void)user_data;
+    int n = atomic_fetch_add(&event_count, 1);
+    if (n < 4) {
+        snprintf(event_log[n], sizeof event_log[n], "%s|%s|%" PRIu64 "|%s", event->name,
+                 event->id, event->attempt, event->message);
+    }
+    if (n == 1) leaseq_worker_stop();
+}
+
+static leaseq_job_outcome one_dies(leaseq_worker_job *job, void *user_data) {
+    (void)user_data;
+    const char *id = NULL;
+    if (leaseq_worker_job_id(job, &id) == LEASEQ_OK && strcmp(id, "p") == 0) {
+        leaseq_worker_job_set_error(job, "cannot parse", "ParseError", 0);
+        return LEASEQ_JOB_FAIL_UNRECOVERABLE;
+    }
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void options_struct_size_and_event_parts(void) {
+    /* init writes struct_size and the fields up to it, nothing beyond (a newer library never
+     * writes past an older program's struct). */
+    unsigned char buffer[sizeof(leaseq_worker_options) + 32];
+    memset(buffer, 0xAB, sizeof buffer);
+    leaseq_worker_options *filled = (leaseq_worker_options *)(void *)buffer;
+    CHECK_OK(leaseq_worker_options_init(filled));
+    uint32_t size = filled->struct_size;
+    CHECK(size >= offsetof(leaseq_worker_options, stats) + sizeof(int32_t));
+    CHECK(size <= sizeof(leaseq_worker_options));
+    for (size_t i = size; i < sizeof buffer; i++) CHECK(buffer[i] == 0xAB);
+    CHECK(filled->concurrency == 0 && filled->keep_results == -1 && filled->housekeeping == -1 &&
+          filled->stats == -1 && filled->on_event == NULL && filled->fail_on_shutdown == 0);
+
+    /* The macro: the same defaults, with the caller's sizeof. */
+    leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;
+    CHECK(options.struct_size == sizeof(leaseq_worker_options));
+    CHECK(options.concurrency == filled->concurrency &&
+          options.lease_ttl_ms == filled->lease_ttl_ms &&
+          options.renew_every_ms == filled->renew_every_ms &&
+          options.keep_results == filled->keep_results &&
+          options.shutdown_timeout_ms == filled->shutdown_timeout_ms &&
+          options.fail_on_shutdown == filled->fail_on_shutdown &&
+          options.poll_interval_ms == filled->poll_interval_ms &&
+          options.heartbeat_ms == filled->heartbeat_ms &&
+          options.housekeeping == filled->housekeeping &&
+          options.deep_clean_every_ms == filled->deep_clean_every_ms &&
+          options.on_event == filled->on_event && options.stats == filled->stats);
+
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    add(queue, "ok");
+    add(queue, "p");
+    /* A struct_size below the fields the library reads: refused, nothing leased. */
+    leaseq_worker_options small = options;
+    small.struct_size = 4;
+    CHECK_INVALID_ARG(leaseq_worker_run(queue, never_called, NULL, &small), "options.struct_size");
+    CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 2);
+
+    /* A run with the macro's options; each event's parts are the core's. */
+    atomic_store(&event_count, 0);
+    options.on_event = log_events;
+    CHECK_OK(leaseq_worker_run(queue, one_dies, NULL, &options));
+    REQUIRE(atomic_load(&event_count) >= 2);
+    bool completed = false, dead = false;
+    for (int i = 0; i < 2; i++) {
+        if (strcmp(event_log[i], "completed|ok|1|") == 0) completed = true;
+        if (strcmp(event_log[i], "dead|p|1|cannot parse") == 0) dead = true;
+    }
+    CHECK(completed && dead);
+    if (!completed || !dead) fprintf(stderr, "events: %s / %s\n", event_log[0], event_log[1]);
+    CHECK(count_in(queue, LEASEQ_STATE_DEAD) == 1);
+    leaseq_queue_free(queue);
+}
+
+/* ---- arguments ---------------------------------------------------------------------------- */
 
 static void bad_arguments_write_nothing(void) {
     leaseq_queue *queue = new_queue();
@@ -351,6 +434,8 @@ int main(void) {
          a_runner_with_stats_turns_the_counters_on},
         {"a runner without stats writes no configuration",
          a_runner_without_stats_writes_no_configuration},
+        {"options: struct_size, LEASEQ_WORKER_OPTIONS_INIT; events carry the core's parts",
+         options_struct_size_and_event_parts},
         {"bad arguments write nothing", bad_arguments_write_nothing},
     };
     int status = run_tests("test_worker", cases, sizeof cases / sizeof cases[0]);
