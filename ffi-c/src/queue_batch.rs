@@ -83,13 +83,13 @@ unsafe fn completions<'a>(items: &'a [leaseq_completion]) -> Result<Vec<Completi
             if c.result_len != 0 {
                 return Err(Failure::Null(format!("completions[{i}].result").into()));
             }
-            // The core's Completion holds a keep time only beside a result, so it cannot be
-            // handed this mistake to refuse as complete_with_result does: refused here, with
-            // the core's words.
-            if keep.is_some() {
+            // The core's check, with the argument named by its place in the array.
+            if let Err(leaseq::Error::InvalidArgument { reason, .. }) =
+                leaseq::check_completion(None, keep)
+            {
                 return Err(Failure::invalid(
                     format!("completions[{i}].keep_result_for_ms"),
-                    "applies only with a `result`",
+                    reason,
                 ));
             }
             None
