@@ -40,7 +40,7 @@ pub enum Error {
     Closed,
     /// Item data could not be encoded or decoded as JSON.
     #[error("json error: {0}")]
-    Json(#[from] serde_json::Error),
+    Json(#[source] JsonCause),
     /// The server is temporarily unable to serve (loading its dataset, busy with another
     /// client's script, failing over, or a replica): the call did not run. Retry after a pause.
     #[error("redis is temporarily unavailable, retry after a pause: {0}")]
@@ -58,6 +58,32 @@ pub enum Error {
 /// inside: its major versions are not leaseq's.
 #[derive(Debug)]
 pub struct Cause(Box<redis::RedisError>);
+
+/// Why JSON could not be encoded or decoded: shown by its `Display`, reachable as a
+/// `std::error::Error` source, and not a serde_json type, so that serde_json is no part of
+/// leaseq's public API.
+#[derive(Debug)]
+pub struct JsonCause(Box<serde_json::Error>);
+
+impl std::fmt::Display for JsonCause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for JsonCause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.0)
+    }
+}
+
+impl Error {
+    /// A serde_json error as [`Error::Json`]: crate-private, so that no `From` impl makes
+    /// serde_json part of the public API.
+    pub(crate) fn json(err: serde_json::Error) -> Error {
+        Error::Json(JsonCause(Box::new(err)))
+    }
+}
 
 impl Cause {
     /// A redis-rs error, boxed: the conversion stays inside the crate, so that redis-rs is no

@@ -62,7 +62,7 @@ impl Item {
 
     /// An item with a random id whose data is `value` serialized as JSON.
     pub fn from_json<T: Serialize + ?Sized>(value: &T) -> Result<Item> {
-        Ok(Item::new(serde_json::to_vec(value)?))
+        Ok(Item::new(serde_json::to_vec(value).map_err(Error::json)?))
     }
 
     /// The id.
@@ -77,7 +77,7 @@ impl Item {
 
     /// The data parsed as JSON.
     pub fn json<T: DeserializeOwned>(&self) -> Result<T> {
-        Ok(serde_json::from_slice(&self.data)?)
+        serde_json::from_slice(&self.data).map_err(Error::json)
     }
 
     /// Takes the item apart into `(id, data)`.

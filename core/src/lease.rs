@@ -42,7 +42,7 @@ impl Lease {
 
     /// The item's data parsed as JSON.
     pub fn json<T: DeserializeOwned>(&self) -> Result<T> {
-        Ok(serde_json::from_slice(&self.data)?)
+        serde_json::from_slice(&self.data).map_err(Error::json)
     }
 
     /// This lease's token: random, unique to this lease. Renewing checks it (fencing).

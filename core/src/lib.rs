@@ -47,7 +47,7 @@ mod server;
 pub mod worker;
 
 pub use client::Client;
-pub use error::{Cause, Error, ErrorCode, Result};
+pub use error::{Cause, Error, ErrorCode, JsonCause, Result};
 pub use item::{validate_id, Item, MAX_DATA_LEN, MAX_ID_LEN};
 pub use job::{Entry, FailOutcome, Job, JobResult, Minute, State, Stats};
 pub use keys::{validate_prefix, MAX_PREFIX_LEN};

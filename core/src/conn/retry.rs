@@ -229,7 +229,7 @@ mod tests {
             },
             Error::Timeout(cause()),
             Error::Closed,
-            Error::Json(serde_json::from_str::<u8>("x").unwrap_err()),
+            Error::json(serde_json::from_str::<u8>("x").unwrap_err()),
             Error::Unavailable(cause()),
             Error::OutOfMemory(cause()),
         ]
