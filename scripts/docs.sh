@@ -4,10 +4,11 @@
 #   2. the API references generated from the code, into target/docs-api: rustdoc of the leaseq
 #      crate (warnings are errors, so a broken intra-doc link fails) and TypeDoc over
 #      node/index.d.ts (node's devDependencies; warnings are errors);
-#   3. the C reference's renderer's tests (scripts/test_c_header_md.py);
+#   3. the tests of the C reference's renderer and of the link checker (scripts/test_*.py);
 #   4. mkdocs build --strict (mkdocs.yml; scripts/docs_hooks.py adds the spec, the generated
 #      references and the C reference): a broken link between pages or to an anchor fails;
-#   5. scripts/check_links.py over every page of target/site, the generated references included.
+#   5. scripts/check_links.py over every page of target/site, the generated references included:
+#      every local link and anchor, and nothing loaded from another host.
 # Needs Rust, Python 3 and pip, Node and npm. Prints each step's time.
 set -euo pipefail
 
@@ -68,8 +69,8 @@ rm -rf "$api/node"
   --name "leaseq for Node" --out "$api/node")
 took
 
-step "the C reference's renderer (scripts/test_c_header_md.py)"
-(cd scripts && python3 -m unittest -q test_c_header_md)
+step "the tests of the C reference's renderer and of the link checker"
+(cd scripts && python3 -m unittest -q test_c_header_md test_check_links)
 took
 
 step "mkdocs build --strict"
