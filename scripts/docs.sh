@@ -4,7 +4,8 @@
 #   2. the API references generated from the code, into target/docs-api: rustdoc of the leaseq
 #      crate (warnings are errors, so a broken intra-doc link fails) and TypeDoc over
 #      node/index.d.ts (node's devDependencies; warnings are errors);
-#   3. the tests of the C reference's renderer and of the link checker (scripts/test_*.py);
+#   3. the tests of the C reference's renderer, the link checker and the griffe extension that
+#      turns the Python docstrings' Sphinx roles into code (scripts/test_*.py);
 #   4. mkdocs build --strict (mkdocs.yml; scripts/docs_hooks.py adds the spec, the generated
 #      references and the C reference): a broken link between pages or to an anchor fails;
 #   5. scripts/check_links.py over every page of target/site, the generated references included:
@@ -69,8 +70,8 @@ rm -rf "$api/node"
   --name "leaseq for Node" --out "$api/node")
 took
 
-step "the tests of the C reference's renderer and of the link checker"
-(cd scripts && python3 -m unittest -q test_c_header_md test_check_links)
+step "the tests of the C reference's renderer, the link checker and the griffe extension"
+(cd scripts && "$venv/bin/python" -m unittest -q test_c_header_md test_check_links test_docs_griffe)
 took
 
 step "mkdocs build --strict"
