@@ -46,10 +46,13 @@ fi
 took
 
 step "rustdoc (cargo doc -p leaseq --no-deps)"
-rm -rf target/doc "$api/rust"
+# Where cargo writes (CARGO_TARGET_DIR or a config may move it from target/).
+doc="$("$cargo" metadata --format-version 1 --no-deps |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/doc"
+rm -rf "$doc" "$api/rust"
 mkdir -p "$api"
 RUSTDOCFLAGS="${RUSTDOCFLAGS:-} -D warnings" "$cargo" doc --quiet -p leaseq --no-deps
-cp -r target/doc "$api/rust"
+cp -r "$doc" "$api/rust"
 # The reference's root (rustdoc's settings and help pages link to ./index.html): to the crate.
 cat >"$api/rust/index.html" <<'HTML'
 <!DOCTYPE html><meta charset="utf-8"><title>leaseq (Rust)</title>
