@@ -4,7 +4,9 @@ of the site, and a #fragment must name an id (or <a name>) of the page it points
 
 Usage: check_links.py SITE_DIR [--skip-anchors-under PREFIX ...] [--skip-page PATH ...] [--ignore-link REGEX ...]
 
-External links (http:, mailto:, ...) are not followed: the site is checked offline. Fragments
+External links (http:, mailto:, ...) are not followed: the site is checked offline. But a
+page may load nothing from another host (a script, stylesheet, font, image or frame, or a
+preconnect to one): the site must read the same without the network, so each is an error. Fragments
 are checked in every page except those under a --skip-anchors-under prefix (rustdoc's source
 pages make their line-range ids in JavaScript). A --skip-page is not read at all (MkDocs's
 404.html links from the server's root, wherever the site is served). A link matching an
@@ -23,18 +25,34 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 
+# What a browser loads by itself, as opposed to a link the reader may follow.
+_RESOURCE_TAGS = {"script", "img", "iframe", "source", "audio", "video", "embed", "track"}
+_RESOURCE_RELS = {"stylesheet", "icon", "preload", "modulepreload", "preconnect", "dns-prefetch", "manifest"}
+
+
+def _remote(link: str) -> bool:
+    parts = urlsplit(link)
+    return link.startswith("//") or parts.scheme in ("http", "https")
+
+
 class _Page(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.links: list[str] = []
         self.ids: set[str] = set()
+        self.remote_resources: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        rels = set((dict(attrs).get("rel") or "").lower().split())
+        loaded = tag in _RESOURCE_TAGS or (tag == "link" and bool(rels & _RESOURCE_RELS))
         for key, value in attrs:
             if value is None:
                 continue
-            if key in ("href", "src") and not (tag == "link" and ("rel", "preconnect") in attrs):
-                self.links.append(value)
+            if key in ("href", "src"):
+                if loaded and _remote(value):
+                    self.remote_resources.append(value)
+                if not (tag == "link" and "preconnect" in rels):
+                    self.links.append(value)
             elif key == "id" or (key == "name" and tag == "a"):
                 self.ids.add(value)
 
@@ -61,6 +79,8 @@ def check(
     broken = []
     for path, page in pages.items():
         rel_page = path.relative_to(site.resolve()).as_posix()
+        for link in page.remote_resources:
+            broken.append(f"{rel_page}: {link} (loaded from another host: the site must work offline)")
         for link in page.links:
             parts = urlsplit(link)
             if parts.scheme or parts.netloc or link.startswith(("//", "javascript:", "data:")):

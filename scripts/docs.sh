@@ -4,10 +4,12 @@
 #   2. the API references generated from the code, into target/docs-api: rustdoc of the leaseq
 #      crate (warnings are errors, so a broken intra-doc link fails) and TypeDoc over
 #      node/index.d.ts (node's devDependencies; warnings are errors);
-#   3. the C reference's renderer's tests (scripts/test_c_header_md.py);
+#   3. the tests of the C reference's renderer, the link checker and the griffe extension that
+#      turns the Python docstrings' Sphinx roles into code (scripts/test_*.py);
 #   4. mkdocs build --strict (mkdocs.yml; scripts/docs_hooks.py adds the spec, the generated
 #      references and the C reference): a broken link between pages or to an anchor fails;
-#   5. scripts/check_links.py over every page of target/site, the generated references included.
+#   5. scripts/check_links.py over every page of target/site, the generated references included:
+#      every local link and anchor, and nothing loaded from another host.
 # Needs Rust, Python 3 and pip, Node and npm. Prints each step's time.
 set -euo pipefail
 
@@ -44,10 +46,13 @@ fi
 took
 
 step "rustdoc (cargo doc -p leaseq --no-deps)"
-rm -rf target/doc "$api/rust"
+# Where cargo writes (CARGO_TARGET_DIR or a config may move it from target/).
+doc="$("$cargo" metadata --format-version 1 --no-deps |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/doc"
+rm -rf "$doc" "$api/rust"
 mkdir -p "$api"
 RUSTDOCFLAGS="${RUSTDOCFLAGS:-} -D warnings" "$cargo" doc --quiet -p leaseq --no-deps
-cp -r target/doc "$api/rust"
+cp -r "$doc" "$api/rust"
 # The reference's root (rustdoc's settings and help pages link to ./index.html): to the crate.
 cat >"$api/rust/index.html" <<'HTML'
 <!DOCTYPE html><meta charset="utf-8"><title>leaseq (Rust)</title>
@@ -68,8 +73,8 @@ rm -rf "$api/node"
   --name "leaseq for Node" --out "$api/node")
 took
 
-step "the C reference's renderer (scripts/test_c_header_md.py)"
-(cd scripts && python3 -m unittest -q test_c_header_md)
+step "the tests of the C reference's renderer, the link checker and the griffe extension"
+(cd scripts && "$venv/bin/python" -m unittest -q test_c_header_md test_check_links test_docs_griffe)
 took
 
 step "mkdocs build --strict"

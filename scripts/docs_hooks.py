@@ -7,6 +7,8 @@
   LEASEQ_DOCS_API (default target/docs-api) before MkDocs runs, are added as files under
   reference/rust/ and reference/node/, so that `mkdocs build --strict` checks the nav's and the
   pages' links to them.
+- css/pygments.css, the colours of the code that pymdownx.highlight marks up with Pygments at
+  build time (mkdocs.yml turns the theme's highlight.js, loaded from a CDN, off).
 - reference/c.md's marker is replaced by the Markdown of ffi-c/include/leaseq.h's doc comments
   (scripts/c_header_md.py), rendered at every build so the page cannot go stale.
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files, InclusionLevel
+from pygments.formatters import HtmlFormatter
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "scripts"))
@@ -34,6 +37,8 @@ def _api_root() -> Path:
 
 
 def on_files(files: Files, config) -> Files:
+    pygments_css = HtmlFormatter(style="default").get_style_defs(".highlight")
+    files.append(File.generated(config, "css/pygments.css", content=pygments_css + "\n"))
     for name in ("PROTOCOL.md", "errors.md"):
         files.append(File.generated(config, f"spec/{name}", abs_src_path=str(REPO / "spec" / name)))
     scripts = sorted(p for p in (REPO / "spec" / "scripts").rglob("*.lua"))
