@@ -1,6 +1,6 @@
-//! `make demo`: a producer, two workers (one of which crashes midway) and a cleaner share one
-//! queue on a throwaway redis-server. Prints progress and a final tally; exits non-zero if any
-//! item was lost or completed twice.
+//! Crash recovery: a producer, two workers (one of which crashes midway, holding a lease) and a
+//! cleaner share one queue on the server at REDIS_URL. Prints progress and a final tally; exits
+//! non-zero if any item was lost or completed twice. (`make demo` is the tour in every language.)
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,17 +8,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use leaseq::{Client, Item, Wait};
-use leaseq_harness::RedisServer;
 
 const ITEMS: usize = 5_000;
 const TTL: Duration = Duration::from_millis(500);
 
 #[tokio::main]
 async fn main() -> leaseq::Result<()> {
-    let server = RedisServer::start();
-    println!("redis-server on {}", server.url());
-    let client = Client::connect(&server.url()).await?;
-    let queue = client.queue("{demo}")?;
+    let url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let client = Client::connect(&url).await?;
+    let queue = client.queue("{recovery}")?;
     let started = Instant::now();
 
     // Producer: batches of 500, one round trip each.
