@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Python package from source into py/.venv and runs its checks: ruff, mypy.stubtest on
 # the hand-written stubs, mypy --strict on the package, its tests and the soak's Python worker, and
-# pytest (which also runs and type-checks the README's Python examples, and runs the conformance
-# vectors of spec/vectors) against throwaway redis-servers.
+# pytest (which also runs and type-checks the programs of py/examples, the documentation's Python
+# samples, and runs the conformance vectors of spec/vectors) against throwaway redis-servers.
 # Needs Rust, Python 3 and pip; installs the rest. `make test-py` runs it.
 set -euo pipefail
 
@@ -31,8 +31,8 @@ py="$venv/bin/python"
 soak_worker="$repo/integration-tests/soak/workers/soak_worker.py"
 
 echo "py: ruff"
-(cd "$here" && "$py" -m ruff check -q --config pyproject.toml python tests "$soak_worker" \
-  && "$py" -m ruff format -q --check --config pyproject.toml python tests "$soak_worker")
+(cd "$here" && "$py" -m ruff check -q --config pyproject.toml python tests examples "$soak_worker" \
+  && "$py" -m ruff format -q --check --config pyproject.toml python tests examples "$soak_worker")
 
 echo "py: mypy.stubtest"
 (cd "$(mktemp -d)" && "$py" -m mypy.stubtest leaseq --allowlist "$here/stubtest-allowlist.txt")
