@@ -1,6 +1,8 @@
 'use strict'
-// Code as users run it: the README's "Use from Node" example, the TypeScript example (also
-// type-checked by `tsc --strict` in node/test.sh), and both module systems.
+// Code as users run it: every program of node/examples (the documentation shows them word for
+// word: each JavaScript block of the READMEs and docs/ names its file in a `<!-- sample: ... -->`
+// line, and scripts/check-samples.py checks that the block is the file), the TypeScript example
+// (also type-checked by `tsc --strict` in node/test.sh), and both module systems.
 
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
@@ -10,27 +12,36 @@ const { after, before, describe, test } = require('node:test')
 const { PACKAGE_ROOT, makeConsumer } = require('./helpers/consumer')
 const { startRedis } = require('./helpers/redis')
 
-const README = path.resolve(PACKAGE_ROOT, '..', 'README.md')
+const EXAMPLES = path.resolve(PACKAGE_ROOT, 'examples')
 
-/** The runner's ```js block of the README. */
-function readmeRunner() {
-  const text = fs.readFileSync(README, 'utf8')
-  const begin = text.indexOf('<!-- BEGIN node-runner -->')
-  const end = text.indexOf('<!-- END node-runner -->')
-  const match = /```js\n([\s\S]*?)```/.exec(text.slice(begin, end))
-  assert.ok(begin >= 0 && match, 'the node section has a runner example')
-  return match[1]
-}
-
-/** The first ```js block of the README's node section after the runner's. */
-function readmeExample() {
-  const text = fs.readFileSync(README, 'utf8')
-  const begin = text.indexOf('<!-- END node-runner -->')
-  const end = text.indexOf('<!-- END node -->')
-  assert.ok(begin >= 0 && end > begin, 'README.md has the node markers')
-  const match = /```js\n([\s\S]*?)```/.exec(text.slice(begin, end))
-  assert.ok(match, 'the node section has a js example')
-  return match[1]
+/** What each example of node/examples prints, checked; a new example needs its check here. */
+const CHECKS = {
+  'quickstart.js'(lines) {
+    assert.deepEqual(lines, ['sending to ada@example.com (attempt 1)', 'result: sent'])
+  },
+  'runner.js'(lines) {
+    assert.equal(lines.filter((l) => l.startsWith('sending to ')).length, 2)
+    assert.equal(lines.at(-1), '2 completed, 1 dead')
+  },
+  'operations.js'(lines) {
+    assert.deepEqual(lines.slice(0, 3), ['true', 'false', '2'])
+    const jobs = lines.filter((line) => /^\S+ \(attempt \d\): \d+ bytes$/.test(line))
+    assert.equal(jobs.length, 6)
+    assert.match(jobs[0], / \(attempt 1\): 3 bytes$/, 'the priority-5 item comes first')
+    assert.ok(lines.includes('report-7 (attempt 1): 8 bytes'))
+    assert.deepEqual(jobs.slice(-2), ['flaky (attempt 1): 5 bytes', 'flaky (attempt 2): 5 bytes'])
+    assert.deepEqual(lines.slice(-8), [
+      'dead',
+      'sent report-7',
+      'dead 2 Error SMTP timeout',
+      '1',
+      'delayed',
+      '1 0 0 4 2',
+      '{"maxAttempts":5,"backoff":{"type":"exponential","baseMs":1000,"capMs":60000,"jitter":true},"stats":true}',
+      'INVALID_ARGUMENT ttlMs',
+    ])
+    assert.ok(lines.includes('retrying'))
+  },
 }
 
 function assertRan(result) {
@@ -49,38 +60,25 @@ describe('examples', { timeout: 60_000 }, () => {
     await redis.stop()
   })
 
-  test('the README example runs and prints what its comments say', async () => {
-    consumer.write('readme.js', readmeExample())
-    const result = await consumer.run('readme.js', { REDIS_URL: redis.url })
-    assertRan(result)
-    const lines = result.stdout.trim().split('\n')
-    assert.deepEqual(lines.slice(0, 3), ['true', 'false', '2'])
-    const jobs = lines.filter((line) => /^\S+ \(attempt \d\): \d+ bytes$/.test(line))
-    assert.equal(jobs.length, 6, result.stdout)
-    assert.match(jobs[0], / \(attempt 1\): 3 bytes$/, 'the priority-5 item comes first')
-    assert.ok(lines.includes('report-7 (attempt 1): 8 bytes'), result.stdout)
-    assert.deepEqual(jobs.slice(-2), ['flaky (attempt 1): 5 bytes', 'flaky (attempt 2): 5 bytes'])
-    assert.deepEqual(lines.slice(-8), [
-      'dead',
-      'sent report-7',
-      'dead 2 Error SMTP timeout',
-      '1',
-      'delayed',
-      '1 0 0 4 2',
-      '{"maxAttempts":5,"backoff":{"type":"exponential","baseMs":1000,"capMs":60000,"jitter":true},"stats":true}',
-      'INVALID_ARGUMENT ttlMs',
-    ])
-    assert.ok(lines.includes('retrying'), result.stdout)
+  test('every example has its check', () => {
+    assert.deepEqual(fs.readdirSync(EXAMPLES).sort(), Object.keys(CHECKS).sort())
   })
 
-  test("the README's runner example runs", async () => {
-    consumer.write('runner.js', readmeRunner())
-    const result = await consumer.run('runner.js', { REDIS_URL: redis.url })
-    assertRan(result)
-    const lines = result.stdout.trim().split('\n')
-    assert.equal(lines.filter((l) => l.startsWith('sending to ')).length, 2, result.stdout)
-    assert.equal(lines.at(-1), '2 completed, 1 dead')
-  })
+  for (const name of Object.keys(CHECKS).sort()) {
+    test(`examples/${name} runs and prints what it says`, async () => {
+      consumer.write(name, fs.readFileSync(path.join(EXAMPLES, name), 'utf8'))
+      const fresh = await startRedis()
+      const result = await consumer.run(name, { REDIS_URL: fresh.url }).finally(() => fresh.stop())
+      assertRan(result)
+      const lines = result.stdout.trim().split('\n')
+      try {
+        CHECKS[name](lines)
+      } catch (err) {
+        err.message += `\nstdout:\n${result.stdout}`
+        throw err
+      }
+    })
+  }
 
   test('the TypeScript example runs', async () => {
     const ts = require('typescript')
