@@ -12,7 +12,8 @@
 #     AddressSanitizer and under valgrind;
 #   - builds examples/soak_worker.c into target/debug/soak-worker-c (the soak's C worker) and
 #     checks that it produces and works as integration-tests/soak/README.md says;
-#   - builds and runs examples/worker.c and the README's "Use from C" example;
+#   - builds and runs examples/worker.c, and every other examples/*.c (the documentation's C
+#     samples) with the pkg-config line of docs/guide/c.md;
 # and prints `c: N passed, M failed` last. Exits non-zero on any failure.
 set -uo pipefail
 
@@ -339,33 +340,44 @@ if [ -x "$worker" ]; then
         worker_stops_on_sigterm
 fi
 
-# ---- the README's "Use from C" example ----------------------------------------------------------
-readme_example() {
-    local dir="$work/readme" section compile
-    mkdir -p "$dir"
-    section="$(sed -n '/<!-- END c-runner -->/,/<!-- END c -->/p' "$root/README.md")"
-    awk '/^```c$/ { inside = 1; next } inside && /^```$/ { exit } inside' <<<"$section" >"$dir/app.c"
-    compile="$(sed -n '/<!-- BEGIN c -->/,/<!-- END c -->/p' "$root/README.md" | grep -m 1 '^cc app.c')"
-    [ -s "$dir/app.c" ] && [ -n "$compile" ] || { echo "no example found in README.md"; return 1; }
-    cd "$dir" || return 1
-    echo "+ $compile -Wall -Wextra -Werror -std=c11"
-    eval "$compile -Wall -Wextra -Werror -std=c11" || return 1
-    LD_LIBRARY_PATH="$prefix/lib" ./app "$url" | tee app.out || return 1
-    grep -q '^working on hello$' app.out
+# ---- examples/*.c: the samples of the documentation ----------------------------------------------
+# Every C block of the READMEs and docs/ is one of these files, word for word
+# (scripts/check-samples.py). Each compiles with the pkg-config line of docs/guide/c.md against
+# the PREFIX and runs on a flushed server; soak_worker.c and worker.c have their own steps above.
+example_check() {
+    local name=$1 out=$2
+    case "$name" in
+        quickstart)
+            grep -q '^working on {"to": "ada@example.com"} (attempt 1)$' "$out" &&
+                grep -q '^result: sent$' "$out" ;;
+        runner)
+            [ "$(grep -c '^sending to ' "$out")" -eq 2 ] && grep -q '^3 finished$' "$out" ;;
+        operations)
+            grep -q '^working on hello$' "$out" && grep -q '^failed, retrying$' "$out" &&
+                grep -q '^result sent after 2 attempts; the item is done$' "$out" ;;
+        *) echo "ffi-c/test.sh has no check for examples/$name.c: add one to example_check"; return 1 ;;
+    esac
 }
-step "README's C example compiles with its pkg-config line and runs" readme_example
-
-readme_runner() {
-    local dir="$work/readme-runner"
+run_example() {
+    local name=$1 dir="$work/examples" compile
     mkdir -p "$dir"
-    sed -n '/<!-- BEGIN c-runner -->/,/<!-- END c-runner -->/p' "$root/README.md" |
-        awk '/^```c$/ { inside = 1; next } inside && /^```$/ { exit } inside' >"$dir/runner.c"
-    [ -s "$dir/runner.c" ] || { echo "no runner example found in README.md"; return 1; }
+    cp "$here/examples/$name.c" "$dir/app.c"
+    compile="$(grep -m 1 '^cc app.c' "$root/docs/guide/c.md")"
+    [ -n "$compile" ] || { echo "no 'cc app.c ...' line in docs/guide/c.md"; return 1; }
+    compile="${compile//app/$name} -Wall -Wextra -Werror -std=c11"
+    mv "$dir/app.c" "$dir/$name.c"
     cd "$dir" || return 1
-    cc runner.c -o runner $(pkg-config --cflags --libs leaseq) -Wall -Wextra -Werror -std=c11 || return 1
-    LD_LIBRARY_PATH="$prefix/lib" ./runner "$url" | tee runner.out || return 1
-    [ "$(grep -c '^sending to ' runner.out)" -eq 2 ] && grep -q '^3 finished$' runner.out
+    echo "+ $compile"
+    eval "$compile" || return 1
+    redis-cli -u "$url" flushall >/dev/null || return 1
+    REDIS_URL="$url" LD_LIBRARY_PATH="$prefix/lib" "./$name" | tee "$name.out" || return 1
+    example_check "$name" "$name.out"
 }
-step "README's C runner example compiles and runs" readme_runner
+for source in "$here"/examples/*.c; do
+    name="$(basename "$source" .c)"
+    case "$name" in soak_worker | worker) continue ;; esac
+    step "examples/$name.c compiles with the guide's pkg-config line, runs and prints what it says" \
+        run_example "$name"
+done
 
 finish
