@@ -4,14 +4,16 @@
 # node, npm, pkg-config, redis and basic shell tools): no cargo, no rustc, no C compiler, no Go.
 # A compiler is on PATH only to compile the C example and the Go program themselves; they then
 # run in the clean environment. Against a throwaway redis-server:
-#   - Python: the wheel, in a fresh venv (pip --no-index), runs the README's Python examples;
+#   - Python: the wheel, in a fresh venv (pip --no-index), runs every program of py/examples
+#     (the documentation's Python samples);
 #     its `leaseq` console script runs the CLI; the sdist builds a wheel from source (this one
 #     needs Rust: it is the from-source path);
 #   - Node: a scratch project installs both npm tarballs with install scripts disabled and
-#     offline, and runs the README's Node example and `npx leaseq`; without the platform
+#     offline, and runs every program of node/examples and `npx leaseq`; without the platform
 #     package, `leaseq` fails with a message that names it and says how to build from source;
-#   - C: the tarball unpacked as a prefix; the README's example compiled with its pkg-config line
-#     runs with the versioned library (and linked statically, with none);
+#   - C: the tarball unpacked as a prefix; the C samples (ffi-c/examples but the soak's and
+#     worker.c), compiled with the pkg-config line of docs/guide/c.md, run with the versioned
+#     library (and linked statically, with none);
 #   - Go: integration-tests/dist/go, through cgo and the same tarball, adds, leases, completes;
 #   - every artifact carries the version of Cargo.toml; SHA256SUMS matches.
 # Prints `dist: N passed, M failed` last; exits non-zero on any failure.
@@ -130,22 +132,6 @@ if [ -z "$url" ]; then
 fi
 flush() { redis-cli -u "$url" flushall >/dev/null; }
 
-# The fenced code blocks of LANGUAGE in the README section between its markers, one per file
-# DIR/example_N.EXT; prints how many.
-readme_blocks() {
-  local lang=$1 fence=$2 dir=$3 ext=$4
-  mkdir -p "$dir"
-  python3 - "$root/README.md" "$lang" "$fence" "$dir" "$ext" <<'EOF'
-import re, sys
-text, lang, fence, out, ext = open(sys.argv[1]).read(), *sys.argv[2:]
-section = re.search(rf"<!-- BEGIN {lang} -->(.*?)<!-- END {lang} -->", text, re.S).group(1)
-blocks = re.findall(rf"```{fence}\n(.*?)```", section, re.S)
-for i, block in enumerate(blocks):
-    open(f"{out}/example_{i}.{ext}", "w").write(block)
-print(len(blocks))
-EOF
-}
-
 # ---- Python: the wheel -------------------------------------------------------------------------
 echo "# python: $(basename "$wheel")"
 venv="$work/venv"
@@ -157,18 +143,22 @@ if step "python3 -m venv makes a fresh virtualenv" clean_run python3 -m venv "$v
     "import leaseq, sys; print(leaseq.__version__); sys.exit(leaseq.__version__ != '$version')"
   step "leaseq loads from the venv's site-packages, not the repository" clean_run "$venv/bin/python" -c \
     "import leaseq, sys; print(leaseq.__file__); sys.exit(not leaseq.__file__.startswith('$venv/'))"
-  count="$(readme_blocks python python "$work/py" py)"
-  [ "${count:-0}" -ge 2 ] || fail "the README has Python examples (found ${count:-none})"
-  for ((i = 0; i < ${count:-0}; i++)); do
-    flush
-    readme_python() {
-      (cd "$work/py" && clean_run env REDIS_URL="$url" "$venv/bin/python" "example_$1.py") >"$work/py/out_$1" 2>&1
-      local rc=$?
-      cat "$work/py/out_$1"
-      [ "$rc" -eq 0 ] && [ -s "$work/py/out_$1" ]
-    }
-    step "README Python example $((i + 1)) of $count runs from the wheel" readme_python "$i"
-  done
+  # The documentation's Python samples, each on a flushed server.
+  examples_python() {
+    local example name out
+    for example in "$root"/py/examples/*.py; do
+      name="$(basename "$example" .py)"
+      out="$work/py-$name.out"
+      flush
+      (cd "$work" && clean_run env REDIS_URL="$url" "$venv/bin/python" "$example") >"$out" 2>&1 ||
+        { echo "py/examples/$name.py failed:"; cat "$out"; return 1; }
+      [ -s "$out" ] || { echo "py/examples/$name.py printed nothing"; return 1; }
+      echo "py/examples/$name.py: $(wc -l <"$out") lines"
+    done
+    diff -u - "$work/py-quickstart.out" <<<$'sending to ada@example.com (attempt 1)\nresult: sent' &&
+      [ "$(tail -n 1 "$work/py-runner.out")" = "2 completed, 1 dead" ]
+  }
+  step "every program of py/examples runs from the wheel" examples_python
   wheel_cli() {
     clean_run "$venv/bin/leaseq" --help | grep '^Usage: leaseq' >/dev/null || return 1
     flush
@@ -223,27 +213,28 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
   }
   step "leaseq has no install script and lists leaseq-linux-x64-gnu $version as an optional dependency" \
     package_shape
-  count="$(readme_blocks node js "$work/node" js)"
-  [ "${count:-0}" -ge 2 ] || fail "the README has a Node runner example and an operations example"
-  # Runs README Node example $1 from the installed packages; its output goes to $work/node/out.
+  mkdir -p "$work/node"
+  # Runs node/examples/$1 from the installed packages; its output goes to $work/node/out.
   run_node_example() {
     flush
-    cp "$work/node/example_$1.js" "$project/readme.js"
-    (cd "$project" && clean_run env REDIS_URL="$url" node readme.js) >"$work/node/out" 2>&1 ||
+    cp "$root/node/examples/$1" "$project/$1"
+    (cd "$project" && clean_run env REDIS_URL="$url" node "$1") >"$work/node/out" 2>&1 ||
       { cat "$work/node/out"; return 1; }
     cat "$work/node/out"
   }
-  readme_node_runner() {
-    run_node_example 0 || return 1
+  node_quickstart() {
+    run_node_example quickstart.js &&
+      diff -u - "$work/node/out" <<<$'sending to ada@example.com (attempt 1)\nresult: sent'
+  }
+  node_runner() {
+    run_node_example runner.js || return 1
     # The runner: two sent, the empty address a dead letter, then it stops once drained.
     grep -q '^sending to a@example.com (attempt 1)$' "$work/node/out" &&
       grep -q '^sending to b@example.com (attempt 1)$' "$work/node/out" &&
       [ "$(tail -n 1 "$work/node/out")" = "2 completed, 1 dead" ]
   }
-  step "the README's Node runner example runs from the installed packages and prints what it says" \
-    readme_node_runner
-  readme_node() {
-    run_node_example 1 || return 1
+  node_operations() {
+    run_node_example operations.js || return 1
     # What the example's comments promise.
     [ "$(head -n 3 "$work/node/out" | tr '\n' ' ')" = "true false 2 " ] &&
       [ "$(tail -n 1 "$work/node/out")" = "INVALID_ARGUMENT ttlMs" ] &&
@@ -251,7 +242,20 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
       grep -q '^sent report-7$' "$work/node/out" &&
       grep -q '^flaky (attempt 2): 5 bytes$' "$work/node/out"
   }
-  step "the README's Node example runs from the installed packages and prints what it says" readme_node
+  for example in "$root"/node/examples/*; do
+    name="$(basename "$example")"
+    case "$name" in
+      quickstart.js) check=node_quickstart ;;
+      runner.js) check=node_runner ;;
+      operations.js) check=node_operations ;;
+      *) check="" ;;
+    esac
+    if [ -z "$check" ]; then
+      fail "node/examples/$name has a check in integration-tests/dist/test.sh"
+      continue
+    fi
+    step "node/examples/$name runs from the installed packages and prints what it says" "$check"
+  done
   esm() {
     (cd "$project" && clean_run env REDIS_URL="$url" node --input-type=module -e '
       import { Client, Item } from "leaseq"
@@ -314,46 +318,54 @@ if step "the C tarball unpacks" tar -xzf "$c_tarball" -C "$work/c"; then
   step "leaseq_version() is $version (through ctypes, no compiler)" clean_run python3 -c \
     "import ctypes, sys; f = ctypes.CDLL('$prefix/lib/libleaseq.so.0').leaseq_version
 f.restype = ctypes.c_char_p; v = f().decode(); print(v); sys.exit(v != '$version')"
-  # The C section's examples: the runner (`runner.c`) and the operations (`app.c`), each compiled
-  # with the section's pkg-config line; $1 is the example's index, $2 its file name.
-  c_example() {
-    local dir="$work/c/readme" section
-    mkdir -p "$dir"
-    section="$(sed -n '/<!-- BEGIN c -->/,/<!-- END c -->/p' README.md)"
-    awk -v want="$1" '/^```c$/ { inside = 1; n++; next } inside && /^```$/ { inside = 0; next }
-      inside && n == want + 1' <<<"$section" >"$dir/$2"
-    [ -s "$dir/$2" ] || { echo "no C example $1 in README.md"; return 1; }
+  # The documentation's C samples, each compiled with the pkg-config line of docs/guide/c.md;
+  # $1 is the example's name, $2 what its output must hold.
+  c_examples=()
+  for example in ffi-c/examples/*.c; do
+    name="$(basename "$example" .c)"
+    case "$name" in soak_worker | worker) ;; *) c_examples+=("$name") ;; esac
+  done
+  c_expect() {
+    case "$1" in
+      quickstart) echo '^result: sent$' ;;
+      runner) echo '^3 finished$' ;;
+      operations) echo '^result sent after 2 attempts; the item is done$' ;;
+    esac
   }
-  readme_c_one() {
-    local dir="$work/c/readme" name=$1 expect=$2 compile
-    compile="$(sed -n '/<!-- BEGIN c -->/,/<!-- END c -->/p' README.md | grep -m 1 '^cc app.c')"
-    [ -n "$compile" ] || { echo "no compile line in README.md"; return 1; }
+  c_example() {
+    local dir="$work/c/examples" name=$1 expect compile
+    expect="$(c_expect "$name")"
+    [ -n "$expect" ] || { echo "no check for ffi-c/examples/$name.c in c_expect"; return 1; }
+    mkdir -p "$dir"
+    cp "ffi-c/examples/$name.c" "$dir/$name.c"
+    compile="$(grep -m 1 '^cc app.c' docs/guide/c.md)"
+    [ -n "$compile" ] || { echo "no compile line in docs/guide/c.md"; return 1; }
     compile="${compile//app/$name}"
     # The compile, and only it, with this machine's PATH (the compiler).
     (cd "$dir" && echo "+ $compile" && PKG_CONFIG_PATH="$prefix/lib/pkgconfig" eval "$compile") || return 1
     readelf -d "$dir/$name" | grep NEEDED | tee /dev/stderr | grep '\[libleaseq.so.0\]' >/dev/null || return 1
     flush
-    (cd "$dir" && clean_run env LD_LIBRARY_PATH="$prefix/lib" "./$name" "$url") | tee "$dir/$name.out" &&
+    (cd "$dir" && clean_run env REDIS_URL="$url" LD_LIBRARY_PATH="$prefix/lib" "./$name") | tee "$dir/$name.out" &&
       grep -q "$expect" "$dir/$name.out"
   }
-  readme_c_runner() { c_example 0 runner.c && readme_c_one runner '^3 finished$'; }
-  readme_c() { c_example 1 app.c && readme_c_one app '^working on hello$'; }
-  step "README's C runner example compiles with its pkg-config line and runs on libleaseq.so.0" readme_c_runner
-  step "README's C example compiles with its pkg-config line and runs on libleaseq.so.0" readme_c
+  for name in "${c_examples[@]}"; do
+    step "ffi-c/examples/$name.c compiles with the guide's pkg-config line and runs on libleaseq.so.0" \
+      c_example "$name"
+  done
   static_c() {
-    local dir="$work/c/readme" libs name
+    local dir="$work/c/examples" libs name
     libs="$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --static --libs-only-l leaseq | sed 's/-lleaseq//')"
-    for name in runner app; do
+    for name in "${c_examples[@]}"; do
       # shellcheck disable=SC2086
       cc -std=c11 "$dir/$name.c" -o "$dir/$name-static" -I"$prefix/include" "$prefix/lib/libleaseq.a" $libs || return 1
       ! readelf -d "$dir/$name-static" | grep -q 'libleaseq' || { echo "links libleaseq dynamically"; return 1; }
       flush
-      (cd "$dir" && clean_run "./$name-static" "$url") | tee "$dir/$name.out-static" || return 1
+      (cd "$dir" && clean_run env REDIS_URL="$url" "./$name-static") | tee "$dir/$name.out-static" || return 1
+      grep -q "$(c_expect "$name")" "$dir/$name.out-static" || return 1
     done
-    grep -q '^3 finished$' "$dir/runner.out-static" && grep -q '^working on hello$' "$dir/app.out-static"
   }
-  [ -f "$work/c/readme/app.c" ] && [ -f "$work/c/readme/runner.c" ] &&
-    step "both examples linked statically against libleaseq.a run" static_c
+  [ "${#c_examples[@]}" -gt 0 ] && [ -f "$work/c/examples/${c_examples[0]}.c" ] &&
+    step "the C samples linked statically against libleaseq.a run" static_c
 fi
 
 # ---- Go through cgo --------------------------------------------------------------------------------
