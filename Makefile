@@ -9,7 +9,7 @@ SOAK_WORKERS := --worker c=target/debug/soak-worker-c \
 	--worker "python=py/.venv/bin/python integration-tests/soak/workers/soak_worker.py" \
 	--worker "node=node integration-tests/soak/workers/soak_worker.js"
 
-.PHONY: deps harness workers demo check docs test test-valkey test-rust model-deep test-c test-py test-node test-cli test-dist dist soak soak-faults soak-drain vectors fmt lint bench
+.PHONY: deps harness workers demo check check-samples docs test test-valkey test-rust model-deep test-c test-py test-node test-cli test-dist dist soak soak-faults soak-drain vectors fmt lint bench
 
 deps:
 	./scripts/ensure-deps.sh
@@ -35,15 +35,23 @@ demo: workers
 check:
 	CARGO=$(CARGO) scripts/check.sh
 
+# Every Rust, Python, JavaScript, TypeScript and C block of README.md, */README.md and docs/ is
+# an example program, word for word (seconds; the languages' tests run the programs).
+# `scripts/check-samples.py --fix` rewrites the blocks after an example changed.
+check-samples:
+	python3 scripts/test_check_samples.py -q
+	python3 scripts/check-samples.py
+
 # The documentation site (MkDocs) into target/site: the guides, concepts and specification, the
 # API references generated from the code (rustdoc, mkdocstrings, TypeDoc, leaseq.h), and every
 # link of every page checked (docs/about-these-docs.md).
 docs:
 	CARGO=$(CARGO) scripts/docs.sh
 
-# Every test in every language, the release artifacts installed without Rust, then the
-# mixed-language soak, then the documentation site built and its links checked.
-test: test-rust test-c test-py test-node test-cli test-dist soak soak-faults soak-drain test-valkey docs
+# The samples first (seconds), every test in every language, the release artifacts installed
+# without Rust, then the mixed-language soak, then the documentation site built and its links
+# checked.
+test: check-samples test-rust test-c test-py test-node test-cli test-dist soak soak-faults soak-drain test-valkey docs
 
 # The default members: core, harness, vectors, soak, ffi-c (no libpython, no Node).
 test-rust: harness
@@ -72,8 +80,8 @@ test-cli: harness
 dist:
 	scripts/dist.sh
 
-# Each artifact of dist/ installed where neither Rust nor a C compiler is on PATH, and the README's
-# examples (and a Go program through cgo) run against it.
+# Each artifact of dist/ installed where neither Rust nor a C compiler is on PATH, and the example
+# programs of every language (and a Go program through cgo) run against it.
 test-dist: dist harness
 	integration-tests/dist/test.sh
 

@@ -2,8 +2,10 @@
 # `make check`: a contributor's loop in a few minutes, with no Redis: formatting and lint in every
 # language, then the unit tests of the default members (the quick steps first). `make test` is
 # the full run.
+#   samples: every code block of the READMEs and docs/ is its example file (check-samples.py);
 #   rustfmt --check;
-#   py: ruff check, ruff format --check, mypy --strict (package, its tests, the soak's worker),
+#   py: ruff check, ruff format --check, mypy --strict (package, its tests, its examples, the
+#       soak's worker),
 #       from py/.check-venv, a venv of the tools only (py/venv.sh; no wheel is built);
 #   node: tsc --strict --noEmit (node/tsconfig.json: the JS layer, the .d.ts files, the type
 #       example), with the dev tools of node/package-lock.json (npm ci when they changed);
@@ -21,6 +23,11 @@ step() {
 }
 took() { printf '   (%ss)\n' "$SECONDS"; }
 
+step "samples: each code block of the READMEs and docs/ is its example file"
+python3 scripts/test_check_samples.py -q
+python3 scripts/check-samples.py
+took
+
 step "rustfmt --check"
 "$cargo" fmt --all -- --check
 took
@@ -31,9 +38,10 @@ py="$repo/py/.check-venv/bin/python"
 # As py/test.sh runs them, with the package's settings; the soak's Python worker too.
 soak_worker="$repo/integration-tests/soak/workers/soak_worker.py"
 (cd py &&
-  "$py" -m ruff check -q --config pyproject.toml python tests "$soak_worker" &&
-  "$py" -m ruff format -q --check --config pyproject.toml python tests "$soak_worker" &&
-  "$py" -m mypy --strict --cache-dir "$repo/py/.check-venv/mypy-cache" python/leaseq tests "$soak_worker")
+  "$py" -m ruff check -q --config pyproject.toml python tests examples "$soak_worker" &&
+  "$py" -m ruff format -q --check --config pyproject.toml python tests examples "$soak_worker" &&
+  "$py" -m mypy --strict --cache-dir "$repo/py/.check-venv/mypy-cache" python/leaseq tests examples \
+    "$soak_worker")
 took
 
 step "node: tsc --noEmit --strict"
