@@ -194,7 +194,7 @@ for name in "${tests[@]}"; do
     LEASEQ_TEST_VALGRIND=1 run_tap "valgrind" "${valgrind_cmd[@]}" "$work/$name"
 done
 
-# The static library, linked as the README says, runs the thread tests.
+# The static library, linked as docs/guide/c.md says, runs the thread tests.
 native_libs="$(pkg-config --static --libs-only-l leaseq | sed 's/-lleaseq//')"
 # shellcheck disable=SC2086
 if step "test_threads.c links statically against libleaseq.a" \
