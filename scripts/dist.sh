@@ -94,18 +94,16 @@ native_libs="$(sed -n 's/^NATIVE_LIBS := //p' ffi-c/Makefile)"
 sed -e 's|@PREFIX@|${pcfiledir}/../..|' -e 's|@LIBDIR@|${prefix}/lib|' \
   -e 's|@INCLUDEDIR@|${prefix}/include|' -e "s|@VERSION@|$version|" \
   -e "s|@NATIVE_LIBS@|$native_libs|" ffi-c/leaseq.pc.in >"$c_stage/lib/pkgconfig/leaseq.pc"
-cat >"$c_stage/README" <<EOF
-libleaseq $version for x86_64 Linux (glibc $glibc or later): the C interface of leaseq.
+# ffi-c/README.md (a first example, and where the documentation is), then this build's platform.
+{
+  cat ffi-c/README.md
+  cat <<EOF
 
-Unpack anywhere, or copy lib/ and include/ into a prefix such as /usr/local, then:
+## This build
 
-  export PKG_CONFIG_PATH=/where/it/is/lib/pkgconfig
-  cc app.c -o app \$(pkg-config --cflags --libs leaseq)
-  LD_LIBRARY_PATH=/where/it/is/lib ./app     # or install to a directory the loader searches
-
-Static: \$(pkg-config --variable=libdir leaseq)/libleaseq.a \$(pkg-config --static --libs-only-l leaseq)
-without -lleaseq. The header's comments are the reference.
+libleaseq $version for x86_64 Linux with glibc $glibc or later.
 EOF
+} >"$c_stage/README.md"
 tar -czf "$dist/$c_name.tar.gz" -C "$work" --owner=0 --group=0 --numeric-owner "$c_name"
 
 # ---- Node: leaseq and leaseq-linux-x64-gnu ----------------------------------------------------

@@ -143,6 +143,12 @@ if step "python3 -m venv makes a fresh virtualenv" clean_run python3 -m venv "$v
     "import leaseq, sys; print(leaseq.__version__); sys.exit(leaseq.__version__ != '$version')"
   step "leaseq loads from the venv's site-packages, not the repository" clean_run "$venv/bin/python" -c \
     "import leaseq, sys; print(leaseq.__file__); sys.exit(not leaseq.__file__.startswith('$venv/'))"
+  wheel_readme() {
+    clean_run "$venv/bin/python" -c \
+      "import importlib.metadata as m; print(m.metadata('leaseq').get_payload(), end='')" >"$work/py-readme" &&
+      diff -u "$root/py/README.md" "$work/py-readme"
+  }
+  step "the wheel's description is py/README.md" wheel_readme
   # The documentation's Python samples, each on a flushed server.
   examples_python() {
     local example name out
@@ -213,6 +219,7 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
   }
   step "leaseq has no install script and lists leaseq-linux-x64-gnu $version as an optional dependency" \
     package_shape
+  step "leaseq's README is node/README.md" cmp "$root/node/README.md" "$project/node_modules/leaseq/README.md"
   mkdir -p "$work/node"
   # Runs node/examples/$1 from the installed packages; its output goes to $work/node/out.
   run_node_example() {
@@ -305,6 +312,8 @@ if step "the C tarball unpacks" tar -xzf "$c_tarball" -C "$work/c"; then
   }
   step "lib/libleaseq.so -> .so.0 -> .so.$version (soname libleaseq.so.0), libleaseq.a, leaseq.h, leaseq.pc" \
     c_layout
+  c_readme() { head -c "$(wc -c <ffi-c/README.md)" "$prefix/README.md" | cmp - ffi-c/README.md; }
+  step "the tarball's README.md is ffi-c/README.md and the build's platform" c_readme
   pc() {
     clean_run env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" bash -c '
       set -e

@@ -106,7 +106,8 @@ writeJson(path.join(platformDir, 'package.json'), {
 fs.writeFileSync(
   path.join(platformDir, 'README.md'),
   `# ${platformName}\n\nThe prebuilt native addon of the npm package \`leaseq\` ` +
-    `for ${platform}. Install \`leaseq\`, not this package: npm adds this one where it fits.\n`,
+    `for ${platform}. Install \`leaseq\`, not this package: npm adds this one where it fits. ` +
+    `\`leaseq\`'s README says how to use it.\n`,
 )
 pack(platformDir)
 
@@ -116,7 +117,8 @@ const mainDir = path.join(staging, 'leaseq')
 fs.mkdirSync(mainDir)
 const files = source.files.filter((f) => f !== 'scripts/build.js')
 for (const f of files) fs.cpSync(path.join(packageRoot, f), path.join(mainDir, f), { recursive: true })
-fs.copyFileSync(path.join(repo, 'README.md'), path.join(mainDir, 'README.md'))
+// The package's own README (a first example and where the documentation is), not the repository's.
+fs.copyFileSync(path.join(packageRoot, 'README.md'), path.join(mainDir, 'README.md'))
 const main = { ...source, ...common, files }
 delete main.scripts
 delete main.devDependencies
