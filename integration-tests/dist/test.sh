@@ -143,9 +143,10 @@ if step "python3 -m venv makes a fresh virtualenv" clean_run python3 -m venv "$v
     "import leaseq, sys; print(leaseq.__version__); sys.exit(leaseq.__version__ != '$version')"
   step "leaseq loads from the venv's site-packages, not the repository" clean_run "$venv/bin/python" -c \
     "import leaseq, sys; print(leaseq.__file__); sys.exit(not leaseq.__file__.startswith('$venv/'))"
+  # The wheel's METADATA carries the README as its body (plus a closing blank line).
   wheel_readme() {
     clean_run "$venv/bin/python" -c \
-      "import importlib.metadata as m; print(m.metadata('leaseq').get_payload(), end='')" >"$work/py-readme" &&
+      "import importlib.metadata as m; print(m.metadata('leaseq').get_payload().rstrip())" >"$work/py-readme" &&
       diff -u "$root/py/README.md" "$work/py-readme"
   }
   step "the wheel's description is py/README.md" wheel_readme
