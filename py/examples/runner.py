@@ -1,7 +1,13 @@
+import logging
 import os
+import sys
 
 import leaseq
 from leaseq.worker import Job
+
+# Handlers run on several threads at once: log through `logging`, which writes each line whole.
+logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="%(message)s")
+log = logging.getLogger("emails")
 
 url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
 with leaseq.Client(url) as client:
@@ -13,7 +19,7 @@ with leaseq.Client(url) as client:
         to = job.json()["to"]
         if not to:
             raise leaseq.Unrecoverable("no address")  # straight to the dead letters
-        print(f"sending to {to} (attempt {job.attempt})")
+        log.info("sending to %s (attempt %d)", to, job.attempt)
         return {"sent": to}  # kept as the job's result (bytes, str, or JSON)
 
     worker = leaseq.Worker(queue, send, concurrency=8)
