@@ -300,6 +300,8 @@ blocking_operations! {
     fn add(&self, item: &Item) -> Result<bool>;
     fn add_unique(&self, item: &Item) -> Result<()>;
     fn add_batch(&self, items: &[Item]) -> Result<usize>;
+    fn add_wait(&self, item: &Item, wait: Wait) -> Result<bool>;
+    fn add_batch_wait(&self, items: &[Item], wait: Wait) -> Result<usize>;
     fn lease(&self, ttl: Duration, wait: Wait) -> Result<Option<Lease>>;
     fn lease_batch(&self, n: usize, ttl: Duration, wait: Wait) -> Result<Vec<Lease>>;
     fn complete(&self, lease: &Lease) -> Result<bool>;
@@ -321,6 +323,9 @@ blocking_operations! {
     fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>>;
     fn count(&self, state: State) -> Result<u64>;
     fn stats(&self) -> Result<Stats>;
+    fn pause(&self) -> Result<bool>;
+    fn resume(&self) -> Result<bool>;
+    fn is_paused(&self) -> Result<bool>;
     fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>>;
     fn dead_requeue(&self, ids: &[impl AsRef<[u8]>]) -> Result<u64>;
     fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64>;

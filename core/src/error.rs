@@ -52,6 +52,10 @@ pub enum Error {
          queue, or raise maxmemory: {0}"
     )]
     OutOfMemory(#[source] Cause),
+    /// The queue is bounded (`QueueConfig::capacity`) and the items did not fit: nothing was
+    /// added. Wait for room with `Queue::add_wait` (or `add_batch_wait`), or add later.
+    #[error("the queue is full; nothing was added: {0}")]
+    Full(#[source] Cause),
 }
 
 /// What Redis, or the connection to it, reported. The Redis library's own error type stays
@@ -139,11 +143,13 @@ pub enum ErrorCode {
     Unavailable,
     /// See [`Error::OutOfMemory`].
     OutOfMemory,
+    /// See [`Error::Full`].
+    Full,
 }
 
 impl ErrorCode {
     /// Every code, in registry order.
-    pub const ALL: [ErrorCode; 9] = [
+    pub const ALL: [ErrorCode; 10] = [
         ErrorCode::Connection,
         ErrorCode::Redis,
         ErrorCode::InvalidArgument,
@@ -153,6 +159,7 @@ impl ErrorCode {
         ErrorCode::Json,
         ErrorCode::Unavailable,
         ErrorCode::OutOfMemory,
+        ErrorCode::Full,
     ];
 
     /// The registry name, e.g. `"INVALID_ARGUMENT"` (Node's `err.code`).
@@ -167,6 +174,7 @@ impl ErrorCode {
             ErrorCode::Json => "JSON",
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::OutOfMemory => "OUT_OF_MEMORY",
+            ErrorCode::Full => "FULL",
         }
     }
 
@@ -182,6 +190,7 @@ impl ErrorCode {
             ErrorCode::Json => 7,
             ErrorCode::Unavailable => 8,
             ErrorCode::OutOfMemory => 9,
+            ErrorCode::Full => 10,
         }
     }
 
@@ -213,6 +222,7 @@ impl Error {
             Error::Json(_) => ErrorCode::Json,
             Error::Unavailable(_) => ErrorCode::Unavailable,
             Error::OutOfMemory(_) => ErrorCode::OutOfMemory,
+            Error::Full(_) => ErrorCode::Full,
         }
     }
 
@@ -250,6 +260,8 @@ impl Error {
             Error::Unavailable(Cause::redis(err))
         } else if err.code() == Some("OOM") {
             Error::OutOfMemory(Cause::redis(err))
+        } else if err.code() == Some("FULL") {
+            Error::Full(Cause::redis(err))
         } else {
             Error::Redis(Cause::redis(err))
         }

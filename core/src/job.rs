@@ -162,6 +162,10 @@ pub struct Stats {
     /// the queue's counters are off (the default: [`QueueConfig::stats`](crate::QueueConfig)),
     /// so that "not counted" never reads as "nothing happened".
     pub minutes: Option<Vec<Minute>>,
+    /// Whether the queue is paused ([`Queue::pause`](crate::Queue::pause)).
+    pub paused: bool,
+    /// The queue's capacity (waiting and delayed items at most), when it is bounded.
+    pub capacity: Option<u64>,
 }
 
 impl Stats {

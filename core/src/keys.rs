@@ -26,6 +26,10 @@ pub(crate) struct QueueKeys {
     pub config: String,
     /// `<prefix>:wake`: set while a waiter should look at the priority lists
     pub wake: String,
+    /// `<prefix>:paused`: present while the queue is paused (spec/PROTOCOL.md, 5.17)
+    pub paused: String,
+    /// `<prefix>:room`: one element while a bounded queue made room (spec/PROTOCOL.md, 5.18)
+    pub room: String,
     /// `<prefix>:lease_count`: protocol v1's lease counts (deep clean removes stale ones)
     pub lease_count: String,
     /// `<prefix>:cleaning`, redis-work-queue's cleaner journal (read and emptied by deep clean)
@@ -71,6 +75,8 @@ impl QueueKeys {
             prios: key("prios"),
             config: key("config"),
             wake: key("wake"),
+            paused: key("paused"),
+            room: key("room"),
             lease_count: key("lease_count"),
             cleaning: key("cleaning"),
             workers: key("workers"),

@@ -135,6 +135,8 @@ const ID: Arg = req("id", Kind::Id);
 const TTL: Arg = opt("ttl", Kind::Duration, "30 s");
 const TIMEOUT: Arg = opt("timeout", Kind::Duration, "no wait");
 const RESULT: Arg = opt("result", Kind::Bytes, "no result kept");
+/// How long an add waits for room in a bounded queue (`QueueConfig::capacity`).
+const ROOM: Arg = opt("timeout", Kind::Duration, "no wait: FULL at once");
 const KEEP: Arg = opt(
     "keep_result_for",
     Kind::Duration,
@@ -143,24 +145,30 @@ const KEEP: Arg = opt(
 
 /// Every operation of a queue, in the order the documentation lists them.
 pub static OPERATIONS: &[Operation] = &[
-    op(
-        "add",
-        &[req("item", Kind::Item)],
-        "whether it was added (false: the id exists)",
-        "Adds an item; a delay, a time to run at, a priority and retry settings come with it.",
-    ),
+    Operation {
+        rust: &["add", "add_wait"],
+        ..op(
+            "add",
+            &[req("item", Kind::Item), ROOM],
+            "whether it was added (false: the id exists)",
+            "Adds an item; a delay, a time to run at, a priority and retry settings come with it.",
+        )
+    },
     op(
         "add_unique",
         &[req("item", Kind::Item)],
         "nothing",
         "Adds an item, replacing one of the same id (its data, options and history).",
     ),
-    op(
-        "add_batch",
-        &[req("items", Kind::Items)],
-        "how many were added",
-        "Adds up to 1000 items in one round trip; ids that exist are skipped.",
-    ),
+    Operation {
+        rust: &["add_batch", "add_batch_wait"],
+        ..op(
+            "add_batch",
+            &[req("items", Kind::Items), ROOM],
+            "how many were added",
+            "Adds up to 1000 items in one round trip; ids that exist are skipped.",
+        )
+    },
     Operation {
         args: &[
             TTL,
@@ -313,6 +321,24 @@ pub static OPERATIONS: &[Operation] = &[
         &[],
         "counts per state, the oldest waiting item's age, per-minute counters when on",
         "The queue at a glance.",
+    ),
+    op(
+        "pause",
+        &[],
+        "whether it was running",
+        "Pauses the queue: nothing is leased (by any client) until it is resumed; adds go on.",
+    ),
+    op(
+        "resume",
+        &[],
+        "whether it was paused",
+        "Resumes a paused queue; waiting leases and runners wake at once.",
+    ),
+    op(
+        "is_paused",
+        &[],
+        "whether the queue is paused",
+        "Whether the queue is paused (also in `stats`).",
     ),
     op(
         "cancel",

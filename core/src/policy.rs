@@ -189,6 +189,20 @@ pub(crate) fn validate_priority(priority: i32) -> Result<()> {
     Ok(())
 }
 
+/// The largest capacity accepted: 2^53, the largest integer Lua's numbers hold exactly.
+pub const MAX_CAPACITY: u64 = 1 << 53;
+
+/// Checks a queue's capacity (argument `capacity`): 1 to [`MAX_CAPACITY`].
+pub(crate) fn validate_capacity(capacity: u64) -> Result<()> {
+    if !(1..=MAX_CAPACITY).contains(&capacity) {
+        return Err(Error::invalid(
+            "capacity",
+            format!("{capacity} is outside 1..={MAX_CAPACITY}"),
+        ));
+    }
+    Ok(())
+}
+
 /// A random number in [0, 1) for the jitter.
 pub(crate) fn unit_random() -> f64 {
     let bits = uuid::Uuid::new_v4().as_u128() as u64;

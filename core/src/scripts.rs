@@ -301,6 +301,8 @@ functions! {
     RUNNER_BEAT => "runner_beat",
     RUNNER_LEAVE => "runner_leave",
     RUNNER_LIST => "runner_list",
+    PAUSE => "pause",
+    SET_CONFIG => "set_config",
 }
 
 /// One call of a function: `FCALL <name> <numkeys> <keys...> <args...>`.

@@ -1,8 +1,11 @@
 --! include: keys time config guard waiting
 --! flags:
--- add, add_unique, add_batch. ARGV: mode ('add' or 'unique'), incarnation base, then 9 values
--- per item: id, data, delay_ms, run_at_ms, priority, max_attempts, backoff, expires_after_ms,
--- keep_result_ms ('' for "not set"). Returns how many items were added.
+-- add, add_unique, add_batch. ARGV: mode ('add' or 'unique'), incarnation base, later (how many
+-- items the same batch carries in the calls after this one: '0' but for a batch of more than
+-- 1000), then 9 values per item: id, data, delay_ms, run_at_ms, priority, max_attempts, backoff,
+-- expires_after_ms, keep_result_ms ('' for "not set"). Returns how many items were added.
+-- A bounded queue (P:config capacity) refuses the whole call with a FULL error when its waiting
+-- and delayed items plus those added here and later would pass the capacity (5.18).
 -- An item without options is stored as redis-work-queue stores one (P:item:<id> and P:queue),
 -- with no other key. An option puts its values in P:job:<id>; a due time in the future parks
 -- the data at P:data:<id> and lists the id in P:delayed.
@@ -33,7 +36,7 @@ end
 -- repeated id is added once (with 'add'). A batch of plain items needs no check: its first
 -- write is an LPUSH of P:queue, which fails by itself before anything changes.
 local plan, seen, checks = {}, {}, false
-for i = 3, #ARGV, 9 do
+for i = 4, #ARGV, 9 do
   local id = ARGV[i]
   local skip, stale = false, false
   if not unique then
@@ -55,6 +58,18 @@ for i = 3, #ARGV, 9 do
     checks = checks or stale or not plain
   end
 end
+-- A bounded queue: room for every item of the batch, or nothing is written.
+local capacity = tonumber(config('capacity'))
+if capacity and #plan > 0 then
+  local size = waiting_count() + redis.call('ZCARD', DELAYED)
+  local wanted = #plan + (tonumber(ARGV[3]) or 0)
+  if size + wanted > capacity then
+    -- A producer that waits for room blocks on P:room next: the next lease sets it again.
+    redis.call('DEL', ROOM)
+    return redis.error_reply('FULL leaseq: the queue holds ' .. size .. ' of its capacity ' .. capacity
+      .. '; ' .. wanted .. ' more do not fit')
+  end
+end
 if checks then
   want_queue()
   for _, p in ipairs(plan) do
@@ -74,14 +89,14 @@ for _, p in ipairs(plan) do
     redis.call('ZREM', LEASED, id)
   end
   if p.plain then
-    redis.call('LPUSH', QUEUE, id)
+    redis.call('LPUSH', level_zero_list(), id)
     redis.call('SET', ITEM .. id, data)
   else
     local delay, run_at = ARGV[i + 2], ARGV[i + 3]
     local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
     now = now or now_ms()
     local due = tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
-    local fields = {'inc', ARGV[2] .. ':' .. ((i - 3) / 9 + 1), 'attempts', 0, 'added', now}
+    local fields = {'inc', ARGV[2] .. ':' .. ((i - 4) / 9 + 1), 'attempts', 0, 'added', now}
     local function field(name, value)
       fields[#fields + 1] = name
       fields[#fields + 1] = value

@@ -59,7 +59,7 @@ for _, level in ipairs(levels_in_order()) do
   local list = waiting_list(level)
   while stale < batch do
     local id = redis.call('LINDEX', list, -1)
-    if not id and level ~= 0 then
+    if not id and level ~= 0 and level ~= 'held' then
       redis.call('ZREM', PRIOS, level)
     end
     if not id or redis.call('EXISTS', ITEM .. id) == 1 then

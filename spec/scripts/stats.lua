@@ -1,7 +1,8 @@
---! include: keys time rate waiting
+--! include: keys time config rate waiting
 --! flags: no-writes
 -- stats. No ARGV. Returns {waiting, delayed, leased, dead, processing, oldest_waiting_ms,
--- now_ms, minutes, counting}: counting is 1 when the queue's counters are on (P:config stats = 1),
+-- now_ms, minutes, counting, paused, capacity}: paused is 1 while the queue is paused, capacity
+-- the queue's capacity (-1: none); counting is 1 when the queue's counters are on (P:config stats = 1),
 -- else 0; minutes is then, for each of the last 60 minutes (oldest first), {completed, failed,
 -- dead, expired}, and empty while they are off (no zeros that would read as an idle queue).
 -- oldest_waiting_ms is the age of the oldest item at the tail of a waiting list (-1: none, or
@@ -40,4 +41,5 @@ if counters_on() then
   end
 end
 return {waiting, redis.call('ZCARD', DELAYED), redis.call('ZCARD', LEASED), redis.call('ZCARD', DEAD),
-  redis.call('LLEN', PROCESSING), oldest, now, minutes, counted}
+  redis.call('LLEN', PROCESSING), oldest, now, minutes, counted, redis.call('EXISTS', PAUSED),
+  tonumber(config('capacity')) or -1}

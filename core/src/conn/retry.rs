@@ -232,6 +232,7 @@ mod tests {
             Error::json(serde_json::from_str::<u8>("x").unwrap_err()),
             Error::Unavailable(cause()),
             Error::OutOfMemory(cause()),
+            Error::Full(cause()),
         ]
     }
 

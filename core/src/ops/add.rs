@@ -1,9 +1,13 @@
 //! Adding items: one, unique, or a batch (spec/PROTOCOL.md, 5.1 to 5.3).
 
+use std::time::Duration;
+
 use redis::Value;
 
+use crate::conn::{Deadline, Schedule, Waiter};
 use crate::error::{Error, Result};
 use crate::item::Item;
+use crate::lease::Wait;
 use crate::queue::{new_token, Queue};
 use crate::reply::unexpected;
 use crate::scripts;
@@ -11,6 +15,10 @@ use crate::scripts;
 /// How many items one add script call carries; a larger batch becomes several calls sent in one
 /// pipeline (still one round trip), so that no single call holds Redis for long.
 const ADD_CHUNK: usize = 1000;
+
+/// The longest single wait for room in a bounded queue: room made by something other than a
+/// lease (a cancel, a purge, a capacity raised) is seen at most this late (spec/PROTOCOL.md 5.18).
+const ROOM_SLICE: Duration = Duration::from_secs(1);
 
 impl Queue {
     /// Adds `item` unless an item with its id exists (waiting, delayed, leased or dead).
@@ -36,7 +44,59 @@ impl Queue {
         self.add_chunks("add", items).await
     }
 
+    /// [`Queue::add`] that waits for room when the queue is bounded
+    /// ([`QueueConfig::capacity`](crate::QueueConfig)) and full: up to `wait`, then
+    /// [`Error::Full`]. The wait is server-side (a `BLMOVE` on `P:room`, which a lease sets
+    /// when it makes room), in slices of at most one second. Without a capacity this is
+    /// [`Queue::add`].
+    pub async fn add_wait(&self, item: &Item, wait: Wait) -> Result<bool> {
+        Ok(self.add_waiting(std::slice::from_ref(item), wait).await? == 1)
+    }
+
+    /// [`Queue::add_batch`] that waits for room for the whole batch, as [`Queue::add_wait`]
+    /// does. A batch of up to 1000 items is added whole or not at all.
+    pub async fn add_batch_wait(&self, items: &[Item], wait: Wait) -> Result<usize> {
+        self.add_waiting(items, wait).await
+    }
+
+    async fn add_waiting(&self, items: &[Item], wait: Wait) -> Result<usize> {
+        let deadline = Deadline::of(wait)?;
+        let mut waiter = Waiter::new(self.handle(), self.prefix(), deadline, Schedule::WAIT);
+        let mut added = 0;
+        loop {
+            // A batch of more than 1000 items is several calls: one refused for want of room
+            // after others added theirs is sent again whole; ids already added are skipped.
+            let (n, full) = self.add_calls("add", items).await?;
+            added += n;
+            let Some(full) = full else {
+                return Ok(added);
+            };
+            let left = match deadline.left() {
+                Some(left) if left.is_zero() => return Err(full),
+                left => left,
+            };
+            let slice = left.map_or(ROOM_SLICE, |l| l.min(ROOM_SLICE));
+            match waiter
+                .until_any(self.keys().room.as_bytes(), None, Some(slice))
+                .await
+            {
+                Ok(()) => waiter.worked(),
+                Err(e) if e.is_retryable() && !deadline.passed() => waiter.pause().await?,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     async fn add_chunks(&self, mode: &str, items: &[Item]) -> Result<usize> {
+        match self.add_calls(mode, items).await? {
+            (_, Some(full)) => Err(full),
+            (added, None) => Ok(added),
+        }
+    }
+
+    /// Sends the add calls of `items`; returns how many were added and, when a call was refused
+    /// because the queue is full, that error (the other calls of the batch have run).
+    async fn add_calls(&self, mode: &str, items: &[Item]) -> Result<(usize, Option<Error>)> {
         let single = items.len() == 1;
         let mut wires = Vec::with_capacity(items.len());
         for item in items {
@@ -49,7 +109,7 @@ impl Queue {
             })?);
         }
         if wires.is_empty() {
-            return Ok(0);
+            return Ok((0, None));
         }
         let chunks: Vec<&[[Vec<u8>; 9]]> = wires.chunks(ADD_CHUNK).collect();
         let incarnation = new_token();
@@ -64,7 +124,12 @@ impl Queue {
             pipe.ignore_errors();
             for &i in &pending {
                 let mut inv = self.invocation(&scripts::ADD);
-                inv.arg(mode).arg(format!("{incarnation}.{i}"));
+                // How many items the calls after this one carry: a bounded queue wants room
+                // for the whole batch in the first call (spec/PROTOCOL.md 5.18).
+                let later: usize = chunks[i + 1..].iter().map(|c| c.len()).sum();
+                inv.arg(mode)
+                    .arg(format!("{incarnation}.{i}"))
+                    .arg(later.to_string());
                 for wire in chunks[i] {
                     for value in wire {
                         inv.arg(value.as_slice());
@@ -77,6 +142,7 @@ impl Queue {
                 .await
                 .map_err(|e| self.map_err(e))?;
             let mut refused = Vec::new();
+            let mut full = None;
             for (&i, reply) in pending.iter().zip(replies) {
                 match reply {
                     Value::Int(n) => added += n,
@@ -86,18 +152,19 @@ impl Queue {
                     {
                         refused.push(i)
                     }
-                    Value::ServerError(e) => {
-                        return Err(self.map_err(redis::RedisError::from(e)));
-                    }
+                    Value::ServerError(e) => match self.map_err(redis::RedisError::from(e)) {
+                        e @ Error::Full(_) => full = full.or(Some(e)),
+                        e => return Err(e),
+                    },
                     other => return Err(unexpected("add", &other)),
                 }
             }
-            if refused.is_empty() {
-                break;
+            if full.is_some() || refused.is_empty() {
+                return Ok((added as usize, full));
             }
             self.load_library(&mut conn).await?;
             pending = refused;
         }
-        Ok(added as usize)
+        Ok((added as usize, None))
     }
 }

@@ -243,12 +243,17 @@ impl Queue {
         }
     }
 
-    /// The lists deep clean walks: `queue`, `processing`, and each priority level in use.
+    /// The lists deep clean walks: `queue`, `processing`, `held` (a paused queue's), and each
+    /// priority level in use.
     async fn list_names(&self) -> Result<Vec<String>> {
         let levels: Vec<String> = self
             .query(redis::cmd("ZRANGE").arg(&self.keys().prios).arg(0).arg(-1))
             .await?;
-        let mut lists = vec!["queue".to_owned(), "processing".to_owned()];
+        let mut lists = vec![
+            "queue".to_owned(),
+            "processing".to_owned(),
+            "held".to_owned(),
+        ];
         lists.extend(levels);
         Ok(lists)
     }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::policy::{self, Backoff};
 use crate::queue::Queue;
+use crate::scripts;
 
 /// Defaults for a queue's items. A field left `None` is not stored, and the protocol's default
 /// ([`crate::policy`]) applies.
@@ -32,6 +33,10 @@ pub struct QueueConfig {
     /// counter is a key (`P:rate:<minute>`) that outlives the work by an hour, and a queue used
     /// as redis-work-queue uses one leaves no key once drained (spec/PROTOCOL.md, 2.3).
     pub stats: Option<bool>,
+    /// The most items the queue holds waiting or delayed (at least 1; default: no bound). An
+    /// add past it fails with [`Error::Full`] and adds nothing, or waits for room
+    /// ([`Queue::add_wait`]). A capacity below what the queue holds now is refused.
+    pub capacity: Option<u64>,
 }
 
 macro_rules! setters {
@@ -65,6 +70,7 @@ impl QueueConfig {
             dead_max_count: Some(policy::DEFAULT_DEAD_MAX_COUNT),
             dead_max_age: Some(policy::DEFAULT_DEAD_MAX_AGE),
             stats: Some(policy::DEFAULT_STATS),
+            capacity: None,
         }
     }
 
@@ -77,6 +83,7 @@ impl QueueConfig {
         dead_max_count: u64,
         dead_max_age: Duration,
         stats: bool,
+        capacity: u64,
     );
 
     fn fields(&self) -> Result<Vec<(&'static str, String)>> {
@@ -122,6 +129,10 @@ impl QueueConfig {
         if let Some(on) = self.stats {
             out.push(("stats", if on { "1" } else { "0" }.to_owned()));
         }
+        if let Some(n) = self.capacity {
+            policy::validate_capacity(n)?;
+            out.push(("capacity", n.to_string()));
+        }
         Ok(out)
     }
 
@@ -140,6 +151,7 @@ impl QueueConfig {
             dead_max_count: map.get("dead_max_count").and_then(|v| v.parse().ok()),
             dead_max_age: ms("dead_max_age_ms"),
             stats: map.get("stats").map(|v| v == "1"),
+            capacity: map.get("capacity").and_then(|v| v.parse().ok()),
         }
     }
 }
@@ -154,18 +166,25 @@ impl Queue {
     }
 
     /// Stores the fields of `config` that are `Some` (validated first; nothing is written if
-    /// one is refused); the others keep their stored value. One round trip.
+    /// one is refused, a capacity below the items the queue holds now included); the others
+    /// keep their stored value. One round trip.
     pub async fn set_config(&self, config: &QueueConfig) -> Result<()> {
         let fields = config.fields()?;
         if fields.is_empty() {
             return Ok(());
         }
-        let mut cmd = redis::cmd("HSET");
-        cmd.arg(&self.keys().config);
-        for (k, v) in fields {
-            cmd.arg(k).arg(v);
+        let mut inv = self.invocation(&scripts::SET_CONFIG);
+        for (k, v) in &fields {
+            inv.arg(*k).arg(v.as_str());
         }
-        self.query::<i64>(&cmd).await.map(drop)
+        let size: i64 = self.invoke(&inv).await?;
+        if size >= 0 {
+            return Err(Error::invalid(
+                "capacity",
+                format!("is below the {size} items the queue holds (waiting and delayed)"),
+            ));
+        }
+        Ok(())
     }
 
     /// Removes the stored configuration: the protocol's defaults apply again.

@@ -122,7 +122,7 @@ impl Queue {
         let value: Value = self.invoke(&inv).await?;
         const OP: &str = "stats";
         let parts = array(OP, value)?;
-        if parts.len() != 9 {
+        if parts.len() != 11 {
             return Err(unexpected(OP, &Value::Array(parts)));
         }
         let n = |i: usize| -> Result<i64> { int(OP, &parts[i]) };
@@ -152,6 +152,8 @@ impl Queue {
             oldest_waiting: (oldest >= 0).then(|| Duration::from_millis(oldest as u64)),
             now: n(6)?.max(0) as u64,
             minutes,
+            paused: n(9)? == 1,
+            capacity: (n(10)? >= 0).then(|| n(10).unwrap_or(0) as u64),
         })
     }
 

@@ -7,6 +7,7 @@ mod dead;
 mod finish;
 mod inspect;
 mod lease;
+mod pause;
 mod results;
 mod workers;
 

@@ -49,6 +49,8 @@ local function want_queue()
     return
   end
   want(QUEUE, 'list')
+  want(HELD, 'list')
+  want(ROOM, 'list')
   want(PROCESSING, 'list')
   want(WAKE, 'list')
   want(LEASED, 'zset')

@@ -27,6 +27,8 @@ local function housekeeping(h, now, always)
   local due, expired = want_targets(now, 100, 20)
   local backoff, max_attempts = config('backoff'), max_attempts_of(nil)
   h.housekeeping, h.prios, h.backoff, h.max_attempts = now + HOUSEKEEPING_MS, nil, backoff, max_attempts
+  h.capacity = tonumber(config('capacity'))
+  h.held = settle_held(100)
   promote_due(now, 100, due)
   recover_expired(now, 20, expired)
   return h
@@ -65,6 +67,19 @@ local function lease_plain(h, token, ttl_s, now_s, expiry_s)
   return {id, data, 1, token, h.max_attempts, h.backoff}
 end
 
+-- A lease of a bounded queue (P:config capacity, as of the last housekeeping) made room: one
+-- element in P:room wakes the producers waiting for room (5.18). An add refused for want of
+-- room deletes it, so a waiting producer never wakes for room it was already refused. (pcall:
+-- it comes after the leases' writes, and a P:room of another type must not fail the call; the
+-- producers then see the room at the end of their wait's slice.)
+local ROOM_TTL_MS = 3600000
+local function made_room(h)
+  if h.capacity and redis.call('EXISTS', ROOM) == 0 then
+    redis.pcall('RPUSH', ROOM, '1')
+    redis.pcall('PEXPIRE', ROOM, ROOM_TTL_MS)
+  end
+end
+
 -- '.' .. k, the k-th lease's token suffix, kept once made: Lua's number-to-string is a
 -- '%.14g' sprintf, and a batch lease needs one per lease after the first.
 local suffixes = {}
@@ -84,6 +99,12 @@ end
 local function lease_items(base, ttl_s, n_s, db, now)
   local n = n_s == '1' and 1 or tonumber(n_s)
   local h = housekeeping(db_hints(db), now, false)
+  -- A paused queue leases nothing (5.17); its waiters wait on P:queue and P:wake, which the
+  -- resume wakes, so P:wake goes as after a lease that found nothing.
+  if is_paused() then
+    redis.call('DEL', WAKE)
+    return {0, -1}
+  end
   -- Numbers given to redis.call become strings on every call (Lua's '%.14g'): once per call
   -- here, and with decimal's cheaper '%d'.
   local now_s, expiry_s = decimal(now), decimal(now + tonumber(ttl_s))
@@ -94,6 +115,7 @@ local function lease_items(base, ttl_s, n_s, db, now)
     local lease
     lease, taken, taken_data, no_job = lease_plain(h, base, ttl_s, now_s, expiry_s)
     if lease then
+      made_room(h)
       return {0, -1, lease}
     end
     empty = not taken
@@ -212,6 +234,7 @@ local function lease_items(base, ttl_s, n_s, db, now)
   end
   if #expiries > 0 then
     redis.call('ZADD', LEASED, unpack(expiries))
+    made_room(h)
   end
   local more = drops >= MAX_DROPS and 1 or 0
   local wait = -1

@@ -4,12 +4,30 @@
 -- taken from the tail, so each level is FIFO; higher levels run first.
 local WAKE_TTL_MS = 3600000
 
+-- Whether the queue is paused (P:paused exists), read once per call (begin_call forgets it).
+local paused_now = nil
+local function is_paused()
+  if paused_now == nil then
+    paused_now = redis.call('EXISTS', PAUSED) == 1
+  end
+  return paused_now
+end
+
+-- The list an id of priority 0 is queued on: P:queue, or P:held while the queue is paused, so
+-- that redis-work-queue clients (which pop P:queue) take nothing from a paused queue.
+local function level_zero_list()
+  if is_paused() then
+    return HELD
+  end
+  return QUEUE
+end
+
 -- Queues `id` at `priority`. Waiters block on P:queue itself; for other levels they also watch
 -- P:wake, which holds one element while something may be leasable.
 local function push_waiting(id, priority)
   priority = tonumber(priority) or 0
   if priority == 0 then
-    redis.call('LPUSH', QUEUE, id)
+    redis.call('LPUSH', level_zero_list(), id)
   else
     -- The shared keys first, the id last: a key of another type fails the call before the id
     -- is listed (a level in P:prios without a list is harmless, pop_waiting drops it).
@@ -28,14 +46,18 @@ local function push_waiting(id, priority)
   end
 end
 
--- The levels in lease order: positive levels (highest first), 0, negative levels. Bounded by
--- the number of levels in use (priorities are -1000..1000).
+-- The levels in lease order: positive levels (highest first), 0 ('held', P:held, before
+-- P:queue when it exists: its ids are older), negative levels. Bounded by the number of levels
+-- in use (priorities are -1000..1000).
 local function levels_in_order()
   local above = redis.call('ZRANGEBYSCORE', PRIOS, '(0', '+inf')
   local below = redis.call('ZRANGEBYSCORE', PRIOS, '-inf', '(0')
   local order = {}
   for i = #above, 1, -1 do
     order[#order + 1] = tonumber(above[i])
+  end
+  if redis.call('EXISTS', HELD) == 1 then
+    order[#order + 1] = 'held'
   end
   order[#order + 1] = 0
   for i = #below, 1, -1 do
@@ -47,8 +69,46 @@ end
 local function waiting_list(level)
   if level == 0 then
     return QUEUE
+  elseif level == 'held' then
+    return HELD
   end
   return PRIO .. level
+end
+
+-- How many ids wait, at every level (stale ids included): at most 2002 LLENs.
+local function waiting_count()
+  local n = 0
+  for _, level in ipairs(levels_in_order()) do
+    n = n + redis.call('LLEN', waiting_list(level))
+  end
+  return n
+end
+
+-- Brings P:held in line with the pause (spec/PROTOCOL.md 5.17). Paused: P:queue's ids (pushed
+-- by redis-work-queue clients, or left by an unfinished resume) go to P:held, by a RENAME when
+-- P:held does not exist, else up to `max` of them. Not paused: P:held's ids go back, by a RENAME
+-- when P:queue does not exist, else P:queue's newer ids are moved onto P:held's head (up to
+-- `max`) until P:queue is empty, and then P:held becomes P:queue. Each move takes P:queue's
+-- oldest id to P:held's newest end, so both orders are kept. Returns whether P:held is left.
+local function settle_held(max)
+  local held = redis.call('EXISTS', HELD) == 1
+  if not held then
+    if is_paused() and redis.call('EXISTS', QUEUE) == 1 then
+      redis.call('RENAME', QUEUE, HELD)
+      return true
+    end
+    return false
+  end
+  for _ = 1, max + 1 do
+    if not redis.call('LMOVE', QUEUE, HELD, 'RIGHT', 'LEFT') then
+      if is_paused() then
+        return true
+      end
+      redis.call('RENAME', HELD, QUEUE)
+      return false
+    end
+  end
+  return true
 end
 
 -- Takes the next waiting id (h: the queue's hints in this database, db_hints): the tail of the
@@ -61,12 +121,28 @@ local function other_levels(h)
   if h.prios == nil then
     h.prios = redis.call('EXISTS', PRIOS) == 1
   end
-  return h.prios
+  return h.prios or h.held
+end
+
+-- The next id of priority 0: P:held's first while an unfinished resume left it (h.held), else
+-- P:queue's.
+local function pop_level_zero(h)
+  if h.held then
+    local id = redis.call('RPOP', HELD)
+    if id then
+      return id
+    end
+    h.held = false
+  end
+  return redis.call('RPOP', QUEUE)
 end
 
 local function pop_waiting(h)
   if not other_levels(h) then
     return redis.call('RPOP', QUEUE), 0
+  end
+  if not h.prios then
+    return pop_level_zero(h), 0
   end
   while true do
     local top = redis.call('ZREVRANGE', PRIOS, 0, 0)[1]
@@ -78,7 +154,7 @@ local function pop_waiting(h)
       end
       redis.call('ZREM', PRIOS, top)
     else
-      local id = redis.call('RPOP', QUEUE)
+      local id = pop_level_zero(h)
       if id then
         return id, 0
       end

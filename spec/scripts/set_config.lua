@@ -1,0 +1,15 @@
+--! include: keys waiting
+--! flags:
+-- set_config (spec/PROTOCOL.md 3.2). ARGV: field, value, field, value, ... (validated by the
+-- client). A capacity below the queue's size (waiting and delayed items) is refused: returns
+-- that size and writes nothing. Else writes every field and returns -1.
+for i = 1, #ARGV, 2 do
+  if ARGV[i] == 'capacity' then
+    local size = waiting_count() + redis.call('ZCARD', DELAYED)
+    if size > tonumber(ARGV[i + 1]) then
+      return size
+    end
+  end
+end
+redis.call('HSET', CONFIG, unpack(ARGV))
+return -1
