@@ -13,6 +13,7 @@ use leaseq_harness::RedisServer;
 const TESTED: &[&str] = &[
     "blocking",
     "errors",
+    "flow",
     "operations",
     "quickstart",
     "recovery",
@@ -138,6 +139,14 @@ fn errors() {
         "{stdout}"
     );
     assert_eq!(lines[2], "CLOSED (6), retryable: false");
+}
+
+#[test]
+fn flow() {
+    assert_eq!(
+        run("flow"),
+        "paused: true, leased: false\nFULL: true\nadded after a lease made room: true\nSome(2)\n"
+    );
 }
 
 #[test]

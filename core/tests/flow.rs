@@ -13,6 +13,7 @@ on_both!(
     a_paused_queue_leases_nothing_and_keeps_adding,
     redis_work_queue_takes_nothing_from_a_paused_queue,
     resume_keeps_the_order_of_held_and_new_items,
+    a_resume_after_many_foreign_adds_merges_in_bounded_steps,
     a_waiting_lease_wakes_on_resume,
     retries_and_due_items_of_a_paused_queue_wait_for_the_resume,
     deep_clean_leaves_held_items_alone,
@@ -89,6 +90,42 @@ async fn resume_keeps_the_order_of_held_and_new_items(env: Env) {
         ["h1", "h2", "h3", "r1", "r2"],
         "held items first, each list in its order"
     );
+}
+
+async fn a_resume_after_many_foreign_adds_merges_in_bounded_steps(env: Env) {
+    env.add("first", b"").await;
+    env.queue.pause().await.unwrap();
+    // More ids than one resume moves: 1500 pushed by a redis-work-queue producer meanwhile.
+    let mut pipe = redis::pipe();
+    for i in 0..1500 {
+        pipe.cmd("SET")
+            .arg(env.key(&format!("item:r{i}")))
+            .arg("x")
+            .ignore();
+        pipe.cmd("LPUSH")
+            .arg(env.key("queue"))
+            .arg(format!("r{i}"))
+            .ignore();
+    }
+    let _: () = pipe.query_async(&mut env.raw.clone()).await.unwrap();
+    env.queue.resume().await.unwrap();
+    assert!(
+        env.exists("held").await,
+        "the merge goes on in the leases' housekeeping"
+    );
+    let mut ids = Vec::new();
+    loop {
+        let batch = lease_ids(&env, 1000).await;
+        if batch.is_empty() {
+            break;
+        }
+        ids.extend(batch);
+    }
+    let want: Vec<String> = std::iter::once("first".to_owned())
+        .chain((0..1500).map(|i| format!("r{i}")))
+        .collect();
+    assert_eq!(ids, want, "every id once, in order");
+    assert!(!env.exists("held").await && !env.exists("queue").await);
 }
 
 async fn a_waiting_lease_wakes_on_resume(env: Env) {
