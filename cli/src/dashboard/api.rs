@@ -40,6 +40,7 @@ impl IntoResponse for ApiError {
             Fail::Usage(_) => StatusCode::BAD_REQUEST,
             Fail::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Fail::Refused(_) => StatusCode::BAD_GATEWAY,
+            Fail::Full(_) => StatusCode::CONFLICT,
         };
         (
             status,
