@@ -10,7 +10,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 ///
 /// Exit codes: 0 success; 1 not found (get, cancel) or problems found (check); 2 bad usage or an
 /// argument refused (nothing was written); 3 Redis unreachable or too slow; 4 Redis refused the
-/// command (e.g. an ACL or a key of the wrong type).
+/// command (e.g. an ACL or a key of the wrong type); 5 the queue is full (its capacity reached):
+/// nothing was added.
 #[derive(Debug, Parser)]
 #[command(name = "leaseq", version, about, long_about)]
 pub struct Cli {
@@ -66,8 +67,9 @@ pub enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// Counts per state, the age of the oldest waiting item, and completed/failed/dead/expired
-    /// in the last minute and hour. Without --queue: every queue found.
+    /// Counts per state, the age of the oldest waiting item, completed/failed/dead/expired in
+    /// the last minute and hour, whether the queue is paused, and its capacity (waiting and
+    /// delayed items / capacity) when it is bounded. Without --queue: every queue found.
     ///
     /// Only queues whose counters are on count completed/failed/dead/expired items; they are off
     /// unless turned on (`leaseq config set -q PREFIX --stats on`). For the others those columns
@@ -115,6 +117,23 @@ pub enum Command {
         queue: QueueArg,
         /// The item's id.
         id: String,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Pause a queue: no client, in any language, leases from it until `resume`; adds go on, and
+    /// what is leased runs to its end. The pause is stored in Redis and outlives every client.
+    /// Prints whether the queue was running (exit 0 either way).
+    Pause {
+        #[command(flatten)]
+        queue: QueueArg,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Resume a paused queue: waiting leases and runners wake at once. Prints whether the queue
+    /// was paused (exit 0 either way).
+    Resume {
+        #[command(flatten)]
+        queue: QueueArg,
         #[command(flatten)]
         json: JsonArg,
     },
@@ -255,7 +274,7 @@ pub enum ConfigCommand {
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("setting").required(true).multiple(true).args([
     "stats", "max_attempts", "priority", "backoff", "expires_after", "keep_result_for",
-    "dead_max_count", "dead_max_age",
+    "dead_max_count", "dead_max_age", "capacity",
 ])))]
 pub struct ConfigSetArgs {
     #[command(flatten)]
@@ -288,6 +307,11 @@ pub struct ConfigSetArgs {
     /// Dead letters older than this go, e.g. 7d. Default 7 days.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub dead_max_age: Option<Duration>,
+    /// The most items the queue holds waiting or delayed (at least 1, and not below what it
+    /// holds now); an add past it fails (exit 5) and adds nothing. Default: no bound
+    /// (`config reset` removes a capacity, with the other settings).
+    #[arg(long, value_name = "N")]
+    pub capacity: Option<u64>,
     #[command(flatten)]
     pub json: JsonArg,
 }
@@ -342,6 +366,10 @@ pub struct AddArgs {
     /// Fixed retry delay after a failed attempt, e.g. 5s.
     #[arg(long, value_parser = parse_duration)]
     pub backoff_fixed: Option<Duration>,
+    /// When the queue is bounded and full, wait up to this long for room (e.g. 30s) instead of
+    /// failing at once; still full then: exit 5, nothing added.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub wait_for_room: Option<Duration>,
 }
 
 /// `dashboard` and `metrics`.

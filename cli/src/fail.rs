@@ -13,6 +13,8 @@ pub enum Fail {
     Unreachable(String),
     /// 4: Redis refused the command.
     Refused(String),
+    /// 5: the queue is bounded and full (`FULL`); nothing was added.
+    Full(String),
 }
 
 /// A command's result.
@@ -26,6 +28,7 @@ impl Fail {
             Fail::Usage(_) => 2,
             Fail::Unreachable(_) => 3,
             Fail::Refused(_) => 4,
+            Fail::Full(_) => 5,
         }
     }
 }
@@ -33,9 +36,11 @@ impl Fail {
 impl fmt::Display for Fail {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Fail::NotFound(m) | Fail::Usage(m) | Fail::Unreachable(m) | Fail::Refused(m) => {
-                f.write_str(m)
-            }
+            Fail::NotFound(m)
+            | Fail::Usage(m)
+            | Fail::Unreachable(m)
+            | Fail::Refused(m)
+            | Fail::Full(m) => f.write_str(m),
         }
     }
 }
@@ -54,6 +59,11 @@ impl From<leaseq::Error> for Fail {
             )),
             C::OutOfMemory => Fail::Refused(format!(
                 "{err}; Redis is over maxmemory: drain or clean the queue, or raise maxmemory"
+            )),
+            C::Full => Fail::Full(format!(
+                "{err}; the queue holds as many items (waiting and delayed) as its capacity: add \
+                 later, wait for room (`leaseq add --wait-for-room 30s`), or raise it (`leaseq \
+                 config set --capacity N`)"
             )),
             C::WrongType => Fail::Refused(format!(
                 "{err}; another program uses keys under this prefix: choose another --queue"

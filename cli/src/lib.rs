@@ -16,7 +16,7 @@ use std::io::Write;
 use clap::Parser;
 
 use args::{Cli, Command, ConfigCommand, DeadCommand};
-use commands::{check, clean, config, dead, inspect, items, workers};
+use commands::{check, clean, config, dead, inspect, items, pause, workers};
 use fail::{Fail, Outcome};
 
 /// Runs the `leaseq` command with `args` (the program name first, as in `std::env::args_os`) and
@@ -102,6 +102,10 @@ async fn execute(cli: Cli) -> Outcome {
         Command::Add(args) => items::add(&client, &args).await,
         Command::Cancel { queue, id, json } => {
             items::cancel(&client, &queue.queue, &id, json.json).await
+        }
+        Command::Pause { queue, json } => pause::set(&client, &queue.queue, true, json.json).await,
+        Command::Resume { queue, json } => {
+            pause::set(&client, &queue.queue, false, json.json).await
         }
         Command::Dead { command } => match command {
             DeadCommand::Ls { queue, limit, json } => {

@@ -1,6 +1,7 @@
 //! Prometheus metrics: per-queue counts by state, the age of the oldest waiting item, whether the
-//! queue keeps counters, and completed/failed/dead/expired totals for those that do, encoded by
-//! the `prometheus-client` crate (OpenMetrics text).
+//! queue is paused, its capacity when it is bounded, whether it keeps counters, and
+//! completed/failed/dead/expired totals for those that do, encoded by the `prometheus-client`
+//! crate (OpenMetrics text).
 //!
 //! Redis keeps per-minute counters for the last hour, not lifetime totals, and only for queues
 //! whose configuration turns them on (`P:config stats`, off by default). So the `_total`
@@ -80,6 +81,9 @@ struct Figures {
     now: u64,
     /// `None` while the queue's counters are off.
     minutes: Option<Vec<Four>>,
+    paused: bool,
+    /// `None` when the queue is not bounded.
+    capacity: Option<u64>,
 }
 
 impl Figures {
@@ -94,6 +98,8 @@ impl Figures {
                     .map(|m| [m.completed, m.failed, m.dead, m.expired])
                     .collect()
             }),
+            paused: s.paused,
+            capacity: s.capacity,
         }
     }
 }
@@ -136,6 +142,20 @@ impl Exporter {
             "Age of the oldest waiting item (absent when unknown or nothing waits)",
             Unit::Seconds,
             oldest.clone(),
+        );
+        let paused = Family::<QueueLabel, Gauge>::default();
+        registry.register(
+            "leaseq_paused",
+            "1 while the queue is paused (`leaseq pause`: nothing is leased from it, adds go on), \
+             else 0",
+            paused.clone(),
+        );
+        let capacity = Family::<QueueLabel, Gauge>::default();
+        registry.register(
+            "leaseq_capacity",
+            "The most items the queue holds waiting or delayed (`leaseq config set --capacity \
+             N`); absent for a queue with no bound",
+            capacity.clone(),
         );
         let enabled = Family::<QueueLabel, Gauge>::default();
         registry.register(
@@ -181,6 +201,13 @@ impl Exporter {
             if let Some(age) = f.oldest_waiting {
                 oldest.get_or_create(&label).set(age);
             }
+            paused.get_or_create(&label).set(i64::from(f.paused));
+            if let Some(c) = f.capacity {
+                // The protocol bounds a capacity at 2^53, well inside an i64.
+                capacity
+                    .get_or_create(&label)
+                    .set(i64::try_from(c).unwrap_or(i64::MAX));
+            }
             enabled
                 .get_or_create(&label)
                 .set(i64::from(f.minutes.is_some()));
@@ -213,6 +240,8 @@ mod tests {
             oldest_waiting: Some(1.5),
             now: 100 * 60_000,
             minutes,
+            paused: false,
+            capacity: None,
         }
     }
 
@@ -278,6 +307,40 @@ mod tests {
             sample(&text, r#"leaseq_failed_total{queue="off"}"#),
             Some(2.0)
         );
+    }
+
+    #[test]
+    fn paused_is_0_or_1_and_capacity_only_when_bounded() {
+        let exporter = Exporter::default();
+        let bounded = Figures {
+            paused: true,
+            capacity: Some(1000),
+            ..figures("bounded", None)
+        };
+        let text = exporter.encode(&[bounded, figures("free", None)]);
+        assert_eq!(
+            sample(&text, r#"leaseq_paused{queue="bounded"}"#),
+            Some(1.0),
+            "{text}"
+        );
+        assert_eq!(
+            sample(&text, r#"leaseq_paused{queue="free"}"#),
+            Some(0.0),
+            "{text}"
+        );
+        assert_eq!(
+            sample(&text, r#"leaseq_capacity{queue="bounded"}"#),
+            Some(1000.0),
+            "{text}"
+        );
+        assert!(!text.contains(r#"leaseq_capacity{queue="free"}"#), "{text}");
+        for name in ["leaseq_paused", "leaseq_capacity"] {
+            assert!(
+                text.contains(&format!("# TYPE {name} gauge\n")),
+                "{name}: {text}"
+            );
+            assert!(text.contains(&format!("# HELP {name} ")), "{name}: {text}");
+        }
     }
 
     #[test]

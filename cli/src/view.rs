@@ -183,6 +183,10 @@ pub struct StatsView {
     pub last_hour: Option<MinuteView>,
     /// The last 60 minutes, oldest first.
     pub minutes: Option<Vec<MinuteView>>,
+    /// Whether the queue is paused (`leaseq pause`): nothing is leased from it until resumed.
+    pub paused: bool,
+    /// The most items the queue holds waiting or delayed; null when it is not bounded.
+    pub capacity: Option<u64>,
 }
 
 impl StatsView {
@@ -207,7 +211,14 @@ impl StatsView {
                 .minutes
                 .as_ref()
                 .map(|m| m.iter().copied().map(Into::into).collect()),
+            paused: s.paused,
+            capacity: s.capacity,
         }
+    }
+
+    /// What counts against the capacity: waiting and delayed items.
+    pub fn held(&self) -> u64 {
+        self.waiting + self.delayed
     }
 }
 
@@ -270,6 +281,9 @@ pub struct SettingsView {
     pub dead_max_count: Option<u64>,
     /// Dead letters older than this go.
     pub dead_max_age_ms: Option<u64>,
+    /// The most items the queue holds waiting or delayed (null in `defaults` and `effective`:
+    /// no bound).
+    pub capacity: Option<u64>,
 }
 
 impl From<&leaseq::QueueConfig> for SettingsView {
@@ -283,6 +297,7 @@ impl From<&leaseq::QueueConfig> for SettingsView {
             keep_result_for_ms: c.keep_result_for.map(ms),
             dead_max_count: c.dead_max_count,
             dead_max_age_ms: c.dead_max_age.map(ms),
+            capacity: c.capacity,
         }
     }
 }
@@ -315,6 +330,7 @@ impl ConfigView {
             keep_result_for_ms: s.keep_result_for_ms.or(d.keep_result_for_ms),
             dead_max_count: s.dead_max_count.or(d.dead_max_count),
             dead_max_age_ms: s.dead_max_age_ms.or(d.dead_max_age_ms),
+            capacity: s.capacity.or(d.capacity),
         };
         ConfigView {
             queue: queue.to_owned(),

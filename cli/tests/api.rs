@@ -304,6 +304,9 @@ async fn metrics_alone_follow_the_queue() {
         "{text}"
     );
     assert!(!text.contains("_total{queue=\"quiet\"}"), "{text}");
+    // Neither queue is paused or bounded: 0, and no capacity at all.
+    assert!(text.contains("leaseq_paused{queue=\"quiet\"} 0"), "{text}");
+    assert!(!text.contains("leaseq_capacity{"), "{text}");
     // The metrics server has no API.
     let api = http
         .get(format!("{}api/queues", served.base))
@@ -452,4 +455,122 @@ async fn the_counters_switch_is_an_action_and_stats_say_when_they_are_off() {
         .await
         .unwrap();
     assert!(openapi.contains("/api/config:"), "{openapi}");
+}
+
+#[tokio::test]
+async fn pause_and_resume_are_actions_that_stats_and_metrics_show() {
+    let (_server, q, served) = setup().await;
+    q.add(&Item::with_id("a", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    q.set_config(&QueueConfig::new().capacity(1000))
+        .await
+        .unwrap();
+    let http = reqwest::Client::new();
+    let base = &served.base;
+    let get = |path: String| {
+        let http = http.clone();
+        async move {
+            let r = http.get(path).send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            r.text().await.unwrap()
+        }
+    };
+    let stats = || async {
+        serde_json::from_str::<serde_json::Value>(&get(format!("{base}api/stats?queue=jobs")).await)
+            .unwrap()
+    };
+    let running = stats().await;
+    assert_eq!(running["paused"], false);
+    assert_eq!(running["capacity"], 1000);
+    let metrics = get(format!("{base}metrics")).await;
+    assert!(
+        metrics.contains("leaseq_paused{queue=\"jobs\"} 0"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("leaseq_capacity{queue=\"jobs\"} 1000"),
+        "{metrics}"
+    );
+
+    // Like every action: the CSRF header and the same origin, or nothing changes.
+    let body = serde_json::json!({"queue": "jobs"});
+    let no_token = http
+        .post(format!("{base}api/pause"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
+    let token = csrf(&http, base).await;
+    let foreign = http
+        .post(format!("{base}api/pause"))
+        .header("x-leaseq-csrf", &token)
+        .header("origin", "http://evil.example")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
+    // A field this action does not take is refused, not ignored.
+    let other = http
+        .post(format!("{base}api/pause"))
+        .header("x-leaseq-csrf", &token)
+        .json(&serde_json::json!({"queue": "jobs", "all": true}))
+        .send()
+        .await
+        .unwrap();
+    assert!(other.status().is_client_error(), "{}", other.status());
+    assert!(!q.is_paused().await.unwrap());
+
+    let act = |path: &'static str| {
+        let (http, token) = (http.clone(), token.clone());
+        async move {
+            let r = http
+                .post(format!("{base}api/{path}"))
+                .header("x-leaseq-csrf", token)
+                .json(&serde_json::json!({"queue": "jobs"}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            r.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    assert_eq!(
+        act("pause").await,
+        serde_json::json!({"queue": "jobs", "paused": true, "changed": true})
+    );
+    assert!(q.is_paused().await.unwrap());
+    assert_eq!(act("pause").await["changed"], false);
+    assert_eq!(stats().await["paused"], true);
+    let queues: serde_json::Value =
+        serde_json::from_str(&get(format!("{base}api/queues")).await).unwrap();
+    assert_eq!(queues[0]["queue"], "jobs", "a paused queue is still listed");
+    assert_eq!(queues[0]["paused"], true);
+    let metrics = get(format!("{base}metrics")).await;
+    assert!(
+        metrics.contains("leaseq_paused{queue=\"jobs\"} 1"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("# TYPE leaseq_paused gauge"), "{metrics}");
+    assert!(metrics.contains("# HELP leaseq_capacity "), "{metrics}");
+
+    assert_eq!(
+        act("resume").await,
+        serde_json::json!({"queue": "jobs", "paused": false, "changed": true})
+    );
+    assert!(!q.is_paused().await.unwrap());
+    assert_eq!(act("resume").await["changed"], false);
+    assert_eq!(stats().await["paused"], false);
+    let config: serde_json::Value =
+        serde_json::from_str(&get(format!("{base}api/config?queue=jobs")).await).unwrap();
+    assert_eq!(config["stored"]["capacity"], 1000);
+    assert!(config["defaults"]["capacity"].is_null());
+
+    let openapi = get(format!("{base}api/openapi.yaml")).await;
+    assert!(
+        openapi.contains("/api/pause:") && openapi.contains("/api/resume:"),
+        "{openapi}"
+    );
 }

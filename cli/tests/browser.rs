@@ -17,6 +17,10 @@ async fn the_dashboard_in_chromium() {
     let client = Client::connect(&server.url()).await.unwrap();
     // `{web}` keeps no counters (the default); `{counted}` does, and has one dead letter.
     let q = client.queue("{web}").unwrap();
+    // Bounded, to show its capacity; the page pauses and resumes it.
+    q.set_config(&QueueConfig::new().capacity(100))
+        .await
+        .unwrap();
     let counted = client.queue("{counted}").unwrap();
     counted
         .set_config(&QueueConfig::new().stats(true))
@@ -52,10 +56,12 @@ async fn the_dashboard_in_chromium() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "{log}");
-    assert!(log.contains("browser: 10 passed, 0 failed"), "{log}");
+    assert!(log.contains("browser: 11 passed, 0 failed"), "{log}");
     // What the page did, seen through the core.
     assert_eq!(q.get("d1").await.unwrap().unwrap().state, State::Waiting);
     assert_eq!(q.get("d2").await.unwrap().unwrap().state, State::Dead);
     // The page turned `{web}`'s counters on, then off again.
     assert_eq!(q.config().await.unwrap().stats, Some(false));
+    // The page paused `{web}`, then resumed it.
+    assert!(!q.is_paused().await.unwrap());
 }

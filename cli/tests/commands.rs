@@ -282,7 +282,224 @@ fn counted(table: &str, queue: &str) -> Vec<String> {
         .lines()
         .find(|l| l.starts_with(&format!("{queue} ")))
         .unwrap_or_else(|| panic!("no row for {queue}: {table}"));
-    row.split_whitespace().skip(7).map(str::to_owned).collect()
+    row.split_whitespace()
+        .skip(7)
+        .take(4)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The cells of `queue`'s row of a `stats` table, split on whitespace.
+fn stats_row(table: &str, queue: &str) -> Vec<String> {
+    table
+        .lines()
+        .find(|l| l.starts_with(&format!("{queue} ")))
+        .unwrap_or_else(|| panic!("no row for {queue}: {table}"))
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test]
+async fn pause_and_resume_say_what_changed_and_stats_show_it() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("{jobs}").unwrap();
+    q.add(&Item::with_id("a", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+
+    let out = run(&urls, &["pause", "-q", "{jobs}"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        "{jobs}: paused; nothing is leased until `leaseq resume -q '{jobs}'`"
+    );
+    assert!(q.is_paused().await.unwrap());
+    assert!(q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .is_none());
+    // Again: nothing changes, and it says so; still exit 0.
+    let again = run(&urls, &["pause", "-q", "{jobs}", "--json"]);
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert_eq!(
+        json(&again),
+        serde_json::json!({"queue": "{jobs}", "paused": true, "changed": false})
+    );
+    let text = run(&urls, &["pause", "-q", "{jobs}"]);
+    assert_eq!(
+        stdout(&text).trim(),
+        "{jobs}: already paused; nothing changed"
+    );
+
+    let s = json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]));
+    assert_eq!(s["paused"], true);
+    assert!(s["capacity"].is_null(), "{s}");
+    assert_eq!(s["waiting"], 1, "a paused queue's items still wait");
+    let out = run(&urls, &["stats"]);
+    let row = stats_row(&stdout(&out), "{jobs}");
+    assert_eq!(row[row.len() - 2..], ["paused", "-"], "{row:?}");
+    assert!(
+        stderr(&out).contains(
+            "paused (nothing is leased): {jobs}; resume with `leaseq resume -q '{jobs}'`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = run(&urls, &["resume", "-q", "{jobs}"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "{jobs}: resumed; leasing goes on");
+    assert!(!q.is_paused().await.unwrap());
+    let again = run(&urls, &["resume", "-q", "{jobs}", "--json"]);
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert_eq!(
+        json(&again),
+        serde_json::json!({"queue": "{jobs}", "paused": false, "changed": false})
+    );
+    let out = run(&urls, &["stats"]);
+    let row = stats_row(&stdout(&out), "{jobs}");
+    assert_eq!(row[row.len() - 2..], ["no", "-"], "{row:?}");
+    assert!(!stderr(&out).contains("paused"), "{}", stderr(&out));
+    assert_eq!(
+        json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]))["paused"],
+        false
+    );
+    let lease = q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .expect("leasing goes on once resumed");
+    assert_eq!(lease.id(), "a");
+}
+
+#[tokio::test]
+async fn a_bounded_queue_refuses_adds_past_its_capacity_with_exit_5() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("{jobs}").unwrap();
+    let add = |id: &str| run(&urls, &["add", "-q", "{jobs}", "--id", id, "--data", "x"]);
+
+    // No bound by default.
+    let fresh = json(&run(&urls, &["config", "-q", "{jobs}", "--json"]));
+    assert!(fresh["stored"]["capacity"].is_null());
+    assert!(fresh["effective"]["capacity"].is_null());
+    let table = stdout(&run(&urls, &["config", "-q", "{jobs}"]));
+    assert!(
+        table
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["capacity", "-", "none", "(default)"]),
+        "{table}"
+    );
+
+    let out = run(
+        &urls,
+        &["config", "set", "-q", "{jobs}", "--capacity", "2", "--json"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let set = json(&out);
+    assert_eq!(set["stored"]["capacity"], 2);
+    assert_eq!(set["effective"]["capacity"], 2);
+    assert_eq!(q.config().await.unwrap().capacity, Some(2));
+    let table = stdout(&run(&urls, &["config", "-q", "{jobs}"]));
+    assert!(
+        table
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["capacity", "2", "2"]),
+        "{table}"
+    );
+
+    assert_eq!(code(&add("a")), 0);
+    let delayed = run(
+        &urls,
+        &[
+            "add", "-q", "{jobs}", "--id", "b", "--data", "x", "--delay", "1h",
+        ],
+    );
+    assert_eq!(code(&delayed), 0, "{}", stderr(&delayed));
+    // Waiting and delayed items count: the third add is refused and writes nothing.
+    let full = add("c");
+    assert_eq!(code(&full), 5, "{}", stderr(&full));
+    assert!(
+        stderr(&full).contains("full") && stderr(&full).contains("--capacity"),
+        "{}",
+        stderr(&full)
+    );
+    assert!(stdout(&full).is_empty(), "{}", stdout(&full));
+    assert!(q.get("c").await.unwrap().is_none());
+    // Waiting for room that never comes ends the same way.
+    let waited = run(
+        &urls,
+        &[
+            "add",
+            "-q",
+            "{jobs}",
+            "--id",
+            "c",
+            "--data",
+            "x",
+            "--wait-for-room",
+            "200ms",
+        ],
+    );
+    assert_eq!(code(&waited), 5, "{}", stderr(&waited));
+    assert!(q.get("c").await.unwrap().is_none());
+
+    let s = json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]));
+    assert_eq!(s["capacity"], 2);
+    assert_eq!(s["paused"], false);
+    let row = stats_row(&stdout(&run(&urls, &["stats", "-q", "{jobs}"])), "{jobs}");
+    assert_eq!(row[row.len() - 2..], ["no", "2/2"], "{row:?}");
+
+    // An add that waits gets in once a lease makes room, whenever that happens.
+    let waiting = std::process::Command::new(common::BIN)
+        .args([
+            "--url",
+            &urls[0],
+            "add",
+            "-q",
+            "{jobs}",
+            "--id",
+            "d",
+            "--data",
+            "x",
+            "--wait-for-room",
+            "1h",
+        ])
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let lease = q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(lease.id(), "a");
+    let out = waiting.wait_with_output().unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "d");
+    assert_eq!(q.get("d").await.unwrap().unwrap().state, State::Waiting);
+
+    // Refused capacities name the option and write nothing: 0, and one below what it holds.
+    for bad in ["0", "1"] {
+        let out = run(&urls, &["config", "set", "-q", "{jobs}", "--capacity", bad]);
+        assert_eq!(code(&out), 2, "{bad}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("--capacity"),
+            "{bad}: {}",
+            stderr(&out)
+        );
+        assert_eq!(q.config().await.unwrap().capacity, Some(2), "{bad}");
+    }
+    // Reset removes the bound.
+    let reset = json(&run(&urls, &["config", "reset", "-q", "{jobs}", "--json"]));
+    assert!(reset["effective"]["capacity"].is_null());
+    assert_eq!(code(&add("e")), 0);
 }
 
 #[tokio::test]

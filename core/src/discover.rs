@@ -12,8 +12,9 @@ use crate::keys::{escape_glob, QueueKeys};
 
 /// The keys that mark a queue, each with the type the protocol gives it (spec/PROTOCOL.md, 2).
 /// A drained queue has none of them but its per-minute counters, so `rate:<minute>` marks a
-/// queue too while they last (62 minutes).
-const MARKERS: [(&str, &str); 7] = [
+/// queue too while they last (62 minutes). A paused queue keeps its waiting items of priority 0
+/// in `P:held` rather than `P:queue`, so `P:held` marks a queue as well.
+const MARKERS: [(&str, &str); 8] = [
     (":queue", "list"),
     (":processing", "list"),
     (":delayed", "zset"),
@@ -21,6 +22,7 @@ const MARKERS: [(&str, &str); 7] = [
     (":dead", "zset"),
     (":prios", "zset"),
     (":config", "hash"),
+    (":held", "list"),
 ];
 
 /// Keys one `SCAN` call examines (a hint to Redis, bounded work per round trip).
@@ -31,7 +33,7 @@ impl Client {
     /// with `starting_with` (empty: every queue), sorted and without duplicates.
     ///
     /// A queue is found by its marker keys (`P:queue`, `P:processing`, `P:delayed`, `P:leased`,
-    /// `P:dead`, `P:prios`, `P:config`, or a per-minute counter `P:rate:<minute>`) when the key
+    /// `P:dead`, `P:prios`, `P:config`, `P:held`, or a per-minute counter `P:rate:<minute>`) when the key
     /// has the type the protocol gives it and `P` is a valid prefix (so an item whose id ends in
     /// `:queue` is not taken for a queue). A queue that has none of these keys (never used, or
     /// drained over an hour ago) leaves nothing to find.

@@ -7,6 +7,7 @@ use leaseq::{Item, State};
 
 on_both!(
     queues_are_found_by_their_keys,
+    a_paused_queue_is_found,
     glob_characters_in_the_start_match_themselves,
     server_report_names_slot_and_rights,
     runner_registry_is_absent,
@@ -42,6 +43,22 @@ async fn queues_are_found_by_their_keys(env: Env) {
     assert!(!found.iter().any(|p| p.contains(":item:")));
     let all = env.client.queues("").await.unwrap();
     assert!(all.contains(&waiting));
+}
+
+async fn a_paused_queue_is_found(env: Env) {
+    // Paused, its only item (priority 0) waits in `P:held`, and `P:queue` is gone.
+    let q = env.client.queue(&env.prefix).unwrap();
+    q.add(&Item::with_id("a", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    assert!(q.pause().await.unwrap());
+    let queue_key = format!("{}:queue", env.prefix);
+    assert_eq!(env.cmd::<i64>(&[b"EXISTS", queue_key.as_bytes()]).await, 0);
+    assert_eq!(
+        env.client.queues(&env.prefix).await.unwrap(),
+        vec![env.prefix.clone()]
+    );
+    assert!(q.resume().await.unwrap());
 }
 
 async fn glob_characters_in_the_start_match_themselves(env: Env) {

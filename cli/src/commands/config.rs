@@ -44,6 +44,9 @@ pub async fn set(client: &leaseq::Client, args: &ConfigSetArgs) -> Outcome {
     if let Some(d) = args.dead_max_age {
         config = config.dead_max_age(d);
     }
+    if let Some(n) = args.capacity {
+        config = config.capacity(n);
+    }
     let queue = &args.queue.queue;
     let q = client.queue(queue)?;
     q.set_config(&config).await.map_err(name_the_option)?;
@@ -78,9 +81,11 @@ fn print(view: &ConfigView, json: bool) {
         .into_iter()
         .zip(rows(e))
         .map(|((name, stored), (_, applies))| {
+            // What a setting with no value means: items never expire, the queue has no bound.
+            let none = if name == "capacity" { "none" } else { "never" };
             let applies = match stored {
                 Some(_) => applies.unwrap_or_default(),
-                None => format!("{} (default)", applies.unwrap_or("never".into())),
+                None => format!("{} (default)", applies.unwrap_or(none.into())),
             };
             vec![name.to_owned(), stored.unwrap_or("-".into()), applies]
         })
@@ -118,5 +123,6 @@ fn rows(s: &SettingsView) -> Vec<(&'static str, Option<String>)> {
         ("keep-result-for", s.keep_result_for_ms.map(d)),
         ("dead-max-count", s.dead_max_count.map(|n| n.to_string())),
         ("dead-max-age", s.dead_max_age_ms.map(d)),
+        ("capacity", s.capacity.map(|n| n.to_string())),
     ]
 }

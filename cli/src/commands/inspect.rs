@@ -68,6 +68,11 @@ pub async fn stats(
                         counted(|m| m.failed),
                         counted(|m| m.dead),
                         counted(|m| m.expired),
+                        if v.paused { "paused" } else { "no" }.to_owned(),
+                        match v.capacity {
+                            Some(c) => format!("{}/{c}", v.held()),
+                            None => "-".to_owned(),
+                        },
                     ]
                 })
                 .collect();
@@ -84,6 +89,8 @@ pub async fn stats(
                     "FAILED min/h",
                     "DIED min/h",
                     "EXPIRED min/h",
+                    "PAUSED",
+                    "CAPACITY",
                 ],
                 &rows,
             );
@@ -91,6 +98,9 @@ pub async fn stats(
                 eprintln!("no queue found");
             }
             if let Some(note) = counters_off_note(&views) {
+                eprintln!("{note}");
+            }
+            if let Some(note) = paused_note(&views) {
                 eprintln!("{note}");
             }
         }
@@ -120,6 +130,24 @@ fn counters_off_note(views: &[StatsView]) -> Option<String> {
     Some(format!(
         "counters off for: {}; turn on with `leaseq config set -q {queue} --stats on`",
         off.join(", ")
+    ))
+}
+
+/// The footnote of a `stats` table with paused queues: which, and the command that resumes them.
+fn paused_note(views: &[StatsView]) -> Option<String> {
+    let paused: Vec<&str> = views
+        .iter()
+        .filter(|v| v.paused)
+        .map(|v| v.queue.as_str())
+        .collect();
+    let queue = match paused.as_slice() {
+        [] => return None,
+        [one] => output::shell_word(one),
+        _ => "QUEUE".to_owned(),
+    };
+    Some(format!(
+        "paused (nothing is leased): {}; resume with `leaseq resume -q {queue}`",
+        paused.join(", ")
     ))
 }
 

@@ -57,7 +57,14 @@ pub async fn add(client: &leaseq::Client, args: &AddArgs) -> Outcome {
         item = item.backoff(Backoff::Fixed(b));
     }
     let q = client.queue(&args.queue.queue)?;
-    if q.add(&item).await? {
+    let added = match args.wait_for_room {
+        Some(d) => {
+            q.add_wait(&item, leaseq::Wait::from_timeout(Some(d)))
+                .await?
+        }
+        None => q.add(&item).await?,
+    };
+    if added {
         println!("{}", item.id());
         Ok(())
     } else {

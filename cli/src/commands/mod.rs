@@ -6,4 +6,5 @@ pub mod config;
 pub mod dead;
 pub mod inspect;
 pub mod items;
+pub mod pause;
 pub mod workers;

@@ -40,6 +40,7 @@ impl IntoResponse for ApiError {
             Fail::Usage(_) => StatusCode::BAD_REQUEST,
             Fail::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Fail::Refused(_) => StatusCode::BAD_GATEWAY,
+            Fail::Full(_) => StatusCode::CONFLICT,
         };
         (
             status,
@@ -162,6 +163,36 @@ pub async fn set_config(
         .await?;
     let stored = queue.config().await?;
     Ok(Json(ConfigView::new(&b.queue, &stored)))
+}
+
+/// `POST /api/pause` and `/api/resume` body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueBody {
+    queue: String,
+}
+
+/// `POST /api/pause`: nothing is leased from the queue, by any client, until it is resumed;
+/// answers whether that changed anything.
+pub async fn pause(
+    State(app): State<AppState>,
+    Json(b): Json<QueueBody>,
+) -> ApiResult<serde_json::Value> {
+    let changed = app.queue(&b.queue)?.pause().await?;
+    Ok(Json(
+        serde_json::json!({ "queue": b.queue, "paused": true, "changed": changed }),
+    ))
+}
+
+/// `POST /api/resume`: the queue is leased from again; answers whether it was paused.
+pub async fn resume(
+    State(app): State<AppState>,
+    Json(b): Json<QueueBody>,
+) -> ApiResult<serde_json::Value> {
+    let changed = app.queue(&b.queue)?.resume().await?;
+    Ok(Json(
+        serde_json::json!({ "queue": b.queue, "paused": false, "changed": changed }),
+    ))
 }
 
 /// A page of a state.

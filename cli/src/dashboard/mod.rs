@@ -95,7 +95,9 @@ pub async fn serve(client: leaseq::Client, args: ServeArgs, ui: bool) -> Outcome
             .route("/api/dead/errors", get(api::dead_errors))
             .route("/api/requeue", post(api::requeue))
             .route("/api/cancel", post(api::cancel))
-            .route("/api/purge", post(api::purge));
+            .route("/api/purge", post(api::purge))
+            .route("/api/pause", post(api::pause))
+            .route("/api/resume", post(api::resume));
     }
     let app = app
         .layer(axum::middleware::from_fn_with_state(

@@ -3,6 +3,7 @@ selenium. Run by cli/tests/browser.rs, which prepares the queue `{web}`:
   - `xss`: a waiting item whose data is `<script>alert(1)</script>` followed by bytes 0xff 0xfe;
   - `d1` (error type Timeout) and `d2` (error type ValueError): dead letters;
   - no per-minute counters (the default);
+  - a capacity of 100 (waiting and delayed items count against it), and not paused;
 and the queue `{counted}`, whose counters are on, with one dead letter.
 Usage: dashboard.py BASE_URL LEASEQ_BIN REDIS_URL SCREENSHOT_DIR
 """
@@ -102,6 +103,23 @@ def counters_on():
     return config["effective"]["stats"]
 
 
+def queue_state(driver):
+    return driver.find_element(By.ID, "queue-state").text
+
+
+def click_flow(driver, label):
+    """Clicks the Pause / Resume button when it reads `label`; False (wait on) while it does not."""
+    buttons = driver.find_elements(By.ID, "pause-resume")
+    if not buttons or buttons[0].text != label:
+        return False
+    buttons[0].click()
+    return True
+
+
+def paused():
+    return json.loads(leaseq("stats", "-q", QUEUE, "--json").stdout)["paused"]
+
+
 def no_alert(driver):
     try:
         text = driver.switch_to.alert.text
@@ -162,7 +180,25 @@ def main():
         assert counters_on() is False
         passed += 1
 
-        # 5. A <script> payload (and bytes that are not UTF-8) shows as text and never runs.
+        # 5. Pause, then Resume: the queue's badge and its row in the list say which, the
+        # action goes through the same CSRF-guarded POST as every action, and every client sees
+        # it (read back through the command). The capacity shows as "held / capacity".
+        wait.until(lambda d: queue_state(d) == "running")
+        wait.until(lambda d: row_cells(d)[9:11] == ["running", "3 / 100"])
+        wait.until(lambda d: row_cells(d, "{counted}")[9:11] == ["running", "-"])
+        assert driver.find_element(By.ID, "capacity").text == "Capacity: 3 / 100 (waiting and delayed)."
+        wait.until(lambda d: click_flow(d, "Pause"))
+        wait.until(lambda d: queue_state(d) == "paused")
+        wait.until(lambda d: row_cells(d)[9] == "paused")
+        assert paused() is True
+        driver.save_screenshot(os.path.join(SHOTS, "2-paused.png"))
+        wait.until(lambda d: click_flow(d, "Resume"))
+        wait.until(lambda d: queue_state(d) == "running")
+        wait.until(lambda d: row_cells(d)[9] == "running")
+        assert paused() is False
+        passed += 1
+
+        # 6. A <script> payload (and bytes that are not UTF-8) shows as text and never runs.
         driver.find_element(By.ID, "job-id").send_keys("xss")
         driver.find_element(By.CSS_SELECTOR, "#job-form button").click()
         wait.until(lambda d: "<script>" in d.find_element(By.ID, "job").text)
@@ -173,7 +209,7 @@ def main():
         driver.save_screenshot(os.path.join(SHOTS, "3-job.png"))
         passed += 1
 
-        # 6. An action without the CSRF header is refused, from the page itself; nothing changes.
+        # 7. An action without the CSRF header is refused, from the page itself; nothing changes.
         status = driver.execute_async_script(
             "const done = arguments[0];"
             "fetch('/api/requeue', {method: 'POST', headers: {'content-type': 'application/json'},"
@@ -183,7 +219,7 @@ def main():
         assert state("d2") == "dead"
         passed += 1
 
-        # 7. A page of another origin cannot act either (its request is refused or never sent).
+        # 8. A page of another origin cannot act either (its request is refused or never sent).
         driver.get("data:text/html,<p>elsewhere</p>")
         driver.execute_async_script(
             "const done = arguments[0];"
@@ -195,7 +231,7 @@ def main():
         assert state("d2") == "dead"
         passed += 1
 
-        # 8. The requeue button of a dead letter puts it back to waiting.
+        # 9. The requeue button of a dead letter puts it back to waiting.
         driver.get(BASE)
         wait.until(lambda d: queue_row(d) is not None)
         wait.until(lambda d: queue_row(d).click() or True)
@@ -215,7 +251,7 @@ def main():
     finally:
         driver.quit()
 
-    # 9. /metrics parses as OpenMetrics and agrees with the queue.
+    # 10. /metrics parses as OpenMetrics and agrees with the queue.
     text = urllib.request.urlopen(BASE + "metrics").read().decode()
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
                for family in text_string_to_metric_families(text) for s in family.samples}
@@ -233,9 +269,14 @@ def main():
     assert samples[("leaseq_dead_total", counted)] == 1
     assert samples[("leaseq_failed_total", counted)] == 1
     assert samples[("leaseq_completed_total", counted)] == 0
+    # The page paused `{web}` and resumed it again; it is bounded, `{counted}` is not.
+    assert samples[("leaseq_paused", (("queue", QUEUE),))] == 0
+    assert samples[("leaseq_paused", counted)] == 0
+    assert samples[("leaseq_capacity", (("queue", QUEUE),))] == 100
+    assert ("leaseq_capacity", counted) not in samples
     passed += 1
 
-    # 10. Off loopback without a token, the dashboard does not start.
+    # 11. Off loopback without a token, the dashboard does not start.
     out = leaseq("dashboard", "--listen", "0.0.0.0:0", check=False)
     assert out.returncode == 2 and "--token" in out.stderr, (out.returncode, out.stderr)
     passed += 1

@@ -121,6 +121,34 @@ function counters(name, stats) {
       : "Turning them off keeps no new counts; those kept expire within the hour.", "hint"));
 }
 
+// "120 / 1000": what counts against a bounded queue's capacity (waiting and delayed items).
+function capacity(stats) {
+  return stats.capacity == null ? "-" : (stats.waiting + stats.delayed) + " / " + stats.capacity;
+}
+
+// Whether the queue leases: a badge that says "paused" or "running", and the action that
+// changes it (a POST like every action). Then the capacity, when the queue is bounded.
+function flow(name, stats) {
+  const badge = document.getElementById("queue-state");
+  badge.textContent = stats.paused ? "paused" : "running";
+  badge.className = "badge " + (stats.paused ? "paused" : "running");
+  const action = stats.paused
+    ? button("Resume", () => api("/api/resume", { queue: name }),
+      (r) => r.queue + (r.changed ? " resumed" : " was not paused"))
+    : button("Pause", () => api("/api/pause", { queue: name }),
+      (r) => r.queue + (r.changed ? " paused" : " was already paused"));
+  action.id = "pause-resume";
+  const hint = el("span", stats.paused
+    ? "Nothing is leased from this queue, by any client, until it is resumed; adds go on."
+    : "Pausing stops every client leasing from this queue; adds go on, leased items finish.",
+    "hint");
+  const bound = el("span", stats.capacity == null
+    ? "Capacity: no bound."
+    : "Capacity: " + capacity(stats) + " (waiting and delayed).", "capacity");
+  bound.id = "capacity";
+  document.getElementById("flow").replaceChildren(action, hint, el("br"), bound);
+}
+
 async function showQueue(name) {
   selected = name;
   document.getElementById("queue").hidden = false;
@@ -138,6 +166,7 @@ async function showQueue(name) {
     return row([el("td", w.id, "payload"), el("td", i.language ?? "", "payload"), running,
       i.completed ?? "", i.failed ?? "", i.dead ?? "", i.lost ?? "", w.housekeeper ? "yes" : ""]);
   }));
+  flow(name, stats);
   counters(name, stats);
   fill(document.querySelector("#waiting tbody"), waiting.items.map((e) =>
     row([el("td", e.id, "payload"), e.attempts])));
@@ -186,7 +215,8 @@ async function refresh() {
     fill(document.querySelector("#queues tbody"), queues.map((s) => {
       const tr = row([el("td", s.queue, "payload"), s.waiting, s.delayed, s.leased, s.dead,
         s.processing, age(s.oldest_waiting_seconds),
-        s.counters ? s.last_hour.completed : "off", s.counters ? s.last_hour.failed : "off"]);
+        s.counters ? s.last_hour.completed : "off", s.counters ? s.last_hour.failed : "off",
+        el("td", s.paused ? "paused" : "running", s.paused ? "paused" : ""), capacity(s)]);
       tr.className = "q" + (s.queue === selected ? " selected" : "");
       tr.dataset.queue = s.queue;
       tr.addEventListener("click", () => showQueue(s.queue).then(refresh));
