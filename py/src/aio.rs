@@ -260,9 +260,10 @@ impl AsyncQueue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let items = convert::items(items, "items")?;
         let wait = convert::wait(timeout, None)?;
-        self.run(py, move |q| async move {
-            q.add_batch_wait(&items, wait).await
-        })
+        self.run(
+            py,
+            move |q| async move { q.add_batch_wait(&items, wait).await },
+        )
     }
 
     /// See ``leaseq.Queue.lease``; a wait is cancelled with the awaiting task.
