@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'JSON'
   | 'UNAVAILABLE'
   | 'OUT_OF_MEMORY'
+  | 'FULL'
 
 /** Every `ErrorCode`, by name: `err.code === ErrorCode.CLOSED`. */
 export declare const ErrorCode: { readonly [K in ErrorCode]: K }
@@ -144,6 +145,19 @@ export interface LeaseOptions {
    */
   block?: boolean
 }
+
+/** How `Queue#add` (given an `Item`) and `Queue#addBatch` add to a bounded queue. */
+export interface AddOptions {
+  /**
+   * How long to wait for room when the queue is full (`QueueConfig#capacity`), in ms: on the
+   * server, the event loop free; then the add rejects with code `FULL`, having added nothing.
+   * `Infinity`: no limit. Default: no wait (`FULL` at once).
+   */
+  timeoutMs?: number
+}
+
+/** `Queue#add` given data: the new item's options, and the wait for room. */
+export interface AddDataOptions extends ItemOptions, AddOptions {}
 
 /** How `Queue#leaseBatch` leases. */
 export interface LeaseBatchOptions {
@@ -306,6 +320,10 @@ export interface Stats {
   minutes: MinuteStats[] | null
   /** The counters summed over the last hour; null while the queue's counters are off. */
   lastHour: MinuteStats | null
+  /** Whether the queue is paused (`Queue#pause`). */
+  paused: boolean
+  /** The queue's capacity (waiting and delayed items at most); null when it is unbounded. */
+  capacity: number | null
 }
 
 /**
@@ -332,6 +350,12 @@ export interface QueueConfig {
    * Default off: each minute's counters are a key that outlives the work by an hour.
    */
   stats?: boolean
+  /**
+   * The most items the queue holds waiting or delayed (at least 1); an add past it rejects
+   * with code `FULL`, or waits for room (`timeoutMs`). A capacity below what the queue holds
+   * now is refused. Default: no bound.
+   */
+  capacity?: number
 }
 
 /** One entry of `Queue#completeBatch`: a lease and, optionally, the result to keep. */
@@ -374,24 +398,27 @@ export declare class Queue {
   readonly prefix: string
   /**
    * Adds an item unless an item with its id exists (waiting, delayed, leased or dead); resolves
-   * to whether it was added.
+   * to whether it was added. A full bounded queue rejects with code `FULL` (nothing added),
+   * after waiting up to `timeoutMs` for room when it is given.
    * @example await queue.add(new Item('data', { priority: 5 }))
+   * @example await queue.add(item, { timeoutMs: 5_000 }) // wait for room in a bounded queue
    */
-  add(item: Item): Promise<boolean>
+  add(item: Item, options?: AddOptions): Promise<boolean>
   /**
    * Adds `data` as a new item with `options`; resolves to whether it was added.
    * @example await queue.add('data', { id: 'job-1', delayMs: 5_000 })
    */
-  add(data: Buffer | Uint8Array | string, options?: ItemOptions): Promise<boolean>
+  add(data: Buffer | Uint8Array | string, options?: AddDataOptions): Promise<boolean>
   /** Adds an item without checking whether its id exists: for fresh (random) ids only. */
   addUnique(item: Item): Promise<void>
   /** Adds `data` as a new item, without checking whether its id exists. */
   addUnique(data: Buffer | Uint8Array | string, options?: ItemOptions): Promise<void>
   /**
    * Adds every item whose id does not exist yet (each with its own options) in one round
-   * trip; resolves to how many were added.
+   * trip; resolves to how many were added. A bounded queue takes the batch whole or not at
+   * all (`FULL`), waiting up to `timeoutMs` for room as `add` does.
    */
-  addBatch(items: Item[]): Promise<number>
+  addBatch(items: Item[], options?: AddOptions): Promise<number>
   /**
    * Leases the next item (highest priority first, FIFO within a priority). Resolves to null
    * when none is waiting (after `timeoutMs`, if given); rejects with code `CLOSED` when the
@@ -476,6 +503,16 @@ export declare class Queue {
   cancel(id: string | Buffer | Uint8Array): Promise<JobState | null>
   /** Counts per state, the oldest waiting item's age, and per-minute counters. */
   stats(): Promise<Stats>
+  /**
+   * Pauses the queue: nothing is leased from it (by any client, in any language) until
+   * `resume`; adds, completes and renews go on. Stored in Redis. Resolves to whether it was
+   * running.
+   */
+  pause(): Promise<boolean>
+  /** Resumes a paused queue: waiting leases and runners wake at once. Resolves to whether it was paused. */
+  resume(): Promise<boolean>
+  /** Whether the queue is paused (also `Stats#paused`). */
+  isPaused(): Promise<boolean>
   /** Puts these dead items back to waiting (attempts reset); at most 1000 ids. Resolves to how many. */
   deadRequeue(ids: Array<string | Buffer | Uint8Array>): Promise<number>
   /** Requeues the `n` oldest dead items (all when `n` is left out); resolves to how many. */

@@ -56,16 +56,21 @@ export declare class NativeLease {
 export declare class NativeQueue {
   /** The prefix of this queue's keys. */
   get prefix(): string
-  /** Adds an item unless its id exists; whether it was added. */
-  add(item: NativeItem): Promise<boolean>
+  /**
+   * Adds an item unless its id exists; whether it was added. In a full bounded queue it
+   * waits up to `timeout_ms` for room (absent: not at all; `Infinity`: no limit), on the
+   * runtime, then rejects with `FULL`.
+   */
+  add(item: NativeItem, timeoutMs?: number | undefined | null): Promise<boolean>
   /** Adds an item without checking whether its id exists. */
   addUnique(item: NativeItem): Promise<void>
   /**
-   * Adds every item whose id does not exist yet; how many were added. (Not an `async fn`:
+   * Adds every item whose id does not exist yet; how many were added. A bounded queue takes
+   * the batch whole, waiting up to `timeout_ms` for room as `add` does. (Not an `async fn`:
    * those cannot take a list of class instances, so the items are cloned here and the
    * future spawned by hand.)
    */
-  addBatch(items: Array<NativeItem>): Promise<number>
+  addBatch(items: Array<NativeItem>, timeoutMs?: number | undefined | null): Promise<number>
   /**
    * Leases the next item for `ttl_ms` (default: the core's), waiting as `block` and
    * `timeout_ms` say (default: not at all).
@@ -125,6 +130,12 @@ export declare class NativeQueue {
    * while the queue's counters are off).
    */
   stats(): Promise<StatsParts>
+  /** Pauses the queue (nothing is leased until resumed); whether it was running. */
+  pause(): Promise<boolean>
+  /** Resumes a paused queue (waiting leases wake at once); whether it was paused. */
+  resume(): Promise<boolean>
+  /** Whether the queue is paused. */
+  isPaused(): Promise<boolean>
   /** Puts these dead items (ids as bytes) back to waiting; how many. */
   deadRequeue(ids: Array<Buffer>): Promise<number>
   /** Requeues the `n` oldest dead items (absent: all); how many. */
@@ -299,6 +310,8 @@ export interface ConfigParts {
   deadMaxAgeMs?: number
   /** Whether the queue keeps per-minute counters. */
   stats?: boolean
+  /** The most items the queue holds waiting or delayed. */
+  capacity?: number
 }
 
 /** One line of `list`. */
@@ -497,6 +510,10 @@ export interface StatsParts {
   minutes?: Array<MinuteParts>
   /** The counters summed over the last hour; absent while the queue's counters are off. */
   lastHour?: MinuteParts
+  /** Whether the queue is paused. */
+  paused: boolean
+  /** The queue's capacity, when it is bounded. */
+  capacity?: number
 }
 
 /** One event of a runner. */

@@ -245,6 +245,36 @@ impl Queue {
         })
     }
 
+    /// Like [`Queue::add_wait`], interruptible as [`Queue::lease_interruptible`] is: `check`
+    /// runs every `every` while the wait for room goes on, and its error abandons the wait. An
+    /// interrupt that lands in the instant the item is being added may leave it added.
+    pub fn add_wait_interruptible<E>(
+        &self,
+        item: &Item,
+        wait: Wait,
+        every: Duration,
+        check: impl FnMut() -> std::result::Result<(), E>,
+    ) -> std::result::Result<Result<bool>, E> {
+        let item = item.clone();
+        self.interruptible(every, check, move |q| async move {
+            q.add_wait(&item, wait).await
+        })
+    }
+
+    /// Like [`Queue::add_batch_wait`], interruptible as [`Queue::add_wait_interruptible`] is.
+    pub fn add_batch_wait_interruptible<E>(
+        &self,
+        items: &[Item],
+        wait: Wait,
+        every: Duration,
+        check: impl FnMut() -> std::result::Result<(), E>,
+    ) -> std::result::Result<Result<usize>, E> {
+        let items = items.to_vec();
+        self.interruptible(every, check, move |q| async move {
+            q.add_batch_wait(&items, wait).await
+        })
+    }
+
     /// Runs `op` on this process's async queue as a task of the runtime, blocking the calling
     /// thread, and runs `check` on it every `every` until the task ends; an error from `check`
     /// aborts the task (which ends its server-side wait) and is returned.

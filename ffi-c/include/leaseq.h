@@ -112,7 +112,7 @@
  * or to read into with leaseq_queue_config: `leaseq_config config = LEASEQ_CONFIG_INIT;`
  */
 #define LEASEQ_CONFIG_INIT \
-    { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0, 0 }
+    { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0, 0, 0 }
 
 
 /**
@@ -199,6 +199,11 @@
  * `leaseq_config.stats` is given.
  */
 #define LEASEQ_CONFIG_STATS (1 << 7)
+
+/**
+ * `leaseq_config.capacity` is given.
+ */
+#define LEASEQ_CONFIG_CAPACITY (1 << 8)
 
 /**
  * A connection to one Redis server or one Redis Cluster (opaque).
@@ -380,6 +385,13 @@ typedef struct {
      * that outlives the work by an hour; see `leaseq_stats_counting`).
      */
     bool stats;
+    /**
+     * `LEASEQ_CONFIG_CAPACITY`: the most items the queue holds waiting or delayed (at least 1;
+     * default no bound). An add past it gives `LEASEQ_FULL` and adds nothing, or waits for
+     * room (`leaseq_queue_add_with_timeout`). A capacity below what the queue holds now is
+     * refused.
+     */
+    uint64_t capacity;
 } leaseq_config;
 
 /**
@@ -854,6 +866,12 @@ typedef leaseq_job_outcome (*leaseq_worker_fn)(leaseq_worker_job *job, void *use
  * an add) before it wrote anything. Drain or clean the queue, or raise `maxmemory`.
  */
 #define LEASEQ_OUT_OF_MEMORY 9
+
+/**
+ * The queue is bounded (`leaseq_config.capacity`) and the items did not fit: nothing was
+ * added. Wait for room (`leaseq_queue_add_with_timeout`) or add later.
+ */
+#define LEASEQ_FULL 10
 
 /**
  * C only: a required pointer argument was NULL; the message names it.
@@ -1718,6 +1736,24 @@ leaseq_status leaseq_stats_oldest_waiting_ms(const leaseq_stats *stats, int64_t 
 leaseq_status leaseq_stats_now_ms(const leaseq_stats *stats, int64_t *out_ms);
 
 /**
+ * Sets `*out_paused` to whether the queue was paused (`leaseq_queue_pause`) when the figures
+ * were read.
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle; `out_paused` is NULL or writable.
+ */
+leaseq_status leaseq_stats_paused(const leaseq_stats *stats, bool *out_paused);
+
+/**
+ * Sets `*out_capacity` to the queue's capacity (`leaseq_config.capacity`: waiting and delayed
+ * items at most), or 0 when it is unbounded (a capacity is at least 1).
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle; `out_capacity` is NULL or writable.
+ */
+leaseq_status leaseq_stats_capacity(const leaseq_stats *stats, uint64_t *out_capacity);
+
+/**
  * Sets `*out_counting` to whether the queue kept per-minute counters when the figures were
  * read: true when its configuration turns them on (`LEASEQ_CONFIG_STATS`), false while they are
  * off (the default). While false, `leaseq_stats_minutes` gives 0 minutes and
@@ -1990,6 +2026,69 @@ leaseq_status leaseq_queue_add_batch_with_options(const leaseq_queue *queue,
                                                   const leaseq_add_options *const *options,
                                                   size_t items_len,
                                                   size_t *out_added);
+
+/**
+ * `leaseq_queue_add_with_options` that waits for room in a bounded queue
+ * (`leaseq_config.capacity`): when the queue is full, `timeout_ms` 0 gives `LEASEQ_FULL` at
+ * once (as `leaseq_queue_add` does), a positive `timeout_ms` waits up to that long for room, a
+ * negative one until there is room; then `LEASEQ_FULL`, with nothing added. The wait happens
+ * in Redis (a lease that makes room wakes it) and blocks only the calling thread;
+ * `leaseq_client_close` from another thread ends it with `LEASEQ_CLOSED`. `options` may be
+ * NULL (none). An unbounded queue never waits.
+ *
+ * # Safety
+ * `queue` and `item` are NULL or live handles; `options` is NULL or points to a
+ * `leaseq_add_options` of `struct_size` readable bytes; `out_added` is NULL or writable.
+ */
+leaseq_status leaseq_queue_add_with_timeout(const leaseq_queue *queue,
+                                            const leaseq_item *item,
+                                            const leaseq_add_options *options,
+                                            int64_t timeout_ms,
+                                            bool *out_added);
+
+/**
+ * `leaseq_queue_add_batch_with_options` that waits for room for the whole batch, as
+ * `leaseq_queue_add_with_timeout` does: a bounded queue takes a batch whole or not at all.
+ * `options` may be NULL (no item has any).
+ *
+ * # Safety
+ * As `leaseq_queue_add_batch_with_options`.
+ */
+leaseq_status leaseq_queue_add_batch_with_timeout(const leaseq_queue *queue,
+                                                  const leaseq_item *const *items,
+                                                  const leaseq_add_options *const *options,
+                                                  size_t items_len,
+                                                  int64_t timeout_ms,
+                                                  size_t *out_added);
+
+/**
+ * Pauses the queue: nothing is leased from it (by any client, in any language) until
+ * `leaseq_queue_resume`; adds, completes and renews go on, and what is leased runs to its end.
+ * The pause is stored in Redis. Sets `*out_was_running` to whether the queue was running. One
+ * round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_was_running` is NULL or writable.
+ */
+leaseq_status leaseq_queue_pause(const leaseq_queue *queue, bool *out_was_running);
+
+/**
+ * Resumes a paused queue: waiting leases and runners wake at once. Sets `*out_was_paused` to
+ * whether the queue was paused. One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_was_paused` is NULL or writable.
+ */
+leaseq_status leaseq_queue_resume(const leaseq_queue *queue, bool *out_was_paused);
+
+/**
+ * Sets `*out_paused` to whether the queue is paused (also `leaseq_stats_paused`). One round
+ * trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_paused` is NULL or writable.
+ */
+leaseq_status leaseq_queue_is_paused(const leaseq_queue *queue, bool *out_paused);
 
 /**
  * Leases the next item for `ttl_ms` milliseconds (1 ms to 30 days; 0 or negative gives

@@ -1148,6 +1148,52 @@ pub unsafe extern "C" fn leaseq_stats_now_ms(
     }
 }
 
+/// Sets `*out_paused` to whether the queue was paused (`leaseq_queue_pause`) when the figures
+/// were read.
+///
+/// # Safety
+/// `stats` is NULL or a live stats handle; `out_paused` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_stats_paused(
+    stats: *const leaseq_stats,
+    out_paused: *mut bool,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_stats_paused",
+            stats,
+            "stats",
+            out_paused,
+            "out_paused",
+            false,
+            |s| Ok(s.inner.paused),
+        )
+    }
+}
+
+/// Sets `*out_capacity` to the queue's capacity (`leaseq_config.capacity`: waiting and delayed
+/// items at most), or 0 when it is unbounded (a capacity is at least 1).
+///
+/// # Safety
+/// `stats` is NULL or a live stats handle; `out_capacity` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_stats_capacity(
+    stats: *const leaseq_stats,
+    out_capacity: *mut u64,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_stats_capacity",
+            stats,
+            "stats",
+            out_capacity,
+            "out_capacity",
+            0,
+            |s| Ok(s.inner.capacity.unwrap_or(0)),
+        )
+    }
+}
+
 /// Sets `*out_counting` to whether the queue kept per-minute counters when the figures were
 /// read: true when its configuration turns them on (`LEASEQ_CONFIG_STATS`), false while they are
 /// off (the default). While false, `leaseq_stats_minutes` gives 0 minutes and

@@ -166,6 +166,11 @@ pub struct leaseq_config {
     /// dead, expired) for `leaseq_queue_stats` (default off: each minute's counters are a key
     /// that outlives the work by an hour; see `leaseq_stats_counting`).
     pub stats: bool,
+    /// `LEASEQ_CONFIG_CAPACITY`: the most items the queue holds waiting or delayed (at least 1;
+    /// default no bound). An add past it gives `LEASEQ_FULL` and adds nothing, or waits for
+    /// room (`leaseq_queue_add_with_timeout`). A capacity below what the queue holds now is
+    /// refused.
+    pub capacity: u64,
 }
 
 /// `leaseq_config.max_attempts` is given.
@@ -184,6 +189,8 @@ pub const LEASEQ_CONFIG_DEAD_MAX_COUNT: u32 = 1 << 5;
 pub const LEASEQ_CONFIG_DEAD_MAX_AGE: u32 = 1 << 6;
 /// `leaseq_config.stats` is given.
 pub const LEASEQ_CONFIG_STATS: u32 = 1 << 7;
+/// `leaseq_config.capacity` is given.
+pub const LEASEQ_CONFIG_CAPACITY: u32 = 1 << 8;
 
 /// A struct of this module: plain integers and bools, `struct_size: u32` and `set: u32` first.
 ///
@@ -236,6 +243,7 @@ fields!(leaseq_config, "leaseq_config", [
     LEASEQ_CONFIG_DEAD_MAX_COUNT => dead_max_count,
     LEASEQ_CONFIG_DEAD_MAX_AGE => dead_max_age_ms,
     LEASEQ_CONFIG_STATS => stats,
+    LEASEQ_CONFIG_CAPACITY => capacity,
 ]);
 
 /// The smallest `struct_size` accepted: `struct_size` and `set`.
@@ -473,6 +481,9 @@ impl leaseq_config {
         if set(LEASEQ_CONFIG_STATS) {
             config = config.stats(self.stats);
         }
+        if set(LEASEQ_CONFIG_CAPACITY) {
+            config = config.capacity(self.capacity);
+        }
         Ok(config)
     }
 
@@ -510,6 +521,10 @@ impl leaseq_config {
         if let Some(on) = config.stats {
             c.stats = on;
             c.set |= LEASEQ_CONFIG_STATS;
+        }
+        if let Some(n) = config.capacity {
+            c.capacity = n;
+            c.set |= LEASEQ_CONFIG_CAPACITY;
         }
         c
     }

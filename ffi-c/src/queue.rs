@@ -339,6 +339,128 @@ pub unsafe extern "C" fn leaseq_queue_add_batch_with_options(
     })
 }
 
+/// `leaseq_queue_add_with_options` that waits for room in a bounded queue
+/// (`leaseq_config.capacity`): when the queue is full, `timeout_ms` 0 gives `LEASEQ_FULL` at
+/// once (as `leaseq_queue_add` does), a positive `timeout_ms` waits up to that long for room, a
+/// negative one until there is room; then `LEASEQ_FULL`, with nothing added. The wait happens
+/// in Redis (a lease that makes room wakes it) and blocks only the calling thread;
+/// `leaseq_client_close` from another thread ends it with `LEASEQ_CLOSED`. `options` may be
+/// NULL (none). An unbounded queue never waits.
+///
+/// # Safety
+/// `queue` and `item` are NULL or live handles; `options` is NULL or points to a
+/// `leaseq_add_options` of `struct_size` readable bytes; `out_added` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_add_with_timeout(
+    queue: *const leaseq_queue,
+    item: *const leaseq_item,
+    options: *const leaseq_add_options,
+    timeout_ms: i64,
+    out_added: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_add_with_timeout", || {
+        let out_added = unsafe { Out::new(out_added, "out_added", false) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let item = unsafe { arg(item, "item") }?;
+        out_added.required()?;
+        let item = unsafe { item_with(item, options) }?;
+        out_added.set(queue.inner.add_wait(&item, wait(timeout_ms))?);
+        Ok(())
+    })
+}
+
+/// `leaseq_queue_add_batch_with_options` that waits for room for the whole batch, as
+/// `leaseq_queue_add_with_timeout` does: a bounded queue takes a batch whole or not at all.
+/// `options` may be NULL (no item has any).
+///
+/// # Safety
+/// As `leaseq_queue_add_batch_with_options`.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_add_batch_with_timeout(
+    queue: *const leaseq_queue,
+    items: *const *const leaseq_item,
+    options: *const *const leaseq_add_options,
+    items_len: usize,
+    timeout_ms: i64,
+    out_added: *mut usize,
+) -> leaseq_status {
+    call("leaseq_queue_add_batch_with_timeout", || {
+        let out_added = unsafe { Out::new(out_added, "out_added", 0) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let pointers: &[*const leaseq_item] = if items_len == 0 {
+            &[]
+        } else if items.is_null() {
+            return Err(Failure::Null("items".into()));
+        } else {
+            // SAFETY: `items_len` readable pointers by the caller's contract.
+            unsafe { std::slice::from_raw_parts(items, items_len) }
+        };
+        out_added.required()?;
+        let batch = unsafe { batch_items(pointers, options) }?;
+        out_added.set(queue.inner.add_batch_wait(&batch, wait(timeout_ms))?);
+        Ok(())
+    })
+}
+
+/// Pauses the queue: nothing is leased from it (by any client, in any language) until
+/// `leaseq_queue_resume`; adds, completes and renews go on, and what is leased runs to its end.
+/// The pause is stored in Redis. Sets `*out_was_running` to whether the queue was running. One
+/// round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_was_running` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_pause(
+    queue: *const leaseq_queue,
+    out_was_running: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_pause", || {
+        let out = unsafe { Out::new(out_was_running, "out_was_running", false) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out.required()?;
+        out.set(queue.inner.pause()?);
+        Ok(())
+    })
+}
+
+/// Resumes a paused queue: waiting leases and runners wake at once. Sets `*out_was_paused` to
+/// whether the queue was paused. One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_was_paused` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_resume(
+    queue: *const leaseq_queue,
+    out_was_paused: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_resume", || {
+        let out = unsafe { Out::new(out_was_paused, "out_was_paused", false) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out.required()?;
+        out.set(queue.inner.resume()?);
+        Ok(())
+    })
+}
+
+/// Sets `*out_paused` to whether the queue is paused (also `leaseq_stats_paused`). One round
+/// trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_paused` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_is_paused(
+    queue: *const leaseq_queue,
+    out_paused: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_is_paused", || {
+        let out = unsafe { Out::new(out_paused, "out_paused", false) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out.required()?;
+        out.set(queue.inner.is_paused()?);
+        Ok(())
+    })
+}
+
 /// Leases the next item for `ttl_ms` milliseconds (1 ms to 30 days; 0 or negative gives
 /// `LEASEQ_INVALID_ARGUMENT`).
 ///

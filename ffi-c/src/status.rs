@@ -36,6 +36,9 @@ pub const LEASEQ_UNAVAILABLE: leaseq_status = 8;
 /// Redis is over `maxmemory` (with `noeviction`) and refused a call that adds memory (such as
 /// an add) before it wrote anything. Drain or clean the queue, or raise `maxmemory`.
 pub const LEASEQ_OUT_OF_MEMORY: leaseq_status = 9;
+/// The queue is bounded (`leaseq_config.capacity`) and the items did not fit: nothing was
+/// added. Wait for room (`leaseq_queue_add_with_timeout`) or add later.
+pub const LEASEQ_FULL: leaseq_status = 10;
 /// C only: a required pointer argument was NULL; the message names it.
 pub const LEASEQ_NULL_ARGUMENT: leaseq_status = 100;
 /// C only: a bug inside leaseq (a caught panic); the message says where.
@@ -59,6 +62,7 @@ pub(crate) fn status_name(status: leaseq_status) -> Option<&'static std::ffi::CS
         LEASEQ_JSON => c"JSON",
         LEASEQ_UNAVAILABLE => c"UNAVAILABLE",
         LEASEQ_OUT_OF_MEMORY => c"OUT_OF_MEMORY",
+        LEASEQ_FULL => c"FULL",
         LEASEQ_NULL_ARGUMENT => c"NULL_ARGUMENT",
         LEASEQ_INTERNAL => c"INTERNAL",
         _ => return None,

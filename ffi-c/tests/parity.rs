@@ -32,6 +32,8 @@ const VARIANTS: &[(&str, &str)] = &[
     ("leaseq_queue_add_with_options", "add"),
     ("leaseq_queue_add_unique_with_options", "add_unique"),
     ("leaseq_queue_add_batch_with_options", "add_batch"),
+    ("leaseq_queue_add_with_timeout", "add"),
+    ("leaseq_queue_add_batch_with_timeout", "add_batch"),
     ("leaseq_queue_lease_with_options", "lease"),
     ("leaseq_queue_complete_with_result", "complete"),
     (

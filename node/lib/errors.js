@@ -21,6 +21,7 @@ const REGISTRY = Object.freeze({
   JSON: { retryable: false },
   UNAVAILABLE: { retryable: true },
   OUT_OF_MEMORY: { retryable: false },
+  FULL: { retryable: false },
 })
 
 /** @type {Readonly<{ [K in import('../index').ErrorCode]: K }>} */
@@ -34,6 +35,7 @@ const ErrorCode = Object.freeze({
   JSON: 'JSON',
   UNAVAILABLE: 'UNAVAILABLE',
   OUT_OF_MEMORY: 'OUT_OF_MEMORY',
+  FULL: 'FULL',
 })
 
 /** Every error leaseq rejects or throws with; `code` says which kind it is. */

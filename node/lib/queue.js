@@ -18,6 +18,8 @@ const FAIL_OPTIONS = Object.freeze(['errorType', 'retry'])
 const RETRY_OPTIONS = Object.freeze(['afterMs'])
 const RELEASE_OPTIONS = Object.freeze(['delayMs'])
 const WAIT_OPTIONS = Object.freeze(['timeoutMs'])
+const ADD_OPTIONS = Object.freeze(['timeoutMs'])
+const ADD_DATA_OPTIONS = Object.freeze([...ITEM_OPTIONS, ...ADD_OPTIONS])
 const LIST_OPTIONS = Object.freeze(['start', 'count'])
 const CONFIG_OPTIONS = Object.freeze([
   'maxAttempts',
@@ -28,6 +30,7 @@ const CONFIG_OPTIONS = Object.freeze([
   'deadMaxCount',
   'deadMaxAgeMs',
   'stats',
+  'capacity',
 ])
 const COMPLETION_FIELDS = Object.freeze(['lease', 'result', 'keepResultForMs'])
 const FAILURE_FIELDS = Object.freeze(['lease', 'error', 'errorType', 'retry'])
@@ -53,6 +56,32 @@ function toItem(itemOrData, options) {
   }
   const o = args.optionalOptions('options', options, ITEM_OPTIONS)
   return nativeItem(new Item(itemOrData, o))
+}
+
+/**
+ * `add`'s arguments: the item (as `toItem` makes it) and the wait for room. With an `Item` the
+ * options are `{ timeoutMs }`; with data they are the new item's options and `timeoutMs`.
+ * @param {unknown} itemOrData
+ * @param {unknown} options
+ * @returns {[import('../native').NativeItem, number | undefined]}
+ */
+function addArgs(itemOrData, options) {
+  const isData = itemOrData instanceof Uint8Array || typeof itemOrData === 'string'
+  if (options === undefined || !(itemOrData instanceof Item || isData)) {
+    return [toItem(itemOrData, options), undefined]
+  }
+  if (itemOrData instanceof Item) {
+    if (args.isOptions(options) && Object.keys(options).some((k) => ITEM_OPTIONS.includes(k))) {
+      throw invalidArgument(
+        'options',
+        'of the item belong to the Item (new Item(data, options)) when an Item is given; add takes only timeoutMs',
+      )
+    }
+    const o = args.options('options', options, ADD_OPTIONS)
+    return [nativeItem(itemOrData), args.optionalNumber('timeoutMs', o.timeoutMs)]
+  }
+  const { timeoutMs, ...itemOptions } = args.options('options', options, ADD_DATA_OPTIONS)
+  return [toItem(itemOrData, itemOptions), args.optionalNumber('timeoutMs', timeoutMs)]
 }
 
 /**
@@ -140,6 +169,7 @@ function toConfig(c) {
   if (c.deadMaxCount != null) out.deadMaxCount = c.deadMaxCount
   if (c.deadMaxAgeMs != null) out.deadMaxAgeMs = c.deadMaxAgeMs
   if (c.stats != null) out.stats = c.stats
+  if (c.capacity != null) out.capacity = c.capacity
   return out
 }
 
@@ -227,14 +257,17 @@ class Queue {
   }
 
   /**
-   * Adds an item unless an item with its id exists. Resolves to whether it was added.
+   * Adds an item unless an item with its id exists. Resolves to whether it was added. A full
+   * bounded queue rejects with code `FULL` (nothing added), after waiting up to `timeoutMs`
+   * for room when it is given (`Infinity`: no limit); the wait leaves the event loop free.
    * @param {Item | Buffer | Uint8Array | string} item an `Item`, or data for a new one
-   * @param {import('../index').ItemOptions} [options] with data: the new item's id and options
+   * @param {import('../index').AddOptions | import('../index').AddDataOptions} [options]
+   *   `timeoutMs`; with data also the new item's id and options
    * @returns {Promise<boolean>}
    */
   async add(item, options) {
-    const n = toItem(item, options)
-    return nativeAsync(() => this.#native.add(n))
+    const [n, timeoutMs] = addArgs(item, options)
+    return nativeAsync(() => this.#native.add(n, timeoutMs))
   }
 
   /**
@@ -250,13 +283,17 @@ class Queue {
 
   /**
    * Adds every item whose id does not exist yet, each with its own options, in one round trip.
-   * Resolves to how many were added.
+   * Resolves to how many were added. A bounded queue takes the batch whole or not at all
+   * (`FULL`), waiting up to `timeoutMs` for room as `add` does.
    * @param {Item[]} items
+   * @param {import('../index').AddOptions} [options]
    * @returns {Promise<number>}
    */
-  async addBatch(items) {
+  async addBatch(items, options) {
     const natives = args.array('items', items, batchItem)
-    return nativeAsync(() => this.#native.addBatch(natives))
+    const o = args.optionalOptions('options', options, ADD_OPTIONS)
+    const timeoutMs = args.optionalNumber('timeoutMs', o.timeoutMs)
+    return nativeAsync(() => this.#native.addBatch(natives, timeoutMs))
   }
 
   /**
@@ -509,7 +546,35 @@ class Queue {
       now: new Date(s.now),
       minutes: orNull(s.minutes),
       lastHour: orNull(s.lastHour),
+      paused: s.paused,
+      capacity: orNull(s.capacity),
     }
+  }
+
+  /**
+   * Pauses the queue: nothing is leased from it (by any client) until `resume`; adds go on.
+   * Resolves to whether it was running.
+   * @returns {Promise<boolean>}
+   */
+  async pause() {
+    return nativeAsync(() => this.#native.pause())
+  }
+
+  /**
+   * Resumes a paused queue: waiting leases and runners wake at once. Resolves to whether it
+   * was paused.
+   * @returns {Promise<boolean>}
+   */
+  async resume() {
+    return nativeAsync(() => this.#native.resume())
+  }
+
+  /**
+   * Whether the queue is paused (also `stats().paused`).
+   * @returns {Promise<boolean>}
+   */
+  async isPaused() {
+    return nativeAsync(() => this.#native.isPaused())
   }
 
   /**
@@ -568,6 +633,7 @@ class Queue {
       deadMaxCount: args.optionalNumber('deadMaxCount', o.deadMaxCount, WHOLE),
       deadMaxAgeMs: args.optionalNumber('deadMaxAgeMs', o.deadMaxAgeMs),
       stats: o.stats === undefined ? undefined : args.boolean('stats', o.stats),
+      capacity: args.optionalNumber('capacity', o.capacity, WHOLE),
     }
     return nativeAsync(() => this.#native.setConfig(parts))
   }

@@ -181,6 +181,10 @@ pub struct StatsParts {
     pub minutes: Option<Vec<MinuteParts>>,
     /// The counters summed over the last hour; absent while the queue's counters are off.
     pub last_hour: Option<MinuteParts>,
+    /// Whether the queue is paused.
+    pub paused: bool,
+    /// The queue's capacity, when it is bounded.
+    pub capacity: Option<i64>,
 }
 
 impl From<Stats> for StatsParts {
@@ -198,6 +202,8 @@ impl From<Stats> for StatsParts {
                 .minutes
                 .map(|minutes| minutes.into_iter().map(MinuteParts::from).collect()),
             last_hour,
+            paused: s.paused,
+            capacity: s.capacity.map(count),
         }
     }
 }
@@ -222,6 +228,8 @@ pub struct ConfigParts {
     pub dead_max_age_ms: Option<f64>,
     /// Whether the queue keeps per-minute counters.
     pub stats: Option<bool>,
+    /// The most items the queue holds waiting or delayed.
+    pub capacity: Option<f64>,
 }
 
 impl ConfigParts {
@@ -235,6 +243,7 @@ impl ConfigParts {
             dead_max_count: c.dead_max_count.map(|n| n as f64),
             dead_max_age_ms: c.dead_max_age.map(duration_ms),
             stats: c.stats,
+            capacity: c.capacity.map(|n| n as f64),
         }
     }
 
@@ -264,6 +273,9 @@ impl ConfigParts {
         }
         if let Some(on) = self.stats {
             c = c.stats(on);
+        }
+        if let Some(n) = self.capacity {
+            c = c.capacity(integer("capacity", n)?);
         }
         Ok(c)
     }

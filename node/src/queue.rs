@@ -139,10 +139,16 @@ impl NativeQueue {
         self.inner.prefix().to_owned()
     }
 
-    /// Adds an item unless its id exists; whether it was added.
+    /// Adds an item unless its id exists; whether it was added. In a full bounded queue it
+    /// waits up to `timeout_ms` for room (absent: not at all; `Infinity`: no limit), on the
+    /// runtime, then rejects with `FULL`.
     #[napi]
-    pub async fn add(&self, item: &NativeItem) -> napi::Result<bool> {
-        self.inner.add(&item.inner).await.map_err(to_napi)
+    pub async fn add(&self, item: &NativeItem, timeout_ms: Option<f64>) -> napi::Result<bool> {
+        let wait = wait(None, timeout_ms)?;
+        self.inner
+            .add_wait(&item.inner, wait)
+            .await
+            .map_err(to_napi)
     }
 
     /// Adds an item without checking whether its id exists.
@@ -151,7 +157,8 @@ impl NativeQueue {
         self.inner.add_unique(&item.inner).await.map_err(to_napi)
     }
 
-    /// Adds every item whose id does not exist yet; how many were added. (Not an `async fn`:
+    /// Adds every item whose id does not exist yet; how many were added. A bounded queue takes
+    /// the batch whole, waiting up to `timeout_ms` for room as `add` does. (Not an `async fn`:
     /// those cannot take a list of class instances, so the items are cloned here and the
     /// future spawned by hand.)
     #[napi(ts_return_type = "Promise<number>")]
@@ -159,11 +166,13 @@ impl NativeQueue {
         &self,
         env: &'env Env,
         items: Vec<ClassInstance<'env, NativeItem>>,
+        timeout_ms: Option<f64>,
     ) -> napi::Result<PromiseRaw<'env, i64>> {
+        let wait = wait(None, timeout_ms)?;
         let items: Vec<leaseq::Item> = items.iter().map(|i| i.inner.clone()).collect();
         let queue = self.inner.clone();
         env.spawn_future(async move {
-            let added = queue.add_batch(&items).await.map_err(to_napi)?;
+            let added = queue.add_batch_wait(&items, wait).await.map_err(to_napi)?;
             Ok(count(added as u64))
         })
     }
@@ -400,6 +409,24 @@ impl NativeQueue {
     #[napi]
     pub async fn stats(&self) -> napi::Result<StatsParts> {
         Ok(self.inner.stats().await.map_err(to_napi)?.into())
+    }
+
+    /// Pauses the queue (nothing is leased until resumed); whether it was running.
+    #[napi]
+    pub async fn pause(&self) -> napi::Result<bool> {
+        self.inner.pause().await.map_err(to_napi)
+    }
+
+    /// Resumes a paused queue (waiting leases wake at once); whether it was paused.
+    #[napi]
+    pub async fn resume(&self) -> napi::Result<bool> {
+        self.inner.resume().await.map_err(to_napi)
+    }
+
+    /// Whether the queue is paused.
+    #[napi]
+    pub async fn is_paused(&self) -> napi::Result<bool> {
+        self.inner.is_paused().await.map_err(to_napi)
     }
 
     /// Puts these dead items (ids as bytes) back to waiting; how many.

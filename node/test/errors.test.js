@@ -193,6 +193,18 @@ describe('every registry code is met for real', { concurrency: true, timeout: 60
       await client.close()
       await assert.rejects(queue.queueLen(), isLeaseqError('CLOSED'))
     },
+    async FULL() {
+      const client = await Client.connect(redis.url)
+      const queue = client.queue(uniquePrefix('full'))
+      await queue.setConfig({ capacity: 1 })
+      await queue.add(new Item('x'))
+      await assert.rejects(queue.add(new Item('y')), (err) => {
+        isLeaseqError('FULL')(err)
+        assert.equal(err.retryable, false)
+        return true
+      })
+      await client.close()
+    },
     async JSON() {
       assert.throws(() => Item.fromJson(undefined), isLeaseqError('JSON'))
       assert.throws(() => Item.fromJson({ n: 1n }), isLeaseqError('JSON'))

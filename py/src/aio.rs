@@ -222,10 +222,19 @@ impl AsyncQueue {
         &self.prefix
     }
 
-    /// See ``leaseq.Queue.add``.
-    fn add<'py>(&self, py: Python<'py>, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    /// See ``leaseq.Queue.add``; a wait for room is cancelled with the awaiting task.
+    #[pyo3(signature = (item, timeout = None))]
+    fn add<'py>(
+        &self,
+        py: Python<'py>,
+        item: &Bound<'py, PyAny>,
+        timeout: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let item = convert::item(item, "item")?;
-        self.run(py, move |q| async move { q.add(&item.get().inner).await })
+        let wait = convert::wait(timeout, None)?;
+        self.run(py, move |q| async move {
+            q.add_wait(&item.get().inner, wait).await
+        })
     }
 
     /// See ``leaseq.Queue.add_unique``.
@@ -241,14 +250,20 @@ impl AsyncQueue {
         )
     }
 
-    /// See ``leaseq.Queue.add_batch``.
+    /// See ``leaseq.Queue.add_batch``; a wait for room is cancelled with the awaiting task.
+    #[pyo3(signature = (items, timeout = None))]
     fn add_batch<'py>(
         &self,
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
+        timeout: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let items = convert::items(items, "items")?;
-        self.run(py, move |q| async move { q.add_batch(&items).await })
+        let wait = convert::wait(timeout, None)?;
+        self.run(
+            py,
+            move |q| async move { q.add_batch_wait(&items, wait).await },
+        )
     }
 
     /// See ``leaseq.Queue.lease``; a wait is cancelled with the awaiting task.
@@ -565,6 +580,21 @@ impl AsyncQueue {
         self.run(py, move |q| async move { q.stats().await.map(Stats::from) })
     }
 
+    /// See ``leaseq.Queue.pause``.
+    fn pause<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move { q.pause().await })
+    }
+
+    /// See ``leaseq.Queue.resume``.
+    fn resume<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move { q.resume().await })
+    }
+
+    /// See ``leaseq.Queue.is_paused``.
+    fn is_paused<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move { q.is_paused().await })
+    }
+
     /// See ``leaseq.Queue.cancel``.
     fn cancel<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let id = convert::id(id, "id")?;
@@ -617,7 +647,8 @@ impl AsyncQueue {
     /// See ``leaseq.Queue.set_config``.
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
-        keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None
+        keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
+        capacity = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config<'py>(
@@ -631,6 +662,7 @@ impl AsyncQueue {
         dead_max_count: Option<&Bound<'py, PyAny>>,
         dead_max_age: Option<&Bound<'py, PyAny>>,
         stats: Option<&Bound<'py, PyAny>>,
+        capacity: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let config = convert::config(
             max_attempts,
@@ -641,6 +673,7 @@ impl AsyncQueue {
             dead_max_count,
             dead_max_age,
             stats,
+            capacity,
         )?;
         self.run(py, move |q| async move { q.set_config(&config).await })
     }

@@ -370,6 +370,7 @@ pub fn config(
     dead_max_count: Option<&Bound<'_, PyAny>>,
     dead_max_age: Option<&Bound<'_, PyAny>>,
     stats: Option<&Bound<'_, PyAny>>,
+    capacity: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<leaseq::QueueConfig> {
     let mut config = leaseq::QueueConfig::new();
     if let Some(m) = opt_integer(max_attempts, "max_attempts")? {
@@ -395,6 +396,9 @@ pub fn config(
     }
     if let Some(on) = stats.filter(|s| !s.is_none()) {
         config = config.stats(boolean(on, "stats")?);
+    }
+    if let Some(n) = opt_integer(capacity, "capacity")? {
+        config = config.capacity(n);
     }
     Ok(config)
 }

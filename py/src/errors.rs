@@ -22,6 +22,7 @@ fn class_name(code: ErrorCode) -> &'static str {
         ErrorCode::Json => "JsonError",
         ErrorCode::Unavailable => "UnavailableError",
         ErrorCode::OutOfMemory => "OutOfMemoryError",
+        ErrorCode::Full => "QueueFullError",
         // A code added to the core before this binding learns it still raises a LeaseqError.
         _ => "LeaseqError",
     }

@@ -420,11 +420,30 @@ impl Stats {
         self.inner.last_hour().map(Minute::from)
     }
 
+    /// Whether the queue is paused (``Queue.pause``).
+    #[getter]
+    fn paused(&self) -> bool {
+        self.inner.paused
+    }
+
+    /// The queue's capacity (waiting and delayed items at most), or ``None`` when unbounded.
+    #[getter]
+    fn capacity(&self) -> Option<u64> {
+        self.inner.capacity
+    }
+
     fn __repr__(&self) -> String {
         let s = &self.inner;
         format!(
-            "Stats(waiting={}, delayed={}, leased={}, dead={}, processing={})",
-            s.waiting, s.delayed, s.leased, s.dead, s.processing
+            "Stats(waiting={}, delayed={}, leased={}, dead={}, processing={}, paused={}, \
+             capacity={})",
+            s.waiting,
+            s.delayed,
+            s.leased,
+            s.dead,
+            s.processing,
+            if s.paused { "True" } else { "False" },
+            s.capacity.map_or("None".to_owned(), |n| n.to_string())
         )
     }
 }
@@ -494,6 +513,12 @@ impl QueueConfig {
         self.inner.stats
     }
 
+    /// The most items the queue holds waiting or delayed; ``None``: no bound.
+    #[getter]
+    fn capacity(&self) -> Option<u64> {
+        self.inner.capacity
+    }
+
     fn __repr__(&self) -> String {
         let c = &self.inner;
         let secs = |d: Option<std::time::Duration>| d.map(|d| d.as_secs_f64().to_string());
@@ -513,6 +538,7 @@ impl QueueConfig {
                 c.stats
                     .map(|on| if on { "True" } else { "False" }.to_owned()),
             ),
+            ("capacity", c.capacity.map(|v| v.to_string())),
         ];
         let set: Vec<String> = fields
             .into_iter()

@@ -124,10 +124,31 @@ impl Queue {
     /// Adds ``item`` unless an item with its id exists (waiting, delayed, leased or dead);
     /// returns whether it was added. The item's options (``Item(data, delay=...)``) are checked
     /// first: nothing is written when one is refused.
-    fn add(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+    ///
+    /// A bounded queue (``set_config(capacity=...)``) that is full raises ``QueueFullError``
+    /// and adds nothing; with ``timeout`` (seconds or a timedelta, ``leaseq.FOREVER``) the add
+    /// waits up to that long for room first, without the GIL (Ctrl-C interrupts it).
+    #[pyo3(signature = (item, timeout = None))]
+    fn add(
+        &self,
+        py: Python<'_>,
+        item: &Bound<'_, PyAny>,
+        timeout: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
         let item = convert::item(item, "item")?;
         let item: &Item = item.get();
-        self.call(py, |q| q.add(&item.inner))
+        let wait = convert::wait(timeout, None)?;
+        if wait == Wait::No {
+            return self.call(py, |q| q.add_wait(&item.inner, wait));
+        }
+        // One wait without the GIL, Ctrl-C checked every WAIT_SLICE (as lease).
+        py.detach(|| {
+            self.inner
+                .add_wait_interruptible(&item.inner, wait, WAIT_SLICE, || {
+                    Python::attach(|py| py.check_signals())
+                })
+        })?
+        .map_err(|e| errors::to_py(py, e))
     }
 
     /// Adds ``item`` without checking whether its id exists: for fresh ids (the random UUID of
@@ -139,10 +160,28 @@ impl Queue {
     }
 
     /// Adds every item whose id does not exist yet, each with its own options, in one round
-    /// trip; returns how many were added.
-    fn add_batch(&self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<usize> {
+    /// trip; returns how many were added. A bounded queue takes the batch whole or not at all:
+    /// ``QueueFullError``, or with ``timeout`` a wait for room for all of it, as ``add``.
+    #[pyo3(signature = (items, timeout = None))]
+    fn add_batch(
+        &self,
+        py: Python<'_>,
+        items: &Bound<'_, PyAny>,
+        timeout: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<usize> {
         let items = convert::items(items, "items")?;
-        self.call(py, |q| q.add_batch(&items))
+        let wait = convert::wait(timeout, None)?;
+        if wait == Wait::No {
+            return self.call(py, |q| q.add_batch_wait(&items, wait));
+        }
+        // One wait without the GIL, Ctrl-C checked every WAIT_SLICE (as lease).
+        py.detach(|| {
+            self.inner
+                .add_batch_wait_interruptible(&items, wait, WAIT_SLICE, || {
+                    Python::attach(|py| py.check_signals())
+                })
+        })?
+        .map_err(|e| errors::to_py(py, e))
     }
 
     /// Leases the next item (highest priority first, FIFO within one) for ``ttl`` (seconds or a
@@ -509,6 +548,24 @@ impl Queue {
         self.call(py, |q| q.stats()).map(Stats::from)
     }
 
+    /// Pauses the queue: nothing is leased from it (by any client, in any language) until
+    /// ``resume``; adds, completes and renews go on. The pause is stored in Redis. Returns
+    /// whether the queue was running.
+    fn pause(&self, py: Python<'_>) -> PyResult<bool> {
+        self.call(py, |q| q.pause())
+    }
+
+    /// Resumes a paused queue: waiting leases and runners wake at once. Returns whether the
+    /// queue was paused.
+    fn resume(&self, py: Python<'_>) -> PyResult<bool> {
+        self.call(py, |q| q.resume())
+    }
+
+    /// Whether the queue is paused (also ``Stats.paused``).
+    fn is_paused(&self, py: Python<'_>) -> PyResult<bool> {
+        self.call(py, |q| q.is_paused())
+    }
+
     /// Cancels item ``id``: a waiting, delayed or dead item is removed; a leased one is marked,
     /// so that its holder's next call returns false and removes it. Returns the ``State`` it was
     /// in, or ``None`` when there was no item. ``id`` is ``bytes`` or ``str``.
@@ -545,10 +602,13 @@ impl Queue {
 
     /// Stores the given fields of the queue's configuration, which every client reads (the
     /// others keep their stored value); all are checked before anything is written.
-    /// ``stats=True`` turns on the per-minute counters that ``stats()`` reports.
+    /// ``stats=True`` turns on the per-minute counters that ``stats()`` reports;
+    /// ``capacity=<n>`` bounds the queue to ``n`` waiting and delayed items (refused when it
+    /// holds more now).
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
-        keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None
+        keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
+        capacity = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config(
@@ -562,6 +622,7 @@ impl Queue {
         dead_max_count: Option<&Bound<'_, PyAny>>,
         dead_max_age: Option<&Bound<'_, PyAny>>,
         stats: Option<&Bound<'_, PyAny>>,
+        capacity: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let config = convert::config(
             max_attempts,
@@ -572,6 +633,7 @@ impl Queue {
             dead_max_count,
             dead_max_age,
             stats,
+            capacity,
         )?;
         self.call(py, |q| q.set_config(&config))
     }

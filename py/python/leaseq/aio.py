@@ -59,6 +59,7 @@ from leaseq.errors import (
     LeaseqError,
     LeaseqTimeoutError,
     OutOfMemoryError,
+    QueueFullError,
     RedisError,
     UnavailableError,
     WrongTypeError,
@@ -106,6 +107,7 @@ __all__ = [
     "OutOfMemoryError",
     "Queue",
     "QueueConfig",
+    "QueueFullError",
     "RedisError",
     "Release",
     "RenewOutcome",
@@ -134,18 +136,23 @@ class Queue:
         """The prefix of this queue's keys."""
         return self._native.prefix
 
-    async def add(self, item: Item) -> bool:
+    async def add(self, item: Item, timeout: float | timedelta | None = None) -> bool:
         """Adds ``item`` (with its options) unless an item with its id exists; returns whether
-        it was added."""
-        return await self._native.add(item)
+        it was added. A full bounded queue raises ``QueueFullError`` at once, or with
+        ``timeout`` (``FOREVER``: no limit) after waiting that long for room."""
+        return await self._native.add(item, timeout)
 
     async def add_unique(self, item: Item) -> None:
         """Adds ``item`` without checking whether its id exists (for fresh ids)."""
         await self._native.add_unique(item)
 
-    async def add_batch(self, items: Iterable[Item]) -> int:
-        """Adds every item whose id does not exist yet, in one round trip; returns how many."""
-        return await self._native.add_batch(items)
+    async def add_batch(
+        self, items: Iterable[Item], timeout: float | timedelta | None = None
+    ) -> int:
+        """Adds every item whose id does not exist yet, in one round trip; returns how many.
+        A bounded queue takes the batch whole or not at all; ``timeout`` waits for room as
+        ``add`` does."""
+        return await self._native.add_batch(items, timeout)
 
     async def lease(
         self,
@@ -294,6 +301,20 @@ class Queue:
         while the queue's counters are off, the default; ``set_config(stats=True)``)."""
         return await self._native.stats()
 
+    async def pause(self) -> bool:
+        """Pauses the queue: nothing is leased from it until ``resume`` (adds go on); returns
+        whether it was running."""
+        return await self._native.pause()
+
+    async def resume(self) -> bool:
+        """Resumes a paused queue (waiting leases wake at once); returns whether it was
+        paused."""
+        return await self._native.resume()
+
+    async def is_paused(self) -> bool:
+        """Whether the queue is paused (also ``Stats.paused``)."""
+        return await self._native.is_paused()
+
     async def cancel(self, id: bytes | str) -> State | None:
         """Cancels item ``id``; returns the state it was in, or ``None``."""
         return await self._native.cancel(id)
@@ -326,9 +347,10 @@ class Queue:
         dead_max_count: int | None = None,
         dead_max_age: float | timedelta | None = None,
         stats: bool | None = None,
+        capacity: int | None = None,
     ) -> None:
         """Stores the given fields of the queue's configuration (``stats=True`` turns on the
-        per-minute counters)."""
+        per-minute counters; ``capacity`` bounds the waiting and delayed items)."""
         await self._native.set_config(
             max_attempts=max_attempts,
             backoff=backoff,
@@ -338,6 +360,7 @@ class Queue:
             dead_max_count=dead_max_count,
             dead_max_age=dead_max_age,
             stats=stats,
+            capacity=capacity,
         )
 
     async def reset_config(self) -> None:

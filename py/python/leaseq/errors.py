@@ -18,6 +18,7 @@ __all__ = [
     "LeaseqError",
     "LeaseqTimeoutError",
     "OutOfMemoryError",
+    "QueueFullError",
     "RedisError",
     "UnavailableError",
     "WrongTypeError",
@@ -97,3 +98,10 @@ class OutOfMemoryError(LeaseqError):
     ``maxmemory``."""
 
     code: ClassVar[str] = "OUT_OF_MEMORY"
+
+
+class QueueFullError(LeaseqError):
+    """The queue is bounded (``set_config(capacity=...)``) and the items did not fit: nothing
+    was added. Wait for room (``add(item, timeout=...)``) or add later."""
+
+    code: ClassVar[str] = "FULL"

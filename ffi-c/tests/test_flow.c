@@ -1,0 +1,321 @@
+/*
+ * Pause and resume, bounded queues (issue 25) through leaseq.h, against a throwaway
+ * redis-server: leaseq_queue_pause / _resume / _is_paused, leaseq_config.capacity,
+ * LEASEQ_FULL, leaseq_queue_add_with_timeout and leaseq_queue_add_batch_with_timeout, and
+ * leaseq_stats_paused / _capacity. The waits run on threads of their own.
+ *
+ * Environment: LEASEQ_TEST_URL (a redis:// URL).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "check.h"
+
+static leaseq_client *client;
+static const char *url;
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+/* How many connections wait in a blocking command (leaseq's waits are BLMOVE); -1 on error. */
+static long blocked_clients(void) {
+    const char *argv[] = {
+        "EVAL",
+        "return tonumber(string.match(redis.call('INFO', 'clients'), 'blocked_clients:(%d+)'))",
+        "0"};
+    char reply[64];
+    if (redis_raw(url, argv, 3, reply, sizeof reply) != 0 || reply[0] != ':') return -1;
+    return strtol(reply + 1, NULL, 10);
+}
+
+/* Returns once more than `more_than` connections are blocked (a wait is under way), or false
+ * after a minute (the check then fails). */
+static bool until_blocked(long more_than) {
+    for (int i = 0; i < 6000; i++) {
+        if (blocked_clients() > more_than) return true;
+        sleep_ms(10);
+    }
+    return false;
+}
+
+/* How many keys the queue has in Redis. */
+static long keys_of(const leaseq_queue *queue) {
+    const char *prefix = NULL;
+    CHECK_OK(leaseq_queue_prefix(queue, &prefix));
+    char pattern[512];
+    snprintf(pattern, sizeof pattern, "%s*", prefix ? prefix : "");
+    const char *argv[] = {"EVAL", "return #redis.call('KEYS', ARGV[1])", "0", pattern};
+    char reply[64];
+    if (redis_raw(url, argv, 4, reply, sizeof reply) != 0 || reply[0] != ':') return -1;
+    return strtol(reply + 1, NULL, 10);
+}
+
+static leaseq_item *new_item(const char *id) {
+    leaseq_item *item = NULL;
+    CHECK_OK(leaseq_item_with_id(id, (const uint8_t *)"x", 1, &item));
+    return item;
+}
+
+static bool set_capacity(const leaseq_queue *queue, uint64_t capacity) {
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_CAPACITY;
+    config.capacity = capacity;
+    return leaseq_queue_set_config(queue, &config) == LEASEQ_OK;
+}
+
+/* Leases one item with a 30 s TTL and no wait; NULL when none. */
+static leaseq_lease *lease_one(const leaseq_queue *queue) {
+    leaseq_lease *lease = NULL;
+    CHECK_OK(leaseq_queue_lease(queue, 30000, 0, &lease));
+    return lease;
+}
+
+static bool lease_is(const leaseq_lease *lease, const char *id) {
+    const char *got = NULL;
+    return lease != NULL && leaseq_lease_id(lease, &got) == LEASEQ_OK && got != NULL &&
+           strcmp(got, id) == 0;
+}
+
+/* ---- pause and resume ------------------------------------------------------------------------ */
+
+static void a_paused_queue_leases_nothing_and_keeps_adding(void) {
+    leaseq_queue *queue = fresh_queue(client, "pause");
+    REQUIRE(queue != NULL);
+    bool flag = true;
+    CHECK_OK(leaseq_queue_is_paused(queue, &flag));
+    CHECK(!flag);
+    CHECK_OK(leaseq_queue_pause(queue, &flag));
+    CHECK(flag); /* it was running */
+    CHECK_OK(leaseq_queue_pause(queue, &flag));
+    CHECK(!flag); /* already paused */
+    CHECK_OK(leaseq_queue_is_paused(queue, &flag));
+    CHECK(flag);
+    CHECK(add_item(queue, "a", "x", 1)); /* adds go on while paused */
+    leaseq_lease *none = lease_one(queue);
+    CHECK(none == NULL);
+    leaseq_lease_free(none);
+
+    leaseq_stats *stats = NULL;
+    CHECK_OK(leaseq_queue_stats(queue, &stats));
+    bool paused = false;
+    uint64_t waiting = 0, capacity = 99;
+    CHECK_OK(leaseq_stats_paused(stats, &paused));
+    CHECK_OK(leaseq_stats_count(stats, LEASEQ_STATE_WAITING, &waiting));
+    CHECK_OK(leaseq_stats_capacity(stats, &capacity));
+    CHECK(paused && waiting == 1 && capacity == 0);
+    leaseq_stats_free(stats);
+
+    CHECK_OK(leaseq_queue_resume(queue, &flag));
+    CHECK(flag); /* it was paused */
+    CHECK_OK(leaseq_queue_resume(queue, &flag));
+    CHECK(!flag);
+    leaseq_lease *lease = lease_one(queue);
+    CHECK(lease_is(lease, "a"));
+    leaseq_lease_free(lease);
+
+    CHECK_NULL_ARG(leaseq_queue_pause(NULL, &flag), "queue");
+    CHECK_NULL_ARG(leaseq_queue_pause(queue, NULL), "out_was_running");
+    CHECK_NULL_ARG(leaseq_queue_resume(queue, NULL), "out_was_paused");
+    CHECK_NULL_ARG(leaseq_queue_is_paused(queue, NULL), "out_paused");
+    leaseq_queue_free(queue);
+}
+
+struct lease_waiter {
+    const leaseq_queue *queue;
+    leaseq_status status;
+    leaseq_lease *lease;
+};
+
+static void *lease_for_a_minute(void *arg) {
+    struct lease_waiter *w = arg;
+    w->status = leaseq_queue_lease(w->queue, 30000, 60000, &w->lease);
+    return NULL;
+}
+
+static void a_waiting_lease_wakes_on_resume(void) {
+    leaseq_queue *queue = fresh_queue(client, "wake");
+    REQUIRE(queue != NULL);
+    bool flag = false;
+    CHECK_OK(leaseq_queue_pause(queue, &flag));
+    CHECK(add_item(queue, "a", "x", 1));
+    long before = blocked_clients();
+    REQUIRE(before >= 0);
+    struct lease_waiter w = {.queue = queue, .status = -1};
+    pthread_t thread;
+    REQUIRE(pthread_create(&thread, NULL, lease_for_a_minute, &w) == 0);
+    CHECK(until_blocked(before)); /* waiting: nothing is leased while paused */
+    CHECK_OK(leaseq_queue_resume(queue, &flag));
+    CHECK(flag);
+    pthread_join(thread, NULL);
+    CHECK(w.status == LEASEQ_OK);
+    CHECK(lease_is(w.lease, "a"));
+    leaseq_lease_free(w.lease);
+    leaseq_queue_free(queue);
+}
+
+/* ---- bounded queues -------------------------------------------------------------------------- */
+
+static void a_full_queue_gives_full_and_writes_nothing(void) {
+    leaseq_queue *queue = fresh_queue(client, "full");
+    REQUIRE(queue != NULL);
+    REQUIRE(set_capacity(queue, 2));
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    CHECK_OK(leaseq_queue_config(queue, &config));
+    CHECK(config.set == LEASEQ_CONFIG_CAPACITY && config.capacity == 2);
+    leaseq_stats *stats = NULL;
+    uint64_t capacity = 0;
+    CHECK_OK(leaseq_queue_stats(queue, &stats));
+    CHECK_OK(leaseq_stats_capacity(stats, &capacity));
+    CHECK(capacity == 2);
+    leaseq_stats_free(stats);
+
+    CHECK(add_item(queue, "a", "x", 1));
+    CHECK(add_item(queue, "b", "x", 1));
+    long keys = keys_of(queue);
+    leaseq_item *item = new_item("c");
+    bool added = true;
+    CHECK_STATUS(LEASEQ_FULL, leaseq_queue_add(queue, item, &added));
+    CHECK(!added);
+    CHECK_MESSAGE_HAS("full");
+    CHECK_STATUS(LEASEQ_FULL, leaseq_queue_add_with_timeout(queue, item, NULL, 0, &added));
+    const leaseq_item *batch[] = {item};
+    size_t count = 9;
+    CHECK_STATUS(LEASEQ_FULL, leaseq_queue_add_batch(queue, batch, 1, &count));
+    CHECK(count == 0);
+    CHECK(keys_of(queue) == keys); /* nothing written */
+
+    leaseq_lease *lease = lease_one(queue); /* makes room */
+    CHECK(lease != NULL);
+    CHECK_OK(leaseq_queue_add(queue, item, &added));
+    CHECK(added);
+    leaseq_lease_free(lease);
+    leaseq_item_free(item);
+    leaseq_queue_free(queue);
+}
+
+static void a_batch_fits_whole_or_not_at_all(void) {
+    leaseq_queue *queue = fresh_queue(client, "batch");
+    REQUIRE(queue != NULL);
+    REQUIRE(set_capacity(queue, 3));
+    CHECK(add_item(queue, "a", "x", 1));
+    leaseq_item *items[] = {new_item("b"), new_item("c"), new_item("d")};
+    const leaseq_item *batch[] = {items[0], items[1], items[2]};
+    size_t count = 9;
+    CHECK_STATUS(LEASEQ_FULL, leaseq_queue_add_batch_with_timeout(queue, batch, NULL, 3, 0,
+                                                                  &count));
+    CHECK(queue_len(queue) == 1); /* none of the batch */
+    CHECK_OK(leaseq_queue_add_batch_with_timeout(queue, batch, NULL, 2, 0, &count));
+    CHECK(count == 2);
+    CHECK(queue_len(queue) == 3);
+    for (int i = 0; i < 3; i++) leaseq_item_free(items[i]);
+    leaseq_queue_free(queue);
+}
+
+struct add_waiter {
+    const leaseq_queue *queue;
+    const leaseq_item *item;
+    leaseq_status status;
+    bool added;
+};
+
+static void *add_within_a_minute(void *arg) {
+    struct add_waiter *w = arg;
+    w->status = leaseq_queue_add_with_timeout(w->queue, w->item, NULL, 60000, &w->added);
+    return NULL;
+}
+
+static void an_add_with_a_timeout_gets_room_after_a_lease(void) {
+    leaseq_queue *queue = fresh_queue(client, "room");
+    REQUIRE(queue != NULL);
+    REQUIRE(set_capacity(queue, 1));
+    CHECK(add_item(queue, "a", "x", 1));
+    leaseq_item *item = new_item("b");
+    long before = blocked_clients();
+    REQUIRE(before >= 0);
+    struct add_waiter w = {.queue = queue, .item = item, .status = -1};
+    pthread_t thread;
+    REQUIRE(pthread_create(&thread, NULL, add_within_a_minute, &w) == 0);
+    CHECK(until_blocked(before)); /* waiting for room */
+    leaseq_lease *lease = lease_one(queue);
+    CHECK(lease_is(lease, "a"));
+    pthread_join(thread, NULL);
+    CHECK(w.status == LEASEQ_OK);
+    CHECK(w.added);
+    uint64_t waiting = 0;
+    CHECK_OK(leaseq_queue_count(queue, LEASEQ_STATE_WAITING, &waiting));
+    CHECK(waiting == 1);
+    leaseq_lease_free(lease);
+    leaseq_item_free(item);
+    leaseq_queue_free(queue);
+}
+
+static void an_add_with_a_timeout_gives_up_with_full(void) {
+    leaseq_queue *queue = fresh_queue(client, "giveup");
+    REQUIRE(queue != NULL);
+    REQUIRE(set_capacity(queue, 1));
+    CHECK(add_item(queue, "a", "x", 1));
+    leaseq_item *item = new_item("b");
+    bool added = true;
+    CHECK_STATUS(LEASEQ_FULL, leaseq_queue_add_with_timeout(queue, item, NULL, 100, &added));
+    CHECK(!added);
+    const leaseq_item *batch[] = {item};
+    size_t count = 9;
+    CHECK_STATUS(LEASEQ_FULL,
+                 leaseq_queue_add_batch_with_timeout(queue, batch, NULL, 1, 100, &count));
+    CHECK(count == 0);
+    CHECK(queue_len(queue) == 1);
+    CHECK_NULL_ARG(leaseq_queue_add_with_timeout(queue, NULL, NULL, 0, &added), "item");
+    CHECK_NULL_ARG(leaseq_queue_add_with_timeout(queue, item, NULL, 0, NULL), "out_added");
+    CHECK_NULL_ARG(leaseq_queue_add_batch_with_timeout(queue, NULL, NULL, 1, 0, &count),
+                   "items");
+    leaseq_item_free(item);
+    leaseq_queue_free(queue);
+}
+
+static void capacity_is_checked_by_the_core(void) {
+    leaseq_queue *queue = fresh_queue(client, "capacity");
+    REQUIRE(queue != NULL);
+    CHECK(add_item(queue, "a", "x", 1));
+    CHECK(add_item(queue, "b", "x", 1));
+    CHECK(add_item(queue, "c", "x", 1));
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_CAPACITY;
+    config.capacity = 0;
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "capacity");
+    config.capacity = 2; /* below the three items the queue holds */
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "capacity");
+    leaseq_config got = LEASEQ_CONFIG_INIT;
+    CHECK_OK(leaseq_queue_config(queue, &got));
+    CHECK(got.set == 0);
+    config.capacity = 3;
+    CHECK_OK(leaseq_queue_set_config(queue, &config));
+    CHECK_OK(leaseq_queue_config(queue, &got));
+    CHECK(got.set == LEASEQ_CONFIG_CAPACITY && got.capacity == 3);
+    leaseq_queue_free(queue);
+}
+
+int main(void) {
+    url = need_env("LEASEQ_TEST_URL");
+    if (leaseq_client_connect(url, &client) != LEASEQ_OK) {
+        fprintf(stderr, "cannot connect to %s: %s\n", url, leaseq_last_error_message());
+        return 2;
+    }
+    static const struct test_case cases[] = {
+        {"a paused queue leases nothing and keeps adding",
+         a_paused_queue_leases_nothing_and_keeps_adding},
+        {"a waiting lease wakes on resume", a_waiting_lease_wakes_on_resume},
+        {"a full queue gives LEASEQ_FULL and writes nothing",
+         a_full_queue_gives_full_and_writes_nothing},
+        {"a batch fits whole or not at all", a_batch_fits_whole_or_not_at_all},
+        {"an add with a timeout gets room after a lease",
+         an_add_with_a_timeout_gets_room_after_a_lease},
+        {"an add with a timeout gives up with LEASEQ_FULL",
+         an_add_with_a_timeout_gives_up_with_full},
+        {"capacity is checked by the core", capacity_is_checked_by_the_core},
+    };
+    int status = run_tests("test_flow", cases, sizeof cases / sizeof cases[0]);
+    leaseq_client_free(client);
+    leaseq_runtime_shutdown(); /* so that valgrind sees no live runtime thread */
+    return status;
+}

@@ -1,0 +1,154 @@
+'use strict'
+// Pause and resume, bounded queues (issue 25) through the Node binding, on a throwaway
+// redis-server. The waits run while this test's own event loop goes on calling the queue.
+
+const assert = require('node:assert/strict')
+const { after, before, describe, test } = require('node:test')
+
+const { Client, Item, LeaseqError } = require('..')
+const { startRedis, uniquePrefix } = require('./helpers/redis')
+const resp = require('./helpers/resp')
+
+/** How many connections wait in a blocking command (leaseq's waits are BLMOVE). */
+async function blockedClients(admin) {
+  const list = String(await admin.command('CLIENT', 'LIST'))
+  return list.split('\n').filter((line) => /\bflags=\w*b/.test(line)).length
+}
+
+/** Resolves once more than `moreThan` connections are blocked: a wait is under way. */
+async function untilBlocked(admin, moreThan) {
+  while ((await blockedClients(admin)) <= moreThan) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+/** @param {string} code */
+function isCode(code) {
+  return (err) => {
+    assert.ok(err instanceof LeaseqError, `expected a LeaseqError, got ${err}`)
+    assert.equal(err.code, code, err.message)
+    return true
+  }
+}
+
+describe('pause, resume and bounded queues', { timeout: 60_000 }, () => {
+  let redis
+  let client
+  let admin
+  before(async () => {
+    redis = await startRedis()
+    client = await Client.connect(redis.url)
+    admin = await resp.connect(redis.url)
+  })
+  after(async () => {
+    admin.close()
+    await client.close()
+    await redis.stop()
+  })
+
+  test('a paused queue leases nothing, keeps adding, and leases again once resumed', async () => {
+    const queue = client.queue(uniquePrefix('pause'))
+    assert.equal(await queue.isPaused(), false)
+    assert.equal(await queue.pause(), true, 'it was running')
+    assert.equal(await queue.pause(), false, 'already paused')
+    assert.equal(await queue.isPaused(), true)
+    assert.equal(await queue.add(new Item('', 'a')), true, 'adds go on while paused')
+    assert.equal(await queue.lease(), null)
+    const stats = await queue.stats()
+    assert.equal(stats.paused, true)
+    assert.equal(stats.waiting, 1)
+    assert.equal(await queue.resume(), true, 'it was paused')
+    assert.equal(await queue.resume(), false)
+    assert.equal((await queue.stats()).paused, false)
+    assert.equal((await queue.lease()).id, 'a')
+  })
+
+  test('a waiting lease is woken by resume', async () => {
+    const queue = client.queue(uniquePrefix('wake'))
+    await queue.pause()
+    await queue.add(new Item('', 'a'))
+    const before = await blockedClients(admin)
+    let settled = false
+    const pending = queue.lease({ timeoutMs: 60_000 }).finally(() => (settled = true))
+    await untilBlocked(admin, before)
+    assert.equal(settled, false, 'nothing is leased while paused')
+    assert.equal(await queue.resume(), true)
+    assert.equal((await pending).id, 'a')
+  })
+
+  test('a full queue rejects adds with FULL and writes nothing', async () => {
+    const prefix = uniquePrefix('full')
+    const queue = client.queue(prefix)
+    await queue.setConfig({ capacity: 2 })
+    assert.deepEqual(await queue.config(), { capacity: 2 })
+    assert.equal((await queue.stats()).capacity, 2)
+    await queue.add(new Item('', 'a'))
+    await queue.add('', { id: 'd', delayMs: 60_000 })
+    const keys = async () => (await admin.command('KEYS', `${prefix}*`)).map(String).sort()
+    const before = await keys()
+    await assert.rejects(queue.add(new Item('', 'c')), isCode('FULL'))
+    await assert.rejects(queue.add('', { id: 'c' }), isCode('FULL'))
+    await assert.rejects(queue.addBatch([new Item('', 'e')]), isCode('FULL'))
+    assert.deepEqual(await keys(), before, 'nothing written')
+    assert.ok(await queue.lease(), 'a lease makes room')
+    assert.equal(await queue.add(new Item('', 'c')), true)
+  })
+
+  test('a batch fits whole or not at all', async () => {
+    const queue = client.queue(uniquePrefix('batch'))
+    await queue.setConfig({ capacity: 3 })
+    await queue.add(new Item('', 'a'))
+    const batch = ['b', 'c', 'd'].map((id) => new Item('', id))
+    await assert.rejects(queue.addBatch(batch), isCode('FULL'))
+    assert.equal(await queue.queueLen(), 1)
+    assert.equal(await queue.addBatch(batch.slice(0, 2)), 2)
+  })
+
+  test('an add with timeoutMs gets room after a lease, the event loop free meanwhile', async () => {
+    const queue = client.queue(uniquePrefix('room'))
+    await queue.setConfig({ capacity: 1 })
+    await queue.add(new Item('', 'a'))
+    const before = await blockedClients(admin)
+    let settled = false
+    const pending = queue.add('', { id: 'b', timeoutMs: 60_000 }).finally(() => (settled = true))
+    await untilBlocked(admin, before)
+    assert.equal(settled, false, 'no room yet')
+    assert.equal((await queue.lease()).id, 'a')
+    assert.equal(await pending, true)
+    assert.equal(await queue.count('waiting'), 1)
+  })
+
+  test('an add with timeoutMs gives up with FULL', async () => {
+    const queue = client.queue(uniquePrefix('giveup'))
+    await queue.setConfig({ capacity: 1 })
+    await queue.add(new Item('', 'a'))
+    await assert.rejects(queue.add(new Item('', 'b'), { timeoutMs: 100 }), isCode('FULL'))
+    await assert.rejects(queue.addBatch([new Item('', 'b')], { timeoutMs: 100 }), isCode('FULL'))
+    assert.equal(await queue.queueLen(), 1)
+  })
+
+  test('capacity is checked by the core, naming it', async () => {
+    const queue = client.queue(uniquePrefix('capacity'))
+    await queue.addBatch(['a', 'b', 'c'].map((id) => new Item('', id)))
+    for (const capacity of [0, 2, -1, 1.5]) {
+      await assert.rejects(queue.setConfig({ capacity }), (err) => {
+        isCode('INVALID_ARGUMENT')(err)
+        assert.equal(err.argument, 'capacity', err.message)
+        return true
+      })
+    }
+    assert.deepEqual(await queue.config(), {})
+    await queue.setConfig({ capacity: 3 })
+    assert.deepEqual(await queue.config(), { capacity: 3 })
+  })
+
+  test("an Item's own options stay with the Item", async () => {
+    const queue = client.queue(uniquePrefix('opts'))
+    await assert.rejects(queue.add(new Item('x'), { delayMs: 5 }), (err) => {
+      isCode('INVALID_ARGUMENT')(err)
+      assert.equal(err.argument, 'options')
+      return true
+    })
+    assert.equal(await queue.queueLen(), 0)
+  })
+})

@@ -1,0 +1,150 @@
+"""Pause and resume, bounded queues (issue 25), through the sync and asyncio faces."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import leaseq
+import leaseq.aio
+import pytest
+import redis
+from conftest import blocked_clients, new_prefix, wait_until_blocked
+
+
+def test_a_paused_queue_leases_nothing_and_keeps_adding(queue: leaseq.Queue) -> None:
+    assert queue.is_paused() is False
+    assert queue.pause() is True, "it was running"
+    assert queue.pause() is False, "already paused"
+    assert queue.is_paused() is True
+    assert queue.add(leaseq.Item(b"", id="a")) is True, "adds go on while paused"
+    assert queue.lease() is None
+    stats = queue.stats()
+    assert stats.paused is True and stats.waiting == 1
+    assert queue.resume() is True, "it was paused"
+    assert queue.resume() is False
+    assert queue.stats().paused is False
+    lease = queue.lease()
+    assert lease is not None and lease.id == "a"
+
+
+def test_a_waiting_lease_wakes_on_resume(queue: leaseq.Queue, r: redis.Redis) -> None:
+    queue.pause()
+    queue.add(leaseq.Item(b"", id="a"))
+    got: list[leaseq.Lease | None] = []
+    before = blocked_clients(r)
+    waiter = threading.Thread(target=lambda: got.append(queue.lease(timeout=60)))
+    waiter.start()
+    wait_until_blocked(r, before)
+    assert got == [], "nothing is leased while paused"
+    queue.resume()
+    waiter.join()
+    assert got[0] is not None and got[0].id == "a"
+
+
+def test_a_full_queue_refuses_adds_and_writes_nothing(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
+    queue.set_config(capacity=2)
+    assert queue.config().capacity == 2
+    assert queue.stats().capacity == 2
+    queue.add(leaseq.Item(b"", id="a"))
+    queue.add(leaseq.Item(b"", id="d", delay=60))
+    keys = sorted(r.keys(queue.prefix + "*"))
+    with pytest.raises(leaseq.QueueFullError) as full:
+        queue.add(leaseq.Item(b"", id="c"))
+    assert full.value.code == "FULL" and not full.value.retryable
+    assert isinstance(full.value, leaseq.LeaseqError)
+    with pytest.raises(leaseq.QueueFullError):
+        queue.add_batch([leaseq.Item(b"", id="e")])
+    assert sorted(r.keys(queue.prefix + "*")) == keys, "nothing written"
+    assert queue.lease() is not None, "a lease makes room"
+    assert queue.add(leaseq.Item(b"", id="c")) is True
+
+
+def test_a_batch_fits_whole_or_not_at_all(queue: leaseq.Queue) -> None:
+    queue.set_config(capacity=3)
+    queue.add(leaseq.Item(b"", id="a"))
+    batch = [leaseq.Item(b"", id=i) for i in "bcd"]
+    with pytest.raises(leaseq.QueueFullError):
+        queue.add_batch(batch)
+    assert queue.queue_len() == 1
+    assert queue.add_batch(batch[:2]) == 2
+
+
+def test_add_with_a_timeout_gets_room_after_a_lease(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
+    queue.set_config(capacity=1)
+    queue.add(leaseq.Item(b"", id="a"))
+    added: list[bool] = []
+    before = blocked_clients(r)
+    producer = threading.Thread(
+        target=lambda: added.append(queue.add(leaseq.Item(b"", id="b"), timeout=60))
+    )
+    producer.start()
+    wait_until_blocked(r, before)
+    assert added == [], "no room yet"
+    lease = queue.lease()
+    assert lease is not None and lease.id == "a"
+    producer.join()
+    assert added == [True]
+    assert queue.count("waiting") == 1
+
+
+def test_add_with_a_timeout_gives_up_with_full(queue: leaseq.Queue) -> None:
+    queue.set_config(capacity=1)
+    queue.add(leaseq.Item(b"", id="a"))
+    with pytest.raises(leaseq.QueueFullError):
+        queue.add(leaseq.Item(b"", id="b"), timeout=0.1)
+    with pytest.raises(leaseq.QueueFullError):
+        queue.add_batch([leaseq.Item(b"", id="b")], timeout=0.1)
+    assert queue.queue_len() == 1
+
+
+def test_capacity_is_checked_by_the_core(queue: leaseq.Queue) -> None:
+    queue.add_batch([leaseq.Item(b"", id=i) for i in "abc"])
+    for capacity in (0, 2):
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            queue.set_config(capacity=capacity)
+        assert refused.value.argument == "capacity"
+    assert queue.config().capacity is None
+    with pytest.raises(leaseq.InvalidArgumentTypeError):
+        queue.set_config(capacity="3")  # type: ignore[arg-type]
+    queue.set_config(capacity=3)
+    assert queue.config().capacity == 3
+    assert "capacity=3" in repr(queue.config())
+
+
+def test_asyncio_pause_resume_and_capacity(url: str) -> None:
+    async def main() -> None:
+        async with leaseq.aio.Client(url) as client:
+            q = client.queue(new_prefix())
+            assert await q.pause() is True
+            assert await q.is_paused() is True
+            assert await q.add(leaseq.Item(b"", id="a")) is True
+            assert await q.lease() is None
+            waiting = asyncio.ensure_future(q.lease(timeout=60))
+            await asyncio.sleep(0.2)
+            assert not waiting.done(), "nothing is leased while paused"
+            assert await q.resume() is True
+            lease = await waiting
+            assert lease is not None and lease.id == "a"
+
+            await q.set_config(capacity=1)
+            stats = await q.stats()
+            assert (stats.paused, stats.capacity) == (False, 1)
+            assert await q.add(leaseq.Item(b"", id="b")) is True
+            with pytest.raises(leaseq.aio.QueueFullError):
+                await q.add(leaseq.Item(b"", id="c"))
+            with pytest.raises(leaseq.aio.QueueFullError):
+                await q.add_batch([leaseq.Item(b"", id="c")], timeout=0.1)
+            producer = asyncio.ensure_future(
+                q.add(leaseq.Item(b"", id="c"), timeout=60)
+            )
+            await asyncio.sleep(0.2)
+            assert not producer.done(), "no room yet"
+            assert await q.lease() is not None
+            assert await producer is True
+
+    asyncio.run(main())
