@@ -65,9 +65,21 @@ async fn redis_work_queue_takes_nothing_from_a_paused_queue(env: Env) {
     env.add("b", b"").await;
     assert_eq!(env.foreign_lease().await, None, "no id on P:queue");
     assert!(!env.exists("queue").await);
+    // A redis-work-queue producer's id lands on P:queue; the next lease hides it at once, so
+    // that a waiting lease does not find P:queue holding an element and wake again and again.
+    env.cmd::<String>(&[b"SET", env.key("item:c").as_bytes(), b"x"])
+        .await;
+    env.cmd::<i64>(&[b"LPUSH", env.key("queue").as_bytes(), b"c"])
+        .await;
+    assert!(env.lease().await.is_none());
+    assert!(
+        !env.exists("queue").await,
+        "moved to P:held by the paused lease"
+    );
     env.queue.resume().await.unwrap();
     assert_eq!(env.foreign_lease().await.as_deref(), Some("a"));
     assert_eq!(env.foreign_lease().await.as_deref(), Some("b"));
+    assert_eq!(env.foreign_lease().await.as_deref(), Some("c"));
 }
 
 async fn resume_keeps_the_order_of_held_and_new_items(env: Env) {

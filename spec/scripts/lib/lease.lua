@@ -100,8 +100,12 @@ local function lease_items(base, ttl_s, n_s, db, now)
   local n = n_s == '1' and 1 or tonumber(n_s)
   local h = housekeeping(db_hints(db), now, false)
   -- A paused queue leases nothing (5.17); its waiters wait on P:queue and P:wake, which the
-  -- resume wakes, so P:wake goes as after a lease that found nothing.
+  -- resume wakes, so P:wake goes as after a lease that found nothing, and P:queue is emptied.
   if is_paused() then
+    -- Ids a redis-work-queue producer pushed to P:queue during the pause go to P:held now, not
+    -- at the next housekeeping: a waiter blocked on a P:queue that holds them would wake at
+    -- once, again and again.
+    settle_held(100)
     redis.call('DEL', WAKE)
     return {0, -1}
   end
