@@ -10,8 +10,8 @@
 //! function back), unless [`Fixes::type_check`] is on.
 //!
 //! What is left out: results kept by complete, per-minute counters, error texts, `P:config`
-//! (defaults only), priority levels other than 0 and 1, `lease_batch`, deep clean, retention,
-//! redis-work-queue clients (README.md says why).
+//! (defaults only, so no capacity), priority levels other than 0 and 1, `lease_batch`, deep clean,
+//! retention, redis-work-queue clients but for one add during a pause (README.md says why).
 
 use std::collections::{BTreeMap, BTreeSet};
 
