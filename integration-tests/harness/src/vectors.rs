@@ -161,6 +161,7 @@ pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
     Ok(json!({
         "queue": queue,
         "processing": processing,
+        "held": list(&mut conn, "held")?,
         "leased": leased,
         "items": items,
         "attempts": attempts,

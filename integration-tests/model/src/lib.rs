@@ -10,8 +10,8 @@
 //! function back), unless [`Fixes::type_check`] is on.
 //!
 //! What is left out: results kept by complete, per-minute counters, error texts, `P:config`
-//! (defaults only), priority levels other than 0 and 1, `lease_batch`, deep clean, retention,
-//! redis-work-queue clients (README.md says why).
+//! (defaults only, so no capacity), priority levels other than 0 and 1, `lease_batch`, deep clean,
+//! retention, redis-work-queue clients but for one add during a pause (README.md says why).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -174,6 +174,16 @@ pub enum Action {
     Corrupt,
     /// An outside client: `DEL P:queue`.
     Repair,
+    /// `pause` (pause.lua with '1'): P:paused set, P:queue's ids to P:held (settle_held).
+    Pause,
+    /// `resume` (pause.lua with '0'): P:paused gone, P:held back to P:queue (settle_held),
+    /// P:wake set.
+    Resume,
+    /// A redis-work-queue client adds an item (`SET P:item:X`, `LPUSH P:queue X` in one
+    /// MULTI) of an id that has no key: it pushes to P:queue even while the queue is paused.
+    OutsidePush {
+        id: Id,
+    },
 }
 
 /// A lease token or the word a cancel writes.
@@ -257,6 +267,10 @@ pub struct Db {
     pub delayed: BTreeMap<Id, u64>,
     pub leased: BTreeMap<Id, u64>,
     pub dead: BTreeMap<Id, u64>,
+    /// P:paused exists.
+    pub paused: bool,
+    /// P:held: a paused queue's ids of priority 0 (5.17), head first as the other lists.
+    pub held: Vec<Id>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -295,6 +309,8 @@ pub struct Held {
 pub const LEASED_AFTER_END: u8 = 1;
 pub const WRONG_COMPLETE: u8 = 2;
 pub const STARTED_EXPIRED: u8 = 4;
+/// A lease call made while P:paused existed granted a lease.
+pub const LEASED_WHILE_PAUSED: u8 = 8;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
@@ -305,6 +321,8 @@ pub struct State {
     pub hk_due: Option<u64>,
     /// Hint: whether priority levels other than 0 are in use (None: unknown).
     pub prios_hint: Option<bool>,
+    /// Hint `h.held`: P:held was left by a resume or housekeeping, so leases pop it first.
+    pub held_hint: bool,
     pub workers: Vec<Option<Held>>,
     pub ghosts: Vec<Ghost>,
     /// Leases granted so far (the next token's number).
@@ -312,7 +330,9 @@ pub struct State {
     /// Adds with options so far (the next `inc` base).
     pub next_base: u16,
     pub corrupts: u8,
-    /// LEASED_AFTER_END | WRONG_COMPLETE | STARTED_EXPIRED, once seen.
+    /// Outside (redis-work-queue) adds so far.
+    pub outside: u8,
+    /// LEASED_AFTER_END | WRONG_COMPLETE | STARTED_EXPIRED | LEASED_WHILE_PAUSED, once seen.
     pub bad: u8,
     pub registry: Registry,
 }
@@ -377,6 +397,11 @@ pub struct Scope {
     /// Runners that beat, leave and are killed (their keys are disjoint from the items', so
     /// [`Scope::runners`] checks them without items).
     pub runners: u8,
+    /// `pause` and `resume` (5.17), checked in [`Scope::flow`].
+    pub pause: bool,
+    /// How many redis-work-queue adds ([`Action::OutsidePush`]) an outside client makes, only
+    /// while the queue is paused (they count among `max_adds`).
+    pub outside_pushes: u8,
 }
 
 impl Scope {
@@ -416,6 +441,38 @@ impl Scope {
             dead_letters: true,
             corrupts: 1,
             runners: 0,
+            pause: false,
+            outside_pushes: 0,
+        }
+    }
+
+    /// Pause and resume (5.17) with the calls whose paths they change: adds, leases (and their
+    /// housekeeping), fails and releases that requeue, expiry, cancel, clean, and a
+    /// redis-work-queue add during a pause. Without the batch forms, progress, dead letters and
+    /// corruption (pause.lua and housekeeping refuse a P:queue of another type before they
+    /// write, as every call does; the small scope checks that).
+    pub fn flow() -> Scope {
+        Scope {
+            max_clock: 100,
+            options: vec![
+                Opts::PLAIN,
+                Opts {
+                    delay: TICK,
+                    ..Opts::PLAIN
+                },
+                Opts {
+                    priority: 1,
+                    ..Opts::PLAIN
+                },
+            ],
+            fail_delays: vec![0],
+            progress: false,
+            batches: false,
+            dead_letters: false,
+            corrupts: 0,
+            pause: true,
+            outside_pushes: 1,
+            ..Scope::small()
         }
     }
 
@@ -473,11 +530,13 @@ impl State {
             db: Db::default(),
             hk_due: None,
             prios_hint: None,
+            held_hint: false,
             workers: vec![None; workers as usize],
             ghosts: Vec::new(),
             next_token: 0,
             next_base: 0,
             corrupts: 0,
+            outside: 0,
             bad: 0,
             registry: Registry::default(),
         }
@@ -529,9 +588,18 @@ impl State {
         Ok(self.db.queue.pop())
     }
 
+    /// `LPUSH level_zero_list()`: P:held while paused, else P:queue.
+    fn push_level_zero(&mut self, id: Id) -> R<()> {
+        if self.db.paused {
+            self.db.held.insert(0, id);
+            return Ok(());
+        }
+        self.lpush_queue(id)
+    }
+
     fn push_waiting(&mut self, id: Id, priority: Option<i64>) -> R<()> {
         if priority.unwrap_or(0) == 0 {
-            return self.lpush_queue(id);
+            return self.push_level_zero(id);
         }
         // LLEN P:wake, ZADD P:prios, RPUSH P:wake, PEXPIRE, LPUSH P:prio:1 (none can fail here).
         self.db.prios = true;
@@ -545,12 +613,26 @@ impl State {
         if self.prios_hint.is_none() {
             self.prios_hint = Some(self.db.prios);
         }
-        self.prios_hint.unwrap()
+        self.prios_hint.unwrap() || self.held_hint
+    }
+
+    /// pop_level_zero: P:held's first while the hint says a resume left it, else P:queue's.
+    fn pop_level_zero(&mut self) -> R<Option<Id>> {
+        if self.held_hint {
+            if let Some(id) = self.db.held.pop() {
+                return Ok(Some(id));
+            }
+            self.held_hint = false;
+        }
+        self.rpop_queue()
     }
 
     fn pop_waiting(&mut self) -> R<Option<Id>> {
         if !self.other_levels() {
             return self.rpop_queue();
+        }
+        if self.prios_hint == Some(false) {
+            return self.pop_level_zero();
         }
         loop {
             if self.db.prios {
@@ -559,11 +641,40 @@ impl State {
                 }
                 self.db.prios = false;
             } else {
-                if let Some(id) = self.rpop_queue()? {
+                if let Some(id) = self.pop_level_zero()? {
                     return Ok(Some(id));
                 }
                 self.prios_hint = Some(false);
                 return Ok(None);
+            }
+        }
+    }
+
+    /// settle_held (lib/waiting.lua): P:held in line with the pause. Returns whether P:held is
+    /// left. (Its bound, 100 or 1000 moves, is never reached here.) A P:queue of another type
+    /// never reaches it: its callers check the key first.
+    fn settle_held(&mut self) -> R<bool> {
+        if self.db.queue_bad {
+            return Err(WrongType);
+        }
+        if self.db.held.is_empty() {
+            if self.db.paused && !self.db.queue.is_empty() {
+                // RENAME P:queue P:held
+                self.db.held = std::mem::take(&mut self.db.queue);
+                return Ok(true);
+            }
+            return Ok(false);
+        }
+        loop {
+            // LMOVE P:queue P:held RIGHT LEFT
+            match self.db.queue.pop() {
+                Some(id) => self.db.held.insert(0, id),
+                None if self.db.paused => return Ok(true),
+                None => {
+                    // RENAME P:held P:queue
+                    self.db.queue = std::mem::take(&mut self.db.held);
+                    return Ok(false);
+                }
             }
         }
     }
@@ -715,7 +826,7 @@ impl State {
             self.db.leased.remove(&id);
         }
         if opts.is_plain() {
-            self.lpush_queue(id)?;
+            self.push_level_zero(id)?;
             let g = self.new_ghost(id);
             self.db.item.insert(id, g);
             return Ok(Reply::Int(1));
@@ -757,6 +868,7 @@ impl State {
         }
         self.hk_due = Some(self.now + HOUSEKEEPING_MS);
         self.prios_hint = None;
+        self.held_hint = self.settle_held()?;
         self.promote_due(100)?;
         self.recover_expired(20, fx)?;
         Ok(())
@@ -765,6 +877,12 @@ impl State {
     fn lease(&mut self, w: u8, fx: Fixes) -> R<Reply> {
         let now = self.now;
         self.housekeeping(false, fx)?;
+        if self.db.paused {
+            // A paused queue leases nothing (5.17); P:wake goes as after a lease that found
+            // nothing.
+            self.db.wake = false;
+            return Ok(Reply::Arr(vec![Reply::Int(0), Reply::Int(-1)]));
+        }
         let token = self.next_token;
         let mut looked = false;
         let mut granted: Option<Reply> = None;
@@ -1117,28 +1235,35 @@ impl State {
         let promoted = self.promote_due(100)?;
         let (exp_requeued, exp_dead, exp_removed) = self.recover_expired(batch, fx)?;
         let mut stale = 0;
-        let levels: Vec<i64> = if self.db.prios { vec![1, 0] } else { vec![0] };
+        // levels_in_order: 1 if in P:prios, 'held' (-1 here) if P:held exists, 0.
+        let mut levels: Vec<i64> = if self.db.prios { vec![1] } else { vec![] };
+        if !self.db.held.is_empty() {
+            levels.push(-1);
+        }
+        levels.push(0);
         for level in levels {
             while stale < batch as i64 {
-                let tail = if level == 0 {
-                    if self.db.queue_bad {
-                        return Err(WrongType);
+                let tail = match level {
+                    0 => {
+                        if self.db.queue_bad {
+                            return Err(WrongType);
+                        }
+                        self.db.queue.last().copied()
                     }
-                    self.db.queue.last().copied()
-                } else {
-                    self.db.prio1.last().copied()
+                    -1 => self.db.held.last().copied(),
+                    _ => self.db.prio1.last().copied(),
                 };
-                if tail.is_none() && level != 0 {
+                if tail.is_none() && level > 0 {
                     // ZREM P:prios: an empty level leaves, as a lease's pop would drop it.
                     self.db.prios = false;
                 }
                 match tail {
                     Some(id) if !self.db.item.contains_key(&id) => {
-                        if level == 0 {
-                            self.db.queue.pop();
-                        } else {
-                            self.db.prio1.pop();
-                        }
+                        match level {
+                            0 => self.db.queue.pop(),
+                            -1 => self.db.held.pop(),
+                            _ => self.db.prio1.pop(),
+                        };
                         self.drop_stale(id);
                         stale += 1;
                     }
@@ -1162,6 +1287,36 @@ impl State {
             .map(Reply::Int)
             .collect(),
         ))
+    }
+
+    /// pause.lua: ARGV '1' pauses, '0' resumes.
+    fn pause(&mut self, pause: bool) -> R<Reply> {
+        // want(QUEUE / HELD / WAKE, 'list'): only P:queue can have another type here.
+        if self.db.queue_bad {
+            return Err(WrongType);
+        }
+        let was = self.db.paused;
+        self.db.paused = pause;
+        let held = self.settle_held()?;
+        if !pause {
+            if held {
+                self.held_hint = true;
+            }
+            // RPUSH P:wake 1 when empty, PEXPIRE.
+            self.db.wake = true;
+        }
+        Ok(Reply::Int(if was == pause { 0 } else { 1 }))
+    }
+
+    /// A redis-work-queue add: `SET P:item:X`, `LPUSH P:queue X` (MULTI/EXEC).
+    fn outside_push(&mut self, id: Id) -> R<Reply> {
+        if self.db.queue_bad {
+            return Err(WrongType);
+        }
+        let g = self.new_ghost(id);
+        self.db.item.insert(id, g);
+        self.db.queue.insert(0, id);
+        Ok(Reply::Local)
     }
 
     fn dead_requeue(&mut self, id: Id) -> R<Reply> {
@@ -1207,6 +1362,7 @@ impl State {
         let job = db.job.get(&id).and_then(|j| j.state);
         if db.item.get(&id) == Some(&g) {
             return (db.queue.contains(&id) && !db.queue_bad)
+                || db.held.contains(&id)
                 || (db.prio1.contains(&id) && db.prios)
                 || db.processing.contains(&id)
                 || db.leased.contains_key(&id)
@@ -1244,12 +1400,22 @@ impl QueueModel {
         sound.db.queue_bad = false;
         let held = |w: u8| s.workers[w as usize].expect("a worker's call needs its lease");
         match a {
+            // A paused queue's lease whose housekeeping is not due returns before it reads
+            // P:queue (5.17).
+            Action::Lease { .. } => !(s.db.paused && s.hk_due.is_some_and(|due| due > s.now)),
             // fail_batch checks every shared key before its first lease, held or not.
-            Action::Lease { .. }
-            | Action::Clean
-            | Action::DeadRequeue { .. }
-            | Action::FailBatch => true,
-            Action::Add { id, opts } => matches!(sound.add(id, opts), Ok(Reply::Int(1))),
+            Action::Clean | Action::DeadRequeue { .. } | Action::FailBatch | Action::Pause => true,
+            Action::Resume => true,
+            // A plain add of an id without a stale job hash checks nothing: its first write is
+            // its LPUSH, of P:held while paused.
+            Action::Add { id, opts } => {
+                let stale = !s.db.item.contains_key(&id)
+                    && s.db.job.get(&id).is_some_and(|j| {
+                        !matches!(j.state, Some(JState::Delayed) | Some(JState::Dead))
+                    });
+                matches!(sound.add(id, opts), Ok(Reply::Int(1)))
+                    && !(opts.is_plain() && s.db.paused && !stale)
+            }
             Action::Fail { w, delay } => matches!(
                 sound.fail(held(w), Some(delay)),
                 Ok(Reply::Arr(ref r)) if matches!(r[0], Reply::Int(1) | Reply::Int(2))
@@ -1398,7 +1564,21 @@ impl QueueModel {
             Action::Clean => n.clean(fx),
             Action::DeadRequeue { id } => n.dead_requeue(id),
             Action::DeadPurge => n.dead_purge(),
+            Action::Pause => n.pause(true),
+            Action::Resume => n.pause(false),
+            Action::OutsidePush { id } => {
+                n.outside += 1;
+                n.outside_push(id)
+            }
         };
+        // The ghost's view of a pause: a lease call made while P:paused existed grants nothing,
+        // whatever the transcription of lease does.
+        if s.db.paused
+            && matches!(a, Action::Lease { .. } | Action::CompleteAndLease { .. })
+            && n.next_token != s.next_token
+        {
+            n.bad |= LEASED_WHILE_PAUSED;
+        }
         match r {
             Ok(reply) => (n, reply),
             Err(WrongType) if fx.type_check => (s.clone(), Reply::Err),
@@ -1478,6 +1658,28 @@ impl Model for QueueModel {
         if s.db.queue_bad {
             out.push(Action::Repair);
         }
+        if sc.pause {
+            out.push(if s.db.paused {
+                Action::Resume
+            } else {
+                Action::Pause
+            });
+        }
+        if s.db.paused
+            && !s.db.queue_bad
+            && s.outside < sc.outside_pushes
+            && (s.ghosts.len() as u8) < sc.max_adds
+        {
+            for id in 0..sc.ids {
+                let db = &s.db;
+                if !db.item.contains_key(&id)
+                    && !db.job.contains_key(&id)
+                    && !db.data.contains_key(&id)
+                {
+                    out.push(Action::OutsidePush { id });
+                }
+            }
+        }
         for r in 0..sc.runners {
             if s.registry.running[r as usize] {
                 out.push(Action::Beat { r });
@@ -1492,7 +1694,7 @@ impl Model for QueueModel {
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        vec![
+        let mut props = vec![
             Property::always("no incarnation lost", |_, s: &State| {
                 s.live().all(|g| s.reachable(g))
             }),
@@ -1532,6 +1734,7 @@ impl Model for QueueModel {
                 |_, s: &State| {
                     let db = &s.db;
                     let drained = db.queue.is_empty()
+                        && db.held.is_empty()
                         && db.prio1.is_empty()
                         && db.processing.is_empty()
                         && s.live()
@@ -1543,6 +1746,13 @@ impl Model for QueueModel {
                             && db.data.keys().all(|id| db.dead.contains_key(id))
                             && db.job.keys().all(|id| db.dead.contains_key(id)))
                 },
+            ),
+            Property::always("nothing leased while paused", |_, s: &State| {
+                s.bad & LEASED_WHILE_PAUSED == 0
+            }),
+            Property::always(
+                "unpaused, P:held is gone or leases take it first",
+                |_, s: &State| s.db.paused || s.db.held.is_empty() || s.held_hint,
             ),
             Property::always("the runner registry has a TTL", |_, s: &State| {
                 s.registry.workers.is_empty() || s.registry.workers_expiry.is_some()
@@ -1564,7 +1774,18 @@ impl Model for QueueModel {
                     && s.db.delayed.is_empty()
                     && s.next_base > 0
             }),
-        ]
+        ];
+        if self.scope.pause {
+            props.push(Property::sometimes(
+                "an item waits in P:held while paused",
+                |_, s: &State| s.db.paused && !s.db.held.is_empty(),
+            ));
+            props.push(Property::sometimes(
+                "P:held and P:queue both hold ids while paused",
+                |_, s: &State| s.db.paused && !s.db.held.is_empty() && !s.db.queue.is_empty(),
+            ));
+        }
+        props
     }
 }
 
@@ -1630,6 +1851,12 @@ impl State {
         }
         if !db.prio1.is_empty() {
             k.insert(format!("{prefix}:prio:1"), list(&db.prio1));
+        }
+        if !db.held.is_empty() {
+            k.insert(format!("{prefix}:held"), list(&db.held));
+        }
+        if db.paused {
+            k.insert(format!("{prefix}:paused"), "string:1".to_string());
         }
         if !db.processing.is_empty() {
             k.insert(format!("{prefix}:processing"), list(&db.processing));

@@ -187,3 +187,17 @@ fn the_runner_registry_expires() {
         "expected a failure of {name:?}, got {failed:#?}"
     );
 }
+
+/// Pause and resume (spec/PROTOCOL.md 5.17) in their own scope ([`Scope::flow`]): nothing is
+/// leased by a call made while paused, no incarnation is lost (P:held is a waiting list), and
+/// once resumed P:held is gone or leases take it first; a redis-work-queue add during the pause
+/// merges into P:held.
+#[test]
+fn pause_and_resume_hold_every_invariant() {
+    let failed = check(
+        "pause and resume, all fixes",
+        QueueModel::new(Scope::flow(), Fixes::ALL),
+        None,
+    );
+    assert!(failed.is_empty(), "invariants fail: {failed:#?}");
+}

@@ -173,7 +173,8 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
         }
         Action::Add { id, opts } => {
             let mut c = fcall("add");
-            c.arg("add").arg(format!("i{}", s.next_base));
+            // mode, incarnation base, later (none of the batch comes in a later call).
+            c.arg("add").arg(format!("i{}", s.next_base)).arg(0);
             c.arg(id_name(id)).arg(format!("d{}", s.ghosts.len()));
             c.arg(opt((opts.delay > 0).then(|| opts.delay.to_string())))
                 .arg("");
@@ -182,6 +183,27 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
             c.arg(opt(opts.expires_after.map(|e| e.to_string())))
                 .arg("");
             c
+        }
+        Action::Pause | Action::Resume => {
+            let mut c = fcall("pause");
+            c.arg(if a == Action::Pause { 1 } else { 0 });
+            c
+        }
+        Action::OutsidePush { id } => {
+            // redis-work-queue's add_item: SET then LPUSH in one MULTI.
+            let _: () = redis::pipe()
+                .atomic()
+                .cmd("SET")
+                .arg(format!("{prefix}:item:{}", id_name(id)))
+                .arg(format!("d{}", s.ghosts.len()))
+                .ignore()
+                .cmd("LPUSH")
+                .arg(format!("{prefix}:queue"))
+                .arg(id_name(id))
+                .ignore()
+                .query(con)
+                .unwrap();
+            return Reply::Local;
         }
         Action::Lease { .. } => {
             let mut c = fcall("lease");
@@ -521,6 +543,122 @@ fn batch_traces_replay_against_the_scripts() {
     }
 }
 
+/// Pause and resume on fixed traces: a paused lease gets nothing and an add goes to P:held;
+/// resume gives the held items first, in their order; a redis-work-queue add during the pause
+/// lands on P:queue and housekeeping merges it (RENAME when P:held is absent, LMOVE behind the
+/// held ids when present); a due delayed item and a failed lease's retry go to P:held while
+/// paused; light clean drops a stale id from P:held.
+#[test]
+fn pause_traces_replay_against_the_scripts() {
+    let (_server, mut con, lib) = connect();
+    let add = |id| Action::Add {
+        id,
+        opts: Opts::PLAIN,
+    };
+    let (w0, w1) = (Action::Lease { w: 0 }, Action::Lease { w: 1 });
+    let (pause, resume, tick) = (Action::Pause, Action::Resume, Action::Tick);
+    let traces: [(&str, Vec<Action>); 6] = [
+        (
+            "held_then_resume",
+            vec![
+                add(0),
+                pause,
+                w0,
+                add(1),
+                Action::Add {
+                    id: 2,
+                    opts: Opts {
+                        priority: 1,
+                        ..Opts::PLAIN
+                    },
+                },
+                w0,
+                pause,
+                resume,
+                w0,
+                w1,
+                resume,
+            ],
+        ),
+        (
+            "outside_push_renamed",
+            vec![
+                pause,
+                Action::OutsidePush { id: 0 },
+                tick,
+                tick,
+                w0,
+                resume,
+                w0,
+            ],
+        ),
+        (
+            "outside_push_merged",
+            vec![
+                add(0),
+                pause,
+                tick,
+                tick,
+                Action::OutsidePush { id: 1 },
+                w0,
+                add(2),
+                resume,
+                w0,
+                w1,
+            ],
+        ),
+        (
+            "merged_by_resume",
+            vec![add(0), pause, Action::OutsidePush { id: 1 }, resume, w0, w1],
+        ),
+        (
+            "requeued_while_paused",
+            vec![
+                add(0),
+                Action::Add {
+                    id: 1,
+                    opts: Opts {
+                        delay: TICK,
+                        ..Opts::PLAIN
+                    },
+                },
+                w0,
+                pause,
+                Action::Fail { w: 0, delay: 0 },
+                tick,
+                tick,
+                w1,
+                resume,
+                w1,
+            ],
+        ),
+        (
+            "clean_drops_stale_held",
+            vec![
+                add(0),
+                add(1),
+                pause,
+                Action::Cancel { id: 0 },
+                Action::Clean,
+            ],
+        ),
+    ];
+    let model = QueueModel::new(Scope::flow(), REPLAY_FIXES);
+    let props = model.properties();
+    for (label, actions) in traces {
+        let mut s = model.init_states().remove(0);
+        for (i, &a) in actions.iter().enumerate() {
+            s = replay_step(&mut con, &lib, label, &model, &s, a, &actions[..=i]);
+        }
+        for p in props
+            .iter()
+            .filter(|p| p.expectation == stateright::Expectation::Always)
+        {
+            assert!((p.condition)(&model, &s), "{label}: `{}` fails", p.name);
+        }
+    }
+}
+
 /// A small fixed-seed generator (xorshift64*): the same walks on every run.
 struct Rng(u64);
 impl Rng {
@@ -545,6 +683,8 @@ fn model_traces_replay_against_the_scripts() {
             max_adds: 3,
             max_leases: 4,
             max_clock: 300,
+            pause: true,
+            outside_pushes: 1,
             ..Scope::small()
         },
         REPLAY_FIXES,

@@ -290,6 +290,9 @@ impl Runner<'_> {
                 if let Some(on) = step["stats"].as_bool() {
                     config = config.stats(on);
                 }
+                if let Some(n) = step["capacity"].as_u64() {
+                    config = config.capacity(n);
+                }
                 q.set_config(&config).map(|()| Json::Null)
             }
             "stats" => q.stats().map(|s| {
@@ -317,6 +320,9 @@ impl Runner<'_> {
                     |(completed, next)| json!({"completed": completed, "next": lease_json(next)}),
                 )
             }
+            "pause" => q.pause().map(Json::from),
+            "resume" => q.resume().map(Json::from),
+            "is_paused" => q.is_paused().map(Json::from),
             "renew" => q
                 .renew(&self.lease_named(step)?, ms(step, "ttl_ms")?)
                 .map(Json::from),
@@ -384,7 +390,14 @@ fn run_case(url: &str, client: &Client, case: &Json) -> Result<(), String> {
             continue;
         };
         match (step.get("expect_error"), result) {
-            (Some(code), Err(e)) if code.as_str() == Some(e.code().as_str()) => {}
+            (Some(code), Err(e)) if code.as_str() == Some(e.code().as_str()) => {
+                // `expect_error_names`: the error's message names this argument or key.
+                if let Some(name) = step.get("expect_error_names").and_then(Json::as_str) {
+                    if !e.to_string().contains(name) {
+                        return Err(at(format!("expected an error naming `{name}`, got {e}")));
+                    }
+                }
+            }
             (Some(code), other) => return Err(at(format!("expected error {code}, got {other:?}"))),
             (None, Err(e)) => return Err(at(format!("unexpected error {}: {e}", e.code()))),
             (None, Ok(got)) => {
