@@ -356,6 +356,7 @@ blocking_operations! {
     fn pause(&self) -> Result<bool>;
     fn resume(&self) -> Result<bool>;
     fn is_paused(&self) -> Result<bool>;
+    fn rate_limit(&self, duration: Duration) -> Result<Duration>;
     fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>>;
     fn dead_requeue(&self, ids: &[impl AsRef<[u8]>]) -> Result<u64>;
     fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64>;

@@ -166,6 +166,11 @@ pub struct Stats {
     pub paused: bool,
     /// The queue's capacity (waiting and delayed items at most), when it is bounded.
     pub capacity: Option<u64>,
+    /// While the queue is at its rate limit, or held off ([`Queue::rate_limit`]), how long
+    /// until leases go on.
+    ///
+    /// [`Queue::rate_limit`]: crate::Queue::rate_limit
+    pub rate_limited_for: Option<Duration>,
 }
 
 impl Stats {

@@ -341,6 +341,12 @@ pub static OPERATIONS: &[Operation] = &[
         "Whether the queue is paused (also in `stats`).",
     ),
     op(
+        "rate_limit",
+        &[req("duration", Kind::Duration)],
+        "how long leases are held off",
+        "Holds every client's leases off for `duration`: a handler was rate limited (HTTP 429).",
+    ),
+    op(
         "cancel",
         &[ID],
         "the state it was in, or none",

@@ -203,6 +203,39 @@ pub(crate) fn validate_capacity(capacity: u64) -> Result<()> {
     Ok(())
 }
 
+/// The most leases a rate limit allows per window (below the count of a held-off queue, 2^52).
+pub const MAX_RATE: u64 = 1_000_000_000;
+/// The longest rate limit window.
+pub const MAX_RATE_WINDOW: Duration = Duration::from_secs(86_400);
+
+/// Checks a rate limit (argument `rate_limit`); returns its window in milliseconds (rounded up).
+pub(crate) fn validate_rate_limit(max: u64, per: Duration) -> Result<u64> {
+    if !(1..=MAX_RATE).contains(&max) {
+        return Err(Error::invalid(
+            "rate_limit",
+            format!("max {max} is outside 1..={MAX_RATE}"),
+        ));
+    }
+    if per.is_zero() || per > MAX_RATE_WINDOW {
+        return Err(Error::invalid(
+            "rate_limit",
+            "the window must be more than 0 and at most one day",
+        ));
+    }
+    Ok(per.as_nanos().div_ceil(1_000_000) as u64)
+}
+
+/// Checks a hold-off (argument `duration`): more than 0, at most one day; in ms, rounded up.
+pub(crate) fn validate_hold(duration: Duration) -> Result<u64> {
+    if duration.is_zero() || duration > MAX_RATE_WINDOW {
+        return Err(Error::invalid(
+            "duration",
+            "must be more than 0 and at most one day",
+        ));
+    }
+    Ok(duration.as_nanos().div_ceil(1_000_000) as u64)
+}
+
 /// A random number in [0, 1) for the jitter.
 pub(crate) fn unit_random() -> f64 {
     let bits = uuid::Uuid::new_v4().as_u128() as u64;

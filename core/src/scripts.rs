@@ -303,6 +303,7 @@ functions! {
     RUNNER_LIST => "runner_list",
     PAUSE => "pause",
     SET_CONFIG => "set_config",
+    HOLD => "hold",
 }
 
 /// One call of a function: `FCALL <name> <numkeys> <keys...> <args...>`.

@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Env, TTL};
-use leaseq::{ErrorCode, Item, QueueConfig, Retry, State, Wait};
+use leaseq::{ErrorCode, Item, QueueConfig, RateLimit, Retry, State, Wait};
 
 on_both!(
     a_paused_queue_leases_nothing_and_keeps_adding,
@@ -23,6 +23,10 @@ on_both!(
     add_wait_gets_room_when_a_lease_makes_it,
     add_wait_gives_up_at_its_deadline,
     capacity_below_the_queue_is_refused,
+    a_rate_limit_counts_leases_of_every_client_per_window,
+    a_limited_waiting_lease_sleeps_until_the_window_ends,
+    rate_limit_holds_every_lease_off,
+    a_rate_limit_is_refused_when_out_of_bounds,
 );
 
 fn item(id: &str) -> Item {
@@ -332,4 +336,121 @@ async fn capacity_below_the_queue_is_refused(env: Env) {
         .await
         .unwrap();
     assert_eq!(env.queue.config().await.unwrap().capacity, Some(3));
+}
+
+async fn limit(env: &Env, max: u64, per: Duration) {
+    env.queue
+        .set_config(&QueueConfig::new().rate_limit(RateLimit::new(max, per)))
+        .await
+        .unwrap();
+}
+
+async fn a_rate_limit_counts_leases_of_every_client_per_window(env: Env) {
+    limit(&env, 3, Duration::from_secs(60)).await;
+    for i in 0..5 {
+        env.add(&format!("i{i}"), b"").await;
+    }
+    assert_eq!(lease_ids(&env, 2).await.len(), 2);
+    // Another client shares the window: one lease is left in it, whatever the batch asks.
+    let other = env.other_client().await.queue(&env.prefix).unwrap();
+    assert_eq!(other.lease_batch(10, TTL, Wait::No).await.unwrap().len(), 1);
+    assert!(env.lease().await.is_none(), "the window is used up");
+    let stats = env.queue.stats().await.unwrap();
+    let left = stats.rate_limited_for.expect("limited");
+    assert!(
+        left <= Duration::from_secs(60) && left > Duration::ZERO,
+        "{left:?}"
+    );
+    assert_eq!(stats.waiting, 2);
+    assert_eq!(
+        env.queue.config().await.unwrap().rate_limit,
+        Some(RateLimit::new(3, Duration::from_secs(60)))
+    );
+}
+
+async fn a_limited_waiting_lease_sleeps_until_the_window_ends(env: Env) {
+    limit(&env, 1, Duration::from_millis(300)).await;
+    env.add("a", b"").await;
+    env.add("b", b"").await;
+    assert_eq!(lease_ids(&env, 1).await, ["a"]);
+    // The next lease waits for the window to end (no assertion on how long), then gets "b".
+    let lease = env
+        .queue
+        .lease(TTL, Wait::Timeout(Duration::from_secs(30)))
+        .await
+        .unwrap()
+        .expect("leased in the next window");
+    assert_eq!(lease.id(), "b");
+    // A wait shorter than the window gives up with nothing.
+    limit(&env, 1, Duration::from_secs(60)).await;
+    env.add("c", b"").await;
+    env.add("d", b"").await;
+    let first = env.lease().await;
+    let second = env
+        .queue
+        .lease(TTL, Wait::Timeout(Duration::from_millis(50)))
+        .await
+        .unwrap();
+    assert!(
+        first.is_none() || second.is_none(),
+        "one lease per window at most"
+    );
+}
+
+async fn rate_limit_holds_every_lease_off(env: Env) {
+    env.add("a", b"").await;
+    let held = env.queue.rate_limit(Duration::from_secs(60)).await.unwrap();
+    assert!(held >= Duration::from_secs(60));
+    // A shorter hold keeps the longer one.
+    let held = env
+        .queue
+        .rate_limit(Duration::from_millis(10))
+        .await
+        .unwrap();
+    assert!(held > Duration::from_secs(50), "{held:?}");
+    assert!(env.lease().await.is_none());
+    assert!(env.queue.stats().await.unwrap().rate_limited_for.is_some());
+    // Nothing else changes: adds go on, and the hold ends with its time.
+    env.add("b", b"").await;
+    env.cmd::<i64>(&[b"PEXPIRE", env.key("limit").as_bytes(), b"1"])
+        .await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(lease_ids(&env, 10).await, ["a", "b"]);
+    assert!(env.queue.stats().await.unwrap().rate_limited_for.is_none());
+}
+
+async fn a_rate_limit_is_refused_when_out_of_bounds(env: Env) {
+    for (max, per) in [
+        (0, Duration::from_secs(1)),
+        (1, Duration::ZERO),
+        (1, Duration::from_secs(2 * 86_400)),
+    ] {
+        let err = env
+            .queue
+            .set_config(&QueueConfig::new().rate_limit(RateLimit::new(max, per)))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                leaseq::Error::InvalidArgument {
+                    argument: "rate_limit",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+    let err = env.queue.rate_limit(Duration::ZERO).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            leaseq::Error::InvalidArgument {
+                argument: "duration",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(env.keys().await.is_empty(), "nothing written");
 }

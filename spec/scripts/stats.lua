@@ -1,14 +1,24 @@
---! include: keys time config rate waiting
+--! include: keys time config rate waiting lease
 --! flags: no-writes
 -- stats. No ARGV. Returns {waiting, delayed, leased, dead, processing, oldest_waiting_ms,
 -- now_ms, minutes, counting, paused, capacity}: paused is 1 while the queue is paused, capacity
--- the queue's capacity (-1: none); counting is 1 when the queue's counters are on (P:config stats = 1),
+-- the queue's capacity (-1: none), rate_limited_for how long leases are held off by the rate
+-- limit (-1: they are not, 5.19); counting is 1 when the queue's counters are on (P:config stats = 1),
 -- else 0; minutes is then, for each of the last 60 minutes (oldest first), {completed, failed,
 -- dead, expired}, and empty while they are off (no zeros that would read as an idle queue).
 -- oldest_waiting_ms is the age of the oldest item at the tail of a waiting list (-1: none, or
 -- unknown): its P:job:<id> "added", else the idle time of its data key (an item without options
 -- is never read while it waits).
 local now = now_ms()
+
+-- How long the rate limit holds leases off (ms), or -1.
+local function limited_for()
+  local used = tonumber(redis.pcall('GET', LIMIT))
+  if used and used >= (tonumber(config('rate_max')) or HOLD) then
+    return math.max(redis.call('PTTL', LIMIT), 0)
+  end
+  return -1
+end
 local waiting, oldest = 0, -1
 for _, level in ipairs(levels_in_order()) do
   local list = waiting_list(level)
@@ -31,9 +41,9 @@ for _, level in ipairs(levels_in_order()) do
     end
   end
 end
-local minutes, counted = {}, 0
+local minutes, counting_on = {}, 0
 if counters_on() then
-  counted = 1
+  counting_on = 1
   local this_minute = math.floor(now / 60000)
   for m = this_minute - 59, this_minute do
     local c = redis.call('HMGET', RATE .. m, 'completed', 'failed', 'dead', 'expired')
@@ -41,5 +51,5 @@ if counters_on() then
   end
 end
 return {waiting, redis.call('ZCARD', DELAYED), redis.call('ZCARD', LEASED), redis.call('ZCARD', DEAD),
-  redis.call('LLEN', PROCESSING), oldest, now, minutes, counted, redis.call('EXISTS', PAUSED),
-  tonumber(config('capacity')) or -1}
+  redis.call('LLEN', PROCESSING), oldest, now, minutes, counting_on, redis.call('EXISTS', PAUSED),
+  tonumber(config('capacity')) or -1, limited_for()}

@@ -37,6 +37,26 @@ pub struct QueueConfig {
     /// add past it fails with [`Error::Full`] and adds nothing, or waits for room
     /// ([`Queue::add_wait`]). A capacity below what the queue holds now is refused.
     pub capacity: Option<u64>,
+    /// At most `max` leases per `per`, counted on the server for every client of the queue
+    /// (spec/PROTOCOL.md 5.19). Default: no limit.
+    pub rate_limit: Option<RateLimit>,
+}
+
+/// A queue's rate limit: at most `max` leases in each window of `per`, the window starting
+/// with its first lease (a fixed window, on the server's clock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Leases per window: 1 to [`policy::MAX_RATE`].
+    pub max: u64,
+    /// The window: 1 ms to one day.
+    pub per: Duration,
+}
+
+impl RateLimit {
+    /// At most `max` leases per `per`.
+    pub fn new(max: u64, per: Duration) -> RateLimit {
+        RateLimit { max, per }
+    }
 }
 
 macro_rules! setters {
@@ -71,6 +91,7 @@ impl QueueConfig {
             dead_max_age: Some(policy::DEFAULT_DEAD_MAX_AGE),
             stats: Some(policy::DEFAULT_STATS),
             capacity: None,
+            rate_limit: None,
         }
     }
 
@@ -84,6 +105,7 @@ impl QueueConfig {
         dead_max_age: Duration,
         stats: bool,
         capacity: u64,
+        rate_limit: RateLimit,
     );
 
     fn fields(&self) -> Result<Vec<(&'static str, String)>> {
@@ -133,6 +155,11 @@ impl QueueConfig {
             policy::validate_capacity(n)?;
             out.push(("capacity", n.to_string()));
         }
+        if let Some(limit) = self.rate_limit {
+            let per = policy::validate_rate_limit(limit.max, limit.per)?;
+            out.push(("rate_max", limit.max.to_string()));
+            out.push(("rate_per_ms", per.to_string()));
+        }
         Ok(out)
     }
 
@@ -152,6 +179,13 @@ impl QueueConfig {
             dead_max_age: ms("dead_max_age_ms"),
             stats: map.get("stats").map(|v| v == "1"),
             capacity: map.get("capacity").and_then(|v| v.parse().ok()),
+            rate_limit: match (
+                map.get("rate_max").and_then(|v| v.parse().ok()),
+                ms("rate_per_ms"),
+            ) {
+                (Some(max), Some(per)) => Some(RateLimit { max, per }),
+                _ => None,
+            },
         }
     }
 }

@@ -122,7 +122,7 @@ impl Queue {
         let value: Value = self.invoke(&inv).await?;
         const OP: &str = "stats";
         let parts = array(OP, value)?;
-        if parts.len() != 11 {
+        if parts.len() != 12 {
             return Err(unexpected(OP, &Value::Array(parts)));
         }
         let n = |i: usize| -> Result<i64> { int(OP, &parts[i]) };
@@ -154,6 +154,7 @@ impl Queue {
             minutes,
             paused: n(9)? == 1,
             capacity: (n(10)? >= 0).then(|| n(10).unwrap_or(0) as u64),
+            rate_limited_for: (n(11)? >= 0).then(|| Duration::from_millis(n(11).unwrap_or(0) as u64)),
         })
     }
 

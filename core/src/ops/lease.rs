@@ -18,8 +18,12 @@ pub(crate) struct Leased {
     pub leases: Vec<Lease>,
     /// 1000 unusable ids were dropped: call again.
     pub more: bool,
-    /// Nothing leased: how long until a delayed item is due or a lease expires.
+    /// Nothing leased: how long until a delayed item is due or a lease expires, or, when
+    /// `limited`, until the rate limit's window ends.
     pub wake_in: Option<Duration>,
+    /// The queue is at its rate limit, or held off (spec/PROTOCOL.md 5.19): sleep `wake_in`
+    /// instead of waiting on the lists, which may hold items.
+    pub limited: bool,
 }
 
 impl Queue {
@@ -66,9 +70,25 @@ impl Queue {
         let mut waiter = Waiter::new(self.handle(), self.prefix(), deadline, Schedule::WAIT);
         loop {
             let wake_in = match self.try_lease(n, ttl_ms).await {
-                Ok((leases, _)) if !leases.is_empty() => return Ok(leases),
+                Ok((leases, _, _)) if !leases.is_empty() => return Ok(leases),
                 Ok(_) if wait == Wait::No => return Ok(Vec::new()),
-                Ok((_, wake_in)) => wake_in,
+                // At the rate limit: sleep until the window ends (or the deadline), sending
+                // nothing meanwhile; the lists may hold items, so a BLMOVE would not wait.
+                Ok((_, wake_in, true)) => {
+                    let sleep = match (deadline.left(), wake_in) {
+                        (Some(left), _) if left.is_zero() => return Ok(Vec::new()),
+                        (left, Some(w)) => left.map_or(w, |l| l.min(w)),
+                        (left, None) => left.unwrap_or(Duration::from_secs(1)),
+                    };
+                    let mut closed = self.handle().closed_signal();
+                    tokio::select! {
+                        _ = tokio::time::sleep(sleep) => {}
+                        _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
+                        _ = &mut stop => return Ok(Vec::new()),
+                    }
+                    continue;
+                }
+                Ok((_, wake_in, false)) => wake_in,
                 // A lease script whose reply was lost may have leased: that lease belongs to
                 // nobody and expires (spec 6), so the lease script alone is sent again.
                 Err(e) if wait != Wait::No && Verdict::of(&e).retryable() && !deadline.passed() => {
@@ -112,7 +132,13 @@ impl Queue {
 
     /// One lease attempt: the lease script, called again while it reports dropped stale ids.
     /// Returns the leases and, when there are none, how long until something may be due.
-    async fn try_lease(&self, n: usize, ttl_ms: u64) -> Result<(Vec<Lease>, Option<Duration>)> {
+    /// Returns the leases and, when there are none, how long until something may be due, and
+    /// whether the rate limit stopped it.
+    async fn try_lease(
+        &self,
+        n: usize,
+        ttl_ms: u64,
+    ) -> Result<(Vec<Lease>, Option<Duration>, bool)> {
         loop {
             let token = new_token();
             let mut inv = self.invocation(&scripts::LEASE);
@@ -122,7 +148,7 @@ impl Queue {
             if leased.leases.is_empty() && leased.more {
                 continue;
             }
-            return Ok((leased.leases, leased.wake_in));
+            return Ok((leased.leases, leased.wake_in, leased.limited));
         }
     }
 
@@ -180,7 +206,7 @@ impl Queue {
             None if leased.more => self
                 .try_lease(1, ttl_ms)
                 .await
-                .map_or(None, |(l, _)| l.into_iter().next()),
+                .map_or(None, |(l, _, _)| l.into_iter().next()),
             None => None,
         };
         Ok((completed, next))
@@ -216,7 +242,7 @@ impl Queue {
             leased.leases = self
                 .try_lease(n, ttl_ms)
                 .await
-                .map_or(Vec::new(), |(l, _)| l);
+                .map_or(Vec::new(), |(l, _, _)| l);
         }
         Ok((completed, leased.leases))
     }
@@ -260,10 +286,12 @@ impl Queue {
                 backoff,
             });
         }
+        let status = int(OP, &more)?;
         Ok(Leased {
             leases,
-            more: int(OP, &more)? == 1,
+            more: status == 1,
             wake_in: (wait >= 0).then(|| Duration::from_millis(wait as u64)),
+            limited: status == 2,
         })
     }
 }

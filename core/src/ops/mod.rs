@@ -12,6 +12,6 @@ mod results;
 mod workers;
 
 pub use clean::CleanReport;
-pub use config::QueueConfig;
+pub use config::{QueueConfig, RateLimit};
 pub use finish::{check_completion, Completion};
 pub use workers::{RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};

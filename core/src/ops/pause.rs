@@ -1,6 +1,10 @@
-//! Pausing and resuming a queue (spec/PROTOCOL.md, 5.17).
+//! Pausing and resuming a queue (spec/PROTOCOL.md, 5.17), and holding its leases off for a
+//! while when a handler was rate limited (5.19).
+
+use std::time::Duration;
 
 use crate::error::Result;
+use crate::policy;
 use crate::queue::Queue;
 use crate::scripts;
 
@@ -27,6 +31,19 @@ impl Queue {
             .query(redis::cmd("EXISTS").arg(&self.keys().paused))
             .await?;
         Ok(n == 1)
+    }
+
+    /// Holds the queue's leases off for `duration` (more than 0, at most one day): a handler
+    /// was told "rate limited" (an API answered 429). Every client's leases get nothing until
+    /// then, runners sleep through it without asking the server, and nothing else changes.
+    /// A longer hold already in place is kept. Returns how long leases are held off. One round
+    /// trip.
+    pub async fn rate_limit(&self, duration: Duration) -> Result<Duration> {
+        let ms = policy::validate_hold(duration)?;
+        let mut inv = self.invocation(&scripts::HOLD);
+        inv.arg(ms.to_string());
+        let held: i64 = self.invoke(&inv).await?;
+        Ok(Duration::from_millis(held.max(0) as u64))
     }
 
     async fn set_paused(&self, paused: bool) -> Result<bool> {

@@ -22,11 +22,12 @@ local COUNTS     -- P:lease_count  HASH  protocol v1's lease counts; only cleane
 local PAUSED     -- P:paused       STRING '1' while the queue is paused
 local HELD       -- P:held         LIST  waiting ids of priority 0 hidden while paused
 local ROOM       -- P:room         LIST  one element while a bounded queue made room
+local LIMIT      -- P:limit        STRING leases in the rate limit's window, PX: the window
 
 -- Each queue's names, built on a queue's first call and kept in the library's memory (at most
 -- 10000 queues, then all are forgotten): a call binds them with one table lookup.
 local NAMES = {'queue', 'processing', 'lease:', 'item:', 'job:', 'data:', 'delayed', 'leased', 'dead',
-  'prios', 'prio:', 'config', 'wake', 'result:', 'rate:', 'lease_count', 'paused', 'held', 'room'}
+  'prios', 'prio:', 'config', 'wake', 'result:', 'rate:', 'lease_count', 'paused', 'held', 'room', 'limit'}
 local bound, bound_count = {}, 0
 
 local function names_of(lease_family)
@@ -56,5 +57,5 @@ local function bind_keys(keys)
   end
   QUEUE, PROCESSING, LEASE, ITEM, JOB, DATA, DELAYED, LEASED = n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8]
   DEAD, PRIOS, PRIO, CONFIG, WAKE, RESULT, RATE, COUNTS = n[9], n[10], n[11], n[12], n[13], n[14], n[15], n[16]
-  PAUSED, HELD, ROOM = n[17], n[18], n[19]
+  PAUSED, HELD, ROOM, LIMIT = n[17], n[18], n[19], n[20]
 end

@@ -1,4 +1,4 @@
---! include: keys time config guard waiting jobs outcome
+--! include: keys time config guard waiting(paused_now) jobs outcome
 -- Leases up to n items (spec/PROTOCOL.md, 4.4).
 -- First moves up to 100 due delayed items to their waiting lists and recovers up to 20 expired
 -- leases (so no cleaner is needed for either), then leases up to n items in priority order.
@@ -28,6 +28,7 @@ local function housekeeping(h, now, always)
   local backoff, max_attempts = config('backoff'), max_attempts_of(nil)
   h.housekeeping, h.prios, h.backoff, h.max_attempts = now + HOUSEKEEPING_MS, nil, backoff, max_attempts
   h.capacity = tonumber(config('capacity'))
+  h.rate_max, h.rate_per = tonumber(config('rate_max')), tonumber(config('rate_per_ms'))
   h.held = settle_held(100)
   promote_due(now, 100, due)
   recover_expired(now, 20, expired)
@@ -80,6 +81,20 @@ local function made_room(h)
   end
 end
 
+-- The count of a held-off queue (`hold`, 5.19): more than any window's limit.
+local HOLD, HOLD_TEXT = 4503599627370496, '4503599627370496' -- 2^52
+
+-- k leases counted in the rate limit's window (5.19); the first lease of a window starts it.
+-- (pcall: after the leases' writes, a P:limit that is no counter must not fail the call.)
+local function counted(h, k)
+  if h.rate_max then
+    local v = redis.pcall('INCRBY', LIMIT, k)
+    if v == k then
+      redis.pcall('PEXPIRE', LIMIT, h.rate_per)
+    end
+  end
+end
+
 -- '.' .. k, the k-th lease's token suffix, kept once made: Lua's number-to-string is a
 -- '%.14g' sprintf, and a batch lease needs one per lease after the first.
 local suffixes = {}
@@ -99,6 +114,10 @@ end
 local function lease_items(base, ttl_s, n_s, db, now)
   local n = n_s == '1' and 1 or tonumber(n_s)
   local h = housekeeping(db_hints(db), now, false)
+  -- Whether the queue is paused, and how many leases its rate limit's window has counted
+  -- (5.19), in one read.
+  local flags = redis.call('MGET', PAUSED, LIMIT)
+  paused_now = flags[1] ~= false
   -- A paused queue leases nothing (5.17); its waiters wait on P:queue and P:wake, which the
   -- resume wakes, so P:wake goes as after a lease that found nothing, and P:queue is emptied.
   if is_paused() then
@@ -108,6 +127,25 @@ local function lease_items(base, ttl_s, n_s, db, now)
     settle_held(100)
     redis.call('DEL', WAKE)
     return {0, -1}
+  end
+  -- The rate limit (5.19): at the limit, or held off by `hold`, nothing is leased, and the
+  -- reply says how long until the window ends (status 2: the caller sleeps, it does not wait
+  -- on the lists, which may hold items). Else at most what the window has left.
+  local used = tonumber(flags[2])
+  if used then
+    local max = h.rate_max or HOLD
+    if used >= max then
+      local left = redis.call('PTTL', LIMIT)
+      if left < 0 then
+        -- A count without an expiry (not written by this protocol): it ends with a window.
+        left = h.rate_per or 1000
+        redis.call('PEXPIRE', LIMIT, left)
+      end
+      return {2, left}
+    end
+    if h.rate_max then
+      n = math.min(n, max - used)
+    end
   end
   -- Numbers given to redis.call become strings on every call (Lua's '%.14g'): once per call
   -- here, and with decimal's cheaper '%d'.
@@ -120,6 +158,7 @@ local function lease_items(base, ttl_s, n_s, db, now)
     lease, taken, taken_data, no_job = lease_plain(h, base, ttl_s, now_s, expiry_s)
     if lease then
       made_room(h)
+      counted(h, 1)
       return {0, -1, lease}
     end
     empty = not taken
@@ -239,6 +278,7 @@ local function lease_items(base, ttl_s, n_s, db, now)
   if #expiries > 0 then
     redis.call('ZADD', LEASED, unpack(expiries))
     made_room(h)
+    counted(h, #leases)
   end
   local more = drops >= MAX_DROPS and 1 or 0
   local wait = -1
