@@ -384,6 +384,38 @@ async fn a_handler_that_ignores_its_timeout_fails_after_the_grace() {
     assert!(job.result.is_none());
 }
 
+/// A shutdown that takes a handler told of its timeout (its grace not over) fails the attempt
+/// with the timeout error rather than releasing the item.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_shutdown_fails_a_timed_out_handler_rather_than_releasing_it() {
+    let env = Env::single("runner-timeout-shutdown").await;
+    let q = &env.queue;
+    q.add(&Item::with_id("stuck", "x").unwrap().max_attempts(1))
+        .await
+        .unwrap();
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    options.job_timeout = Some(Duration::from_millis(100));
+    options.timeout_grace = Some(Duration::from_secs(86_400));
+    options.shutdown_timeout = Some(Duration::from_millis(100));
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), |_job: Job| async move {
+        // Never ends: only the shutdown's abort ends it.
+        std::future::pending::<Outcome>().await
+    })
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    wait_events(&mut rx, |e| matches!(e, Event::TimedOut { .. })).await;
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!((report.released, report.dead, report.timed_out), (0, 1, 1));
+    let job = q.get("stuck").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Dead);
+    assert_eq!(job.error.unwrap().1, TIMEOUT_ERROR_TYPE);
+}
+
 /// A return value the handler cannot encode (a map with non-string keys is not JSON) fails the
 /// attempt with the encoding's error, worded as every binding words it: retried with the
 /// queue's backoff, then dead, and its one slot serves the next item meanwhile.
