@@ -583,7 +583,10 @@ export declare class Client {
   readonly warnings: string[]
 }
 
-/** What a `Worker`'s handler receives: one leased item. */
+/**
+ * What a `Worker`'s handler receives: one leased item. The runner tells a handler to stop by
+ * aborting `signal`, for one reason (`cancelReason`).
+ */
 export declare class WorkerJob {
   private constructor()
   /** The item's id. */
@@ -596,8 +599,17 @@ export declare class WorkerJob {
   readonly maxAttempts: number
   /** Whether the lease is lost (expired and taken, cancelled, or a forced shutdown). */
   readonly leaseLost: boolean
-  /** Aborted when the lease is lost. */
+  /**
+   * Aborted when the handler is told to stop: its `jobTimeoutMs` passed (the reason is a
+   * `DOMException` named `TimeoutError`), its lease is lost or the runner is shutting down
+   * past its timeout (an `AbortError`).
+   */
   readonly signal: AbortSignal
+  /**
+   * Why the handler was told to stop (the first reason, kept), or null while it is not. After
+   * `timeout` the attempt fails with error type `timeout`, whatever the handler returns.
+   */
+  readonly cancelReason: 'timeout' | 'leaseLost' | 'shutdown' | null
   /** The data parsed as JSON. */
   json<T = unknown>(): T
   /** Stores a small progress value (at most 64 KiB); false once the lease is lost. */
@@ -636,6 +648,19 @@ export interface WorkerOptions {
    * true })`), `false` off; left out, the configuration is left alone.
    */
   stats?: boolean
+  /**
+   * How long a handler may run, in ms (1 ms to 30 days; default: no limit). Past it the
+   * handler's signal aborts and the attempt fails with error type `timeout` once the handler
+   * settles, or after `timeoutGraceMs`, whichever comes first: retried with the queue's backoff,
+   * or dead when out of attempts.
+   */
+  jobTimeoutMs?: number
+  /**
+   * How long a handler told of its timeout has to settle, in ms (0 to one day; default 5000).
+   * Past it the attempt is failed while the handler still runs: its later outcome is ignored,
+   * and its slot stays taken until it settles.
+   */
+  timeoutGraceMs?: number
   /** SIGINT/SIGTERM close the worker during `run()` (default true); a second signal forces. */
   handleSignals?: boolean
 }
@@ -647,6 +672,8 @@ export interface WorkerReport {
   dead: number
   lost: number
   released: number
+  /** Handlers that ran past the job timeout (each also counted in `retried` or `dead`). */
+  timedOut: number
 }
 
 /** Details of a job event. */
@@ -654,7 +681,7 @@ export interface WorkerJobEvent {
   name: string
   id?: string
   attempt?: number
-  /** The error message (`retrying`, `dead`), or why a lease was lost. */
+  /** The error message (`retrying`, `dead`, `timedOut`), or why a lease was lost. */
   message?: string
   /** The delay before a retry, in ms. */
   retryInMs?: number
@@ -674,7 +701,7 @@ export declare class Worker extends EventEmitter {
   run(): Promise<WorkerReport>
   /** Stops gracefully (or at once with `{ force: true }`); resolves once stopped. */
   close(options?: { force?: boolean }): Promise<WorkerReport | undefined>
-  on(event: 'completed' | 'retrying' | 'dead' | 'released' | 'leaseLost', listener: (id: string, details: WorkerJobEvent) => void): this
+  on(event: 'completed' | 'retrying' | 'dead' | 'released' | 'leaseLost' | 'timedOut', listener: (id: string, details: WorkerJobEvent) => void): this
   on(event: 'outage', listener: (outage: { during: string; code: string; message: string }) => void): this
   on(event: 'recovered', listener: (info: { during: string }) => void): this
   on(event: string | symbol, listener: (...args: any[]) => void): this

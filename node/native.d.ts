@@ -186,10 +186,15 @@ export declare class NativeWorkerJob {
   get attempt(): number
   /** The item's attempt limit (0: unlimited). */
   get maxAttempts(): number
-  /** The key `onLost` calls back with. */
+  /** The key `onCancel` calls back with. */
   get key(): number
   /** Whether the lease is lost. */
   get leaseLost(): boolean
+  /**
+   * Why the handler was told to stop, the core's reason in camelCase (`timeout`,
+   * `leaseLost`, `shutdown`), or null while it is not.
+   */
+  get cancelReason(): string | null
   /**
    * Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
    * `never`, a delay in ms, or the backoff), `unencodable` (the message and type of the error
@@ -486,9 +491,10 @@ export interface ResultParts {
 
 /**
  * Starts the core's runner over `queue`: `dispatch(job)` runs each job (and calls
- * `job.finish(...)` once), `onLost(key)` says a job's lease is lost, `onEvent(event)` reports.
+ * `job.finish(...)` once), `onCancel(key)` says a job's handler is told to stop (its
+ * `cancelReason` says why: a timeout, a lost lease, a shutdown), `onEvent(event)` reports.
  */
-export declare function startWorker(queue: NativeQueue, dispatch: ((arg: NativeWorkerJob) => void), onLost: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts): NativeWorkerRun
+export declare function startWorker(queue: NativeQueue, dispatch: ((arg: NativeWorkerJob) => void), onCancel: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts): NativeWorkerRun
 
 /** A queue's figures. */
 export interface StatsParts {
@@ -520,14 +526,14 @@ export interface StatsParts {
 export interface WorkerEventParts {
   /**
    * The core's name for it (`Event::name`) in camelCase: `completed`, `retrying`, `dead`,
-   * `released`, `leaseLost`, `error` or `recovered`.
+   * `released`, `leaseLost`, `timedOut`, `error` or `recovered`.
    */
   name: string
   /** The item's id (none for `error` and `recovered`). */
   id?: string
   /** The attempt, where it applies. */
   attempt?: number
-  /** The error message (`retrying`, `dead`, `error`), or why a lease was lost. */
+  /** The error message (`retrying`, `dead`, `timedOut`, `error`), or why a lease was lost. */
   message?: string
   /** The registry code of an `error`. */
   code?: string
@@ -571,6 +577,16 @@ export interface WorkerOptionsParts {
    * per-minute counters on for every client, `false` off (left out: left alone).
    */
   stats?: boolean
+  /**
+   * How long a handler may run (default: no limit); past it its signal aborts and the
+   * attempt fails with error type `timeout` once it settles, or after `timeoutGraceMs`.
+   */
+  jobTimeoutMs?: number
+  /**
+   * How long a handler told of its timeout has to settle before its attempt is failed
+   * anyway (default 5 s).
+   */
+  timeoutGraceMs?: number
 }
 
 /** What a runner did. */
@@ -585,4 +601,6 @@ export interface WorkerReportParts {
   lost: number
   /** Jobs released. */
   released: number
+  /** Handlers that ran past the job timeout (each also counted as retried or dead). */
+  timedOut: number
 }

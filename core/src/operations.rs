@@ -418,7 +418,7 @@ pub static OPERATIONS: &[Operation] = &[
 ];
 
 /// The runner's events, by name, the same in every language (Node in camelCase).
-pub const EVENTS: [&str; 7] = Event::NAMES;
+pub const EVENTS: [&str; 8] = Event::NAMES;
 
 /// `snake_case` to `camelCase`: how Node spells an operation, an argument or an event
 /// (`lease_lost` → `leaseLost`).

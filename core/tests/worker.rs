@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::Env;
-use leaseq::worker::{Event, Job, JobError, Outcome, Report, Worker, WorkerOptions};
+use leaseq::worker::{
+    CancelReason, Event, Job, JobError, Outcome, Report, Worker, WorkerOptions, TIMEOUT_ERROR_TYPE,
+};
 use leaseq::{Backoff, Item, Queue, RenewOutcome, State};
 use tokio::sync::mpsc;
 
@@ -154,9 +156,11 @@ async fn a_cancelled_job_is_told_its_lease_is_lost() {
         let told = told2.clone();
         async move {
             started_tx.send(()).unwrap();
-            // Runs until the lease is lost, however long that takes (past its TTL: renewed).
-            job.lost().await;
-            *told.lock().unwrap() = job.lost_because();
+            // Runs until told to stop, however long that takes (past its TTL: renewed). A
+            // lost lease tells it through the one token a timeout uses too.
+            job.cancelled().await;
+            assert!(job.is_lost());
+            *told.lock().unwrap() = Some((job.lost_because(), job.cancel_reason()));
             Outcome::Complete(None)
         }
     })
@@ -185,8 +189,11 @@ async fn a_cancelled_job_is_told_its_lease_is_lost() {
     .await;
     handle.stop();
     let report = run.await.unwrap().unwrap();
-    assert_eq!(*told.lock().unwrap(), Some(RenewOutcome::Cancelled));
-    assert_eq!((report.completed, report.lost), (0, 1));
+    assert_eq!(
+        *told.lock().unwrap(),
+        Some((Some(RenewOutcome::Cancelled), Some(CancelReason::LeaseLost)))
+    );
+    assert_eq!((report.completed, report.lost, report.timed_out), (0, 1, 0));
     assert!(
         q.get("long").await.unwrap().is_none(),
         "the cancel removed it"
@@ -234,6 +241,179 @@ async fn shutdown_waits_for_handlers_then_releases_the_rest() {
     let stuck = q.get("stuck").await.unwrap().expect("released, not lost");
     assert_eq!(stuck.state, State::Waiting);
     assert_eq!(stuck.attempts, 0, "a release gives the attempt back");
+}
+
+/// A handler past its timeout is told (reason `timeout`) and, cooperating, ends at once: its
+/// attempt fails with the timeout error whatever it returned, is retried with the backoff, and
+/// dies when out of attempts. A handler within its timeout completes as usual.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_handler_past_its_timeout_is_told_and_its_attempt_fails() {
+    let env = Env::single("runner-timeout").await;
+    let q = &env.queue;
+    let fixed = Backoff::fixed(Duration::from_millis(10));
+    let slow = Item::with_id("slow", "x").unwrap().max_attempts(2);
+    q.add(&slow.backoff(fixed)).await.unwrap();
+    q.add(&Item::with_id("fast", "x").unwrap()).await.unwrap();
+    let (sink, mut rx) = event_channel();
+    let reasons = Arc::new(Mutex::new(Vec::new()));
+    let seen = reasons.clone();
+    let mut options = WorkerOptions::new();
+    options.concurrency = Some(2);
+    options.job_timeout = Some(Duration::from_millis(300));
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), move |job: Job| {
+        let seen = seen.clone();
+        async move {
+            if job.id() == "slow" {
+                // Never done by itself: waits to be told, then says it succeeded (which a
+                // timed-out attempt cannot).
+                job.cancelled().await;
+                seen.lock()
+                    .unwrap()
+                    .push((job.cancel_reason(), job.is_lost()));
+            }
+            Ok::<(), JobError>(())
+        }
+    })
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    let (mut timed_out, mut dead, mut completed) = (0, false, false);
+    wait_events(&mut rx, |e| {
+        match e {
+            Event::TimedOut { id, timeout, .. } => {
+                assert_eq!(
+                    (id.as_str(), *timeout),
+                    ("slow", Duration::from_millis(300))
+                );
+                timed_out += 1;
+            }
+            Event::Retrying { id, error, .. } => {
+                assert_eq!(id, "slow");
+                assert!(error.contains("timeout"), "{error}");
+            }
+            Event::Dead { id, .. } => dead |= id == "slow",
+            Event::Completed { id, .. } => completed |= id == "fast",
+            _ => {}
+        }
+        dead && completed
+    })
+    .await;
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!(timed_out, 2);
+    assert_eq!(
+        (
+            report.completed,
+            report.retried,
+            report.dead,
+            report.timed_out
+        ),
+        (1, 1, 1, 2)
+    );
+    assert_eq!(
+        *reasons.lock().unwrap(),
+        vec![(Some(CancelReason::Timeout), false); 2],
+        "told of the timeout, its lease still held"
+    );
+    let job = q.get("slow").await.unwrap().unwrap();
+    assert_eq!((job.state, job.attempts), (State::Dead, 2));
+    let (message, kind) = job.error.expect("the timeout is recorded");
+    assert_eq!(kind, TIMEOUT_ERROR_TYPE);
+    assert_eq!(message, "the job ran past its timeout of 300ms");
+    assert!(settled(q).await);
+}
+
+/// A handler that ignores its timeout is failed after the grace while it still runs: no
+/// longer renewed, its item retried elsewhere (here: dead, one attempt), and the outcome it
+/// returns at last is ignored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_handler_that_ignores_its_timeout_fails_after_the_grace() {
+    let env = Env::single("runner-timeout-grace").await;
+    let q = &env.queue;
+    q.add(&Item::with_id("stubborn", "x").unwrap().max_attempts(1))
+        .await
+        .unwrap();
+    let (sink, mut rx) = event_channel();
+    let (free_tx, free_rx) = tokio::sync::watch::channel(false);
+    let (ended_tx, mut ended) = mpsc::unbounded_channel::<bool>();
+    let mut options = WorkerOptions::new();
+    options.job_timeout = Some(Duration::from_millis(200));
+    options.timeout_grace = Some(Duration::from_millis(200));
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), move |job: Job| {
+        let mut free = free_rx.clone();
+        let ended_tx = ended_tx.clone();
+        async move {
+            // Ignores the token: ends only when the test says so, then claims success.
+            let _ = free.wait_for(|f| *f).await;
+            ended_tx.send(job.is_cancelled()).unwrap();
+            Outcome::Complete(Some(b"late".to_vec()))
+        }
+    })
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    let mut timed_out = false;
+    wait_events(&mut rx, |e| {
+        match e {
+            Event::TimedOut { .. } => timed_out = true,
+            Event::Completed { .. } => panic!("a timed-out attempt completed"),
+            _ => {}
+        }
+        matches!(e, Event::Dead { .. })
+    })
+    .await;
+    assert!(timed_out, "told before it was failed");
+    let job = q.get("stubborn").await.unwrap().unwrap();
+    assert_eq!(
+        job.state,
+        State::Dead,
+        "failed while its handler still runs"
+    );
+    assert_eq!(job.error.unwrap().1, TIMEOUT_ERROR_TYPE);
+    free_tx.send(true).unwrap();
+    assert!(ended.recv().await.unwrap(), "it was told");
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!((report.completed, report.dead, report.timed_out), (0, 1, 1));
+    let job = q.get("stubborn").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Dead, "its late outcome changed nothing");
+    assert!(job.result.is_none());
+}
+
+/// A shutdown that takes a handler told of its timeout (its grace not over) fails the attempt
+/// with the timeout error rather than releasing the item.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_shutdown_fails_a_timed_out_handler_rather_than_releasing_it() {
+    let env = Env::single("runner-timeout-shutdown").await;
+    let q = &env.queue;
+    q.add(&Item::with_id("stuck", "x").unwrap().max_attempts(1))
+        .await
+        .unwrap();
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    options.job_timeout = Some(Duration::from_millis(100));
+    options.timeout_grace = Some(Duration::from_secs(86_400));
+    options.shutdown_timeout = Some(Duration::from_millis(100));
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), |_job: Job| async move {
+        // Never ends: only the shutdown's abort ends it.
+        std::future::pending::<Outcome>().await
+    })
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    wait_events(&mut rx, |e| matches!(e, Event::TimedOut { .. })).await;
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!((report.released, report.dead, report.timed_out), (0, 1, 1));
+    let job = q.get("stuck").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Dead);
+    assert_eq!(job.error.unwrap().1, TIMEOUT_ERROR_TYPE);
 }
 
 /// A return value the handler cannot encode (a map with non-string keys is not JSON) fails the

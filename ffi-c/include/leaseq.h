@@ -99,7 +99,7 @@
  * `stats`: `leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;`
  */
 #define LEASEQ_WORKER_OPTIONS_INIT \
-    { (uint32_t)sizeof(leaseq_worker_options), 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, NULL, -1 }
+    { (uint32_t)sizeof(leaseq_worker_options), 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, NULL, -1, 0, 0 }
 
 /**
  * A leaseq_completion with no lease yet, no result and the default keep time, to fill for
@@ -612,7 +612,8 @@ typedef struct {
  */
 typedef struct {
     /**
-     * "completed", "retrying", "dead", "released", "lease_lost", "error" or "recovered".
+     * "completed", "retrying", "dead", "released", "lease_lost", "timed_out", "error" or
+     * "recovered".
      */
     const char *name;
     /**
@@ -624,7 +625,8 @@ typedef struct {
      */
     uint64_t attempt;
     /**
-     * The error message ("retrying", "dead", "error"), why a lease was lost, or "".
+     * The error message ("retrying", "dead", "timed_out", "error"), why a lease was lost, or
+     * "".
      */
     const char *message;
 } leaseq_worker_event;
@@ -698,6 +700,20 @@ typedef struct {
      * the configuration alone). See `LEASEQ_CONFIG_STATS`.
      */
     int32_t stats;
+    /**
+     * How long a callback may run, in ms (0: the core's default, no limit; at most 30 days).
+     * Past it the callback is told (`leaseq_worker_job_cancelled` gives
+     * `LEASEQ_CANCEL_TIMEOUT`) and the attempt fails with error type "timeout" once it
+     * returns, or after `timeout_grace_ms`, whichever comes first. Only in a struct from
+     * `LEASEQ_WORKER_OPTIONS_INIT`.
+     */
+    uint64_t job_timeout_ms;
+    /**
+     * How long a callback told of its timeout has to return before its attempt is failed
+     * anyway, in ms (0: the core's default, 5 s; at most one day). Its later outcome is then
+     * ignored, and its slot stays taken until it returns.
+     */
+    uint64_t timeout_grace_ms;
 } leaseq_worker_options;
 
 /**
@@ -710,6 +726,12 @@ typedef int32_t leaseq_job_outcome;
  * caller's), up to `concurrency` at once; it may block. `job` is valid only during the call.
  */
 typedef leaseq_job_outcome (*leaseq_worker_fn)(leaseq_worker_job *job, void *user_data);
+
+/**
+ * Why a callback is told to stop (`leaseq_worker_job_cancelled`), the core's reasons
+ * (`CancelReason`), the same in every language.
+ */
+typedef int32_t leaseq_cancel_reason;
 
 /**
  * Retry after the item's backoff while it has attempts left; else it is dead.
@@ -903,6 +925,27 @@ typedef leaseq_job_outcome (*leaseq_worker_fn)(leaseq_worker_job *job, void *use
  * Hand the job back untouched (no attempt counted): it waits again at once.
  */
 #define LEASEQ_JOB_RELEASE 3
+
+/**
+ * Not told: go on.
+ */
+#define LEASEQ_CANCEL_NONE 0
+
+/**
+ * The job ran past the runner's `job_timeout_ms`: its attempt fails with error type
+ * "timeout" once the callback returns, or after `timeout_grace_ms`.
+ */
+#define LEASEQ_CANCEL_TIMEOUT 1
+
+/**
+ * The lease is lost (expired and taken, cancelled or completed elsewhere).
+ */
+#define LEASEQ_CANCEL_LEASE_LOST 2
+
+/**
+ * The runner's shutdown timeout passed (or the shutdown was forced).
+ */
+#define LEASEQ_CANCEL_SHUTDOWN 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -2500,6 +2543,20 @@ leaseq_status leaseq_worker_job_attempt(const leaseq_worker_job *job, uint64_t *
  * `out_lost` is NULL or writable.
  */
 leaseq_status leaseq_worker_job_lease_lost(const leaseq_worker_job *job, bool *out_lost);
+
+/**
+ * Whether the callback is told to stop, and why: `*out_reason` is `LEASEQ_CANCEL_NONE` (go
+ * on), or the first reason it was told, `LEASEQ_CANCEL_TIMEOUT` (its `job_timeout_ms`
+ * passed: whatever it returns now, the attempt fails with error type "timeout"),
+ * `LEASEQ_CANCEL_LEASE_LOST` or `LEASEQ_CANCEL_SHUTDOWN`. Once told, always told. Cheap (one
+ * atomic load): poll it from the callback, in any thread, during the call.
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `out_reason` is NULL or writable.
+ */
+leaseq_status leaseq_worker_job_cancelled(const leaseq_worker_job *job,
+                                          leaseq_cancel_reason *out_reason);
 
 /**
  * Sets the result kept when the callback returns LEASEQ_JOB_COMPLETE (copied).

@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use leaseq::worker::{Event, Job, JobError, Outcome, ShutdownAction, Worker, WorkerOptions};
+use leaseq::worker::{
+    CancelReason, Event, Job, JobError, Outcome, ShutdownAction, Worker, WorkerOptions,
+};
 use leaseq::Retry;
 
 use crate::guard::{arg, bytes, c_string, call, text, Failure, Out};
@@ -26,6 +28,19 @@ pub const LEASEQ_JOB_FAIL: leaseq_job_outcome = 1;
 pub const LEASEQ_JOB_FAIL_UNRECOVERABLE: leaseq_job_outcome = 2;
 /// Hand the job back untouched (no attempt counted): it waits again at once.
 pub const LEASEQ_JOB_RELEASE: leaseq_job_outcome = 3;
+
+/// Why a callback is told to stop (`leaseq_worker_job_cancelled`), the core's reasons
+/// (`CancelReason`), the same in every language.
+pub type leaseq_cancel_reason = i32;
+/// Not told: go on.
+pub const LEASEQ_CANCEL_NONE: leaseq_cancel_reason = 0;
+/// The job ran past the runner's `job_timeout_ms`: its attempt fails with error type
+/// "timeout" once the callback returns, or after `timeout_grace_ms`.
+pub const LEASEQ_CANCEL_TIMEOUT: leaseq_cancel_reason = 1;
+/// The lease is lost (expired and taken, cancelled or completed elsewhere).
+pub const LEASEQ_CANCEL_LEASE_LOST: leaseq_cancel_reason = 2;
+/// The runner's shutdown timeout passed (or the shutdown was forced).
+pub const LEASEQ_CANCEL_SHUTDOWN: leaseq_cancel_reason = 3;
 
 /// One job, lent to a callback for the duration of the call only.
 pub struct leaseq_worker_job {
@@ -45,13 +60,15 @@ pub type leaseq_worker_fn = Option<
 /// core's (the same names and messages in every language).
 #[repr(C)]
 pub struct leaseq_worker_event {
-    /// "completed", "retrying", "dead", "released", "lease_lost", "error" or "recovered".
+    /// "completed", "retrying", "dead", "released", "lease_lost", "timed_out", "error" or
+    /// "recovered".
     pub name: *const c_char,
     /// The item's id ("" for "error" and "recovered").
     pub id: *const c_char,
     /// The attempt (0 where it does not apply).
     pub attempt: u64,
-    /// The error message ("retrying", "dead", "error"), why a lease was lost, or "".
+    /// The error message ("retrying", "dead", "timed_out", "error"), why a lease was lost, or
+    /// "".
     pub message: *const c_char,
 }
 
@@ -98,6 +115,16 @@ pub struct leaseq_worker_options {
     /// 1 turns the queue's per-minute counters on for every client, 0 off (-1: default, leave
     /// the configuration alone). See `LEASEQ_CONFIG_STATS`.
     pub stats: i32,
+    /// How long a callback may run, in ms (0: the core's default, no limit; at most 30 days).
+    /// Past it the callback is told (`leaseq_worker_job_cancelled` gives
+    /// `LEASEQ_CANCEL_TIMEOUT`) and the attempt fails with error type "timeout" once it
+    /// returns, or after `timeout_grace_ms`, whichever comes first. Only in a struct from
+    /// `LEASEQ_WORKER_OPTIONS_INIT`.
+    pub job_timeout_ms: u64,
+    /// How long a callback told of its timeout has to return before its attempt is failed
+    /// anyway, in ms (0: the core's default, 5 s; at most one day). Its later outcome is then
+    /// ignored, and its slot stays taken until it returns.
+    pub timeout_grace_ms: u64,
 }
 
 /// The bytes `leaseq_worker_options_init` writes, and the least `struct_size` accepted: the
@@ -123,6 +150,8 @@ fn default_worker_options(struct_size: usize) -> leaseq_worker_options {
         deep_clean_every_ms: 0,
         on_event: None,
         stats: -1,
+        job_timeout_ms: 0,
+        timeout_grace_ms: 0,
     }
 }
 
@@ -235,6 +264,8 @@ fn worker_options(o: Option<&leaseq_worker_options>) -> WorkerOptions {
     w.housekeeping = flag(o.housekeeping);
     w.deep_clean_every = millis(o.deep_clean_every_ms);
     w.stats = flag(o.stats);
+    w.job_timeout = millis(o.job_timeout_ms);
+    w.timeout_grace = millis(o.timeout_grace_ms);
     w
 }
 
@@ -457,6 +488,35 @@ pub unsafe extern "C" fn leaseq_worker_job_lease_lost(
         let job = unsafe { arg(job, "job") }?;
         out.required()?;
         out.set(job.job.is_lost());
+        Ok(())
+    })
+}
+
+/// Whether the callback is told to stop, and why: `*out_reason` is `LEASEQ_CANCEL_NONE` (go
+/// on), or the first reason it was told, `LEASEQ_CANCEL_TIMEOUT` (its `job_timeout_ms`
+/// passed: whatever it returns now, the attempt fails with error type "timeout"),
+/// `LEASEQ_CANCEL_LEASE_LOST` or `LEASEQ_CANCEL_SHUTDOWN`. Once told, always told. Cheap (one
+/// atomic load): poll it from the callback, in any thread, during the call.
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it);
+/// `out_reason` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_cancelled(
+    job: *const leaseq_worker_job,
+    out_reason: *mut leaseq_cancel_reason,
+) -> leaseq_status {
+    call("leaseq_worker_job_cancelled", || {
+        let out = unsafe { Out::new(out_reason, "out_reason", LEASEQ_CANCEL_NONE) };
+        let job = unsafe { arg(job, "job") }?;
+        out.required()?;
+        out.set(
+            job.job
+                .cancel_reason()
+                .map_or(LEASEQ_CANCEL_NONE, |r: CancelReason| {
+                    leaseq_cancel_reason::from(r.code())
+                }),
+        );
         Ok(())
     })
 }

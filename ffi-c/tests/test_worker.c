@@ -1,6 +1,8 @@
 /*
  * The runner of leaseq.h (leaseq_worker_run) against a throwaway redis-server: outcomes and
- * results, retries and dead letters, the lease-lost flag of a cancelled job, shutdown while
+ * results, retries and dead letters, the lease-lost flag of a cancelled job (and its cancel
+ * reason), the job timeout (a callback that polls leaseq_worker_job_cancelled and one that
+ * ignores it, failed after the grace), shutdown while
  * busy (from another thread and from a signal handler: graceful wait, then release), the
  * `stats` option stored in the queue's configuration (or nothing written without it), the
  * options' struct_size (leaseq_worker_options_init, LEASEQ_WORKER_OPTIONS_INIT) and the events'
@@ -119,8 +121,11 @@ static leaseq_job_outcome wait_for_loss(leaseq_worker_job *job, void *user_data)
     atomic_store(&started, 1);
     for (int i = 0; i < 3000; i++) { /* up to 30 s; the lease lives 1 s, renewed */
         bool lost = false;
-        if (leaseq_worker_job_lease_lost(job, &lost) == LEASEQ_OK && lost) {
-            atomic_store(&lost_seen, 1);
+        leaseq_cancel_reason reason = LEASEQ_CANCEL_NONE;
+        /* One flag for every reason to stop; the lease-lost flag says the same here. */
+        if (leaseq_worker_job_cancelled(job, &reason) == LEASEQ_OK && reason != LEASEQ_CANCEL_NONE &&
+            leaseq_worker_job_lease_lost(job, &lost) == LEASEQ_OK && lost) {
+            atomic_store(&lost_seen, reason == LEASEQ_CANCEL_LEASE_LOST ? 1 : 2);
             leaseq_worker_stop();
             return LEASEQ_JOB_COMPLETE;
         }
@@ -160,6 +165,125 @@ static void a_cancelled_job_sees_its_lease_lost(void) {
     CHECK_OK(leaseq_queue_get(queue, "long", &job));
     CHECK(job == NULL); /* the cancel removed it */
     leaseq_job_free(job);
+    leaseq_queue_free(queue);
+}
+
+/* ---- the job timeout ---------------------------------------------------------------------- */
+
+static atomic_int timeout_events;
+static atomic_int retrying_events;
+static atomic_int dead_seen;
+static atomic_int told_reason;
+static char retry_message[160];
+
+static void timeout_events_of(const leaseq_worker_event *event, void *user_data) {
+    (void)user_data;
+    if (strcmp(event->name, "timed_out") == 0) atomic_fetch_add(&timeout_events, 1);
+    if (strcmp(event->name, "retrying") == 0 && atomic_fetch_add(&retrying_events, 1) == 0) {
+        snprintf(retry_message, sizeof retry_message, "%s", event->message);
+    }
+    if (strcmp(event->name, "dead") == 0) {
+        atomic_store(&dead_seen, 1);
+        leaseq_worker_stop();
+    }
+}
+
+/* Polls the flag until told (at most 30 s), then claims success: a timed-out attempt fails. */
+static leaseq_job_outcome cooperates(leaseq_worker_job *job, void *user_data) {
+    (void)user_data;
+    for (int i = 0; i < 3000; i++) {
+        leaseq_cancel_reason reason = LEASEQ_CANCEL_NONE;
+        if (leaseq_worker_job_cancelled(job, &reason) != LEASEQ_OK) return LEASEQ_JOB_FAIL;
+        if (reason != LEASEQ_CANCEL_NONE) {
+            atomic_store(&told_reason, reason);
+            break;
+        }
+        sleep_ms(10);
+    }
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void add_once_or_twice(const leaseq_queue *queue, const char *id, uint32_t max_attempts) {
+    leaseq_add_options o = LEASEQ_ADD_OPTIONS_INIT;
+    o.max_attempts = max_attempts;
+    o.backoff.kind = LEASEQ_BACKOFF_FIXED;
+    o.backoff.base_ms = 0;
+    o.set = LEASEQ_ADD_MAX_ATTEMPTS | LEASEQ_ADD_BACKOFF;
+    leaseq_item *item = NULL;
+    bool added = false;
+    CHECK_OK(leaseq_item_with_id(id, (const uint8_t *)"x", 1, &item));
+    CHECK_OK(leaseq_queue_add_with_options(queue, item, &o, &added));
+    CHECK(added);
+    leaseq_item_free(item);
+}
+
+static void check_dead_by_timeout(const leaseq_queue *queue, const char *id, uint64_t attempts) {
+    leaseq_job *job = NULL;
+    CHECK_OK(leaseq_queue_get(queue, id, &job));
+    REQUIRE(job != NULL);
+    leaseq_state state = LEASEQ_STATE_NONE;
+    uint64_t n = 0;
+    const char *error = NULL, *error_type = NULL;
+    CHECK_OK(leaseq_job_state(job, &state));
+    CHECK_OK(leaseq_job_attempts(job, &n));
+    CHECK_OK(leaseq_job_error(job, &error));
+    CHECK_OK(leaseq_job_error_type(job, &error_type));
+    CHECK(state == LEASEQ_STATE_DEAD);
+    CHECK(n == attempts);
+    CHECK(error_type != NULL && strcmp(error_type, "timeout") == 0);
+    CHECK(error != NULL && strstr(error, "timeout") != NULL);
+    leaseq_job_free(job);
+}
+
+static void a_callback_past_its_timeout_is_told_and_fails(void) {
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    add_once_or_twice(queue, "slow", 2);
+    atomic_store(&timeout_events, 0);
+    atomic_store(&retrying_events, 0);
+    atomic_store(&dead_seen, 0);
+    atomic_store(&told_reason, 0);
+    leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;
+    options.job_timeout_ms = 200;
+    options.on_event = timeout_events_of;
+    CHECK_OK(leaseq_worker_run(queue, cooperates, NULL, &options));
+    CHECK(atomic_load(&told_reason) == LEASEQ_CANCEL_TIMEOUT);
+    CHECK(atomic_load(&timeout_events) == 2);
+    CHECK(atomic_load(&retrying_events) == 1);
+    CHECK(strstr(retry_message, "timeout") != NULL); /* retried with the timeout error */
+    CHECK(atomic_load(&dead_seen) == 1);
+    check_dead_by_timeout(queue, "slow", 2);
+    leaseq_queue_free(queue);
+}
+
+/* Ignores the flag: returns only once the attempt is dead (at most 30 s), then claims success. */
+static leaseq_job_outcome ignores(leaseq_worker_job *job, void *user_data) {
+    (void)user_data;
+    for (int i = 0; i < 3000 && !atomic_load(&dead_seen); i++) sleep_ms(10);
+    leaseq_cancel_reason reason = LEASEQ_CANCEL_NONE;
+    CHECK_OK(leaseq_worker_job_cancelled(job, &reason));
+    atomic_store(&told_reason, reason);
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void a_callback_that_ignores_its_timeout_fails_after_the_grace(void) {
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    add_once_or_twice(queue, "stubborn", 1);
+    atomic_store(&timeout_events, 0);
+    atomic_store(&retrying_events, 0);
+    atomic_store(&dead_seen, 0);
+    atomic_store(&told_reason, 0);
+    leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;
+    options.job_timeout_ms = 100;
+    options.timeout_grace_ms = 100;
+    options.on_event = timeout_events_of;
+    /* Returns once the callback has: the shutdown waits for it. */
+    CHECK_OK(leaseq_worker_run(queue, ignores, NULL, &options));
+    CHECK(atomic_load(&dead_seen) == 1); /* dead while the callback still ran */
+    CHECK(atomic_load(&told_reason) == LEASEQ_CANCEL_TIMEOUT);
+    CHECK(atomic_load(&timeout_events) == 1);
+    check_dead_by_timeout(queue, "stubborn", 1); /* its late complete changed nothing */
     leaseq_queue_free(queue);
 }
 
@@ -372,6 +496,7 @@ static void options_struct_size_and_event_parts(void) {
           options.housekeeping == filled->housekeeping &&
           options.deep_clean_every_ms == filled->deep_clean_every_ms &&
           options.on_event == filled->on_event && options.stats == filled->stats);
+    CHECK(options.job_timeout_ms == 0 && options.timeout_grace_ms == 0);
 
     leaseq_queue *queue = new_queue();
     REQUIRE(queue != NULL);
@@ -428,6 +553,10 @@ int main(void) {
     static const struct test_case cases[] = {
         {"outcomes: results, retries, dead letters", outcomes_results_retries_and_dead_letters},
         {"a cancelled job sees its lease lost", a_cancelled_job_sees_its_lease_lost},
+        {"a callback past its timeout is told, and its attempt fails",
+         a_callback_past_its_timeout_is_told_and_fails},
+        {"a callback that ignores its timeout fails after the grace",
+         a_callback_that_ignores_its_timeout_fails_after_the_grace},
         {"shutdown from a thread: wait, then release", shutdown_from_a_thread},
         {"shutdown from a signal handler: wait, then release", shutdown_from_a_signal_handler},
         {"a runner with stats = 1 turns the queue's counters on",

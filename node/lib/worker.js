@@ -6,7 +6,7 @@
 
 const { EventEmitter } = require('node:events')
 const args = require('./args')
-const { invalidArgument } = require('./errors')
+const { invalidArgument, nativeSync } = require('./errors')
 const { nativeOf, Queue } = require('./queue')
 const native = require('./native')
 
@@ -24,8 +24,30 @@ const OPTIONS = Object.freeze([
   'housekeepingEveryMs',
   'deepCleanEveryMs',
   'stats',
+  'jobTimeoutMs',
+  'timeoutGraceMs',
   'handleSignals',
 ])
+
+/** What `job.signal` aborts with, by `job.cancelReason`. */
+const CANCEL_MESSAGES = Object.freeze({
+  timeout: ['the job ran past its timeout', 'TimeoutError'],
+  leaseLost: ["the job's lease is lost", 'AbortError'],
+  shutdown: ['the runner is shutting down', 'AbortError'],
+})
+
+/**
+ * The reason `job.signal` aborts with: a `DOMException` named `TimeoutError` for a timeout (as
+ * `AbortSignal.timeout()` aborts), `AbortError` otherwise.
+ * @param {string | null} reason
+ */
+function abortReason(reason) {
+  const [message, name] = CANCEL_MESSAGES[/** @type {keyof CANCEL_MESSAGES} */ (reason)] ?? [
+    'the job was cancelled',
+    'AbortError',
+  ]
+  return new DOMException(message, name)
+}
 
 /** Thrown by a handler: the job goes straight to the dead letters, without a retry. */
 class UnrecoverableError extends Error {
@@ -59,14 +81,28 @@ class ReleaseJob extends Error {
   }
 }
 
-/** What a handler receives: one leased item. */
+/**
+ * What a handler receives: one leased item. The runner tells a handler to stop by aborting
+ * `signal`, for one reason (`cancelReason`): its `jobTimeoutMs` passed (`timeout`: the attempt
+ * fails with error type `timeout` whatever the handler returns now; the signal's reason is a
+ * `TimeoutError`), its lease is lost (`leaseLost`), or the runner is shutting down past its
+ * timeout (`shutdown`).
+ */
 class WorkerJob {
   #native
   /** @param {import('../native').NativeWorkerJob} nativeJob @param {AbortSignal} signal */
   constructor(nativeJob, signal) {
     this.#native = nativeJob
-    /** Aborted when the lease is lost (expired and taken, cancelled, or a forced shutdown). */
+    /** Aborted when the handler is told to stop: a timeout, a lost lease or a shutdown. */
     this.signal = signal
+  }
+  /**
+   * Why the handler was told to stop (`timeout`, `leaseLost` or `shutdown`; the first reason
+   * is kept), or null while it is not.
+   * @returns {string | null}
+   */
+  get cancelReason() {
+    return this.#native.cancelReason ?? null
   }
   /** The item's id. */
   get id() {
@@ -129,8 +165,12 @@ function errorParts(error) {
 
 /**
  * Runs `handler(job, signal)` for each item of `queue`. Events: `completed`, `retrying`, `dead`,
- * `released`, `leaseLost` (each with the id and details), `outage` (a Redis error, once per
- * outage; without a listener it is logged once with console.warn) and `recovered`.
+ * `released`, `leaseLost`, `timedOut` (each with the id and details), `outage` (a Redis error,
+ * once per outage; without a listener it is logged once with console.warn) and `recovered`.
+ * With `jobTimeoutMs`, a handler still running that long is told (its signal aborts with a
+ * `TimeoutError`) and its attempt fails with error type `timeout` once it settles, or after
+ * `timeoutGraceMs` (default 5 s) while it still runs: its later outcome is then ignored, and its
+ * slot stays taken until it settles.
  */
 class Worker extends EventEmitter {
   #queue
@@ -138,7 +178,7 @@ class Worker extends EventEmitter {
   #options
   /** @type {import('../native').NativeWorkerRun | null} */
   #run = null
-  /** @type {Map<number, AbortController>} */
+  /** @type {Map<number, {controller: AbortController, job: import('../native').NativeWorkerJob}>} */
   #controllers = new Map()
   /** @type {Promise<import('../native').WorkerReportParts> | null} */
   #done = null
@@ -167,8 +207,8 @@ class Worker extends EventEmitter {
   /** @param {import('../native').NativeWorkerJob} nativeJob */
   #dispatch(nativeJob) {
     const controller = new AbortController()
-    this.#controllers.set(nativeJob.key, controller)
-    if (nativeJob.leaseLost) controller.abort()
+    this.#controllers.set(nativeJob.key, { controller, job: nativeJob })
+    if (nativeJob.cancelReason) controller.abort(abortReason(nativeJob.cancelReason))
     const job = new WorkerJob(nativeJob, controller.signal)
     const finish = (/** @type {unknown} */ error, /** @type {unknown} */ result) => {
       this.#controllers.delete(nativeJob.key)
@@ -211,6 +251,12 @@ class Worker extends EventEmitter {
     )
   }
 
+  /** @param {number} key */
+  #cancel(key) {
+    const running = this.#controllers.get(key)
+    if (running) running.controller.abort(abortReason(running.job.cancelReason ?? null))
+  }
+
   /** @param {import('../native').WorkerEventParts} e */
   #event(e) {
     switch (e.name) {
@@ -232,7 +278,7 @@ class Worker extends EventEmitter {
    * Starts the runner; resolves with its report once it has stopped (after `close()`, or
    * SIGINT/SIGTERM with `handleSignals`, the default: a graceful stop, and a second signal
    * forces). Redis outages never reject it: the core rides through them.
-   * @returns {Promise<{completed: number, retried: number, dead: number, lost: number, released: number}>}
+   * @returns {Promise<{completed: number, retried: number, dead: number, lost: number, released: number, timedOut: number}>}
    */
   run() {
     if (this.#done) return this.#done
@@ -243,12 +289,15 @@ class Worker extends EventEmitter {
         /** @type {any} */ (parts)[key] = o[key]
       }
     }
-    this.#run = native.startWorker(
-      nativeOf(this.#queue),
-      (job) => this.#dispatch(job),
-      (key) => this.#controllers.get(key)?.abort(),
-      (event) => this.#event(event),
-      parts,
+    // A setting the core refuses throws its LeaseqError (INVALID_ARGUMENT naming the setting).
+    this.#run = nativeSync(() =>
+      native.startWorker(
+        nativeOf(this.#queue),
+        (job) => this.#dispatch(job),
+        (key) => this.#cancel(key),
+        (event) => this.#event(event),
+        parts,
+      ),
     )
     this.#keepResults = this.#run.keepResults
     if (this.#stopRequested) this.#stopRequested === 2 ? this.#run.force() : this.#run.stop()

@@ -54,7 +54,7 @@ impl NativeWorkerJob {
         self.job.max_attempts()
     }
 
-    /// The key `onLost` calls back with.
+    /// The key `onCancel` calls back with.
     #[napi(getter)]
     pub fn key(&self) -> u32 {
         self.key
@@ -64,6 +64,15 @@ impl NativeWorkerJob {
     #[napi(getter)]
     pub fn lease_lost(&self) -> bool {
         self.job.is_lost()
+    }
+
+    /// Why the handler was told to stop, the core's reason in camelCase (`timeout`,
+    /// `leaseLost`, `shutdown`), or null while it is not.
+    #[napi(getter)]
+    pub fn cancel_reason(&self) -> Option<String> {
+        self.job
+            .cancel_reason()
+            .map(|r| event_node_name(r.as_str()))
     }
 
     /// Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
@@ -116,13 +125,13 @@ impl NativeWorkerJob {
 #[napi(object)]
 pub struct WorkerEventParts {
     /// The core's name for it (`Event::name`) in camelCase: `completed`, `retrying`, `dead`,
-    /// `released`, `leaseLost`, `error` or `recovered`.
+    /// `released`, `leaseLost`, `timedOut`, `error` or `recovered`.
     pub name: String,
     /// The item's id (none for `error` and `recovered`).
     pub id: Option<String>,
     /// The attempt, where it applies.
     pub attempt: Option<i64>,
-    /// The error message (`retrying`, `dead`, `error`), or why a lease was lost.
+    /// The error message (`retrying`, `dead`, `timedOut`, `error`), or why a lease was lost.
     pub message: Option<String>,
     /// The registry code of an `error`.
     pub code: Option<String>,
@@ -146,6 +155,8 @@ pub struct WorkerReportParts {
     pub lost: i64,
     /// Jobs released.
     pub released: i64,
+    /// Handlers that ran past the job timeout (each also counted as retried or dead).
+    pub timed_out: i64,
 }
 
 /// The settings of a runner; any left out take the core's defaults.
@@ -178,6 +189,12 @@ pub struct WorkerOptionsParts {
     /// Stored in the queue's configuration as the runner starts: `true` turns the queue's
     /// per-minute counters on for every client, `false` off (left out: left alone).
     pub stats: Option<bool>,
+    /// How long a handler may run (default: no limit); past it its signal aborts and the
+    /// attempt fails with error type `timeout` once it settles, or after `timeoutGraceMs`.
+    pub job_timeout_ms: Option<f64>,
+    /// How long a handler told of its timeout has to settle before its attempt is failed
+    /// anyway (default 5 s).
+    pub timeout_grace_ms: Option<f64>,
 }
 
 /// A started runner.
@@ -219,6 +236,7 @@ impl NativeWorkerRun {
                 dead: count(r.dead),
                 lost: count(r.lost),
                 released: count(r.released),
+                timed_out: count(r.timed_out),
             }),
             Some(Err(message)) => Err(invalid("options", &message)),
             None => Err(napi::Error::new(
@@ -264,6 +282,8 @@ fn options(o: WorkerOptionsParts) -> napi::Result<WorkerOptions> {
     w.housekeeping_every = opt_millis("housekeepingEveryMs", o.housekeeping_every_ms)?;
     w.deep_clean_every = opt_millis("deepCleanEveryMs", o.deep_clean_every_ms)?;
     w.stats = o.stats;
+    w.job_timeout = opt_millis("jobTimeoutMs", o.job_timeout_ms)?;
+    w.timeout_grace = opt_millis("timeoutGraceMs", o.timeout_grace_ms)?;
     w.on_shutdown = match o.on_shutdown.as_deref() {
         None => None,
         Some("release") => Some(ShutdownAction::Release),
@@ -311,25 +331,26 @@ fn event_parts(e: &Event) -> WorkerEventParts {
 }
 
 /// Starts the core's runner over `queue`: `dispatch(job)` runs each job (and calls
-/// `job.finish(...)` once), `onLost(key)` says a job's lease is lost, `onEvent(event)` reports.
+/// `job.finish(...)` once), `onCancel(key)` says a job's handler is told to stop (its
+/// `cancelReason` says why: a timeout, a lost lease, a shutdown), `onEvent(event)` reports.
 #[napi]
 pub fn start_worker(
     queue: &NativeQueue,
     dispatch: ThreadsafeFunction<NativeWorkerJob, (), NativeWorkerJob, Status, false>,
-    on_lost: ThreadsafeFunction<u32, (), u32, Status, false>,
+    on_cancel: ThreadsafeFunction<u32, (), u32, Status, false>,
     on_event: ThreadsafeFunction<WorkerEventParts, (), WorkerEventParts, Status, false>,
     options_parts: WorkerOptionsParts,
 ) -> napi::Result<NativeWorkerRun> {
     let o = options(options_parts)?;
     let keep_results = o.keeps_results();
     let dispatch = Arc::new(dispatch);
-    let on_lost = Arc::new(on_lost);
+    let on_cancel = Arc::new(on_cancel);
     let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
     let completed_wanted = Arc::new(std::sync::atomic::AtomicBool::new(true));
     let wanted = completed_wanted.clone();
     let worker = Worker::new(queue.inner().clone(), move |job: Job| {
         let dispatch = dispatch.clone();
-        let on_lost = on_lost.clone();
+        let on_cancel = on_cancel.clone();
         let key = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         async move {
             let (tx, rx) = oneshot::channel();
@@ -346,8 +367,8 @@ pub fn start_worker(
                 );
             }
             let watcher = tokio::spawn(async move {
-                job.lost().await;
-                on_lost.call(key, ThreadsafeFunctionCallMode::NonBlocking);
+                job.cancelled().await;
+                on_cancel.call(key, ThreadsafeFunctionCallMode::NonBlocking);
             });
             let outcome = rx.await.unwrap_or_else(|_| {
                 Outcome::Fail(

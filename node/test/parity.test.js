@@ -178,7 +178,7 @@ describe('the operation table', () => {
     assert.deepEqual([block.only, block.inNode], ['python', false])
     assert.deepEqual(
       events.map((e) => e.nodeName),
-      ['completed', 'retrying', 'dead', 'released', 'leaseLost', 'error', 'recovered'],
+      ['completed', 'retrying', 'dead', 'released', 'leaseLost', 'timedOut', 'error', 'recovered'],
     )
   })
 

@@ -1,6 +1,6 @@
 'use strict'
 // Worker: the core's runner with JavaScript handlers: outcomes, results, the lease-lost signal,
-// shutdown, a Redis restart and CLIENT KILL under a busy runner, and a process killed mid-job.
+// the job timeout, shutdown, a Redis restart and CLIENT KILL under a busy runner, and a process killed mid-job.
 // No unhandled rejection may happen anywhere.
 
 const assert = require('node:assert/strict')
@@ -138,7 +138,7 @@ describe('Worker', { timeout: 120_000 }, () => {
       stopWhenDone()
     })
     const report = await worker.run()
-    assert.deepEqual(report, { completed: 11, retried: 2, dead: 3, lost: 0, released: 0 })
+    assert.deepEqual(report, { completed: 11, retried: 2, dead: 3, lost: 0, released: 0, timedOut: 0 })
     assert.deepEqual(dead.sort(), ['flaky', 'poison', 'sync-throw'])
     const flaky = await queue.get('flaky')
     assert.equal(flaky.error, 'attempt 2')
@@ -173,7 +173,7 @@ describe('Worker', { timeout: 120_000 }, () => {
     const worker = new Worker(queue, async (job) => results[job.id], { concurrency: 1 })
     worker.on('dead', (id) => dead.add(id)).on('completed', (id) => completed.add(id))
     const report = await runBriefly(worker, () => dead.size === 3 && completed.has('next'))
-    assert.deepEqual(report, { completed: 1, retried: 1, dead: 3, lost: 0, released: 0 })
+    assert.deepEqual(report, { completed: 1, retried: 1, dead: 3, lost: 0, released: 0, timedOut: 0 })
     const cases = { bigint: /BigInt/, circular: /circular/, function: /function/ }
     for (const [id, why] of Object.entries(cases)) {
       const job = await queue.get(id)
@@ -208,7 +208,7 @@ describe('Worker', { timeout: 120_000 }, () => {
         new Promise((resolve) => {
           started()
           signal.addEventListener('abort', () => {
-            aborted = job.leaseLost
+            aborted = job.leaseLost && job.cancelReason === 'leaseLost' && signal.reason.name === 'AbortError'
             resolve()
           })
         }),
@@ -224,6 +224,98 @@ describe('Worker', { timeout: 120_000 }, () => {
     assert.ok(aborted)
     assert.equal(report.lost, 1)
     assert.equal(await queue.get('long'), null)
+  })
+
+  /** Asserts `id` is dead after `attempts` attempts, failed by its timeout. */
+  async function deadByTimeout(queue, id, attempts) {
+    const job = await queue.get(id)
+    assert.equal(job.state, 'dead')
+    assert.equal(job.attempts, attempts)
+    assert.equal(job.errorType, 'timeout')
+    assert.match(job.error, /timeout/)
+  }
+
+  test('a handler past its timeout is told through its signal, and its attempt fails', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'slow', maxAttempts: 2, backoff: { type: 'fixed', delayMs: 10 } }))
+    const told = []
+    const worker = new Worker(
+      queue,
+      // Never done by itself: waits to be told, then claims success (a timed-out attempt cannot).
+      (job, signal) =>
+        new Promise((resolve) => {
+          signal.addEventListener('abort', () => {
+            told.push([job.cancelReason, signal.reason.name, job.leaseLost])
+            resolve('ok')
+          })
+        }),
+      { jobTimeoutMs: 200 },
+    )
+    const timedOut = []
+    const retrying = []
+    worker.on('timedOut', (id, e) => timedOut.push([id, e.message]))
+    worker.on('retrying', (id, e) => retrying.push([id, e.message]))
+    worker.on('dead', () => worker.close())
+    const report = await worker.run()
+    assert.deepEqual(told, [
+      ['timeout', 'TimeoutError', false],
+      ['timeout', 'TimeoutError', false],
+    ])
+    assert.deepEqual(
+      timedOut.map(([id]) => id),
+      ['slow', 'slow'],
+    )
+    assert.ok(timedOut.every(([, message]) => /timeout/.test(message)))
+    assert.equal(retrying.length, 1)
+    assert.match(retrying[0][1], /timeout/)
+    assert.deepEqual(report, { completed: 0, retried: 1, dead: 1, lost: 0, released: 0, timedOut: 2 })
+    await deadByTimeout(queue, 'slow', 2)
+  })
+
+  test('a handler that ignores its timeout fails after the grace; its late result is ignored', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'stubborn', maxAttempts: 1 }))
+    let dead
+    const isDead = new Promise((resolve) => (dead = resolve))
+    let ended
+    const worker = new Worker(
+      queue,
+      // Ignores its signal: settles only once the attempt is dead, then claims success.
+      async (job, signal) => {
+        await isDead
+        ended = [signal.aborted, job.cancelReason]
+        return 'late'
+      },
+      { jobTimeoutMs: 100, timeoutGraceMs: 100 },
+    )
+    worker.on('dead', () => {
+      assert.equal(ended, undefined, 'dead while its handler still ran')
+      dead()
+      // Stopped once the handler has settled (its slot is free then).
+      setImmediate(() => worker.close())
+    })
+    const report = await worker.run()
+    assert.deepEqual(ended, [true, 'timeout'])
+    assert.equal(report.timedOut, 1)
+    assert.equal(report.completed, 0)
+    await deadByTimeout(queue, 'stubborn', 1)
+    assert.equal(await queue.result('stubborn'), null)
+  })
+
+  test('bad timeouts name the setting and lease nothing', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'a' }))
+    for (const [options, name] of [
+      [{ jobTimeoutMs: 0 }, 'job_timeout'],
+      [{ timeoutGraceMs: 2 * 86_400_000 }, 'timeout_grace'],
+      [{ jobTimeoutMs: -1 }, 'jobTimeoutMs'],
+    ]) {
+      assert.throws(() => new Worker(queue, async () => {}, options).run(), {
+        code: 'INVALID_ARGUMENT',
+        argument: name,
+      })
+    }
+    assert.equal(await queue.count('waiting'), 1)
   })
 
   test('close drains, then releases what still runs; a blocked event loop only delays it', async () => {

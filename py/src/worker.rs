@@ -2,8 +2,8 @@
 //! (`leaseq::worker`). The engine leases, renews, finishes, rides through outages and cleans;
 //! this file only hands jobs to Python and carries their outcomes back.
 //!
-//! Nothing here takes the GIL on the runtime's threads. Jobs (and the keys of jobs whose lease
-//! was lost) wait in an inbox; the first one into an empty inbox writes a byte to a socket pair,
+//! Nothing here takes the GIL on the runtime's threads. Jobs (and the keys of jobs told to stop:
+//! a timeout, a lost lease, a shutdown) wait in an inbox; the first one into an empty inbox writes a byte to a socket pair,
 //! whose other end Python watches (an asyncio reader, or a dispatcher thread's `select`). Python
 //! then takes everything waiting in one call: at full speed, one wake-up and one GIL hand-over
 //! carry many jobs. Events wait in a channel until the thread that runs `Worker.run()` takes them.
@@ -35,7 +35,7 @@ pub struct NativeJob {
 
 #[pymethods]
 impl NativeJob {
-    /// This job's key in the runner: `WorkerRun.take()` names lost jobs by it.
+    /// This job's key in the runner: `WorkerRun.take()` names jobs told to stop by it.
     #[getter]
     fn key(&self) -> u64 {
         self.key
@@ -69,6 +69,13 @@ impl NativeJob {
     #[getter]
     fn lease_lost(&self) -> bool {
         self.job.is_lost()
+    }
+
+    /// Why the handler was told to stop (the core's `CancelReason`: `timeout`, `lease_lost`
+    /// or `shutdown`), or `None`.
+    #[getter]
+    fn cancel_reason(&self) -> Option<&'static str> {
+        self.job.cancel_reason().map(|r| r.as_str())
     }
 
     /// Stores a progress value (bytes or str, at most 64 KiB); false once the lease is lost.
@@ -135,7 +142,7 @@ impl Done {
 /// The next job key (see `NativeJob.key`).
 static NEXT_KEY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Jobs and lost-lease keys on their way to Python, and the socket that wakes it.
+/// Jobs and the keys of jobs told to stop on their way to Python, and the socket that wakes it.
 struct Inbox {
     waiting: Mutex<Waiting>,
     wake: UnixStream,
@@ -144,14 +151,14 @@ struct Inbox {
 #[derive(Default)]
 struct Waiting {
     jobs: Vec<(NativeJob, Done)>,
-    lost: Vec<u64>,
+    told: Vec<u64>,
 }
 
 impl Inbox {
     fn put(&self, add: impl FnOnce(&mut Waiting)) {
         let was_empty = {
             let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
-            let was_empty = w.jobs.is_empty() && w.lost.is_empty();
+            let was_empty = w.jobs.is_empty() && w.told.is_empty();
             add(&mut w);
             was_empty
         };
@@ -179,13 +186,15 @@ pub struct WorkerRun {
     keep_results: bool,
 }
 
-/// A runner's report as Python gets it: ``(completed, retried, dead, lost, released)``.
-type ReportTuple = (u64, u64, u64, u64, u64);
+/// A runner's report as Python gets it: ``(completed, retried, dead, lost, released,
+/// timed_out)``.
+type ReportTuple = (u64, u64, u64, u64, u64, u64);
 
 #[pymethods]
 impl WorkerRun {
     /// Waits up to ``timeout`` seconds (without the GIL); returns the report as a tuple
-    /// ``(completed, retried, dead, lost, released)`` once the runner ended, else ``None``.
+    /// ``(completed, retried, dead, lost, released, timed_out)`` once the runner ended, else
+    /// ``None``.
     fn wait(&self, py: Python<'_>, timeout: f64) -> PyResult<Option<ReportTuple>> {
         let mut rx = self
             .report
@@ -202,7 +211,14 @@ impl WorkerRun {
         });
         match ended {
             None => Ok(None),
-            Some(Ok(r)) => Ok(Some((r.completed, r.retried, r.dead, r.lost, r.released))),
+            Some(Ok(r)) => Ok(Some((
+                r.completed,
+                r.retried,
+                r.dead,
+                r.lost,
+                r.released,
+                r.timed_out,
+            ))),
             Some(Err(message)) => Err(errors::invalid(py, "worker", message)),
         }
     }
@@ -250,15 +266,16 @@ impl WorkerRun {
         Ok(out)
     }
 
-    /// The file descriptor that turns readable when jobs or lost leases wait: read (and
-    /// discard) what it holds, then call ``take()``.
+    /// The file descriptor that turns readable when jobs, or keys of jobs told to stop, wait:
+    /// read (and discard) what it holds, then call ``take()``.
     #[getter]
     fn fd(&self) -> i32 {
         self.wakeup.as_raw_fd()
     }
 
-    /// Everything waiting, in one call: ``(jobs, lost)``, the new jobs as ``(job, done)`` pairs
-    /// and the keys of jobs whose lease was lost since the last call (after their jobs).
+    /// Everything waiting, in one call: ``(jobs, told)``, the new jobs as ``(job, done)`` pairs
+    /// and the keys of jobs told to stop since the last call (after their jobs): their
+    /// ``cancel_reason`` says why.
     #[allow(clippy::type_complexity)]
     fn take(&self, py: Python<'_>) -> PyResult<(Vec<(Py<NativeJob>, Py<Done>)>, Vec<u64>)> {
         let waiting =
@@ -267,7 +284,7 @@ impl WorkerRun {
         for (job, done) in waiting.jobs {
             jobs.push((Py::new(py, job)?, Py::new(py, done)?));
         }
-        Ok((jobs, waiting.lost))
+        Ok((jobs, waiting.told))
     }
 
     /// Starts a graceful shutdown (the first Ctrl-C); a second call forces.
@@ -280,7 +297,7 @@ impl WorkerRun {
         self.handle.stop()
     }
 
-    /// Forces the shutdown: running handlers are told their lease is lost and released.
+    /// Forces the shutdown: running handlers are told (reason `shutdown`) and released.
     fn force(&self) {
         self.handle.force()
     }
@@ -330,6 +347,12 @@ pub fn start_worker(
         .transpose()?;
     o.deep_clean_every = get("deep_clean_every")?
         .map(|v| convert::seconds(&v, "deep_clean_every"))
+        .transpose()?;
+    o.job_timeout = get("job_timeout")?
+        .map(|v| convert::seconds(&v, "job_timeout"))
+        .transpose()?;
+    o.timeout_grace = get("timeout_grace")?
+        .map(|v| convert::seconds(&v, "timeout_grace"))
         .transpose()?;
     o.stats = get("stats")?
         .map(|v| convert::boolean(&v, "stats"))
@@ -402,7 +425,7 @@ pub fn start_worker(
 }
 
 /// Puts `job` in the inbox for Python and waits for its outcome; tells Python (by its key)
-/// when the lease is lost meanwhile.
+/// when the handler is told to stop meanwhile (a timeout, a lost lease, a shutdown).
 async fn run_job(inbox: Arc<Inbox>, key: u64, job: Job) -> Outcome {
     let (tx, rx) = oneshot::channel();
     let native = NativeJob {
@@ -416,8 +439,13 @@ async fn run_job(inbox: Arc<Inbox>, key: u64, job: Job) -> Outcome {
     let watcher = {
         let inbox = inbox.clone();
         tokio::spawn(async move {
-            job.lost().await;
-            inbox.put(|w| w.lost.push(key));
+            job.cancelled().await;
+            inbox.put(|w| w.told.push(key));
+            // Told of its timeout first: the lease may still be lost later (`lost_event`).
+            if !job.is_lost() {
+                job.lost().await;
+                inbox.put(|w| w.told.push(key));
+            }
         })
     };
     let outcome = rx.await.unwrap_or_else(|_| {

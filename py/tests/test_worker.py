@@ -1,5 +1,5 @@
 """leaseq.Worker: the core's runner with Python handlers (threads and asyncio), its outcomes,
-the lease-lost signal, shutdown, outages, and ``python -m leaseq worker``."""
+the lease-lost signal, the job timeout, shutdown, outages, and ``python -m leaseq worker``."""
 
 from __future__ import annotations
 
@@ -106,10 +106,18 @@ def test_a_cancelled_job_is_told_its_lease_is_lost(queue: leaseq.Queue) -> None:
     started = threading.Barrier(3)  # both handlers and the canceller
     leased_past_ttl: list[int] = []
 
+    reasons: dict[str, Any] = {}
+
     def handler(job: leaseq.worker.Job) -> None:
         started.wait(timeout=30)
-        # Blocks past its lease TTL (the runner renews it) until the lease is lost.
-        told[job.id] = job.lost_event.wait(timeout=60)
+        # Blocks past its lease TTL (the runner renews it) until told to stop: the one signal
+        # of a timeout and of a lost lease.
+        told[job.id] = job.cancelled.wait(timeout=60)
+        reasons[job.id] = (
+            job.cancel_reason,
+            job.is_cancelled(),
+            job.lost_event.is_set(),
+        )
 
     worker = leaseq.Worker(
         queue, handler, concurrency=2, lease_ttl=1.0, renew_every=0.1
@@ -133,6 +141,7 @@ def test_a_cancelled_job_is_told_its_lease_is_lost(queue: leaseq.Queue) -> None:
     canceller.join()
     assert leased_past_ttl == [2], "renewed past the TTL"
     assert told == {"long": True, "long-async": True}
+    assert reasons == {id: ("lease_lost", True, True) for id in told}
     assert report.lost == 2 and report.completed == 0
     # The event says why, as a RenewOutcome value.
     assert sorted(lost) == [("long", "cancelled"), ("long-async", "cancelled")]
@@ -157,6 +166,116 @@ def test_async_handler_is_cancelled_when_its_lease_is_lost(queue: leaseq.Queue) 
     report = run_until(worker, lambda _n, _id: cancelled.is_set())
     assert cancelled.is_set()
     assert report.lost == 1
+
+
+def timeout_outcomes(worker: leaseq.Worker) -> tuple[list[Any], list[Any]]:
+    """The ``timed_out`` and ``retrying`` details a runner reports."""
+    timed_out: list[Any] = []
+    retrying: list[Any] = []
+    worker.on("timed_out", lambda job_id, detail: timed_out.append((job_id, detail)))
+    worker.on("retrying", lambda job_id, detail: retrying.append((job_id, detail[0])))
+    return timed_out, retrying
+
+
+def assert_dead_by_timeout(queue: leaseq.Queue, job_id: str, attempts: int) -> None:
+    info = queue.get(job_id)
+    assert info is not None and info.state == leaseq.State.DEAD
+    assert info.attempts == attempts
+    assert info.error_type == "timeout"
+    assert info.error is not None and "timeout" in info.error
+
+
+def test_a_handler_past_its_timeout_is_told_and_its_attempt_fails(
+    queue: leaseq.Queue,
+) -> None:
+    queue.add(
+        leaseq.Item(b"x", id="slow", max_attempts=2, backoff=leaseq.Backoff.fixed(0.01))
+    )
+    told: list[Any] = []
+
+    def handler(job: leaseq.worker.Job) -> str:
+        # Never done by itself: waits to be told, then claims success (which a timed-out
+        # attempt cannot).
+        job.cancelled.wait(timeout=60)
+        told.append((job.is_cancelled(), job.cancel_reason, job.lease_lost))
+        return "ok"
+
+    worker = leaseq.Worker(queue, handler, job_timeout=0.2)
+    timed_out, retrying = timeout_outcomes(worker)
+    report = run_until(worker, lambda name, _id: name == "dead")
+    assert told == [(True, "timeout", False)] * 2, "told of the timeout, lease held"
+    assert [id for id, _ in timed_out] == ["slow", "slow"]
+    assert all("timeout" in detail for _, detail in timed_out)
+    assert len(retrying) == 1 and "timeout" in retrying[0][1]
+    assert (report.completed, report.retried, report.dead, report.timed_out) == (
+        0,
+        1,
+        1,
+        2,
+    )
+    assert_dead_by_timeout(queue, "slow", 2)
+
+
+def test_an_async_handler_past_its_timeout_is_cancelled(queue: leaseq.Queue) -> None:
+    queue.add(leaseq.Item(b"x", id="slow", max_attempts=1))
+    told: list[Any] = []
+
+    async def handler(job: leaseq.worker.Job) -> None:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            told.append(job.cancel_reason)
+            raise
+
+    worker = leaseq.Worker(queue, handler, job_timeout=0.2)
+    report = run_until(worker, lambda name, _id: name == "dead")
+    assert told == ["timeout"]
+    assert (report.dead, report.timed_out) == (1, 1)
+    assert_dead_by_timeout(queue, "slow", 1)
+
+
+def test_a_handler_that_ignores_its_timeout_fails_after_the_grace(
+    queue: leaseq.Queue,
+) -> None:
+    queue.add(leaseq.Item(b"x", id="stubborn", max_attempts=1))
+    dead = threading.Event()
+    ended: list[bool] = []
+
+    def handler(job: leaseq.worker.Job) -> str:
+        # Ignores the signal: returns only once the attempt is dead, then claims success.
+        dead.wait(timeout=60)
+        ended.append(job.is_cancelled())
+        return "late"
+
+    worker = leaseq.Worker(queue, handler, job_timeout=0.1, timeout_grace=0.1)
+    timed_out, _ = timeout_outcomes(worker)
+    worker.on("dead", lambda _id, _detail: dead.set())
+
+    def stop_once_ended() -> None:
+        while not ended and dead.wait(timeout=60):
+            time.sleep(0.01)
+        worker.stop()
+
+    stopper = threading.Thread(target=stop_once_ended)
+    stopper.start()
+    report = worker.run()
+    stopper.join()
+    assert dead.is_set(), "dead while its handler still ran"
+    assert ended == [True], "told, then ended"
+    assert len(timed_out) == 1
+    assert (report.completed, report.dead, report.timed_out) == (0, 1, 1)
+    assert_dead_by_timeout(queue, "stubborn", 1)  # its late result changed nothing
+    assert queue.result("stubborn") is None
+
+
+def test_bad_timeouts_name_the_setting(queue: leaseq.Queue) -> None:
+    queue.add(leaseq.Item(b"x", id="a"))
+    cases: list[dict[str, Any]] = [{"job_timeout": 0}, {"timeout_grace": 86400 * 2}]
+    for options in cases:
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            leaseq.Worker(queue, lambda _job: None, **options).run()
+        assert refused.value.argument == next(iter(options))
+    assert queue.count(leaseq.State.WAITING) == 1
 
 
 def test_shutdown_waits_then_releases_what_still_runs(queue: leaseq.Queue) -> None:

@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
 use super::event::{Counters, Event, EventSink, Report};
 use super::housekeeping;
-use super::job::{Handler, Job, JobError, Outcome};
+use super::job::{CancelReason, Handler, Job, JobError, Outcome};
 use super::options::{Settings, ShutdownAction};
 use super::shutdown::WorkerHandle;
 use crate::conn::{Ladder, Schedule, Verdict};
@@ -104,6 +104,49 @@ impl Shared {
             .take(MAX_PAGE)
             .map(|r| r.job.id().to_owned())
             .collect()
+    }
+
+    /// The job's timeout passed: tells its handler, if it still runs here and was not told to
+    /// stop already (under the `running` lock, so that its ending sees the mark or the mark
+    /// sees it gone). True when it told it.
+    fn time_out(&self, seq: u64, job: &Job, timeout: Duration) -> bool {
+        let told = {
+            let running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+            running.contains_key(&seq) && job.mark_cancelled(CancelReason::Timeout)
+        };
+        if told {
+            self.emit(Event::TimedOut {
+                id: job.id().to_owned(),
+                attempt: job.attempt(),
+                timeout,
+            });
+        }
+        told
+    }
+
+    /// The grace after the timeout passed with the handler still running: fails the attempt
+    /// now. The job leaves `running` (no more renewals; its outcome, when it comes, is
+    /// ignored) and its slot stays with the handler's task.
+    fn give_up(
+        &self,
+        seq: u64,
+        job: &Job,
+        timeout: Duration,
+        done: &mpsc::UnboundedSender<Finished>,
+    ) {
+        let ours = self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&seq)
+            .is_some();
+        if ours {
+            let _ = done.send(Finished {
+                job: job.clone(),
+                outcome: Outcome::Fail(JobError::timed_out(timeout)),
+                slot: None,
+            });
+        }
     }
 
     fn lose(&self, job: &Job, why: Option<RenewOutcome>) {
@@ -312,8 +355,14 @@ impl Engine {
             if let Some(task) = running.task.take() {
                 task.abort();
             }
-            let outcome = match shared.settings.on_shutdown {
-                ShutdownAction::Fail => Outcome::Fail(
+            let timed_out = shared
+                .settings
+                .job_timeout
+                .filter(|_| running.job.cancel_reason() == Some(CancelReason::Timeout));
+            let outcome = match (timed_out, shared.settings.on_shutdown) {
+                // Told of its timeout already: the attempt failed by timing out.
+                (Some(timeout), _) => Outcome::Fail(JobError::timed_out(timeout)),
+                (None, ShutdownAction::Fail) => Outcome::Fail(
                     JobError::new("the runner shut down before the job finished")
                         .with_type("shutdown"),
                 ),
@@ -365,8 +414,33 @@ impl Starter {
             );
             task
         };
+        let timeout = shared.settings.job_timeout;
         tokio::spawn(async move {
-            let outcome = match task.await {
+            let mut task = task;
+            let joined = match timeout {
+                None => task.await,
+                Some(timeout) => {
+                    tokio::select! {
+                        joined = &mut task => joined,
+                        _ = tokio::time::sleep(timeout) => if !shared.time_out(seq, &job, timeout) {
+                            // Gone (a shutdown took it) or told already (its lease is lost):
+                            // its outcome goes as it comes.
+                            task.await
+                        } else {
+                            tokio::select! {
+                                joined = &mut task => joined,
+                                _ = tokio::time::sleep(shared.settings.timeout_grace) => {
+                                    shared.give_up(seq, &job, timeout, &done);
+                                    // The handler runs on, told, and keeps its slot until it
+                                    // really returns; its outcome is ignored (no longer ours).
+                                    task.await
+                                }
+                            }
+                        }
+                    }
+                }
+            };
+            let outcome = match joined {
                 Ok(outcome) => outcome,
                 Err(e) if e.is_panic() => {
                     Outcome::Fail(JobError::new(panic_message(e.into_panic())).with_type("panic"))
@@ -381,6 +455,14 @@ impl Starter {
                 .remove(&seq)
                 .is_some();
             if still_ours {
+                // Told of its timeout before it ended (marked under the `running` lock, so
+                // before this removal): whatever it returned, the attempt failed by timing out.
+                let outcome = match (job.cancel_reason(), timeout) {
+                    (Some(CancelReason::Timeout), Some(timeout)) => {
+                        Outcome::Fail(JobError::timed_out(timeout))
+                    }
+                    _ => outcome,
+                };
                 let _ = done.send(Finished {
                     job,
                     outcome,

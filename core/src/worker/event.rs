@@ -51,6 +51,17 @@ pub enum Event {
         /// What the renew or outcome found.
         why: RenewOutcome,
     },
+    /// A job's handler ran past the runner's `job_timeout` and was told to stop; its attempt
+    /// fails with the timeout error once it ends or after `timeout_grace` (then a `retrying`
+    /// or `dead` follows).
+    TimedOut {
+        /// The item's id.
+        id: String,
+        /// Which attempt timed out.
+        attempt: u64,
+        /// The timeout it ran past.
+        timeout: Duration,
+    },
     /// A step met an error. Retryable errors (Redis away, loading, failing over) are reported
     /// once per outage; the runner pauses and goes on.
     Error {
@@ -69,18 +80,20 @@ pub enum Event {
 
 impl Event {
     /// Every event's [`Event::name`], in the order of the enum: the names each binding uses.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 8] = [
         "completed",
         "retrying",
         "dead",
         "released",
         "lease_lost",
+        "timed_out",
         "error",
         "recovered",
     ];
 
     /// The event's name, the same in every language: `completed`, `retrying`, `dead`,
-    /// `released`, `lease_lost`, `error` or `recovered` (Node names them in camelCase).
+    /// `released`, `lease_lost`, `timed_out`, `error` or `recovered` (Node names them in
+    /// camelCase).
     pub fn name(&self) -> &'static str {
         match self {
             Event::Completed { .. } => "completed",
@@ -88,6 +101,7 @@ impl Event {
             Event::Dead { .. } => "dead",
             Event::Released { .. } => "released",
             Event::LeaseLost { .. } => "lease_lost",
+            Event::TimedOut { .. } => "timed_out",
             Event::Error { .. } => "error",
             Event::Recovered { .. } => "recovered",
         }
@@ -100,28 +114,31 @@ impl Event {
             | Event::Retrying { id, .. }
             | Event::Dead { id, .. }
             | Event::Released { id }
-            | Event::LeaseLost { id, .. } => Some(id),
+            | Event::LeaseLost { id, .. }
+            | Event::TimedOut { id, .. } => Some(id),
             Event::Error { .. } | Event::Recovered { .. } => None,
         }
     }
 
-    /// The attempt, for `completed`, `retrying` and `dead` (0 otherwise).
+    /// The attempt, for `completed`, `retrying`, `dead` and `timed_out` (0 otherwise).
     pub fn attempt(&self) -> u64 {
         match self {
             Event::Completed { attempt, .. }
             | Event::Retrying { attempt, .. }
-            | Event::Dead { attempt, .. } => *attempt,
+            | Event::Dead { attempt, .. }
+            | Event::TimedOut { attempt, .. } => *attempt,
             _ => 0,
         }
     }
 
     /// The event's message as one line: the handler's error (`retrying`, `dead`), why the lease
-    /// was lost (`lease_lost`), `"<step>: <error>"` (`error`), the step (`recovered`), else
-    /// empty.
+    /// was lost (`lease_lost`), the timeout error's message (`timed_out`), `"<step>: <error>"`
+    /// (`error`), the step (`recovered`), else empty.
     pub fn message(&self) -> String {
         match self {
             Event::Retrying { error, .. } | Event::Dead { error, .. } => error.clone(),
             Event::LeaseLost { why, .. } => why.as_str().to_owned(),
+            Event::TimedOut { timeout, .. } => super::JobError::timed_out(*timeout).message,
             Event::Error { during, error } => format!("{during}: {error}"),
             Event::Recovered { during } => (*during).to_owned(),
             Event::Completed { .. } | Event::Released { .. } => String::new(),
@@ -146,6 +163,8 @@ pub struct Report {
     pub lost: u64,
     /// Jobs released (by their handler, or at shutdown).
     pub released: u64,
+    /// Handlers that ran past the job timeout (each also counted as retried or dead).
+    pub timed_out: u64,
 }
 
 #[derive(Debug, Default)]
@@ -155,6 +174,7 @@ pub(crate) struct Counters {
     pub dead: AtomicU64,
     pub lost: AtomicU64,
     pub released: AtomicU64,
+    pub timed_out: AtomicU64,
 }
 
 impl Counters {
@@ -166,6 +186,7 @@ impl Counters {
             dead: get(&self.dead),
             lost: get(&self.lost),
             released: get(&self.released),
+            timed_out: get(&self.timed_out),
         }
     }
 
@@ -176,6 +197,7 @@ impl Counters {
             Event::Dead { .. } => &self.dead,
             Event::LeaseLost { .. } => &self.lost,
             Event::Released { .. } => &self.released,
+            Event::TimedOut { .. } => &self.timed_out,
             _ => return,
         };
         counter.fetch_add(1, Ordering::Relaxed);
@@ -209,6 +231,11 @@ mod tests {
                 id: "a".into(),
                 why: RenewOutcome::Expired,
             },
+            Event::TimedOut {
+                id: "a".into(),
+                attempt: 3,
+                timeout: Duration::from_millis(1500),
+            },
             Event::Error {
                 during: "lease",
                 error: Arc::new(Error::invalid("x", "y")),
@@ -219,12 +246,14 @@ mod tests {
         assert_eq!(names, Event::NAMES);
         assert_eq!(events[1].message(), "e");
         assert_eq!(events[4].message(), "expired");
+        assert_eq!(events[5].message(), "the job ran past its timeout of 1.5s");
+        assert_eq!((events[5].id(), events[5].attempt()), (Some("a"), 3));
         assert!(
-            events[5].message().starts_with("lease: "),
+            events[6].message().starts_with("lease: "),
             "{}",
-            events[5].message()
+            events[6].message()
         );
-        assert_eq!(events[6].id(), None);
+        assert_eq!(events[7].id(), None);
         assert_eq!(events[2].attempt(), 2);
     }
 }

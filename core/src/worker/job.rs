@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +14,67 @@ use crate::lease::{Lease, RenewOutcome};
 use crate::policy::Retry;
 use crate::queue::Queue;
 
+/// Why a runner told a handler to stop ([`Job::cancel_reason`]): the same reasons, in the same
+/// words, in every language (spec/PROTOCOL.md, 13.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CancelReason {
+    /// The handler ran past the runner's `job_timeout`: the attempt fails with a
+    /// [`TIMEOUT_ERROR_TYPE`] error once the handler ends, or after `timeout_grace`.
+    Timeout,
+    /// The lease is lost ([`Job::is_lost`]): a renew or an outcome found it gone.
+    LeaseLost,
+    /// The runner's shutdown timeout passed (or the shutdown was forced) while the handler
+    /// ran: its item is released (or failed, as configured) and the lease counts as lost.
+    Shutdown,
+}
+
+impl CancelReason {
+    /// Every reason's [`CancelReason::as_str`], in the order of their codes (1, 2, 3).
+    pub const NAMES: [&'static str; 3] = ["timeout", "lease_lost", "shutdown"];
+
+    /// The reason's name, the same in every language (Node in camelCase): `timeout`,
+    /// `lease_lost` or `shutdown`.
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES[usize::from(self.code()) - 1]
+    }
+
+    /// The reason's number (C's `LEASEQ_CANCEL_*`): 1 timeout, 2 lease lost, 3 shutdown; 0
+    /// means not cancelled.
+    pub fn code(self) -> u8 {
+        match self {
+            CancelReason::Timeout => 1,
+            CancelReason::LeaseLost => 2,
+            CancelReason::Shutdown => 3,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<CancelReason> {
+        match code {
+            1 => Some(CancelReason::Timeout),
+            2 => Some(CancelReason::LeaseLost),
+            3 => Some(CancelReason::Shutdown),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for CancelReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The `error_type` of the failure a timed-out attempt is recorded with (its message says the
+/// timeout), the same in every language.
+pub const TIMEOUT_ERROR_TYPE: &str = "timeout";
+
 /// A leased item handed to a handler by a [`crate::worker::Worker`]. Cheap to clone.
+///
+/// A handler is *told* to stop through one token, [`Job::cancelled`] (or
+/// [`Job::cancel_token`]), for every reason there is ([`CancelReason`]): its timeout passed,
+/// its lease is lost, or the runner's shutdown timeout passed. The first reason is kept.
+/// [`Job::lost`] resolves for a lost lease (and a shutdown) only.
 #[derive(Debug, Clone)]
 pub struct Job {
     inner: Arc<JobInner>,
@@ -25,6 +86,9 @@ struct JobInner {
     queue: Queue,
     lost: CancellationToken,
     why_lost: std::sync::Mutex<Option<RenewOutcome>>,
+    /// Cancelled with the first reason to tell the handler; `reason` holds its code.
+    cancel: CancellationToken,
+    reason: AtomicU8,
 }
 
 impl Job {
@@ -35,6 +99,8 @@ impl Job {
                 queue,
                 lost: CancellationToken::new(),
                 why_lost: std::sync::Mutex::new(None),
+                cancel: CancellationToken::new(),
+                reason: AtomicU8::new(0),
             }),
         }
     }
@@ -113,7 +179,43 @@ impl Job {
         self.inner.lost.clone()
     }
 
-    /// Marks the lease lost (idempotent); `why` is `None` for a shutdown.
+    /// Whether the runner told the handler to stop: its timeout passed, its lease is lost, or
+    /// the runner's shutdown timeout passed ([`Job::cancel_reason`] says which). The handler
+    /// should stop; after a timeout its outcome no longer counts (the attempt fails with the
+    /// timeout error).
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// Resolves when the handler is told to stop (see [`Job::is_cancelled`]).
+    pub async fn cancelled(&self) {
+        self.inner.cancel.cancelled().await
+    }
+
+    /// Why the handler was told to stop (the first reason); `None` until it is.
+    pub fn cancel_reason(&self) -> Option<CancelReason> {
+        CancelReason::from_code(self.inner.reason.load(Ordering::SeqCst))
+    }
+
+    /// The token cancelled when the handler is told to stop, for `select!`, child tokens or
+    /// [`CancellationToken::run_until_cancelled`].
+    pub fn cancel_token(&self) -> CancellationToken {
+        self.inner.cancel.clone()
+    }
+
+    /// Tells the handler to stop for `reason` unless it was told already (the first reason is
+    /// kept); true when this call told it.
+    pub(crate) fn mark_cancelled(&self, reason: CancelReason) -> bool {
+        let told = self
+            .inner
+            .reason
+            .compare_exchange(0, reason.code(), Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok();
+        self.inner.cancel.cancel();
+        told
+    }
+
+    /// Marks the lease lost (idempotent) and tells the handler; `why` is `None` for a shutdown.
     pub(crate) fn mark_lost(&self, why: Option<RenewOutcome>) -> bool {
         if self.inner.lost.is_cancelled() {
             return false;
@@ -124,6 +226,10 @@ impl Job {
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = why;
         self.inner.lost.cancel();
+        self.mark_cancelled(match why {
+            Some(_) => CancelReason::LeaseLost,
+            None => CancelReason::Shutdown,
+        });
         true
     }
 }
@@ -163,6 +269,13 @@ impl JobError {
             error_type: String::new(),
             retry: Retry::Default,
         }
+    }
+
+    /// The failure a timed-out attempt is recorded with: type [`TIMEOUT_ERROR_TYPE`], retried
+    /// with the queue's backoff (or dead when out of attempts), its message naming `timeout`.
+    pub fn timed_out(timeout: Duration) -> JobError {
+        JobError::new(format!("the job ran past its timeout of {timeout:?}"))
+            .with_type(TIMEOUT_ERROR_TYPE)
     }
 
     /// A failure that sends the job straight to the dead letters.

@@ -36,8 +36,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use event::{Event, EventSink, Report};
-pub use job::{Handler, HandlerFuture, IntoResultValue, Job, JobError, Outcome};
-pub use options::{ShutdownAction, WorkerOptions, DEFAULT_LEASE_TTL, DEFAULT_SHUTDOWN_TIMEOUT};
+pub use job::{
+    CancelReason, Handler, HandlerFuture, IntoResultValue, Job, JobError, Outcome,
+    TIMEOUT_ERROR_TYPE,
+};
+pub use options::{
+    ShutdownAction, WorkerOptions, DEFAULT_LEASE_TTL, DEFAULT_SHUTDOWN_TIMEOUT,
+    DEFAULT_TIMEOUT_GRACE,
+};
 pub use shutdown::WorkerHandle;
 
 use crate::error::Result;
@@ -96,6 +102,17 @@ impl Worker {
     setter!(
         /// How long a shutdown waits for running handlers (default 30 s).
         shutdown_timeout: Duration
+    );
+    setter!(
+        /// How long a handler may run (default: no limit); past it the handler is told
+        /// ([`Job::cancelled`]) and the attempt fails with a [`TIMEOUT_ERROR_TYPE`] error
+        /// once it ends or after the grace ([`WorkerOptions::job_timeout`]).
+        job_timeout: Duration
+    );
+    setter!(
+        /// How long a handler told of its timeout has to end before its attempt is failed
+        /// anyway (default 5 s; [`WorkerOptions::timeout_grace`]).
+        timeout_grace: Duration
     );
 
     /// Calls `sink` with every [`Event`] (on the runtime's threads: keep it quick).

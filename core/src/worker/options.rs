@@ -57,6 +57,18 @@ pub struct WorkerOptions {
     /// `Some(true)` turns the queue's per-minute counters on for every client, `Some(false)`
     /// off. `None` (the default) leaves the configuration alone.
     pub stats: Option<bool>,
+    /// How long a handler may run (1 ms to 30 days; default none: no limit). Past it the
+    /// handler is told ([`Job::cancelled`](crate::worker::Job::cancelled), reason
+    /// [`CancelReason::Timeout`](crate::worker::CancelReason)) and the attempt fails with a
+    /// [`TIMEOUT_ERROR_TYPE`](crate::worker::TIMEOUT_ERROR_TYPE) error once the handler ends,
+    /// or after `timeout_grace`, whichever comes first: retried with the queue's backoff, or
+    /// dead when out of attempts.
+    pub job_timeout: Option<Duration>,
+    /// How long a handler told of its timeout has to end (0 to one day; default 5 s). Past
+    /// it the attempt is failed although the handler still runs: its lease is no longer
+    /// renewed, its later outcome is ignored, and its slot stays taken until it really returns
+    /// (the concurrency counts handlers that run, so none runs beside one that overstays).
+    pub timeout_grace: Option<Duration>,
 }
 
 /// The settings with every default applied and every bound checked.
@@ -77,12 +89,16 @@ pub(crate) struct Settings {
     pub register: bool,
     pub language: String,
     pub stats: Option<bool>,
+    pub job_timeout: Option<Duration>,
+    pub timeout_grace: Duration,
 }
 
 /// The default lease time to live of a runner: a lease's own ([`crate::policy::DEFAULT_TTL`]).
 pub const DEFAULT_LEASE_TTL: Duration = crate::policy::DEFAULT_TTL;
 /// The default shutdown timeout.
 pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(30);
+/// The default grace a handler told of its timeout has to end.
+pub const DEFAULT_TIMEOUT_GRACE: Duration = Duration::from_secs(5);
 
 fn within(argument: &'static str, d: Duration, min: Duration, max: Duration) -> Result<Duration> {
     if d < min || d > max {
@@ -160,6 +176,16 @@ impl WorkerOptions {
             Some(d) => Some(within("deep_clean_every", d, ms(1000), 30 * day)?),
             None => Some(Duration::from_secs(3600)),
         };
+        let job_timeout = self
+            .job_timeout
+            .map(|d| within("job_timeout", d, ms(1), 30 * day))
+            .transpose()?;
+        let timeout_grace = within(
+            "timeout_grace",
+            self.timeout_grace.unwrap_or(DEFAULT_TIMEOUT_GRACE),
+            Duration::ZERO,
+            day,
+        )?;
         let language = self.language.clone().unwrap_or_else(|| "rust".into());
         if language.is_empty() || language.len() > 32 {
             return Err(Error::invalid("language", "must be 1 to 32 bytes"));
@@ -190,6 +216,8 @@ impl WorkerOptions {
             register: self.register.unwrap_or(true),
             language,
             stats: self.stats,
+            job_timeout,
+            timeout_grace,
         })
     }
 }
@@ -248,5 +276,45 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(off.settle().unwrap().deep_clean_every, None);
+        assert_eq!(s.job_timeout, None, "no timeout unless asked");
+        assert_eq!(s.timeout_grace, DEFAULT_TIMEOUT_GRACE);
+        for (o, name) in [
+            (
+                WorkerOptions {
+                    job_timeout: Some(Duration::ZERO),
+                    ..Default::default()
+                },
+                "job_timeout",
+            ),
+            (
+                WorkerOptions {
+                    job_timeout: Some(Duration::from_secs(31 * 86_400)),
+                    ..Default::default()
+                },
+                "job_timeout",
+            ),
+            (
+                WorkerOptions {
+                    timeout_grace: Some(Duration::from_secs(2 * 86_400)),
+                    ..Default::default()
+                },
+                "timeout_grace",
+            ),
+        ] {
+            let err = o.settle().unwrap_err();
+            assert_eq!(err.code(), crate::ErrorCode::InvalidArgument);
+            assert!(err.to_string().contains(name), "{err}");
+        }
+        let timed = WorkerOptions {
+            job_timeout: Some(Duration::from_millis(1)),
+            timeout_grace: Some(Duration::ZERO),
+            ..Default::default()
+        }
+        .settle()
+        .unwrap();
+        assert_eq!(
+            (timed.job_timeout, timed.timeout_grace),
+            (Some(Duration::from_millis(1)), Duration::ZERO)
+        );
     }
 }

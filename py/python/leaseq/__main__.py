@@ -60,6 +60,13 @@ def worker(argv: list[str] | None = None) -> int:
         default=None,
         help="seconds a shutdown waits for running handlers (default 30)",
     )
+    parser.add_argument(
+        "--job-timeout",
+        type=float,
+        default=None,
+        help="seconds a handler may run before it is told to stop and its attempt fails "
+        "with error type timeout (default: no limit)",
+    )
     args = parser.parse_args(argv)
     if not args.url:
         parser.error("give --url, or set LEASEQ_URL or REDIS_URL")
@@ -74,6 +81,7 @@ def worker(argv: list[str] | None = None) -> int:
             concurrency=args.concurrency,
             lease_ttl=args.lease_ttl,
             shutdown_timeout=args.shutdown_timeout,
+            job_timeout=args.job_timeout,
         ).run()
     logging.getLogger("leaseq").info(
         "stopped: %d completed, %d retried, %d dead, %d lost, %d released",

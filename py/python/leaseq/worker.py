@@ -1,7 +1,7 @@
 """Runners: :class:`Worker` runs a handler over a queue, driven by leaseq's Rust core.
 
 The core leases in batches for free slots, renews every held lease in one round trip per tick,
-tells a handler when its lease is lost, completes or fails in batches, rides through Redis
+tells a handler to stop when its timeout passes or its lease is lost, completes or fails in batches, rides through Redis
 outages and restarts, registers the runner (``leaseq workers``) and does the queue's
 housekeeping, so no cleaner process is needed. This module only runs the handler: plain
 functions on a thread pool, ``async def`` functions on an asyncio event loop.
@@ -29,8 +29,8 @@ log = logging.getLogger("leaseq")
 
 Seconds = Union[int, float, timedelta]
 
-# Guards each Job's lazily made lost_event against the lease being lost at the same moment.
-_LOST_LOCK = threading.Lock()
+# Guards each Job's lazily made events against the handler being told at the same moment.
+_TOLD_LOCK = threading.Lock()
 
 
 class Unrecoverable(Exception):
@@ -58,36 +58,68 @@ class Release(Exception):
 class Job:
     """What a handler receives: one leased item.
 
-    ``lease_lost`` turns true (and ``lost_event`` is set) when the runner learns the lease is
-    gone: it expired and another worker may run the item, it was cancelled, or the runner is
-    shutting down past its timeout. An ``async def`` handler is then cancelled.
+    The runner tells a handler to stop, for one of three reasons (``cancel_reason``): its
+    ``job_timeout`` passed (``"timeout"``: whatever it returns now, the attempt fails with error
+    type ``timeout``), its lease is lost (``"lease_lost"``: it expired and another worker may run
+    the item, or it was cancelled), or the runner is shutting down past its timeout
+    (``"shutdown"``). An ``async def`` handler is then cancelled (``asyncio.CancelledError`` at
+    its next ``await``); a plain function sees ``is_cancelled()`` turn true and the
+    ``cancelled`` event set. ``lease_lost`` (and ``lost_event``) say the lease is gone.
     """
 
     def __init__(self, native: Any) -> None:
         self._native = native
+        self._is_told = False
         self._is_lost = False
+        self._cancelled: threading.Event | None = None
         self._event: threading.Event | None = None
         self._task: asyncio.Task[Any] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
+    def cancelled(self) -> threading.Event:
+        """Set when the handler is told to stop (``cancel_reason`` says why): a plain handler
+        can check it, or wait on it in place of a sleep."""
+        # Made on first use: most handlers never look, and an Event costs a lock and a condition.
+        with _TOLD_LOCK:
+            if self._cancelled is None:
+                self._cancelled = threading.Event()
+                if self._is_told:
+                    self._cancelled.set()
+            return self._cancelled
+
+    def is_cancelled(self) -> bool:
+        """Whether the handler is told to stop (see the class)."""
+        return self._is_told or self._native.cancel_reason is not None
+
+    @property
+    def cancel_reason(self) -> str | None:
+        """Why the handler was told to stop: ``"timeout"``, ``"lease_lost"`` or ``"shutdown"``
+        (the first reason, kept), or ``None`` while it is not."""
+        return self._native.cancel_reason  # type: ignore[no-any-return]
+
+    @property
     def lost_event(self) -> threading.Event:
         """Set when the lease is lost; a plain handler can wait on it or check it."""
-        # Made on first use: most handlers never look, and an Event costs a lock and a condition.
-        with _LOST_LOCK:
+        with _TOLD_LOCK:
             if self._event is None:
                 self._event = threading.Event()
                 if self._is_lost:
                     self._event.set()
             return self._event
 
-    def _lost(self) -> None:
-        with _LOST_LOCK:
-            self._is_lost = True
-            event = self._event
-        if event is not None:
-            event.set()
-        if self._task is not None and self._loop is not None:
+    def _told(self) -> None:
+        """Told to stop, or (told of its timeout already) told its lease is lost too."""
+        lost = self._native.lease_lost
+        with _TOLD_LOCK:
+            first = not self._is_told
+            self._is_told = True
+            self._is_lost = self._is_lost or lost
+            events = [self._cancelled, self._event if lost else None]
+        for event in events:
+            if event is not None:
+                event.set()
+        if first and self._task is not None and self._loop is not None:
             self._loop.call_soon_threadsafe(self._task.cancel)
 
     @property
@@ -135,13 +167,15 @@ class Job:
 
 @dataclass(frozen=True)
 class WorkerReport:
-    """What a runner did: jobs completed, failures retried, jobs dead, leases lost, released."""
+    """What a runner did: jobs completed, failures retried, jobs dead, leases lost, released,
+    and handlers that ran past the job timeout (each also counted as retried or dead)."""
 
     completed: int
     retried: int
     dead: int
     lost: int
     released: int
+    timed_out: int = 0
 
 
 def _result_bytes(value: Any) -> bytes | None:
@@ -203,7 +237,11 @@ class Worker:
     with the queue's backoff); :class:`Unrecoverable` sends it to the dead letters, :class:`RetryLater`
     retries after a delay, :class:`Release` hands it back. Settings not given take the core's
     defaults (concurrency 1, lease TTL 30 s, renewal every TTL/3, shutdown timeout 30 s, ...).
-    ``stats=True`` (or ``False``) is stored in the queue's configuration as the runner starts,
+    ``job_timeout`` (seconds; default none) limits how long a handler runs: past it the handler
+    is told (see :class:`Job`) and the attempt fails with error type ``timeout`` once the
+    handler ends, or after ``timeout_grace`` (default 5 s) while it still runs; then its later
+    outcome is ignored and its thread stays taken until it returns. ``stats=True`` (or
+    ``False``) is stored in the queue's configuration as the runner starts,
     turning its per-minute counters on (off) for every client, as ``queue.set_config(stats=...)``
     does; left out, the configuration is left alone.
 
@@ -229,6 +267,8 @@ class Worker:
         housekeeping_every: Seconds | None = None,
         deep_clean_every: Seconds | None = None,
         stats: bool | None = None,
+        job_timeout: Seconds | None = None,
+        timeout_grace: Seconds | None = None,
         on_event: Callable[[str, str | None, Any], None] | None = None,
     ) -> None:
         if not callable(handler):
@@ -250,6 +290,8 @@ class Worker:
             "housekeeping_every": housekeeping_every,
             "deep_clean_every": deep_clean_every,
             "stats": stats,
+            "job_timeout": job_timeout,
+            "timeout_grace": timeout_grace,
         }
         self._listeners: dict[str, list[Callable[..., None]]] = {}
         if on_event is not None:
@@ -259,18 +301,20 @@ class Worker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop_requested = 0
         self._keep_results = True
-        # Jobs handed to a handler and not finished yet, by their native key (lost leases are
-        # reported by key).
+        # Jobs handed to a handler and not finished yet, by their native key (jobs told to stop
+        # are reported by key).
         self._running: dict[int, Job] = {}
         self._closing = threading.Event()
 
     def on(self, event: str, listener: Callable[..., None]) -> None:
         """Calls ``listener(id, detail)`` on ``event``: ``completed``, ``retrying``, ``dead``,
-        ``released``, ``lease_lost``, ``error`` or ``recovered`` (``id`` is None for the last
-        two), or ``listener(name, id, detail)`` on every event for ``"*"``; another name raises
-        ``InvalidArgumentError``. The detail: the error message (``dead``), ``(message,
-        retry_in_seconds)`` (``retrying``), why the lease was lost, a ``RenewOutcome`` value
-        (``lease_lost``), ``(step, code, message)`` (``error``), the step that works again
+        ``released``, ``lease_lost``, ``timed_out``, ``error`` or ``recovered`` (``id`` is None
+        for the last two), or ``listener(name, id, detail)`` on every event for ``"*"``; another
+        name raises ``InvalidArgumentError``. The detail: the error message (``dead``),
+        ``(message, retry_in_seconds)`` (``retrying``), why the lease was lost, a
+        ``RenewOutcome`` value (``lease_lost``), the timeout error's message (``timed_out``: the
+        handler was told; a ``retrying`` or ``dead`` follows), ``(step, code, message)``
+        (``error``), the step that works again
         (``recovered``), else ``None``. Listeners run on the thread that called ``run()``."""
         if event != "*" and event not in _native.events():
             error = InvalidArgumentError(
@@ -294,12 +338,13 @@ class Worker:
     # -- dispatch: on the asyncio loop (async handlers) or a dispatcher thread ------------
 
     def _pump(self) -> None:
-        """Takes every job and lost lease waiting in the native inbox and dispatches them."""
+        """Takes every job, and every key of a job told to stop, waiting in the native inbox and
+        dispatches them."""
         try:
             os.read(self._run.fd, 65536)  # the wake-up bytes; emptied before taking
         except BlockingIOError:
             pass
-        jobs, lost = self._run.take()
+        jobs, told = self._run.take()
         for native, done in jobs:
             job = Job(native)
             self._running[native.key] = job
@@ -308,14 +353,14 @@ class Worker:
                 job._loop = self._loop
                 job._task = self._loop.create_task(self._run_async(job, done))
             else:
-                if native.lease_lost:
-                    job._lost()
+                if native.cancel_reason is not None:
+                    job._told()
                 assert self._pool is not None
                 self._pool.submit(self._run_sync, job, done)
-        for key in lost:
-            lost_job = self._running.get(key)
-            if lost_job is not None:
-                lost_job._lost()
+        for key in told:
+            told_job = self._running.get(key)
+            if told_job is not None:
+                told_job._told()
 
     def _dispatcher(self) -> None:
         """The thread that feeds the thread pool: waits on the inbox's wake-ups (without the
@@ -337,14 +382,14 @@ class Worker:
             self._running.pop(job._native.key, None)
 
     async def _run_async(self, job: Job, done: Any) -> None:
-        if job.lease_lost:
-            job._lost()  # cancels this task at its first await, inside the try below
+        if job._native.cancel_reason is not None:
+            job._told()  # cancels this task at its first await, inside the try below
         try:
             result = await self._handler(job)
-        except asyncio.CancelledError:
-            _report_outcome(
-                done, error=Release(None) if job.lease_lost else Exception("cancelled")
-            )
+        except asyncio.CancelledError as cancelled:
+            # Told of a timeout, the core fails the attempt with the timeout error whatever is
+            # reported here; a lost lease hands the item back (which changes nothing).
+            _report_outcome(done, error=Release(None) if job.lease_lost else cancelled)
         except BaseException as error:
             _report_outcome(done, error=error)
         else:
@@ -395,7 +440,7 @@ class Worker:
         self._closing.set()
         if self._pool is not None:
             thread.join(timeout=5)
-            self._pump()  # lost leases told after the dispatcher's last look
+            self._pump()  # jobs told to stop after the dispatcher's last look
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
         if self._loop is not None:
