@@ -53,8 +53,7 @@ pub use job::{Entry, FailOutcome, Job, JobResult, Minute, State, Stats};
 pub use keys::{validate_prefix, MAX_PREFIX_LEN};
 pub use lease::{ttl_from_millis, Lease, RenewOutcome, Wait, MAX_TTL};
 pub use ops::{
-    RateLimit,
-    check_completion, CleanReport, Completion, QueueConfig, RunnerEntry, Runners,
+    check_completion, CleanReport, Completion, QueueConfig, RateLimit, RunnerEntry, Runners,
     MAX_RUNNER_INFO_LEN,
 };
 pub use policy::{Backoff, Retry};

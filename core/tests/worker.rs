@@ -839,3 +839,43 @@ async fn a_runner_without_stats_leaves_the_configuration_alone() {
     assert_eq!(q.config().await.unwrap(), leaseq::QueueConfig::new());
     assert_eq!(q.stats().await.unwrap().minutes, None);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_rate_limited_handler_holds_the_queue_off_without_charging_an_attempt() {
+    let env = Env::single("runner-rate-limited").await;
+    let q = &env.queue;
+    q.add(&Item::with_id("api", "x").unwrap().max_attempts(1))
+        .await
+        .unwrap();
+    let calls = Arc::new(Mutex::new(0u32));
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    quick(&mut options);
+    let seen = calls.clone();
+    let worker = Worker::new(q.clone(), move |job: Job| {
+        let seen = seen.clone();
+        async move {
+            let first = {
+                let mut n = seen.lock().unwrap();
+                *n += 1;
+                *n == 1
+            };
+            if first {
+                // The API answered 429: hold every lease of the queue off for a moment.
+                return Err(JobError::rate_limited(Duration::from_millis(200)));
+            }
+            Ok(format!("attempt {}", job.attempt()))
+        }
+    })
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    wait_events(&mut rx, |e| matches!(e, Event::Completed { .. })).await;
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!(*calls.lock().unwrap(), 2, "ran again after the hold");
+    // max_attempts 1, yet not dead: the rate-limited run was not charged an attempt.
+    assert_eq!((report.completed, report.dead, report.retried), (1, 0, 0));
+    assert_eq!(q.result("api").await.unwrap().unwrap().data, b"attempt 1");
+}

@@ -154,7 +154,8 @@ impl Queue {
             minutes,
             paused: n(9)? == 1,
             capacity: (n(10)? >= 0).then(|| n(10).unwrap_or(0) as u64),
-            rate_limited_for: (n(11)? >= 0).then(|| Duration::from_millis(n(11).unwrap_or(0) as u64)),
+            rate_limited_for: (n(11)? >= 0)
+                .then(|| Duration::from_millis(n(11).unwrap_or(0) as u64)),
         })
     }
 

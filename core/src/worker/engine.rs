@@ -489,13 +489,27 @@ async fn finish_loop(
         let mut fails = Vec::new();
         let mut releases = Vec::new();
         let mut slots = Vec::new();
+        let mut hold: Option<Duration> = None;
         for f in batch.drain(..) {
             slots.extend(f.slot);
             match f.outcome {
                 Outcome::Complete(value) => completes.push((f.job, value)),
+                // Rate limited: the queue is held off, then the job released (no attempt).
+                Outcome::Fail(JobError {
+                    rate_limited: Some(d),
+                    ..
+                }) => {
+                    hold = hold.max(Some(d));
+                    releases.push((f.job, None));
+                }
                 Outcome::Fail(err) => fails.push((f.job, err)),
                 Outcome::Release(delay) => releases.push((f.job, delay)),
             }
+        }
+        // Before the releases, so that the released jobs are not leased again at once.
+        if let Some(d) = hold {
+            let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
+            finish_call(shared, || shared.queue.rate_limit(d)).await;
         }
         if !completes.is_empty() {
             if shared.handle.is_stopping() || slots.is_empty() {

@@ -259,6 +259,9 @@ pub struct JobError {
     pub error_type: String,
     /// How to retry: the queue's backoff by default, [`Retry::Never`] for unrecoverable.
     pub retry: Retry,
+    /// Set by [`JobError::rate_limited`]: the queue is held off this long
+    /// ([`Queue::rate_limit`]) and the job released, no attempt charged, instead of failed.
+    pub rate_limited: Option<Duration>,
 }
 
 impl JobError {
@@ -268,6 +271,19 @@ impl JobError {
             message: message.into(),
             error_type: String::new(),
             retry: Retry::Default,
+            rate_limited: None,
+        }
+    }
+
+    /// Not a failure: the handler was rate limited (an API answered 429). The runner holds
+    /// every client's leases of the queue off for `hold` ([`Queue::rate_limit`]) and releases
+    /// the job, which runs again after the hold without being charged an attempt
+    /// (spec/PROTOCOL.md, 13.1). A hold out of bounds (zero, or more than a day) is cut to
+    /// them.
+    pub fn rate_limited(hold: Duration) -> JobError {
+        JobError {
+            rate_limited: Some(hold),
+            ..JobError::new(format!("rate limited for {hold:?}"))
         }
     }
 
