@@ -3,8 +3,9 @@
  * It follows the Rust runner (integration-tests/vectors/tests/conformance.rs) step by step:
  * queue operations go through the C API (every v2 step: item options on add, add_unique and
  * add_batch, lease_batch, complete with a result, fail, release, progress, renew_outcome,
- * result, get, list, count, cancel, dead letters, set_config, stats); the Redis-side steps (the
- * empty start of a case, `raw`, `state`) run the harness's leaseq-vector-tool.
+ * result, get, list, count, cancel, dead letters, set_config, stats, pause, resume, is_paused);
+ * the Redis-side steps (the empty start of a case, `raw`, `state`) run the harness's
+ * leaseq-vector-tool.
  *
  *     vectors URL VECTOR_TOOL VECTORS_DIR
  *
@@ -920,7 +921,21 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
             config.stats = cJSON_IsTrue(counters);
             config.set |= LEASEQ_CONFIG_STATS;
         }
+        uint64_t capacity;
+        if (u64_field(step, "capacity", &capacity)) { /* as the Rust runner's as_u64 */
+            config.capacity = capacity;
+            config.set |= LEASEQ_CONFIG_CAPACITY;
+        }
         if (called(res, leaseq_queue_set_config(q, &config))) res->value = cJSON_CreateNull();
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "pause") == 0 || strcmp(op, "resume") == 0 || strcmp(op, "is_paused") == 0) {
+        /* pause: whether it was running; resume: whether it was paused; is_paused: whether it is */
+        bool flag = false;
+        leaseq_status status = op[0] == 'p'   ? leaseq_queue_pause(q, &flag)
+                               : op[0] == 'r' ? leaseq_queue_resume(q, &flag)
+                                              : leaseq_queue_is_paused(q, &flag);
+        if (called(res, status)) res->value = cJSON_CreateBool(flag);
         return STEP_RESULT;
     }
     if (strcmp(op, "stats") == 0) {
@@ -1089,6 +1104,15 @@ static int run_case(const leaseq_client *client, const cJSON *c, char *msg) {
                         want, leaseq_status_str(res.status), res.message);
                 free(want);
                 rc = -1;
+            } else {
+                /* `expect_error_names`: the error's message names this argument or key. */
+                const cJSON *name = cJSON_GetObjectItemCaseSensitive(step, "expect_error_names");
+                if (cJSON_IsString(name) && strstr(res.message, name->valuestring) == NULL) {
+                    say(msg, "step %d (%s): expected an error naming `%s`, got error %s: %s",
+                        index, op, name->valuestring, leaseq_status_str(res.status),
+                        res.message);
+                    rc = -1;
+                }
             }
         } else if (res.status != LEASEQ_OK) {
             say(msg, "step %d (%s): unexpected error %s: %s", index, op,

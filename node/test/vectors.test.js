@@ -266,6 +266,7 @@ const CONFIG_FIELDS = {
   keep_result_ms: 'keepResultForMs',
   dead_max_count: 'deadMaxCount',
   dead_max_age_ms: 'deadMaxAgeMs',
+  capacity: 'capacity',
 }
 
 /** @type {Record<string, (this: Runner, step: any) => Promise<Outcome | undefined>>} */
@@ -382,6 +383,15 @@ const STEPS = {
     if (typeof step.stats === 'boolean') config.stats = step.stats
     return then(await run(() => this.q.setConfig(config)), () => null)
   },
+  async pause() {
+    return run(() => this.q.pause())
+  },
+  async resume() {
+    return run(() => this.q.resume())
+  },
+  async is_paused() {
+    return run(() => this.q.isPaused())
+  },
   async stats() {
     return then(await run(() => this.q.stats()), (s) => ({
       waiting: s.waiting,
@@ -454,6 +464,11 @@ function check(step, outcome) {
     const code = step.expect_error
     if (outcome.error === undefined || outcome.error.code !== code) {
       throw new StepError(`expected error ${JSON.stringify(code)}, got ${describeOutcome(outcome)}`)
+    }
+    // `expect_error_names`: the error's message names this argument or key.
+    const name = step.expect_error_names
+    if (typeof name === 'string' && !outcome.error.message.includes(name)) {
+      throw new StepError(`expected an error naming \`${name}\`, got ${describeOutcome(outcome)}`)
     }
   } else if (outcome.error !== undefined) {
     throw new StepError(`unexpected error ${outcome.error.code}: ${outcome.error.message}`)
@@ -535,6 +550,11 @@ describe('conformance vectors (spec/vectors)', { timeout: 180_000 }, () => {
       { steps: [{ do: 'add', id: 'a', data: 'x' }] },
       { steps: [{ do: 'add_batch', items: [{ id: '', data: 'x' }], expect: 0 }] },
       { steps: [{ do: 'complete', lease: 'L', expect: true }] },
+      {
+        steps: [
+          { do: 'set_config', capacity: 0, expect_error: 'INVALID_ARGUMENT', expect_error_names: 'max_attempts' },
+        ],
+      },
     ]
     const failures = []
     for (const c of cases) failures.push(await runCase(redis.url, client, c))
@@ -558,6 +578,11 @@ describe('conformance vectors (spec/vectors)', { timeout: 180_000 }, () => {
       'a refused item in a batch is the step result',
     )
     assert.equal(failures[8], 'step 0 (complete): no lease named `L`')
+    assert.match(
+      failures[9] ?? '',
+      /^step 0 \(set_config\): expected an error naming `max_attempts`, got error INVALID_ARGUMENT: /,
+      'expect_error_names checks the message',
+    )
   })
 
   test('a refused id in add is the step result, so expect_error matches it', async () => {

@@ -448,10 +448,20 @@ class Runner:
                     dead_max_count=count_field(step, "dead_max_count"),
                     dead_max_age=duration(step, "dead_max_age_ms"),
                     stats=bool_field(step, "stats"),
+                    capacity=count_field(step, "capacity"),
                 )
             ),
             lambda _: None,
         )
+
+    def do_pause(self, step: Obj) -> Outcome:
+        return run(self.q.pause)
+
+    def do_resume(self, step: Obj) -> Outcome:
+        return run(self.q.resume)
+
+    def do_is_paused(self, step: Obj) -> Outcome:
+        return run(self.q.is_paused)
 
     def do_stats(self, step: Obj) -> Outcome:
         return then(run(self.q.stats), stats_json)
@@ -524,6 +534,12 @@ def check(step: Obj, outcome: Outcome) -> None:
         if outcome.error is None or outcome.error.code != code:
             raise StepError(
                 f"expected error {json.dumps(code)}, got {describe(outcome)}"
+            )
+        # `expect_error_names`: the error's message names this argument or key.
+        name = step.get("expect_error_names")
+        if isinstance(name, str) and name not in str(outcome.error):
+            raise StepError(
+                f"expected an error naming `{name}`, got {describe(outcome)}"
             )
     elif outcome.error is not None:
         raise StepError(f"unexpected error {outcome.error.code}: {outcome.error}")
@@ -598,6 +614,16 @@ def test_the_runner_fails_a_wrong_expectation(vector_url: str) -> None:
         },
         {"steps": [{"do": "state", "expect": {"queue": ["a"]}}]},
         {"steps": [{"do": "nonsense"}]},
+        {
+            "steps": [
+                {
+                    "do": "set_config",
+                    "capacity": 0,
+                    "expect_error": "INVALID_ARGUMENT",
+                    "expect_error_names": "max_attempts",
+                }
+            ]
+        },
     ]
     with leaseq.Client(vector_url) as client:
         failures = [run_case(vector_url, client, c) for c in cases]
@@ -615,6 +641,11 @@ def test_the_runner_fails_a_wrong_expectation(vector_url: str) -> None:
     assert failures[4] is not None
     assert failures[4].startswith("step 0 (state): state `queue`")
     assert failures[5] == "step 0 (nonsense): unknown step `nonsense`"
+    assert failures[6] is not None
+    assert failures[6].startswith(
+        "step 0 (set_config): expected an error naming `max_attempts`, "
+        "got error INVALID_ARGUMENT"
+    )
 
 
 def test_same_compares_data_as_bytes() -> None:
