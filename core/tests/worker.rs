@@ -879,3 +879,187 @@ async fn a_rate_limited_handler_holds_the_queue_off_without_charging_an_attempt(
     assert_eq!((report.completed, report.dead, report.retried), (1, 0, 0));
     assert_eq!(q.result("api").await.unwrap().unwrap().data, b"attempt 1");
 }
+
+/// A runner over two queues, concurrency 1: the order in which it completed their items.
+async fn run_two(
+    env: &Env,
+    order: leaseq::worker::QueueOrder,
+    per_queue: usize,
+) -> (Vec<String>, Report, Queue) {
+    let other = env.client.queue(&format!("{}-b", env.prefix)).unwrap();
+    for i in 0..per_queue {
+        env.queue
+            .add(&Item::with_id(format!("a{i}"), "x").unwrap())
+            .await
+            .unwrap();
+        other
+            .add(&Item::with_id(format!("b{i}"), "x").unwrap())
+            .await
+            .unwrap();
+    }
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    quick(&mut options);
+    let worker = Worker::for_queues(
+        vec![env.queue.clone(), other.clone()],
+        |job: Job| async move { Ok::<_, JobError>(job.queue().prefix().to_owned()) },
+    )
+    .queue_order(order)
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    let mut done = Vec::new();
+    wait_events(&mut rx, |e| {
+        if let Event::Completed { id, .. } = e {
+            done.push(id.clone());
+        }
+        done.len() == 2 * per_queue
+    })
+    .await;
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    (done, report, other)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_runner_over_several_queues_takes_them_in_strict_order() {
+    let env = Env::single("runner-strict").await;
+    let (done, report, other) = run_two(&env, leaseq::worker::QueueOrder::Strict, 4).await;
+    assert_eq!(
+        done,
+        ["a0", "a1", "a2", "a3", "b0", "b1", "b2", "b3"],
+        "the second queue only once the first is empty"
+    );
+    assert_eq!(report.completed, 8);
+    // Each job finished in its own queue, its result kept there.
+    assert_eq!(
+        env.queue.result("a1").await.unwrap().unwrap().data,
+        env.prefix.as_bytes()
+    );
+    assert_eq!(
+        other.result("b1").await.unwrap().unwrap().data,
+        other.prefix().as_bytes()
+    );
+    assert!(settled(&env.queue).await && settled(&other).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_runner_over_several_queues_weighs_them() {
+    let env = Env::single("runner-weighted").await;
+    let (done, _, _) = run_two(&env, leaseq::worker::QueueOrder::Weighted(vec![3, 1]), 6).await;
+    let first_eight = &done[..8];
+    let from_a = first_eight.iter().filter(|id| id.starts_with('a')).count();
+    assert_eq!(from_a, 6, "3:1 while both have work: {done:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_runner_over_several_queues_wakes_for_any_of_them() {
+    let env = Env::single("runner-wakes").await;
+    let other = env.client.queue(&format!("{}-b", env.prefix)).unwrap();
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    quick(&mut options);
+    // A long poll: the runner waits on both queues' lists at once, and an add to either ends
+    // the wait (no assertion on how soon: the test waits for the completions).
+    options.poll_interval = Some(Duration::from_secs(30));
+    let worker = Worker::for_queues(
+        vec![env.queue.clone(), other.clone()],
+        |_: Job| async move { Ok::<_, JobError>(()) },
+    )
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    other
+        .add(&Item::with_id("late-b", "x").unwrap())
+        .await
+        .unwrap();
+    wait_events(
+        &mut rx,
+        |e| matches!(e, Event::Completed { id, .. } if id == "late-b"),
+    )
+    .await;
+    env.queue
+        .add(&Item::with_id("late-a", "x").unwrap())
+        .await
+        .unwrap();
+    wait_events(
+        &mut rx,
+        |e| matches!(e, Event::Completed { id, .. } if id == "late-a"),
+    )
+    .await;
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!(report.completed, 2);
+    // Registered in both queues while it ran; gone from both now.
+    assert!(env.queue.runners().await.unwrap().runners.is_empty());
+    assert!(other.runners().await.unwrap().runners.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_runner_over_several_queues_refuses_bad_settings() {
+    let env = Env::single("runner-queues-refused").await;
+    let handler = |_: Job| async move { Ok::<_, JobError>(()) };
+    let err = Worker::for_queues(vec![], handler)
+        .run_until(std::future::pending())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            leaseq::Error::InvalidArgument {
+                argument: "queues",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let twice = vec![env.queue.clone(), env.queue.clone()];
+    let err = Worker::for_queues(twice, handler)
+        .run_until(std::future::pending())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            leaseq::Error::InvalidArgument {
+                argument: "queues",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let other_client = env.other_client().await.queue("{elsewhere}").unwrap();
+    let err = Worker::for_queues(vec![env.queue.clone(), other_client], handler)
+        .run_until(std::future::pending())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            leaseq::Error::InvalidArgument {
+                argument: "queues",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let b = env.client.queue("{b}").unwrap();
+    let err = Worker::for_queues(vec![env.queue.clone(), b], handler)
+        .queue_order(leaseq::worker::QueueOrder::Weighted(vec![1]))
+        .run_until(std::future::pending())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            leaseq::Error::InvalidArgument {
+                argument: "queue_order",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}

@@ -38,6 +38,11 @@ impl Handle {
         self.inner.connections.shared().ok_or(Error::Closed)
     }
 
+    /// Whether `other` is a handle of the same client (a clone of it, or of a queue of it).
+    pub fn same_client(&self, other: &Handle) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// The connections, for a blocking wait's dedicated ones.
     pub fn connections(&self) -> &Connections {
         &self.inner.connections

@@ -163,6 +163,53 @@ impl<'a> Waiter<'a> {
         }
     }
 
+    /// [`Waiter::until_any`] over any number of keys (a runner over several queues waits on
+    /// each queue's `P:queue` and `P:wake` at once, spec/PROTOCOL.md 13.3): a BLMOVE per key,
+    /// each on a connection of its own; the first to answer ends the wait.
+    pub async fn until_any_of(&self, keys: Vec<Vec<u8>>, timeout: Option<Duration>) -> Result<()> {
+        let result = self.wait_on_all(keys, timeout).await;
+        if let Err(e) = &result {
+            if Verdict::of(e).outcome_unknown() {
+                self.handle.connections().forget_waiters();
+            }
+        }
+        result
+    }
+
+    async fn wait_on_all(&self, keys: Vec<Vec<u8>>, timeout: Option<Duration>) -> Result<()> {
+        let mut closed = self.handle.closed_signal();
+        if *closed.borrow() {
+            return Err(Error::Closed);
+        }
+        let slice = timeout.map_or(WAIT_SLICE, |d| d.min(WAIT_SLICE));
+        let mut waits = tokio::task::JoinSet::new();
+        for key in keys {
+            let conn = self.take_waiter().await?;
+            waits.spawn(async move { rotate(conn, &key, slice).await });
+        }
+        let answer = tokio::select! {
+            answer = waits.join_next() => answer,
+            // Dropping the set aborts the other waits, and their connections with them, which
+            // ends their BLMOVEs server-side.
+            _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
+        };
+        let Some(Ok((reply, conn))) = answer else {
+            // No key to wait on, or a wait's task was cut: nothing answered.
+            return Ok(());
+        };
+        match reply {
+            Some(Ok(_)) => {
+                self.handle.connections().return_waiter(conn);
+                Ok(())
+            }
+            Some(Err(e)) => Err(Error::from_redis(e, self.prefix)),
+            None => Err(Error::Timeout(Cause::io(
+                "blocking wait got no answer",
+                None,
+            ))),
+        }
+    }
+
     async fn take_waiter(&self) -> Result<Conn> {
         self.handle
             .connections()

@@ -134,7 +134,7 @@ impl Queue {
     /// Returns the leases and, when there are none, how long until something may be due.
     /// Returns the leases and, when there are none, how long until something may be due, and
     /// whether the rate limit stopped it.
-    async fn try_lease(
+    pub(crate) async fn try_lease(
         &self,
         n: usize,
         ttl_ms: u64,

@@ -12,6 +12,7 @@ use super::event::{Counters, Event, EventSink, Report};
 use super::housekeeping;
 use super::job::{CancelReason, Handler, Job, JobError, Outcome};
 use super::options::{Settings, ShutdownAction};
+use super::queues::{self, Picker, QueueOrder};
 use super::shutdown::WorkerHandle;
 use crate::conn::{Ladder, Schedule, Verdict};
 use crate::error::{Error, Result};
@@ -45,7 +46,9 @@ struct Starter {
 
 /// What every task of one runner shares.
 pub(crate) struct Shared {
-    pub queue: Queue,
+    /// The queues served, the first asked first (spec/PROTOCOL.md 13.3); usually one.
+    pub queues: Vec<Queue>,
+    pub order: QueueOrder,
     pub settings: Settings,
     pub handle: WorkerHandle,
     pub id: String,
@@ -61,6 +64,12 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// Whether the runner serves several queues (13.3): then a finish does not lease for its
+    /// slot in the same call, so that the lease loop's order decides which queue gets it.
+    pub fn multi(&self) -> bool {
+        self.queues.len() > 1
+    }
+
     pub fn emit(&self, event: Event) {
         self.counters.count(&event);
         if let Some(sink) = &self.events {
@@ -180,7 +189,8 @@ pub(crate) struct Engine {
 
 impl Engine {
     pub fn new(
-        queue: Queue,
+        queues: Vec<Queue>,
+        order: QueueOrder,
         handler: Arc<dyn Handler>,
         settings: Settings,
         events: Option<EventSink>,
@@ -189,7 +199,8 @@ impl Engine {
         let slots = Arc::new(Semaphore::new(settings.concurrency));
         Engine {
             shared: Arc::new(Shared {
-                queue,
+                queues,
+                order,
                 id: housekeeping::runner_id(),
                 settings,
                 handle,
@@ -239,9 +250,16 @@ impl Engine {
             return;
         };
         let config = QueueConfig::new().stats(on);
+        for queue in &shared.queues {
+            self.store_config_in(queue, &config).await;
+        }
+    }
+
+    async fn store_config_in(&self, queue: &Queue, config: &QueueConfig) {
+        let shared = &self.shared;
         let mut ladder = ladder();
         while !shared.handle.is_stopping() {
-            match shared.queue.set_config(&config).await {
+            match queue.set_config(config).await {
                 Ok(()) => {
                     shared.worked("config");
                     return;
@@ -267,6 +285,7 @@ impl Engine {
         let shared = &self.shared;
         let s = &shared.settings;
         let mut ladder = ladder();
+        let mut picker = Picker::new(&shared.order, shared.queues.len());
         while !shared.handle.is_stopping() {
             let first = tokio::select! {
                 p = self.slots.clone().acquire_owned() => match p {
@@ -284,21 +303,33 @@ impl Engine {
             }
             // A shutdown ends the wait for work at once (a lease script in flight still
             // returns, and what it leased is handed back below).
-            let result = shared
-                .queue
-                .lease_batch_unless(
+            let result = if shared.multi() {
+                queues::lease_any(
+                    &shared.queues,
+                    &picker.round(),
                     permits.len(),
                     s.lease_ttl,
-                    Wait::Timeout(s.poll_interval),
+                    s.poll_interval,
                     shared.handle.stopping(),
                 )
-                .await;
+                .await
+            } else {
+                shared.queues[0]
+                    .lease_batch_unless(
+                        permits.len(),
+                        s.lease_ttl,
+                        Wait::Timeout(s.poll_interval),
+                        shared.handle.stopping(),
+                    )
+                    .await
+                    .map(|leases| leases.into_iter().map(|l| (0, l)).collect())
+            };
             match result {
                 Ok(leases) => {
                     shared.worked("lease");
                     ladder.reset();
-                    for lease in leases {
-                        let job = Job::new(shared.queue.clone(), lease);
+                    for (i, lease) in leases {
+                        let job = Job::new(shared.queues[i].clone(), lease);
                         if shared.handle.is_stopping() {
                             // Leased after the shutdown began: hand it straight back.
                             let _ = done.send(Finished {
@@ -489,7 +520,7 @@ async fn finish_loop(
         let mut fails = Vec::new();
         let mut releases = Vec::new();
         let mut slots = Vec::new();
-        let mut hold: Option<Duration> = None;
+        let mut holds: Vec<(Queue, Duration)> = Vec::new();
         for f in batch.drain(..) {
             slots.extend(f.slot);
             match f.outcome {
@@ -499,7 +530,13 @@ async fn finish_loop(
                     rate_limited: Some(d),
                     ..
                 }) => {
-                    hold = hold.max(Some(d));
+                    match holds
+                        .iter_mut()
+                        .find(|(q, _)| q.prefix() == f.job.queue().prefix())
+                    {
+                        Some((_, held)) => *held = (*held).max(d),
+                        None => holds.push((f.job.queue().clone(), d)),
+                    }
                     releases.push((f.job, None));
                 }
                 Outcome::Fail(err) => fails.push((f.job, err)),
@@ -507,16 +544,25 @@ async fn finish_loop(
             }
         }
         // Before the releases, so that the released jobs are not leased again at once.
-        if let Some(d) = hold {
+        for (queue, d) in holds {
             let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
-            finish_call(shared, || shared.queue.rate_limit(d)).await;
+            finish_call(shared, || queue.rate_limit(d)).await;
         }
-        if !completes.is_empty() {
+        if shared.multi() {
+            // Several queues: each queue's completes in one call, and the freed slots back to
+            // the lease loop, whose order decides where they go.
+            for (queue, completes) in by_queue(completes) {
+                send_completes(shared, &queue, completes, 0).await;
+            }
+        } else if !completes.is_empty() {
+            let queue = shared.queues[0].clone();
             if shared.handle.is_stopping() || slots.is_empty() {
-                send_completes(shared, completes, 0).await;
-            } else if let Some(leases) = send_completes(shared, completes, slots.len()).await {
+                send_completes(shared, &queue, completes, 0).await;
+            } else if let Some(leases) =
+                send_completes(shared, &queue, completes, slots.len()).await
+            {
                 for lease in leases {
-                    let job = Job::new(shared.queue.clone(), lease);
+                    let job = Job::new(queue.clone(), lease);
                     match (slots.pop(), done.upgrade()) {
                         (Some(slot), Some(tx)) if !shared.handle.is_stopping() => {
                             starter.start(job, slot, tx)
@@ -528,8 +574,8 @@ async fn finish_loop(
             }
         }
         drop(slots);
-        if !fails.is_empty() {
-            send_fails(shared, fails).await;
+        for (queue, fails) in by_queue(fails) {
+            send_fails(shared, &queue, fails).await;
         }
         for (job, delay) in releases {
             send_release(shared, job, delay).await;
@@ -564,10 +610,27 @@ where
     }
 }
 
-/// Completes `completes` and, when `lease` > 0, leases up to that many items in the same
-/// round trip (no wait). Returns the new leases (none when the call's reply was lost).
+/// `jobs` (each with its outcome) by the queue they came from, in the order first met.
+fn by_queue<T>(jobs: Vec<(Job, T)>) -> Vec<(Queue, Vec<(Job, T)>)> {
+    let mut out: Vec<(Queue, Vec<(Job, T)>)> = Vec::new();
+    for (job, value) in jobs {
+        match out
+            .iter_mut()
+            .find(|(q, _)| q.prefix() == job.queue().prefix())
+        {
+            Some((_, list)) => list.push((job, value)),
+            None => out.push((job.queue().clone(), vec![(job, value)])),
+        }
+    }
+    out
+}
+
+/// Completes `completes` (jobs of `queue`) and, when `lease` > 0, leases up to that many items
+/// in the same round trip (no wait). Returns the new leases (none when the call's reply was
+/// lost).
 async fn send_completes(
     shared: &Shared,
+    queue: &Queue,
     completes: Vec<(Job, Option<Vec<u8>>)>,
     lease: usize,
 ) -> Option<Vec<crate::Lease>> {
@@ -584,12 +647,12 @@ async fn send_completes(
         })
         .collect();
     let (done, leases) = if lease == 0 {
-        let done = finish_call(shared, || shared.queue.complete_batch(&items)).await?;
+        let done = finish_call(shared, || queue.complete_batch(&items)).await?;
         (done, Vec::new())
     } else {
         let ttl = s.lease_ttl;
         finish_call(shared, || {
-            shared.queue.complete_and_lease_batch(&items, lease, ttl)
+            queue.complete_and_lease_batch(&items, lease, ttl)
         })
         .await?
     };
@@ -612,7 +675,7 @@ fn lost_at_finish(shared: &Shared, job: &Job) {
     shared.lose(job, Some(RenewOutcome::Expired));
 }
 
-async fn send_fails(shared: &Shared, fails: Vec<(Job, JobError)>) {
+async fn send_fails(shared: &Shared, queue: &Queue, fails: Vec<(Job, JobError)>) {
     let items: Vec<(&crate::Lease, &str, &str, Retry)> = fails
         .iter()
         .map(|(job, e)| {
@@ -624,7 +687,7 @@ async fn send_fails(shared: &Shared, fails: Vec<(Job, JobError)>) {
             )
         })
         .collect();
-    let Some(outcomes) = finish_call(shared, || shared.queue.fail_batch(&items)).await else {
+    let Some(outcomes) = finish_call(shared, || queue.fail_batch(&items)).await else {
         return;
     };
     for ((job, err), outcome) in fails.iter().zip(outcomes) {
@@ -643,7 +706,7 @@ async fn send_fails(shared: &Shared, fails: Vec<(Job, JobError)>) {
 }
 
 async fn send_release(shared: &Shared, job: Job, delay: Option<Duration>) {
-    if let Some(released) = finish_call(shared, || shared.queue.release(job.lease(), delay)).await {
+    if let Some(released) = finish_call(shared, || job.queue().release(job.lease(), delay)).await {
         if released {
             shared.emit(Event::Released {
                 id: job.id().to_owned(),
@@ -670,9 +733,21 @@ async fn renew_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
                 .map(|r| r.job.clone())
                 .collect()
         };
+        let jobs: Vec<(Job, ())> = jobs.into_iter().map(|j| (j, ())).collect();
+        for (queue, jobs) in by_queue(jobs) {
+            let jobs: Vec<Job> = jobs.into_iter().map(|(j, ())| j).collect();
+            renew_chunks(&shared, &queue, &jobs).await;
+        }
+    }
+}
+
+/// Renews `jobs` (of `queue`), in one round trip per 1000.
+async fn renew_chunks(shared: &Shared, queue: &Queue, jobs: &[Job]) {
+    let s = &shared.settings;
+    {
         for chunk in jobs.chunks(MAX_PAGE) {
             let leases: Vec<&crate::Lease> = chunk.iter().map(|j| j.lease()).collect();
-            match shared.queue.renew_batch(&leases, s.lease_ttl).await {
+            match queue.renew_batch(&leases, s.lease_ttl).await {
                 Ok(outcomes) => {
                     shared.worked("renew");
                     for (job, outcome) in chunk.iter().zip(outcomes) {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::engine::Shared;
+use crate::queue::Queue;
 
 /// A fresh runner id: host, process id and a random part.
 pub(crate) fn runner_id() -> String {
@@ -24,12 +25,14 @@ fn host() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-fn info(shared: &Shared, started_ms: u64) -> Vec<u8> {
+fn info(shared: &Shared, queue: &Queue, started_ms: u64) -> Vec<u8> {
     let s = &shared.settings;
     let r = shared.counters.report();
+    let queues: Vec<&str> = shared.queues.iter().map(|q| q.prefix()).collect();
     serde_json::json!({
         "id": shared.id,
-        "queue": shared.queue.prefix(),
+        "queue": queue.prefix(),
+        "queues": queues,
         "host": host(),
         "pid": std::process::id(),
         "language": s.language,
@@ -46,9 +49,19 @@ fn info(shared: &Shared, started_ms: u64) -> Vec<u8> {
     .into_bytes()
 }
 
-/// Beats until `stop`, then leaves the registry (and the lock). Cleans while holding the lock;
-/// a clean runs on a task of its own so that beats go on during a long one.
+/// Beats in every queue of the runner until `stop` (13.3: a runner over several queues is
+/// registered in each, and takes part in each one's housekeeping).
 pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
+    let mut beats = tokio::task::JoinSet::new();
+    for queue in shared.queues.clone() {
+        beats.spawn(beat_queue(shared.clone(), queue, stop.clone()));
+    }
+    while beats.join_next().await.is_some() {}
+}
+
+/// Beats in `queue` until `stop`, then leaves its registry (and its lock). Cleans while
+/// holding the lock; a clean runs on a task of its own so that beats go on during a long one.
+async fn beat_queue(shared: Arc<Shared>, queue: Queue, stop: Arc<AtomicBool>) {
     let s = shared.settings.clone();
     if !s.register && !s.housekeeping {
         return;
@@ -70,11 +83,10 @@ pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
             _ = tick.tick() => {}
             _ = wait_flag(&stop) => break,
         }
-        let beat = shared
-            .queue
+        let beat = queue
             .runner_beat(
                 &shared.id,
-                &info(&shared, started_ms),
+                &info(&shared, &queue, started_ms),
                 ttl,
                 s.housekeeping,
                 ttl,
@@ -105,11 +117,12 @@ pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
                 last_deep = last_light;
             }
             let shared = shared.clone();
+            let queue = queue.clone();
             cleaning = Some(tokio::spawn(async move {
                 let result = if deep {
-                    shared.queue.deep_clean().await
+                    queue.deep_clean().await
                 } else {
-                    shared.queue.light_clean().await
+                    queue.light_clean().await
                 };
                 match result {
                     Ok(report) => {
@@ -125,7 +138,7 @@ pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
         c.abort();
     }
     if s.register || s.housekeeping {
-        if let Err(e) = shared.queue.runner_leave(&shared.id).await {
+        if let Err(e) = queue.runner_leave(&shared.id).await {
             shared.failed("beat", e);
         }
     }

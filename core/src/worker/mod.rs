@@ -29,6 +29,7 @@ mod event;
 mod housekeeping;
 mod job;
 mod options;
+mod queues;
 mod shutdown;
 
 use std::future::Future;
@@ -44,6 +45,7 @@ pub use options::{
     ShutdownAction, WorkerOptions, DEFAULT_LEASE_TTL, DEFAULT_SHUTDOWN_TIMEOUT,
     DEFAULT_TIMEOUT_GRACE,
 };
+pub use queues::{QueueOrder, MAX_QUEUES};
 pub use shutdown::WorkerHandle;
 
 use crate::error::Result;
@@ -52,7 +54,8 @@ use crate::queue::Queue;
 /// A runner: a queue, a handler and settings. Build it, then [`Worker::run`] or
 /// [`Worker::run_until`].
 pub struct Worker {
-    queue: Queue,
+    queues: Vec<Queue>,
+    order: QueueOrder,
     handler: Arc<dyn Handler>,
     options: WorkerOptions,
     events: Option<EventSink>,
@@ -72,13 +75,29 @@ macro_rules! setter {
 impl Worker {
     /// A runner of `handler` over `queue`, with default settings.
     pub fn new(queue: Queue, handler: impl Handler) -> Worker {
+        Worker::for_queues(vec![queue], handler)
+    }
+
+    /// A runner of `handler` over several queues of one client (1 to [`MAX_QUEUES`]), asked
+    /// in [`QueueOrder::Strict`] order unless [`Worker::queue_order`] says otherwise
+    /// (spec/PROTOCOL.md, 13.3). One wait on the server covers all of them; each job is
+    /// finished in its own queue ([`Job::queue`]), and the runner registers and does the
+    /// housekeeping in each.
+    pub fn for_queues(queues: Vec<Queue>, handler: impl Handler) -> Worker {
         Worker {
-            queue,
+            queues,
+            order: QueueOrder::Strict,
             handler: Arc::new(handler),
             options: WorkerOptions::default(),
             events: None,
             handle: WorkerHandle::new(),
         }
+    }
+
+    /// How a runner over several queues picks the queue for its free slots (default strict).
+    pub fn queue_order(mut self, order: QueueOrder) -> Worker {
+        self.order = order;
+        self
     }
 
     /// Replaces every setting.
@@ -143,15 +162,22 @@ impl Worker {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<Report> {
         let settings = self.options.settle()?;
+        queues::validate(&self.queues, &self.order)?;
         let handle = self.handle.clone();
         let watcher = tokio::spawn(async move {
             shutdown.await;
             handle.stop();
         });
-        let report =
-            engine::Engine::new(self.queue, self.handler, settings, self.events, self.handle)
-                .run()
-                .await;
+        let report = engine::Engine::new(
+            self.queues,
+            self.order,
+            self.handler,
+            settings,
+            self.events,
+            self.handle,
+        )
+        .run()
+        .await;
         watcher.abort();
         Ok(report)
     }
