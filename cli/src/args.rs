@@ -68,8 +68,9 @@ pub enum Command {
         json: JsonArg,
     },
     /// Counts per state, the age of the oldest waiting item, completed/failed/dead/expired in
-    /// the last minute and hour, whether the queue is paused, and its capacity (waiting and
-    /// delayed items / capacity) when it is bounded. Without --queue: every queue found.
+    /// the last minute and hour, whether the queue is paused, its capacity (waiting and
+    /// delayed items / capacity) when it is bounded, and its rate limit, with "limited for
+    /// 420ms" while leases are held off. Without --queue: every queue found.
     ///
     /// Only queues whose counters are on count completed/failed/dead/expired items; they are off
     /// unless turned on (`leaseq config set -q PREFIX --stats on`). For the others those columns
@@ -134,6 +135,20 @@ pub enum Command {
     Resume {
         #[command(flatten)]
         queue: QueueArg,
+        #[command(flatten)]
+        json: JsonArg,
+    },
+    /// Hold every lease of a queue off for DURATION (e.g. 30s; at most 1d), as a runner does
+    /// when a handler was rate limited (an API answered 429): no client, in any language, leases
+    /// until then, with or without a rate limit; nothing else changes. A longer hold in place is
+    /// kept. Prints how long leases are held off.
+    #[command(visible_alias = "rate-limit")]
+    Hold {
+        #[command(flatten)]
+        queue: QueueArg,
+        /// How long, e.g. 500ms, 30s, 5m.
+        #[arg(value_parser = parse_duration)]
+        duration: Duration,
         #[command(flatten)]
         json: JsonArg,
     },
@@ -274,7 +289,7 @@ pub enum ConfigCommand {
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("setting").required(true).multiple(true).args([
     "stats", "max_attempts", "priority", "backoff", "expires_after", "keep_result_for",
-    "dead_max_count", "dead_max_age", "capacity",
+    "dead_max_count", "dead_max_age", "capacity", "rate_limit",
 ])))]
 pub struct ConfigSetArgs {
     #[command(flatten)]
@@ -312,6 +327,12 @@ pub struct ConfigSetArgs {
     /// (`config reset` removes a capacity, with the other settings).
     #[arg(long, value_name = "N")]
     pub capacity: Option<u64>,
+    /// At most MAX leases per DURATION, e.g. 1000/1s or 50/1m (1 to 10^9 leases, a window of
+    /// 1ms to 1d), counted on the server for every client in every language; a lease at the
+    /// limit waits for the window to end. Default: no limit (`config reset` removes it, with
+    /// the other settings).
+    #[arg(long, value_parser = parse_rate_limit, value_name = "MAX/DURATION")]
+    pub rate_limit: Option<leaseq::RateLimit>,
     #[command(flatten)]
     pub json: JsonArg,
 }
@@ -421,6 +442,28 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .map_err(|e| format!("`{text}` is not a duration ({e}); write e.g. 500ms, 30s, 5m, 1h"))
 }
 
+/// A rate limit: `MAX/DURATION`, e.g. `1000/1s`, `50/1m` (a unit alone is one of it:
+/// `1000/s`). Only the form is checked here; the core checks the values (argument
+/// `rate_limit`).
+pub fn parse_rate_limit(text: &str) -> Result<leaseq::RateLimit, String> {
+    let bad = |why: String| {
+        format!("`{text}` is not a rate limit ({why}); write MAX/DURATION, e.g. 1000/1s or 50/1m")
+    };
+    let (max, per) = text.split_once('/').ok_or_else(|| bad("no `/`".into()))?;
+    let max: u64 = max
+        .trim()
+        .parse()
+        .map_err(|_| bad(format!("`{}` is not a count", max.trim())))?;
+    let per = per.trim();
+    let per = if per.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        parse_duration(&format!("1{per}"))
+    } else {
+        parse_duration(per)
+    }
+    .map_err(bad)?;
+    Ok(leaseq::RateLimit::new(max, per))
+}
+
 /// A retry delay: `fixed:DURATION`, `exp:BASE:CAP` (with jitter) or `exp:BASE:CAP:no-jitter`.
 /// Only the form is checked here; the core checks the values (argument `backoff`).
 pub fn parse_backoff(text: &str) -> Result<leaseq::Backoff, String> {
@@ -477,6 +520,34 @@ mod tests {
         ] {
             let e = parse_backoff(bad).unwrap_err();
             assert!(e.contains(bad) && e.contains("fixed:5s"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn rate_limits() {
+        use leaseq::RateLimit;
+        let s = Duration::from_secs(1);
+        assert_eq!(
+            parse_rate_limit("1000/1s").unwrap(),
+            RateLimit::new(1000, s)
+        );
+        assert_eq!(
+            parse_rate_limit("50/1m").unwrap(),
+            RateLimit::new(50, 60 * s)
+        );
+        assert_eq!(parse_rate_limit("10/s").unwrap(), RateLimit::new(10, s));
+        assert_eq!(
+            parse_rate_limit(" 5 / 250ms").unwrap(),
+            RateLimit::new(5, Duration::from_millis(250))
+        );
+        // The values themselves are the core's to check (0, a window of 0: refused there).
+        assert_eq!(
+            parse_rate_limit("0/0s").unwrap(),
+            RateLimit::new(0, Duration::ZERO)
+        );
+        for bad in ["1000", "lots/1s", "-1/1s", "10/soon", "/1s", "10/"] {
+            let e = parse_rate_limit(bad).unwrap_err();
+            assert!(e.contains(bad) && e.contains("1000/1s"), "{bad}: {e}");
         }
     }
 

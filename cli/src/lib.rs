@@ -107,6 +107,11 @@ async fn execute(cli: Cli) -> Outcome {
         Command::Resume { queue, json } => {
             pause::set(&client, &queue.queue, false, json.json).await
         }
+        Command::Hold {
+            queue,
+            duration,
+            json,
+        } => pause::hold(&client, &queue.queue, duration, json.json).await,
         Command::Dead { command } => match command {
             DeadCommand::Ls { queue, limit, json } => {
                 inspect::ls(

@@ -1,5 +1,6 @@
 //! Prometheus metrics: per-queue counts by state, the age of the oldest waiting item, whether the
-//! queue is paused, its capacity when it is bounded, whether it keeps counters, and
+//! queue is paused, its capacity when it is bounded, its rate limit when it has one and how long
+//! leases are held off, whether it keeps counters, and
 //! completed/failed/dead/expired totals for those that do, encoded by the `prometheus-client`
 //! crate (OpenMetrics text).
 //!
@@ -84,10 +85,14 @@ struct Figures {
     paused: bool,
     /// `None` when the queue is not bounded.
     capacity: Option<u64>,
+    /// `None` when the queue has no rate limit.
+    rate_limit: Option<leaseq::RateLimit>,
+    /// How long leases are held off, in seconds (0 while they are not).
+    rate_limited_for: f64,
 }
 
 impl Figures {
-    fn new(queue: String, s: &leaseq::Stats) -> Figures {
+    fn new(queue: String, s: &leaseq::Stats, config: &leaseq::QueueConfig) -> Figures {
         Figures {
             queue,
             jobs: [s.waiting, s.delayed, s.leased, s.dead, s.processing],
@@ -100,6 +105,8 @@ impl Figures {
             }),
             paused: s.paused,
             capacity: s.capacity,
+            rate_limit: config.rate_limit,
+            rate_limited_for: s.rate_limited_for.map_or(0.0, |d| d.as_secs_f64()),
         }
     }
 }
@@ -108,7 +115,8 @@ const STATES: [&str; 5] = ["waiting", "delayed", "leased", "dead", "processing"]
 
 impl Exporter {
     /// Reads `queues` (every queue found when empty) and renders them in the OpenMetrics text
-    /// format. One stats round trip per queue, plus the discovery scan.
+    /// format. Per queue its stats and its configuration (the rate limit), plus the discovery
+    /// scan.
     pub async fn render(
         &self,
         client: &leaseq::Client,
@@ -121,8 +129,9 @@ impl Exporter {
         };
         let mut read = Vec::with_capacity(prefixes.len());
         for prefix in prefixes {
-            let stats = client.queue(&prefix)?.stats().await?;
-            read.push(Figures::new(prefix, &stats));
+            let queue = client.queue(&prefix)?;
+            let (stats, config) = tokio::try_join!(queue.stats(), queue.config())?;
+            read.push(Figures::new(prefix, &stats, &config));
         }
         Ok(self.encode(&read))
     }
@@ -156,6 +165,28 @@ impl Exporter {
             "The most items the queue holds waiting or delayed (`leaseq config set --capacity \
              N`); absent for a queue with no bound",
             capacity.clone(),
+        );
+        let limited = Family::<QueueLabel, Gauge<f64, AtomicU64>>::default();
+        registry.register_with_unit(
+            "leaseq_rate_limited",
+            "While leases are held off, by the rate limit or a hold (`leaseq hold`), the time \
+             left; 0 while they are not",
+            Unit::Seconds,
+            limited.clone(),
+        );
+        let rate_max = Family::<QueueLabel, Gauge>::default();
+        registry.register(
+            "leaseq_rate_limit_max",
+            "Leases allowed per window of leaseq_rate_limit_window_seconds (`leaseq config set \
+             --rate-limit MAX/DURATION`); absent for a queue with no rate limit",
+            rate_max.clone(),
+        );
+        let rate_window = Family::<QueueLabel, Gauge<f64, AtomicU64>>::default();
+        registry.register_with_unit(
+            "leaseq_rate_limit_window",
+            "The window of the rate limit; absent for a queue with no rate limit",
+            Unit::Seconds,
+            rate_window.clone(),
         );
         let enabled = Family::<QueueLabel, Gauge>::default();
         registry.register(
@@ -208,6 +239,14 @@ impl Exporter {
                     .get_or_create(&label)
                     .set(i64::try_from(c).unwrap_or(i64::MAX));
             }
+            limited.get_or_create(&label).set(f.rate_limited_for);
+            if let Some(r) = f.rate_limit {
+                // The protocol bounds max at 10^9.
+                rate_max
+                    .get_or_create(&label)
+                    .set(i64::try_from(r.max).unwrap_or(i64::MAX));
+                rate_window.get_or_create(&label).set(r.per.as_secs_f64());
+            }
             enabled
                 .get_or_create(&label)
                 .set(i64::from(f.minutes.is_some()));
@@ -231,6 +270,8 @@ impl Exporter {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn figures(queue: &str, minutes: Option<Vec<Four>>) -> Figures {
@@ -242,6 +283,8 @@ mod tests {
             minutes,
             paused: false,
             capacity: None,
+            rate_limit: None,
+            rate_limited_for: 0.0,
         }
     }
 
@@ -335,6 +378,44 @@ mod tests {
         );
         assert!(!text.contains(r#"leaseq_capacity{queue="free"}"#), "{text}");
         for name in ["leaseq_paused", "leaseq_capacity"] {
+            assert!(
+                text.contains(&format!("# TYPE {name} gauge\n")),
+                "{name}: {text}"
+            );
+            assert!(text.contains(&format!("# HELP {name} ")), "{name}: {text}");
+        }
+    }
+
+    #[test]
+    fn rate_limited_is_always_there_and_the_limit_only_when_set() {
+        let exporter = Exporter::default();
+        let limited = Figures {
+            rate_limit: Some(leaseq::RateLimit::new(1000, Duration::from_millis(1500))),
+            rate_limited_for: 0.42,
+            ..figures("limited", None)
+        };
+        let text = exporter.encode(&[limited, figures("free", None)]);
+        for (series, value) in [
+            (r#"leaseq_rate_limited_seconds{queue="limited"}"#, 0.42),
+            (r#"leaseq_rate_limited_seconds{queue="free"}"#, 0.0),
+            (r#"leaseq_rate_limit_max{queue="limited"}"#, 1000.0),
+            (r#"leaseq_rate_limit_window_seconds{queue="limited"}"#, 1.5),
+        ] {
+            assert_eq!(sample(&text, series), Some(value), "{series}: {text}");
+        }
+        assert!(
+            !text.contains(r#"leaseq_rate_limit_max{queue="free"}"#),
+            "{text}"
+        );
+        assert!(
+            !text.contains(r#"leaseq_rate_limit_window_seconds{queue="free"}"#),
+            "{text}"
+        );
+        for name in [
+            "leaseq_rate_limited_seconds",
+            "leaseq_rate_limit_max",
+            "leaseq_rate_limit_window_seconds",
+        ] {
             assert!(
                 text.contains(&format!("# TYPE {name} gauge\n")),
                 "{name}: {text}"

@@ -1,6 +1,8 @@
 //! The JSON shapes of the core's answers, shared by `--json` and the dashboard's API, and the
 //! escaped text preview of arbitrary bytes.
 
+use std::fmt;
+
 use serde::Serialize;
 
 /// Bytes shown at most in a data, result or progress preview.
@@ -187,11 +189,53 @@ pub struct StatsView {
     pub paused: bool,
     /// The most items the queue holds waiting or delayed; null when it is not bounded.
     pub capacity: Option<u64>,
+    /// The queue's rate limit (`leaseq config set --rate-limit`); null when it has none.
+    pub rate_limit: Option<RateLimitView>,
+    /// While leases are held off, by the rate limit or a hold (`leaseq hold`), the time left
+    /// (ms); null while they are not.
+    pub rate_limited_for_ms: Option<u64>,
+}
+
+/// A rate limit ([`leaseq::RateLimit`]): at most `max` leases in each window of `per_ms`.
+#[derive(Debug, Serialize, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimitView {
+    /// Leases per window.
+    pub max: u64,
+    /// The window.
+    pub per_ms: u64,
+}
+
+impl From<leaseq::RateLimit> for RateLimitView {
+    fn from(r: leaseq::RateLimit) -> RateLimitView {
+        RateLimitView {
+            max: r.max,
+            per_ms: ms(r.per),
+        }
+    }
+}
+
+impl fmt::Display for RateLimitView {
+    /// As `config set --rate-limit` takes it: `1000/1s`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}/{}",
+            self.max,
+            humantime::format_duration(std::time::Duration::from_millis(self.per_ms))
+        )
+    }
 }
 
 impl StatsView {
-    /// The view of `stats` for `queue`.
-    pub fn new(queue: &str, s: &leaseq::Stats) -> StatsView {
+    /// Reads the stats of `queue` (prefix `prefix`) and its configuration (for the rate limit),
+    /// both at once.
+    pub async fn read(queue: &leaseq::Queue, prefix: &str) -> leaseq::Result<StatsView> {
+        let (stats, config) = tokio::try_join!(queue.stats(), queue.config())?;
+        Ok(StatsView::new(prefix, &stats, &config))
+    }
+
+    /// The view of `stats` for `queue`, whose stored configuration is `config`.
+    pub fn new(queue: &str, s: &leaseq::Stats, config: &leaseq::QueueConfig) -> StatsView {
         StatsView {
             queue: queue.to_owned(),
             waiting: s.waiting,
@@ -213,6 +257,8 @@ impl StatsView {
                 .map(|m| m.iter().copied().map(Into::into).collect()),
             paused: s.paused,
             capacity: s.capacity,
+            rate_limit: config.rate_limit.map(Into::into),
+            rate_limited_for_ms: s.rate_limited_for.map(ms),
         }
     }
 
@@ -284,6 +330,8 @@ pub struct SettingsView {
     /// The most items the queue holds waiting or delayed (null in `defaults` and `effective`:
     /// no bound).
     pub capacity: Option<u64>,
+    /// At most `max` leases per `per_ms` (null in `defaults` and `effective`: no limit).
+    pub rate_limit: Option<RateLimitView>,
 }
 
 impl From<&leaseq::QueueConfig> for SettingsView {
@@ -298,6 +346,7 @@ impl From<&leaseq::QueueConfig> for SettingsView {
             dead_max_count: c.dead_max_count,
             dead_max_age_ms: c.dead_max_age.map(ms),
             capacity: c.capacity,
+            rate_limit: c.rate_limit.map(Into::into),
         }
     }
 }
@@ -331,6 +380,7 @@ impl ConfigView {
             dead_max_count: s.dead_max_count.or(d.dead_max_count),
             dead_max_age_ms: s.dead_max_age_ms.or(d.dead_max_age_ms),
             capacity: s.capacity.or(d.capacity),
+            rate_limit: s.rate_limit.or(d.rate_limit),
         };
         ConfigView {
             queue: queue.to_owned(),

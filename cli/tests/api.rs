@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::{code, run, stderr, Served};
 use leaseq::{Client, Item, QueueConfig, State};
 use leaseq_harness::RedisServer;
@@ -571,6 +573,100 @@ async fn pause_and_resume_are_actions_that_stats_and_metrics_show() {
     let openapi = get(format!("{base}api/openapi.yaml")).await;
     assert!(
         openapi.contains("/api/pause:") && openapi.contains("/api/resume:"),
+        "{openapi}"
+    );
+}
+
+#[tokio::test]
+async fn the_rate_limit_and_a_hold_show_in_stats_config_and_metrics() {
+    let (_server, q, served) = setup().await;
+    let http = reqwest::Client::new();
+    let base = &served.base;
+    let get = |path: String| {
+        let http = http.clone();
+        async move {
+            let r = http.get(path).send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            r.text().await.unwrap()
+        }
+    };
+    let stats = || async {
+        serde_json::from_str::<serde_json::Value>(&get(format!("{base}api/stats?queue=jobs")).await)
+            .unwrap()
+    };
+    q.add(&Item::with_id("a", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+
+    // Neither a limit nor a hold: nulls, and only the held-off gauge, at 0.
+    let free = stats().await;
+    assert!(free["rate_limit"].is_null(), "{free}");
+    assert!(free["rate_limited_for_ms"].is_null(), "{free}");
+    let metrics = get(format!("{base}metrics")).await;
+    assert!(
+        metrics.contains("leaseq_rate_limited_seconds{queue=\"jobs\"} 0"),
+        "{metrics}"
+    );
+    assert!(!metrics.contains("leaseq_rate_limit_max{"), "{metrics}");
+    assert!(
+        !metrics.contains("leaseq_rate_limit_window_seconds{"),
+        "{metrics}"
+    );
+
+    // Two leases per 90 s; a hold of an hour, as a runner told "rate limited" sets.
+    q.set_config(
+        &QueueConfig::new().rate_limit(leaseq::RateLimit::new(2, Duration::from_secs(90))),
+    )
+    .await
+    .unwrap();
+    q.rate_limit(Duration::from_secs(3600)).await.unwrap();
+    let limit = serde_json::json!({"max": 2, "per_ms": 90_000});
+    let held = stats().await;
+    assert_eq!(held["rate_limit"], limit, "{held}");
+    let left = held["rate_limited_for_ms"].as_u64().expect("held off");
+    assert!(left > 0 && left <= 3_600_000, "{held}");
+    let queues: serde_json::Value =
+        serde_json::from_str(&get(format!("{base}api/queues")).await).unwrap();
+    assert_eq!(queues[0]["rate_limit"], limit, "{queues}");
+    assert!(queues[0]["rate_limited_for_ms"].is_u64(), "{queues}");
+    let config: serde_json::Value =
+        serde_json::from_str(&get(format!("{base}api/config?queue=jobs")).await).unwrap();
+    assert_eq!(config["stored"]["rate_limit"], limit, "{config}");
+    assert_eq!(config["effective"]["rate_limit"], limit, "{config}");
+    assert!(config["defaults"]["rate_limit"].is_null(), "{config}");
+
+    let metrics = get(format!("{base}metrics")).await;
+    let value = |series: &str| -> f64 {
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(series)?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {series}: {metrics}"))
+    };
+    let limited = value("leaseq_rate_limited_seconds{queue=\"jobs\"}");
+    assert!(limited > 0.0 && limited <= 3600.0, "{metrics}");
+    assert_eq!(value("leaseq_rate_limit_max{queue=\"jobs\"}"), 2.0);
+    assert_eq!(
+        value("leaseq_rate_limit_window_seconds{queue=\"jobs\"}"),
+        90.0
+    );
+    for name in [
+        "leaseq_rate_limited_seconds",
+        "leaseq_rate_limit_max",
+        "leaseq_rate_limit_window_seconds",
+    ] {
+        assert!(
+            metrics.contains(&format!("# TYPE {name} gauge")),
+            "{name}: {metrics}"
+        );
+        assert!(
+            metrics.contains(&format!("# HELP {name} ")),
+            "{name}: {metrics}"
+        );
+    }
+
+    let openapi = get(format!("{base}api/openapi.yaml")).await;
+    assert!(
+        openapi.contains("rate_limited_for_ms:") && openapi.contains("RateLimit:"),
         "{openapi}"
     );
 }

@@ -5,7 +5,9 @@
 
 mod common;
 
-use leaseq::{Client, Item, QueueConfig, State};
+use std::time::Duration;
+
+use leaseq::{Client, Item, QueueConfig, RateLimit, State};
 use leaseq_harness::RedisServer;
 
 #[tokio::test]
@@ -17,16 +19,23 @@ async fn the_dashboard_in_chromium() {
     let client = Client::connect(&server.url()).await.unwrap();
     // `{web}` keeps no counters (the default); `{counted}` does, and has one dead letter.
     let q = client.queue("{web}").unwrap();
-    // Bounded, to show its capacity; the page pauses and resumes it.
-    q.set_config(&QueueConfig::new().capacity(100))
-        .await
-        .unwrap();
+    // Bounded, to show its capacity; the page pauses and resumes it. Rate limited, not held
+    // off (the page's test holds it off through the command).
+    q.set_config(
+        &QueueConfig::new()
+            .capacity(100)
+            .rate_limit(RateLimit::new(1000, Duration::from_secs(1))),
+    )
+    .await
+    .unwrap();
     let counted = client.queue("{counted}").unwrap();
     counted
         .set_config(&QueueConfig::new().stats(true))
         .await
         .unwrap();
     common::dead(&counted, "c1", b"x", "boom", "Boom").await;
+    // No rate limit, but held off for an hour, as a runner told "rate limited" does.
+    counted.rate_limit(Duration::from_secs(3600)).await.unwrap();
     q.add(&Item::with_id("xss", b"<script>alert(1)</script>\xff\xfe".to_vec()).unwrap())
         .await
         .unwrap();
@@ -34,7 +43,7 @@ async fn the_dashboard_in_chromium() {
     common::dead(&q, "d2", b"\xff", "bad value", "ValueError").await;
     // A live runner, as any implementation registers one; its text must show as text.
     let info = br#"{"language":"<i>go</i>","concurrency":4,"running":["a","b"],"completed":12}"#;
-    let hour = std::time::Duration::from_secs(3600);
+    let hour = Duration::from_secs(3600);
     assert!(q
         .runner_beat("web-runner-1", info, hour, true, hour)
         .await
@@ -56,7 +65,7 @@ async fn the_dashboard_in_chromium() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "{log}");
-    assert!(log.contains("browser: 11 passed, 0 failed"), "{log}");
+    assert!(log.contains("browser: 12 passed, 0 failed"), "{log}");
     // What the page did, seen through the core.
     assert_eq!(q.get("d1").await.unwrap().unwrap().state, State::Waiting);
     assert_eq!(q.get("d2").await.unwrap().unwrap().state, State::Dead);
@@ -64,4 +73,6 @@ async fn the_dashboard_in_chromium() {
     assert_eq!(q.config().await.unwrap().stats, Some(false));
     // The page paused `{web}`, then resumed it.
     assert!(!q.is_paused().await.unwrap());
+    // The page's test held `{web}` off through the command.
+    assert!(q.stats().await.unwrap().rate_limited_for.is_some());
 }

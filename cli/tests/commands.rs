@@ -340,7 +340,7 @@ async fn pause_and_resume_say_what_changed_and_stats_show_it() {
     assert_eq!(s["waiting"], 1, "a paused queue's items still wait");
     let out = run(&urls, &["stats"]);
     let row = stats_row(&stdout(&out), "{jobs}");
-    assert_eq!(row[row.len() - 2..], ["paused", "-"], "{row:?}");
+    assert_eq!(row[11..], ["paused", "-", "-"], "{row:?}");
     assert!(
         stderr(&out).contains(
             "paused (nothing is leased): {jobs}; resume with `leaseq resume -q '{jobs}'`"
@@ -361,7 +361,7 @@ async fn pause_and_resume_say_what_changed_and_stats_show_it() {
     );
     let out = run(&urls, &["stats"]);
     let row = stats_row(&stdout(&out), "{jobs}");
-    assert_eq!(row[row.len() - 2..], ["no", "-"], "{row:?}");
+    assert_eq!(row[11..], ["no", "-", "-"], "{row:?}");
     assert!(!stderr(&out).contains("paused"), "{}", stderr(&out));
     assert_eq!(
         json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]))["paused"],
@@ -452,7 +452,7 @@ async fn a_bounded_queue_refuses_adds_past_its_capacity_with_exit_5() {
     assert_eq!(s["capacity"], 2);
     assert_eq!(s["paused"], false);
     let row = stats_row(&stdout(&run(&urls, &["stats", "-q", "{jobs}"])), "{jobs}");
-    assert_eq!(row[row.len() - 2..], ["no", "2/2"], "{row:?}");
+    assert_eq!(row[11..], ["no", "2/2", "-"], "{row:?}");
 
     // An add that waits gets in once a lease makes room, whenever that happens.
     let waiting = std::process::Command::new(common::BIN)
@@ -500,6 +500,173 @@ async fn a_bounded_queue_refuses_adds_past_its_capacity_with_exit_5() {
     let reset = json(&run(&urls, &["config", "reset", "-q", "{jobs}", "--json"]));
     assert!(reset["effective"]["capacity"].is_null());
     assert_eq!(code(&add("e")), 0);
+}
+
+/// The RATE LIMIT cell of `queue`'s row of a `stats` table (the last column).
+fn rate_cell(table: &str, queue: &str) -> String {
+    stats_row(table, queue)[13..].join(" ")
+}
+
+#[tokio::test]
+async fn a_rate_limit_is_set_by_config_and_stats_show_when_it_holds_leases_off() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("{jobs}").unwrap();
+
+    // No limit by default.
+    let fresh = json(&run(&urls, &["config", "-q", "{jobs}", "--json"]));
+    assert!(fresh["stored"]["rate_limit"].is_null(), "{fresh}");
+    assert!(fresh["effective"]["rate_limit"].is_null(), "{fresh}");
+    let table = stdout(&run(&urls, &["config", "-q", "{jobs}"]));
+    assert!(
+        table
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["rate-limit", "-", "none", "(default)"]),
+        "{table}"
+    );
+
+    // One lease an hour: the first lease fills the window.
+    let out = run(
+        &urls,
+        &[
+            "config",
+            "set",
+            "-q",
+            "{jobs}",
+            "--rate-limit",
+            "1/1h",
+            "--json",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let set = json(&out);
+    let limit = serde_json::json!({"max": 1, "per_ms": 3_600_000});
+    assert_eq!(set["stored"]["rate_limit"], limit, "{set}");
+    assert_eq!(set["effective"]["rate_limit"], limit, "{set}");
+    assert_eq!(
+        q.config().await.unwrap().rate_limit,
+        Some(leaseq::RateLimit::new(1, Duration::from_secs(3600)))
+    );
+    let table = stdout(&run(&urls, &["config", "-q", "{jobs}"]));
+    assert!(
+        table
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["rate-limit", "1/1h", "1/1h"]),
+        "{table}"
+    );
+
+    for id in ["a", "b"] {
+        q.add(&Item::with_id(id, b"x".to_vec()).unwrap())
+            .await
+            .unwrap();
+    }
+    // Below the limit: shown, not limited.
+    let s = json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]));
+    assert_eq!(s["rate_limit"], limit, "{s}");
+    assert!(s["rate_limited_for_ms"].is_null(), "{s}");
+    let table = stdout(&run(&urls, &["stats", "-q", "{jobs}"]));
+    assert_eq!(rate_cell(&table, "{jobs}"), "1/1h", "{table}");
+
+    // At it: the next lease gets nothing, and stats say for how long.
+    let first = q.lease(Duration::from_secs(30), Wait::No).await.unwrap();
+    assert_eq!(first.expect("the window's one lease").id(), "a");
+    assert!(q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .is_none());
+    let s = json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]));
+    let left = s["rate_limited_for_ms"].as_u64().expect("limited");
+    assert!(left > 0 && left <= 3_600_000, "{s}");
+    let table = stdout(&run(&urls, &["stats", "-q", "{jobs}"]));
+    let cell = rate_cell(&table, "{jobs}");
+    assert!(cell.starts_with("1/1h, limited for "), "{table}");
+
+    // Refused values name the option and write nothing; a malformed one is a usage error.
+    for bad in ["0/1s", "10/0s", "10/2d", "1000000001/1s"] {
+        let out = run(
+            &urls,
+            &["config", "set", "-q", "{jobs}", "--rate-limit", bad],
+        );
+        assert_eq!(code(&out), 2, "{bad}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("--rate-limit") && stderr(&out).contains("nothing was written"),
+            "{bad}: {}",
+            stderr(&out)
+        );
+    }
+    let out = run(
+        &urls,
+        &["config", "set", "-q", "{jobs}", "--rate-limit", "lots"],
+    );
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("1000/1s"), "{}", stderr(&out));
+    assert_eq!(
+        q.config().await.unwrap().rate_limit,
+        Some(leaseq::RateLimit::new(1, Duration::from_secs(3600)))
+    );
+
+    // Reset removes the limit (the window already counted runs out by itself).
+    let reset = json(&run(&urls, &["config", "reset", "-q", "{jobs}", "--json"]));
+    assert!(reset["effective"]["rate_limit"].is_null(), "{reset}");
+    let s = json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]));
+    assert!(s["rate_limit"].is_null(), "{s}");
+}
+
+#[tokio::test]
+async fn hold_holds_every_lease_off_and_keeps_a_longer_hold() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("{jobs}").unwrap();
+    q.add(&Item::with_id("a", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+
+    let out = run(&urls, &["hold", "-q", "{jobs}", "1h"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        "{jobs}: held off; nothing is leased, by any client, for 1h"
+    );
+    // Without a rate limit too: nothing is leased.
+    assert!(q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .is_none());
+    let s = json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]));
+    assert!(s["rate_limit"].is_null(), "{s}");
+    let left = s["rate_limited_for_ms"].as_u64().expect("held off");
+    assert!(left > 0 && left <= 3_600_000, "{s}");
+    let table = stdout(&run(&urls, &["stats", "-q", "{jobs}"]));
+    assert!(
+        rate_cell(&table, "{jobs}").starts_with("limited for "),
+        "{table}"
+    );
+
+    // A shorter hold keeps the longer one, and says so; `rate-limit` is the same command.
+    let out = run(&urls, &["rate-limit", "-q", "{jobs}", "1s", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let held = json(&out);
+    assert_eq!(held["queue"], "{jobs}");
+    let ms = held["held_for_ms"].as_u64().expect("a duration");
+    assert!(ms > 1000 && ms <= 3_600_000, "{held}");
+    let out = run(&urls, &["hold", "-q", "{jobs}", "30s"]);
+    assert!(
+        stdout(&out).starts_with("{jobs}: already held off longer; nothing is leased for "),
+        "{}",
+        stdout(&out)
+    );
+
+    // A duration of 0 or over a day is refused, naming it.
+    for bad in ["0s", "2d"] {
+        let out = run(&urls, &["hold", "-q", "{jobs}", bad]);
+        assert_eq!(code(&out), 2, "{bad}: {}", stderr(&out));
+        assert!(stderr(&out).contains("duration"), "{bad}: {}", stderr(&out));
+    }
+    let out = run(&urls, &["hold", "-q", "{jobs}", "soon"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
 }
 
 #[tokio::test]

@@ -47,6 +47,9 @@ pub async fn set(client: &leaseq::Client, args: &ConfigSetArgs) -> Outcome {
     if let Some(n) = args.capacity {
         config = config.capacity(n);
     }
+    if let Some(r) = args.rate_limit {
+        config = config.rate_limit(r);
+    }
     let queue = &args.queue.queue;
     let q = client.queue(queue)?;
     q.set_config(&config).await.map_err(name_the_option)?;
@@ -81,8 +84,11 @@ fn print(view: &ConfigView, json: bool) {
         .into_iter()
         .zip(rows(e))
         .map(|((name, stored), (_, applies))| {
-            // What a setting with no value means: items never expire, the queue has no bound.
-            let none = if name == "capacity" { "none" } else { "never" };
+            // What a setting with no value means: items never expire, the queue has no bound or limit.
+            let none = match name {
+                "capacity" | "rate-limit" => "none",
+                _ => "never",
+            };
             let applies = match stored {
                 Some(_) => applies.unwrap_or_default(),
                 None => format!("{} (default)", applies.unwrap_or(none.into())),
@@ -124,5 +130,6 @@ fn rows(s: &SettingsView) -> Vec<(&'static str, Option<String>)> {
         ("dead-max-count", s.dead_max_count.map(|n| n.to_string())),
         ("dead-max-age", s.dead_max_age_ms.map(d)),
         ("capacity", s.capacity.map(|n| n.to_string())),
+        ("rate-limit", s.rate_limit.map(|r| r.to_string())),
     ]
 }

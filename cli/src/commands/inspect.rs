@@ -35,8 +35,7 @@ pub async fn stats(
         };
         let mut views = Vec::with_capacity(prefixes.len());
         for prefix in &prefixes {
-            let stats = client.queue(prefix)?.stats().await?;
-            views.push(StatsView::new(prefix, &stats));
+            views.push(StatsView::read(&client.queue(prefix)?, prefix).await?);
         }
         if json {
             if queue.is_some() && !watch {
@@ -73,6 +72,7 @@ pub async fn stats(
                             Some(c) => format!("{}/{c}", v.held()),
                             None => "-".to_owned(),
                         },
+                        rate_limit(v),
                     ]
                 })
                 .collect();
@@ -91,6 +91,7 @@ pub async fn stats(
                     "EXPIRED min/h",
                     "PAUSED",
                     "CAPACITY",
+                    "RATE LIMIT",
                 ],
                 &rows,
             );
@@ -131,6 +132,24 @@ fn counters_off_note(views: &[StatsView]) -> Option<String> {
         "counters off for: {}; turn on with `leaseq config set -q {queue} --stats on`",
         off.join(", ")
     ))
+}
+
+/// The RATE LIMIT cell of `stats`: the limit (`1000/1s`, `-` for none) and, while leases are
+/// held off (by the limit or by `leaseq hold`), for how long: `1000/1s, limited for 420ms`.
+fn rate_limit(v: &StatsView) -> String {
+    let limit = v.rate_limit.map(|r| r.to_string());
+    let limited = v.rate_limited_for_ms.map(|ms| {
+        format!(
+            "limited for {}",
+            humantime::format_duration(Duration::from_millis(ms))
+        )
+    });
+    match (limit, limited) {
+        (Some(l), Some(t)) => format!("{l}, {t}"),
+        (Some(l), None) => l,
+        (None, Some(t)) => t,
+        (None, None) => "-".to_owned(),
+    }
 }
 
 /// The footnote of a `stats` table with paused queues: which, and the command that resumes them.

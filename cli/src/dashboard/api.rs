@@ -116,8 +116,7 @@ pub async fn queues(State(app): State<AppState>) -> ApiResult<Vec<StatsView>> {
     };
     let mut out = Vec::with_capacity(prefixes.len());
     for prefix in prefixes {
-        let stats = app.client.queue(&prefix)?.stats().await?;
-        out.push(StatsView::new(&prefix, &stats));
+        out.push(StatsView::read(&app.client.queue(&prefix)?, &prefix).await?);
     }
     Ok(Json(out))
 }
@@ -127,8 +126,9 @@ pub async fn stats(
     State(app): State<AppState>,
     Query(q): Query<QueueQuery>,
 ) -> ApiResult<StatsView> {
-    let stats = app.queue(&q.queue)?.stats().await?;
-    Ok(Json(StatsView::new(&q.queue, &stats)))
+    Ok(Json(
+        StatsView::read(&app.queue(&q.queue)?, &q.queue).await?,
+    ))
 }
 
 /// `GET /api/config?queue=`: what the queue's configuration stores, the defaults, and what

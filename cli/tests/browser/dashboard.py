@@ -4,7 +4,9 @@ selenium. Run by cli/tests/browser.rs, which prepares the queue `{web}`:
   - `d1` (error type Timeout) and `d2` (error type ValueError): dead letters;
   - no per-minute counters (the default);
   - a capacity of 100 (waiting and delayed items count against it), and not paused;
-and the queue `{counted}`, whose counters are on, with one dead letter.
+  - a rate limit of 1000 leases a second, not held off (the page's test holds it off);
+and the queue `{counted}`, whose counters are on, with one dead letter, no rate limit, and its
+leases held off for an hour.
 Usage: dashboard.py BASE_URL LEASEQ_BIN REDIS_URL SCREENSHOT_DIR
 """
 
@@ -116,6 +118,10 @@ def click_flow(driver, label):
     return True
 
 
+def rate_text(driver):
+    return driver.find_element(By.ID, "rate-limit").text
+
+
 def paused():
     return json.loads(leaseq("stats", "-q", QUEUE, "--json").stdout)["paused"]
 
@@ -198,7 +204,20 @@ def main():
         assert paused() is False
         passed += 1
 
-        # 6. A <script> payload (and bytes that are not UTF-8) shows as text and never runs.
+        # 6. The rate limit: `{web}` allows 1000 leases a second and is not held off; `{counted}`
+        # has no limit but a hold of an hour. The list and the queue's page say which; a hold
+        # set through the command shows up on the page.
+        wait.until(lambda d: row_cells(d)[11] == "1000/1s")
+        wait.until(lambda d: row_cells(d, "{counted}")[11] == "held off")
+        wait.until(lambda d: rate_text(d) == "Rate limit: 1000 leases per 1s. Leases are not held off.")
+        leaseq("hold", "-q", QUEUE, "1h")
+        wait.until(lambda d: row_cells(d)[11] == "1000/1s, held off")
+        wait.until(lambda d: rate_text(d).startswith(
+            "Rate limit: 1000 leases per 1s. Leases are held off for "))
+        driver.save_screenshot(os.path.join(SHOTS, "2-held-off.png"))
+        passed += 1
+
+        # 7. A <script> payload (and bytes that are not UTF-8) shows as text and never runs.
         driver.find_element(By.ID, "job-id").send_keys("xss")
         driver.find_element(By.CSS_SELECTOR, "#job-form button").click()
         wait.until(lambda d: "<script>" in d.find_element(By.ID, "job").text)
@@ -209,7 +228,7 @@ def main():
         driver.save_screenshot(os.path.join(SHOTS, "3-job.png"))
         passed += 1
 
-        # 7. An action without the CSRF header is refused, from the page itself; nothing changes.
+        # 8. An action without the CSRF header is refused, from the page itself; nothing changes.
         status = driver.execute_async_script(
             "const done = arguments[0];"
             "fetch('/api/requeue', {method: 'POST', headers: {'content-type': 'application/json'},"
@@ -219,7 +238,7 @@ def main():
         assert state("d2") == "dead"
         passed += 1
 
-        # 8. A page of another origin cannot act either (its request is refused or never sent).
+        # 9. A page of another origin cannot act either (its request is refused or never sent).
         driver.get("data:text/html,<p>elsewhere</p>")
         driver.execute_async_script(
             "const done = arguments[0];"
@@ -231,7 +250,7 @@ def main():
         assert state("d2") == "dead"
         passed += 1
 
-        # 9. The requeue button of a dead letter puts it back to waiting.
+        # 10. The requeue button of a dead letter puts it back to waiting.
         driver.get(BASE)
         wait.until(lambda d: queue_row(d) is not None)
         wait.until(lambda d: queue_row(d).click() or True)
@@ -251,7 +270,7 @@ def main():
     finally:
         driver.quit()
 
-    # 10. /metrics parses as OpenMetrics and agrees with the queue.
+    # 11. /metrics parses as OpenMetrics and agrees with the queue.
     text = urllib.request.urlopen(BASE + "metrics").read().decode()
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
                for family in text_string_to_metric_families(text) for s in family.samples}
@@ -274,9 +293,16 @@ def main():
     assert samples[("leaseq_paused", counted)] == 0
     assert samples[("leaseq_capacity", (("queue", QUEUE),))] == 100
     assert ("leaseq_capacity", counted) not in samples
+    # `{web}` has a rate limit and was held off for an hour; `{counted}` is held off only.
+    assert samples[("leaseq_rate_limit_max", (("queue", QUEUE),))] == 1000
+    assert samples[("leaseq_rate_limit_window_seconds", (("queue", QUEUE),))] == 1
+    assert ("leaseq_rate_limit_max", counted) not in samples
+    assert ("leaseq_rate_limit_window_seconds", counted) not in samples
+    for labels in [(("queue", QUEUE),), counted]:
+        assert 0 < samples[("leaseq_rate_limited_seconds", labels)] <= 3600, labels
     passed += 1
 
-    # 11. Off loopback without a token, the dashboard does not start.
+    # 12. Off loopback without a token, the dashboard does not start.
     out = leaseq("dashboard", "--listen", "0.0.0.0:0", check=False)
     assert out.returncode == 2 and "--token" in out.stderr, (out.returncode, out.stderr)
     passed += 1

@@ -126,8 +126,42 @@ function capacity(stats) {
   return stats.capacity == null ? "-" : (stats.waiting + stats.delayed) + " / " + stats.capacity;
 }
 
+// A whole duration as the command writes it: 500ms, 30s, 5m, 1h, 1d.
+function duration(ms) {
+  if (ms < 1000 || ms % 1000 !== 0) return ms + "ms";
+  const s = ms / 1000;
+  for (const [unit, n] of [["d", 86400], ["h", 3600], ["m", 60]]) {
+    if (s % n === 0) return s / n + unit;
+  }
+  return s + "s";
+}
+
+// "1000/1s", "1000/1s, held off" while leases are held off, "held off" for a hold without a
+// limit, "-" otherwise: the queue list's cell.
+function rateLimit(stats) {
+  const limit = stats.rate_limit == null ? null
+    : stats.rate_limit.max + "/" + duration(stats.rate_limit.per_ms);
+  const held = stats.rate_limited_for_ms == null ? null : "held off";
+  return [limit, held].filter((x) => x != null).join(", ") || "-";
+}
+
+// The queue view's line on the rate limit, and whether leases are held off now (by the limit
+// or by a hold: `leaseq hold`, or a runner whose handler was rate limited).
+function rateLine(stats) {
+  const limit = stats.rate_limit == null
+    ? "Rate limit: none."
+    : "Rate limit: " + stats.rate_limit.max + " leases per " + duration(stats.rate_limit.per_ms) + ".";
+  const held = stats.rate_limited_for_ms == null
+    ? " Leases are not held off."
+    : " Leases are held off for " + age(stats.rate_limited_for_ms / 1000) + ", for every client.";
+  const line = el("span", limit + held, stats.rate_limited_for_ms == null ? "rate" : "rate held");
+  line.id = "rate-limit";
+  return line;
+}
+
 // Whether the queue leases: a badge that says "paused" or "running", and the action that
-// changes it (a POST like every action). Then the capacity, when the queue is bounded.
+// changes it (a POST like every action). Then the capacity, when the queue is bounded, and the
+// rate limit.
 function flow(name, stats) {
   const badge = document.getElementById("queue-state");
   badge.textContent = stats.paused ? "paused" : "running";
@@ -146,7 +180,8 @@ function flow(name, stats) {
     ? "Capacity: no bound."
     : "Capacity: " + capacity(stats) + " (waiting and delayed).", "capacity");
   bound.id = "capacity";
-  document.getElementById("flow").replaceChildren(action, hint, el("br"), bound);
+  document.getElementById("flow").replaceChildren(action, hint, el("br"), bound, el("br"),
+    rateLine(stats));
 }
 
 async function showQueue(name) {
@@ -216,7 +251,8 @@ async function refresh() {
       const tr = row([el("td", s.queue, "payload"), s.waiting, s.delayed, s.leased, s.dead,
         s.processing, age(s.oldest_waiting_seconds),
         s.counters ? s.last_hour.completed : "off", s.counters ? s.last_hour.failed : "off",
-        el("td", s.paused ? "paused" : "running", s.paused ? "paused" : ""), capacity(s)]);
+        el("td", s.paused ? "paused" : "running", s.paused ? "paused" : ""), capacity(s),
+        el("td", rateLimit(s), s.rate_limited_for_ms == null ? "" : "paused")]);
       tr.className = "q" + (s.queue === selected ? " selected" : "");
       tr.dataset.queue = s.queue;
       tr.addEventListener("click", () => showQueue(s.queue).then(refresh));
