@@ -324,6 +324,11 @@ export interface Stats {
   paused: boolean
   /** The queue's capacity (waiting and delayed items at most); null when it is unbounded. */
   capacity: number | null
+  /**
+   * While the queue is at its rate limit or held off (`Queue#rateLimit`), how long until
+   * leases go on, in ms; null otherwise.
+   */
+  rateLimitedForMs: number | null
 }
 
 /**
@@ -356,6 +361,20 @@ export interface QueueConfig {
    * now is refused. Default: no bound.
    */
   capacity?: number
+  /**
+   * At most `max` leases in each window of `perMs`, counted on the server for every client
+   * (a fixed window starting with its first lease). The core refuses values out of bounds
+   * (`err.argument === 'rateLimit'`). Default: no limit.
+   */
+  rateLimit?: RateLimit
+}
+
+/** A queue's rate limit (`QueueConfig#rateLimit`). */
+export interface RateLimit {
+  /** Leases per window. */
+  max: number
+  /** The window, in ms. */
+  perMs: number
 }
 
 /** One entry of `Queue#completeBatch`: a lease and, optionally, the result to keep. */
@@ -513,6 +532,12 @@ export declare class Queue {
   resume(): Promise<boolean>
   /** Whether the queue is paused (also `Stats#paused`). */
   isPaused(): Promise<boolean>
+  /**
+   * Holds every client's leases of the queue off for `durationMs`: a handler was rate limited
+   * (an API answered 429). Leases get nothing until then; adds, completes and renews go on. A
+   * longer hold already in place is kept. Resolves to how long leases are held off, in ms.
+   */
+  rateLimit(durationMs: number): Promise<number>
   /** Puts these dead items back to waiting (attempts reset); at most 1000 ids. Resolves to how many. */
   deadRequeue(ids: Array<string | Buffer | Uint8Array>): Promise<number>
   /** Requeues the `n` oldest dead items (all when `n` is left out); resolves to how many. */
@@ -716,6 +741,16 @@ export declare class UnrecoverableError extends Error {
 export declare class RetryLaterError extends Error {
   constructor(message: string, delayMs: number)
   readonly delayMs: number
+}
+
+/**
+ * Thrown by a handler that was rate limited (an API answered 429): every client's leases of the
+ * queue are held off for `holdMs` (`Queue#rateLimit`) and the job is handed back, to run again
+ * after the hold without being charged an attempt.
+ */
+export declare class RateLimitedError extends Error {
+  constructor(holdMs: number)
+  readonly holdMs: number
 }
 
 /** Thrown by a handler: hand the job back untouched (no attempt counted). */

@@ -9,7 +9,14 @@ const { ErrorCode, LeaseqError } = require('./lib/errors')
 const { Item } = require('./lib/item')
 const { Lease } = require('./lib/lease')
 const { Queue } = require('./lib/queue')
-const { ReleaseJob, RetryLaterError, UnrecoverableError, Worker, WorkerJob } = require('./lib/worker')
+const {
+  RateLimitedError,
+  ReleaseJob,
+  RetryLaterError,
+  UnrecoverableError,
+  Worker,
+  WorkerJob,
+} = require('./lib/worker')
 
 module.exports = {
   Client,
@@ -18,6 +25,7 @@ module.exports = {
   Lease,
   LeaseqError,
   Queue,
+  RateLimitedError,
   ReleaseJob,
   RetryLaterError,
   UnrecoverableError,

@@ -8,6 +8,7 @@ export const {
   Lease,
   LeaseqError,
   Queue,
+  RateLimitedError,
   ReleaseJob,
   RetryLaterError,
   UnrecoverableError,

@@ -136,6 +136,8 @@ export declare class NativeQueue {
   resume(): Promise<boolean>
   /** Whether the queue is paused. */
   isPaused(): Promise<boolean>
+  /** Holds every client's leases off for `duration_ms`; how long they are held off, in ms. */
+  rateLimit(durationMs: number): Promise<number>
   /** Puts these dead items (ids as bytes) back to waiting; how many. */
   deadRequeue(ids: Array<Buffer>): Promise<number>
   /** Requeues the `n` oldest dead items (absent: all); how many. */
@@ -199,7 +201,8 @@ export declare class NativeWorkerJob {
    * Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
    * `never`, a delay in ms, or the backoff), `unencodable` (the message and type of the error
    * that stopped the JavaScript layer encoding the return value: a failed attempt, worded by
-   * the core), or `release` (after a delay in ms).
+   * the core), `release` (after a delay in ms), or `rateLimited` (the queue held off for the
+   * delay in ms and the job released, no attempt charged).
    */
   finish(kind: string, result?: Buffer | undefined | null, message?: string | undefined | null, errorType?: string | undefined | null, retry?: string | undefined | null, delayMs?: number | undefined | null): void
   /** Stores a progress value (at most 64 KiB); false once the lease is lost. */
@@ -317,6 +320,8 @@ export interface ConfigParts {
   stats?: boolean
   /** The most items the queue holds waiting or delayed. */
   capacity?: number
+  /** At most `max` leases per `perMs`, for every client. */
+  rateLimit?: RateLimitParts
 }
 
 /** One line of `list`. */
@@ -479,6 +484,17 @@ export interface OperationInfo {
 /** Every operation of a queue (`leaseq::operations::OPERATIONS`), in the documentation's order. */
 export declare function operations(): Array<OperationInfo>
 
+/**
+ * A queue's rate limit: at most `max` leases in each window of `perMs` (the core checks
+ * both).
+ */
+export interface RateLimitParts {
+  /** Leases per window. */
+  max: number
+  /** The window, in ms. */
+  perMs: number
+}
+
 /** A kept result. */
 export interface ResultParts {
   /** The bytes the completing worker gave. */
@@ -520,6 +536,8 @@ export interface StatsParts {
   paused: boolean
   /** The queue's capacity, when it is bounded. */
   capacity?: number
+  /** While the queue is at its rate limit or held off, how long until leases go on. */
+  rateLimitedForMs?: number
 }
 
 /** One event of a runner. */

@@ -112,7 +112,7 @@
  * or to read into with leaseq_queue_config: `leaseq_config config = LEASEQ_CONFIG_INIT;`
  */
 #define LEASEQ_CONFIG_INIT \
-    { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0, 0, 0 }
+    { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 
 /**
@@ -204,6 +204,11 @@
  * `leaseq_config.capacity` is given.
  */
 #define LEASEQ_CONFIG_CAPACITY (1 << 8)
+
+/**
+ * `leaseq_config.rate_max` and `leaseq_config.rate_per_ms` are given (together).
+ */
+#define LEASEQ_CONFIG_RATE_LIMIT (1 << 9)
 
 /**
  * A connection to one Redis server or one Redis Cluster (opaque).
@@ -392,6 +397,16 @@ typedef struct {
      * refused.
      */
     uint64_t capacity;
+    /**
+     * `LEASEQ_CONFIG_RATE_LIMIT`, with `rate_per_ms`: at most `rate_max` leases in each
+     * window of `rate_per_ms`, counted on the server for every client (1 to 10^9 leases, a
+     * window of 1 ms to one day; default no limit).
+     */
+    uint64_t rate_max;
+    /**
+     * `LEASEQ_CONFIG_RATE_LIMIT`: the rate limit's window, in ms.
+     */
+    int64_t rate_per_ms;
 } leaseq_config;
 
 /**
@@ -925,6 +940,14 @@ typedef int32_t leaseq_cancel_reason;
  * Hand the job back untouched (no attempt counted): it waits again at once.
  */
 #define LEASEQ_JOB_RELEASE 3
+
+/**
+ * Rate limited (an API answered 429): every client's leases of the queue are held off for
+ * the hold set with `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit`), and the
+ * job is handed back, to run again after it without being charged an attempt. Without a hold
+ * set, the attempt fails (error type "internal").
+ */
+#define LEASEQ_JOB_RATE_LIMITED 4
 
 /**
  * Not told: go on.
@@ -1797,6 +1820,16 @@ leaseq_status leaseq_stats_paused(const leaseq_stats *stats, bool *out_paused);
 leaseq_status leaseq_stats_capacity(const leaseq_stats *stats, uint64_t *out_capacity);
 
 /**
+ * Sets `*out_ms` to how long leases of the queue were still held off when the figures were
+ * read, while it was at its rate limit (`LEASEQ_CONFIG_RATE_LIMIT`) or held off
+ * (`leaseq_queue_rate_limit`); -1 otherwise.
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle; `out_ms` is NULL or writable.
+ */
+leaseq_status leaseq_stats_rate_limited_for_ms(const leaseq_stats *stats, int64_t *out_ms);
+
+/**
  * Sets `*out_counting` to whether the queue kept per-minute counters when the figures were
  * read: true when its configuration turns them on (`LEASEQ_CONFIG_STATS`), false while they are
  * off (the default). While false, `leaseq_stats_minutes` gives 0 minutes and
@@ -2132,6 +2165,19 @@ leaseq_status leaseq_queue_resume(const leaseq_queue *queue, bool *out_was_pause
  * `queue` is NULL or a live queue; `out_paused` is NULL or writable.
  */
 leaseq_status leaseq_queue_is_paused(const leaseq_queue *queue, bool *out_paused);
+
+/**
+ * Holds every client's leases of the queue off for `duration_ms` (more than 0, at most one
+ * day): a handler was rate limited (an API answered 429). Leases get nothing until then; adds,
+ * completes and renews go on. A longer hold already in place is kept. Sets `*out_held_ms` to
+ * how long leases are held off (also `leaseq_stats_rate_limited_for_ms`). One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_held_ms` is NULL or writable.
+ */
+leaseq_status leaseq_queue_rate_limit(const leaseq_queue *queue,
+                                      int64_t duration_ms,
+                                      int64_t *out_held_ms);
 
 /**
  * Leases the next item for `ttl_ms` milliseconds (1 ms to 30 days; 0 or negative gives
@@ -2582,6 +2628,15 @@ leaseq_status leaseq_worker_job_set_error(const leaseq_worker_job *job,
                                           const char *message,
                                           const char *error_type,
                                           uint64_t retry_after_ms);
+
+/**
+ * Sets how long the queue is held off when the callback returns LEASEQ_JOB_RATE_LIMITED, in ms
+ * (more than 0, at most one day: the core cuts a hold to those bounds).
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it).
+ */
+leaseq_status leaseq_worker_job_set_rate_limited(const leaseq_worker_job *job, uint64_t hold_ms);
 
 /**
  * Stores a progress value (at most 64 KiB) on the item; `out_stored` says whether it was

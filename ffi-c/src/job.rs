@@ -1194,6 +1194,34 @@ pub unsafe extern "C" fn leaseq_stats_capacity(
     }
 }
 
+/// Sets `*out_ms` to how long leases of the queue were still held off when the figures were
+/// read, while it was at its rate limit (`LEASEQ_CONFIG_RATE_LIMIT`) or held off
+/// (`leaseq_queue_rate_limit`); -1 otherwise.
+///
+/// # Safety
+/// `stats` is NULL or a live stats handle; `out_ms` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_stats_rate_limited_for_ms(
+    stats: *const leaseq_stats,
+    out_ms: *mut i64,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_stats_rate_limited_for_ms",
+            stats,
+            "stats",
+            out_ms,
+            "out_ms",
+            -1,
+            |s| {
+                Ok(s.inner
+                    .rate_limited_for
+                    .map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)))
+            },
+        )
+    }
+}
+
 /// Sets `*out_counting` to whether the queue kept per-minute counters when the figures were
 /// read: true when its configuration turns them on (`LEASEQ_CONFIG_STATS`), false while they are
 /// off (the default). While false, `leaseq_stats_minutes` gives 0 minutes and

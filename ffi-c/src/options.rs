@@ -171,6 +171,12 @@ pub struct leaseq_config {
     /// room (`leaseq_queue_add_with_timeout`). A capacity below what the queue holds now is
     /// refused.
     pub capacity: u64,
+    /// `LEASEQ_CONFIG_RATE_LIMIT`, with `rate_per_ms`: at most `rate_max` leases in each
+    /// window of `rate_per_ms`, counted on the server for every client (1 to 10^9 leases, a
+    /// window of 1 ms to one day; default no limit).
+    pub rate_max: u64,
+    /// `LEASEQ_CONFIG_RATE_LIMIT`: the rate limit's window, in ms.
+    pub rate_per_ms: i64,
 }
 
 /// `leaseq_config.max_attempts` is given.
@@ -191,6 +197,8 @@ pub const LEASEQ_CONFIG_DEAD_MAX_AGE: u32 = 1 << 6;
 pub const LEASEQ_CONFIG_STATS: u32 = 1 << 7;
 /// `leaseq_config.capacity` is given.
 pub const LEASEQ_CONFIG_CAPACITY: u32 = 1 << 8;
+/// `leaseq_config.rate_max` and `leaseq_config.rate_per_ms` are given (together).
+pub const LEASEQ_CONFIG_RATE_LIMIT: u32 = 1 << 9;
 
 /// A struct of this module: plain integers and bools, `struct_size: u32` and `set: u32` first.
 ///
@@ -244,6 +252,7 @@ fields!(leaseq_config, "leaseq_config", [
     LEASEQ_CONFIG_DEAD_MAX_AGE => dead_max_age_ms,
     LEASEQ_CONFIG_STATS => stats,
     LEASEQ_CONFIG_CAPACITY => capacity,
+    LEASEQ_CONFIG_RATE_LIMIT => rate_per_ms,
 ]);
 
 /// The smallest `struct_size` accepted: `struct_size` and `set`.
@@ -484,6 +493,12 @@ impl leaseq_config {
         if set(LEASEQ_CONFIG_CAPACITY) {
             config = config.capacity(self.capacity);
         }
+        if set(LEASEQ_CONFIG_RATE_LIMIT) {
+            config = config.rate_limit(leaseq::RateLimit::new(
+                self.rate_max,
+                millis(name, "rate_per_ms", self.rate_per_ms)?,
+            ));
+        }
         Ok(config)
     }
 
@@ -525,6 +540,11 @@ impl leaseq_config {
         if let Some(n) = config.capacity {
             c.capacity = n;
             c.set |= LEASEQ_CONFIG_CAPACITY;
+        }
+        if let Some(limit) = config.rate_limit {
+            c.rate_max = limit.max;
+            c.rate_per_ms = ms(limit.per);
+            c.set |= LEASEQ_CONFIG_RATE_LIMIT;
         }
         c
     }

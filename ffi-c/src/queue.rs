@@ -461,6 +461,30 @@ pub unsafe extern "C" fn leaseq_queue_is_paused(
     })
 }
 
+/// Holds every client's leases of the queue off for `duration_ms` (more than 0, at most one
+/// day): a handler was rate limited (an API answered 429). Leases get nothing until then; adds,
+/// completes and renews go on. A longer hold already in place is kept. Sets `*out_held_ms` to
+/// how long leases are held off (also `leaseq_stats_rate_limited_for_ms`). One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_held_ms` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_rate_limit(
+    queue: *const leaseq_queue,
+    duration_ms: i64,
+    out_held_ms: *mut i64,
+) -> leaseq_status {
+    call("leaseq_queue_rate_limit", || {
+        let out = unsafe { Out::new(out_held_ms, "out_held_ms", 0) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out.required()?;
+        let duration = options::millis_arg("duration_ms", duration_ms)?;
+        let held = queue.inner.rate_limit(duration)?;
+        out.set(i64::try_from(held.as_millis()).unwrap_or(i64::MAX));
+        Ok(())
+    })
+}
+
 /// Leases the next item for `ttl_ms` milliseconds (1 ms to 30 days; 0 or negative gives
 /// `LEASEQ_INVALID_ARGUMENT`).
 ///

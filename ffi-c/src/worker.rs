@@ -28,6 +28,11 @@ pub const LEASEQ_JOB_FAIL: leaseq_job_outcome = 1;
 pub const LEASEQ_JOB_FAIL_UNRECOVERABLE: leaseq_job_outcome = 2;
 /// Hand the job back untouched (no attempt counted): it waits again at once.
 pub const LEASEQ_JOB_RELEASE: leaseq_job_outcome = 3;
+/// Rate limited (an API answered 429): every client's leases of the queue are held off for
+/// the hold set with `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit`), and the
+/// job is handed back, to run again after it without being charged an attempt. Without a hold
+/// set, the attempt fails (error type "internal").
+pub const LEASEQ_JOB_RATE_LIMITED: leaseq_job_outcome = 4;
 
 /// Why a callback is told to stop (`leaseq_worker_job_cancelled`), the core's reasons
 /// (`CancelReason`), the same in every language.
@@ -48,6 +53,7 @@ pub struct leaseq_worker_job {
     id: std::ffi::CString,
     result: Mutex<Option<Vec<u8>>>,
     error: Mutex<Option<(String, String, Option<Duration>)>>,
+    hold: Mutex<Option<Duration>>,
 }
 
 /// Runs one job; returns its outcome. Called on one of the core's blocking threads (never the
@@ -336,6 +342,7 @@ pub unsafe extern "C" fn leaseq_worker_run(
                     id,
                     result: Mutex::new(None),
                     error: Mutex::new(None),
+                    hold: Mutex::new(None),
                 };
                 let ran = tokio::task::spawn_blocking(move || {
                     let mut native = native;
@@ -381,6 +388,18 @@ pub unsafe extern "C" fn leaseq_worker_run(
                     LEASEQ_JOB_FAIL_UNRECOVERABLE => Outcome::Fail(job_error(Retry::Never)),
                     LEASEQ_JOB_RELEASE => Outcome::Release(None),
                     LEASEQ_JOB_FAIL => Outcome::Fail(job_error(Retry::Default)),
+                    LEASEQ_JOB_RATE_LIMITED => {
+                        match *native.hold.lock().unwrap_or_else(|e| e.into_inner()) {
+                            Some(hold) => Outcome::Fail(JobError::rate_limited(hold)),
+                            None => Outcome::Fail(
+                                JobError::new(
+                                    "the callback returned LEASEQ_JOB_RATE_LIMITED without \
+                                     leaseq_worker_job_set_rate_limited",
+                                )
+                                .with_type("internal"),
+                            ),
+                        }
+                    }
                     other => Outcome::Fail(
                         JobError::new(format!(
                             "the callback returned {other}, not a leaseq_job_outcome"
@@ -563,6 +582,23 @@ pub unsafe extern "C" fn leaseq_worker_job_set_error(
             error_type.to_owned(),
             millis(retry_after_ms),
         ));
+        Ok(())
+    })
+}
+
+/// Sets how long the queue is held off when the callback returns LEASEQ_JOB_RATE_LIMITED, in ms
+/// (more than 0, at most one day: the core cuts a hold to those bounds).
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it).
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_set_rate_limited(
+    job: *const leaseq_worker_job,
+    hold_ms: u64,
+) -> leaseq_status {
+    call("leaseq_worker_job_set_rate_limited", || {
+        let job = unsafe { arg(job, "job") }?;
+        *job.hold.lock().unwrap_or_else(|e| e.into_inner()) = Some(Duration::from_millis(hold_ms));
         Ok(())
     })
 }

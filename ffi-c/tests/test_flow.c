@@ -1,8 +1,10 @@
 /*
- * Pause and resume, bounded queues (issue 25) through leaseq.h, against a throwaway
- * redis-server: leaseq_queue_pause / _resume / _is_paused, leaseq_config.capacity,
- * LEASEQ_FULL, leaseq_queue_add_with_timeout and leaseq_queue_add_batch_with_timeout, and
- * leaseq_stats_paused / _capacity. The waits run on threads of their own.
+ * Pause and resume, bounded queues and rate limits (issue 25) through leaseq.h, against a
+ * throwaway redis-server: leaseq_queue_pause / _resume / _is_paused, leaseq_config.capacity,
+ * LEASEQ_FULL, leaseq_queue_add_with_timeout and leaseq_queue_add_batch_with_timeout,
+ * leaseq_stats_paused / _capacity, leaseq_config.rate_max / rate_per_ms,
+ * leaseq_queue_rate_limit and leaseq_stats_rate_limited_for_ms. The waits run on threads of
+ * their own.
  *
  * Environment: LEASEQ_TEST_URL (a redis:// URL).
  */
@@ -295,6 +297,91 @@ static void capacity_is_checked_by_the_core(void) {
     leaseq_queue_free(queue);
 }
 
+/* ---- rate limits ----------------------------------------------------------------------------- */
+
+static bool set_rate_limit(const leaseq_queue *queue, uint64_t max, int64_t per_ms) {
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_RATE_LIMIT;
+    config.rate_max = max;
+    config.rate_per_ms = per_ms;
+    return leaseq_queue_set_config(queue, &config) == LEASEQ_OK;
+}
+
+static int64_t rate_limited_for_ms(const leaseq_queue *queue) {
+    leaseq_stats *stats = NULL;
+    int64_t ms = -2;
+    CHECK_OK(leaseq_queue_stats(queue, &stats));
+    CHECK_OK(leaseq_stats_rate_limited_for_ms(stats, &ms));
+    leaseq_stats_free(stats);
+    return ms;
+}
+
+static void a_rate_limit_round_trips_and_counts_leases(void) {
+    leaseq_queue *queue = fresh_queue(client, "window");
+    REQUIRE(queue != NULL);
+    REQUIRE(set_rate_limit(queue, 2, 60000));
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    CHECK_OK(leaseq_queue_config(queue, &config));
+    CHECK(config.set == LEASEQ_CONFIG_RATE_LIMIT && config.rate_max == 2 &&
+          config.rate_per_ms == 60000);
+    CHECK(rate_limited_for_ms(queue) == -1);
+    CHECK(add_item(queue, "a", "x", 1));
+    CHECK(add_item(queue, "b", "x", 1));
+    CHECK(add_item(queue, "c", "x", 1));
+    leaseq_lease *a = lease_one(queue);
+    leaseq_lease *b = lease_one(queue);
+    CHECK(lease_is(a, "a") && lease_is(b, "b"));
+    leaseq_lease *none = lease_one(queue);
+    CHECK(none == NULL); /* the window is used up */
+    leaseq_lease_free(a);
+    leaseq_lease_free(b);
+    leaseq_lease_free(none);
+    int64_t left = rate_limited_for_ms(queue);
+    CHECK(left > 0 && left <= 60000);
+    leaseq_queue_free(queue);
+}
+
+static void a_rate_limit_is_checked_by_the_core(void) {
+    leaseq_queue *queue = fresh_queue(client, "limit-bad");
+    REQUIRE(queue != NULL);
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_RATE_LIMIT;
+    config.rate_max = 0;
+    config.rate_per_ms = 1000;
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "rate_limit");
+    config.rate_max = 1;
+    config.rate_per_ms = 0;
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "rate_limit");
+    config.rate_per_ms = 2 * 86400000LL;
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "rate_limit");
+    config.rate_per_ms = -1;
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "config.rate_per_ms");
+    int64_t held = -1;
+    CHECK_INVALID_ARG(leaseq_queue_rate_limit(queue, 0, &held), "duration");
+    CHECK_INVALID_ARG(leaseq_queue_rate_limit(queue, -5, &held), "duration_ms");
+    CHECK(keys_of(queue) == 0); /* nothing written */
+    CHECK_NULL_ARG(leaseq_queue_rate_limit(NULL, 1000, &held), "queue");
+    CHECK_NULL_ARG(leaseq_queue_rate_limit(queue, 1000, NULL), "out_held_ms");
+    leaseq_queue_free(queue);
+}
+
+static void rate_limit_holds_every_lease_off(void) {
+    leaseq_queue *queue = fresh_queue(client, "hold");
+    REQUIRE(queue != NULL);
+    CHECK(add_item(queue, "a", "x", 1));
+    int64_t held = 0;
+    CHECK_OK(leaseq_queue_rate_limit(queue, 60000, &held));
+    CHECK(held >= 60000);
+    CHECK_OK(leaseq_queue_rate_limit(queue, 10, &held));
+    CHECK(held > 50000); /* a longer hold is kept */
+    leaseq_lease *none = lease_one(queue);
+    CHECK(none == NULL);
+    leaseq_lease_free(none);
+    CHECK(rate_limited_for_ms(queue) > 50000);
+    CHECK(add_item(queue, "b", "x", 1)); /* adds go on */
+    leaseq_queue_free(queue);
+}
+
 int main(void) {
     url = need_env("LEASEQ_TEST_URL");
     if (leaseq_client_connect(url, &client) != LEASEQ_OK) {
@@ -313,6 +400,9 @@ int main(void) {
         {"an add with a timeout gives up with LEASEQ_FULL",
          an_add_with_a_timeout_gives_up_with_full},
         {"capacity is checked by the core", capacity_is_checked_by_the_core},
+        {"a rate limit round-trips and counts leases", a_rate_limit_round_trips_and_counts_leases},
+        {"a rate limit is checked by the core", a_rate_limit_is_checked_by_the_core},
+        {"rate_limit holds every lease off", rate_limit_holds_every_lease_off},
     };
     int status = run_tests("test_flow", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);

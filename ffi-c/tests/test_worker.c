@@ -111,6 +111,62 @@ static void outcomes_results_retries_and_dead_letters(void) {
     leaseq_queue_free(queue);
 }
 
+/* ---- a rate-limited callback ---------------------------------------------------------------- */
+
+static void stop_on_completed(const leaseq_worker_event *event, void *user_data) {
+    (void)user_data;
+    if (strcmp(event->name, "completed") == 0) leaseq_worker_stop();
+}
+
+/* Rate limited on its first call (the API answered 429), done on the next. */
+static leaseq_job_outcome rate_limited_once(leaseq_worker_job *job, void *user_data) {
+    atomic_int *calls = user_data;
+    uint64_t attempt = 0;
+    if (leaseq_worker_job_attempt(job, &attempt) != LEASEQ_OK) return LEASEQ_JOB_FAIL;
+    if (atomic_fetch_add(calls, 1) == 0) {
+        if (leaseq_worker_job_set_rate_limited(job, 200) != LEASEQ_OK) return LEASEQ_JOB_FAIL;
+        return LEASEQ_JOB_RATE_LIMITED;
+    }
+    char result[32];
+    snprintf(result, sizeof result, "attempt %" PRIu64, attempt);
+    leaseq_worker_job_set_result(job, (const uint8_t *)result, strlen(result));
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void a_rate_limited_callback_runs_again_without_an_attempt_charged(void) {
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    leaseq_item *item = NULL;
+    CHECK_OK(leaseq_item_with_id("api", (const uint8_t *)"x", 1, &item));
+    leaseq_add_options once = LEASEQ_ADD_OPTIONS_INIT;
+    once.set = LEASEQ_ADD_MAX_ATTEMPTS;
+    once.max_attempts = 1;
+    bool added = false;
+    CHECK_OK(leaseq_queue_add_with_options(queue, item, &once, &added));
+    CHECK(added);
+    leaseq_item_free(item);
+    atomic_int calls = 0;
+    leaseq_worker_options options;
+    CHECK_OK(leaseq_worker_options_init(&options));
+    options.on_event = stop_on_completed;
+    CHECK_OK(leaseq_worker_run(queue, rate_limited_once, &calls, &options));
+    CHECK(atomic_load(&calls) == 2); /* ran again after the hold */
+    /* max_attempts 1, yet not dead: the rate-limited run was not charged an attempt. */
+    CHECK(count_in(queue, LEASEQ_STATE_DEAD) == 0);
+    leaseq_result *result = NULL;
+    CHECK_OK(leaseq_queue_result(queue, "api", &result));
+    if (result != NULL) {
+        const uint8_t *data = NULL;
+        size_t len = 0;
+        CHECK_OK(leaseq_result_data(result, &data, &len));
+        CHECK(len == 9 && memcmp(data, "attempt 1", 9) == 0);
+        leaseq_result_free(result);
+    } else {
+        CHECK(!"the result of api is kept");
+    }
+    leaseq_queue_free(queue);
+}
+
 /* ---- a cancelled job sees lease_lost ------------------------------------------------------ */
 
 static atomic_int lost_seen;
@@ -552,6 +608,8 @@ int main(void) {
     }
     static const struct test_case cases[] = {
         {"outcomes: results, retries, dead letters", outcomes_results_retries_and_dead_letters},
+        {"a rate-limited callback runs again, no attempt charged",
+         a_rate_limited_callback_runs_again_without_an_attempt_charged},
         {"a cancelled job sees its lease lost", a_cancelled_job_sees_its_lease_lost},
         {"a callback past its timeout is told, and its attempt fails",
          a_callback_past_its_timeout_is_told_and_fails},

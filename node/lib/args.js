@@ -96,6 +96,22 @@ function backoff(name, value) {
   )
 }
 
+const RATE_LIMIT = Object.freeze(['max', 'perMs'])
+
+/**
+ * A rate limit: `{ max, perMs }`. Their values are the core's to judge.
+ * @param {string} name
+ * @param {unknown} value
+ * @returns {import('../native').RateLimitParts}
+ */
+function rateLimit(name, value) {
+  const o = options(name, value, RATE_LIMIT)
+  return {
+    max: number(`${name}.max`, o.max, 'a whole number'),
+    perMs: number(`${name}.perMs`, o.perMs),
+  }
+}
+
 /**
  * @param {string} name
  * @param {unknown} value
@@ -233,6 +249,7 @@ module.exports = {
   isOptions,
   number,
   optionalNumber,
+  rateLimit,
   optionalOptions,
   options,
   string,

@@ -31,6 +31,7 @@ const CONFIG_OPTIONS = Object.freeze([
   'deadMaxAgeMs',
   'stats',
   'capacity',
+  'rateLimit',
 ])
 const COMPLETION_FIELDS = Object.freeze(['lease', 'result', 'keepResultForMs'])
 const FAILURE_FIELDS = Object.freeze(['lease', 'error', 'errorType', 'retry'])
@@ -170,6 +171,7 @@ function toConfig(c) {
   if (c.deadMaxAgeMs != null) out.deadMaxAgeMs = c.deadMaxAgeMs
   if (c.stats != null) out.stats = c.stats
   if (c.capacity != null) out.capacity = c.capacity
+  if (c.rateLimit != null) out.rateLimit = { max: c.rateLimit.max, perMs: c.rateLimit.perMs }
   return out
 }
 
@@ -548,6 +550,7 @@ class Queue {
       lastHour: orNull(s.lastHour),
       paused: s.paused,
       capacity: orNull(s.capacity),
+      rateLimitedForMs: orNull(s.rateLimitedForMs),
     }
   }
 
@@ -575,6 +578,19 @@ class Queue {
    */
   async isPaused() {
     return nativeAsync(() => this.#native.isPaused())
+  }
+
+  /**
+   * Holds every client's leases of the queue off for `durationMs`: a handler was rate limited
+   * (an API answered 429). Leases get nothing until then; adds, completes and renews go on. A
+   * longer hold already in place is kept. Resolves to how long leases are held off, in ms
+   * (also `stats().rateLimitedForMs`).
+   * @param {number} durationMs
+   * @returns {Promise<number>}
+   */
+  async rateLimit(durationMs) {
+    const ms = args.number('durationMs', durationMs)
+    return nativeAsync(() => this.#native.rateLimit(ms))
   }
 
   /**
@@ -634,6 +650,7 @@ class Queue {
       deadMaxAgeMs: args.optionalNumber('deadMaxAgeMs', o.deadMaxAgeMs),
       stats: o.stats === undefined ? undefined : args.boolean('stats', o.stats),
       capacity: args.optionalNumber('capacity', o.capacity, WHOLE),
+      rateLimit: o.rateLimit === undefined ? undefined : args.rateLimit('rateLimit', o.rateLimit),
     }
     return nativeAsync(() => this.#native.setConfig(parts))
   }

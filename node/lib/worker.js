@@ -71,6 +71,20 @@ class RetryLaterError extends Error {
   }
 }
 
+/**
+ * Thrown by a handler that was rate limited (an API answered 429): every client's leases of the
+ * queue are held off for `holdMs` (`Queue#rateLimit`) and the job is handed back, to run again
+ * after the hold without being charged an attempt.
+ */
+class RateLimitedError extends Error {
+  /** @param {number} holdMs */
+  constructor(holdMs) {
+    super(`rate limited for ${holdMs} ms`)
+    this.name = 'RateLimitedError'
+    this.holdMs = holdMs
+  }
+}
+
 /** Thrown by a handler: hand the job back untouched (no attempt counted), after `delayMs`. */
 class ReleaseJob extends Error {
   /** @param {number} [delayMs] */
@@ -226,6 +240,8 @@ class Worker extends EventEmitter {
           nativeJob.finish('complete', value)
         } else if (error instanceof ReleaseJob) {
           nativeJob.finish('release', null, null, null, null, error.delayMs ?? null)
+        } else if (error instanceof RateLimitedError) {
+          nativeJob.finish('rateLimited', null, null, null, null, error.holdMs)
         } else if (error instanceof UnrecoverableError) {
           nativeJob.finish('fail', null, error.message, error.name, 'never', null)
         } else if (error instanceof RetryLaterError) {
@@ -335,4 +351,4 @@ class Worker extends EventEmitter {
   }
 }
 
-module.exports = { ReleaseJob, RetryLaterError, UnrecoverableError, Worker, WorkerJob }
+module.exports = { RateLimitedError, ReleaseJob, RetryLaterError, UnrecoverableError, Worker, WorkerJob }

@@ -49,6 +49,7 @@ fn js_argument(core_name: &str) -> String {
         "keep_for" => "keepResultForMs",
         "dead_max_count" => "deadMaxCount",
         "dead_max_age" => "deadMaxAgeMs",
+        "rate_limit" => "rateLimit",
         other => other,
     }
     .to_owned()

@@ -185,6 +185,8 @@ pub struct StatsParts {
     pub paused: bool,
     /// The queue's capacity, when it is bounded.
     pub capacity: Option<i64>,
+    /// While the queue is at its rate limit or held off, how long until leases go on.
+    pub rate_limited_for_ms: Option<f64>,
 }
 
 impl From<Stats> for StatsParts {
@@ -204,6 +206,7 @@ impl From<Stats> for StatsParts {
             last_hour,
             paused: s.paused,
             capacity: s.capacity.map(count),
+            rate_limited_for_ms: s.rate_limited_for.map(duration_ms),
         }
     }
 }
@@ -230,6 +233,18 @@ pub struct ConfigParts {
     pub stats: Option<bool>,
     /// The most items the queue holds waiting or delayed.
     pub capacity: Option<f64>,
+    /// At most `max` leases per `perMs`, for every client.
+    pub rate_limit: Option<RateLimitParts>,
+}
+
+/// A queue's rate limit: at most `max` leases in each window of `perMs` (the core checks
+/// both).
+#[napi(object)]
+pub struct RateLimitParts {
+    /// Leases per window.
+    pub max: f64,
+    /// The window, in ms.
+    pub per_ms: f64,
 }
 
 impl ConfigParts {
@@ -244,6 +259,10 @@ impl ConfigParts {
             dead_max_age_ms: c.dead_max_age.map(duration_ms),
             stats: c.stats,
             capacity: c.capacity.map(|n| n as f64),
+            rate_limit: c.rate_limit.map(|r| RateLimitParts {
+                max: r.max as f64,
+                per_ms: duration_ms(r.per),
+            }),
         }
     }
 
@@ -276,6 +295,12 @@ impl ConfigParts {
         }
         if let Some(n) = self.capacity {
             c = c.capacity(integer("capacity", n)?);
+        }
+        if let Some(r) = &self.rate_limit {
+            c = c.rate_limit(leaseq::RateLimit::new(
+                integer("rateLimit", r.max)?,
+                millis("rateLimit", r.per_ms)?,
+            ));
         }
         Ok(c)
     }

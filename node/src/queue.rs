@@ -11,7 +11,7 @@ use napi::bindgen_prelude::{Buffer, ClassInstance, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 
-use crate::convert::{count, integer, opt_millis, retry, ttl, wait};
+use crate::convert::{count, integer, millis, opt_millis, retry, ttl, wait};
 use crate::error::to_napi;
 use crate::item::NativeItem;
 use crate::job::{ConfigParts, EntryParts, JobParts, ResultParts, StatsParts};
@@ -427,6 +427,14 @@ impl NativeQueue {
     #[napi]
     pub async fn is_paused(&self) -> napi::Result<bool> {
         self.inner.is_paused().await.map_err(to_napi)
+    }
+
+    /// Holds every client's leases off for `duration_ms`; how long they are held off, in ms.
+    #[napi]
+    pub async fn rate_limit(&self, duration_ms: f64) -> napi::Result<f64> {
+        let duration = millis("durationMs", duration_ms)?;
+        let held = self.inner.rate_limit(duration).await.map_err(to_napi)?;
+        Ok(crate::convert::duration_ms(held))
     }
 
     /// Puts these dead items (ids as bytes) back to waiting; how many.

@@ -78,7 +78,8 @@ impl NativeWorkerJob {
     /// Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
     /// `never`, a delay in ms, or the backoff), `unencodable` (the message and type of the error
     /// that stopped the JavaScript layer encoding the return value: a failed attempt, worded by
-    /// the core), or `release` (after a delay in ms).
+    /// the core), `release` (after a delay in ms), or `rateLimited` (the queue held off for the
+    /// delay in ms and the job released, no attempt charged).
     #[napi]
     pub fn finish(
         &self,
@@ -106,6 +107,10 @@ impl NativeWorkerJob {
                     .with_type(error_type.unwrap_or_default()),
             ),
             "release" => Outcome::Release(opt_millis("delayMs", delay_ms)?),
+            "rateLimited" => {
+                let ms = delay_ms.ok_or_else(|| invalid("holdMs", "must be a number of ms"))?;
+                Outcome::Fail(JobError::rate_limited(millis("holdMs", ms)?))
+            }
             other => return Err(invalid("kind", &format!("unknown outcome `{other}`"))),
         };
         if let Some(tx) = self.done.lock().unwrap_or_else(|e| e.into_inner()).take() {

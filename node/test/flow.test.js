@@ -1,5 +1,5 @@
 'use strict'
-// Pause and resume, bounded queues (issue 25) through the Node binding, on a throwaway
+// Pause and resume, bounded queues and rate limits (issue 25) through the Node binding, on a throwaway
 // redis-server. The waits run while this test's own event loop goes on calling the queue.
 
 const assert = require('node:assert/strict')
@@ -150,5 +150,56 @@ describe('pause, resume and bounded queues', { timeout: 60_000 }, () => {
       return true
     })
     assert.equal(await queue.queueLen(), 0)
+  })
+
+  test('a rate limit round-trips and counts the leases of its window', async () => {
+    const queue = client.queue(uniquePrefix('rate'))
+    await queue.setConfig({ rateLimit: { max: 2, perMs: 60_000 } })
+    assert.deepEqual(await queue.config(), { rateLimit: { max: 2, perMs: 60_000 } })
+    await queue.addBatch(['a', 'b', 'c'].map((id) => new Item('', id)))
+    assert.deepEqual((await queue.leaseBatch(2)).map((l) => l.id), ['a', 'b'])
+    assert.equal(await queue.lease(), null, 'the window is used up')
+    const { rateLimitedForMs } = await queue.stats()
+    assert.ok(rateLimitedForMs > 0 && rateLimitedForMs <= 60_000, `${rateLimitedForMs}`)
+  })
+
+  test('a rate limit is checked by the core, naming it', async () => {
+    const queue = client.queue(uniquePrefix('rate-bad'))
+    for (const rateLimit of [
+      { max: 0, perMs: 1000 },
+      { max: 1, perMs: 0 },
+      { max: 1, perMs: 2 * 86_400_000 },
+      { max: 1.5, perMs: 1000 },
+      { max: 1 },
+    ]) {
+      await assert.rejects(queue.setConfig({ rateLimit }), (err) => {
+        isCode('INVALID_ARGUMENT')(err)
+        assert.match(err.argument, /^rateLimit/, err.message)
+        return true
+      })
+    }
+    await assert.rejects(queue.rateLimit(0), (err) => {
+      isCode('INVALID_ARGUMENT')(err)
+      assert.equal(err.argument, 'durationMs', err.message)
+      return true
+    })
+    assert.deepEqual(await queue.config(), {})
+  })
+
+  test('rateLimit holds every lease off, and stats shows it', async () => {
+    const queue = client.queue(uniquePrefix('hold'))
+    await queue.add(new Item('', 'a'))
+    assert.equal((await queue.stats()).rateLimitedForMs, null)
+    assert.ok((await queue.rateLimit(60_000)) >= 60_000)
+    assert.ok((await queue.rateLimit(10)) > 50_000, 'a longer hold is kept')
+    assert.equal(await queue.lease(), null)
+    const other = await Client.connect(redis.url)
+    try {
+      assert.equal(await other.queue(queue.prefix).lease(), null, 'every client is held off')
+    } finally {
+      await other.close()
+    }
+    assert.ok((await queue.stats()).rateLimitedForMs > 50_000)
+    assert.equal(await queue.add(new Item('', 'b')), true, 'adds go on')
   })
 })

@@ -8,7 +8,7 @@ const { spawn } = require('node:child_process')
 const path = require('node:path')
 const { after, before, describe, test } = require('node:test')
 
-const { Client, Item, RetryLaterError, UnrecoverableError, Worker } = require('..')
+const { Client, Item, RateLimitedError, RetryLaterError, UnrecoverableError, Worker } = require('..')
 const { startRedis, uniquePrefix } = require('./helpers/redis')
 const resp = require('./helpers/resp')
 
@@ -40,6 +40,23 @@ describe('Worker', { timeout: 120_000 }, () => {
     await client.close()
     await redis.stop()
     assert.deepEqual(unhandled, [], 'no unhandled rejection')
+  })
+
+  test('a rate-limited handler holds the queue off and runs again, no attempt charged', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'api', maxAttempts: 1 }))
+    let calls = 0
+    const worker = new Worker(queue, async (job) => {
+      calls += 1
+      if (calls === 1) throw new RateLimitedError(200) // the API answered 429
+      return `attempt ${job.attempt}`
+    })
+    worker.on('completed', () => worker.close())
+    const report = await worker.run()
+    assert.equal(calls, 2, 'ran again after the hold')
+    // maxAttempts 1, yet not dead: the rate-limited run was not charged an attempt.
+    assert.deepEqual([report.completed, report.dead, report.retried], [1, 0, 0])
+    assert.equal((await queue.result('api')).data.toString(), 'attempt 1')
   })
 
   test('a completed listener added while the runner runs hears the later completions', async () => {

@@ -595,6 +595,18 @@ impl AsyncQueue {
         self.run(py, move |q| async move { q.is_paused().await })
     }
 
+    /// See ``leaseq.Queue.rate_limit``.
+    fn rate_limit<'py>(
+        &self,
+        py: Python<'py>,
+        duration: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let duration = convert::seconds(duration, "duration")?;
+        self.run(py, move |q| async move {
+            q.rate_limit(duration).await.map(crate::time::Timedelta)
+        })
+    }
+
     /// See ``leaseq.Queue.cancel``.
     fn cancel<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let id = convert::id(id, "id")?;
@@ -648,7 +660,7 @@ impl AsyncQueue {
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
         keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
-        capacity = None
+        capacity = None, rate_limit = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config<'py>(
@@ -663,6 +675,7 @@ impl AsyncQueue {
         dead_max_age: Option<&Bound<'py, PyAny>>,
         stats: Option<&Bound<'py, PyAny>>,
         capacity: Option<&Bound<'py, PyAny>>,
+        rate_limit: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let config = convert::config(
             max_attempts,
@@ -674,6 +687,7 @@ impl AsyncQueue {
             dead_max_age,
             stats,
             capacity,
+            rate_limit,
         )?;
         self.run(py, move |q| async move { q.set_config(&config).await })
     }

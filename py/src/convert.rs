@@ -11,7 +11,7 @@ use pyo3::types::{PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyString, PyTupl
 
 use crate::errors;
 use crate::time;
-use crate::types::{Backoff, Item, Lease};
+use crate::types::{Backoff, Item, Lease, RateLimit};
 
 /// A `str` argument.
 pub fn string(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<String> {
@@ -252,6 +252,20 @@ pub fn opt_backoff(
     }
 }
 
+/// An optional `RateLimit` argument.
+pub fn opt_rate_limit(
+    obj: Option<&Bound<'_, PyAny>>,
+    argument: &str,
+) -> PyResult<Option<leaseq::RateLimit>> {
+    match obj {
+        Some(obj) if !obj.is_none() => obj
+            .cast::<RateLimit>()
+            .map(|r| Some(r.get().inner))
+            .map_err(|_| errors::wrong_type(obj.py(), argument, "leaseq.RateLimit", obj)),
+        _ => Ok(None),
+    }
+}
+
 /// A state name (`leaseq.State` is a `str` enum, so both forms are `str`); the core parses it.
 pub fn state(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<State> {
     let name = string(obj, "state")?;
@@ -371,6 +385,7 @@ pub fn config(
     dead_max_age: Option<&Bound<'_, PyAny>>,
     stats: Option<&Bound<'_, PyAny>>,
     capacity: Option<&Bound<'_, PyAny>>,
+    rate_limit: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<leaseq::QueueConfig> {
     let mut config = leaseq::QueueConfig::new();
     if let Some(m) = opt_integer(max_attempts, "max_attempts")? {
@@ -399,6 +414,9 @@ pub fn config(
     }
     if let Some(n) = opt_integer(capacity, "capacity")? {
         config = config.capacity(n);
+    }
+    if let Some(limit) = opt_rate_limit(rate_limit, "rate_limit")? {
+        config = config.rate_limit(limit);
     }
     Ok(config)
 }

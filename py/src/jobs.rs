@@ -9,7 +9,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyModule};
 
 use crate::time;
-use crate::types::{json_loads, Backoff};
+use crate::types::{json_loads, Backoff, RateLimit};
 
 fn enums_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     static MODULE: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
@@ -432,6 +432,13 @@ impl Stats {
         self.inner.capacity
     }
 
+    /// While the queue is at its rate limit or held off (``Queue.rate_limit``), how long until
+    /// leases go on (a timedelta); ``None`` otherwise.
+    #[getter]
+    fn rate_limited_for<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        time::opt_timedelta(py, self.inner.rate_limited_for)
+    }
+
     fn __repr__(&self) -> String {
         let s = &self.inner;
         format!(
@@ -519,6 +526,12 @@ impl QueueConfig {
         self.inner.capacity
     }
 
+    /// At most ``max`` leases per ``per``, for every client; ``None``: no limit.
+    #[getter]
+    fn rate_limit(&self) -> Option<RateLimit> {
+        self.inner.rate_limit.map(|inner| RateLimit { inner })
+    }
+
     fn __repr__(&self) -> String {
         let c = &self.inner;
         let secs = |d: Option<std::time::Duration>| d.map(|d| d.as_secs_f64().to_string());
@@ -539,6 +552,10 @@ impl QueueConfig {
                     .map(|on| if on { "True" } else { "False" }.to_owned()),
             ),
             ("capacity", c.capacity.map(|v| v.to_string())),
+            (
+                "rate_limit",
+                c.rate_limit.map(|inner| RateLimit { inner }.__repr__()),
+            ),
         ];
         let set: Vec<String> = fields
             .into_iter()

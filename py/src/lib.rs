@@ -24,6 +24,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<types::Item>()?;
     m.add_class::<types::Lease>()?;
     m.add_class::<types::Backoff>()?;
+    m.add_class::<types::RateLimit>()?;
     m.add_class::<types::CleanReport>()?;
     m.add_class::<jobs::Job>()?;
     m.add_class::<jobs::JobResult>()?;

@@ -566,6 +566,20 @@ impl Queue {
         self.call(py, |q| q.is_paused())
     }
 
+    /// Holds every client's leases of the queue off for ``duration`` (seconds or a timedelta):
+    /// a handler was rate limited (an API answered 429). Leases get nothing until then; adds,
+    /// completes and renews go on. A longer hold already in place is kept. Returns how long
+    /// leases are held off (a timedelta); also ``Stats.rate_limited_for``.
+    fn rate_limit<'py>(
+        &self,
+        py: Python<'py>,
+        duration: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let duration = convert::seconds(duration, "duration")?;
+        let held = self.call(py, |q| q.rate_limit(duration))?;
+        crate::time::timedelta(py, held)
+    }
+
     /// Cancels item ``id``: a waiting, delayed or dead item is removed; a leased one is marked,
     /// so that its holder's next call returns false and removes it. Returns the ``State`` it was
     /// in, or ``None`` when there was no item. ``id`` is ``bytes`` or ``str``.
@@ -604,11 +618,12 @@ impl Queue {
     /// others keep their stored value); all are checked before anything is written.
     /// ``stats=True`` turns on the per-minute counters that ``stats()`` reports;
     /// ``capacity=<n>`` bounds the queue to ``n`` waiting and delayed items (refused when it
-    /// holds more now).
+    /// holds more now); ``rate_limit=RateLimit(max, per)`` allows at most ``max`` leases per
+    /// ``per`` (seconds or a timedelta), counted for every client.
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
         keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
-        capacity = None
+        capacity = None, rate_limit = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config(
@@ -623,6 +638,7 @@ impl Queue {
         dead_max_age: Option<&Bound<'_, PyAny>>,
         stats: Option<&Bound<'_, PyAny>>,
         capacity: Option<&Bound<'_, PyAny>>,
+        rate_limit: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let config = convert::config(
             max_attempts,
@@ -634,6 +650,7 @@ impl Queue {
             dead_max_age,
             stats,
             capacity,
+            rate_limit,
         )?;
         self.call(py, |q| q.set_config(&config))
     }

@@ -125,3 +125,16 @@ pub fn opt_timedelta(py: Python<'_>, d: Option<Duration>) -> PyResult<Option<Bou
 pub fn opt_datetime_ms(py: Python<'_>, ms: Option<u64>) -> PyResult<Option<Bound<'_, PyAny>>> {
     ms.map(|ms| datetime_ms(py, ms)).transpose()
 }
+
+/// A `Duration` converted to a `datetime.timedelta` when the GIL is held (an asyncio result).
+pub struct Timedelta(pub Duration);
+
+impl<'py> IntoPyObject<'py> for Timedelta {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        timedelta(py, self.0)
+    }
+}

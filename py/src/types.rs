@@ -441,6 +441,49 @@ impl Backoff {
     }
 }
 
+/// A queue's rate limit (``set_config(rate_limit=RateLimit(max, per))``): at most ``max``
+/// leases in each window of ``per`` (seconds or a timedelta), counted on the server for every
+/// client. The queue's ``set_config`` checks the values (``InvalidArgumentError`` naming
+/// ``rate_limit``).
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
+pub struct RateLimit {
+    pub inner: leaseq::RateLimit,
+}
+
+#[pymethods]
+impl RateLimit {
+    #[new]
+    fn new(max: &Bound<'_, PyAny>, per: &Bound<'_, PyAny>) -> PyResult<RateLimit> {
+        Ok(RateLimit {
+            inner: leaseq::RateLimit::new(
+                convert::integer(max, "max")?,
+                convert::seconds(per, "per")?,
+            ),
+        })
+    }
+
+    /// Leases per window.
+    #[getter]
+    fn max(&self) -> u64 {
+        self.inner.max
+    }
+
+    /// The window (a timedelta).
+    #[getter]
+    fn per<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        time::timedelta(py, self.inner.per)
+    }
+
+    pub fn __repr__(&self) -> String {
+        format!(
+            "RateLimit(max={}, per={})",
+            self.inner.max,
+            self.inner.per.as_secs_f64()
+        )
+    }
+}
+
 /// What a clean did: ``requeued`` items put back in a waiting list, ``removed`` stale entries
 /// dropped, ``promoted`` due delayed items moved to waiting, ``dead`` expired leases with no
 /// attempts left moved to the dead letters.

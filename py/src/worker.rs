@@ -99,7 +99,9 @@ impl Done {
     /// ``done("complete", result_bytes_or_None)``, ``done("fail", (message, type, retry))``
     /// with retry ``None`` (the backoff), ``"never"`` or seconds, ``done("unencodable",
     /// (message, type))`` for a return value the Python layer could not encode (a failed
-    /// attempt, worded by the core), or ``done("release", delay)``.
+    /// attempt, worded by the core), ``done("release", delay)``, or ``done("rate_limited",
+    /// hold)``: the queue is held off for ``hold`` seconds and the job released, no attempt
+    /// charged.
     fn __call__(&self, kind: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let outcome = match kind {
             "complete" if value.is_none() => Outcome::Complete(None),
@@ -119,6 +121,9 @@ impl Done {
                 let mut err = JobError::new(message).with_type(error_type);
                 err.retry = retry;
                 Outcome::Fail(err)
+            }
+            "rate_limited" => {
+                Outcome::Fail(JobError::rate_limited(convert::seconds(value, "hold")?))
             }
             "release" => Outcome::Release(convert::opt_seconds(
                 Some(value).filter(|v| !v.is_none()),

@@ -1,9 +1,11 @@
-"""Pause and resume, bounded queues (issue 25), through the sync and asyncio faces."""
+"""Pause and resume, bounded queues and rate limits (issue 25), through the sync and asyncio
+faces."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
+from datetime import timedelta
 
 import leaseq
 import leaseq.aio
@@ -146,5 +148,76 @@ def test_asyncio_pause_resume_and_capacity(url: str) -> None:
             assert not producer.done(), "no room yet"
             assert await q.lease() is not None
             assert await producer is True
+
+    asyncio.run(main())
+
+
+def test_a_rate_limit_round_trips_and_counts_leases(queue: leaseq.Queue) -> None:
+    assert queue.config().rate_limit is None
+    queue.set_config(rate_limit=leaseq.RateLimit(2, 60))
+    limit = queue.config().rate_limit
+    assert limit == leaseq.RateLimit(2, timedelta(minutes=1))
+    assert limit is not None and (limit.max, limit.per) == (2, timedelta(seconds=60))
+    assert "rate_limit=RateLimit(max=2, per=60" in repr(queue.config())
+    queue.add_batch([leaseq.Item(b"", id=i) for i in "abc"])
+    assert [lease.id for lease in queue.lease_batch(2)] == ["a", "b"]
+    assert queue.lease() is None, "the window is used up"
+    assert queue.lease_batch(10) == []
+    held = queue.stats().rate_limited_for
+    assert held is not None and timedelta(0) < held <= timedelta(seconds=60)
+
+
+def test_a_rate_limit_is_checked_by_the_core(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
+    for limit in (
+        leaseq.RateLimit(0, 1),
+        leaseq.RateLimit(1, 0),
+        leaseq.RateLimit(1, timedelta(days=2)),
+    ):
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            queue.set_config(rate_limit=limit)
+        assert refused.value.argument == "rate_limit"
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        queue.set_config(rate_limit=(1, 1))  # type: ignore[arg-type]
+    assert wrong.value.argument == "rate_limit"
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        queue.rate_limit(0)
+    assert refused.value.argument == "duration"
+    assert r.keys(queue.prefix + "*") == [], "nothing written"
+
+
+def test_rate_limit_holds_every_lease_off(queue: leaseq.Queue, url: str) -> None:
+    queue.add(leaseq.Item(b"", id="a"))
+    assert queue.stats().rate_limited_for is None
+    held = queue.rate_limit(60)
+    assert held >= timedelta(seconds=60)
+    assert queue.rate_limit(timedelta(milliseconds=10)) > timedelta(seconds=50), (
+        "a longer hold is kept"
+    )
+    assert queue.lease() is None
+    with leaseq.Client(url) as other:
+        assert other.queue(queue.prefix).lease() is None, "every client is held off"
+    held_for = queue.stats().rate_limited_for
+    assert held_for is not None and held_for > timedelta(seconds=50)
+    assert queue.add(leaseq.Item(b"", id="b")) is True, "adds go on"
+
+
+def test_asyncio_rate_limits(url: str) -> None:
+    async def main() -> None:
+        async with leaseq.aio.Client(url) as client:
+            q = client.queue(new_prefix())
+            await q.set_config(rate_limit=leaseq.aio.RateLimit(5, 1.5))
+            config = await q.config()
+            assert config.rate_limit == leaseq.RateLimit(5, timedelta(seconds=1.5))
+            await q.add(leaseq.Item(b"", id="a"))
+            held = await q.rate_limit(timedelta(seconds=60))
+            assert held >= timedelta(seconds=60)
+            assert await q.lease() is None
+            stats = await q.stats()
+            assert stats.rate_limited_for is not None
+            with pytest.raises(leaseq.aio.InvalidArgumentError) as refused:
+                await q.rate_limit(timedelta(days=2))
+            assert refused.value.argument == "duration"
 
     asyncio.run(main())

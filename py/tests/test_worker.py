@@ -99,6 +99,34 @@ def test_async_handlers_run_on_asyncio(queue: leaseq.Queue) -> None:
     assert result is not None and result.data == b"j5"
 
 
+@pytest.mark.parametrize("kind", ["thread", "asyncio"])
+def test_a_rate_limited_handler_holds_the_queue_off_without_charging_an_attempt(
+    queue: leaseq.Queue, kind: str
+) -> None:
+    queue.add(leaseq.Item(b"x", id="api", max_attempts=1))
+    calls: list[int] = []
+
+    def outcome(job: leaseq.worker.Job) -> str:
+        calls.append(job.attempt)
+        if len(calls) == 1:
+            raise leaseq.RateLimited(0.2)  # the API answered 429
+        return f"attempt {job.attempt}"
+
+    def sync_handler(job: leaseq.worker.Job) -> str:
+        return outcome(job)
+
+    async def async_handler(job: leaseq.worker.Job) -> str:
+        return outcome(job)
+
+    worker = leaseq.Worker(queue, sync_handler if kind == "thread" else async_handler)
+    report = run_until(worker, lambda name, _id: name == "completed")
+    assert len(calls) == 2, "ran again after the hold"
+    # max_attempts 1, yet not dead: the rate-limited run was not charged an attempt.
+    assert (report.completed, report.dead, report.retried) == (1, 0, 0)
+    result = queue.result("api")
+    assert result is not None and result.data == b"attempt 1"
+
+
 def test_a_cancelled_job_is_told_its_lease_is_lost(queue: leaseq.Queue) -> None:
     queue.add(leaseq.Item(b"x", id="long"))
     queue.add(leaseq.Item(b"x", id="long-async"))

@@ -41,6 +41,7 @@ from leaseq._native import (
     Minute,
     Queue,
     QueueConfig,
+    RateLimit,
     Stats,
 )
 from leaseq.batch import Completion, Failure
@@ -59,7 +60,14 @@ from leaseq.errors import (
     UnavailableError,
     WrongTypeError,
 )
-from leaseq.worker import Release, RetryLater, Unrecoverable, Worker, WorkerReport
+from leaseq.worker import (
+    RateLimited,
+    Release,
+    RetryLater,
+    Unrecoverable,
+    Worker,
+    WorkerReport,
+)
 
 #: The version of this distribution: the one version of every leaseq package (Cargo.toml).
 __version__: str = _distribution_version("leaseq")
@@ -102,6 +110,8 @@ __all__ = [
     "Queue",
     "QueueConfig",
     "QueueFullError",
+    "RateLimit",
+    "RateLimited",
     "RedisError",
     "Release",
     "RenewOutcome",

@@ -46,6 +46,7 @@ from leaseq._native import (
     Lease,
     Minute,
     QueueConfig,
+    RateLimit,
     Stats,
 )
 from leaseq.batch import Completion, CompletionLike, Failure, FailureLike
@@ -64,7 +65,14 @@ from leaseq.errors import (
     UnavailableError,
     WrongTypeError,
 )
-from leaseq.worker import Release, RetryLater, Unrecoverable, Worker, WorkerReport
+from leaseq.worker import (
+    RateLimited,
+    Release,
+    RetryLater,
+    Unrecoverable,
+    Worker,
+    WorkerReport,
+)
 
 # Stop the I/O runtime before the interpreter finalizes, so that none of its threads hands a
 # result to asyncio while Python is being torn down.
@@ -108,6 +116,8 @@ __all__ = [
     "Queue",
     "QueueConfig",
     "QueueFullError",
+    "RateLimit",
+    "RateLimited",
     "RedisError",
     "Release",
     "RenewOutcome",
@@ -315,6 +325,11 @@ class Queue:
         """Whether the queue is paused (also ``Stats.paused``)."""
         return await self._native.is_paused()
 
+    async def rate_limit(self, duration: float | timedelta) -> timedelta:
+        """Holds every client's leases off for ``duration`` (a handler was rate limited);
+        returns how long leases are held off."""
+        return await self._native.rate_limit(duration)
+
     async def cancel(self, id: bytes | str) -> State | None:
         """Cancels item ``id``; returns the state it was in, or ``None``."""
         return await self._native.cancel(id)
@@ -348,9 +363,11 @@ class Queue:
         dead_max_age: float | timedelta | None = None,
         stats: bool | None = None,
         capacity: int | None = None,
+        rate_limit: RateLimit | None = None,
     ) -> None:
         """Stores the given fields of the queue's configuration (``stats=True`` turns on the
-        per-minute counters; ``capacity`` bounds the waiting and delayed items)."""
+        per-minute counters; ``capacity`` bounds the waiting and delayed items;
+        ``rate_limit=RateLimit(max, per)`` allows ``max`` leases per ``per``)."""
         await self._native.set_config(
             max_attempts=max_attempts,
             backoff=backoff,
@@ -361,6 +378,7 @@ class Queue:
             dead_max_age=dead_max_age,
             stats=stats,
             capacity=capacity,
+            rate_limit=rate_limit,
         )
 
     async def reset_config(self) -> None:
