@@ -347,9 +347,14 @@ async fn limit(env: &Env, max: u64, per: Duration) {
 
 async fn a_rate_limit_counts_leases_of_every_client_per_window(env: Env) {
     limit(&env, 3, Duration::from_secs(60)).await;
-    for i in 0..5 {
+    for i in 0..8 {
         env.add(&format!("i{i}"), b"").await;
     }
+    // A window's first batch is capped too.
+    assert_eq!(lease_ids(&env, 10).await.len(), 3);
+    assert!(env.lease().await.is_none(), "the window is used up");
+    // A new window (its key gone as at its end).
+    env.cmd::<i64>(&[b"DEL", env.key("limit").as_bytes()]).await;
     assert_eq!(lease_ids(&env, 2).await.len(), 2);
     // Another client shares the window: one lease is left in it, whatever the batch asks.
     let other = env.other_client().await.queue(&env.prefix).unwrap();
@@ -357,10 +362,7 @@ async fn a_rate_limit_counts_leases_of_every_client_per_window(env: Env) {
     assert!(env.lease().await.is_none(), "the window is used up");
     let stats = env.queue.stats().await.unwrap();
     let left = stats.rate_limited_for.expect("limited");
-    assert!(
-        left <= Duration::from_secs(60) && left > Duration::ZERO,
-        "{left:?}"
-    );
+    assert!(left <= Duration::from_secs(60) && left > Duration::ZERO, "{left:?}");
     assert_eq!(stats.waiting, 2);
     assert_eq!(
         env.queue.config().await.unwrap().rate_limit,

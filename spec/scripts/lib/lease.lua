@@ -132,7 +132,9 @@ local function lease_items(base, ttl_s, n_s, db, now)
   -- reply says how long until the window ends (status 2: the caller sleeps, it does not wait
   -- on the lists, which may hold items). Else at most what the window has left.
   local used = tonumber(flags[2])
-  if used then
+  if used or h.rate_max then
+    -- (No count yet: a new window, whose first batch is capped too.)
+    used = used or 0
     local max = h.rate_max or HOLD
     if used >= max then
       local left = redis.call('PTTL', LIMIT)
