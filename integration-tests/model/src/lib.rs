@@ -10,7 +10,8 @@
 //! function back), unless [`Fixes::type_check`] is on.
 //!
 //! What is left out: results kept by complete, per-minute counters, error texts, `P:config`
-//! (defaults only, so no capacity), priority levels other than 0 and 1, `lease_batch`, deep clean,
+//! (defaults only but for [`Scope::limits`]'s rate limit and capacity, fixed from the start),
+//! priority levels other than 0 and 1, `lease_batch`, deep clean,
 //! retention, redis-work-queue clients but for one add during a pause (README.md says why).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -733,7 +734,11 @@ impl State {
         if self.db.queue_bad {
             return Err(WrongType);
         }
-        let prio1 = if self.db.prios { self.db.prio1.len() } else { 0 };
+        let prio1 = if self.db.prios {
+            self.db.prio1.len()
+        } else {
+            0
+        };
         Ok(prio1 + self.db.held.len() + self.db.queue.len())
     }
 
@@ -1587,9 +1592,10 @@ impl QueueModel {
             Action::Lease { .. } => {
                 s.hk_due.is_none_or(|due| due <= s.now)
                     || s.db.paused
-                    || !s.db.limit.is_some_and(|(used, _)| {
-                        used >= s.config.rate.map_or(HOLD, |r| r.0)
-                    })
+                    || !s
+                        .db
+                        .limit
+                        .is_some_and(|(used, _)| used >= s.config.rate.map_or(HOLD, |r| r.0))
             }
             // fail_batch checks every shared key before its first lease, held or not.
             Action::Clean | Action::DeadRequeue { .. } | Action::FailBatch | Action::Pause => true,
@@ -1640,7 +1646,10 @@ impl QueueModel {
                 n.now += TICK;
                 let now = n.now;
                 n.db.lease.retain(|_, l| l.1 > now);
-                if n.db.limit.is_some_and(|(_, at)| at.is_some_and(|at| at <= now)) {
+                if n.db
+                    .limit
+                    .is_some_and(|(_, at)| at.is_some_and(|at| at <= now))
+                {
                     n.db.limit = None;
                 }
                 if n.window.is_some_and(|(end, _)| end <= now) {
@@ -1779,8 +1788,7 @@ impl QueueModel {
             }
             Action::Hold { ms } => Ok(n.hold(ms)),
         };
-        if let (Action::Add { .. }, Ok(Reply::Int(1)), Some(capacity)) =
-            (a, &r, n.config.capacity)
+        if let (Action::Add { .. }, Ok(Reply::Int(1)), Some(capacity)) = (a, &r, n.config.capacity)
         {
             if n.occupancy() > capacity {
                 n.bad |= ADD_PAST_CAPACITY;
@@ -2017,7 +2025,8 @@ impl Model for QueueModel {
                 "a lease would be limited with items waiting",
                 |_, s: &State| {
                     let max = s.config.rate.map_or(HOLD, |r| r.0);
-                    s.db.limit.is_some_and(|(used, _)| used >= max && used < HOLD)
+                    s.db.limit
+                        .is_some_and(|(used, _)| used >= max && used < HOLD)
                         && !s.db.queue.is_empty()
                 },
             ));
