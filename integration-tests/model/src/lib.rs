@@ -1592,10 +1592,9 @@ impl QueueModel {
             Action::Lease { .. } => {
                 s.hk_due.is_none_or(|due| due <= s.now)
                     || s.db.paused
-                    || !s
-                        .db
+                    || s.db
                         .limit
-                        .is_some_and(|(used, _)| used >= s.config.rate.map_or(HOLD, |r| r.0))
+                        .is_none_or(|(used, _)| used < s.config.rate.map_or(HOLD, |r| r.0))
             }
             // fail_batch checks every shared key before its first lease, held or not.
             Action::Clean | Action::DeadRequeue { .. } | Action::FailBatch | Action::Pause => true,
