@@ -10,7 +10,8 @@
 //! function back), unless [`Fixes::type_check`] is on.
 //!
 //! What is left out: results kept by complete, per-minute counters, error texts, `P:config`
-//! (defaults only, so no capacity), priority levels other than 0 and 1, `lease_batch`, deep clean,
+//! (defaults only but for [`Scope::limits`]'s rate limit and capacity, fixed from the start),
+//! priority levels other than 0 and 1, `lease_batch`, deep clean,
 //! retention, redis-work-queue clients but for one add during a pause (README.md says why).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -184,6 +185,10 @@ pub enum Action {
     OutsidePush {
         id: Id,
     },
+    /// `hold` (hold.lua, 5.19) for this many ms: a handler was told "rate limited".
+    Hold {
+        ms: u64,
+    },
 }
 
 /// A lease token or the word a cancel writes.
@@ -271,6 +276,25 @@ pub struct Db {
     pub paused: bool,
     /// P:held: a paused queue's ids of priority 0 (5.17), head first as the other lists.
     pub held: Vec<Id>,
+    /// P:limit (5.19): the leases counted in the rate limit's window ([`HOLD`] while held off),
+    /// and the time its expiry runs out (None: no expiry).
+    pub limit: Option<(u64, Option<u64>)>,
+    /// P:room exists (5.18: a lease of a bounded queue made room).
+    pub room: bool,
+}
+
+/// P:limit's count while `hold` holds the queue off (lib/lease.lua, HOLD): 2^52.
+pub const HOLD: u64 = 1 << 52;
+
+/// The queue's `P:config` (fixed for a whole run, set before the first call): `rate_max` and
+/// `rate_per_ms`, and `capacity`. The scripts read the first two (and capacity, for P:room)
+/// into hints at housekeeping; every lease call runs housekeeping before it reads them when the
+/// queue has no hint yet, so with a P:config that never changes the hints always equal it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Config {
+    /// (`rate_max`, `rate_per_ms`).
+    pub rate: Option<(u64, u64)>,
+    pub capacity: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -311,6 +335,12 @@ pub const WRONG_COMPLETE: u8 = 2;
 pub const STARTED_EXPIRED: u8 = 4;
 /// A lease call made while P:paused existed granted a lease.
 pub const LEASED_WHILE_PAUSED: u8 = 8;
+/// A window of the rate limit (5.19) granted more than `rate_max` leases.
+pub const PAST_RATE: u8 = 16;
+/// A lease was granted while a `hold` held the queue off.
+pub const LEASED_WHILE_HELD: u8 = 32;
+/// An add that added left more items waiting or delayed than the capacity (5.18).
+pub const ADD_PAST_CAPACITY: u8 = 64;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
@@ -335,6 +365,13 @@ pub struct State {
     /// LEASED_AFTER_END | WRONG_COMPLETE | STARTED_EXPIRED | LEASED_WHILE_PAUSED, once seen.
     pub bad: u8,
     pub registry: Registry,
+    /// P:config (constant in a run).
+    pub config: Config,
+    /// Ghost: the rate limit's window as the spec defines it (a fixed window from its first
+    /// lease): when it ends and how many leases it granted.
+    pub window: Option<(u64, u64)>,
+    /// Ghost: the time until which `hold` calls held the queue off (the longest asked).
+    pub held_until: u64,
 }
 
 /// The runners' keys (spec/PROTOCOL.md 13.2), disjoint from the items': `P:workers` (member ->
@@ -359,8 +396,10 @@ pub enum Reply {
     Int(i64),
     Bulk(String),
     Arr(Vec<Reply>),
-    /// An error reply (the model only makes WRONGTYPE ones).
+    /// An error reply: WRONGTYPE.
     Err,
+    /// The error reply of an add refused for want of room (FULL, 5.18).
+    Full,
     Local,
 }
 
@@ -402,6 +441,10 @@ pub struct Scope {
     /// How many redis-work-queue adds ([`Action::OutsidePush`]) an outside client makes, only
     /// while the queue is paused (they count among `max_adds`).
     pub outside_pushes: u8,
+    /// P:config's rate limit and capacity, set before the first call ([`Scope::limits`]).
+    pub config: Config,
+    /// The durations (ms) of the `hold` calls a handler makes (none: no hold).
+    pub holds: Vec<u64>,
 }
 
 impl Scope {
@@ -443,6 +486,8 @@ impl Scope {
             runners: 0,
             pause: false,
             outside_pushes: 0,
+            config: Config::default(),
+            holds: vec![],
         }
     }
 
@@ -472,6 +517,36 @@ impl Scope {
             corrupts: 0,
             pause: true,
             outside_pushes: 1,
+            ..Scope::small()
+        }
+    }
+
+    /// Rate limits (5.19) and capacity (5.18): P:config allows 1 lease per 2 ticks and holds 1
+    /// item waiting or delayed; `hold` for 1 or 3 ticks; plain and delayed adds, leases,
+    /// complete, fail (retry at once), release, renew, crash, cancel and the clock. Without
+    /// pause (its own scope), priorities, clean, dead letters, the batch forms and corruption.
+    pub fn limits() -> Scope {
+        Scope {
+            max_clock: 200,
+            max_leases: 3,
+            options: vec![
+                Opts::PLAIN,
+                Opts {
+                    delay: TICK,
+                    ..Opts::PLAIN
+                },
+            ],
+            fail_delays: vec![0],
+            progress: false,
+            batches: false,
+            clean: false,
+            dead_letters: false,
+            corrupts: 0,
+            config: Config {
+                rate: Some((1, 2 * TICK)),
+                capacity: Some(1),
+            },
+            holds: vec![TICK, 3 * TICK],
             ..Scope::small()
         }
     }
@@ -539,6 +614,9 @@ impl State {
             outside: 0,
             bad: 0,
             registry: Registry::default(),
+            config: Config::default(),
+            window: None,
+            held_until: 0,
         }
     }
 
@@ -648,6 +726,20 @@ impl State {
                 return Ok(None);
             }
         }
+    }
+
+    /// waiting_count (lib/waiting.lua): the LLEN of every waiting list, P:held included (stale
+    /// ids too).
+    fn waiting_count(&self) -> R<usize> {
+        if self.db.queue_bad {
+            return Err(WrongType);
+        }
+        let prio1 = if self.db.prios {
+            self.db.prio1.len()
+        } else {
+            0
+        };
+        Ok(prio1 + self.db.held.len() + self.db.queue.len())
     }
 
     /// settle_held (lib/waiting.lua): P:held in line with the pause. Returns whether P:held is
@@ -818,10 +910,22 @@ impl State {
         if self.db.item.contains_key(&id) {
             return Ok(Reply::Int(0));
         }
-        if let Some(j) = self.db.job.get(&id) {
-            if matches!(j.state, Some(JState::Delayed) | Some(JState::Dead)) {
+        let stale = match self.db.job.get(&id) {
+            Some(j) if matches!(j.state, Some(JState::Delayed) | Some(JState::Dead)) => {
                 return Ok(Reply::Int(0));
             }
+            Some(_) => true,
+            None => false,
+        };
+        // A bounded queue (5.18): room for the item, or nothing written but `DEL P:room`.
+        if let Some(capacity) = self.config.capacity {
+            let size = self.waiting_count()? + self.db.delayed.len();
+            if size + 1 > capacity {
+                self.db.room = false;
+                return Ok(Reply::Full);
+            }
+        }
+        if stale {
             self.db.job.remove(&id);
             self.db.leased.remove(&id);
         }
@@ -877,11 +981,32 @@ impl State {
     fn lease(&mut self, w: u8, fx: Fixes) -> R<Reply> {
         let now = self.now;
         self.housekeeping(false, fx)?;
+        // MGET P:paused P:limit
         if self.db.paused {
-            // A paused queue leases nothing (5.17); P:wake goes as after a lease that found
-            // nothing.
+            // A paused queue leases nothing (5.17): settle_held (ids a redis-work-queue add
+            // pushed to P:queue go to P:held), and P:wake goes as after a lease that found
+            // nothing. (A P:queue of another type fails the LMOVE when P:held holds ids; when
+            // P:held is absent the scripts RENAME it to P:held, which the model leaves out:
+            // `Action::Corrupt` is not offered then.)
+            self.settle_held()?;
             self.db.wake = false;
             return Ok(Reply::Arr(vec![Reply::Int(0), Reply::Int(-1)]));
+        }
+        // The rate limit (5.19): at the limit, or held off, nothing is leased: {2, PTTL}. (n is
+        // 1 here, so `n = min(n, rate_max - used)` leaves it 1.)
+        if let Some((used, expiry)) = self.db.limit {
+            let max = self.config.rate.map_or(HOLD, |r| r.0);
+            if used >= max {
+                let left = match expiry {
+                    Some(at) => at - now,
+                    None => {
+                        let left = self.config.rate.map_or(1000, |r| r.1);
+                        self.db.limit = Some((used, Some(now + left)));
+                        left
+                    }
+                };
+                return Ok(Reply::Arr(vec![Reply::Int(2), Reply::Int(left as i64)]));
+            }
         }
         let token = self.next_token;
         let mut looked = false;
@@ -953,6 +1078,7 @@ impl State {
                 ghost: g,
             });
             self.db.leased.insert(id, now + TTL);
+            self.made_room_and_counted();
             granted = Some(Reply::Arr(vec![
                 Reply::Bulk(id_name(id)),
                 Reply::Bulk(format!("d{g}")),
@@ -979,6 +1105,66 @@ impl State {
                 Ok(Reply::Arr(vec![Reply::Int(0), Reply::Int(wait)]))
             }
         }
+    }
+
+    /// After a call's leases (one here): made_room (a bounded queue sets P:room) and counted
+    /// (a rate-limited queue counts the lease in P:limit; the window's first lease sets its
+    /// expiry); and the ghost's view of the limit and the hold.
+    fn made_room_and_counted(&mut self) {
+        let now = self.now;
+        if self.config.capacity.is_some() && !self.db.room {
+            self.db.room = true;
+        }
+        if let Some((max, per)) = self.config.rate {
+            self.db.limit = match self.db.limit {
+                None => Some((1, Some(now + per))),
+                Some((used, expiry)) => Some((used + 1, expiry)),
+            };
+            // The spec's fixed window: it starts with a lease made when none is open.
+            self.window = match self.window {
+                Some((end, count)) if end > now => Some((end, count + 1)),
+                _ => Some((now + per, 1)),
+            };
+            if self.window.is_some_and(|(_, count)| count > max) {
+                self.bad |= PAST_RATE;
+            }
+        }
+        if now < self.held_until {
+            self.bad |= LEASED_WHILE_HELD;
+        }
+    }
+
+    /// hold.lua: `SET P:limit HOLD PX max(ms, PTTL P:limit)`; replies that length.
+    fn hold(&mut self, ms: u64) -> Reply {
+        let now = self.now;
+        let left = match self.db.limit {
+            Some((_, Some(at))) => at - now,
+            _ => 0,
+        };
+        let length = ms.max(left);
+        self.db.limit = Some((HOLD, Some(now + length)));
+        self.held_until = self.held_until.max(now + ms);
+        Reply::Int(length as i64)
+    }
+
+    /// The items waiting or delayed as the ghost sees them: live incarnations on a waiting
+    /// list and not under a lease, or delayed (stale ids, which the scripts' count includes,
+    /// are not).
+    pub fn occupancy(&self) -> usize {
+        let db = &self.db;
+        self.live()
+            .filter(|&g| {
+                let id = self.ghosts[g as usize].id;
+                if db.item.get(&id) == Some(&g) {
+                    !db.lease.contains_key(&id)
+                        && (db.queue.contains(&id)
+                            || db.held.contains(&id)
+                            || (db.prios && db.prio1.contains(&id)))
+                } else {
+                    db.data.get(&id) == Some(&g) && db.delayed.contains_key(&id)
+                }
+            })
+            .count()
     }
 
     fn complete_win(&mut self, g: u16, mine: u16) {
@@ -1400,14 +1586,31 @@ impl QueueModel {
         sound.db.queue_bad = false;
         let held = |w: u8| s.workers[w as usize].expect("a worker's call needs its lease");
         match a {
-            // A paused queue's lease whose housekeeping is not due returns before it reads
-            // P:queue (5.17).
-            Action::Lease { .. } => !(s.db.paused && s.hk_due.is_some_and(|due| due > s.now)),
+            // Housekeeping checks every key; without it a paused lease's settle_held meets
+            // P:queue (P:held holds ids, see `Action::Corrupt`), and a lease at the rate limit
+            // returns before it reads P:queue (5.19).
+            Action::Lease { .. } => {
+                s.hk_due.is_none_or(|due| due <= s.now)
+                    || s.db.paused
+                    || s.db
+                        .limit
+                        .is_none_or(|(used, _)| used < s.config.rate.map_or(HOLD, |r| r.0))
+            }
             // fail_batch checks every shared key before its first lease, held or not.
             Action::Clean | Action::DeadRequeue { .. } | Action::FailBatch | Action::Pause => true,
             Action::Resume => true,
             // A plain add of an id without a stale job hash checks nothing: its first write is
             // its LPUSH, of P:held while paused.
+            // A bounded queue counts its waiting lists (LLEN) for an add that adds.
+            Action::Add { id, .. }
+                if s.config.capacity.is_some()
+                    && !s.db.item.contains_key(&id)
+                    && !s.db.job.get(&id).is_some_and(|j| {
+                        matches!(j.state, Some(JState::Delayed) | Some(JState::Dead))
+                    }) =>
+            {
+                true
+            }
             Action::Add { id, opts } => {
                 let stale = !s.db.item.contains_key(&id)
                     && s.db.job.get(&id).is_some_and(|j| {
@@ -1442,6 +1645,18 @@ impl QueueModel {
                 n.now += TICK;
                 let now = n.now;
                 n.db.lease.retain(|_, l| l.1 > now);
+                if n.db
+                    .limit
+                    .is_some_and(|(_, at)| at.is_some_and(|at| at <= now))
+                {
+                    n.db.limit = None;
+                }
+                if n.window.is_some_and(|(end, _)| end <= now) {
+                    n.window = None;
+                }
+                if n.held_until <= now {
+                    n.held_until = 0;
+                }
                 let reg = &mut n.registry;
                 reg.worker.retain(|_, &mut at| at > now);
                 if reg.lock.is_some_and(|(_, at)| at <= now) {
@@ -1570,7 +1785,14 @@ impl QueueModel {
                 n.outside += 1;
                 n.outside_push(id)
             }
+            Action::Hold { ms } => Ok(n.hold(ms)),
         };
+        if let (Action::Add { .. }, Ok(Reply::Int(1)), Some(capacity)) = (a, &r, n.config.capacity)
+        {
+            if n.occupancy() > capacity {
+                n.bad |= ADD_PAST_CAPACITY;
+            }
+        }
         // The ghost's view of a pause: a lease call made while P:paused existed grants nothing,
         // whatever the transcription of lease does.
         if s.db.paused
@@ -1593,6 +1815,7 @@ impl Model for QueueModel {
 
     fn init_states(&self) -> Vec<State> {
         let mut s = State::new(self.scope.workers);
+        s.config = self.scope.config;
         s.registry.running = vec![true; self.scope.runners as usize];
         vec![s]
     }
@@ -1652,7 +1875,13 @@ impl Model for QueueModel {
             }
             out.push(Action::DeadPurge);
         }
-        if s.corrupts < sc.corrupts && !s.db.queue_bad && s.db.queue.is_empty() {
+        // Not while paused with P:held absent: a paused lease would RENAME the string to P:held
+        // (lib/lease.lua's settle_held without a type check), which the model leaves out.
+        if s.corrupts < sc.corrupts
+            && !s.db.queue_bad
+            && s.db.queue.is_empty()
+            && (!s.db.paused || !s.db.held.is_empty())
+        {
             out.push(Action::Corrupt);
         }
         if s.db.queue_bad {
@@ -1679,6 +1908,9 @@ impl Model for QueueModel {
                     out.push(Action::OutsidePush { id });
                 }
             }
+        }
+        for &ms in &sc.holds {
+            out.push(Action::Hold { ms });
         }
         for r in 0..sc.runners {
             if s.registry.running[r as usize] {
@@ -1775,6 +2007,47 @@ impl Model for QueueModel {
                     && s.next_base > 0
             }),
         ];
+        props.push(Property::always(
+            "a window of the rate limit grants at most rate_max leases",
+            |_, s: &State| s.bad & PAST_RATE == 0,
+        ));
+        props.push(Property::always(
+            "nothing leased while held off",
+            |_, s: &State| s.bad & LEASED_WHILE_HELD == 0,
+        ));
+        props.push(Property::always(
+            "adds never push past the capacity",
+            |_, s: &State| s.bad & ADD_PAST_CAPACITY == 0,
+        ));
+        if self.scope.config.rate.is_some() {
+            props.push(Property::sometimes(
+                "a lease would be limited with items waiting",
+                |_, s: &State| {
+                    let max = s.config.rate.map_or(HOLD, |r| r.0);
+                    s.db.limit
+                        .is_some_and(|(used, _)| used >= max && used < HOLD)
+                        && !s.db.queue.is_empty()
+                },
+            ));
+        }
+        if !self.scope.holds.is_empty() {
+            props.push(Property::sometimes(
+                "the queue is held off with items waiting",
+                |_, s: &State| {
+                    s.db.limit.is_some_and(|(used, _)| used == HOLD) && !s.db.queue.is_empty()
+                },
+            ));
+        }
+        if self.scope.config.capacity.is_some() {
+            props.push(Property::sometimes(
+                "an add was refused FULL after a lease made room",
+                |_, s: &State| !s.db.room && s.next_token > 0 && s.ghosts.len() > 1,
+            ));
+            props.push(Property::sometimes(
+                "a requeue takes the queue past its capacity",
+                |_, s: &State| s.config.capacity.is_some_and(|c| s.occupancy() > c),
+            ));
+        }
         if self.scope.pause {
             props.push(Property::sometimes(
                 "an item waits in P:held while paused",
@@ -1857,6 +2130,12 @@ impl State {
         }
         if db.paused {
             k.insert(format!("{prefix}:paused"), "string:1".to_string());
+        }
+        if let Some((count, _)) = db.limit {
+            k.insert(format!("{prefix}:limit"), format!("string:{count}"));
+        }
+        if db.room {
+            k.insert(format!("{prefix}:room"), "list:1".to_string());
         }
         if !db.processing.is_empty() {
             k.insert(format!("{prefix}:processing"), list(&db.processing));

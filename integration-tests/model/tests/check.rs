@@ -201,3 +201,17 @@ fn pause_and_resume_hold_every_invariant() {
     );
     assert!(failed.is_empty(), "invariants fail: {failed:#?}");
 }
+
+/// Rate limits (5.19) and capacity (5.18) in their own scope ([`Scope::limits`]): no window of
+/// the limit grants more than `rate_max` leases, nothing is leased while a `hold` holds the queue
+/// off, an add never leaves more items waiting or delayed than the capacity (a requeue may: the
+/// scope reaches that), and no incarnation is lost.
+#[test]
+fn rate_limits_and_capacity_hold_every_invariant() {
+    let failed = check(
+        "rate limits and capacity, all fixes",
+        QueueModel::new(Scope::limits(), Fixes::ALL),
+        None,
+    );
+    assert!(failed.is_empty(), "invariants fail: {failed:#?}");
+}

@@ -7,7 +7,10 @@
 //! never sleeps. Lease keys: a controlled clock cannot move Redis's own key expiry, so the copy
 //! sets lease keys with the model's TTL plus one hour (`SET ... PX`, renew's `PEXPIRE`), and
 //! when the model's clock passes a lease's expiry the replay deletes the key, as Redis would
-//! then. (P:leased scores, which the scripts compare with `now`, keep the model's TTL.)
+//! then. (P:leased scores, which the scripts compare with `now`, keep the model's TTL.) P:limit
+//! (the rate limit's window, 5.19) likewise: the copy sets its expiry one hour later, notes the
+//! model's expiry in `leaseq-test:at:<P:limit>`, and reads `PTTL P:limit` from that note; the
+//! replay deletes P:limit when the model's clock passes it.
 
 use std::collections::BTreeMap;
 
@@ -25,6 +28,8 @@ const REPLAY_FIXES: Fixes = Fixes::ALL;
 const CLOCK: &str = "leaseq-test:clock";
 /// Added to every lease key's real expiry: the replay deletes lease keys itself.
 const LEASE_MARGIN_MS: u64 = 3_600_000;
+/// Where the edited library notes P:limit's expiry on the model's clock.
+const LIMIT_AT: &str = "'leaseq-test:at:' .. LIMIT";
 
 fn replace_once(code: String, from: &str, to: &str, times: usize) -> String {
     assert_eq!(
@@ -49,17 +54,52 @@ fn library() -> (String, String) {
             &format!("'NX', 'PX', ttl_s + {LEASE_MARGIN_MS})"),
             2,
         );
-        replace_once(
+        let code = replace_once(
             code,
             "redis.call('PEXPIRE', LEASE .. id, ttl_ms)",
             &format!("redis.call('PEXPIRE', LEASE .. id, ttl_ms + {LEASE_MARGIN_MS})"),
             1,
+        );
+        // P:limit's expiry on the model's clock (lib/lease.lua's counted and limited lease,
+        // hold.lua), and PTTL read from it (-2: no key, -1: no expiry).
+        let code = replace_once(
+            code,
+            "redis.pcall('PEXPIRE', LIMIT, h.rate_per)",
+            &format!(
+                "redis.pcall('PEXPIRE', LIMIT, h.rate_per + {LEASE_MARGIN_MS}) redis.call('SET', {LIMIT_AT}, now_ms() + h.rate_per)"
+            ),
+            1,
+        );
+        let code = replace_once(
+            code,
+            "redis.call('PEXPIRE', LIMIT, left)",
+            &format!(
+                "redis.call('PEXPIRE', LIMIT, left + {LEASE_MARGIN_MS}) redis.call('SET', {LIMIT_AT}, now_ms() + left)"
+            ),
+            1,
+        );
+        let code = replace_once(
+            code,
+            "redis.call('SET', LIMIT, HOLD_TEXT, 'PX', ms)",
+            &format!(
+                "redis.call('SET', LIMIT, HOLD_TEXT, 'PX', ms + {LEASE_MARGIN_MS}) redis.call('SET', {LIMIT_AT}, now_ms() + ms)"
+            ),
+            1,
+        );
+        replace_once(
+            code,
+            "redis.call('PTTL', LIMIT)",
+            &format!(
+                "(function() if redis.call('EXISTS', LIMIT) == 0 then return -2 end if redis.call('PTTL', LIMIT) < 0 then return -1 end return tonumber(redis.call('GET', {LIMIT_AT})) - now_ms() end)()"
+            ),
+            3,
         )
     })
 }
 
 fn to_reply(v: redis::RedisResult<Value>) -> Reply {
     match v {
+        Err(e) if e.code() == Some("FULL") => Reply::Full,
         Err(_) => Reply::Err,
         Ok(Value::Nil) => Reply::Nil,
         Ok(Value::Int(i)) => Reply::Int(i),
@@ -85,7 +125,7 @@ fn redis_keys(con: &mut redis::Connection, prefix: &str) -> BTreeMap<String, Str
         .unwrap();
     let mut out = BTreeMap::new();
     for key in names {
-        if key.contains(":rate:") || key.contains(":result:") {
+        if key.contains(":rate:") || key.contains(":result:") || key.ends_with(":config") {
             continue;
         }
         let kind: String = redis::cmd("TYPE").arg(&key).query(con).unwrap();
@@ -182,6 +222,11 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
             c.arg(opt(opts.max_attempts.map(|m| m.to_string()))).arg("");
             c.arg(opt(opts.expires_after.map(|e| e.to_string())))
                 .arg("");
+            c
+        }
+        Action::Hold { ms } => {
+            let mut c = fcall("hold");
+            c.arg(ms);
             c
         }
         Action::Pause | Action::Resume => {
@@ -341,6 +386,12 @@ fn replay_step(
                 .query(con)
                 .unwrap();
         }
+        if s.db.limit.is_some() && next.db.limit.is_none() {
+            let _: () = redis::cmd("DEL")
+                .arg(format!("{prefix}:limit"))
+                .query(con)
+                .unwrap();
+        }
     }
     let keys = redis_keys(con, prefix);
     let want_keys = next.keys(prefix);
@@ -351,6 +402,25 @@ fn replay_step(
         want_keys.iter().filter(|(k, v)| keys.get(*k) != Some(v)).collect::<Vec<_>>(),
     );
     next
+}
+
+/// A trace's P:config, before its first call: the model's rate limit and capacity.
+fn configure(con: &mut redis::Connection, prefix: &str, model: &QueueModel) {
+    let config = model.scope.config;
+    let mut c = redis::cmd("HSET");
+    c.arg(format!("{prefix}:config"));
+    let mut fields = 0;
+    if let Some((max, per)) = config.rate {
+        c.arg("rate_max").arg(max).arg("rate_per_ms").arg(per);
+        fields += 1;
+    }
+    if let Some(capacity) = config.capacity {
+        c.arg("capacity").arg(capacity);
+        fields += 1;
+    }
+    if fields > 0 {
+        let _: i64 = c.query(con).unwrap();
+    }
 }
 
 fn connect() -> (RedisServer, redis::Connection, String) {
@@ -659,6 +729,107 @@ fn pause_traces_replay_against_the_scripts() {
     }
 }
 
+/// Rate limits and capacity on fixed traces (P:config: 1 lease per 100 ms, capacity 1): a lease
+/// at the limit gets `{2, time left}` and the next window leases; an add past the capacity is
+/// refused FULL (deleting P:room) and fits once a lease made room (setting P:room); a failed
+/// lease's retry takes the queue past its capacity, and adds are refused until it drains; a
+/// `hold` longer than the window holds leases off past it, a shorter one keeps the window's end;
+/// a paused queue answers paused before limited.
+#[test]
+fn limits_traces_replay_against_the_scripts() {
+    let (_server, mut con, lib) = connect();
+    let add = |id| Action::Add {
+        id,
+        opts: Opts::PLAIN,
+    };
+    let delayed = |id| Action::Add {
+        id,
+        opts: Opts {
+            delay: TICK,
+            ..Opts::PLAIN
+        },
+    };
+    let (w0, w1, tick) = (Action::Lease { w: 0 }, Action::Lease { w: 1 }, Action::Tick);
+    let complete = Action::Complete { w: 0 };
+    let hold = |ms| Action::Hold { ms };
+    let traces: [(&str, Vec<Action>); 6] = [
+        (
+            "limited_then_next_window",
+            vec![add(0), w0, add(1), w1, tick, w1, tick, w1],
+        ),
+        (
+            "full_then_room",
+            vec![add(0), add(1), delayed(1), w0, add(1), add(0)],
+        ),
+        (
+            "requeue_past_capacity",
+            vec![
+                add(0),
+                w0,
+                add(1),
+                Action::Fail { w: 0, delay: 0 },
+                add(2),
+                tick,
+                tick,
+                w0,
+                add(2),
+            ],
+        ),
+        (
+            "hold_past_the_window",
+            vec![
+                add(0),
+                w0,
+                complete,
+                hold(3 * TICK),
+                add(1),
+                tick,
+                tick,
+                w0,
+                tick,
+                w0,
+            ],
+        ),
+        (
+            "hold_keeps_the_window",
+            vec![
+                add(0),
+                w0,
+                complete,
+                hold(TICK),
+                add(1),
+                w0,
+                tick,
+                w0,
+                tick,
+                w0,
+            ],
+        ),
+        (
+            "paused_before_limited",
+            vec![add(0), w0, add(1), Action::Pause, w1, Action::Resume, w1],
+        ),
+    ];
+    let model = QueueModel::new(Scope::limits(), REPLAY_FIXES);
+    let props = model.properties();
+    for (label, actions) in traces {
+        configure(&mut con, label, &model);
+        let mut s = model.init_states().remove(0);
+        let mut replies = Vec::new();
+        for (i, &a) in actions.iter().enumerate() {
+            replies.push(model.step(&s, a).1);
+            s = replay_step(&mut con, &lib, label, &model, &s, a, &actions[..=i]);
+        }
+        for p in props
+            .iter()
+            .filter(|p| p.expectation == stateright::Expectation::Always)
+        {
+            assert!((p.condition)(&model, &s), "{label}: `{}` fails", p.name);
+        }
+        eprintln!("[replay] {label}: {actions:?}\n  replies: {replies:?}");
+    }
+}
+
 /// A small fixed-seed generator (xorshift64*): the same walks on every run.
 struct Rng(u64);
 impl Rng {
@@ -676,8 +847,6 @@ fn model_traces_replay_against_the_scripts() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(3000);
-    let depth = 14;
-    let (_server, mut con, lib) = connect();
     let model = QueueModel::new(
         Scope {
             max_adds: 3,
@@ -689,13 +858,44 @@ fn model_traces_replay_against_the_scripts() {
         },
         REPLAY_FIXES,
     );
-    let mut rng = Rng(0x5eed_1ea5_e0f0_0d24);
+    walk("q", traces, &model, 0x5eed_1ea5_e0f0_0d24);
+}
+
+/// Walks of the limits scope (a rate limit of 1 lease per 2 ticks, `hold`, a capacity of 1),
+/// with pause and a redis-work-queue add as well: a tenth of the default walks' count.
+#[test]
+fn limits_walks_replay_against_the_scripts() {
+    let traces: usize = std::env::var("LEASEQ_MODEL_REPLAY_TRACES")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .map_or(300, |n| n.div_ceil(10));
+    let model = QueueModel::new(
+        Scope {
+            max_adds: 3,
+            max_leases: 4,
+            max_clock: 400,
+            pause: true,
+            outside_pushes: 1,
+            ..Scope::limits()
+        },
+        REPLAY_FIXES,
+    );
+    walk("r", traces, &model, 0x11a1_7ed0_c0ff_ee25);
+}
+
+/// `traces` random walks of 14 steps of `model` (fixed seed), each replayed on a fresh prefix
+/// `<label><n>`.
+fn walk(label: &str, traces: usize, model: &QueueModel, seed: u64) {
+    let depth = 14;
+    let (_server, mut con, lib) = connect();
+    let mut rng = Rng(seed);
     let mut steps = 0;
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let start = std::time::Instant::now();
     for t in 0..traces {
         // A fresh prefix per trace: fresh keys, and no hints left by an earlier trace.
-        let prefix = format!("q{t}");
+        let prefix = format!("{label}{t}");
+        configure(&mut con, &prefix, model);
         let mut s = model.init_states().remove(0);
         let mut trail: Vec<Action> = Vec::new();
         for _ in 0..depth {
@@ -721,22 +921,25 @@ fn model_traces_replay_against_the_scripts() {
                 .collect();
             let a = of_kind[rng.below(of_kind.len())];
             trail.push(a);
-            let next = replay_step(&mut con, &lib, &prefix, &model, &s, a, &trail);
+            let next = replay_step(&mut con, &lib, &prefix, model, &s, a, &trail);
             let granted = matches!(a, Action::Lease { w } if next.workers[w as usize].is_some());
-            *seen
-                .entry(if granted {
-                    "Lease (granted)".to_string()
-                } else {
-                    kind
-                })
-                .or_insert(0) += 1;
+            let (_, reply) = model.step(&s, a);
+            let limited = matches!(a, Action::Lease { .. })
+                && matches!(reply, Reply::Arr(ref r) if r.first() == Some(&Reply::Int(2)));
+            let entry = match (granted, limited, reply) {
+                (true, _, _) => "Lease (granted)".to_string(),
+                (_, true, _) => "Lease (limited)".to_string(),
+                (_, _, Reply::Full) => "Add (FULL)".to_string(),
+                _ => kind,
+            };
+            *seen.entry(entry).or_insert(0) += 1;
             s = next;
             steps += 1;
         }
     }
     eprintln!(
-        "[replay] {traces} traces, {steps} steps, every reply and key as the model's ({REPLAY_FIXES:?}), {:.1?}",
+        "[replay] {label}: {traces} traces, {steps} steps, every reply and key as the model's ({REPLAY_FIXES:?}), {:.1?}",
         start.elapsed()
     );
-    eprintln!("[replay] calls replayed: {seen:?}");
+    eprintln!("[replay] {label}: calls replayed: {seen:?}");
 }
