@@ -123,7 +123,9 @@ local function lease_items(base, ttl_s, n_s, db, now)
   if is_paused() then
     -- Ids a redis-work-queue producer pushed to P:queue during the pause go to P:held now, not
     -- at the next housekeeping: a waiter blocked on a P:queue that holds them would wake at
-    -- once, again and again.
+    -- once, again and again. Their types first (lib/guard.lua): a P:queue of another type fails
+    -- the call before anything is written.
+    want_queue()
     settle_held(100)
     redis.call('DEL', WAKE)
     return {0, -1}
