@@ -14,8 +14,8 @@ use tokio::runtime::Handle;
 use crate::error::Result;
 use crate::runtime::{self, PerProcess};
 use crate::{
-    CleanReport, Completion, Entry, FailOutcome, Item, Job, JobResult, Lease, QueueConfig,
-    RenewOutcome, Retry, State, Stats, Wait,
+    CleanReport, Completion, Entry, FailOutcome, GroupInfo, Item, Job, JobResult, Lease,
+    QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
 };
 
 #[derive(Clone)]
@@ -357,6 +357,10 @@ blocking_operations! {
     fn resume(&self) -> Result<bool>;
     fn is_paused(&self) -> Result<bool>;
     fn rate_limit(&self, duration: Duration) -> Result<Duration>;
+    fn pause_group(&self, group: &str) -> Result<bool>;
+    fn resume_group(&self, group: &str) -> Result<bool>;
+    fn set_group_limit(&self, group: &str, limit: Option<u32>) -> Result<()>;
+    fn group(&self, group: &str) -> Result<GroupInfo>;
     fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>>;
     fn dead_requeue(&self, ids: &[impl AsRef<[u8]>]) -> Result<u64>;
     fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64>;

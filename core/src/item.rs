@@ -37,6 +37,7 @@ pub(crate) struct ItemOptions {
     pub backoff: Option<Backoff>,
     pub expires_after: Option<Duration>,
     pub keep_result_for: Option<Duration>,
+    pub group: Option<String>,
 }
 
 impl Item {
@@ -129,6 +130,15 @@ impl Item {
         self
     }
 
+    /// The item's group (a customer or tenant id, say): at most the group's concurrency limit
+    /// of its items are leased at once (default 1: strict FIFO per group), and groups take
+    /// turns, whatever their sizes (spec/PROTOCOL.md, 5.20). 1 to [`MAX_GROUP_LEN`] bytes, no
+    /// control characters.
+    pub fn group(mut self, group: impl Into<String>) -> Item {
+        self.options.group = Some(group.into());
+        self
+    }
+
     /// Checks the item's data and options as `add` will, naming the refused argument
     /// (`delay`, `run_at`, `priority`, `backoff`, `expires_after`, `keep_result_for`, `data`).
     /// Bindings call it where they build an item, so that a bad option is refused there; `add`
@@ -177,13 +187,16 @@ impl Item {
             ));
         }
         ms("keep_result_for", o.keep_result_for)?;
+        if let Some(g) = &o.group {
+            validate_group(g)?;
+        }
         validate_data(&self.data)?;
         Ok([delay, run_at, expires])
     }
 
     /// The nine values the add script takes for this item (spec/scripts/add.lua), options
     /// validated; `''` for an option that is not set.
-    pub(crate) fn wire(&self) -> Result<[Vec<u8>; 9]> {
+    pub(crate) fn wire(&self) -> Result<[Vec<u8>; 10]> {
         let o = &self.options;
         let [delay, run_at, expires] = self.wire_times()?;
         let opt = |v: Option<String>| v.map(String::into_bytes).unwrap_or_default();
@@ -199,6 +212,7 @@ impl Item {
             o.keep_result_for
                 .map(|d| policy::millis_up(d).to_string().into_bytes())
                 .unwrap_or_default(),
+            opt(o.group.clone()),
         ])
     }
 }
@@ -216,6 +230,34 @@ pub fn validate_id(id: &str) -> Result<()> {
     }
     if id.chars().any(char::is_control) {
         return Err(Error::invalid("id", "must not contain control characters"));
+    }
+    Ok(())
+}
+
+/// The longest group name accepted, in bytes.
+pub const MAX_GROUP_LEN: usize = 256;
+
+/// Checks a group name (argument `group`): 1 to [`MAX_GROUP_LEN`] bytes of UTF-8 without
+/// control characters. It becomes part of a key (`P:group:<group>`); any other character is
+/// allowed, since the queue's hash tag comes first in every key.
+pub fn validate_group(group: &str) -> Result<()> {
+    if group.is_empty() {
+        return Err(Error::invalid("group", "must not be empty"));
+    }
+    if group.len() > MAX_GROUP_LEN {
+        return Err(Error::invalid(
+            "group",
+            format!(
+                "is {} bytes, at most {MAX_GROUP_LEN} are allowed",
+                group.len()
+            ),
+        ));
+    }
+    if group.chars().any(char::is_control) {
+        return Err(Error::invalid(
+            "group",
+            "must not contain control characters",
+        ));
     }
     Ok(())
 }

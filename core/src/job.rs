@@ -95,6 +95,22 @@ pub struct Job {
     pub lease_ttl: Option<Duration>,
     /// Marked cancelled while leased.
     pub cancelled: bool,
+    /// The item's group ([`Item::group`](crate::Item::group)), if it has one.
+    pub group: Option<String>,
+}
+
+/// A group of a queue ([`crate::Queue::group`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GroupInfo {
+    /// Its items waiting.
+    pub waiting: u64,
+    /// Its items leased now.
+    pub leased: u64,
+    /// How many of its items may be leased at once.
+    pub limit: u64,
+    /// Whether it is paused ([`crate::Queue::pause_group`]).
+    pub paused: bool,
 }
 
 /// A kept result ([`crate::Queue::result`]).

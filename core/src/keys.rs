@@ -47,7 +47,7 @@ pub(crate) struct QueueKeys {
 
 /// The families of per-item (or per-level, per-minute) keys: `<prefix>:<family>:<suffix>`. A
 /// prefix may not nest under another queue's family (spec/PROTOCOL.md, 2.2).
-pub(crate) const FAMILIES: [&str; 8] = [
+pub(crate) const FAMILIES: [&str; 9] = [
     "item",
     "lease",
     "job",
@@ -56,6 +56,7 @@ pub(crate) const FAMILIES: [&str; 8] = [
     "result",
     "rate",
     "deep_clean",
+    "group",
 ];
 
 impl QueueKeys {

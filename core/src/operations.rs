@@ -341,6 +341,33 @@ pub static OPERATIONS: &[Operation] = &[
         "Whether the queue is paused (also in `stats`).",
     ),
     op(
+        "pause_group",
+        &[req("group", Kind::Text)],
+        "whether it was running",
+        "Pauses one group: its items are not leased until it is resumed; the queue goes on.",
+    ),
+    op(
+        "resume_group",
+        &[req("group", Kind::Text)],
+        "whether it was paused",
+        "Resumes a paused group.",
+    ),
+    op(
+        "set_group_limit",
+        &[
+            req("group", Kind::Text),
+            opt("limit", Kind::Count, "none: the queue's group_concurrency"),
+        ],
+        "nothing",
+        "Sets how many items of one group may be leased at once (1 to 1000).",
+    ),
+    op(
+        "group",
+        &[req("group", Kind::Text)],
+        "its waiting and leased items, its limit, whether it is paused",
+        "One group at a glance.",
+    ),
+    op(
         "rate_limit",
         &[req("duration", Kind::Duration)],
         "how long leases are held off",

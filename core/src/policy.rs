@@ -236,6 +236,20 @@ pub(crate) fn validate_hold(duration: Duration) -> Result<u64> {
     Ok(duration.as_nanos().div_ceil(1_000_000) as u64)
 }
 
+/// The largest concurrency limit of a group.
+pub const MAX_GROUP_LIMIT: u32 = 1000;
+
+/// Checks a group's concurrency limit (1 to [`MAX_GROUP_LIMIT`]), naming `argument`.
+pub(crate) fn validate_group_limit(argument: &'static str, n: u32) -> Result<()> {
+    if !(1..=MAX_GROUP_LIMIT).contains(&n) {
+        return Err(Error::invalid(
+            argument,
+            format!("{n} is outside 1..={MAX_GROUP_LIMIT}"),
+        ));
+    }
+    Ok(())
+}
+
 /// A random number in [0, 1) for the jitter.
 pub(crate) fn unit_random() -> f64 {
     let bits = uuid::Uuid::new_v4().as_u128() as u64;

@@ -362,7 +362,10 @@ async fn a_rate_limit_counts_leases_of_every_client_per_window(env: Env) {
     assert!(env.lease().await.is_none(), "the window is used up");
     let stats = env.queue.stats().await.unwrap();
     let left = stats.rate_limited_for.expect("limited");
-    assert!(left <= Duration::from_secs(60) && left > Duration::ZERO, "{left:?}");
+    assert!(
+        left <= Duration::from_secs(60) && left > Duration::ZERO,
+        "{left:?}"
+    );
     assert_eq!(stats.waiting, 2);
     assert_eq!(
         env.queue.config().await.unwrap().rate_limit,

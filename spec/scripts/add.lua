@@ -2,8 +2,8 @@
 --! flags:
 -- add, add_unique, add_batch. ARGV: mode ('add' or 'unique'), incarnation base, later (how many
 -- items the same batch carries in the calls after this one: '0' but for a batch of more than
--- 1000), then 9 values per item: id, data, delay_ms, run_at_ms, priority, max_attempts, backoff,
--- expires_after_ms, keep_result_ms ('' for "not set"). Returns how many items were added.
+-- 1000), then 10 values per item: id, data, delay_ms, run_at_ms, priority, max_attempts, backoff,
+-- expires_after_ms, keep_result_ms, group ('' for "not set"). Returns how many items were added.
 -- A bounded queue (P:config capacity) refuses the whole call with a FULL error when its waiting
 -- and delayed items plus those added here and later would pass the capacity (5.18).
 -- An item without options is stored as redis-work-queue stores one (P:item:<id> and P:queue),
@@ -25,7 +25,7 @@ local function taken(id)
     return true, false
   end
   local state = redis.call('HGET', JOB .. id, 'state')
-  if state == 'delayed' or state == 'dead' then
+  if state == 'delayed' or state == 'dead' or state == 'grouped' then
     return true, false
   end
   return false, true
@@ -36,7 +36,7 @@ end
 -- repeated id is added once (with 'add'). A batch of plain items needs no check: its first
 -- write is an LPUSH of P:queue, which fails by itself before anything changes.
 local plan, seen, checks = {}, {}, false
-for i = 4, #ARGV, 9 do
+for i = 4, #ARGV, 10 do
   local id = ARGV[i]
   local skip, stale = false, false
   if not unique then
@@ -50,11 +50,12 @@ for i = 4, #ARGV, 9 do
   if not skip then
     local delay, run_at, priority = ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
     local max, backoff, expires_after, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 7], ARGV[i + 8]
+    local group = ARGV[i + 9] ~= '' and ARGV[i + 9] or nil
     local level = tonumber(priority) or cfg_priority
     local expires = tonumber(expires_after) or cfg_expires
     local plain = delay == '' and run_at == '' and level == 0 and max == '' and backoff == ''
-      and not expires and keep == ''
-    plan[#plan + 1] = {i = i, level = level, expires = expires, plain = plain, stale = stale}
+      and not expires and keep == '' and not group
+    plan[#plan + 1] = {i = i, level = level, expires = expires, plain = plain, stale = stale, group = group}
     checks = checks or stale or not plain
   end
 end
@@ -73,7 +74,7 @@ end
 if checks then
   want_queue()
   for _, p in ipairs(plan) do
-    want_level(p.level)
+    want_level(p.level, p.group)
     if unique and not p.plain then
       want(JOB .. ARGV[p.i], 'hash')
     end
@@ -96,7 +97,7 @@ for _, p in ipairs(plan) do
     local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
     now = now or now_ms()
     local due = tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
-    local fields = {'inc', ARGV[2] .. ':' .. ((i - 4) / 9 + 1), 'attempts', 0, 'added', now}
+    local fields = {'inc', ARGV[2] .. ':' .. ((i - 4) / 10 + 1), 'attempts', 0, 'added', now}
     local function field(name, value)
       fields[#fields + 1] = name
       fields[#fields + 1] = value
@@ -106,12 +107,19 @@ for _, p in ipairs(plan) do
     if backoff ~= '' then field('backoff', backoff) end
     if p.expires then field('expires_at', now + p.expires) end
     if keep ~= '' then field('keep_result_ms', keep) end
+    if p.group then field('group', p.group) end
     if due > now then
       field('state', 'delayed')
       field('due', due)
       redis.call('ZADD', DELAYED, due, id)
       redis.call('HSET', JOB .. id, unpack(fields))
       redis.call('SET', DATA .. id, data)
+    elseif p.group then
+      -- Waiting in its group: the data parked, the record `grouped` (lib/groups.lua).
+      field('state', 'grouped')
+      redis.call('HSET', JOB .. id, unpack(fields))
+      redis.call('SET', DATA .. id, data)
+      push_waiting(id, p.level, p.group)
     else
       field('state', 'waiting')
       push_waiting(id, p.level)

@@ -1,4 +1,4 @@
---! include: keys
+--! include: keys groups
 --! flags: allow-oom
 -- cancel. ARGV: id. Removes a waiting, delayed or dead item; marks a leased one, so that its
 -- holder's renew, complete, fail and release answer "cancelled" (-3) and remove it, as does the
@@ -6,6 +6,12 @@
 -- A waiting item's id stays in its list, stale, until a lease or a clean drops it.
 local id = ARGV[1]
 local state = redis.call('HGET', JOB .. id, 'state')
+if state == 'grouped' then
+  -- Waiting in its group (lib/groups.lua): out of the group's set, its parked data and record gone.
+  remove_grouped(id, redis.call('HGET', JOB .. id, 'group'))
+  redis.call('DEL', DATA .. id, JOB .. id)
+  return 'waiting'
+end
 if state == 'delayed' then
   redis.call('ZREM', DELAYED, id)
   redis.call('DEL', DATA .. id, JOB .. id)

@@ -6,11 +6,7 @@
 -- lease or clean drops them).
 local state = ARGV[1]
 if state == 'waiting' then
-  local n = 0
-  for _, level in ipairs(levels_in_order()) do
-    n = n + redis.call('LLEN', waiting_list(level))
-  end
-  return n
+  return waiting_count()
 end
 if state == 'processing' then
   return redis.call('LLEN', PROCESSING)

@@ -20,7 +20,7 @@ if action ~= 'purge' then
   want_queue()
   for _, id in ipairs(ids) do
     if redis.call('ZSCORE', DEAD, id) then
-      want_level(redis.call('HGET', JOB .. id, 'priority'))
+      want_level(unpack(redis.call('HMGET', JOB .. id, 'priority', 'group')))
     end
   end
 end
@@ -33,7 +33,7 @@ for _, id in ipairs(ids) do
     elseif unpark(id) then
       redis.call('HSET', JOB .. id, 'state', 'waiting', 'attempts', 0)
       redis.call('HDEL', JOB .. id, 'reason', 'finished', 'expires_at')
-      push_waiting(id, redis.call('HGET', JOB .. id, 'priority'))
+      push_waiting(id, unpack(redis.call('HMGET', JOB .. id, 'priority', 'group')))
     else
       redis.call('DEL', JOB .. id)
     end

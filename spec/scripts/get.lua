@@ -8,7 +8,7 @@ local id = ARGV[1]
 local job = redis.call('HGETALL', JOB .. id)
 local state = redis.call('HGET', JOB .. id, 'state')
 local data
-if state == 'delayed' or state == 'dead' then
+if state == 'delayed' or state == 'dead' or state == 'grouped' then
   data = redis.call('GET', DATA .. id)
 else
   data = redis.pcall('GET', ITEM .. id)
@@ -30,7 +30,9 @@ if not data then
   end
   return {'done', false, {}, -2, result}
 end
-if state ~= 'delayed' and state ~= 'dead' then
+if state == 'grouped' then
+  state = 'waiting'
+elseif state ~= 'delayed' and state ~= 'dead' then
   state = ttl > 0 and 'leased' or 'waiting'
 end
 return {state, data, job, ttl, result}

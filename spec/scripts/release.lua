@@ -1,20 +1,23 @@
---! include: keys time guard jobs outcome
+--! include: keys time guard groups jobs outcome
 --! flags: allow-oom
 -- release. ARGV: id, token, incarnation, delay_ms.
 -- Hands a leased item back without counting a failure: the attempt it used is given back.
 -- Returns 1, or the outcome code of lib/outcome.lua.
 local id, token, inc = ARGV[1], ARGV[2], ARGV[3]
 local holder = redis.call('GET', LEASE .. id)
-local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'priority')
+local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'priority', 'group')
 if holder ~= token or job[1] ~= inc then
   return lost_outcome(id, inc, holder, job[1], job[2])
 end
 if job[2] then
-  drop_cancelled(id)
+  drop_cancelled(id, job[4])
   return -3
 end
 want_queue()
-want_level(job[3])
+want_level(job[3], job[4])
+if job[4] then
+  release_slot(job[4])
+end
 redis.call('HINCRBY', JOB .. id, 'attempts', -1)
-requeue_after(id, now_ms(), ARGV[4], job[3])
+requeue_after(id, now_ms(), ARGV[4], job[3], job[4])
 return 1

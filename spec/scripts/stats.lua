@@ -41,6 +41,7 @@ for _, level in ipairs(levels_in_order()) do
     end
   end
 end
+waiting = waiting + grouped_count()
 local minutes, counting_on = {}, 0
 if counters_on() then
   counting_on = 1

@@ -40,6 +40,9 @@ pub struct QueueConfig {
     /// At most `max` leases per `per`, counted on the server for every client of the queue
     /// (spec/PROTOCOL.md 5.19). Default: no limit.
     pub rate_limit: Option<RateLimit>,
+    /// How many items of one group may be leased at once, for groups without a limit of their
+    /// own ([`Queue::set_group_limit`]): 1 to 1000. Default 1 (strict FIFO per group).
+    pub group_concurrency: Option<u32>,
 }
 
 /// A queue's rate limit: at most `max` leases in each window of `per`, the window starting
@@ -92,6 +95,7 @@ impl QueueConfig {
             stats: Some(policy::DEFAULT_STATS),
             capacity: None,
             rate_limit: None,
+            group_concurrency: Some(1),
         }
     }
 
@@ -106,6 +110,7 @@ impl QueueConfig {
         stats: bool,
         capacity: u64,
         rate_limit: RateLimit,
+        group_concurrency: u32,
     );
 
     fn fields(&self) -> Result<Vec<(&'static str, String)>> {
@@ -160,6 +165,10 @@ impl QueueConfig {
             out.push(("rate_max", limit.max.to_string()));
             out.push(("rate_per_ms", per.to_string()));
         }
+        if let Some(n) = self.group_concurrency {
+            policy::validate_group_limit("group_concurrency", n)?;
+            out.push(("group_concurrency", n.to_string()));
+        }
         Ok(out)
     }
 
@@ -186,6 +195,7 @@ impl QueueConfig {
                 (Some(max), Some(per)) => Some(RateLimit { max, per }),
                 _ => None,
             },
+            group_concurrency: map.get("group_concurrency").and_then(|v| v.parse().ok()),
         }
     }
 }

@@ -52,6 +52,7 @@ impl Queue {
             attempts: opt_u64(field("attempts").as_deref()).unwrap_or(0),
             max_attempts: field("max_attempts").and_then(|m| m.parse().ok()),
             priority: field("priority").and_then(|p| p.parse().ok()).unwrap_or(0),
+            group: field("group").map(|g| g.to_owned()),
             error: field("error").map(|e| (e, field("error_type").unwrap_or_default())),
             dead_reason: field("reason"),
             progress: map.get("progress").cloned(),

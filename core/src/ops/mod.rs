@@ -5,6 +5,7 @@ mod clean;
 mod config;
 mod dead;
 mod finish;
+mod groups;
 mod inspect;
 mod lease;
 mod pause;

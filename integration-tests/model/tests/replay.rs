@@ -220,7 +220,9 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
                 .arg("");
             c.arg(opt((opts.priority != 0).then(|| opts.priority.to_string())));
             c.arg(opt(opts.max_attempts.map(|m| m.to_string()))).arg("");
+            // expires_after_ms, keep_result_ms, and no group (5.20).
             c.arg(opt(opts.expires_after.map(|e| e.to_string())))
+                .arg("")
                 .arg("");
             c
         }

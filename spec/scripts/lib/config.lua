@@ -9,6 +9,7 @@ local DEFAULTS = {
   dead_max_age_ms = 604800000, -- 7 days
   keep_result_ms = 86400000,   -- 1 day
   stats = 0,                   -- per-minute counters (P:rate:<minute>): 1 on, 0 off
+  group_concurrency = 1,       -- leased items of one group at once, unless the group says
 }
 local config_cache = nil
 local function config(field)

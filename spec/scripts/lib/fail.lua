@@ -1,20 +1,25 @@
---! include: keys guard rate outcome jobs
+--! include: keys guard rate groups outcome jobs
 -- Failing one leased item (spec/PROTOCOL.md, 5.6). mode is 'retry' or 'dead'; delay_ms comes
 -- from the client (the item's backoff).
 -- Returns {1, due_ms} (retry), {2, 0} (dead) or {outcome code, 0}.
 local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now)
   local holder = redis.call('GET', LEASE .. id)
-  local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'attempts', 'max_attempts', 'priority')
+  local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'attempts', 'max_attempts', 'priority',
+    'group')
   if holder ~= token or job[1] ~= inc then
     return {lost_outcome(id, inc, holder, job[1], job[2]), 0}
   end
   if job[2] then
-    drop_cancelled(id)
+    drop_cancelled(id, job[6])
     return {-3, 0}
   end
   -- Every write below is checked first (lib/guard.lua), the waiting list of its level too.
   want_queue()
-  want_level(job[5])
+  want_level(job[5], job[6])
+  -- This holder's lease ends here: its group's slot is free.
+  if job[6] then
+    release_slot(job[6])
+  end
   count_event(now, 'failed')
   redis.call('HSET', JOB .. id, 'error', err, 'error_type', err_type)
   local attempts = tonumber(job[3]) or 1
@@ -27,5 +32,5 @@ local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now)
     to_dead(id, now, 'failed ' .. attempts .. ' times')
     return {2, 0}
   end
-  return {1, requeue_after(id, now, delay_ms, job[5])}
+  return {1, requeue_after(id, now, delay_ms, job[5], job[6])}
 end

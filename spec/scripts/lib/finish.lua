@@ -1,4 +1,4 @@
---! include: keys config guard rate outcome
+--! include: keys config guard rate groups outcome
 -- Completing an item.
 -- First wins within one incarnation: the call whose DEL of P:item:<id> removed the key, even
 -- after its lease expired (a later holder's renew then says done). Returns 1 when this call
@@ -56,16 +56,24 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
     count_event(now, 'completed')
     return 1
   end
-  local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'state', 'attempts', 'keep_result_ms')
+  local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'state', 'attempts', 'keep_result_ms',
+    'group')
   if job[1] ~= inc then
     return lost_outcome(id, inc, nil, job[1], nil)
   end
+  -- A grouped item's slot is this holder's while its record says leased.
+  local slot = job[3] == 'leased' and job[6] or nil
   if job[2] then
-    drop_cancelled(id)
+    drop_cancelled(id, slot)
     return -3
   end
-  if job[3] == 'delayed' or job[3] == 'dead' then
+  if job[3] == 'delayed' or job[3] == 'dead' or job[3] == 'grouped' then
     return 0
+  end
+  if slot then
+    -- The group's keys are written first: their types before anything (lib/guard.lua).
+    want_queue()
+    release_slot(slot)
   end
   redis.call('ZREM', LEASED, id)
   if redis.call('DEL', ITEM .. id) == 0 then

@@ -20,19 +20,27 @@ local function want(key, kind)
   checked[key] = true
 end
 
--- The waiting list of a priority level (P:queue, level 0, is one of want_queue's).
-local function want_level(level)
+-- The waiting list of a priority level (P:queue, level 0, is one of want_queue's), or of a
+-- group (its sorted set) when `group` is given.
+local function want_level(level, group)
+  if group and group ~= '' then
+    want(GROUP .. group, 'zset')
+    return
+  end
   level = tonumber(level) or 0
   if level ~= 0 then
     want(PRIO .. level, 'list')
   end
 end
 
--- An id's priority level from its record, read with pcall: a record of another type (or none)
--- is no job of ours, and its item waits at level 0.
+-- An id's priority level and group from its record, read with pcall: a record of another type
+-- (or none) is no job of ours, and its item waits at level 0, in no group.
 local function priority_of(id)
-  local priority = redis.pcall('HGET', JOB .. id, 'priority')
-  return type(priority) == 'string' and priority or 0
+  local fields = redis.pcall('HMGET', JOB .. id, 'priority', 'group')
+  if fields.err then
+    return 0, nil
+  end
+  return fields[1] or 0, fields[2]
 end
 
 -- The waiting lists these ids would be pushed to (priority_of each).
@@ -58,6 +66,13 @@ local function want_queue()
   want(DELAYED, 'zset')
   want(DEAD, 'zset')
   want(PRIOS, 'zset')
+  want(READY, 'list')
+  want(READY_SET, 'set')
+  want(GROUP_ACTIVE, 'hash')
+  want(GROUP_LIMIT, 'hash')
+  want(GROUP_PAUSED, 'set')
+  want(GROUP_WAITING, 'string')
+  want(GROUP_SEQ, 'string')
   for _, level in ipairs(redis.call('ZRANGE', PRIOS, 0, -1)) do
     want_level(level)
   end

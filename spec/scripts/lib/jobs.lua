@@ -1,4 +1,4 @@
---! include: keys config guard rate waiting
+--! include: keys config guard rate groups waiting
 -- Per-item transitions shared by several scripts.
 local TRIM_PER_CALL = 100
 
@@ -29,8 +29,8 @@ local function unpark(id)
 end
 
 -- Ends the holder's lease and queues the item again: after `delay_ms` (delayed, data parked)
--- or at once (waiting, at its priority). Returns the due time.
-local function requeue_after(id, now, delay_ms, priority)
+-- or at once (waiting, at its priority, in its group if it has one). Returns the due time.
+local function requeue_after(id, now, delay_ms, priority, group)
   redis.call('ZREM', LEASED, id)
   redis.call('DEL', LEASE .. id)
   local due = now + tonumber(delay_ms)
@@ -40,7 +40,7 @@ local function requeue_after(id, now, delay_ms, priority)
     redis.call('ZADD', DELAYED, due, id)
   else
     redis.call('HSET', JOB .. id, 'state', 'waiting')
-    push_waiting(id, priority)
+    push_waiting(id, priority, group)
   end
   return due
 end
@@ -95,7 +95,7 @@ local function drop_stale(id)
   -- pcall: a key of another type under JOB .. id is no job of ours and stays (an error value
   -- is a table, never a state).
   local state = redis.pcall('HGET', JOB .. id, 'state')
-  if type(state) == 'string' and state ~= 'delayed' and state ~= 'dead' then
+  if type(state) == 'string' and state ~= 'delayed' and state ~= 'dead' and state ~= 'grouped' then
     redis.call('DEL', JOB .. id)
     redis.call('ZREM', LEASED, id)
   end
@@ -108,7 +108,7 @@ end
 local function want_targets(now, promote_limit, recover_limit)
   local due = redis.call('ZRANGEBYSCORE', DELAYED, '-inf', now, 'LIMIT', 0, promote_limit)
   for _, id in ipairs(due) do
-    want_level(redis.call('HGET', JOB .. id, 'priority'))
+    want_level(unpack(redis.call('HMGET', JOB .. id, 'priority', 'group')))
   end
   local expired = redis.call('ZRANGEBYSCORE', LEASED, '-inf', now, 'LIMIT', 0, recover_limit)
   -- (recover_expired reads the record with pcall: one of another type is a stale entry.)
@@ -124,7 +124,7 @@ local function promote_due(now, limit, ids)
     redis.call('ZREM', DELAYED, id)
     if unpark(id) then
       redis.call('HSET', JOB .. id, 'state', 'waiting')
-      push_waiting(id, redis.call('HGET', JOB .. id, 'priority'))
+      push_waiting(id, unpack(redis.call('HMGET', JOB .. id, 'priority', 'group')))
     else
       redis.call('DEL', JOB .. id)
     end
@@ -144,7 +144,7 @@ local function recover_expired(now, limit, ids)
   for _, id in ipairs(ids) do
     local ttl = redis.call('PTTL', LEASE .. id)
     -- pcall: a key of another type under JOB .. id is no job of ours (an error value is a table).
-    local job = ttl <= 0 and redis.pcall('HMGET', JOB .. id, 'attempts', 'max_attempts', 'priority', 'cancelled', 'state')
+    local job = ttl <= 0 and redis.pcall('HMGET', JOB .. id, 'attempts', 'max_attempts', 'priority', 'cancelled', 'state', 'group')
     if ttl > 0 then
       redis.call('ZADD', LEASED, now + ttl, id)
     elseif job.err or job[5] ~= 'leased' then
@@ -153,6 +153,11 @@ local function recover_expired(now, limit, ids)
     else
       redis.call('ZREM', LEASED, id)
       redis.call('DEL', LEASE .. id)
+      -- The lease of a grouped item ended: its group's slot is free (before the item may go
+      -- back to the group, so that the group is put on the ring with the right count).
+      if job[6] then
+        release_slot(job[6])
+      end
       if redis.call('EXISTS', ITEM .. id) == 0 then
         redis.call('DEL', JOB .. id)
         removed = removed + 1
@@ -168,7 +173,7 @@ local function recover_expired(now, limit, ids)
           dead = dead + 1
         else
           redis.call('HSET', JOB .. id, 'state', 'waiting')
-          push_waiting(id, job[3])
+          push_waiting(id, job[3], job[6])
           requeued = requeued + 1
         end
       end

@@ -23,11 +23,20 @@ local PAUSED     -- P:paused       STRING '1' while the queue is paused
 local HELD       -- P:held         LIST  waiting ids of priority 0 hidden while paused
 local ROOM       -- P:room         LIST  one element while a bounded queue made room
 local LIMIT      -- P:limit        STRING leases in the rate limit's window, PX: the window
+local GROUP      -- P:group:       family: GROUP .. g, ZSET waiting ids of group g
+local READY      -- P:ready        LIST  the ring of groups with work and a free slot
+local READY_SET  -- P:ready_set    SET   the groups on the ring
+local GROUP_ACTIVE  -- P:group_active  HASH g -> its leased items
+local GROUP_LIMIT   -- P:group_limit   HASH g -> its own concurrency limit
+local GROUP_PAUSED  -- P:group_paused  SET  paused groups
+local GROUP_WAITING -- P:group_waiting STRING ids waiting in groups
+local GROUP_SEQ     -- P:group_seq     STRING the order of queueing in groups
 
 -- Each queue's names, built on a queue's first call and kept in the library's memory (at most
 -- 10000 queues, then all are forgotten): a call binds them with one table lookup.
 local NAMES = {'queue', 'processing', 'lease:', 'item:', 'job:', 'data:', 'delayed', 'leased', 'dead',
-  'prios', 'prio:', 'config', 'wake', 'result:', 'rate:', 'lease_count', 'paused', 'held', 'room', 'limit'}
+  'prios', 'prio:', 'config', 'wake', 'result:', 'rate:', 'lease_count', 'paused', 'held', 'room', 'limit',
+  'group:', 'ready', 'ready_set', 'group_active', 'group_limit', 'group_paused', 'group_waiting', 'group_seq'}
 local bound, bound_count = {}, 0
 
 local function names_of(lease_family)
@@ -58,4 +67,6 @@ local function bind_keys(keys)
   QUEUE, PROCESSING, LEASE, ITEM, JOB, DATA, DELAYED, LEASED = n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8]
   DEAD, PRIOS, PRIO, CONFIG, WAKE, RESULT, RATE, COUNTS = n[9], n[10], n[11], n[12], n[13], n[14], n[15], n[16]
   PAUSED, HELD, ROOM, LIMIT = n[17], n[18], n[19], n[20]
+  GROUP, READY, READY_SET, GROUP_ACTIVE, GROUP_LIMIT = n[21], n[22], n[23], n[24], n[25]
+  GROUP_PAUSED, GROUP_WAITING, GROUP_SEQ = n[26], n[27], n[28]
 end

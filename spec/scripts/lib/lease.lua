@@ -1,4 +1,4 @@
---! include: keys time config guard waiting(paused_now) jobs outcome
+--! include: keys time config guard groups waiting(paused_now) jobs outcome
 -- Leases up to n items (spec/PROTOCOL.md, 4.4).
 -- First moves up to 100 due delayed items to their waiting lists and recovers up to 20 expired
 -- leases (so no cleaner is needed for either), then leases up to n items in priority order.
@@ -175,6 +175,8 @@ local function lease_items(base, ttl_s, n_s, db, now)
   -- holds more than the loop will look at. An id seen twice in one call is read again (its
   -- first copy may have changed it).
   local batch, datas, at, seen, plain, job_keys = {}, {}, 1, {}, false, {}
+  -- The group of each grouped id taken (its slot is taken with it: given back if not leased).
+  local slots = {}
   -- The loop may write any shared key: their types before its first write. The shortcut's RPOP
   -- is the one write before this point; a refused call puts the id back where it was.
   local ok, refused = pcall(want_queue)
@@ -194,11 +196,12 @@ local function lease_items(base, ttl_s, n_s, db, now)
   while #leases < n and drops < MAX_DROPS do
     if at > #batch then
       local k = math.min(n - #leases, MAX_DROPS - drops)
-      batch, at = pop_waiting_many(h, k), 1
+      batch, slots = pop_waiting_many(h, k)
+      at = 1
       if #batch == 0 and not looked then
         looked = true
         h = housekeeping(h, now, true)
-        batch = pop_waiting_many(h, k)
+        batch, slots = pop_waiting_many(h, k)
       end
       if #batch == 0 then
         break
@@ -215,6 +218,8 @@ local function lease_items(base, ttl_s, n_s, db, now)
     end
     local id, data, job_key = batch[at], datas[at], job_keys[at]
     at = at + 1
+    local group, granted = slots[id], false
+    slots[id] = nil
     -- MGET gives nil for a missing key and for a key of another type: GET tells them apart.
     -- pcall: a key of another type under ITEM .. id is no item of ours; it must not stop the queue.
     local again = seen[id]
@@ -276,7 +281,11 @@ local function lease_items(base, ttl_s, n_s, db, now)
         expiries[#expiries + 1] = expiry_s
         expiries[#expiries + 1] = id
         leases[#leases + 1] = {id, data, attempts, inc, max, backoff}
+        granted = true
       end
+    end
+    if group and not granted then
+      release_slot(group)
     end
   end
   if #expiries > 0 then

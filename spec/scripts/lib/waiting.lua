@@ -1,4 +1,4 @@
---! include: keys config
+--! include: keys config groups
 -- Waiting lists: P:queue for priority 0 (shared with redis-work-queue clients), P:prio:<n> for
 -- the others, with P:prios listing the levels in use. Lists are pushed at the head (LPUSH) and
 -- taken from the tail, so each level is FIFO; higher levels run first.
@@ -22,9 +22,14 @@ local function level_zero_list()
   return QUEUE
 end
 
--- Queues `id` at `priority`. Waiters block on P:queue itself; for other levels they also watch
--- P:wake, which holds one element while something may be leasable.
-local function push_waiting(id, priority)
+-- Queues `id` at `priority`, in its group's set when it has a group (lib/groups.lua). Waiters
+-- block on P:queue itself; for other levels and groups they also watch P:wake, which holds one
+-- element while something may be leasable.
+local function push_waiting(id, priority, group)
+  if group and group ~= '' then
+    push_grouped(id, priority, group)
+    return
+  end
   priority = tonumber(priority) or 0
   if priority == 0 then
     redis.call('LPUSH', level_zero_list(), id)
@@ -75,9 +80,9 @@ local function waiting_list(level)
   return PRIO .. level
 end
 
--- How many ids wait, at every level (stale ids included): at most 2002 LLENs.
+-- How many ids wait, at every level (stale ids included) and in groups: at most 2003 reads.
 local function waiting_count()
-  local n = 0
+  local n = grouped_count()
   for _, level in ipairs(levels_in_order()) do
     n = n + redis.call('LLEN', waiting_list(level))
   end
@@ -121,7 +126,10 @@ local function other_levels(h)
   if h.prios == nil then
     h.prios = redis.call('EXISTS', PRIOS) == 1
   end
-  return h.prios or h.held
+  if h.groups == nil then
+    h.groups = redis.call('EXISTS', READY) == 1
+  end
+  return h.prios or h.held or h.groups
 end
 
 -- The next id of priority 0: P:held's first while an unfinished resume left it (h.held), else
@@ -173,17 +181,37 @@ end
 
 -- Takes up to k waiting ids (k >= 1) in lease order (h: the queue's hints in this database), as k calls of pop_waiting would. With no
 -- other level in use, one RPOP of P:queue with a count: one command for the whole batch.
+-- With groups in use, grouped and ungrouped ids take turns (h.turn), each side standing in
+-- for the other when it has none. Returns the ids, and the group of each grouped one (its
+-- slot is taken: the caller gives it back with release_slot if it does not lease the id).
 local function pop_waiting_many(h, k)
   if not other_levels(h) then
-    return redis.call('RPOP', QUEUE, k) or {}
+    return redis.call('RPOP', QUEUE, k) or {}, {}
   end
-  local ids = {}
+  local ids, groups = {}, {}
   while #ids < k do
-    local id = pop_waiting(h)
+    local id, g
+    if h.groups then
+      h.turn = not h.turn
+      if h.turn then
+        id, g = pop_grouped(h)
+      end
+      if not id then
+        id = pop_waiting(h)
+      end
+      if not id and not h.turn then
+        id, g = pop_grouped(h)
+      end
+    else
+      id = pop_waiting(h)
+    end
     if not id then
       break
     end
     ids[#ids + 1] = id
+    if g then
+      groups[id] = g
+    end
   end
-  return ids
+  return ids, groups
 end

@@ -1,0 +1,114 @@
+--! include: keys config
+-- Groups (spec/PROTOCOL.md 5.20): per-key FIFO with a concurrency limit, fair across groups.
+-- A grouped item waits in its group's sorted set P:group:<g> (score: priority rank, then order
+-- of queueing), with its data parked at P:data:<id> and its record in state `grouped`, where
+-- redis-work-queue clients never find it. P:ready is the ring of groups that have work and a free
+-- slot (P:ready_set holds the same names, so that a group is on the ring once): a lease takes
+-- the ring's tail, leases that group's first item and puts the group back at the ring's head
+-- while it still has work and a slot, so groups take turns, whatever their sizes.
+-- P:group_active counts each group's leased items; P:group_limit holds limits set per group
+-- (else P:config group_concurrency, default 1); P:group_paused the paused groups;
+-- P:group_waiting the ids in every group's set; P:group_seq the order of queueing.
+local GROUP_RANK = 1099511627776 -- 2^40: a score is rank * 2^40 + seq, exact in a double
+local RING_LOOK = 100            -- ring entries one pop looks at, at most
+
+local function group_limit(g)
+  return tonumber(redis.call('HGET', GROUP_LIMIT, g)) or tonumber(config('group_concurrency')) or 1
+end
+
+-- Whether group g has work, a free slot, and is not paused.
+local function group_ready(g)
+  return redis.call('ZCARD', GROUP .. g) > 0
+    and (tonumber(redis.call('HGET', GROUP_ACTIVE, g)) or 0) < group_limit(g)
+    and redis.call('SISMEMBER', GROUP_PAUSED, g) == 0
+end
+
+-- Puts group g on the ring when it is ready and not on it yet; a waiting lease wakes for it.
+local function group_check(g)
+  if group_ready(g) and redis.call('SADD', READY_SET, g) == 1 then
+    redis.call('LPUSH', READY, g)
+    if redis.call('LLEN', WAKE) == 0 then
+      redis.call('RPUSH', WAKE, '1')
+    end
+    redis.call('PEXPIRE', WAKE, 3600000)
+    for _, h in pairs(queue_hints().dbs) do
+      h.groups = true
+    end
+  end
+end
+
+-- Queues id in group g at `priority`: its data parked, its record `grouped`. An item keeps
+-- its place in the group's order when it comes back (a retry, a release, an expired lease, a
+-- requeued dead letter): its record keeps the number it drew the first time (`group_seq`).
+local function push_grouped(id, priority, g)
+  if redis.call('EXISTS', ITEM .. id) == 1 then
+    redis.call('RENAME', ITEM .. id, DATA .. id)
+  end
+  local rank = 1000 - (tonumber(priority) or 0)
+  local seq = tonumber(redis.call('HGET', JOB .. id, 'group_seq'))
+  if not seq then
+    seq = redis.call('INCR', GROUP_SEQ)
+    redis.call('HSET', JOB .. id, 'group_seq', seq)
+  end
+  redis.call('ZADD', GROUP .. g, rank * GROUP_RANK + seq, id)
+  redis.call('INCR', GROUP_WAITING)
+  redis.call('HSET', JOB .. id, 'state', 'grouped')
+  group_check(g)
+end
+
+-- How many ids wait in groups.
+local function grouped_count()
+  return tonumber(redis.call('GET', GROUP_WAITING)) or 0
+end
+
+-- (P:group_seq stays: an item out of its group now, delayed or leased, keeps its number, and
+-- numbers drawn later must be larger.)
+local function grouped_left(n)
+  if redis.call('DECRBY', GROUP_WAITING, n) <= 0 then
+    redis.call('DEL', GROUP_WAITING)
+  end
+end
+
+-- A leased item of group g ended (completed, failed, released, recovered, cancelled): its slot
+-- is free again.
+local function release_slot(g)
+  if redis.call('HINCRBY', GROUP_ACTIVE, g, -1) <= 0 then
+    redis.call('HDEL', GROUP_ACTIVE, g)
+  end
+  group_check(g)
+end
+
+-- Removes a waiting id from group g (cancel); true if it was there.
+local function remove_grouped(id, g)
+  if redis.call('ZREM', GROUP .. g, id) == 1 then
+    grouped_left(1)
+    return true
+  end
+  return false
+end
+
+-- The next grouped id for a lease, or nil: the ring's tail group, if still ready, gives its
+-- first id, whose slot is taken now (release_slot gives it back if the lease drops the id);
+-- its data goes back to P:item:<id> and its record to `waiting`. At most RING_LOOK ring entries.
+local function pop_grouped(h)
+  for _ = 1, RING_LOOK do
+    local g = redis.call('RPOP', READY)
+    if not g then
+      h.groups = false
+      return nil
+    end
+    redis.call('SREM', READY_SET, g)
+    if group_ready(g) then
+      local id = redis.call('ZPOPMIN', GROUP .. g)[1]
+      grouped_left(1)
+      redis.call('HINCRBY', GROUP_ACTIVE, g, 1)
+      group_check(g)
+      if redis.call('EXISTS', DATA .. id) == 1 then
+        redis.call('RENAME', DATA .. id, ITEM .. id)
+      end
+      redis.call('HSET', JOB .. id, 'state', 'waiting')
+      return id, g
+    end
+  end
+  return nil
+end
