@@ -622,6 +622,11 @@ export declare class WorkerJob {
   readonly attempt: number
   /** The item's attempt limit (0: unlimited). */
   readonly maxAttempts: number
+  /**
+   * The prefix of the queue the job came from (for a runner over several queues): the job is
+   * completed, failed or released there.
+   */
+  readonly queuePrefix: string
   /** Whether the lease is lost (expired and taken, cancelled, or a forced shutdown). */
   readonly leaseLost: boolean
   /**
@@ -686,6 +691,12 @@ export interface WorkerOptions {
    * and its slot stays taken until it settles.
    */
   timeoutGraceMs?: number
+  /**
+   * Over several queues, weighted round robin: one weight per queue (1 to 1000), and over time
+   * queue `i` is asked first in `weights[i]` of every `sum(weights)` rounds. Left out, strict
+   * order: a later queue gets slots only while every earlier one has no work for them.
+   */
+  weights?: number[]
   /** SIGINT/SIGTERM close the worker during `run()` (default true); a second signal forces. */
   handleSignals?: boolean
 }
@@ -713,7 +724,9 @@ export interface WorkerJobEvent {
 }
 
 /**
- * Runs `handler(job, signal)` over a queue, driven by the Rust core: batched leasing, lease
+ * Runs `handler(job, signal)` over a queue, or over an array of 1 to 64 queues of one client
+ * (one wait on the server for all of them; each job finished in its own queue, see
+ * `WorkerOptions.weights` for the order), driven by the Rust core: batched leasing, lease
  * renewal, retries with the queue's backoff, dead letters, Redis outages ridden through,
  * housekeeping (no cleaner needed) and registration for `leaseq workers`. A returned value is
  * kept as the job's result (Buffer, string, or JSON); a throw fails the attempt, and so does a
@@ -721,7 +734,7 @@ export interface WorkerJobEvent {
  * `keepResults: false` nothing is encoded).
  */
 export declare class Worker extends EventEmitter {
-  constructor(queue: Queue, handler: (job: WorkerJob, signal: AbortSignal) => unknown, options?: WorkerOptions)
+  constructor(queue: Queue | Queue[], handler: (job: WorkerJob, signal: AbortSignal) => unknown, options?: WorkerOptions)
   /** Starts the runner; resolves with its report once it has stopped. Never rejects on outages. */
   run(): Promise<WorkerReport>
   /** Stops gracefully (or at once with `{ force: true }`); resolves once stopped. */

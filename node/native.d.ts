@@ -188,6 +188,11 @@ export declare class NativeWorkerJob {
   get attempt(): number
   /** The item's attempt limit (0: unlimited). */
   get maxAttempts(): number
+  /**
+   * The prefix of the queue the job came from (the core's `Job::queue`): it is finished
+   * there.
+   */
+  get queuePrefix(): string
   /** The key `onCancel` calls back with. */
   get key(): number
   /** Whether the lease is lost. */
@@ -506,11 +511,12 @@ export interface ResultParts {
 }
 
 /**
- * Starts the core's runner over `queue`: `dispatch(job)` runs each job (and calls
+ * Starts the core's runner over `queues` (1 to 64 of one client, asked in strict order, or
+ * by weighted round robin with `weights`): `dispatch(job)` runs each job (and calls
  * `job.finish(...)` once), `onCancel(key)` says a job's handler is told to stop (its
  * `cancelReason` says why: a timeout, a lost lease, a shutdown), `onEvent(event)` reports.
  */
-export declare function startWorker(queue: NativeQueue, dispatch: ((arg: NativeWorkerJob) => void), onCancel: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts): NativeWorkerRun
+export declare function startWorker(queues: Array<NativeQueue>, dispatch: ((arg: NativeWorkerJob) => void), onCancel: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts): NativeWorkerRun
 
 /** A queue's figures. */
 export interface StatsParts {
@@ -605,6 +611,11 @@ export interface WorkerOptionsParts {
    * anyway (default 5 s).
    */
   timeoutGraceMs?: number
+  /**
+   * Over several queues, weighted round robin with one weight per queue (1 to 1000);
+   * left out, strict order.
+   */
+  weights?: Array<number>
 }
 
 /** What a runner did. */

@@ -2552,6 +2552,31 @@ leaseq_status leaseq_worker_run(const leaseq_queue *queue,
                                 const leaseq_worker_options *options);
 
 /**
+ * Runs `callback` over several queues of one client (1 to 64), as `leaseq_worker_run` does
+ * over one: one wait on the server covers them all, and each job is finished in its own queue
+ * (`leaseq_worker_job_queue_prefix` tells which). With `weights` NULL the queues are asked in
+ * strict order (a later queue gets slots only while every earlier one has no work for them);
+ * otherwise by weighted round robin, `weights[i]` (1 to 1000) for `queues[i]`: over time
+ * `queues[i]` is asked first in `weights[i]` of every `sum(weights)` rounds. The runner
+ * registers and does the housekeeping in each queue.
+ *
+ * Refused with LEASEQ_INVALID_ARGUMENT, before anything is written: no queue or more than 64,
+ * a queue given twice or from another client (`queues`), a weight outside 1..1000
+ * (`weights`). A NULL `queues` or element of it gives LEASEQ_NULL_ARGUMENT.
+ *
+ * # Safety
+ * `queues` is NULL or points to `queues_len` readable pointers, each NULL or a live queue;
+ * `weights` is NULL or points to `queues_len` readable `uint32_t`; the rest as for
+ * `leaseq_worker_run`.
+ */
+leaseq_status leaseq_worker_run_queues(const leaseq_queue *const *queues,
+                                       size_t queues_len,
+                                       const uint32_t *weights,
+                                       leaseq_worker_fn callback,
+                                       void *user_data,
+                                       const leaseq_worker_options *options);
+
+/**
  * The job's id (NUL-terminated; valid during the callback).
  *
  * # Safety
@@ -2559,6 +2584,16 @@ leaseq_status leaseq_worker_run(const leaseq_queue *queue,
  * `out_id` is NULL or writable.
  */
 leaseq_status leaseq_worker_job_id(const leaseq_worker_job *job, const char **out_id);
+
+/**
+ * The prefix of the queue the job came from (NUL-terminated; valid during the callback): for a
+ * runner over several queues (`leaseq_worker_run_queues`), the queue the job is finished in.
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `out_prefix` is NULL or writable.
+ */
+leaseq_status leaseq_worker_job_queue_prefix(const leaseq_worker_job *job, const char **out_prefix);
 
 /**
  * The job's data as (pointer, length), valid during the callback.
