@@ -10,10 +10,12 @@
 //!
 //! Usage: `leaseq-bench --client leaseq|leaseq-v1|rwq --workload NAME --url URL --prefix P --n N
 //!         [--workers W] [--inflight K] [--batch B] [--gap-ms G] [--payload BYTES] [--orphans K]
-//!         [--delayed K] [--sleep-ms S]`
+//!         [--delayed K] [--sleep-ms S] [--duration-ms D]`
 //!
 //! Workload `runner`: the runner (leaseq's `Worker`, or a peer's loop) at concurrency `--workers`
-//! drains `--n` prefilled items with a handler that sleeps `--sleep-ms` (0: a no-op).
+//! drains `--n` prefilled items with a handler that sleeps `--sleep-ms` (0: a no-op). With
+//! `--duration-ms D` (leaseq only) it stops D ms after `go` instead, whatever is left, and
+//! reports what it completed: several runners then share one queue (workload `rate_limit`).
 //!
 //! `leaseq-v1` is protocol v1's scripts (bench/v1/, as of the commit before the job lifecycle)
 //! run through redis-rs, for `add_single` and `lease_complete`: the baseline that protocol v2's
@@ -53,6 +55,7 @@ struct Args {
     orphans: usize,
     delayed: usize,
     sleep_ms: u64,
+    duration_ms: u64,
 }
 
 fn parse_args() -> Res<Args> {
@@ -88,6 +91,7 @@ fn parse_args() -> Res<Args> {
         orphans: num("orphans", 0)?,
         delayed: num("delayed", 0)?,
         sleep_ms: num("sleep-ms", 0)? as u64,
+        duration_ms: num("duration-ms", 0)? as u64,
     })
 }
 
@@ -272,15 +276,25 @@ mod lq {
                 .concurrency(a.workers)
                 .lease_ttl(WORK_TTL)
                 .keep_results(false);
-                // Stops (draining what runs, flushing the completes) once the last item started.
+                // Stops (draining what runs, flushing the completes) once the last item started,
+                // or after `--duration-ms` when that is given (other runners share the queue).
+                let duration = Duration::from_millis(a.duration_ms);
                 let report = worker
-                    .run_until(async move { all_started.notified().await })
+                    .run_until(async move {
+                        if duration.is_zero() {
+                            all_started.notified().await
+                        } else {
+                            tokio::time::sleep(duration).await
+                        }
+                    })
                     .await?;
                 let seconds = t0.elapsed().as_secs_f64();
-                check(report.completed as usize, a.n, "completed")?;
+                if duration.is_zero() {
+                    check(report.completed as usize, a.n, "completed")?;
+                }
                 finish(
                     json!({"items": report.completed, "seconds": seconds, "workers": a.workers,
-                    "sleep_ms": a.sleep_ms}),
+                    "sleep_ms": a.sleep_ms, "duration_ms": a.duration_ms}),
                 )
                 .await
             }
