@@ -85,7 +85,8 @@ pub enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// List the items in one state, in the order they will be handled.
+    /// List the items in one state, in the order they will be handled. Waiting items in a group
+    /// are counted by `stats` but not listed here; `leaseq group` shows a group's counts.
     Ls {
         #[command(flatten)]
         queue: QueueArg,
