@@ -136,6 +136,17 @@ export declare class NativeQueue {
   resume(): Promise<boolean>
   /** Whether the queue is paused. */
   isPaused(): Promise<boolean>
+  /** Pauses one group (its items are not leased until resumed); whether it was running. */
+  pauseGroup(group: string): Promise<boolean>
+  /** Resumes a paused group; whether it was paused. */
+  resumeGroup(group: string): Promise<boolean>
+  /**
+   * Sets how many items of `group` may be leased at once; absent: the queue's
+   * `groupConcurrency` applies.
+   */
+  setGroupLimit(group: string, limit?: number | undefined | null): Promise<void>
+  /** One group: its waiting and leased items, its limit, whether it is paused. */
+  group(group: string): Promise<GroupParts>
   /** Holds every client's leases off for `duration_ms`; how long they are held off, in ms. */
   rateLimit(durationMs: number): Promise<number>
   /** Puts these dead items (ids as bytes) back to waiting; how many. */
@@ -327,6 +338,8 @@ export interface ConfigParts {
   capacity?: number
   /** At most `max` leases per `perMs`, for every client. */
   rateLimit?: RateLimitParts
+  /** How many items of one group may be leased at once, for groups without their own limit. */
+  groupConcurrency?: number
 }
 
 /** One line of `list`. */
@@ -384,6 +397,18 @@ export interface FailureParts {
   retryAfterMs?: number
 }
 
+/** One group of a queue (`Queue#group`). */
+export interface GroupParts {
+  /** Its items waiting. */
+  waiting: number
+  /** Its items leased now. */
+  leased: number
+  /** How many of its items may be leased at once. */
+  limit: number
+  /** Whether it is paused. */
+  paused: boolean
+}
+
 /**
  * The options of an item as JavaScript gives them (`lib/item.js` checks their types). Values
  * are the core's to judge, when the item is added.
@@ -403,6 +428,8 @@ export interface ItemOptions {
   expiresAfterMs?: number
   /** How long a result given to `complete` is kept. */
   keepResultForMs?: number
+  /** The item's group: at most the group's limit of its items are leased at once. */
+  group?: string
 }
 
 /** Everything the queue knows about one item. */
@@ -445,6 +472,8 @@ export interface JobParts {
   leaseTtlMs?: number
   /** Marked cancelled while leased. */
   cancelled: boolean
+  /** The item's group, if it has one. */
+  group?: string
 }
 
 /** A lease as the JS layer receives it: the lease and its data. */
