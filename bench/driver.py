@@ -123,10 +123,10 @@ WORKLOADS = [
     # so --scale keeps 10 per group), and one group of them all. One worker: a group's limit
     # is 1, so one group has one item leased at a time. Held to 80% of plain lease_complete_1's
     # rate in the same run, with Redis CPU per item; their runs interleave with its runs.
-    dict(id="groups_10k", title="lease+complete, 1 worker, 10,000 groups of 10 items", kind="rate",
+    dict(id="groups_10k", title="lease+complete, 10,000 groups of 10", kind="rate",
          runner="lease_complete", n={"leaseq-rust": 100000}, args=["--workers", "1"], group_items=10,
          ceiling="LMOVE c=1", with_plain="lease_complete_1"),
-    dict(id="group_one", title="lease+complete, 1 worker, one group of 100,000 items", kind="rate",
+    dict(id="group_one", title="lease+complete, one group of 100,000", kind="rate",
          runner="lease_complete", n={"leaseq-rust": 100000}, args=["--workers", "1", "--groups", "1"],
          ceiling="LMOVE c=1", with_plain="lease_complete_1"),
     dict(id="promote_due", title="light clean promoting 100,000 due delayed items", kind="clean", runner="promote",
