@@ -118,6 +118,17 @@ WORKLOADS = [
     dict(id="delayed_backlog", title="lease+complete, 1 worker, 100,000 delayed items not due", kind="rate",
          runner="lease_complete", n={"leaseq-rust": 20000}, args=["--workers", "1", "--delayed", "100000"],
          ceiling="LMOVE c=1"),
+    # Issue 25 (groups, spec 5.20): lease_complete_1 over grouped items, item i in group
+    # g{i % G}: 10,000 groups of 10 items (G follows the item count: `group_items` per group,
+    # so --scale keeps 10 per group), and one group of them all. One worker: a group's limit
+    # is 1, so one group has one item leased at a time. Held to 80% of plain lease_complete_1's
+    # rate in the same run, with Redis CPU per item; their runs interleave with its runs.
+    dict(id="groups_10k", title="lease+complete, 10,000 groups of 10", kind="rate",
+         runner="lease_complete", n={"leaseq-rust": 100000}, args=["--workers", "1"], group_items=10,
+         ceiling="LMOVE c=1", with_plain="lease_complete_1"),
+    dict(id="group_one", title="lease+complete, one group of 100,000", kind="rate",
+         runner="lease_complete", n={"leaseq-rust": 100000}, args=["--workers", "1", "--groups", "1"],
+         ceiling="LMOVE c=1", with_plain="lease_complete_1"),
     dict(id="promote_due", title="light clean promoting 100,000 due delayed items", kind="clean", runner="promote",
          n={"leaseq-rust": 100000}),
     # Runners (issue 11): each library's own worker loop draining a prefilled queue with a no-op
@@ -257,6 +268,8 @@ def run_once(server, client, w, n, log):
     args = list(w.get("args", []))
     if client in w.get("gap", {}):
         args[args.index("--gap-ms") + 1] = w["gap"][client]
+    if "group_items" in w:  # groups of `group_items` items each, however many items this run has
+        args += ["--groups", str(max(1, n // w["group_items"]))]
     argv = CLIENTS[client]["argv"] + ["--workload", w["runner"], "--url", server.url, "--prefix", f"bench{{{w['id']}}}",
                                       "--n", str(n), "--payload", str(PAYLOAD)] + args
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, cwd=HERE)
@@ -810,6 +823,22 @@ def targets(rows, ceilings, raw):
     ratio_target("100,000 delayed items not yet due leave plain leasing within 10%",
                  rates("delayed_backlog", "leaseq-rust"), rates("lease_complete_1", "leaseq-rust"), 0.9,
                  "with 100,000 delayed", "with none")
+    # Issue 25 (groups): leasing grouped items against plain leasing, same run, with what a
+    # grouped item costs Redis beside a plain one.
+    for wid, what in (("groups_10k", "10,000 groups of 10 items"), ("group_one", "one group of 100,000 items")):
+        ratio_target(f"leasing with {what} >= 80% of plain lease+complete's rate, 1 worker",
+                     rates(wid, "leaseq-rust"), rates("lease_complete_1", "leaseq-rust"), 0.8,
+                     f"leaseq-rust {wid}", "plain lease_complete_1")
+        g, p = cpu(wid, "leaseq-rust"), cpu("lease_complete_1", "leaseq-rust")
+        if out[-1]["met"] is not None and g and p:
+            row = find(wid, "leaseq-rust")
+            out[-1]["redis_cpu_us_per_item"] = statistics.median(g)
+            out[-1]["plain_redis_cpu_us_per_item"] = statistics.median(p)
+            out[-1]["commands_per_item"] = row["commands_per_item"]
+            out[-1]["plain_commands_per_item"] = find("lease_complete_1", "leaseq-rust")["commands_per_item"]
+            out[-1]["detail"] += (f"; Redis CPU {statistics.median(g):.1f} µs/item vs {statistics.median(p):.1f} plain "
+                                  f"({statistics.median(g) / statistics.median(p):.2f}x), {row['commands_per_item']:.1f} "
+                                  f"commands/item vs {out[-1]['plain_commands_per_item']:.1f}")
     # Issue 11 (runners).
     ratio_target("leaseq Node runner >= 5x BullMQ Worker, no-op handler, concurrency 50",
                  rates("runner_c50", "leaseq-node"), rates("runner_c50", "bullmq"), 5, "leaseq-node", "bullmq")
@@ -1001,8 +1030,9 @@ def main():
         print("bench: ceiling (redis-benchmark)", flush=True)
         ceilings = run_ceilings(server, a.runs) if not only or "ceiling" in only else {}
         with open(log_path, "w") as log:
+            done_early = set()  # workloads already run, interleaved with the one they are held to
             for w in WORKLOADS:
-                if only and w["id"] not in only:
+                if (only and w["id"] not in only) or w["id"] in done_early:
                     continue
                 todo = [c for c in clients if c in w["n"]]
                 if not todo:
@@ -1025,24 +1055,34 @@ def main():
                               f"worst {w['window_s']} s window " + (f"{worst:+.2%}" if worst is not None else "-") +
                               f", {wait:.2f} requests/s per runner while waiting  ({time.time() - t0:.1f} s)", flush=True)
                     continue
-                # Runs interleave the clients, so that a slow spell of the machine hits all alike.
+                # Runs interleave the clients, so that a slow spell of the machine hits all alike;
+                # workloads held to this one (`with_plain`, e.g. groups_10k to lease_complete_1)
+                # run interleaved with it too: run 1 of each, then run 2, ... so that run i of
+                # one and run i of the other, whose ratio a target takes, ran side by side.
+                followers = [w2 for w2 in WORKLOADS if w2.get("with_plain") == w["id"] and (not only or w2["id"] in only)
+                             and any(c in w2["n"] for c in clients)]
+                if followers:
+                    print(f"bench:   interleaved run by run with: {', '.join(w2['title'] for w2 in followers)}", flush=True)
+                    done_early.update(w2["id"] for w2 in followers)
                 for run in range(a.runs):
-                    for client in todo:
-                        if run >= w.get("runs", {}).get(client, a.runs):
-                            continue
-                        n = max(1, int(w["n"][client] * a.scale))
-                        t0 = time.time()
-                        try:
-                            out = run_once(server, client, w, n, log)
-                        except Exception as e:  # report and go on with the others
-                            print(f"  {client}: FAILED ({e}); runner output in {log_path}", flush=True)
-                            continue
-                        per.setdefault(client, []).append(out)
-                        shown = (f"{out['rate']:,.0f} items/s" if "rate" in out and w["kind"] == "rate" else
-                                 f"p50 {out['p50_us']:,.0f} µs p99 {out['p99_us']:,.0f} µs" if w["kind"] == "latency" else
-                                 ", ".join(f"{k} {v:.0f}" for k, v in out["costs_us"].items()) if w["kind"] == "costs" else
-                                 f"{out['seconds']:.2f} s, max command {out['max_command_ms']:.2f} ms")
-                        print(f"  run {run + 1} {client:14s} {shown}  ({time.time() - t0:.1f} s)", flush=True)
+                    for w2 in [w] + followers:
+                        for client in (c for c in clients if c in w2["n"]):
+                            if run >= w2.get("runs", {}).get(client, a.runs):
+                                continue
+                            n = max(1, int(w2["n"][client] * a.scale))
+                            t0 = time.time()
+                            tag = f" {w2['id']}" if followers else ""
+                            try:
+                                out = run_once(server, client, w2, n, log)
+                            except Exception as e:  # report and go on with the others
+                                print(f"  {client}{tag}: FAILED ({e}); runner output in {log_path}", flush=True)
+                                continue
+                            results.setdefault(w2["id"], {}).setdefault(client, []).append(out)
+                            shown = (f"{out['rate']:,.0f} items/s" if "rate" in out and w2["kind"] == "rate" else
+                                     f"p50 {out['p50_us']:,.0f} µs p99 {out['p99_us']:,.0f} µs" if w2["kind"] == "latency" else
+                                     ", ".join(f"{k} {v:.0f}" for k, v in out["costs_us"].items()) if w2["kind"] == "costs" else
+                                     f"{out['seconds']:.2f} s, max command {out['max_command_ms']:.2f} ms")
+                            print(f"  run {run + 1} {client:14s}{tag} {shown}  ({time.time() - t0:.1f} s)", flush=True)
     finally:
         server.stop()
     elapsed = time.time() - started
