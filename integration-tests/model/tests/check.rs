@@ -215,3 +215,17 @@ fn rate_limits_and_capacity_hold_every_invariant() {
     );
     assert!(failed.is_empty(), "invariants fail: {failed:#?}");
 }
+
+/// Groups (5.20) in their own scope ([`Scope::groups`]): a group never has more items leased
+/// than its limit, P:group_active never drifts from the leased items whatever ends a lease, no
+/// grouped item is lost or seen by redis-work-queue clients, a ready group is always on the
+/// ring, and a group leases in its order.
+#[test]
+fn groups_hold_every_invariant() {
+    let failed = check(
+        "groups, all fixes",
+        QueueModel::new(Scope::groups(), Fixes::ALL),
+        None,
+    );
+    assert!(failed.is_empty(), "invariants fail: {failed:#?}");
+}
