@@ -229,3 +229,22 @@ fn groups_hold_every_invariant() {
     );
     assert!(failed.is_empty(), "invariants fail: {failed:#?}");
 }
+
+/// The groups' defect the checker found: with `cancel_frees_slot` off (cancel.lua as the
+/// groups came), a cancel of a grouped item whose lease ran out before its recovery leaves
+/// P:group_active counting a lease nobody holds.
+#[test]
+fn the_groups_cancel_defect_is_found_with_its_fix_off() {
+    let name = "P:group_active counts each group's leased items";
+    let mut off = Fixes::ALL;
+    off.cancel_frees_slot = false;
+    let failed = check(
+        "groups, cancel_frees_slot off",
+        QueueModel::new(Scope::groups(), off),
+        Some(name),
+    );
+    assert!(
+        failed.iter().any(|(n, _)| *n == name),
+        "expected a failure of {name:?}, got {failed:#?}"
+    );
+}

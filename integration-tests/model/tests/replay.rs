@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 
 use leaseq_harness::RedisServer;
 use leaseq_model::{
-    group_name, id_name, Action, Fixes, Opts, QueueModel, Reply, Scope, State, JOB_FIELDS, TICK, TTL,
+    group_name, id_name, Action, Fixes, Opts, QueueModel, Reply, Scope, State, JOB_FIELDS, TICK,
+    TTL,
 };
 use redis::Value;
 use stateright::Model;
@@ -978,7 +979,8 @@ fn walk(label: &str, traces: usize, model: &QueueModel, seed: u64) {
     eprintln!("[replay] {label}: calls replayed: {seen:?}");
 }
 
-/// Walks of the groups scope (5.20) widened: delayed and priority-1 items in g0, light clean,
+/// Walks of the groups scope (5.20) widened: ungrouped, delayed and priority-1 items, release
+/// and renew, light clean, dead-letter calls,
 /// both groups paused, resumed and limited, 4 adds, 4 leases, clock up to 300 ms; a tenth of
 /// the default walks' count.
 #[test]
@@ -1005,6 +1007,7 @@ fn groups_walks_replay_against_the_scripts() {
                 Opts::grouped(1),
                 Opts::PLAIN,
             ],
+            renew_release: true,
             clean: true,
             dead_letters: true,
             group_ops: 2,
