@@ -118,6 +118,17 @@ WORKLOADS = [
     dict(id="delayed_backlog", title="lease+complete, 1 worker, 100,000 delayed items not due", kind="rate",
          runner="lease_complete", n={"leaseq-rust": 20000}, args=["--workers", "1", "--delayed", "100000"],
          ceiling="LMOVE c=1"),
+    # Issue 25 (groups, spec 5.20): lease_complete_1 over grouped items, item i in group
+    # g{i % G}: 10,000 groups of 10 items (G follows the item count: `group_items` per group,
+    # so --scale keeps 10 per group), and one group of them all. One worker: a group's limit
+    # is 1, so one group has one item leased at a time. Held to 80% of plain lease_complete_1's
+    # rate in the same run, with Redis CPU per item; their runs interleave with its runs.
+    dict(id="groups_10k", title="lease+complete, 10,000 groups of 10", kind="rate",
+         runner="lease_complete", n={"leaseq-rust": 100000}, args=["--workers", "1"], group_items=10,
+         ceiling="LMOVE c=1", with_plain="lease_complete_1"),
+    dict(id="group_one", title="lease+complete, one group of 100,000", kind="rate",
+         runner="lease_complete", n={"leaseq-rust": 100000}, args=["--workers", "1", "--groups", "1"],
+         ceiling="LMOVE c=1", with_plain="lease_complete_1"),
     dict(id="promote_due", title="light clean promoting 100,000 due delayed items", kind="clean", runner="promote",
          n={"leaseq-rust": 100000}),
     # Runners (issue 11): each library's own worker loop draining a prefilled queue with a no-op
@@ -138,10 +149,21 @@ WORKLOADS = [
          ceiling="LMOVE c=1 P=1000"),
     dict(id="runner_sleep20_c50", title="runner, 20 ms handler, concurrency 50", kind="rate", runner="runner",
          n={**counts(5000, 5000, 5000, 1000)}, args=["--workers", "50", "--sleep-ms", "20"], ideal=2500),
+    # Issue 25 (rate limits): one queue limited to `max` leases per `per_ms`, worked for `seconds`
+    # by leaseq runners in four languages at once (each its `runner` workload at concurrency 8,
+    # prefilling its `n` items and stopping after a fixed time: the queue never drains). The
+    # driver counts the leases every limiter window and reports them per 10 s of wall time, and
+    # the commands the runners send, over the whole run and while they wait for the window.
+    # Not against a peer; one run (the six 10 s windows are the repetitions).
+    dict(id="rate_limit", title="rate limit 1,000 leases/s, runners in 4 languages, 60 s", kind="rate_limit",
+         runner="runner", n={"leaseq-rust": 20000, "leaseq-c": 20000, "leaseq-node": 20000, "leaseq-python": 20000},
+         args=["--workers", "8"], max=1000, per_ms=1000, seconds=60, window_s=10, max_runs=1, tolerance=0.02),
     # Not a comparison: where the time of one leaseq call goes (see bench/README.md).
     dict(id="call_costs", title="cost of one call, µs", kind="costs", runner="call_costs",
          n={"leaseq-rust": 5000}),
 ]
+# The name the rate_limit workload's runs are kept under: every leaseq runner at once.
+RATE_LIMIT_CLIENT = "leaseq-all"
 # Commands the driver itself sends while a run is measured; left out of the per-item counts.
 DRIVER_COMMANDS = re.compile(r"^(info|config|slowlog|latency|ping)(\|.*)?$", re.IGNORECASE)
 SCRIPT_COMMANDS = {"evalsha", "eval", "evalsha_ro", "eval_ro", "fcall", "fcall_ro"}
@@ -246,6 +268,8 @@ def run_once(server, client, w, n, log):
     args = list(w.get("args", []))
     if client in w.get("gap", {}):
         args[args.index("--gap-ms") + 1] = w["gap"][client]
+    if "group_items" in w:  # groups of `group_items` items each, however many items this run has
+        args += ["--groups", str(max(1, n // w["group_items"]))]
     argv = CLIENTS[client]["argv"] + ["--workload", w["runner"], "--url", server.url, "--prefix", f"bench{{{w['id']}}}",
                                       "--n", str(n), "--payload", str(PAYLOAD)] + args
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, cwd=HERE)
@@ -329,6 +353,164 @@ def run_once(server, client, w, n, log):
     return out
 
 
+def run_rate_limit(server, w, clients, scale, log):
+    """Workload `rate_limit`: the runners of `clients` (leaseq in several languages) work one
+    queue limited to w["max"] leases per w["per_ms"], all at once, for w["seconds"]. The driver
+    samples the queue twice per limiter window and reports the leases per 10 s of wall time and
+    the commands the runners send."""
+    r = server.r
+    r.flushall()
+    r.script_flush()
+    prefix = f"bench{{{w['id']}}}"
+    queue_key, leased_key, limit_key = f"{prefix}:queue", f"{prefix}:leased", f"{prefix}:limit"
+    # The limit, written as the stored configuration every client of the queue reads
+    # (spec/PROTOCOL.md 5.19: QueueConfig.rate_limit = RateLimit { max, per } is stored as
+    # P:config fields rate_max and rate_per_ms); set here directly, with redis-py, so that the
+    # run does not depend on any one binding's setter.
+    r.hset(f"{prefix}:config", mapping={"rate_max": w["max"], "rate_per_ms": w["per_ms"]})
+    measured_s = w["seconds"] * scale
+    # The runners stop by themselves a little after the driver's last sample: every sample is
+    # taken while all of them run.
+    duration_ms = int((measured_s + 4) * 1000)
+    ns = {c: max(1, int(w["n"][c] * scale)) for c in clients}
+    procs = {}
+    try:
+        for c in clients:
+            argv = CLIENTS[c]["argv"] + ["--workload", w["runner"], "--url", server.url, "--prefix", prefix,
+                                         "--n", str(ns[c]), "--payload", str(PAYLOAD)] + list(w.get("args", [])) + \
+                ["--duration-ms", str(duration_ms)]
+            procs[c] = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
+                                        cwd=HERE)
+        for c, proc in procs.items():
+            read_json_line(proc, f"{c} ready")
+        prefilled = sum(ns.values())
+        if r.llen(queue_key) != prefilled:
+            raise RuntimeError(f"{r.llen(queue_key)} items waiting after the prefill, expected {prefilled}")
+        r.config_resetstat()
+
+        def sample():
+            # One request: the queue's lengths, the limiter window's time left, and the server's
+            # counters. Each sample adds its own LLEN, ZCARD and PTTL (1 each) and one read
+            # event to the counters; they are taken off below.
+            p = r.pipeline(transaction=False)
+            p.llen(queue_key)
+            p.zcard(leased_key)
+            p.pttl(limit_key)
+            p.execute_command("INFO", "stats", "commandstats", "cpu")
+            waiting, leased, pttl, info = p.execute()
+            t = time.monotonic()
+            calls = {k[len("cmdstat_"):]: v["calls"] for k, v in info.items()
+                     if k.startswith("cmdstat_") and not DRIVER_COMMANDS.match(k[len("cmdstat_"):])}
+            return dict(t=t, waiting=waiting, leased=leased, pttl=pttl, calls=calls,
+                        reads=info["total_reads_processed"], cpu=info["used_cpu_user"] + info["used_cpu_sys"])
+
+        samples = [dict(sample(), i=0)]
+        for proc in procs.values():
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        t_go = time.monotonic()
+        end = None
+        # Two samples per limiter window: "early" (about 700 ms left: the window's leases, taken
+        # at its start, are done) and "late" (about 100 ms left: only waiting since the early
+        # one). Counting from early sample to early sample cuts no window's leases in two. A
+        # sample with more than 850 ms left ("busy": the window's leases may still be under way)
+        # is followed by an early one.
+        while True:
+            time.sleep(0.001)
+            s = sample()
+            s["i"] = len(samples)
+            p = s["pttl"]
+            s["kind"] = "busy" if p > 850 else "early" if p > 400 else "late" if p > 0 else "none"
+            samples.append(s)
+            if end is None and s["kind"] == "early":
+                end = s["t"] + measured_s + 0.5
+            delay = ((p - 700) if p > 850 else (p - 100) if p > 400 else (p + 300) if p > 0 else 200) / 1000
+            if time.monotonic() - t_go > measured_s + 3 or (end is not None and s["t"] + delay > end):
+                break
+            time.sleep(max(delay - 0.001, 0))
+        per_runner = {}
+        for c, proc in procs.items():
+            per_runner[c] = read_json_line(proc, f"{c} result", timeout=120)["result"]
+        for proc in procs.values():
+            proc.stdin.close()
+        for c, proc in procs.items():
+            if proc.wait(60) != 0:
+                raise RuntimeError(f"{c} exited with {proc.returncode}")
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+    def delta(a, b):
+        """Calls by command name between samples a and b (b later), the driver's own taken off."""
+        out = {}
+        for name in set(a["calls"]) | set(b["calls"]):
+            n = b["calls"].get(name, 0) - a["calls"].get(name, 0)
+            if name in ("llen", "zcard", "pttl"):
+                n -= b["i"] - a["i"]
+            if n:
+                out[name] = n
+        return out, b["reads"] - a["reads"] - (b["i"] - a["i"])
+
+    nrun = len(clients)
+    boundaries = [s for s in samples if s.get("kind") == "early"]
+    step = int(round(w["window_s"] * 1000 / w["per_ms"]))  # limiter windows per reported window
+    windows = []
+    for i in range(0, len(boundaries) - step, step):
+        a, b = boundaries[i], boundaries[i + step]
+        secs = b["t"] - a["t"]
+        leases = a["waiting"] - b["waiting"]
+        completed = (a["waiting"] + a["leased"]) - (b["waiting"] + b["leased"])
+        rate = leases / secs
+        windows.append(dict(start_s=a["t"] - t_go, seconds=secs, limiter_windows=step, leases=leases,
+                            completed=completed, leases_per_s=rate, deviation=rate * w["per_ms"] / 1000 / w["max"] - 1))
+    limit_per_s = w["max"] * 1000 / w["per_ms"]
+    first, last = (boundaries[0], boundaries[-1]) if len(boundaries) > 1 else (samples[0], samples[-1])
+    span = last["t"] - first["t"]
+    leases = first["waiting"] - last["waiting"]
+    out = dict(items=leases, seconds=span, rate=leases / span if span else 0.0, limit_per_s=limit_per_s,
+               max=w["max"], per_ms=w["per_ms"], window_s=w["window_s"], prefilled=prefilled, runners=per_runner,
+               concurrency=int(w["args"][w["args"].index("--workers") + 1]) if "--workers" in w.get("args", []) else 1,
+               windows=windows)
+    out["deviation"] = out["rate"] / limit_per_s - 1 if span else None
+    out["worst_deviation"] = max((x["deviation"] for x in windows), key=abs) if windows else None
+    # Commands over the whole run (go to the last sample), per second and per runner: requests
+    # (read events: what the runners send and wait for), FCALL (leaseq's script calls), BLMOVE
+    # (a waiting lease's wait on the lists) and every command Redis ran, those inside the
+    # scripts included.
+    def rates_of(calls, reads, secs):
+        return dict(requests=reads / secs / nrun, fcall=calls.get("fcall", 0) / secs / nrun,
+                    blmove=calls.get("blmove", 0) / secs / nrun, all_commands=sum(calls.values()) / secs / nrun)
+
+    calls, reads = delta(samples[0], samples[-1])
+    whole_s = samples[-1]["t"] - samples[0]["t"]
+    out["per_runner_per_s"] = rates_of(calls, reads, whole_s)
+    out["commands"] = {k: v / whole_s for k, v in sorted(calls.items())}  # per second, all runners
+    out["redis_cpu_us_per_item"] = (samples[-1]["cpu"] - samples[0]["cpu"]) * 1e6 / max(samples[0]["waiting"] - samples[-1]["waiting"], 1)
+    # While the runners wait for the window: from each early sample to the late one of the same
+    # limiter window, when nothing was leased between them.
+    wait_calls, wait_reads, wait_s, intervals, skipped = {}, 0, 0.0, 0, 0
+    for a, b in zip(samples, samples[1:]):
+        if a.get("kind") != "early" or b.get("kind") != "late":
+            continue
+        if a["waiting"] != b["waiting"] or b["t"] - a["t"] > a["pttl"] / 1000:
+            skipped += 1
+            continue
+        c, rd = delta(a, b)
+        for k, v in c.items():
+            wait_calls[k] = wait_calls.get(k, 0) + v
+        wait_reads += rd
+        wait_s += b["t"] - a["t"]
+        intervals += 1
+    out["waiting"] = dict(seconds=wait_s, intervals=intervals, skipped=skipped,
+                          per_runner_per_s=rates_of(wait_calls, wait_reads, wait_s) if wait_s else None,
+                          commands=wait_calls)
+    out["samples"] = [dict(t=round(s["t"] - t_go, 4), waiting=s["waiting"], leased=s["leased"], pttl=s["pttl"],
+                           kind=s.get("kind", "start")) for s in samples]
+    return out
+
+
 def data_memory(r):
     """INFO used_memory without what scripts and function libraries take (loaded by a run's first
     call, not per item): the memory the queue's keys take."""
@@ -402,6 +584,13 @@ def build_rows(results, ceilings):
         res = results.get(w["id"], {})
         if not res:
             continue
+        if w["kind"] == "rate_limit":
+            # The run with the worst 10 s window (of one, by default).
+            for client, runs in res.items():
+                worst = max(runs, key=lambda r: abs(r["worst_deviation"] or 0))
+                rows.append(dict(worst, workload=w["id"], title=w["title"], kind="rate_limit", client=client,
+                                 leaseq=True, runs=len(runs), tolerance=w.get("tolerance", 0.02)))
+            continue
         if w["kind"] == "costs":
             for client, runs in res.items():
                 names = runs[0]["costs_us"].keys()
@@ -471,7 +660,7 @@ def print_table(rows, ceilings):
     print("-" * len(head))
     last = None
     for row in rows:
-        if row["kind"] in ("clean", "costs"):
+        if row["kind"] in ("clean", "costs", "rate_limit"):
             continue
         title = row["title"] if row["workload"] != last else ""
         last = row["workload"]
@@ -508,6 +697,9 @@ def print_table(rows, ceilings):
             print()
             for name, s in row["costs_us"].items():
                 print(f"  {name:32s} {s['median']:7.1f}  {s['min']:6.1f}-{s['max']:<6.1f}")
+    for row in rows:
+        if row["kind"] == "rate_limit":
+            print_rate_limit(row)
     print()
     print("Redis memory per queued item (INFO used_memory delta / items, 64-byte payload)")
     print()
@@ -520,6 +712,40 @@ def print_table(rows, ceilings):
     for name, c in ceilings.items():
         lat = f"p50 {c['p50_us']:6.0f}µs  p99 {c['p99_us']:6.0f}µs" if c.get("p50_us") is not None else "(derived: 1 / (1/SET + 1/LPUSH))"
         print(f"  {name:18s} {c['rate']:>12,.0f} /s   {lat}")
+
+
+def print_rate_limit(row):
+    """The rate_limit workload's section of the report."""
+    print()
+    runners = ", ".join(row["runners"])
+    print(f"Rate limit: {row['max']:,} leases per {row['per_ms']:,} ms (P:config rate_max, rate_per_ms) on one queue of "
+          f"{row['prefilled']:,} items, worked at once by {len(row['runners'])} runners ({runners}) at concurrency "
+          f"{row['concurrency']} each, no-op handler. Leases counted by the driver between samples taken mid limiter "
+          f"window, per {row['window_s']} s of wall time; limit {row['limit_per_s']:,.0f}/s")
+    print()
+    head = f"  {'window':>6s} {'from s':>7s} {'seconds':>8s} {'leases':>8s} {'leases/s':>9s} {'vs limit':>9s} {'completed':>10s}"
+    print(head)
+    print("  " + "-" * (len(head) - 2))
+    for i, x in enumerate(row["windows"], 1):
+        print(f"  {i:6d} {x['start_s']:7.2f} {x['seconds']:8.3f} {x['leases']:8,d} {x['leases_per_s']:9,.1f} "
+              f"{x['deviation']:+9.2%} {x['completed']:10,d}")
+    dev = f"{row['deviation']:+9.2%}" if row.get("deviation") is not None else f"{'-':>9s}"
+    print(f"  {'all':>6s} {'':7s} {row['seconds']:8.3f} {row['items']:8,d} {row['rate']:9,.1f} {dev}")
+    worst = row["worst_deviation"]
+    print(f"  worst {row['window_s']} s window: " + (f"{worst:+.2%}" if worst is not None else "none measured") +
+          f" (need within {row['tolerance']:.0%}); Redis CPU {row['redis_cpu_us_per_item']:.1f} µs per lease")
+    print("  completed per runner: " + ", ".join(f"{c} {r['items']:,}" for c, r in row["runners"].items()))
+    wr = row["per_runner_per_s"]
+    print(f"  per runner per second, whole run: {wr['requests']:.1f} requests (FCALL {wr['fcall']:.1f}, BLMOVE "
+          f"{wr['blmove']:.2f}); {wr['all_commands']:.0f} commands incl. those inside scripts")
+    wt = row["waiting"]
+    if wt["per_runner_per_s"]:
+        x = wt["per_runner_per_s"]
+        print(f"  per runner per second, while waiting for the window ({wt['intervals']} intervals after a window's "
+              f"leases, {wt['seconds']:.1f} s in all): {x['requests']:.2f} requests (FCALL {x['fcall']:.2f}, BLMOVE "
+              f"{x['blmove']:.2f}); {x['all_commands']:.2f} commands incl. inside scripts")
+        if wt["commands"]:
+            print("    commands while waiting, all runners: " + ", ".join(f"{k} {v}" for k, v in sorted(wt["commands"].items())))
 
 
 def targets(rows, ceilings, raw):
@@ -597,6 +823,22 @@ def targets(rows, ceilings, raw):
     ratio_target("100,000 delayed items not yet due leave plain leasing within 10%",
                  rates("delayed_backlog", "leaseq-rust"), rates("lease_complete_1", "leaseq-rust"), 0.9,
                  "with 100,000 delayed", "with none")
+    # Issue 25 (groups): leasing grouped items against plain leasing, same run, with what a
+    # grouped item costs Redis beside a plain one.
+    for wid, what in (("groups_10k", "10,000 groups of 10 items"), ("group_one", "one group of 100,000 items")):
+        ratio_target(f"leasing with {what} >= 80% of plain lease+complete's rate, 1 worker",
+                     rates(wid, "leaseq-rust"), rates("lease_complete_1", "leaseq-rust"), 0.8,
+                     f"leaseq-rust {wid}", "plain lease_complete_1")
+        g, p = cpu(wid, "leaseq-rust"), cpu("lease_complete_1", "leaseq-rust")
+        if out[-1]["met"] is not None and g and p:
+            row = find(wid, "leaseq-rust")
+            out[-1]["redis_cpu_us_per_item"] = statistics.median(g)
+            out[-1]["plain_redis_cpu_us_per_item"] = statistics.median(p)
+            out[-1]["commands_per_item"] = row["commands_per_item"]
+            out[-1]["plain_commands_per_item"] = find("lease_complete_1", "leaseq-rust")["commands_per_item"]
+            out[-1]["detail"] += (f"; Redis CPU {statistics.median(g):.1f} µs/item vs {statistics.median(p):.1f} plain "
+                                  f"({statistics.median(g) / statistics.median(p):.2f}x), {row['commands_per_item']:.1f} "
+                                  f"commands/item vs {out[-1]['plain_commands_per_item']:.1f}")
     # Issue 11 (runners).
     ratio_target("leaseq Node runner >= 5x BullMQ Worker, no-op handler, concurrency 50",
                  rates("runner_c50", "leaseq-node"), rates("runner_c50", "bullmq"), 5, "leaseq-node", "bullmq")
@@ -629,6 +871,26 @@ def targets(rows, ceilings, raw):
         r = statistics.median(got) / ideal
         out.append(dict(target=name, met=r >= 0.9, ratio=r,
                         detail=f"{statistics.median(got):,.0f}/s (median; {min(got):,.0f}-{max(got):,.0f}) = {r:.0%} of ideal"))
+    # Issue 25 (rate limits).
+    row = find("rate_limit", RATE_LIMIT_CLIENT)
+    name = "a queue limited to 1,000 leases/s, runners in 4 languages for 60 s: every 10 s window within 2% of the limit"
+    if row is None or not row["windows"]:
+        out.append(dict(target=name, met=None, detail="not measured: rate_limit did not run (or ran shorter than a window)"))
+    else:
+        worst, tol = row["worst_deviation"], row["tolerance"]
+        out.append(dict(target=name, met=abs(worst) <= tol and len(row["runners"]) == 4, worst_deviation=worst,
+                        detail=f"{len(row['windows'])} windows of {row['window_s']} s: worst {worst:+.2%} "
+                               f"({', '.join(format(x['deviation'], '+.2%') for x in row['windows'])}); "
+                               f"{row['rate']:,.1f} leases/s over {row['seconds']:.1f} s; runners: {', '.join(row['runners'])}"))
+        x = (row["waiting"] or {}).get("per_runner_per_s")
+        name = "a runner waiting for the rate limit's window does not spin (at most 2 requests/s, spec 5.19: one lease script per window)"
+        if x is None:
+            out.append(dict(target=name, met=None, detail="no waiting interval measured"))
+        else:
+            out.append(dict(target=name, met=x["requests"] <= 2, requests_per_s=x["requests"],
+                            detail=f"{x['requests']:.2f} requests/s per runner while waiting (FCALL {x['fcall']:.2f}, "
+                                   f"BLMOVE {x['blmove']:.2f}) over {row['waiting']['seconds']:.1f} s; whole run "
+                                   f"{row['per_runner_per_s']['requests']:.1f} requests/s per runner"))
     for wid in ("light_clean", "deep_clean", "promote_due"):
         row = find(wid, "leaseq-rust")
         if row is None:
@@ -680,7 +942,7 @@ def chart(rows, ceilings, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [w for w in WORKLOADS if w["kind"] != "costs" and any(r["workload"] == w["id"] for r in rows)]
+    panels = [w for w in WORKLOADS if w["kind"] not in ("costs", "rate_limit") and any(r["workload"] == w["id"] for r in rows)]
     panels.append(dict(id="memory", title="Redis memory per queued item", kind="memory"))
     cols = 3
     nrows = (len(panels) + cols - 1) // cols
@@ -768,32 +1030,59 @@ def main():
         print("bench: ceiling (redis-benchmark)", flush=True)
         ceilings = run_ceilings(server, a.runs) if not only or "ceiling" in only else {}
         with open(log_path, "w") as log:
+            done_early = set()  # workloads already run, interleaved with the one they are held to
             for w in WORKLOADS:
-                if only and w["id"] not in only:
+                if (only and w["id"] not in only) or w["id"] in done_early:
                     continue
                 todo = [c for c in clients if c in w["n"]]
                 if not todo:
                     continue
                 print(f"bench: {w['title']}", flush=True)
                 per = results.setdefault(w["id"], {})
-                # Runs interleave the clients, so that a slow spell of the machine hits all alike.
-                for run in range(a.runs):
-                    for client in todo:
-                        if run >= w.get("runs", {}).get(client, a.runs):
-                            continue
-                        n = max(1, int(w["n"][client] * a.scale))
+                if w["kind"] == "rate_limit":
+                    # All the clients at once, on one queue.
+                    for run in range(min(a.runs, w.get("max_runs", a.runs))):
                         t0 = time.time()
                         try:
-                            out = run_once(server, client, w, n, log)
+                            out = run_rate_limit(server, w, todo, a.scale, log)
                         except Exception as e:  # report and go on with the others
-                            print(f"  {client}: FAILED ({e}); runner output in {log_path}", flush=True)
+                            print(f"  {'+'.join(todo)}: FAILED ({e}); runner output in {log_path}", flush=True)
                             continue
-                        per.setdefault(client, []).append(out)
-                        shown = (f"{out['rate']:,.0f} items/s" if "rate" in out and w["kind"] == "rate" else
-                                 f"p50 {out['p50_us']:,.0f} µs p99 {out['p99_us']:,.0f} µs" if w["kind"] == "latency" else
-                                 ", ".join(f"{k} {v:.0f}" for k, v in out["costs_us"].items()) if w["kind"] == "costs" else
-                                 f"{out['seconds']:.2f} s, max command {out['max_command_ms']:.2f} ms")
-                        print(f"  run {run + 1} {client:14s} {shown}  ({time.time() - t0:.1f} s)", flush=True)
+                        per.setdefault(RATE_LIMIT_CLIENT, []).append(out)
+                        worst = out["worst_deviation"]
+                        wait = (out["waiting"]["per_runner_per_s"] or {}).get("requests", float("nan"))
+                        print(f"  run {run + 1} {'+'.join(todo)}: {out['rate']:,.1f} leases/s over {out['seconds']:.1f} s, "
+                              f"worst {w['window_s']} s window " + (f"{worst:+.2%}" if worst is not None else "-") +
+                              f", {wait:.2f} requests/s per runner while waiting  ({time.time() - t0:.1f} s)", flush=True)
+                    continue
+                # Runs interleave the clients, so that a slow spell of the machine hits all alike;
+                # workloads held to this one (`with_plain`, e.g. groups_10k to lease_complete_1)
+                # run interleaved with it too: run 1 of each, then run 2, ... so that run i of
+                # one and run i of the other, whose ratio a target takes, ran side by side.
+                followers = [w2 for w2 in WORKLOADS if w2.get("with_plain") == w["id"] and (not only or w2["id"] in only)
+                             and any(c in w2["n"] for c in clients)]
+                if followers:
+                    print(f"bench:   interleaved run by run with: {', '.join(w2['title'] for w2 in followers)}", flush=True)
+                    done_early.update(w2["id"] for w2 in followers)
+                for run in range(a.runs):
+                    for w2 in [w] + followers:
+                        for client in (c for c in clients if c in w2["n"]):
+                            if run >= w2.get("runs", {}).get(client, a.runs):
+                                continue
+                            n = max(1, int(w2["n"][client] * a.scale))
+                            t0 = time.time()
+                            tag = f" {w2['id']}" if followers else ""
+                            try:
+                                out = run_once(server, client, w2, n, log)
+                            except Exception as e:  # report and go on with the others
+                                print(f"  {client}{tag}: FAILED ({e}); runner output in {log_path}", flush=True)
+                                continue
+                            results.setdefault(w2["id"], {}).setdefault(client, []).append(out)
+                            shown = (f"{out['rate']:,.0f} items/s" if "rate" in out and w2["kind"] == "rate" else
+                                     f"p50 {out['p50_us']:,.0f} µs p99 {out['p99_us']:,.0f} µs" if w2["kind"] == "latency" else
+                                     ", ".join(f"{k} {v:.0f}" for k, v in out["costs_us"].items()) if w2["kind"] == "costs" else
+                                     f"{out['seconds']:.2f} s, max command {out['max_command_ms']:.2f} ms")
+                            print(f"  run {run + 1} {client:14s}{tag} {shown}  ({time.time() - t0:.1f} s)", flush=True)
     finally:
         server.stop()
     elapsed = time.time() - started

@@ -77,6 +77,12 @@ export interface ItemOptions {
   expiresAfterMs?: number
   /** How long a result given to `complete` is kept, in ms. Default one day. */
   keepResultForMs?: number
+  /**
+   * The item's group (a customer or tenant id, say; 1 to 256 bytes of UTF-8 without control
+   * characters): at most the group's limit of its items are leased at once (default 1: FIFO
+   * per group), and groups take turns (`Queue#setGroupLimit`, `Queue#pauseGroup`).
+   */
+  group?: string
 }
 
 /** A piece of work: an id, unique while the item exists, its data (bytes), and its options. */
@@ -269,6 +275,8 @@ export interface Job {
   leaseTtlMs: number | null
   /** Marked cancelled while leased. */
   cancelled: boolean
+  /** The item's group (`ItemOptions#group`), if it has one. */
+  group: string | null
 }
 
 /** One line of `Queue#list`. */
@@ -367,6 +375,23 @@ export interface QueueConfig {
    * (`err.argument === 'rateLimit'`). Default: no limit.
    */
   rateLimit?: RateLimit
+  /**
+   * How many items of one group may be leased at once (1 to 1000), for groups without a limit
+   * of their own (`Queue#setGroupLimit`). Default 1: FIFO per group.
+   */
+  groupConcurrency?: number
+}
+
+/** One group of a queue (`Queue#group`). */
+export interface GroupInfo {
+  /** Its items waiting. */
+  waiting: number
+  /** Its items leased now. */
+  leased: number
+  /** How many of its items may be leased at once (its own limit, else `groupConcurrency`). */
+  limit: number
+  /** Whether it is paused (`Queue#pauseGroup`). */
+  paused: boolean
 }
 
 /** A queue's rate limit (`QueueConfig#rateLimit`). */
@@ -533,6 +558,20 @@ export declare class Queue {
   /** Whether the queue is paused (also `Stats#paused`). */
   isPaused(): Promise<boolean>
   /**
+   * Pauses one group (items added with `group`): its items are not leased, by any client,
+   * until `resumeGroup`; the rest of the queue goes on. Resolves to whether it was running.
+   */
+  pauseGroup(group: string): Promise<boolean>
+  /** Resumes a paused group. Resolves to whether it was paused. */
+  resumeGroup(group: string): Promise<boolean>
+  /**
+   * Sets how many items of `group` may be leased at once (1 to 1000), for every client; left
+   * out (or null), the group's own limit is removed and the queue's `groupConcurrency` applies.
+   */
+  setGroupLimit(group: string, limit?: number | null): Promise<void>
+  /** One group at a glance: its waiting and leased items, its limit, whether it is paused. */
+  group(group: string): Promise<GroupInfo>
+  /**
    * Holds every client's leases of the queue off for `durationMs`: a handler was rate limited
    * (an API answered 429). Leases get nothing until then; adds, completes and renews go on. A
    * longer hold already in place is kept. Resolves to how long leases are held off, in ms.
@@ -622,6 +661,11 @@ export declare class WorkerJob {
   readonly attempt: number
   /** The item's attempt limit (0: unlimited). */
   readonly maxAttempts: number
+  /**
+   * The prefix of the queue the job came from (for a runner over several queues): the job is
+   * completed, failed or released there.
+   */
+  readonly queuePrefix: string
   /** Whether the lease is lost (expired and taken, cancelled, or a forced shutdown). */
   readonly leaseLost: boolean
   /**
@@ -686,6 +730,12 @@ export interface WorkerOptions {
    * and its slot stays taken until it settles.
    */
   timeoutGraceMs?: number
+  /**
+   * Over several queues, weighted round robin: one weight per queue (1 to 1000), and over time
+   * queue `i` is asked first in `weights[i]` of every `sum(weights)` rounds. Left out, strict
+   * order: a later queue gets slots only while every earlier one has no work for them.
+   */
+  weights?: number[]
   /** SIGINT/SIGTERM close the worker during `run()` (default true); a second signal forces. */
   handleSignals?: boolean
 }
@@ -713,7 +763,9 @@ export interface WorkerJobEvent {
 }
 
 /**
- * Runs `handler(job, signal)` over a queue, driven by the Rust core: batched leasing, lease
+ * Runs `handler(job, signal)` over a queue, or over an array of 1 to 64 queues of one client
+ * (one wait on the server for all of them; each job finished in its own queue, see
+ * `WorkerOptions.weights` for the order), driven by the Rust core: batched leasing, lease
  * renewal, retries with the queue's backoff, dead letters, Redis outages ridden through,
  * housekeeping (no cleaner needed) and registration for `leaseq workers`. A returned value is
  * kept as the job's result (Buffer, string, or JSON); a throw fails the attempt, and so does a
@@ -721,7 +773,7 @@ export interface WorkerJobEvent {
  * `keepResults: false` nothing is encoded).
  */
 export declare class Worker extends EventEmitter {
-  constructor(queue: Queue, handler: (job: WorkerJob, signal: AbortSignal) => unknown, options?: WorkerOptions)
+  constructor(queue: Queue | Queue[], handler: (job: WorkerJob, signal: AbortSignal) => unknown, options?: WorkerOptions)
   /** Starts the runner; resolves with its report once it has stopped. Never rejects on outages. */
   run(): Promise<WorkerReport>
   /** Stops gracefully (or at once with `{ force: true }`); resolves once stopped. */

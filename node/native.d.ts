@@ -136,6 +136,17 @@ export declare class NativeQueue {
   resume(): Promise<boolean>
   /** Whether the queue is paused. */
   isPaused(): Promise<boolean>
+  /** Pauses one group (its items are not leased until resumed); whether it was running. */
+  pauseGroup(group: string): Promise<boolean>
+  /** Resumes a paused group; whether it was paused. */
+  resumeGroup(group: string): Promise<boolean>
+  /**
+   * Sets how many items of `group` may be leased at once; absent: the queue's
+   * `groupConcurrency` applies.
+   */
+  setGroupLimit(group: string, limit?: number | undefined | null): Promise<void>
+  /** One group: its waiting and leased items, its limit, whether it is paused. */
+  group(group: string): Promise<GroupParts>
   /** Holds every client's leases off for `duration_ms`; how long they are held off, in ms. */
   rateLimit(durationMs: number): Promise<number>
   /** Puts these dead items (ids as bytes) back to waiting; how many. */
@@ -188,6 +199,11 @@ export declare class NativeWorkerJob {
   get attempt(): number
   /** The item's attempt limit (0: unlimited). */
   get maxAttempts(): number
+  /**
+   * The prefix of the queue the job came from (the core's `Job::queue`): it is finished
+   * there.
+   */
+  get queuePrefix(): string
   /** The key `onCancel` calls back with. */
   get key(): number
   /** Whether the lease is lost. */
@@ -322,6 +338,8 @@ export interface ConfigParts {
   capacity?: number
   /** At most `max` leases per `perMs`, for every client. */
   rateLimit?: RateLimitParts
+  /** How many items of one group may be leased at once, for groups without their own limit. */
+  groupConcurrency?: number
 }
 
 /** One line of `list`. */
@@ -379,6 +397,18 @@ export interface FailureParts {
   retryAfterMs?: number
 }
 
+/** One group of a queue (`Queue#group`). */
+export interface GroupParts {
+  /** Its items waiting. */
+  waiting: number
+  /** Its items leased now. */
+  leased: number
+  /** How many of its items may be leased at once. */
+  limit: number
+  /** Whether it is paused. */
+  paused: boolean
+}
+
 /**
  * The options of an item as JavaScript gives them (`lib/item.js` checks their types). Values
  * are the core's to judge, when the item is added.
@@ -398,6 +428,8 @@ export interface ItemOptions {
   expiresAfterMs?: number
   /** How long a result given to `complete` is kept. */
   keepResultForMs?: number
+  /** The item's group: at most the group's limit of its items are leased at once. */
+  group?: string
 }
 
 /** Everything the queue knows about one item. */
@@ -440,6 +472,8 @@ export interface JobParts {
   leaseTtlMs?: number
   /** Marked cancelled while leased. */
   cancelled: boolean
+  /** The item's group, if it has one. */
+  group?: string
 }
 
 /** A lease as the JS layer receives it: the lease and its data. */
@@ -506,11 +540,12 @@ export interface ResultParts {
 }
 
 /**
- * Starts the core's runner over `queue`: `dispatch(job)` runs each job (and calls
+ * Starts the core's runner over `queues` (1 to 64 of one client, asked in strict order, or
+ * by weighted round robin with `weights`): `dispatch(job)` runs each job (and calls
  * `job.finish(...)` once), `onCancel(key)` says a job's handler is told to stop (its
  * `cancelReason` says why: a timeout, a lost lease, a shutdown), `onEvent(event)` reports.
  */
-export declare function startWorker(queue: NativeQueue, dispatch: ((arg: NativeWorkerJob) => void), onCancel: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts): NativeWorkerRun
+export declare function startWorker(queues: Array<NativeQueue>, dispatch: ((arg: NativeWorkerJob) => void), onCancel: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts): NativeWorkerRun
 
 /** A queue's figures. */
 export interface StatsParts {
@@ -605,6 +640,11 @@ export interface WorkerOptionsParts {
    * anyway (default 5 s).
    */
   timeoutGraceMs?: number
+  /**
+   * Over several queues, weighted round robin with one weight per queue (1 to 1000);
+   * left out, strict order.
+   */
+  weights?: Array<number>
 }
 
 /** What a runner did. */

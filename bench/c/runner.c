@@ -18,7 +18,7 @@
 
 static const char *url, *prefix, *workload = "";
 static long n = 1000, workers = 1, batch = 1000, payload_size = 64;
-static double gap_ms = 2, sleep_ms = 0;
+static double gap_ms = 2, sleep_ms = 0, duration_ms = 0;
 static leaseq_client *client;
 static leaseq_queue *queue;
 
@@ -107,12 +107,24 @@ static long started;
 static leaseq_job_outcome run_job(leaseq_worker_job *job, void *user_data) {
     (void)job;
     (void)user_data;
-    if (__atomic_add_fetch(&started, 1, __ATOMIC_RELAXED) == n) leaseq_worker_stop();
+    if (__atomic_add_fetch(&started, 1, __ATOMIC_RELAXED) == n && duration_ms <= 0)
+        leaseq_worker_stop();
     if (sleep_ms > 0) {
         struct timespec ts = {0, (long)(sleep_ms * 1e6)};
         nanosleep(&ts, NULL);
     }
     return LEASEQ_JOB_COMPLETE;
+}
+
+/* With --duration-ms: stops the runner that long after `go`, whatever is left (several runners
+ * share the queue). */
+static void *stop_after(void *arg) {
+    (void)arg;
+    long ms = (long)duration_ms;
+    struct timespec ts = {(time_t)(ms / 1000), (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+    leaseq_worker_stop();
+    return NULL;
 }
 
 static void prefill(const uint8_t *data) {
@@ -172,6 +184,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(k, "--gap-ms")) gap_ms = atof(v);
         else if (!strcmp(k, "--payload")) payload_size = atol(v);
         else if (!strcmp(k, "--sleep-ms")) sleep_ms = atof(v);
+        else if (!strcmp(k, "--duration-ms")) duration_ms = atof(v);
     }
     if (!url || !prefix) {
         fprintf(stderr, "usage: leaseq-bench-c --workload W --url URL --prefix P [--n N] ...\n");
@@ -217,8 +230,21 @@ int main(int argc, char **argv) {
         opts.keep_results = 0;
         ready();
         uint64_t t0 = now_ns();
+        pthread_t stopper;
+        if (duration_ms > 0) pthread_create(&stopper, NULL, stop_after, NULL);
         CHECK(leaseq_worker_run(queue, run_job, NULL, &opts));
         double seconds = (double)(now_ns() - t0) / 1e9;
+        if (duration_ms > 0) {
+            pthread_join(stopper, NULL);
+            /* What this runner completed: its handler ran this often, each callback completes. */
+            long ran = __atomic_load_n(&started, __ATOMIC_RELAXED);
+            snprintf(result, sizeof result,
+                     "{\"items\": %ld, \"seconds\": %.9f, \"workers\": %ld, \"sleep_ms\": %g, "
+                     "\"duration_ms\": %g",
+                     ran, seconds, workers, sleep_ms, duration_ms);
+            finish(result);
+            return 0;
+        }
         /* Every item completed: the handler ran n times, and none waits, is leased or died (the
          * queue keeps no per-minute counters: they are off by default, and would cost the run). */
         leaseq_stats *stats = NULL;

@@ -125,25 +125,35 @@ async function runLeaseq(a) {
       case 'runner': {
         // leaseq's Worker at concurrency `workers`, a no-op (or sleeping) handler, nothing kept
         // of a finished job: the time until every prefilled item is completed and run() has
-        // resolved (close() drains and flushes the completes).
+        // resolved (close() drains and flushes the completes). With --duration-ms it closes that
+        // long after `go` instead, whatever is left (several runners share the queue).
         const { Worker } = require('leaseq')
         await prefill(a.n)
         await ready()
         let started = 0
         const sleepMs = a.sleepMs
+        const durationMs = a.durationMs || 0
         const worker = new Worker(
           q,
           async () => {
-            if (++started === a.n) worker.close()
+            if (++started === a.n && !durationMs) worker.close()
             if (sleepMs > 0) await sleep(sleepMs)
           },
           { concurrency: a.workers, leaseTtlMs: WORK_TTL_MS, keepResults: false, handleSignals: false },
         )
         const t0 = now()
+        const timer = durationMs ? setTimeout(() => worker.close(), durationMs) : null
         const report = await worker.run()
         const seconds = secondsSince(t0)
-        check(report.completed, a.n, 'completed')
-        return await finish({ items: report.completed, seconds, workers: a.workers, sleep_ms: sleepMs })
+        if (timer) clearTimeout(timer)
+        else check(report.completed, a.n, 'completed')
+        return await finish({
+          items: report.completed,
+          seconds,
+          workers: a.workers,
+          sleep_ms: sleepMs,
+          duration_ms: durationMs,
+        })
       }
       case 'latency': {
         let report

@@ -296,7 +296,8 @@ def runner(c, a, data):
     or one that sleeps `a.sleep_ms`. leaseq: its Worker with an `async def` handler (asyncio),
     nothing kept of a finished job. The peers' runners are their worker processes, one item at
     a time each (`lease_complete` with `a.workers` processes): RQ SimpleWorkers, redis-work-queue
-    loops."""
+    loops. With `--duration-ms` (leaseq only) the Worker stops that long after `go` instead,
+    whatever is left (several runners share the queue), and reports what it completed."""
     if a.client != "leaseq":
         lease_complete(c, a, data)
         return
@@ -312,7 +313,7 @@ def runner(c, a, data):
     async def handler(job):
         nonlocal started
         started += 1
-        if started == a.n:
+        if started == a.n and not a.duration_ms:
             worker.stop()  # drains what runs and flushes the completes
         if sleep:
             await asyncio.sleep(sleep)
@@ -320,11 +321,20 @@ def runner(c, a, data):
     worker = leaseq.Worker(
         c.q, handler, concurrency=a.workers, lease_ttl=WORK_TTL, keep_results=False
     )
+    timer = None
+    if a.duration_ms:
+        # stop() may be called from any thread; it drains what runs and flushes the completes.
+        timer = threading.Timer(a.duration_ms / 1000.0, worker.stop)
+        timer.daemon = True
     t0 = time.perf_counter()
+    if timer:
+        timer.start()
     report = worker.run()
     seconds = time.perf_counter() - t0
-    assert report.completed == a.n, f"completed {report.completed} of {a.n}"
-    finish({"items": report.completed, "seconds": seconds, "workers": a.workers, "sleep_ms": a.sleep_ms})
+    if not a.duration_ms:
+        assert report.completed == a.n, f"completed {report.completed} of {a.n}"
+    finish({"items": report.completed, "seconds": seconds, "workers": a.workers, "sleep_ms": a.sleep_ms,
+            "duration_ms": a.duration_ms})
 
 
 def latency(c, a):
@@ -362,6 +372,7 @@ def main():
     p.add_argument("--gap-ms", type=float, default=2)
     p.add_argument("--payload", type=int, default=64)
     p.add_argument("--sleep-ms", type=float, default=0)
+    p.add_argument("--duration-ms", type=float, default=0, help="runner: stop after this long (0: when all started)")
     a = p.parse_args()
     c = CLIENTS[a.client](a)
     data = payload(a.payload)

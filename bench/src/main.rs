@@ -10,10 +10,16 @@
 //!
 //! Usage: `leaseq-bench --client leaseq|leaseq-v1|rwq --workload NAME --url URL --prefix P --n N
 //!         [--workers W] [--inflight K] [--batch B] [--gap-ms G] [--payload BYTES] [--orphans K]
-//!         [--delayed K] [--sleep-ms S]`
+//!         [--delayed K] [--sleep-ms S] [--duration-ms D] [--groups G]`
+//!
+//! `--groups G` (leaseq, workload `lease_complete`): the prefilled items are grouped (spec
+//! 5.20), item i in group `g{i % G}`: G = 10,000 with 100,000 items gives 10,000 groups of 10,
+//! G = 1 one group of them all (workloads `groups_10k` and `group_one`, issue 25).
 //!
 //! Workload `runner`: the runner (leaseq's `Worker`, or a peer's loop) at concurrency `--workers`
-//! drains `--n` prefilled items with a handler that sleeps `--sleep-ms` (0: a no-op).
+//! drains `--n` prefilled items with a handler that sleeps `--sleep-ms` (0: a no-op). With
+//! `--duration-ms D` (leaseq only) it stops D ms after `go` instead, whatever is left, and
+//! reports what it completed: several runners then share one queue (workload `rate_limit`).
 //!
 //! `leaseq-v1` is protocol v1's scripts (bench/v1/, as of the commit before the job lifecycle)
 //! run through redis-rs, for `add_single` and `lease_complete`: the baseline that protocol v2's
@@ -53,6 +59,9 @@ struct Args {
     orphans: usize,
     delayed: usize,
     sleep_ms: u64,
+    duration_ms: u64,
+    /// Groups the prefilled items are spread over (`g{i % groups}`); 0: no groups.
+    groups: usize,
 }
 
 fn parse_args() -> Res<Args> {
@@ -88,6 +97,8 @@ fn parse_args() -> Res<Args> {
         orphans: num("orphans", 0)?,
         delayed: num("delayed", 0)?,
         sleep_ms: num("sleep-ms", 0)? as u64,
+        duration_ms: num("duration-ms", 0)? as u64,
+        groups: num("groups", 0)?,
     })
 }
 
@@ -225,7 +236,7 @@ mod lq {
             "lease_complete" | "lease_then_complete" => {
                 hold_leases(&q, a.inflight, &data, |_| LONG_TTL).await?;
                 prefill_delayed(&q, a.delayed, &data, LONG_TTL).await?;
-                prefill(&q, a.n, &data).await?;
+                prefill_grouped(&q, a.n, &data, a.groups).await?;
                 ready().await?;
                 let separate = a.workload == "lease_then_complete";
                 let done = Arc::new(AtomicU64::new(0));
@@ -243,7 +254,7 @@ mod lq {
                 check(items, a.n, "completed")?;
                 finish(
                     json!({"items": items, "seconds": seconds, "workers": a.workers,
-                    "inflight": a.inflight, "delayed": a.delayed}),
+                    "inflight": a.inflight, "delayed": a.delayed, "groups": a.groups}),
                 )
                 .await
             }
@@ -272,15 +283,25 @@ mod lq {
                 .concurrency(a.workers)
                 .lease_ttl(WORK_TTL)
                 .keep_results(false);
-                // Stops (draining what runs, flushing the completes) once the last item started.
+                // Stops (draining what runs, flushing the completes) once the last item started,
+                // or after `--duration-ms` when that is given (other runners share the queue).
+                let duration = Duration::from_millis(a.duration_ms);
                 let report = worker
-                    .run_until(async move { all_started.notified().await })
+                    .run_until(async move {
+                        if duration.is_zero() {
+                            all_started.notified().await
+                        } else {
+                            tokio::time::sleep(duration).await
+                        }
+                    })
                     .await?;
                 let seconds = t0.elapsed().as_secs_f64();
-                check(report.completed as usize, a.n, "completed")?;
+                if duration.is_zero() {
+                    check(report.completed as usize, a.n, "completed")?;
+                }
                 finish(
                     json!({"items": report.completed, "seconds": seconds, "workers": a.workers,
-                    "sleep_ms": a.sleep_ms}),
+                    "sleep_ms": a.sleep_ms, "duration_ms": a.duration_ms}),
                 )
                 .await
             }
@@ -444,12 +465,27 @@ mod lq {
     }
 
     async fn prefill(q: &Queue, n: usize, data: &[u8]) -> Res<()> {
-        let mut left = n;
-        while left > 0 {
-            let k = left.min(10_000);
-            let items: Vec<Item> = (0..k).map(|_| Item::new(data.to_vec())).collect();
-            q.add_batch(&items).await?;
-            left -= k;
+        prefill_grouped(q, n, data, 0).await
+    }
+
+    /// Adds `n` items; with `groups` > 0 item i is in group `g{i % groups}` (so consecutive
+    /// items are in different groups, and every group holds about n / groups of them).
+    async fn prefill_grouped(q: &Queue, n: usize, data: &[u8], groups: usize) -> Res<()> {
+        let mut i = 0;
+        while i < n {
+            let k = (n - i).min(10_000);
+            let items: Vec<Item> = (i..i + k)
+                .map(|j| {
+                    let item = Item::new(data.to_vec());
+                    if groups > 0 {
+                        item.group(format!("g{}", j % groups))
+                    } else {
+                        item
+                    }
+                })
+                .collect();
+            check(q.add_batch(&items).await?, k, "added")?;
+            i += k;
         }
         Ok(())
     }

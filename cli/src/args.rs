@@ -85,7 +85,8 @@ pub enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// List the items in one state, in the order they will be handled.
+    /// List the items in one state, in the order they will be handled. Waiting items in a group
+    /// are counted by `stats` but not listed here; `leaseq group` shows a group's counts.
     Ls {
         #[command(flatten)]
         queue: QueueArg,
@@ -152,6 +153,15 @@ pub enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
+    /// One group of a queue (items added with `--group`): its waiting and leased items, its
+    /// limit, whether it is paused; `group pause`, `group resume` and `group limit` change it.
+    ///
+    /// At most the group's limit of its items are leased at once (its own, else the queue's
+    /// `--group-concurrency`, default 1: strict FIFO per group), and groups take turns. A group
+    /// is free: one nobody used reads as empty, with the limit that would apply. Groups are
+    /// looked up by name; the protocol keeps no list of them. A group named like a subcommand
+    /// (`pause`) is shown with `--queue` before it, or after `--`.
+    Group(GroupArgs),
     /// Dead letters.
     Dead {
         #[command(subcommand)]
@@ -249,6 +259,74 @@ pub enum DeadCommand {
     },
 }
 
+/// `leaseq group`: shows a group, unless a subcommand changes it.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct GroupArgs {
+    #[command(subcommand)]
+    pub command: Option<GroupCommand>,
+    /// The queue's prefix, e.g. `{emails}`.
+    #[arg(
+        long,
+        short = 'q',
+        env = "LEASEQ_QUEUE",
+        value_name = "PREFIX",
+        required = true
+    )]
+    pub queue: Option<String>,
+    /// The group's name.
+    #[arg(required = true)]
+    pub name: Option<String>,
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// The group commands.
+#[derive(Debug, Subcommand)]
+pub enum GroupCommand {
+    /// Pause one group: none of its items is leased, by any client, until `group resume`; the
+    /// rest of the queue goes on, adds to the group too. Prints whether it was running (exit 0
+    /// either way).
+    Pause(GroupName),
+    /// Resume a paused group: its items are leased again at once. Prints whether it was paused
+    /// (exit 0 either way).
+    Resume(GroupName),
+    /// Set how many items of one group may be leased at once (1 to 1000), or `none` to remove
+    /// its own limit so that the queue's `--group-concurrency` applies; prints the group.
+    Limit {
+        #[command(flatten)]
+        group: GroupName,
+        /// The limit, 1 to 1000, or `none`.
+        #[arg(value_parser = parse_group_limit, value_name = "N|none")]
+        limit: GroupLimit,
+    },
+}
+
+/// A group of a queue, named.
+#[derive(Debug, Args)]
+pub struct GroupName {
+    #[command(flatten)]
+    pub queue: QueueArg,
+    /// The group's name.
+    pub name: String,
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// A group's own limit, or none (the queue's `group_concurrency` applies).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupLimit(pub Option<u32>);
+
+/// `N` or `none`. Only the form is checked here; the core checks the value (argument `limit`).
+pub fn parse_group_limit(text: &str) -> Result<GroupLimit, String> {
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(GroupLimit(None));
+    }
+    text.parse::<u32>()
+        .map(|n| GroupLimit(Some(n)))
+        .map_err(|_| format!("`{text}` is not a limit; write a number from 1 to 1000, or `none`"))
+}
+
 /// `leaseq config`: shows the configuration, unless a subcommand changes it.
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -289,7 +367,7 @@ pub enum ConfigCommand {
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("setting").required(true).multiple(true).args([
     "stats", "max_attempts", "priority", "backoff", "expires_after", "keep_result_for",
-    "dead_max_count", "dead_max_age", "capacity", "rate_limit",
+    "dead_max_count", "dead_max_age", "capacity", "rate_limit", "group_concurrency",
 ])))]
 pub struct ConfigSetArgs {
     #[command(flatten)]
@@ -333,6 +411,10 @@ pub struct ConfigSetArgs {
     /// the other settings).
     #[arg(long, value_parser = parse_rate_limit, value_name = "MAX/DURATION")]
     pub rate_limit: Option<leaseq::RateLimit>,
+    /// How many items of one group may be leased at once (1 to 1000), for groups without a
+    /// limit of their own (`leaseq group limit`). Default 1: strict FIFO per group.
+    #[arg(long, value_name = "N")]
+    pub group_concurrency: Option<u32>,
     #[command(flatten)]
     pub json: JsonArg,
 }
@@ -384,6 +466,10 @@ pub struct AddArgs {
     /// How long a result is kept, e.g. 1d.
     #[arg(long, value_parser = parse_duration)]
     pub keep_result_for: Option<Duration>,
+    /// The item's group (a customer or tenant id, say; 1 to 256 bytes): at most the group's
+    /// limit of its items are leased at once, and groups take turns (`leaseq group`).
+    #[arg(long, value_name = "NAME")]
+    pub group: Option<String>,
     /// Fixed retry delay after a failed attempt, e.g. 5s.
     #[arg(long, value_parser = parse_duration)]
     pub backoff_fixed: Option<Duration>,
@@ -548,6 +634,19 @@ mod tests {
         for bad in ["1000", "lots/1s", "-1/1s", "10/soon", "/1s", "10/"] {
             let e = parse_rate_limit(bad).unwrap_err();
             assert!(e.contains(bad) && e.contains("1000/1s"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn group_limits() {
+        assert_eq!(parse_group_limit("3").unwrap(), GroupLimit(Some(3)));
+        assert_eq!(parse_group_limit("none").unwrap(), GroupLimit(None));
+        assert_eq!(parse_group_limit("NONE").unwrap(), GroupLimit(None));
+        // 0 is the core's to refuse, naming `limit`.
+        assert_eq!(parse_group_limit("0").unwrap(), GroupLimit(Some(0)));
+        for bad in ["-1", "lots", "", "1.5"] {
+            let e = parse_group_limit(bad).unwrap_err();
+            assert!(e.contains("none"), "{bad}: {e}");
         }
     }
 

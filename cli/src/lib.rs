@@ -15,8 +15,8 @@ use std::io::Write;
 
 use clap::Parser;
 
-use args::{Cli, Command, ConfigCommand, DeadCommand};
-use commands::{check, clean, config, dead, inspect, items, pause, workers};
+use args::{Cli, Command, ConfigCommand, DeadCommand, GroupCommand};
+use commands::{check, clean, config, dead, groups, inspect, items, pause, workers};
 use fail::{Fail, Outcome};
 
 /// Runs the `leaseq` command with `args` (the program name first, as in `std::env::args_os`) and
@@ -112,6 +112,30 @@ async fn execute(cli: Cli) -> Outcome {
             duration,
             json,
         } => pause::hold(&client, &queue.queue, duration, json.json).await,
+        Command::Group(args) => match args.command {
+            Some(GroupCommand::Pause(g)) => {
+                groups::set(&client, &g.queue.queue, &g.name, true, g.json.json).await
+            }
+            Some(GroupCommand::Resume(g)) => {
+                groups::set(&client, &g.queue.queue, &g.name, false, g.json.json).await
+            }
+            Some(GroupCommand::Limit { group, limit }) => {
+                groups::limit(
+                    &client,
+                    &group.queue.queue,
+                    &group.name,
+                    limit.0,
+                    group.json.json,
+                )
+                .await
+            }
+            None => {
+                let (Some(queue), Some(name)) = (args.queue, args.name) else {
+                    unreachable!("clap requires --queue and NAME without a subcommand")
+                };
+                groups::show(&client, &queue, &name, args.json.json).await
+            }
+        },
         Command::Dead { command } => match command {
             DeadCommand::Ls { queue, limit, json } => {
                 inspect::ls(

@@ -79,6 +79,8 @@ pub struct JobView {
     pub finished_at: Option<u64>,
     /// Marked cancelled while leased.
     pub cancelled: bool,
+    /// The item's group (`leaseq add --group`), if it has one.
+    pub group: Option<String>,
 }
 
 impl From<&leaseq::Job> for JobView {
@@ -102,6 +104,7 @@ impl From<&leaseq::Job> for JobView {
             lease_expires_at: j.lease_expires_at,
             finished_at: j.finished_at.or(j.result.as_ref().map(|r| r.finished_at)),
             cancelled: j.cancelled,
+            group: j.group.clone(),
         }
     }
 }
@@ -268,6 +271,43 @@ impl StatsView {
     }
 }
 
+/// One group of a queue ([`leaseq::GroupInfo`]), named.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct GroupView {
+    /// The queue's prefix.
+    pub queue: String,
+    /// The group's name.
+    pub group: String,
+    /// Its items waiting (delayed ones join when due).
+    pub waiting: u64,
+    /// Its items leased now.
+    pub leased: u64,
+    /// How many of its items may be leased at once: its own limit, else the queue's
+    /// `group_concurrency`.
+    pub limit: u64,
+    /// Whether the group is paused (`leaseq group pause`).
+    pub paused: bool,
+}
+
+impl GroupView {
+    /// Reads group `group` of `queue` (prefix `prefix`): one round trip.
+    pub async fn read(
+        queue: &leaseq::Queue,
+        prefix: &str,
+        group: &str,
+    ) -> leaseq::Result<GroupView> {
+        let g = queue.group(group).await?;
+        Ok(GroupView {
+            queue: prefix.to_owned(),
+            group: group.to_owned(),
+            waiting: g.waiting,
+            leased: g.leased,
+            limit: g.limit,
+            paused: g.paused,
+        })
+    }
+}
+
 /// A retry delay ([`leaseq::Backoff`]) as JSON.
 #[derive(Debug, Serialize, Clone, Copy, PartialEq, Eq)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -332,6 +372,8 @@ pub struct SettingsView {
     pub capacity: Option<u64>,
     /// At most `max` leases per `per_ms` (null in `defaults` and `effective`: no limit).
     pub rate_limit: Option<RateLimitView>,
+    /// Items of one group leased at once, for groups without a limit of their own.
+    pub group_concurrency: Option<u32>,
 }
 
 impl From<&leaseq::QueueConfig> for SettingsView {
@@ -347,6 +389,7 @@ impl From<&leaseq::QueueConfig> for SettingsView {
             dead_max_age_ms: c.dead_max_age.map(ms),
             capacity: c.capacity,
             rate_limit: c.rate_limit.map(Into::into),
+            group_concurrency: c.group_concurrency,
         }
     }
 }
@@ -381,6 +424,7 @@ impl ConfigView {
             dead_max_age_ms: s.dead_max_age_ms.or(d.dead_max_age_ms),
             capacity: s.capacity.or(d.capacity),
             rate_limit: s.rate_limit.or(d.rate_limit),
+            group_concurrency: s.group_concurrency.or(d.group_concurrency),
         };
         ConfigView {
             queue: queue.to_owned(),

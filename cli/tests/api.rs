@@ -670,3 +670,165 @@ async fn the_rate_limit_and_a_hold_show_in_stats_config_and_metrics() {
         "{openapi}"
     );
 }
+
+#[tokio::test]
+async fn a_group_is_looked_up_by_name_and_paused_by_actions_but_has_no_metrics() {
+    let (_server, q, served) = setup().await;
+    for id in ["a1", "a2"] {
+        q.add(&Item::with_id(id, b"x".to_vec()).unwrap().group("acme"))
+            .await
+            .unwrap();
+    }
+    let http = reqwest::Client::new();
+    let base = &served.base;
+    let get = |path: String| {
+        let http = http.clone();
+        async move {
+            let r = http.get(path).send().await.unwrap();
+            let status = r.status();
+            (status, r.json::<serde_json::Value>().await.unwrap())
+        }
+    };
+    let group = || async {
+        let (status, v) = get(format!("{base}api/group?queue=jobs&group=acme")).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        v
+    };
+    assert_eq!(
+        group().await,
+        serde_json::json!({"queue": "jobs", "group": "acme", "waiting": 2, "leased": 0,
+                           "limit": 1, "paused": false})
+    );
+    // A group nobody used reads as empty; a bad name is refused, naming `group`.
+    let (status, other) = get(format!("{base}api/group?queue=jobs&group=nobody")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        (other["waiting"].clone(), other["limit"].clone()),
+        (0.into(), 1.into())
+    );
+    let (status, bad) = get(format!("{base}api/group?queue=jobs&group=")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    assert!(bad["error"].as_str().unwrap().contains("`group`"), "{bad}");
+    // The item shows its group; the queue's stats count grouped items as waiting.
+    let (_, item) = get(format!("{base}api/item?queue=jobs&id=a1")).await;
+    assert_eq!(item["group"], "acme", "{item}");
+    let (_, stats) = get(format!("{base}api/stats?queue=jobs")).await;
+    assert_eq!(stats["waiting"], 2, "{stats}");
+
+    // Like every action: the CSRF header and the same origin, or nothing changes.
+    let body = serde_json::json!({"queue": "jobs", "group": "acme"});
+    let no_token = http
+        .post(format!("{base}api/group/pause"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
+    let token = csrf(&http, base).await;
+    let foreign = http
+        .post(format!("{base}api/group/pause"))
+        .header("x-leaseq-csrf", &token)
+        .header("origin", "http://evil.example")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
+    for wrong in [
+        serde_json::json!({"queue": "jobs", "group": "acme", "limit": 3}),
+        serde_json::json!({"queue": "jobs"}),
+    ] {
+        let r = http
+            .post(format!("{base}api/group/pause"))
+            .header("x-leaseq-csrf", &token)
+            .json(&wrong)
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_client_error(), "{wrong}: {}", r.status());
+    }
+    assert!(!q.group("acme").await.unwrap().paused);
+
+    let act = |path: &'static str, group: &'static str| {
+        let (http, token) = (http.clone(), token.clone());
+        async move {
+            let r = http
+                .post(format!("{base}api/{path}"))
+                .header("x-leaseq-csrf", token)
+                .json(&serde_json::json!({"queue": "jobs", "group": group}))
+                .send()
+                .await
+                .unwrap();
+            (r.status(), r.json::<serde_json::Value>().await.unwrap())
+        }
+    };
+    let (status, bad) = act("group/pause", "").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+    let (status, paused) = act("group/pause", "acme").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        paused,
+        serde_json::json!({"queue": "jobs", "group": "acme", "paused": true, "changed": true})
+    );
+    assert!(q.group("acme").await.unwrap().paused);
+    assert_eq!(act("group/pause", "acme").await.1["changed"], false);
+    assert_eq!(group().await["paused"], true);
+    // The rest of the queue goes on; the group's items wait.
+    q.add(&Item::with_id("p", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let lease = q
+        .lease(Duration::from_secs(30), leaseq::Wait::No)
+        .await
+        .unwrap();
+    assert_eq!(lease.as_ref().map(|l| l.id()), Some("p"));
+    assert!(q
+        .lease(Duration::from_secs(30), leaseq::Wait::No)
+        .await
+        .unwrap()
+        .is_none());
+
+    let (status, resumed) = act("group/resume", "acme").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        resumed,
+        serde_json::json!({"queue": "jobs", "group": "acme", "paused": false, "changed": true})
+    );
+    assert_eq!(act("group/resume", "acme").await.1["changed"], false);
+    let lease = q
+        .lease(Duration::from_secs(30), leaseq::Wait::No)
+        .await
+        .unwrap();
+    assert_eq!(lease.as_ref().map(|l| l.id()), Some("a1"));
+    assert_eq!(group().await["leased"], 1);
+
+    // /metrics has nothing per group (its names are unbounded), and no group label at all.
+    let metrics = http
+        .get(format!("{base}metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("leaseq_jobs{queue=\"jobs\",state=\"waiting\"} 1"),
+        "{metrics}"
+    );
+    assert!(
+        !metrics.contains("acme") && !metrics.contains("group"),
+        "{metrics}"
+    );
+
+    let openapi = http
+        .get(format!("{base}api/openapi.yaml"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for path in ["/api/group:", "/api/group/pause:", "/api/group/resume:"] {
+        assert!(openapi.contains(path), "{path}");
+    }
+}

@@ -65,7 +65,7 @@ async fn the_dashboard_in_chromium() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.status.success(), "{log}");
-    assert!(log.contains("browser: 12 passed, 0 failed"), "{log}");
+    assert!(log.contains("browser: 13 passed, 0 failed"), "{log}");
     // What the page did, seen through the core.
     assert_eq!(q.get("d1").await.unwrap().unwrap().state, State::Waiting);
     assert_eq!(q.get("d2").await.unwrap().unwrap().state, State::Dead);
@@ -73,6 +73,10 @@ async fn the_dashboard_in_chromium() {
     assert_eq!(q.config().await.unwrap().stats, Some(false));
     // The page paused `{web}`, then resumed it.
     assert!(!q.is_paused().await.unwrap());
+    // The page paused the group `<b>acme</b>` of `{web}`, then resumed it; its items wait.
+    let group = q.group("<b>acme</b>").await.unwrap();
+    assert!(!group.paused);
+    assert_eq!(group.waiting, 2);
     // The page's test held `{web}` off through the command.
     assert!(q.stats().await.unwrap().rate_limited_for.is_some());
 }

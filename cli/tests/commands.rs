@@ -376,6 +376,229 @@ async fn pause_and_resume_say_what_changed_and_stats_show_it() {
 }
 
 #[tokio::test]
+async fn groups_are_added_shown_paused_resumed_and_limited() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("{jobs}").unwrap();
+    for id in ["a1", "a2", "a3"] {
+        let out = run(
+            &urls,
+            &[
+                "add", "-q", "{jobs}", "--id", id, "--data", "x", "--group", "acme",
+            ],
+        );
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    let out = run(
+        &urls,
+        &[
+            "add",
+            "-q",
+            "{jobs}",
+            "--id",
+            "b1",
+            "--data",
+            "y",
+            "--group",
+            "beta corp",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // `get` shows the group, in JSON and as text; an item without one shows none.
+    let got = json(&run(&urls, &["get", "-q", "{jobs}", "a1", "--json"]));
+    assert_eq!(got["group"], "acme");
+    assert_eq!(got["state"], "waiting");
+    let text = stdout(&run(&urls, &["get", "-q", "{jobs}", "b1"]));
+    assert!(
+        text.lines().any(|l| l.trim() == "group  beta corp"),
+        "{text}"
+    );
+    assert_eq!(
+        q.get("a1").await.unwrap().unwrap().group.as_deref(),
+        Some("acme")
+    );
+    stdout(&run(
+        &urls,
+        &["add", "-q", "{jobs}", "--id", "p", "--data", "z"],
+    ));
+    assert!(json(&run(&urls, &["get", "-q", "{jobs}", "p", "--json"]))["group"].is_null());
+    // Stats count grouped items as waiting.
+    assert_eq!(
+        json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]))["waiting"],
+        5
+    );
+
+    let info = |name: &str| json(&run(&urls, &["group", "-q", "{jobs}", name, "--json"]));
+    assert_eq!(
+        info("acme"),
+        serde_json::json!({"queue": "{jobs}", "group": "acme", "waiting": 3, "leased": 0,
+                           "limit": 1, "paused": false})
+    );
+    // Strict FIFO per group by default: one of acme's items leased, and the group shows it.
+    let mut leases = Vec::new();
+    while let Some(l) = q.lease(Duration::from_secs(30), Wait::No).await.unwrap() {
+        leases.push(l);
+    }
+    let ids: Vec<&str> = leases.iter().map(|l| l.id()).collect();
+    assert_eq!(
+        ids.iter().filter(|i| i.starts_with('a')).count(),
+        1,
+        "{ids:?}"
+    );
+    let acme = info("acme");
+    assert_eq!(
+        (acme["waiting"].clone(), acme["leased"].clone()),
+        (2.into(), 1.into())
+    );
+    let table = stdout(&run(&urls, &["group", "-q", "{jobs}", "acme"]));
+    assert!(
+        table.lines().any(|l| l.trim() == "leased  1 of 1 at once"),
+        "{table}"
+    );
+    assert!(
+        table.lines().any(|l| l.trim() == "state  running"),
+        "{table}"
+    );
+    for l in &leases {
+        assert!(q.complete(l).await.unwrap());
+    }
+    // A group nobody used reads as empty, with the limit that would apply; a group named like
+    // a subcommand is shown with --queue before it.
+    let named_pause = run(&urls, &["group", "-q", "{jobs}", "pause", "--json"]);
+    assert_eq!(code(&named_pause), 0, "{}", stderr(&named_pause));
+    assert_eq!(json(&named_pause)["group"], "pause");
+    assert_eq!(json(&named_pause)["waiting"], 0);
+
+    // Pause: nothing of the group is leased, the rest goes on; saying so, and again.
+    let out = run(&urls, &["group", "pause", "-q", "{jobs}", "acme"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        "{jobs}: group acme paused; none of its items is leased until `leaseq group resume -q '{jobs}' acme`"
+    );
+    let again = run(&urls, &["group", "pause", "-q", "{jobs}", "acme", "--json"]);
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    assert_eq!(
+        json(&again),
+        serde_json::json!({"queue": "{jobs}", "group": "acme", "paused": true, "changed": false})
+    );
+    assert!(q.group("acme").await.unwrap().paused);
+    let shown = run(&urls, &["group", "-q", "{jobs}", "acme"]);
+    assert!(stdout(&shown).lines().any(|l| l.trim() == "state  paused"));
+    assert!(
+        stderr(&shown).contains("resume with `leaseq group resume -q '{jobs}' acme`"),
+        "{}",
+        stderr(&shown)
+    );
+    assert!(q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .is_none());
+    let out = run(&urls, &["group", "resume", "-q", "{jobs}", "acme"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        "{jobs}: group acme resumed; its items are leased again"
+    );
+    let again = run(
+        &urls,
+        &["group", "resume", "-q", "{jobs}", "acme", "--json"],
+    );
+    assert_eq!(json(&again)["changed"], false);
+    let lease = q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .expect("the group is leased from once resumed");
+    assert_eq!(lease.id(), "a2");
+
+    // Limit: the group's own, shown; refused values write nothing; `none` removes it, and the
+    // queue's group concurrency (config set) applies.
+    let out = run(
+        &urls,
+        &["group", "limit", "-q", "{jobs}", "acme", "2", "--json"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(json(&out)["limit"], 2);
+    assert_eq!(json(&out)["leased"], 1);
+    assert_eq!(q.group("acme").await.unwrap().limit, 2);
+    for bad in ["0", "1001"] {
+        let out = run(&urls, &["group", "limit", "-q", "{jobs}", "acme", bad]);
+        assert_eq!(code(&out), 2, "{bad}: {}", stderr(&out));
+        assert!(stderr(&out).contains("`limit`"), "{bad}: {}", stderr(&out));
+        assert_eq!(q.group("acme").await.unwrap().limit, 2, "{bad}");
+    }
+    let out = run(&urls, &["group", "limit", "-q", "{jobs}", "acme", "many"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("none"), "{}", stderr(&out));
+    let out = run(
+        &urls,
+        &["group", "limit", "-q", "{jobs}", "acme", "none", "--json"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(json(&out)["limit"], 1);
+    let out = run(
+        &urls,
+        &[
+            "config",
+            "set",
+            "-q",
+            "{jobs}",
+            "--group-concurrency",
+            "4",
+            "--json",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(json(&out)["stored"]["group_concurrency"], 4);
+    assert_eq!(q.config().await.unwrap().group_concurrency, Some(4));
+    assert_eq!(info("acme")["limit"], 4);
+    let table = stdout(&run(&urls, &["config", "-q", "{jobs}"]));
+    assert!(
+        table
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["group-concurrency", "4", "4"]),
+        "{table}"
+    );
+    let out = run(
+        &urls,
+        &["config", "set", "-q", "{jobs}", "--group-concurrency", "0"],
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("--group-concurrency"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(q.config().await.unwrap().group_concurrency, Some(4));
+
+    // A bad group name is refused naming `group`, before anything is written.
+    let before = server.command("DBSIZE");
+    let long = "g".repeat(300);
+    for bad in ["", long.as_str(), "a\nb"] {
+        let out = run(&urls, &["group", "pause", "-q", "{jobs}", bad]);
+        assert_eq!(code(&out), 2, "{bad:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("`group`"),
+            "{bad:?}: {}",
+            stderr(&out)
+        );
+        let add = run(
+            &urls,
+            &["add", "-q", "{jobs}", "--data", "x", "--group", bad],
+        );
+        assert_eq!(code(&add), 2, "{bad:?}: {}", stderr(&add));
+        assert!(
+            stderr(&add).contains("`group`"),
+            "{bad:?}: {}",
+            stderr(&add)
+        );
+    }
+    assert_eq!(server.command("DBSIZE"), before);
+}
+
+#[tokio::test]
 async fn a_bounded_queue_refuses_adds_past_its_capacity_with_exit_5() {
     let server = RedisServer::start();
     let urls = vec![server.url()];
@@ -686,6 +909,7 @@ async fn config_shows_sets_and_resets_what_every_client_reads() {
     assert_eq!(fresh["effective"]["stats"], false);
     assert_eq!(fresh["effective"]["max_attempts"], 25);
     assert_eq!(fresh["effective"]["keep_result_for_ms"], 86_400_000);
+    assert_eq!(fresh["effective"]["group_concurrency"], 1);
     assert!(fresh["effective"]["expires_after_ms"].is_null());
     assert_eq!(
         fresh["effective"]["backoff"],

@@ -16,6 +16,7 @@ on_both!(
     a_group_limit_allows_that_many_at_once,
     every_end_of_a_lease_frees_its_slot,
     an_expired_lease_frees_its_slot,
+    a_cancel_after_an_expired_lease_frees_its_slot,
     priorities_and_delays_work_inside_a_group,
     a_paused_group_waits_while_the_queue_goes_on,
     grouped_and_plain_items_take_turns,
@@ -161,6 +162,18 @@ async fn an_expired_lease_frees_its_slot(env: Env) {
     assert!(!env.queue.complete(&next).await.unwrap());
     assert_eq!(env.queue.group("g").await.unwrap().leased, 0);
     assert_eq!(lease_ids(&env, 10).await, ["b"]);
+}
+
+async fn a_cancel_after_an_expired_lease_frees_its_slot(env: Env) {
+    // Found by the protocol's model: the lease runs out, nothing recovers it yet, and a cancel
+    // removes the item (and the P:leased entry a recovery would use).
+    env.queue.add(&grouped("a", "g")).await.unwrap();
+    let l = env.lease().await.unwrap();
+    env.expire(&l).await;
+    assert_eq!(env.queue.cancel("a").await.unwrap(), Some(State::Waiting));
+    assert_eq!(env.queue.group("g").await.unwrap().leased, 0, "the slot is free");
+    env.queue.add(&grouped("b", "g")).await.unwrap();
+    assert_eq!(lease_ids(&env, 10).await, ["b"], "the group leases again");
 }
 
 async fn priorities_and_delays_work_inside_a_group(env: Env) {

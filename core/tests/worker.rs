@@ -1002,6 +1002,18 @@ async fn a_runner_over_several_queues_wakes_for_any_of_them() {
 async fn a_runner_over_several_queues_refuses_bad_settings() {
     let env = Env::single("runner-queues-refused").await;
     let handler = |_: Job| async move { Ok::<_, JobError>(()) };
+    // `check` refuses as `run_until` does, without running (bindings call it first).
+    let err = Worker::for_queues(vec![], handler).check().unwrap_err();
+    assert!(
+        matches!(
+            err,
+            leaseq::Error::InvalidArgument {
+                argument: "queues",
+                ..
+            }
+        ),
+        "{err}"
+    );
     let err = Worker::for_queues(vec![], handler)
         .run_until(std::future::pending())
         .await

@@ -85,7 +85,7 @@
  * `leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;`
  */
 #define LEASEQ_ADD_OPTIONS_INIT \
-    { (uint32_t)sizeof(leaseq_add_options), 0, 0, 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0 }
+    { (uint32_t)sizeof(leaseq_add_options), 0, 0, 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, NULL }
 
 /**
  * A leaseq_lease_options with struct_size set and nothing given (a 30 s lease, no wait):
@@ -112,7 +112,7 @@
  * or to read into with leaseq_queue_config: `leaseq_config config = LEASEQ_CONFIG_INIT;`
  */
 #define LEASEQ_CONFIG_INIT \
-    { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0, 0, 0, 0, 0 }
+    { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 
 /**
@@ -149,6 +149,11 @@
  * `leaseq_add_options.keep_result_for_ms` is given.
  */
 #define LEASEQ_ADD_KEEP_RESULT_FOR (1 << 6)
+
+/**
+ * `leaseq_add_options.group` is given.
+ */
+#define LEASEQ_ADD_GROUP (1 << 7)
 
 /**
  * `leaseq_lease_options.ttl_ms` is given.
@@ -209,6 +214,11 @@
  * `leaseq_config.rate_max` and `leaseq_config.rate_per_ms` are given (together).
  */
 #define LEASEQ_CONFIG_RATE_LIMIT (1 << 9)
+
+/**
+ * `leaseq_config.group_concurrency` is given.
+ */
+#define LEASEQ_CONFIG_GROUP_CONCURRENCY (1 << 10)
 
 /**
  * A connection to one Redis server or one Redis Cluster (opaque).
@@ -407,6 +417,12 @@ typedef struct {
      * `LEASEQ_CONFIG_RATE_LIMIT`: the rate limit's window, in ms.
      */
     int64_t rate_per_ms;
+    /**
+     * `LEASEQ_CONFIG_GROUP_CONCURRENCY`: how many items of one group (`LEASEQ_ADD_GROUP`) may
+     * be leased at once, for groups without a limit of their own
+     * (`leaseq_queue_set_group_limit`): 1 to 1000 (default 1: FIFO per group).
+     */
+    uint32_t group_concurrency;
 } leaseq_config;
 
 /**
@@ -512,7 +528,38 @@ typedef struct {
      * (greater than zero; default one day).
      */
     int64_t keep_result_for_ms;
+    /**
+     * `LEASEQ_ADD_GROUP`: the item's group (NUL-terminated UTF-8, 1 to 256 bytes, no control
+     * characters; a customer or tenant id, say): at most the group's limit of its items are
+     * leased at once (default 1: FIFO per group), and groups take turns
+     * (`leaseq_queue_set_group_limit`, `leaseq_queue_pause_group`). Read during the call only.
+     */
+    const char *group;
 } leaseq_add_options;
+
+/**
+ * One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout: it
+ * never grows).
+ */
+typedef struct {
+    /**
+     * Its items waiting.
+     */
+    uint64_t waiting;
+    /**
+     * Its items leased now.
+     */
+    uint64_t leased;
+    /**
+     * How many of its items may be leased at once (its own limit, else the queue's
+     * `group_concurrency`, else 1).
+     */
+    uint64_t limit;
+    /**
+     * Whether it is paused (`leaseq_queue_pause_group`).
+     */
+    bool paused;
+} leaseq_group_info;
 
 /**
  * Options of a lease, for `leaseq_queue_lease_with_options` and `leaseq_queue_lease_batch`.
@@ -1576,6 +1623,15 @@ leaseq_status leaseq_job_max_attempts(const leaseq_job *job, int64_t *out_max_at
 leaseq_status leaseq_job_priority(const leaseq_job *job, int32_t *out_priority);
 
 /**
+ * Sets `*out_group` to the item's group (NUL-terminated UTF-8; `LEASEQ_ADD_GROUP`), or NULL
+ * when it has none. Borrowed from the job.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_group` is NULL or writable.
+ */
+leaseq_status leaseq_job_group(const leaseq_job *job, const char **out_group);
+
+/**
  * Sets `*out_error` to the last failure's message (NUL-terminated UTF-8), or NULL when the
  * item has not failed. Borrowed from the job.
  *
@@ -2167,6 +2223,54 @@ leaseq_status leaseq_queue_resume(const leaseq_queue *queue, bool *out_was_pause
 leaseq_status leaseq_queue_is_paused(const leaseq_queue *queue, bool *out_paused);
 
 /**
+ * Pauses one group (`LEASEQ_ADD_GROUP`; `group` NUL-terminated UTF-8): its items are not
+ * leased, by any client, until `leaseq_queue_resume_group`; the rest of the queue goes on.
+ * Sets `*out_was_running` to whether it was running. One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string;
+ * `out_was_running` is NULL or writable.
+ */
+leaseq_status leaseq_queue_pause_group(const leaseq_queue *queue,
+                                       const char *group,
+                                       bool *out_was_running);
+
+/**
+ * Resumes a paused group. Sets `*out_was_paused` to whether it was paused. One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string;
+ * `out_was_paused` is NULL or writable.
+ */
+leaseq_status leaseq_queue_resume_group(const leaseq_queue *queue,
+                                        const char *group,
+                                        bool *out_was_paused);
+
+/**
+ * Sets how many items of `group` may be leased at once, for every client: `limit` 1 to 1000,
+ * or -1 to remove the group's own limit, so that the queue's `group_concurrency` applies
+ * (default 1). One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string.
+ */
+leaseq_status leaseq_queue_set_group_limit(const leaseq_queue *queue,
+                                           const char *group,
+                                           int64_t limit);
+
+/**
+ * Fills `*out_info` with one group at a glance: its waiting and leased items, its limit,
+ * whether it is paused. One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string; `out_info` is
+ * NULL or writable.
+ */
+leaseq_status leaseq_queue_group(const leaseq_queue *queue,
+                                 const char *group,
+                                 leaseq_group_info *out_info);
+
+/**
  * Holds every client's leases of the queue off for `duration_ms` (more than 0, at most one
  * day): a handler was rate limited (an API answered 429). Leases get nothing until then; adds,
  * completes and renews go on. A longer hold already in place is kept. Sets `*out_held_ms` to
@@ -2552,6 +2656,31 @@ leaseq_status leaseq_worker_run(const leaseq_queue *queue,
                                 const leaseq_worker_options *options);
 
 /**
+ * Runs `callback` over several queues of one client (1 to 64), as `leaseq_worker_run` does
+ * over one: one wait on the server covers them all, and each job is finished in its own queue
+ * (`leaseq_worker_job_queue_prefix` tells which). With `weights` NULL the queues are asked in
+ * strict order (a later queue gets slots only while every earlier one has no work for them);
+ * otherwise by weighted round robin, `weights[i]` (1 to 1000) for `queues[i]`: over time
+ * `queues[i]` is asked first in `weights[i]` of every `sum(weights)` rounds. The runner
+ * registers and does the housekeeping in each queue.
+ *
+ * Refused with LEASEQ_INVALID_ARGUMENT, before anything is written: no queue or more than 64,
+ * a queue given twice or from another client (`queues`), a weight outside 1..1000
+ * (`weights`). A NULL `queues` or element of it gives LEASEQ_NULL_ARGUMENT.
+ *
+ * # Safety
+ * `queues` is NULL or points to `queues_len` readable pointers, each NULL or a live queue;
+ * `weights` is NULL or points to `queues_len` readable `uint32_t`; the rest as for
+ * `leaseq_worker_run`.
+ */
+leaseq_status leaseq_worker_run_queues(const leaseq_queue *const *queues,
+                                       size_t queues_len,
+                                       const uint32_t *weights,
+                                       leaseq_worker_fn callback,
+                                       void *user_data,
+                                       const leaseq_worker_options *options);
+
+/**
  * The job's id (NUL-terminated; valid during the callback).
  *
  * # Safety
@@ -2559,6 +2688,16 @@ leaseq_status leaseq_worker_run(const leaseq_queue *queue,
  * `out_id` is NULL or writable.
  */
 leaseq_status leaseq_worker_job_id(const leaseq_worker_job *job, const char **out_id);
+
+/**
+ * The prefix of the queue the job came from (NUL-terminated; valid during the callback): for a
+ * runner over several queues (`leaseq_worker_run_queues`), the queue the job is finished in.
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `out_prefix` is NULL or writable.
+ */
+leaseq_status leaseq_worker_job_queue_prefix(const leaseq_worker_job *job, const char **out_prefix);
 
 /**
  * The job's data as (pointer, length), valid during the callback.

@@ -295,6 +295,7 @@ pub struct leaseq_job {
     finished_at: Option<u64>,
     lease_ttl_ms: Option<u64>,
     cancelled: bool,
+    group: Option<CString>,
 }
 
 impl leaseq_job {
@@ -317,6 +318,7 @@ impl leaseq_job {
             finished_at,
             lease_ttl,
             cancelled,
+            group,
             ..
         } = job;
         let (error, error_type) = match error {
@@ -342,6 +344,7 @@ impl leaseq_job {
             finished_at,
             lease_ttl_ms: lease_ttl.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
             cancelled,
+            group: group.as_deref().map(c_string),
         }))
     }
 }
@@ -471,6 +474,29 @@ pub unsafe extern "C" fn leaseq_job_priority(
             "out_priority",
             0,
             |j| Ok(j.priority),
+        )
+    }
+}
+
+/// Sets `*out_group` to the item's group (NUL-terminated UTF-8; `LEASEQ_ADD_GROUP`), or NULL
+/// when it has none. Borrowed from the job.
+///
+/// # Safety
+/// `job` is NULL or a live job; `out_group` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_job_group(
+    job: *const leaseq_job,
+    out_group: *mut *const c_char,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_job_group",
+            job,
+            "job",
+            out_group,
+            "out_group",
+            std::ptr::null(),
+            |j| Ok(text_ptr(j.group.as_ref())),
         )
     }
 }

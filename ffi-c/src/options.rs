@@ -7,12 +7,13 @@
 //! in `set` for a field the caller's struct does not hold, or a bit this library does not know,
 //! is refused. Fields whose bit is clear are not given: the core's defaults apply.
 
+use std::ffi::c_char;
 use std::mem::{offset_of, size_of, MaybeUninit};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use leaseq::{Backoff, Item, QueueConfig};
 
-use crate::guard::Failure;
+use crate::guard::{text, Failure};
 
 /// How a failed item waits before its next attempt: one of the `LEASEQ_BACKOFF_*` values.
 #[allow(non_camel_case_types)]
@@ -59,7 +60,7 @@ pub struct leaseq_backoff {
 /// one. Durations are milliseconds; a negative one is refused, naming the field.
 #[allow(non_camel_case_types)]
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct leaseq_add_options {
     /// `sizeof(leaseq_add_options)` as the caller compiled it; `LEASEQ_ADD_OPTIONS_INIT` sets it.
     pub struct_size: u32,
@@ -85,6 +86,28 @@ pub struct leaseq_add_options {
     /// `LEASEQ_ADD_KEEP_RESULT_FOR`: how long a result given when completing the item is kept
     /// (greater than zero; default one day).
     pub keep_result_for_ms: i64,
+    /// `LEASEQ_ADD_GROUP`: the item's group (NUL-terminated UTF-8, 1 to 256 bytes, no control
+    /// characters; a customer or tenant id, say): at most the group's limit of its items are
+    /// leased at once (default 1: FIFO per group), and groups take turns
+    /// (`leaseq_queue_set_group_limit`, `leaseq_queue_pause_group`). Read during the call only.
+    pub group: *const c_char,
+}
+
+impl Default for leaseq_add_options {
+    fn default() -> leaseq_add_options {
+        leaseq_add_options {
+            struct_size: 0,
+            set: 0,
+            delay_ms: 0,
+            run_at_ms: 0,
+            priority: 0,
+            max_attempts: 0,
+            backoff: leaseq_backoff::default(),
+            expires_after_ms: 0,
+            keep_result_for_ms: 0,
+            group: std::ptr::null(),
+        }
+    }
 }
 
 /// `leaseq_add_options.delay_ms` is given.
@@ -101,6 +124,8 @@ pub const LEASEQ_ADD_BACKOFF: u32 = 1 << 4;
 pub const LEASEQ_ADD_EXPIRES_AFTER: u32 = 1 << 5;
 /// `leaseq_add_options.keep_result_for_ms` is given.
 pub const LEASEQ_ADD_KEEP_RESULT_FOR: u32 = 1 << 6;
+/// `leaseq_add_options.group` is given.
+pub const LEASEQ_ADD_GROUP: u32 = 1 << 7;
 
 /// Options of a lease, for `leaseq_queue_lease_with_options` and `leaseq_queue_lease_batch`.
 ///
@@ -177,6 +202,10 @@ pub struct leaseq_config {
     pub rate_max: u64,
     /// `LEASEQ_CONFIG_RATE_LIMIT`: the rate limit's window, in ms.
     pub rate_per_ms: i64,
+    /// `LEASEQ_CONFIG_GROUP_CONCURRENCY`: how many items of one group (`LEASEQ_ADD_GROUP`) may
+    /// be leased at once, for groups without a limit of their own
+    /// (`leaseq_queue_set_group_limit`): 1 to 1000 (default 1: FIFO per group).
+    pub group_concurrency: u32,
 }
 
 /// `leaseq_config.max_attempts` is given.
@@ -199,8 +228,11 @@ pub const LEASEQ_CONFIG_STATS: u32 = 1 << 7;
 pub const LEASEQ_CONFIG_CAPACITY: u32 = 1 << 8;
 /// `leaseq_config.rate_max` and `leaseq_config.rate_per_ms` are given (together).
 pub const LEASEQ_CONFIG_RATE_LIMIT: u32 = 1 << 9;
+/// `leaseq_config.group_concurrency` is given.
+pub const LEASEQ_CONFIG_GROUP_CONCURRENCY: u32 = 1 << 10;
 
-/// A struct of this module: plain integers and bools, `struct_size: u32` and `set: u32` first.
+/// A struct of this module: plain integers, bools and pointers to strings (read during the call
+/// only), `struct_size: u32` and `set: u32` first.
 ///
 /// # Safety
 /// All-zero bytes are a valid value, and the first two fields are `struct_size` and `set`.
@@ -213,7 +245,8 @@ pub(crate) unsafe trait Grows: Copy {
 
 macro_rules! fields {
     ($ty:ty, $name:literal, [$($bit:expr => $field:ident),* $(,)?]) => {
-        // SAFETY: repr(C) structs of integers and bools, struct_size and set first.
+        // SAFETY: repr(C) structs of integers, bools and pointers, struct_size and set first.
+        // All-zero bytes are valid for each (a NULL pointer).
         unsafe impl Grows for $ty {
             const NAME: &'static str = $name;
             const FIELDS: &'static [(u32, usize)] = &[$((
@@ -237,6 +270,7 @@ fields!(leaseq_add_options, "leaseq_add_options", [
     LEASEQ_ADD_BACKOFF => backoff,
     LEASEQ_ADD_EXPIRES_AFTER => expires_after_ms,
     LEASEQ_ADD_KEEP_RESULT_FOR => keep_result_for_ms,
+    LEASEQ_ADD_GROUP => group,
 ]);
 fields!(leaseq_lease_options, "leaseq_lease_options", [
     LEASEQ_LEASE_TTL => ttl_ms,
@@ -253,6 +287,7 @@ fields!(leaseq_config, "leaseq_config", [
     LEASEQ_CONFIG_STATS => stats,
     LEASEQ_CONFIG_CAPACITY => capacity,
     LEASEQ_CONFIG_RATE_LIMIT => rate_per_ms,
+    LEASEQ_CONFIG_GROUP_CONCURRENCY => group_concurrency,
 ]);
 
 /// The smallest `struct_size` accepted: `struct_size` and `set`.
@@ -299,7 +334,8 @@ pub(crate) unsafe fn read<T: Grows>(ptr: *const T, name: &str) -> Result<Option<
             size.min(size_of::<T>()),
         );
     }
-    // SAFETY: every field is an integer or a bool, and C bools are 0 or 1; zero is valid.
+    // SAFETY: every field is an integer, a bool or a pointer, and C bools are 0 or 1; zero is
+    // valid (a NULL pointer).
     let value = unsafe { value.assume_init() };
     // SAFETY: the header fits (checked above): `set` is the second u32.
     let set = unsafe { ptr.cast::<u32>().add(1).read() };
@@ -422,7 +458,10 @@ impl leaseq_backoff {
 
 impl leaseq_add_options {
     /// `item` with these options applied (validated by the core when it is added).
-    pub(crate) fn apply(&self, mut item: Item, name: &str) -> Result<Item, Failure> {
+    ///
+    /// # Safety
+    /// With `LEASEQ_ADD_GROUP` set, `group` is NULL or a NUL-terminated string.
+    pub(crate) unsafe fn apply(&self, mut item: Item, name: &str) -> Result<Item, Failure> {
         let set = |bit| self.set & bit != 0;
         if set(LEASEQ_ADD_DELAY) {
             item = item.delay(millis(name, "delay_ms", self.delay_ms)?);
@@ -453,6 +492,10 @@ impl leaseq_add_options {
         if set(LEASEQ_ADD_KEEP_RESULT_FOR) {
             item =
                 item.keep_result_for(millis(name, "keep_result_for_ms", self.keep_result_for_ms)?);
+        }
+        if set(LEASEQ_ADD_GROUP) {
+            // The core's check names `group`, as in every language.
+            item = item.group(unsafe { text(self.group, "group") }?);
         }
         Ok(item)
     }
@@ -498,6 +541,9 @@ impl leaseq_config {
                 self.rate_max,
                 millis(name, "rate_per_ms", self.rate_per_ms)?,
             ));
+        }
+        if set(LEASEQ_CONFIG_GROUP_CONCURRENCY) {
+            config = config.group_concurrency(self.group_concurrency);
         }
         Ok(config)
     }
@@ -545,6 +591,10 @@ impl leaseq_config {
             c.rate_max = limit.max;
             c.rate_per_ms = ms(limit.per);
             c.set |= LEASEQ_CONFIG_RATE_LIMIT;
+        }
+        if let Some(n) = config.group_concurrency {
+            c.group_concurrency = n;
+            c.set |= LEASEQ_CONFIG_GROUP_CONCURRENCY;
         }
         c
     }

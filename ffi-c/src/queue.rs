@@ -236,7 +236,8 @@ unsafe fn batch_items(
             None => None,
         };
         batch.push(match opts {
-            Some(o) => o.apply(item.inner.clone(), &name)?,
+            // SAFETY: its `group` is a string by the caller's contract.
+            Some(o) => unsafe { o.apply(item.inner.clone(), &name) }?,
             None => item.inner.clone(),
         });
     }
@@ -246,13 +247,15 @@ unsafe fn batch_items(
 /// `item` with `options` applied (NULL: as it is).
 ///
 /// # Safety
-/// `options` is NULL or a live options struct of `struct_size` readable bytes.
+/// `options` is NULL or a live options struct of `struct_size` readable bytes (its `group` a
+/// NUL-terminated string when `LEASEQ_ADD_GROUP` is set).
 unsafe fn item_with(
     item: &leaseq_item,
     options: *const leaseq_add_options,
 ) -> Result<Item, Failure> {
     match unsafe { options::read(options, "options") }? {
-        Some(o) => o.apply(item.inner.clone(), "options"),
+        // SAFETY: its `group` is a string by the caller's contract.
+        Some(o) => unsafe { o.apply(item.inner.clone(), "options") },
         None => Ok(item.inner.clone()),
     }
 }
@@ -457,6 +460,121 @@ pub unsafe extern "C" fn leaseq_queue_is_paused(
         let queue = unsafe { arg(queue, "queue") }?;
         out.required()?;
         out.set(queue.inner.is_paused()?);
+        Ok(())
+    })
+}
+
+/// One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout: it
+/// never grows).
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct leaseq_group_info {
+    /// Its items waiting.
+    pub waiting: u64,
+    /// Its items leased now.
+    pub leased: u64,
+    /// How many of its items may be leased at once (its own limit, else the queue's
+    /// `group_concurrency`, else 1).
+    pub limit: u64,
+    /// Whether it is paused (`leaseq_queue_pause_group`).
+    pub paused: bool,
+}
+
+/// Pauses one group (`LEASEQ_ADD_GROUP`; `group` NUL-terminated UTF-8): its items are not
+/// leased, by any client, until `leaseq_queue_resume_group`; the rest of the queue goes on.
+/// Sets `*out_was_running` to whether it was running. One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string;
+/// `out_was_running` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_pause_group(
+    queue: *const leaseq_queue,
+    group: *const c_char,
+    out_was_running: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_pause_group", || {
+        let out = unsafe { Out::new(out_was_running, "out_was_running", false) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let group = unsafe { text(group, "group") }?;
+        out.required()?;
+        out.set(queue.inner.pause_group(group)?);
+        Ok(())
+    })
+}
+
+/// Resumes a paused group. Sets `*out_was_paused` to whether it was paused. One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string;
+/// `out_was_paused` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_resume_group(
+    queue: *const leaseq_queue,
+    group: *const c_char,
+    out_was_paused: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_resume_group", || {
+        let out = unsafe { Out::new(out_was_paused, "out_was_paused", false) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let group = unsafe { text(group, "group") }?;
+        out.required()?;
+        out.set(queue.inner.resume_group(group)?);
+        Ok(())
+    })
+}
+
+/// Sets how many items of `group` may be leased at once, for every client: `limit` 1 to 1000,
+/// or -1 to remove the group's own limit, so that the queue's `group_concurrency` applies
+/// (default 1). One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_set_group_limit(
+    queue: *const leaseq_queue,
+    group: *const c_char,
+    limit: i64,
+) -> leaseq_status {
+    call("leaseq_queue_set_group_limit", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let group = unsafe { text(group, "group") }?;
+        let limit = match limit {
+            -1 => None,
+            n => Some(u32::try_from(n).map_err(|_| {
+                Failure::invalid("limit", format!("is {n}: give -1 (none) or 1 to 1000"))
+            })?),
+        };
+        queue.inner.set_group_limit(group, limit)?;
+        Ok(())
+    })
+}
+
+/// Fills `*out_info` with one group at a glance: its waiting and leased items, its limit,
+/// whether it is paused. One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string; `out_info` is
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_group(
+    queue: *const leaseq_queue,
+    group: *const c_char,
+    out_info: *mut leaseq_group_info,
+) -> leaseq_status {
+    call("leaseq_queue_group", || {
+        let out = unsafe { Out::new(out_info, "out_info", leaseq_group_info::default()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let group = unsafe { text(group, "group") }?;
+        out.required()?;
+        let g = queue.inner.group(group)?;
+        out.set(leaseq_group_info {
+            waiting: g.waiting,
+            leased: g.leased,
+            limit: g.limit,
+            paused: g.paused,
+        });
         Ok(())
     })
 }

@@ -1,4 +1,5 @@
-//! The runner: `leaseq_worker_run` runs a C callback over a queue, driven by the core's engine
+//! The runner: `leaseq_worker_run` runs a C callback over a queue (`leaseq_worker_run_queues`
+//! over several), driven by the core's engine
 //! (`leaseq::worker`), which leases in batches, renews, finishes in batches, rides through
 //! Redis outages and does the queue's housekeeping. Callbacks run on the core's blocking
 //! threads, at most `concurrency` at once.
@@ -9,7 +10,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use leaseq::worker::{
-    CancelReason, Event, Job, JobError, Outcome, ShutdownAction, Worker, WorkerOptions,
+    CancelReason, Event, Job, JobError, Outcome, QueueOrder, ShutdownAction, Worker, WorkerOptions,
 };
 use leaseq::Retry;
 
@@ -51,6 +52,7 @@ pub const LEASEQ_CANCEL_SHUTDOWN: leaseq_cancel_reason = 3;
 pub struct leaseq_worker_job {
     job: Job,
     id: std::ffi::CString,
+    queue_prefix: std::ffi::CString,
     result: Mutex<Option<Vec<u8>>>,
     error: Mutex<Option<(String, String, Option<Duration>)>>,
     hold: Mutex<Option<Duration>>,
@@ -326,108 +328,198 @@ pub unsafe extern "C" fn leaseq_worker_run(
             return Err(Failure::Null("callback".into()));
         };
         let options = unsafe { read_worker_options(options) }?;
-        let o = worker_options(options.as_ref());
-        o.effective_concurrency()?;
-        let on_event = options.as_ref().and_then(|o| o.on_event);
-        let async_queue = queue.inner.as_async()?;
-        let runtime = leaseq::runtime::handle()?;
-        let data = std::sync::Arc::new(SendPtr(user_data));
-        let handler_data = data.clone();
-        let mut worker = Worker::new(async_queue, move |job: Job| {
-            let data = handler_data.clone();
-            async move {
-                let id = c_string(job.id());
-                let native = leaseq_worker_job {
-                    job,
-                    id,
-                    result: Mutex::new(None),
-                    error: Mutex::new(None),
-                    hold: Mutex::new(None),
-                };
-                let ran = tokio::task::spawn_blocking(move || {
-                    let mut native = native;
-                    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        // SAFETY: the callback is the caller's; the job lives for the call.
-                        unsafe { callback(&mut native, data.0) }
-                    }));
-                    (outcome, native)
-                })
-                .await;
-                let (code, native) = match ran {
-                    Ok((Ok(code), native)) => (code, native),
-                    _ => {
-                        return Outcome::Fail(
-                            JobError::new("the callback panicked or was cancelled")
-                                .with_type("internal"),
-                        )
-                    }
-                };
-                let error = native
-                    .error
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take();
-                let job_error = |retry: Retry| {
-                    let (message, kind, delay) = error.clone().unwrap_or_default();
-                    let mut e = JobError::new(message).with_type(kind);
-                    e.retry = match (retry, delay) {
-                        (Retry::Never, _) => Retry::Never,
-                        (_, Some(d)) => Retry::After(d),
-                        (r, None) => r,
-                    };
-                    e
-                };
-                match code {
-                    LEASEQ_JOB_COMPLETE => Outcome::Complete(
-                        native
-                            .result
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .take(),
-                    ),
-                    LEASEQ_JOB_FAIL_UNRECOVERABLE => Outcome::Fail(job_error(Retry::Never)),
-                    LEASEQ_JOB_RELEASE => Outcome::Release(None),
-                    LEASEQ_JOB_FAIL => Outcome::Fail(job_error(Retry::Default)),
-                    LEASEQ_JOB_RATE_LIMITED => {
-                        match *native.hold.lock().unwrap_or_else(|e| e.into_inner()) {
-                            Some(hold) => Outcome::Fail(JobError::rate_limited(hold)),
-                            None => Outcome::Fail(
-                                JobError::new(
-                                    "the callback returned LEASEQ_JOB_RATE_LIMITED without \
-                                     leaseq_worker_job_set_rate_limited",
-                                )
-                                .with_type("internal"),
-                            ),
-                        }
-                    }
-                    other => Outcome::Fail(
-                        JobError::new(format!(
-                            "the callback returned {other}, not a leaseq_job_outcome"
-                        ))
-                        .with_type("internal"),
-                    ),
-                }
-            }
-        })
-        .options(o);
-        if let Some(sink) = on_event {
-            let data = data.clone();
-            worker = worker.on_event(move |e| emit(sink, data.0, e));
-        }
-        let handle = worker.handle();
-        RUNNING.fetch_add(1, Ordering::SeqCst);
-        let result = runtime.block_on(async move {
-            let follow = handle.follow(&STOP);
-            let report = worker.run_until(std::future::pending()).await;
-            follow.abort();
-            report
-        });
-        if RUNNING.fetch_sub(1, Ordering::SeqCst) == 1 {
-            STOP.store(0, Ordering::SeqCst);
-        }
-        result?;
-        Ok(())
+        run(
+            vec![queue.inner.as_async()?],
+            QueueOrder::Strict,
+            callback,
+            user_data,
+            options,
+        )
     })
+}
+
+/// Runs `callback` over several queues of one client (1 to 64), as `leaseq_worker_run` does
+/// over one: one wait on the server covers them all, and each job is finished in its own queue
+/// (`leaseq_worker_job_queue_prefix` tells which). With `weights` NULL the queues are asked in
+/// strict order (a later queue gets slots only while every earlier one has no work for them);
+/// otherwise by weighted round robin, `weights[i]` (1 to 1000) for `queues[i]`: over time
+/// `queues[i]` is asked first in `weights[i]` of every `sum(weights)` rounds. The runner
+/// registers and does the housekeeping in each queue.
+///
+/// Refused with LEASEQ_INVALID_ARGUMENT, before anything is written: no queue or more than 64,
+/// a queue given twice or from another client (`queues`), a weight outside 1..1000
+/// (`weights`). A NULL `queues` or element of it gives LEASEQ_NULL_ARGUMENT.
+///
+/// # Safety
+/// `queues` is NULL or points to `queues_len` readable pointers, each NULL or a live queue;
+/// `weights` is NULL or points to `queues_len` readable `uint32_t`; the rest as for
+/// `leaseq_worker_run`.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_run_queues(
+    queues: *const *const leaseq_queue,
+    queues_len: usize,
+    weights: *const u32,
+    callback: leaseq_worker_fn,
+    user_data: *mut c_void,
+    options: *const leaseq_worker_options,
+) -> leaseq_status {
+    call("leaseq_worker_run_queues", || {
+        let Some(callback) = callback else {
+            return Err(Failure::Null("callback".into()));
+        };
+        if queues.is_null() {
+            return Err(Failure::Null("queues".into()));
+        }
+        // SAFETY: non-NULL, and `queues_len` readable pointers by the caller's contract.
+        let pointers = unsafe { std::slice::from_raw_parts(queues, queues_len) };
+        let queues = pointers
+            .iter()
+            .enumerate()
+            .map(|(i, &q)| {
+                // SAFETY: each is NULL or a live queue by the caller's contract.
+                match unsafe { q.as_ref() } {
+                    Some(q) => Ok(q.inner.as_async()?),
+                    None => Err(Failure::Null(format!("queues[{i}]").into())),
+                }
+            })
+            .collect::<Result<Vec<_>, Failure>>()?;
+        let order = if weights.is_null() {
+            QueueOrder::Strict
+        } else {
+            // SAFETY: non-NULL, and `queues_len` readable weights by the caller's contract.
+            QueueOrder::Weighted(
+                unsafe { std::slice::from_raw_parts(weights, queues_len) }.to_vec(),
+            )
+        };
+        let options = unsafe { read_worker_options(options) }?;
+        run(queues, order, callback, user_data, options)
+    })
+}
+
+/// A refusal of the core, named as the C functions name their arguments: the core's
+/// `queue_order` is the `weights` argument (`queues` is `queues` in both).
+fn refused(err: leaseq::Error) -> Failure {
+    match err {
+        leaseq::Error::InvalidArgument {
+            argument: "queue_order",
+            reason,
+        } => Failure::invalid("weights", reason),
+        other => Failure::Core(other),
+    }
+}
+
+/// The body of `leaseq_worker_run` and `leaseq_worker_run_queues`.
+fn run(
+    queues: Vec<leaseq::Queue>,
+    order: QueueOrder,
+    callback: unsafe extern "C" fn(*mut leaseq_worker_job, *mut c_void) -> leaseq_job_outcome,
+    user_data: *mut c_void,
+    options: Option<leaseq_worker_options>,
+) -> Result<(), Failure> {
+    let o = worker_options(options.as_ref());
+    o.effective_concurrency()?;
+    let on_event = options.as_ref().and_then(|o| o.on_event);
+    let runtime = leaseq::runtime::handle()?;
+    let data = std::sync::Arc::new(SendPtr(user_data));
+    let handler_data = data.clone();
+    let mut worker = Worker::for_queues(queues, move |job: Job| {
+        let data = handler_data.clone();
+        async move {
+            let id = c_string(job.id());
+            let queue_prefix = c_string(job.queue().prefix());
+            let native = leaseq_worker_job {
+                job,
+                id,
+                queue_prefix,
+                result: Mutex::new(None),
+                error: Mutex::new(None),
+                hold: Mutex::new(None),
+            };
+            let ran = tokio::task::spawn_blocking(move || {
+                let mut native = native;
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    // SAFETY: the callback is the caller's; the job lives for the call.
+                    unsafe { callback(&mut native, data.0) }
+                }));
+                (outcome, native)
+            })
+            .await;
+            let (code, native) = match ran {
+                Ok((Ok(code), native)) => (code, native),
+                _ => {
+                    return Outcome::Fail(
+                        JobError::new("the callback panicked or was cancelled")
+                            .with_type("internal"),
+                    )
+                }
+            };
+            let error = native
+                .error
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            let job_error = |retry: Retry| {
+                let (message, kind, delay) = error.clone().unwrap_or_default();
+                let mut e = JobError::new(message).with_type(kind);
+                e.retry = match (retry, delay) {
+                    (Retry::Never, _) => Retry::Never,
+                    (_, Some(d)) => Retry::After(d),
+                    (r, None) => r,
+                };
+                e
+            };
+            match code {
+                LEASEQ_JOB_COMPLETE => Outcome::Complete(
+                    native
+                        .result
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take(),
+                ),
+                LEASEQ_JOB_FAIL_UNRECOVERABLE => Outcome::Fail(job_error(Retry::Never)),
+                LEASEQ_JOB_RELEASE => Outcome::Release(None),
+                LEASEQ_JOB_FAIL => Outcome::Fail(job_error(Retry::Default)),
+                LEASEQ_JOB_RATE_LIMITED => {
+                    match *native.hold.lock().unwrap_or_else(|e| e.into_inner()) {
+                        Some(hold) => Outcome::Fail(JobError::rate_limited(hold)),
+                        None => Outcome::Fail(
+                            JobError::new(
+                                "the callback returned LEASEQ_JOB_RATE_LIMITED without \
+                                 leaseq_worker_job_set_rate_limited",
+                            )
+                            .with_type("internal"),
+                        ),
+                    }
+                }
+                other => Outcome::Fail(
+                    JobError::new(format!(
+                        "the callback returned {other}, not a leaseq_job_outcome"
+                    ))
+                    .with_type("internal"),
+                ),
+            }
+        }
+    })
+    .queue_order(order)
+    .options(o);
+    worker.check().map_err(refused)?;
+    if let Some(sink) = on_event {
+        let data = data.clone();
+        worker = worker.on_event(move |e| emit(sink, data.0, e));
+    }
+    let handle = worker.handle();
+    RUNNING.fetch_add(1, Ordering::SeqCst);
+    let result = runtime.block_on(async move {
+        let follow = handle.follow(&STOP);
+        let report = worker.run_until(std::future::pending()).await;
+        follow.abort();
+        report
+    });
+    if RUNNING.fetch_sub(1, Ordering::SeqCst) == 1 {
+        STOP.store(0, Ordering::SeqCst);
+    }
+    result?;
+    Ok(())
 }
 
 /// The job's id (NUL-terminated; valid during the callback).
@@ -445,6 +537,26 @@ pub unsafe extern "C" fn leaseq_worker_job_id(
         let job = unsafe { arg(job, "job") }?;
         out.required()?;
         out.set(job.id.as_ptr());
+        Ok(())
+    })
+}
+
+/// The prefix of the queue the job came from (NUL-terminated; valid during the callback): for a
+/// runner over several queues (`leaseq_worker_run_queues`), the queue the job is finished in.
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it);
+/// `out_prefix` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_queue_prefix(
+    job: *const leaseq_worker_job,
+    out_prefix: *mut *const c_char,
+) -> leaseq_status {
+    call("leaseq_worker_job_queue_prefix", || {
+        let out = unsafe { Out::new(out_prefix, "out_prefix", std::ptr::null()) };
+        let job = unsafe { arg(job, "job") }?;
+        out.required()?;
+        out.set(job.queue_prefix.as_ptr());
         Ok(())
     })
 }

@@ -3,8 +3,9 @@
  * throwaway redis-server: leaseq_queue_pause / _resume / _is_paused, leaseq_config.capacity,
  * LEASEQ_FULL, leaseq_queue_add_with_timeout and leaseq_queue_add_batch_with_timeout,
  * leaseq_stats_paused / _capacity, leaseq_config.rate_max / rate_per_ms,
- * leaseq_queue_rate_limit and leaseq_stats_rate_limited_for_ms. The waits run on threads of
- * their own.
+ * leaseq_queue_rate_limit and leaseq_stats_rate_limited_for_ms; groups (LEASEQ_ADD_GROUP,
+ * leaseq_queue_pause_group / _resume_group / _set_group_limit / _group, leaseq_job_group,
+ * leaseq_config.group_concurrency). The waits run on threads of their own.
  *
  * Environment: LEASEQ_TEST_URL (a redis:// URL).
  */
@@ -382,6 +383,196 @@ static void rate_limit_holds_every_lease_off(void) {
     leaseq_queue_free(queue);
 }
 
+/* ---- groups ------------------------------------------------------------------------------- */
+
+/* Adds item `id` (its data its id) in `group`; true when added. */
+static bool add_grouped(const leaseq_queue *queue, const char *id, const char *group) {
+    leaseq_item *item = NULL;
+    if (leaseq_item_with_id(id, (const uint8_t *)id, strlen(id), &item) != LEASEQ_OK) return false;
+    leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+    options.set = LEASEQ_ADD_GROUP;
+    options.group = group;
+    bool added = false;
+    leaseq_status status = leaseq_queue_add_with_options(queue, item, &options, &added);
+    leaseq_item_free(item);
+    return status == LEASEQ_OK && added;
+}
+
+/* Leases up to `n` items; writes their ids, comma-separated, into `out` ("" when none). */
+static void leased_ids(const leaseq_queue *queue, size_t n, char *out, size_t out_len) {
+    leaseq_lease **leases = NULL;
+    size_t len = 0;
+    out[0] = '\0';
+    CHECK_OK(leaseq_queue_lease_batch(queue, n, NULL, &leases, &len));
+    for (size_t i = 0; i < len; i++) {
+        const char *id = NULL;
+        CHECK_OK(leaseq_lease_id(leases[i], &id));
+        if (i > 0) strncat(out, ",", out_len - strlen(out) - 1);
+        strncat(out, id ? id : "?", out_len - strlen(out) - 1);
+    }
+    leaseq_lease_array_free(leases, len);
+}
+
+static leaseq_group_info group_info(const leaseq_queue *queue, const char *group) {
+    leaseq_group_info info = {0, 0, 0, false};
+    CHECK_OK(leaseq_queue_group(queue, group, &info));
+    return info;
+}
+
+static void a_group_leases_one_at_a_time_in_order(void) {
+    leaseq_queue *queue = fresh_queue(client, "group-fifo");
+    REQUIRE(queue != NULL);
+    CHECK(add_grouped(queue, "a1", "acme"));
+    CHECK(add_grouped(queue, "a2", "acme"));
+    CHECK(add_grouped(queue, "a3", "acme"));
+    leaseq_lease *first = lease_one(queue);
+    CHECK(lease_is(first, "a1"));
+    leaseq_lease *none = lease_one(queue);
+    CHECK(none == NULL); /* one leased at a time (default limit 1) */
+    leaseq_group_info info = group_info(queue, "acme");
+    CHECK(info.waiting == 2 && info.leased == 1 && info.limit == 1 && !info.paused);
+    bool completed = false;
+    CHECK_OK(leaseq_queue_complete(queue, first, &completed));
+    CHECK(completed);
+    char ids[256];
+    leased_ids(queue, 10, ids, sizeof ids);
+    CHECK(strcmp(ids, "a2") == 0); /* the next, in order */
+    leaseq_lease_free(first);
+    leaseq_queue_free(queue);
+}
+
+static void groups_take_turns(void) {
+    leaseq_queue *queue = fresh_queue(client, "group-turns");
+    REQUIRE(queue != NULL);
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_GROUP_CONCURRENCY;
+    config.group_concurrency = 100;
+    CHECK_OK(leaseq_queue_set_config(queue, &config));
+    char id[32];
+    for (int i = 0; i < 20; i++) {
+        snprintf(id, sizeof id, "big%d", i);
+        CHECK(add_grouped(queue, id, "big"));
+    }
+    CHECK(add_grouped(queue, "small", "small"));
+    char ids[256];
+    leased_ids(queue, 2, ids, sizeof ids);
+    /* the big group's 20 items wait their turn */
+    CHECK(strcmp(ids, "big0,small") == 0 || strcmp(ids, "small,big0") == 0);
+    leaseq_queue_free(queue);
+}
+
+static void pause_and_resume_a_group(void) {
+    leaseq_queue *queue = fresh_queue(client, "group-pause");
+    REQUIRE(queue != NULL);
+    CHECK(add_grouped(queue, "a", "paused"));
+    CHECK(add_grouped(queue, "b", "running"));
+    bool changed = false;
+    CHECK_OK(leaseq_queue_pause_group(queue, "paused", &changed));
+    CHECK(changed);
+    CHECK_OK(leaseq_queue_pause_group(queue, "paused", &changed));
+    CHECK(!changed); /* already paused */
+    char ids[256];
+    leased_ids(queue, 10, ids, sizeof ids);
+    CHECK(strcmp(ids, "b") == 0); /* the rest of the queue goes on */
+    CHECK(group_info(queue, "paused").paused);
+    CHECK_OK(leaseq_queue_resume_group(queue, "paused", &changed));
+    CHECK(changed);
+    CHECK_OK(leaseq_queue_resume_group(queue, "paused", &changed));
+    CHECK(!changed);
+    leased_ids(queue, 10, ids, sizeof ids);
+    CHECK(strcmp(ids, "a") == 0);
+    leaseq_queue_free(queue);
+}
+
+static void a_group_limit_and_group_concurrency(void) {
+    leaseq_queue *queue = fresh_queue(client, "group-limit");
+    REQUIRE(queue != NULL);
+    char id[32];
+    for (int i = 0; i < 6; i++) {
+        snprintf(id, sizeof id, "x%d", i);
+        CHECK(add_grouped(queue, id, "acme"));
+    }
+    CHECK_OK(leaseq_queue_set_group_limit(queue, "acme", 3));
+    CHECK(group_info(queue, "acme").limit == 3);
+    leaseq_lease *first = lease_one(queue);
+    CHECK(lease_is(first, "x0"));
+    char ids[256];
+    leased_ids(queue, 10, ids, sizeof ids);
+    CHECK(strcmp(ids, "x1,x2") == 0);
+    CHECK_OK(leaseq_queue_set_group_limit(queue, "acme", -1));
+    CHECK(group_info(queue, "acme").limit == 1); /* back to the queue's default */
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_GROUP_CONCURRENCY;
+    config.group_concurrency = 4;
+    CHECK_OK(leaseq_queue_set_config(queue, &config));
+    leaseq_config got = LEASEQ_CONFIG_INIT;
+    CHECK_OK(leaseq_queue_config(queue, &got));
+    CHECK(got.set == LEASEQ_CONFIG_GROUP_CONCURRENCY && got.group_concurrency == 4);
+    bool completed = false;
+    CHECK_OK(leaseq_queue_complete(queue, first, &completed));
+    CHECK(completed);
+    leased_ids(queue, 10, ids, sizeof ids);
+    CHECK(strcmp(ids, "x3,x4") == 0); /* a slot freed: up to four at once now */
+    CHECK_INVALID_ARG(leaseq_queue_set_group_limit(queue, "acme", 0), "limit");
+    CHECK_INVALID_ARG(leaseq_queue_set_group_limit(queue, "acme", 1001), "limit");
+    CHECK_INVALID_ARG(leaseq_queue_set_group_limit(queue, "acme", -2), "limit");
+    config.group_concurrency = 0;
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "group_concurrency");
+    leaseq_lease_free(first);
+    leaseq_queue_free(queue);
+}
+
+static void get_shows_the_group(void) {
+    leaseq_queue *queue = fresh_queue(client, "group-get");
+    REQUIRE(queue != NULL);
+    CHECK(add_grouped(queue, "a", "acme"));
+    CHECK(add_item(queue, "plain", "x", 1));
+    leaseq_job *job = NULL;
+    CHECK_OK(leaseq_queue_get(queue, "a", &job));
+    REQUIRE(job != NULL);
+    const char *group = NULL;
+    CHECK_OK(leaseq_job_group(job, &group));
+    CHECK(group != NULL && strcmp(group, "acme") == 0);
+    leaseq_job_free(job);
+    job = NULL;
+    CHECK_OK(leaseq_queue_get(queue, "plain", &job));
+    REQUIRE(job != NULL);
+    CHECK_OK(leaseq_job_group(job, &group));
+    CHECK(group == NULL);
+    leaseq_job_free(job);
+    leaseq_queue_free(queue);
+}
+
+static void a_bad_group_is_refused_naming_group(void) {
+    leaseq_queue *queue = fresh_queue(client, "group-bad");
+    REQUIRE(queue != NULL);
+    char long_group[300];
+    memset(long_group, 'x', 257);
+    long_group[257] = '\0';
+    const char *bad[] = {"", "a\nb", long_group};
+    leaseq_item *item = new_item("i");
+    bool flag = false;
+    leaseq_group_info info;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+        options.set = LEASEQ_ADD_GROUP;
+        options.group = bad[i];
+        CHECK_INVALID_ARG(leaseq_queue_add_with_options(queue, item, &options, &flag), "group");
+        CHECK_INVALID_ARG(leaseq_queue_pause_group(queue, bad[i], &flag), "group");
+        CHECK_INVALID_ARG(leaseq_queue_resume_group(queue, bad[i], &flag), "group");
+        CHECK_INVALID_ARG(leaseq_queue_set_group_limit(queue, bad[i], 2), "group");
+        CHECK_INVALID_ARG(leaseq_queue_group(queue, bad[i], &info), "group");
+    }
+    leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+    options.set = LEASEQ_ADD_GROUP; /* and no string */
+    CHECK_NULL_ARG(leaseq_queue_add_with_options(queue, item, &options, &flag), "group");
+    CHECK_NULL_ARG(leaseq_queue_pause_group(queue, NULL, &flag), "group");
+    CHECK_NULL_ARG(leaseq_queue_group(queue, "g", NULL), "out_info");
+    CHECK(keys_of(queue) == 0); /* nothing written */
+    leaseq_item_free(item);
+    leaseq_queue_free(queue);
+}
+
 int main(void) {
     url = need_env("LEASEQ_TEST_URL");
     if (leaseq_client_connect(url, &client) != LEASEQ_OK) {
@@ -403,6 +594,12 @@ int main(void) {
         {"a rate limit round-trips and counts leases", a_rate_limit_round_trips_and_counts_leases},
         {"a rate limit is checked by the core", a_rate_limit_is_checked_by_the_core},
         {"rate_limit holds every lease off", rate_limit_holds_every_lease_off},
+        {"a group leases one at a time, in order", a_group_leases_one_at_a_time_in_order},
+        {"groups take turns", groups_take_turns},
+        {"pause and resume a group", pause_and_resume_a_group},
+        {"a group limit and group_concurrency", a_group_limit_and_group_concurrency},
+        {"get shows the group", get_shows_the_group},
+        {"a bad group is refused naming group", a_bad_group_is_refused_naming_group},
     };
     int status = run_tests("test_flow", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);

@@ -6,7 +6,8 @@
  * busy (from another thread and from a signal handler: graceful wait, then release), the
  * `stats` option stored in the queue's configuration (or nothing written without it), the
  * options' struct_size (leaseq_worker_options_init, LEASEQ_WORKER_OPTIONS_INIT) and the events'
- * parts, and bad options with nothing written to Redis.
+ * parts, bad options with nothing written to Redis, and a runner over several queues
+ * (leaseq_worker_run_queues: strict order, weights, each job finished in its own queue, refusals).
  *
  * Environment: LEASEQ_TEST_URL (a redis:// URL).
  */
@@ -580,6 +581,143 @@ static void options_struct_size_and_event_parts(void) {
     leaseq_queue_free(queue);
 }
 
+/* ---- several queues ----------------------------------------------------------------------- */
+
+/* What a runner over two queues did, in the order of its callbacks (concurrency 1). */
+static struct {
+    pthread_mutex_t lock;
+    char ids[32][16];
+    int count;
+    int stop_after;
+} ran = {PTHREAD_MUTEX_INITIALIZER, {{0}}, 0, 0};
+
+/* Records the job's id, keeps its queue's prefix as its result, and stops the runner once
+ * `ran.stop_after` jobs ran. */
+static leaseq_job_outcome record_and_keep_the_prefix(leaseq_worker_job *job, void *user_data) {
+    (void)user_data;
+    const char *id = NULL, *prefix = NULL;
+    if (leaseq_worker_job_id(job, &id) != LEASEQ_OK ||
+        leaseq_worker_job_queue_prefix(job, &prefix) != LEASEQ_OK) {
+        return LEASEQ_JOB_FAIL;
+    }
+    leaseq_worker_job_set_result(job, (const uint8_t *)prefix, strlen(prefix));
+    pthread_mutex_lock(&ran.lock);
+    if (ran.count < 32) snprintf(ran.ids[ran.count], sizeof ran.ids[0], "%s", id);
+    ran.count++;
+    bool last = ran.count == ran.stop_after;
+    pthread_mutex_unlock(&ran.lock);
+    if (last) leaseq_worker_stop();
+    return LEASEQ_JOB_COMPLETE;
+}
+
+/* Whether the kept result of `id` in `queue` is the queue's own prefix. */
+static bool result_is_its_prefix(const leaseq_queue *queue, const char *id) {
+    const char *prefix = NULL;
+    leaseq_result *result = NULL;
+    CHECK_OK(leaseq_queue_prefix(queue, &prefix));
+    CHECK_OK(leaseq_queue_result(queue, id, &result));
+    if (result == NULL || prefix == NULL) return false;
+    const uint8_t *data = NULL;
+    size_t len = 0;
+    CHECK_OK(leaseq_result_data(result, &data, &len));
+    bool same = len == strlen(prefix) && memcmp(data, prefix, len) == 0;
+    leaseq_result_free(result);
+    return same;
+}
+
+/* Runs over two fresh queues of `per_queue` items each (a0.., b0..), concurrency 1, with
+ * `weights` (NULL: strict); returns how many of the first eight callbacks were the first
+ * queue's, after checking that every item ran, each finished in its own queue. */
+static int run_two(int per_queue, const uint32_t *weights) {
+    leaseq_queue *a = new_queue(), *b = new_queue();
+    if (a == NULL || b == NULL) {
+        CHECK(!"two fresh queues");
+        return -1;
+    }
+    char id[16];
+    for (int i = 0; i < per_queue; i++) {
+        snprintf(id, sizeof id, "a%d", i);
+        add(a, id);
+        snprintf(id, sizeof id, "b%d", i);
+        add(b, id);
+    }
+    pthread_mutex_lock(&ran.lock);
+    ran.count = 0;
+    ran.stop_after = 2 * per_queue;
+    pthread_mutex_unlock(&ran.lock);
+    leaseq_worker_options options;
+    CHECK_OK(leaseq_worker_options_init(&options));
+    options.concurrency = 1;
+    options.housekeeping = 0;
+    const leaseq_queue *queues[] = {a, b};
+    CHECK_OK(leaseq_worker_run_queues(queues, 2, weights, record_and_keep_the_prefix, NULL,
+                                      &options));
+    CHECK(ran.count == 2 * per_queue);
+    CHECK(count_in(a, LEASEQ_STATE_WAITING) == 0 && count_in(b, LEASEQ_STATE_WAITING) == 0);
+    CHECK(count_in(a, LEASEQ_STATE_LEASED) == 0 && count_in(b, LEASEQ_STATE_LEASED) == 0);
+    CHECK(result_is_its_prefix(a, "a1"));
+    CHECK(result_is_its_prefix(b, "b1"));
+    int from_a = 0;
+    for (int i = 0; i < 8 && i < ran.count; i++) from_a += ran.ids[i][0] == 'a';
+    leaseq_queue_free(a);
+    leaseq_queue_free(b);
+    return from_a;
+}
+
+static void several_queues_in_strict_order(void) {
+    CHECK(run_two(4, NULL) == 4);
+    static const char *expected[] = {"a0", "a1", "a2", "a3", "b0", "b1", "b2", "b3"};
+    for (int i = 0; i < 8; i++) {
+        CHECK(strcmp(ran.ids[i], expected[i]) == 0);
+        if (strcmp(ran.ids[i], expected[i]) != 0) fprintf(stderr, "#%d: %s\n", i, ran.ids[i]);
+    }
+}
+
+static void several_queues_weighted(void) {
+    static const uint32_t three_to_one[] = {3, 1}, one_to_three[] = {1, 3};
+    CHECK(run_two(6, three_to_one) == 6);
+    CHECK(run_two(6, one_to_three) == 2);
+}
+
+static void several_queues_refused(void) {
+    leaseq_queue *a = new_queue(), *b = new_queue();
+    REQUIRE(a != NULL && b != NULL);
+    add(a, "a");
+    leaseq_client *elsewhere = NULL;
+    CHECK_OK(leaseq_client_connect(url, &elsewhere));
+    leaseq_queue *foreign = fresh_queue(elsewhere, "worker");
+    REQUIRE(foreign != NULL);
+    const leaseq_queue *none[] = {a};
+    const leaseq_queue *twice[] = {a, a};
+    const leaseq_queue *mixed[] = {a, foreign};
+    const leaseq_queue *with_null[] = {a, NULL};
+    const leaseq_queue *both[] = {a, b};
+    const leaseq_queue *many[65];
+    for (int i = 0; i < 65; i++) many[i] = i % 2 ? a : b;
+    static const uint32_t zero[] = {1, 0}, too_heavy[] = {1, 1001};
+    CHECK_INVALID_ARG(leaseq_worker_run_queues(none, 0, NULL, never_called, NULL, NULL), "queues");
+    CHECK_INVALID_ARG(leaseq_worker_run_queues(many, 65, NULL, never_called, NULL, NULL), "queues");
+    CHECK_INVALID_ARG(leaseq_worker_run_queues(twice, 2, NULL, never_called, NULL, NULL), "queues");
+    CHECK_INVALID_ARG(leaseq_worker_run_queues(mixed, 2, NULL, never_called, NULL, NULL), "queues");
+    CHECK_INVALID_ARG(leaseq_worker_run_queues(both, 2, zero, never_called, NULL, NULL), "weights");
+    CHECK_INVALID_ARG(leaseq_worker_run_queues(both, 2, too_heavy, never_called, NULL, NULL),
+                      "weights");
+    CHECK_NULL_ARG(leaseq_worker_run_queues(NULL, 2, NULL, never_called, NULL, NULL), "queues");
+    CHECK_NULL_ARG(leaseq_worker_run_queues(with_null, 2, NULL, never_called, NULL, NULL),
+                   "queues[1]");
+    CHECK_NULL_ARG(leaseq_worker_run_queues(both, 2, NULL, NULL, NULL, NULL), "callback");
+    const char *prefix = "unchanged";
+    CHECK_NULL_ARG(leaseq_worker_job_queue_prefix(NULL, &prefix), "job");
+    CHECK(prefix == NULL); /* an out-parameter is set on failure too */
+    /* Nothing leased, nothing written to the second queue. */
+    CHECK(count_in(a, LEASEQ_STATE_WAITING) == 1);
+    CHECK(count_in(b, LEASEQ_STATE_WAITING) == 0);
+    leaseq_queue_free(foreign);
+    leaseq_client_free(elsewhere);
+    leaseq_queue_free(a);
+    leaseq_queue_free(b);
+}
+
 /* ---- arguments ---------------------------------------------------------------------------- */
 
 static void bad_arguments_write_nothing(void) {
@@ -624,6 +762,11 @@ int main(void) {
         {"options: struct_size, LEASEQ_WORKER_OPTIONS_INIT; events carry the core's parts",
          options_struct_size_and_event_parts},
         {"bad arguments write nothing", bad_arguments_write_nothing},
+        {"several queues: strict order, each job finished in its own queue",
+         several_queues_in_strict_order},
+        {"several queues: weights set the proportion", several_queues_weighted},
+        {"several queues: bad queues and weights refused, naming the argument",
+         several_queues_refused},
     };
     int status = run_tests("test_worker", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);

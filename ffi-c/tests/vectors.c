@@ -504,6 +504,9 @@ static int item_options(const cJSON *entry, leaseq_add_options *options, char *m
         if (backoff_value(backoff, &options->backoff, msg) != 0) return -1;
         options->set |= LEASEQ_ADD_BACKOFF;
     }
+    /* The string stays the parsed document's, alive while the step runs. */
+    const cJSON *group = cJSON_GetObjectItemCaseSensitive(entry, "group");
+    if (cJSON_IsString(group)) options->group = group->valuestring, options->set |= LEASEQ_ADD_GROUP;
     return 0;
 }
 
@@ -553,7 +556,7 @@ static cJSON *job_json(const leaseq_job *job) {
     size_t len = 0, progress_len = 0, result_len = 0;
     uint64_t attempts = 0;
     int32_t priority = 0;
-    const char *error = NULL, *error_type = NULL, *reason = NULL;
+    const char *error = NULL, *error_type = NULL, *reason = NULL, *group = NULL;
     const leaseq_result *result = NULL;
     if (leaseq_job_state(job, &state) != LEASEQ_OK ||
         leaseq_job_data(job, &data, &len) != LEASEQ_OK ||
@@ -564,6 +567,7 @@ static cJSON *job_json(const leaseq_job *job) {
         leaseq_job_progress(job, &progress, &progress_len) != LEASEQ_OK ||
         leaseq_job_priority(job, &priority) != LEASEQ_OK ||
         leaseq_job_result(job, &result) != LEASEQ_OK ||
+        leaseq_job_group(job, &group) != LEASEQ_OK ||
         (result != NULL && leaseq_result_data(result, &result_data, &result_len) != LEASEQ_OK)) {
         return cJSON_CreateString("(the job could not be read)");
     }
@@ -579,6 +583,8 @@ static cJSON *job_json(const leaseq_job *job) {
     cJSON_AddNumberToObject(json, "priority", (double)priority);
     cJSON_AddItemToObject(json, "result", result == NULL ? cJSON_CreateNull()
                                                           : data_json(result_data, result_len));
+    /* `group` only for an item that has one (spec/vectors/README.md, "A job"). */
+    if (group != NULL) cJSON_AddStringToObject(json, "group", group);
     return json;
 }
 
@@ -926,6 +932,11 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
             config.capacity = capacity;
             config.set |= LEASEQ_CONFIG_CAPACITY;
         }
+        uint64_t group_concurrency;
+        if (u64_field(step, "group_concurrency", &group_concurrency)) {
+            config.group_concurrency = (uint32_t)group_concurrency;
+            config.set |= LEASEQ_CONFIG_GROUP_CONCURRENCY;
+        }
         if (called(res, leaseq_queue_set_config(q, &config))) res->value = cJSON_CreateNull();
         return STEP_RESULT;
     }
@@ -936,6 +947,39 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
                                : op[0] == 'r' ? leaseq_queue_resume(q, &flag)
                                               : leaseq_queue_is_paused(q, &flag);
         if (called(res, status)) res->value = cJSON_CreateBool(flag);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "pause_group") == 0 || strcmp(op, "resume_group") == 0) {
+        /* whether the call changed the group */
+        const char *group = str_field(step, "group", msg);
+        if (group == NULL) return STEP_FAILED;
+        bool flag = false;
+        leaseq_status status = op[0] == 'p' ? leaseq_queue_pause_group(q, group, &flag)
+                                            : leaseq_queue_resume_group(q, group, &flag);
+        if (called(res, status)) res->value = cJSON_CreateBool(flag);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "set_group_limit") == 0) {
+        const char *group = str_field(step, "group", msg);
+        if (group == NULL) return STEP_FAILED;
+        uint64_t limit;
+        /* absent: -1, the group's own limit removed */
+        int64_t given = u64_field(step, "limit", &limit) ? (int64_t)limit : -1;
+        if (called(res, leaseq_queue_set_group_limit(q, group, given)))
+            res->value = cJSON_CreateNull();
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "group") == 0) {
+        const char *group = str_field(step, "group", msg);
+        if (group == NULL) return STEP_FAILED;
+        leaseq_group_info info;
+        if (called(res, leaseq_queue_group(q, group, &info))) {
+            res->value = cJSON_CreateObject();
+            cJSON_AddNumberToObject(res->value, "waiting", (double)info.waiting);
+            cJSON_AddNumberToObject(res->value, "leased", (double)info.leased);
+            cJSON_AddNumberToObject(res->value, "limit", (double)info.limit);
+            cJSON_AddBoolToObject(res->value, "paused", info.paused);
+        }
         return STEP_RESULT;
     }
     if (strcmp(op, "stats") == 0) {

@@ -14,6 +14,7 @@ const ITEM_OPTIONS = Object.freeze([
   'backoff',
   'expiresAfterMs',
   'keepResultForMs',
+  'group',
 ])
 
 /**
@@ -30,6 +31,7 @@ function itemOptions(o) {
     backoff: o.backoff === undefined ? undefined : args.backoff('backoff', o.backoff),
     expiresAfterMs: args.optionalNumber('expiresAfterMs', o.expiresAfterMs),
     keepResultForMs: args.optionalNumber('keepResultForMs', o.keepResultForMs),
+    group: o.group === undefined ? undefined : args.string('group', o.group),
   }
 }
 

@@ -32,6 +32,7 @@ const CONFIG_OPTIONS = Object.freeze([
   'stats',
   'capacity',
   'rateLimit',
+  'groupConcurrency',
 ])
 const COMPLETION_FIELDS = Object.freeze(['lease', 'result', 'keepResultForMs'])
 const FAILURE_FIELDS = Object.freeze(['lease', 'error', 'errorType', 'retry'])
@@ -152,6 +153,7 @@ function toJob(j) {
     finishedAt: date(j.finishedAt),
     leaseTtlMs: orNull(j.leaseTtlMs),
     cancelled: j.cancelled,
+    group: orNull(j.group),
   }
 }
 
@@ -172,6 +174,7 @@ function toConfig(c) {
   if (c.stats != null) out.stats = c.stats
   if (c.capacity != null) out.capacity = c.capacity
   if (c.rateLimit != null) out.rateLimit = { max: c.rateLimit.max, perMs: c.rateLimit.perMs }
+  if (c.groupConcurrency != null) out.groupConcurrency = c.groupConcurrency
   return out
 }
 
@@ -581,6 +584,51 @@ class Queue {
   }
 
   /**
+   * Pauses one group (items added with `group`): its items are not leased, by any client,
+   * until `resumeGroup`; the rest of the queue goes on. Resolves to whether it was running.
+   * @param {string} group
+   * @returns {Promise<boolean>}
+   */
+  async pauseGroup(group) {
+    const g = args.string('group', group)
+    return nativeAsync(() => this.#native.pauseGroup(g))
+  }
+
+  /**
+   * Resumes a paused group. Resolves to whether it was paused.
+   * @param {string} group
+   * @returns {Promise<boolean>}
+   */
+  async resumeGroup(group) {
+    const g = args.string('group', group)
+    return nativeAsync(() => this.#native.resumeGroup(g))
+  }
+
+  /**
+   * Sets how many items of `group` may be leased at once (1 to 1000), for every client; left
+   * out (or null), the group's own limit is removed and the queue's `groupConcurrency` applies.
+   * @param {string} group
+   * @param {number | null} [limit]
+   * @returns {Promise<void>}
+   */
+  async setGroupLimit(group, limit) {
+    const g = args.string('group', group)
+    const n = limit === null ? undefined : args.optionalNumber('limit', limit, WHOLE)
+    return nativeAsync(() => this.#native.setGroupLimit(g, n))
+  }
+
+  /**
+   * One group at a glance: its waiting and leased items, its limit, whether it is paused.
+   * @param {string} group
+   * @returns {Promise<import('../index').GroupInfo>}
+   */
+  async group(group) {
+    const g = args.string('group', group)
+    const info = await nativeAsync(() => this.#native.group(g))
+    return { waiting: info.waiting, leased: info.leased, limit: info.limit, paused: info.paused }
+  }
+
+  /**
    * Holds every client's leases of the queue off for `durationMs`: a handler was rate limited
    * (an API answered 429). Leases get nothing until then; adds, completes and renews go on. A
    * longer hold already in place is kept. Resolves to how long leases are held off, in ms
@@ -651,6 +699,7 @@ class Queue {
       stats: o.stats === undefined ? undefined : args.boolean('stats', o.stats),
       capacity: args.optionalNumber('capacity', o.capacity, WHOLE),
       rateLimit: o.rateLimit === undefined ? undefined : args.rateLimit('rateLimit', o.rateLimit),
+      groupConcurrency: args.optionalNumber('groupConcurrency', o.groupConcurrency, WHOLE),
     }
     return nativeAsync(() => this.#native.setConfig(parts))
   }

@@ -1,6 +1,6 @@
 // @ts-check
 'use strict'
-// Runners: `Worker` runs an async handler over a queue, driven by leaseq's Rust core, which
+// Runners: `Worker` runs an async handler over a queue (or several), driven by leaseq's Rust core, which
 // leases in batches, renews the leases, finishes in batches, rides through Redis outages and
 // does the queue's housekeeping. This layer only calls the handler and reports its outcome.
 
@@ -26,6 +26,7 @@ const OPTIONS = Object.freeze([
   'stats',
   'jobTimeoutMs',
   'timeoutGraceMs',
+  'weights',
   'handleSignals',
 ])
 
@@ -138,6 +139,13 @@ class WorkerJob {
   get maxAttempts() {
     return this.#native.maxAttempts
   }
+  /**
+   * The prefix of the queue the job came from (for a runner over several queues): the job is
+   * completed, failed or released there.
+   */
+  get queuePrefix() {
+    return this.#native.queuePrefix
+  }
   /** Whether the lease is lost. */
   get leaseLost() {
     return this.#native.leaseLost
@@ -178,7 +186,12 @@ function errorParts(error) {
 }
 
 /**
- * Runs `handler(job, signal)` for each item of `queue`. Events: `completed`, `retrying`, `dead`,
+ * Runs `handler(job, signal)` for each item of `queue`: a `Queue`, or an array of 1 to 64
+ * queues of one client. Over several queues one runner asks them in the order given (strict: a
+ * later queue gets slots only while every earlier one has no work for them), or, with the
+ * `weights` option (one per queue, 1 to 1000), by weighted round robin: `weights: [3, 1]` asks
+ * the first queue first in three rounds of four. One wait on the server covers every queue;
+ * each job is finished in its own queue (`job.queuePrefix`). Events: `completed`, `retrying`, `dead`,
  * `released`, `leaseLost`, `timedOut` (each with the id and details), `outage` (a Redis error,
  * once per outage; without a listener it is logged once with console.warn) and `recovered`.
  * With `jobTimeoutMs`, a handler still running that long is told (its signal aborts with a
@@ -187,7 +200,7 @@ function errorParts(error) {
  * slot stays taken until it settles.
  */
 class Worker extends EventEmitter {
-  #queue
+  #queues
   #handler
   #options
   /** @type {import('../native').NativeWorkerRun | null} */
@@ -200,20 +213,27 @@ class Worker extends EventEmitter {
   #keepResults = true
 
   /**
-   * @param {Queue} queue
+   * @param {Queue | Queue[]} queue
    * @param {(job: WorkerJob, signal: AbortSignal) => unknown} handler
    * @param {Record<string, unknown>} [options]
    */
   constructor(queue, handler, options = {}) {
     super()
-    if (!(queue instanceof Queue)) throw invalidArgument('queue', 'must be a Queue from Client#queue')
+    const queues = Array.isArray(queue) ? [...queue] : [queue]
+    if (!queues.every((q) => q instanceof Queue)) {
+      throw invalidArgument('queue', 'must be a Queue from Client#queue, or an array of them')
+    }
     if (typeof handler !== 'function') throw invalidArgument('handler', 'must be a function')
     if (options === null || typeof options !== 'object') throw invalidArgument('options', 'must be an object')
     for (const key of Object.keys(options)) {
       if (!OPTIONS.includes(key)) throw invalidArgument(key, `is not an option of Worker (${OPTIONS.join(', ')})`)
     }
     if (options.stats !== undefined && options.stats !== null) args.boolean('stats', options.stats)
-    this.#queue = queue
+    if (options.weights !== undefined && options.weights !== null) {
+      if (!Array.isArray(options.weights)) throw invalidArgument('weights', 'must be an array of numbers, one per queue')
+      for (const w of options.weights) args.number('weights', w, 'an array of numbers')
+    }
+    this.#queues = queues
     this.#handler = handler
     this.#options = options
   }
@@ -308,7 +328,7 @@ class Worker extends EventEmitter {
     // A setting the core refuses throws its LeaseqError (INVALID_ARGUMENT naming the setting).
     this.#run = nativeSync(() =>
       native.startWorker(
-        nativeOf(this.#queue),
+        this.#queues.map((q) => nativeOf(q)),
         (job) => this.#dispatch(job),
         (key) => this.#cancel(key),
         (event) => this.#event(event),

@@ -50,6 +50,7 @@ fn js_argument(core_name: &str) -> String {
         "dead_max_count" => "deadMaxCount",
         "dead_max_age" => "deadMaxAgeMs",
         "rate_limit" => "rateLimit",
+        "group_concurrency" => "groupConcurrency",
         other => other,
     }
     .to_owned()

@@ -25,6 +25,8 @@ pub struct ItemOptions {
     pub expires_after_ms: Option<f64>,
     /// How long a result given to `complete` is kept.
     pub keep_result_for_ms: Option<f64>,
+    /// The item's group: at most the group's limit of its items are leased at once.
+    pub group: Option<String>,
 }
 
 /// An item; `lib/item.js` wraps it as `Item`.
@@ -67,6 +69,9 @@ impl NativeItem {
             }
             if let Some(ms) = o.keep_result_for_ms {
                 item = item.keep_result_for(millis("keepResultForMs", ms)?);
+            }
+            if let Some(g) = o.group {
+                item = item.group(g);
             }
         }
         // The core's checks, so that a bad option is refused here, naming it, not at `add`.

@@ -70,6 +70,8 @@ pub struct JobParts {
     pub lease_ttl_ms: Option<f64>,
     /// Marked cancelled while leased.
     pub cancelled: bool,
+    /// The item's group, if it has one.
+    pub group: Option<String>,
 }
 
 impl From<Job> for JobParts {
@@ -98,6 +100,7 @@ impl From<Job> for JobParts {
             finished_at: job.finished_at.map(ms_number),
             lease_ttl_ms: job.lease_ttl.map(duration_ms),
             cancelled: job.cancelled,
+            group: job.group,
         }
     }
 }
@@ -235,6 +238,32 @@ pub struct ConfigParts {
     pub capacity: Option<f64>,
     /// At most `max` leases per `perMs`, for every client.
     pub rate_limit: Option<RateLimitParts>,
+    /// How many items of one group may be leased at once, for groups without their own limit.
+    pub group_concurrency: Option<f64>,
+}
+
+/// One group of a queue (`Queue#group`).
+#[napi(object, object_from_js = false)]
+pub struct GroupParts {
+    /// Its items waiting.
+    pub waiting: i64,
+    /// Its items leased now.
+    pub leased: i64,
+    /// How many of its items may be leased at once.
+    pub limit: i64,
+    /// Whether it is paused.
+    pub paused: bool,
+}
+
+impl From<leaseq::GroupInfo> for GroupParts {
+    fn from(g: leaseq::GroupInfo) -> GroupParts {
+        GroupParts {
+            waiting: count(g.waiting),
+            leased: count(g.leased),
+            limit: count(g.limit),
+            paused: g.paused,
+        }
+    }
 }
 
 /// A queue's rate limit: at most `max` leases in each window of `perMs` (the core checks
@@ -263,6 +292,7 @@ impl ConfigParts {
                 max: r.max as f64,
                 per_ms: duration_ms(r.per),
             }),
+            group_concurrency: c.group_concurrency.map(f64::from),
         }
     }
 
@@ -301,6 +331,9 @@ impl ConfigParts {
                 integer("rateLimit", r.max)?,
                 millis("rateLimit", r.per_ms)?,
             ));
+        }
+        if let Some(n) = self.group_concurrency {
+            c = c.group_concurrency(integer("groupConcurrency", n)?);
         }
         Ok(c)
     }

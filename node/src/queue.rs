@@ -14,7 +14,7 @@ use napi_derive::napi;
 use crate::convert::{count, integer, millis, opt_millis, retry, ttl, wait};
 use crate::error::to_napi;
 use crate::item::NativeItem;
-use crate::job::{ConfigParts, EntryParts, JobParts, ResultParts, StatsParts};
+use crate::job::{ConfigParts, EntryParts, GroupParts, JobParts, ResultParts, StatsParts};
 use crate::lease::{LeasedParts, NativeLease};
 
 /// What `complete_and_lease` did.
@@ -427,6 +427,35 @@ impl NativeQueue {
     #[napi]
     pub async fn is_paused(&self) -> napi::Result<bool> {
         self.inner.is_paused().await.map_err(to_napi)
+    }
+
+    /// Pauses one group (its items are not leased until resumed); whether it was running.
+    #[napi]
+    pub async fn pause_group(&self, group: String) -> napi::Result<bool> {
+        self.inner.pause_group(&group).await.map_err(to_napi)
+    }
+
+    /// Resumes a paused group; whether it was paused.
+    #[napi]
+    pub async fn resume_group(&self, group: String) -> napi::Result<bool> {
+        self.inner.resume_group(&group).await.map_err(to_napi)
+    }
+
+    /// Sets how many items of `group` may be leased at once; absent: the queue's
+    /// `groupConcurrency` applies.
+    #[napi]
+    pub async fn set_group_limit(&self, group: String, limit: Option<f64>) -> napi::Result<()> {
+        let limit = limit.map(|n| integer("limit", n)).transpose()?;
+        self.inner
+            .set_group_limit(&group, limit)
+            .await
+            .map_err(to_napi)
+    }
+
+    /// One group: its waiting and leased items, its limit, whether it is paused.
+    #[napi]
+    pub async fn group(&self, group: String) -> napi::Result<GroupParts> {
+        Ok(self.inner.group(&group).await.map_err(to_napi)?.into())
     }
 
     /// Holds every client's leases off for `duration_ms`; how long they are held off, in ms.

@@ -6,10 +6,11 @@
 use std::sync::{Arc, Mutex};
 
 use leaseq::worker::{
-    Event, Job, JobError, Outcome, Report, ShutdownAction, Worker, WorkerHandle, WorkerOptions,
+    Event, Job, JobError, Outcome, QueueOrder, Report, ShutdownAction, Worker, WorkerHandle,
+    WorkerOptions,
 };
 use leaseq::Retry;
-use napi::bindgen_prelude::Buffer;
+use napi::bindgen_prelude::{Buffer, ClassInstance};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
@@ -52,6 +53,13 @@ impl NativeWorkerJob {
     #[napi(getter)]
     pub fn max_attempts(&self) -> u32 {
         self.job.max_attempts()
+    }
+
+    /// The prefix of the queue the job came from (the core's `Job::queue`): it is finished
+    /// there.
+    #[napi(getter)]
+    pub fn queue_prefix(&self) -> String {
+        self.job.queue().prefix().to_owned()
     }
 
     /// The key `onCancel` calls back with.
@@ -200,6 +208,9 @@ pub struct WorkerOptionsParts {
     /// How long a handler told of its timeout has to settle before its attempt is failed
     /// anyway (default 5 s).
     pub timeout_grace_ms: Option<f64>,
+    /// Over several queues, weighted round robin with one weight per queue (1 to 1000);
+    /// left out, strict order.
+    pub weights: Option<Vec<f64>>,
 }
 
 /// A started runner.
@@ -270,7 +281,37 @@ impl NativeWorkerRun {
     }
 }
 
-fn options(o: WorkerOptionsParts) -> napi::Result<WorkerOptions> {
+/// The order of the queues: strict, or weighted by `weights` (whole numbers; the core judges
+/// their values).
+fn queue_order(weights: Option<&[f64]>) -> napi::Result<QueueOrder> {
+    match weights {
+        None => Ok(QueueOrder::Strict),
+        Some(weights) => Ok(QueueOrder::Weighted(
+            weights
+                .iter()
+                .map(|&w| crate::convert::integer("weights", w))
+                .collect::<napi::Result<_>>()?,
+        )),
+    }
+}
+
+/// A refusal of the core, named as `Worker` names its arguments: the core's `queues` is the
+/// `queue` argument (one queue or an array), its `queue_order` the `weights` option.
+fn refused(err: leaseq::Error) -> napi::Error {
+    match &err {
+        leaseq::Error::InvalidArgument {
+            argument: "queues",
+            reason,
+        } => invalid("queue", reason),
+        leaseq::Error::InvalidArgument {
+            argument: "queue_order",
+            reason,
+        } => invalid("weights", reason),
+        _ => to_napi(err),
+    }
+}
+
+fn options(o: &WorkerOptionsParts) -> napi::Result<WorkerOptions> {
     let mut w = WorkerOptions::new();
     w.concurrency = o
         .concurrency
@@ -335,25 +376,28 @@ fn event_parts(e: &Event) -> WorkerEventParts {
     p
 }
 
-/// Starts the core's runner over `queue`: `dispatch(job)` runs each job (and calls
+/// Starts the core's runner over `queues` (1 to 64 of one client, asked in strict order, or
+/// by weighted round robin with `weights`): `dispatch(job)` runs each job (and calls
 /// `job.finish(...)` once), `onCancel(key)` says a job's handler is told to stop (its
 /// `cancelReason` says why: a timeout, a lost lease, a shutdown), `onEvent(event)` reports.
 #[napi]
 pub fn start_worker(
-    queue: &NativeQueue,
+    queues: Vec<ClassInstance<'_, NativeQueue>>,
     dispatch: ThreadsafeFunction<NativeWorkerJob, (), NativeWorkerJob, Status, false>,
     on_cancel: ThreadsafeFunction<u32, (), u32, Status, false>,
     on_event: ThreadsafeFunction<WorkerEventParts, (), WorkerEventParts, Status, false>,
     options_parts: WorkerOptionsParts,
 ) -> napi::Result<NativeWorkerRun> {
-    let o = options(options_parts)?;
+    let o = options(&options_parts)?;
+    let order = queue_order(options_parts.weights.as_deref())?;
+    let queues = queues.iter().map(|q| q.inner().clone()).collect();
     let keep_results = o.keeps_results();
     let dispatch = Arc::new(dispatch);
     let on_cancel = Arc::new(on_cancel);
     let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
     let completed_wanted = Arc::new(std::sync::atomic::AtomicBool::new(true));
     let wanted = completed_wanted.clone();
-    let worker = Worker::new(queue.inner().clone(), move |job: Job| {
+    let worker = Worker::for_queues(queues, move |job: Job| {
         let dispatch = dispatch.clone();
         let on_cancel = on_cancel.clone();
         let key = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -385,6 +429,7 @@ pub fn start_worker(
             outcome
         }
     })
+    .queue_order(order)
     .options(o)
     .on_event(move |e| {
         if matches!(e, Event::Completed { .. })
@@ -394,6 +439,7 @@ pub fn start_worker(
         }
         on_event.call(event_parts(e), ThreadsafeFunctionCallMode::NonBlocking);
     });
+    worker.check().map_err(refused)?;
     let handle = worker.handle();
     let (tx, rx) = watch::channel(None);
     napi::bindgen_prelude::spawn(async move {

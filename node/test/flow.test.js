@@ -203,3 +203,107 @@ describe('pause, resume and bounded queues', { timeout: 60_000 }, () => {
     assert.equal(await queue.add(new Item('', 'b')), true, 'adds go on')
   })
 })
+
+describe('groups', { timeout: 60_000 }, () => {
+  let redis
+  let client
+  let admin
+  before(async () => {
+    redis = await startRedis()
+    client = await Client.connect(redis.url)
+    admin = await resp.connect(redis.url)
+  })
+  after(async () => {
+    admin.close()
+    await client.close()
+    await redis.stop()
+  })
+
+  const grouped = (id, group) => new Item(id, { id, group })
+  const leasedIds = async (queue, n = 10) => (await queue.leaseBatch(n)).map((l) => l.id)
+
+  /** @param {string} argument */
+  function names(argument) {
+    return (err) => {
+      isCode('INVALID_ARGUMENT')(err)
+      assert.equal(err.argument, argument, err.message)
+      return true
+    }
+  }
+
+  test('a group leases one at a time, in order', async () => {
+    const queue = client.queue(uniquePrefix('group-fifo'))
+    await queue.addBatch(['a1', 'a2', 'a3'].map((id) => grouped(id, 'acme')))
+    const first = await queue.lease()
+    assert.equal(first.id, 'a1')
+    assert.equal(await queue.lease(), null, 'one leased at a time (default limit 1)')
+    assert.deepEqual(await queue.group('acme'), { waiting: 2, leased: 1, limit: 1, paused: false })
+    assert.equal(await queue.complete(first), true)
+    assert.deepEqual(await leasedIds(queue), ['a2'], 'the next, in order')
+  })
+
+  test('groups take turns, whatever their size', async () => {
+    const queue = client.queue(uniquePrefix('group-turns'))
+    await queue.setConfig({ groupConcurrency: 100 })
+    await queue.addBatch(Array.from({ length: 20 }, (_, i) => grouped(`big${i}`, 'big')))
+    await queue.add(grouped('small', 'small'))
+    assert.deepEqual((await leasedIds(queue, 2)).sort(), ['big0', 'small'])
+  })
+
+  test('pauseGroup and resumeGroup', async () => {
+    const queue = client.queue(uniquePrefix('group-pause'))
+    await queue.add(grouped('a', 'paused'))
+    await queue.add(grouped('b', 'running'))
+    assert.equal(await queue.pauseGroup('paused'), true)
+    assert.equal(await queue.pauseGroup('paused'), false, 'already paused')
+    assert.deepEqual(await leasedIds(queue), ['b'], 'the rest of the queue goes on')
+    assert.equal((await queue.group('paused')).paused, true)
+    assert.equal(await queue.resumeGroup('paused'), true)
+    assert.equal(await queue.resumeGroup('paused'), false)
+    assert.deepEqual(await leasedIds(queue), ['a'])
+  })
+
+  test("setGroupLimit and the queue's groupConcurrency", async () => {
+    const queue = client.queue(uniquePrefix('group-limit'))
+    await queue.addBatch(Array.from({ length: 6 }, (_, i) => grouped(`x${i}`, 'acme')))
+    await queue.setGroupLimit('acme', 3)
+    assert.equal((await queue.group('acme')).limit, 3)
+    const leases = await queue.leaseBatch(10)
+    assert.deepEqual(leases.map((l) => l.id), ['x0', 'x1', 'x2'])
+    await queue.setGroupLimit('acme')
+    assert.equal((await queue.group('acme')).limit, 1, "back to the queue's default")
+    await queue.setGroupLimit('acme', 2)
+    await queue.setGroupLimit('acme', null)
+    assert.equal((await queue.group('acme')).limit, 1, 'null removes it too')
+    await queue.setConfig({ groupConcurrency: 4 })
+    assert.deepEqual(await queue.config(), { groupConcurrency: 4 })
+    assert.equal(await queue.complete(leases[0]), true)
+    assert.deepEqual(await leasedIds(queue), ['x3', 'x4'], 'a slot freed: up to four at once now')
+    for (const limit of [0, 1001, 1.5]) {
+      await assert.rejects(queue.setGroupLimit('acme', limit), names('limit'))
+      await assert.rejects(queue.setConfig({ groupConcurrency: limit }), names('groupConcurrency'))
+    }
+  })
+
+  test('get shows the group', async () => {
+    const queue = client.queue(uniquePrefix('group-get'))
+    await queue.add(grouped('a', 'acme'))
+    await queue.add(new Item('', 'plain'))
+    const job = await queue.get('a')
+    assert.equal(job.group, 'acme')
+    assert.equal(job.data.toString(), 'a')
+    assert.equal((await queue.get('plain')).group, null)
+  })
+
+  test('a bad group is refused naming group, with nothing written', async () => {
+    const queue = client.queue(uniquePrefix('group-bad'))
+    for (const group of ['', 'a\nb', 'x'.repeat(257), 5]) {
+      assert.throws(() => new Item('', { group }), names('group'))
+      for (const call of ['pauseGroup', 'resumeGroup', 'group', 'setGroupLimit']) {
+        await assert.rejects(queue[call](group), names('group'))
+      }
+    }
+    const keys = await admin.command('KEYS', `${queue.prefix}*`)
+    assert.deepEqual(keys, [], 'nothing written')
+  })
+})

@@ -228,6 +228,7 @@ function itemOptions(step) {
     if (typeof step[vector] === 'number') options[node] = step[vector]
   }
   if (step.backoff !== undefined && step.backoff !== null) options.backoff = backoffOption(step.backoff)
+  if (typeof step.group === 'string') options.group = step.group
   return options
 }
 
@@ -246,7 +247,7 @@ function waitOptions(step) {
 
 function jobJson(job) {
   if (job === null) return null
-  return {
+  const out = {
     state: job.state,
     data: dataJson(job.data),
     attempts: job.attempts,
@@ -257,6 +258,9 @@ function jobJson(job) {
     priority: job.priority,
     result: job.result === null ? null : dataJson(job.result.data),
   }
+  // `group` only for an item that has one (spec/vectors/README.md, "A job").
+  if (job.group !== null) out.group = job.group
+  return out
 }
 
 const CONFIG_FIELDS = {
@@ -267,6 +271,7 @@ const CONFIG_FIELDS = {
   dead_max_count: 'deadMaxCount',
   dead_max_age_ms: 'deadMaxAgeMs',
   capacity: 'capacity',
+  group_concurrency: 'groupConcurrency',
 }
 
 /** @type {Record<string, (this: Runner, step: any) => Promise<Outcome | undefined>>} */
@@ -391,6 +396,28 @@ const STEPS = {
   },
   async is_paused() {
     return run(() => this.q.isPaused())
+  },
+  async pause_group(step) {
+    const group = strField(step, 'group')
+    return run(() => this.q.pauseGroup(group))
+  },
+  async resume_group(step) {
+    const group = strField(step, 'group')
+    return run(() => this.q.resumeGroup(group))
+  },
+  async set_group_limit(step) {
+    const group = strField(step, 'group')
+    const limit = typeof step.limit === 'number' ? step.limit : undefined
+    return then(await run(() => this.q.setGroupLimit(group, limit)), () => null)
+  },
+  async group(step) {
+    const group = strField(step, 'group')
+    return then(await run(() => this.q.group(group)), (g) => ({
+      waiting: g.waiting,
+      leased: g.leased,
+      limit: g.limit,
+      paused: g.paused,
+    }))
   },
   async stats() {
     return then(await run(() => this.q.stats()), (s) => ({

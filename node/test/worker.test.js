@@ -460,3 +460,128 @@ describe('Worker', { timeout: 120_000 }, () => {
     assert.equal(await queue.count('dead'), 0)
   })
 })
+
+describe('Worker over several queues', { timeout: 120_000 }, () => {
+  let redis
+  let client
+
+  before(async () => {
+    redis = await startRedis()
+    client = await Client.connect(redis.url)
+  })
+
+  after(async () => {
+    await client.close()
+    await redis.stop()
+  })
+
+  /**
+   * A runner over two fresh queues, concurrency 1, until it completed `perQueue` items (`a0`..,
+   * `b0`..) of each: the ids in the order it completed them, and the queues.
+   */
+  async function runTwo(perQueue, options = {}) {
+    const first = client.queue(uniquePrefix('wa'))
+    const second = client.queue(uniquePrefix('wb'))
+    await fill(first, perQueue, 'a')
+    await fill(second, perQueue, 'b')
+    const completed = []
+    const worker = new Worker([first, second], async (job) => job.queuePrefix, {
+      concurrency: 1,
+      housekeeping: false,
+      handleSignals: false,
+      ...options,
+    })
+    worker.on('completed', (id) => {
+      completed.push(id)
+      if (completed.length === 2 * perQueue) worker.close()
+    })
+    const report = await worker.run()
+    assert.equal(report.completed, 2 * perQueue)
+    return { completed, first, second }
+  }
+
+  test('strict order: the second queue only once the first is empty; each job finished in its own queue', async () => {
+    const { completed, first, second } = await runTwo(4)
+    assert.deepEqual(completed, ['a0', 'a1', 'a2', 'a3', 'b0', 'b1', 'b2', 'b3'])
+    // The handler returned job.queuePrefix: kept as the result in the job's own queue.
+    assert.equal((await first.result('a1')).data.toString(), first.prefix)
+    assert.equal((await second.result('b1')).data.toString(), second.prefix)
+    assert.ok((await settled(first)) && (await settled(second)))
+  })
+
+  for (const [weights, fromFirst] of [
+    [[3, 1], 6],
+    [[1, 3], 2],
+  ]) {
+    test(`weights ${weights.join(':')} set the proportion while both queues have work`, async () => {
+      const { completed } = await runTwo(6, { weights })
+      assert.equal(completed.length, 12)
+      const firstEight = completed.slice(0, 8)
+      assert.equal(firstEight.filter((id) => id.startsWith('a')).length, fromFirst, completed.join(' '))
+    })
+  }
+
+  test('an add to either queue wakes the runner waiting on both', async () => {
+    const first = client.queue(uniquePrefix('wa'))
+    const second = client.queue(uniquePrefix('wb'))
+    const seen = []
+    const worker = new Worker(
+      [first, second],
+      async (job) => {
+        seen.push([job.id, job.queuePrefix])
+      },
+      { pollIntervalMs: 30_000, handleSignals: false },
+    )
+    worker.on('completed', () => {
+      if (seen.length === 2) worker.close()
+    })
+    const run = worker.run()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await second.add(new Item(Buffer.from('x'), { id: 'late-b' }))
+    await first.add(new Item(Buffer.from('x'), { id: 'late-a' }))
+    const report = await run
+    assert.equal(report.completed, 2)
+    assert.deepEqual(seen.sort(), [
+      ['late-a', first.prefix],
+      ['late-b', second.prefix],
+    ])
+  })
+
+  test('bad queues and weights are refused naming the argument; nothing is written', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    const other = client.queue(uniquePrefix('w'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'a' }))
+    const elsewhere = await Client.connect(redis.url)
+    try {
+      for (const [queues, options, name] of [
+        [[], {}, 'queue'],
+        [[queue, queue], {}, 'queue'],
+        [[queue, elsewhere.queue(uniquePrefix('w'))], {}, 'queue'],
+        [Array(65).fill(queue), {}, 'queue'],
+        [[queue, other], { weights: [1] }, 'weights'],
+        [[queue, other], { weights: [1, 0] }, 'weights'],
+        [[queue, other], { weights: [1, 1001] }, 'weights'],
+        [[queue, other], { weights: [1, -1] }, 'weights'],
+        [[queue, other], { weights: [1, 1.5] }, 'weights'],
+        [[queue, other], { weights: '3,1' }, 'weights'],
+        [[queue, other], { weights: [1, '2'] }, 'weights'],
+        [[queue, 'not a queue'], {}, 'queue'],
+      ]) {
+        assert.throws(
+          () => new Worker(queues, async () => {}, { handleSignals: false, ...options }).run(),
+          (err) => {
+            assert.equal(err.code, 'INVALID_ARGUMENT', err.message)
+            assert.equal(err.argument, name, err.message)
+            assert.match(err.message, new RegExp(`\`${name}\``))
+            return true
+          },
+        )
+      }
+    } finally {
+      await elsewhere.close()
+    }
+    const item = await queue.get('a')
+    assert.deepEqual([item.state, item.attempts], ['waiting', 0])
+    assert.equal(await other.count('waiting'), 0)
+  })
+})

@@ -20,7 +20,9 @@ use pyo3::IntoPyObjectExt;
 
 use crate::convert;
 use crate::errors;
-use crate::jobs::{Entry, FailOutcome, Job, JobResult, QueueConfig, RenewName, StateName, Stats};
+use crate::jobs::{
+    Entry, FailOutcome, GroupInfo, Job, JobResult, QueueConfig, RenewName, StateName, Stats,
+};
 use crate::runtime;
 use crate::types::{CleanReport, NewLease};
 
@@ -595,6 +597,53 @@ impl AsyncQueue {
         self.run(py, move |q| async move { q.is_paused().await })
     }
 
+    /// See ``leaseq.Queue.pause_group``.
+    fn pause_group<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        self.run(py, move |q| async move { q.pause_group(&group).await })
+    }
+
+    /// See ``leaseq.Queue.resume_group``.
+    fn resume_group<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        self.run(py, move |q| async move { q.resume_group(&group).await })
+    }
+
+    /// See ``leaseq.Queue.set_group_limit``.
+    #[pyo3(signature = (group, limit = None))]
+    fn set_group_limit<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+        limit: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        let limit = convert::opt_integer(limit, "limit")?;
+        self.run(py, move |q| async move {
+            q.set_group_limit(&group, limit).await
+        })
+    }
+
+    /// See ``leaseq.Queue.group``.
+    fn group<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        self.run(py, move |q| async move {
+            q.group(&group).await.map(GroupInfo::from)
+        })
+    }
+
     /// See ``leaseq.Queue.rate_limit``.
     fn rate_limit<'py>(
         &self,
@@ -660,7 +709,7 @@ impl AsyncQueue {
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
         keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
-        capacity = None, rate_limit = None
+        capacity = None, rate_limit = None, group_concurrency = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config<'py>(
@@ -676,6 +725,7 @@ impl AsyncQueue {
         stats: Option<&Bound<'py, PyAny>>,
         capacity: Option<&Bound<'py, PyAny>>,
         rate_limit: Option<&Bound<'py, PyAny>>,
+        group_concurrency: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let config = convert::config(
             max_attempts,
@@ -688,6 +738,7 @@ impl AsyncQueue {
             stats,
             capacity,
             rate_limit,
+            group_concurrency,
         )?;
         self.run(py, move |q| async move { q.set_config(&config).await })
     }

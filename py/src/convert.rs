@@ -386,6 +386,7 @@ pub fn config(
     stats: Option<&Bound<'_, PyAny>>,
     capacity: Option<&Bound<'_, PyAny>>,
     rate_limit: Option<&Bound<'_, PyAny>>,
+    group_concurrency: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<leaseq::QueueConfig> {
     let mut config = leaseq::QueueConfig::new();
     if let Some(m) = opt_integer(max_attempts, "max_attempts")? {
@@ -417,6 +418,9 @@ pub fn config(
     }
     if let Some(limit) = opt_rate_limit(rate_limit, "rate_limit")? {
         config = config.rate_limit(limit);
+    }
+    if let Some(n) = opt_integer(group_concurrency, "group_concurrency")? {
+        config = config.group_concurrency(n);
     }
     Ok(config)
 }

@@ -115,6 +115,12 @@ impl Job {
         self.inner.priority
     }
 
+    /// The item's group (``Item(..., group=...)``), if it has one.
+    #[getter]
+    fn group(&self) -> Option<&str> {
+        self.inner.group.as_deref()
+    }
+
     /// The last failure's message, if it failed.
     #[getter]
     fn error(&self) -> Option<&str> {
@@ -455,6 +461,58 @@ impl Stats {
     }
 }
 
+/// One group of a queue (``Queue.group``).
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
+pub struct GroupInfo {
+    inner: leaseq::GroupInfo,
+}
+
+impl From<leaseq::GroupInfo> for GroupInfo {
+    fn from(inner: leaseq::GroupInfo) -> GroupInfo {
+        GroupInfo { inner }
+    }
+}
+
+#[pymethods]
+impl GroupInfo {
+    /// Its items waiting.
+    #[getter]
+    fn waiting(&self) -> u64 {
+        self.inner.waiting
+    }
+
+    /// Its items leased now.
+    #[getter]
+    fn leased(&self) -> u64 {
+        self.inner.leased
+    }
+
+    /// How many of its items may be leased at once (its own limit, else the queue's
+    /// ``group_concurrency``).
+    #[getter]
+    fn limit(&self) -> u64 {
+        self.inner.limit
+    }
+
+    /// Whether it is paused (``Queue.pause_group``).
+    #[getter]
+    fn paused(&self) -> bool {
+        self.inner.paused
+    }
+
+    fn __repr__(&self) -> String {
+        let g = &self.inner;
+        format!(
+            "GroupInfo(waiting={}, leased={}, limit={}, paused={})",
+            g.waiting,
+            g.leased,
+            g.limit,
+            if g.paused { "True" } else { "False" }
+        )
+    }
+}
+
 /// The queue's stored configuration (``Queue.config``): defaults for its items that every
 /// client reads from Redis. A field that is ``None`` is not stored: the protocol's default
 /// applies.
@@ -532,6 +590,13 @@ impl QueueConfig {
         self.inner.rate_limit.map(|inner| RateLimit { inner })
     }
 
+    /// How many items of one group may be leased at once, for groups without a limit of their
+    /// own (``Queue.set_group_limit``); ``None``: 1.
+    #[getter]
+    fn group_concurrency(&self) -> Option<u32> {
+        self.inner.group_concurrency
+    }
+
     fn __repr__(&self) -> String {
         let c = &self.inner;
         let secs = |d: Option<std::time::Duration>| d.map(|d| d.as_secs_f64().to_string());
@@ -555,6 +620,10 @@ impl QueueConfig {
             (
                 "rate_limit",
                 c.rate_limit.map(|inner| RateLimit { inner }.__repr__()),
+            ),
+            (
+                "group_concurrency",
+                c.group_concurrency.map(|v| v.to_string()),
             ),
         ];
         let set: Vec<String> = fields

@@ -11,7 +11,9 @@ use pyo3::types::PyTuple;
 
 use crate::convert;
 use crate::errors;
-use crate::jobs::{Entry, FailOutcome, Job, JobResult, QueueConfig, RenewName, StateName, Stats};
+use crate::jobs::{
+    Entry, FailOutcome, GroupInfo, Job, JobResult, QueueConfig, RenewName, StateName, Stats,
+};
 use crate::types::{CleanReport, Item, NewLease};
 
 /// The longest a blocking wait goes without the GIL before checking for signals, so that
@@ -566,6 +568,41 @@ impl Queue {
         self.call(py, |q| q.is_paused())
     }
 
+    /// Pauses one group (``Item(..., group=...)``): its items are not leased, by any client,
+    /// until ``resume_group``; the rest of the queue goes on. Returns whether it was running.
+    fn pause_group(&self, py: Python<'_>, group: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let group = convert::string(group, "group")?;
+        self.call(py, |q| q.pause_group(&group))
+    }
+
+    /// Resumes a paused group. Returns whether it was paused.
+    fn resume_group(&self, py: Python<'_>, group: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let group = convert::string(group, "group")?;
+        self.call(py, |q| q.resume_group(&group))
+    }
+
+    /// Sets how many items of ``group`` may be leased at once (1 to 1000), for every client;
+    /// ``None`` removes the group's own limit, so that the queue's ``group_concurrency``
+    /// applies (default 1).
+    #[pyo3(signature = (group, limit = None))]
+    fn set_group_limit(
+        &self,
+        py: Python<'_>,
+        group: &Bound<'_, PyAny>,
+        limit: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let group = convert::string(group, "group")?;
+        let limit = convert::opt_integer(limit, "limit")?;
+        self.call(py, |q| q.set_group_limit(&group, limit))
+    }
+
+    /// One group at a glance (a ``GroupInfo``): its waiting and leased items, its limit,
+    /// whether it is paused.
+    fn group(&self, py: Python<'_>, group: &Bound<'_, PyAny>) -> PyResult<GroupInfo> {
+        let group = convert::string(group, "group")?;
+        self.call(py, |q| q.group(&group)).map(GroupInfo::from)
+    }
+
     /// Holds every client's leases of the queue off for ``duration`` (seconds or a timedelta):
     /// a handler was rate limited (an API answered 429). Leases get nothing until then; adds,
     /// completes and renews go on. A longer hold already in place is kept. Returns how long
@@ -619,11 +656,13 @@ impl Queue {
     /// ``stats=True`` turns on the per-minute counters that ``stats()`` reports;
     /// ``capacity=<n>`` bounds the queue to ``n`` waiting and delayed items (refused when it
     /// holds more now); ``rate_limit=RateLimit(max, per)`` allows at most ``max`` leases per
-    /// ``per`` (seconds or a timedelta), counted for every client.
+    /// ``per`` (seconds or a timedelta), counted for every client; ``group_concurrency=<n>``
+    /// lets ``n`` items of a group (``Item(..., group=...)``) be leased at once, for groups
+    /// without a limit of their own (default 1).
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
         keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
-        capacity = None, rate_limit = None
+        capacity = None, rate_limit = None, group_concurrency = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config(
@@ -639,6 +678,7 @@ impl Queue {
         stats: Option<&Bound<'_, PyAny>>,
         capacity: Option<&Bound<'_, PyAny>>,
         rate_limit: Option<&Bound<'_, PyAny>>,
+        group_concurrency: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let config = convert::config(
             max_attempts,
@@ -651,6 +691,7 @@ impl Queue {
             stats,
             capacity,
             rate_limit,
+            group_concurrency,
         )?;
         self.call(py, |q| q.set_config(&config))
     }

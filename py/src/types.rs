@@ -19,7 +19,10 @@ use crate::{convert, errors, time};
 /// - ``max_attempts``: leases before the item is dead (0: no limit);
 /// - ``backoff``: a ``Backoff``, the wait after a failed attempt;
 /// - ``expires_after``: dead if no lease took it this long after it was added;
-/// - ``keep_result_for``: how long a result given to ``complete`` is kept.
+/// - ``keep_result_for``: how long a result given to ``complete`` is kept;
+/// - ``group``: a group name (a customer or tenant id, say; 1 to 256 bytes of UTF-8 without
+///   control characters): at most the group's limit of its items are leased at once (default 1:
+///   FIFO per group), and groups take turns.
 #[pyclass(module = "leaseq", frozen)]
 pub struct Item {
     pub inner: leaseq::Item,
@@ -35,6 +38,7 @@ struct Options {
     backoff: Option<leaseq::Backoff>,
     expires_after: Option<Duration>,
     keep_result_for: Option<Duration>,
+    group: Option<String>,
 }
 
 impl Options {
@@ -47,6 +51,7 @@ impl Options {
         backoff: Option<&Bound<'_, PyAny>>,
         expires_after: Option<&Bound<'_, PyAny>>,
         keep_result_for: Option<&Bound<'_, PyAny>>,
+        group: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Options> {
         Ok(Options {
             delay: convert::opt_seconds(delay, "delay")?,
@@ -59,6 +64,10 @@ impl Options {
             backoff: convert::opt_backoff(backoff, "backoff")?,
             expires_after: convert::opt_seconds(expires_after, "expires_after")?,
             keep_result_for: convert::opt_seconds(keep_result_for, "keep_result_for")?,
+            group: match group {
+                Some(g) if !g.is_none() => Some(convert::string(g, "group")?),
+                _ => None,
+            },
         })
     }
 
@@ -83,6 +92,9 @@ impl Options {
         }
         if let Some(d) = self.keep_result_for {
             item = item.keep_result_for(d);
+        }
+        if let Some(g) = self.group {
+            item = item.group(g);
         }
         item
     }
@@ -131,7 +143,7 @@ impl Item {
     #[new]
     #[pyo3(signature = (
         data, id = None, *, delay = None, run_at = None, priority = None, max_attempts = None,
-        backoff = None, expires_after = None, keep_result_for = None
+        backoff = None, expires_after = None, keep_result_for = None, group = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -145,6 +157,7 @@ impl Item {
         backoff: Option<&Bound<'_, PyAny>>,
         expires_after: Option<&Bound<'_, PyAny>>,
         keep_result_for: Option<&Bound<'_, PyAny>>,
+        group: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let data = convert::data(data, "data")?;
         let options = Options::convert(
@@ -155,6 +168,7 @@ impl Item {
             backoff,
             expires_after,
             keep_result_for,
+            group,
         )?;
         make_item(py, data, id, options)
     }
@@ -164,7 +178,7 @@ impl Item {
     #[staticmethod]
     #[pyo3(signature = (
         value, id = None, *, delay = None, run_at = None, priority = None, max_attempts = None,
-        backoff = None, expires_after = None, keep_result_for = None
+        backoff = None, expires_after = None, keep_result_for = None, group = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn from_json(
@@ -178,6 +192,7 @@ impl Item {
         backoff: Option<&Bound<'_, PyAny>>,
         expires_after: Option<&Bound<'_, PyAny>>,
         keep_result_for: Option<&Bound<'_, PyAny>>,
+        group: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let options = Options::convert(
             delay,
@@ -187,6 +202,7 @@ impl Item {
             backoff,
             expires_after,
             keep_result_for,
+            group,
         )?;
         make_item(py, json_dumps(value)?, id, options)
     }

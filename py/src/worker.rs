@@ -15,11 +15,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use leaseq::worker::{
-    Event, Job, JobError, Outcome, Report, ShutdownAction, Worker, WorkerHandle, WorkerOptions,
+    Event, Job, JobError, Outcome, QueueOrder, Report, ShutdownAction, Worker, WorkerHandle,
+    WorkerOptions,
 };
 use leaseq::Retry;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::convert;
@@ -59,6 +60,13 @@ impl NativeJob {
     #[getter]
     fn attempt(&self) -> u64 {
         self.job.attempt()
+    }
+
+    /// The prefix of the queue the job came from (the core's `Job::queue`): it is finished
+    /// there.
+    #[getter]
+    fn queue_prefix(&self) -> &str {
+        self.job.queue().prefix()
     }
 
     #[getter]
@@ -308,12 +316,55 @@ impl WorkerRun {
     }
 }
 
-/// Starts the core's runner over `queue`; Python takes its jobs with `WorkerRun.take()`.
+/// The runner's queues: one `Queue`, or a list or tuple of them (argument `queue`).
+fn queues(queue: &Bound<'_, PyAny>) -> PyResult<Vec<leaseq::Queue>> {
+    let py = queue.py();
+    let expected = "a Queue, or a list of Queues";
+    let objects: Vec<Bound<'_, PyAny>> = if queue.is_instance_of::<Queue>() {
+        vec![queue.clone()]
+    } else if queue.is_instance_of::<PyList>() || queue.is_instance_of::<PyTuple>() {
+        queue.try_iter()?.collect::<PyResult<_>>()?
+    } else {
+        return Err(errors::wrong_type(py, "queue", expected, queue));
+    };
+    objects
+        .iter()
+        .map(|q| {
+            let q = q
+                .cast::<Queue>()
+                .map_err(|_| errors::wrong_type(py, "queue", expected, q))?;
+            q.get()
+                .blocking()
+                .as_async()
+                .map_err(|e| errors::to_py(py, e))
+        })
+        .collect()
+}
+
+/// A refusal of the core, named as `leaseq.Worker` names its arguments: the core's `queues` is
+/// the `queue` argument (one queue or a list), its `queue_order` the `weights`.
+fn refused(py: Python<'_>, err: leaseq::Error) -> PyErr {
+    match &err {
+        leaseq::Error::InvalidArgument {
+            argument: "queues",
+            reason,
+        } => errors::invalid(py, "queue", reason),
+        leaseq::Error::InvalidArgument {
+            argument: "queue_order",
+            reason,
+        } => errors::invalid(py, "weights", reason),
+        _ => errors::to_py(py, err),
+    }
+}
+
+/// Starts the core's runner over `queue` (one `Queue`, or a list of them, asked in strict
+/// order, or by weighted round robin with `options["weights"]`, one per queue); Python takes
+/// its jobs with `WorkerRun.take()`.
 #[pyfunction]
 #[pyo3(signature = (queue, options))]
 pub fn start_worker(
     py: Python<'_>,
-    queue: &Queue,
+    queue: &Bound<'_, PyAny>,
     options: &Bound<'_, PyDict>,
 ) -> PyResult<WorkerRun> {
     let mut o = WorkerOptions::new();
@@ -376,15 +427,25 @@ pub fn start_worker(
             }
         },
     };
+    let order = match get("weights")? {
+        None => QueueOrder::Strict,
+        Some(v) => {
+            if !(v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>()) {
+                return Err(errors::wrong_type(py, "weights", "a list of ints", &v));
+            }
+            let weights = v
+                .try_iter()?
+                .map(|w| convert::integer::<u32>(&w?, "weights"))
+                .collect::<PyResult<Vec<u32>>>()?;
+            QueueOrder::Weighted(weights)
+        }
+    };
     o.language = Some("python".into());
     let concurrency = o
         .effective_concurrency()
         .map_err(|e| errors::to_py(py, e))?;
     let keep_results = o.keeps_results();
-    let queue = queue
-        .blocking()
-        .as_async()
-        .map_err(|e| errors::to_py(py, e))?;
+    let queues = queues(queue)?;
     let runtime = leaseq::runtime::handle().map_err(|e| errors::to_py(py, e))?;
 
     let (wake, wakeup) = UnixStream::pair()
@@ -400,15 +461,17 @@ pub fn start_worker(
     });
     let (event_tx, event_rx) = mpsc::unbounded_channel();
     let to_python = inbox.clone();
-    let worker = Worker::new(queue, move |job: Job| {
+    let worker = Worker::for_queues(queues, move |job: Job| {
         let inbox = to_python.clone();
         // Unique in the process, across runs: a handler that outlives its run never meets a
         // key of the next run.
         let key = NEXT_KEY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         async move { run_job(inbox, key, job).await }
     })
+    .queue_order(order)
     .options(o)
     .on_event(move |e| drop(event_tx.send(e.clone())));
+    worker.check().map_err(|e| refused(py, e))?;
     let handle = worker.handle();
     let (report_tx, report_rx) = watch::channel(None);
     runtime.spawn(async move {

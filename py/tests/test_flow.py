@@ -221,3 +221,123 @@ def test_asyncio_rate_limits(url: str) -> None:
             assert refused.value.argument == "duration"
 
     asyncio.run(main())
+
+
+def grouped(id: str, group: str) -> leaseq.Item:
+    return leaseq.Item(id.encode(), id=id, group=group)
+
+
+def leased_ids(queue: leaseq.Queue) -> list[str]:
+    return [lease.id for lease in queue.lease_batch(10)]
+
+
+def test_a_group_leases_one_at_a_time_in_order(queue: leaseq.Queue) -> None:
+    queue.add_batch([grouped(i, "acme") for i in ("a1", "a2", "a3")])
+    first = queue.lease()
+    assert first is not None and first.id == "a1"
+    assert queue.lease() is None, "one leased at a time (default limit 1)"
+    info = queue.group("acme")
+    assert (info.waiting, info.leased, info.limit, info.paused) == (2, 1, 1, False)
+    assert repr(info) == "GroupInfo(waiting=2, leased=1, limit=1, paused=False)"
+    assert queue.complete(first)
+    assert leased_ids(queue) == ["a2"], "the next, in order"
+
+
+def test_groups_take_turns(queue: leaseq.Queue) -> None:
+    queue.set_config(group_concurrency=100)
+    queue.add_batch([grouped(f"big{i}", "big") for i in range(20)])
+    queue.add(grouped("small", "small"))
+    ids = [lease.id for lease in queue.lease_batch(2)]
+    assert sorted(ids) == ["big0", "small"], "the big group's 20 items wait their turn"
+
+
+def test_pause_and_resume_a_group(queue: leaseq.Queue) -> None:
+    queue.add(grouped("a", "paused"))
+    queue.add(grouped("b", "running"))
+    assert queue.pause_group("paused") is True
+    assert queue.pause_group("paused") is False, "already paused"
+    assert leased_ids(queue) == ["b"], "the rest of the queue goes on"
+    assert queue.group("paused").paused is True
+    assert queue.resume_group("paused") is True
+    assert queue.resume_group("paused") is False
+    assert leased_ids(queue) == ["a"]
+
+
+def test_a_group_limit_and_the_queues_group_concurrency(queue: leaseq.Queue) -> None:
+    queue.add_batch([grouped(f"x{i}", "acme") for i in range(6)])
+    queue.set_group_limit("acme", 3)
+    assert queue.group("acme").limit == 3
+    leases = queue.lease_batch(10)
+    assert [lease.id for lease in leases] == ["x0", "x1", "x2"]
+    queue.set_group_limit("acme")
+    assert queue.group("acme").limit == 1, "back to the queue's default"
+    assert queue.config().group_concurrency is None
+    queue.set_config(group_concurrency=4)
+    assert queue.config().group_concurrency == 4
+    assert "group_concurrency=4" in repr(queue.config())
+    assert queue.group("acme").limit == 4
+    assert queue.complete(leases[0])
+    assert leased_ids(queue) == ["x3", "x4"], "a slot freed: up to four at once now"
+    for limit in (0, 1001):
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            queue.set_group_limit("acme", limit)
+        assert refused.value.argument == "limit"
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            queue.set_config(group_concurrency=limit)
+        assert refused.value.argument == "group_concurrency"
+
+
+def test_get_shows_the_group(queue: leaseq.Queue) -> None:
+    queue.add(grouped("a", "acme"))
+    queue.add(leaseq.Item(b"", id="plain"))
+    job = queue.get("a")
+    assert job is not None and job.group == "acme" and job.data == b"a"
+    plain = queue.get("plain")
+    assert plain is not None and plain.group is None
+
+
+def test_a_bad_group_is_refused_naming_group(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
+    for group in ("", "a\nb", "x" * (leaseq.MAX_GROUP_LEN + 1)):
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            leaseq.Item(b"", group=group)
+        assert refused.value.argument == "group"
+        for call in (
+            queue.pause_group,
+            queue.resume_group,
+            queue.group,
+            queue.set_group_limit,
+        ):
+            with pytest.raises(leaseq.InvalidArgumentError) as refused:
+                call(group)
+            assert refused.value.argument == "group"
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        leaseq.Item(b"", group=b"acme")  # type: ignore[arg-type]
+    assert wrong.value.argument == "group"
+    assert r.keys(queue.prefix + "*") == [], "nothing written"
+
+
+def test_asyncio_groups(url: str) -> None:
+    async def main() -> None:
+        async with leaseq.aio.Client(url) as client:
+            q = client.queue(new_prefix())
+            await q.add_batch([grouped(i, "g") for i in ("a", "b", "c")])
+            assert await q.pause_group("g") is True
+            assert await q.lease() is None
+            assert await q.resume_group("g") is True
+            await q.set_group_limit("g", 2)
+            info = await q.group("g")
+            assert (info.waiting, info.leased, info.limit) == (3, 0, 2)
+            assert info.paused is False
+            assert [lease.id for lease in await q.lease_batch(10)] == ["a", "b"]
+            await q.set_group_limit("g", None)
+            await q.set_config(group_concurrency=3)
+            assert (await q.config()).group_concurrency == 3
+            job = await q.get("c")
+            assert job is not None and job.group == "g"
+            with pytest.raises(leaseq.aio.InvalidArgumentError) as refused:
+                await q.group("")
+            assert refused.value.argument == "group"
+
+    asyncio.run(main())

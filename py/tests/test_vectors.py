@@ -96,7 +96,7 @@ def lease_json(lease: leaseq.Lease | None) -> Any:
 def job_json(job: leaseq.Job | None) -> Any:
     if job is None:
         return None
-    return {
+    out = {
         "state": job.state.value,
         "data": data_json(job.data),
         "attempts": job.attempts,
@@ -107,6 +107,10 @@ def job_json(job: leaseq.Job | None) -> Any:
         "priority": job.priority,
         "result": None if job.result is None else data_json(job.result.data),
     }
+    # `group` only for an item that has one (spec/vectors/README.md, "A job").
+    if job.group is not None:
+        out["group"] = job.group
+    return out
 
 
 def entry_json(entry: leaseq.Entry) -> Any:
@@ -229,6 +233,7 @@ def backoff(value: Any) -> leaseq.Backoff | None:
 def item(entry: Obj) -> Callable[[], leaseq.Item]:
     """The item a step or batch entry describes (with its options), made when called."""
     item_id, data = str_field(entry, "id"), data_bytes(entry.get("data"))
+    group = str_field(entry, "group") if "group" in entry else None
 
     def make() -> leaseq.Item:
         return leaseq.Item(
@@ -240,6 +245,7 @@ def item(entry: Obj) -> Callable[[], leaseq.Item]:
             backoff=backoff(entry.get("backoff")),
             expires_after=duration(entry, "expires_after_ms"),
             keep_result_for=duration(entry, "keep_result_ms"),
+            group=group,
         )
 
     return make
@@ -449,6 +455,7 @@ class Runner:
                     dead_max_age=duration(step, "dead_max_age_ms"),
                     stats=bool_field(step, "stats"),
                     capacity=count_field(step, "capacity"),
+                    group_concurrency=count_field(step, "group_concurrency"),
                 )
             ),
             lambda _: None,
@@ -462,6 +469,30 @@ class Runner:
 
     def do_is_paused(self, step: Obj) -> Outcome:
         return run(self.q.is_paused)
+
+    def do_pause_group(self, step: Obj) -> Outcome:
+        group = str_field(step, "group")
+        return run(lambda: self.q.pause_group(group))
+
+    def do_resume_group(self, step: Obj) -> Outcome:
+        group = str_field(step, "group")
+        return run(lambda: self.q.resume_group(group))
+
+    def do_set_group_limit(self, step: Obj) -> Outcome:
+        group, limit = str_field(step, "group"), count_field(step, "limit")
+        return then(run(lambda: self.q.set_group_limit(group, limit)), lambda _: None)
+
+    def do_group(self, step: Obj) -> Outcome:
+        group = str_field(step, "group")
+        return then(
+            run(lambda: self.q.group(group)),
+            lambda g: {
+                "waiting": g.waiting,
+                "leased": g.leased,
+                "limit": g.limit,
+                "paused": g.paused,
+            },
+        )
 
     def do_stats(self, step: Obj) -> Outcome:
         return then(run(self.q.stats), stats_json)

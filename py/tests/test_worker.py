@@ -17,7 +17,7 @@ from typing import Any
 import leaseq
 import pytest
 import redis
-from conftest import Server, new_prefix
+from conftest import Server, blocked_clients, new_prefix, wait_until_blocked
 
 
 def run_until(worker: leaseq.Worker, done: Any) -> leaseq.WorkerReport:
@@ -547,10 +547,12 @@ HANDLERS = textwrap.dedent(
 
 
 def start_cli_worker(
-    tmp_path: Path, url: str, prefix: str, mark: Path, sleep: str
+    tmp_path: Path, url: str, prefix: str | list[str], mark: Path, sleep: str
 ) -> subprocess.Popen[str]:
+    """``python -m leaseq worker`` over `prefix` (a list: one ``--queue`` each)."""
     (tmp_path / "handlers_mod.py").write_text(HANDLERS)
     env = dict(os.environ, MARK=str(mark), SLEEP=sleep, PYTHONPATH=str(tmp_path))
+    prefixes = [prefix] if isinstance(prefix, str) else prefix
     return subprocess.Popen(
         [
             sys.executable,
@@ -558,8 +560,7 @@ def start_cli_worker(
             "leaseq",
             "worker",
             "handlers_mod:slow",
-            "--queue",
-            prefix,
+            *[arg for p in prefixes for arg in ("--queue", p)],
             "--url",
             url,
             "--concurrency",
@@ -620,3 +621,150 @@ def test_a_killed_runner_loses_nothing(
         second.communicate(timeout=60)
     assert set(mark.read_text().split()) == ids
     assert queue.count(leaseq.State.DEAD) == 0
+
+
+def run_two(
+    client: leaseq.Client, per_queue: int, **options: Any
+) -> tuple[list[str], leaseq.Queue, leaseq.Queue]:
+    """A runner over two fresh queues, concurrency 1, until it completed `per_queue` items
+    (``a0``.., ``b0``..) of each: the ids in the order it completed them, and the queues."""
+    first, second = client.queue(new_prefix()), client.queue(new_prefix())
+    fill(first, per_queue, "a")
+    fill(second, per_queue, "b")
+    completed: list[str] = []
+
+    def done(name: str, job_id: Any) -> bool:
+        if name == "completed":
+            completed.append(job_id)
+        return len(completed) == 2 * per_queue
+
+    worker = leaseq.Worker(
+        [first, second],
+        lambda job: job.queue_prefix,
+        concurrency=1,
+        housekeeping=False,
+        **options,
+    )
+    run_briefly(worker, done, seconds=60)
+    return completed, first, second
+
+
+def test_a_runner_over_two_queues_takes_them_in_strict_order(
+    client: leaseq.Client,
+) -> None:
+    completed, first, second = run_two(client, 4)
+    assert completed == ["a0", "a1", "a2", "a3", "b0", "b1", "b2", "b3"], (
+        "the second queue only once the first is empty"
+    )
+    # Each job was finished in its own queue, its result (the handler's job.queue_prefix) there.
+    for queue, job_id in ((first, "a1"), (second, "b1")):
+        result = queue.result(job_id)
+        assert result is not None and result.data == queue.prefix.encode()
+        assert settled(queue)
+
+
+@pytest.mark.parametrize(("weights", "from_first"), [([3, 1], 6), ([1, 3], 2)])
+def test_weights_set_the_proportion_of_each_queue(
+    client: leaseq.Client, weights: list[int], from_first: int
+) -> None:
+    completed, _, _ = run_two(client, 6, weights=weights)
+    assert sorted(completed) == sorted(
+        [f"a{i}" for i in range(6)] + [f"b{i}" for i in range(6)]
+    )
+    first_eight = completed[:8]
+    assert sum(1 for i in first_eight if i.startswith("a")) == from_first, completed
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_an_added_item_wakes_a_runner_over_either_queue(
+    client: leaseq.Client, r: redis.Redis, kind: str
+) -> None:
+    first, second = client.queue(new_prefix()), client.queue(new_prefix())
+    seen: list[tuple[str, str]] = []
+
+    def handler(job: leaseq.worker.Job) -> None:
+        seen.append((job.id, job.queue_prefix))
+
+    async def async_handler(job: leaseq.worker.Job) -> None:
+        handler(job)
+
+    worker = leaseq.Worker(
+        (first, second),
+        handler if kind == "sync" else async_handler,
+        poll_interval=30,
+    )
+    blocked = blocked_clients(r)
+
+    def add_both() -> None:
+        wait_until_blocked(r, blocked)  # waiting on both queues at once
+        second.add(leaseq.Item(b"x", id="late-b"))
+        first.add(leaseq.Item(b"x", id="late-a"))
+
+    threading.Thread(target=add_both).start()
+    completed: list[str] = []
+
+    def done(name: str, job_id: Any) -> bool:
+        completed.append(job_id) if name == "completed" else None
+        return len(completed) == 2
+
+    report = run_briefly(worker, done, seconds=60)
+    assert report.completed == 2
+    assert sorted(seen) == sorted([("late-a", first.prefix), ("late-b", second.prefix)])
+
+
+def test_bad_queues_and_weights_are_refused_naming_the_argument(
+    client: leaseq.Client, url: str, queue: leaseq.Queue, r: redis.Redis
+) -> None:
+    queue.add(leaseq.Item(b"x", id="a"))
+    other = client.queue(new_prefix())
+    with leaseq.Client(url) as elsewhere:
+        cases: list[tuple[Any, dict[str, Any], str]] = [
+            ([], {}, "queue"),
+            ([queue, queue], {}, "queue"),
+            ([queue, elsewhere.queue(new_prefix())], {}, "queue"),
+            ([queue, other], {"weights": [1]}, "weights"),
+            ([queue, other], {"weights": [1, 0]}, "weights"),
+            ([queue, other], {"weights": [1, 1001]}, "weights"),
+            ([queue, other], {"weights": [1, -1]}, "weights"),
+            ([queue] * 65, {}, "queue"),
+        ]
+        for queues, options, argument in cases:
+            with pytest.raises(leaseq.InvalidArgumentError) as refused:
+                leaseq.Worker(queues, lambda _job: None, **options).run()
+            assert refused.value.argument == argument, (queues, options)
+            assert f"`{argument}`" in str(refused.value)
+        wrong_types: list[tuple[Any, dict[str, Any], str]] = [
+            ([queue, "not a queue"], {}, "queue"),
+            ("not a queue", {}, "queue"),
+            ([queue, other], {"weights": "3,1"}, "weights"),
+        ]
+        for queues, options, argument in wrong_types:
+            with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+                leaseq.Worker(queues, lambda _job: None, **options).run()
+            assert wrong.value.argument == argument, (queues, options)
+    # Nothing ran, nothing was registered: the other queue has no key at all.
+    item = queue.get("a")
+    assert (
+        item is not None and item.state == leaseq.State.WAITING and item.attempts == 0
+    )
+    assert r.keys(f"{other.prefix}*") == []
+
+
+def test_python_m_leaseq_worker_serves_several_queues(
+    tmp_path: Path, client: leaseq.Client, url: str
+) -> None:
+    first, second = new_prefix(), new_prefix()
+    ids = fill(client.queue(first), 20, "a") | fill(client.queue(second), 20, "b")
+    mark = tmp_path / "ran"
+    proc = start_cli_worker(tmp_path, url, [first, second], mark, "0")
+    try:
+        deadline = time.monotonic() + 60
+        while not (settled(client.queue(first)) and settled(client.queue(second))):
+            assert time.monotonic() < deadline, "not drained"
+            assert proc.poll() is None, proc.communicate()[0]
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out
+    assert set(mark.read_text().split()) == ids

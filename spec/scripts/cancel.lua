@@ -39,7 +39,13 @@ if redis.call('EXISTS', LEASE .. id) == 1 then
   return 'leased'
 end
 -- Waiting, or leased by a lease that ran out and is not recovered yet: its P:leased entry goes
--- too, so that the recovery cannot take a later incarnation of the id for it.
+-- too, so that the recovery cannot take a later incarnation of the id for it. That lease's
+-- group slot is given back here, since no recovery will (found by the protocol's model).
+local group = state == 'leased' and redis.call('HGET', JOB .. id, 'group')
+if group then
+  want_slot_keys()
+  release_slot(group)
+end
 redis.call('ZREM', LEASED, id)
 redis.call('DEL', ITEM .. id, JOB .. id)
 return 'waiting'

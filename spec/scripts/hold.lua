@@ -9,4 +9,8 @@ if left > ms then
   ms = left
 end
 redis.call('SET', LIMIT, HOLD_TEXT, 'PX', ms)
+-- Leases read P:limit from now on (lib/lease.lua, h.watch), in every database.
+for _, h in pairs(queue_hints().dbs) do
+  h.watch = true
+end
 return ms

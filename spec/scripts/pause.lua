@@ -13,6 +13,10 @@ want(WAKE, 'list')
 local was = is_paused()
 if pause then
   redis.call('SET', PAUSED, '1')
+  -- Leases read P:paused from now on (lib/lease.lua, h.watch), in every database.
+  for _, h in pairs(queue_hints().dbs) do
+    h.watch = true
+  end
 else
   redis.call('DEL', PAUSED)
 end

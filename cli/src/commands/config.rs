@@ -50,6 +50,9 @@ pub async fn set(client: &leaseq::Client, args: &ConfigSetArgs) -> Outcome {
     if let Some(r) = args.rate_limit {
         config = config.rate_limit(r);
     }
+    if let Some(n) = args.group_concurrency {
+        config = config.group_concurrency(n);
+    }
     let queue = &args.queue.queue;
     let q = client.queue(queue)?;
     q.set_config(&config).await.map_err(name_the_option)?;
@@ -131,5 +134,9 @@ fn rows(s: &SettingsView) -> Vec<(&'static str, Option<String>)> {
         ("dead-max-age", s.dead_max_age_ms.map(d)),
         ("capacity", s.capacity.map(|n| n.to_string())),
         ("rate-limit", s.rate_limit.map(|r| r.to_string())),
+        (
+            "group-concurrency",
+            s.group_concurrency.map(|n| n.to_string()),
+        ),
     ]
 }

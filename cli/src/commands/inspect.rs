@@ -234,6 +234,12 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
         ("state", view.state.clone()),
         ("attempts", attempts),
         ("priority", view.priority.to_string()),
+        (
+            "group",
+            view.group
+                .as_deref()
+                .map_or("-".into(), |g| preview(g.as_bytes(), 256)),
+        ),
         ("added", time(view.added_at)),
         ("due", time(view.due_at)),
         ("leased", time(view.leased_at)),

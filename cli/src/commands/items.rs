@@ -53,6 +53,9 @@ pub async fn add(client: &leaseq::Client, args: &AddArgs) -> Outcome {
     if let Some(k) = args.keep_result_for {
         item = item.keep_result_for(k);
     }
+    if let Some(g) = &args.group {
+        item = item.group(g.clone());
+    }
     if let Some(b) = args.backoff_fixed {
         item = item.backoff(Backoff::Fixed(b));
     }

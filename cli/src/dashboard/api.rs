@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::AppState;
 use crate::fail::Fail;
-use crate::view::{ConfigView, EntryView, JobView, StatsView};
+use crate::view::{ConfigView, EntryView, GroupView, JobView, StatsView};
 
 /// Most entries of one page, and of one dead-letter grouping (the core's bound).
 const MAX_PAGE: usize = 1000;
@@ -193,6 +193,55 @@ pub async fn resume(
     Ok(Json(
         serde_json::json!({ "queue": b.queue, "paused": false, "changed": changed }),
     ))
+}
+
+/// `?queue=&group=`.
+#[derive(Deserialize)]
+pub struct GroupQuery {
+    queue: String,
+    group: String,
+}
+
+/// `GET /api/group?queue=&group=`: one group, looked up by name (the protocol keeps no list of
+/// groups): its waiting and leased items, its limit, whether it is paused.
+pub async fn group(
+    State(app): State<AppState>,
+    Query(q): Query<GroupQuery>,
+) -> ApiResult<GroupView> {
+    Ok(Json(
+        GroupView::read(&app.queue(&q.queue)?, &q.queue, &q.group).await?,
+    ))
+}
+
+/// `POST /api/group/pause` and `/api/group/resume` body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupBody {
+    queue: String,
+    group: String,
+}
+
+/// `POST /api/group/pause`: none of the group's items is leased, by any client, until it is
+/// resumed; the rest of the queue goes on. Answers whether that changed anything.
+pub async fn pause_group(
+    State(app): State<AppState>,
+    Json(b): Json<GroupBody>,
+) -> ApiResult<serde_json::Value> {
+    let changed = app.queue(&b.queue)?.pause_group(&b.group).await?;
+    Ok(Json(serde_json::json!({
+        "queue": b.queue, "group": b.group, "paused": true, "changed": changed,
+    })))
+}
+
+/// `POST /api/group/resume`: the group's items are leased again; answers whether it was paused.
+pub async fn resume_group(
+    State(app): State<AppState>,
+    Json(b): Json<GroupBody>,
+) -> ApiResult<serde_json::Value> {
+    let changed = app.queue(&b.queue)?.resume_group(&b.group).await?;
+    Ok(Json(serde_json::json!({
+        "queue": b.queue, "group": b.group, "paused": false, "changed": changed,
+    })))
 }
 
 /// A page of a state.

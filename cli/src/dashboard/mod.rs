@@ -97,7 +97,10 @@ pub async fn serve(client: leaseq::Client, args: ServeArgs, ui: bool) -> Outcome
             .route("/api/cancel", post(api::cancel))
             .route("/api/purge", post(api::purge))
             .route("/api/pause", post(api::pause))
-            .route("/api/resume", post(api::resume));
+            .route("/api/resume", post(api::resume))
+            .route("/api/group", get(api::group))
+            .route("/api/group/pause", post(api::pause_group))
+            .route("/api/group/resume", post(api::resume_group));
     }
     let app = app
         .layer(axum::middleware::from_fn_with_state(

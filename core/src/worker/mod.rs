@@ -140,6 +140,14 @@ impl Worker {
         self
     }
 
+    /// Checks the settings and the queues as [`Worker::run_until`] does, without running: for
+    /// a binding that refuses bad settings before it starts a runner in the background. The
+    /// error names the setting (`queues`, `queue_order`, or a field of [`WorkerOptions`]).
+    pub fn check(&self) -> Result<()> {
+        self.options.settle()?;
+        queues::validate(&self.queues, &self.order)
+    }
+
     /// A handle to stop the runner from elsewhere.
     pub fn handle(&self) -> WorkerHandle {
         self.handle.clone()
@@ -161,8 +169,8 @@ impl Worker {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<Report> {
+        self.check()?;
         let settings = self.options.settle()?;
-        queues::validate(&self.queues, &self.order)?;
         let handle = self.handle.clone();
         let watcher = tokio::spawn(async move {
             shutdown.await;

@@ -79,6 +79,9 @@ fn item(step: &Json) -> Result<Result<Item, leaseq::Error>, String> {
     if let Some(d) = opt_ms(step, "keep_result_ms") {
         item = item.keep_result_for(d);
     }
+    if let Some(g) = step["group"].as_str() {
+        item = item.group(g);
+    }
     Ok(Ok(item))
 }
 
@@ -94,7 +97,7 @@ fn job_json(job: Option<Job>) -> Json {
         Some((e, t)) => (Json::from(e), Json::from(t)),
         None => (Json::Null, Json::Null),
     };
-    json!({
+    let mut out = json!({
         "state": job.state.as_str(),
         "data": data_json(&job.data),
         "attempts": job.attempts,
@@ -104,7 +107,12 @@ fn job_json(job: Option<Job>) -> Json {
         "progress": job.progress.map(|p| data_json(&p)),
         "priority": job.priority,
         "result": job.result.map(|r| data_json(&r.data)),
-    })
+    });
+    // `group` only for an item that has one (spec/vectors/README.md, "A job").
+    if let Some(g) = job.group {
+        out["group"] = Json::from(g);
+    }
+    out
 }
 
 struct Runner<'a> {
@@ -293,6 +301,9 @@ impl Runner<'_> {
                 if let Some(n) = step["capacity"].as_u64() {
                     config = config.capacity(n);
                 }
+                if let Some(n) = step["group_concurrency"].as_u64() {
+                    config = config.group_concurrency(n as u32);
+                }
                 q.set_config(&config).map(|()| Json::Null)
             }
             "stats" => q.stats().map(|s| {
@@ -323,6 +334,17 @@ impl Runner<'_> {
             "pause" => q.pause().map(Json::from),
             "resume" => q.resume().map(Json::from),
             "is_paused" => q.is_paused().map(Json::from),
+            "pause_group" => q.pause_group(str_field(step, "group")?).map(Json::from),
+            "resume_group" => q.resume_group(str_field(step, "group")?).map(Json::from),
+            "set_group_limit" => {
+                let limit = step["limit"].as_u64().map(|n| n as u32);
+                q.set_group_limit(str_field(step, "group")?, limit)
+                    .map(|()| Json::Null)
+            }
+            "group" => q.group(str_field(step, "group")?).map(|g| {
+                json!({"waiting": g.waiting, "leased": g.leased, "limit": g.limit,
+                       "paused": g.paused})
+            }),
             "renew" => q
                 .renew(&self.lease_named(step)?, ms(step, "ttl_ms")?)
                 .map(Json::from),

@@ -1,7 +1,8 @@
 """``python -m leaseq``: ``worker`` runs a handler (as ``rq worker`` and ``celery worker`` do);
 every other command is the ``leaseq`` command (stats, ls, dead, workers, dashboard, ...).
 
-    python -m leaseq worker package.module:function --queue NAME [--url URL] [--concurrency N]
+    python -m leaseq worker package.module:function --queue NAME [--queue NAME ...]
+        [--weights W,W,...] [--url URL] [--concurrency N]
 """
 
 from __future__ import annotations
@@ -29,13 +30,36 @@ def _handler(spec: str) -> Callable[..., Any]:
     return handler  # type: ignore[no-any-return]
 
 
+def _weights(text: str) -> list[int]:
+    try:
+        return [int(w) for w in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not comma-separated integers"
+        ) from None
+
+
 def worker(argv: list[str] | None = None) -> int:
-    """Runs ``module:function`` over a queue until SIGINT or SIGTERM; exits 0 after draining."""
+    """Runs ``module:function`` over one queue, or several (in the order given, or weighted),
+    until SIGINT or SIGTERM; exits 0 after draining."""
     parser = argparse.ArgumentParser(
         prog="python -m leaseq worker", description=worker.__doc__
     )
     parser.add_argument("handler", help="the handler, as package.module:function")
-    parser.add_argument("--queue", "-q", required=True, help="the queue's prefix")
+    parser.add_argument(
+        "--queue",
+        "-q",
+        required=True,
+        action="append",
+        help="a queue's prefix; repeat it to serve several queues, asked in the order given",
+    )
+    parser.add_argument(
+        "--weights",
+        type=_weights,
+        default=None,
+        help="weighted round robin over the queues instead of strict order: one weight per "
+        "--queue, comma-separated (3,1: the first queue is asked first in 3 rounds of 4)",
+    )
     parser.add_argument(
         "--url",
         default=os.environ.get("LEASEQ_URL") or os.environ.get("REDIS_URL"),
@@ -76,8 +100,9 @@ def worker(argv: list[str] | None = None) -> int:
     handler = _handler(args.handler)
     with leaseq.Client(args.url) as client:
         report = leaseq.Worker(
-            client.queue(args.queue),
+            [client.queue(q) for q in args.queue],
             handler,
+            weights=args.weights,
             concurrency=args.concurrency,
             lease_ttl=args.lease_ttl,
             shutdown_timeout=args.shutdown_timeout,

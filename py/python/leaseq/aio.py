@@ -31,6 +31,7 @@ from leaseq._native import (
     FOREVER,
     MAX_DATA_LEN,
     MAX_DURATION,
+    MAX_GROUP_LEN,
     MAX_ID_LEN,
     MAX_PAGE,
     MAX_PREFIX_LEN,
@@ -40,6 +41,7 @@ from leaseq._native import (
     CleanReport,
     Entry,
     FailOutcome,
+    GroupInfo,
     Item,
     Job,
     JobResult,
@@ -88,6 +90,7 @@ __all__ = [
     "FOREVER",
     "MAX_DATA_LEN",
     "MAX_DURATION",
+    "MAX_GROUP_LEN",
     "MAX_ID_LEN",
     "MAX_PAGE",
     "MAX_PREFIX_LEN",
@@ -101,6 +104,7 @@ __all__ = [
     "Entry",
     "FailOutcome",
     "Failure",
+    "GroupInfo",
     "InvalidArgumentError",
     "InvalidArgumentTypeError",
     "Item",
@@ -325,6 +329,25 @@ class Queue:
         """Whether the queue is paused (also ``Stats.paused``)."""
         return await self._native.is_paused()
 
+    async def pause_group(self, group: str) -> bool:
+        """Pauses one group: its items are not leased until ``resume_group`` (the queue goes
+        on); returns whether it was running."""
+        return await self._native.pause_group(group)
+
+    async def resume_group(self, group: str) -> bool:
+        """Resumes a paused group; returns whether it was paused."""
+        return await self._native.resume_group(group)
+
+    async def set_group_limit(self, group: str, limit: int | None = None) -> None:
+        """Sets how many items of ``group`` may be leased at once (1 to 1000); ``None``: the
+        queue's ``group_concurrency`` applies."""
+        await self._native.set_group_limit(group, limit)
+
+    async def group(self, group: str) -> GroupInfo:
+        """One group at a glance: its waiting and leased items, its limit, whether it is
+        paused."""
+        return await self._native.group(group)
+
     async def rate_limit(self, duration: float | timedelta) -> timedelta:
         """Holds every client's leases off for ``duration`` (a handler was rate limited);
         returns how long leases are held off."""
@@ -364,10 +387,12 @@ class Queue:
         stats: bool | None = None,
         capacity: int | None = None,
         rate_limit: RateLimit | None = None,
+        group_concurrency: int | None = None,
     ) -> None:
         """Stores the given fields of the queue's configuration (``stats=True`` turns on the
         per-minute counters; ``capacity`` bounds the waiting and delayed items;
-        ``rate_limit=RateLimit(max, per)`` allows ``max`` leases per ``per``)."""
+        ``rate_limit=RateLimit(max, per)`` allows ``max`` leases per ``per``;
+        ``group_concurrency`` is how many items of a group may be leased at once)."""
         await self._native.set_config(
             max_attempts=max_attempts,
             backoff=backoff,
@@ -379,6 +404,7 @@ class Queue:
             stats=stats,
             capacity=capacity,
             rate_limit=rate_limit,
+            group_concurrency=group_concurrency,
         )
 
     async def reset_config(self) -> None:

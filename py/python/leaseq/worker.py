@@ -1,4 +1,4 @@
-"""Runners: :class:`Worker` runs a handler over a queue, driven by leaseq's Rust core.
+"""Runners: :class:`Worker` runs a handler over a queue (or several), driven by leaseq's Rust core.
 
 The core leases in batches for free slots, renews every held lease in one round trip per tick,
 tells a handler to stop when its timeout passes or its lease is lost, completes or fails in batches, rides through Redis
@@ -18,6 +18,7 @@ import os
 import select
 import signal
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Callable, Union
@@ -157,6 +158,12 @@ class Job:
         return self._native.attempt  # type: ignore[no-any-return]
 
     @property
+    def queue_prefix(self) -> str:
+        """The prefix of the queue the job came from (for a runner over several queues): the
+        job is completed, failed or released there."""
+        return self._native.queue_prefix  # type: ignore[no-any-return]
+
+    @property
     def max_attempts(self) -> int:
         """The item's attempt limit (0: unlimited)."""
         return self._native.max_attempts  # type: ignore[no-any-return]
@@ -239,7 +246,16 @@ def _send_outcome(
 
 
 class Worker:
-    """Runs ``handler(job)`` for each item of ``queue`` (a :class:`leaseq.Queue`).
+    """Runs ``handler(job)`` for each item of ``queue``: a :class:`leaseq.Queue`, or a list of
+    1 to 64 queues of one client.
+
+    Over several queues, one runner asks them in the order given (strict: a later queue gets
+    slots only while every earlier one has no work for them), or, with ``weights`` (one per
+    queue, each 1 to 1000), by weighted round robin: ``weights=[3, 1]`` asks the first queue
+    first in three rounds of four. One wait on the server covers every queue; each job is
+    finished in its own queue (``job.queue_prefix``), and the runner registers and does the
+    housekeeping in each. A queue named twice, from another client, or weights not one per
+    queue raise ``InvalidArgumentError`` naming ``queue`` or ``weights``.
 
     Plain functions run on a thread pool of ``concurrency`` threads; ``async def`` functions on
     an asyncio event loop. A return value is kept as the job's result (bytes as they are, str as
@@ -267,6 +283,7 @@ class Worker:
         queue: Any,
         handler: Callable[[Job], Any],
         *,
+        weights: Sequence[int] | None = None,
         concurrency: int | None = None,
         lease_ttl: Seconds | None = None,
         renew_every: Seconds | None = None,
@@ -305,6 +322,7 @@ class Worker:
             "stats": stats,
             "job_timeout": job_timeout,
             "timeout_grace": timeout_grace,
+            "weights": weights,
         }
         self._listeners: dict[str, list[Callable[..., None]]] = {}
         if on_event is not None:

@@ -72,7 +72,7 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
   end
   if slot then
     -- The group's keys are written first: their types before anything (lib/guard.lua).
-    want_queue()
+    want_slot_keys()
     release_slot(slot)
   end
   redis.call('ZREM', LEASED, id)

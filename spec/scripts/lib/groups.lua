@@ -1,4 +1,4 @@
---! include: keys config
+--! include: keys config guard
 -- Groups (spec/PROTOCOL.md 5.20): per-key FIFO with a concurrency limit, fair across groups.
 -- A grouped item waits in its group's sorted set P:group:<g> (score: priority rank, then order
 -- of queueing), with its data parked at P:data:<id> and its record in state `grouped`, where
@@ -16,24 +16,35 @@ local function group_limit(g)
   return tonumber(redis.call('HGET', GROUP_LIMIT, g)) or tonumber(config('group_concurrency')) or 1
 end
 
--- Whether group g has work, a free slot, and is not paused.
-local function group_ready(g)
+-- Whether group g has work, a free slot (`active`: its leased items, when the caller knows
+-- them), and is not paused.
+local function group_ready(g, active)
+  active = active or tonumber(redis.call('HGET', GROUP_ACTIVE, g)) or 0
   return redis.call('ZCARD', GROUP .. g) > 0
-    and (tonumber(redis.call('HGET', GROUP_ACTIVE, g)) or 0) < group_limit(g)
+    and active < group_limit(g)
     and redis.call('SISMEMBER', GROUP_PAUSED, g) == 0
 end
 
--- Puts group g on the ring when it is ready and not on it yet; a waiting lease wakes for it.
-local function group_check(g)
-  if group_ready(g) and redis.call('SADD', READY_SET, g) == 1 then
+-- Puts group g, ready, on the ring unless it is on it; `wake`: a waiting lease wakes for it.
+local function ring_push(g, wake)
+  if redis.call('SADD', READY_SET, g) == 1 then
     redis.call('LPUSH', READY, g)
-    if redis.call('LLEN', WAKE) == 0 then
-      redis.call('RPUSH', WAKE, '1')
+    if wake then
+      if redis.call('LLEN', WAKE) == 0 then
+        redis.call('RPUSH', WAKE, '1')
+      end
+      redis.call('PEXPIRE', WAKE, 3600000)
     end
-    redis.call('PEXPIRE', WAKE, 3600000)
     for _, h in pairs(queue_hints().dbs) do
       h.groups = true
     end
+  end
+end
+
+-- Puts group g on the ring when it is ready and not on it yet; a waiting lease wakes for it.
+local function group_check(g, active)
+  if group_ready(g, active) then
+    ring_push(g, true)
   end
 end
 
@@ -69,13 +80,24 @@ local function grouped_left(n)
   end
 end
 
+-- The types of the keys release_slot writes (lib/guard.lua), for a call that has not checked
+-- the whole queue's: four TYPE commands instead of want_queue's many.
+local function want_slot_keys()
+  want(GROUP_ACTIVE, 'hash')
+  want(READY_SET, 'set')
+  want(READY, 'list')
+  want(WAKE, 'list')
+end
+
 -- A leased item of group g ended (completed, failed, released, recovered, cancelled): its slot
 -- is free again.
 local function release_slot(g)
-  if redis.call('HINCRBY', GROUP_ACTIVE, g, -1) <= 0 then
+  local active = redis.call('HINCRBY', GROUP_ACTIVE, g, -1)
+  if active <= 0 then
     redis.call('HDEL', GROUP_ACTIVE, g)
+    active = 0
   end
-  group_check(g)
+  group_check(g, active)
 end
 
 -- Removes a waiting id from group g (cancel); true if it was there.
@@ -98,14 +120,19 @@ local function pop_grouped(h)
       return nil
     end
     redis.call('SREM', READY_SET, g)
-    if group_ready(g) then
-      local id = redis.call('ZPOPMIN', GROUP .. g)[1]
+    local limit = group_limit(g)
+    local active = tonumber(redis.call('HGET', GROUP_ACTIVE, g)) or 0
+    local id = active < limit and redis.call('SISMEMBER', GROUP_PAUSED, g) == 0
+      and redis.call('ZPOPMIN', GROUP .. g)[1]
+    if id then
       grouped_left(1)
-      redis.call('HINCRBY', GROUP_ACTIVE, g, 1)
-      group_check(g)
-      if redis.call('EXISTS', DATA .. id) == 1 then
-        redis.call('RENAME', DATA .. id, ITEM .. id)
+      active = redis.call('HINCRBY', GROUP_ACTIVE, g, 1)
+      -- Still ready: back at the ring's head (it was on the ring: nobody needs waking).
+      if active < limit and redis.call('ZCARD', GROUP .. g) > 0 then
+        ring_push(g, false)
       end
+      -- (pcall: no parked data is a stale id, which the lease drops.)
+      redis.pcall('RENAME', DATA .. id, ITEM .. id)
       redis.call('HSET', JOB .. id, 'state', 'waiting')
       return id, g
     end

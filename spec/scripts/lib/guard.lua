@@ -57,22 +57,27 @@ local function want_queue()
     return
   end
   want(QUEUE, 'list')
-  want(HELD, 'list')
-  want(ROOM, 'list')
-  want(LIMIT, 'string')
   want(PROCESSING, 'list')
   want(WAKE, 'list')
   want(LEASED, 'zset')
   want(DELAYED, 'zset')
   want(DEAD, 'zset')
   want(PRIOS, 'zset')
-  want(READY, 'list')
-  want(READY_SET, 'set')
-  want(GROUP_ACTIVE, 'hash')
-  want(GROUP_LIMIT, 'hash')
-  want(GROUP_PAUSED, 'set')
-  want(GROUP_WAITING, 'string')
-  want(GROUP_SEQ, 'string')
+  -- The keys of flow control (pause, capacity, rate limits, groups): a missing key is of every
+  -- type, so one EXISTS spares their TYPEs on a queue that uses none of them.
+  if redis.call('EXISTS', HELD, ROOM, LIMIT, READY, READY_SET, GROUP_ACTIVE, GROUP_LIMIT,
+      GROUP_PAUSED, GROUP_WAITING, GROUP_SEQ) > 0 then
+    want(HELD, 'list')
+    want(ROOM, 'list')
+    want(LIMIT, 'string')
+    want(READY, 'list')
+    want(READY_SET, 'set')
+    want(GROUP_ACTIVE, 'hash')
+    want(GROUP_LIMIT, 'hash')
+    want(GROUP_PAUSED, 'set')
+    want(GROUP_WAITING, 'string')
+    want(GROUP_SEQ, 'string')
+  end
   for _, level in ipairs(redis.call('ZRANGE', PRIOS, 0, -1)) do
     want_level(level)
   end

@@ -29,6 +29,11 @@ local function housekeeping(h, now, always)
   h.housekeeping, h.prios, h.backoff, h.max_attempts = now + HOUSEKEEPING_MS, nil, backoff, max_attempts
   h.capacity = tonumber(config('capacity'))
   h.rate_max, h.rate_per = tonumber(config('rate_max')), tonumber(config('rate_per_ms'))
+  -- Whether leases must read P:paused and P:limit on every call: while either exists (pause
+  -- and hold set it at once, in every database's hints; otherwise housekeeping finds it), or
+  -- with a rate limit, whose count changes with every lease. Else a lease skips the read.
+  h.watch = redis.call('EXISTS', PAUSED, LIMIT) > 0
+  h.groups = nil
   h.held = settle_held(100)
   promote_due(now, 100, due)
   recover_expired(now, 20, expired)
@@ -81,6 +86,9 @@ local function made_room(h)
   end
 end
 
+-- What MGET P:paused P:limit gives when neither exists, for a lease that need not read them.
+local NOT_WATCHED = {false, false}
+
 -- The count of a held-off queue (`hold`, 5.19): more than any window's limit.
 local HOLD, HOLD_TEXT = 4503599627370496, '4503599627370496' -- 2^52
 
@@ -116,7 +124,10 @@ local function lease_items(base, ttl_s, n_s, db, now)
   local h = housekeeping(db_hints(db), now, false)
   -- Whether the queue is paused, and how many leases its rate limit's window has counted
   -- (5.19), in one read.
-  local flags = redis.call('MGET', PAUSED, LIMIT)
+  local flags = NOT_WATCHED
+  if h.watch or h.rate_max then
+    flags = redis.call('MGET', PAUSED, LIMIT)
+  end
   paused_now = flags[1] ~= false
   -- A paused queue leases nothing (5.17); its waiters wait on P:queue and P:wake, which the
   -- resume wakes, so P:wake goes as after a lease that found nothing, and P:queue is emptied.

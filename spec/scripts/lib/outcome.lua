@@ -1,4 +1,4 @@
---! include: keys guard groups
+--! include: keys groups
 -- Why a holder's lease no longer lets it act (spec/PROTOCOL.md, 5.7). The codes:
 --   1 ok · 0 expired (nobody holds the item) · -1 taken by another holder · -2 done (the item is
 --   complete or gone) · -3 cancelled · -4 an older incarnation (the id was completed and added again)
@@ -25,7 +25,7 @@ end
 -- that holder's lease took; nil when the item is not leased).
 local function drop_cancelled(id, group)
   if group then
-    want_queue()
+    want_slot_keys()
   end
   redis.call('ZREM', LEASED, id)
   redis.call('DEL', ITEM .. id, JOB .. id, LEASE .. id)

@@ -5,6 +5,8 @@
 
 const csrf = document.querySelector('meta[name="leaseq-csrf"]').content;
 let selected = null;
+// The group looked up in the selected queue (by name: the protocol keeps no list of groups).
+let group = null;
 
 function el(tag, text, cls) {
   const e = document.createElement(tag);
@@ -184,7 +186,34 @@ function flow(name, stats) {
     rateLine(stats));
 }
 
+// The group looked up by name: its counts, its limit, whether it is paused, and the action that
+// changes that (a POST like every action). Its limit is `leaseq group limit`'s, not the page's.
+async function showGroup(name) {
+  const table = document.getElementById("group");
+  table.hidden = group == null;
+  if (group == null) return;
+  const tbody = table.querySelector("tbody");
+  try {
+    const g = await api("/api/group?" + q(name) + "&group=" + encodeURIComponent(group));
+    const action = g.paused
+      ? button("Resume group", () => api("/api/group/resume", { queue: name, group: g.group }),
+        (r) => "group " + r.group + (r.changed ? " resumed" : " was not paused"))
+      : button("Pause group", () => api("/api/group/pause", { queue: name, group: g.group }),
+        (r) => "group " + r.group + (r.changed ? " paused" : " was already paused"));
+    action.id = "group-pause-resume";
+    const td = el("td");
+    td.append(action);
+    fill(tbody, [row([el("td", g.group, "payload"), g.waiting, g.leased, g.limit,
+      el("td", g.paused ? "paused" : "running", g.paused ? "paused" : ""), td])]);
+  } catch (e) {
+    const td = el("td", e.message, "error");
+    td.colSpan = 6;
+    fill(tbody, [row([td])]);
+  }
+}
+
 async function showQueue(name) {
+  if (name !== selected) group = null;
   selected = name;
   document.getElementById("queue").hidden = false;
   document.getElementById("queue-name").textContent = name;
@@ -205,6 +234,7 @@ async function showQueue(name) {
   counters(name, stats);
   fill(document.querySelector("#waiting tbody"), waiting.items.map((e) =>
     row([el("td", e.id, "payload"), e.attempts])));
+  await showGroup(name);
   fill(document.querySelector("#dead-groups tbody"), groups.groups.map((g) => {
     const td = el("td");
     td.append(button("Requeue " + g.ids.length, () => api("/api/requeue", { queue: name, ids: g.ids })));
@@ -231,7 +261,8 @@ async function showJob(id) {
     const fields = [
       ["id", j.id], ["state", j.state],
       ["attempts", j.max_attempts == null ? j.attempts : j.attempts + " of " + j.max_attempts],
-      ["priority", j.priority], ["added", time(j.added_at)], ["due", time(j.due_at)],
+      ["priority", j.priority], ["group", j.group ?? "-"],
+      ["added", time(j.added_at)], ["due", time(j.due_at)],
       ["leased", time(j.leased_at)], ["lease ends", time(j.lease_expires_at)],
       ["finished", time(j.finished_at)],
       ["error", j.error == null ? "-" : (j.error_type || "") + ": " + j.error],
@@ -268,6 +299,12 @@ async function refresh() {
 document.getElementById("job-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   showJob(document.getElementById("job-id").value);
+});
+document.getElementById("group-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  if (!selected) { status("choose a queue first", true); return; }
+  group = document.getElementById("group-name").value;
+  showGroup(selected);
 });
 document.getElementById("purge-all").addEventListener("click", async () => {
   if (!selected || !confirm("Delete every dead letter of " + selected + "?")) return;
