@@ -418,8 +418,13 @@ pub struct State {
     pub prios_hint: Option<bool>,
     /// Hint `h.held`: P:held was left by a resume or housekeeping, so leases pop it first.
     pub held_hint: bool,
-    /// Hint `h.groups`: whether the ring may hold groups (None: unknown, `EXISTS P:ready`).
+    /// Hint `h.groups`: whether the ring may hold groups (None: unknown, `EXISTS P:ready`;
+    /// forgotten at each housekeeping).
     pub groups_hint: Option<bool>,
+    /// Hint `h.watch`: leases read `P:paused` and `P:limit` (set by housekeeping to whether
+    /// either exists, and by `pause` and `hold` in the hints that exist; without it and without
+    /// a rate limit a lease takes both as absent).
+    pub watch_hint: bool,
     /// Hint `h.turn`: grouped and ungrouped pops take turns (flipped before each pop).
     pub turn: bool,
     /// Ghost: the next number of the order in which incarnations first entered a group.
@@ -711,6 +716,7 @@ impl State {
             prios_hint: None,
             held_hint: false,
             groups_hint: None,
+            watch_hint: false,
             turn: false,
             next_order: 0,
             workers: vec![None; workers as usize],
@@ -874,21 +880,35 @@ impl State {
         self.db.group_limit.get(&g).copied().unwrap_or(1)
     }
 
-    fn group_ready(&self, g: Grp) -> bool {
+    /// group_ready(g, active): `active`, the group's leased items when the caller knows them,
+    /// else `HGET P:group_active g`.
+    fn group_ready(&self, g: Grp, active: Option<i64>) -> bool {
+        let active = active.unwrap_or_else(|| self.db.group_active.get(&g).copied().unwrap_or(0));
         self.db.groups.get(&g).is_some_and(|z| !z.is_empty())
-            && self.db.group_active.get(&g).copied().unwrap_or(0) < self.group_limit(g)
+            && active < self.group_limit(g)
             && !self.db.group_paused.contains(&g)
     }
 
-    /// group_check: the group on the ring when ready and not on it yet; P:wake set; the
-    /// queue's `h.groups` set (in the databases that have hints: here, once a lease made them).
-    fn group_check(&mut self, g: Grp) {
-        if self.group_ready(g) && self.db.ready_set.insert(g) {
+    /// ring_push(g, wake): the group on the ring unless on it (`SADD P:ready_set`, `LPUSH
+    /// P:ready`); with `wake`, P:wake set; the queue's `h.groups` set in the databases that
+    /// have hints (here, once a lease made them: `hk_due` is set).
+    fn ring_push(&mut self, g: Grp, wake: bool) {
+        if self.db.ready_set.insert(g) {
             self.db.ready.insert(0, g);
-            self.db.wake = true;
-            if self.groups_hint.is_some() {
+            if wake {
+                self.db.wake = true;
+            }
+            if self.hk_due.is_some() {
                 self.groups_hint = Some(true);
             }
+        }
+    }
+
+    /// group_check(g, active): the group on the ring when ready and not on it yet; a waiting
+    /// lease wakes for it.
+    fn group_check(&mut self, g: Grp, active: Option<i64>) {
+        if self.group_ready(g, active) {
+            self.ring_push(g, true);
         }
     }
 
@@ -919,21 +939,23 @@ impl State {
                 self.next_order += 1;
             }
         }
-        self.group_check(g);
+        self.group_check(g, None);
     }
 
     fn grouped_left(&mut self, n: i64) {
         self.db.group_waiting = (self.db.group_waiting - n).max(0);
     }
 
+    /// release_slot: `HINCRBY P:group_active g -1` (HDEL at 0), and group_check with that count.
     fn release_slot(&mut self, g: Grp) {
-        let left = self.db.group_active.get(&g).copied().unwrap_or(0) - 1;
-        if left <= 0 {
+        let mut active = self.db.group_active.get(&g).copied().unwrap_or(0) - 1;
+        if active <= 0 {
             self.db.group_active.remove(&g);
+            active = 0;
         } else {
-            self.db.group_active.insert(g, left);
+            self.db.group_active.insert(g, active);
         }
-        self.group_check(g);
+        self.group_check(g, Some(active));
     }
 
     fn remove_grouped(&mut self, id: Id, g: Grp) {
@@ -948,8 +970,11 @@ impl State {
         }
     }
 
-    /// pop_grouped: the ring's tail group, if still ready, gives its first id (its slot taken,
-    /// its data back at P:item:X, its record `waiting`). (RING_LOOK, 100, is never reached.)
+    /// pop_grouped: the ring's tail group gives its first id when below its limit and not
+    /// paused (`limit` and `active` read once; `ZPOPMIN` only then): its slot taken (`HINCRBY`),
+    /// the group back at the ring's head while still below its limit with ids left
+    /// (`ring_push(g, false)`: no P:wake), its data back at P:item:X (`pcall RENAME`: none is
+    /// no error) and its record `waiting`. (RING_LOOK, 100, is never reached.)
     fn pop_grouped(&mut self) -> Option<(Id, Grp)> {
         loop {
             let Some(g) = self.db.ready.pop() else {
@@ -957,22 +982,31 @@ impl State {
                 return None;
             };
             self.db.ready_set.remove(&g);
-            if self.group_ready(g) {
-                let z = self.db.groups.get_mut(&g).unwrap();
-                let (&id, _) = z.iter().min_by_key(|(&id, &score)| (score, id)).unwrap();
-                z.remove(&id);
-                if z.is_empty() {
-                    self.db.groups.remove(&g);
-                }
-                self.grouped_left(1);
-                *self.db.group_active.entry(g).or_insert(0) += 1;
-                self.group_check(g);
-                if let Some(ghost) = self.db.data.remove(&id) {
-                    self.db.item.insert(id, ghost);
-                }
-                self.job_mut(id).state = Some(JState::Waiting);
-                return Some((id, g));
+            let limit = self.group_limit(g);
+            let active = self.db.group_active.get(&g).copied().unwrap_or(0);
+            if active >= limit || self.db.group_paused.contains(&g) {
+                continue;
             }
+            // ZPOPMIN P:group:<g> (an empty set gives nothing).
+            let Some(z) = self.db.groups.get_mut(&g) else {
+                continue;
+            };
+            let (&id, _) = z.iter().min_by_key(|(&id, &score)| (score, id)).unwrap();
+            z.remove(&id);
+            if z.is_empty() {
+                self.db.groups.remove(&g);
+            }
+            self.grouped_left(1);
+            let active = active + 1;
+            self.db.group_active.insert(g, active);
+            if active < limit && self.db.groups.contains_key(&g) {
+                self.ring_push(g, false);
+            }
+            if let Some(ghost) = self.db.data.remove(&id) {
+                self.db.item.insert(id, ghost);
+            }
+            self.job_mut(id).state = Some(JState::Waiting);
+            return Some((id, g));
         }
     }
 
@@ -986,7 +1020,7 @@ impl State {
             Action::PauseGroup { g } => Ok(Reply::Int(self.db.group_paused.insert(g) as i64)),
             Action::ResumeGroup { g } => {
                 let changed = self.db.group_paused.remove(&g);
-                self.group_check(g);
+                self.group_check(g, None);
                 Ok(Reply::Int(changed as i64))
             }
             Action::SetGroupLimit { g, limit } => {
@@ -994,7 +1028,7 @@ impl State {
                     Some(n) => self.db.group_limit.insert(g, n as i64),
                     None => self.db.group_limit.remove(&g),
                 };
-                self.group_check(g);
+                self.group_check(g, None);
                 Ok(Reply::Int(1))
             }
             _ => unreachable!("not a group call"),
@@ -1272,6 +1306,9 @@ impl State {
         }
         self.hk_due = Some(self.now + HOUSEKEEPING_MS);
         self.prios_hint = None;
+        // h.watch = EXISTS(P:paused, P:limit) > 0; h.groups = nil.
+        self.watch_hint = self.db.paused || self.db.limit.is_some();
+        self.groups_hint = None;
         self.held_hint = self.settle_held()?;
         self.promote_due(100)?;
         self.recover_expired(20, fx)?;
@@ -1281,8 +1318,9 @@ impl State {
     fn lease(&mut self, w: u8, fx: Fixes) -> R<Reply> {
         let now = self.now;
         self.housekeeping(false, fx)?;
-        // MGET P:paused P:limit
-        if self.db.paused {
+        // MGET P:paused P:limit, only while `h.watch` or with a rate limit: else both absent.
+        let (paused, limit) = self.flags();
+        if paused {
             // A paused queue leases nothing (5.17): settle_held (ids a redis-work-queue add
             // pushed to P:queue go to P:held), and P:wake goes as after a lease that found
             // nothing. (A P:queue of another type fails the LMOVE when P:held holds ids; when
@@ -1294,7 +1332,7 @@ impl State {
         }
         // The rate limit (5.19): at the limit, or held off, nothing is leased: {2, PTTL}. (n is
         // 1 here, so `n = min(n, rate_max - used)` leaves it 1.)
-        if let Some((used, expiry)) = self.db.limit {
+        if let Some((used, expiry)) = limit {
             let max = self.config.rate.map_or(HOLD, |r| r.0);
             if used >= max {
                 let left = match expiry {
@@ -1416,6 +1454,16 @@ impl State {
         }
     }
 
+    /// What a lease reads after its housekeeping: `MGET P:paused P:limit` while the `h.watch`
+    /// hint is set or the queue has a rate limit; else both absent (`NOT_WATCHED`).
+    fn flags(&self) -> (bool, Option<(u64, Option<u64>)>) {
+        if self.watch_hint || self.config.rate.is_some() {
+            (self.db.paused, self.db.limit)
+        } else {
+            (false, None)
+        }
+    }
+
     /// The ghost's view of a lease of incarnation `ghost` (id `id`) of group `group`: the group
     /// has at most its limit of items leased (records `leased`, whose slots are taken, this one
     /// included), and no item of the group at the same priority, queued there before it, still
@@ -1485,6 +1533,10 @@ impl State {
         };
         let length = ms.max(left);
         self.db.limit = Some((HOLD, Some(now + length)));
+        // h.watch = true in every database's hints (here: once a lease made them).
+        if self.hk_due.is_some() {
+            self.watch_hint = true;
+        }
         self.held_until = self.held_until.max(now + ms);
         Reply::Int(length as i64)
     }
@@ -1752,17 +1804,19 @@ impl State {
             self.ghosts[g as usize].cancel_marked = true;
             return Ok(Reply::Bulk("leased".into()));
         }
+        // A lease that ran out, not recovered: its group's slot back first (want_slot_keys,
+        // release_slot: no group key is of another type here), then the deletes.
         let job = self.job_of(id);
-        self.db.item.remove(&id);
-        self.db.job.remove(&id);
-        if fx.cancel_leased {
-            self.db.leased.remove(&id);
-        }
         if let (true, Some(JState::Leased), Some(group)) =
             (fx.cancel_frees_slot, job.state, job.group)
         {
             self.release_slot(group);
         }
+        if fx.cancel_leased {
+            self.db.leased.remove(&id);
+        }
+        self.db.item.remove(&id);
+        self.db.job.remove(&id);
         self.end_ghost(Some(g), Status::Cancelled);
         Ok(Reply::Bulk("waiting".into()))
     }
@@ -1856,6 +1910,10 @@ impl State {
         }
         let was = self.db.paused;
         self.db.paused = pause;
+        // Pausing: h.watch = true in every database's hints (here: once a lease made them).
+        if pause && self.hk_due.is_some() {
+            self.watch_hint = true;
+        }
         let held = self.settle_held()?;
         if !pause {
             if held {
@@ -1984,7 +2042,7 @@ impl State {
         on_ring.len() == db.ready.len()
             && on_ring == db.ready_set
             && db.groups.keys().all(|&g| {
-                !self.group_ready(g)
+                !self.group_ready(g, None)
                     || (db.ready_set.contains(&g) && self.groups_hint != Some(false))
             })
     }
@@ -2039,11 +2097,10 @@ impl QueueModel {
             // P:queue (P:held holds ids, see `Action::Corrupt`), and a lease at the rate limit
             // returns before it reads P:queue (5.19).
             Action::Lease { .. } => {
+                let (paused, limit) = s.flags();
                 s.hk_due.is_none_or(|due| due <= s.now)
-                    || s.db.paused
-                    || s.db
-                        .limit
-                        .is_none_or(|(used, _)| used < s.config.rate.map_or(HOLD, |r| r.0))
+                    || paused
+                    || limit.is_none_or(|(used, _)| used < s.config.rate.map_or(HOLD, |r| r.0))
             }
             // fail_batch checks every shared key before its first lease, held or not.
             Action::Clean | Action::DeadRequeue { .. } | Action::FailBatch | Action::Pause => true,
