@@ -37,6 +37,17 @@ pub fn id_name(id: Id) -> String {
     ((b'a' + id) as char).to_string()
 }
 
+/// A group (5.20): 0, 1 are "g0", "g1".
+pub type Grp = u8;
+
+/// The group's name in Redis.
+pub fn group_name(g: Grp) -> String {
+    format!("g{g}")
+}
+
+/// A grouped item's score in P:group:<g> is rank * 2^40 + its number (lib/groups.lua).
+pub const GROUP_RANK: u64 = 1 << 40;
+
 /// One switch per fix of issue 24's defects (default: all on). Off is the scripts' behaviour at
 /// the commit the model was written against.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -53,6 +64,11 @@ pub struct Fixes {
     /// The registration leak: `runner_beat` keeps `P:workers` expiring with its last
     /// registration.
     pub registry_expires: bool,
+    /// Groups (5.20): a cancel of a grouped item whose lease ran out and is not recovered yet
+    /// (record `leased`, no lease key) gives its group's slot back. Without it (cancel.lua as
+    /// of the groups' commit) P:group_active keeps the slot forever: the record and the
+    /// P:leased entry go, so no recovery frees it, and a group at limit 1 never leases again.
+    pub cancel_frees_slot: bool,
 }
 
 impl Fixes {
@@ -62,6 +78,7 @@ impl Fixes {
         expires_started: true,
         type_check: true,
         registry_expires: true,
+        cancel_frees_slot: true,
     };
     pub const NONE: Fixes = Fixes {
         cancel_leased: false,
@@ -69,6 +86,7 @@ impl Fixes {
         expires_started: false,
         type_check: false,
         registry_expires: false,
+        cancel_frees_slot: false,
     };
 }
 
@@ -78,7 +96,7 @@ impl Default for Fixes {
     }
 }
 
-/// The options of an add (add.lua's 9 values per item; data, run_at, backoff and keep_result
+/// The options of an add (add.lua's 10 values per item; data, run_at, backoff and keep_result
 /// are not modelled).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Opts {
@@ -86,6 +104,8 @@ pub struct Opts {
     pub priority: i64,
     pub max_attempts: Option<i64>,
     pub expires_after: Option<u64>,
+    /// The item's group (5.20).
+    pub group: Option<Grp>,
 }
 
 impl Opts {
@@ -94,7 +114,15 @@ impl Opts {
         priority: 0,
         max_attempts: None,
         expires_after: None,
+        group: None,
     };
+    /// A plain item of group `g`.
+    pub const fn grouped(g: Grp) -> Opts {
+        Opts {
+            group: Some(g),
+            ..Opts::PLAIN
+        }
+    }
     pub fn is_plain(&self) -> bool {
         *self == Opts::PLAIN
     }
@@ -189,6 +217,19 @@ pub enum Action {
     Hold {
         ms: u64,
     },
+    /// `pause_group` (group.lua 'pause', 5.20).
+    PauseGroup {
+        g: Grp,
+    },
+    /// `resume_group` (group.lua 'resume').
+    ResumeGroup {
+        g: Grp,
+    },
+    /// `set_group_limit` (group.lua 'limit'): a limit, or None to remove the group's own ('').
+    SetGroupLimit {
+        g: Grp,
+        limit: Option<u8>,
+    },
 }
 
 /// A lease token or the word a cancel writes.
@@ -218,6 +259,8 @@ impl Inc {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum JState {
     Waiting,
+    /// Waiting in its group, data parked (5.20).
+    Grouped,
     Delayed,
     Leased,
     Dead,
@@ -227,6 +270,7 @@ impl JState {
     pub fn text(&self) -> &'static str {
         match self {
             JState::Waiting => "waiting",
+            JState::Grouped => "grouped",
             JState::Delayed => "delayed",
             JState::Leased => "leased",
             JState::Dead => "dead",
@@ -248,6 +292,9 @@ pub struct Job {
     pub cancelled: bool,
     /// `progress` is set (the model writes one value, `p`).
     pub progress: bool,
+    /// `group` and `group_seq` (5.20).
+    pub group: Option<Grp>,
+    pub group_seq: Option<u64>,
 }
 
 /// The keys of the queue. Lists are Vecs whose index 0 is the head (LPUSH inserts there, RPOP
@@ -281,6 +328,18 @@ pub struct Db {
     pub limit: Option<(u64, Option<u64>)>,
     /// P:room exists (5.18: a lease of a bounded queue made room).
     pub room: bool,
+    /// P:group:<g> (5.20): each group's waiting ids and their scores.
+    pub groups: BTreeMap<Grp, BTreeMap<Id, u64>>,
+    /// P:ready, the ring (head first), and P:ready_set.
+    pub ready: Vec<Grp>,
+    pub ready_set: BTreeSet<Grp>,
+    /// P:group_active, P:group_limit (fields), P:group_paused (members).
+    pub group_active: BTreeMap<Grp, i64>,
+    pub group_limit: BTreeMap<Grp, i64>,
+    pub group_paused: BTreeSet<Grp>,
+    /// P:group_waiting and P:group_seq (0: no key).
+    pub group_waiting: i64,
+    pub group_seq: u64,
 }
 
 /// P:limit's count while `hold` holds the queue off (lib/lease.lua, HOLD): 2^52.
@@ -317,6 +376,8 @@ pub struct Ghost {
     pub started: bool,
     /// Completes of it that returned 1.
     pub wins: u8,
+    /// When it first entered its group (ghost order, 5.20): None until then.
+    pub order: Option<u16>,
 }
 
 /// What a worker holds: the lease as the client keeps it, and (ghost) which incarnation's data
@@ -330,17 +391,21 @@ pub struct Held {
 }
 
 /// Bad events the ghost saw during a call (a bit each).
-pub const LEASED_AFTER_END: u8 = 1;
-pub const WRONG_COMPLETE: u8 = 2;
-pub const STARTED_EXPIRED: u8 = 4;
+pub const LEASED_AFTER_END: u16 = 1;
+pub const WRONG_COMPLETE: u16 = 2;
+pub const STARTED_EXPIRED: u16 = 4;
 /// A lease call made while P:paused existed granted a lease.
-pub const LEASED_WHILE_PAUSED: u8 = 8;
+pub const LEASED_WHILE_PAUSED: u16 = 8;
 /// A window of the rate limit (5.19) granted more than `rate_max` leases.
-pub const PAST_RATE: u8 = 16;
+pub const PAST_RATE: u16 = 16;
 /// A lease was granted while a `hold` held the queue off.
-pub const LEASED_WHILE_HELD: u8 = 32;
+pub const LEASED_WHILE_HELD: u16 = 32;
 /// An add that added left more items waiting or delayed than the capacity (5.18).
-pub const ADD_PAST_CAPACITY: u8 = 64;
+pub const ADD_PAST_CAPACITY: u16 = 64;
+/// A lease of a grouped item left its group with more leased items than its limit (5.20).
+pub const PAST_GROUP_LIMIT: u16 = 128;
+/// A lease of a grouped item passed over an item of the same group and priority queued before it.
+pub const NOT_FIFO: u16 = 256;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
@@ -353,6 +418,17 @@ pub struct State {
     pub prios_hint: Option<bool>,
     /// Hint `h.held`: P:held was left by a resume or housekeeping, so leases pop it first.
     pub held_hint: bool,
+    /// Hint `h.groups`: whether the ring may hold groups (None: unknown, `EXISTS P:ready`;
+    /// forgotten at each housekeeping).
+    pub groups_hint: Option<bool>,
+    /// Hint `h.watch`: leases read `P:paused` and `P:limit` (set by housekeeping to whether
+    /// either exists, and by `pause` and `hold` in the hints that exist; without it and without
+    /// a rate limit a lease takes both as absent).
+    pub watch_hint: bool,
+    /// Hint `h.turn`: grouped and ungrouped pops take turns (flipped before each pop).
+    pub turn: bool,
+    /// Ghost: the next number of the order in which incarnations first entered a group.
+    pub next_order: u16,
     pub workers: Vec<Option<Held>>,
     pub ghosts: Vec<Ghost>,
     /// Leases granted so far (the next token's number).
@@ -362,8 +438,8 @@ pub struct State {
     pub corrupts: u8,
     /// Outside (redis-work-queue) adds so far.
     pub outside: u8,
-    /// LEASED_AFTER_END | WRONG_COMPLETE | STARTED_EXPIRED | LEASED_WHILE_PAUSED, once seen.
-    pub bad: u8,
+    /// LEASED_AFTER_END | WRONG_COMPLETE | STARTED_EXPIRED | LEASED_WHILE_PAUSED..., once seen.
+    pub bad: u16,
     pub registry: Registry,
     /// P:config (constant in a run).
     pub config: Config,
@@ -445,6 +521,11 @@ pub struct Scope {
     pub config: Config,
     /// The durations (ms) of the `hold` calls a handler makes (none: no hold).
     pub holds: Vec<u64>,
+    /// Groups that operators pause, resume and limit (5.20; the adds' options name the groups
+    /// items join), checked in [`Scope::groups`].
+    pub group_ops: u8,
+    /// The limits `set_group_limit` sets (None: the group's own removed, the default 1 again).
+    pub group_limits: Vec<Option<u8>>,
 }
 
 impl Scope {
@@ -488,6 +569,8 @@ impl Scope {
             outside_pushes: 0,
             config: Config::default(),
             holds: vec![],
+            group_ops: 0,
+            group_limits: vec![],
         }
     }
 
@@ -551,6 +634,32 @@ impl Scope {
         }
     }
 
+    /// Groups (5.20): 3 ids, 2 workers, 3 adds in group g0 or g1; 2 leases; clock up to 50 ms
+    /// (a lease expires); complete, fail (retry at once, or dead), crash, cancel;
+    /// `pause_group`, `resume_group` and `set_group_limit` (2, or removed: 1) of g0. Without
+    /// ungrouped items, release and renew, delays, priorities, clean, progress, pause,
+    /// dead-letter calls, the batch forms and corruption (the replay's walks of this scope add
+    /// all but the last four; each of them alone took the check past minutes).
+    pub fn groups() -> Scope {
+        Scope {
+            ids: 3,
+            max_clock: 50,
+            max_adds: 3,
+            max_leases: 2,
+            options: vec![Opts::grouped(0), Opts::grouped(1)],
+            fail_delays: vec![0],
+            renew_release: false,
+            progress: false,
+            batches: false,
+            clean: false,
+            dead_letters: false,
+            corrupts: 0,
+            group_ops: 1,
+            group_limits: vec![Some(2), None],
+            ..Scope::small()
+        }
+    }
+
     /// The runner registry alone: two runners beating, leaving and killed, and the clock (the
     /// runner functions touch no key of the items, nor the items' functions theirs).
     pub fn runners() -> Scope {
@@ -606,6 +715,10 @@ impl State {
             hk_due: None,
             prios_hint: None,
             held_hint: false,
+            groups_hint: None,
+            watch_hint: false,
+            turn: false,
+            next_order: 0,
             workers: vec![None; workers as usize],
             ghosts: Vec::new(),
             next_token: 0,
@@ -639,6 +752,7 @@ impl State {
             cancel_marked: false,
             started: false,
             wins: 0,
+            order: None,
         });
         (self.ghosts.len() - 1) as u16
     }
@@ -675,7 +789,11 @@ impl State {
         self.lpush_queue(id)
     }
 
-    fn push_waiting(&mut self, id: Id, priority: Option<i64>) -> R<()> {
+    fn push_waiting(&mut self, id: Id, priority: Option<i64>, group: Option<Grp>) -> R<()> {
+        if let Some(g) = group {
+            self.push_grouped(id, priority, g);
+            return Ok(());
+        }
         if priority.unwrap_or(0) == 0 {
             return self.push_level_zero(id);
         }
@@ -691,7 +809,10 @@ impl State {
         if self.prios_hint.is_none() {
             self.prios_hint = Some(self.db.prios);
         }
-        self.prios_hint.unwrap() || self.held_hint
+        if self.groups_hint.is_none() {
+            self.groups_hint = Some(!self.db.ready.is_empty());
+        }
+        self.prios_hint.unwrap() || self.held_hint || self.groups_hint.unwrap()
     }
 
     /// pop_level_zero: P:held's first while the hint says a resume left it, else P:queue's.
@@ -728,8 +849,194 @@ impl State {
         }
     }
 
-    /// waiting_count (lib/waiting.lua): the LLEN of every waiting list, P:held included (stale
-    /// ids too).
+    /// pop_waiting_many with k = 1 (lib/waiting.lua): with groups in use, grouped and ungrouped
+    /// ids take turns (`h.turn`), each side standing in for the other. Returns the id and, for
+    /// a grouped one, its group (whose slot it took).
+    fn pop_waiting_one(&mut self) -> R<Option<(Id, Option<Grp>)>> {
+        if !self.other_levels() {
+            return Ok(self.rpop_queue()?.map(|id| (id, None)));
+        }
+        if self.groups_hint != Some(true) {
+            return Ok(self.pop_waiting()?.map(|id| (id, None)));
+        }
+        self.turn = !self.turn;
+        let mut got = None;
+        if self.turn {
+            got = self.pop_grouped().map(|(id, g)| (id, Some(g)));
+        }
+        if got.is_none() {
+            got = self.pop_waiting()?.map(|id| (id, None));
+        }
+        if got.is_none() && !self.turn {
+            got = self.pop_grouped().map(|(id, g)| (id, Some(g)));
+        }
+        Ok(got)
+    }
+
+    // ---- lib/groups.lua (5.20)
+
+    fn group_limit(&self, g: Grp) -> i64 {
+        // HGET P:group_limit g, else P:config group_concurrency (never set here), else 1.
+        self.db.group_limit.get(&g).copied().unwrap_or(1)
+    }
+
+    /// group_ready(g, active): `active`, the group's leased items when the caller knows them,
+    /// else `HGET P:group_active g`.
+    fn group_ready(&self, g: Grp, active: Option<i64>) -> bool {
+        let active = active.unwrap_or_else(|| self.db.group_active.get(&g).copied().unwrap_or(0));
+        self.db.groups.get(&g).is_some_and(|z| !z.is_empty())
+            && active < self.group_limit(g)
+            && !self.db.group_paused.contains(&g)
+    }
+
+    /// ring_push(g, wake): the group on the ring unless on it (`SADD P:ready_set`, `LPUSH
+    /// P:ready`); with `wake`, P:wake set; the queue's `h.groups` set in the databases that
+    /// have hints (here, once a lease made them: `hk_due` is set).
+    fn ring_push(&mut self, g: Grp, wake: bool) {
+        if self.db.ready_set.insert(g) {
+            self.db.ready.insert(0, g);
+            if wake {
+                self.db.wake = true;
+            }
+            if self.hk_due.is_some() {
+                self.groups_hint = Some(true);
+            }
+        }
+    }
+
+    /// group_check(g, active): the group on the ring when ready and not on it yet; a waiting
+    /// lease wakes for it.
+    fn group_check(&mut self, g: Grp, active: Option<i64>) {
+        if self.group_ready(g, active) {
+            self.ring_push(g, true);
+        }
+    }
+
+    fn push_grouped(&mut self, id: Id, priority: Option<i64>, g: Grp) {
+        self.park(id);
+        let rank = (1000 - priority.unwrap_or(0)) as u64;
+        let seq = match self.job_of(id).group_seq {
+            Some(seq) => seq,
+            None => {
+                self.db.group_seq += 1;
+                let seq = self.db.group_seq;
+                self.job_mut(id).group_seq = Some(seq);
+                seq
+            }
+        };
+        self.db
+            .groups
+            .entry(g)
+            .or_default()
+            .insert(id, rank * GROUP_RANK + seq);
+        self.db.group_waiting += 1;
+        self.job_mut(id).state = Some(JState::Grouped);
+        // Ghost: the incarnation parked here keeps the place it first took.
+        if let Some(&ghost) = self.db.data.get(&id) {
+            let ghost = &mut self.ghosts[ghost as usize];
+            if ghost.order.is_none() {
+                ghost.order = Some(self.next_order);
+                self.next_order += 1;
+            }
+        }
+        self.group_check(g, None);
+    }
+
+    fn grouped_left(&mut self, n: i64) {
+        self.db.group_waiting = (self.db.group_waiting - n).max(0);
+    }
+
+    /// release_slot: `HINCRBY P:group_active g -1` (HDEL at 0), and group_check with that count.
+    fn release_slot(&mut self, g: Grp) {
+        let mut active = self.db.group_active.get(&g).copied().unwrap_or(0) - 1;
+        if active <= 0 {
+            self.db.group_active.remove(&g);
+            active = 0;
+        } else {
+            self.db.group_active.insert(g, active);
+        }
+        self.group_check(g, Some(active));
+    }
+
+    fn remove_grouped(&mut self, id: Id, g: Grp) {
+        let Some(z) = self.db.groups.get_mut(&g) else {
+            return;
+        };
+        if z.remove(&id).is_some() {
+            if z.is_empty() {
+                self.db.groups.remove(&g);
+            }
+            self.grouped_left(1);
+        }
+    }
+
+    /// pop_grouped: the ring's tail group gives its first id when below its limit and not
+    /// paused (`limit` and `active` read once; `ZPOPMIN` only then): its slot taken (`HINCRBY`),
+    /// the group back at the ring's head while still below its limit with ids left
+    /// (`ring_push(g, false)`: no P:wake), its data back at P:item:X (`pcall RENAME`: none is
+    /// no error) and its record `waiting`. (RING_LOOK, 100, is never reached.)
+    fn pop_grouped(&mut self) -> Option<(Id, Grp)> {
+        loop {
+            let Some(g) = self.db.ready.pop() else {
+                self.groups_hint = Some(false);
+                return None;
+            };
+            self.db.ready_set.remove(&g);
+            let limit = self.group_limit(g);
+            let active = self.db.group_active.get(&g).copied().unwrap_or(0);
+            if active >= limit || self.db.group_paused.contains(&g) {
+                continue;
+            }
+            // ZPOPMIN P:group:<g> (an empty set gives nothing).
+            let Some(z) = self.db.groups.get_mut(&g) else {
+                continue;
+            };
+            let (&id, _) = z.iter().min_by_key(|(&id, &score)| (score, id)).unwrap();
+            z.remove(&id);
+            if z.is_empty() {
+                self.db.groups.remove(&g);
+            }
+            self.grouped_left(1);
+            let active = active + 1;
+            self.db.group_active.insert(g, active);
+            if active < limit && self.db.groups.contains_key(&g) {
+                self.ring_push(g, false);
+            }
+            if let Some(ghost) = self.db.data.remove(&id) {
+                self.db.item.insert(id, ghost);
+            }
+            self.job_mut(id).state = Some(JState::Waiting);
+            return Some((id, g));
+        }
+    }
+
+    /// group.lua: 'pause', 'resume', 'limit' (want_queue and want(P:group:<g>) first: no key
+    /// of the groups is ever of another type here).
+    fn group_op(&mut self, a: Action) -> R<Reply> {
+        if self.db.queue_bad {
+            return Err(WrongType);
+        }
+        match a {
+            Action::PauseGroup { g } => Ok(Reply::Int(self.db.group_paused.insert(g) as i64)),
+            Action::ResumeGroup { g } => {
+                let changed = self.db.group_paused.remove(&g);
+                self.group_check(g, None);
+                Ok(Reply::Int(changed as i64))
+            }
+            Action::SetGroupLimit { g, limit } => {
+                match limit {
+                    Some(n) => self.db.group_limit.insert(g, n as i64),
+                    None => self.db.group_limit.remove(&g),
+                };
+                self.group_check(g, None);
+                Ok(Reply::Int(1))
+            }
+            _ => unreachable!("not a group call"),
+        }
+    }
+
+    /// waiting_count (lib/waiting.lua): P:group_waiting, and the LLEN of every waiting list,
+    /// P:held included (stale ids too).
     fn waiting_count(&self) -> R<usize> {
         if self.db.queue_bad {
             return Err(WrongType);
@@ -739,7 +1046,7 @@ impl State {
         } else {
             0
         };
-        Ok(prio1 + self.db.held.len() + self.db.queue.len())
+        Ok(self.db.group_waiting as usize + prio1 + self.db.held.len() + self.db.queue.len())
     }
 
     /// settle_held (lib/waiting.lua): P:held in line with the pause. Returns whether P:held is
@@ -792,7 +1099,13 @@ impl State {
         true
     }
 
-    fn requeue_after(&mut self, id: Id, delay: u64, priority: Option<i64>) -> R<u64> {
+    fn requeue_after(
+        &mut self,
+        id: Id,
+        delay: u64,
+        priority: Option<i64>,
+        group: Option<Grp>,
+    ) -> R<u64> {
         self.db.leased.remove(&id);
         self.db.lease.remove(&id);
         let due = self.now + delay;
@@ -804,7 +1117,7 @@ impl State {
             self.db.delayed.insert(id, due);
         } else {
             self.job_mut(id).state = Some(JState::Waiting);
-            self.push_waiting(id, priority)?;
+            self.push_waiting(id, priority, group)?;
         }
         Ok(due)
     }
@@ -821,7 +1134,7 @@ impl State {
 
     fn drop_stale(&mut self, id: Id) {
         if let Some(s) = self.db.job.get(&id).and_then(|j| j.state) {
-            if s != JState::Delayed && s != JState::Dead {
+            if s != JState::Delayed && s != JState::Dead && s != JState::Grouped {
                 self.db.job.remove(&id);
                 self.db.leased.remove(&id);
             }
@@ -834,8 +1147,8 @@ impl State {
             self.db.delayed.remove(&id);
             if self.unpark(id) {
                 self.job_mut(id).state = Some(JState::Waiting);
-                let p = self.job_of(id).priority;
-                self.push_waiting(id, p)?;
+                let j = self.job_of(id);
+                self.push_waiting(id, j.priority, j.group)?;
             } else {
                 self.db.job.remove(&id);
             }
@@ -858,6 +1171,10 @@ impl State {
                 removed += 1;
                 continue;
             }
+            // The lease of a grouped item ended: its slot is free, before the item may go back.
+            if let Some(g) = job.group {
+                self.release_slot(g);
+            }
             if !self.db.item.contains_key(&id) {
                 self.db.job.remove(&id);
                 removed += 1;
@@ -874,7 +1191,7 @@ impl State {
                     dead += 1;
                 } else {
                     self.job_mut(id).state = Some(JState::Waiting);
-                    self.push_waiting(id, job.priority)?;
+                    self.push_waiting(id, job.priority, job.group)?;
                     requeued += 1;
                 }
             }
@@ -895,12 +1212,16 @@ impl State {
         }
     }
 
-    fn drop_cancelled(&mut self, id: Id) {
+    /// `group`: the item's group, whose slot the holder's lease took (None: not leased).
+    fn drop_cancelled(&mut self, id: Id, group: Option<Grp>) {
         self.db.leased.remove(&id);
         let g = self.db.item.remove(&id);
         self.db.job.remove(&id);
         self.db.lease.remove(&id);
         self.end_ghost(g, Status::Cancelled);
+        if let Some(group) = group {
+            self.release_slot(group);
+        }
     }
 
     // ---- the scripts
@@ -911,7 +1232,12 @@ impl State {
             return Ok(Reply::Int(0));
         }
         let stale = match self.db.job.get(&id) {
-            Some(j) if matches!(j.state, Some(JState::Delayed) | Some(JState::Dead)) => {
+            Some(j)
+                if matches!(
+                    j.state,
+                    Some(JState::Delayed) | Some(JState::Dead) | Some(JState::Grouped)
+                ) =>
+            {
                 return Ok(Reply::Int(0));
             }
             Some(_) => true,
@@ -945,6 +1271,7 @@ impl State {
             max_attempts: opts.max_attempts,
             priority: (opts.priority != 0).then_some(opts.priority),
             expires_at: opts.expires_after.map(|e| now + e),
+            group: opts.group,
             ..Job::default()
         };
         if due > now {
@@ -954,9 +1281,16 @@ impl State {
             self.db.job.insert(id, job);
             let g = self.new_ghost(id);
             self.db.data.insert(id, g);
+        } else if let Some(group) = opts.group {
+            // The record (state grouped) and P:data:X first, then push_grouped.
+            job.state = Some(JState::Grouped);
+            self.db.job.insert(id, job);
+            let g = self.new_ghost(id);
+            self.db.data.insert(id, g);
+            self.push_waiting(id, Some(opts.priority), Some(group))?;
         } else {
             job.state = Some(JState::Waiting);
-            self.push_waiting(id, Some(opts.priority))?;
+            self.push_waiting(id, Some(opts.priority), None)?;
             self.db.job.insert(id, job);
             let g = self.new_ghost(id);
             self.db.item.insert(id, g);
@@ -972,6 +1306,9 @@ impl State {
         }
         self.hk_due = Some(self.now + HOUSEKEEPING_MS);
         self.prios_hint = None;
+        // h.watch = EXISTS(P:paused, P:limit) > 0; h.groups = nil.
+        self.watch_hint = self.db.paused || self.db.limit.is_some();
+        self.groups_hint = None;
         self.held_hint = self.settle_held()?;
         self.promote_due(100)?;
         self.recover_expired(20, fx)?;
@@ -981,8 +1318,9 @@ impl State {
     fn lease(&mut self, w: u8, fx: Fixes) -> R<Reply> {
         let now = self.now;
         self.housekeeping(false, fx)?;
-        // MGET P:paused P:limit
-        if self.db.paused {
+        // MGET P:paused P:limit, only while `h.watch` or with a rate limit: else both absent.
+        let (paused, limit) = self.flags();
+        if paused {
             // A paused queue leases nothing (5.17): settle_held (ids a redis-work-queue add
             // pushed to P:queue go to P:held), and P:wake goes as after a lease that found
             // nothing. (A P:queue of another type fails the LMOVE when P:held holds ids; when
@@ -994,7 +1332,7 @@ impl State {
         }
         // The rate limit (5.19): at the limit, or held off, nothing is leased: {2, PTTL}. (n is
         // 1 here, so `n = min(n, rate_max - used)` leaves it 1.)
-        if let Some((used, expiry)) = self.db.limit {
+        if let Some((used, expiry)) = limit {
             let max = self.config.rate.map_or(HOLD, |r| r.0);
             if used >= max {
                 let left = match expiry {
@@ -1012,81 +1350,90 @@ impl State {
         let mut looked = false;
         let mut granted: Option<Reply> = None;
         while granted.is_none() {
-            let id = match self.pop_waiting()? {
-                Some(id) => id,
+            let (id, group) = match self.pop_waiting_one()? {
+                Some(got) => got,
                 None if looked => break,
                 None => {
                     looked = true;
                     self.housekeeping(true, fx)?;
-                    match self.pop_waiting()? {
-                        Some(id) => id,
+                    match self.pop_waiting_one()? {
+                        Some(got) => got,
                         None => break,
                     }
                 }
             };
-            let Some(&g) = self.db.item.get(&id) else {
-                self.drop_stale(id);
-                continue;
-            };
-            if self.lease_live(id) {
-                if self.db.job.get(&id).and_then(|j| j.state) != Some(JState::Leased) {
-                    self.db.processing.insert(0, id);
-                }
-                continue;
-            }
-            self.db.lease.insert(id, (LeaseVal::Tok(token), now + TTL));
-            let job = self.job_of(id);
-            let attempts = job.attempts.unwrap_or(0) + 1;
-            let max = job.max_attempts.unwrap_or(DEFAULT_MAX_ATTEMPTS);
-            if fx.lease_cancelled && job.cancelled {
-                self.db.leased.remove(&id);
-                self.db.item.remove(&id);
-                self.db.job.remove(&id);
-                self.db.lease.remove(&id);
-                self.end_ghost(Some(g), Status::Cancelled);
-                continue;
-            }
-            if let Some(at) = job.expires_at {
-                if at <= now && !(fx.expires_started && job.leased_at.is_some()) {
-                    if self.ghosts[g as usize].started {
-                        self.bad |= STARTED_EXPIRED;
+            granted = 'one: {
+                let Some(&g) = self.db.item.get(&id) else {
+                    self.drop_stale(id);
+                    break 'one None;
+                };
+                if self.lease_live(id) {
+                    if self.db.job.get(&id).and_then(|j| j.state) != Some(JState::Leased) {
+                        self.db.processing.insert(0, id);
                     }
-                    self.make_dead(id);
-                    continue;
+                    break 'one None;
                 }
+                self.db.lease.insert(id, (LeaseVal::Tok(token), now + TTL));
+                let job = self.job_of(id);
+                let attempts = job.attempts.unwrap_or(0) + 1;
+                let max = job.max_attempts.unwrap_or(DEFAULT_MAX_ATTEMPTS);
+                if fx.lease_cancelled && job.cancelled {
+                    self.db.leased.remove(&id);
+                    self.db.item.remove(&id);
+                    self.db.job.remove(&id);
+                    self.db.lease.remove(&id);
+                    self.end_ghost(Some(g), Status::Cancelled);
+                    break 'one None;
+                }
+                if let Some(at) = job.expires_at {
+                    if at <= now && !(fx.expires_started && job.leased_at.is_some()) {
+                        if self.ghosts[g as usize].started {
+                            self.bad |= STARTED_EXPIRED;
+                        }
+                        self.make_dead(id);
+                        break 'one None;
+                    }
+                }
+                if max > 0 && attempts > max {
+                    self.make_dead(id);
+                    break 'one None;
+                }
+                let inc = job.inc.unwrap_or(Inc::Tok(token));
+                let j = self.job_mut(id);
+                j.inc = Some(inc);
+                j.attempts = Some(attempts);
+                j.state = Some(JState::Leased);
+                j.leased_at = Some(now);
+                let ghost = &mut self.ghosts[g as usize];
+                if ghost.status != Status::Live || ghost.cancel_marked {
+                    self.bad |= LEASED_AFTER_END;
+                }
+                ghost.started = true;
+                self.next_token += 1;
+                self.workers[w as usize] = Some(Held {
+                    id,
+                    token,
+                    inc,
+                    ghost: g,
+                });
+                self.db.leased.insert(id, now + TTL);
+                self.made_room_and_counted();
+                if let Some(group) = job.group {
+                    self.granted_in_group(id, group, g);
+                }
+                Some(Reply::Arr(vec![
+                    Reply::Bulk(id_name(id)),
+                    Reply::Bulk(format!("d{g}")),
+                    Reply::Int(attempts),
+                    Reply::Bulk(inc.text()),
+                    Reply::Int(max),
+                    Reply::Bulk(DEFAULT_BACKOFF.into()),
+                ]))
+            };
+            // A grouped id not leased gives its slot back.
+            if let (Some(group), None) = (group, &granted) {
+                self.release_slot(group);
             }
-            if max > 0 && attempts > max {
-                self.make_dead(id);
-                continue;
-            }
-            let inc = job.inc.unwrap_or(Inc::Tok(token));
-            let j = self.job_mut(id);
-            j.inc = Some(inc);
-            j.attempts = Some(attempts);
-            j.state = Some(JState::Leased);
-            j.leased_at = Some(now);
-            let ghost = &mut self.ghosts[g as usize];
-            if ghost.status != Status::Live || ghost.cancel_marked {
-                self.bad |= LEASED_AFTER_END;
-            }
-            ghost.started = true;
-            self.next_token += 1;
-            self.workers[w as usize] = Some(Held {
-                id,
-                token,
-                inc,
-                ghost: g,
-            });
-            self.db.leased.insert(id, now + TTL);
-            self.made_room_and_counted();
-            granted = Some(Reply::Arr(vec![
-                Reply::Bulk(id_name(id)),
-                Reply::Bulk(format!("d{g}")),
-                Reply::Int(attempts),
-                Reply::Bulk(inc.text()),
-                Reply::Int(max),
-                Reply::Bulk(DEFAULT_BACKOFF.into()),
-            ]));
         }
         match granted {
             Some(lease) => Ok(Reply::Arr(vec![Reply::Int(0), Reply::Int(-1), lease])),
@@ -1105,6 +1452,49 @@ impl State {
                 Ok(Reply::Arr(vec![Reply::Int(0), Reply::Int(wait)]))
             }
         }
+    }
+
+    /// What a lease reads after its housekeeping: `MGET P:paused P:limit` while the `h.watch`
+    /// hint is set or the queue has a rate limit; else both absent (`NOT_WATCHED`).
+    fn flags(&self) -> (bool, Option<(u64, Option<u64>)>) {
+        if self.watch_hint || self.config.rate.is_some() {
+            (self.db.paused, self.db.limit)
+        } else {
+            (false, None)
+        }
+    }
+
+    /// The ghost's view of a lease of incarnation `ghost` (id `id`) of group `group`: the group
+    /// has at most its limit of items leased (records `leased`, whose slots are taken, this one
+    /// included), and no item of the group at the same priority, queued there before it, still
+    /// waits there (FIFO).
+    fn granted_in_group(&mut self, id: Id, group: Grp, ghost: u16) {
+        if self.leased_in_group(group) > self.group_limit(group) as usize {
+            self.bad |= PAST_GROUP_LIMIT;
+        }
+        let priority = self.job_of(id).priority;
+        let mine = self.ghosts[ghost as usize].order;
+        let waiting = self.db.groups.get(&group).cloned().unwrap_or_default();
+        for other in waiting.keys() {
+            let j = self.job_of(*other);
+            let theirs = self
+                .db
+                .data
+                .get(other)
+                .and_then(|&o| self.ghosts[o as usize].order);
+            if j.priority == priority && theirs.is_some() && theirs < mine {
+                self.bad |= NOT_FIFO;
+            }
+        }
+    }
+
+    /// The items of group `g` whose records say leased (their slots are taken).
+    pub fn leased_in_group(&self, g: Grp) -> usize {
+        self.db
+            .job
+            .values()
+            .filter(|j| j.state == Some(JState::Leased) && j.group == Some(g))
+            .count()
     }
 
     /// After a call's leases (one here): made_room (a bounded queue sets P:room) and counted
@@ -1143,6 +1533,10 @@ impl State {
         };
         let length = ms.max(left);
         self.db.limit = Some((HOLD, Some(now + length)));
+        // h.watch = true in every database's hints (here: once a lease made them).
+        if self.hk_due.is_some() {
+            self.watch_hint = true;
+        }
         self.held_until = self.held_until.max(now + ms);
         Reply::Int(length as i64)
     }
@@ -1205,12 +1599,20 @@ impl State {
                 },
             )));
         }
+        // A grouped item's slot is this holder's while its record says leased.
+        let slot = job.group.filter(|_| job.state == Some(JState::Leased));
         if job.cancelled {
-            self.drop_cancelled(id);
+            self.drop_cancelled(id, slot);
             return Ok(Reply::Int(-3));
         }
-        if matches!(job.state, Some(JState::Delayed) | Some(JState::Dead)) {
+        if matches!(
+            job.state,
+            Some(JState::Delayed) | Some(JState::Dead) | Some(JState::Grouped)
+        ) {
             return Ok(Reply::Int(0));
+        }
+        if let Some(g) = slot {
+            self.release_slot(g);
         }
         if fx.type_check {
             // The fixed complete.lua removes P:leased's entry first (its first write checks the
@@ -1252,8 +1654,12 @@ impl State {
             Err(outcome) => return Ok(pair(outcome, 0)),
         };
         if job.cancelled {
-            self.drop_cancelled(id);
+            self.drop_cancelled(id, job.group);
             return Ok(pair(-3, 0));
+        }
+        // This holder's lease ends here: its group's slot is free.
+        if let Some(g) = job.group {
+            self.release_slot(g);
         }
         let attempts = job.attempts.unwrap_or(1);
         let max = job.max_attempts.unwrap_or(DEFAULT_MAX_ATTEMPTS);
@@ -1265,7 +1671,7 @@ impl State {
             self.make_dead(id);
             return Ok(pair(2, 0));
         }
-        let due = self.requeue_after(id, delay, job.priority)?;
+        let due = self.requeue_after(id, delay, job.priority, job.group)?;
         Ok(pair(1, due))
     }
 
@@ -1276,12 +1682,15 @@ impl State {
             Err(outcome) => return Ok(Reply::Int(outcome)),
         };
         if job.cancelled {
-            self.drop_cancelled(id);
+            self.drop_cancelled(id, job.group);
             return Ok(Reply::Int(-3));
+        }
+        if let Some(g) = job.group {
+            self.release_slot(g);
         }
         let j = self.job_mut(id);
         j.attempts = Some(j.attempts.unwrap_or(0) - 1);
-        self.requeue_after(id, delay, job.priority)?;
+        self.requeue_after(id, delay, job.priority, job.group)?;
         Ok(Reply::Int(1))
     }
 
@@ -1355,6 +1764,16 @@ impl State {
 
     fn cancel(&mut self, id: Id, fx: Fixes) -> R<Reply> {
         let state = self.db.job.get(&id).and_then(|j| j.state);
+        if state == Some(JState::Grouped) {
+            // Out of its group's set, its parked data and record gone.
+            if let Some(group) = self.job_of(id).group {
+                self.remove_grouped(id, group);
+            }
+            let g = self.db.data.remove(&id);
+            self.db.job.remove(&id);
+            self.end_ghost(g, Status::Cancelled);
+            return Ok(Reply::Bulk("waiting".into()));
+        }
         match state {
             Some(JState::Delayed) | Some(JState::Dead) => {
                 if state == Some(JState::Delayed) {
@@ -1385,11 +1804,19 @@ impl State {
             self.ghosts[g as usize].cancel_marked = true;
             return Ok(Reply::Bulk("leased".into()));
         }
-        self.db.item.remove(&id);
-        self.db.job.remove(&id);
+        // A lease that ran out, not recovered: its group's slot back first (want_slot_keys,
+        // release_slot: no group key is of another type here), then the deletes.
+        let job = self.job_of(id);
+        if let (true, Some(JState::Leased), Some(group)) =
+            (fx.cancel_frees_slot, job.state, job.group)
+        {
+            self.release_slot(group);
+        }
         if fx.cancel_leased {
             self.db.leased.remove(&id);
         }
+        self.db.item.remove(&id);
+        self.db.job.remove(&id);
         self.end_ghost(Some(g), Status::Cancelled);
         Ok(Reply::Bulk("waiting".into()))
     }
@@ -1413,8 +1840,8 @@ impl State {
                 removed += 1;
             } else {
                 seen.insert(id);
-                let p = self.job_of(id).priority;
-                self.push_waiting(id, p)?;
+                let j = self.job_of(id);
+                self.push_waiting(id, j.priority, j.group)?;
                 requeued += 1;
             }
         }
@@ -1483,6 +1910,10 @@ impl State {
         }
         let was = self.db.paused;
         self.db.paused = pause;
+        // Pausing: h.watch = true in every database's hints (here: once a lease made them).
+        if pause && self.hk_due.is_some() {
+            self.watch_hint = true;
+        }
         let held = self.settle_held()?;
         if !pause {
             if held {
@@ -1514,8 +1945,8 @@ impl State {
             j.state = Some(JState::Waiting);
             j.attempts = Some(0);
             j.expires_at = None;
-            let p = j.priority;
-            self.push_waiting(id, p)?;
+            let (p, group) = (j.priority, j.group);
+            self.push_waiting(id, p, group)?;
         } else {
             self.db.job.remove(&id);
         }
@@ -1536,7 +1967,9 @@ impl State {
     /// `get`'s data: from P:data:X for a job delayed or dead, else P:item:X.
     pub fn get_data(&self, id: Id) -> Option<u16> {
         match self.db.job.get(&id).and_then(|j| j.state) {
-            Some(JState::Delayed) | Some(JState::Dead) => self.db.data.get(&id).copied(),
+            Some(JState::Delayed) | Some(JState::Dead) | Some(JState::Grouped) => {
+                self.db.data.get(&id).copied()
+            }
             _ => self.db.item.get(&id).copied(),
         }
     }
@@ -1555,10 +1988,84 @@ impl State {
                 || db.lease.contains_key(&id);
         }
         if db.data.get(&id) == Some(&g) {
+            let group = db.job.get(&id).and_then(|j| j.group);
             return (db.delayed.contains_key(&id) && job == Some(JState::Delayed))
-                || (db.dead.contains_key(&id) && job == Some(JState::Dead));
+                || (db.dead.contains_key(&id) && job == Some(JState::Dead))
+                || (job == Some(JState::Grouped)
+                    && group
+                        .is_some_and(|g| db.groups.get(&g).is_some_and(|z| z.contains_key(&id))));
         }
         false
+    }
+
+    /// Invariant: P:group_active g equals the number of g's records in state `leased`, for
+    /// every group (no field for none).
+    pub fn slots_agree(&self) -> bool {
+        let mut groups: BTreeSet<Grp> = self.db.group_active.keys().copied().collect();
+        groups.extend(self.db.job.values().filter_map(|j| j.group));
+        groups.into_iter().all(|g| {
+            let active = self.db.group_active.get(&g).copied();
+            let leased = self.leased_in_group(g) as i64;
+            active.unwrap_or(0) == leased && active != Some(0)
+        })
+    }
+
+    /// Invariant: every id in a group's set has its record `grouped` in that group with its
+    /// parked data; every `grouped` record is in its group's set; P:group_waiting is the sum of
+    /// the sets; no set is empty (Redis deletes an empty key).
+    pub fn groups_agree(&self) -> bool {
+        let db = &self.db;
+        let total: usize = db.groups.values().map(|z| z.len()).sum();
+        db.group_waiting == total as i64
+            && db.groups.iter().all(|(&g, z)| {
+                !z.is_empty()
+                    && z.keys().all(|id| {
+                        db.job
+                            .get(id)
+                            .is_some_and(|j| j.state == Some(JState::Grouped) && j.group == Some(g))
+                            && db.data.contains_key(id)
+                    })
+            })
+            && db.job.iter().all(|(id, j)| {
+                j.state != Some(JState::Grouped)
+                    || j.group
+                        .is_some_and(|g| db.groups.get(&g).is_some_and(|z| z.contains_key(id)))
+            })
+    }
+
+    /// Invariant (no starvation): a group with waiting ids, a free slot and not paused is on the
+    /// ring (in P:ready and P:ready_set) and leases look at the ring (`h.groups` not false);
+    /// P:ready_set holds P:ready's groups, each once.
+    pub fn ring_complete(&self) -> bool {
+        let db = &self.db;
+        let on_ring: BTreeSet<Grp> = db.ready.iter().copied().collect();
+        on_ring.len() == db.ready.len()
+            && on_ring == db.ready_set
+            && db.groups.keys().all(|&g| {
+                !self.group_ready(g, None)
+                    || (db.ready_set.contains(&g) && self.groups_hint != Some(false))
+            })
+    }
+
+    /// Invariant: an id waiting in a group (or whose record says `grouped`) has no P:item:X and
+    /// is on no list a redis-work-queue client reads (P:queue, P:processing) nor on another
+    /// waiting list.
+    pub fn grouped_hidden(&self) -> bool {
+        let db = &self.db;
+        let mut ids: BTreeSet<Id> = db.groups.values().flat_map(|z| z.keys().copied()).collect();
+        ids.extend(
+            db.job
+                .iter()
+                .filter(|(_, j)| j.state == Some(JState::Grouped))
+                .map(|(&id, _)| id),
+        );
+        ids.into_iter().all(|id| {
+            !db.item.contains_key(&id)
+                && !db.queue.contains(&id)
+                && !db.processing.contains(&id)
+                && !db.held.contains(&id)
+                && !db.prio1.contains(&id)
+        })
     }
 
     fn live(&self) -> impl Iterator<Item = u16> + '_ {
@@ -1590,11 +2097,10 @@ impl QueueModel {
             // P:queue (P:held holds ids, see `Action::Corrupt`), and a lease at the rate limit
             // returns before it reads P:queue (5.19).
             Action::Lease { .. } => {
+                let (paused, limit) = s.flags();
                 s.hk_due.is_none_or(|due| due <= s.now)
-                    || s.db.paused
-                    || s.db
-                        .limit
-                        .is_none_or(|(used, _)| used < s.config.rate.map_or(HOLD, |r| r.0))
+                    || paused
+                    || limit.is_none_or(|(used, _)| used < s.config.rate.map_or(HOLD, |r| r.0))
             }
             // fail_batch checks every shared key before its first lease, held or not.
             Action::Clean | Action::DeadRequeue { .. } | Action::FailBatch | Action::Pause => true,
@@ -1786,6 +2292,9 @@ impl QueueModel {
                 n.outside_push(id)
             }
             Action::Hold { ms } => Ok(n.hold(ms)),
+            Action::PauseGroup { .. }
+            | Action::ResumeGroup { .. }
+            | Action::SetGroupLimit { .. } => n.group_op(a),
         };
         if let (Action::Add { .. }, Ok(Reply::Int(1)), Some(capacity)) = (a, &r, n.config.capacity)
         {
@@ -1912,6 +2421,19 @@ impl Model for QueueModel {
         for &ms in &sc.holds {
             out.push(Action::Hold { ms });
         }
+        for g in 0..sc.group_ops {
+            out.push(if s.db.group_paused.contains(&g) {
+                Action::ResumeGroup { g }
+            } else {
+                Action::PauseGroup { g }
+            });
+            for &limit in &sc.group_limits {
+                let now = s.db.group_limit.get(&g).map(|&l| l as u8);
+                if now != limit {
+                    out.push(Action::SetGroupLimit { g, limit });
+                }
+            }
+        }
         for r in 0..sc.runners {
             if s.registry.running[r as usize] {
                 out.push(Action::Beat { r });
@@ -1973,6 +2495,9 @@ impl Model for QueueModel {
                             .all(|g| db.dead.contains_key(&s.ghosts[g as usize].id));
                     !drained
                         || (db.item.is_empty()
+                            && db.groups.is_empty()
+                            && db.group_active.is_empty()
+                            && db.group_waiting == 0
                             && db.delayed.is_empty()
                             && db.leased.is_empty()
                             && db.data.keys().all(|id| db.dead.contains_key(id))
@@ -2048,6 +2573,53 @@ impl Model for QueueModel {
                 |_, s: &State| s.config.capacity.is_some_and(|c| s.occupancy() > c),
             ));
         }
+        if self.scope.options.iter().any(|o| o.group.is_some()) {
+            props.push(Property::always(
+                "a group's leases never pass its limit",
+                |_, s: &State| s.bad & PAST_GROUP_LIMIT == 0,
+            ));
+            props.push(Property::always(
+                "P:group_active counts each group's leased items",
+                |_, s: &State| s.slots_agree(),
+            ));
+            props.push(Property::always(
+                "a group's counts agree with its set",
+                |_, s: &State| s.groups_agree(),
+            ));
+            props.push(Property::always(
+                "a ready group is on the ring",
+                |_, s: &State| s.ring_complete(),
+            ));
+            props.push(Property::always(
+                "a group leases in its order",
+                |_, s: &State| s.bad & NOT_FIFO == 0,
+            ));
+            props.push(Property::always(
+                "redis-work-queue clients never see a grouped item",
+                |_, s: &State| s.grouped_hidden(),
+            ));
+            props.push(Property::sometimes(
+                "a group is at its limit with items waiting",
+                |_, s: &State| {
+                    s.db.groups.iter().any(|(&g, z)| {
+                        !z.is_empty()
+                            && s.db.group_active.get(&g).copied().unwrap_or(0) >= s.group_limit(g)
+                    })
+                },
+            ));
+            props.push(Property::sometimes(
+                "two items of one group are leased at once",
+                |_, s: &State| s.db.group_active.values().any(|&n| n >= 2),
+            ));
+            props.push(Property::sometimes(
+                "a group waits while paused",
+                |_, s: &State| {
+                    s.db.group_paused
+                        .iter()
+                        .any(|g| s.db.groups.contains_key(g))
+                },
+            ));
+        }
         if self.scope.pause {
             props.push(Property::sometimes(
                 "an item waits in P:held while paused",
@@ -2063,11 +2635,13 @@ impl Model for QueueModel {
 }
 
 /// The fields of `P:job:X` the model follows, as the replay compares them.
-pub const JOB_FIELDS: [&str; 10] = [
+pub const JOB_FIELDS: [&str; 12] = [
     "attempts",
     "cancelled",
     "due",
     "expires_at",
+    "group",
+    "group_seq",
     "inc",
     "leased_at",
     "max_attempts",
@@ -2079,11 +2653,13 @@ pub const JOB_FIELDS: [&str; 10] = [
 impl Job {
     /// `field=value` pairs of [`JOB_FIELDS`] that are set, in that order, comma-separated.
     pub fn text(&self) -> String {
-        let f: [Option<String>; 10] = [
+        let f: [Option<String>; 12] = [
             self.attempts.map(|v| v.to_string()),
             self.cancelled.then(|| "1".to_string()),
             self.due.map(|v| v.to_string()),
             self.expires_at.map(|v| v.to_string()),
+            self.group.map(group_name),
+            self.group_seq.map(|v| v.to_string()),
             self.inc.map(|v| v.text()),
             self.leased_at.map(|v| v.to_string()),
             self.max_attempts.map(|v| v.to_string()),
@@ -2181,6 +2757,53 @@ impl State {
             k.insert(
                 format!("{prefix}:job:{}", id_name(i)),
                 format!("hash:{}", j.text()),
+            );
+        }
+        // Groups (5.20): sets as their members sorted, hashes as `field=value` sorted.
+        for (&g, z) in &db.groups {
+            k.insert(format!("{prefix}:group:{}", group_name(g)), zset(z));
+        }
+        let names =
+            |v: &mut dyn Iterator<Item = Grp>| v.map(group_name).collect::<Vec<_>>().join(",");
+        if !db.ready.is_empty() {
+            k.insert(
+                format!("{prefix}:ready"),
+                format!("list:{}", names(&mut db.ready.iter().copied())),
+            );
+        }
+        for (name, set) in [
+            ("ready_set", &db.ready_set),
+            ("group_paused", &db.group_paused),
+        ] {
+            if !set.is_empty() {
+                k.insert(
+                    format!("{prefix}:{name}"),
+                    format!("set:{}", names(&mut set.iter().copied())),
+                );
+            }
+        }
+        for (name, hash) in [
+            ("group_active", &db.group_active),
+            ("group_limit", &db.group_limit),
+        ] {
+            if !hash.is_empty() {
+                let f: Vec<String> = hash
+                    .iter()
+                    .map(|(&g, v)| format!("{}={v}", group_name(g)))
+                    .collect();
+                k.insert(format!("{prefix}:{name}"), format!("hash:{}", f.join(",")));
+            }
+        }
+        if db.group_waiting > 0 {
+            k.insert(
+                format!("{prefix}:group_waiting"),
+                format!("string:{}", db.group_waiting),
+            );
+        }
+        if db.group_seq > 0 {
+            k.insert(
+                format!("{prefix}:group_seq"),
+                format!("string:{}", db.group_seq),
             );
         }
         k

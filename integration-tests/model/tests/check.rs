@@ -215,3 +215,36 @@ fn rate_limits_and_capacity_hold_every_invariant() {
     );
     assert!(failed.is_empty(), "invariants fail: {failed:#?}");
 }
+
+/// Groups (5.20) in their own scope ([`Scope::groups`]): a group never has more items leased
+/// than its limit, P:group_active never drifts from the leased items whatever ends a lease, no
+/// grouped item is lost or seen by redis-work-queue clients, a ready group is always on the
+/// ring, and a group leases in its order.
+#[test]
+fn groups_hold_every_invariant() {
+    let failed = check(
+        "groups, all fixes",
+        QueueModel::new(Scope::groups(), Fixes::ALL),
+        None,
+    );
+    assert!(failed.is_empty(), "invariants fail: {failed:#?}");
+}
+
+/// The groups' defect the checker found: with `cancel_frees_slot` off (cancel.lua as the
+/// groups came), a cancel of a grouped item whose lease ran out before its recovery leaves
+/// P:group_active counting a lease nobody holds.
+#[test]
+fn the_groups_cancel_defect_is_found_with_its_fix_off() {
+    let name = "P:group_active counts each group's leased items";
+    let mut off = Fixes::ALL;
+    off.cancel_frees_slot = false;
+    let failed = check(
+        "groups, cancel_frees_slot off",
+        QueueModel::new(Scope::groups(), off),
+        Some(name),
+    );
+    assert!(
+        failed.iter().any(|(n, _)| *n == name),
+        "expected a failure of {name:?}, got {failed:#?}"
+    );
+}
