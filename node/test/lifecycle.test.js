@@ -340,6 +340,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
       'error',
       'errorType',
       'finishedAt',
+      'group',
       'id',
       'idBytes',
       'leaseExpiresAt',
@@ -358,6 +359,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
     assert.equal(job.maxAttempts, 9)
     assert.equal(job.priority, 3)
     assert.equal(job.cancelled, false)
+    assert.equal(job.group, null, 'no group given')
     for (const field of ['error', 'errorType', 'deadReason', 'progress', 'result', 'leasedAt', 'leaseTtlMs']) {
       assert.equal(job[field], null, field)
     }
