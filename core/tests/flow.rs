@@ -33,16 +33,6 @@ fn item(id: &str) -> Item {
     Item::with_id(id, id.as_bytes().to_vec()).unwrap()
 }
 
-async fn lease_ids(env: &Env, n: usize) -> Vec<String> {
-    env.queue
-        .lease_batch(n, TTL, Wait::No)
-        .await
-        .unwrap()
-        .iter()
-        .map(|l| l.id().to_owned())
-        .collect()
-}
-
 async fn a_paused_queue_leases_nothing_and_keeps_adding(env: Env) {
     env.add("a", b"1").await;
     env.queue.add(&item("p").priority(5)).await.unwrap();
@@ -52,7 +42,7 @@ async fn a_paused_queue_leases_nothing_and_keeps_adding(env: Env) {
     assert!(env.queue.is_paused().await.unwrap());
     assert!(env.add("b", b"2").await, "adds go on while paused");
     assert!(env.lease().await.is_none());
-    assert!(lease_ids(&env, 10).await.is_empty());
+    assert!(env.lease_ids(10).await.is_empty());
     let stats = env.queue.stats().await.unwrap();
     assert!(stats.paused);
     assert_eq!(stats.waiting, 3, "held items still count as waiting");
@@ -60,7 +50,7 @@ async fn a_paused_queue_leases_nothing_and_keeps_adding(env: Env) {
     assert!(env.queue.resume().await.unwrap(), "it was paused");
     assert!(!env.queue.resume().await.unwrap(), "already running");
     assert!(!env.queue.stats().await.unwrap().paused);
-    assert_eq!(lease_ids(&env, 10).await, ["p", "a", "b"]);
+    assert_eq!(env.lease_ids(10).await, ["p", "a", "b"]);
 }
 
 async fn redis_work_queue_takes_nothing_from_a_paused_queue(env: Env) {
@@ -102,7 +92,7 @@ async fn resume_keeps_the_order_of_held_and_new_items(env: Env) {
     env.queue.resume().await.unwrap();
     assert!(!env.exists("held").await, "one list again");
     assert_eq!(
-        lease_ids(&env, 10).await,
+        env.lease_ids(10).await,
         ["h1", "h2", "h3", "r1", "r2"],
         "held items first, each list in its order"
     );
@@ -131,7 +121,7 @@ async fn a_resume_after_many_foreign_adds_merges_in_bounded_steps(env: Env) {
     );
     let mut ids = Vec::new();
     loop {
-        let batch = lease_ids(&env, 1000).await;
+        let batch = env.lease_ids(1000).await;
         if batch.is_empty() {
             break;
         }
@@ -184,7 +174,7 @@ async fn retries_and_due_items_of_a_paused_queue_wait_for_the_resume(env: Env) {
     assert_eq!(env.foreign_lease().await, None);
     assert_eq!(env.queue.count(State::Waiting).await.unwrap(), 2);
     env.queue.resume().await.unwrap();
-    let mut ids = lease_ids(&env, 10).await;
+    let mut ids = env.lease_ids(10).await;
     ids.sort();
     assert_eq!(ids, ["d", "r"]);
 }
@@ -198,7 +188,7 @@ async fn deep_clean_leaves_held_items_alone(env: Env) {
     assert_eq!(report.requeued, 0, "held items are on a list");
     assert!(!env.exists("queue").await);
     env.queue.resume().await.unwrap();
-    assert_eq!(lease_ids(&env, 10).await, ["a", "b"]);
+    assert_eq!(env.lease_ids(10).await, ["a", "b"]);
 }
 
 async fn pause_survives_every_client(env: Env) {
@@ -351,11 +341,11 @@ async fn a_rate_limit_counts_leases_of_every_client_per_window(env: Env) {
         env.add(&format!("i{i}"), b"").await;
     }
     // A window's first batch is capped too.
-    assert_eq!(lease_ids(&env, 10).await.len(), 3);
+    assert_eq!(env.lease_ids(10).await.len(), 3);
     assert!(env.lease().await.is_none(), "the window is used up");
     // A new window (its key gone as at its end).
     env.cmd::<i64>(&[b"DEL", env.key("limit").as_bytes()]).await;
-    assert_eq!(lease_ids(&env, 2).await.len(), 2);
+    assert_eq!(env.lease_ids(2).await.len(), 2);
     // Another client shares the window: one lease is left in it, whatever the batch asks.
     let other = env.other_client().await.queue(&env.prefix).unwrap();
     assert_eq!(other.lease_batch(10, TTL, Wait::No).await.unwrap().len(), 1);
@@ -377,7 +367,7 @@ async fn a_limited_waiting_lease_sleeps_until_the_window_ends(env: Env) {
     limit(&env, 1, Duration::from_millis(300)).await;
     env.add("a", b"").await;
     env.add("b", b"").await;
-    assert_eq!(lease_ids(&env, 1).await, ["a"]);
+    assert_eq!(env.lease_ids(1).await, ["a"]);
     // The next lease waits for the window to end (no assertion on how long), then gets "b".
     let lease = env
         .queue
@@ -420,7 +410,7 @@ async fn rate_limit_holds_every_lease_off(env: Env) {
     env.cmd::<i64>(&[b"PEXPIRE", env.key("limit").as_bytes(), b"1"])
         .await;
     tokio::time::sleep(Duration::from_millis(20)).await;
-    assert_eq!(lease_ids(&env, 10).await, ["a", "b"]);
+    assert_eq!(env.lease_ids(10).await, ["a", "b"]);
     assert!(env.queue.stats().await.unwrap().rate_limited_for.is_none());
 }
 

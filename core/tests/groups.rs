@@ -33,16 +33,6 @@ fn grouped(id: &str, group: &str) -> Item {
         .group(group)
 }
 
-async fn lease_ids(env: &Env, n: usize) -> Vec<String> {
-    env.queue
-        .lease_batch(n, TTL, Wait::No)
-        .await
-        .unwrap()
-        .iter()
-        .map(|l| l.id().to_owned())
-        .collect()
-}
-
 async fn one_group_is_strict_fifo_one_at_a_time(env: Env) {
     for id in ["a1", "a2", "a3"] {
         env.queue.add(&grouped(id, "acme")).await.unwrap();
@@ -59,7 +49,7 @@ async fn one_group_is_strict_fifo_one_at_a_time(env: Env) {
         (2, 1, 1, false)
     );
     assert!(env.queue.complete(&first).await.unwrap());
-    assert_eq!(lease_ids(&env, 10).await, ["a2"], "the next, in order");
+    assert_eq!(env.lease_ids(10).await, ["a2"], "the next, in order");
 }
 
 async fn groups_take_turns_whatever_their_size(env: Env) {
@@ -74,7 +64,7 @@ async fn groups_take_turns_whatever_their_size(env: Env) {
     env.queue.add(&grouped("small0", "small")).await.unwrap();
     env.queue.add(&grouped("other0", "other")).await.unwrap();
     // The small groups are not starved by the big one's 200 items: each gets a turn.
-    let ids = lease_ids(&env, 6).await;
+    let ids = env.lease_ids(6).await;
     assert!(ids.contains(&"small0".to_owned()), "{ids:?}");
     assert!(ids.contains(&"other0".to_owned()), "{ids:?}");
     assert_eq!(
@@ -92,7 +82,7 @@ async fn a_group_limit_allows_that_many_at_once(env: Env) {
             .unwrap();
     }
     env.queue.set_group_limit("acme", Some(3)).await.unwrap();
-    let leased = lease_ids(&env, 10).await;
+    let leased = env.lease_ids(10).await;
     assert_eq!(leased, ["x0", "x1", "x2"]);
     assert!(env.lease().await.is_none());
     env.queue.set_group_limit("acme", None).await.unwrap();
@@ -161,7 +151,7 @@ async fn an_expired_lease_frees_its_slot(env: Env) {
     assert!(env.queue.complete(&l).await.unwrap());
     assert!(!env.queue.complete(&next).await.unwrap());
     assert_eq!(env.queue.group("g").await.unwrap().leased, 0);
-    assert_eq!(lease_ids(&env, 10).await, ["b"]);
+    assert_eq!(env.lease_ids(10).await, ["b"]);
 }
 
 async fn a_cancel_after_an_expired_lease_frees_its_slot(env: Env) {
@@ -171,9 +161,13 @@ async fn a_cancel_after_an_expired_lease_frees_its_slot(env: Env) {
     let l = env.lease().await.unwrap();
     env.expire(&l).await;
     assert_eq!(env.queue.cancel("a").await.unwrap(), Some(State::Waiting));
-    assert_eq!(env.queue.group("g").await.unwrap().leased, 0, "the slot is free");
+    assert_eq!(
+        env.queue.group("g").await.unwrap().leased,
+        0,
+        "the slot is free"
+    );
     env.queue.add(&grouped("b", "g")).await.unwrap();
-    assert_eq!(lease_ids(&env, 10).await, ["b"], "the group leases again");
+    assert_eq!(env.lease_ids(10).await, ["b"], "the group leases again");
 }
 
 async fn priorities_and_delays_work_inside_a_group(env: Env) {
@@ -197,7 +191,7 @@ async fn priorities_and_delays_work_inside_a_group(env: Env) {
     let l = env.lease().await.unwrap();
     assert_eq!(l.id(), "later", "due now, and of the highest priority");
     env.queue.complete(&l).await.unwrap();
-    assert_eq!(lease_ids(&env, 10).await, ["low"]);
+    assert_eq!(env.lease_ids(10).await, ["low"]);
 }
 
 async fn a_paused_group_waits_while_the_queue_goes_on(env: Env) {
@@ -205,7 +199,7 @@ async fn a_paused_group_waits_while_the_queue_goes_on(env: Env) {
     env.queue.add(&grouped("b", "running")).await.unwrap();
     assert!(env.queue.pause_group("paused").await.unwrap());
     assert!(!env.queue.pause_group("paused").await.unwrap());
-    assert_eq!(lease_ids(&env, 10).await, ["b"]);
+    assert_eq!(env.lease_ids(10).await, ["b"]);
     assert!(env.queue.group("paused").await.unwrap().paused);
     assert!(env.queue.resume_group("paused").await.unwrap());
     // A waiting lease wakes for the resumed group.
@@ -226,7 +220,7 @@ async fn grouped_and_plain_items_take_turns(env: Env) {
             .await
             .unwrap();
     }
-    let ids = lease_ids(&env, 4).await;
+    let ids = env.lease_ids(4).await;
     assert_eq!(
         ids.iter().filter(|i| i.starts_with('p')).count(),
         2,
@@ -273,7 +267,7 @@ async fn get_cancel_and_counts_know_grouped_items(env: Env) {
     assert_eq!(env.queue.cancel("a").await.unwrap(), Some(State::Waiting));
     assert!(env.queue.get("a").await.unwrap().is_none());
     assert_eq!(env.queue.count(State::Waiting).await.unwrap(), 1);
-    assert_eq!(lease_ids(&env, 10).await, ["b"]);
+    assert_eq!(env.lease_ids(10).await, ["b"]);
 }
 
 async fn deep_clean_leaves_grouped_items_alone(env: Env) {
@@ -282,7 +276,7 @@ async fn deep_clean_leaves_grouped_items_alone(env: Env) {
     let report = env.queue.deep_clean().await.unwrap();
     assert_eq!((report.requeued, report.removed), (0, 0), "{report:?}");
     env.queue.light_clean().await.unwrap();
-    assert_eq!(lease_ids(&env, 10).await, ["a"]);
+    assert_eq!(env.lease_ids(10).await, ["a"]);
     assert_eq!(
         env.queue.get("b").await.unwrap().unwrap().state,
         State::Waiting

@@ -142,6 +142,17 @@ impl Env {
         self.queue.lease(TTL, leaseq::Wait::No).await.unwrap()
     }
 
+    /// Leases up to `n` without waiting, for [`TTL`]; returns their ids in lease order.
+    pub async fn lease_ids(&self, n: usize) -> Vec<String> {
+        self.queue
+            .lease_batch(n, TTL, leaseq::Wait::No)
+            .await
+            .unwrap()
+            .iter()
+            .map(|l| l.id().to_owned())
+            .collect()
+    }
+
     /// Lets `lease` run out now, as a crashed holder's would: the next recovery finds it.
     pub async fn expire(&self, lease: &leaseq::Lease) {
         assert!(self
