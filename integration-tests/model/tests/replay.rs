@@ -1109,7 +1109,8 @@ fn groups_traces_replay_against_the_scripts() {
             if REPLAY_FIXES.cancel_frees_slot {
                 // The cancel gave the slot back: `b` is leased.
                 assert!(
-                    s.workers[1].is_some_and(|h| h.id == 1) && s.db.group_active.get(&0) == Some(&1),
+                    s.workers[1].is_some_and(|h| h.id == 1)
+                        && s.db.group_active.get(&0) == Some(&1),
                     "{label}: b is not leased"
                 );
             } else {
