@@ -361,6 +361,7 @@ blocking_operations! {
     fn resume_group(&self, group: &str) -> Result<bool>;
     fn set_group_limit(&self, group: &str, limit: Option<u32>) -> Result<()>;
     fn group(&self, group: &str) -> Result<GroupInfo>;
+    fn rate_limit_group(&self, group: &str, duration: Duration) -> Result<Duration>;
     fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>>;
     fn dead_requeue(&self, ids: &[impl AsRef<[u8]>]) -> Result<u64>;
     fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64>;

@@ -111,6 +111,9 @@ pub struct GroupInfo {
     pub limit: u64,
     /// Whether it is paused ([`crate::Queue::pause_group`]).
     pub paused: bool,
+    /// While the group is at the groups' rate limit or held off
+    /// ([`crate::Queue::rate_limit_group`]), the time left in its window (spec/PROTOCOL.md 5.21).
+    pub rate_limited_for: Option<std::time::Duration>,
 }
 
 /// A kept result ([`crate::Queue::result`]).

@@ -47,7 +47,7 @@ pub(crate) struct QueueKeys {
 
 /// The families of per-item (or per-level, per-minute) keys: `<prefix>:<family>:<suffix>`. A
 /// prefix may not nest under another queue's family (spec/PROTOCOL.md, 2.2).
-pub(crate) const FAMILIES: [&str; 9] = [
+pub(crate) const FAMILIES: [&str; 10] = [
     "item",
     "lease",
     "job",
@@ -57,6 +57,7 @@ pub(crate) const FAMILIES: [&str; 9] = [
     "rate",
     "deep_clean",
     "group",
+    "group_rate",
 ];
 
 impl QueueKeys {

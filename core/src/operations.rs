@@ -364,7 +364,7 @@ pub static OPERATIONS: &[Operation] = &[
     op(
         "group",
         &[req("group", Kind::Text)],
-        "its waiting and leased items, its limit, whether it is paused",
+        "its waiting and leased items, its limit, whether it is paused, its rate limit's wait",
         "One group at a glance.",
     ),
     op(
@@ -372,6 +372,12 @@ pub static OPERATIONS: &[Operation] = &[
         &[req("duration", Kind::Duration)],
         "how long leases are held off",
         "Holds every client's leases off for `duration`: a handler was rate limited (HTTP 429).",
+    ),
+    op(
+        "rate_limit_group",
+        &[req("group", Kind::Text), req("duration", Kind::Duration)],
+        "how long the group is held off",
+        "Holds one group's leases off for `duration` (its API answered 429); the queue goes on.",
     ),
     op(
         "cancel",

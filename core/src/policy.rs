@@ -210,15 +210,25 @@ pub const MAX_RATE_WINDOW: Duration = Duration::from_secs(86_400);
 
 /// Checks a rate limit (argument `rate_limit`); returns its window in milliseconds (rounded up).
 pub(crate) fn validate_rate_limit(max: u64, per: Duration) -> Result<u64> {
+    validate_rate_limit_named("rate_limit", max, per)
+}
+
+/// Checks a rate limit, naming `argument` (`rate_limit`, `group_rate_limit`); returns its window
+/// in milliseconds (rounded up).
+pub(crate) fn validate_rate_limit_named(
+    argument: &'static str,
+    max: u64,
+    per: Duration,
+) -> Result<u64> {
     if !(1..=MAX_RATE).contains(&max) {
         return Err(Error::invalid(
-            "rate_limit",
+            argument,
             format!("max {max} is outside 1..={MAX_RATE}"),
         ));
     }
     if per.is_zero() || per > MAX_RATE_WINDOW {
         return Err(Error::invalid(
-            "rate_limit",
+            argument,
             "the window must be more than 0 and at most one day",
         ));
     }

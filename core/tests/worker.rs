@@ -880,6 +880,64 @@ async fn a_rate_limited_handler_holds_the_queue_off_without_charging_an_attempt(
     assert_eq!(q.result("api").await.unwrap().unwrap().data, b"attempt 1");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_handler_rate_limited_for_its_group_holds_only_that_group() {
+    let env = Env::single("runner-group-rate-limited").await;
+    let q = &env.queue;
+    q.add(&Item::with_id("a0", "x").unwrap().group("a").max_attempts(1))
+        .await
+        .unwrap();
+    for i in 0..3 {
+        q.add(&Item::with_id(format!("b{i}"), "x").unwrap().group("b"))
+            .await
+            .unwrap();
+    }
+    let calls = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    quick(&mut options);
+    options.concurrency = Some(1);
+    let seen = calls.clone();
+    let worker = Worker::new(q.clone(), move |job: Job| {
+        let seen = seen.clone();
+        async move {
+            let first_of_a = {
+                let mut calls = seen.lock().unwrap();
+                calls.push(job.id().to_owned());
+                job.id() == "a0" && calls.iter().filter(|c| *c == "a0").count() == 1
+            };
+            if first_of_a {
+                // Customer a's API answered 429: hold group a off, not the queue.
+                return Err(JobError::rate_limited_group(Duration::from_millis(400)));
+            }
+            Ok(format!("attempt {}", job.attempt()))
+        }
+    })
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    let mut completed = Vec::new();
+    wait_events(&mut rx, |e| {
+        if let Event::Completed { id, .. } = e {
+            completed.push(id.clone());
+        }
+        completed.len() == 4
+    })
+    .await;
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    // Group b went on while a was held; a0 ran again after its hold, not charged an attempt.
+    assert_eq!(
+        completed,
+        ["b0", "b1", "b2", "a0"],
+        "{:?}",
+        calls.lock().unwrap()
+    );
+    assert_eq!((report.completed, report.dead, report.retried), (4, 0, 0));
+    assert_eq!(q.result("a0").await.unwrap().unwrap().data, b"attempt 1");
+}
+
 /// A runner over two queues, concurrency 1: the order in which it completed their items.
 async fn run_two(
     env: &Env,

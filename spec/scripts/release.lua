@@ -1,6 +1,8 @@
---! include: keys time guard groups jobs outcome
+--! include: keys time guard holds groups jobs outcome
 --! flags: allow-oom
--- release. ARGV: id, token, incarnation, delay_ms.
+-- release. ARGV: id, token, incarnation, delay_ms, and optionally hold_ms (a runner's handler
+-- was rate limited for its group, spec/PROTOCOL.md 5.21: the item's group, or the queue when it
+-- has none, is held off that long first).
 -- Hands a leased item back without counting a failure: the attempt it used is given back.
 -- Returns 1, or the outcome code of lib/outcome.lua.
 local id, token, inc = ARGV[1], ARGV[2], ARGV[3]
@@ -15,9 +17,19 @@ if job[2] then
 end
 want_queue()
 want_level(job[3], job[4])
+local now = now_ms()
+if ARGV[5] then
+  if job[4] then
+    want(GROUP_RATE .. job[4], 'string')
+    hold_group(job[4], tonumber(ARGV[5]), now)
+  else
+    want(LIMIT, 'string')
+    hold_queue(tonumber(ARGV[5]))
+  end
+end
 if job[4] then
   release_slot(job[4])
 end
 redis.call('HINCRBY', JOB .. id, 'attempts', -1)
-requeue_after(id, now_ms(), ARGV[4], job[3], job[4])
+requeue_after(id, now, ARGV[4], job[3], job[4])
 return 1

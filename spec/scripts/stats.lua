@@ -1,4 +1,4 @@
---! include: keys time config rate waiting lease
+--! include: keys time config rate waiting holds
 --! flags: no-writes
 -- stats. No ARGV. Returns {waiting, delayed, leased, dead, processing, oldest_waiting_ms,
 -- now_ms, minutes, counting, paused, capacity}: paused is 1 while the queue is paused, capacity

@@ -43,6 +43,10 @@ pub struct QueueConfig {
     /// How many items of one group may be leased at once, for groups without a limit of their
     /// own ([`Queue::set_group_limit`]): 1 to 1000. Default 1 (strict FIFO per group).
     pub group_concurrency: Option<u32>,
+    /// At most `max` leases of **each group** per `per`, every group in its own window, counted
+    /// on the server for every client (spec/PROTOCOL.md 5.21): a group at its limit waits for
+    /// its window while the queue's other groups and ungrouped items go on. Default: no limit.
+    pub group_rate_limit: Option<RateLimit>,
 }
 
 /// A queue's rate limit: at most `max` leases in each window of `per`, the window starting
@@ -96,6 +100,7 @@ impl QueueConfig {
             capacity: None,
             rate_limit: None,
             group_concurrency: Some(1),
+            group_rate_limit: None,
         }
     }
 
@@ -111,6 +116,7 @@ impl QueueConfig {
         capacity: u64,
         rate_limit: RateLimit,
         group_concurrency: u32,
+        group_rate_limit: RateLimit,
     );
 
     fn fields(&self) -> Result<Vec<(&'static str, String)>> {
@@ -169,6 +175,11 @@ impl QueueConfig {
             policy::validate_group_limit("group_concurrency", n)?;
             out.push(("group_concurrency", n.to_string()));
         }
+        if let Some(limit) = self.group_rate_limit {
+            let per = policy::validate_rate_limit_named("group_rate_limit", limit.max, limit.per)?;
+            out.push(("group_rate_max", limit.max.to_string()));
+            out.push(("group_rate_per_ms", per.to_string()));
+        }
         Ok(out)
     }
 
@@ -196,6 +207,13 @@ impl QueueConfig {
                 _ => None,
             },
             group_concurrency: map.get("group_concurrency").and_then(|v| v.parse().ok()),
+            group_rate_limit: match (
+                map.get("group_rate_max").and_then(|v| v.parse().ok()),
+                ms("group_rate_per_ms"),
+            ) {
+                (Some(max), Some(per)) => Some(RateLimit { max, per }),
+                _ => None,
+            },
         }
     }
 }

@@ -112,6 +112,25 @@ impl Queue {
         Ok(self.invoke::<i64>(&inv).await? == 1)
     }
 
+    /// Releases a leased item as [`Queue::release`] does (now), holding its group off for
+    /// `hold` first, or the queue when it has no group (spec/PROTOCOL.md 5.21): a runner's
+    /// handler was rate limited for its group. One round trip.
+    pub(crate) async fn release_holding_group(
+        &self,
+        lease: &Lease,
+        hold: Duration,
+    ) -> Result<bool> {
+        self.own(lease)?;
+        let hold_ms = policy::validate_hold(hold)?;
+        let mut inv = self.invocation(&scripts::RELEASE);
+        inv.arg(&lease.wire_id)
+            .arg(&lease.token)
+            .arg(&lease.incarnation)
+            .arg(0)
+            .arg(hold_ms);
+        Ok(self.invoke::<i64>(&inv).await? == 1)
+    }
+
     /// Stores a small value (at most 64 KiB) on the leased item, shown by [`Queue::get`].
     /// Only the live holder can; returns whether it did. One round trip.
     pub async fn progress(&self, lease: &Lease, value: &[u8]) -> Result<bool> {

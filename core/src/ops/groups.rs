@@ -1,6 +1,8 @@
 //! Groups: pausing, resuming and limiting one group of a queue, and reading it
 //! (spec/PROTOCOL.md, 5.20). Items join a group with [`crate::Item::group`].
 
+use std::time::Duration;
+
 use redis::Value;
 
 use crate::error::Result;
@@ -35,19 +37,35 @@ impl Queue {
             .map(drop)
     }
 
-    /// One group: its waiting and leased items, its limit, whether it is paused. One round
-    /// trip.
+    /// Holds one group's leases off for `duration` (more than 0, at most one day): a handler
+    /// working for that group (a customer, a tenant) was told "rate limited" by an API that
+    /// limits per key. The queue's other groups and ungrouped items go on; the group's items
+    /// wait, in their order, until the hold ends. A longer hold already in place is kept.
+    /// Returns how long the group is held off. One round trip (spec/PROTOCOL.md 5.21).
+    pub async fn rate_limit_group(&self, group: &str, duration: Duration) -> Result<Duration> {
+        let ms = policy::validate_hold(duration)?.to_string();
+        let held = int(
+            "rate_limit_group",
+            &self.group_call("hold", group, Some(&ms)).await?,
+        )?;
+        Ok(Duration::from_millis(held.max(0) as u64))
+    }
+
+    /// One group: its waiting and leased items, its limit, whether it is paused, and how long
+    /// it waits for its rate limit's window. One round trip.
     pub async fn group(&self, group: &str) -> Result<GroupInfo> {
         const OP: &str = "group";
         let parts = array(OP, self.group_call("info", group, None).await?)?;
-        let [waiting, leased, limit, paused] =
-            <[Value; 4]>::try_from(parts).map_err(|p| unexpected(OP, &Value::Array(p)))?;
+        let [waiting, leased, limit, paused, limited_for] =
+            <[Value; 5]>::try_from(parts).map_err(|p| unexpected(OP, &Value::Array(p)))?;
         let n = |v: &Value| int(OP, v).map(|n| n.max(0) as u64);
+        let limited_for = int(OP, &limited_for)?;
         Ok(GroupInfo {
             waiting: n(&waiting)?,
             leased: n(&leased)?,
             limit: n(&limit)?,
             paused: n(&paused)? == 1,
+            rate_limited_for: (limited_for >= 0).then(|| Duration::from_millis(limited_for as u64)),
         })
     }
 

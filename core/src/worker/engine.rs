@@ -521,11 +521,18 @@ async fn finish_loop(
         let mut releases = Vec::new();
         let mut slots = Vec::new();
         let mut holds: Vec<(Queue, Duration)> = Vec::new();
+        let mut group_holds: Vec<(Job, Duration)> = Vec::new();
         for f in batch.drain(..) {
             slots.extend(f.slot);
             match f.outcome {
                 Outcome::Complete(value) => completes.push((f.job, value)),
                 // Rate limited: the queue is held off, then the job released (no attempt).
+                // Rate limited for its group: held and released in one call, below.
+                Outcome::Fail(JobError {
+                    rate_limited: Some(d),
+                    rate_limited_group: true,
+                    ..
+                }) => group_holds.push((f.job, d)),
                 Outcome::Fail(JobError {
                     rate_limited: Some(d),
                     ..
@@ -579,6 +586,10 @@ async fn finish_loop(
         }
         for (job, delay) in releases {
             send_release(shared, job, delay).await;
+        }
+        for (job, d) in group_holds {
+            let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
+            send_release_holding_group(shared, job, d).await;
         }
     }
 }
@@ -707,6 +718,24 @@ async fn send_fails(shared: &Shared, queue: &Queue, fails: Vec<(Job, JobError)>)
 
 async fn send_release(shared: &Shared, job: Job, delay: Option<Duration>) {
     if let Some(released) = finish_call(shared, || job.queue().release(job.lease(), delay)).await {
+        if released {
+            shared.emit(Event::Released {
+                id: job.id().to_owned(),
+            });
+        } else {
+            lost_at_finish(shared, &job);
+        }
+    }
+}
+
+/// Releases a job whose handler was rate limited for its group, holding the group (or the
+/// queue, for a job without one) off for `hold` in the same call (spec/PROTOCOL.md 5.21).
+async fn send_release_holding_group(shared: &Shared, job: Job, hold: Duration) {
+    let released = finish_call(shared, || {
+        job.queue().release_holding_group(job.lease(), hold)
+    })
+    .await;
+    if let Some(released) = released {
         if released {
             shared.emit(Event::Released {
                 id: job.id().to_owned(),

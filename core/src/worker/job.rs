@@ -262,6 +262,9 @@ pub struct JobError {
     /// Set by [`JobError::rate_limited`]: the queue is held off this long
     /// ([`Queue::rate_limit`]) and the job released, no attempt charged, instead of failed.
     pub rate_limited: Option<Duration>,
+    /// With `rate_limited`: set by [`JobError::rate_limited_group`], the hold is of the job's
+    /// group only ([`Queue::rate_limit_group`]), or of the queue when the job has no group.
+    pub rate_limited_group: bool,
 }
 
 impl JobError {
@@ -272,6 +275,7 @@ impl JobError {
             error_type: String::new(),
             retry: Retry::Default,
             rate_limited: None,
+            rate_limited_group: false,
         }
     }
 
@@ -284,6 +288,18 @@ impl JobError {
         JobError {
             rate_limited: Some(hold),
             ..JobError::new(format!("rate limited for {hold:?}"))
+        }
+    }
+
+    /// Not a failure: the handler was rate limited for the job's **group** (an API that limits
+    /// per customer or tenant answered 429). The runner holds that group off for `hold`
+    /// ([`Queue::rate_limit_group`]) and releases the job in the same call, no attempt charged;
+    /// the queue's other groups go on (spec/PROTOCOL.md 5.21). A job without a group holds the
+    /// whole queue off, as [`JobError::rate_limited`]. A hold out of bounds is cut to them.
+    pub fn rate_limited_group(hold: Duration) -> JobError {
+        JobError {
+            rate_limited_group: true,
+            ..JobError::rate_limited(hold)
         }
     }
 

@@ -341,6 +341,9 @@ impl Runner<'_> {
                 q.set_group_limit(str_field(step, "group")?, limit)
                     .map(|()| Json::Null)
             }
+            "rate_limit_group" => q
+                .rate_limit_group(str_field(step, "group")?, ms(step, "ms")?)
+                .map(|d| Json::from(d.as_millis() as u64)),
             "group" => q.group(str_field(step, "group")?).map(|g| {
                 json!({"waiting": g.waiting, "leased": g.leased, "limit": g.limit,
                        "paused": g.paused})

@@ -1,4 +1,4 @@
---! include: keys config guard
+--! include: keys config guard holds
 -- Groups (spec/PROTOCOL.md 5.20): per-key FIFO with a concurrency limit, fair across groups.
 -- A grouped item waits in its group's sorted set P:group:<g> (score: priority rank, then order
 -- of queueing), with its data parked at P:data:<id> and its record in state `grouped`, where
@@ -112,7 +112,7 @@ end
 -- The next grouped id for a lease, or nil: the ring's tail group, if still ready, gives its
 -- first id, whose slot is taken now (release_slot gives it back if the lease drops the id);
 -- its data goes back to P:item:<id> and its record to `waiting`. At most RING_LOOK ring entries.
-local function pop_grouped(h)
+local function pop_grouped(h, now)
   for _ = 1, RING_LOOK do
     local g = redis.call('RPOP', READY)
     if not g then
@@ -122,7 +122,9 @@ local function pop_grouped(h)
     redis.call('SREM', READY_SET, g)
     local limit = group_limit(g)
     local active = tonumber(redis.call('HGET', GROUP_ACTIVE, g)) or 0
+    -- A group at its rate limit's window leaves the ring until the window ends (5.21).
     local id = active < limit and redis.call('SISMEMBER', GROUP_PAUSED, g) == 0
+      and not ((h.group_rate_max or h.group_holds) and group_limited(h, g, now))
       and redis.call('ZPOPMIN', GROUP .. g)[1]
     if id then
       grouped_left(1)
@@ -138,4 +140,21 @@ local function pop_grouped(h)
     end
   end
   return nil
+end
+
+-- Groups whose rate limit's window (or hold) ended go back on the ring, at most max of them
+-- (5.21; housekeeping). Returns whether P:group_wait still holds groups.
+local function groups_back(now, max)
+  if redis.call('EXISTS', GROUP_WAIT) == 0 then
+    return false
+  end
+  local due = redis.call('ZRANGEBYSCORE', GROUP_WAIT, '-inf', now, 'LIMIT', 0, max)
+  if #due == 0 then
+    return true
+  end
+  redis.call('ZREM', GROUP_WAIT, unpack(due))
+  for _, g in ipairs(due) do
+    group_check(g)
+  end
+  return redis.call('EXISTS', GROUP_WAIT) == 1
 end

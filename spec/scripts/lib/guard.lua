@@ -66,7 +66,7 @@ local function want_queue()
   -- The keys of flow control (pause, capacity, rate limits, groups): a missing key is of every
   -- type, so one EXISTS spares their TYPEs on a queue that uses none of them.
   if redis.call('EXISTS', HELD, ROOM, LIMIT, READY, READY_SET, GROUP_ACTIVE, GROUP_LIMIT,
-      GROUP_PAUSED, GROUP_WAITING, GROUP_SEQ) > 0 then
+      GROUP_PAUSED, GROUP_WAITING, GROUP_SEQ, GROUP_WAIT) > 0 then
     want(HELD, 'list')
     want(ROOM, 'list')
     want(LIMIT, 'string')
@@ -77,6 +77,7 @@ local function want_queue()
     want(GROUP_PAUSED, 'set')
     want(GROUP_WAITING, 'string')
     want(GROUP_SEQ, 'string')
+    want(GROUP_WAIT, 'zset')
   end
   for _, level in ipairs(redis.call('ZRANGE', PRIOS, 0, -1)) do
     want_level(level)

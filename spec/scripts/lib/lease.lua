@@ -1,4 +1,4 @@
---! include: keys time config guard groups waiting(paused_now) jobs outcome
+--! include: keys time config guard holds groups waiting(paused_now) jobs outcome
 -- Leases up to n items (spec/PROTOCOL.md, 4.4).
 -- First moves up to 100 due delayed items to their waiting lists and recovers up to 20 expired
 -- leases (so no cleaner is needed for either), then leases up to n items in priority order.
@@ -35,6 +35,10 @@ local function housekeeping(h, now, always)
   h.watch = redis.call('EXISTS', PAUSED, LIMIT) > 0
   h.groups = nil
   h.held = settle_held(100)
+  -- The groups' rate limit (5.21), and groups whose window ended back on the ring.
+  h.group_rate_max = tonumber(config('group_rate_max'))
+  h.group_rate_per = tonumber(config('group_rate_per_ms'))
+  h.group_holds = groups_back(now, 100)
   promote_due(now, 100, due)
   recover_expired(now, 20, expired)
   return h
@@ -88,9 +92,6 @@ end
 
 -- What MGET P:paused P:limit gives when neither exists, for a lease that need not read them.
 local NOT_WATCHED = {false, false}
-
--- The count of a held-off queue (`hold`, 5.19): more than any window's limit.
-local HOLD, HOLD_TEXT = 4503599627370496, '4503599627370496' -- 2^52
 
 -- k leases counted in the rate limit's window (5.19); the first lease of a window starts it.
 -- (pcall: after the leases' writes, a P:limit that is no counter must not fail the call.)
@@ -207,12 +208,12 @@ local function lease_items(base, ttl_s, n_s, db, now)
   while #leases < n and drops < MAX_DROPS do
     if at > #batch then
       local k = math.min(n - #leases, MAX_DROPS - drops)
-      batch, slots = pop_waiting_many(h, k)
+      batch, slots = pop_waiting_many(h, k, now)
       at = 1
       if #batch == 0 and not looked then
         looked = true
         h = housekeeping(h, now, true)
-        batch, slots = pop_waiting_many(h, k)
+        batch, slots = pop_waiting_many(h, k, now)
       end
       if #batch == 0 then
         break
@@ -308,7 +309,7 @@ local function lease_items(base, ttl_s, n_s, db, now)
   local wait = -1
   if #leases == 0 and more == 0 then
     redis.call('DEL', WAKE)
-    for _, key in ipairs({DELAYED, LEASED}) do
+    for _, key in ipairs({DELAYED, LEASED, GROUP_WAIT}) do
       local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]
       if first then
         local left = math.max(tonumber(first) - now, 0)

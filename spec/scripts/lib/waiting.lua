@@ -184,7 +184,7 @@ end
 -- With groups in use, grouped and ungrouped ids take turns (h.turn), each side standing in
 -- for the other when it has none. Returns the ids, and the group of each grouped one (its
 -- slot is taken: the caller gives it back with release_slot if it does not lease the id).
-local function pop_waiting_many(h, k)
+local function pop_waiting_many(h, k, now)
   if not other_levels(h) then
     return redis.call('RPOP', QUEUE, k) or {}, {}
   end
@@ -194,13 +194,13 @@ local function pop_waiting_many(h, k)
     if h.groups then
       h.turn = not h.turn
       if h.turn then
-        id, g = pop_grouped(h)
+        id, g = pop_grouped(h, now)
       end
       if not id then
         id = pop_waiting(h)
       end
       if not id and not h.turn then
-        id, g = pop_grouped(h)
+        id, g = pop_grouped(h, now)
       end
     else
       id = pop_waiting(h)
