@@ -1,4 +1,4 @@
---! include: keys time config guard holds groups
+--! include: keys config guard holds groups
 --! flags: allow-oom
 -- pause_group, resume_group, set_group_limit, rate_limit_group, group (spec/PROTOCOL.md 5.20,
 -- 5.21). ARGV: action, group, then for 'limit' the limit ('' removes the group's own, so that
@@ -22,7 +22,7 @@ want_queue()
 want(GROUP .. g, 'zset')
 if action == 'hold' then
   want(GROUP_RATE .. g, 'string')
-  return hold_group(g, tonumber(ARGV[3]), now_ms())
+  return hold_group(g, tonumber(ARGV[3]))
 end
 if action == 'pause' then
   -- The ring drops the group when a lease meets it (lib/groups.lua, pop_grouped).

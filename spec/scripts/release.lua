@@ -21,7 +21,7 @@ local now = now_ms()
 if ARGV[5] then
   if job[4] then
     want(GROUP_RATE .. job[4], 'string')
-    hold_group(job[4], tonumber(ARGV[5]), now)
+    hold_group(job[4], tonumber(ARGV[5]))
   else
     want(LIMIT, 'string')
     hold_queue(tonumber(ARGV[5]))

@@ -53,7 +53,7 @@ fn library() -> (String, String) {
             code,
             "'NX', 'PX', ttl_s)",
             &format!("'NX', 'PX', ttl_s + {LEASE_MARGIN_MS})"),
-            2,
+            3,
         );
         let code = replace_once(
             code,

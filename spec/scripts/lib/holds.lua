@@ -1,4 +1,4 @@
---! include: keys config
+--! include: keys time config
 -- Holds: a queue held off by its rate limit or a handler's 429 (P:limit, spec/PROTOCOL.md 5.19),
 -- and a group's own window (P:group_rate:<g>, 5.21). A held key's count is HOLD, more than any
 -- window's limit.
@@ -21,14 +21,14 @@ end
 
 -- Holds group g off for ms (or what its window has left, if longer): it leaves the ring when a
 -- lease meets it, and housekeeping puts it back when the hold ends. Returns the hold's length.
-local function hold_group(g, ms, now)
+local function hold_group(g, ms)
   local key = GROUP_RATE .. g
   local left = redis.pcall('PTTL', key)
   if type(left) == 'number' and left > ms then
     ms = left
   end
   redis.call('SET', key, HOLD_TEXT, 'PX', ms)
-  redis.call('ZADD', GROUP_WAIT, 'GT', now + ms, g)
+  redis.call('ZADD', GROUP_WAIT, 'GT', now_ms() + ms, g)
   -- Pops read the groups' counts from now on (lib/groups.lua, h.group_holds).
   for _, h in pairs(queue_hints().dbs) do
     h.group_holds = true

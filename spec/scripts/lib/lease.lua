@@ -77,6 +77,78 @@ local function lease_plain(h, token, ttl_s, now_s, expiry_s)
   return {id, data, 1, token, h.max_attempts, h.backoff}
 end
 
+-- One lease of a grouped item, the common case of a queue that uses groups (spec/PROTOCOL.md
+-- 5.20, "Leasing"): the ring's tail group is ready and its first item is leasable. It leases
+-- what pop_grouped and the loop of lease_items would, with the same writes, but reads first:
+-- every key it writes is of its type by a read (or by the write's own failure before anything
+-- else is written), so it needs no want_queue (19 commands on a queue with groups). Anything
+-- else (no ready group at the tail, a group paused, at its limit or rate limited, an item
+-- cancelled, expired, out of attempts, held by a copy, a key of another type) returns nil with
+-- nothing written: the loop then does what it would have done.
+local function lease_grouped(h, token, ttl_s, now_s, expiry_s, now)
+  local g = redis.call('LINDEX', READY, -1)
+  if not g then
+    return nil
+  end
+  local active = redis.call('HGET', GROUP_ACTIVE, g)
+  local n_active = tonumber(active or 0)
+  local limit = group_limit(g)
+  if not n_active or n_active >= limit or redis.call('SISMEMBER', GROUP_PAUSED, g) == 1 then
+    return nil
+  end
+  local id = redis.call('ZRANGE', GROUP .. g, 0, 0)[1]
+  local waiting = tonumber(redis.call('GET', GROUP_WAITING))
+  if not id or not waiting then
+    return nil
+  end
+  local job_key = JOB .. id
+  local job = redis.pcall('HMGET', job_key, 'inc', 'attempts', 'max_attempts', 'backoff', 'expires_at',
+    'leased_at', 'cancelled', 'state')
+  if job.err or job[7] or job[8] ~= 'grouped' then
+    return nil
+  end
+  local max, backoff = max_attempts_of(job[3]), job[4] or config('backoff')
+  local attempts = (tonumber(job[2]) or 0) + 1
+  if (job[5] and not job[6] and tonumber(job[5]) <= now) or (max > 0 and attempts > max) then
+    return nil
+  end
+  local data = redis.pcall('GET', DATA .. id)
+  if type(data) ~= 'string' then
+    return nil
+  end
+  -- The writes. The lease key first: refused (a copy somebody holds), nothing is written.
+  if not redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl_s) then
+    return nil
+  end
+  -- P:ready_set and P:leased are the keys no read above checked: each write undoes the ones
+  -- before it when refused, so the call changes nothing (4.1, Refused calls).
+  local off = redis.pcall('SREM', READY_SET, g)
+  if type(off) == 'table' then
+    redis.call('DEL', LEASE .. id)
+    error(off)
+  end
+  local tracked = redis.pcall('ZADD', LEASED, expiry_s, id)
+  if type(tracked) == 'table' then
+    if off == 1 then
+      redis.call('SADD', READY_SET, g)
+    end
+    redis.call('DEL', LEASE .. id)
+    error(tracked)
+  end
+  redis.call('RPOP', READY)
+  redis.call('ZREM', GROUP .. g, id)
+  grouped_left(1)
+  n_active = redis.call('HINCRBY', GROUP_ACTIVE, g, 1)
+  -- Still ready: back at the ring's head (it was on the ring: nobody needs waking).
+  if n_active < limit and redis.call('ZCARD', GROUP .. g) > 0 then
+    ring_push(g, false)
+  end
+  redis.call('RENAME', DATA .. id, ITEM .. id)
+  local inc = job[1] or token
+  redis.call('HSET', job_key, 'inc', inc, 'attempts', attempts, 'state', 'leased', 'leased_at', now_s)
+  return {id, data, attempts, inc, max, backoff}
+end
+
 -- A lease of a bounded queue (P:config capacity, as of the last housekeeping) made room: one
 -- element in P:room wakes the producers waiting for room (5.18). An add refused for want of
 -- room deletes it, so a waiting producer never wakes for room it was already refused. (pcall:
@@ -178,6 +250,28 @@ local function lease_items(base, ttl_s, n_s, db, now)
       return {0, -1, lease}
     end
     empty = not taken
+  elseif n == 1 and h.groups and not h.prios and not h.held and not h.group_rate_max
+      and not h.group_holds then
+    -- Groups and P:queue only: the turn the loop's pop would take (pop_waiting_many), each
+    -- side standing in for the other when it has none. A shortcut that finds nothing to lease
+    -- puts the turn back, so that the loop takes the same one.
+    local turn = h.turn
+    h.turn = not turn
+    local lease
+    if not h.turn then
+      lease, taken, taken_data, no_job = lease_plain(h, base, ttl_s, now_s, expiry_s)
+    end
+    if not lease and not taken then
+      lease = lease_grouped(h, base, ttl_s, now_s, expiry_s, now)
+    end
+    if lease then
+      made_room(h)
+      counted(h, 1)
+      return {0, -1, lease}
+    end
+    if not taken then
+      h.turn = turn
+    end
   end
   -- P:leased gets one ZADD for the whole batch, at the end: nothing in between reads it for
   -- these ids.
