@@ -656,6 +656,22 @@ impl AsyncQueue {
         })
     }
 
+    /// See ``leaseq.Queue.rate_limit_group``.
+    fn rate_limit_group<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+        duration: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        let duration = convert::seconds(duration, "duration")?;
+        self.run(py, move |q| async move {
+            q.rate_limit_group(&group, duration)
+                .await
+                .map(crate::time::Timedelta)
+        })
+    }
+
     /// See ``leaseq.Queue.cancel``.
     fn cancel<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
         let id = convert::id(id, "id")?;
@@ -709,7 +725,7 @@ impl AsyncQueue {
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
         keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
-        capacity = None, rate_limit = None, group_concurrency = None
+        capacity = None, rate_limit = None, group_concurrency = None, group_rate_limit = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config<'py>(
@@ -726,6 +742,7 @@ impl AsyncQueue {
         capacity: Option<&Bound<'py, PyAny>>,
         rate_limit: Option<&Bound<'py, PyAny>>,
         group_concurrency: Option<&Bound<'py, PyAny>>,
+        group_rate_limit: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let config = convert::config(
             max_attempts,
@@ -739,6 +756,7 @@ impl AsyncQueue {
             capacity,
             rate_limit,
             group_concurrency,
+            group_rate_limit,
         )?;
         self.run(py, move |q| async move { q.set_config(&config).await })
     }

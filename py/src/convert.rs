@@ -387,6 +387,7 @@ pub fn config(
     capacity: Option<&Bound<'_, PyAny>>,
     rate_limit: Option<&Bound<'_, PyAny>>,
     group_concurrency: Option<&Bound<'_, PyAny>>,
+    group_rate_limit: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<leaseq::QueueConfig> {
     let mut config = leaseq::QueueConfig::new();
     if let Some(m) = opt_integer(max_attempts, "max_attempts")? {
@@ -421,6 +422,9 @@ pub fn config(
     }
     if let Some(n) = opt_integer(group_concurrency, "group_concurrency")? {
         config = config.group_concurrency(n);
+    }
+    if let Some(limit) = opt_rate_limit(group_rate_limit, "group_rate_limit")? {
+        config = config.group_rate_limit(limit);
     }
     Ok(config)
 }

@@ -501,6 +501,14 @@ impl GroupInfo {
         self.inner.paused
     }
 
+    /// While the group is at the queue's ``group_rate_limit`` or held off
+    /// (``Queue.rate_limit_group``), how long until its leases go on (a timedelta); ``None``
+    /// otherwise.
+    #[getter]
+    fn rate_limited_for<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        time::opt_timedelta(py, self.inner.rate_limited_for)
+    }
+
     fn __repr__(&self) -> String {
         let g = &self.inner;
         format!(
@@ -597,6 +605,13 @@ impl QueueConfig {
         self.inner.group_concurrency
     }
 
+    /// At most ``max`` leases of each group per ``per``, every group in its own window, for
+    /// every client; ``None``: no limit.
+    #[getter]
+    fn group_rate_limit(&self) -> Option<RateLimit> {
+        self.inner.group_rate_limit.map(|inner| RateLimit { inner })
+    }
+
     fn __repr__(&self) -> String {
         let c = &self.inner;
         let secs = |d: Option<std::time::Duration>| d.map(|d| d.as_secs_f64().to_string());
@@ -624,6 +639,11 @@ impl QueueConfig {
             (
                 "group_concurrency",
                 c.group_concurrency.map(|v| v.to_string()),
+            ),
+            (
+                "group_rate_limit",
+                c.group_rate_limit
+                    .map(|inner| RateLimit { inner }.__repr__()),
             ),
         ];
         let set: Vec<String> = fields

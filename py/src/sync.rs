@@ -597,7 +597,7 @@ impl Queue {
     }
 
     /// One group at a glance (a ``GroupInfo``): its waiting and leased items, its limit,
-    /// whether it is paused.
+    /// whether it is paused, and how long it waits for its rate limit's window.
     fn group(&self, py: Python<'_>, group: &Bound<'_, PyAny>) -> PyResult<GroupInfo> {
         let group = convert::string(group, "group")?;
         self.call(py, |q| q.group(&group)).map(GroupInfo::from)
@@ -614,6 +614,23 @@ impl Queue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let duration = convert::seconds(duration, "duration")?;
         let held = self.call(py, |q| q.rate_limit(duration))?;
+        crate::time::timedelta(py, held)
+    }
+
+    /// Holds one group's leases off for ``duration`` (seconds or a timedelta): a handler
+    /// working for that group (a customer, a tenant) was rate limited by an API that limits per
+    /// key. The queue's other groups and ungrouped items go on; the group's items wait, in
+    /// their order, until the hold ends. A longer hold already in place is kept. Returns how
+    /// long the group is held off (a timedelta); also ``GroupInfo.rate_limited_for``.
+    fn rate_limit_group<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+        duration: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        let duration = convert::seconds(duration, "duration")?;
+        let held = self.call(py, |q| q.rate_limit_group(&group, duration))?;
         crate::time::timedelta(py, held)
     }
 
@@ -658,11 +675,12 @@ impl Queue {
     /// holds more now); ``rate_limit=RateLimit(max, per)`` allows at most ``max`` leases per
     /// ``per`` (seconds or a timedelta), counted for every client; ``group_concurrency=<n>``
     /// lets ``n`` items of a group (``Item(..., group=...)``) be leased at once, for groups
-    /// without a limit of their own (default 1).
+    /// without a limit of their own (default 1); ``group_rate_limit=RateLimit(max, per)``
+    /// allows at most ``max`` leases of each group per ``per``, every group in its own window.
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
         keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
-        capacity = None, rate_limit = None, group_concurrency = None
+        capacity = None, rate_limit = None, group_concurrency = None, group_rate_limit = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config(
@@ -679,6 +697,7 @@ impl Queue {
         capacity: Option<&Bound<'_, PyAny>>,
         rate_limit: Option<&Bound<'_, PyAny>>,
         group_concurrency: Option<&Bound<'_, PyAny>>,
+        group_rate_limit: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let config = convert::config(
             max_attempts,
@@ -692,6 +711,7 @@ impl Queue {
             capacity,
             rate_limit,
             group_concurrency,
+            group_rate_limit,
         )?;
         self.call(py, |q| q.set_config(&config))
     }

@@ -459,8 +459,9 @@ impl Backoff {
 
 /// A queue's rate limit (``set_config(rate_limit=RateLimit(max, per))``): at most ``max``
 /// leases in each window of ``per`` (seconds or a timedelta), counted on the server for every
-/// client. The queue's ``set_config`` checks the values (``InvalidArgumentError`` naming
-/// ``rate_limit``).
+/// client; as ``set_config(group_rate_limit=...)``, the same for each group, in its own window.
+/// The queue's ``set_config`` checks the values (``InvalidArgumentError`` naming the argument,
+/// ``rate_limit`` or ``group_rate_limit``).
 #[pyclass(module = "leaseq", frozen, eq)]
 #[derive(PartialEq, Eq)]
 pub struct RateLimit {

@@ -107,9 +107,10 @@ impl Done {
     /// ``done("complete", result_bytes_or_None)``, ``done("fail", (message, type, retry))``
     /// with retry ``None`` (the backoff), ``"never"`` or seconds, ``done("unencodable",
     /// (message, type))`` for a return value the Python layer could not encode (a failed
-    /// attempt, worded by the core), ``done("release", delay)``, or ``done("rate_limited",
+    /// attempt, worded by the core), ``done("release", delay)``, ``done("rate_limited",
     /// hold)``: the queue is held off for ``hold`` seconds and the job released, no attempt
-    /// charged.
+    /// charged, or ``done("rate_limited_group", hold)``: the same for the job's group only (the
+    /// queue when the job has none).
     fn __call__(&self, kind: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let outcome = match kind {
             "complete" if value.is_none() => Outcome::Complete(None),
@@ -132,6 +133,10 @@ impl Done {
             }
             "rate_limited" => {
                 Outcome::Fail(JobError::rate_limited(convert::seconds(value, "hold")?))
+            }
+            "rate_limited_group" => {
+                let hold = convert::seconds(value, "hold")?;
+                Outcome::Fail(JobError::rate_limited_group(hold))
             }
             "release" => Outcome::Release(convert::opt_seconds(
                 Some(value).filter(|v| !v.is_none()),

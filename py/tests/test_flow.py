@@ -1,5 +1,5 @@
-"""Pause and resume, bounded queues and rate limits (issue 25), through the sync and asyncio
-faces."""
+"""Pause and resume, bounded queues, rate limits, groups and the groups' rate limits (issue 25),
+through the sync and asyncio faces."""
 
 from __future__ import annotations
 
@@ -308,6 +308,7 @@ def test_a_bad_group_is_refused_naming_group(
             queue.resume_group,
             queue.group,
             queue.set_group_limit,
+            lambda g: queue.rate_limit_group(g, 60),
         ):
             with pytest.raises(leaseq.InvalidArgumentError) as refused:
                 call(group)
@@ -338,6 +339,100 @@ def test_asyncio_groups(url: str) -> None:
             assert job is not None and job.group == "g"
             with pytest.raises(leaseq.aio.InvalidArgumentError) as refused:
                 await q.group("")
+            assert refused.value.argument == "group"
+
+    asyncio.run(main())
+
+
+def test_a_group_rate_limit_round_trips_and_limits_each_group(
+    queue: leaseq.Queue, r: redis.Redis
+) -> None:
+    for limit in (
+        leaseq.RateLimit(0, 1),
+        leaseq.RateLimit(1, 0),
+        leaseq.RateLimit(1, timedelta(days=2)),
+    ):
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            queue.set_config(group_rate_limit=limit)
+        assert refused.value.argument == "group_rate_limit"
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        queue.set_config(group_rate_limit=(1, 1))  # type: ignore[arg-type]
+    assert wrong.value.argument == "group_rate_limit"
+    assert r.keys(queue.prefix + "*") == [], "nothing written"
+
+    assert queue.config().group_rate_limit is None
+    queue.set_config(group_concurrency=10, group_rate_limit=leaseq.RateLimit(2, 60))
+    config = queue.config()
+    assert config.group_rate_limit == leaseq.RateLimit(2, timedelta(minutes=1))
+    assert config.rate_limit is None, "the queue's own limit is another setting"
+    assert "group_rate_limit=RateLimit(max=2, per=60" in repr(config)
+    queue.add_batch([grouped(i, "a") for i in ("a1", "a2", "a3")])
+    queue.add(grouped("b1", "b"))
+    assert sorted(leased_ids(queue)) == ["a1", "a2", "b1"], (
+        "two of a, in its own window"
+    )
+    assert leased_ids(queue) == [], "a waits for its window"
+    waits = queue.group("a").rate_limited_for
+    assert waits is not None and timedelta(0) < waits <= timedelta(seconds=60)
+    assert queue.group("b").rate_limited_for is None, "b has a lease left in its window"
+    queue.add(grouped("b2", "b"))
+    assert leased_ids(queue) == ["b2"], "b's window is its own"
+    assert queue.stats().rate_limited_for is None, "the queue is not limited"
+
+
+def test_rate_limit_group_holds_one_group_while_another_is_leased(
+    queue: leaseq.Queue, url: str
+) -> None:
+    queue.add_batch([grouped("a1", "a"), grouped("b1", "b"), grouped("b2", "b")])
+    queue.add(leaseq.Item(b"", id="plain"))
+    assert queue.group("a").rate_limited_for is None
+    held = queue.rate_limit_group("a", 60)
+    assert held >= timedelta(seconds=60)
+    assert queue.rate_limit_group("a", timedelta(milliseconds=10)) > timedelta(
+        seconds=50
+    ), "a longer hold is kept"
+    first = queue.lease_batch(10)
+    assert sorted(lease.id for lease in first) == ["b1", "plain"], "the rest goes on"
+    for lease in first:
+        assert queue.complete(lease)
+    assert leased_ids(queue) == ["b2"]
+    with leaseq.Client(url) as other:
+        assert other.queue(queue.prefix).lease() is None, "every client is held off a"
+    info = queue.group("a")
+    assert (info.waiting, info.leased) == (1, 0)
+    assert info.rate_limited_for is not None
+    assert info.rate_limited_for > timedelta(seconds=50)
+    assert queue.stats().rate_limited_for is None, "the queue is not held"
+    for duration in (0, timedelta(days=2)):
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            queue.rate_limit_group("b", duration)
+        assert refused.value.argument == "duration"
+    assert queue.group("b").rate_limited_for is None, "a refused hold holds nothing"
+
+
+def test_asyncio_group_rate_limits(url: str) -> None:
+    async def main() -> None:
+        async with leaseq.aio.Client(url) as client:
+            q = client.queue(new_prefix())
+            with pytest.raises(leaseq.aio.InvalidArgumentError) as refused:
+                await q.set_config(group_rate_limit=leaseq.aio.RateLimit(0, 1))
+            assert refused.value.argument == "group_rate_limit"
+            await q.set_config(group_rate_limit=leaseq.aio.RateLimit(5, 1.5))
+            config = await q.config()
+            assert config.group_rate_limit == leaseq.RateLimit(
+                5, timedelta(seconds=1.5)
+            )
+            await q.add_batch([grouped("a1", "a"), grouped("b1", "b")])
+            held = await q.rate_limit_group("a", timedelta(seconds=60))
+            assert held >= timedelta(seconds=60)
+            assert [lease.id for lease in await q.lease_batch(10)] == ["b1"]
+            info = await q.group("a")
+            assert info.waiting == 1 and info.rate_limited_for is not None
+            with pytest.raises(leaseq.aio.InvalidArgumentError) as refused:
+                await q.rate_limit_group("a", timedelta(days=2))
+            assert refused.value.argument == "duration"
+            with pytest.raises(leaseq.aio.InvalidArgumentError) as refused:
+                await q.rate_limit_group("", 1)
             assert refused.value.argument == "group"
 
     asyncio.run(main())

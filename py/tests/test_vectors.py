@@ -494,6 +494,15 @@ class Runner:
             },
         )
 
+    def do_rate_limit_group(self, step: Obj) -> Outcome:
+        group, hold = str_field(step, "group"), duration(step, "ms")
+        if hold is None:
+            raise StepError("step needs number `ms`")
+        return then(
+            run(lambda: self.q.rate_limit_group(group, hold)),
+            lambda held: held // timedelta(milliseconds=1),
+        )
+
     def do_stats(self, step: Obj) -> Outcome:
         return then(run(self.q.stats), stats_json)
 

@@ -127,6 +127,68 @@ def test_a_rate_limited_handler_holds_the_queue_off_without_charging_an_attempt(
     assert result is not None and result.data == b"attempt 1"
 
 
+@pytest.mark.parametrize("kind", ["thread", "asyncio"])
+def test_a_handler_rate_limited_for_its_group_holds_only_that_group(
+    queue: leaseq.Queue, kind: str
+) -> None:
+    queue.add(leaseq.Item(b"x", id="a1", group="a", max_attempts=1))
+    queue.add_batch([leaseq.Item(b"x", id=f"b{i}", group="b") for i in range(3)])
+    calls: list[tuple[str, int]] = []
+    a_released = threading.Event()
+    # What b0 saw once a1 was handed back: the queue's hold, and a's.
+    seen: list[tuple[Any, Any]] = []
+
+    def outcome(job: leaseq.worker.Job) -> str:
+        calls.append((job.id, job.attempt))
+        if job.id == "a1" and len(calls_of("a1")) == 1:
+            raise leaseq.RateLimited(2, group=True)  # a's API answered 429
+        return f"attempt {job.attempt}"
+
+    def calls_of(id: str) -> list[int]:
+        return [attempt for job_id, attempt in calls if job_id == id]
+
+    def wait_for_a_held(job: leaseq.worker.Job) -> None:
+        # b0 waits until a1 is handed back, so that b's items are taken during a's hold.
+        if job.id == "b0":
+            assert a_released.wait(timeout=30)
+            seen.append(
+                (queue.stats().rate_limited_for, queue.group("a").rate_limited_for)
+            )
+
+    def sync_handler(job: leaseq.worker.Job) -> str:
+        wait_for_a_held(job)
+        return outcome(job)
+
+    async def async_handler(job: leaseq.worker.Job) -> str:
+        await asyncio.get_running_loop().run_in_executor(None, wait_for_a_held, job)
+        return outcome(job)
+
+    worker = leaseq.Worker(
+        queue, sync_handler if kind == "thread" else async_handler, concurrency=2
+    )
+    completed: list[str] = []
+
+    def listener(name: str, job_id: Any, _detail: Any) -> None:
+        if name == "released" and job_id == "a1":
+            a_released.set()
+        if name == "completed":
+            completed.append(job_id)
+            if len(completed) == 4:
+                worker.stop()
+
+    worker.on("*", listener)
+    report = worker.run()
+    [(queue_held, a_held)] = seen
+    assert queue_held is None, "the queue was not held off"
+    assert a_held is not None, "a was"
+    assert completed == ["b0", "b1", "b2", "a1"], "b went on while a waited"
+    # max_attempts 1, yet not dead: the rate-limited run was not charged an attempt.
+    assert calls_of("a1") == [1, 1]
+    assert (report.completed, report.dead, report.retried) == (4, 0, 0)
+    result = queue.result("a1")
+    assert result is not None and result.data == b"attempt 1"
+
+
 def test_a_cancelled_job_is_told_its_lease_is_lost(queue: leaseq.Queue) -> None:
     queue.add(leaseq.Item(b"x", id="long"))
     queue.add(leaseq.Item(b"x", id="long-async"))

@@ -345,13 +345,20 @@ class Queue:
 
     async def group(self, group: str) -> GroupInfo:
         """One group at a glance: its waiting and leased items, its limit, whether it is
-        paused."""
+        paused, how long it waits for its rate limit's window."""
         return await self._native.group(group)
 
     async def rate_limit(self, duration: float | timedelta) -> timedelta:
         """Holds every client's leases off for ``duration`` (a handler was rate limited);
         returns how long leases are held off."""
         return await self._native.rate_limit(duration)
+
+    async def rate_limit_group(
+        self, group: str, duration: float | timedelta
+    ) -> timedelta:
+        """Holds one group's leases off for ``duration`` (its API was rate limited; the rest
+        of the queue goes on); returns how long the group is held off."""
+        return await self._native.rate_limit_group(group, duration)
 
     async def cancel(self, id: bytes | str) -> State | None:
         """Cancels item ``id``; returns the state it was in, or ``None``."""
@@ -388,11 +395,14 @@ class Queue:
         capacity: int | None = None,
         rate_limit: RateLimit | None = None,
         group_concurrency: int | None = None,
+        group_rate_limit: RateLimit | None = None,
     ) -> None:
         """Stores the given fields of the queue's configuration (``stats=True`` turns on the
         per-minute counters; ``capacity`` bounds the waiting and delayed items;
         ``rate_limit=RateLimit(max, per)`` allows ``max`` leases per ``per``;
-        ``group_concurrency`` is how many items of a group may be leased at once)."""
+        ``group_concurrency`` is how many items of a group may be leased at once;
+        ``group_rate_limit=RateLimit(max, per)`` allows ``max`` leases of each group per
+        ``per``)."""
         await self._native.set_config(
             max_attempts=max_attempts,
             backoff=backoff,
@@ -405,6 +415,7 @@ class Queue:
             capacity=capacity,
             rate_limit=rate_limit,
             group_concurrency=group_concurrency,
+            group_rate_limit=group_rate_limit,
         )
 
     async def reset_config(self) -> None:

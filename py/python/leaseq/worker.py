@@ -59,11 +59,16 @@ class Release(Exception):
 class RateLimited(Exception):
     """Raise it from a handler that was rate limited (an API answered 429): every client's
     leases of the queue are held off for ``hold`` seconds (``Queue.rate_limit``) and the job is
-    handed back, to run again after the hold without being charged an attempt."""
+    handed back, to run again after the hold without being charged an attempt.
 
-    def __init__(self, hold: Seconds) -> None:
+    With ``group=True`` (an API that limits per customer or tenant) only the job's group is
+    held off (``Queue.rate_limit_group``), released in the same call, while the queue's other
+    groups go on; a job without a group holds the whole queue off, as without it."""
+
+    def __init__(self, hold: Seconds, *, group: bool = False) -> None:
         super().__init__("rate limited")
         self.hold = hold
+        self.group = group
 
 
 class Job:
@@ -236,7 +241,8 @@ def _send_outcome(
     elif isinstance(error, Release):
         done("release", None if error.delay is None else _seconds(error.delay))
     elif isinstance(error, RateLimited):
-        done("rate_limited", _seconds(error.hold))
+        kind = "rate_limited_group" if error.group else "rate_limited"
+        done(kind, _seconds(error.hold))
     elif isinstance(error, Unrecoverable):
         done("fail", (str(error), type(error).__name__, "never"))
     elif isinstance(error, RetryLater):
@@ -264,7 +270,8 @@ class Worker:
     ``keep_results=False`` it is not encoded at all. An exception fails the attempt (retried
     with the queue's backoff); :class:`Unrecoverable` sends it to the dead letters, :class:`RetryLater`
     retries after a delay, :class:`Release` hands it back, :class:`RateLimited` holds the queue
-    off for a while and hands it back (no attempt counted). Settings not given take the core's
+    (or, with ``group=True``, the job's group) off for a while and hands it back (no attempt
+    counted). Settings not given take the core's
     defaults (concurrency 1, lease TTL 30 s, renewal every TTL/3, shutdown timeout 30 s, ...).
     ``job_timeout`` (seconds; default none) limits how long a handler runs: past it the handler
     is told (see :class:`Job`) and the attempt fails with error type ``timeout`` once the
