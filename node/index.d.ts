@@ -380,6 +380,13 @@ export interface QueueConfig {
    * of their own (`Queue#setGroupLimit`). Default 1: FIFO per group.
    */
   groupConcurrency?: number
+  /**
+   * At most `max` leases of **each group** in each window of `perMs`, every group in its own
+   * window (starting with its first lease), counted on the server for every client: a group at
+   * its limit waits for its window while the queue's other groups and ungrouped items go on.
+   * Bounds as `rateLimit`'s (`err.argument === 'groupRateLimit'`). Default: no limit.
+   */
+  groupRateLimit?: RateLimit
 }
 
 /** One group of a queue (`Queue#group`). */
@@ -392,9 +399,14 @@ export interface GroupInfo {
   limit: number
   /** Whether it is paused (`Queue#pauseGroup`). */
   paused: boolean
+  /**
+   * While the group is at the groups' rate limit (`QueueConfig#groupRateLimit`) or held off
+   * (`Queue#rateLimitGroup`), how long until its leases go on, in ms; null otherwise.
+   */
+  rateLimitedForMs: number | null
 }
 
-/** A queue's rate limit (`QueueConfig#rateLimit`). */
+/** A rate limit (`QueueConfig#rateLimit`, `QueueConfig#groupRateLimit`). */
 export interface RateLimit {
   /** Leases per window. */
   max: number
@@ -569,7 +581,10 @@ export declare class Queue {
    * out (or null), the group's own limit is removed and the queue's `groupConcurrency` applies.
    */
   setGroupLimit(group: string, limit?: number | null): Promise<void>
-  /** One group at a glance: its waiting and leased items, its limit, whether it is paused. */
+  /**
+   * One group at a glance: its waiting and leased items, its limit, whether it is paused, and
+   * how long it waits for its rate limit's window.
+   */
   group(group: string): Promise<GroupInfo>
   /**
    * Holds every client's leases of the queue off for `durationMs`: a handler was rate limited
@@ -577,6 +592,14 @@ export declare class Queue {
    * longer hold already in place is kept. Resolves to how long leases are held off, in ms.
    */
   rateLimit(durationMs: number): Promise<number>
+  /**
+   * Holds one group's leases off for `durationMs` (more than 0, at most a day), for every
+   * client: a handler working for that group (a customer, a tenant) was rate limited by an API
+   * that limits per key. The queue's other groups and ungrouped items go on; the group's items
+   * wait, in their order, until the hold ends. A longer hold already in place is kept. Resolves
+   * to how long the group is held off, in ms (also `group(group).rateLimitedForMs`).
+   */
+  rateLimitGroup(group: string, durationMs: number): Promise<number>
   /** Puts these dead items back to waiting (attempts reset); at most 1000 ids. Resolves to how many. */
   deadRequeue(ids: Array<string | Buffer | Uint8Array>): Promise<number>
   /** Requeues the `n` oldest dead items (all when `n` is left out); resolves to how many. */
@@ -798,11 +821,21 @@ export declare class RetryLaterError extends Error {
 /**
  * Thrown by a handler that was rate limited (an API answered 429): every client's leases of the
  * queue are held off for `holdMs` (`Queue#rateLimit`) and the job is handed back, to run again
- * after the hold without being charged an attempt.
+ * after the hold without being charged an attempt. With `{ group: true }` (an API that limits
+ * per customer or tenant), only the job's group is held off (`Queue#rateLimitGroup`), the
+ * queue's other groups going on; a job without a group holds the queue off.
  */
 export declare class RateLimitedError extends Error {
-  constructor(holdMs: number)
+  constructor(holdMs: number, options?: RateLimitedOptions)
   readonly holdMs: number
+  /** Whether only the job's group is held off. */
+  readonly group: boolean
+}
+
+/** Options of `RateLimitedError`. */
+export interface RateLimitedOptions {
+  /** Hold off only the job's group (the queue when it has none). Default false. */
+  group?: boolean
 }
 
 /** Thrown by a handler: hand the job back untouched (no attempt counted). */

@@ -145,10 +145,18 @@ export declare class NativeQueue {
    * `groupConcurrency` applies.
    */
   setGroupLimit(group: string, limit?: number | undefined | null): Promise<void>
-  /** One group: its waiting and leased items, its limit, whether it is paused. */
+  /**
+   * One group: its waiting and leased items, its limit, whether it is paused, and how long
+   * it waits for its rate limit's window.
+   */
   group(group: string): Promise<GroupParts>
   /** Holds every client's leases off for `duration_ms`; how long they are held off, in ms. */
   rateLimit(durationMs: number): Promise<number>
+  /**
+   * Holds one group's leases off for `duration_ms`, the rest of the queue going on; how long
+   * the group is held off, in ms.
+   */
+  rateLimitGroup(group: string, durationMs: number): Promise<number>
   /** Puts these dead items (ids as bytes) back to waiting; how many. */
   deadRequeue(ids: Array<Buffer>): Promise<number>
   /** Requeues the `n` oldest dead items (absent: all); how many. */
@@ -217,8 +225,9 @@ export declare class NativeWorkerJob {
    * Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
    * `never`, a delay in ms, or the backoff), `unencodable` (the message and type of the error
    * that stopped the JavaScript layer encoding the return value: a failed attempt, worded by
-   * the core), `release` (after a delay in ms), or `rateLimited` (the queue held off for the
-   * delay in ms and the job released, no attempt charged).
+   * the core), `release` (after a delay in ms), `rateLimited` (the queue held off for the
+   * delay in ms and the job released, no attempt charged), or `rateLimitedGroup` (the same,
+   * holding off only the job's group; the queue when it has none).
    */
   finish(kind: string, result?: Buffer | undefined | null, message?: string | undefined | null, errorType?: string | undefined | null, retry?: string | undefined | null, delayMs?: number | undefined | null): void
   /** Stores a progress value (at most 64 KiB); false once the lease is lost. */
@@ -340,6 +349,8 @@ export interface ConfigParts {
   rateLimit?: RateLimitParts
   /** How many items of one group may be leased at once, for groups without their own limit. */
   groupConcurrency?: number
+  /** At most `max` leases of each group per `perMs`, every group in its own window. */
+  groupRateLimit?: RateLimitParts
 }
 
 /** One line of `list`. */
@@ -407,6 +418,8 @@ export interface GroupParts {
   limit: number
   /** Whether it is paused. */
   paused: boolean
+  /** While it is at the groups' rate limit or held off, how long until its leases go on. */
+  rateLimitedForMs?: number
 }
 
 /**

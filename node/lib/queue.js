@@ -33,6 +33,7 @@ const CONFIG_OPTIONS = Object.freeze([
   'capacity',
   'rateLimit',
   'groupConcurrency',
+  'groupRateLimit',
 ])
 const COMPLETION_FIELDS = Object.freeze(['lease', 'result', 'keepResultForMs'])
 const FAILURE_FIELDS = Object.freeze(['lease', 'error', 'errorType', 'retry'])
@@ -175,6 +176,9 @@ function toConfig(c) {
   if (c.capacity != null) out.capacity = c.capacity
   if (c.rateLimit != null) out.rateLimit = { max: c.rateLimit.max, perMs: c.rateLimit.perMs }
   if (c.groupConcurrency != null) out.groupConcurrency = c.groupConcurrency
+  if (c.groupRateLimit != null) {
+    out.groupRateLimit = { max: c.groupRateLimit.max, perMs: c.groupRateLimit.perMs }
+  }
   return out
 }
 
@@ -618,14 +622,21 @@ class Queue {
   }
 
   /**
-   * One group at a glance: its waiting and leased items, its limit, whether it is paused.
+   * One group at a glance: its waiting and leased items, its limit, whether it is paused, and
+   * how long it waits for its rate limit's window (`rateLimitedForMs`, null when it does not).
    * @param {string} group
    * @returns {Promise<import('../index').GroupInfo>}
    */
   async group(group) {
     const g = args.string('group', group)
     const info = await nativeAsync(() => this.#native.group(g))
-    return { waiting: info.waiting, leased: info.leased, limit: info.limit, paused: info.paused }
+    return {
+      waiting: info.waiting,
+      leased: info.leased,
+      limit: info.limit,
+      paused: info.paused,
+      rateLimitedForMs: orNull(info.rateLimitedForMs),
+    }
   }
 
   /**
@@ -639,6 +650,22 @@ class Queue {
   async rateLimit(durationMs) {
     const ms = args.number('durationMs', durationMs)
     return nativeAsync(() => this.#native.rateLimit(ms))
+  }
+
+  /**
+   * Holds one group's leases off for `durationMs`, for every client: a handler working for that
+   * group (a customer, a tenant) was rate limited by an API that limits per key. The queue's
+   * other groups and ungrouped items go on; the group's items wait, in their order, until the
+   * hold ends. A longer hold already in place is kept. Resolves to how long the group is held
+   * off, in ms (also `group(group).rateLimitedForMs`).
+   * @param {string} group
+   * @param {number} durationMs
+   * @returns {Promise<number>}
+   */
+  async rateLimitGroup(group, durationMs) {
+    const g = args.string('group', group)
+    const ms = args.number('durationMs', durationMs)
+    return nativeAsync(() => this.#native.rateLimitGroup(g, ms))
   }
 
   /**
@@ -700,6 +727,8 @@ class Queue {
       capacity: args.optionalNumber('capacity', o.capacity, WHOLE),
       rateLimit: o.rateLimit === undefined ? undefined : args.rateLimit('rateLimit', o.rateLimit),
       groupConcurrency: args.optionalNumber('groupConcurrency', o.groupConcurrency, WHOLE),
+      groupRateLimit:
+        o.groupRateLimit === undefined ? undefined : args.rateLimit('groupRateLimit', o.groupRateLimit),
     }
     return nativeAsync(() => this.#native.setConfig(parts))
   }

@@ -72,17 +72,28 @@ class RetryLaterError extends Error {
   }
 }
 
+const RATE_LIMITED_OPTIONS = Object.freeze(['group'])
+
 /**
  * Thrown by a handler that was rate limited (an API answered 429): every client's leases of the
  * queue are held off for `holdMs` (`Queue#rateLimit`) and the job is handed back, to run again
- * after the hold without being charged an attempt.
+ * after the hold without being charged an attempt. With `{ group: true }` (an API that limits
+ * per customer or tenant), only the job's group is held off (`Queue#rateLimitGroup`), the
+ * queue's other groups going on; a job without a group holds the queue off.
  */
 class RateLimitedError extends Error {
-  /** @param {number} holdMs */
-  constructor(holdMs) {
-    super(`rate limited for ${holdMs} ms`)
+  /**
+   * @param {number} holdMs
+   * @param {{ group?: boolean }} [options]
+   */
+  constructor(holdMs, options) {
+    const o = args.optionalOptions('options', options, RATE_LIMITED_OPTIONS)
+    const group = o.group === undefined ? false : args.boolean('group', o.group)
+    super(`rate limited for ${holdMs} ms${group ? ' (its group)' : ''}`)
     this.name = 'RateLimitedError'
     this.holdMs = holdMs
+    /** Whether only the job's group is held off. */
+    this.group = group
   }
 }
 
@@ -261,7 +272,8 @@ class Worker extends EventEmitter {
         } else if (error instanceof ReleaseJob) {
           nativeJob.finish('release', null, null, null, null, error.delayMs ?? null)
         } else if (error instanceof RateLimitedError) {
-          nativeJob.finish('rateLimited', null, null, null, null, error.holdMs)
+          const kind = error.group ? 'rateLimitedGroup' : 'rateLimited'
+          nativeJob.finish(kind, null, null, null, null, error.holdMs)
         } else if (error instanceof UnrecoverableError) {
           nativeJob.finish('fail', null, error.message, error.name, 'never', null)
         } else if (error instanceof RetryLaterError) {

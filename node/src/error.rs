@@ -51,6 +51,7 @@ fn js_argument(core_name: &str) -> String {
         "dead_max_age" => "deadMaxAgeMs",
         "rate_limit" => "rateLimit",
         "group_concurrency" => "groupConcurrency",
+        "group_rate_limit" => "groupRateLimit",
         other => other,
     }
     .to_owned()

@@ -240,6 +240,8 @@ pub struct ConfigParts {
     pub rate_limit: Option<RateLimitParts>,
     /// How many items of one group may be leased at once, for groups without their own limit.
     pub group_concurrency: Option<f64>,
+    /// At most `max` leases of each group per `perMs`, every group in its own window.
+    pub group_rate_limit: Option<RateLimitParts>,
 }
 
 /// One group of a queue (`Queue#group`).
@@ -253,6 +255,8 @@ pub struct GroupParts {
     pub limit: i64,
     /// Whether it is paused.
     pub paused: bool,
+    /// While it is at the groups' rate limit or held off, how long until its leases go on.
+    pub rate_limited_for_ms: Option<f64>,
 }
 
 impl From<leaseq::GroupInfo> for GroupParts {
@@ -262,6 +266,7 @@ impl From<leaseq::GroupInfo> for GroupParts {
             leased: count(g.leased),
             limit: count(g.limit),
             paused: g.paused,
+            rate_limited_for_ms: g.rate_limited_for.map(duration_ms),
         }
     }
 }
@@ -293,6 +298,10 @@ impl ConfigParts {
                 per_ms: duration_ms(r.per),
             }),
             group_concurrency: c.group_concurrency.map(f64::from),
+            group_rate_limit: c.group_rate_limit.map(|r| RateLimitParts {
+                max: r.max as f64,
+                per_ms: duration_ms(r.per),
+            }),
         }
     }
 
@@ -334,6 +343,12 @@ impl ConfigParts {
         }
         if let Some(n) = self.group_concurrency {
             c = c.group_concurrency(integer("groupConcurrency", n)?);
+        }
+        if let Some(r) = &self.group_rate_limit {
+            c = c.group_rate_limit(leaseq::RateLimit::new(
+                integer("groupRateLimit", r.max)?,
+                millis("groupRateLimit", r.per_ms)?,
+            ));
         }
         Ok(c)
     }

@@ -452,7 +452,8 @@ impl NativeQueue {
             .map_err(to_napi)
     }
 
-    /// One group: its waiting and leased items, its limit, whether it is paused.
+    /// One group: its waiting and leased items, its limit, whether it is paused, and how long
+    /// it waits for its rate limit's window.
     #[napi]
     pub async fn group(&self, group: String) -> napi::Result<GroupParts> {
         Ok(self.inner.group(&group).await.map_err(to_napi)?.into())
@@ -463,6 +464,19 @@ impl NativeQueue {
     pub async fn rate_limit(&self, duration_ms: f64) -> napi::Result<f64> {
         let duration = millis("durationMs", duration_ms)?;
         let held = self.inner.rate_limit(duration).await.map_err(to_napi)?;
+        Ok(crate::convert::duration_ms(held))
+    }
+
+    /// Holds one group's leases off for `duration_ms`, the rest of the queue going on; how long
+    /// the group is held off, in ms.
+    #[napi]
+    pub async fn rate_limit_group(&self, group: String, duration_ms: f64) -> napi::Result<f64> {
+        let duration = millis("durationMs", duration_ms)?;
+        let held = self
+            .inner
+            .rate_limit_group(&group, duration)
+            .await
+            .map_err(to_napi)?;
         Ok(crate::convert::duration_ms(held))
     }
 

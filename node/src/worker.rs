@@ -86,8 +86,9 @@ impl NativeWorkerJob {
     /// Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
     /// `never`, a delay in ms, or the backoff), `unencodable` (the message and type of the error
     /// that stopped the JavaScript layer encoding the return value: a failed attempt, worded by
-    /// the core), `release` (after a delay in ms), or `rateLimited` (the queue held off for the
-    /// delay in ms and the job released, no attempt charged).
+    /// the core), `release` (after a delay in ms), `rateLimited` (the queue held off for the
+    /// delay in ms and the job released, no attempt charged), or `rateLimitedGroup` (the same,
+    /// holding off only the job's group; the queue when it has none).
     #[napi]
     pub fn finish(
         &self,
@@ -118,6 +119,10 @@ impl NativeWorkerJob {
             "rateLimited" => {
                 let ms = delay_ms.ok_or_else(|| invalid("holdMs", "must be a number of ms"))?;
                 Outcome::Fail(JobError::rate_limited(millis("holdMs", ms)?))
+            }
+            "rateLimitedGroup" => {
+                let ms = delay_ms.ok_or_else(|| invalid("holdMs", "must be a number of ms"))?;
+                Outcome::Fail(JobError::rate_limited_group(millis("holdMs", ms)?))
             }
             other => return Err(invalid("kind", &format!("unknown outcome `{other}`"))),
         };

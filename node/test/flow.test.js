@@ -237,7 +237,13 @@ describe('groups', { timeout: 60_000 }, () => {
     const first = await queue.lease()
     assert.equal(first.id, 'a1')
     assert.equal(await queue.lease(), null, 'one leased at a time (default limit 1)')
-    assert.deepEqual(await queue.group('acme'), { waiting: 2, leased: 1, limit: 1, paused: false })
+    assert.deepEqual(await queue.group('acme'), {
+      waiting: 2,
+      leased: 1,
+      limit: 1,
+      paused: false,
+      rateLimitedForMs: null,
+    })
     assert.equal(await queue.complete(first), true)
     assert.deepEqual(await leasedIds(queue), ['a2'], 'the next, in order')
   })
@@ -285,6 +291,76 @@ describe('groups', { timeout: 60_000 }, () => {
     }
   })
 
+  test('a group rate limit round-trips and gives every group its own window', async () => {
+    const queue = client.queue(uniquePrefix('group-rate'))
+    const groupRateLimit = { max: 1, perMs: 60_000 }
+    await queue.setConfig({ groupRateLimit, groupConcurrency: 10 })
+    assert.deepEqual(await queue.config(), { groupConcurrency: 10, groupRateLimit })
+    await queue.addBatch([grouped('a1', 'a'), grouped('a2', 'a'), grouped('b1', 'b'), grouped('b2', 'b')])
+    await queue.add(new Item('', 'plain'))
+    assert.deepEqual((await leasedIds(queue)).sort(), ['a1', 'b1', 'plain'], 'one lease per group per window')
+    assert.equal(await queue.lease(), null, 'both windows are used up')
+    for (const g of ['a', 'b']) {
+      const info = await queue.group(g)
+      assert.equal(info.waiting, 1)
+      assert.ok(info.rateLimitedForMs > 0 && info.rateLimitedForMs <= 60_000, `${g}: ${info.rateLimitedForMs}`)
+    }
+    assert.equal((await queue.stats()).rateLimitedForMs, null, 'the queue itself is not limited')
+  })
+
+  test('a group rate limit is checked by the core, naming it', async () => {
+    const queue = client.queue(uniquePrefix('group-rate-bad'))
+    for (const groupRateLimit of [
+      { max: 0, perMs: 1000 },
+      { max: 1, perMs: 0 },
+      { max: 1, perMs: 2 * 86_400_000 },
+      { max: 1.5, perMs: 1000 },
+      { max: 1 },
+    ]) {
+      await assert.rejects(queue.setConfig({ groupRateLimit }), (err) => {
+        isCode('INVALID_ARGUMENT')(err)
+        assert.match(err.argument, /^groupRateLimit/, err.message)
+        return true
+      })
+    }
+    await assert.rejects(queue.setConfig({ groupRateLimit: { max: 0, perMs: 1000 } }), names('groupRateLimit'))
+    for (const durationMs of [0, 2 * 86_400_000, -1]) {
+      await assert.rejects(queue.rateLimitGroup('acme', durationMs), names('durationMs'))
+    }
+    assert.deepEqual(await queue.config(), {})
+    assert.deepEqual(await admin.command('KEYS', `${queue.prefix}*`), [], 'nothing written')
+  })
+
+  test('rateLimitGroup holds one group off while the rest of the queue is leased', async () => {
+    const queue = client.queue(uniquePrefix('group-hold'))
+    await queue.addBatch([grouped('a1', 'a'), grouped('b1', 'b'), grouped('b2', 'b'), new Item('', 'plain')])
+    assert.equal((await queue.group('a')).rateLimitedForMs, null, 'not held yet')
+    assert.ok((await queue.rateLimitGroup('a', 60_000)) >= 60_000)
+    assert.ok((await queue.rateLimitGroup('a', 10)) > 50_000, 'a longer hold is kept')
+    const leases = await queue.leaseBatch(10)
+    assert.deepEqual(leases.map((l) => l.id).sort(), ['b1', 'plain'], 'group b and the plain item go on')
+    const other = await Client.connect(redis.url)
+    try {
+      assert.equal(await other.queue(queue.prefix).lease(), null, 'every client is held off group a')
+    } finally {
+      await other.close()
+    }
+    await queue.complete(leases.find((l) => l.id === 'b1'))
+    assert.deepEqual(await leasedIds(queue), ['b2'], 'group b goes on leasing')
+    const a = await queue.group('a')
+    assert.ok(a.rateLimitedForMs > 50_000 && a.rateLimitedForMs <= 60_000, `${a.rateLimitedForMs}`)
+    assert.deepEqual({ ...a, rateLimitedForMs: 0 }, {
+      waiting: 1,
+      leased: 0,
+      limit: 1,
+      paused: false,
+      rateLimitedForMs: 0,
+    })
+    assert.equal((await queue.group('b')).rateLimitedForMs, null, 'only group a is held')
+    assert.equal((await queue.stats()).rateLimitedForMs, null, 'the queue is not held')
+    assert.equal(await queue.add(grouped('a2', 'a')), true, 'adds to the held group go on')
+  })
+
   test('get shows the group', async () => {
     const queue = client.queue(uniquePrefix('group-get'))
     await queue.add(grouped('a', 'acme'))
@@ -302,6 +378,7 @@ describe('groups', { timeout: 60_000 }, () => {
       for (const call of ['pauseGroup', 'resumeGroup', 'group', 'setGroupLimit']) {
         await assert.rejects(queue[call](group), names('group'))
       }
+      await assert.rejects(queue.rateLimitGroup(group, 1000), names('group'))
     }
     const keys = await admin.command('KEYS', `${queue.prefix}*`)
     assert.deepEqual(keys, [], 'nothing written')

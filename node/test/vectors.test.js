@@ -410,6 +410,10 @@ const STEPS = {
     const limit = typeof step.limit === 'number' ? step.limit : undefined
     return then(await run(() => this.q.setGroupLimit(group, limit)), () => null)
   },
+  async rate_limit_group(step) {
+    const group = strField(step, 'group')
+    return run(() => this.q.rateLimitGroup(group, ms(step, 'ms')))
+  },
   async group(step) {
     const group = strField(step, 'group')
     return then(await run(() => this.q.group(group)), (g) => ({

@@ -59,6 +59,40 @@ describe('Worker', { timeout: 120_000 }, () => {
     assert.equal((await queue.result('api')).data.toString(), 'attempt 1')
   })
 
+  test('a handler rate limited for its group holds only that group; the job runs again, no attempt charged', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'a0', group: 'a', maxAttempts: 1 }))
+    await queue.addBatch(['b0', 'b1', 'b2'].map((id) => new Item(Buffer.from('x'), { id, group: 'b' })))
+    const calls = []
+    const completed = []
+    const worker = new Worker(
+      queue,
+      async (job) => {
+        calls.push(job.id)
+        if (job.id === 'a0' && calls.filter((id) => id === 'a0').length === 1) {
+          throw new RateLimitedError(1_000, { group: true }) // customer a's API answered 429
+        }
+        return `attempt ${job.attempt}`
+      },
+      { concurrency: 1 },
+    )
+    worker.on('completed', (id) => {
+      completed.push(id)
+      if (completed.length === 4) worker.close()
+    })
+    const report = await worker.run()
+    // Group b went on while a was held off; a0 ran again after its hold, not charged an attempt
+    // (maxAttempts 1, yet not dead).
+    assert.deepEqual(completed, ['b0', 'b1', 'b2', 'a0'], `calls: ${calls}`)
+    assert.deepEqual(calls, ['a0', 'b0', 'b1', 'b2', 'a0'])
+    assert.deepEqual([report.completed, report.dead, report.retried], [4, 0, 0])
+    assert.equal((await queue.result('a0')).data.toString(), 'attempt 1')
+    assert.equal(new RateLimitedError(5, { group: true }).group, true)
+    assert.equal(new RateLimitedError(5).group, false, 'the queue by default')
+    assert.throws(() => new RateLimitedError(5, { group: 'yes' }), { code: 'INVALID_ARGUMENT', argument: 'group' })
+    assert.throws(() => new RateLimitedError(5, { groups: true }), { code: 'INVALID_ARGUMENT', argument: 'groups' })
+  })
+
   test('a completed listener added while the runner runs hears the later completions', async () => {
     const queue = client.queue(uniquePrefix('w'))
     await fill(queue, 3, 'quiet')
