@@ -139,10 +139,10 @@ pub enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// Hold every lease of a queue off for DURATION (e.g. 30s; at most 1d), as a runner does
-    /// when a handler was rate limited (an API answered 429): no client, in any language, leases
-    /// until then, with or without a rate limit; nothing else changes. A longer hold in place is
-    /// kept. Prints how long leases are held off.
+    /// Hold every lease of a queue (or, with --group, of one group) off for DURATION (e.g. 30s;
+    /// at most 1d), as a runner does when a handler was rate limited (an API answered 429): no
+    /// client, in any language, leases until then, with or without a rate limit; nothing else
+    /// changes. A longer hold in place is kept. Prints how long leases are held off.
     ///
     /// With --group NAME, only that group's items are held off (they wait, in their order), as a
     /// runner does when a handler was rate limited for the group's customer or tenant; the rest
