@@ -139,14 +139,21 @@ pub enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// Hold every lease of a queue off for DURATION (e.g. 30s; at most 1d), as a runner does
-    /// when a handler was rate limited (an API answered 429): no client, in any language, leases
-    /// until then, with or without a rate limit; nothing else changes. A longer hold in place is
-    /// kept. Prints how long leases are held off.
+    /// Hold every lease of a queue (or, with --group, of one group) off for DURATION (e.g. 30s;
+    /// at most 1d), as a runner does when a handler was rate limited (an API answered 429): no
+    /// client, in any language, leases until then, with or without a rate limit; nothing else
+    /// changes. A longer hold in place is kept. Prints how long leases are held off.
+    ///
+    /// With --group NAME, only that group's items are held off (they wait, in their order), as a
+    /// runner does when a handler was rate limited for the group's customer or tenant; the rest
+    /// of the queue goes on. `leaseq group` shows how long is left.
     #[command(visible_alias = "rate-limit")]
     Hold {
         #[command(flatten)]
         queue: QueueArg,
+        /// Hold off only this group (items added with `--group`), not the whole queue.
+        #[arg(long, value_name = "NAME")]
+        group: Option<String>,
         /// How long, e.g. 500ms, 30s, 5m.
         #[arg(value_parser = parse_duration)]
         duration: Duration,
@@ -154,10 +161,13 @@ pub enum Command {
         json: JsonArg,
     },
     /// One group of a queue (items added with `--group`): its waiting and leased items, its
-    /// limit, whether it is paused; `group pause`, `group resume` and `group limit` change it.
+    /// limit, whether it is paused, and how long it is still rate limited; `group pause`, `group
+    /// resume` and `group limit` change it, and `leaseq hold --group` holds it off.
     ///
     /// At most the group's limit of its items are leased at once (its own, else the queue's
-    /// `--group-concurrency`, default 1: strict FIFO per group), and groups take turns. A group
+    /// `--group-concurrency`, default 1: strict FIFO per group), and groups take turns. With the
+    /// queue's `--group-rate-limit`, each group is leased at most so often, every group in its
+    /// own window: a group at its limit, or held off, reads "limited for 420ms". A group
     /// is free: one nobody used reads as empty, with the limit that would apply. Groups are
     /// looked up by name; the protocol keeps no list of them. A group named like a subcommand
     /// (`pause`) is shown with `--queue` before it, or after `--`.
@@ -368,6 +378,7 @@ pub enum ConfigCommand {
 #[command(group(clap::ArgGroup::new("setting").required(true).multiple(true).args([
     "stats", "max_attempts", "priority", "backoff", "expires_after", "keep_result_for",
     "dead_max_count", "dead_max_age", "capacity", "rate_limit", "group_concurrency",
+    "group_rate_limit",
 ])))]
 pub struct ConfigSetArgs {
     #[command(flatten)]
@@ -415,6 +426,12 @@ pub struct ConfigSetArgs {
     /// limit of their own (`leaseq group limit`). Default 1: strict FIFO per group.
     #[arg(long, value_name = "N")]
     pub group_concurrency: Option<u32>,
+    /// At most MAX leases of each group per DURATION, e.g. 5/1s (1 to 10^9 leases, a window of
+    /// 1ms to 1d), every group in its own window, counted on the server for every client: a
+    /// group at its limit waits for its window while the queue's other groups and ungrouped
+    /// items go on. Default: no limit (`config reset` removes it, with the other settings).
+    #[arg(long, value_parser = parse_rate_limit, value_name = "MAX/DURATION")]
+    pub group_rate_limit: Option<leaseq::RateLimit>,
     #[command(flatten)]
     pub json: JsonArg,
 }
@@ -530,7 +547,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 
 /// A rate limit: `MAX/DURATION`, e.g. `1000/1s`, `50/1m` (a unit alone is one of it:
 /// `1000/s`). Only the form is checked here; the core checks the values (argument
-/// `rate_limit`).
+/// `rate_limit`, or `group_rate_limit`).
 pub fn parse_rate_limit(text: &str) -> Result<leaseq::RateLimit, String> {
     let bad = |why: String| {
         format!("`{text}` is not a rate limit ({why}); write MAX/DURATION, e.g. 1000/1s or 50/1m")

@@ -109,9 +109,10 @@ async fn execute(cli: Cli) -> Outcome {
         }
         Command::Hold {
             queue,
+            group,
             duration,
             json,
-        } => pause::hold(&client, &queue.queue, duration, json.json).await,
+        } => pause::hold(&client, &queue.queue, group.as_deref(), duration, json.json).await,
         Command::Group(args) => match args.command {
             Some(GroupCommand::Pause(g)) => {
                 groups::set(&client, &g.queue.queue, &g.name, true, g.json.json).await

@@ -287,6 +287,10 @@ pub struct GroupView {
     pub limit: u64,
     /// Whether the group is paused (`leaseq group pause`).
     pub paused: bool,
+    /// While the group is at the groups' rate limit (`leaseq config set --group-rate-limit`)
+    /// or held off (`leaseq hold --group`), the time left in its window (ms); null while it is
+    /// not.
+    pub rate_limited_for_ms: Option<u64>,
 }
 
 impl GroupView {
@@ -304,6 +308,7 @@ impl GroupView {
             leased: g.leased,
             limit: g.limit,
             paused: g.paused,
+            rate_limited_for_ms: g.rate_limited_for.map(ms),
         })
     }
 }
@@ -374,6 +379,9 @@ pub struct SettingsView {
     pub rate_limit: Option<RateLimitView>,
     /// Items of one group leased at once, for groups without a limit of their own.
     pub group_concurrency: Option<u32>,
+    /// At most `max` leases of each group per `per_ms`, every group in its own window (null in
+    /// `defaults` and `effective`: no limit).
+    pub group_rate_limit: Option<RateLimitView>,
 }
 
 impl From<&leaseq::QueueConfig> for SettingsView {
@@ -390,6 +398,7 @@ impl From<&leaseq::QueueConfig> for SettingsView {
             capacity: c.capacity,
             rate_limit: c.rate_limit.map(Into::into),
             group_concurrency: c.group_concurrency,
+            group_rate_limit: c.group_rate_limit.map(Into::into),
         }
     }
 }
@@ -425,6 +434,7 @@ impl ConfigView {
             capacity: s.capacity.or(d.capacity),
             rate_limit: s.rate_limit.or(d.rate_limit),
             group_concurrency: s.group_concurrency.or(d.group_concurrency),
+            group_rate_limit: s.group_rate_limit.or(d.group_rate_limit),
         };
         ConfigView {
             queue: queue.to_owned(),

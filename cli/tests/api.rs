@@ -697,7 +697,7 @@ async fn a_group_is_looked_up_by_name_and_paused_by_actions_but_has_no_metrics()
     assert_eq!(
         group().await,
         serde_json::json!({"queue": "jobs", "group": "acme", "waiting": 2, "leased": 0,
-                           "limit": 1, "paused": false})
+                           "limit": 1, "paused": false, "rate_limited_for_ms": null})
     );
     // A group nobody used reads as empty; a bad name is refused, naming `group`.
     let (status, other) = get(format!("{base}api/group?queue=jobs&group=nobody")).await;
@@ -831,4 +831,69 @@ async fn a_group_is_looked_up_by_name_and_paused_by_actions_but_has_no_metrics()
     for path in ["/api/group:", "/api/group/pause:", "/api/group/resume:"] {
         assert!(openapi.contains(path), "{path}");
     }
+}
+
+#[tokio::test]
+async fn a_group_rate_limit_and_a_group_hold_show_in_group_and_config_but_not_in_metrics() {
+    let (_server, q, served) = setup().await;
+    let http = reqwest::Client::new();
+    let base = &served.base;
+    let get = |path: String| {
+        let http = http.clone();
+        async move {
+            let r = http.get(path).send().await.unwrap();
+            assert_eq!(r.status(), StatusCode::OK);
+            r.text().await.unwrap()
+        }
+    };
+    let json = |text: String| serde_json::from_str::<serde_json::Value>(&text).unwrap();
+    let group = |name: &'static str| async move {
+        json(get(format!("{base}api/group?queue=jobs&group={name}")).await)
+    };
+    for (id, g) in [("a1", "acme"), ("b1", "beta")] {
+        q.add(&Item::with_id(id, b"x".to_vec()).unwrap().group(g))
+            .await
+            .unwrap();
+    }
+
+    // No limit and no hold: nulls.
+    let config = json(get(format!("{base}api/config?queue=jobs")).await);
+    assert!(config["stored"]["group_rate_limit"].is_null(), "{config}");
+    assert!(
+        config["effective"]["group_rate_limit"].is_null(),
+        "{config}"
+    );
+    assert!(group("acme").await["rate_limited_for_ms"].is_null());
+
+    // Each group once per 90 s; acme held off for an hour, as a runner told "rate limited" for
+    // it sets. The queue itself is not held off, and beta is not.
+    q.set_config(
+        &QueueConfig::new().group_rate_limit(leaseq::RateLimit::new(1, Duration::from_secs(90))),
+    )
+    .await
+    .unwrap();
+    q.rate_limit_group("acme", Duration::from_secs(3600))
+        .await
+        .unwrap();
+    let limit = serde_json::json!({"max": 1, "per_ms": 90_000});
+    let config = json(get(format!("{base}api/config?queue=jobs")).await);
+    assert_eq!(config["stored"]["group_rate_limit"], limit, "{config}");
+    assert_eq!(config["effective"]["group_rate_limit"], limit, "{config}");
+    assert!(config["defaults"]["group_rate_limit"].is_null(), "{config}");
+    assert!(config["stored"]["rate_limit"].is_null(), "{config}");
+    let acme = group("acme").await;
+    let left = acme["rate_limited_for_ms"].as_u64().expect("held off");
+    assert!(left > 0 && left <= 3_600_000, "{acme}");
+    assert!(group("beta").await["rate_limited_for_ms"].is_null());
+    let stats = json(get(format!("{base}api/stats?queue=jobs")).await);
+    assert!(stats["rate_limited_for_ms"].is_null(), "{stats}");
+
+    // /metrics stays per queue: no group, held or not, appears in it.
+    let metrics = get(format!("{base}metrics")).await;
+    assert!(
+        !metrics.contains("acme") && !metrics.contains("group"),
+        "{metrics}"
+    );
+    let openapi = get(format!("{base}api/openapi.yaml")).await;
+    assert!(openapi.contains("group_rate_limit:"), "{openapi}");
 }

@@ -73,10 +73,12 @@ async fn the_dashboard_in_chromium() {
     assert_eq!(q.config().await.unwrap().stats, Some(false));
     // The page paused `{web}`, then resumed it.
     assert!(!q.is_paused().await.unwrap());
-    // The page paused the group `<b>acme</b>` of `{web}`, then resumed it; its items wait.
+    // The page paused the group `<b>acme</b>` of `{web}`, then resumed it; its items wait, the
+    // group held off through the command.
     let group = q.group("<b>acme</b>").await.unwrap();
     assert!(!group.paused);
     assert_eq!(group.waiting, 2);
+    assert!(group.rate_limited_for.is_some());
     // The page's test held `{web}` off through the command.
     assert!(q.stats().await.unwrap().rate_limited_for.is_some());
 }

@@ -432,7 +432,7 @@ async fn groups_are_added_shown_paused_resumed_and_limited() {
     assert_eq!(
         info("acme"),
         serde_json::json!({"queue": "{jobs}", "group": "acme", "waiting": 3, "leased": 0,
-                           "limit": 1, "paused": false})
+                           "limit": 1, "paused": false, "rate_limited_for_ms": null})
     );
     // Strict FIFO per group by default: one of acme's items leased, and the group shows it.
     let mut leases = Vec::new();
@@ -457,6 +457,10 @@ async fn groups_are_added_shown_paused_resumed_and_limited() {
     );
     assert!(
         table.lines().any(|l| l.trim() == "state  running"),
+        "{table}"
+    );
+    assert!(
+        table.lines().any(|l| l.trim() == "rate  not limited"),
         "{table}"
     );
     for l in &leases {
@@ -873,6 +877,7 @@ async fn hold_holds_every_lease_off_and_keeps_a_longer_hold() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let held = json(&out);
     assert_eq!(held["queue"], "{jobs}");
+    assert!(held["group"].is_null(), "{held}");
     let ms = held["held_for_ms"].as_u64().expect("a duration");
     assert!(ms > 1000 && ms <= 3_600_000, "{held}");
     let out = run(&urls, &["hold", "-q", "{jobs}", "30s"]);
@@ -890,6 +895,237 @@ async fn hold_holds_every_lease_off_and_keeps_a_longer_hold() {
     }
     let out = run(&urls, &["hold", "-q", "{jobs}", "soon"]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
+}
+
+#[tokio::test]
+async fn a_group_rate_limit_is_set_by_config_and_group_shows_when_it_holds_a_group_off() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("{jobs}").unwrap();
+
+    // No limit by default.
+    let fresh = json(&run(&urls, &["config", "-q", "{jobs}", "--json"]));
+    assert!(fresh["stored"]["group_rate_limit"].is_null(), "{fresh}");
+    assert!(fresh["effective"]["group_rate_limit"].is_null(), "{fresh}");
+    let table = stdout(&run(&urls, &["config", "-q", "{jobs}"]));
+    assert!(
+        table
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["group-rate-limit", "-", "none", "(default)"]),
+        "{table}"
+    );
+
+    // One lease of each group an hour.
+    let out = run(
+        &urls,
+        &[
+            "config",
+            "set",
+            "-q",
+            "{jobs}",
+            "--group-rate-limit",
+            "1/1h",
+            "--json",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let set = json(&out);
+    let limit = serde_json::json!({"max": 1, "per_ms": 3_600_000});
+    assert_eq!(set["stored"]["group_rate_limit"], limit, "{set}");
+    assert_eq!(set["effective"]["group_rate_limit"], limit, "{set}");
+    assert!(set["stored"]["rate_limit"].is_null(), "{set}");
+    assert_eq!(
+        q.config().await.unwrap().group_rate_limit,
+        Some(leaseq::RateLimit::new(1, Duration::from_secs(3600)))
+    );
+    let table = stdout(&run(&urls, &["config", "-q", "{jobs}"]));
+    assert!(
+        table
+            .lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["group-rate-limit", "1/1h", "1/1h"]),
+        "{table}"
+    );
+
+    // acme's first lease fills its window, beta's its own; then acme's next item waits while
+    // an item of beta's and a plain one are leased.
+    for (id, group) in [("a1", "acme"), ("a2", "acme"), ("b1", "beta")] {
+        q.add(&Item::with_id(id, b"x".to_vec()).unwrap().group(group))
+            .await
+            .unwrap();
+    }
+    let mut leased = Vec::new();
+    while let Some(l) = q.lease(Duration::from_secs(30), Wait::No).await.unwrap() {
+        leased.push(l);
+    }
+    let mut ids: Vec<&str> = leased.iter().map(|l| l.id()).collect();
+    ids.sort();
+    assert_eq!(ids, ["a1", "b1"]);
+    for l in &leased {
+        assert!(q.complete(l).await.unwrap());
+    }
+    q.add(&Item::with_id("p", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let next = q.lease(Duration::from_secs(30), Wait::No).await.unwrap();
+    assert_eq!(
+        next.as_ref().map(|l| l.id()),
+        Some("p"),
+        "not a2: acme is at its limit"
+    );
+    assert!(q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .is_none());
+    let acme = json(&run(&urls, &["group", "-q", "{jobs}", "acme", "--json"]));
+    let left = acme["rate_limited_for_ms"].as_u64().expect("limited");
+    assert!(left > 0 && left <= 3_600_000, "{acme}");
+    assert_eq!(acme["waiting"], 1, "{acme}");
+    let table = stdout(&run(&urls, &["group", "-q", "{jobs}", "acme"]));
+    assert!(
+        table
+            .lines()
+            .any(|l| l.trim().starts_with("rate  limited for ")),
+        "{table}"
+    );
+    // beta used its one lease too, but is only limited once a lease meets it at the limit.
+    let beta = json(&run(&urls, &["group", "-q", "{jobs}", "beta", "--json"]));
+    assert!(beta["rate_limited_for_ms"].is_null(), "{beta}");
+    // The queue itself is not limited.
+    let s = json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]));
+    assert!(s["rate_limited_for_ms"].is_null(), "{s}");
+
+    // Refused values name the option and write nothing; a malformed one is a usage error.
+    for bad in ["0/1s", "10/0s", "10/2d", "1000000001/1s"] {
+        let out = run(
+            &urls,
+            &["config", "set", "-q", "{jobs}", "--group-rate-limit", bad],
+        );
+        assert_eq!(code(&out), 2, "{bad}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("--group-rate-limit")
+                && stderr(&out).contains("nothing was written"),
+            "{bad}: {}",
+            stderr(&out)
+        );
+    }
+    let out = run(
+        &urls,
+        &[
+            "config",
+            "set",
+            "-q",
+            "{jobs}",
+            "--group-rate-limit",
+            "lots",
+        ],
+    );
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("1000/1s"), "{}", stderr(&out));
+    assert_eq!(
+        q.config().await.unwrap().group_rate_limit,
+        Some(leaseq::RateLimit::new(1, Duration::from_secs(3600)))
+    );
+
+    // Reset removes the limit (the windows already counted run out by themselves).
+    let reset = json(&run(&urls, &["config", "reset", "-q", "{jobs}", "--json"]));
+    assert!(reset["effective"]["group_rate_limit"].is_null(), "{reset}");
+    assert_eq!(q.config().await.unwrap().group_rate_limit, None);
+}
+
+#[tokio::test]
+async fn hold_group_holds_one_group_off_and_the_queue_goes_on() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("{jobs}").unwrap();
+    for (id, group) in [("a1", Some("acme")), ("b1", Some("beta")), ("p", None)] {
+        let item = Item::with_id(id, b"x".to_vec()).unwrap();
+        q.add(&match group {
+            Some(g) => item.group(g),
+            None => item,
+        })
+        .await
+        .unwrap();
+    }
+
+    let out = run(&urls, &["hold", "-q", "{jobs}", "--group", "acme", "1h"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        "{jobs}: group acme held off; none of its items is leased, by any client, for 1h; the \
+         rest of the queue goes on"
+    );
+    // Without a group rate limit too: acme waits, the rest is leased.
+    let mut leased = Vec::new();
+    while let Some(l) = q.lease(Duration::from_secs(30), Wait::No).await.unwrap() {
+        leased.push(l);
+    }
+    let mut ids: Vec<&str> = leased.iter().map(|l| l.id()).collect();
+    ids.sort();
+    assert_eq!(ids, ["b1", "p"]);
+    let acme = json(&run(&urls, &["group", "-q", "{jobs}", "acme", "--json"]));
+    let left = acme["rate_limited_for_ms"].as_u64().expect("held off");
+    assert!(left > 0 && left <= 3_600_000, "{acme}");
+    assert_eq!(acme["waiting"], 1, "{acme}");
+    let s = json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]));
+    assert!(
+        s["rate_limited_for_ms"].is_null(),
+        "the queue is not held: {s}"
+    );
+
+    // A shorter hold keeps the longer one, and says so; `rate-limit` is the same command.
+    let out = run(
+        &urls,
+        &[
+            "rate-limit",
+            "-q",
+            "{jobs}",
+            "--group",
+            "acme",
+            "1s",
+            "--json",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let held = json(&out);
+    assert_eq!(held["queue"], "{jobs}");
+    assert_eq!(held["group"], "acme");
+    let ms = held["held_for_ms"].as_u64().expect("a duration");
+    assert!(ms > 1000 && ms <= 3_600_000, "{held}");
+    let out = run(&urls, &["hold", "-q", "{jobs}", "--group", "acme", "30s"]);
+    assert!(
+        stdout(&out).starts_with(
+            "{jobs}: group acme already held off longer; none of its items is leased for "
+        ),
+        "{}",
+        stdout(&out)
+    );
+
+    // A duration of 0 or over a day is refused naming it, a bad group naming `group`: nothing
+    // is written.
+    let before = server.command("DBSIZE");
+    for bad in ["0s", "2d"] {
+        let out = run(&urls, &["hold", "-q", "{jobs}", "--group", "beta", bad]);
+        assert_eq!(code(&out), 2, "{bad}: {}", stderr(&out));
+        assert!(stderr(&out).contains("duration"), "{bad}: {}", stderr(&out));
+    }
+    let long = "g".repeat(300);
+    for bad in ["", long.as_str(), "a\nb"] {
+        let out = run(&urls, &["hold", "-q", "{jobs}", "--group", bad, "1m"]);
+        assert_eq!(code(&out), 2, "{bad:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("`group`"),
+            "{bad:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(server.command("DBSIZE"), before);
+    assert!(
+        json(&run(&urls, &["group", "-q", "{jobs}", "beta", "--json"]))["rate_limited_for_ms"]
+            .is_null()
+    );
 }
 
 #[tokio::test]

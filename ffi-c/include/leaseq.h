@@ -112,7 +112,8 @@
  * or to read into with leaseq_queue_config: `leaseq_config config = LEASEQ_CONFIG_INIT;`
  */
 #define LEASEQ_CONFIG_INIT \
-    { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+    { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
+      0, 0 }
 
 
 /**
@@ -219,6 +220,11 @@
  * `leaseq_config.group_concurrency` is given.
  */
 #define LEASEQ_CONFIG_GROUP_CONCURRENCY (1 << 10)
+
+/**
+ * `leaseq_config.group_rate_max` and `leaseq_config.group_rate_per_ms` are given (together).
+ */
+#define LEASEQ_CONFIG_GROUP_RATE_LIMIT (1 << 11)
 
 /**
  * A connection to one Redis server or one Redis Cluster (opaque).
@@ -423,6 +429,18 @@ typedef struct {
      * (`leaseq_queue_set_group_limit`): 1 to 1000 (default 1: FIFO per group).
      */
     uint32_t group_concurrency;
+    /**
+     * `LEASEQ_CONFIG_GROUP_RATE_LIMIT`, with `group_rate_per_ms`: at most `group_rate_max`
+     * leases of **each group** (`LEASEQ_ADD_GROUP`) in each window of `group_rate_per_ms`,
+     * every group in its own window, counted on the server for every client (1 to 10^9
+     * leases, a window of 1 ms to one day; default no limit). A group at its limit waits for
+     * its window while the queue's other groups and ungrouped items go on.
+     */
+    uint64_t group_rate_max;
+    /**
+     * `LEASEQ_CONFIG_GROUP_RATE_LIMIT`: the groups' rate limit's window, in ms.
+     */
+    int64_t group_rate_per_ms;
 } leaseq_config;
 
 /**
@@ -559,6 +577,11 @@ typedef struct {
      * Whether it is paused (`leaseq_queue_pause_group`).
      */
     bool paused;
+    /**
+     * While the group is at the groups' rate limit (`LEASEQ_CONFIG_GROUP_RATE_LIMIT`) or held
+     * off (`leaseq_queue_rate_limit_group`), the time left in its window, in ms; -1 otherwise.
+     */
+    int64_t rate_limited_for_ms;
 } leaseq_group_info;
 
 /**
@@ -995,6 +1018,16 @@ typedef int32_t leaseq_cancel_reason;
  * set, the attempt fails (error type "internal").
  */
 #define LEASEQ_JOB_RATE_LIMITED 4
+
+/**
+ * Rate limited for the job's **group** (an API that limits per customer or tenant answered
+ * 429): that group's leases are held off for the hold set with
+ * `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit_group`), and the job is handed
+ * back in the same call, to run again after it without being charged an attempt; the queue's
+ * other groups go on. A job without a group holds the whole queue off, as
+ * `LEASEQ_JOB_RATE_LIMITED`. Without a hold set, the attempt fails (error type "internal").
+ */
+#define LEASEQ_JOB_RATE_LIMITED_GROUP 5
 
 /**
  * Not told: go on.
@@ -2260,7 +2293,7 @@ leaseq_status leaseq_queue_set_group_limit(const leaseq_queue *queue,
 
 /**
  * Fills `*out_info` with one group at a glance: its waiting and leased items, its limit,
- * whether it is paused. One round trip.
+ * whether it is paused, and how long it waits for its rate limit's window. One round trip.
  *
  * # Safety
  * `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string; `out_info` is
@@ -2282,6 +2315,23 @@ leaseq_status leaseq_queue_group(const leaseq_queue *queue,
 leaseq_status leaseq_queue_rate_limit(const leaseq_queue *queue,
                                       int64_t duration_ms,
                                       int64_t *out_held_ms);
+
+/**
+ * Holds one group's leases off for `duration_ms` (more than 0, at most one day; `group`
+ * NUL-terminated UTF-8): a handler working for that group (a customer, a tenant) was rate
+ * limited by an API that limits per key. The queue's other groups and ungrouped items go on;
+ * the group's items wait, in their order, until the hold ends. A longer hold already in place
+ * is kept. Sets `*out_held_ms` to how long the group is held off (also
+ * `leaseq_group_info.rate_limited_for_ms`). One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string; `out_held_ms`
+ * is NULL or writable.
+ */
+leaseq_status leaseq_queue_rate_limit_group(const leaseq_queue *queue,
+                                            const char *group,
+                                            int64_t duration_ms,
+                                            int64_t *out_held_ms);
 
 /**
  * Leases the next item for `ttl_ms` milliseconds (1 ms to 30 days; 0 or negative gives
@@ -2769,8 +2819,9 @@ leaseq_status leaseq_worker_job_set_error(const leaseq_worker_job *job,
                                           uint64_t retry_after_ms);
 
 /**
- * Sets how long the queue is held off when the callback returns LEASEQ_JOB_RATE_LIMITED, in ms
- * (more than 0, at most one day: the core cuts a hold to those bounds).
+ * Sets how long the queue is held off when the callback returns LEASEQ_JOB_RATE_LIMITED (or the
+ * job's group, when it returns LEASEQ_JOB_RATE_LIMITED_GROUP), in ms (more than 0, at most one
+ * day: the core cuts a hold to those bounds).
  *
  * # Safety
  * `job` is NULL or the job passed to the running callback (valid only during it).

@@ -206,6 +206,14 @@ pub struct leaseq_config {
     /// be leased at once, for groups without a limit of their own
     /// (`leaseq_queue_set_group_limit`): 1 to 1000 (default 1: FIFO per group).
     pub group_concurrency: u32,
+    /// `LEASEQ_CONFIG_GROUP_RATE_LIMIT`, with `group_rate_per_ms`: at most `group_rate_max`
+    /// leases of **each group** (`LEASEQ_ADD_GROUP`) in each window of `group_rate_per_ms`,
+    /// every group in its own window, counted on the server for every client (1 to 10^9
+    /// leases, a window of 1 ms to one day; default no limit). A group at its limit waits for
+    /// its window while the queue's other groups and ungrouped items go on.
+    pub group_rate_max: u64,
+    /// `LEASEQ_CONFIG_GROUP_RATE_LIMIT`: the groups' rate limit's window, in ms.
+    pub group_rate_per_ms: i64,
 }
 
 /// `leaseq_config.max_attempts` is given.
@@ -230,6 +238,8 @@ pub const LEASEQ_CONFIG_CAPACITY: u32 = 1 << 8;
 pub const LEASEQ_CONFIG_RATE_LIMIT: u32 = 1 << 9;
 /// `leaseq_config.group_concurrency` is given.
 pub const LEASEQ_CONFIG_GROUP_CONCURRENCY: u32 = 1 << 10;
+/// `leaseq_config.group_rate_max` and `leaseq_config.group_rate_per_ms` are given (together).
+pub const LEASEQ_CONFIG_GROUP_RATE_LIMIT: u32 = 1 << 11;
 
 /// A struct of this module: plain integers, bools and pointers to strings (read during the call
 /// only), `struct_size: u32` and `set: u32` first.
@@ -288,6 +298,7 @@ fields!(leaseq_config, "leaseq_config", [
     LEASEQ_CONFIG_CAPACITY => capacity,
     LEASEQ_CONFIG_RATE_LIMIT => rate_per_ms,
     LEASEQ_CONFIG_GROUP_CONCURRENCY => group_concurrency,
+    LEASEQ_CONFIG_GROUP_RATE_LIMIT => group_rate_per_ms,
 ]);
 
 /// The smallest `struct_size` accepted: `struct_size` and `set`.
@@ -545,6 +556,12 @@ impl leaseq_config {
         if set(LEASEQ_CONFIG_GROUP_CONCURRENCY) {
             config = config.group_concurrency(self.group_concurrency);
         }
+        if set(LEASEQ_CONFIG_GROUP_RATE_LIMIT) {
+            config = config.group_rate_limit(leaseq::RateLimit::new(
+                self.group_rate_max,
+                millis(name, "group_rate_per_ms", self.group_rate_per_ms)?,
+            ));
+        }
         Ok(config)
     }
 
@@ -595,6 +612,11 @@ impl leaseq_config {
         if let Some(n) = config.group_concurrency {
             c.group_concurrency = n;
             c.set |= LEASEQ_CONFIG_GROUP_CONCURRENCY;
+        }
+        if let Some(limit) = config.group_rate_limit {
+            c.group_rate_max = limit.max;
+            c.group_rate_per_ms = ms(limit.per);
+            c.set |= LEASEQ_CONFIG_GROUP_RATE_LIMIT;
         }
         c
     }

@@ -468,7 +468,7 @@ pub unsafe extern "C" fn leaseq_queue_is_paused(
 /// never grows).
 #[allow(non_camel_case_types)]
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct leaseq_group_info {
     /// Its items waiting.
     pub waiting: u64,
@@ -479,6 +479,22 @@ pub struct leaseq_group_info {
     pub limit: u64,
     /// Whether it is paused (`leaseq_queue_pause_group`).
     pub paused: bool,
+    /// While the group is at the groups' rate limit (`LEASEQ_CONFIG_GROUP_RATE_LIMIT`) or held
+    /// off (`leaseq_queue_rate_limit_group`), the time left in its window, in ms; -1 otherwise.
+    pub rate_limited_for_ms: i64,
+}
+
+impl Default for leaseq_group_info {
+    /// What a failed `leaseq_queue_group` writes: zeros, and -1 for "not rate limited".
+    fn default() -> Self {
+        leaseq_group_info {
+            waiting: 0,
+            leased: 0,
+            limit: 0,
+            paused: false,
+            rate_limited_for_ms: -1,
+        }
+    }
 }
 
 /// Pauses one group (`LEASEQ_ADD_GROUP`; `group` NUL-terminated UTF-8): its items are not
@@ -552,7 +568,7 @@ pub unsafe extern "C" fn leaseq_queue_set_group_limit(
 }
 
 /// Fills `*out_info` with one group at a glance: its waiting and leased items, its limit,
-/// whether it is paused. One round trip.
+/// whether it is paused, and how long it waits for its rate limit's window. One round trip.
 ///
 /// # Safety
 /// `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string; `out_info` is
@@ -574,6 +590,9 @@ pub unsafe extern "C" fn leaseq_queue_group(
             leased: g.leased,
             limit: g.limit,
             paused: g.paused,
+            rate_limited_for_ms: g
+                .rate_limited_for
+                .map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
         });
         Ok(())
     })
@@ -598,6 +617,35 @@ pub unsafe extern "C" fn leaseq_queue_rate_limit(
         out.required()?;
         let duration = options::millis_arg("duration_ms", duration_ms)?;
         let held = queue.inner.rate_limit(duration)?;
+        out.set(i64::try_from(held.as_millis()).unwrap_or(i64::MAX));
+        Ok(())
+    })
+}
+
+/// Holds one group's leases off for `duration_ms` (more than 0, at most one day; `group`
+/// NUL-terminated UTF-8): a handler working for that group (a customer, a tenant) was rate
+/// limited by an API that limits per key. The queue's other groups and ungrouped items go on;
+/// the group's items wait, in their order, until the hold ends. A longer hold already in place
+/// is kept. Sets `*out_held_ms` to how long the group is held off (also
+/// `leaseq_group_info.rate_limited_for_ms`). One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `group` is NULL or a NUL-terminated string; `out_held_ms`
+/// is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_rate_limit_group(
+    queue: *const leaseq_queue,
+    group: *const c_char,
+    duration_ms: i64,
+    out_held_ms: *mut i64,
+) -> leaseq_status {
+    call("leaseq_queue_rate_limit_group", || {
+        let out = unsafe { Out::new(out_held_ms, "out_held_ms", 0) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let group = unsafe { text(group, "group") }?;
+        out.required()?;
+        let duration = options::millis_arg("duration_ms", duration_ms)?;
+        let held = queue.inner.rate_limit_group(group, duration)?;
         out.set(i64::try_from(held.as_millis()).unwrap_or(i64::MAX));
         Ok(())
     })

@@ -34,6 +34,13 @@ pub const LEASEQ_JOB_RELEASE: leaseq_job_outcome = 3;
 /// job is handed back, to run again after it without being charged an attempt. Without a hold
 /// set, the attempt fails (error type "internal").
 pub const LEASEQ_JOB_RATE_LIMITED: leaseq_job_outcome = 4;
+/// Rate limited for the job's **group** (an API that limits per customer or tenant answered
+/// 429): that group's leases are held off for the hold set with
+/// `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit_group`), and the job is handed
+/// back in the same call, to run again after it without being charged an attempt; the queue's
+/// other groups go on. A job without a group holds the whole queue off, as
+/// `LEASEQ_JOB_RATE_LIMITED`. Without a hold set, the attempt fails (error type "internal").
+pub const LEASEQ_JOB_RATE_LIMITED_GROUP: leaseq_job_outcome = 5;
 
 /// Why a callback is told to stop (`leaseq_worker_job_cancelled`), the core's reasons
 /// (`CancelReason`), the same in every language.
@@ -479,14 +486,21 @@ fn run(
                 LEASEQ_JOB_FAIL_UNRECOVERABLE => Outcome::Fail(job_error(Retry::Never)),
                 LEASEQ_JOB_RELEASE => Outcome::Release(None),
                 LEASEQ_JOB_FAIL => Outcome::Fail(job_error(Retry::Default)),
-                LEASEQ_JOB_RATE_LIMITED => {
+                LEASEQ_JOB_RATE_LIMITED | LEASEQ_JOB_RATE_LIMITED_GROUP => {
+                    let group = code == LEASEQ_JOB_RATE_LIMITED_GROUP;
                     match *native.hold.lock().unwrap_or_else(|e| e.into_inner()) {
+                        Some(hold) if group => Outcome::Fail(JobError::rate_limited_group(hold)),
                         Some(hold) => Outcome::Fail(JobError::rate_limited(hold)),
                         None => Outcome::Fail(
-                            JobError::new(
-                                "the callback returned LEASEQ_JOB_RATE_LIMITED without \
+                            JobError::new(format!(
+                                "the callback returned {} without \
                                  leaseq_worker_job_set_rate_limited",
-                            )
+                                if group {
+                                    "LEASEQ_JOB_RATE_LIMITED_GROUP"
+                                } else {
+                                    "LEASEQ_JOB_RATE_LIMITED"
+                                }
+                            ))
                             .with_type("internal"),
                         ),
                     }
@@ -698,8 +712,9 @@ pub unsafe extern "C" fn leaseq_worker_job_set_error(
     })
 }
 
-/// Sets how long the queue is held off when the callback returns LEASEQ_JOB_RATE_LIMITED, in ms
-/// (more than 0, at most one day: the core cuts a hold to those bounds).
+/// Sets how long the queue is held off when the callback returns LEASEQ_JOB_RATE_LIMITED (or the
+/// job's group, when it returns LEASEQ_JOB_RATE_LIMITED_GROUP), in ms (more than 0, at most one
+/// day: the core cuts a hold to those bounds).
 ///
 /// # Safety
 /// `job` is NULL or the job passed to the running callback (valid only during it).

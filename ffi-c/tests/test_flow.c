@@ -5,7 +5,9 @@
  * leaseq_stats_paused / _capacity, leaseq_config.rate_max / rate_per_ms,
  * leaseq_queue_rate_limit and leaseq_stats_rate_limited_for_ms; groups (LEASEQ_ADD_GROUP,
  * leaseq_queue_pause_group / _resume_group / _set_group_limit / _group, leaseq_job_group,
- * leaseq_config.group_concurrency). The waits run on threads of their own.
+ * leaseq_config.group_concurrency); per-group rate limits (leaseq_config.group_rate_max /
+ * group_rate_per_ms, leaseq_queue_rate_limit_group, leaseq_group_info.rate_limited_for_ms).
+ * The waits run on threads of their own.
  *
  * Environment: LEASEQ_TEST_URL (a redis:// URL).
  */
@@ -414,7 +416,7 @@ static void leased_ids(const leaseq_queue *queue, size_t n, char *out, size_t ou
 }
 
 static leaseq_group_info group_info(const leaseq_queue *queue, const char *group) {
-    leaseq_group_info info = {0, 0, 0, false};
+    leaseq_group_info info = {0, 0, 0, false, -2};
     CHECK_OK(leaseq_queue_group(queue, group, &info));
     return info;
 }
@@ -562,6 +564,8 @@ static void a_bad_group_is_refused_naming_group(void) {
         CHECK_INVALID_ARG(leaseq_queue_resume_group(queue, bad[i], &flag), "group");
         CHECK_INVALID_ARG(leaseq_queue_set_group_limit(queue, bad[i], 2), "group");
         CHECK_INVALID_ARG(leaseq_queue_group(queue, bad[i], &info), "group");
+        int64_t held = 0;
+        CHECK_INVALID_ARG(leaseq_queue_rate_limit_group(queue, bad[i], 1000, &held), "group");
     }
     leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
     options.set = LEASEQ_ADD_GROUP; /* and no string */
@@ -570,6 +574,106 @@ static void a_bad_group_is_refused_naming_group(void) {
     CHECK_NULL_ARG(leaseq_queue_group(queue, "g", NULL), "out_info");
     CHECK(keys_of(queue) == 0); /* nothing written */
     leaseq_item_free(item);
+    leaseq_queue_free(queue);
+}
+
+/* ---- group rate limits ------------------------------------------------------------------- */
+
+static bool set_group_rate_limit(const leaseq_queue *queue, uint64_t max, int64_t per_ms) {
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_GROUP_RATE_LIMIT | LEASEQ_CONFIG_GROUP_CONCURRENCY;
+    config.group_rate_max = max;
+    config.group_rate_per_ms = per_ms;
+    config.group_concurrency = 10;
+    return leaseq_queue_set_config(queue, &config) == LEASEQ_OK;
+}
+
+static void a_group_rate_limit_round_trips_and_counts_each_group(void) {
+    leaseq_queue *queue = fresh_queue(client, "group-window");
+    REQUIRE(queue != NULL);
+    REQUIRE(set_group_rate_limit(queue, 2, 60000));
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    CHECK_OK(leaseq_queue_config(queue, &config));
+    CHECK(config.set == (LEASEQ_CONFIG_GROUP_RATE_LIMIT | LEASEQ_CONFIG_GROUP_CONCURRENCY) &&
+          config.group_rate_max == 2 && config.group_rate_per_ms == 60000);
+    CHECK(config.rate_max == 0 && config.rate_per_ms == 0); /* the queue's own limit: none */
+    CHECK(add_grouped(queue, "a1", "a"));
+    CHECK(add_grouped(queue, "a2", "a"));
+    CHECK(add_grouped(queue, "a3", "a"));
+    CHECK(add_grouped(queue, "b1", "b"));
+    CHECK(group_info(queue, "a").rate_limited_for_ms == -1);
+    leaseq_lease *leases[3];
+    for (int i = 0; i < 3; i++) leases[i] = lease_one(queue);
+    CHECK(lease_is(leases[0], "a1") && lease_is(leases[1], "b1") && lease_is(leases[2], "a2"));
+    leaseq_lease *none = lease_one(queue);
+    CHECK(none == NULL); /* a's window is used up; b has nothing waiting */
+    leaseq_lease_free(none);
+    leaseq_group_info a = group_info(queue, "a");
+    CHECK(a.waiting == 1 && a.leased == 2);
+    CHECK(a.rate_limited_for_ms > 0 && a.rate_limited_for_ms <= 60000);
+    CHECK(group_info(queue, "b").rate_limited_for_ms == -1); /* one lease of two in its window */
+    CHECK(rate_limited_for_ms(queue) == -1);                  /* the queue is not limited */
+    CHECK(add_grouped(queue, "b2", "b"));
+    leaseq_lease *b2 = lease_one(queue);
+    CHECK(lease_is(b2, "b2")); /* the other group goes on */
+    leaseq_lease_free(b2);
+    for (int i = 0; i < 3; i++) leaseq_lease_free(leases[i]);
+    leaseq_queue_free(queue);
+}
+
+static void a_group_rate_limit_is_checked_by_the_core(void) {
+    leaseq_queue *queue = fresh_queue(client, "group-limit-bad");
+    REQUIRE(queue != NULL);
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_GROUP_RATE_LIMIT;
+    config.group_rate_max = 0;
+    config.group_rate_per_ms = 1000;
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "group_rate_limit");
+    config.group_rate_max = 1000000001;
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "group_rate_limit");
+    config.group_rate_max = 1;
+    config.group_rate_per_ms = 0;
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "group_rate_limit");
+    config.group_rate_per_ms = 2 * 86400000LL;
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "group_rate_limit");
+    config.group_rate_per_ms = -1;
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "config.group_rate_per_ms");
+    int64_t held = -1;
+    CHECK_INVALID_ARG(leaseq_queue_rate_limit_group(queue, "g", 0, &held), "duration");
+    CHECK(held == 0);
+    CHECK_INVALID_ARG(leaseq_queue_rate_limit_group(queue, "g", 86400001, &held), "duration");
+    CHECK_INVALID_ARG(leaseq_queue_rate_limit_group(queue, "g", -5, &held), "duration_ms");
+    CHECK(keys_of(queue) == 0); /* nothing written */
+    CHECK_NULL_ARG(leaseq_queue_rate_limit_group(NULL, "g", 1000, &held), "queue");
+    CHECK_NULL_ARG(leaseq_queue_rate_limit_group(queue, NULL, 1000, &held), "group");
+    CHECK_NULL_ARG(leaseq_queue_rate_limit_group(queue, "g", 1000, NULL), "out_held_ms");
+    leaseq_queue_free(queue);
+}
+
+static void rate_limit_group_holds_one_group_off(void) {
+    leaseq_queue *queue = fresh_queue(client, "group-hold");
+    REQUIRE(queue != NULL);
+    CHECK(add_grouped(queue, "a1", "a"));
+    CHECK(add_grouped(queue, "b1", "b"));
+    CHECK(add_item(queue, "p1", "x", 1));
+    int64_t held = 0;
+    CHECK_OK(leaseq_queue_rate_limit_group(queue, "a", 60000, &held));
+    CHECK(held >= 60000);
+    CHECK_OK(leaseq_queue_rate_limit_group(queue, "a", 10, &held));
+    CHECK(held > 50000); /* a longer hold is kept */
+    char ids[256];
+    leased_ids(queue, 10, ids, sizeof ids);
+    /* the other group and the ungrouped item go on */
+    CHECK(strcmp(ids, "b1,p1") == 0 || strcmp(ids, "p1,b1") == 0);
+    leaseq_lease *none = lease_one(queue);
+    CHECK(none == NULL);
+    leaseq_lease_free(none);
+    leaseq_group_info a = group_info(queue, "a");
+    CHECK(a.waiting == 1 && a.leased == 0 && !a.paused);
+    CHECK(a.rate_limited_for_ms > 50000 && a.rate_limited_for_ms <= 60000);
+    CHECK(group_info(queue, "b").rate_limited_for_ms == -1);
+    CHECK(rate_limited_for_ms(queue) == -1); /* the queue itself is not held */
+    CHECK(add_grouped(queue, "a2", "a"));    /* adds go on */
     leaseq_queue_free(queue);
 }
 
@@ -600,6 +704,10 @@ int main(void) {
         {"a group limit and group_concurrency", a_group_limit_and_group_concurrency},
         {"get shows the group", get_shows_the_group},
         {"a bad group is refused naming group", a_bad_group_is_refused_naming_group},
+        {"a group rate limit round-trips and counts each group",
+         a_group_rate_limit_round_trips_and_counts_each_group},
+        {"a group rate limit is checked by the core", a_group_rate_limit_is_checked_by_the_core},
+        {"rate_limit_group holds one group off", rate_limit_group_holds_one_group_off},
     };
     int status = run_tests("test_flow", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);

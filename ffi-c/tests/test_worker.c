@@ -1,8 +1,9 @@
 /*
  * The runner of leaseq.h (leaseq_worker_run) against a throwaway redis-server: outcomes and
- * results, retries and dead letters, the lease-lost flag of a cancelled job (and its cancel
- * reason), the job timeout (a callback that polls leaseq_worker_job_cancelled and one that
- * ignores it, failed after the grace), shutdown while
+ * results, retries and dead letters, a callback rate limited for the queue
+ * (LEASEQ_JOB_RATE_LIMITED) and for its group (LEASEQ_JOB_RATE_LIMITED_GROUP), the lease-lost
+ * flag of a cancelled job (and its cancel reason), the job timeout (a callback that polls
+ * leaseq_worker_job_cancelled and one that ignores it, failed after the grace), shutdown while
  * busy (from another thread and from a signal handler: graceful wait, then release), the
  * `stats` option stored in the queue's configuration (or nothing written without it), the
  * options' struct_size (leaseq_worker_options_init, LEASEQ_WORKER_OPTIONS_INIT) and the events'
@@ -165,6 +166,106 @@ static void a_rate_limited_callback_runs_again_without_an_attempt_charged(void) 
     } else {
         CHECK(!"the result of api is kept");
     }
+    leaseq_queue_free(queue);
+}
+
+/* ---- a callback rate limited for its group ------------------------------------------------- */
+
+/* How long the group of "held" is held off: long enough for the other group's jobs to run
+ * inside it (each checks that it is held), short enough for the test to wait it out. */
+#define GROUP_HOLD_MS 2000
+
+struct group_hold_run {
+    const leaseq_queue *queue;
+    atomic_int held_calls;  /* calls for "held" */
+    atomic_int held_attempt; /* its attempt on its second call */
+    atomic_int others_saw_hold; /* other jobs that ran while its group was held, not the queue */
+    atomic_int completed;
+};
+
+static bool add_in_group(const leaseq_queue *queue, const char *id, const char *group,
+                         uint32_t max_attempts) {
+    leaseq_item *item = NULL;
+    if (leaseq_item_with_id(id, (const uint8_t *)"x", 1, &item) != LEASEQ_OK) return false;
+    leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+    options.set = LEASEQ_ADD_MAX_ATTEMPTS | (group != NULL ? LEASEQ_ADD_GROUP : 0);
+    options.max_attempts = max_attempts;
+    options.group = group;
+    bool added = false;
+    leaseq_status status = leaseq_queue_add_with_options(queue, item, &options, &added);
+    leaseq_item_free(item);
+    return status == LEASEQ_OK && added;
+}
+
+/* Whether group "tenant-a" is held off and the queue itself is not. */
+static bool only_tenant_a_held(const leaseq_queue *queue) {
+    leaseq_group_info info;
+    leaseq_stats *stats = NULL;
+    int64_t queue_held = -2;
+    bool ok = leaseq_queue_group(queue, "tenant-a", &info) == LEASEQ_OK &&
+              leaseq_queue_stats(queue, &stats) == LEASEQ_OK &&
+              leaseq_stats_rate_limited_for_ms(stats, &queue_held) == LEASEQ_OK;
+    leaseq_stats_free(stats);
+    return ok && info.rate_limited_for_ms > 0 && queue_held == -1;
+}
+
+/* "held" (group tenant-a) is rate limited for its group on its first call, which adds the
+ * other jobs; they check, while they run, that tenant-a is held and the queue is not. */
+static leaseq_job_outcome rate_limited_for_its_group(leaseq_worker_job *job, void *user_data) {
+    struct group_hold_run *run = user_data;
+    const char *id = NULL;
+    uint64_t attempt = 0;
+    if (leaseq_worker_job_id(job, &id) != LEASEQ_OK ||
+        leaseq_worker_job_attempt(job, &attempt) != LEASEQ_OK) {
+        return LEASEQ_JOB_FAIL;
+    }
+    if (strcmp(id, "held") == 0) {
+        if (atomic_fetch_add(&run->held_calls, 1) == 0) {
+            if (!add_in_group(run->queue, "b1", "tenant-b", 1) ||
+                !add_in_group(run->queue, "b2", "tenant-b", 1) ||
+                !add_in_group(run->queue, "b3", "tenant-b", 1) ||
+                !add_in_group(run->queue, "plain", NULL, 1) ||
+                leaseq_worker_job_set_rate_limited(job, GROUP_HOLD_MS) != LEASEQ_OK) {
+                return LEASEQ_JOB_FAIL;
+            }
+            return LEASEQ_JOB_RATE_LIMITED_GROUP;
+        }
+        atomic_store(&run->held_attempt, (int)attempt);
+        return LEASEQ_JOB_COMPLETE;
+    }
+    /* A job leased as the hold is being set waits for it (up to 30 s, then counts a miss). */
+    for (int i = 0; i < 6000 && !only_tenant_a_held(run->queue); i++) sleep_ms(5);
+    if (only_tenant_a_held(run->queue)) atomic_fetch_add(&run->others_saw_hold, 1);
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void stop_after_five_completed(const leaseq_worker_event *event, void *user_data) {
+    struct group_hold_run *run = user_data;
+    if (strcmp(event->name, "completed") == 0 && atomic_fetch_add(&run->completed, 1) + 1 == 5)
+        leaseq_worker_stop();
+}
+
+static void a_callback_rate_limited_for_its_group_holds_only_that_group(void) {
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    REQUIRE(add_in_group(queue, "held", "tenant-a", 1)); /* one attempt: none may be charged */
+    struct group_hold_run run = {.queue = queue};
+    atomic_init(&run.held_calls, 0);
+    atomic_init(&run.held_attempt, 0);
+    atomic_init(&run.others_saw_hold, 0);
+    atomic_init(&run.completed, 0);
+    leaseq_worker_options options;
+    CHECK_OK(leaseq_worker_options_init(&options));
+    options.concurrency = 2;
+    options.on_event = stop_after_five_completed;
+    CHECK_OK(leaseq_worker_run(queue, rate_limited_for_its_group, &run, &options));
+    CHECK(atomic_load(&run.completed) == 5);
+    CHECK(atomic_load(&run.held_calls) == 2); /* ran again after its group's hold */
+    CHECK(atomic_load(&run.held_attempt) == 1); /* the rate-limited run charged no attempt */
+    /* tenant-b's three jobs and the plain one ran while tenant-a was held. */
+    CHECK(atomic_load(&run.others_saw_hold) == 4);
+    CHECK(count_in(queue, LEASEQ_STATE_DEAD) == 0);
+    CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 0);
     leaseq_queue_free(queue);
 }
 
@@ -748,6 +849,8 @@ int main(void) {
         {"outcomes: results, retries, dead letters", outcomes_results_retries_and_dead_letters},
         {"a rate-limited callback runs again, no attempt charged",
          a_rate_limited_callback_runs_again_without_an_attempt_charged},
+        {"a callback rate limited for its group holds only that group",
+         a_callback_rate_limited_for_its_group_holds_only_that_group},
         {"a cancelled job sees its lease lost", a_cancelled_job_sees_its_lease_lost},
         {"a callback past its timeout is told, and its attempt fails",
          a_callback_past_its_timeout_is_told_and_fails},

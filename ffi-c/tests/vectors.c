@@ -3,7 +3,8 @@
  * It follows the Rust runner (integration-tests/vectors/tests/conformance.rs) step by step:
  * queue operations go through the C API (every v2 step: item options on add, add_unique and
  * add_batch, lease_batch, complete with a result, fail, release, progress, renew_outcome,
- * result, get, list, count, cancel, dead letters, set_config, stats, pause, resume, is_paused);
+ * result, get, list, count, cancel, dead letters, set_config, stats, pause, resume, is_paused,
+ * the groups' pause_group, resume_group, set_group_limit, group and rate_limit_group);
  * the Redis-side steps (the empty start of a case, `raw`, `state`) run the harness's
  * leaseq-vector-tool.
  *
@@ -967,6 +968,16 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
         int64_t given = u64_field(step, "limit", &limit) ? (int64_t)limit : -1;
         if (called(res, leaseq_queue_set_group_limit(q, group, given)))
             res->value = cJSON_CreateNull();
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "rate_limit_group") == 0) {
+        /* how long the group is held off, in ms */
+        const char *group = str_field(step, "group", msg);
+        int64_t ms;
+        if (group == NULL || !ms_field(step, "ms", &ms, msg)) return STEP_FAILED;
+        int64_t held = 0;
+        if (called(res, leaseq_queue_rate_limit_group(q, group, ms, &held)))
+            res->value = cJSON_CreateNumber((double)held);
         return STEP_RESULT;
     }
     if (strcmp(op, "group") == 0) {

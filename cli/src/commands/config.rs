@@ -53,6 +53,9 @@ pub async fn set(client: &leaseq::Client, args: &ConfigSetArgs) -> Outcome {
     if let Some(n) = args.group_concurrency {
         config = config.group_concurrency(n);
     }
+    if let Some(r) = args.group_rate_limit {
+        config = config.group_rate_limit(r);
+    }
     let queue = &args.queue.queue;
     let q = client.queue(queue)?;
     q.set_config(&config).await.map_err(name_the_option)?;
@@ -89,7 +92,7 @@ fn print(view: &ConfigView, json: bool) {
         .map(|((name, stored), (_, applies))| {
             // What a setting with no value means: items never expire, the queue has no bound or limit.
             let none = match name {
-                "capacity" | "rate-limit" => "none",
+                "capacity" | "rate-limit" | "group-rate-limit" => "none",
                 _ => "never",
             };
             let applies = match stored {
@@ -137,6 +140,10 @@ fn rows(s: &SettingsView) -> Vec<(&'static str, Option<String>)> {
         (
             "group-concurrency",
             s.group_concurrency.map(|n| n.to_string()),
+        ),
+        (
+            "group-rate-limit",
+            s.group_rate_limit.map(|r| r.to_string()),
         ),
     ]
 }

@@ -1,11 +1,14 @@
 //! `leaseq group`: one group of a queue, shown, paused, resumed and limited. Groups are looked up
 //! by name: the protocol keeps no list of them (spec/PROTOCOL.md, 5.20).
 
+use std::time::Duration;
+
 use crate::fail::{Fail, Outcome};
 use crate::output::{self, bold};
 use crate::view::{preview, GroupView};
 
-/// `leaseq group -q P NAME`: its waiting and leased items, its limit, whether it is paused.
+/// `leaseq group -q P NAME`: its waiting and leased items, its limit, whether it is paused,
+/// and how long it is still rate limited.
 pub async fn show(client: &leaseq::Client, queue: &str, name: &str, json: bool) -> Outcome {
     let view = GroupView::read(&client.queue(queue)?, queue, name).await?;
     print(&view, json);
@@ -90,6 +93,16 @@ fn print(view: &GroupView, json: bool) {
         (
             "state",
             if view.paused { "paused" } else { "running" }.to_owned(),
+        ),
+        (
+            "rate",
+            match view.rate_limited_for_ms {
+                Some(ms) => format!(
+                    "limited for {}",
+                    humantime::format_duration(Duration::from_millis(ms))
+                ),
+                None => "not limited".to_owned(),
+            },
         ),
     ];
     for (name, value) in fields {

@@ -1,10 +1,11 @@
 //! `pause` and `resume`: stop and restart the leasing of a queue for every client; `hold`: stop
-//! it for a while.
+//! it, or one of its groups, for a while.
 
 use std::time::Duration;
 
 use crate::fail::Outcome;
 use crate::output;
+use crate::view::preview;
 
 /// `leaseq pause` (`paused`) and `leaseq resume` (`!paused`): prints what changed, or that
 /// nothing had to.
@@ -37,20 +38,40 @@ pub async fn set(client: &leaseq::Client, queue: &str, paused: bool, json: bool)
 }
 
 /// `leaseq hold -q Q DURATION` ([`leaseq::Queue::rate_limit`]): every lease held off for
-/// `duration`, or longer when a longer hold is in place; prints for how long.
-pub async fn hold(client: &leaseq::Client, queue: &str, duration: Duration, json: bool) -> Outcome {
-    let held = client.queue(queue)?.rate_limit(duration).await?;
+/// `duration`, or longer when a longer hold is in place; with `--group G`
+/// ([`leaseq::Queue::rate_limit_group`]), only that group's. Prints for how long.
+pub async fn hold(
+    client: &leaseq::Client,
+    queue: &str,
+    group: Option<&str>,
+    duration: Duration,
+    json: bool,
+) -> Outcome {
+    let q = client.queue(queue)?;
+    let held = match group {
+        Some(g) => q.rate_limit_group(g, duration).await?,
+        None => q.rate_limit(duration).await?,
+    };
     let ms = held.as_millis().min(u128::from(u64::MAX)) as u64;
     if json {
-        output::json(&serde_json::json!({ "queue": queue, "held_for_ms": ms }));
+        output::json(&serde_json::json!({ "queue": queue, "group": group, "held_for_ms": ms }));
         return Ok(());
     }
     let left = humantime::format_duration(Duration::from_millis(ms));
     // The core holds whole milliseconds, rounded up.
-    if u128::from(ms) > duration.as_nanos().div_ceil(1_000_000) {
-        println!("{queue}: already held off longer; nothing is leased for {left}");
-    } else {
-        println!("{queue}: held off; nothing is leased, by any client, for {left}");
+    let longer = u128::from(ms) > duration.as_nanos().div_ceil(1_000_000);
+    match (group.map(|g| preview(g.as_bytes(), 256)), longer) {
+        (None, true) => println!("{queue}: already held off longer; nothing is leased for {left}"),
+        (None, false) => {
+            println!("{queue}: held off; nothing is leased, by any client, for {left}")
+        }
+        (Some(g), true) => println!(
+            "{queue}: group {g} already held off longer; none of its items is leased for {left}"
+        ),
+        (Some(g), false) => println!(
+            "{queue}: group {g} held off; none of its items is leased, by any client, for \
+             {left}; the rest of the queue goes on"
+        ),
     }
     Ok(())
 }

@@ -203,7 +203,8 @@ pub struct GroupQuery {
 }
 
 /// `GET /api/group?queue=&group=`: one group, looked up by name (the protocol keeps no list of
-/// groups): its waiting and leased items, its limit, whether it is paused.
+/// groups): its waiting and leased items, its limit, whether it is paused, how long it is still
+/// rate limited.
 pub async fn group(
     State(app): State<AppState>,
     Query(q): Query<GroupQuery>,

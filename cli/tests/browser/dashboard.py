@@ -7,7 +7,7 @@ selenium. Run by cli/tests/browser.rs, which prepares the queue `{web}`:
   - a rate limit of 1000 leases a second, not held off (the page's test holds it off);
 and the queue `{counted}`, whose counters are on, with one dead letter, no rate limit, and its
 leases held off for an hour. The page's test adds two items of the group `<b>acme</b>` to
-`{web}` itself, looks the group up, pauses and resumes it.
+`{web}` itself, looks the group up, pauses and resumes it, and holds it off through the command.
 Usage: dashboard.py BASE_URL LEASEQ_BIN REDIS_URL SCREENSHOT_DIR
 """
 
@@ -294,15 +294,23 @@ def main():
         assert driver.find_element(By.ID, "group").get_attribute("hidden") is not None
         driver.find_element(By.ID, "group-name").send_keys(GROUP)
         driver.find_element(By.CSS_SELECTOR, "#group-form button").click()
-        wait.until(lambda d: group_cells(d) == [GROUP, "2", "0", "1", "running", "Pause group"])
+        wait.until(lambda d: group_cells(d) == [GROUP, "2", "0", "1", "running", "-",
+                                                "Pause group"])
         assert len(driver.find_elements(By.CSS_SELECTOR, "#group b")) == 0, "markup from a name"
         wait.until(lambda d: click_group_action(d, "Pause group"))
-        wait.until(lambda d: group_cells(d)[4:] == ["paused", "Resume group"])
+        wait.until(lambda d: group_cells(d)[4:] == ["paused", "-", "Resume group"])
         assert group_paused() is True
         driver.save_screenshot(os.path.join(SHOTS, "5-group-paused.png"))
         wait.until(lambda d: click_group_action(d, "Resume group"))
-        wait.until(lambda d: group_cells(d)[4:] == ["running", "Pause group"])
+        wait.until(lambda d: group_cells(d)[4:] == ["running", "-", "Pause group"])
         assert group_paused() is False
+        # Held off through the command (`leaseq hold --group`), as a runner whose handler was
+        # rate limited for the group: the page shows for how long, the queue itself is not held.
+        leaseq("hold", "-q", QUEUE, "--group", GROUP, "1h")
+        wait.until(lambda d: group_cells(d)[5].startswith("held off for "))
+        assert "held" in driver.find_element(By.ID, "group-rate").get_attribute("class")
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#group b")) == 0, "markup from a name"
+        driver.save_screenshot(os.path.join(SHOTS, "5-group-held.png"))
         # A name the protocol refuses is answered in the table, not by a broken page.
         name = driver.find_element(By.ID, "group-name")
         name.clear()

@@ -187,7 +187,9 @@ function flow(name, stats) {
 }
 
 // The group looked up by name: its counts, its limit, whether it is paused, and the action that
-// changes that (a POST like every action). Its limit is `leaseq group limit`'s, not the page's.
+// changes that (a POST like every action), and how long it is held off while it is at the groups'
+// rate limit or held (`leaseq hold --group`, or a runner whose handler was rate limited for it).
+// Its limits are the command's (`leaseq group limit`, `leaseq config set`), not the page's.
 async function showGroup(name) {
   const table = document.getElementById("group");
   table.hidden = group == null;
@@ -203,11 +205,15 @@ async function showGroup(name) {
     action.id = "group-pause-resume";
     const td = el("td");
     td.append(action);
+    const held = g.rate_limited_for_ms == null
+      ? el("td", "-")
+      : el("td", "held off for " + age(g.rate_limited_for_ms / 1000), "rate held");
+    held.id = "group-rate";
     fill(tbody, [row([el("td", g.group, "payload"), g.waiting, g.leased, g.limit,
-      el("td", g.paused ? "paused" : "running", g.paused ? "paused" : ""), td])]);
+      el("td", g.paused ? "paused" : "running", g.paused ? "paused" : ""), held, td])]);
   } catch (e) {
     const td = el("td", e.message, "error");
-    td.colSpan = 6;
+    td.colSpan = 7;
     fill(tbody, [row([td])]);
   }
 }
