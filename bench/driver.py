@@ -129,6 +129,14 @@ WORKLOADS = [
     dict(id="group_one", title="lease+complete, one group of 100,000", kind="rate",
          runner="lease_complete", n={"leaseq-rust": 100000}, args=["--workers", "1", "--groups", "1"],
          ceiling="LMOVE c=1", with_plain="lease_complete_1"),
+    # Tarantool's busy `utube` case (its README: 150,000 tasks, a take that scanned busy
+    # tubes): a group of 150,000 items whose first is leased and held (the group is at its
+    # limit), beside 20,000 items in 2,000 groups leased and completed at one worker. A lease
+    # must not look at the busy group's items: held to plain lease_complete_1 in the same run.
+    dict(id="groups_busy", title="lease+complete, 2,000 groups of 10 beside a busy group of 150,000",
+         kind="rate", runner="lease_complete", n={"leaseq-rust": 20000},
+         args=["--workers", "1", "--busy", "150000"], group_items=10,
+         ceiling="LMOVE c=1", with_plain="lease_complete_1"),
     dict(id="promote_due", title="light clean promoting 100,000 due delayed items", kind="clean", runner="promote",
          n={"leaseq-rust": 100000}),
     # Runners (issue 11): each library's own worker loop draining a prefilled queue with a no-op
@@ -839,6 +847,19 @@ def targets(rows, ceilings, raw):
             out[-1]["detail"] += (f"; Redis CPU {statistics.median(g):.1f} µs/item vs {statistics.median(p):.1f} plain "
                                   f"({statistics.median(g) / statistics.median(p):.2f}x), {row['commands_per_item']:.1f} "
                                   f"commands/item vs {out[-1]['plain_commands_per_item']:.1f}")
+    # Tarantool's busy `utube` case: a busy group of 150,000 items beside the measured groups
+    # must cost a lease nothing (the ring holds ready groups only). Held by commands per item,
+    # which the machine's load does not move, against groups_10k's; the rate is reported too.
+    busy, ten = find("groups_busy", "leaseq-rust"), find("groups_10k", "leaseq-rust")
+    name = "a busy group of 150,000 items adds no command to a grouped lease (Tarantool's busy utube)"
+    if busy and ten:
+        b, t = busy["commands_per_item"], ten["commands_per_item"]
+        rb, rt = rates("groups_busy", "leaseq-rust"), rates("groups_10k", "leaseq-rust")
+        out.append(dict(target=name, met=b <= t + 0.5,
+                        detail=f"{b:.1f} commands/item beside the busy group vs {t:.1f} in groups_10k (need <= +0.5); "
+                               f"{statistics.median(rb):,.0f}/s vs {statistics.median(rt):,.0f}/s (medians)"))
+    else:
+        out.append(dict(target=name, met=None, detail="not measured: groups_busy or groups_10k did not run"))
     # Issue 11 (runners).
     ratio_target("leaseq Node runner >= 5x BullMQ Worker, no-op handler, concurrency 50",
                  rates("runner_c50", "leaseq-node"), rates("runner_c50", "bullmq"), 5, "leaseq-node", "bullmq")

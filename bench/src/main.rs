@@ -12,6 +12,8 @@
 //!         [--workers W] [--inflight K] [--batch B] [--gap-ms G] [--payload BYTES] [--orphans K]
 //!         [--delayed K] [--sleep-ms S] [--duration-ms D] [--groups G]`
 //!
+//! `--busy K` (leaseq, `lease_complete`): first K items in group `busy`, whose first item is
+//! leased and held to the end (workload `groups_busy`, Tarantool's busy `utube` case).
 //! `--groups G` (leaseq, workload `lease_complete`): the prefilled items are grouped (spec
 //! 5.20), item i in group `g{i % G}`: G = 10,000 with 100,000 items gives 10,000 groups of 10,
 //! G = 1 one group of them all (workloads `groups_10k` and `group_one`, issue 25).
@@ -62,6 +64,10 @@ struct Args {
     duration_ms: u64,
     /// Groups the prefilled items are spread over (`g{i % groups}`); 0: no groups.
     groups: usize,
+    /// Items of one more group, `busy`, added first, whose first item is leased and held for
+    /// the whole run: a busy group of that size beside the measured ones (Tarantool's busy
+    /// `utube` case); 0: none.
+    busy: usize,
 }
 
 fn parse_args() -> Res<Args> {
@@ -99,6 +105,7 @@ fn parse_args() -> Res<Args> {
         sleep_ms: num("sleep-ms", 0)? as u64,
         duration_ms: num("duration-ms", 0)? as u64,
         groups: num("groups", 0)?,
+        busy: num("busy", 0)?,
     })
 }
 
@@ -236,6 +243,7 @@ mod lq {
             "lease_complete" | "lease_then_complete" => {
                 hold_leases(&q, a.inflight, &data, |_| LONG_TTL).await?;
                 prefill_delayed(&q, a.delayed, &data, LONG_TTL).await?;
+                prefill_busy(&q, a.busy, &data).await?;
                 prefill_grouped(&q, a.n, &data, a.groups).await?;
                 ready().await?;
                 let separate = a.workload == "lease_then_complete";
@@ -254,7 +262,8 @@ mod lq {
                 check(items, a.n, "completed")?;
                 finish(
                     json!({"items": items, "seconds": seconds, "workers": a.workers,
-                    "inflight": a.inflight, "delayed": a.delayed, "groups": a.groups}),
+                    "inflight": a.inflight, "delayed": a.delayed, "groups": a.groups,
+                    "busy": a.busy}),
                 )
                 .await
             }
@@ -487,6 +496,27 @@ mod lq {
             check(q.add_batch(&items).await?, k, "added")?;
             i += k;
         }
+        Ok(())
+    }
+
+    /// Adds `n` items to group `busy` and leases its first for [`LONG_TTL`], kept to the end:
+    /// the group is busy (at its limit of 1) with `n - 1` items waiting in it.
+    async fn prefill_busy(q: &Queue, n: usize, data: &[u8]) -> Res<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(10_000);
+            let items: Vec<Item> = (0..k)
+                .map(|_| Item::new(data.to_vec()).group("busy"))
+                .collect();
+            check(q.add_batch(&items).await?, k, "added")?;
+            left -= k;
+        }
+        let held = q.lease(LONG_TTL, Wait::No).await?;
+        // (The lease stays in Redis until LONG_TTL; nothing here completes it.)
+        check(usize::from(held.is_some()), 1, "busy group's leases")?;
         Ok(())
     }
 
