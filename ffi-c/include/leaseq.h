@@ -556,8 +556,8 @@ typedef struct {
 } leaseq_add_options;
 
 /**
- * One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout: it
- * never grows).
+ * One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout
+ * within a version; before 1.0 a minor version may add fields).
  */
 typedef struct {
     /**

@@ -464,8 +464,8 @@ pub unsafe extern "C" fn leaseq_queue_is_paused(
     })
 }
 
-/// One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout: it
-/// never grows).
+/// One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout
+/// within a version; before 1.0 a minor version may add fields).
 #[allow(non_camel_case_types)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
