@@ -1,4 +1,5 @@
-# Hand-written stubs for the extension module built from py/src (checked by mypy.stubtest).
+# Hand-written stubs for the extension module built from py/src (checked by mypy.stubtest). Each
+# public docstring is the native one, the doc comment in py/src (tests/test_docs.py checks it).
 import asyncio
 import builtins
 from collections.abc import Iterable, Mapping, Sequence
