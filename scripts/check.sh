@@ -9,7 +9,8 @@
 #       from py/.check-venv, a venv of the tools only (py/venv.sh; no wheel is built);
 #   node: tsc --strict --noEmit (node/tsconfig.json: the JS layer, the .d.ts files, the type
 #       example), with the dev tools of node/package-lock.json (npm ci when they changed);
-#   clippy -D warnings (default members, every target), cargo test --lib (default members).
+#   clippy -D warnings (default members, then leaseq-cli, leaseq-node and leaseq-py; every
+#   target), cargo test --lib (default members).
 # Needs Rust, Python 3 and pip, Node and npm; installs the rest. Prints each step's time.
 set -euo pipefail
 
@@ -56,6 +57,11 @@ took
 
 step "clippy -D warnings (default members, every target)"
 "$cargo" clippy --quiet --all-targets -- -D warnings
+took
+
+step "clippy -D warnings (the CLI and the Python and Node bindings, every target)"
+# As `make lint` does (it adds the bench); checked only, so neither libpython nor Node is linked.
+"$cargo" clippy --quiet -p leaseq-cli -p leaseq-node -p leaseq-py --all-targets -- -D warnings
 took
 
 step "unit tests (cargo test --lib, default members)"

@@ -4,12 +4,15 @@
 #   2. the API references generated from the code, into target/docs-api: rustdoc of the leaseq
 #      crate (warnings are errors, so a broken intra-doc link fails) and TypeDoc over
 #      node/index.d.ts (node's devDependencies; warnings are errors);
-#   3. the tests of the C reference's renderer, the link checker and the griffe extension that
-#      turns the Python docstrings' Sphinx roles into code (scripts/test_*.py);
+#   3. the tests of the C reference's renderer, the link checker, the operations' check and the
+#      griffe extension that turns the Python docstrings' Sphinx roles into code
+#      (scripts/test_*.py);
 #   4. mkdocs build --strict (mkdocs.yml; scripts/docs_hooks.py adds the spec, the generated
 #      references and the C reference): a broken link between pages or to an anchor fails;
 #   5. scripts/check_links.py over every page of target/site, the generated references included:
-#      every local link and anchor, and nothing loaded from another host.
+#      every local link and anchor, and nothing loaded from another host;
+#   6. scripts/check_reference_ops.py: the Python reference and TypeDoc's Queue page document
+#      every operation of the core's table (docs/reference/operations.md, rendered from it).
 # Needs Rust, Python 3 and pip, Node and npm. Prints each step's time.
 set -euo pipefail
 
@@ -73,8 +76,9 @@ rm -rf "$api/node"
   --name "leaseq for Node" --out "$api/node")
 took
 
-step "the tests of the C reference's renderer, the link checker and the griffe extension"
-(cd scripts && "$venv/bin/python" -m unittest -q test_c_header_md test_check_links test_docs_griffe)
+step "the tests of the C reference's renderer, the link checker, the operations' check, the griffe extension"
+(cd scripts && "$venv/bin/python" -m unittest -q test_c_header_md test_check_links \
+  test_check_reference_ops test_docs_griffe)
 took
 
 step "mkdocs build --strict"
@@ -89,6 +93,10 @@ step "links (scripts/check_links.py target/site)"
 # not built with --no-deps.
 python3 scripts/check_links.py target/site --skip-anchors-under reference/rust/src/ \
   --skip-page 404.html --ignore-link '^dispatcher#setting-the-default-subscriber$'
+took
+
+step "operations (scripts/check_reference_ops.py: each in the Python and Node references)"
+python3 scripts/check_reference_ops.py target/site docs/reference/operations.md
 took
 
 echo

@@ -173,26 +173,26 @@ impl RenewOutcome {
 }
 
 /// A lease TTL given in milliseconds, as the bindings take it, checked once for all of them:
-/// more than 0 and at most [`MAX_TTL`]. `argument` names it in the error (`ttl_ms`,
-/// `options.ttl_ms`, `ttlMs`).
+/// more than 0 and at most [`MAX_TTL`] (the bounds of `ttl_millis`, the one place they are
+/// written). `argument` names it in the error (`ttl_ms`, `options.ttl_ms`, `ttlMs`), which
+/// words the value as it was given.
 pub fn ttl_from_millis(argument: &'static str, ms: i64) -> Result<Duration> {
-    if ms <= 0 {
-        return Err(Error::invalid(
+    // A negative count is no Duration: it is refused as zero is.
+    let ttl = Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+    match ttl_millis(ttl) {
+        Ok(_) => Ok(ttl),
+        Err(_) if ms <= 0 => Err(Error::invalid(
             argument,
             format!("must be greater than zero, got {ms}"),
-        ));
-    }
-    let ttl = Duration::from_millis(ms as u64);
-    if ttl > MAX_TTL {
-        return Err(Error::invalid(
+        )),
+        Err(_) => Err(Error::invalid(
             argument,
             format!(
                 "is {ms}, at most {} (30 days) is allowed",
                 MAX_TTL.as_millis()
             ),
-        ));
+        )),
     }
-    Ok(ttl)
 }
 
 /// Validates a lease TTL and returns it in whole milliseconds (rounded up).
@@ -224,6 +224,38 @@ mod tests {
         assert_eq!(ttl_millis(Duration::from_millis(1500)).unwrap(), 1500);
         assert!(ttl_millis(Duration::ZERO).is_err());
         assert!(ttl_millis(MAX_TTL + Duration::from_secs(1)).is_err());
+    }
+
+    /// The bindings' milliseconds take the bounds of `ttl_millis`, and keep their own words.
+    #[test]
+    fn ttls_in_milliseconds_take_the_same_bounds() {
+        let max = MAX_TTL.as_millis() as i64;
+        assert_eq!(
+            ttl_from_millis("ttl_ms", 1).unwrap(),
+            Duration::from_millis(1)
+        );
+        assert_eq!(ttl_from_millis("ttl_ms", max).unwrap(), MAX_TTL);
+        let reason = |ms| match ttl_from_millis("ttlMs", ms) {
+            Err(Error::InvalidArgument { argument, reason }) => {
+                assert_eq!(argument, "ttlMs");
+                reason
+            }
+            other => panic!("{ms}: {other:?}"),
+        };
+        assert_eq!(reason(0), "must be greater than zero, got 0");
+        assert_eq!(reason(-5), "must be greater than zero, got -5");
+        assert_eq!(
+            reason(i64::MIN),
+            format!("must be greater than zero, got {}", i64::MIN)
+        );
+        assert_eq!(
+            reason(max + 1),
+            format!("is {}, at most {max} (30 days) is allowed", max + 1)
+        );
+        assert_eq!(
+            reason(i64::MAX),
+            format!("is {}, at most {max} (30 days) is allowed", i64::MAX)
+        );
     }
 
     #[test]

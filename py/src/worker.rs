@@ -42,21 +42,25 @@ impl NativeJob {
         self.key
     }
 
+    /// The item's id.
     #[getter]
     fn id(&self) -> &str {
         self.job.id()
     }
 
+    /// The id exactly as Redis holds it (differs from ``id`` only for an id that is not UTF-8).
     #[getter]
     fn id_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.job.id_bytes())
     }
 
+    /// The item's data.
     #[getter]
     fn data<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, self.job.data())
     }
 
+    /// Which attempt this is (1 for the first).
     #[getter]
     fn attempt(&self) -> u64 {
         self.job.attempt()
@@ -69,11 +73,14 @@ impl NativeJob {
         self.job.queue().prefix()
     }
 
+    /// The item's attempt limit (0: unlimited).
     #[getter]
     fn max_attempts(&self) -> u32 {
         self.job.max_attempts()
     }
 
+    /// Whether the runner learned that this job's lease is gone (the core's `Job::is_lost`):
+    /// the handler should stop.
     #[getter]
     fn lease_lost(&self) -> bool {
         self.job.is_lost()
@@ -196,6 +203,7 @@ pub struct WorkerRun {
     wakeup: UnixStream,
     report: Mutex<watch::Receiver<Option<Result<Report, String>>>>,
     events: Mutex<mpsc::UnboundedReceiver<Event>>,
+    /// How many jobs the runner runs at once (the option, or its default applied).
     #[pyo3(get)]
     concurrency: usize,
     /// Whether handlers' return values are kept (the default applied): the Python layer encodes

@@ -1,4 +1,5 @@
-# Hand-written stubs for the extension module built from py/src (checked by mypy.stubtest).
+# Hand-written stubs for the extension module built from py/src (checked by mypy.stubtest). Each
+# public docstring is the native one, the doc comment in py/src (tests/test_docs.py checks it).
 import asyncio
 import builtins
 from collections.abc import Iterable, Mapping, Sequence
@@ -71,7 +72,9 @@ MAX_PREFIX_LEN: int
 
 @final
 class Backoff:
-    """How long a failed item waits before it runs again."""
+    """How long a failed item waits before it runs again: ``Backoff.fixed(seconds)`` or
+    ``Backoff.exponential(base, cap, jitter=True)`` (durations in seconds or timedeltas).
+    """
 
     @staticmethod
     def fixed(delay: float | timedelta) -> Backoff:
@@ -80,23 +83,46 @@ class Backoff:
     def exponential(
         base: float | timedelta, cap: float | timedelta, jitter: bool = True
     ) -> Backoff:
-        """``base * 2**(attempt - 1)``, at most ``cap``, randomised with ``jitter``."""
+        """``base * 2**(attempt - 1)``, at most ``cap``; with ``jitter``, a random delay between
+        half of that and all of it, so that failures do not retry in lockstep.
+        """
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> str:
+        """``"fixed"`` or ``"exponential"``."""
     @property
-    def delay(self) -> timedelta | None: ...
+    def delay(self) -> timedelta | None:
+        """The delay of a fixed backoff (``None`` for an exponential one)."""
     @property
-    def base(self) -> timedelta | None: ...
+    def base(self) -> timedelta | None:
+        """The first retry's delay of an exponential backoff (``None`` for a fixed one)."""
     @property
-    def cap(self) -> timedelta | None: ...
+    def cap(self) -> timedelta | None:
+        """The longest delay of an exponential backoff (``None`` for a fixed one)."""
     @property
-    def jitter(self) -> bool: ...
+    def jitter(self) -> bool:
+        """Whether an exponential backoff randomises its delays (``False`` for a fixed one)."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class Item:
-    """A piece of work: an id (random UUID unless given), its data (bytes), its options."""
+    """A piece of work: an id, unique while the item exists, its data (bytes), and its options.
+
+    ``Item(data)`` picks a random UUID id; ``Item(data, id="custom")`` uses yours (1 to 512
+    bytes of UTF-8 without control characters). ``data`` is bytes, bytearray or str (stored as
+    UTF-8). The keyword options are checked by ``add``; an option left ``None`` takes the queue's
+    stored configuration, else the protocol's default:
+
+    - ``delay`` (seconds or timedelta) or ``run_at`` (an aware datetime): not leased before then;
+    - ``priority``: -1000 to 1000, higher runs first (0, the default, is redis-work-queue's list);
+    - ``max_attempts``: leases before the item is dead (0: no limit);
+    - ``backoff``: a ``Backoff``, the wait after a failed attempt;
+    - ``expires_after``: dead if no lease took it this long after it was added;
+    - ``keep_result_for``: how long a result given to ``complete`` is kept;
+    - ``group``: a group name (a customer or tenant id, say; 1 to 256 bytes of UTF-8 without
+      control characters): at most the group's limit of its items are leased at once (default 1:
+      FIFO per group), and groups take turns.
+    """
 
     def __new__(
         cls,
@@ -126,117 +152,171 @@ class Item:
         keep_result_for: float | timedelta | None = None,
         group: str | None = None,
     ) -> Item:
-        """An item whose data is ``value`` encoded as compact JSON."""
+        """An item whose data is ``value`` encoded as compact JSON (UTF-8), with the same options as
+        ``Item``. Raises ``JsonError`` when ``value`` cannot be encoded (NaN included).
+        """
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """The id."""
     @property
-    def data(self) -> bytes: ...
+    def data(self) -> bytes:
+        """The data."""
     def json(self) -> Any:
-        """The data parsed as JSON."""
+        """The data parsed as JSON; raises ``JsonError`` when it is not JSON."""
 
 @final
 class Lease:
-    """A leased item; pass it back to the queue it came from."""
+    """A leased item. Pass it back to ``complete``, ``fail``, ``release``, ``renew`` or ``progress``
+    of the queue it came from.
+    """
 
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """The item's id."""
     @property
-    def id_bytes(self) -> bytes: ...
+    def id_bytes(self) -> bytes:
+        """The id exactly as Redis holds it (differs from ``id`` only for an id that is not UTF-8,
+        which another kind of client may have added).
+        """
     @property
-    def data(self) -> bytes: ...
+    def data(self) -> bytes:
+        """The item's data."""
     @property
-    def token(self) -> str: ...
+    def token(self) -> str:
+        """This lease's token: random and unique to this lease; ``renew`` checks it (fencing)."""
     @property
-    def count(self) -> int: ...
+    def count(self) -> int:
+        """How many times the item has been leased, this lease included (1 the first time). Above 1,
+        an earlier attempt failed, or its holder let the lease expire or crashed.
+        """
     @property
-    def attempt(self) -> int: ...
+    def attempt(self) -> int:
+        """The attempt number: the same as ``count``."""
     @property
-    def incarnation(self) -> str: ...
+    def incarnation(self) -> str:
+        """The item's incarnation: new each time the id is added anew. A lease of an older
+        incarnation can no longer complete, fail, release or renew the item.
+        """
     @property
-    def max_attempts(self) -> int: ...
+    def max_attempts(self) -> int:
+        """The attempts after which the item is dead instead of retried (0: no limit)."""
     @property
-    def backoff(self) -> Backoff: ...
+    def backoff(self) -> Backoff:
+        """The item's backoff: how long it waits after a failed attempt."""
     @property
-    def queue_prefix(self) -> str: ...
+    def queue_prefix(self) -> str:
+        """The prefix of the queue this lease belongs to."""
     def json(self) -> Any:
-        """The item's data parsed as JSON."""
+        """The item's data parsed as JSON; raises ``JsonError`` when it is not JSON."""
 
 @final
 class CleanReport:
-    """What a clean did."""
+    """What a clean did: ``requeued`` items put back in a waiting list, ``removed`` stale entries
+    dropped, ``promoted`` due delayed items moved to waiting, ``dead`` expired leases with no
+    attempts left moved to the dead letters.
+    """
 
     @property
-    def requeued(self) -> int: ...
+    def requeued(self) -> int:
+        """Items put back in a waiting list (their lease expired, or their holder crashed)."""
     @property
-    def removed(self) -> int: ...
+    def removed(self) -> int:
+        """Stale entries removed: ids of complete items, duplicates, orphaned records."""
     @property
-    def promoted(self) -> int: ...
+    def promoted(self) -> int:
+        """Delayed items that were due, moved to waiting."""
     @property
-    def dead(self) -> int: ...
+    def dead(self) -> int:
+        """Items whose last lease expired with no attempts left, moved to dead."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class JobResult:
-    """A kept result."""
+    """A kept result (``Queue.result``, ``Queue.wait_result``, ``Job.result``)."""
 
     @property
-    def data(self) -> bytes: ...
+    def data(self) -> bytes:
+        """The bytes the completing worker gave."""
     @property
-    def attempts(self) -> int: ...
+    def attempts(self) -> int:
+        """The attempt that completed it."""
     @property
-    def finished_at(self) -> datetime: ...
+    def finished_at(self) -> datetime:
+        """When it completed (server clock, aware UTC datetime)."""
     def json(self) -> Any:
-        """The data parsed as JSON."""
+        """The data parsed as JSON; raises ``JsonError`` when it is not JSON."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class Job:
-    """Everything the queue knows about one item."""
+    """Everything the queue knows about one item (``Queue.get``). Times are aware UTC datetimes
+    from the server's clock.
+    """
 
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """The id (shown with replacement characters when it is not UTF-8; ``id_bytes`` is exact)."""
     @property
-    def id_bytes(self) -> bytes: ...
+    def id_bytes(self) -> bytes:
+        """The id exactly as Redis holds it (``bytes``), for ids another kind of client added."""
     @property
-    def state(self) -> State: ...
+    def state(self) -> State:
+        """Where the item is: a ``leaseq.State``."""
     @property
-    def data(self) -> bytes: ...
+    def data(self) -> bytes:
+        """The data (empty for a done item)."""
     def json(self) -> Any:
-        """The data parsed as JSON."""
+        """The data parsed as JSON; raises ``JsonError`` when it is not JSON."""
     @property
-    def attempts(self) -> int: ...
+    def attempts(self) -> int:
+        """Leases so far."""
     @property
-    def max_attempts(self) -> int | None: ...
+    def max_attempts(self) -> int | None:
+        """The item's own max attempts, if it was added with one."""
     @property
-    def priority(self) -> int: ...
+    def priority(self) -> int:
+        """The item's priority."""
     @property
-    def group(self) -> str | None: ...
+    def group(self) -> str | None:
+        """The item's group (``Item(..., group=...)``), if it has one."""
     @property
-    def error(self) -> str | None: ...
+    def error(self) -> str | None:
+        """The last failure's message, if it failed."""
     @property
-    def error_type(self) -> str | None: ...
+    def error_type(self) -> str | None:
+        """The last failure's type (e.g. an exception class name; may be empty), if it failed."""
     @property
-    def dead_reason(self) -> str | None: ...
+    def dead_reason(self) -> str | None:
+        """Why it is dead (e.g. ``"failed"``, ``"expired"``), if it is."""
     @property
-    def progress(self) -> bytes | None: ...
+    def progress(self) -> bytes | None:
+        """The last progress value a holder stored."""
     @property
-    def result(self) -> JobResult | None: ...
+    def result(self) -> JobResult | None:
+        """The kept result, for a done item."""
     @property
-    def added_at(self) -> datetime | None: ...
+    def added_at(self) -> datetime | None:
+        """When it was added (items added with options only)."""
     @property
-    def due_at(self) -> datetime | None: ...
+    def due_at(self) -> datetime | None:
+        """When it is due (delayed items)."""
     @property
-    def leased_at(self) -> datetime | None: ...
+    def leased_at(self) -> datetime | None:
+        """When the last lease began."""
     @property
-    def lease_expires_at(self) -> datetime | None: ...
+    def lease_expires_at(self) -> datetime | None:
+        """When the current lease ends."""
     @property
-    def finished_at(self) -> datetime | None: ...
+    def finished_at(self) -> datetime | None:
+        """When it died, or when it completed."""
     @property
-    def lease_ttl(self) -> timedelta | None: ...
+    def lease_ttl(self) -> timedelta | None:
+        """How long the current lease has left (a timedelta)."""
     @property
-    def cancelled(self) -> bool: ...
+    def cancelled(self) -> bool:
+        """Whether it was cancelled while leased (its holder's next call removes it)."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
@@ -245,157 +325,244 @@ class Entry:
     """One line of ``Queue.list``."""
 
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """The id (shown with replacement characters when it is not UTF-8; ``id_bytes`` is exact)."""
     @property
-    def id_bytes(self) -> bytes: ...
+    def id_bytes(self) -> bytes:
+        """The id exactly as Redis holds it (``bytes``), for ids another kind of client added."""
     @property
-    def at(self) -> datetime | None: ...
+    def at(self) -> datetime | None:
+        """Due time (delayed), lease expiry (leased) or time of death (dead); ``None`` for waiting."""
     @property
-    def attempts(self) -> int: ...
+    def attempts(self) -> int:
+        """Leases so far."""
     @property
-    def error(self) -> str | None: ...
+    def error(self) -> str | None:
+        """The last failure's message, if any."""
     @property
-    def error_type(self) -> str | None: ...
+    def error_type(self) -> str | None:
+        """The last failure's type, if any."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class Minute:
-    """Counters for one minute."""
+    """Counters for one minute (``Stats.minutes``, ``Stats.last_hour``)."""
 
     @property
-    def completed(self) -> int: ...
+    def completed(self) -> int:
+        """Items completed."""
     @property
-    def failed(self) -> int: ...
+    def failed(self) -> int:
+        """Failed attempts (each ``fail``)."""
     @property
-    def dead(self) -> int: ...
+    def dead(self) -> int:
+        """Items that went dead."""
     @property
-    def expired(self) -> int: ...
+    def expired(self) -> int:
+        """Leases that expired without their holder reporting."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class Stats:
-    """A queue's figures."""
+    """A queue's figures, read in one round trip (``Queue.stats``)."""
 
     @property
-    def waiting(self) -> int: ...
+    def waiting(self) -> int:
+        """Ids in the waiting lists (stale ids included until a lease or clean drops them)."""
     @property
-    def delayed(self) -> int: ...
+    def delayed(self) -> int:
+        """Delayed items."""
     @property
-    def leased(self) -> int: ...
+    def leased(self) -> int:
+        """Items leased by leaseq clients."""
     @property
-    def dead(self) -> int: ...
+    def dead(self) -> int:
+        """Dead letters."""
     @property
-    def processing(self) -> int: ...
+    def processing(self) -> int:
+        """Ids in ``processing``: leased by redis-work-queue clients, or left by them."""
     @property
-    def oldest_waiting(self) -> timedelta | None: ...
+    def oldest_waiting(self) -> timedelta | None:
+        """Age of the oldest waiting item (a timedelta), when known."""
     @property
-    def now(self) -> datetime: ...
+    def now(self) -> datetime:
+        """The server's clock when the figures were read (aware UTC datetime)."""
     @property
-    def minutes(self) -> builtins.list[Minute] | None: ...
+    def minutes(self) -> builtins.list[Minute] | None:
+        """The last 60 minutes, oldest first; the last is the current minute, so far. ``None``
+        while the queue's counters are off (the default; ``set_config(stats=True)`` turns them
+        on): not counted, which is not the same as nothing happened.
+        """
     @property
-    def last_hour(self) -> Minute | None: ...
+    def last_hour(self) -> Minute | None:
+        """The counters summed over the last hour; ``None`` while the queue's counters are off."""
     @property
-    def paused(self) -> bool: ...
+    def paused(self) -> bool:
+        """Whether the queue is paused (``Queue.pause``)."""
     @property
-    def capacity(self) -> int | None: ...
+    def capacity(self) -> int | None:
+        """The queue's capacity (waiting and delayed items at most), or ``None`` when unbounded."""
     @property
-    def rate_limited_for(self) -> timedelta | None: ...
+    def rate_limited_for(self) -> timedelta | None:
+        """While the queue is at its rate limit or held off (``Queue.rate_limit``), how long until
+        leases go on (a timedelta); ``None`` otherwise.
+        """
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class QueueConfig:
-    """The queue's stored configuration; ``None``: not stored, the default applies."""
+    """The queue's stored configuration (``Queue.config``): defaults for its items that every
+    client reads from Redis. A field that is ``None`` is not stored: the protocol's default
+    applies.
+    """
 
     @property
-    def max_attempts(self) -> int | None: ...
+    def max_attempts(self) -> int | None:
+        """Attempts before an item is dead (0: no limit)."""
     @property
-    def backoff(self) -> Backoff | None: ...
+    def backoff(self) -> Backoff | None:
+        """Retry delay after a failed attempt."""
     @property
-    def priority(self) -> int | None: ...
+    def priority(self) -> int | None:
+        """Priority of items added without one."""
     @property
-    def expires_after(self) -> timedelta | None: ...
+    def expires_after(self) -> timedelta | None:
+        """Items not leased this long after they were added are dead."""
     @property
-    def keep_result_for(self) -> timedelta | None: ...
+    def keep_result_for(self) -> timedelta | None:
+        """How long a result given to ``complete`` is kept."""
     @property
-    def dead_max_count(self) -> int | None: ...
+    def dead_max_count(self) -> int | None:
+        """Dead letters kept at most."""
     @property
-    def dead_max_age(self) -> timedelta | None: ...
+    def dead_max_age(self) -> timedelta | None:
+        """Dead letters older than this go."""
     @property
-    def stats(self) -> bool | None: ...
+    def stats(self) -> bool | None:
+        """Whether the queue keeps per-minute counters (``Stats.minutes``, ``Stats.last_hour``)."""
     @property
-    def capacity(self) -> int | None: ...
+    def capacity(self) -> int | None:
+        """The most items the queue holds waiting or delayed; ``None``: no bound."""
     @property
-    def rate_limit(self) -> RateLimit | None: ...
+    def rate_limit(self) -> RateLimit | None:
+        """At most ``max`` leases per ``per``, for every client; ``None``: no limit."""
     @property
-    def group_concurrency(self) -> int | None: ...
+    def group_concurrency(self) -> int | None:
+        """How many items of one group may be leased at once, for groups without a limit of their
+        own (``Queue.set_group_limit``); ``None``: 1.
+        """
     @property
-    def group_rate_limit(self) -> RateLimit | None: ...
+    def group_rate_limit(self) -> RateLimit | None:
+        """At most ``max`` leases of each group per ``per``, every group in its own window, for
+        every client; ``None``: no limit.
+        """
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class GroupInfo:
-    """One group of a queue: its waiting and leased items, its limit, whether it is paused,
-    how long it waits for its rate limit's window."""
+    """One group of a queue (``Queue.group``)."""
 
     @property
-    def waiting(self) -> int: ...
+    def waiting(self) -> int:
+        """Its items waiting."""
     @property
-    def leased(self) -> int: ...
+    def leased(self) -> int:
+        """Its items leased now."""
     @property
-    def limit(self) -> int: ...
+    def limit(self) -> int:
+        """How many of its items may be leased at once (its own limit, else the queue's
+        ``group_concurrency``).
+        """
     @property
-    def paused(self) -> bool: ...
+    def paused(self) -> bool:
+        """Whether it is paused (``Queue.pause_group``)."""
     @property
-    def rate_limited_for(self) -> timedelta | None: ...
+    def rate_limited_for(self) -> timedelta | None:
+        """While the group is at the queue's ``group_rate_limit`` or held off
+        (``Queue.rate_limit_group``), how long until its leases go on (a timedelta); ``None``
+        otherwise.
+        """
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class RateLimit:
-    """At most ``max`` leases in each window of ``per``, for every client of a queue."""
+    """A queue's rate limit (``set_config(rate_limit=RateLimit(max, per))``): at most ``max``
+    leases in each window of ``per`` (seconds or a timedelta), counted on the server for every
+    client; as ``set_config(group_rate_limit=...)``, the same for each group, in its own window.
+    The queue's ``set_config`` checks the values (``InvalidArgumentError`` naming the argument,
+    ``rate_limit`` or ``group_rate_limit``).
+    """
 
     def __new__(cls, max: int, per: float | timedelta) -> RateLimit: ...
     @property
-    def max(self) -> int: ...
+    def max(self) -> int:
+        """Leases per window."""
     @property
-    def per(self) -> timedelta: ...
+    def per(self) -> timedelta:
+        """The window (a timedelta)."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class FailOutcome:
-    """What ``fail`` did."""
+    """What ``fail`` did. ``name`` is ``"retrying"``, ``"dead"``, or, when the lease was no longer
+    this holder's and nothing changed, why (a ``RenewOutcome`` name: ``"expired"``, ``"taken"``,
+    ``"completed"``, ``"cancelled"``, ``"older_incarnation"``). ``str(outcome)`` is the name.
+    """
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """``"retrying"``, ``"dead"``, or why the lease was not held."""
     @property
-    def retrying(self) -> bool: ...
+    def retrying(self) -> bool:
+        """Whether the item will run again."""
     @property
-    def dead(self) -> bool: ...
+    def dead(self) -> bool:
+        """Whether the item is dead now."""
     @property
-    def retry_in(self) -> timedelta | None: ...
+    def retry_in(self) -> timedelta | None:
+        """When retrying: how long until the item is leasable again (a timedelta; zero: now)."""
     @property
-    def not_held(self) -> RenewOutcome | None: ...
+    def not_held(self) -> RenewOutcome | None:
+        """When the lease was not held (nothing changed): why, as a ``RenewOutcome``."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class Client:
-    """A connection to one Redis server or a Redis Cluster."""
+    """A connection to one Redis server (``Client(url)``) or a Redis Cluster
+    (``Client.cluster(urls)``), shared by its queues and safe to use from many threads.
+
+    URLs: ``redis://[user:pass@]host[:port][/db]``, ``rediss://...`` (TLS),
+    ``redis+unix:///path/to.sock``. A client used in a forked child reconnects by itself. Use it as
+    a context manager, or call ``close()``.
+    """
 
     def __new__(cls, url: str) -> Client: ...
     @staticmethod
-    def cluster(urls: Sequence[str]) -> Client: ...
-    def queue(self, prefix: str) -> Queue: ...
-    def close(self) -> None: ...
+    def cluster(urls: Sequence[str]) -> Client:
+        """Connects to a Redis Cluster through one or more of its nodes' URLs. Queue prefixes must
+        then carry a ``{hash tag}``.
+        """
+    def queue(self, prefix: str) -> Queue:
+        """The queue whose keys live under ``prefix`` (validated here; nothing is sent)."""
+    def close(self) -> None:
+        """Closes the client: a ``lease`` waiting on any thread raises ``ClosedError`` at once, and
+        so does every later call.
+        """
     @property
-    def is_cluster(self) -> bool: ...
+    def is_cluster(self) -> bool:
+        """Whether this client talks to a Redis Cluster."""
     @property
-    def warnings(self) -> builtins.list[str]: ...
+    def warnings(self) -> builtins.list[str]:
+        """Risks found in the server's configuration when connecting, e.g. a ``maxmemory-policy``
+        that may evict queue keys.
+        """
     def __enter__(self) -> Client: ...
     def __exit__(
         self,
@@ -407,98 +574,236 @@ class Client:
 
 @final
 class Queue:
-    """One queue: the keys under one prefix."""
+    """One queue: the keys under one prefix. Get it from ``Client.queue(prefix)``; safe to use from
+    many threads. Every method is one round trip to Redis (a waiting ``lease``, ``lease_batch`` or
+    ``wait_result`` waits server-side), during which other Python threads run.
+    """
 
     @property
-    def prefix(self) -> str: ...
-    def add(self, item: Item, timeout: float | timedelta | None = None) -> bool: ...
-    def add_unique(self, item: Item) -> None: ...
+    def prefix(self) -> str:
+        """The prefix of this queue's keys."""
+    def add(self, item: Item, timeout: float | timedelta | None = None) -> bool:
+        """Adds ``item`` unless an item with its id exists (waiting, delayed, leased or dead);
+        returns whether it was added. The item's options (``Item(data, delay=...)``) are checked
+        first: nothing is written when one is refused.
+
+        A bounded queue (``set_config(capacity=...)``) that is full raises ``QueueFullError``
+        and adds nothing; with ``timeout`` (seconds or a timedelta, ``leaseq.FOREVER``) the add
+        waits up to that long for room first, without the GIL (Ctrl-C interrupts it).
+        """
+    def add_unique(self, item: Item) -> None:
+        """Adds ``item`` without checking whether its id exists: for fresh ids (the random UUID of
+        ``Item(data)`` is). An existing id would be overwritten and queued twice.
+        """
     def add_batch(
         self, items: Iterable[Item], timeout: float | timedelta | None = None
-    ) -> int: ...
+    ) -> int:
+        """Adds every item whose id does not exist yet, each with its own options, in one round
+        trip; returns how many were added. A bounded queue takes the batch whole or not at all:
+        ``QueueFullError``, or with ``timeout`` a wait for room for all of it, as ``add``.
+        """
     def lease(
         self,
         ttl: float | timedelta | None = None,
         timeout: float | timedelta | None = None,
         *,
         block: bool | None = None,
-    ) -> Lease | None: ...
+    ) -> Lease | None:
+        """Leases the next item (highest priority first, FIFO within one) for ``ttl`` (seconds or a
+        timedelta; ``None``: ``leaseq.DEFAULT_TTL``), or returns ``None``.
+
+        By default it does not wait. ``timeout=<seconds or timedelta>`` waits server-side up to
+        that long for an item, ``timeout=leaseq.FOREVER`` until one comes; a wait can be
+        interrupted with Ctrl-C, or by ``Client.close()`` from another thread (``ClosedError``).
+        ``block`` is the older spelling: ``block=True`` without a timeout waits forever,
+        ``block=False`` never waits.
+        """
     def lease_batch(
         self,
         n: int,
         ttl: float | timedelta | None = None,
         timeout: float | timedelta | None = None,
-    ) -> builtins.list[Lease]: ...
+    ) -> builtins.list[Lease]:
+        """Leases up to ``n`` items (1 to 1000) in one round trip, in the order ``lease`` would;
+        returns a list (empty when none). Waits as ``lease`` does while none is there, and
+        returns as soon as at least one is leased.
+        """
     def complete(
         self,
         lease: Lease,
         result: bytes | bytearray | str | None = None,
         keep_result_for: float | timedelta | None = None,
-    ) -> bool: ...
+    ) -> bool:
+        """Completes the leased item. Returns ``True`` for exactly one caller per item: the first to
+        complete it (even with an expired lease). With ``result`` (bytes or str) the result is
+        kept for ``keep_result_for`` (seconds or timedelta; ``None``: the item's, else the
+        queue's setting, else one day), for ``result`` and ``wait_result``.
+        """
     def complete_and_lease(
         self,
         lease: Lease,
         ttl: float | timedelta | None = None,
         result: bytes | bytearray | str | None = None,
         keep_result_for: float | timedelta | None = None,
-    ) -> tuple[bool, Lease | None]: ...
-    def renew(self, lease: Lease, ttl: float | timedelta | None = None) -> bool: ...
+    ) -> tuple[bool, Lease | None]:
+        """Completes ``lease`` and leases the next item (without waiting) in one round trip.
+        Returns ``(completed, next_lease_or_None)``. ``result`` and ``keep_result_for`` keep a
+        result as ``complete`` does.
+        """
+    def renew(self, lease: Lease, ttl: float | timedelta | None = None) -> bool:
+        """Extends the lease to ``ttl`` from now while it is still this holder's. Returns ``False``
+        when it expired, another worker took the item, or the item is complete, cancelled or
+        added anew; ``renew_outcome`` says which.
+        """
     def renew_outcome(
         self, lease: Lease, ttl: float | timedelta | None = None
-    ) -> RenewOutcome: ...
+    ) -> RenewOutcome:
+        """Like ``renew``, returning a ``RenewOutcome``: ``renewed``, or why not (``expired``,
+        ``taken``, ``completed``, ``cancelled``, ``older_incarnation``).
+        """
     def fail(
         self,
         lease: Lease,
         error: str | BaseException,
         error_type: str | None = None,
         retry: bool | float | timedelta = True,
-    ) -> FailOutcome: ...
-    def release(self, lease: Lease, delay: float | timedelta | None = None) -> bool: ...
-    def progress(self, lease: Lease, value: bytes | bytearray | str) -> bool: ...
+    ) -> FailOutcome:
+        """Records a failed attempt. ``error`` is a message, or an exception (its ``str()`` is the
+        message and its class name the ``error_type``, unless given). ``retry=True`` (the
+        default) runs the item again after its backoff while it has attempts left, else it is
+        dead; ``retry=<seconds or timedelta>`` after that delay instead; ``retry=False`` makes it
+        dead now. Returns a ``FailOutcome``; only the live holder can fail an item.
+        """
+    def release(self, lease: Lease, delay: float | timedelta | None = None) -> bool:
+        """Hands the item back without counting a failure: it waits again at once, or after
+        ``delay`` (seconds or timedelta). Only the live holder can; returns whether it did.
+        """
+    def progress(self, lease: Lease, value: bytes | bytearray | str) -> bool:
+        """Stores a small value (bytes or str, at most 64 KiB) on the leased item, shown by
+        ``get``. Only the live holder can; returns whether it did.
+        """
     def lease_from_parts(
         self, id: str, token: str, incarnation: str, attempt: int
-    ) -> Lease: ...
+    ) -> Lease:
+        """A lease rebuilt from parts kept elsewhere (e.g. across a process boundary): the id, the
+        token, the incarnation and the attempt number. Nothing is sent.
+        """
     def complete_batch(
         self, completions: Iterable[CompletionLike]
-    ) -> builtins.list[bool]: ...
+    ) -> builtins.list[bool]:
+        """Completes many leases (at most 1000) in one round trip, each as ``complete`` would;
+        returns, in order, whether each call completed its item. Each completion is a ``Lease``
+        (no result kept), or a ``leaseq.Completion(lease, result, keep_result_for)`` (any tuple
+        of those fields, the last ones optional) whose fields mean what ``complete``'s arguments
+        do. Every completion is checked before anything is sent.
+        """
     def complete_and_lease_batch(
         self,
         completions: Iterable[CompletionLike],
         n: int,
         ttl: float | timedelta | None = None,
-    ) -> tuple[builtins.list[bool], builtins.list[Lease]]: ...
+    ) -> tuple[builtins.list[bool], builtins.list[Lease]]:
+        """A busy worker's whole step in one round trip: completes ``completions`` (as
+        ``complete_batch`` does) and leases up to ``n`` more items (0 to 1000) for ``ttl``,
+        without waiting. Returns ``(completed, leases)``: whether each completion completed its
+        item, in order, and the new leases (a list, empty when nothing was waiting).
+        """
     def renew_batch(
         self, leases: Iterable[Lease], ttl: float | timedelta | None = None
-    ) -> builtins.list[RenewOutcome]: ...
-    def fail_batch(
-        self, failures: Iterable[FailureLike]
-    ) -> builtins.list[FailOutcome]: ...
-    def result(self, id: bytes | str) -> JobResult | None: ...
+    ) -> builtins.list[RenewOutcome]:
+        """Extends many leases (at most 1000, each a ``Lease``) to ``ttl`` from now in one round
+        trip; returns each one's ``RenewOutcome``, in order, as ``renew_outcome`` would.
+        """
+    def fail_batch(self, failures: Iterable[FailureLike]) -> builtins.list[FailOutcome]:
+        """Records many failed attempts (at most 1000) in one round trip, each as ``fail`` would;
+        returns their ``FailOutcome``s in order. Each failure is a ``leaseq.Failure(lease,
+        error, error_type, retry)`` (any tuple of those fields, ``error_type`` and ``retry``
+        optional) whose fields mean what ``fail``'s arguments do. Every failure is checked
+        before anything is sent.
+        """
+    def result(self, id: bytes | str) -> JobResult | None:
+        """The result kept for item ``id`` (``bytes`` or ``str``; a ``JobResult``), or ``None``."""
     def wait_result(
         self, id: bytes | str, timeout: float | timedelta
-    ) -> JobResult | None: ...
-    def get(self, id: bytes | str) -> Job | None: ...
+    ) -> JobResult | None:
+        """Waits server-side for item ``id``'s result (``id`` is ``bytes`` or ``str``): up to
+        ``timeout`` (seconds or timedelta; ``0`` only reads it), or until it comes with
+        ``timeout=leaseq.FOREVER``. Returns ``None`` when the timeout passes first. Other
+        threads run meanwhile, Ctrl-C interrupts it, and so does ``Client.close()``
+        (``ClosedError``).
+        """
+    def get(self, id: bytes | str) -> Job | None:
+        """Everything known about item ``id`` (``bytes`` or ``str``; a ``Job``), or ``None`` when
+        there is no such item and no kept result.
+        """
     def list(
         self, state: State | str, start: int = 0, count: int = 100
-    ) -> builtins.list[Entry]: ...
-    def count(self, state: State | str) -> int: ...
-    def stats(self) -> Stats: ...
-    def pause(self) -> bool: ...
-    def resume(self) -> bool: ...
-    def is_paused(self) -> bool: ...
-    def pause_group(self, group: str) -> bool: ...
-    def resume_group(self, group: str) -> bool: ...
-    def set_group_limit(self, group: str, limit: int | None = None) -> None: ...
-    def group(self, group: str) -> GroupInfo: ...
-    def rate_limit(self, duration: float | timedelta) -> timedelta: ...
-    def rate_limit_group(
-        self, group: str, duration: float | timedelta
-    ) -> timedelta: ...
-    def cancel(self, id: bytes | str) -> State | None: ...
-    def dead_requeue(self, ids: Iterable[bytes | str]) -> int: ...
-    def dead_requeue_oldest(self, n: int | None = None) -> int: ...
-    def dead_purge(self, n: int | None = None) -> int: ...
-    def config(self) -> QueueConfig: ...
+    ) -> builtins.list[Entry]:
+        """A page of the items in ``state`` (a ``State`` or its name, not ``done``): ``count`` (1 to
+        1000) ``Entry``s from position ``start``: waiting in lease order, delayed by due time,
+        leased by lease expiry, dead oldest first.
+        """
+    def count(self, state: State | str) -> int:
+        """How many items are in ``state`` (not ``done``)."""
+    def stats(self) -> Stats:
+        """Counts per state, the age of the oldest waiting item, and per-minute counters for the
+        last hour (a ``Stats``); the counters are ``None`` while the queue's are off (the
+        default; ``set_config(stats=True)`` turns them on).
+        """
+    def pause(self) -> bool:
+        """Pauses the queue: nothing is leased from it (by any client, in any language) until
+        ``resume``; adds, completes and renews go on. The pause is stored in Redis. Returns
+        whether the queue was running.
+        """
+    def resume(self) -> bool:
+        """Resumes a paused queue: waiting leases and runners wake at once. Returns whether the
+        queue was paused.
+        """
+    def is_paused(self) -> bool:
+        """Whether the queue is paused (also ``Stats.paused``)."""
+    def pause_group(self, group: str) -> bool:
+        """Pauses one group (``Item(..., group=...)``): its items are not leased, by any client,
+        until ``resume_group``; the rest of the queue goes on. Returns whether it was running.
+        """
+    def resume_group(self, group: str) -> bool:
+        """Resumes a paused group. Returns whether it was paused."""
+    def set_group_limit(self, group: str, limit: int | None = None) -> None:
+        """Sets how many items of ``group`` may be leased at once (1 to 1000), for every client;
+        ``None`` removes the group's own limit, so that the queue's ``group_concurrency``
+        applies (default 1).
+        """
+    def group(self, group: str) -> GroupInfo:
+        """One group at a glance (a ``GroupInfo``): its waiting and leased items, its limit,
+        whether it is paused, and how long it waits for its rate limit's window.
+        """
+    def rate_limit(self, duration: float | timedelta) -> timedelta:
+        """Holds every client's leases of the queue off for ``duration`` (seconds or a timedelta):
+        a handler was rate limited (an API answered 429). Leases get nothing until then; adds,
+        completes and renews go on. A longer hold already in place is kept. Returns how long
+        leases are held off (a timedelta); also ``Stats.rate_limited_for``.
+        """
+    def rate_limit_group(self, group: str, duration: float | timedelta) -> timedelta:
+        """Holds one group's leases off for ``duration`` (seconds or a timedelta): a handler
+        working for that group (a customer, a tenant) was rate limited by an API that limits per
+        key. The queue's other groups and ungrouped items go on; the group's items wait, in
+        their order, until the hold ends. A longer hold already in place is kept. Returns how
+        long the group is held off (a timedelta); also ``GroupInfo.rate_limited_for``.
+        """
+    def cancel(self, id: bytes | str) -> State | None:
+        """Cancels item ``id``: a waiting, delayed or dead item is removed; a leased one is marked,
+        so that its holder's next call returns false and removes it. Returns the ``State`` it was
+        in, or ``None`` when there was no item. ``id`` is ``bytes`` or ``str``.
+        """
+    def dead_requeue(self, ids: Iterable[bytes | str]) -> int:
+        """Puts these dead items (at most 1000 ids, each ``bytes`` or ``str``) back to waiting,
+        attempts reset; returns how many were requeued (ids that are not dead are skipped).
+        """
+    def dead_requeue_oldest(self, n: int | None = None) -> int:
+        """Requeues the ``n`` oldest dead items (``None``: all); returns how many."""
+    def dead_purge(self, n: int | None = None) -> int:
+        """Deletes the ``n`` oldest dead items (``None``: all); returns how many."""
+    def config(self) -> QueueConfig:
+        """The queue's stored configuration (a ``QueueConfig``; fields not stored are ``None``)."""
     def set_config(
         self,
         *,
@@ -514,128 +819,199 @@ class Queue:
         rate_limit: RateLimit | None = None,
         group_concurrency: int | None = None,
         group_rate_limit: RateLimit | None = None,
-    ) -> None: ...
-    def reset_config(self) -> None: ...
-    def light_clean(self) -> CleanReport: ...
-    def deep_clean(self) -> CleanReport: ...
-    def queue_len(self) -> int: ...
-    def processing_len(self) -> int: ...
+    ) -> None:
+        """Stores the given fields of the queue's configuration, which every client reads (the
+        others keep their stored value); all are checked before anything is written.
+        ``stats=True`` turns on the per-minute counters that ``stats()`` reports;
+        ``capacity=<n>`` bounds the queue to ``n`` waiting and delayed items (refused when it
+        holds more now); ``rate_limit=RateLimit(max, per)`` allows at most ``max`` leases per
+        ``per`` (seconds or a timedelta), counted for every client; ``group_concurrency=<n>``
+        lets ``n`` items of a group (``Item(..., group=...)``) be leased at once, for groups
+        without a limit of their own (default 1); ``group_rate_limit=RateLimit(max, per)``
+        allows at most ``max`` leases of each group per ``per``, every group in its own window.
+        """
+    def reset_config(self) -> None:
+        """Removes the stored configuration: the protocol's defaults apply again."""
+    def light_clean(self) -> CleanReport:
+        """Moves due delayed items to waiting, recovers expired leases, trims dead letters, and
+        re-queues items redis-work-queue clients left in processing. Leases do the first two
+        themselves; run it where nobody leases, about once per lease TTL.
+        """
+    def deep_clean(self) -> CleanReport:
+        """Everything ``light_clean`` does, and also finds items on no list at all (left by a crashed
+        redis-work-queue client). Walks every key of the queue: run it rarely (start-up, hourly).
+        """
+    def queue_len(self) -> int:
+        """How many items wait, at every priority: the same as ``count("waiting")``."""
+    def processing_len(self) -> int:
+        """How many items are being processed: leased by leaseq (``count("leased")``) plus those
+        in redis-work-queue's processing list (leased by its clients, or left by crashed ones
+        until a light clean).
+        """
 
 @final
 class AsyncClient:
+    """Native half of ``leaseq.aio.Client``."""
+
     def __new__(cls, url: str) -> AsyncClient: ...
     @staticmethod
-    def cluster(urls: Sequence[str]) -> AsyncClient: ...
-    def connect(self) -> asyncio.Future[None]: ...
-    def queue(self, prefix: str) -> AsyncQueue: ...
-    def close(self) -> None: ...
+    def cluster(urls: Sequence[str]) -> AsyncClient:
+        """A client of a Redis Cluster; checks the URLs without connecting."""
+    def connect(self) -> asyncio.Future[None]:
+        """Connects now (an asyncio future of ``None``), unless connected already."""
+    def queue(self, prefix: str) -> AsyncQueue:
+        """The queue under ``prefix`` (validated; nothing is sent)."""
+    def close(self) -> None:
+        """Closes the client: waiting leases raise ``ClosedError``, and so does every later call."""
     @property
-    def is_cluster(self) -> bool: ...
+    def is_cluster(self) -> bool:
+        """Whether this client talks to a Redis Cluster."""
     @property
-    def warnings(self) -> builtins.list[str]: ...
+    def warnings(self) -> builtins.list[str]:
+        """Risks found in the server's configuration when connecting (none before it connected)."""
 
 @final
 class AsyncQueue:
+    """Native half of ``leaseq.aio.Queue``: each method returns an asyncio future."""
+
     @property
-    def prefix(self) -> str: ...
+    def prefix(self) -> str:
+        """The prefix of this queue's keys."""
     def add(
         self, item: Item, timeout: float | timedelta | None = None
-    ) -> asyncio.Future[bool]: ...
-    def add_unique(self, item: Item) -> asyncio.Future[None]: ...
+    ) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.add``; a wait for room is cancelled with the awaiting task."""
+    def add_unique(self, item: Item) -> asyncio.Future[None]:
+        """See ``leaseq.Queue.add_unique``."""
     def add_batch(
         self, items: Iterable[Item], timeout: float | timedelta | None = None
-    ) -> asyncio.Future[int]: ...
+    ) -> asyncio.Future[int]:
+        """See ``leaseq.Queue.add_batch``; a wait for room is cancelled with the awaiting task."""
     def lease(
         self,
         ttl: float | timedelta | None = None,
         timeout: float | timedelta | None = None,
         *,
         block: bool | None = None,
-    ) -> asyncio.Future[Lease | None]: ...
+    ) -> asyncio.Future[Lease | None]:
+        """See ``leaseq.Queue.lease``; a wait is cancelled with the awaiting task."""
     def lease_batch(
         self,
         n: int,
         ttl: float | timedelta | None = None,
         timeout: float | timedelta | None = None,
-    ) -> asyncio.Future[builtins.list[Lease]]: ...
+    ) -> asyncio.Future[builtins.list[Lease]]:
+        """See ``leaseq.Queue.lease_batch``."""
     def complete(
         self,
         lease: Lease,
         result: bytes | bytearray | str | None = None,
         keep_result_for: float | timedelta | None = None,
-    ) -> asyncio.Future[bool]: ...
+    ) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.complete``."""
     def complete_and_lease(
         self,
         lease: Lease,
         ttl: float | timedelta | None = None,
         result: bytes | bytearray | str | None = None,
         keep_result_for: float | timedelta | None = None,
-    ) -> asyncio.Future[tuple[bool, Lease | None]]: ...
+    ) -> asyncio.Future[tuple[bool, Lease | None]]:
+        """See ``leaseq.Queue.complete_and_lease``."""
     def renew(
         self, lease: Lease, ttl: float | timedelta | None = None
-    ) -> asyncio.Future[bool]: ...
+    ) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.renew``."""
     def renew_outcome(
         self, lease: Lease, ttl: float | timedelta | None = None
-    ) -> asyncio.Future[RenewOutcome]: ...
+    ) -> asyncio.Future[RenewOutcome]:
+        """See ``leaseq.Queue.renew_outcome``."""
     def fail(
         self,
         lease: Lease,
         error: str | BaseException,
         error_type: str | None = None,
         retry: bool | float | timedelta = True,
-    ) -> asyncio.Future[FailOutcome]: ...
+    ) -> asyncio.Future[FailOutcome]:
+        """See ``leaseq.Queue.fail``."""
     def release(
         self, lease: Lease, delay: float | timedelta | None = None
-    ) -> asyncio.Future[bool]: ...
+    ) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.release``."""
     def progress(
         self, lease: Lease, value: bytes | bytearray | str
-    ) -> asyncio.Future[bool]: ...
+    ) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.progress``."""
     def lease_from_parts(
         self, id: str, token: str, incarnation: str, attempt: int
-    ) -> Lease: ...
+    ) -> Lease:
+        """See ``leaseq.Queue.lease_from_parts`` (nothing is sent: it returns the lease itself)."""
     def complete_batch(
         self, completions: Iterable[CompletionLike]
-    ) -> asyncio.Future[builtins.list[bool]]: ...
+    ) -> asyncio.Future[builtins.list[bool]]:
+        """See ``leaseq.Queue.complete_batch``."""
     def complete_and_lease_batch(
         self,
         completions: Iterable[CompletionLike],
         n: int,
         ttl: float | timedelta | None = None,
-    ) -> asyncio.Future[tuple[builtins.list[bool], builtins.list[Lease]]]: ...
+    ) -> asyncio.Future[tuple[builtins.list[bool], builtins.list[Lease]]]:
+        """See ``leaseq.Queue.complete_and_lease_batch``."""
     def renew_batch(
         self, leases: Iterable[Lease], ttl: float | timedelta | None = None
-    ) -> asyncio.Future[builtins.list[RenewOutcome]]: ...
+    ) -> asyncio.Future[builtins.list[RenewOutcome]]:
+        """See ``leaseq.Queue.renew_batch``."""
     def fail_batch(
         self, failures: Iterable[FailureLike]
-    ) -> asyncio.Future[builtins.list[FailOutcome]]: ...
-    def result(self, id: bytes | str) -> asyncio.Future[JobResult | None]: ...
+    ) -> asyncio.Future[builtins.list[FailOutcome]]:
+        """See ``leaseq.Queue.fail_batch``."""
+    def result(self, id: bytes | str) -> asyncio.Future[JobResult | None]:
+        """See ``leaseq.Queue.result``."""
     def wait_result(
         self, id: bytes | str, timeout: float | timedelta
-    ) -> asyncio.Future[JobResult | None]: ...
-    def get(self, id: bytes | str) -> asyncio.Future[Job | None]: ...
+    ) -> asyncio.Future[JobResult | None]:
+        """See ``leaseq.Queue.wait_result``; the wait is cancelled with the awaiting task."""
+    def get(self, id: bytes | str) -> asyncio.Future[Job | None]:
+        """See ``leaseq.Queue.get``."""
     def list(
         self, state: State | str, start: int = 0, count: int = 100
-    ) -> asyncio.Future[builtins.list[Entry]]: ...
-    def count(self, state: State | str) -> asyncio.Future[int]: ...
-    def stats(self) -> asyncio.Future[Stats]: ...
-    def pause(self) -> asyncio.Future[bool]: ...
-    def resume(self) -> asyncio.Future[bool]: ...
-    def is_paused(self) -> asyncio.Future[bool]: ...
-    def pause_group(self, group: str) -> asyncio.Future[bool]: ...
-    def resume_group(self, group: str) -> asyncio.Future[bool]: ...
+    ) -> asyncio.Future[builtins.list[Entry]]:
+        """See ``leaseq.Queue.list``."""
+    def count(self, state: State | str) -> asyncio.Future[int]:
+        """See ``leaseq.Queue.count``."""
+    def stats(self) -> asyncio.Future[Stats]:
+        """See ``leaseq.Queue.stats``."""
+    def pause(self) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.pause``."""
+    def resume(self) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.resume``."""
+    def is_paused(self) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.is_paused``."""
+    def pause_group(self, group: str) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.pause_group``."""
+    def resume_group(self, group: str) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.resume_group``."""
     def set_group_limit(
         self, group: str, limit: int | None = None
-    ) -> asyncio.Future[None]: ...
-    def group(self, group: str) -> asyncio.Future[GroupInfo]: ...
-    def rate_limit(self, duration: float | timedelta) -> asyncio.Future[timedelta]: ...
+    ) -> asyncio.Future[None]:
+        """See ``leaseq.Queue.set_group_limit``."""
+    def group(self, group: str) -> asyncio.Future[GroupInfo]:
+        """See ``leaseq.Queue.group``."""
+    def rate_limit(self, duration: float | timedelta) -> asyncio.Future[timedelta]:
+        """See ``leaseq.Queue.rate_limit``."""
     def rate_limit_group(
         self, group: str, duration: float | timedelta
-    ) -> asyncio.Future[timedelta]: ...
-    def cancel(self, id: bytes | str) -> asyncio.Future[State | None]: ...
-    def dead_requeue(self, ids: Iterable[bytes | str]) -> asyncio.Future[int]: ...
-    def dead_requeue_oldest(self, n: int | None = None) -> asyncio.Future[int]: ...
-    def dead_purge(self, n: int | None = None) -> asyncio.Future[int]: ...
-    def config(self) -> asyncio.Future[QueueConfig]: ...
+    ) -> asyncio.Future[timedelta]:
+        """See ``leaseq.Queue.rate_limit_group``."""
+    def cancel(self, id: bytes | str) -> asyncio.Future[State | None]:
+        """See ``leaseq.Queue.cancel``."""
+    def dead_requeue(self, ids: Iterable[bytes | str]) -> asyncio.Future[int]:
+        """See ``leaseq.Queue.dead_requeue``."""
+    def dead_requeue_oldest(self, n: int | None = None) -> asyncio.Future[int]:
+        """See ``leaseq.Queue.dead_requeue_oldest``."""
+    def dead_purge(self, n: int | None = None) -> asyncio.Future[int]:
+        """See ``leaseq.Queue.dead_purge``."""
+    def config(self) -> asyncio.Future[QueueConfig]:
+        """See ``leaseq.Queue.config``."""
     def set_config(
         self,
         *,
@@ -651,12 +1027,18 @@ class AsyncQueue:
         rate_limit: RateLimit | None = None,
         group_concurrency: int | None = None,
         group_rate_limit: RateLimit | None = None,
-    ) -> asyncio.Future[None]: ...
-    def reset_config(self) -> asyncio.Future[None]: ...
-    def light_clean(self) -> asyncio.Future[CleanReport]: ...
-    def deep_clean(self) -> asyncio.Future[CleanReport]: ...
-    def queue_len(self) -> asyncio.Future[int]: ...
-    def processing_len(self) -> asyncio.Future[int]: ...
+    ) -> asyncio.Future[None]:
+        """See ``leaseq.Queue.set_config``."""
+    def reset_config(self) -> asyncio.Future[None]:
+        """See ``leaseq.Queue.reset_config``."""
+    def light_clean(self) -> asyncio.Future[CleanReport]:
+        """See ``leaseq.Queue.light_clean``."""
+    def deep_clean(self) -> asyncio.Future[CleanReport]:
+        """See ``leaseq.Queue.deep_clean``."""
+    def queue_len(self) -> asyncio.Future[int]:
+        """See ``leaseq.Queue.queue_len``."""
+    def processing_len(self) -> asyncio.Future[int]:
+        """See ``leaseq.Queue.processing_len``."""
 
 def _error_class(code: str) -> type: ...
 
@@ -676,61 +1058,118 @@ class _Operation(TypedDict):
     summary: str
 
 def operations() -> builtins.list[_Operation]:
-    """Every operation of a queue, in the core's order."""
+    """Every operation of a queue, in the core's order: dicts ``{name, args, reply, round_trips,
+    summary}``, each argument ``{name, kind, required, default, only}`` (``default`` is the
+    table's words for what applies when it is left out, ``None`` for a required one; ``only`` is
+    the one language that has it, or ``None``).
+    """
 
 def events() -> builtins.list[str]:
-    """The runner's event names, in the core's order."""
+    """The runner's event names, in the core's order (``leaseq.Worker.on`` takes them)."""
 
 def _shutdown() -> None: ...
-def cli_main(argv: list[str]) -> int: ...
+def cli_main(argv: list[str]) -> int:
+    """Runs the `leaseq` command with `argv` (the program name first) and returns its exit code.
+    The GIL is released while it runs; it has its own tokio runtime.
+    """
 
 # The runner's native side (leaseq.worker wraps it).
 @final
 class NativeJob:
+    """The job a handler receives, as the native layer holds it (``leaseq.Job`` wraps it)."""
+
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """The item's id."""
     @property
-    def id_bytes(self) -> bytes: ...
+    def id_bytes(self) -> bytes:
+        """The id exactly as Redis holds it (differs from ``id`` only for an id that is not UTF-8)."""
     @property
-    def data(self) -> bytes: ...
+    def data(self) -> bytes:
+        """The item's data."""
     @property
-    def attempt(self) -> int: ...
+    def attempt(self) -> int:
+        """Which attempt this is (1 for the first)."""
     @property
-    def max_attempts(self) -> int: ...
+    def max_attempts(self) -> int:
+        """The item's attempt limit (0: unlimited)."""
     @property
-    def queue_prefix(self) -> str: ...
+    def queue_prefix(self) -> str:
+        """The prefix of the queue the job came from (the core's `Job::queue`): it is finished
+        there.
+        """
     @property
-    def key(self) -> int: ...
+    def key(self) -> int:
+        """This job's key in the runner: `WorkerRun.take()` names jobs told to stop by it."""
     @property
-    def lease_lost(self) -> bool: ...
+    def lease_lost(self) -> bool:
+        """Whether the runner learned that this job's lease is gone (the core's `Job::is_lost`):
+        the handler should stop.
+        """
     @property
-    def cancel_reason(self) -> str | None: ...
-    def progress(self, value: bytes | str) -> bool: ...
+    def cancel_reason(self) -> str | None:
+        """Why the handler was told to stop (the core's `CancelReason`: `timeout`, `lease_lost`
+        or `shutdown`), or `None`.
+        """
+    def progress(self, value: bytes | str) -> bool:
+        """Stores a progress value (bytes or str, at most 64 KiB); false once the lease is lost."""
 
 @final
 class Done:
+    """Carries one job's outcome back to the engine; called once by the Python layer."""
+
     def __call__(self, kind: str, value: object) -> None: ...
 
 @final
 class WorkerRun:
+    """A started runner: the thread that called ``Worker.run()`` waits on it in slices."""
+
     @property
-    def concurrency(self) -> int: ...
+    def concurrency(self) -> int:
+        """How many jobs the runner runs at once (the option, or its default applied)."""
     @property
-    def keep_results(self) -> bool: ...
-    def wait(self, timeout: float) -> tuple[int, int, int, int, int, int] | None: ...
+    def keep_results(self) -> bool:
+        """Whether handlers' return values are kept (the default applied): the Python layer encodes
+        them only then.
+        """
+    def wait(self, timeout: float) -> tuple[int, int, int, int, int, int] | None:
+        """Waits up to ``timeout`` seconds (without the GIL); returns the report as a tuple
+        ``(completed, retried, dead, lost, released, timed_out)`` once the runner ended, else
+        ``None``.
+        """
     @property
-    def fd(self) -> int: ...
+    def fd(self) -> int:
+        """The file descriptor that turns readable when jobs, or keys of jobs told to stop, wait:
+        read (and discard) what it holds, then call ``take()``.
+        """
     def take(
         self,
-    ) -> tuple[builtins.list[tuple[NativeJob, Done]], builtins.list[int]]: ...
+    ) -> tuple[builtins.list[tuple[NativeJob, Done]], builtins.list[int]]:
+        """Everything waiting, in one call: ``(jobs, told)``, the new jobs as ``(job, done)`` pairs
+        and the keys of jobs told to stop since the last call (after their jobs): their
+        ``cancel_reason`` says why.
+        """
     def events(
         self, completed: bool
-    ) -> builtins.list[tuple[str, str | None, int, object]]: ...
-    def interrupt(self) -> None: ...
-    def stop(self) -> None: ...
-    def force(self) -> None: ...
+    ) -> builtins.list[tuple[str, str | None, int, object]]:
+        """The events since the last call, as tuples ``(name, id, attempt, detail)``, named,
+        identified and worded by the core (``Event::name``, ``id``, ``attempt``, ``message``);
+        `completed` events only when ``completed`` is true (nobody listening: they are not built
+        at all). The detail: ``(message, retry_in_seconds)`` for ``retrying``,
+        ``(step, code, message)`` for ``error``, else the event's message (``None`` when empty).
+        """
+    def interrupt(self) -> None:
+        """Starts a graceful shutdown (the first Ctrl-C); a second call forces."""
+    def stop(self) -> None:
+        """Starts a graceful shutdown."""
+    def force(self) -> None:
+        """Forces the shutdown: running handlers are told (reason `shutdown`) and released."""
 
 def start_worker(
     queue: Queue | list[Queue] | tuple[Queue, ...],
     options: Mapping[str, object],
-) -> WorkerRun: ...
+) -> WorkerRun:
+    """Starts the core's runner over `queue` (one `Queue`, or a list of them, asked in strict
+    order, or by weighted round robin with `options["weights"]`, one per queue); Python takes
+    its jobs with `WorkerRun.take()`.
+    """
