@@ -31,6 +31,9 @@ const CLOCK: &str = "leaseq-test:clock";
 const LEASE_MARGIN_MS: u64 = 3_600_000;
 /// Where the edited library notes P:limit's expiry on the model's clock.
 const LIMIT_AT: &str = "'leaseq-test:at:' .. LIMIT";
+/// The model's clock, read where the edited library needs it: lib/holds.lua, where P:limit's
+/// expiry is set and read, does not include lib/time.lua (its `now_ms` is not in scope there).
+const NOW: &str = "tonumber(redis.call('GET', 'leaseq-test:clock'))";
 
 fn replace_once(code: String, from: &str, to: &str, times: usize) -> String {
     assert_eq!(
@@ -67,7 +70,7 @@ fn library() -> (String, String) {
             code,
             "redis.pcall('PEXPIRE', LIMIT, h.rate_per)",
             &format!(
-                "redis.pcall('PEXPIRE', LIMIT, h.rate_per + {LEASE_MARGIN_MS}) redis.call('SET', {LIMIT_AT}, now_ms() + h.rate_per)"
+                "redis.pcall('PEXPIRE', LIMIT, h.rate_per + {LEASE_MARGIN_MS}) redis.call('SET', {LIMIT_AT}, {NOW} + h.rate_per)"
             ),
             1,
         );
@@ -75,7 +78,7 @@ fn library() -> (String, String) {
             code,
             "redis.call('PEXPIRE', LIMIT, left)",
             &format!(
-                "redis.call('PEXPIRE', LIMIT, left + {LEASE_MARGIN_MS}) redis.call('SET', {LIMIT_AT}, now_ms() + left)"
+                "redis.call('PEXPIRE', LIMIT, left + {LEASE_MARGIN_MS}) redis.call('SET', {LIMIT_AT}, {NOW} + left)"
             ),
             1,
         );
@@ -83,7 +86,7 @@ fn library() -> (String, String) {
             code,
             "redis.call('SET', LIMIT, HOLD_TEXT, 'PX', ms)",
             &format!(
-                "redis.call('SET', LIMIT, HOLD_TEXT, 'PX', ms + {LEASE_MARGIN_MS}) redis.call('SET', {LIMIT_AT}, now_ms() + ms)"
+                "redis.call('SET', LIMIT, HOLD_TEXT, 'PX', ms + {LEASE_MARGIN_MS}) redis.call('SET', {LIMIT_AT}, {NOW} + ms)"
             ),
             1,
         );
@@ -91,7 +94,7 @@ fn library() -> (String, String) {
             code,
             "redis.call('PTTL', LIMIT)",
             &format!(
-                "(function() if redis.call('EXISTS', LIMIT) == 0 then return -2 end if redis.call('PTTL', LIMIT) < 0 then return -1 end return tonumber(redis.call('GET', {LIMIT_AT})) - now_ms() end)()"
+                "(function() if redis.call('EXISTS', LIMIT) == 0 then return -2 end if redis.call('PTTL', LIMIT) < 0 then return -1 end return tonumber(redis.call('GET', {LIMIT_AT})) - {NOW} end)()"
             ),
             3,
         )
