@@ -58,8 +58,9 @@ test: check-samples test-rust test-c test-py test-node test-cli test-dist soak s
 test-rust: harness
 	$(CARGO) test
 
-# The protocol's model (integration-tests/model) over a larger scope than `cargo test` checks,
-# every fix on (minutes). LEASEQ_MODEL_IDS, _WORKERS, _ADDS, _LEASES, _CLOCK change the scope.
+# The protocol's model (integration-tests/model) over larger scopes than `cargo test` checks,
+# every fix on (minutes): the small scope's, and the group rate limits' (5.21), side by side.
+# LEASEQ_MODEL_IDS, _WORKERS, _ADDS, _LEASES, _CLOCK change the first.
 model-deep:
 	$(CARGO) test -p leaseq-model --test check -- --ignored --nocapture deep_scope
 

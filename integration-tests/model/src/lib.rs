@@ -10,7 +10,8 @@
 //! function back), unless [`Fixes::type_check`] is on.
 //!
 //! What is left out: results kept by complete, per-minute counters, error texts, `P:config`
-//! (defaults only but for [`Scope::limits`]'s rate limit and capacity, fixed from the start),
+//! (defaults only but for [`Scope::limits`]'s rate limit and capacity and
+//! [`Scope::group_rates`]' group rate limit, fixed from the start),
 //! priority levels other than 0 and 1, `lease_batch`, deep clean,
 //! retention, redis-work-queue clients but for one add during a pause (README.md says why).
 
@@ -69,6 +70,14 @@ pub struct Fixes {
     /// of the groups' commit) P:group_active keeps the slot forever: the record and the
     /// P:leased entry go, so no recovery frees it, and a group at limit 1 never leases again.
     pub cancel_frees_slot: bool,
+    /// Group rate limits (5.21, found by this model): a pop counts a group in its window only
+    /// when the group has an item to take (`group_limited`: `EXISTS P:group:<g>` before its
+    /// `INCR`). Without it (spec/scripts as of the group rate limits' commit) a pop that meets
+    /// a group left on the ring with an empty set (its waiting item was cancelled) counts a
+    /// lease it does not take: the group's next item waits for a window in which nothing of
+    /// the group was leased (up to `group_rate_per_ms`), and a window started so ends before
+    /// the one the spec defines.
+    pub group_rate_empty: bool,
 }
 
 impl Fixes {
@@ -79,6 +88,7 @@ impl Fixes {
         type_check: true,
         registry_expires: true,
         cancel_frees_slot: true,
+        group_rate_empty: true,
     };
     pub const NONE: Fixes = Fixes {
         cancel_leased: false,
@@ -87,6 +97,7 @@ impl Fixes {
         type_check: false,
         registry_expires: false,
         cancel_frees_slot: false,
+        group_rate_empty: false,
     };
 }
 
@@ -230,6 +241,19 @@ pub enum Action {
         g: Grp,
         limit: Option<u8>,
     },
+    /// `rate_limit_group` (group.lua 'hold', 5.21) for this many ms: a handler was told "rate
+    /// limited" for group `g` only.
+    HoldGroup {
+        g: Grp,
+        ms: u64,
+    },
+    /// `release` with a hold (release.lua ARGV 5, 5.21): a runner's handler said its group was
+    /// rate limited (`rate_limited_group`): the item's group is held off `ms` (the queue, as by
+    /// `hold`, for an item without a group), then the item is released (delay 0).
+    ReleaseHold {
+        w: u8,
+        ms: u64,
+    },
 }
 
 /// A lease token or the word a cancel writes.
@@ -340,6 +364,12 @@ pub struct Db {
     /// P:group_waiting and P:group_seq (0: no key).
     pub group_waiting: i64,
     pub group_seq: u64,
+    /// P:group_rate:<g> (5.21): the group's leases counted in its window ([`HOLD`] or more
+    /// while held off), and the time its expiry runs out (every such key has one here: INCR
+    /// makes it with a PEXPIRE, a hold with PX).
+    pub group_rate: BTreeMap<Grp, (u64, u64)>,
+    /// P:group_wait (5.21): groups off the ring until their window ends (the score).
+    pub group_wait: BTreeMap<Grp, u64>,
 }
 
 /// P:limit's count while `hold` holds the queue off (lib/lease.lua, HOLD): 2^52.
@@ -354,6 +384,9 @@ pub struct Config {
     /// (`rate_max`, `rate_per_ms`).
     pub rate: Option<(u64, u64)>,
     pub capacity: Option<usize>,
+    /// (`group_rate_max`, `group_rate_per_ms`), 5.21: read into the hints at housekeeping, as
+    /// `rate`.
+    pub group_rate: Option<(u64, u64)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -406,6 +439,18 @@ pub const ADD_PAST_CAPACITY: u16 = 64;
 pub const PAST_GROUP_LIMIT: u16 = 128;
 /// A lease of a grouped item passed over an item of the same group and priority queued before it.
 pub const NOT_FIFO: u16 = 256;
+/// A window of a group's rate limit (5.21) took more than `group_rate_max` items.
+pub const PAST_GROUP_RATE: u16 = 512;
+/// An item of a group was leased while a hold of that group (`rate_limit_group`, a release with
+/// a hold) held it off.
+pub const LEASED_WHILE_GROUP_HELD: u16 = 1024;
+/// A lease took a group off the ring for its rate limit while the group was neither held nor
+/// had its window's `group_rate_max` items taken.
+pub const GROUP_LIMITED_EARLY: u16 = 2048;
+
+/// What the ghost saw happen at least once (for `sometimes` properties), a bit each.
+/// Housekeeping put a group whose window ended back on the ring, with items waiting (5.21).
+pub const SEEN_GROUP_BACK: u8 = 1;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct State {
@@ -448,6 +493,18 @@ pub struct State {
     pub window: Option<(u64, u64)>,
     /// Ghost: the time until which `hold` calls held the queue off (the longest asked).
     pub held_until: u64,
+    /// Hint `h.group_holds` (5.21): pops read the groups' counts without a group rate limit
+    /// (set by housekeeping to whether P:group_wait is left, and by a group's hold in the hints
+    /// that exist).
+    pub group_holds_hint: bool,
+    /// Ghost: each group's window of the groups' rate limit as the spec defines it (a fixed
+    /// window from the first item a pop takes when none is open): its end and the items taken.
+    pub group_windows: BTreeMap<Grp, (u64, u64)>,
+    /// Ghost: the time until which holds of each group held it off: the longest asked, each
+    /// `ms` or what the group's ghost window had left, whichever is longer (5.21).
+    pub group_held_until: BTreeMap<Grp, u64>,
+    /// SEEN_GROUP_BACK...
+    pub seen: u8,
 }
 
 /// The runners' keys (spec/PROTOCOL.md 13.2), disjoint from the items': `P:workers` (member ->
@@ -526,6 +583,10 @@ pub struct Scope {
     pub group_ops: u8,
     /// The limits `set_group_limit` sets (None: the group's own removed, the default 1 again).
     pub group_limits: Vec<Option<u8>>,
+    /// The `rate_limit_group` calls a handler makes: (group, ms) (5.21; none: no hold).
+    pub group_holds: Vec<(Grp, u64)>,
+    /// The holds (ms) of a holder's release with a hold (`rate_limited_group`, 5.21).
+    pub release_holds: Vec<u64>,
 }
 
 impl Scope {
@@ -571,6 +632,8 @@ impl Scope {
             holds: vec![],
             group_ops: 0,
             group_limits: vec![],
+            group_holds: vec![],
+            release_holds: vec![],
         }
     }
 
@@ -628,6 +691,7 @@ impl Scope {
             config: Config {
                 rate: Some((1, 2 * TICK)),
                 capacity: Some(1),
+                group_rate: None,
             },
             holds: vec![TICK, 3 * TICK],
             ..Scope::small()
@@ -657,6 +721,45 @@ impl Scope {
             group_ops: 1,
             group_limits: vec![Some(2), None],
             ..Scope::small()
+        }
+    }
+
+    /// The groups' rate limits (5.21): P:config allows each group 1 lease per 2 ticks; 2 ids,
+    /// 2 workers, 2 adds in g0 or g1, 2 leases, clock up to 100 ms (one window ends);
+    /// complete, fail dead, cancel, crash, `rate_limit_group` of g0 for 1 or 3 ticks, and a
+    /// release holding the item's group off for 1 tick (`rate_limited_group`). Without
+    /// ungrouped items, fail with a retry, plain release, renew, delays, priorities, group
+    /// pause and limits, queue pause, clean, dead-letter calls, the batch forms and corruption
+    /// (the replay's walks add the first six).
+    pub fn group_rates() -> Scope {
+        Scope {
+            max_clock: 100,
+            max_leases: 2,
+            options: vec![Opts::grouped(0), Opts::grouped(1)],
+            fail_delays: vec![],
+            renew_release: false,
+            progress: false,
+            batches: false,
+            clean: false,
+            dead_letters: false,
+            corrupts: 0,
+            config: Config {
+                group_rate: Some((1, 2 * TICK)),
+                ..Config::default()
+            },
+            group_holds: vec![(0, TICK), (0, 3 * TICK)],
+            release_holds: vec![TICK],
+            ..Scope::small()
+        }
+    }
+
+    /// Holds of groups without a group rate limit (5.21): [`Scope::group_rates`] without the
+    /// limit in P:config, so that pops read a held group's count (`GET`) only while the
+    /// `h.group_holds` hint says groups may be held.
+    pub fn group_holds() -> Scope {
+        Scope {
+            config: Config::default(),
+            ..Scope::group_rates()
         }
     }
 
@@ -730,6 +833,10 @@ impl State {
             config: Config::default(),
             window: None,
             held_until: 0,
+            group_holds_hint: false,
+            group_windows: BTreeMap::new(),
+            group_held_until: BTreeMap::new(),
+            seen: 0,
         }
     }
 
@@ -852,7 +959,7 @@ impl State {
     /// pop_waiting_many with k = 1 (lib/waiting.lua): with groups in use, grouped and ungrouped
     /// ids take turns (`h.turn`), each side standing in for the other. Returns the id and, for
     /// a grouped one, its group (whose slot it took).
-    fn pop_waiting_one(&mut self) -> R<Option<(Id, Option<Grp>)>> {
+    fn pop_waiting_one(&mut self, fx: Fixes) -> R<Option<(Id, Option<Grp>)>> {
         if !self.other_levels() {
             return Ok(self.rpop_queue()?.map(|id| (id, None)));
         }
@@ -862,13 +969,13 @@ impl State {
         self.turn = !self.turn;
         let mut got = None;
         if self.turn {
-            got = self.pop_grouped().map(|(id, g)| (id, Some(g)));
+            got = self.pop_grouped(fx).map(|(id, g)| (id, Some(g)));
         }
         if got.is_none() {
             got = self.pop_waiting()?.map(|id| (id, None));
         }
         if got.is_none() && !self.turn {
-            got = self.pop_grouped().map(|(id, g)| (id, Some(g)));
+            got = self.pop_grouped(fx).map(|(id, g)| (id, Some(g)));
         }
         Ok(got)
     }
@@ -970,12 +1077,14 @@ impl State {
         }
     }
 
-    /// pop_grouped: the ring's tail group gives its first id when below its limit and not
-    /// paused (`limit` and `active` read once; `ZPOPMIN` only then): its slot taken (`HINCRBY`),
-    /// the group back at the ring's head while still below its limit with ids left
-    /// (`ring_push(g, false)`: no P:wake), its data back at P:item:X (`pcall RENAME`: none is
-    /// no error) and its record `waiting`. (RING_LOOK, 100, is never reached.)
-    fn pop_grouped(&mut self) -> Option<(Id, Grp)> {
+    /// pop_grouped: the ring's tail group gives its first id when below its limit, not
+    /// paused, and (with a group rate limit or held groups, 5.21) not at its rate limit
+    /// (`group_limited`, which counts the pop) (`limit` and `active` read once; `ZPOPMIN` only
+    /// then): its slot taken (`HINCRBY`), the group back at the ring's head while still below
+    /// its limit with ids left (`ring_push(g, false)`: no P:wake), its data back at P:item:X
+    /// (`pcall RENAME`: none is no error) and its record `waiting`. (RING_LOOK, 100, is never
+    /// reached.)
+    fn pop_grouped(&mut self, fx: Fixes) -> Option<(Id, Grp)> {
         loop {
             let Some(g) = self.db.ready.pop() else {
                 self.groups_hint = Some(false);
@@ -985,6 +1094,11 @@ impl State {
             let limit = self.group_limit(g);
             let active = self.db.group_active.get(&g).copied().unwrap_or(0);
             if active >= limit || self.db.group_paused.contains(&g) {
+                continue;
+            }
+            if (self.config.group_rate.is_some() || self.group_holds_hint)
+                && self.group_limited(g, fx)
+            {
                 continue;
             }
             // ZPOPMIN P:group:<g> (an empty set gives nothing).
@@ -997,6 +1111,7 @@ impl State {
                 self.db.groups.remove(&g);
             }
             self.grouped_left(1);
+            self.group_took(g);
             let active = active + 1;
             self.db.group_active.insert(g, active);
             if active < limit && self.db.groups.contains_key(&g) {
@@ -1010,13 +1125,134 @@ impl State {
         }
     }
 
-    /// group.lua: 'pause', 'resume', 'limit' (want_queue and want(P:group:<g>) first: no key
-    /// of the groups is ever of another type here).
+    /// group_limited (lib/holds.lua, 5.21): whether group `g`, met by a pop, is at its rate
+    /// limit's window or held; if so it goes to P:group_wait until the window ends. With a group
+    /// rate limit the pop is counted (`INCR`; the window's first count sets its expiry), else
+    /// (held groups) the count is read (`GET`). (A key without an expiry, or of another type,
+    /// is never made here.) With [`Fixes::group_rate_empty`], a group with no item to take
+    /// (`EXISTS P:group:<g>` 0) is not counted, and not limited.
+    fn group_limited(&mut self, g: Grp, fx: Fixes) -> bool {
+        let now = self.now;
+        let count = match self.config.group_rate {
+            Some(_) if fx.group_rate_empty && !self.db.groups.contains_key(&g) => return false,
+            Some((_, per)) => {
+                let count = match self.db.group_rate.get_mut(&g) {
+                    Some(key) => {
+                        key.0 += 1;
+                        key.0
+                    }
+                    None => {
+                        self.db.group_rate.insert(g, (1, now + per));
+                        return false;
+                    }
+                };
+                Some(count)
+            }
+            None => self.db.group_rate.get(&g).map(|key| key.0),
+        };
+        let max = self.config.group_rate.map_or(HOLD - 1, |r| r.0);
+        if count.is_none_or(|c| c <= max) {
+            return false;
+        }
+        // PTTL, then ZADD P:group_wait now + left g.
+        let end = self.db.group_rate[&g].1;
+        self.db.group_wait.insert(g, end);
+        // Ghost: limited only when held, or when the window took its items.
+        let held = self.group_held_until.get(&g).is_some_and(|&t| t > now);
+        let used = self.config.group_rate.is_some_and(|(max, _)| {
+            self.group_windows
+                .get(&g)
+                .is_some_and(|&(end, taken)| end > now && taken >= max)
+        });
+        if !held && !used {
+            self.bad |= GROUP_LIMITED_EARLY;
+        }
+        true
+    }
+
+    /// The ghost's view of an item taken from group `g` by a pop (5.21: the pop counts it,
+    /// whether the lease then leases it or drops it): its window (fixed, from an item taken
+    /// when none is open) takes at most `group_rate_max`.
+    fn group_took(&mut self, g: Grp) {
+        let now = self.now;
+        if let Some((max, per)) = self.config.group_rate {
+            let window = match self.group_windows.get(&g) {
+                Some(&(end, taken)) if end > now => (end, taken + 1),
+                _ => (now + per, 1),
+            };
+            self.group_windows.insert(g, window);
+            if window.1 > max {
+                self.bad |= PAST_GROUP_RATE;
+            }
+        }
+    }
+
+    /// hold_group (lib/holds.lua, 5.21): `SET P:group_rate:<g> HOLD PX max(ms, PTTL)`, `ZADD
+    /// P:group_wait GT now + that g`, `h.group_holds` in the hints that exist (here: once a
+    /// lease made them). Returns the hold's length.
+    fn hold_group(&mut self, g: Grp, ms: u64) -> u64 {
+        let now = self.now;
+        let left = self.db.group_rate.get(&g).map_or(0, |key| key.1 - now);
+        let length = ms.max(left);
+        self.db.group_rate.insert(g, (HOLD, now + length));
+        let end = now + length;
+        let wait = self.db.group_wait.entry(g).or_insert(end);
+        *wait = (*wait).max(end);
+        if self.hk_due.is_some() {
+            self.group_holds_hint = true;
+        }
+        // Ghost: the hold as the spec defines it, `ms` or what the group's window has left,
+        // whichever is longer (a longer hold in place kept).
+        let window_left = self
+            .group_windows
+            .get(&g)
+            .map_or(0, |&(end, _)| end.saturating_sub(now));
+        let until = self.group_held_until.entry(g).or_insert(0);
+        *until = (*until).max(now + ms.max(window_left));
+        length
+    }
+
+    /// groups_back (lib/groups.lua, housekeeping): the groups of P:group_wait whose window
+    /// ended (`ZRANGEBYSCORE -inf now`: by score, then name), out of it and `group_check`ed.
+    /// Returns whether P:group_wait still holds groups. (Its bound, 100, is never reached.)
+    fn groups_back(&mut self) -> bool {
+        if self.db.group_wait.is_empty() {
+            return false;
+        }
+        let now = self.now;
+        let mut due: Vec<(u64, Grp)> = self
+            .db
+            .group_wait
+            .iter()
+            .filter(|(_, &end)| end <= now)
+            .map(|(&g, &end)| (end, g))
+            .collect();
+        if due.is_empty() {
+            return true;
+        }
+        due.sort();
+        for &(_, g) in &due {
+            self.db.group_wait.remove(&g);
+        }
+        for (_, g) in due {
+            let back = !self.db.ready_set.contains(&g);
+            self.group_check(g, None);
+            if back && self.db.ready_set.contains(&g) {
+                self.seen |= SEEN_GROUP_BACK;
+            }
+        }
+        !self.db.group_wait.is_empty()
+    }
+
+    /// group.lua: 'pause', 'resume', 'limit', 'hold' (want_queue and want(P:group:<g>) first,
+    /// and for 'hold' want(P:group_rate:<g>): no key of the groups is ever of another type
+    /// here).
     fn group_op(&mut self, a: Action) -> R<Reply> {
         if self.db.queue_bad {
             return Err(WrongType);
         }
         match a {
+            Action::HoldGroup { g, ms } => Ok(Reply::Int(self.hold_group(g, ms) as i64)),
             Action::PauseGroup { g } => Ok(Reply::Int(self.db.group_paused.insert(g) as i64)),
             Action::ResumeGroup { g } => {
                 let changed = self.db.group_paused.remove(&g);
@@ -1310,6 +1546,9 @@ impl State {
         self.watch_hint = self.db.paused || self.db.limit.is_some();
         self.groups_hint = None;
         self.held_hint = self.settle_held()?;
+        // The groups' rate limit (fixed: `config.group_rate`), and groups whose window ended
+        // back on the ring.
+        self.group_holds_hint = self.groups_back();
         self.promote_due(100)?;
         self.recover_expired(20, fx)?;
         Ok(())
@@ -1350,13 +1589,13 @@ impl State {
         let mut looked = false;
         let mut granted: Option<Reply> = None;
         while granted.is_none() {
-            let (id, group) = match self.pop_waiting_one()? {
+            let (id, group) = match self.pop_waiting_one(fx)? {
                 Some(got) => got,
                 None if looked => break,
                 None => {
                     looked = true;
                     self.housekeeping(true, fx)?;
-                    match self.pop_waiting_one()? {
+                    match self.pop_waiting_one(fx)? {
                         Some(got) => got,
                         None => break,
                     }
@@ -1440,9 +1679,14 @@ impl State {
             None => {
                 self.db.wake = false;
                 let mut wait = -1i64;
-                for first in [first_score(&self.db.delayed), first_score(&self.db.leased)]
-                    .into_iter()
-                    .flatten()
+                let parked = self.db.group_wait.values().min().copied();
+                for first in [
+                    first_score(&self.db.delayed),
+                    first_score(&self.db.leased),
+                    parked,
+                ]
+                .into_iter()
+                .flatten()
                 {
                     let left = first.saturating_sub(now) as i64;
                     if wait < 0 || left < wait {
@@ -1471,6 +1715,13 @@ impl State {
     fn granted_in_group(&mut self, id: Id, group: Grp, ghost: u16) {
         if self.leased_in_group(group) > self.group_limit(group) as usize {
             self.bad |= PAST_GROUP_LIMIT;
+        }
+        if self
+            .group_held_until
+            .get(&group)
+            .is_some_and(|&t| t > self.now)
+        {
+            self.bad |= LEASED_WHILE_GROUP_HELD;
         }
         let priority = self.job_of(id).priority;
         let mine = self.ghosts[ghost as usize].order;
@@ -1675,7 +1926,9 @@ impl State {
         Ok(pair(1, due))
     }
 
-    fn release(&mut self, h: Held, delay: u64) -> R<Reply> {
+    /// release.lua; `hold`: ARGV 5, the ms its group (or the queue, for an item without one) is
+    /// held off first (5.21).
+    fn release(&mut self, h: Held, delay: u64, hold: Option<u64>) -> R<Reply> {
         let id = h.id;
         let job = match self.live_job(h) {
             Ok(job) => job,
@@ -1684,6 +1937,17 @@ impl State {
         if job.cancelled {
             self.drop_cancelled(id, job.group);
             return Ok(Reply::Int(-3));
+        }
+        // (want_queue and want_level: `QueueModel::refused`.) The hold first.
+        if let Some(ms) = hold {
+            match job.group {
+                Some(g) => {
+                    self.hold_group(g, ms);
+                }
+                None => {
+                    self.hold(ms);
+                }
+            }
         }
         if let Some(g) = job.group {
             self.release_slot(g);
@@ -2034,7 +2298,8 @@ impl State {
     }
 
     /// Invariant (no starvation): a group with waiting ids, a free slot and not paused is on the
-    /// ring (in P:ready and P:ready_set) and leases look at the ring (`h.groups` not false);
+    /// ring (in P:ready and P:ready_set) and leases look at the ring (`h.groups` not false), or
+    /// it waits in P:group_wait for its rate limit's window (5.21, [`State::parked_bounded`]);
     /// P:ready_set holds P:ready's groups, each once.
     pub fn ring_complete(&self) -> bool {
         let db = &self.db;
@@ -2044,7 +2309,22 @@ impl State {
             && db.groups.keys().all(|&g| {
                 !self.group_ready(g, None)
                     || (db.ready_set.contains(&g) && self.groups_hint != Some(false))
+                    || db.group_wait.contains_key(&g)
             })
+    }
+
+    /// Invariant (5.21, no group parked forever): every group in P:group_wait waits at most
+    /// for its window or hold: its score is no later than the end of its open ghost window or
+    /// hold (or has passed); and the last housekeeping left no group whose score had come
+    /// (every score is later than its time), so the next one puts back each group whose window
+    /// ended.
+    pub fn parked_bounded(&self) -> bool {
+        let last_housekeeping = self.hk_due.map(|due| due - HOUSEKEEPING_MS);
+        self.db.group_wait.iter().all(|(g, &score)| {
+            let window = self.group_windows.get(g).map_or(0, |w| w.0);
+            let hold = self.group_held_until.get(g).copied().unwrap_or(0);
+            score <= self.now.max(window).max(hold) && last_housekeeping.is_none_or(|t| score > t)
+        })
     }
 
     /// Invariant: an id waiting in a group (or whose record says `grouped`) has no P:item:X and
@@ -2133,7 +2413,12 @@ impl QueueModel {
                 sound.fail(held(w), None),
                 Ok(Reply::Arr(ref r)) if matches!(r[0], Reply::Int(1) | Reply::Int(2))
             ),
-            Action::Release { w } => matches!(sound.release(held(w), 0), Ok(Reply::Int(1))),
+            Action::Release { w } => {
+                matches!(sound.release(held(w), 0, None), Ok(Reply::Int(1)))
+            }
+            Action::ReleaseHold { w, ms } => {
+                matches!(sound.release(held(w), 0, Some(ms)), Ok(Reply::Int(1)))
+            }
             _ => false,
         }
     }
@@ -2163,6 +2448,9 @@ impl QueueModel {
                 if n.held_until <= now {
                     n.held_until = 0;
                 }
+                n.db.group_rate.retain(|_, key| key.1 > now);
+                n.group_windows.retain(|_, w| w.0 > now);
+                n.group_held_until.retain(|_, &mut t| t > now);
                 let reg = &mut n.registry;
                 reg.worker.retain(|_, &mut at| at > now);
                 if reg.lock.is_some_and(|(_, at)| at <= now) {
@@ -2204,7 +2492,11 @@ impl QueueModel {
             }
             Action::Release { w } => {
                 n.workers[w as usize] = None;
-                n.release(held(w), 0)
+                n.release(held(w), 0, None)
+            }
+            Action::ReleaseHold { w, ms } => {
+                n.workers[w as usize] = None;
+                n.release(held(w), 0, Some(ms))
             }
             Action::Renew { w } => n.renew(held(w)).inspect(|r| {
                 if *r != Reply::Int(1) {
@@ -2294,7 +2586,8 @@ impl QueueModel {
             Action::Hold { ms } => Ok(n.hold(ms)),
             Action::PauseGroup { .. }
             | Action::ResumeGroup { .. }
-            | Action::SetGroupLimit { .. } => n.group_op(a),
+            | Action::SetGroupLimit { .. }
+            | Action::HoldGroup { .. } => n.group_op(a),
         };
         if let (Action::Add { .. }, Ok(Reply::Int(1)), Some(capacity)) = (a, &r, n.config.capacity)
         {
@@ -2361,6 +2654,9 @@ impl Model for QueueModel {
                         out.push(Action::Release { w });
                         out.push(Action::Renew { w });
                     }
+                    for &ms in &sc.release_holds {
+                        out.push(Action::ReleaseHold { w, ms });
+                    }
                     out.push(Action::Crash { w });
                 }
             }
@@ -2420,6 +2716,9 @@ impl Model for QueueModel {
         }
         for &ms in &sc.holds {
             out.push(Action::Hold { ms });
+        }
+        for &(g, ms) in &sc.group_holds {
+            out.push(Action::HoldGroup { g, ms });
         }
         for g in 0..sc.group_ops {
             out.push(if s.db.group_paused.contains(&g) {
@@ -2607,6 +2906,8 @@ impl Model for QueueModel {
                     })
                 },
             ));
+        }
+        if self.scope.group_ops > 0 {
             props.push(Property::sometimes(
                 "two items of one group are leased at once",
                 |_, s: &State| s.db.group_active.values().any(|&n| n >= 2),
@@ -2617,6 +2918,52 @@ impl Model for QueueModel {
                     s.db.group_paused
                         .iter()
                         .any(|g| s.db.groups.contains_key(g))
+                },
+            ));
+        }
+        if self.scope.config.group_rate.is_some() || !self.scope.group_holds.is_empty() {
+            props.push(Property::always(
+                "a window of a group's rate limit takes at most group_rate_max items",
+                |_, s: &State| s.bad & PAST_GROUP_RATE == 0,
+            ));
+            props.push(Property::always(
+                "nothing of a group leased while it is held off",
+                |_, s: &State| s.bad & LEASED_WHILE_GROUP_HELD == 0,
+            ));
+            props.push(Property::always(
+                "a group leaves the ring only when its window is used up or it is held",
+                |_, s: &State| s.bad & GROUP_LIMITED_EARLY == 0,
+            ));
+            props.push(Property::always(
+                "a parked group waits for its window and the next housekeeping only",
+                |_, s: &State| s.parked_bounded(),
+            ));
+            props.push(Property::sometimes(
+                "a group waits for its window with items",
+                |_, s: &State| s.db.group_wait.keys().any(|g| s.db.groups.contains_key(g)),
+            ));
+            props.push(Property::sometimes(
+                "another group is leased while one waits for its window",
+                |_, s: &State| {
+                    s.workers.iter().flatten().any(|h| {
+                        s.job_of(h.id)
+                            .group
+                            .is_some_and(|g| s.db.group_wait.keys().any(|&p| p != g))
+                    })
+                },
+            ));
+            props.push(Property::sometimes(
+                "housekeeping puts a group whose window ended back on the ring",
+                |_, s: &State| s.seen & SEEN_GROUP_BACK != 0,
+            ));
+        }
+        if !self.scope.group_holds.is_empty() || !self.scope.release_holds.is_empty() {
+            props.push(Property::sometimes(
+                "a held group waits with items",
+                |_, s: &State| {
+                    s.db.group_rate
+                        .iter()
+                        .any(|(g, key)| key.0 >= HOLD && s.db.groups.contains_key(g))
                 },
             ));
         }
@@ -2804,6 +3151,24 @@ impl State {
             k.insert(
                 format!("{prefix}:group_seq"),
                 format!("string:{}", db.group_seq),
+            );
+        }
+        // Group rate limits (5.21).
+        for (&g, (count, _)) in &db.group_rate {
+            k.insert(
+                format!("{prefix}:group_rate:{}", group_name(g)),
+                format!("string:{count}"),
+            );
+        }
+        if !db.group_wait.is_empty() {
+            let e: Vec<String> = db
+                .group_wait
+                .iter()
+                .map(|(&g, s)| format!("{}={s}", group_name(g)))
+                .collect();
+            k.insert(
+                format!("{prefix}:group_wait"),
+                format!("zset:{}", e.join(",")),
             );
         }
         k

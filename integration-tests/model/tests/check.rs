@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use leaseq_model::{Fixes, QueueModel, Scope};
+use leaseq_model::{Config, Fixes, QueueModel, Scope, TICK};
 use stateright::{Checker, Expectation, HasDiscoveries, Model, Property};
 
 /// Runs a breadth-first check; prints its counts and time; returns the failed invariants with
@@ -163,6 +163,49 @@ fn deep_scope_with_every_fix() {
     assert!(failed.is_empty(), "invariants fail: {failed:#?}");
 }
 
+/// `make model-deep` for the groups' rate limits (5.21): [`Scope::group_rates`] with 3 leases
+/// and the clock up to 200 ms (a second window ends), the same with 2 leases per window (a
+/// count past the limit, windows of two leases, a hold cut to the window's end), and
+/// [`Scope::group_holds`] with 3 leases and the clock up to 150 ms (a 3-tick hold ends);
+/// depth-first, every fix on. (The LEASEQ_MODEL_* variables change the other deep scope only.)
+#[test]
+#[ignore = "minutes; run with `make model-deep`"]
+fn deep_scope_of_group_rate_limits() {
+    for (label, scope) in [
+        (
+            "deep group rate limits (3 leases, clock 200 ms), all fixes",
+            Scope {
+                max_leases: 3,
+                max_clock: 200,
+                ..Scope::group_rates()
+            },
+        ),
+        (
+            "deep group rate limits of 2 per window (3 leases, clock 200 ms), all fixes",
+            Scope {
+                max_leases: 3,
+                max_clock: 200,
+                config: Config {
+                    group_rate: Some((2, 2 * TICK)),
+                    ..Config::default()
+                },
+                ..Scope::group_rates()
+            },
+        ),
+        (
+            "deep group holds (3 leases, clock 150 ms), all fixes",
+            Scope {
+                max_leases: 3,
+                max_clock: 150,
+                ..Scope::group_holds()
+            },
+        ),
+    ] {
+        let failed = check_with(label, QueueModel::new(scope, Fixes::ALL), None, true);
+        assert!(failed.is_empty(), "{label}: invariants fail: {failed:#?}");
+    }
+}
+
 /// The runner registry (spec/PROTOCOL.md 13.2), in its own scope: with every fix its keys always
 /// carry a TTL, so runners killed without a leave leave nothing; with the registry fix off the
 /// checker finds the leak (issue 24: P:workers stayed with no expiry until another runner beat).
@@ -241,6 +284,43 @@ fn the_groups_cancel_defect_is_found_with_its_fix_off() {
     let failed = check(
         "groups, cancel_frees_slot off",
         QueueModel::new(Scope::groups(), off),
+        Some(name),
+    );
+    assert!(
+        failed.iter().any(|(n, _)| *n == name),
+        "expected a failure of {name:?}, got {failed:#?}"
+    );
+}
+
+/// The groups' rate limits (5.21) in their own scope ([`Scope::group_rates`]): no window of a
+/// group takes more than `group_rate_max` items, nothing of a held group is leased, a group
+/// leaves the ring only when its window is used up or it is held, a group parked in
+/// P:group_wait is back on the ring after the first housekeeping past its window's end (no
+/// group parked forever while it has work), and the groups' invariants hold.
+/// [`Scope::group_holds`] checks the holds without a configured limit.
+#[test]
+fn group_rate_limits_hold_every_invariant() {
+    for (label, scope) in [
+        ("group rate limits, all fixes", Scope::group_rates()),
+        ("group holds, all fixes", Scope::group_holds()),
+    ] {
+        let failed = check(label, QueueModel::new(scope, Fixes::ALL), None);
+        assert!(failed.is_empty(), "{label}: invariants fail: {failed:#?}");
+    }
+}
+
+/// The group rate limits' defect the checker found: with `group_rate_empty` off (the scripts
+/// as 5.21 came), a lease that meets a group whose only waiting item was cancelled counts a
+/// lease it does not take, and the group's next item waits for a window in which nothing of
+/// the group was leased.
+#[test]
+fn the_empty_group_count_is_found_with_its_fix_off() {
+    let name = "a group leaves the ring only when its window is used up or it is held";
+    let mut off = Fixes::ALL;
+    off.group_rate_empty = false;
+    let failed = check(
+        "group rate limits, group_rate_empty off",
+        QueueModel::new(Scope::group_rates(), off),
         Some(name),
     );
     assert!(
