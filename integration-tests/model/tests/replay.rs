@@ -23,22 +23,18 @@ use leaseq_model::{
 use redis::Value;
 use stateright::Model;
 
-/// The scripts' behaviour the replay expects: the model with these fixes (all of issue 24's and
-/// the groups' cancel defect, which the model found: spec/scripts has them), but for the group
-/// rate limits' count of a group with no item to take (`group_rate_empty`, found by the model:
-/// spec/scripts counts it, README.md).
-const REPLAY_FIXES: Fixes = Fixes {
-    group_rate_empty: false,
-    ..Fixes::ALL
-};
+/// The scripts' behaviour the replay expects: the model with these fixes (all of issue 24's, the
+/// groups' cancel defect and the group rate limits' count of a group with no item to take,
+/// which the model found: spec/scripts has them all).
+const REPLAY_FIXES: Fixes = Fixes::ALL;
 
 const CLOCK: &str = "leaseq-test:clock";
 /// Added to every lease key's real expiry: the replay deletes lease keys itself.
 const LEASE_MARGIN_MS: u64 = 3_600_000;
 /// Where the edited library notes P:limit's expiry on the model's clock.
 const LIMIT_AT: &str = "'leaseq-test:at:' .. LIMIT";
-/// The model's clock, read where the edited library needs it: lib/holds.lua, where P:limit's
-/// expiry is set and read, does not include lib/time.lua (its `now_ms` is not in scope there).
+/// The model's clock, read where the edited library needs it (the edits do not depend on which
+/// helpers include lib/time.lua, whose `now_ms` the edited library reads the clock in too).
 const NOW: &str = "tonumber(redis.call('GET', 'leaseq-test:clock'))";
 /// PTTL of a P:group_rate:<g> `key` on the model's clock (-2: no key, -1: no expiry), from the
 /// note `leaseq-test:at:<key>` the edited library writes where it sets the key's expiry.

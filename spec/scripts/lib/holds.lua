@@ -22,13 +22,13 @@ end
 -- Holds group g off for ms (or what its window has left, if longer): it leaves the ring when a
 -- lease meets it, and housekeeping puts it back when the hold ends. Returns the hold's length.
 local function hold_group(g, ms)
-  local key = GROUP_RATE .. g
+  local key, now = GROUP_RATE .. g, now_ms()
   local left = redis.pcall('PTTL', key)
   if type(left) == 'number' and left > ms then
     ms = left
   end
   redis.call('SET', key, HOLD_TEXT, 'PX', ms)
-  redis.call('ZADD', GROUP_WAIT, 'GT', now_ms() + ms, g)
+  redis.call('ZADD', GROUP_WAIT, 'GT', now + ms, g)
   -- Pops read the groups' counts from now on (lib/groups.lua, h.group_holds).
   for _, h in pairs(queue_hints().dbs) do
     h.group_holds = true
@@ -42,6 +42,12 @@ end
 -- is harmless (the key expires with its window). (pcall: a key of another type, or a count
 -- that is not a number, limits nothing.)
 local function group_limited(h, g, now)
+  -- A group met with no item to take (its last one cancelled, say) counts nothing: a pop counts
+  -- the item it takes (a counterexample of the model: the empty pop started a window, and the
+  -- group's next item waited for it).
+  if redis.call('EXISTS', GROUP .. g) == 0 then
+    return false
+  end
   local key, count = GROUP_RATE .. g, nil
   if h.group_rate_max then
     count = redis.pcall('INCR', key)
