@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Env, TTL};
+use common::{assert_invalid, Env, TTL};
 use leaseq::{ErrorCode, Item, QueueConfig, RateLimit, Retry, State, Wait};
 
 on_both!(
@@ -291,16 +291,7 @@ async fn capacity_below_the_queue_is_refused(env: Env) {
         .set_config(&QueueConfig::new().capacity(2).max_attempts(3))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            leaseq::Error::InvalidArgument {
-                argument: "capacity",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_invalid(&err, "capacity", "");
     assert_eq!(
         env.queue.config().await.unwrap(),
         QueueConfig::new(),
@@ -311,16 +302,7 @@ async fn capacity_below_the_queue_is_refused(env: Env) {
         .set_config(&QueueConfig::new().capacity(0))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            leaseq::Error::InvalidArgument {
-                argument: "capacity",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_invalid(&err, "capacity", "");
     env.queue
         .set_config(&QueueConfig::new().capacity(3))
         .await
@@ -425,27 +407,9 @@ async fn a_rate_limit_is_refused_when_out_of_bounds(env: Env) {
             .set_config(&QueueConfig::new().rate_limit(RateLimit::new(max, per)))
             .await
             .unwrap_err();
-        assert!(
-            matches!(
-                err,
-                leaseq::Error::InvalidArgument {
-                    argument: "rate_limit",
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        assert_invalid(&err, "rate_limit", "");
     }
     let err = env.queue.rate_limit(Duration::ZERO).await.unwrap_err();
-    assert!(
-        matches!(
-            err,
-            leaseq::Error::InvalidArgument {
-                argument: "duration",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_invalid(&err, "duration", "");
     assert!(env.keys().await.is_empty(), "nothing written");
 }

@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Env, TTL};
+use common::{assert_invalid, Env, TTL};
 use leaseq::{Item, QueueConfig, RateLimit, Wait};
 
 on_both!(
@@ -204,44 +204,17 @@ async fn bad_group_rate_limits_are_refused_before_anything_is_written(env: Env) 
             .set_config(&QueueConfig::new().group_rate_limit(RateLimit::new(max, per)))
             .await
             .unwrap_err();
-        assert!(
-            matches!(
-                err,
-                leaseq::Error::InvalidArgument {
-                    argument: "group_rate_limit",
-                    ..
-                }
-            ),
-            "{max} per {per:?}: {err}"
-        );
+        assert_invalid(&err, "group_rate_limit", format!("{max} per {per:?}"));
     }
     for d in [Duration::ZERO, Duration::from_secs(86_401)] {
         let err = env.queue.rate_limit_group("g", d).await.unwrap_err();
-        assert!(
-            matches!(
-                err,
-                leaseq::Error::InvalidArgument {
-                    argument: "duration",
-                    ..
-                }
-            ),
-            "{d:?}: {err}"
-        );
+        assert_invalid(&err, "duration", format!("{d:?}"));
     }
     let err = env
         .queue
         .rate_limit_group("", Duration::from_secs(1))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            leaseq::Error::InvalidArgument {
-                argument: "group",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_invalid(&err, "group", "");
     assert!(env.keys().await.is_empty(), "nothing written");
 }

@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Env, TTL};
+use common::{assert_invalid, Env, TTL};
 use leaseq::{GroupInfo, Item, QueueConfig, Retry, State, Wait};
 
 on_both!(
@@ -92,16 +92,7 @@ async fn a_group_limit_allows_that_many_at_once(env: Env) {
         .set_group_limit("acme", Some(0))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            leaseq::Error::InvalidArgument {
-                argument: "limit",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_invalid(&err, "limit", "");
 }
 
 async fn every_end_of_a_lease_frees_its_slot(env: Env) {
@@ -290,43 +281,16 @@ async fn a_bad_group_is_refused_before_anything_is_written(env: Env) {
         (&"x".repeat(257)[..], "long"),
     ] {
         let err = env.queue.add(&grouped("i", group)).await.unwrap_err();
-        assert!(
-            matches!(
-                err,
-                leaseq::Error::InvalidArgument {
-                    argument: "group",
-                    ..
-                }
-            ),
-            "{why}: {err}"
-        );
+        assert_invalid(&err, "group", why);
         let err = env.queue.pause_group(group).await.unwrap_err();
-        assert!(
-            matches!(
-                err,
-                leaseq::Error::InvalidArgument {
-                    argument: "group",
-                    ..
-                }
-            ),
-            "{why}: {err}"
-        );
+        assert_invalid(&err, "group", why);
     }
     let err = env
         .queue
         .set_config(&QueueConfig::new().group_concurrency(0))
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            leaseq::Error::InvalidArgument {
-                argument: "group_concurrency",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_invalid(&err, "group_concurrency", "");
     assert!(env.keys().await.is_empty(), "nothing written");
 }
 

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::Env;
+use common::{assert_invalid, Env};
 use leaseq::worker::{
     CancelReason, Event, Job, JobError, Outcome, Report, Worker, WorkerOptions, TIMEOUT_ERROR_TYPE,
 };
@@ -1062,74 +1062,29 @@ async fn a_runner_over_several_queues_refuses_bad_settings() {
     let handler = |_: Job| async move { Ok::<_, JobError>(()) };
     // `check` refuses as `run_until` does, without running (bindings call it first).
     let err = Worker::for_queues(vec![], handler).check().unwrap_err();
-    assert!(
-        matches!(
-            err,
-            leaseq::Error::InvalidArgument {
-                argument: "queues",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_invalid(&err, "queues", "");
     let err = Worker::for_queues(vec![], handler)
         .run_until(std::future::pending())
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            leaseq::Error::InvalidArgument {
-                argument: "queues",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_invalid(&err, "queues", "");
     let twice = vec![env.queue.clone(), env.queue.clone()];
     let err = Worker::for_queues(twice, handler)
         .run_until(std::future::pending())
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            leaseq::Error::InvalidArgument {
-                argument: "queues",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_invalid(&err, "queues", "");
     let other_client = env.other_client().await.queue("{elsewhere}").unwrap();
     let err = Worker::for_queues(vec![env.queue.clone(), other_client], handler)
         .run_until(std::future::pending())
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            leaseq::Error::InvalidArgument {
-                argument: "queues",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_invalid(&err, "queues", "");
     let b = env.client.queue("{b}").unwrap();
     let err = Worker::for_queues(vec![env.queue.clone(), b], handler)
         .queue_order(leaseq::worker::QueueOrder::Weighted(vec![1]))
         .run_until(std::future::pending())
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            leaseq::Error::InvalidArgument {
-                argument: "queue_order",
-                ..
-            }
-        ),
-        "{err}"
-    );
+    assert_invalid(&err, "queue_order", "");
 }

@@ -267,6 +267,16 @@ impl Env {
     }
 }
 
+/// Fails unless `err` is `Error::InvalidArgument` naming `argument`; `context` (may be empty)
+/// says which case failed.
+#[allow(dead_code)]
+pub fn assert_invalid(err: &leaseq::Error, argument: &str, context: impl std::fmt::Display) {
+    assert!(
+        matches!(err, leaseq::Error::InvalidArgument { argument: a, .. } if *a == argument),
+        "{context}: expected InvalidArgument naming {argument:?}, got {err}"
+    );
+}
+
 /// Runs an async test body against a single server and against the shared local Cluster.
 #[macro_export]
 macro_rules! on_both {
