@@ -717,14 +717,19 @@ async fn send_fails(shared: &Shared, queue: &Queue, fails: Vec<(Job, JobError)>)
 }
 
 async fn send_release(shared: &Shared, job: Job, delay: Option<Duration>) {
-    if let Some(released) = finish_call(shared, || job.queue().release(job.lease(), delay)).await {
-        if released {
-            shared.emit(Event::Released {
-                id: job.id().to_owned(),
-            });
-        } else {
-            lost_at_finish(shared, &job);
-        }
+    let released = finish_call(shared, || job.queue().release(job.lease(), delay)).await;
+    report_release(shared, &job, released);
+}
+
+/// What a release call answered (`None`: no answer, the call's outcome unknown): the event, or
+/// the lease found lost.
+fn report_release(shared: &Shared, job: &Job, released: Option<bool>) {
+    match released {
+        Some(true) => shared.emit(Event::Released {
+            id: job.id().to_owned(),
+        }),
+        Some(false) => lost_at_finish(shared, job),
+        None => {}
     }
 }
 
@@ -735,15 +740,7 @@ async fn send_release_holding_group(shared: &Shared, job: Job, hold: Duration) {
         job.queue().release_holding_group(job.lease(), hold)
     })
     .await;
-    if let Some(released) = released {
-        if released {
-            shared.emit(Event::Released {
-                id: job.id().to_owned(),
-            });
-        } else {
-            lost_at_finish(shared, &job);
-        }
-    }
+    report_release(shared, &job, released);
 }
 
 /// Renews every running job's lease, in one round trip per 1000, every `renew_every`.
