@@ -33,6 +33,42 @@ async fn csrf(http: &reqwest::Client, base: &str) -> String {
     v["csrf"].as_str().unwrap().to_owned()
 }
 
+/// Posts `body` to `path` without the CSRF token, then with it from another origin: both
+/// refused (403), as every action must be. Returns the token, for the calls that follow.
+async fn guarded(
+    http: &reqwest::Client,
+    base: &str,
+    path: &str,
+    body: &serde_json::Value,
+) -> String {
+    let no_token = http
+        .post(format!("{base}{path}"))
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        no_token.status(),
+        StatusCode::FORBIDDEN,
+        "{path} without a token"
+    );
+    let token = csrf(http, base).await;
+    let foreign = http
+        .post(format!("{base}{path}"))
+        .header("x-leaseq-csrf", &token)
+        .header("origin", "http://evil.example")
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        foreign.status(),
+        StatusCode::FORBIDDEN,
+        "{path} from another origin"
+    );
+    token
+}
+
 #[tokio::test]
 async fn lists_are_paged_and_payloads_are_escaped_text() {
     let (_server, q, served) = setup().await;
@@ -381,23 +417,7 @@ async fn the_counters_switch_is_an_action_and_stats_say_when_they_are_off() {
 
     // Like every action: the CSRF header and the same origin, or nothing changes.
     let on = serde_json::json!({"queue": "jobs", "stats": true});
-    let no_token = http
-        .post(format!("{base}api/config"))
-        .json(&on)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
-    let token = csrf(&http, base).await;
-    let foreign = http
-        .post(format!("{base}api/config"))
-        .header("x-leaseq-csrf", &token)
-        .header("origin", "http://evil.example")
-        .json(&on)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
+    let token = guarded(&http, base, "api/config", &on).await;
     assert_eq!(q.config().await.unwrap(), QueueConfig::new());
     // A setting the switch does not own is refused, not ignored.
     let other = http
@@ -497,23 +517,7 @@ async fn pause_and_resume_are_actions_that_stats_and_metrics_show() {
 
     // Like every action: the CSRF header and the same origin, or nothing changes.
     let body = serde_json::json!({"queue": "jobs"});
-    let no_token = http
-        .post(format!("{base}api/pause"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
-    let token = csrf(&http, base).await;
-    let foreign = http
-        .post(format!("{base}api/pause"))
-        .header("x-leaseq-csrf", &token)
-        .header("origin", "http://evil.example")
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
+    let token = guarded(&http, base, "api/pause", &body).await;
     // A field this action does not take is refused, not ignored.
     let other = http
         .post(format!("{base}api/pause"))
@@ -717,23 +721,7 @@ async fn a_group_is_looked_up_by_name_and_paused_by_actions_but_has_no_metrics()
 
     // Like every action: the CSRF header and the same origin, or nothing changes.
     let body = serde_json::json!({"queue": "jobs", "group": "acme"});
-    let no_token = http
-        .post(format!("{base}api/group/pause"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(no_token.status(), StatusCode::FORBIDDEN);
-    let token = csrf(&http, base).await;
-    let foreign = http
-        .post(format!("{base}api/group/pause"))
-        .header("x-leaseq-csrf", &token)
-        .header("origin", "http://evil.example")
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(foreign.status(), StatusCode::FORBIDDEN);
+    let token = guarded(&http, base, "api/group/pause", &body).await;
     for wrong in [
         serde_json::json!({"queue": "jobs", "group": "acme", "limit": 3}),
         serde_json::json!({"queue": "jobs"}),

@@ -35,6 +35,18 @@ async fn drain_now(env: &Env) -> Vec<String> {
     ids
 }
 
+/// Adds `n` items to group a (`a0`, `a1`, ...) and `n` to group b, taking turns.
+async fn add_to_a_and_b(env: &Env, n: usize) {
+    for i in 0..n {
+        for g in ["a", "b"] {
+            env.queue
+                .add(&grouped(&format!("{g}{i}"), g))
+                .await
+                .unwrap();
+        }
+    }
+}
+
 async fn limited(env: &Env, max: u64, per: Duration) {
     env.queue
         .set_config(
@@ -48,16 +60,7 @@ async fn limited(env: &Env, max: u64, per: Duration) {
 
 async fn each_group_gets_its_own_window(env: Env) {
     limited(&env, 2, Duration::from_secs(600)).await;
-    for i in 0..5 {
-        env.queue
-            .add(&grouped(&format!("a{i}"), "a"))
-            .await
-            .unwrap();
-        env.queue
-            .add(&grouped(&format!("b{i}"), "b"))
-            .await
-            .unwrap();
-    }
+    add_to_a_and_b(&env, 5).await;
     let mut ids = drain_now(&env).await;
     ids.sort();
     assert_eq!(
@@ -111,16 +114,7 @@ async fn ungrouped_items_go_on_while_groups_wait(env: Env) {
 
 async fn a_held_group_waits_while_others_go_on(env: Env) {
     // No configured limit: a hold by hand (an API answered 429 for this customer).
-    for i in 0..3 {
-        env.queue
-            .add(&grouped(&format!("a{i}"), "a"))
-            .await
-            .unwrap();
-        env.queue
-            .add(&grouped(&format!("b{i}"), "b"))
-            .await
-            .unwrap();
-    }
+    add_to_a_and_b(&env, 3).await;
     let held = env
         .queue
         .rate_limit_group("a", Duration::from_secs(600))
