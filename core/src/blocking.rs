@@ -14,7 +14,7 @@ use tokio::runtime::Handle;
 use crate::error::Result;
 use crate::runtime::{self, PerProcess};
 use crate::{
-    CleanReport, Completion, Entry, FailOutcome, GroupInfo, Item, Job, JobResult, Lease,
+    CleanReport, Completion, Entry, FailOutcome, GroupInfo, Item, Job, JobResult, Lease, NameCounts,
     QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
 };
 
@@ -353,6 +353,7 @@ blocking_operations! {
     fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>>;
     fn count(&self, state: State) -> Result<u64>;
     fn stats(&self) -> Result<Stats>;
+    fn counts_by_name(&self) -> Result<Option<Vec<NameCounts>>>;
     fn pause(&self) -> Result<bool>;
     fn resume(&self) -> Result<bool>;
     fn is_paused(&self) -> Result<bool>;

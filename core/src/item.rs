@@ -38,6 +38,7 @@ pub(crate) struct ItemOptions {
     pub expires_after: Option<Duration>,
     pub keep_result_for: Option<Duration>,
     pub group: Option<String>,
+    pub name: Option<String>,
 }
 
 impl Item {
@@ -139,8 +140,19 @@ impl Item {
         self
     }
 
+    /// The item's name: what kind of job it is (`"send_email"`, `"resize"`), so that one queue
+    /// carries several kinds and a runner with handlers by name
+    /// ([`crate::worker::Handlers`]) runs each with its own (spec/PROTOCOL.md, 3.2 and 13.1).
+    /// Shown by `get`, `list`, the CLI and the dashboard, and counted by name while the queue's
+    /// counters are on. 1 to [`MAX_NAME_LEN`] bytes, no control characters.
+    pub fn name(mut self, name: impl Into<String>) -> Item {
+        self.options.name = Some(name.into());
+        self
+    }
+
     /// Checks the item's data and options as `add` will, naming the refused argument
-    /// (`delay`, `run_at`, `priority`, `backoff`, `expires_after`, `keep_result_for`, `data`).
+    /// (`delay`, `run_at`, `priority`, `backoff`, `expires_after`, `keep_result_for`, `group`,
+    /// `name`, `data`).
     /// Bindings call it where they build an item, so that a bad option is refused there; `add`
     /// checks again and sends nothing for a refused item.
     pub fn validate(&self) -> Result<()> {
@@ -190,13 +202,16 @@ impl Item {
         if let Some(g) = &o.group {
             validate_group(g)?;
         }
+        if let Some(n) = &o.name {
+            validate_name(n)?;
+        }
         validate_data(&self.data)?;
         Ok([delay, run_at, expires])
     }
 
-    /// The nine values the add script takes for this item (spec/scripts/add.lua), options
+    /// The eleven values the add script takes for this item (spec/scripts/add.lua), options
     /// validated; `''` for an option that is not set.
-    pub(crate) fn wire(&self) -> Result<[Vec<u8>; 10]> {
+    pub(crate) fn wire(&self) -> Result<[Vec<u8>; 11]> {
         let o = &self.options;
         let [delay, run_at, expires] = self.wire_times()?;
         let opt = |v: Option<String>| v.map(String::into_bytes).unwrap_or_default();
@@ -213,6 +228,7 @@ impl Item {
                 .map(|d| policy::millis_up(d).to_string().into_bytes())
                 .unwrap_or_default(),
             opt(o.group.clone()),
+            opt(o.name.clone()),
         ])
     }
 }
@@ -237,25 +253,36 @@ pub fn validate_id(id: &str) -> Result<()> {
 /// The longest group name accepted, in bytes.
 pub const MAX_GROUP_LEN: usize = 256;
 
+/// The longest item name accepted, in bytes.
+pub const MAX_NAME_LEN: usize = 256;
+
 /// Checks a group name (argument `group`): 1 to [`MAX_GROUP_LEN`] bytes of UTF-8 without
 /// control characters. It becomes part of a key (`P:group:<group>`); any other character is
 /// allowed, since the queue's hash tag comes first in every key.
 pub fn validate_group(group: &str) -> Result<()> {
-    if group.is_empty() {
-        return Err(Error::invalid("group", "must not be empty"));
+    validate_label("group", group, MAX_GROUP_LEN)
+}
+
+/// Checks an item's name (argument `name`): 1 to [`MAX_NAME_LEN`] bytes of UTF-8 without
+/// control characters.
+pub fn validate_name(name: &str) -> Result<()> {
+    validate_label("name", name, MAX_NAME_LEN)
+}
+
+/// A short label (a group, a name): not empty, at most `max` bytes, no control character.
+fn validate_label(argument: &'static str, label: &str, max: usize) -> Result<()> {
+    if label.is_empty() {
+        return Err(Error::invalid(argument, "must not be empty"));
     }
-    if group.len() > MAX_GROUP_LEN {
+    if label.len() > max {
         return Err(Error::invalid(
-            "group",
-            format!(
-                "is {} bytes, at most {MAX_GROUP_LEN} are allowed",
-                group.len()
-            ),
+            argument,
+            format!("is {} bytes, at most {max} are allowed", label.len()),
         ));
     }
-    if group.chars().any(char::is_control) {
+    if label.chars().any(char::is_control) {
         return Err(Error::invalid(
-            "group",
+            argument,
             "must not contain control characters",
         ));
     }

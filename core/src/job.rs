@@ -97,6 +97,8 @@ pub struct Job {
     pub cancelled: bool,
     /// The item's group ([`Item::group`](crate::Item::group)), if it has one.
     pub group: Option<String>,
+    /// The item's name ([`Item::name`](crate::Item::name)), if it has one.
+    pub name: Option<String>,
 }
 
 /// A group of a queue ([`crate::Queue::group`]).

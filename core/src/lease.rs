@@ -27,6 +27,8 @@ pub struct Lease {
     pub(crate) incarnation: String,
     pub(crate) max_attempts: u32,
     pub(crate) backoff: Backoff,
+    /// The item's name, when it was added with one.
+    pub(crate) name: Option<String>,
 }
 
 impl Lease {
@@ -75,6 +77,12 @@ impl Lease {
     /// The item's backoff: how long it waits after a failed attempt.
     pub fn backoff(&self) -> Backoff {
         self.backoff
+    }
+
+    /// The item's name (what kind of job it is), when it was added with one
+    /// ([`crate::Item::name`]).
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
     }
 
     /// The prefix of the queue this lease belongs to.

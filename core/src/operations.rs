@@ -323,6 +323,12 @@ pub static OPERATIONS: &[Operation] = &[
         "The queue at a glance.",
     ),
     op(
+        "counts_by_name",
+        &[],
+        "for each item name of the last hour, its jobs completed, failed and dead; none while the counters are off",
+        "What each kind of job did in the last hour.",
+    ),
+    op(
         "pause",
         &[],
         "whether it was running",

@@ -2,8 +2,8 @@
 --! flags:
 -- add, add_unique, add_batch. ARGV: mode ('add' or 'unique'), incarnation base, later (how many
 -- items the same batch carries in the calls after this one: '0' but for a batch of more than
--- 1000), then 10 values per item: id, data, delay_ms, run_at_ms, priority, max_attempts, backoff,
--- expires_after_ms, keep_result_ms, group ('' for "not set"). Returns how many items were added.
+-- 1000), then 11 values per item: id, data, delay_ms, run_at_ms, priority, max_attempts, backoff,
+-- expires_after_ms, keep_result_ms, group, name ('' for "not set"). Returns how many items were added.
 -- A bounded queue (P:config capacity) refuses the whole call with a FULL error when its waiting
 -- and delayed items plus those added here and later would pass the capacity (5.18).
 -- An item without options is stored as redis-work-queue stores one (P:item:<id> and P:queue),
@@ -36,7 +36,7 @@ end
 -- repeated id is added once (with 'add'). A batch of plain items needs no check: its first
 -- write is an LPUSH of P:queue, which fails by itself before anything changes.
 local plan, seen, checks = {}, {}, false
-for i = 4, #ARGV, 10 do
+for i = 4, #ARGV, 11 do
   local id = ARGV[i]
   local skip, stale = false, false
   if not unique then
@@ -54,7 +54,7 @@ for i = 4, #ARGV, 10 do
     local level = tonumber(priority) or cfg_priority
     local expires = tonumber(expires_after) or cfg_expires
     local plain = delay == '' and run_at == '' and level == 0 and max == '' and backoff == ''
-      and not expires and keep == '' and not group
+      and not expires and keep == '' and not group and ARGV[i + 10] == ''
     plan[#plan + 1] = {i = i, level = level, expires = expires, plain = plain, stale = stale, group = group}
     checks = checks or stale or not plain
   end
@@ -97,7 +97,7 @@ for _, p in ipairs(plan) do
     local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
     now = now or now_ms()
     local due = tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
-    local fields = {'inc', ARGV[2] .. ':' .. ((i - 4) / 10 + 1), 'attempts', 0, 'added', now}
+    local fields = {'inc', ARGV[2] .. ':' .. ((i - 4) / 11 + 1), 'attempts', 0, 'added', now}
     local function field(name, value)
       fields[#fields + 1] = name
       fields[#fields + 1] = value
@@ -108,6 +108,7 @@ for _, p in ipairs(plan) do
     if p.expires then field('expires_at', now + p.expires) end
     if keep ~= '' then field('keep_result_ms', keep) end
     if p.group then field('group', p.group) end
+    if ARGV[i + 10] ~= '' then field('name', ARGV[i + 10]) end
     if due > now then
       field('state', 'delayed')
       field('due', due)

@@ -111,7 +111,7 @@ impl Queue {
         if wires.is_empty() {
             return Ok((0, None));
         }
-        let chunks: Vec<&[[Vec<u8>; 10]]> = wires.chunks(ADD_CHUNK).collect();
+        let chunks: Vec<&[[Vec<u8>; 11]]> = wires.chunks(ADD_CHUNK).collect();
         let incarnation = new_token();
         let mut conn = self.conn()?;
         let mut added = 0i64;

@@ -398,6 +398,7 @@ impl Lease {
             incarnation: incarnation.to_owned(),
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             backoff: DEFAULT_BACKOFF,
+            name: None,
         })
     }
 }

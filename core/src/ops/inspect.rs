@@ -53,6 +53,7 @@ impl Queue {
             max_attempts: field("max_attempts").and_then(|m| m.parse().ok()),
             priority: field("priority").and_then(|p| p.parse().ok()).unwrap_or(0),
             group: field("group").map(|g| g.to_owned()),
+            name: field("name"),
             error: field("error").map(|e| (e, field("error_type").unwrap_or_default())),
             dead_reason: field("reason"),
             progress: map.get("progress").cloned(),

@@ -263,7 +263,12 @@ impl Queue {
         let wait = int(OP, &wait)?;
         let mut leases = Vec::new();
         for (k, part) in parts.enumerate() {
-            let fields = array(OP, part)?;
+            let mut fields = array(OP, part)?;
+            // A seventh value is the item's name (spec/PROTOCOL.md, 4.4): only named items.
+            let name = match fields.len() {
+                7 => fields.pop().map(|n| text(OP, n)).transpose()?.flatten(),
+                _ => None,
+            };
             let [id, data, attempts, inc, max, backoff] =
                 <[Value; 6]>::try_from(fields).map_err(|f| unexpected(OP, &Value::Array(f)))?;
             let id = bytes(OP, id)?.ok_or_else(|| unexpected(OP, &Value::Nil))?;
@@ -284,6 +289,7 @@ impl Queue {
                 incarnation: text(OP, inc)?.unwrap_or_default(),
                 max_attempts: int(OP, &max)?.clamp(0, i64::from(u32::MAX)) as u32,
                 backoff,
+                name,
             });
         }
         let status = int(OP, &more)?;

@@ -435,6 +435,19 @@ impl Starter {
                 });
                 return;
             }
+            // A binding's table of handlers by name: a job none of them takes fails here,
+            // unrecoverable, without reaching the binding (spec/PROTOCOL.md, 13.1).
+            if let Some((names, fallback)) = &shared.settings.handler_names {
+                if let Err(e) = super::names::route(names, *fallback, job.name()) {
+                    drop(running);
+                    let _ = done.send(Finished {
+                        job,
+                        outcome: Outcome::Fail(e),
+                        slot: Some(slot),
+                    });
+                    return;
+                }
+            }
             let task = tokio::spawn(self.handler.call(job.clone()));
             running.insert(
                 seq,

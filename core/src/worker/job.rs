@@ -136,6 +136,12 @@ impl Job {
         self.inner.lease.max_attempts()
     }
 
+    /// The item's name, when it was added with one ([`crate::Item::name`]): a runner with
+    /// [`super::Handlers`] runs the job with the handler of that name.
+    pub fn name(&self) -> Option<&str> {
+        self.inner.lease.name()
+    }
+
     /// The lease the runner holds for this job; the runner renews, completes or fails it.
     pub fn lease(&self) -> &Lease {
         &self.inner.lease

@@ -28,6 +28,7 @@ mod engine;
 mod event;
 mod housekeeping;
 mod job;
+mod names;
 mod options;
 mod queues;
 mod shutdown;
@@ -41,6 +42,7 @@ pub use job::{
     CancelReason, Handler, HandlerFuture, IntoResultValue, Job, JobError, Outcome,
     TIMEOUT_ERROR_TYPE,
 };
+pub use names::{route, validate_handler_names, Handlers, Route, NO_HANDLER_ERROR_TYPE};
 pub use options::{
     ShutdownAction, WorkerOptions, DEFAULT_LEASE_TTL, DEFAULT_SHUTDOWN_TIMEOUT,
     DEFAULT_TIMEOUT_GRACE,

@@ -69,6 +69,15 @@ pub struct WorkerOptions {
     /// renewed, its later outcome is ignored, and its slot stays taken until it really returns
     /// (the concurrency counts handlers that run, so none runs beside one that overstays).
     pub timeout_grace: Option<Duration>,
+    /// For a binding's table of handlers by name: the names it handles. The runner then fails
+    /// for good (without calling the handler) a job that no name and no fallback takes
+    /// ([`crate::worker::route`]), so the binding finds the job's handler in its table, or
+    /// its fallback, for every job it is given. `None` (the default): one handler takes every
+    /// job. Checked as the runner starts (argument `handlers`).
+    pub handler_names: Option<Vec<String>>,
+    /// With `handler_names`: whether the table has a fallback for the jobs no name takes
+    /// (default false).
+    pub fallback_handler: Option<bool>,
 }
 
 /// The settings with every default applied and every bound checked.
@@ -91,6 +100,8 @@ pub(crate) struct Settings {
     pub stats: Option<bool>,
     pub job_timeout: Option<Duration>,
     pub timeout_grace: Duration,
+    /// A binding's table of names, and whether it has a fallback.
+    pub handler_names: Option<(Vec<String>, bool)>,
 }
 
 /// The default lease time to live of a runner: a lease's own ([`crate::policy::DEFAULT_TTL`]).
@@ -218,6 +229,14 @@ impl WorkerOptions {
             stats: self.stats,
             job_timeout,
             timeout_grace,
+            handler_names: match &self.handler_names {
+                Some(names) => {
+                    let fallback = self.fallback_handler.unwrap_or(false);
+                    super::names::validate_handler_names(names, fallback)?;
+                    Some((names.clone(), fallback))
+                }
+                None => None,
+            },
         })
     }
 }

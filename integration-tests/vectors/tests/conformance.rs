@@ -10,10 +10,15 @@ use leaseq_harness::RedisServer;
 use serde_json::{json, Value as Json};
 
 fn lease_json(lease: Option<Lease>) -> Json {
-    lease.map_or(
-        Json::Null,
-        |l| json!({"id": data_json(l.id_bytes()), "data": data_json(l.data()), "count": l.count()}),
-    )
+    lease.map_or(Json::Null, |l| {
+        let mut out =
+            json!({"id": data_json(l.id_bytes()), "data": data_json(l.data()), "count": l.count()});
+        // `name` only for an item that has one (spec/vectors/README.md, "A lease").
+        if let Some(n) = l.name() {
+            out["name"] = Json::from(n);
+        }
+        out
+    })
 }
 
 fn str_field<'a>(step: &'a Json, name: &str) -> Result<&'a str, String> {
@@ -82,6 +87,9 @@ fn item(step: &Json) -> Result<Result<Item, leaseq::Error>, String> {
     if let Some(g) = step["group"].as_str() {
         item = item.group(g);
     }
+    if let Some(n) = step["name"].as_str() {
+        item = item.name(n);
+    }
     Ok(Ok(item))
 }
 
@@ -111,6 +119,9 @@ fn job_json(job: Option<Job>) -> Json {
     // `group` only for an item that has one (spec/vectors/README.md, "A job").
     if let Some(g) = job.group {
         out["group"] = Json::from(g);
+    }
+    if let Some(n) = job.name {
+        out["name"] = Json::from(n);
     }
     out
 }
@@ -306,6 +317,16 @@ impl Runner<'_> {
                 }
                 q.set_config(&config).map(|()| Json::Null)
             }
+            "counts_by_name" => q.counts_by_name().map(|counts| {
+                counts.map_or(Json::Null, |rows| {
+                    rows.into_iter()
+                        .map(|c| {
+                            json!({"name": c.name, "completed": c.completed,
+                                   "failed": c.failed, "dead": c.dead})
+                        })
+                        .collect()
+                })
+            }),
             "stats" => q.stats().map(|s| {
                 let hour = s.last_hour();
                 json!({"waiting": s.waiting, "delayed": s.delayed, "leased": s.leased,

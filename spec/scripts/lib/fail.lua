@@ -5,7 +5,7 @@
 local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now)
   local holder = redis.call('GET', LEASE .. id)
   local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'attempts', 'max_attempts', 'priority',
-    'group')
+    'group', 'name')
   if holder ~= token or job[1] ~= inc then
     return {lost_outcome(id, inc, holder, job[1], job[2]), 0}
   end
@@ -20,7 +20,7 @@ local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now)
   if job[6] then
     release_slot(job[6])
   end
-  count_event(now, 'failed')
+  count_event(now, 'failed', nil, job[7])
   redis.call('HSET', JOB .. id, 'error', err, 'error_type', err_type)
   local attempts = tonumber(job[3]) or 1
   local max = max_attempts_of(job[4])

@@ -57,7 +57,7 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
     return 1
   end
   local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'state', 'attempts', 'keep_result_ms',
-    'group')
+    'group', 'name')
   if job[1] ~= inc then
     return lost_outcome(id, inc, nil, job[1], nil)
   end
@@ -81,7 +81,7 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
     return -2
   end
   redis.call('DEL', LEASE .. id, JOB .. id)
-  count_event(now, 'completed')
+  count_event(now, 'completed', nil, job[7])
   if has_result then
     local keep = tonumber(keep_ms) or tonumber(job[5]) or tonumber(config('keep_result_ms'))
     if keep > 0 then

@@ -84,7 +84,7 @@ local function to_dead(id, now, reason, err, err_type)
     redis.call('HSET', JOB .. id, 'error', err, 'error_type', err_type or '')
   end
   redis.call('ZADD', DEAD, now, id)
-  count_event(now, 'dead')
+  count_event(now, 'dead', nil, counters_on() and redis.call('HGET', JOB .. id, 'name') or nil)
   trim_dead(now)
 end
 

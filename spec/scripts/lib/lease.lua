@@ -4,7 +4,7 @@
 -- leases (so no cleaner is needed for either), then leases up to n items in priority order.
 -- The k-th lease's token is the token for k = 1, token .. '.' .. k after that.
 -- Returns {more, wait_ms, lease, ...}, each lease {id, data, attempts, incarnation,
--- max_attempts, backoff}. more is 1 when 1000 unusable ids were dropped (call again); wait_ms,
+-- max_attempts, backoff[, name]} (the name only for an item that has one). more is 1 when 1000 unusable ids were dropped (call again); wait_ms,
 -- when nothing was leased, is how long until a delayed item is due or a lease expires (-1: never).
 local MAX_DROPS = 1000
 local NO_JOB = {}
@@ -103,7 +103,7 @@ local function lease_grouped(h, token, ttl_s, now_s, expiry_s, now)
   end
   local job_key = JOB .. id
   local job = redis.pcall('HMGET', job_key, 'inc', 'attempts', 'max_attempts', 'backoff', 'expires_at',
-    'leased_at', 'cancelled', 'state')
+    'leased_at', 'cancelled', 'state', 'name')
   if job.err or job[7] or job[8] ~= 'grouped' then
     return nil
   end
@@ -146,7 +146,7 @@ local function lease_grouped(h, token, ttl_s, now_s, expiry_s, now)
   redis.call('RENAME', DATA .. id, ITEM .. id)
   local inc = job[1] or token
   redis.call('HSET', job_key, 'inc', inc, 'attempts', attempts, 'state', 'leased', 'leased_at', now_s)
-  return {id, data, attempts, inc, max, backoff}
+  return {id, data, attempts, inc, max, backoff, job[9]}
 end
 
 -- A lease of a bounded queue (P:config capacity, as of the last housekeeping) made room: one
@@ -356,7 +356,7 @@ local function lease_items(base, ttl_s, n_s, db, now)
       local job, max, backoff = NO_JOB, h.max_attempts, h.backoff
       if not (plain and not again) and redis.call('EXISTS', job_key) == 1 then
         job = redis.pcall('HMGET', job_key, 'inc', 'attempts', 'max_attempts', 'backoff', 'expires_at',
-          'leased_at', 'cancelled')
+          'leased_at', 'cancelled', 'name')
         if job.err then
           -- A key of another type under JOB .. id: no job of ours. Nothing is written for it
           -- (the lease just set is taken back); the item stays for an operator.
@@ -386,7 +386,7 @@ local function lease_items(base, ttl_s, n_s, db, now)
           'state', 'leased', 'leased_at', now_s)
         expiries[#expiries + 1] = expiry_s
         expiries[#expiries + 1] = id
-        leases[#leases + 1] = {id, data, attempts, inc, max, backoff}
+        leases[#leases + 1] = {id, data, attempts, inc, max, backoff, job[8]}
         granted = true
       end
     end

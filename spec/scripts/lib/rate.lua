@@ -25,7 +25,12 @@ local function counters_on()
   return counting
 end
 
-local function count_event(now, field, n)
+-- A named item's events are also counted under `<field>:<name>` (completed, failed, dead),
+-- while one minute's hash has fewer than NAMED_FIELDS fields (4 totals and 300 named counts): a
+-- name first met when the hash is that full is counted only in the totals, so a queue with
+-- unbounded names cannot grow the key.
+local NAMED_FIELDS = 304
+local function count_event(now, field, n, name)
   if not counters_on() then
     return
   end
@@ -39,5 +44,11 @@ local function count_event(now, field, n)
   local count = redis.pcall('HINCRBY', key, field, n or '1')
   if count == (n or 1) then
     redis.pcall('PEXPIRE', key, RATE_TTL_MS)
+  end
+  if name and name ~= '' then
+    local named = field .. ':' .. name
+    if redis.pcall('HEXISTS', key, named) == 1 or redis.pcall('HLEN', key) < NAMED_FIELDS then
+      redis.pcall('HINCRBY', key, named, n or '1')
+    end
   end
 end
