@@ -269,10 +269,12 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
                 .arg("");
             c.arg(opt((opts.priority != 0).then(|| opts.priority.to_string())));
             c.arg(opt(opts.max_attempts.map(|m| m.to_string()))).arg("");
-            // expires_after_ms, keep_result_ms, group (5.20).
+            // expires_after_ms, keep_result_ms, group (5.20), name (3.2: the model's items
+            // have none; a name changes no transition).
             c.arg(opt(opts.expires_after.map(|e| e.to_string())))
                 .arg("")
-                .arg(opt(opts.group.map(group_name)));
+                .arg(opt(opts.group.map(group_name)))
+                .arg("");
             c
         }
         Action::PauseGroup { g } | Action::ResumeGroup { g } => {

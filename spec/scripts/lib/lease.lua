@@ -146,7 +146,7 @@ local function lease_grouped(h, token, ttl_s, now_s, expiry_s, now)
   redis.call('RENAME', DATA .. id, ITEM .. id)
   local inc = job[1] or token
   redis.call('HSET', job_key, 'inc', inc, 'attempts', attempts, 'state', 'leased', 'leased_at', now_s)
-  return {id, data, attempts, inc, max, backoff, job[9]}
+  return {id, data, attempts, inc, max, backoff, job[9] or nil}
 end
 
 -- A lease of a bounded queue (P:config capacity, as of the last housekeeping) made room: one
@@ -386,7 +386,7 @@ local function lease_items(base, ttl_s, n_s, db, now)
           'state', 'leased', 'leased_at', now_s)
         expiries[#expiries + 1] = expiry_s
         expiries[#expiries + 1] = id
-        leases[#leases + 1] = {id, data, attempts, inc, max, backoff, job[8]}
+        leases[#leases + 1] = {id, data, attempts, inc, max, backoff, job[8] or nil}
         granted = true
       end
     end
