@@ -487,6 +487,11 @@ pub struct AddArgs {
     /// limit of its items are leased at once, and groups take turns (`leaseq group`).
     #[arg(long, value_name = "NAME")]
     pub group: Option<String>,
+    /// The item's name: what kind of job it is (`send_email`; 1 to 256 bytes). A runner with
+    /// handlers by name runs it with the handler of that name; `get`, `list` and the dashboard
+    /// show it, and `stats` counts jobs by name while the counters are on.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
     /// Fixed retry delay after a failed attempt, e.g. 5s.
     #[arg(long, value_parser = parse_duration)]
     pub backoff_fixed: Option<Duration>,

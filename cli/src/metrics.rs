@@ -1,8 +1,9 @@
 //! Prometheus metrics: per-queue counts by state, the age of the oldest waiting item, whether the
 //! queue is paused, its capacity when it is bounded, its rate limit when it has one and how long
 //! leases are held off, whether it keeps counters, and
-//! completed/failed/dead/expired totals for those that do, encoded by the `prometheus-client`
-//! crate (OpenMetrics text).
+//! completed/failed/dead/expired totals for those that do, and for them the last hour's jobs
+//! by item name (completed, failed, dead), encoded by the `prometheus-client` crate (OpenMetrics
+//! text).
 //!
 //! Redis keeps per-minute counters for the last hour, not lifetime totals, and only for queues
 //! whose configuration turns them on (`P:config stats`, off by default). So the `_total`
@@ -33,6 +34,13 @@ struct QueueState {
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct QueueLabel {
     queue: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct NameOutcome {
+    queue: String,
+    name: String,
+    outcome: String,
 }
 
 /// Completed, failed, dead, expired.
@@ -89,12 +97,35 @@ struct Figures {
     rate_limit: Option<leaseq::RateLimit>,
     /// How long leases are held off, in seconds (0 while they are not).
     rate_limited_for: f64,
+    /// The last hour by item name ([`leaseq::Queue::counts_by_name`]); empty while the
+    /// counters are off.
+    by_name: Vec<leaseq::NameCounts>,
+}
+
+/// A label value as the text format writes it: `prometheus-client` writes label values as
+/// they are, and a queue prefix or an item name may hold `"` or `\\` (names and prefixes hold
+/// no control character, so no line break).
+fn label_value(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
 impl Figures {
-    fn new(queue: String, s: &leaseq::Stats, config: &leaseq::QueueConfig) -> Figures {
+    fn new(
+        queue: String,
+        s: &leaseq::Stats,
+        config: &leaseq::QueueConfig,
+        by_name: Option<Vec<leaseq::NameCounts>>,
+    ) -> Figures {
+        let by_name = by_name
+            .unwrap_or_default()
+            .into_iter()
+            .map(|mut c| {
+                c.name = label_value(&c.name);
+                c
+            })
+            .collect();
         Figures {
-            queue,
+            queue: label_value(&queue),
             jobs: [s.waiting, s.delayed, s.leased, s.dead, s.processing],
             oldest_waiting: s.oldest_waiting.map(|d| d.as_secs_f64()),
             now: s.now,
@@ -107,6 +138,7 @@ impl Figures {
             capacity: s.capacity,
             rate_limit: config.rate_limit,
             rate_limited_for: s.rate_limited_for.map_or(0.0, |d| d.as_secs_f64()),
+            by_name,
         }
     }
 }
@@ -115,8 +147,8 @@ const STATES: [&str; 5] = ["waiting", "delayed", "leased", "dead", "processing"]
 
 impl Exporter {
     /// Reads `queues` (every queue found when empty) and renders them in the OpenMetrics text
-    /// format. Per queue its stats and its configuration (the rate limit), plus the discovery
-    /// scan.
+    /// format. Per queue its stats, its configuration (the rate limit) and its counts by name,
+    /// plus the discovery scan.
     pub async fn render(
         &self,
         client: &leaseq::Client,
@@ -130,8 +162,9 @@ impl Exporter {
         let mut read = Vec::with_capacity(prefixes.len());
         for prefix in prefixes {
             let queue = client.queue(&prefix)?;
-            let (stats, config) = tokio::try_join!(queue.stats(), queue.config())?;
-            read.push(Figures::new(prefix, &stats, &config));
+            let (stats, config, by_name) =
+                tokio::try_join!(queue.stats(), queue.config(), queue.counts_by_name())?;
+            read.push(Figures::new(prefix, &stats, &config, by_name));
         }
         Ok(self.encode(&read))
     }
@@ -217,6 +250,14 @@ impl Exporter {
                 family
             })
             .collect();
+        let by_name = Family::<NameOutcome, Gauge>::default();
+        registry.register(
+            "leaseq_jobs_by_name_last_hour",
+            "Jobs of each item name (`leaseq add --name`) that completed, failed an attempt or \
+             went dead in the last 60 minutes (outcome completed, failed, dead), from the \
+             per-minute counters; only for queues whose counters are on",
+            by_name.clone(),
+        );
         let mut totals = self.totals.lock().unwrap_or_else(|e| e.into_inner());
         for f in read {
             for (state, n) in STATES.iter().zip(f.jobs) {
@@ -250,6 +291,22 @@ impl Exporter {
             enabled
                 .get_or_create(&label)
                 .set(i64::from(f.minutes.is_some()));
+            for c in &f.by_name {
+                for (outcome, n) in [
+                    ("completed", c.completed),
+                    ("failed", c.failed),
+                    ("dead", c.dead),
+                ] {
+                    let label = NameOutcome {
+                        queue: f.queue.clone(),
+                        name: c.name.clone(),
+                        outcome: outcome.to_owned(),
+                    };
+                    by_name
+                        .get_or_create(&label)
+                        .set(i64::try_from(n).unwrap_or(i64::MAX));
+                }
+            }
             // Off: no total at all, rather than a total that stops and reads as an idle queue.
             let Some(minutes) = &f.minutes else {
                 continue;
@@ -285,6 +342,7 @@ mod tests {
             capacity: None,
             rate_limit: None,
             rate_limited_for: 0.0,
+            by_name: Vec::new(),
         }
     }
 

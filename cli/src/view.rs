@@ -81,6 +81,8 @@ pub struct JobView {
     pub cancelled: bool,
     /// The item's group (`leaseq add --group`), if it has one.
     pub group: Option<String>,
+    /// The item's name (`leaseq add --name`), if it has one.
+    pub name: Option<String>,
 }
 
 impl From<&leaseq::Job> for JobView {
@@ -105,6 +107,7 @@ impl From<&leaseq::Job> for JobView {
             finished_at: j.finished_at.or(j.result.as_ref().map(|r| r.finished_at)),
             cancelled: j.cancelled,
             group: j.group.clone(),
+            name: j.name.clone(),
         }
     }
 }

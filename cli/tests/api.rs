@@ -355,6 +355,88 @@ async fn metrics_alone_follow_the_queue() {
 }
 
 #[tokio::test]
+async fn metrics_count_the_last_hour_by_item_name() {
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).await.unwrap();
+    let q = client.queue("named").unwrap();
+    q.set_config(&QueueConfig::new().stats(true)).await.unwrap();
+    for (id, name) in [
+        ("a", "send_email"),
+        ("b", "send_email"),
+        ("c", "resize\"quoted\""),
+    ] {
+        q.add(
+            &Item::with_id(id, b"x".to_vec())
+                .unwrap()
+                .name(name)
+                .max_attempts(1),
+        )
+        .await
+        .unwrap();
+    }
+    while let Some(lease) = q
+        .lease(Duration::from_secs(30), leaseq::Wait::No)
+        .await
+        .unwrap()
+    {
+        if lease.id() == "c" {
+            q.fail(&lease, "too big", "TooBig", leaseq::Retry::Default)
+                .await
+                .unwrap();
+        } else {
+            q.complete(&lease).await.unwrap();
+        }
+    }
+    // A queue whose counters are off has no series by name.
+    let quiet = client.queue(r#"qu"i\et"#).unwrap();
+    quiet
+        .add(
+            &Item::with_id("q", b"x".to_vec())
+                .unwrap()
+                .name("send_email"),
+        )
+        .await
+        .unwrap();
+    let served = Served::start(&[server.url()], "metrics", &[]);
+    let text = reqwest::get(format!("{}metrics", served.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let by = |labels: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("leaseq_jobs_by_name_last_hour{{{labels}}} ")))
+            .map(|v| v.parse::<f64>().unwrap())
+    };
+    assert_eq!(
+        by(r#"queue="named",name="send_email",outcome="completed""#),
+        Some(2.0),
+        "{text}"
+    );
+    assert_eq!(
+        by(r#"queue="named",name="send_email",outcome="dead""#),
+        Some(0.0),
+        "{text}"
+    );
+    // The label value is escaped as the text format requires.
+    assert_eq!(
+        by(r#"queue="named",name="resize\"quoted\"",outcome="dead""#),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(
+        by(r#"queue="named",name="resize\"quoted\"",outcome="failed""#),
+        Some(1.0),
+        "{text}"
+    );
+    assert!(
+        !text.contains(r#"leaseq_jobs_by_name_last_hour{queue="quiet""#),
+        "{text}"
+    );
+}
+
+#[tokio::test]
 async fn workers_lists_the_registered_runners_with_their_text_escaped() {
     let (_server, q, served) = setup().await;
     // A runner description as another implementation might write it, with markup in it.

@@ -376,6 +376,46 @@ async fn pause_and_resume_say_what_changed_and_stats_show_it() {
 }
 
 #[tokio::test]
+async fn a_name_is_added_and_shown_and_a_bad_one_refused() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("{jobs}").unwrap();
+    // A name, given with --name, shows in `get` too; a bad one is refused naming it.
+    let out = run(
+        &urls,
+        &[
+            "add",
+            "-q",
+            "{jobs}",
+            "--id",
+            "n1",
+            "--data",
+            "x",
+            "--name",
+            "send_email",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let got = json(&run(&urls, &["get", "-q", "{jobs}", "n1", "--json"]));
+    assert_eq!(got["name"], "send_email");
+    let text = stdout(&run(&urls, &["get", "-q", "{jobs}", "n1"]));
+    assert!(
+        text.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["name", "send_email"]),
+        "{text}"
+    );
+    let out = run(
+        &urls,
+        &[
+            "add", "-q", "{jobs}", "--id", "n2", "--data", "x", "--name", "",
+        ],
+    );
+    assert_ne!(code(&out), 0);
+    assert!(stderr(&out).contains("`name`"), "{}", stderr(&out));
+    assert!(q.get("n2").await.unwrap().is_none(), "nothing written");
+}
+
+#[tokio::test]
 async fn groups_are_added_shown_paused_resumed_and_limited() {
     let server = RedisServer::start();
     let urls = vec![server.url()];

@@ -14,8 +14,8 @@ use tokio::runtime::Handle;
 use crate::error::Result;
 use crate::runtime::{self, PerProcess};
 use crate::{
-    CleanReport, Completion, Entry, FailOutcome, GroupInfo, Item, Job, JobResult, Lease, NameCounts,
-    QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
+    CleanReport, Completion, Entry, FailOutcome, GroupInfo, Item, Job, JobResult, Lease,
+    NameCounts, QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
 };
 
 #[derive(Clone)]

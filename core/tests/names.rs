@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{assert_invalid, Env};
-use leaseq::worker::{Event, Handlers, Job, JobError, Worker, WorkerOptions, NO_HANDLER_ERROR_TYPE};
+use leaseq::worker::{
+    Event, Handlers, Job, JobError, Worker, WorkerOptions, NO_HANDLER_ERROR_TYPE,
+};
 use leaseq::{Item, QueueConfig, State};
 
 on_both!(
@@ -20,7 +22,9 @@ on_both!(
 );
 
 fn named(id: &str, name: &str) -> Item {
-    Item::with_id(id, id.as_bytes().to_vec()).unwrap().name(name)
+    Item::with_id(id, id.as_bytes().to_vec())
+        .unwrap()
+        .name(name)
 }
 
 async fn a_name_is_kept_leased_and_shown(env: Env) {
@@ -39,7 +43,10 @@ async fn a_name_is_kept_leased_and_shown(env: Env) {
         .map(|l| (l.id().to_owned(), l.name().map(str::to_owned)))
         .collect();
     assert_eq!(by_id["a"].as_deref(), Some("send_email"));
-    assert_eq!(by_id["plain"], None, "an item without a name leases without one");
+    assert_eq!(
+        by_id["plain"], None,
+        "an item without a name leases without one"
+    );
     // Failed and retried, the name stays with the item.
     let a = if first.id() == "a" { &first } else { &second };
     q.fail(a, "boom", "E", leaseq::Retry::After(Duration::ZERO))
@@ -62,7 +69,12 @@ async fn names_are_counted_while_the_counters_are_on(env: Env) {
         "counters off: nothing counted, and no zeros"
     );
     q.set_config(&QueueConfig::new().stats(true)).await.unwrap();
-    for (id, name) in [("e1", "email"), ("e2", "email"), ("r1", "resize"), ("r2", "resize")] {
+    for (id, name) in [
+        ("e1", "email"),
+        ("e2", "email"),
+        ("r1", "resize"),
+        ("r2", "resize"),
+    ] {
         q.add(&named(id, name).max_attempts(1)).await.unwrap();
     }
     while let Some(lease) = env.lease().await {
@@ -82,7 +94,9 @@ async fn names_are_counted_while_the_counters_are_on(env: Env) {
     assert_eq!(rows, [("email", 2, 0, 0), ("resize", 1, 1, 1)]);
     let stats = q.stats().await.unwrap();
     let minutes = stats.minutes.unwrap();
-    let totals = minutes.iter().fold((0, 0), |(c, f), m| (c + m.completed, f + m.failed));
+    let totals = minutes
+        .iter()
+        .fold((0, 0), |(c, f), m| (c + m.completed, f + m.failed));
     assert_eq!(totals, (3, 1), "the totals count named jobs too");
 }
 
@@ -98,7 +112,11 @@ async fn a_bad_name_is_refused_before_anything_is_written(env: Env) {
             .unwrap_err();
         assert_invalid(&err, "items", format!("batch with name {bad:?}"));
     }
-    assert!(env.keys().await.is_empty(), "nothing written: {:?}", env.keys().await);
+    assert!(
+        env.keys().await.is_empty(),
+        "nothing written: {:?}",
+        env.keys().await
+    );
     let at_limit = "n".repeat(leaseq::MAX_NAME_LEN);
     assert!(q.add(&named("x", &at_limit)).await.unwrap());
     assert_eq!(q.get("x").await.unwrap().unwrap().name, Some(at_limit));
@@ -109,7 +127,9 @@ async fn a_minute_counts_at_most_300_names_and_every_job_in_its_totals() {
     let env = Env::single("names-bounded").await;
     let q = &env.queue;
     q.set_config(&QueueConfig::new().stats(true)).await.unwrap();
-    let items: Vec<Item> = (0..400).map(|i| named(&format!("i{i}"), &format!("n{i:03}"))).collect();
+    let items: Vec<Item> = (0..400)
+        .map(|i| named(&format!("i{i}"), &format!("n{i:03}")))
+        .collect();
     q.add_batch(&items).await.unwrap();
     let mut done = 0;
     loop {
@@ -126,10 +146,17 @@ async fn a_minute_counts_at_most_300_names_and_every_job_in_its_totals() {
     assert_eq!(done, 400);
     for key in env.keys().await.iter().filter(|k| k.contains(":rate:")) {
         let fields: usize = env.cmd(&[b"HLEN", key.as_bytes()]).await;
-        assert!(fields <= 304, "{key} holds {fields} fields, at most 4 totals and 300 named");
+        assert!(
+            fields <= 304,
+            "{key} holds {fields} fields, at most 4 totals and 300 named"
+        );
     }
     let counts = q.counts_by_name().await.unwrap().unwrap();
-    assert!(counts.len() >= 300, "300 names counted at least: {}", counts.len());
+    assert!(
+        counts.len() >= 300,
+        "300 names counted at least: {}",
+        counts.len()
+    );
     let minutes = q.stats().await.unwrap().minutes.unwrap();
     assert_eq!(minutes.iter().map(|m| m.completed).sum::<u64>(), 400);
 }
@@ -210,8 +237,14 @@ async fn handlers_run_each_job_by_its_name_and_fail_the_unknown_for_good() {
     let dead = q.get("u1").await.unwrap().unwrap();
     let (message, error_type) = dead.error.unwrap();
     assert_eq!(error_type, NO_HANDLER_ERROR_TYPE);
-    assert!(message.contains("\"unknown\"") && message.contains("email, resize"), "{message}");
-    assert_eq!(dead.attempts, 1, "no retry: a runner without its handler cannot run it");
+    assert!(
+        message.contains("\"unknown\"") && message.contains("email, resize"),
+        "{message}"
+    );
+    assert_eq!(
+        dead.attempts, 1,
+        "no retry: a runner without its handler cannot run it"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -232,7 +265,9 @@ async fn a_bindings_table_of_names_routes_in_the_core_with_a_fallback() {
     let worker = Worker::new(q.clone(), move |job: Job| {
         let ran = r.clone();
         async move {
-            ran.lock().unwrap().push(format!("{}:{}", job.name().unwrap_or("-"), job.id()));
+            ran.lock()
+                .unwrap()
+                .push(format!("{}:{}", job.name().unwrap_or("-"), job.id()));
             Ok::<_, JobError>(())
         }
     });
@@ -258,7 +293,9 @@ async fn a_bindings_table_of_names_routes_in_the_core_with_a_fallback() {
     let worker = Worker::new(q.clone(), move |job: Job| {
         let ran = r.clone();
         async move {
-            ran.lock().unwrap().push(format!("{}:{}", job.name().unwrap_or("-"), job.id()));
+            ran.lock()
+                .unwrap()
+                .push(format!("{}:{}", job.name().unwrap_or("-"), job.id()));
             Ok::<_, JobError>(())
         }
     });
@@ -273,11 +310,13 @@ async fn a_bad_table_of_names_is_refused_as_the_runner_starts() {
     let env = Env::single("names-bad-table").await;
     let mut options = WorkerOptions::new();
     options.handler_names = Some(vec!["a".to_owned(), "a".to_owned()]);
-    let err = Worker::new(env.queue.clone(), |_job: Job| async { Ok::<_, JobError>(()) })
-        .options(options)
-        .run()
-        .await
-        .unwrap_err();
+    let err = Worker::new(env.queue.clone(), |_job: Job| async {
+        Ok::<_, JobError>(())
+    })
+    .options(options)
+    .run()
+    .await
+    .unwrap_err();
     assert_invalid(&err, "handlers", "a name given twice");
     let err = Handlers::new().validated().unwrap_err();
     assert_invalid(&err, "handlers", "an empty table");

@@ -235,6 +235,12 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
         ("attempts", attempts),
         ("priority", view.priority.to_string()),
         (
+            "name",
+            view.name
+                .as_deref()
+                .map_or("-".into(), |n| preview(n.as_bytes(), 256)),
+        ),
+        (
             "group",
             view.group
                 .as_deref()

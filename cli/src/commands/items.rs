@@ -56,6 +56,9 @@ pub async fn add(client: &leaseq::Client, args: &AddArgs) -> Outcome {
     if let Some(g) = &args.group {
         item = item.group(g.clone());
     }
+    if let Some(n) = &args.name {
+        item = item.name(n.clone());
+    }
     if let Some(b) = args.backoff_fixed {
         item = item.backoff(Backoff::Fixed(b));
     }

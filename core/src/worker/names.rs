@@ -40,7 +40,11 @@ pub fn route<S: AsRef<str>>(
     if fallback {
         return Ok(Route::Fallback);
     }
-    let handled = names.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(", ");
+    let handled = names
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(", ");
     let message = match name {
         Some(name) => format!(
             "no handler for the job's name {name:?}; this runner handles: {handled}, and has no fallback"
@@ -184,16 +188,27 @@ mod tests {
         let e = route(&names, false, Some("other")).unwrap_err();
         assert_eq!(e.error_type, NO_HANDLER_ERROR_TYPE);
         assert_eq!(e.retry, crate::policy::Retry::Never);
-        assert!(e.message.contains("\"other\"") && e.message.contains("email, resize"), "{}", e.message);
+        assert!(
+            e.message.contains("\"other\"") && e.message.contains("email, resize"),
+            "{}",
+            e.message
+        );
         let e = route(&names, false, None).unwrap_err();
-        assert!(e.message.starts_with("the job has no name"), "{}", e.message);
+        assert!(
+            e.message.starts_with("the job has no name"),
+            "{}",
+            e.message
+        );
     }
 
     #[test]
     fn a_table_is_refused_empty_with_a_bad_name_or_a_name_twice() {
         let bad = |names: &[&str], fallback| {
             let e = validate_handler_names(names, fallback).unwrap_err();
-            assert!(matches!(&e, crate::Error::InvalidArgument { argument, .. } if *argument == "handlers"), "{e:?}");
+            assert!(
+                matches!(&e, crate::Error::InvalidArgument { argument, .. } if *argument == "handlers"),
+                "{e:?}"
+            );
             e.to_string()
         };
         assert!(bad(&[], false).contains("at least one"));
