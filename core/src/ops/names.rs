@@ -39,7 +39,7 @@ impl Queue {
             return Ok(None);
         }
         let parts: Vec<Value> = parts.collect();
-        if parts.len() % 4 != 0 {
+        if !parts.len().is_multiple_of(4) {
             return Err(unexpected(OP, &Value::Array(parts)));
         }
         let mut out = Vec::with_capacity(parts.len() / 4);
