@@ -14,6 +14,7 @@ const TESTED: &[&str] = &[
     "blocking",
     "errors",
     "flow",
+    "names",
     "operations",
     "quickstart",
     "recovery",
@@ -89,6 +90,25 @@ fn quickstart() {
     assert_eq!(
         stdout,
         "sending to \"ada@example.com\" (attempt 1)\nresult: sent\n"
+    );
+}
+
+#[test]
+fn names() {
+    let stdout = run("names");
+    let mut lines: Vec<&str> = stdout.lines().collect();
+    lines[..2].sort();
+    assert_eq!(
+        lines,
+        [
+            "resize: {\"w\": 640}",
+            "send_email: mail to ada@example.com",
+            "2 completed, 1 dead",
+            "print: 0 completed, 1 dead",
+            "resize: 1 completed, 0 dead",
+            "send_email: 1 completed, 0 dead",
+        ],
+        "{stdout}"
     );
 }
 
