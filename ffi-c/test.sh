@@ -361,6 +361,9 @@ example_check() {
         operations)
             grep -q '^working on hello$' "$out" && grep -q '^failed, retrying$' "$out" &&
                 grep -q '^result sent after 2 attempts; the item is done$' "$out" ;;
+        jobs_by_name)
+            [ "$(grep -c '^email to ' "$out")" -eq 2 ] && grep -q '^resize photo.png$' "$out" &&
+                grep -q '^report: NoHandler$' "$out" ;;
         *) echo "ffi-c/test.sh has no check for examples/$name.c: add one to example_check"; return 1 ;;
     esac
 }
