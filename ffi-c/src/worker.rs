@@ -1,6 +1,6 @@
 //! The runner: `leaseq_worker_run` runs a C callback over a queue (`leaseq_worker_run_queues`
-//! over several, `leaseq_worker_run_named` a table of handlers by name), driven by the core's engine
-//! (`leaseq::worker`), which leases in batches, renews, finishes in batches, rides through
+//! over several, `leaseq_worker_run_named` a table of handlers by name), driven by the core's
+//! engine (`leaseq::worker`), which leases in batches, renews, finishes in batches, rides through
 //! Redis outages and does the queue's housekeeping. Callbacks run on the core's blocking
 //! threads, at most `concurrency` at once.
 

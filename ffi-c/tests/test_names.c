@@ -54,7 +54,7 @@ static void queue_keys(const leaseq_queue *queue, char *reply, size_t size) {
     CHECK(redis_raw(url, argv, 2, reply, size) == 0);
 }
 
-/* ---- an item's name --------------------------------------------------------------------------- */
+/* ---- an item's name ----------------------------------------------------------------------- */
 
 /* Leases the next item, which must be `id`; returns the lease (NULL when there is none). */
 static leaseq_lease *lease_next(const leaseq_queue *queue, const char *id) {
@@ -198,7 +198,7 @@ static void a_bad_name_is_refused_naming_it_with_nothing_written(void) {
     leaseq_queue_free(queue);
 }
 
-/* ---- counts by name ----------------------------------------------------------------------------- */
+/* ---- counts by name ----------------------------------------------------------------------- */
 
 static void finish_next(const leaseq_queue *queue, bool complete) {
     leaseq_lease *lease = NULL;
@@ -269,7 +269,7 @@ static void counts_by_name_off_then_on(void) {
     leaseq_queue_free(queue);
 }
 
-/* ---- handlers by name ------------------------------------------------------------------------- */
+/* ---- handlers by name --------------------------------------------------------------------- */
 
 /* One handler of a table: the name it must be given, and what it saw. */
 struct handled {
@@ -479,7 +479,8 @@ int main(void) {
          counts_by_name_off_then_on},
         {"a runner runs each name with its handler; a job none takes is dead, NoHandler",
          a_runner_runs_each_name_with_its_handler_and_fails_the_rest},
-        {"a runner's fallback takes the jobs no name takes", a_fallback_takes_the_jobs_no_name_takes},
+        {"a runner's fallback takes the jobs no name takes",
+         a_fallback_takes_the_jobs_no_name_takes},
         {"a bad table is refused naming `handlers` before anything runs",
          a_bad_table_is_refused_naming_handlers_before_anything_runs},
     };

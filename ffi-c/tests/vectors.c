@@ -1035,7 +1035,8 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
         return STEP_RESULT;
     }
     if (strcmp(op, "counts_by_name") == 0) {
-        /* null while the queue's counters are off, else [{"name", "completed", "failed", "dead"}] */
+        /* null while the queue's counters are off, else
+         * [{"name", "completed", "failed", "dead"}] */
         leaseq_name_counts *counts = NULL;
         if (called(res, leaseq_queue_counts_by_name(q, &counts))) {
             const leaseq_name_count *entries = NULL;
