@@ -34,16 +34,16 @@
  *   inputs leaseq_completion and leaseq_failure are plain structs of fixed layout.
  *
  * - Ownership. A handle (leaseq_client, leaseq_queue, leaseq_item, leaseq_lease, leaseq_job,
- *   leaseq_result, leaseq_entry_list, leaseq_stats) or array of leases returned through an
- *   out-parameter belongs to the caller, who frees it with its *_free function, once. A
- *   string, buffer or sub-handle (a leaseq_entry, a job's leaseq_result) returned through an
- *   out-parameter is borrowed from the handle it came from: valid until that handle is freed;
- *   never free it. Static strings (leaseq_status_str, leaseq_state_str,
- *   leaseq_renew_outcome_str, leaseq_version) are never freed.
+ *   leaseq_result, leaseq_entry_list, leaseq_stats, leaseq_name_counts) or array of leases
+ *   returned through an out-parameter belongs to the caller, who frees it with its *_free
+ *   function, once. A string, buffer or sub-handle (a leaseq_entry, a job's leaseq_result, a
+ *   leaseq_name_count) returned through an out-parameter is borrowed from the handle it came
+ *   from: valid until that handle is freed; never free it. Static strings (leaseq_status_str,
+ *   leaseq_state_str, leaseq_renew_outcome_str, leaseq_version) are never freed.
  *
  * - Threads. Client and queue handles may be used from any number of threads at once; each call
- *   blocks only its own thread. Items, leases, jobs, results, entry lists and stats are
- *   immutable: several threads may read them at once. A handle must not be freed while another
+ *   blocks only its own thread. Items, leases, jobs, results, entry lists, stats and counts
+ *   by name are immutable: several threads may read them at once. A handle must not be freed while another
  *   thread is inside a call on that same handle. leaseq_last_error_message() is per thread.
  *   Option structs are the caller's memory: leaseq reads them only during the call.
  *
@@ -85,7 +85,7 @@
  * `leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;`
  */
 #define LEASEQ_ADD_OPTIONS_INIT \
-    { (uint32_t)sizeof(leaseq_add_options), 0, 0, 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, NULL }
+    { (uint32_t)sizeof(leaseq_add_options), 0, 0, 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, NULL, NULL }
 
 /**
  * A leaseq_lease_options with struct_size set and nothing given (a 30 s lease, no wait):
@@ -100,6 +100,13 @@
  */
 #define LEASEQ_WORKER_OPTIONS_INIT \
     { (uint32_t)sizeof(leaseq_worker_options), 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, NULL, -1, 0, 0 }
+
+/**
+ * An entry of a table of handlers by name (leaseq_worker_handler) for leaseq_worker_run_named,
+ * from a string literal: `leaseq_worker_handler handlers[] = { LEASEQ_HANDLER("resize", resize,
+ * NULL), LEASEQ_HANDLER("send_email", send_email, &mailer) };`
+ */
+#define LEASEQ_HANDLER(name, handler, user_data) { (name), sizeof(name) - 1, (handler), (user_data) }
 
 /**
  * A leaseq_completion with no lease yet, no result and the default keep time, to fill for
@@ -155,6 +162,11 @@
  * `leaseq_add_options.group` is given.
  */
 #define LEASEQ_ADD_GROUP (1 << 7)
+
+/**
+ * `leaseq_add_options.name` is given.
+ */
+#define LEASEQ_ADD_NAME (1 << 8)
 
 /**
  * `leaseq_lease_options.ttl_ms` is given.
@@ -281,6 +293,13 @@ typedef struct leaseq_job leaseq_job;
  * `leaseq_lease_free`. Freeing it does not complete or release the item in Redis.
  */
 typedef struct leaseq_lease leaseq_lease;
+
+/**
+ * The last hour's counts by item name, from `leaseq_queue_counts_by_name` (opaque): read its
+ * entries with `leaseq_name_counts_entries`, free it with `leaseq_name_counts_free`.
+ * Immutable; may be read from several threads at once.
+ */
+typedef struct leaseq_name_counts leaseq_name_counts;
 
 /**
  * One queue: the keys under one prefix (opaque).
@@ -487,6 +506,29 @@ typedef struct {
 } leaseq_minute;
 
 /**
+ * What the jobs of one item name (`LEASEQ_ADD_NAME`) did in the last hour, an entry of
+ * `leaseq_name_counts` (a plain struct of fixed layout: it never grows).
+ */
+typedef struct {
+    /**
+     * The name (NUL-terminated UTF-8), borrowed from the `leaseq_name_counts` it is in.
+     */
+    const char *name;
+    /**
+     * Jobs of this name completed in the last 60 minutes.
+     */
+    uint64_t completed;
+    /**
+     * Failed attempts of jobs of this name (retried or not).
+     */
+    uint64_t failed;
+    /**
+     * Jobs of this name that went to the dead letters.
+     */
+    uint64_t dead;
+} leaseq_name_count;
+
+/**
  * Options of an item, for `leaseq_queue_add_with_options`, `leaseq_queue_add_unique_with_options`
  * and `leaseq_queue_add_batch_with_options`.
  *
@@ -553,6 +595,15 @@ typedef struct {
      * (`leaseq_queue_set_group_limit`, `leaseq_queue_pause_group`). Read during the call only.
      */
     const char *group;
+    /**
+     * `LEASEQ_ADD_NAME`: the item's name, what kind of job it is (NUL-terminated UTF-8, 1 to
+     * 256 bytes, no control characters; `"send_email"`, say): kept with the item, carried by
+     * its leases (`leaseq_lease_name`), shown by `leaseq_job_name`, counted by name while the
+     * queue's counters are on (`leaseq_queue_counts_by_name`), and a runner with handlers by
+     * name (`leaseq_worker_run_named`) runs the item with the handler of that name. Read
+     * during the call only.
+     */
+    const char *name;
 } leaseq_add_options;
 
 /**
@@ -811,6 +862,32 @@ typedef int32_t leaseq_job_outcome;
  * caller's), up to `concurrency` at once; it may block. `job` is valid only during the call.
  */
 typedef leaseq_job_outcome (*leaseq_worker_fn)(leaseq_worker_job *job, void *user_data);
+
+/**
+ * One entry of a runner's table of handlers by name (`leaseq_worker_run_named`), a plain
+ * struct of fixed layout: the jobs whose item's name (`LEASEQ_ADD_NAME`) is `name` run with
+ * `handler`, which is given `user_data`. `LEASEQ_HANDLER("resize", resize, NULL)` fills one
+ * from a string literal.
+ */
+typedef struct {
+    /**
+     * The name: `name_len` bytes of UTF-8 (1 to 256, no control characters), no NUL needed
+     * after them. Read as the runner starts.
+     */
+    const char *name;
+    /**
+     * The name's length in bytes.
+     */
+    size_t name_len;
+    /**
+     * Runs the jobs of this name, as `leaseq_worker_run`'s callback runs every job.
+     */
+    leaseq_worker_fn handler;
+    /**
+     * Passed to `handler` with each job: it must be usable from the threads that run handlers.
+     */
+    void *user_data;
+} leaseq_worker_handler;
 
 /**
  * Why a callback is told to stop (`leaseq_worker_job_cancelled`), the core's reasons
@@ -1473,6 +1550,23 @@ leaseq_status leaseq_queue_count(const leaseq_queue *queue,
 leaseq_status leaseq_queue_stats(const leaseq_queue *queue, leaseq_stats **out_stats);
 
 /**
+ * Sets `*out_counts` to what each kind of job did in the last hour: for every item name
+ * (`LEASEQ_ADD_NAME`) met in the last 60 minutes, how many of its jobs completed, failed
+ * (attempts) and went dead, by name; or to NULL while the queue's counters are off
+ * (`LEASEQ_CONFIG_STATS`): nothing is counted then. Each minute counts at most 300 name and
+ * outcome pairs (items with unbounded names keep the totals of `leaseq_queue_stats`, not a
+ * count for every name), and at most 1000 names are returned. One round trip.
+ *
+ * `*out_counts`, when not NULL, is a new handle owned by the caller (possibly with no entry):
+ * read it with `leaseq_name_counts_entries` and free it with `leaseq_name_counts_free`.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_counts` is NULL or writable.
+ */
+leaseq_status leaseq_queue_counts_by_name(const leaseq_queue *queue,
+                                          leaseq_name_counts **out_counts);
+
+/**
  * As `leaseq_queue_result`, with the id as `id_len` bytes (any bytes: an id another kind of
  * client added need not be UTF-8; `leaseq_lease_id_bytes` gives such an id).
  *
@@ -1663,6 +1757,15 @@ leaseq_status leaseq_job_priority(const leaseq_job *job, int32_t *out_priority);
  * `job` is NULL or a live job; `out_group` is NULL or writable.
  */
 leaseq_status leaseq_job_group(const leaseq_job *job, const char **out_group);
+
+/**
+ * Sets `*out_name` to the item's name (NUL-terminated UTF-8; `LEASEQ_ADD_NAME`): what kind
+ * of job it is; NULL when it has none. Borrowed from the job.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_name` is NULL or writable.
+ */
+leaseq_status leaseq_job_name(const leaseq_job *job, const char **out_name);
 
 /**
  * Sets `*out_error` to the last failure's message (NUL-terminated UTF-8), or NULL when the
@@ -1962,6 +2065,27 @@ leaseq_status leaseq_stats_last_hour(const leaseq_stats *stats, leaseq_minute *o
 void leaseq_stats_free(leaseq_stats *stats);
 
 /**
+ * Sets `*out_entries` and `*out_len` to the counts, one entry per name, by name (byte
+ * order). The array and its names belong to `counts`: valid until `leaseq_name_counts_free`;
+ * do not free them. No name (nothing named finished in the last hour): `*out_entries` is NULL
+ * and `*out_len` 0.
+ *
+ * # Safety
+ * `counts` is NULL or a live handle; `out_entries` and `out_len` are NULL or writable.
+ */
+leaseq_status leaseq_name_counts_entries(const leaseq_name_counts *counts,
+                                         const leaseq_name_count **out_entries,
+                                         size_t *out_len);
+
+/**
+ * Frees the counts by name and their names. NULL is accepted and ignored.
+ *
+ * # Safety
+ * `counts` is NULL or a live handle that no other call is using, freed only once.
+ */
+void leaseq_name_counts_free(leaseq_name_counts *counts);
+
+/**
  * Sets `*out_id` to the leased item's id (NUL-terminated UTF-8; a NUL byte inside an id, which
  * only a non-leaseq client could write, is shown as U+FFFD, and the lease still completes the
  * right item).
@@ -1972,6 +2096,18 @@ void leaseq_stats_free(leaseq_stats *stats);
  * `lease` is NULL or a live lease; `out_id` is NULL or writable.
  */
 leaseq_status leaseq_lease_id(const leaseq_lease *lease, const char **out_id);
+
+/**
+ * Sets `*out_name` to the leased item's name (NUL-terminated UTF-8; `LEASEQ_ADD_NAME`): what
+ * kind of job it is, so that a worker picks the code to run; NULL when the item has none (and
+ * for a lease rebuilt with `leaseq_queue_lease_from_parts`).
+ *
+ * The string belongs to the lease: valid until `leaseq_lease_free`; do not free it.
+ *
+ * # Safety
+ * `lease` is NULL or a live lease; `out_name` is NULL or writable.
+ */
+leaseq_status leaseq_lease_name(const leaseq_lease *lease, const char **out_name);
 
 /**
  * Sets `*out_data` and `*out_len` to the leased item's data: any bytes, NUL included.
@@ -2706,6 +2842,36 @@ leaseq_status leaseq_worker_run(const leaseq_queue *queue,
                                 const leaseq_worker_options *options);
 
 /**
+ * Runs a table of handlers by name over `queue` until `leaseq_worker_stop()`, as
+ * `leaseq_worker_run` runs one callback, so that one queue carries several kinds of job: a job
+ * whose item's name (`LEASEQ_ADD_NAME`) is `handlers[i].name` runs with `handlers[i].handler`
+ * (given `handlers[i].user_data`); any other job, another name or none, with `fallback`
+ * (given `user_data`). Without a fallback (NULL) the runner fails such a job for good without
+ * calling anything: it is a dead letter at once, with error type "NoHandler" and a message
+ * naming the job's name and the names handled. `leaseq_worker_job_name` gives a job's name.
+ *
+ * The table is checked before anything is written to Redis, by the core as in every
+ * language: no handler and no fallback, a name that is not 1 to 256 bytes of UTF-8 without
+ * control characters, or a name given twice gives LEASEQ_INVALID_ARGUMENT naming `handlers`.
+ * `handlers` NULL with `handlers_len` above 0, or a NULL `handler`, gives LEASEQ_NULL_ARGUMENT
+ * naming it (`handlers[1].handler`). The table is copied as the runner starts. `user_data`
+ * also goes to `options.on_event`. Options, threads and shutdown are as `leaseq_worker_run`'s.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `handlers` is NULL or points to `handlers_len` readable
+ * entries, each `name` NULL or pointing to `name_len` readable bytes and each `handler` NULL
+ * or a valid function pointer; `fallback` is NULL or a valid function pointer; `options` is
+ * NULL or a readable `leaseq_worker_options`; every entry's `user_data` and `user_data` may be
+ * anything their callbacks can use from other threads.
+ */
+leaseq_status leaseq_worker_run_named(const leaseq_queue *queue,
+                                      const leaseq_worker_handler *handlers,
+                                      size_t handlers_len,
+                                      leaseq_worker_fn fallback,
+                                      void *user_data,
+                                      const leaseq_worker_options *options);
+
+/**
  * Runs `callback` over several queues of one client (1 to 64), as `leaseq_worker_run` does
  * over one: one wait on the server covers them all, and each job is finished in its own queue
  * (`leaseq_worker_job_queue_prefix` tells which). With `weights` NULL the queues are asked in
@@ -2748,6 +2914,17 @@ leaseq_status leaseq_worker_job_id(const leaseq_worker_job *job, const char **ou
  * `out_prefix` is NULL or writable.
  */
 leaseq_status leaseq_worker_job_queue_prefix(const leaseq_worker_job *job, const char **out_prefix);
+
+/**
+ * The job's name (`LEASEQ_ADD_NAME`; NUL-terminated, valid during the callback), or NULL when
+ * its item has none: with `leaseq_worker_run_named` the handler of that name (or the fallback)
+ * runs it.
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `out_name` is NULL or writable.
+ */
+leaseq_status leaseq_worker_job_name(const leaseq_worker_job *job, const char **out_name);
 
 /**
  * The job's data as (pointer, length), valid during the callback.

@@ -5,7 +5,8 @@ use std::ffi::c_char;
 
 use crate::guard::{arg, bytes, call, text, Out};
 use crate::job::{
-    leaseq_entry_list, leaseq_job, leaseq_result, leaseq_state, leaseq_stats, state_from_c,
+    leaseq_entry_list, leaseq_job, leaseq_name_counts, leaseq_result, leaseq_state, leaseq_stats,
+    state_from_c,
 };
 use crate::queue::{leaseq_queue, wait};
 use crate::status::leaseq_status;
@@ -170,6 +171,34 @@ pub unsafe extern "C" fn leaseq_queue_stats(
         let queue = unsafe { arg(queue, "queue") }?;
         out_stats.required()?;
         out_stats.set(leaseq_stats::new(queue.inner.stats()?));
+        Ok(())
+    })
+}
+
+/// Sets `*out_counts` to what each kind of job did in the last hour: for every item name
+/// (`LEASEQ_ADD_NAME`) met in the last 60 minutes, how many of its jobs completed, failed
+/// (attempts) and went dead, by name; or to NULL while the queue's counters are off
+/// (`LEASEQ_CONFIG_STATS`): nothing is counted then. Each minute counts at most 300 name and
+/// outcome pairs (items with unbounded names keep the totals of `leaseq_queue_stats`, not a
+/// count for every name), and at most 1000 names are returned. One round trip.
+///
+/// `*out_counts`, when not NULL, is a new handle owned by the caller (possibly with no entry):
+/// read it with `leaseq_name_counts_entries` and free it with `leaseq_name_counts_free`.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_counts` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_counts_by_name(
+    queue: *const leaseq_queue,
+    out_counts: *mut *mut leaseq_name_counts,
+) -> leaseq_status {
+    call("leaseq_queue_counts_by_name", || {
+        let out_counts = unsafe { Out::new(out_counts, "out_counts", std::ptr::null_mut()) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out_counts.required()?;
+        if let Some(counts) = queue.inner.counts_by_name()? {
+            out_counts.set(leaseq_name_counts::new(counts));
+        }
         Ok(())
     })
 }

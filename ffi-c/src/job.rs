@@ -1,10 +1,11 @@
 //! What the read API returns, as owned handles with accessors: `leaseq_job` (`leaseq_queue_get`),
-//! `leaseq_result` (`leaseq_queue_result`), `leaseq_entry_list` (`leaseq_queue_list`) and
-//! `leaseq_stats` (`leaseq_queue_stats`); and the enums `leaseq_state` and `leaseq_fail_outcome`.
+//! `leaseq_result` (`leaseq_queue_result`), `leaseq_entry_list` (`leaseq_queue_list`),
+//! `leaseq_stats` (`leaseq_queue_stats`) and `leaseq_name_counts`
+//! (`leaseq_queue_counts_by_name`); and the enums `leaseq_state` and `leaseq_fail_outcome`.
 
 use std::ffi::{c_char, CString};
 
-use leaseq::{Entry, Job, JobResult, Minute, State, Stats};
+use leaseq::{Entry, Job, JobResult, Minute, NameCounts, State, Stats};
 
 use crate::guard::{arg, c_string, call, call_quiet, Failure, Out};
 use crate::status::leaseq_status;
@@ -296,6 +297,7 @@ pub struct leaseq_job {
     lease_ttl_ms: Option<u64>,
     cancelled: bool,
     group: Option<CString>,
+    name: Option<CString>,
 }
 
 impl leaseq_job {
@@ -319,6 +321,7 @@ impl leaseq_job {
             lease_ttl,
             cancelled,
             group,
+            name,
             ..
         } = job;
         let (error, error_type) = match error {
@@ -345,6 +348,7 @@ impl leaseq_job {
             lease_ttl_ms: lease_ttl.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
             cancelled,
             group: group.as_deref().map(c_string),
+            name: name.as_deref().map(c_string),
         }))
     }
 }
@@ -497,6 +501,29 @@ pub unsafe extern "C" fn leaseq_job_group(
             "out_group",
             std::ptr::null(),
             |j| Ok(text_ptr(j.group.as_ref())),
+        )
+    }
+}
+
+/// Sets `*out_name` to the item's name (NUL-terminated UTF-8; `LEASEQ_ADD_NAME`): what kind
+/// of job it is; NULL when it has none. Borrowed from the job.
+///
+/// # Safety
+/// `job` is NULL or a live job; `out_name` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_job_name(
+    job: *const leaseq_job,
+    out_name: *mut *const c_char,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_job_name",
+            job,
+            "job",
+            out_name,
+            "out_name",
+            std::ptr::null(),
+            |j| Ok(text_ptr(j.name.as_ref())),
         )
     }
 }
@@ -1341,6 +1368,95 @@ pub unsafe extern "C" fn leaseq_stats_free(stats: *mut leaseq_stats) {
         if !stats.is_null() {
             // SAFETY: made by Box::into_raw in this crate and freed once, by contract.
             drop(unsafe { Box::from_raw(stats) });
+        }
+    })
+}
+
+// ---- leaseq_name_counts ---------------------------------------------------------------------
+
+/// What the jobs of one item name (`LEASEQ_ADD_NAME`) did in the last hour, an entry of
+/// `leaseq_name_counts` (a plain struct of fixed layout: it never grows).
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct leaseq_name_count {
+    /// The name (NUL-terminated UTF-8), borrowed from the `leaseq_name_counts` it is in.
+    pub name: *const c_char,
+    /// Jobs of this name completed in the last 60 minutes.
+    pub completed: u64,
+    /// Failed attempts of jobs of this name (retried or not).
+    pub failed: u64,
+    /// Jobs of this name that went to the dead letters.
+    pub dead: u64,
+}
+
+/// The last hour's counts by item name, from `leaseq_queue_counts_by_name` (opaque): read its
+/// entries with `leaseq_name_counts_entries`, free it with `leaseq_name_counts_free`.
+/// Immutable; may be read from several threads at once.
+#[allow(non_camel_case_types)]
+pub struct leaseq_name_counts {
+    /// The names the entries point into; never changed after `new`, so the pointers hold.
+    _names: Vec<CString>,
+    entries: Vec<leaseq_name_count>,
+}
+
+impl leaseq_name_counts {
+    pub(crate) fn new(counts: Vec<NameCounts>) -> *mut leaseq_name_counts {
+        let names: Vec<CString> = counts.iter().map(|c| c_string(&c.name)).collect();
+        let entries = counts
+            .iter()
+            .zip(&names)
+            .map(|(c, name)| leaseq_name_count {
+                name: name.as_ptr(),
+                completed: c.completed,
+                failed: c.failed,
+                dead: c.dead,
+            })
+            .collect();
+        Box::into_raw(Box::new(leaseq_name_counts {
+            _names: names,
+            entries,
+        }))
+    }
+}
+
+/// Sets `*out_entries` and `*out_len` to the counts, one entry per name, by name (byte
+/// order). The array and its names belong to `counts`: valid until `leaseq_name_counts_free`;
+/// do not free them. No name (nothing named finished in the last hour): `*out_entries` is NULL
+/// and `*out_len` 0.
+///
+/// # Safety
+/// `counts` is NULL or a live handle; `out_entries` and `out_len` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_name_counts_entries(
+    counts: *const leaseq_name_counts,
+    out_entries: *mut *const leaseq_name_count,
+    out_len: *mut usize,
+) -> leaseq_status {
+    call("leaseq_name_counts_entries", || {
+        let out_entries = unsafe { Out::new(out_entries, "out_entries", std::ptr::null()) };
+        let out_len = unsafe { Out::new(out_len, "out_len", 0) };
+        let counts = unsafe { arg(counts, "counts") }?;
+        out_entries.required()?;
+        out_len.required()?;
+        if !counts.entries.is_empty() {
+            out_entries.set(counts.entries.as_ptr());
+            out_len.set(counts.entries.len());
+        }
+        Ok(())
+    })
+}
+
+/// Frees the counts by name and their names. NULL is accepted and ignored.
+///
+/// # Safety
+/// `counts` is NULL or a live handle that no other call is using, freed only once.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_name_counts_free(counts: *mut leaseq_name_counts) {
+    call_quiet((), || {
+        if !counts.is_null() {
+            // SAFETY: made by Box::into_raw in this crate and freed once, by contract.
+            drop(unsafe { Box::from_raw(counts) });
         }
     })
 }

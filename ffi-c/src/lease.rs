@@ -29,6 +29,8 @@ pub struct leaseq_lease {
     incarnation: CString,
     /// The item's data followed by one NUL byte that is not part of it.
     data: Vec<u8>,
+    /// The item's name (`LEASEQ_ADD_NAME`), when it has one.
+    name: Option<CString>,
 }
 
 impl leaseq_lease {
@@ -36,6 +38,7 @@ impl leaseq_lease {
         let id = c_string(inner.id());
         let token = c_string(inner.token());
         let incarnation = c_string(inner.incarnation());
+        let name = inner.name().map(c_string);
         let mut data = inner.take_data();
         data.push(0);
         Box::into_raw(Box::new(leaseq_lease {
@@ -44,6 +47,7 @@ impl leaseq_lease {
             token,
             incarnation,
             data,
+            name,
         }))
     }
 }
@@ -66,6 +70,28 @@ pub unsafe extern "C" fn leaseq_lease_id(
         let lease = unsafe { arg(lease, "lease") }?;
         out_id.required()?;
         out_id.set(lease.id.as_ptr());
+        Ok(())
+    })
+}
+
+/// Sets `*out_name` to the leased item's name (NUL-terminated UTF-8; `LEASEQ_ADD_NAME`): what
+/// kind of job it is, so that a worker picks the code to run; NULL when the item has none (and
+/// for a lease rebuilt with `leaseq_queue_lease_from_parts`).
+///
+/// The string belongs to the lease: valid until `leaseq_lease_free`; do not free it.
+///
+/// # Safety
+/// `lease` is NULL or a live lease; `out_name` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_lease_name(
+    lease: *const leaseq_lease,
+    out_name: *mut *const c_char,
+) -> leaseq_status {
+    call("leaseq_lease_name", || {
+        let out_name = unsafe { Out::new(out_name, "out_name", std::ptr::null()) };
+        let lease = unsafe { arg(lease, "lease") }?;
+        out_name.required()?;
+        out_name.set(lease.name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()));
         Ok(())
     })
 }

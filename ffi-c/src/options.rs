@@ -91,6 +91,13 @@ pub struct leaseq_add_options {
     /// leased at once (default 1: FIFO per group), and groups take turns
     /// (`leaseq_queue_set_group_limit`, `leaseq_queue_pause_group`). Read during the call only.
     pub group: *const c_char,
+    /// `LEASEQ_ADD_NAME`: the item's name, what kind of job it is (NUL-terminated UTF-8, 1 to
+    /// 256 bytes, no control characters; `"send_email"`, say): kept with the item, carried by
+    /// its leases (`leaseq_lease_name`), shown by `leaseq_job_name`, counted by name while the
+    /// queue's counters are on (`leaseq_queue_counts_by_name`), and a runner with handlers by
+    /// name (`leaseq_worker_run_named`) runs the item with the handler of that name. Read
+    /// during the call only.
+    pub name: *const c_char,
 }
 
 impl Default for leaseq_add_options {
@@ -106,6 +113,7 @@ impl Default for leaseq_add_options {
             expires_after_ms: 0,
             keep_result_for_ms: 0,
             group: std::ptr::null(),
+            name: std::ptr::null(),
         }
     }
 }
@@ -126,6 +134,8 @@ pub const LEASEQ_ADD_EXPIRES_AFTER: u32 = 1 << 5;
 pub const LEASEQ_ADD_KEEP_RESULT_FOR: u32 = 1 << 6;
 /// `leaseq_add_options.group` is given.
 pub const LEASEQ_ADD_GROUP: u32 = 1 << 7;
+/// `leaseq_add_options.name` is given.
+pub const LEASEQ_ADD_NAME: u32 = 1 << 8;
 
 /// Options of a lease, for `leaseq_queue_lease_with_options` and `leaseq_queue_lease_batch`.
 ///
@@ -281,6 +291,7 @@ fields!(leaseq_add_options, "leaseq_add_options", [
     LEASEQ_ADD_EXPIRES_AFTER => expires_after_ms,
     LEASEQ_ADD_KEEP_RESULT_FOR => keep_result_for_ms,
     LEASEQ_ADD_GROUP => group,
+    LEASEQ_ADD_NAME => name,
 ]);
 fields!(leaseq_lease_options, "leaseq_lease_options", [
     LEASEQ_LEASE_TTL => ttl_ms,
@@ -471,7 +482,8 @@ impl leaseq_add_options {
     /// `item` with these options applied (validated by the core when it is added).
     ///
     /// # Safety
-    /// With `LEASEQ_ADD_GROUP` set, `group` is NULL or a NUL-terminated string.
+    /// With `LEASEQ_ADD_GROUP` set, `group` is NULL or a NUL-terminated string; with
+    /// `LEASEQ_ADD_NAME` set, so is `name`.
     pub(crate) unsafe fn apply(&self, mut item: Item, name: &str) -> Result<Item, Failure> {
         let set = |bit| self.set & bit != 0;
         if set(LEASEQ_ADD_DELAY) {
@@ -507,6 +519,10 @@ impl leaseq_add_options {
         if set(LEASEQ_ADD_GROUP) {
             // The core's check names `group`, as in every language.
             item = item.group(unsafe { text(self.group, "group") }?);
+        }
+        if set(LEASEQ_ADD_NAME) {
+            // The core's check names `name`, as in every language.
+            item = item.name(unsafe { text(self.name, "name") }?);
         }
         Ok(item)
     }

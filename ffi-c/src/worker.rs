@@ -1,6 +1,6 @@
 //! The runner: `leaseq_worker_run` runs a C callback over a queue (`leaseq_worker_run_queues`
-//! over several), driven by the core's engine
-//! (`leaseq::worker`), which leases in batches, renews, finishes in batches, rides through
+//! over several, `leaseq_worker_run_named` a table of handlers by name), driven by the core's
+//! engine (`leaseq::worker`), which leases in batches, renews, finishes in batches, rides through
 //! Redis outages and does the queue's housekeeping. Callbacks run on the core's blocking
 //! threads, at most `concurrency` at once.
 
@@ -10,11 +10,12 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use leaseq::worker::{
-    CancelReason, Event, Job, JobError, Outcome, QueueOrder, ShutdownAction, Worker, WorkerOptions,
+    route, CancelReason, Event, Job, JobError, Outcome, QueueOrder, Route, ShutdownAction, Worker,
+    WorkerOptions,
 };
 use leaseq::Retry;
 
-use crate::guard::{arg, bytes, c_string, call, text, Failure, Out};
+use crate::guard::{arg, array, bytes, c_string, call, text, Failure, Out};
 use crate::queue::leaseq_queue;
 use crate::status::leaseq_status;
 
@@ -60,6 +61,7 @@ pub struct leaseq_worker_job {
     job: Job,
     id: std::ffi::CString,
     queue_prefix: std::ffi::CString,
+    name: Option<std::ffi::CString>,
     result: Mutex<Option<Vec<u8>>>,
     error: Mutex<Option<(String, String, Option<Duration>)>>,
     hold: Mutex<Option<Duration>>,
@@ -70,6 +72,23 @@ pub struct leaseq_worker_job {
 pub type leaseq_worker_fn = Option<
     unsafe extern "C" fn(job: *mut leaseq_worker_job, user_data: *mut c_void) -> leaseq_job_outcome,
 >;
+
+/// One entry of a runner's table of handlers by name (`leaseq_worker_run_named`), a plain
+/// struct of fixed layout: the jobs whose item's name (`LEASEQ_ADD_NAME`) is `name` run with
+/// `handler`, which is given `user_data`. `LEASEQ_HANDLER("resize", resize, NULL)` fills one
+/// from a string literal.
+#[repr(C)]
+pub struct leaseq_worker_handler {
+    /// The name: `name_len` bytes of UTF-8 (1 to 256, no control characters), no NUL needed
+    /// after them. Read as the runner starts.
+    pub name: *const c_char,
+    /// The name's length in bytes.
+    pub name_len: usize,
+    /// Runs the jobs of this name, as `leaseq_worker_run`'s callback runs every job.
+    pub handler: leaseq_worker_fn,
+    /// Passed to `handler` with each job: it must be usable from the threads that run handlers.
+    pub user_data: *mut c_void,
+}
 
 /// One runner event, lent to `on_event` for the duration of the call only. Its parts are the
 /// core's (the same names and messages in every language).
@@ -256,6 +275,45 @@ struct SendPtr(*mut c_void);
 unsafe impl Send for SendPtr {}
 unsafe impl Sync for SendPtr {}
 
+/// A C callback of the runner.
+type Callback = unsafe extern "C" fn(*mut leaseq_worker_job, *mut c_void) -> leaseq_job_outcome;
+
+/// Which C callback runs each job: one for every job (`leaseq_worker_run`), or a table of
+/// handlers by name with an optional fallback (`leaseq_worker_run_named`).
+struct Dispatch {
+    /// The table's names, in the order of `callbacks` (None: one callback for every job).
+    names: Option<Vec<String>>,
+    /// The callbacks with their user data: the table's in order, then the fallback (or the
+    /// one callback).
+    callbacks: Vec<(Callback, SendPtr)>,
+    /// Whether a table has a fallback, the last of `callbacks`.
+    fallback: bool,
+}
+
+impl Dispatch {
+    /// One callback for every job.
+    fn one(callback: Callback, user_data: *mut c_void) -> Dispatch {
+        Dispatch {
+            names: None,
+            callbacks: vec![(callback, SendPtr(user_data))],
+            fallback: false,
+        }
+    }
+
+    /// The index in `callbacks` of the one that runs a job named `name`, as the core routes it
+    /// (`leaseq::worker::route`). The core fails a job that no name and no fallback takes
+    /// before handing it over (`WorkerOptions::handler_names`), so the error is a safeguard.
+    fn pick(&self, name: Option<&str>) -> Result<usize, JobError> {
+        let Some(names) = &self.names else {
+            return Ok(0);
+        };
+        Ok(match route(names, self.fallback, name)? {
+            Route::Named(i) => i,
+            Route::Fallback => names.len(),
+        })
+    }
+}
+
 fn millis(ms: u64) -> Option<Duration> {
     (ms > 0).then(|| Duration::from_millis(ms))
 }
@@ -338,7 +396,80 @@ pub unsafe extern "C" fn leaseq_worker_run(
         run(
             vec![queue.inner.as_async()?],
             QueueOrder::Strict,
-            callback,
+            Dispatch::one(callback, user_data),
+            user_data,
+            options,
+        )
+    })
+}
+
+/// Runs a table of handlers by name over `queue` until `leaseq_worker_stop()`, as
+/// `leaseq_worker_run` runs one callback, so that one queue carries several kinds of job: a job
+/// whose item's name (`LEASEQ_ADD_NAME`) is `handlers[i].name` runs with `handlers[i].handler`
+/// (given `handlers[i].user_data`); any other job, another name or none, with `fallback`
+/// (given `user_data`). Without a fallback (NULL) the runner fails such a job for good without
+/// calling anything: it is a dead letter at once, with error type "NoHandler" and a message
+/// naming the job's name and the names handled. `leaseq_worker_job_name` gives a job's name.
+///
+/// The table is checked before anything is written to Redis, by the core as in every
+/// language: no handler and no fallback, a name that is not 1 to 256 bytes of UTF-8 without
+/// control characters, or a name given twice gives LEASEQ_INVALID_ARGUMENT naming `handlers`.
+/// `handlers` NULL with `handlers_len` above 0, or a NULL `handler`, gives LEASEQ_NULL_ARGUMENT
+/// naming it (`handlers[1].handler`). The table is copied as the runner starts. `user_data`
+/// also goes to `options.on_event`. Options, threads and shutdown are as `leaseq_worker_run`'s.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `handlers` is NULL or points to `handlers_len` readable
+/// entries, each `name` NULL or pointing to `name_len` readable bytes and each `handler` NULL
+/// or a valid function pointer; `fallback` is NULL or a valid function pointer; `options` is
+/// NULL or a readable `leaseq_worker_options`; every entry's `user_data` and `user_data` may be
+/// anything their callbacks can use from other threads.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_run_named(
+    queue: *const leaseq_queue,
+    handlers: *const leaseq_worker_handler,
+    handlers_len: usize,
+    fallback: leaseq_worker_fn,
+    user_data: *mut c_void,
+    options: *const leaseq_worker_options,
+) -> leaseq_status {
+    call("leaseq_worker_run_named", || {
+        let queue = unsafe { arg(queue, "queue") }?;
+        let entries = unsafe { array(handlers, handlers_len, "handlers") }?;
+        let mut names = Vec::with_capacity(entries.len());
+        let mut callbacks = Vec::with_capacity(entries.len() + 1);
+        for (i, entry) in entries.iter().enumerate() {
+            let name = if entry.name_len == 0 {
+                &[][..]
+            } else if entry.name.is_null() {
+                return Err(Failure::Null(format!("handlers[{i}].name").into()));
+            } else {
+                // SAFETY: non-NULL and `name_len` readable bytes by the caller's contract.
+                unsafe { std::slice::from_raw_parts(entry.name.cast::<u8>(), entry.name_len) }
+            };
+            // The core checks the names (`handlers`); only their encoding is the C layer's.
+            let name = std::str::from_utf8(name).map_err(|e| {
+                Failure::invalid("handlers", format!("handlers[{i}].name is not UTF-8 ({e})"))
+            })?;
+            let Some(handler) = entry.handler else {
+                return Err(Failure::Null(format!("handlers[{i}].handler").into()));
+            };
+            names.push(name.to_owned());
+            callbacks.push((handler, SendPtr(entry.user_data)));
+        }
+        if let Some(fallback) = fallback {
+            callbacks.push((fallback, SendPtr(user_data)));
+        }
+        let options = unsafe { read_worker_options(options) }?;
+        let dispatch = Dispatch {
+            names: Some(names),
+            callbacks,
+            fallback: fallback.is_some(),
+        };
+        run(
+            vec![queue.inner.as_async()?],
+            QueueOrder::Strict,
+            dispatch,
             user_data,
             options,
         )
@@ -399,7 +530,13 @@ pub unsafe extern "C" fn leaseq_worker_run_queues(
             )
         };
         let options = unsafe { read_worker_options(options) }?;
-        run(queues, order, callback, user_data, options)
+        run(
+            queues,
+            order,
+            Dispatch::one(callback, user_data),
+            user_data,
+            options,
+        )
     })
 }
 
@@ -415,35 +552,47 @@ fn refused(err: leaseq::Error) -> Failure {
     }
 }
 
-/// The body of `leaseq_worker_run` and `leaseq_worker_run_queues`.
+/// The body of `leaseq_worker_run`, `leaseq_worker_run_queues` and `leaseq_worker_run_named`
+/// (`user_data` is `on_event`'s).
 fn run(
     queues: Vec<leaseq::Queue>,
     order: QueueOrder,
-    callback: unsafe extern "C" fn(*mut leaseq_worker_job, *mut c_void) -> leaseq_job_outcome,
+    dispatch: Dispatch,
     user_data: *mut c_void,
     options: Option<leaseq_worker_options>,
 ) -> Result<(), Failure> {
-    let o = worker_options(options.as_ref());
+    let mut o = worker_options(options.as_ref());
+    // A table's names go to the core, which checks them as the runner starts (`handlers`) and
+    // fails for good the jobs that none of them and no fallback takes.
+    o.handler_names = dispatch.names.clone();
+    o.fallback_handler = dispatch.names.is_some().then_some(dispatch.fallback);
     o.effective_concurrency()?;
     let on_event = options.as_ref().and_then(|o| o.on_event);
     let runtime = leaseq::runtime::handle()?;
     let data = std::sync::Arc::new(SendPtr(user_data));
-    let handler_data = data.clone();
+    let dispatch = std::sync::Arc::new(dispatch);
     let mut worker = Worker::for_queues(queues, move |job: Job| {
-        let data = handler_data.clone();
+        let dispatch = dispatch.clone();
         async move {
+            let pick = match dispatch.pick(job.name()) {
+                Ok(pick) => pick,
+                Err(e) => return Outcome::Fail(e),
+            };
             let id = c_string(job.id());
             let queue_prefix = c_string(job.queue().prefix());
+            let name = job.name().map(c_string);
             let native = leaseq_worker_job {
                 job,
                 id,
                 queue_prefix,
+                name,
                 result: Mutex::new(None),
                 error: Mutex::new(None),
                 hold: Mutex::new(None),
             };
             let ran = tokio::task::spawn_blocking(move || {
                 let mut native = native;
+                let (callback, data) = &dispatch.callbacks[pick];
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     // SAFETY: the callback is the caller's; the job lives for the call.
                     unsafe { callback(&mut native, data.0) }
@@ -571,6 +720,27 @@ pub unsafe extern "C" fn leaseq_worker_job_queue_prefix(
         let job = unsafe { arg(job, "job") }?;
         out.required()?;
         out.set(job.queue_prefix.as_ptr());
+        Ok(())
+    })
+}
+
+/// The job's name (`LEASEQ_ADD_NAME`; NUL-terminated, valid during the callback), or NULL when
+/// its item has none: with `leaseq_worker_run_named` the handler of that name (or the fallback)
+/// runs it.
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it);
+/// `out_name` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_name(
+    job: *const leaseq_worker_job,
+    out_name: *mut *const c_char,
+) -> leaseq_status {
+    call("leaseq_worker_job_name", || {
+        let out = unsafe { Out::new(out_name, "out_name", std::ptr::null()) };
+        let job = unsafe { arg(job, "job") }?;
+        out.required()?;
+        out.set(job.name.as_ref().map_or(std::ptr::null(), |n| n.as_ptr()));
         Ok(())
     })
 }

@@ -4,7 +4,8 @@
  * queue operations go through the C API (every v2 step: item options on add, add_unique and
  * add_batch, lease_batch, complete with a result, fail, release, progress, renew_outcome,
  * result, get, list, count, cancel, dead letters, set_config, stats, pause, resume, is_paused,
- * the groups' pause_group, resume_group, set_group_limit, group and rate_limit_group);
+ * the groups' pause_group, resume_group, set_group_limit, group and rate_limit_group,
+ * counts_by_name);
  * the Redis-side steps (the empty start of a case, `raw`, `state`) run the harness's
  * leaseq-vector-tool.
  *
@@ -424,7 +425,8 @@ static void keep(struct runner *r, const cJSON *step, leaseq_lease *lease) {
     keep_as(r, cJSON_IsString(as) ? as->valuestring : NULL, lease);
 }
 
-/* A lease as vectors write it: {"id", "data", "count"} (the id as its exact bytes), or null. */
+/* A lease as vectors write it: {"id", "data", "count"} (the id as its exact bytes), and "name"
+ * for an item that has one, or null. */
 static cJSON *lease_json(const leaseq_lease *lease) {
     if (lease == NULL) return cJSON_CreateNull();
     const uint8_t *id = NULL;
@@ -432,15 +434,18 @@ static cJSON *lease_json(const leaseq_lease *lease) {
     const uint8_t *data = NULL;
     size_t len = 0;
     uint64_t count = 0;
+    const char *name = NULL;
     if (leaseq_lease_id_bytes(lease, &id, &id_len) != LEASEQ_OK ||
         leaseq_lease_data(lease, &data, &len) != LEASEQ_OK ||
-        leaseq_lease_count(lease, &count) != LEASEQ_OK) {
+        leaseq_lease_count(lease, &count) != LEASEQ_OK ||
+        leaseq_lease_name(lease, &name) != LEASEQ_OK) {
         return cJSON_CreateString("(the lease could not be read)");
     }
     cJSON *json = cJSON_CreateObject();
     cJSON_AddItemToObject(json, "id", data_json(id, id_len));
     cJSON_AddItemToObject(json, "data", data_json(data, len));
     cJSON_AddNumberToObject(json, "count", (double)count);
+    if (name != NULL) cJSON_AddStringToObject(json, "name", name);
     return json;
 }
 
@@ -508,6 +513,8 @@ static int item_options(const cJSON *entry, leaseq_add_options *options, char *m
     /* The string stays the parsed document's, alive while the step runs. */
     const cJSON *group = cJSON_GetObjectItemCaseSensitive(entry, "group");
     if (cJSON_IsString(group)) options->group = group->valuestring, options->set |= LEASEQ_ADD_GROUP;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(entry, "name");
+    if (cJSON_IsString(name)) options->name = name->valuestring, options->set |= LEASEQ_ADD_NAME;
     return 0;
 }
 
@@ -557,7 +564,7 @@ static cJSON *job_json(const leaseq_job *job) {
     size_t len = 0, progress_len = 0, result_len = 0;
     uint64_t attempts = 0;
     int32_t priority = 0;
-    const char *error = NULL, *error_type = NULL, *reason = NULL, *group = NULL;
+    const char *error = NULL, *error_type = NULL, *reason = NULL, *group = NULL, *name = NULL;
     const leaseq_result *result = NULL;
     if (leaseq_job_state(job, &state) != LEASEQ_OK ||
         leaseq_job_data(job, &data, &len) != LEASEQ_OK ||
@@ -569,6 +576,7 @@ static cJSON *job_json(const leaseq_job *job) {
         leaseq_job_priority(job, &priority) != LEASEQ_OK ||
         leaseq_job_result(job, &result) != LEASEQ_OK ||
         leaseq_job_group(job, &group) != LEASEQ_OK ||
+        leaseq_job_name(job, &name) != LEASEQ_OK ||
         (result != NULL && leaseq_result_data(result, &result_data, &result_len) != LEASEQ_OK)) {
         return cJSON_CreateString("(the job could not be read)");
     }
@@ -584,8 +592,9 @@ static cJSON *job_json(const leaseq_job *job) {
     cJSON_AddNumberToObject(json, "priority", (double)priority);
     cJSON_AddItemToObject(json, "result", result == NULL ? cJSON_CreateNull()
                                                           : data_json(result_data, result_len));
-    /* `group` only for an item that has one (spec/vectors/README.md, "A job"). */
+    /* `group` and `name` only for an item that has one (spec/vectors/README.md, "A job"). */
     if (group != NULL) cJSON_AddStringToObject(json, "group", group);
+    if (name != NULL) cJSON_AddStringToObject(json, "name", name);
     return json;
 }
 
@@ -1023,6 +1032,32 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
             }
         }
         leaseq_stats_free(stats);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "counts_by_name") == 0) {
+        /* null while the queue's counters are off, else
+         * [{"name", "completed", "failed", "dead"}] */
+        leaseq_name_counts *counts = NULL;
+        if (called(res, leaseq_queue_counts_by_name(q, &counts))) {
+            const leaseq_name_count *entries = NULL;
+            size_t len = 0;
+            if (counts == NULL) {
+                res->value = cJSON_CreateNull();
+            } else if (leaseq_name_counts_entries(counts, &entries, &len) == LEASEQ_OK) {
+                res->value = cJSON_CreateArray();
+                for (size_t i = 0; i < len; i++) {
+                    cJSON *entry = cJSON_CreateObject();
+                    cJSON_AddStringToObject(entry, "name", entries[i].name);
+                    cJSON_AddNumberToObject(entry, "completed", (double)entries[i].completed);
+                    cJSON_AddNumberToObject(entry, "failed", (double)entries[i].failed);
+                    cJSON_AddNumberToObject(entry, "dead", (double)entries[i].dead);
+                    cJSON_AddItemToArray(res->value, entry);
+                }
+            } else {
+                res->value = cJSON_CreateString("(the counts by name could not be read)");
+            }
+        }
+        leaseq_name_counts_free(counts);
         return STEP_RESULT;
     }
     if (strcmp(op, "complete_and_lease") == 0) {

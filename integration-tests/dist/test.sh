@@ -340,6 +340,7 @@ f.restype = ctypes.c_char_p; v = f().decode(); print(v); sys.exit(v != '$version
       quickstart) echo '^result: sent$' ;;
       runner) echo '^3 finished$' ;;
       operations) echo '^result sent after 2 attempts; the item is done$' ;;
+      jobs_by_name) echo '^report: NoHandler$' ;;
     esac
   }
   c_example() {
