@@ -21,7 +21,8 @@ use pyo3::IntoPyObjectExt;
 use crate::convert;
 use crate::errors;
 use crate::jobs::{
-    Entry, FailOutcome, GroupInfo, Job, JobResult, QueueConfig, RenewName, StateName, Stats,
+    Entry, FailOutcome, GroupInfo, Job, JobResult, NameCounts, QueueConfig, RenewName, StateName,
+    Stats,
 };
 use crate::runtime;
 use crate::types::{CleanReport, NewLease};
@@ -580,6 +581,15 @@ impl AsyncQueue {
     /// See ``leaseq.Queue.stats``.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.run(py, move |q| async move { q.stats().await.map(Stats::from) })
+    }
+
+    /// See ``leaseq.Queue.counts_by_name``.
+    fn counts_by_name<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move {
+            q.counts_by_name().await.map(|counts| {
+                counts.map(|c| c.into_iter().map(NameCounts::from).collect::<Vec<_>>())
+            })
+        })
     }
 
     /// See ``leaseq.Queue.pause``.

@@ -1,7 +1,7 @@
-//! The read API's value classes (`Job`, `JobResult`, `Entry`, `Stats`, `Minute`), the queue's
-//! stored configuration (`QueueConfig`), what `fail` did (`FailOutcome`), and the `str` enums
-//! `State` and `RenewOutcome` (defined in `leaseq/enums.py`). Each class holds the core's value
-//! and converts a field when it is read: server-clock milliseconds become aware UTC datetimes,
+//! The read API's value classes (`Job`, `JobResult`, `Entry`, `Stats`, `Minute`,
+//! `NameCounts`), the queue's stored configuration (`QueueConfig`), what `fail` did
+//! (`FailOutcome`), and the `str` enums `State` and `RenewOutcome` (defined in
+//! `leaseq/enums.py`). Each class holds the core's value and converts a field when it is read: server-clock milliseconds become aware UTC datetimes,
 //! durations timedeltas.
 
 use pyo3::prelude::*;
@@ -119,6 +119,12 @@ impl Job {
     #[getter]
     fn group(&self) -> Option<&str> {
         self.inner.group.as_deref()
+    }
+
+    /// The item's name (``Item(..., name=...)``: what kind of job it is), if it has one.
+    #[getter]
+    fn name(&self) -> Option<&str> {
+        self.inner.name.as_deref()
     }
 
     /// The last failure's message, if it failed.
@@ -457,6 +463,54 @@ impl Stats {
             s.processing,
             if s.paused { "True" } else { "False" },
             s.capacity.map_or("None".to_owned(), |n| n.to_string())
+        )
+    }
+}
+
+/// What the jobs of one item name did in the last hour (``Queue.counts_by_name``).
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
+pub struct NameCounts {
+    inner: leaseq::NameCounts,
+}
+
+impl From<leaseq::NameCounts> for NameCounts {
+    fn from(inner: leaseq::NameCounts) -> NameCounts {
+        NameCounts { inner }
+    }
+}
+
+#[pymethods]
+impl NameCounts {
+    /// The item name (``Item(..., name=...)``).
+    #[getter]
+    fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// Jobs of this name completed in the last 60 minutes.
+    #[getter]
+    fn completed(&self) -> u64 {
+        self.inner.completed
+    }
+
+    /// Failed attempts of this name (retried or not).
+    #[getter]
+    fn failed(&self) -> u64 {
+        self.inner.failed
+    }
+
+    /// Jobs of this name that went to the dead letters.
+    #[getter]
+    fn dead(&self) -> u64 {
+        self.inner.dead
+    }
+
+    fn __repr__(&self) -> String {
+        let n = &self.inner;
+        format!(
+            "NameCounts(name={:?}, completed={}, failed={}, dead={})",
+            n.name, n.completed, n.failed, n.dead
         )
     }
 }

@@ -33,6 +33,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<jobs::Minute>()?;
     m.add_class::<jobs::QueueConfig>()?;
     m.add_class::<jobs::GroupInfo>()?;
+    m.add_class::<jobs::NameCounts>()?;
     m.add_class::<jobs::FailOutcome>()?;
     m.add_class::<sync::Client>()?;
     m.add_class::<sync::Queue>()?;
@@ -73,6 +74,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MAX_TTL", leaseq::MAX_TTL.as_secs_f64())?;
     m.add("MAX_ID_LEN", leaseq::MAX_ID_LEN)?;
     m.add("MAX_GROUP_LEN", leaseq::MAX_GROUP_LEN)?;
+    m.add("MAX_NAME_LEN", leaseq::MAX_NAME_LEN)?;
     m.add("MAX_DATA_LEN", leaseq::MAX_DATA_LEN)?;
     m.add("MAX_PREFIX_LEN", leaseq::MAX_PREFIX_LEN)?;
     Ok(())

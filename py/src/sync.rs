@@ -12,7 +12,8 @@ use pyo3::types::PyTuple;
 use crate::convert;
 use crate::errors;
 use crate::jobs::{
-    Entry, FailOutcome, GroupInfo, Job, JobResult, QueueConfig, RenewName, StateName, Stats,
+    Entry, FailOutcome, GroupInfo, Job, JobResult, NameCounts, QueueConfig, RenewName, StateName,
+    Stats,
 };
 use crate::types::{CleanReport, Item, NewLease};
 
@@ -548,6 +549,15 @@ impl Queue {
     /// default; ``set_config(stats=True)`` turns them on).
     fn stats(&self, py: Python<'_>) -> PyResult<Stats> {
         self.call(py, |q| q.stats()).map(Stats::from)
+    }
+
+    /// For each item name (``Item(..., name=...)``) met in the last 60 minutes, what its jobs
+    /// did: a list of ``NameCounts`` (completed, failed attempts, dead), sorted by name. ``None``
+    /// while the queue's counters are off (the default; ``set_config(stats=True)`` turns them
+    /// on): nothing is counted then. One round trip.
+    fn counts_by_name(&self, py: Python<'_>) -> PyResult<Option<Vec<NameCounts>>> {
+        self.call(py, |q| q.counts_by_name())
+            .map(|counts| counts.map(|c| c.into_iter().map(NameCounts::from).collect()))
     }
 
     /// Pauses the queue: nothing is leased from it (by any client, in any language) until

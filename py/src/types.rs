@@ -22,7 +22,10 @@ use crate::{convert, errors, time};
 /// - ``keep_result_for``: how long a result given to ``complete`` is kept;
 /// - ``group``: a group name (a customer or tenant id, say; 1 to 256 bytes of UTF-8 without
 ///   control characters): at most the group's limit of its items are leased at once (default 1:
-///   FIFO per group), and groups take turns.
+///   FIFO per group), and groups take turns;
+/// - ``name``: what kind of job it is (``"send_email"``, ``"resize"``; 1 to 256 bytes of UTF-8
+///   without control characters): a ``Worker`` given a dict of handlers runs the item with the
+///   handler of that name; ``get`` shows it, and ``counts_by_name`` counts it.
 #[pyclass(module = "leaseq", frozen)]
 pub struct Item {
     pub inner: leaseq::Item,
@@ -39,6 +42,7 @@ struct Options {
     expires_after: Option<Duration>,
     keep_result_for: Option<Duration>,
     group: Option<String>,
+    name: Option<String>,
 }
 
 impl Options {
@@ -52,6 +56,7 @@ impl Options {
         expires_after: Option<&Bound<'_, PyAny>>,
         keep_result_for: Option<&Bound<'_, PyAny>>,
         group: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Options> {
         Ok(Options {
             delay: convert::opt_seconds(delay, "delay")?,
@@ -66,6 +71,10 @@ impl Options {
             keep_result_for: convert::opt_seconds(keep_result_for, "keep_result_for")?,
             group: match group {
                 Some(g) if !g.is_none() => Some(convert::string(g, "group")?),
+                _ => None,
+            },
+            name: match name {
+                Some(n) if !n.is_none() => Some(convert::string(n, "name")?),
                 _ => None,
             },
         })
@@ -95,6 +104,9 @@ impl Options {
         }
         if let Some(g) = self.group {
             item = item.group(g);
+        }
+        if let Some(n) = self.name {
+            item = item.name(n);
         }
         item
     }
@@ -143,7 +155,8 @@ impl Item {
     #[new]
     #[pyo3(signature = (
         data, id = None, *, delay = None, run_at = None, priority = None, max_attempts = None,
-        backoff = None, expires_after = None, keep_result_for = None, group = None
+        backoff = None, expires_after = None, keep_result_for = None, group = None,
+        name = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -158,6 +171,7 @@ impl Item {
         expires_after: Option<&Bound<'_, PyAny>>,
         keep_result_for: Option<&Bound<'_, PyAny>>,
         group: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let data = convert::data(data, "data")?;
         let options = Options::convert(
@@ -169,6 +183,7 @@ impl Item {
             expires_after,
             keep_result_for,
             group,
+            name,
         )?;
         make_item(py, data, id, options)
     }
@@ -178,7 +193,8 @@ impl Item {
     #[staticmethod]
     #[pyo3(signature = (
         value, id = None, *, delay = None, run_at = None, priority = None, max_attempts = None,
-        backoff = None, expires_after = None, keep_result_for = None, group = None
+        backoff = None, expires_after = None, keep_result_for = None, group = None,
+        name = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn from_json(
@@ -193,6 +209,7 @@ impl Item {
         expires_after: Option<&Bound<'_, PyAny>>,
         keep_result_for: Option<&Bound<'_, PyAny>>,
         group: Option<&Bound<'_, PyAny>>,
+        name: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let options = Options::convert(
             delay,
@@ -203,6 +220,7 @@ impl Item {
             expires_after,
             keep_result_for,
             group,
+            name,
         )?;
         make_item(py, json_dumps(value)?, id, options)
     }
@@ -332,6 +350,13 @@ impl Lease {
     #[getter]
     fn queue_prefix(&self) -> &str {
         self.inner.queue_prefix()
+    }
+
+    /// The item's name (``Item(..., name=...)``: what kind of job it is), or ``None`` when it
+    /// was added without one.
+    #[getter]
+    fn name(&self) -> Option<&str> {
+        self.inner.name()
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {

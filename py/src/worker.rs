@@ -66,6 +66,13 @@ impl NativeJob {
         self.job.attempt()
     }
 
+    /// The item's name (``Item(..., name=...)``), or ``None``: a runner with a dict of handlers
+    /// runs the job with the handler of that name, else its fallback.
+    #[getter]
+    fn name(&self) -> Option<&str> {
+        self.job.name()
+    }
+
     /// The prefix of the queue the job came from (the core's `Job::queue`): it is finished
     /// there.
     #[getter]
@@ -372,7 +379,10 @@ fn refused(py: Python<'_>, err: leaseq::Error) -> PyErr {
 
 /// Starts the core's runner over `queue` (one `Queue`, or a list of them, asked in strict
 /// order, or by weighted round robin with `options["weights"]`, one per queue); Python takes
-/// its jobs with `WorkerRun.take()`.
+/// its jobs with `WorkerRun.take()`. With `options["handlers"]` (the names of a table of
+/// handlers) and `options["fallback"]` (whether it has a fallback), the core checks the table
+/// (argument `handlers`) and fails for good, without handing it to Python, a job that no name
+/// and no fallback takes.
 #[pyfunction]
 #[pyo3(signature = (queue, options))]
 pub fn start_worker(
@@ -453,6 +463,19 @@ pub fn start_worker(
             QueueOrder::Weighted(weights)
         }
     };
+    if let Some(v) = get("handlers")? {
+        if !(v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>()) {
+            return Err(errors::wrong_type(py, "handlers", "a list of names", &v));
+        }
+        let names = v
+            .try_iter()?
+            .map(|n| convert::string(&n?, "handlers"))
+            .collect::<PyResult<Vec<String>>>()?;
+        o.handler_names = Some(names);
+        o.fallback_handler = get("fallback")?
+            .map(|v| convert::boolean(&v, "fallback"))
+            .transpose()?;
+    }
     o.language = Some("python".into());
     let concurrency = o
         .effective_concurrency()

@@ -27,6 +27,17 @@ def check_runner(out: str) -> None:
     assert lines[-1] == "2 completed, 1 dead"
 
 
+def check_names(out: str) -> None:
+    assert out.splitlines() == [
+        "send_email: mail to ada@example.com",
+        "resize: cat.png to 640 px",
+        "fallback: build_report",
+        "build_report: 1 completed, 0 dead",
+        "resize: 1 completed, 0 dead",
+        "send_email: 1 completed, 0 dead",
+    ]
+
+
 def check_operations(out: str) -> None:
     lines = out.splitlines()
     # Five items, each leased once, in the order they were added.
@@ -64,6 +75,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "aio": check_aio,
     "errors": check_errors,
     "lifecycle": check_lifecycle,
+    "names": check_names,
     "operations": check_operations,
     "quickstart": check_quickstart,
     "runner": check_runner,

@@ -3,6 +3,9 @@ every other command is the ``leaseq`` command (stats, ls, dead, workers, dashboa
 
     python -m leaseq worker package.module:function --queue NAME [--queue NAME ...]
         [--weights W,W,...] [--url URL] [--concurrency N]
+
+``package.module:HANDLERS`` names a dict of handlers by item name instead of a function
+(``--fallback package.module:function`` for the jobs no name takes).
 """
 
 from __future__ import annotations
@@ -12,22 +15,44 @@ import importlib
 import logging
 import os
 import sys
-from typing import Any, Callable
+from collections.abc import Mapping
+from typing import Any, Callable, Union
 
 import leaseq
 from leaseq import _cli
 
+#: A handler, or a dict of handlers by item name.
+Handlers = Union[Callable[..., Any], Mapping[str, Callable[..., Any]]]
 
-def _handler(spec: str) -> Callable[..., Any]:
+
+def _imported(spec: str) -> tuple[str, str, Any]:
+    """The module's name, the attribute's name and what ``spec`` (module:attribute) names."""
     module_name, _, name = spec.partition(":")
     if not module_name or not name:
         raise SystemExit(f"leaseq worker: {spec!r} is not module:function")
     sys.path.insert(0, os.getcwd())
     module = importlib.import_module(module_name)
-    handler = getattr(module, name, None)
+    return module_name, name, getattr(module, name, None)
+
+
+def _handler(spec: str) -> Handlers:
+    """The function, or the dict of handlers by item name, ``spec`` names."""
+    module_name, name, handler = _imported(spec)
+    if isinstance(handler, Mapping):
+        return handler
     if not callable(handler):
-        raise SystemExit(f"leaseq worker: {module_name} has no function {name!r}")
+        raise SystemExit(
+            f"leaseq worker: {module_name} has no function or dict of handlers {name!r}"
+        )
     return handler  # type: ignore[no-any-return]
+
+
+def _function(spec: str) -> Callable[..., Any]:
+    """The function ``spec`` names."""
+    module_name, name, function = _imported(spec)
+    if not callable(function):
+        raise SystemExit(f"leaseq worker: {module_name} has no function {name!r}")
+    return function  # type: ignore[no-any-return]
 
 
 def _weights(text: str) -> list[int]:
@@ -45,7 +70,17 @@ def worker(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m leaseq worker", description=worker.__doc__
     )
-    parser.add_argument("handler", help="the handler, as package.module:function")
+    parser.add_argument(
+        "handler",
+        help="the handler, as package.module:function, or a dict of handlers by item name, "
+        "as package.module:HANDLERS",
+    )
+    parser.add_argument(
+        "--fallback",
+        default=None,
+        help="with a dict of handlers: the handler of the jobs no name takes, as "
+        "package.module:function (without one they fail for good, error type NoHandler)",
+    )
     parser.add_argument(
         "--queue",
         "-q",
@@ -98,10 +133,14 @@ def worker(argv: list[str] | None = None) -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     handler = _handler(args.handler)
+    fallback = None if args.fallback is None else _function(args.fallback)
+    if fallback is not None and not isinstance(handler, Mapping):
+        parser.error("--fallback goes with a dict of handlers by name")
     with leaseq.Client(args.url) as client:
         report = leaseq.Worker(
             [client.queue(q) for q in args.queue],
             handler,
+            fallback=fallback,
             weights=args.weights,
             concurrency=args.concurrency,
             lease_ttl=args.lease_ttl,

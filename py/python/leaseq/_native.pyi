@@ -22,6 +22,7 @@ __all__ = [
     "MAX_DURATION",
     "MAX_GROUP_LEN",
     "MAX_ID_LEN",
+    "MAX_NAME_LEN",
     "MAX_PAGE",
     "MAX_PREFIX_LEN",
     "MAX_PRIORITY",
@@ -40,6 +41,7 @@ __all__ = [
     "JobResult",
     "Lease",
     "Minute",
+    "NameCounts",
     "NativeJob",
     "Queue",
     "QueueConfig",
@@ -67,6 +69,7 @@ MAX_PAGE: int
 MAX_TTL: float
 MAX_ID_LEN: int
 MAX_GROUP_LEN: int
+MAX_NAME_LEN: int
 MAX_DATA_LEN: int
 MAX_PREFIX_LEN: int
 
@@ -121,7 +124,10 @@ class Item:
     - ``keep_result_for``: how long a result given to ``complete`` is kept;
     - ``group``: a group name (a customer or tenant id, say; 1 to 256 bytes of UTF-8 without
       control characters): at most the group's limit of its items are leased at once (default 1:
-      FIFO per group), and groups take turns.
+      FIFO per group), and groups take turns;
+    - ``name``: what kind of job it is (``"send_email"``, ``"resize"``; 1 to 256 bytes of UTF-8
+      without control characters): a ``Worker`` given a dict of handlers runs the item with the
+      handler of that name; ``get`` shows it, and ``counts_by_name`` counts it.
     """
 
     def __new__(
@@ -137,6 +143,7 @@ class Item:
         expires_after: float | timedelta | None = None,
         keep_result_for: float | timedelta | None = None,
         group: str | None = None,
+        name: str | None = None,
     ) -> Item: ...
     @staticmethod
     def from_json(
@@ -151,6 +158,7 @@ class Item:
         expires_after: float | timedelta | None = None,
         keep_result_for: float | timedelta | None = None,
         group: str | None = None,
+        name: str | None = None,
     ) -> Item:
         """An item whose data is ``value`` encoded as compact JSON (UTF-8), with the same options as
         ``Item``. Raises ``JsonError`` when ``value`` cannot be encoded (NaN included).
@@ -206,6 +214,11 @@ class Lease:
     @property
     def queue_prefix(self) -> str:
         """The prefix of the queue this lease belongs to."""
+    @property
+    def name(self) -> str | None:
+        """The item's name (``Item(..., name=...)``: what kind of job it is), or ``None`` when it
+        was added without one.
+        """
     def json(self) -> Any:
         """The item's data parsed as JSON; raises ``JsonError`` when it is not JSON."""
 
@@ -281,6 +294,9 @@ class Job:
     @property
     def group(self) -> str | None:
         """The item's group (``Item(..., group=...)``), if it has one."""
+    @property
+    def name(self) -> str | None:
+        """The item's name (``Item(..., name=...)``: what kind of job it is), if it has one."""
     @property
     def error(self) -> str | None:
         """The last failure's message, if it failed."""
@@ -459,6 +475,25 @@ class QueueConfig:
         """At most ``max`` leases of each group per ``per``, every group in its own window, for
         every client; ``None``: no limit.
         """
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class NameCounts:
+    """What the jobs of one item name did in the last hour (``Queue.counts_by_name``)."""
+
+    @property
+    def name(self) -> str:
+        """The item name (``Item(..., name=...)``)."""
+    @property
+    def completed(self) -> int:
+        """Jobs of this name completed in the last 60 minutes."""
+    @property
+    def failed(self) -> int:
+        """Failed attempts of this name (retried or not)."""
+    @property
+    def dead(self) -> int:
+        """Jobs of this name that went to the dead letters."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
@@ -750,6 +785,12 @@ class Queue:
         last hour (a ``Stats``); the counters are ``None`` while the queue's are off (the
         default; ``set_config(stats=True)`` turns them on).
         """
+    def counts_by_name(self) -> builtins.list[NameCounts] | None:
+        """For each item name (``Item(..., name=...)``) met in the last 60 minutes, what its jobs
+        did: a list of ``NameCounts`` (completed, failed attempts, dead), sorted by name. ``None``
+        while the queue's counters are off (the default; ``set_config(stats=True)`` turns them
+        on): nothing is counted then. One round trip.
+        """
     def pause(self) -> bool:
         """Pauses the queue: nothing is leased from it (by any client, in any language) until
         ``resume``; adds, completes and renews go on. The pause is stored in Redis. Returns
@@ -980,6 +1021,8 @@ class AsyncQueue:
         """See ``leaseq.Queue.count``."""
     def stats(self) -> asyncio.Future[Stats]:
         """See ``leaseq.Queue.stats``."""
+    def counts_by_name(self) -> asyncio.Future[builtins.list[NameCounts] | None]:
+        """See ``leaseq.Queue.counts_by_name``."""
     def pause(self) -> asyncio.Future[bool]:
         """See ``leaseq.Queue.pause``."""
     def resume(self) -> asyncio.Future[bool]:
@@ -1091,6 +1134,11 @@ class NativeJob:
     def attempt(self) -> int:
         """Which attempt this is (1 for the first)."""
     @property
+    def name(self) -> str | None:
+        """The item's name (``Item(..., name=...)``), or ``None``: a runner with a dict of handlers
+        runs the job with the handler of that name, else its fallback.
+        """
+    @property
     def max_attempts(self) -> int:
         """The item's attempt limit (0: unlimited)."""
     @property
@@ -1171,5 +1219,8 @@ def start_worker(
 ) -> WorkerRun:
     """Starts the core's runner over `queue` (one `Queue`, or a list of them, asked in strict
     order, or by weighted round robin with `options["weights"]`, one per queue); Python takes
-    its jobs with `WorkerRun.take()`.
+    its jobs with `WorkerRun.take()`. With `options["handlers"]` (the names of a table of
+    handlers) and `options["fallback"]` (whether it has a fallback), the core checks the table
+    (argument `handlers`) and fails for good, without handing it to Python, a job that no name
+    and no fallback takes.
     """

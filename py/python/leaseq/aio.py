@@ -33,6 +33,7 @@ from leaseq._native import (
     MAX_DURATION,
     MAX_GROUP_LEN,
     MAX_ID_LEN,
+    MAX_NAME_LEN,
     MAX_PAGE,
     MAX_PREFIX_LEN,
     MAX_PRIORITY,
@@ -47,6 +48,7 @@ from leaseq._native import (
     JobResult,
     Lease,
     Minute,
+    NameCounts,
     QueueConfig,
     RateLimit,
     Stats,
@@ -92,6 +94,7 @@ __all__ = [
     "MAX_DURATION",
     "MAX_GROUP_LEN",
     "MAX_ID_LEN",
+    "MAX_NAME_LEN",
     "MAX_PAGE",
     "MAX_PREFIX_LEN",
     "MAX_PRIORITY",
@@ -116,6 +119,7 @@ __all__ = [
     "LeaseqError",
     "LeaseqTimeoutError",
     "Minute",
+    "NameCounts",
     "OutOfMemoryError",
     "Queue",
     "QueueConfig",
@@ -314,6 +318,11 @@ class Queue:
         """Counts per state, the oldest waiting item's age, per-minute counters (``None``
         while the queue's counters are off, the default; ``set_config(stats=True)``)."""
         return await self._native.stats()
+
+    async def counts_by_name(self) -> builtins.list[NameCounts] | None:
+        """For each item name met in the last hour, its jobs completed, failed and dead
+        (``NameCounts``, sorted by name); ``None`` while the queue's counters are off."""
+        return await self._native.counts_by_name()
 
     async def pause(self) -> bool:
         """Pauses the queue: nothing is leased from it until ``resume`` (adds go on); returns

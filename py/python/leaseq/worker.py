@@ -18,7 +18,7 @@ import os
 import select
 import signal
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Callable, Union
@@ -163,6 +163,12 @@ class Job:
         return self._native.attempt  # type: ignore[no-any-return]
 
     @property
+    def name(self) -> str | None:
+        """The item's name (``Item(..., name=...)``: what kind of job it is), or ``None``: a
+        :class:`Worker` given a dict of handlers runs the job with the handler of that name."""
+        return self._native.name  # type: ignore[no-any-return]
+
+    @property
     def queue_prefix(self) -> str:
         """The prefix of the queue the job came from (for a runner over several queues): the
         job is completed, failed or released there."""
@@ -271,7 +277,19 @@ class Worker:
     with the queue's backoff); :class:`Unrecoverable` sends it to the dead letters, :class:`RetryLater`
     retries after a delay, :class:`Release` hands it back, :class:`RateLimited` holds the queue
     (or, with ``group=True``, the job's group) off for a while and hands it back (no attempt
-    counted). Settings not given take the core's
+    counted).
+
+    **Handlers by name.** ``handler`` may be a dict of handlers by item name
+    (``Item(..., name=...)``), ``{"send_email": send, "resize": resize}``, with a ``fallback``
+    for the jobs no name takes (those without a name too): one queue then carries several kinds
+    of job, each run with the handler of its name. Without a fallback, a job whose name is not in
+    the dict fails for good (dead at once, no handler called) with error type ``NoHandler``. A
+    value that is not callable, or a dict mixing ``async def`` and plain functions (the fallback
+    included), raises ``InvalidArgumentError`` naming ``handlers`` here; an empty dict without a
+    fallback, or a bad name (empty, longer than ``MAX_NAME_LEN`` bytes, a control character),
+    as ``run()`` starts, before any job is leased.
+
+    Settings not given take the core's
     defaults (concurrency 1, lease TTL 30 s, renewal every TTL/3, shutdown timeout 30 s, ...).
     ``job_timeout`` (seconds; default none) limits how long a handler runs: past it the handler
     is told (see :class:`Job`) and the attempt fails with error type ``timeout`` once the
@@ -288,8 +306,9 @@ class Worker:
     def __init__(  # noqa: PLR0913 - one keyword per setting of the core's WorkerOptions
         self,
         queue: Any,
-        handler: Callable[[Job], Any],
+        handler: Callable[[Job], Any] | Mapping[str, Callable[[Job], Any]],
         *,
+        fallback: Callable[[Job], Any] | None = None,
         weights: Sequence[int] | None = None,
         concurrency: int | None = None,
         lease_ttl: Seconds | None = None,
@@ -308,11 +327,33 @@ class Worker:
         timeout_grace: Seconds | None = None,
         on_event: Callable[[str, str | None, Any], None] | None = None,
     ) -> None:
-        if not callable(handler):
-            raise _native_invalid("handler", "must be callable")
         self._queue = queue
+        # A table of handlers by name (None: `handler` takes every job), and its fallback.
+        self._table: dict[str, Callable[[Job], Any]] | None = None
+        self._fallback = fallback
+        if isinstance(handler, Mapping):
+            self._table = dict(handler)
+            handlers = list(self._table.values())
+            if not all(callable(h) for h in handlers):
+                raise _native_invalid("handlers", "every handler must be callable")
+            if fallback is not None:
+                if not callable(fallback):
+                    raise _native_invalid("fallback", "must be callable")
+                handlers.append(fallback)
+            kinds = {inspect.iscoroutinefunction(h) for h in handlers}
+            if len(kinds) > 1:
+                raise _native_invalid(
+                    "handlers",
+                    "mixes async def and plain functions: give one kind or the other",
+                )
+            self._is_async = kinds == {True}
+        elif not callable(handler):
+            raise _native_invalid("handler", "must be callable, or a dict of handlers")
+        elif fallback is not None:
+            raise _native_invalid("fallback", "needs a dict of handlers by name")
+        else:
+            self._is_async = inspect.iscoroutinefunction(handler)
         self._handler = handler
-        self._is_async = inspect.iscoroutinefunction(handler)
         self._options = {
             "concurrency": concurrency,
             "lease_ttl": lease_ttl,
@@ -330,6 +371,10 @@ class Worker:
             "job_timeout": job_timeout,
             "timeout_grace": timeout_grace,
             "weights": weights,
+            # The table's names and whether it has a fallback: the core checks the table and
+            # fails the jobs none of them takes, so each job handed here has its handler.
+            "handlers": None if self._table is None else list(self._table),
+            "fallback": fallback is not None,
         }
         self._listeners: dict[str, list[Callable[..., None]]] = {}
         if on_event is not None:
@@ -409,9 +454,20 @@ class Worker:
             if ready:
                 self._pump()
 
+    def _handler_for(self, job: Job) -> Callable[[Job], Any]:
+        """The handler of the job's name in the table, else the fallback (the core hands over
+        only the jobs one of them takes), or the one handler."""
+        if self._table is None:
+            return self._handler  # type: ignore[return-value]
+        name = job.name
+        named = None if name is None else self._table.get(name)
+        handler = named if named is not None else self._fallback
+        assert handler is not None, "the core hands over only the jobs a handler takes"
+        return handler
+
     def _run_sync(self, job: Job, done: Any) -> None:
         try:
-            result = self._handler(job)
+            result = self._handler_for(job)(job)
         except BaseException as error:
             _report_outcome(done, error=error)
         else:
@@ -423,7 +479,7 @@ class Worker:
         if job._native.cancel_reason is not None:
             job._told()  # cancels this task at its first await, inside the try below
         try:
-            result = await self._handler(job)
+            result = await self._handler_for(job)(job)
         except asyncio.CancelledError as cancelled:
             # Told of a timeout, the core fails the attempt with the timeout error whatever is
             # reported here; a lost lease hands the item back (which changes nothing).
