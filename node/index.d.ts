@@ -83,6 +83,14 @@ export interface ItemOptions {
    * per group), and groups take turns (`Queue#setGroupLimit`, `Queue#pauseGroup`).
    */
   group?: string
+  /**
+   * The item's name: what kind of job it is (`'sendEmail'`, `'resize'`; 1 to 256 bytes of
+   * UTF-8 without control characters), so that one queue carries several kinds of job and a
+   * `Worker` with handlers by name runs each with its own. Carried by its leases
+   * (`Lease#name`, `WorkerJob#name`), shown by `Queue#get`, and counted by name while the
+   * queue's counters are on (`Queue#countsByName`).
+   */
+  name?: string
 }
 
 /** A piece of work: an id, unique while the item exists, its data (bytes), and its options. */
@@ -131,6 +139,8 @@ export declare class Lease {
   readonly maxAttempts: number
   /** The item's backoff. */
   readonly backoff: Backoff
+  /** The item's name (`ItemOptions#name`), or null when it was added without one. */
+  readonly name: string | null
   /** The data parsed as JSON (code `JSON` if it is not JSON). */
   json<T = unknown>(): T
 }
@@ -277,6 +287,8 @@ export interface Job {
   cancelled: boolean
   /** The item's group (`ItemOptions#group`), if it has one. */
   group: string | null
+  /** The item's name (`ItemOptions#name`), if it has one. */
+  name: string | null
 }
 
 /** One line of `Queue#list`. */
@@ -293,6 +305,18 @@ export interface ListEntry {
   error: string | null
   /** The last failure's type. */
   errorType: string | null
+}
+
+/** The last hour's counts of one item name (`Queue#countsByName`). */
+export interface NameCounts {
+  /** The item name (`ItemOptions#name`). */
+  name: string
+  /** Jobs of this name completed. */
+  completed: number
+  /** Failed attempts of this name (retried or not). */
+  failed: number
+  /** Jobs of this name that went to the dead letters. */
+  dead: number
 }
 
 /** Counters for one minute, or summed over the last hour. */
@@ -560,6 +584,13 @@ export declare class Queue {
   /** Counts per state, the oldest waiting item's age, and per-minute counters. */
   stats(): Promise<Stats>
   /**
+   * For each item name (`ItemOptions#name`) met in the last 60 minutes, how many of its jobs
+   * completed, failed (attempts, retried or not) and went dead, sorted by name. Null while the
+   * queue's counters are off (`setConfig({ stats: true })`): nothing is counted then. Each
+   * minute counts at most 300 name-and-outcome pairs, and at most 1000 names are returned.
+   */
+  countsByName(): Promise<NameCounts[] | null>
+  /**
    * Pauses the queue: nothing is leased from it (by any client, in any language) until
    * `resume`; adds, completes and renews go on. Stored in Redis. Resolves to whether it was
    * running.
@@ -685,6 +716,11 @@ export declare class WorkerJob {
   /** The item's attempt limit (0: unlimited). */
   readonly maxAttempts: number
   /**
+   * The item's name (`ItemOptions#name`), or null when it was added without one: a `Worker`
+   * with handlers by name runs the job with the handler of this name, else its fallback.
+   */
+  readonly name: string | null
+  /**
    * The prefix of the queue the job came from (for a runner over several queues): the job is
    * completed, failed or released there.
    */
@@ -761,7 +797,26 @@ export interface WorkerOptions {
   weights?: number[]
   /** SIGINT/SIGTERM close the worker during `run()` (default true); a second signal forces. */
   handleSignals?: boolean
+  /**
+   * With handlers by name (`WorkerHandlers`): the handler of the jobs that no name of the table
+   * takes, those added without a name included. Without one, such a job fails for good (dead,
+   * no retry, no handler called) with error type `NoHandler`, a message naming its name and the
+   * names handled. Only with an object of handlers (code `INVALID_ARGUMENT`, `fallback`).
+   */
+  fallback?: WorkerHandler
 }
+
+/** A `Worker`'s handler: resolves to the job's result, rejects (or throws) to fail it. */
+export type WorkerHandler = (job: WorkerJob, signal: AbortSignal) => unknown
+
+/**
+ * Handlers by item name (`ItemOptions#name`): `{ sendEmail: fn, resize: fn }`. Each key is a
+ * name, used exactly as given (not converted between camelCase and snake_case), so it must be
+ * the name the items are added with, in any language. Checked as the runner starts (code
+ * `INVALID_ARGUMENT`, argument `handlers`): at least one handler or a `fallback`, every key a
+ * valid name (1 to 256 bytes, no control characters).
+ */
+export type WorkerHandlers = Record<string, WorkerHandler>
 
 /** What a `Worker` did. */
 export interface WorkerReport {
@@ -796,7 +851,14 @@ export interface WorkerJobEvent {
  * `keepResults: false` nothing is encoded).
  */
 export declare class Worker extends EventEmitter {
-  constructor(queue: Queue | Queue[], handler: (job: WorkerJob, signal: AbortSignal) => unknown, options?: WorkerOptions)
+  /**
+   * @param queue a queue, or an array of 1 to 64 queues of one client
+   * @param handler one handler for every job, or handlers by item name (`WorkerHandlers`,
+   *   with `WorkerOptions.fallback` for the jobs no name takes)
+   * @param options the runner's settings
+   * @example new Worker(queue, { sendEmail: async (job) => mail(job.json()), resize }, { fallback: logIt })
+   */
+  constructor(queue: Queue | Queue[], handler: WorkerHandler | WorkerHandlers, options?: WorkerOptions)
   /** Starts the runner; resolves with its report once it has stopped. Never rejects on outages. */
   run(): Promise<WorkerReport>
   /** Stops gracefully (or at once with `{ force: true }`); resolves once stopped. */

@@ -48,6 +48,8 @@ export declare class NativeLease {
   get maxAttempts(): number
   /** The item's backoff. */
   get backoff(): BackoffParts
+  /** The item's name (what kind of job it is), when it was added with one. */
+  get name(): string | null
   /** The prefix of the queue that leased it. */
   get queuePrefix(): string
 }
@@ -130,6 +132,11 @@ export declare class NativeQueue {
    * while the queue's counters are off).
    */
   stats(): Promise<StatsParts>
+  /**
+   * For each item name of the last hour, its jobs completed, failed and dead, by name; null
+   * while the queue's counters are off.
+   */
+  countsByName(): Promise<Array<NameCountsParts> | null>
   /** Pauses the queue (nothing is leased until resumed); whether it was running. */
   pause(): Promise<boolean>
   /** Resumes a paused queue (waiting leases wake at once); whether it was paused. */
@@ -207,6 +214,11 @@ export declare class NativeWorkerJob {
   get attempt(): number
   /** The item's attempt limit (0: unlimited). */
   get maxAttempts(): number
+  /**
+   * The item's name, when it was added with one: `lib/worker.js` runs the job with the
+   * handler of that name, else the fallback.
+   */
+  get name(): string | null
   /**
    * The prefix of the queue the job came from (the core's `Job::queue`): it is finished
    * there.
@@ -443,6 +455,8 @@ export interface ItemOptions {
   keepResultForMs?: number
   /** The item's group: at most the group's limit of its items are leased at once. */
   group?: string
+  /** The item's name: what kind of job it is, for a runner's handlers by name. */
+  name?: string
 }
 
 /** Everything the queue knows about one item. */
@@ -487,6 +501,8 @@ export interface JobParts {
   cancelled: boolean
   /** The item's group, if it has one. */
   group?: string
+  /** The item's name, if it has one. */
+  name?: string
 }
 
 /** A lease as the JS layer receives it: the lease and its data. */
@@ -507,6 +523,18 @@ export interface MinuteParts {
   dead: number
   /** Leases that expired without their holder reporting. */
   expired: number
+}
+
+/** The last hour's counts of one item name (`Queue#countsByName`). */
+export interface NameCountsParts {
+  /** The item name. */
+  name: string
+  /** Jobs of this name completed. */
+  completed: number
+  /** Failed attempts of this name (retried or not). */
+  failed: number
+  /** Jobs of this name that went to the dead letters. */
+  dead: number
 }
 
 /** One operation of a queue. */
@@ -658,6 +686,14 @@ export interface WorkerOptionsParts {
    * left out, strict order.
    */
   weights?: Array<number>
+  /**
+   * For a table of handlers by name: its names (the object's keys, as given). The core
+   * checks them as the runner starts (argument `handlers`) and fails for good, without
+   * dispatching it, a job that no name and no fallback takes. Left out: one handler.
+   */
+  handlerNames?: Array<string>
+  /** With `handlerNames`: whether the table has a fallback (default false). */
+  fallbackHandler?: boolean
 }
 
 /** What a runner did. */

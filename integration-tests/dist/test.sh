@@ -250,12 +250,19 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
       grep -q '^sent report-7$' "$work/node/out" &&
       grep -q '^flaky (attempt 2): 5 bytes$' "$work/node/out"
   }
+  node_names() {
+    run_node_example names.js || return 1
+    # Handlers by name: two run, the name no handler has a dead letter, counted by name.
+    [ "$(tail -n 5 "$work/node/out" | tr '\n' '|')" = \
+      "2 completed, 1 dead|video-1: dead, NoHandler|resize: 1 completed, 0 dead|sendEmail: 1 completed, 0 dead|transcode: 0 completed, 1 dead|" ]
+  }
   for example in "$root"/node/examples/*; do
     name="$(basename "$example")"
     case "$name" in
       quickstart.js) check=node_quickstart ;;
       runner.js) check=node_runner ;;
       operations.js) check=node_operations ;;
+      names.js) check=node_names ;;
       *) check="" ;;
     esac
     if [ -z "$check" ]; then

@@ -15,6 +15,7 @@ const ITEM_OPTIONS = Object.freeze([
   'expiresAfterMs',
   'keepResultForMs',
   'group',
+  'name',
 ])
 
 /**
@@ -32,6 +33,7 @@ function itemOptions(o) {
     expiresAfterMs: args.optionalNumber('expiresAfterMs', o.expiresAfterMs),
     keepResultForMs: args.optionalNumber('keepResultForMs', o.keepResultForMs),
     group: o.group === undefined ? undefined : args.string('group', o.group),
+    name: o.name === undefined ? undefined : args.string('name', o.name),
   }
 }
 

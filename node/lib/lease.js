@@ -68,6 +68,15 @@ class Lease {
   }
 
   /**
+   * The item's name (what kind of job it is: `ItemOptions#name`), or null when it was added
+   * without one.
+   * @returns {string | null}
+   */
+  get name() {
+    return this.#native.name ?? null
+  }
+
+  /**
    * The item's backoff.
    * @returns {import('../index').Backoff}
    */

@@ -155,6 +155,7 @@ function toJob(j) {
     leaseTtlMs: orNull(j.leaseTtlMs),
     cancelled: j.cancelled,
     group: orNull(j.group),
+    name: orNull(j.name),
   }
 }
 
@@ -559,6 +560,20 @@ class Queue {
       capacity: orNull(s.capacity),
       rateLimitedForMs: orNull(s.rateLimitedForMs),
     }
+  }
+
+  /**
+   * For each item name (`ItemOptions#name`) met in the last 60 minutes, how many of its jobs
+   * completed, failed (attempts, retried or not) and went dead, sorted by name. Null while the
+   * queue's counters are off (`setConfig({ stats: true })` turns them on): nothing is counted
+   * then. Each minute counts at most 300 name-and-outcome pairs, and at most 1000 names are
+   * returned.
+   * @returns {Promise<import('../index').NameCounts[] | null>}
+   */
+  async countsByName() {
+    const counts = await nativeAsync(() => this.#native.countsByName())
+    if (counts === null || counts === undefined) return null
+    return counts.map((c) => ({ name: c.name, completed: c.completed, failed: c.failed, dead: c.dead }))
   }
 
   /**

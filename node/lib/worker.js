@@ -28,6 +28,7 @@ const OPTIONS = Object.freeze([
   'timeoutGraceMs',
   'weights',
   'handleSignals',
+  'fallback',
 ])
 
 /** What `job.signal` aborts with, by `job.cancelReason`. */
@@ -151,6 +152,14 @@ class WorkerJob {
     return this.#native.maxAttempts
   }
   /**
+   * The item's name (what kind of job it is: `ItemOptions#name`), or null when it was added
+   * without one.
+   * @returns {string | null}
+   */
+  get name() {
+    return this.#native.name ?? null
+  }
+  /**
    * The prefix of the queue the job came from (for a runner over several queues): the job is
    * completed, failed or released there.
    */
@@ -198,7 +207,12 @@ function errorParts(error) {
 
 /**
  * Runs `handler(job, signal)` for each item of `queue`: a `Queue`, or an array of 1 to 64
- * queues of one client. Over several queues one runner asks them in the order given (strict: a
+ * queues of one client. `handler` is a function, or an object of handlers by name
+ * (`{ sendEmail: fn, resize: fn }`: each key is an item name, used as given) with, optionally,
+ * the `fallback` option for the jobs no key takes (those without a name too). The core checks
+ * the table as the runner starts (`INVALID_ARGUMENT` naming `handlers`: no handler at all, a bad
+ * name) and fails for good, with error type `NoHandler` and without calling a handler, a job that
+ * no name and no fallback takes. Over several queues one runner asks them in the order given (strict: a
  * later queue gets slots only while every earlier one has no work for them), or, with the
  * `weights` option (one per queue, 1 to 1000), by weighted round robin: `weights: [3, 1]` asks
  * the first queue first in three rounds of four. One wait on the server covers every queue;
@@ -213,6 +227,10 @@ function errorParts(error) {
 class Worker extends EventEmitter {
   #queues
   #handler
+  /** @type {Map<string, (job: WorkerJob, signal: AbortSignal) => unknown> | null} */
+  #byName = null
+  /** @type {((job: WorkerJob, signal: AbortSignal) => unknown) | undefined} */
+  #fallback
   #options
   /** @type {import('../native').NativeWorkerRun | null} */
   #run = null
@@ -225,7 +243,8 @@ class Worker extends EventEmitter {
 
   /**
    * @param {Queue | Queue[]} queue
-   * @param {(job: WorkerJob, signal: AbortSignal) => unknown} handler
+   * @param {((job: WorkerJob, signal: AbortSignal) => unknown)
+   *   | Record<string, (job: WorkerJob, signal: AbortSignal) => unknown>} handler
    * @param {Record<string, unknown>} [options]
    */
   constructor(queue, handler, options = {}) {
@@ -234,10 +253,29 @@ class Worker extends EventEmitter {
     if (!queues.every((q) => q instanceof Queue)) {
       throw invalidArgument('queue', 'must be a Queue from Client#queue, or an array of them')
     }
-    if (typeof handler !== 'function') throw invalidArgument('handler', 'must be a function')
+    if (typeof handler !== 'function') {
+      if (handler === null || typeof handler !== 'object' || Array.isArray(handler)) {
+        throw invalidArgument('handler', 'must be a function, or an object of functions by item name')
+      }
+      // The names are the core's to judge when the runner starts (argument `handlers`).
+      this.#byName = new Map()
+      for (const [name, fn] of Object.entries(handler)) {
+        if (typeof fn !== 'function') {
+          throw invalidArgument('handlers', `the handler of the name ${JSON.stringify(name)} must be a function`)
+        }
+        this.#byName.set(name, fn)
+      }
+    }
     if (options === null || typeof options !== 'object') throw invalidArgument('options', 'must be an object')
     for (const key of Object.keys(options)) {
       if (!OPTIONS.includes(key)) throw invalidArgument(key, `is not an option of Worker (${OPTIONS.join(', ')})`)
+    }
+    if (options.fallback !== undefined && options.fallback !== null) {
+      if (typeof options.fallback !== 'function') throw invalidArgument('fallback', 'must be a function')
+      if (!this.#byName) {
+        throw invalidArgument('fallback', 'is for an object of handlers by name; a single handler function takes every job')
+      }
+      this.#fallback = /** @type {(job: WorkerJob, signal: AbortSignal) => unknown} */ (options.fallback)
     }
     if (options.stats !== undefined && options.stats !== null) args.boolean('stats', options.stats)
     if (options.weights !== undefined && options.weights !== null) {
@@ -255,6 +293,8 @@ class Worker extends EventEmitter {
     this.#controllers.set(nativeJob.key, { controller, job: nativeJob })
     if (nativeJob.cancelReason) controller.abort(abortReason(nativeJob.cancelReason))
     const job = new WorkerJob(nativeJob, controller.signal)
+    // By name, else the fallback: the core hands over only jobs one of them takes.
+    const handler = this.#byName ? (this.#byName.get(nativeJob.name ?? '') ?? this.#fallback) : this.#handler
     const finish = (/** @type {unknown} */ error, /** @type {unknown} */ result) => {
       this.#controllers.delete(nativeJob.key)
       try {
@@ -288,7 +328,7 @@ class Worker extends EventEmitter {
     }
     let promise
     try {
-      promise = Promise.resolve(this.#handler(job, controller.signal))
+      promise = Promise.resolve(/** @type {Function} */ (handler)(job, controller.signal))
     } catch (err) {
       finish(err === undefined ? new Error('undefined') : err, undefined)
       return
@@ -331,11 +371,16 @@ class Worker extends EventEmitter {
   run() {
     if (this.#done) return this.#done
     const o = this.#options
+    /** @type {Record<string, unknown>} */
     const parts = {}
     for (const key of OPTIONS) {
-      if (key !== 'handleSignals' && o[key] !== undefined && o[key] !== null) {
+      if (key !== 'handleSignals' && key !== 'fallback' && o[key] !== undefined && o[key] !== null) {
         /** @type {any} */ (parts)[key] = o[key]
       }
+    }
+    if (this.#byName) {
+      parts.handlerNames = [...this.#byName.keys()]
+      parts.fallbackHandler = this.#fallback !== undefined
     }
     // A setting the core refuses throws its LeaseqError (INVALID_ARGUMENT naming the setting).
     this.#run = nativeSync(() =>

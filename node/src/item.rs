@@ -27,6 +27,8 @@ pub struct ItemOptions {
     pub keep_result_for_ms: Option<f64>,
     /// The item's group: at most the group's limit of its items are leased at once.
     pub group: Option<String>,
+    /// The item's name: what kind of job it is, for a runner's handlers by name.
+    pub name: Option<String>,
 }
 
 /// An item; `lib/item.js` wraps it as `Item`.
@@ -72,6 +74,9 @@ impl NativeItem {
             }
             if let Some(g) = o.group {
                 item = item.group(g);
+            }
+            if let Some(n) = o.name {
+                item = item.name(n);
             }
         }
         // The core's checks, so that a bad option is refused here, naming it, not at `add`.

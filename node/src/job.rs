@@ -2,7 +2,7 @@
 //! stats and the stored configuration. Times are server-clock milliseconds since the epoch;
 //! `lib/` turns them into `Date`s.
 
-use leaseq::{Entry, Job, JobResult, Minute, QueueConfig, Stats};
+use leaseq::{Entry, Job, JobResult, Minute, NameCounts, QueueConfig, Stats};
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 
@@ -72,6 +72,8 @@ pub struct JobParts {
     pub cancelled: bool,
     /// The item's group, if it has one.
     pub group: Option<String>,
+    /// The item's name, if it has one.
+    pub name: Option<String>,
 }
 
 impl From<Job> for JobParts {
@@ -101,6 +103,7 @@ impl From<Job> for JobParts {
             lease_ttl_ms: job.lease_ttl.map(duration_ms),
             cancelled: job.cancelled,
             group: job.group,
+            name: job.name,
         }
     }
 }
@@ -135,6 +138,30 @@ impl From<Entry> for EntryParts {
             attempts: count(e.attempts),
             error,
             error_type,
+        }
+    }
+}
+
+/// The last hour's counts of one item name (`Queue#countsByName`).
+#[napi(object, object_from_js = false)]
+pub struct NameCountsParts {
+    /// The item name.
+    pub name: String,
+    /// Jobs of this name completed.
+    pub completed: i64,
+    /// Failed attempts of this name (retried or not).
+    pub failed: i64,
+    /// Jobs of this name that went to the dead letters.
+    pub dead: i64,
+}
+
+impl From<NameCounts> for NameCountsParts {
+    fn from(n: NameCounts) -> NameCountsParts {
+        NameCountsParts {
+            name: n.name,
+            completed: count(n.completed),
+            failed: count(n.failed),
+            dead: count(n.dead),
         }
     }
 }

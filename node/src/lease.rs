@@ -76,6 +76,12 @@ impl NativeLease {
         BackoffParts::from_core(self.inner.backoff())
     }
 
+    /// The item's name (what kind of job it is), when it was added with one.
+    #[napi(getter)]
+    pub fn name(&self) -> Option<String> {
+        self.inner.name().map(str::to_owned)
+    }
+
     /// The prefix of the queue that leased it.
     #[napi(getter)]
     pub fn queue_prefix(&self) -> String {

@@ -14,7 +14,9 @@ use napi_derive::napi;
 use crate::convert::{count, integer, millis, opt_millis, retry, ttl, wait};
 use crate::error::to_napi;
 use crate::item::NativeItem;
-use crate::job::{ConfigParts, EntryParts, GroupParts, JobParts, ResultParts, StatsParts};
+use crate::job::{
+    ConfigParts, EntryParts, GroupParts, JobParts, NameCountsParts, ResultParts, StatsParts,
+};
 use crate::lease::{LeasedParts, NativeLease};
 
 /// What `complete_and_lease` did.
@@ -409,6 +411,14 @@ impl NativeQueue {
     #[napi]
     pub async fn stats(&self) -> napi::Result<StatsParts> {
         Ok(self.inner.stats().await.map_err(to_napi)?.into())
+    }
+
+    /// For each item name of the last hour, its jobs completed, failed and dead, by name; null
+    /// while the queue's counters are off.
+    #[napi]
+    pub async fn counts_by_name(&self) -> napi::Result<Option<Vec<NameCountsParts>>> {
+        let counts = self.inner.counts_by_name().await.map_err(to_napi)?;
+        Ok(counts.map(|c| c.into_iter().map(NameCountsParts::from).collect()))
     }
 
     /// Pauses the queue (nothing is leased until resumed); whether it was running.

@@ -55,6 +55,13 @@ impl NativeWorkerJob {
         self.job.max_attempts()
     }
 
+    /// The item's name, when it was added with one: `lib/worker.js` runs the job with the
+    /// handler of that name, else the fallback.
+    #[napi(getter)]
+    pub fn name(&self) -> Option<String> {
+        self.job.name().map(str::to_owned)
+    }
+
     /// The prefix of the queue the job came from (the core's `Job::queue`): it is finished
     /// there.
     #[napi(getter)]
@@ -216,6 +223,12 @@ pub struct WorkerOptionsParts {
     /// Over several queues, weighted round robin with one weight per queue (1 to 1000);
     /// left out, strict order.
     pub weights: Option<Vec<f64>>,
+    /// For a table of handlers by name: its names (the object's keys, as given). The core
+    /// checks them as the runner starts (argument `handlers`) and fails for good, without
+    /// dispatching it, a job that no name and no fallback takes. Left out: one handler.
+    pub handler_names: Option<Vec<String>>,
+    /// With `handlerNames`: whether the table has a fallback (default false).
+    pub fallback_handler: Option<bool>,
 }
 
 /// A started runner.
@@ -346,6 +359,8 @@ fn options(o: &WorkerOptionsParts) -> napi::Result<WorkerOptions> {
             ))
         }
     };
+    w.handler_names = o.handler_names.clone();
+    w.fallback_handler = o.fallback_handler;
     w.language = Some("node".into());
     w.effective_concurrency().map_err(to_napi)?;
     Ok(w)

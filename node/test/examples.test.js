@@ -23,6 +23,17 @@ const CHECKS = {
     assert.equal(lines.filter((l) => l.startsWith('sending to ')).length, 2)
     assert.equal(lines.at(-1), '2 completed, 1 dead')
   },
+  'names.js'(lines) {
+    // Each named job ran with its handler; the name no handler has is dead at once, NoHandler.
+    assert.deepEqual(lines.slice(0, 2).sort(), ['mail to ada@example.com', 'resize: 640 px'])
+    assert.deepEqual(lines.slice(2), [
+      '2 completed, 1 dead',
+      'video-1: dead, NoHandler',
+      'resize: 1 completed, 0 dead',
+      'sendEmail: 1 completed, 0 dead',
+      'transcode: 0 completed, 1 dead',
+    ])
+  },
   'operations.js'(lines) {
     assert.deepEqual(lines.slice(0, 3), ['true', 'false', '2'])
     const jobs = lines.filter((line) => /^\S+ \(attempt \d\): \d+ bytes$/.test(line))

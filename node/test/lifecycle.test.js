@@ -347,6 +347,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
       'leaseTtlMs',
       'leasedAt',
       'maxAttempts',
+      'name',
       'priority',
       'progress',
       'result',
@@ -360,6 +361,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
     assert.equal(job.priority, 3)
     assert.equal(job.cancelled, false)
     assert.equal(job.group, null, 'no group given')
+    assert.equal(job.name, null, 'no name given')
     for (const field of ['error', 'errorType', 'deadReason', 'progress', 'result', 'leasedAt', 'leaseTtlMs']) {
       assert.equal(job[field], null, field)
     }

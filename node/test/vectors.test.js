@@ -96,7 +96,10 @@ function dataJson(bytes) {
 
 function leaseJson(lease) {
   if (lease === null) return null
-  return { id: dataJson(lease.idBytes), data: dataJson(lease.data), count: lease.count }
+  const out = { id: dataJson(lease.idBytes), data: dataJson(lease.data), count: lease.count }
+  // `name` only for an item added with one (spec/vectors/README.md, "A lease").
+  if (lease.name !== null) out.name = lease.name
+  return out
 }
 
 function reportJson(report) {
@@ -229,6 +232,7 @@ function itemOptions(step) {
   }
   if (step.backoff !== undefined && step.backoff !== null) options.backoff = backoffOption(step.backoff)
   if (typeof step.group === 'string') options.group = step.group
+  if (typeof step.name === 'string') options.name = step.name
   return options
 }
 
@@ -237,6 +241,23 @@ function stepItem(step) {
   const id = strField(step, 'id')
   const data = dataBytes(step.data)
   return () => new Item(data, { id, ...itemOptions(step) })
+}
+
+/**
+ * A batch's item, made. Node refuses a bad option where the item is made (`new Item`), before
+ * `addBatch` is called; the core refuses such an item of a batch naming the batch's argument
+ * `items` and the item (spec/vectors/README.md), so the refusal is reported in its words.
+ */
+function batchMember(make, id) {
+  try {
+    return make()
+  } catch (err) {
+    if (!(err instanceof LeaseqError) || err.code !== 'INVALID_ARGUMENT') throw err
+    throw new LeaseqError(err.code, `invalid argument \`items\`: item \`${id}\`: ${err.message}`, {
+      cause: err,
+      argument: 'items',
+    })
+  }
 }
 
 /** The `timeout_ms` of a lease step: 0 or absent, no wait. */
@@ -260,6 +281,8 @@ function jobJson(job) {
   }
   // `group` only for an item that has one (spec/vectors/README.md, "A job").
   if (job.group !== null) out.group = job.group
+  // `name` too, only for an item that has one.
+  if (job.name !== null) out.name = job.name
   return out
 }
 
@@ -287,7 +310,7 @@ const STEPS = {
   async add_batch(step) {
     if (!Array.isArray(step.items)) throw new StepError('add_batch needs `items`')
     const makers = step.items.map(stepItem)
-    return run(() => this.q.addBatch(makers.map((make) => make())))
+    return run(() => this.q.addBatch(makers.map((make, i) => batchMember(make, step.items[i].id))))
   },
   async lease(step) {
     const options = { ttlMs: ms(step, 'ttl_ms'), ...waitOptions(step) }
@@ -433,6 +456,9 @@ const STEPS = {
       completed: s.lastHour === null ? null : s.lastHour.completed,
       failed: s.lastHour === null ? null : s.lastHour.failed,
     }))
+  },
+  async counts_by_name() {
+    return run(() => this.q.countsByName())
   },
   async complete_and_lease(step) {
     const lease = this.leaseNamed(step)

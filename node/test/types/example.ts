@@ -6,6 +6,7 @@ import {
   Item,
   Lease,
   LeaseqError,
+  Worker,
   type Backoff,
   type CleanReport,
   type CompleteAndLeaseResult,
@@ -14,10 +15,13 @@ import {
   type JobResult,
   type LeaseOptions,
   type ListEntry,
+  type NameCounts,
   type Queue,
   type QueueConfig,
   type RenewOutcome,
   type Stats,
+  type WorkerHandlers,
+  type WorkerJob,
 } from 'leaseq'
 
 interface Email {
@@ -122,6 +126,23 @@ async function lifecycle(queue: Queue): Promise<void> {
   await queue.resetConfig()
 }
 
+/** Never called: jobs by name as TypeScript sees them. */
+export async function byName(queue: Queue): Promise<NameCounts[]> {
+  await queue.add(Item.fromJson({ to: 'ada@example.com' }, { name: 'sendEmail' }))
+  const lease: Lease | null = await queue.lease()
+  const leasedName: string | null = lease?.name ?? null
+  const jobName: string | null = (await queue.get('id'))?.name ?? null
+  const handlers: WorkerHandlers = {
+    sendEmail: async (job: WorkerJob) => job.json<Email>().to,
+    resize: (job) => job.name,
+  }
+  const worker = new Worker(queue, handlers, {
+    fallback: async (job, signal) => (signal.aborted ? null : `${job.name ?? 'no name'} ${leasedName} ${jobName}`),
+  })
+  await worker.run()
+  return (await queue.countsByName()) ?? []
+}
+
 /** Never called: lines the type checker must refuse, so the declarations stay strict. */
 export function refusedByTheTypes(queue: Queue, lease: Lease): void {
   // @ts-expect-error ttlMs is a number of milliseconds
@@ -150,6 +171,10 @@ export function refusedByTheTypes(queue: Queue, lease: Lease): void {
   void new Lease()
   // @ts-expect-error lease fields are read-only
   lease.token = 'forged'
+  // @ts-expect-error a handler by name is a function
+  void new Worker(queue, { sendEmail: 'mail' })
+  // @ts-expect-error an item's name is a string
+  void new Item('x', { name: 5 })
   // @ts-expect-error not a registry code
   const code: ErrorCode = 'NOT_A_CODE'
   void code
