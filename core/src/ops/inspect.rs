@@ -54,6 +54,7 @@ impl Queue {
             priority: field("priority").and_then(|p| p.parse().ok()).unwrap_or(0),
             group: field("group").map(|g| g.to_owned()),
             error: field("error").map(|e| (e, field("error_type").unwrap_or_default())),
+            trace: field("trace").filter(|t| !t.is_empty()),
             dead_reason: field("reason"),
             progress: map.get("progress").cloned(),
             result: parse_result(result)?,

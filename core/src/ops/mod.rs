@@ -14,5 +14,5 @@ mod workers;
 
 pub use clean::CleanReport;
 pub use config::{QueueConfig, RateLimit};
-pub use finish::{check_completion, Completion};
+pub use finish::{check_completion, Completion, Failure, MAX_TRACE_LEN};
 pub use workers::{RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};
