@@ -110,6 +110,9 @@ def job_json(job: leaseq.Job | None) -> Any:
     # `group` only for an item that has one (spec/vectors/README.md, "A job").
     if job.group is not None:
         out["group"] = job.group
+    # `trace` only for an item that has one (spec/vectors/README.md, "A job").
+    if job.trace is not None:
+        out["trace"] = job.trace
     return out
 
 
@@ -374,8 +377,10 @@ class Runner:
         error_type = step.get("error_type")
         kind = error_type if isinstance(error_type, str) else ""
         how = retry(step.get("retry"))
+        trace = step.get("trace")
+        trace = trace if isinstance(trace, str) else None
         return then(
-            run(lambda: self.q.fail(lease, error, kind, retry=how)),
+            run(lambda: self.q.fail(lease, error, kind, retry=how, trace=trace)),
             lambda outcome: outcome.name,
         )
 
