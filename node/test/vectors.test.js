@@ -260,6 +260,8 @@ function jobJson(job) {
   }
   // `group` only for an item that has one (spec/vectors/README.md, "A job").
   if (job.group !== null) out.group = job.group
+  // `trace` only for an item that has one (spec/vectors/README.md, "A job").
+  if (job.trace !== null) out.trace = job.trace
   return out
 }
 
@@ -321,6 +323,7 @@ const STEPS = {
     const lease = this.leaseNamed(step)
     const error = strField(step, 'error')
     const options = { errorType: typeof step.error_type === 'string' ? step.error_type : '' }
+    if (typeof step.trace === 'string') options.trace = step.trace
     const retry = step.retry
     if (retry === undefined || retry === null || retry === 'default') options.retry = 'default'
     else if (retry === 'never') options.retry = 'never'
