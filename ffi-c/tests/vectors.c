@@ -557,7 +557,7 @@ static cJSON *job_json(const leaseq_job *job) {
     size_t len = 0, progress_len = 0, result_len = 0;
     uint64_t attempts = 0;
     int32_t priority = 0;
-    const char *error = NULL, *error_type = NULL, *reason = NULL, *group = NULL;
+    const char *error = NULL, *error_type = NULL, *reason = NULL, *group = NULL, *trace = NULL;
     const leaseq_result *result = NULL;
     if (leaseq_job_state(job, &state) != LEASEQ_OK ||
         leaseq_job_data(job, &data, &len) != LEASEQ_OK ||
@@ -569,6 +569,7 @@ static cJSON *job_json(const leaseq_job *job) {
         leaseq_job_priority(job, &priority) != LEASEQ_OK ||
         leaseq_job_result(job, &result) != LEASEQ_OK ||
         leaseq_job_group(job, &group) != LEASEQ_OK ||
+        leaseq_job_trace(job, &trace) != LEASEQ_OK ||
         (result != NULL && leaseq_result_data(result, &result_data, &result_len) != LEASEQ_OK)) {
         return cJSON_CreateString("(the job could not be read)");
     }
@@ -586,6 +587,8 @@ static cJSON *job_json(const leaseq_job *job) {
                                                           : data_json(result_data, result_len));
     /* `group` only for an item that has one (spec/vectors/README.md, "A job"). */
     if (group != NULL) cJSON_AddStringToObject(json, "group", group);
+    /* Likewise `trace`. */
+    if (trace != NULL) cJSON_AddStringToObject(json, "trace", trace);
     return json;
 }
 
@@ -787,12 +790,18 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
                    !(cJSON_IsString(retry_json) && strcmp(retry_json->valuestring, "default") == 0)) {
             return say(msg, "retry must be default, never or {after_ms}"), STEP_FAILED;
         }
+        const cJSON *trace = cJSON_GetObjectItemCaseSensitive(step, "trace");
         leaseq_fail_outcome outcome = -1;
         leaseq_renew_outcome why = -1;
         int64_t retry_in = 0;
-        if (called(res, leaseq_queue_fail(q, lease, error,
-                                          cJSON_IsString(type) ? type->valuestring : "", retry,
-                                          after, &outcome, &why, &retry_in))) {
+        const char *kind = cJSON_IsString(type) ? type->valuestring : "";
+        leaseq_status status =
+            cJSON_IsString(trace)
+                ? leaseq_queue_fail_with_trace(q, lease, error, kind, trace->valuestring, retry,
+                                               after, &outcome, &why, &retry_in)
+                : leaseq_queue_fail(q, lease, error, kind, retry, after, &outcome, &why,
+                                    &retry_in);
+        if (called(res, status)) {
             res->value = cJSON_CreateString(outcome == LEASEQ_FAIL_RETRYING ? "retrying"
                                             : outcome == LEASEQ_FAIL_DEAD
                                                 ? "dead"
