@@ -14,7 +14,7 @@ use tokio::runtime::Handle;
 use crate::error::Result;
 use crate::runtime::{self, PerProcess};
 use crate::{
-    CleanReport, Completion, Entry, Failure, FailOutcome, GroupInfo, Item, Job, JobResult, Lease,
+    CleanReport, Completion, Entry, FailOutcome, Failure, GroupInfo, Item, Job, JobResult, Lease,
     QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
 };
 

@@ -38,7 +38,11 @@ impl Client {
             Some(conn) => server_warnings(conn).await,
             None => Vec::new(),
         };
-        Ok(Client::from_parts(connections, warnings, without_secrets(url)))
+        Ok(Client::from_parts(
+            connections,
+            warnings,
+            without_secrets(url),
+        ))
     }
 
     /// Connects to a Redis Cluster through one or more of its nodes' URLs. Queue prefixes must
@@ -179,7 +183,10 @@ mod address_tests {
             ("redis://:hunter2@host:6379", "redis://host:6379"),
             ("rediss://me:p%40ss@host/0#insecure", "rediss://host/0"),
             ("redis://me:a@b@host:1/3", "redis://host:1/3"),
-            ("redis+unix:///tmp/r.sock?db=2&pass=hunter2", "redis+unix:///tmp/r.sock"),
+            (
+                "redis+unix:///tmp/r.sock?db=2&pass=hunter2",
+                "redis+unix:///tmp/r.sock",
+            ),
             ("redis://host?tls_ca=x", "redis://host"),
         ];
         for (url, address) in cases {

@@ -65,11 +65,13 @@ async fn a_runner_logs_its_start_failures_and_stop_and_keeps_each_failures_trace
     let server = RedisServer::start();
     let reply = server.command("ACL SETUSER logger on >hunter2 ~* &* +@all");
     assert!(reply.starts_with("+OK"), "{reply}");
-    let url = server
-        .url()
-        .replace("redis://", "redis://logger:hunter2@");
+    let url = server.url().replace("redis://", "redis://logger:hunter2@");
     let client = Client::connect(&url).await.expect("the user connects");
-    assert!(!client.address().contains("hunter2"), "{}", client.address());
+    assert!(
+        !client.address().contains("hunter2"),
+        "{}",
+        client.address()
+    );
     let q = client.queue("{logs}").unwrap();
     q.add(&Item::with_id("ok-1", "x").unwrap()).await.unwrap();
     q.add(&Item::with_id("bad", "x").unwrap().max_attempts(1))
@@ -157,7 +159,11 @@ async fn a_runner_logs_its_start_failures_and_stop_and_keeps_each_failures_trace
         )),
         "{lines:?}"
     );
-    assert_eq!(lines.first().map(|l| l.0), Some(LogLevel::Info), "{lines:?}");
+    assert_eq!(
+        lines.first().map(|l| l.0),
+        Some(LogLevel::Info),
+        "{lines:?}"
+    );
     assert!(lines[0].1.contains("started"), "{lines:?}");
 
     // Each failure's trace is kept with the item.

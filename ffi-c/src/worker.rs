@@ -10,7 +10,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use leaseq::worker::{
-    CancelReason, Event, Job, JobError, LogLevel, Outcome, QueueOrder, ShutdownAction, Worker, WorkerOptions,
+    CancelReason, Event, Job, JobError, LogLevel, Outcome, QueueOrder, ShutdownAction, Worker,
+    WorkerOptions,
 };
 use leaseq::Retry;
 

@@ -595,10 +595,7 @@ impl NativeQueue {
                 .iter()
                 .map(|(l, e, t, r, trace)| (l, e.as_str(), t.as_str(), *r, trace.as_deref()))
                 .collect();
-            let outcomes = queue
-                .fail_batch_with_traces(&list)
-                .await
-                .map_err(to_napi)?;
+            let outcomes = queue.fail_batch_with_traces(&list).await.map_err(to_napi)?;
             Ok(outcomes.into_iter().map(fail_name).collect())
         })
     }

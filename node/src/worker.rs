@@ -6,8 +6,8 @@
 use std::sync::{Arc, Mutex};
 
 use leaseq::worker::{
-    Event, Job, JobError, LogLevel, Outcome, QueueOrder, Report, ShutdownAction, Worker, WorkerHandle,
-    WorkerOptions,
+    Event, Job, JobError, LogLevel, Outcome, QueueOrder, Report, ShutdownAction, Worker,
+    WorkerHandle, WorkerOptions,
 };
 use leaseq::Retry;
 use napi::bindgen_prelude::{Buffer, ClassInstance};

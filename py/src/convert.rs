@@ -566,7 +566,13 @@ pub fn failure_refs(owned: &[OwnedFailure]) -> Vec<leaseq::Failure<'_>> {
     owned
         .iter()
         .map(|(lease, error, kind, retry, trace)| {
-            (lease, error.as_str(), kind.as_str(), *retry, trace.as_deref())
+            (
+                lease,
+                error.as_str(),
+                kind.as_str(),
+                *retry,
+                trace.as_deref(),
+            )
         })
         .collect()
 }

@@ -352,7 +352,7 @@ impl Queue {
         self.call(py, |q| {
             q.fail_with_trace(lease, &message, &kind, retry, trace.as_deref())
         })
-            .map(FailOutcome::from)
+        .map(FailOutcome::from)
     }
 
     /// Hands the item back without counting a failure: it waits again at once, or after

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use leaseq::worker::{
-    Event, LogLevel, Job, JobError, Outcome, QueueOrder, Report, ShutdownAction, Worker, WorkerHandle,
-    WorkerOptions,
+    Event, Job, JobError, LogLevel, Outcome, QueueOrder, Report, ShutdownAction, Worker,
+    WorkerHandle, WorkerOptions,
 };
 use leaseq::Retry;
 use pyo3::prelude::*;
@@ -516,9 +516,9 @@ pub fn start_worker(
     .on_event(move |e| drop(event_tx.send(e.clone())));
     let (log_tx, log_rx) = mpsc::unbounded_channel();
     let worker = match log_level {
-        Some(min) => {
-            worker.on_log(min, move |level, line| drop(log_tx.send((level, line.to_owned()))))
-        }
+        Some(min) => worker.on_log(min, move |level, line| {
+            drop(log_tx.send((level, line.to_owned())))
+        }),
         None => worker,
     };
     worker.check().map_err(|e| refused(py, e))?;

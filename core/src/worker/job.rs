@@ -359,7 +359,8 @@ impl<E: std::error::Error> From<E> for JobError {
     /// the trace (the error, then a `caused by: ` line per source).
     fn from(err: E) -> JobError {
         let name = std::any::type_name::<E>();
-        let error = JobError::new(err.to_string()).with_type(name.rsplit("::").next().unwrap_or(name));
+        let error =
+            JobError::new(err.to_string()).with_type(name.rsplit("::").next().unwrap_or(name));
         match error_chain(&err) {
             Some(chain) => error.with_trace(chain),
             None => error,
