@@ -123,9 +123,14 @@ fn logs() {
         )),
         "{stdout}"
     );
-    assert!(!stdout.contains("job ok"), "a success is a DEBUG line: {stdout}");
     assert!(
-        lines.iter().any(|l| l.contains("stopped: 1 completed, 0 retried, 1 dead")),
+        !stdout.contains("job ok"),
+        "a success is a DEBUG line: {stdout}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("stopped: 1 completed, 0 retried, 1 dead")),
         "{stdout}"
     );
     assert_eq!(
