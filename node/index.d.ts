@@ -210,6 +210,11 @@ export interface FailOptions {
   errorType?: string
   /** Default `'default'`. */
   retry?: Retry
+  /**
+   * The failure's trace, kept with the item (the last failure's; at most 16 KiB) and shown by
+   * `get`. Default: the Error's `stack`, or none for a message.
+   */
+  trace?: string
 }
 
 /**
@@ -265,6 +270,8 @@ export interface Job {
   error: string | null
   /** The last failure's type. */
   errorType: string | null
+  /** The last failure's trace (a stack, a traceback; at most 16 KiB), if it gave one. */
+  trace: string | null
   /** Why it is dead (e.g. `failed`, `attempts`, `expired`). */
   deadReason: string | null
   /** The last value given to `progress`. */
@@ -804,6 +811,25 @@ export interface WorkerOptions {
    * names handled. Only with an object of handlers (code `INVALID_ARGUMENT`, `fallback`).
    */
   fallback?: WorkerHandler
+  /**
+   * Where the runner's log lines go: anything with `debug`, `info`, `warn` and `error` methods
+   * (`console`, pino, winston). It writes its start (queues, the URL without credentials,
+   * concurrency) and stop (the report) at `info`, each failed attempt to be retried, lost
+   * lease, timeout and outage at `warn`, each dead job at `error`, each completed job at
+   * `debug`. Left out: `util.debuglog('leaseq')`, which writes every line when
+   * `NODE_DEBUG=leaseq` is set, and nothing otherwise.
+   */
+  logger?: WorkerLogger
+  /** The least level written to `logger` (default `'info'`: no line per successful job). */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error'
+}
+
+/** What a `Worker` logs to (`WorkerOptions.logger`): `console`, pino, winston, ... */
+export interface WorkerLogger {
+  debug(line: string): unknown
+  info(line: string): unknown
+  warn(line: string): unknown
+  error(line: string): unknown
 }
 
 /** A `Worker`'s handler: resolves to the job's result, rejects (or throws) to fail it. */

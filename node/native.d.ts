@@ -97,8 +97,11 @@ export declare class NativeQueue {
   renewOutcome(lease: NativeLease, ttlMs?: number | undefined | null): Promise<string>
   /** Like `renew_outcome`, as whether the lease was renewed. */
   renew(lease: NativeLease, ttlMs?: number | undefined | null): Promise<boolean>
-  /** Records a failed attempt; `retrying`, `dead`, or why the lease was not held. */
-  fail(lease: NativeLease, error: string, errorType?: string | undefined | null, retryMode?: string | undefined | null, retryAfterMs?: number | undefined | null): Promise<string>
+  /**
+   * Records a failed attempt (and its trace, if any); `retrying`, `dead`, or why the lease
+   * was not held.
+   */
+  fail(lease: NativeLease, error: string, errorType?: string | undefined | null, retryMode?: string | undefined | null, retryAfterMs?: number | undefined | null, trace?: string | undefined | null): Promise<string>
   /** Hands the item back without counting a failure, now or after `delay_ms`. */
   release(lease: NativeLease, delayMs?: number | undefined | null): Promise<boolean>
   /**
@@ -239,9 +242,10 @@ export declare class NativeWorkerJob {
    * that stopped the JavaScript layer encoding the return value: a failed attempt, worded by
    * the core), `release` (after a delay in ms), `rateLimited` (the queue held off for the
    * delay in ms and the job released, no attempt charged), or `rateLimitedGroup` (the same,
-   * holding off only the job's group; the queue when it has none).
+   * holding off only the job's group; the queue when it has none). A `fail` carries the
+   * error's `stack` as its trace.
    */
-  finish(kind: string, result?: Buffer | undefined | null, message?: string | undefined | null, errorType?: string | undefined | null, retry?: string | undefined | null, delayMs?: number | undefined | null): void
+  finish(kind: string, result?: Buffer | undefined | null, message?: string | undefined | null, errorType?: string | undefined | null, retry?: string | undefined | null, delayMs?: number | undefined | null, trace?: string | undefined | null): void
   /** Stores a progress value (at most 64 KiB); false once the lease is lost. */
   progress(value: Buffer): Promise<boolean>
 }
@@ -418,6 +422,8 @@ export interface FailureParts {
   retryMode?: string
   /** A retry delay instead. */
   retryAfterMs?: number
+  /** The failure's trace (a stack), kept with the item. */
+  trace?: string
 }
 
 /** One group of a queue (`Queue#group`). */
@@ -479,6 +485,8 @@ export interface JobParts {
   error?: string
   /** The last failure's type. */
   errorType?: string
+  /** The last failure's trace (a stack, a traceback), when it gave one. */
+  trace?: string
   /** Why it is dead. */
   deadReason?: string
   /** The last progress value. */
@@ -584,9 +592,10 @@ export interface ResultParts {
  * Starts the core's runner over `queues` (1 to 64 of one client, asked in strict order, or
  * by weighted round robin with `weights`): `dispatch(job)` runs each job (and calls
  * `job.finish(...)` once), `onCancel(key)` says a job's handler is told to stop (its
- * `cancelReason` says why: a timeout, a lost lease, a shutdown), `onEvent(event)` reports.
+ * `cancelReason` says why: a timeout, a lost lease, a shutdown), `onEvent(event)` reports,
+ * and `onLog(line)`, when given, gets the runner's log lines of `logLevel` and above.
  */
-export declare function startWorker(queues: Array<NativeQueue>, dispatch: ((arg: NativeWorkerJob) => void), onCancel: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts): NativeWorkerRun
+export declare function startWorker(queues: Array<NativeQueue>, dispatch: ((arg: NativeWorkerJob) => void), onCancel: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts, onLog?: (((arg: WorkerLogLine) => void)) | undefined | null): NativeWorkerRun
 
 /** A queue's figures. */
 export interface StatsParts {
@@ -638,6 +647,14 @@ export interface WorkerEventParts {
   during?: string
   /** The delay before a retry, in ms. */
   retryInMs?: number
+}
+
+/** One log line of a runner (spec/PROTOCOL.md 13.4), worded by the core. */
+export interface WorkerLogLine {
+  /** `debug`, `info`, `warn` or `error`: the logger's method to call. */
+  level: string
+  /** The line. */
+  line: string
 }
 
 /** The settings of a runner; any left out take the core's defaults. */
@@ -694,6 +711,11 @@ export interface WorkerOptionsParts {
   handlerNames?: Array<string>
   /** With `handlerNames`: whether the table has a fallback (default false). */
   fallbackHandler?: boolean
+  /**
+   * The least level of the log lines sent to `onLog` (`debug`, `info`, `warn`, `error`;
+   * default `info`).
+   */
+  logLevel?: string
 }
 
 /** What a runner did. */

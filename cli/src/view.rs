@@ -61,6 +61,9 @@ pub struct JobView {
     pub error: Option<String>,
     /// The last failure's type.
     pub error_type: Option<String>,
+    /// The last failure's trace (a traceback, a stack; at most 16 KiB), as it was given: text
+    /// with its newlines, for a page that sets it as text.
+    pub trace: Option<String>,
     /// Why it is dead.
     pub dead_reason: Option<String>,
     /// The last progress value, as escaped text.
@@ -97,6 +100,7 @@ impl From<&leaseq::Job> for JobView {
             priority: j.priority,
             error: j.error.as_ref().map(|e| e.0.clone()),
             error_type: j.error.as_ref().map(|e| e.1.clone()),
+            trace: j.trace.clone(),
             dead_reason: j.dead_reason.clone(),
             progress: j.progress.as_deref().map(|p| preview(p, PREVIEW_BYTES)),
             result: j.result.as_ref().map(|r| preview(&r.data, PREVIEW_BYTES)),

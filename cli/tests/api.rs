@@ -967,3 +967,44 @@ async fn a_group_rate_limit_and_a_group_hold_show_in_group_and_config_but_not_in
     let openapi = get(format!("{base}api/openapi.yaml")).await;
     assert!(openapi.contains("group_rate_limit:"), "{openapi}");
 }
+
+#[tokio::test]
+async fn a_job_shows_its_last_failures_trace() {
+    let (_server, q, served) = setup().await;
+    q.add(&Item::with_id("t", b"x".to_vec()).unwrap().max_attempts(1))
+        .await
+        .unwrap();
+    let lease = q
+        .lease(std::time::Duration::from_secs(30), leaseq::Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    let trace = "Traceback (most recent call last):\n  File \"job.py\", line 3\n<b>ValueError</b>";
+    q.fail_with_trace(
+        &lease,
+        "boom",
+        "ValueError",
+        leaseq::Retry::Never,
+        Some(trace),
+    )
+    .await
+    .unwrap();
+    let job: serde_json::Value = reqwest::get(format!("{}api/item?queue=jobs&id=t", served.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // Text with its newlines, for the page to set as text (never markup).
+    assert_eq!(job["trace"], trace, "{job}");
+    q.add(&Item::with_id("u", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let job: serde_json::Value = reqwest::get(format!("{}api/item?queue=jobs&id=u", served.base))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(job["trace"].is_null(), "{job}");
+}

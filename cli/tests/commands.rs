@@ -1531,3 +1531,44 @@ fn a_cluster_through_several_urls() {
         .unwrap()
         .contains(&leaseq::key_slot(b"c").to_string()));
 }
+
+#[tokio::test]
+async fn get_shows_the_last_failures_trace_line_by_line() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let q = client(&server).await.queue("jobs").unwrap();
+    q.add(
+        &leaseq::Item::with_id("t", b"x".to_vec())
+            .unwrap()
+            .max_attempts(1),
+    )
+    .await
+    .unwrap();
+    let lease = q
+        .lease(std::time::Duration::from_secs(30), leaseq::Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    let trace = "Error: boom\n    at handler (job.js:7:11)\n\x1b[31mred\x1b[0m";
+    q.fail_with_trace(&lease, "boom", "Error", leaseq::Retry::Never, Some(trace))
+        .await
+        .unwrap();
+    let got = json(&run(&urls, &["get", "-q", "jobs", "t", "--json"]));
+    assert_eq!(got["trace"], trace, "{got}");
+    let text = stdout(&run(&urls, &["get", "-q", "jobs", "t"]));
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim_end().ends_with("trace"))
+        .unwrap_or_else(|| panic!("no trace heading:\n{text}"));
+    assert_eq!(
+        &lines[at + 1..],
+        [
+            "    Error: boom",
+            "        at handler (job.js:7:11)",
+            // A terminal's escape sequences are shown, not obeyed.
+            "    \\x1b[31mred\\x1b[0m",
+        ],
+        "{text}"
+    );
+}

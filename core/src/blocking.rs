@@ -14,7 +14,7 @@ use tokio::runtime::Handle;
 use crate::error::Result;
 use crate::runtime::{self, PerProcess};
 use crate::{
-    CleanReport, Completion, Entry, FailOutcome, GroupInfo, Item, Job, JobResult, Lease,
+    CleanReport, Completion, Entry, FailOutcome, Failure, GroupInfo, Item, Job, JobResult, Lease,
     NameCounts, QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
 };
 
@@ -341,12 +341,14 @@ blocking_operations! {
     fn renew(&self, lease: &Lease, ttl: Duration) -> Result<bool>;
     fn renew_outcome(&self, lease: &Lease, ttl: Duration) -> Result<RenewOutcome>;
     fn fail(&self, lease: &Lease, error: &str, error_type: &str, retry: Retry) -> Result<FailOutcome>;
+    fn fail_with_trace(&self, lease: &Lease, error: &str, error_type: &str, retry: Retry, trace: Option<&str>) -> Result<FailOutcome>;
     fn release(&self, lease: &Lease, delay: Option<Duration>) -> Result<bool>;
     fn progress(&self, lease: &Lease, value: &[u8]) -> Result<bool>;
     fn complete_batch(&self, completions: &[Completion<'_>]) -> Result<Vec<bool>>;
     fn complete_and_lease_batch(&self, completions: &[Completion<'_>], n: usize, ttl: Duration) -> Result<(Vec<bool>, Vec<Lease>)>;
     fn renew_batch(&self, leases: &[&Lease], ttl: Duration) -> Result<Vec<RenewOutcome>>;
     fn fail_batch(&self, failures: &[(&Lease, &str, &str, Retry)]) -> Result<Vec<FailOutcome>>;
+    fn fail_batch_with_traces(&self, failures: &[Failure<'_>]) -> Result<Vec<FailOutcome>>;
     fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>>;
     fn wait_result(&self, id: impl AsRef<[u8]>, wait: impl Into<Wait>) -> Result<Option<JobResult>>;
     fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>>;

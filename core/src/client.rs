@@ -17,6 +17,7 @@ use crate::error::Result;
 pub struct Client {
     handle: Handle,
     warnings: Arc<[String]>,
+    address: Arc<str>,
 }
 
 impl std::fmt::Debug for Client {
@@ -37,7 +38,11 @@ impl Client {
             Some(conn) => server_warnings(conn).await,
             None => Vec::new(),
         };
-        Ok(Client::from_parts(connections, warnings))
+        Ok(Client::from_parts(
+            connections,
+            warnings,
+            without_secrets(url),
+        ))
     }
 
     /// Connects to a Redis Cluster through one or more of its nodes' URLs. Queue prefixes must
@@ -49,7 +54,12 @@ impl Client {
     {
         let urls: Vec<String> = urls.into_iter().map(|u| u.as_ref().to_owned()).collect();
         let connections = Connections::cluster(&urls).await?;
-        Ok(Client::from_parts(connections, Vec::new()))
+        let address: Vec<String> = urls.iter().map(|u| without_secrets(u)).collect();
+        Ok(Client::from_parts(
+            connections,
+            Vec::new(),
+            address.join(", "),
+        ))
     }
 
     /// Checks a URL as [`Client::connect`] would before it opens a socket, without connecting:
@@ -64,11 +74,19 @@ impl Client {
         conn::check_cluster_urls(urls)
     }
 
-    fn from_parts(connections: Connections, warnings: Vec<String>) -> Client {
+    fn from_parts(connections: Connections, warnings: Vec<String>, address: String) -> Client {
         Client {
             handle: Handle::new(connections),
             warnings: warnings.into(),
+            address: address.into(),
         }
+    }
+
+    /// Where the client connects, fit for a log: its URL (a cluster's node URLs, joined by
+    /// `, `) without the user name, the password and anything after `?` or `#` (a Unix
+    /// socket's `?pass=`, TLS settings).
+    pub fn address(&self) -> &str {
+        &self.address
     }
 
     /// Whether this client talks to a Redis Cluster.
@@ -135,5 +153,44 @@ fn value_strings(value: Value) -> Vec<String> {
         Value::BulkString(bytes) => vec![String::from_utf8_lossy(&bytes).into_owned()],
         Value::SimpleString(s) => vec![s],
         _ => Vec::new(),
+    }
+}
+
+/// `url` without its secrets: the user name and password (`user:pass@`), the query and the
+/// fragment.
+pub(crate) fn without_secrets(url: &str) -> String {
+    let end = url.find(['?', '#']).unwrap_or(url.len());
+    let url = &url[..end];
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_owned();
+    };
+    let rest = &url[scheme_end..];
+    let host_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..host_end].rfind('@') {
+        Some(at) => format!("{}{}", &url[..scheme_end], &rest[at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod address_tests {
+    use super::without_secrets;
+
+    #[test]
+    fn an_address_keeps_no_secret() {
+        let cases = [
+            ("redis://127.0.0.1:6380/2", "redis://127.0.0.1:6380/2"),
+            ("redis://:hunter2@host:6379", "redis://host:6379"),
+            ("rediss://me:p%40ss@host/0#insecure", "rediss://host/0"),
+            ("redis://me:a@b@host:1/3", "redis://host:1/3"),
+            (
+                "redis+unix:///tmp/r.sock?db=2&pass=hunter2",
+                "redis+unix:///tmp/r.sock",
+            ),
+            ("redis://host?tls_ca=x", "redis://host"),
+        ];
+        for (url, address) in cases {
+            assert_eq!(without_secrets(url), address, "{url}");
+        }
     }
 }

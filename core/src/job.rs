@@ -75,6 +75,9 @@ pub struct Job {
     pub priority: i32,
     /// The last failure's message and type.
     pub error: Option<(String, String)>,
+    /// The last failure's traceback, stack or error chain, when it gave one (at most 16 KiB;
+    /// spec/PROTOCOL.md 2, 5.6).
+    pub trace: Option<String>,
     /// Why it is dead.
     pub dead_reason: Option<String>,
     /// The last progress value a holder stored.

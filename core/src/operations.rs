@@ -31,7 +31,8 @@ pub enum Kind {
     Leases,
     /// A list of completions: each a lease, with or without a result to keep.
     Completions,
-    /// A list of failures: each a lease, an error, its type and a retry decision.
+    /// A list of failures: each a lease, an error, its type, a retry decision and (optional)
+    /// a trace.
     Failures,
     /// An item's id: text, or bytes for ids other clients wrote.
     Id,
@@ -221,17 +222,22 @@ pub static OPERATIONS: &[Operation] = &[
         "renewed, or why not (expired, taken, completed, cancelled, older incarnation)",
         "Like `renew`, saying what it found.",
     ),
-    op(
-        "fail",
-        &[
-            LEASE,
-            req("error", Kind::Text),
-            opt("error_type", Kind::Text, "the error's class, else empty"),
-            opt("retry", Kind::Retry, "the item's backoff while attempts remain"),
-        ],
-        "retrying (after a delay), dead, or not held (why)",
-        "Records a failed attempt: retried after a backoff, or dead when out of attempts.",
-    ),
+    Operation {
+        rust: &["fail", "fail_with_trace"],
+        ..op(
+            "fail",
+            &[
+                LEASE,
+                req("error", Kind::Text),
+                opt("error_type", Kind::Text, "the error's class, else empty"),
+                opt("retry", Kind::Retry, "the item's backoff while attempts remain"),
+                opt("trace", Kind::Text, "none (an earlier failure's is removed)"),
+            ],
+            "retrying (after a delay), dead, or not held (why)",
+            "Records a failed attempt (and its trace, at most 16 KiB): retried after a backoff, \
+             or dead when out of attempts.",
+        )
+    },
     op(
         "release",
         &[LEASE, opt("delay", Kind::Duration, "none: it waits again now")],
@@ -276,12 +282,15 @@ pub static OPERATIONS: &[Operation] = &[
         "each lease's renew outcome, in order",
         "Extends up to 1000 leases in one round trip.",
     ),
-    op(
-        "fail_batch",
-        &[req("failures", Kind::Failures)],
-        "each failure's outcome, in order",
-        "Fails up to 1000 leases in one round trip, each as `fail` would.",
-    ),
+    Operation {
+        rust: &["fail_batch", "fail_batch_with_traces"],
+        ..op(
+            "fail_batch",
+            &[req("failures", Kind::Failures)],
+            "each failure's outcome, in order",
+            "Fails up to 1000 leases in one round trip, each as `fail` would.",
+        )
+    },
     op(
         "result",
         &[ID],

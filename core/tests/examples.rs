@@ -15,6 +15,7 @@ const TESTED: &[&str] = &[
     "errors",
     "flow",
     "names",
+    "logs",
     "operations",
     "quickstart",
     "recovery",
@@ -124,6 +125,39 @@ fn runner() {
         "{stdout}"
     );
     assert!(stdout.contains("2 completed, 1 dead"), "{stdout}");
+}
+
+#[test]
+fn logs() {
+    let stdout = run("logs");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(
+        lines[0].starts_with(" INFO leaseq::worker: runner ")
+            && lines[0].contains(" started: queue {invoices} on redis://127.0.0.1:")
+            && lines[0].contains(", concurrency 1 runner="),
+        "{stdout}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with(
+            "ERROR leaseq::worker: job bad failed (attempt 1) and is dead: not an amount runner="
+        )),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("job ok"),
+        "a success is a DEBUG line: {stdout}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("stopped: 1 completed, 0 retried, 1 dead")),
+        "{stdout}"
+    );
+    assert_eq!(
+        lines[lines.len() - 2..],
+        ["not an amount", "caused by: invalid float literal"],
+        "{stdout}"
+    );
 }
 
 #[test]

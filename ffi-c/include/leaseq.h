@@ -99,7 +99,7 @@
  * `stats`: `leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;`
  */
 #define LEASEQ_WORKER_OPTIONS_INIT \
-    { (uint32_t)sizeof(leaseq_worker_options), 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, NULL, -1, 0, 0 }
+    { (uint32_t)sizeof(leaseq_worker_options), 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, NULL, -1, 0, 0, NULL, 0 }
 
 /**
  * An entry of a table of handlers by name (leaseq_worker_handler) for leaseq_worker_run_named,
@@ -768,6 +768,11 @@ typedef struct {
 } leaseq_worker_event;
 
 /**
+ * A log line's level (`leaseq_worker_options.on_log`): the numbers of Python's `logging`.
+ */
+typedef int32_t leaseq_log_level;
+
+/**
  * A runner's settings. Start from `leaseq_worker_options_init` (or
  * `LEASEQ_WORKER_OPTIONS_INIT`); a zero (or -1 for the booleans) takes the core's default.
  *
@@ -850,6 +855,22 @@ typedef struct {
      * ignored, and its slot stays taken until it returns.
      */
     uint64_t timeout_grace_ms;
+    /**
+     * Called with each log line of the runner (spec/PROTOCOL.md 13.4) of `log_level` and
+     * above: its level (`LEASEQ_LOG_DEBUG` ... `LEASEQ_LOG_ERROR`), the line as (pointer,
+     * length) of UTF-8 without a NUL, valid during the call only, and the runner's
+     * `user_data`. Lines: the start (its queues, the server's URL without credentials, its
+     * concurrency) and the stop (its report) at info, each failed attempt to be retried, lost
+     * lease, timeout and Redis error at warn (id, attempt, error), each dead job at error, each
+     * completed job at debug. On a runtime thread, as `on_event`: keep it quick. NULL: no
+     * logging. Only in a struct from `LEASEQ_WORKER_OPTIONS_INIT`.
+     */
+    void (*on_log)(leaseq_log_level level, const uint8_t *line, size_t line_len, void *user_data);
+    /**
+     * The least level passed to `on_log` (0: the default, `LEASEQ_LOG_INFO`: no line per
+     * successful job).
+     */
+    leaseq_log_level log_level;
 } leaseq_worker_options;
 
 /**
@@ -1126,6 +1147,26 @@ typedef int32_t leaseq_cancel_reason;
  * The runner's shutdown timeout passed (or the shutdown was forced).
  */
 #define LEASEQ_CANCEL_SHUTDOWN 3
+
+/**
+ * Routine: a job completed or released.
+ */
+#define LEASEQ_LOG_DEBUG 10
+
+/**
+ * The runner started or stopped; a step works again.
+ */
+#define LEASEQ_LOG_INFO 20
+
+/**
+ * A failed attempt to be retried, a lost lease, a timeout, a Redis error.
+ */
+#define LEASEQ_LOG_WARN 30
+
+/**
+ * A job failed for good (dead).
+ */
+#define LEASEQ_LOG_ERROR 40
 
 #ifdef __cplusplus
 extern "C" {
@@ -1425,6 +1466,26 @@ leaseq_status leaseq_queue_fail(const leaseq_queue *queue,
                                 leaseq_fail_outcome *out_outcome,
                                 leaseq_renew_outcome *out_not_held,
                                 int64_t *out_retry_in_ms);
+
+/**
+ * Like `leaseq_queue_fail`, keeping `trace` (a backtrace, a stack, any text: NUL-terminated
+ * UTF-8, cut to 16 KiB) with the item as its trace, shown by `leaseq_queue_get`
+ * (`leaseq_job_trace`). The last failure's trace replaces the previous one; `""` keeps none
+ * (and removes an earlier failure's). One round trip.
+ *
+ * # Safety
+ * As for `leaseq_queue_fail`; `trace` is NULL or a NUL-terminated string.
+ */
+leaseq_status leaseq_queue_fail_with_trace(const leaseq_queue *queue,
+                                           const leaseq_lease *lease,
+                                           const char *error,
+                                           const char *error_type,
+                                           const char *trace,
+                                           leaseq_retry retry,
+                                           int64_t retry_after_ms,
+                                           leaseq_fail_outcome *out_outcome,
+                                           leaseq_renew_outcome *out_not_held,
+                                           int64_t *out_retry_in_ms);
 
 /**
  * Hands the item back without counting a failure: it waits again at once (`delay_ms` 0) or
@@ -1784,6 +1845,15 @@ leaseq_status leaseq_job_error(const leaseq_job *job, const char **out_error);
  * `job` is NULL or a live job; `out_error_type` is NULL or writable.
  */
 leaseq_status leaseq_job_error_type(const leaseq_job *job, const char **out_error_type);
+
+/**
+ * Sets `*out_trace` to the last failure's trace (a traceback, a stack, an error chain; at most
+ * 16 KiB; NUL-terminated UTF-8), or NULL when it gave none. Borrowed from the job.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_trace` is NULL or writable.
+ */
+leaseq_status leaseq_job_trace(const leaseq_job *job, const char **out_trace);
 
 /**
  * Sets `*out_reason` to why the item is dead (e.g. "failed", "expired", "attempts"), or NULL.
@@ -2994,6 +3064,20 @@ leaseq_status leaseq_worker_job_set_error(const leaseq_worker_job *job,
                                           const char *message,
                                           const char *error_type,
                                           uint64_t retry_after_ms);
+
+/**
+ * Sets the trace kept with the failure when the callback returns LEASEQ_JOB_FAIL or
+ * LEASEQ_JOB_FAIL_UNRECOVERABLE: a backtrace, a log excerpt, any text (bytes as (pointer,
+ * length); not UTF-8 is shown with U+FFFD), kept as the job's trace (at most 16 KiB), shown by
+ * `leaseq_queue_get` (`leaseq_job_trace`).
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it); `trace`
+ * points to `trace_len` readable bytes (NULL only with length 0).
+ */
+leaseq_status leaseq_worker_job_set_trace(const leaseq_worker_job *job,
+                                          const uint8_t *trace,
+                                          size_t trace_len);
 
 /**
  * Sets how long the queue is held off when the callback returns LEASEQ_JOB_RATE_LIMITED (or the

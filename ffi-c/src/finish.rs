@@ -171,6 +171,58 @@ pub unsafe extern "C" fn leaseq_queue_fail(
     })
 }
 
+/// Like `leaseq_queue_fail`, keeping `trace` (a backtrace, a stack, any text: NUL-terminated
+/// UTF-8, cut to 16 KiB) with the item as its trace, shown by `leaseq_queue_get`
+/// (`leaseq_job_trace`). The last failure's trace replaces the previous one; `""` keeps none
+/// (and removes an earlier failure's). One round trip.
+///
+/// # Safety
+/// As for `leaseq_queue_fail`; `trace` is NULL or a NUL-terminated string.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn leaseq_queue_fail_with_trace(
+    queue: *const leaseq_queue,
+    lease: *const leaseq_lease,
+    error: *const c_char,
+    error_type: *const c_char,
+    trace: *const c_char,
+    retry: leaseq_retry,
+    retry_after_ms: i64,
+    out_outcome: *mut leaseq_fail_outcome,
+    out_not_held: *mut leaseq_renew_outcome,
+    out_retry_in_ms: *mut i64,
+) -> leaseq_status {
+    call("leaseq_queue_fail_with_trace", || {
+        let out_outcome = unsafe { Out::new(out_outcome, "out_outcome", LEASEQ_FAIL_NOT_HELD) };
+        let out_not_held = unsafe { Out::new(out_not_held, "out_not_held", LEASEQ_RENEW_EXPIRED) };
+        let out_retry_in_ms = unsafe { Out::new(out_retry_in_ms, "out_retry_in_ms", -1) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let lease = unsafe { arg(lease, "lease") }?;
+        let error = unsafe { text(error, "error") }?;
+        let error_type = unsafe { text(error_type, "error_type") }?;
+        let trace = unsafe { text(trace, "trace") }?;
+        out_outcome.required()?;
+        out_not_held.required()?;
+        out_retry_in_ms.required()?;
+        let retry = retry_of(
+            retry,
+            retry_after_ms,
+            ["retry".into(), "retry_after_ms".into()],
+        )?;
+        let (outcome, not_held, retry_in) = fail_outcome_to_c(queue.inner.fail_with_trace(
+            &lease.inner,
+            error,
+            error_type,
+            retry,
+            Some(trace),
+        )?);
+        out_outcome.set(outcome);
+        out_not_held.set(not_held);
+        out_retry_in_ms.set(retry_in);
+        Ok(())
+    })
+}
+
 /// Hands the item back without counting a failure: it waits again at once (`delay_ms` 0) or
 /// after `delay_ms` (0 or more), and the attempt it used is given back. Only the live holder can
 /// release: `*out_released` is false when the lease was no longer this holder's

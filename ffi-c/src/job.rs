@@ -286,6 +286,7 @@ pub struct leaseq_job {
     priority: i32,
     error: Option<CString>,
     error_type: Option<CString>,
+    trace: Option<CString>,
     dead_reason: Option<CString>,
     progress: Option<Vec<u8>>,
     result: Option<leaseq_result>,
@@ -310,6 +311,7 @@ impl leaseq_job {
             max_attempts,
             priority,
             error,
+            trace,
             dead_reason,
             progress,
             result,
@@ -337,6 +339,7 @@ impl leaseq_job {
             priority,
             error,
             error_type,
+            trace: trace.as_deref().map(c_string),
             dead_reason: dead_reason.as_deref().map(c_string),
             progress: progress.map(with_nul),
             result: result.map(leaseq_result::new),
@@ -570,6 +573,29 @@ pub unsafe extern "C" fn leaseq_job_error_type(
             "out_error_type",
             std::ptr::null(),
             |j| Ok(text_ptr(j.error_type.as_ref())),
+        )
+    }
+}
+
+/// Sets `*out_trace` to the last failure's trace (a traceback, a stack, an error chain; at most
+/// 16 KiB; NUL-terminated UTF-8), or NULL when it gave none. Borrowed from the job.
+///
+/// # Safety
+/// `job` is NULL or a live job; `out_trace` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_job_trace(
+    job: *const leaseq_job,
+    out_trace: *mut *const c_char,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_job_trace",
+            job,
+            "job",
+            out_trace,
+            "out_trace",
+            std::ptr::null(),
+            |j| Ok(text_ptr(j.trace.as_ref())),
         )
     }
 }

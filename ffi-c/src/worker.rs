@@ -10,7 +10,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use leaseq::worker::{
-    route, CancelReason, Event, Job, JobError, Outcome, QueueOrder, Route, ShutdownAction, Worker,
+    route, CancelReason, Event, Job, JobError, LogLevel, Outcome, QueueOrder, Route, ShutdownAction,
+    Worker,
     WorkerOptions,
 };
 use leaseq::Retry;
@@ -64,6 +65,7 @@ pub struct leaseq_worker_job {
     name: Option<std::ffi::CString>,
     result: Mutex<Option<Vec<u8>>>,
     error: Mutex<Option<(String, String, Option<Duration>)>>,
+    trace: Mutex<Option<String>>,
     hold: Mutex<Option<Duration>>,
 }
 
@@ -159,7 +161,37 @@ pub struct leaseq_worker_options {
     /// anyway, in ms (0: the core's default, 5 s; at most one day). Its later outcome is then
     /// ignored, and its slot stays taken until it returns.
     pub timeout_grace_ms: u64,
+    /// Called with each log line of the runner (spec/PROTOCOL.md 13.4) of `log_level` and
+    /// above: its level (`LEASEQ_LOG_DEBUG` ... `LEASEQ_LOG_ERROR`), the line as (pointer,
+    /// length) of UTF-8 without a NUL, valid during the call only, and the runner's
+    /// `user_data`. Lines: the start (its queues, the server's URL without credentials, its
+    /// concurrency) and the stop (its report) at info, each failed attempt to be retried, lost
+    /// lease, timeout and Redis error at warn (id, attempt, error), each dead job at error, each
+    /// completed job at debug. On a runtime thread, as `on_event`: keep it quick. NULL: no
+    /// logging. Only in a struct from `LEASEQ_WORKER_OPTIONS_INIT`.
+    pub on_log: Option<
+        unsafe extern "C" fn(
+            level: leaseq_log_level,
+            line: *const u8,
+            line_len: usize,
+            user_data: *mut c_void,
+        ),
+    >,
+    /// The least level passed to `on_log` (0: the default, `LEASEQ_LOG_INFO`: no line per
+    /// successful job).
+    pub log_level: leaseq_log_level,
 }
+
+/// A log line's level (`leaseq_worker_options.on_log`): the numbers of Python's `logging`.
+pub type leaseq_log_level = i32;
+/// Routine: a job completed or released.
+pub const LEASEQ_LOG_DEBUG: leaseq_log_level = 10;
+/// The runner started or stopped; a step works again.
+pub const LEASEQ_LOG_INFO: leaseq_log_level = 20;
+/// A failed attempt to be retried, a lost lease, a timeout, a Redis error.
+pub const LEASEQ_LOG_WARN: leaseq_log_level = 30;
+/// A job failed for good (dead).
+pub const LEASEQ_LOG_ERROR: leaseq_log_level = 40;
 
 /// The bytes `leaseq_worker_options_init` writes, and the least `struct_size` accepted: the
 /// fields through `stats`, the struct as it was when `struct_size` came. Fixed for good: a
@@ -186,6 +218,8 @@ fn default_worker_options(struct_size: usize) -> leaseq_worker_options {
         stats: -1,
         job_timeout_ms: 0,
         timeout_grace_ms: 0,
+        on_log: None,
+        log_level: 0,
     }
 }
 
@@ -588,6 +622,7 @@ fn run(
                 name,
                 result: Mutex::new(None),
                 error: Mutex::new(None),
+                trace: Mutex::new(None),
                 hold: Mutex::new(None),
             };
             let ran = tokio::task::spawn_blocking(move || {
@@ -614,9 +649,15 @@ fn run(
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .take();
+            let trace = native
+                .trace
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
             let job_error = |retry: Retry| {
                 let (message, kind, delay) = error.clone().unwrap_or_default();
                 let mut e = JobError::new(message).with_type(kind);
+                e.trace = trace.clone();
                 e.retry = match (retry, delay) {
                     (Retry::Never, _) => Retry::Never,
                     (_, Some(d)) => Retry::After(d),
@@ -669,6 +710,25 @@ fn run(
     if let Some(sink) = on_event {
         let data = data.clone();
         worker = worker.on_event(move |e| emit(sink, data.0, e));
+    }
+    if let Some(log) = options.as_ref().and_then(|o| o.on_log) {
+        let min = match options.as_ref().map_or(0, |o| o.log_level) {
+            ..=0 => LogLevel::Info,
+            1..=LEASEQ_LOG_DEBUG => LogLevel::Debug,
+            11..=LEASEQ_LOG_INFO => LogLevel::Info,
+            21..=LEASEQ_LOG_WARN => LogLevel::Warn,
+            _ => LogLevel::Error,
+        };
+        let data = data.clone();
+        worker = worker.on_log(min, move |level, line| {
+            let level = level as leaseq_log_level;
+            // A panic of ours must not cross into C, nor a C callback's unwinding into us.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                // SAFETY: the callback and user_data come from the caller, who vouches for
+                // them; the line lives for the call.
+                unsafe { log(level, line.as_ptr(), line.len(), data.0) }
+            }));
+        });
     }
     let handle = worker.handle();
     RUNNING.fetch_add(1, Ordering::SeqCst);
@@ -878,6 +938,29 @@ pub unsafe extern "C" fn leaseq_worker_job_set_error(
             error_type.to_owned(),
             millis(retry_after_ms),
         ));
+        Ok(())
+    })
+}
+
+/// Sets the trace kept with the failure when the callback returns LEASEQ_JOB_FAIL or
+/// LEASEQ_JOB_FAIL_UNRECOVERABLE: a backtrace, a log excerpt, any text (bytes as (pointer,
+/// length); not UTF-8 is shown with U+FFFD), kept as the job's trace (at most 16 KiB), shown by
+/// `leaseq_queue_get` (`leaseq_job_trace`).
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it); `trace`
+/// points to `trace_len` readable bytes (NULL only with length 0).
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_set_trace(
+    job: *const leaseq_worker_job,
+    trace: *const u8,
+    trace_len: usize,
+) -> leaseq_status {
+    call("leaseq_worker_job_set_trace", || {
+        let job = unsafe { arg(job, "job") }?;
+        let trace = unsafe { bytes(trace, trace_len, "trace") }?;
+        *job.trace.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(String::from_utf8_lossy(trace).into_owned());
         Ok(())
     })
 }

@@ -36,6 +36,7 @@ const VARIANTS: &[(&str, &str)] = &[
     ("leaseq_queue_add_batch_with_timeout", "add_batch"),
     ("leaseq_queue_lease_with_options", "lease"),
     ("leaseq_queue_complete_with_result", "complete"),
+    ("leaseq_queue_fail_with_trace", "fail"),
     (
         "leaseq_queue_complete_and_lease_with_result",
         "complete_and_lease",

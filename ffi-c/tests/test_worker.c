@@ -655,6 +655,7 @@ static void options_struct_size_and_event_parts(void) {
           options.deep_clean_every_ms == filled->deep_clean_every_ms &&
           options.on_event == filled->on_event && options.stats == filled->stats);
     CHECK(options.job_timeout_ms == 0 && options.timeout_grace_ms == 0);
+    CHECK(options.on_log == NULL && options.log_level == 0);
 
     leaseq_queue *queue = new_queue();
     REQUIRE(queue != NULL);
@@ -680,6 +681,127 @@ static void options_struct_size_and_event_parts(void) {
     if (!completed || !dead) fprintf(stderr, "events: %s / %s\n", event_log[0], event_log[1]);
     CHECK(count_in(queue, LEASEQ_STATE_DEAD) == 1);
     leaseq_queue_free(queue);
+}
+
+/* ---- logging: the on_log callback; a failure's trace ---------------------------------------- */
+
+/* Every line the runner logs, as "level|line", in order. */
+static struct {
+    pthread_mutex_t lock;
+    char lines[16][512];
+    int count;
+} logged = {PTHREAD_MUTEX_INITIALIZER, {{0}}, 0};
+
+static void keep_log_lines(leaseq_log_level level, const uint8_t *line, size_t line_len,
+                           void *user_data) {
+    (void)user_data;
+    pthread_mutex_lock(&logged.lock);
+    if (logged.count < 16) {
+        snprintf(logged.lines[logged.count], sizeof logged.lines[0], "%d|%.*s", (int)level,
+                 (int)line_len, (const char *)line);
+        logged.count++;
+    }
+    pthread_mutex_unlock(&logged.lock);
+}
+
+static atomic_int ended_jobs;
+
+static void stop_after_two_ended(const leaseq_worker_event *event, void *user_data) {
+    (void)user_data;
+    if (strcmp(event->name, "completed") == 0 || strcmp(event->name, "dead") == 0) {
+        if (atomic_fetch_add(&ended_jobs, 1) == 1) leaseq_worker_stop();
+    }
+}
+
+static leaseq_job_outcome fails_with_a_trace(leaseq_worker_job *job, void *user_data) {
+    (void)user_data;
+    const char *id = NULL;
+    if (leaseq_worker_job_id(job, &id) == LEASEQ_OK && strcmp(id, "bad") == 0) {
+        static const char trace[] = "#0 parse (input.c:12)\n#1 handle (worker.c:40)";
+        leaseq_worker_job_set_error(job, "cannot parse", "ParseError", 0);
+        leaseq_worker_job_set_trace(job, (const uint8_t *)trace, strlen(trace));
+        return LEASEQ_JOB_FAIL_UNRECOVERABLE;
+    }
+    return LEASEQ_JOB_COMPLETE;
+}
+
+/* Whether a kept line contains `text`; the first such line's level in `*level`. */
+static bool logged_line(const char *text, int *level) {
+    for (int i = 0; i < logged.count; i++) {
+        if (strstr(logged.lines[i], text) != NULL) {
+            if (level != NULL) *level = atoi(logged.lines[i]);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void a_runner_logs_through_its_callback_and_keeps_a_trace(void) {
+    const char *acl[] = {"ACL", "SETUSER", "clogger", "on", ">hunter2", "~*", "&*", "+@all"};
+    char reply[256];
+    REQUIRE(redis_raw(url, acl, 8, reply, sizeof reply) == 0 && strcmp(reply, "+OK") == 0);
+    char secret_url[256];
+    snprintf(secret_url, sizeof secret_url, "redis://clogger:hunter2@%s", url + strlen("redis://"));
+    leaseq_client *own = NULL;
+    REQUIRE(leaseq_client_connect(secret_url, &own) == LEASEQ_OK);
+    leaseq_queue *queue = fresh_queue(own, "logs");
+    REQUIRE(queue != NULL);
+    add(queue, "ok");
+    leaseq_item *item = NULL;
+    leaseq_add_options add_options = LEASEQ_ADD_OPTIONS_INIT;
+    add_options.max_attempts = 1;
+    add_options.set |= LEASEQ_ADD_MAX_ATTEMPTS;
+    bool added = false;
+    CHECK_OK(leaseq_item_with_id("bad", (const uint8_t *)"x", 1, &item));
+    CHECK_OK(leaseq_queue_add_with_options(queue, item, &add_options, &added));
+    leaseq_item_free(item);
+
+    pthread_mutex_lock(&logged.lock);
+    logged.count = 0;
+    pthread_mutex_unlock(&logged.lock);
+    atomic_store(&ended_jobs, 0);
+    leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;
+    options.concurrency = 2;
+    options.on_event = stop_after_two_ended;
+    options.on_log = keep_log_lines;
+    CHECK_OK(leaseq_worker_run(queue, fails_with_a_trace, NULL, &options));
+
+    REQUIRE(logged.count >= 3);
+    for (int i = 0; i < logged.count; i++) {
+        CHECK(strstr(logged.lines[i], "hunter2") == NULL && strstr(logged.lines[i], "clogger") == NULL);
+    }
+    int level = 0;
+    CHECK(strncmp(logged.lines[0], "20|runner ", 10) == 0);
+    CHECK(logged_line(" started: queue ", &level) && level == LEASEQ_LOG_INFO);
+    CHECK(logged_line(" on redis://127.0.0.1:", NULL) && logged_line(", concurrency 2", NULL));
+    CHECK(logged_line("job bad failed (attempt 1) and is dead: cannot parse", &level) &&
+          level == LEASEQ_LOG_ERROR);
+    CHECK(!logged_line("job ok", NULL)); /* a success: debug, below the default level */
+    CHECK(logged_line("stopped: 1 completed, 0 retried, 1 dead", &level) && level == LEASEQ_LOG_INFO);
+    if (check_failures) {
+        for (int i = 0; i < logged.count; i++) fprintf(stderr, "logged: %s\n", logged.lines[i]);
+    }
+
+    leaseq_job *job = NULL;
+    CHECK_OK(leaseq_queue_get(queue, "bad", &job));
+    REQUIRE(job != NULL);
+    const char *trace = NULL;
+    CHECK_OK(leaseq_job_trace(job, &trace));
+    CHECK(trace != NULL && strcmp(trace, "#0 parse (input.c:12)\n#1 handle (worker.c:40)") == 0);
+    leaseq_job_free(job);
+
+    /* With log_level LEASEQ_LOG_DEBUG a success has its line. */
+    add(queue, "fine");
+    pthread_mutex_lock(&logged.lock);
+    logged.count = 0;
+    pthread_mutex_unlock(&logged.lock);
+    options.on_event = stop_on_completed;
+    options.log_level = LEASEQ_LOG_DEBUG;
+    CHECK_OK(leaseq_worker_run(queue, fails_with_a_trace, NULL, &options));
+    CHECK(logged_line("job fine completed (attempt 1)", &level) && level == LEASEQ_LOG_DEBUG);
+
+    leaseq_queue_free(queue);
+    leaseq_client_free(own);
 }
 
 /* ---- several queues ----------------------------------------------------------------------- */
@@ -865,6 +987,8 @@ int main(void) {
         {"options: struct_size, LEASEQ_WORKER_OPTIONS_INIT; events carry the core's parts",
          options_struct_size_and_event_parts},
         {"bad arguments write nothing", bad_arguments_write_nothing},
+        {"a runner logs through on_log (no password, failures, no success) and keeps a trace",
+         a_runner_logs_through_its_callback_and_keeps_a_trace},
         {"several queues: strict order, each job finished in its own queue",
          several_queues_in_strict_order},
         {"several queues: weights set the proportion", several_queues_weighted},

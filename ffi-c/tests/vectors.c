@@ -565,6 +565,7 @@ static cJSON *job_json(const leaseq_job *job) {
     uint64_t attempts = 0;
     int32_t priority = 0;
     const char *error = NULL, *error_type = NULL, *reason = NULL, *group = NULL, *name = NULL;
+    const char *trace = NULL;
     const leaseq_result *result = NULL;
     if (leaseq_job_state(job, &state) != LEASEQ_OK ||
         leaseq_job_data(job, &data, &len) != LEASEQ_OK ||
@@ -577,6 +578,7 @@ static cJSON *job_json(const leaseq_job *job) {
         leaseq_job_result(job, &result) != LEASEQ_OK ||
         leaseq_job_group(job, &group) != LEASEQ_OK ||
         leaseq_job_name(job, &name) != LEASEQ_OK ||
+        leaseq_job_trace(job, &trace) != LEASEQ_OK ||
         (result != NULL && leaseq_result_data(result, &result_data, &result_len) != LEASEQ_OK)) {
         return cJSON_CreateString("(the job could not be read)");
     }
@@ -595,6 +597,8 @@ static cJSON *job_json(const leaseq_job *job) {
     /* `group` and `name` only for an item that has one (spec/vectors/README.md, "A job"). */
     if (group != NULL) cJSON_AddStringToObject(json, "group", group);
     if (name != NULL) cJSON_AddStringToObject(json, "name", name);
+    /* Likewise `trace`. */
+    if (trace != NULL) cJSON_AddStringToObject(json, "trace", trace);
     return json;
 }
 
@@ -796,12 +800,18 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
                    !(cJSON_IsString(retry_json) && strcmp(retry_json->valuestring, "default") == 0)) {
             return say(msg, "retry must be default, never or {after_ms}"), STEP_FAILED;
         }
+        const cJSON *trace = cJSON_GetObjectItemCaseSensitive(step, "trace");
         leaseq_fail_outcome outcome = -1;
         leaseq_renew_outcome why = -1;
         int64_t retry_in = 0;
-        if (called(res, leaseq_queue_fail(q, lease, error,
-                                          cJSON_IsString(type) ? type->valuestring : "", retry,
-                                          after, &outcome, &why, &retry_in))) {
+        const char *kind = cJSON_IsString(type) ? type->valuestring : "";
+        leaseq_status status =
+            cJSON_IsString(trace)
+                ? leaseq_queue_fail_with_trace(q, lease, error, kind, trace->valuestring, retry,
+                                               after, &outcome, &why, &retry_in)
+                : leaseq_queue_fail(q, lease, error, kind, retry, after, &outcome, &why,
+                                    &retry_in);
+        if (called(res, status)) {
             res->value = cJSON_CreateString(outcome == LEASEQ_FAIL_RETRYING ? "retrying"
                                             : outcome == LEASEQ_FAIL_DEAD
                                                 ? "dead"

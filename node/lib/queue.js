@@ -14,7 +14,7 @@ const BATCH_OPTIONS = Object.freeze(['ttlMs', 'timeoutMs'])
 const TTL_OPTIONS = Object.freeze(['ttlMs'])
 const COMPLETE_OPTIONS = Object.freeze(['result', 'keepResultForMs'])
 const COMPLETE_AND_LEASE_OPTIONS = Object.freeze(['ttlMs', 'result', 'keepResultForMs'])
-const FAIL_OPTIONS = Object.freeze(['errorType', 'retry'])
+const FAIL_OPTIONS = Object.freeze(['errorType', 'retry', 'trace'])
 const RETRY_OPTIONS = Object.freeze(['afterMs'])
 const RELEASE_OPTIONS = Object.freeze(['delayMs'])
 const WAIT_OPTIONS = Object.freeze(['timeoutMs'])
@@ -36,7 +36,7 @@ const CONFIG_OPTIONS = Object.freeze([
   'groupRateLimit',
 ])
 const COMPLETION_FIELDS = Object.freeze(['lease', 'result', 'keepResultForMs'])
-const FAILURE_FIELDS = Object.freeze(['lease', 'error', 'errorType', 'retry'])
+const FAILURE_FIELDS = Object.freeze(['lease', 'error', 'errorType', 'retry', 'trace'])
 const WHOLE = 'a whole number'
 
 /**
@@ -144,6 +144,7 @@ function toJob(j) {
     priority: j.priority,
     error: orNull(j.error),
     errorType: orNull(j.errorType),
+    trace: orNull(j.trace),
     deadReason: orNull(j.deadReason),
     progress: orNull(j.progress),
     result: toResult(j.result),
@@ -208,6 +209,18 @@ function errorParts(error, errorType) {
   const type = errorType === undefined ? undefined : args.string('errorType', errorType)
   if (error instanceof Error) return [String(error.message), type ?? String(error.name)]
   return [args.string('error', error), type]
+}
+
+/**
+ * `fail`'s trace: the one given, else an Error's `stack`, else none.
+ * @param {unknown} error
+ * @param {unknown} trace
+ * @returns {string | undefined}
+ */
+function traceOf(error, trace) {
+  if (trace !== undefined && trace !== null) return args.string('trace', trace)
+  if (error instanceof Error && typeof error.stack === 'string') return error.stack
+  return undefined
 }
 
 /**
@@ -396,7 +409,8 @@ class Queue {
 
   /**
    * Records a failed attempt. The item retries after its backoff (or `retry: { afterMs }`)
-   * while it has attempts left, else (or with `retry: 'never'`) it is dead.
+   * while it has attempts left, else (or with `retry: 'never'`) it is dead. `trace` (default:
+   * an Error's `stack`; at most 16 KiB kept) is kept with the item, shown by `get`.
    * @param {Lease} lease
    * @param {string | Error} error a message, or an Error (its message; its name is the
    *   default `errorType`)
@@ -408,7 +422,8 @@ class Queue {
     const o = args.optionalOptions('options', options, FAIL_OPTIONS)
     const [message, errorType] = errorParts(error, o.errorType)
     const [mode, afterMs] = retryParts(o.retry)
-    const outcome = await nativeAsync(() => this.#native.fail(l, message, errorType, mode, afterMs))
+    const trace = traceOf(error, o.trace)
+    const outcome = await nativeAsync(() => this.#native.fail(l, message, errorType, mode, afterMs, trace))
     return /** @type {import('../index').FailOutcome} */ (outcome)
   }
 
@@ -796,7 +811,7 @@ class Queue {
       leases.push(requireLease(f.lease))
       const [message, errorType] = errorParts(f.error, f.errorType)
       const [retryMode, retryAfterMs] = retryParts(f.retry)
-      return { error: message, errorType, retryMode, retryAfterMs }
+      return { error: message, errorType, retryMode, retryAfterMs, trace: traceOf(f.error, f.trace) }
     })
     const outcomes = await nativeAsync(() => this.#native.failBatch(parts, leases))
     return /** @type {import('../index').FailOutcome[]} */ (outcomes)

@@ -5,6 +5,7 @@
 // does the queue's housekeeping. This layer only calls the handler and reports its outcome.
 
 const { EventEmitter } = require('node:events')
+const util = require('node:util')
 const args = require('./args')
 const { invalidArgument, nativeSync } = require('./errors')
 const { nativeOf, Queue } = require('./queue')
@@ -29,7 +30,18 @@ const OPTIONS = Object.freeze([
   'weights',
   'handleSignals',
   'fallback',
+  'logger',
+  'logLevel',
 ])
+
+/** The options the JavaScript layer keeps to itself (the rest go to the core). */
+const JS_OPTIONS = Object.freeze(['handleSignals', 'fallback', 'logger'])
+
+/** A logger's methods, by the core's level names. */
+const LOG_LEVELS = Object.freeze(['debug', 'info', 'warn', 'error'])
+
+/** `NODE_DEBUG=leaseq`: the default logger (every line, prefixed `LEASEQ <pid>:`). */
+const debuglog = util.debuglog('leaseq')
 
 /** What `job.signal` aborts with, by `job.cancelReason`. */
 const CANCEL_MESSAGES = Object.freeze({
@@ -206,6 +218,46 @@ function errorParts(error) {
 }
 
 /**
+ * The trace kept with a failed attempt: an Error's `stack` (its `cause`'s after it), else null.
+ * @param {unknown} error
+ * @returns {string | null}
+ */
+function errorTrace(error) {
+  if (!(error instanceof Error) || typeof error.stack !== 'string') return null
+  let trace = error.stack
+  /** @type {unknown} */
+  let cause = error.cause
+  for (let depth = 0; cause instanceof Error && typeof cause.stack === 'string' && depth < 8; depth++) {
+    trace += `\ncaused by: ${cause.stack}`
+    cause = cause.cause
+  }
+  return trace
+}
+
+/**
+ * The logger the runner writes to (spec/PROTOCOL.md 13.4): the `logger` option, checked, or
+ * `util.debuglog('leaseq')` when `NODE_DEBUG=leaseq` is set, else none; and the least level.
+ * @param {unknown} logger
+ * @param {unknown} level
+ * @returns {[Record<string, (line: string) => void> | null, string | undefined]}
+ */
+function loggerOf(logger, level) {
+  if (level !== undefined && level !== null && !LOG_LEVELS.includes(/** @type {string} */ (level))) {
+    throw invalidArgument('logLevel', `must be one of ${LOG_LEVELS.join(', ')}, not ${args.describe(level)}`)
+  }
+  if (logger === undefined || logger === null) {
+    if (!debuglog.enabled) return [null, undefined]
+    const write = (/** @type {string} */ line) => debuglog('%s', line)
+    return [{ debug: write, info: write, warn: write, error: write }, 'debug']
+  }
+  const l = /** @type {any} */ (logger)
+  if (typeof l !== 'object' || !LOG_LEVELS.every((m) => typeof l[m] === 'function')) {
+    throw invalidArgument('logger', 'must have debug, info, warn and error methods (console, pino, winston...)')
+  }
+  return [l, /** @type {string | undefined} */ (level ?? undefined)]
+}
+
+/**
  * Runs `handler(job, signal)` for each item of `queue`: a `Queue`, or an array of 1 to 64
  * queues of one client. `handler` is a function, or an object of handlers by name
  * (`{ sendEmail: fn, resize: fn }`: each key is an item name, used as given) with, optionally,
@@ -218,7 +270,16 @@ function errorParts(error) {
  * the first queue first in three rounds of four. One wait on the server covers every queue;
  * each job is finished in its own queue (`job.queuePrefix`). Events: `completed`, `retrying`, `dead`,
  * `released`, `leaseLost`, `timedOut` (each with the id and details), `outage` (a Redis error,
- * once per outage; without a listener it is logged once with console.warn) and `recovered`.
+ * once per outage; without a listener or a `logger` it is logged once with console.warn) and
+ * `recovered`. A failed attempt keeps the error's `stack` as the job's `trace` (`Queue#get`).
+ *
+ * Logging: with a `logger` (anything with `debug`, `info`, `warn` and `error` methods:
+ * `console`, pino, winston), the runner writes a line as it starts (its queues, the server's URL
+ * without credentials, its concurrency) and stops (its report) at `info`, one per failed attempt
+ * to be retried, lost lease, timeout or outage at `warn` (id, attempt, error), one per dead job
+ * at `error`, and one per completed job at `debug`; `logLevel` (default `info`) is the least
+ * level it writes, so a success writes nothing by default. Without one, `NODE_DEBUG=leaseq`
+ * writes every line through `util.debuglog('leaseq')`.
  * With `jobTimeoutMs`, a handler still running that long is told (its signal aborts with a
  * `TimeoutError`) and its attempt fails with error type `timeout` once it settles, or after
  * `timeoutGraceMs` (default 5 s) while it still runs: its later outcome is then ignored, and its
@@ -240,6 +301,8 @@ class Worker extends EventEmitter {
   #done = null
   #stopRequested = 0
   #keepResults = true
+  /** @type {[Record<string, (line: string) => void> | null, string | undefined]} */
+  #logger
 
   /**
    * @param {Queue | Queue[]} queue
@@ -282,6 +345,7 @@ class Worker extends EventEmitter {
       if (!Array.isArray(options.weights)) throw invalidArgument('weights', 'must be an array of numbers, one per queue')
       for (const w of options.weights) args.number('weights', w, 'an array of numbers')
     }
+    this.#logger = loggerOf(options.logger, options.logLevel)
     this.#queues = queues
     this.#handler = handler
     this.#options = options
@@ -315,15 +379,15 @@ class Worker extends EventEmitter {
           const kind = error.group ? 'rateLimitedGroup' : 'rateLimited'
           nativeJob.finish(kind, null, null, null, null, error.holdMs)
         } else if (error instanceof UnrecoverableError) {
-          nativeJob.finish('fail', null, error.message, error.name, 'never', null)
+          nativeJob.finish('fail', null, error.message, error.name, 'never', null, errorTrace(error))
         } else if (error instanceof RetryLaterError) {
-          nativeJob.finish('fail', null, error.message, error.name, null, error.delayMs)
+          nativeJob.finish('fail', null, error.message, error.name, null, error.delayMs, errorTrace(error))
         } else {
-          nativeJob.finish('fail', null, ...errorParts(error), null, null)
+          nativeJob.finish('fail', null, ...errorParts(error), null, null, errorTrace(error))
         }
       } catch (err) {
         // An outcome the core refuses (a negative delayMs, say) fails the job with the refusal.
-        nativeJob.finish('fail', null, String(err), 'LeaseqError', null, null)
+        nativeJob.finish('fail', null, String(err), 'LeaseqError', null, null, errorTrace(err))
       }
     }
     let promise
@@ -349,7 +413,7 @@ class Worker extends EventEmitter {
   #event(e) {
     switch (e.name) {
       case 'error':
-        if (this.listenerCount('outage') === 0) {
+        if (this.listenerCount('outage') === 0 && !this.#logger[0]) {
           console.warn(`leaseq runner: ${e.during} failed (${e.code}: ${e.message}); going on`)
         }
         this.emit('outage', { during: e.during, code: e.code, message: e.message })
@@ -374,7 +438,7 @@ class Worker extends EventEmitter {
     /** @type {Record<string, unknown>} */
     const parts = {}
     for (const key of OPTIONS) {
-      if (key !== 'handleSignals' && key !== 'fallback' && o[key] !== undefined && o[key] !== null) {
+      if (!JS_OPTIONS.includes(key) && o[key] !== undefined && o[key] !== null) {
         /** @type {any} */ (parts)[key] = o[key]
       }
     }
@@ -382,6 +446,11 @@ class Worker extends EventEmitter {
       parts.handlerNames = [...this.#byName.keys()]
       parts.fallbackHandler = this.#fallback !== undefined
     }
+    const [logger, logLevel] = this.#logger
+    if (logLevel !== undefined) /** @type {any} */ (parts).logLevel = logLevel
+    const onLog = logger
+      ? (/** @type {import('../native').WorkerLogLine} */ l) => logger[l.level].call(logger, l.line)
+      : undefined
     // A setting the core refuses throws its LeaseqError (INVALID_ARGUMENT naming the setting).
     this.#run = nativeSync(() =>
       native.startWorker(
@@ -390,6 +459,7 @@ class Worker extends EventEmitter {
         (key) => this.#cancel(key),
         (event) => this.#event(event),
         parts,
+        onLog,
       ),
     )
     this.#keepResults = this.#run.keepResults

@@ -50,6 +50,8 @@ pub struct JobParts {
     pub error: Option<String>,
     /// The last failure's type.
     pub error_type: Option<String>,
+    /// The last failure's trace (a stack, a traceback), when it gave one.
+    pub trace: Option<String>,
     /// Why it is dead.
     pub dead_reason: Option<String>,
     /// The last progress value.
@@ -92,6 +94,7 @@ impl From<Job> for JobParts {
             priority: job.priority,
             error,
             error_type,
+            trace: job.trace,
             dead_reason: job.dead_reason,
             progress: job.progress.map(Buffer::from),
             result: job.result.map(ResultParts::from),

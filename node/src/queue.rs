@@ -113,6 +113,8 @@ pub struct FailureParts {
     pub retry_mode: Option<String>,
     /// A retry delay instead.
     pub retry_after_ms: Option<f64>,
+    /// The failure's trace (a stack), kept with the item.
+    pub trace: Option<String>,
 }
 
 /// What `complete_and_lease_batch` did.
@@ -276,7 +278,8 @@ impl NativeQueue {
         self.inner.renew(&lease.inner, ttl).await.map_err(to_napi)
     }
 
-    /// Records a failed attempt; `retrying`, `dead`, or why the lease was not held.
+    /// Records a failed attempt (and its trace, if any); `retrying`, `dead`, or why the lease
+    /// was not held.
     #[napi]
     pub async fn fail(
         &self,
@@ -285,15 +288,17 @@ impl NativeQueue {
         error_type: Option<String>,
         retry_mode: Option<String>,
         retry_after_ms: Option<f64>,
+        trace: Option<String>,
     ) -> napi::Result<&'static str> {
         let retry = retry(retry_mode, retry_after_ms)?;
         let outcome = self
             .inner
-            .fail(
+            .fail_with_trace(
                 &lease.inner,
                 &error,
                 error_type.as_deref().unwrap_or_default(),
                 retry,
+                trace.as_deref(),
             )
             .await
             .map_err(to_napi)?;
@@ -591,15 +596,16 @@ impl NativeQueue {
                 f.error,
                 f.error_type.unwrap_or_default(),
                 retry,
+                f.trace,
             ));
         }
         let queue = self.inner.clone();
         env.spawn_future(async move {
-            let list: Vec<(&Lease, &str, &str, leaseq::Retry)> = owned
+            let list: Vec<leaseq::Failure<'_>> = owned
                 .iter()
-                .map(|(l, e, t, r)| (l, e.as_str(), t.as_str(), *r))
+                .map(|(l, e, t, r, trace)| (l, e.as_str(), t.as_str(), *r, trace.as_deref()))
                 .collect();
-            let outcomes = queue.fail_batch(&list).await.map_err(to_napi)?;
+            let outcomes = queue.fail_batch_with_traces(&list).await.map_err(to_napi)?;
             Ok(outcomes.into_iter().map(fail_name).collect())
         })
     }

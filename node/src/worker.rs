@@ -6,8 +6,8 @@
 use std::sync::{Arc, Mutex};
 
 use leaseq::worker::{
-    Event, Job, JobError, Outcome, QueueOrder, Report, ShutdownAction, Worker, WorkerHandle,
-    WorkerOptions,
+    Event, Job, JobError, LogLevel, Outcome, QueueOrder, Report, ShutdownAction, Worker,
+    WorkerHandle, WorkerOptions,
 };
 use leaseq::Retry;
 use napi::bindgen_prelude::{Buffer, ClassInstance};
@@ -95,8 +95,10 @@ impl NativeWorkerJob {
     /// that stopped the JavaScript layer encoding the return value: a failed attempt, worded by
     /// the core), `release` (after a delay in ms), `rateLimited` (the queue held off for the
     /// delay in ms and the job released, no attempt charged), or `rateLimitedGroup` (the same,
-    /// holding off only the job's group; the queue when it has none).
+    /// holding off only the job's group; the queue when it has none). A `fail` carries the
+    /// error's `stack` as its trace.
     #[napi]
+    #[allow(clippy::too_many_arguments)]
     pub fn finish(
         &self,
         kind: String,
@@ -105,6 +107,7 @@ impl NativeWorkerJob {
         error_type: Option<String>,
         retry: Option<String>,
         delay_ms: Option<f64>,
+        trace: Option<String>,
     ) -> napi::Result<()> {
         let outcome = match kind.as_str() {
             "complete" => Outcome::Complete(result.map(|b| b.to_vec())),
@@ -116,6 +119,7 @@ impl NativeWorkerJob {
                     (_, Some(ms)) => Retry::After(millis("delayMs", ms)?),
                     _ => Retry::Default,
                 };
+                err.trace = trace;
                 Outcome::Fail(err)
             }
             "unencodable" => Outcome::Fail(
@@ -165,6 +169,15 @@ pub struct WorkerEventParts {
     pub during: Option<String>,
     /// The delay before a retry, in ms.
     pub retry_in_ms: Option<f64>,
+}
+
+/// One log line of a runner (spec/PROTOCOL.md 13.4), worded by the core.
+#[napi(object)]
+pub struct WorkerLogLine {
+    /// `debug`, `info`, `warn` or `error`: the logger's method to call.
+    pub level: String,
+    /// The line.
+    pub line: String,
 }
 
 /// What a runner did.
@@ -229,6 +242,9 @@ pub struct WorkerOptionsParts {
     pub handler_names: Option<Vec<String>>,
     /// With `handlerNames`: whether the table has a fallback (default false).
     pub fallback_handler: Option<bool>,
+    /// The least level of the log lines sent to `onLog` (`debug`, `info`, `warn`, `error`;
+    /// default `info`).
+    pub log_level: Option<String>,
 }
 
 /// A started runner.
@@ -399,7 +415,8 @@ fn event_parts(e: &Event) -> WorkerEventParts {
 /// Starts the core's runner over `queues` (1 to 64 of one client, asked in strict order, or
 /// by weighted round robin with `weights`): `dispatch(job)` runs each job (and calls
 /// `job.finish(...)` once), `onCancel(key)` says a job's handler is told to stop (its
-/// `cancelReason` says why: a timeout, a lost lease, a shutdown), `onEvent(event)` reports.
+/// `cancelReason` says why: a timeout, a lost lease, a shutdown), `onEvent(event)` reports,
+/// and `onLog(line)`, when given, gets the runner's log lines of `logLevel` and above.
 #[napi]
 pub fn start_worker(
     queues: Vec<ClassInstance<'_, NativeQueue>>,
@@ -407,8 +424,21 @@ pub fn start_worker(
     on_cancel: ThreadsafeFunction<u32, (), u32, Status, false>,
     on_event: ThreadsafeFunction<WorkerEventParts, (), WorkerEventParts, Status, false>,
     options_parts: WorkerOptionsParts,
+    on_log: Option<ThreadsafeFunction<WorkerLogLine, (), WorkerLogLine, Status, false>>,
 ) -> napi::Result<NativeWorkerRun> {
     let o = options(&options_parts)?;
+    let min = match options_parts.log_level.as_deref() {
+        None | Some("info") => LogLevel::Info,
+        Some("debug") => LogLevel::Debug,
+        Some("warn") => LogLevel::Warn,
+        Some("error") => LogLevel::Error,
+        Some(other) => {
+            return Err(invalid(
+                "logLevel",
+                &format!("must be 'debug', 'info', 'warn' or 'error', got {other:?}"),
+            ))
+        }
+    };
     let order = queue_order(options_parts.weights.as_deref())?;
     let queues = queues.iter().map(|q| q.inner().clone()).collect();
     let keep_results = o.keeps_results();
@@ -459,6 +489,16 @@ pub fn start_worker(
         }
         on_event.call(event_parts(e), ThreadsafeFunctionCallMode::NonBlocking);
     });
+    let worker = match on_log {
+        Some(on_log) => worker.on_log(min, move |level, line| {
+            let line = WorkerLogLine {
+                level: level.as_str().to_owned(),
+                line: line.to_owned(),
+            };
+            on_log.call(line, ThreadsafeFunctionCallMode::NonBlocking);
+        }),
+        None => worker,
+    };
     worker.check().map_err(refused)?;
     let handle = worker.handle();
     let (tx, rx) = watch::channel(None);

@@ -19,6 +19,14 @@ const CHECKS = {
   'quickstart.js'(lines) {
     assert.deepEqual(lines, ['sending to ada@example.com (attempt 1)', 'result: sent'])
   },
+  'logs.js'(lines, errors) {
+    // console.info writes to stdout, console.warn and console.error to stderr.
+    assert.match(lines[0], /^runner \S+ started: queue \{invoices\} on redis:\/\/127\.0\.0\.1:\d+, concurrency 1$/)
+    assert.deepEqual(errors, ['job bad failed (attempt 1) and is dead: not an amount: twelve'])
+    assert.ok(!lines.some((l) => l.includes('job ok')), 'a success is logged at debug')
+    assert.match(lines.at(-2), /stopped: 1 completed, 0 retried, 1 dead/)
+    assert.equal(lines.at(-1), 'TypeError: not an amount: twelve')
+  },
   'runner.js'(lines) {
     assert.equal(lines.filter((l) => l.startsWith('sending to ')).length, 2)
     assert.equal(lines.at(-1), '2 completed, 1 dead')
@@ -83,9 +91,9 @@ describe('examples', { timeout: 60_000 }, () => {
       assertRan(result)
       const lines = result.stdout.trim().split('\n')
       try {
-        CHECKS[name](lines)
+        CHECKS[name](lines, result.stderr.trim().split('\n'))
       } catch (err) {
-        err.message += `\nstdout:\n${result.stdout}`
+        err.message += `\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`
         throw err
       }
     })

@@ -352,6 +352,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
       'progress',
       'result',
       'state',
+      'trace',
     ])
     assert.equal(job.id, 'j')
     assert.equal(job.state, 'waiting')
@@ -362,7 +363,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
     assert.equal(job.cancelled, false)
     assert.equal(job.group, null, 'no group given')
     assert.equal(job.name, null, 'no name given')
-    for (const field of ['error', 'errorType', 'deadReason', 'progress', 'result', 'leasedAt', 'leaseTtlMs']) {
+    for (const field of ['error', 'errorType', 'trace', 'deadReason', 'progress', 'result', 'leasedAt', 'leaseTtlMs']) {
       assert.equal(job[field], null, field)
     }
     await queue.lease({ ttlMs: 60_000 })

@@ -283,6 +283,8 @@ function jobJson(job) {
   if (job.group !== null) out.group = job.group
   // `name` too, only for an item that has one.
   if (job.name !== null) out.name = job.name
+  // `trace` only for an item that has one (spec/vectors/README.md, "A job").
+  if (job.trace !== null) out.trace = job.trace
   return out
 }
 
@@ -344,6 +346,7 @@ const STEPS = {
     const lease = this.leaseNamed(step)
     const error = strField(step, 'error')
     const options = { errorType: typeof step.error_type === 'string' ? step.error_type : '' }
+    if (typeof step.trace === 'string') options.trace = step.trace
     const retry = step.retry
     if (retry === undefined || retry === null || retry === 'default') options.retry = 'default'
     else if (retry === 'never') options.retry = 'never'

@@ -141,6 +141,83 @@ describe('Worker', { timeout: 120_000 }, () => {
     })
   })
 
+  test('a logger gets the start line without the password, a line per failure, none per success', async () => {
+    const raw = await resp.connect(redis.url)
+    try {
+      assert.equal(await raw.command('ACL', 'SETUSER', 'jslogger', 'on', '>hunter2', '~*', '&*', '+@all'), 'OK')
+    } finally {
+      raw.close()
+    }
+    const own = await Client.connect(redis.url.replace('redis://', 'redis://jslogger:hunter2@'))
+    try {
+      const prefix = uniquePrefix('log')
+      const queue = own.queue(prefix)
+      await queue.add(new Item(Buffer.from('x'), { id: 'ok' }))
+      await queue.add(new Item(Buffer.from('x'), { id: 'bad', maxAttempts: 1 }))
+      const lines = []
+      const logger = Object.fromEntries(
+        ['debug', 'info', 'warn', 'error'].map((level) => [level, (line) => lines.push([level, line])]),
+      )
+      function parse() {
+        throw new TypeError('cannot parse x', { cause: new RangeError('byte 3') })
+      }
+      const worker = new Worker(
+        queue,
+        async (job) => {
+          if (job.id === 'bad') parse()
+        },
+        { concurrency: 2, handleSignals: false, logger },
+      )
+      const ended = new Set()
+      const stopWhenBoth = (id) => {
+        ended.add(id)
+        if (ended.size === 2) worker.close()
+      }
+      worker.on('completed', stopWhenBoth).on('dead', stopWhenBoth)
+      const report = await worker.run()
+      assert.deepEqual([report.completed, report.dead], [1, 1])
+      const text = lines.map(([level, line]) => `${level} ${line}`).join('\n')
+      assert.ok(!text.includes('hunter2') && !text.includes('jslogger'), text)
+      assert.equal(lines[0][0], 'info', text)
+      assert.match(lines[0][1], new RegExp(`started: queue ${prefix} on redis://127\\.0\\.0\\.1:\\d+, concurrency 2`), text)
+      assert.ok(lines.some(([l, line]) => l === 'error' && line === 'job bad failed (attempt 1) and is dead: cannot parse x'), text)
+      assert.ok(!lines.some(([, line]) => line.includes('job ok')), text)
+      assert.deepEqual(lines.at(-1)[0], 'info', text)
+      assert.match(lines.at(-1)[1], /stopped: 1 completed, 0 retried, 1 dead/, text)
+
+      const job = await queue.get('bad')
+      assert.match(job.trace, /^TypeError: cannot parse x\n\s+at parse /, job.trace)
+      assert.match(job.trace, /\ncaused by: RangeError: byte 3\n/, job.trace)
+    } finally {
+      await own.close()
+    }
+  })
+
+  test('logLevel debug writes a line per completed job; a logger without the methods is refused', async () => {
+    const queue = client.queue(uniquePrefix('log'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'fine' }))
+    const lines = []
+    const logger = { debug: (l) => lines.push(l), info() {}, warn() {}, error() {} }
+    const worker = new Worker(queue, async () => 'ok', { handleSignals: false, logger, logLevel: 'debug' })
+    worker.on('completed', () => worker.close())
+    await worker.run()
+    assert.ok(lines.includes('job fine completed (attempt 1)'), lines.join('\n'))
+    assert.throws(() => new Worker(queue, async () => {}, { logger: { info() {} } }), { argument: 'logger' })
+    assert.throws(() => new Worker(queue, async () => {}, { logger: console, logLevel: 'loud' }), { argument: 'logLevel' })
+  })
+
+  test('fail keeps the trace given, or the Error\'s stack', async () => {
+    const queue = client.queue(uniquePrefix('trace'))
+    await queue.addBatch(['a', 'b', 'c'].map((id) => new Item(Buffer.from('x'), { id, maxAttempts: 1 })))
+    const leases = Object.fromEntries((await queue.leaseBatch(3)).map((l) => [l.id, l]))
+    await queue.fail(leases.a, new Error('thrown'))
+    await queue.fail(leases.b, 'plain', { trace: 'my trace' })
+    await queue.failBatch([{ lease: leases.c, error: 'batched', trace: 'batch trace' }])
+    assert.match((await queue.get('a')).trace, /^Error: thrown\n\s+at /)
+    assert.equal((await queue.get('b')).trace, 'my trace')
+    assert.equal((await queue.get('c')).trace, 'batch trace')
+  })
+
   test('a runner without stats leaves the configuration alone', async () => {
     const prefix = uniquePrefix('w')
     const queue = client.queue(prefix)

@@ -378,8 +378,8 @@ impl AsyncQueue {
 
     /// See ``leaseq.Queue.fail``.
     #[pyo3(
-        signature = (lease, error, error_type = None, retry = None),
-        text_signature = "($self, lease, error, error_type=None, retry=True)"
+        signature = (lease, error, error_type = None, retry = None, trace = None),
+        text_signature = "($self, lease, error, error_type=None, retry=True, trace=None)"
     )]
     fn fail<'py>(
         &self,
@@ -388,12 +388,13 @@ impl AsyncQueue {
         error: &Bound<'py, PyAny>,
         error_type: Option<&Bound<'py, PyAny>>,
         retry: Option<&Bound<'py, PyAny>>,
+        trace: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let lease = convert::lease(lease, "lease")?;
-        let (message, kind) = convert::failure(error, error_type)?;
+        let (message, kind, trace) = convert::failure(error, error_type, trace)?;
         let retry = convert::retry(retry)?;
         self.run(py, move |q| async move {
-            q.fail(&lease.get().inner, &message, &kind, retry)
+            q.fail_with_trace(&lease.get().inner, &message, &kind, retry, trace.as_deref())
                 .await
                 .map(FailOutcome::from)
         })
@@ -503,11 +504,9 @@ impl AsyncQueue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let owned = convert::failures(failures, "failures")?;
         self.run(py, move |q| async move {
-            let list: Vec<_> = owned
-                .iter()
-                .map(|(lease, error, kind, retry)| (lease, error.as_str(), kind.as_str(), *retry))
-                .collect();
-            let outcomes = q.fail_batch(&list).await?;
+            let outcomes = q
+                .fail_batch_with_traces(&convert::failure_refs(&owned))
+                .await?;
             Ok(outcomes
                 .into_iter()
                 .map(FailOutcome::from)

@@ -346,21 +346,31 @@ pub fn retry(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Retry> {
     seconds(obj, "retry").map(Retry::After)
 }
 
-/// `error` and `error_type` of `fail`: a message, or an exception whose `str()` is the message
-/// and whose class name is the type (unless `error_type` is given).
+/// `error`, `error_type` and `trace` of `fail`: a message, or an exception whose `str()` is the
+/// message, whose class name is the type (unless `error_type` is given) and whose formatted
+/// traceback, when it was raised, is the trace (unless `trace` is given).
 pub fn failure(
     error: &Bound<'_, PyAny>,
     error_type: Option<&Bound<'_, PyAny>>,
-) -> PyResult<(String, String)> {
+    trace: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(String, String, Option<String>)> {
     let given_type = match error_type {
         Some(t) if !t.is_none() => Some(string(t, "error_type")?),
+        _ => None,
+    };
+    let given_trace = match trace {
+        Some(t) if !t.is_none() => Some(string(t, "trace")?),
         _ => None,
     };
     if error.is_instance_of::<pyo3::exceptions::PyBaseException>() {
         let message = string(error.str()?.as_any(), "error")?;
         let class = error.get_type().name()?;
         let class = string(class.as_any(), "error")?;
-        return Ok((message, given_type.unwrap_or(class)));
+        let trace = match given_trace {
+            Some(t) => Some(t),
+            None => exception_trace(error)?,
+        };
+        return Ok((message, given_type.unwrap_or(class), trace));
     }
     if !error.is_instance_of::<PyString>() {
         return Err(errors::wrong_type(
@@ -370,7 +380,28 @@ pub fn failure(
             error,
         ));
     }
-    Ok((string(error, "error")?, given_type.unwrap_or_default()))
+    Ok((
+        string(error, "error")?,
+        given_type.unwrap_or_default(),
+        given_trace,
+    ))
+}
+
+/// A raised exception's traceback as `traceback.format_exception` writes it (its causes and
+/// contexts included); `None` for one never raised.
+pub fn exception_trace(error: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    let tb = error.getattr("__traceback__")?;
+    if tb.is_none() {
+        return Ok(None);
+    }
+    let py = error.py();
+    let lines = py
+        .import("traceback")?
+        .call_method1("format_exception", (error.get_type(), error, tb))?;
+    let text: String = PyString::new(py, "")
+        .call_method1("join", (lines,))?
+        .extract()?;
+    Ok(Some(text))
 }
 
 /// The keyword arguments of `set_config`, as the core's `QueueConfig`.
@@ -513,19 +544,35 @@ pub fn leases(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<leaseq::Le
 }
 
 /// One failure of a batch, owned: as `fail`'s arguments.
-pub type OwnedFailure = (leaseq::Lease, String, String, Retry);
+pub type OwnedFailure = (leaseq::Lease, String, String, Retry, Option<String>);
 
-/// `failures` of `fail_batch`: each a tuple `(lease, error, error_type, retry)` (a
-/// `leaseq.Failure`, or a plain tuple of 2 to 4 fields) whose fields are `fail`'s arguments.
+/// `failures` of `fail_batch`: each a tuple `(lease, error, error_type, retry, trace)` (a
+/// `leaseq.Failure`, or a plain tuple of 2 to 5 fields) whose fields are `fail`'s arguments.
 pub fn failures(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<OwnedFailure>> {
-    let expected = "(lease, error, error_type, retry) elements";
+    let expected = "(lease, error, error_type, retry, trace) elements";
     elements(obj, argument, &format!("an iterable of {expected}"))?
         .iter()
         .map(|element| {
-            let f = fields(element, argument, expected, 2, 4)?;
+            let f = fields(element, argument, expected, 2, 5)?;
             let lease = self::lease(&f[0], "lease")?.get().inner.clone();
-            let (message, kind) = failure(&f[1], f.get(2))?;
-            Ok((lease, message, kind, retry(f.get(3))?))
+            let (message, kind, trace) = failure(&f[1], f.get(2), f.get(4))?;
+            Ok((lease, message, kind, retry(f.get(3))?, trace))
+        })
+        .collect()
+}
+
+/// A batch of owned failures as the core's [`leaseq::Failure`]s.
+pub fn failure_refs(owned: &[OwnedFailure]) -> Vec<leaseq::Failure<'_>> {
+    owned
+        .iter()
+        .map(|(lease, error, kind, retry, trace)| {
+            (
+                lease,
+                error.as_str(),
+                kind.as_str(),
+                *retry,
+                trace.as_deref(),
+            )
         })
         .collect()
 }

@@ -142,6 +142,13 @@ impl Job {
         self.inner.error.as_ref().map(|(_, kind)| kind.as_str())
     }
 
+    /// The last failure's trace (a traceback, a stack, an error chain; at most 16 KiB), if it
+    /// gave one.
+    #[getter]
+    fn trace(&self) -> Option<&str> {
+        self.inner.trace.as_deref()
+    }
+
     /// Why it is dead (e.g. ``"failed"``, ``"expired"``), if it is.
     #[getter]
     fn dead_reason(&self) -> Option<&str> {

@@ -330,10 +330,12 @@ impl Queue {
     /// message and its class name the ``error_type``, unless given). ``retry=True`` (the
     /// default) runs the item again after its backoff while it has attempts left, else it is
     /// dead; ``retry=<seconds or timedelta>`` after that delay instead; ``retry=False`` makes it
-    /// dead now. Returns a ``FailOutcome``; only the live holder can fail an item.
+    /// dead now. ``trace`` (a str, at most 16 KiB kept) is kept with the item and shown by
+    /// ``get``; left out, an exception's traceback is, when it was raised. Returns a
+    /// ``FailOutcome``; only the live holder can fail an item.
     #[pyo3(
-        signature = (lease, error, error_type = None, retry = None),
-        text_signature = "($self, lease, error, error_type=None, retry=True)"
+        signature = (lease, error, error_type = None, retry = None, trace = None),
+        text_signature = "($self, lease, error, error_type=None, retry=True, trace=None)"
     )]
     fn fail(
         &self,
@@ -342,13 +344,16 @@ impl Queue {
         error: &Bound<'_, PyAny>,
         error_type: Option<&Bound<'_, PyAny>>,
         retry: Option<&Bound<'_, PyAny>>,
+        trace: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<FailOutcome> {
         let lease = convert::lease(lease, "lease")?;
         let lease = &lease.get().inner;
-        let (message, kind) = convert::failure(error, error_type)?;
+        let (message, kind, trace) = convert::failure(error, error_type, trace)?;
         let retry = convert::retry(retry)?;
-        self.call(py, |q| q.fail(lease, &message, &kind, retry))
-            .map(FailOutcome::from)
+        self.call(py, |q| {
+            q.fail_with_trace(lease, &message, &kind, retry, trace.as_deref())
+        })
+        .map(FailOutcome::from)
     }
 
     /// Hands the item back without counting a failure: it waits again at once, or after
@@ -459,8 +464,8 @@ impl Queue {
 
     /// Records many failed attempts (at most 1000) in one round trip, each as ``fail`` would;
     /// returns their ``FailOutcome``s in order. Each failure is a ``leaseq.Failure(lease,
-    /// error, error_type, retry)`` (any tuple of those fields, ``error_type`` and ``retry``
-    /// optional) whose fields mean what ``fail``'s arguments do. Every failure is checked
+    /// error, error_type, retry, trace)`` (any tuple of those fields, the last three optional)
+    /// whose fields mean what ``fail``'s arguments do. Every failure is checked
     /// before anything is sent.
     fn fail_batch(
         &self,
@@ -469,11 +474,7 @@ impl Queue {
     ) -> PyResult<Vec<FailOutcome>> {
         let owned = convert::failures(failures, "failures")?;
         let outcomes = self.call(py, |q| {
-            let list: Vec<_> = owned
-                .iter()
-                .map(|(lease, error, kind, retry)| (lease, error.as_str(), kind.as_str(), *retry))
-                .collect();
-            q.fail_batch(&list)
+            q.fail_batch_with_traces(&convert::failure_refs(&owned))
         })?;
         Ok(outcomes.into_iter().map(FailOutcome::from).collect())
     }

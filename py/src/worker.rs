@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use leaseq::worker::{
-    Event, Job, JobError, Outcome, QueueOrder, Report, ShutdownAction, Worker, WorkerHandle,
-    WorkerOptions,
+    Event, Job, JobError, LogLevel, Outcome, QueueOrder, Report, ShutdownAction, Worker,
+    WorkerHandle, WorkerOptions,
 };
 use leaseq::Retry;
 use pyo3::prelude::*;
@@ -118,8 +118,9 @@ pub struct Done {
 
 #[pymethods]
 impl Done {
-    /// ``done("complete", result_bytes_or_None)``, ``done("fail", (message, type, retry))``
-    /// with retry ``None`` (the backoff), ``"never"`` or seconds, ``done("unencodable",
+    /// ``done("complete", result_bytes_or_None)``, ``done("fail", (message, type, retry,
+    /// trace))`` with retry ``None`` (the backoff), ``"never"`` or seconds and trace the
+    /// formatted traceback or ``None``, ``done("unencodable",
     /// (message, type))`` for a return value the Python layer could not encode (a failed
     /// attempt, worded by the core), ``done("release", delay)``, ``done("rate_limited",
     /// hold)``: the queue is held off for ``hold`` seconds and the job released, no attempt
@@ -134,8 +135,13 @@ impl Done {
                 Outcome::Fail(JobError::unencodable_result(message).with_type(error_type))
             }
             "fail" => {
-                let (message, error_type, retry): (String, String, Option<Bound<'_, PyAny>>) =
-                    value.extract()?;
+                #[allow(clippy::type_complexity)]
+                let (message, error_type, retry, trace): (
+                    String,
+                    String,
+                    Option<Bound<'_, PyAny>>,
+                    Option<String>,
+                ) = value.extract()?;
                 let retry = match retry {
                     None => Retry::Default,
                     Some(r) if r.extract::<String>().is_ok_and(|s| s == "never") => Retry::Never,
@@ -143,6 +149,7 @@ impl Done {
                 };
                 let mut err = JobError::new(message).with_type(error_type);
                 err.retry = retry;
+                err.trace = trace;
                 Outcome::Fail(err)
             }
             "rate_limited" => {
@@ -210,6 +217,7 @@ pub struct WorkerRun {
     wakeup: UnixStream,
     report: Mutex<watch::Receiver<Option<Result<Report, String>>>>,
     events: Mutex<mpsc::UnboundedReceiver<Event>>,
+    logs: Mutex<mpsc::UnboundedReceiver<(LogLevel, String)>>,
     /// How many jobs the runner runs at once (the option, or its default applied).
     #[pyo3(get)]
     concurrency: usize,
@@ -297,6 +305,18 @@ impl WorkerRun {
             )?);
         }
         Ok(out)
+    }
+
+    /// The runner's log lines since the last call (spec/PROTOCOL.md 13.4), as ``(levelno,
+    /// line)``: ``levelno`` is ``logging``'s (10 debug, 20 info, 30 warning, 40 error), the line
+    /// worded by the core; only those at or above the ``log_level`` the runner started with.
+    fn logs(&self) -> Vec<(u8, String)> {
+        let mut rx = self.logs.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = Vec::new();
+        while let Ok((level, line)) = rx.try_recv() {
+            out.push((level as u8, line));
+        }
+        out
     }
 
     /// The file descriptor that turns readable when jobs, or keys of jobs told to stop, wait:
@@ -476,6 +496,16 @@ pub fn start_worker(
             .map(|v| convert::boolean(&v, "fallback"))
             .transpose()?;
     }
+    // The least `logging` level the runner's lines are made for (None: none is).
+    let log_level = get("log_level")?
+        .map(|v| convert::integer::<u32>(&v, "log_level"))
+        .transpose()?
+        .map(|n| match n {
+            0..=10 => LogLevel::Debug,
+            11..=20 => LogLevel::Info,
+            21..=30 => LogLevel::Warn,
+            _ => LogLevel::Error,
+        });
     o.language = Some("python".into());
     let concurrency = o
         .effective_concurrency()
@@ -507,6 +537,13 @@ pub fn start_worker(
     .queue_order(order)
     .options(o)
     .on_event(move |e| drop(event_tx.send(e.clone())));
+    let (log_tx, log_rx) = mpsc::unbounded_channel();
+    let worker = match log_level {
+        Some(min) => worker.on_log(min, move |level, line| {
+            drop(log_tx.send((level, line.to_owned())))
+        }),
+        None => worker,
+    };
     worker.check().map_err(|e| refused(py, e))?;
     let handle = worker.handle();
     let (report_tx, report_rx) = watch::channel(None);
@@ -523,6 +560,7 @@ pub fn start_worker(
         wakeup,
         report: Mutex::new(report_rx),
         events: Mutex::new(event_rx),
+        logs: Mutex::new(log_rx),
         concurrency,
         keep_results,
     })

@@ -66,6 +66,20 @@ def check_errors(out: str) -> None:
     assert rest == ["priority", "CLOSED"]
 
 
+def check_logs(out: str) -> None:
+    lines = out.splitlines()
+    assert lines[0].startswith("INFO leaseq.worker: runner "), lines[0]
+    assert " started: queue {invoices} on redis://127.0.0.1:" in lines[0], lines[0]
+    assert lines[0].endswith(", concurrency 1"), lines[0]
+    assert (
+        "ERROR leaseq.worker: job bad failed (attempt 1) and is dead: could not convert "
+        "string to float: 'twelve'" in lines
+    ), out
+    assert not any("job ok" in line for line in lines), out  # a success: DEBUG
+    assert "stopped: 1 completed, 0 retried, 1 dead" in lines[-2], out
+    assert lines[-1] == "ValueError: could not convert string to float: 'twelve'"
+
+
 def check_aio(out: str) -> None:
     assert out.splitlines()[0] == "{'to': 'b@example.com'}"
     assert out.splitlines()[-1].startswith("JobResult("), out
@@ -76,6 +90,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "errors": check_errors,
     "lifecycle": check_lifecycle,
     "names": check_names,
+    "logs": check_logs,
     "operations": check_operations,
     "quickstart": check_quickstart,
     "runner": check_runner,

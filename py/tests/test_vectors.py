@@ -116,6 +116,9 @@ def job_json(job: leaseq.Job | None) -> Any:
         out["group"] = job.group
     if job.name is not None:
         out["name"] = job.name
+    # `trace` only for an item that has one (spec/vectors/README.md, "A job").
+    if job.trace is not None:
+        out["trace"] = job.trace
     return out
 
 
@@ -395,8 +398,10 @@ class Runner:
         error_type = step.get("error_type")
         kind = error_type if isinstance(error_type, str) else ""
         how = retry(step.get("retry"))
+        trace = step.get("trace")
+        trace = trace if isinstance(trace, str) else None
         return then(
-            run(lambda: self.q.fail(lease, error, kind, retry=how)),
+            run(lambda: self.q.fail(lease, error, kind, retry=how, trace=trace)),
             lambda outcome: outcome.name,
         )
 

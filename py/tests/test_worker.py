@@ -4,6 +4,7 @@ the lease-lost signal, the job timeout, shutdown, outages, and ``python -m lease
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import subprocess
@@ -652,6 +653,10 @@ def test_python_m_leaseq_worker_drains_on_sigterm(
     proc.send_signal(signal.SIGTERM)
     out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 0, out
+    # The runner's start line at INFO (queue, URL, concurrency), its stop line with the report.
+    assert (
+        "INFO leaseq.worker: runner " in out and f"started: queue {prefix} on " in out
+    ), out
     assert "stopped:" in out, out
     # Graceful: what started finished; nothing is left leased.
     assert queue.count(leaseq.State.LEASED) == 0, out
@@ -830,3 +835,87 @@ def test_python_m_leaseq_worker_serves_several_queues(
         out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 0, out
     assert set(mark.read_text().split()) == ids
+
+
+def test_a_runner_logs_on_leaseq_worker_and_keeps_each_failures_traceback(
+    url: str, r: redis.Redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The start line names the queue and the server without the password; a failure's line has
+    its id, attempt and error; a success writes nothing at INFO; the traceback is kept."""
+    r.execute_command(  # type: ignore[no-untyped-call]
+        "ACL", "SETUSER", "pylogger", "on", ">hunter2", "~*", "&*", "+@all"
+    )
+    prefix = new_prefix()
+    caplog.set_level(logging.INFO, logger="leaseq")
+
+    def parse(text: str) -> None:
+        raise ValueError(f"cannot parse {text}")
+
+    def handler(job: leaseq.worker.Job) -> None:
+        if job.id == "bad":
+            try:
+                parse(job.data.decode())
+            except ValueError as e:
+                raise RuntimeError("bad input") from e
+
+    with leaseq.Client(url.replace("redis://", "redis://pylogger:hunter2@")) as c:
+        queue = c.queue(prefix)
+        queue.add(leaseq.Item(b"x", id="ok"))
+        queue.add(leaseq.Item(b"x", id="bad", max_attempts=1))
+        ended: set[str] = set()
+
+        def done(name: str, job_id: Any) -> bool:
+            if name in ("completed", "dead"):
+                ended.add(job_id)
+            return len(ended) == 2
+
+        report = run_until(leaseq.Worker(queue, handler, concurrency=2), done)
+        assert (report.completed, report.dead) == (1, 1)
+        job = queue.get("bad")
+    records = [rec for rec in caplog.records if rec.name == "leaseq.worker"]
+    lines = [rec.getMessage() for rec in records]
+    text = "\n".join(lines)
+    assert "hunter2" not in text and "pylogger" not in text, text
+    assert records[0].levelno == logging.INFO, text
+    assert f"started: queue {prefix} on redis://127.0.0.1:" in lines[0], text
+    assert "concurrency 2" in lines[0], text
+    [failure] = [rec for rec in records if "job bad" in rec.getMessage()]
+    assert failure.levelno == logging.ERROR
+    assert failure.getMessage() == "job bad failed (attempt 1) and is dead: bad input"
+    assert not any("job ok" in line for line in lines), text
+    assert records[-1].levelno == logging.INFO
+    assert "stopped: 1 completed, 0 retried, 1 dead" in lines[-1], text
+
+    assert job is not None and job.trace is not None
+    assert job.trace.startswith("Traceback (most recent call last):"), job.trace
+    assert "in parse" in job.trace and "ValueError: cannot parse x" in job.trace
+    assert job.trace.rstrip().endswith("RuntimeError: bad input"), job.trace
+
+
+def test_a_success_is_logged_at_debug_only(
+    queue: leaseq.Queue, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="leaseq.worker")
+    queue.add(leaseq.Item(b"x", id="fine"))
+    run_until(
+        leaseq.Worker(queue, lambda job: None), lambda name, _id: name == "completed"
+    )
+    debug = [rec.getMessage() for rec in caplog.records if rec.levelno == logging.DEBUG]
+    assert "job fine completed (attempt 1)" in debug, caplog.text
+
+
+def test_fail_keeps_a_trace_given_or_the_exceptions(queue: leaseq.Queue) -> None:
+    queue.add_batch([leaseq.Item(b"x", id=i, max_attempts=1) for i in "abc"])
+    leases = {lease.id: lease for lease in queue.lease_batch(3)}
+    try:
+        raise KeyError("missing")
+    except KeyError as e:
+        raised = e
+    queue.fail(leases["a"], raised)
+    queue.fail(leases["b"], "plain", trace="my trace")
+    queue.fail_batch([leaseq.Failure(leases["c"], "batched", trace="batch trace")])
+    a, b, c = (queue.get(i) for i in "abc")
+    assert a is not None and a.trace is not None
+    assert a.trace.startswith("Traceback") and "KeyError: 'missing'" in a.trace
+    assert b is not None and b.trace == "my trace"
+    assert c is not None and c.trace == "batch trace"

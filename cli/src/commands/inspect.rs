@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use crate::fail::{Fail, Outcome};
 use crate::output::{self, age, bold, time};
-use crate::view::{preview, EntryView, JobView, MinuteView, StatsView};
+use crate::view::{preview, EntryView, JobView, MinuteView, StatsView, PREVIEW_BYTES};
 
 /// `leaseq queues`.
 pub async fn queues(client: &leaseq::Client, starting_with: &str, json: bool) -> Outcome {
@@ -272,6 +272,13 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
     ];
     for (name, value) in fields {
         println!("{}  {value}", bold(&format!("{name:>12}")));
+    }
+    // The last failure's trace, a line per line (each escaped as the fields are).
+    if let Some(trace) = &view.trace {
+        println!("{}", bold(&format!("{:>12}", "trace")));
+        for line in trace.lines() {
+            println!("    {}", preview(line.as_bytes(), PREVIEW_BYTES));
+        }
     }
     Ok(())
 }

@@ -17,6 +17,8 @@ use crate::scripts;
 
 /// The longest error message or type stored with a failure; longer ones are cut.
 const MAX_ERROR_LEN: usize = 4096;
+/// The longest failure trace stored (spec/PROTOCOL.md 3.1); longer ones are cut.
+pub const MAX_TRACE_LEN: usize = 16 * 1024;
 /// The largest progress value accepted.
 pub const MAX_PROGRESS_LEN: usize = 64 * 1024;
 
@@ -88,8 +90,27 @@ impl Queue {
         error_type: &str,
         retry: Retry,
     ) -> Result<FailOutcome> {
+        self.fail_with_trace(lease, error, error_type, retry, None)
+            .await
+    }
+
+    /// Like [`Queue::fail`], keeping `trace` (a traceback, a stack, an error chain) with the
+    /// item as its `trace`, shown by [`Queue::get`]: cut to [`MAX_TRACE_LEN`] bytes on a
+    /// character boundary. The last failure's trace replaces the previous one; a failure
+    /// without one (`None` or empty) removes it. One round trip.
+    pub async fn fail_with_trace(
+        &self,
+        lease: &Lease,
+        error: &str,
+        error_type: &str,
+        retry: Retry,
+        trace: Option<&str>,
+    ) -> Result<FailOutcome> {
         let mut inv = self.invocation(&scripts::FAIL);
         let delay_ms = self.fail_args(&mut inv, lease, error, error_type, retry)?;
+        if let Some(trace) = trace.filter(|t| !t.is_empty()) {
+            inv.arg(cut_to(trace, MAX_TRACE_LEN));
+        }
         let value: Value = self.invoke(&inv).await?;
         let parts = array("fail", value)?;
         Ok(fail_outcome(
@@ -169,15 +190,24 @@ impl Queue {
 
 /// An error text cut to [`MAX_ERROR_LEN`] bytes at a character boundary.
 fn cut(text: &str) -> &str {
-    if text.len() <= MAX_ERROR_LEN {
+    cut_to(text, MAX_ERROR_LEN)
+}
+
+/// `text`'s first `max` bytes at most, ending on a character boundary.
+fn cut_to(text: &str, max: usize) -> &str {
+    if text.len() <= max {
         return text;
     }
-    let mut end = MAX_ERROR_LEN;
+    let mut end = max;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
     &text[..end]
 }
+
+/// One failure of a batch ([`Queue::fail_batch_with_traces`]): the lease, the error, its type,
+/// the retry decision and the trace, if any.
+pub type Failure<'a> = (&'a Lease, &'a str, &'a str, Retry, Option<&'a str>);
 
 /// One lease of a batch complete and what to keep: `(lease, Some((result, keep_for)))`.
 pub type Completion<'a> = (&'a Lease, Option<(&'a [u8], Option<Duration>)>);
@@ -282,14 +312,28 @@ impl Queue {
         &self,
         failures: &[(&Lease, &str, &str, Retry)],
     ) -> Result<Vec<FailOutcome>> {
+        let failures: Vec<Failure<'_>> = failures
+            .iter()
+            .map(|&(lease, error, error_type, retry)| (lease, error, error_type, retry, None))
+            .collect();
+        self.fail_batch_with_traces(&failures).await
+    }
+
+    /// Like [`Queue::fail_batch`], each failure with its trace as [`Queue::fail_with_trace`]
+    /// takes it (`None`: none). One round trip.
+    pub async fn fail_batch_with_traces(
+        &self,
+        failures: &[Failure<'_>],
+    ) -> Result<Vec<FailOutcome>> {
         if failures.is_empty() {
             return Ok(Vec::new());
         }
         batch_size("failures", failures.len())?;
         let mut inv = self.invocation(&scripts::FAIL_BATCH);
         let mut delays = Vec::with_capacity(failures.len());
-        for (lease, error, error_type, retry) in failures {
+        for (lease, error, error_type, retry, trace) in failures {
             delays.push(self.fail_args(&mut inv, lease, error, error_type, *retry)?);
+            inv.arg(cut_to(trace.unwrap_or_default(), MAX_TRACE_LEN));
         }
         let replies: Vec<Vec<i64>> = self.invoke(&inv).await?;
         Ok(replies
@@ -301,7 +345,8 @@ impl Queue {
 }
 
 impl Queue {
-    /// The seven arguments of one failure (fail.lua), checked first; returns the delay sent.
+    /// The seven arguments of one failure before its trace (fail.lua), checked first; returns
+    /// the delay sent.
     fn fail_args(
         &self,
         inv: &mut crate::scripts::Invocation,

@@ -55,6 +55,7 @@ impl Queue {
             group: field("group").map(|g| g.to_owned()),
             name: field("name"),
             error: field("error").map(|e| (e, field("error_type").unwrap_or_default())),
+            trace: field("trace").filter(|t| !t.is_empty()),
             dead_reason: field("reason"),
             progress: map.get("progress").cloned(),
             result: parse_result(result)?,

@@ -15,6 +15,6 @@ mod workers;
 
 pub use clean::CleanReport;
 pub use config::{QueueConfig, RateLimit};
-pub use finish::{check_completion, Completion};
+pub use finish::{check_completion, Completion, Failure, MAX_TRACE_LEN};
 pub use names::NameCounts;
 pub use workers::{RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};

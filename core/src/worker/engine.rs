@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
 
-use super::event::{Counters, Event, EventSink, Report};
+use super::event::{self, Counters, Event, EventSink, LogLevel, LogSink, Report};
 use super::housekeeping;
 use super::job::{CancelReason, Handler, Job, JobError, Outcome};
 use super::options::{Settings, ShutdownAction};
@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::job::FailOutcome;
 use crate::lease::{RenewOutcome, Wait};
 use crate::ops::QueueConfig;
-use crate::policy::{Retry, MAX_PAGE};
+use crate::policy::MAX_PAGE;
 use crate::queue::Queue;
 
 /// A job whose handler runs: what the renewer renews and a shutdown releases.
@@ -53,6 +53,8 @@ pub(crate) struct Shared {
     pub handle: WorkerHandle,
     pub id: String,
     events: Option<EventSink>,
+    /// The log sink and the least level it wants ([`crate::worker::Worker::on_log`]).
+    log: Option<(LogLevel, LogSink)>,
     pub counters: Counters,
     running: Mutex<HashMap<u64, Running>>,
     /// Set (under the `running` lock) when a timed-out or forced shutdown takes what still
@@ -72,9 +74,46 @@ impl Shared {
 
     pub fn emit(&self, event: Event) {
         self.counters.count(&event);
+        self.log(event.level(), || event.log_line());
         if let Some(sink) = &self.events {
             sink(&event);
         }
+    }
+
+    /// Writes a log line of `level` (spec/PROTOCOL.md 13.4): a `tracing` event under
+    /// [`super::event::LOG_TARGET`] when a subscriber wants it, and the line to the log sink
+    /// when it wants that level. The line is made only when someone wants it.
+    pub fn log(&self, level: LogLevel, line: impl FnOnce() -> String) {
+        let sink = self.log.as_ref().filter(|(min, _)| level >= *min);
+        let traced = event::tracing_wants(level);
+        if sink.is_none() && !traced {
+            return;
+        }
+        let line = line();
+        if traced {
+            event::trace_line(&self.id, level, &line);
+        }
+        if let Some((_, sink)) = sink {
+            sink(level, &line);
+        }
+    }
+
+    /// The runner's first log line: its id, its queues, the server (without credentials) and
+    /// its concurrency.
+    pub fn start_line(&self) -> String {
+        let prefixes: Vec<&str> = self.queues.iter().map(|q| q.prefix()).collect();
+        let queues = match (prefixes.len(), &self.order) {
+            (1, _) => format!("queue {}", prefixes[0]),
+            (_, QueueOrder::Strict) => format!("queues {} (strict order)", prefixes.join(", ")),
+            (_, QueueOrder::Weighted(w)) => {
+                format!("queues {} (weights {w:?})", prefixes.join(", "))
+            }
+        };
+        let server = self.queues[0].client().address();
+        format!(
+            "runner {} started: {queues} on {server}, concurrency {}",
+            self.id, self.settings.concurrency
+        )
     }
 
     /// Reports `error` in `during` once per outage (every time for errors that are not
@@ -85,7 +124,6 @@ impl Shared {
             !std::mem::replace(failing.entry(during).or_default(), true)
         };
         if first || !error.is_retryable() {
-            tracing::warn!(runner = %self.id, during, %error, "leaseq runner: {during} failed; going on");
             self.emit(Event::Error {
                 during,
                 error: Arc::new(error),
@@ -100,7 +138,6 @@ impl Shared {
             failing.insert(during, false).unwrap_or(false)
         };
         if was {
-            tracing::info!(runner = %self.id, during, "leaseq runner: {during} works again");
             self.emit(Event::Recovered { during });
         }
     }
@@ -194,6 +231,7 @@ impl Engine {
         handler: Arc<dyn Handler>,
         settings: Settings,
         events: Option<EventSink>,
+        log: Option<(LogLevel, LogSink)>,
         handle: WorkerHandle,
     ) -> Engine {
         let slots = Arc::new(Semaphore::new(settings.concurrency));
@@ -205,6 +243,7 @@ impl Engine {
                 settings,
                 handle,
                 events,
+                log,
                 counters: Counters::default(),
                 running: Mutex::new(HashMap::new()),
                 drained: AtomicBool::new(false),
@@ -228,6 +267,7 @@ impl Engine {
         let renewer = tokio::spawn(renew_loop(shared.clone(), stop_side.clone()));
         let beater = tokio::spawn(housekeeping::beat_loop(shared.clone(), stop_side.clone()));
 
+        shared.log(LogLevel::Info, || shared.start_line());
         self.store_config().await;
         self.lease_loop(&done_tx).await;
         self.drain(&done_tx).await;
@@ -237,7 +277,9 @@ impl Engine {
         stop_side.store(true, Ordering::SeqCst);
         renewer.abort();
         let _ = beater.await;
-        shared.counters.report()
+        let report = shared.counters.report();
+        shared.log(LogLevel::Info, || report.log_line(&shared.id));
+        report
     }
 
     /// Stores the `stats` setting in the queue's configuration before the first lease, so that
@@ -700,7 +742,7 @@ fn lost_at_finish(shared: &Shared, job: &Job) {
 }
 
 async fn send_fails(shared: &Shared, queue: &Queue, fails: Vec<(Job, JobError)>) {
-    let items: Vec<(&crate::Lease, &str, &str, Retry)> = fails
+    let items: Vec<crate::Failure<'_>> = fails
         .iter()
         .map(|(job, e)| {
             (
@@ -708,10 +750,11 @@ async fn send_fails(shared: &Shared, queue: &Queue, fails: Vec<(Job, JobError)>)
                 e.message.as_str(),
                 e.error_type.as_str(),
                 e.retry,
+                e.trace.as_deref(),
             )
         })
         .collect();
-    let Some(outcomes) = finish_call(shared, || queue.fail_batch(&items)).await else {
+    let Some(outcomes) = finish_call(shared, || queue.fail_batch_with_traces(&items)).await else {
         return;
     };
     for ((job, err), outcome) in fails.iter().zip(outcomes) {

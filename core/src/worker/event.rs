@@ -131,6 +131,51 @@ impl Event {
         }
     }
 
+    /// How much the event matters in a log (spec/PROTOCOL.md 13.4): `completed` and `released`
+    /// are [`LogLevel::Debug`] (no line per successful job at the default level), `recovered`
+    /// [`LogLevel::Info`], `dead` [`LogLevel::Error`], the others [`LogLevel::Warn`].
+    pub fn level(&self) -> LogLevel {
+        match self {
+            Event::Completed { .. } | Event::Released { .. } => LogLevel::Debug,
+            Event::Recovered { .. } => LogLevel::Info,
+            Event::Dead { .. } => LogLevel::Error,
+            Event::Retrying { .. }
+            | Event::LeaseLost { .. }
+            | Event::TimedOut { .. }
+            | Event::Error { .. } => LogLevel::Warn,
+        }
+    }
+
+    /// The event as a log line, worded here for every language: the job's id and attempt and
+    /// the error for a failure (`job 7 failed (attempt 2), retrying in 4s: boom`), the step
+    /// and the error for an `error`.
+    pub fn log_line(&self) -> String {
+        match self {
+            Event::Completed { id, attempt } => format!("job {id} completed (attempt {attempt})"),
+            Event::Retrying {
+                id,
+                attempt,
+                error,
+                retry_in,
+            } => format!("job {id} failed (attempt {attempt}), retrying in {retry_in:?}: {error}"),
+            Event::Dead { id, attempt, error } => {
+                format!("job {id} failed (attempt {attempt}) and is dead: {error}")
+            }
+            Event::Released { id } => format!("job {id} released"),
+            Event::LeaseLost { id, why } => format!("job {id} lost its lease ({})", why.as_str()),
+            Event::TimedOut {
+                id,
+                attempt,
+                timeout,
+            } => format!(
+                "job {id} ran past its timeout of {timeout:?} (attempt {attempt}); its handler \
+                 was told to stop"
+            ),
+            Event::Error { during, error } => format!("{during} failed; going on: {error}"),
+            Event::Recovered { during } => format!("{during} works again"),
+        }
+    }
+
     /// The event's message as one line: the handler's error (`retrying`, `dead`), why the lease
     /// was lost (`lease_lost`), the timeout error's message (`timed_out`), `"<step>: <error>"`
     /// (`error`), the step (`recovered`), else empty.
@@ -149,6 +194,61 @@ impl Event {
 /// A sink for events: called on the runtime's threads, so it must be quick.
 pub type EventSink = Arc<dyn Fn(&Event) + Send + Sync>;
 
+/// How much a runner's log line matters (spec/PROTOCOL.md 13.4): each binding maps it to its
+/// language's levels (`tracing`'s, Python's `logging`, a Node logger's methods, C's numbers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum LogLevel {
+    /// Routine: a job completed or released. Not shown at the default level.
+    Debug = 10,
+    /// The runner started or stopped, a step works again.
+    Info = 20,
+    /// Something went wrong and the runner goes on: a failed attempt to be retried, a lost
+    /// lease, a timeout, a step failing.
+    Warn = 30,
+    /// A job failed for good (dead).
+    Error = 40,
+}
+
+impl LogLevel {
+    /// Its name: `debug`, `info`, `warn` or `error`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Debug => "debug",
+            LogLevel::Info => "info",
+            LogLevel::Warn => "warn",
+            LogLevel::Error => "error",
+        }
+    }
+}
+
+/// A sink for a runner's log lines ([`crate::worker::Worker::on_log`]): called on the
+/// runtime's threads with the line's level and text, so it must be quick.
+pub type LogSink = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;
+
+/// The `tracing` target of a runner's log lines.
+pub const LOG_TARGET: &str = "leaseq::worker";
+
+/// Whether a `tracing` subscriber wants a line at `level` from a runner.
+pub(crate) fn tracing_wants(level: LogLevel) -> bool {
+    match level {
+        LogLevel::Debug => tracing::enabled!(target: LOG_TARGET, tracing::Level::DEBUG),
+        LogLevel::Info => tracing::enabled!(target: LOG_TARGET, tracing::Level::INFO),
+        LogLevel::Warn => tracing::enabled!(target: LOG_TARGET, tracing::Level::WARN),
+        LogLevel::Error => tracing::enabled!(target: LOG_TARGET, tracing::Level::ERROR),
+    }
+}
+
+/// Writes `line` as a `tracing` event of `level` under [`LOG_TARGET`], with the runner's id.
+pub(crate) fn trace_line(runner: &str, level: LogLevel, line: &str) {
+    match level {
+        LogLevel::Debug => tracing::debug!(target: LOG_TARGET, runner, "{line}"),
+        LogLevel::Info => tracing::info!(target: LOG_TARGET, runner, "{line}"),
+        LogLevel::Warn => tracing::warn!(target: LOG_TARGET, runner, "{line}"),
+        LogLevel::Error => tracing::error!(target: LOG_TARGET, runner, "{line}"),
+    }
+}
+
 /// What a runner did, counted from its start.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -165,6 +265,18 @@ pub struct Report {
     pub released: u64,
     /// Handlers that ran past the job timeout (each also counted as retried or dead).
     pub timed_out: u64,
+}
+
+impl Report {
+    /// The runner's last log line (at [`LogLevel::Info`]), worded here for every language:
+    /// `runner <id> stopped: 3 completed, 1 retried, 0 dead, 0 lost, 0 released, 0 timed out`.
+    pub fn log_line(&self, runner: &str) -> String {
+        format!(
+            "runner {runner} stopped: {} completed, {} retried, {} dead, {} lost, {} released, \
+             {} timed out",
+            self.completed, self.retried, self.dead, self.lost, self.released, self.timed_out
+        )
+    }
 }
 
 #[derive(Debug, Default)]

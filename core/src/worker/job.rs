@@ -271,6 +271,11 @@ pub struct JobError {
     /// With `rate_limited`: set by [`JobError::rate_limited_group`], the hold is of the job's
     /// group only ([`Queue::rate_limit_group`]), or of the queue when the job has no group.
     pub rate_limited_group: bool,
+    /// The failure's traceback, stack or error chain, kept with the item as its `trace` (at
+    /// most 16 KiB are kept; spec/PROTOCOL.md 5.6) and shown by `get`. Set by
+    /// [`JobError::with_trace`], and by the conversion from a `std::error::Error` that has a
+    /// source (the chain of causes).
+    pub trace: Option<String>,
 }
 
 impl JobError {
@@ -282,6 +287,7 @@ impl JobError {
             retry: Retry::Default,
             rate_limited: None,
             rate_limited_group: false,
+            trace: None,
         }
     }
 
@@ -334,6 +340,13 @@ impl JobError {
         JobError::new(format!("the handler's result cannot be encoded: {why}"))
     }
 
+    /// Sets the failure's trace: a traceback, a stack or an error chain, kept with the item
+    /// (the last failure's replaces the previous one; at most 16 KiB are kept).
+    pub fn with_trace(mut self, trace: impl Into<String>) -> JobError {
+        self.trace = Some(trace.into());
+        self
+    }
+
     /// Sets the failure's type name.
     pub fn with_type(mut self, error_type: impl Into<String>) -> JobError {
         self.error_type = error_type.into();
@@ -348,9 +361,31 @@ impl JobError {
 }
 
 impl<E: std::error::Error> From<E> for JobError {
+    /// The error's message and type name; an error with a source keeps its chain of causes as
+    /// the trace (the error, then a `caused by: ` line per source).
     fn from(err: E) -> JobError {
         let name = std::any::type_name::<E>();
-        JobError::new(err.to_string()).with_type(name.rsplit("::").next().unwrap_or(name))
+        let error =
+            JobError::new(err.to_string()).with_type(name.rsplit("::").next().unwrap_or(name));
+        match error_chain(&err) {
+            Some(chain) => error.with_trace(chain),
+            None => error,
+        }
+    }
+}
+
+/// `err` and its sources, one a line (`caused by: ` before each source); `None` without a
+/// source.
+fn error_chain(err: &dyn std::error::Error) -> Option<String> {
+    let mut source = err.source()?;
+    let mut chain = err.to_string();
+    loop {
+        chain.push_str("\ncaused by: ");
+        chain.push_str(&source.to_string());
+        match source.source() {
+            Some(next) => source = next,
+            None => return Some(chain),
+        }
     }
 }
 

@@ -37,7 +37,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use event::{Event, EventSink, Report};
+pub use event::{Event, EventSink, LogLevel, LogSink, Report, LOG_TARGET};
 pub use job::{
     CancelReason, Handler, HandlerFuture, IntoResultValue, Job, JobError, Outcome,
     TIMEOUT_ERROR_TYPE,
@@ -61,6 +61,7 @@ pub struct Worker {
     handler: Arc<dyn Handler>,
     options: WorkerOptions,
     events: Option<EventSink>,
+    log: Option<(LogLevel, LogSink)>,
     handle: WorkerHandle,
 }
 
@@ -92,6 +93,7 @@ impl Worker {
             handler: Arc::new(handler),
             options: WorkerOptions::default(),
             events: None,
+            log: None,
             handle: WorkerHandle::new(),
         }
     }
@@ -142,6 +144,21 @@ impl Worker {
         self
     }
 
+    /// Sends the runner's log lines of `min` and above to `sink` (on the runtime's threads:
+    /// keep it quick), as well as to `tracing`: a line as it starts (its id, queues, the server
+    /// without credentials, its concurrency), one per [`Event`] at its [`Event::level`], and
+    /// one as it stops (its [`Report`]). For a binding that hands them to its language's
+    /// logging; a Rust program reads them through a `tracing` subscriber (target
+    /// [`LOG_TARGET`]) without this.
+    pub fn on_log(
+        mut self,
+        min: LogLevel,
+        sink: impl Fn(LogLevel, &str) + Send + Sync + 'static,
+    ) -> Worker {
+        self.log = Some((min, Arc::new(sink)));
+        self
+    }
+
     /// Checks the settings and the queues as [`Worker::run_until`] does, without running: for
     /// a binding that refuses bad settings before it starts a runner in the background. The
     /// error names the setting (`queues`, `queue_order`, or a field of [`WorkerOptions`]).
@@ -184,6 +201,7 @@ impl Worker {
             self.handler,
             settings,
             self.events,
+            self.log,
             self.handle,
         )
         .run()

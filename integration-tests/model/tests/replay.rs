@@ -358,7 +358,7 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
                 c.arg(id_name(h.id))
                     .arg(format!("t{}", h.token))
                     .arg(h.inc.text());
-                c.arg("retry").arg(0).arg("boom").arg("E");
+                c.arg("retry").arg(0).arg("boom").arg("E").arg("");
             }
             c
         }

@@ -123,6 +123,10 @@ fn job_json(job: Option<Job>) -> Json {
     if let Some(n) = job.name {
         out["name"] = Json::from(n);
     }
+    // `trace` only for an item that has one (spec/vectors/README.md, "A job").
+    if let Some(t) = job.trace {
+        out["trace"] = Json::from(t);
+    }
     out
 }
 
@@ -227,11 +231,12 @@ impl Runner<'_> {
                             .ok_or("retry must be default, never or {after_ms}")?,
                     )),
                 };
-                q.fail(
+                q.fail_with_trace(
                     &self.lease_named(step)?,
                     str_field(step, "error")?,
                     step["error_type"].as_str().unwrap_or(""),
                     retry,
+                    step["trace"].as_str(),
                 )
                 .map(|outcome| match outcome {
                     FailOutcome::Retrying(_) => json!("retrying"),

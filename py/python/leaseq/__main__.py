@@ -2,10 +2,14 @@
 every other command is the ``leaseq`` command (stats, ls, dead, workers, dashboard, ...).
 
     python -m leaseq worker package.module:function --queue NAME [--queue NAME ...]
-        [--weights W,W,...] [--url URL] [--concurrency N]
+        [--weights W,W,...] [--url URL] [--concurrency N] [--log-level LEVEL]
 
 ``package.module:HANDLERS`` names a dict of handlers by item name instead of a function
 (``--fallback package.module:function`` for the jobs no name takes).
+
+The worker logs at INFO to standard error (``logging.basicConfig``): a line as it starts (its
+queues, the URL without its password, its concurrency), one per failed attempt (id, attempt,
+error) and one as it stops; ``--log-level DEBUG`` adds a line per completed job.
 """
 
 from __future__ import annotations
@@ -126,18 +130,27 @@ def worker(argv: list[str] | None = None) -> int:
         help="seconds a handler may run before it is told to stop and its attempt fails "
         "with error type timeout (default: no limit)",
     )
+    parser.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        default="INFO",
+        help="the least level logged (default INFO: the start and stop, and every failure; "
+        "DEBUG adds a line per completed job)",
+    )
     args = parser.parse_args(argv)
     if not args.url:
         parser.error("give --url, or set LEASEQ_URL or REDIS_URL")
     logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     handler = _handler(args.handler)
     fallback = None if args.fallback is None else _function(args.fallback)
     if fallback is not None and not isinstance(handler, Mapping):
         parser.error("--fallback goes with a dict of handlers by name")
     with leaseq.Client(args.url) as client:
-        report = leaseq.Worker(
+        # The runner logs its own start and stop (with its report) on `leaseq.worker`.
+        leaseq.Worker(
             [client.queue(q) for q in args.queue],
             handler,
             fallback=fallback,
@@ -147,14 +160,6 @@ def worker(argv: list[str] | None = None) -> int:
             shutdown_timeout=args.shutdown_timeout,
             job_timeout=args.job_timeout,
         ).run()
-    logging.getLogger("leaseq").info(
-        "stopped: %d completed, %d retried, %d dead, %d lost, %d released",
-        report.completed,
-        report.retried,
-        report.dead,
-        report.lost,
-        report.released,
-    )
     return 0
 
 

@@ -304,6 +304,11 @@ class Job:
     def error_type(self) -> str | None:
         """The last failure's type (e.g. an exception class name; may be empty), if it failed."""
     @property
+    def trace(self) -> str | None:
+        """The last failure's trace (a traceback, a stack, an error chain; at most 16 KiB), if it
+        gave one.
+        """
+    @property
     def dead_reason(self) -> str | None:
         """Why it is dead (e.g. ``"failed"``, ``"expired"``), if it is."""
     @property
@@ -702,12 +707,15 @@ class Queue:
         error: str | BaseException,
         error_type: str | None = None,
         retry: bool | float | timedelta = True,
+        trace: str | None = None,
     ) -> FailOutcome:
         """Records a failed attempt. ``error`` is a message, or an exception (its ``str()`` is the
         message and its class name the ``error_type``, unless given). ``retry=True`` (the
         default) runs the item again after its backoff while it has attempts left, else it is
         dead; ``retry=<seconds or timedelta>`` after that delay instead; ``retry=False`` makes it
-        dead now. Returns a ``FailOutcome``; only the live holder can fail an item.
+        dead now. ``trace`` (a str, at most 16 KiB kept) is kept with the item and shown by
+        ``get``; left out, an exception's traceback is, when it was raised. Returns a
+        ``FailOutcome``; only the live holder can fail an item.
         """
     def release(self, lease: Lease, delay: float | timedelta | None = None) -> bool:
         """Hands the item back without counting a failure: it waits again at once, or after
@@ -752,8 +760,8 @@ class Queue:
     def fail_batch(self, failures: Iterable[FailureLike]) -> builtins.list[FailOutcome]:
         """Records many failed attempts (at most 1000) in one round trip, each as ``fail`` would;
         returns their ``FailOutcome``s in order. Each failure is a ``leaseq.Failure(lease,
-        error, error_type, retry)`` (any tuple of those fields, ``error_type`` and ``retry``
-        optional) whose fields mean what ``fail``'s arguments do. Every failure is checked
+        error, error_type, retry, trace)`` (any tuple of those fields, the last three optional)
+        whose fields mean what ``fail``'s arguments do. Every failure is checked
         before anything is sent.
         """
     def result(self, id: bytes | str) -> JobResult | None:
@@ -972,6 +980,7 @@ class AsyncQueue:
         error: str | BaseException,
         error_type: str | None = None,
         retry: bool | float | timedelta = True,
+        trace: str | None = None,
     ) -> asyncio.Future[FailOutcome]:
         """See ``leaseq.Queue.fail``."""
     def release(
@@ -1196,6 +1205,11 @@ class WorkerRun:
         """Everything waiting, in one call: ``(jobs, told)``, the new jobs as ``(job, done)`` pairs
         and the keys of jobs told to stop since the last call (after their jobs): their
         ``cancel_reason`` says why.
+        """
+    def logs(self) -> builtins.list[tuple[int, str]]:
+        """The runner's log lines since the last call (spec/PROTOCOL.md 13.4), as ``(levelno,
+        line)``: ``levelno`` is ``logging``'s (10 debug, 20 info, 30 warning, 40 error), the line
+        worded by the core; only those at or above the ``log_level`` the runner started with.
         """
     def events(
         self, completed: bool

@@ -235,10 +235,12 @@ class Queue:
         error: str | BaseException,
         error_type: str | None = None,
         retry: bool | float | timedelta = True,
+        trace: str | None = None,
     ) -> FailOutcome:
         """Records a failed attempt: retried after the backoff (``retry=True``), after a delay
-        (``retry=<seconds>``), or dead now (``retry=False``)."""
-        return await self._native.fail(lease, error, error_type, retry)
+        (``retry=<seconds>``), or dead now (``retry=False``); ``trace`` (default: a raised
+        exception's traceback) is kept with the item, shown by ``get``."""
+        return await self._native.fail(lease, error, error_type, retry, trace)
 
     async def release(
         self, lease: Lease, delay: float | timedelta | None = None

@@ -32,16 +32,18 @@ class Completion(NamedTuple):
 
 
 class Failure(NamedTuple):
-    """One failure of a batch: ``fail(lease, error, error_type, retry)``'s arguments.
+    """One failure of a batch: ``fail(lease, error, error_type, retry, trace)``'s arguments.
 
     ``error`` is a message or an exception (its ``str()``, and its class name as the
     ``error_type`` unless given); ``retry`` is ``True`` (the item's backoff while attempts
-    remain), a delay (seconds or a timedelta), or ``False`` (dead now)."""
+    remain), a delay (seconds or a timedelta), or ``False`` (dead now); ``trace`` is kept with
+    the item (default: a raised exception's traceback)."""
 
     lease: Lease
     error: str | BaseException
     error_type: str | None = None
     retry: bool | float | timedelta = True
+    trace: str | None = None
 
 
 _Data = Union[bytes, bytearray, str]
@@ -62,4 +64,11 @@ FailureLike = Union[
     tuple[Lease, Union[str, BaseException]],
     tuple[Lease, Union[str, BaseException], Optional[str]],
     tuple[Lease, Union[str, BaseException], Optional[str], Union[bool, _Seconds]],
+    tuple[
+        Lease,
+        Union[str, BaseException],
+        Optional[str],
+        Union[bool, _Seconds],
+        Optional[str],
+    ],
 ]

@@ -5,6 +5,12 @@ tells a handler to stop when its timeout passes or its lease is lost, completes 
 outages and restarts, registers the runner (``leaseq workers``) and does the queue's
 housekeeping, so no cleaner process is needed. This module only runs the handler: plain
 functions on a thread pool, ``async def`` functions on an asyncio event loop.
+
+A runner logs through :mod:`logging`, on the logger ``leaseq.worker`` (no handler is
+installed: configure logging as usual): a line at INFO as it starts (its queues, the server's
+URL without credentials, its concurrency) and stops (its report), one at WARNING per failed
+attempt to be retried, lost lease, timeout or Redis error (id, attempt, error), one at ERROR per
+dead job, and one at DEBUG per completed job, so the default levels show no line per success.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import os
 import select
 import signal
 import threading
+import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -26,7 +33,7 @@ from typing import Any, Callable, Union
 from leaseq import _native
 from leaseq.errors import InvalidArgumentError, InvalidArgumentTypeError
 
-log = logging.getLogger("leaseq")
+log = logging.getLogger("leaseq.worker")
 
 Seconds = Union[int, float, timedelta]
 
@@ -229,7 +236,23 @@ def _report_outcome(
     try:
         _send_outcome(done, result, error, keep)
     except Exception as refused:
-        done("fail", (str(refused) or repr(refused), type(refused).__name__, None))
+        done(
+            "fail",
+            (
+                str(refused) or repr(refused),
+                type(refused).__name__,
+                None,
+                _trace(refused),
+            ),
+        )
+
+
+def _trace(error: BaseException) -> str | None:
+    """The exception's traceback as Python prints it (its causes included), kept with the
+    failed attempt as its ``trace`` (at most 16 KiB; ``Queue.get`` shows it)."""
+    if error.__traceback__ is None:
+        return None
+    return "".join(traceback.format_exception(type(error), error, error.__traceback__))
 
 
 def _send_outcome(
@@ -250,11 +273,13 @@ def _send_outcome(
         kind = "rate_limited_group" if error.group else "rate_limited"
         done(kind, _seconds(error.hold))
     elif isinstance(error, Unrecoverable):
-        done("fail", (str(error), type(error).__name__, "never"))
+        done("fail", (str(error), type(error).__name__, "never", _trace(error)))
     elif isinstance(error, RetryLater):
-        done("fail", (str(error), type(error).__name__, _seconds(error.delay)))
+        delay = _seconds(error.delay)
+        done("fail", (str(error), type(error).__name__, delay, _trace(error)))
     else:
-        done("fail", (str(error) or repr(error), type(error).__name__, None))
+        kind = type(error).__name__
+        done("fail", (str(error) or repr(error), kind, None, _trace(error)))
 
 
 class Worker:
@@ -277,7 +302,9 @@ class Worker:
     with the queue's backoff); :class:`Unrecoverable` sends it to the dead letters, :class:`RetryLater`
     retries after a delay, :class:`Release` hands it back, :class:`RateLimited` holds the queue
     (or, with ``group=True``, the job's group) off for a while and hands it back (no attempt
-    counted).
+    counted). A failed attempt keeps the exception's traceback as the job's ``trace``
+    (``Queue.get``; at most 16 KiB). The runner logs on the ``leaseq.worker`` logger (see the
+    module).
 
     **Handlers by name.** ``handler`` may be a dict of handlers by item name
     (``Item(..., name=...)``), ``{"send_email": send, "resize": resize}``, with a ``fallback``
@@ -494,22 +521,23 @@ class Worker:
     # -- running ---------------------------------------------------------------------------
 
     def _emit(self, name: str, job_id: str | None, detail: Any) -> None:
-        listeners = self._listeners.get(name, []) + self._listeners.get("*", [])
-        if name == "error" and not listeners:
-            during, code, message = detail
-            log.warning(
-                "leaseq runner: %s failed (%s: %s); going on", during, code, message
-            )
-        elif name == "recovered" and not listeners:
-            log.info("leaseq runner: %s works again", detail)
         for listener in self._listeners.get(name, []):
             listener(job_id, detail)
         for listener in self._listeners.get("*", []):
             listener(name, job_id, detail)
 
+    def _log(self) -> None:
+        """Hands the runner's log lines (worded by the core) to the ``leaseq.worker`` logger."""
+        for levelno, line in self._run.logs():
+            log.log(levelno, "%s", line)
+
     def _start(self) -> threading.Thread:
         self._closing.clear()
-        self._run = _native.start_worker(self._queue, self._options)
+        # The lines are made only from the logger's effective level up; none when it is off.
+        level = log.getEffectiveLevel() if not log.disabled else None
+        self._run = _native.start_worker(
+            self._queue, {**self._options, "log_level": level}
+        )
         self._keep_results = self._run.keep_results
         if self._stop_requested:
             self.stop(force=self._stop_requested == 2)
@@ -562,6 +590,7 @@ class Worker:
                     )
                     for name, job_id, _attempt, detail in self._run.events(completed):
                         self._emit(name, job_id, detail)
+                    self._log()
                     if report is not None:
                         return WorkerReport(*report)
                 except KeyboardInterrupt:

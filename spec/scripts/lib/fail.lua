@@ -1,8 +1,9 @@
 --! include: keys guard rate groups outcome jobs
 -- Failing one leased item (spec/PROTOCOL.md, 5.6). mode is 'retry' or 'dead'; delay_ms comes
 -- from the client (the item's backoff).
+-- trace is the failure's traceback or stack (nil or '': none, and an earlier one is removed).
 -- Returns {1, due_ms} (retry), {2, 0} (dead) or {outcome code, 0}.
-local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now)
+local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now, trace)
   local holder = redis.call('GET', LEASE .. id)
   local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'attempts', 'max_attempts', 'priority',
     'group', 'name')
@@ -22,6 +23,11 @@ local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now)
   end
   count_event(now, 'failed', nil, job[7])
   redis.call('HSET', JOB .. id, 'error', err, 'error_type', err_type)
+  if trace and trace ~= '' then
+    redis.call('HSET', JOB .. id, 'trace', trace)
+  else
+    redis.call('HDEL', JOB .. id, 'trace')
+  end
   local attempts = tonumber(job[3]) or 1
   local max = max_attempts_of(job[4])
   if mode ~= 'retry' then

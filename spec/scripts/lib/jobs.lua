@@ -82,6 +82,7 @@ local function to_dead(id, now, reason, err, err_type)
   redis.call('HSET', JOB .. id, 'state', 'dead', 'finished', now, 'reason', reason)
   if err then
     redis.call('HSET', JOB .. id, 'error', err, 'error_type', err_type or '')
+    redis.call('HDEL', JOB .. id, 'trace')
   end
   redis.call('ZADD', DEAD, now, id)
   count_event(now, 'dead', nil, counters_on() and redis.call('HGET', JOB .. id, 'name') or nil)
