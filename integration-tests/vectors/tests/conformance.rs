@@ -270,6 +270,16 @@ impl Runner<'_> {
                     .collect();
                 q.dead_requeue(&ids).map(Json::from)
             }
+            "dead_requeue_each" => {
+                let ids: Vec<&str> = step["ids"]
+                    .as_array()
+                    .ok_or("dead_requeue_each needs `ids`")?
+                    .iter()
+                    .filter_map(Json::as_str)
+                    .collect();
+                q.dead_requeue_each(&ids).map(Json::from)
+            }
+            "exists" => q.exists().map(Json::from),
             "dead_requeue_oldest" => q.dead_requeue_oldest(step["n"].as_u64()).map(Json::from),
             "dead_purge" => q.dead_purge(step["n"].as_u64()).map(Json::from),
             "set_config" => {
