@@ -54,7 +54,7 @@ def test_stats_json_on_a_fresh_queue(
     assert stats["queue"] == prefix
     assert (stats["waiting"], stats["leased"], stats["dead"]) == (0, 0, 0)
     # A queue that exists but is empty: the same zeros, exit 0.
-    client.queue(prefix).set_config(leaseq.QueueConfig(max_attempts=3))
+    client.queue(prefix).set_config(max_attempts=3)
     done = run("stats", "--url", url, "-q", prefix, "--json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["waiting"] == 0
