@@ -167,7 +167,7 @@ pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
                     "attempts": text(1).parse::<i64>().unwrap_or(-1),
                     "data": data_json(&part(2)),
                     "added": text(3).parse::<u64>().is_ok_and(|t| t > 0),
-                    "name": text(4),
+                    "item_name": text(4),
                 }),
             );
         } else if let Some(level) = suffix.strip_prefix("prio:") {
