@@ -553,19 +553,27 @@ async fn main() {
             );
         }
         if restarted {
+            let log = demo_log
+                .as_deref()
+                .map_or(String::new(), |p| p.display().to_string());
+            if logged == 0 {
+                println!(
+                    "  the Redis restart: the runners reconnected and went on (no call was cut)"
+                );
+            } else {
+                println!(
+                    "  the Redis restart: the runners reconnected and went on; {logged} lines of \
+                     their log say which calls it cut ({log})"
+                );
+            }
+        }
+        if unrecorded > 0 {
             println!(
-                "  the Redis restart: the runners reconnected and went on; {logged} lines of \
-                 their log say which calls the restart cut ({})",
-                demo_log
-                    .as_deref()
-                    .map_or(String::new(), |p| p.display().to_string())
+                "  the demo's own tally missed {unrecorded} completions: the killed runner's, \
+                 and finishes whose reply the restart cut (never sent twice, spec 13.1); those \
+                 items are done all the same"
             );
         }
-        println!(
-            "  the demo's own tally missed {unrecorded} completions: the killed runner's, and \
-             finishes whose reply the restart cut (never sent twice, spec 13.1); those items \
-             are done all the same"
-        );
         println!(
             "  keys left {}, violations {}, {:.1}s",
             keys_left.len(),
