@@ -244,7 +244,10 @@ async fn stats_and_queues() {
         humantime::parse_rfc3339(iso).unwrap(),
         std::time::UNIX_EPOCH + Duration::from_millis(last)
     );
-    assert!(s["last_hour"].get("start_ms").is_none(), "a sum has no time");
+    assert!(
+        s["last_hour"].get("start_ms").is_none(),
+        "a sum has no time"
+    );
 
     let all = json(&run(&urls, &["stats", "--json"]));
     assert_eq!(all.as_array().unwrap().len(), 2);
@@ -1318,7 +1321,11 @@ async fn dead_letters_ls_requeue_purge() {
         json(&out),
         serde_json::json!({"requeued": 1, "not_dead": [{"id": "nope", "state": null}]})
     );
-    assert!(stderr(&out).contains("`nope` (no such item)"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`nope` (no such item)"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(q.get("d2").await.unwrap().unwrap().state, State::Waiting);
     let r = json(&run(
         &urls,
@@ -1518,12 +1525,18 @@ async fn an_unknown_queue_and_unknown_ids_are_told_from_empty_ones() {
     let c = client(&server).await;
     // A queue that exists but is empty: zeros, exit 0.
     let empty = c.queue("{empty}").unwrap();
-    empty.set_config(&QueueConfig::new().max_attempts(3)).await.unwrap();
+    empty
+        .set_config(&QueueConfig::new().max_attempts(3))
+        .await
+        .unwrap();
     let out = run(&urls, &["stats", "-q", "{empty}", "--json"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(json(&out)["waiting"], 0);
     assert_eq!(code(&run(&urls, &["ls", "waiting", "-q", "{empty}"])), 0);
-    assert_eq!(code(&run(&urls, &["dead", "purge", "-q", "{empty}", "--all"])), 0);
+    assert_eq!(
+        code(&run(&urls, &["dead", "purge", "-q", "{empty}", "--all"])),
+        0
+    );
 
     // A mistyped queue: exit 6 and a message that says so, for every command that reads it.
     for args in [
@@ -1552,7 +1565,10 @@ async fn an_unknown_queue_and_unknown_ids_are_told_from_empty_ones() {
     q.add(&Item::with_id("w", b"x".to_vec()).unwrap())
         .await
         .unwrap();
-    let out = run(&urls, &["dead", "requeue", "-q", "{jobs}", "d", "nosuch", "w", "d"]);
+    let out = run(
+        &urls,
+        &["dead", "requeue", "-q", "{jobs}", "d", "nosuch", "w", "d"],
+    );
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     assert_eq!(stdout(&out).trim(), "requeued 1");
     let said = stderr(&out);
@@ -1560,8 +1576,14 @@ async fn an_unknown_queue_and_unknown_ids_are_told_from_empty_ones() {
         said.contains("`nosuch` (no such item)") && said.contains("`w` (is waiting)"),
         "{said}"
     );
-    assert!(!said.contains("`d`"), "a repeated id is not reported: {said}");
-    let out = run(&urls, &["dead", "requeue", "-q", "{jobs}", "nosuch", "--json"]);
+    assert!(
+        !said.contains("`d`"),
+        "a repeated id is not reported: {said}"
+    );
+    let out = run(
+        &urls,
+        &["dead", "requeue", "-q", "{jobs}", "nosuch", "--json"],
+    );
     assert_eq!(code(&out), 1);
     assert_eq!(
         json(&out),
@@ -1569,7 +1591,11 @@ async fn an_unknown_queue_and_unknown_ids_are_told_from_empty_ones() {
     );
     let out = run(&urls, &["get", "-q", "{jobs}", "nosuch"]);
     assert_eq!(code(&out), 1);
-    assert!(stderr(&out).contains("no item `nosuch`"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no item `nosuch`"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[tokio::test]
