@@ -225,3 +225,50 @@ pub(crate) fn parse_result(value: Value) -> Result<Option<JobResult>> {
         name: text(OP, name)?.filter(|n| !n.is_empty()),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use redis::Value;
+
+    use super::parse_result;
+
+    fn bulk(text: &str) -> Value {
+        Value::BulkString(text.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn a_result_kept_by_an_earlier_version_reads_with_no_time_added_or_name() {
+        let old = Value::Array(vec![bulk("1700000000000"), bulk("2"), bulk("out")]);
+        let r = parse_result(old).unwrap().unwrap();
+        assert_eq!(
+            (r.finished_at, r.attempts, r.data.as_slice()),
+            (1_700_000_000_000, 2, &b"out"[..])
+        );
+        assert_eq!((r.added_at, r.name), (None, None));
+    }
+
+    #[test]
+    fn a_kept_result_carries_its_time_added_and_name_when_known() {
+        let five = |added: &str, name: &str| {
+            Value::Array(vec![
+                bulk("1700000000000"),
+                bulk("1"),
+                bulk("x"),
+                bulk(added),
+                bulk(name),
+            ])
+        };
+        let r = parse_result(five("1699999999000", "email"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (r.added_at, r.name.as_deref()),
+            (Some(1_699_999_999_000), Some("email"))
+        );
+        let r = parse_result(five("", "")).unwrap().unwrap();
+        assert_eq!((r.added_at, r.name), (None, None));
+        // None kept, and a reply too short to be a result.
+        assert_eq!(parse_result(Value::Array(vec![])).unwrap(), None);
+        assert!(parse_result(Value::Array(vec![bulk("1"), bulk("2")])).is_err());
+    }
+}
