@@ -446,6 +446,33 @@ fn run_case(url: &str, client: &Client, case: &Json) -> Result<(), String> {
     Ok(())
 }
 
+/// The README gives the number of conformance cases: it must be the suite's, never a number
+/// written once by hand and left behind as cases are added.
+#[test]
+fn the_readme_counts_the_cases_the_suite_runs() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../spec/vectors");
+    let mut cases = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|x| x == "json") {
+            let doc: Json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            cases += doc["cases"].as_array().unwrap().len();
+        }
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let said: Vec<usize> = readme
+        .split(" shared conformance cases")
+        .zip(readme.split(" shared conformance cases").skip(1))
+        .filter_map(|(before, _)| before.rsplit(' ').next()?.parse().ok())
+        .collect();
+    assert_eq!(
+        said,
+        [cases],
+        "README.md must say `{cases} shared conformance cases` (the cases of spec/vectors/*.json)"
+    );
+}
+
 #[test]
 fn every_vector_passes_in_rust() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../spec/vectors");
