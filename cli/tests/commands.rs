@@ -1495,6 +1495,10 @@ fn a_cluster_through_several_urls() {
         json(&run(&urls, &["get", "-q", "{c}jobs", "one", "--json"]))["state"],
         "waiting"
     );
+    // Whether a queue exists is one EXISTS of its keys, all in its slot: a typo exits 6.
+    let typo = run(&urls, &["stats", "-q", "{c}jbos"]);
+    assert_eq!(code(&typo), 6, "{}", stderr(&typo));
+    assert_eq!(code(&run(&urls, &["get", "-q", "{c}jobs", "nope"])), 1);
     // One URL with --cluster works too.
     let one = run(
         &urls[..1],
