@@ -250,6 +250,10 @@ export interface JobResult {
   attempts: number
   /** When it completed (the server's clock). */
   finishedAt: Date
+  /** When the item was added, or null when unknown (an item added without options). */
+  addedAt: Date | null
+  /** The item's name, or null when it had none. */
+  name: string | null
 }
 
 /** Everything the queue knows about one item (`Queue#get`). Times are the server's clock. */
@@ -608,6 +612,11 @@ export declare class Queue {
   /** Whether the queue is paused (also `Stats#paused`). */
   isPaused(): Promise<boolean>
   /**
+   * Whether the queue exists: whether any of its fixed keys does. False for a mistyped name,
+   * where `count` and `stats` answer zeros as for an empty queue.
+   */
+  exists(): Promise<boolean>
+  /**
    * Pauses one group (items added with `group`): its items are not leased, by any client,
    * until `resumeGroup`; the rest of the queue goes on. Resolves to whether it was running.
    */
@@ -640,6 +649,11 @@ export declare class Queue {
   rateLimitGroup(group: string, durationMs: number): Promise<number>
   /** Puts these dead items back to waiting (attempts reset); at most 1000 ids. Resolves to how many. */
   deadRequeue(ids: Array<string | Buffer | Uint8Array>): Promise<number>
+  /**
+   * Like `deadRequeue`, resolving to whether each id was requeued, in order (false: not a dead
+   * letter: no such item, or one in another state).
+   */
+  deadRequeueEach(ids: Array<string | Buffer | Uint8Array>): Promise<boolean[]>
   /** Requeues the `n` oldest dead items (all when `n` is left out); resolves to how many. */
   deadRequeueOldest(n?: number): Promise<number>
   /** Deletes the `n` oldest dead items (all when `n` is left out); resolves to how many. */

@@ -146,6 +146,8 @@ export declare class NativeQueue {
   resume(): Promise<boolean>
   /** Whether the queue is paused. */
   isPaused(): Promise<boolean>
+  /** Whether the queue exists: whether any of its fixed keys does (false for a mistyped name). */
+  exists(): Promise<boolean>
   /** Pauses one group (its items are not leased until resumed); whether it was running. */
   pauseGroup(group: string): Promise<boolean>
   /** Resumes a paused group; whether it was paused. */
@@ -169,6 +171,8 @@ export declare class NativeQueue {
   rateLimitGroup(group: string, durationMs: number): Promise<number>
   /** Puts these dead items (ids as bytes) back to waiting; how many. */
   deadRequeue(ids: Array<Buffer>): Promise<number>
+  /** Like `dead_requeue`, whether each id was requeued, in order (false: not a dead letter). */
+  deadRequeueEach(ids: Array<Buffer>): Promise<Array<boolean>>
   /** Requeues the `n` oldest dead items (absent: all); how many. */
   deadRequeueOldest(n?: number | undefined | null): Promise<number>
   /** Deletes the `n` oldest dead items (absent: all); how many. */
@@ -586,6 +590,10 @@ export interface ResultParts {
   attempts: number
   /** When it completed. */
   finishedAt: number
+  /** When the item was added, when known (items added with options). */
+  addedAt?: number
+  /** The item's name, when it had one. */
+  name?: string
 }
 
 /**

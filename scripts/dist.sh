@@ -145,12 +145,9 @@ with gzip.GzipFile(path, "wb", mtime=0) as out:
 EOF
 
 # ---- CLI ------------------------------------------------------------------------------------
-# The CLI (issue: a `leaseq` command) has not landed. When it does: build its binary here with
-# the same --target and linker, put it in leaseq-cli-$version-x86_64-linux-gnu.tar.gz, and check
-# that `leaseq --version` prints $version in integration-tests/dist/test.sh.
-if [ -d cli ]; then
-  say "warning: cli/ exists but scripts/dist.sh does not package it yet"
-fi
+# The `leaseq` command (cli/) has no artifact of its own: the wheel carries it (a console script
+# calling leaseq._native.cli_main) and so does the npm package (bin/leaseq.js), both built above;
+# integration-tests/dist/test.sh runs it from each.
 
 # ---- checksums -------------------------------------------------------------------------------
 (cd "$dist" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort |

@@ -8,10 +8,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// See and steer leaseq queues on Redis.
 ///
-/// Exit codes: 0 success; 1 not found (get, cancel) or problems found (check); 2 bad usage or an
-/// argument refused (nothing was written); 3 Redis unreachable or too slow; 4 Redis refused the
-/// command (e.g. an ACL or a key of the wrong type); 5 the queue is full (its capacity reached):
-/// nothing was added.
+/// Exit codes: 0 success; 1 an item not found (get, cancel, dead requeue of ids that are not dead
+/// letters) or problems found (check); 2 bad usage or an argument refused (nothing was written);
+/// 3 Redis unreachable or too slow; 4 Redis refused the command (e.g. an ACL or a key of the
+/// wrong type); 5 the queue is full (its capacity reached): nothing was added; 6 no such queue:
+/// none of its keys exists (a mistyped --queue), where an empty queue exits 0.
 #[derive(Debug, Parser)]
 #[command(name = "leaseq", version, about, long_about)]
 pub struct Cli {
@@ -243,7 +244,8 @@ pub enum DeadCommand {
     Requeue {
         #[command(flatten)]
         queue: QueueArg,
-        /// Ids to requeue (ids that are not dead are skipped).
+        /// Ids to requeue; those that are not dead letters are named, with their state, and
+        /// the exit code is 1.
         ids: Vec<String>,
         /// Requeue the N oldest.
         #[arg(long, conflicts_with_all = ["ids", "all"])]

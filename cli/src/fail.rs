@@ -15,6 +15,9 @@ pub enum Fail {
     Refused(String),
     /// 5: the queue is bounded and full (`FULL`); nothing was added.
     Full(String),
+    /// 6: no queue of that name: none of its keys exists (a mistyped `--queue`, or a queue never
+    /// used), told apart from an empty queue.
+    NoQueue(String),
 }
 
 /// A command's result.
@@ -29,6 +32,7 @@ impl Fail {
             Fail::Unreachable(_) => 3,
             Fail::Refused(_) => 4,
             Fail::Full(_) => 5,
+            Fail::NoQueue(_) => 6,
         }
     }
 }
@@ -40,9 +44,22 @@ impl fmt::Display for Fail {
             | Fail::Usage(m)
             | Fail::Unreachable(m)
             | Fail::Refused(m)
-            | Fail::Full(m) => f.write_str(m),
+            | Fail::Full(m)
+            | Fail::NoQueue(m) => f.write_str(m),
         }
     }
+}
+
+/// Fails with [`Fail::NoQueue`] when queue `name` has none of its keys (spec/PROTOCOL.md, 5.12):
+/// asked only where an answer came back empty, to tell a mistyped name from an empty queue.
+pub async fn queue_must_exist(queue: &leaseq::Queue, name: &str) -> Outcome {
+    if queue.exists().await? {
+        return Ok(());
+    }
+    Err(Fail::NoQueue(format!(
+        "no queue `{name}` on this server: none of its keys exists (a typo? `leaseq queues` lists \
+         the queues found; a queue drained over an hour ago leaves none either)"
+    )))
 }
 
 impl From<leaseq::Error> for Fail {

@@ -47,10 +47,13 @@ pub struct JobView {
     pub id: String,
     /// waiting, delayed, leased, dead or done.
     pub state: String,
-    /// The data's size in bytes.
+    /// The data's size in bytes (0 for a done item, whose data is not kept).
     pub data_len: usize,
     /// The data as escaped text (see [`preview`]).
     pub data_preview: String,
+    /// False for a done item: its data is gone once it completed (only its result is kept), so
+    /// `data_len` and `data_preview` say nothing about it.
+    pub data_kept: bool,
     /// Leases so far.
     pub attempts: u64,
     /// The item's own limit, if any.
@@ -84,7 +87,8 @@ pub struct JobView {
     pub cancelled: bool,
     /// The item's group (`leaseq add --group`), if it has one.
     pub group: Option<String>,
-    /// The item's name (`leaseq add --name`), if it has one.
+    /// The item's name (`leaseq add --name`), if it has one (a done item's, as its kept result
+    /// records it).
     pub name: Option<String>,
 }
 
@@ -95,6 +99,7 @@ impl From<&leaseq::Job> for JobView {
             state: j.state.to_string(),
             data_len: j.data.len(),
             data_preview: preview(&j.data, PREVIEW_BYTES),
+            data_kept: j.state != leaseq::State::Done,
             attempts: j.attempts,
             max_attempts: j.max_attempts,
             priority: j.priority,
@@ -143,9 +148,15 @@ impl From<&leaseq::Entry> for EntryView {
     }
 }
 
-/// Counters of one minute.
-#[derive(Debug, Serialize, Clone, Copy, Default)]
+/// Counters of one minute, or of the last hour summed.
+#[derive(Debug, Serialize, Clone, Default)]
 pub struct MinuteView {
+    /// When the minute began, ms since the epoch on the server's clock (in `minutes` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_ms: Option<u64>,
+    /// The same time in ISO 8601, UTC (`2026-01-31T12:34:00Z`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
     /// Items completed.
     pub completed: u64,
     /// Failed attempts.
@@ -159,6 +170,8 @@ pub struct MinuteView {
 impl From<leaseq::Minute> for MinuteView {
     fn from(m: leaseq::Minute) -> MinuteView {
         MinuteView {
+            start_ms: None,
+            start: None,
             completed: m.completed,
             failed: m.failed,
             dead: m.dead,
@@ -261,10 +274,7 @@ impl StatsView {
                 .as_ref()
                 .map(|m| m.last().copied().unwrap_or_default().into()),
             last_hour: s.last_hour().map(Into::into),
-            minutes: s
-                .minutes
-                .as_ref()
-                .map(|m| m.iter().copied().map(Into::into).collect()),
+            minutes: s.minutes.as_ref().map(|m| minute_views(m, s.now)),
             paused: s.paused,
             capacity: s.capacity,
             rate_limit: config.rate_limit.map(Into::into),
@@ -272,10 +282,41 @@ impl StatsView {
         }
     }
 
+    /// No item in any state: an empty queue, or one that does not exist.
+    pub fn is_idle(&self) -> bool {
+        self.waiting + self.delayed + self.leased + self.dead + self.processing == 0
+    }
+
     /// What counts against the capacity: waiting and delayed items.
     pub fn held(&self) -> u64 {
         self.waiting + self.delayed
     }
+}
+
+/// The per-minute counters, oldest first, each with its time: the last is the minute that holds
+/// `now` (spec/PROTOCOL.md, 5.12; minute `M` covers `M * 60000` ms to the next).
+fn minute_views(minutes: &[leaseq::Minute], now: u64) -> Vec<MinuteView> {
+    let current = now / 60_000;
+    let len = minutes.len() as u64;
+    minutes
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| {
+            let minute = (current + 1 + i as u64).saturating_sub(len);
+            let start_ms = minute * 60_000;
+            MinuteView {
+                start_ms: Some(start_ms),
+                start: Some(iso_utc(start_ms)),
+                ..m.into()
+            }
+        })
+        .collect()
+}
+
+/// ms since the epoch as ISO 8601 in UTC, to the second: `2026-01-31T12:34:00Z`.
+pub fn iso_utc(ms: u64) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+    humantime::format_rfc3339_seconds(at).to_string()
 }
 
 /// One group of a queue ([`leaseq::GroupInfo`]), named.

@@ -232,6 +232,22 @@ async fn stats_and_queues() {
     assert_eq!(s["last_hour"]["failed"], 1);
     assert_eq!(s["last_minute"]["completed"], 1);
     assert_eq!(s["minutes"].as_array().unwrap().len(), 60);
+    // Each minute carries its time: consecutive minutes, the last the one that holds `now`.
+    let minutes = s["minutes"].as_array().unwrap();
+    let now = s["now"].as_u64().unwrap();
+    let last = minutes[59]["start_ms"].as_u64().unwrap();
+    assert!(last <= now && now < last + 60_000, "{last} {now}");
+    assert_eq!(minutes[0]["start_ms"].as_u64().unwrap(), last - 59 * 60_000);
+    let iso = minutes[59]["start"].as_str().unwrap();
+    assert!(iso.ends_with(":00Z") && iso.len() == 20, "{iso}");
+    assert_eq!(
+        humantime::parse_rfc3339(iso).unwrap(),
+        std::time::UNIX_EPOCH + Duration::from_millis(last)
+    );
+    assert!(
+        s["last_hour"].get("start_ms").is_none(),
+        "a sum has no time"
+    );
 
     let all = json(&run(&urls, &["stats", "--json"]));
     assert_eq!(all.as_array().unwrap().len(), 2);
@@ -1335,11 +1351,21 @@ async fn dead_letters_ls_requeue_purge() {
     assert_eq!(ls[0]["error_type"], "Timeout");
     assert_eq!(ls[0]["attempts"], 1);
 
-    let r = json(&run(
+    // An id that is not a dead letter is named (exit 1); the others are requeued.
+    let out = run(
         &urls,
         &["dead", "requeue", "-q", "jobs", "d2", "nope", "--json"],
-    ));
-    assert_eq!(r, serde_json::json!({"requeued": 1}));
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(
+        json(&out),
+        serde_json::json!({"requeued": 1, "not_dead": [{"id": "nope", "state": null}]})
+    );
+    assert!(
+        stderr(&out).contains("`nope` (no such item)"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(q.get("d2").await.unwrap().unwrap().state, State::Waiting);
     let r = json(&run(
         &urls,
@@ -1509,6 +1535,10 @@ fn a_cluster_through_several_urls() {
         json(&run(&urls, &["get", "-q", "{c}jobs", "one", "--json"]))["state"],
         "waiting"
     );
+    // Whether a queue exists is one EXISTS of its keys, all in its slot: a typo exits 6.
+    let typo = run(&urls, &["stats", "-q", "{c}jbos"]);
+    assert_eq!(code(&typo), 6, "{}", stderr(&typo));
+    assert_eq!(code(&run(&urls, &["get", "-q", "{c}jobs", "nope"])), 1);
     // One URL with --cluster works too.
     let one = run(
         &urls[..1],
@@ -1571,4 +1601,129 @@ async fn get_shows_the_last_failures_trace_line_by_line() {
         ],
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn an_unknown_queue_and_unknown_ids_are_told_from_empty_ones() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let c = client(&server).await;
+    // A queue that exists but is empty: zeros, exit 0.
+    let empty = c.queue("{empty}").unwrap();
+    empty
+        .set_config(&QueueConfig::new().max_attempts(3))
+        .await
+        .unwrap();
+    let out = run(&urls, &["stats", "-q", "{empty}", "--json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(json(&out)["waiting"], 0);
+    assert_eq!(code(&run(&urls, &["ls", "waiting", "-q", "{empty}"])), 0);
+    assert_eq!(
+        code(&run(&urls, &["dead", "purge", "-q", "{empty}", "--all"])),
+        0
+    );
+
+    // A mistyped queue: exit 6 and a message that says so, for every command that reads it.
+    for args in [
+        vec!["stats", "-q", "{emtpy}"],
+        vec!["stats", "-q", "{emtpy}", "--json"],
+        vec!["ls", "dead", "-q", "{emtpy}"],
+        vec!["dead", "ls", "-q", "{emtpy}"],
+        vec!["get", "-q", "{emtpy}", "x"],
+        vec!["cancel", "-q", "{emtpy}", "x"],
+        vec!["dead", "requeue", "-q", "{emtpy}", "x"],
+        vec!["dead", "requeue", "-q", "{emtpy}", "--all"],
+        vec!["dead", "purge", "-q", "{emtpy}", "--all"],
+    ] {
+        let out = run(&urls, &args);
+        assert_eq!(code(&out), 6, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("no queue `{emtpy}`"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+
+    // Ids that are not dead letters are named, with what they are; exit 1.
+    let q = c.queue("{jobs}").unwrap();
+    common::dead(&q, "d", b"x", "boom", "Boom").await;
+    q.add(&Item::with_id("w", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    let out = run(
+        &urls,
+        &["dead", "requeue", "-q", "{jobs}", "d", "nosuch", "w", "d"],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "requeued 1");
+    let said = stderr(&out);
+    assert!(
+        said.contains("`nosuch` (no such item)") && said.contains("`w` (is waiting)"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("`d`"),
+        "a repeated id is not reported: {said}"
+    );
+    let out = run(
+        &urls,
+        &["dead", "requeue", "-q", "{jobs}", "nosuch", "--json"],
+    );
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        json(&out),
+        serde_json::json!({"requeued": 0, "not_dead": [{"id": "nosuch", "state": null}]})
+    );
+    let out = run(&urls, &["get", "-q", "{jobs}", "nosuch"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("no item `nosuch`"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test]
+async fn get_of_a_completed_job_shows_what_its_kept_result_knows() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let c = client(&server).await;
+    let q = c.queue("{jobs}").unwrap();
+    q.add(&Item::with_id("r", b"in".to_vec()).unwrap().max_attempts(3))
+        .await
+        .unwrap();
+    let ttl = Duration::from_secs(30);
+    let first = q.lease(ttl, Wait::No).await.unwrap().unwrap();
+    q.fail(&first, "flaky", "", leaseq::Retry::After(Duration::ZERO))
+        .await
+        .unwrap();
+    let second = q.lease(ttl, Wait::No).await.unwrap().unwrap();
+    assert!(q
+        .complete_with_result(&second, Some(b"out"), None)
+        .await
+        .unwrap());
+    let kept = q.result("r").await.unwrap().unwrap();
+    assert_eq!(kept.attempts, 2);
+
+    let got = json(&run(&urls, &["get", "-q", "{jobs}", "r", "--json"]));
+    assert_eq!(got["state"], "done");
+    assert_eq!(got["attempts"], 2, "{got}");
+    assert_eq!(got["added_at"].as_u64(), kept.added_at);
+    assert!(kept.added_at.is_some());
+    assert_eq!(got["finished_at"].as_u64(), Some(kept.finished_at));
+    assert_eq!(got["data_kept"], false);
+    assert_eq!(got["result"], "out");
+
+    let table = stdout(&run(&urls, &["get", "-q", "{jobs}", "r"]));
+    let line = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no `{name}` in {table}"))
+            .to_owned()
+    };
+    assert!(line("attempts").trim_end().ends_with(" 2"), "{table}");
+    assert!(!line("added").contains(" -"), "{table}");
+    assert!(line("data").contains("not kept"), "{table}");
+    assert!(!table.contains("0 bytes"), "{table}");
 }

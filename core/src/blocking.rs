@@ -356,6 +356,7 @@ blocking_operations! {
     fn count(&self, state: State) -> Result<u64>;
     fn stats(&self) -> Result<Stats>;
     fn counts_by_name(&self) -> Result<Option<Vec<NameCounts>>>;
+    fn exists(&self) -> Result<bool>;
     fn pause(&self) -> Result<bool>;
     fn resume(&self) -> Result<bool>;
     fn is_paused(&self) -> Result<bool>;
@@ -367,6 +368,7 @@ blocking_operations! {
     fn rate_limit_group(&self, group: &str, duration: Duration) -> Result<Duration>;
     fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>>;
     fn dead_requeue(&self, ids: &[impl AsRef<[u8]>]) -> Result<u64>;
+    fn dead_requeue_each(&self, ids: &[impl AsRef<[u8]>]) -> Result<Vec<bool>>;
     fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64>;
     fn dead_purge(&self, n: Option<u64>) -> Result<u64>;
     fn config(&self) -> Result<QueueConfig>;

@@ -65,9 +65,10 @@ pub struct Job {
     pub id_bytes: Vec<u8>,
     /// Where the item is.
     pub state: State,
-    /// The data (empty for a done item).
+    /// The data (empty for a done item: its data is not kept, only its result; say so rather
+    /// than show empty data).
     pub data: Vec<u8>,
-    /// Leases so far.
+    /// Leases so far (a done item's: those its kept result counts).
     pub attempts: u64,
     /// The item's own max attempts, if it has one.
     pub max_attempts: Option<u32>,
@@ -84,7 +85,7 @@ pub struct Job {
     pub progress: Option<Vec<u8>>,
     /// The kept result, for a done item (or one whose earlier incarnation kept one).
     pub result: Option<JobResult>,
-    /// When it was added (items added with options only).
+    /// When it was added (items added with options only; a done item's, from its kept result).
     pub added_at: Option<u64>,
     /// When it is due (delayed items).
     pub due_at: Option<u64>,
@@ -131,6 +132,11 @@ pub struct JobResult {
     pub finished_at: u64,
     /// The attempt that completed it.
     pub attempts: u64,
+    /// When the item was added (server clock, ms since the epoch), when it is known: items added
+    /// with options record it; a result kept by an earlier version has none.
+    pub added_at: Option<u64>,
+    /// The item's name, when it had one (and the result was kept by a version that keeps it).
+    pub name: Option<String>,
 }
 
 /// One line of [`crate::Queue::list`].

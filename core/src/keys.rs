@@ -88,6 +88,39 @@ impl QueueKeys {
         })
     }
 
+    /// The queue's fixed keys (not its key families), whose `EXISTS` says whether the queue
+    /// exists (spec/PROTOCOL.md, 5.12).
+    pub fn fixed(&self) -> Vec<String> {
+        [
+            "queue",
+            "processing",
+            "delayed",
+            "leased",
+            "dead",
+            "prios",
+            "config",
+            "held",
+            "paused",
+            "wake",
+            "room",
+            "limit",
+            "ready",
+            "group_waiting",
+            "group_active",
+            "group_limit",
+            "group_paused",
+            "group_wait",
+            "group_seq",
+            "workers",
+            "lock:housekeeping",
+            "lease_count",
+            "cleaning",
+        ]
+        .iter()
+        .map(|suffix| format!("{}:{suffix}", self.prefix))
+        .collect()
+    }
+
     /// The two keys every function call declares first, in protocol order.
     pub fn script_keys(&self) -> &[String; 2] {
         &self.script_keys

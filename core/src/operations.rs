@@ -338,6 +338,12 @@ pub static OPERATIONS: &[Operation] = &[
         "What each kind of job did in the last hour.",
     ),
     op(
+        "exists",
+        &[],
+        "whether any of its fixed keys exists",
+        "Whether the queue exists: tells a mistyped queue from an empty one.",
+    ),
+    op(
         "pause",
         &[],
         "whether it was running",
@@ -405,6 +411,12 @@ pub static OPERATIONS: &[Operation] = &[
         &[req("ids", Kind::Ids)],
         "how many were requeued",
         "Puts up to 1000 dead items back to waiting, attempts reset.",
+    ),
+    op(
+        "dead_requeue_each",
+        &[req("ids", Kind::Ids)],
+        "whether each was requeued (false: not a dead letter), in order",
+        "Like `dead_requeue`, naming which ids were not dead letters.",
     ),
     op(
         "dead_requeue_oldest",

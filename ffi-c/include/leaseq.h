@@ -1374,6 +1374,21 @@ leaseq_status leaseq_queue_dead_requeue(const leaseq_queue *queue,
                                         uint64_t *out_requeued);
 
 /**
+ * Like `leaseq_queue_dead_requeue`, saying which ids were requeued: sets `out_requeued[i]` to
+ * whether `ids[i]` was (false: not a dead letter: no such item, or one in another state; an id
+ * given twice is false the second time). `out_requeued` is the caller's array of `ids_len`
+ * bools (NULL only when `ids_len` is 0); on failure every element is false. One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `ids` is NULL or points to `ids_len` pointers, each NULL or
+ * a NUL-terminated string; `out_requeued` is NULL or points to `ids_len` writable bools.
+ */
+leaseq_status leaseq_queue_dead_requeue_each(const leaseq_queue *queue,
+                                             const char *const *ids,
+                                             size_t ids_len,
+                                             bool *out_requeued);
+
+/**
  * Requeues the `n` oldest dead items (attempts reset), or all of them with `n` -1 (1000 per
  * round trip). Sets `*out_requeued` to how many were requeued.
  *
@@ -1750,6 +1765,25 @@ leaseq_status leaseq_result_finished_at_ms(const leaseq_result *result,
  * `result` is NULL or a live result; `out_attempts` is NULL or writable.
  */
 leaseq_status leaseq_result_attempts(const leaseq_result *result, uint64_t *out_attempts);
+
+/**
+ * Sets `*out_ms` to when the item was added (milliseconds since the Unix epoch, server clock),
+ * or -1 when it is not known (an item added without options, or a result kept by an earlier
+ * version).
+ *
+ * # Safety
+ * `result` is NULL or a live result; `out_ms` is NULL or writable.
+ */
+leaseq_status leaseq_result_added_at_ms(const leaseq_result *result, int64_t *out_ms);
+
+/**
+ * Sets `*out_name` to the item's name (NUL-terminated UTF-8), or NULL when it had none.
+ * Borrowed from the result.
+ *
+ * # Safety
+ * `result` is NULL or a live result; `out_name` is NULL or writable.
+ */
+leaseq_status leaseq_result_name(const leaseq_result *result, const char **out_name);
 
 /**
  * Frees a result from `leaseq_queue_result` or `leaseq_queue_wait_result`. NULL is accepted
@@ -2460,6 +2494,17 @@ leaseq_status leaseq_queue_resume(const leaseq_queue *queue, bool *out_was_pause
  * `queue` is NULL or a live queue; `out_paused` is NULL or writable.
  */
 leaseq_status leaseq_queue_is_paused(const leaseq_queue *queue, bool *out_paused);
+
+/**
+ * Sets `*out_exists` to whether the queue exists: whether any of its fixed keys does (its
+ * items' lists, configuration, pause, groups, runners; spec/PROTOCOL.md 5.12). False for a
+ * mistyped prefix, where `leaseq_queue_count` and `leaseq_queue_stats` read zeros as for an
+ * empty queue. One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_exists` is NULL or writable.
+ */
+leaseq_status leaseq_queue_exists(const leaseq_queue *queue, bool *out_exists);
 
 /**
  * Pauses one group (`LEASEQ_ADD_GROUP`; `group` NUL-terminated UTF-8): its items are not

@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use crate::guard::{arg, bytes, call, text, Failure, Out};
+use crate::guard::{arg, bytes, call, text, Failure, Out, OutArray};
 use crate::job::{leaseq_state, state_to_c, LEASEQ_STATE_NONE};
 use crate::queue::leaseq_queue;
 use crate::status::leaseq_status;
@@ -81,6 +81,43 @@ pub unsafe extern "C" fn leaseq_queue_dead_requeue(
             .collect::<Result<Vec<&str>, Failure>>()?;
         out_requeued.required()?;
         out_requeued.set(queue.inner.dead_requeue(&list)?);
+        Ok(())
+    })
+}
+
+/// Like `leaseq_queue_dead_requeue`, saying which ids were requeued: sets `out_requeued[i]` to
+/// whether `ids[i]` was (false: not a dead letter: no such item, or one in another state; an id
+/// given twice is false the second time). `out_requeued` is the caller's array of `ids_len`
+/// bools (NULL only when `ids_len` is 0); on failure every element is false. One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `ids` is NULL or points to `ids_len` pointers, each NULL or
+/// a NUL-terminated string; `out_requeued` is NULL or points to `ids_len` writable bools.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_dead_requeue_each(
+    queue: *const leaseq_queue,
+    ids: *const *const c_char,
+    ids_len: usize,
+    out_requeued: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_dead_requeue_each", || {
+        let out_requeued = unsafe { OutArray::new(out_requeued, ids_len, "out_requeued", false) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let pointers: &[*const c_char] = if ids_len == 0 {
+            &[]
+        } else if ids.is_null() {
+            return Err(Failure::Null("ids".into()));
+        } else {
+            // SAFETY: `ids_len` readable pointers by the caller's contract.
+            unsafe { std::slice::from_raw_parts(ids, ids_len) }
+        };
+        let list = pointers
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| unsafe { text(p, format!("ids[{i}]")) })
+            .collect::<Result<Vec<&str>, Failure>>()?;
+        out_requeued.required()?;
+        out_requeued.set(queue.inner.dead_requeue_each(&list)?.into_iter());
         Ok(())
     })
 }

@@ -171,6 +171,8 @@ pub struct leaseq_result {
     data: Vec<u8>,
     finished_at: u64,
     attempts: u64,
+    added_at: Option<u64>,
+    name: Option<CString>,
 }
 
 impl leaseq_result {
@@ -179,6 +181,8 @@ impl leaseq_result {
             data: with_nul(result.data),
             finished_at: result.finished_at,
             attempts: result.attempts,
+            added_at: result.added_at,
+            name: result.name.as_deref().map(c_string),
         }
     }
 }
@@ -249,6 +253,53 @@ pub unsafe extern "C" fn leaseq_result_attempts(
             "out_attempts",
             0,
             |r| Ok(r.attempts),
+        )
+    }
+}
+
+/// Sets `*out_ms` to when the item was added (milliseconds since the Unix epoch, server clock),
+/// or -1 when it is not known (an item added without options, or a result kept by an earlier
+/// version).
+///
+/// # Safety
+/// `result` is NULL or a live result; `out_ms` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_result_added_at_ms(
+    result: *const leaseq_result,
+    out_ms: *mut i64,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_result_added_at_ms",
+            result,
+            "result",
+            out_ms,
+            "out_ms",
+            -1,
+            |r| Ok(time_ms(r.added_at)),
+        )
+    }
+}
+
+/// Sets `*out_name` to the item's name (NUL-terminated UTF-8), or NULL when it had none.
+/// Borrowed from the result.
+///
+/// # Safety
+/// `result` is NULL or a live result; `out_name` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_result_name(
+    result: *const leaseq_result,
+    out_name: *mut *const c_char,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_result_name",
+            result,
+            "result",
+            out_name,
+            "out_name",
+            std::ptr::null(),
+            |r| Ok(text_ptr(r.name.as_ref())),
         )
     }
 }

@@ -464,6 +464,27 @@ pub unsafe extern "C" fn leaseq_queue_is_paused(
     })
 }
 
+/// Sets `*out_exists` to whether the queue exists: whether any of its fixed keys does (its
+/// items' lists, configuration, pause, groups, runners; spec/PROTOCOL.md 5.12). False for a
+/// mistyped prefix, where `leaseq_queue_count` and `leaseq_queue_stats` read zeros as for an
+/// empty queue. One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `out_exists` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_exists(
+    queue: *const leaseq_queue,
+    out_exists: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_exists", || {
+        let out = unsafe { Out::new(out_exists, "out_exists", false) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out.required()?;
+        out.set(queue.inner.exists()?);
+        Ok(())
+    })
+}
+
 /// One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout
 /// within a version; before 1.0 a minor version may add fields).
 #[allow(non_camel_case_types)]

@@ -481,6 +481,13 @@ static void results_are_kept_and_awaited(void) {
     CHECK(attempts == 1);
     CHECK_OK(leaseq_result_finished_at_ms(result, &finished));
     CHECK(finished > 0 && finished <= now_ms() + 5000);
+    /* Added without options: no time added is known; no name. */
+    int64_t added = 0;
+    const char *name = "x";
+    CHECK_OK(leaseq_result_added_at_ms(result, &added));
+    CHECK(added == -1);
+    CHECK_OK(leaseq_result_name(result, &name));
+    CHECK(name == NULL);
     leaseq_result_free(result);
 
     /* A done item's job: state done, empty data, the result borrowed from it. */
@@ -492,6 +499,12 @@ static void results_are_kept_and_awaited(void) {
     CHECK(state == LEASEQ_STATE_DONE);
     CHECK_OK(leaseq_job_data(job, &data, &len));
     CHECK(len == 0 && data != NULL);
+    attempts = 0;
+    CHECK_OK(leaseq_job_attempts(job, &attempts));
+    CHECK(attempts == 1); /* what the kept result counts, not 0 */
+    int64_t job_finished = 0;
+    CHECK_OK(leaseq_job_finished_at_ms(job, &job_finished));
+    CHECK(job_finished == finished);
     CHECK_OK(leaseq_job_result(job, &borrowed));
     REQUIRE(borrowed != NULL);
     CHECK_OK(leaseq_result_data(borrowed, &data, &len));
@@ -788,8 +801,14 @@ static void make_dead(const leaseq_queue *queue, const char *stem, int n) {
 static void dead_letters_requeue_and_purge(void) {
     leaseq_queue *queue = fresh_queue(client, "dead");
     REQUIRE(queue != NULL);
+    bool exists = true;
+    CHECK_OK(leaseq_queue_exists(queue, &exists));
+    CHECK(!exists); /* never used: no key of it */
+    CHECK_NULL_ARG(leaseq_queue_exists(queue, NULL), "out_exists");
     make_dead(queue, "d", 5);
     CHECK(count_in(queue, LEASEQ_STATE_DEAD) == 5);
+    CHECK_OK(leaseq_queue_exists(queue, &exists));
+    CHECK(exists);
 
     const char *ids[] = {"d0", "not-dead", "d1"};
     uint64_t done = 99;
@@ -828,6 +847,20 @@ static void dead_letters_requeue_and_purge(void) {
     CHECK(done == 3);
     CHECK(count_in(queue, LEASEQ_STATE_DEAD) == 0);
     leaseq_queue_free(queue);
+
+    /* Which ids were requeued: an unknown id and one waiting are not. */
+    leaseq_queue *other = fresh_queue(client, "dead-each");
+    REQUIRE(other != NULL);
+    make_dead(other, "f", 1);
+    CHECK(add_with(other, "w", "x", NULL));
+    const char *each_ids[] = {"nosuch", "f0", "w"};
+    bool each[3] = {true, false, true};
+    CHECK_OK(leaseq_queue_dead_requeue_each(other, each_ids, 3, each));
+    CHECK(!each[0] && each[1] && !each[2]);
+    CHECK_NULL_ARG(leaseq_queue_dead_requeue_each(other, each_ids, 3, NULL), "out_requeued");
+    CHECK_OK(leaseq_queue_dead_requeue_each(other, NULL, 0, NULL));
+    CHECK(count_in(other, LEASEQ_STATE_DEAD) == 0 && count_in(other, LEASEQ_STATE_WAITING) == 2);
+    leaseq_queue_free(other);
 }
 
 /* Turns the queue's per-minute counters on or off (LEASEQ_CONFIG_STATS). */

@@ -914,6 +914,34 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
         free(list);
         return STEP_RESULT;
     }
+    if (strcmp(op, "dead_requeue_each") == 0) {
+        const cJSON *ids = cJSON_GetObjectItemCaseSensitive(step, "ids");
+        if (!cJSON_IsArray(ids)) return say(msg, "dead_requeue_each needs `ids`"), STEP_FAILED;
+        size_t len = 0;
+        size_t size = (size_t)cJSON_GetArraySize(ids) + 1;
+        const char **list = calloc(size, sizeof *list);
+        bool *requeued = calloc(size, sizeof *requeued);
+        if (list == NULL || requeued == NULL) {
+            free(list);
+            free(requeued);
+            return say(msg, "out of memory"), STEP_FAILED;
+        }
+        for (const cJSON *id = ids->child; id; id = id->next) {
+            if (cJSON_IsString(id)) list[len++] = id->valuestring; /* as the Rust runner */
+        }
+        if (called(res, leaseq_queue_dead_requeue_each(q, list, len, requeued))) {
+            res->value = cJSON_CreateArray();
+            for (size_t i = 0; i < len; i++) cJSON_AddItemToArray(res->value, cJSON_CreateBool(requeued[i]));
+        }
+        free(list);
+        free(requeued);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "exists") == 0) {
+        bool exists = false;
+        if (called(res, leaseq_queue_exists(q, &exists))) res->value = cJSON_CreateBool(exists);
+        return STEP_RESULT;
+    }
     if (strcmp(op, "dead_requeue_oldest") == 0 || strcmp(op, "dead_purge") == 0) {
         uint64_t done = 0;
         leaseq_status status = op[5] == 'r' ? leaseq_queue_dead_requeue_oldest(q, n_or_all(step), &done)

@@ -169,8 +169,11 @@ if step "python3 -m venv makes a fresh virtualenv" clean_run python3 -m venv "$v
   wheel_cli() {
     clean_run "$venv/bin/leaseq" --help | grep '^Usage: leaseq' >/dev/null || return 1
     flush
-    clean_run "$venv/bin/leaseq" stats --url "$url" -q '{dist}' --json | tee /dev/stderr |
-      grep '"queue": *"{dist}"' >/dev/null
+    # A flushed server has no queue `{dist}`: its figures (zeros), then exit 6 (no such queue).
+    clean_run "$venv/bin/leaseq" stats --url "$url" -q '{dist}' --json >"$work/py-stats.json"
+    local rc=$?
+    cat "$work/py-stats.json" >&2
+    [ "$rc" -eq 6 ] && grep '"queue": *"{dist}"' "$work/py-stats.json" >/dev/null
   }
   step "the wheel's leaseq console script runs the CLI (--help, stats --json)" wheel_cli
 fi
@@ -287,8 +290,12 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
     (cd "$project" && clean_run env npm_config_offline=true npx --no-install leaseq --help) |
       grep '^Usage: leaseq' >/dev/null || return 1
     flush
+    # A flushed server has no queue `{dist}`: its figures (zeros), then exit 6 (no such queue).
     (cd "$project" && clean_run env npm_config_offline=true npx --no-install leaseq stats \
-      --url "$url" -q '{dist}' --json) | tee /dev/stderr | grep '"queue": *"{dist}"' >/dev/null
+      --url "$url" -q '{dist}' --json) >"$work/node-stats.json"
+    local rc=$?
+    cat "$work/node-stats.json" >&2
+    [ "$rc" -eq 6 ] && grep '"queue": *"{dist}"' "$work/node-stats.json" >/dev/null
   }
   step "npx leaseq runs the CLI from the installed packages (--help, stats --json)" npx_cli
   no_platform_package() {

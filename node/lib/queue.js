@@ -126,7 +126,13 @@ function orNull(value) {
  */
 function toResult(r) {
   if (!r) return null
-  return { data: r.data, attempts: r.attempts, finishedAt: new Date(r.finishedAt) }
+  return {
+    data: r.data,
+    attempts: r.attempts,
+    finishedAt: new Date(r.finishedAt),
+    addedAt: date(r.addedAt),
+    name: r.name ?? null,
+  }
 }
 
 /**
@@ -618,6 +624,16 @@ class Queue {
   }
 
   /**
+   * Whether the queue exists: whether any of its fixed keys does (items, configuration, pause,
+   * runners, ...), in one round trip. False for a mistyped name, where `count` and `stats`
+   * answer zeros as for an empty queue.
+   * @returns {Promise<boolean>}
+   */
+  async exists() {
+    return nativeAsync(() => this.#native.exists())
+  }
+
+  /**
    * Pauses one group (items added with `group`): its items are not leased, by any client,
    * until `resumeGroup`; the rest of the queue goes on. Resolves to whether it was running.
    * @param {string} group
@@ -707,6 +723,17 @@ class Queue {
   async deadRequeue(ids) {
     const i = args.array('ids', ids, (v, name) => args.id(name, v))
     return nativeAsync(() => this.#native.deadRequeue(i))
+  }
+
+  /**
+   * Like `deadRequeue`, resolving to whether each id was requeued, in order (false: not a dead
+   * letter: no such item, or one in another state; an id given twice is false the second time).
+   * @param {Array<string | Uint8Array>} ids
+   * @returns {Promise<boolean[]>}
+   */
+  async deadRequeueEach(ids) {
+    const i = args.array('ids', ids, (v, name) => args.id(name, v))
+    return nativeAsync(() => this.#native.deadRequeueEach(i))
   }
 
   /**

@@ -17,6 +17,10 @@ pub struct ResultParts {
     pub attempts: i64,
     /// When it completed.
     pub finished_at: f64,
+    /// When the item was added, when known (items added with options).
+    pub added_at: Option<f64>,
+    /// The item's name, when it had one.
+    pub name: Option<String>,
 }
 
 impl From<JobResult> for ResultParts {
@@ -25,6 +29,8 @@ impl From<JobResult> for ResultParts {
             data: r.data.into(),
             attempts: count(r.attempts),
             finished_at: ms_number(r.finished_at),
+            added_at: r.added_at.map(ms_number),
+            name: r.name,
         }
     }
 }

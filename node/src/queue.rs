@@ -444,6 +444,12 @@ impl NativeQueue {
         self.inner.is_paused().await.map_err(to_napi)
     }
 
+    /// Whether the queue exists: whether any of its fixed keys does (false for a mistyped name).
+    #[napi]
+    pub async fn exists(&self) -> napi::Result<bool> {
+        self.inner.exists().await.map_err(to_napi)
+    }
+
     /// Pauses one group (its items are not leased until resumed); whether it was running.
     #[napi]
     pub async fn pause_group(&self, group: String) -> napi::Result<bool> {
@@ -500,6 +506,13 @@ impl NativeQueue {
     pub async fn dead_requeue(&self, ids: Vec<Buffer>) -> napi::Result<i64> {
         let ids: Vec<&[u8]> = ids.iter().map(|id| &id[..]).collect();
         Ok(count(self.inner.dead_requeue(&ids).await.map_err(to_napi)?))
+    }
+
+    /// Like `dead_requeue`, whether each id was requeued, in order (false: not a dead letter).
+    #[napi]
+    pub async fn dead_requeue_each(&self, ids: Vec<Buffer>) -> napi::Result<Vec<bool>> {
+        let ids: Vec<&[u8]> = ids.iter().map(|id| &id[..]).collect();
+        self.inner.dead_requeue_each(&ids).await.map_err(to_napi)
     }
 
     /// Requeues the `n` oldest dead items (absent: all); how many.

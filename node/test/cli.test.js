@@ -41,8 +41,10 @@ describe('the leaseq command (bin/leaseq.js)', { timeout: 90_000 }, () => {
 
   test('stats --json on a fresh queue, get on an item the library added', async () => {
     const prefix = uniquePrefix('cli')
+    // No key of it yet: the figures, then exit 6 and a message (a typo is not an empty queue).
     const stats = leaseq('stats', '--url', redis.url, '-q', prefix, '--json')
-    assert.equal(stats.status, 0, stats.stderr)
+    assert.equal(stats.status, 6, stats.stderr)
+    assert.ok(stats.stderr.includes(`no queue \`${prefix}\``), stats.stderr)
     const parsed = JSON.parse(stats.stdout)
     assert.equal(parsed.queue, prefix)
     assert.deepEqual([parsed.waiting, parsed.leased, parsed.dead], [0, 0, 0])
@@ -50,6 +52,7 @@ describe('the leaseq command (bin/leaseq.js)', { timeout: 90_000 }, () => {
     const client = await Client.connect(redis.url)
     await client.queue(prefix).add(new Item('x', 'one'))
     await client.close()
+    assert.equal(leaseq('stats', '--url', redis.url, '-q', prefix, '--json').status, 0)
     const got = leaseq('get', '--url', redis.url, '-q', prefix, 'one', '--json')
     assert.equal(got.status, 0, got.stderr)
     assert.equal(JSON.parse(got.stdout).state, 'waiting')

@@ -188,6 +188,38 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
     assert.equal(await queue.result('never-added'), null)
   })
 
+  test('a done job shows what its kept result knows: attempts, time added, name', async () => {
+    const queue = freshQueue('kept')
+    await queue.add('x', { id: 'twice', maxAttempts: 3 })
+    assert.equal(await queue.fail(await queue.lease(), 'flaky', { retry: { afterMs: 0 } }), 'retrying')
+    const second = await queue.lease()
+    assert.equal(second.attempt, 2)
+    assert.equal(await queue.complete(second, { result: 'out' }), true)
+    const result = await queue.result('twice')
+    assert.equal(result.attempts, 2)
+    assert.equal(result.name, null)
+    assert.ok(result.addedAt instanceof Date && result.addedAt <= result.finishedAt)
+    const job = await queue.get('twice')
+    assert.equal(job.state, 'done')
+    assert.equal(job.attempts, 2)
+    assert.deepEqual([job.addedAt, job.finishedAt], [result.addedAt, result.finishedAt])
+    await queue.add('y', { id: 'plain' })
+    assert.equal(await queue.complete(await queue.lease(), { result: 'out' }), true)
+    assert.equal((await queue.result('plain')).addedAt, null, 'added without options: unknown')
+  })
+
+  test('exists tells a mistyped queue from an empty one; deadRequeueEach names what was not dead', async () => {
+    const queue = freshQueue('exists')
+    assert.equal(await queue.exists(), false)
+    assert.equal(await queue.count('waiting'), 0)
+    await queue.add('x', { id: 'd', maxAttempts: 1 })
+    await queue.add('y', { id: 'w' })
+    assert.equal(await queue.exists(), true)
+    assert.equal(await queue.fail(await queue.lease(), 'boom', { retry: 'never' }), 'dead')
+    assert.deepEqual(await queue.deadRequeueEach(['nosuch', 'd', 'w']), [false, true, false])
+    assert.equal(await queue.count('dead'), 0)
+  })
+
   test('fail: retry after the backoff, after a given delay, never; an Error gives its name', async () => {
     const queue = freshQueue('fail')
     await queue.add('x', { id: 'f', backoff: { type: 'fixed', delayMs: HOUR } })

@@ -397,6 +397,14 @@ const STEPS = {
     const ids = step.ids.filter((id) => typeof id === 'string')
     return run(() => this.q.deadRequeue(ids))
   },
+  async dead_requeue_each(step) {
+    if (!Array.isArray(step.ids)) throw new StepError('dead_requeue_each needs `ids`')
+    const ids = step.ids.filter((id) => typeof id === 'string')
+    return run(() => this.q.deadRequeueEach(ids))
+  },
+  async exists() {
+    return run(() => this.q.exists())
+  },
   async dead_requeue_oldest(step) {
     const n = typeof step.n === 'number' ? step.n : undefined
     return run(() => this.q.deadRequeueOldest(n))

@@ -606,6 +606,11 @@ impl AsyncQueue {
         self.run(py, move |q| async move { q.is_paused().await })
     }
 
+    /// See ``leaseq.Queue.exists``.
+    fn exists<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move { q.exists().await })
+    }
+
     /// See ``leaseq.Queue.pause_group``.
     fn pause_group<'py>(
         &self,
@@ -698,6 +703,16 @@ impl AsyncQueue {
     ) -> PyResult<Bound<'py, PyAny>> {
         let ids = convert::ids(ids, "ids")?;
         self.run(py, move |q| async move { q.dead_requeue(&ids).await })
+    }
+
+    /// See ``leaseq.Queue.dead_requeue_each``.
+    fn dead_requeue_each<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ids = convert::ids(ids, "ids")?;
+        self.run(py, move |q| async move { q.dead_requeue_each(&ids).await })
     }
 
     /// See ``leaseq.Queue.dead_requeue_oldest``.

@@ -255,6 +255,19 @@ impl JobResult {
         time::datetime_ms(py, self.inner.finished_at)
     }
 
+    /// When the item was added (server clock, aware UTC datetime), or ``None`` when unknown (an
+    /// item added without options, or a result kept by an earlier version).
+    #[getter]
+    fn added_at<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        time::opt_datetime_ms(py, self.inner.added_at)
+    }
+
+    /// The item's name, or ``None`` when it had none.
+    #[getter]
+    fn name(&self) -> Option<String> {
+        self.inner.name.clone()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "JobResult(attempts={}, {} bytes)",

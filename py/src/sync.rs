@@ -579,6 +579,13 @@ impl Queue {
         self.call(py, |q| q.is_paused())
     }
 
+    /// Whether the queue exists: whether any of its fixed keys does (items, configuration, pause,
+    /// runners, ...), in one round trip. ``False`` for a mistyped name, where ``count`` and
+    /// ``stats`` answer zeros as for an empty queue.
+    fn exists(&self, py: Python<'_>) -> PyResult<bool> {
+        self.call(py, |q| q.exists())
+    }
+
     /// Pauses one group (``Item(..., group=...)``): its items are not leased, by any client,
     /// until ``resume_group``; the rest of the queue goes on. Returns whether it was running.
     fn pause_group(&self, py: Python<'_>, group: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -658,6 +665,14 @@ impl Queue {
     fn dead_requeue(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<u64> {
         let ids = convert::ids(ids, "ids")?;
         self.call(py, |q| q.dead_requeue(&ids))
+    }
+
+    /// Like ``dead_requeue``, returning for each id, in order, whether it was requeued (``False``:
+    /// not a dead letter: no such item, or one in another state; an id given twice is ``False``
+    /// the second time).
+    fn dead_requeue_each(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let ids = convert::ids(ids, "ids")?;
+        self.call(py, |q| q.dead_requeue_each(&ids))
     }
 
     /// Requeues the ``n`` oldest dead items (``None``: all); returns how many.

@@ -43,12 +43,21 @@ def test_bad_usage_exits_2() -> None:
     assert "--no-such-option" in done.stderr
 
 
-def test_stats_json_on_a_fresh_queue(url: str, prefix: str) -> None:
+def test_stats_json_on_a_fresh_queue(
+    client: leaseq.Client, url: str, prefix: str
+) -> None:
+    # No key of it yet: the figures, then exit 6 and a message (a typo is not an empty queue).
     done = run("stats", "--url", url, "-q", prefix, "--json")
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == 6, done.stderr
+    assert f"no queue `{prefix}`" in done.stderr
     stats = json.loads(done.stdout)
     assert stats["queue"] == prefix
     assert (stats["waiting"], stats["leased"], stats["dead"]) == (0, 0, 0)
+    # A queue that exists but is empty: the same zeros, exit 0.
+    client.queue(prefix).set_config(max_attempts=3)
+    done = run("stats", "--url", url, "-q", prefix, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["waiting"] == 0
 
 
 def test_it_sees_what_the_library_added(

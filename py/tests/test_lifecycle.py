@@ -352,6 +352,48 @@ def test_complete_with_a_result(queue: leaseq.Queue) -> None:
     assert queue.complete(lease, result=b"twice") is False
 
 
+def test_a_done_job_shows_what_its_result_kept(queue: leaseq.Queue) -> None:
+    # Added with options (so its time added is recorded), failed once, completed on attempt 2.
+    queue.add(leaseq.Item(b"in", id="twice", max_attempts=3))
+    first = leased(queue)
+    queue.fail(first, "flaky", retry=0.0)
+    second = leased(queue)
+    assert second.attempt == 2
+    queue.complete(second, result=b"out")
+    result = queue.result("twice")
+    assert result is not None and result.attempts == 2 and result.name is None
+    assert result.added_at is not None and result.added_at <= result.finished_at
+    job = queue.get("twice")
+    assert job is not None and job.state is leaseq.State.DONE
+    assert (job.attempts, job.added_at, job.finished_at) == (
+        2,
+        result.added_at,
+        result.finished_at,
+    )
+    # Added without options: no time added is known.
+    queue.add(leaseq.Item(b"in", id="plain"))
+    queue.complete(leased(queue), result=b"out")
+    plain = queue.result("plain")
+    assert plain is not None and plain.added_at is None and plain.attempts == 1
+
+
+def test_exists_tells_a_mistyped_queue_from_an_empty_one(
+    client: leaseq.Client, queue: leaseq.Queue
+) -> None:
+    assert queue.exists() is False and queue.count(leaseq.State.WAITING) == 0
+    queue.add(leaseq.Item(b"x", id="e"))
+    assert queue.exists() is True
+    assert client.queue(queue.prefix + "-typo").exists() is False
+
+
+def test_dead_requeue_each_names_what_was_not_dead(queue: leaseq.Queue) -> None:
+    queue.add(leaseq.Item(b"x", id="d", max_attempts=1))
+    queue.add(leaseq.Item(b"y", id="w"))
+    assert queue.fail(leased(queue), "boom", retry=False) is not None
+    assert queue.dead_requeue_each(["nosuch", "d", "w"]) == [False, True, False]
+    assert queue.count(leaseq.State.DEAD) == 0
+
+
 def test_keep_result_for(queue: leaseq.Queue, r: redis.Redis) -> None:
     queue.add(leaseq.Item(b"", id="k1"))
     queue.add(leaseq.Item(b"", id="k2", keep_result_for=timedelta(hours=2)))

@@ -460,6 +460,16 @@ class Runner:
         wanted = [i for i in ids if isinstance(i, str)]
         return run(lambda: self.q.dead_requeue(wanted))
 
+    def do_dead_requeue_each(self, step: Obj) -> Outcome:
+        ids = step.get("ids")
+        if not isinstance(ids, list):
+            raise StepError("dead_requeue_each needs `ids`")
+        wanted = [i for i in ids if isinstance(i, str)]
+        return run(lambda: self.q.dead_requeue_each(wanted))
+
+    def do_exists(self, step: Obj) -> Outcome:
+        return run(self.q.exists)
+
     def do_dead_requeue_oldest(self, step: Obj) -> Outcome:
         n = count_field(step, "n")
         return run(lambda: self.q.dead_requeue_oldest(n))

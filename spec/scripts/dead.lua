@@ -2,12 +2,14 @@
 --! flags: allow-oom
 -- Dead letters. ARGV: action, then
 --   'requeue' id...   requeue these dead items (attempts reset to 0)
+--   'requeue_each' id...   the same, replying 1 (requeued) or 0 (not dead) per id, in order
 --   'requeue_oldest' n   requeue the n oldest
 --   'purge' n            delete the n oldest
 -- n is at most 1000 per call. Returns how many items were requeued or deleted.
 local action = ARGV[1]
 local ids
-if action == 'requeue' then
+local each = action == 'requeue_each'
+if action == 'requeue' or each then
   ids = {}
   for i = 2, #ARGV do
     ids[#ids + 1] = ARGV[i]
@@ -24,10 +26,12 @@ if action ~= 'purge' then
     end
   end
 end
-local done = 0
-for _, id in ipairs(ids) do
+local done, replies = 0, {}
+for i, id in ipairs(ids) do
+  replies[i] = 0
   if redis.call('ZREM', DEAD, id) == 1 then
     done = done + 1
+    replies[i] = 1
     if action == 'purge' then
       forget(id)
     elseif unpark(id) then
@@ -38,5 +42,8 @@ for _, id in ipairs(ids) do
       redis.call('DEL', JOB .. id)
     end
   end
+end
+if each then
+  return replies
 end
 return done

@@ -3,7 +3,7 @@
 -- get. ARGV: id. Returns nil when no item or kept result has this id, else
 -- {state, data, job fields (flat name, value list, with lease_expires from P:leased), lease_ttl_ms, result}: state is waiting,
 -- delayed, leased, dead or done; data is nil for done; lease_ttl_ms is -2 without a lease;
--- result is the kept result's {finished, attempts, result} or an empty list.
+-- result is the kept result's {finished, attempts, result, added, name} or an empty list.
 local id = ARGV[1]
 local job = redis.call('HGETALL', JOB .. id)
 local state = redis.call('HGET', JOB .. id, 'state')
@@ -23,7 +23,7 @@ if expires then
   job[#job + 1] = 'lease_expires'
   job[#job + 1] = expires
 end
-local result = redis.call('LRANGE', RESULT .. id, 0, 2)
+local result = redis.call('LRANGE', RESULT .. id, 0, 4)
 if not data then
   if #result == 0 then
     return nil

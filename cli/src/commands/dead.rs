@@ -1,12 +1,14 @@
 //! Dead letters: `dead requeue` and `dead purge` (`dead ls` is `ls dead`).
 
-use crate::fail::{Fail, Outcome};
+use crate::fail::{queue_must_exist, Fail, Outcome};
 use crate::output;
 
 /// Most ids one `dead requeue` call takes (the core's batch bound).
 const MAX_IDS: usize = 1000;
 
-/// `leaseq dead requeue`: the ids given, the `oldest` N, or all.
+/// `leaseq dead requeue`: the ids given, the `oldest` N, or all. Ids that were not dead letters
+/// are named, with what became of them, and the exit code is 1 (6 when the queue itself does
+/// not exist); requeuing none of the oldest or all says whether the queue exists.
 pub async fn requeue(
     client: &leaseq::Client,
     queue: &str,
@@ -16,22 +18,71 @@ pub async fn requeue(
     json: bool,
 ) -> Outcome {
     let q = client.queue(queue)?;
-    let n = if !ids.is_empty() {
+    if !ids.is_empty() {
         if ids.len() > MAX_IDS {
             return Err(Fail::Usage(format!(
                 "ids: at most {MAX_IDS} at once (use --oldest N or --all for more); nothing was \
                  written"
             )));
         }
-        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        q.dead_requeue(&ids).await?
-    } else if oldest.is_some() || all {
-        q.dead_requeue_oldest(oldest).await?
-    } else {
+        // Each id once, so that a repeated one is not reported as not found.
+        let mut unique: Vec<&str> = Vec::with_capacity(ids.len());
+        for id in ids {
+            if !unique.contains(&id.as_str()) {
+                unique.push(id);
+            }
+        }
+        let requeued = q.dead_requeue_each(&unique).await?;
+        let missed: Vec<&str> = unique
+            .iter()
+            .zip(&requeued)
+            .filter(|(_, &done)| !done)
+            .map(|(&id, _)| id)
+            .collect();
+        let n = requeued.iter().filter(|&&done| done).count() as u64;
+        if missed.is_empty() {
+            report(json, "requeued", n);
+            return Ok(());
+        }
+        if n == 0 {
+            queue_must_exist(&q, queue).await?;
+        }
+        // What the ids that were not dead letters are (a few reads, only for those).
+        let mut found = Vec::with_capacity(missed.len());
+        for &id in &missed {
+            let state = q.get(id).await?.map(|job| job.state.to_string());
+            found.push((id, state));
+        }
+        if json {
+            let not_dead: Vec<serde_json::Value> = found
+                .iter()
+                .map(|(id, state)| serde_json::json!({"id": id, "state": state}))
+                .collect();
+            output::json(&serde_json::json!({"requeued": n, "not_dead": not_dead}));
+        } else {
+            println!("requeued {n}");
+        }
+        let named: Vec<String> = found
+            .iter()
+            .map(|(id, state)| match state {
+                Some(s) => format!("`{id}` (is {s})"),
+                None => format!("`{id}` (no such item)"),
+            })
+            .collect();
+        return Err(Fail::NotFound(format!(
+            "not dead letters in `{queue}`, so not requeued: {}",
+            named.join(", ")
+        )));
+    }
+    if oldest.is_none() && !all {
         return Err(Fail::Usage(
             "say which dead letters: ids, --oldest N or --all".into(),
         ));
-    };
+    }
+    let n = q.dead_requeue_oldest(oldest).await?;
+    if n == 0 {
+        queue_must_exist(&q, queue).await?;
+    }
     report(json, "requeued", n);
     Ok(())
 }
@@ -45,6 +96,9 @@ pub async fn purge(
 ) -> Outcome {
     let q = client.queue(queue)?;
     let n = q.dead_purge(oldest).await?;
+    if n == 0 {
+        queue_must_exist(&q, queue).await?;
+    }
     report(json, "purged", n);
     Ok(())
 }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::fail::{Fail, Outcome};
+use crate::fail::{queue_must_exist, Fail, Outcome};
 use crate::output::{self, age, bold, time};
 use crate::view::{preview, EntryView, JobView, MinuteView, StatsView, PREVIEW_BYTES};
 
@@ -34,8 +34,20 @@ pub async fn stats(
             None => client.queues("").await?,
         };
         let mut views = Vec::with_capacity(prefixes.len());
+        // All zeros: an empty queue, or no queue at all (a typo)? Asked once, not while
+        // watching (a queue may appear), and one more round trip only then; the figures are
+        // printed either way, then the exit code says it.
+        let mut missing = Ok(());
         for prefix in &prefixes {
-            views.push(StatsView::read(&client.queue(prefix)?, prefix).await?);
+            let q = client.queue(prefix)?;
+            let view = StatsView::read(&q, prefix).await?;
+            if queue.is_some() && !watch && view.is_idle() {
+                match queue_must_exist(&q, prefix).await {
+                    Err(Fail::NoQueue(m)) => missing = Err(Fail::NoQueue(m)),
+                    other => other?,
+                }
+            }
+            views.push(view);
         }
         if json {
             if queue.is_some() && !watch {
@@ -106,7 +118,7 @@ pub async fn stats(
             }
         }
         if !watch {
-            return Ok(());
+            return missing;
         }
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_secs(2)) => {}
@@ -181,6 +193,9 @@ pub async fn ls(
 ) -> Outcome {
     let q = client.queue(queue)?;
     let entries = q.list(state, start, limit).await?;
+    if entries.is_empty() {
+        queue_must_exist(&q, queue).await?;
+    }
     let views: Vec<EntryView> = entries.iter().map(EntryView::from).collect();
     if json {
         output::json(&views);
@@ -215,6 +230,7 @@ pub async fn ls(
 pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> Outcome {
     let q = client.queue(queue)?;
     let Some(job) = q.get(id).await? else {
+        queue_must_exist(&q, queue).await?;
         return Err(Fail::NotFound(format!(
             "no item `{id}` in queue `{queue}` (it never existed, or completed without a kept \
              result, or was cancelled or purged)"
@@ -246,7 +262,14 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
                 .as_deref()
                 .map_or("-".into(), |g| preview(g.as_bytes(), 256)),
         ),
-        ("added", time(view.added_at)),
+        (
+            "added",
+            match view.added_at {
+                Some(_) => time(view.added_at),
+                None if !view.data_kept => "- (not recorded: added without options)".into(),
+                None => time(None),
+            },
+        ),
         ("due", time(view.due_at)),
         ("leased", time(view.leased_at)),
         ("lease ends", time(view.lease_expires_at)),
@@ -267,7 +290,11 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
         ("result", view.result.clone().unwrap_or("-".into())),
         (
             "data",
-            format!("({} bytes) {}", view.data_len, view.data_preview),
+            if view.data_kept {
+                format!("({} bytes) {}", view.data_len, view.data_preview)
+            } else {
+                "- (not kept once the item completed; its result is)".into()
+            },
         ),
     ];
     for (name, value) in fields {

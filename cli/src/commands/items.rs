@@ -5,7 +5,7 @@ use std::io::Read;
 use leaseq::{Backoff, Item};
 
 use crate::args::AddArgs;
-use crate::fail::{Fail, Outcome};
+use crate::fail::{queue_must_exist, Fail, Outcome};
 use crate::output;
 
 /// `leaseq add`: validates everything first, then one round trip.
@@ -96,7 +96,10 @@ pub async fn cancel(client: &leaseq::Client, queue: &str, id: &str, json: bool) 
         }
         Some(state) if !json => println!("{id}: was {state}; removed"),
         Some(_) => {}
-        None => return Err(Fail::NotFound(format!("no item `{id}` in queue `{queue}`"))),
+        None => {
+            queue_must_exist(&q, queue).await?;
+            return Err(Fail::NotFound(format!("no item `{id}` in queue `{queue}`")));
+        }
     }
     Ok(())
 }

@@ -36,7 +36,7 @@ impl From<leaseq::Error> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = match &self.0 {
-            Fail::NotFound(_) => StatusCode::NOT_FOUND,
+            Fail::NotFound(_) | Fail::NoQueue(_) => StatusCode::NOT_FOUND,
             Fail::Usage(_) => StatusCode::BAD_REQUEST,
             Fail::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Fail::Refused(_) => StatusCode::BAD_GATEWAY,

@@ -51,6 +51,38 @@ impl Queue {
         Ok(self.invoke::<i64>(&inv).await?.max(0) as u64)
     }
 
+    /// Like [`Queue::dead_requeue`], saying for each id, in order, whether it was requeued:
+    /// false when it was not a dead letter (no such item, or one in another state; an id given
+    /// twice is false the second time). Tools use it to name the ids that were not found. At
+    /// most 1000 ids, all checked before anything is sent; one round trip.
+    pub async fn dead_requeue_each<I: AsRef<[u8]>>(&self, ids: &[I]) -> Result<Vec<bool>> {
+        if ids.len() > MAX_PAGE {
+            return Err(Error::invalid(
+                "ids",
+                format!("at most {MAX_PAGE} per call"),
+            ));
+        }
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        for id in ids {
+            validate_id_bytes(id.as_ref())?;
+        }
+        let mut inv = self.invocation(&scripts::DEAD);
+        inv.arg("requeue_each");
+        for id in ids {
+            inv.arg(id.as_ref());
+        }
+        let replies: Vec<i64> = self.invoke(&inv).await?;
+        if replies.len() != ids.len() {
+            return Err(crate::reply::unexpected(
+                "dead_requeue_each",
+                &redis::Value::Int(replies.len() as i64),
+            ));
+        }
+        Ok(replies.into_iter().map(|r| r == 1).collect())
+    }
+
     /// Requeues the `n` oldest dead items (attempts reset); `None` requeues them all, 1000 per
     /// round trip. Returns how many were requeued.
     pub async fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64> {

@@ -44,26 +44,35 @@ impl Queue {
                 .map(|v| String::from_utf8_lossy(v).into_owned())
         };
         let ttl = int(OP, &ttl)?;
+        let result = parse_result(result)?;
+        // A done item's record is gone: what is known of it is what its result kept (5.10).
+        let done = result.as_ref().filter(|_| state == State::Done);
         Ok(Some(Job {
             id: String::from_utf8_lossy(id).into_owned(),
             id_bytes: id.to_vec(),
             state,
             data: bytes(OP, data)?.unwrap_or_default(),
-            attempts: opt_u64(field("attempts").as_deref()).unwrap_or(0),
+            attempts: done.map_or_else(
+                || opt_u64(field("attempts").as_deref()).unwrap_or(0),
+                |r| r.attempts,
+            ),
             max_attempts: field("max_attempts").and_then(|m| m.parse().ok()),
             priority: field("priority").and_then(|p| p.parse().ok()).unwrap_or(0),
             group: field("group").map(|g| g.to_owned()),
-            name: field("name"),
+            name: done.map_or_else(|| field("name"), |r| r.name.clone()),
             error: field("error").map(|e| (e, field("error_type").unwrap_or_default())),
             trace: field("trace").filter(|t| !t.is_empty()),
             dead_reason: field("reason"),
             progress: map.get("progress").cloned(),
-            result: parse_result(result)?,
-            added_at: opt_u64(field("added").as_deref()),
+            added_at: done.map_or_else(|| opt_u64(field("added").as_deref()), |r| r.added_at),
             due_at: opt_u64(field("due").as_deref()),
             leased_at: opt_u64(field("leased_at").as_deref()),
             lease_expires_at: opt_u64(field("lease_expires").as_deref()),
-            finished_at: opt_u64(field("finished").as_deref()),
+            finished_at: done.map_or_else(
+                || opt_u64(field("finished").as_deref()),
+                |r| Some(r.finished_at),
+            ),
+            result,
             lease_ttl: (ttl > 0).then(|| Duration::from_millis(ttl as u64)),
             cancelled: map.contains_key("cancelled"),
         }))
@@ -162,6 +171,19 @@ impl Queue {
         })
     }
 
+    /// Whether the queue exists: whether any of its fixed keys does (its lists and sets of items,
+    /// its configuration, pause, groups, runners, ...; spec/PROTOCOL.md, 5.12), in one `EXISTS`.
+    /// False for a queue never used (a mistyped name) and for one drained and left with only
+    /// kept results and per-minute counters, where `count`, `list` and `stats` answer zero and
+    /// nothing as they do for an empty queue. One round trip.
+    pub async fn exists(&self) -> Result<bool> {
+        let mut cmd = redis::cmd("EXISTS");
+        for key in self.keys().fixed() {
+            cmd.arg(key);
+        }
+        Ok(self.query::<i64>(&cmd).await? > 0)
+    }
+
     /// How many items wait, at every priority: the same as `count(State::Waiting)` (stale ids
     /// of completed items included until a lease or a clean drops them). Not redis-work-queue's
     /// `LLEN P:queue`, which misses every priority but 0. One round trip.
@@ -179,7 +201,9 @@ impl Queue {
     }
 }
 
-/// A kept result: `{finished, attempts, result}`, or an empty list.
+/// A kept result: `{finished, attempts, result, added, name}` (spec/PROTOCOL.md, 5.11), or
+/// `{finished, attempts, result}` as an earlier version kept it, or an empty list. Empty `added`
+/// and `name` are unknown; elements after the fifth (a later version's) are not read.
 pub(crate) fn parse_result(value: Value) -> Result<Option<JobResult>> {
     const OP: &str = "result";
     let parts = match value {
@@ -189,11 +213,64 @@ pub(crate) fn parse_result(value: Value) -> Result<Option<JobResult>> {
     if parts.is_empty() {
         return Ok(None);
     }
-    let [finished, attempts, data] =
-        <[Value; 3]>::try_from(parts).map_err(|v| unexpected(OP, &Value::Array(v)))?;
+    if parts.len() < 3 {
+        return Err(unexpected(OP, &Value::Array(parts)));
+    }
+    let mut parts = parts.into_iter();
+    let mut next = || parts.next().unwrap_or(Value::Nil);
+    let (finished, attempts, data, added, name) = (next(), next(), next(), next(), next());
     Ok(Some(JobResult {
         data: bytes(OP, data)?.unwrap_or_default(),
         finished_at: int(OP, &finished)?.max(0) as u64,
         attempts: int(OP, &attempts)?.max(0) as u64,
+        added_at: opt_u64(text(OP, added)?.as_deref()),
+        name: text(OP, name)?.filter(|n| !n.is_empty()),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use redis::Value;
+
+    use super::parse_result;
+
+    fn bulk(text: &str) -> Value {
+        Value::BulkString(text.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn a_result_kept_by_an_earlier_version_reads_with_no_time_added_or_name() {
+        let old = Value::Array(vec![bulk("1700000000000"), bulk("2"), bulk("out")]);
+        let r = parse_result(old).unwrap().unwrap();
+        assert_eq!(
+            (r.finished_at, r.attempts, r.data.as_slice()),
+            (1_700_000_000_000, 2, &b"out"[..])
+        );
+        assert_eq!((r.added_at, r.name), (None, None));
+    }
+
+    #[test]
+    fn a_kept_result_carries_its_time_added_and_name_when_known() {
+        let five = |added: &str, name: &str| {
+            Value::Array(vec![
+                bulk("1700000000000"),
+                bulk("1"),
+                bulk("x"),
+                bulk(added),
+                bulk(name),
+            ])
+        };
+        let r = parse_result(five("1699999999000", "email"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (r.added_at, r.name.as_deref()),
+            (Some(1_699_999_999_000), Some("email"))
+        );
+        let r = parse_result(five("", "")).unwrap().unwrap();
+        assert_eq!((r.added_at, r.name), (None, None));
+        // None kept, and a reply too short to be a result.
+        assert_eq!(parse_result(Value::Array(vec![])).unwrap(), None);
+        assert!(parse_result(Value::Array(vec![bulk("1"), bulk("2")])).is_err());
+    }
 }

@@ -72,7 +72,7 @@ impl Queue {
 
     async fn read_result(&self, key: &[u8]) -> Result<Option<JobResult>> {
         let value: Value = self
-            .query(redis::cmd("LRANGE").arg(key).arg(0).arg(2))
+            .query(redis::cmd("LRANGE").arg(key).arg(0).arg(4))
             .await?;
         parse_result(value)
     }

@@ -88,7 +88,8 @@ fn escape_glob(text: &str) -> String {
 /// `processing` (list order, head first), `leased` (ids with a lease key, sorted), `items` (id ->
 /// data), `attempts` (id -> the `attempts` field of each job hash), `tracked`, `delayed` and
 /// `dead` (members of `P:leased`, `P:delayed`, `P:dead` by score), `prio` (level -> list),
-/// `lease_counts` (protocol v1's hash), `keys` (every key under the prefix, as the part after
+/// `lease_counts` (protocol v1's hash), `results` (id -> a kept result's attempts, data,
+/// whether it kept a time added, and name), `keys` (every key under the prefix, as the part after
 /// `<prefix>:`, sorted).
 pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
     let mut conn = connect(url)?;
@@ -134,6 +135,7 @@ pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
     let mut leased = Vec::new();
     let mut attempts = Map::new();
     let mut prio = Map::new();
+    let mut results = Map::new();
     for suffix in &suffixes {
         if let Some(id) = suffix.strip_prefix("item:") {
             let data: Option<Vec<u8>> = redis::cmd("GET")
@@ -150,6 +152,24 @@ pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
                 .query(&mut conn)
                 .unwrap_or(None);
             attempts.insert(id.to_owned(), Json::from(n.unwrap_or(0)));
+        } else if let Some(id) = suffix.strip_prefix("result:") {
+            let kept: Vec<Vec<u8>> = redis::cmd("LRANGE")
+                .arg(format!("{prefix}:{suffix}"))
+                .arg(0)
+                .arg(-1)
+                .query(&mut conn)
+                .map_err(|e| e.to_string())?;
+            let part = |i: usize| kept.get(i).cloned().unwrap_or_default();
+            let text = |i: usize| String::from_utf8_lossy(&part(i)).into_owned();
+            results.insert(
+                id.to_owned(),
+                json!({
+                    "attempts": text(1).parse::<i64>().unwrap_or(-1),
+                    "data": data_json(&part(2)),
+                    "added": text(3).parse::<u64>().is_ok_and(|t| t > 0),
+                    "item_name": text(4),
+                }),
+            );
         } else if let Some(level) = suffix.strip_prefix("prio:") {
             prio.insert(level.to_owned(), list(&mut conn, suffix)?);
         }
@@ -170,6 +190,7 @@ pub fn state(url: &str, prefix: &str) -> Result<Json, String> {
         "dead": zset(&mut conn, "dead")?,
         "prio": prio,
         "lease_counts": counts,
+        "results": results,
         "keys": suffixes,
     }))
 }

@@ -2,6 +2,7 @@
 //! soak's command line and environment (README.md), killed and replaced, and stopped.
 
 use std::collections::BTreeMap;
+use std::fs::File;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -19,6 +20,8 @@ pub(crate) struct Fleet {
     pub misbehave: Option<&'static str>,
     /// Workers run in runner mode (`run`: the demo) and stop gracefully on SIGTERM; else `work`.
     pub runners: bool,
+    /// Where the workers' stderr goes (the demo's log file), when not to ours.
+    pub log: Option<File>,
     pub workers: Vec<(String, Child)>,
     pub kills: BTreeMap<String, u32>,
     /// Workers that exited by themselves: language -> how many.
@@ -40,6 +43,7 @@ impl Fleet {
             results,
             misbehave: None,
             runners: false,
+            log: None,
             workers: Vec::new(),
             kills: BTreeMap::new(),
             crashes: BTreeMap::new(),
@@ -62,6 +66,9 @@ impl Fleet {
             .stdout(Stdio::null());
         if let Some(misbehave) = self.misbehave {
             command.env("LEASEQ_SOAK_MISBEHAVE", misbehave);
+        }
+        if let Some(log) = &self.log {
+            command.stderr(log.try_clone().expect("the workers' log file"));
         }
         command
             .spawn()
@@ -89,7 +96,7 @@ impl Fleet {
     }
 
     /// Workers that exited by themselves (the killer's are reaped at once): each is reported
-    /// once in `problems` and replaced (their stderr went to ours).
+    /// once in `problems` and replaced (their stderr went to ours, or to the log).
     pub fn crashed(&mut self, problems: &mut Vec<String>, elapsed: Duration) {
         let mut at = 0;
         while at < self.workers.len() {

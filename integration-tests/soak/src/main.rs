@@ -17,7 +17,9 @@
 //!   language runs its runner (`leaseq::worker` and its bindings) in runner mode, whose handlers
 //!   fail some items once (retried) and some for good (dead letters); no cleaner runs (the
 //!   runners clean); one runner is killed halfway and Redis is restarted (keeping its data) at
-//!   two thirds; a live progress bar and a table per language, where lost must be 0.
+//!   two thirds; a live progress bar, a line saying what each planned failure shows, a table per
+//!   language, and a few lines on what came of it, where lost must be 0. The runners' own logs
+//!   (their errors during the restart, their reports) go to a file, named on the first lines.
 
 mod chaos;
 mod drain;
@@ -173,6 +175,20 @@ fn free_port() -> u16 {
         .expect("a free loopback port")
 }
 
+/// A line of the demo's story, over the progress bar.
+fn say(text: &str) {
+    println!("\r{text:<70}");
+}
+
+/// The lines of the runners' log that mention a lost connection (the restart's errors).
+fn connection_lines(path: &std::path::Path) -> usize {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.to_ascii_lowercase().contains("connection"))
+        .count()
+}
+
 fn progress_bar(done: u64, total: u64, started: Instant) {
     let width = 40;
     let filled = (done * width / total.max(1)) as usize;
@@ -217,9 +233,13 @@ async fn main() {
         .map(|lang| (lang.clone(), queue_names.clone()))
         .collect();
     let mut fleet = Fleet::new(&url, commands, queues_of, RESULTS);
+    let mut demo_log = None;
     if opts.demo {
         fleet.misbehave = Some("0");
         fleet.runners = true;
+        let path = std::path::PathBuf::from(sibling("demo-workers.log")[0].clone());
+        fleet.log = Some(std::fs::File::create(&path).unwrap());
+        demo_log = Some(path);
     }
     let langs: Vec<String> = opts.langs.iter().map(|l| l.0.clone()).collect();
     println!(
@@ -241,6 +261,12 @@ async fn main() {
         {
             Ok(child) => {
                 println!("dashboard: http://{listen}/  (the runners are under Workers)");
+                if !opts.keep {
+                    println!(
+                        "  it closes with the demo; `make demo KEEP=1` keeps it (and Redis) up \
+                         until Ctrl-C"
+                    );
+                }
                 dashboard = Some(child);
             }
             Err(e) => println!("no dashboard ({e}); `cargo build -p leaseq-cli` builds it"),
@@ -265,6 +291,9 @@ async fn main() {
         langs.clone()
     };
     println!("producers: {}", producing.join(", "));
+    if let Some(path) = &demo_log {
+        println!("the runners' own logs: {}", path.display());
+    }
     let share = opts.items / producing.len() as u64;
     let mut expected: Vec<(String, String)> = Vec::new();
     let mut producers = Vec::new();
@@ -353,12 +382,23 @@ async fn main() {
         if opts.demo {
             if producers_done && demo_killed.is_none() && done >= total / 2 {
                 let lang = fleet.kill(dice.below(fleet.workers.len() as u32) as usize, false);
-                println!("\rkilled a {lang} runner halfway; the others recover what it held");
+                say(&format!(
+                    "planned failure 1: a {lang} runner killed (SIGKILL) halfway, its leases \
+                     held; they run out and the other runners take those items again"
+                ));
                 demo_killed = Some(lang);
             }
             if producers_done && !restarted && done >= total * 2 / 3 {
-                println!("\rrestarting Redis (SHUTDOWN SAVE, then a new server loads the data)");
+                say(
+                    "planned failure 2: Redis restarted (SHUTDOWN SAVE, a new server loads the \
+                     data); the runners' calls in flight fail, and they reconnect by themselves",
+                );
+                let down = Instant::now();
                 server.restart_keeping_data();
+                say(&format!(
+                    "  Redis is back after {:.1}s",
+                    down.elapsed().as_secs_f64()
+                ));
                 restarted = true;
             }
             if last_report.elapsed() >= Duration::from_millis(200) {
@@ -493,7 +533,55 @@ async fn main() {
         );
     }
     let lost = items_left;
-    println!(
+    if opts.demo {
+        let logged = demo_log.as_deref().map_or(0, connection_lines);
+        // Done once each: every item that is neither dead, cancelled nor still there (the
+        // tally of records may miss some, below).
+        let completed = (total as usize).saturating_sub(dead.len() + cancelled.len() + lost);
+        println!("\nwhat came of it:");
+        println!(
+            "  {total} items: {completed} completed (completed twice: {}), {} dead letters \
+             (failed for good, errors kept), {} cancelled; lost {lost}",
+            twice.len(),
+            dead.len(),
+            cancelled.len()
+        );
+        if let Some(lang) = &demo_killed {
+            println!(
+                "  the killed {lang} runner: the items it held went back to waiting when their \
+                 leases ran out, and the other runners finished them"
+            );
+        }
+        if restarted {
+            let log = demo_log
+                .as_deref()
+                .map_or(String::new(), |p| p.display().to_string());
+            if logged == 0 {
+                println!(
+                    "  the Redis restart: the runners reconnected and went on (no call was cut)"
+                );
+            } else {
+                println!(
+                    "  the Redis restart: the runners reconnected and went on; {logged} lines of \
+                     their log say which calls it cut ({log})"
+                );
+            }
+        }
+        if unrecorded > 0 {
+            println!(
+                "  the demo's own tally missed {unrecorded} completions: the killed runner's, \
+                 and finishes whose reply the restart cut (never sent twice, spec 13.1); those \
+                 items are done all the same"
+            );
+        }
+        println!(
+            "  keys left {}, violations {}, {:.1}s",
+            keys_left.len(),
+            records.violations.len(),
+            elapsed.as_secs_f64()
+        );
+    } else {
+        println!(
         "\nitems {total}  dead {}  cancelled {}  completed twice {}  lost {lost}  re-deliveries {}  without a completion record {unrecorded} ({})  keys left {}  violations {}  cleaner re-queued {}, removed {}  {:.1}s",
         dead.len(),
         cancelled.len(),
@@ -510,6 +598,7 @@ async fn main() {
         cleaned.removed,
         elapsed.as_secs_f64()
     );
+    }
     problems.extend(records.violations.iter().map(|v| format!("violation: {v}")));
     if !twice.is_empty() {
         problems.push(format!("completed twice: {twice:?}"));

@@ -257,6 +257,14 @@ class JobResult:
     @property
     def finished_at(self) -> datetime:
         """When it completed (server clock, aware UTC datetime)."""
+    @property
+    def added_at(self) -> datetime | None:
+        """When the item was added (server clock, aware UTC datetime), or ``None`` when unknown (an
+        item added without options, or a result kept by an earlier version).
+        """
+    @property
+    def name(self) -> str | None:
+        """The item's name, or ``None`` when it had none."""
     def json(self) -> Any:
         """The data parsed as JSON; raises ``JsonError`` when it is not JSON."""
     def __eq__(self, value: object, /) -> bool: ...
@@ -810,6 +818,11 @@ class Queue:
         """
     def is_paused(self) -> bool:
         """Whether the queue is paused (also ``Stats.paused``)."""
+    def exists(self) -> bool:
+        """Whether the queue exists: whether any of its fixed keys does (items, configuration, pause,
+        runners, ...), in one round trip. ``False`` for a mistyped name, where ``count`` and
+        ``stats`` answer zeros as for an empty queue.
+        """
     def pause_group(self, group: str) -> bool:
         """Pauses one group (``Item(..., group=...)``): its items are not leased, by any client,
         until ``resume_group``; the rest of the queue goes on. Returns whether it was running.
@@ -846,6 +859,11 @@ class Queue:
     def dead_requeue(self, ids: Iterable[bytes | str]) -> int:
         """Puts these dead items (at most 1000 ids, each ``bytes`` or ``str``) back to waiting,
         attempts reset; returns how many were requeued (ids that are not dead are skipped).
+        """
+    def dead_requeue_each(self, ids: Iterable[bytes | str]) -> builtins.list[bool]:
+        """Like ``dead_requeue``, returning for each id, in order, whether it was requeued (``False``:
+        not a dead letter: no such item, or one in another state; an id given twice is ``False``
+        the second time).
         """
     def dead_requeue_oldest(self, n: int | None = None) -> int:
         """Requeues the ``n`` oldest dead items (``None``: all); returns how many."""
@@ -1038,6 +1056,8 @@ class AsyncQueue:
         """See ``leaseq.Queue.resume``."""
     def is_paused(self) -> asyncio.Future[bool]:
         """See ``leaseq.Queue.is_paused``."""
+    def exists(self) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.exists``."""
     def pause_group(self, group: str) -> asyncio.Future[bool]:
         """See ``leaseq.Queue.pause_group``."""
     def resume_group(self, group: str) -> asyncio.Future[bool]:
@@ -1058,6 +1078,10 @@ class AsyncQueue:
         """See ``leaseq.Queue.cancel``."""
     def dead_requeue(self, ids: Iterable[bytes | str]) -> asyncio.Future[int]:
         """See ``leaseq.Queue.dead_requeue``."""
+    def dead_requeue_each(
+        self, ids: Iterable[bytes | str]
+    ) -> asyncio.Future[builtins.list[bool]]:
+        """See ``leaseq.Queue.dead_requeue_each``."""
     def dead_requeue_oldest(self, n: int | None = None) -> asyncio.Future[int]:
         """See ``leaseq.Queue.dead_requeue_oldest``."""
     def dead_purge(self, n: int | None = None) -> asyncio.Future[int]:

@@ -340,6 +340,11 @@ class Queue:
         """Whether the queue is paused (also ``Stats.paused``)."""
         return await self._native.is_paused()
 
+    async def exists(self) -> bool:
+        """Whether the queue exists (any of its fixed keys does): ``False`` for a mistyped name,
+        where ``count`` and ``stats`` answer zeros as for an empty queue."""
+        return await self._native.exists()
+
     async def pause_group(self, group: str) -> bool:
         """Pauses one group: its items are not leased until ``resume_group`` (the queue goes
         on); returns whether it was running."""
@@ -379,6 +384,13 @@ class Queue:
         """Puts these dead items (ids ``bytes`` or ``str``) back to waiting; returns how
         many."""
         return await self._native.dead_requeue(ids)
+
+    async def dead_requeue_each(
+        self, ids: Iterable[bytes | str]
+    ) -> builtins.list[bool]:
+        """Like ``dead_requeue``, returning for each id, in order, whether it was requeued
+        (``False``: not a dead letter)."""
+        return await self._native.dead_requeue_each(ids)
 
     async def dead_requeue_oldest(self, n: int | None = None) -> int:
         """Requeues the ``n`` oldest dead items (``None``: all); returns how many."""

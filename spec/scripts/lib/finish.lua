@@ -57,7 +57,7 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
     return 1
   end
   local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'state', 'attempts', 'keep_result_ms',
-    'group', 'name')
+    'group', 'added', 'name')
   if job[1] ~= inc then
     return lost_outcome(id, inc, nil, job[1], nil)
   end
@@ -81,12 +81,14 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
     return -2
   end
   redis.call('DEL', LEASE .. id, JOB .. id)
-  count_event(now, 'completed', nil, job[7])
+  count_event(now, 'completed', nil, job[8])
   if has_result then
     local keep = tonumber(keep_ms) or tonumber(job[5]) or tonumber(config('keep_result_ms'))
     if keep > 0 then
       redis.call('DEL', RESULT .. id)
-      redis.call('RPUSH', RESULT .. id, now, job[4] or 0, result)
+      -- [finished, attempts, result, added, name]: what is known of the item once its record is
+      -- gone (spec 4.6 step 4); added and name are empty when unknown.
+      redis.call('RPUSH', RESULT .. id, now, job[4] or 0, result, job[7] or '', job[8] or '')
       redis.call('PEXPIRE', RESULT .. id, keep)
     end
   end
