@@ -305,6 +305,7 @@ functions! {
     SET_CONFIG => "set_config",
     HOLD => "hold",
     GROUP => "group",
+    PROMOTE => "promote",
 }
 
 /// One call of a function: `FCALL <name> <numkeys> <keys...> <args...>`.

@@ -29,6 +29,26 @@ local function end_finish_batch(now)
   end
 end
 
+-- The index of kept results (spec/PROTOCOL.md 4.6 step 4): P:done, id -> finished. Bounded by
+-- count (the newest DONE_MAX stay), by time (its TTL is the longest kept result's), and by
+-- dropping, per call, at most two of its oldest entries whose result expired. Written with
+-- pcall: an index that cannot be written never fails a complete.
+local DONE_MAX = 10000
+local function index_done(id, now, keep)
+  if type(redis.pcall('ZADD', DONE, now, id)) ~= 'number' then
+    return
+  end
+  redis.pcall('ZREMRANGEBYRANK', DONE, 0, -(DONE_MAX + 1))
+  for _, old in ipairs(redis.pcall('ZRANGE', DONE, 0, 1)) do
+    if redis.call('EXISTS', RESULT .. old) == 0 then
+      redis.pcall('ZREM', DONE, old)
+    end
+  end
+  if redis.pcall('PTTL', DONE) < keep then
+    redis.pcall('PEXPIRE', DONE, keep)
+  end
+end
+
 local function complete_item(id, inc, token, has_result, result, keep_ms, now)
   if has_result and not result then
     error({err = 'ERR leaseq: has_result is 1 but no result follows'})
@@ -88,6 +108,7 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
       redis.call('DEL', RESULT .. id)
       redis.call('RPUSH', RESULT .. id, now, job[4] or 0, result)
       redis.call('PEXPIRE', RESULT .. id, keep)
+      index_done(id, now, keep)
     end
   end
   return 1
