@@ -190,7 +190,7 @@ function chart(minutes) {
   const ns = "http://www.w3.org/2000/svg";
   const left = 48, bottom = 34, top = 10, pw = 600, ph = 120;
   const w = left + pw + 10, h = top + ph + bottom, bw = pw / 60;
-  const top_ = scale(Math.max(1, ...minutes.map((m) => m.completed + m.failed + m.dead)));
+  const top_ = scale(Math.max(2, ...minutes.map((m) => m.completed + m.failed + m.dead)));
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("width", w);
   svg.setAttribute("height", h);
