@@ -628,7 +628,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
       () => queue.lease({ ttlMs: -1 }),
       () => queue.leaseBatch(0),
       () => queue.fail(null, 'x'),
-      () => queue.list('done'),
+      () => queue.list('finished'),
       () => queue.setConfig({ priority: 'high' }),
       () => queue.waitResult('', { timeoutMs: 1 }),
     ]
