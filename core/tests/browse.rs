@@ -96,11 +96,7 @@ async fn find_filters_a_bounded_stretch_at_a_time(env: Env) {
     let items: Vec<Item> = (0..1100).map(|i| item(&format!("i{i:04}"))).collect();
     env.queue.add_batch(&items).await.unwrap();
     for _ in 0..2 {
-        let leases = env
-            .queue
-            .lease_batch(1000, TTL, Wait::No)
-            .await
-            .unwrap();
+        let leases = env.queue.lease_batch(1000, TTL, Wait::No).await.unwrap();
         let failures: Vec<_> = leases
             .iter()
             .map(|l| {
@@ -148,6 +144,32 @@ async fn find_filters_a_bounded_stretch_at_a_time(env: Env) {
         .await
         .unwrap();
     assert!(next.entries[0].id > three.entries[2].id);
+    // By name: the field `name` of the item's record (spec 2), as an add with a name writes it.
+    let _: i64 = env
+        .cmd(&[
+            b"HSET",
+            format!("{}:job:i0105", env.prefix).as_bytes(),
+            b"name",
+            b"send_email",
+        ])
+        .await;
+    let named = env
+        .queue
+        .find(State::Dead, Some("send_email"), None, 0, 100)
+        .await
+        .unwrap();
+    assert_eq!(named.next, Some(1000));
+    assert_eq!(named.entries.len(), 1);
+    assert_eq!(named.entries[0].id, "i0105");
+    assert_eq!(named.entries[0].name.as_deref(), Some("send_email"));
+    let both = env
+        .queue
+        .find(State::Dead, Some("send_email"), Some("Rare"), 0, 100)
+        .await
+        .unwrap();
+    assert!(both.entries.is_empty(), "i0105 failed with `Common`");
+    let page = env.queue.list(State::Dead, 105, 1).await.unwrap();
+    assert_eq!(page[0].name.as_deref(), Some("send_email"));
     // A name no item has: nothing, after a bounded look.
     let none = env
         .queue
