@@ -1013,6 +1013,13 @@ async fn states_are_paged_with_totals_filtered_and_delayed_items_promoted() {
 /// queues once Redis is back.
 #[tokio::test]
 async fn the_dashboard_starts_while_redis_is_down_and_recovers() {
+    // A URL that can never work still stops the command at once (exit 2, usage).
+    let wrong = run(
+        &["http://example.com".to_owned()],
+        &["dashboard", "--listen", "127.0.0.1:0"],
+    );
+    assert_eq!(code(&wrong), 2, "{}", stderr(&wrong));
+    assert!(stderr(&wrong).contains("--url"), "{}", stderr(&wrong));
     let mut server = RedisServer::start();
     server.kill();
     let served = Served::start(&[server.url()], "dashboard", &[]);

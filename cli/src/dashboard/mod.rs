@@ -72,9 +72,12 @@ pub async fn serve(conn: ConnArgs, args: ServeArgs, ui: bool) -> Outcome {
         token: args.token.clone(),
         exporter: Arc::new(Exporter::default()),
     };
-    // A first connection now, so that a wrong URL shows at once; Redis being down is not fatal.
-    if let Err(e) = state.client().await {
-        tracing::warn!("{e}; serving anyway, and connecting when a request needs Redis");
+    // A first connection now, so that a wrong URL stops the command at once; Redis being down
+    // (or refusing for now) is not fatal: the page says so until it comes back.
+    match state.client().await {
+        Err(Fail::Usage(m)) => return Err(Fail::Usage(m)),
+        Err(e) => tracing::warn!("{e}; serving anyway, and connecting when a request needs Redis"),
+        Ok(_) => {}
     }
     let mut app = Router::new().route("/metrics", get(metrics));
     if ui {

@@ -569,6 +569,19 @@ def browse(driver, wait):
     refreshed(driver)
     assert len(list_ids(driver)) == 3
     passed += 1
+
+    # 21. Every API answer is JSON, a missing parameter's and an unknown path's too, as the
+    # page's own fetch sees them.
+    answers = driver.execute_async_script(
+        "const done = arguments[0];"
+        "Promise.all(['/api/items?state=dead', '/api/nosuch'].map(async (u) => {"
+        "  const r = await fetch(u);"
+        "  return [r.status, r.headers.get('content-type'), (await r.json()).error];"
+        "})).then(done, (e) => done(String(e)));")
+    assert [a[0] for a in answers] == [400, 404], answers
+    assert all(a[1].startswith("application/json") and a[2] for a in answers), answers
+    assert "queue" in answers[0][2], answers
+    passed += 1
     return passed
 
 

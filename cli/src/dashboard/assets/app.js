@@ -7,6 +7,8 @@ const csrf = document.querySelector('meta[name="leaseq-csrf"]').content;
 let selected = null;
 // The queue whose view was last drawn (its group lookup is forgotten when another is chosen).
 let shown = null;
+// The job whose view was last opened from the address.
+let shownJob = null;
 const STATES = ["waiting", "delayed", "leased", "dead", "done"];
 const PAGE = 50;
 
@@ -443,7 +445,12 @@ async function refresh() {
     selected = r.queue;
     document.getElementById("queue").hidden = !selected;
     if (selected) await showQueue(selected);
-    if (selected && r.job != null) await showJob(r.job);
+    if (selected && r.job != null) {
+      await showJob(r.job);
+      // A job just opened (a link, a search): bring its view into sight, once.
+      if (r.job !== shownJob) document.getElementById("job-section").scrollIntoView();
+    }
+    shownJob = r.job;
     document.getElementById("down").hidden = true;
     status("updated " + new Date().toLocaleTimeString());
   } catch (e) {
