@@ -101,7 +101,7 @@ async fn find_filters_a_bounded_stretch_at_a_time(env: Env) {
             .iter()
             .map(|l| {
                 let n: usize = l.id()[1..].parse().unwrap();
-                let kind = if n % 100 == 0 { "Rare" } else { "Common" };
+                let kind = if n.is_multiple_of(100) { "Rare" } else { "Common" };
                 (l, "failed", kind, Retry::Never)
             })
             .collect();
