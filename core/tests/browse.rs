@@ -11,6 +11,7 @@ use leaseq::{Item, Retry, State, Wait};
 
 on_both!(
     done_items_are_listed_newest_first_while_their_result_is_kept,
+    the_index_of_kept_results_keeps_the_newest_ten_thousand,
     find_filters_a_bounded_stretch_at_a_time,
     promote_makes_a_delayed_item_wait_now,
 );
@@ -101,7 +102,11 @@ async fn find_filters_a_bounded_stretch_at_a_time(env: Env) {
             .iter()
             .map(|l| {
                 let n: usize = l.id()[1..].parse().unwrap();
-                let kind = if n.is_multiple_of(100) { "Rare" } else { "Common" };
+                let kind = if n.is_multiple_of(100) {
+                    "Rare"
+                } else {
+                    "Common"
+                };
                 (l, "failed", kind, Retry::Never)
             })
             .collect();
@@ -212,4 +217,30 @@ async fn promote_makes_a_delayed_item_wait_now(env: Env) {
     let lease = env.lease().await.unwrap();
     assert_eq!((lease.id(), lease.data()), ("later", &b"later"[..]));
     assert!(!env.queue.promote("later").await.unwrap());
+}
+
+async fn the_index_of_kept_results_keeps_the_newest_ten_thousand(env: Env) {
+    let items: Vec<Item> = (0..10_005).map(|i| item(&format!("r{i:05}"))).collect();
+    for chunk in items.chunks(1000) {
+        env.queue.add_batch(chunk).await.unwrap();
+    }
+    loop {
+        let leases = env.queue.lease_batch(1000, TTL, Wait::No).await.unwrap();
+        if leases.is_empty() {
+            break;
+        }
+        let completions: Vec<leaseq::Completion<'_>> = leases
+            .iter()
+            .map(|l| (l, Some((&b"ok"[..], None))))
+            .collect();
+        let done = env.queue.complete_batch(&completions).await.unwrap();
+        assert!(done.iter().all(|d| *d));
+    }
+    // Each complete that keeps a result drops the oldest beyond 10,000.
+    assert_eq!(env.queue.count(State::Done).await.unwrap(), 10_000);
+    let oldest = env.queue.list(State::Done, 9_999, 10).await.unwrap();
+    assert_eq!(oldest.len(), 1);
+    assert_eq!(oldest[0].id, "r00005");
+    let newest = env.queue.list(State::Done, 0, 1).await.unwrap();
+    assert_eq!(newest[0].id, "r10004");
 }

@@ -31,21 +31,27 @@ end
 
 -- The index of kept results (spec/PROTOCOL.md 4.6 step 4): P:done, id -> finished. Bounded by
 -- count (the newest DONE_MAX stay), by time (its TTL is the longest kept result's), and by
--- dropping, per call, at most two of its oldest entries whose result expired. Written with
--- pcall: an index that cannot be written never fails a complete.
+-- dropping, per call, at most two of its oldest entries whose result expired. Its first write
+-- is a pcall: a key of another type there ends it, and an index that cannot be written never
+-- fails a complete; once that ZADD worked, P:done is a sorted set. Only the commands of the
+-- ACL of spec 1.2.
 local DONE_MAX = 10000
 local function index_done(id, now, keep)
   if type(redis.pcall('ZADD', DONE, now, id)) ~= 'number' then
     return
   end
-  redis.pcall('ZREMRANGEBYRANK', DONE, 0, -(DONE_MAX + 1))
-  for _, old in ipairs(redis.pcall('ZRANGE', DONE, 0, 1)) do
+  -- One id in, so at most one beyond the bound (100 at most, whatever was there before).
+  local over = math.min(redis.call('ZCARD', DONE) - DONE_MAX, 100)
+  if over > 0 then
+    redis.call('ZREM', DONE, unpack(redis.call('ZRANGE', DONE, 0, over - 1)))
+  end
+  for _, old in ipairs(redis.call('ZRANGE', DONE, 0, 1)) do
     if redis.call('EXISTS', RESULT .. old) == 0 then
-      redis.pcall('ZREM', DONE, old)
+      redis.call('ZREM', DONE, old)
     end
   end
-  if redis.pcall('PTTL', DONE) < keep then
-    redis.pcall('PEXPIRE', DONE, keep)
+  if redis.call('PTTL', DONE) < keep then
+    redis.call('PEXPIRE', DONE, keep)
   end
 end
 
