@@ -69,7 +69,9 @@ async fn the_least_privilege_user_runs_everything_on_its_queue_and_nothing_else(
     // fail quietly), and the job browser's reads and promote run too.
     assert_eq!(q.list(State::Done, 0, 10).await.unwrap().len(), 1);
     assert_eq!(q.count(State::Done).await.unwrap(), 1);
-    q.find(State::Dead, None, Some("Boom"), 0, 10).await.unwrap();
+    q.find(State::Dead, None, Some("Boom"), 0, 10)
+        .await
+        .unwrap();
     assert!(!q.promote("a").await.unwrap());
     q.light_clean().await.unwrap();
     q.deep_clean().await.unwrap();
