@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The leaseq command's tests: every command against throwaway redis-servers and a local cluster,
 # the JSON API over HTTP, and the dashboard in a real headless Chromium (Debian's chromium and
-# chromium-driver, driven by selenium from a venv made here). Screenshots: target/cli-screenshots/.
+# chromium-driver, driven by selenium from a venv made here). Screenshots: target/cli-screenshots/
+# (readme.png is the README's docs/dashboard.png: copy it there when the page changes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

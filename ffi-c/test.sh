@@ -211,11 +211,10 @@ fi
 # harness's leaseq-vector-tool. Every case starts with FLUSHALL: nothing else uses the server now.
 vector_tool="$built/leaseq-vector-tool"
 vectors_dir="$root/spec/vectors"
-# An independent count of the cases, so that a runner that stops early cannot pass (parsed:
-# a step's item option `name` is no case).
+# An independent count of the cases, so that a runner that stops early cannot pass.
+# (Python reads the files: a step's own `name` field, find's filter, is no case.)
 vector_cases="$(python3 -c 'import glob, json, sys
-print(sum(len(json.load(open(f))["cases"]) for f in glob.glob(sys.argv[1] + "/*.json")))' \
-    "$vectors_dir")"
+print(sum(len(json.load(open(f, encoding="utf-8"))["cases"]) for f in glob.glob(sys.argv[1] + "/*.json")))' "$vectors_dir")"
 vectors_link=("${link[@]}" -lcjson -lm)
 
 # run_vectors LABEL COMMAND...: one check; the runner's failures and closing line are shown.

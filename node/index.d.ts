@@ -239,8 +239,11 @@ export type FailOutcome = 'retrying' | 'dead' | Exclude<RenewOutcome, 'renewed'>
 /** Where an item is. */
 export type JobState = 'waiting' | 'delayed' | 'leased' | 'dead' | 'done'
 
-/** The states `Queue#list` and `Queue#count` take (done items are read with `result`). */
-export type ListState = Exclude<JobState, 'done'>
+/**
+ * The states `Queue#list`, `Queue#find` and `Queue#count` take: `done` is the items completed
+ * with their result kept, newest first, while the result is kept.
+ */
+export type ListState = JobState
 
 /** A kept result. */
 export interface JobResult {
@@ -308,7 +311,7 @@ export interface ListEntry {
   id: string
   /** The id exactly as Redis holds it: pass it to `deadRequeue`, `cancel` or `get`. */
   idBytes: Buffer
-  /** Due time (delayed), lease expiry (leased) or time of death (dead); null when waiting. */
+  /** Due time (delayed), lease expiry (leased), time of death (dead) or time finished (done); null when waiting. */
   at: Date | null
   /** Leases so far. */
   attempts: number
@@ -316,6 +319,18 @@ export interface ListEntry {
   error: string | null
   /** The last failure's type. */
   errorType: string | null
+  /** The item's name, when it has one (done items keep none). */
+  name: string | null
+}
+
+/** What `Queue#find` found: the matching entries of a bounded stretch of a state. */
+export interface Found {
+  /** The entries that match, in the state's order. */
+  entries: ListEntry[]
+  /** The `start` of the next call; null once the end of the state was reached. */
+  next: number | null
+  /** How many positions the call looked at (at most 1000), matching or not. */
+  examined: number
 }
 
 /** The last hour's counts of one item name (`Queue#countsByName`). */
@@ -582,10 +597,22 @@ export declare class Queue {
   /**
    * A page of the items in `state`: `count` (1 to 1000; default 100) entries from position
    * `start` (default 0). Waiting in the order they will be leased, delayed by due time, leased
-   * by lease expiry, dead oldest first.
+   * by lease expiry, dead oldest first, done (completed with their result kept) newest first.
    */
   list(state: ListState, options?: { start?: number; count?: number }): Promise<ListEntry[]>
-  /** How many items are in `state`. */
+  /**
+   * The items of `state` whose name is `name` and whose last error's type is `errorType`
+   * (absent: any), looking at most at 1000 positions from `start` (default 0) and resolving to
+   * at most `count` (1 to 1000; default 100) matches, with `next`, where the next call goes on
+   * (null at the end). Bounded whatever the state's size. Done items keep no name or error.
+   */
+  find(state: ListState, options?: { name?: string; errorType?: string; start?: number; count?: number }): Promise<Found>
+  /**
+   * Makes the delayed item `id` wait now, at its priority (or in its group), as if it were due.
+   * Resolves to whether it was delayed.
+   */
+  promote(id: string | Buffer | Uint8Array): Promise<boolean>
+  /** How many items are in `state` (done: the kept results, expired ones included until dropped). */
   count(state: ListState): Promise<number>
   /**
    * Cancels item `id`: a waiting, delayed or dead item is removed; a leased one is marked so

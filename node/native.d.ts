@@ -126,6 +126,14 @@ export declare class NativeQueue {
    * core's `policy::DEFAULT_PAGE`).
    */
   list(stateName: string, start?: number | undefined | null, count?: number | undefined | null): Promise<Array<EntryParts>>
+  /**
+   * The entries of `state` with this `name` and `error_type` (none: any), looking at most at
+   * 1000 positions from `start` (default 0) and returning at most `count` (default the
+   * core's `policy::DEFAULT_PAGE`) matches, with where to go on.
+   */
+  find(stateName: string, name?: string | undefined | null, errorType?: string | undefined | null, start?: number | undefined | null, count?: number | undefined | null): Promise<FoundParts>
+  /** Makes the delayed item `id` (its bytes) wait now; whether it was delayed. */
+  promote(id: Buffer): Promise<boolean>
   /** How many items are in `state`. */
   count(stateName: string): Promise<number>
   /** Cancels item `id` (its bytes); the state it was in, or null. */
@@ -379,7 +387,7 @@ export interface EntryParts {
   id: string
   /** The id exactly as Redis holds it. */
   idBytes: Buffer
-  /** Due time, lease expiry or time of death; none for waiting items. */
+  /** Due time, lease expiry, time of death or time finished; none for waiting items. */
   at?: number
   /** Leases so far. */
   attempts: number
@@ -387,6 +395,8 @@ export interface EntryParts {
   error?: string
   /** The last failure's type. */
   errorType?: string
+  /** The item's name, when it has one. */
+  name?: string
 }
 
 /** One row of the error registry as the core knows it (spec/errors.md). */
@@ -428,6 +438,16 @@ export interface FailureParts {
   retryAfterMs?: number
   /** The failure's trace (a stack), kept with the item. */
   trace?: string
+}
+
+/** What `find` found: the matching entries of a bounded stretch of a state. */
+export interface FoundParts {
+  /** The entries that match, in the state's order. */
+  entries: Array<EntryParts>
+  /** The `start` of the next call; none once the end of the state was reached. */
+  next?: number
+  /** How many positions the call looked at (at most 1000). */
+  examined: number
 }
 
 /** One group of a queue (`Queue#group`). */

@@ -23,7 +23,7 @@ pub struct Cli {
 }
 
 /// Where Redis is.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ConnArgs {
     /// Redis URL (redis://, rediss://, redis+unix://). Repeat it, or separate with commas, to name
     /// several nodes of a cluster.

@@ -70,6 +70,12 @@ async fn execute(cli: Cli) -> Outcome {
         Command::Metrics(serve) => dashboard::check_exposure(serve)?,
         _ => {}
     }
+    // The servers start while Redis is down, and connect when a request needs it.
+    match cli.command {
+        Command::Dashboard(serve) => return dashboard::serve(cli.conn, serve, true).await,
+        Command::Metrics(serve) => return dashboard::serve(cli.conn, serve, false).await,
+        _ => {}
+    }
     let client = connect::connect(&cli.conn).await?;
     match cli.command {
         Command::Queues {
@@ -186,8 +192,7 @@ async fn execute(cli: Cli) -> Outcome {
                 config::show(&client, &queue, args.json.json).await
             }
         },
-        Command::Dashboard(serve) => dashboard::serve(client, serve, true).await,
-        Command::Metrics(serve) => dashboard::serve(client, serve, false).await,
+        Command::Dashboard(_) | Command::Metrics(_) => unreachable!("served above"),
     }
     .map_err(|f: Fail| f)
 }

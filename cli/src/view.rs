@@ -134,6 +134,8 @@ pub struct EntryView {
     pub error: Option<String>,
     /// The last failure's type.
     pub error_type: Option<String>,
+    /// The item's name, when it has one.
+    pub name: Option<String>,
 }
 
 impl From<&leaseq::Entry> for EntryView {
@@ -144,6 +146,7 @@ impl From<&leaseq::Entry> for EntryView {
             attempts: e.attempts,
             error: e.error.as_ref().map(|e| e.0.clone()),
             error_type: e.error.as_ref().map(|e| e.1.clone()),
+            name: e.name.clone(),
         }
     }
 }

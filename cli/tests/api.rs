@@ -1008,3 +1008,172 @@ async fn a_job_shows_its_last_failures_trace() {
         .unwrap();
     assert!(job["trace"].is_null(), "{job}");
 }
+
+/// Every answer of the API is JSON: a missing or malformed parameter, a bad body, an unknown
+/// path and a wrong method included.
+#[tokio::test]
+async fn every_error_is_json() {
+    let (_server, _q, served) = setup().await;
+    let http = reqwest::Client::new();
+    let base = &served.base;
+    for (path, status) in [
+        ("api/items", StatusCode::BAD_REQUEST),
+        ("api/stats", StatusCode::BAD_REQUEST),
+        (
+            "api/items?queue=jobs&state=dead&start=x",
+            StatusCode::BAD_REQUEST,
+        ),
+        ("api/items?queue=jobs&state=bogus", StatusCode::BAD_REQUEST),
+        ("api/nosuch", StatusCode::NOT_FOUND),
+        ("api/requeue", StatusCode::METHOD_NOT_ALLOWED),
+    ] {
+        let r = http.get(format!("{base}{path}")).send().await.unwrap();
+        assert_eq!(r.status(), status, "{path}");
+        let v: serde_json::Value = r.json().await.expect(path);
+        assert!(
+            v["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{path}: {v}"
+        );
+    }
+    let token = csrf(&http, base).await;
+    let r = http
+        .post(format!("{base}api/promote"))
+        .header("x-leaseq-csrf", &token)
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    assert!(r.json::<serde_json::Value>().await.unwrap()["error"].is_string());
+}
+
+/// The lists a job browser pages through: every state with its total, done items while their
+/// result is kept, a filter by error type that says how far it looked, and promote.
+#[tokio::test]
+async fn states_are_paged_with_totals_filtered_and_delayed_items_promoted() {
+    let (_server, q, served) = setup().await;
+    let http = reqwest::Client::new();
+    let base = &served.base;
+    for i in 0..72 {
+        q.add(&Item::with_id(format!("w{i:02}"), b"x".to_vec()).unwrap())
+            .await
+            .unwrap();
+    }
+    let get = |path: String| {
+        let http = http.clone();
+        async move {
+            let r = http.get(path).send().await.unwrap();
+            assert!(r.status().is_success());
+            r.json::<serde_json::Value>().await.unwrap()
+        }
+    };
+    let page = get(format!("{base}api/items?queue=jobs&state=waiting&count=50")).await;
+    assert_eq!(page["items"].as_array().unwrap().len(), 50);
+    assert_eq!(
+        (page["total"].as_u64(), page["next_start"].as_u64()),
+        (Some(72), Some(50))
+    );
+    let page = get(format!(
+        "{base}api/items?queue=jobs&state=waiting&count=50&start=50"
+    ))
+    .await;
+    assert_eq!(page["items"].as_array().unwrap().len(), 22);
+    assert!(page["next_start"].is_null());
+    // Done: an item completed with its result kept.
+    let lease = q
+        .lease(Duration::from_secs(30), leaseq::Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    q.complete_with_result(&lease, Some(b"ok"), None)
+        .await
+        .unwrap();
+    let done = get(format!("{base}api/items?queue=jobs&state=done")).await;
+    assert_eq!(done["items"][0]["id"], "w00");
+    assert_eq!(done["total"], 1);
+    // A filter: the matches, and how far it looked.
+    common::dead(&q, "d1", b"x", "timed out", "Timeout").await;
+    common::dead(&q, "d2", b"x", "<b>bad</b>", "ValueError").await;
+    let found = get(format!(
+        "{base}api/items?queue=jobs&state=dead&error_type=ValueError"
+    ))
+    .await;
+    assert_eq!(found["items"].as_array().unwrap().len(), 1);
+    assert_eq!(found["items"][0]["id"], "d2");
+    assert_eq!(found["items"][0]["error"], "<b>bad</b>");
+    assert_eq!(
+        (found["examined"].as_u64(), found["total"].as_u64()),
+        (Some(2), Some(2))
+    );
+    assert!(found["next_start"].is_null());
+    // Promote: an action like every other, a delayed item waits now; one not delayed is a 404.
+    q.add(
+        &Item::with_id("later", b"x".to_vec())
+            .unwrap()
+            .delay(Duration::from_secs(3600)),
+    )
+    .await
+    .unwrap();
+    let body = serde_json::json!({"queue": "jobs", "id": "later"});
+    let token = guarded(&http, base, "api/promote", &body).await;
+    assert_eq!(q.get("later").await.unwrap().unwrap().state, State::Delayed);
+    let post = |body: serde_json::Value| {
+        http.post(format!("{base}api/promote"))
+            .header("x-leaseq-csrf", &token)
+            .json(&body)
+            .send()
+    };
+    let r = post(body.clone()).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(q.get("later").await.unwrap().unwrap().state, State::Waiting);
+    let r = post(body).await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert!(r.json::<serde_json::Value>().await.unwrap()["error"].is_string());
+}
+
+/// The dashboard starts while Redis is down, answers 503 with the reason, and serves the
+/// queues once Redis is back.
+#[tokio::test]
+async fn the_dashboard_starts_while_redis_is_down_and_recovers() {
+    // A URL that can never work still stops the command at once (exit 2, usage).
+    let wrong = run(
+        &["http://example.com".to_owned()],
+        &["dashboard", "--listen", "127.0.0.1:0"],
+    );
+    assert_eq!(code(&wrong), 2, "{}", stderr(&wrong));
+    assert!(stderr(&wrong).contains("--url"), "{}", stderr(&wrong));
+    let mut server = RedisServer::start();
+    server.kill();
+    let served = Served::start(&[server.url()], "dashboard", &[]);
+    let http = reqwest::Client::new();
+    let r = http
+        .get(format!("{}api/queues", served.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(r.json::<serde_json::Value>().await.unwrap()["error"].is_string());
+    let metrics = http
+        .get(format!("{}metrics", served.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(metrics.status(), StatusCode::SERVICE_UNAVAILABLE);
+    server.restart();
+    let q = Client::connect(&server.url())
+        .await
+        .unwrap()
+        .queue("back")
+        .unwrap();
+    q.add(&Item::new(b"x".to_vec())).await.unwrap();
+    let r = http
+        .get(format!("{}api/queues", served.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let v: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(v[0]["queue"], "back");
+    assert_eq!(v[0]["waiting"], 1);
+}

@@ -14,8 +14,8 @@ use tokio::runtime::Handle;
 use crate::error::Result;
 use crate::runtime::{self, PerProcess};
 use crate::{
-    CleanReport, Completion, Entry, FailOutcome, Failure, GroupInfo, Item, Job, JobResult, Lease,
-    NameCounts, QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
+    CleanReport, Completion, Entry, FailOutcome, Failure, Found, GroupInfo, Item, Job, JobResult,
+    Lease, NameCounts, QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
 };
 
 #[derive(Clone)]
@@ -353,6 +353,8 @@ blocking_operations! {
     fn wait_result(&self, id: impl AsRef<[u8]>, wait: impl Into<Wait>) -> Result<Option<JobResult>>;
     fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>>;
     fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>>;
+    fn find(&self, state: State, name: Option<&str>, error_type: Option<&str>, start: usize, count: usize) -> Result<Found>;
+    fn promote(&self, id: impl AsRef<[u8]>) -> Result<bool>;
     fn count(&self, state: State) -> Result<u64>;
     fn stats(&self) -> Result<Stats>;
     fn counts_by_name(&self) -> Result<Option<Vec<NameCounts>>>;

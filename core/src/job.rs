@@ -147,13 +147,29 @@ pub struct Entry {
     pub id: String,
     /// The id exactly as Redis holds it: pass it to `dead_requeue`, `cancel` or `get`.
     pub id_bytes: Vec<u8>,
-    /// Due time (delayed), lease expiry (leased) or time of death (dead), in ms since the
-    /// epoch; `None` for waiting items.
+    /// Due time (delayed), lease expiry (leased), time of death (dead) or time finished (done),
+    /// in ms since the epoch; `None` for waiting items.
     pub at: Option<u64>,
     /// Leases so far.
     pub attempts: u64,
     /// The last failure's message and type, if any.
     pub error: Option<(String, String)>,
+    /// The item's name (`Item::name`), when it has one; `None` for done items, whose name is
+    /// not kept with their result.
+    pub name: Option<String>,
+}
+
+/// What [`crate::Queue::find`] found: the matching entries of a bounded stretch of a state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Found {
+    /// The entries that match, in the state's order.
+    pub entries: Vec<Entry>,
+    /// The position to go on from (`start` of the next call), or `None` once the end of the
+    /// state was reached.
+    pub next: Option<usize>,
+    /// How many positions this call looked at (at most 1000), matching or not.
+    pub examined: usize,
 }
 
 /// Counters for one minute ([`Stats::minutes`]).

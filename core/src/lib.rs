@@ -52,7 +52,7 @@ pub use item::{
     validate_group, validate_id, validate_name, Item, MAX_DATA_LEN, MAX_GROUP_LEN, MAX_ID_LEN,
     MAX_NAME_LEN,
 };
-pub use job::{Entry, FailOutcome, GroupInfo, Job, JobResult, Minute, State, Stats};
+pub use job::{Entry, FailOutcome, Found, GroupInfo, Job, JobResult, Minute, State, Stats};
 pub use keys::{validate_prefix, MAX_PREFIX_LEN};
 pub use lease::{ttl_from_millis, Lease, RenewOutcome, Wait, MAX_TTL};
 pub use ops::{

@@ -48,7 +48,8 @@ pub enum Kind {
     Count,
     /// Yes or no.
     Flag,
-    /// A state of an item (`waiting`, `delayed`, `leased`, `dead`).
+    /// A state of an item (`waiting`, `delayed`, `leased`, `dead`, `done`: completed with its
+    /// result kept).
     State,
     /// What to do with a failed item: the backoff, a delay, or never.
     Retry,
@@ -316,8 +317,26 @@ pub static OPERATIONS: &[Operation] = &[
             opt("start", Kind::Count, "0"),
             opt("count", Kind::Count, "100"),
         ],
-        "a page of entries (id, time, attempts, error)",
+        "a page of entries (id, time, attempts, error, name)",
         "A page of the items in a state, in the order they will be handled.",
+    ),
+    op(
+        "find",
+        &[
+            req("state", Kind::State),
+            opt("name", Kind::Text, "any name"),
+            opt("error_type", Kind::Text, "any error type"),
+            opt("start", Kind::Count, "0"),
+            opt("count", Kind::Count, "100"),
+        ],
+        "the matching entries, the position to go on from (none at the end), and how many positions were examined",
+        "The items of a state with a name or error type, looking at most at 1000 positions per call.",
+    ),
+    op(
+        "promote",
+        &[ID],
+        "whether the item was delayed",
+        "Makes a delayed item wait now, as if it were due.",
     ),
     op(
         "count",

@@ -306,6 +306,7 @@ functions! {
     HOLD => "hold",
     GROUP => "group",
     NAMES => "names",
+    PROMOTE => "promote",
 }
 
 /// One call of a function: `FCALL <name> <numkeys> <keys...> <args...>`.

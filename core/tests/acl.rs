@@ -65,6 +65,14 @@ async fn the_least_privilege_user_runs_everything_on_its_queue_and_nothing_else(
     q.result("a").await.unwrap();
     q.stats().await.unwrap();
     q.list(State::Waiting, 0, 10).await.unwrap();
+    // The index of kept results was written with the user's commands (its ZADD alone would
+    // fail quietly), and the job browser's reads and promote run too.
+    assert_eq!(q.list(State::Done, 0, 10).await.unwrap().len(), 1);
+    assert_eq!(q.count(State::Done).await.unwrap(), 1);
+    q.find(State::Dead, None, Some("Boom"), 0, 10)
+        .await
+        .unwrap();
+    assert!(!q.promote("a").await.unwrap());
     q.light_clean().await.unwrap();
     q.deep_clean().await.unwrap();
     assert_eq!(client.queues("").await.unwrap(), vec!["{jobs}".to_owned()]);

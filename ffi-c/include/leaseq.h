@@ -1583,9 +1583,10 @@ leaseq_status leaseq_queue_get(const leaseq_queue *queue, const char *id, leaseq
 
 /**
  * Sets `*out_list` to a page of the items in `state` (`LEASEQ_STATE_WAITING`, `_DELAYED`,
- * `_LEASED` or `_DEAD`; done items are not listed): up to `count` (1 to 1000) entries from
- * position `start`, in order: waiting in the order they will be leased, delayed by due time,
- * leased by lease expiry, dead oldest first. One round trip.
+ * `_LEASED`, `_DEAD` or `_DONE`): up to `count` (1 to 1000) entries from position `start`, in
+ * order: waiting in the order they will be leased, delayed by due time, leased by lease
+ * expiry, dead oldest first, done (completed with their result kept) newest first (a done
+ * item whose result expired is skipped, so a page may be short). One round trip.
  *
  * `*out_list` is a new list owned by the caller (possibly empty): read it with
  * `leaseq_entry_list_len` and `leaseq_entry_list_get`, free it with `leaseq_entry_list_free`.
@@ -1601,8 +1602,9 @@ leaseq_status leaseq_queue_list(const leaseq_queue *queue,
 
 /**
  * Sets `*out_count` to how many items are in `state` (`LEASEQ_STATE_WAITING`, `_DELAYED`,
- * `_LEASED` or `_DEAD`; done items are not counted). Waiting counts ids in the waiting lists,
- * stale ones included until a lease or clean drops them. One round trip.
+ * `_LEASED`, `_DEAD` or `_DONE`). Waiting counts ids in the waiting lists, stale ones included
+ * until a lease or clean drops them; done counts the kept results, expired ones included until
+ * a later complete drops them. One round trip.
  *
  * # Safety
  * `queue` is NULL or a live queue; `out_count` is NULL or writable.
@@ -1610,6 +1612,42 @@ leaseq_status leaseq_queue_list(const leaseq_queue *queue,
 leaseq_status leaseq_queue_count(const leaseq_queue *queue,
                                  leaseq_state state,
                                  uint64_t *out_count);
+
+/**
+ * Sets `*out_list` to the entries of `state` whose name is `name` and whose last error's type
+ * is `error_type` (NUL-terminated UTF-8; NULL: any), looking at most at 1000 positions from
+ * `start` and keeping at most `count` (1 to 1000) matches; `*out_next` to the `start` of the
+ * next call, or -1 once the end of the state was reached; `*out_examined` (when not NULL) to
+ * how many positions were looked at. Bounded whatever the state's size. Done items keep no
+ * name or error: a filter on either finds none of them. One round trip.
+ *
+ * `*out_list` is a new list owned by the caller (possibly empty): read it as
+ * `leaseq_queue_list`'s, free it with `leaseq_entry_list_free`.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `name` and `error_type` are NULL or NUL-terminated strings;
+ * `out_list` and `out_next` are NULL or writable; `out_examined` is NULL or writable.
+ */
+leaseq_status leaseq_queue_find(const leaseq_queue *queue,
+                                leaseq_state state,
+                                const char *name,
+                                const char *error_type,
+                                size_t start,
+                                size_t count,
+                                leaseq_entry_list **out_list,
+                                int64_t *out_next,
+                                size_t *out_examined);
+
+/**
+ * Makes the delayed item `id` (NUL-terminated UTF-8) wait now, at its priority (or in its
+ * group), as if it were due; sets `*out_promoted` (when not NULL) to whether it was delayed.
+ * One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string; `out_promoted` is
+ * NULL or writable.
+ */
+leaseq_status leaseq_queue_promote(const leaseq_queue *queue, const char *id, bool *out_promoted);
 
 /**
  * Sets `*out_stats` to the queue's figures, read in one round trip: counts per state, the age
@@ -2023,8 +2061,8 @@ leaseq_status leaseq_entry_id(const leaseq_entry *entry, const char **out_id);
 
 /**
  * Sets `*out_ms` to the entry's time, in milliseconds since the Unix epoch: the due time of a
- * delayed item, the lease expiry of a leased one, the time of death of a dead one; -1 for a
- * waiting item.
+ * delayed item, the lease expiry of a leased one, the time of death of a dead one, the time a
+ * done one finished; -1 for a waiting item.
  *
  * # Safety
  * `entry` is NULL or an entry of a live list; `out_ms` is NULL or writable.
@@ -2038,6 +2076,15 @@ leaseq_status leaseq_entry_at_ms(const leaseq_entry *entry, int64_t *out_ms);
  * `entry` is NULL or an entry of a live list; `out_attempts` is NULL or writable.
  */
 leaseq_status leaseq_entry_attempts(const leaseq_entry *entry, uint64_t *out_attempts);
+
+/**
+ * Sets `*out_name` to the item's name (NUL-terminated UTF-8), or NULL when it has none (done
+ * items keep none). Borrowed from the list.
+ *
+ * # Safety
+ * `entry` is NULL or an entry of a live list; `out_name` is NULL or writable.
+ */
+leaseq_status leaseq_entry_name(const leaseq_entry *entry, const char **out_name);
 
 /**
  * Sets `*out_error` to the last failure's message, or NULL when the item has not failed.

@@ -100,9 +100,10 @@ pub unsafe extern "C" fn leaseq_queue_get(
 }
 
 /// Sets `*out_list` to a page of the items in `state` (`LEASEQ_STATE_WAITING`, `_DELAYED`,
-/// `_LEASED` or `_DEAD`; done items are not listed): up to `count` (1 to 1000) entries from
-/// position `start`, in order: waiting in the order they will be leased, delayed by due time,
-/// leased by lease expiry, dead oldest first. One round trip.
+/// `_LEASED`, `_DEAD` or `_DONE`): up to `count` (1 to 1000) entries from position `start`, in
+/// order: waiting in the order they will be leased, delayed by due time, leased by lease
+/// expiry, dead oldest first, done (completed with their result kept) newest first (a done
+/// item whose result expired is skipped, so a page may be short). One round trip.
 ///
 /// `*out_list` is a new list owned by the caller (possibly empty): read it with
 /// `leaseq_entry_list_len` and `leaseq_entry_list_get`, free it with `leaseq_entry_list_free`.
@@ -130,8 +131,9 @@ pub unsafe extern "C" fn leaseq_queue_list(
 }
 
 /// Sets `*out_count` to how many items are in `state` (`LEASEQ_STATE_WAITING`, `_DELAYED`,
-/// `_LEASED` or `_DEAD`; done items are not counted). Waiting counts ids in the waiting lists,
-/// stale ones included until a lease or clean drops them. One round trip.
+/// `_LEASED`, `_DEAD` or `_DONE`). Waiting counts ids in the waiting lists, stale ones included
+/// until a lease or clean drops them; done counts the kept results, expired ones included until
+/// a later complete drops them. One round trip.
 ///
 /// # Safety
 /// `queue` is NULL or a live queue; `out_count` is NULL or writable.
@@ -147,6 +149,80 @@ pub unsafe extern "C" fn leaseq_queue_count(
         out_count.required()?;
         let state = state_from_c(state, "state")?;
         out_count.set(queue.inner.count(state)?);
+        Ok(())
+    })
+}
+
+/// Sets `*out_list` to the entries of `state` whose name is `name` and whose last error's type
+/// is `error_type` (NUL-terminated UTF-8; NULL: any), looking at most at 1000 positions from
+/// `start` and keeping at most `count` (1 to 1000) matches; `*out_next` to the `start` of the
+/// next call, or -1 once the end of the state was reached; `*out_examined` (when not NULL) to
+/// how many positions were looked at. Bounded whatever the state's size. Done items keep no
+/// name or error: a filter on either finds none of them. One round trip.
+///
+/// `*out_list` is a new list owned by the caller (possibly empty): read it as
+/// `leaseq_queue_list`'s, free it with `leaseq_entry_list_free`.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `name` and `error_type` are NULL or NUL-terminated strings;
+/// `out_list` and `out_next` are NULL or writable; `out_examined` is NULL or writable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn leaseq_queue_find(
+    queue: *const leaseq_queue,
+    state: leaseq_state,
+    name: *const c_char,
+    error_type: *const c_char,
+    start: usize,
+    count: usize,
+    out_list: *mut *mut leaseq_entry_list,
+    out_next: *mut i64,
+    out_examined: *mut usize,
+) -> leaseq_status {
+    call("leaseq_queue_find", || {
+        let out_list = unsafe { Out::new(out_list, "out_list", std::ptr::null_mut()) };
+        let out_next = unsafe { Out::new(out_next, "out_next", -1) };
+        let out_examined = unsafe { Out::new(out_examined, "out_examined", 0) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        out_list.required()?;
+        out_next.required()?;
+        let state = state_from_c(state, "state")?;
+        let name = if name.is_null() {
+            None
+        } else {
+            Some(unsafe { text(name, "name") }?)
+        };
+        let error_type = if error_type.is_null() {
+            None
+        } else {
+            Some(unsafe { text(error_type, "error_type") }?)
+        };
+        let found = queue.inner.find(state, name, error_type, start, count)?;
+        out_next.set(found.next.map_or(-1, |n| n as i64));
+        out_examined.set(found.examined);
+        out_list.set(leaseq_entry_list::new(found.entries));
+        Ok(())
+    })
+}
+
+/// Makes the delayed item `id` (NUL-terminated UTF-8) wait now, at its priority (or in its
+/// group), as if it were due; sets `*out_promoted` (when not NULL) to whether it was delayed.
+/// One round trip.
+///
+/// # Safety
+/// `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string; `out_promoted` is
+/// NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_queue_promote(
+    queue: *const leaseq_queue,
+    id: *const c_char,
+    out_promoted: *mut bool,
+) -> leaseq_status {
+    call("leaseq_queue_promote", || {
+        let out_promoted = unsafe { Out::new(out_promoted, "out_promoted", false) };
+        let queue = unsafe { arg(queue, "queue") }?;
+        let id = unsafe { text(id, "id") }?;
+        out_promoted.set(queue.inner.promote(id)?);
         Ok(())
     })
 }

@@ -902,6 +902,7 @@ pub struct leaseq_entry {
     attempts: u64,
     error: Option<CString>,
     error_type: Option<CString>,
+    name: Option<CString>,
 }
 
 /// A page of items in one state, from `leaseq_queue_list` (opaque): read its length with
@@ -927,6 +928,7 @@ impl leaseq_entry_list {
                     attempts: e.attempts,
                     error,
                     error_type,
+                    name: e.name.as_deref().map(c_string),
                 }
             })
             .collect();
@@ -1028,8 +1030,8 @@ pub unsafe extern "C" fn leaseq_entry_id(
 }
 
 /// Sets `*out_ms` to the entry's time, in milliseconds since the Unix epoch: the due time of a
-/// delayed item, the lease expiry of a leased one, the time of death of a dead one; -1 for a
-/// waiting item.
+/// delayed item, the lease expiry of a leased one, the time of death of a dead one, the time a
+/// done one finished; -1 for a waiting item.
 ///
 /// # Safety
 /// `entry` is NULL or an entry of a live list; `out_ms` is NULL or writable.
@@ -1069,6 +1071,29 @@ pub unsafe extern "C" fn leaseq_entry_attempts(
             "out_attempts",
             0,
             |e| Ok(e.attempts),
+        )
+    }
+}
+
+/// Sets `*out_name` to the item's name (NUL-terminated UTF-8), or NULL when it has none (done
+/// items keep none). Borrowed from the list.
+///
+/// # Safety
+/// `entry` is NULL or an entry of a live list; `out_name` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_entry_name(
+    entry: *const leaseq_entry,
+    out_name: *mut *const c_char,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_entry_name",
+            entry,
+            "entry",
+            out_name,
+            "out_name",
+            std::ptr::null(),
+            |e| Ok(text_ptr(e.name.as_ref())),
         )
     }
 }

@@ -728,22 +728,116 @@ static void get_list_and_count(void) {
     leaseq_entry_list_free(list);
     leaseq_lease_free(lease);
 
-    /* Done items are neither listed nor counted; unknown states and counts are refused. */
+    /* No item completed with a result: no done item; unknown states and counts are refused. */
+    CHECK_OK(leaseq_queue_list(queue, LEASEQ_STATE_DONE, 0, 10, &list));
+    CHECK_OK(leaseq_entry_list_len(list, &len));
+    CHECK(len == 0);
+    leaseq_entry_list_free(list);
     list = (leaseq_entry_list *)&list;
-    CHECK_INVALID_ARG(leaseq_queue_list(queue, LEASEQ_STATE_DONE, 0, 10, &list), "state");
-    CHECK(list == NULL);
     CHECK_INVALID_ARG(leaseq_queue_list(queue, 42, 0, 10, &list), "state");
+    CHECK(list == NULL);
     CHECK_INVALID_ARG(leaseq_queue_list(queue, LEASEQ_STATE_NONE, 0, 10, &list), "state");
     CHECK_INVALID_ARG(leaseq_queue_list(queue, LEASEQ_STATE_WAITING, 0, 0, &list), "count");
     CHECK_INVALID_ARG(leaseq_queue_list(queue, LEASEQ_STATE_WAITING, 0, 1001, &list), "count");
     uint64_t count = 9;
-    CHECK_INVALID_ARG(leaseq_queue_count(queue, LEASEQ_STATE_DONE, &count), "state");
-    CHECK(count == 0);
+    CHECK(count_in(queue, LEASEQ_STATE_DONE) == 0);
     CHECK_INVALID_ARG(leaseq_queue_count(queue, -5, &count), "state");
+    CHECK(count == 0);
     CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 2);
     CHECK(count_in(queue, LEASEQ_STATE_LEASED) == 1);
     CHECK(count_in(queue, LEASEQ_STATE_DELAYED) == 0);
     CHECK(count_in(queue, LEASEQ_STATE_DEAD) == 0);
+    leaseq_queue_free(queue);
+}
+
+/* The id of entry `index` of `list` ("" when there is none). */
+static const char *entry_id(const leaseq_entry_list *list, size_t index) {
+    const leaseq_entry *entry = NULL;
+    const char *id = NULL;
+    if (leaseq_entry_list_get(list, index, &entry) != LEASEQ_OK) return "";
+    CHECK_OK(leaseq_entry_id(entry, &id));
+    return id != NULL ? id : "";
+}
+
+static void done_items_find_and_promote(void) {
+    leaseq_queue *queue = fresh_queue(client, "browse");
+    REQUIRE(queue != NULL);
+    CHECK(add_with(queue, "i0", "x", NULL));
+    leaseq_lease *lease = lease_one(queue);
+    REQUIRE(lease != NULL);
+    bool completed = false;
+    CHECK_OK(leaseq_queue_complete_with_result(queue, lease, (const uint8_t *)"ok", 2, -1,
+                                               &completed));
+    CHECK(completed);
+    leaseq_lease_free(lease);
+    /* Completed with its result kept: listed and counted as done. */
+    leaseq_entry_list *list = NULL;
+    size_t len = 0;
+    CHECK_OK(leaseq_queue_list(queue, LEASEQ_STATE_DONE, 0, 10, &list));
+    CHECK_OK(leaseq_entry_list_len(list, &len));
+    CHECK(len == 1 && strcmp(entry_id(list, 0), "i0") == 0);
+    const leaseq_entry *entry = NULL;
+    const char *name = "stale";
+    int64_t at = -1;
+    CHECK_OK(leaseq_entry_list_get(list, 0, &entry));
+    CHECK_OK(leaseq_entry_name(entry, &name));
+    CHECK(name == NULL);
+    CHECK_OK(leaseq_entry_at_ms(entry, &at));
+    CHECK(at > 0);
+    leaseq_entry_list_free(list);
+    CHECK(count_in(queue, LEASEQ_STATE_DONE) == 1);
+
+    /* Three dead letters, two of type Timeout: find them, a bounded stretch at a time. */
+    const char *kinds[] = {"Timeout", "Other", "Timeout"};
+    for (int i = 0; i < 3; i++) {
+        char id[8];
+        snprintf(id, sizeof id, "d%d", i);
+        CHECK(add_with(queue, id, "x", NULL));
+        lease = lease_one(queue);
+        leaseq_fail_outcome outcome = -1;
+        leaseq_renew_outcome why = -1;
+        int64_t retry_in = 0;
+        CHECK_OK(leaseq_queue_fail(queue, lease, "no", kinds[i], LEASEQ_RETRY_NEVER, 0, &outcome,
+                                   &why, &retry_in));
+        CHECK(outcome == LEASEQ_FAIL_DEAD);
+        leaseq_lease_free(lease);
+    }
+    int64_t next = 7;
+    size_t examined = 0;
+    CHECK_OK(leaseq_queue_find(queue, LEASEQ_STATE_DEAD, NULL, "Timeout", 0, 100, &list, &next,
+                               &examined));
+    CHECK_OK(leaseq_entry_list_len(list, &len));
+    CHECK(len == 2 && strcmp(entry_id(list, 0), "d0") == 0 && strcmp(entry_id(list, 1), "d2") == 0);
+    CHECK(next == -1 && examined == 3);
+    leaseq_entry_list_free(list);
+    CHECK_OK(leaseq_queue_find(queue, LEASEQ_STATE_DEAD, NULL, "Timeout", 0, 1, &list, &next, NULL));
+    CHECK(next == 1 && strcmp(entry_id(list, 0), "d0") == 0);
+    leaseq_entry_list_free(list);
+    CHECK_OK(leaseq_queue_find(queue, LEASEQ_STATE_DEAD, "nosuch", NULL, 0, 100, &list, &next,
+                               &examined));
+    CHECK_OK(leaseq_entry_list_len(list, &len));
+    CHECK(len == 0);
+    leaseq_entry_list_free(list);
+    list = (leaseq_entry_list *)&list;
+    CHECK_INVALID_ARG(leaseq_queue_find(queue, LEASEQ_STATE_DEAD, NULL, NULL, 0, 1001, &list, &next,
+                                        NULL),
+                      "count");
+    CHECK(list == NULL && next == -1);
+    CHECK_NULL_ARG(leaseq_queue_find(queue, LEASEQ_STATE_DEAD, NULL, NULL, 0, 1, &list, NULL, NULL),
+                   "out_next");
+
+    /* Promote: a delayed item waits now; anything else is left alone. */
+    leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+    options.delay_ms = 3600000;
+    options.set = LEASEQ_ADD_DELAY;
+    CHECK(add_with(queue, "later", "x", &options));
+    bool promoted = true;
+    CHECK_OK(leaseq_queue_promote(queue, "d0", &promoted));
+    CHECK(!promoted);
+    CHECK_OK(leaseq_queue_promote(queue, "later", &promoted));
+    CHECK(promoted);
+    CHECK(job_state(queue, "later") == LEASEQ_STATE_WAITING);
+    CHECK_NULL_ARG(leaseq_queue_promote(queue, NULL, &promoted), "id");
     leaseq_queue_free(queue);
 }
 
@@ -1463,6 +1557,7 @@ int main(void) {
         {"fail retries, then the item dies", fail_retries_then_dies},
         {"release and progress", release_and_progress},
         {"get, list and count", get_list_and_count},
+        {"done items, find and promote", done_items_find_and_promote},
         {"cancel reports the previous state", cancel_reports_the_previous_state},
         {"dead letters: requeue and purge", dead_letters_requeue_and_purge},
         {"stats count and keep minutes", stats_count_and_keep_minutes},

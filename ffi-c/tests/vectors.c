@@ -3,9 +3,9 @@
  * It follows the Rust runner (integration-tests/vectors/tests/conformance.rs) step by step:
  * queue operations go through the C API (every v2 step: item options on add, add_unique and
  * add_batch, lease_batch, complete with a result, fail, release, progress, renew_outcome,
- * result, get, list, count, cancel, dead letters, set_config, stats, pause, resume, is_paused,
- * the groups' pause_group, resume_group, set_group_limit, group and rate_limit_group,
- * counts_by_name);
+ * result, get, list, count, find, promote, cancel, dead letters, set_config, stats, pause,
+ * resume, is_paused, the groups' pause_group, resume_group, set_group_limit, group and
+ * rate_limit_group, counts_by_name);
  * the Redis-side steps (the empty start of a case, `raw`, `state`) run the harness's
  * leaseq-vector-tool.
  *
@@ -887,6 +887,46 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
                                           &list)))
             res->value = entries_json(list);
         leaseq_entry_list_free(list);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "find") == 0) {
+        const char *state = str_field(step, "state", msg);
+        if (state == NULL) return STEP_FAILED;
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(step, "name");
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(step, "error_type");
+        uint64_t start = 0, count = 100;
+        (void)u64_field(step, "start", &start);
+        (void)u64_field(step, "count", &count);
+        leaseq_entry_list *list = NULL;
+        int64_t next = -1;
+        size_t examined = 0;
+        if (called(res, leaseq_queue_find(q, state_value(state),
+                                          cJSON_IsString(name) ? name->valuestring : NULL,
+                                          cJSON_IsString(kind) ? kind->valuestring : NULL,
+                                          (size_t)start, (size_t)count, &list, &next, &examined))) {
+            cJSON *found = cJSON_CreateObject();
+            cJSON *entries = entries_json(list);
+            cJSON *ids = cJSON_CreateArray();
+            for (const cJSON *e = entries->child; e; e = e->next) {
+                const cJSON *id = cJSON_GetObjectItemCaseSensitive(e, "id");
+                cJSON_AddItemToArray(ids, id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
+            }
+            cJSON_Delete(entries);
+            cJSON_AddItemToObject(found, "ids", ids);
+            cJSON_AddItemToObject(found, "next",
+                                  next < 0 ? cJSON_CreateNull() : cJSON_CreateNumber((double)next));
+            cJSON_AddNumberToObject(found, "examined", (double)examined);
+            res->value = found;
+        }
+        leaseq_entry_list_free(list);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "promote") == 0) {
+        const char *id = str_field(step, "id", msg);
+        if (id == NULL) return STEP_FAILED;
+        bool promoted = false;
+        if (called(res, leaseq_queue_promote(q, id, &promoted)))
+            res->value = cJSON_CreateBool(promoted);
         return STEP_RESULT;
     }
     if (strcmp(op, "cancel") == 0) {

@@ -21,6 +21,7 @@ const WAIT_OPTIONS = Object.freeze(['timeoutMs'])
 const ADD_OPTIONS = Object.freeze(['timeoutMs'])
 const ADD_DATA_OPTIONS = Object.freeze([...ITEM_OPTIONS, ...ADD_OPTIONS])
 const LIST_OPTIONS = Object.freeze(['start', 'count'])
+const FIND_OPTIONS = Object.freeze(['name', 'errorType', 'start', 'count'])
 const CONFIG_OPTIONS = Object.freeze([
   'maxAttempts',
   'backoff',
@@ -260,6 +261,23 @@ function completionParts(completions) {
  * One queue: the keys under one prefix. Every method returns a Promise; a bad argument rejects
  * it with a `LeaseqError` (code `INVALID_ARGUMENT`) before anything is sent.
  */
+/**
+ * One line of `list` or `find`, from the addon's.
+ * @param {any} e
+ * @returns {import('../index').ListEntry}
+ */
+function toEntry(e) {
+  return {
+    id: e.id,
+    idBytes: e.idBytes,
+    at: date(e.at),
+    attempts: e.attempts,
+    error: orNull(e.error),
+    errorType: orNull(e.errorType),
+    name: orNull(e.name),
+  }
+}
+
 /** @type {(queue: Queue) => import('../native').NativeQueue} */
 let nativeOf
 
@@ -528,14 +546,36 @@ class Queue {
     const start = args.optionalNumber('start', o.start, WHOLE)
     const count = args.optionalNumber('count', o.count, WHOLE)
     const entries = await nativeAsync(() => this.#native.list(s, start, count))
-    return entries.map((e) => ({
-      id: e.id,
-      idBytes: e.idBytes,
-      at: date(e.at),
-      attempts: e.attempts,
-      error: orNull(e.error),
-      errorType: orNull(e.errorType),
-    }))
+    return entries.map(toEntry)
+  }
+
+  /**
+   * The items of `state` with a name or an error type, looking at most at 1000 positions from
+   * `start` and resolving to at most `count` matches, with where the next call goes on.
+   * @param {import('../index').ListState} state
+   * @param {{ name?: string, errorType?: string, start?: number, count?: number }} [options]
+   * @returns {Promise<import('../index').Found>}
+   */
+  async find(state, options) {
+    const s = args.string('state', state)
+    const o = args.optionalOptions('options', options, FIND_OPTIONS)
+    const name = o.name === undefined ? undefined : args.string('name', o.name)
+    const errorType = o.errorType === undefined ? undefined : args.string('errorType', o.errorType)
+    const start = args.optionalNumber('start', o.start, WHOLE)
+    const count = args.optionalNumber('count', o.count, WHOLE)
+    const found = await nativeAsync(() => this.#native.find(s, name, errorType, start, count))
+    return { entries: found.entries.map(toEntry), next: orNull(found.next), examined: found.examined }
+  }
+
+  /**
+   * Makes the delayed item `id` (a string or a Buffer) wait now, at its priority (or in its
+   * group), as if it were due. Resolves to whether it was delayed.
+   * @param {string | Uint8Array} id
+   * @returns {Promise<boolean>}
+   */
+  async promote(id) {
+    const i = args.id('id', id)
+    return nativeAsync(() => this.#native.promote(i))
   }
 
   /**

@@ -124,7 +124,7 @@ pub struct EntryParts {
     pub id: String,
     /// The id exactly as Redis holds it.
     pub id_bytes: Buffer,
-    /// Due time, lease expiry or time of death; none for waiting items.
+    /// Due time, lease expiry, time of death or time finished; none for waiting items.
     pub at: Option<f64>,
     /// Leases so far.
     pub attempts: i64,
@@ -132,6 +132,29 @@ pub struct EntryParts {
     pub error: Option<String>,
     /// The last failure's type.
     pub error_type: Option<String>,
+    /// The item's name, when it has one.
+    pub name: Option<String>,
+}
+
+/// What `find` found: the matching entries of a bounded stretch of a state.
+#[napi(object, object_from_js = false)]
+pub struct FoundParts {
+    /// The entries that match, in the state's order.
+    pub entries: Vec<EntryParts>,
+    /// The `start` of the next call; none once the end of the state was reached.
+    pub next: Option<i64>,
+    /// How many positions the call looked at (at most 1000).
+    pub examined: i64,
+}
+
+impl From<leaseq::Found> for FoundParts {
+    fn from(f: leaseq::Found) -> FoundParts {
+        FoundParts {
+            entries: f.entries.into_iter().map(EntryParts::from).collect(),
+            next: f.next.map(|n| n as i64),
+            examined: f.examined as i64,
+        }
+    }
 }
 
 impl From<Entry> for EntryParts {
@@ -147,6 +170,7 @@ impl From<Entry> for EntryParts {
             attempts: count(e.attempts),
             error,
             error_type,
+            name: e.name,
         }
     }
 }

@@ -15,7 +15,8 @@ use crate::convert::{count, integer, millis, opt_millis, retry, ttl, wait};
 use crate::error::to_napi;
 use crate::item::NativeItem;
 use crate::job::{
-    ConfigParts, EntryParts, GroupParts, JobParts, NameCountsParts, ResultParts, StatsParts,
+    ConfigParts, EntryParts, FoundParts, GroupParts, JobParts, NameCountsParts, ResultParts,
+    StatsParts,
 };
 use crate::lease::{LeasedParts, NativeLease};
 
@@ -395,6 +396,38 @@ impl NativeQueue {
             .await
             .map_err(to_napi)?;
         Ok(entries.into_iter().map(EntryParts::from).collect())
+    }
+
+    /// The entries of `state` with this `name` and `error_type` (none: any), looking at most at
+    /// 1000 positions from `start` (default 0) and returning at most `count` (default the
+    /// core's `policy::DEFAULT_PAGE`) matches, with where to go on.
+    #[napi]
+    pub async fn find(
+        &self,
+        state_name: String,
+        name: Option<String>,
+        error_type: Option<String>,
+        start: Option<f64>,
+        count: Option<f64>,
+    ) -> napi::Result<FoundParts> {
+        let state = state(&state_name)?;
+        let start = start.map(|s| integer("start", s)).transpose()?.unwrap_or(0);
+        let count = count
+            .map(|c| integer("count", c))
+            .transpose()?
+            .unwrap_or(policy::DEFAULT_PAGE);
+        let found = self
+            .inner
+            .find(state, name.as_deref(), error_type.as_deref(), start, count)
+            .await
+            .map_err(to_napi)?;
+        Ok(found.into())
+    }
+
+    /// Makes the delayed item `id` (its bytes) wait now; whether it was delayed.
+    #[napi]
+    pub async fn promote(&self, id: Buffer) -> napi::Result<bool> {
+        self.inner.promote(&id[..]).await.map_err(to_napi)
     }
 
     /// How many items are in `state`.

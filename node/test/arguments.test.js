@@ -290,7 +290,7 @@ describe('argument checks', { timeout: 30_000 }, () => {
     await rejectsNaming(() => queue.waitResult('', 1), 'id')
     await rejectsNaming(() => queue.waitResult('', { timeoutMs: 1 }), 'id')
     for (const method of ['list', 'count']) {
-      for (const state of [undefined, 5, 'running', 'done']) {
+      for (const state of [undefined, 5, 'running', 'finished']) {
         await rejectsNaming(() => queue[method](state), 'state')
       }
     }

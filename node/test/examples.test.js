@@ -111,6 +111,7 @@ describe('examples', { timeout: 60_000 }, () => {
     assert.match(result.stdout, /^sent welcome to ada@example\.com \(attempt 1\)$/m)
     assert.match(result.stdout, /^urgent: renewed, progress true, result \{"ok":true\}$/m)
     assert.match(result.stdout, /^flaky: dead, dead \(.+\), 1 dead, TypeError$/m)
+    assert.match(result.stdout, /^TypeError: 1 of 1 looked at, promoted false$/m)
     assert.match(result.stdout, /^requeued 1, later due true, cancelled delayed$/m)
     // Its config turns the counters on before `urgent` completes: counted, not 'uncounted'.
     assert.match(result.stdout, /^stats: \d+ waiting, 1 completed, \d+ dead$/m)

@@ -663,7 +663,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
       () => queue.lease({ ttlMs: -1 }),
       () => queue.leaseBatch(0),
       () => queue.fail(null, 'x'),
-      () => queue.list('done'),
+      () => queue.list('finished'),
       () => queue.setConfig({ priority: 'high' }),
       () => queue.waitResult('', { timeoutMs: 1 }),
     ]
@@ -673,5 +673,37 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
       assert.ok(r.reason instanceof LeaseqError)
       assert.equal(r.reason.code, 'INVALID_ARGUMENT')
     }
+  })
+
+  test('the job browser: done items listed and counted, find by error type, promote', async () => {
+    const queue = freshQueue('browse')
+    for (const id of ['i0', 'i1', 'i2', 'i3']) await queue.add('x', { id })
+    assert.equal(await queue.complete(await queue.lease(), { result: 'kept' }), true)
+    const done = await queue.list('done')
+    assert.deepEqual(done.map((e) => e.id), ['i0'])
+    assert.equal(done[0].attempts, 1)
+    assert.ok(done[0].at instanceof Date)
+    assert.equal(done[0].name, null)
+    assert.equal(await queue.count('done'), 1)
+    for (const kind of ['Timeout', 'Other', 'Timeout']) {
+      assert.equal(await queue.fail(await queue.lease(), 'no', { errorType: kind, retry: 'never' }), 'dead')
+    }
+    const found = await queue.find('dead', { errorType: 'Timeout' })
+    assert.deepEqual(found.entries.map((e) => e.id), ['i1', 'i3'])
+    assert.equal(found.next, null)
+    assert.equal(found.examined, 3)
+    const one = await queue.find('dead', { errorType: 'Timeout', count: 1 })
+    assert.deepEqual(one.entries.map((e) => e.id), ['i1'])
+    assert.equal(one.next, 1)
+    const rest = await queue.find('dead', { errorType: 'Timeout', start: one.next })
+    assert.deepEqual(rest.entries.map((e) => e.id), ['i3'])
+    assert.deepEqual((await queue.find('dead', { name: 'nosuch' })).entries, [])
+    await assert.rejects(queue.find('dead', { count: 1001 }), (e) => e instanceof LeaseqError && e.code === 'INVALID_ARGUMENT')
+    await assert.rejects(queue.find('dead', { bogus: 1 }), LeaseqError)
+    await queue.add('x', { id: 'later', delayMs: HOUR })
+    assert.equal(await queue.promote('i1'), false)
+    assert.equal(await queue.promote('later'), true)
+    assert.equal((await queue.get('later')).state, 'waiting')
+    assert.equal(await queue.promote(Buffer.from('later')), false)
   })
 })

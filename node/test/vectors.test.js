@@ -388,6 +388,24 @@ const STEPS = {
     const state = strField(step, 'state')
     return run(() => this.q.count(state))
   },
+  async find(step) {
+    const state = strField(step, 'state')
+    const options = {
+      start: typeof step.start === 'number' ? step.start : 0,
+      count: typeof step.count === 'number' ? step.count : 100,
+    }
+    if (typeof step.name === 'string') options.name = step.name
+    if (typeof step.error_type === 'string') options.errorType = step.error_type
+    return then(await run(() => this.q.find(state, options)), (found) => ({
+      ids: found.entries.map((e) => dataJson(e.idBytes)),
+      next: found.next,
+      examined: found.examined,
+    }))
+  },
+  async promote(step) {
+    const id = strField(step, 'id')
+    return run(() => this.q.promote(id))
+  },
   async cancel(step) {
     const id = strField(step, 'id')
     return run(() => this.q.cancel(id))

@@ -21,8 +21,8 @@ use pyo3::IntoPyObjectExt;
 use crate::convert;
 use crate::errors;
 use crate::jobs::{
-    Entry, FailOutcome, GroupInfo, Job, JobResult, NameCounts, QueueConfig, RenewName, StateName,
-    Stats,
+    Entry, FailOutcome, Found, GroupInfo, Job, JobResult, NameCounts, QueueConfig, RenewName,
+    StateName, Stats,
 };
 use crate::runtime;
 use crate::types::{CleanReport, NewLease};
@@ -565,6 +565,39 @@ impl AsyncQueue {
             let entries = q.list(state, start, count).await?;
             Ok(entries.into_iter().map(Entry::from).collect::<Vec<_>>())
         })
+    }
+
+    /// See ``leaseq.Queue.find``.
+    #[pyo3(
+        signature = (state, name = None, error_type = None, start = None, count = None),
+        text_signature = "($self, state, name=None, error_type=None, start=0, count=100)"
+    )]
+    fn find<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'py, PyAny>,
+        name: Option<&Bound<'py, PyAny>>,
+        error_type: Option<&Bound<'py, PyAny>>,
+        start: Option<&Bound<'py, PyAny>>,
+        count: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let state = convert::state(py, state)?;
+        let name = crate::sync::opt_text(name, "name")?;
+        let error_type = crate::sync::opt_text(error_type, "error_type")?;
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.run(py, move |q| async move {
+            let found = q
+                .find(state, name.as_deref(), error_type.as_deref(), start, count)
+                .await?;
+            Ok(Found::from(found))
+        })
+    }
+
+    /// See ``leaseq.Queue.promote``.
+    fn promote<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::id(id, "id")?;
+        self.run(py, move |q| async move { q.promote(&id).await })
     }
 
     /// See ``leaseq.Queue.count``.

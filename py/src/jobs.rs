@@ -304,7 +304,8 @@ impl Entry {
         PyBytes::new(py, &self.inner.id_bytes)
     }
 
-    /// Due time (delayed), lease expiry (leased) or time of death (dead); ``None`` for waiting.
+    /// Due time (delayed), lease expiry (leased), time of death (dead) or time finished (done);
+    /// ``None`` for waiting.
     #[getter]
     fn at<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         time::opt_datetime_ms(py, self.inner.at)
@@ -331,10 +332,63 @@ impl Entry {
         self.inner.error.as_ref().map(|(_, kind)| kind.as_str())
     }
 
+    /// The item's name, when it has one (done items keep none).
+    #[getter]
+    fn name(&self) -> Option<&str> {
+        self.inner.name.as_deref()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Entry(id={:?}, attempts={})",
             self.inner.id, self.inner.attempts
+        )
+    }
+}
+
+/// What ``Queue.find`` found: the matching entries of a bounded stretch of a state.
+#[pyclass(module = "leaseq", frozen)]
+pub struct Found {
+    inner: leaseq::Found,
+}
+
+impl From<leaseq::Found> for Found {
+    fn from(inner: leaseq::Found) -> Found {
+        Found { inner }
+    }
+}
+
+#[pymethods]
+impl Found {
+    /// The entries that match (``Entry``), in the state's order.
+    #[getter]
+    fn entries(&self) -> Vec<Entry> {
+        self.inner
+            .entries
+            .iter()
+            .cloned()
+            .map(Entry::from)
+            .collect()
+    }
+
+    /// The ``start`` of the next call, or ``None`` once the end of the state was reached.
+    #[getter]
+    fn next(&self) -> Option<usize> {
+        self.inner.next
+    }
+
+    /// How many positions this call looked at (at most 1000), matching or not.
+    #[getter]
+    fn examined(&self) -> usize {
+        self.inner.examined
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Found(entries={}, next={:?}, examined={})",
+            self.inner.entries.len(),
+            self.inner.next,
+            self.inner.examined
         )
     }
 }

@@ -29,6 +29,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<jobs::Job>()?;
     m.add_class::<jobs::JobResult>()?;
     m.add_class::<jobs::Entry>()?;
+    m.add_class::<jobs::Found>()?;
     m.add_class::<jobs::Stats>()?;
     m.add_class::<jobs::Minute>()?;
     m.add_class::<jobs::QueueConfig>()?;

@@ -12,8 +12,8 @@ use pyo3::types::PyTuple;
 use crate::convert;
 use crate::errors;
 use crate::jobs::{
-    Entry, FailOutcome, GroupInfo, Job, JobResult, NameCounts, QueueConfig, RenewName, StateName,
-    Stats,
+    Entry, FailOutcome, Found, GroupInfo, Job, JobResult, NameCounts, QueueConfig, RenewName,
+    StateName, Stats,
 };
 use crate::types::{CleanReport, Item, NewLease};
 
@@ -517,9 +517,10 @@ impl Queue {
         self.call(py, |q| q.get(&id)).map(|j| j.map(Job::from))
     }
 
-    /// A page of the items in ``state`` (a ``State`` or its name, not ``done``): ``count`` (1 to
-    /// 1000) ``Entry``s from position ``start``: waiting in lease order, delayed by due time,
-    /// leased by lease expiry, dead oldest first.
+    /// A page of the items in ``state`` (a ``State`` or its name): ``count`` (1 to 1000)
+    /// ``Entry``s from position ``start``: waiting in lease order, delayed by due time, leased
+    /// by lease expiry, dead oldest first, done (completed with their result kept) newest first
+    /// (a done item whose result expired is skipped, so a page may be short).
     #[pyo3(
         signature = (state, start = None, count = None),
         text_signature = "($self, state, start=0, count=100)"
@@ -539,7 +540,43 @@ impl Queue {
             .map(|entries| entries.into_iter().map(Entry::from).collect())
     }
 
-    /// How many items are in ``state`` (not ``done``).
+    /// The items of ``state`` whose name is ``name`` and whose last error's type is
+    /// ``error_type`` (``None``: any), looking at most at 1000 positions from ``start`` and
+    /// returning at most ``count`` (1 to 1000) matches: a ``Found``, whose ``next`` is where
+    /// the next call goes on (``None`` at the end). Bounded whatever the state's size.
+    #[pyo3(
+        signature = (state, name = None, error_type = None, start = None, count = None),
+        text_signature = "($self, state, name=None, error_type=None, start=0, count=100)"
+    )]
+    fn find(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        name: Option<&Bound<'_, PyAny>>,
+        error_type: Option<&Bound<'_, PyAny>>,
+        start: Option<&Bound<'_, PyAny>>,
+        count: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Found> {
+        let state = convert::state(py, state)?;
+        let name = opt_text(name, "name")?;
+        let error_type = opt_text(error_type, "error_type")?;
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.call(py, |q| {
+            q.find(state, name.as_deref(), error_type.as_deref(), start, count)
+        })
+        .map(Found::from)
+    }
+
+    /// Makes the delayed item ``id`` wait now, at its priority (or in its group), as if it were
+    /// due. Returns whether it was delayed.
+    fn promote(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let id = convert::id(id, "id")?;
+        self.call(py, |q| q.promote(&id))
+    }
+
+    /// How many items are in ``state`` (done: the kept results, expired ones included until a
+    /// later complete drops them).
     fn count(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u64> {
         let state = convert::state(py, state)?;
         self.call(py, |q| q.count(state))
@@ -774,5 +811,13 @@ impl Queue {
 
     fn __repr__(&self) -> String {
         format!("Queue(prefix={:?})", self.inner.prefix())
+    }
+}
+
+/// An optional text argument: `None` or a `str`.
+pub(crate) fn opt_text(obj: Option<&Bound<'_, PyAny>>, argument: &str) -> PyResult<Option<String>> {
+    match obj {
+        Some(o) if !o.is_none() => Ok(Some(convert::string(o, argument)?)),
+        _ => Ok(None),
     }
 }

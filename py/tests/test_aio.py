@@ -152,7 +152,7 @@ def test_close_wakes_a_waiting_lease(url: str, r: redis.Redis) -> None:
         (lambda q: q.get(None), "id"),
         (lambda q: q.list("nope"), "state"),
         (lambda q: q.list("waiting", count=0), "count"),
-        (lambda q: q.count("done"), "state"),
+        (lambda q: q.count("finished"), "state"),
         (lambda q: q.cancel(5), "id"),
         (lambda q: q.dead_requeue("abc"), "ids"),
         (lambda q: q.dead_requeue_oldest(-1), "n"),
@@ -505,5 +505,26 @@ def test_bytes_ids_forever_waits_and_complete_and_lease_results(
             assert await q.cancel(b"next") == "waiting"
             kept = await q.result(raw_id)
             assert kept is not None and kept.data == b"kept"
+
+    run(main)
+
+
+def test_done_items_find_and_promote(url: str) -> None:
+    async def main() -> None:
+        async with leaseq.aio.Client(url) as client:
+            q = client.queue(new_prefix())
+            await q.add_batch([leaseq.Item(b"", id=f"i{i}") for i in range(3)])
+            lease = await q.lease()
+            assert lease is not None and await q.complete(lease, result=b"kept")
+            assert [e.id for e in await q.list("done")] == ["i0"]
+            assert await q.count("done") == 1
+            lease = await q.lease()
+            assert lease is not None
+            assert (await q.fail(lease, "no", error_type="Timeout", retry=False)).dead
+            found = await q.find("dead", error_type="Timeout")
+            assert [e.id for e in found.entries] == ["i1"] and found.next is None
+            await q.add(leaseq.Item(b"", id="later", delay=3600))
+            assert await q.promote("later") is True
+            assert await q.promote("later") is False
 
     run(main)

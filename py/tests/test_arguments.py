@@ -450,7 +450,7 @@ def test_wait_result_arguments(queue: leaseq.Queue) -> None:
 
 @pytest.mark.parametrize("method", ["list", "count"])
 @pytest.mark.parametrize(
-    ("bad", "cls"), [(None, TYPE), (1, TYPE), ("nope", VALUE), ("done", VALUE)]
+    ("bad", "cls"), [(None, TYPE), (1, TYPE), ("nope", VALUE), ("finished", VALUE)]
 )
 def test_state_arguments(
     queue: leaseq.Queue, method: str, bad: Any, cls: type[Exception]

@@ -668,3 +668,42 @@ def test_complete_and_lease_keeps_a_result(queue: leaseq.Queue, r: redis.Redis) 
     assert done and none is None
     kept = queue.result("second")
     assert kept is not None and kept.data == b"r2"
+
+
+# ---- the job browser's read API: done items, find, promote (spec/PROTOCOL.md 5.12, 5.22) -----
+
+
+def test_done_items_find_and_promote(queue: leaseq.Queue) -> None:
+    queue.add_batch([leaseq.Item(b"", id=f"i{i}") for i in range(5)])
+    first = queue.lease()
+    assert first is not None and queue.complete(first, result=b"kept")
+    # Completed with a result kept: listed and counted as done, newest first.
+    done = queue.list("done")
+    assert [e.id for e in done] == ["i0"] and done[0].attempts == 1
+    assert done[0].at is not None and done[0].name is None
+    assert queue.count(leaseq.State.DONE) == 1
+    for lease, kind in zip(
+        queue.lease_batch(4), ["Timeout", "Other", "Timeout", "Other"]
+    ):
+        assert queue.fail(lease, "no", error_type=kind, retry=False).dead
+    found = queue.find("dead", error_type="Timeout")
+    assert isinstance(found, leaseq.Found)
+    assert [e.id for e in found.entries] == ["i1", "i3"]
+    assert (found.next, found.examined) == (None, 4)
+    assert all(e.error_type == "Timeout" for e in found.entries)
+    # At most `count` matches; `next` goes on right after the last.
+    one = queue.find("dead", error_type="Timeout", count=1)
+    assert [e.id for e in one.entries] == ["i1"] and one.next == 1
+    rest = queue.find("dead", None, "Timeout", one.next)
+    assert [e.id for e in rest.entries] == ["i3"]
+    assert queue.find("dead", name="nosuch").entries == []
+    with pytest.raises(leaseq.InvalidArgumentError):
+        queue.find("dead", count=1001)
+    # Promote: a delayed item waits now; anything else is left alone.
+    queue.add(leaseq.Item(b"", id="later", delay=3600))
+    assert queue.promote("i1") is False
+    assert queue.promote("later") is True
+    assert queue.count("delayed") == 0
+    job = queue.get("later")
+    assert job is not None and job.state == "waiting"
+    assert queue.promote(b"later") is False

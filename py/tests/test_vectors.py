@@ -446,6 +446,31 @@ class Runner:
         state = str_field(step, "state")
         return run(lambda: self.q.count(state))
 
+    def do_find(self, step: Obj) -> Outcome:
+        state = str_field(step, "state")
+        name, error_type = step.get("name"), step.get("error_type")
+        start, count = count_field(step, "start"), count_field(step, "count")
+        return then(
+            run(
+                lambda: self.q.find(
+                    state,
+                    name,
+                    error_type,
+                    0 if start is None else start,
+                    100 if count is None else count,
+                )
+            ),
+            lambda found: {
+                "ids": [data_json(e.id_bytes) for e in found.entries],
+                "next": found.next,
+                "examined": found.examined,
+            },
+        )
+
+    def do_promote(self, step: Obj) -> Outcome:
+        item_id = str_field(step, "id")
+        return run(lambda: self.q.promote(item_id))
+
     def do_cancel(self, step: Obj) -> Outcome:
         item_id = str_field(step, "id")
         return then(

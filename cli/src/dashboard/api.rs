@@ -3,10 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use axum::extract::{Query, State};
-use axum::http::StatusCode;
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Query, Request, State};
+use axum::http::request::Parts;
+use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::AppState;
@@ -52,13 +55,58 @@ impl IntoResponse for ApiError {
 
 type ApiResult<T> = Result<Json<T>, ApiError>;
 
+/// The query string, as axum's `Query`, refused as JSON (`{"error": ...}`, 400) rather than
+/// axum's plain text: every answer of the API is JSON.
+pub struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        Query::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Query(v)| ApiQuery(v))
+            .map_err(|e: QueryRejection| Fail::Usage(e.body_text()).into())
+    }
+}
+
+/// A JSON body, as axum's `Json`, refused as JSON (400) rather than axum's plain text.
+pub struct ApiJson<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        Json::<T>::from_request(req, state)
+            .await
+            .map(|Json(v)| ApiJson(v))
+            .map_err(|e: JsonRejection| Fail::Usage(e.body_text()).into())
+    }
+}
+
+/// Any other path: a JSON 404.
+pub async fn not_found(uri: Uri) -> ApiError {
+    Fail::NotFound(format!("no such page or endpoint: {}", uri.path())).into()
+}
+
+/// A path used with a method it does not take: a JSON 405.
+pub async fn method_not_allowed(uri: Uri) -> Response {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        Json(serde_json::json!({
+            "error": format!("{} does not take this method (reads are GET, actions POST)", uri.path())
+        })),
+    )
+        .into_response()
+}
+
 /// `?queue=`.
 #[derive(Deserialize)]
 pub struct QueueQuery {
     queue: String,
 }
 
-/// `?queue=&state=&start=&count=`.
+/// `?queue=&state=&start=&count=&name=&error_type=`.
 #[derive(Deserialize)]
 pub struct PageQuery {
     queue: String,
@@ -67,6 +115,12 @@ pub struct PageQuery {
     start: usize,
     #[serde(default = "default_count")]
     count: usize,
+    /// Only items of this name (empty: any).
+    #[serde(default)]
+    name: String,
+    /// Only items whose last error has this type (empty: any).
+    #[serde(default)]
+    error_type: String,
 }
 
 fn default_count() -> usize {
@@ -82,24 +136,18 @@ pub struct ItemQuery {
 
 impl AppState {
     /// The queue `prefix`, if this dashboard shows it.
-    fn queue(&self, prefix: &str) -> Result<leaseq::Queue, ApiError> {
+    async fn queue(&self, prefix: &str) -> Result<leaseq::Queue, ApiError> {
         if !self.queues.is_empty() && !self.queues.iter().any(|q| q == prefix) {
             return Err(
                 Fail::NotFound(format!("queue `{prefix}` is not shown by this dashboard")).into(),
             );
         }
-        Ok(self.client.queue(prefix)?)
+        Ok(self.client().await?.queue(prefix)?)
     }
 }
 
 fn state(name: &str) -> Result<leaseq::State, ApiError> {
-    match leaseq::State::parse(name)? {
-        leaseq::State::Done => Err(Fail::Usage(
-            "invalid argument `state`: one of waiting, delayed, leased, dead".into(),
-        )
-        .into()),
-        s => Ok(s),
-    }
+    Ok(leaseq::State::parse(name)?)
 }
 
 /// `GET /api/csrf`: the token actions carry in `X-Leaseq-Csrf`.
@@ -109,14 +157,15 @@ pub async fn csrf(State(app): State<AppState>) -> Json<serde_json::Value> {
 
 /// `GET /api/queues`: every queue shown, with its stats.
 pub async fn queues(State(app): State<AppState>) -> ApiResult<Vec<StatsView>> {
+    let client = app.client().await?;
     let prefixes = if app.queues.is_empty() {
-        app.client.queues("").await?
+        client.queues("").await?
     } else {
         app.queues.clone()
     };
     let mut out = Vec::with_capacity(prefixes.len());
     for prefix in prefixes {
-        out.push(StatsView::read(&app.client.queue(&prefix)?, &prefix).await?);
+        out.push(StatsView::read(&client.queue(&prefix)?, &prefix).await?);
     }
     Ok(Json(out))
 }
@@ -124,10 +173,10 @@ pub async fn queues(State(app): State<AppState>) -> ApiResult<Vec<StatsView>> {
 /// `GET /api/stats?queue=`.
 pub async fn stats(
     State(app): State<AppState>,
-    Query(q): Query<QueueQuery>,
+    ApiQuery(q): ApiQuery<QueueQuery>,
 ) -> ApiResult<StatsView> {
     Ok(Json(
-        StatsView::read(&app.queue(&q.queue)?, &q.queue).await?,
+        StatsView::read(&app.queue(&q.queue).await?, &q.queue).await?,
     ))
 }
 
@@ -135,9 +184,9 @@ pub async fn stats(
 /// applies (as `leaseq config --json`).
 pub async fn config(
     State(app): State<AppState>,
-    Query(q): Query<QueueQuery>,
+    ApiQuery(q): ApiQuery<QueueQuery>,
 ) -> ApiResult<ConfigView> {
-    let stored = app.queue(&q.queue)?.config().await?;
+    let stored = app.queue(&q.queue).await?.config().await?;
     Ok(Json(ConfigView::new(&q.queue, &stored)))
 }
 
@@ -155,9 +204,9 @@ pub struct ConfigBody {
 /// that results.
 pub async fn set_config(
     State(app): State<AppState>,
-    Json(b): Json<ConfigBody>,
+    ApiJson(b): ApiJson<ConfigBody>,
 ) -> ApiResult<ConfigView> {
-    let queue = app.queue(&b.queue)?;
+    let queue = app.queue(&b.queue).await?;
     queue
         .set_config(&leaseq::QueueConfig::new().stats(b.stats))
         .await?;
@@ -176,9 +225,9 @@ pub struct QueueBody {
 /// answers whether that changed anything.
 pub async fn pause(
     State(app): State<AppState>,
-    Json(b): Json<QueueBody>,
+    ApiJson(b): ApiJson<QueueBody>,
 ) -> ApiResult<serde_json::Value> {
-    let changed = app.queue(&b.queue)?.pause().await?;
+    let changed = app.queue(&b.queue).await?.pause().await?;
     Ok(Json(
         serde_json::json!({ "queue": b.queue, "paused": true, "changed": changed }),
     ))
@@ -187,9 +236,9 @@ pub async fn pause(
 /// `POST /api/resume`: the queue is leased from again; answers whether it was paused.
 pub async fn resume(
     State(app): State<AppState>,
-    Json(b): Json<QueueBody>,
+    ApiJson(b): ApiJson<QueueBody>,
 ) -> ApiResult<serde_json::Value> {
-    let changed = app.queue(&b.queue)?.resume().await?;
+    let changed = app.queue(&b.queue).await?.resume().await?;
     Ok(Json(
         serde_json::json!({ "queue": b.queue, "paused": false, "changed": changed }),
     ))
@@ -207,10 +256,10 @@ pub struct GroupQuery {
 /// rate limited.
 pub async fn group(
     State(app): State<AppState>,
-    Query(q): Query<GroupQuery>,
+    ApiQuery(q): ApiQuery<GroupQuery>,
 ) -> ApiResult<GroupView> {
     Ok(Json(
-        GroupView::read(&app.queue(&q.queue)?, &q.queue, &q.group).await?,
+        GroupView::read(&app.queue(&q.queue).await?, &q.queue, &q.group).await?,
     ))
 }
 
@@ -226,9 +275,9 @@ pub struct GroupBody {
 /// resumed; the rest of the queue goes on. Answers whether that changed anything.
 pub async fn pause_group(
     State(app): State<AppState>,
-    Json(b): Json<GroupBody>,
+    ApiJson(b): ApiJson<GroupBody>,
 ) -> ApiResult<serde_json::Value> {
-    let changed = app.queue(&b.queue)?.pause_group(&b.group).await?;
+    let changed = app.queue(&b.queue).await?.pause_group(&b.group).await?;
     Ok(Json(serde_json::json!({
         "queue": b.queue, "group": b.group, "paused": true, "changed": changed,
     })))
@@ -237,9 +286,9 @@ pub async fn pause_group(
 /// `POST /api/group/resume`: the group's items are leased again; answers whether it was paused.
 pub async fn resume_group(
     State(app): State<AppState>,
-    Json(b): Json<GroupBody>,
+    ApiJson(b): ApiJson<GroupBody>,
 ) -> ApiResult<serde_json::Value> {
-    let changed = app.queue(&b.queue)?.resume_group(&b.group).await?;
+    let changed = app.queue(&b.queue).await?.resume_group(&b.group).await?;
     Ok(Json(serde_json::json!({
         "queue": b.queue, "group": b.group, "paused": false, "changed": changed,
     })))
@@ -249,30 +298,77 @@ pub async fn resume_group(
 #[derive(Serialize)]
 pub struct Page {
     items: Vec<EntryView>,
-    /// The `start` of the next page, when this one was full.
+    /// The `start` of the next page, when there is more.
     next_start: Option<usize>,
+    /// How many items the state holds (done: kept results, expired ones included until
+    /// dropped).
+    total: u64,
+    /// With a filter: how many positions from `start` were looked at (at most 1000 per call;
+    /// `next_start` goes on from there); absent without one.
+    examined: Option<usize>,
 }
 
-/// `GET /api/items?queue=&state=&start=&count=`.
-pub async fn items(State(app): State<AppState>, Query(q): Query<PageQuery>) -> ApiResult<Page> {
+/// `GET /api/items?queue=&state=&start=&count=&name=&error_type=`: a page of a state, or with
+/// `name` or `error_type` the matches among at most 1000 positions from `start`.
+pub async fn items(
+    State(app): State<AppState>,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> ApiResult<Page> {
     let state = state(&q.state)?;
-    let entries = app.queue(&q.queue)?.list(state, q.start, q.count).await?;
-    let full = entries.len() == q.count;
+    let queue = app.queue(&q.queue).await?;
+    let total = queue.count(state).await?;
+    if q.name.is_empty() && q.error_type.is_empty() {
+        let entries = queue.list(state, q.start, q.count).await?;
+        let next = q.start + q.count;
+        return Ok(Json(Page {
+            items: entries.iter().map(EntryView::from).collect(),
+            next_start: (u64::try_from(next).unwrap_or(u64::MAX) < total).then_some(next),
+            total,
+            examined: None,
+        }));
+    }
+    let some = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+    let (name, kind) = (some(&q.name), some(&q.error_type));
+    let found = queue
+        .find(state, name.as_deref(), kind.as_deref(), q.start, q.count)
+        .await?;
     Ok(Json(Page {
-        items: entries.iter().map(EntryView::from).collect(),
-        next_start: full.then_some(q.start + q.count),
+        items: found.entries.iter().map(EntryView::from).collect(),
+        next_start: found.next,
+        total,
+        examined: Some(found.examined),
     }))
+}
+
+/// `POST /api/promote` body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromoteBody {
+    queue: String,
+    id: String,
+}
+
+/// `POST /api/promote`: a delayed item waits now; 404 when it is not delayed.
+pub async fn promote(
+    State(app): State<AppState>,
+    ApiJson(b): ApiJson<PromoteBody>,
+) -> ApiResult<serde_json::Value> {
+    if app.queue(&b.queue).await?.promote(&b.id).await? {
+        Ok(Json(serde_json::json!({ "id": b.id, "promoted": true })))
+    } else {
+        Err(Fail::NotFound(format!("no delayed item `{}` in queue `{}`", b.id, b.queue)).into())
+    }
 }
 
 /// `GET /api/count?queue=&state=`.
 pub async fn count(
     State(app): State<AppState>,
-    Query(q): Query<BTreeMap<String, String>>,
+    ApiQuery(q): ApiQuery<BTreeMap<String, String>>,
 ) -> ApiResult<serde_json::Value> {
     let (Some(queue), Some(name)) = (q.get("queue"), q.get("state")) else {
         return Err(Fail::Usage("give `queue` and `state`".into()).into());
     };
-    let n = app.queue(queue)?.count(state(name)?).await?;
+    let n = app.queue(queue).await?.count(state(name)?).await?;
     Ok(Json(
         serde_json::json!({ "queue": queue, "state": name, "count": n }),
     ))
@@ -281,9 +377,9 @@ pub async fn count(
 /// `GET /api/workers?queue=`: the live runners, as they registered themselves.
 pub async fn workers(
     State(app): State<AppState>,
-    Query(q): Query<QueueQuery>,
+    ApiQuery(q): ApiQuery<QueueQuery>,
 ) -> ApiResult<serde_json::Value> {
-    let found = app.queue(&q.queue)?.runners().await?;
+    let found = app.queue(&q.queue).await?.runners().await?;
     let workers: Vec<serde_json::Value> = found
         .runners
         .iter()
@@ -305,8 +401,11 @@ pub async fn workers(
 }
 
 /// `GET /api/item?queue=&id=`.
-pub async fn item(State(app): State<AppState>, Query(q): Query<ItemQuery>) -> ApiResult<JobView> {
-    match app.queue(&q.queue)?.get(&q.id).await? {
+pub async fn item(
+    State(app): State<AppState>,
+    ApiQuery(q): ApiQuery<ItemQuery>,
+) -> ApiResult<JobView> {
+    match app.queue(&q.queue).await?.get(&q.id).await? {
         Some(job) => Ok(Json(JobView::from(&job))),
         None => Err(Fail::NotFound(format!("no item `{}` in queue `{}`", q.id, q.queue)).into()),
     }
@@ -336,9 +435,9 @@ pub struct DeadErrors {
 /// `GET /api/dead/errors?queue=`: one page of 1000 oldest dead letters, grouped.
 pub async fn dead_errors(
     State(app): State<AppState>,
-    Query(q): Query<QueueQuery>,
+    ApiQuery(q): ApiQuery<QueueQuery>,
 ) -> ApiResult<DeadErrors> {
-    let queue = app.queue(&q.queue)?;
+    let queue = app.queue(&q.queue).await?;
     let entries = queue.list(leaseq::State::Dead, 0, MAX_PAGE).await?;
     let total = queue.count(leaseq::State::Dead).await?;
     let mut groups: BTreeMap<String, ErrorGroup> = BTreeMap::new();
@@ -383,9 +482,9 @@ pub struct RequeueBody {
 /// `POST /api/requeue`: dead letters back to waiting.
 pub async fn requeue(
     State(app): State<AppState>,
-    Json(b): Json<RequeueBody>,
+    ApiJson(b): ApiJson<RequeueBody>,
 ) -> ApiResult<serde_json::Value> {
-    let queue = app.queue(&b.queue)?;
+    let queue = app.queue(&b.queue).await?;
     let n = match (b.ids.is_empty(), b.oldest) {
         (false, None) => {
             let ids: Vec<&str> = b.ids.iter().map(String::as_str).collect();
@@ -409,9 +508,9 @@ pub struct CancelBody {
 /// `POST /api/cancel`: removes a waiting, delayed or dead item; marks a leased one.
 pub async fn cancel(
     State(app): State<AppState>,
-    Json(b): Json<CancelBody>,
+    ApiJson(b): ApiJson<CancelBody>,
 ) -> ApiResult<serde_json::Value> {
-    match app.queue(&b.queue)?.cancel(&b.id).await? {
+    match app.queue(&b.queue).await?.cancel(&b.id).await? {
         Some(was) => Ok(Json(
             serde_json::json!({ "id": b.id, "was": was.to_string() }),
         )),
@@ -432,13 +531,13 @@ pub struct PurgeBody {
 /// `POST /api/purge`: deletes dead letters.
 pub async fn purge(
     State(app): State<AppState>,
-    Json(b): Json<PurgeBody>,
+    ApiJson(b): ApiJson<PurgeBody>,
 ) -> ApiResult<serde_json::Value> {
     let n = match (b.oldest, b.all) {
         (Some(n), false) => Some(n),
         (None, true) => None,
         _ => return Err(Fail::Usage("give either `oldest` or `all: true`".into()).into()),
     };
-    let purged = app.queue(&b.queue)?.dead_purge(n).await?;
+    let purged = app.queue(&b.queue).await?.dead_purge(n).await?;
     Ok(Json(serde_json::json!({ "purged": purged })))
 }

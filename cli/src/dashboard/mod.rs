@@ -12,7 +12,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
-use crate::args::ServeArgs;
+use crate::args::{ConnArgs, ServeArgs};
 use crate::commands::clean::shutdown_signal;
 use crate::fail::{Fail, Outcome};
 use crate::metrics::{Exporter, CONTENT_TYPE};
@@ -27,7 +27,10 @@ const MIN_TOKEN_LEN: usize = 16;
 /// What every handler shares.
 #[derive(Clone)]
 pub struct AppState {
-    client: leaseq::Client,
+    /// Where Redis is, and the client once connected: the server starts while Redis is down
+    /// and connects when a request needs it (the client then reconnects by itself).
+    conn: Arc<ConnArgs>,
+    client: Arc<tokio::sync::Mutex<Option<leaseq::Client>>>,
     /// The queues shown; empty: every queue found.
     queues: Vec<String>,
     csrf: String,
@@ -60,14 +63,22 @@ pub fn check_exposure(args: &ServeArgs) -> Outcome {
 
 /// Serves until SIGINT or SIGTERM: the dashboard, its API and /metrics (`ui`), or /metrics
 /// alone. Prints the address it listens on.
-pub async fn serve(client: leaseq::Client, args: ServeArgs, ui: bool) -> Outcome {
+pub async fn serve(conn: ConnArgs, args: ServeArgs, ui: bool) -> Outcome {
     let state = AppState {
-        client,
+        conn: Arc::new(conn),
+        client: Arc::new(tokio::sync::Mutex::new(None)),
         queues: args.queue.clone(),
         csrf: uuid::Uuid::new_v4().simple().to_string(),
         token: args.token.clone(),
         exporter: Arc::new(Exporter::default()),
     };
+    // A first connection now, so that a wrong URL stops the command at once; Redis being down
+    // (or refusing for now) is not fatal: the page says so until it comes back.
+    match state.client().await {
+        Err(Fail::Usage(m)) => return Err(Fail::Usage(m)),
+        Err(e) => tracing::warn!("{e}; serving anyway, and connecting when a request needs Redis"),
+        Ok(_) => {}
+    }
     let mut app = Router::new().route("/metrics", get(metrics));
     if ui {
         app = app
@@ -100,7 +111,10 @@ pub async fn serve(client: leaseq::Client, args: ServeArgs, ui: bool) -> Outcome
             .route("/api/resume", post(api::resume))
             .route("/api/group", get(api::group))
             .route("/api/group/pause", post(api::pause_group))
-            .route("/api/group/resume", post(api::resume_group));
+            .route("/api/group/resume", post(api::resume_group))
+            .route("/api/promote", post(api::promote))
+            .fallback(api::not_found)
+            .method_not_allowed_fallback(api::method_not_allowed);
     }
     let app = app
         .layer(axum::middleware::from_fn_with_state(
@@ -144,8 +158,31 @@ async fn asset(body: &'static str, content_type: &'static str) -> Response {
     ([(header::CONTENT_TYPE, content_type)], body).into_response()
 }
 
+impl AppState {
+    /// The client, connecting first when there is none yet.
+    async fn client(&self) -> Result<leaseq::Client, Fail> {
+        let mut slot = self.client.lock().await;
+        if let Some(client) = slot.as_ref() {
+            return Ok(client.clone());
+        }
+        let client = crate::connect::connect(&self.conn).await?;
+        *slot = Some(client.clone());
+        Ok(client)
+    }
+}
+
 async fn metrics(State(app): State<AppState>) -> Response {
-    match app.exporter.render(&app.client, &app.queues).await {
+    let client = match app.client().await {
+        Ok(client) => client,
+        Err(e) => {
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!("leaseq: cannot read the queues: {e}\n"),
+            )
+                .into_response()
+        }
+    };
+    match app.exporter.render(&client, &app.queues).await {
         Ok(text) => ([(header::CONTENT_TYPE, CONTENT_TYPE)], text).into_response(),
         Err(e) => (
             StatusCode::SERVICE_UNAVAILABLE,

@@ -8,7 +8,13 @@ selenium. Run by cli/tests/browser.rs, which prepares the queue `{web}`:
 and the queue `{counted}`, whose counters are on, with one dead letter, no rate limit, and its
 leases held off for an hour. The page's test adds two items of the group `<b>acme</b>` to
 `{web}` itself, looks the group up, pauses and resumes it, and holds it off through the command.
-Usage: dashboard.py BASE_URL LEASEQ_BIN REDIS_URL SCREENSHOT_DIR
+And `{browse}`, the job browser's: `done1` completed with its result kept, 72 waiting items
+`w00`..`w71`, `later1` and `later2` delayed by an hour, dead letters `b1` and `<b>b2</b>`
+(Timeout) and `b3` (ValueError).
+Usage: dashboard.py BASE_URL LEASEQ_BIN REDIS_URL SCREENSHOT_DIR [MODE]
+MODE: `all` (the above), `down` (the dashboard started while Redis is down: the page shows it,
+writes SCREENSHOT_DIR/down.flag, and must show the queue `{back}` once browser.rs started Redis
+and added it), `readme` (the README's screenshot of the queue `{emails}`).
 """
 
 import json
@@ -26,6 +32,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 BASE, LEASEQ, REDIS, SHOTS = sys.argv[1:5]
+MODE = sys.argv[5] if len(sys.argv) > 5 else "all"
 QUEUE = "{web}"
 # Generous: a condition that holds is seen at the next refresh (2 s); this only bounds a failure.
 WAIT = 30
@@ -76,6 +83,62 @@ def click_requeue(driver, item_id):
                if r.get_attribute("data-id") == item_id)
     row.find_element(By.XPATH, ".//button[text()='Requeue']").click()
     return True
+
+
+def answer(driver, accept):
+    """Answers the confirmation an action asks first; its text, or False while none shows."""
+    try:
+        alert = driver.switch_to.alert
+    except NoAlertPresentException:
+        return False
+    text = alert.text
+    if accept:
+        alert.accept()
+    else:
+        alert.dismiss()
+    return text
+
+
+def href(queue, **params):
+    """The dashboard's address of a queue's view: the page keeps where it is in the fragment."""
+    from urllib.parse import urlencode
+    return BASE + "#" + urlencode({"queue": queue, **params})
+
+
+def pager(driver):
+    return driver.find_element(By.ID, "pager").text
+
+
+def list_ids(driver):
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#list tbody tr')].map(r => r.dataset.id);")
+
+
+def click_in_row(driver, item_id, label):
+    row = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#list tbody tr")
+               if r.get_attribute("data-id") == item_id)
+    row.find_element(By.XPATH, f".//button[text()='{label}']").click()
+    return True
+
+
+def log_lines(driver):
+    return [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#action-log li")]
+
+
+def status_text(driver):
+    return driver.find_element(By.ID, "status").text
+
+
+def refreshed(driver):
+    """Waits for the page's next refresh (its status line's time changes)."""
+    before = status_text(driver)
+    WebDriverWait(driver, WAIT).until(
+        lambda d: status_text(d) != before and status_text(d).startswith("updated"))
+
+
+def cli_state(queue, item_id):
+    out = leaseq("get", "-q", queue, item_id, "--json", check=False)
+    return json.loads(out.stdout)["state"] if out.returncode == 0 else None
 
 
 def row_cells(driver, queue=QUEUE):
@@ -279,6 +342,8 @@ def main():
         # A click on a row replaced meanwhile raises and is tried again; requeueing an item that
         # is no longer dead does nothing, so a repeat cannot hide a failure.
         wait.until(lambda d: click_requeue(d, "d1"))
+        # It asks first.
+        assert "d1" in wait.until(lambda d: answer(d, True))
         wait.until(lambda d: "d1" not in dead_ids(d))
         assert state("d1") == "waiting"
         assert state("d2") == "dead"
@@ -328,6 +393,8 @@ def main():
         assert ["group", GROUP] in fields, fields
         no_alert(driver)
         passed += 1
+
+        passed += browse(driver, wait)
     except Exception:
         driver.save_screenshot(os.path.join(SHOTS, "failure.png"))
         raise
@@ -376,5 +443,185 @@ def main():
     print(f"browser: {passed} passed, 0 failed")
 
 
+BROWSE = "{browse}"
+
+
+def browse(driver, wait):
+    """The job browser on `{browse}`: its steps, each counted."""
+    passed = 0
+    # 14. A state's list has its own address (reloaded, it shows the same page), is paged
+    # ("1–50 of 72"), and its next and previous pages have theirs.
+    driver.get(href(BROWSE, state="waiting"))
+    wait.until(lambda d: pager(d).startswith("1–50 of 72"))
+    assert len(list_ids(driver)) == 50 and list_ids(driver)[0] == "w00"
+    driver.find_element(By.CSS_SELECTOR, "#pager a.next").click()
+    wait.until(lambda d: pager(d).startswith("51–72 of 72"))
+    assert "start=50" in driver.current_url
+    driver.refresh()
+    wait.until(lambda d: pager(d).startswith("51–72 of 72"))
+    assert list_ids(driver)[0] == "w50"
+    assert not driver.find_elements(By.CSS_SELECTOR, "#pager a.next")
+    driver.save_screenshot(os.path.join(SHOTS, "6-page-2.png"))
+    driver.find_element(By.CSS_SELECTOR, "#pager a.prev").click()
+    wait.until(lambda d: pager(d).startswith("1–50 of 72"))
+    passed += 1
+
+    # 15. Every state has its list: the tabs lead to dead letters, filtered by error type (the
+    # filter is part of the address and says how far it looked); ids that are markup show as
+    # text.
+    driver.find_element(By.XPATH, "//nav[@id='states']/a[text()='dead']").click()
+    wait.until(lambda d: sorted(list_ids(d)) == ["<b>b2</b>", "b1", "b3"])
+    driver.find_element(By.ID, "filter-type").send_keys("Timeout")
+    driver.find_element(By.CSS_SELECTOR, "#filter-form button").click()
+    wait.until(lambda d: sorted(list_ids(d)) == ["<b>b2</b>", "b1"])
+    assert "error_type=Timeout" in driver.current_url
+    wait.until(lambda d: pager(d).startswith("2 matching among positions 1–3 of 3"))
+    driver.refresh()
+    wait.until(lambda d: sorted(list_ids(d)) == ["<b>b2</b>", "b1"])
+    assert not driver.find_elements(By.CSS_SELECTOR, "#list b"), "markup from an id"
+    no_alert(driver)
+    driver.save_screenshot(os.path.join(SHOTS, "6-filtered.png"))
+    # A name no item has: nothing, and the page says so.
+    driver.get(href(BROWSE, state="dead", name="nosuch"))
+    wait.until(lambda d: pager(d).startswith("0 matching among positions 1–3 of 3"))
+    assert list_ids(driver) == []
+    # Done: the item completed with its result kept.
+    driver.get(href(BROWSE, state="done"))
+    wait.until(lambda d: list_ids(d) == ["done1"])
+    assert driver.find_element(By.ID, "list-time").text == "finished"
+    passed += 1
+
+    # 16. Delayed items, promoted now: the action asks first (dismissed, nothing changes), then
+    # acts; its result stays in the actions' list through the refreshes that follow.
+    driver.get(href(BROWSE, state="delayed"))
+    wait.until(lambda d: sorted(list_ids(d)) == ["later1", "later2"])
+    wait.until(lambda d: click_in_row(d, "later1", "Promote"))
+    assert "later1" in wait.until(lambda d: answer(d, False))
+    refreshed(driver)
+    assert cli_state(BROWSE, "later1") == "delayed"
+    assert not any("later1" in line for line in log_lines(driver))
+    wait.until(lambda d: click_in_row(d, "later1", "Promote"))
+    wait.until(lambda d: answer(d, True))
+    wait.until(lambda d: any("promoted later1" in line for line in log_lines(d)))
+    assert cli_state(BROWSE, "later1") == "waiting"
+    wait.until(lambda d: list_ids(d) == ["later2"])
+    refreshed(driver)
+    refreshed(driver)
+    assert any("promoted later1" in line for line in log_lines(driver)), log_lines(driver)
+    driver.save_screenshot(os.path.join(SHOTS, "6-promoted.png"))
+    passed += 1
+
+    # 17. A job has its own address (the search by id leads to it, a reload shows it again),
+    # and its actions; cancel asks first, and its result stays.
+    driver.find_element(By.ID, "search-id").send_keys("w07")
+    driver.find_element(By.CSS_SELECTOR, "#search-form button").click()
+    wait.until(lambda d: "w07" in d.find_element(By.ID, "job").text)
+    assert "job=w07" in driver.current_url
+    driver.refresh()
+    wait.until(lambda d: "waiting" in d.find_element(By.ID, "job").text)
+    # No trace: nothing of it shows.
+    assert not driver.find_element(By.ID, "job-trace").is_displayed()
+    driver.find_element(By.XPATH, "//div[@id='job-actions']/button[text()='Cancel']").click()
+    assert "w07" in wait.until(lambda d: answer(d, True))
+    wait.until(lambda d: any("cancelled w07 (was waiting)" in line for line in log_lines(d)))
+    wait.until(lambda d: "no item `w07`" in d.find_element(By.ID, "job").text)
+    assert cli_state(BROWSE, "w07") is None
+    passed += 1
+
+    # 18. A job that carries a trace (a failed attempt's, as /api/item reports it) shows it in
+    # a <pre>, as text. The page's fetch is wrapped to add one to the job it reads.
+    driver.execute_script(
+        "const real = window.fetch;"
+        "window.fetch = async (url, init) => {"
+        "  const r = await real(url, init);"
+        "  if (!String(url).startsWith('/api/item?')) return r;"
+        "  const j = await r.json();"
+        "  j.trace = 'Traceback (most recent call last):\\n  <b>raise</b> Timeout()';"
+        "  return new Response(JSON.stringify(j), {status: r.status,"
+        "    headers: {'content-type': 'application/json'}});"
+        "};")
+    driver.execute_script("location.hash = arguments[0];",
+                          href(BROWSE, state="dead", job="b1").split("#", 1)[1])
+    wait.until(lambda d: d.find_element(By.ID, "job-trace").is_displayed())
+    trace = driver.find_element(By.ID, "job-trace")
+    assert trace.tag_name == "pre"
+    assert "<b>raise</b> Timeout()" in trace.text, trace.text
+    assert not driver.find_elements(By.CSS_SELECTOR, "#job-trace b"), "markup from a trace"
+    no_alert(driver)
+    passed += 1
+
+    # 19. The throughput chart has axes and a scale: items a minute, minutes ago, labelled.
+    driver.get(href("{counted}"))
+    wait.until(chart_drawn)
+    labels = driver.execute_script(
+        "return [...document.querySelectorAll('#chart svg text')].map(t => t.textContent);")
+    for label in ["items/min", "minutes ago", "now", "-60", "-30", "0", "1", "2"]:
+        assert label in labels, (label, labels)
+    assert driver.find_elements(By.CSS_SELECTOR, "#chart svg rect.dead")
+    driver.save_screenshot(os.path.join(SHOTS, "7-chart.png"))
+    passed += 1
+
+    # 20. Purge asks first: dismissed, the dead letters stay.
+    driver.get(href(BROWSE, state="dead"))
+    wait.until(lambda d: len(list_ids(d)) == 3)
+    driver.find_element(By.ID, "purge-all").click()
+    assert BROWSE in wait.until(lambda d: answer(d, False))
+    refreshed(driver)
+    assert len(list_ids(driver)) == 3
+    passed += 1
+
+    # 21. Every API answer is JSON, a missing parameter's and an unknown path's too, as the
+    # page's own fetch sees them.
+    answers = driver.execute_async_script(
+        "const done = arguments[0];"
+        "Promise.all(['/api/items?state=dead', '/api/nosuch'].map(async (u) => {"
+        "  const r = await fetch(u);"
+        "  return [r.status, r.headers.get('content-type'), (await r.json()).error];"
+        "})).then(done, (e) => done(String(e)));")
+    assert [a[0] for a in answers] == [400, 404], answers
+    assert all(a[1].startswith("application/json") and a[2] for a in answers), answers
+    assert "queue" in answers[0][2], answers
+    passed += 1
+    return passed
+
+
+def down():
+    """The dashboard started while Redis is down: the page says so, and recovers by itself."""
+    driver = browser()
+    wait = WebDriverWait(driver, WAIT, ignored_exceptions=[StaleElementReferenceException])
+    try:
+        driver.get(BASE)
+        wait.until(lambda d: d.find_element(By.ID, "down").is_displayed())
+        assert "Cannot read the queues" in driver.find_element(By.ID, "down").text
+        driver.save_screenshot(os.path.join(SHOTS, "8-redis-down.png"))
+        with open(os.path.join(SHOTS, "down.flag"), "w") as f:
+            f.write("shown\n")
+        wait.until(lambda d: any(r.get_attribute("data-queue") == "{back}"
+                                 for r in d.find_elements(By.CSS_SELECTOR, "#queues tbody tr")))
+        wait.until(lambda d: not d.find_element(By.ID, "down").is_displayed())
+        driver.save_screenshot(os.path.join(SHOTS, "8-redis-back.png"))
+    except Exception:
+        driver.save_screenshot(os.path.join(SHOTS, "failure-down.png"))
+        raise
+    finally:
+        driver.quit()
+    print("browser-down: 1 passed, 0 failed")
+
+
+def readme():
+    """The README's screenshot: the queue `{emails}`, its dead letters listed."""
+    driver = browser()
+    wait = WebDriverWait(driver, WAIT, ignored_exceptions=[StaleElementReferenceException])
+    try:
+        driver.get(href("{emails}", state="dead"))
+        wait.until(lambda d: len(list_ids(d)) == 5)
+        wait.until(chart_drawn)
+        wait.until(lambda d: "mailer-7f3c" in d.find_element(By.ID, "workers").text)
+        driver.save_screenshot(os.path.join(SHOTS, "readme.png"))
+    finally:
+        driver.quit()
+    print("browser-readme: 1 passed, 0 failed")
+
+
 if __name__ == "__main__":
-    main()
+    {"all": main, "down": down, "readme": readme}[MODE]()

@@ -1,4 +1,5 @@
-//! The read API: one item, a page of a state, counts, and stats (spec/PROTOCOL.md, 5.12).
+//! The read API: one item, a page of a state, a filtered stretch of one, counts, and stats
+//! (spec/PROTOCOL.md, 5.12); and promote (5.22).
 //! Every call is one round trip and bounded work in Redis, whatever the queue's size.
 
 use std::collections::HashMap;
@@ -8,7 +9,7 @@ use redis::Value;
 
 use crate::error::{Error, Result};
 use crate::item::validate_id_bytes;
-use crate::job::{Entry, Job, JobResult, Minute, State, Stats};
+use crate::job::{Entry, Found, Job, JobResult, Minute, State, Stats};
 use crate::policy::MAX_PAGE;
 use crate::queue::Queue;
 use crate::reply::{array, bytes, int, opt_u64, text, unexpected};
@@ -78,49 +79,75 @@ impl Queue {
         }))
     }
 
-    /// A page of the items in `state` (not [`State::Done`]): `count` (1 to 1000) entries from
-    /// position `start`, in order: waiting in the order they will be leased, delayed by due
-    /// time, leased by lease expiry, dead oldest first. One round trip.
+    /// A page of the items in `state`: `count` (1 to 1000) entries from position `start`, in
+    /// order: waiting in the order they will be leased, delayed by due time, leased by lease
+    /// expiry, dead oldest first, done (completed items whose result is kept) newest first. A
+    /// done entry whose result expired is skipped, so a page of done items may hold fewer than
+    /// `count`. One round trip.
     pub async fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>> {
-        if state == State::Done {
-            return Err(Error::invalid(
-                "state",
-                "done items are not listed; read one with `result`",
-            ));
-        }
         if count == 0 || count > MAX_PAGE {
             return Err(Error::invalid("count", format!("must be 1 to {MAX_PAGE}")));
         }
         let mut inv = self.invocation(&scripts::LIST);
         inv.arg(state.as_str()).arg(start).arg(count);
         let value: Value = self.invoke(&inv).await?;
-        const OP: &str = "list";
-        let mut entries = Vec::new();
-        for entry in array(OP, value)? {
-            let [id, at, attempts, error, error_type] =
-                <[Value; 5]>::try_from(array(OP, entry)?)
-                    .map_err(|v| unexpected(OP, &Value::Array(v)))?;
-            let error = text(OP, error)?.filter(|e| !e.is_empty());
-            let id = bytes(OP, id)?.unwrap_or_default();
-            entries.push(Entry {
-                id: String::from_utf8_lossy(&id).into_owned(),
-                id_bytes: id,
-                at: u64::try_from(int(OP, &at)?).ok(),
-                attempts: int(OP, &attempts)?.max(0) as u64,
-                error: error
-                    .map(|e| Ok::<_, Error>((e, text(OP, error_type.clone())?.unwrap_or_default())))
-                    .transpose()?,
-            });
-        }
-        Ok(entries)
+        entries("list", value)
     }
 
-    /// How many items are in `state` (not [`State::Done`]). Waiting counts ids in the waiting
-    /// lists, stale ones included until a lease or clean drops them. One round trip.
-    pub async fn count(&self, state: State) -> Result<u64> {
-        if state == State::Done {
-            return Err(Error::invalid("state", "done items are not counted"));
+    /// The entries of `state` whose name is `name` and whose last error's type is
+    /// `error_type` (`None`: any), looking at most at 1000 positions from `start` and
+    /// returning at most `count` (1 to 1000) matches, with the position to go on from: bounded
+    /// whatever the state's size, so a filter walks a long state in several calls. Done items
+    /// keep no name or error: a filter on either finds none of them. One round trip.
+    pub async fn find(
+        &self,
+        state: State,
+        name: Option<&str>,
+        error_type: Option<&str>,
+        start: usize,
+        count: usize,
+    ) -> Result<Found> {
+        if count == 0 || count > MAX_PAGE {
+            return Err(Error::invalid("count", format!("must be 1 to {MAX_PAGE}")));
         }
+        let mut inv = self.invocation(&scripts::LIST);
+        inv.arg(state.as_str())
+            .arg(start)
+            .arg(MAX_PAGE)
+            .arg(name.unwrap_or(""))
+            .arg(error_type.unwrap_or(""))
+            .arg(count);
+        let value: Value = self.invoke(&inv).await?;
+        const OP: &str = "find";
+        let [examined, found] = <[Value; 2]>::try_from(array(OP, value)?)
+            .map_err(|v| unexpected(OP, &Value::Array(v)))?;
+        let examined = int(OP, &examined)?.max(0) as usize;
+        let entries = entries(OP, found)?;
+        // The script stops at the end of the state, at MAX_PAGE positions, or at `count`
+        // matches: only the end leaves nothing to go on with.
+        let more = examined == MAX_PAGE || (entries.len() == count && examined > 0);
+        Ok(Found {
+            entries,
+            next: more.then_some(start + examined),
+            examined,
+        })
+    }
+
+    /// Makes the delayed item `id` wait now, at its priority (or in its group), as if it were
+    /// due: `true`, or `false` when `id` is not delayed. One round trip.
+    pub async fn promote(&self, id: impl AsRef<[u8]>) -> Result<bool> {
+        let id = id.as_ref();
+        validate_id_bytes(id)?;
+        let mut inv = self.invocation(&scripts::PROMOTE);
+        inv.arg(id);
+        Ok(self.invoke::<i64>(&inv).await? == 1)
+    }
+
+    /// How many items are in `state`. Waiting counts ids in the waiting lists, stale ones
+    /// included until a lease or clean drops them; done counts the index of kept results
+    /// (at most 10,000), whose entries of expired results stay until a later complete that
+    /// keeps a result drops them. One round trip.
+    pub async fn count(&self, state: State) -> Result<u64> {
         let mut inv = self.invocation(&scripts::COUNT);
         inv.arg(state.as_str());
         Ok(self.invoke::<i64>(&inv).await?.max(0) as u64)
@@ -199,6 +226,28 @@ impl Queue {
         inv.arg("in_progress");
         Ok(self.invoke::<i64>(&inv).await?.max(0) as u64)
     }
+}
+
+/// The entries of a `list` reply: `{id, time, attempts, error, error_type, name}` each.
+fn entries(op: &'static str, value: Value) -> Result<Vec<Entry>> {
+    let mut entries = Vec::new();
+    for entry in array(op, value)? {
+        let [id, at, attempts, error, error_type, name] = <[Value; 6]>::try_from(array(op, entry)?)
+            .map_err(|v| unexpected(op, &Value::Array(v)))?;
+        let error = text(op, error)?.filter(|e| !e.is_empty());
+        let id = bytes(op, id)?.unwrap_or_default();
+        entries.push(Entry {
+            id: String::from_utf8_lossy(&id).into_owned(),
+            id_bytes: id,
+            at: u64::try_from(int(op, &at)?).ok(),
+            attempts: int(op, &attempts)?.max(0) as u64,
+            error: error
+                .map(|e| Ok::<_, Error>((e, text(op, error_type.clone())?.unwrap_or_default())))
+                .transpose()?,
+            name: text(op, name)?.filter(|n| !n.is_empty()),
+        });
+    }
+    Ok(entries)
 }
 
 /// A kept result: `{finished, attempts, result, added, name}` (spec/PROTOCOL.md, 5.11), or

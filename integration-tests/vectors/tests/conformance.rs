@@ -274,6 +274,25 @@ impl Runner<'_> {
                 })
             }),
             "count" => state_arg(step)?.and_then(|state| q.count(state).map(Json::from)),
+            "find" => state_arg(step)?.and_then(|state| {
+                let start = step["start"].as_u64().unwrap_or(0) as usize;
+                let count = step["count"].as_u64().unwrap_or(100) as usize;
+                q.find(
+                    state,
+                    step["name"].as_str(),
+                    step["error_type"].as_str(),
+                    start,
+                    count,
+                )
+                .map(|f| {
+                    json!({
+                        "ids": f.entries.iter().map(|e| data_json(&e.id_bytes)).collect::<Vec<_>>(),
+                        "next": f.next,
+                        "examined": f.examined,
+                    })
+                })
+            }),
+            "promote" => q.promote(str_field(step, "id")?).map(Json::from),
             "cancel" => q
                 .cancel(str_field(step, "id")?)
                 .map(|s| s.map_or(Json::Null, |s| json!(s.as_str()))),

@@ -11,6 +11,7 @@ import {
   type CleanReport,
   type CompleteAndLeaseResult,
   type FailOutcome,
+  type Found,
   type Job,
   type JobResult,
   type LeaseOptions,
@@ -106,6 +107,9 @@ async function lifecycle(queue: Queue): Promise<void> {
   const job: Job | null = await queue.get('flaky')
   const dead: ListEntry[] = await queue.list('dead', { count: 10 })
   console.log(`flaky: ${failed}, ${job?.state} (${job?.deadReason}), ${dead.length} dead, ${job?.errorType}`)
+  const typeErrors: Found = await queue.find('dead', { errorType: 'TypeError' })
+  const promoted: boolean = await queue.promote('flaky')
+  console.log(`TypeError: ${typeErrors.entries.length} of ${typeErrors.examined} looked at, promoted ${promoted}`)
   const requeued: number = await queue.deadRequeue(['flaky', ...dead.map((e) => e.idBytes)])
   const byBytes: Job | null = await queue.get(flaky.idBytes)
   // Infinity waits until the result comes; flaky failed, so only read it.
@@ -157,8 +161,10 @@ export function refusedByTheTypes(queue: Queue, lease: Lease): void {
   void queue.setConfig({ backoff: { delayMs: 5 } })
   // @ts-expect-error retry is 'default', 'never' or { afterMs }
   void queue.fail(lease, 'x', { retry: 'always' })
-  // @ts-expect-error done items are not listed
-  void queue.list('done')
+  // @ts-expect-error a state is one of the item's states
+  void queue.list('finished')
+  // @ts-expect-error find's filters are options
+  void queue.find('dead', 'Timeout')
   // @ts-expect-error waitResult needs its timeout
   void queue.waitResult('id')
   // @ts-expect-error n is positional

@@ -35,6 +35,7 @@ __all__ = [
     "Done",
     "Entry",
     "FailOutcome",
+    "Found",
     "GroupInfo",
     "Item",
     "Job",
@@ -361,7 +362,9 @@ class Entry:
         """The id exactly as Redis holds it (``bytes``), for ids another kind of client added."""
     @property
     def at(self) -> datetime | None:
-        """Due time (delayed), lease expiry (leased) or time of death (dead); ``None`` for waiting."""
+        """Due time (delayed), lease expiry (leased), time of death (dead) or time finished (done);
+        ``None`` for waiting.
+        """
     @property
     def attempts(self) -> int:
         """Leases so far."""
@@ -371,8 +374,25 @@ class Entry:
     @property
     def error_type(self) -> str | None:
         """The last failure's type, if any."""
+    @property
+    def name(self) -> str | None:
+        """The item's name, when it has one (done items keep none)."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class Found:
+    """What ``Queue.find`` found: the matching entries of a bounded stretch of a state."""
+
+    @property
+    def entries(self) -> builtins.list[Entry]:
+        """The entries that match (``Entry``), in the state's order."""
+    @property
+    def next(self) -> int | None:
+        """The ``start`` of the next call, or ``None`` once the end of the state was reached."""
+    @property
+    def examined(self) -> int:
+        """How many positions this call looked at (at most 1000), matching or not."""
 
 @final
 class Minute:
@@ -790,12 +810,32 @@ class Queue:
     def list(
         self, state: State | str, start: int = 0, count: int = 100
     ) -> builtins.list[Entry]:
-        """A page of the items in ``state`` (a ``State`` or its name, not ``done``): ``count`` (1 to
-        1000) ``Entry``s from position ``start``: waiting in lease order, delayed by due time,
-        leased by lease expiry, dead oldest first.
+        """A page of the items in ``state`` (a ``State`` or its name): ``count`` (1 to 1000)
+        ``Entry``s from position ``start``: waiting in lease order, delayed by due time, leased
+        by lease expiry, dead oldest first, done (completed with their result kept) newest first
+        (a done item whose result expired is skipped, so a page may be short).
+        """
+    def find(
+        self,
+        state: State | str,
+        name: str | None = None,
+        error_type: str | None = None,
+        start: int = 0,
+        count: int = 100,
+    ) -> Found:
+        """The items of ``state`` whose name is ``name`` and whose last error's type is
+        ``error_type`` (``None``: any), looking at most at 1000 positions from ``start`` and
+        returning at most ``count`` (1 to 1000) matches: a ``Found``, whose ``next`` is where
+        the next call goes on (``None`` at the end). Bounded whatever the state's size.
+        """
+    def promote(self, id: bytes | str) -> bool:
+        """Makes the delayed item ``id`` wait now, at its priority (or in its group), as if it were
+        due. Returns whether it was delayed.
         """
     def count(self, state: State | str) -> int:
-        """How many items are in ``state`` (not ``done``)."""
+        """How many items are in ``state`` (done: the kept results, expired ones included until a
+        later complete drops them).
+        """
     def stats(self) -> Stats:
         """Counts per state, the age of the oldest waiting item, and per-minute counters for the
         last hour (a ``Stats``); the counters are ``None`` while the queue's are off (the
@@ -1044,6 +1084,17 @@ class AsyncQueue:
         self, state: State | str, start: int = 0, count: int = 100
     ) -> asyncio.Future[builtins.list[Entry]]:
         """See ``leaseq.Queue.list``."""
+    def find(
+        self,
+        state: State | str,
+        name: str | None = None,
+        error_type: str | None = None,
+        start: int = 0,
+        count: int = 100,
+    ) -> asyncio.Future[Found]:
+        """See ``leaseq.Queue.find``."""
+    def promote(self, id: bytes | str) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.promote``."""
     def count(self, state: State | str) -> asyncio.Future[int]:
         """See ``leaseq.Queue.count``."""
     def stats(self) -> asyncio.Future[Stats]:

@@ -42,6 +42,7 @@ from leaseq._native import (
     CleanReport,
     Entry,
     FailOutcome,
+    Found,
     GroupInfo,
     Item,
     Job,
@@ -107,6 +108,7 @@ __all__ = [
     "Entry",
     "FailOutcome",
     "Failure",
+    "Found",
     "GroupInfo",
     "InvalidArgumentError",
     "InvalidArgumentTypeError",
@@ -309,11 +311,28 @@ class Queue:
     async def list(
         self, state: State | str, start: int = 0, count: int = 100
     ) -> builtins.list[Entry]:
-        """A page of the items in ``state`` (not ``done``)."""
+        """A page of the items in ``state`` (done: completed with their result kept, newest
+        first)."""
         return await self._native.list(state, start, count)
 
+    async def find(
+        self,
+        state: State | str,
+        name: str | None = None,
+        error_type: str | None = None,
+        start: int = 0,
+        count: int = 100,
+    ) -> Found:
+        """The items of ``state`` with this name and error type (``None``: any), among at most
+        1000 positions from ``start``; ``Found.next`` is where the next call goes on."""
+        return await self._native.find(state, name, error_type, start, count)
+
+    async def promote(self, id: bytes | str) -> bool:
+        """Makes the delayed item ``id`` wait now; returns whether it was delayed."""
+        return await self._native.promote(id)
+
     async def count(self, state: State | str) -> int:
-        """How many items are in ``state`` (not ``done``)."""
+        """How many items are in ``state`` (done: the kept results)."""
         return await self._native.count(state)
 
     async def stats(self) -> Stats:

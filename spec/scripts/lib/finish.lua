@@ -29,6 +29,32 @@ local function end_finish_batch(now)
   end
 end
 
+-- The index of kept results (spec/PROTOCOL.md 4.6 step 4): P:done, id -> finished. Bounded by
+-- count (the newest DONE_MAX stay), by time (its TTL is the longest kept result's), and by
+-- dropping, per call, at most two of its oldest entries whose result expired. Its first write
+-- is a pcall: a key of another type there ends it, and an index that cannot be written never
+-- fails a complete; once that ZADD worked, P:done is a sorted set. Only the commands of the
+-- ACL of spec 1.2.
+local DONE_MAX = 10000
+local function index_done(id, now, keep)
+  if type(redis.pcall('ZADD', DONE, now, id)) ~= 'number' then
+    return
+  end
+  -- One id in, so at most one beyond the bound (100 at most, whatever was there before).
+  local over = math.min(redis.call('ZCARD', DONE) - DONE_MAX, 100)
+  if over > 0 then
+    redis.call('ZREM', DONE, unpack(redis.call('ZRANGE', DONE, 0, over - 1)))
+  end
+  for _, old in ipairs(redis.call('ZRANGE', DONE, 0, 1)) do
+    if redis.call('EXISTS', RESULT .. old) == 0 then
+      redis.call('ZREM', DONE, old)
+    end
+  end
+  if redis.call('PTTL', DONE) < keep then
+    redis.call('PEXPIRE', DONE, keep)
+  end
+end
+
 local function complete_item(id, inc, token, has_result, result, keep_ms, now)
   if has_result and not result then
     error({err = 'ERR leaseq: has_result is 1 but no result follows'})
@@ -90,6 +116,7 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
       -- gone (spec 4.6 step 4); added and name are empty when unknown.
       redis.call('RPUSH', RESULT .. id, now, job[4] or 0, result, job[7] or '', job[8] or '')
       redis.call('PEXPIRE', RESULT .. id, keep)
+      index_done(id, now, keep)
     end
   end
   return 1

@@ -5,6 +5,46 @@
 
 const csrf = document.querySelector('meta[name="leaseq-csrf"]').content;
 let selected = null;
+// The queue whose view was last drawn (its group lookup is forgotten when another is chosen).
+let shown = null;
+// The job whose view was last opened from the address.
+let shownJob = null;
+const STATES = ["waiting", "delayed", "leased", "dead", "done"];
+const PAGE = 50;
+
+// Where the page is: its address's fragment, so that a queue, a state's list (its filter and
+// page) and a job each have a link that can be shared and reloaded:
+// #queue=Q&state=dead&error_type=T&name=N&start=50&job=ID.
+function route() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  return {
+    queue: p.get("queue"), state: STATES.includes(p.get("state")) ? p.get("state") : "waiting",
+    name: p.get("name") || "", error_type: p.get("error_type") || "",
+    start: Math.max(0, parseInt(p.get("start") || "0", 10) || 0), job: p.get("job"),
+  };
+}
+
+function link(changes) {
+  const r = Object.assign(route(), changes);
+  const p = new URLSearchParams();
+  for (const k of ["queue", "state", "name", "error_type", "start", "job"]) {
+    if (r[k] !== null && r[k] !== undefined && r[k] !== "" && !(k === "start" && r[k] === 0)) p.set(k, r[k]);
+  }
+  return "#" + p.toString();
+}
+
+function a(text, href, cls) {
+  const e = el("a", text, cls);
+  e.href = href;
+  return e;
+}
+
+// What an action did, kept in a list the refresh leaves alone, newest first.
+function logAction(text, error) {
+  const li = el("li", new Date().toLocaleTimeString() + " " + text, error ? "error" : "");
+  document.getElementById("action-log").prepend(li);
+  document.getElementById("actions").hidden = false;
+}
 // The group looked up in the selected queue (by name: the protocol keeps no list of groups).
 let group = null;
 
@@ -56,47 +96,140 @@ async function api(path, body) {
 
 const q = (name) => "queue=" + encodeURIComponent(name);
 
-// A button that runs `action` (a POST), reports its answer (`report` turns it into words) and
-// refreshes the page.
-function button(label, action, report) {
+// A button that runs `action` (a POST), after `confirm` when given (the question to ask),
+// keeps its answer in the actions' list (`report` turns it into words) and refreshes the page.
+function button(label, action, report, ask) {
   const b = el("button", label);
   b.type = "button";
   b.addEventListener("click", async () => {
+    if (ask && !confirm(ask)) return;
     try {
       const r = await action();
-      status(report ? report(r) : label + ": " + JSON.stringify(r));
+      logAction(report ? report(r) : label + ": " + JSON.stringify(r));
     } catch (e) {
-      status(label + " failed: " + e.message, true);
+      logAction(label + " failed: " + e.message, true);
     }
     refresh();
   });
   return b;
 }
 
+// The actions an item's state allows, each confirmed first.
+function itemActions(name, state, id) {
+  const out = [];
+  const shown = JSON.stringify(id);
+  if (state === "delayed") {
+    out.push(button("Promote", () => api("/api/promote", { queue: name, id }),
+      (r) => "promoted " + r.id + ": it waits now", "Make " + shown + " wait now, before its due time?"));
+  }
+  if (state === "dead") {
+    out.push(button("Requeue", () => api("/api/requeue", { queue: name, ids: [id] }),
+      (r) => "requeued " + r.requeued + " (" + id + ")", "Requeue the dead letter " + shown + "?"));
+  }
+  if (state !== "done") {
+    out.push(button("Cancel", () => api("/api/cancel", { queue: name, id }),
+      (r) => "cancelled " + r.id + " (was " + r.was + ")", "Cancel " + shown + "? This cannot be undone."));
+  }
+  return out;
+}
+
+// The list of one state, as the address says: a page, or a filter's matches.
+async function showList(name) {
+  const r = route();
+  document.getElementById("states").replaceChildren(...STATES.map((st) =>
+    a(st, link({ queue: name, state: st, start: 0, job: null }), st === r.state ? "current" : "")));
+  const nameInput = document.getElementById("filter-name");
+  const typeInput = document.getElementById("filter-type");
+  if (document.activeElement !== nameInput) nameInput.value = r.name;
+  if (document.activeElement !== typeInput) typeInput.value = r.error_type;
+  document.getElementById("filter-clear").href = link({ name: "", error_type: "", start: 0 });
+  let page;
+  try {
+    page = await api("/api/items?" + q(name) + "&state=" + r.state + "&start=" + r.start +
+      "&count=" + PAGE + "&name=" + encodeURIComponent(r.name) +
+      "&error_type=" + encodeURIComponent(r.error_type));
+  } catch (e) {
+    document.getElementById("pager").replaceChildren(el("span", e.message, "error"));
+    fill(document.querySelector("#list tbody"), []);
+    return;
+  }
+  const pager = [];
+  if (page.examined == null) {
+    const last = r.start + page.items.length;
+    pager.push(el("span", page.items.length === 0 ? "none of " + page.total
+      : (r.start + 1) + "–" + last + " of " + page.total, "count"));
+  } else {
+    pager.push(el("span", page.items.length + " matching among positions " + (r.start + 1) + "–" +
+      (r.start + page.examined) + " of " + page.total, "count"));
+  }
+  if (r.start > 0) pager.push(a("previous", link({ start: Math.max(0, r.start - PAGE) }), "prev"));
+  if (page.next_start != null) pager.push(a("next", link({ start: page.next_start }), "next"));
+  document.getElementById("pager").replaceChildren(...pager.flatMap((x) => [x, document.createTextNode(" ")]));
+  document.getElementById("list-time").textContent =
+    { waiting: "", delayed: "due", leased: "lease ends", dead: "died", done: "finished" }[r.state];
+  fill(document.querySelector("#list tbody"), page.items.map((e) => {
+    const id = el("td", null, "payload");
+    id.append(a(e.id, link({ job: e.id })));
+    const td = el("td");
+    td.append(...itemActions(name, r.state, e.id));
+    const tr = row([id, el("td", e.name ?? "", "payload"), time(e.at), e.attempts,
+      el("td", (e.error_type || "") + (e.error ? ": " + e.error : ""), "payload"), td]);
+    tr.dataset.id = e.id;
+    return tr;
+  }));
+}
+
+// A round scale for `max` items a minute: 1, 2, 5, 10, 20, 50...
+function scale(max) {
+  for (let m = 1; ; m *= 10) {
+    for (const f of [1, 2, 5]) if (f * m >= max) return f * m;
+  }
+}
+
+// Items per minute over the last 60 minutes, stacked: an items/min axis with its scale, a time
+// axis in minutes before now, and their labels.
 function chart(minutes) {
   const ns = "http://www.w3.org/2000/svg";
-  const w = 600, h = 120, bw = w / 60;
-  const max = Math.max(1, ...minutes.map((m) => m.completed + m.failed + m.dead));
+  const left = 48, bottom = 34, top = 10, pw = 600, ph = 120;
+  const w = left + pw + 10, h = top + ph + bottom, bw = pw / 60;
+  const top_ = scale(Math.max(2, ...minutes.map((m) => m.completed + m.failed + m.dead)));
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("width", w);
   svg.setAttribute("height", h);
   svg.setAttribute("role", "img");
+  const add = (tag, attrs, text) => {
+    const e = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    svg.append(e);
+    return e;
+  };
+  for (const v of [0, top_ / 2, top_]) {
+    const y = top + ph - (v / top_) * ph;
+    add("line", { x1: left - 4, x2: left + pw, y1: y, y2: y, class: v === 0 ? "axis" : "grid" });
+    add("text", { x: left - 6, y: y + 4, "text-anchor": "end", class: "y-tick" }, String(v));
+  }
+  add("line", { x1: left, x2: left, y1: top, y2: top + ph, class: "axis" });
+  add("text", { x: 12, y: top + ph / 2, "text-anchor": "middle", class: "y-label",
+    transform: "rotate(-90 12 " + (top + ph / 2) + ")" }, "items/min");
+  for (const ago of [60, 45, 30, 15, 0]) {
+    const x = left + pw - (ago / 60) * pw;
+    add("line", { x1: x, x2: x, y1: top + ph, y2: top + ph + 4, class: "axis" });
+    add("text", { x, y: top + ph + 16, "text-anchor": "middle", class: "x-tick" },
+      ago === 0 ? "now" : "-" + ago);
+  }
+  add("text", { x: left + pw / 2, y: h - 3, "text-anchor": "middle", class: "x-label" },
+    "minutes ago");
   minutes.forEach((m, i) => {
-    let y = h;
+    let y = top + ph;
     for (const [k, cls] of [["completed", "done"], ["failed", "failed"], ["dead", "dead"]]) {
-      const bh = (m[k] / max) * (h - 10);
+      const bh = (m[k] / top_) * ph;
       if (bh <= 0) continue;
       y -= bh;
-      const r = document.createElementNS(ns, "rect");
-      r.setAttribute("x", i * bw + 1);
-      r.setAttribute("y", y);
-      r.setAttribute("width", bw - 2);
-      r.setAttribute("height", bh);
-      r.setAttribute("class", cls);
+      const r = add("rect", { x: left + i * bw + 1, y, width: bw - 2, height: bh, class: cls });
       const t = document.createElementNS(ns, "title");
-      t.textContent = k + ": " + m[k];
+      t.textContent = k + ": " + m[k] + " (" + (59 - i) + " min ago)";
       r.append(t);
-      svg.append(r);
     }
   });
   document.getElementById("chart").replaceChildren(svg);
@@ -219,8 +352,8 @@ async function showGroup(name) {
 }
 
 async function showQueue(name) {
-  if (name !== selected) group = null;
-  selected = name;
+  if (name !== shown) group = null;
+  shown = name;
   document.getElementById("queue").hidden = false;
   document.getElementById("queue-name").textContent = name;
   const [stats, waiting, groups, dead, workers] = await Promise.all([
@@ -238,21 +371,26 @@ async function showQueue(name) {
   }));
   flow(name, stats);
   counters(name, stats);
-  fill(document.querySelector("#waiting tbody"), waiting.items.map((e) =>
-    row([el("td", e.id, "payload"), e.attempts])));
+  fill(document.querySelector("#waiting tbody"), waiting.items.map((e) => {
+    const id = el("td", null, "payload");
+    id.append(a(e.id, link({ queue: name, job: e.id })));
+    return row([id, e.attempts]);
+  }));
+  await showList(name);
   await showGroup(name);
   fill(document.querySelector("#dead-groups tbody"), groups.groups.map((g) => {
     const td = el("td");
-    td.append(button("Requeue " + g.ids.length, () => api("/api/requeue", { queue: name, ids: g.ids })));
+    td.append(button("Requeue " + g.ids.length, () => api("/api/requeue", { queue: name, ids: g.ids }),
+      (r) => "requeued " + r.requeued + " dead letters of type " + g.error_type,
+      "Requeue " + g.ids.length + " dead letters of type " + JSON.stringify(g.error_type) + "?"));
     return row([el("td", g.error_type, "payload"), g.count, el("td", g.example, "payload"), td]);
   }));
   fill(document.querySelector("#dead tbody"), dead.items.map((e) => {
     const td = el("td");
-    td.append(
-      button("Requeue", () => api("/api/requeue", { queue: name, ids: [e.id] })),
-      button("Cancel", () => api("/api/cancel", { queue: name, id: e.id })),
-    );
-    const tr = row([el("td", e.id, "payload"), time(e.at), e.attempts,
+    td.append(...itemActions(name, "dead", e.id));
+    const id = el("td", null, "payload");
+    id.append(a(e.id, link({ queue: name, job: e.id })));
+    const tr = row([id, time(e.at), e.attempts,
       el("td", (e.error_type || "") + (e.error ? ": " + e.error : ""), "payload"), td]);
     tr.dataset.id = e.id;
     return tr;
@@ -261,11 +399,13 @@ async function showQueue(name) {
 
 async function showJob(id) {
   const dl = document.getElementById("job");
+  const actions = document.getElementById("job-actions");
+  const trace = document.getElementById("job-trace");
   if (!selected) { status("choose a queue first", true); return; }
   try {
     const j = await api("/api/item?" + q(selected) + "&id=" + encodeURIComponent(id));
     const fields = [
-      ["id", j.id], ["state", j.state],
+      ["id", j.id], ["queue", selected], ["state", j.state], ["name", j.name ?? "-"],
       ["attempts", j.max_attempts == null ? j.attempts : j.attempts + " of " + j.max_attempts],
       ["priority", j.priority], ["group", j.group ?? "-"],
       ["added", time(j.added_at)], ["due", time(j.due_at)],
@@ -276,8 +416,14 @@ async function showJob(id) {
       ["result", j.result ?? "-"], ["data (" + j.data_len + " bytes)", j.data_preview],
     ];
     dl.replaceChildren(...fields.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
+    actions.replaceChildren(...itemActions(selected, j.state, j.id));
+    // A failed attempt's trace, when the job carries one: text in a <pre>, never markup.
+    trace.hidden = j.trace == null;
+    trace.textContent = j.trace ?? "";
   } catch (e) {
     dl.replaceChildren(el("dt", "error"), el("dd", e.message));
+    actions.replaceChildren();
+    trace.hidden = true;
   }
 }
 
@@ -292,20 +438,48 @@ async function refresh() {
         el("td", rateLimit(s), s.rate_limited_for_ms == null ? "" : "paused")]);
       tr.className = "q" + (s.queue === selected ? " selected" : "");
       tr.dataset.queue = s.queue;
-      tr.addEventListener("click", () => showQueue(s.queue).then(refresh));
+      tr.addEventListener("click", () => { location.hash = link({ queue: s.queue, state: "waiting", name: "", error_type: "", start: 0, job: null }); });
       return tr;
     }));
+    const r = route();
+    selected = r.queue;
+    document.getElementById("queue").hidden = !selected;
     if (selected) await showQueue(selected);
+    if (selected && r.job != null) {
+      await showJob(r.job);
+      // A job just opened (a link, a search): bring its view into sight, once.
+      if (r.job !== shownJob) document.getElementById("job-section").scrollIntoView();
+    }
+    shownJob = r.job;
+    document.getElementById("down").hidden = true;
     status("updated " + new Date().toLocaleTimeString());
   } catch (e) {
-    status(e.message, true);
+    // Redis down, or the server gone: say so, keep what was shown, and try again.
+    const down = document.getElementById("down");
+    down.textContent = "Cannot read the queues: " + e.message + " (trying again every 2 s)";
+    down.hidden = false;
+    status("not updated", true);
   }
 }
 
 document.getElementById("job-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
-  showJob(document.getElementById("job-id").value);
+  location.hash = link({ job: document.getElementById("job-id").value });
 });
+document.getElementById("search-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  location.hash = link({ job: document.getElementById("search-id").value });
+});
+document.getElementById("filter-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  location.hash = link({ name: document.getElementById("filter-name").value,
+    error_type: document.getElementById("filter-type").value, start: 0 });
+});
+document.getElementById("actions-clear").addEventListener("click", () => {
+  document.getElementById("action-log").replaceChildren();
+  document.getElementById("actions").hidden = true;
+});
+window.addEventListener("hashchange", refresh);
 document.getElementById("group-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   if (!selected) { status("choose a queue first", true); return; }
@@ -315,9 +489,10 @@ document.getElementById("group-form").addEventListener("submit", (ev) => {
 document.getElementById("purge-all").addEventListener("click", async () => {
   if (!selected || !confirm("Delete every dead letter of " + selected + "?")) return;
   try {
-    status("purged " + (await api("/api/purge", { queue: selected, all: true })).purged);
+    logAction("purged " + (await api("/api/purge", { queue: selected, all: true })).purged +
+      " dead letters of " + selected);
   } catch (e) {
-    status("purge failed: " + e.message, true);
+    logAction("purge failed: " + e.message, true);
   }
   refresh();
 });
