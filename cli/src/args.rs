@@ -529,6 +529,8 @@ pub enum ListState {
     Leased,
     /// Dead letters.
     Dead,
+    /// Completed, while their results are kept (newest first).
+    Done,
 }
 
 impl ListState {
@@ -539,6 +541,7 @@ impl ListState {
             ListState::Delayed => leaseq::State::Delayed,
             ListState::Leased => leaseq::State::Leased,
             ListState::Dead => leaseq::State::Dead,
+            ListState::Done => leaseq::State::Done,
         }
     }
 }

@@ -429,6 +429,27 @@ async fn a_name_is_added_and_shown_and_a_bad_one_refused() {
     assert_ne!(code(&out), 0);
     assert!(stderr(&out).contains("`name`"), "{}", stderr(&out));
     assert!(q.get("n2").await.unwrap().is_none(), "nothing written");
+    // `ls` shows names, and lists done items while their results are kept, with the name their
+    // result kept.
+    let ls = stdout(&run(&urls, &["ls", "waiting", "-q", "{jobs}"]));
+    assert!(ls.lines().next().unwrap().contains("NAME"), "{ls}");
+    assert!(
+        ls.lines()
+            .any(|l| l.split_whitespace().take(2).eq(["n1", "send_email"])),
+        "{ls}"
+    );
+    let lease = q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(q
+        .complete_with_result(&lease, Some(b"ok"), None)
+        .await
+        .unwrap());
+    let done = json(&run(&urls, &["ls", "done", "-q", "{jobs}", "--json"]));
+    assert_eq!(done[0]["id"], "n1", "{done}");
+    assert_eq!(done[0]["name"], "send_email", "{done}");
 }
 
 #[tokio::test]

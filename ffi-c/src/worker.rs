@@ -10,9 +10,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use leaseq::worker::{
-    route, CancelReason, Event, Job, JobError, LogLevel, Outcome, QueueOrder, Route, ShutdownAction,
-    Worker,
-    WorkerOptions,
+    route, CancelReason, Event, Job, JobError, LogLevel, Outcome, QueueOrder, Route,
+    ShutdownAction, Worker, WorkerOptions,
 };
 use leaseq::Retry;
 

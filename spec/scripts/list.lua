@@ -45,16 +45,20 @@ if state == 'waiting' then
     end
   end
 elseif state == 'done' then
-  -- The kept results, newest first; what a done item was named is not kept with its result.
+  -- The kept results, newest first: [finished, attempts, result, added, name] (the result
+  -- itself is not read: it may be large). A done item has no error: a filter by error type
+  -- matches none.
   local flat = redis.call('ZREVRANGE', DONE, start, start + count - 1, 'WITHSCORES')
   for i = 1, #flat, 2 do
     if #entries >= most then
       break
     end
     examined = examined + 1
-    local kept = redis.call('LRANGE', RESULT .. flat[i], 0, 1)
-    if #kept == 2 and not (filtering and (by_name ~= '' or by_type ~= '')) then
-      entries[#entries + 1] = {flat[i], tonumber(kept[1]), tonumber(kept[2]) or 0, '', '', ''}
+    local key = RESULT .. flat[i]
+    local kept = redis.call('LRANGE', key, 0, 1)
+    local name = #kept == 2 and redis.call('LINDEX', key, 4) or false
+    if #kept == 2 and not (filtering and ((by_name ~= '' and name ~= by_name) or by_type ~= '')) then
+      entries[#entries + 1] = {flat[i], tonumber(kept[1]), tonumber(kept[2]) or 0, '', '', name or ''}
     end
   end
 else

@@ -205,6 +205,7 @@ pub async fn ls(
         leaseq::State::Delayed => "DUE",
         leaseq::State::Leased => "LEASE ENDS",
         leaseq::State::Dead => "DIED",
+        leaseq::State::Done => "FINISHED",
         _ => "AT",
     };
     let rows: Vec<Vec<String>> = views
@@ -212,6 +213,9 @@ pub async fn ls(
         .map(|v| {
             vec![
                 preview(v.id.as_bytes(), 80),
+                v.name
+                    .as_deref()
+                    .map_or("-".into(), |n| preview(n.as_bytes(), 40)),
                 time(v.at),
                 v.attempts.to_string(),
                 v.error_type.clone().unwrap_or_default(),
@@ -219,7 +223,10 @@ pub async fn ls(
             ]
         })
         .collect();
-    output::table(&["ID", at, "ATTEMPTS", "ERROR TYPE", "ERROR"], &rows);
+    output::table(
+        &["ID", "NAME", at, "ATTEMPTS", "ERROR TYPE", "ERROR"],
+        &rows,
+    );
     if views.len() == limit {
         eprintln!("(more may follow: --start {})", start + limit);
     }
