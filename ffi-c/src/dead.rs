@@ -66,19 +66,7 @@ pub unsafe extern "C" fn leaseq_queue_dead_requeue(
     call("leaseq_queue_dead_requeue", || {
         let out_requeued = unsafe { Out::new(out_requeued, "out_requeued", 0) };
         let queue = unsafe { arg(queue, "queue") }?;
-        let pointers: &[*const c_char] = if ids_len == 0 {
-            &[]
-        } else if ids.is_null() {
-            return Err(Failure::Null("ids".into()));
-        } else {
-            // SAFETY: `ids_len` readable pointers by the caller's contract.
-            unsafe { std::slice::from_raw_parts(ids, ids_len) }
-        };
-        let list = pointers
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| unsafe { text(p, format!("ids[{i}]")) })
-            .collect::<Result<Vec<&str>, Failure>>()?;
+        let list = unsafe { id_list(ids, ids_len) }?;
         out_requeued.required()?;
         out_requeued.set(queue.inner.dead_requeue(&list)?);
         Ok(())
@@ -103,23 +91,32 @@ pub unsafe extern "C" fn leaseq_queue_dead_requeue_each(
     call("leaseq_queue_dead_requeue_each", || {
         let out_requeued = unsafe { OutArray::new(out_requeued, ids_len, "out_requeued", false) };
         let queue = unsafe { arg(queue, "queue") }?;
-        let pointers: &[*const c_char] = if ids_len == 0 {
-            &[]
-        } else if ids.is_null() {
-            return Err(Failure::Null("ids".into()));
-        } else {
-            // SAFETY: `ids_len` readable pointers by the caller's contract.
-            unsafe { std::slice::from_raw_parts(ids, ids_len) }
-        };
-        let list = pointers
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| unsafe { text(p, format!("ids[{i}]")) })
-            .collect::<Result<Vec<&str>, Failure>>()?;
+        let list = unsafe { id_list(ids, ids_len) }?;
         out_requeued.required()?;
         out_requeued.set(queue.inner.dead_requeue_each(&list)?.into_iter());
         Ok(())
     })
+}
+
+/// The ids of a dead-letter requeue: `ids_len` NUL-terminated strings (none when `ids_len` is
+/// 0, `ids` then may be NULL), each checked and named `ids[i]` when refused.
+///
+/// # Safety
+/// `ids` is NULL or points to `ids_len` pointers, each NULL or a NUL-terminated string.
+unsafe fn id_list<'a>(ids: *const *const c_char, ids_len: usize) -> Result<Vec<&'a str>, Failure> {
+    let pointers: &[*const c_char] = if ids_len == 0 {
+        &[]
+    } else if ids.is_null() {
+        return Err(Failure::Null("ids".into()));
+    } else {
+        // SAFETY: `ids_len` readable pointers by the caller's contract.
+        unsafe { std::slice::from_raw_parts(ids, ids_len) }
+    };
+    pointers
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| unsafe { text(p, format!("ids[{i}]")) })
+        .collect()
 }
 
 /// Requeues the `n` oldest dead items (attempts reset), or all of them with `n` -1 (1000 per

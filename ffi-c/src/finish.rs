@@ -146,29 +146,17 @@ pub unsafe extern "C" fn leaseq_queue_fail(
     out_not_held: *mut leaseq_renew_outcome,
     out_retry_in_ms: *mut i64,
 ) -> leaseq_status {
-    call("leaseq_queue_fail", || {
-        let out_outcome = unsafe { Out::new(out_outcome, "out_outcome", LEASEQ_FAIL_NOT_HELD) };
-        let out_not_held = unsafe { Out::new(out_not_held, "out_not_held", LEASEQ_RENEW_EXPIRED) };
-        let out_retry_in_ms = unsafe { Out::new(out_retry_in_ms, "out_retry_in_ms", -1) };
-        let queue = unsafe { arg(queue, "queue") }?;
-        let lease = unsafe { arg(lease, "lease") }?;
-        let error = unsafe { text(error, "error") }?;
-        let error_type = unsafe { text(error_type, "error_type") }?;
-        out_outcome.required()?;
-        out_not_held.required()?;
-        out_retry_in_ms.required()?;
-        let retry = retry_of(
-            retry,
-            retry_after_ms,
-            ["retry".into(), "retry_after_ms".into()],
-        )?;
-        let (outcome, not_held, retry_in) =
-            fail_outcome_to_c(queue.inner.fail(&lease.inner, error, error_type, retry)?);
-        out_outcome.set(outcome);
-        out_not_held.set(not_held);
-        out_retry_in_ms.set(retry_in);
-        Ok(())
-    })
+    unsafe {
+        fail(
+            "leaseq_queue_fail",
+            queue,
+            lease,
+            [error, error_type],
+            None,
+            (retry, retry_after_ms),
+            (out_outcome, out_not_held, out_retry_in_ms),
+        )
+    }
 }
 
 /// Like `leaseq_queue_fail`, keeping `trace` (a backtrace, a stack, any text: NUL-terminated
@@ -192,7 +180,38 @@ pub unsafe extern "C" fn leaseq_queue_fail_with_trace(
     out_not_held: *mut leaseq_renew_outcome,
     out_retry_in_ms: *mut i64,
 ) -> leaseq_status {
-    call("leaseq_queue_fail_with_trace", || {
+    unsafe {
+        fail(
+            "leaseq_queue_fail_with_trace",
+            queue,
+            lease,
+            [error, error_type],
+            Some(trace),
+            (retry, retry_after_ms),
+            (out_outcome, out_not_held, out_retry_in_ms),
+        )
+    }
+}
+
+/// The body of `leaseq_queue_fail` and `leaseq_queue_fail_with_trace` (`trace`: `None` for the
+/// first, which has no such argument).
+///
+/// # Safety
+/// As for `leaseq_queue_fail_with_trace`.
+unsafe fn fail(
+    name: &'static str,
+    queue: *const leaseq_queue,
+    lease: *const leaseq_lease,
+    [error, error_type]: [*const c_char; 2],
+    trace: Option<*const c_char>,
+    (retry, retry_after_ms): (leaseq_retry, i64),
+    (out_outcome, out_not_held, out_retry_in_ms): (
+        *mut leaseq_fail_outcome,
+        *mut leaseq_renew_outcome,
+        *mut i64,
+    ),
+) -> leaseq_status {
+    call(name, || {
         let out_outcome = unsafe { Out::new(out_outcome, "out_outcome", LEASEQ_FAIL_NOT_HELD) };
         let out_not_held = unsafe { Out::new(out_not_held, "out_not_held", LEASEQ_RENEW_EXPIRED) };
         let out_retry_in_ms = unsafe { Out::new(out_retry_in_ms, "out_retry_in_ms", -1) };
@@ -200,7 +219,10 @@ pub unsafe extern "C" fn leaseq_queue_fail_with_trace(
         let lease = unsafe { arg(lease, "lease") }?;
         let error = unsafe { text(error, "error") }?;
         let error_type = unsafe { text(error_type, "error_type") }?;
-        let trace = unsafe { text(trace, "trace") }?;
+        let trace = match trace {
+            Some(trace) => Some(unsafe { text(trace, "trace") }?),
+            None => None,
+        };
         out_outcome.required()?;
         out_not_held.required()?;
         out_retry_in_ms.required()?;
@@ -214,7 +236,7 @@ pub unsafe extern "C" fn leaseq_queue_fail_with_trace(
             error,
             error_type,
             retry,
-            Some(trace),
+            trace,
         )?);
         out_outcome.set(outcome);
         out_not_held.set(not_held);
