@@ -210,6 +210,10 @@ pub enum Action {
     },
     /// `dead purge 1`.
     DeadPurge,
+    /// `promote id` (5.22): a delayed item waits now, as a due one is promoted.
+    Promote {
+        id: Id,
+    },
     /// An outside client: `SET P:queue x` (only while the queue is empty).
     Corrupt,
     /// An outside client: `DEL P:queue`.
@@ -587,6 +591,8 @@ pub struct Scope {
     pub group_holds: Vec<(Grp, u64)>,
     /// The holds (ms) of a holder's release with a hold (`rate_limited_group`, 5.21).
     pub release_holds: Vec<u64>,
+    /// `promote` of a delayed item by an operator (5.22).
+    pub promote: bool,
 }
 
 impl Scope {
@@ -634,6 +640,7 @@ impl Scope {
             group_limits: vec![],
             group_holds: vec![],
             release_holds: vec![],
+            promote: false,
         }
     }
 
@@ -663,6 +670,7 @@ impl Scope {
             corrupts: 0,
             pause: true,
             outside_pushes: 1,
+            promote: true,
             ..Scope::small()
         }
     }
@@ -749,6 +757,7 @@ impl Scope {
             },
             group_holds: vec![(0, TICK), (0, 3 * TICK)],
             release_holds: vec![TICK],
+            promote: false,
             ..Scope::small()
         }
     }
@@ -1380,16 +1389,23 @@ impl State {
     fn promote_due(&mut self, limit: usize) -> R<i64> {
         let ids = first_due(&self.db.delayed, self.now, limit);
         for &id in &ids {
-            self.db.delayed.remove(&id);
-            if self.unpark(id) {
-                self.job_mut(id).state = Some(JState::Waiting);
-                let j = self.job_of(id);
-                self.push_waiting(id, j.priority, j.group)?;
-            } else {
-                self.db.job.remove(&id);
-            }
+            self.promote_one(id)?;
         }
         Ok(ids.len() as i64)
+    }
+
+    /// One delayed id leaves P:delayed and waits (its data unparked), or goes with its record
+    /// when its data is gone.
+    fn promote_one(&mut self, id: Id) -> R<()> {
+        self.db.delayed.remove(&id);
+        if self.unpark(id) {
+            self.job_mut(id).state = Some(JState::Waiting);
+            let j = self.job_of(id);
+            self.push_waiting(id, j.priority, j.group)?;
+        } else {
+            self.db.job.remove(&id);
+        }
+        Ok(())
     }
 
     fn recover_expired(&mut self, limit: usize, fx: Fixes) -> R<(i64, i64, i64)> {
@@ -2217,6 +2233,15 @@ impl State {
         Ok(Reply::Int(1))
     }
 
+    /// promote.lua (5.22): the id's promotion as `promote_due` makes it, whatever its due time.
+    fn promote(&mut self, id: Id) -> R<Reply> {
+        if !self.db.delayed.contains_key(&id) {
+            return Ok(Reply::Int(0));
+        }
+        self.promote_one(id)?;
+        Ok(Reply::Int(1))
+    }
+
     fn dead_purge(&mut self) -> R<Reply> {
         let ids = first_due(&self.db.dead, u64::MAX, 1);
         for &id in &ids {
@@ -2384,6 +2409,8 @@ impl QueueModel {
             }
             // fail_batch checks every shared key before its first lease, held or not.
             Action::Clean | Action::DeadRequeue { .. } | Action::FailBatch | Action::Pause => true,
+            // promote.lua checks the keys it writes once it found the id delayed.
+            Action::Promote { id } => s.db.delayed.contains_key(&id),
             Action::Resume => true,
             // A plain add of an id without a stale job hash checks nothing: its first write is
             // its LPUSH, of P:held while paused.
@@ -2577,6 +2604,7 @@ impl QueueModel {
             Action::Clean => n.clean(fx),
             Action::DeadRequeue { id } => n.dead_requeue(id),
             Action::DeadPurge => n.dead_purge(),
+            Action::Promote { id } => n.promote(id),
             Action::Pause => n.pause(true),
             Action::Resume => n.pause(false),
             Action::OutsidePush { id } => {
@@ -2679,6 +2707,13 @@ impl Model for QueueModel {
                 out.push(Action::DeadRequeue { id });
             }
             out.push(Action::DeadPurge);
+        }
+        if sc.promote {
+            for id in 0..sc.ids {
+                if s.db.delayed.contains_key(&id) {
+                    out.push(Action::Promote { id });
+                }
+            }
         }
         // Not while paused with P:held absent: a paused lease would RENAME the string to P:held
         // (lib/lease.lua's settle_held without a type check), which the model leaves out.

@@ -437,6 +437,11 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
             c.arg("purge").arg(1);
             c
         }
+        Action::Promote { id } => {
+            let mut c = fcall("promote");
+            c.arg(id_name(id));
+            c
+        }
     };
     to_reply(c.query(con))
 }
@@ -951,6 +956,7 @@ fn model_traces_replay_against_the_scripts() {
             max_clock: 300,
             pause: true,
             outside_pushes: 1,
+            promote: true,
             ..Scope::small()
         },
         REPLAY_FIXES,
