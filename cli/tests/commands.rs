@@ -142,7 +142,7 @@ async fn bad_input_names_the_argument_and_writes_nothing() {
             vec!["add", "-q", "jobs", "--data", "x", "--delay", "soon"],
             "--delay",
         ),
-        (vec!["ls", "done", "-q", "jobs"], "done"),
+        (vec!["ls", "finished", "-q", "jobs"], "finished"),
         (
             vec!["ls", "waiting", "-q", "jobs", "--limit", "1001"],
             "--limit",
