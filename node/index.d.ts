@@ -319,7 +319,7 @@ export interface ListEntry {
   error: string | null
   /** The last failure's type. */
   errorType: string | null
-  /** The item's name, when it has one (done items keep none). */
+  /** The item's name, when it has one (a done item's, as its kept result keeps it). */
   name: string | null
 }
 

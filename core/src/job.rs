@@ -154,8 +154,8 @@ pub struct Entry {
     pub attempts: u64,
     /// The last failure's message and type, if any.
     pub error: Option<(String, String)>,
-    /// The item's name (`Item::name`), when it has one; `None` for done items, whose name is
-    /// not kept with their result.
+    /// The item's name (`Item::name`), when it has one (a done item's, as its kept result
+    /// keeps it).
     pub name: Option<String>,
 }
 

@@ -2078,8 +2078,8 @@ leaseq_status leaseq_entry_at_ms(const leaseq_entry *entry, int64_t *out_ms);
 leaseq_status leaseq_entry_attempts(const leaseq_entry *entry, uint64_t *out_attempts);
 
 /**
- * Sets `*out_name` to the item's name (NUL-terminated UTF-8), or NULL when it has none (done
- * items keep none). Borrowed from the list.
+ * Sets `*out_name` to the item's name (NUL-terminated UTF-8), or NULL when it has none (a done
+ * item's, as its kept result keeps it). Borrowed from the list.
  *
  * # Safety
  * `entry` is NULL or an entry of a live list; `out_name` is NULL or writable.

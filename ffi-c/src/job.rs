@@ -1075,8 +1075,8 @@ pub unsafe extern "C" fn leaseq_entry_attempts(
     }
 }
 
-/// Sets `*out_name` to the item's name (NUL-terminated UTF-8), or NULL when it has none (done
-/// items keep none). Borrowed from the list.
+/// Sets `*out_name` to the item's name (NUL-terminated UTF-8), or NULL when it has none (a done
+/// item's, as its kept result keeps it). Borrowed from the list.
 ///
 /// # Safety
 /// `entry` is NULL or an entry of a live list; `out_name` is NULL or writable.

@@ -332,7 +332,7 @@ impl Entry {
         self.inner.error.as_ref().map(|(_, kind)| kind.as_str())
     }
 
-    /// The item's name, when it has one (done items keep none).
+    /// The item's name, when it has one (a done item's, as its kept result keeps it).
     #[getter]
     fn name(&self) -> Option<&str> {
         self.inner.name.as_deref()

@@ -376,7 +376,7 @@ class Entry:
         """The last failure's type, if any."""
     @property
     def name(self) -> str | None:
-        """The item's name, when it has one (done items keep none)."""
+        """The item's name, when it has one (a done item's, as its kept result keeps it)."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
