@@ -259,6 +259,15 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
     [ "$(tail -n 5 "$work/node/out" | tr '\n' '|')" = \
       "2 completed, 1 dead|video-1: dead, NoHandler|resize: 1 completed, 0 dead|sendEmail: 1 completed, 0 dead|transcode: 0 completed, 1 dead|" ]
   }
+  node_logs() {
+    run_node_example logs.js || return 1
+    # The runner's lines through the logger: its start (no password in the URL), the dead job
+    # at error, no line for the success; then the failed attempt's kept stack.
+    grep -Eq '^runner \S+ started: queue \{invoices\} on redis://127\.0\.0\.1:[0-9]+, concurrency 1$' "$work/node/out" &&
+      grep -qx 'job bad failed (attempt 1) and is dead: not an amount: twelve' "$work/node/out" &&
+      ! grep -q 'job ok' "$work/node/out" &&
+      [ "$(tail -n 1 "$work/node/out")" = "TypeError: not an amount: twelve" ]
+  }
   for example in "$root"/node/examples/*; do
     name="$(basename "$example")"
     case "$name" in
@@ -266,6 +275,7 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
       runner.js) check=node_runner ;;
       operations.js) check=node_operations ;;
       names.js) check=node_names ;;
+      logs.js) check=node_logs ;;
       *) check="" ;;
     esac
     if [ -z "$check" ]; then
