@@ -5,25 +5,12 @@
 const assert = require('node:assert/strict')
 const { after, before, describe, test } = require('node:test')
 
-const { Client, Item, LeaseqError } = require('..')
+const { Client, Item } = require('..')
+const { invalid } = require('./helpers/errors')
 const { startRedis, uniquePrefix } = require('./helpers/redis')
 
 const TTL = 30_000
 const MAX_TTL_MS = 30 * 24 * 3600 * 1000
-
-/** Asserts an INVALID_ARGUMENT error naming `argument`. */
-function invalid(argument) {
-  return (err) => {
-    assert.ok(err instanceof LeaseqError, `expected a LeaseqError, got ${err && err.stack}`)
-    assert.equal(err.code, 'INVALID_ARGUMENT', err.message)
-    assert.ok(
-      err.message.includes(`\`${argument}\``),
-      `the message should name \`${argument}\`: ${err.message}`,
-    )
-    assert.equal(err.argument, argument)
-    return true
-  }
-}
 
 /** Calls an async method and checks it rejects (rather than throws) naming `argument`. */
 async function rejectsNaming(call, argument) {

@@ -5,7 +5,8 @@
 const assert = require('node:assert/strict')
 const { after, before, describe, test } = require('node:test')
 
-const { Client, Item, LeaseqError } = require('..')
+const { Client, Item } = require('..')
+const { isCode } = require('./helpers/errors')
 const { startRedis, uniquePrefix } = require('./helpers/redis')
 const resp = require('./helpers/resp')
 
@@ -19,15 +20,6 @@ async function blockedClients(admin) {
 async function untilBlocked(admin, moreThan) {
   while ((await blockedClients(admin)) <= moreThan) {
     await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
-/** @param {string} code */
-function isCode(code) {
-  return (err) => {
-    assert.ok(err instanceof LeaseqError, `expected a LeaseqError, got ${err}`)
-    assert.equal(err.code, code, err.message)
-    return true
   }
 }
 

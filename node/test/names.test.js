@@ -7,19 +7,10 @@
 const assert = require('node:assert/strict')
 const { after, before, describe, test } = require('node:test')
 
-const { Client, Item, LeaseqError, Worker } = require('..')
+const { Client, Item, Worker } = require('..')
+const { invalid } = require('./helpers/errors')
 const { startRedis, uniquePrefix } = require('./helpers/redis')
 const resp = require('./helpers/resp')
-
-/** An `INVALID_ARGUMENT` naming `argument`. */
-function names(argument) {
-  return (err) => {
-    assert.ok(err instanceof LeaseqError, `expected a LeaseqError, got ${err}`)
-    assert.equal(err.code, 'INVALID_ARGUMENT', err.message)
-    assert.equal(err.argument, argument, err.message)
-    return true
-  }
-}
 
 describe('jobs by name', { timeout: 60_000 }, () => {
   let redis
@@ -66,10 +57,10 @@ describe('jobs by name', { timeout: 60_000 }, () => {
     const prefix = uniquePrefix('names-bad')
     const queue = client.queue(prefix)
     for (const bad of ['', 'line\nbreak', 'x'.repeat(257), 'é'.repeat(129)]) {
-      assert.throws(() => new Item('', { id: 'a', name: bad }), names('name'), JSON.stringify(bad))
-      await assert.rejects(queue.add('', { id: 'a', name: bad }), names('name'))
+      assert.throws(() => new Item('', { id: 'a', name: bad }), invalid('name'), JSON.stringify(bad))
+      await assert.rejects(queue.add('', { id: 'a', name: bad }), invalid('name'))
     }
-    assert.throws(() => new Item('', { name: 42 }), names('name'), 'not a string')
+    assert.throws(() => new Item('', { name: 42 }), invalid('name'), 'not a string')
     assert.equal((await queue.get('a')), null)
     assert.deepEqual(await admin.command('KEYS', `${prefix}*`), [], 'no key written')
     // 256 bytes is the longest name taken.
@@ -195,13 +186,13 @@ describe('jobs by name', { timeout: 60_000 }, () => {
     }
     for (const table of [{}, { '': fn }, { 'line\nbreak': fn }, { ['x'.repeat(257)]: fn }]) {
       const worker = new Worker(queue, table, { handleSignals: false })
-      assert.throws(() => worker.run(), names('handlers'), JSON.stringify(Object.keys(table)))
+      assert.throws(() => worker.run(), invalid('handlers'), JSON.stringify(Object.keys(table)))
     }
-    assert.throws(() => new Worker(queue, { sendEmail: 'not a function' }), names('handlers'))
-    assert.throws(() => new Worker(queue, null), names('handler'))
-    assert.throws(() => new Worker(queue, [fn]), names('handler'))
-    assert.throws(() => new Worker(queue, { sendEmail: fn }, { fallback: 'no' }), names('fallback'))
-    assert.throws(() => new Worker(queue, fn, { fallback: fn }), names('fallback'), 'one function takes every job')
+    assert.throws(() => new Worker(queue, { sendEmail: 'not a function' }), invalid('handlers'))
+    assert.throws(() => new Worker(queue, null), invalid('handler'))
+    assert.throws(() => new Worker(queue, [fn]), invalid('handler'))
+    assert.throws(() => new Worker(queue, { sendEmail: fn }, { fallback: 'no' }), invalid('fallback'))
+    assert.throws(() => new Worker(queue, fn, { fallback: fn }), invalid('fallback'), 'one function takes every job')
     const item = await queue.get('a')
     assert.deepEqual([item.state, item.attempts], ['waiting', 0], 'nothing leased')
   })
