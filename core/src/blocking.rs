@@ -17,6 +17,8 @@ use crate::{
     CleanReport, Completion, Entry, FailOutcome, Failure, Found, GroupInfo, Item, Job, JobResult,
     Lease, NameCounts, QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
 };
+// Recurring jobs (spec/PROTOCOL.md 5.23).
+use crate::{FireReport, Schedule, ScheduleInfo, SchedulePage};
 
 #[derive(Clone)]
 enum Target {
@@ -355,6 +357,11 @@ blocking_operations! {
     fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>>;
     fn find(&self, state: State, name: Option<&str>, error_type: Option<&str>, start: usize, count: usize) -> Result<Found>;
     fn promote(&self, id: impl AsRef<[u8]>) -> Result<bool>;
+    fn upsert_schedule(&self, name: &str, schedule: &Schedule) -> Result<bool>;
+    fn remove_schedule(&self, name: &str) -> Result<bool>;
+    fn get_schedule(&self, name: &str) -> Result<Option<ScheduleInfo>>;
+    fn schedules(&self, start: usize, count: usize) -> Result<SchedulePage>;
+    fn fire_due_schedules(&self) -> Result<FireReport>;
     fn count(&self, state: State) -> Result<u64>;
     fn stats(&self) -> Result<Stats>;
     fn counts_by_name(&self) -> Result<Option<Vec<NameCounts>>>;

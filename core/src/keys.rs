@@ -47,7 +47,7 @@ pub(crate) struct QueueKeys {
 
 /// The families of per-item (or per-level, per-minute) keys: `<prefix>:<family>:<suffix>`. A
 /// prefix may not nest under another queue's family (spec/PROTOCOL.md, 2.2).
-pub(crate) const FAMILIES: [&str; 10] = [
+pub(crate) const FAMILIES: [&str; 11] = [
     "item",
     "lease",
     "job",
@@ -58,6 +58,8 @@ pub(crate) const FAMILIES: [&str; 10] = [
     "deep_clean",
     "group",
     "group_rate",
+    // P:cron:<name>, a schedule (spec/PROTOCOL.md 5.23).
+    "cron",
 ];
 
 impl QueueKeys {
@@ -113,6 +115,7 @@ impl QueueKeys {
             "group_seq",
             "workers",
             "lock:housekeeping",
+            "cron",
             "lease_count",
             "cleaning",
         ]

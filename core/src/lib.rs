@@ -59,6 +59,15 @@ pub use ops::{
     check_completion, CleanReport, Completion, Failure, NameCounts, QueueConfig, RateLimit,
     RunnerEntry, Runners, MAX_RUNNER_INFO_LEN, MAX_TRACE_LEN,
 };
+// Recurring jobs (spec/PROTOCOL.md 5.23).
+pub use ops::{
+    validate_schedule_name, Every, FireReport, Missed, Schedule, ScheduleInfo, SchedulePage,
+    MAX_MISSED_ALL, MAX_SCHEDULES, MAX_SCHEDULE_DATA_LEN, MAX_SCHEDULE_NAME_LEN, MIN_EVERY,
+    MISSED_GRACE,
+};
+// Not part of leaseq's API: the tick arithmetic, for the model and its replay.
+#[doc(hidden)]
+pub use ops::{schedule_plan, FirePlan, Ticks};
 pub use policy::{Backoff, Retry};
 pub use queue::Queue;
 // Not part of leaseq's API: for the model's replay test only (see its own doc).

@@ -55,6 +55,9 @@ pub enum Kind {
     Retry,
     /// The fields of a queue's configuration.
     Config,
+    /// A recurring job: a cron expression (with its time zone) or a period, the item each tick
+    /// adds, and what to do with missed ticks.
+    Schedule,
 }
 
 /// One argument of an operation.
@@ -493,6 +496,37 @@ pub static OPERATIONS: &[Operation] = &[
         &[],
         "a number",
         "How many items are being processed: leased by leaseq or by redis-work-queue clients.",
+    ),
+    // Recurring jobs (spec/PROTOCOL.md 5.23).
+    op(
+        "upsert_schedule",
+        &[req("name", Kind::Text), req("schedule", Kind::Schedule)],
+        "whether the schedule is new",
+        "Stores a recurring job by name, new or changed; a change never fires a tick twice nor skips one.",
+    ),
+    op(
+        "remove_schedule",
+        &[req("name", Kind::Text)],
+        "whether there was one",
+        "Removes a recurring job; the items it added stay.",
+    ),
+    op(
+        "get_schedule",
+        &[req("name", Kind::Text)],
+        "the schedule with its next fire time, or none",
+        "One recurring job.",
+    ),
+    op(
+        "schedules",
+        &[opt("start", Kind::Count, "0"), opt("count", Kind::Count, "100")],
+        "a page of schedules by next fire time, and how many there are",
+        "The queue's recurring jobs with their next fire times.",
+    ),
+    op(
+        "fire_due_schedules",
+        &[],
+        "how many ticks it fired and skipped",
+        "Fires the due recurring jobs once, where no runner does (one more round trip per 100 due).",
     ),
 ];
 

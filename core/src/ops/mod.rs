@@ -11,10 +11,16 @@ mod lease;
 mod names;
 mod pause;
 mod results;
+mod schedules;
 mod workers;
 
 pub use clean::CleanReport;
 pub use config::{QueueConfig, RateLimit};
 pub use finish::{check_completion, Completion, Failure, MAX_TRACE_LEN};
 pub use names::NameCounts;
+pub use schedules::{
+    plan as schedule_plan, validate_schedule_name, Every, FirePlan, FireReport, Missed, Schedule,
+    ScheduleInfo, SchedulePage, Ticks, MAX_MISSED_ALL, MAX_SCHEDULES, MAX_SCHEDULE_DATA_LEN,
+    MAX_SCHEDULE_NAME_LEN, MIN_EVERY, MISSED_GRACE,
+};
 pub use workers::{RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};

@@ -54,14 +54,28 @@ fn info(shared: &Shared, queue: &Queue, started_ms: u64) -> Vec<u8> {
 pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
     let mut beats = tokio::task::JoinSet::new();
     for queue in shared.queues.clone() {
-        beats.spawn(beat_queue(shared.clone(), queue, stop.clone()));
+        let holds = Arc::new(AtomicBool::new(false));
+        beats.spawn(beat_queue(
+            shared.clone(),
+            queue.clone(),
+            stop.clone(),
+            holds.clone(),
+        ));
+        if shared.settings.housekeeping {
+            beats.spawn(fire_schedules(shared.clone(), queue, stop.clone(), holds));
+        }
     }
     while beats.join_next().await.is_some() {}
 }
 
 /// Beats in `queue` until `stop`, then leaves its registry (and its lock). Cleans while
 /// holding the lock; a clean runs on a task of its own so that beats go on during a long one.
-async fn beat_queue(shared: Arc<Shared>, queue: Queue, stop: Arc<AtomicBool>) {
+async fn beat_queue(
+    shared: Arc<Shared>,
+    queue: Queue,
+    stop: Arc<AtomicBool>,
+    holds_lock: Arc<AtomicBool>,
+) {
     let s = shared.settings.clone();
     if !s.register && !s.housekeeping {
         return;
@@ -102,6 +116,7 @@ async fn beat_queue(shared: Arc<Shared>, queue: Queue, stop: Arc<AtomicBool>) {
                 continue;
             }
         };
+        holds_lock.store(holds, Ordering::SeqCst);
         let idle = cleaning.as_ref().is_none_or(|c| c.is_finished());
         if !(holds && idle) {
             continue;
@@ -140,6 +155,50 @@ async fn beat_queue(shared: Arc<Shared>, queue: Queue, stop: Arc<AtomicBool>) {
     if s.register || s.housekeeping {
         if let Err(e) = queue.runner_leave(&shared.id).await {
             shared.failed("beat", e);
+        }
+    }
+}
+
+/// The longest a lock holder sleeps between two reads of the due schedules: a schedule
+/// upserted by another process is seen this late at most (spec/PROTOCOL.md 5.23).
+const SCHEDULE_LOOK: Duration = Duration::from_secs(1);
+
+/// Fires `queue`'s due schedules while this runner holds its housekeeping lock
+/// (spec/PROTOCOL.md 5.23): after each pass it sleeps until the next schedule is due by the
+/// server's clock (the reply's `next - now`), at most [`SCHEDULE_LOOK`], or the housekeeping
+/// period when the queue has no schedule; without the lock it only looks at the flag the beat
+/// sets, every [`SCHEDULE_LOOK`].
+async fn fire_schedules(
+    shared: Arc<Shared>,
+    queue: Queue,
+    stop: Arc<AtomicBool>,
+    holds_lock: Arc<AtomicBool>,
+) {
+    while !stop.load(Ordering::SeqCst) {
+        let pause = if holds_lock.load(Ordering::SeqCst) {
+            match queue.fire_due_schedules().await {
+                Ok(report) => {
+                    shared.worked("schedules");
+                    if report.fired > 0 || report.skipped > 0 {
+                        tracing::debug!(runner = %shared.id, ?report, "leaseq runner: fired schedules");
+                    }
+                    match report.next_due_in {
+                        // A little past the due time, so that the server finds it due.
+                        Some(d) => (d + Duration::from_millis(2)).min(SCHEDULE_LOOK),
+                        None => shared.settings.housekeeping_every,
+                    }
+                }
+                Err(e) => {
+                    shared.failed("schedules", e);
+                    SCHEDULE_LOOK
+                }
+            }
+        } else {
+            SCHEDULE_LOOK
+        };
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => {}
+            _ = wait_flag(&stop) => break,
         }
     }
 }
