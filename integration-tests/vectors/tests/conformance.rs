@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use leaseq::blocking::{Client, Queue};
 use leaseq::{Backoff, FailOutcome, Item, Job, Lease, QueueConfig, Retry, State, Wait};
+use leaseq::{Missed, Schedule, ScheduleInfo};
 use leaseq_harness::vectors::{check_state, data_bytes, data_json, flush, raw, same};
 use leaseq_harness::RedisServer;
 use serde_json::{json, Value as Json};
@@ -91,6 +92,56 @@ fn item(step: &Json) -> Result<Result<Item, leaseq::Error>, String> {
         item = item.name(n);
     }
     Ok(Ok(item))
+}
+
+/// The schedule a step names (spec/vectors/README.md, "Schedules"): `cron` (with `tz`) or
+/// `every_ms`, `missed`, and the item's `data` and options (`item_name` for its name).
+fn schedule(step: &Json) -> Result<Result<Schedule, leaseq::Error>, String> {
+    let mut s = match (step["cron"].as_str(), step["every_ms"].as_u64()) {
+        (Some(expr), _) => Schedule::cron(expr),
+        (None, Some(ms)) => Schedule::every(Duration::from_millis(ms)),
+        _ => return Err("upsert_schedule needs `cron` or `every_ms`".into()),
+    };
+    if let Some(tz) = step["tz"].as_str() {
+        s = s.tz(tz);
+    }
+    if let Some(m) = step["missed"].as_str() {
+        s = match Missed::from_wire(m) {
+            Ok(m) => s.missed(m),
+            Err(e) => return Ok(Err(e)),
+        };
+    }
+    let mut fields = step.clone();
+    fields["id"] = Json::from("template");
+    fields["name"] = step["item_name"].clone();
+    if fields["data"].is_null() {
+        fields["data"] = Json::from("");
+    }
+    Ok(item(&fields)?.map(|i| s.item(i)))
+}
+
+fn schedule_json(info: Option<ScheduleInfo>) -> Json {
+    let Some(info) = info else {
+        return Json::Null;
+    };
+    let (missed, data) = info
+        .schedule
+        .as_ref()
+        .map_or((Json::Null, Json::Null), |s| {
+            (
+                Json::from(s.missed_policy().to_wire()),
+                data_json(s.template().data()),
+            )
+        });
+    json!({
+        "version": info.version,
+        "next": info.next,
+        "fired": info.fired,
+        "skipped": info.skipped,
+        "last_tick": info.last_tick,
+        "missed": missed,
+        "data": data,
+    })
 }
 
 fn state_arg(step: &Json) -> Result<Result<State, leaseq::Error>, String> {
@@ -293,6 +344,26 @@ impl Runner<'_> {
                 })
             }),
             "promote" => q.promote(str_field(step, "id")?).map(Json::from),
+            "upsert_schedule" => match schedule(step)? {
+                Ok(s) => q
+                    .upsert_schedule(str_field(step, "name")?, &s)
+                    .map(Json::from),
+                Err(e) => Err(e),
+            },
+            "remove_schedule" => q.remove_schedule(str_field(step, "name")?).map(Json::from),
+            "get_schedule" => q.get_schedule(str_field(step, "name")?).map(schedule_json),
+            "schedules" => q
+                .schedules(
+                    step["start"].as_u64().unwrap_or(0) as usize,
+                    step["count"].as_u64().unwrap_or(100) as usize,
+                )
+                .map(|p| {
+                    let names: Vec<&str> = p.schedules.iter().map(|s| s.name.as_str()).collect();
+                    json!({"total": p.total, "names": names})
+                }),
+            "fire_due_schedules" => q
+                .fire_due_schedules()
+                .map(|r| json!({"fired": r.fired, "skipped": r.skipped})),
             "cancel" => q
                 .cancel(str_field(step, "id")?)
                 .map(|s| s.map_or(Json::Null, |s| json!(s.as_str()))),
