@@ -20,6 +20,7 @@ const TESTED: &[&str] = &[
     "quickstart",
     "recovery",
     "runner",
+    "schedules",
 ];
 
 /// `cargo ARGS` as from a shell: without the variables cargo sets for this test (a build
@@ -217,4 +218,21 @@ fn recovery() {
         "{stdout}"
     );
     assert!(stdout.contains("completed twice: 0"), "{stdout}");
+}
+
+#[test]
+fn schedules() {
+    let stdout = run("schedules");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "two beats ran", "{stdout}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("nightly-report: fired 0, next in Some(")),
+        "{stdout}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("beat: fired ")),
+        "{stdout}"
+    );
 }
