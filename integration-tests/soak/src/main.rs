@@ -13,6 +13,9 @@
 //!   faults.
 //! - drain (`--drain`, its own options; see `drain`): redis-work-queue and leaseq clients drain
 //!   several queues through faults and cleaning; the database must then hold only the records.
+//! - schedules (`--schedules`, its own options; see `schedules`): 20 schedules ticking every
+//!   second, fired by runners in every language through kills, a Redis restart and an outage
+//!   with no runner; each tick must be decided once, by its schedule's policy.
 //! - demo (`--demo`): the Python worker (or the first language) produces everything; each
 //!   language runs its runner (`leaseq::worker` and its bindings) in runner mode, whose handlers
 //!   fail some items once (retried) and some for good (dead letters); no cleaner runs (the
@@ -26,6 +29,7 @@ mod drain;
 mod faults;
 mod fleet;
 mod report;
+mod schedules;
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
@@ -205,6 +209,9 @@ fn progress_bar(done: u64, total: u64, started: Instant) {
 async fn main() {
     if std::env::args().nth(1).as_deref() == Some("--faults") {
         return faults::main(std::env::args().skip(2), sibling("soak-worker-rust")).await;
+    }
+    if std::env::args().nth(1).as_deref() == Some("--schedules") {
+        return schedules::main(std::env::args().skip(2), sibling("soak-worker-rust")).await;
     }
     if std::env::args().nth(1).as_deref() == Some("--drain") {
         let (rust, rwq) = (sibling("soak-worker-rust"), sibling("soak-worker-rwq"));
