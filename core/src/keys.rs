@@ -47,7 +47,7 @@ pub(crate) struct QueueKeys {
 
 /// The families of per-item (or per-level, per-minute) keys: `<prefix>:<family>:<suffix>`. A
 /// prefix may not nest under another queue's family (spec/PROTOCOL.md, 2.2).
-pub(crate) const FAMILIES: [&str; 10] = [
+pub(crate) const FAMILIES: [&str; 12] = [
     "item",
     "lease",
     "job",
@@ -58,6 +58,8 @@ pub(crate) const FAMILIES: [&str; 10] = [
     "deep_clean",
     "group",
     "group_rate",
+    "deps",
+    "dependants",
 ];
 
 impl QueueKeys {
@@ -115,6 +117,8 @@ impl QueueKeys {
             "lock:housekeeping",
             "lease_count",
             "cleaning",
+            "blocked",
+            "settled",
         ]
         .iter()
         .map(|suffix| format!("{}:{suffix}", self.prefix))

@@ -4,6 +4,7 @@ mod add;
 mod clean;
 mod config;
 mod dead;
+mod deps;
 mod finish;
 mod groups;
 mod inspect;
@@ -15,6 +16,7 @@ mod workers;
 
 pub use clean::CleanReport;
 pub use config::{QueueConfig, RateLimit};
+pub use deps::{Dependencies, Flow};
 pub use finish::{check_completion, Completion, Failure, MAX_TRACE_LEN};
 pub use names::NameCounts;
 pub use workers::{RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};
