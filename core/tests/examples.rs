@@ -12,6 +12,7 @@ use leaseq_harness::RedisServer;
 /// The examples this file runs; a new file in `core/examples` needs its test here.
 const TESTED: &[&str] = &[
     "blocking",
+    "dependencies",
     "errors",
     "flow",
     "names",
@@ -217,4 +218,20 @@ fn recovery() {
         "{stdout}"
     );
     assert!(stdout.contains("completed twice: 0"), "{stdout}");
+}
+
+#[test]
+fn dependencies() {
+    let stdout = run("dependencies");
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "email waits for [\"report\"]",
+            "part eu",
+            "part us",
+            "report from part-eu=42 sales, part-us=42 sales",
+            "email sent after the report",
+        ],
+        "{stdout}"
+    );
 }
