@@ -111,6 +111,16 @@ pub enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
+    /// The tree of what an item waits for (its dependencies, theirs, ...), each with its state,
+    /// and how many items wait for it (at most 200 items shown; spec 5.24).
+    Tree {
+        #[command(flatten)]
+        queue: QueueArg,
+        /// The item's id.
+        id: String,
+        #[command(flatten)]
+        json: JsonArg,
+    },
     /// Add one item; prints its id (and nothing when an item with that id exists: exit 1).
     Add(AddArgs),
     /// Cancel an item: a waiting, delayed or dead one is removed; a leased one is marked, and its
@@ -494,6 +504,14 @@ pub struct AddArgs {
     /// show it, and `stats` counts jobs by name while the counters are on.
     #[arg(long, value_name = "NAME")]
     pub name: Option<String>,
+    /// An item of the same queue this one waits for (repeat, or separate with commas; at most
+    /// 1000): it is not leased before all of them completed (`leaseq tree` shows them).
+    #[arg(long, value_name = "ID", value_delimiter = ',')]
+    pub depends_on: Vec<String>,
+    /// When a dependency dies or is cancelled: `fail` (this item dies too, the default) or
+    /// `run` (it runs anyway once every dependency finished).
+    #[arg(long, value_name = "POLICY")]
+    pub on_dependency_failure: Option<String>,
     /// Fixed retry delay after a failed attempt, e.g. 5s.
     #[arg(long, value_parser = parse_duration)]
     pub backoff_fixed: Option<Duration>,
@@ -531,6 +549,8 @@ pub enum ListState {
     Dead,
     /// Completed, while their results are kept (newest first).
     Done,
+    /// Waiting for their dependencies to complete.
+    Blocked,
 }
 
 impl ListState {
@@ -542,6 +562,7 @@ impl ListState {
             ListState::Leased => leaseq::State::Leased,
             ListState::Dead => leaseq::State::Dead,
             ListState::Done => leaseq::State::Done,
+            ListState::Blocked => leaseq::State::Blocked,
         }
     }
 }

@@ -105,6 +105,9 @@ async fn execute(cli: Cli) -> Outcome {
         Command::Get { queue, id, json } => {
             inspect::get(&client, &queue.queue, &id, json.json).await
         }
+        Command::Tree { queue, id, json } => {
+            inspect::tree(&client, &queue.queue, &id, json.json).await
+        }
         Command::Add(args) => items::add(&client, &args).await,
         Command::Cancel { queue, id, json } => {
             items::cancel(&client, &queue.queue, &id, json.json).await

@@ -90,6 +90,10 @@ pub struct JobView {
     /// The item's name (`leaseq add --name`), if it has one (a done item's, as its kept result
     /// records it).
     pub name: Option<String>,
+    /// The ids it was added to wait for (`leaseq add --depends-on`), empty without.
+    pub depends_on: Vec<String>,
+    /// `fail` or `run`, for an item with dependencies.
+    pub on_dependency_failure: Option<String>,
 }
 
 impl From<&leaseq::Job> for JobView {
@@ -117,6 +121,8 @@ impl From<&leaseq::Job> for JobView {
             cancelled: j.cancelled,
             group: j.group.clone(),
             name: j.name.clone(),
+            depends_on: j.depends_on.clone(),
+            on_dependency_failure: j.on_dependency_failure.map(|p| p.as_str().to_owned()),
         }
     }
 }

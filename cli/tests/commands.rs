@@ -1748,3 +1748,102 @@ async fn get_of_a_completed_job_shows_what_its_kept_result_knows() {
     assert!(line("data").contains("not kept"), "{table}");
     assert!(!table.contains("0 bytes"), "{table}");
 }
+
+/// Dependencies (spec 5.24): `add --depends-on`, `get` shows them, `ls blocked`, `tree` shows
+/// the tree with each item's state (ids escaped), and a bad policy is refused.
+#[tokio::test]
+async fn dependencies_in_add_get_ls_and_tree() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let client = client(&server).await;
+    let q = client.queue("{jobs}").unwrap();
+    q.add_flow(
+        &Item::with_id("report", "r").unwrap(),
+        &[
+            leaseq::Flow::new(Item::with_id("part\\eu", "eu").unwrap()),
+            Item::with_id("part-us", "us").unwrap().into(),
+        ],
+    )
+    .await
+    .unwrap();
+    let out = run(
+        &urls,
+        &[
+            "add",
+            "-q",
+            "{jobs}",
+            "--id",
+            "email",
+            "--data",
+            "e",
+            "--depends-on",
+            "report",
+            "--on-dependency-failure",
+            "run",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let got = json(&run(&urls, &["get", "-q", "{jobs}", "email", "--json"]));
+    assert_eq!(got["state"], "blocked");
+    assert_eq!(got["depends_on"], serde_json::json!(["report"]));
+    assert_eq!(got["on_dependency_failure"], "run");
+    let text = stdout(&run(&urls, &["get", "-q", "{jobs}", "email"]));
+    assert!(
+        text.lines()
+            .any(|l| l.trim() == "depends on  report (if one fails: run; `leaseq tree` shows them)"),
+        "{text}"
+    );
+    let listed = json(&run(&urls, &["ls", "-q", "{jobs}", "blocked", "--json"]));
+    assert_eq!(listed.as_array().unwrap().len(), 2, "{listed}");
+
+    // The US part completes; the tree shows what is left, each id escaped.
+    let lease = q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    let lease2 = q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(lease2.id(), "part-us");
+    assert!(q.complete(&lease2).await.unwrap());
+    let tree = stdout(&run(&urls, &["tree", "-q", "{jobs}", "email"]));
+    assert_eq!(
+        tree.lines().collect::<Vec<_>>(),
+        [
+            "email  blocked  (waits for 1)",
+            "└─ report  blocked  (waits for 1)",
+            "   ├─ part\\\\eu  leased",
+            "   └─ part-us  gone",
+        ],
+        "{tree}"
+    );
+    let tree = json(&run(&urls, &["tree", "-q", "{jobs}", "report", "--json"]));
+    assert_eq!(tree["pending"], serde_json::json!(["part\\eu"]));
+    assert_eq!(tree["dependants"], 1);
+    assert_eq!(tree["children"][1]["state"], "gone");
+    drop(lease);
+
+    let bad = run(
+        &urls,
+        &[
+            "add",
+            "-q",
+            "{jobs}",
+            "--data",
+            "x",
+            "--on-dependency-failure",
+            "maybe",
+        ],
+    );
+    assert_eq!(code(&bad), 2, "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("on_dependency_failure"),
+        "{}",
+        stderr(&bad)
+    );
+    let missing = run(&urls, &["tree", "-q", "{jobs}", "nothing"]);
+    assert_eq!(code(&missing), 1, "{}", stderr(&missing));
+}

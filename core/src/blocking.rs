@@ -14,8 +14,8 @@ use tokio::runtime::Handle;
 use crate::error::Result;
 use crate::runtime::{self, PerProcess};
 use crate::{
-    CleanReport, Completion, Entry, FailOutcome, Failure, Found, GroupInfo, Item, Job, JobResult,
-    Lease, NameCounts, QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
+    CleanReport, Completion, Dependencies, Entry, FailOutcome, Failure, Flow, Found, GroupInfo,
+    Item, Job, JobResult, Lease, NameCounts, QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
 };
 // Recurring jobs (spec/PROTOCOL.md 5.23).
 use crate::{FireReport, Schedule, ScheduleInfo, SchedulePage};
@@ -376,6 +376,9 @@ blocking_operations! {
     fn group(&self, group: &str) -> Result<GroupInfo>;
     fn rate_limit_group(&self, group: &str, duration: Duration) -> Result<Duration>;
     fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>>;
+    fn add_flow(&self, parent: &Item, children: &[Flow]) -> Result<usize>;
+    fn dependencies(&self, id: impl AsRef<[u8]>) -> Result<Dependencies>;
+    fn dependency_results(&self, id: impl AsRef<[u8]>) -> Result<Vec<(String, Option<Vec<u8>>)>>;
     fn dead_requeue(&self, ids: &[impl AsRef<[u8]>]) -> Result<u64>;
     fn dead_requeue_each(&self, ids: &[impl AsRef<[u8]>]) -> Result<Vec<bool>>;
     fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64>;

@@ -39,6 +39,45 @@ pub(crate) struct ItemOptions {
     pub keep_result_for: Option<Duration>,
     pub group: Option<String>,
     pub name: Option<String>,
+    pub depends_on: Vec<String>,
+    pub on_dependency_failure: Option<OnDependencyFailure>,
+}
+
+/// The most dependencies one item may have (spec/PROTOCOL.md 5.24).
+pub const MAX_DEPENDENCIES: usize = 1000;
+
+/// What happens to an item when one of its dependencies dies or is cancelled instead of
+/// completing ([`Item::on_dependency_failure`]; spec/PROTOCOL.md 5.24).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum OnDependencyFailure {
+    /// The item dies at once (dead, `reason` naming the dependency). The default.
+    #[default]
+    Fail,
+    /// The item runs anyway once every dependency has finished, whichever way.
+    Run,
+}
+
+impl OnDependencyFailure {
+    /// The lower-case name used on the wire and by every binding (`fail`, `run`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnDependencyFailure::Fail => "fail",
+            OnDependencyFailure::Run => "run",
+        }
+    }
+
+    /// The policy named `name` (argument `on_dependency_failure`).
+    pub fn parse(name: &str) -> Result<OnDependencyFailure> {
+        match name {
+            "fail" => Ok(OnDependencyFailure::Fail),
+            "run" => Ok(OnDependencyFailure::Run),
+            _ => Err(Error::invalid(
+                "on_dependency_failure",
+                format!("`{name}` is not one of fail, run"),
+            )),
+        }
+    }
 }
 
 impl Item {
@@ -150,13 +189,90 @@ impl Item {
         self
     }
 
+    /// The ids of items of the same queue that must complete before this one is leased (at
+    /// most [`MAX_DEPENDENCIES`]; spec/PROTOCOL.md 5.24). Until then the item is
+    /// [`State::Blocked`](crate::State::Blocked). An id that no item has when the item is added
+    /// counts as complete (it completed already, or never existed); a dead or cancelled one
+    /// applies [`Item::on_dependency_failure`] at once. A queue's keys share one Redis Cluster
+    /// slot, so dependencies never cross slots.
+    pub fn depends_on<I, S>(mut self, ids: I) -> Item
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.options.depends_on = ids.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// What happens when a dependency dies or is cancelled: the item dies too (the default),
+    /// or it runs anyway once every dependency has finished.
+    pub fn on_dependency_failure(mut self, policy: OnDependencyFailure) -> Item {
+        self.options.on_dependency_failure = Some(policy);
+        self
+    }
+
+    /// The ids this item depends on ([`Item::depends_on`]).
+    pub fn dependencies(&self) -> &[String] {
+        &self.options.depends_on
+    }
+
+    /// Whether the item has dependencies, so that its add carries them (the `_deps` modes).
+    pub(crate) fn has_dependencies(&self) -> bool {
+        !self.options.depends_on.is_empty() || self.options.on_dependency_failure.is_some()
+    }
+
+    /// The two values the add script's `_deps` modes take after the eleven (spec/scripts/add.lua):
+    /// the dependencies joined by a newline (no valid id holds one), and the policy (`run`, or
+    /// `''` for the default). Checks them (argument `depends_on`): valid ids, at most
+    /// [`MAX_DEPENDENCIES`], not the item's own; a repeated id counts once.
+    pub(crate) fn wire_dependencies(&self) -> Result<[Vec<u8>; 2]> {
+        let o = &self.options;
+        if o.depends_on.len() > MAX_DEPENDENCIES {
+            return Err(Error::invalid(
+                "depends_on",
+                format!(
+                    "has {} ids, at most {MAX_DEPENDENCIES} are allowed",
+                    o.depends_on.len()
+                ),
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut joined = Vec::new();
+        for dep in &o.depends_on {
+            validate_id(dep).map_err(|e| match e {
+                Error::InvalidArgument { reason, .. } => {
+                    Error::invalid("depends_on", format!("id `{dep}` {reason}"))
+                }
+                other => other,
+            })?;
+            if *dep == self.id {
+                return Err(Error::invalid(
+                    "depends_on",
+                    format!("item `{dep}` cannot depend on itself"),
+                ));
+            }
+            if seen.insert(dep.as_str()) {
+                if !joined.is_empty() {
+                    joined.push(b'\n');
+                }
+                joined.extend_from_slice(dep.as_bytes());
+            }
+        }
+        let policy = match o.on_dependency_failure {
+            Some(OnDependencyFailure::Run) => b"run".to_vec(),
+            _ => Vec::new(),
+        };
+        Ok([joined, policy])
+    }
+
     /// Checks the item's data and options as `add` will, naming the refused argument
     /// (`delay`, `run_at`, `priority`, `backoff`, `expires_after`, `keep_result_for`, `group`,
-    /// `name`, `data`).
+    /// `name`, `data`, `depends_on`).
     /// Bindings call it where they build an item, so that a bad option is refused there; `add`
     /// checks again and sends nothing for a refused item.
     pub fn validate(&self) -> Result<()> {
-        self.wire_times().map(drop)
+        self.wire_times()?;
+        self.wire_dependencies().map(drop)
     }
 
     /// The validated `delay_ms`, `run_at_ms` and `expires_after_ms` values (`''` when unset),

@@ -16,6 +16,9 @@ pub enum State {
     Dead,
     /// Completed, with its result kept.
     Done,
+    /// Waiting for its dependencies to complete ([`crate::Item::depends_on`]; spec/PROTOCOL.md
+    /// 5.24): no lease takes it until they have.
+    Blocked,
 }
 
 impl State {
@@ -27,6 +30,7 @@ impl State {
             State::Leased => "leased",
             State::Dead => "dead",
             State::Done => "done",
+            State::Blocked => "blocked",
         }
     }
 
@@ -38,10 +42,11 @@ impl State {
             "leased" => State::Leased,
             "dead" => State::Dead,
             "done" => State::Done,
+            "blocked" => State::Blocked,
             _ => {
                 return Err(crate::Error::invalid(
                     "state",
-                    format!("`{name}` is not one of waiting, delayed, leased, dead, done"),
+                    format!("`{name}` is not one of waiting, delayed, leased, dead, done, blocked"),
                 ))
             }
         })
@@ -103,6 +108,11 @@ pub struct Job {
     pub group: Option<String>,
     /// The item's name ([`Item::name`](crate::Item::name)), if it has one.
     pub name: Option<String>,
+    /// The ids it was added to wait for ([`Item::depends_on`](crate::Item::depends_on)); those
+    /// it still waits for are in [`crate::Queue::dependencies`].
+    pub depends_on: Vec<String>,
+    /// What happens to it when a dependency dies or is cancelled, when it has dependencies.
+    pub on_dependency_failure: Option<crate::OnDependencyFailure>,
 }
 
 /// A group of a queue ([`crate::Queue::group`]).

@@ -47,7 +47,7 @@ pub(crate) struct QueueKeys {
 
 /// The families of per-item (or per-level, per-minute) keys: `<prefix>:<family>:<suffix>`. A
 /// prefix may not nest under another queue's family (spec/PROTOCOL.md, 2.2).
-pub(crate) const FAMILIES: [&str; 11] = [
+pub(crate) const FAMILIES: [&str; 13] = [
     "item",
     "lease",
     "job",
@@ -60,6 +60,8 @@ pub(crate) const FAMILIES: [&str; 11] = [
     "group_rate",
     // P:cron:<name>, a schedule (spec/PROTOCOL.md 5.23).
     "cron",
+    "deps",
+    "dependants",
 ];
 
 impl QueueKeys {
@@ -118,6 +120,8 @@ impl QueueKeys {
             "cron",
             "lease_count",
             "cleaning",
+            "blocked",
+            "settled",
         ]
         .iter()
         .map(|suffix| format!("{}:{suffix}", self.prefix))

@@ -49,15 +49,15 @@ pub mod worker;
 pub use client::Client;
 pub use error::{Cause, Error, ErrorCode, JsonCause, Result};
 pub use item::{
-    validate_group, validate_id, validate_name, Item, MAX_DATA_LEN, MAX_GROUP_LEN, MAX_ID_LEN,
-    MAX_NAME_LEN,
+    validate_group, validate_id, validate_name, Item, OnDependencyFailure, MAX_DATA_LEN,
+    MAX_DEPENDENCIES, MAX_GROUP_LEN, MAX_ID_LEN, MAX_NAME_LEN,
 };
 pub use job::{Entry, FailOutcome, Found, GroupInfo, Job, JobResult, Minute, State, Stats};
 pub use keys::{validate_prefix, MAX_PREFIX_LEN};
 pub use lease::{ttl_from_millis, Lease, RenewOutcome, Wait, MAX_TTL};
 pub use ops::{
-    check_completion, CleanReport, Completion, Failure, NameCounts, QueueConfig, RateLimit,
-    RunnerEntry, Runners, MAX_RUNNER_INFO_LEN, MAX_TRACE_LEN,
+    check_completion, CleanReport, Completion, Dependencies, Failure, Flow, NameCounts,
+    QueueConfig, RateLimit, RunnerEntry, Runners, MAX_RUNNER_INFO_LEN, MAX_TRACE_LEN,
 };
 // Recurring jobs (spec/PROTOCOL.md 5.23).
 pub use ops::{

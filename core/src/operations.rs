@@ -48,7 +48,7 @@ pub enum Kind {
     Count,
     /// Yes or no.
     Flag,
-    /// A state of an item (`waiting`, `delayed`, `leased`, `dead`, `done`: completed with its
+    /// A state of an item (`waiting`, `delayed`, `leased`, `dead`, `blocked`, `done`: completed with its
     /// result kept).
     State,
     /// What to do with a failed item: the backoff, a delay, or never.
@@ -58,6 +58,8 @@ pub enum Kind {
     /// A recurring job: a cron expression (with its time zone) or a period, the item each tick
     /// adds, and what to do with missed ticks.
     Schedule,
+    /// A list of flows: each an item with its children (items, or flows of their own).
+    Flows,
 }
 
 /// One argument of an operation.
@@ -174,6 +176,12 @@ pub static OPERATIONS: &[Operation] = &[
             "Adds up to 1000 items in one round trip; ids that exist are skipped.",
         )
     },
+    op(
+        "add_flow",
+        &[req("parent", Kind::Item), req("children", Kind::Flows)],
+        "how many were added",
+        "Adds a parent and its children (nested flows too, 1000 items at most) in one call; the parent runs after every child completed.",
+    ),
     Operation {
         args: &[
             TTL,
@@ -312,6 +320,18 @@ pub static OPERATIONS: &[Operation] = &[
         &[ID],
         "the job (state, attempts, errors, progress, result, times), or none",
         "Everything known about one item.",
+    ),
+    op(
+        "dependencies",
+        &[ID],
+        "what it was added to wait for, what it still waits for, and how many blocked items wait for it",
+        "What an item waits for and what waits for it (spec 5.24).",
+    ),
+    op(
+        "dependency_results",
+        &[ID],
+        "a (dependency id, kept result or none) pair per dependency, in order",
+        "The kept results of an item's dependencies: a flow's parent reads its children's.",
     ),
     op(
         "list",

@@ -73,6 +73,20 @@ async fn the_least_privilege_user_runs_everything_on_its_queue_and_nothing_else(
         .await
         .unwrap();
     assert!(!q.promote("a").await.unwrap());
+    // Dependencies (5.24): a flow, what an item waits for, its children's results, a cancel
+    // that fails a dependant, the sweep and the settled notes of light clean.
+    let children = [leaseq::Flow::new(Item::with_id("kid", "x").unwrap())];
+    q.add_flow(&Item::with_id("mom", "x").unwrap(), &children)
+        .await
+        .unwrap();
+    q.add(&Item::with_id("kin", "x").unwrap().depends_on(["mom"]))
+        .await
+        .unwrap();
+    assert_eq!(q.dependencies("mom").await.unwrap().pending, ["kid"]);
+    q.dependency_results("mom").await.unwrap();
+    assert_eq!(q.cancel("kid").await.unwrap(), Some(State::Waiting));
+    assert_eq!(q.count(State::Blocked).await.unwrap(), 0);
+    q.list(State::Blocked, 0, 10).await.unwrap();
     q.light_clean().await.unwrap();
     q.deep_clean().await.unwrap();
     assert_eq!(client.queues("").await.unwrap(), vec!["{jobs}".to_owned()]);

@@ -12,6 +12,7 @@ use leaseq_harness::RedisServer;
 /// The examples this file runs; a new file in `core/examples` needs its test here.
 const TESTED: &[&str] = &[
     "blocking",
+    "dependencies",
     "errors",
     "flow",
     "names",
@@ -233,6 +234,22 @@ fn schedules() {
     );
     assert!(
         lines.iter().any(|l| l.starts_with("beat: fired ")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn dependencies() {
+    let stdout = run("dependencies");
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            "email waits for [\"report\"]",
+            "part eu",
+            "part us",
+            "report from part-eu=42 sales, part-us=42 sales",
+            "email sent after the report",
+        ],
         "{stdout}"
     );
 }

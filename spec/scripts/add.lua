@@ -1,4 +1,4 @@
---! include: keys time config guard waiting
+--! include: keys time config guard waiting flows
 --! flags:
 -- add, add_unique, add_batch. ARGV: mode ('add' or 'unique'), incarnation base, later (how many
 -- items the same batch carries in the calls after this one: '0' but for a batch of more than
@@ -9,7 +9,11 @@
 -- An item without options is stored as redis-work-queue stores one (P:item:<id> and P:queue),
 -- with no other key. An option puts its values in P:job:<id>; a due time in the future parks
 -- the data at P:data:<id> and lists the id in P:delayed.
-local unique = ARGV[1] == 'unique'
+-- Modes 'add_deps' and 'unique_deps' (5.24) carry 13 values per item: the 11, then depends_on
+-- (ids joined by a newline, '' for none) and on_dependency_failure ('run', or '' for 'fail').
+local unique = ARGV[1] == 'unique' or ARGV[1] == 'unique_deps'
+local with_deps = ARGV[1] == 'add_deps' or ARGV[1] == 'unique_deps'
+local per = with_deps and 13 or 11
 local cfg_priority = tonumber(config('priority')) or 0
 local cfg_expires = tonumber(config('expires_after_ms'))
 local now = nil
@@ -25,7 +29,7 @@ local function taken(id)
     return true, false
   end
   local state = redis.call('HGET', JOB .. id, 'state')
-  if state == 'delayed' or state == 'dead' or state == 'grouped' then
+  if state == 'delayed' or state == 'dead' or state == 'grouped' or state == 'blocked' then
     return true, false
   end
   return false, true
@@ -36,7 +40,8 @@ end
 -- repeated id is added once (with 'add'). A batch of plain items needs no check: its first
 -- write is an LPUSH of P:queue, which fails by itself before anything changes.
 local plan, seen, checks = {}, {}, false
-for i = 4, #ARGV, 11 do
+local planned = {}
+for i = 4, #ARGV, per do
   local id = ARGV[i]
   local skip, stale = false, false
   if not unique then
@@ -56,7 +61,11 @@ for i = 4, #ARGV, 11 do
     local plain = delay == '' and run_at == '' and level == 0 and max == '' and backoff == ''
       and not expires and keep == '' and not group and ARGV[i + 10] == ''
     plan[#plan + 1] = {i = i, level = level, expires = expires, plain = plain, stale = stale, group = group}
-    checks = checks or stale or not plain
+    if with_deps and ARGV[i + 11] ~= '' then
+      plan_dependencies(plan[#plan], id, ARGV[i + 11], ARGV[i + 12], planned)
+    end
+    planned[id] = plan[#plan]
+    checks = checks or stale or not plan[#plan].plain
   end
 end
 -- A bounded queue: room for every item of the batch, or nothing is written.
@@ -78,6 +87,7 @@ if checks then
     if unique and not p.plain then
       want(JOB .. ARGV[p.i], 'hash')
     end
+    want_dependencies(p)
   end
 end
 
@@ -97,7 +107,7 @@ for _, p in ipairs(plan) do
     local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
     now = now or now_ms()
     local due = tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
-    local fields = {'inc', ARGV[2] .. ':' .. ((i - 4) / 11 + 1), 'attempts', 0, 'added', now}
+    local fields = {'inc', ARGV[2] .. ':' .. ((i - 4) / per + 1), 'attempts', 0, 'added', now}
     local function field(name, value)
       fields[#fields + 1] = name
       fields[#fields + 1] = value
@@ -109,7 +119,17 @@ for _, p in ipairs(plan) do
     if keep ~= '' then field('keep_result_ms', keep) end
     if p.group then field('group', p.group) end
     if ARGV[i + 10] ~= '' then field('name', ARGV[i + 10]) end
-    if due > now then
+    if p.dependants then field('dependants', 1) end
+    if p.deps then
+      field('depends_on', ARGV[i + 11])
+      if ARGV[i + 12] == 'run' then field('on_dependency_failure', 'run') end
+    end
+    if p.deps and (#p.pending > 0 or p.failed) then
+      -- Blocked (5.24): the data parked, the record `blocked`, its own due time kept for later.
+      field('state', 'blocked')
+      if due > now then field('due', due) end
+      add_blocked(id, data, fields, p, now)
+    elseif due > now then
       field('state', 'delayed')
       field('due', due)
       redis.call('ZADD', DELAYED, due, id)

@@ -1,4 +1,4 @@
---! include: keys groups
+--! include: keys time groups deps flows
 --! flags: allow-oom
 -- cancel. ARGV: id. Removes a waiting, delayed or dead item; marks a leased one, so that its
 -- holder's renew, complete, fail and release answer "cancelled" (-3) and remove it, as does the
@@ -6,15 +6,29 @@
 -- A waiting item's id stays in its list, stale, until a lease or a clean drops it.
 local id = ARGV[1]
 local state = redis.call('HGET', JOB .. id, 'state')
+-- Items that wait for this one (5.24) learn that it was cancelled, once it is.
+local function cancelled()
+  note_settled(id, 'cancelled')
+  settle_now(now_ms())
+end
+if state == 'blocked' then
+  -- Waiting for its dependencies (lib/flows.lua): out of P:blocked, its parked data and record gone.
+  redis.call('ZREM', blocked_key(), id)
+  redis.call('DEL', DATA .. id, JOB .. id, deps_key(id))
+  cancelled()
+  return 'blocked'
+end
 if state == 'grouped' then
   -- Waiting in its group (lib/groups.lua): out of the group's set, its parked data and record gone.
   remove_grouped(id, redis.call('HGET', JOB .. id, 'group'))
   redis.call('DEL', DATA .. id, JOB .. id)
+  cancelled()
   return 'waiting'
 end
 if state == 'delayed' then
   redis.call('ZREM', DELAYED, id)
   redis.call('DEL', DATA .. id, JOB .. id)
+  cancelled()
   return 'delayed'
 end
 if state == 'dead' then
@@ -36,6 +50,7 @@ if redis.call('EXISTS', LEASE .. id) == 1 then
   if not state then
     redis.call('HSET', JOB .. id, 'state', 'leased')
   end
+  cancelled()
   return 'leased'
 end
 -- Waiting, or leased by a lease that ran out and is not recovered yet: its P:leased entry goes
@@ -48,4 +63,5 @@ if group then
 end
 redis.call('ZREM', LEASED, id)
 redis.call('DEL', ITEM .. id, JOB .. id)
+cancelled()
 return 'waiting'

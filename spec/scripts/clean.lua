@@ -1,4 +1,4 @@
---! include: keys time guard waiting jobs
+--! include: keys time guard waiting jobs flows
 --! flags: allow-oom
 -- light clean, one batch. ARGV: batch_size.
 -- 1. Sorts up to batch_size ids from the tail of P:processing (redis-work-queue's leases, and
@@ -13,8 +13,11 @@
 -- 4. Trims dead letters beyond the queue's bounds (at most 100).
 -- 5. Drops stale ids (item gone) from the tail of each waiting list, up to batch_size in all;
 --    a level other than 0 whose list it finds empty leaves P:prios, as a lease's would.
+-- 6. Dependants (5.24): works off P:settled (at most batch_size dependants), then, when that is
+--    empty, sweeps the blocked items light clean looked at longest ago (about batch_size of
+--    their dependencies), settling those whose dependency finished unseen.
 -- Returns {promoted, expired_requeued, expired_dead, expired_removed (item gone or cancelled),
--- examined, requeued, removed, processing_before, stale_dropped}.
+-- examined, requeued, removed, processing_before, stale_dropped, dependants_settled, swept}.
 local batch = tonumber(ARGV[1])
 local now = now_ms()
 
@@ -53,6 +56,9 @@ end
 local promoted = promote_due(now, math.min(batch, 100))
 local expired_requeued, expired_dead, expired_removed = recover_expired(now, batch)
 trim_dead(now)
+-- Dependants (5.24): the finished items' noted dependants, then the sweep of blocked items.
+local settled = run_settled(now, batch)
+local swept = sweep_blocked(now, batch)
 
 local stale = 0
 for _, level in ipairs(levels_in_order()) do
@@ -71,4 +77,4 @@ for _, level in ipairs(levels_in_order()) do
   end
 end
 return {promoted, expired_requeued, expired_dead, expired_removed, examined, requeued, removed,
-  before, stale}
+  before, stale, settled, swept}

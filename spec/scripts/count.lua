@@ -1,4 +1,4 @@
---! include: keys waiting
+--! include: keys waiting deps
 --! flags: no-writes
 -- count, queue_len, processing_len. ARGV: state (waiting, delayed, leased, dead, done, processing, or
 -- in_progress: leaseq's leases plus redis-work-queue's processing list, processing_len's count).
@@ -14,5 +14,8 @@ if state == 'processing' then
 end
 if state == 'in_progress' then
   return redis.call('ZCARD', LEASED) + redis.call('LLEN', PROCESSING)
+end
+if state == 'blocked' then
+  return redis.call('ZCARD', blocked_key())
 end
 return redis.call('ZCARD', ({delayed = DELAYED, leased = LEASED, dead = DEAD, done = DONE})[state])

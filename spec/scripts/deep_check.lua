@@ -23,7 +23,8 @@ for i = 3, #ARGV do
     removed = removed + redis.call('HDEL', COUNTS, id)
     -- (pcall: a record of another type is no job of ours, and stays.)
     local state = redis.pcall('HGET', JOB .. id, 'state')
-    if type(state) == 'string' and state ~= 'delayed' and state ~= 'dead' and state ~= 'grouped' then
+    if type(state) == 'string' and state ~= 'delayed' and state ~= 'dead' and state ~= 'grouped'
+      and state ~= 'blocked' then
       removed = removed + redis.call('DEL', JOB .. id)
       redis.call('ZREM', LEASED, id)
     end

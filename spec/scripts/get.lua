@@ -8,7 +8,7 @@ local id = ARGV[1]
 local job = redis.call('HGETALL', JOB .. id)
 local state = redis.call('HGET', JOB .. id, 'state')
 local data
-if state == 'delayed' or state == 'dead' or state == 'grouped' then
+if state == 'delayed' or state == 'dead' or state == 'grouped' or state == 'blocked' then
   data = redis.call('GET', DATA .. id)
 else
   data = redis.pcall('GET', ITEM .. id)
@@ -32,7 +32,7 @@ if not data then
 end
 if state == 'grouped' then
   state = 'waiting'
-elseif state ~= 'delayed' and state ~= 'dead' then
+elseif state ~= 'delayed' and state ~= 'dead' and state ~= 'blocked' then
   state = ttl > 0 and 'leased' or 'waiting'
 end
 return {state, data, job, ttl, result}

@@ -1,4 +1,4 @@
---! include: keys waiting
+--! include: keys waiting deps
 --! flags: no-writes
 -- list. ARGV: state (waiting, delayed, leased, dead, done), start, count (at most 1000), and,
 -- only to filter (find), name, error_type ('' matches any) and most (at most 1000).
@@ -63,6 +63,8 @@ elseif state == 'done' then
   end
 else
   local key = ({delayed = DELAYED, leased = LEASED, dead = DEAD})[state]
+  -- blocked (5.24): by when light clean last looked at each.
+  key = key or (state == 'blocked' and blocked_key())
   local flat = redis.call('ZRANGE', key, start, start + count - 1, 'WITHSCORES')
   for i = 1, #flat, 2 do
     if #entries >= most then

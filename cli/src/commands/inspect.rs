@@ -296,6 +296,16 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
         ("progress", view.progress.clone().unwrap_or("-".into())),
         ("result", view.result.clone().unwrap_or("-".into())),
         (
+            "depends on",
+            match &view.on_dependency_failure {
+                Some(p) => format!(
+                    "{} (if one fails: {p}; `leaseq tree` shows them)",
+                    preview(view.depends_on.join(", ").as_bytes(), PREVIEW_BYTES)
+                ),
+                None => "-".into(),
+            },
+        ),
+        (
             "data",
             if view.data_kept {
                 format!("({} bytes) {}", view.data_len, view.data_preview)
@@ -315,4 +325,101 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
         }
     }
     Ok(())
+}
+
+/// The most items `leaseq tree` looks up (two round trips each).
+const TREE_MAX: usize = 200;
+
+/// One item of `leaseq tree`: its state, what it waits for, and its dependencies' own trees.
+#[derive(Debug, serde::Serialize)]
+pub struct TreeNode {
+    /// The id.
+    pub id: String,
+    /// Its state, or `gone` (completed without a kept result, purged, or never added).
+    pub state: String,
+    /// The dependencies it still waits for.
+    pub pending: Vec<String>,
+    /// How many blocked items wait for it.
+    pub dependants: u64,
+    /// Its dependencies, in the order it was added with them (not looked up past the bound).
+    pub children: Vec<TreeNode>,
+}
+
+/// `leaseq tree ID`: what an item waits for, down to the items that wait for nothing.
+pub async fn tree(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> Outcome {
+    let q = client.queue(queue)?;
+    if q.get(id).await?.is_none() && q.dependencies(id).await?.depends_on.is_empty() {
+        queue_must_exist(&q, queue).await?;
+        return Err(Fail::NotFound(format!(
+            "no item `{id}` in queue `{queue}` (it never existed, or completed without a kept \
+             result, or was cancelled or purged)"
+        )));
+    }
+    let mut budget = TREE_MAX;
+    let root = tree_node(&q, id, &mut budget).await?;
+    if json {
+        output::json(&root);
+        return Ok(());
+    }
+    let mut lines = Vec::new();
+    tree_lines(&root, "", "", &mut lines);
+    for line in lines {
+        println!("{line}");
+    }
+    if budget == 0 {
+        eprintln!("(only the first {TREE_MAX} items are shown)");
+    }
+    Ok(())
+}
+
+/// Looks `id` up, then its dependencies, depth first, while `budget` lasts.
+async fn tree_node(q: &leaseq::Queue, id: &str, budget: &mut usize) -> Result<TreeNode, Fail> {
+    *budget = budget.saturating_sub(1);
+    let state = q
+        .get(id)
+        .await?
+        .map_or("gone".to_owned(), |j| j.state.to_string());
+    let deps = q.dependencies(id).await?;
+    let mut children = Vec::new();
+    for dep in &deps.depends_on {
+        if *budget == 0 {
+            break;
+        }
+        children.push(Box::pin(tree_node(q, dep, budget)).await?);
+    }
+    Ok(TreeNode {
+        id: id.to_owned(),
+        state,
+        pending: deps.pending,
+        dependants: deps.dependants_count,
+        children,
+    })
+}
+
+/// The text lines of a tree: each id (escaped) and its state, its dependencies below it.
+fn tree_lines(node: &TreeNode, first: &str, rest: &str, out: &mut Vec<String>) {
+    let waits = if node.pending.is_empty() {
+        String::new()
+    } else {
+        format!("  (waits for {})", node.pending.len())
+    };
+    out.push(format!(
+        "{first}{}  {}{waits}",
+        preview(node.id.as_bytes(), 80),
+        node.state
+    ));
+    for (i, child) in node.children.iter().enumerate() {
+        let last = i + 1 == node.children.len();
+        let (head, tail) = if last {
+            ("└─ ", "   ")
+        } else {
+            ("├─ ", "│  ")
+        };
+        tree_lines(
+            child,
+            &format!("{rest}{head}"),
+            &format!("{rest}{tail}"),
+            out,
+        );
+    }
 }

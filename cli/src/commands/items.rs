@@ -59,6 +59,12 @@ pub async fn add(client: &leaseq::Client, args: &AddArgs) -> Outcome {
     if let Some(n) = &args.name {
         item = item.name(n.clone());
     }
+    if !args.depends_on.is_empty() {
+        item = item.depends_on(args.depends_on.iter().cloned());
+    }
+    if let Some(p) = &args.on_dependency_failure {
+        item = item.on_dependency_failure(leaseq::OnDependencyFailure::parse(p)?);
+    }
     if let Some(b) = args.backoff_fixed {
         item = item.backoff(Backoff::Fixed(b));
     }

@@ -98,20 +98,35 @@ impl Queue {
     /// because the queue is full, that error (the other calls of the batch have run).
     async fn add_calls(&self, mode: &str, items: &[Item]) -> Result<(usize, Option<Error>)> {
         let single = items.len() == 1;
-        let mut wires = Vec::with_capacity(items.len());
+        // Items with dependencies take the `_deps` modes: 13 values per item (5.24).
+        let deps = items.iter().any(Item::has_dependencies);
+        let mut wires: Vec<Vec<Vec<u8>>> = Vec::with_capacity(items.len());
         for item in items {
-            wires.push(item.wire().map_err(|e| match e {
+            let in_batch = |e| match e {
                 Error::InvalidArgument { argument, reason } if !single => Error::invalid(
                     "items",
                     format!("item `{}`: {argument} {reason}", item.id()),
                 ),
                 other => other,
-            })?);
+            };
+            let mut wire = item.wire().map_err(in_batch)?.to_vec();
+            if deps {
+                wire.extend(item.wire_dependencies().map_err(in_batch)?);
+            }
+            wires.push(wire);
+        }
+        if deps {
+            check_dependency_order(items)?;
         }
         if wires.is_empty() {
             return Ok((0, None));
         }
-        let chunks: Vec<&[[Vec<u8>; 11]]> = wires.chunks(ADD_CHUNK).collect();
+        let mode = if deps {
+            format!("{mode}_deps")
+        } else {
+            mode.to_owned()
+        };
+        let chunks: Vec<&[Vec<Vec<u8>>]> = wires.chunks(ADD_CHUNK).collect();
         let incarnation = new_token();
         let mut conn = self.conn()?;
         let mut added = 0i64;
@@ -127,11 +142,11 @@ impl Queue {
                 // How many items the calls after this one carry: a bounded queue wants room
                 // for the whole batch in the first call (spec/PROTOCOL.md 5.18).
                 let later: usize = chunks[i + 1..].iter().map(|c| c.len()).sum();
-                inv.arg(mode)
+                inv.arg(mode.as_str())
                     .arg(format!("{incarnation}.{i}"))
                     .arg(later.to_string());
                 for wire in chunks[i] {
-                    for value in wire {
+                    for value in wire.iter() {
                         inv.arg(value.as_slice());
                     }
                 }
@@ -167,4 +182,32 @@ impl Queue {
         }
         Ok((added as usize, None))
     }
+}
+
+/// Refuses (argument `depends_on`, before anything is sent) a dependency on an item that comes
+/// later in the same call: dependencies within one call come first, which also rules out a
+/// cycle (an item added before cannot depend on one added after it). A refused item of a
+/// batch is named.
+pub(crate) fn check_dependency_order(items: &[Item]) -> Result<()> {
+    let position: std::collections::HashMap<&str, usize> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (item.id(), i))
+        .collect();
+    for (i, item) in items.iter().enumerate() {
+        for dep in item.dependencies() {
+            if position.get(dep.as_str()).is_some_and(|&j| j > i) {
+                return Err(Error::invalid(
+                    "depends_on",
+                    format!(
+                        "item `{}` depends on `{dep}`, which comes later in the same call: a \
+                         dependency comes first (an item cannot wait for one added after it, so \
+                         no cycle can form)",
+                        item.id()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -58,9 +58,12 @@ impl Queue {
             let mut inv = self.invocation(&scripts::CLEAN);
             inv.arg(LIGHT_BATCH);
             let reply: Vec<i64> = self.invoke(&inv).await?;
+            // Nine values, then (5.24) the dependants settled and the dependencies swept.
+            let head = reply.get(..9).unwrap_or_default();
             let [promoted, expired_requeued, expired_dead, expired_removed, examined, requeued, removed, before, stale] =
-                <[i64; 9]>::try_from(reply.clone())
+                <[i64; 9]>::try_from(head)
                     .map_err(|_| unexpected("clean", &Value::Int(reply.len() as i64)))?;
+            let settled = reply.get(9).copied().unwrap_or(0);
             report += CleanReport {
                 requeued: (expired_requeued + requeued) as u64,
                 removed: (removed + expired_removed + stale) as u64,
@@ -75,6 +78,7 @@ impl Queue {
             let more = promoted == PROMOTE_BATCH
                 || expired_requeued + expired_dead + expired_removed >= batch
                 || stale == batch
+                || settled >= batch
                 || (examined == batch && examined_total < budget);
             if !more {
                 return Ok(report);

@@ -76,6 +76,16 @@ impl Queue {
             result,
             lease_ttl: (ttl > 0).then(|| Duration::from_millis(ttl as u64)),
             cancelled: map.contains_key("cancelled"),
+            depends_on: field("depends_on")
+                .map(|d| d.split('\n').map(str::to_owned).collect())
+                .unwrap_or_default(),
+            on_dependency_failure: field("depends_on").map(|_| {
+                if field("on_dependency_failure").as_deref() == Some("run") {
+                    crate::OnDependencyFailure::Run
+                } else {
+                    crate::OnDependencyFailure::Fail
+                }
+            }),
         }))
     }
 

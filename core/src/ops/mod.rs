@@ -4,6 +4,7 @@ mod add;
 mod clean;
 mod config;
 mod dead;
+mod deps;
 mod finish;
 mod groups;
 mod inspect;
@@ -16,6 +17,7 @@ mod workers;
 
 pub use clean::CleanReport;
 pub use config::{QueueConfig, RateLimit};
+pub use deps::{Dependencies, Flow};
 pub use finish::{check_completion, Completion, Failure, MAX_TRACE_LEN};
 pub use names::NameCounts;
 pub use schedules::{

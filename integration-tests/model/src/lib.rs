@@ -2175,6 +2175,10 @@ impl State {
                 removed,
                 before as i64,
                 stale,
+                // Dependants settled and swept (5.24): this model's items have no dependencies
+                // (the model of dependencies is src/deps.rs).
+                0,
+                0,
             ]
             .into_iter()
             .map(Reply::Int)

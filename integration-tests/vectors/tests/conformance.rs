@@ -4,7 +4,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use leaseq::blocking::{Client, Queue};
-use leaseq::{Backoff, FailOutcome, Item, Job, Lease, QueueConfig, Retry, State, Wait};
+use leaseq::{
+    Backoff, FailOutcome, Flow, Item, Job, Lease, OnDependencyFailure, QueueConfig, Retry, State,
+    Wait,
+};
 use leaseq::{Missed, Schedule, ScheduleInfo};
 use leaseq_harness::vectors::{check_state, data_bytes, data_json, flush, raw, same};
 use leaseq_harness::RedisServer;
@@ -91,6 +94,15 @@ fn item(step: &Json) -> Result<Result<Item, leaseq::Error>, String> {
     if let Some(n) = step["name"].as_str() {
         item = item.name(n);
     }
+    if let Some(deps) = step["depends_on"].as_array() {
+        item = item.depends_on(deps.iter().filter_map(Json::as_str));
+    }
+    if let Some(p) = step["on_dependency_failure"].as_str() {
+        match OnDependencyFailure::parse(p) {
+            Ok(p) => item = item.on_dependency_failure(p),
+            Err(e) => return Ok(Err(e)),
+        }
+    }
     Ok(Ok(item))
 }
 
@@ -144,6 +156,21 @@ fn schedule_json(info: Option<ScheduleInfo>) -> Json {
     })
 }
 
+/// A flow of an `add_flow` step: an item object with an optional `children` list of flows.
+fn flow(step: &Json) -> Result<Result<Flow, leaseq::Error>, String> {
+    let mut flow = match item(step)? {
+        Ok(i) => Flow::new(i),
+        Err(e) => return Ok(Err(e)),
+    };
+    for child in step["children"].as_array().into_iter().flatten() {
+        match self::flow(child)? {
+            Ok(c) => flow = flow.child(c),
+            Err(e) => return Ok(Err(e)),
+        }
+    }
+    Ok(Ok(flow))
+}
+
 fn state_arg(step: &Json) -> Result<Result<State, leaseq::Error>, String> {
     Ok(State::parse(str_field(step, "state")?))
 }
@@ -177,6 +204,10 @@ fn job_json(job: Option<Job>) -> Json {
     // `trace` only for an item that has one (spec/vectors/README.md, "A job").
     if let Some(t) = job.trace {
         out["trace"] = Json::from(t);
+    }
+    // `depends_on` only for an item added with dependencies (spec/vectors/README.md, "A job").
+    if !job.depends_on.is_empty() {
+        out["depends_on"] = Json::from(job.depends_on);
     }
     out
 }
@@ -234,6 +265,38 @@ impl Runner<'_> {
                     None => q.add_batch(&items).map(Json::from),
                 }
             }
+            "add_flow" => {
+                let parent = item(&step["parent"])?;
+                let mut children = Vec::new();
+                let mut refused = None;
+                for entry in step["children"]
+                    .as_array()
+                    .ok_or("add_flow needs `children`")?
+                {
+                    match flow(entry)? {
+                        Ok(c) => children.push(c),
+                        Err(e) => refused = refused.or(Some(e)),
+                    }
+                }
+                match (parent, refused) {
+                    (Err(e), _) | (_, Some(e)) => Err(e),
+                    (Ok(p), None) => q.add_flow(&p, &children).map(Json::from),
+                }
+            }
+            "dependencies" => q.dependencies(str_field(step, "id")?).map(|d| {
+                let mut pending = d.pending;
+                pending.sort();
+                json!({"depends_on": d.depends_on, "pending": pending,
+                       "dependants": d.dependants_count,
+                       "on_dependency_failure": d.on_dependency_failure.map(|p| p.as_str())})
+            }),
+            "dependency_results" => q.dependency_results(str_field(step, "id")?).map(|r| {
+                Json::Array(
+                    r.into_iter()
+                        .map(|(id, res)| json!([id, res.map(|d| data_json(&d))]))
+                        .collect(),
+                )
+            }),
             "lease" => {
                 let got = q.lease(ms(step, "ttl_ms")?, Self::wait(step));
                 if let Ok(lease) = &got {

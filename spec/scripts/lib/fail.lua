@@ -1,4 +1,4 @@
---! include: keys guard rate groups outcome jobs
+--! include: keys guard rate groups outcome jobs flows
 -- Failing one leased item (spec/PROTOCOL.md, 5.6). mode is 'retry' or 'dead'; delay_ms comes
 -- from the client (the item's backoff).
 -- trace is the failure's traceback or stack (nil or '': none, and an earlier one is removed).
@@ -32,10 +32,12 @@ local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now, tra
   local max = max_attempts_of(job[4])
   if mode ~= 'retry' then
     to_dead(id, now, 'failed without retry')
+    settle_now(now)
     return {2, 0}
   end
   if max > 0 and attempts >= max then
     to_dead(id, now, 'failed ' .. attempts .. ' times')
+    settle_now(now)
     return {2, 0}
   end
   return {1, requeue_after(id, now, delay_ms, job[5], job[6])}

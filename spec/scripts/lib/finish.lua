@@ -1,4 +1,4 @@
---! include: keys config guard rate groups outcome
+--! include: keys config guard rate groups outcome deps flows
 -- Completing an item.
 -- First wins within one incarnation: the call whose DEL of P:item:<id> removed the key, even
 -- after its lease expired (a later holder's renew then says done). Returns 1 when this call
@@ -83,7 +83,7 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
     return 1
   end
   local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'state', 'attempts', 'keep_result_ms',
-    'group', 'added', 'name')
+    'group', 'added', 'name', 'dependants')
   if job[1] ~= inc then
     return lost_outcome(id, inc, nil, job[1], nil)
   end
@@ -93,7 +93,7 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
     drop_cancelled(id, slot)
     return -3
   end
-  if job[3] == 'delayed' or job[3] == 'dead' or job[3] == 'grouped' then
+  if job[3] == 'delayed' or job[3] == 'dead' or job[3] == 'grouped' or job[3] == 'blocked' then
     return 0
   end
   if slot then
@@ -118,6 +118,11 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
       redis.call('PEXPIRE', RESULT .. id, keep)
       index_done(id, now, keep)
     end
+  end
+  -- Items wait for this one (5.24): released now, up to a bound; the rest by the next calls.
+  if job[9] then
+    note_settled(id, 'done')
+    settle_now(now)
   end
   return 1
 end

@@ -1,4 +1,4 @@
---! include: keys config guard rate groups waiting
+--! include: keys config guard rate groups waiting deps
 -- Per-item transitions shared by several scripts.
 local TRIM_PER_CALL = 100
 
@@ -85,6 +85,7 @@ local function to_dead(id, now, reason, err, err_type)
     redis.call('HDEL', JOB .. id, 'trace')
   end
   redis.call('ZADD', DEAD, now, id)
+  note_settled(id, 'dead')
   count_event(now, 'dead', nil, counters_on() and redis.call('HGET', JOB .. id, 'name') or nil)
   trim_dead(now)
 end
@@ -96,7 +97,8 @@ local function drop_stale(id)
   -- pcall: a key of another type under JOB .. id is no job of ours and stays (an error value
   -- is a table, never a state).
   local state = redis.pcall('HGET', JOB .. id, 'state')
-  if type(state) == 'string' and state ~= 'delayed' and state ~= 'dead' and state ~= 'grouped' then
+  if type(state) == 'string' and state ~= 'delayed' and state ~= 'dead' and state ~= 'grouped'
+    and state ~= 'blocked' then
     redis.call('DEL', JOB .. id)
     redis.call('ZREM', LEASED, id)
   end

@@ -1,4 +1,4 @@
---! include: keys time config guard holds groups waiting(paused_now) jobs outcome
+--! include: keys time config guard holds groups waiting(paused_now) jobs outcome flows
 -- Leases up to n items (spec/PROTOCOL.md, 4.4).
 -- First moves up to 100 due delayed items to their waiting lists and recovers up to 20 expired
 -- leases (so no cleaner is needed for either), then leases up to n items in priority order.
@@ -41,6 +41,7 @@ local function housekeeping(h, now, always)
   h.group_holds = groups_back(now, 100)
   promote_due(now, 100, due)
   recover_expired(now, 20, expired)
+  settle_now(now)
   return h
 end
 
