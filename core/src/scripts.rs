@@ -35,9 +35,9 @@ macro_rules! helpers {
 }
 
 /// The helpers in spec/scripts/lib/ (name, code), by name; [`library_order`] places them.
-const HELPERS: [(&str, &str); 16] = helpers![
-    "call", "config", "fail", "finish", "groups", "guard", "holds", "jobs", "keys", "lease",
-    "outcome", "rate", "renew", "time", "waiting", "window",
+const HELPERS: [(&str, &str); 17] = helpers![
+    "call", "config", "events", "fail", "finish", "groups", "guard", "holds", "jobs", "keys",
+    "lease", "outcome", "rate", "renew", "time", "waiting", "window",
 ];
 
 /// What a file's include line names: one helper, and the library-wide variables of it that the
@@ -307,6 +307,7 @@ functions! {
     GROUP => "group",
     NAMES => "names",
     PROMOTE => "promote",
+    READ_EVENTS => "read_events",
 }
 
 /// One call of a function: `FCALL <name> <numkeys> <keys...> <args...>`.

@@ -4,6 +4,7 @@ mod add;
 mod clean;
 mod config;
 mod dead;
+mod events;
 mod finish;
 mod groups;
 mod inspect;
@@ -15,6 +16,7 @@ mod workers;
 
 pub use clean::CleanReport;
 pub use config::{QueueConfig, RateLimit};
+pub use events::{Events, EventsFrom, EventsPage, QueueEvent, GAP, MAX_EVENTS_PAGE};
 pub use finish::{check_completion, Completion, Failure, MAX_TRACE_LEN};
 pub use names::NameCounts;
 pub use workers::{RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};
