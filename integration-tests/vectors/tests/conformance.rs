@@ -102,7 +102,11 @@ fn state_arg(step: &Json) -> Result<Result<State, leaseq::Error>, String> {
 /// id are random or the clock's: never compared).
 fn event_json(e: &leaseq::QueueEvent) -> Json {
     let mut out = json!({"event": e.event, "id": e.job_id, "attempt": e.attempt});
-    for (field, value) in [("name", &e.name), ("error", &e.error), ("reason", &e.reason)] {
+    for (field, value) in [
+        ("name", &e.name),
+        ("error", &e.error),
+        ("reason", &e.reason),
+    ] {
         if let Some(v) = value {
             out[field] = json!(v);
         }
