@@ -13,6 +13,7 @@ use leaseq_harness::RedisServer;
 const TESTED: &[&str] = &[
     "blocking",
     "errors",
+    "events",
     "flow",
     "names",
     "logs",
@@ -83,6 +84,15 @@ fn every_example_has_its_test() {
         .collect();
     let tested: BTreeSet<String> = TESTED.iter().map(|name| name.to_string()).collect();
     assert_eq!(found, tested, "core/examples and the tests of this file");
+}
+
+#[test]
+fn events() {
+    assert_eq!(
+        run("events"),
+        "added order-1 (attempt 0)\nleased order-1 (attempt 1)\ncompleted order-1 (attempt 1)\n\
+         since then: added order-2\n"
+    );
 }
 
 #[test]
