@@ -370,7 +370,7 @@ pub enum ConfigCommand {
     ///
     /// Every client reads them: they apply to items added from then on, and --stats at once.
     /// Values are checked first: a refused one writes nothing, not even the others given.
-    Set(ConfigSetArgs),
+    Set(Box<ConfigSetArgs>),
     /// Remove the stored configuration: every default applies again (counters off).
     Reset {
         #[command(flatten)]
