@@ -229,6 +229,11 @@ pub enum Command {
     /// to the queue's items, and whether the queue keeps per-minute counters. A setting not
     /// stored takes the protocol's default; the table shows both.
     Config(ConfigArgs),
+    /// Print a queue's event stream: what happened to its items (added, leased, completed,
+    /// failed, retrying, dead, ...), one line per entry, oldest first; with --follow, then each
+    /// entry as it happens, until Ctrl-C. Events are recorded only while they are on
+    /// (`leaseq config set -q PREFIX --events on`; off by default).
+    Events(EventsArgs),
     /// Serve the web dashboard, its JSON API (/api, described by /api/openapi.yaml) and
     /// /metrics.
     Dashboard(ServeArgs),
@@ -375,7 +380,7 @@ pub enum ConfigCommand {
     ///
     /// Every client reads them: they apply to items added from then on, and --stats at once.
     /// Values are checked first: a refused one writes nothing, not even the others given.
-    Set(ConfigSetArgs),
+    Set(Box<ConfigSetArgs>),
     /// Remove the stored configuration: every default applies again (counters off).
     Reset {
         #[command(flatten)]
@@ -390,7 +395,7 @@ pub enum ConfigCommand {
 #[command(group(clap::ArgGroup::new("setting").required(true).multiple(true).args([
     "stats", "max_attempts", "priority", "backoff", "expires_after", "keep_result_for",
     "dead_max_count", "dead_max_age", "capacity", "rate_limit", "group_concurrency",
-    "group_rate_limit",
+    "group_rate_limit", "events", "events_max_len", "events_max_age",
 ])))]
 pub struct ConfigSetArgs {
     #[command(flatten)]
@@ -444,6 +449,36 @@ pub struct ConfigSetArgs {
     /// items go on. Default: no limit (`config reset` removes it, with the other settings).
     #[arg(long, value_parser = parse_rate_limit, value_name = "MAX/DURATION")]
     pub group_rate_limit: Option<leaseq::RateLimit>,
+    /// Record every transition of an item in the queue's event stream (`leaseq events`, the
+    /// dashboard's live log, `wait_result`). Off by default: off, it costs nothing.
+    #[arg(long, value_name = "on|off")]
+    pub events: Option<Switch>,
+    /// Entries the event stream keeps, about (1 to 10^9). Default 10000.
+    #[arg(long, value_name = "N")]
+    pub events_max_len: Option<u64>,
+    /// How long the event stream keeps an entry, about (at least 1s), e.g. 1h. Default 1 hour.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub events_max_age: Option<Duration>,
+    #[command(flatten)]
+    pub json: JsonArg,
+}
+
+/// `leaseq events`.
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    #[command(flatten)]
+    pub queue: QueueArg,
+    /// Keep printing entries as they come (without --after: from now), until Ctrl-C.
+    #[arg(long, short = 'f')]
+    pub follow: bool,
+    /// Only the entries after this entry id (the second column, e.g. 1767323045000-0): resume
+    /// where an earlier run stopped. Default: the oldest entries kept (with --follow: now).
+    #[arg(long, value_name = "ID")]
+    pub after: Option<String>,
+    /// Without --follow: how many entries at most (1 to 1000).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    pub limit: u16,
+    /// Print JSON: one document (without --follow), or one object a line (with --follow).
     #[command(flatten)]
     pub json: JsonArg,
 }

@@ -195,6 +195,7 @@ async fn execute(cli: Cli) -> Outcome {
                 config::show(&client, &queue, args.json.json).await
             }
         },
+        Command::Events(args) => commands::events::events(&client, &args).await,
         Command::Dashboard(_) | Command::Metrics(_) => unreachable!("served above"),
     }
     .map_err(|f: Fail| f)

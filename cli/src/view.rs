@@ -439,6 +439,12 @@ pub struct SettingsView {
     /// At most `max` leases of each group per `per_ms`, every group in its own window (null in
     /// `defaults` and `effective`: no limit).
     pub group_rate_limit: Option<RateLimitView>,
+    /// Whether every transition of an item is recorded in the event stream.
+    pub events: Option<bool>,
+    /// Entries the event stream keeps, about.
+    pub events_max_len: Option<u64>,
+    /// How long the event stream keeps an entry, about.
+    pub events_max_age_ms: Option<u64>,
 }
 
 impl From<&leaseq::QueueConfig> for SettingsView {
@@ -456,6 +462,55 @@ impl From<&leaseq::QueueConfig> for SettingsView {
             rate_limit: c.rate_limit.map(Into::into),
             group_concurrency: c.group_concurrency,
             group_rate_limit: c.group_rate_limit.map(Into::into),
+            events: c.events,
+            events_max_len: c.events_max_len,
+            events_max_age_ms: c.events_max_age.map(ms),
+        }
+    }
+}
+
+/// One entry of a queue's event stream (spec/PROTOCOL.md 14.2), for `leaseq events --json` and
+/// the dashboard's live log.
+#[derive(Debug, Serialize)]
+pub struct EventView {
+    /// The entry's id: resume after it.
+    pub id: String,
+    /// What happened (`added`, `leased`, `completed`, ..., or `gap`).
+    pub event: String,
+    /// The item's id.
+    pub job_id: String,
+    /// The item's incarnation.
+    pub inc: String,
+    /// Its attempts at the transition.
+    pub attempt: u64,
+    /// The entry's time (ms since the epoch, server clock).
+    pub time_ms: u64,
+    /// The item's name, when it has one.
+    pub name: Option<String>,
+    /// The failure's error.
+    pub error: Option<String>,
+    /// When it runs next (ms since the epoch).
+    pub due: Option<u64>,
+    /// Why it is dead.
+    pub reason: Option<String>,
+    /// Other fields (`state` of a cancel, `first` of a gap).
+    pub extra: std::collections::BTreeMap<String, String>,
+}
+
+impl From<&leaseq::QueueEvent> for EventView {
+    fn from(e: &leaseq::QueueEvent) -> EventView {
+        EventView {
+            id: e.id.clone(),
+            event: e.event.clone(),
+            job_id: e.job_id.clone(),
+            inc: e.inc.clone(),
+            attempt: e.attempt,
+            time_ms: e.time_ms,
+            name: e.name.clone(),
+            error: e.error.clone(),
+            due: e.due,
+            reason: e.reason.clone(),
+            extra: e.extra.iter().cloned().collect(),
         }
     }
 }
@@ -492,6 +547,9 @@ impl ConfigView {
             rate_limit: s.rate_limit.or(d.rate_limit),
             group_concurrency: s.group_concurrency.or(d.group_concurrency),
             group_rate_limit: s.group_rate_limit.or(d.group_rate_limit),
+            events: s.events.or(d.events),
+            events_max_len: s.events_max_len.or(d.events_max_len),
+            events_max_age_ms: s.events_max_age_ms.or(d.events_max_age_ms),
         };
         ConfigView {
             queue: queue.to_owned(),

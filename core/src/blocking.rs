@@ -314,6 +314,21 @@ impl Queue {
         }
     }
 
+    /// Follows the queue's event stream, as [`crate::Queue::events`] does: an iterator whose
+    /// every `next` blocks the calling thread until the next entry (errors a retry may cure
+    /// are waited out). It ends after yielding [`crate::Error::Closed`] once the client is
+    /// closed. One round trip here, as the async call's.
+    pub fn events(&self, from: crate::EventsFrom) -> Result<Events> {
+        let (runtime, client) = self.client.live()?;
+        let queue = client.queue(&self.prefix)?;
+        let inner = runtime.block_on(queue.events(from))?;
+        Ok(Events {
+            runtime,
+            inner,
+            ended: false,
+        })
+    }
+
     /// See [`crate::Queue::lease_from_parts`].
     pub fn lease_from_parts(
         &self,
@@ -323,6 +338,48 @@ impl Queue {
         attempt: u64,
     ) -> Result<Lease> {
         self.run(async |q| q.lease_from_parts(id, token, incarnation, attempt))
+    }
+}
+
+/// A blocking follower of a queue's event stream ([`Queue::events`]): an iterator of its
+/// entries, each `next` blocking the calling thread until one comes.
+pub struct Events {
+    runtime: Handle,
+    inner: crate::Events,
+    ended: bool,
+}
+
+impl Events {
+    /// The id of the last entry yielded (none yet: `None`): resume after it.
+    pub fn position(&self) -> Option<&str> {
+        self.inner.position()
+    }
+
+    /// The next entry, waiting at most `timeout` for it: `Ok(None)` when none came in time.
+    /// Nothing is lost by a timeout: the next call goes on from the same place.
+    pub fn next_timeout(&mut self, timeout: Duration) -> Result<Option<crate::QueueEvent>> {
+        let inner = &mut self.inner;
+        self.runtime.block_on(async {
+            match tokio::time::timeout(timeout, inner.next()).await {
+                Ok(next) => next.map(Some),
+                Err(_) => Ok(None),
+            }
+        })
+    }
+}
+
+impl Iterator for Events {
+    type Item = Result<crate::QueueEvent>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.ended {
+            return None;
+        }
+        let next = self.runtime.block_on(self.inner.next());
+        if matches!(next, Err(crate::Error::Closed)) {
+            self.ended = true;
+        }
+        Some(next)
     }
 }
 
@@ -390,4 +447,5 @@ blocking_operations! {
     fn deep_clean(&self) -> Result<CleanReport>;
     fn queue_len(&self) -> Result<u64>;
     fn processing_len(&self) -> Result<u64>;
+    fn read_events(&self, after: Option<&str>, count: usize) -> Result<crate::EventsPage>;
 }

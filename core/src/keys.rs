@@ -32,6 +32,8 @@ pub(crate) struct QueueKeys {
     pub room: String,
     /// `<prefix>:lease_count`: protocol v1's lease counts (deep clean removes stale ones)
     pub lease_count: String,
+    /// `<prefix>:events`: the event stream, while the queue's events are on (spec/PROTOCOL.md 14)
+    pub events: String,
     /// `<prefix>:cleaning`, redis-work-queue's cleaner journal (read and emptied by deep clean)
     pub cleaning: String,
     /// `<prefix>:workers`: the runner registry, runner id -> expiry (spec/PROTOCOL.md, 13.2)
@@ -85,6 +87,7 @@ impl QueueKeys {
             room: key("room"),
             lease_count: key("lease_count"),
             cleaning: key("cleaning"),
+            events: key("events"),
             workers: key("workers"),
             worker_family: key("worker:"),
             housekeeping_lock: key("lock:housekeeping"),
@@ -122,6 +125,7 @@ impl QueueKeys {
             "cleaning",
             "blocked",
             "settled",
+            "events",
         ]
         .iter()
         .map(|suffix| format!("{}:{suffix}", self.prefix))

@@ -56,8 +56,9 @@ pub use job::{Entry, FailOutcome, Found, GroupInfo, Job, JobResult, Minute, Stat
 pub use keys::{validate_prefix, MAX_PREFIX_LEN};
 pub use lease::{ttl_from_millis, Lease, RenewOutcome, Wait, MAX_TTL};
 pub use ops::{
-    check_completion, CleanReport, Completion, Dependencies, Failure, Flow, NameCounts,
-    QueueConfig, RateLimit, RunnerEntry, Runners, MAX_RUNNER_INFO_LEN, MAX_TRACE_LEN,
+    check_completion, CleanReport, Completion, Dependencies, Events, EventsFrom, EventsPage,
+    Failure, Flow, NameCounts, QueueConfig, QueueEvent, RateLimit, RunnerEntry, Runners, GAP,
+    MAX_EVENTS_PAGE, MAX_RUNNER_INFO_LEN, MAX_TRACE_LEN,
 };
 // Recurring jobs (spec/PROTOCOL.md 5.23).
 pub use ops::{

@@ -548,6 +548,21 @@ pub static OPERATIONS: &[Operation] = &[
         "how many ticks it fired and skipped",
         "Fires the due recurring jobs once, where no runner does (one more round trip per 100 due).",
     ),
+    op(
+        "read_events",
+        &[
+            opt("after", Kind::Text, "none: from now"),
+            opt("count", Kind::Count, "100"),
+        ],
+        "the entries after `after` (oldest first, a gap first when some were trimmed away), the stream's last id, whether events are on",
+        "One page of the queue's event stream, without waiting.",
+    ),
+    op(
+        "events",
+        &[opt("after", Kind::Text, "none: from now")],
+        "a follower: every entry in order, waiting for the next",
+        "Follows the queue's event stream from now, or resuming after an entry id.",
+    ),
 ];
 
 /// The runner's events, by name, the same in every language (Node in camelCase).
@@ -771,7 +786,8 @@ mod tests {
             let line = line.trim_start();
             if let Some(rest) = line.strip_prefix("pub async fn ") {
                 let name = &rest[..rest.find(['(', '<']).unwrap()];
-                let internal = ["runner_beat", "runner_leave", "runners"];
+                // (`next`: the event stream's follower's, not the queue's.)
+                let internal = ["runner_beat", "runner_leave", "runners", "next"];
                 assert!(
                     listed.contains(&name) || internal.contains(&name),
                     "crate::Queue::{name} is not in operations::OPERATIONS"

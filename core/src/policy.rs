@@ -26,6 +26,13 @@ pub const DEFAULT_DEAD_MAX_AGE: Duration = Duration::from_secs(7 * 86_400);
 /// Whether a queue keeps per-minute counters when its configuration does not say: off, so that
 /// a drained queue leaves no key (spec/PROTOCOL.md 3.2).
 pub const DEFAULT_STATS: bool = false;
+/// Entries a queue's event stream keeps at least (about: trimmed by whole nodes), by default
+/// (spec/PROTOCOL.md 14.1).
+pub const DEFAULT_EVENTS_MAX_LEN: u64 = 10_000;
+/// How long a queue's event stream keeps an entry, by default: one hour.
+pub const DEFAULT_EVENTS_MAX_AGE: Duration = Duration::from_secs(3600);
+/// The most entries a queue's event stream may be configured to keep.
+pub const MAX_EVENTS_MAX_LEN: u64 = 1_000_000_000;
 /// Priorities run from -1000 to 1000; 0 (the default) is redis-work-queue's plain list.
 pub const MAX_PRIORITY: i32 = 1000;
 /// The longest delay, backoff, retention or expiry accepted: 10 years (lease TTLs have their
@@ -337,6 +344,8 @@ mod tests {
             format!("dead_max_age_ms = {},", millis_up(DEFAULT_DEAD_MAX_AGE)),
             format!("keep_result_ms = {},", millis_up(DEFAULT_KEEP_RESULT)),
             format!("stats = {},", u8::from(DEFAULT_STATS)),
+            format!("events_max_len = {DEFAULT_EVENTS_MAX_LEN},"),
+            format!("events_max_age_ms = {},", millis_up(DEFAULT_EVENTS_MAX_AGE)),
         ];
         for line in expect {
             assert!(lua.contains(&line), "lib/config.lua lacks `{line}`");

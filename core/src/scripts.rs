@@ -35,9 +35,9 @@ macro_rules! helpers {
 }
 
 /// The helpers in spec/scripts/lib/ (name, code), by name; [`library_order`] places them.
-const HELPERS: [(&str, &str); 19] = helpers![
-    "call", "config", "deps", "fail", "finish", "flows", "groups", "guard", "holds", "jobs",
-    "keys", "lease", "outcome", "rate", "renew", "schedule", "time", "waiting", "window",
+const HELPERS: [(&str, &str); 20] = helpers![
+    "call", "config", "deps", "events", "fail", "finish", "flows", "groups", "guard", "holds",
+    "jobs", "keys", "lease", "outcome", "rate", "renew", "schedule", "time", "waiting", "window",
 ];
 
 /// What a file's include line names: one helper, and the library-wide variables of it that the
@@ -312,6 +312,7 @@ functions! {
     SCHEDULE_REMOVE => "schedule_remove",
     SCHEDULES => "schedules",
     DEPENDENCIES => "dependencies",
+    READ_EVENTS => "read_events",
 }
 
 /// One call of a function: `FCALL <name> <numkeys> <keys...> <args...>`.

@@ -112,6 +112,22 @@ async fn the_least_privilege_user_runs_everything_on_its_queue_and_nothing_else(
     handle.stop();
     run.await.unwrap().unwrap();
 
+    // The event stream (spec 14): appended inside the scripts (a refused XADD would only drop
+    // the entry, quietly), read by a page and followed with XREAD.
+    q.set_config(&leaseq::QueueConfig::new().events(true))
+        .await
+        .unwrap();
+    let mut follower = q.events(leaseq::EventsFrom::Now).await.unwrap();
+    q.add(&Item::with_id("e", "x").unwrap()).await.unwrap();
+    let page = q.read_events(Some("0-0"), 10).await.unwrap();
+    assert_eq!(page.events.len(), 1, "{page:?}");
+    let seen = tokio::time::timeout(Duration::from_secs(10), follower.next())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((seen.event.as_str(), seen.job_id.as_str()), ("added", "e"));
+    assert!(q.wait_result("e", Wait::No).await.unwrap().is_none());
+
     // Another queue's keys are refused, with Redis's reason in the message.
     let other = client.queue("{other}").unwrap();
     let err = other.add(&Item::new("x")).await.unwrap_err();

@@ -14,6 +14,7 @@ const TESTED: &[&str] = &[
     "blocking",
     "dependencies",
     "errors",
+    "events",
     "flow",
     "names",
     "logs",
@@ -85,6 +86,15 @@ fn every_example_has_its_test() {
         .collect();
     let tested: BTreeSet<String> = TESTED.iter().map(|name| name.to_string()).collect();
     assert_eq!(found, tested, "core/examples and the tests of this file");
+}
+
+#[test]
+fn events() {
+    assert_eq!(
+        run("events"),
+        "added order-1 (attempt 0)\nleased order-1 (attempt 1)\ncompleted order-1 (attempt 1)\n\
+         since then: added order-2\n"
+    );
 }
 
 #[test]

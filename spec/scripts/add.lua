@@ -1,4 +1,4 @@
---! include: keys time config guard waiting flows
+--! include: keys time config guard waiting flows events
 --! flags:
 -- add, add_unique, add_batch. ARGV: mode ('add' or 'unique'), incarnation base, later (how many
 -- items the same batch carries in the calls after this one: '0' but for a batch of more than
@@ -102,6 +102,7 @@ for _, p in ipairs(plan) do
   if p.plain then
     redis.call('LPUSH', level_zero_list(), id)
     redis.call('SET', ITEM .. id, data)
+    emit('added', id, nil, 0)
   else
     local delay, run_at = ARGV[i + 2], ARGV[i + 3]
     local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
@@ -135,17 +136,20 @@ for _, p in ipairs(plan) do
       redis.call('ZADD', DELAYED, due, id)
       redis.call('HSET', JOB .. id, unpack(fields))
       redis.call('SET', DATA .. id, data)
+      emit('delayed', id, fields[2], 0, ARGV[i + 10], 'due', due)
     elseif p.group then
       -- Waiting in its group: the data parked, the record `grouped` (lib/groups.lua).
       field('state', 'grouped')
       redis.call('HSET', JOB .. id, unpack(fields))
       redis.call('SET', DATA .. id, data)
       push_waiting(id, p.level, p.group)
+      emit('added', id, fields[2], 0, ARGV[i + 10])
     else
       field('state', 'waiting')
       push_waiting(id, p.level)
       redis.call('HSET', JOB .. id, unpack(fields))
       redis.call('SET', ITEM .. id, data)
+      emit('added', id, fields[2], 0, ARGV[i + 10])
     end
   end
 end

@@ -1,4 +1,4 @@
---! include: keys time groups deps flows
+--! include: keys time groups deps flows events
 --! flags: allow-oom
 -- cancel. ARGV: id. Removes a waiting, delayed or dead item; marks a leased one, so that its
 -- holder's renew, complete, fail and release answer "cancelled" (-3) and remove it, as does the
@@ -6,35 +6,41 @@
 -- A waiting item's id stays in its list, stale, until a lease or a clean drops it.
 local id = ARGV[1]
 local state = redis.call('HGET', JOB .. id, 'state')
--- Items that wait for this one (5.24) learn that it was cancelled, once it is.
-local function cancelled()
-  note_settled(id, 'cancelled')
-  settle_now(now_ms())
+-- The event stream's entry (lib/events.lua) needs the record, read before the writes below.
+local seen = events_on() and redis.call('HMGET', JOB .. id, 'inc', 'attempts', 'name')
+-- Each way out below: items that wait for this one (5.24) learn that it was cancelled (a dead
+-- one's learnt it when it died), then the stream's entry, after the writes.
+local function cancelled(was)
+  if was ~= 'dead' then
+    note_settled(id, 'cancelled')
+    settle_now(now_ms())
+  end
+  if seen then
+    emit('cancelled', id, seen[1], tonumber(seen[2]) or 0, seen[3], 'state', was)
+  end
+  return was
 end
 if state == 'blocked' then
   -- Waiting for its dependencies (lib/flows.lua): out of P:blocked, its parked data and record gone.
   redis.call('ZREM', blocked_key(), id)
   redis.call('DEL', DATA .. id, JOB .. id, deps_key(id))
-  cancelled()
-  return 'blocked'
+  return cancelled('blocked')
 end
 if state == 'grouped' then
   -- Waiting in its group (lib/groups.lua): out of the group's set, its parked data and record gone.
   remove_grouped(id, redis.call('HGET', JOB .. id, 'group'))
   redis.call('DEL', DATA .. id, JOB .. id)
-  cancelled()
-  return 'waiting'
+  return cancelled('waiting')
 end
 if state == 'delayed' then
   redis.call('ZREM', DELAYED, id)
   redis.call('DEL', DATA .. id, JOB .. id)
-  cancelled()
-  return 'delayed'
+  return cancelled('delayed')
 end
 if state == 'dead' then
   redis.call('ZREM', DEAD, id)
   redis.call('DEL', DATA .. id, JOB .. id)
-  return 'dead'
+  return cancelled('dead')
 end
 if redis.call('EXISTS', ITEM .. id) == 0 then
   if state then
@@ -50,8 +56,7 @@ if redis.call('EXISTS', LEASE .. id) == 1 then
   if not state then
     redis.call('HSET', JOB .. id, 'state', 'leased')
   end
-  cancelled()
-  return 'leased'
+  return cancelled('leased')
 end
 -- Waiting, or leased by a lease that ran out and is not recovered yet: its P:leased entry goes
 -- too, so that the recovery cannot take a later incarnation of the id for it. That lease's
@@ -63,5 +68,4 @@ if group then
 end
 redis.call('ZREM', LEASED, id)
 redis.call('DEL', ITEM .. id, JOB .. id)
-cancelled()
-return 'waiting'
+return cancelled('waiting')

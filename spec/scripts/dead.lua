@@ -1,4 +1,4 @@
---! include: keys guard waiting jobs
+--! include: keys guard waiting jobs events
 --! flags: allow-oom
 -- Dead letters. ARGV: action, then
 --   'requeue' id...   requeue these dead items (attempts reset to 0)
@@ -37,7 +37,9 @@ for i, id in ipairs(ids) do
     elseif unpark(id) then
       redis.call('HSET', JOB .. id, 'state', 'waiting', 'attempts', 0)
       redis.call('HDEL', JOB .. id, 'reason', 'finished', 'expires_at')
-      push_waiting(id, unpack(redis.call('HMGET', JOB .. id, 'priority', 'group')))
+      local job = redis.call('HMGET', JOB .. id, 'priority', 'group', 'inc', 'name')
+      push_waiting(id, job[1], job[2])
+      emit('requeued', id, job[3], 0, job[4])
     else
       redis.call('DEL', JOB .. id)
     end

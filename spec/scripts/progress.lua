@@ -1,4 +1,4 @@
---! include: keys outcome
+--! include: keys outcome events
 --! flags: allow-oom
 -- progress. ARGV: id, token, incarnation, value. Stores a small value on a leased item.
 -- Returns 1, or the outcome code of lib/outcome.lua.
@@ -12,4 +12,8 @@ if job[2] then
   return -3
 end
 redis.call('HSET', JOB .. id, 'progress', ARGV[4])
+if events_on() then
+  local more = redis.call('HMGET', JOB .. id, 'attempts', 'name')
+  emit('progress', id, job[1], tonumber(more[1]) or 0, more[2])
+end
 return 1

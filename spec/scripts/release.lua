@@ -1,4 +1,4 @@
---! include: keys time guard holds groups jobs outcome
+--! include: keys time guard holds groups jobs outcome events
 --! flags: allow-oom
 -- release. ARGV: id, token, incarnation, delay_ms, and optionally hold_ms (a runner's handler
 -- was rate limited for its group, spec/PROTOCOL.md 5.21: the item's group, or the queue when it
@@ -30,6 +30,9 @@ end
 if job[4] then
   release_slot(job[4])
 end
-redis.call('HINCRBY', JOB .. id, 'attempts', -1)
-requeue_after(id, now, ARGV[4], job[3], job[4])
+local attempts = redis.call('HINCRBY', JOB .. id, 'attempts', -1)
+local due = requeue_after(id, now, ARGV[4], job[3], job[4])
+if events_on() then
+  emit('released', id, inc, attempts, redis.call('HGET', JOB .. id, 'name'), 'due', due)
+end
 return 1

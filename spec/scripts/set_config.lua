@@ -1,4 +1,4 @@
---! include: keys waiting
+--! include: keys config waiting
 --! flags:
 -- set_config (spec/PROTOCOL.md 3.2). ARGV: field, value, field, value, ... (validated by the
 -- client). A capacity below the queue's size (waiting and delayed items) is refused: returns
@@ -12,4 +12,13 @@ for i = 1, #ARGV, 2 do
   end
 end
 redis.call('HSET', CONFIG, unpack(ARGV))
+-- The event stream's switch (spec 14.1): this library's leases read it at their next
+-- housekeeping, which a forgotten hint makes the next lease's, in every database.
+for i = 1, #ARGV, 2 do
+  if ARGV[i] == 'events' then
+    for _, h in pairs(queue_hints().dbs) do
+      h.housekeeping = nil
+    end
+  end
+end
 return -1

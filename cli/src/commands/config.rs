@@ -56,6 +56,15 @@ pub async fn set(client: &leaseq::Client, args: &ConfigSetArgs) -> Outcome {
     if let Some(r) = args.group_rate_limit {
         config = config.group_rate_limit(r);
     }
+    if let Some(s) = args.events {
+        config = config.events(s.on());
+    }
+    if let Some(n) = args.events_max_len {
+        config = config.events_max_len(n);
+    }
+    if let Some(d) = args.events_max_age {
+        config = config.events_max_age(d);
+    }
     let queue = &args.queue.queue;
     let q = client.queue(queue)?;
     q.set_config(&config).await.map_err(name_the_option)?;
@@ -145,5 +154,11 @@ fn rows(s: &SettingsView) -> Vec<(&'static str, Option<String>)> {
             "group-rate-limit",
             s.group_rate_limit.map(|r| r.to_string()),
         ),
+        (
+            "events",
+            s.events.map(|on| if on { "on" } else { "off" }.to_owned()),
+        ),
+        ("events-max-len", s.events_max_len.map(|n| n.to_string())),
+        ("events-max-age", s.events_max_age_ms.map(d)),
     ]
 }

@@ -4,6 +4,7 @@ pub mod check;
 pub mod clean;
 pub mod config;
 pub mod dead;
+pub mod events;
 pub mod groups;
 pub mod inspect;
 pub mod items;

@@ -136,7 +136,7 @@ pub struct ItemQuery {
 
 impl AppState {
     /// The queue `prefix`, if this dashboard shows it.
-    async fn queue(&self, prefix: &str) -> Result<leaseq::Queue, ApiError> {
+    pub(super) async fn queue(&self, prefix: &str) -> Result<leaseq::Queue, ApiError> {
         if !self.queues.is_empty() && !self.queues.iter().any(|q| q == prefix) {
             return Err(
                 Fail::NotFound(format!("queue `{prefix}` is not shown by this dashboard")).into(),

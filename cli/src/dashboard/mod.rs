@@ -3,6 +3,7 @@
 
 mod api;
 mod guard;
+mod live;
 
 use std::sync::Arc;
 
@@ -113,6 +114,7 @@ pub async fn serve(conn: ConnArgs, args: ServeArgs, ui: bool) -> Outcome {
             .route("/api/group/pause", post(api::pause_group))
             .route("/api/group/resume", post(api::resume_group))
             .route("/api/promote", post(api::promote))
+            .route("/api/events", get(live::events))
             .fallback(api::not_found)
             .method_not_allowed_fallback(api::method_not_allowed);
     }

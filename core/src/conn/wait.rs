@@ -210,6 +210,65 @@ impl<'a> Waiter<'a> {
         }
     }
 
+    /// Blocks until the stream `key` has an entry after `after` (`XREAD BLOCK ... COUNT
+    /// count STREAMS key after`), or `timeout` (at most [`WAIT_SLICE`]; `None`: the slice)
+    /// passes, on a connection of the wait's own, kept for the next wait: the event stream's
+    /// followers (spec/PROTOCOL.md 14.3). Returns XREAD's reply (nil when the time passed).
+    pub async fn until_stream(
+        &self,
+        key: &str,
+        after: &str,
+        count: usize,
+        timeout: Option<Duration>,
+    ) -> Result<Value> {
+        let result = self.read_stream(key, after, count, timeout).await;
+        if let Err(e) = &result {
+            if Verdict::of(e).outcome_unknown() {
+                self.handle.connections().forget_waiters();
+            }
+        }
+        result
+    }
+
+    async fn read_stream(
+        &self,
+        key: &str,
+        after: &str,
+        count: usize,
+        timeout: Option<Duration>,
+    ) -> Result<Value> {
+        let mut closed = self.handle.closed_signal();
+        if *closed.borrow() {
+            return Err(Error::Closed);
+        }
+        let slice = timeout.map_or(WAIT_SLICE, |d| d.min(WAIT_SLICE));
+        let mut conn = self.take_waiter().await?;
+        let mut cmd = redis::cmd("XREAD");
+        cmd.arg("COUNT")
+            .arg(count.max(1))
+            .arg("BLOCK")
+            .arg(slice.as_millis().max(1) as u64)
+            .arg("STREAMS")
+            .arg(key)
+            .arg(after);
+        let reply = tokio::select! {
+            reply = tokio::time::timeout(slice + WAIT_GRACE, cmd.query_async::<Value>(&mut conn)) => reply,
+            // Dropping the connection with its XREAD pending ends the wait server-side.
+            _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
+        };
+        match reply {
+            Ok(Ok(value)) => {
+                self.handle.connections().return_waiter(conn);
+                Ok(value)
+            }
+            Ok(Err(e)) => Err(Error::from_redis(e, self.prefix)),
+            Err(_) => Err(Error::Timeout(Cause::io(
+                "blocking wait got no answer",
+                None,
+            ))),
+        }
+    }
+
     async fn take_waiter(&self) -> Result<Conn> {
         self.handle
             .connections()

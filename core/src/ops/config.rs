@@ -47,6 +47,16 @@ pub struct QueueConfig {
     /// on the server for every client (spec/PROTOCOL.md 5.21): a group at its limit waits for
     /// its window while the queue's other groups and ungrouped items go on. Default: no limit.
     pub group_rate_limit: Option<RateLimit>,
+    /// Whether every transition of an item is appended to the queue's event stream
+    /// (`P:events`, spec/PROTOCOL.md 14), which [`Queue::events`] and [`Queue::read_events`]
+    /// read. Default off: off, the stream costs nothing. Switchable while the queue runs.
+    pub events: Option<bool>,
+    /// The entries the event stream keeps at least (about: it is trimmed by whole nodes), 1 to
+    /// [`policy::MAX_EVENTS_MAX_LEN`]. Default 10,000.
+    pub events_max_len: Option<u64>,
+    /// How long the event stream keeps an entry (about: trimmed at most once a second, by whole
+    /// nodes), at least 1 s. Default one hour.
+    pub events_max_age: Option<Duration>,
 }
 
 /// A queue's rate limit: at most `max` leases in each window of `per`, the window starting
@@ -101,6 +111,9 @@ impl QueueConfig {
             rate_limit: None,
             group_concurrency: Some(1),
             group_rate_limit: None,
+            events: Some(false),
+            events_max_len: Some(policy::DEFAULT_EVENTS_MAX_LEN),
+            events_max_age: Some(policy::DEFAULT_EVENTS_MAX_AGE),
         }
     }
 
@@ -117,6 +130,9 @@ impl QueueConfig {
         rate_limit: RateLimit,
         group_concurrency: u32,
         group_rate_limit: RateLimit,
+        events: bool,
+        events_max_len: u64,
+        events_max_age: Duration,
     );
 
     fn fields(&self) -> Result<Vec<(&'static str, String)>> {
@@ -180,6 +196,27 @@ impl QueueConfig {
             out.push(("group_rate_max", limit.max.to_string()));
             out.push(("group_rate_per_ms", per.to_string()));
         }
+        if let Some(on) = self.events {
+            out.push(("events", if on { "1" } else { "0" }.to_owned()));
+        }
+        if let Some(n) = self.events_max_len {
+            if !(1..=policy::MAX_EVENTS_MAX_LEN).contains(&n) {
+                return Err(Error::invalid(
+                    "events_max_len",
+                    format!("must be 1 to {}", policy::MAX_EVENTS_MAX_LEN),
+                ));
+            }
+            out.push(("events_max_len", n.to_string()));
+        }
+        if let Some(d) = self.events_max_age {
+            if d < Duration::from_secs(1) {
+                return Err(Error::invalid("events_max_age", "must be at least 1 s"));
+            }
+            out.push((
+                "events_max_age_ms",
+                policy::duration_ms("events_max_age", d)?.to_string(),
+            ));
+        }
         Ok(out)
     }
 
@@ -214,6 +251,9 @@ impl QueueConfig {
                 (Some(max), Some(per)) => Some(RateLimit { max, per }),
                 _ => None,
             },
+            events: map.get("events").map(|v| v == "1"),
+            events_max_len: map.get("events_max_len").and_then(|v| v.parse().ok()),
+            events_max_age: ms("events_max_age_ms"),
         }
     }
 }

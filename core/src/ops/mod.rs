@@ -5,6 +5,7 @@ mod clean;
 mod config;
 mod dead;
 mod deps;
+mod events;
 mod finish;
 mod groups;
 mod inspect;
@@ -18,6 +19,7 @@ mod workers;
 pub use clean::CleanReport;
 pub use config::{QueueConfig, RateLimit};
 pub use deps::{Dependencies, Flow};
+pub use events::{Events, EventsFrom, EventsPage, QueueEvent, GAP, MAX_EVENTS_PAGE};
 pub use finish::{check_completion, Completion, Failure, MAX_TRACE_LEN};
 pub use names::NameCounts;
 pub use schedules::{

@@ -43,6 +43,28 @@ impl Queue {
             Schedule::RESULT_READ,
         );
         let key = self.result_key(id);
+        // While the queue's events are on, the event stream (spec 5.11, 14): its position is
+        // read before the result is read again, so a completion in between is not lost.
+        if let Some(result) = self.read_result(&key).await? {
+            return Ok(Some(result));
+        }
+        if deadline.passed() {
+            return Ok(None);
+        }
+        {
+            let page = self.read_events(None, 1).await?;
+            if page.on {
+                if let Some(result) = self.read_result(&key).await? {
+                    return Ok(Some(result));
+                }
+                if let Ok(found) = self
+                    .wait_result_by_events(id, &key, page.last, deadline)
+                    .await?
+                {
+                    return Ok(found);
+                }
+            }
+        }
         loop {
             if let Some(result) = self.read_result(&key).await? {
                 return Ok(Some(result));
@@ -70,7 +92,7 @@ impl Queue {
         key
     }
 
-    async fn read_result(&self, key: &[u8]) -> Result<Option<JobResult>> {
+    pub(crate) async fn read_result(&self, key: &[u8]) -> Result<Option<JobResult>> {
         let value: Value = self
             .query(redis::cmd("LRANGE").arg(key).arg(0).arg(4))
             .await?;

@@ -175,6 +175,28 @@ fn state_arg(step: &Json) -> Result<Result<State, leaseq::Error>, String> {
     Ok(State::parse(str_field(step, "state")?))
 }
 
+/// An event entry as the vectors write it (spec/vectors/README.md, "An event"): its kind, item
+/// and attempt, and `name`, `error`, `reason`, `state` when it has them (`inc`, `due` and the
+/// id are random or the clock's: never compared).
+fn event_json(e: &leaseq::QueueEvent) -> Json {
+    let mut out = json!({"event": e.event, "id": e.job_id, "attempt": e.attempt});
+    for (field, value) in [
+        ("name", &e.name),
+        ("error", &e.error),
+        ("reason", &e.reason),
+    ] {
+        if let Some(v) = value {
+            out[field] = json!(v);
+        }
+    }
+    for (field, value) in &e.extra {
+        if field == "state" {
+            out["state"] = json!(value);
+        }
+    }
+    out
+}
+
 fn job_json(job: Option<Job>) -> Json {
     let Some(job) = job else {
         return Json::Null;
@@ -483,8 +505,17 @@ impl Runner<'_> {
                 if let Some(n) = step["group_concurrency"].as_u64() {
                     config = config.group_concurrency(n as u32);
                 }
+                if let Some(on) = step["events"].as_bool() {
+                    config = config.events(on);
+                }
+                if let Some(n) = step["events_max_len"].as_u64() {
+                    config = config.events_max_len(n);
+                }
                 q.set_config(&config).map(|()| Json::Null)
             }
+            "read_events" => q
+                .read_events(Some(step["after"].as_str().unwrap_or("0-0")), 1000)
+                .map(|page| Json::Array(page.events.iter().map(event_json).collect())),
             "counts_by_name" => q.counts_by_name().map(|counts| {
                 counts.map_or(Json::Null, |rows| {
                     rows.into_iter()

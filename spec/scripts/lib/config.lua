@@ -10,6 +10,9 @@ local DEFAULTS = {
   keep_result_ms = 86400000,   -- 1 day
   stats = 0,                   -- per-minute counters (P:rate:<minute>): 1 on, 0 off
   group_concurrency = 1,       -- leased items of one group at once, unless the group says
+  events = 0,                  -- the event stream (P:events, spec 14): 1 on, 0 off
+  events_max_len = 10000,      -- entries it keeps at least, about (XADD MAXLEN ~)
+  events_max_age_ms = 3600000, -- and for how long (XTRIM MINID ~), 1 hour
 }
 local config_cache = nil
 local function config(field)

@@ -1,4 +1,4 @@
---! include: keys guard rate groups outcome jobs flows
+--! include: keys guard rate groups outcome jobs flows events
 -- Failing one leased item (spec/PROTOCOL.md, 5.6). mode is 'retry' or 'dead'; delay_ms comes
 -- from the client (the item's backoff).
 -- trace is the failure's traceback or stack (nil or '': none, and an earlier one is removed).
@@ -30,6 +30,7 @@ local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now, tra
   end
   local attempts = tonumber(job[3]) or 1
   local max = max_attempts_of(job[4])
+  emit('failed', id, inc, attempts, job[7], 'error', err)
   if mode ~= 'retry' then
     to_dead(id, now, 'failed without retry')
     settle_now(now)
@@ -40,5 +41,7 @@ local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now, tra
     settle_now(now)
     return {2, 0}
   end
-  return {1, requeue_after(id, now, delay_ms, job[5], job[6])}
+  local due = requeue_after(id, now, delay_ms, job[5], job[6])
+  emit('retrying', id, inc, attempts, job[7], 'due', due)
+  return {1, due}
 end

@@ -1,4 +1,4 @@
---! include: keys config guard rate groups outcome deps flows
+--! include: keys config guard rate groups outcome deps flows events
 -- Completing an item.
 -- First wins within one incarnation: the call whose DEL of P:item:<id> removed the key, even
 -- after its lease expired (a later holder's renew then says done). Returns 1 when this call
@@ -74,12 +74,14 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
         return -2
       end
       b.completed = b.completed + 1
+      emit('completed', id, inc, 1)
       return 1
     end
     if gone then
       return -2
     end
     count_event(now, 'completed')
+    emit('completed', id, inc, 1)
     return 1
   end
   local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'state', 'attempts', 'keep_result_ms',
@@ -108,6 +110,7 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
   end
   redis.call('DEL', LEASE .. id, JOB .. id)
   count_event(now, 'completed', nil, job[8])
+  emit('completed', id, inc, tonumber(job[4]) or 0, job[8])
   if has_result then
     local keep = tonumber(keep_ms) or tonumber(job[5]) or tonumber(config('keep_result_ms'))
     if keep > 0 then
@@ -191,6 +194,9 @@ local function complete_items(argv, first, now)
       end
       redis.call('DEL', unpack(dels))
       b.completed = b.completed + #live
+      for _, i in ipairs(live) do
+        emit('completed', argv[i], argv[i + 1], 1)
+      end
     else
       for _, i in ipairs(live) do
         rest[#rest + 1] = i

@@ -1,4 +1,4 @@
---! include: keys config guard rate groups waiting deps
+--! include: keys config guard rate groups waiting deps events
 -- Per-item transitions shared by several scripts.
 local TRIM_PER_CALL = 100
 
@@ -87,6 +87,10 @@ local function to_dead(id, now, reason, err, err_type)
   redis.call('ZADD', DEAD, now, id)
   note_settled(id, 'dead')
   count_event(now, 'dead', nil, counters_on() and redis.call('HGET', JOB .. id, 'name') or nil)
+  if events_on() then
+    local job = redis.call('HMGET', JOB .. id, 'inc', 'attempts', 'name')
+    emit('dead', id, job[1], tonumber(job[2]) or 0, job[3], 'reason', reason, 'error', err)
+  end
   trim_dead(now)
 end
 
@@ -127,7 +131,9 @@ local function promote_due(now, limit, ids)
     redis.call('ZREM', DELAYED, id)
     if unpark(id) then
       redis.call('HSET', JOB .. id, 'state', 'waiting')
-      push_waiting(id, unpack(redis.call('HMGET', JOB .. id, 'priority', 'group')))
+      local job = redis.call('HMGET', JOB .. id, 'priority', 'group', 'inc', 'attempts', 'name')
+      push_waiting(id, job[1], job[2])
+      emit('promoted', id, job[3], tonumber(job[4]) or 0, job[5])
     else
       redis.call('DEL', JOB .. id)
     end
@@ -147,7 +153,8 @@ local function recover_expired(now, limit, ids)
   for _, id in ipairs(ids) do
     local ttl = redis.call('PTTL', LEASE .. id)
     -- pcall: a key of another type under JOB .. id is no job of ours (an error value is a table).
-    local job = ttl <= 0 and redis.pcall('HMGET', JOB .. id, 'attempts', 'max_attempts', 'priority', 'cancelled', 'state', 'group')
+    local job = ttl <= 0 and redis.pcall('HMGET', JOB .. id, 'attempts', 'max_attempts', 'priority', 'cancelled', 'state', 'group',
+      'inc', 'name')
     if ttl > 0 then
       redis.call('ZADD', LEASED, now + ttl, id)
     elseif job.err or job[5] ~= 'leased' then
@@ -170,6 +177,7 @@ local function recover_expired(now, limit, ids)
       else
         count_event(now, 'expired')
         local attempts = tonumber(job[1]) or 0
+        emit('expired', id, job[7], attempts, job[8])
         local max = max_attempts_of(job[2])
         if max > 0 and attempts >= max then
           to_dead(id, now, 'lease expired ' .. attempts .. ' times')

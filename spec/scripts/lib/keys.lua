@@ -34,13 +34,14 @@ local GROUP_SEQ     -- P:group_seq     STRING the order of queueing in groups
 local GROUP_RATE    -- P:group_rate:   family: GROUP_RATE .. g, STRING g's leases in its window
 local GROUP_WAIT    -- P:group_wait    ZSET g -> the end of its rate limit's window (ms)
 local DONE          -- P:done          ZSET id -> finished (ms) of items whose result is kept
+local EVENTS        -- P:events        STREAM the queue's transitions, while its events are on
 
 -- Each queue's names, built on a queue's first call and kept in the library's memory (at most
 -- 10000 queues, then all are forgotten): a call binds them with one table lookup.
 local NAMES = {'queue', 'processing', 'lease:', 'item:', 'job:', 'data:', 'delayed', 'leased', 'dead',
   'prios', 'prio:', 'config', 'wake', 'result:', 'rate:', 'lease_count', 'paused', 'held', 'room', 'limit',
   'group:', 'ready', 'ready_set', 'group_active', 'group_limit', 'group_paused', 'group_waiting', 'group_seq',
-  'group_rate:', 'group_wait', 'done'}
+  'group_rate:', 'group_wait', 'done', 'events'}
 local bound, bound_count = {}, 0
 
 local function names_of(lease_family)
@@ -74,4 +75,5 @@ local function bind_keys(keys)
   GROUP, READY, READY_SET, GROUP_ACTIVE, GROUP_LIMIT = n[21], n[22], n[23], n[24], n[25]
   GROUP_PAUSED, GROUP_WAITING, GROUP_SEQ, GROUP_RATE, GROUP_WAIT = n[26], n[27], n[28], n[29], n[30]
   DONE = n[31]
+  EVENTS = n[32]
 end

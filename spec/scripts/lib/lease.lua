@@ -1,4 +1,4 @@
---! include: keys time config guard holds groups waiting(paused_now) jobs outcome flows
+--! include: keys time config guard holds groups waiting(paused_now) jobs outcome flows events
 -- Leases up to n items (spec/PROTOCOL.md, 4.4).
 -- First moves up to 100 due delayed items to their waiting lists and recovers up to 20 expired
 -- leases (so no cleaner is needed for either), then leases up to n items in priority order.
@@ -39,6 +39,9 @@ local function housekeeping(h, now, always)
   h.group_rate_max = tonumber(config('group_rate_max'))
   h.group_rate_per = tonumber(config('group_rate_per_ms'))
   h.group_holds = groups_back(now, 100)
+  -- Whether leases append to the event stream, as of now (set_config of `events` forgets the
+  -- housekeeping hint, so that the next lease comes here).
+  h.events = events_on()
   promote_due(now, 100, due)
   recover_expired(now, 20, expired)
   settle_now(now)
@@ -248,6 +251,7 @@ local function lease_items(base, ttl_s, n_s, db, now)
     if lease then
       made_room(h)
       counted(h, 1)
+      emit_leases(h, {lease})
       return {0, -1, lease}
     end
     empty = not taken
@@ -268,6 +272,7 @@ local function lease_items(base, ttl_s, n_s, db, now)
     if lease then
       made_room(h)
       counted(h, 1)
+      emit_leases(h, {lease})
       return {0, -1, lease}
     end
     if not taken then
@@ -414,6 +419,7 @@ local function lease_items(base, ttl_s, n_s, db, now)
       end
     end
   end
+  emit_leases(h, leases)
   local reply = {more, wait}
   for _, lease in ipairs(leases) do
     reply[#reply + 1] = lease

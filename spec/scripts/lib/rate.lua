@@ -8,14 +8,22 @@ local RATE_TTL_MS = 3720000
 -- Whether this call counts: read once per call (begin_call forgets it), from the configuration
 -- when the call has read it already (config_cache, declared on the include line), else with one
 -- HGET (an error reply, a P:config of another type, reads as unset: the default applies).
-local counting = nil
+-- The same read brings the event stream's switch and bounds (`switches`, lib/events.lua reads
+-- them through events_on): one HMGET for both, so that events off cost a call nothing.
+local counting, switches = nil, nil
 local function counters_on()
   if counting == nil then
     local value
     if config_cache then
       value = config_cache.stats
+      switches = {config_cache.events, config_cache.events_max_len, config_cache.events_max_age_ms}
     else
-      value = redis.pcall('HGET', CONFIG, 'stats')
+      local read = redis.pcall('HMGET', CONFIG, 'stats', 'events', 'events_max_len', 'events_max_age_ms')
+      if read.err then
+        read = {}
+      end
+      value = read[1]
+      switches = {read[2], read[3], read[4]}
     end
     if not value or type(value) == 'table' then
       value = DEFAULTS.stats
@@ -23,6 +31,17 @@ local function counters_on()
     counting = tonumber(value) == 1
   end
   return counting
+end
+
+-- Whether this call appends to the event stream (P:config events = 1, spec/PROTOCOL.md 3.2 and
+-- 14), and the stream's bounds: read with the counters' switch, once per call.
+local function events_on()
+  counters_on()
+  if switches[1] ~= '1' then
+    return false
+  end
+  return true, tonumber(switches[2]) or DEFAULTS.events_max_len,
+    tonumber(switches[3]) or DEFAULTS.events_max_age_ms
 end
 
 -- A named item's events are also counted under `<field>:<name>` (completed, failed, dead),

@@ -496,5 +496,55 @@ document.getElementById("purge-all").addEventListener("click", async () => {
   }
   refresh();
 });
+// The selected queue's event stream (GET /api/events, server-sent events): each entry is
+// shown in the live log (as text) and redraws the page soon after, so that what other clients
+// do shows at once; the 2 s refresh goes on beside it. The browser reconnects by itself, and
+// the server resumes after the last entry it sent (Last-Event-ID).
+let live = null;
+let liveQueue = null;
+let liveRedraw = null;
+const LIVE_KEPT = 100;
+
+function liveState(text) {
+  document.getElementById("events-state").textContent = text;
+}
+
+function follow(name) {
+  if (name === liveQueue) return;
+  if (live) live.close();
+  live = null;
+  liveQueue = name;
+  document.getElementById("event-log").replaceChildren();
+  if (!name) return;
+  liveState("connecting to the event stream...");
+  live = new EventSource("/api/events?" + q(name));
+  live.addEventListener("status", (m) => {
+    const on = JSON.parse(m.data).on;
+    liveState(on ? "events on: entries show here as they happen"
+      : "events are off for this queue: nothing is recorded (leaseq config set -q " + name + " --events on)");
+  });
+  live.addEventListener("entry", (m) => {
+    const e = JSON.parse(m.data);
+    const parts = [time(e.time_ms), e.event, e.job_id, "attempt " + e.attempt];
+    if (e.name != null) parts.push("name " + e.name);
+    if (e.error != null) parts.push("error " + e.error);
+    if (e.reason != null) parts.push("(" + e.reason + ")");
+    const li = el("li", parts.join("  "), "payload event-" + e.event);
+    li.dataset.event = e.event;
+    li.dataset.id = e.job_id;
+    const log = document.getElementById("event-log");
+    log.prepend(li);
+    while (log.children.length > LIVE_KEPT) log.lastElementChild.remove();
+    if (liveRedraw === null) {
+      liveRedraw = setTimeout(() => { liveRedraw = null; refresh(); }, 200);
+    }
+  });
+  live.addEventListener("error", () => {
+    if (live && live.readyState === EventSource.CONNECTING) liveState("event stream lost: reconnecting...");
+  });
+}
+
+window.addEventListener("hashchange", () => follow(route().queue));
+follow(route().queue);
 refresh();
 setInterval(refresh, 2000);
