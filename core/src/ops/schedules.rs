@@ -43,6 +43,7 @@ const NEVER: u64 = (1 << 53) - 1;
 /// What a schedule does with the ticks it missed (fired more than [`MISSED_GRACE`] late,
 /// because no runner was there to fire them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Missed {
     /// Missed ticks add nothing (the default).
     #[default]
@@ -91,6 +92,7 @@ impl Missed {
 
 /// When a schedule's ticks fall.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Every {
     /// A cron expression: five fields (minute, hour, day of month, month, day of week) or six
     /// with the seconds first, in the schedule's time zone.
