@@ -465,7 +465,7 @@ impl Ticks {
 pub struct FirePlan {
     /// The ticks to fire, ascending.
     pub ticks: Vec<u64>,
-    /// Missed ticks skipped (counted up to 100,000).
+    /// Missed ticks skipped (counted up to 10,000: the count walks the ticks).
     pub skipped: u64,
     /// The new `from`: `now`.
     pub new_from: u64,
@@ -478,7 +478,7 @@ pub struct FirePlan {
 /// time when it is within [`MISSED_GRACE`] of `now` (fired), else missed (fired per `missed`).
 #[doc(hidden)]
 pub fn plan(ticks: &Ticks, missed: Missed, from: u64, now: u64) -> FirePlan {
-    const COUNT_CAP: u64 = 100_000;
+    const COUNT_CAP: u64 = 10_000;
     let grace = MISSED_GRACE.as_millis() as u64;
     let late = now.saturating_sub(grace);
     let mut fire = Vec::new();
