@@ -188,6 +188,10 @@ pub enum Command {
         #[command(subcommand)]
         command: DeadCommand,
     },
+    /// Recurring jobs (schedules): without a subcommand, the queue's schedules with their next
+    /// fire times, by next fire time; `add` stores one (new or changed), `rm` removes one, `fire`
+    /// fires the due ones once (where no runner runs). Runners fire them by themselves.
+    Schedules(SchedulesArgs),
     /// The live runners of a queue, as they register themselves (`P:workers`): id, language,
     /// running jobs out of their concurrency, counters, and which one does the housekeeping.
     Workers {
@@ -746,4 +750,63 @@ mod tests {
         use clap::CommandFactory;
         Cli::command().debug_assert();
     }
+}
+
+/// `leaseq schedules`: list, or a subcommand.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = false)]
+pub struct SchedulesArgs {
+    #[command(subcommand)]
+    pub command: Option<ScheduleCommand>,
+    /// The queue's prefix, e.g. `{emails}` (before or after the subcommand).
+    #[arg(
+        long,
+        short = 'q',
+        env = "LEASEQ_QUEUE",
+        value_name = "PREFIX",
+        global = true
+    )]
+    pub queue: Option<String>,
+    /// Print JSON instead of a table.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+/// What `leaseq schedules` does besides listing.
+#[derive(Debug, Subcommand)]
+pub enum ScheduleCommand {
+    /// Store a schedule by name (new, or replacing the one of that name: a change never fires
+    /// a tick twice nor skips one). Give --cron (with --tz) or --every.
+    Add {
+        /// The schedule's name (its items' ids are `<name>@<tick ms>`).
+        name: String,
+        /// A cron expression: five fields, or six with the seconds first, e.g. "0 3 * * *".
+        #[arg(long, conflicts_with = "every", required_unless_present = "every")]
+        cron: Option<String>,
+        /// The cron expression's IANA time zone, e.g. Europe/Berlin (default UTC).
+        #[arg(long, requires = "cron")]
+        tz: Option<String>,
+        /// A period instead of a cron expression, e.g. 30s, 5m (at least 1s).
+        #[arg(long, value_parser = parse_duration)]
+        every: Option<Duration>,
+        /// The data of each item it adds.
+        #[arg(long, default_value = "")]
+        data: String,
+        /// Missed ticks (no runner was there): skip, once (the latest), or all:N (the latest N).
+        #[arg(long, default_value = "skip")]
+        missed: String,
+        /// The items' priority (-1000..1000).
+        #[arg(long, allow_hyphen_values = true)]
+        priority: Option<i32>,
+        /// The items' name (what kind of job they are).
+        #[arg(long = "item-name")]
+        item_name: Option<String>,
+    },
+    /// Remove a schedule; the items it added stay. Exit 1 when there was none.
+    Rm {
+        /// The schedule's name.
+        name: String,
+    },
+    /// Fire the due schedules once, as a runner's housekeeping does.
+    Fire,
 }

@@ -16,7 +16,7 @@ use std::io::Write;
 use clap::Parser;
 
 use args::{Cli, Command, ConfigCommand, DeadCommand, GroupCommand};
-use commands::{check, clean, config, dead, groups, inspect, items, pause, workers};
+use commands::{check, clean, config, dead, groups, inspect, items, pause, schedules, workers};
 use fail::{Fail, Outcome};
 
 /// Runs the `leaseq` command with `args` (the program name first, as in `std::env::args_os`) and
@@ -172,6 +172,7 @@ async fn execute(cli: Cli) -> Outcome {
                 json,
             } => dead::purge(&client, &queue.queue, oldest, json.json).await,
         },
+        Command::Schedules(args) => schedules::schedules(&client, args).await,
         Command::Workers { queue, json } => {
             workers::workers(&client, &queue.queue, json.json).await
         }

@@ -1177,3 +1177,39 @@ async fn the_dashboard_starts_while_redis_is_down_and_recovers() {
     assert_eq!(v[0]["queue"], "back");
     assert_eq!(v[0]["waiting"], 1);
 }
+
+#[tokio::test]
+async fn schedules_are_listed_with_their_next_fire_times_as_text() {
+    let (_server, q, served) = setup().await;
+    let nightly = leaseq::Schedule::cron("0 3 * * *")
+        .tz("Europe/Berlin")
+        .missed(leaseq::Missed::Once);
+    q.upsert_schedule("<b>nightly</b>", &nightly).await.unwrap();
+    let http = reqwest::Client::new();
+    let v: serde_json::Value = http
+        .get(format!("{}api/schedules?queue=jobs", served.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(v["total"], 1, "{v}");
+    let s = &v["schedules"][0];
+    assert_eq!(s["name"], "<b>nightly</b>", "JSON carries text as given");
+    assert_eq!(
+        (s["cron"].as_str(), s["tz"].as_str()),
+        (Some("0 3 * * *"), Some("Europe/Berlin"))
+    );
+    assert_eq!(s["missed"], "once");
+    assert!(s["next_ms"].as_u64().unwrap() > v["now_ms"].as_u64().unwrap());
+    let openapi = http
+        .get(format!("{}api/openapi.yaml", served.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(openapi.contains("/api/schedules:"), "{openapi}");
+}

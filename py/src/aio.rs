@@ -600,6 +600,73 @@ impl AsyncQueue {
         self.run(py, move |q| async move { q.promote(&id).await })
     }
 
+    /// See ``leaseq.Queue.upsert_schedule``.
+    fn upsert_schedule<'py>(
+        &self,
+        py: Python<'py>,
+        name: &Bound<'py, PyAny>,
+        schedule: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let name = convert::string(name, "name")?;
+        let schedule = crate::schedules::schedule(schedule)?;
+        self.run(py, move |q| async move {
+            q.upsert_schedule(&name, &schedule).await
+        })
+    }
+
+    /// See ``leaseq.Queue.remove_schedule``.
+    fn remove_schedule<'py>(
+        &self,
+        py: Python<'py>,
+        name: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let name = convert::string(name, "name")?;
+        self.run(py, move |q| async move { q.remove_schedule(&name).await })
+    }
+
+    /// See ``leaseq.Queue.get_schedule``.
+    fn get_schedule<'py>(
+        &self,
+        py: Python<'py>,
+        name: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let name = convert::string(name, "name")?;
+        self.run(py, move |q| async move {
+            q.get_schedule(&name)
+                .await
+                .map(|s| s.map(crate::schedules::ScheduleInfo::from))
+        })
+    }
+
+    /// See ``leaseq.Queue.schedules``.
+    #[pyo3(
+        signature = (start = None, count = None),
+        text_signature = "($self, start=0, count=100)"
+    )]
+    fn schedules<'py>(
+        &self,
+        py: Python<'py>,
+        start: Option<&Bound<'py, PyAny>>,
+        count: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.run(py, move |q| async move {
+            q.schedules(start, count)
+                .await
+                .map(crate::schedules::SchedulePage::from)
+        })
+    }
+
+    /// See ``leaseq.Queue.fire_due_schedules``.
+    fn fire_due_schedules<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move {
+            q.fire_due_schedules()
+                .await
+                .map(crate::schedules::FireReport::from)
+        })
+    }
+
     /// See ``leaseq.Queue.count``.
     fn count<'py>(
         &self,

@@ -11,6 +11,7 @@ mod convert;
 mod errors;
 mod jobs;
 mod runtime;
+mod schedules;
 mod sync;
 mod table;
 mod time;
@@ -36,6 +37,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<jobs::GroupInfo>()?;
     m.add_class::<jobs::NameCounts>()?;
     m.add_class::<jobs::FailOutcome>()?;
+    m.add_class::<schedules::Schedule>()?;
+    m.add_class::<schedules::ScheduleInfo>()?;
+    m.add_class::<schedules::SchedulePage>()?;
+    m.add_class::<schedules::FireReport>()?;
     m.add_class::<sync::Client>()?;
     m.add_class::<sync::Queue>()?;
     m.add_class::<aio::AsyncClient>()?;

@@ -575,6 +575,64 @@ impl Queue {
         self.call(py, |q| q.promote(&id))
     }
 
+    /// Stores the recurring job ``name`` (a ``Schedule``), new or replacing the one of that
+    /// name: a change never fires a tick twice nor skips one. Returns whether it is new. The
+    /// queue's runners fire it (in any language), or ``fire_due_schedules``. At most 10,000 a
+    /// queue.
+    fn upsert_schedule(
+        &self,
+        py: Python<'_>,
+        name: &Bound<'_, PyAny>,
+        schedule: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let name = convert::string(name, "name")?;
+        let schedule = crate::schedules::schedule(schedule)?;
+        self.call(py, |q| q.upsert_schedule(&name, &schedule))
+    }
+
+    /// Removes the recurring job ``name`` (the items it added stay); returns whether there was
+    /// one.
+    fn remove_schedule(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let name = convert::string(name, "name")?;
+        self.call(py, |q| q.remove_schedule(&name))
+    }
+
+    /// The recurring job ``name`` with its next fire time (a ``ScheduleInfo``), or ``None``.
+    fn get_schedule(
+        &self,
+        py: Python<'_>,
+        name: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<crate::schedules::ScheduleInfo>> {
+        let name = convert::string(name, "name")?;
+        self.call(py, |q| q.get_schedule(&name))
+            .map(|s| s.map(crate::schedules::ScheduleInfo::from))
+    }
+
+    /// ``count`` (1 to 1000) recurring jobs from position ``start``, by next fire time: a
+    /// ``SchedulePage`` (its ``schedules``, the queue's ``total``, the server's ``now``).
+    #[pyo3(
+        signature = (start = None, count = None),
+        text_signature = "($self, start=0, count=100)"
+    )]
+    fn schedules(
+        &self,
+        py: Python<'_>,
+        start: Option<&Bound<'_, PyAny>>,
+        count: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<crate::schedules::SchedulePage> {
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.call(py, |q| q.schedules(start, count))
+            .map(crate::schedules::SchedulePage::from)
+    }
+
+    /// Fires the due recurring jobs once (a ``FireReport``), as a runner's housekeeping does:
+    /// for a process without a runner (a cron job). Safe from any number of processes at once.
+    fn fire_due_schedules(&self, py: Python<'_>) -> PyResult<crate::schedules::FireReport> {
+        self.call(py, |q| q.fire_due_schedules())
+            .map(crate::schedules::FireReport::from)
+    }
+
     /// How many items are in ``state`` (done: the kept results, expired ones included until a
     /// later complete drops them).
     fn count(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u64> {

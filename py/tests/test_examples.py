@@ -85,6 +85,13 @@ def check_aio(out: str) -> None:
     assert out.splitlines()[-1].startswith("JobResult("), out
 
 
+def check_schedules(out: str) -> None:
+    lines = out.splitlines()
+    assert lines[0] == "two beats ran: True", out
+    assert "nightly-report: fired 0, next in True" in lines, out
+    assert any(line.startswith("beat: fired ") for line in lines), out
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
     "aio": check_aio,
     "errors": check_errors,
@@ -94,6 +101,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "operations": check_operations,
     "quickstart": check_quickstart,
     "runner": check_runner,
+    "schedules": check_schedules,
 }
 FILES = sorted(EXAMPLES.glob("*.py"))
 

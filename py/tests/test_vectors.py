@@ -15,7 +15,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Callable
 
 import leaseq
@@ -465,6 +465,73 @@ class Runner:
                 "next": found.next,
                 "examined": found.examined,
             },
+        )
+
+    def do_upsert_schedule(self, step: Obj) -> Outcome:
+        name = str_field(step, "name")
+        fields = {**step, "id": "template", "data": step.get("data", "")}
+        fields.pop("name")
+        if "item_name" in step:
+            fields["name"] = step["item_name"]
+        make = item(fields)
+        every = step.get("every_ms")
+
+        def call() -> bool:
+            schedule = leaseq.Schedule(
+                cron=step.get("cron"),
+                every=None if every is None else every / 1000,
+                tz=step.get("tz"),
+                item=make(),
+                missed=step.get("missed"),
+            )
+            return self.q.upsert_schedule(name, schedule)
+
+        return run(call)
+
+    def do_remove_schedule(self, step: Obj) -> Outcome:
+        name = str_field(step, "name")
+        return run(lambda: self.q.remove_schedule(name))
+
+    def do_get_schedule(self, step: Obj) -> Outcome:
+        name = str_field(step, "name")
+
+        def ms(at: datetime | None) -> int | None:
+            return None if at is None else round(at.timestamp() * 1000)
+
+        def as_json(info: leaseq.ScheduleInfo | None) -> Any:
+            if info is None:
+                return None
+            s = info.schedule
+            return {
+                "version": info.version,
+                "next": ms(info.next_at),
+                "fired": info.fired,
+                "skipped": info.skipped,
+                "last_tick": ms(info.last_tick),
+                "missed": None if s is None else s.missed,
+                "data": None if s is None else data_json(s.item.data),
+            }
+
+        return then(run(lambda: self.q.get_schedule(name)), as_json)
+
+    def do_schedules(self, step: Obj) -> Outcome:
+        start, count = count_field(step, "start"), count_field(step, "count")
+        return then(
+            run(
+                lambda: self.q.schedules(
+                    0 if start is None else start, 100 if count is None else count
+                )
+            ),
+            lambda page: {
+                "total": page.total,
+                "names": [s.name for s in page.schedules],
+            },
+        )
+
+    def do_fire_due_schedules(self, step: Obj) -> Outcome:
+        return then(
+            run(self.q.fire_due_schedules),
+            lambda r: {"fired": r.fired, "skipped": r.skipped},
         )
 
     def do_promote(self, step: Obj) -> Outcome:

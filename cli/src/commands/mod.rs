@@ -9,4 +9,5 @@ pub mod groups;
 pub mod inspect;
 pub mod items;
 pub mod pause;
+pub mod schedules;
 pub mod workers;

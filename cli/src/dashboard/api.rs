@@ -400,6 +400,26 @@ pub async fn workers(
     })))
 }
 
+/// `GET /api/schedules?queue=`: the queue's recurring jobs (the first 1000 by next fire time)
+/// with their next fire times (spec/PROTOCOL.md 5.23).
+pub async fn schedules(
+    State(app): State<AppState>,
+    ApiQuery(q): ApiQuery<QueueQuery>,
+) -> ApiResult<serde_json::Value> {
+    let page = app.queue(&q.queue).await?.schedules(0, 1000).await?;
+    let list: Vec<serde_json::Value> = page
+        .schedules
+        .iter()
+        .map(crate::commands::schedules::schedule_json)
+        .collect();
+    Ok(Json(serde_json::json!({
+        "queue": q.queue,
+        "now_ms": page.now,
+        "total": page.total,
+        "schedules": list,
+    })))
+}
+
 /// `GET /api/item?queue=&id=`.
 pub async fn item(
     State(app): State<AppState>,

@@ -104,6 +104,7 @@ pub async fn serve(conn: ConnArgs, args: ServeArgs, ui: bool) -> Outcome {
             .route("/api/count", get(api::count))
             .route("/api/item", get(api::item))
             .route("/api/workers", get(api::workers))
+            .route("/api/schedules", get(api::schedules))
             .route("/api/dead/errors", get(api::dead_errors))
             .route("/api/requeue", post(api::requeue))
             .route("/api/cancel", post(api::cancel))

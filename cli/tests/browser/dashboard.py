@@ -248,6 +248,14 @@ def main():
         runner = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#workers tbody tr td")]
         assert runner[:4] == ["web-runner-1", "<i>go</i>", "2/4", "12"], runner
         assert runner[-1] == "yes", runner
+        # The recurring jobs, with their next fire times; a name with markup is text.
+        leaseq("schedules", "add", "-q", QUEUE, "<b>nightly</b>", "--cron", "0 3 * * *",
+               "--tz", "Europe/Berlin", "--missed", "once")
+        wait.until(lambda d: "<b>nightly</b>" in d.find_element(By.ID, "schedules").text)
+        sched = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#schedules tbody tr td")]
+        assert sched[:2] == ["<b>nightly</b>", "0 3 * * * (Europe/Berlin)"], sched
+        assert "(in " in sched[2] and sched[3] == "once", sched
+        leaseq("schedules", "rm", "-q", QUEUE, "<b>nightly</b>")
         driver.save_screenshot(os.path.join(SHOTS, "2-queue.png"))
         passed += 1
 

@@ -43,6 +43,7 @@ const NEVER: u64 = (1 << 53) - 1;
 /// What a schedule does with the ticks it missed (fired more than [`MISSED_GRACE`] late,
 /// because no runner was there to fire them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Missed {
     /// Missed ticks add nothing (the default).
     #[default]
@@ -91,6 +92,7 @@ impl Missed {
 
 /// When a schedule's ticks fall.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Every {
     /// A cron expression: five fields (minute, hour, day of month, month, day of week) or six
     /// with the seconds first, in the schedule's time zone.
@@ -463,7 +465,7 @@ impl Ticks {
 pub struct FirePlan {
     /// The ticks to fire, ascending.
     pub ticks: Vec<u64>,
-    /// Missed ticks skipped (counted up to 100,000).
+    /// Missed ticks skipped (counted up to 10,000: the count walks the ticks).
     pub skipped: u64,
     /// The new `from`: `now`.
     pub new_from: u64,
@@ -476,7 +478,7 @@ pub struct FirePlan {
 /// time when it is within [`MISSED_GRACE`] of `now` (fired), else missed (fired per `missed`).
 #[doc(hidden)]
 pub fn plan(ticks: &Ticks, missed: Missed, from: u64, now: u64) -> FirePlan {
-    const COUNT_CAP: u64 = 100_000;
+    const COUNT_CAP: u64 = 10_000;
     let grace = MISSED_GRACE.as_millis() as u64;
     let late = now.saturating_sub(grace);
     let mut fire = Vec::new();

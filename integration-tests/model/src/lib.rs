@@ -15,6 +15,9 @@
 //! priority levels other than 0 and 1, `lease_batch`, deep clean,
 //! retention, redis-work-queue clients but for one add during a pause (README.md says why).
 
+// Recurring jobs (spec/PROTOCOL.md 5.23): a model of its own.
+pub mod schedules;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use stateright::{Model, Property};

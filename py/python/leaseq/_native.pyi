@@ -35,6 +35,7 @@ __all__ = [
     "Done",
     "Entry",
     "FailOutcome",
+    "FireReport",
     "Found",
     "GroupInfo",
     "Item",
@@ -47,6 +48,9 @@ __all__ = [
     "Queue",
     "QueueConfig",
     "RateLimit",
+    "Schedule",
+    "ScheduleInfo",
+    "SchedulePage",
     "Stats",
     "WorkerRun",
     "_error_class",
@@ -531,6 +535,119 @@ class NameCounts:
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
+class Schedule:
+    """A recurring job: ``Schedule(cron="0 3 * * *", tz="Europe/Berlin", item=Item(b"...",
+    name="report"), missed="once")`` or ``Schedule(every=30, item=...)``.
+
+    - ``cron``: five fields (minute hour day-of-month month day-of-week), or six with the seconds
+      first; ``tz`` its IANA time zone (UTC when ``None``). Daylight saving time: a time that
+      does not exist that day fires at the first time after the gap; one that occurs twice
+      fires once.
+    - ``every``: a period (seconds or a timedelta, at least one second) instead.
+    - ``item``: the ``Item`` each tick adds (its data and options; its id is not used: each
+      item's id is ``<schedule name>@<tick ms>``; no delay or run_at). ``None``: empty data.
+    - ``missed``: what ticks missed while no runner ran do: ``"skip"`` (the core's default),
+      ``"once"`` (the latest fires) or ``"all:N"`` (the latest N, 1 to 1000).
+
+    Checked by ``upsert_schedule``, which refuses a bad one naming the argument (``cron``,
+    ``tz``, ``every``, ``missed``, ``item``) before anything is written.
+    """
+
+    def __new__(
+        cls,
+        *,
+        cron: str | None = None,
+        every: float | timedelta | None = None,
+        tz: str | None = None,
+        item: Item | None = None,
+        missed: str | None = None,
+    ) -> Schedule: ...
+    @property
+    def cron(self) -> str | None:
+        """The cron expression, or ``None`` for an ``every`` schedule."""
+    @property
+    def every(self) -> timedelta | None:
+        """The period (a timedelta), or ``None`` for a cron schedule."""
+    @property
+    def tz(self) -> str | None:
+        """The time zone given, or ``None`` (UTC)."""
+    @property
+    def item(self) -> Item:
+        """The item each tick adds."""
+    @property
+    def missed(self) -> str:
+        """``"skip"``, ``"once"`` or ``"all:N"``."""
+
+@final
+class ScheduleInfo:
+    """A stored schedule with its next fire time (``Queue.get_schedule``, ``Queue.schedules``)."""
+
+    @property
+    def name(self) -> str:
+        """Its name."""
+    @property
+    def schedule(self) -> Schedule | None:
+        """The ``Schedule``, or ``None`` when the stored fields are not one this version reads."""
+    @property
+    def version(self) -> int:
+        """Bumped by every upsert (1 for a new schedule)."""
+    @property
+    def next_at(self) -> datetime | None:
+        """The next tick to fire (an aware datetime, the server's clock), or ``None``."""
+    @property
+    def fired(self) -> int:
+        """Ticks fired so far."""
+    @property
+    def skipped(self) -> int:
+        """Missed ticks skipped so far (by the policy)."""
+    @property
+    def last_tick(self) -> datetime | None:
+        """The last tick fired (a datetime), or ``None``."""
+    @property
+    def created_at(self) -> datetime:
+        """When it was created (server clock)."""
+    @property
+    def updated_at(self) -> datetime:
+        """When it was last upserted (server clock)."""
+
+@final
+class SchedulePage:
+    """A page of schedules by next fire time (``Queue.schedules``): ``schedules``, ``total`` (how
+    many the queue has) and ``now`` (the server's clock).
+    """
+
+    @property
+    def schedules(self) -> builtins.list[ScheduleInfo]:
+        """The page, a list of ``ScheduleInfo``."""
+    @property
+    def total(self) -> int:
+        """How many schedules the queue has."""
+    @property
+    def now(self) -> datetime:
+        """The server's clock when it was read (an aware datetime)."""
+    def __len__(self) -> int: ...
+
+@final
+class FireReport:
+    """What ``Queue.fire_due_schedules`` did."""
+
+    @property
+    def due(self) -> int:
+        """Schedules found due."""
+    @property
+    def fired(self) -> int:
+        """Ticks fired (one item each)."""
+    @property
+    def skipped(self) -> int:
+        """Missed ticks skipped by the policies."""
+    @property
+    def lost_races(self) -> int:
+        """Fire calls that found their schedule moved by another firer or an upsert (no effect)."""
+    @property
+    def next_due_in(self) -> timedelta | None:
+        """How long until the next schedule is due (a timedelta), or ``None`` without schedules."""
+
+@final
 class GroupInfo:
     """One group of a queue (``Queue.group``)."""
 
@@ -832,6 +949,26 @@ class Queue:
         """Makes the delayed item ``id`` wait now, at its priority (or in its group), as if it were
         due. Returns whether it was delayed.
         """
+    def upsert_schedule(self, name: str, schedule: Schedule) -> bool:
+        """Stores the recurring job ``name`` (a ``Schedule``), new or replacing the one of that
+        name: a change never fires a tick twice nor skips one. Returns whether it is new. The
+        queue's runners fire it (in any language), or ``fire_due_schedules``. At most 10,000 a
+        queue.
+        """
+    def remove_schedule(self, name: str) -> bool:
+        """Removes the recurring job ``name`` (the items it added stay); returns whether there was
+        one.
+        """
+    def get_schedule(self, name: str) -> ScheduleInfo | None:
+        """The recurring job ``name`` with its next fire time (a ``ScheduleInfo``), or ``None``."""
+    def schedules(self, start: int = 0, count: int = 100) -> SchedulePage:
+        """``count`` (1 to 1000) recurring jobs from position ``start``, by next fire time: a
+        ``SchedulePage`` (its ``schedules``, the queue's ``total``, the server's ``now``).
+        """
+    def fire_due_schedules(self) -> FireReport:
+        """Fires the due recurring jobs once (a ``FireReport``), as a runner's housekeeping does:
+        for a process without a runner (a cron job). Safe from any number of processes at once.
+        """
     def count(self, state: State | str) -> int:
         """How many items are in ``state`` (done: the kept results, expired ones included until a
         later complete drops them).
@@ -1095,6 +1232,18 @@ class AsyncQueue:
         """See ``leaseq.Queue.find``."""
     def promote(self, id: bytes | str) -> asyncio.Future[bool]:
         """See ``leaseq.Queue.promote``."""
+    def upsert_schedule(self, name: str, schedule: Schedule) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.upsert_schedule``."""
+    def remove_schedule(self, name: str) -> asyncio.Future[bool]:
+        """See ``leaseq.Queue.remove_schedule``."""
+    def get_schedule(self, name: str) -> asyncio.Future[ScheduleInfo | None]:
+        """See ``leaseq.Queue.get_schedule``."""
+    def schedules(
+        self, start: int = 0, count: int = 100
+    ) -> asyncio.Future[SchedulePage]:
+        """See ``leaseq.Queue.schedules``."""
+    def fire_due_schedules(self) -> asyncio.Future[FireReport]:
+        """See ``leaseq.Queue.fire_due_schedules``."""
     def count(self, state: State | str) -> asyncio.Future[int]:
         """See ``leaseq.Queue.count``."""
     def stats(self) -> asyncio.Future[Stats]:

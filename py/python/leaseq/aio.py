@@ -42,6 +42,7 @@ from leaseq._native import (
     CleanReport,
     Entry,
     FailOutcome,
+    FireReport,
     Found,
     GroupInfo,
     Item,
@@ -52,6 +53,9 @@ from leaseq._native import (
     NameCounts,
     QueueConfig,
     RateLimit,
+    Schedule,
+    ScheduleInfo,
+    SchedulePage,
     Stats,
 )
 from leaseq.batch import Completion, CompletionLike, Failure, FailureLike
@@ -108,6 +112,7 @@ __all__ = [
     "Entry",
     "FailOutcome",
     "Failure",
+    "FireReport",
     "Found",
     "GroupInfo",
     "InvalidArgumentError",
@@ -132,6 +137,9 @@ __all__ = [
     "Release",
     "RenewOutcome",
     "RetryLater",
+    "Schedule",
+    "ScheduleInfo",
+    "SchedulePage",
     "State",
     "Stats",
     "UnavailableError",
@@ -330,6 +338,27 @@ class Queue:
     async def promote(self, id: bytes | str) -> bool:
         """Makes the delayed item ``id`` wait now; returns whether it was delayed."""
         return await self._native.promote(id)
+
+    async def upsert_schedule(self, name: str, schedule: Schedule) -> bool:
+        """Stores the recurring job ``name`` (a ``Schedule``), new or replacing the one of that
+        name; returns whether it is new."""
+        return await self._native.upsert_schedule(name, schedule)
+
+    async def remove_schedule(self, name: str) -> bool:
+        """Removes the recurring job ``name`` (its items stay); returns whether there was one."""
+        return await self._native.remove_schedule(name)
+
+    async def get_schedule(self, name: str) -> ScheduleInfo | None:
+        """The recurring job ``name`` with its next fire time, or ``None``."""
+        return await self._native.get_schedule(name)
+
+    async def schedules(self, start: int = 0, count: int = 100) -> SchedulePage:
+        """``count`` recurring jobs from position ``start``, by next fire time."""
+        return await self._native.schedules(start, count)
+
+    async def fire_due_schedules(self) -> FireReport:
+        """Fires the due recurring jobs once, as a runner's housekeeping does."""
+        return await self._native.fire_due_schedules()
 
     async def count(self, state: State | str) -> int:
         """How many items are in ``state`` (done: the kept results)."""

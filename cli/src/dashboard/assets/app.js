@@ -356,13 +356,24 @@ async function showQueue(name) {
   shown = name;
   document.getElementById("queue").hidden = false;
   document.getElementById("queue-name").textContent = name;
-  const [stats, waiting, groups, dead, workers] = await Promise.all([
+  const [stats, waiting, groups, dead, workers, schedules] = await Promise.all([
     api("/api/stats?" + q(name)),
     api("/api/items?" + q(name) + "&state=waiting&count=10"),
     api("/api/dead/errors?" + q(name)),
     api("/api/items?" + q(name) + "&state=dead&count=50"),
     api("/api/workers?" + q(name)),
+    api("/api/schedules?" + q(name)),
   ]);
+  // Recurring jobs, by next fire time (names and expressions are text, never markup).
+  fill(document.querySelector("#schedules tbody"), schedules.schedules.map((s) => {
+    const when = s.cron != null
+      ? s.cron + (s.tz ? " (" + s.tz + ")" : "")
+      : "every " + age(s.every_ms / 1000);
+    const next = s.next_ms == null ? "-"
+      : time(s.next_ms) + " (in " + age(Math.max(0, s.next_ms - schedules.now_ms) / 1000) + ")";
+    return row([el("td", s.name, "payload"), el("td", when, "payload"), next, s.missed ?? "",
+      s.fired, s.skipped, s.last_tick_ms == null ? "-" : time(s.last_tick_ms)]);
+  }));
   fill(document.querySelector("#workers tbody"), workers.workers.map((w) => {
     const i = w.info || {};
     const running = (i.running || []).length + "/" + (i.concurrency ?? "?");
