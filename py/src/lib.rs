@@ -9,6 +9,7 @@ mod aio;
 mod cli;
 mod convert;
 mod errors;
+mod events;
 mod jobs;
 mod runtime;
 mod sync;
@@ -36,6 +37,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<jobs::GroupInfo>()?;
     m.add_class::<jobs::NameCounts>()?;
     m.add_class::<jobs::FailOutcome>()?;
+    m.add_class::<events::QueueEvent>()?;
+    m.add_class::<events::EventsPage>()?;
+    m.add_class::<events::Events>()?;
+    m.add_class::<events::AsyncEvents>()?;
     m.add_class::<sync::Client>()?;
     m.add_class::<sync::Queue>()?;
     m.add_class::<aio::AsyncClient>()?;
