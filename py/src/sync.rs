@@ -740,6 +740,8 @@ impl Queue {
     /// lets ``n`` items of a group (``Item(..., group=...)``) be leased at once, for groups
     /// without a limit of their own (default 1); ``group_rate_limit=RateLimit(max, per)``
     /// allows at most ``max`` leases of each group per ``per``, every group in its own window.
+    /// ``events=True`` records every transition of an item in the queue's event stream
+    /// (``events()``), kept about ``events_max_len`` entries and ``events_max_age``.
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
         keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,

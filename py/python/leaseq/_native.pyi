@@ -663,7 +663,9 @@ class Events:
 
 @final
 class AsyncEvents:
-    """The asyncio follower (``leaseq.aio.Queue.events`` wraps it in an async iterator)."""
+    """The asyncio follower (``leaseq.aio.Queue.events`` wraps it in an async iterator): each
+    ``next()`` is an asyncio future of the next entry; cancelling it stops that wait only.
+    """
 
     def next(self) -> asyncio.Future[QueueEvent]:
         """The next entry, as an asyncio future."""
@@ -1058,15 +1060,17 @@ class Queue:
     def read_events(self, after: str | None = None, count: int = 100) -> EventsPage:
         """One page of the queue's event stream, without waiting: at most ``count`` (1 to 1000)
         entries after the entry id ``after`` (``None``: none, only where the stream ends now;
-        ``"0-0"``: the oldest kept), oldest first. A ``gap`` entry comes first when entries
-        after ``after`` were trimmed away. A malformed ``after``, or one the stream never gave,
-        raises ``InvalidArgumentError``.
+        ``"0-0"``: the oldest kept), oldest first, as an ``EventsPage``. A ``gap`` entry comes
+        first when entries after ``after`` were trimmed away. A malformed ``after``, or one the
+        stream never gave, raises ``InvalidArgumentError``.
         """
     def events(self, after: str | None = None) -> Events:
         """Follows the queue's event stream: ``for event in queue.events(after=...)`` yields
         each ``QueueEvent`` in order, waiting for the next (server-side, without the GIL; Ctrl-C
-        interrupts it). From now, or after the entry id ``after``: a process that restarts
-        resumes after the last one it saw, missing nothing still in the stream.
+        interrupts it). From now, or after the entry id ``after`` (a process that restarts
+        resumes after the last one it saw, missing nothing still in the stream). It rides
+        through lost connections and restarts. Events are recorded only while they are on
+        (``set_config(events=True)``).
         """
 
 @final
@@ -1287,7 +1291,9 @@ class AsyncQueue:
     ) -> asyncio.Future[EventsPage]:
         """See ``leaseq.Queue.read_events``."""
     def events(self, after: str | None = None) -> asyncio.Future[AsyncEvents]:
-        """See ``leaseq.Queue.events``: a future of the follower."""
+        """See ``leaseq.Queue.events``: a future of the follower, whose ``next()`` is a future of
+        the next entry.
+        """
 
 def _error_class(code: str) -> type: ...
 
