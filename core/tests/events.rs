@@ -17,6 +17,7 @@ on_both!(
     events_switch_on_and_off_while_leases_run,
     a_follower_sees_what_other_clients_do,
     a_bad_or_unknown_position_is_refused_and_a_trimmed_one_is_a_gap,
+    batches_append_an_entry_per_item,
 );
 
 // CLIENT KILL and CLIENT LIST reach one node: these run against the single server.
@@ -438,4 +439,45 @@ async fn wait_result_waits_on_the_stream(env: Env) {
         .unwrap()
         .expect("the result");
     assert_eq!(result.data, b"done");
+}
+
+async fn batches_append_an_entry_per_item(env: Env) {
+    let q = &env.queue;
+    events_on(&env).await;
+    let items: Vec<Item> = (0..4)
+        .map(|i| Item::with_id(format!("b{i}"), b"x".to_vec()).unwrap())
+        .collect();
+    assert_eq!(q.add_batch(&items).await.unwrap(), 4);
+    let leases = q.lease_batch(4, TTL, Wait::No).await.unwrap();
+    assert_eq!(leases.len(), 4);
+    // The batch's shortcut (first leases of plain items) and one kept result (one by one).
+    let completions: Vec<leaseq::Completion<'_>> = vec![
+        (&leases[0], None),
+        (&leases[1], Some((b"r".as_slice(), None))),
+    ];
+    assert_eq!(q.complete_batch(&completions).await.unwrap(), [true, true]);
+    let failures = [
+        (&leases[2], "one", "E", Retry::After(Duration::ZERO)),
+        (&leases[3], "two", "E", Retry::Never),
+    ];
+    q.fail_batch(&failures).await.unwrap();
+    let (done, next) = q.complete_and_lease_batch(&[], 2, TTL).await.unwrap();
+    assert!(done.is_empty());
+    assert_eq!(next.len(), 1);
+    let got: Vec<(String, String)> = kinds(&all_after(&env, "0-0").await)
+        .into_iter()
+        .skip(8)
+        .collect();
+    assert_eq!(
+        got,
+        pairs(&[
+            ("completed", "b0"),
+            ("completed", "b1"),
+            ("failed", "b2"),
+            ("retrying", "b2"),
+            ("failed", "b3"),
+            ("dead", "b3"),
+            ("leased", "b2"),
+        ])
+    );
 }

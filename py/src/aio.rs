@@ -46,7 +46,7 @@ impl<'py, T: IntoPyObject<'py>> IntoPyObject<'py> for Outcome<T> {
 
 /// Runs `fut` on the runtime and hands Python an asyncio future of its result. Cancelling the
 /// asyncio future drops `fut` (a waiting lease stops waiting).
-fn spawn<'py, T, F>(py: Python<'py>, fut: F) -> PyResult<Bound<'py, PyAny>>
+pub(crate) fn spawn<'py, T, F>(py: Python<'py>, fut: F) -> PyResult<Bound<'py, PyAny>>
 where
     F: Future<Output = leaseq::Result<T>> + Send + 'static,
     T: for<'a> IntoPyObject<'a> + Send + 'static,
@@ -849,7 +849,8 @@ impl AsyncQueue {
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
         keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
-        capacity = None, rate_limit = None, group_concurrency = None, group_rate_limit = None
+        capacity = None, rate_limit = None, group_concurrency = None, group_rate_limit = None,
+        events = None, events_max_len = None, events_max_age = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config<'py>(
@@ -867,6 +868,9 @@ impl AsyncQueue {
         rate_limit: Option<&Bound<'py, PyAny>>,
         group_concurrency: Option<&Bound<'py, PyAny>>,
         group_rate_limit: Option<&Bound<'py, PyAny>>,
+        events: Option<&Bound<'py, PyAny>>,
+        events_max_len: Option<&Bound<'py, PyAny>>,
+        events_max_age: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let config = convert::config(
             max_attempts,
@@ -882,7 +886,45 @@ impl AsyncQueue {
             group_concurrency,
             group_rate_limit,
         )?;
+        let config = crate::events::config(config, events, events_max_len, events_max_age)?;
         self.run(py, move |q| async move { q.set_config(&config).await })
+    }
+
+    /// See ``leaseq.Queue.read_events``.
+    #[pyo3(
+        signature = (after = None, count = None),
+        text_signature = "($self, after=None, count=100)"
+    )]
+    fn read_events<'py>(
+        &self,
+        py: Python<'py>,
+        after: Option<&Bound<'py, PyAny>>,
+        count: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let after = crate::events::after(after)?;
+        let count = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.run(py, move |q| async move {
+            q.read_events(after.as_deref(), count)
+                .await
+                .map(crate::events::EventsPage::from)
+        })
+    }
+
+    /// See ``leaseq.Queue.events``: a future of the follower, whose ``next()`` is a future of
+    /// the next entry.
+    #[pyo3(signature = (after = None))]
+    fn events<'py>(
+        &self,
+        py: Python<'py>,
+        after: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let from = match crate::events::after(after)? {
+            Some(id) => leaseq::EventsFrom::After(id),
+            None => leaseq::EventsFrom::Now,
+        };
+        self.run(py, move |q| async move {
+            q.events(from).await.map(crate::events::AsyncEvents::new)
+        })
     }
 
     /// See ``leaseq.Queue.reset_config``.

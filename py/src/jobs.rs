@@ -714,6 +714,25 @@ impl QueueConfig {
         self.inner.stats
     }
 
+    /// Whether every transition of an item is recorded in the queue's event stream
+    /// (``Queue.events``).
+    #[getter]
+    fn events(&self) -> Option<bool> {
+        self.inner.events
+    }
+
+    /// Entries the event stream keeps, about.
+    #[getter]
+    fn events_max_len(&self) -> Option<u64> {
+        self.inner.events_max_len
+    }
+
+    /// How long the event stream keeps an entry, about.
+    #[getter]
+    fn events_max_age<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        time::opt_timedelta(py, self.inner.events_max_age)
+    }
+
     /// The most items the queue holds waiting or delayed; ``None``: no bound.
     #[getter]
     fn capacity(&self) -> Option<u64> {

@@ -9,6 +9,7 @@ mod aio;
 mod cli;
 mod convert;
 mod errors;
+mod events;
 mod jobs;
 mod runtime;
 mod schedules;
@@ -41,6 +42,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<schedules::ScheduleInfo>()?;
     m.add_class::<schedules::SchedulePage>()?;
     m.add_class::<schedules::FireReport>()?;
+    m.add_class::<events::QueueEvent>()?;
+    m.add_class::<events::EventsPage>()?;
+    m.add_class::<events::Events>()?;
+    m.add_class::<events::AsyncEvents>()?;
     m.add_class::<sync::Client>()?;
     m.add_class::<sync::Queue>()?;
     m.add_class::<aio::AsyncClient>()?;

@@ -798,10 +798,13 @@ impl Queue {
     /// lets ``n`` items of a group (``Item(..., group=...)``) be leased at once, for groups
     /// without a limit of their own (default 1); ``group_rate_limit=RateLimit(max, per)``
     /// allows at most ``max`` leases of each group per ``per``, every group in its own window.
+    /// ``events=True`` records every transition of an item in the queue's event stream
+    /// (``events()``), kept about ``events_max_len`` entries and ``events_max_age``.
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
         keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
-        capacity = None, rate_limit = None, group_concurrency = None, group_rate_limit = None
+        capacity = None, rate_limit = None, group_concurrency = None, group_rate_limit = None,
+        events = None, events_max_len = None, events_max_age = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn set_config(
@@ -819,6 +822,9 @@ impl Queue {
         rate_limit: Option<&Bound<'_, PyAny>>,
         group_concurrency: Option<&Bound<'_, PyAny>>,
         group_rate_limit: Option<&Bound<'_, PyAny>>,
+        events: Option<&Bound<'_, PyAny>>,
+        events_max_len: Option<&Bound<'_, PyAny>>,
+        events_max_age: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let config = convert::config(
             max_attempts,
@@ -834,7 +840,49 @@ impl Queue {
             group_concurrency,
             group_rate_limit,
         )?;
+        let config = crate::events::config(config, events, events_max_len, events_max_age)?;
         self.call(py, |q| q.set_config(&config))
+    }
+
+    /// One page of the queue's event stream, without waiting: at most ``count`` (1 to 1000)
+    /// entries after the entry id ``after`` (``None``: none, only where the stream ends now;
+    /// ``"0-0"``: the oldest kept), oldest first, as an ``EventsPage``. A ``gap`` entry comes
+    /// first when entries after ``after`` were trimmed away. A malformed ``after``, or one the
+    /// stream never gave, raises ``InvalidArgumentError``.
+    #[pyo3(
+        signature = (after = None, count = None),
+        text_signature = "($self, after=None, count=100)"
+    )]
+    fn read_events(
+        &self,
+        py: Python<'_>,
+        after: Option<&Bound<'_, PyAny>>,
+        count: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<crate::events::EventsPage> {
+        let after = crate::events::after(after)?;
+        let count = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.call(py, |q| q.read_events(after.as_deref(), count))
+            .map(crate::events::EventsPage::from)
+    }
+
+    /// Follows the queue's event stream: ``for event in queue.events(after=...)`` yields each
+    /// ``QueueEvent`` in order, waiting for the next (server-side, without the GIL; Ctrl-C
+    /// interrupts it). From now, or after the entry id ``after`` (a process that restarts
+    /// resumes after the last one it saw, missing nothing still in the stream). It rides
+    /// through lost connections and restarts. Events are recorded only while they are on
+    /// (``set_config(events=True)``).
+    #[pyo3(signature = (after = None))]
+    fn events(
+        &self,
+        py: Python<'_>,
+        after: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<crate::events::Events> {
+        let from = match crate::events::after(after)? {
+            Some(id) => leaseq::EventsFrom::After(id),
+            None => leaseq::EventsFrom::Now,
+        };
+        self.call(py, |q| q.events(from))
+            .map(crate::events::Events::new)
     }
 
     /// Removes the stored configuration: the protocol's defaults apply again.

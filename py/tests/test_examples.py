@@ -38,6 +38,15 @@ def check_names(out: str) -> None:
     ]
 
 
+def check_events(out: str) -> None:
+    assert out.splitlines() == [
+        "added order-1 (attempt 0)",
+        "leased order-1 (attempt 1)",
+        "completed order-1 (attempt 1)",
+        "since then: added order-2",
+    ]
+
+
 def check_operations(out: str) -> None:
     lines = out.splitlines()
     # Five items, each leased once, in the order they were added.
@@ -97,6 +106,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "errors": check_errors,
     "lifecycle": check_lifecycle,
     "names": check_names,
+    "events": check_events,
     "logs": check_logs,
     "operations": check_operations,
     "quickstart": check_quickstart,

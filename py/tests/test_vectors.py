@@ -287,6 +287,18 @@ def retry(value: Any) -> bool | timedelta:
     raise StepError("retry must be default, never or {after_ms}")
 
 
+def event_json(e: leaseq.QueueEvent) -> Obj:
+    """An event as the vectors write it (spec/vectors/README.md, "An event")."""
+    out: Obj = {"event": e.event, "id": e.job_id, "attempt": e.attempt}
+    for field, value in (("name", e.name), ("error", e.error), ("reason", e.reason)):
+        if value is not None:
+            out[field] = value
+    for field, value in e.extra:
+        if field == "state":
+            out["state"] = value
+    return out
+
+
 def run(call: Callable[[], Any]) -> Outcome:
     """Calls a queue operation: leaseq's errors are its result, anything else breaks the step."""
     try:
@@ -584,9 +596,18 @@ class Runner:
                     stats=bool_field(step, "stats"),
                     capacity=count_field(step, "capacity"),
                     group_concurrency=count_field(step, "group_concurrency"),
+                    events=bool_field(step, "events"),
+                    events_max_len=count_field(step, "events_max_len"),
                 )
             ),
             lambda _: None,
+        )
+
+    def do_read_events(self, step: Obj) -> Outcome:
+        after = step.get("after", "0-0")
+        return then(
+            run(lambda: self.q.read_events(after=after, count=1000)),
+            lambda page: [event_json(e) for e in page.events],
         )
 
     def do_pause(self, step: Obj) -> Outcome:

@@ -28,12 +28,15 @@ __all__ = [
     "MAX_PRIORITY",
     "MAX_TTL",
     "AsyncClient",
+    "AsyncEvents",
     "AsyncQueue",
     "Backoff",
     "CleanReport",
     "Client",
     "Done",
     "Entry",
+    "Events",
+    "EventsPage",
     "FailOutcome",
     "FireReport",
     "Found",
@@ -47,6 +50,7 @@ __all__ = [
     "NativeJob",
     "Queue",
     "QueueConfig",
+    "QueueEvent",
     "RateLimit",
     "Schedule",
     "ScheduleInfo",
@@ -512,6 +516,17 @@ class QueueConfig:
         """At most ``max`` leases of each group per ``per``, every group in its own window, for
         every client; ``None``: no limit.
         """
+    @property
+    def events(self) -> bool | None:
+        """Whether every transition of an item is recorded in the queue's event stream
+        (``Queue.events``).
+        """
+    @property
+    def events_max_len(self) -> int | None:
+        """Entries the event stream keeps, about."""
+    @property
+    def events_max_age(self) -> timedelta | None:
+        """How long the event stream keeps an entry, about."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
@@ -692,6 +707,88 @@ class RateLimit:
         """The window (a timedelta)."""
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
+
+@final
+class QueueEvent:
+    """One entry of a queue's event stream: a transition of an item (``Queue.events``,
+    ``Queue.read_events``).
+    """
+
+    @property
+    def id(self) -> str:
+        """The entry's id in the stream (``"<ms>-<seq>"``): resume after it (``events(after=id)``)."""
+    @property
+    def event(self) -> str:
+        """What happened: ``added``, ``delayed``, ``leased``, ``progress``, ``completed``,
+        ``failed``, ``retrying``, ``dead``, ``released``, ``cancelled``, ``requeued``,
+        ``expired``, ``promoted``, or ``gap`` (entries were trimmed away before they were read).
+        """
+    @property
+    def job_id(self) -> str:
+        """The item's id (empty for a gap)."""
+    @property
+    def inc(self) -> str:
+        """The item's incarnation (empty for an item without options not leased yet)."""
+    @property
+    def attempt(self) -> int:
+        """The item's attempts at the transition."""
+    @property
+    def error(self) -> str | None:
+        """The failure's error (``failed``; ``dead`` when the death came with one)."""
+    @property
+    def name(self) -> str | None:
+        """The item's name, when it has one."""
+    @property
+    def due(self) -> datetime | None:
+        """When it runs next (``delayed``, ``retrying``, ``released``): a UTC ``datetime``."""
+    @property
+    def reason(self) -> str | None:
+        """Why it is dead (``dead``)."""
+    @property
+    def time(self) -> datetime:
+        """The entry's time (the server's clock): a UTC ``datetime``."""
+    @property
+    def extra(self) -> list[tuple[str, str]]:
+        """Any other field of the entry (``state`` of a cancel, ``first`` of a gap)."""
+
+@final
+class EventsPage:
+    """One page of a queue's event stream (``Queue.read_events``)."""
+
+    @property
+    def events(self) -> list[QueueEvent]:
+        """The entries, oldest first (a ``gap`` entry first when some were trimmed away)."""
+    @property
+    def last(self) -> str:
+        """The stream's last id (``"0-0"`` when it has none)."""
+    @property
+    def on(self) -> bool:
+        """Whether the queue's events are on."""
+
+@final
+class Events:
+    """A follower of a queue's event stream (``Queue.events``): iterate it for each entry, in
+    order; each step waits (without the GIL, Ctrl-C interrupting it) until one comes. It rides
+    through lost connections and restarts; ``position`` is the id of the last entry it gave.
+    """
+
+    def __iter__(self) -> Events: ...
+    def __next__(self) -> QueueEvent: ...
+    @property
+    def position(self) -> str | None:
+        """The id of the last entry given (``None`` before the first): store it to resume after it."""
+
+@final
+class AsyncEvents:
+    """The asyncio follower (``leaseq.aio.Queue.events`` wraps it in an async iterator): each
+    ``next()`` is an asyncio future of the next entry; cancelling it stops that wait only.
+    """
+
+    def next(self) -> asyncio.Future[QueueEvent]:
+        """The next entry, as an asyncio future."""
+    @property
+    def position(self) -> str | None:
+        """The id of the last entry given (``None`` before the first, or while a ``next()`` runs)."""
 
 @final
 class FailOutcome:
@@ -1063,6 +1160,9 @@ class Queue:
         rate_limit: RateLimit | None = None,
         group_concurrency: int | None = None,
         group_rate_limit: RateLimit | None = None,
+        events: bool | None = None,
+        events_max_len: int | None = None,
+        events_max_age: float | timedelta | None = None,
     ) -> None:
         """Stores the given fields of the queue's configuration, which every client reads (the
         others keep their stored value); all are checked before anything is written.
@@ -1073,6 +1173,8 @@ class Queue:
         lets ``n`` items of a group (``Item(..., group=...)``) be leased at once, for groups
         without a limit of their own (default 1); ``group_rate_limit=RateLimit(max, per)``
         allows at most ``max`` leases of each group per ``per``, every group in its own window.
+        ``events=True`` records every transition of an item in the queue's event stream
+        (``events()``), kept about ``events_max_len`` entries and ``events_max_age``.
         """
     def reset_config(self) -> None:
         """Removes the stored configuration: the protocol's defaults apply again."""
@@ -1091,6 +1193,21 @@ class Queue:
         """How many items are being processed: leased by leaseq (``count("leased")``) plus those
         in redis-work-queue's processing list (leased by its clients, or left by crashed ones
         until a light clean).
+        """
+    def read_events(self, after: str | None = None, count: int = 100) -> EventsPage:
+        """One page of the queue's event stream, without waiting: at most ``count`` (1 to 1000)
+        entries after the entry id ``after`` (``None``: none, only where the stream ends now;
+        ``"0-0"``: the oldest kept), oldest first, as an ``EventsPage``. A ``gap`` entry comes
+        first when entries after ``after`` were trimmed away. A malformed ``after``, or one the
+        stream never gave, raises ``InvalidArgumentError``.
+        """
+    def events(self, after: str | None = None) -> Events:
+        """Follows the queue's event stream: ``for event in queue.events(after=...)`` yields
+        each ``QueueEvent`` in order, waiting for the next (server-side, without the GIL; Ctrl-C
+        interrupts it). From now, or after the entry id ``after`` (a process that restarts
+        resumes after the last one it saw, missing nothing still in the stream). It rides
+        through lost connections and restarts. Events are recorded only while they are on
+        (``set_config(events=True)``).
         """
 
 @final
@@ -1303,6 +1420,9 @@ class AsyncQueue:
         rate_limit: RateLimit | None = None,
         group_concurrency: int | None = None,
         group_rate_limit: RateLimit | None = None,
+        events: bool | None = None,
+        events_max_len: int | None = None,
+        events_max_age: float | timedelta | None = None,
     ) -> asyncio.Future[None]:
         """See ``leaseq.Queue.set_config``."""
     def reset_config(self) -> asyncio.Future[None]:
@@ -1315,6 +1435,14 @@ class AsyncQueue:
         """See ``leaseq.Queue.queue_len``."""
     def processing_len(self) -> asyncio.Future[int]:
         """See ``leaseq.Queue.processing_len``."""
+    def read_events(
+        self, after: str | None = None, count: int = 100
+    ) -> asyncio.Future[EventsPage]:
+        """See ``leaseq.Queue.read_events``."""
+    def events(self, after: str | None = None) -> asyncio.Future[AsyncEvents]:
+        """See ``leaseq.Queue.events``: a future of the follower, whose ``next()`` is a future of
+        the next entry.
+        """
 
 def _error_class(code: str) -> type: ...
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import atexit
 import builtins
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from datetime import timedelta
 from types import TracebackType
 
@@ -41,6 +41,7 @@ from leaseq._native import (
     Backoff,
     CleanReport,
     Entry,
+    EventsPage,
     FailOutcome,
     FireReport,
     Found,
@@ -52,6 +53,7 @@ from leaseq._native import (
     Minute,
     NameCounts,
     QueueConfig,
+    QueueEvent,
     RateLimit,
     Schedule,
     ScheduleInfo,
@@ -110,6 +112,7 @@ __all__ = [
     "ClosedError",
     "Completion",
     "Entry",
+    "EventsPage",
     "FailOutcome",
     "Failure",
     "FireReport",
@@ -130,6 +133,7 @@ __all__ = [
     "OutOfMemoryError",
     "Queue",
     "QueueConfig",
+    "QueueEvent",
     "QueueFullError",
     "RateLimit",
     "RateLimited",
@@ -148,6 +152,12 @@ __all__ = [
     "WorkerReport",
     "WrongTypeError",
 ]
+
+
+async def _follow(follower: _native.AsyncEvents) -> AsyncIterator[QueueEvent]:
+    """The entries of a native follower, as an async iterator."""
+    while True:
+        yield await follower.next()
 
 
 class Queue:
@@ -467,6 +477,9 @@ class Queue:
         rate_limit: RateLimit | None = None,
         group_concurrency: int | None = None,
         group_rate_limit: RateLimit | None = None,
+        events: bool | None = None,
+        events_max_len: int | None = None,
+        events_max_age: float | timedelta | None = None,
     ) -> None:
         """Stores the given fields of the queue's configuration (``stats=True`` turns on the
         per-minute counters; ``capacity`` bounds the waiting and delayed items;
@@ -487,6 +500,9 @@ class Queue:
             rate_limit=rate_limit,
             group_concurrency=group_concurrency,
             group_rate_limit=group_rate_limit,
+            events=events,
+            events_max_len=events_max_len,
+            events_max_age=events_max_age,
         )
 
     async def reset_config(self) -> None:
@@ -510,6 +526,21 @@ class Queue:
         """How many items are being processed: leased by leaseq (``count("leased")``) plus
         those in redis-work-queue's processing list."""
         return await self._native.processing_len()
+
+    async def read_events(
+        self, after: str | None = None, count: int = 100
+    ) -> EventsPage:
+        """One page of the queue's event stream, without waiting (see
+        :meth:`leaseq.Queue.read_events`)."""
+        return await self._native.read_events(after, count)
+
+    async def events(self, after: str | None = None) -> AsyncIterator[QueueEvent]:
+        """Follows the queue's event stream from now, or after the entry id ``after``:
+        ``async for event in await queue.events()`` yields each :class:`leaseq.QueueEvent` in
+        order, waiting for the next (see :meth:`leaseq.Queue.events`). "Now" is when this
+        call returns; cancelling the task stops the wait."""
+        follower = await self._native.events(after)
+        return _follow(follower)
 
     def __repr__(self) -> str:
         return f"leaseq.aio.Queue(prefix={self.prefix!r})"
