@@ -23,6 +23,9 @@
 //! `--duration-ms D` (leaseq only) it stops D ms after `go` instead, whatever is left, and
 //! reports what it completed: several runners then share one queue (workload `rate_limit`).
 //!
+//! Workload `follow_latency` (leaseq only; issue 26): with the queue's events on, the time from a
+//! complete to a follower of the event stream handing over its `completed` entry, item by item.
+//!
 //! `leaseq-v1` is protocol v1's scripts (bench/v1/, as of the commit before the job lifecycle)
 //! run through redis-rs, for `add_single` and `lease_complete`: the baseline that protocol v2's
 //! cost per plain item is held to, measured in the same run.
@@ -358,6 +361,50 @@ mod lq {
                 worker.await??;
                 let mut result = latency_summary(samples);
                 result["items"] = json!(n);
+                result["seconds"] = json!(seconds);
+                finish(result).await
+            }
+            "follow_latency" => {
+                // Issue 26 (events): from a complete to a follower of the queue's event stream
+                // seeing it. Events on; one item at a time is added and leased, then the clock
+                // starts, the complete is sent, and it stops when the follower (a task with its
+                // own connection, waiting in XREAD) hands over that item's `completed` entry.
+                q.set_config(&leaseq::QueueConfig::new().events(true))
+                    .await?;
+                let mut follower = q.events(leaseq::EventsFrom::Now).await?;
+                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Instant)>();
+                let follow = tokio::spawn(async move {
+                    loop {
+                        let e = follower.next().await?;
+                        if e.event == "completed" && tx.send((e.job_id, Instant::now())).is_err() {
+                            return Ok::<(), BoxError>(());
+                        }
+                    }
+                });
+                ready().await?;
+                let mut samples = Vec::with_capacity(a.n);
+                let t0 = Instant::now();
+                for i in 0..a.n {
+                    let id = format!("f{i}");
+                    q.add(&Item::with_id(id.clone(), data.clone())?).await?;
+                    let lease = q
+                        .lease(WORK_TTL, Wait::No)
+                        .await?
+                        .ok_or("the item just added was not leased")?;
+                    let sent = Instant::now();
+                    q.complete(&lease).await?;
+                    loop {
+                        let (seen, at) = rx.recv().await.ok_or("the follower stopped")?;
+                        if seen == id {
+                            samples.push(at.duration_since(sent).as_secs_f64() * 1e6);
+                            break;
+                        }
+                    }
+                }
+                let seconds = t0.elapsed().as_secs_f64();
+                follow.abort();
+                let mut result = latency_summary(samples);
+                result["items"] = json!(a.n);
                 result["seconds"] = json!(seconds);
                 finish(result).await
             }
