@@ -8,7 +8,9 @@ mod common;
 use std::time::Duration;
 
 use common::{assert_invalid, Env, TTL};
-use leaseq::{EventsFrom, Item, QueueConfig, QueueEvent, Retry, Wait};
+use leaseq::{
+    EventsFrom, Item, Missed, OnDependencyFailure, QueueConfig, QueueEvent, Retry, Schedule, Wait,
+};
 
 on_both!(
     every_transition_appends_its_entry,
@@ -18,6 +20,7 @@ on_both!(
     a_follower_sees_what_other_clients_do,
     a_bad_or_unknown_position_is_refused_and_a_trimmed_one_is_a_gap,
     batches_append_an_entry_per_item,
+    ticks_and_dependencies_append_their_entries,
 );
 
 // CLIENT KILL and CLIENT LIST reach one node: these run against the single server.
@@ -479,5 +482,98 @@ async fn batches_append_an_entry_per_item(env: Env) {
             ("dead", "b3"),
             ("leased", "b2"),
         ])
+    );
+}
+
+/// A schedule's tick appends `added` with the schedule's name; an item that waits for a
+/// dependency appends `blocked`, then `unblocked` when the dependency completes; a dependant of
+/// an item that dies dies too (`dead`, its reason naming the dependency).
+async fn ticks_and_dependencies_append_their_entries(env: Env) {
+    let q = &env.queue;
+    events_on(&env).await;
+    // An `every` schedule's first tick is one period after its upsert: fire it once it is due.
+    let s = Schedule::every(Duration::from_secs(1))
+        .missed(Missed::All(10))
+        .item(Item::new(b"tick".to_vec()).name("beat"));
+    assert!(q.upsert_schedule("beat", &s).await.unwrap());
+    let mut fired = 0;
+    for _ in 0..100 {
+        fired += q.fire_due_schedules().await.unwrap().fired;
+        if fired > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(fired > 0, "no tick fired within 5 s");
+    let ticks: Vec<QueueEvent> = all_after(&env, "0-0").await;
+    let tick = ticks
+        .iter()
+        .find(|e| e.event == "added")
+        .expect("an added entry for the tick");
+    assert!(tick.job_id.starts_with("beat@"), "{tick:?}");
+    assert_eq!(tick.name.as_deref(), Some("beat"));
+    assert!(
+        tick.extra
+            .iter()
+            .any(|(k, v)| k == "schedule" && v == "beat"),
+        "{tick:?}"
+    );
+    q.remove_schedule("beat").await.unwrap();
+    let after = ticks.last().unwrap().id.clone();
+
+    // Dependencies: `child` waits for `parent`; `orphan` for `doomed`, which dies.
+    env.add("parent", b"p").await;
+    env.add("doomed", b"d").await;
+    q.add(
+        &Item::with_id("child", b"c".to_vec())
+            .unwrap()
+            .depends_on(["parent"]),
+    )
+    .await
+    .unwrap();
+    q.add(
+        &Item::with_id("orphan", b"o".to_vec())
+            .unwrap()
+            .depends_on(["doomed"])
+            .on_dependency_failure(OnDependencyFailure::Fail),
+    )
+    .await
+    .unwrap();
+    // The tick's item, the parent and the doomed one (then the child, released).
+    while let Some(lease) = q.lease(TTL, Wait::No).await.unwrap() {
+        if lease.id() == "doomed" {
+            q.fail(&lease, "boom", "E", Retry::Never).await.unwrap();
+        } else {
+            q.complete(&lease).await.unwrap();
+        }
+    }
+    let got = all_after(&env, &after).await;
+    let seen: Vec<(String, String)> = kinds(&got)
+        .into_iter()
+        .filter(|(_, id)| id == "child" || id == "orphan")
+        .collect();
+    assert_eq!(
+        seen,
+        pairs(&[
+            ("blocked", "child"),
+            ("blocked", "orphan"),
+            ("unblocked", "child"),
+            ("dead", "orphan"),
+            ("leased", "child"),
+            ("completed", "child"),
+        ])
+    );
+    let unblocked = got.iter().find(|e| e.event == "unblocked").unwrap();
+    assert!(unblocked
+        .extra
+        .iter()
+        .any(|(k, v)| k == "state" && v == "waiting"));
+    let dead = got
+        .iter()
+        .find(|e| e.event == "dead" && e.job_id == "orphan")
+        .unwrap();
+    assert!(
+        dead.reason.as_deref().is_some_and(|r| r.contains("doomed")),
+        "{dead:?}"
     );
 }

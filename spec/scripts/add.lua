@@ -130,6 +130,9 @@ for _, p in ipairs(plan) do
       field('state', 'blocked')
       if due > now then field('due', due) end
       add_blocked(id, data, fields, p, now)
+      if not p.failed then
+        emit('blocked', id, fields[2], 0, ARGV[i + 10])
+      end
     elseif due > now then
       field('state', 'delayed')
       field('due', due)

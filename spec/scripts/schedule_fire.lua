@@ -1,4 +1,4 @@
---! include: keys time config guard waiting schedule
+--! include: keys time config guard waiting schedule events
 --! flags:
 -- schedule_fire (spec/PROTOCOL.md 5.23). ARGV: name, version, from, new_from, next, skipped,
 -- inc_base, then the ticks to fire (ms, ascending, at most 1010). Compares and sets: unless the
@@ -65,6 +65,7 @@ for n, id in ipairs(plan) do
   if plain then
     redis.call('LPUSH', level_zero_list(), id)
     redis.call('SET', ITEM .. id, data)
+    emit('added', id, nil, 0, nil, 'schedule', name)
   else
     local fields = {'inc', ARGV[7] .. ':' .. n, 'attempts', 0, 'added', now}
     local function field(f, value)
@@ -89,6 +90,7 @@ for n, id in ipairs(plan) do
       redis.call('HSET', JOB .. id, unpack(fields))
       redis.call('SET', ITEM .. id, data)
     end
+    emit('added', id, fields[2], 0, item_name, 'schedule', name)
   end
 end
 local fields = {'from', new_from, 'next', next_at}

@@ -72,7 +72,14 @@ fn say(line: &str) {
 
 /// Kills a random runner every `every` for `length` (each replaced at once), and notices
 /// runners that exit by themselves.
-fn churn(fleet: &mut Fleet, dice: &mut Dice, length: Duration, every: Duration, problems: &mut Vec<String>, started: Instant) {
+fn churn(
+    fleet: &mut Fleet,
+    dice: &mut Dice,
+    length: Duration,
+    every: Duration,
+    problems: &mut Vec<String>,
+    started: Instant,
+) {
     let end = Instant::now() + length;
     while Instant::now() < end {
         std::thread::sleep(every.min(end.saturating_duration_since(Instant::now())));
@@ -136,7 +143,11 @@ pub async fn main(args: impl Iterator<Item = String>, rust: Vec<String>) {
     say(&format!(
         "{SCHEDULES} schedules every {}s (10 all:1000, 5 once, 5 skip); runners: {}",
         PERIOD.as_secs(),
-        opts.langs.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join(", ")
+        opts.langs
+            .iter()
+            .map(|(l, _)| l.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     ));
     let commands: BTreeMap<String, Vec<String>> = opts.langs.iter().cloned().collect();
     let queues = commands
@@ -154,13 +165,30 @@ pub async fn main(args: impl Iterator<Item = String>, rust: Vec<String>) {
     let step = Duration::from_secs(opts.seconds);
 
     // Runners killed and replaced; then Redis restarted under them.
-    churn(&mut fleet, &mut dice, step, Duration::from_secs(3), &mut problems, started);
+    churn(
+        &mut fleet,
+        &mut dice,
+        step,
+        Duration::from_secs(3),
+        &mut problems,
+        started,
+    );
     say("Redis restarted (SHUTDOWN SAVE, a new server loads the data)");
     server.restart_keeping_data();
-    churn(&mut fleet, &mut dice, Duration::from_secs(3), Duration::from_secs(10), &mut problems, started);
+    churn(
+        &mut fleet,
+        &mut dice,
+        Duration::from_secs(3),
+        Duration::from_secs(10),
+        &mut problems,
+        started,
+    );
 
     // No runner at all, longer than the grace: the ticks meanwhile are missed.
-    say(&format!("every runner killed for {}s: no one fires", OUTAGE.as_secs()));
+    say(&format!(
+        "every runner killed for {}s: no one fires",
+        OUTAGE.as_secs()
+    ));
     while !fleet.workers.is_empty() {
         fleet.kill(0, false);
     }
@@ -169,7 +197,14 @@ pub async fn main(args: impl Iterator<Item = String>, rust: Vec<String>) {
         fleet.start_worker(lang);
     }
     say("runners back: missed ticks follow each schedule's policy");
-    churn(&mut fleet, &mut dice, step, Duration::from_secs(4), &mut problems, started);
+    churn(
+        &mut fleet,
+        &mut dice,
+        step,
+        Duration::from_secs(4),
+        &mut problems,
+        started,
+    );
     fleet.crashed(&mut problems, started.elapsed());
     // Runners stop (SIGTERM: they finish what they hold); no one fires after this.
     fleet.stop();
@@ -228,7 +263,9 @@ pub async fn main(args: impl Iterator<Item = String>, rust: Vec<String>) {
         let seen = ran.remove(&who).unwrap_or_default();
         let expected: HashSet<u64> = ticks.iter().copied().collect();
         if let Some(t) = seen.iter().find(|t| !expected.contains(t)) {
-            problems.push(format!("{who}: an item of tick {t}, which is not one of its ticks"));
+            problems.push(format!(
+                "{who}: an item of tick {t}, which is not one of its ticks"
+            ));
         }
         if seen.len() as u64 != info.fired {
             problems.push(format!(

@@ -1,4 +1,4 @@
---! include: keys guard waiting jobs deps
+--! include: keys guard waiting jobs deps events
 -- Releasing and failing dependants (spec/PROTOCOL.md 5.24). A blocked item (record state
 -- `blocked`, data parked at P:data:<id>, listed in P:blocked) waits for the ids in P:deps:<id>.
 -- When one of them finishes, the call that finished it notes it (note_settled) and works off at
@@ -32,19 +32,26 @@ end
 -- A blocked item whose last dependency finished: delayed when its own due time is still ahead,
 -- else back to waiting (at its priority, in its group), as promote_due does. Checks first.
 local function unblock(id, now)
-  local job = redis.call('HMGET', JOB .. id, 'priority', 'group', 'due')
+  local job = redis.call('HMGET', JOB .. id, 'priority', 'group', 'due', 'inc', 'attempts', 'name')
   want_level(job[1], job[2])
   redis.call('ZREM', blocked_key(), id)
   redis.call('DEL', deps_key(id))
   local due = tonumber(job[3])
+  local state = nil
   if due and due > now then
     redis.call('HSET', JOB .. id, 'state', 'delayed')
     redis.call('ZADD', DELAYED, due, id)
+    state = 'delayed'
   elseif unpark(id) then
     redis.call('HSET', JOB .. id, 'state', 'waiting')
     push_waiting(id, job[1], job[2])
+    state = 'waiting'
   else
     redis.call('DEL', JOB .. id)
+  end
+  if state then
+    -- The event stream (14.2): it waits (or is delayed) now.
+    emit('unblocked', id, job[4], tonumber(job[5]) or 0, job[6], 'state', state)
   end
 end
 
