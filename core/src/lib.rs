@@ -44,6 +44,7 @@ mod reply;
 pub mod runtime;
 mod scripts;
 mod server;
+mod ticks;
 pub mod worker;
 
 pub use client::Client;
@@ -67,10 +68,10 @@ pub use ops::{
     MISSED_GRACE,
 };
 // Not part of leaseq's API: the tick arithmetic, for the model and its replay.
-#[doc(hidden)]
-pub use ops::{schedule_plan, FirePlan, Ticks};
 pub use policy::{Backoff, Retry};
 pub use queue::Queue;
+#[doc(hidden)]
+pub use ticks::{plan as schedule_plan, FirePlan, Ticks};
 // Not part of leaseq's API: for the model's replay test only (see its own doc).
 #[doc(hidden)]
 pub use scripts::edited_library;

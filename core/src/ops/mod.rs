@@ -23,8 +23,8 @@ pub use events::{Events, EventsFrom, EventsPage, QueueEvent, GAP, MAX_EVENTS_PAG
 pub use finish::{check_completion, Completion, Failure, MAX_TRACE_LEN};
 pub use names::NameCounts;
 pub use schedules::{
-    plan as schedule_plan, validate_schedule_name, Every, FirePlan, FireReport, Missed, Schedule,
-    ScheduleInfo, SchedulePage, Ticks, MAX_MISSED_ALL, MAX_SCHEDULES, MAX_SCHEDULE_DATA_LEN,
-    MAX_SCHEDULE_NAME_LEN, MIN_EVERY, MISSED_GRACE,
+    validate_schedule_name, Every, FireReport, Missed, Schedule, ScheduleInfo, SchedulePage,
+    MAX_MISSED_ALL, MAX_SCHEDULES, MAX_SCHEDULE_DATA_LEN, MAX_SCHEDULE_NAME_LEN, MIN_EVERY,
+    MISSED_GRACE,
 };
 pub use workers::{RunnerEntry, Runners, MAX_RUNNER_INFO_LEN};
