@@ -17,6 +17,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod deps;
+
 use stateright::{Model, Property};
 
 /// Milliseconds the clock moves per tick.
