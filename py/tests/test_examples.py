@@ -85,8 +85,19 @@ def check_aio(out: str) -> None:
     assert out.splitlines()[-1].startswith("JobResult("), out
 
 
+def check_dependencies(out: str) -> None:
+    assert out.splitlines() == [
+        "email waits for ['report']",
+        "part eu",
+        "part us",
+        "report from part-eu=42 sales, part-us=42 sales",
+        "email sent after the report",
+    ], out
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
     "aio": check_aio,
+    "dependencies": check_dependencies,
     "errors": check_errors,
     "lifecycle": check_lifecycle,
     "names": check_names,
