@@ -1213,3 +1213,44 @@ async fn schedules_are_listed_with_their_next_fire_times_as_text() {
         .unwrap();
     assert!(openapi.contains("/api/schedules:"), "{openapi}");
 }
+
+/// A job's dependencies (spec 5.24): `/api/item` has what it was added to wait for,
+/// `/api/dependencies` what it still waits for and what waits for it; blocked items are a state
+/// of the browser's lists.
+#[tokio::test]
+async fn a_job_shows_what_it_waits_for_and_what_waits_for_it() {
+    let (_server, q, served) = setup().await;
+    q.add_flow(
+        &Item::with_id("<b>parent</b>", b"p".to_vec()).unwrap(),
+        &[Item::with_id("kid", b"k".to_vec()).unwrap().into()],
+    )
+    .await
+    .unwrap();
+    let base = served.base.clone();
+    let get = |path: String| {
+        let url = format!("{base}{path}");
+        async move {
+            reqwest::get(url)
+                .await
+                .unwrap()
+                .json::<serde_json::Value>()
+                .await
+                .unwrap()
+        }
+    };
+    let job = get("api/item?queue=jobs&id=%3Cb%3Eparent%3C%2Fb%3E".into()).await;
+    assert_eq!(job["state"], "blocked", "{job}");
+    assert_eq!(job["depends_on"], serde_json::json!(["kid"]), "{job}");
+    assert_eq!(job["on_dependency_failure"], "fail", "{job}");
+    let deps = get("api/dependencies?queue=jobs&id=kid".into()).await;
+    assert_eq!(
+        deps["dependants"],
+        serde_json::json!(["<b>parent</b>"]),
+        "{deps}"
+    );
+    assert_eq!(deps["dependants_count"], 1, "{deps}");
+    let deps = get("api/dependencies?queue=jobs&id=%3Cb%3Eparent%3C%2Fb%3E".into()).await;
+    assert_eq!(deps["pending"], serde_json::json!(["kid"]), "{deps}");
+    let blocked = get("api/items?queue=jobs&state=blocked".into()).await;
+    assert!(blocked.to_string().contains("<b>parent</b>"), "{blocked}");
+}

@@ -85,7 +85,7 @@ async fn the_dashboard_in_chromium() {
     }
     let served = common::Served::start(&[server.url()], "dashboard", &[]);
     let log = run_script(&python, &served.base, &server.url(), "all");
-    assert!(log.contains("browser: 21 passed, 0 failed"), "{log}");
+    assert!(log.contains("browser: 22 passed, 0 failed"), "{log}");
     // What the browser did to `{browse}`, seen through the core.
     assert_eq!(
         browse.get("later1").await.unwrap().unwrap().state,

@@ -269,6 +269,43 @@ impl AsyncQueue {
         )
     }
 
+    /// See ``leaseq.Queue.add_flow``.
+    fn add_flow<'py>(
+        &self,
+        py: Python<'py>,
+        parent: &Bound<'py, PyAny>,
+        children: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let parent = convert::item(parent, "parent")?.get().inner.clone();
+        let children = crate::types::flows(children, "children")?;
+        self.run(
+            py,
+            move |q| async move { q.add_flow(&parent, &children).await },
+        )
+    }
+
+    /// See ``leaseq.Queue.dependencies``.
+    fn dependencies<'py>(
+        &self,
+        py: Python<'py>,
+        id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::id(id, "id")?;
+        self.run(py, move |q| async move {
+            Ok(crate::jobs::Dependencies::from(q.dependencies(&id).await?))
+        })
+    }
+
+    /// See ``leaseq.Queue.dependency_results``; the results as ``bytes``.
+    fn dependency_results<'py>(
+        &self,
+        py: Python<'py>,
+        id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::id(id, "id")?;
+        self.run(py, move |q| async move { q.dependency_results(&id).await })
+    }
+
     /// See ``leaseq.Queue.lease``; a wait is cancelled with the awaiting task.
     #[pyo3(signature = (ttl = None, timeout = None, *, block = None))]
     fn lease<'py>(

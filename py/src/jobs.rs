@@ -127,6 +127,18 @@ impl Job {
         self.inner.name.as_deref()
     }
 
+    /// The ids it was added to wait for (``Item(..., depends_on=...)``), empty without.
+    #[getter]
+    fn depends_on(&self) -> Vec<String> {
+        self.inner.depends_on.clone()
+    }
+
+    /// ``"fail"`` or ``"run"`` for an item with dependencies, else ``None``.
+    #[getter]
+    fn on_dependency_failure(&self) -> Option<&'static str> {
+        self.inner.on_dependency_failure.map(|p| p.as_str())
+    }
+
     /// The last failure's message, if it failed.
     #[getter]
     fn error(&self) -> Option<&str> {
@@ -871,5 +883,57 @@ impl FailOutcome {
             }
             _ => format!("FailOutcome({:?})", self.name()),
         }
+    }
+}
+
+/// What an item waits for and what waits for it (``Queue.dependencies``).
+#[pyclass(module = "leaseq", frozen)]
+pub struct Dependencies {
+    inner: leaseq::Dependencies,
+}
+
+impl From<leaseq::Dependencies> for Dependencies {
+    fn from(inner: leaseq::Dependencies) -> Dependencies {
+        Dependencies { inner }
+    }
+}
+
+#[pymethods]
+impl Dependencies {
+    /// The ids it was added to wait for, in order.
+    #[getter]
+    fn depends_on(&self) -> Vec<String> {
+        self.inner.depends_on.clone()
+    }
+
+    /// ``"fail"`` or ``"run"``; ``None`` without dependencies.
+    #[getter]
+    fn on_dependency_failure(&self) -> Option<&'static str> {
+        self.inner.on_dependency_failure.map(|p| p.as_str())
+    }
+
+    /// Those it still waits for (while it is blocked).
+    #[getter]
+    fn pending(&self) -> Vec<String> {
+        self.inner.pending.clone()
+    }
+
+    /// How many blocked items wait for it.
+    #[getter]
+    fn dependants_count(&self) -> u64 {
+        self.inner.dependants_count
+    }
+
+    /// Up to 100 of them.
+    #[getter]
+    fn dependants(&self) -> Vec<String> {
+        self.inner.dependants.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Dependencies(depends_on={:?}, pending={:?}, dependants_count={})",
+            self.inner.depends_on, self.inner.pending, self.inner.dependants_count
+        )
     }
 }

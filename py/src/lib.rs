@@ -24,6 +24,8 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<types::Item>()?;
+    m.add_class::<types::Flow>()?;
+    m.add_class::<jobs::Dependencies>()?;
     m.add_class::<types::Lease>()?;
     m.add_class::<types::Backoff>()?;
     m.add_class::<types::RateLimit>()?;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use leaseq::{blocking, Wait};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBytes, PyTuple};
 
 use crate::convert;
 use crate::errors;
@@ -185,6 +185,45 @@ impl Queue {
                 })
         })?
         .map_err(|e| errors::to_py(py, e))
+    }
+
+    /// Adds ``parent`` and its ``children`` (``Item``s, or ``Flow``s with children of their own;
+    /// at most 1000 items in all) in one script call: the children first, then the parent,
+    /// blocked until every child completed. Returns how many items were added.
+    fn add_flow(
+        &self,
+        py: Python<'_>,
+        parent: &Bound<'_, PyAny>,
+        children: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        let parent = convert::item(parent, "parent")?.get().inner.clone();
+        let children = crate::types::flows(children, "children")?;
+        self.call(py, |q| q.add_flow(&parent, &children))
+    }
+
+    /// What item ``id`` waits for and what waits for it (a ``Dependencies``).
+    fn dependencies(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+    ) -> PyResult<crate::jobs::Dependencies> {
+        let id = convert::id(id, "id")?;
+        self.call(py, |q| q.dependencies(&id)).map(Into::into)
+    }
+
+    /// The kept results of the items ``id`` was added to wait for, in order: a list of
+    /// ``(dependency id, result bytes or None)``. A flow's parent reads its children's so.
+    fn dependency_results(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<(String, Option<Py<PyBytes>>)>> {
+        let id = convert::id(id, "id")?;
+        let results = self.call(py, |q| q.dependency_results(&id))?;
+        Ok(results
+            .into_iter()
+            .map(|(dep, r)| (dep, r.map(|r| PyBytes::new(py, &r).unbind())))
+            .collect())
     }
 
     /// Leases the next item (highest priority first, FIFO within one) for ``ttl`` (seconds or a

@@ -25,7 +25,12 @@ use crate::{convert, errors, time};
 ///   FIFO per group), and groups take turns;
 /// - ``name``: what kind of job it is (``"send_email"``, ``"resize"``; 1 to 256 bytes of UTF-8
 ///   without control characters): a ``Worker`` given a dict of handlers runs the item with the
-///   handler of that name; ``get`` shows it, and ``counts_by_name`` counts it.
+///   handler of that name; ``get`` shows it, and ``counts_by_name`` counts it;
+/// - ``depends_on``: ids of items of the same queue (at most 1000) that must complete before
+///   this one is leased; until then it is ``State.BLOCKED``. An id no item has counts as
+///   complete;
+/// - ``on_dependency_failure``: ``"fail"`` (the default: it dies when a dependency dies or is
+///   cancelled) or ``"run"`` (it runs anyway once every dependency finished).
 #[pyclass(module = "leaseq", frozen)]
 pub struct Item {
     pub inner: leaseq::Item,
@@ -43,6 +48,8 @@ struct Options {
     keep_result_for: Option<Duration>,
     group: Option<String>,
     name: Option<String>,
+    depends_on: Option<Vec<String>>,
+    on_dependency_failure: Option<leaseq::OnDependencyFailure>,
 }
 
 impl Options {
@@ -57,6 +64,8 @@ impl Options {
         keep_result_for: Option<&Bound<'_, PyAny>>,
         group: Option<&Bound<'_, PyAny>>,
         name: Option<&Bound<'_, PyAny>>,
+        depends_on: Option<&Bound<'_, PyAny>>,
+        on_dependency_failure: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Options> {
         Ok(Options {
             delay: convert::opt_seconds(delay, "delay")?,
@@ -75,6 +84,20 @@ impl Options {
             },
             name: match name {
                 Some(n) if !n.is_none() => Some(convert::string(n, "name")?),
+                _ => None,
+            },
+            depends_on: match depends_on {
+                Some(d) if !d.is_none() => Some(convert::strings(d, "depends_on")?),
+                _ => None,
+            },
+            on_dependency_failure: match on_dependency_failure {
+                Some(p) if !p.is_none() => Some(
+                    leaseq::OnDependencyFailure::parse(&convert::string(
+                        p,
+                        "on_dependency_failure",
+                    )?)
+                    .map_err(|e| errors::to_py(p.py(), e))?,
+                ),
                 _ => None,
             },
         })
@@ -107,6 +130,12 @@ impl Options {
         }
         if let Some(n) = self.name {
             item = item.name(n);
+        }
+        if let Some(d) = self.depends_on {
+            item = item.depends_on(d);
+        }
+        if let Some(p) = self.on_dependency_failure {
+            item = item.on_dependency_failure(p);
         }
         item
     }
@@ -156,7 +185,7 @@ impl Item {
     #[pyo3(signature = (
         data, id = None, *, delay = None, run_at = None, priority = None, max_attempts = None,
         backoff = None, expires_after = None, keep_result_for = None, group = None,
-        name = None
+        name = None, depends_on = None, on_dependency_failure = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -172,6 +201,8 @@ impl Item {
         keep_result_for: Option<&Bound<'_, PyAny>>,
         group: Option<&Bound<'_, PyAny>>,
         name: Option<&Bound<'_, PyAny>>,
+        depends_on: Option<&Bound<'_, PyAny>>,
+        on_dependency_failure: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let data = convert::data(data, "data")?;
         let options = Options::convert(
@@ -184,6 +215,8 @@ impl Item {
             keep_result_for,
             group,
             name,
+            depends_on,
+            on_dependency_failure,
         )?;
         make_item(py, data, id, options)
     }
@@ -194,7 +227,7 @@ impl Item {
     #[pyo3(signature = (
         value, id = None, *, delay = None, run_at = None, priority = None, max_attempts = None,
         backoff = None, expires_after = None, keep_result_for = None, group = None,
-        name = None
+        name = None, depends_on = None, on_dependency_failure = None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn from_json(
@@ -210,6 +243,8 @@ impl Item {
         keep_result_for: Option<&Bound<'_, PyAny>>,
         group: Option<&Bound<'_, PyAny>>,
         name: Option<&Bound<'_, PyAny>>,
+        depends_on: Option<&Bound<'_, PyAny>>,
+        on_dependency_failure: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let options = Options::convert(
             delay,
@@ -221,6 +256,8 @@ impl Item {
             keep_result_for,
             group,
             name,
+            depends_on,
+            on_dependency_failure,
         )?;
         make_item(py, json_dumps(value)?, id, options)
     }
@@ -249,6 +286,69 @@ impl Item {
             self.inner.data().len()
         )
     }
+}
+
+/// A parent item and its children (``Item``s, or ``Flow``s with children of their own), for
+/// ``Queue.add_flow``: the children run first, then the parent, which reads their results
+/// with ``Queue.dependency_results``.
+#[pyclass(module = "leaseq", frozen)]
+pub struct Flow {
+    pub inner: leaseq::Flow,
+}
+
+#[pymethods]
+impl Flow {
+    #[new]
+    #[pyo3(signature = (item, children = None))]
+    fn new(item: &Bound<'_, PyAny>, children: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let item = convert::item(item, "item")?;
+        let mut inner = leaseq::Flow::new(item.get().inner.clone());
+        if let Some(children) = children.filter(|c| !c.is_none()) {
+            for child in flows(children, "children")? {
+                inner = inner.child(child);
+            }
+        }
+        Ok(Flow { inner })
+    }
+
+    /// The item at the top of this flow.
+    #[getter]
+    fn item(&self) -> Item {
+        Item {
+            inner: self.inner.item().clone(),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Flow(item={:?}, {} children)",
+            self.inner.item().id(),
+            self.inner.children().len()
+        )
+    }
+}
+
+/// A list of children: each an `Item` or a `Flow`.
+pub fn flows(obj: &Bound<'_, PyAny>, argument: &str) -> PyResult<Vec<leaseq::Flow>> {
+    let py = obj.py();
+    let expected = "an iterable of leaseq.Item or leaseq.Flow";
+    if obj.is_instance_of::<pyo3::types::PyString>() || obj.is_instance_of::<PyBytes>() {
+        return Err(errors::wrong_type(py, argument, expected, obj));
+    }
+    let iter = obj
+        .try_iter()
+        .map_err(|_| errors::wrong_type(py, argument, expected, obj))?;
+    iter.map(|element| {
+        let element = element?;
+        if let Ok(flow) = element.cast::<Flow>() {
+            return Ok(flow.get().inner.clone());
+        }
+        match element.cast::<Item>() {
+            Ok(item) => Ok(leaseq::Flow::new(item.get().inner.clone())),
+            Err(_) => Err(errors::wrong_type(py, argument, expected, &element)),
+        }
+    })
+    .collect()
 }
 
 /// A leased item. Pass it back to ``complete``, ``fail``, ``release``, ``renew`` or ``progress``

@@ -101,8 +101,19 @@ def check_schedules(out: str) -> None:
     assert any(line.startswith("beat: fired ") for line in lines), out
 
 
+def check_dependencies(out: str) -> None:
+    assert out.splitlines() == [
+        "email waits for ['report']",
+        "part eu",
+        "part us",
+        "report from part-eu=42 sales, part-us=42 sales",
+        "email sent after the report",
+    ], out
+
+
 CHECKS: dict[str, Callable[[str], None]] = {
     "aio": check_aio,
+    "dependencies": check_dependencies,
     "errors": check_errors,
     "lifecycle": check_lifecycle,
     "names": check_names,

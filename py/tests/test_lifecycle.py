@@ -552,6 +552,7 @@ def test_states_are_strings() -> None:
         "leased",
         "dead",
         "done",
+        "blocked",
     ]
 
 

@@ -119,6 +119,9 @@ def job_json(job: leaseq.Job | None) -> Any:
     # `trace` only for an item that has one (spec/vectors/README.md, "A job").
     if job.trace is not None:
         out["trace"] = job.trace
+    # `depends_on` only for an item added with dependencies (spec/vectors/README.md, "A job").
+    if job.depends_on:
+        out["depends_on"] = job.depends_on
     return out
 
 
@@ -244,6 +247,8 @@ def item(entry: Obj) -> Callable[[], leaseq.Item]:
     item_id, data = str_field(entry, "id"), data_bytes(entry.get("data"))
     group = str_field(entry, "group") if "group" in entry else None
     name = str_field(entry, "name") if "name" in entry else None
+    depends_on = entry.get("depends_on")
+    policy = entry.get("on_dependency_failure")
 
     def make() -> leaseq.Item:
         return leaseq.Item(
@@ -257,6 +262,8 @@ def item(entry: Obj) -> Callable[[], leaseq.Item]:
             keep_result_for=duration(entry, "keep_result_ms"),
             group=group,
             name=name,
+            depends_on=depends_on,
+            on_dependency_failure=policy,
         )
 
     return make
@@ -365,6 +372,38 @@ class Runner:
             raise StepError("add_batch needs `items`")
         makers = [item(entry) for entry in entries]
         return run(lambda: self.q.add_batch([batch_item(make) for make in makers]))
+
+    def do_add_flow(self, step: Obj) -> Outcome:
+        parent, children = step.get("parent"), step.get("children")
+        if not isinstance(parent, dict) or not isinstance(children, list):
+            raise StepError("add_flow needs `parent` and `children`")
+        make_parent = item(parent)
+
+        def flow(entry: Obj) -> Callable[[], leaseq.Flow]:
+            make, kids = item(entry), [flow(k) for k in entry.get("children", [])]
+            return lambda: leaseq.Flow(make(), [k() for k in kids])
+
+        makers = [flow(c) for c in children]
+        return run(lambda: self.q.add_flow(make_parent(), [m() for m in makers]))
+
+    def do_dependencies(self, step: Obj) -> Outcome:
+        def convert(d: leaseq.Dependencies) -> Any:
+            return {
+                "depends_on": d.depends_on,
+                "pending": sorted(d.pending),
+                "dependants": d.dependants_count,
+                "on_dependency_failure": d.on_dependency_failure,
+            }
+
+        return then(run(lambda: self.q.dependencies(str_field(step, "id"))), convert)
+
+    def do_dependency_results(self, step: Obj) -> Outcome:
+        def convert(results: list[tuple[str, bytes | None]]) -> Any:
+            return [[dep, None if r is None else data_json(r)] for dep, r in results]
+
+        return then(
+            run(lambda: self.q.dependency_results(str_field(step, "id"))), convert
+        )
 
     @staticmethod
     def timeout(step: Obj) -> float | None:

@@ -431,6 +431,33 @@ pub async fn item(
     }
 }
 
+/// What an item waits for and what waits for it (spec 5.24).
+#[derive(Serialize)]
+pub struct DependenciesView {
+    /// The ids it was added to wait for, in order.
+    depends_on: Vec<String>,
+    /// Those it still waits for.
+    pending: Vec<String>,
+    /// How many blocked items wait for it.
+    dependants_count: u64,
+    /// Up to 100 of them.
+    dependants: Vec<String>,
+}
+
+/// `GET /api/dependencies?queue=&id=`.
+pub async fn dependencies(
+    State(app): State<AppState>,
+    ApiQuery(q): ApiQuery<ItemQuery>,
+) -> ApiResult<DependenciesView> {
+    let d = app.queue(&q.queue).await?.dependencies(&q.id).await?;
+    Ok(Json(DependenciesView {
+        depends_on: d.depends_on,
+        pending: d.pending,
+        dependants_count: d.dependants_count,
+        dependants: d.dependants,
+    }))
+}
+
 /// Dead letters that share an error type.
 #[derive(Serialize)]
 pub struct ErrorGroup {

@@ -103,6 +103,7 @@ pub async fn serve(conn: ConnArgs, args: ServeArgs, ui: bool) -> Outcome {
             .route("/api/items", get(api::items))
             .route("/api/count", get(api::count))
             .route("/api/item", get(api::item))
+            .route("/api/dependencies", get(api::dependencies))
             .route("/api/workers", get(api::workers))
             .route("/api/schedules", get(api::schedules))
             .route("/api/dead/errors", get(api::dead_errors))

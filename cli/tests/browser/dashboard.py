@@ -590,6 +590,21 @@ def browse(driver, wait):
     assert all(a[1].startswith("application/json") and a[2] for a in answers), answers
     assert "queue" in answers[0][2], answers
     passed += 1
+
+    # 22. A job's dependencies (spec 5.24): what it waits for and what waits for it, each id a
+    # link to that job, ids that are markup shown as text.
+    leaseq("add", "-q", "{deps}", "--id", "kid", "--data", "k")
+    leaseq("add", "-q", "{deps}", "--id", "<i>parent</i>", "--data", "p", "--depends-on", "kid")
+    driver.get(href("{deps}", state="blocked", job="<i>parent</i>"))
+    wait.until(lambda d: "blocked" in d.find_element(By.ID, "job").text)
+    assert "waits for" in driver.find_element(By.ID, "job").text
+    assert not driver.find_elements(By.CSS_SELECTOR, "#job i"), "markup from an id"
+    wait.until(lambda d: "<i>parent</i>" in " ".join(list_ids(d)))
+    driver.find_element(By.XPATH, "//dl[@id='job']//a[text()='kid']").click()
+    wait.until(lambda d: d.find_elements(By.XPATH, "//dl[@id='job']//a[text()='<i>parent</i>']"))
+    assert "waited for by" in driver.find_element(By.ID, "job").text
+    no_alert(driver)
+    passed += 1
     return passed
 
 

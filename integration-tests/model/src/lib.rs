@@ -20,6 +20,8 @@ pub mod schedules;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod deps;
+
 use stateright::{Model, Property};
 
 /// Milliseconds the clock moves per tick.

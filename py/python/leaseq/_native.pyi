@@ -33,12 +33,14 @@ __all__ = [
     "Backoff",
     "CleanReport",
     "Client",
+    "Dependencies",
     "Done",
     "Entry",
     "Events",
     "EventsPage",
     "FailOutcome",
     "FireReport",
+    "Flow",
     "Found",
     "GroupInfo",
     "Item",
@@ -136,7 +138,12 @@ class Item:
       FIFO per group), and groups take turns;
     - ``name``: what kind of job it is (``"send_email"``, ``"resize"``; 1 to 256 bytes of UTF-8
       without control characters): a ``Worker`` given a dict of handlers runs the item with the
-      handler of that name; ``get`` shows it, and ``counts_by_name`` counts it.
+      handler of that name; ``get`` shows it, and ``counts_by_name`` counts it;
+    - ``depends_on``: ids of items of the same queue (at most 1000) that must complete before
+      this one is leased; until then it is ``State.BLOCKED``. An id no item has counts as
+      complete;
+    - ``on_dependency_failure``: ``"fail"`` (the default: it dies when a dependency dies or is
+      cancelled) or ``"run"`` (it runs anyway once every dependency finished).
     """
 
     def __new__(
@@ -153,6 +160,8 @@ class Item:
         keep_result_for: float | timedelta | None = None,
         group: str | None = None,
         name: str | None = None,
+        depends_on: Iterable[str] | None = None,
+        on_dependency_failure: str | None = None,
     ) -> Item: ...
     @staticmethod
     def from_json(
@@ -168,6 +177,8 @@ class Item:
         keep_result_for: float | timedelta | None = None,
         group: str | None = None,
         name: str | None = None,
+        depends_on: Iterable[str] | None = None,
+        on_dependency_failure: str | None = None,
     ) -> Item:
         """An item whose data is ``value`` encoded as compact JSON (UTF-8), with the same options as
         ``Item``. Raises ``JsonError`` when ``value`` cannot be encoded (NaN included).
@@ -280,6 +291,40 @@ class JobResult:
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
+class Flow:
+    """A parent item and its children (``Item``s, or ``Flow``s with children of their own), for
+    ``Queue.add_flow``: the children run first, then the parent, which reads their results
+    with ``Queue.dependency_results``.
+    """
+
+    def __new__(
+        cls, item: Item, children: Iterable[Item | Flow] | None = None
+    ) -> Flow: ...
+    @property
+    def item(self) -> Item:
+        """The item at the top of this flow."""
+
+@final
+class Dependencies:
+    """What an item waits for and what waits for it (``Queue.dependencies``)."""
+
+    @property
+    def depends_on(self) -> builtins.list[str]:
+        """The ids it was added to wait for, in order."""
+    @property
+    def on_dependency_failure(self) -> str | None:
+        """``"fail"`` or ``"run"``; ``None`` without dependencies."""
+    @property
+    def pending(self) -> builtins.list[str]:
+        """Those it still waits for (while it is blocked)."""
+    @property
+    def dependants_count(self) -> int:
+        """How many blocked items wait for it."""
+    @property
+    def dependants(self) -> builtins.list[str]:
+        """Up to 100 of them."""
+
+@final
 class Job:
     """Everything the queue knows about one item (``Queue.get``). Times are aware UTC datetimes
     from the server's clock.
@@ -314,6 +359,12 @@ class Job:
     @property
     def name(self) -> str | None:
         """The item's name (``Item(..., name=...)``: what kind of job it is), if it has one."""
+    @property
+    def depends_on(self) -> builtins.list[str]:
+        """The ids it was added to wait for (``Item(..., depends_on=...)``), empty without."""
+    @property
+    def on_dependency_failure(self) -> str | None:
+        """``"fail"`` or ``"run"`` for an item with dependencies, else ``None``."""
     @property
     def error(self) -> str | None:
         """The last failure's message, if it failed."""
@@ -1021,6 +1072,19 @@ class Queue:
         """Everything known about item ``id`` (``bytes`` or ``str``; a ``Job``), or ``None`` when
         there is no such item and no kept result.
         """
+    def add_flow(self, parent: Item, children: Iterable[Item | Flow]) -> int:
+        """Adds ``parent`` and its ``children`` (``Item``s, or ``Flow``s with children of their own;
+        at most 1000 items in all) in one script call: the children first, then the parent,
+        blocked until every child completed. Returns how many items were added.
+        """
+    def dependencies(self, id: bytes | str) -> Dependencies:
+        """What item ``id`` waits for and what waits for it (a ``Dependencies``)."""
+    def dependency_results(
+        self, id: bytes | str
+    ) -> builtins.list[tuple[str, bytes | None]]:
+        """The kept results of the items ``id`` was added to wait for, in order: a list of
+        ``(dependency id, result bytes or None)``. A flow's parent reads its children's so.
+        """
     def list(
         self, state: State | str, start: int = 0, count: int = 100
     ) -> builtins.list[Entry]:
@@ -1334,6 +1398,16 @@ class AsyncQueue:
         """See ``leaseq.Queue.wait_result``; the wait is cancelled with the awaiting task."""
     def get(self, id: bytes | str) -> asyncio.Future[Job | None]:
         """See ``leaseq.Queue.get``."""
+    def add_flow(
+        self, parent: Item, children: Iterable[Item | Flow]
+    ) -> asyncio.Future[int]:
+        """See ``leaseq.Queue.add_flow``."""
+    def dependencies(self, id: bytes | str) -> asyncio.Future[Dependencies]:
+        """See ``leaseq.Queue.dependencies``."""
+    def dependency_results(
+        self, id: bytes | str
+    ) -> asyncio.Future[builtins.list[tuple[str, bytes | None]]]:
+        """See ``leaseq.Queue.dependency_results``; the results as ``bytes``."""
     def list(
         self, state: State | str, start: int = 0, count: int = 100
     ) -> asyncio.Future[builtins.list[Entry]]:

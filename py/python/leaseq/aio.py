@@ -40,10 +40,12 @@ from leaseq._native import (
     MAX_TTL,
     Backoff,
     CleanReport,
+    Dependencies,
     Entry,
     EventsPage,
     FailOutcome,
     FireReport,
+    Flow,
     Found,
     GroupInfo,
     Item,
@@ -111,11 +113,13 @@ __all__ = [
     "Client",
     "ClosedError",
     "Completion",
+    "Dependencies",
     "Entry",
     "EventsPage",
     "FailOutcome",
     "Failure",
     "FireReport",
+    "Flow",
     "Found",
     "GroupInfo",
     "InvalidArgumentError",
@@ -325,6 +329,23 @@ class Queue:
     async def get(self, id: bytes | str) -> Job | None:
         """Everything known about item ``id`` (``bytes`` or ``str``), or ``None``."""
         return await self._native.get(id)
+
+    async def add_flow(self, parent: Item, children: Iterable[Item | Flow]) -> int:
+        """Adds ``parent`` and its ``children`` (``Item``s, or ``Flow``s with children of their
+        own; at most 1000 items in all) in one script call: the children first, then the
+        parent, blocked until every child completed. Returns how many items were added."""
+        return await self._native.add_flow(parent, children)
+
+    async def dependencies(self, id: bytes | str) -> Dependencies:
+        """What item ``id`` waits for and what waits for it."""
+        return await self._native.dependencies(id)
+
+    async def dependency_results(
+        self, id: bytes | str
+    ) -> builtins.list[tuple[str, bytes | None]]:
+        """The kept results of the items ``id`` was added to wait for, in order:
+        ``(dependency id, result bytes or None)``. A flow's parent reads its children's so."""
+        return await self._native.dependency_results(id)
 
     async def list(
         self, state: State | str, start: int = 0, count: int = 100

@@ -24,6 +24,8 @@ class State(str, Enum):
     DEAD = "dead"
     #: Completed, with its result kept.
     DONE = "done"
+    #: Waiting for its dependencies to complete (``Item(..., depends_on=...)``).
+    BLOCKED = "blocked"
 
     def __str__(self) -> str:
         return self.value

@@ -98,6 +98,9 @@ local function run_settled(now, budget)
     local dep, outcome = head[1], head[2]
     want(dependants_key(dep), 'set')
     local ids = redis.call('SPOP', dependants_key(dep), budget - done)
+    -- In byte order: a call settles the same way whatever order the set gave (and the model's
+    -- replay can follow it).
+    table.sort(ids)
     for _, id in ipairs(ids) do
       settle_dependant(id, dep, outcome, now)
     end
@@ -136,6 +139,7 @@ local function sweep_blocked(now, batch)
     end
     want(deps_key(id), 'set')
     local deps = redis.call('SMEMBERS', deps_key(id))
+    table.sort(deps)
     looked = looked + 1 + #deps
     local state = redis.pcall('HGET', JOB .. id, 'state')
     if state ~= 'blocked' then

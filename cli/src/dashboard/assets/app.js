@@ -9,7 +9,7 @@ let selected = null;
 let shown = null;
 // The job whose view was last opened from the address.
 let shownJob = null;
-const STATES = ["waiting", "delayed", "leased", "dead", "done"];
+const STATES = ["waiting", "delayed", "leased", "dead", "done", "blocked"];
 const PAGE = 50;
 
 // Where the page is: its address's fragment, so that a queue, a state's list (its filter and
@@ -408,6 +408,20 @@ async function showQueue(name) {
   }));
 }
 
+// A list of item ids, each a link that shows that item (its text set as text, never markup).
+function jobLinks(ids, after) {
+  const dd = el("dd", ids.length ? null : "-");
+  ids.forEach((id, i) => {
+    if (i > 0) dd.append(", ");
+    const a = el("a", id, "payload job-link");
+    a.href = "#";
+    a.addEventListener("click", (ev) => { ev.preventDefault(); showJob(id); });
+    dd.append(a);
+  });
+  if (after) dd.append(after);
+  return dd;
+}
+
 async function showJob(id) {
   const dl = document.getElementById("job");
   const actions = document.getElementById("job-actions");
@@ -427,6 +441,14 @@ async function showJob(id) {
       ["result", j.result ?? "-"], ["data (" + j.data_len + " bytes)", j.data_preview],
     ];
     dl.replaceChildren(...fields.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
+    // What it waits for and what waits for it (spec 5.24), each id a link to its own view.
+    const d = await api("/api/dependencies?" + q(selected) + "&id=" + encodeURIComponent(id));
+    const more = d.dependants_count > d.dependants.length
+      ? " (" + d.dependants_count + " in all)" : "";
+    dl.append(el("dt", "depends on"), jobLinks(d.depends_on, j.on_dependency_failure
+      ? " (if one fails: " + j.on_dependency_failure + ")" : ""),
+      el("dt", "waits for"), jobLinks(d.pending, ""),
+      el("dt", "waited for by"), jobLinks(d.dependants, more));
     actions.replaceChildren(...itemActions(selected, j.state, j.id));
     // A failed attempt's trace, when the job carries one: text in a <pre>, never markup.
     trace.hidden = j.trace == null;
