@@ -91,7 +91,22 @@ export interface ItemOptions {
    * queue's counters are on (`Queue#countsByName`).
    */
   name?: string
+  /**
+   * The ids of items of this queue this one waits for (at most 100): it is `blocked`, its data
+   * parked, until every one of them completed (an id not added yet counts as pending). Not
+   * with itself, nor a cycle; in Redis Cluster they share the queue's slot, as every id of a
+   * queue does. `Queue#addFlow` sets these for a parent and its children.
+   */
+  dependsOn?: string[]
+  /**
+   * What the item does when one of its dependencies dies or is cancelled: `'fail'` (dead, its
+   * reason naming the dependency) or `'run'` (it runs anyway). Default `'fail'`.
+   */
+  onDependencyFailure?: OnDependencyFailure
 }
+
+/** What an item does when a dependency dies or is cancelled (`ItemOptions#onDependencyFailure`). */
+export type OnDependencyFailure = 'fail' | 'run'
 
 /** A piece of work: an id, unique while the item exists, its data (bytes), and its options. */
 export declare class Item {
@@ -237,7 +252,7 @@ export type RenewOutcome =
 export type FailOutcome = 'retrying' | 'dead' | Exclude<RenewOutcome, 'renewed'>
 
 /** Where an item is. */
-export type JobState = 'waiting' | 'delayed' | 'leased' | 'dead' | 'done'
+export type JobState = 'waiting' | 'delayed' | 'leased' | 'dead' | 'blocked' | 'done'
 
 /**
  * The states `Queue#list`, `Queue#find` and `Queue#count` take: `done` is the items completed
@@ -303,6 +318,10 @@ export interface Job {
   group: string | null
   /** The item's name (`ItemOptions#name`), if it has one. */
   name: string | null
+  /** The ids it was added to wait for (`ItemOptions#dependsOn`), in order; empty: none. */
+  dependsOn: string[]
+  /** Its policy when a dependency dies or is cancelled; null without dependencies. */
+  onDependencyFailure: OnDependencyFailure | null
 }
 
 /** One line of `Queue#list`. */
@@ -437,6 +456,207 @@ export interface QueueConfig {
    * Bounds as `rateLimit`'s (`err.argument === 'groupRateLimit'`). Default: no limit.
    */
   groupRateLimit?: RateLimit
+  /**
+   * Whether the queue appends each transition of its items to its event stream
+   * (`Queue#events`, `Queue#readEvents`); it can be turned on and off while the queue runs.
+   * Default off: off, the stream costs nothing.
+   */
+  events?: boolean
+  /** The most entries the event stream keeps (trimmed approximately). Default 10,000. */
+  eventsMaxLen?: number
+  /** How long the event stream keeps an entry, in ms (at least 1000). Default one hour. */
+  eventsMaxAgeMs?: number
+}
+
+/** A child of a flow (`Queue#addFlow`): an item with children of its own. */
+export interface FlowChild {
+  /** The child; it waits for its own children, and its parent waits for it. */
+  item: Item
+  /** Its children: items, or flows of their own. */
+  children?: Array<Item | FlowChild>
+}
+
+/** What an item waits for and what waits for it (`Queue#dependencies`). */
+export interface Dependencies {
+  /** The ids it was added to wait for, in order. */
+  dependsOn: string[]
+  /** Its policy when a dependency dies or is cancelled; null without dependencies. */
+  onDependencyFailure: OnDependencyFailure | null
+  /** Those it still waits for (while it is blocked). */
+  pending: string[]
+  /** How many blocked items wait for it. */
+  dependantsCount: number
+  /** Up to 100 of them. */
+  dependants: string[]
+}
+
+/** One dependency's kept result (`Queue#dependencyResults`). */
+export interface DependencyResult {
+  /** The dependency's id. */
+  id: string
+  /** Its kept result; null when none is kept (completed without one, expired, not completed). */
+  result: Buffer | null
+}
+
+/**
+ * What a schedule does with ticks it missed (no runner was there to fire them): `'skip'` them
+ * (the default), fire `'once'` for the latest, or fire each of the latest n (`'all:<n>'`, n 1
+ * to 1000).
+ */
+export type Missed = 'skip' | 'once' | `all:${number}`
+
+/** When a recurring job fires: a cron expression in a time zone, or a period. */
+export interface ScheduleWhen {
+  /**
+   * A cron expression: five fields (minute, hour, day of month, month, day of week), or six
+   * with the seconds first. Not with `everyMs`.
+   */
+  cron?: string | null
+  /** The IANA time zone of `cron` (`'Europe/Berlin'`); default UTC. */
+  tz?: string | null
+  /** A period in ms (at least 1000): the ticks are the creation time plus whole periods. */
+  everyMs?: number | null
+  /** What to do with missed ticks; default `'skip'`. */
+  missed?: Missed
+}
+
+/**
+ * A recurring job as `Queue#upsertSchedule` takes it: when it fires, and the data and options
+ * of the item each tick adds (its id is `<schedule name>@<tick ms>`).
+ */
+export interface ScheduleOptions
+  extends ScheduleWhen,
+    Omit<ItemOptions, 'id' | 'delayMs' | 'runAt' | 'dependsOn' | 'onDependencyFailure'> {
+  /** The data of each tick's item (a string is stored as UTF-8); default empty. */
+  data?: Buffer | Uint8Array | string
+}
+
+/** A stored recurring job (`Queue#getSchedule`, `Queue#schedules`). Times: the server's clock. */
+export interface ScheduleInfo {
+  /** Its name. */
+  name: string
+  /** When it fires; null when the stored fields are not a schedule this version reads. */
+  schedule: Required<ScheduleWhen> | null
+  /** The data of the item each tick adds (null with `schedule`). */
+  data: Buffer | null
+  /** Bumped by every upsert (1 for a new schedule). */
+  version: number
+  /** The next tick to fire, when known. */
+  next: Date | null
+  /** Every tick at or before this instant was fired or skipped. */
+  from: Date
+  /** Ticks fired so far. */
+  fired: number
+  /** Missed ticks skipped so far (by its policy). */
+  skipped: number
+  /** The last tick fired, if any. */
+  lastTick: Date | null
+  /** When it was created. */
+  created: Date
+  /** When it was last upserted. */
+  updated: Date
+}
+
+/** A page of a queue's recurring jobs by next fire time (`Queue#schedules`). */
+export interface SchedulePage {
+  /** The server's clock when it was read. */
+  now: Date
+  /** How many schedules the queue has. */
+  total: number
+  /** The page. */
+  schedules: ScheduleInfo[]
+}
+
+/** What `Queue#fireDueSchedules` did. */
+export interface FireReport {
+  /** Schedules found due. */
+  due: number
+  /** Ticks fired (items added). */
+  fired: number
+  /** Missed ticks skipped by their schedules' policies. */
+  skipped: number
+  /** Fire calls that found their schedule moved by another firer or an upsert (no effect). */
+  lostRaces: number
+  /** Schedules whose stored fields could not be read (left alone). */
+  unreadable: number
+  /** How long until the next schedule is due (ms, server clock), when one is stored. */
+  nextDueInMs: number | null
+}
+
+/** One entry of a queue's event stream: a transition of an item (spec/PROTOCOL.md 14.2). */
+export interface QueueEvent {
+  /** The entry's id in the stream (`<ms>-<seq>`): resume after it (`Queue#events({ after })`). */
+  id: string
+  /**
+   * What happened: `added`, `delayed`, `leased`, `progress`, `completed`, `failed`,
+   * `retrying`, `dead`, `cancelled`, `released`, `requeued`, `expired`, `promoted`, or `gap`
+   * (entries after the reader's position were trimmed away before it read them). Kinds added
+   * later come as they are named.
+   */
+  event: string
+  /** The item's id (empty for a gap). */
+  jobId: string
+  /** The item's incarnation (empty before its first lease, for an item without options). */
+  inc: string
+  /** The item's attempts at the transition (0 before its first lease). */
+  attempt: number
+  /** The failure's error (`failed`; `dead` when the death came with one). */
+  error: string | null
+  /** The item's name, when it has one. */
+  name: string | null
+  /** When it runs next (`delayed`, `retrying`, `released`). */
+  due: Date | null
+  /** Why it is dead (`dead`). */
+  reason: string | null
+  /** The entry's time (the server's clock, from its id). */
+  time: Date
+  /** Any other field of the entry (`cancelled`'s `state`; a gap's `first`, the first entry kept). */
+  extra: Record<string, string>
+}
+
+/** One page of a queue's event stream (`Queue#readEvents`). */
+export interface EventsPage {
+  /** The entries, oldest first; a `gap` entry first when some were trimmed away. */
+  events: QueueEvent[]
+  /** The stream's last id (`0-0` when it has none): where a follower from now starts. */
+  last: string
+  /** Whether the queue's events are on. */
+  on: boolean
+}
+
+/**
+ * A follower of a queue's event stream (`Queue#events`): an async iterator and an EventEmitter
+ * (`'event'`, `'error'`, `'close'`; listening to `'event'` starts the reads). Use one form per
+ * follower. Its reads wait off the event loop, riding through outages; close it (or break out
+ * of `for await`) when done, and nothing of it keeps the process alive. Closing the client
+ * ends it too.
+ */
+export declare class EventFollower extends EventEmitter implements AsyncIterableIterator<QueueEvent> {
+  private constructor()
+  /**
+   * Resolves once the follower knows where it starts; rejects with its refusal (an `after` that
+   * is no event id or later than the stream's last entry: `INVALID_ARGUMENT` naming `after`).
+   */
+  readonly ready: Promise<void>
+  /** The id of the last entry read (null before the first): resume after it. */
+  readonly position: string | null
+  /** Whether the follower is closed. */
+  readonly closed: boolean
+  /** The next entry, waiting for it; done once the follower or its client is closed. */
+  next(): Promise<IteratorResult<QueueEvent, undefined>>
+  /** Closes the follower (what `break` in a `for await` loop does). */
+  return(): Promise<IteratorReturnResult<undefined>>
+  [Symbol.asyncIterator](): this
+  /** Ends the follower: a waiting read ends, and `'close'` is emitted once. */
+  close(): void
+  on(event: 'event', listener: (event: QueueEvent) => void): this
+  on(event: 'error', listener: (err: LeaseqError) => void): this
+  on(event: 'close', listener: () => void): this
+  once(event: 'event', listener: (event: QueueEvent) => void): this
+  once(event: 'error', listener: (err: LeaseqError) => void): this
+  once(event: 'close', listener: () => void): this
+  on(event: string | symbol, listener: (...args: any[]) => void): this
+  once(event: string | symbol, listener: (...args: any[]) => void): this
 }
 
 /** One group of a queue (`Queue#group`). */
@@ -525,6 +745,21 @@ export declare class Queue {
    * all (`FULL`), waiting up to `timeoutMs` for room as `add` does.
    */
   addBatch(items: Item[], options?: AddOptions): Promise<number>
+  /**
+   * Adds `parent` and its children (items, or `{ item, children }` with children of their
+   * own; at most 1000 items in all) in one call: the children first, then the parent, blocked
+   * until every child completed; it reads their results with `dependencyResults`. Resolves to
+   * how many were added (an id that exists is not added again, and counts as the dependency).
+   * @example await queue.addFlow(new Item('report', 'report-1'), [new Item('part a', 'a'), { item: new Item('b', 'b'), children: [new Item('c', 'c')] }])
+   */
+  addFlow(parent: Item, children: Array<Item | FlowChild>): Promise<number>
+  /** What item `id` waits for (its dependencies, those still pending) and what waits for it. */
+  dependencies(id: string | Buffer | Uint8Array): Promise<Dependencies>
+  /**
+   * The kept results of the items `id` was added to wait for, in order (null where none is
+   * kept): a flow's parent reads its children's results so.
+   */
+  dependencyResults(id: string | Buffer | Uint8Array): Promise<DependencyResult[]>
   /**
    * Leases the next item (highest priority first, FIFO within a priority). Resolves to null
    * when none is waiting (after `timeoutMs`, if given); rejects with code `CLOSED` when the
@@ -725,6 +960,37 @@ export declare class Queue {
    * light clean).
    */
   processingLen(): Promise<number>
+  /**
+   * Stores the recurring job `name` (1 to 200 bytes), new or changed; a change never fires a
+   * tick twice nor skips one. Resolves to whether it is new. Runners fire schedules (exactly
+   * one item per tick, whatever the number of runners); `fireDueSchedules` does where none runs.
+   * @example await queue.upsertSchedule('nightly', { cron: '0 3 * * *', tz: 'Europe/Berlin', data: 'report', priority: 5 })
+   * @example await queue.upsertSchedule('poll', { everyMs: 60_000, missed: 'once', name: 'poll' })
+   */
+  upsertSchedule(name: string, schedule: ScheduleOptions): Promise<boolean>
+  /** Removes the recurring job `name` (the items it added stay); resolves to whether there was one. */
+  removeSchedule(name: string): Promise<boolean>
+  /** The recurring job `name` with its next fire time, or null. */
+  getSchedule(name: string): Promise<ScheduleInfo | null>
+  /** A page of the recurring jobs by next fire time (default the first 100), and how many there are. */
+  schedules(options?: { start?: number; count?: number }): Promise<SchedulePage>
+  /** Fires the due recurring jobs once, where no runner does; resolves to what it did. */
+  fireDueSchedules(): Promise<FireReport>
+  /**
+   * One page of the event stream, without waiting: at most `count` (1 to 1000, default 100)
+   * entries after the entry id `after` (left out: from now, so none), oldest first. The queue's
+   * events are on with `setConfig({ events: true })`.
+   * @example const page = await queue.readEvents({ after: '0-0' })
+   */
+  readEvents(options?: { after?: string; count?: number }): Promise<EventsPage>
+  /**
+   * Follows the event stream from now, or resuming after the entry id `after`, so that a
+   * process that restarts misses nothing still in the stream. Its reads wait off the event
+   * loop; close it, or break out of the loop, when done.
+   * @example for await (const ev of queue.events({ after: lastSeen })) console.log(ev.event, ev.jobId)
+   * @example const follower = queue.events(); follower.on('event', (ev) => log(ev)); ...; follower.close()
+   */
+  events(options?: { after?: string }): EventFollower
 }
 
 /**

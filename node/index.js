@@ -6,6 +6,7 @@
 
 const { Client } = require('./lib/client')
 const { ErrorCode, LeaseqError } = require('./lib/errors')
+const { EventFollower } = require('./lib/events')
 const { Item } = require('./lib/item')
 const { Lease } = require('./lib/lease')
 const { Queue } = require('./lib/queue')
@@ -21,6 +22,7 @@ const {
 module.exports = {
   Client,
   ErrorCode,
+  EventFollower,
   Item,
   Lease,
   LeaseqError,

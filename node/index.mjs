@@ -4,6 +4,7 @@ import leaseq from './index.js'
 export const {
   Client,
   ErrorCode,
+  EventFollower,
   Item,
   Lease,
   LeaseqError,

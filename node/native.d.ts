@@ -19,6 +19,22 @@ export declare class NativeClient {
   get warnings(): Array<string>
 }
 
+/**
+ * A follower of a queue's event stream (the core's `Events`). `next` waits for the next entry
+ * on the runtime; `close` makes a waiting `next` (and every later one) resolve to null.
+ */
+export declare class NativeEvents {
+  /**
+   * The next entry, waiting for it as long as it takes (outages are ridden through by the
+   * core); null once the follower is closed. One `next` runs at a time: the others wait.
+   */
+  next(): Promise<QueueEventParts | null>
+  /** Ends the follower: a `next` waiting now resolves to null, and so does every later one. */
+  close(): void
+  /** The id of the last entry yielded (null before the first): resume after it. */
+  get position(): string | null
+}
+
 /** An item; `lib/item.js` wraps it as `Item`. */
 export declare class NativeItem {
   /** An item of `data` (copied) with `id` (checked by the core), or a random id, and options. */
@@ -73,6 +89,39 @@ export declare class NativeQueue {
    * future spawned by hand.)
    */
   addBatch(items: Array<NativeItem>, timeoutMs?: number | undefined | null): Promise<number>
+  /**
+   * Adds `parent` and its children in one call: `items` in the order JavaScript walked the
+   * tree (each before its own children), `parents` the index of each one's parent in `items`
+   * (-1: a child of `parent`). How many were added. (Hand-spawned, as `add_batch`.)
+   */
+  addFlow(parent: NativeItem, items: Array<NativeItem>, parents: Array<number>): Promise<number>
+  /** What item `id` (its bytes) waits for, and how many blocked items wait for it. */
+  dependencies(id: Buffer): Promise<DependenciesParts>
+  /** The kept results of item `id`'s dependencies, in order. */
+  dependencyResults(id: Buffer): Promise<Array<DependencyResultParts>>
+  /**
+   * Stores the recurring job `name`, adding `item` (its data and options) at each tick;
+   * whether it is new.
+   */
+  upsertSchedule(name: string, schedule: ScheduleParts, item: NativeItem): Promise<boolean>
+  /** Removes the recurring job `name`; whether there was one. */
+  removeSchedule(name: string): Promise<boolean>
+  /** The recurring job `name` with its next fire time, or null. */
+  getSchedule(name: string): Promise<ScheduleInfoParts | null>
+  /**
+   * A page of the recurring jobs by next fire time: from `start` (default 0), `count`
+   * (default the core's `policy::DEFAULT_PAGE`).
+   */
+  schedules(start?: number | undefined | null, count?: number | undefined | null): Promise<SchedulePageParts>
+  /** Fires the due recurring jobs once; what it did. */
+  fireDueSchedules(): Promise<FireReportParts>
+  /**
+   * One page of the event stream: at most `count` (default the core's
+   * `policy::DEFAULT_PAGE`) entries after `after` (absent: from now).
+   */
+  readEvents(after?: string | undefined | null, count?: number | undefined | null): Promise<EventsPageParts>
+  /** A follower of the event stream, from now or after the entry id `after`. */
+  events(after?: string | undefined | null): Promise<NativeEvents>
   /**
    * Leases the next item for `ttl_ms` (default: the core's), waiting as `block` and
    * `timeout_ms` say (default: not at all).
@@ -379,6 +428,34 @@ export interface ConfigParts {
   groupConcurrency?: number
   /** At most `max` leases of each group per `perMs`, every group in its own window. */
   groupRateLimit?: RateLimitParts
+  /** Whether the queue appends its transitions to its event stream. */
+  events?: boolean
+  /** The most entries the event stream keeps. */
+  eventsMaxLen?: number
+  /** How long the event stream keeps an entry. */
+  eventsMaxAgeMs?: number
+}
+
+/** What an item waits for and what waits for it (`dependencies`). */
+export interface DependenciesParts {
+  /** The ids it was added to wait for, in order. */
+  dependsOn: Array<string>
+  /** `fail` or `run`; absent without dependencies. */
+  onDependencyFailure?: string
+  /** Those it still waits for (while it is blocked). */
+  pending: Array<string>
+  /** How many blocked items wait for it. */
+  dependantsCount: number
+  /** Up to 100 of them. */
+  dependants: Array<string>
+}
+
+/** One dependency's kept result (`dependency_results`). */
+export interface DependencyResultParts {
+  /** The dependency's id. */
+  id: string
+  /** Its kept result; absent when none is kept. */
+  result?: Buffer
 }
 
 /** One line of `list`. */
@@ -426,6 +503,16 @@ export interface EventInfo {
 /** Every event of a runner (`leaseq::operations::EVENTS`), in the order of the core's enum. */
 export declare function events(): Array<EventInfo>
 
+/** One page of the event stream (`read_events`). */
+export interface EventsPageParts {
+  /** The entries, oldest first (a `gap` first when some were trimmed away). */
+  events: Array<QueueEventParts>
+  /** The stream's last id (`0-0` when it has none). */
+  last: string
+  /** Whether the queue's events are on. */
+  on: boolean
+}
+
 /** One failure of `fail_batch` (its lease travels in a list beside it). */
 export interface FailureParts {
   /** The message. */
@@ -438,6 +525,22 @@ export interface FailureParts {
   retryAfterMs?: number
   /** The failure's trace (a stack), kept with the item. */
   trace?: string
+}
+
+/** What `fire_due_schedules` did. */
+export interface FireReportParts {
+  /** Schedules found due. */
+  due: number
+  /** Ticks fired (items added). */
+  fired: number
+  /** Missed ticks skipped by their schedules' policies. */
+  skipped: number
+  /** Fire calls that found their schedule moved by another firer or an upsert. */
+  lostRaces: number
+  /** Schedules whose stored fields could not be read (left alone). */
+  unreadable: number
+  /** How long until the next schedule is due (ms, server clock), when one is stored. */
+  nextDueInMs?: number
 }
 
 /** What `find` found: the matching entries of a bounded stretch of a state. */
@@ -487,6 +590,10 @@ export interface ItemOptions {
   group?: string
   /** The item's name: what kind of job it is, for a runner's handlers by name. */
   name?: string
+  /** The ids of the items this one waits for (spec 5.24). */
+  dependsOn?: Array<string>
+  /** `fail` or `run`: what it does when a dependency dies or is cancelled. */
+  onDependencyFailure?: string
 }
 
 /** Everything the queue knows about one item. */
@@ -495,7 +602,7 @@ export interface JobParts {
   id: string
   /** The id exactly as Redis holds it. */
   idBytes: Buffer
-  /** `waiting`, `delayed`, `leased`, `dead` or `done`. */
+  /** `waiting`, `delayed`, `leased`, `dead`, `blocked` or `done`. */
   state: string
   /** The data (empty for a done item). */
   data: Buffer
@@ -535,6 +642,10 @@ export interface JobParts {
   group?: string
   /** The item's name, if it has one. */
   name?: string
+  /** The ids it was added to wait for, in order (empty: none). */
+  dependsOn: Array<string>
+  /** `fail` or `run`, for an item with dependencies. */
+  onDependencyFailure?: string
 }
 
 /** A lease as the JS layer receives it: the lease and its data. */
@@ -591,6 +702,32 @@ export interface OperationInfo {
 /** Every operation of a queue (`leaseq::operations::OPERATIONS`), in the documentation's order. */
 export declare function operations(): Array<OperationInfo>
 
+/** One entry of the event stream: a transition of an item, or a `gap`. */
+export interface QueueEventParts {
+  /** The entry's id in the stream (`<ms>-<seq>`): resume after it. */
+  id: string
+  /** What happened (`added`, `leased`, `completed`, ... or `gap`). */
+  event: string
+  /** The item's id (empty for a gap). */
+  jobId: string
+  /** The item's incarnation (empty before its first lease, for an item without options). */
+  inc: string
+  /** The item's attempts at the transition. */
+  attempt: number
+  /** The failure's error, when there is one. */
+  error?: string
+  /** The item's name, when it has one. */
+  name?: string
+  /** When it runs next (ms since the epoch, server clock), when the transition sets it. */
+  due?: number
+  /** Why it is dead (`dead`). */
+  reason?: string
+  /** The entry's time (ms since the epoch, server clock). */
+  timeMs: number
+  /** Any other field of the entry, as `[field, value]` pairs in its order. */
+  extra: Array<Array<string>>
+}
+
 /**
  * A queue's rate limit: at most `max` leases in each window of `perMs` (the core checks
  * both).
@@ -614,6 +751,54 @@ export interface ResultParts {
   addedAt?: number
   /** The item's name, when it had one. */
   name?: string
+}
+
+/** A stored schedule with its next fire time. */
+export interface ScheduleInfoParts {
+  /** Its name. */
+  name: string
+  /** When it fires; absent when the stored fields are not a schedule this version reads. */
+  schedule?: ScheduleParts
+  /** The data of the item each tick adds (absent with `schedule`). */
+  data?: Buffer
+  /** Bumped by every upsert (1 for a new schedule). */
+  version: number
+  /** The next tick to fire (ms since the epoch, server clock), when known. */
+  next?: number
+  /** Every tick at or before this instant (ms) was fired or skipped. */
+  from: number
+  /** Ticks fired so far. */
+  fired: number
+  /** Missed ticks skipped so far. */
+  skipped: number
+  /** The last tick fired (ms), if any. */
+  lastTick?: number
+  /** When it was created (ms, server clock). */
+  created: number
+  /** When it was last upserted (ms, server clock). */
+  updated: number
+}
+
+/** A page of a queue's schedules, by next fire time. */
+export interface SchedulePageParts {
+  /** The server's clock when it was read (ms). */
+  now: number
+  /** How many schedules the queue has. */
+  total: number
+  /** The page. */
+  schedules: Array<ScheduleInfoParts>
+}
+
+/** When a schedule fires and what it does with missed ticks, both ways. */
+export interface ScheduleParts {
+  /** A cron expression: five fields, or six with the seconds first. */
+  cron?: string
+  /** The IANA time zone of a cron schedule (absent: UTC). */
+  tz?: string
+  /** A period in ms (at least 1000). */
+  everyMs?: number
+  /** `skip`, `once` or `all:<n>` (absent: the core's default, `skip`). */
+  missed?: string
 }
 
 /**

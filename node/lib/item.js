@@ -16,6 +16,8 @@ const ITEM_OPTIONS = Object.freeze([
   'keepResultForMs',
   'group',
   'name',
+  'dependsOn',
+  'onDependencyFailure',
 ])
 
 /**
@@ -34,6 +36,10 @@ function itemOptions(o) {
     keepResultForMs: args.optionalNumber('keepResultForMs', o.keepResultForMs),
     group: o.group === undefined ? undefined : args.string('group', o.group),
     name: o.name === undefined ? undefined : args.string('name', o.name),
+    dependsOn:
+      o.dependsOn === undefined ? undefined : args.array('dependsOn', o.dependsOn, (v, n) => args.string(n, v)),
+    onDependencyFailure:
+      o.onDependencyFailure === undefined ? undefined : args.string('onDependencyFailure', o.onDependencyFailure),
   }
 }
 

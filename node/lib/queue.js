@@ -5,6 +5,7 @@ const args = require('./args')
 const { invalidArgument, nativeAsync, nativeSync } = require('./errors')
 const { ITEM_OPTIONS, Item, nativeItem } = require('./item')
 const { Lease, nativeLease, toBackoff, toLease } = require('./lease')
+const { CONSTRUCT: FOLLOWER, EventFollower, toEvent } = require('./events')
 
 /** Only `Client#queue` makes queues. */
 const CONSTRUCT = Symbol('leaseq.Queue')
@@ -35,7 +36,20 @@ const CONFIG_OPTIONS = Object.freeze([
   'rateLimit',
   'groupConcurrency',
   'groupRateLimit',
+  'events',
+  'eventsMaxLen',
+  'eventsMaxAgeMs',
 ])
+const EVENTS_OPTIONS = Object.freeze(['after'])
+const READ_EVENTS_OPTIONS = Object.freeze(['after', 'count'])
+/** What a schedule takes: when it fires, its missed-tick policy, and its item's data and
+ * options: no id (each tick's item is `<name>@<tick ms>`) and no dependencies (a schedule
+ * stores none); a delay or a time to run at reach the core, which refuses them (`item`). */
+const SCHEDULE_WHEN = Object.freeze(['cron', 'tz', 'everyMs', 'missed', 'data'])
+const SCHEDULE_ITEM_OPTIONS = Object.freeze(
+  ITEM_OPTIONS.filter((o) => !['id', 'dependsOn', 'onDependencyFailure'].includes(o)),
+)
+const SCHEDULE_OPTIONS = Object.freeze([...SCHEDULE_WHEN, ...SCHEDULE_ITEM_OPTIONS])
 const COMPLETION_FIELDS = Object.freeze(['lease', 'result', 'keepResultForMs'])
 const FAILURE_FIELDS = Object.freeze(['lease', 'error', 'errorType', 'retry', 'trace'])
 const WHOLE = 'a whole number'
@@ -164,6 +178,10 @@ function toJob(j) {
     cancelled: j.cancelled,
     group: orNull(j.group),
     name: orNull(j.name),
+    dependsOn: j.dependsOn,
+    onDependencyFailure: /** @type {import('../index').OnDependencyFailure | null} */ (
+      orNull(j.onDependencyFailure)
+    ),
   }
 }
 
@@ -188,6 +206,9 @@ function toConfig(c) {
   if (c.groupRateLimit != null) {
     out.groupRateLimit = { max: c.groupRateLimit.max, perMs: c.groupRateLimit.perMs }
   }
+  if (c.events != null) out.events = c.events
+  if (c.eventsMaxLen != null) out.eventsMaxLen = c.eventsMaxLen
+  if (c.eventsMaxAgeMs != null) out.eventsMaxAgeMs = c.eventsMaxAgeMs
   return out
 }
 
@@ -261,6 +282,71 @@ function completionParts(completions) {
  * One queue: the keys under one prefix. Every method returns a Promise; a bad argument rejects
  * it with a `LeaseqError` (code `INVALID_ARGUMENT`) before anything is sent.
  */
+/**
+ * A flow's children as the addon takes them: every item of the tree, each before its own
+ * children, and the index of each one's parent in that list (-1: a child of the top).
+ * @param {unknown} children
+ * @returns {[import('../native').NativeItem[], number[]]}
+ */
+function flowParts(children) {
+  /** @type {import('../native').NativeItem[]} */
+  const items = []
+  /** @type {number[]} */
+  const parents = []
+  /**
+   * @param {unknown} list
+   * @param {string} name
+   * @param {number} parent
+   */
+  const walk = (list, name, parent) => {
+    args.array(name, list, (value, at) => {
+      if (value instanceof Item) {
+        items.push(nativeItem(value))
+        parents.push(parent)
+        return
+      }
+      const o = args.options(at, value, FLOW_FIELDS)
+      items.push(nativeItem(args.instance(`${at}.item`, o.item, Item)))
+      parents.push(parent)
+      if (o.children !== undefined) walk(o.children, `${at}.children`, items.length - 1)
+    })
+  }
+  walk(children, 'children', -1)
+  return [items, parents]
+}
+
+const FLOW_FIELDS = Object.freeze(['item', 'children'])
+
+/**
+ * A schedule from the addon's.
+ * @param {import('../native').ScheduleInfoParts} i
+ * @returns {import('../index').ScheduleInfo}
+ */
+function toScheduleInfo(i) {
+  const s = i.schedule
+  return {
+    name: i.name,
+    schedule:
+      s == null
+        ? null
+        : {
+            cron: orNull(s.cron),
+            tz: orNull(s.tz),
+            everyMs: orNull(s.everyMs),
+            missed: /** @type {import('../index').Missed} */ (s.missed ?? 'skip'),
+          },
+    data: orNull(i.data),
+    version: i.version,
+    next: date(i.next),
+    from: new Date(i.from),
+    fired: i.fired,
+    skipped: i.skipped,
+    lastTick: date(i.lastTick),
+    created: new Date(i.created),
+    updated: new Date(i.updated),
+  }
+}
+
 /**
  * One line of `list` or `find`, from the addon's.
  * @param {any} e
@@ -341,6 +427,158 @@ class Queue {
     const o = args.optionalOptions('options', options, ADD_OPTIONS)
     const timeoutMs = args.optionalNumber('timeoutMs', o.timeoutMs)
     return nativeAsync(() => this.#native.addBatch(natives, timeoutMs))
+  }
+
+  /**
+   * Adds `parent` and its children in one call (at most 1000 items in all): the children
+   * first, then the parent, blocked until every child completed. A child is an `Item`, or
+   * `{ item, children }` with children of its own. Resolves to how many were added (an id that
+   * exists is not added again, and counts as the dependency).
+   * @param {Item} parent
+   * @param {Array<Item | import('../index').FlowChild>} children
+   * @returns {Promise<number>}
+   */
+  async addFlow(parent, children) {
+    const p = nativeItem(args.instance('parent', parent, Item))
+    const [items, parents] = flowParts(children)
+    return nativeAsync(() => this.#native.addFlow(p, items, parents))
+  }
+
+  /**
+   * What item `id` waits for (its dependencies, those still pending) and what waits for it.
+   * @param {string | Uint8Array} id
+   * @returns {Promise<import('../index').Dependencies>}
+   */
+  async dependencies(id) {
+    const i = args.id('id', id)
+    const d = await nativeAsync(() => this.#native.dependencies(i))
+    return {
+      dependsOn: d.dependsOn,
+      onDependencyFailure: /** @type {import('../index').OnDependencyFailure | null} */ (
+        orNull(d.onDependencyFailure)
+      ),
+      pending: d.pending,
+      dependantsCount: d.dependantsCount,
+      dependants: d.dependants,
+    }
+  }
+
+  /**
+   * The kept results of the items `id` was added to wait for, in order: a flow's parent reads
+   * its children's results so. A result is null when none is kept.
+   * @param {string | Uint8Array} id
+   * @returns {Promise<import('../index').DependencyResult[]>}
+   */
+  async dependencyResults(id) {
+    const i = args.id('id', id)
+    const results = await nativeAsync(() => this.#native.dependencyResults(i))
+    return results.map((r) => ({ id: r.id, result: orNull(r.result) }))
+  }
+
+  /**
+   * Stores the recurring job `name`, new or changed (a change never fires a tick twice nor
+   * skips one): `{ cron, tz? }` or `{ everyMs }`, `missed` (`'skip'`, `'once'` or
+   * `'all:<n>'`), and the data and options of the item each tick adds. Resolves to whether it
+   * is new. Runners fire schedules; `fireDueSchedules` does where none runs.
+   * @param {string} name
+   * @param {import('../index').ScheduleOptions} schedule
+   * @returns {Promise<boolean>}
+   */
+  async upsertSchedule(name, schedule) {
+    const n = args.string('name', name)
+    const o = args.options('schedule', schedule, SCHEDULE_OPTIONS)
+    /** @type {import('../native').ScheduleParts} */
+    const parts = {
+      cron: o.cron === undefined ? undefined : args.string('cron', o.cron),
+      tz: o.tz === undefined ? undefined : args.string('tz', o.tz),
+      everyMs: args.optionalNumber('everyMs', o.everyMs),
+      missed: o.missed === undefined ? undefined : args.string('missed', o.missed),
+    }
+    /** @type {Record<string, unknown>} */
+    const itemOptions = {}
+    for (const key of SCHEDULE_ITEM_OPTIONS) if (o[key] !== undefined) itemOptions[key] = o[key]
+    const item = nativeItem(new Item(o.data === undefined ? '' : args.bytesNow('data', o.data), itemOptions))
+    return nativeAsync(() => this.#native.upsertSchedule(n, parts, item))
+  }
+
+  /**
+   * Removes the recurring job `name` (the items it added stay). Resolves to whether there was
+   * one.
+   * @param {string} name
+   * @returns {Promise<boolean>}
+   */
+  async removeSchedule(name) {
+    const n = args.string('name', name)
+    return nativeAsync(() => this.#native.removeSchedule(n))
+  }
+
+  /**
+   * The recurring job `name` with its next fire time, or null.
+   * @param {string} name
+   * @returns {Promise<import('../index').ScheduleInfo | null>}
+   */
+  async getSchedule(name) {
+    const n = args.string('name', name)
+    const info = await nativeAsync(() => this.#native.getSchedule(n))
+    return info ? toScheduleInfo(info) : null
+  }
+
+  /**
+   * A page of the queue's recurring jobs by next fire time, and how many there are.
+   * @param {{ start?: number, count?: number }} [options]
+   * @returns {Promise<import('../index').SchedulePage>}
+   */
+  async schedules(options) {
+    const o = args.optionalOptions('options', options, LIST_OPTIONS)
+    const start = args.optionalNumber('start', o.start, WHOLE)
+    const count = args.optionalNumber('count', o.count, WHOLE)
+    const page = await nativeAsync(() => this.#native.schedules(start, count))
+    return { now: new Date(page.now), total: page.total, schedules: page.schedules.map(toScheduleInfo) }
+  }
+
+  /**
+   * Fires the due recurring jobs once, where no runner does. Resolves to what it did.
+   * @returns {Promise<import('../index').FireReport>}
+   */
+  async fireDueSchedules() {
+    const r = await nativeAsync(() => this.#native.fireDueSchedules())
+    return {
+      due: r.due,
+      fired: r.fired,
+      skipped: r.skipped,
+      lostRaces: r.lostRaces,
+      unreadable: r.unreadable,
+      nextDueInMs: orNull(r.nextDueInMs),
+    }
+  }
+
+  /**
+   * One page of the event stream, without waiting: at most `count` entries after the entry id
+   * `after` (left out: from now, so none), oldest first, a `gap` entry first when some were
+   * trimmed away; with the stream's last id and whether the queue's events are on.
+   * @param {{ after?: string, count?: number }} [options]
+   * @returns {Promise<import('../index').EventsPage>}
+   */
+  async readEvents(options) {
+    const o = args.optionalOptions('options', options, READ_EVENTS_OPTIONS)
+    const after = o.after === undefined ? undefined : args.string('after', o.after)
+    const count = args.optionalNumber('count', o.count, WHOLE)
+    const page = await nativeAsync(() => this.#native.readEvents(after, count))
+    return { events: page.events.map(toEvent), last: page.last, on: page.on }
+  }
+
+  /**
+   * Follows the event stream from now, or resuming after the entry id `after`: an
+   * `EventFollower`, both an async iterator and an EventEmitter. Its reads wait off the event
+   * loop; close it (or break out of the loop) when done. A refused `after` rejects its
+   * `ready`, its first read, or comes as `'error'`.
+   * @param {{ after?: string }} [options]
+   * @returns {EventFollower}
+   */
+  events(options) {
+    const o = args.optionalOptions('options', options, EVENTS_OPTIONS)
+    const after = o.after === undefined ? undefined : args.string('after', o.after)
+    return new EventFollower(FOLLOWER, () => this.#native.events(after))
   }
 
   /**
@@ -826,6 +1064,9 @@ class Queue {
       groupConcurrency: args.optionalNumber('groupConcurrency', o.groupConcurrency, WHOLE),
       groupRateLimit:
         o.groupRateLimit === undefined ? undefined : args.rateLimit('groupRateLimit', o.groupRateLimit),
+      events: o.events === undefined ? undefined : args.boolean('events', o.events),
+      eventsMaxLen: args.optionalNumber('eventsMaxLen', o.eventsMaxLen, WHOLE),
+      eventsMaxAgeMs: args.optionalNumber('eventsMaxAgeMs', o.eventsMaxAgeMs),
     }
     return nativeAsync(() => this.#native.setConfig(parts))
   }

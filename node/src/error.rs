@@ -52,6 +52,11 @@ fn js_argument(core_name: &str) -> String {
         "rate_limit" => "rateLimit",
         "group_concurrency" => "groupConcurrency",
         "group_rate_limit" => "groupRateLimit",
+        "depends_on" => "dependsOn",
+        "on_dependency_failure" => "onDependencyFailure",
+        "events_max_len" => "eventsMaxLen",
+        "events_max_age" => "eventsMaxAgeMs",
+        "every" => "everyMs",
         other => other,
     }
     .to_owned()

@@ -29,6 +29,10 @@ pub struct ItemOptions {
     pub group: Option<String>,
     /// The item's name: what kind of job it is, for a runner's handlers by name.
     pub name: Option<String>,
+    /// The ids of the items this one waits for (spec 5.24).
+    pub depends_on: Option<Vec<String>>,
+    /// `fail` or `run`: what it does when a dependency dies or is cancelled.
+    pub on_dependency_failure: Option<String>,
 }
 
 /// An item; `lib/item.js` wraps it as `Item`.
@@ -77,6 +81,14 @@ impl NativeItem {
             }
             if let Some(n) = o.name {
                 item = item.name(n);
+            }
+            if let Some(ids) = o.depends_on {
+                item = item.depends_on(ids);
+            }
+            if let Some(p) = o.on_dependency_failure {
+                item = item.on_dependency_failure(
+                    leaseq::OnDependencyFailure::parse(&p).map_err(to_napi)?,
+                );
             }
         }
         // The core's checks, so that a bad option is refused here, naming it, not at `add`.

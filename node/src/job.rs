@@ -42,7 +42,7 @@ pub struct JobParts {
     pub id: String,
     /// The id exactly as Redis holds it.
     pub id_bytes: Buffer,
-    /// `waiting`, `delayed`, `leased`, `dead` or `done`.
+    /// `waiting`, `delayed`, `leased`, `dead`, `blocked` or `done`.
     pub state: String,
     /// The data (empty for a done item).
     pub data: Buffer,
@@ -82,6 +82,10 @@ pub struct JobParts {
     pub group: Option<String>,
     /// The item's name, if it has one.
     pub name: Option<String>,
+    /// The ids it was added to wait for, in order (empty: none).
+    pub depends_on: Vec<String>,
+    /// `fail` or `run`, for an item with dependencies.
+    pub on_dependency_failure: Option<String>,
 }
 
 impl From<Job> for JobParts {
@@ -113,6 +117,8 @@ impl From<Job> for JobParts {
             cancelled: job.cancelled,
             group: job.group,
             name: job.name,
+            depends_on: job.depends_on,
+            on_dependency_failure: job.on_dependency_failure.map(|p| p.as_str().to_owned()),
         }
     }
 }
@@ -302,6 +308,12 @@ pub struct ConfigParts {
     pub group_concurrency: Option<f64>,
     /// At most `max` leases of each group per `perMs`, every group in its own window.
     pub group_rate_limit: Option<RateLimitParts>,
+    /// Whether the queue appends its transitions to its event stream.
+    pub events: Option<bool>,
+    /// The most entries the event stream keeps.
+    pub events_max_len: Option<f64>,
+    /// How long the event stream keeps an entry.
+    pub events_max_age_ms: Option<f64>,
 }
 
 /// One group of a queue (`Queue#group`).
@@ -362,6 +374,9 @@ impl ConfigParts {
                 max: r.max as f64,
                 per_ms: duration_ms(r.per),
             }),
+            events: c.events,
+            events_max_len: c.events_max_len.map(|n| n as f64),
+            events_max_age_ms: c.events_max_age.map(duration_ms),
         }
     }
 
@@ -409,6 +424,15 @@ impl ConfigParts {
                 integer("groupRateLimit", r.max)?,
                 millis("groupRateLimit", r.per_ms)?,
             ));
+        }
+        if let Some(on) = self.events {
+            c = c.events(on);
+        }
+        if let Some(n) = self.events_max_len {
+            c = c.events_max_len(integer("eventsMaxLen", n)?);
+        }
+        if let Some(ms) = self.events_max_age_ms {
+            c = c.events_max_age(millis("eventsMaxAgeMs", ms)?);
         }
         Ok(c)
     }

@@ -14,16 +14,19 @@
 mod client;
 mod convert;
 mod error;
+mod events;
 mod item;
 mod job;
 mod lease;
 mod operations;
 mod queue;
+mod schedule;
 mod worker;
 
 use napi_derive::napi;
 
 pub use client::NativeClient;
+pub use events::NativeEvents;
 pub use item::NativeItem;
 pub use lease::NativeLease;
 pub use queue::NativeQueue;

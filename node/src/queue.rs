@@ -13,12 +13,14 @@ use napi_derive::napi;
 
 use crate::convert::{count, integer, millis, opt_millis, retry, ttl, wait};
 use crate::error::to_napi;
+use crate::events::{EventsPageParts, NativeEvents};
 use crate::item::NativeItem;
 use crate::job::{
     ConfigParts, EntryParts, FoundParts, GroupParts, JobParts, NameCountsParts, ResultParts,
     StatsParts,
 };
 use crate::lease::{LeasedParts, NativeLease};
+use crate::schedule::{FireReportParts, ScheduleInfoParts, SchedulePageParts, ScheduleParts};
 
 /// What `complete_and_lease` did.
 #[napi(object, object_from_js = false)]
@@ -127,6 +129,58 @@ pub struct CompleteAndLeaseBatchParts {
     pub leases: Vec<LeasedParts>,
 }
 
+/// What an item waits for and what waits for it (`dependencies`).
+#[napi(object, object_from_js = false)]
+pub struct DependenciesParts {
+    /// The ids it was added to wait for, in order.
+    pub depends_on: Vec<String>,
+    /// `fail` or `run`; absent without dependencies.
+    pub on_dependency_failure: Option<String>,
+    /// Those it still waits for (while it is blocked).
+    pub pending: Vec<String>,
+    /// How many blocked items wait for it.
+    pub dependants_count: i64,
+    /// Up to 100 of them.
+    pub dependants: Vec<String>,
+}
+
+/// One dependency's kept result (`dependency_results`).
+#[napi(object, object_from_js = false)]
+pub struct DependencyResultParts {
+    /// The dependency's id.
+    pub id: String,
+    /// Its kept result; absent when none is kept.
+    pub result: Option<Buffer>,
+}
+
+/// A flow's tree from its items in the order JavaScript walked them (each parent before its
+/// children) and, for each, the index of its parent in that list (-1: a child of the top).
+fn flows(items: Vec<leaseq::Item>, parents: Vec<i64>) -> napi::Result<Vec<leaseq::Flow>> {
+    if parents.len() != items.len() {
+        return Err(crate::error::invalid(
+            "children",
+            "needs one parent index per item",
+        ));
+    }
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
+    let mut top = Vec::new();
+    for (i, &p) in parents.iter().enumerate() {
+        match usize::try_from(p) {
+            Ok(p) if p < i => children[p].push(i),
+            Ok(_) => return Err(crate::error::invalid("children", "a parent comes first")),
+            Err(_) => top.push(i),
+        }
+    }
+    fn build(i: usize, items: &[leaseq::Item], children: &[Vec<usize>]) -> leaseq::Flow {
+        children[i]
+            .iter()
+            .fold(leaseq::Flow::new(items[i].clone()), |f, &c| {
+                f.child(build(c, items, children))
+            })
+    }
+    Ok(top.iter().map(|&i| build(i, &items, &children)).collect())
+}
+
 fn state(name: &str) -> napi::Result<State> {
     State::parse(name).map_err(to_napi)
 }
@@ -180,6 +234,140 @@ impl NativeQueue {
             let added = queue.add_batch_wait(&items, wait).await.map_err(to_napi)?;
             Ok(count(added as u64))
         })
+    }
+
+    /// Adds `parent` and its children in one call: `items` in the order JavaScript walked the
+    /// tree (each before its own children), `parents` the index of each one's parent in `items`
+    /// (-1: a child of `parent`). How many were added. (Hand-spawned, as `add_batch`.)
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn add_flow<'env>(
+        &self,
+        env: &'env Env,
+        parent: ClassInstance<'env, NativeItem>,
+        items: Vec<ClassInstance<'env, NativeItem>>,
+        parents: Vec<i64>,
+    ) -> napi::Result<PromiseRaw<'env, i64>> {
+        let parent = parent.inner.clone();
+        let children = flows(items.iter().map(|i| i.inner.clone()).collect(), parents)?;
+        let queue = self.inner.clone();
+        env.spawn_future(async move {
+            let added = queue.add_flow(&parent, &children).await.map_err(to_napi)?;
+            Ok(count(added as u64))
+        })
+    }
+
+    /// What item `id` (its bytes) waits for, and how many blocked items wait for it.
+    #[napi]
+    pub async fn dependencies(&self, id: Buffer) -> napi::Result<DependenciesParts> {
+        let d = self.inner.dependencies(&id[..]).await.map_err(to_napi)?;
+        Ok(DependenciesParts {
+            depends_on: d.depends_on,
+            on_dependency_failure: d.on_dependency_failure.map(|p| p.as_str().to_owned()),
+            pending: d.pending,
+            dependants_count: count(d.dependants_count),
+            dependants: d.dependants,
+        })
+    }
+
+    /// The kept results of item `id`'s dependencies, in order.
+    #[napi]
+    pub async fn dependency_results(&self, id: Buffer) -> napi::Result<Vec<DependencyResultParts>> {
+        let results = self
+            .inner
+            .dependency_results(&id[..])
+            .await
+            .map_err(to_napi)?;
+        Ok(results
+            .into_iter()
+            .map(|(id, result)| DependencyResultParts {
+                id,
+                result: result.map(Buffer::from),
+            })
+            .collect())
+    }
+
+    /// Stores the recurring job `name`, adding `item` (its data and options) at each tick;
+    /// whether it is new.
+    #[napi]
+    pub async fn upsert_schedule(
+        &self,
+        name: String,
+        schedule: ScheduleParts,
+        item: &NativeItem,
+    ) -> napi::Result<bool> {
+        let schedule = schedule.to_core(item.inner.clone())?;
+        self.inner
+            .upsert_schedule(&name, &schedule)
+            .await
+            .map_err(to_napi)
+    }
+
+    /// Removes the recurring job `name`; whether there was one.
+    #[napi]
+    pub async fn remove_schedule(&self, name: String) -> napi::Result<bool> {
+        self.inner.remove_schedule(&name).await.map_err(to_napi)
+    }
+
+    /// The recurring job `name` with its next fire time, or null.
+    #[napi]
+    pub async fn get_schedule(&self, name: String) -> napi::Result<Option<ScheduleInfoParts>> {
+        let info = self.inner.get_schedule(&name).await.map_err(to_napi)?;
+        Ok(info.map(Into::into))
+    }
+
+    /// A page of the recurring jobs by next fire time: from `start` (default 0), `count`
+    /// (default the core's `policy::DEFAULT_PAGE`).
+    #[napi]
+    pub async fn schedules(
+        &self,
+        start: Option<f64>,
+        count: Option<f64>,
+    ) -> napi::Result<SchedulePageParts> {
+        let start = start.map(|s| integer("start", s)).transpose()?.unwrap_or(0);
+        let count = count
+            .map(|c| integer("count", c))
+            .transpose()?
+            .unwrap_or(policy::DEFAULT_PAGE);
+        let page = self.inner.schedules(start, count).await.map_err(to_napi)?;
+        Ok(page.into())
+    }
+
+    /// Fires the due recurring jobs once; what it did.
+    #[napi]
+    pub async fn fire_due_schedules(&self) -> napi::Result<FireReportParts> {
+        let report = self.inner.fire_due_schedules().await.map_err(to_napi)?;
+        Ok(report.into())
+    }
+
+    /// One page of the event stream: at most `count` (default the core's
+    /// `policy::DEFAULT_PAGE`) entries after `after` (absent: from now).
+    #[napi]
+    pub async fn read_events(
+        &self,
+        after: Option<String>,
+        count: Option<f64>,
+    ) -> napi::Result<EventsPageParts> {
+        let count = count
+            .map(|c| integer("count", c))
+            .transpose()?
+            .unwrap_or(policy::DEFAULT_PAGE);
+        let page = self
+            .inner
+            .read_events(after.as_deref(), count)
+            .await
+            .map_err(to_napi)?;
+        Ok(page.into())
+    }
+
+    /// A follower of the event stream, from now or after the entry id `after`.
+    #[napi]
+    pub async fn events(&self, after: Option<String>) -> napi::Result<NativeEvents> {
+        let from = match after {
+            Some(id) => leaseq::EventsFrom::After(id),
+            None => leaseq::EventsFrom::Now,
+        };
+        let events = self.inner.events(from).await.map_err(to_napi)?;
+        Ok(NativeEvents::new(events))
     }
 
     /// Leases the next item for `ttl_ms` (default: the core's), waiting as `block` and

@@ -42,6 +42,28 @@ const CHECKS = {
       'transcode: 0 completed, 1 dead',
     ])
   },
+  'dependencies.js'(lines) {
+    assert.deepEqual(lines, [
+      'email waits for report',
+      '2 blocked',
+      'part eu',
+      'part us',
+      'report from part-eu=42 sales, part-us=42 sales',
+      'email sent after the report',
+    ])
+  },
+  'events.js'(lines) {
+    assert.deepEqual(lines, [
+      'added order-1 (attempt 0)',
+      'leased order-1 (attempt 1)',
+      'completed order-1 (attempt 1)',
+      'after the first: leased, completed',
+    ])
+  },
+  'schedules.js'(lines) {
+    assert.deepEqual(lines.slice(0, 2).sort(), ['nightly: 0 3 * * *, next set', 'poll: every 1000 ms, next set'])
+    assert.deepEqual(lines.slice(2), ['poll ran (poll)', '1 schedule left'])
+  },
   'operations.js'(lines) {
     assert.deepEqual(lines.slice(0, 3), ['true', 'false', '2'])
     const jobs = lines.filter((line) => /^\S+ \(attempt \d\): \d+ bytes$/.test(line))

@@ -368,6 +368,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
       'cancelled',
       'data',
       'deadReason',
+      'dependsOn',
       'dueAt',
       'error',
       'errorType',
@@ -380,6 +381,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
       'leasedAt',
       'maxAttempts',
       'name',
+      'onDependencyFailure',
       'priority',
       'progress',
       'result',
@@ -395,6 +397,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
     assert.equal(job.cancelled, false)
     assert.equal(job.group, null, 'no group given')
     assert.equal(job.name, null, 'no name given')
+    assert.deepEqual([job.dependsOn, job.onDependencyFailure], [[], null], 'no dependencies given')
     for (const field of ['error', 'errorType', 'trace', 'deadReason', 'progress', 'result', 'leasedAt', 'leaseTtlMs']) {
       assert.equal(job[field], null, field)
     }

@@ -233,7 +233,63 @@ function itemOptions(step) {
   if (step.backoff !== undefined && step.backoff !== null) options.backoff = backoffOption(step.backoff)
   if (typeof step.group === 'string') options.group = step.group
   if (typeof step.name === 'string') options.name = step.name
+  if (Array.isArray(step.depends_on)) options.dependsOn = step.depends_on.filter((id) => typeof id === 'string')
+  if (typeof step.on_dependency_failure === 'string') options.onDependencyFailure = step.on_dependency_failure
   return options
+}
+
+/**
+ * A flow of an `add_flow` step: an item object with an optional `children` list of flows, as
+ * `Queue#addFlow` takes a child (an Item, or `{ item, children }`); made inside `run`.
+ */
+function stepFlow(step) {
+  const make = stepItem(step)
+  const children = Array.isArray(step.children) ? step.children.map(stepFlow) : []
+  return () => ({ item: make(), children: children.map((c) => c()) })
+}
+
+/**
+ * The schedule a step names (spec/vectors/README.md): `cron` (with `tz`) or `every_ms`,
+ * `missed`, and the item's `data` and options (`item_name` for its name), as
+ * `Queue#upsertSchedule` takes them.
+ */
+function stepSchedule(step) {
+  const schedule = { ...itemOptions({ ...step, name: step.item_name }) }
+  if (typeof step.cron === 'string') schedule.cron = step.cron
+  else if (typeof step.every_ms === 'number') schedule.everyMs = step.every_ms
+  else throw new StepError('upsert_schedule needs `cron` or `every_ms`')
+  if (typeof step.tz === 'string') schedule.tz = step.tz
+  if (typeof step.missed === 'string') schedule.missed = step.missed
+  schedule.data = step.data === undefined || step.data === null ? '' : dataBytes(step.data)
+  return schedule
+}
+
+/** A stored schedule as the vectors write it (`get_schedule`). */
+function scheduleJson(info) {
+  if (info === null) return null
+  const ms = (d) => (d === null ? null : d.getTime())
+  return {
+    version: info.version,
+    next: ms(info.next),
+    fired: info.fired,
+    skipped: info.skipped,
+    last_tick: ms(info.lastTick),
+    missed: info.schedule === null ? null : info.schedule.missed,
+    data: info.data === null ? null : dataJson(info.data),
+  }
+}
+
+/**
+ * An event entry as the vectors write it (spec/vectors/README.md, "An event"): its kind, item
+ * and attempt, and `name`, `error`, `reason`, `state` when it has them.
+ */
+function eventJson(e) {
+  const out = { event: e.event, id: e.jobId, attempt: e.attempt }
+  if (e.name !== null) out.name = e.name
+  if (e.error !== null) out.error = e.error
+  if (e.reason !== null) out.reason = e.reason
+  if (e.extra.state !== undefined) out.state = e.extra.state
+  return out
 }
 
 /** An item for a step; made inside `run`, so that a refused one is the step's result. */
@@ -285,6 +341,8 @@ function jobJson(job) {
   if (job.name !== null) out.name = job.name
   // `trace` only for an item that has one (spec/vectors/README.md, "A job").
   if (job.trace !== null) out.trace = job.trace
+  // `depends_on` only for an item added with dependencies.
+  if (job.dependsOn.length > 0) out.depends_on = job.dependsOn
   return out
 }
 
@@ -402,6 +460,57 @@ const STEPS = {
       examined: found.examined,
     }))
   },
+  async add_flow(step) {
+    if (!Array.isArray(step.children)) throw new StepError('add_flow needs `children`')
+    const parent = stepItem(step.parent ?? {})
+    const children = step.children.map(stepFlow)
+    return run(() => this.q.addFlow(parent(), children.map((c) => c())))
+  },
+  async dependencies(step) {
+    const id = strField(step, 'id')
+    return then(await run(() => this.q.dependencies(id)), (d) => ({
+      depends_on: d.dependsOn,
+      pending: [...d.pending].sort(),
+      dependants: d.dependantsCount,
+      on_dependency_failure: d.onDependencyFailure,
+    }))
+  },
+  async dependency_results(step) {
+    const id = strField(step, 'id')
+    return then(await run(() => this.q.dependencyResults(id)), (results) =>
+      results.map((r) => [r.id, r.result === null ? null : dataJson(r.result)]),
+    )
+  },
+  async upsert_schedule(step) {
+    const name = strField(step, 'name')
+    const schedule = stepSchedule(step)
+    return run(() => this.q.upsertSchedule(name, schedule))
+  },
+  async remove_schedule(step) {
+    const name = strField(step, 'name')
+    return run(() => this.q.removeSchedule(name))
+  },
+  async get_schedule(step) {
+    const name = strField(step, 'name')
+    return then(await run(() => this.q.getSchedule(name)), scheduleJson)
+  },
+  async schedules(step) {
+    const options = {
+      start: typeof step.start === 'number' ? step.start : 0,
+      count: typeof step.count === 'number' ? step.count : 100,
+    }
+    return then(await run(() => this.q.schedules(options)), (page) => ({
+      total: page.total,
+      names: page.schedules.map((s) => s.name),
+    }))
+  },
+  async fire_due_schedules() {
+    return then(await run(() => this.q.fireDueSchedules()), (r) => ({ fired: r.fired, skipped: r.skipped }))
+  },
+  async read_events(step) {
+    const after = typeof step.after === 'string' ? step.after : '0-0'
+    return then(await run(() => this.q.readEvents({ after, count: 1000 })), (page) => page.events.map(eventJson))
+  },
   async promote(step) {
     const id = strField(step, 'id')
     return run(() => this.q.promote(id))
@@ -438,6 +547,8 @@ const STEPS = {
     }
     if (step.backoff !== undefined && step.backoff !== null) config.backoff = backoffOption(step.backoff)
     if (typeof step.stats === 'boolean') config.stats = step.stats
+    if (typeof step.events === 'boolean') config.events = step.events
+    if (typeof step.events_max_len === 'number') config.eventsMaxLen = step.events_max_len
     return then(await run(() => this.q.setConfig(config)), () => null)
   },
   async pause() {
@@ -552,8 +663,10 @@ function check(step, outcome) {
       throw new StepError(`expected error ${JSON.stringify(code)}, got ${describeOutcome(outcome)}`)
     }
     // `expect_error_names`: the error's message names this argument or key.
+    // Node names an argument in camelCase (`depends_on` is `dependsOn`, `every` is `everyMs`).
     const name = step.expect_error_names
-    if (typeof name === 'string' && !outcome.error.message.includes(name)) {
+    const camel = typeof name === 'string' ? name.replace(/_([a-z])/g, (_, c) => c.toUpperCase()) : name
+    if (typeof name === 'string' && !outcome.error.message.includes(name) && !outcome.error.message.includes(camel)) {
       throw new StepError(`expected an error naming \`${name}\`, got ${describeOutcome(outcome)}`)
     }
   } else if (outcome.error !== undefined) {

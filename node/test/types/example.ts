@@ -20,6 +20,14 @@ import {
   type Queue,
   type QueueConfig,
   type RenewOutcome,
+  type Dependencies,
+  type DependencyResult,
+  type EventFollower,
+  type EventsPage,
+  type FireReport,
+  type QueueEvent,
+  type ScheduleInfo,
+  type SchedulePage,
   type Stats,
   type WorkerHandlers,
   type WorkerJob,
@@ -147,6 +155,33 @@ export async function byName(queue: Queue): Promise<NameCounts[]> {
   return (await queue.countsByName()) ?? []
 }
 
+/** Never called: schedules, flows and events as TypeScript sees them. */
+export async function issue26(queue: Queue): Promise<string[]> {
+  const isNew: boolean = await queue.upsertSchedule('nightly', { cron: '0 3 * * *', tz: 'UTC', missed: 'all:5', data: 'x', priority: 1 })
+  await queue.upsertSchedule('poll', { everyMs: 1_000, missed: 'once', name: 'poll' })
+  const info: ScheduleInfo | null = await queue.getSchedule('nightly')
+  const page: SchedulePage = await queue.schedules({ start: 0, count: 10 })
+  const fired: FireReport = await queue.fireDueSchedules()
+  const removed: boolean = await queue.removeSchedule('poll')
+  const added: number = await queue.addFlow(new Item('p', 'p'), [new Item('a', 'a'), { item: new Item('b', 'b'), children: [new Item('c', 'c')] }])
+  await queue.add('d', { dependsOn: ['p'], onDependencyFailure: 'run' })
+  const deps: Dependencies = await queue.dependencies('d')
+  const results: DependencyResult[] = await queue.dependencyResults('p')
+  await queue.setConfig({ events: true, eventsMaxLen: 1_000, eventsMaxAgeMs: 60_000 })
+  const events: EventsPage = await queue.readEvents({ after: '0-0', count: 10 })
+  const follower: EventFollower = queue.events({ after: events.last })
+  follower.on('event', (ev: QueueEvent) => void ev.jobId).on('close', () => undefined)
+  const seen: string[] = []
+  for await (const ev of queue.events()) {
+    seen.push(`${ev.event} ${ev.jobId} ${ev.time.getTime()} ${ev.due?.getTime()}`)
+    break
+  }
+  follower.close()
+  const blocked: number = await queue.count('blocked')
+  seen.push(`${isNew} ${info?.next} ${page.total} ${fired.fired} ${removed} ${added} ${deps.pending} ${results.length} ${blocked}`)
+  return seen
+}
+
 /** Never called: lines the type checker must refuse, so the declarations stay strict. */
 export function refusedByTheTypes(queue: Queue, lease: Lease): void {
   // @ts-expect-error ttlMs is a number of milliseconds
@@ -181,6 +216,14 @@ export function refusedByTheTypes(queue: Queue, lease: Lease): void {
   void new Worker(queue, { sendEmail: 'mail' })
   // @ts-expect-error an item's name is a string
   void new Item('x', { name: 5 })
+  // @ts-expect-error a schedule's missed policy is skip, once or all:<n>
+  void queue.upsertSchedule('s', { everyMs: 1_000, missed: 'sometimes' })
+  // @ts-expect-error a schedule's item has no id
+  void queue.upsertSchedule('s', { everyMs: 1_000, id: 'x' })
+  // @ts-expect-error a dependency policy is fail or run
+  void queue.add('x', { dependsOn: ['a'], onDependencyFailure: 'retry' })
+  // @ts-expect-error a follower is not a Promise
+  void queue.events().then(() => undefined)
   // @ts-expect-error not a registry code
   const code: ErrorCode = 'NOT_A_CODE'
   void code
