@@ -1098,7 +1098,7 @@ typedef struct {
     uint32_t set;
     /**
      * `LEASEQ_SCHEDULE_CRON`: five fields (minute, hour, day of month, month, day of week), or
-     * six with the seconds first (`"*/5 * * * * *"`), in UTC unless `tz` is given.
+     * six with the seconds first (`"30 0 3 * * *"`), in UTC unless `tz` is given.
      */
     const char *cron;
     /**

@@ -220,7 +220,7 @@ pub struct leaseq_schedule {
     /// Which fields below are given: `LEASEQ_SCHEDULE_*` bits OR-ed together.
     pub set: u32,
     /// `LEASEQ_SCHEDULE_CRON`: five fields (minute, hour, day of month, month, day of week), or
-    /// six with the seconds first (`"*/5 * * * * *"`), in UTC unless `tz` is given.
+    /// six with the seconds first (`"30 0 3 * * *"`), in UTC unless `tz` is given.
     pub cron: *const c_char,
     /// `LEASEQ_SCHEDULE_TZ`: the IANA time zone of a cron schedule (`"Europe/Berlin"`).
     pub tz: *const c_char,
