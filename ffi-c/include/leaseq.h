@@ -22,8 +22,9 @@
  *   options pointer (leaseq_add_options, leaseq_lease_options) may be NULL, meaning "no
  *   options"; and where a milliseconds argument says so, -1 means "not given".
  *
- * - Option structs grow. leaseq_add_options, leaseq_lease_options and leaseq_config start with
- *   struct_size (the caller's sizeof) and set (bits naming the fields given). Initialise them
+ * - Option structs grow. leaseq_add_options, leaseq_lease_options, leaseq_config and
+ *   leaseq_schedule start with struct_size (the caller's sizeof) and set (bits naming the
+ *   fields given). Initialise them
  *   with their *_INIT macro, then set fields and OR in their bits. The library reads only the
  *   bytes that fit in struct_size (and writes only those, for leaseq_queue_config), so a
  *   program built against an older, smaller struct keeps working with a newer library; a bit
@@ -31,24 +32,28 @@
  *   LEASEQ_INVALID_ARGUMENT. A field whose bit is clear takes the core's default.
  *   leaseq_worker_options starts with struct_size too, without set: its zeros (and -1s) are
  *   the core's defaults (leaseq_worker_options_init or LEASEQ_WORKER_OPTIONS_INIT). The batch
- *   inputs leaseq_completion and leaseq_failure are plain structs of fixed layout.
+ *   inputs leaseq_completion, leaseq_failure and leaseq_flow_child, and the report
+ *   leaseq_fire_report, are plain structs of fixed layout.
  *
  * - Ownership. A handle (leaseq_client, leaseq_queue, leaseq_item, leaseq_lease, leaseq_job,
- *   leaseq_result, leaseq_entry_list, leaseq_stats, leaseq_name_counts) or array of leases
- *   returned through an out-parameter belongs to the caller, who frees it with its *_free
- *   function, once. A string, buffer or sub-handle (a leaseq_entry, a job's leaseq_result, a
+ *   leaseq_result, leaseq_entry_list, leaseq_stats, leaseq_name_counts), out-struct
+ *   (leaseq_event_page, leaseq_dependencies, leaseq_dependency_results, leaseq_schedule_info,
+ *   leaseq_schedule_page: read their fields; what they point to lives until they are freed) or
+ *   array of leases returned through an out-parameter belongs to the caller, who frees it with
+ *   its *_free function, once. A string, buffer or sub-handle (a leaseq_entry, a job's leaseq_result, a
  *   leaseq_name_count) returned through an out-parameter is borrowed from the handle it came
  *   from: valid until that handle is freed; never free it. Static strings (leaseq_status_str,
  *   leaseq_state_str, leaseq_renew_outcome_str, leaseq_version) are never freed.
  *
  * - Threads. Client and queue handles may be used from any number of threads at once; each call
- *   blocks only its own thread. Items, leases, jobs, results, entry lists, stats and counts
- *   by name are immutable: several threads may read them at once. A handle must not be freed while another
+ *   blocks only its own thread. Items, leases, jobs, results, entry lists, stats, counts
+ *   by name and the out-structs are immutable: several threads may read them at once. A handle must not be freed while another
  *   thread is inside a call on that same handle. leaseq_last_error_message() is per thread.
  *   Option structs are the caller's memory: leaseq reads them only during the call.
  *
  * - Blocking. leaseq_queue_lease, leaseq_queue_lease_with_options and leaseq_queue_lease_batch
- *   with a timeout other than 0, and leaseq_queue_wait_result, wait in Redis (never polling);
+ *   with a timeout other than 0, leaseq_queue_wait_result, and leaseq_queue_events (the event
+ *   stream's follower, on a connection of its own), wait in Redis (never polling);
  *   calling leaseq_client_close() (or leaseq_client_free()) from another thread ends the wait
  *   at once with LEASEQ_CLOSED. Every other call is one or a few round trips to Redis, bounded
  *   by a connect timeout (5 s) and a response timeout (10 s).
