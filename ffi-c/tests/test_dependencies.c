@@ -249,5 +249,6 @@ int main(void) {
     };
     int rc = run_tests("test_dependencies", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);
+    leaseq_runtime_shutdown(); /* so that valgrind sees no live runtime thread */
     return rc;
 }

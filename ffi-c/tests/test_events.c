@@ -264,5 +264,6 @@ int main(void) {
     };
     int rc = run_tests("test_events", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);
+    leaseq_runtime_shutdown(); /* so that valgrind sees no live runtime thread */
     return rc;
 }

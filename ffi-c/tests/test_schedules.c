@@ -254,5 +254,6 @@ int main(void) {
     };
     int rc = run_tests("test_schedules", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);
+    leaseq_runtime_shutdown(); /* so that valgrind sees no live runtime thread */
     return rc;
 }
