@@ -75,7 +75,8 @@ pub unsafe extern "C" fn leaseq_queue_add_flow(
         for (i, child) in children.iter().enumerate() {
             let item = unsafe { child.item.as_ref() }
                 .ok_or_else(|| Failure::Null(format!("children[{i}].item").into()))?;
-            let item = unsafe { with_options(item, child.options, &format!("children[{i}].options")) }?;
+            let item =
+                unsafe { with_options(item, child.options, &format!("children[{i}].options")) }?;
             flows.push(Some(Flow::new(item)));
             match child.parent {
                 LEASEQ_FLOW_ROOT => roots.push(i),

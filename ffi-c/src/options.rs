@@ -692,9 +692,8 @@ impl leaseq_add_options {
             item = item.name(unsafe { text(self.name, "name") }?);
         }
         if set(LEASEQ_ADD_DEPENDS_ON) {
-            let ids = unsafe {
-                crate::guard::array(self.depends_on, self.depends_on_len, "depends_on")
-            }?;
+            let ids =
+                unsafe { crate::guard::array(self.depends_on, self.depends_on_len, "depends_on") }?;
             let mut list = Vec::with_capacity(ids.len());
             for (i, &id) in ids.iter().enumerate() {
                 list.push(unsafe { text(id, format!("depends_on[{i}]")) }?.to_owned());

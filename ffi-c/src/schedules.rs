@@ -22,7 +22,7 @@ impl leaseq_schedule {
     ///
     /// # Safety
     /// Each pointer whose bit is set is NULL or valid as the struct documents.
-    unsafe fn to_core(&self, name: &str) -> Result<Schedule, Failure> {
+    unsafe fn to_core(self, name: &str) -> Result<Schedule, Failure> {
         let set = |bit| self.set & bit != 0;
         let mut schedule = match (set(LEASEQ_SCHEDULE_CRON), set(LEASEQ_SCHEDULE_EVERY)) {
             (true, false) => Schedule::cron(unsafe { text(self.cron, format!("{name}.cron")) }?),
