@@ -363,6 +363,20 @@ example_check() {
         jobs_by_name)
             [ "$(grep -c '^email to ' "$out")" -eq 2 ] && grep -q '^resize photo.png$' "$out" &&
                 grep -q '^report: NoHandler$' "$out" ;;
+        events)
+            grep -q '^added order-1 (attempt 0)$' "$out" &&
+                grep -q '^leased order-1 (attempt 1)$' "$out" &&
+                grep -q '^completed order-1 (attempt 1)$' "$out" &&
+                grep -q '^stored a position to resume after: yes$' "$out" ;;
+        dependencies)
+            grep -q '^4 items added; email waits for report$' "$out" &&
+                grep -q '^report from part-eu=42 sales part-us=42 sales$' "$out" &&
+                [ "$(tail -n 1 "$out")" = "email sent after the report" ] ;;
+        schedules)
+            grep -q '^nightly: cron 0 3 \* \* \* (Europe/Berlin), next in [0-9]* s$' "$out" &&
+                grep -q '^pulse: every 1000 ms, next in [0-9]* s$' "$out" &&
+                grep -q '^a tick added ping (its id: pulse@<tick ms>: yes)$' "$out" &&
+                grep -q '^pulse removed: yes$' "$out" ;;
         *) echo "ffi-c/test.sh has no check for examples/$name.c: add one to example_check"; return 1 ;;
     esac
 }

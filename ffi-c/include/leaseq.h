@@ -22,8 +22,9 @@
  *   options pointer (leaseq_add_options, leaseq_lease_options) may be NULL, meaning "no
  *   options"; and where a milliseconds argument says so, -1 means "not given".
  *
- * - Option structs grow. leaseq_add_options, leaseq_lease_options and leaseq_config start with
- *   struct_size (the caller's sizeof) and set (bits naming the fields given). Initialise them
+ * - Option structs grow. leaseq_add_options, leaseq_lease_options, leaseq_config and
+ *   leaseq_schedule start with struct_size (the caller's sizeof) and set (bits naming the
+ *   fields given). Initialise them
  *   with their *_INIT macro, then set fields and OR in their bits. The library reads only the
  *   bytes that fit in struct_size (and writes only those, for leaseq_queue_config), so a
  *   program built against an older, smaller struct keeps working with a newer library; a bit
@@ -31,24 +32,28 @@
  *   LEASEQ_INVALID_ARGUMENT. A field whose bit is clear takes the core's default.
  *   leaseq_worker_options starts with struct_size too, without set: its zeros (and -1s) are
  *   the core's defaults (leaseq_worker_options_init or LEASEQ_WORKER_OPTIONS_INIT). The batch
- *   inputs leaseq_completion and leaseq_failure are plain structs of fixed layout.
+ *   inputs leaseq_completion, leaseq_failure and leaseq_flow_child, and the report
+ *   leaseq_fire_report, are plain structs of fixed layout.
  *
  * - Ownership. A handle (leaseq_client, leaseq_queue, leaseq_item, leaseq_lease, leaseq_job,
- *   leaseq_result, leaseq_entry_list, leaseq_stats, leaseq_name_counts) or array of leases
- *   returned through an out-parameter belongs to the caller, who frees it with its *_free
- *   function, once. A string, buffer or sub-handle (a leaseq_entry, a job's leaseq_result, a
+ *   leaseq_result, leaseq_entry_list, leaseq_stats, leaseq_name_counts), out-struct
+ *   (leaseq_event_page, leaseq_dependencies, leaseq_dependency_results, leaseq_schedule_info,
+ *   leaseq_schedule_page: read their fields; what they point to lives until they are freed) or
+ *   array of leases returned through an out-parameter belongs to the caller, who frees it with
+ *   its *_free function, once. A string, buffer or sub-handle (a leaseq_entry, a job's leaseq_result, a
  *   leaseq_name_count) returned through an out-parameter is borrowed from the handle it came
  *   from: valid until that handle is freed; never free it. Static strings (leaseq_status_str,
  *   leaseq_state_str, leaseq_renew_outcome_str, leaseq_version) are never freed.
  *
  * - Threads. Client and queue handles may be used from any number of threads at once; each call
- *   blocks only its own thread. Items, leases, jobs, results, entry lists, stats and counts
- *   by name are immutable: several threads may read them at once. A handle must not be freed while another
+ *   blocks only its own thread. Items, leases, jobs, results, entry lists, stats, counts
+ *   by name and the out-structs are immutable: several threads may read them at once. A handle must not be freed while another
  *   thread is inside a call on that same handle. leaseq_last_error_message() is per thread.
  *   Option structs are the caller's memory: leaseq reads them only during the call.
  *
  * - Blocking. leaseq_queue_lease, leaseq_queue_lease_with_options and leaseq_queue_lease_batch
- *   with a timeout other than 0, and leaseq_queue_wait_result, wait in Redis (never polling);
+ *   with a timeout other than 0, leaseq_queue_wait_result, and leaseq_queue_events (the event
+ *   stream's follower, on a connection of its own), wait in Redis (never polling);
  *   calling leaseq_client_close() (or leaseq_client_free()) from another thread ends the wait
  *   at once with LEASEQ_CLOSED. Every other call is one or a few round trips to Redis, bounded
  *   by a connect timeout (5 s) and a response timeout (10 s).
@@ -85,7 +90,21 @@
  * `leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;`
  */
 #define LEASEQ_ADD_OPTIONS_INIT \
-    { (uint32_t)sizeof(leaseq_add_options), 0, 0, 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, NULL, NULL }
+    { (uint32_t)sizeof(leaseq_add_options), 0, 0, 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, NULL, NULL, \
+      NULL, 0, 0 }
+
+/**
+ * leaseq_flow_child.parent of a child of the flow's parent itself (the parent argument of
+ * leaseq_queue_add_flow), rather than of another child.
+ */
+#define LEASEQ_FLOW_ROOT SIZE_MAX
+
+/**
+ * A leaseq_schedule with struct_size set and nothing given, to fill for
+ * leaseq_queue_upsert_schedule: `leaseq_schedule schedule = LEASEQ_SCHEDULE_INIT;`
+ */
+#define LEASEQ_SCHEDULE_INIT \
+    { (uint32_t)sizeof(leaseq_schedule), 0, NULL, NULL, 0, 0, 0, NULL, 0, NULL }
 
 /**
  * A leaseq_lease_options with struct_size set and nothing given (a 30 s lease, no wait):
@@ -120,7 +139,7 @@
  */
 #define LEASEQ_CONFIG_INIT \
     { (uint32_t)sizeof(leaseq_config), 0, 0, 0, LEASEQ_BACKOFF_INIT, 0, 0, 0, 0, 0, 0, 0, 0, 0, \
-      0, 0 }
+      0, 0, 0, 0, 0 }
 
 
 /**
@@ -167,6 +186,46 @@
  * `leaseq_add_options.name` is given.
  */
 #define LEASEQ_ADD_NAME (1 << 8)
+
+/**
+ * `leaseq_add_options.depends_on` and `depends_on_len` are given.
+ */
+#define LEASEQ_ADD_DEPENDS_ON (1 << 9)
+
+/**
+ * `leaseq_add_options.on_dependency_failure` is given.
+ */
+#define LEASEQ_ADD_ON_DEPENDENCY_FAILURE (1 << 10)
+
+/**
+ * `leaseq_schedule.cron` is given.
+ */
+#define LEASEQ_SCHEDULE_CRON (1 << 0)
+
+/**
+ * `leaseq_schedule.tz` is given.
+ */
+#define LEASEQ_SCHEDULE_TZ (1 << 1)
+
+/**
+ * `leaseq_schedule.every_ms` is given.
+ */
+#define LEASEQ_SCHEDULE_EVERY (1 << 2)
+
+/**
+ * `leaseq_schedule.missed` (and `missed_all`) is given.
+ */
+#define LEASEQ_SCHEDULE_MISSED (1 << 3)
+
+/**
+ * `leaseq_schedule.data` and `data_len` are given.
+ */
+#define LEASEQ_SCHEDULE_DATA (1 << 4)
+
+/**
+ * `leaseq_schedule.item_options` is given.
+ */
+#define LEASEQ_SCHEDULE_ITEM_OPTIONS (1 << 5)
 
 /**
  * `leaseq_lease_options.ttl_ms` is given.
@@ -237,6 +296,21 @@
  * `leaseq_config.group_rate_max` and `leaseq_config.group_rate_per_ms` are given (together).
  */
 #define LEASEQ_CONFIG_GROUP_RATE_LIMIT (1 << 11)
+
+/**
+ * `leaseq_config.events` is given.
+ */
+#define LEASEQ_CONFIG_EVENTS (1 << 12)
+
+/**
+ * `leaseq_config.events_max_len` is given.
+ */
+#define LEASEQ_CONFIG_EVENTS_MAX_LEN (1 << 13)
+
+/**
+ * `leaseq_config.events_max_age_ms` is given.
+ */
+#define LEASEQ_CONFIG_EVENTS_MAX_AGE (1 << 14)
 
 /**
  * A connection to one Redis server or one Redis Cluster (opaque).
@@ -460,6 +534,22 @@ typedef struct {
      * `LEASEQ_CONFIG_GROUP_RATE_LIMIT`: the groups' rate limit's window, in ms.
      */
     int64_t group_rate_per_ms;
+    /**
+     * `LEASEQ_CONFIG_EVENTS`: whether every transition of an item appends an entry to the
+     * queue's event stream (`leaseq_queue_read_events`, `leaseq_queue_events`; default off:
+     * off, the stream costs nothing). May be switched while the queue runs.
+     */
+    bool events;
+    /**
+     * `LEASEQ_CONFIG_EVENTS_MAX_LEN`: the most entries the stream keeps (older ones are
+     * trimmed; the core's bounds and default apply).
+     */
+    uint64_t events_max_len;
+    /**
+     * `LEASEQ_CONFIG_EVENTS_MAX_AGE`: how long the stream keeps an entry, in ms (at least one
+     * second; the core's default applies).
+     */
+    int64_t events_max_age_ms;
 } leaseq_config;
 
 /**
@@ -468,65 +558,10 @@ typedef struct {
 typedef int32_t leaseq_state;
 
 /**
- * What `leaseq_queue_fail` does with the item: one of the `LEASEQ_RETRY_*` values.
+ * What a dependant does when one of its dependencies dies or is cancelled: one of the
+ * `LEASEQ_ON_DEPENDENCY_FAILURE_*` values.
  */
-typedef int32_t leaseq_retry;
-
-/**
- * What `leaseq_queue_fail` did: one of the `LEASEQ_FAIL_*` values.
- */
-typedef int32_t leaseq_fail_outcome;
-
-/**
- * What `leaseq_queue_renew_outcome` found (and why `leaseq_queue_fail` found the lease not
- * held): one of the `LEASEQ_RENEW_*` values. Values never change meaning; new ones may come.
- */
-typedef int32_t leaseq_renew_outcome;
-
-/**
- * Counters for one minute of a queue's life (a plain struct of fixed layout: it never grows).
- */
-typedef struct {
-    /**
-     * Items completed.
-     */
-    uint64_t completed;
-    /**
-     * Failed attempts (each `leaseq_queue_fail`).
-     */
-    uint64_t failed;
-    /**
-     * Items that went dead.
-     */
-    uint64_t dead;
-    /**
-     * Leases that expired without their holder reporting.
-     */
-    uint64_t expired;
-} leaseq_minute;
-
-/**
- * What the jobs of one item name (`LEASEQ_ADD_NAME`) did in the last hour, an entry of
- * `leaseq_name_counts` (a plain struct of fixed layout: it never grows).
- */
-typedef struct {
-    /**
-     * The name (NUL-terminated UTF-8), borrowed from the `leaseq_name_counts` it is in.
-     */
-    const char *name;
-    /**
-     * Jobs of this name completed in the last 60 minutes.
-     */
-    uint64_t completed;
-    /**
-     * Failed attempts of jobs of this name (retried or not).
-     */
-    uint64_t failed;
-    /**
-     * Jobs of this name that went to the dead letters.
-     */
-    uint64_t dead;
-} leaseq_name_count;
+typedef int32_t leaseq_on_dependency_failure;
 
 /**
  * Options of an item, for `leaseq_queue_add_with_options`, `leaseq_queue_add_unique_with_options`
@@ -604,7 +639,298 @@ typedef struct {
      * during the call only.
      */
     const char *name;
+    /**
+     * `LEASEQ_ADD_DEPENDS_ON`, with `depends_on_len`: the ids (NUL-terminated UTF-8) of items
+     * of the same queue this item waits for: it is blocked (`LEASEQ_STATE_BLOCKED`, no lease
+     * takes it) until every one of them completed (spec 5.24). The core checks them (argument
+     * `depends_on`: no self, no cycle, in the queue's slot). Read during the call only.
+     */
+    const char *const *depends_on;
+    /**
+     * `LEASEQ_ADD_DEPENDS_ON`: how many ids `depends_on` holds.
+     */
+    size_t depends_on_len;
+    /**
+     * `LEASEQ_ADD_ON_DEPENDENCY_FAILURE`: what the item does when one of its dependencies dies
+     * or is cancelled: `LEASEQ_ON_DEPENDENCY_FAILURE_FAIL` (it is dead, with a reason naming
+     * the dependency; the default) or `LEASEQ_ON_DEPENDENCY_FAILURE_RUN` (it runs anyway).
+     */
+    leaseq_on_dependency_failure on_dependency_failure;
 } leaseq_add_options;
+
+/**
+ * One child of a flow (`leaseq_queue_add_flow`): an item, its options, and which item it is a
+ * child of (a plain struct of fixed layout, read only during the call).
+ */
+typedef struct {
+    /**
+     * The item (required).
+     */
+    const leaseq_item *item;
+    /**
+     * Its options, as `leaseq_queue_add_with_options` takes them; NULL: none. Its own
+     * `depends_on`, if any, come before its children's ids.
+     */
+    const leaseq_add_options *options;
+    /**
+     * Whose child it is: `LEASEQ_FLOW_ROOT` for a child of the flow's parent, else the index
+     * in the array of another child, which comes before it: that child waits for it too.
+     */
+    size_t parent;
+} leaseq_flow_child;
+
+/**
+ * What one item waits for and what waits for it (`leaseq_queue_dependencies`), owned by the
+ * caller: free it with `leaseq_dependencies_free`. Every list holds NUL-terminated UTF-8 ids
+ * (NULL when empty), valid until then.
+ */
+typedef struct {
+    /**
+     * The ids it was added to wait for, in order.
+     */
+    const char *const *depends_on;
+    /**
+     * How many ids `depends_on` holds.
+     */
+    size_t depends_on_len;
+    /**
+     * Its policy when a dependency dies or is cancelled; `LEASEQ_ON_DEPENDENCY_FAILURE_NONE`
+     * without dependencies.
+     */
+    leaseq_on_dependency_failure on_dependency_failure;
+    /**
+     * Those it still waits for (while it is blocked).
+     */
+    const char *const *pending;
+    /**
+     * How many ids `pending` holds.
+     */
+    size_t pending_len;
+    /**
+     * How many blocked items wait for it.
+     */
+    uint64_t dependants_count;
+    /**
+     * Up to 100 of them.
+     */
+    const char *const *dependants;
+    /**
+     * How many ids `dependants` holds.
+     */
+    size_t dependants_len;
+} leaseq_dependencies;
+
+/**
+ * The kept result of one dependency (`leaseq_dependency_results`).
+ */
+typedef struct {
+    /**
+     * The dependency's id (NUL-terminated UTF-8).
+     */
+    const char *id;
+    /**
+     * Whether a result is kept (false: completed without one, expired, or not completed).
+     */
+    bool has_result;
+    /**
+     * The result's bytes (`result_len` of them, followed by a NUL that is not part of them);
+     * NULL without a result.
+     */
+    const uint8_t *result;
+    /**
+     * The result's length in bytes.
+     */
+    size_t result_len;
+} leaseq_dependency_result;
+
+/**
+ * The kept results of an item's dependencies, in order (`leaseq_queue_dependency_results`),
+ * owned by the caller: free it with `leaseq_dependency_results_free`.
+ */
+typedef struct {
+    /**
+     * One per dependency, in the order the item was added to wait for them (NULL when none).
+     */
+    const leaseq_dependency_result *results;
+    /**
+     * How many `results` holds.
+     */
+    size_t results_len;
+} leaseq_dependency_results;
+
+/**
+ * A field of an event entry that `leaseq_event` has no member of (`cancelled`'s `state`, a
+ * gap's `first`).
+ */
+typedef struct {
+    /**
+     * The field's name (NUL-terminated UTF-8).
+     */
+    const char *name;
+    /**
+     * Its value (NUL-terminated UTF-8).
+     */
+    const char *value;
+} leaseq_event_field;
+
+/**
+ * One entry of a queue's event stream: a transition of an item (spec/PROTOCOL.md 14.2).
+ *
+ * Every string is NUL-terminated UTF-8 and belongs to what gave the event: the page
+ * (`leaseq_event_page_free`), or, in the callback of `leaseq_queue_events`, the call of the
+ * callback (copy what you keep).
+ */
+typedef struct {
+    /**
+     * The entry's id in the stream (`<ms>-<seq>`, the server's clock): resume after it.
+     */
+    const char *id;
+    /**
+     * What happened: `added`, `delayed`, `leased`, `progress`, `completed`, `failed`,
+     * `retrying`, `dead`, `cancelled`, `released`, `requeued`, `expired`, `promoted`, or `gap`
+     * (entries after the position were trimmed away before they were read; its extra field
+     * `first` is the first entry kept). Kinds added later come as they are named.
+     */
+    const char *event;
+    /**
+     * The item's id ("" for a gap).
+     */
+    const char *job_id;
+    /**
+     * The item's incarnation ("" for an item without options not leased yet).
+     */
+    const char *inc;
+    /**
+     * The item's attempts at the transition (0 before its first lease).
+     */
+    uint64_t attempt;
+    /**
+     * The failure's error (`failed`; `dead` when the death came with one); NULL when none.
+     */
+    const char *error;
+    /**
+     * The item's name; NULL when it has none.
+     */
+    const char *name;
+    /**
+     * When the item runs next (ms since the epoch, server clock: `delayed`, `retrying`,
+     * `released`); -1 when the entry has none.
+     */
+    int64_t due_ms;
+    /**
+     * Why the item is dead (`dead`); NULL otherwise.
+     */
+    const char *reason;
+    /**
+     * The entry's time: ms since the epoch, the server's clock (from its id).
+     */
+    int64_t time_ms;
+    /**
+     * The entry's other fields, in order (`extra_len` of them; NULL when there are none).
+     */
+    const leaseq_event_field *extra;
+    /**
+     * How many fields `extra` holds.
+     */
+    size_t extra_len;
+} leaseq_event;
+
+/**
+ * One page of a queue's event stream (`leaseq_queue_read_events`), owned by the caller: free
+ * it with `leaseq_event_page_free`. Everything it points to lives until then.
+ */
+typedef struct {
+    /**
+     * The entries, oldest first (`events_len` of them; NULL when there are none); a `gap`
+     * entry first when entries after `after` were trimmed away before this read.
+     */
+    const leaseq_event *events;
+    /**
+     * How many entries `events` holds.
+     */
+    size_t events_len;
+    /**
+     * The stream's last id (`0-0` when it has none): where a follower from now starts.
+     */
+    const char *last;
+    /**
+     * Whether the queue's events are on now (`leaseq_config.events`).
+     */
+    bool on;
+} leaseq_event_page;
+
+/**
+ * Called by `leaseq_queue_events` with each entry, in order, on the thread that called it.
+ * `event` and its strings are valid only during the call. `position` is the follower's
+ * position after this entry (NUL-terminated, valid during the call; NULL while there is none,
+ * as for a `gap` first from now): store it, and a follower started after it later misses
+ * nothing still kept. Return 0 to go on, anything else to stop following (the call then
+ * returns `LEASEQ_OK`). It may call any leaseq function (of another queue or client too).
+ */
+typedef int32_t (*leaseq_event_callback)(const leaseq_event *event,
+                                         const char *position,
+                                         void *user_data);
+
+/**
+ * What `leaseq_queue_fail` does with the item: one of the `LEASEQ_RETRY_*` values.
+ */
+typedef int32_t leaseq_retry;
+
+/**
+ * What `leaseq_queue_fail` did: one of the `LEASEQ_FAIL_*` values.
+ */
+typedef int32_t leaseq_fail_outcome;
+
+/**
+ * What `leaseq_queue_renew_outcome` found (and why `leaseq_queue_fail` found the lease not
+ * held): one of the `LEASEQ_RENEW_*` values. Values never change meaning; new ones may come.
+ */
+typedef int32_t leaseq_renew_outcome;
+
+/**
+ * Counters for one minute of a queue's life (a plain struct of fixed layout: it never grows).
+ */
+typedef struct {
+    /**
+     * Items completed.
+     */
+    uint64_t completed;
+    /**
+     * Failed attempts (each `leaseq_queue_fail`).
+     */
+    uint64_t failed;
+    /**
+     * Items that went dead.
+     */
+    uint64_t dead;
+    /**
+     * Leases that expired without their holder reporting.
+     */
+    uint64_t expired;
+} leaseq_minute;
+
+/**
+ * What the jobs of one item name (`LEASEQ_ADD_NAME`) did in the last hour, an entry of
+ * `leaseq_name_counts` (a plain struct of fixed layout: it never grows).
+ */
+typedef struct {
+    /**
+     * The name (NUL-terminated UTF-8), borrowed from the `leaseq_name_counts` it is in.
+     */
+    const char *name;
+    /**
+     * Jobs of this name completed in the last 60 minutes.
+     */
+    uint64_t completed;
+    /**
+     * Failed attempts of jobs of this name (retried or not).
+     */
+    uint64_t failed;
+    /**
+     * Jobs of this name that went to the dead letters.
+     */
+    uint64_t dead;
+} leaseq_name_count;
 
 /**
  * One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout
@@ -741,6 +1067,214 @@ typedef struct {
      */
     int64_t retry_after_ms;
 } leaseq_failure;
+
+/**
+ * What a schedule does with the ticks it missed (fired more than 10 s late, because no runner
+ * was there to fire them): one of the `LEASEQ_MISSED_*` values.
+ */
+typedef int32_t leaseq_missed;
+
+/**
+ * A recurring job, for `leaseq_queue_upsert_schedule`: a cron expression (with its time zone)
+ * or a period, the item each tick adds, and what to do with missed ticks (spec 5.23).
+ *
+ * Start from `LEASEQ_SCHEDULE_INIT`, then set fields and OR their `LEASEQ_SCHEDULE_*` bits
+ * into `set`; exactly one of `LEASEQ_SCHEDULE_CRON` and `LEASEQ_SCHEDULE_EVERY` is required:
+ *
+ * ```c
+ * leaseq_schedule schedule = LEASEQ_SCHEDULE_INIT;
+ * schedule.cron = "0 3 * * *";
+ * schedule.tz = "Europe/Berlin";
+ * schedule.set |= LEASEQ_SCHEDULE_CRON | LEASEQ_SCHEDULE_TZ;
+ * ```
+ *
+ * The core checks every field (an invalid cron expression or time zone gives
+ * `LEASEQ_INVALID_ARGUMENT` naming `cron` or `tz`). Strings are NUL-terminated UTF-8, read
+ * during the call only.
+ */
+typedef struct {
+    /**
+     * `sizeof(leaseq_schedule)` as the caller compiled it; `LEASEQ_SCHEDULE_INIT` sets it.
+     */
+    uint32_t struct_size;
+    /**
+     * Which fields below are given: `LEASEQ_SCHEDULE_*` bits OR-ed together.
+     */
+    uint32_t set;
+    /**
+     * `LEASEQ_SCHEDULE_CRON`: five fields (minute, hour, day of month, month, day of week), or
+     * six with the seconds first (`"30 0 3 * * *"`), in UTC unless `tz` is given.
+     */
+    const char *cron;
+    /**
+     * `LEASEQ_SCHEDULE_TZ`: the IANA time zone of a cron schedule (`"Europe/Berlin"`).
+     */
+    const char *tz;
+    /**
+     * `LEASEQ_SCHEDULE_EVERY`: a fixed period in ms (at least one second): the ticks are the
+     * schedule's creation time plus whole periods.
+     */
+    int64_t every_ms;
+    /**
+     * `LEASEQ_SCHEDULE_MISSED`: `LEASEQ_MISSED_SKIP` (the default), `LEASEQ_MISSED_ONCE` or
+     * `LEASEQ_MISSED_ALL` (with `missed_all`).
+     */
+    leaseq_missed missed;
+    /**
+     * `LEASEQ_SCHEDULE_MISSED` with `LEASEQ_MISSED_ALL`: at most this many missed ticks fire
+     * (1 to 1000).
+     */
+    uint32_t missed_all;
+    /**
+     * `LEASEQ_SCHEDULE_DATA`, with `data_len`: the data of the item each tick adds (any bytes,
+     * at most 1 MiB; default empty; `data` may be NULL when `data_len` is 0).
+     */
+    const uint8_t *data;
+    /**
+     * `LEASEQ_SCHEDULE_DATA`: the length of `data` in bytes.
+     */
+    size_t data_len;
+    /**
+     * `LEASEQ_SCHEDULE_ITEM_OPTIONS`: the options of the item each tick adds (priority,
+     * max_attempts, backoff, expires_after, keep_result_for, group, name; no delay or run_at),
+     * as `leaseq_queue_add_with_options` takes them. Each item's id is `<name>@<tick ms>`.
+     */
+    const leaseq_add_options *item_options;
+} leaseq_schedule;
+
+/**
+ * A stored recurring job with its next fire time (`leaseq_queue_get_schedule`, or an entry of
+ * a `leaseq_schedule_page`). Strings are NUL-terminated UTF-8. Times are ms since the epoch on
+ * the server's clock, -1 when unknown.
+ */
+typedef struct {
+    /**
+     * Its name.
+     */
+    const char *name;
+    /**
+     * false when its stored fields are not a schedule this version reads (written by a newer
+     * version): then `cron`, `tz` and `data` are NULL, `every_ms` -1, and only the counters
+     * and times below are known.
+     */
+    bool readable;
+    /**
+     * Its cron expression; NULL for a schedule every `every_ms`.
+     */
+    const char *cron;
+    /**
+     * The time zone of its cron expression; NULL when none was given (UTC).
+     */
+    const char *tz;
+    /**
+     * Its period in ms; -1 for a cron schedule.
+     */
+    int64_t every_ms;
+    /**
+     * What it does with missed ticks: a `LEASEQ_MISSED_*` value.
+     */
+    leaseq_missed missed;
+    /**
+     * With `LEASEQ_MISSED_ALL`: at most this many missed ticks fire; otherwise 0.
+     */
+    uint32_t missed_all;
+    /**
+     * The data of the item each tick adds (`data_len` bytes, followed by a NUL that is not
+     * part of them).
+     */
+    const uint8_t *data;
+    /**
+     * The length of `data` in bytes.
+     */
+    size_t data_len;
+    /**
+     * Bumped by every upsert (1 for a new schedule).
+     */
+    uint64_t version;
+    /**
+     * The next tick to fire; -1 when unknown.
+     */
+    int64_t next_ms;
+    /**
+     * Every tick at or before this instant was fired or skipped.
+     */
+    int64_t from_ms;
+    /**
+     * Ticks fired so far.
+     */
+    uint64_t fired;
+    /**
+     * Missed ticks skipped so far (by the policy).
+     */
+    uint64_t skipped;
+    /**
+     * The last tick fired; -1 when none.
+     */
+    int64_t last_tick_ms;
+    /**
+     * When it was created.
+     */
+    int64_t created_ms;
+    /**
+     * When it was last upserted.
+     */
+    int64_t updated_ms;
+} leaseq_schedule_info;
+
+/**
+ * A page of a queue's recurring jobs, by next fire time (`leaseq_queue_schedules`), owned by
+ * the caller: free it with `leaseq_schedule_page_free`.
+ */
+typedef struct {
+    /**
+     * The server's clock when it was read (ms since the epoch).
+     */
+    int64_t now_ms;
+    /**
+     * How many schedules the queue has.
+     */
+    uint64_t total;
+    /**
+     * The page (`schedules_len` entries; NULL when empty).
+     */
+    const leaseq_schedule_info *schedules;
+    /**
+     * How many entries `schedules` holds.
+     */
+    size_t schedules_len;
+} leaseq_schedule_page;
+
+/**
+ * What `leaseq_queue_fire_due_schedules` did (a plain struct of fixed layout, written by the
+ * call).
+ */
+typedef struct {
+    /**
+     * Schedules it found due.
+     */
+    size_t due;
+    /**
+     * Ticks it fired (items added; an id that existed adds none).
+     */
+    size_t fired;
+    /**
+     * Missed ticks it skipped by their schedules' policies.
+     */
+    uint64_t skipped;
+    /**
+     * Fire calls that found their schedule moved by another firer or an upsert (no effect).
+     */
+    size_t lost_races;
+    /**
+     * Schedules whose stored fields it could not read (left alone).
+     */
+    size_t unreadable;
+    /**
+     * How long until the next schedule is due, by the server's clock, in ms; -1 when none is
+     * stored.
+     */
+    int64_t next_due_in_ms;
+} leaseq_fire_report;
 
 /**
  * One runner event, lent to `on_event` for the duration of the call only. Its parts are the
@@ -962,6 +1496,12 @@ typedef int32_t leaseq_cancel_reason;
 #define LEASEQ_STATE_DONE 4
 
 /**
+ * Waiting for its dependencies to complete (`LEASEQ_ADD_DEPENDS_ON`, spec 5.24): no lease
+ * takes it until they have.
+ */
+#define LEASEQ_STATE_BLOCKED 5
+
+/**
  * The item will run again after a delay (0: it is waiting now).
  */
 #define LEASEQ_FAIL_RETRYING 0
@@ -986,6 +1526,37 @@ typedef int32_t leaseq_cancel_reason;
  * that and all of it.
  */
 #define LEASEQ_BACKOFF_EXPONENTIAL 1
+
+/**
+ * No policy: the item has no dependencies (only read back, by
+ * `leaseq_job_on_dependency_failure` and `leaseq_dependencies`).
+ */
+#define LEASEQ_ON_DEPENDENCY_FAILURE_NONE -1
+
+/**
+ * The dependant fails: it is dead, with a reason naming the dependency.
+ */
+#define LEASEQ_ON_DEPENDENCY_FAILURE_FAIL 0
+
+/**
+ * The dependant runs anyway, as if the dependency had completed.
+ */
+#define LEASEQ_ON_DEPENDENCY_FAILURE_RUN 1
+
+/**
+ * Missed ticks add nothing (the default).
+ */
+#define LEASEQ_MISSED_SKIP 0
+
+/**
+ * Missed ticks add one item, for the latest of them.
+ */
+#define LEASEQ_MISSED_ONCE 1
+
+/**
+ * Each missed tick adds its item, the latest `missed_all` of them at most (1 to 1000).
+ */
+#define LEASEQ_MISSED_ALL 2
 
 /**
  * The lease was this holder's and now lasts the new TTL.
@@ -1438,6 +2009,130 @@ leaseq_status leaseq_queue_dead_requeue_bytes(const leaseq_queue *queue,
                                               uint64_t *out_requeued);
 
 /**
+ * Adds `parent` and its children in one call (BullMQ's FlowProducer): the children first, then
+ * the parent, blocked (`LEASEQ_STATE_BLOCKED`) until every child of its own completed; a child
+ * with children of its own waits for them likewise. A parent reads its children's results with
+ * `leaseq_queue_dependency_results`. `children` is a flat array of `children_len` children,
+ * each naming its parent (`LEASEQ_FLOW_ROOT` or an earlier index); children of one parent keep
+ * their order. `parent_options` (NULL: none) and each child's `options` are checked as
+ * `leaseq_queue_add_with_options` checks them, every one before anything is sent (a refused
+ * child's field is named with its index: `children[2].options.priority`).
+ *
+ * On success `*out_added` is how many items were added (an id that exists is not added
+ * again, and its item counts as the dependency). At most 1000 items in all, with distinct ids
+ * (else `LEASEQ_INVALID_ARGUMENT` naming `children`). One round trip.
+ *
+ * # Safety
+ * `queue` and `parent` are NULL or live handles; `parent_options` is NULL or a
+ * `leaseq_add_options` of `struct_size` readable bytes; `children` is NULL (with
+ * `children_len` 0) or points to `children_len` readable `leaseq_flow_child`, each `item` NULL
+ * or live and each `options` NULL or readable; `out_added` is NULL or writable.
+ */
+leaseq_status leaseq_queue_add_flow(const leaseq_queue *queue,
+                                    const leaseq_item *parent,
+                                    const leaseq_add_options *parent_options,
+                                    const leaseq_flow_child *children,
+                                    size_t children_len,
+                                    size_t *out_added);
+
+/**
+ * What item `id` (NUL-terminated UTF-8) waits for (its dependencies, those still pending) and
+ * how many blocked items wait for it. An id with neither gives empty lists. One round trip.
+ *
+ * On success `*out_dependencies` is new, owned by the caller: free it with
+ * `leaseq_dependencies_free`. On failure it is set to NULL.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string;
+ * `out_dependencies` is NULL or writable.
+ */
+leaseq_status leaseq_queue_dependencies(const leaseq_queue *queue,
+                                        const char *id,
+                                        leaseq_dependencies **out_dependencies);
+
+/**
+ * Frees what `leaseq_queue_dependencies` gave. NULL is accepted and ignored.
+ *
+ * # Safety
+ * `dependencies` is NULL or from `leaseq_queue_dependencies`, freed only once.
+ */
+void leaseq_dependencies_free(leaseq_dependencies *dependencies);
+
+/**
+ * The kept results of the items `id` (NUL-terminated UTF-8) was added to wait for, in order: a
+ * flow's parent reads its children's results so, once they completed. One round trip.
+ *
+ * On success `*out_results` is new, owned by the caller: free it with
+ * `leaseq_dependency_results_free`. On failure it is set to NULL.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `id` is NULL or a NUL-terminated string; `out_results` is
+ * NULL or writable.
+ */
+leaseq_status leaseq_queue_dependency_results(const leaseq_queue *queue,
+                                              const char *id,
+                                              leaseq_dependency_results **out_results);
+
+/**
+ * Frees what `leaseq_queue_dependency_results` gave. NULL is accepted and ignored.
+ *
+ * # Safety
+ * `results` is NULL or from `leaseq_queue_dependency_results`, freed only once.
+ */
+void leaseq_dependency_results_free(leaseq_dependency_results *results);
+
+/**
+ * Reads one page of the queue's event stream, without waiting: at most `count` (1 to 1000)
+ * entries after the entry id `after` (NUL-terminated, `<ms>-<seq>` as a `leaseq_event.id`;
+ * `"0-0"`: every entry still kept), oldest first. `after` NULL reads from now: no entries, only
+ * the stream's last id (`last`), where a follower from now starts. An `after` that is no
+ * event id, or later than the stream's last entry, gives `LEASEQ_INVALID_ARGUMENT` naming
+ * `after`. One round trip.
+ *
+ * On success `*out_page` is a new page owned by the caller: free it with
+ * `leaseq_event_page_free`. On failure it is set to NULL.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `after` is NULL or a NUL-terminated string; `out_page` is
+ * NULL or writable.
+ */
+leaseq_status leaseq_queue_read_events(const leaseq_queue *queue,
+                                       const char *after,
+                                       size_t count,
+                                       leaseq_event_page **out_page);
+
+/**
+ * Frees a page of events. NULL is accepted and ignored. Everything it points to becomes
+ * invalid.
+ *
+ * # Safety
+ * `page` is NULL or a page from `leaseq_queue_read_events`, freed only once.
+ */
+void leaseq_event_page_free(leaseq_event_page *page);
+
+/**
+ * Follows the queue's event stream: calls `callback` with each entry, in order, as they come,
+ * blocking the calling thread while it waits for the next (in Redis, never polling, on a
+ * connection of its own: other calls on the same client, from other threads, go on). From now
+ * (`after` NULL), or resuming after the entry id `after` (as a `leaseq_event.id` or a stored
+ * `position`; `"0-0"`: every entry still kept): a process that restarts misses nothing still
+ * in the stream. Errors that a retry may cure (a lost connection, a failover) are waited out.
+ *
+ * Returns `LEASEQ_OK` once `callback` returned non-zero; `LEASEQ_CLOSED` when the client is
+ * closed (`leaseq_client_close` from another thread ends the wait at once); an `after` that is
+ * no event id gives `LEASEQ_INVALID_ARGUMENT` naming `after`, and other errors their status.
+ * `user_data` is given to `callback` as it is.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue that outlives the call; `after` is NULL or a NUL-terminated
+ * string; `callback` is NULL or a function safe to call as documented with `user_data`.
+ */
+leaseq_status leaseq_queue_events(const leaseq_queue *queue,
+                                  const char *after,
+                                  leaseq_event_callback callback,
+                                  void *user_data);
+
+/**
  * Completes the leased item as `leaseq_queue_complete` does, and keeps `result` (`result_len`
  * bytes; `result` may be NULL when `result_len` is 0) for `leaseq_queue_result` and
  * `leaseq_queue_wait_result`. `keep_result_for_ms` is how long: -1 for the default (the item's
@@ -1766,7 +2461,7 @@ leaseq_status leaseq_item_id(const leaseq_item *item, const char **out_id);
 void leaseq_item_free(leaseq_item *item);
 
 /**
- * The name of `state`: `"waiting"`, `"delayed"`, `"leased"`, `"dead"`, `"done"` (the names
+ * The name of `state`: `"waiting"`, `"delayed"`, `"leased"`, `"dead"`, `"done"`, `"blocked"` (the names
  * every leaseq binding uses), `"none"` for `LEASEQ_STATE_NONE`, or `"unknown"`.
  *
  * Never NULL. The string is static: do not free it. Thread-safe.
@@ -1831,6 +2526,30 @@ leaseq_status leaseq_result_name(const leaseq_result *result, const char **out_n
  * `result` is NULL or an owned result that no other call is using, freed only once.
  */
 void leaseq_result_free(leaseq_result *result);
+
+/**
+ * Sets `*out_ids` to the ids the item was added to wait for (`LEASEQ_ADD_DEPENDS_ON`, in
+ * order; NUL-terminated UTF-8) and `*out_len` to how many there are: (NULL, 0) for an item
+ * added without dependencies. Borrowed from the job. `leaseq_queue_dependencies` also tells
+ * which it still waits for.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_ids` and `out_len` are NULL or writable.
+ */
+leaseq_status leaseq_job_depends_on(const leaseq_job *job,
+                                    const char *const **out_ids,
+                                    size_t *out_len);
+
+/**
+ * Sets `*out_policy` to what the item does when a dependency dies or is cancelled
+ * (`LEASEQ_ON_DEPENDENCY_FAILURE_FAIL` or `_RUN`), or `LEASEQ_ON_DEPENDENCY_FAILURE_NONE`
+ * for an item without dependencies.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_policy` is NULL or writable.
+ */
+leaseq_status leaseq_job_on_dependency_failure(const leaseq_job *job,
+                                               leaseq_on_dependency_failure *out_policy);
 
 /**
  * Sets `*out_id` to the item's id (NUL-terminated UTF-8). Borrowed from the job.
@@ -2953,6 +3672,95 @@ leaseq_status leaseq_queue_complete_and_lease_batch(const leaseq_queue *queue,
                                                     bool *out_completed,
                                                     leaseq_lease ***out_leases,
                                                     size_t *out_len);
+
+/**
+ * Stores the recurring job `name` (NUL-terminated UTF-8, 1 to 200 bytes), new or changed: a
+ * change never fires a tick twice nor skips one. Every field of `schedule` is checked first (a
+ * bad one gives `LEASEQ_INVALID_ARGUMENT` naming it: `cron`, `tz`, `every`, `missed`, `item`,
+ * `data` or an item option) and nothing is written. The queue's runners, in every language,
+ * fire it: one item per tick, however many run. One round trip.
+ *
+ * On success `*out_created` is true when the schedule is new, false when it replaced one.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `name` is NULL or a NUL-terminated string; `schedule` is
+ * NULL or a `leaseq_schedule` of `struct_size` readable bytes, its pointers valid as it
+ * documents; `out_created` is NULL or writable.
+ */
+leaseq_status leaseq_queue_upsert_schedule(const leaseq_queue *queue,
+                                           const char *name,
+                                           const leaseq_schedule *schedule,
+                                           bool *out_created);
+
+/**
+ * Removes the recurring job `name`; the items it added stay. On success `*out_removed` says
+ * whether there was one. One round trip.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `name` is NULL or a NUL-terminated string; `out_removed`
+ * is NULL or writable.
+ */
+leaseq_status leaseq_queue_remove_schedule(const leaseq_queue *queue,
+                                           const char *name,
+                                           bool *out_removed);
+
+/**
+ * Reads the recurring job `name`, with its next fire time. One round trip.
+ *
+ * On success `*out_schedule` is new, owned by the caller (free it with
+ * `leaseq_schedule_info_free`), or NULL when there is no schedule of that name.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `name` is NULL or a NUL-terminated string; `out_schedule`
+ * is NULL or writable.
+ */
+leaseq_status leaseq_queue_get_schedule(const leaseq_queue *queue,
+                                        const char *name,
+                                        leaseq_schedule_info **out_schedule);
+
+/**
+ * Frees what `leaseq_queue_get_schedule` gave. NULL is accepted and ignored.
+ *
+ * # Safety
+ * `schedule` is NULL or from `leaseq_queue_get_schedule`, freed only once.
+ */
+void leaseq_schedule_info_free(leaseq_schedule_info *schedule);
+
+/**
+ * Reads at most `count` of the queue's recurring jobs from the `start`-th, by next fire time,
+ * and how many there are. One round trip.
+ *
+ * On success `*out_page` is a new page owned by the caller: free it with
+ * `leaseq_schedule_page_free`. On failure it is set to NULL.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_page` is NULL or writable.
+ */
+leaseq_status leaseq_queue_schedules(const leaseq_queue *queue,
+                                     size_t start,
+                                     size_t count,
+                                     leaseq_schedule_page **out_page);
+
+/**
+ * Frees a page of schedules. NULL is accepted and ignored.
+ *
+ * # Safety
+ * `page` is NULL or from `leaseq_queue_schedules`, freed only once.
+ */
+void leaseq_schedule_page_free(leaseq_schedule_page *page);
+
+/**
+ * Fires the queue's due recurring jobs once, where no runner does (a runner fires them as part
+ * of its housekeeping): one item per tick, however many callers fire at once. One round trip,
+ * and one more per 100 due schedules.
+ *
+ * On success `*out_report` says what it did; on failure it is all zeros, `next_due_in_ms` -1.
+ *
+ * # Safety
+ * `queue` is NULL or a live queue; `out_report` is NULL or writable.
+ */
+leaseq_status leaseq_queue_fire_due_schedules(const leaseq_queue *queue,
+                                              leaseq_fire_report *out_report);
 
 /**
  * The registry name of `status` (`"OK"`, `"CONNECTION"`, ..., `"NULL_ARGUMENT"`,

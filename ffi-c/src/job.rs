@@ -26,6 +26,9 @@ pub const LEASEQ_STATE_LEASED: leaseq_state = 2;
 pub const LEASEQ_STATE_DEAD: leaseq_state = 3;
 /// Completed, with its result kept.
 pub const LEASEQ_STATE_DONE: leaseq_state = 4;
+/// Waiting for its dependencies to complete (`LEASEQ_ADD_DEPENDS_ON`, spec 5.24): no lease
+/// takes it until they have.
+pub const LEASEQ_STATE_BLOCKED: leaseq_state = 5;
 
 /// What `leaseq_queue_fail` did: one of the `LEASEQ_FAIL_*` values.
 #[allow(non_camel_case_types)]
@@ -47,6 +50,8 @@ pub(crate) fn state_to_c(state: State) -> leaseq_state {
         State::Leased => LEASEQ_STATE_LEASED,
         State::Dead => LEASEQ_STATE_DEAD,
         State::Done => LEASEQ_STATE_DONE,
+        State::Blocked => LEASEQ_STATE_BLOCKED,
+        #[allow(unreachable_patterns)]
         other => panic!("the C layer has no value for the state `{other}`"),
     }
 }
@@ -59,6 +64,7 @@ pub(crate) fn state_from_c(state: leaseq_state, name: &'static str) -> Result<St
         LEASEQ_STATE_LEASED => State::Leased,
         LEASEQ_STATE_DEAD => State::Dead,
         LEASEQ_STATE_DONE => State::Done,
+        LEASEQ_STATE_BLOCKED => State::Blocked,
         other => {
             return Err(Failure::invalid(
                 name,
@@ -68,7 +74,7 @@ pub(crate) fn state_from_c(state: leaseq_state, name: &'static str) -> Result<St
     })
 }
 
-/// The name of `state`: `"waiting"`, `"delayed"`, `"leased"`, `"dead"`, `"done"` (the names
+/// The name of `state`: `"waiting"`, `"delayed"`, `"leased"`, `"dead"`, `"done"`, `"blocked"` (the names
 /// every leaseq binding uses), `"none"` for `LEASEQ_STATE_NONE`, or `"unknown"`.
 ///
 /// Never NULL. The string is static: do not free it. Thread-safe.
@@ -85,6 +91,7 @@ pub extern "C" fn leaseq_state_str(state: leaseq_state) -> *const c_char {
             LEASEQ_STATE_LEASED => c"leased",
             LEASEQ_STATE_DEAD => c"dead",
             LEASEQ_STATE_DONE => c"done",
+            LEASEQ_STATE_BLOCKED => c"blocked",
             _ => c"unknown",
         }
         .as_ptr()
@@ -350,6 +357,10 @@ pub struct leaseq_job {
     cancelled: bool,
     group: Option<CString>,
     name: Option<CString>,
+    /// Owns the strings `depends_on_ptrs` points to.
+    _depends_on: Vec<CString>,
+    depends_on_ptrs: Vec<*const c_char>,
+    on_dependency_failure: crate::options::leaseq_on_dependency_failure,
 }
 
 impl leaseq_job {
@@ -375,8 +386,12 @@ impl leaseq_job {
             cancelled,
             group,
             name,
+            depends_on,
+            on_dependency_failure,
             ..
         } = job;
+        let depends_on: Vec<CString> = depends_on.iter().map(|d| c_string(d)).collect();
+        let depends_on_ptrs = depends_on.iter().map(|d| d.as_ptr()).collect();
         let (error, error_type) = match error {
             Some((message, kind)) => (Some(c_string(&message)), Some(c_string(&kind))),
             None => (None, None),
@@ -403,7 +418,63 @@ impl leaseq_job {
             cancelled,
             group: group.as_deref().map(c_string),
             name: name.as_deref().map(c_string),
+            _depends_on: depends_on,
+            depends_on_ptrs,
+            on_dependency_failure: crate::options::on_dependency_failure_to_c(
+                on_dependency_failure,
+            ),
         }))
+    }
+}
+
+/// Sets `*out_ids` to the ids the item was added to wait for (`LEASEQ_ADD_DEPENDS_ON`, in
+/// order; NUL-terminated UTF-8) and `*out_len` to how many there are: (NULL, 0) for an item
+/// added without dependencies. Borrowed from the job. `leaseq_queue_dependencies` also tells
+/// which it still waits for.
+///
+/// # Safety
+/// `job` is NULL or a live job; `out_ids` and `out_len` are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_job_depends_on(
+    job: *const leaseq_job,
+    out_ids: *mut *const *const c_char,
+    out_len: *mut usize,
+) -> leaseq_status {
+    call("leaseq_job_depends_on", || {
+        let out_ids = unsafe { Out::new(out_ids, "out_ids", std::ptr::null()) };
+        let out_len = unsafe { Out::new(out_len, "out_len", 0) };
+        let job = unsafe { arg(job, "job") }?;
+        out_ids.required()?;
+        out_len.required()?;
+        if !job.depends_on_ptrs.is_empty() {
+            out_ids.set(job.depends_on_ptrs.as_ptr());
+            out_len.set(job.depends_on_ptrs.len());
+        }
+        Ok(())
+    })
+}
+
+/// Sets `*out_policy` to what the item does when a dependency dies or is cancelled
+/// (`LEASEQ_ON_DEPENDENCY_FAILURE_FAIL` or `_RUN`), or `LEASEQ_ON_DEPENDENCY_FAILURE_NONE`
+/// for an item without dependencies.
+///
+/// # Safety
+/// `job` is NULL or a live job; `out_policy` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_job_on_dependency_failure(
+    job: *const leaseq_job,
+    out_policy: *mut crate::options::leaseq_on_dependency_failure,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_job_on_dependency_failure",
+            job,
+            "job",
+            out_policy,
+            "out_policy",
+            crate::options::LEASEQ_ON_DEPENDENCY_FAILURE_NONE,
+            |j| Ok(j.on_dependency_failure),
+        )
     }
 }
 

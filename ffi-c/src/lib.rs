@@ -14,6 +14,8 @@
 mod client;
 mod config;
 mod dead;
+mod deps;
+mod events;
 mod finish;
 mod guard;
 mod inspect;
@@ -23,6 +25,7 @@ mod lease;
 mod options;
 mod queue;
 mod queue_batch;
+mod schedules;
 mod status;
 mod worker;
 
@@ -31,6 +34,8 @@ use std::ffi::c_char;
 pub use client::*;
 pub use config::*;
 pub use dead::*;
+pub use deps::*;
+pub use events::*;
 pub use finish::*;
 pub use inspect::*;
 pub use item::*;
@@ -39,6 +44,7 @@ pub use lease::*;
 pub use options::*;
 pub use queue::*;
 pub use queue_batch::*;
+pub use schedules::*;
 pub use status::*;
 pub use worker::*;
 

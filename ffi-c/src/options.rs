@@ -98,6 +98,45 @@ pub struct leaseq_add_options {
     /// name (`leaseq_worker_run_named`) runs the item with the handler of that name. Read
     /// during the call only.
     pub name: *const c_char,
+    /// `LEASEQ_ADD_DEPENDS_ON`, with `depends_on_len`: the ids (NUL-terminated UTF-8) of items
+    /// of the same queue this item waits for: it is blocked (`LEASEQ_STATE_BLOCKED`, no lease
+    /// takes it) until every one of them completed (spec 5.24). The core checks them (argument
+    /// `depends_on`: no self, no cycle, in the queue's slot). Read during the call only.
+    pub depends_on: *const *const c_char,
+    /// `LEASEQ_ADD_DEPENDS_ON`: how many ids `depends_on` holds.
+    pub depends_on_len: usize,
+    /// `LEASEQ_ADD_ON_DEPENDENCY_FAILURE`: what the item does when one of its dependencies dies
+    /// or is cancelled: `LEASEQ_ON_DEPENDENCY_FAILURE_FAIL` (it is dead, with a reason naming
+    /// the dependency; the default) or `LEASEQ_ON_DEPENDENCY_FAILURE_RUN` (it runs anyway).
+    pub on_dependency_failure: leaseq_on_dependency_failure,
+}
+
+/// What a dependant does when one of its dependencies dies or is cancelled: one of the
+/// `LEASEQ_ON_DEPENDENCY_FAILURE_*` values.
+#[allow(non_camel_case_types)]
+pub type leaseq_on_dependency_failure = i32;
+
+/// No policy: the item has no dependencies (only read back, by
+/// `leaseq_job_on_dependency_failure` and `leaseq_dependencies`).
+pub const LEASEQ_ON_DEPENDENCY_FAILURE_NONE: leaseq_on_dependency_failure = -1;
+/// The dependant fails: it is dead, with a reason naming the dependency.
+pub const LEASEQ_ON_DEPENDENCY_FAILURE_FAIL: leaseq_on_dependency_failure = 0;
+/// The dependant runs anyway, as if the dependency had completed.
+pub const LEASEQ_ON_DEPENDENCY_FAILURE_RUN: leaseq_on_dependency_failure = 1;
+
+/// The C value of the core's policy (`LEASEQ_ON_DEPENDENCY_FAILURE_NONE` for none).
+pub(crate) fn on_dependency_failure_to_c(
+    policy: Option<leaseq::OnDependencyFailure>,
+) -> leaseq_on_dependency_failure {
+    match policy {
+        None => LEASEQ_ON_DEPENDENCY_FAILURE_NONE,
+        Some(leaseq::OnDependencyFailure::Fail) => LEASEQ_ON_DEPENDENCY_FAILURE_FAIL,
+        Some(leaseq::OnDependencyFailure::Run) => LEASEQ_ON_DEPENDENCY_FAILURE_RUN,
+        // A policy this version does not know: parsed from its wire name by the caller's
+        // next version; here reported as none rather than a crash.
+        #[allow(unreachable_patterns)]
+        Some(_) => LEASEQ_ON_DEPENDENCY_FAILURE_NONE,
+    }
 }
 
 impl Default for leaseq_add_options {
@@ -114,6 +153,9 @@ impl Default for leaseq_add_options {
             keep_result_for_ms: 0,
             group: std::ptr::null(),
             name: std::ptr::null(),
+            depends_on: std::ptr::null(),
+            depends_on_len: 0,
+            on_dependency_failure: 0,
         }
     }
 }
@@ -136,6 +178,101 @@ pub const LEASEQ_ADD_KEEP_RESULT_FOR: u32 = 1 << 6;
 pub const LEASEQ_ADD_GROUP: u32 = 1 << 7;
 /// `leaseq_add_options.name` is given.
 pub const LEASEQ_ADD_NAME: u32 = 1 << 8;
+/// `leaseq_add_options.depends_on` and `depends_on_len` are given.
+pub const LEASEQ_ADD_DEPENDS_ON: u32 = 1 << 9;
+/// `leaseq_add_options.on_dependency_failure` is given.
+pub const LEASEQ_ADD_ON_DEPENDENCY_FAILURE: u32 = 1 << 10;
+
+/// What a schedule does with the ticks it missed (fired more than 10 s late, because no runner
+/// was there to fire them): one of the `LEASEQ_MISSED_*` values.
+#[allow(non_camel_case_types)]
+pub type leaseq_missed = i32;
+
+/// Missed ticks add nothing (the default).
+pub const LEASEQ_MISSED_SKIP: leaseq_missed = 0;
+/// Missed ticks add one item, for the latest of them.
+pub const LEASEQ_MISSED_ONCE: leaseq_missed = 1;
+/// Each missed tick adds its item, the latest `missed_all` of them at most (1 to 1000).
+pub const LEASEQ_MISSED_ALL: leaseq_missed = 2;
+
+/// A recurring job, for `leaseq_queue_upsert_schedule`: a cron expression (with its time zone)
+/// or a period, the item each tick adds, and what to do with missed ticks (spec 5.23).
+///
+/// Start from `LEASEQ_SCHEDULE_INIT`, then set fields and OR their `LEASEQ_SCHEDULE_*` bits
+/// into `set`; exactly one of `LEASEQ_SCHEDULE_CRON` and `LEASEQ_SCHEDULE_EVERY` is required:
+///
+/// ```c
+/// leaseq_schedule schedule = LEASEQ_SCHEDULE_INIT;
+/// schedule.cron = "0 3 * * *";
+/// schedule.tz = "Europe/Berlin";
+/// schedule.set |= LEASEQ_SCHEDULE_CRON | LEASEQ_SCHEDULE_TZ;
+/// ```
+///
+/// The core checks every field (an invalid cron expression or time zone gives
+/// `LEASEQ_INVALID_ARGUMENT` naming `cron` or `tz`). Strings are NUL-terminated UTF-8, read
+/// during the call only.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct leaseq_schedule {
+    /// `sizeof(leaseq_schedule)` as the caller compiled it; `LEASEQ_SCHEDULE_INIT` sets it.
+    pub struct_size: u32,
+    /// Which fields below are given: `LEASEQ_SCHEDULE_*` bits OR-ed together.
+    pub set: u32,
+    /// `LEASEQ_SCHEDULE_CRON`: five fields (minute, hour, day of month, month, day of week), or
+    /// six with the seconds first (`"30 0 3 * * *"`), in UTC unless `tz` is given.
+    pub cron: *const c_char,
+    /// `LEASEQ_SCHEDULE_TZ`: the IANA time zone of a cron schedule (`"Europe/Berlin"`).
+    pub tz: *const c_char,
+    /// `LEASEQ_SCHEDULE_EVERY`: a fixed period in ms (at least one second): the ticks are the
+    /// schedule's creation time plus whole periods.
+    pub every_ms: i64,
+    /// `LEASEQ_SCHEDULE_MISSED`: `LEASEQ_MISSED_SKIP` (the default), `LEASEQ_MISSED_ONCE` or
+    /// `LEASEQ_MISSED_ALL` (with `missed_all`).
+    pub missed: leaseq_missed,
+    /// `LEASEQ_SCHEDULE_MISSED` with `LEASEQ_MISSED_ALL`: at most this many missed ticks fire
+    /// (1 to 1000).
+    pub missed_all: u32,
+    /// `LEASEQ_SCHEDULE_DATA`, with `data_len`: the data of the item each tick adds (any bytes,
+    /// at most 1 MiB; default empty; `data` may be NULL when `data_len` is 0).
+    pub data: *const u8,
+    /// `LEASEQ_SCHEDULE_DATA`: the length of `data` in bytes.
+    pub data_len: usize,
+    /// `LEASEQ_SCHEDULE_ITEM_OPTIONS`: the options of the item each tick adds (priority,
+    /// max_attempts, backoff, expires_after, keep_result_for, group, name; no delay or run_at),
+    /// as `leaseq_queue_add_with_options` takes them. Each item's id is `<name>@<tick ms>`.
+    pub item_options: *const leaseq_add_options,
+}
+
+impl Default for leaseq_schedule {
+    fn default() -> leaseq_schedule {
+        leaseq_schedule {
+            struct_size: 0,
+            set: 0,
+            cron: std::ptr::null(),
+            tz: std::ptr::null(),
+            every_ms: 0,
+            missed: 0,
+            missed_all: 0,
+            data: std::ptr::null(),
+            data_len: 0,
+            item_options: std::ptr::null(),
+        }
+    }
+}
+
+/// `leaseq_schedule.cron` is given.
+pub const LEASEQ_SCHEDULE_CRON: u32 = 1 << 0;
+/// `leaseq_schedule.tz` is given.
+pub const LEASEQ_SCHEDULE_TZ: u32 = 1 << 1;
+/// `leaseq_schedule.every_ms` is given.
+pub const LEASEQ_SCHEDULE_EVERY: u32 = 1 << 2;
+/// `leaseq_schedule.missed` (and `missed_all`) is given.
+pub const LEASEQ_SCHEDULE_MISSED: u32 = 1 << 3;
+/// `leaseq_schedule.data` and `data_len` are given.
+pub const LEASEQ_SCHEDULE_DATA: u32 = 1 << 4;
+/// `leaseq_schedule.item_options` is given.
+pub const LEASEQ_SCHEDULE_ITEM_OPTIONS: u32 = 1 << 5;
 
 /// Options of a lease, for `leaseq_queue_lease_with_options` and `leaseq_queue_lease_batch`.
 ///
@@ -224,6 +361,16 @@ pub struct leaseq_config {
     pub group_rate_max: u64,
     /// `LEASEQ_CONFIG_GROUP_RATE_LIMIT`: the groups' rate limit's window, in ms.
     pub group_rate_per_ms: i64,
+    /// `LEASEQ_CONFIG_EVENTS`: whether every transition of an item appends an entry to the
+    /// queue's event stream (`leaseq_queue_read_events`, `leaseq_queue_events`; default off:
+    /// off, the stream costs nothing). May be switched while the queue runs.
+    pub events: bool,
+    /// `LEASEQ_CONFIG_EVENTS_MAX_LEN`: the most entries the stream keeps (older ones are
+    /// trimmed; the core's bounds and default apply).
+    pub events_max_len: u64,
+    /// `LEASEQ_CONFIG_EVENTS_MAX_AGE`: how long the stream keeps an entry, in ms (at least one
+    /// second; the core's default applies).
+    pub events_max_age_ms: i64,
 }
 
 /// `leaseq_config.max_attempts` is given.
@@ -250,6 +397,12 @@ pub const LEASEQ_CONFIG_RATE_LIMIT: u32 = 1 << 9;
 pub const LEASEQ_CONFIG_GROUP_CONCURRENCY: u32 = 1 << 10;
 /// `leaseq_config.group_rate_max` and `leaseq_config.group_rate_per_ms` are given (together).
 pub const LEASEQ_CONFIG_GROUP_RATE_LIMIT: u32 = 1 << 11;
+/// `leaseq_config.events` is given.
+pub const LEASEQ_CONFIG_EVENTS: u32 = 1 << 12;
+/// `leaseq_config.events_max_len` is given.
+pub const LEASEQ_CONFIG_EVENTS_MAX_LEN: u32 = 1 << 13;
+/// `leaseq_config.events_max_age_ms` is given.
+pub const LEASEQ_CONFIG_EVENTS_MAX_AGE: u32 = 1 << 14;
 
 /// A struct of this module: plain integers, bools and pointers to strings (read during the call
 /// only), `struct_size: u32` and `set: u32` first.
@@ -292,6 +445,16 @@ fields!(leaseq_add_options, "leaseq_add_options", [
     LEASEQ_ADD_KEEP_RESULT_FOR => keep_result_for_ms,
     LEASEQ_ADD_GROUP => group,
     LEASEQ_ADD_NAME => name,
+    LEASEQ_ADD_DEPENDS_ON => depends_on_len,
+    LEASEQ_ADD_ON_DEPENDENCY_FAILURE => on_dependency_failure,
+]);
+fields!(leaseq_schedule, "leaseq_schedule", [
+    LEASEQ_SCHEDULE_CRON => cron,
+    LEASEQ_SCHEDULE_TZ => tz,
+    LEASEQ_SCHEDULE_EVERY => every_ms,
+    LEASEQ_SCHEDULE_MISSED => missed_all,
+    LEASEQ_SCHEDULE_DATA => data_len,
+    LEASEQ_SCHEDULE_ITEM_OPTIONS => item_options,
 ]);
 fields!(leaseq_lease_options, "leaseq_lease_options", [
     LEASEQ_LEASE_TTL => ttl_ms,
@@ -310,6 +473,9 @@ fields!(leaseq_config, "leaseq_config", [
     LEASEQ_CONFIG_RATE_LIMIT => rate_per_ms,
     LEASEQ_CONFIG_GROUP_CONCURRENCY => group_concurrency,
     LEASEQ_CONFIG_GROUP_RATE_LIMIT => group_rate_per_ms,
+    LEASEQ_CONFIG_EVENTS => events,
+    LEASEQ_CONFIG_EVENTS_MAX_LEN => events_max_len,
+    LEASEQ_CONFIG_EVENTS_MAX_AGE => events_max_age_ms,
 ]);
 
 /// The smallest `struct_size` accepted: `struct_size` and `set`.
@@ -483,7 +649,8 @@ impl leaseq_add_options {
     ///
     /// # Safety
     /// With `LEASEQ_ADD_GROUP` set, `group` is NULL or a NUL-terminated string; with
-    /// `LEASEQ_ADD_NAME` set, so is `name`.
+    /// `LEASEQ_ADD_NAME` set, so is `name`; with `LEASEQ_ADD_DEPENDS_ON` set, `depends_on` is
+    /// NULL or `depends_on_len` pointers, each NULL or a NUL-terminated string.
     pub(crate) unsafe fn apply(&self, mut item: Item, name: &str) -> Result<Item, Failure> {
         let set = |bit| self.set & bit != 0;
         if set(LEASEQ_ADD_DELAY) {
@@ -523,6 +690,31 @@ impl leaseq_add_options {
         if set(LEASEQ_ADD_NAME) {
             // The core's check names `name`, as in every language.
             item = item.name(unsafe { text(self.name, "name") }?);
+        }
+        if set(LEASEQ_ADD_DEPENDS_ON) {
+            let ids =
+                unsafe { crate::guard::array(self.depends_on, self.depends_on_len, "depends_on") }?;
+            let mut list = Vec::with_capacity(ids.len());
+            for (i, &id) in ids.iter().enumerate() {
+                list.push(unsafe { text(id, format!("depends_on[{i}]")) }?.to_owned());
+            }
+            // The core's checks name `depends_on`, as in every language.
+            item = item.depends_on(list);
+        }
+        if set(LEASEQ_ADD_ON_DEPENDENCY_FAILURE) {
+            item = item.on_dependency_failure(match self.on_dependency_failure {
+                LEASEQ_ON_DEPENDENCY_FAILURE_FAIL => leaseq::OnDependencyFailure::Fail,
+                LEASEQ_ON_DEPENDENCY_FAILURE_RUN => leaseq::OnDependencyFailure::Run,
+                other => {
+                    return Err(Failure::invalid(
+                        format!("{name}.on_dependency_failure"),
+                        format!(
+                            "is {other}: not LEASEQ_ON_DEPENDENCY_FAILURE_FAIL or \
+                             LEASEQ_ON_DEPENDENCY_FAILURE_RUN"
+                        ),
+                    ))
+                }
+            });
         }
         Ok(item)
     }
@@ -577,6 +769,16 @@ impl leaseq_config {
                 self.group_rate_max,
                 millis(name, "group_rate_per_ms", self.group_rate_per_ms)?,
             ));
+        }
+        if set(LEASEQ_CONFIG_EVENTS) {
+            config = config.events(self.events);
+        }
+        if set(LEASEQ_CONFIG_EVENTS_MAX_LEN) {
+            config = config.events_max_len(self.events_max_len);
+        }
+        if set(LEASEQ_CONFIG_EVENTS_MAX_AGE) {
+            config =
+                config.events_max_age(millis(name, "events_max_age_ms", self.events_max_age_ms)?);
         }
         Ok(config)
     }
@@ -633,6 +835,18 @@ impl leaseq_config {
             c.group_rate_max = limit.max;
             c.group_rate_per_ms = ms(limit.per);
             c.set |= LEASEQ_CONFIG_GROUP_RATE_LIMIT;
+        }
+        if let Some(on) = config.events {
+            c.events = on;
+            c.set |= LEASEQ_CONFIG_EVENTS;
+        }
+        if let Some(n) = config.events_max_len {
+            c.events_max_len = n;
+            c.set |= LEASEQ_CONFIG_EVENTS_MAX_LEN;
+        }
+        if let Some(d) = config.events_max_age {
+            c.events_max_age_ms = ms(d);
+            c.set |= LEASEQ_CONFIG_EVENTS_MAX_AGE;
         }
         c
     }

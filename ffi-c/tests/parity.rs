@@ -9,7 +9,8 @@
 //! - An argument is a parameter named `Arg::c_name()`, its kind deciding the rest:
 //!   - a duration is `<name>_ms` (`int64_t`, milliseconds);
 //!   - bytes are `<name>` (`const uint8_t *`) and `<name>_len` (`size_t`);
-//!   - a list (items, leases, completions, failures, ids) is `<name>`, a pointer to its first
+//!   - a schedule is `<name>`, a `const leaseq_schedule *`;
+//!   - a list (items, leases, completions, failures, ids, flows) is `<name>`, a pointer to its first
 //!     element, and `<name>_len` (`size_t`), the count;
 //!   - every other kind is one parameter, `<name>`, of the type below.
 //! - A required argument is a parameter of the function itself (and, by name, of each variant).
@@ -215,6 +216,8 @@ fn c_params(arg: &Arg) -> Vec<(String, &'static [&'static str])> {
         Kind::State => one(&["leaseq_state"]),
         Kind::Retry => one(&["leaseq_retry"]),
         Kind::Config => one(&["const leaseq_config *"]),
+        Kind::Schedule => one(&["const leaseq_schedule *"]),
+        Kind::Flows => list(&["const leaseq_flow_child *"]),
         other => panic!("the C rules above say nothing of the kind {other:?}: add its rule"),
     }
 }

@@ -5,7 +5,7 @@
  * add_batch, lease_batch, complete with a result, fail, release, progress, renew_outcome,
  * result, get, list, count, find, promote, cancel, dead letters, set_config, stats, pause,
  * resume, is_paused, the groups' pause_group, resume_group, set_group_limit, group and
- * rate_limit_group, counts_by_name);
+ * rate_limit_group, counts_by_name; recurring jobs, dependencies and flows, read_events);
  * the Redis-side steps (the empty start of a case, `raw`, `state`) run the harness's
  * leaseq-vector-tool.
  *
@@ -489,6 +489,30 @@ static int backoff_value(const cJSON *value, leaseq_backoff *out, char *msg) {
     return 0;
 }
 
+/* Memory a step's options point to (the ids of `depends_on`), freed after each step. */
+static void *step_arena[1024];
+static size_t step_arena_len;
+
+static void *arena_alloc(size_t size) {
+    if (step_arena_len == sizeof step_arena / sizeof step_arena[0]) return NULL;
+    void *p = calloc(1, size ? size : 1);
+    if (p != NULL) step_arena[step_arena_len++] = p;
+    return p;
+}
+
+static void arena_reset(void) {
+    for (size_t i = 0; i < step_arena_len; i++) free(step_arena[i]);
+    step_arena_len = 0;
+}
+
+/* The C policy for a vector's name; a name the runner does not know becomes a value the
+ * library refuses, so that the step's expected error comes from the library. */
+static leaseq_on_dependency_failure policy_value(const char *name) {
+    if (strcmp(name, "fail") == 0) return LEASEQ_ON_DEPENDENCY_FAILURE_FAIL;
+    if (strcmp(name, "run") == 0) return LEASEQ_ON_DEPENDENCY_FAILURE_RUN;
+    return 1000;
+}
+
 /* The item options of a step or batch entry (spec/vectors/README.md, "Item options"). */
 static int item_options(const cJSON *entry, leaseq_add_options *options, char *msg) {
     leaseq_add_options init = LEASEQ_ADD_OPTIONS_INIT;
@@ -515,6 +539,23 @@ static int item_options(const cJSON *entry, leaseq_add_options *options, char *m
     if (cJSON_IsString(group)) options->group = group->valuestring, options->set |= LEASEQ_ADD_GROUP;
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(entry, "name");
     if (cJSON_IsString(name)) options->name = name->valuestring, options->set |= LEASEQ_ADD_NAME;
+    const cJSON *deps = cJSON_GetObjectItemCaseSensitive(entry, "depends_on");
+    if (cJSON_IsArray(deps)) {
+        size_t n = (size_t)cJSON_GetArraySize(deps), i = 0;
+        const char **ids = arena_alloc(n * sizeof *ids);
+        if (ids == NULL) return say(msg, "out of memory"), -1;
+        for (const cJSON *d = deps->child; d; d = d->next) {
+            if (cJSON_IsString(d)) ids[i++] = d->valuestring; /* as the Rust runner's as_str */
+        }
+        options->depends_on = ids;
+        options->depends_on_len = i;
+        options->set |= LEASEQ_ADD_DEPENDS_ON;
+    }
+    const cJSON *policy = cJSON_GetObjectItemCaseSensitive(entry, "on_dependency_failure");
+    if (cJSON_IsString(policy)) {
+        options->on_dependency_failure = policy_value(policy->valuestring);
+        options->set |= LEASEQ_ADD_ON_DEPENDENCY_FAILURE;
+    }
     return 0;
 }
 
@@ -539,7 +580,7 @@ static int make_item(const cJSON *entry, struct result *res, leaseq_item **item,
 static leaseq_state state_value(const char *name) {
     static const leaseq_state states[] = {LEASEQ_STATE_WAITING, LEASEQ_STATE_DELAYED,
                                           LEASEQ_STATE_LEASED, LEASEQ_STATE_DEAD,
-                                          LEASEQ_STATE_DONE};
+                                          LEASEQ_STATE_DONE, LEASEQ_STATE_BLOCKED};
     for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
         if (strcmp(leaseq_state_str(states[i]), name) == 0) return states[i];
     }
@@ -567,7 +608,10 @@ static cJSON *job_json(const leaseq_job *job) {
     const char *error = NULL, *error_type = NULL, *reason = NULL, *group = NULL, *name = NULL;
     const char *trace = NULL;
     const leaseq_result *result = NULL;
+    const char *const *depends_on = NULL;
+    size_t depends_on_len = 0;
     if (leaseq_job_state(job, &state) != LEASEQ_OK ||
+        leaseq_job_depends_on(job, &depends_on, &depends_on_len) != LEASEQ_OK ||
         leaseq_job_data(job, &data, &len) != LEASEQ_OK ||
         leaseq_job_attempts(job, &attempts) != LEASEQ_OK ||
         leaseq_job_error(job, &error) != LEASEQ_OK ||
@@ -599,7 +643,103 @@ static cJSON *job_json(const leaseq_job *job) {
     if (name != NULL) cJSON_AddStringToObject(json, "name", name);
     /* Likewise `trace`. */
     if (trace != NULL) cJSON_AddStringToObject(json, "trace", trace);
+    /* Likewise `depends_on`, for an item added with dependencies. */
+    if (depends_on_len > 0) {
+        cJSON *ids = cJSON_AddArrayToObject(json, "depends_on");
+        for (size_t i = 0; i < depends_on_len; i++)
+            cJSON_AddItemToArray(ids, cJSON_CreateString(depends_on[i]));
+    }
     return json;
+}
+
+/* A list of C strings as a JSON array of strings. */
+static cJSON *strings_json(const char *const *list, size_t len) {
+    cJSON *json = cJSON_CreateArray();
+    for (size_t i = 0; i < len; i++) cJSON_AddItemToArray(json, cJSON_CreateString(list[i]));
+    return json;
+}
+
+static int compare_strings(const void *a, const void *b) {
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* An event as vectors write it (spec/vectors/README.md, "An event"). */
+static cJSON *event_json(const leaseq_event *e) {
+    cJSON *json = cJSON_CreateObject();
+    cJSON_AddStringToObject(json, "event", e->event);
+    cJSON_AddStringToObject(json, "id", e->job_id);
+    cJSON_AddNumberToObject(json, "attempt", (double)e->attempt);
+    if (e->name != NULL) cJSON_AddStringToObject(json, "name", e->name);
+    if (e->error != NULL) cJSON_AddStringToObject(json, "error", e->error);
+    if (e->reason != NULL) cJSON_AddStringToObject(json, "reason", e->reason);
+    for (size_t i = 0; i < e->extra_len; i++) {
+        if (strcmp(e->extra[i].name, "state") == 0)
+            cJSON_AddStringToObject(json, "state", e->extra[i].value);
+    }
+    return json;
+}
+
+/* A schedule as vectors write it (get_schedule). */
+static cJSON *schedule_json(const leaseq_schedule_info *s) {
+    if (s == NULL) return cJSON_CreateNull();
+    cJSON *json = cJSON_CreateObject();
+    cJSON_AddNumberToObject(json, "version", (double)s->version);
+    cJSON_AddItemToObject(json, "next", s->next_ms < 0 ? cJSON_CreateNull()
+                                                        : cJSON_CreateNumber((double)s->next_ms));
+    cJSON_AddNumberToObject(json, "fired", (double)s->fired);
+    cJSON_AddNumberToObject(json, "skipped", (double)s->skipped);
+    cJSON_AddItemToObject(json, "last_tick", s->last_tick_ms < 0
+                                                 ? cJSON_CreateNull()
+                                                 : cJSON_CreateNumber((double)s->last_tick_ms));
+    if (!s->readable) {
+        cJSON_AddNullToObject(json, "missed");
+        cJSON_AddNullToObject(json, "data");
+        return json;
+    }
+    char missed[32];
+    if (s->missed == LEASEQ_MISSED_ALL)
+        snprintf(missed, sizeof missed, "all:%u", (unsigned)s->missed_all);
+    else
+        snprintf(missed, sizeof missed, "%s", s->missed == LEASEQ_MISSED_ONCE ? "once" : "skip");
+    cJSON_AddStringToObject(json, "missed", missed);
+    cJSON_AddItemToObject(json, "data", data_json(s->data, s->data_len));
+    return json;
+}
+
+/* Appends the flow `entry` (an item object with optional `children`) to `children`, as the
+ * child of `parent`: itself first, then its own children (pre-order). -1 (msg) when the step
+ * is malformed; a refused item leaves its status in `*refused` (the first one only). */
+static int flatten_flow(const cJSON *entry, size_t parent, leaseq_flow_child *children,
+                        leaseq_add_options *options, size_t *len, struct result *refused,
+                        char *msg) {
+    size_t at = *len;
+    struct result res = {0};
+    leaseq_item *item = NULL;
+    if (make_item(entry, &res, &item, &options[at], msg) != 0) return -1;
+    if (res.status != LEASEQ_OK) {
+        if (refused->status == LEASEQ_OK) *refused = res;
+        return 0;
+    }
+    children[at].item = item;
+    children[at].options = &options[at];
+    children[at].parent = parent;
+    (*len)++;
+    const cJSON *kids = cJSON_GetObjectItemCaseSensitive(entry, "children");
+    if (cJSON_IsArray(kids)) {
+        for (const cJSON *kid = kids->child; kid; kid = kid->next) {
+            if (flatten_flow(kid, at, children, options, len, refused, msg) != 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* How many item objects the flow list `list` holds, nested children included. */
+static size_t flow_size(const cJSON *list) {
+    size_t n = 0;
+    if (!cJSON_IsArray(list)) return 0;
+    for (const cJSON *e = list->child; e; e = e->next)
+        n += 1 + flow_size(cJSON_GetObjectItemCaseSensitive(e, "children"));
+    return n;
 }
 
 /* A list of entries as vectors write it: [{"id", "attempts", "error"}]. */
@@ -939,6 +1079,206 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
                              : cJSON_CreateString(leaseq_state_str(previous));
         return STEP_RESULT;
     }
+    if (strcmp(op, "add_flow") == 0) {
+        const cJSON *parent_json = cJSON_GetObjectItemCaseSensitive(step, "parent");
+        const cJSON *kids = cJSON_GetObjectItemCaseSensitive(step, "children");
+        if (!cJSON_IsObject(parent_json) || !cJSON_IsArray(kids))
+            return say(msg, "add_flow needs `parent` and `children`"), STEP_FAILED;
+        size_t cap = flow_size(kids), len = 0;
+        leaseq_flow_child *children = calloc(cap ? cap : 1, sizeof *children);
+        leaseq_add_options *options = calloc(cap + 1, sizeof *options);
+        if (children == NULL || options == NULL) {
+            free(children);
+            free(options);
+            return say(msg, "out of memory"), STEP_FAILED;
+        }
+        enum step_outcome outcome = STEP_RESULT;
+        struct result refused = {0};
+        leaseq_item *parent = NULL;
+        if (make_item(parent_json, res, &parent, &options[cap], msg) != 0) {
+            outcome = STEP_FAILED;
+        } else {
+            if (res->status != LEASEQ_OK) refused = *res;
+            for (const cJSON *kid = kids->child; kid && outcome == STEP_RESULT; kid = kid->next) {
+                if (flatten_flow(kid, LEASEQ_FLOW_ROOT, children, options, &len, &refused, msg))
+                    outcome = STEP_FAILED;
+            }
+        }
+        if (outcome == STEP_RESULT && refused.status != LEASEQ_OK) {
+            /* As the Rust runner: an item refused while building the flow is the result. */
+            res->status = refused.status;
+            snprintf(res->message, MESSAGE_SIZE, "%s", refused.message);
+        } else if (outcome == STEP_RESULT) {
+            size_t added = 0;
+            if (called(res, leaseq_queue_add_flow(q, parent, &options[cap], children, len,
+                                                  &added)))
+                res->value = cJSON_CreateNumber((double)added);
+        }
+        leaseq_item_free(parent);
+        for (size_t i = 0; i < len; i++) leaseq_item_free((leaseq_item *)children[i].item);
+        free(children);
+        free(options);
+        return outcome;
+    }
+    if (strcmp(op, "dependencies") == 0) {
+        const char *id = str_field(step, "id", msg);
+        if (id == NULL) return STEP_FAILED;
+        leaseq_dependencies *deps = NULL;
+        if (called(res, leaseq_queue_dependencies(q, id, &deps))) {
+            cJSON *json = cJSON_CreateObject();
+            cJSON_AddItemToObject(json, "depends_on",
+                                  strings_json(deps->depends_on, deps->depends_on_len));
+            const char **pending = calloc(deps->pending_len + 1, sizeof *pending);
+            if (pending != NULL) {
+                for (size_t i = 0; i < deps->pending_len; i++) pending[i] = deps->pending[i];
+                qsort(pending, deps->pending_len, sizeof *pending, compare_strings);
+                cJSON_AddItemToObject(json, "pending", strings_json(pending, deps->pending_len));
+                free(pending);
+            }
+            cJSON_AddNumberToObject(json, "dependants", (double)deps->dependants_count);
+            leaseq_on_dependency_failure p = deps->on_dependency_failure;
+            cJSON_AddItemToObject(json, "on_dependency_failure",
+                                  p == LEASEQ_ON_DEPENDENCY_FAILURE_FAIL ? cJSON_CreateString("fail")
+                                  : p == LEASEQ_ON_DEPENDENCY_FAILURE_RUN ? cJSON_CreateString("run")
+                                                                           : cJSON_CreateNull());
+            res->value = json;
+        }
+        leaseq_dependencies_free(deps);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "dependency_results") == 0) {
+        const char *id = str_field(step, "id", msg);
+        if (id == NULL) return STEP_FAILED;
+        leaseq_dependency_results *results = NULL;
+        if (called(res, leaseq_queue_dependency_results(q, id, &results))) {
+            cJSON *json = cJSON_CreateArray();
+            for (size_t i = 0; i < results->results_len; i++) {
+                const leaseq_dependency_result *r = &results->results[i];
+                cJSON *pair = cJSON_CreateArray();
+                cJSON_AddItemToArray(pair, cJSON_CreateString(r->id));
+                cJSON_AddItemToArray(pair, r->has_result ? data_json(r->result, r->result_len)
+                                                         : cJSON_CreateNull());
+                cJSON_AddItemToArray(json, pair);
+            }
+            res->value = json;
+        }
+        leaseq_dependency_results_free(results);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "upsert_schedule") == 0) {
+        const char *name = str_field(step, "name", msg);
+        if (name == NULL) return STEP_FAILED;
+        leaseq_schedule schedule = LEASEQ_SCHEDULE_INIT;
+        const cJSON *cron = cJSON_GetObjectItemCaseSensitive(step, "cron");
+        uint64_t every;
+        if (cJSON_IsString(cron)) {
+            schedule.cron = cron->valuestring;
+            schedule.set |= LEASEQ_SCHEDULE_CRON;
+        } else if (u64_field(step, "every_ms", &every)) {
+            schedule.every_ms = every > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)every;
+            schedule.set |= LEASEQ_SCHEDULE_EVERY;
+        } else {
+            return say(msg, "upsert_schedule needs `cron` or `every_ms`"), STEP_FAILED;
+        }
+        const cJSON *tz = cJSON_GetObjectItemCaseSensitive(step, "tz");
+        if (cJSON_IsString(tz)) schedule.tz = tz->valuestring, schedule.set |= LEASEQ_SCHEDULE_TZ;
+        const cJSON *missed = cJSON_GetObjectItemCaseSensitive(step, "missed");
+        if (cJSON_IsString(missed)) {
+            const char *m = missed->valuestring;
+            char *end = NULL;
+            schedule.set |= LEASEQ_SCHEDULE_MISSED;
+            if (strcmp(m, "skip") == 0) {
+                schedule.missed = LEASEQ_MISSED_SKIP;
+            } else if (strcmp(m, "once") == 0) {
+                schedule.missed = LEASEQ_MISSED_ONCE;
+            } else if (strncmp(m, "all:", 4) == 0 && m[4] != '\0' &&
+                       (schedule.missed_all = (uint32_t)strtoul(m + 4, &end, 10), *end == '\0')) {
+                schedule.missed = LEASEQ_MISSED_ALL;
+            } else {
+                schedule.missed = 1000; /* refused by the library, naming `missed` */
+            }
+        }
+        /* The item: the step's data and options, `item_name` its name (`name` is the
+         * schedule's). */
+        leaseq_add_options options;
+        if (item_options(step, &options, msg) != 0) return STEP_FAILED;
+        options.set &= ~LEASEQ_ADD_NAME;
+        options.name = NULL;
+        const cJSON *item_name = cJSON_GetObjectItemCaseSensitive(step, "item_name");
+        if (cJSON_IsString(item_name))
+            options.name = item_name->valuestring, options.set |= LEASEQ_ADD_NAME;
+        schedule.item_options = &options;
+        schedule.set |= LEASEQ_SCHEDULE_ITEM_OPTIONS;
+        struct bytes data = {NULL, 0};
+        const cJSON *data_field = cJSON_GetObjectItemCaseSensitive(step, "data");
+        if (data_field != NULL && !cJSON_IsNull(data_field) &&
+            data_bytes(data_field, &data, msg) != 0)
+            return STEP_FAILED;
+        schedule.data = data.data;
+        schedule.data_len = data.len;
+        schedule.set |= LEASEQ_SCHEDULE_DATA;
+        bool created = false;
+        if (called(res, leaseq_queue_upsert_schedule(q, name, &schedule, &created)))
+            res->value = cJSON_CreateBool(created);
+        free(data.data);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "remove_schedule") == 0) {
+        const char *name = str_field(step, "name", msg);
+        if (name == NULL) return STEP_FAILED;
+        bool removed = false;
+        if (called(res, leaseq_queue_remove_schedule(q, name, &removed)))
+            res->value = cJSON_CreateBool(removed);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "get_schedule") == 0) {
+        const char *name = str_field(step, "name", msg);
+        if (name == NULL) return STEP_FAILED;
+        leaseq_schedule_info *info = NULL;
+        if (called(res, leaseq_queue_get_schedule(q, name, &info)))
+            res->value = schedule_json(info);
+        leaseq_schedule_info_free(info);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "schedules") == 0) {
+        uint64_t start = 0, count = 100;
+        (void)u64_field(step, "start", &start);
+        (void)u64_field(step, "count", &count);
+        leaseq_schedule_page *page = NULL;
+        if (called(res, leaseq_queue_schedules(q, (size_t)start, (size_t)count, &page))) {
+            cJSON *json = cJSON_CreateObject();
+            cJSON_AddNumberToObject(json, "total", (double)page->total);
+            cJSON *names = cJSON_AddArrayToObject(json, "names");
+            for (size_t i = 0; i < page->schedules_len; i++)
+                cJSON_AddItemToArray(names, cJSON_CreateString(page->schedules[i].name));
+            res->value = json;
+        }
+        leaseq_schedule_page_free(page);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "fire_due_schedules") == 0) {
+        leaseq_fire_report report;
+        if (called(res, leaseq_queue_fire_due_schedules(q, &report))) {
+            cJSON *json = cJSON_CreateObject();
+            cJSON_AddNumberToObject(json, "fired", (double)report.fired);
+            cJSON_AddNumberToObject(json, "skipped", (double)report.skipped);
+            res->value = json;
+        }
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "read_events") == 0) {
+        const cJSON *after = cJSON_GetObjectItemCaseSensitive(step, "after");
+        leaseq_event_page *page = NULL;
+        if (called(res, leaseq_queue_read_events(
+                            q, cJSON_IsString(after) ? after->valuestring : "0-0", 1000, &page))) {
+            cJSON *json = cJSON_CreateArray();
+            for (size_t i = 0; i < page->events_len; i++)
+                cJSON_AddItemToArray(json, event_json(&page->events[i]));
+            res->value = json;
+        }
+        leaseq_event_page_free(page);
+        return STEP_RESULT;
+    }
     if (strcmp(op, "dead_requeue") == 0) {
         const cJSON *ids = cJSON_GetObjectItemCaseSensitive(step, "ids");
         if (!cJSON_IsArray(ids)) return say(msg, "dead_requeue needs `ids`"), STEP_FAILED;
@@ -1024,6 +1364,16 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
         if (u64_field(step, "group_concurrency", &group_concurrency)) {
             config.group_concurrency = (uint32_t)group_concurrency;
             config.set |= LEASEQ_CONFIG_GROUP_CONCURRENCY;
+        }
+        const cJSON *events = cJSON_GetObjectItemCaseSensitive(step, "events");
+        if (cJSON_IsBool(events)) {
+            config.events = cJSON_IsTrue(events);
+            config.set |= LEASEQ_CONFIG_EVENTS;
+        }
+        uint64_t events_max_len;
+        if (u64_field(step, "events_max_len", &events_max_len)) {
+            config.events_max_len = events_max_len;
+            config.set |= LEASEQ_CONFIG_EVENTS_MAX_LEN;
         }
         if (called(res, leaseq_queue_set_config(q, &config))) res->value = cJSON_CreateNull();
         return STEP_RESULT;
@@ -1250,6 +1600,7 @@ static int run_case(const leaseq_client *client, const cJSON *c, char *msg) {
         char why[MESSAGE_SIZE] = "";
         struct result res;
         enum step_outcome outcome = run_step(&r, step, &res, why);
+        arena_reset();
         const cJSON *do_json = cJSON_GetObjectItemCaseSensitive(step, "do");
         const char *op = cJSON_IsString(do_json) ? do_json->valuestring : "?";
         if (outcome == STEP_FAILED) {
