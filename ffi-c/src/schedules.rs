@@ -230,6 +230,8 @@ fn info(s: &ScheduleInfo) -> (leaseq_schedule_info, Kept) {
             Missed::Skip => (LEASEQ_MISSED_SKIP, 0),
             Missed::Once => (LEASEQ_MISSED_ONCE, 0),
             Missed::All(n) => (LEASEQ_MISSED_ALL, n),
+            // A policy this version does not know: shown as the default, skip.
+            _ => (LEASEQ_MISSED_SKIP, 0),
         };
         data = schedule.template().data().to_vec();
         c.data_len = data.len();

@@ -48,6 +48,8 @@ impl ScheduleParts {
         let (cron, every_ms) = match s.when() {
             Every::Cron(expr) => (Some(expr.clone()), None),
             Every::Period(d) => (None, Some(duration_ms(*d))),
+            // A kind this version does not know: neither.
+            _ => (None, None),
         };
         ScheduleParts {
             cron,
