@@ -385,6 +385,10 @@ export interface Stats {
   dead: number
   /** Ids in `processing`: leased by redis-work-queue clients, or left by them. */
   processing: number
+  /** Items waiting for their dependencies (state `'blocked'`). */
+  blocked: number
+  /** Recurring jobs the queue holds (`queue.schedules()`). */
+  schedules: number
   /** Age of the oldest waiting item, in ms, when known. */
   oldestWaitingMs: number | null
   /** The server's clock when the figures were read. */

@@ -822,6 +822,10 @@ export interface StatsParts {
   dead: number
   /** Ids in `processing` (redis-work-queue clients' leases). */
   processing: number
+  /** Items waiting for their dependencies (state `blocked`). */
+  blocked: number
+  /** Recurring jobs the queue holds. */
+  schedules: number
   /** Age of the oldest waiting item, when known. */
   oldestWaitingMs?: number
   /** The server's clock when the figures were read. */

@@ -84,8 +84,10 @@ pub struct Exporter {
 /// What the exporter needs of one queue's [`leaseq::Stats`].
 struct Figures {
     queue: String,
-    /// waiting, delayed, leased, dead, processing.
-    jobs: [u64; 5],
+    /// waiting, delayed, leased, dead, processing, blocked.
+    jobs: [u64; 6],
+    /// Recurring jobs stored.
+    schedules: u64,
     oldest_waiting: Option<f64>,
     now: u64,
     /// `None` while the queue's counters are off.
@@ -126,7 +128,15 @@ impl Figures {
             .collect();
         Figures {
             queue: label_value(&queue),
-            jobs: [s.waiting, s.delayed, s.leased, s.dead, s.processing],
+            jobs: [
+                s.waiting,
+                s.delayed,
+                s.leased,
+                s.dead,
+                s.processing,
+                s.blocked,
+            ],
+            schedules: s.schedules,
             oldest_waiting: s.oldest_waiting.map(|d| d.as_secs_f64()),
             now: s.now,
             minutes: s.minutes.as_ref().map(|m| {
@@ -143,7 +153,14 @@ impl Figures {
     }
 }
 
-const STATES: [&str; 5] = ["waiting", "delayed", "leased", "dead", "processing"];
+const STATES: [&str; 6] = [
+    "waiting",
+    "delayed",
+    "leased",
+    "dead",
+    "processing",
+    "blocked",
+];
 
 impl Exporter {
     /// Reads `queues` (every queue found when empty) and renders them in the OpenMetrics text
@@ -175,8 +192,14 @@ impl Exporter {
         let jobs = Family::<QueueState, Gauge>::default();
         registry.register(
             "leaseq_jobs",
-            "Items per state (processing: ids held by redis-work-queue clients)",
+            "Items per state (processing: ids held by redis-work-queue clients; blocked: items waiting for their dependencies)",
             jobs.clone(),
+        );
+        let schedules = Family::<QueueLabel, Gauge>::default();
+        registry.register(
+            "leaseq_schedules",
+            "Recurring jobs stored in the queue (`leaseq schedules`)",
+            schedules.clone(),
         );
         let oldest = Family::<QueueLabel, Gauge<f64, AtomicU64>>::default();
         registry.register_with_unit(
@@ -274,6 +297,10 @@ impl Exporter {
                 oldest.get_or_create(&label).set(age);
             }
             paused.get_or_create(&label).set(i64::from(f.paused));
+            // At most 10,000 (spec 5.23), well inside an i64.
+            schedules
+                .get_or_create(&label)
+                .set(i64::try_from(f.schedules).unwrap_or(i64::MAX));
             if let Some(c) = f.capacity {
                 // The protocol bounds a capacity at 2^53, well inside an i64.
                 capacity
@@ -334,7 +361,8 @@ mod tests {
     fn figures(queue: &str, minutes: Option<Vec<Four>>) -> Figures {
         Figures {
             queue: queue.to_owned(),
-            jobs: [3, 0, 1, 2, 0],
+            jobs: [3, 0, 1, 2, 0, 0],
+            schedules: 0,
             oldest_waiting: Some(1.5),
             now: 100 * 60_000,
             minutes,

@@ -204,6 +204,10 @@ pub struct StatsView {
     pub dead: u64,
     /// Ids in processing (redis-work-queue clients).
     pub processing: u64,
+    /// Items waiting for their dependencies (`leaseq ls blocked`).
+    pub blocked: u64,
+    /// Recurring jobs stored (`leaseq schedules`).
+    pub schedules: u64,
     /// Age of the oldest waiting item in seconds, when known.
     pub oldest_waiting_seconds: Option<f64>,
     /// The server's clock (ms since the epoch).
@@ -275,6 +279,8 @@ impl StatsView {
             leased: s.leased,
             dead: s.dead,
             processing: s.processing,
+            blocked: s.blocked,
+            schedules: s.schedules,
             oldest_waiting_seconds: s.oldest_waiting.map(|d| d.as_secs_f64()),
             now: s.now,
             counters: s.minutes.is_some(),
@@ -293,7 +299,7 @@ impl StatsView {
 
     /// No item in any state: an empty queue, or one that does not exist.
     pub fn is_idle(&self) -> bool {
-        self.waiting + self.delayed + self.leased + self.dead + self.processing == 0
+        self.waiting + self.delayed + self.leased + self.dead + self.processing + self.blocked == 0
     }
 
     /// What counts against the capacity: waiting and delayed items.

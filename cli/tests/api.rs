@@ -301,6 +301,19 @@ async fn metrics_alone_follow_the_queue() {
     q.set_config(&QueueConfig::new().stats(true)).await.unwrap();
     q.add(&Item::new(b"x".to_vec())).await.unwrap();
     common::dead(&q, "d", b"x", "boom", "Boom").await;
+    // An item that waits for another (blocked), and a recurring job.
+    q.add(&Item::with_id("x1", b"x".to_vec()).unwrap())
+        .await
+        .unwrap();
+    q.add(
+        &Item::with_id("w", b"x".to_vec())
+            .unwrap()
+            .depends_on(["x1"]),
+    )
+    .await
+    .unwrap();
+    let hourly = leaseq::Schedule::cron("0 * * * *");
+    q.upsert_schedule("hourly", &hourly).await.unwrap();
     let quiet = q.client().queue("quiet").unwrap();
     common::dead(&quiet, "d", b"x", "boom", "Boom").await;
     let served = Served::start(&[server.url()], "metrics", &[]);
@@ -314,11 +327,23 @@ async fn metrics_alone_follow_the_queue() {
         .await
         .unwrap();
     assert!(
-        text.contains("leaseq_jobs{queue=\"jobs\",state=\"waiting\"} 1"),
+        text.contains("leaseq_jobs{queue=\"jobs\",state=\"waiting\"} 2"),
         "{text}"
     );
     assert!(
         text.contains("leaseq_jobs{queue=\"jobs\",state=\"dead\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("leaseq_jobs{queue=\"jobs\",state=\"blocked\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("leaseq_schedules{queue=\"jobs\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("leaseq_schedules{queue=\"quiet\"} 0"),
         "{text}"
     );
     assert!(

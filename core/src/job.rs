@@ -227,6 +227,10 @@ pub struct Stats {
     ///
     /// [`Queue::rate_limit`]: crate::Queue::rate_limit
     pub rate_limited_for: Option<Duration>,
+    /// Items waiting for their dependencies ([`State::Blocked`]; spec/PROTOCOL.md 5.24).
+    pub blocked: u64,
+    /// The queue's recurring jobs ([`Queue::schedules`](crate::Queue::schedules)).
+    pub schedules: u64,
 }
 
 impl Stats {

@@ -2825,7 +2825,7 @@ leaseq_status leaseq_entry_error_type(const leaseq_entry *entry, const char **ou
 
 /**
  * Sets `*out_count` to how many items were in `state` (`LEASEQ_STATE_WAITING`, `_DELAYED`,
- * `_LEASED` or `_DEAD`; waiting counts ids in the waiting lists, stale ones included until a
+ * `_LEASED`, `_DEAD` or `_BLOCKED`; waiting counts ids in the waiting lists, stale ones included until a
  * lease or clean drops them). `LEASEQ_STATE_DONE` or another value gives
  * `LEASEQ_INVALID_ARGUMENT` naming `state`.
  *
@@ -2835,6 +2835,14 @@ leaseq_status leaseq_entry_error_type(const leaseq_entry *entry, const char **ou
 leaseq_status leaseq_stats_count(const leaseq_stats *stats,
                                  leaseq_state state,
                                  uint64_t *out_count);
+
+/**
+ * Sets `*out_count` to how many recurring jobs the queue holds (`leaseq_queue_schedules`).
+ *
+ * # Safety
+ * `stats` is NULL or a live stats handle; `out_count` is NULL or writable.
+ */
+leaseq_status leaseq_stats_schedules(const leaseq_stats *stats, uint64_t *out_count);
 
 /**
  * Sets `*out_count` to how many ids were in `processing`: leased by redis-work-queue clients,

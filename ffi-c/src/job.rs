@@ -1265,7 +1265,7 @@ impl leaseq_stats {
 }
 
 /// Sets `*out_count` to how many items were in `state` (`LEASEQ_STATE_WAITING`, `_DELAYED`,
-/// `_LEASED` or `_DEAD`; waiting counts ids in the waiting lists, stale ones included until a
+/// `_LEASED`, `_DEAD` or `_BLOCKED`; waiting counts ids in the waiting lists, stale ones included until a
 /// lease or clean drops them). `LEASEQ_STATE_DONE` or another value gives
 /// `LEASEQ_INVALID_ARGUMENT` naming `state`.
 ///
@@ -1292,9 +1292,32 @@ pub unsafe extern "C" fn leaseq_stats_count(
                     State::Delayed => Ok(s.delayed),
                     State::Leased => Ok(s.leased),
                     State::Dead => Ok(s.dead),
+                    State::Blocked => Ok(s.blocked),
                     _ => Err(Failure::invalid("state", "done items are not counted")),
                 }
             },
+        )
+    }
+}
+
+/// Sets `*out_count` to how many recurring jobs the queue holds (`leaseq_queue_schedules`).
+///
+/// # Safety
+/// `stats` is NULL or a live stats handle; `out_count` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_stats_schedules(
+    stats: *const leaseq_stats,
+    out_count: *mut u64,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_stats_schedules",
+            stats,
+            "stats",
+            out_count,
+            "out_count",
+            0,
+            |s| Ok(s.inner.schedules),
         )
     }
 }

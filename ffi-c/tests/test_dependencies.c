@@ -72,6 +72,13 @@ static void a_dependant_is_blocked_until_its_dependencies_complete(void) {
     CHECK_OK(add_with_deps(queue, "c", deps, 2, LEASEQ_ON_DEPENDENCY_FAILURE_RUN));
     CHECK(count_in(queue, LEASEQ_STATE_BLOCKED) == 1);
     CHECK(strcmp(leaseq_state_str(LEASEQ_STATE_BLOCKED), "blocked") == 0);
+    /* The queue's figures count it too. */
+    leaseq_stats *stats = NULL;
+    CHECK_OK(leaseq_queue_stats(queue, &stats));
+    uint64_t blocked = 0;
+    CHECK_OK(leaseq_stats_count(stats, LEASEQ_STATE_BLOCKED, &blocked));
+    CHECK(blocked == 1);
+    leaseq_stats_free(stats);
 
     leaseq_entry_list *list = NULL;
     CHECK_OK(leaseq_queue_list(queue, LEASEQ_STATE_BLOCKED, 0, 10, &list));

@@ -43,6 +43,13 @@ static void upsert_get_list_and_remove(void) {
     hourly.set = LEASEQ_SCHEDULE_EVERY;
     CHECK_OK(leaseq_queue_upsert_schedule(queue, "hourly", &hourly, &created));
     CHECK(created);
+    /* The queue's figures count its schedules. */
+    leaseq_stats *stats = NULL;
+    CHECK_OK(leaseq_queue_stats(queue, &stats));
+    uint64_t schedules = 0;
+    CHECK_OK(leaseq_stats_schedules(stats, &schedules));
+    CHECK(schedules == 2);
+    leaseq_stats_free(stats);
 
     leaseq_schedule_info *info = NULL;
     CHECK_OK(leaseq_queue_get_schedule(queue, "nightly", &info));

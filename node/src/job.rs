@@ -242,6 +242,10 @@ pub struct StatsParts {
     pub dead: i64,
     /// Ids in `processing` (redis-work-queue clients' leases).
     pub processing: i64,
+    /// Items waiting for their dependencies (state `blocked`).
+    pub blocked: i64,
+    /// Recurring jobs the queue holds.
+    pub schedules: i64,
     /// Age of the oldest waiting item, when known.
     pub oldest_waiting_ms: Option<f64>,
     /// The server's clock when the figures were read.
@@ -267,6 +271,8 @@ impl From<Stats> for StatsParts {
             leased: count(s.leased),
             dead: count(s.dead),
             processing: count(s.processing),
+            blocked: count(s.blocked),
+            schedules: count(s.schedules),
             oldest_waiting_ms: s.oldest_waiting.map(duration_ms),
             now: ms_number(s.now),
             minutes: s

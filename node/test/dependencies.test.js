@@ -40,6 +40,7 @@ describe('dependencies and flows', { timeout: 60_000 }, () => {
     assert.deepEqual(job.dependsOn, ['a'])
     assert.equal(job.onDependencyFailure, 'run')
     assert.equal(await queue.count('blocked'), 1)
+    assert.equal((await queue.stats()).blocked, 1)
     assert.deepEqual((await queue.list('blocked')).map((e) => e.id), ['b'])
     const deps = await queue.dependencies('b')
     assert.deepEqual(deps, {

@@ -37,6 +37,7 @@ describe('schedules', { timeout: 60_000 }, () => {
     assert.equal(await queue.upsertSchedule('poll', { everyMs: 60_000, missed: 'all:3' }), true)
     // Upserting again changes it: not new, its version bumped.
     assert.equal(await queue.upsertSchedule('poll', { everyMs: 120_000 }), false)
+    assert.equal((await queue.stats()).schedules, 2)
     const nightly = await queue.getSchedule('nightly')
     assert.deepEqual(nightly.schedule, { cron: '0 3 * * *', tz: 'Europe/Berlin', everyMs: null, missed: 'once' })
     assert.equal(nightly.data.toString(), 'report')

@@ -489,6 +489,18 @@ impl Stats {
         self.inner.processing
     }
 
+    /// Items waiting for their dependencies (``State.BLOCKED``).
+    #[getter]
+    fn blocked(&self) -> u64 {
+        self.inner.blocked
+    }
+
+    /// Recurring jobs the queue holds (``Queue.schedules``).
+    #[getter]
+    fn schedules(&self) -> u64 {
+        self.inner.schedules
+    }
+
     /// Age of the oldest waiting item (a timedelta), when known.
     #[getter]
     fn oldest_waiting<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {

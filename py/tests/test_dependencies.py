@@ -24,6 +24,7 @@ def test_a_dependant_waits_for_every_dependency(queue: leaseq.Queue) -> None:
     assert job is not None and job.state == leaseq.State.BLOCKED
     assert job.depends_on == ["a", "b"] and job.on_dependency_failure == "fail"
     assert queue.count(leaseq.State.BLOCKED) == 1
+    assert queue.stats().blocked == 1
     deps = queue.dependencies("c")
     assert sorted(deps.pending) == ["a", "b"] and deps.on_dependency_failure == "fail"
     assert queue.dependencies("a").dependants == ["c"]

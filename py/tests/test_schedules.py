@@ -49,6 +49,7 @@ def test_a_schedule_is_stored_read_listed_and_removed(
     beat = leaseq.Schedule(every=datetime.timedelta(minutes=1))
     assert beat.every == datetime.timedelta(minutes=1)
     assert queue.upsert_schedule("beat", beat)
+    assert queue.stats().schedules == 2
 
     info = queue.get_schedule("nightly")
     assert info is not None and info.version == 2

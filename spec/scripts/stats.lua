@@ -1,7 +1,8 @@
---! include: keys time config rate waiting holds
+--! include: keys time config rate waiting holds deps schedule
 --! flags: no-writes
 -- stats. No ARGV. Returns {waiting, delayed, leased, dead, processing, oldest_waiting_ms,
--- now_ms, minutes, counting, paused, capacity}: paused is 1 while the queue is paused, capacity
+-- now_ms, minutes, counting, paused, capacity, rate_limited_for, blocked, schedules}: blocked
+-- the items waiting for dependencies (5.24), schedules the queue's recurring jobs (5.23); paused is 1 while the queue is paused, capacity
 -- the queue's capacity (-1: none), rate_limited_for how long leases are held off by the rate
 -- limit (-1: they are not, 5.19); counting is 1 when the queue's counters are on (P:config stats = 1),
 -- else 0; minutes is then, for each of the last 60 minutes (oldest first), {completed, failed,
@@ -53,4 +54,5 @@ if counters_on() then
 end
 return {waiting, redis.call('ZCARD', DELAYED), redis.call('ZCARD', LEASED), redis.call('ZCARD', DEAD),
   redis.call('LLEN', PROCESSING), oldest, now, minutes, counting_on, redis.call('EXISTS', PAUSED),
-  tonumber(config('capacity')) or -1, limited_for()}
+  tonumber(config('capacity')) or -1, limited_for(), redis.call('ZCARD', blocked_key()),
+  redis.call('ZCARD', (cron_keys()))}

@@ -171,7 +171,7 @@ impl Queue {
         let value: Value = self.invoke(&inv).await?;
         const OP: &str = "stats";
         let parts = array(OP, value)?;
-        if parts.len() != 12 {
+        if parts.len() != 14 {
             return Err(unexpected(OP, &Value::Array(parts)));
         }
         let n = |i: usize| -> Result<i64> { int(OP, &parts[i]) };
@@ -205,6 +205,8 @@ impl Queue {
             capacity: (n(10)? >= 0).then(|| n(10).unwrap_or(0) as u64),
             rate_limited_for: (n(11)? >= 0)
                 .then(|| Duration::from_millis(n(11).unwrap_or(0) as u64)),
+            blocked: n(12)?.max(0) as u64,
+            schedules: n(13)?.max(0) as u64,
         })
     }
 

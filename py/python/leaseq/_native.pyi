@@ -492,6 +492,12 @@ class Stats:
     def processing(self) -> int:
         """Ids in ``processing``: leased by redis-work-queue clients, or left by them."""
     @property
+    def blocked(self) -> int:
+        """Items waiting for their dependencies (``State.BLOCKED``)."""
+    @property
+    def schedules(self) -> int:
+        """Recurring jobs the queue holds (``Queue.schedules``)."""
+    @property
     def oldest_waiting(self) -> timedelta | None:
         """Age of the oldest waiting item (a timedelta), when known."""
     @property
