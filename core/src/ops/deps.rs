@@ -47,20 +47,48 @@ impl Flow {
     }
 
     /// The items in the order they are added (children before their parent), each parent
-    /// given its children's ids as dependencies.
-    fn flatten(&self, out: &mut Vec<Item>) {
-        let mut ids = Vec::with_capacity(self.children.len());
-        for child in &self.children {
-            child.flatten(out);
-            ids.push(child.item.id().to_owned());
+    /// given its children's ids as dependencies; `None` as soon as there are more than `max`.
+    /// Iterative, so that a flow nested however deep (a chain built by a binding) cannot
+    /// overflow the stack: at most `max + 1` flows are on the way down at once.
+    fn flatten(&self, max: usize) -> Option<Vec<Item>> {
+        let mut out = Vec::new();
+        // Each flow on the way down, with the index of its next child to visit.
+        let mut path: Vec<(&Flow, usize)> = vec![(self, 0)];
+        while let Some(top) = path.last_mut() {
+            let node: &Flow = top.0;
+            if top.1 < node.children.len() {
+                let child = &node.children[top.1];
+                top.1 += 1;
+                path.push((child, 0));
+                if path.len() > max + 1 {
+                    return None;
+                }
+                continue;
+            }
+            path.pop();
+            let mut deps = node.item.dependencies().to_vec();
+            deps.extend(node.children.iter().map(|c| c.item.id().to_owned()));
+            let mut item = node.item.clone();
+            if !deps.is_empty() {
+                item = item.depends_on(deps);
+            }
+            out.push(item);
+            if out.len() > max {
+                return None;
+            }
         }
-        let mut deps = self.item.dependencies().to_vec();
-        deps.extend(ids);
-        let mut item = self.item.clone();
-        if !deps.is_empty() {
-            item = item.depends_on(deps);
+        Some(out)
+    }
+}
+
+impl Drop for Flow {
+    /// Drops the children one level at a time, never recursively: a flow nested however deep
+    /// cannot overflow the stack.
+    fn drop(&mut self) {
+        let mut rest = std::mem::take(&mut self.children);
+        while let Some(mut flow) = rest.pop() {
+            rest.append(&mut flow.children);
         }
-        out.push(item);
     }
 }
 
@@ -98,17 +126,12 @@ impl Queue {
             item: parent.clone(),
             children: children.to_vec(),
         };
-        let mut items = Vec::new();
-        flow.flatten(&mut items);
-        if items.len() > MAX_PAGE {
+        let Some(items) = flow.flatten(MAX_PAGE) else {
             return Err(Error::invalid(
                 "children",
-                format!(
-                    "a flow of {} items; at most {MAX_PAGE} are added in one call",
-                    items.len()
-                ),
+                format!("a flow of more than {MAX_PAGE} items; at most {MAX_PAGE} are added in one call"),
             ));
-        }
+        };
         let mut seen = HashSet::new();
         for item in &items {
             if !seen.insert(item.id()) {
@@ -170,5 +193,39 @@ impl Queue {
             out.push((text(OP, dep)?.unwrap_or_default(), bytes(OP, result)?));
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(id: &str) -> Item {
+        Item::with_id(id, b"x".to_vec()).unwrap()
+    }
+
+    #[test]
+    fn children_come_before_their_parent_which_waits_for_them() {
+        let flow = Flow::new(item("p"))
+            .child(Flow::new(item("a")).child(item("a1")))
+            .child(item("b"));
+        let items = flow.flatten(1000).unwrap();
+        let ids: Vec<&str> = items.iter().map(Item::id).collect();
+        assert_eq!(ids, ["a1", "a", "b", "p"]);
+        assert_eq!(items[1].dependencies(), ["a1"]);
+        assert_eq!(items[3].dependencies(), ["a", "b"]);
+        assert!(flow.flatten(3).is_none(), "four items, three at most");
+    }
+
+    /// A chain far deeper than the bound is refused without walking it all, and dropped
+    /// without recursion: neither overflows the stack.
+    #[test]
+    fn a_flow_nested_deeper_than_the_stack_is_refused_and_dropped() {
+        let mut flow = Flow::new(item("leaf"));
+        for i in 0..200_000 {
+            flow = Flow::new(item(&format!("n{i}"))).child(flow);
+        }
+        assert!(flow.flatten(MAX_PAGE).is_none());
+        drop(flow);
     }
 }
