@@ -851,6 +851,8 @@ class Queue {
       leased: s.leased,
       dead: s.dead,
       processing: s.processing,
+      blocked: s.blocked,
+      schedules: s.schedules,
       oldestWaitingMs: orNull(s.oldestWaitingMs),
       now: new Date(s.now),
       minutes: orNull(s.minutes),
