@@ -268,6 +268,23 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
       ! grep -q 'job ok' "$work/node/out" &&
       [ "$(tail -n 1 "$work/node/out")" = "TypeError: not an amount: twelve" ]
   }
+  node_dependencies() {
+    run_node_example dependencies.js || return 1
+    # A flow: the parts first, the report reads their results, the email after the report.
+    diff -u - "$work/node/out" <<<$'email waits for report\n2 blocked\npart eu\npart us\nreport from part-eu=42 sales, part-us=42 sales\nemail sent after the report'
+  }
+  node_events() {
+    run_node_example events.js || return 1
+    # A follower from now sees the item's transitions; a page after a stored id, the rest.
+    diff -u - "$work/node/out" <<<$'added order-1 (attempt 0)\nleased order-1 (attempt 1)\ncompleted order-1 (attempt 1)\nafter the first: leased, completed'
+  }
+  node_schedules() {
+    run_node_example schedules.js || return 1
+    # Two schedules stored with their next fire times; a runner fires the 1 s one.
+    [ "$(head -n 2 "$work/node/out" | sort | tr '\n' '|')" = \
+      "nightly: 0 3 * * *, next set|poll: every 1000 ms, next set|" ] &&
+      [ "$(tail -n 2 "$work/node/out" | tr '\n' '|')" = "poll ran (poll)|1 schedule left|" ]
+  }
   for example in "$root"/node/examples/*; do
     name="$(basename "$example")"
     case "$name" in
@@ -276,6 +293,9 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
       operations.js) check=node_operations ;;
       names.js) check=node_names ;;
       logs.js) check=node_logs ;;
+      dependencies.js) check=node_dependencies ;;
+      events.js) check=node_events ;;
+      schedules.js) check=node_schedules ;;
       *) check="" ;;
     esac
     if [ -z "$check" ]; then
@@ -365,6 +385,9 @@ f.restype = ctypes.c_char_p; v = f().decode(); print(v); sys.exit(v != '$version
       runner) echo '^3 finished$' ;;
       operations) echo '^result sent after 2 attempts; the item is done$' ;;
       jobs_by_name) echo '^report: NoHandler$' ;;
+      dependencies) echo '^email sent after the report$' ;;
+      events) echo '^completed order-1 (attempt 1)$' ;;
+      schedules) echo '^pulse removed: yes$' ;;
     esac
   }
   c_example() {
