@@ -40,7 +40,8 @@ PY = sys.executable
 
 # ------------------------------------------------------------------------------------ clients
 # name -> how to start its runner, its language, and whether it is leaseq or a peer.
-RUST_BIN = os.path.join(REPO, "target", "release", "leaseq-bench")
+# Where run.sh built it: CARGO_TARGET_DIR when set (as cargo itself reads it), else target/.
+RUST_BIN = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(REPO, "target"), "release", "leaseq-bench")
 C_BIN = os.path.join(HERE, ".build", "leaseq-bench-c")
 CLIENTS = {
     "leaseq-rust": dict(lang="Rust", leaseq=True, argv=[RUST_BIN, "--client", "leaseq"]),
