@@ -3,8 +3,9 @@
 
 use std::time::Instant;
 
+use leaseq_model::verdict::verdict;
 use leaseq_model::{Config, Fixes, QueueModel, Scope, TICK};
-use stateright::{Checker, Expectation, HasDiscoveries, Model, Property};
+use stateright::{Checker, HasDiscoveries, Model, Property};
 
 /// Runs a breadth-first check; prints its counts and time; returns the failed invariants with
 /// their counterexamples (as the list of actions).
@@ -45,35 +46,11 @@ fn report(
     start: Instant,
     stop_at: Option<&'static str>,
 ) -> Vec<(&'static str, String)> {
-    eprintln!(
-        "[model] {label}: {} states ({} unique), max depth {}, {:.1?}",
-        checker.state_count(),
-        checker.unique_state_count(),
-        checker.max_depth(),
-        start.elapsed()
-    );
-    let mut failed = Vec::new();
-    for p in props {
-        let found = checker.discovery(p.name);
-        match (p.expectation.clone(), found) {
-            (Expectation::Always, Some(path)) => {
-                let steps: Vec<String> = path
-                    .into_actions()
-                    .iter()
-                    .map(|a| format!("{a:?}"))
-                    .collect();
-                let steps = steps.join(" -> ");
-                eprintln!("[model] {label}: FAILED `{}`: {steps}", p.name);
-                failed.push((p.name, steps));
-            }
-            (Expectation::Sometimes, None) if stop_at.is_none() => {
-                panic!(
-                    "{label}: no state reaches `{}`: the scope is too small to mean much",
-                    p.name
-                )
-            }
-            _ => {}
-        }
+    // A check stopped at its first discovery may not have reached every `sometimes`.
+    let failed = verdict(label, props, &checker, |_| stop_at.is_some());
+    eprintln!("[model] {label}: {:.1?}", start.elapsed());
+    for (name, steps) in &failed {
+        eprintln!("[model] {label}: FAILED `{name}`: {steps}");
     }
     failed
 }

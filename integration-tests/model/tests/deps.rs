@@ -12,7 +12,8 @@ use std::collections::BTreeMap;
 
 use leaseq_harness::RedisServer;
 use leaseq_model::deps::{dep_name, DepsAction, DepsModel, DepsState, Outcome, St};
-use stateright::{Checker, Expectation, Model};
+use leaseq_model::verdict::verdict;
+use stateright::{Checker, Model};
 
 const CLOCK: &str = "leaseq-test:clock";
 /// The lease TTL the replay asks for (ms): no walk lasts that long in real time.
@@ -23,26 +24,8 @@ fn every_dependency_invariant_holds() {
     let model = DepsModel::new();
     let props = model.properties();
     let checker = model.checker().threads(2).spawn_bfs().join();
-    eprintln!(
-        "[deps model] {} states ({} unique), max depth {}",
-        checker.state_count(),
-        checker.unique_state_count(),
-        checker.max_depth()
-    );
-    for p in &props {
-        let found = checker.discovery(p.name);
-        match p.expectation {
-            Expectation::Always => {
-                if let Some(path) = found {
-                    panic!("`{}` fails: {:?}", p.name, path.into_actions());
-                }
-            }
-            Expectation::Sometimes => {
-                assert!(found.is_some(), "no state reaches `{}`", p.name)
-            }
-            _ => {}
-        }
-    }
+    let failed = verdict("deps", &props, &checker, |_| false);
+    assert!(failed.is_empty(), "{failed:?}");
 }
 
 /// The checker finds a dependant leased too early when the scripts forget a step: here, a
