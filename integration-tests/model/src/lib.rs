@@ -21,6 +21,7 @@ pub mod schedules;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub mod deps;
+pub mod spec_table;
 pub mod verdict;
 
 use stateright::{Model, Property};

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use leaseq_harness::RedisServer;
 use leaseq_model::deps::{dep_name, DepsAction, DepsModel, DepsState, Outcome, St};
+use leaseq_model::spec_table::transition_rows;
 use leaseq_model::verdict::verdict;
 use stateright::{Checker, Model};
 
@@ -348,19 +349,7 @@ fn dependency_walks_replay_against_the_scripts() {
 #[test]
 fn every_dependency_transition_of_the_spec_is_modelled() {
     let spec = include_str!("../../../spec/PROTOCOL.md");
-    let start = spec
-        .find("Transitions of dependencies (5.24)")
-        .expect("8.1's table of dependencies");
-    let rows: Vec<(String, String)> = spec[start..]
-        .lines()
-        .skip_while(|l| !l.starts_with('|'))
-        .take_while(|l| l.starts_with('|'))
-        .skip(2)
-        .map(|l| {
-            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            (cells[1].to_string(), cells[2].to_string())
-        })
-        .collect();
+    let rows = transition_rows(spec, "Transitions of dependencies (5.24)");
     let mapping: Vec<((&str, &str), Vec<DepsAction>)> = vec![
         (("–", "blocked"), vec![DepsAction::Add(2)]),
         (

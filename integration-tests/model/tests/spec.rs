@@ -2,6 +2,7 @@
 //! from the spec, and each row must map to the model's actions below (a row added, changed or
 //! removed in the spec fails this test until the mapping, and the model, follow).
 
+use leaseq_model::spec_table::transition_rows;
 use leaseq_model::{Action, Opts, TICK};
 
 /// (from, to) as the spec's table writes them, and the model actions that make that transition.
@@ -68,19 +69,7 @@ fn mapping() -> Vec<((&'static str, &'static str), Vec<Action>)> {
 #[test]
 fn every_transition_of_the_spec_is_modelled() {
     let spec = include_str!("../../../spec/PROTOCOL.md");
-    let start = spec
-        .find("Transitions, each one script call:")
-        .expect("8.1's transition table");
-    let rows: Vec<(String, String)> = spec[start..]
-        .lines()
-        .skip_while(|l| !l.starts_with('|'))
-        .take_while(|l| l.starts_with('|'))
-        .skip(2)
-        .map(|l| {
-            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            (cells[1].to_string(), cells[2].to_string())
-        })
-        .collect();
+    let rows = transition_rows(spec, "Transitions, each one script call:");
     assert!(rows.len() >= 10, "8.1's table has {} rows", rows.len());
     let mapping = mapping();
     for (from, to) in &rows {
