@@ -46,7 +46,7 @@ impl Client {
     pub async fn partitioned(&self, base: &str) -> Result<Partitioned> {
         let home = self.queue(base)?;
         match read_layout(&home, base).await? {
-            Some(layout) => self.from_layout(base, &layout),
+            Some(layout) => self.open_layout(base, &layout),
             None => Ok(Partitioned::new(base, vec![home])),
         }
     }
@@ -100,12 +100,12 @@ impl Client {
                     stored.count
                 ),
             )),
-            Some(stored) => self.from_layout(base, &stored),
-            None => self.from_layout(base, &wanted),
+            Some(stored) => self.open_layout(base, &stored),
+            None => self.open_layout(base, &wanted),
         }
     }
 
-    fn from_layout(&self, base: &str, layout: &Layout) -> Result<Partitioned> {
+    fn open_layout(&self, base: &str, layout: &Layout) -> Result<Partitioned> {
         let queues = layout
             .prefixes
             .iter()
