@@ -463,3 +463,49 @@ async fn a_runner_drains_three_partitions_exactly_once() {
 async fn a_runner_drains_six_partitions_exactly_once() {
     drain_with_a_runner(6).await;
 }
+
+/// An idle runner over six partitions, given one item at a time, leases it from the partition
+/// whose wait answered: it does not ask each empty partition again at every look (spec 13.3).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_runner_does_not_ask_every_empty_partition_per_item() {
+    const N: usize = 30;
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).await.unwrap();
+    let q = client.create_partitioned("{idle}", 6).await.unwrap();
+    let done = Arc::new(tokio::sync::Semaphore::new(0));
+    let (notify, stop) = (done.clone(), Arc::new(tokio::sync::Notify::new()));
+    let stopper = stop.clone();
+    let worker = Worker::partitioned(&q, |_job: Job| async { Outcome::Complete(None) })
+        .concurrency(4)
+        .on_event(move |e| {
+            if let Event::Completed { .. } = e {
+                notify.add_permits(1);
+            }
+        });
+    let run = tokio::spawn(worker.run_until(async move { stopper.notified().await }));
+    // The runner's first look (and its registration) before counting.
+    q.add(&item("warm")).await.unwrap();
+    done.acquire().await.unwrap().forget();
+    let fcalls = || {
+        let info = server.command("INFO commandstats");
+        info.lines()
+            .find_map(|l| l.strip_prefix("cmdstat_fcall:calls="))
+            .and_then(|rest| rest.split(',').next())
+            .map_or(0u64, |n| n.parse().unwrap())
+    };
+    let before = fcalls();
+    for i in 0..N {
+        q.add(&item(&format!("one{i}"))).await.unwrap();
+        done.acquire().await.unwrap().forget();
+    }
+    let calls = fcalls() - before;
+    stop.notify_one();
+    run.await.unwrap().unwrap();
+    // Each item: its add, its lease and its complete, with a little room for the runner's
+    // beats and a lease that found a partition empty; asking all six partitions per look
+    // would be about nine per item.
+    assert!(
+        calls <= 5 * N as u64,
+        "{calls} function calls for {N} items added one at a time"
+    );
+}

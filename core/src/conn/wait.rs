@@ -165,8 +165,13 @@ impl<'a> Waiter<'a> {
 
     /// [`Waiter::until_any`] over any number of keys (a runner over several queues waits on
     /// each queue's `P:queue` and `P:wake` at once, spec/PROTOCOL.md 13.3): a BLMOVE per key,
-    /// each on a connection of its own; the first to answer ends the wait.
-    pub async fn until_any_of(&self, keys: Vec<Vec<u8>>, timeout: Option<Duration>) -> Result<()> {
+    /// each on a connection of its own; the first to answer ends the wait. Returns the index
+    /// (in `keys`) of the key that answered with an element, `None` when the time passed.
+    pub async fn until_any_of(
+        &self,
+        keys: Vec<Vec<u8>>,
+        timeout: Option<Duration>,
+    ) -> Result<Option<usize>> {
         let result = self.wait_on_all(keys, timeout).await;
         if let Err(e) = &result {
             if Verdict::of(e).outcome_unknown() {
@@ -176,16 +181,20 @@ impl<'a> Waiter<'a> {
         result
     }
 
-    async fn wait_on_all(&self, keys: Vec<Vec<u8>>, timeout: Option<Duration>) -> Result<()> {
+    async fn wait_on_all(
+        &self,
+        keys: Vec<Vec<u8>>,
+        timeout: Option<Duration>,
+    ) -> Result<Option<usize>> {
         let mut closed = self.handle.closed_signal();
         if *closed.borrow() {
             return Err(Error::Closed);
         }
         let slice = timeout.map_or(WAIT_SLICE, |d| d.min(WAIT_SLICE));
         let mut waits = tokio::task::JoinSet::new();
-        for key in keys {
+        for (index, key) in keys.into_iter().enumerate() {
             let conn = self.take_waiter().await?;
-            waits.spawn(async move { rotate(conn, &key, slice).await });
+            waits.spawn(async move { (index, rotate(conn, &key, slice).await) });
         }
         let answer = tokio::select! {
             answer = waits.join_next() => answer,
@@ -193,14 +202,15 @@ impl<'a> Waiter<'a> {
             // ends their BLMOVEs server-side.
             _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
         };
-        let Some(Ok((reply, conn))) = answer else {
+        let Some(Ok((index, (reply, conn)))) = answer else {
             // No key to wait on, or a wait's task was cut: nothing answered.
-            return Ok(());
+            return Ok(None);
         };
         match reply {
-            Some(Ok(_)) => {
+            Some(Ok(value)) => {
                 self.handle.connections().return_waiter(conn);
-                Ok(())
+                // BLMOVE answers nil when its time passed, the element it moved otherwise.
+                Ok((value != Value::Nil).then_some(index))
             }
             Some(Err(e)) => Err(Error::from_redis(e, self.prefix)),
             None => Err(Error::Timeout(Cause::io(

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::item::Item;
 use crate::lease::{ttl_millis, Lease, Wait};
 use crate::ops::Flow;
-use crate::worker::queues::lease_any;
+use crate::worker::queues::{lease_any, Looks};
 
 /// The longest single wait of a lease that waits forever, after which it looks again.
 const WAIT_SLICE: Duration = Duration::from_secs(5);
@@ -96,6 +96,7 @@ impl Partitioned {
             Wait::Timeout(d) => Some(d),
             Wait::Forever => None,
         };
+        let mut looks = Looks::new(count, true);
         loop {
             let wait = slice.unwrap_or(WAIT_SLICE);
             let got = lease_any(
@@ -104,6 +105,7 @@ impl Partitioned {
                 n,
                 ttl,
                 wait,
+                &mut looks,
                 std::future::pending(),
             )
             .await?;
