@@ -308,11 +308,14 @@ impl<'a> Waiter<'a> {
     }
 }
 
+/// One BLMOVE's key, its answer ([`rotate`]) and its connection.
+type Rotation = (Vec<u8>, (Option<redis::RedisResult<Value>>, Conn));
+
 /// Server-side waits that outlive one [`Waiter::until_any_kept`]: a BLMOVE per key, each on a
 /// connection of its own, answered or not yet.
 #[derive(Default)]
 pub(crate) struct KeptWaits {
-    waits: tokio::task::JoinSet<(Vec<u8>, (Option<redis::RedisResult<Value>>, Conn))>,
+    waits: tokio::task::JoinSet<Rotation>,
     /// The keys with a wait in `waits`.
     keys: std::collections::HashSet<Vec<u8>>,
 }
