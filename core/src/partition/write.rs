@@ -31,6 +31,10 @@ impl Partitioned {
     /// Each partition's part is atomic per item as in [`crate::Queue::add_batch`]; after an
     /// error, adding the same batch again adds only what is missing.
     pub async fn add_batch(&self, items: &[Item]) -> Result<usize> {
+        if self.count() == 1 {
+            // The plain queue: no routing, no copy of the batch.
+            return self.partitions[0].add_batch(items).await;
+        }
         let mut parts: Vec<Vec<Item>> = vec![Vec::new(); self.count()];
         for item in items {
             item.validate()?;
