@@ -111,6 +111,11 @@ impl Item {
         &self.id
     }
 
+    /// The group, when the item has one ([`Item::group`]).
+    pub fn group_name(&self) -> Option<&str> {
+        self.options.group.as_deref()
+    }
+
     /// The data.
     pub fn data(&self) -> &[u8] {
         &self.data

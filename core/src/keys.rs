@@ -126,6 +126,8 @@ impl QueueKeys {
             "blocked",
             "settled",
             "events",
+            // A partitioned queue's layout under its base (spec/PROTOCOL.md 5.25).
+            "partitions",
         ]
         .iter()
         .map(|suffix| format!("{}:{suffix}", self.prefix))

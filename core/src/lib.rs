@@ -36,6 +36,7 @@ mod keys;
 mod lease;
 pub mod operations;
 mod ops;
+mod partition;
 pub mod policy;
 mod queue;
 mod reply;
@@ -68,6 +69,7 @@ pub use ops::{
     MISSED_GRACE,
 };
 // Not part of leaseq's API: the tick arithmetic, for the model and its replay.
+pub use partition::{Partitioned, PartitionedStats, MAX_PARTITIONS};
 pub use policy::{Backoff, Retry};
 pub use queue::Queue;
 #[doc(hidden)]

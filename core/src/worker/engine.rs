@@ -12,7 +12,7 @@ use super::event::{self, Counters, Event, EventSink, LogLevel, LogSink, Report};
 use super::housekeeping;
 use super::job::{CancelReason, Handler, Job, JobError, Outcome};
 use super::options::{Settings, ShutdownAction};
-use super::queues::{self, Picker, QueueOrder};
+use super::queues::{self, Looks, Picker, QueueOrder};
 use super::shutdown::WorkerHandle;
 use crate::conn::{Ladder, Schedule, Verdict};
 use crate::error::{Error, Result};
@@ -328,6 +328,8 @@ impl Engine {
         let s = &shared.settings;
         let mut ladder = ladder();
         let mut picker = Picker::new(&shared.order, shared.queues.len());
+        let weighted = matches!(shared.order, QueueOrder::Weighted(_));
+        let mut looks = Looks::new(shared.queues.len(), weighted);
         while !shared.handle.is_stopping() {
             let first = tokio::select! {
                 p = self.slots.clone().acquire_owned() => match p {
@@ -352,6 +354,7 @@ impl Engine {
                     permits.len(),
                     s.lease_ttl,
                     s.poll_interval,
+                    &mut looks,
                     shared.handle.stopping(),
                 )
                 .await

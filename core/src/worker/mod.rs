@@ -30,7 +30,7 @@ mod housekeeping;
 mod job;
 mod names;
 mod options;
-mod queues;
+pub(crate) mod queues;
 mod shutdown;
 
 use std::future::Future;
@@ -95,6 +95,18 @@ impl Worker {
             events: None,
             log: None,
             handle: WorkerHandle::new(),
+        }
+    }
+
+    /// A runner of `handler` over every partition of a partitioned queue (spec/PROTOCOL.md
+    /// 5.25, "Runners"): a runner over its partitions ([`Worker::for_queues`]) in weighted round
+    /// robin with equal weights, so that the partition asked first rotates and none with work
+    /// starves. One partition is [`Worker::new`] on it.
+    pub fn partitioned(queue: &crate::Partitioned, handler: impl Handler) -> Worker {
+        let worker = Worker::for_queues(queue.partitions().to_vec(), handler);
+        match queue.count() {
+            1 => worker,
+            n => worker.queue_order(QueueOrder::Weighted(vec![1; n])),
         }
     }
 

@@ -1,9 +1,9 @@
 //! A runner over several queues (spec/PROTOCOL.md, 13.3): the order in which it asks them for
 //! work, strict or weighted round robin, and its one wait on all of them.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use crate::conn::{Deadline, Schedule, Waiter};
+use crate::conn::{Deadline, KeptWaits, Schedule, Waiter};
 use crate::error::{Error, Result};
 use crate::lease::{ttl_millis, Lease, Wait};
 use crate::queue::Queue;
@@ -111,18 +111,65 @@ impl Picker {
     }
 }
 
+/// How long a queue found empty may go unasked while its runner keeps finding work elsewhere
+/// (weighted order only, spec/PROTOCOL.md 13.3): its items wait at most about this long for a
+/// runner busy with the other queues; an idle runner's one wait notices them at once.
+pub(crate) const RECHECK_EMPTY: Duration = Duration::from_millis(250);
+
+/// What a runner over several queues remembers between its looks: the queues it found empty
+/// (asked, or waited on while another queue's key answered), which it does not ask again (one
+/// round trip each) until their wait answers, a wait runs out, or [`RECHECK_EMPTY`] passes. Off (every queue asked every look) in strict order, where a
+/// queue's place must win over another's work at once.
+pub(crate) struct Looks {
+    skip_until: Vec<Option<Instant>>,
+    on: bool,
+    /// The waits on the queues' keys, kept in flight from one look to the next.
+    kept: KeptWaits,
+}
+
+impl Looks {
+    /// Fresh looks over `n` queues; `on` enables skipping the queues found empty.
+    pub fn new(n: usize, on: bool) -> Looks {
+        Looks {
+            skip_until: vec![None; n],
+            on,
+            kept: KeptWaits::default(),
+        }
+    }
+
+    fn skipped(&self, i: usize, now: Instant) -> bool {
+        self.skip_until[i].is_some_and(|until| now < until)
+    }
+
+    fn found_empty(&mut self, i: usize, now: Instant) {
+        if self.on {
+            self.skip_until[i] = Some(now + RECHECK_EMPTY);
+        }
+    }
+
+    fn ask(&mut self, i: usize) {
+        self.skip_until[i] = None;
+    }
+
+    fn ask_all(&mut self) {
+        self.skip_until.iter_mut().for_each(|s| *s = None);
+    }
+}
+
 /// Leases up to `n` items for `ttl` from `queues`, asked in `order` (each a no-wait lease, one
-/// round trip; the later ones only while slots are left). When none has work, waits up to
-/// `wait` on all of them at once: a BLMOVE on each one's `P:queue` and `P:wake`, bounded by the
-/// soonest due item or expiring lease; a queue at its rate limit is not waited on but bounds
-/// the wait by its window. Gives up its wait when `stop` resolves. Returns each lease with the
-/// index of its queue.
+/// round trip; the later ones only while slots are left; a queue `looks` found empty is not
+/// asked again until its wait answers). When none has work, waits up to `wait` on all of them
+/// at once: a BLMOVE on each one's `P:queue` and `P:wake`, bounded by the soonest due item or
+/// expiring lease; a queue at its rate limit is not waited on but bounds the wait by its
+/// window. After the wait it asks first the queue whose key answered. Gives up its wait when
+/// `stop` resolves. Returns each lease with the index of its queue.
 pub(crate) async fn lease_any(
     queues: &[Queue],
     order: &[usize],
     n: usize,
     ttl: Duration,
     wait: Duration,
+    looks: &mut Looks,
     stop: impl std::future::Future<Output = ()>,
 ) -> Result<Vec<(usize, Lease)>> {
     tokio::pin!(stop);
@@ -130,24 +177,34 @@ pub(crate) async fn lease_any(
     let deadline = Deadline::of(Wait::Timeout(wait))?;
     let first = &queues[0];
     let mut waiter = Waiter::new(first.handle(), first.prefix(), deadline, Schedule::WAIT);
+    let mut order: Vec<usize> = order.to_vec();
     loop {
         let mut got = Vec::new();
         let mut keys = Vec::new();
+        let mut owners: Vec<usize> = Vec::new();
         let mut wake_in: Option<Duration> = None;
-        for &i in order {
-            if got.len() >= n {
-                break;
-            }
+        let now = Instant::now();
+        for &i in &order {
             let q = &queues[i];
-            let (leases, wake, limited) = q.try_lease(n - got.len(), ttl_ms).await?;
-            if let Some(w) = wake {
-                wake_in = Some(wake_in.map_or(w, |x| x.min(w)));
-            }
-            if leases.is_empty() && !limited {
+            let empty = if got.len() >= n || looks.skipped(i, now) {
+                looks.skipped(i, now)
+            } else {
+                let (leases, wake, limited) = q.try_lease(n - got.len(), ttl_ms).await?;
+                if let Some(w) = wake {
+                    wake_in = Some(wake_in.map_or(w, |x| x.min(w)));
+                }
+                let empty = leases.is_empty() && !limited;
+                if empty {
+                    looks.found_empty(i, now);
+                }
+                got.extend(leases.into_iter().map(|l| (i, l)));
+                empty
+            };
+            if empty {
                 keys.push(q.keys().queue.as_bytes().to_vec());
                 keys.push(q.keys().wake.as_bytes().to_vec());
+                owners.extend([i, i]);
             }
-            got.extend(leases.into_iter().map(|l| (i, l)));
         }
         if !got.is_empty() {
             return Ok(got);
@@ -160,19 +217,50 @@ pub(crate) async fn lease_any(
         let waited = if keys.is_empty() {
             // Every queue is at its rate limit: sleep until the first window ends.
             tokio::select! {
-                _ = tokio::time::sleep(slice) => Ok(()),
+                _ = tokio::time::sleep(slice) => Ok(None),
                 _ = &mut stop => return Ok(got),
             }
         } else {
             tokio::select! {
-                r = waiter.until_any_of(keys, Some(slice)) => r,
+                r = waiter.until_any_kept(&keys, Some(slice), &mut looks.kept) => r,
                 _ = &mut stop => return Ok(got),
             }
         };
         match waited {
-            Ok(()) => waiter.worked(),
-            Err(e) if e.is_retryable() && !deadline.passed() => waiter.pause().await?,
+            Ok(answered) => {
+                waiter.worked();
+                match answered {
+                    // The queue that answered goes first; the others' waits found them empty.
+                    // A queue whose wait had not answered was empty when the wait ended.
+                    Some(key) => {
+                        let now = Instant::now();
+                        for &i in &owners {
+                            looks.found_empty(i, now);
+                        }
+                        // A kept wait may be a queue's that this look did not wait on.
+                        let answered = queues.iter().position(|q| {
+                            q.keys().queue.as_bytes() == key || q.keys().wake.as_bytes() == key
+                        });
+                        match answered {
+                            Some(j) if looks.on => {
+                                looks.ask(j);
+                                order.retain(|&i| i != j);
+                                order.insert(0, j);
+                            }
+                            Some(j) => looks.ask(j),
+                            None => looks.ask_all(),
+                        }
+                    }
+                    // The time ran out (a due item, an expiring lease, a window's end): ask all.
+                    None => looks.ask_all(),
+                }
+            }
+            Err(e) if e.is_retryable() && !deadline.passed() => {
+                looks.ask_all();
+                waiter.pause().await?
+            }
             Err(e) if e.code() == crate::ErrorCode::OutOfMemory && !deadline.passed() => {
+                looks.ask_all();
                 waiter.pause().await?
             }
             Err(e) if e.is_retryable() || e.code() == crate::ErrorCode::OutOfMemory => {

@@ -1,0 +1,190 @@
+//! Partitioned queues (spec/PROTOCOL.md 5.25): one logical queue stored as `P` partitions, each
+//! a full queue under a prefix with a hash tag of its own, so that a Redis Cluster spreads them
+//! over its primaries. A partitioned queue of one partition is the plain queue at its base.
+//!
+//! - `layout.rs`: the partitions' prefixes and the stored layout (`B:partitions`);
+//! - `route.rs`: which partition an item goes to;
+//! - `write.rs`: adds, leases and finishes;
+//! - `read.rs`: get, cancel, stats, list, dead letters and settings over the logical queue.
+
+mod layout;
+mod read;
+mod route;
+mod write;
+
+use std::sync::atomic::AtomicUsize;
+use std::sync::Arc;
+
+use redis::Value;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::item::Item;
+use crate::lease::Lease;
+use crate::queue::Queue;
+
+pub use layout::MAX_PARTITIONS;
+pub use read::PartitionedStats;
+
+use layout::{meta_key, validate_count, Layout};
+
+/// One logical queue stored as partitions ([`Client::partitioned`],
+/// [`Client::create_partitioned`]). Cheap to clone; clones share the client and the rotation
+/// of leases over the partitions.
+#[derive(Clone, Debug)]
+pub struct Partitioned {
+    base: String,
+    partitions: Arc<[Queue]>,
+    /// The partition a lease asks first next time (spec/PROTOCOL.md 5.25, "Leasing").
+    next: Arc<AtomicUsize>,
+}
+
+impl Client {
+    /// The logical queue named by `base`: its partitions as stored in `base:partitions`, or
+    /// the plain queue at prefix `base` when there is no such key. Validates `base` (argument
+    /// `prefix`); refuses a stored layout it cannot use (argument `partitions`). One round trip.
+    pub async fn partitioned(&self, base: &str) -> Result<Partitioned> {
+        let home = self.queue(base)?;
+        match read_layout(&home, base).await? {
+            Some(layout) => self.open_layout(base, &layout),
+            None => Ok(Partitioned::new(base, vec![home])),
+        }
+    }
+
+    /// Creates (or opens) the logical queue `base` of `partitions` partitions, 1 to
+    /// [`MAX_PARTITIONS`] (argument `partitions`); more than one need a hash tag in `base`
+    /// (argument `prefix`). Idempotent for the same count; refused (argument `partitions`,
+    /// nothing written) when `base` is stored with another count, or holds a plain queue and
+    /// `partitions` > 1. One partition writes nothing: it is the plain queue at `base`, byte
+    /// for byte. At most three round trips (spec/PROTOCOL.md 5.25, "Creation").
+    pub async fn create_partitioned(&self, base: &str, partitions: usize) -> Result<Partitioned> {
+        validate_count(partitions)?;
+        let home = self.queue(base)?;
+        let wanted = Layout::new(base, partitions, self.is_cluster())?;
+        let stored = match read_layout(&home, base).await? {
+            Some(stored) => Some(stored),
+            None if partitions == 1 => return Ok(Partitioned::new(base, vec![home])),
+            None => {
+                if home.exists().await? {
+                    return Err(Error::invalid(
+                        "partitions",
+                        format!(
+                            "`{base}` already holds a queue of one partition; a queue's \
+                             partition count is fixed when it is created"
+                        ),
+                    ));
+                }
+                let mut cmd = redis::cmd("SET");
+                cmd.arg(meta_key(base))
+                    .arg(wanted.to_text())
+                    .arg("NX")
+                    .arg("GET");
+                match home.query::<Value>(&cmd).await? {
+                    Value::Nil => None,
+                    Value::BulkString(text) => Some(Layout::parse(base, &text, self.is_cluster())?),
+                    other => {
+                        return Err(Error::invalid(
+                            "partitions",
+                            format!("`{}` holds {other:?}", meta_key(base)),
+                        ))
+                    }
+                }
+            }
+        };
+        match stored {
+            Some(stored) if stored.count != partitions => Err(Error::invalid(
+                "partitions",
+                format!(
+                    "`{base}` is stored with {} partitions, not {partitions}; a queue's \
+                     partition count is fixed when it is created",
+                    stored.count
+                ),
+            )),
+            Some(stored) => self.open_layout(base, &stored),
+            None => self.open_layout(base, &wanted),
+        }
+    }
+
+    fn open_layout(&self, base: &str, layout: &Layout) -> Result<Partitioned> {
+        let queues = layout
+            .prefixes
+            .iter()
+            .map(|p| self.queue(p))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Partitioned::new(base, queues))
+    }
+}
+
+/// The layout stored under `base`, if any.
+async fn read_layout(home: &Queue, base: &str) -> Result<Option<Layout>> {
+    let mut cmd = redis::cmd("GET");
+    cmd.arg(meta_key(base));
+    let text: Option<Vec<u8>> = home.query(&cmd).await?;
+    text.map(|t| Layout::parse(base, &t, home.client().is_cluster()))
+        .transpose()
+}
+
+impl Partitioned {
+    fn new(base: &str, partitions: Vec<Queue>) -> Partitioned {
+        Partitioned {
+            base: base.to_owned(),
+            partitions: partitions.into(),
+            next: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    /// The base that names the logical queue.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// The partitions, in order: partition `i` is `partitions()[i]`, a full queue.
+    pub fn partitions(&self) -> &[Queue] {
+        &self.partitions
+    }
+
+    /// How many partitions the queue has.
+    pub fn count(&self) -> usize {
+        self.partitions.len()
+    }
+
+    /// The client the partitions use.
+    pub fn client(&self) -> &Client {
+        self.partitions[0].client()
+    }
+
+    /// The partition `item` goes to (spec/PROTOCOL.md 5.25, "Routing"): by its group when it
+    /// has one, else by its first dependency, else by its id.
+    pub fn partition_of(&self, item: &Item) -> usize {
+        route::of_key(route::key_of(item), self.count())
+    }
+
+    /// The partition an item of id `id` without a group or dependencies goes to: where
+    /// [`Partitioned::get`] looks first.
+    pub fn partition_of_id(&self, id: impl AsRef<[u8]>) -> usize {
+        route::of_key(id.as_ref(), self.count())
+    }
+
+    /// The partition that issued `lease`, where it must be finished; refuses a lease of
+    /// another queue (argument `lease`).
+    pub fn queue_of(&self, lease: &Lease) -> Result<&Queue> {
+        self.partitions
+            .iter()
+            .find(|q| q.prefix() == lease.prefix)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "lease",
+                    format!(
+                        "belongs to queue `{}`, not to a partition of `{}`",
+                        lease.prefix, self.base
+                    ),
+                )
+            })
+    }
+
+    /// The partition that holds the logical queue's schedules (spec/PROTOCOL.md 5.25):
+    /// partition 0.
+    pub fn schedules_queue(&self) -> &Queue {
+        &self.partitions[0]
+    }
+}

@@ -1,0 +1,177 @@
+//! The logical queue's reads and settings, fanned out over its partitions, concurrently and
+//! one round trip each (spec/PROTOCOL.md 5.25, "Reading the logical queue").
+
+use std::future::Future;
+
+use futures_util::future::try_join_all;
+
+use super::Partitioned;
+use crate::error::Result;
+use crate::job::{Entry, Job, JobResult, Minute, State, Stats};
+use crate::ops::QueueConfig;
+use crate::queue::Queue;
+
+/// A partitioned queue's figures ([`Partitioned::stats`]): the logical queue's, and each
+/// partition's own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PartitionedStats {
+    /// The logical queue: counts summed; the oldest waiting item's age and `now` the largest;
+    /// paused when every partition is; a capacity (summed) only when every partition has one;
+    /// counters summed minute by minute (`None` unless every partition counts); rate limited
+    /// for the longest hold.
+    pub total: Stats,
+    /// Partition `i`'s figures at index `i`.
+    pub partitions: Vec<Stats>,
+}
+
+impl Partitioned {
+    /// Asks the partition that `id` routes to, then, when it answers `None`, every other one at
+    /// once; the first answer that is not `None`, in partition order.
+    async fn by_id<'a, T, F, Fut>(&'a self, id: &'a [u8], ask: F) -> Result<Option<T>>
+    where
+        F: Fn(&'a Queue) -> Fut,
+        Fut: Future<Output = Result<Option<T>>>,
+    {
+        let home = self.partition_of_id(id);
+        if let Some(found) = ask(&self.partitions[home]).await? {
+            return Ok(Some(found));
+        }
+        let others = self
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != home)
+            .map(|(_, q)| ask(q));
+        Ok(try_join_all(others).await?.into_iter().flatten().next())
+    }
+
+    /// Runs `each` on every partition at once; the answers in partition order.
+    async fn each<'a, T, F, Fut>(&'a self, each: F) -> Result<Vec<T>>
+    where
+        F: Fn(&'a Queue) -> Fut,
+        Fut: Future<Output = Result<T>>,
+    {
+        try_join_all(self.partitions.iter().map(each)).await
+    }
+
+    /// Item `id` as [`Queue::get`] reads it, from whichever partition holds it: the id's own
+    /// partition first, then the others at once. At most two round trips in sequence.
+    pub async fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>> {
+        self.by_id(id.as_ref(), |q| q.get(id.as_ref())).await
+    }
+
+    /// Cancels item `id` ([`Queue::cancel`]) where it is: the id's own partition first, then
+    /// the others at once. Returns the state it was in, or `None` when no partition had it.
+    pub async fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>> {
+        self.by_id(id.as_ref(), |q| q.cancel(id.as_ref())).await
+    }
+
+    /// The result kept for item `id` ([`Queue::result`]), looked up as [`Partitioned::get`]
+    /// does.
+    pub async fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>> {
+        self.by_id(id.as_ref(), |q| q.result(id.as_ref())).await
+    }
+
+    /// The logical queue's figures and each partition's, read from every partition at once.
+    pub async fn stats(&self) -> Result<PartitionedStats> {
+        let partitions = self.each(Queue::stats).await?;
+        Ok(PartitionedStats {
+            total: sum_stats(&partitions),
+            partitions,
+        })
+    }
+
+    /// How many items are in `state`, summed over the partitions ([`Queue::count`]).
+    pub async fn count_in(&self, state: State) -> Result<u64> {
+        Ok(self.each(|q| q.count(state)).await?.into_iter().sum())
+    }
+
+    /// Up to `count` items in `state` from position `start` of the logical queue, which lists
+    /// partition 0's items, then partition 1's, and so on (no order by time across partitions).
+    /// Reads every partition's count first (at once), then the pages it needs.
+    pub async fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>> {
+        let counts = self.each(|q| q.count(state)).await?;
+        let mut skip = start as u64;
+        let mut out = Vec::new();
+        for (queue, n) in self.partitions.iter().zip(counts) {
+            if out.len() >= count {
+                break;
+            }
+            if skip >= n {
+                skip -= n;
+                continue;
+            }
+            let page = queue.list(state, skip as usize, count - out.len()).await?;
+            skip = 0;
+            out.extend(page);
+        }
+        Ok(out)
+    }
+
+    /// Requeues up to `n` of the oldest dead letters of each partition (all when `None`),
+    /// [`Queue::dead_requeue_oldest`]; returns how many, summed.
+    pub async fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64> {
+        Ok(self
+            .each(|q| q.dead_requeue_oldest(n))
+            .await?
+            .into_iter()
+            .sum())
+    }
+
+    /// Purges up to `n` of the oldest dead letters of each partition (all when `None`),
+    /// [`Queue::dead_purge`]; returns how many, summed.
+    pub async fn dead_purge(&self, n: Option<u64>) -> Result<u64> {
+        Ok(self.each(|q| q.dead_purge(n)).await?.into_iter().sum())
+    }
+
+    /// Pauses every partition ([`Queue::pause`]); true when any was not paused.
+    pub async fn pause(&self) -> Result<bool> {
+        Ok(self.each(Queue::pause).await?.into_iter().any(|b| b))
+    }
+
+    /// Resumes every partition ([`Queue::resume`]); true when any was paused.
+    pub async fn resume(&self) -> Result<bool> {
+        Ok(self.each(Queue::resume).await?.into_iter().any(|b| b))
+    }
+
+    /// Stores `config` in every partition ([`Queue::set_config`]): limits (capacity, rate
+    /// limits) then hold per partition.
+    pub async fn set_config(&self, config: &QueueConfig) -> Result<()> {
+        self.each(|q| q.set_config(config)).await.map(drop)
+    }
+}
+
+/// The logical queue's figures from its partitions' (never empty).
+fn sum_stats(parts: &[Stats]) -> Stats {
+    let mut total = parts[0].clone();
+    for s in &parts[1..] {
+        total.waiting += s.waiting;
+        total.delayed += s.delayed;
+        total.leased += s.leased;
+        total.dead += s.dead;
+        total.processing += s.processing;
+        total.blocked += s.blocked;
+        total.schedules += s.schedules;
+        total.now = total.now.max(s.now);
+        total.oldest_waiting = total.oldest_waiting.max(s.oldest_waiting);
+        total.paused &= s.paused;
+        total.capacity = total.capacity.zip(s.capacity).map(|(a, b)| a + b);
+        total.rate_limited_for = total.rate_limited_for.max(s.rate_limited_for);
+        total.minutes = match (total.minutes.take(), &s.minutes) {
+            (Some(a), Some(b)) if a.len() == b.len() => Some(
+                a.iter()
+                    .zip(b)
+                    .map(|(x, y)| Minute {
+                        completed: x.completed + y.completed,
+                        failed: x.failed + y.failed,
+                        dead: x.dead + y.dead,
+                        expired: x.expired + y.expired,
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+    }
+    total
+}

@@ -1,0 +1,129 @@
+//! Adds, leases and finishes on a partitioned queue (spec/PROTOCOL.md 5.25).
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use futures_util::future::try_join_all;
+
+use super::{route, Partitioned};
+use crate::error::{Error, Result};
+use crate::item::Item;
+use crate::lease::{ttl_millis, Lease, Wait};
+use crate::ops::Flow;
+use crate::worker::queues::{lease_any, Looks};
+
+/// The longest single wait of a lease that waits forever, after which it looks again.
+const WAIT_SLICE: Duration = Duration::from_secs(5);
+
+impl Partitioned {
+    /// Adds `item` to its partition ([`Partitioned::partition_of`]) unless an item with its id
+    /// exists there; returns whether it was added. Refuses (argument `depends_on`) an item
+    /// whose dependencies route to another partition. One round trip.
+    pub async fn add(&self, item: &Item) -> Result<bool> {
+        item.validate()?;
+        let at = route::checked(item, self.count())?;
+        self.partitions[at].add(item).await
+    }
+
+    /// Adds every item whose id does not exist yet in its partition and returns how many were
+    /// added: one script call per partition touched, sent concurrently (one round trip each,
+    /// at the same time). Every item is checked first; nothing is sent when one is refused.
+    /// Each partition's part is atomic per item as in [`crate::Queue::add_batch`]; after an
+    /// error, adding the same batch again adds only what is missing.
+    pub async fn add_batch(&self, items: &[Item]) -> Result<usize> {
+        if self.count() == 1 {
+            // The plain queue: no routing, no copy of the batch.
+            return self.partitions[0].add_batch(items).await;
+        }
+        let mut parts: Vec<Vec<Item>> = vec![Vec::new(); self.count()];
+        for item in items {
+            item.validate()?;
+            parts[route::checked(item, self.count())?].push(item.clone());
+        }
+        let calls = parts
+            .iter()
+            .zip(self.partitions.iter())
+            .filter(|(part, _)| !part.is_empty())
+            .map(|(part, queue)| queue.add_batch(part));
+        Ok(try_join_all(calls).await?.into_iter().sum())
+    }
+
+    /// Adds `parent` and its `children` as [`crate::Queue::add_flow`] does, every item of the
+    /// flow to one partition: the one its root `parent` routes to by its group, else its id.
+    /// One round trip.
+    pub async fn add_flow(&self, parent: &Item, children: &[Flow]) -> Result<usize> {
+        let key = parent
+            .group_name()
+            .map_or(parent.id().as_bytes(), str::as_bytes);
+        self.partitions[route::of_key(key, self.count())]
+            .add_flow(parent, children)
+            .await
+    }
+
+    /// Leases one item from any partition, asked in a rotating order; with a wait, waits on
+    /// every partition at once (spec/PROTOCOL.md 5.25, "Leasing"). Finish it through
+    /// [`Partitioned::queue_of`] (or [`Partitioned::complete`]).
+    pub async fn lease(&self, ttl: Duration, wait: Wait) -> Result<Option<Lease>> {
+        Ok(self.lease_batch(1, ttl, wait).await?.into_iter().next())
+    }
+
+    /// Leases up to `n` items (1 to 1000, argument `n`), from as many partitions as it takes in
+    /// a rotating order, one no-wait lease per partition asked, stopping once it has `n`; with
+    /// a wait and nothing found, waits on every partition at once.
+    pub async fn lease_batch(&self, n: usize, ttl: Duration, wait: Wait) -> Result<Vec<Lease>> {
+        if !(1..=crate::policy::MAX_PAGE).contains(&n) {
+            return Err(Error::invalid(
+                "n",
+                format!("must be 1 to {}", crate::policy::MAX_PAGE),
+            ));
+        }
+        let ttl_ms = ttl_millis(ttl)?;
+        let count = self.count();
+        let first = self.next.fetch_add(1, Ordering::Relaxed) % count;
+        let order: Vec<usize> = (0..count).map(|k| (first + k) % count).collect();
+        if count == 1 {
+            return self.partitions[0].lease_batch(n, ttl, wait).await;
+        }
+        let slice = match wait {
+            Wait::No => {
+                let mut got = Vec::new();
+                for &i in &order {
+                    let (leases, _, _) =
+                        self.partitions[i].try_lease(n - got.len(), ttl_ms).await?;
+                    got.extend(leases);
+                    if got.len() >= n {
+                        break;
+                    }
+                }
+                return Ok(got);
+            }
+            Wait::Timeout(d) => Some(d),
+            Wait::Forever => None,
+        };
+        let mut looks = Looks::new(count, true);
+        loop {
+            let wait = slice.unwrap_or(WAIT_SLICE);
+            let got = lease_any(
+                &self.partitions,
+                &order,
+                n,
+                ttl,
+                wait,
+                &mut looks,
+                std::future::pending(),
+            )
+            .await?;
+            if !got.is_empty() || slice.is_some() {
+                return Ok(got.into_iter().map(|(_, l)| l).collect());
+            }
+            if self.client().is_closed() {
+                return Err(Error::Closed);
+            }
+        }
+    }
+
+    /// Completes `lease` in its own partition ([`crate::Queue::complete`]).
+    pub async fn complete(&self, lease: &Lease) -> Result<bool> {
+        self.queue_of(lease)?.complete(lease).await
+    }
+}

@@ -1,0 +1,525 @@
+//! Partitioned queues (spec/PROTOCOL.md 5.25) on a local cluster of three primaries: the
+//! layout (one partition per primary for P = 3, two for P = 6), creation, routing, leasing and
+//! runners over the partitions, the reads over the logical queue, and P = 1 as today's queue.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use common::{assert_invalid, fresh_prefix, Env, TTL};
+use leaseq::worker::{Event, Job, Outcome, Worker};
+use leaseq::{key_slot, Client, Flow, Item, Partitioned, Retry, State, Wait};
+use leaseq_harness::{RedisCluster, RedisServer};
+
+static CLUSTER: OnceLock<RedisCluster> = OnceLock::new();
+
+fn cluster() -> &'static RedisCluster {
+    CLUSTER.get_or_init(RedisCluster::start)
+}
+
+async fn client() -> Client {
+    Client::connect_cluster(cluster().urls()).await.unwrap()
+}
+
+/// The slot ranges a node owns (its `myself` line of CLUSTER NODES).
+fn own_slots(node: &RedisServer) -> Vec<(u16, u16)> {
+    let nodes = node.command("CLUSTER NODES");
+    let line = nodes.lines().find(|l| l.contains("myself")).unwrap();
+    line.split_whitespace()
+        .skip(8)
+        .filter(|r| !r.starts_with('['))
+        .map(|r| match r.split_once('-') {
+            Some((a, b)) => (a.parse().unwrap(), b.parse().unwrap()),
+            None => (r.parse().unwrap(), r.parse().unwrap()),
+        })
+        .collect()
+}
+
+/// The index of the node that owns the slot of `prefix`.
+fn owner(prefix: &str) -> usize {
+    let slot = key_slot(prefix.as_bytes());
+    cluster()
+        .nodes()
+        .iter()
+        .position(|n| own_slots(n).iter().any(|&(a, b)| (a..=b).contains(&slot)))
+        .expect("an owner")
+}
+
+async fn create(client: &Client, name: &str, p: usize) -> Partitioned {
+    client
+        .create_partitioned(&fresh_prefix(name), p)
+        .await
+        .unwrap()
+}
+
+fn item(id: &str) -> Item {
+    Item::with_id(id, id.as_bytes().to_vec()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partitions_spread_evenly_over_the_primaries() {
+    let client = client().await;
+    for (p, per_node) in [(3, 1), (6, 2)] {
+        let q = create(&client, "spread", p).await;
+        let mut on = [0; 3];
+        for part in q.partitions() {
+            on[owner(part.prefix())] += 1;
+        }
+        assert_eq!(on, [per_node; 3], "P = {p}: partitions per primary");
+        // Every partition's keys are where its slot is: an item added to each shows up there.
+        for (i, part) in q.partitions().iter().enumerate() {
+            part.add(&item(&format!("x{i}"))).await.unwrap();
+            let keys = cluster().nodes()[owner(part.prefix())]
+                .command(&format!("EXISTS {}:item:x{i}", part.prefix()));
+            assert!(keys.contains('1'), "{keys}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creation_is_idempotent_and_a_different_count_is_refused() {
+    let client = client().await;
+    let base = fresh_prefix("create");
+    let q = client.create_partitioned(&base, 3).await.unwrap();
+    let again = client.create_partitioned(&base, 3).await.unwrap();
+    let read = client.partitioned(&base).await.unwrap();
+    let prefixes = |q: &Partitioned| -> Vec<String> {
+        q.partitions()
+            .iter()
+            .map(|p| p.prefix().to_owned())
+            .collect()
+    };
+    assert_eq!(prefixes(&q), prefixes(&again));
+    assert_eq!(prefixes(&q), prefixes(&read));
+    assert_eq!(q.count(), 3);
+    for other in [1, 6] {
+        let e = client.create_partitioned(&base, other).await.unwrap_err();
+        assert_invalid(&e, "partitions", other);
+    }
+    // The stored layout wins over what a client would compute.
+    for n in [0, leaseq::MAX_PARTITIONS + 1] {
+        assert_invalid(
+            &client.create_partitioned(&base, n).await.unwrap_err(),
+            "partitions",
+            n,
+        );
+    }
+    // A base with a plain queue in it cannot become partitioned.
+    let plain = fresh_prefix("plain");
+    client.queue(&plain).unwrap().add(&item("a")).await.unwrap();
+    let e = client.create_partitioned(&plain, 2).await.unwrap_err();
+    assert_invalid(&e, "partitions", "a plain queue");
+    assert_eq!(client.partitioned(&plain).await.unwrap().count(), 1);
+    // More than one partition needs a hash tag, on a single server too.
+    let single = RedisServer::start();
+    let one = Client::connect(&single.url()).await.unwrap();
+    assert_invalid(
+        &one.create_partitioned("jobs", 2).await.unwrap_err(),
+        "prefix",
+        "no tag",
+    );
+    assert_eq!(
+        one.create_partitioned("{jobs}", 2).await.unwrap().count(),
+        2
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_partition_is_todays_queue_byte_for_byte() {
+    let env = Env::single("p1").await;
+    let base = fresh_prefix("p1base");
+    let q = env.client.create_partitioned(&base, 1).await.unwrap();
+    assert_eq!(q.partitions()[0].prefix(), base);
+    assert_eq!(env.client.partitioned(&base).await.unwrap().count(), 1);
+    let items = |n: usize| -> Vec<Item> {
+        (0..n)
+            .map(|i| match i % 3 {
+                0 => item(&format!("i{i}")),
+                1 => item(&format!("i{i}")).priority(5),
+                _ => item(&format!("i{i}")).group("g"),
+            })
+            .collect()
+    };
+    let plain = &env.queue;
+    plain.add_batch(&items(9)).await.unwrap();
+    q.add_batch(&items(9)).await.unwrap();
+    plain.add(&item("one")).await.unwrap();
+    q.add(&item("one")).await.unwrap();
+    // Every key, its type and content (hash field names: times and incarnations differ).
+    let dump = |prefix: String| {
+        let raw = env.raw.clone();
+        async move {
+            let mut raw = raw;
+            let pattern = format!("{}*", prefix.replace('{', "\\{").replace('}', "\\}"));
+            let keys: Vec<String> = redis::cmd("KEYS")
+                .arg(&pattern)
+                .query_async(&mut raw)
+                .await
+                .unwrap();
+            let mut out = BTreeMap::new();
+            for key in keys {
+                let kind: String = redis::cmd("TYPE")
+                    .arg(&key)
+                    .query_async(&mut raw)
+                    .await
+                    .unwrap();
+                let content: Vec<Vec<u8>> = match kind.as_str() {
+                    "string" => vec![redis::cmd("GET")
+                        .arg(&key)
+                        .query_async(&mut raw)
+                        .await
+                        .unwrap()],
+                    "list" => redis::cmd("LRANGE")
+                        .arg(&key)
+                        .arg(0)
+                        .arg(-1)
+                        .query_async(&mut raw)
+                        .await
+                        .unwrap(),
+                    "hash" => redis::cmd("HKEYS")
+                        .arg(&key)
+                        .query_async(&mut raw)
+                        .await
+                        .unwrap(),
+                    "zset" | "set" => {
+                        let mut m: Vec<Vec<u8>> =
+                            redis::cmd(if kind == "set" { "SMEMBERS" } else { "ZRANGE" })
+                                .arg(&key)
+                                .arg_if(kind == "zset", 0)
+                                .arg_if(kind == "zset", -1)
+                                .query_async(&mut raw)
+                                .await
+                                .unwrap();
+                        m.sort();
+                        m
+                    }
+                    other => panic!("{key}: {other}"),
+                };
+                let mut fields = content;
+                if kind == "hash" {
+                    fields.sort();
+                }
+                out.insert(key[prefix.len()..].to_owned(), (kind, fields));
+            }
+            out
+        }
+    };
+    let ours = dump(base.clone()).await;
+    let theirs = dump(plain.prefix().to_owned()).await;
+    assert!(!ours.is_empty());
+    assert_eq!(ours, theirs);
+    assert!(!ours.contains_key(":partitions"));
+}
+
+trait ArgIf {
+    fn arg_if(&mut self, cond: bool, arg: i64) -> &mut Self;
+}
+
+impl ArgIf for redis::Cmd {
+    fn arg_if(&mut self, cond: bool, arg: i64) -> &mut Self {
+        if cond {
+            self.arg(arg);
+        }
+        self
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn items_route_by_group_then_dependency_then_id() {
+    let client = client().await;
+    let q = create(&client, "route", 6).await;
+    // By id: each item lands in its id's partition, and an id added twice stays one item.
+    let mut per = vec![0; 6];
+    for i in 0..120 {
+        let it = item(&format!("id{i}"));
+        assert!(q.add(&it).await.unwrap());
+        let at = q.partition_of(&it);
+        assert_eq!(at, q.partition_of_id(it.id()));
+        assert!(q.partitions()[at].get(it.id()).await.unwrap().is_some());
+        per[at] += 1;
+    }
+    assert!(
+        per.iter().all(|&n| n > 0),
+        "every partition got items: {per:?}"
+    );
+    assert!(!q.add(&item("id7")).await.unwrap(), "a dedup by id");
+    // By group: all of a group's items in one partition, whatever their ids.
+    let grouped: Vec<Item> = (0..30)
+        .map(|i| item(&format!("g{i}")).group("tenant-a"))
+        .collect();
+    assert_eq!(q.add_batch(&grouped).await.unwrap(), 30);
+    let home = q.partition_of(&grouped[0]);
+    assert_eq!(
+        q.partitions()[home]
+            .group("tenant-a")
+            .await
+            .unwrap()
+            .waiting,
+        30
+    );
+    // By dependency: an item waits in its dependency's partition; one whose dependencies
+    // would cross partitions is refused before anything is sent.
+    let dep = "id3";
+    let waiter = item("after3").depends_on([dep]);
+    assert!(q.add(&waiter).await.unwrap());
+    let at = q.partition_of_id(dep);
+    let job = q.partitions()[at].get("after3").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Blocked);
+    let other = (0..120)
+        .map(|i| format!("id{i}"))
+        .find(|id| q.partition_of_id(id) != at)
+        .unwrap();
+    let cross = item("cross").depends_on([dep.to_owned(), other]);
+    assert_invalid(&q.add(&cross).await.unwrap_err(), "depends_on", "cross");
+    assert_invalid(
+        &q.add_batch(&[item("fine"), cross]).await.unwrap_err(),
+        "depends_on",
+        "batch",
+    );
+    assert!(q.get("fine").await.unwrap().is_none(), "nothing sent");
+    // A flow goes whole to its root's partition.
+    let flow = Flow::new(item("c1")).child(item("c2"));
+    assert_eq!(
+        q.add_flow(&item("root"), &[flow, Flow::new(item("c3"))])
+            .await
+            .unwrap(),
+        4
+    );
+    let root = q.partition_of_id("root");
+    for id in ["root", "c1", "c2", "c3"] {
+        assert!(
+            q.partitions()[root].get(id).await.unwrap().is_some(),
+            "{id}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leases_rotate_over_partitions_and_finish_in_their_own() {
+    let client = client().await;
+    let q = create(&client, "lease", 3).await;
+    assert!(q.lease(TTL, Wait::No).await.unwrap().is_none());
+    // One item in each partition: three leases, one from each, in any order.
+    for (i, part) in q.partitions().iter().enumerate() {
+        part.add(&item(&format!("p{i}"))).await.unwrap();
+    }
+    let mut from = HashSet::new();
+    for _ in 0..3 {
+        let lease = q.lease(TTL, Wait::No).await.unwrap().expect("an item");
+        from.insert(q.queue_of(&lease).unwrap().prefix().to_owned());
+        assert!(q.complete(&lease).await.unwrap());
+    }
+    assert_eq!(from.len(), 3);
+    // A batch gathers from every partition it needs.
+    let items: Vec<Item> = (0..30).map(|i| item(&format!("b{i}"))).collect();
+    q.add_batch(&items).await.unwrap();
+    let leases = q.lease_batch(30, TTL, Wait::No).await.unwrap();
+    assert_eq!(leases.len(), 30);
+    // A lease of another queue is refused.
+    let stranger = client.queue(&fresh_prefix("stranger")).unwrap();
+    stranger.add(&item("s")).await.unwrap();
+    let foreign = stranger.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert_invalid(&q.queue_of(&foreign).unwrap_err(), "lease", "foreign");
+    // A waiting lease wakes for an item added to any partition.
+    let adder = q.clone();
+    let add = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        adder.partitions()[2].add(&item("late")).await.unwrap();
+    });
+    let late = q
+        .lease(TTL, Wait::Timeout(Duration::from_secs(30)))
+        .await
+        .unwrap()
+        .expect("the late item");
+    assert_eq!(late.id(), "late");
+    assert_eq!(
+        q.queue_of(&late).unwrap().prefix(),
+        q.partitions()[2].prefix()
+    );
+    add.await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_cover_the_logical_queue() {
+    let client = client().await;
+    let q = create(&client, "reads", 3).await;
+    let items: Vec<Item> = (0..60).map(|i| item(&format!("r{i:02}"))).collect();
+    assert_eq!(q.add_batch(&items).await.unwrap(), 60);
+    // An item put in a partition other than its id's is still found.
+    let elsewhere = (q.partition_of_id("odd") + 1) % 3;
+    q.partitions()[elsewhere].add(&item("odd")).await.unwrap();
+    let job = q
+        .get("odd")
+        .await
+        .unwrap()
+        .expect("found in another partition");
+    assert_eq!(job.state, State::Waiting);
+    assert!(q.get("nobody").await.unwrap().is_none());
+    assert_eq!(q.cancel("odd").await.unwrap(), Some(State::Waiting));
+    assert_eq!(q.cancel("odd").await.unwrap(), None);
+    assert_eq!(q.cancel("r05").await.unwrap(), Some(State::Waiting));
+    assert!(q.get("r05").await.unwrap().is_none());
+    // Waiting counts the ids in the lists: a cancelled item's id stays until a lease drops it.
+    let stats = q.stats().await.unwrap();
+    assert_eq!(stats.total.waiting, 61);
+    assert_eq!(stats.partitions.len(), 3);
+    assert_eq!(stats.partitions.iter().map(|s| s.waiting).sum::<u64>(), 61);
+    assert!(stats.partitions.iter().all(|s| s.waiting > 0));
+    assert_eq!(q.count_in(State::Waiting).await.unwrap(), 61);
+    // Pages over the partitions, one after another: every id once.
+    let mut seen = Vec::new();
+    for start in (0..70).step_by(7) {
+        seen.extend(
+            q.list(State::Waiting, start, 7)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|e| e.id),
+        );
+    }
+    let unique: HashSet<_> = seen.iter().collect();
+    assert_eq!((seen.len(), unique.len()), (61, 61));
+    // Dead letters: one dies in each partition of another queue, then all are requeued.
+    let d = create(&client, "dead", 3).await;
+    for (i, part) in d.partitions().iter().enumerate() {
+        part.add(&item(&format!("d{i}"))).await.unwrap();
+        let lease = part.lease(TTL, Wait::No).await.unwrap().unwrap();
+        part.fail(&lease, "boom", "E", Retry::Never).await.unwrap();
+    }
+    assert_eq!(d.count_in(State::Dead).await.unwrap(), 3);
+    assert_eq!(d.list(State::Dead, 0, 10).await.unwrap().len(), 3);
+    assert_eq!(d.stats().await.unwrap().total.dead, 3);
+    assert_eq!(d.dead_requeue_oldest(None).await.unwrap(), 3);
+    assert_eq!(d.stats().await.unwrap().total.waiting, 3);
+    assert!(q.pause().await.unwrap());
+    assert!(q.stats().await.unwrap().total.paused);
+    assert!(q.resume().await.unwrap());
+}
+
+async fn drain_with_a_runner(p: usize) {
+    const N: usize = 900;
+    let client = client().await;
+    let q = create(&client, "runner", p).await;
+    let items: Vec<Item> = (0..N).map(|i| item(&format!("w{i}"))).collect();
+    assert_eq!(q.add_batch(&items).await.unwrap(), N);
+    let completed: Arc<Mutex<HashMap<String, u32>>> = Arc::default();
+    let served: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    let all_done = Arc::new(tokio::sync::Notify::new());
+    let (seen, done) = (completed.clone(), all_done.clone());
+    let by = served.clone();
+    let worker = Worker::partitioned(&q, move |job: Job| {
+        *by.lock()
+            .unwrap()
+            .entry(job.queue().prefix().to_owned())
+            .or_default() += 1;
+        async { Outcome::Complete(None) }
+    })
+    .concurrency(16)
+    .on_event(move |e| {
+        if let Event::Completed { id, .. } = e {
+            let mut seen = seen.lock().unwrap();
+            *seen.entry(id.clone()).or_default() += 1;
+            if seen.len() == N {
+                done.notify_one();
+            }
+        }
+    });
+    let report = tokio::time::timeout(
+        Duration::from_secs(120),
+        worker.run_until(async move { all_done.notified().await }),
+    )
+    .await
+    .expect("the runner drained the queue")
+    .unwrap();
+    let completed = completed.lock().unwrap().clone();
+    assert_eq!(completed.len(), N, "P = {p}: every item");
+    assert!(completed.values().all(|&n| n == 1), "P = {p}: none twice");
+    assert_eq!(report.completed, N as u64);
+    let served = served.lock().unwrap().clone();
+    for part in q.partitions() {
+        let expected = items
+            .iter()
+            .filter(|it| q.partitions()[q.partition_of(it)].prefix() == part.prefix())
+            .count();
+        assert_eq!(
+            served.get(part.prefix()).copied().unwrap_or(0),
+            expected,
+            "{}",
+            part.prefix()
+        );
+    }
+    let stats = q.stats().await.unwrap().total;
+    assert_eq!((stats.waiting, stats.leased), (0, 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_drains_three_partitions_exactly_once() {
+    drain_with_a_runner(3).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_drains_six_partitions_exactly_once() {
+    drain_with_a_runner(6).await;
+}
+
+/// An idle runner over six partitions, given one item at a time, leases it from the partition
+/// whose wait answered: it does not ask each empty partition again at every look, nor open a
+/// connection for each of their waits again (spec 13.3).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_runner_does_not_ask_every_empty_partition_per_item() {
+    const N: usize = 30;
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).await.unwrap();
+    let q = client.create_partitioned("{idle}", 6).await.unwrap();
+    let done = Arc::new(tokio::sync::Semaphore::new(0));
+    let (notify, stop) = (done.clone(), Arc::new(tokio::sync::Notify::new()));
+    let stopper = stop.clone();
+    let worker = Worker::partitioned(&q, |_job: Job| async { Outcome::Complete(None) })
+        .concurrency(4)
+        .on_event(move |e| {
+            if let Event::Completed { .. } = e {
+                notify.add_permits(1);
+            }
+        });
+    let run = tokio::spawn(worker.run_until(async move { stopper.notified().await }));
+    // The runner's first look (and its registration) before counting.
+    q.add(&item("warm")).await.unwrap();
+    done.acquire().await.unwrap().forget();
+    let fcalls = || {
+        let info = server.command("INFO commandstats");
+        info.lines()
+            .find_map(|l| l.strip_prefix("cmdstat_fcall:calls="))
+            .and_then(|rest| rest.split(',').next())
+            .map_or(0u64, |n| n.parse().unwrap())
+    };
+    let connections = || {
+        let info = server.command("INFO stats");
+        info.lines()
+            .find_map(|l| l.strip_prefix("total_connections_received:"))
+            .map_or(0u64, |n| n.trim().parse().unwrap())
+    };
+    let (before, connected) = (fcalls(), connections());
+    for i in 0..N {
+        q.add(&item(&format!("one{i}"))).await.unwrap();
+        done.acquire().await.unwrap().forget();
+    }
+    let calls = fcalls() - before;
+    let opened = connections() - connected;
+    stop.notify_one();
+    run.await.unwrap().unwrap();
+    // Each item: its add, its lease and its complete, with a little room for the runner's
+    // beats and a lease that found a partition empty; asking all six partitions per look
+    // would be about nine per item.
+    assert!(
+        calls <= 5 * N as u64,
+        "{calls} function calls for {N} items added one at a time"
+    );
+    // The waits on the partitions that did not answer stay in flight to the next look: no
+    // connection is opened per item (ending them would cost eleven new ones per item here).
+    assert!(
+        opened < N as u64,
+        "{opened} connections opened for {N} items added one at a time"
+    );
+}
