@@ -121,7 +121,8 @@ def run_once(cl, client_argv, w, n, payload, read_json_line, log):
                             cwd=os.path.dirname(os.path.abspath(__file__)))
     try:
         read_json_line(proc, "ready")
-        cpu0 = [cpu(r.info("cpu")) for r in cl.nodes]
+        infos0 = [r.info("cpu") for r in cl.nodes]
+        cpu0 = [cpu(i) for i in infos0]
         for r in cl.nodes:
             r.config_resetstat()
         proc.stdin.write("go\n")
@@ -143,7 +144,7 @@ def run_once(cl, client_argv, w, n, payload, read_json_line, log):
         served[port] += part["items"]
         partitions.append(dict(part, port=port))
     nodes = []
-    for port, info, c0, idle in zip(cl.ports, infos, cpu0, cl.idle_cpu_per_s):
+    for port, info, c0, i0, idle in zip(cl.ports, infos, cpu0, infos0, cl.idle_cpu_per_s):
         calls = sum(v["calls"] for k, v in info.items()
                     if k.startswith("cmdstat_") and not k[len("cmdstat_"):].split("|")[0].lower() in DRIVER)
         used = cpu(info) - c0
@@ -152,6 +153,8 @@ def run_once(cl, client_argv, w, n, payload, read_json_line, log):
                    if k2.startswith("cmdstat_") and not k2[len("cmdstat_"):].split("|")[0].lower() in DRIVER}
         nodes.append(dict(port=port, items=k, share=k / items, redis_cpu_us=used * 1e6,
                           redis_cpu_us_per_item=used * 1e6 / k if k else None,
+                          # of which in the kernel (sockets, epoll): grows as a node's load thins
+                          redis_cpu_sys_us_per_item=(info["used_cpu_sys"] - i0["used_cpu_sys"]) * 1e6 / k if k else None,
                           idle_cpu_us=idle * result["seconds"] * 1e6,
                           commands_per_item=calls / k if k else None,
                           commands={c: v / k for c, v in sorted(by_name.items())} if k else {},
@@ -296,4 +299,19 @@ def targets(raw):
                         detail=f"{statistics.median(r['rate'] for r in runs):,.0f}/s vs "
                                f"{statistics.median(b['rate'] for b in base):,.0f}/s, run by run "
                                f"{statistics.median(rr):.2f}x (median; {min(rr):.2f}-{max(rr):.2f})"))
+    # 50 slots per partition: the same load depth per partition as P = 1's (measured, not held).
+    for wid, p in (("partitioned_p3_c150", 3), ("partitioned_p6_c300", 6)):
+        runs = raw.get(wid, {}).get("leaseq-rust")
+        name = f"partitioned queue P = {p}, runner concurrency {50 * p} (50 per partition): Redis CPU per item per primary against P = 1"
+        if not runs or not base:
+            out.append(dict(target=name, met=None, detail=f"not measured: {wid} or partitioned_p1 did not run"))
+            continue
+        ratios = [r["max_primary_cpu_us_per_item"] / b["max_primary_cpu_us_per_item"] for r, b in zip(runs, base)]
+        calls = [sum(x["commands"].get("fcall", 0) * x["items"] for x in r["nodes"]) / r["items"] for r in runs]
+        calls1 = [sum(x["commands"].get("fcall", 0) * x["items"] for x in b["nodes"]) / b["items"] for b in base]
+        out.append(dict(target=name, met="info", ratio=statistics.median(ratios),
+                        detail=f"worst primary {statistics.median(r['max_primary_cpu_us_per_item'] for r in runs):.1f} µs/item "
+                               f"vs {statistics.median(b['max_primary_cpu_us_per_item'] for b in base):.1f}, run by run "
+                               f"{statistics.median(ratios):.2f}x; script calls per item {statistics.median(calls):.3f} vs "
+                               f"{statistics.median(calls1):.3f}; {statistics.median(r['rate'] for r in runs):,.0f} items/s"))
     return out

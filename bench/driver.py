@@ -188,6 +188,14 @@ WORKLOADS = [
          runner="partitioned_runner", n={"leaseq-rust": 60000}, partitions=3, args=["--workers", "50", "--partitions", "3"]),
     dict(id="partitioned_p6", title="partitioned queue, P = 6, 3 primaries, runner c=50", kind="partitioned",
          runner="partitioned_runner", n={"leaseq-rust": 60000}, partitions=6, args=["--workers", "50", "--partitions", "6"]),
+    # The same with 50 slots per partition (concurrency 50 * P): each partition sees the load
+    # depth of P = 1's one, so its script calls carry as many items (bench/README.md).
+    dict(id="partitioned_p3_c150", title="partitioned queue, P = 3, 3 primaries, runner c=150", kind="partitioned",
+         runner="partitioned_runner", n={"leaseq-rust": 60000}, partitions=3, per_partition=50,
+         args=["--workers", "150", "--partitions", "3"]),
+    dict(id="partitioned_p6_c300", title="partitioned queue, P = 6, 3 primaries, runner c=300", kind="partitioned",
+         runner="partitioned_runner", n={"leaseq-rust": 60000}, partitions=6, per_partition=50,
+         args=["--workers", "300", "--partitions", "6"]),
     # Not a comparison: where the time of one leaseq call goes (see bench/README.md).
     dict(id="call_costs", title="cost of one call, µs", kind="costs", runner="call_costs",
          n={"leaseq-rust": 5000}),
