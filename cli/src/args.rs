@@ -243,6 +243,19 @@ pub enum Command {
     Dashboard(ServeArgs),
     /// Serve only /metrics, in the Prometheus text format.
     Metrics(ServeArgs),
+    /// Create a queue stored as partitions (spec 5.25), each a queue of its own in a slot of its
+    /// own, so that a Redis Cluster spreads it over its primaries; prints the partitions'
+    /// prefixes. The same count again is fine; another count is refused. `stats`, `ls`, `get`
+    /// and `cancel` on the base then show the whole queue (and `stats`, each partition).
+    Create {
+        #[command(flatten)]
+        queue: QueueArg,
+        /// How many partitions (1 to 64); more than one need a `{hash tag}` in the prefix.
+        #[arg(long, default_value_t = 1)]
+        partitions: usize,
+        #[command(flatten)]
+        json: JsonArg,
+    },
 }
 
 /// The dead-letter commands.

@@ -197,6 +197,11 @@ async fn execute(cli: Cli) -> Outcome {
             }
         },
         Command::Events(args) => commands::events::events(&client, &args).await,
+        Command::Create {
+            queue,
+            partitions,
+            json,
+        } => commands::partitions::create(&client, &queue.queue, partitions, json.json).await,
         Command::Dashboard(_) | Command::Metrics(_) => unreachable!("served above"),
     }
     .map_err(|f: Fail| f)

@@ -36,6 +36,15 @@ struct QueueLabel {
     queue: String,
 }
 
+/// A partition of a partitioned queue (spec/PROTOCOL.md 5.25): `queue` is the partition's
+/// prefix (the label of its own series), `base` the queue it is part of, `partition` its index.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PartitionLabel {
+    queue: String,
+    base: String,
+    partition: String,
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct NameOutcome {
     queue: String,
@@ -171,11 +180,29 @@ impl Exporter {
         client: &leaseq::Client,
         queues: &[String],
     ) -> leaseq::Result<String> {
-        let prefixes = if queues.is_empty() {
+        let found = if queues.is_empty() {
             client.queues("").await?
         } else {
             queues.to_vec()
         };
+        // A partitioned queue's series are its partitions', each joined to it by
+        // `leaseq_partition` (spec/PROTOCOL.md 5.25).
+        let mut prefixes = Vec::with_capacity(found.len());
+        let mut partitions = Vec::new();
+        for (prefix, p) in crate::commands::partitions::logical(client, found).await? {
+            let Some(p) = p else {
+                prefixes.push(prefix);
+                continue;
+            };
+            for (i, part) in p.partitions().iter().enumerate() {
+                partitions.push(PartitionLabel {
+                    queue: part.prefix().to_owned(),
+                    base: prefix.clone(),
+                    partition: i.to_string(),
+                });
+                prefixes.push(part.prefix().to_owned());
+            }
+        }
         let mut read = Vec::with_capacity(prefixes.len());
         for prefix in prefixes {
             let queue = client.queue(&prefix)?;
@@ -183,12 +210,27 @@ impl Exporter {
                 tokio::try_join!(queue.stats(), queue.config(), queue.counts_by_name())?;
             read.push(Figures::new(prefix, &stats, &config, by_name));
         }
-        Ok(self.encode(&read))
+        Ok(self.encode_with(&read, &partitions))
     }
 
     /// The text of the figures read; the totals of the queues that count move on.
+    #[cfg(test)]
     fn encode(&self, read: &[Figures]) -> String {
+        self.encode_with(read, &[])
+    }
+
+    /// [`Exporter::encode`], and one `leaseq_partition` series per partition shown.
+    fn encode_with(&self, read: &[Figures], partitions: &[PartitionLabel]) -> String {
         let mut registry = Registry::default();
+        let info = Family::<PartitionLabel, Gauge>::default();
+        registry.register(
+            "leaseq_partition",
+            "1 for each partition of a partitioned queue: `queue` (the partition's prefix, as in the other series) is partition `partition` of `base`",
+            info.clone(),
+        );
+        for label in partitions {
+            info.get_or_create(label).set(1);
+        }
         let jobs = Family::<QueueState, Gauge>::default();
         registry.register(
             "leaseq_jobs",

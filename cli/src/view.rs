@@ -230,6 +230,10 @@ pub struct StatsView {
     /// While leases are held off, by the rate limit or a hold (`leaseq hold`), the time left
     /// (ms); null while they are not.
     pub rate_limited_for_ms: Option<u64>,
+    /// A partitioned queue's partitions (spec/PROTOCOL.md 5.25), each with its own figures;
+    /// absent for a queue of one partition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<Vec<StatsView>>,
 }
 
 /// A rate limit ([`leaseq::RateLimit`]): at most `max` leases in each window of `per_ms`.
@@ -294,6 +298,7 @@ impl StatsView {
             capacity: s.capacity,
             rate_limit: config.rate_limit.map(Into::into),
             rate_limited_for_ms: s.rate_limited_for.map(ms),
+            partitions: None,
         }
     }
 

@@ -13,8 +13,10 @@ use crate::keys::{escape_glob, QueueKeys};
 /// The keys that mark a queue, each with the type the protocol gives it (spec/PROTOCOL.md, 2).
 /// A drained queue has none of them but its per-minute counters, so `rate:<minute>` marks a
 /// queue too while they last (62 minutes). A paused queue keeps its waiting items of priority 0
-/// in `P:held` rather than `P:queue`, so `P:held` marks a queue as well.
-const MARKERS: [(&str, &str); 8] = [
+/// in `P:held` rather than `P:queue`, so `P:held` marks a queue as well. A partitioned queue's
+/// base is marked by its layout, `B:partitions` (spec/PROTOCOL.md 5.25); its partitions are
+/// queues of their own.
+const MARKERS: [(&str, &str); 9] = [
     (":queue", "list"),
     (":processing", "list"),
     (":delayed", "zset"),
@@ -23,6 +25,7 @@ const MARKERS: [(&str, &str); 8] = [
     (":prios", "zset"),
     (":config", "hash"),
     (":held", "list"),
+    (":partitions", "string"),
 ];
 
 /// Keys one `SCAN` call examines (a hint to Redis, bounded work per round trip).
@@ -35,7 +38,8 @@ impl Client {
     /// A queue is found by its marker keys (`P:queue`, `P:processing`, `P:delayed`, `P:leased`,
     /// `P:dead`, `P:prios`, `P:config`, `P:held`, or a per-minute counter `P:rate:<minute>`) when the key
     /// has the type the protocol gives it and `P` is a valid prefix (so an item whose id ends in
-    /// `:queue` is not taken for a queue). A queue that has none of these keys (never used, or
+    /// `:queue` is not taken for a queue). The base of a partitioned queue is found by its
+    /// layout (`B:partitions`, a string), and each of its partitions as a queue of its own. A queue that has none of these keys (never used, or
     /// drained over an hour ago) leaves nothing to find.
     ///
     /// Uses `SCAN MATCH <starting_with, glob-escaped>* COUNT 1000` and one pipelined `TYPE` per
@@ -130,5 +134,6 @@ mod tests {
         assert_eq!(marker("jobs:rate:"), None);
         assert_eq!(marker("jobs:item:abc"), None);
         assert_eq!(marker("jobs:queues"), None);
+        assert_eq!(marker("{jobs}:partitions"), Some(("{jobs}", "string")));
     }
 }

@@ -19,6 +19,7 @@ const TESTED: &[&str] = &[
     "names",
     "logs",
     "operations",
+    "partitioned",
     "quickstart",
     "recovery",
     "runner",
@@ -94,6 +95,14 @@ fn events() {
         run("events"),
         "added order-1 (attempt 0)\nleased order-1 (attempt 1)\ncompleted order-1 (attempt 1)\n\
          since then: added order-2\n"
+    );
+}
+
+#[test]
+fn partitioned() {
+    assert_eq!(
+        run("partitioned"),
+        "4 partitions\nadded 10\ncompleted 10\nwaiting 0 in 4 partitions\n"
     );
 }
 

@@ -465,7 +465,8 @@ async fn a_runner_drains_six_partitions_exactly_once() {
 }
 
 /// An idle runner over six partitions, given one item at a time, leases it from the partition
-/// whose wait answered: it does not ask each empty partition again at every look (spec 13.3).
+/// whose wait answered: it does not ask each empty partition again at every look, nor open a
+/// connection for each of their waits again (spec 13.3).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_runner_does_not_ask_every_empty_partition_per_item() {
     const N: usize = 30;
@@ -493,12 +494,19 @@ async fn an_idle_runner_does_not_ask_every_empty_partition_per_item() {
             .and_then(|rest| rest.split(',').next())
             .map_or(0u64, |n| n.parse().unwrap())
     };
-    let before = fcalls();
+    let connections = || {
+        let info = server.command("INFO stats");
+        info.lines()
+            .find_map(|l| l.strip_prefix("total_connections_received:"))
+            .map_or(0u64, |n| n.trim().parse().unwrap())
+    };
+    let (before, connected) = (fcalls(), connections());
     for i in 0..N {
         q.add(&item(&format!("one{i}"))).await.unwrap();
         done.acquire().await.unwrap().forget();
     }
     let calls = fcalls() - before;
+    let opened = connections() - connected;
     stop.notify_one();
     run.await.unwrap().unwrap();
     // Each item: its add, its lease and its complete, with a little room for the runner's
@@ -507,5 +515,11 @@ async fn an_idle_runner_does_not_ask_every_empty_partition_per_item() {
     assert!(
         calls <= 5 * N as u64,
         "{calls} function calls for {N} items added one at a time"
+    );
+    // The waits on the partitions that did not answer stay in flight to the next look: no
+    // connection is opened per item (ending them would cost eleven new ones per item here).
+    assert!(
+        opened < N as u64,
+        "{opened} connections opened for {N} items added one at a time"
     );
 }

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use super::partitions;
 use crate::fail::{queue_must_exist, Fail, Outcome};
 use crate::output::{self, age, bold, time};
 use crate::view::{preview, EntryView, JobView, MinuteView, StatsView, PREVIEW_BYTES};
@@ -33,14 +34,15 @@ pub async fn stats(
             Some(q) => vec![q.to_owned()],
             None => client.queues("").await?,
         };
-        let mut views = Vec::with_capacity(prefixes.len());
+        let listed = partitions::logical(client, prefixes).await?;
+        let mut views = Vec::with_capacity(listed.len());
         // All zeros: an empty queue, or no queue at all (a typo)? Asked once, not while
         // watching (a queue may appear), and one more round trip only then; the figures are
         // printed either way, then the exit code says it.
         let mut missing = Ok(());
-        for prefix in &prefixes {
+        for (prefix, p) in &listed {
             let q = client.queue(prefix)?;
-            let view = StatsView::read(&q, prefix).await?;
+            let view = partitions::stats_view(&q, prefix, p.as_ref()).await?;
             if queue.is_some() && !watch && view.is_idle() {
                 match queue_must_exist(&q, prefix).await {
                     Err(Fail::NoQueue(m)) => missing = Err(Fail::NoQueue(m)),
@@ -59,8 +61,10 @@ pub async fn stats(
             if watch && output::colour() {
                 print!("\x1b[2J\x1b[H");
             }
+            // A partitioned queue's row, then each partition's.
             let rows: Vec<Vec<String>> = views
                 .iter()
+                .flat_map(|v| std::iter::once(v).chain(v.partitions.iter().flatten()))
                 .map(|v| {
                     // Counters off: say so, never a zero that reads as an idle queue.
                     let counted = |f: fn(&MinuteView) -> u64| match (&v.last_minute, &v.last_hour) {
@@ -192,7 +196,7 @@ pub async fn ls(
     json: bool,
 ) -> Outcome {
     let q = client.queue(queue)?;
-    let entries = q.list(state, start, limit).await?;
+    let entries = partitions::list(client, &q, queue, state, start, limit).await?;
     if entries.is_empty() {
         queue_must_exist(&q, queue).await?;
     }
@@ -236,7 +240,7 @@ pub async fn ls(
 /// `leaseq get ID`.
 pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> Outcome {
     let q = client.queue(queue)?;
-    let Some(job) = q.get(id).await? else {
+    let Some(job) = partitions::get(client, &q, queue, id).await? else {
         queue_must_exist(&q, queue).await?;
         return Err(Fail::NotFound(format!(
             "no item `{id}` in queue `{queue}` (it never existed, or completed without a kept \

@@ -92,7 +92,7 @@ pub async fn add(client: &leaseq::Client, args: &AddArgs) -> Outcome {
 /// `leaseq cancel ID`.
 pub async fn cancel(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> Outcome {
     let q = client.queue(queue)?;
-    let was = q.cancel(id).await?;
+    let was = super::partitions::cancel(client, &q, queue, id).await?;
     if json {
         output::json(&serde_json::json!({"id": id, "was": was.map(|s| s.to_string())}));
     }

@@ -8,6 +8,7 @@ pub mod events;
 pub mod groups;
 pub mod inspect;
 pub mod items;
+pub mod partitions;
 pub mod pause;
 pub mod schedules;
 pub mod workers;

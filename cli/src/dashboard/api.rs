@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::AppState;
+use crate::commands::partitions;
 use crate::fail::Fail;
 use crate::view::{ConfigView, EntryView, GroupView, JobView, StatsView};
 
@@ -163,9 +164,11 @@ pub async fn queues(State(app): State<AppState>) -> ApiResult<Vec<StatsView>> {
     } else {
         app.queues.clone()
     };
-    let mut out = Vec::with_capacity(prefixes.len());
-    for prefix in prefixes {
-        out.push(StatsView::read(&client.queue(&prefix)?, &prefix).await?);
+    // A partitioned queue shows as one, its partitions inside it (spec 5.25).
+    let listed = partitions::logical(&client, prefixes).await?;
+    let mut out = Vec::with_capacity(listed.len());
+    for (prefix, p) in listed {
+        out.push(partitions::stats_view(&client.queue(&prefix)?, &prefix, p.as_ref()).await?);
     }
     Ok(Json(out))
 }
@@ -175,8 +178,11 @@ pub async fn stats(
     State(app): State<AppState>,
     ApiQuery(q): ApiQuery<QueueQuery>,
 ) -> ApiResult<StatsView> {
+    let queue = app.queue(&q.queue).await?;
+    let client = app.client().await?;
+    let p = partitions::of(&client, &q.queue).await?;
     Ok(Json(
-        StatsView::read(&app.queue(&q.queue).await?, &q.queue).await?,
+        partitions::stats_view(&queue, &q.queue, p.as_ref()).await?,
     ))
 }
 

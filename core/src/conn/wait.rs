@@ -163,63 +163,6 @@ impl<'a> Waiter<'a> {
         }
     }
 
-    /// [`Waiter::until_any`] over any number of keys (a runner over several queues waits on
-    /// each queue's `P:queue` and `P:wake` at once, spec/PROTOCOL.md 13.3): a BLMOVE per key,
-    /// each on a connection of its own; the first to answer ends the wait. Returns the index
-    /// (in `keys`) of the key that answered with an element, `None` when the time passed.
-    pub async fn until_any_of(
-        &self,
-        keys: Vec<Vec<u8>>,
-        timeout: Option<Duration>,
-    ) -> Result<Option<usize>> {
-        let result = self.wait_on_all(keys, timeout).await;
-        if let Err(e) = &result {
-            if Verdict::of(e).outcome_unknown() {
-                self.handle.connections().forget_waiters();
-            }
-        }
-        result
-    }
-
-    async fn wait_on_all(
-        &self,
-        keys: Vec<Vec<u8>>,
-        timeout: Option<Duration>,
-    ) -> Result<Option<usize>> {
-        let mut closed = self.handle.closed_signal();
-        if *closed.borrow() {
-            return Err(Error::Closed);
-        }
-        let slice = timeout.map_or(WAIT_SLICE, |d| d.min(WAIT_SLICE));
-        let mut waits = tokio::task::JoinSet::new();
-        for (index, key) in keys.into_iter().enumerate() {
-            let conn = self.take_waiter().await?;
-            waits.spawn(async move { (index, rotate(conn, &key, slice).await) });
-        }
-        let answer = tokio::select! {
-            answer = waits.join_next() => answer,
-            // Dropping the set aborts the other waits, and their connections with them, which
-            // ends their BLMOVEs server-side.
-            _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
-        };
-        let Some(Ok((index, (reply, conn)))) = answer else {
-            // No key to wait on, or a wait's task was cut: nothing answered.
-            return Ok(None);
-        };
-        match reply {
-            Some(Ok(value)) => {
-                self.handle.connections().return_waiter(conn);
-                // BLMOVE answers nil when its time passed, the element it moved otherwise.
-                Ok((value != Value::Nil).then_some(index))
-            }
-            Some(Err(e)) => Err(Error::from_redis(e, self.prefix)),
-            None => Err(Error::Timeout(Cause::io(
-                "blocking wait got no answer",
-                None,
-            ))),
-        }
-    }
-
     /// Blocks until the stream `key` has an entry after `after` (`XREAD BLOCK ... COUNT
     /// count STREAMS key after`), or `timeout` (at most [`WAIT_SLICE`]; `None`: the slice)
     /// passes, on a connection of the wait's own, kept for the next wait: the event stream's
@@ -279,12 +222,112 @@ impl<'a> Waiter<'a> {
         }
     }
 
+    /// [`Waiter::until_any`] over any number of keys, whose waits outlive it (a runner over
+    /// several queues waits on each queue's `P:queue` and `P:wake` at once, spec/PROTOCOL.md
+    /// 13.3): a BLMOVE per key of `keys` not already waiting in `kept`, each on a connection of its own, kept in flight after the first
+    /// answer, so that the next wait (a runner's next look, spec/PROTOCOL.md 13.3) finds the
+    /// others still waiting instead of opening a connection per key again. Returns the key
+    /// that answered with an element, `None` when `timeout` (at most [`WAIT_SLICE`]) passed. A
+    /// kept BLMOVE whose own slice passed is sent again if its key is still wanted. Dropping
+    /// `kept` ends its waits (and their connections).
+    pub async fn until_any_kept(
+        &self,
+        keys: &[Vec<u8>],
+        timeout: Option<Duration>,
+        kept: &mut KeptWaits,
+    ) -> Result<Option<Vec<u8>>> {
+        let result = self.wait_kept(keys, timeout, kept).await;
+        if let Err(e) = &result {
+            if Verdict::of(e).outcome_unknown() {
+                self.handle.connections().forget_waiters();
+                *kept = KeptWaits::default();
+            }
+        }
+        result
+    }
+
+    async fn wait_kept(
+        &self,
+        keys: &[Vec<u8>],
+        timeout: Option<Duration>,
+        kept: &mut KeptWaits,
+    ) -> Result<Option<Vec<u8>>> {
+        let mut closed = self.handle.closed_signal();
+        if *closed.borrow() {
+            return Err(Error::Closed);
+        }
+        for key in keys {
+            if !kept.keys.contains(key) {
+                let conn = self.take_waiter().await?;
+                kept.start(key.clone(), conn);
+            }
+        }
+        let slice = tokio::time::sleep(timeout.map_or(WAIT_SLICE, |d| d.min(WAIT_SLICE)));
+        tokio::pin!(slice);
+        loop {
+            let answer = tokio::select! {
+                answer = kept.waits.join_next() => answer,
+                _ = &mut slice => return Ok(None),
+                _ = closed.wait_for(|c| *c) => return Err(Error::Closed),
+            };
+            let Some(joined) = answer else {
+                // No key to wait on: nothing can answer before the time passes.
+                (&mut slice).await;
+                return Ok(None);
+            };
+            let Ok((key, (reply, conn))) = joined else {
+                // A wait's task was cut (it never is, but for a panic): start afresh.
+                *kept = KeptWaits::default();
+                return Ok(None);
+            };
+            kept.keys.remove(&key);
+            match reply {
+                Some(Ok(Value::Nil)) if keys.contains(&key) => kept.start(key, conn),
+                Some(Ok(Value::Nil)) => self.handle.connections().return_waiter(conn),
+                Some(Ok(_)) => {
+                    self.handle.connections().return_waiter(conn);
+                    return Ok(Some(key));
+                }
+                Some(Err(e)) => return Err(Error::from_redis(e, self.prefix)),
+                None => {
+                    return Err(Error::Timeout(Cause::io(
+                        "blocking wait got no answer",
+                        None,
+                    )))
+                }
+            }
+        }
+    }
+
     async fn take_waiter(&self) -> Result<Conn> {
         self.handle
             .connections()
             .take_waiter()
             .await
             .map_err(|e| Error::from_redis(e, self.prefix))
+    }
+}
+
+/// One BLMOVE's key, its answer ([`rotate`]) and its connection.
+type Rotation = (Vec<u8>, (Option<redis::RedisResult<Value>>, Conn));
+
+/// Server-side waits that outlive one [`Waiter::until_any_kept`]: a BLMOVE per key, each on a
+/// connection of its own, answered or not yet.
+#[derive(Default)]
+pub(crate) struct KeptWaits {
+    waits: tokio::task::JoinSet<Rotation>,
+    /// The keys with a wait in `waits`.
+    keys: std::collections::HashSet<Vec<u8>>,
+}
+
+impl KeptWaits {
+    /// Starts a BLMOVE on `key` of the longest slice.
+    fn start(&mut self, key: Vec<u8>, conn: Conn) {
+        self.keys.insert(key.clone());
+        self.waits.spawn(async move {
+            let reply = rotate(conn, &key, WAIT_SLICE).await;
+            (key, reply)
+        });
     }
 }
 

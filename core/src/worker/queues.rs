@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::conn::{Deadline, Schedule, Waiter};
+use crate::conn::{Deadline, KeptWaits, Schedule, Waiter};
 use crate::error::{Error, Result};
 use crate::lease::{ttl_millis, Lease, Wait};
 use crate::queue::Queue;
@@ -123,6 +123,8 @@ pub(crate) const RECHECK_EMPTY: Duration = Duration::from_millis(250);
 pub(crate) struct Looks {
     skip_until: Vec<Option<Instant>>,
     on: bool,
+    /// The waits on the queues' keys, kept in flight from one look to the next.
+    kept: KeptWaits,
 }
 
 impl Looks {
@@ -131,6 +133,7 @@ impl Looks {
         Looks {
             skip_until: vec![None; n],
             on,
+            kept: KeptWaits::default(),
         }
     }
 
@@ -178,7 +181,7 @@ pub(crate) async fn lease_any(
     loop {
         let mut got = Vec::new();
         let mut keys = Vec::new();
-        let mut owners = Vec::new();
+        let mut owners: Vec<usize> = Vec::new();
         let mut wake_in: Option<Duration> = None;
         let now = Instant::now();
         for &i in &order {
@@ -219,7 +222,7 @@ pub(crate) async fn lease_any(
             }
         } else {
             tokio::select! {
-                r = waiter.until_any_of(keys, Some(slice)) => r,
+                r = waiter.until_any_kept(&keys, Some(slice), &mut looks.kept) => r,
                 _ = &mut stop => return Ok(got),
             }
         };
@@ -229,15 +232,24 @@ pub(crate) async fn lease_any(
                 match answered {
                     // The queue that answered goes first; the others' waits found them empty.
                     // A queue whose wait had not answered was empty when the wait ended.
-                    Some(k) => {
-                        let j = owners[k];
+                    Some(key) => {
                         let now = Instant::now();
                         for &i in &owners {
                             looks.found_empty(i, now);
                         }
-                        looks.ask(j);
-                        order.retain(|&i| i != j);
-                        order.insert(0, j);
+                        // A kept wait may be a queue's that this look did not wait on.
+                        let answered = queues.iter().position(|q| {
+                            q.keys().queue.as_bytes() == key || q.keys().wake.as_bytes() == key
+                        });
+                        match answered {
+                            Some(j) if looks.on => {
+                                looks.ask(j);
+                                order.retain(|&i| i != j);
+                                order.insert(0, j);
+                            }
+                            Some(j) => looks.ask(j),
+                            None => looks.ask_all(),
+                        }
                     }
                     // The time ran out (a due item, an expiring lease, a window's end): ask all.
                     None => looks.ask_all(),

@@ -1,0 +1,114 @@
+//! `leaseq create --partitions` and the commands on a partitioned queue's base (spec 5.25):
+//! `stats` shows the queue and each partition, `ls`, `get` and `cancel` reach every partition.
+
+mod common;
+
+use common::{code, json, run, stderr, stdout, Served};
+use leaseq::{Client, Item};
+use leaseq_harness::RedisServer;
+
+#[tokio::test]
+async fn a_partitioned_queue_is_created_and_read_as_one() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let created = json(&run(
+        &urls,
+        &["create", "-q", "{p}", "--partitions", "3", "--json"],
+    ));
+    let prefixes: Vec<String> = created["partitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(prefixes.len(), 3);
+    assert!(
+        prefixes.iter().all(|p| p.starts_with("{p~")),
+        "{prefixes:?}"
+    );
+    // The same count again is fine; another one is refused, naming the argument.
+    let again = run(&urls, &["create", "-q", "{p}", "--partitions", "3"]);
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    let other = run(&urls, &["create", "-q", "{p}", "--partitions", "2"]);
+    assert_eq!(code(&other), 2);
+    assert!(stderr(&other).contains("partitions"), "{}", stderr(&other));
+
+    let client = Client::connect(&server.url()).await.unwrap();
+    let q = client.partitioned("{p}").await.unwrap();
+    let items: Vec<Item> = (0..30)
+        .map(|i| Item::with_id(format!("i{i}"), "x").unwrap())
+        .collect();
+    assert_eq!(q.add_batch(&items).await.unwrap(), 30);
+
+    let s = json(&run(&urls, &["stats", "-q", "{p}", "--json"]));
+    assert_eq!(s["waiting"], 30);
+    let parts = s["partitions"].as_array().unwrap();
+    assert_eq!(parts.len(), 3);
+    let sum: u64 = parts.iter().map(|p| p["waiting"].as_u64().unwrap()).sum();
+    assert_eq!(sum, 30);
+    assert_eq!(parts[1]["queue"], prefixes[1].as_str());
+    let table = stdout(&run(&urls, &["stats", "-q", "{p}"]));
+    for name in std::iter::once("{p}").chain(prefixes.iter().map(String::as_str)) {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(name)),
+            "{name} in\n{table}"
+        );
+    }
+    let listed = json(&run(
+        &urls,
+        &["ls", "waiting", "-q", "{p}", "--limit", "100", "--json"],
+    ));
+    assert_eq!(listed.as_array().unwrap().len(), 30);
+    // A plain queue's JSON has no `partitions`.
+    client
+        .queue("{plain}")
+        .unwrap()
+        .add(&Item::new("x"))
+        .await
+        .unwrap();
+    let plain = json(&run(&urls, &["stats", "-q", "{plain}", "--json"]));
+    assert!(plain.get("partitions").is_none(), "{plain}");
+
+    // Each id is found in its own partition, wherever that is.
+    for id in ["i3", "i17", "i29"] {
+        let got = json(&run(&urls, &["get", "-q", "{p}", id, "--json"]));
+        assert_eq!(got["state"], "waiting", "{id}");
+    }
+    let cancelled = run(&urls, &["cancel", "-q", "{p}", "i17"]);
+    assert_eq!(code(&cancelled), 0, "{}", stderr(&cancelled));
+    assert_eq!(code(&run(&urls, &["get", "-q", "{p}", "i17"])), 1);
+
+    // Found by discovery: the base, with its partitions inside it, and never them beside it.
+    let all = json(&run(&urls, &["stats", "--json"]));
+    let names: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["queue"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["{plain}", "{p}"]); // sorted by prefix
+    assert_eq!(all[1]["partitions"].as_array().unwrap().len(), 3);
+
+    // /metrics: each partition's series, joined to its queue by leaseq_partition.
+    let served = Served::start(&urls, "metrics", &[]);
+    let text = reqwest::get(format!("{}metrics", served.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for (i, prefix) in prefixes.iter().enumerate() {
+        let info =
+            format!(r#"leaseq_partition{{queue="{prefix}",base="{{p}}",partition="{i}"}} 1"#);
+        assert!(text.contains(&info), "{info} in\n{text}");
+        assert!(
+            text.contains(&format!(
+                r#"leaseq_jobs{{queue="{prefix}",state="waiting"}}"#
+            )),
+            "{prefix}'s own series in\n{text}"
+        );
+    }
+    assert!(!text.contains(r#"leaseq_jobs{queue="{p}""#), "{text}");
+}
