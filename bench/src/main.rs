@@ -555,8 +555,10 @@ mod lq {
             .zip(&per_partition)
             .map(|(q, items)| json!({"prefix": q.prefix(), "items": items}))
             .collect();
-        finish(json!({"items": report.completed, "seconds": seconds, "workers": a.workers,
-            "partitions": partitions}))
+        finish(
+            json!({"items": report.completed, "seconds": seconds, "workers": a.workers,
+            "partitions": partitions}),
+        )
         .await
     }
 
