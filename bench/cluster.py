@@ -240,10 +240,11 @@ def print_section(rows_):
     if not mine:
         return
     print()
-    print(f"Partitioned queues (issue 27): Rust runner (Worker::partitioned), concurrency 50, no-op handler, on a cluster")
-    print(f"of {PRIMARIES} primaries; per primary: share of the items it served, Redis CPU (INFO cpu) per item it served")
+    print("Partitioned queues (issue 27): Rust runner (Worker::partitioned), concurrency 50 (_c150, _c300: 50 per partition),")
+    print(f"no-op handler, on a cluster of {PRIMARIES} primaries; per primary: share of the items it served, Redis CPU (INFO cpu)")
+    print("per item it served")
     print()
-    head = f"{'workload':18s} {'items/s':>9s}  {'min-max':19s} {'max/min':>7s} {'cmd/it':>6s} {'client µs':>9s}  per primary: share, Redis µs/item (median)"
+    head = f"{'workload':20s} {'items/s':>9s}  {'min-max':19s} {'max/min':>7s} {'cmd/it':>6s} {'client µs':>9s}  per primary: share, Redis µs/item (median)"
     print(head)
     print("-" * len(head))
     for r in mine:
@@ -253,7 +254,7 @@ def print_section(rows_):
             for x in r["nodes"])
         mm = f"{r['share_max_min']['median']:7.3f}" if r["primaries_serving"] > 1 else f"{'-':>7s}"
         cl = f"{r['client_cpu_us_per_item']['median']:9.1f}" if "client_cpu_us_per_item" in r else f"{'-':>9s}"
-        print(f"{r['workload']:18s} {r['rate']['median']:>9,.0f}  {r['rate']['min']:>9,.0f}-{r['rate']['max']:<9,.0f} "
+        print(f"{r['workload']:20s} {r['rate']['median']:>9,.0f}  {r['rate']['min']:>9,.0f}-{r['rate']['max']:<9,.0f} "
               f"{mm} {r['commands_per_item']:6.1f} {cl}  {per}")
 
 
