@@ -32,6 +32,8 @@ import time
 
 import redis
 
+import cluster  # bench/cluster.py: issue 27's partitioned queues on a cluster of three primaries
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 RESULTS = os.path.join(HERE, "results")
@@ -176,6 +178,24 @@ WORKLOADS = [
     dict(id="rate_limit", title="rate limit 1,000 leases/s, runners in 4 languages, 60 s", kind="rate_limit",
          runner="runner", n={"leaseq-rust": 20000, "leaseq-c": 20000, "leaseq-node": 20000, "leaseq-python": 20000},
          args=["--workers", "8"], max=1000, per_ms=1000, seconds=60, window_s=10, max_runs=1, tolerance=0.02),
+    # Issue 27 (partitioned queues, spec 5.25): the Rust runner (Worker::partitioned, concurrency
+    # 50, no-op handler) drains a queue of P partitions prefilled through the partitioned
+    # add_batch, on a cluster of three primaries of its own (bench/cluster.py); P = 1, 3 and 6
+    # interleave run by run, and each primary's CPU per item it served is held to P = 1's.
+    dict(id="partitioned_p1", title="partitioned queue, P = 1, 3 primaries, runner c=50", kind="partitioned",
+         runner="partitioned_runner", n={"leaseq-rust": 60000}, partitions=1, args=["--workers", "50", "--partitions", "1"]),
+    dict(id="partitioned_p3", title="partitioned queue, P = 3, 3 primaries, runner c=50", kind="partitioned",
+         runner="partitioned_runner", n={"leaseq-rust": 60000}, partitions=3, args=["--workers", "50", "--partitions", "3"]),
+    dict(id="partitioned_p6", title="partitioned queue, P = 6, 3 primaries, runner c=50", kind="partitioned",
+         runner="partitioned_runner", n={"leaseq-rust": 60000}, partitions=6, args=["--workers", "50", "--partitions", "6"]),
+    # The same with 50 slots per partition (concurrency 50 * P): each partition sees the load
+    # depth of P = 1's one, so its script calls carry as many items (bench/README.md).
+    dict(id="partitioned_p3_c150", title="partitioned queue, P = 3, 3 primaries, runner c=150", kind="partitioned",
+         runner="partitioned_runner", n={"leaseq-rust": 60000}, partitions=3, per_partition=50,
+         args=["--workers", "150", "--partitions", "3"]),
+    dict(id="partitioned_p6_c300", title="partitioned queue, P = 6, 3 primaries, runner c=300", kind="partitioned",
+         runner="partitioned_runner", n={"leaseq-rust": 60000}, partitions=6, per_partition=50,
+         args=["--workers", "300", "--partitions", "6"]),
     # Not a comparison: where the time of one leaseq call goes (see bench/README.md).
     dict(id="call_costs", title="cost of one call, µs", kind="costs", runner="call_costs",
          n={"leaseq-rust": 5000}),
@@ -611,6 +631,9 @@ def build_rows(results, ceilings):
                 rows.append(dict(worst, workload=w["id"], title=w["title"], kind="rate_limit", client=client,
                                  leaseq=True, runs=len(runs), tolerance=w.get("tolerance", 0.02)))
             continue
+        if w["kind"] == "partitioned":  # issue 27, bench/cluster.py
+            rows.extend(cluster.rows(w, res))
+            continue
         if w["kind"] == "costs":
             for client, runs in res.items():
                 names = runs[0]["costs_us"].keys()
@@ -680,7 +703,7 @@ def print_table(rows, ceilings):
     print("-" * len(head))
     last = None
     for row in rows:
-        if row["kind"] in ("clean", "costs", "rate_limit"):
+        if row["kind"] in ("clean", "costs", "rate_limit", "partitioned"):
             continue
         title = row["title"] if row["workload"] != last else ""
         last = row["workload"]
@@ -694,6 +717,7 @@ def print_table(rows, ceilings):
         cpu = lambda k: f"{row[k]['median']:.1f}" if k in row else "-"  # noqa: E731
         print(f"{title:40s} {row['client']:14s} {val} {ratio} {peer} {ceil} {row['round_trips_per_item']:6.2f} "
               f"{row['commands_per_item']:6.1f} {cpu('redis_cpu_us_per_item'):>8s} {cpu('client_cpu_us_per_item'):>9s}")
+    cluster.print_section(rows)
     print()
     print("Cleaning (wall time; longest single Redis command (SLOWLOG) and longest PING seen by a probe)")
     print()
@@ -957,6 +981,7 @@ def targets(rows, ceilings, raw):
         out.append(dict(target=f"no single {wid.replace('_', ' ')} call blocks Redis for more than 10 ms", met=worst <= 10,
                         max_ms=worst, detail=f"longest command {worst:.2f} ms ({row.get('max_command_all_runs', '-')}) over all runs; "
                         f"probe saw at most {row.get('probe_max_ms', 0):.1f} ms"))
+    out.extend(cluster.targets(raw))  # issue 27: partitioned queues on a cluster
     return out
 
 
@@ -999,7 +1024,7 @@ def chart(rows, ceilings, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [w for w in WORKLOADS if w["kind"] not in ("costs", "rate_limit") and any(r["workload"] == w["id"] for r in rows)]
+    panels = [w for w in WORKLOADS if w["kind"] not in ("costs", "rate_limit", "partitioned") and any(r["workload"] == w["id"] for r in rows)]
     panels.append(dict(id="memory", title="Redis memory per queued item", kind="memory"))
     cols = 3
     nrows = (len(panels) + cols - 1) // cols
@@ -1093,6 +1118,10 @@ def main():
                     continue
                 todo = [c for c in clients if c in w["n"]]
                 if not todo:
+                    continue
+                if w["kind"] == "partitioned":  # issue 27: all of them at once, on a cluster of their own
+                    done_early.update(cluster.run_all(WORKLOADS, only, clients, {c: CLIENTS[c]["argv"] for c in clients},
+                                                      a.runs, a.scale, PAYLOAD, results, read_json_line, log))
                     continue
                 print(f"bench: {w['title']}", flush=True)
                 per = results.setdefault(w["id"], {})

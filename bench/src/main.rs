@@ -10,7 +10,7 @@
 //!
 //! Usage: `leaseq-bench --client leaseq|leaseq-v1|rwq --workload NAME --url URL --prefix P --n N
 //!         [--workers W] [--inflight K] [--batch B] [--gap-ms G] [--payload BYTES] [--orphans K]
-//!         [--delayed K] [--sleep-ms S] [--duration-ms D] [--groups G]`
+//!         [--delayed K] [--sleep-ms S] [--duration-ms D] [--groups G] [--partitions P]`
 //!
 //! `--busy K` (leaseq, `lease_complete`): first K items in group `busy`, whose first item is
 //! leased and held to the end (workload `groups_busy`, Tarantool's busy `utube` case).
@@ -22,6 +22,13 @@
 //! drains `--n` prefilled items with a handler that sleeps `--sleep-ms` (0: a no-op). With
 //! `--duration-ms D` (leaseq only) it stops D ms after `go` instead, whatever is left, and
 //! reports what it completed: several runners then share one queue (workload `rate_limit`).
+//!
+//! Workload `partitioned_runner` (leaseq only; issue 27): `--partitions P`, a partitioned queue
+//! of P partitions at base `--prefix` (spec/PROTOCOL.md 5.25), prefilled with `--n` items
+//! through the partitioned add_batch (1,000 per call), drained by `Worker::partitioned` at
+//! concurrency `--workers` with a no-op handler. `--url` may list a cluster's nodes separated
+//! by commas. The result names each partition's prefix and how many items it held, so the
+//! driver can tell the items each cluster node served.
 //!
 //! Workload `follow_latency` (leaseq only; issue 26): with the queue's events on, the time from a
 //! complete to a follower of the event stream handing over its `completed` entry, item by item.
@@ -71,6 +78,8 @@ struct Args {
     /// the whole run: a busy group of that size beside the measured ones (Tarantool's busy
     /// `utube` case); 0: none.
     busy: usize,
+    /// Partitions of the queue (workload `partitioned_runner`).
+    partitions: usize,
 }
 
 fn parse_args() -> Res<Args> {
@@ -109,6 +118,7 @@ fn parse_args() -> Res<Args> {
         duration_ms: num("duration-ms", 0)? as u64,
         groups: num("groups", 0)?,
         busy: num("busy", 0)?,
+        partitions: num("partitions", 1)?,
     })
 }
 
@@ -215,7 +225,12 @@ mod lq {
     use leaseq::{Client, Item, Queue, Wait};
 
     pub async fn run(a: &Args) -> Res<()> {
-        let client = Client::connect(&a.url).await?;
+        // A cluster's node URLs are separated by commas (workload `partitioned_runner`).
+        let client = if a.url.contains(',') {
+            Client::connect_cluster(a.url.split(',')).await?
+        } else {
+            Client::connect(&a.url).await?
+        };
         let q = client.queue(&a.prefix)?;
         let data = payload(a.payload);
         match a.workload.as_str() {
@@ -494,8 +509,57 @@ mod lq {
                 let seconds = t0.elapsed().as_secs_f64();
                 finish(json!({"items": a.n, "seconds": seconds, "costs_us": costs})).await
             }
+            "partitioned_runner" => partitioned_runner(&client, a, &data).await,
             other => Err(format!("unknown workload {other}").into()),
         }
+    }
+
+    /// Workload `partitioned_runner`: `Worker::partitioned` at concurrency `--workers` draining
+    /// `--n` items prefilled through the partitioned add_batch over `--partitions` partitions.
+    async fn partitioned_runner(client: &Client, a: &Args, data: &[u8]) -> Res<()> {
+        let pq = client.create_partitioned(&a.prefix, a.partitions).await?;
+        let mut per_partition = vec![0usize; pq.count()];
+        let items: Vec<Item> = (0..a.n).map(|_| Item::new(data.to_vec())).collect();
+        for item in &items {
+            per_partition[pq.partition_of(item)] += 1;
+        }
+        let mut added = 0;
+        for chunk in items.chunks(1000) {
+            added += pq.add_batch(chunk).await?;
+        }
+        check(added, a.n, "added")?;
+        drop(items);
+        ready().await?;
+        let n = a.n as u64;
+        let started = Arc::new(AtomicU64::new(0));
+        let all_started = Arc::new(tokio::sync::Notify::new());
+        let (counter, notify) = (started.clone(), all_started.clone());
+        let t0 = Instant::now();
+        let worker = Worker::partitioned(&pq, move |_job: Job| {
+            if counter.fetch_add(1, Ordering::Relaxed) + 1 == n {
+                notify.notify_one();
+            }
+            async { Ok::<(), JobError>(()) }
+        })
+        .concurrency(a.workers)
+        .lease_ttl(WORK_TTL)
+        .keep_results(false);
+        let report = worker
+            .run_until(async move { all_started.notified().await })
+            .await?;
+        let seconds = t0.elapsed().as_secs_f64();
+        check(report.completed as usize, a.n, "completed")?;
+        let partitions: Vec<Value> = pq
+            .partitions()
+            .iter()
+            .zip(&per_partition)
+            .map(|(q, items)| json!({"prefix": q.prefix(), "items": items}))
+            .collect();
+        finish(
+            json!({"items": report.completed, "seconds": seconds, "workers": a.workers,
+            "partitions": partitions}),
+        )
+        .await
     }
 
     /// A busy worker: one round trip per item with complete_and_lease (or two, lease then

@@ -1,9 +1,10 @@
 //! The Rust soak worker and producer (README.md): leaseq's async API.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use leaseq::worker::{Event, Job, JobError, Worker, WorkerOptions};
-use leaseq::{Client, FailOutcome, Retry, Wait};
+use leaseq::{Client, FailOutcome, Partitioned, Queue, Retry, Wait};
 use leaseq_soak::{
     produce, unless_cut, Args, Behaviour, Dice, Recorder, RunnerRule, FAILURE, FAILURE_TYPE, SLOW,
     TTL,
@@ -88,21 +89,43 @@ async fn main() {
 }
 
 /// Runner mode: one `leaseq::worker::Worker` per queue, handlers following [`RunnerRule`];
-/// records come from the runner's events. Runs until SIGTERM or SIGINT.
+/// records come from the runner's events. With `LEASEQ_SOAK_PARTITIONED=BASE` (the fault
+/// soak's `partitioned` stage), one `Worker::partitioned` over the partitioned queue `BASE`
+/// instead, each item recorded under its partition's prefix. Runs until SIGTERM or SIGINT.
 async fn run(client: &Client, args: &Args, recorder: Recorder) {
     let mut runs = Vec::new();
     let (stop_tx, _) = tokio::sync::broadcast::channel::<()>(1);
-    for name in &args.queues {
-        let queue = client.queue(name).unwrap();
+    let units: Vec<Unit> = match std::env::var("LEASEQ_SOAK_PARTITIONED") {
+        Ok(base) if !base.is_empty() => {
+            vec![Unit::Partitioned(open_partitioned(client, &base).await)]
+        }
+        _ => args
+            .queues
+            .iter()
+            .map(|name| Unit::Queue(client.queue(name).unwrap()))
+            .collect(),
+    };
+    for unit in units {
+        // The prefix an event's item is recorded under: its queue, or the partition its id
+        // routes to (the soak's items have no group and no dependencies).
+        let prefix_of: Arc<dyn Fn(&str) -> String + Send + Sync> = match &unit {
+            Unit::Queue(q) => {
+                let name = q.prefix().to_owned();
+                Arc::new(move |_| name.clone())
+            }
+            Unit::Partitioned(p) => {
+                let p = p.clone();
+                Arc::new(move |id| p.partitions()[p.partition_of_id(id)].prefix().to_owned())
+            }
+        };
         let (events, mut rx) = tokio::sync::mpsc::unbounded_channel::<Event>();
         let rec = recorder.clone();
-        let q = name.clone();
         tokio::spawn(async move {
             while let Some(event) = rx.recv().await {
                 match event {
-                    Event::Completed { id, .. } => rec.record("win", &q, &id).await,
-                    Event::Retrying { id, .. } => rec.record("retry", &q, &id).await,
-                    Event::Dead { id, .. } => rec.record("dead", &q, &id).await,
+                    Event::Completed { id, .. } => rec.record("win", &prefix_of(&id), &id).await,
+                    Event::Retrying { id, .. } => rec.record("retry", &prefix_of(&id), &id).await,
+                    Event::Dead { id, .. } => rec.record("dead", &prefix_of(&id), &id).await,
                     Event::Error { during, error }
                         if std::env::var_os("LEASEQ_SOAK_DEBUG").is_some() =>
                     {
@@ -113,16 +136,15 @@ async fn run(client: &Client, args: &Args, recorder: Recorder) {
             }
         });
         let rec = recorder.clone();
-        let q = name.clone();
         let mut options = WorkerOptions::new();
         options.concurrency = Some(4);
         options.lease_ttl = Some(Duration::from_secs(2));
         options.heartbeat = Some(Duration::from_millis(500));
         options.housekeeping_every = Some(Duration::from_millis(500));
         options.deep_clean_every = Some(Duration::from_secs(5));
-        let worker = Worker::new(queue, move |job: Job| {
+        let handler = move |job: Job| {
             let rec = rec.clone();
-            let q = q.clone();
+            let q = job.queue().prefix().to_owned();
             async move {
                 rec.record("exec", &q, job.id()).await;
                 tokio::time::sleep(Duration::from_millis(1)).await;
@@ -134,7 +156,11 @@ async fn run(client: &Client, args: &Args, recorder: Recorder) {
                     RunnerRule::Succeed => Ok(()),
                 }
             }
-        })
+        };
+        let worker = match &unit {
+            Unit::Queue(q) => Worker::new(q.clone(), handler),
+            Unit::Partitioned(p) => Worker::partitioned(p, handler),
+        }
         .options(options)
         .on_event(move |e| drop(events.send(e.clone())));
         let mut stop = stop_tx.subscribe();
@@ -151,5 +177,22 @@ async fn run(client: &Client, args: &Args, recorder: Recorder) {
     let _ = stop_tx.send(());
     for r in runs {
         r.await.unwrap().unwrap();
+    }
+}
+
+/// What one runner of runner mode serves.
+enum Unit {
+    Queue(Queue),
+    Partitioned(Partitioned),
+}
+
+/// The partitioned queue `base`, read again while the servers are away.
+async fn open_partitioned(client: &Client, base: &str) -> Partitioned {
+    loop {
+        if let Some(p) =
+            unless_cut("open the partitioned queue", client.partitioned(base).await).await
+        {
+            return p;
+        }
     }
 }

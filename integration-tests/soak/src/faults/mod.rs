@@ -2,11 +2,16 @@
 //! language keep working while the servers under them fail, and no item is lost or completed
 //! twice.
 //!
-//! Two stages, each with its own servers and one runner process per language:
+//! Three stages, each with its own servers and one runner process per language:
 //! - one redis-server with AOF and a filler dataset: a restart (LOADING while the dataset
 //!   loads), a CLIENT KILL storm, a maxmemory squeeze;
 //! - a cluster of three primaries with a replica each: the queue's primary killed (failover),
-//!   the queue's slot migrated to another primary, a CLIENT KILL storm on every node.
+//!   the queue's slot migrated to another primary, a CLIENT KILL storm on every node;
+//! - `partitioned`: the same cluster and a partitioned queue of [`PARTITIONS`] partitions
+//!   (spec/PROTOCOL.md 5.25), one per primary, fed through the partitioned add and worked by
+//!   the Rust runner over its partitions (`Worker::partitioned`; the other languages' bindings
+//!   have no partitioned queue yet): the primary of partition 0 killed (failover), then
+//!   partition 1's slot migrated to another primary.
 //!
 //! The workers record what they do on a third server that no fault touches, so the records are
 //! complete and the watcher can time them. The verdict compares three views: what the producer
@@ -22,7 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use leaseq::{Client, ErrorCode, Item, Queue, QueueConfig, State};
+use leaseq::{Client, ErrorCode, Item, Partitioned, Queue, QueueConfig, State};
 use leaseq_harness::{RedisCluster, RedisServer};
 
 use watch::Watcher;
@@ -33,7 +38,7 @@ struct Options {
     rounds: u32,
     /// Megabytes of filler data that the restart has to load.
     dataset_mb: u64,
-    /// Which stages: `single`, `cluster`, or both.
+    /// Which stages: `single`, `cluster`, `partitioned`, or all three.
     stages: Vec<String>,
     /// Language -> command (the worker's arguments are appended).
     langs: Vec<(String, Vec<String>)>,
@@ -43,7 +48,7 @@ fn options(args: impl Iterator<Item = String>, rust: Vec<String>) -> Options {
     let mut opts = Options {
         rounds: 1,
         dataset_mb: 200,
-        stages: vec!["single".into(), "cluster".into()],
+        stages: vec!["single".into(), "cluster".into(), "partitioned".into()],
         langs: vec![("rust".into(), rust)],
     };
     let mut args = args.peekable();
@@ -52,7 +57,7 @@ fn options(args: impl Iterator<Item = String>, rust: Vec<String>) -> Options {
         match arg.as_str() {
             "--rounds" => opts.rounds = value("N").parse().expect("--rounds N"),
             "--dataset-mb" => opts.dataset_mb = value("MB").parse().expect("--dataset-mb MB"),
-            "--stage" => opts.stages = vec![value("single|cluster")],
+            "--stage" => opts.stages = vec![value("single|cluster|partitioned")],
             "--worker" => opts
                 .langs
                 .push(crate::worker_option(&value("LANG=COMMAND"))),
@@ -64,6 +69,11 @@ fn options(args: impl Iterator<Item = String>, rust: Vec<String>) -> Options {
 
 /// Both queues of a stage share one hash tag, so the slot migration moves them together.
 const QUEUES: [&str; 2] = ["{faults}-a", "{faults}-b"];
+/// The partitioned stage's queue: its base, and its partitions (one per primary).
+const PARTITIONED: &str = "{pfaults}";
+const PARTITIONS: usize = 3;
+/// The languages whose runners serve a partitioned queue.
+const PARTITIONED_LANGS: [&str; 1] = ["rust"];
 /// Items kept waiting per queue, so that a worker that stands still does so because of the
 /// fault, never for want of work.
 const BACKLOG: u64 = 150;
@@ -119,8 +129,9 @@ impl Fault {
         }
     }
 
-    /// Does the fault to `servers` (on a blocking thread) and says what it did.
-    async fn inject(self, servers: Servers) -> (Servers, String) {
+    /// Does the fault to `servers` (on a blocking thread) and says what it did; a failover or
+    /// a migration hits the slot of the queue prefix `target`.
+    async fn inject(self, servers: Servers, target: String) -> (Servers, String) {
         tokio::task::spawn_blocking(move || {
             let mut servers = servers;
             let detail = match (&mut servers, self) {
@@ -133,11 +144,11 @@ impl Fault {
                     inject::maxmemory_squeeze(s, Duration::from_secs(2))
                 }
                 (Servers::Cluster(c), Fault::Failover) => {
-                    let slot = inject::slot(c, QUEUES[0]);
+                    let slot = inject::slot(c, &target);
                     inject::failover(c, slot)
                 }
                 (Servers::Cluster(c), Fault::Migrate) => {
-                    let slot = inject::slot(c, QUEUES[0]);
+                    let slot = inject::slot(c, &target);
                     inject::migrate_slot(c, slot)
                 }
                 (Servers::Cluster(c), Fault::ClientKills) => {
@@ -228,6 +239,55 @@ async fn produce(
     }
 }
 
+/// [`produce`] for the partitioned stage: keeps [`BACKLOG`] items per partition waiting in the
+/// partitioned queue `p`, adding through its add_batch (one call per partition touched, sent
+/// at once). Each partition's call is atomic but the batch is not, and an error drops the
+/// calls still in flight, so after any error every id of the batch counts as unknown and is
+/// never sent again.
+async fn produce_partitioned(
+    p: Partitioned,
+    stage: &'static str,
+    added: Arc<Mutex<Added>>,
+    stop: Arc<tokio::sync::Notify>,
+) {
+    let mut next = 1u64;
+    let want = BACKLOG * p.count() as u64;
+    loop {
+        tokio::select! {
+            _ = stop.notified() => return,
+            _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+        }
+        // A read first: while a partition's server is away, nothing is sent.
+        let Ok(waiting) = p.count_in(State::Waiting).await else {
+            continue;
+        };
+        if waiting >= want {
+            continue;
+        }
+        let size = (BATCH * p.count()) as u64;
+        let batch: Vec<Item> = (next..next + size)
+            .map(|n| {
+                let id = format!("{stage}-{n}");
+                let data = format!("{{\"id\":\"{id}\"}}");
+                Item::with_id(id, data).unwrap()
+            })
+            .collect();
+        next += size;
+        let keys = batch.iter().map(|item| {
+            let at = p.partition_of(item);
+            (p.partitions()[at].prefix().to_owned(), item.id().to_owned())
+        });
+        match p.add_batch(&batch).await {
+            Ok(n) => {
+                assert_eq!(n, batch.len(), "fresh ids are all added");
+                added.lock().unwrap().sure.extend(keys);
+            }
+            Err(e) if e.is_retryable() => added.lock().unwrap().unknown.extend(keys),
+            Err(e) => panic!("partitioned add_batch: {e}"),
+        }
+    }
+}
+
 /// Asks `f` until it answers with something other than a retryable error (reads only: they may
 /// be sent again).
 async fn read<T, F, Fut>(mut f: F) -> T
@@ -277,13 +337,23 @@ struct Outcome {
     line: String,
 }
 
-fn spawn_runner(cmd: &[String], url: &str, lang: &str, results_url: &str, results: &str) -> Child {
+/// Starts a runner in runner mode; with `partitioned`, over that partitioned queue (the Rust
+/// runner's `LEASEQ_SOAK_PARTITIONED`).
+fn spawn_runner(
+    cmd: &[String],
+    url: &str,
+    lang: &str,
+    results_url: &str,
+    results: &str,
+    partitioned: Option<&str>,
+) -> Child {
     Command::new(&cmd[0])
         .args(&cmd[1..])
         .arg(url)
         .arg(lang)
         .arg("run")
         .env("LEASEQ_SOAK_QUEUES", QUEUES.join(","))
+        .env("LEASEQ_SOAK_PARTITIONED", partitioned.unwrap_or(""))
         .env("LEASEQ_SOAK_RESULTS", results)
         .env("LEASEQ_SOAK_RESULTS_URL", results_url)
         .env("LEASEQ_SOAK_MISBEHAVE", "0")
@@ -316,14 +386,41 @@ async fn stage(name: &'static str, opts: &Options, results: &RedisServer) -> Out
         let cluster = tokio::task::spawn_blocking(|| RedisCluster::start_with(1, 1000))
             .await
             .unwrap();
-        (
-            Servers::Cluster(cluster),
-            vec![Fault::Failover, Fault::Migrate, Fault::ClientKills],
-        )
+        let faults = if name == "partitioned" {
+            vec![Fault::Failover, Fault::Migrate]
+        } else {
+            vec![Fault::Failover, Fault::Migrate, Fault::ClientKills]
+        };
+        (Servers::Cluster(cluster), faults)
     };
     let url = servers.url();
     let client = servers.client().await;
-    let queues: Vec<Queue> = QUEUES.iter().map(|p| client.queue(p).unwrap()).collect();
+    let partitioned = if name == "partitioned" {
+        Some(
+            client
+                .create_partitioned(PARTITIONED, PARTITIONS)
+                .await
+                .expect("create the partitioned queue"),
+        )
+    } else {
+        None
+    };
+    let queues: Vec<Queue> = match &partitioned {
+        Some(p) => p.partitions().to_vec(),
+        None => QUEUES.iter().map(|p| client.queue(p).unwrap()).collect(),
+    };
+    // The prefix whose slot each fault hits: partition 0's primary is killed, partition 1's
+    // slot migrated; the plain cluster stage hits its queues' one slot.
+    let target = |fault: Fault| match (&partitioned, fault) {
+        (Some(p), Fault::Migrate) => p.partitions()[1].prefix().to_owned(),
+        (Some(p), _) => p.partitions()[0].prefix().to_owned(),
+        (None, _) => QUEUES[0].to_owned(),
+    };
+    let langs_here: Vec<&(String, Vec<String>)> = opts
+        .langs
+        .iter()
+        .filter(|(lang, _)| partitioned.is_none() || PARTITIONED_LANGS.contains(&lang.as_str()))
+        .collect();
     // Retried items run again 200 ms after a failure; a lease lost to a fault counts as an
     // attempt, so attempts are many. The verdict reads the server's count of completes, so the
     // queues count.
@@ -336,30 +433,44 @@ async fn stage(name: &'static str, opts: &Options, results: &RedisServer) -> Out
     }
     let results_prefix = format!("{{results-{name}}}");
     let watcher = Watcher::start(&results.url(), &results_prefix);
-    let mut runners: Vec<(String, Child)> = opts
-        .langs
+    let mut runners: Vec<(String, Child)> = langs_here
         .iter()
         .map(|(lang, cmd)| {
             (
                 lang.clone(),
-                spawn_runner(cmd, &url, lang, &results.url(), &results_prefix),
+                spawn_runner(
+                    cmd,
+                    &url,
+                    lang,
+                    &results.url(),
+                    &results_prefix,
+                    partitioned.is_some().then_some(PARTITIONED),
+                ),
             )
         })
         .collect();
     let added: Arc<Mutex<Added>> = Arc::default();
     let stop = Arc::new(tokio::sync::Notify::new());
     let backlog = Arc::new(AtomicU64::new(BACKLOG));
-    let producer = tokio::spawn(produce(
-        queues.clone(),
-        name,
-        added.clone(),
-        backlog.clone(),
-        stop.clone(),
-    ));
+    let producer = match &partitioned {
+        Some(p) => tokio::spawn(produce_partitioned(
+            p.clone(),
+            name,
+            added.clone(),
+            stop.clone(),
+        )),
+        None => tokio::spawn(produce(
+            queues.clone(),
+            name,
+            added.clone(),
+            backlog.clone(),
+            stop.clone(),
+        )),
+    };
     let mut problems = Vec::new();
 
     // Every language at work before the first fault.
-    let langs: Vec<String> = opts.langs.iter().map(|l| l.0.clone()).collect();
+    let langs: Vec<String> = langs_here.iter().map(|l| l.0.clone()).collect();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let idle: Vec<String> = watcher.with(|seen| {
@@ -404,7 +515,7 @@ async fn stage(name: &'static str, opts: &Options, results: &RedisServer) -> Out
                 }
             }
             let start = Instant::now();
-            let (back, detail) = fault.inject(servers).await;
+            let (back, detail) = fault.inject(servers, target(fault)).await;
             servers = back;
             let end = Instant::now();
             backlog.store(BACKLOG, Ordering::SeqCst);
@@ -512,11 +623,19 @@ async fn stage(name: &'static str, opts: &Options, results: &RedisServer) -> Out
             }
             start += page.len();
         }
-        completed_on_server += read(|| q.stats())
+        let completed = read(|| q.stats())
             .await
             .last_hour()
             .expect("the soak turns counters on")
             .completed;
+        // The partitioned add spreads the items: every partition must have worked some.
+        if partitioned.is_some() && completed == 0 {
+            problems.push(format!(
+                "{name}: partition {} completed nothing: the items were not spread",
+                q.prefix()
+            ));
+        }
+        completed_on_server += completed;
     }
     let twice: Vec<_> = wins
         .iter()
@@ -602,12 +721,16 @@ pub async fn main(args: impl Iterator<Item = String>, rust: Vec<String>) {
     );
     let mut outcomes = Vec::new();
     for s in opts.stages.clone() {
-        let name: &'static str = if s == "single" { "single" } else { "cluster" };
+        let name: &'static str = match s.as_str() {
+            "single" => "single",
+            "partitioned" => "partitioned",
+            _ => "cluster",
+        };
         outcomes.push(stage(name, &opts, &results).await);
     }
 
     println!("\nlongest time each language stood still around each fault (s):");
-    print!("{:<9} {:<18} {:>6}", "stage", "fault", "took");
+    print!("{:<11} {:<18} {:>6}", "stage", "fault", "took");
     for lang in &langs {
         print!(" {lang:>8}");
     }
@@ -618,14 +741,17 @@ pub async fn main(args: impl Iterator<Item = String>, rust: Vec<String>) {
     for o in &outcomes {
         for (i, d) in o.faults.iter().enumerate() {
             print!(
-                "{:<9} {:<18} {:>6.1}",
+                "{:<11} {:<18} {:>6.1}",
                 o.stage,
                 d.fault.name(),
                 (d.end - d.start).as_secs_f64()
             );
             for lang in &langs {
-                let s = &o.stalls[&(i, lang.clone())];
-                print!(" {:>8.2}", s.longest.as_secs_f64());
+                // A language that did not run in this stage (partitioned: Rust only): `-`.
+                match o.stalls.get(&(i, lang.clone())) {
+                    Some(s) => print!(" {:>8.2}", s.longest.as_secs_f64()),
+                    None => print!(" {:>8}", "-"),
+                }
             }
             println!("  {}", d.detail);
         }
