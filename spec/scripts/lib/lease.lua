@@ -208,41 +208,33 @@ local function lease_plain_many(h, base, ttl_s, n, now_s, expiry_s)
   if not ids then
     return nil
   end
-  local keys, job_keys, seen, ordinary = {}, {}, {}, #ids == n
+  local keys, job_keys = {}, {}
   for i, id in ipairs(ids) do
     keys[i] = ITEM .. id
     job_keys[i] = JOB .. id
-    if seen[id] then
-      ordinary = false
-    end
-    seen[id] = true
   end
   local datas = redis.call('MGET', unpack(keys))
   local plain = redis.call('EXISTS', unpack(job_keys)) == 0
-  if not (ordinary and plain) then
+  if #ids < n or not plain then
     return nil, ids, datas, plain
   end
-  for i = 1, #ids do
-    if not datas[i] then
-      return nil, ids, datas, plain
-    end
-  end
-  local leases, expiries, tokens = {}, {}, {}
+  -- An id twice in the batch is refused by its second SET NX, which the first just set.
+  local leases, expiries, max, backoff = {}, {}, h.max_attempts, h.backoff
   for i, id in ipairs(ids) do
     local token = i == 1 and base or base .. token_suffix(i)
-    if not redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl_s) then
-      -- A copy somebody holds (rare): the lease keys just set go, and the loop decides.
+    local data = datas[i]
+    if not (data and redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl_s)) then
+      -- An item missing or of another type, or a copy somebody holds (rare): the lease keys
+      -- just set go, and the loop decides.
       if i > 1 then
-        keys = {}
         for j = 1, i - 1 do
           keys[j] = LEASE .. ids[j]
         end
-        redis.call('DEL', unpack(keys))
+        redis.call('DEL', unpack(keys, 1, i - 1))
       end
       return nil, ids, datas, plain
     end
-    tokens[i] = token
-    leases[i] = {id, datas[i], 1, token, h.max_attempts, h.backoff}
+    leases[i] = {id, data, 1, token, max, backoff}
     expiries[2 * i - 1], expiries[2 * i] = expiry_s, id
   end
   -- P:leased, the one shared key written after the RPOP: refused, the leases and the pop are
@@ -260,7 +252,7 @@ local function lease_plain_many(h, base, ttl_s, n, now_s, expiry_s)
   end
   for i = 1, #ids do
     -- (A literal for a plain item's first attempt: Lua's number-to-string costs.)
-    redis.call('HSET', job_keys[i], 'inc', tokens[i], 'attempts', '1', 'state', 'leased', 'leased_at', now_s)
+    redis.call('HSET', job_keys[i], 'inc', leases[i][4], 'attempts', '1', 'state', 'leased', 'leased_at', now_s)
   end
   return leases
 end
