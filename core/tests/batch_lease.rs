@@ -30,7 +30,11 @@ async fn a_batch_of_plain_items_is_leased_in_order_with_the_loops_tokens(env: En
             format!("{first}.{}", k + 1)
         };
         assert_eq!(lease.token(), want, "the k-th lease's token (4.4)");
-        assert_eq!(lease.incarnation(), want, "a first lease's incarnation is its token");
+        assert_eq!(
+            lease.incarnation(),
+            want,
+            "a first lease's incarnation is its token"
+        );
         assert_eq!(lease.attempt(), 1);
         assert_eq!(lease.data(), lease.id().as_bytes());
         let stored: String = env
@@ -76,9 +80,7 @@ async fn a_batch_with_irregular_ids_leases_what_the_loop_leases(env: Env) {
     // The held copy went to processing, where a light clean finds it if its holder dies.
     assert_eq!(env.list("processing").await, ["held"]);
     assert!(env.list("queue").await.is_empty());
-    let lease_key: String = env
-        .cmd(&[b"GET", env.key("lease:held").as_bytes()])
-        .await;
+    let lease_key: String = env.cmd(&[b"GET", env.key("lease:held").as_bytes()]).await;
     assert_eq!(lease_key, "other", "the holder's lease is untouched");
 }
 
@@ -93,7 +95,11 @@ async fn a_batch_refused_for_its_leased_set_changes_nothing(env: Env) {
     let refused = env.queue.lease_batch(3, TTL, Wait::No).await.unwrap_err();
     assert!(matches!(refused, Error::WrongType { .. }), "{refused:?}");
     assert_eq!(env.keys().await, before, "no lease key or job record left");
-    assert_eq!(env.list("queue").await, queue, "the ids back in their order");
+    assert_eq!(
+        env.list("queue").await,
+        queue,
+        "the ids back in their order"
+    );
     env.cmd::<i64>(&[b"DEL", env.key("leased").as_bytes()])
         .await;
     assert_eq!(env.lease_ids(3).await, ["a", "b", "c"]);
