@@ -61,7 +61,7 @@ fn library() -> (String, String) {
             code,
             "'NX', 'PX', ttl_s)",
             &format!("'NX', 'PX', ttl_s + {LEASE_MARGIN_MS})"),
-            3,
+            4,
         );
         let code = replace_once(
             code,

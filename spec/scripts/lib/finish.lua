@@ -172,30 +172,36 @@ local function complete_items(argv, first, now)
       keys[k] = LEASE .. argv[i]
     end
     local tokens = redis.call('MGET', unpack(keys))
-    local live, items, leases = {}, {}, {}
+    -- The live leases' item keys first (EXISTS counts them), then their lease and job keys:
+    -- one table, which DEL takes whole.
+    local live, dels = {}, {}
     for k, i in ipairs(quick) do
       if tokens[k] == argv[i + 2] then
         live[#live + 1] = i
-        items[#items + 1] = ITEM .. argv[i]
-        leases[#leases + 1] = keys[k]
+        dels[#live] = ITEM .. argv[i]
+        -- (keys compacted in place to the live leases': #live <= k, so none is read after.)
+        keys[#live] = keys[k]
       else
         rest[#rest + 1] = i
       end
     end
-    if #live > 0 and redis.call('EXISTS', unpack(items)) == #live then
-      local dels, b = {}, finish_batch
+    local n = #live
+    if n > 0 and redis.call('EXISTS', unpack(dels)) == n then
+      local b = finish_batch
+      local ids = b.ids
       for k, i in ipairs(live) do
         local id = argv[i]
-        dels[#dels + 1] = items[k]
-        dels[#dels + 1] = leases[k]
-        dels[#dels + 1] = JOB .. id
-        b.ids[#b.ids + 1] = id
+        dels[n + 2 * k - 1] = keys[k]
+        dels[n + 2 * k] = JOB .. id
+        ids[k] = id
         codes[(i - first) / per + 1] = 1
       end
       redis.call('DEL', unpack(dels))
-      b.completed = b.completed + #live
-      for _, i in ipairs(live) do
-        emit('completed', argv[i], argv[i + 1], 1)
+      b.completed = b.completed + n
+      if events_on() then
+        for _, i in ipairs(live) do
+          emit('completed', argv[i], argv[i + 1], 1)
+        end
       end
     else
       for _, i in ipairs(live) do

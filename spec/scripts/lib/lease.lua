@@ -192,6 +192,71 @@ local function token_suffix(k)
   return s
 end
 
+-- Up to n leases of plain items from P:queue, the busy runner's case (lease_batch and
+-- complete_and_lease_batch with n > 1): lease_plain for a batch, with the tokens the loop of
+-- lease_items would give (base, then base .. '.' .. k). Its reads come first (RPOP with a count,
+-- which fails by itself on a P:queue of another type, one MGET of the items, one EXISTS of their
+-- job hashes); its writes are new keys (the lease keys, SET NX; the job hashes, which EXISTS
+-- found missing) and one ZADD to P:leased, undone with the pop when refused: so it needs no
+-- want_queue (spec/PROTOCOL.md 4.1, Refused calls), whose TYPEs would cost the batch more than
+-- its leases. Returns the leases; or nil and what it took (the ids, what MGET gave for them,
+-- whether none has a job hash), with nothing written, when the pop found fewer than n ids or
+-- any id is not the common case (no item, a job hash, an id twice, a lease key taken), for the
+-- loop to go on with.
+local function lease_plain_many(h, base, ttl_s, n, now_s, expiry_s)
+  local ids = redis.call('RPOP', QUEUE, n)
+  if not ids then
+    return nil
+  end
+  local keys, job_keys = {}, {}
+  for i, id in ipairs(ids) do
+    keys[i] = ITEM .. id
+    job_keys[i] = JOB .. id
+  end
+  local datas = redis.call('MGET', unpack(keys))
+  local plain = redis.call('EXISTS', unpack(job_keys)) == 0
+  if #ids < n or not plain then
+    return nil, ids, datas, plain
+  end
+  -- An id twice in the batch is refused by its second SET NX, which the first just set.
+  local leases, expiries, max, backoff = {}, {}, h.max_attempts, h.backoff
+  for i, id in ipairs(ids) do
+    local token = i == 1 and base or base .. token_suffix(i)
+    local data = datas[i]
+    if not (data and redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl_s)) then
+      -- An item missing or of another type, or a copy somebody holds (rare): the lease keys
+      -- just set go, and the loop decides.
+      if i > 1 then
+        for j = 1, i - 1 do
+          keys[j] = LEASE .. ids[j]
+        end
+        redis.call('DEL', unpack(keys, 1, i - 1))
+      end
+      return nil, ids, datas, plain
+    end
+    leases[i] = {id, data, 1, token, max, backoff}
+    expiries[2 * i - 1], expiries[2 * i] = expiry_s, id
+  end
+  -- P:leased, the one shared key written after the RPOP: refused, the leases and the pop are
+  -- undone before the error (the ids back in their order), so the call changes nothing.
+  local tracked = redis.pcall('ZADD', LEASED, unpack(expiries))
+  if type(tracked) == 'table' then
+    local back = {}
+    for i = 1, #ids do
+      keys[i] = LEASE .. ids[i]
+      back[i] = ids[#ids + 1 - i]
+    end
+    redis.call('DEL', unpack(keys))
+    redis.call('RPUSH', QUEUE, unpack(back))
+    error(tracked)
+  end
+  for i = 1, #ids do
+    -- (A literal for a plain item's first attempt: Lua's number-to-string costs.)
+    redis.call('HSET', job_keys[i], 'inc', leases[i][4], 'attempts', '1', 'state', 'leased', 'leased_at', now_s)
+  end
+  return leases
+end
+
 -- ttl_s and n_s are the lease's TTL (milliseconds) and how many leases are wanted, as ARGV gives
 -- them: decimal integers (spec/PROTOCOL.md, 4.4); db is the database the caller selected, which
 -- keys the queue's hints (lib/config.lua). Commands take ttl_s as it is; n_s = '1' needs
@@ -245,6 +310,8 @@ local function lease_items(base, ttl_s, n_s, db, now)
   -- What the shortcut took and could not lease, for the loop to go on with; empty when it
   -- found the queue empty.
   local taken, taken_data, no_job, empty
+  -- The same for the batch shortcut: the ids it took, what MGET gave, whether none has a job hash.
+  local taken_many, taken_datas, many_plain
   if n == 1 and not other_levels(h) then
     local lease
     lease, taken, taken_data, no_job = lease_plain(h, base, ttl_s, now_s, expiry_s)
@@ -277,7 +344,20 @@ local function lease_items(base, ttl_s, n_s, db, now)
     end
     if not taken then
       h.turn = turn
+    end  elseif n > 1 and not other_levels(h) then
+    local leases
+    leases, taken_many, taken_datas, many_plain = lease_plain_many(h, base, ttl_s, n, now_s, expiry_s)
+    if leases then
+      made_room(h)
+      counted(h, #leases)
+      emit_leases(h, leases)
+      local reply = {0, -1}
+      for i = 1, #leases do
+        reply[i + 2] = leases[i]
+      end
+      return reply
     end
+    empty = not taken_many
   end
   -- P:leased gets one ZADD for the whole batch, at the end: nothing in between reads it for
   -- these ids.
@@ -296,10 +376,19 @@ local function lease_items(base, ttl_s, n_s, db, now)
     if taken then
       redis.call('RPUSH', QUEUE, taken)
     end
+    if taken_many then
+      local back = {}
+      for i = 1, #taken_many do
+        back[i] = taken_many[#taken_many + 1 - i]
+      end
+      redis.call('RPUSH', QUEUE, unpack(back))
+    end
     error(refused)
   end
   if taken then
     batch, datas, plain = {taken}, {taken_data}, no_job == true
+  elseif taken_many then
+    batch, datas, plain = taken_many, taken_datas, many_plain
   elseif empty then
     -- As the loop does when its first pop finds nothing: housekeeping, then one more look.
     looked = true
