@@ -344,7 +344,8 @@ local function lease_items(base, ttl_s, n_s, db, now)
     end
     if not taken then
       h.turn = turn
-    end  elseif n > 1 and not other_levels(h) then
+    end
+  elseif n > 1 and not other_levels(h) then
     local leases
     leases, taken_many, taken_datas, many_plain = lease_plain_many(h, base, ttl_s, n, now_s, expiry_s)
     if leases then
