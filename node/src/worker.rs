@@ -213,7 +213,8 @@ impl Inbox {
     fn wake(&self, wake: &Wake) {
         let send = {
             let mut w = self.lock();
-            let send = !w.woken && !(w.jobs.is_empty() && w.told.is_empty());
+            let waits = !w.jobs.is_empty() || !w.told.is_empty();
+            let send = waits && !w.woken;
             w.woken |= send;
             send
         };
