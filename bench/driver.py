@@ -50,6 +50,10 @@ CLIENTS = {
     "leaseq-python": dict(lang="Python", leaseq=True, argv=[PY, os.path.join(HERE, "py", "runner.py"), "--client", "leaseq"]),
     "leaseq-node": dict(lang="Node", leaseq=True, argv=["node", os.path.join(HERE, "node", "runner.js"), "--client", "leaseq"]),
     "leaseq-c": dict(lang="C", leaseq=True, argv=[C_BIN]),
+    # Issue 27: the Python runner with a plain `def` handler, which leaseq's Worker runs on its
+    # thread pool (leaseq-python's handler is an `async def`, on asyncio).
+    "leaseq-python-threads": dict(lang="Python", leaseq=True, label="leaseq (threads)",
+                                  argv=[PY, os.path.join(HERE, "py", "runner.py"), "--client", "leaseq", "--handler", "sync"]),
     # Protocol v1's scripts (bench/v1/): the baseline a plain item's cost is held to, not a peer.
     "leaseq-v1": dict(lang="Rust", leaseq=False, baseline=True, label="leaseq protocol v1 (baseline)",
                       argv=[RUST_BIN, "--client", "leaseq-v1"]),
@@ -66,7 +70,7 @@ def available(name):
         return os.path.exists(RUST_BIN), "target/release/leaseq-bench not built"
     if name == "leaseq-c":
         return os.path.exists(C_BIN), "libleaseq (ffi-c) not built"
-    if name == "leaseq-python":
+    if name in ("leaseq-python", "leaseq-python-threads"):
         ok = subprocess.run([PY, "-c", "import leaseq"], capture_output=True).returncode == 0
         return ok, "the Python binding (py/) did not install"
     if name == "leaseq-node":
@@ -200,6 +204,8 @@ WORKLOADS = [
     dict(id="call_costs", title="cost of one call, µs", kind="costs", runner="call_costs",
          n={"leaseq-rust": 5000}),
 ]
+# Issue 27: the Python runner on threads beside the asyncio one, at concurrency 50.
+next(w for w in WORKLOADS if w["id"] == "runner_c50")["n"]["leaseq-python-threads"] = 30000
 # The name the rate_limit workload's runs are kept under: every leaseq runner at once.
 RATE_LIMIT_CLIENT = "leaseq-all"
 # Commands the driver itself sends while a run is measured; left out of the per-item counts.

@@ -1048,7 +1048,8 @@ export declare class WorkerJob {
   /**
    * Aborted when the handler is told to stop: its `jobTimeoutMs` passed (the reason is a
    * `DOMException` named `TimeoutError`), its lease is lost or the runner is shutting down
-   * past its timeout (an `AbortError`).
+   * past its timeout (an `AbortError`). Made when first read (already aborted if the handler
+   * was told before): a handler that never reads it costs no `AbortController`.
    */
   readonly signal: AbortSignal
   /**
@@ -1143,7 +1144,12 @@ export interface WorkerLogger {
   error(line: string): unknown
 }
 
-/** A `Worker`'s handler: resolves to the job's result, rejects (or throws) to fail it. */
+/**
+ * A `Worker`'s handler: resolves to the job's result, rejects (or throws) to fail it. The
+ * second argument is `job.signal`, passed to a handler that may read it (one that declares two
+ * parameters, or rest or default ones, or reads `arguments`); a handler of one parameter is
+ * called with the job alone.
+ */
 export type WorkerHandler = (job: WorkerJob, signal: AbortSignal) => unknown
 
 /**

@@ -288,7 +288,10 @@ export declare class NativeWorkerJob {
    * there.
    */
   get queuePrefix(): string
-  /** The key `onCancel` calls back with. */
+  /**
+   * The job's key in its run: `NativeWorkerRun.told` names jobs told to stop by it, and
+   * `NativeWorkerRun.finish` takes outcomes by it.
+   */
   get key(): number
   /** Whether the lease is lost. */
   get leaseLost(): boolean
@@ -297,16 +300,6 @@ export declare class NativeWorkerJob {
    * `leaseLost`, `shutdown`), or null while it is not.
    */
   get cancelReason(): string | null
-  /**
-   * Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
-   * `never`, a delay in ms, or the backoff), `unencodable` (the message and type of the error
-   * that stopped the JavaScript layer encoding the return value: a failed attempt, worded by
-   * the core), `release` (after a delay in ms), `rateLimited` (the queue held off for the
-   * delay in ms and the job released, no attempt charged), or `rateLimitedGroup` (the same,
-   * holding off only the job's group; the queue when it has none). A `fail` carries the
-   * error's `stack` as its trace.
-   */
-  finish(kind: string, result?: Buffer | undefined | null, message?: string | undefined | null, errorType?: string | undefined | null, retry?: string | undefined | null, delayMs?: number | undefined | null, trace?: string | undefined | null): void
   /** Stores a progress value (at most 64 KiB); false once the lease is lost. */
   progress(value: Buffer): Promise<boolean>
 }
@@ -323,6 +316,23 @@ export declare class NativeWorkerRun {
    * across at all (one threadsafe call per job saved).
    */
   wantCompleted(wanted: boolean): void
+  /**
+   * The jobs waiting for JavaScript since the last call, in the order leased (call it when
+   * woken; then `told`).
+   */
+  take(): Array<NativeWorkerJob>
+  /**
+   * The keys of jobs told to stop that the last `take` took (their jobs came in that take
+   * or before); each job's `cancelReason` says why.
+   */
+  told(): Array<number>
+  /**
+   * Reports outcomes, each job's once, in one call: the jobs of `keys` completed (with
+   * `results[i]` as the result of `keys[i]` when given), and `others` (failures, releases,
+   * rate limits). An outcome the core refuses (a negative delay, say) fails its job with the
+   * refusal (error type `LeaseqError`); an unknown or finished key is ignored.
+   */
+  finish(keys: Array<number>, results?: Array<Buffer | undefined | null> | undefined | null, others?: Array<WorkerOutcomeParts> | undefined | null): void
   /** Resolves with the report once the runner has stopped. */
   wait(): Promise<WorkerReportParts>
   /** Starts a graceful shutdown. */
@@ -803,12 +813,13 @@ export interface ScheduleParts {
 
 /**
  * Starts the core's runner over `queues` (1 to 64 of one client, asked in strict order, or
- * by weighted round robin with `weights`): `dispatch(job)` runs each job (and calls
- * `job.finish(...)` once), `onCancel(key)` says a job's handler is told to stop (its
- * `cancelReason` says why: a timeout, a lost lease, a shutdown), `onEvent(event)` reports,
- * and `onLog(line)`, when given, gets the runner's log lines of `logLevel` and above.
+ * by weighted round robin with `weights`): `wake()` says that jobs, or keys of jobs told to
+ * stop, wait (`NativeWorkerRun.take`, then `told`; a job's `cancelReason` says why it was told:
+ * a timeout, a lost lease, a shutdown), and JavaScript runs each job and reports the outcomes
+ * with `NativeWorkerRun.finish`; `onEvent(event)` reports, and `onLog(line)`, when given, gets
+ * the runner's log lines of `logLevel` and above.
  */
-export declare function startWorker(queues: Array<NativeQueue>, dispatch: ((arg: NativeWorkerJob) => void), onCancel: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts, onLog?: (((arg: WorkerLogLine) => void)) | undefined | null): NativeWorkerRun
+export declare function startWorker(queues: Array<NativeQueue>, wake: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts, onLog?: (((arg: WorkerLogLine) => void)) | undefined | null): NativeWorkerRun
 
 /** A queue's figures. */
 export interface StatsParts {
@@ -933,6 +944,31 @@ export interface WorkerOptionsParts {
    * default `info`).
    */
   logLevel?: string
+}
+
+/** One outcome other than a plain complete, as `NativeWorkerRun.finish` takes it. */
+export interface WorkerOutcomeParts {
+  /** The job's key (`NativeWorkerJob.key`). */
+  key: number
+  /**
+   * `fail` (message, type, and retry: `never`, a delay in ms, or the backoff), `unencodable`
+   * (the message and type of the error that stopped the JavaScript layer encoding the return
+   * value: a failed attempt, worded by the core), `release` (after a delay in ms),
+   * `rateLimited` (the queue held off for the delay in ms and the job released, no attempt
+   * charged), or `rateLimitedGroup` (the same, holding off only the job's group; the queue
+   * when it has none).
+   */
+  kind: string
+  /** The error's message (`fail`, `unencodable`). */
+  message?: string
+  /** The error's type (`fail`, `unencodable`). */
+  errorType?: string
+  /** `never` for a failure not to retry (`fail`). */
+  retry?: string
+  /** The delay in ms (`fail`: the retry's, `release`, `rateLimited`, `rateLimitedGroup`). */
+  delayMs?: number
+  /** The error's `stack`, kept as the failed attempt's trace (`fail`). */
+  trace?: string
 }
 
 /** What a runner did. */

@@ -318,8 +318,23 @@ def runner(c, a, data):
         if sleep:
             await asyncio.sleep(sleep)
 
+    # `--handler sync`: a plain `def`, which the Worker runs on its pool of `concurrency`
+    # threads (the count is taken under a lock: the handlers run at once).
+    lock = threading.Lock()
+
+    def sync_handler(job):
+        nonlocal started
+        with lock:
+            started += 1
+            last = started == a.n
+        if last and not a.duration_ms:
+            worker.stop()
+        if sleep:
+            time.sleep(sleep)
+
     worker = leaseq.Worker(
-        c.q, handler, concurrency=a.workers, lease_ttl=WORK_TTL, keep_results=False
+        c.q, sync_handler if a.handler == "sync" else handler, concurrency=a.workers, lease_ttl=WORK_TTL,
+        keep_results=False,
     )
     timer = None
     if a.duration_ms:
@@ -373,6 +388,8 @@ def main():
     p.add_argument("--payload", type=int, default=64)
     p.add_argument("--sleep-ms", type=float, default=0)
     p.add_argument("--duration-ms", type=float, default=0, help="runner: stop after this long (0: when all started)")
+    p.add_argument("--handler", choices=["async", "sync"], default="async",
+                   help="runner, leaseq: an `async def` handler (asyncio) or a plain `def` (threads)")
     a = p.parse_args()
     c = CLIENTS[a.client](a)
     data = payload(a.payload)

@@ -43,6 +43,9 @@ const LOG_LEVELS = Object.freeze(['debug', 'info', 'warn', 'error'])
 /** `NODE_DEBUG=leaseq`: the default logger (every line, prefixed `LEASEQ <pid>:`). */
 const debuglog = util.debuglog('leaseq')
 
+/** `WorkerJob`'s method that the runner calls when the handler is told to stop. */
+const TOLD = Symbol('told')
+
 /** What `job.signal` aborts with, by `job.cancelReason`. */
 const CANCEL_MESSAGES = Object.freeze({
   timeout: ['the job ran past its timeout', 'TimeoutError'],
@@ -129,11 +132,29 @@ class ReleaseJob extends Error {
  */
 class WorkerJob {
   #native
-  /** @param {import('../native').NativeWorkerJob} nativeJob @param {AbortSignal} signal */
-  constructor(nativeJob, signal) {
+  /** @type {AbortController | null} */
+  #controller = null
+  /** @param {import('../native').NativeWorkerJob} nativeJob */
+  constructor(nativeJob) {
     this.#native = nativeJob
-    /** Aborted when the handler is told to stop: a timeout, a lost lease or a shutdown. */
-    this.signal = signal
+  }
+  /**
+   * Aborted when the handler is told to stop: a timeout, a lost lease or a shutdown. Made when
+   * first asked for (a handler that never looks costs no `AbortController`); already aborted
+   * when the handler was told before.
+   * @returns {AbortSignal}
+   */
+  get signal() {
+    if (this.#controller === null) {
+      this.#controller = new AbortController()
+      const reason = this.#native.cancelReason
+      if (reason) this.#controller.abort(abortReason(reason))
+    }
+    return this.#controller.signal
+  }
+  /** The runner told the handler to stop: aborts the signal, if anyone has asked for it. */
+  [TOLD]() {
+    if (this.#controller !== null) this.#controller.abort(abortReason(this.#native.cancelReason ?? null))
   }
   /**
    * Why the handler was told to stop (`timeout`, `leaseLost` or `shutdown`; the first reason
@@ -258,6 +279,27 @@ function loggerOf(logger, level) {
 }
 
 /**
+ * Whether `fn` may read its second argument (the signal): it declares two parameters or more,
+ * or its source does not show that it cannot (rest or default parameters, `arguments`, a
+ * bound or native function). A handler that cannot is called with the job alone, and no
+ * `AbortController` is made for it unless it asks for `job.signal`.
+ * @param {Function} fn
+ */
+function wantsSignal(fn) {
+  if (fn.length >= 2) return true
+  let source
+  try {
+    source = Function.prototype.toString.call(fn)
+  } catch {
+    return true
+  }
+  if (source.includes('arguments') || source.includes('[native code]')) return true
+  if (/^(?:async\s+)?[\w$]+\s*=>/.test(source)) return false
+  const params = /^(?:async\s*)?(?:function\s*\*?\s*[\w$]*\s*)?(?:[\w$]+\s*)?\(([^)]*)\)/.exec(source)
+  return params === null || params[1].includes('...') || params[1].includes('=')
+}
+
+/**
  * Runs `handler(job, signal)` for each item of `queue`: a `Queue`, or an array of 1 to 64
  * queues of one client. `handler` is a function, or an object of handlers by name
  * (`{ sendEmail: fn, resize: fn }`: each key is an item name, used as given) with, optionally,
@@ -295,8 +337,19 @@ class Worker extends EventEmitter {
   #options
   /** @type {import('../native').NativeWorkerRun | null} */
   #run = null
-  /** @type {Map<number, {controller: AbortController, job: import('../native').NativeWorkerJob}>} */
-  #controllers = new Map()
+  /** The jobs whose handlers run, by key. @type {Map<number, WorkerJob>} */
+  #running = new Map()
+  /** The handlers that may read their second argument (`wantsSignal`). @type {Set<Function>} */
+  #signalled = new Set()
+  /** Outcomes settled since the last flush: completed keys, their results (when kept), others. */
+  /** @type {number[]} */
+  #doneKeys = []
+  /** @type {(Buffer | null)[]} */
+  #doneResults = []
+  /** @type {import('../native').WorkerOutcomeParts[]} */
+  #others = []
+  #flushPending = false
+  #flushNow = () => this.#flush()
   /** @type {Promise<import('../native').WorkerReportParts> | null} */
   #done = null
   #stopRequested = 0
@@ -348,65 +401,134 @@ class Worker extends EventEmitter {
     this.#logger = loggerOf(options.logger, options.logLevel)
     this.#queues = queues
     this.#handler = handler
+    for (const fn of [handler, ...(this.#byName?.values() ?? []), this.#fallback]) {
+      if (typeof fn === 'function' && wantsSignal(fn)) this.#signalled.add(fn)
+    }
     this.#options = options
+  }
+
+  /** Takes what waits in the runner's inbox: new jobs, then the keys of jobs told to stop. */
+  #wake() {
+    const run = /** @type {import('../native').NativeWorkerRun} */ (this.#run)
+    for (const nativeJob of run.take()) this.#dispatch(nativeJob)
+    for (const key of run.told()) this.#running.get(key)?.[TOLD]()
   }
 
   /** @param {import('../native').NativeWorkerJob} nativeJob */
   #dispatch(nativeJob) {
-    const controller = new AbortController()
-    this.#controllers.set(nativeJob.key, { controller, job: nativeJob })
-    if (nativeJob.cancelReason) controller.abort(abortReason(nativeJob.cancelReason))
-    const job = new WorkerJob(nativeJob, controller.signal)
+    const key = nativeJob.key
+    const job = new WorkerJob(nativeJob)
+    this.#running.set(key, job)
     // By name, else the fallback: the core hands over only jobs one of them takes.
-    const handler = this.#byName ? (this.#byName.get(nativeJob.name ?? '') ?? this.#fallback) : this.#handler
-    const finish = (/** @type {unknown} */ error, /** @type {unknown} */ result) => {
-      this.#controllers.delete(nativeJob.key)
-      try {
-        if (error === undefined) {
-          // Encoded only when kept. A value that cannot be fails the attempt with the encoding's
-          // error (the core words it), never with a generic one.
-          let value = null
-          try {
-            value = this.#keepResults ? resultBuffer(result) : null
-          } catch (err) {
-            nativeJob.finish('unencodable', null, ...errorParts(err), null, null)
-            return
-          }
-          nativeJob.finish('complete', value)
-        } else if (error instanceof ReleaseJob) {
-          nativeJob.finish('release', null, null, null, null, error.delayMs ?? null)
-        } else if (error instanceof RateLimitedError) {
-          const kind = error.group ? 'rateLimitedGroup' : 'rateLimited'
-          nativeJob.finish(kind, null, null, null, null, error.holdMs)
-        } else if (error instanceof UnrecoverableError) {
-          nativeJob.finish('fail', null, error.message, error.name, 'never', null, errorTrace(error))
-        } else if (error instanceof RetryLaterError) {
-          nativeJob.finish('fail', null, error.message, error.name, null, error.delayMs, errorTrace(error))
-        } else {
-          nativeJob.finish('fail', null, ...errorParts(error), null, null, errorTrace(error))
-        }
-      } catch (err) {
-        // An outcome the core refuses (a negative delayMs, say) fails the job with the refusal.
-        nativeJob.finish('fail', null, String(err), 'LeaseqError', null, null, errorTrace(err))
-      }
-    }
-    let promise
+    const handler = /** @type {Function} */ (
+      this.#byName ? (this.#byName.get(nativeJob.name ?? '') ?? this.#fallback) : this.#handler
+    )
+    let result
     try {
-      promise = Promise.resolve(/** @type {Function} */ (handler)(job, controller.signal))
+      result = this.#signalled.has(handler) ? handler(job, job.signal) : handler(job)
     } catch (err) {
-      finish(err === undefined ? new Error('undefined') : err, undefined)
+      this.#failed(key, err)
       return
     }
-    promise.then(
-      (result) => finish(undefined, result),
-      (err) => finish(err === undefined ? new Error('undefined') : err, undefined),
-    )
+    if (result instanceof Promise) {
+      result.then(
+        (value) => this.#completed(key, value),
+        (err) => this.#failed(key, err),
+      )
+    } else if (result !== null && (typeof result === 'object' || typeof result === 'function') && typeof result.then === 'function') {
+      Promise.resolve(result).then(
+        (value) => this.#completed(key, value),
+        (err) => this.#failed(key, err),
+      )
+    } else {
+      this.#completed(key, result)
+    }
   }
 
-  /** @param {number} key */
-  #cancel(key) {
-    const running = this.#controllers.get(key)
-    if (running) running.controller.abort(abortReason(running.job.cancelReason ?? null))
+  /**
+   * A handler returned `result`: the job completes, with it as the result when results are
+   * kept (encoded here; a value that cannot be fails the attempt with the encoding's error,
+   * which the core words, never with a generic one).
+   * @param {number} key @param {unknown} result
+   */
+  #completed(key, result) {
+    this.#running.delete(key)
+    let value = null
+    if (this.#keepResults) {
+      try {
+        value = resultBuffer(result)
+      } catch (err) {
+        const [message, errorType] = errorParts(err)
+        this.#settle({ key, kind: 'unencodable', message, errorType })
+        return
+      }
+      this.#doneResults.push(value)
+    }
+    this.#doneKeys.push(key)
+    this.#later()
+  }
+
+  /**
+   * A handler threw `error` (or its promise rejected with it): what the error says is done
+   * with the job.
+   * @param {number} key @param {unknown} error
+   */
+  #failed(key, error) {
+    this.#running.delete(key)
+    if (error === undefined) error = new Error('undefined')
+    if (error instanceof ReleaseJob) {
+      this.#settle({ key, kind: 'release', delayMs: error.delayMs })
+    } else if (error instanceof RateLimitedError) {
+      this.#settle({ key, kind: error.group ? 'rateLimitedGroup' : 'rateLimited', delayMs: error.holdMs })
+    } else if (error instanceof UnrecoverableError) {
+      this.#settle({ key, kind: 'fail', message: error.message, errorType: error.name, retry: 'never', trace: errorTrace(error) ?? undefined })
+    } else if (error instanceof RetryLaterError) {
+      const trace = errorTrace(error) ?? undefined
+      this.#settle({ key, kind: 'fail', message: error.message, errorType: error.name, delayMs: error.delayMs, trace })
+    } else {
+      const [message, errorType] = errorParts(error)
+      this.#settle({ key, kind: 'fail', message, errorType, trace: errorTrace(error) ?? undefined })
+    }
+  }
+
+  /** @param {import('../native').WorkerOutcomeParts} outcome */
+  #settle(outcome) {
+    this.#others.push(outcome)
+    this.#later()
+  }
+
+  /** Sends the outcomes settled in this turn of the event loop together, once it ends. */
+  #later() {
+    if (this.#flushPending) return
+    this.#flushPending = true
+    setImmediate(this.#flushNow)
+  }
+
+  /** Sends every outcome waiting, in one native call. */
+  #flush() {
+    this.#flushPending = false
+    const run = /** @type {import('../native').NativeWorkerRun} */ (this.#run)
+    const keys = this.#doneKeys
+    const others = this.#others
+    if (keys.length === 0 && others.length === 0) return
+    try {
+      run.finish(keys, this.#keepResults ? this.#doneResults : null, others.length ? others : null)
+    } catch {
+      // A value JavaScript could not pass (a delay that is not a number, say): each outcome on
+      // its own, and the one refused fails its job with the refusal.
+      keys.forEach((key, i) => run.finish([key], this.#keepResults ? [this.#doneResults[i]] : null, null))
+      for (const outcome of others) {
+        try {
+          run.finish([], null, [outcome])
+        } catch (err) {
+          const message = err instanceof Error ? err.message : String(err)
+          run.finish([], null, [{ key: outcome.key, kind: 'fail', message, errorType: 'LeaseqError' }])
+        }
+      }
+    }
+    keys.length = 0
+    this.#doneResults.length = 0
+    others.length = 0
   }
 
   /** @param {import('../native').WorkerEventParts} e */
@@ -455,8 +577,7 @@ class Worker extends EventEmitter {
     this.#run = nativeSync(() =>
       native.startWorker(
         this.#queues.map((q) => nativeOf(q)),
-        (job) => this.#dispatch(job),
-        (key) => this.#cancel(key),
+        () => this.#wake(),
         (event) => this.#event(event),
         parts,
         onLog,

@@ -1,13 +1,22 @@
 //! The runner: `lib/worker.js`'s `Worker` over the core's engine (`leaseq::worker`). The engine
-//! leases, renews, finishes, rides through outages and cleans; this file hands each job to a
-//! JavaScript `dispatch` (a threadsafe function called without blocking, so the event loop is
-//! never held up) and carries the outcome back through `NativeWorkerJob.finish`.
+//! leases, renews, finishes, rides through outages and cleans; this file hands jobs to
+//! JavaScript and carries their outcomes back, in batches both ways.
+//!
+//! Jobs (and the keys of jobs told to stop: a timeout, a lost lease, a shutdown) wait in an
+//! inbox. Once the engine has started a batch of jobs (`Handler::delivered`), or a job is told
+//! to stop, one threadsafe call wakes JavaScript (never blocking, so the event loop is never held
+//! up), unless a wake-up is pending already; JavaScript then takes everything waiting in one
+//! call (`NativeWorkerRun.take`, then `told`). Outcomes go back the same way: the JavaScript
+//! layer gathers those settled in one turn of its event loop and sends them in one
+//! `NativeWorkerRun.finish`.
 
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use leaseq::worker::{
-    Event, Job, JobError, LogLevel, Outcome, QueueOrder, Report, ShutdownAction, Worker,
-    WorkerHandle, WorkerOptions,
+    Event, Handler, HandlerFuture, Job, JobError, LogLevel, Outcome, QueueOrder, Report,
+    ShutdownAction, Worker, WorkerHandle, WorkerOptions,
 };
 use leaseq::Retry;
 use napi::bindgen_prelude::{Buffer, ClassInstance};
@@ -26,7 +35,6 @@ use crate::queue::NativeQueue;
 pub struct NativeWorkerJob {
     job: Job,
     key: u32,
-    done: Arc<Mutex<Option<oneshot::Sender<Outcome>>>>,
 }
 
 #[napi]
@@ -69,7 +77,8 @@ impl NativeWorkerJob {
         self.job.queue().prefix().to_owned()
     }
 
-    /// The key `onCancel` calls back with.
+    /// The job's key in its run: `NativeWorkerRun.told` names jobs told to stop by it, and
+    /// `NativeWorkerRun.finish` takes outcomes by it.
     #[napi(getter)]
     pub fn key(&self) -> u32 {
         self.key
@@ -90,63 +99,219 @@ impl NativeWorkerJob {
             .map(|r| event_node_name(r.as_str()))
     }
 
-    /// Reports the outcome, once: `complete` (with a result), `fail` (message, type, and retry:
-    /// `never`, a delay in ms, or the backoff), `unencodable` (the message and type of the error
-    /// that stopped the JavaScript layer encoding the return value: a failed attempt, worded by
-    /// the core), `release` (after a delay in ms), `rateLimited` (the queue held off for the
-    /// delay in ms and the job released, no attempt charged), or `rateLimitedGroup` (the same,
-    /// holding off only the job's group; the queue when it has none). A `fail` carries the
-    /// error's `stack` as its trace.
-    #[napi]
-    #[allow(clippy::too_many_arguments)]
-    pub fn finish(
-        &self,
-        kind: String,
-        result: Option<Buffer>,
-        message: Option<String>,
-        error_type: Option<String>,
-        retry: Option<String>,
-        delay_ms: Option<f64>,
-        trace: Option<String>,
-    ) -> napi::Result<()> {
-        let outcome = match kind.as_str() {
-            "complete" => Outcome::Complete(result.map(|b| b.to_vec())),
-            "fail" => {
-                let mut err = JobError::new(message.unwrap_or_default())
-                    .with_type(error_type.unwrap_or_default());
-                err.retry = match (retry.as_deref(), delay_ms) {
-                    (Some("never"), _) => Retry::Never,
-                    (_, Some(ms)) => Retry::After(millis("delayMs", ms)?),
-                    _ => Retry::Default,
-                };
-                err.trace = trace;
-                Outcome::Fail(err)
-            }
-            "unencodable" => Outcome::Fail(
-                JobError::unencodable_result(message.unwrap_or_default())
-                    .with_type(error_type.unwrap_or_default()),
-            ),
-            "release" => Outcome::Release(opt_millis("delayMs", delay_ms)?),
-            "rateLimited" => {
-                let ms = delay_ms.ok_or_else(|| invalid("holdMs", "must be a number of ms"))?;
-                Outcome::Fail(JobError::rate_limited(millis("holdMs", ms)?))
-            }
-            "rateLimitedGroup" => {
-                let ms = delay_ms.ok_or_else(|| invalid("holdMs", "must be a number of ms"))?;
-                Outcome::Fail(JobError::rate_limited_group(millis("holdMs", ms)?))
-            }
-            other => return Err(invalid("kind", &format!("unknown outcome `{other}`"))),
-        };
-        if let Some(tx) = self.done.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = tx.send(outcome);
-        }
-        Ok(())
-    }
-
     /// Stores a progress value (at most 64 KiB); false once the lease is lost.
     #[napi]
     pub async fn progress(&self, value: Buffer) -> napi::Result<bool> {
         self.job.progress(&value).await.map_err(to_napi)
+    }
+}
+
+/// One outcome other than a plain complete, as `NativeWorkerRun.finish` takes it.
+#[napi(object)]
+pub struct WorkerOutcomeParts {
+    /// The job's key (`NativeWorkerJob.key`).
+    pub key: u32,
+    /// `fail` (message, type, and retry: `never`, a delay in ms, or the backoff), `unencodable`
+    /// (the message and type of the error that stopped the JavaScript layer encoding the return
+    /// value: a failed attempt, worded by the core), `release` (after a delay in ms),
+    /// `rateLimited` (the queue held off for the delay in ms and the job released, no attempt
+    /// charged), or `rateLimitedGroup` (the same, holding off only the job's group; the queue
+    /// when it has none).
+    pub kind: String,
+    /// The error's message (`fail`, `unencodable`).
+    pub message: Option<String>,
+    /// The error's type (`fail`, `unencodable`).
+    pub error_type: Option<String>,
+    /// `never` for a failure not to retry (`fail`).
+    pub retry: Option<String>,
+    /// The delay in ms (`fail`: the retry's, `release`, `rateLimited`, `rateLimitedGroup`).
+    pub delay_ms: Option<f64>,
+    /// The error's `stack`, kept as the failed attempt's trace (`fail`).
+    pub trace: Option<String>,
+}
+
+/// The core's outcome for `parts`; a value the core refuses (a negative delay) is an error
+/// naming it.
+fn outcome_of(parts: WorkerOutcomeParts) -> napi::Result<Outcome> {
+    let WorkerOutcomeParts {
+        kind,
+        message,
+        error_type,
+        retry,
+        delay_ms,
+        trace,
+        ..
+    } = parts;
+    Ok(match kind.as_str() {
+        "fail" => {
+            let mut err = JobError::new(message.unwrap_or_default())
+                .with_type(error_type.unwrap_or_default());
+            err.retry = match (retry.as_deref(), delay_ms) {
+                (Some("never"), _) => Retry::Never,
+                (_, Some(ms)) => Retry::After(millis("delayMs", ms)?),
+                _ => Retry::Default,
+            };
+            err.trace = trace;
+            Outcome::Fail(err)
+        }
+        "unencodable" => Outcome::Fail(
+            JobError::unencodable_result(message.unwrap_or_default())
+                .with_type(error_type.unwrap_or_default()),
+        ),
+        "release" => Outcome::Release(opt_millis("delayMs", delay_ms)?),
+        "rateLimited" => {
+            let ms = delay_ms.ok_or_else(|| invalid("holdMs", "must be a number of ms"))?;
+            Outcome::Fail(JobError::rate_limited(millis("holdMs", ms)?))
+        }
+        "rateLimitedGroup" => {
+            let ms = delay_ms.ok_or_else(|| invalid("holdMs", "must be a number of ms"))?;
+            Outcome::Fail(JobError::rate_limited_group(millis("holdMs", ms)?))
+        }
+        other => return Err(invalid("kind", &format!("unknown outcome `{other}`"))),
+    })
+}
+
+/// The failed attempt that stands for an outcome the core refused: the refusal's message
+/// (without `error.rs`'s code prefix), type `LeaseqError`.
+fn refused_outcome(err: napi::Error) -> Outcome {
+    let reason = err.reason;
+    let message = match reason.strip_prefix("leaseq:") {
+        Some(rest) => rest.split_once(": ").map_or(rest, |(_, m)| m).to_owned(),
+        None => reason,
+    };
+    Outcome::Fail(JobError::new(message).with_type("LeaseqError"))
+}
+
+/// Jobs on their way to JavaScript, keys of jobs told to stop, and the way back of every job
+/// JavaScript holds.
+#[derive(Default)]
+struct Waiting {
+    jobs: Vec<NativeWorkerJob>,
+    told: Vec<u32>,
+    /// The keys `take` took from `told`, for `told` to return.
+    told_taken: Vec<u32>,
+    /// A wake-up was sent and JavaScript has not taken what waits since.
+    woken: bool,
+    /// Each job's outcome channel, by key, from `call` until its outcome comes back.
+    outcomes: HashMap<u32, oneshot::Sender<Outcome>>,
+}
+
+type Wake = ThreadsafeFunction<u32, (), u32, Status, false>;
+
+/// The inbox of one run; `NativeWorkerRun` and the handler share it.
+#[derive(Default)]
+struct Inbox {
+    waiting: Mutex<Waiting>,
+}
+
+impl Inbox {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Waiting> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Wakes JavaScript when something waits and no wake-up is pending.
+    fn wake(&self, wake: &Wake) {
+        let send = {
+            let mut w = self.lock();
+            let waits = !w.jobs.is_empty() || !w.told.is_empty();
+            let send = waits && !w.woken;
+            w.woken |= send;
+            send
+        };
+        if send {
+            wake.call(0, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+}
+
+/// One job's wait for its outcome, inside the engine's task for it.
+struct Pending {
+    inbox: Arc<Inbox>,
+    wake: Arc<Wake>,
+    key: u32,
+    /// JavaScript was told that the handler is to stop.
+    told: bool,
+    /// The outcome came back.
+    settled: bool,
+}
+
+impl Pending {
+    /// The outcome came back: nothing to do when this wait ends.
+    fn settle(&mut self) {
+        self.settled = true;
+    }
+
+    /// Tells JavaScript that the job's handler is to stop (its `cancelReason` says why): it
+    /// aborts the job's signal.
+    fn tell(&mut self) {
+        self.told = true;
+        self.inbox.lock().told.push(self.key);
+        self.inbox.wake(&self.wake);
+    }
+}
+
+impl Drop for Pending {
+    /// Ended without an outcome: a forced shutdown took the job (it told the job first, then
+    /// ended this task). JavaScript is told, and a later outcome is ignored.
+    fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
+        self.inbox.lock().outcomes.remove(&self.key);
+        if !self.told {
+            self.tell();
+        }
+    }
+}
+
+/// The engine's handler: queues each job for JavaScript and waits for its outcome.
+struct NodeHandler {
+    inbox: Arc<Inbox>,
+    wake: Arc<Wake>,
+    next: AtomicU32,
+}
+
+impl Handler for NodeHandler {
+    fn call(&self, job: Job) -> HandlerFuture {
+        let key = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut w = self.inbox.lock();
+            w.outcomes.insert(key, tx);
+            w.jobs.push(NativeWorkerJob {
+                job: job.clone(),
+                key,
+            });
+        }
+        let mut pending = Pending {
+            inbox: self.inbox.clone(),
+            wake: self.wake.clone(),
+            key,
+            told: false,
+            settled: false,
+        };
+        Box::pin(async move {
+            let mut rx = rx;
+            let outcome = tokio::select! {
+                biased;
+                outcome = &mut rx => outcome,
+                _ = job.cancelled() => {
+                    pending.tell();
+                    rx.await
+                }
+            };
+            pending.settle();
+            outcome.unwrap_or_else(|_| {
+                Outcome::Fail(
+                    JobError::new("the handler ended without an outcome")
+                        .with_type("DispatchError"),
+                )
+            })
+        })
+    }
+
+    fn delivered(&self) {
+        self.inbox.wake(&self.wake);
     }
 }
 
@@ -251,8 +416,9 @@ pub struct WorkerOptionsParts {
 #[napi]
 pub struct NativeWorkerRun {
     handle: WorkerHandle,
+    inbox: Arc<Inbox>,
     report: watch::Receiver<Option<Result<Report, String>>>,
-    completed_wanted: Arc<std::sync::atomic::AtomicBool>,
+    completed_wanted: Arc<AtomicBool>,
     keep_results: bool,
 }
 
@@ -269,8 +435,57 @@ impl NativeWorkerRun {
     /// across at all (one threadsafe call per job saved).
     #[napi]
     pub fn want_completed(&self, wanted: bool) {
-        self.completed_wanted
-            .store(wanted, std::sync::atomic::Ordering::Relaxed);
+        self.completed_wanted.store(wanted, Ordering::Relaxed);
+    }
+
+    /// The jobs waiting for JavaScript since the last call, in the order leased (call it when
+    /// woken; then `told`).
+    #[napi]
+    pub fn take(&self) -> Vec<NativeWorkerJob> {
+        let mut w = self.inbox.lock();
+        w.woken = false;
+        let told = std::mem::take(&mut w.told);
+        w.told_taken.extend(told);
+        std::mem::take(&mut w.jobs)
+    }
+
+    /// The keys of jobs told to stop that the last `take` took (their jobs came in that take
+    /// or before); each job's `cancelReason` says why.
+    #[napi]
+    pub fn told(&self) -> Vec<u32> {
+        std::mem::take(&mut self.inbox.lock().told_taken)
+    }
+
+    /// Reports outcomes, each job's once, in one call: the jobs of `keys` completed (with
+    /// `results[i]` as the result of `keys[i]` when given), and `others` (failures, releases,
+    /// rate limits). An outcome the core refuses (a negative delay, say) fails its job with the
+    /// refusal (error type `LeaseqError`); an unknown or finished key is ignored.
+    #[napi]
+    pub fn finish(
+        &self,
+        keys: Vec<u32>,
+        results: Option<Vec<Option<Buffer>>>,
+        others: Option<Vec<WorkerOutcomeParts>>,
+    ) {
+        let mut results = results.map(Vec::into_iter);
+        let mut out = Vec::with_capacity(keys.len() + others.as_ref().map_or(0, Vec::len));
+        for key in keys {
+            let result = results.as_mut().and_then(Iterator::next).flatten();
+            out.push((key, Outcome::Complete(result.map(|b| b.to_vec()))));
+        }
+        for parts in others.into_iter().flatten() {
+            let key = parts.key;
+            out.push((key, outcome_of(parts).unwrap_or_else(refused_outcome)));
+        }
+        let senders: Vec<_> = {
+            let mut w = self.inbox.lock();
+            out.into_iter()
+                .filter_map(|(key, o)| w.outcomes.remove(&key).map(|tx| (tx, o)))
+                .collect()
+        };
+        for (tx, outcome) in senders {
+            let _ = tx.send(outcome);
+        }
     }
 
     /// Resolves with the report once the runner has stopped.
@@ -413,15 +628,15 @@ fn event_parts(e: &Event) -> WorkerEventParts {
 }
 
 /// Starts the core's runner over `queues` (1 to 64 of one client, asked in strict order, or
-/// by weighted round robin with `weights`): `dispatch(job)` runs each job (and calls
-/// `job.finish(...)` once), `onCancel(key)` says a job's handler is told to stop (its
-/// `cancelReason` says why: a timeout, a lost lease, a shutdown), `onEvent(event)` reports,
-/// and `onLog(line)`, when given, gets the runner's log lines of `logLevel` and above.
+/// by weighted round robin with `weights`): `wake()` says that jobs, or keys of jobs told to
+/// stop, wait (`NativeWorkerRun.take`, then `told`; a job's `cancelReason` says why it was told:
+/// a timeout, a lost lease, a shutdown), and JavaScript runs each job and reports the outcomes
+/// with `NativeWorkerRun.finish`; `onEvent(event)` reports, and `onLog(line)`, when given, gets
+/// the runner's log lines of `logLevel` and above.
 #[napi]
 pub fn start_worker(
     queues: Vec<ClassInstance<'_, NativeQueue>>,
-    dispatch: ThreadsafeFunction<NativeWorkerJob, (), NativeWorkerJob, Status, false>,
-    on_cancel: ThreadsafeFunction<u32, (), u32, Status, false>,
+    wake: ThreadsafeFunction<u32, (), u32, Status, false>,
     on_event: ThreadsafeFunction<WorkerEventParts, (), WorkerEventParts, Status, false>,
     options_parts: WorkerOptionsParts,
     on_log: Option<ThreadsafeFunction<WorkerLogLine, (), WorkerLogLine, Status, false>>,
@@ -442,53 +657,23 @@ pub fn start_worker(
     let order = queue_order(options_parts.weights.as_deref())?;
     let queues = queues.iter().map(|q| q.inner().clone()).collect();
     let keep_results = o.keeps_results();
-    let dispatch = Arc::new(dispatch);
-    let on_cancel = Arc::new(on_cancel);
-    let next = Arc::new(std::sync::atomic::AtomicU32::new(0));
-    let completed_wanted = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let inbox = Arc::new(Inbox::default());
+    let completed_wanted = Arc::new(AtomicBool::new(true));
     let wanted = completed_wanted.clone();
-    let worker = Worker::for_queues(queues, move |job: Job| {
-        let dispatch = dispatch.clone();
-        let on_cancel = on_cancel.clone();
-        let key = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        async move {
-            let (tx, rx) = oneshot::channel();
-            let native = NativeWorkerJob {
-                job: job.clone(),
-                key,
-                done: Arc::new(Mutex::new(Some(tx))),
-            };
-            let status = dispatch.call(native, ThreadsafeFunctionCallMode::NonBlocking);
-            if status != Status::Ok {
-                return Outcome::Fail(
-                    JobError::new(format!("could not call the handler: {status}"))
-                        .with_type("DispatchError"),
-                );
+    let handler = NodeHandler {
+        inbox: inbox.clone(),
+        wake: Arc::new(wake),
+        next: AtomicU32::new(0),
+    };
+    let worker = Worker::for_queues(queues, handler)
+        .queue_order(order)
+        .options(o)
+        .on_event(move |e| {
+            if matches!(e, Event::Completed { .. }) && !wanted.load(Ordering::Relaxed) {
+                return;
             }
-            let watcher = tokio::spawn(async move {
-                job.cancelled().await;
-                on_cancel.call(key, ThreadsafeFunctionCallMode::NonBlocking);
-            });
-            let outcome = rx.await.unwrap_or_else(|_| {
-                Outcome::Fail(
-                    JobError::new("the handler ended without an outcome")
-                        .with_type("DispatchError"),
-                )
-            });
-            watcher.abort();
-            outcome
-        }
-    })
-    .queue_order(order)
-    .options(o)
-    .on_event(move |e| {
-        if matches!(e, Event::Completed { .. })
-            && !wanted.load(std::sync::atomic::Ordering::Relaxed)
-        {
-            return;
-        }
-        on_event.call(event_parts(e), ThreadsafeFunctionCallMode::NonBlocking);
-    });
+            on_event.call(event_parts(e), ThreadsafeFunctionCallMode::NonBlocking);
+        });
     let worker = match on_log {
         Some(on_log) => worker.on_log(min, move |level, line| {
             let line = WorkerLogLine {
@@ -511,6 +696,7 @@ pub fn start_worker(
     });
     Ok(NativeWorkerRun {
         handle,
+        inbox,
         report: rx,
         completed_wanted,
         keep_results,

@@ -8,7 +8,7 @@ const { spawn } = require('node:child_process')
 const path = require('node:path')
 const { after, before, describe, test } = require('node:test')
 
-const { Client, Item, RateLimitedError, RetryLaterError, UnrecoverableError, Worker } = require('..')
+const { Client, Item, RateLimitedError, ReleaseJob, RetryLaterError, UnrecoverableError, Worker } = require('..')
 const { startRedis, uniquePrefix } = require('./helpers/redis')
 const resp = require('./helpers/resp')
 
@@ -352,6 +352,86 @@ describe('Worker', { timeout: 120_000 }, () => {
     assert.ok(aborted)
     assert.equal(report.lost, 1)
     assert.equal(await queue.get('long'), null)
+  })
+
+  test('job.signal is made when read: read after the handler was told, it is aborted already', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'long' }))
+    let started
+    const running = new Promise((resolve) => (started = resolve))
+    let release
+    const told = new Promise((resolve) => (release = resolve))
+    let seen = null
+    const worker = new Worker(
+      queue,
+      async (job) => {
+        started()
+        await told // the item is cancelled meanwhile: the lease is lost
+        const signal = job.signal
+        seen = [signal.aborted, signal.reason.name, job.cancelReason, job.signal === signal]
+      },
+      { leaseTtlMs: 1000, renewEveryMs: 100 },
+    )
+    worker.on('leaseLost', () => {
+      release()
+      worker.close()
+    })
+    const run = worker.run()
+    await running
+    await queue.cancel('long')
+    const report = await run
+    assert.deepEqual(seen, [true, 'AbortError', 'leaseLost', true])
+    assert.equal(report.lost, 1)
+  })
+
+  test('a handler that may read a second argument gets the signal as it', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    const names = ['rest', 'args', 'two', 'defaulted']
+    await queue.addBatch(names.map((name) => new Item(Buffer.from('x'), { id: name, name })))
+    /** @type {Record<string, string>} */
+    const got = {}
+    const record = (job, second) => {
+      got[job.name] = second === undefined ? 'nothing' : second === job.signal ? 'the signal' : 'something else'
+    }
+    const worker = new Worker(queue, {
+      rest: (...a) => record(a[0], a[1]),
+      args: function (job) {
+        record(job, arguments[1]) // eslint-disable-line prefer-rest-params
+      },
+      two: (job, signal) => record(job, signal),
+      defaulted: (job, signal = null) => record(job, signal),
+    })
+    await runBriefly(worker, () => Object.keys(got).length === names.length)
+    assert.deepEqual(got, { rest: 'the signal', args: 'the signal', two: 'the signal', defaulted: 'the signal' })
+  })
+
+  test('outcomes settled together go back together; one the core refuses fails only its own job', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    const ids = await fill(queue, 6)
+    await queue.add(new Item(Buffer.from('x'), { id: 'negative', maxAttempts: 1 }))
+    await queue.add(new Item(Buffer.from('x'), { id: 'not-a-number', maxAttempts: 1 }))
+    const dead = []
+    let completed = 0
+    const worker = new Worker(
+      queue,
+      (job) => {
+        if (job.id === 'negative') throw new ReleaseJob(-5)
+        if (job.id === 'not-a-number') throw new RetryLaterError('busy', /** @type {any} */ ('soon'))
+        return job.id
+      },
+      { concurrency: 8 },
+    )
+    worker.on('dead', (id) => dead.push(id))
+    worker.on('completed', () => completed++)
+    const report = await runBriefly(worker, () => completed === ids.size && dead.length === 2)
+    assert.deepEqual([report.completed, report.dead], [6, 2])
+    assert.equal((await queue.result('j5')).data.toString(), 'j5')
+    for (const id of ['negative', 'not-a-number']) {
+      const job = await queue.get(id)
+      assert.equal(job.state, 'dead', id)
+      assert.equal(job.errorType, 'LeaseqError', id)
+      assert.match(job.error, /delayMs/, id)
+    }
   })
 
   /** Asserts `id` is dead after `attempts` attempts, failed by its timeout. */

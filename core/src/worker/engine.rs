@@ -387,6 +387,7 @@ impl Engine {
                         let permit = permits.pop().expect("one permit per lease");
                         self.starter().start(job, permit, done.clone());
                     }
+                    self.handler.delivered();
                 }
                 Err(Error::Closed) => {
                     shared.handle.stop();
@@ -636,6 +637,7 @@ async fn finish_loop(
                         _ => send_release(shared, job, None).await,
                     }
                 }
+                starter.handler.delivered();
             }
         }
         drop(slots);

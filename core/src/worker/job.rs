@@ -439,6 +439,12 @@ pub type HandlerFuture = Pin<Box<dyn Future<Output = Outcome> + Send + 'static>>
 pub trait Handler: Send + Sync + 'static {
     /// Starts the job; the future's output is its outcome.
     fn call(&self, job: Job) -> HandlerFuture;
+
+    /// Called by the engine after it has started a batch of jobs (what one lease call brought):
+    /// every [`Handler::call`] of the batch came before it. A binding that hands jobs to
+    /// another thread (a JavaScript event loop) queues them in `call` and wakes that thread once
+    /// here, so that many jobs cross in one wake-up. The default does nothing.
+    fn delivered(&self) {}
 }
 
 impl<F, Fut, R> Handler for F
