@@ -652,3 +652,55 @@ blocking_operations! {
     fn processing_len(&self) -> Result<u64>;
     fn read_events(&self, after: Option<&str>, count: usize) -> Result<crate::EventsPage>;
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::NoSigpipe;
+
+    static DELIVERED: AtomicUsize = AtomicUsize::new(0);
+
+    extern "C" fn count(_: libc::c_int) {
+        DELIVERED.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Whether SIGPIPE is blocked on the calling thread.
+    fn blocked() -> bool {
+        // SAFETY: pthread_sigmask with a null new set only reads the calling thread's mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut set);
+            libc::sigismember(&set, libc::SIGPIPE) == 1
+        }
+    }
+
+    #[test]
+    fn a_sigpipe_raised_during_a_call_is_taken_and_the_mask_restored() {
+        // A host with a SIGPIPE handler of its own (the default action would end the test).
+        // SAFETY: installs a handler that only counts, and puts the old one back at the end;
+        // pthread_kill signals the calling thread.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            let mut old: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = count as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(libc::SIGPIPE, &action, &mut old);
+            let result = std::thread::spawn(|| {
+                assert!(!blocked());
+                {
+                    let _held = NoSigpipe::hold();
+                    assert!(blocked(), "held during the call");
+                    // What a write to a closed socket raises in the writing thread.
+                    libc::pthread_kill(libc::pthread_self(), libc::SIGPIPE);
+                }
+                assert!(!blocked(), "the caller's mask is restored");
+            })
+            .join();
+            let delivered = DELIVERED.load(Ordering::SeqCst);
+            libc::sigaction(libc::SIGPIPE, &old, std::ptr::null_mut());
+            result.unwrap();
+            assert_eq!(delivered, 0, "the pending SIGPIPE was taken, not delivered");
+        }
+    }
+}
