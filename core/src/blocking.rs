@@ -144,17 +144,29 @@ async fn connect(target: &Target) -> Result<crate::Client> {
 }
 
 /// A runtime that the threads calling [`drive`] run: timers and I/O, no thread of its own.
+///
+/// Built on a short-lived thread: tokio notes the building thread's std handle, which on a
+/// host's main thread (a C program's) would stay allocated until the process ends.
 fn direct_runtime() -> Result<Arc<Runtime>> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
+    let failed = |e: std::io::Error| {
+        Error::Connection(Cause::io(
+            "cannot start the I/O runtime",
+            Some(e.to_string()),
+        ))
+    };
+    let build = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    };
+    std::thread::Builder::new()
+        .name("leaseq-init".into())
+        .spawn(build)
+        .map_err(failed)?
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
         .map(Arc::new)
-        .map_err(|e| {
-            Error::Connection(Cause::io(
-                "cannot start the I/O runtime",
-                Some(e.to_string()),
-            ))
-        })
+        .map_err(failed)
 }
 
 /// Runs `future` to its end on `runtime`, on the calling thread (which drives the runtime's
