@@ -283,11 +283,7 @@ impl Client {
         Ok(Client::from_parts(target, None, Some(client)))
     }
 
-    fn from_parts(
-        target: Target,
-        direct: Option<Direct>,
-        live: Option<crate::Client>,
-    ) -> Client {
+    fn from_parts(target: Target, direct: Option<Direct>, live: Option<crate::Client>) -> Client {
         Client {
             shared: Arc::new(Shared {
                 target,
