@@ -104,6 +104,12 @@ WORKLOADS = [
          ceiling="LPUSH c=1 P=1000"),
     dict(id="lease_complete_1", title="lease+complete, 1 worker", kind="rate", runner="lease_complete",
          n={**counts(20000, 10000, 5000, 300), "leaseq-v1": 20000}, args=["--workers", "1"], ceiling="LMOVE c=1"),
+    # Issue 27: a plain lease() then a complete() per item, two calls (lease_complete_1 uses
+    # complete_and_lease, one); the peers' loops are two calls already (BullMQ: getNextJob then
+    # moveToCompleted, its manual processing). The single calls' client cost, in every language.
+    dict(id="lease_then_complete_1", title="lease, then complete, 1 worker", kind="rate",
+         runner="lease_then_complete", n={k: v for k, v in counts(20000, 10000, 5000, 300).items() if k != "rq"},
+         args=["--workers", "1"], ceiling="LMOVE c=1"),
     dict(id="lease_complete_8", title="lease+complete, 8 workers", kind="rate", runner="lease_complete",
          n=counts(40000, 20000, 5000, 600), args=["--workers", "8"], ceiling="LMOVE c=8"),
     dict(id="latency", title="add -> lease start, idle blocked worker", kind="latency", runner="latency",
@@ -829,6 +835,11 @@ def targets(rows, ceilings, raw):
                  rates("lease_complete_1", "leaseq-rust"), rates("lease_complete_1", "rwq-rust"), 3, "leaseq-rust", "rwq-rust")
     ratio_target("leaseq Python >= 3x redis-work-queue Python, lease+complete, 1 worker",
                  rates("lease_complete_1", "leaseq-python"), rates("lease_complete_1", "rwq-python"), 3, "leaseq-python", "rwq-python")
+    ratio_target("leaseq Python >= 3x redis-work-queue Python, lease then complete (two calls), 1 worker",
+                 rates("lease_then_complete_1", "leaseq-python"), rates("lease_then_complete_1", "rwq-python"), 3,
+                 "leaseq-python", "rwq-python")
+    ratio_target("leaseq Python >= 2x redis-work-queue Python, add one call per item",
+                 rates("add_single", "leaseq-python"), rates("add_single", "rwq-python"), 2, "leaseq-python", "rwq-python")
     ratio_target("leaseq Node >= BullMQ, lease+complete, concurrency 1",
                  rates("lease_complete_1", "leaseq-node"), rates("lease_complete_1", "bullmq"), 1, "leaseq-node", "bullmq")
     ratio_target("leaseq Node >= BullMQ, lease+complete, concurrency 8",

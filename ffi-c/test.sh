@@ -29,7 +29,9 @@ strict=(-Wall -Wextra -Werror -std=c11 -g)
 sanitize=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
 # A forked child (tests/test_threads.c) abandons the parent's runtime by design: it is checked
 # under ASan; under valgrind only the parent is.
+# tests/valgrind.supp: Rust's handle of a host thread, which lives as long as the thread.
 valgrind_cmd=(valgrind --quiet --error-exitcode=1 --leak-check=full --child-silent-after-fork=yes
+              --suppressions="$here/tests/valgrind.supp"
               --errors-for-leak-kinds=definite,possible --show-leak-kinds=definite,possible)
 
 passed=0

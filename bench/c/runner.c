@@ -101,6 +101,26 @@ static void *drain(void *arg) {
     return NULL;
 }
 
+/* A busy worker making two calls per item: lease, then complete. */
+static void *drain_separate(void *arg) {
+    long *done = arg;
+    leaseq_lease *lease = NULL;
+    CHECK(leaseq_queue_lease(queue, WORK_TTL_MS, 0, &lease));
+    while (lease != NULL) {
+        bool completed = false;
+        CHECK(leaseq_queue_complete(queue, lease, &completed));
+        if (!completed) {
+            fprintf(stderr, "complete returned false\n");
+            exit(1);
+        }
+        leaseq_lease_free(lease);
+        lease = NULL;
+        (*done)++;
+        CHECK(leaseq_queue_lease(queue, WORK_TTL_MS, 0, &lease));
+    }
+    return NULL;
+}
+
 /* The runner's callback: a no-op, or a sleep of `sleep_ms`. The n-th call stops the runner,
  * which then drains what runs and flushes the completes. */
 static long started;
@@ -264,13 +284,14 @@ int main(int argc, char **argv) {
                  "{\"items\": %ld, \"seconds\": %.9f, \"workers\": %ld, \"sleep_ms\": %g", n,
                  seconds, workers, sleep_ms);
         finish(result);
-    } else if (!strcmp(workload, "lease_complete")) {
+    } else if (!strcmp(workload, "lease_complete") || !strcmp(workload, "lease_then_complete")) {
+        void *(*loop)(void *) = !strcmp(workload, "lease_complete") ? drain : drain_separate;
         prefill(data);
         pthread_t *threads = malloc(sizeof *threads * (size_t)workers);
         long *done = calloc((size_t)workers, sizeof *done);
         ready();
         uint64_t t0 = now_ns();
-        for (long w = 0; w < workers; w++) pthread_create(&threads[w], NULL, drain, &done[w]);
+        for (long w = 0; w < workers; w++) pthread_create(&threads[w], NULL, loop, &done[w]);
         long total = 0;
         for (long w = 0; w < workers; w++) {
             pthread_join(threads[w], NULL);

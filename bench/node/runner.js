@@ -122,6 +122,20 @@ async function runLeaseq(a) {
         check(done, a.n, 'completed')
         return await finish({ items: done, seconds, workers: a.workers })
       }
+      case 'lease_then_complete': {
+        // Two calls per item: lease, then complete.
+        await prefill(a.n)
+        await ready()
+        let done = 0
+        const t0 = now()
+        for (let lease = await q.lease({ ttlMs: WORK_TTL_MS }); lease; lease = await q.lease({ ttlMs: WORK_TTL_MS })) {
+          if (!(await q.complete(lease))) throw new Error(`complete of ${lease.id} returned false`)
+          done++
+        }
+        const seconds = secondsSince(t0)
+        check(done, a.n, 'completed')
+        return await finish({ items: done, seconds, workers: a.workers })
+      }
       case 'runner': {
         // leaseq's Worker at concurrency `workers`, a no-op (or sleeping) handler, nothing kept
         // of a finished job: the time until every prefilled item is completed and run() has
@@ -222,6 +236,24 @@ async function runBullmq(a) {
           await queue.addBulk(Array.from({ length: k }, () => ({ name: 'j', data, opts: jobOpts })))
         }
         return await finish({ items: a.n, seconds: secondsSince(t0), batch: a.batch })
+      }
+      case 'lease_then_complete': {
+        // BullMQ's manual processing: getNextJob, then moveToCompleted without fetching the next.
+        await prefill(a.n)
+        const worker = new Worker(name, null, { connection, autorun: false })
+        closers.unshift(() => worker.close())
+        await worker.waitUntilReady()
+        await ready()
+        const token = 'bench'
+        let done = 0
+        const t0 = now()
+        for (let job = await worker.getNextJob(token, { block: false }); job; job = await worker.getNextJob(token, { block: false })) {
+          await job.moveToCompleted('ok', token, false)
+          done++
+        }
+        const seconds = secondsSince(t0)
+        check(done, a.n, 'completed')
+        return await finish({ items: done, seconds, workers: a.workers })
       }
       case 'lease_complete':
       case 'runner': {

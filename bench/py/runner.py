@@ -103,6 +103,15 @@ class Leaseq:
             done += 1
         return done
 
+    def drain_separate(self):
+        """lease() then complete(): two calls per item."""
+        done = 0
+        lease, complete = self.q.lease, self.q.complete
+        while (item := lease(ttl=WORK_TTL, block=False)) is not None:
+            assert complete(item)
+            done += 1
+        return done
+
     def latency_worker(self, n, report):
         for _ in range(n):
             lease = self.q.lease(ttl=WORK_TTL, block=True, timeout=None)
@@ -266,9 +275,11 @@ def _drain_process(client_name, a, barrier, start, results):
 def lease_complete(c, a, data):
     c.prefill(a.n, data)
     if a.workers == 1:
+        # lease_then_complete: two calls per item (the peers' drain is two calls already).
+        drain = getattr(c, "drain_separate", c.drain) if a.workload == "lease_then_complete" else c.drain
         ready()
         t0 = time.perf_counter()
-        done = c.drain()
+        done = drain()
         seconds = time.perf_counter() - t0
     else:
         ctx = mp.get_context("fork")
@@ -408,7 +419,7 @@ def main():
         for start in range(0, a.n, a.batch):
             c.add_batch(items[start : start + a.batch])
         finish({"items": a.n, "seconds": time.perf_counter() - t0, "batch": a.batch})
-    elif w == "lease_complete":
+    elif w in ("lease_complete", "lease_then_complete"):
         lease_complete(c, a, data)
     elif w == "runner":
         runner(c, a, data)

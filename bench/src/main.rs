@@ -861,7 +861,7 @@ mod rwq {
             }
             // Its runner is this loop: `workers` tasks, each leasing, handling (sleeping
             // `sleep_ms`, or nothing) and completing one item at a time.
-            "lease_complete" | "runner" => {
+            "lease_complete" | "lease_then_complete" | "runner" => {
                 hold_leases(&wq, &mut conn, a.inflight, &data).await?;
                 prefill(&wq, &mut conn, a.n, &data).await?;
                 ready().await?;

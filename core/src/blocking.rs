@@ -1,18 +1,27 @@
 //! A synchronous face over the async API, for callers without a tokio runtime (the C ABI, sync
-//! Python). Calls run on the process's own runtime (internal) and block only the calling
-//! thread; many threads may call one client at once.
+//! Python). Many threads may call one client at once; each call blocks only its caller.
+//!
+//! The calls run on a runtime of the client's own that the calling threads drive themselves
+//! (a tokio current-thread runtime): the thread that makes a call writes the request, waits
+//! for the reply in the kernel and reads it, so an uncontended call crosses no thread. When
+//! several threads call at once, one of them drives the connection for all while the others
+//! wait for their replies. What runs on the runtime itself (a [`crate::worker::Worker`], the
+//! asyncio face) uses a second connection, made when first asked for ([`Client::as_async`]),
+//! on the bindings' shared runtime ([`crate::runtime::handle`]).
 //!
 //! Fork-safe: a client used in a forked child (multiprocessing, gunicorn) notices the new
 //! process id and reconnects with the same URL instead of touching the parent's runtime and
 //! sockets.
 
-use std::sync::Arc;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::runtime::Handle;
+use tokio::runtime::Runtime;
 
-use crate::error::Result;
-use crate::runtime::{self, PerProcess};
+use crate::error::{Cause, Error, Result};
+use crate::runtime;
 use crate::{
     CleanReport, Completion, Dependencies, Entry, FailOutcome, Failure, Flow, Found, GroupInfo,
     Item, Job, JobResult, Lease, NameCounts, QueueConfig, RenewOutcome, Retry, State, Stats, Wait,
@@ -26,9 +35,66 @@ enum Target {
     Cluster(Vec<String>),
 }
 
+/// A value made for one process, when first needed: used in a forked child, it is made anew
+/// and the parent's copy is leaked (it holds the parent's runtime and sockets).
+struct PerProcess<T> {
+    slot: Mutex<Option<(u32, T)>>,
+}
+
+impl<T: Clone> PerProcess<T> {
+    fn new(value: Option<T>) -> PerProcess<T> {
+        PerProcess {
+            slot: Mutex::new(value.map(|v| (std::process::id(), v))),
+        }
+    }
+
+    /// The value of this process, made by `make` if there is none yet.
+    fn get(&self, make: impl FnOnce() -> Result<T>) -> Result<T> {
+        let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        let pid = std::process::id();
+        if let Some((owner, value)) = slot.as_ref() {
+            if *owner == pid {
+                return Ok(value.clone());
+            }
+        }
+        let fresh = make()?;
+        if let Some(stale) = slot.replace((pid, fresh.clone())) {
+            std::mem::forget(stale);
+        }
+        Ok(fresh)
+    }
+
+    /// The value of this process, if it was made.
+    fn made(&self) -> Option<T> {
+        let slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        match slot.as_ref() {
+            Some((owner, value)) if *owner == std::process::id() => Some(value.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// A client connected on a current-thread runtime of its own, which the calling threads drive.
+#[derive(Clone)]
+struct Direct {
+    // Dropped before the runtime, which its tasks belong to.
+    client: crate::Client,
+    runtime: Arc<Runtime>,
+}
+
+/// A queue of a [`Direct`] client, its keys built once.
+struct DirectQueue {
+    queue: crate::Queue,
+    runtime: Arc<Runtime>,
+}
+
 struct Shared {
     target: Target,
+    /// The blocking calls' client.
+    direct: PerProcess<Direct>,
+    /// The client on the shared runtime, for what runs there ([`Client::as_async`]).
     live: PerProcess<crate::Client>,
+    closed: AtomicBool,
 }
 
 /// Writes the blocking twin of each listed async [`crate::Queue`] operation, and the list of
@@ -65,12 +131,115 @@ pub struct Client {
 pub struct Queue {
     client: Client,
     prefix: String,
+    /// This process's async queue on the blocking calls' client: its keys are built once, not
+    /// per call.
+    direct: Arc<PerProcess<Arc<DirectQueue>>>,
 }
 
 async fn connect(target: &Target) -> Result<crate::Client> {
     match target {
         Target::Single(url) => crate::Client::connect(url).await,
         Target::Cluster(urls) => crate::Client::connect_cluster(urls).await,
+    }
+}
+
+/// A runtime that the threads calling [`drive`] run: timers and I/O, no thread of its own.
+///
+/// Built on a short-lived thread: tokio notes the building thread's std handle, which on a
+/// host's main thread (a C program's) would stay allocated until the process ends.
+fn direct_runtime() -> Result<Arc<Runtime>> {
+    let failed = |e: std::io::Error| {
+        Error::Connection(Cause::io(
+            "cannot start the I/O runtime",
+            Some(e.to_string()),
+        ))
+    };
+    let build = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    };
+    std::thread::Builder::new()
+        .name("leaseq-init".into())
+        .spawn(build)
+        .map_err(failed)?
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        .map(Arc::new)
+        .map_err(failed)
+}
+
+/// Runs `future` to its end on `runtime`, on the calling thread (which drives the runtime's
+/// I/O meanwhile, or waits for the thread that does), with SIGPIPE held off ([`NoSigpipe`]).
+fn drive<F: Future>(runtime: &Runtime, future: F) -> F::Output {
+    let _held = NoSigpipe::hold();
+    runtime.block_on(future)
+}
+
+/// SIGPIPE blocked on the calling thread while it does a call's socket I/O, and restored after.
+///
+/// Writing to a connection the server has closed raises SIGPIPE in the writing thread, and its
+/// default action ends the process: a C host usually leaves that default, and here the host's
+/// own thread writes. While blocked, such a write fails with EPIPE (a CONNECTION error like any
+/// other), and a SIGPIPE it left pending is taken before the thread's mask is restored. A
+/// process that ignores SIGPIPE (Python, Rust programs) pays one `sigaction` per call.
+struct NoSigpipe {
+    #[cfg(unix)]
+    restore: Option<libc::sigset_t>,
+}
+
+impl NoSigpipe {
+    fn hold() -> NoSigpipe {
+        #[cfg(unix)]
+        // SAFETY: the sets are initialised by sigemptyset (or written by the calls) before use;
+        // sigaction with a null new action only reads; pthread_sigmask only changes the calling
+        // thread's mask.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut action) == 0
+                && action.sa_sigaction == libc::SIG_IGN
+            {
+                return NoSigpipe { restore: None };
+            }
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            let mut old: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGPIPE);
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+            if libc::sigismember(&old, libc::SIGPIPE) == 1 {
+                return NoSigpipe { restore: None };
+            }
+            NoSigpipe { restore: Some(old) }
+        }
+        #[cfg(not(unix))]
+        NoSigpipe {}
+    }
+}
+
+impl Drop for NoSigpipe {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(old) = self.restore.take() {
+            // SAFETY: as in `hold`; sigtimedwait with a zero timeout takes a pending SIGPIPE
+            // (blocked here, so it cannot be delivered meanwhile) without waiting.
+            unsafe {
+                let mut pending: libc::sigset_t = std::mem::zeroed();
+                libc::sigemptyset(&mut pending);
+                if libc::sigpending(&mut pending) == 0
+                    && libc::sigismember(&pending, libc::SIGPIPE) == 1
+                {
+                    let mut set: libc::sigset_t = std::mem::zeroed();
+                    libc::sigemptyset(&mut set);
+                    libc::sigaddset(&mut set, libc::SIGPIPE);
+                    let zero = libc::timespec {
+                        tv_sec: 0,
+                        tv_nsec: 0,
+                    };
+                    libc::sigtimedwait(&set, std::ptr::null_mut(), &zero);
+                }
+                libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+            }
+        }
     }
 }
 
@@ -105,61 +274,96 @@ impl Client {
     }
 
     fn open(target: Target) -> Result<Client> {
-        let client = runtime::handle()?.block_on(connect(&target))?;
-        Ok(Client::from_parts(target, client))
+        let direct = Client::connect_direct(&target)?;
+        Ok(Client::from_parts(target, Some(direct), None))
     }
 
     async fn open_async(target: Target) -> Result<Client> {
         let client = connect(&target).await?;
-        Ok(Client::from_parts(target, client))
+        Ok(Client::from_parts(target, None, Some(client)))
     }
 
-    fn from_parts(target: Target, client: crate::Client) -> Client {
+    fn from_parts(target: Target, direct: Option<Direct>, live: Option<crate::Client>) -> Client {
         Client {
             shared: Arc::new(Shared {
                 target,
-                live: PerProcess::new(client),
+                direct: PerProcess::new(direct),
+                live: PerProcess::new(live),
+                closed: AtomicBool::new(false),
             }),
         }
     }
 
-    /// The runtime and async client of this process, reconnecting first after a fork.
-    fn live(&self) -> Result<(Handle, crate::Client)> {
-        let handle = runtime::handle()?;
-        let client = self.shared.live.get(|parent| {
-            let client = handle.block_on(connect(&self.shared.target))?;
-            if parent.is_closed() {
-                client.close();
+    /// A new runtime and a client connected on it, for the blocking calls.
+    fn connect_direct(target: &Target) -> Result<Direct> {
+        let runtime = direct_runtime()?;
+        let client = drive(&runtime, connect(target))?;
+        Ok(Direct { runtime, client })
+    }
+
+    fn is_closed(&self) -> bool {
+        self.shared.closed.load(Ordering::Acquire)
+    }
+
+    /// The blocking calls' runtime and client of this process: connected when first needed
+    /// (and again in a forked child).
+    fn direct(&self) -> Result<Direct> {
+        self.shared.direct.get(|| {
+            if self.is_closed() {
+                return Err(Error::Closed);
             }
-            Ok(client)
-        })?;
-        Ok((handle, client))
+            Client::connect_direct(&self.shared.target)
+        })
     }
 
-    /// The async client behind this handle, for this process (reconnected after a fork).
+    /// The client on the shared runtime of this process: connected when first needed (and
+    /// again in a forked child).
+    fn live(&self) -> Result<crate::Client> {
+        self.shared.live.get(|| {
+            if self.is_closed() {
+                return Err(Error::Closed);
+            }
+            runtime::handle()?.block_on(connect(&self.shared.target))
+        })
+    }
+
+    /// The async client behind this handle, for this process (reconnected after a fork), on
+    /// the bindings' shared runtime ([`crate::runtime::handle`]): for what runs there. A client
+    /// made by [`Client::connect`] opens its connection on the first call.
     pub fn as_async(&self) -> Result<crate::Client> {
-        self.live().map(|(_, client)| client)
-    }
-
-    fn run<T>(&self, f: impl AsyncFnOnce(crate::Client) -> Result<T>) -> Result<T> {
-        let (runtime, client) = self.live()?;
-        runtime.block_on(f(client))
+        self.live()
     }
 
     /// The queue under `prefix` (validated; nothing is sent).
     pub fn queue(&self, prefix: &str) -> Result<Queue> {
-        let (_, client) = self.live()?;
-        client.queue(prefix)?;
-        Ok(Queue {
+        let queue = Queue {
             client: self.clone(),
             prefix: prefix.to_owned(),
-        })
+            direct: Arc::new(PerProcess::new(None)),
+        };
+        // Validates the prefix, and builds the keys once.
+        queue.direct()?;
+        Ok(queue)
     }
 
     /// See [`crate::Client::close`]: waiting leases on any thread return [`crate::Error::Closed`].
     pub fn close(&self) {
-        if let Ok((_, client)) = self.live() {
-            client.close();
+        self.shared.closed.store(true, Ordering::Release);
+        if let Some(direct) = self.shared.direct.made() {
+            direct.client.close();
+            // Lets the connections' tasks see it and drop their sockets now, not at the next
+            // call (no thread drives this runtime between calls). Not from inside a runtime,
+            // where blocking is not allowed.
+            if tokio::runtime::Handle::try_current().is_err() {
+                drive(&direct.runtime, async {
+                    for _ in 0..4 {
+                        tokio::task::yield_now().await;
+                    }
+                });
+            }
+        }
+        if let Some(live) = self.shared.live.made() {
+            live.close();
         }
     }
 
@@ -170,24 +374,34 @@ impl Client {
 
     /// See [`crate::Client::warnings`].
     pub fn warnings(&self) -> Vec<String> {
-        self.live()
-            .map(|(_, c)| c.warnings().to_vec())
-            .unwrap_or_default()
+        let client = match self.shared.direct.made() {
+            Some(direct) => Some(direct.client),
+            None => self.live().ok(),
+        };
+        client.map(|c| c.warnings().to_vec()).unwrap_or_default()
     }
 }
 
 impl Queue {
-    fn run<T>(&self, f: impl AsyncFnOnce(crate::Queue) -> Result<T>) -> Result<T> {
-        let prefix = &self.prefix;
-        self.client
-            .run(async move |client| f(client.queue(prefix)?).await)
+    /// This process's runtime and async queue for the blocking calls.
+    fn direct(&self) -> Result<Arc<DirectQueue>> {
+        self.direct.get(|| {
+            let Direct { runtime, client } = self.client.direct()?;
+            let queue = client.queue(&self.prefix)?;
+            Ok(Arc::new(DirectQueue { runtime, queue }))
+        })
     }
 
-    /// The async queue behind this handle, for this process (reconnected after a fork): for
-    /// what runs on the runtime itself, such as a [`crate::worker::Worker`].
+    fn run<T>(&self, f: impl AsyncFnOnce(crate::Queue) -> Result<T>) -> Result<T> {
+        let direct = self.direct()?;
+        drive(&direct.runtime, f(direct.queue.clone()))
+    }
+
+    /// The async queue behind this handle, for this process (reconnected after a fork), on the
+    /// bindings' shared runtime: for what runs on the runtime itself, such as a
+    /// [`crate::worker::Worker`].
     pub fn as_async(&self) -> Result<crate::Queue> {
-        let (_, client) = self.client.live()?;
-        client.queue(&self.prefix)
+        self.client.live()?.queue(&self.prefix)
     }
 
     /// The prefix of this queue's keys.
@@ -277,9 +491,9 @@ impl Queue {
         })
     }
 
-    /// Runs `op` on this process's async queue as a task of the runtime, blocking the calling
-    /// thread, and runs `check` on it every `every` until the task ends; an error from `check`
-    /// aborts the task (which ends its server-side wait) and is returned.
+    /// Runs `op` on this process's async queue, blocking the calling thread, and runs `check`
+    /// on it every `every` until `op` ends; an error from `check` drops `op` (which ends its
+    /// server-side wait) and is returned.
     fn interruptible<T, E, F>(
         &self,
         every: Duration,
@@ -290,23 +504,21 @@ impl Queue {
         T: Send + 'static,
         F: std::future::Future<Output = Result<T>> + Send + 'static,
     {
-        let (runtime, client) = match self.client.live() {
-            Ok(live) => live,
+        let direct = match self.direct() {
+            Ok(direct) => direct,
             Err(e) => return Ok(Err(e)),
         };
-        let queue = match client.queue(&self.prefix) {
-            Ok(q) => q,
-            Err(e) => return Ok(Err(e)),
-        };
-        let mut task = runtime.spawn(op(queue));
+        let mut op = Box::pin(op(direct.queue.clone()));
         loop {
             // The timer must be made inside the runtime, hence the async block.
-            match runtime.block_on(async { tokio::time::timeout(every, &mut task).await }) {
-                Ok(Ok(result)) => return Ok(result),
-                Ok(Err(join)) => std::panic::resume_unwind(join.into_panic()),
+            match drive(&direct.runtime, async {
+                tokio::time::timeout(every, op.as_mut()).await
+            }) {
+                Ok(result) => return Ok(result),
                 Err(_still_waiting) => {
                     if let Err(e) = check() {
-                        task.abort();
+                        // Dropped inside the runtime: its connection's task ends with it.
+                        drive(&direct.runtime, async move { drop(op) });
                         return Err(e);
                     }
                 }
@@ -319,11 +531,10 @@ impl Queue {
     /// are waited out). It ends after yielding [`crate::Error::Closed`] once the client is
     /// closed. One round trip here, as the async call's.
     pub fn events(&self, from: crate::EventsFrom) -> Result<Events> {
-        let (runtime, client) = self.client.live()?;
-        let queue = client.queue(&self.prefix)?;
-        let inner = runtime.block_on(queue.events(from))?;
+        let direct = self.direct()?;
+        let inner = drive(&direct.runtime, direct.queue.events(from))?;
         Ok(Events {
-            runtime,
+            runtime: direct.runtime.clone(),
             inner,
             ended: false,
         })
@@ -344,7 +555,7 @@ impl Queue {
 /// A blocking follower of a queue's event stream ([`Queue::events`]): an iterator of its
 /// entries, each `next` blocking the calling thread until one comes.
 pub struct Events {
-    runtime: Handle,
+    runtime: Arc<Runtime>,
     inner: crate::Events,
     ended: bool,
 }
@@ -359,7 +570,7 @@ impl Events {
     /// Nothing is lost by a timeout: the next call goes on from the same place.
     pub fn next_timeout(&mut self, timeout: Duration) -> Result<Option<crate::QueueEvent>> {
         let inner = &mut self.inner;
-        self.runtime.block_on(async {
+        drive(&self.runtime, async {
             match tokio::time::timeout(timeout, inner.next()).await {
                 Ok(next) => next.map(Some),
                 Err(_) => Ok(None),
@@ -375,7 +586,7 @@ impl Iterator for Events {
         if self.ended {
             return None;
         }
-        let next = self.runtime.block_on(self.inner.next());
+        let next = drive(&self.runtime, self.inner.next());
         if matches!(next, Err(crate::Error::Closed)) {
             self.ended = true;
         }
@@ -448,4 +659,56 @@ blocking_operations! {
     fn queue_len(&self) -> Result<u64>;
     fn processing_len(&self) -> Result<u64>;
     fn read_events(&self, after: Option<&str>, count: usize) -> Result<crate::EventsPage>;
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::NoSigpipe;
+
+    static DELIVERED: AtomicUsize = AtomicUsize::new(0);
+
+    extern "C" fn count(_: libc::c_int) {
+        DELIVERED.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Whether SIGPIPE is blocked on the calling thread.
+    fn blocked() -> bool {
+        // SAFETY: pthread_sigmask with a null new set only reads the calling thread's mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut set);
+            libc::sigismember(&set, libc::SIGPIPE) == 1
+        }
+    }
+
+    #[test]
+    fn a_sigpipe_raised_during_a_call_is_taken_and_the_mask_restored() {
+        // A host with a SIGPIPE handler of its own (the default action would end the test).
+        // SAFETY: installs a handler that only counts, and puts the old one back at the end;
+        // pthread_kill signals the calling thread.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            let mut old: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = count as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(libc::SIGPIPE, &action, &mut old);
+            let result = std::thread::spawn(|| {
+                assert!(!blocked());
+                {
+                    let _held = NoSigpipe::hold();
+                    assert!(blocked(), "held during the call");
+                    // What a write to a closed socket raises in the writing thread.
+                    libc::pthread_kill(libc::pthread_self(), libc::SIGPIPE);
+                }
+                assert!(!blocked(), "the caller's mask is restored");
+            })
+            .join();
+            let delivered = DELIVERED.load(Ordering::SeqCst);
+            libc::sigaction(libc::SIGPIPE, &old, std::ptr::null_mut());
+            result.unwrap();
+            assert_eq!(delivered, 0, "the pending SIGPIPE was taken, not delivered");
+        }
+    }
 }

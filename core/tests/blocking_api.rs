@@ -148,3 +148,72 @@ fn interruptible_wait_result_and_lease_batch_stop_on_request() {
         .unwrap();
     assert_eq!(kept.data, b"42");
 }
+
+#[test]
+fn a_thread_waiting_in_a_lease_gets_the_item_another_thread_adds() {
+    // The waiting thread drives the calls' runtime; the adding thread's call goes through it.
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).unwrap();
+    let q = client.queue("handover").unwrap();
+    let waiting = q.clone();
+    let waiter = std::thread::spawn(move || waiting.lease(TTL, Wait::Forever));
+    std::thread::sleep(Duration::from_millis(100));
+    // Calls of this thread while the other one waits.
+    for _ in 0..20 {
+        assert_eq!(q.count(leaseq::State::Waiting).unwrap(), 0);
+    }
+    assert!(q.add(&Item::with_id("x", b"1".to_vec()).unwrap()).unwrap());
+    let lease = waiter.join().unwrap().unwrap().unwrap();
+    assert_eq!(lease.id(), "x");
+    assert!(q.complete(&lease).unwrap());
+}
+
+#[test]
+fn calls_go_on_after_the_server_drops_the_connection() {
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).unwrap();
+    let q = client.queue("killed").unwrap();
+    assert!(q.add(&Item::with_id("a", b"1".to_vec()).unwrap()).unwrap());
+    server.command("CLIENT KILL TYPE normal");
+    // A call may see the lost connection once; the next ones reconnect.
+    let mut failed = 0;
+    let len = loop {
+        match q.queue_len() {
+            Ok(len) => break len,
+            Err(e) if failed < 3 => {
+                assert_eq!(e.code(), ErrorCode::Connection, "{e}");
+                failed += 1;
+            }
+            Err(e) => panic!("still failing after {failed} tries: {e}"),
+        }
+    };
+    assert_eq!(len, 1);
+    let lease = q.lease(TTL, Wait::No).unwrap().unwrap();
+    assert!(q.complete(&lease).unwrap());
+}
+
+#[test]
+fn close_ends_the_connections_of_the_calls_at_once() {
+    let server = RedisServer::start();
+    let clients = || {
+        let list = server.command("CLIENT LIST TYPE normal");
+        list.lines().filter(|l| l.contains("addr=")).count()
+    };
+    let before = clients();
+    let client = Client::connect(&server.url()).unwrap();
+    let q = client.queue("closing").unwrap();
+    assert_eq!(q.queue_len().unwrap(), 0);
+    assert!(clients() > before);
+    client.close();
+    assert_eq!(q.queue_len().unwrap_err().code(), ErrorCode::Closed);
+    // Nothing drives the calls' runtime after close: its sockets must still be gone.
+    let mut now = clients();
+    for _ in 0..50 {
+        if now == before {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        now = clients();
+    }
+    assert_eq!(now, before, "{}", server.command("CLIENT LIST TYPE normal"));
+}

@@ -1869,14 +1869,17 @@ leaseq_status leaseq_client_queue(const leaseq_client *client,
 void leaseq_client_free(leaseq_client *client);
 
 /**
- * Stops leaseq's I/O runtime: the one background thread per process that every client shares,
- * with the connections it still holds. It waits up to two seconds for that thread to end.
+ * Stops leaseq's I/O runtime: the one background thread per process on which runners
+ * (`leaseq_worker_run`) and the jobs they hand out work, with the connections it still holds.
+ * It waits up to two seconds for that thread to end. A client's own calls do not use it: they
+ * run on the calling threads.
  *
  * Optional: call it last, after freeing every client and queue, when nothing of leaseq may
  * outlive the call (before unloading the library, or before exiting a program checked by
- * valgrind, which would otherwise see the live thread's memory). A client used afterwards
- * starts a new runtime but its connections are gone: calls on it fail. Never call it while
- * another thread is inside a leaseq call. Calling it twice is harmless.
+ * valgrind, which would otherwise see the live thread's memory). A runner started afterwards
+ * starts a new runtime, but a client whose runner ran before has lost that connection: its
+ * runners fail. Never call it while another thread is inside a leaseq call. Calling it twice
+ * is harmless.
  */
 void leaseq_runtime_shutdown(void);
 

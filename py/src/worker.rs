@@ -373,9 +373,9 @@ fn queues(queue: &Bound<'_, PyAny>) -> PyResult<Vec<leaseq::Queue>> {
             let q = q
                 .cast::<Queue>()
                 .map_err(|_| errors::wrong_type(py, "queue", expected, q))?;
-            q.get()
-                .blocking()
-                .as_async()
+            // Connects the runtime's own connection on first use: without the GIL.
+            let queue = q.get().blocking();
+            py.detach(|| queue.as_async())
                 .map_err(|e| errors::to_py(py, e))
         })
         .collect()
