@@ -4,11 +4,12 @@
 bench/instructions.py's method for the producer path: a throwaway redis-server under callgrind
 runs spec/scripts/add.lua (loaded as the function library of spec/PROTOCOL.md 4.1, FCALL) for
 
-- batch:          batches of 1000 plain items (one call each);
+- batch:          batches of 1000 plain items (one call each, mode `plain`: id and data);
+- batch_wide:     the same in mode `add`, 11 values per item;
 - batch_delay:    the same with a delay of an hour (each item delayed);
 - batch_priority: the same at priority 5;
 - batch_group:    the same, item i in group g{i % 100};
-- single:         one plain item per call;
+- single:         one plain item per call (mode `plain`);
 
 and, as the floor to beat, redis-work-queue's add (`SET P:item:<id>` and `LPUSH P:queue <id>`
 per item), pipelined 1000 items at a time, and one item per pipeline. Prints instructions of
@@ -29,8 +30,10 @@ from instructions import KEY_NAMES, PAYLOAD, Callgrind, library
 BATCH = 1000
 # The 11 values of an item on the wire (spec/PROTOCOL.md 5.1): id, data, delay_ms, run_at_ms,
 # priority, max_attempts, backoff, expires_after_ms, keep_result_ms, group, name.
+# Plain items go in the compact form of mode `plain` (id, data), as the clients send them.
 OPTIONS = {
-    "batch": lambda i: ["", "", "", "", "", "", "", "", ""],
+    "batch": lambda i: [],
+    "batch_wide": lambda i: ["", "", "", "", "", "", "", "", ""],
     "batch_delay": lambda i: ["3600000", "", "", "", "", "", "", "", ""],
     "batch_priority": lambda i: ["", "", "5", "", "", "", "", "", ""],
     "batch_group": lambda i: ["", "", "", "", "", "", "", f"g{i % 100}", ""],
@@ -42,9 +45,10 @@ def leaseq_adds(r, n, workload):
     keys = [f"{{q}}:{k}" for k in KEY_NAMES]
     per_call = 1 if workload == "single" else BATCH
     options = OPTIONS.get(workload, OPTIONS["batch"])
+    mode = "plain" if workload in ("batch", "single") else "add"
     calls = []
     for start in range(0, n, per_call):
-        args = ["add", uuid.uuid4().hex, "0"]
+        args = [mode, uuid.uuid4().hex, "0"]
         for i in range(start, min(start + per_call, n)):
             args += [str(uuid.uuid4()), PAYLOAD] + options(i)
         calls.append(args)
@@ -73,7 +77,7 @@ def rwq_adds(r, n, workload):
 
 
 WORKLOADS = {
-    "rwq_batch": rwq_adds, "batch": leaseq_adds, "batch_delay": leaseq_adds,
+    "rwq_batch": rwq_adds, "batch": leaseq_adds, "batch_wide": leaseq_adds, "batch_delay": leaseq_adds,
     "batch_priority": leaseq_adds, "batch_group": leaseq_adds,
     "rwq_single": rwq_adds, "single": leaseq_adds,
 }
