@@ -50,18 +50,18 @@ if compact and #ARGV == 5 then
   local old = false
   if not unique and redis.call('EXISTS', key, JOB .. id) > 0 then
     local skip
-    skip, old = taken(id)
+    skip, old = id_taken(id)
     if skip then
       return 0
     end
   end
-  local full = no_room(1, ARGV[3])
+  local full = no_room_for(1, ARGV[3])
   if full then
     return full
   end
   if old then
     want_queue()
-    drop_stale(id)
+    drop_stale_record(id)
   end
   redis.call('LPUSH', level_zero_list(), id)
   redis.call('SET', key, ARGV[5])
@@ -71,7 +71,7 @@ end
 if compact then
   local found, keys = false, nil
   if not unique then
-    found, keys = any_taken(ARGV, per)
+    found, keys = any_id_taken(ARGV, per)
   end
   local ids, values, stale, seen = {}, {}, {}, {}
   for i = 4, #ARGV, 2 do
@@ -81,7 +81,7 @@ if compact then
       if seen[id] then
         skip = true
       elseif found then
-        skip, old = taken(id)
+        skip, old = id_taken(id)
       end
       seen[id] = true
     end
@@ -95,7 +95,7 @@ if compact then
       end
     end
   end
-  local full = no_room(#ids, ARGV[3])
+  local full = no_room_for(#ids, ARGV[3])
   if full then
     return full
   end
@@ -105,11 +105,11 @@ if compact then
   if #stale > 0 then
     want_queue()
     for _, id in ipairs(stale) do
-      drop_stale(id)
+      drop_stale_record(id)
     end
   end
-  sliced('LPUSH', level_zero_list(), ids, 1)
-  sliced('MSET', nil, values, 2)
+  call_sliced('LPUSH', level_zero_list(), ids, 1)
+  call_sliced('MSET', nil, values, 2)
   if events_on() then
     for _, id in ipairs(ids) do
       emit('added', id, nil, 0)
@@ -126,7 +126,7 @@ local plan, seen, checks = {}, {}, false
 local planned = {}
 local found = false
 if not unique then
-  found = any_taken(ARGV, per)
+  found = any_id_taken(ARGV, per)
 end
 for i = 4, #ARGV, per do
   local id = ARGV[i]
@@ -135,7 +135,7 @@ for i = 4, #ARGV, per do
     if seen[id] then
       skip = true
     elseif found then
-      skip, stale = taken(id)
+      skip, stale = id_taken(id)
     end
     seen[id] = true
   end
@@ -155,7 +155,7 @@ for i = 4, #ARGV, per do
     checks = checks or stale or not plan[#plan].plain
   end
 end
-local full = no_room(#plan, ARGV[3])
+local full = no_room_for(#plan, ARGV[3])
 if full then
   return full
 end
@@ -208,7 +208,7 @@ if with_deps then
     local i = p.i
     local id, data = ARGV[i], ARGV[i + 1]
     if p.stale then
-      drop_stale(id)
+      drop_stale_record(id)
     end
     if p.plain then
       redis.call('LPUSH', level_zero_list(), id)
@@ -289,7 +289,7 @@ for _, p in ipairs(plan) do
   local i = p.i
   local id, data = ARGV[i], ARGV[i + 1]
   if p.stale then
-    drop_stale(id)
+    drop_stale_record(id)
   end
   if p.plain then
     listed(0, id)
@@ -349,14 +349,14 @@ for _, level in ipairs(list_order) do
   push_waiting_many(lists[level], level)
 end
 if #strings > 0 then
-  sliced('MSET', nil, strings, 2)
+  call_sliced('MSET', nil, strings, 2)
 end
 if #delayed > 0 then
-  sliced('ZADD', DELAYED, delayed, 2)
+  call_sliced('ZADD', DELAYED, delayed, 2)
 end
 if in_groups > 0 then
   for _, g in ipairs(group_order) do
-    sliced('ZADD', GROUP .. g, grouped[g], 2)
+    call_sliced('ZADD', GROUP .. g, grouped[g], 2)
   end
   redis.call('INCRBY', GROUP_WAITING, in_groups)
   for _, g in ipairs(group_order) do

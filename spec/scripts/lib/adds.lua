@@ -6,7 +6,7 @@ local ADD_SLICE = 1000
 
 -- Runs `command [first] values...` over `values` in slices of ADD_SLICE * width values (width: the
 -- values of one item); returns the sum of the integer replies.
-local function sliced(command, first, values, width)
+local function call_sliced(command, first, values, width)
   local total, step = 0, ADD_SLICE * width
   for a = 1, #values, step do
     local b = math.min(a + step - 1, #values)
@@ -26,7 +26,7 @@ end
 -- Whether an item with this id exists: waiting or leased (P:item:), delayed or dead (P:job:).
 -- Returns taken, and whether a job hash (and P:leased entry) left behind by a redis-work-queue
 -- complete is stale and goes. Reads only.
-local function taken(id)
+local function id_taken(id)
   if redis.call('EXISTS', ITEM .. id, JOB .. id) == 0 then
     return false, false
   end
@@ -42,19 +42,19 @@ end
 
 -- Step 1 for a whole add call: one EXISTS of the P:item: and P:job: keys of every item of
 -- `args` (add.lua's ARGV, `per` values per item). Returns whether any exists (then each item is
--- looked at with taken), and the keys (P:item:<id> of the k-th item at 2k - 1).
-local function any_taken(args, per)
+-- looked at with id_taken), and the keys (P:item:<id> of the k-th item at 2k - 1).
+local function any_id_taken(args, per)
   local keys = {}
   for i = 4, #args, per do
     keys[#keys + 1] = ITEM .. args[i]
     keys[#keys + 1] = JOB .. args[i]
   end
-  return sliced('EXISTS', nil, keys, 2) > 0, keys
+  return call_sliced('EXISTS', nil, keys, 2) > 0, keys
 end
 
 -- A bounded queue: room for `count` items and `later` more (add.lua's ARGV[3], the items of
 -- the batch's later calls), or the error to reply.
-local function no_room(count, later)
+local function no_room_for(count, later)
   local capacity = tonumber(config('capacity'))
   if capacity and count > 0 then
     local size = waiting_count() + redis.call('ZCARD', DELAYED)
@@ -70,7 +70,7 @@ local function no_room(count, later)
 end
 
 -- A record left by a redis-work-queue complete goes before its id is added again.
-local function drop_stale(id)
+local function drop_stale_record(id)
   redis.call('DEL', JOB .. id)
   redis.call('ZREM', LEASED, id)
 end
