@@ -176,29 +176,25 @@ local function record(p)
   local delay, run_at = ARGV[i + 2], ARGV[i + 3]
   local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
   if not now then
-    -- The clock's text once per call (Lua's integers up to 14 digits read as Redis's do).
     now = now_ms()
-    now_text = tostring(now)
   end
   local due = tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
-  local fields = {'inc', ARGV[2] .. ':' .. ((i - 4) / per + 1), 'attempts', '0', 'added', now_text}
-  local function field(name, value)
-    fields[#fields + 1] = name
-    fields[#fields + 1] = value
-  end
-  if p.level ~= 0 then field('priority', p.level) end
-  if max ~= '' then field('max_attempts', max) end
-  if backoff ~= '' then field('backoff', backoff) end
-  if p.expires then field('expires_at', now + p.expires) end
-  if keep ~= '' then field('keep_result_ms', keep) end
-  if p.group then field('group', p.group) end
-  if ARGV[i + 10] ~= '' then field('name', ARGV[i + 10]) end
-  if p.dependants then field('dependants', 1) end
+  local fields = {'inc', ARGV[2] .. ':' .. ((i - 4) / per + 1), 'attempts', '0', 'added', text(now)}
+  if p.level ~= 0 then put(fields, 'priority', text(p.level)) end
+  if max ~= '' then put(fields, 'max_attempts', max) end
+  if backoff ~= '' then put(fields, 'backoff', backoff) end
+  if p.expires then put(fields, 'expires_at', text(now + p.expires)) end
+  if keep ~= '' then put(fields, 'keep_result_ms', keep) end
+  if p.group then put(fields, 'group', p.group) end
+  if ARGV[i + 10] ~= '' then put(fields, 'name', ARGV[i + 10]) end
+  if p.dependants then put(fields, 'dependants', 1) end
   if p.deps then
-    field('depends_on', ARGV[i + 11])
-    if ARGV[i + 12] == 'run' then field('on_dependency_failure', 'run') end
+    put(fields, 'depends_on', ARGV[i + 11])
+    if ARGV[i + 12] == 'run' then put(fields, 'on_dependency_failure', 'run') end
   end
-  return fields, due, field
+  return fields, due, function(name, value)
+    put(fields, name, value)
+  end
 end
 
 -- Then the writes, item by item (the modes with dependencies, whose items may wait for each
@@ -279,7 +275,7 @@ end
 local in_groups_total = 0
 for _, p in ipairs(plan) do
   if not p.plain then
-    p.fields, p.due, p.field = record(p)
+    p.fields, p.due = record(p)
     if p.group and p.due <= now then
       in_groups_total = in_groups_total + 1
     end
@@ -297,10 +293,11 @@ for _, p in ipairs(plan) do
     strings[#strings + 1] = data
     note('added', id, nil, 0)
   else
-    local fields, due, field = p.fields, p.due, p.field
+    local fields, due = p.fields, p.due
     if due > now then
-      field('state', 'delayed')
-      field('due', due)
+      due = text(due)
+      put(fields, 'state', 'delayed')
+      put(fields, 'due', due)
       redis.call('HSET', JOB .. id, unpack(fields))
       delayed[#delayed + 1] = due
       delayed[#delayed + 1] = id
@@ -308,7 +305,7 @@ for _, p in ipairs(plan) do
       strings[#strings + 1] = data
       note('delayed', id, fields[2], 0, ARGV[i + 10], 'due', due)
     elseif p.group and unique then
-      field('state', 'grouped')
+      put(fields, 'state', 'grouped')
       redis.call('HSET', JOB .. id, unpack(fields))
       redis.call('SET', DATA .. id, data)
       push_waiting(id, p.level, p.group)
@@ -320,8 +317,8 @@ for _, p in ipairs(plan) do
         seq = redis.call('INCRBY', GROUP_SEQ, in_groups_total) - in_groups_total
       end
       seq = seq + 1
-      field('state', 'grouped')
-      field('group_seq', seq)
+      put(fields, 'state', 'grouped')
+      put(fields, 'group_seq', seq)
       redis.call('HSET', JOB .. id, unpack(fields))
       strings[#strings + 1] = DATA .. id
       strings[#strings + 1] = data
@@ -336,7 +333,7 @@ for _, p in ipairs(plan) do
       in_groups = in_groups + 1
       note('added', id, fields[2], 0, ARGV[i + 10])
     else
-      field('state', 'waiting')
+      put(fields, 'state', 'waiting')
       redis.call('HSET', JOB .. id, unpack(fields))
       listed(p.level, id)
       strings[#strings + 1] = ITEM .. id

@@ -74,3 +74,31 @@ local function drop_stale_record(id)
   redis.call('DEL', JOB .. id)
   redis.call('ZREM', LEASED, id)
 end
+
+-- `value` added to the record `fields` (a flat list of names and values) as field `name`.
+local function put(fields, name, value)
+  fields[#fields + 1] = name
+  fields[#fields + 1] = value
+end
+
+-- The text of number n as Redis writes it (an integer below 10^14: Lua's 14 digits are all of
+-- it), made once per value per call of the library (at most 1000 kept); another number is
+-- given back as it is, for Redis to write.
+local number_texts, number_texts_count = {}, 0
+local function text(n)
+  local t = number_texts[n]
+  if t then
+    return t
+  end
+  if n ~= math.floor(n) or n >= 1e14 or n <= -1e14 then
+    return n
+  end
+  t = tostring(n)
+  number_texts_count = number_texts_count + 1
+  if number_texts_count > 1000 then
+    number_texts, number_texts_count = {}, 1
+  end
+  number_texts[n] = t
+  return t
+end
+
