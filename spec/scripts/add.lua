@@ -147,12 +147,15 @@ for i = 4, #ARGV, per do
     local expires = tonumber(expires_after) or cfg_expires
     local plain = delay == '' and run_at == '' and level == 0 and max == '' and backoff == ''
       and not expires and keep == '' and not group and ARGV[i + 10] == ''
-    plan[#plan + 1] = {i = i, level = level, expires = expires, plain = plain, stale = stale, group = group}
-    if with_deps and ARGV[i + 11] ~= '' then
-      plan_dependencies(plan[#plan], id, ARGV[i + 11], ARGV[i + 12], planned)
+    local p = {i = i, level = level, expires = expires, plain = plain, stale = stale, group = group}
+    plan[#plan + 1] = p
+    if with_deps then
+      if ARGV[i + 11] ~= '' then
+        plan_dependencies(p, id, ARGV[i + 11], ARGV[i + 12], planned)
+      end
+      planned[id] = p
     end
-    planned[id] = plan[#plan]
-    checks = checks or stale or not plan[#plan].plain
+    checks = checks or stale or not p.plain
   end
 end
 local full = no_room_for(#plan, ARGV[3])
@@ -170,31 +173,39 @@ if checks then
   end
 end
 
--- The record of plan entry `p` (an item with options): its fields, and its due time.
-local function record(p)
-  local i = p.i
-  local delay, run_at = ARGV[i + 2], ARGV[i + 3]
-  local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
+-- The due time of the item at ARGV[i] (ms; `now` for an item due at once). Reads the clock
+-- once per call.
+local function due_of(i)
   if not now then
     now = now_ms()
   end
-  local due = tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
-  local fields = {'inc', ARGV[2] .. ':' .. ((i - 4) / per + 1), 'attempts', '0', 'added', text(now)}
-  if p.level ~= 0 then put(fields, 'priority', text(p.level)) end
-  if max ~= '' then put(fields, 'max_attempts', max) end
-  if backoff ~= '' then put(fields, 'backoff', backoff) end
-  if p.expires then put(fields, 'expires_at', text(now + p.expires)) end
-  if keep ~= '' then put(fields, 'keep_result_ms', keep) end
-  if p.group then put(fields, 'group', p.group) end
-  if ARGV[i + 10] ~= '' then put(fields, 'name', ARGV[i + 10]) end
-  if p.dependants then put(fields, 'dependants', 1) end
+  local run_at, delay = ARGV[i + 3], ARGV[i + 2]
+  return tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
+end
+
+-- The record of plan entry `p` (an item with options), written into `f` from f[1] (a table
+-- the caller may reuse from item to item): returns how many values it holds, the due time, and
+-- the incarnation.
+local function record(p, f)
+  local i = p.i
+  local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
+  local due = due_of(i)
+  local inc = ARGV[2] .. ':' .. ((i - 4) / per + 1)
+  f[1], f[2], f[3], f[4], f[5], f[6] = 'inc', inc, 'attempts', '0', 'added', text(now)
+  local n = 6
+  if p.level ~= 0 then f[n + 1], f[n + 2], n = 'priority', text(p.level), n + 2 end
+  if max ~= '' then f[n + 1], f[n + 2], n = 'max_attempts', max, n + 2 end
+  if backoff ~= '' then f[n + 1], f[n + 2], n = 'backoff', backoff, n + 2 end
+  if p.expires then f[n + 1], f[n + 2], n = 'expires_at', text(now + p.expires), n + 2 end
+  if keep ~= '' then f[n + 1], f[n + 2], n = 'keep_result_ms', keep, n + 2 end
+  if p.group then f[n + 1], f[n + 2], n = 'group', p.group, n + 2 end
+  if ARGV[i + 10] ~= '' then f[n + 1], f[n + 2], n = 'name', ARGV[i + 10], n + 2 end
+  if p.dependants then f[n + 1], f[n + 2], n = 'dependants', 1, n + 2 end
   if p.deps then
-    put(fields, 'depends_on', ARGV[i + 11])
-    if ARGV[i + 12] == 'run' then put(fields, 'on_dependency_failure', 'run') end
+    f[n + 1], f[n + 2], n = 'depends_on', ARGV[i + 11], n + 2
+    if ARGV[i + 12] == 'run' then f[n + 1], f[n + 2], n = 'on_dependency_failure', 'run', n + 2 end
   end
-  return fields, due, function(name, value)
-    put(fields, name, value)
-  end
+  return n, due, inc
 end
 
 -- Then the writes, item by item (the modes with dependencies, whose items may wait for each
@@ -211,7 +222,11 @@ if with_deps then
       redis.call('SET', ITEM .. id, data)
       emit('added', id, nil, 0)
     else
-      local fields, due, field = record(p)
+      local fields = {}
+      local n, due = record(p, fields)
+      local function field(name, value)
+        fields[n + 1], fields[n + 2], n = name, value, n + 2
+      end
       if p.deps and (#p.pending > 0 or p.failed) then
         -- Blocked (5.24): the data parked, the record `blocked`, its own due time kept for later.
         field('state', 'blocked')
@@ -271,16 +286,15 @@ local function note(...)
     notes[#notes + 1] = {...}
   end
 end
--- The records first (reads the clock once), and how many items join a group here.
+-- How many items join a group here (a grouped item due now).
 local in_groups_total = 0
 for _, p in ipairs(plan) do
-  if not p.plain then
-    p.fields, p.due = record(p)
-    if p.group and p.due <= now then
-      in_groups_total = in_groups_total + 1
-    end
+  if p.group and not p.plain and due_of(p.i) <= now then
+    in_groups_total = in_groups_total + 1
   end
 end
+-- One table holds each record in turn, up to n (what an earlier record left after n is not sent).
+local f = {}
 for _, p in ipairs(plan) do
   local i = p.i
   local id, data = ARGV[i], ARGV[i + 1]
@@ -293,23 +307,22 @@ for _, p in ipairs(plan) do
     strings[#strings + 1] = data
     note('added', id, nil, 0)
   else
-    local fields, due = p.fields, p.due
+    local n, due, inc = record(p, f)
     if due > now then
       due = text(due)
-      put(fields, 'state', 'delayed')
-      put(fields, 'due', due)
-      redis.call('HSET', JOB .. id, unpack(fields))
+      f[n + 1], f[n + 2], f[n + 3], f[n + 4] = 'state', 'delayed', 'due', due
+      redis.call('HSET', JOB .. id, unpack(f, 1, n + 4))
       delayed[#delayed + 1] = due
       delayed[#delayed + 1] = id
       strings[#strings + 1] = DATA .. id
       strings[#strings + 1] = data
-      note('delayed', id, fields[2], 0, ARGV[i + 10], 'due', due)
+      note('delayed', id, inc, 0, ARGV[i + 10], 'due', due)
     elseif p.group and unique then
-      put(fields, 'state', 'grouped')
-      redis.call('HSET', JOB .. id, unpack(fields))
+      f[n + 1], f[n + 2] = 'state', 'grouped'
+      redis.call('HSET', JOB .. id, unpack(f, 1, n + 2))
       redis.call('SET', DATA .. id, data)
       push_waiting(id, p.level, p.group)
-      note('added', id, fields[2], 0, ARGV[i + 10])
+      note('added', id, inc, 0, ARGV[i + 10])
     elseif p.group then
       -- Waiting in its group: the data parked, the record `grouped` with its place in the
       -- group's order (lib/groups.lua's push_grouped, for a new item).
@@ -317,9 +330,8 @@ for _, p in ipairs(plan) do
         seq = redis.call('INCRBY', GROUP_SEQ, in_groups_total) - in_groups_total
       end
       seq = seq + 1
-      put(fields, 'state', 'grouped')
-      put(fields, 'group_seq', seq)
-      redis.call('HSET', JOB .. id, unpack(fields))
+      f[n + 1], f[n + 2], f[n + 3], f[n + 4] = 'state', 'grouped', 'group_seq', seq
+      redis.call('HSET', JOB .. id, unpack(f, 1, n + 4))
       strings[#strings + 1] = DATA .. id
       strings[#strings + 1] = data
       local members = grouped[p.group]
@@ -331,14 +343,14 @@ for _, p in ipairs(plan) do
       members[#members + 1] = (1000 - p.level) * GROUP_RANK + seq
       members[#members + 1] = id
       in_groups = in_groups + 1
-      note('added', id, fields[2], 0, ARGV[i + 10])
+      note('added', id, inc, 0, ARGV[i + 10])
     else
-      put(fields, 'state', 'waiting')
-      redis.call('HSET', JOB .. id, unpack(fields))
+      f[n + 1], f[n + 2] = 'state', 'waiting'
+      redis.call('HSET', JOB .. id, unpack(f, 1, n + 2))
       listed(p.level, id)
       strings[#strings + 1] = ITEM .. id
       strings[#strings + 1] = data
-      note('added', id, fields[2], 0, ARGV[i + 10])
+      note('added', id, inc, 0, ARGV[i + 10])
     end
   end
 end

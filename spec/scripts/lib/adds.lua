@@ -75,12 +75,6 @@ local function drop_stale_record(id)
   redis.call('ZREM', LEASED, id)
 end
 
--- `value` added to the record `fields` (a flat list of names and values) as field `name`.
-local function put(fields, name, value)
-  fields[#fields + 1] = name
-  fields[#fields + 1] = value
-end
-
 -- The text of number n as Redis writes it (an integer below 10^14: Lua's 14 digits are all of
 -- it), made once per value per call of the library (at most 1000 kept); another number is
 -- given back as it is, for Redis to write.
