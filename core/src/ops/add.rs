@@ -94,10 +94,37 @@ impl Queue {
         }
     }
 
+    /// One item without options (the common single add): one `plain` call sent as a command,
+    /// not a pipeline of one (5.1); what [`Queue::add_calls`] returns for it.
+    async fn add_one_plain(&self, mode: &str, item: &Item) -> Result<(usize, Option<Error>)> {
+        let [id, data] = item.wire_plain()?;
+        let compact = if mode == "add" {
+            "plain"
+        } else {
+            "unique_plain"
+        };
+        let mut inv = self.invocation(&scripts::ADD);
+        inv.arg(compact)
+            .arg(format!("{}.0", new_token()))
+            .arg("0")
+            .arg(id)
+            .arg(data);
+        match self.invoke::<i64>(&inv).await {
+            Ok(n) => Ok((n as usize, None)),
+            Err(e @ Error::Full(_)) => Ok((0, Some(e))),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Sends the add calls of `items`; returns how many were added and, when a call was refused
     /// because the queue is full, that error (the other calls of the batch have run).
     async fn add_calls(&self, mode: &str, items: &[Item]) -> Result<(usize, Option<Error>)> {
         let single = items.len() == 1;
+        if let [item] = items {
+            if item.is_plain() {
+                return self.add_one_plain(mode, item).await;
+            }
+        }
         let in_batch = |item: &Item, e| match e {
             Error::InvalidArgument { argument, reason } if !single => Error::invalid(
                 "items",
