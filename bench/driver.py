@@ -102,6 +102,17 @@ WORKLOADS = [
     dict(id="add_batch", title="add, batches of 1000", kind="rate", runner="add_batch",
          n={**counts(200000, 100000, 50000, 5000), "bullmq": 30000}, args=["--batch", "1000"],
          ceiling="LPUSH c=1 P=1000"),
+    # Issue 27: adds with options, each item of the batch delayed an hour, at priority 5, or in
+    # one of 100 groups; leaseq only, run beside add_batch (within 2x of its cost per item).
+    dict(id="add_batch_delay", title="add, batches of 1000, delayed", kind="rate", runner="add_batch",
+         n={"leaseq-rust": 200000}, args=["--batch", "1000", "--options", "delay"], ceiling="LPUSH c=1 P=1000",
+         with_plain="add_batch"),
+    dict(id="add_batch_priority", title="add, batches of 1000, priority 5", kind="rate", runner="add_batch",
+         n={"leaseq-rust": 200000}, args=["--batch", "1000", "--options", "priority"], ceiling="LPUSH c=1 P=1000",
+         with_plain="add_batch"),
+    dict(id="add_batch_group", title="add, batches of 1000, 100 groups", kind="rate", runner="add_batch",
+         n={"leaseq-rust": 200000}, args=["--batch", "1000", "--options", "group"], ceiling="LPUSH c=1 P=1000",
+         with_plain="add_batch"),
     dict(id="lease_complete_1", title="lease+complete, 1 worker", kind="rate", runner="lease_complete",
          n={**counts(20000, 10000, 5000, 300), "leaseq-v1": 20000}, args=["--workers", "1"], ceiling="LMOVE c=1"),
     # Issue 27: a plain lease() then a complete() per item, two calls (lease_complete_1 uses
@@ -900,6 +911,26 @@ def targets(rows, ceilings, raw):
             out[-1]["detail"] += (f"; Redis CPU {statistics.median(g):.1f} µs/item vs {statistics.median(p):.1f} plain "
                                   f"({statistics.median(g) / statistics.median(p):.2f}x), {row['commands_per_item']:.1f} "
                                   f"commands/item vs {out[-1]['plain_commands_per_item']:.1f}")
+    # Issue 27 (producers): batched add against redis-work-queue's pipelined add, and adds with
+    # options within 2x of plain adds per item, same run, with Redis CPU per added item.
+    ratio_target("leaseq batched add >= redis-work-queue's pipelined add (Rust)",
+                 rates("add_batch", "leaseq-rust"), rates("add_batch", "rwq-rust"), 1.0,
+                 "leaseq-rust add_batch", "rwq-rust add_batch")
+    a, b = cpu("add_batch", "leaseq-rust"), cpu("add_batch", "rwq-rust")
+    if out[-1]["met"] is not None and a and b:
+        out[-1]["detail"] += (f"; Redis CPU {statistics.median(a):.2f} µs/item vs {statistics.median(b):.2f}")
+    ratio_target("leaseq Python single add >= 2x redis-work-queue Python",
+                 rates("add_single", "leaseq-python"), rates("add_single", "rwq-python"), 2.0,
+                 "leaseq-python add_single", "rwq-python add_single")
+    for wid, what in (("add_batch_delay", "delayed"), ("add_batch_priority", "at a priority"),
+                      ("add_batch_group", "in groups")):
+        ratio_target(f"batched add of items {what} >= 50% of plain batched add's rate",
+                     rates(wid, "leaseq-rust"), rates("add_batch", "leaseq-rust"), 0.5,
+                     f"leaseq-rust {wid}", "plain add_batch")
+        g, p = cpu(wid, "leaseq-rust"), cpu("add_batch", "leaseq-rust")
+        if out[-1]["met"] is not None and g and p:
+            out[-1]["detail"] += (f"; Redis CPU {statistics.median(g):.2f} µs/item vs {statistics.median(p):.2f} plain "
+                                  f"({statistics.median(g) / statistics.median(p):.2f}x)")
     # Tarantool's busy `utube` case: a busy group of 150,000 items beside the measured groups
     # must cost a lease nothing (the ring holds ready groups only). Held by commands per item,
     # which the machine's load does not move, against groups_10k's; the rate is reported too.

@@ -80,6 +80,9 @@ struct Args {
     busy: usize,
     /// Partitions of the queue (workload `partitioned_runner`).
     partitions: usize,
+    /// The option every item of `add_batch` carries (issue 27): `delay` (an hour), `priority`
+    /// (5), `group` (`g{i % 100}`), or `` for plain items.
+    options: String,
 }
 
 fn parse_args() -> Res<Args> {
@@ -119,6 +122,7 @@ fn parse_args() -> Res<Args> {
         groups: num("groups", 0)?,
         busy: num("busy", 0)?,
         partitions: num("partitions", 1)?,
+        options: map.get("options").cloned().unwrap_or_default(),
     })
 }
 
@@ -224,6 +228,17 @@ mod lq {
     use leaseq::worker::{Job, JobError, Worker};
     use leaseq::{Client, Item, Queue, Wait};
 
+    /// Item `i` of `add_batch` with the option `options` names (issue 27's adds with options).
+    fn with_options(item: Item, options: &str, i: usize) -> Res<Item> {
+        Ok(match options {
+            "" => item,
+            "delay" => item.delay(Duration::from_secs(3600)),
+            "priority" => item.priority(5),
+            "group" => item.group(format!("g{}", i % 100)),
+            other => return Err(format!("unknown --options {other}").into()),
+        })
+    }
+
     pub async fn run(a: &Args) -> Res<()> {
         // A cluster's node URLs are separated by commas (workload `partitioned_runner`).
         let client = if a.url.contains(',') {
@@ -247,7 +262,9 @@ mod lq {
                 finish(json!({"items": added, "seconds": seconds})).await
             }
             "add_batch" => {
-                let items: Vec<Item> = (0..a.n).map(|_| Item::new(data.clone())).collect();
+                let items: Vec<Item> = (0..a.n)
+                    .map(|i| with_options(Item::new(data.clone()), &a.options, i))
+                    .collect::<Res<_>>()?;
                 ready().await?;
                 let t0 = Instant::now();
                 let mut added = 0;

@@ -221,6 +221,19 @@ impl Item {
         &self.options.depends_on
     }
 
+    /// Whether no option is set, so that its add takes the compact `plain` modes (id and data
+    /// only, spec/PROTOCOL.md 5.1).
+    pub(crate) fn is_plain(&self) -> bool {
+        self.options == ItemOptions::default()
+    }
+
+    /// The two values the add script's `plain` modes take for this item: its id and data,
+    /// the data validated. Only for an item with no option set ([`Item::is_plain`]).
+    pub(crate) fn wire_plain(&self) -> Result<[&[u8]; 2]> {
+        validate_data(&self.data)?;
+        Ok([self.id.as_bytes(), &self.data])
+    }
+
     /// Whether the item has dependencies, so that its add carries them (the `_deps` modes).
     pub(crate) fn has_dependencies(&self) -> bool {
         !self.options.depends_on.is_empty() || self.options.on_dependency_failure.is_some()

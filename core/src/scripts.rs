@@ -35,9 +35,10 @@ macro_rules! helpers {
 }
 
 /// The helpers in spec/scripts/lib/ (name, code), by name; [`library_order`] places them.
-const HELPERS: [(&str, &str); 20] = helpers![
-    "call", "config", "deps", "events", "fail", "finish", "flows", "groups", "guard", "holds",
-    "jobs", "keys", "lease", "outcome", "rate", "renew", "schedule", "time", "waiting", "window",
+const HELPERS: [(&str, &str); 21] = helpers![
+    "adds", "call", "config", "deps", "events", "fail", "finish", "flows", "groups", "guard",
+    "holds", "jobs", "keys", "lease", "outcome", "rate", "renew", "schedule", "time", "waiting",
+    "window",
 ];
 
 /// What a file's include line names: one helper, and the library-wide variables of it that the

@@ -94,39 +94,79 @@ impl Queue {
         }
     }
 
+    /// One item without options (the common single add): one `plain` call sent as a command,
+    /// not a pipeline of one (5.1); what [`Queue::add_calls`] returns for it.
+    async fn add_one_plain(&self, mode: &str, item: &Item) -> Result<(usize, Option<Error>)> {
+        let [id, data] = item.wire_plain()?;
+        let compact = if mode == "add" {
+            "plain"
+        } else {
+            "unique_plain"
+        };
+        let mut inv = self.invocation(&scripts::ADD);
+        inv.arg(compact)
+            .arg(format!("{}.0", new_token()))
+            .arg("0")
+            .arg(id)
+            .arg(data);
+        match self.invoke::<i64>(&inv).await {
+            Ok(n) => Ok((n as usize, None)),
+            Err(e @ Error::Full(_)) => Ok((0, Some(e))),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Sends the add calls of `items`; returns how many were added and, when a call was refused
     /// because the queue is full, that error (the other calls of the batch have run).
     async fn add_calls(&self, mode: &str, items: &[Item]) -> Result<(usize, Option<Error>)> {
         let single = items.len() == 1;
+        if let [item] = items {
+            if item.is_plain() {
+                return self.add_one_plain(mode, item).await;
+            }
+        }
+        let in_batch = |item: &Item, e| match e {
+            Error::InvalidArgument { argument, reason } if !single => Error::invalid(
+                "items",
+                format!("item `{}`: {argument} {reason}", item.id()),
+            ),
+            other => other,
+        };
+        // Items without options take the compact `plain` modes, id and data only (5.1).
+        let plain = items.iter().all(Item::is_plain);
         // Items with dependencies take the `_deps` modes: 13 values per item (5.24).
         let deps = items.iter().any(Item::has_dependencies);
-        let mut wires: Vec<Vec<Vec<u8>>> = Vec::with_capacity(items.len());
-        for item in items {
-            let in_batch = |e| match e {
-                Error::InvalidArgument { argument, reason } if !single => Error::invalid(
-                    "items",
-                    format!("item `{}`: {argument} {reason}", item.id()),
-                ),
-                other => other,
-            };
-            let mut wire = item.wire().map_err(in_batch)?.to_vec();
-            if deps {
-                wire.extend(item.wire_dependencies().map_err(in_batch)?);
+        let mut wires: Vec<Vec<Vec<u8>>> = Vec::new();
+        if plain {
+            for item in items {
+                item.wire_plain().map_err(|e| in_batch(item, e))?;
             }
-            wires.push(wire);
+        } else {
+            wires.reserve(items.len());
+            for item in items {
+                let mut wire = item.wire().map_err(|e| in_batch(item, e))?.to_vec();
+                if deps {
+                    wire.extend(item.wire_dependencies().map_err(|e| in_batch(item, e))?);
+                }
+                wires.push(wire);
+            }
         }
         if deps {
             check_dependency_order(items)?;
         }
-        if wires.is_empty() {
+        if items.is_empty() {
             return Ok((0, None));
         }
-        let mode = if deps {
-            format!("{mode}_deps")
-        } else {
-            mode.to_owned()
+        let mode = match (plain, deps, mode) {
+            (true, _, "add") => "plain".to_owned(),
+            (true, _, _) => format!("{mode}_plain"),
+            (false, true, _) => format!("{mode}_deps"),
+            (false, false, _) => mode.to_owned(),
         };
-        let chunks: Vec<&[Vec<Vec<u8>>]> = wires.chunks(ADD_CHUNK).collect();
+        let chunks: Vec<std::ops::Range<usize>> = (0..items.len())
+            .step_by(ADD_CHUNK)
+            .map(|start| start..(start + ADD_CHUNK).min(items.len()))
+            .collect();
         let incarnation = new_token();
         let mut conn = self.conn()?;
         let mut added = 0i64;
@@ -141,13 +181,19 @@ impl Queue {
                 let mut inv = self.invocation(&scripts::ADD);
                 // How many items the calls after this one carry: a bounded queue wants room
                 // for the whole batch in the first call (spec/PROTOCOL.md 5.18).
-                let later: usize = chunks[i + 1..].iter().map(|c| c.len()).sum();
+                let later = items.len() - chunks[i].end;
                 inv.arg(mode.as_str())
                     .arg(format!("{incarnation}.{i}"))
                     .arg(later.to_string());
-                for wire in chunks[i] {
-                    for value in wire.iter() {
-                        inv.arg(value.as_slice());
+                if plain {
+                    for item in &items[chunks[i].clone()] {
+                        inv.arg(item.id().as_bytes()).arg(item.data());
+                    }
+                } else {
+                    for wire in &wires[chunks[i].clone()] {
+                        for value in wire.iter() {
+                            inv.arg(value.as_slice());
+                        }
                     }
                 }
                 pipe.add_command(inv.cmd());

@@ -51,6 +51,29 @@ local function push_waiting(id, priority, group)
   end
 end
 
+-- Queues `ids` (in order, none in a group) at `priority`, as push_waiting would one after the
+-- other: one LPUSH of them all (in slices of 1000), and a level's shared keys once.
+local function push_waiting_many(ids, priority)
+  priority = tonumber(priority) or 0
+  local list = priority == 0 and level_zero_list() or PRIO .. priority
+  if priority ~= 0 then
+    local wake_empty = redis.call('LLEN', WAKE) == 0
+    redis.call('ZADD', PRIOS, priority, priority)
+    if wake_empty then
+      redis.call('RPUSH', WAKE, '1')
+    end
+    redis.call('PEXPIRE', WAKE, WAKE_TTL_MS)
+  end
+  for a = 1, #ids, 1000 do
+    redis.call('LPUSH', list, unpack(ids, a, math.min(a + 999, #ids)))
+  end
+  if priority ~= 0 then
+    for _, h in pairs(queue_hints().dbs) do
+      h.prios = true
+    end
+  end
+end
+
 -- The levels in lease order: positive levels (highest first), 0 ('held', P:held, before
 -- P:queue when it exists: its ids are older), negative levels. Bounded by the number of levels
 -- in use (priorities are -1000..1000).

@@ -1,0 +1,98 @@
+--! include: keys config waiting
+-- add.lua's helpers (spec/PROTOCOL.md 5.1), defined once with the library rather than on every
+-- call of add.
+-- At most this many items' values per command: unpack's stack allows 8000 values.
+local ADD_SLICE = 1000
+
+-- Runs `command [first] values...` over `values` in slices of ADD_SLICE * width values (width: the
+-- values of one item); returns the sum of the integer replies.
+local function call_sliced(command, first, values, width)
+  local total, step = 0, ADD_SLICE * width
+  for a = 1, #values, step do
+    local b = math.min(a + step - 1, #values)
+    local reply
+    if first then
+      reply = redis.call(command, first, unpack(values, a, b))
+    else
+      reply = redis.call(command, unpack(values, a, b))
+    end
+    if type(reply) == 'number' then
+      total = total + reply
+    end
+  end
+  return total
+end
+
+-- Whether an item with this id exists: waiting or leased (P:item:), delayed or dead (P:job:).
+-- Returns taken, and whether a job hash (and P:leased entry) left behind by a redis-work-queue
+-- complete is stale and goes. Reads only.
+local function id_taken(id)
+  if redis.call('EXISTS', ITEM .. id, JOB .. id) == 0 then
+    return false, false
+  end
+  if redis.call('EXISTS', ITEM .. id) == 1 then
+    return true, false
+  end
+  local state = redis.call('HGET', JOB .. id, 'state')
+  if state == 'delayed' or state == 'dead' or state == 'grouped' or state == 'blocked' then
+    return true, false
+  end
+  return false, true
+end
+
+-- Step 1 for a whole add call: one EXISTS of the P:item: and P:job: keys of every item of
+-- `args` (add.lua's ARGV, `per` values per item). Returns whether any exists (then each item is
+-- looked at with id_taken), and the keys (P:item:<id> of the k-th item at 2k - 1).
+local function any_id_taken(args, per)
+  local keys = {}
+  for i = 4, #args, per do
+    keys[#keys + 1] = ITEM .. args[i]
+    keys[#keys + 1] = JOB .. args[i]
+  end
+  return call_sliced('EXISTS', nil, keys, 2) > 0, keys
+end
+
+-- A bounded queue: room for `count` items and `later` more (add.lua's ARGV[3], the items of
+-- the batch's later calls), or the error to reply.
+local function no_room_for(count, later)
+  local capacity = tonumber(config('capacity'))
+  if capacity and count > 0 then
+    local size = waiting_count() + redis.call('ZCARD', DELAYED)
+    local wanted = count + (tonumber(later) or 0)
+    if size + wanted > capacity then
+      -- A producer that waits for room blocks on P:room next: the next lease sets it again.
+      redis.call('DEL', ROOM)
+      return redis.error_reply('FULL leaseq: the queue holds ' .. size .. ' of its capacity ' .. capacity
+        .. '; ' .. wanted .. ' more do not fit')
+    end
+  end
+  return nil
+end
+
+-- A record left by a redis-work-queue complete goes before its id is added again.
+local function drop_stale_record(id)
+  redis.call('DEL', JOB .. id)
+  redis.call('ZREM', LEASED, id)
+end
+
+-- The text of number n as Redis writes it (an integer below 10^14: Lua's 14 digits are all of
+-- it), made once per value per call of the library (at most 1000 kept); another number is
+-- given back as it is, for Redis to write.
+local number_texts, number_texts_count = {}, 0
+local function text(n)
+  local t = number_texts[n]
+  if t then
+    return t
+  end
+  if n ~= math.floor(n) or n >= 1e14 or n <= -1e14 then
+    return n
+  end
+  t = tostring(n)
+  number_texts_count = number_texts_count + 1
+  if number_texts_count > 1000 then
+    number_texts, number_texts_count = {}, 1
+  end
+  number_texts[n] = t
+  return t
+end
+
