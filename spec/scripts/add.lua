@@ -191,12 +191,12 @@ local function record(p, f)
   local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
   local due = due_of(i)
   local inc = ARGV[2] .. ':' .. ((i - 4) / per + 1)
-  f[1], f[2], f[3], f[4], f[5], f[6] = 'inc', inc, 'attempts', '0', 'added', text(now)
+  f[1], f[2], f[3], f[4], f[5], f[6] = 'inc', inc, 'attempts', '0', 'added', number_text(now)
   local n = 6
-  if p.level ~= 0 then f[n + 1], f[n + 2], n = 'priority', text(p.level), n + 2 end
+  if p.level ~= 0 then f[n + 1], f[n + 2], n = 'priority', number_text(p.level), n + 2 end
   if max ~= '' then f[n + 1], f[n + 2], n = 'max_attempts', max, n + 2 end
   if backoff ~= '' then f[n + 1], f[n + 2], n = 'backoff', backoff, n + 2 end
-  if p.expires then f[n + 1], f[n + 2], n = 'expires_at', text(now + p.expires), n + 2 end
+  if p.expires then f[n + 1], f[n + 2], n = 'expires_at', number_text(now + p.expires), n + 2 end
   if keep ~= '' then f[n + 1], f[n + 2], n = 'keep_result_ms', keep, n + 2 end
   if p.group then f[n + 1], f[n + 2], n = 'group', p.group, n + 2 end
   if ARGV[i + 10] ~= '' then f[n + 1], f[n + 2], n = 'name', ARGV[i + 10], n + 2 end
@@ -309,7 +309,7 @@ for _, p in ipairs(plan) do
   else
     local n, due, inc = record(p, f)
     if due > now then
-      due = text(due)
+      due = number_text(due)
       f[n + 1], f[n + 2], f[n + 3], f[n + 4] = 'state', 'delayed', 'due', due
       redis.call('HSET', JOB .. id, unpack(f, 1, n + 4))
       delayed[#delayed + 1] = due

@@ -79,7 +79,7 @@ end
 -- it), made once per value per call of the library (at most 1000 kept); another number is
 -- given back as it is, for Redis to write.
 local number_texts, number_texts_count = {}, 0
-local function text(n)
+local function number_text(n)
   local t = number_texts[n]
   if t then
     return t
