@@ -44,6 +44,30 @@ impl Client {
     }
 }
 
+impl Client {
+    /// [`Client::partitioned`] that does not block its caller, for async faces that keep the
+    /// blocking handle for its fork-awareness (as [`Client::connect_async`]). Run it on the
+    /// bindings' runtime.
+    pub async fn partitioned_async(&self, base: &str) -> Result<Partitioned> {
+        let inner = self.as_async()?.partitioned(base).await?;
+        Ok(Partitioned::new(self, inner))
+    }
+
+    /// [`Client::create_partitioned`] that does not block its caller; see
+    /// [`Client::partitioned_async`].
+    pub async fn create_partitioned_async(
+        &self,
+        base: &str,
+        partitions: usize,
+    ) -> Result<Partitioned> {
+        let inner = self
+            .as_async()?
+            .create_partitioned(base, partitions)
+            .await?;
+        Ok(Partitioned::new(self, inner))
+    }
+}
+
 impl std::fmt::Debug for Partitioned {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Partitioned")
@@ -125,6 +149,15 @@ impl Partitioned {
             )
         })?;
         self.client.queue(prefix)
+    }
+
+    /// The partition that issued `lease`, as a blocking [`super::Queue`]: where to finish it
+    /// with what [`Partitioned`] does not offer (a result, a renew, a failure). See
+    /// [`crate::Partitioned::queue_of`] (argument `lease` for a lease of another queue).
+    pub fn queue_of(&self, lease: &Lease) -> Result<super::Queue> {
+        let (_, p) = self.live()?;
+        let prefix = p.queue_of(lease)?.prefix().to_owned();
+        self.client.queue(&prefix)
     }
 
     /// Like [`Partitioned::lease_batch`], for callers that must react while it waits (a Python
