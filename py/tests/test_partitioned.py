@@ -5,6 +5,7 @@ every partition, the runner over them, and the asyncio face."""
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import threading
 from collections.abc import Iterator
 
@@ -172,3 +173,36 @@ def test_the_asyncio_face(cluster: Server) -> None:
             assert await q.lease(ttl=30, timeout=0.05) is None
 
     asyncio.run(body())
+
+
+def _fork_child(q: leaseq.PartitionedQueue, results: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    leases = q.lease_batch(3, ttl=30.0, timeout=10.0)
+    results.put(sorted((lease.id, q.complete(lease)) for lease in leases))
+
+
+@pytest.mark.filterwarnings(
+    "ignore:This process .* is multi-threaded:DeprecationWarning"
+)
+def test_a_forked_child_opens_the_queue_again(
+    client: leaseq.Client, prefix: str
+) -> None:
+    # One server holds every partition here: the base's hash tag is enough.
+    q = client.create_partitioned(prefix, 3)
+    q.add_batch(items(3))
+    assert (
+        q.stats().total.waiting == 3
+    )  # the parent's connection exists before the fork
+    ctx = multiprocessing.get_context("fork")
+    results = ctx.Queue()
+    child = ctx.Process(target=_fork_child, args=(q, results))
+    child.start()
+    assert results.get(timeout=60) == [("i0", True), ("i1", True), ("i2", True)]
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    # The parent's copy still works.
+    assert q.stats().total.waiting == 0
+    assert q.add(leaseq.Item(b"after", id="after"))
+    lease = q.lease(ttl=30)
+    assert lease is not None and lease.id == "after"
+    results.close()
+    results.join_thread()
