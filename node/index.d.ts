@@ -1017,6 +1017,8 @@ export declare class PartitionedQueue {
   readonly base: string
   /** The partitions' prefixes, in order. */
   readonly partitions: string[]
+  /** The partitions as `Queue`s, in order: a `Worker` given this queue runs over them. */
+  partitionQueues(): Queue[]
   /** Adds `item` to its partition unless an item with its id exists there. */
   add(item: Item): Promise<boolean>
   /** Adds data as a new item (with `options`) to its partition. */
@@ -1247,13 +1249,18 @@ export interface WorkerJobEvent {
  */
 export declare class Worker extends EventEmitter {
   /**
-   * @param queue a queue, or an array of 1 to 64 queues of one client
+   * @param queue a queue, or an array of 1 to 64 queues of one client, or a `PartitionedQueue`
+   *   (every partition, with equal weights unless `weights` gives one per partition)
    * @param handler one handler for every job, or handlers by item name (`WorkerHandlers`,
    *   with `WorkerOptions.fallback` for the jobs no name takes)
    * @param options the runner's settings
    * @example new Worker(queue, { sendEmail: async (job) => mail(job.json()), resize }, { fallback: logIt })
    */
-  constructor(queue: Queue | Queue[], handler: WorkerHandler | WorkerHandlers, options?: WorkerOptions)
+  constructor(
+    queue: Queue | Queue[] | PartitionedQueue,
+    handler: WorkerHandler | WorkerHandlers,
+    options?: WorkerOptions,
+  )
   /** Starts the runner; resolves with its report once it has stopped. Never rejects on outages. */
   run(): Promise<WorkerReport>
   /** Stops gracefully (or at once with `{ force: true }`); resolves once stopped. */

@@ -80,6 +80,8 @@ export declare class NativePartitioned {
   get base(): string
   /** The partitions' prefixes, in order. */
   get partitions(): Array<string>
+  /** The partitions as queues, in order (for a `Worker` over them). */
+  partitionQueues(): Array<NativeQueue>
   /** Adds `item` to its partition unless an item with its id exists there. */
   add(item: NativeItem): Promise<boolean>
   /**

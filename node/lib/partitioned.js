@@ -54,6 +54,14 @@ class PartitionedQueue {
   }
 
   /**
+   * The partitions as `Queue`s, in order: a `Worker` given this queue runs over them.
+   * @returns {import('./queue').Queue[]}
+   */
+  partitionQueues() {
+    return this.#native.partitionQueues().map(q.toQueue)
+  }
+
+  /**
    * Adds `item` to its partition unless an item with its id exists there; resolves to whether
    * it was added.
    * @param {import('./item').Item | Buffer | Uint8Array | string} item an `Item`, or data for a new one

@@ -11,6 +11,7 @@ use crate::error::to_napi;
 use crate::item::NativeItem;
 use crate::job::{EntryParts, JobParts, ResultParts, StatsParts};
 use crate::lease::{LeasedParts, NativeLease};
+use crate::queue::NativeQueue;
 
 /// A partitioned queue's figures: the logical queue's, and each partition's own.
 #[napi(object, object_from_js = false)]
@@ -52,6 +53,17 @@ impl NativePartitioned {
             .partitions()
             .iter()
             .map(|q| q.prefix().to_owned())
+            .collect()
+    }
+
+    /// The partitions as queues, in order (for a `Worker` over them).
+    #[napi]
+    pub fn partition_queues(&self) -> Vec<NativeQueue> {
+        self.inner
+            .partitions()
+            .iter()
+            .cloned()
+            .map(NativeQueue::new)
             .collect()
     }
 

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict')
 const { randomUUID } = require('node:crypto')
 const { after, before, describe, test } = require('node:test')
 
-const { Client, Item, LeaseqError, PartitionedQueue } = require('..')
+const { Client, Item, LeaseqError, PartitionedQueue, Worker } = require('..')
 const { startRedis } = require('./helpers/redis')
 
 const TTL = 30_000
@@ -98,5 +98,41 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     assert.equal(await q.lease({ ttlMs: TTL }), null)
     assert.equal(await q.resume(), true)
     assert.equal((await q.leaseBatch(3, { ttlMs: TTL })).length, 3)
+  })
+})
+
+describe('a Worker over a partitioned queue', { timeout: 60_000 }, () => {
+  let cluster
+  let client
+  before(async () => {
+    cluster = await startRedis({ cluster: true })
+    client = await Client.cluster(cluster.urls)
+  })
+  after(async () => {
+    await client.close()
+    await cluster.stop()
+  })
+
+  test('runs every item of every partition, each finished in its own', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    await q.addBatch(items(12))
+    assert.deepEqual(
+      q.partitionQueues().map((p) => p.prefix),
+      q.partitions,
+    )
+    const seen = new Map()
+    const worker = new Worker(q, async (job) => {
+      seen.set(job.id, job.queuePrefix)
+    }, { concurrency: 4 })
+    const stopWhenDrained = async () => {
+      const { total } = await q.stats()
+      if (total.waiting + total.leased === 0) await worker.close()
+    }
+    worker.on('completed', () => void stopWhenDrained())
+    const report = await worker.run()
+    assert.equal(report.completed, 12)
+    assert.equal(seen.size, 12)
+    assert.ok([...seen.values()].every((prefix) => q.partitions.includes(prefix)))
+    assert.equal(new Set(seen.values()).size, 3, 'jobs came from every partition')
   })
 })
