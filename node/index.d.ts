@@ -997,6 +997,58 @@ export declare class Queue {
   events(options?: { after?: string }): EventFollower
 }
 
+/** A partitioned queue's figures: the logical queue's, and each partition's own. */
+export interface PartitionedStats {
+  /** The logical queue: counts summed; paused when every partition is. */
+  total: Stats
+  /** Partition `i`'s figures at index `i`. */
+  partitions: Stats[]
+}
+
+/**
+ * One logical queue stored as partitions, each a full queue on a hash tag of its own, so that a
+ * Redis Cluster spreads them over its primaries (`Client#createPartitioned`). Items go to a
+ * partition by their group, else their first dependency, else their id; leases rotate over the
+ * partitions; the reads see the whole logical queue.
+ */
+export declare class PartitionedQueue {
+  private constructor()
+  /** The base that names the logical queue. */
+  readonly base: string
+  /** The partitions' prefixes, in order. */
+  readonly partitions: string[]
+  /** The partitions as `Queue`s, in order: a `Worker` given this queue runs over them. */
+  partitionQueues(): Queue[]
+  /** Adds `item` to its partition unless an item with its id exists there. */
+  add(item: Item): Promise<boolean>
+  /** Adds data as a new item (with `options`) to its partition. */
+  add(data: Buffer | Uint8Array | string, options?: ItemOptions): Promise<boolean>
+  /** Adds every item whose id does not exist yet in its partition; how many were added. */
+  addBatch(items: Item[]): Promise<number>
+  /** Leases one item from any partition, asked in a rotating order; waits with `timeoutMs`. */
+  lease(options?: LeaseBatchOptions): Promise<Lease | null>
+  /** Leases up to `n` items (1 to 1000) from as many partitions as it takes. */
+  leaseBatch(n: number, options?: LeaseBatchOptions): Promise<Lease[]>
+  /** Completes `lease` in its own partition (keeping `result`, if given). */
+  complete(lease: Lease, options?: CompleteOptions): Promise<boolean>
+  /** Item `id` from whichever partition holds it, or null. */
+  get(id: string | Buffer | Uint8Array): Promise<Job | null>
+  /** Cancels item `id` in whichever partition holds it; the state it was in, or null. */
+  cancel(id: string | Buffer | Uint8Array): Promise<JobState | null>
+  /** The result kept for item `id`, or null. */
+  result(id: string | Buffer | Uint8Array): Promise<JobResult | null>
+  /** The logical queue's figures and each partition's. */
+  stats(): Promise<PartitionedStats>
+  /** How many items are in `state`, summed over the partitions. */
+  count(state: ListState): Promise<number>
+  /** A page of the logical queue's items in `state`: partition 0's, then 1's, and so on. */
+  list(state: ListState, options?: { start?: number; count?: number }): Promise<ListEntry[]>
+  /** Pauses every partition; whether any was running. */
+  pause(): Promise<boolean>
+  /** Resumes every partition; whether any was paused. */
+  resume(): Promise<boolean>
+}
+
 /**
  * A connection to Redis or Redis Cluster, shared by its queues. Concurrent calls share one
  * connection; each blocking lease waits on a connection of its own.
@@ -1009,6 +1061,14 @@ export declare class Client {
   static cluster(urls: string[]): Promise<Client>
   /** The queue stored under `prefix` (validated; nothing is sent). */
   queue(prefix: string): Queue
+  /**
+   * Creates (or opens) the partitioned queue `base` of `partitions` partitions (1 to 64; more
+   * than one need a `{hash tag}` in `base`). Idempotent for the same count; another count, or a
+   * plain queue at `base`, rejects with INVALID_ARGUMENT naming `partitions`.
+   */
+  createPartitioned(base: string, partitions: number): Promise<PartitionedQueue>
+  /** The partitioned queue `base` as stored (a plain queue at `base` is one partition). */
+  partitioned(base: string): Promise<PartitionedQueue>
   /** Rejects waiting leases with code `CLOSED`, and every later call too. */
   close(): Promise<void>
   /** Whether `close` was called. */
@@ -1195,13 +1255,18 @@ export interface WorkerJobEvent {
  */
 export declare class Worker extends EventEmitter {
   /**
-   * @param queue a queue, or an array of 1 to 64 queues of one client
+   * @param queue a queue, or an array of 1 to 64 queues of one client, or a `PartitionedQueue`
+   *   (every partition, with equal weights unless `weights` gives one per partition)
    * @param handler one handler for every job, or handlers by item name (`WorkerHandlers`,
    *   with `WorkerOptions.fallback` for the jobs no name takes)
    * @param options the runner's settings
    * @example new Worker(queue, { sendEmail: async (job) => mail(job.json()), resize }, { fallback: logIt })
    */
-  constructor(queue: Queue | Queue[], handler: WorkerHandler | WorkerHandlers, options?: WorkerOptions)
+  constructor(
+    queue: Queue | Queue[] | PartitionedQueue,
+    handler: WorkerHandler | WorkerHandlers,
+    options?: WorkerOptions,
+  )
   /** Starts the runner; resolves with its report once it has stopped. Never rejects on outages. */
   run(): Promise<WorkerReport>
   /** Stops gracefully (or at once with `{ force: true }`); resolves once stopped. */

@@ -9,6 +9,7 @@ const { ErrorCode, LeaseqError } = require('./lib/errors')
 const { EventFollower } = require('./lib/events')
 const { Item } = require('./lib/item')
 const { Lease } = require('./lib/lease')
+const { PartitionedQueue } = require('./lib/partitioned')
 const { Queue } = require('./lib/queue')
 const {
   RateLimitedError,
@@ -26,6 +27,7 @@ module.exports = {
   Item,
   Lease,
   LeaseqError,
+  PartitionedQueue,
   Queue,
   RateLimitedError,
   ReleaseJob,

@@ -8,6 +8,7 @@ export const {
   Item,
   Lease,
   LeaseqError,
+  PartitionedQueue,
   Queue,
   RateLimitedError,
   ReleaseJob,

@@ -9,6 +9,10 @@ export declare class NativeClient {
   static cluster(urls: Array<string>): Promise<NativeClient>
   /** The queue under `prefix`; validates the prefix, sends nothing. */
   queue(prefix: string): NativeQueue
+  /** Creates (or opens) the partitioned queue `base` of `partitions` partitions. */
+  createPartitioned(base: string, partitions: number): Promise<NativePartitioned>
+  /** The partitioned queue `base` as stored (a plain queue there is one partition). */
+  partitioned(base: string): Promise<NativePartitioned>
   /** Ends waiting leases with `CLOSED`, and every later call too. */
   close(): void
   /** Whether `close` was called. */
@@ -68,6 +72,48 @@ export declare class NativeLease {
   get name(): string | null
   /** The prefix of the queue that leased it. */
   get queuePrefix(): string
+}
+
+/** One logical queue stored as partitions; `lib/partitioned.js` wraps it as `PartitionedQueue`. */
+export declare class NativePartitioned {
+  /** The base that names the logical queue. */
+  get base(): string
+  /** The partitions' prefixes, in order. */
+  get partitions(): Array<string>
+  /** The partitions as queues, in order (for a `Worker` over them). */
+  partitionQueues(): Array<NativeQueue>
+  /** Adds `item` to its partition unless an item with its id exists there. */
+  add(item: NativeItem): Promise<boolean>
+  /**
+   * Adds every item whose id does not exist yet in its partition; how many were added. (Not
+   * an `async fn`: those cannot take a list of class instances, as `NativeQueue::add_batch`.)
+   */
+  addBatch(items: Array<NativeItem>): Promise<number>
+  /**
+   * Leases one item from any partition, asked in a rotating order, waiting up to
+   * `timeout_ms` (default: not at all) on every partition at once.
+   */
+  lease(ttlMs?: number | undefined | null, timeoutMs?: number | undefined | null): Promise<LeasedParts | null>
+  /** Leases up to `n` items from as many partitions as it takes. */
+  leaseBatch(n: number, ttlMs?: number | undefined | null, timeoutMs?: number | undefined | null): Promise<Array<LeasedParts>>
+  /** Completes `lease` in its own partition, keeping `result` if given. */
+  complete(lease: NativeLease, result?: Buffer | undefined | null, keepResultForMs?: number | undefined | null): Promise<boolean>
+  /** Item `id` (its bytes) from whichever partition holds it. */
+  get(id: Buffer): Promise<JobParts | null>
+  /** Cancels item `id` in whichever partition holds it; the state it was in, or null. */
+  cancel(id: Buffer): Promise<string | null>
+  /** The result kept for item `id`, or null. */
+  result(id: Buffer): Promise<ResultParts | null>
+  /** The logical queue's figures and each partition's. */
+  stats(): Promise<PartitionedStatsParts>
+  /** How many items are in `state`, summed over the partitions. */
+  count(stateName: string): Promise<number>
+  /** A page of the logical queue's items in `state`: partition 0's, then 1's, and so on. */
+  list(stateName: string, start?: number | undefined | null, count?: number | undefined | null): Promise<Array<EntryParts>>
+  /** Pauses every partition; whether any was running. */
+  pause(): Promise<boolean>
+  /** Resumes every partition; whether any was paused. */
+  resume(): Promise<boolean>
 }
 
 /** One queue; `lib/queue.js` wraps it as `Queue`. */
@@ -711,6 +757,14 @@ export interface OperationInfo {
 
 /** Every operation of a queue (`leaseq::operations::OPERATIONS`), in the documentation's order. */
 export declare function operations(): Array<OperationInfo>
+
+/** A partitioned queue's figures: the logical queue's, and each partition's own. */
+export interface PartitionedStatsParts {
+  /** The logical queue's figures. */
+  total: StatsParts
+  /** Partition `i`'s figures at index `i`. */
+  partitions: Array<StatsParts>
+}
 
 /** One entry of the event stream: a transition of an item, or a `gap`. */
 export interface QueueEventParts {

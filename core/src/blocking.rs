@@ -28,6 +28,9 @@ use crate::{
 };
 // Recurring jobs (spec/PROTOCOL.md 5.23).
 use crate::{FireReport, Schedule, ScheduleInfo, SchedulePage};
+// Partitioned queues (spec/PROTOCOL.md 5.25): blocking/partitioned.rs.
+mod partitioned;
+pub use partitioned::Partitioned;
 
 #[derive(Clone)]
 enum Target {

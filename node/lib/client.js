@@ -5,6 +5,7 @@ const native = require('./native')
 const args = require('./args')
 const { nativeAsync, nativeSync } = require('./errors')
 const { toQueue } = require('./queue')
+const { toPartitioned } = require('./partitioned')
 
 /** Only `Client.connect` and `Client.cluster` make clients. */
 const CONSTRUCT = Symbol('leaseq.Client')
@@ -55,6 +56,27 @@ class Client {
   queue(prefix) {
     const p = args.string('prefix', prefix)
     return toQueue(nativeSync(() => this.#native.queue(p)))
+  }
+
+  /**
+   * Creates (or opens) the partitioned queue `base` of `partitions` partitions (1 to 64; more
+   * than one need a `{hash tag}` in `base`).
+   * @param {string} base
+   * @param {number} partitions
+   */
+  async createPartitioned(base, partitions) {
+    const b = args.string('base', base)
+    const n = args.number('partitions', partitions, 'a whole number')
+    return toPartitioned(await nativeAsync(() => this.#native.createPartitioned(b, n)))
+  }
+
+  /**
+   * The partitioned queue `base` as stored (a plain queue at `base` is one partition).
+   * @param {string} base
+   */
+  async partitioned(base) {
+    const b = args.string('base', base)
+    return toPartitioned(await nativeAsync(() => this.#native.partitioned(b)))
   }
 
   /**

@@ -364,6 +364,30 @@ function toEntry(e) {
   }
 }
 
+/**
+ * A queue's figures, from the addon's.
+ * @param {import('../native').StatsParts} s
+ * @returns {import('../index').Stats}
+ */
+function toStats(s) {
+  return {
+    waiting: s.waiting,
+    delayed: s.delayed,
+    leased: s.leased,
+    dead: s.dead,
+    processing: s.processing,
+    blocked: s.blocked,
+    schedules: s.schedules,
+    oldestWaitingMs: orNull(s.oldestWaitingMs),
+    now: new Date(s.now),
+    minutes: orNull(s.minutes),
+    lastHour: orNull(s.lastHour),
+    paused: s.paused,
+    capacity: orNull(s.capacity),
+    rateLimitedForMs: orNull(s.rateLimitedForMs),
+  }
+}
+
 /** @type {(queue: Queue) => import('../native').NativeQueue} */
 let nativeOf
 
@@ -844,23 +868,7 @@ class Queue {
    * @returns {Promise<import('../index').Stats>}
    */
   async stats() {
-    const s = await nativeAsync(() => this.#native.stats())
-    return {
-      waiting: s.waiting,
-      delayed: s.delayed,
-      leased: s.leased,
-      dead: s.dead,
-      processing: s.processing,
-      blocked: s.blocked,
-      schedules: s.schedules,
-      oldestWaitingMs: orNull(s.oldestWaitingMs),
-      now: new Date(s.now),
-      minutes: orNull(s.minutes),
-      lastHour: orNull(s.lastHour),
-      paused: s.paused,
-      capacity: orNull(s.capacity),
-      rateLimitedForMs: orNull(s.rateLimitedForMs),
-    }
+    return toStats(await nativeAsync(() => this.#native.stats()))
   }
 
   /**
@@ -1205,4 +1213,20 @@ function toQueue(native) {
   return new Queue(CONSTRUCT, native)
 }
 
-module.exports = { Queue, nativeOf: (/** @type {Queue} */ q) => nativeOf(q), toQueue }
+module.exports = {
+  Queue,
+  nativeOf: (/** @type {Queue} */ q) => nativeOf(q),
+  toQueue,
+  // The conversions lib/partitioned.js shares (a partitioned queue takes and gives the same).
+  BATCH_OPTIONS,
+  COMPLETE_OPTIONS,
+  LIST_OPTIONS,
+  WHOLE,
+  batchItem,
+  requireLease,
+  toEntry,
+  toItem,
+  toJob,
+  toResult,
+  toStats,
+}

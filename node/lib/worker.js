@@ -9,6 +9,7 @@ const util = require('node:util')
 const args = require('./args')
 const { invalidArgument, nativeSync } = require('./errors')
 const { nativeOf, Queue } = require('./queue')
+const { PartitionedQueue } = require('./partitioned')
 const native = require('./native')
 
 const OPTIONS = Object.freeze([
@@ -358,13 +359,20 @@ class Worker extends EventEmitter {
   #logger
 
   /**
-   * @param {Queue | Queue[]} queue
+   * @param {import('./queue').Queue | import('./queue').Queue[] | import('./partitioned').PartitionedQueue} queue
    * @param {((job: WorkerJob, signal: AbortSignal) => unknown)
    *   | Record<string, (job: WorkerJob, signal: AbortSignal) => unknown>} handler
    * @param {Record<string, unknown>} [options]
    */
   constructor(queue, handler, options = {}) {
     super()
+    // A PartitionedQueue: its partitions, asked by weighted round robin with equal weights
+    // unless `weights` says otherwise (the core's Worker::partitioned).
+    if (queue instanceof PartitionedQueue) {
+      const parts = queue.partitionQueues()
+      if (parts.length > 1 && options?.weights == null) options = { ...options, weights: parts.map(() => 1) }
+      queue = parts
+    }
     const queues = Array.isArray(queue) ? [...queue] : [queue]
     if (!queues.every((q) => q instanceof Queue)) {
       throw invalidArgument('queue', 'must be a Queue from Client#queue, or an array of them')

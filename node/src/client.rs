@@ -3,6 +3,7 @@
 use napi_derive::napi;
 
 use crate::error::to_napi;
+use crate::partitioned::NativePartitioned;
 use crate::queue::NativeQueue;
 
 /// A connection to Redis or Redis Cluster; `lib/client.js` wraps it as `Client`.
@@ -34,6 +35,29 @@ impl NativeClient {
     pub fn queue(&self, prefix: String) -> napi::Result<NativeQueue> {
         let queue = self.inner.queue(&prefix).map_err(to_napi)?;
         Ok(NativeQueue::new(queue))
+    }
+
+    /// Creates (or opens) the partitioned queue `base` of `partitions` partitions.
+    #[napi]
+    pub async fn create_partitioned(
+        &self,
+        base: String,
+        partitions: f64,
+    ) -> napi::Result<NativePartitioned> {
+        let partitions: usize = crate::convert::integer("partitions", partitions)?;
+        let p = self
+            .inner
+            .create_partitioned(&base, partitions)
+            .await
+            .map_err(to_napi)?;
+        Ok(NativePartitioned::new(p))
+    }
+
+    /// The partitioned queue `base` as stored (a plain queue there is one partition).
+    #[napi]
+    pub async fn partitioned(&self, base: String) -> napi::Result<NativePartitioned> {
+        let p = self.inner.partitioned(&base).await.map_err(to_napi)?;
+        Ok(NativePartitioned::new(p))
     }
 
     /// Ends waiting leases with `CLOSED`, and every later call too.

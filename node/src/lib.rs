@@ -19,6 +19,7 @@ mod item;
 mod job;
 mod lease;
 mod operations;
+mod partitioned;
 mod queue;
 mod schedule;
 mod worker;
@@ -29,6 +30,7 @@ pub use client::NativeClient;
 pub use events::NativeEvents;
 pub use item::NativeItem;
 pub use lease::NativeLease;
+pub use partitioned::NativePartitioned;
 pub use queue::NativeQueue;
 
 /// One row of the error registry as the core knows it (spec/errors.md).

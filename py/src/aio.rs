@@ -155,6 +155,37 @@ impl AsyncClient {
         })
     }
 
+    /// See ``leaseq.Client.create_partitioned`` (an asyncio future of the queue).
+    fn create_partitioned<'py>(
+        &self,
+        py: Python<'py>,
+        base: &Bound<'py, PyAny>,
+        partitions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let base = convert::string(base, "base")?;
+        let partitions: usize = convert::integer(partitions, "partitions")?;
+        let lazy = self.lazy.clone();
+        spawn(py, async move {
+            let client = lazy.client().await?;
+            let p = client.create_partitioned_async(&base, partitions).await?;
+            Ok(crate::partitioned::AsyncPartitionedQueue::from(p))
+        })
+    }
+
+    /// See ``leaseq.Client.partitioned`` (an asyncio future of the queue).
+    fn partitioned<'py>(
+        &self,
+        py: Python<'py>,
+        base: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let base = convert::string(base, "base")?;
+        let lazy = self.lazy.clone();
+        spawn(py, async move {
+            let p = lazy.client().await?.partitioned_async(&base).await?;
+            Ok(crate::partitioned::AsyncPartitionedQueue::from(p))
+        })
+    }
+
     /// Closes the client: waiting leases raise ``ClosedError``, and so does every later call.
     fn close(&self, py: Python<'_>) {
         self.lazy.closed.store(true, Ordering::SeqCst);

@@ -11,6 +11,7 @@ mod convert;
 mod errors;
 mod events;
 mod jobs;
+mod partitioned;
 mod runtime;
 mod schedules;
 mod sync;
@@ -50,6 +51,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<events::AsyncEvents>()?;
     m.add_class::<sync::Client>()?;
     m.add_class::<sync::Queue>()?;
+    m.add_class::<partitioned::PartitionedQueue>()?;
+    m.add_class::<partitioned::PartitionedStats>()?;
+    m.add_class::<partitioned::AsyncPartitionedQueue>()?;
     m.add_class::<aio::AsyncClient>()?;
     m.add_class::<aio::AsyncQueue>()?;
     m.add_function(wrap_pyfunction!(errors::_error_class, m)?)?;

@@ -19,7 +19,7 @@ use crate::types::{CleanReport, Item, NewLease};
 
 /// The longest a blocking wait goes without the GIL before checking for signals, so that
 /// Ctrl-C raises `KeyboardInterrupt` promptly.
-const WAIT_SLICE: Duration = Duration::from_millis(500);
+pub(crate) const WAIT_SLICE: Duration = Duration::from_millis(500);
 
 /// A connection to one Redis server (``Client(url)``) or a Redis Cluster
 /// (``Client.cluster(urls)``), shared by its queues and safe to use from many threads.
@@ -61,6 +61,29 @@ impl Client {
             .map_err(|e| errors::to_py(py, e))
     }
 
+    /// Creates (or opens) the partitioned queue ``base`` of ``partitions`` partitions (1 to 64;
+    /// more than one need a ``{hash tag}`` in ``base``): a ``PartitionedQueue``. Idempotent for
+    /// the same count; another count, or a plain queue at ``base``, is refused naming
+    /// ``partitions``.
+    fn create_partitioned(
+        &self,
+        py: Python<'_>,
+        base: &Bound<'_, PyAny>,
+        partitions: &Bound<'_, PyAny>,
+    ) -> PyResult<crate::partitioned::PartitionedQueue> {
+        crate::partitioned::PartitionedQueue::open(py, &self.inner, base, Some(partitions))
+    }
+
+    /// The partitioned queue ``base`` as stored (the plain queue at ``base`` as one partition
+    /// when it is not partitioned): a ``PartitionedQueue``. One round trip.
+    fn partitioned(
+        &self,
+        py: Python<'_>,
+        base: &Bound<'_, PyAny>,
+    ) -> PyResult<crate::partitioned::PartitionedQueue> {
+        crate::partitioned::PartitionedQueue::open(py, &self.inner, base, None)
+    }
+
     /// Closes the client: a ``lease`` waiting on any thread raises ``ClosedError`` at once, and
     /// so does every later call.
     fn close(&self, py: Python<'_>) {
@@ -97,6 +120,12 @@ impl Client {
 #[pyclass(module = "leaseq", frozen)]
 pub struct Queue {
     inner: blocking::Queue,
+}
+
+impl From<blocking::Queue> for Queue {
+    fn from(inner: blocking::Queue) -> Queue {
+        Queue { inner }
+    }
 }
 
 impl Queue {

@@ -359,7 +359,7 @@ impl WorkerRun {
 /// The runner's queues: one `Queue`, or a list or tuple of them (argument `queue`).
 fn queues(queue: &Bound<'_, PyAny>) -> PyResult<Vec<leaseq::Queue>> {
     let py = queue.py();
-    let expected = "a Queue, or a list of Queues";
+    let expected = "a Queue, a list of Queues, or a PartitionedQueue";
     let objects: Vec<Bound<'_, PyAny>> = if queue.is_instance_of::<Queue>() {
         vec![queue.clone()]
     } else if queue.is_instance_of::<PyList>() || queue.is_instance_of::<PyTuple>() {
@@ -470,8 +470,9 @@ pub fn start_worker(
             }
         },
     };
+    // No weights: the core's default order (strict; equal weights over a partitioned queue).
     let order = match get("weights")? {
-        None => QueueOrder::Strict,
+        None => None,
         Some(v) => {
             if !(v.is_instance_of::<PyList>() || v.is_instance_of::<PyTuple>()) {
                 return Err(errors::wrong_type(py, "weights", "a list of ints", &v));
@@ -480,7 +481,7 @@ pub fn start_worker(
                 .try_iter()?
                 .map(|w| convert::integer::<u32>(&w?, "weights"))
                 .collect::<PyResult<Vec<u32>>>()?;
-            QueueOrder::Weighted(weights)
+            Some(QueueOrder::Weighted(weights))
         }
     };
     if let Some(v) = get("handlers")? {
@@ -511,7 +512,12 @@ pub fn start_worker(
         .effective_concurrency()
         .map_err(|e| errors::to_py(py, e))?;
     let keep_results = o.keeps_results();
-    let queues = queues(queue)?;
+    // A PartitionedQueue runs through the core's `Worker::partitioned`; else one or more queues.
+    let partitioned = crate::partitioned::for_runner(queue)?;
+    let queues = match partitioned {
+        Some(_) => Vec::new(),
+        None => queues(queue)?,
+    };
     let runtime = leaseq::runtime::handle().map_err(|e| errors::to_py(py, e))?;
 
     let (wake, wakeup) = UnixStream::pair()
@@ -527,16 +533,24 @@ pub fn start_worker(
     });
     let (event_tx, event_rx) = mpsc::unbounded_channel();
     let to_python = inbox.clone();
-    let worker = Worker::for_queues(queues, move |job: Job| {
+    let handler = move |job: Job| {
         let inbox = to_python.clone();
         // Unique in the process, across runs: a handler that outlives its run never meets a
         // key of the next run.
         let key = NEXT_KEY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         async move { run_job(inbox, key, job).await }
-    })
-    .queue_order(order)
-    .options(o)
-    .on_event(move |e| drop(event_tx.send(e.clone())));
+    };
+    let worker = match &partitioned {
+        Some(p) => Worker::partitioned(p, handler),
+        None => Worker::for_queues(queues, handler),
+    };
+    let worker = match order {
+        Some(order) => worker.queue_order(order),
+        None => worker,
+    };
+    let worker = worker
+        .options(o)
+        .on_event(move |e| drop(event_tx.send(e.clone())));
     let (log_tx, log_rx) = mpsc::unbounded_channel();
     let worker = match log_level {
         Some(min) => worker.on_log(min, move |level, line| {

@@ -46,13 +46,30 @@ def test_both_faces_export_the_same_names() -> None:
     assert sync_methods == async_methods
     sync_client = {m for m in vars(leaseq.Client) if not m.startswith("_")}
     async_client = {m for m in vars(leaseq.aio.Client) if not m.startswith("_")}
-    assert sync_client == {"cluster", "queue", "close", "is_cluster", "warnings"}
+    assert sync_client == {
+        "cluster",
+        "queue",
+        "close",
+        "is_cluster",
+        "warnings",
+        "create_partitioned",
+        "partitioned",
+    }
     # The asyncio client connects off the event loop: ``async with`` or ``connect()``.
     assert async_client == sync_client | {"connect"}
     # lease_from_parts sends nothing: a plain method on both faces.
     assert not inspect.iscoroutinefunction(leaseq.aio.Queue.lease_from_parts)
     for name in sync_methods - {"prefix", "lease_from_parts"}:
         assert inspect.iscoroutinefunction(getattr(leaseq.aio.Queue, name)), name
+    # A partitioned queue: the same methods on both faces, save the two that hand out a sync
+    # Queue (partition, queue_of).
+    sync_p = {m for m in vars(leaseq.PartitionedQueue) if not m.startswith("_")}
+    async_p = {m for m in vars(leaseq.aio.PartitionedQueue) if not m.startswith("_")}
+    assert async_p == sync_p - {"partition", "queue_of"}
+    for name in async_p - {"base", "partitions"}:
+        assert inspect.iscoroutinefunction(
+            getattr(leaseq.aio.PartitionedQueue, name)
+        ), name
 
 
 STUBS = Path(leaseq.__file__).with_name("_native.pyi")

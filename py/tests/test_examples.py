@@ -38,6 +38,10 @@ def check_names(out: str) -> None:
     ]
 
 
+def check_partitioned(out: str) -> None:
+    assert out.splitlines() == ["3 partitions", "added 9: 9 waiting", "9 completed"]
+
+
 def check_events(out: str) -> None:
     assert out.splitlines() == [
         "added order-1 (attempt 0)",
@@ -120,6 +124,7 @@ CHECKS: dict[str, Callable[[str], None]] = {
     "events": check_events,
     "logs": check_logs,
     "operations": check_operations,
+    "partitioned": check_partitioned,
     "quickstart": check_quickstart,
     "runner": check_runner,
     "schedules": check_schedules,

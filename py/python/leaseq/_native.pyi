@@ -29,6 +29,7 @@ __all__ = [
     "MAX_TTL",
     "AsyncClient",
     "AsyncEvents",
+    "AsyncPartitionedQueue",
     "AsyncQueue",
     "Backoff",
     "CleanReport",
@@ -50,6 +51,8 @@ __all__ = [
     "Minute",
     "NameCounts",
     "NativeJob",
+    "PartitionedQueue",
+    "PartitionedStats",
     "Queue",
     "QueueConfig",
     "QueueEvent",
@@ -890,6 +893,16 @@ class Client:
         """
     def queue(self, prefix: str) -> Queue:
         """The queue whose keys live under ``prefix`` (validated here; nothing is sent)."""
+    def create_partitioned(self, base: str, partitions: int) -> PartitionedQueue:
+        """Creates (or opens) the partitioned queue ``base`` of ``partitions`` partitions (1 to
+        64; more than one need a ``{hash tag}`` in ``base``): a ``PartitionedQueue``.
+        Idempotent for the same count; another count, or a plain queue at ``base``, is refused
+        naming ``partitions``.
+        """
+    def partitioned(self, base: str) -> PartitionedQueue:
+        """The partitioned queue ``base`` as stored (the plain queue at ``base`` as one partition
+        when it is not partitioned): a ``PartitionedQueue``. One round trip.
+        """
     def close(self) -> None:
         """Closes the client: a ``lease`` waiting on any thread raises ``ClosedError`` at once, and
         so does every later call.
@@ -1292,6 +1305,12 @@ class AsyncClient:
         """Connects now (an asyncio future of ``None``), unless connected already."""
     def queue(self, prefix: str) -> AsyncQueue:
         """The queue under ``prefix`` (validated; nothing is sent)."""
+    def create_partitioned(
+        self, base: str, partitions: int
+    ) -> asyncio.Future[AsyncPartitionedQueue]:
+        """See ``leaseq.Client.create_partitioned`` (an asyncio future of the queue)."""
+    def partitioned(self, base: str) -> asyncio.Future[AsyncPartitionedQueue]:
+        """See ``leaseq.Client.partitioned`` (an asyncio future of the queue)."""
     def close(self) -> None:
         """Closes the client: waiting leases raise ``ClosedError``, and so does every later call."""
     @property
@@ -1670,3 +1689,162 @@ def start_worker(
     (argument `handlers`) and fails for good, without handing it to Python, a job that no name
     and no fallback takes.
     """
+
+@final
+class PartitionedStats:
+    """A partitioned queue's figures (``PartitionedQueue.stats``): ``total``, the logical queue's
+    (counts summed; paused when every partition is), and ``partitions``, each partition's own.
+    """
+
+    @property
+    def total(self) -> Stats:
+        """The logical queue's figures (a ``Stats``)."""
+    @property
+    def partitions(self) -> builtins.list[Stats]:
+        """Each partition's figures, partition ``i`` at index ``i`` (a list of ``Stats``)."""
+
+@final
+class PartitionedQueue:
+    """One logical queue stored as partitions, each a full queue on its own hash tag, so that a
+    Redis Cluster spreads them over its primaries. Get it from
+    ``Client.create_partitioned(base, partitions)`` or ``Client.partitioned(base)``; safe to
+    use from many threads. Items go to a partition by their group, else their first dependency,
+    else their id; leases rotate over the partitions; reads see the whole logical queue.
+    """
+
+    @property
+    def base(self) -> str:
+        """The base that names the logical queue."""
+    @property
+    def partitions(self) -> builtins.list[str]:
+        """The partitions' prefixes, in order (``len(q.partitions)`` partitions)."""
+    def partition(self, i: int) -> Queue:
+        """Partition ``i`` as a ``Queue`` (``InvalidArgumentError`` naming ``partition`` when out
+        of range).
+        """
+    def queue_of(self, lease: Lease) -> Queue:
+        """The partition that issued ``lease``, as a ``Queue``: to finish it in ways this class
+        does not offer (``renew``, ``fail``, ``release``, ``progress``).
+        """
+    def add(self, item: Item) -> bool:
+        """Adds ``item`` to its partition unless an item with its id exists there; returns whether
+        it was added. An item whose dependencies route to another partition is refused
+        (``depends_on``). One round trip.
+        """
+    def add_batch(self, items: Iterable[Item]) -> int:
+        """Adds every item whose id does not exist yet in its partition; returns how many were
+        added. One script call per partition touched, sent at once; every item is checked first
+        and nothing is sent when one is refused.
+        """
+    def add_flow(self, parent: Item, children: Iterable[Item | Flow]) -> int:
+        """Adds ``parent`` and its ``children`` as ``Queue.add_flow`` does, the whole flow to the
+        partition its parent routes to.
+        """
+    def lease(
+        self,
+        ttl: float | timedelta | None = None,
+        timeout: float | timedelta | None = None,
+    ) -> Lease | None:
+        """Leases one item from any partition, asked in a rotating order, or returns ``None``;
+        ``ttl`` and ``timeout`` as ``Queue.lease`` (a wait covers every partition at once and
+        can be interrupted with Ctrl-C).
+        """
+    def lease_batch(
+        self,
+        n: int,
+        ttl: float | timedelta | None = None,
+        timeout: float | timedelta | None = None,
+    ) -> builtins.list[Lease]:
+        """Leases up to ``n`` items (1 to 1000) from as many partitions as it takes; waits as
+        ``lease`` does while none is there.
+        """
+    def complete(
+        self,
+        lease: Lease,
+        result: bytes | bytearray | str | None = None,
+        keep_result_for: float | timedelta | None = None,
+    ) -> bool:
+        """Completes ``lease`` in its own partition, as ``Queue.complete`` does (``result`` and
+        ``keep_result_for`` too).
+        """
+    def get(self, id: bytes | str) -> Job | None:
+        """Item ``id`` (a ``Job``) from whichever partition holds it, or ``None``."""
+    def cancel(self, id: bytes | str) -> State | None:
+        """Cancels item ``id`` in whichever partition holds it, as ``Queue.cancel`` does; returns
+        the ``State`` it was in, or ``None``.
+        """
+    def result(self, id: bytes | str) -> JobResult | None:
+        """The result kept for item ``id`` (a ``JobResult``), or ``None``."""
+    def stats(self) -> PartitionedStats:
+        """The logical queue's figures and each partition's (a ``PartitionedStats``), read from
+        every partition at once.
+        """
+    def count(self, state: State | str) -> int:
+        """How many items are in ``state``, summed over the partitions (as ``Queue.count``)."""
+    def list(
+        self, state: State | str, start: int = 0, count: int = 100
+    ) -> builtins.list[Entry]:
+        """A page of the logical queue's items in ``state``: partition 0's, then partition 1's,
+        and so on (no order by time across partitions).
+        """
+    def pause(self) -> bool:
+        """Pauses every partition; returns whether any was running."""
+    def resume(self) -> bool:
+        """Resumes every partition; returns whether any was paused."""
+
+@final
+class AsyncPartitionedQueue:
+    """Native half of ``leaseq.aio.PartitionedQueue``: each method returns an asyncio future."""
+
+    @property
+    def base(self) -> str:
+        """See ``leaseq.PartitionedQueue.base``."""
+    @property
+    def partitions(self) -> builtins.list[str]:
+        """See ``leaseq.PartitionedQueue.partitions``."""
+    def add(self, item: Item) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.add``."""
+    def add_batch(self, items: Iterable[Item]) -> asyncio.Future[int]:
+        """See ``leaseq.PartitionedQueue.add_batch``."""
+    def add_flow(
+        self, parent: Item, children: Iterable[Item | Flow]
+    ) -> asyncio.Future[int]:
+        """See ``leaseq.PartitionedQueue.add_flow``."""
+    def lease(
+        self,
+        ttl: float | timedelta | None = None,
+        timeout: float | timedelta | None = None,
+    ) -> asyncio.Future[Lease | None]:
+        """See ``leaseq.PartitionedQueue.lease``; a wait is cancelled with the awaiting task."""
+    def lease_batch(
+        self,
+        n: int,
+        ttl: float | timedelta | None = None,
+        timeout: float | timedelta | None = None,
+    ) -> asyncio.Future[builtins.list[Lease]]:
+        """See ``leaseq.PartitionedQueue.lease_batch``."""
+    def complete(
+        self,
+        lease: Lease,
+        result: bytes | bytearray | str | None = None,
+        keep_result_for: float | timedelta | None = None,
+    ) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.complete``."""
+    def get(self, id: bytes | str) -> asyncio.Future[Job | None]:
+        """See ``leaseq.PartitionedQueue.get``."""
+    def cancel(self, id: bytes | str) -> asyncio.Future[State | None]:
+        """See ``leaseq.PartitionedQueue.cancel``."""
+    def result(self, id: bytes | str) -> asyncio.Future[JobResult | None]:
+        """See ``leaseq.PartitionedQueue.result``."""
+    def stats(self) -> asyncio.Future[PartitionedStats]:
+        """See ``leaseq.PartitionedQueue.stats``."""
+    def count(self, state: State | str) -> asyncio.Future[int]:
+        """See ``leaseq.PartitionedQueue.count``."""
+    def list(
+        self, state: State | str, start: int = 0, count: int = 100
+    ) -> asyncio.Future[builtins.list[Entry]]:
+        """See ``leaseq.PartitionedQueue.list``."""
+    def pause(self) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.pause``."""
+    def resume(self) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.resume``."""

@@ -54,6 +54,7 @@ from leaseq._native import (
     Lease,
     Minute,
     NameCounts,
+    PartitionedStats,
     QueueConfig,
     QueueEvent,
     RateLimit,
@@ -135,6 +136,8 @@ __all__ = [
     "Minute",
     "NameCounts",
     "OutOfMemoryError",
+    "PartitionedQueue",
+    "PartitionedStats",
     "Queue",
     "QueueConfig",
     "QueueEvent",
@@ -567,6 +570,104 @@ class Queue:
         return f"leaseq.aio.Queue(prefix={self.prefix!r})"
 
 
+class PartitionedQueue:
+    """One logical queue stored as partitions (``Client.create_partitioned``,
+    ``Client.partitioned``), as :class:`leaseq.PartitionedQueue` with awaitable methods."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: _native.AsyncPartitionedQueue) -> None:
+        self._native = native
+
+    @property
+    def base(self) -> str:
+        """The base that names the logical queue."""
+        return self._native.base
+
+    @property
+    def partitions(self) -> builtins.list[str]:
+        """The partitions' prefixes, in order."""
+        return self._native.partitions
+
+    async def add(self, item: Item) -> bool:
+        """Adds ``item`` to its partition unless an item with its id exists there."""
+        return await self._native.add(item)
+
+    async def add_batch(self, items: Iterable[Item]) -> int:
+        """Adds every item whose id does not exist yet in its partition; how many were added."""
+        return await self._native.add_batch(items)
+
+    async def add_flow(self, parent: Item, children: Iterable[Item | Flow]) -> int:
+        """Adds ``parent`` and its ``children``, the whole flow to the parent's partition."""
+        return await self._native.add_flow(parent, children)
+
+    async def lease(
+        self,
+        ttl: float | timedelta | None = None,
+        timeout: float | timedelta | None = None,
+    ) -> Lease | None:
+        """Leases one item from any partition, asked in a rotating order, or returns ``None``;
+        a wait covers every partition and is cancelled with the awaiting task."""
+        return await self._native.lease(ttl, timeout)
+
+    async def lease_batch(
+        self,
+        n: int,
+        ttl: float | timedelta | None = None,
+        timeout: float | timedelta | None = None,
+    ) -> builtins.list[Lease]:
+        """Leases up to ``n`` items (1 to 1000) from as many partitions as it takes."""
+        return await self._native.lease_batch(n, ttl, timeout)
+
+    async def complete(
+        self,
+        lease: Lease,
+        result: bytes | bytearray | str | None = None,
+        keep_result_for: float | timedelta | None = None,
+    ) -> bool:
+        """Completes ``lease`` in its own partition (a result kept as ``Queue.complete``)."""
+        return await self._native.complete(lease, result, keep_result_for)
+
+    async def get(self, id: bytes | str) -> Job | None:
+        """Item ``id`` from whichever partition holds it, or ``None``."""
+        return await self._native.get(id)
+
+    async def cancel(self, id: bytes | str) -> State | None:
+        """Cancels item ``id`` in whichever partition holds it; the state it was in."""
+        return await self._native.cancel(id)
+
+    async def result(self, id: bytes | str) -> JobResult | None:
+        """The result kept for item ``id``, or ``None``."""
+        return await self._native.result(id)
+
+    async def stats(self) -> PartitionedStats:
+        """The logical queue's figures and each partition's (a ``PartitionedStats``)."""
+        return await self._native.stats()
+
+    async def count(self, state: State | str) -> int:
+        """How many items are in ``state``, summed over the partitions."""
+        return await self._native.count(state)
+
+    async def list(
+        self, state: State | str, start: int = 0, count: int = 100
+    ) -> builtins.list[Entry]:
+        """A page of the logical queue's items in ``state``: partition 0's, then 1's, ..."""
+        return await self._native.list(state, start, count)
+
+    async def pause(self) -> bool:
+        """Pauses every partition; whether any was running."""
+        return await self._native.pause()
+
+    async def resume(self) -> bool:
+        """Resumes every partition; whether any was paused."""
+        return await self._native.resume()
+
+    def __repr__(self) -> str:
+        return (
+            f"PartitionedQueue(base={self.base!r}, partitions={len(self.partitions)})"
+        )
+
+
 class Client:
     """A connection to one Redis server (``Client(url)``) or a Redis Cluster
     (``Client.cluster(urls)``), shared by its queues. Use it with ``async with`` (which
@@ -597,6 +698,15 @@ class Client:
     def queue(self, prefix: str) -> Queue:
         """The queue whose keys live under ``prefix`` (validated here; nothing is sent)."""
         return Queue(self._native.queue(prefix))
+
+    async def create_partitioned(self, base: str, partitions: int) -> PartitionedQueue:
+        """Creates (or opens) the partitioned queue ``base`` of ``partitions`` partitions, as
+        :meth:`leaseq.Client.create_partitioned`."""
+        return PartitionedQueue(await self._native.create_partitioned(base, partitions))
+
+    async def partitioned(self, base: str) -> PartitionedQueue:
+        """The partitioned queue ``base`` as stored, as :meth:`leaseq.Client.partitioned`."""
+        return PartitionedQueue(await self._native.partitioned(base))
 
     def close(self) -> None:
         """Closes the client: waiting leases raise ``ClosedError``, as does every later call."""

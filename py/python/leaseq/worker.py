@@ -294,6 +294,10 @@ class Worker:
     housekeeping in each. A queue named twice, from another client, or weights not one per
     queue raise ``InvalidArgumentError`` naming ``queue`` or ``weights``.
 
+    A :class:`leaseq.PartitionedQueue` runs over every partition by weighted round robin with
+    equal weights (the partition asked first rotates), unless ``weights`` gives one per
+    partition.
+
     Plain functions run on a thread pool of ``concurrency`` threads; ``async def`` functions on
     an asyncio event loop. A return value is kept as the job's result (bytes as they are, str as
     UTF-8, anything else as JSON; ``None`` keeps nothing). One that cannot be encoded (a set, say)

@@ -1,0 +1,224 @@
+// @ts-check
+'use strict'
+// `PartitionedQueue`: one logical queue stored as partitions (spec/PROTOCOL.md 5.25), a thin
+// skin over the core's `Partitioned` (src/partitioned.rs) with the conversions of lib/queue.js.
+
+const args = require('./args')
+const { nativeAsync } = require('./errors')
+const { toLease } = require('./lease')
+const q = require('./queue')
+
+/** Only `Client#createPartitioned` and `Client#partitioned` make partitioned queues. */
+const CONSTRUCT = Symbol('leaseq.PartitionedQueue')
+const LEASE_OPTIONS = Object.freeze(['ttlMs', 'timeoutMs'])
+
+/** @type {(queue: PartitionedQueue) => import('../native').NativePartitioned} */
+let nativeOf
+
+/**
+ * One logical queue stored as partitions, each a full queue on a hash tag of its own, so that a
+ * Redis Cluster spreads them over its primaries. Items go to a partition by their group, else
+ * their first dependency, else their id; leases rotate over the partitions; the reads see the
+ * whole logical queue.
+ */
+class PartitionedQueue {
+  /** @type {import('../native').NativePartitioned} */
+  #native
+
+  static {
+    nativeOf = (queue) => queue.#native
+  }
+
+  /**
+   * @param {symbol} key
+   * @param {import('../native').NativePartitioned} native
+   */
+  constructor(key, native) {
+    if (key !== CONSTRUCT) {
+      throw new TypeError('partitioned queues come from Client#createPartitioned or Client#partitioned')
+    }
+    this.#native = native
+  }
+
+  /** The base that names the logical queue. */
+  get base() {
+    return this.#native.base
+  }
+
+  /**
+   * The partitions' prefixes, in order.
+   * @returns {string[]}
+   */
+  get partitions() {
+    return this.#native.partitions
+  }
+
+  /**
+   * The partitions as `Queue`s, in order: a `Worker` given this queue runs over them.
+   * @returns {import('./queue').Queue[]}
+   */
+  partitionQueues() {
+    return this.#native.partitionQueues().map(q.toQueue)
+  }
+
+  /**
+   * Adds `item` to its partition unless an item with its id exists there; resolves to whether
+   * it was added.
+   * @param {import('./item').Item | Buffer | Uint8Array | string} item an `Item`, or data for a new one
+   * @param {import('../index').ItemOptions} [options] with data: the new item's id and options
+   * @returns {Promise<boolean>}
+   */
+  async add(item, options) {
+    const n = q.toItem(item, options)
+    return nativeAsync(() => this.#native.add(n))
+  }
+
+  /**
+   * Adds every item whose id does not exist yet in its partition: one call per partition
+   * touched, sent at once. Resolves to how many were added.
+   * @param {import('./item').Item[]} items
+   * @returns {Promise<number>}
+   */
+  async addBatch(items) {
+    const natives = args.array('items', items, q.batchItem)
+    return nativeAsync(() => this.#native.addBatch(natives))
+  }
+
+  /**
+   * Leases one item from any partition, asked in a rotating order (null when none); with
+   * `timeoutMs` it waits on every partition at once.
+   * @param {import('../index').LeaseBatchOptions} [options]
+   * @returns {Promise<import('./lease').Lease | null>}
+   */
+  async lease(options) {
+    const o = args.optionalOptions('options', options, LEASE_OPTIONS)
+    const ttlMs = args.optionalNumber('ttlMs', o.ttlMs)
+    const timeoutMs = args.optionalNumber('timeoutMs', o.timeoutMs)
+    return toLease(await nativeAsync(() => this.#native.lease(ttlMs, timeoutMs)))
+  }
+
+  /**
+   * Leases up to `n` items (1 to 1000) from as many partitions as it takes.
+   * @param {number} n
+   * @param {import('../index').LeaseBatchOptions} [options]
+   * @returns {Promise<import('./lease').Lease[]>}
+   */
+  async leaseBatch(n, options) {
+    const count = args.number('n', n, q.WHOLE)
+    const o = args.optionalOptions('options', options, q.BATCH_OPTIONS)
+    const ttlMs = args.optionalNumber('ttlMs', o.ttlMs)
+    const timeoutMs = args.optionalNumber('timeoutMs', o.timeoutMs)
+    const leased = await nativeAsync(() => this.#native.leaseBatch(count, ttlMs, timeoutMs))
+    return leased.map((parts) => /** @type {import('./lease').Lease} */ (toLease(parts)))
+  }
+
+  /**
+   * Completes `lease` in its own partition (keeping `result`, if given, as `Queue#complete`).
+   * @param {import('./lease').Lease} lease
+   * @param {import('../index').CompleteOptions} [options]
+   * @returns {Promise<boolean>}
+   */
+  async complete(lease, options) {
+    const l = q.requireLease(lease)
+    const o = args.optionalOptions('options', options, q.COMPLETE_OPTIONS)
+    const result = o.result === undefined ? undefined : args.bytes('result', o.result)
+    const keep = args.optionalNumber('keepResultForMs', o.keepResultForMs)
+    return nativeAsync(() => this.#native.complete(l, result, keep))
+  }
+
+  /**
+   * Item `id` from whichever partition holds it, or null.
+   * @param {string | Buffer | Uint8Array} id
+   * @returns {Promise<import('../index').Job | null>}
+   */
+  async get(id) {
+    const i = args.id('id', id)
+    const job = await nativeAsync(() => this.#native.get(i))
+    return job ? q.toJob(job) : null
+  }
+
+  /**
+   * Cancels item `id` in whichever partition holds it; the state it was in, or null.
+   * @param {string | Buffer | Uint8Array} id
+   * @returns {Promise<import('../index').JobState | null>}
+   */
+  async cancel(id) {
+    const i = args.id('id', id)
+    const was = await nativeAsync(() => this.#native.cancel(i))
+    return /** @type {import('../index').JobState | null} */ (was ?? null)
+  }
+
+  /**
+   * The result kept for item `id`, or null.
+   * @param {string | Buffer | Uint8Array} id
+   * @returns {Promise<import('../index').JobResult | null>}
+   */
+  async result(id) {
+    const i = args.id('id', id)
+    return q.toResult(await nativeAsync(() => this.#native.result(i)))
+  }
+
+  /**
+   * The logical queue's figures (`total`) and each partition's (`partitions`).
+   * @returns {Promise<import('../index').PartitionedStats>}
+   */
+  async stats() {
+    const s = await nativeAsync(() => this.#native.stats())
+    return { total: q.toStats(s.total), partitions: s.partitions.map(q.toStats) }
+  }
+
+  /**
+   * How many items are in `state`, summed over the partitions.
+   * @param {import('../index').ListState} state
+   * @returns {Promise<number>}
+   */
+  async count(state) {
+    const s = args.string('state', state)
+    return nativeAsync(() => this.#native.count(s))
+  }
+
+  /**
+   * A page of the logical queue's items in `state`: partition 0's, then 1's, and so on.
+   * @param {import('../index').ListState} state
+   * @param {{ start?: number, count?: number }} [options]
+   * @returns {Promise<import('../index').ListEntry[]>}
+   */
+  async list(state, options) {
+    const s = args.string('state', state)
+    const o = args.optionalOptions('options', options, q.LIST_OPTIONS)
+    const start = args.optionalNumber('start', o.start, q.WHOLE)
+    const count = args.optionalNumber('count', o.count, q.WHOLE)
+    const entries = await nativeAsync(() => this.#native.list(s, start, count))
+    return entries.map(q.toEntry)
+  }
+
+  /**
+   * Pauses every partition; resolves to whether any was running.
+   * @returns {Promise<boolean>}
+   */
+  async pause() {
+    return nativeAsync(() => this.#native.pause())
+  }
+
+  /**
+   * Resumes every partition; resolves to whether any was paused.
+   * @returns {Promise<boolean>}
+   */
+  async resume() {
+    return nativeAsync(() => this.#native.resume())
+  }
+}
+
+/**
+ * @param {import('../native').NativePartitioned} native
+ * @returns {PartitionedQueue}
+ */
+function toPartitioned(native) {
+  return new PartitionedQueue(CONSTRUCT, native)
+}
+
+module.exports = {
+  PartitionedQueue,
+  nativeOf: (/** @type {PartitionedQueue} */ p) => nativeOf(p),
+  toPartitioned,
+}

@@ -1,0 +1,522 @@
+//! Partitioned queues (spec/PROTOCOL.md 5.25) in Python: `PartitionedQueue` over
+//! `leaseq::blocking::Partitioned`, and `PartitionedStats`. A thin skin: each call converts its
+//! arguments and runs the core's call without the GIL.
+
+use leaseq::{blocking, Wait};
+use pyo3::prelude::*;
+
+use crate::convert;
+use crate::errors;
+use crate::jobs::{Entry, Job, JobResult, StateName, Stats};
+use crate::sync::{Queue, WAIT_SLICE};
+use crate::types::NewLease;
+
+/// A partitioned queue's figures (``PartitionedQueue.stats``): ``total``, the logical queue's
+/// (counts summed; paused when every partition is), and ``partitions``, each partition's own.
+#[pyclass(module = "leaseq", frozen)]
+pub struct PartitionedStats {
+    inner: leaseq::PartitionedStats,
+}
+
+#[pymethods]
+impl PartitionedStats {
+    /// The logical queue's figures (a ``Stats``).
+    #[getter]
+    fn total(&self) -> Stats {
+        Stats::from(self.inner.total.clone())
+    }
+
+    /// Each partition's figures, partition ``i`` at index ``i`` (a list of ``Stats``).
+    #[getter]
+    fn partitions(&self) -> Vec<Stats> {
+        self.inner
+            .partitions
+            .iter()
+            .cloned()
+            .map(Stats::from)
+            .collect()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "PartitionedStats(waiting={}, partitions={})",
+            self.inner.total.waiting,
+            self.inner.partitions.len()
+        )
+    }
+}
+
+/// One logical queue stored as partitions, each a full queue on its own hash tag, so that a
+/// Redis Cluster spreads them over its primaries. Get it from
+/// ``Client.create_partitioned(base, partitions)`` or ``Client.partitioned(base)``; safe to use
+/// from many threads. Items go to a partition by their group, else their first dependency, else
+/// their id; leases rotate over the partitions; reads see the whole logical queue.
+#[pyclass(module = "leaseq", frozen)]
+pub struct PartitionedQueue {
+    inner: blocking::Partitioned,
+}
+
+impl PartitionedQueue {
+    /// Opens (`partitions` None) or creates the partitioned queue `base`, without the GIL.
+    pub(crate) fn open(
+        py: Python<'_>,
+        client: &blocking::Client,
+        base: &Bound<'_, PyAny>,
+        partitions: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PartitionedQueue> {
+        let base = convert::string(base, "base")?;
+        let partitions: Option<usize> = convert::opt_integer(partitions, "partitions")?;
+        py.detach(|| match partitions {
+            None => client.partitioned(&base),
+            Some(p) => client.create_partitioned(&base, p),
+        })
+        .map(|inner| PartitionedQueue { inner })
+        .map_err(|e| errors::to_py(py, e))
+    }
+
+    /// The core's blocking partitioned queue.
+    pub(crate) fn blocking(&self) -> &blocking::Partitioned {
+        &self.inner
+    }
+
+    /// Runs `call` on the blocking partitioned queue without the GIL.
+    fn call<T: Send>(
+        &self,
+        py: Python<'_>,
+        call: impl FnOnce(&blocking::Partitioned) -> leaseq::Result<T> + Send,
+    ) -> PyResult<T> {
+        py.detach(|| call(&self.inner))
+            .map_err(|e| errors::to_py(py, e))
+    }
+
+    /// Leases up to `n`, waiting as `wait` says: one wait without the GIL, Ctrl-C checked
+    /// every WAIT_SLICE (as `Queue.lease`).
+    fn leases(
+        &self,
+        py: Python<'_>,
+        n: usize,
+        ttl: std::time::Duration,
+        wait: Wait,
+    ) -> PyResult<Vec<NewLease>> {
+        let leases = if wait == Wait::No {
+            self.call(py, |q| q.lease_batch(n, ttl, wait))?
+        } else {
+            py.detach(|| {
+                self.inner
+                    .lease_batch_interruptible(n, ttl, wait, WAIT_SLICE, || {
+                        Python::attach(|py| py.check_signals())
+                    })
+            })?
+            .map_err(|e| errors::to_py(py, e))?
+        };
+        Ok(leases.into_iter().map(NewLease).collect())
+    }
+}
+
+#[pymethods]
+impl PartitionedQueue {
+    /// The base that names the logical queue.
+    #[getter]
+    fn base(&self) -> &str {
+        self.inner.base()
+    }
+
+    /// The partitions' prefixes, in order (``len(q.partitions)`` partitions).
+    #[getter]
+    fn partitions(&self) -> Vec<String> {
+        self.inner.prefixes().to_vec()
+    }
+
+    /// Partition ``i`` as a ``Queue`` (``InvalidArgumentError`` naming ``partition`` when out
+    /// of range).
+    fn partition(&self, py: Python<'_>, i: &Bound<'_, PyAny>) -> PyResult<Queue> {
+        let i: usize = convert::integer(i, "partition")?;
+        self.call(py, |q| q.partition(i)).map(Queue::from)
+    }
+
+    /// The partition that issued ``lease``, as a ``Queue``: to finish it in ways this class does
+    /// not offer (``renew``, ``fail``, ``release``, ``progress``).
+    fn queue_of(&self, py: Python<'_>, lease: &Bound<'_, PyAny>) -> PyResult<Queue> {
+        let lease = convert::lease(lease, "lease")?;
+        let lease = &lease.get().inner;
+        self.call(py, |q| q.queue_of(lease)).map(Queue::from)
+    }
+
+    /// Adds ``item`` to its partition unless an item with its id exists there; returns whether
+    /// it was added. An item whose dependencies route to another partition is refused
+    /// (``depends_on``). One round trip.
+    fn add(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let item = convert::item(item, "item")?;
+        let item = &item.get().inner;
+        self.call(py, |q| q.add(item))
+    }
+
+    /// Adds every item whose id does not exist yet in its partition; returns how many were
+    /// added. One script call per partition touched, sent at once; every item is checked first
+    /// and nothing is sent when one is refused.
+    fn add_batch(&self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let items = convert::items(items, "items")?;
+        self.call(py, |q| q.add_batch(&items))
+    }
+
+    /// Adds ``parent`` and its ``children`` as ``Queue.add_flow`` does, the whole flow to the
+    /// partition its parent routes to.
+    fn add_flow(
+        &self,
+        py: Python<'_>,
+        parent: &Bound<'_, PyAny>,
+        children: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        let parent = convert::item(parent, "parent")?.get().inner.clone();
+        let children = crate::types::flows(children, "children")?;
+        self.call(py, |q| q.add_flow(&parent, &children))
+    }
+
+    /// Leases one item from any partition, asked in a rotating order, or returns ``None``;
+    /// ``ttl`` and ``timeout`` as ``Queue.lease`` (a wait covers every partition at once and can
+    /// be interrupted with Ctrl-C).
+    #[pyo3(signature = (ttl = None, timeout = None))]
+    fn lease(
+        &self,
+        py: Python<'_>,
+        ttl: Option<&Bound<'_, PyAny>>,
+        timeout: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Option<NewLease>> {
+        let ttl = convert::ttl(ttl)?;
+        let wait = convert::wait(timeout, None)?;
+        Ok(self.leases(py, 1, ttl, wait)?.into_iter().next())
+    }
+
+    /// Leases up to ``n`` items (1 to 1000) from as many partitions as it takes; waits as
+    /// ``lease`` does while none is there.
+    #[pyo3(signature = (n, ttl = None, timeout = None))]
+    fn lease_batch(
+        &self,
+        py: Python<'_>,
+        n: &Bound<'_, PyAny>,
+        ttl: Option<&Bound<'_, PyAny>>,
+        timeout: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<NewLease>> {
+        let n: usize = convert::integer(n, "n")?;
+        let ttl = convert::ttl(ttl)?;
+        let wait = convert::wait(timeout, None)?;
+        self.leases(py, n, ttl, wait)
+    }
+
+    /// Completes ``lease`` in its own partition, as ``Queue.complete`` does (``result`` and
+    /// ``keep_result_for`` too).
+    #[pyo3(signature = (lease, result = None, keep_result_for = None))]
+    fn complete(
+        &self,
+        py: Python<'_>,
+        lease: &Bound<'_, PyAny>,
+        result: Option<&Bound<'_, PyAny>>,
+        keep_result_for: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        let lease = convert::lease(lease, "lease")?;
+        let lease = &lease.get().inner;
+        let result = convert::opt_data(result, "result")?;
+        let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
+        if result.is_none() && keep.is_none() {
+            return self.call(py, |q| q.complete(lease));
+        }
+        self.call(py, |q| {
+            q.queue_of(lease)?
+                .complete_with_result(lease, result.as_deref(), keep)
+        })
+    }
+
+    /// Item ``id`` (a ``Job``) from whichever partition holds it, or ``None``.
+    fn get(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Option<Job>> {
+        let id = convert::id(id, "id")?;
+        self.call(py, |q| q.get(&id)).map(|j| j.map(Job::from))
+    }
+
+    /// Cancels item ``id`` in whichever partition holds it, as ``Queue.cancel`` does; returns
+    /// the ``State`` it was in, or ``None``.
+    fn cancel(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Option<StateName>> {
+        let id = convert::id(id, "id")?;
+        self.call(py, |q| q.cancel(&id)).map(|s| s.map(StateName))
+    }
+
+    /// The result kept for item ``id`` (a ``JobResult``), or ``None``.
+    fn result(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<Option<JobResult>> {
+        let id = convert::id(id, "id")?;
+        self.call(py, |q| q.result(&id))
+            .map(|r| r.map(JobResult::from))
+    }
+
+    /// The logical queue's figures and each partition's (a ``PartitionedStats``), read from
+    /// every partition at once.
+    fn stats(&self, py: Python<'_>) -> PyResult<PartitionedStats> {
+        self.call(py, |q| q.stats())
+            .map(|inner| PartitionedStats { inner })
+    }
+
+    /// How many items are in ``state``, summed over the partitions (as ``Queue.count``).
+    fn count(&self, py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let state = convert::state(py, state)?;
+        self.call(py, |q| q.count_in(state))
+    }
+
+    /// A page of the logical queue's items in ``state``: partition 0's, then partition 1's, and
+    /// so on (no order by time across partitions).
+    #[pyo3(
+        signature = (state, start = None, count = None),
+        text_signature = "($self, state, start=0, count=100)"
+    )]
+    fn list(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        start: Option<&Bound<'_, PyAny>>,
+        count: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<Entry>> {
+        let state = convert::state(py, state)?;
+        // The operation table's defaults, as Queue.list.
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.call(py, |q| q.list(state, start, count))
+            .map(|entries| entries.into_iter().map(Entry::from).collect())
+    }
+
+    /// Pauses every partition; returns whether any was running.
+    fn pause(&self, py: Python<'_>) -> PyResult<bool> {
+        self.call(py, |q| q.pause())
+    }
+
+    /// Resumes every partition; returns whether any was paused.
+    fn resume(&self, py: Python<'_>) -> PyResult<bool> {
+        self.call(py, |q| q.resume())
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "PartitionedQueue(base={:?}, partitions={})",
+            self.inner.base(),
+            self.inner.count()
+        )
+    }
+}
+
+/// The async partitioned queue behind `queue` when it is a `PartitionedQueue` (for
+/// `leaseq.Worker`, which runs the core's `Worker::partitioned` over it), else `None`.
+pub(crate) fn for_runner(queue: &Bound<'_, PyAny>) -> PyResult<Option<leaseq::Partitioned>> {
+    let Ok(p) = queue.cast::<PartitionedQueue>() else {
+        return Ok(None);
+    };
+    let py = queue.py();
+    let p = p.get().blocking().clone();
+    py.detach(|| p.as_async())
+        .map(Some)
+        .map_err(|e| errors::to_py(py, e))
+}
+
+/// Native half of ``leaseq.aio.PartitionedQueue``: each method returns an asyncio future.
+#[pyclass(module = "leaseq._native", frozen)]
+pub struct AsyncPartitionedQueue {
+    inner: blocking::Partitioned,
+}
+
+impl From<blocking::Partitioned> for AsyncPartitionedQueue {
+    fn from(inner: blocking::Partitioned) -> AsyncPartitionedQueue {
+        AsyncPartitionedQueue { inner }
+    }
+}
+
+impl AsyncPartitionedQueue {
+    /// Runs `call` on this process's async partitioned queue, on the runtime, as an asyncio
+    /// future; the queue is taken on the Python thread, off the GIL (after a fork it is opened
+    /// again there, as the sync face does).
+    fn run<'py, T, F>(
+        &self,
+        py: Python<'py>,
+        call: impl FnOnce(leaseq::Partitioned) -> F + Send + 'static,
+    ) -> PyResult<Bound<'py, PyAny>>
+    where
+        F: std::future::Future<Output = leaseq::Result<T>> + Send + 'static,
+        T: for<'a> IntoPyObject<'a> + Send + 'static,
+    {
+        let p = py
+            .detach(|| self.inner.as_async())
+            .map_err(|e| errors::to_py(py, e))?;
+        crate::aio::spawn(py, call(p))
+    }
+}
+
+#[pymethods]
+impl AsyncPartitionedQueue {
+    /// See ``leaseq.PartitionedQueue.base``.
+    #[getter]
+    fn base(&self) -> &str {
+        self.inner.base()
+    }
+
+    /// See ``leaseq.PartitionedQueue.partitions``.
+    #[getter]
+    fn partitions(&self) -> Vec<String> {
+        self.inner.prefixes().to_vec()
+    }
+
+    /// See ``leaseq.PartitionedQueue.add``.
+    fn add<'py>(&self, py: Python<'py>, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let item = convert::item(item, "item")?;
+        self.run(py, move |q| async move { q.add(&item.get().inner).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.add_batch``.
+    fn add_batch<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let items = convert::items(items, "items")?;
+        self.run(py, move |q| async move { q.add_batch(&items).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.add_flow``.
+    fn add_flow<'py>(
+        &self,
+        py: Python<'py>,
+        parent: &Bound<'py, PyAny>,
+        children: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let parent = convert::item(parent, "parent")?.get().inner.clone();
+        let children = crate::types::flows(children, "children")?;
+        self.run(
+            py,
+            move |q| async move { q.add_flow(&parent, &children).await },
+        )
+    }
+
+    /// See ``leaseq.PartitionedQueue.lease``; a wait is cancelled with the awaiting task.
+    #[pyo3(signature = (ttl = None, timeout = None))]
+    fn lease<'py>(
+        &self,
+        py: Python<'py>,
+        ttl: Option<&Bound<'py, PyAny>>,
+        timeout: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ttl = convert::ttl(ttl)?;
+        let wait = convert::wait(timeout, None)?;
+        self.run(py, move |q| async move {
+            Ok(q.lease(ttl, wait).await?.map(NewLease))
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.lease_batch``.
+    #[pyo3(signature = (n, ttl = None, timeout = None))]
+    fn lease_batch<'py>(
+        &self,
+        py: Python<'py>,
+        n: &Bound<'py, PyAny>,
+        ttl: Option<&Bound<'py, PyAny>>,
+        timeout: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let n: usize = convert::integer(n, "n")?;
+        let ttl = convert::ttl(ttl)?;
+        let wait = convert::wait(timeout, None)?;
+        self.run(py, move |q| async move {
+            let leases = q.lease_batch(n, ttl, wait).await?;
+            Ok(leases.into_iter().map(NewLease).collect::<Vec<_>>())
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.complete``.
+    #[pyo3(signature = (lease, result = None, keep_result_for = None))]
+    fn complete<'py>(
+        &self,
+        py: Python<'py>,
+        lease: &Bound<'py, PyAny>,
+        result: Option<&Bound<'py, PyAny>>,
+        keep_result_for: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let lease = convert::lease(lease, "lease")?;
+        let result = convert::opt_data(result, "result")?;
+        let keep = convert::opt_seconds(keep_result_for, "keep_result_for")?;
+        self.run(py, move |q| async move {
+            let lease = &lease.get().inner;
+            if result.is_none() && keep.is_none() {
+                return q.complete(lease).await;
+            }
+            q.queue_of(lease)?
+                .complete_with_result(lease, result.as_deref(), keep)
+                .await
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.get``.
+    fn get<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::id(id, "id")?;
+        self.run(
+            py,
+            move |q| async move { Ok(q.get(&id).await?.map(Job::from)) },
+        )
+    }
+
+    /// See ``leaseq.PartitionedQueue.cancel``.
+    fn cancel<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::id(id, "id")?;
+        self.run(py, move |q| async move {
+            Ok(q.cancel(&id).await?.map(StateName))
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.result``.
+    fn result<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::id(id, "id")?;
+        self.run(py, move |q| async move {
+            Ok(q.result(&id).await?.map(JobResult::from))
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.stats``.
+    fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move {
+            Ok(PartitionedStats {
+                inner: q.stats().await?,
+            })
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.count``.
+    fn count<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let state = convert::state(py, state)?;
+        self.run(py, move |q| async move { q.count_in(state).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.list``.
+    #[pyo3(
+        signature = (state, start = None, count = None),
+        text_signature = "($self, state, start=0, count=100)"
+    )]
+    fn list<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'py, PyAny>,
+        start: Option<&Bound<'py, PyAny>>,
+        count: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let state = convert::state(py, state)?;
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.run(py, move |q| async move {
+            let entries = q.list(state, start, count).await?;
+            Ok(entries.into_iter().map(Entry::from).collect::<Vec<_>>())
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.pause``.
+    fn pause<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move { q.pause().await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.resume``.
+    fn resume<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move { q.resume().await })
+    }
+}
