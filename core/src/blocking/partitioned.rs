@@ -1,18 +1,19 @@
 //! The blocking face of a partitioned queue (spec/PROTOCOL.md 5.25): [`Partitioned`], a thin
 //! skin over [`crate::Partitioned`] for the C ABI and sync Python. No logic of its own: every
-//! call runs the async one on the shared runtime and blocks only the calling thread.
+//! call runs the async one on the blocking calls' runtime, driven by the calling thread, as
+//! [`super::Queue`]'s calls are (`drive`).
 //!
-//! The one piece of the facade's internals used here is [`Client::live`] (this process's
-//! runtime and async client, reconnected after a fork), in [`Partitioned::live`].
+//! The facade's internals used here: its per-process values (`PerProcess`), the blocking
+//! calls' client (`Client::direct`, made again after a fork), the shared runtime's client
+//! (`Client::live`, for [`Partitioned::as_async`]) and `drive`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::runtime::Handle;
+use tokio::runtime::Runtime;
 
-use super::Client;
+use super::{drive, Client, PerProcess};
 use crate::error::Result;
-use crate::runtime::PerProcess;
 use crate::{Entry, Flow, Item, Job, JobResult, Lease, PartitionedStats, QueueConfig, State, Wait};
 
 /// A blocking handle to a partitioned queue ([`Client::partitioned`],
@@ -24,23 +25,48 @@ pub struct Partitioned {
     client: Client,
     base: String,
     prefixes: Arc<[String]>,
+    /// This process's partitioned queue on the blocking calls' client.
+    direct: Arc<PerProcess<DirectPartitioned>>,
+    /// This process's partitioned queue on the shared runtime's client ([`Partitioned::as_async`]).
     live: Arc<PerProcess<crate::Partitioned>>,
+}
+
+/// A partitioned queue of the blocking calls' client, with the runtime its calls are driven on.
+#[derive(Clone)]
+struct DirectPartitioned {
+    inner: crate::Partitioned,
+    runtime: Arc<Runtime>,
 }
 
 impl Client {
     /// See [`crate::Client::partitioned`]: the same call, blocking only the calling thread.
     pub fn partitioned(&self, base: &str) -> Result<Partitioned> {
-        let (runtime, client) = self.live()?;
-        let inner = runtime.block_on(client.partitioned(base))?;
-        Ok(Partitioned::new(self, inner))
+        let direct = self.direct()?;
+        let inner = drive(&direct.runtime, direct.client.partitioned(base))?;
+        Ok(Partitioned::new(
+            self,
+            DirectPartitioned {
+                inner,
+                runtime: direct.runtime,
+            },
+        ))
     }
 
     /// See [`crate::Client::create_partitioned`]: the same call, blocking only the calling
     /// thread.
     pub fn create_partitioned(&self, base: &str, partitions: usize) -> Result<Partitioned> {
-        let (runtime, client) = self.live()?;
-        let inner = runtime.block_on(client.create_partitioned(base, partitions))?;
-        Ok(Partitioned::new(self, inner))
+        let direct = self.direct()?;
+        let inner = drive(
+            &direct.runtime,
+            direct.client.create_partitioned(base, partitions),
+        )?;
+        Ok(Partitioned::new(
+            self,
+            DirectPartitioned {
+                inner,
+                runtime: direct.runtime,
+            },
+        ))
     }
 }
 
@@ -50,7 +76,7 @@ impl Client {
     /// bindings' runtime.
     pub async fn partitioned_async(&self, base: &str) -> Result<Partitioned> {
         let inner = self.as_async()?.partitioned(base).await?;
-        Ok(Partitioned::new(self, inner))
+        Ok(Partitioned::new_live(self, inner))
     }
 
     /// [`Client::create_partitioned`] that does not block its caller; see
@@ -64,7 +90,7 @@ impl Client {
             .as_async()?
             .create_partitioned(base, partitions)
             .await?;
-        Ok(Partitioned::new(self, inner))
+        Ok(Partitioned::new_live(self, inner))
     }
 }
 
@@ -87,8 +113,8 @@ macro_rules! blocking_partitioned {
                     "blocking only the calling thread."
                 )]
                 pub fn $name(&self $(, $arg: $ty)*) -> $ret {
-                    let (runtime, p) = self.live()?;
-                    runtime.block_on(p.$name($($arg),*))
+                    let direct = self.direct()?;
+                    drive(&direct.runtime, direct.inner.$name($($arg),*))
                 }
             )*
         }
@@ -96,33 +122,50 @@ macro_rules! blocking_partitioned {
 }
 
 impl Partitioned {
-    fn new(client: &Client, inner: crate::Partitioned) -> Partitioned {
+    fn new(client: &Client, direct: DirectPartitioned) -> Partitioned {
         Partitioned {
             client: client.clone(),
-            base: inner.base().to_owned(),
-            prefixes: inner
-                .partitions()
-                .iter()
-                .map(|q| q.prefix().to_owned())
-                .collect(),
-            live: Arc::new(PerProcess::new(inner)),
+            base: direct.inner.base().to_owned(),
+            prefixes: prefixes_of(&direct.inner),
+            direct: Arc::new(PerProcess::new(Some(direct))),
+            live: Arc::new(PerProcess::new(None)),
         }
     }
 
-    /// This process's runtime and async partitioned queue: in a forked child, opened again
-    /// (by its base) on the child's client.
-    fn live(&self) -> Result<(Handle, crate::Partitioned)> {
-        let (runtime, client) = self.client.live()?;
-        let inner = self
-            .live
-            .get(|_parent| runtime.block_on(client.partitioned(&self.base)))?;
-        Ok((runtime, inner))
+    /// A handle opened on the shared runtime (the async faces'): its blocking calls open the
+    /// queue on the blocking calls' client when first needed.
+    fn new_live(client: &Client, inner: crate::Partitioned) -> Partitioned {
+        Partitioned {
+            client: client.clone(),
+            base: inner.base().to_owned(),
+            prefixes: prefixes_of(&inner),
+            direct: Arc::new(PerProcess::new(None)),
+            live: Arc::new(PerProcess::new(Some(inner))),
+        }
     }
 
-    /// The async partitioned queue behind this handle, for this process: for what runs on
-    /// the runtime itself, such as a [`crate::worker::Worker`].
+    /// This process's partitioned queue for the blocking calls: in a forked child (or first
+    /// used from a handle made by an async face), opened again by its base on the blocking
+    /// calls' client (one round trip).
+    fn direct(&self) -> Result<DirectPartitioned> {
+        self.direct.get(|| {
+            let direct = self.client.direct()?;
+            let inner = drive(&direct.runtime, direct.client.partitioned(&self.base))?;
+            Ok(DirectPartitioned {
+                inner,
+                runtime: direct.runtime,
+            })
+        })
+    }
+
+    /// The async partitioned queue behind this handle, for this process, on the bindings'
+    /// shared runtime: for what runs on the runtime itself, such as a
+    /// [`crate::worker::Worker`]. Opened there when first needed (one round trip).
     pub fn as_async(&self) -> Result<crate::Partitioned> {
-        self.live().map(|(_, p)| p)
+        self.live.get(|| {
+            let client = self.client.live()?;
+            crate::runtime::handle()?.block_on(client.partitioned(&self.base))
+        })
     }
 
     /// The base that names the logical queue.
@@ -155,8 +198,8 @@ impl Partitioned {
     /// with what [`Partitioned`] does not offer (a result, a renew, a failure). See
     /// [`crate::Partitioned::queue_of`] (argument `lease` for a lease of another queue).
     pub fn queue_of(&self, lease: &Lease) -> Result<super::Queue> {
-        let (_, p) = self.live()?;
-        let prefix = p.queue_of(lease)?.prefix().to_owned();
+        let direct = self.direct()?;
+        let prefix = direct.inner.queue_of(lease)?.prefix().to_owned();
         self.client.queue(&prefix)
     }
 
@@ -171,25 +214,36 @@ impl Partitioned {
         every: Duration,
         mut check: impl FnMut() -> std::result::Result<(), E>,
     ) -> std::result::Result<Result<Vec<Lease>>, E> {
-        let (runtime, p) = match self.live() {
-            Ok(live) => live,
+        let direct = match self.direct() {
+            Ok(direct) => direct,
             Err(e) => return Ok(Err(e)),
         };
-        let mut task = runtime.spawn(async move { p.lease_batch(n, ttl, wait).await });
+        let inner = direct.inner.clone();
+        let mut op = Box::pin(async move { inner.lease_batch(n, ttl, wait).await });
         loop {
             // The timer must be made inside the runtime, hence the async block.
-            match runtime.block_on(async { tokio::time::timeout(every, &mut task).await }) {
-                Ok(Ok(result)) => return Ok(result),
-                Ok(Err(join)) => std::panic::resume_unwind(join.into_panic()),
+            match drive(&direct.runtime, async {
+                tokio::time::timeout(every, op.as_mut()).await
+            }) {
+                Ok(result) => return Ok(result),
                 Err(_still_waiting) => {
                     if let Err(e) = check() {
-                        task.abort();
+                        // Dropped inside the runtime: its connection's task ends with it.
+                        drive(&direct.runtime, async move { drop(op) });
                         return Err(e);
                     }
                 }
             }
         }
     }
+}
+
+/// The partitions' prefixes of `p`, in order.
+fn prefixes_of(p: &crate::Partitioned) -> Arc<[String]> {
+    p.partitions()
+        .iter()
+        .map(|q| q.prefix().to_owned())
+        .collect()
 }
 
 blocking_partitioned! {
