@@ -944,6 +944,22 @@ def targets(rows, ceilings, raw):
                                f"{statistics.median(rb):,.0f}/s vs {statistics.median(rt):,.0f}/s (medians)"))
     else:
         out.append(dict(target=name, met=None, detail="not measured: groups_busy or groups_10k did not run"))
+    # Issue 27 (runners): the Rust runner against redis-work-queue Rust's 50 tasks, in rate and in
+    # Redis CPU per item, and the Node runner against the Rust runner, same run, run by run.
+    ratio_target("leaseq Rust runner >= 1.2x redis-work-queue Rust (50 tasks), no-op handler, concurrency 50",
+                 rates("runner_c50", "leaseq-rust"), rates("runner_c50", "rwq-rust"), 1.2, "leaseq-rust", "rwq-rust")
+    a, b = cpu("runner_c50", "leaseq-rust"), cpu("runner_c50", "rwq-rust")
+    name = "leaseq Rust runner's Redis CPU per item <= 0.8x redis-work-queue Rust's, concurrency 50"
+    if a and b:
+        ratios = [x / y for x, y in zip(a, b)]
+        r = statistics.median(ratios)
+        out.append(dict(target=name, met=r <= 0.8, ratio=r, ratios=ratios,
+                        detail=f"{statistics.median(a):.1f} µs/item vs {statistics.median(b):.1f}, run by run {r:.2f}x "
+                               f"(median; {min(ratios):.2f}-{max(ratios):.2f}), need <= 0.8x"))
+    else:
+        out.append(dict(target=name, met=None, detail="not measured: leaseq-rust or rwq-rust did not run"))
+    ratio_target("leaseq Node runner >= 0.9x the Rust runner, no-op handler, concurrency 50",
+                 rates("runner_c50", "leaseq-node"), rates("runner_c50", "leaseq-rust"), 0.9, "leaseq-node", "leaseq-rust")
     # Issue 11 (runners).
     ratio_target("leaseq Node runner >= 5x BullMQ Worker, no-op handler, concurrency 50",
                  rates("runner_c50", "leaseq-node"), rates("runner_c50", "bullmq"), 5, "leaseq-node", "bullmq")
