@@ -179,6 +179,32 @@ fn drive<F: Future>(runtime: &Runtime, future: F) -> F::Output {
     runtime.block_on(future)
 }
 
+/// Runs `op` to its end on `runtime` as [`drive`] does, and runs `check` on the calling thread
+/// every `every` until it ends; an error from `check` drops `op` (inside the runtime, so that a
+/// server-side wait ends with its connection's task) and is returned.
+fn drive_interruptible<T, E>(
+    runtime: &Runtime,
+    op: impl Future<Output = Result<T>>,
+    every: Duration,
+    mut check: impl FnMut() -> std::result::Result<(), E>,
+) -> std::result::Result<Result<T>, E> {
+    let mut op = Box::pin(op);
+    loop {
+        // The timer must be made inside the runtime, hence the async block.
+        match drive(runtime, async {
+            tokio::time::timeout(every, op.as_mut()).await
+        }) {
+            Ok(result) => return Ok(result),
+            Err(_still_waiting) => {
+                if let Err(e) = check() {
+                    drive(runtime, async move { drop(op) });
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
 /// SIGPIPE blocked on the calling thread while it does a call's socket I/O, and restored after.
 ///
 /// Writing to a connection the server has closed raises SIGPIPE in the writing thread, and its
@@ -500,7 +526,7 @@ impl Queue {
     fn interruptible<T, E, F>(
         &self,
         every: Duration,
-        mut check: impl FnMut() -> std::result::Result<(), E>,
+        check: impl FnMut() -> std::result::Result<(), E>,
         op: impl FnOnce(crate::Queue) -> F,
     ) -> std::result::Result<Result<T>, E>
     where
@@ -511,22 +537,7 @@ impl Queue {
             Ok(direct) => direct,
             Err(e) => return Ok(Err(e)),
         };
-        let mut op = Box::pin(op(direct.queue.clone()));
-        loop {
-            // The timer must be made inside the runtime, hence the async block.
-            match drive(&direct.runtime, async {
-                tokio::time::timeout(every, op.as_mut()).await
-            }) {
-                Ok(result) => return Ok(result),
-                Err(_still_waiting) => {
-                    if let Err(e) = check() {
-                        // Dropped inside the runtime: its connection's task ends with it.
-                        drive(&direct.runtime, async move { drop(op) });
-                        return Err(e);
-                    }
-                }
-            }
-        }
+        drive_interruptible(&direct.runtime, op(direct.queue.clone()), every, check)
     }
 
     /// Follows the queue's event stream, as [`crate::Queue::events`] does: an iterator whose

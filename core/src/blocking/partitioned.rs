@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use tokio::runtime::Runtime;
 
-use super::{drive, Client, PerProcess};
+use super::{drive, drive_interruptible, Client, PerProcess};
 use crate::error::Result;
 use crate::{Entry, Flow, Item, Job, JobResult, Lease, PartitionedStats, QueueConfig, State, Wait};
 
@@ -212,29 +212,15 @@ impl Partitioned {
         ttl: Duration,
         wait: Wait,
         every: Duration,
-        mut check: impl FnMut() -> std::result::Result<(), E>,
+        check: impl FnMut() -> std::result::Result<(), E>,
     ) -> std::result::Result<Result<Vec<Lease>>, E> {
         let direct = match self.direct() {
             Ok(direct) => direct,
             Err(e) => return Ok(Err(e)),
         };
         let inner = direct.inner.clone();
-        let mut op = Box::pin(async move { inner.lease_batch(n, ttl, wait).await });
-        loop {
-            // The timer must be made inside the runtime, hence the async block.
-            match drive(&direct.runtime, async {
-                tokio::time::timeout(every, op.as_mut()).await
-            }) {
-                Ok(result) => return Ok(result),
-                Err(_still_waiting) => {
-                    if let Err(e) = check() {
-                        // Dropped inside the runtime: its connection's task ends with it.
-                        drive(&direct.runtime, async move { drop(op) });
-                        return Err(e);
-                    }
-                }
-            }
-        }
+        let op = async move { inner.lease_batch(n, ttl, wait).await };
+        drive_interruptible(&direct.runtime, op, every, check)
     }
 }
 
