@@ -76,15 +76,7 @@ if compact then
   local ids, values, stale, seen = {}, {}, {}, {}
   for i = 4, #ARGV, 2 do
     local id = ARGV[i]
-    local skip, old = false, false
-    if not unique then
-      if seen[id] then
-        skip = true
-      elseif found then
-        skip, old = id_taken(id)
-      end
-      seen[id] = true
-    end
+    local skip, old = skipped(id, unique, seen, found)
     if not skip then
       local n = #ids + 1
       ids[n] = id
@@ -130,15 +122,7 @@ if not unique then
 end
 for i = 4, #ARGV, per do
   local id = ARGV[i]
-  local skip, stale = false, false
-  if not unique then
-    if seen[id] then
-      skip = true
-    elseif found then
-      skip, stale = id_taken(id)
-    end
-    seen[id] = true
-  end
+  local skip, stale = skipped(id, unique, seen, found)
   if not skip then
     local delay, run_at, priority = ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
     local max, backoff, expires_after, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 7], ARGV[i + 8]

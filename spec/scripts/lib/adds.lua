@@ -40,6 +40,24 @@ local function id_taken(id)
   return false, true
 end
 
+-- Whether an add call skips the item `id` (with 'add'; 'unique' skips nothing): an id seen
+-- earlier in the call, or one id_taken finds (looked at only when `found`, the call's one
+-- EXISTS found some key). Returns skip, and whether a stale record goes (id_taken). Marks `id`
+-- in `seen`. Reads only.
+local function skipped(id, unique, seen, found)
+  if unique then
+    return false, false
+  end
+  local skip, stale = false, false
+  if seen[id] then
+    skip = true
+  elseif found then
+    skip, stale = id_taken(id)
+  end
+  seen[id] = true
+  return skip, stale
+end
+
 -- Step 1 for a whole add call: one EXISTS of the P:item: and P:job: keys of every item of
 -- `args` (add.lua's ARGV, `per` values per item). Returns whether any exists (then each item is
 -- looked at with id_taken), and the keys (P:item:<id> of the k-th item at 2k - 1).
