@@ -114,6 +114,16 @@ def list_ids(driver):
         "return [...document.querySelectorAll('#list tbody tr')].map(r => r.dataset.id);")
 
 
+def click(driver, by, what):
+    """Clicks an element that a refresh of the page may replace between finding and clicking it
+    (the pager, the list, the job's view): a stale element was not clicked, so it is found and
+    clicked again."""
+    def attempt(d):
+        d.find_element(by, what).click()
+        return True
+    WebDriverWait(driver, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(attempt)
+
+
 def click_in_row(driver, item_id, label):
     row = next(r for r in driver.find_elements(By.CSS_SELECTOR, "#list tbody tr")
                if r.get_attribute("data-id") == item_id)
@@ -311,7 +321,7 @@ def main():
 
         # 7. A <script> payload (and bytes that are not UTF-8) shows as text and never runs.
         driver.find_element(By.ID, "job-id").send_keys("xss")
-        driver.find_element(By.CSS_SELECTOR, "#job-form button").click()
+        click(driver, By.CSS_SELECTOR, "#job-form button")
         wait.until(lambda d: "<script>" in d.find_element(By.ID, "job").text)
         shown = driver.find_element(By.ID, "job").text
         assert "<script>alert(1)</script>\\xff\\xfe" in shown, shown
@@ -366,7 +376,7 @@ def main():
         leaseq("add", "-q", QUEUE, "--id", "g2", "--data", "y", "--group", GROUP)
         assert driver.find_element(By.ID, "group").get_attribute("hidden") is not None
         driver.find_element(By.ID, "group-name").send_keys(GROUP)
-        driver.find_element(By.CSS_SELECTOR, "#group-form button").click()
+        click(driver, By.CSS_SELECTOR, "#group-form button")
         wait.until(lambda d: group_cells(d) == [GROUP, "2", "0", "1", "running", "-",
                                                 "Pause group"])
         assert len(driver.find_elements(By.CSS_SELECTOR, "#group b")) == 0, "markup from a name"
@@ -388,12 +398,12 @@ def main():
         name = driver.find_element(By.ID, "group-name")
         name.clear()
         name.send_keys("a" * 300)
-        driver.find_element(By.CSS_SELECTOR, "#group-form button").click()
+        click(driver, By.CSS_SELECTOR, "#group-form button")
         wait.until(lambda d: "`group`" in " ".join(group_cells(d)))
         job = driver.find_element(By.ID, "job-id")
         job.clear()
         job.send_keys("g1")
-        driver.find_element(By.CSS_SELECTOR, "#job-form button").click()
+        click(driver, By.CSS_SELECTOR, "#job-form button")
         wait.until(lambda d: GROUP in d.find_element(By.ID, "job").text)
         fields = driver.execute_script(
             "return [...document.querySelectorAll('#job dt')].map(dt => "
@@ -462,7 +472,7 @@ def browse(driver, wait):
     driver.get(href(BROWSE, state="waiting"))
     wait.until(lambda d: pager(d).startswith("1–50 of 72"))
     assert len(list_ids(driver)) == 50 and list_ids(driver)[0] == "w00"
-    driver.find_element(By.CSS_SELECTOR, "#pager a.next").click()
+    click(driver, By.CSS_SELECTOR, "#pager a.next")
     wait.until(lambda d: pager(d).startswith("51–72 of 72"))
     assert "start=50" in driver.current_url
     driver.refresh()
@@ -470,17 +480,17 @@ def browse(driver, wait):
     assert list_ids(driver)[0] == "w50"
     assert not driver.find_elements(By.CSS_SELECTOR, "#pager a.next")
     driver.save_screenshot(os.path.join(SHOTS, "6-page-2.png"))
-    driver.find_element(By.CSS_SELECTOR, "#pager a.prev").click()
+    click(driver, By.CSS_SELECTOR, "#pager a.prev")
     wait.until(lambda d: pager(d).startswith("1–50 of 72"))
     passed += 1
 
     # 15. Every state has its list: the tabs lead to dead letters, filtered by error type (the
     # filter is part of the address and says how far it looked); ids that are markup show as
     # text.
-    driver.find_element(By.XPATH, "//nav[@id='states']/a[text()='dead']").click()
+    click(driver, By.XPATH, "//nav[@id='states']/a[text()='dead']")
     wait.until(lambda d: sorted(list_ids(d)) == ["<b>b2</b>", "b1", "b3"])
     driver.find_element(By.ID, "filter-type").send_keys("Timeout")
-    driver.find_element(By.CSS_SELECTOR, "#filter-form button").click()
+    click(driver, By.CSS_SELECTOR, "#filter-form button")
     wait.until(lambda d: sorted(list_ids(d)) == ["<b>b2</b>", "b1"])
     assert "error_type=Timeout" in driver.current_url
     wait.until(lambda d: pager(d).startswith("2 matching among positions 1–3 of 3"))
@@ -522,14 +532,14 @@ def browse(driver, wait):
     # 17. A job has its own address (the search by id leads to it, a reload shows it again),
     # and its actions; cancel asks first, and its result stays.
     driver.find_element(By.ID, "search-id").send_keys("w07")
-    driver.find_element(By.CSS_SELECTOR, "#search-form button").click()
+    click(driver, By.CSS_SELECTOR, "#search-form button")
     wait.until(lambda d: "w07" in d.find_element(By.ID, "job").text)
     assert "job=w07" in driver.current_url
     driver.refresh()
     wait.until(lambda d: "waiting" in d.find_element(By.ID, "job").text)
     # No trace: nothing of it shows.
     assert not driver.find_element(By.ID, "job-trace").is_displayed()
-    driver.find_element(By.XPATH, "//div[@id='job-actions']/button[text()='Cancel']").click()
+    click(driver, By.XPATH, "//div[@id='job-actions']/button[text()='Cancel']")
     assert "w07" in wait.until(lambda d: answer(d, True))
     wait.until(lambda d: any("cancelled w07 (was waiting)" in line for line in log_lines(d)))
     wait.until(lambda d: "no item `w07`" in d.find_element(By.ID, "job").text)
@@ -572,7 +582,7 @@ def browse(driver, wait):
     # 20. Purge asks first: dismissed, the dead letters stay.
     driver.get(href(BROWSE, state="dead"))
     wait.until(lambda d: len(list_ids(d)) == 3)
-    driver.find_element(By.ID, "purge-all").click()
+    click(driver, By.ID, "purge-all")
     assert BROWSE in wait.until(lambda d: answer(d, False))
     refreshed(driver)
     assert len(list_ids(driver)) == 3
@@ -600,7 +610,7 @@ def browse(driver, wait):
     assert "waits for" in driver.find_element(By.ID, "job").text
     assert not driver.find_elements(By.CSS_SELECTOR, "#job i"), "markup from an id"
     wait.until(lambda d: "<i>parent</i>" in " ".join(list_ids(d)))
-    driver.find_element(By.XPATH, "//dl[@id='job']//a[text()='kid']").click()
+    click(driver, By.XPATH, "//dl[@id='job']//a[text()='kid']")
     wait.until(lambda d: d.find_elements(By.XPATH, "//dl[@id='job']//a[text()='<i>parent</i>']"))
     assert "waited for by" in driver.find_element(By.ID, "job").text
     no_alert(driver)
