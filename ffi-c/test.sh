@@ -381,6 +381,9 @@ example_check() {
                 grep -q '^pulse: every 1000 ms, next in [0-9]* s$' "$out" &&
                 grep -q '^a tick added ping (its id: pulse@<tick ms>: yes)$' "$out" &&
                 grep -q '^pulse removed: yes$' "$out" ;;
+        partitioned)
+            grep -q '^3 partitions$' "$out" && grep -q '^added 9: 9 waiting$' "$out" &&
+                grep -q '^9 completed$' "$out" ;;
         *) echo "ffi-c/test.sh has no check for examples/$name.c: add one to example_check"; return 1 ;;
     esac
 }
