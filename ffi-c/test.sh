@@ -8,7 +8,8 @@
 #   - installs under a temporary PREFIX and checks leaseq.pc;
 #   - compiles tests/*.c with -Wall -Wextra -Werror -std=c11 against the committed header and
 #     runs them plain, under AddressSanitizer (+UBSan) and under valgrind, on a throwaway
-#     redis-server (and a throwaway Redis Cluster for tests/test_cluster.c);
+#     redis-server (and a throwaway Redis Cluster for tests/test_cluster.c and
+#     tests/test_partitioned.c);
 #   - runs the conformance vectors (spec/vectors) through tests/vectors.c, plain, under
 #     AddressSanitizer and under valgrind;
 #   - builds examples/soak_worker.c into target/debug/soak-worker-c (the soak's C worker) and
@@ -179,7 +180,8 @@ link=(-L"$built" -lleaseq -Wl,-rpath,"$built" -pthread)
 tests=()
 for source in "$here"/tests/test_*.c; do
     name="$(basename "$source" .c)"
-    if [ "$name" = test_cluster ] && [ -z "$cluster_urls" ]; then continue; fi
+    # These two need the cluster (test_partitioned.c the plain server as well).
+    case "$name" in test_cluster | test_partitioned) [ -n "$cluster_urls" ] || continue ;; esac
     step "$name.c compiles with ${strict[*]}" \
         gcc "${strict[@]}" -I"$here/include" "$source" -o "$work/$name" "${link[@]}" &&
     step "$name.c compiles with AddressSanitizer and UBSan" \
@@ -379,6 +381,9 @@ example_check() {
                 grep -q '^pulse: every 1000 ms, next in [0-9]* s$' "$out" &&
                 grep -q '^a tick added ping (its id: pulse@<tick ms>: yes)$' "$out" &&
                 grep -q '^pulse removed: yes$' "$out" ;;
+        partitioned)
+            grep -q '^3 partitions$' "$out" && grep -q '^added 9: 9 waiting$' "$out" &&
+                grep -q '^9 completed$' "$out" ;;
         *) echo "ffi-c/test.sh has no check for examples/$name.c: add one to example_check"; return 1 ;;
     esac
 }

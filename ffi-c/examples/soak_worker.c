@@ -6,7 +6,9 @@
  *     soak-worker-c URL LANG produce FIRST COUNT
  *
  * Environment: LEASEQ_SOAK_QUEUES (prefixes, comma separated) and LEASEQ_SOAK_RESULTS (the
- * prefix of the results queue).
+ * prefix of the results queue); in run mode, LEASEQ_SOAK_PARTITIONED=BASE (the fault soak's
+ * `partitioned` stage) runs one leaseq_worker_run_partitioned over the partitioned queue BASE
+ * instead of a runner per queue, each item recorded under its partition's prefix.
  *
  * - produce: adds the items `<LANG>-<n>` for n in FIRST..FIRST+COUNT, data `{"n":<n>}`, item n
  *   to queue n % (number of queues), with leaseq_queue_add_batch in batches of 50.
@@ -102,6 +104,8 @@ static void sleep_ms(long ms) {
 
 static const char *lang;
 static leaseq_queue *results;
+/* Run mode over a partitioned queue (LEASEQ_SOAK_PARTITIONED), else NULL. */
+static leaseq_partitioned *partitioned;
 static FILE *urandom;
 
 /* Ends the process after a failed call (the Rust worker panics). */
@@ -330,12 +334,27 @@ static void *write_records(void *arg) {
     }
 }
 
-/* Runner mode's rule, the same in every language (RunnerRule in src/lib.rs). */
+/* The prefix of the partition item `id` went to (the soak's items have no group and no
+ * dependencies, so their id routes them). Sends nothing to Redis. */
+static const char *partition_prefix(const char *id) {
+    leaseq_item *item = NULL;
+    size_t at = 0;
+    const char *prefix = NULL;
+    check("item of the id", leaseq_item_with_id(id, NULL, 0, &item));
+    check("partition_of", leaseq_partitioned_partition_of(partitioned, item, NULL, &at));
+    check("partition prefix", leaseq_partitioned_prefix(partitioned, at, &prefix));
+    leaseq_item_free(item);
+    return prefix;
+}
+
+/* Runner mode's rule, the same in every language (RunnerRule in src/lib.rs). `user_data` is
+ * the queue's prefix, or NULL over a partitioned queue: then the job's partition's. */
 static leaseq_job_outcome run_job(leaseq_worker_job *job, void *user_data) {
     const char *name = user_data, *id = NULL;
     uint64_t attempt = 0;
     check("job id", leaseq_worker_job_id(job, &id));
     check("job attempt", leaseq_worker_job_attempt(job, &attempt));
+    if (name == NULL) check("job queue", leaseq_worker_job_queue_prefix(job, &name));
     record("exec", name, id);
     sleep_ms(1);
     const char *dash = strrchr(id, '-');
@@ -354,11 +373,13 @@ static leaseq_job_outcome run_job(leaseq_worker_job *job, void *user_data) {
 
 static void on_runner_event(const leaseq_worker_event *event, void *user_data) {
     const char *name = user_data;
+    if (name == NULL && event->id[0] != '\0') name = partition_prefix(event->id);
     if (strcmp(event->name, "completed") == 0) defer_record("win", name, event->id);
     else if (strcmp(event->name, "retrying") == 0) defer_record("retry", name, event->id);
     else if (strcmp(event->name, "dead") == 0) defer_record("dead", name, event->id);
 }
 
+/* One runner: over `queue` (named `name`), or over the partitioned queue when `queue` is NULL. */
 struct runner {
     const leaseq_queue *queue;
     char *name;
@@ -374,7 +395,11 @@ static void *run_one(void *arg) {
     options.heartbeat_ms = 500;
     options.deep_clean_every_ms = 5000;
     options.on_event = on_runner_event;
-    check("worker", leaseq_worker_run(r->queue, run_job, r->name, &options));
+    if (r->queue == NULL) {
+        check("worker", leaseq_worker_run_partitioned(partitioned, run_job, NULL, &options));
+    } else {
+        check("worker", leaseq_worker_run(r->queue, run_job, r->name, &options));
+    }
     return NULL;
 }
 
@@ -392,7 +417,13 @@ static void run(leaseq_queue **queues, char **names, size_t queues_len) {
     pthread_t writer;
     if (pthread_create(&writer, NULL, write_records, NULL) != 0) exit(1);
     struct runner runners[MAX_QUEUES];
-    for (size_t i = 0; i < queues_len; i++) {
+    if (partitioned != NULL) {
+        /* One runner over every partition instead of one per queue. */
+        runners[0] = (struct runner){NULL, NULL, 0};
+        queues_len = 1;
+        if (pthread_create(&runners[0].thread, NULL, run_one, &runners[0]) != 0) exit(1);
+    }
+    for (size_t i = 0; partitioned == NULL && i < queues_len; i++) {
         runners[i] = (struct runner){queues[i], names[i], 0};
         if (pthread_create(&runners[i].thread, NULL, run_one, &runners[i]) != 0) exit(1);
     }
@@ -468,6 +499,14 @@ int main(int argc, char **argv) {
         start = comma + 1;
     }
 
+    const char *base = getenv("LEASEQ_SOAK_PARTITIONED");
+    if (running && base != NULL && base[0] != '\0') {
+        /* Opened again while the servers are away. */
+        leaseq_status status;
+        while (retryable(status = leaseq_partitioned_open(client, base, &partitioned))) sleep_ms(100);
+        check("open the partitioned queue", status);
+    }
+
     if (producing) {
         produce(queues, queues_len, first, count);
     } else if (running) {
@@ -476,6 +515,7 @@ int main(int argc, char **argv) {
         work(queues, names, queues_len);
     }
     for (size_t i = 0; i < queues_len; i++) leaseq_queue_free(queues[i]);
+    leaseq_partitioned_free(partitioned);
     leaseq_queue_free(results);
     leaseq_client_free(results_client);
     leaseq_client_free(client);

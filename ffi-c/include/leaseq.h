@@ -35,25 +35,27 @@
  *   inputs leaseq_completion, leaseq_failure and leaseq_flow_child, and the report
  *   leaseq_fire_report, are plain structs of fixed layout.
  *
- * - Ownership. A handle (leaseq_client, leaseq_queue, leaseq_item, leaseq_lease, leaseq_job,
- *   leaseq_result, leaseq_entry_list, leaseq_stats, leaseq_name_counts), out-struct
+ * - Ownership. A handle (leaseq_client, leaseq_queue, leaseq_partitioned, leaseq_item,
+ *   leaseq_lease, leaseq_job, leaseq_result, leaseq_entry_list, leaseq_stats,
+ *   leaseq_stats_by_partition, leaseq_name_counts), out-struct
  *   (leaseq_event_page, leaseq_dependencies, leaseq_dependency_results, leaseq_schedule_info,
  *   leaseq_schedule_page: read their fields; what they point to lives until they are freed) or
  *   array of leases returned through an out-parameter belongs to the caller, who frees it with
  *   its *_free function, once. A string, buffer or sub-handle (a leaseq_entry, a job's leaseq_result, a
- *   leaseq_name_count) returned through an out-parameter is borrowed from the handle it came
- *   from: valid until that handle is freed; never free it. Static strings (leaseq_status_str,
+ *   leaseq_name_count, a leaseq_stats_by_partition's leaseq_stats) returned through an
+ *   out-parameter is borrowed from the handle it came from: valid until that handle is freed; never free it. Static strings (leaseq_status_str,
  *   leaseq_state_str, leaseq_renew_outcome_str, leaseq_version) are never freed.
  *
- * - Threads. Client and queue handles may be used from any number of threads at once; each call
- *   blocks only its own thread. Items, leases, jobs, results, entry lists, stats, counts
+ * - Threads. Client, queue and partitioned queue handles may be used from any number of
+ *   threads at once; each call blocks only its own thread. Items, leases, jobs, results, entry lists, stats, counts
  *   by name and the out-structs are immutable: several threads may read them at once. A handle must not be freed while another
  *   thread is inside a call on that same handle. leaseq_last_error_message() is per thread.
  *   Option structs are the caller's memory: leaseq reads them only during the call.
  *
  * - Blocking. leaseq_queue_lease, leaseq_queue_lease_with_options and leaseq_queue_lease_batch
- *   with a timeout other than 0, leaseq_queue_wait_result, and leaseq_queue_events (the event
- *   stream's follower, on a connection of its own), wait in Redis (never polling);
+ *   (and their leaseq_partitioned_* twins) with a timeout other than 0,
+ *   leaseq_queue_wait_result, and leaseq_queue_events (the event stream's follower, on a
+ *   connection of its own), wait in Redis (never polling);
  *   calling leaseq_client_close() (or leaseq_client_free()) from another thread ends the wait
  *   at once with LEASEQ_CLOSED. Every other call is one or a few round trips to Redis, bounded
  *   by a connect timeout (5 s) and a response timeout (10 s).
@@ -376,6 +378,19 @@ typedef struct leaseq_lease leaseq_lease;
 typedef struct leaseq_name_counts leaseq_name_counts;
 
 /**
+ * A partitioned queue (opaque): one logical queue stored as 1 to 64 partitions, each a full
+ * queue under a prefix with a hash tag of its own, so that a Redis Cluster spreads them over
+ * its primaries. Items go to a partition by their group, else their first dependency, else
+ * their id; leases rotate over the partitions; reads (get, cancel, result, stats, count, list)
+ * see the whole logical queue. A queue of one partition is the plain queue at its base.
+ *
+ * Thread safety: as a `leaseq_queue`, usable from any number of threads at once. Made by
+ * `leaseq_partitioned_open` or `leaseq_partitioned_create`, released by
+ * `leaseq_partitioned_free`.
+ */
+typedef struct leaseq_partitioned leaseq_partitioned;
+
+/**
  * One queue: the keys under one prefix (opaque).
  *
  * Thread safety: a queue may be used from any number of threads at once; each call blocks only
@@ -400,6 +415,15 @@ typedef struct leaseq_result leaseq_result;
  * `leaseq_stats_free`. Immutable; may be read from several threads at once.
  */
 typedef struct leaseq_stats leaseq_stats;
+
+/**
+ * A partitioned queue's figures, read by `leaseq_partitioned_stats` (opaque): the logical
+ * queue's (counts summed; the oldest waiting item's age the largest; paused when every
+ * partition is; per-minute counters summed when every partition counts) and each partition's
+ * own, each a `leaseq_stats` read with the `leaseq_stats_*` functions. Immutable; may be read
+ * from several threads at once. Free it with `leaseq_stats_by_partition_free`.
+ */
+typedef struct leaseq_stats_by_partition leaseq_stats_by_partition;
 
 /**
  * One job, lent to a callback for the duration of the call only.
@@ -933,35 +957,6 @@ typedef struct {
 } leaseq_name_count;
 
 /**
- * One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout
- * within a version; before 1.0 a minor version may add fields).
- */
-typedef struct {
-    /**
-     * Its items waiting.
-     */
-    uint64_t waiting;
-    /**
-     * Its items leased now.
-     */
-    uint64_t leased;
-    /**
-     * How many of its items may be leased at once (its own limit, else the queue's
-     * `group_concurrency`, else 1).
-     */
-    uint64_t limit;
-    /**
-     * Whether it is paused (`leaseq_queue_pause_group`).
-     */
-    bool paused;
-    /**
-     * While the group is at the groups' rate limit (`LEASEQ_CONFIG_GROUP_RATE_LIMIT`) or held
-     * off (`leaseq_queue_rate_limit_group`), the time left in its window, in ms; -1 otherwise.
-     */
-    int64_t rate_limited_for_ms;
-} leaseq_group_info;
-
-/**
  * Options of a lease, for `leaseq_queue_lease_with_options` and `leaseq_queue_lease_batch`.
  *
  * Start from `LEASEQ_LEASE_OPTIONS_INIT`, then set fields and OR their `LEASEQ_LEASE_*` bits
@@ -989,6 +984,35 @@ typedef struct {
      */
     int64_t timeout_ms;
 } leaseq_lease_options;
+
+/**
+ * One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout
+ * within a version; before 1.0 a minor version may add fields).
+ */
+typedef struct {
+    /**
+     * Its items waiting.
+     */
+    uint64_t waiting;
+    /**
+     * Its items leased now.
+     */
+    uint64_t leased;
+    /**
+     * How many of its items may be leased at once (its own limit, else the queue's
+     * `group_concurrency`, else 1).
+     */
+    uint64_t limit;
+    /**
+     * Whether it is paused (`leaseq_queue_pause_group`).
+     */
+    bool paused;
+    /**
+     * While the group is at the groups' rate limit (`LEASEQ_CONFIG_GROUP_RATE_LIMIT`) or held
+     * off (`leaseq_queue_rate_limit_group`), the time left in its window, in ms; -1 otherwise.
+     */
+    int64_t rate_limited_for_ms;
+} leaseq_group_info;
 
 /**
  * What a clean did (a plain struct, filled by `leaseq_queue_light_clean` and
@@ -3111,6 +3135,586 @@ void leaseq_lease_free(leaseq_lease *lease);
 void leaseq_lease_array_free(leaseq_lease **leases, size_t len);
 
 /**
+ * Opens the logical queue named by `base` (NUL-terminated UTF-8, a queue prefix): its
+ * partitions as stored under `base:partitions`, or the plain queue at `base` as one partition
+ * when there is no such key. Writes nothing. One round trip.
+ *
+ * On success `*out_partitioned` is a new handle owned by the caller: free it with
+ * `leaseq_partitioned_free`. On failure it is set to NULL.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `client`, `base` or `out_partitioned`;
+ * LEASEQ_INVALID_ARGUMENT naming `prefix` (an invalid base) or `partitions` (a stored layout
+ * this version cannot use); LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED as any call.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `base` is NULL or a NUL-terminated string;
+ * `out_partitioned` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_open(const leaseq_client *client,
+                                      const char *base,
+                                      leaseq_partitioned **out_partitioned);
+
+/**
+ * Creates (or opens) the logical queue `base` of `partitions` partitions (1 to 64): stores
+ * its layout under `base:partitions`. More than one partition needs a `{hash tag}` in `base`,
+ * which each partition's prefix extends to a slot of its own. Idempotent for the same count.
+ * One partition writes nothing: it is the plain queue at `base`. At most three round trips.
+ *
+ * On success `*out_partitioned` is a new handle owned by the caller: free it with
+ * `leaseq_partitioned_free`. On failure it is set to NULL, and nothing is written.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `client`, `base` or `out_partitioned`;
+ * LEASEQ_INVALID_ARGUMENT naming `partitions` (0 or more than 64; `base` stored with another
+ * count, or holding a plain queue while `partitions` is above 1) or `prefix` (an invalid base,
+ * or one without a hash tag for more than one partition); LEASEQ_CONNECTION, LEASEQ_TIMEOUT,
+ * LEASEQ_CLOSED as any call.
+ *
+ * # Safety
+ * `client` is NULL or a live client; `base` is NULL or a NUL-terminated string;
+ * `out_partitioned` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_create(const leaseq_client *client,
+                                        const char *base,
+                                        size_t partitions,
+                                        leaseq_partitioned **out_partitioned);
+
+/**
+ * Frees a partitioned queue handle. NULL is accepted and ignored. Leases and queues made from
+ * it stay valid. No other thread may be inside a call on this handle.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle that no other call is using, freed only once.
+ */
+void leaseq_partitioned_free(leaseq_partitioned *partitioned);
+
+/**
+ * Sets `*out_base` to the base that names the logical queue. The string belongs to the
+ * handle: valid until `leaseq_partitioned_free`; do not free it. Sends nothing.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_base`.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_base` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_base(const leaseq_partitioned *partitioned, const char **out_base);
+
+/**
+ * Sets `*out_partitions` to how many partitions the queue has (1 to 64). Sends nothing.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_partitions`.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_partitions` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_partitions(const leaseq_partitioned *partitioned,
+                                            size_t *out_partitions);
+
+/**
+ * Sets `*out_prefix` to the prefix of partition `partition` (0 to the count less one): the
+ * prefix of the full queue that holds that partition's items. The string belongs to the
+ * handle: valid until `leaseq_partitioned_free`; do not free it. Sends nothing.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_prefix`;
+ * LEASEQ_INVALID_ARGUMENT naming `partition` when it is out of range.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_prefix` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_prefix(const leaseq_partitioned *partitioned,
+                                        size_t partition,
+                                        const char **out_prefix);
+
+/**
+ * Sets `*out_queue` to partition `partition` as a queue, for what only a queue offers
+ * (groups, schedules, cleaning, renewing a lease...). Sends nothing.
+ *
+ * `*out_queue` is a new queue owned by the caller: free it with `leaseq_queue_free`. On
+ * failure it is set to NULL.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_queue`;
+ * LEASEQ_INVALID_ARGUMENT naming `partition` when it is out of range.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_queue` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_partition(const leaseq_partitioned *partitioned,
+                                           size_t partition,
+                                           leaseq_queue **out_queue);
+
+/**
+ * Sets `*out_queue` to the partition that issued `lease`, as a queue: where to renew, release
+ * or report progress on it (`leaseq_queue_renew`, `leaseq_queue_release`,
+ * `leaseq_queue_progress`...), which this handle does not offer. Sends nothing.
+ *
+ * `*out_queue` is a new queue owned by the caller: free it with `leaseq_queue_free`. On
+ * failure it is set to NULL.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `lease` or `out_queue`;
+ * LEASEQ_INVALID_ARGUMENT naming `lease` for a lease of another queue.
+ *
+ * # Safety
+ * `partitioned` and `lease` are NULL or live handles; `out_queue` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_queue_of(const leaseq_partitioned *partitioned,
+                                          const leaseq_lease *lease,
+                                          leaseq_queue **out_queue);
+
+/**
+ * Sets `*out_partition` to the partition `item` goes to with `options` (NULL: none): by its
+ * group (`LEASEQ_ADD_GROUP`) when it has one, else by its first dependency
+ * (`LEASEQ_ADD_DEPENDS_ON`), else by its id. Sends nothing.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `item` or `out_partition`;
+ * LEASEQ_INVALID_ARGUMENT naming a refused option (`options.priority`...).
+ *
+ * # Safety
+ * `partitioned` and `item` are NULL or live handles; `options` is NULL or points to a
+ * `leaseq_add_options` of `struct_size` readable bytes; `out_partition` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_partition_of(const leaseq_partitioned *partitioned,
+                                              const leaseq_item *item,
+                                              const leaseq_add_options *options,
+                                              size_t *out_partition);
+
+/**
+ * Adds `item` to its partition (`leaseq_partitioned_partition_of`) unless an item with its id
+ * exists there, and sets `*out_added` to whether it was added. One round trip. The item is
+ * only read: the caller still owns it.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `item` or `out_added`;
+ * LEASEQ_FULL for a bounded partition with no room; LEASEQ_CONNECTION, LEASEQ_TIMEOUT,
+ * LEASEQ_CLOSED as any call.
+ *
+ * # Safety
+ * `partitioned` and `item` are NULL or live handles; `out_added` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_add(const leaseq_partitioned *partitioned,
+                                     const leaseq_item *item,
+                                     bool *out_added);
+
+/**
+ * `leaseq_partitioned_add` with options (`leaseq_add_options`; NULL: none), as
+ * `leaseq_queue_add_with_options` takes them. A group routes the item (every item of a group
+ * goes to one partition, so the group's order and limits hold); an item whose dependencies
+ * route to another partition than its own is refused. Options are checked before anything is
+ * sent. One round trip.
+ *
+ * Statuses: as `leaseq_partitioned_add`, and LEASEQ_INVALID_ARGUMENT naming a refused option
+ * (`options.priority`...) or `depends_on` (dependencies in another partition), with nothing
+ * written.
+ *
+ * # Safety
+ * `partitioned` and `item` are NULL or live handles; `options` is NULL or points to a
+ * `leaseq_add_options` of `struct_size` readable bytes; `out_added` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_add_with_options(const leaseq_partitioned *partitioned,
+                                                  const leaseq_item *item,
+                                                  const leaseq_add_options *options,
+                                                  bool *out_added);
+
+/**
+ * Adds every item of the array `items` (`items_len` item pointers) whose id does not exist
+ * yet in its partition, and sets `*out_added` to how many were added: one script call per
+ * partition touched, sent at once (one round trip each, at the same time). Every item is
+ * checked first; nothing is sent when one is refused. Each partition's part is atomic per
+ * item; after an error, adding the same batch again adds only what is missing. `items` may be
+ * NULL when `items_len` is 0. The items are only read.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `items`, `items[i]` or
+ * `out_added`; LEASEQ_INVALID_ARGUMENT naming what was refused (`depends_on`...), with
+ * nothing written; LEASEQ_FULL, LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `items` is NULL or points to `items_len` pointers,
+ * each NULL or a live item; `out_added` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_add_batch(const leaseq_partitioned *partitioned,
+                                           const leaseq_item *const *items,
+                                           size_t items_len,
+                                           size_t *out_added);
+
+/**
+ * `leaseq_partitioned_add_batch` with options per item: `options[i]` for `items[i]` (NULL:
+ * that item has none; `options` itself NULL: no item has any), as
+ * `leaseq_queue_add_batch_with_options` takes them. A refused option gives
+ * LEASEQ_INVALID_ARGUMENT naming it with its index (`options[2].priority`) and adds nothing.
+ *
+ * Statuses: as `leaseq_partitioned_add_batch`.
+ *
+ * # Safety
+ * As `leaseq_partitioned_add_batch`; `options` is NULL or points to `items_len` pointers,
+ * each NULL or a `leaseq_add_options` of `struct_size` readable bytes.
+ */
+leaseq_status leaseq_partitioned_add_batch_with_options(const leaseq_partitioned *partitioned,
+                                                        const leaseq_item *const *items,
+                                                        const leaseq_add_options *const *options,
+                                                        size_t items_len,
+                                                        size_t *out_added);
+
+/**
+ * Adds `parent` and its children as `leaseq_queue_add_flow` does (same arguments), every
+ * item of the flow to one partition: the one `parent` routes to by its group, else its id.
+ * One round trip.
+ *
+ * Statuses: as `leaseq_queue_add_flow`, with `partitioned` for `queue`.
+ *
+ * # Safety
+ * `partitioned` and `parent` are NULL or live handles; the rest as for
+ * `leaseq_queue_add_flow`.
+ */
+leaseq_status leaseq_partitioned_add_flow(const leaseq_partitioned *partitioned,
+                                          const leaseq_item *parent,
+                                          const leaseq_add_options *parent_options,
+                                          const leaseq_flow_child *children,
+                                          size_t children_len,
+                                          size_t *out_added);
+
+/**
+ * Leases one item for `ttl_ms` (1 ms to 30 days) from any partition, asked in a rotating
+ * order. When none has one: `timeout_ms` 0 returns at once, a positive one waits up to that
+ * long, a negative one until an item comes, on every partition at once (in Redis, no
+ * polling); then `*out_lease` is NULL (not an error). `leaseq_client_close` from another
+ * thread ends a wait with LEASEQ_CLOSED.
+ *
+ * `*out_lease`, when not NULL, is a new lease owned by the caller: finish it with
+ * `leaseq_partitioned_complete` or `_fail` (or in `leaseq_partitioned_queue_of`'s queue) and
+ * free it with `leaseq_lease_free`.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_lease`;
+ * LEASEQ_INVALID_ARGUMENT naming `ttl_ms`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_lease` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_lease(const leaseq_partitioned *partitioned,
+                                       int64_t ttl_ms,
+                                       int64_t timeout_ms,
+                                       leaseq_lease **out_lease);
+
+/**
+ * `leaseq_partitioned_lease` with options (`leaseq_lease_options`; NULL: the core's
+ * defaults, a 30 s TTL and no wait).
+ *
+ * Statuses: as `leaseq_partitioned_lease`, with LEASEQ_INVALID_ARGUMENT naming the refused
+ * option (`options.ttl_ms`).
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `options` is NULL or points to a
+ * `leaseq_lease_options` of `struct_size` readable bytes; `out_lease` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_lease_with_options(const leaseq_partitioned *partitioned,
+                                                    const leaseq_lease_options *options,
+                                                    leaseq_lease **out_lease);
+
+/**
+ * Leases up to `n` items (1 to 1000) from as many partitions as it takes, in a rotating
+ * order (one no-wait lease per partition asked, stopping once it has `n`), with `options` as
+ * for `leaseq_partitioned_lease_with_options`; with a wait and nothing found, waits on every
+ * partition at once and returns as soon as at least one item is leased.
+ *
+ * On success `*out_leases` is an array of `*out_len` new leases owned by the caller, or NULL
+ * with `*out_len` 0 when nothing was leased: free it with `leaseq_lease_array_free`.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `out_leases` or `out_len`;
+ * LEASEQ_INVALID_ARGUMENT naming `n` or the refused option; LEASEQ_CONNECTION,
+ * LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `options` is NULL or points to a
+ * `leaseq_lease_options` of `struct_size` readable bytes; `out_leases` and `out_len` are NULL
+ * or writable.
+ */
+leaseq_status leaseq_partitioned_lease_batch(const leaseq_partitioned *partitioned,
+                                             size_t n,
+                                             const leaseq_lease_options *options,
+                                             leaseq_lease ***out_leases,
+                                             size_t *out_len);
+
+/**
+ * Completes `lease` in the partition it came from, as `leaseq_queue_complete` does there, and
+ * sets `*out_completed` as it does. One round trip. The lease stays the caller's.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `lease` or `out_completed`;
+ * LEASEQ_INVALID_ARGUMENT naming `lease` for a lease of another queue; LEASEQ_CONNECTION,
+ * LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` and `lease` are NULL or live handles; `out_completed` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_complete(const leaseq_partitioned *partitioned,
+                                          const leaseq_lease *lease,
+                                          bool *out_completed);
+
+/**
+ * Completes `lease` in the partition it came from and keeps `result` (`result_len` bytes;
+ * NULL when `result_len` is 0), as `leaseq_queue_complete_with_result` does there:
+ * `keep_result_for_ms` -1 for the default, otherwise above 0. `leaseq_partitioned_result`
+ * finds it. One round trip.
+ *
+ * Statuses: as `leaseq_partitioned_complete`, and LEASEQ_INVALID_ARGUMENT naming
+ * `keep_result_for_ms`, or `result` when it is too large.
+ *
+ * # Safety
+ * `partitioned` and `lease` are NULL or live handles; `result` is NULL or points to
+ * `result_len` readable bytes; `out_completed` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_complete_with_result(const leaseq_partitioned *partitioned,
+                                                      const leaseq_lease *lease,
+                                                      const uint8_t *result,
+                                                      size_t result_len,
+                                                      int64_t keep_result_for_ms,
+                                                      bool *out_completed);
+
+/**
+ * Records a failed attempt of `lease` in the partition it came from, exactly as
+ * `leaseq_queue_fail` does there (same arguments and out-parameters): retried after its
+ * backoff, after `retry_after_ms`, or dead, by `retry`. One round trip.
+ *
+ * Statuses: as `leaseq_queue_fail`, with `partitioned` for `queue`, and
+ * LEASEQ_INVALID_ARGUMENT naming `lease` for a lease of another queue.
+ *
+ * # Safety
+ * `partitioned` and `lease` are NULL or live handles; `error` and `error_type` are NULL or
+ * NUL-terminated strings; the out-parameters are NULL or writable.
+ */
+leaseq_status leaseq_partitioned_fail(const leaseq_partitioned *partitioned,
+                                      const leaseq_lease *lease,
+                                      const char *error,
+                                      const char *error_type,
+                                      leaseq_retry retry,
+                                      int64_t retry_after_ms,
+                                      leaseq_fail_outcome *out_outcome,
+                                      leaseq_renew_outcome *out_not_held,
+                                      int64_t *out_retry_in_ms);
+
+/**
+ * Sets `*out_job` to item `id` (NUL-terminated UTF-8) as `leaseq_queue_get` reads it, from
+ * whichever partition holds it, or NULL when none does: the partition the id routes to first,
+ * then the others at once (at most two round trips in sequence).
+ *
+ * `*out_job`, when not NULL, is a new job owned by the caller: free it with
+ * `leaseq_job_free`.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `id` or `out_job`;
+ * LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `id` is NULL or a NUL-terminated string; `out_job`
+ * is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_get(const leaseq_partitioned *partitioned,
+                                     const char *id,
+                                     leaseq_job **out_job);
+
+/**
+ * Cancels item `id` (NUL-terminated UTF-8) in whichever partition holds it, as
+ * `leaseq_queue_cancel` does, looked up as `leaseq_partitioned_get` looks; sets
+ * `*out_previous` to the state it was in, or `LEASEQ_STATE_NONE` when no partition had it.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `id` or `out_previous`;
+ * LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `id` is NULL or a NUL-terminated string;
+ * `out_previous` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_cancel(const leaseq_partitioned *partitioned,
+                                        const char *id,
+                                        leaseq_state *out_previous);
+
+/**
+ * Sets `*out_result` to the result kept for item `id` (NUL-terminated UTF-8), looked up as
+ * `leaseq_partitioned_get` looks, or NULL when there is none.
+ *
+ * `*out_result`, when not NULL, is a new result owned by the caller: free it with
+ * `leaseq_result_free`.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `id` or `out_result`;
+ * LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `id` is NULL or a NUL-terminated string;
+ * `out_result` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_result(const leaseq_partitioned *partitioned,
+                                        const char *id,
+                                        leaseq_result **out_result);
+
+/**
+ * Sets `*out_stats` to the logical queue's figures and each partition's, read from every
+ * partition at once (one round trip each, at the same time).
+ *
+ * `*out_stats` is a new handle owned by the caller: read it with
+ * `leaseq_stats_by_partition_total` and `leaseq_stats_by_partition_get`, free it with
+ * `leaseq_stats_by_partition_free`.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_stats`;
+ * LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_stats` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_stats(const leaseq_partitioned *partitioned,
+                                       leaseq_stats_by_partition **out_stats);
+
+/**
+ * Sets `*out_total` to the logical queue's figures, a `leaseq_stats` to read with the
+ * `leaseq_stats_*` functions. It belongs to `stats`: valid until
+ * `leaseq_stats_by_partition_free`; do not free it.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `stats` or `out_total`.
+ *
+ * # Safety
+ * `stats` is NULL or a live handle; `out_total` is NULL or writable.
+ */
+leaseq_status leaseq_stats_by_partition_total(const leaseq_stats_by_partition *stats,
+                                              const leaseq_stats **out_total);
+
+/**
+ * Sets `*out_len` to how many partitions `stats` holds figures for (the queue's
+ * partition count).
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `stats` or `out_len`.
+ *
+ * # Safety
+ * `stats` is NULL or a live handle; `out_len` is NULL or writable.
+ */
+leaseq_status leaseq_stats_by_partition_len(const leaseq_stats_by_partition *stats,
+                                            size_t *out_len);
+
+/**
+ * Sets `*out_stats` to partition `partition`'s own figures, a `leaseq_stats` to read with the
+ * `leaseq_stats_*` functions. It belongs to `stats`: valid until
+ * `leaseq_stats_by_partition_free`; do not free it.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `stats` or `out_stats`;
+ * LEASEQ_INVALID_ARGUMENT naming `partition` when it is out of range.
+ *
+ * # Safety
+ * `stats` is NULL or a live handle; `out_stats` is NULL or writable.
+ */
+leaseq_status leaseq_stats_by_partition_get(const leaseq_stats_by_partition *stats,
+                                            size_t partition,
+                                            const leaseq_stats **out_stats);
+
+/**
+ * Frees a `leaseq_stats_by_partition` and every `leaseq_stats` it lent. NULL is accepted and
+ * ignored.
+ *
+ * # Safety
+ * `stats` is NULL or a live handle, freed only once.
+ */
+void leaseq_stats_by_partition_free(leaseq_stats_by_partition *stats);
+
+/**
+ * Sets `*out_count` to how many items are in `state`, summed over the partitions, as
+ * `leaseq_queue_count` counts them in each (read from every partition at once).
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_count`;
+ * LEASEQ_INVALID_ARGUMENT naming `state`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_count` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_count(const leaseq_partitioned *partitioned,
+                                       leaseq_state state,
+                                       uint64_t *out_count);
+
+/**
+ * Sets `*out_list` to up to `count` (1 to 1000) items in `state` from position `start` of the
+ * logical queue, which lists partition 0's items (in `leaseq_queue_list`'s order), then
+ * partition 1's, and so on: no order by time across partitions. Reads every partition's count
+ * first (at once), then the pages it needs.
+ *
+ * `*out_list` is a new list owned by the caller (possibly empty): read it with
+ * `leaseq_entry_list_len` and `leaseq_entry_list_get`, free it with `leaseq_entry_list_free`.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_list`;
+ * LEASEQ_INVALID_ARGUMENT naming `state` or `count`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT,
+ * LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_list` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_list(const leaseq_partitioned *partitioned,
+                                      leaseq_state state,
+                                      size_t start,
+                                      size_t count,
+                                      leaseq_entry_list **out_list);
+
+/**
+ * Requeues up to `n` of the oldest dead items of each partition (attempts reset), or all of
+ * them with `n` -1, as `leaseq_queue_dead_requeue_oldest` does in each; sets `*out_requeued`
+ * to how many were requeued, summed.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_requeued`;
+ * LEASEQ_INVALID_ARGUMENT naming `n`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_requeued` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_dead_requeue_oldest(const leaseq_partitioned *partitioned,
+                                                     int64_t n,
+                                                     uint64_t *out_requeued);
+
+/**
+ * Deletes up to `n` of the oldest dead items of each partition, or all of them with `n` -1,
+ * as `leaseq_queue_dead_purge` does in each; sets `*out_purged` to how many were deleted,
+ * summed.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_purged`;
+ * LEASEQ_INVALID_ARGUMENT naming `n`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_purged` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_dead_purge(const leaseq_partitioned *partitioned,
+                                            int64_t n,
+                                            uint64_t *out_purged);
+
+/**
+ * Pauses every partition, as `leaseq_queue_pause` pauses a queue; sets `*out_was_running`
+ * to whether any partition was running.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_was_running`;
+ * LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_was_running` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_pause(const leaseq_partitioned *partitioned,
+                                       bool *out_was_running);
+
+/**
+ * Resumes every partition; sets `*out_was_paused` to whether any partition was paused.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_was_paused`;
+ * LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_was_paused` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_resume(const leaseq_partitioned *partitioned,
+                                        bool *out_was_paused);
+
+/**
+ * Stores the fields of `config` named in its `set` bits in every partition, as
+ * `leaseq_queue_set_config` does in a queue (a capacity or a rate limit then holds per
+ * partition). Every field is checked first: a bad one gives LEASEQ_INVALID_ARGUMENT naming it
+ * (`config.priority`) and nothing is written.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `config`;
+ * LEASEQ_INVALID_ARGUMENT naming the refused field; LEASEQ_CONNECTION, LEASEQ_TIMEOUT,
+ * LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `config` is NULL or points to a `leaseq_config` of
+ * `struct_size` readable bytes.
+ */
+leaseq_status leaseq_partitioned_set_config(const leaseq_partitioned *partitioned,
+                                            const leaseq_config *config);
+
+/**
  * The name of a renew outcome: `"renewed"`, `"expired"`, `"taken"`, `"completed"`,
  * `"cancelled"`, `"older_incarnation"` (the names every leaseq binding uses), or `"unknown"`.
  *
@@ -3876,6 +4480,27 @@ leaseq_status leaseq_worker_run_queues(const leaseq_queue *const *queues,
                                        leaseq_worker_fn callback,
                                        void *user_data,
                                        const leaseq_worker_options *options);
+
+/**
+ * Runs `callback` over every partition of `partitioned` (spec/PROTOCOL.md 5.25, "Runners"),
+ * as `leaseq_worker_run` runs it over one queue, until `leaseq_worker_stop()`: one wait on the
+ * server covers every partition, the partition asked first rotates (a weighted round robin of
+ * equal weights, so that none with work starves), and each job is finished in the partition
+ * it came from (`leaseq_worker_job_queue_prefix` tells which). The runner registers and does
+ * the housekeeping in each partition. A queue of one partition is run as `leaseq_worker_run`
+ * runs its plain queue. Options, threads and shutdown are as `leaseq_worker_run`'s.
+ *
+ * Statuses: LEASEQ_OK once stopped; LEASEQ_NULL_ARGUMENT naming `partitioned` or `callback`;
+ * LEASEQ_INVALID_ARGUMENT naming the option refused (nothing written to Redis); the runner's
+ * own failures as for `leaseq_worker_run`.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live partitioned queue; the rest as for `leaseq_worker_run`.
+ */
+leaseq_status leaseq_worker_run_partitioned(const leaseq_partitioned *partitioned,
+                                            leaseq_worker_fn callback,
+                                            void *user_data,
+                                            const leaseq_worker_options *options);
 
 /**
  * The job's id (NUL-terminated; valid during the callback).

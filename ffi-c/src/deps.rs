@@ -67,47 +67,60 @@ pub unsafe extern "C" fn leaseq_queue_add_flow(
         let parent = unsafe { arg(parent, "parent") }?;
         let children = unsafe { array(children, children_len, "children") }?;
         out_added.required()?;
-        let parent = unsafe { with_options(parent, parent_options, "parent_options") }?;
-        // Each child's own children, in order; the flow's are under `roots`.
-        let mut roots = Vec::new();
-        let mut kids: Vec<Vec<usize>> = vec![Vec::new(); children.len()];
-        let mut flows: Vec<Option<Flow>> = Vec::with_capacity(children.len());
-        for (i, child) in children.iter().enumerate() {
-            let item = unsafe { child.item.as_ref() }
-                .ok_or_else(|| Failure::Null(format!("children[{i}].item").into()))?;
-            let item =
-                unsafe { with_options(item, child.options, &format!("children[{i}].options")) }?;
-            flows.push(Some(Flow::new(item)));
-            match child.parent {
-                LEASEQ_FLOW_ROOT => roots.push(i),
-                p if p < i => kids[p].push(i),
-                p => {
-                    return Err(Failure::invalid(
-                        format!("children[{i}].parent"),
-                        format!(
-                            "is {p}: not LEASEQ_FLOW_ROOT nor the index of an earlier child \
-                             (a child comes after its parent in the array)"
-                        ),
-                    ))
-                }
-            }
-        }
-        // Every child's children come after it: build from the last one back, so that each
-        // flow is whole when its parent takes it.
-        for i in (0..flows.len()).rev() {
-            let mut flow = flows[i].take().expect("each flow is taken once");
-            for &k in &kids[i] {
-                flow = flow.child(flows[k].take().expect("a child is built before its parent"));
-            }
-            flows[i] = Some(flow);
-        }
-        let top: Vec<Flow> = roots
-            .iter()
-            .map(|&i| flows[i].take().expect("a root is built once"))
-            .collect();
+        let (parent, top) = unsafe { flow(parent, parent_options, children) }?;
         out_added.set(queue.inner.add_flow(&parent, &top)?);
         Ok(())
     })
+}
+
+/// The parent (its options applied) and the flows of `leaseq_queue_add_flow`'s arguments (also
+/// `leaseq_partitioned_add_flow`'s), every option checked, a refused one named as there.
+///
+/// # Safety
+/// As for `leaseq_queue_add_flow`'s `parent_options` and `children`.
+pub(crate) unsafe fn flow(
+    parent: &leaseq_item,
+    parent_options: *const leaseq_add_options,
+    children: &[leaseq_flow_child],
+) -> Result<(leaseq::Item, Vec<Flow>), Failure> {
+    let parent = unsafe { with_options(parent, parent_options, "parent_options") }?;
+    // Each child's own children, in order; the flow's are under `roots`.
+    let mut roots = Vec::new();
+    let mut kids: Vec<Vec<usize>> = vec![Vec::new(); children.len()];
+    let mut flows: Vec<Option<Flow>> = Vec::with_capacity(children.len());
+    for (i, child) in children.iter().enumerate() {
+        let item = unsafe { child.item.as_ref() }
+            .ok_or_else(|| Failure::Null(format!("children[{i}].item").into()))?;
+        let item = unsafe { with_options(item, child.options, &format!("children[{i}].options")) }?;
+        flows.push(Some(Flow::new(item)));
+        match child.parent {
+            LEASEQ_FLOW_ROOT => roots.push(i),
+            p if p < i => kids[p].push(i),
+            p => {
+                return Err(Failure::invalid(
+                    format!("children[{i}].parent"),
+                    format!(
+                        "is {p}: not LEASEQ_FLOW_ROOT nor the index of an earlier child \
+                         (a child comes after its parent in the array)"
+                    ),
+                ))
+            }
+        }
+    }
+    // Every child's children come after it: build from the last one back, so that each
+    // flow is whole when its parent takes it.
+    for i in (0..flows.len()).rev() {
+        let mut flow = flows[i].take().expect("each flow is taken once");
+        for &k in &kids[i] {
+            flow = flow.child(flows[k].take().expect("a child is built before its parent"));
+        }
+        flows[i] = Some(flow);
+    }
+    let top: Vec<Flow> = roots
+        .iter()
+        .map(|&i| flows[i].take().expect("a root is built once"))
+        .collect();
+    Ok((parent, top))
 }
 
 /// `item` with `options` applied (NULL: none), a refused field named under `name`.

@@ -149,7 +149,7 @@ pub unsafe extern "C" fn leaseq_queue_fail(
     unsafe {
         fail(
             "leaseq_queue_fail",
-            queue,
+            (queue, "queue", fail_in_queue),
             lease,
             [error, error_type],
             None,
@@ -183,7 +183,7 @@ pub unsafe extern "C" fn leaseq_queue_fail_with_trace(
     unsafe {
         fail(
             "leaseq_queue_fail_with_trace",
-            queue,
+            (queue, "queue", fail_in_queue),
             lease,
             [error, error_type],
             Some(trace),
@@ -193,14 +193,34 @@ pub unsafe extern "C" fn leaseq_queue_fail_with_trace(
     }
 }
 
-/// The body of `leaseq_queue_fail` and `leaseq_queue_fail_with_trace` (`trace`: `None` for the
+/// What a fail runs on its handle `Q` once its arguments are read: the core's fail of `lease`
+/// with the error, its type, the retry and the trace.
+pub(crate) type FailOn<Q> =
+    fn(&Q, &leaseq::Lease, &str, &str, Retry, Option<&str>) -> leaseq::Result<FailOutcome>;
+
+/// [`FailOn`] for a queue: the lease is failed in it.
+fn fail_in_queue(
+    queue: &leaseq_queue,
+    lease: &leaseq::Lease,
+    error: &str,
+    error_type: &str,
+    retry: Retry,
+    trace: Option<&str>,
+) -> leaseq::Result<FailOutcome> {
+    queue
+        .inner
+        .fail_with_trace(lease, error, error_type, retry, trace)
+}
+
+/// The body of `leaseq_queue_fail`, `leaseq_queue_fail_with_trace` and
+/// `leaseq_partitioned_fail`, on the handle `queue` (named `queue_name`) (`trace`: `None` for the
 /// first, which has no such argument).
 ///
 /// # Safety
 /// As for `leaseq_queue_fail_with_trace`.
-unsafe fn fail(
+pub(crate) unsafe fn fail<Q>(
     name: &'static str,
-    queue: *const leaseq_queue,
+    (queue, queue_name, on): (*const Q, &'static str, FailOn<Q>),
     lease: *const leaseq_lease,
     [error, error_type]: [*const c_char; 2],
     trace: Option<*const c_char>,
@@ -215,7 +235,7 @@ unsafe fn fail(
         let out_outcome = unsafe { Out::new(out_outcome, "out_outcome", LEASEQ_FAIL_NOT_HELD) };
         let out_not_held = unsafe { Out::new(out_not_held, "out_not_held", LEASEQ_RENEW_EXPIRED) };
         let out_retry_in_ms = unsafe { Out::new(out_retry_in_ms, "out_retry_in_ms", -1) };
-        let queue = unsafe { arg(queue, "queue") }?;
+        let queue = unsafe { arg(queue, queue_name) }?;
         let lease = unsafe { arg(lease, "lease") }?;
         let error = unsafe { text(error, "error") }?;
         let error_type = unsafe { text(error_type, "error_type") }?;
@@ -231,13 +251,8 @@ unsafe fn fail(
             retry_after_ms,
             ["retry".into(), "retry_after_ms".into()],
         )?;
-        let (outcome, not_held, retry_in) = fail_outcome_to_c(queue.inner.fail_with_trace(
-            &lease.inner,
-            error,
-            error_type,
-            retry,
-            trace,
-        )?);
+        let (outcome, not_held, retry_in) =
+            fail_outcome_to_c(on(queue, &lease.inner, error, error_type, retry, trace)?);
         out_outcome.set(outcome);
         out_not_held.set(not_held);
         out_retry_in_ms.set(retry_in);

@@ -1256,11 +1256,16 @@ pub struct leaseq_stats {
 
 impl leaseq_stats {
     pub(crate) fn new(inner: Stats) -> *mut leaseq_stats {
+        Box::into_raw(Box::new(leaseq_stats::from_core(inner)))
+    }
+
+    /// The handle's value, for a holder of several (`leaseq_partitioned_stats`).
+    pub(crate) fn from_core(inner: Stats) -> leaseq_stats {
         let minutes = inner
             .minutes
             .as_ref()
             .map(|m| m.iter().map(leaseq_minute::from).collect());
-        Box::into_raw(Box::new(leaseq_stats { inner, minutes }))
+        leaseq_stats { inner, minutes }
     }
 }
 

@@ -214,7 +214,7 @@ pub unsafe extern "C" fn leaseq_queue_add_batch(
 /// # Safety
 /// Each pointer is NULL or a live item; `options` is NULL or points to `pointers.len()`
 /// pointers, each NULL or a live options struct.
-unsafe fn batch_items(
+pub(crate) unsafe fn batch_items(
     pointers: &[*const leaseq_item],
     options: *const *const leaseq_add_options,
 ) -> Result<Vec<Item>, Failure> {
@@ -249,7 +249,7 @@ unsafe fn batch_items(
 /// # Safety
 /// `options` is NULL or a live options struct of `struct_size` readable bytes (its `group` a
 /// NUL-terminated string when `LEASEQ_ADD_GROUP` is set).
-unsafe fn item_with(
+pub(crate) unsafe fn item_with(
     item: &leaseq_item,
     options: *const leaseq_add_options,
 ) -> Result<Item, Failure> {
@@ -712,7 +712,9 @@ pub unsafe extern "C" fn leaseq_queue_lease(
 ///
 /// # Safety
 /// `options` is NULL or points to a `leaseq_lease_options` of `struct_size` readable bytes.
-unsafe fn lease_args(options: *const leaseq_lease_options) -> Result<(Duration, Wait), Failure> {
+pub(crate) unsafe fn lease_args(
+    options: *const leaseq_lease_options,
+) -> Result<(Duration, Wait), Failure> {
     let o = unsafe { options::read(options, "options") }?.unwrap_or_default();
     let ttl = if o.set & options::LEASEQ_LEASE_TTL != 0 {
         ttl_from_millis("options.ttl_ms", o.ttl_ms)?

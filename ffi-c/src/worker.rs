@@ -16,6 +16,7 @@ use leaseq::worker::{
 use leaseq::Retry;
 
 use crate::guard::{arg, array, bytes, c_string, call, text, Failure, Out};
+use crate::partitioned::leaseq_partitioned;
 use crate::queue::leaseq_queue;
 use crate::status::leaseq_status;
 
@@ -427,8 +428,7 @@ pub unsafe extern "C" fn leaseq_worker_run(
         };
         let options = unsafe { read_worker_options(options) }?;
         run(
-            vec![queue.inner.as_async()?],
-            QueueOrder::Strict,
+            Over::Queues(vec![queue.inner.as_async()?], QueueOrder::Strict),
             Dispatch::one(callback, user_data),
             user_data,
             options,
@@ -500,8 +500,7 @@ pub unsafe extern "C" fn leaseq_worker_run_named(
             fallback: fallback.is_some(),
         };
         run(
-            vec![queue.inner.as_async()?],
-            QueueOrder::Strict,
+            Over::Queues(vec![queue.inner.as_async()?], QueueOrder::Strict),
             dispatch,
             user_data,
             options,
@@ -564,8 +563,43 @@ pub unsafe extern "C" fn leaseq_worker_run_queues(
         };
         let options = unsafe { read_worker_options(options) }?;
         run(
-            queues,
-            order,
+            Over::Queues(queues, order),
+            Dispatch::one(callback, user_data),
+            user_data,
+            options,
+        )
+    })
+}
+
+/// Runs `callback` over every partition of `partitioned` (spec/PROTOCOL.md 5.25, "Runners"),
+/// as `leaseq_worker_run` runs it over one queue, until `leaseq_worker_stop()`: one wait on the
+/// server covers every partition, the partition asked first rotates (a weighted round robin of
+/// equal weights, so that none with work starves), and each job is finished in the partition
+/// it came from (`leaseq_worker_job_queue_prefix` tells which). The runner registers and does
+/// the housekeeping in each partition. A queue of one partition is run as `leaseq_worker_run`
+/// runs its plain queue. Options, threads and shutdown are as `leaseq_worker_run`'s.
+///
+/// Statuses: LEASEQ_OK once stopped; LEASEQ_NULL_ARGUMENT naming `partitioned` or `callback`;
+/// LEASEQ_INVALID_ARGUMENT naming the option refused (nothing written to Redis); the runner's
+/// own failures as for `leaseq_worker_run`.
+///
+/// # Safety
+/// `partitioned` is NULL or a live partitioned queue; the rest as for `leaseq_worker_run`.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_run_partitioned(
+    partitioned: *const leaseq_partitioned,
+    callback: leaseq_worker_fn,
+    user_data: *mut c_void,
+    options: *const leaseq_worker_options,
+) -> leaseq_status {
+    call("leaseq_worker_run_partitioned", || {
+        let partitioned = unsafe { arg(partitioned, "partitioned") }?;
+        let Some(callback) = callback else {
+            return Err(Failure::Null("callback".into()));
+        };
+        let options = unsafe { read_worker_options(options) }?;
+        run(
+            Over::Partitioned(partitioned.inner.as_async()?),
             Dispatch::one(callback, user_data),
             user_data,
             options,
@@ -585,11 +619,19 @@ fn refused(err: leaseq::Error) -> Failure {
     }
 }
 
-/// The body of `leaseq_worker_run`, `leaseq_worker_run_queues` and `leaseq_worker_run_named`
+/// What a runner serves.
+enum Over {
+    /// Queues of one client, asked in this order.
+    Queues(Vec<leaseq::Queue>, QueueOrder),
+    /// Every partition of a partitioned queue, as the core's `Worker::partitioned` asks them.
+    Partitioned(leaseq::Partitioned),
+}
+
+/// The body of `leaseq_worker_run`, `leaseq_worker_run_queues`, `leaseq_worker_run_named` and
+/// `leaseq_worker_run_partitioned`
 /// (`user_data` is `on_event`'s).
 fn run(
-    queues: Vec<leaseq::Queue>,
-    order: QueueOrder,
+    over: Over,
     dispatch: Dispatch,
     user_data: *mut c_void,
     options: Option<leaseq_worker_options>,
@@ -604,7 +646,7 @@ fn run(
     let runtime = leaseq::runtime::handle()?;
     let data = std::sync::Arc::new(SendPtr(user_data));
     let dispatch = std::sync::Arc::new(dispatch);
-    let mut worker = Worker::for_queues(queues, move |job: Job| {
+    let handler = move |job: Job| {
         let dispatch = dispatch.clone();
         async move {
             let pick = match dispatch.pick(job.name()) {
@@ -702,8 +744,11 @@ fn run(
                 ),
             }
         }
-    })
-    .queue_order(order)
+    };
+    let mut worker = match over {
+        Over::Queues(queues, order) => Worker::for_queues(queues, handler).queue_order(order),
+        Over::Partitioned(p) => Worker::partitioned(&p, handler),
+    }
     .options(o);
     worker.check().map_err(refused)?;
     if let Some(sink) = on_event {

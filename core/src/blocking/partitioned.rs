@@ -183,6 +183,12 @@ impl Partitioned {
         self.prefixes.len()
     }
 
+    /// See [`crate::Partitioned::partition_of`]: the partition `item` goes to. Sends nothing
+    /// (in a forked child, the queue is opened again first: one round trip).
+    pub fn partition_of(&self, item: &Item) -> Result<usize> {
+        Ok(self.direct()?.inner.partition_of(item))
+    }
+
     /// Partition `i` as a blocking [`super::Queue`] (argument `partition` when out of range).
     pub fn partition(&self, i: usize) -> Result<super::Queue> {
         let prefix = self.prefixes.get(i).ok_or_else(|| {

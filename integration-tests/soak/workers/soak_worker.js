@@ -257,9 +257,49 @@ function rule(id, attempt) {
 }
 
 /** Runner mode: one Worker per queue; records follow the runners' events; SIGTERM drains. */
+/**
+ * Runner mode's runner over the partitioned queue `base` (LEASEQ_SOAK_PARTITIONED, the fault
+ * soak's `partitioned` stage). An event names only the item: its partition is the one its
+ * handler last ran it from (every event follows a run).
+ */
+async function runPartitioned(client, base, recorder) {
+  let queue = CUT
+  while (queue === CUT) queue = await unlessCut(() => client.partitioned(base))
+  const partitionOf = new Map()
+  const worker = new Worker(
+    queue,
+    async (job) => {
+      partitionOf.set(job.id, job.queuePrefix)
+      await recorder.record('exec', job.queuePrefix, job.id)
+      await sleep(1)
+      const what = rule(job.id, job.attempt)
+      if (what === 'dead') throw new UnrecoverableError(FAILURE)
+      if (what === 'retry') throw new Error(FAILURE)
+    },
+    {
+      concurrency: 4,
+      leaseTtlMs: 2000,
+      heartbeatMs: 500,
+      housekeepingEveryMs: 500,
+      deepCleanEveryMs: 5000,
+      handleSignals: false,
+    },
+  )
+  for (const [event, kind] of [['completed', 'win'], ['retrying', 'retry'], ['dead', 'dead']]) {
+    worker.on(event, (id) => {
+      recorder.record(kind, partitionOf.get(id), id).catch((err) => {
+        console.error(err)
+        process.exit(1)
+      })
+    })
+  }
+  return worker
+}
+
 async function run(client, lang, prefixes, results) {
   const recorder = await Recorder.open(client, results, lang)
-  const workers = prefixes.map((name) => {
+  const base = process.env.LEASEQ_SOAK_PARTITIONED || ''
+  const workers = (base ? [] : prefixes).map((name) => {
     const worker = new Worker(
       client.queue(name),
       async (job) => {
@@ -288,6 +328,8 @@ async function run(client, lang, prefixes, results) {
     }
     return worker
   })
+  // With LEASEQ_SOAK_PARTITIONED=BASE, one runner over the partitioned queue BASE instead.
+  if (base) workers.push(await runPartitioned(client, base, recorder))
   const stopping = new Promise((resolve) => process.once('SIGTERM', resolve))
   const runs = workers.map((w) => w.run())
   await stopping

@@ -196,9 +196,15 @@ def rule(item_id: str, attempt: int) -> str:
 
 
 def run(client: leaseq.Client, lang: str, prefixes: list[str], results: str) -> None:
-    """Runner mode: one leaseq.Worker per queue; records follow the runners' events."""
+    """Runner mode: one leaseq.Worker per queue; records follow the runners' events. With
+    LEASEQ_SOAK_PARTITIONED=BASE (the fault soak's `partitioned` stage), one leaseq.Worker over
+    the partitioned queue BASE instead, each item recorded under its partition's prefix."""
     recorder = Recorder(client, results, lang)
     workers = []
+    base = os.environ.get("LEASEQ_SOAK_PARTITIONED", "")
+    if base:
+        workers.append(run_partitioned(client, base, recorder))
+        prefixes = []
     for name in prefixes:
 
         def handler(job: Job, name: str = name) -> None:
@@ -246,6 +252,45 @@ def run(client: leaseq.Client, lang: str, prefixes: list[str], results: str) -> 
     for t in threads:
         t.join()
     print(f"soak_worker.py: {reports}", file=sys.stderr)
+
+
+def run_partitioned(
+    client: leaseq.Client, base: str, recorder: Recorder
+) -> leaseq.Worker:
+    """The runner of runner mode over the partitioned queue `base`. An event names only the
+    item: its partition is the one its handler last ran it from (every event follows a run)."""
+    queue = None
+    while queue is None:  # opened again while the servers are away
+        queue = unless_cut(partial(client.partitioned, base))
+    partition_of: dict[str, str] = {}
+
+    def handler(job: Job) -> None:
+        partition_of[job.id] = job.queue_prefix
+        recorder.record("exec", job.queue_prefix, job.id)
+        time.sleep(0.001)
+        what = rule(job.id, job.attempt)
+        if what == "dead":
+            raise leaseq.Unrecoverable(FAILURE)
+        if what == "retry":
+            raise SoakError(FAILURE)
+
+    worker = leaseq.Worker(
+        queue,
+        handler,
+        concurrency=4,
+        lease_ttl=2.0,
+        heartbeat=0.5,
+        housekeeping_every=0.5,
+        deep_clean_every=5.0,
+    )
+    for event, kind in (("completed", "win"), ("retrying", "retry"), ("dead", "dead")):
+        worker.on(
+            event,
+            lambda job_id, _detail, kind=kind: recorder.record(
+                kind, partition_of[job_id], job_id
+            ),
+        )
+    return worker
 
 
 class SoakError(Exception):

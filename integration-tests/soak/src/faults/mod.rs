@@ -9,9 +9,10 @@
 //!   the queue's slot migrated to another primary, a CLIENT KILL storm on every node;
 //! - `partitioned`: the same cluster and a partitioned queue of [`PARTITIONS`] partitions
 //!   (spec/PROTOCOL.md 5.25), one per primary, fed through the partitioned add and worked by
-//!   the Rust runner over its partitions (`Worker::partitioned`; the other languages' bindings
-//!   have no partitioned queue yet): the primary of partition 0 killed (failover), then
-//!   partition 1's slot migrated to another primary.
+//!   the runners over its partitions ([`PARTITIONED_LANGS`]: Rust's `Worker::partitioned`, C's
+//!   `leaseq_worker_run_partitioned` and Python's `leaseq.Worker` over a `PartitionedQueue`,
+//!   with `LEASEQ_SOAK_PARTITIONED`; Node's worker does not serve one yet): the primary of
+//!   partition 0 killed (failover), then partition 1's slot migrated to another primary.
 //!
 //! The workers record what they do on a third server that no fault touches, so the records are
 //! complete and the watcher can time them. The verdict compares three views: what the producer
@@ -72,8 +73,8 @@ const QUEUES: [&str; 2] = ["{faults}-a", "{faults}-b"];
 /// The partitioned stage's queue: its base, and its partitions (one per primary).
 const PARTITIONED: &str = "{pfaults}";
 const PARTITIONS: usize = 3;
-/// The languages whose runners serve a partitioned queue.
-const PARTITIONED_LANGS: [&str; 1] = ["rust"];
+/// The languages whose soak workers serve a partitioned queue (`LEASEQ_SOAK_PARTITIONED`).
+const PARTITIONED_LANGS: [&str; 3] = ["rust", "c", "python"];
 /// Items kept waiting per queue, so that a worker that stands still does so because of the
 /// fault, never for want of work.
 const BACKLOG: u64 = 150;
@@ -337,8 +338,8 @@ struct Outcome {
     line: String,
 }
 
-/// Starts a runner in runner mode; with `partitioned`, over that partitioned queue (the Rust
-/// runner's `LEASEQ_SOAK_PARTITIONED`).
+/// Starts a runner in runner mode; with `partitioned`, over that partitioned queue (the
+/// workers' `LEASEQ_SOAK_PARTITIONED`).
 fn spawn_runner(
     cmd: &[String],
     url: &str,
@@ -747,7 +748,8 @@ pub async fn main(args: impl Iterator<Item = String>, rust: Vec<String>) {
                 (d.end - d.start).as_secs_f64()
             );
             for lang in &langs {
-                // A language that did not run in this stage (partitioned: Rust only): `-`.
+                // A language that did not run in this stage (partitioned: PARTITIONED_LANGS
+                // only): `-`.
                 match o.stalls.get(&(i, lang.clone())) {
                     Some(s) => print!(" {:>8.2}", s.longest.as_secs_f64()),
                     None => print!(" {:>8}", "-"),

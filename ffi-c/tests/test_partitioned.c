@@ -1,0 +1,656 @@
+/*
+ * Partitioned queues (spec/PROTOCOL.md 5.25) through leaseq_partitioned: on a Redis Cluster with
+ * 3 partitions (routing, batches across partitions, leases finished in their own partition, reads
+ * over the logical queue, the runner), the refusals, and 1 partition on a plain server.
+ *
+ * Environment: LEASEQ_TEST_CLUSTER_URLS (the node URLs, separated by spaces) and LEASEQ_TEST_URL
+ * (a plain server).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdatomic.h>
+
+#include "check.h"
+
+#define P 3
+
+static leaseq_client *cluster;
+static leaseq_client *plain;
+
+/* A base with a hash tag that no other test, run or process uses. */
+static void unique_base(char *buf, size_t size, const char *name) {
+    char inner[256];
+    unique_prefix(inner, sizeof inner, name);
+    snprintf(buf, size, "{%s}", inner);
+}
+
+/* A fresh partitioned queue of P partitions on the cluster; NULL (and a failed check) if not. */
+static leaseq_partitioned *fresh(const char *name) {
+    char base[300];
+    unique_base(base, sizeof base, name);
+    leaseq_partitioned *p = NULL;
+    CHECK_OK(leaseq_partitioned_create(cluster, base, P, &p));
+    return p;
+}
+
+static leaseq_item *item(const char *id) {
+    leaseq_item *it = NULL;
+    CHECK_OK(leaseq_item_with_id(id, (const uint8_t *)id, strlen(id), &it));
+    return it;
+}
+
+/* Items waiting in each partition (`out[i]`) and in the logical queue (returned). */
+static uint64_t waiting(const leaseq_partitioned *p, uint64_t out[P]) {
+    leaseq_stats_by_partition *stats = NULL;
+    const leaseq_stats *total = NULL, *one = NULL;
+    uint64_t sum = UINT64_MAX;
+    size_t len = 0;
+    CHECK_OK(leaseq_partitioned_stats(p, &stats));
+    if (stats == NULL) return UINT64_MAX;
+    CHECK_OK(leaseq_stats_by_partition_len(stats, &len));
+    CHECK(len == P);
+    for (size_t i = 0; i < P; i++) {
+        out[i] = UINT64_MAX;
+        CHECK_OK(leaseq_stats_by_partition_get(stats, i, &one));
+        if (one != NULL) CHECK_OK(leaseq_stats_count(one, LEASEQ_STATE_WAITING, &out[i]));
+    }
+    CHECK_OK(leaseq_stats_by_partition_total(stats, &total));
+    if (total != NULL) CHECK_OK(leaseq_stats_count(total, LEASEQ_STATE_WAITING, &sum));
+    leaseq_stats_by_partition_free(stats);
+    return sum;
+}
+
+static uint64_t count_in(const leaseq_partitioned *p, leaseq_state state) {
+    uint64_t n = UINT64_MAX;
+    CHECK_OK(leaseq_partitioned_count(p, state, &n));
+    return n;
+}
+
+/* ---- the handle --------------------------------------------------------------------------- */
+
+static void create_open_and_layout(void) {
+    char base[300];
+    unique_base(base, sizeof base, "layout");
+    leaseq_partitioned *p = NULL, *again = NULL;
+    CHECK_OK(leaseq_partitioned_create(cluster, base, P, &p));
+    REQUIRE(p != NULL);
+    size_t partitions = 0;
+    CHECK_OK(leaseq_partitioned_partitions(p, &partitions));
+    CHECK(partitions == P);
+    const char *got = NULL, *prefixes[P] = {NULL};
+    CHECK_OK(leaseq_partitioned_base(p, &got));
+    CHECK(got != NULL && strcmp(got, base) == 0);
+    for (size_t i = 0; i < P; i++) {
+        CHECK_OK(leaseq_partitioned_prefix(p, i, &prefixes[i]));
+        REQUIRE(prefixes[i] != NULL);
+        for (size_t j = 0; j < i; j++) CHECK(strcmp(prefixes[i], prefixes[j]) != 0);
+    }
+    /* open reads the stored layout; create again with the same count is idempotent */
+    CHECK_OK(leaseq_partitioned_open(cluster, base, &again));
+    REQUIRE(again != NULL);
+    CHECK_OK(leaseq_partitioned_partitions(again, &partitions));
+    CHECK(partitions == P);
+    const char *prefix = NULL;
+    CHECK_OK(leaseq_partitioned_prefix(again, 2, &prefix));
+    CHECK(prefix != NULL && strcmp(prefix, prefixes[2]) == 0);
+    leaseq_partitioned_free(again);
+    again = NULL;
+    CHECK_OK(leaseq_partitioned_create(cluster, base, P, &again));
+    CHECK(again != NULL);
+    leaseq_partitioned_free(again);
+    /* partition i as a queue has partition i's prefix */
+    leaseq_queue *queue = NULL;
+    CHECK_OK(leaseq_partitioned_partition(p, 1, &queue));
+    REQUIRE(queue != NULL);
+    CHECK_OK(leaseq_queue_prefix(queue, &prefix));
+    CHECK(prefix != NULL && strcmp(prefix, prefixes[1]) == 0);
+    leaseq_queue_free(queue);
+    leaseq_partitioned_free(p);
+}
+
+/* ---- routing -------------------------------------------------------------------------------- */
+
+static void a_group_stays_in_one_partition(void) {
+    leaseq_partitioned *p = fresh("group");
+    REQUIRE(p != NULL);
+    leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+    options.set = LEASEQ_ADD_GROUP;
+    options.group = "customer-42";
+    size_t home = SIZE_MAX;
+    char id[32];
+    for (int i = 0; i < 12; i++) {
+        snprintf(id, sizeof id, "g-%d", i);
+        leaseq_item *it = item(id);
+        size_t at = SIZE_MAX;
+        bool added = false;
+        CHECK_OK(leaseq_partitioned_partition_of(p, it, &options, &at));
+        CHECK(at < P);
+        if (home == SIZE_MAX) home = at;
+        CHECK(at == home);
+        CHECK_OK(leaseq_partitioned_add_with_options(p, it, &options, &added));
+        CHECK(added);
+        leaseq_item_free(it);
+    }
+    uint64_t each[P];
+    CHECK(waiting(p, each) == 12);
+    for (size_t i = 0; i < P; i++) CHECK(each[i] == (i == home ? 12u : 0u));
+    /* the group's items come out of that partition */
+    leaseq_lease *lease = NULL;
+    leaseq_queue *queue = NULL;
+    const char *prefix = NULL, *home_prefix = NULL;
+    CHECK_OK(leaseq_partitioned_lease(p, 30000, 0, &lease));
+    REQUIRE(lease != NULL);
+    CHECK_OK(leaseq_partitioned_queue_of(p, lease, &queue));
+    REQUIRE(queue != NULL);
+    CHECK_OK(leaseq_queue_prefix(queue, &prefix));
+    CHECK_OK(leaseq_partitioned_prefix(p, home, &home_prefix));
+    CHECK(prefix != NULL && home_prefix != NULL && strcmp(prefix, home_prefix) == 0);
+    leaseq_queue_free(queue);
+    leaseq_lease_free(lease);
+    leaseq_partitioned_free(p);
+}
+
+static void add_batch_spreads_over_partitions(void) {
+    leaseq_partitioned *p = fresh("batch");
+    REQUIRE(p != NULL);
+    enum { N = 30 };
+    leaseq_item *items[N];
+    size_t expected[P] = {0};
+    char id[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(id, sizeof id, "b-%d", i);
+        items[i] = item(id);
+        size_t at = SIZE_MAX;
+        CHECK_OK(leaseq_partitioned_partition_of(p, items[i], NULL, &at));
+        if (at < P) expected[at]++;
+    }
+    size_t added = 0;
+    CHECK_OK(leaseq_partitioned_add_batch(p, (const leaseq_item *const *)items, N, &added));
+    CHECK(added == N);
+    uint64_t each[P];
+    CHECK(waiting(p, each) == N);
+    size_t used = 0;
+    for (size_t i = 0; i < P; i++) {
+        CHECK(each[i] == expected[i]);
+        if (each[i] > 0) used++;
+    }
+    CHECK(used >= 2); /* 30 ids over 3 partitions: the batch crossed partitions */
+    /* again: every id exists in its partition */
+    CHECK_OK(leaseq_partitioned_add_batch(p, (const leaseq_item *const *)items, N, &added));
+    CHECK(added == 0);
+    CHECK(count_in(p, LEASEQ_STATE_WAITING) == N);
+    /* the logical list pages through every partition */
+    leaseq_entry_list *list = NULL;
+    size_t len = 0;
+    CHECK_OK(leaseq_partitioned_list(p, LEASEQ_STATE_WAITING, 0, 100, &list));
+    CHECK_OK(leaseq_entry_list_len(list, &len));
+    CHECK(len == N);
+    leaseq_entry_list_free(list);
+    CHECK_OK(leaseq_partitioned_list(p, LEASEQ_STATE_WAITING, 25, 100, &list));
+    CHECK_OK(leaseq_entry_list_len(list, &len));
+    CHECK(len == 5);
+    leaseq_entry_list_free(list);
+    for (int i = 0; i < N; i++) leaseq_item_free(items[i]);
+    leaseq_partitioned_free(p);
+}
+
+/* ---- leases ---------------------------------------------------------------------------------- */
+
+static void lease_and_complete_across_partitions(void) {
+    leaseq_partitioned *p = fresh("lease");
+    REQUIRE(p != NULL);
+    enum { N = 12 };
+    leaseq_item *items[N];
+    char id[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(id, sizeof id, "l-%d", i);
+        items[i] = item(id);
+    }
+    size_t added = 0;
+    CHECK_OK(leaseq_partitioned_add_batch(p, (const leaseq_item *const *)items, N, &added));
+    CHECK(added == N);
+    for (int i = 0; i < N; i++) leaseq_item_free(items[i]);
+
+    leaseq_lease_options options = LEASEQ_LEASE_OPTIONS_INIT;
+    options.set = LEASEQ_LEASE_TTL;
+    options.ttl_ms = 30000;
+    leaseq_lease **leases = NULL;
+    size_t len = 0;
+    CHECK_OK(leaseq_partitioned_lease_batch(p, N, &options, &leases, &len));
+    CHECK(len == N); /* one batch took items from every partition that had some */
+    CHECK(count_in(p, LEASEQ_STATE_LEASED) == len);
+    const char *prefixes[P] = {NULL};
+    for (size_t i = 0; i < P; i++) CHECK_OK(leaseq_partitioned_prefix(p, i, &prefixes[i]));
+    size_t from[P] = {0};
+    for (size_t i = 0; i < len; i++) {
+        /* the partition that issued each lease */
+        leaseq_queue *queue = NULL;
+        const char *prefix = NULL;
+        CHECK_OK(leaseq_partitioned_queue_of(p, leases[i], &queue));
+        if (queue != NULL) CHECK_OK(leaseq_queue_prefix(queue, &prefix));
+        for (size_t k = 0; k < P; k++)
+            if (prefix != NULL && prefixes[k] != NULL && strcmp(prefix, prefixes[k]) == 0) from[k]++;
+        leaseq_queue_free(queue);
+        bool completed = false;
+        if (i == 0) {
+            CHECK_OK(leaseq_partitioned_complete_with_result(p, leases[i], (const uint8_t *)"ok",
+                                                             2, -1, &completed));
+        } else {
+            CHECK_OK(leaseq_partitioned_complete(p, leases[i], &completed));
+        }
+        CHECK(completed);
+        /* a second complete of the same lease is not the first */
+        CHECK_OK(leaseq_partitioned_complete(p, leases[i], &completed));
+        CHECK(!completed);
+    }
+    CHECK(from[0] + from[1] + from[2] == len);
+    CHECK((from[0] > 0) + (from[1] > 0) + (from[2] > 0) >= 2);
+    CHECK(count_in(p, LEASEQ_STATE_WAITING) == 0 && count_in(p, LEASEQ_STATE_LEASED) == 0);
+    /* the result is found in whichever partition kept it */
+    if (len > 0) {
+        const char *lease_id = NULL;
+        leaseq_result *result = NULL;
+        CHECK_OK(leaseq_lease_id(leases[0], &lease_id));
+        CHECK_OK(leaseq_partitioned_result(p, lease_id, &result));
+        REQUIRE(result != NULL);
+        const uint8_t *data = NULL;
+        size_t data_len = 0;
+        CHECK_OK(leaseq_result_data(result, &data, &data_len));
+        CHECK(data_len == 2 && memcmp(data, "ok", 2) == 0);
+        leaseq_result_free(result);
+    }
+    leaseq_lease_array_free(leases, len);
+    leaseq_partitioned_free(p);
+}
+
+static void fail_dead_letters_and_requeue(void) {
+    leaseq_partitioned *p = fresh("dead");
+    REQUIRE(p != NULL);
+    char id[32];
+    for (int i = 0; i < 6; i++) {
+        snprintf(id, sizeof id, "d-%d", i);
+        leaseq_item *it = item(id);
+        bool added = false;
+        CHECK_OK(leaseq_partitioned_add(p, it, &added));
+        CHECK(added);
+        leaseq_item_free(it);
+    }
+    for (int i = 0; i < 6; i++) {
+        leaseq_lease *lease = NULL;
+        CHECK_OK(leaseq_partitioned_lease(p, 30000, 0, &lease));
+        REQUIRE(lease != NULL);
+        leaseq_fail_outcome outcome = -1;
+        leaseq_renew_outcome not_held = -1;
+        int64_t retry_in = 0;
+        CHECK_OK(leaseq_partitioned_fail(p, lease, "broken", "Broken", LEASEQ_RETRY_NEVER, 0,
+                                         &outcome, &not_held, &retry_in));
+        CHECK(outcome == LEASEQ_FAIL_DEAD && not_held == LEASEQ_RENEW_RENEWED && retry_in == -1);
+        leaseq_lease_free(lease);
+    }
+    CHECK(count_in(p, LEASEQ_STATE_DEAD) == 6);
+    uint64_t n = 0;
+    CHECK_OK(leaseq_partitioned_dead_requeue_oldest(p, -1, &n));
+    CHECK(n == 6);
+    CHECK(count_in(p, LEASEQ_STATE_WAITING) == 6 && count_in(p, LEASEQ_STATE_DEAD) == 0);
+    /* dead again, then purged */
+    for (int i = 0; i < 6; i++) {
+        leaseq_lease *lease = NULL;
+        leaseq_fail_outcome outcome = -1;
+        leaseq_renew_outcome not_held = -1;
+        int64_t retry_in = 0;
+        CHECK_OK(leaseq_partitioned_lease(p, 30000, 0, &lease));
+        REQUIRE(lease != NULL);
+        CHECK_OK(leaseq_partitioned_fail(p, lease, "broken", "", LEASEQ_RETRY_NEVER, 0, &outcome,
+                                         &not_held, &retry_in));
+        leaseq_lease_free(lease);
+    }
+    CHECK_OK(leaseq_partitioned_dead_purge(p, -1, &n));
+    CHECK(n == 6);
+    CHECK(count_in(p, LEASEQ_STATE_DEAD) == 0);
+    leaseq_partitioned_free(p);
+}
+
+/* ---- reads ------------------------------------------------------------------------------- */
+
+static void get_and_cancel_find_the_item(void) {
+    leaseq_partitioned *p = fresh("get");
+    REQUIRE(p != NULL);
+    /* grouped items need not be in their id's partition: get and cancel look everywhere */
+    leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+    options.set = LEASEQ_ADD_GROUP;
+    char group[32], id[32];
+    size_t away = SIZE_MAX;
+    for (int g = 0; g < 50 && away == SIZE_MAX; g++) {
+        snprintf(group, sizeof group, "grp-%d", g);
+        options.group = group;
+        leaseq_item *plain_item = item("wanted");
+        size_t by_id = SIZE_MAX, by_group = SIZE_MAX;
+        CHECK_OK(leaseq_partitioned_partition_of(p, plain_item, NULL, &by_id));
+        CHECK_OK(leaseq_partitioned_partition_of(p, plain_item, &options, &by_group));
+        if (by_id != by_group) away = by_group;
+        leaseq_item_free(plain_item);
+    }
+    REQUIRE(away != SIZE_MAX);
+    leaseq_item *it = item("wanted");
+    bool added = false;
+    CHECK_OK(leaseq_partitioned_add_with_options(p, it, &options, &added));
+    CHECK(added);
+    leaseq_item_free(it);
+    for (int i = 0; i < 5; i++) {
+        snprintf(id, sizeof id, "other-%d", i);
+        leaseq_item *o = item(id);
+        CHECK_OK(leaseq_partitioned_add(p, o, &added));
+        leaseq_item_free(o);
+    }
+    leaseq_job *job = NULL;
+    CHECK_OK(leaseq_partitioned_get(p, "wanted", &job));
+    REQUIRE(job != NULL);
+    leaseq_state state = LEASEQ_STATE_NONE;
+    const char *job_group = NULL;
+    CHECK_OK(leaseq_job_state(job, &state));
+    CHECK(state == LEASEQ_STATE_WAITING);
+    CHECK_OK(leaseq_job_group(job, &job_group));
+    CHECK(job_group != NULL && strcmp(job_group, group) == 0);
+    leaseq_job_free(job);
+    job = (leaseq_job *)&job;
+    CHECK_OK(leaseq_partitioned_get(p, "nobody", &job));
+    CHECK(job == NULL);
+
+    leaseq_state previous = LEASEQ_STATE_NONE;
+    CHECK_OK(leaseq_partitioned_cancel(p, "wanted", &previous));
+    CHECK(previous == LEASEQ_STATE_WAITING);
+    CHECK_OK(leaseq_partitioned_get(p, "wanted", &job));
+    CHECK(job == NULL);
+    CHECK_OK(leaseq_partitioned_cancel(p, "wanted", &previous));
+    CHECK(previous == LEASEQ_STATE_NONE);
+    CHECK(count_in(p, LEASEQ_STATE_WAITING) == 5);
+    leaseq_partitioned_free(p);
+}
+
+static void stats_pause_and_config(void) {
+    leaseq_partitioned *p = fresh("stats");
+    REQUIRE(p != NULL);
+    char id[32];
+    for (int i = 0; i < 9; i++) {
+        snprintf(id, sizeof id, "s-%d", i);
+        leaseq_item *it = item(id);
+        bool added = false;
+        CHECK_OK(leaseq_partitioned_add(p, it, &added));
+        leaseq_item_free(it);
+    }
+    uint64_t each[P];
+    CHECK(waiting(p, each) == 9);
+    CHECK(each[0] + each[1] + each[2] == 9);
+
+    bool was = false;
+    CHECK_OK(leaseq_partitioned_pause(p, &was));
+    CHECK(was);
+    leaseq_stats_by_partition *stats = NULL;
+    const leaseq_stats *total = NULL;
+    bool paused = false;
+    CHECK_OK(leaseq_partitioned_stats(p, &stats));
+    CHECK_OK(leaseq_stats_by_partition_total(stats, &total));
+    CHECK_OK(leaseq_stats_paused(total, &paused));
+    CHECK(paused);
+    leaseq_stats_by_partition_free(stats);
+    leaseq_lease *lease = (leaseq_lease *)&lease;
+    CHECK_OK(leaseq_partitioned_lease(p, 30000, 0, &lease));
+    CHECK(lease == NULL); /* nothing is leased from a paused queue */
+    CHECK_OK(leaseq_partitioned_resume(p, &was));
+    CHECK(was);
+    CHECK_OK(leaseq_partitioned_resume(p, &was));
+    CHECK(!was);
+
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_MAX_ATTEMPTS;
+    config.max_attempts = 7;
+    CHECK_OK(leaseq_partitioned_set_config(p, &config));
+    for (size_t i = 0; i < P; i++) {
+        leaseq_queue *queue = NULL;
+        leaseq_config read = LEASEQ_CONFIG_INIT;
+        CHECK_OK(leaseq_partitioned_partition(p, i, &queue));
+        CHECK_OK(leaseq_queue_config(queue, &read));
+        CHECK((read.set & LEASEQ_CONFIG_MAX_ATTEMPTS) && read.max_attempts == 7);
+        leaseq_queue_free(queue);
+    }
+    leaseq_partitioned_free(p);
+}
+
+/* ---- refusals ---------------------------------------------------------------------------- */
+
+static void bad_arguments_are_refused_and_write_nothing(void) {
+    char base[300];
+    unique_base(base, sizeof base, "refused");
+    leaseq_partitioned *p = (leaseq_partitioned *)&p;
+    CHECK_INVALID_ARG(leaseq_partitioned_create(cluster, base, 0, &p), "partitions");
+    CHECK(p == NULL);
+    p = (leaseq_partitioned *)&p;
+    CHECK_INVALID_ARG(leaseq_partitioned_create(cluster, base, 65, &p), "partitions");
+    CHECK(p == NULL);
+    CHECK_INVALID_ARG(leaseq_partitioned_create(cluster, "no-tag", 3, &p), "prefix");
+    CHECK_NULL_ARG(leaseq_partitioned_create(NULL, base, 3, &p), "client");
+    CHECK_NULL_ARG(leaseq_partitioned_create(cluster, NULL, 3, &p), "base");
+    CHECK_NULL_ARG(leaseq_partitioned_create(cluster, base, 3, NULL), "out_partitioned");
+    CHECK_NULL_ARG(leaseq_partitioned_open(cluster, NULL, &p), "base");
+    /* nothing was stored: the base opens as the plain queue of one partition */
+    CHECK_OK(leaseq_partitioned_open(cluster, base, &p));
+    REQUIRE(p != NULL);
+    size_t partitions = 0;
+    CHECK_OK(leaseq_partitioned_partitions(p, &partitions));
+    CHECK(partitions == 1);
+    leaseq_partitioned_free(p);
+
+    p = fresh("refused-ops");
+    REQUIRE(p != NULL);
+    leaseq_item *it = item("x");
+    bool added = true;
+    size_t n = 1;
+    CHECK_NULL_ARG(leaseq_partitioned_add(NULL, it, &added), "partitioned");
+    CHECK(!added);
+    CHECK_NULL_ARG(leaseq_partitioned_add(p, NULL, &added), "item");
+    CHECK_NULL_ARG(leaseq_partitioned_add(p, it, NULL), "out_added");
+    leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+    options.set = LEASEQ_ADD_PRIORITY;
+    options.priority = 5000;
+    CHECK_INVALID_ARG(leaseq_partitioned_add_with_options(p, it, &options, &added), "priority");
+    const leaseq_item *batch[2] = {it, NULL};
+    CHECK_NULL_ARG(leaseq_partitioned_add_batch(p, batch, 2, &n), "items[1]");
+    CHECK(n == 0);
+    CHECK_NULL_ARG(leaseq_partitioned_add_batch(p, NULL, 2, &n), "items");
+    leaseq_add_options bad_delay = LEASEQ_ADD_OPTIONS_INIT;
+    bad_delay.set = LEASEQ_ADD_DELAY;
+    bad_delay.delay_ms = -5;
+    const leaseq_add_options *per_item[2] = {NULL, &bad_delay};
+    const leaseq_item *two[2] = {it, it};
+    CHECK_INVALID_ARG(leaseq_partitioned_add_batch_with_options(p, two, per_item, 2, &n),
+                      "options[1].delay_ms");
+    per_item[1] = &options;
+    CHECK_INVALID_ARG(leaseq_partitioned_add_batch_with_options(p, two, per_item, 2, &n),
+                      "priority");
+    CHECK(count_in(p, LEASEQ_STATE_WAITING) == 0); /* nothing was written */
+
+    leaseq_lease **leases = NULL;
+    CHECK_INVALID_ARG(leaseq_partitioned_lease_batch(p, 0, NULL, &leases, &n), "n");
+    leaseq_lease *lease = NULL;
+    CHECK_INVALID_ARG(leaseq_partitioned_lease(p, 0, 0, &lease), "ttl_ms");
+    const char *prefix = NULL;
+    CHECK_INVALID_ARG(leaseq_partitioned_prefix(p, P, &prefix), "partition");
+    CHECK(prefix == NULL);
+    leaseq_queue *queue = NULL;
+    CHECK_INVALID_ARG(leaseq_partitioned_partition(p, P, &queue), "partition");
+    CHECK(queue == NULL);
+    uint64_t counted = 1;
+    CHECK_INVALID_ARG(leaseq_partitioned_count(p, 99, &counted), "state");
+    CHECK_INVALID_ARG(leaseq_partitioned_dead_purge(p, -2, &counted), "n");
+    CHECK_NULL_ARG(leaseq_partitioned_set_config(p, NULL), "config");
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_PRIORITY;
+    config.priority = 5000;
+    CHECK_INVALID_ARG(leaseq_partitioned_set_config(p, &config), "priority");
+
+    /* a lease of another queue is refused, naming it */
+    char other[300];
+    unique_base(other, sizeof other, "other");
+    leaseq_queue *foreign = NULL;
+    CHECK_OK(leaseq_client_queue(cluster, other, &foreign));
+    REQUIRE(foreign != NULL);
+    CHECK_OK(leaseq_queue_add(foreign, it, &added));
+    CHECK_OK(leaseq_queue_lease(foreign, 30000, 0, &lease));
+    REQUIRE(lease != NULL);
+    bool completed = true;
+    CHECK_INVALID_ARG(leaseq_partitioned_complete(p, lease, &completed), "lease");
+    CHECK(!completed);
+    CHECK_INVALID_ARG(leaseq_partitioned_queue_of(p, lease, &queue), "lease");
+    leaseq_fail_outcome outcome = 0;
+    leaseq_renew_outcome not_held = 0;
+    int64_t retry_in = 0;
+    CHECK_INVALID_ARG(leaseq_partitioned_fail(p, lease, "e", "", LEASEQ_RETRY_DEFAULT, 0, &outcome,
+                                              &not_held, &retry_in),
+                      "lease");
+    CHECK_OK(leaseq_queue_complete(foreign, lease, &completed));
+    CHECK(completed); /* the refused calls did not touch it */
+    leaseq_lease_free(lease);
+    leaseq_queue_free(foreign);
+
+    leaseq_stats_by_partition *stats = NULL;
+    const leaseq_stats *one = NULL;
+    CHECK_OK(leaseq_partitioned_stats(p, &stats));
+    CHECK_INVALID_ARG(leaseq_stats_by_partition_get(stats, P, &one), "partition");
+    CHECK_NULL_ARG(leaseq_stats_by_partition_total(NULL, &one), "stats");
+    leaseq_stats_by_partition_free(stats);
+    leaseq_stats_by_partition_free(NULL);
+    leaseq_partitioned_free(NULL);
+    leaseq_item_free(it);
+    leaseq_partitioned_free(p);
+}
+
+/* ---- one partition on a plain server ------------------------------------------------------- */
+
+static void one_partition_is_the_plain_queue(void) {
+    char base[256];
+    unique_prefix(base, sizeof base, "single");
+    leaseq_partitioned *p = NULL;
+    CHECK_OK(leaseq_partitioned_create(plain, base, 1, &p));
+    REQUIRE(p != NULL);
+    size_t partitions = 0;
+    const char *prefix = NULL;
+    CHECK_OK(leaseq_partitioned_partitions(p, &partitions));
+    CHECK(partitions == 1);
+    CHECK_OK(leaseq_partitioned_prefix(p, 0, &prefix));
+    CHECK(prefix != NULL && strcmp(prefix, base) == 0);
+    leaseq_item *it = item("one");
+    bool added = false;
+    CHECK_OK(leaseq_partitioned_add(p, it, &added));
+    CHECK(added);
+    leaseq_item_free(it);
+    /* the plain queue at the base holds it */
+    leaseq_queue *queue = NULL;
+    CHECK_OK(leaseq_client_queue(plain, base, &queue));
+    REQUIRE(queue != NULL);
+    CHECK(queue_len(queue) == 1);
+    leaseq_lease *lease = NULL;
+    CHECK_OK(leaseq_partitioned_lease(p, 30000, 100, &lease));
+    REQUIRE(lease != NULL);
+    bool completed = false;
+    CHECK_OK(leaseq_partitioned_complete(p, lease, &completed));
+    CHECK(completed);
+    CHECK(queue_len(queue) == 0 && processing_len(queue) == 0);
+    leaseq_lease_free(lease);
+    leaseq_queue_free(queue);
+    leaseq_partitioned_free(p);
+    /* a plain server refuses more partitions only for want of a hash tag */
+    CHECK_INVALID_ARG(leaseq_partitioned_create(plain, base, 3, &p), "prefix");
+}
+
+/* ---- the runner -------------------------------------------------------------------------- */
+
+static atomic_int ran;
+static atomic_int completed_events;
+static atomic_int seen_partitions; /* a bit per partition whose job ran */
+static const char *runner_prefixes[P];
+
+static leaseq_job_outcome count_job(leaseq_worker_job *job, void *user_data) {
+    (void)user_data;
+    const char *prefix = NULL;
+    if (leaseq_worker_job_queue_prefix(job, &prefix) == LEASEQ_OK && prefix != NULL) {
+        for (int i = 0; i < P; i++) {
+            if (strcmp(prefix, runner_prefixes[i]) == 0) atomic_fetch_or(&seen_partitions, 1 << i);
+        }
+    }
+    atomic_fetch_add(&ran, 1);
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void stop_after_all(const leaseq_worker_event *event, void *user_data) {
+    (void)user_data;
+    if (strcmp(event->name, "completed") == 0 && atomic_fetch_add(&completed_events, 1) + 1 == 15)
+        leaseq_worker_stop();
+}
+
+static void the_runner_serves_every_partition(void) {
+    leaseq_partitioned *p = fresh("runner");
+    REQUIRE(p != NULL);
+    for (size_t i = 0; i < P; i++) CHECK_OK(leaseq_partitioned_prefix(p, i, &runner_prefixes[i]));
+    char id[32];
+    for (int i = 0; i < 15; i++) {
+        snprintf(id, sizeof id, "r-%d", i);
+        leaseq_item *it = item(id);
+        bool added = false;
+        CHECK_OK(leaseq_partitioned_add(p, it, &added));
+        leaseq_item_free(it);
+    }
+    uint64_t each[P];
+    CHECK(waiting(p, each) == 15);
+    int want = 0;
+    for (int i = 0; i < P; i++)
+        if (each[i] > 0) want |= 1 << i;
+    atomic_store(&ran, 0);
+    atomic_store(&completed_events, 0);
+    atomic_store(&seen_partitions, 0);
+    leaseq_worker_options options;
+    CHECK_OK(leaseq_worker_options_init(&options));
+    options.concurrency = 3;
+    options.on_event = stop_after_all;
+    CHECK_OK(leaseq_worker_run_partitioned(p, count_job, NULL, &options));
+    CHECK(atomic_load(&ran) == 15);
+    CHECK(atomic_load(&seen_partitions) == want);
+    CHECK(count_in(p, LEASEQ_STATE_WAITING) == 0 && count_in(p, LEASEQ_STATE_LEASED) == 0);
+    CHECK_NULL_ARG(leaseq_worker_run_partitioned(NULL, count_job, NULL, &options), "partitioned");
+    CHECK_NULL_ARG(leaseq_worker_run_partitioned(p, NULL, NULL, &options), "callback");
+    leaseq_partitioned_free(p);
+}
+
+int main(void) {
+    char list[4096];
+    const char *urls[16];
+    size_t count = 0;
+    snprintf(list, sizeof list, "%s", need_env("LEASEQ_TEST_CLUSTER_URLS"));
+    for (char *url = strtok(list, " "); url && count < 16; url = strtok(NULL, " "))
+        urls[count++] = url;
+    if (leaseq_client_connect_cluster(urls, count, &cluster) != LEASEQ_OK ||
+        leaseq_client_connect(need_env("LEASEQ_TEST_URL"), &plain) != LEASEQ_OK) {
+        fprintf(stderr, "cannot connect: %s\n", leaseq_last_error_message());
+        return 2;
+    }
+    static const struct test_case cases[] = {
+        {"create and open give the stored layout of 3 partitions", create_open_and_layout},
+        {"a group's items stay in one partition", a_group_stays_in_one_partition},
+        {"add_batch spreads a batch over the partitions", add_batch_spreads_over_partitions},
+        {"lease_batch and complete work across partitions", lease_and_complete_across_partitions},
+        {"fail, dead letters, requeue and purge over the partitions",
+         fail_dead_letters_and_requeue},
+        {"get and cancel find an item in any partition", get_and_cancel_find_the_item},
+        {"stats total the partitions; pause, resume and set_config reach each",
+         stats_pause_and_config},
+        {"bad arguments are refused, naming them, and write nothing",
+         bad_arguments_are_refused_and_write_nothing},
+        {"one partition on a plain server is the plain queue", one_partition_is_the_plain_queue},
+        {"leaseq_worker_run_partitioned serves every partition",
+         the_runner_serves_every_partition},
+    };
+    int status = run_tests("test_partitioned", cases, sizeof cases / sizeof cases[0]);
+    leaseq_client_free(cluster);
+    leaseq_client_free(plain);
+    leaseq_runtime_shutdown(); /* so that valgrind sees no live runtime thread */
+    return status;
+}
