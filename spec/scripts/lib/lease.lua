@@ -234,12 +234,14 @@ local function lease_plain_many(h, base, ttl_s, n, now_s, expiry_s)
   if #ids < n or not plain then
     return nil, ids, datas, plain
   end
-  -- An id twice in the batch is refused by its second SET NX, which the first just set.
+  -- An id twice in the batch is refused by its second SET NX, which the first just set. (SET
+  -- with GET: nil when it set the key, where SET alone answers OK, which reaches Lua as a table;
+  -- refused, the value there, or an error value (pcall) for a key of another type.)
   local reply, tokens, expiries = {PLAIN, h.max_attempts, h.backoff}, {}, {}
   for i, id in ipairs(ids) do
     local token = i == 1 and base or base .. token_suffix(i)
     local data = datas[i]
-    if not (data and redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl_s)) then
+    if not data or redis.pcall('SET', LEASE .. id, token, 'NX', 'PX', ttl_s, 'GET') then
       -- An item missing or of another type, or a copy somebody holds (rare): the lease keys
       -- just set go, and the loop decides.
       if i > 1 then
