@@ -6,9 +6,10 @@
 -- Returns {more, wait_ms, lease, ...}, each lease {id, data, attempts, incarnation,
 -- max_attempts, backoff[, name]} (the name only for an item that has one). more is 1 when 1000 unusable ids were dropped (call again); wait_ms,
 -- when nothing was leased, is how long until a delayed item is due or a lease expires (-1: never).
--- When every lease is a plain item's first (no job hash before it: attempts 1, incarnation = its
--- token, the queue's max_attempts and backoff) and more is 0, the plain form instead (plain_reply):
--- {3, max_attempts, backoff, id, data, id, data, ...}, from which the caller rebuilds the rest.
+-- When more is 0 and every lease is a plain item's first as the reply shows it (attempts 1,
+-- incarnation = its token, no name, one max_attempts and backoff for all), the plain form instead
+-- (lease_reply): {3, max_attempts, backoff, id, data, id, data, ...}, from which the caller
+-- rebuilds the rest.
 local MAX_DROPS = 1000
 local NO_JOB = {}
 -- The first element of a lease reply in the plain form (spec/PROTOCOL.md 4.4).
