@@ -160,6 +160,16 @@ def add_args(k):
     return args
 
 
+def leases_of(reply, base):
+    """(id, token) of each lease of a lease reply (spec/PROTOCOL.md 4.4): the full form
+    {more, wait_ms, lease...}, or the plain form {3, max_attempts, backoff, id, data, ...}, whose
+    k-th lease has the token base (k = 1), base.k after; its incarnation is its token."""
+    if len(reply) > 2 and reply[0] == 3:
+        ids = reply[3::2]
+        return [(x, base if k == 0 else f"{base}.{k + 1}") for k, x in enumerate(ids)]
+    return [(lease[0], lease[3]) for lease in reply[2:]]
+
+
 def run_v2(r, n):
     r.function_load(library(["add", "lease", "complete_and_lease"]), replace=True)
     keys = [f"{{q}}:{k}" for k in KEY_NAMES]
@@ -169,17 +179,17 @@ def run_v2(r, n):
     for start in range(0, n, 1000):
         call("add", add_args(min(1000, n - start)))
     first = token()
-    reply = call("lease", [first, 30000, 1, 0])
-    state = {"next": reply[2] if len(reply) > 2 else None, "token": first}
+    state = {"next": (leases_of(call("lease", [first, 30000, 1, 0]), first) or [None])[0]}
 
     def work():
         done = 0
         while state["next"]:
-            lease, nxt = state["next"], token()
-            reply = call("complete_and_lease", [nxt, 30000, 1, 0, lease[0], lease[3], state["token"]])
+            (lease, inc), nxt = state["next"], token()
+            # A plain item's first lease: its incarnation is its token.
+            reply = call("complete_and_lease", [nxt, 30000, 1, 0, lease, inc, inc])
             assert reply[0] == 1, reply
             done += 1
-            state["next"], state["token"] = (reply[1][2] if len(reply[1]) > 2 else None), nxt
+            state["next"] = (leases_of(reply[1], nxt) or [None])[0]
         assert done == n, done
     return work
 
@@ -193,18 +203,20 @@ def run_v2_batch(r, n, b):
     for start in range(0, n, 1000):
         call("add", add_args(min(1000, n - start)))
     first = token()
-    state = {"held": call("lease", [first, 30000, b, 0])[2:]}
+    state = {"held": leases_of(call("lease", [first, 30000, b, 0]), first)}
 
     def work():
         done = 0
         while state["held"]:
-            args = [token(), 30000, b, 0, 3]
-            for lease in state["held"]:
-                args += [lease[0], lease[3], lease[3]]
+            # per = 2, id and token: every lease is a plain item's first, as the core sends it.
+            nxt = token()
+            args = [nxt, 30000, b, 0, 2]
+            for lease, tok in state["held"]:
+                args += [lease, tok]
             codes, leased = call("complete_and_lease_batch", args)
             assert all(c == 1 for c in codes), codes
             done += len(codes)
-            state["held"] = leased[2:]
+            state["held"] = leases_of(leased, nxt)
         assert done == n, done
     return work
 

@@ -1086,7 +1086,7 @@ async fn calls_with_wrong_keys_or_per_change_nothing() {
                 lease_and_item.clone(),
                 lease_args(&["4"], &["0"]),
             ),
-            "per must be 3 or 6",
+            "per must be 2, 3 or 6",
         ),
         (
             // per 3, and four values.

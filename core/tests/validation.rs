@@ -217,3 +217,35 @@ async fn wrong_type_keys_leave_no_partial_writes() {
         }
     }
 }
+
+/// A batch complete checks P:leased's type by its own first write (the shortcut's ZREM) or by
+/// TYPE (leases that go one by one): either way a P:leased of another type fails the call
+/// before anything changes (spec/PROTOCOL.md 4.1, Refused calls; 4.6).
+#[tokio::test]
+async fn a_batch_complete_refused_on_a_wrong_type_leased_writes_nothing() {
+    let env = Env::single("leasedtype").await;
+    for id in ["a", "b", "c"] {
+        env.queue
+            .add(&Item::with_id(id, b"x".to_vec()).unwrap())
+            .await
+            .unwrap();
+    }
+    let leases = env.queue.lease_batch(3, TTL, Wait::No).await.unwrap();
+    assert_eq!(leases.len(), 3);
+    let leased = env.key("leased");
+    env.cmd::<i64>(&[b"DEL", leased.as_bytes()]).await;
+    env.cmd::<String>(&[b"SET", leased.as_bytes(), b"not mine"])
+        .await;
+    let before = env.keys().await;
+    // The shortcut (plain first leases), and one by one (results to keep: complete_item).
+    let shortcut: Vec<_> = leases.iter().map(|l| (l, None)).collect();
+    let kept: Vec<_> = leases
+        .iter()
+        .map(|l| (l, Some((&b"r"[..], None))))
+        .collect();
+    for batch in [shortcut, kept] {
+        let err = env.queue.complete_batch(&batch).await.unwrap_err();
+        assert_eq!(err.code(), ErrorCode::WrongType, "{err}");
+        assert_eq!(env.keys().await, before, "nothing written or removed");
+    }
+}

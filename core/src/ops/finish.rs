@@ -226,8 +226,10 @@ impl Queue {
     }
 
     /// The leases of a batch complete function (complete_batch, complete_and_lease_batch):
-    /// `per`, then `per` values for each lease, each lease checked first. `per` is 3 (`id inc
-    /// token`) when no completion keeps a result, else 6 (spec/PROTOCOL.md, 5.3).
+    /// `per`, then `per` values for each lease, each lease checked first (spec/PROTOCOL.md,
+    /// 5.3). `per` is 6 when a completion keeps a result; else 2 (`id token`) when every lease
+    /// is its incarnation's first (incarnation = token: a plain item's first lease, the busy
+    /// runner's case), which spares the server an argument per lease; else 3 (`id inc token`).
     pub(crate) fn complete_args(
         &self,
         inv: &mut crate::scripts::Invocation,
@@ -235,6 +237,18 @@ impl Queue {
     ) -> Result<()> {
         batch_size("completions", completions.len())?;
         let all = completions.iter().any(|(_, result)| result.is_some());
+        let first_leases = !all
+            && completions
+                .iter()
+                .all(|(lease, _)| lease.incarnation == lease.token);
+        if first_leases {
+            inv.arg(2);
+            for (lease, _) in completions {
+                self.own(lease)?;
+                inv.arg(&lease.wire_id).arg(&lease.token);
+            }
+            return Ok(());
+        }
         inv.arg(if all { 6 } else { 3 });
         for (lease, result) in completions {
             self.completion_args(inv, lease, *result, all)?;

@@ -253,10 +253,16 @@ impl Queue {
         inv.arg(token).arg(ttl_ms).arg(n).arg(self.handle().db());
     }
 
-    /// Reads a lease script's reply: `{more, wait_ms, lease...}`.
+    /// Reads a lease script's reply (spec/PROTOCOL.md 4.4): `{more, wait_ms, lease...}`, or the
+    /// plain form `{3, max_attempts, backoff, id, data, ...}`, whose leases are plain items'
+    /// first: attempt 1, incarnation = token (`token`, then `token.k` for the k-th).
     pub(crate) fn parse_leased(&self, value: Value, token: &str) -> Result<Leased> {
         const OP: &str = "lease";
-        let mut parts = array(OP, value)?.into_iter();
+        let parts = array(OP, value)?;
+        if parts.first().map(|s| int(OP, s)).transpose()? == Some(PLAIN) {
+            return self.parse_plain(parts, token);
+        }
+        let mut parts = parts.into_iter();
         let (Some(more), Some(wait)) = (parts.next(), parts.next()) else {
             return Err(unexpected(OP, &Value::Nil));
         };
@@ -271,24 +277,17 @@ impl Queue {
             };
             let [id, data, attempts, inc, max, backoff] =
                 <[Value; 6]>::try_from(fields).map_err(|f| unexpected(OP, &Value::Array(f)))?;
-            let id = bytes(OP, id)?.ok_or_else(|| unexpected(OP, &Value::Nil))?;
-            let backoff = text(OP, backoff)?
-                .and_then(|b| Backoff::from_wire(&b))
-                .unwrap_or(DEFAULT_BACKOFF);
+            let (id, data) = id_and_data(id, data)?;
             leases.push(Lease {
                 prefix: self.prefix().to_owned(),
                 id: String::from_utf8_lossy(&id).into_owned(),
                 wire_id: id,
-                data: bytes(OP, data)?.unwrap_or_default(),
-                token: if k == 0 {
-                    token.to_owned()
-                } else {
-                    format!("{token}.{}", k + 1)
-                },
+                data,
+                token: token_k(token, k),
                 count: int(OP, &attempts)?.max(0) as u64,
                 incarnation: text(OP, inc)?.unwrap_or_default(),
-                max_attempts: int(OP, &max)?.clamp(0, i64::from(u32::MAX)) as u32,
-                backoff,
+                max_attempts: max_attempts(&max)?,
+                backoff: backoff_of(backoff)?,
                 name,
             });
         }
@@ -300,4 +299,68 @@ impl Queue {
             limited: status == 2,
         })
     }
+
+    /// The plain form of a lease reply: `{3, max_attempts, backoff, id, data, ...}`.
+    fn parse_plain(&self, parts: Vec<Value>, token: &str) -> Result<Leased> {
+        const OP: &str = "lease";
+        if parts.len() < 5 || parts.len().is_multiple_of(2) {
+            return Err(unexpected(OP, &Value::Array(parts)));
+        }
+        let mut parts = parts.into_iter().skip(1);
+        let max = max_attempts(&parts.next().unwrap_or(Value::Nil))?;
+        let backoff = backoff_of(parts.next().unwrap_or(Value::Nil))?;
+        let mut leases = Vec::with_capacity(parts.len() / 2);
+        while let (Some(id), Some(data)) = (parts.next(), parts.next()) {
+            let (id, data) = id_and_data(id, data)?;
+            let token = token_k(token, leases.len());
+            leases.push(Lease {
+                prefix: self.prefix().to_owned(),
+                id: String::from_utf8_lossy(&id).into_owned(),
+                wire_id: id,
+                data,
+                incarnation: token.clone(),
+                token,
+                count: 1,
+                max_attempts: max,
+                backoff,
+                name: None,
+            });
+        }
+        Ok(Leased {
+            leases,
+            more: false,
+            wake_in: None,
+            limited: false,
+        })
+    }
+}
+
+/// The first element of a lease reply in the plain form (spec/PROTOCOL.md 4.4).
+const PLAIN: i64 = 3;
+
+/// The token of a call's lease `k` (from 0): the call's token, then `token.2`, `token.3`, ...
+fn token_k(token: &str, k: usize) -> String {
+    if k == 0 {
+        token.to_owned()
+    } else {
+        format!("{token}.{}", k + 1)
+    }
+}
+
+/// A lease's id (never nil) and data.
+fn id_and_data(id: Value, data: Value) -> Result<(Vec<u8>, Vec<u8>)> {
+    const OP: &str = "lease";
+    let id = bytes(OP, id)?.ok_or_else(|| unexpected(OP, &Value::Nil))?;
+    Ok((id, bytes(OP, data)?.unwrap_or_default()))
+}
+
+fn max_attempts(value: &Value) -> Result<u32> {
+    Ok(int("lease", value)?.clamp(0, i64::from(u32::MAX)) as u32)
+}
+
+/// A lease's backoff as the reply gives it; the default when it does not parse.
+fn backoff_of(value: Value) -> Result<Backoff> {
+    Ok(text("lease", value)?
+        .and_then(|b| Backoff::from_wire(&b))
+        .unwrap_or(DEFAULT_BACKOFF))
 }

@@ -1683,14 +1683,30 @@ impl State {
                 if let Some(group) = job.group {
                     self.granted_in_group(id, group, g);
                 }
-                Some(Reply::Arr(vec![
-                    Reply::Bulk(id_name(id)),
-                    Reply::Bulk(format!("d{g}")),
-                    Reply::Int(attempts),
-                    Reply::Bulk(inc.text()),
-                    Reply::Int(max),
-                    Reply::Bulk(DEFAULT_BACKOFF.into()),
-                ]))
+                // A plain item's first lease (attempt 1, incarnation = token) comes in the
+                // reply's plain form (spec/PROTOCOL.md 4.4); any other in the full one.
+                Some(if attempts == 1 && inc == Inc::Tok(token) {
+                    Reply::Arr(vec![
+                        Reply::Int(3),
+                        Reply::Int(max),
+                        Reply::Bulk(DEFAULT_BACKOFF.into()),
+                        Reply::Bulk(id_name(id)),
+                        Reply::Bulk(format!("d{g}")),
+                    ])
+                } else {
+                    Reply::Arr(vec![
+                        Reply::Int(0),
+                        Reply::Int(-1),
+                        Reply::Arr(vec![
+                            Reply::Bulk(id_name(id)),
+                            Reply::Bulk(format!("d{g}")),
+                            Reply::Int(attempts),
+                            Reply::Bulk(inc.text()),
+                            Reply::Int(max),
+                            Reply::Bulk(DEFAULT_BACKOFF.into()),
+                        ]),
+                    ])
+                })
             };
             // A grouped id not leased gives its slot back.
             if let (Some(group), None) = (group, &granted) {
@@ -1698,7 +1714,7 @@ impl State {
             }
         }
         match granted {
-            Some(lease) => Ok(Reply::Arr(vec![Reply::Int(0), Reply::Int(-1), lease])),
+            Some(reply) => Ok(reply),
             None => {
                 self.db.wake = false;
                 let mut wait = -1i64;

@@ -142,6 +142,14 @@ impl Replay<'_> {
                 let redis::Value::Array(parts) = reply else {
                     panic!("lease: {reply:?}")
                 };
+                // The plain form (spec/PROTOCOL.md 4.4), {3, max_attempts, backoff, id, data}:
+                // a plain item's first lease, whose incarnation is its token.
+                if parts.first() == Some(&redis::Value::Int(3)) {
+                    let id: String = redis::from_redis_value(parts[3].clone()).unwrap();
+                    let x: usize = id[1..].parse().unwrap();
+                    self.leases.insert(x, (token.clone(), token));
+                    return Some(id);
+                }
                 let lease = parts.get(2).cloned()?;
                 let redis::Value::Array(lease) = lease else {
                     panic!("lease: {lease:?}")

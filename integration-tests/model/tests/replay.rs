@@ -59,8 +59,8 @@ fn library() -> (String, String) {
         );
         let code = replace_once(
             code,
-            "'NX', 'PX', ttl_s)",
-            &format!("'NX', 'PX', ttl_s + {LEASE_MARGIN_MS})"),
+            "'NX', 'PX', ttl_s",
+            &format!("'NX', 'PX', ttl_s + {LEASE_MARGIN_MS}"),
             4,
         );
         let code = replace_once(

@@ -130,21 +130,24 @@ local function complete_item(id, inc, token, has_result, result, keep_ms, now)
   return 1
 end
 
--- Completes a batch: argv[first - 1] is `per`, then from `first` `per` values per lease: 3 (id,
+-- Completes a batch: argv[first - 1] is `per`, then from `first` `per` values per lease: 2 (id,
+-- token: the incarnation is the token, a plain item's first lease; no result kept), 3 (id,
 -- incarnation, token; no result kept) or 6 (then has_result, result, keep_result_ms). Returns
 -- one code per lease, in order, as complete_item's.
 -- complete_item's shortcut for a whole batch: the leases that qualify (no result, incarnation =
 -- token, an id not seen before in the batch) take one MGET of their lease keys; those whose
--- token is live take one EXISTS of their item keys, and when every item is there, one DEL of
--- every item, lease and job key: three commands for the batch instead of three per lease.
+-- token is live take one EXISTS of their item keys, and when every item is there, one ZREM from
+-- P:leased and one DEL of every item, lease and job key: four commands for the batch instead of
+-- four per lease.
 -- Everything else (a stale token, an item already gone, a result to keep, an id seen twice)
 -- goes one by one through complete_item, after the batch, with the same outcome as alone.
--- A batch's `per` argument: '3' or '6' values per lease, which must be what follows it from
+-- A batch's `per` argument: '2', '3' or '6' values per lease, which must be what follows it from
 -- argv[first]; anything else fails the call before it changes anything.
+local PER = {['2'] = 2, ['3'] = 3, ['6'] = 6}
 local function values_per_lease(argv, first)
-  local per = argv[first - 1] == '3' and 3 or argv[first - 1] == '6' and 6 or nil
+  local per = PER[argv[first - 1]]
   if not per then
-    error({err = 'ERR leaseq: per must be 3 or 6'})
+    error({err = 'ERR leaseq: per must be 2, 3 or 6'})
   end
   if (#argv - first + 1) % per ~= 0 then
     error({err = 'ERR leaseq: the values after per are not per values for each lease'})
@@ -154,11 +157,12 @@ end
 
 local function complete_items(argv, first, now)
   local per = values_per_lease(argv, first)
-  want(LEASED, 'zset')
   local codes, quick, seen, rest, results = {}, {}, {}, {}, per == 6
+  -- Where a lease's token is, after its id: its incarnation (argv[i + 1]) is the token with per = 2.
+  local tok = per == 2 and 1 or 2
   for i = first, #argv, per do
     local id = argv[i]
-    if not (results and argv[i + 3] == '1') and argv[i + 1] == argv[i + 2] and not seen[id] then
+    if not (results and argv[i + 3] == '1') and argv[i + 1] == argv[i + tok] and not seen[id] then
       quick[#quick + 1] = i
     else
       rest[#rest + 1] = i
@@ -176,7 +180,7 @@ local function complete_items(argv, first, now)
     -- one table, which DEL takes whole.
     local live, dels = {}, {}
     for k, i in ipairs(quick) do
-      if tokens[k] == argv[i + 2] then
+      if tokens[k] == argv[i + tok] then
         live[#live + 1] = i
         dels[#live] = ITEM .. argv[i]
         -- (keys compacted in place to the live leases': #live <= k, so none is read after.)
@@ -187,8 +191,7 @@ local function complete_items(argv, first, now)
     end
     local n = #live
     if n > 0 and redis.call('EXISTS', unpack(dels)) == n then
-      local b = finish_batch
-      local ids = b.ids
+      local ids = {}
       for k, i in ipairs(live) do
         local id = argv[i]
         dels[n + 2 * k - 1] = keys[k]
@@ -196,8 +199,12 @@ local function complete_items(argv, first, now)
         ids[k] = id
         codes[(i - first) / per + 1] = 1
       end
+      -- P:leased first, the call's first write: a key of another type there fails the call
+      -- before it changes anything, so the call needs no TYPE of it (the rest below may).
+      redis.call('ZREM', LEASED, unpack(ids))
+      passed(LEASED)
       redis.call('DEL', unpack(dels))
-      b.completed = b.completed + n
+      finish_batch.completed = finish_batch.completed + n
       if events_on() then
         for _, i in ipairs(live) do
           emit('completed', argv[i], argv[i + 1], 1)
@@ -210,12 +217,16 @@ local function complete_items(argv, first, now)
     end
   end
   table.sort(rest)
+  if #rest > 0 then
+    -- Their ZREMs wait for end_finish_batch: P:leased's type before their first write.
+    want(LEASED, 'zset')
+  end
   for _, i in ipairs(rest) do
     if results then
       codes[(i - first) / per + 1] =
         complete_item(argv[i], argv[i + 1], argv[i + 2], argv[i + 3] == '1', argv[i + 4], argv[i + 5], now)
     else
-      codes[(i - first) / per + 1] = complete_item(argv[i], argv[i + 1], argv[i + 2], false, nil, nil, now)
+      codes[(i - first) / per + 1] = complete_item(argv[i], argv[i + 1], argv[i + tok], false, nil, nil, now)
     end
   end
   end_finish_batch(now)

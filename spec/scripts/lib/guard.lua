@@ -7,6 +7,13 @@
 -- calls that check nothing allocate nothing).
 local checked = nil
 
+-- `key` needs no want for the rest of the call: a write to it, the call's first, just worked
+-- (the write was its check: spec/PROTOCOL.md 4.1, Refused calls).
+local function passed(key)
+  checked = checked or {}
+  checked[key] = true
+end
+
 -- Fails the call unless `key` is missing or holds a `kind` ('list', 'zset', 'hash', 'set').
 local function want(key, kind)
   checked = checked or {}

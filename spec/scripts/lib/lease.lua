@@ -6,8 +6,14 @@
 -- Returns {more, wait_ms, lease, ...}, each lease {id, data, attempts, incarnation,
 -- max_attempts, backoff[, name]} (the name only for an item that has one). more is 1 when 1000 unusable ids were dropped (call again); wait_ms,
 -- when nothing was leased, is how long until a delayed item is due or a lease expires (-1: never).
+-- When more is 0 and every lease is a plain item's first as the reply shows it (attempts 1,
+-- incarnation = its token, no name, one max_attempts and backoff for all), the plain form instead
+-- (lease_reply): {3, max_attempts, backoff, id, data, id, data, ...}, from which the caller
+-- rebuilds the rest.
 local MAX_DROPS = 1000
 local NO_JOB = {}
+-- The first element of a lease reply in the plain form (spec/PROTOCOL.md 4.4).
+local PLAIN = 3
 
 -- Housekeeping (promote_due, recover_expired) runs on a queue's lease path at most once per
 -- HOUSEKEEPING_MS of server time while leases find items, and always when a lease finds none;
@@ -50,7 +56,7 @@ end
 
 -- One lease of a plain item from P:queue, the common case: the commands the loop of
 -- lease_items takes for it, without the loop's tables (most of a plain lease's Lua time).
--- Returns the lease, or nil and what it took from the queue (the id, what GET gave for it, and
+-- Returns the call's reply (the plain form), or nil and what it took from the queue (the id, what GET gave for it, and
 -- whether it found no job hash) for the loop to go on with.
 local function lease_plain(h, token, ttl_s, now_s, expiry_s)
   local id = redis.call('RPOP', QUEUE)
@@ -78,7 +84,7 @@ local function lease_plain(h, token, ttl_s, now_s, expiry_s)
     error(tracked)
   end
   redis.call('HSET', job_key, 'inc', token, 'attempts', '1', 'state', 'leased', 'leased_at', now_s)
-  return {id, data, 1, token, h.max_attempts, h.backoff}
+  return {PLAIN, h.max_attempts, h.backoff, id, data}
 end
 
 -- One lease of a grouped item, the common case of a queue that uses groups (spec/PROTOCOL.md
@@ -192,6 +198,16 @@ local function token_suffix(k)
   return s
 end
 
+-- The `leased` events of a reply in the plain form whose first token is `base`.
+local function emit_plain(h, reply, base)
+  if not h.events then
+    return
+  end
+  for k = 1, (#reply - 3) / 2 do
+    emit('leased', reply[2 * k + 2], k == 1 and base or base .. token_suffix(k), 1)
+  end
+end
+
 -- Up to n leases of plain items from P:queue, the busy runner's case (lease_batch and
 -- complete_and_lease_batch with n > 1): lease_plain for a batch, with the tokens the loop of
 -- lease_items would give (base, then base .. '.' .. k). Its reads come first (RPOP with a count,
@@ -199,7 +215,8 @@ end
 -- job hashes); its writes are new keys (the lease keys, SET NX; the job hashes, which EXISTS
 -- found missing) and one ZADD to P:leased, undone with the pop when refused: so it needs no
 -- want_queue (spec/PROTOCOL.md 4.1, Refused calls), whose TYPEs would cost the batch more than
--- its leases. Returns the leases; or nil and what it took (the ids, what MGET gave for them,
+-- its leases. Returns the call's reply (the plain form, built as the leases are: no table per
+-- lease); or nil and what it took (the ids, what MGET gave for them,
 -- whether none has a job hash), with nothing written, when the pop found fewer than n ids or
 -- any id is not the common case (no item, a job hash, an id twice, a lease key taken), for the
 -- loop to go on with.
@@ -218,12 +235,14 @@ local function lease_plain_many(h, base, ttl_s, n, now_s, expiry_s)
   if #ids < n or not plain then
     return nil, ids, datas, plain
   end
-  -- An id twice in the batch is refused by its second SET NX, which the first just set.
-  local leases, expiries, max, backoff = {}, {}, h.max_attempts, h.backoff
+  -- An id twice in the batch is refused by its second SET NX, which the first just set. (SET
+  -- with GET: nil when it set the key, where SET alone answers OK, which reaches Lua as a table;
+  -- refused, the value there, or an error value (pcall) for a key of another type.)
+  local reply, tokens, expiries = {PLAIN, h.max_attempts, h.backoff}, {}, {}
   for i, id in ipairs(ids) do
     local token = i == 1 and base or base .. token_suffix(i)
     local data = datas[i]
-    if not (data and redis.call('SET', LEASE .. id, token, 'NX', 'PX', ttl_s)) then
+    if not data or redis.pcall('SET', LEASE .. id, token, 'NX', 'PX', ttl_s, 'GET') then
       -- An item missing or of another type, or a copy somebody holds (rare): the lease keys
       -- just set go, and the loop decides.
       if i > 1 then
@@ -234,7 +253,8 @@ local function lease_plain_many(h, base, ttl_s, n, now_s, expiry_s)
       end
       return nil, ids, datas, plain
     end
-    leases[i] = {id, data, 1, token, max, backoff}
+    tokens[i] = token
+    reply[2 * i + 2], reply[2 * i + 3] = id, data
     expiries[2 * i - 1], expiries[2 * i] = expiry_s, id
   end
   -- P:leased, the one shared key written after the RPOP: refused, the leases and the pop are
@@ -252,9 +272,39 @@ local function lease_plain_many(h, base, ttl_s, n, now_s, expiry_s)
   end
   for i = 1, #ids do
     -- (A literal for a plain item's first attempt: Lua's number-to-string costs.)
-    redis.call('HSET', job_keys[i], 'inc', leases[i][4], 'attempts', '1', 'state', 'leased', 'leased_at', now_s)
+    redis.call('HSET', job_keys[i], 'inc', tokens[i], 'attempts', '1', 'state', 'leased', 'leased_at', now_s)
   end
-  return leases
+  return reply
+end
+
+-- The reply for leases made one by one (by the loop of lease_items, or lease_grouped), whose first
+-- token is `base`: the plain form when more is 0 and the leases allow it (see the top), else
+-- {more, wait, lease, ...}. Which form depends only on what the leases are, never on the path.
+local function lease_reply(more, wait, leases, base)
+  local first = leases[1]
+  local plain = more == 0 and first ~= nil
+  if plain then
+    for k, lease in ipairs(leases) do
+      if lease[3] ~= 1 or lease[7] or lease[5] ~= first[5] or lease[6] ~= first[6]
+          or lease[4] ~= (k == 1 and base or base .. token_suffix(k)) then
+        plain = false
+        break
+      end
+    end
+  end
+  local reply
+  if plain then
+    reply = {PLAIN, first[5], first[6]}
+    for k, lease in ipairs(leases) do
+      reply[2 * k + 2], reply[2 * k + 3] = lease[1], lease[2]
+    end
+  else
+    reply = {more, wait}
+    for k, lease in ipairs(leases) do
+      reply[k + 2] = lease
+    end
+  end
+  return reply
 end
 
 -- ttl_s and n_s are the lease's TTL (milliseconds) and how many leases are wanted, as ARGV gives
@@ -313,13 +363,13 @@ local function lease_items(base, ttl_s, n_s, db, now)
   -- The same for the batch shortcut: the ids it took, what MGET gave, whether none has a job hash.
   local taken_many, taken_datas, many_plain
   if n == 1 and not other_levels(h) then
-    local lease
-    lease, taken, taken_data, no_job = lease_plain(h, base, ttl_s, now_s, expiry_s)
-    if lease then
+    local reply
+    reply, taken, taken_data, no_job = lease_plain(h, base, ttl_s, now_s, expiry_s)
+    if reply then
       made_room(h)
       counted(h, 1)
-      emit_leases(h, {lease})
-      return {0, -1, lease}
+      emit_plain(h, reply, base)
+      return reply
     end
     empty = not taken
   elseif n == 1 and h.groups and not h.prios and not h.held and not h.group_rate_max
@@ -329,33 +379,35 @@ local function lease_items(base, ttl_s, n_s, db, now)
     -- puts the turn back, so that the loop takes the same one.
     local turn = h.turn
     h.turn = not turn
-    local lease
+    local reply, lease
     if not h.turn then
-      lease, taken, taken_data, no_job = lease_plain(h, base, ttl_s, now_s, expiry_s)
+      reply, taken, taken_data, no_job = lease_plain(h, base, ttl_s, now_s, expiry_s)
     end
-    if not lease and not taken then
+    if reply then
+      made_room(h)
+      counted(h, 1)
+      emit_plain(h, reply, base)
+      return reply
+    end
+    if not taken then
       lease = lease_grouped(h, base, ttl_s, now_s, expiry_s, now)
     end
     if lease then
       made_room(h)
       counted(h, 1)
       emit_leases(h, {lease})
-      return {0, -1, lease}
+      return lease_reply(0, -1, {lease}, base)
     end
     if not taken then
       h.turn = turn
     end
   elseif n > 1 and not other_levels(h) then
-    local leases
-    leases, taken_many, taken_datas, many_plain = lease_plain_many(h, base, ttl_s, n, now_s, expiry_s)
-    if leases then
+    local reply
+    reply, taken_many, taken_datas, many_plain = lease_plain_many(h, base, ttl_s, n, now_s, expiry_s)
+    if reply then
       made_room(h)
-      counted(h, #leases)
-      emit_leases(h, leases)
-      local reply = {0, -1}
-      for i = 1, #leases do
-        reply[i + 2] = leases[i]
-      end
+      counted(h, n)
+      emit_plain(h, reply, base)
       return reply
     end
     empty = not taken_many
@@ -510,9 +562,5 @@ local function lease_items(base, ttl_s, n_s, db, now)
     end
   end
   emit_leases(h, leases)
-  local reply = {more, wait}
-  for _, lease in ipairs(leases) do
-    reply[#reply + 1] = lease
-  end
-  return reply
+  return lease_reply(more, wait, leases, base)
 end
