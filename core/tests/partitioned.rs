@@ -610,9 +610,10 @@ async fn a_runner_over_partitions_makes_the_calls_of_a_runner_over_one_queue() {
 async fn a_runner_takes_the_partitions_in_turns_and_starves_none() {
     const N: usize = 6000;
     let server = RedisServer::start();
-    let (_, order) = drain_counting(&server, "{turns}", 3, N, 4).await;
-    // A turn is at most 64 leases per slot (256 here), or 250 ms if that ends first; so the
-    // first 2,000 items (a third of the queue) hold turns of every partition.
+    let (_, order) = drain_counting(&server, "{turns}", 3, N, 2).await;
+    // A turn is at most 256 leases per slot (512 here, and the jobs of the turn before it
+    // still running), or 250 ms if that ends first; so the first 2,000 items (a third of the
+    // queue) hold turns of every partition.
     let first = &order[..2000];
     for i in 0..3 {
         let served = first.iter().filter(|&&p| p == i).count();

@@ -17,7 +17,7 @@ pub enum QueueOrder {
     #[default]
     Strict,
     /// Weighted round robin, in turns: the runner serves one queue at a time, for a turn of at
-    /// most 64 leases per slot or 250 ms (shorter when the queue runs out of work), and over
+    /// most 256 leases per slot or 250 ms (shorter when the queue runs out of work), and over
     /// time queue `i` has `weights[i]` of every `sum(weights)` turns (smooth, so that no queue
     /// waits long for its turn); the others fill the slots a turn's queue leaves. Each call
     /// then completes and leases a whole batch of slots, as over one queue (spec/PROTOCOL.md
@@ -123,7 +123,7 @@ pub(crate) const RECHECK_EMPTY: Duration = Duration::from_millis(250);
 /// slot completes and leases again in one call about that many times before the runner moves
 /// on, and a move (a complete that leases nothing, then a lease that completes nothing) adds
 /// about one call in `TURN_LEASES_PER_SLOT` to the calls of a runner over one queue.
-pub(crate) const TURN_LEASES_PER_SLOT: usize = 64;
+pub(crate) const TURN_LEASES_PER_SLOT: usize = 256;
 
 /// The longest a turn lasts (weighted order): at a low rate of jobs a turn ends by time before
 /// it runs out of leases, so that another queue with work waits about this long per turn, not

@@ -289,7 +289,7 @@ class Worker:
     Over several queues, one runner asks them in the order given (strict: a later queue gets
     slots only while every earlier one has no work for them), or, with ``weights`` (one per
     queue, each 1 to 1000), by weighted round robin in turns (one queue at a time, for at
-    most 64 leases per slot or 250 ms): ``weights=[3, 1]`` gives the first queue three turns
+    most 256 leases per slot or 250 ms): ``weights=[3, 1]`` gives the first queue three turns
     of four. One wait on the server covers every queue; each job is
     finished in its own queue (``job.queue_prefix``), and the runner registers and does the
     housekeeping in each. A queue named twice, from another client, or weights not one per
