@@ -523,3 +523,108 @@ async fn an_idle_runner_does_not_ask_every_empty_partition_per_item() {
         "{opened} connections opened for {N} items added one at a time"
     );
 }
+
+/// The script calls `server` has run (FCALL in INFO commandstats).
+fn fcalls(server: &RedisServer) -> u64 {
+    let info = server.command("INFO commandstats");
+    info.lines()
+        .find_map(|l| l.strip_prefix("cmdstat_fcall:calls="))
+        .and_then(|rest| rest.split(',').next())
+        .map_or(0u64, |n| n.parse().unwrap())
+}
+
+/// Drains `n` items from a queue of `p` partitions at base `base` on `server` with a runner at
+/// `concurrency` and a no-op handler; returns the script calls the server ran meanwhile and the
+/// partition of each completed item, in the order completed.
+async fn drain_counting(
+    server: &RedisServer,
+    base: &str,
+    p: usize,
+    n: usize,
+    concurrency: usize,
+) -> (u64, Vec<usize>) {
+    let client = Client::connect(&server.url()).await.unwrap();
+    let q = client.create_partitioned(base, p).await.unwrap();
+    let items: Vec<Item> = (0..n).map(|i| item(&format!("c{i}"))).collect();
+    assert_eq!(q.add_batch(&items).await.unwrap(), n);
+    let prefixes: Vec<String> = q
+        .partitions()
+        .iter()
+        .map(|q| q.prefix().to_owned())
+        .collect();
+    let order: Arc<Mutex<Vec<usize>>> = Arc::default();
+    let all_done = Arc::new(tokio::sync::Notify::new());
+    let (seen, done) = (order.clone(), all_done.clone());
+    let before = fcalls(server);
+    let worker = Worker::partitioned(&q, move |job: Job| {
+        let i = prefixes
+            .iter()
+            .position(|p| p == job.queue().prefix())
+            .unwrap();
+        let mut seen = seen.lock().unwrap();
+        seen.push(i);
+        if seen.len() == n {
+            done.notify_one();
+        }
+        async { Outcome::Complete(None) }
+    })
+    .concurrency(concurrency);
+    let report = tokio::time::timeout(
+        Duration::from_secs(120),
+        worker.run_until(async move { all_done.notified().await }),
+    )
+    .await
+    .expect("the runner drained the queue")
+    .unwrap();
+    assert_eq!(report.completed, n as u64);
+    let calls = fcalls(server) - before;
+    let order = order.lock().unwrap().clone();
+    (calls, order)
+}
+
+/// A runner over three partitions sends about as many script calls per item as a runner over
+/// one queue: it serves one partition at a time, in turns, so each call completes a whole batch
+/// of its slots and leases for them (spec 13.3, "Turns"), instead of a complete per partition
+/// for its share of a batch and a lease apart (about 3.5 times the calls, measured before).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_over_partitions_makes_the_calls_of_a_runner_over_one_queue() {
+    const N: usize = 3000;
+    let server = RedisServer::start();
+    let (one, _) = drain_counting(&server, "{calls-one}", 1, N, 20).await;
+    let (three, order) = drain_counting(&server, "{calls-three}", 3, N, 20).await;
+    assert!(
+        three <= one + one / 2 + 20,
+        "{three} script calls for {N} items over 3 partitions, {one} over one queue"
+    );
+    // Every partition served (each holds about a third of the items).
+    for i in 0..3 {
+        assert!(order.contains(&i), "partition {i} not served");
+    }
+}
+
+/// With work in every partition, the runner takes the partitions in turns (spec 13.3): long
+/// runs of one partition's items, yet every partition gets its turn long before the others run
+/// dry (none starves). A runner that asked the partitions in rotation per batch would switch
+/// partitions at almost every batch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_takes_the_partitions_in_turns_and_starves_none() {
+    const N: usize = 6000;
+    let server = RedisServer::start();
+    let (_, order) = drain_counting(&server, "{turns}", 3, N, 2).await;
+    // A turn is at most 256 leases per slot (512 here, and the jobs of the turn before it
+    // still running), or 250 ms if that ends first; so the first 2,000 items (a third of the
+    // queue) hold turns of every partition.
+    let first = &order[..2000];
+    for i in 0..3 {
+        let served = first.iter().filter(|&&p| p == i).count();
+        assert!(
+            served > 0,
+            "partition {i} starved in the first 2,000: {first:?}"
+        );
+    }
+    let switches = order.windows(2).filter(|w| w[0] != w[1]).count();
+    assert!(
+        switches < N / 20,
+        "{switches} switches between partitions in {N} items"
+    );
+}

@@ -1002,13 +1002,27 @@ async fn a_runner_over_several_queues_takes_them_in_strict_order() {
     assert!(settled(&env.queue).await && settled(&other).await);
 }
 
+/// Weighted order gives the queues turns (spec 13.3): at concurrency 1 a turn is 256 leases
+/// (or 250 ms), and with weights 3:1 the first queue has 3 of any 4 turns in a row, so about
+/// 3/4 of the jobs while both have work, in runs of a turn's length.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_runner_over_several_queues_weighs_them() {
     let env = Env::single("runner-weighted").await;
-    let (done, _, _) = run_two(&env, leaseq::worker::QueueOrder::Weighted(vec![3, 1]), 6).await;
-    let first_eight = &done[..8];
-    let from_a = first_eight.iter().filter(|id| id.starts_with('a')).count();
-    assert_eq!(from_a, 6, "3:1 while both have work: {done:?}");
+    let (done, _, _) = run_two(&env, leaseq::worker::QueueOrder::Weighted(vec![3, 1]), 1000).await;
+    let first = &done[..1024];
+    let from_a = first.iter().filter(|id| id.starts_with('a')).count();
+    assert!(
+        (614..=921).contains(&from_a),
+        "3:1 while both have work: {from_a} of 1024 from the first queue"
+    );
+    let switches = first
+        .windows(2)
+        .filter(|w| w[0].as_bytes()[0] != w[1].as_bytes()[0])
+        .count();
+    assert!(
+        switches <= 64,
+        "{switches} switches in 1024 jobs: not turns"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -12,7 +12,7 @@ use super::event::{self, Counters, Event, EventSink, LogLevel, LogSink, Report};
 use super::housekeeping;
 use super::job::{CancelReason, Handler, Job, JobError, Outcome};
 use super::options::{Settings, ShutdownAction};
-use super::queues::{self, Looks, Picker, QueueOrder};
+use super::queues::{self, Looks, Picker, QueueOrder, Turns};
 use super::shutdown::WorkerHandle;
 use crate::conn::{Ladder, Schedule, Verdict};
 use crate::error::{Error, Result};
@@ -63,13 +63,26 @@ pub(crate) struct Shared {
     next: AtomicU64,
     /// One flag per step: set while the step is failing, so an outage is reported once.
     failing: Mutex<HashMap<&'static str, bool>>,
+    /// Which queue's completes lease again for their slots in the same call (13.3, "Turns").
+    turns: Mutex<Turns>,
 }
 
 impl Shared {
-    /// Whether the runner serves several queues (13.3): then a finish does not lease for its
-    /// slot in the same call, so that the lease loop's order decides which queue gets it.
+    /// Whether the runner serves several queues (13.3).
     pub fn multi(&self) -> bool {
         self.queues.len() > 1
+    }
+
+    /// The index of `queue` among the runner's queues.
+    fn index_of(&self, queue: &Queue) -> usize {
+        self.queues
+            .iter()
+            .position(|q| q.prefix() == queue.prefix())
+            .unwrap_or(0)
+    }
+
+    fn turns(&self) -> std::sync::MutexGuard<'_, Turns> {
+        self.turns.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn emit(&self, event: Event) {
@@ -235,6 +248,7 @@ impl Engine {
         handle: WorkerHandle,
     ) -> Engine {
         let slots = Arc::new(Semaphore::new(settings.concurrency));
+        let turns = Turns::new(queues.len(), &order, settings.concurrency);
         Engine {
             shared: Arc::new(Shared {
                 queues,
@@ -249,6 +263,7 @@ impl Engine {
                 drained: AtomicBool::new(false),
                 next: AtomicU64::new(0),
                 failing: Mutex::new(HashMap::new()),
+                turns: Mutex::new(turns),
             }),
             handler,
             slots,
@@ -348,9 +363,10 @@ impl Engine {
             // A shutdown ends the wait for work at once (a lease script in flight still
             // returns, and what it leased is handed back below).
             let result = if shared.multi() {
+                let order = shared.turns().order(&mut picker, std::time::Instant::now());
                 queues::lease_any(
                     &shared.queues,
-                    &picker.round(),
+                    &order,
                     permits.len(),
                     s.lease_ttl,
                     s.poll_interval,
@@ -373,6 +389,10 @@ impl Engine {
                 Ok(leases) => {
                     shared.worked("lease");
                     ladder.reset();
+                    if shared.multi() {
+                        let from: Vec<usize> = leases.iter().map(|(i, _)| *i).collect();
+                        shared.turns().leased(&from, std::time::Instant::now());
+                    }
                     for (i, lease) in leases {
                         let job = Job::new(shared.queues[i].clone(), lease);
                         if shared.handle.is_stopping() {
@@ -565,8 +585,9 @@ impl Starter {
 
 /// Sends outcomes as they arrive; outcomes that arrive together go in one batch per kind.
 /// Completes go with a lease for the slots their jobs freed, in one round trip
-/// (`complete_and_lease_batch`): a busy runner makes one call per batch of jobs, not two. Slots
-/// the call finds no work for go back to the lease loop, which waits for work.
+/// (`complete_and_lease_batch`), when their queue may have those slots ([`Turns`]: always for
+/// one queue): a busy runner makes one call per batch of jobs, not two. Slots the call finds no
+/// work for, and slots another queue's turn should get, go back to the lease loop.
 async fn finish_loop(
     starter: Starter,
     done: mpsc::WeakUnboundedSender<Finished>,
@@ -578,11 +599,14 @@ async fn finish_loop(
         let mut completes = Vec::new();
         let mut fails = Vec::new();
         let mut releases = Vec::new();
-        let mut slots = Vec::new();
+        // Each freed slot with the index of the queue whose job freed it.
+        let mut slots: Vec<(usize, OwnedSemaphorePermit)> = Vec::new();
         let mut holds: Vec<(Queue, Duration)> = Vec::new();
         let mut group_holds: Vec<(Job, Duration)> = Vec::new();
         for f in batch.drain(..) {
-            slots.extend(f.slot);
+            if let Some(slot) = f.slot {
+                slots.push((shared.index_of(f.job.queue()), slot));
+            }
             match f.outcome {
                 Outcome::Complete(value) => completes.push((f.job, value)),
                 // Rate limited: the queue is held off, then the job released (no attempt).
@@ -614,31 +638,40 @@ async fn finish_loop(
             let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
             finish_call(shared, || queue.rate_limit(d)).await;
         }
-        if shared.multi() {
-            // Several queues: each queue's completes in one call, and the freed slots back to
-            // the lease loop, whose order decides where they go.
-            for (queue, completes) in by_queue(completes) {
-                send_completes(shared, &queue, completes, 0).await;
+        // Each queue's completes in one call, leasing for the slots its jobs freed when its
+        // turn says so; the other slots back to the lease loop, whose order decides.
+        for (queue, completes) in by_queue(completes) {
+            let i = shared.index_of(&queue);
+            let (mine, rest): (Vec<_>, Vec<_>) = slots.into_iter().partition(|(q, _)| *q == i);
+            slots = rest;
+            let mut mine: Vec<OwnedSemaphorePermit> = mine.into_iter().map(|(_, s)| s).collect();
+            let lease = if shared.handle.is_stopping() || mine.is_empty() {
+                0
+            } else {
+                shared
+                    .turns()
+                    .grant(i, mine.len(), std::time::Instant::now())
+            };
+            let Some(leases) = send_completes(shared, &queue, completes, lease).await else {
+                continue;
+            };
+            if lease == 0 {
+                continue;
             }
-        } else if !completes.is_empty() {
-            let queue = shared.queues[0].clone();
-            if shared.handle.is_stopping() || slots.is_empty() {
-                send_completes(shared, &queue, completes, 0).await;
-            } else if let Some(leases) =
-                send_completes(shared, &queue, completes, slots.len()).await
-            {
-                for lease in leases {
-                    let job = Job::new(queue.clone(), lease);
-                    match (slots.pop(), done.upgrade()) {
-                        (Some(slot), Some(tx)) if !shared.handle.is_stopping() => {
-                            starter.start(job, slot, tx)
-                        }
-                        // Leased as the shutdown began: hand it straight back.
-                        _ => send_release(shared, job, None).await,
+            if leases.len() < lease {
+                shared.turns().short(i);
+            }
+            for lease in leases {
+                let job = Job::new(queue.clone(), lease);
+                match (mine.pop(), done.upgrade()) {
+                    (Some(slot), Some(tx)) if !shared.handle.is_stopping() => {
+                        starter.start(job, slot, tx)
                     }
+                    // Leased as the shutdown began: hand it straight back.
+                    _ => send_release(shared, job, None).await,
                 }
-                starter.handler.delivered();
             }
+            starter.handler.delivered();
         }
         drop(slots);
         for (queue, fails) in by_queue(fails) {

@@ -100,8 +100,10 @@ impl Worker {
 
     /// A runner of `handler` over every partition of a partitioned queue (spec/PROTOCOL.md
     /// 5.25, "Runners"): a runner over its partitions ([`Worker::for_queues`]) in weighted round
-    /// robin with equal weights, so that the partition asked first rotates and none with work
-    /// starves. One partition is [`Worker::new`] on it.
+    /// robin with equal weights, which serves one partition at a time in turns
+    /// ([`QueueOrder::Weighted`]), so that each call carries a whole batch of its slots, as over
+    /// one queue, and every partition with work has a turn once in `P`. One partition is
+    /// [`Worker::new`] on it.
     pub fn partitioned(queue: &crate::Partitioned, handler: impl Handler) -> Worker {
         let worker = Worker::for_queues(queue.partitions().to_vec(), handler);
         match queue.count() {

@@ -16,10 +16,12 @@ pub enum QueueOrder {
     /// every earlier one is empty (paused, or at its rate limit). The default.
     #[default]
     Strict,
-    /// Weighted round robin: over time, queue `i` is asked first in `weights[i]` of every
-    /// `sum(weights)` rounds (smooth, so that no queue waits long for its turn); the others
-    /// follow it in the order given, to fill the slots it leaves. One weight per queue, each
-    /// 1 to 1000.
+    /// Weighted round robin, in turns: the runner serves one queue at a time, for a turn of at
+    /// most 256 leases per slot or 250 ms (shorter when the queue runs out of work), and over
+    /// time queue `i` has `weights[i]` of every `sum(weights)` turns (smooth, so that no queue
+    /// waits long for its turn); the others fill the slots a turn's queue leaves. Each call
+    /// then completes and leases a whole batch of slots, as over one queue (spec/PROTOCOL.md
+    /// 13.3, "Turns"). One weight per queue, each 1 to 1000.
     Weighted(Vec<u32>),
 }
 
@@ -115,6 +117,138 @@ impl Picker {
 /// (weighted order only, spec/PROTOCOL.md 13.3): its items wait at most about this long for a
 /// runner busy with the other queues; an idle runner's one wait notices them at once.
 pub(crate) const RECHECK_EMPTY: Duration = Duration::from_millis(250);
+
+/// How many leases a turn gives its queue, per slot of the runner (weighted order,
+/// spec/PROTOCOL.md 13.3 "Turns"): in a turn of `TURN_LEASES_PER_SLOT * concurrency` leases each
+/// slot completes and leases again in one call about that many times before the runner moves
+/// on, and a move (a complete that leases nothing, then a lease that completes nothing) adds
+/// about one call in `TURN_LEASES_PER_SLOT` to the calls of a runner over one queue.
+pub(crate) const TURN_LEASES_PER_SLOT: usize = 256;
+
+/// The longest a turn lasts (weighted order): at a low rate of jobs a turn ends by time before
+/// it runs out of leases, so that another queue with work waits about this long per turn, not
+/// `TURN_LEASES_PER_SLOT` of the handlers' durations.
+pub(crate) const TURN_TIME: Duration = RECHECK_EMPTY;
+
+/// Where a runner's freed slots go (spec/PROTOCOL.md 13.1 and 13.3, "Turns"): back to the queue
+/// whose completes freed them, in the same call (`complete_and_lease_batch`), or to the round.
+/// - One queue: always the same call (13.1).
+/// - Strict order: the same call for the first queue's completes (a round would ask it first
+///   for them anyway); the round for the others'.
+/// - Weighted order: the runner serves one queue at a time, in **turns**. A turn starts when a
+///   round leases from a queue (the last one in the round's order that gave it items) and
+///   lasts `TURN_LEASES_PER_SLOT * concurrency` leases or [`TURN_TIME`], whichever ends first,
+///   or until its queue has fewer items than a call asks for. While it lasts, its queue's
+///   completes lease again in the same call, for all the slots they freed (the call that
+///   reaches the turn's end too: a batch of slots stays whole), and a round asks its queue
+///   first; the slots of other queues' jobs (still running from an earlier turn) go to the
+///   round, so they join it. Once it ends, freed slots go to the round, whose order starts the
+///   next turn.
+///
+/// So each call carries a whole batch of the runner's slots, completes and leases at once, as
+/// a runner over one queue's does, instead of a share of a batch split over the queues.
+pub(crate) struct Turns {
+    kind: TurnKind,
+    /// The leases a turn gives (weighted order).
+    length: usize,
+    /// The queue whose turn it is, the leases left in it, and when it ends (weighted order).
+    current: Option<usize>,
+    left: usize,
+    until: Option<Instant>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TurnKind {
+    One,
+    Strict,
+    Weighted,
+}
+
+impl Turns {
+    /// The turns of a runner over `n` queues in `order` with `concurrency` slots.
+    pub fn new(n: usize, order: &QueueOrder, concurrency: usize) -> Turns {
+        let kind = match (n, order) {
+            (1, _) => TurnKind::One,
+            (_, QueueOrder::Strict) => TurnKind::Strict,
+            (_, QueueOrder::Weighted(_)) => TurnKind::Weighted,
+        };
+        Turns {
+            kind,
+            length: TURN_LEASES_PER_SLOT.saturating_mul(concurrency.max(1)),
+            current: None,
+            left: 0,
+            until: None,
+        }
+    }
+
+    /// The queue whose turn runs at `now`, if any.
+    fn running(&self, now: Instant) -> Option<usize> {
+        let runs = self.left > 0 && self.until.is_some_and(|until| now < until);
+        self.current.filter(|_| runs)
+    }
+
+    /// The order of the next round: the queue whose turn runs first, then the others in the
+    /// order given; with no turn running (or not in weighted order), `picker`'s next round.
+    pub fn order(&self, picker: &mut Picker, now: Instant) -> Vec<usize> {
+        match self.running(now) {
+            Some(i) if self.kind == TurnKind::Weighted => {
+                let n = picker.current.len();
+                std::iter::once(i)
+                    .chain((0..n).filter(|&j| j != i))
+                    .collect()
+            }
+            _ => picker.round(),
+        }
+    }
+
+    /// A round at `now` leased from the queues `from` (one index per lease, in the order
+    /// asked): the running turn goes on when they all came from its queue; else a turn starts
+    /// at the last queue that gave any (the one that filled the round).
+    pub fn leased(&mut self, from: &[usize], now: Instant) {
+        if self.kind != TurnKind::Weighted {
+            return;
+        }
+        let Some(&last) = from.last() else {
+            return;
+        };
+        match self.running(now) {
+            Some(i) if from.iter().all(|&j| j == i) => {
+                self.left = self.left.saturating_sub(from.len());
+            }
+            _ => {
+                let got = from.iter().filter(|&&j| j == last).count();
+                self.current = Some(last);
+                self.left = self.length.saturating_sub(got).max(1);
+                self.until = Some(now + TURN_TIME);
+            }
+        }
+    }
+
+    /// How many of the `freed` slots that queue `i`'s jobs freed the call that completes them
+    /// leases again from `i`; the rest go to the round.
+    pub fn grant(&mut self, i: usize, freed: usize, now: Instant) -> usize {
+        match self.kind {
+            TurnKind::One => freed,
+            TurnKind::Strict if i == 0 => freed,
+            TurnKind::Strict => 0,
+            // All of them, the last call of a turn too: a batch of slots stays whole (split,
+            // each part would make calls of its own from then on).
+            TurnKind::Weighted if self.running(now) == Some(i) => {
+                self.left = self.left.saturating_sub(freed);
+                freed
+            }
+            TurnKind::Weighted => 0,
+        }
+    }
+
+    /// A call found fewer items in queue `i` than it asked for: `i`'s turn ends, so that the
+    /// round starts the next one.
+    pub fn short(&mut self, i: usize) {
+        if self.current == Some(i) {
+            self.left = 0;
+        }
+    }
+}
 
 /// What a runner over several queues remembers between its looks: the queues it found empty
 /// (asked, or waited on while another queue's key answered), which it does not ask again (one
@@ -274,6 +408,91 @@ pub(crate) async fn lease_any(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_queue_leases_again_for_every_freed_slot() {
+        let mut t = Turns::new(1, &QueueOrder::Strict, 4);
+        let now = Instant::now();
+        assert_eq!(t.grant(0, 4, now), 4);
+        assert_eq!(t.grant(0, 1000, now), 1000);
+    }
+
+    #[test]
+    fn strict_order_leases_again_only_for_the_first_queue() {
+        let mut t = Turns::new(3, &QueueOrder::Strict, 4);
+        let now = Instant::now();
+        t.leased(&[1, 1], now);
+        assert_eq!(t.grant(0, 3, now), 3);
+        assert_eq!(t.grant(1, 3, now), 0);
+        assert_eq!(t.grant(2, 3, now), 0);
+        let mut p = Picker::new(&QueueOrder::Strict, 3);
+        assert_eq!(t.order(&mut p, now), [0, 1, 2]);
+    }
+
+    /// The leases a turn grants its queue's completes, `per_call` slots at a time, until it
+    /// ends.
+    fn drain_turn(t: &mut Turns, i: usize, per_call: usize, now: Instant) -> usize {
+        let mut given = 0;
+        loop {
+            let g = t.grant(i, per_call, now);
+            if g == 0 {
+                return given;
+            }
+            assert_eq!(g, per_call, "a batch of slots stays whole");
+            given += g;
+        }
+    }
+
+    #[test]
+    fn a_weighted_turn_lasts_its_leases_then_the_round_starts_the_next() {
+        let mut t = Turns::new(3, &QueueOrder::Weighted(vec![1, 1, 1]), 4);
+        let mut p = Picker::new(&QueueOrder::Weighted(vec![1, 1, 1]), 3);
+        let now = Instant::now();
+        let length = TURN_LEASES_PER_SLOT * 4;
+        // No turn before a round leased.
+        assert_eq!(t.grant(0, 4, now), 0);
+        let first = t.order(&mut p, now)[0];
+        t.leased(&[first; 4], now);
+        // While it runs: its queue first, its completes lease again, no one else's do.
+        assert_eq!(t.order(&mut p, now)[0], first);
+        assert_eq!(t.grant((first + 1) % 3, 2, now), 0);
+        // A round that got the slots of another queue's jobs counts toward the turn.
+        t.leased(&[first; 2], now);
+        // 6 leased: calls of 3 until the turn's end, the last one past it.
+        assert_eq!(
+            drain_turn(&mut t, first, 3, now),
+            (length - 6).div_ceil(3) * 3
+        );
+        // Over: the picker's next round, whose first queue is another.
+        let second = t.order(&mut p, now)[0];
+        assert_ne!(second, first);
+        t.leased(&[second; 4], now);
+        assert_eq!(t.grant(first, 4, now), 0);
+        assert_eq!(drain_turn(&mut t, second, 4, now), length - 4);
+        // Equal weights: every queue's turn once in three.
+        let third = t.order(&mut p, now)[0];
+        let mut all = [first, second, third];
+        all.sort();
+        assert_eq!(all, [0, 1, 2]);
+    }
+
+    #[test]
+    fn a_weighted_turn_ends_by_time_or_when_its_queue_runs_short() {
+        let mut t = Turns::new(2, &QueueOrder::Weighted(vec![1, 1]), 4);
+        let now = Instant::now();
+        t.leased(&[0, 0], now);
+        assert_eq!(t.grant(0, 2, now), 2);
+        assert_eq!(t.grant(0, 2, now + TURN_TIME), 0, "past its time");
+        t.leased(&[0], now + TURN_TIME);
+        assert_eq!(t.grant(0, 2, now + TURN_TIME), 2);
+        t.short(0);
+        assert_eq!(t.grant(0, 2, now + TURN_TIME), 0, "its queue ran short");
+        // A round where the turn's queue ran short and another filled it: the other's turn.
+        t.leased(&[0], now);
+        t.leased(&[0, 1, 1], now);
+        assert_eq!(t.grant(0, 2, now), 0);
+        assert_eq!(t.grant(1, 2, now), 2);
+    }
 
     #[test]
     fn strict_asks_in_the_order_given() {

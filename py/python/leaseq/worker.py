@@ -288,15 +288,16 @@ class Worker:
 
     Over several queues, one runner asks them in the order given (strict: a later queue gets
     slots only while every earlier one has no work for them), or, with ``weights`` (one per
-    queue, each 1 to 1000), by weighted round robin: ``weights=[3, 1]`` asks the first queue
-    first in three rounds of four. One wait on the server covers every queue; each job is
+    queue, each 1 to 1000), by weighted round robin in turns (one queue at a time, for at
+    most 256 leases per slot or 250 ms): ``weights=[3, 1]`` gives the first queue three turns
+    of four. One wait on the server covers every queue; each job is
     finished in its own queue (``job.queue_prefix``), and the runner registers and does the
     housekeeping in each. A queue named twice, from another client, or weights not one per
     queue raise ``InvalidArgumentError`` naming ``queue`` or ``weights``.
 
     A :class:`leaseq.PartitionedQueue` runs over every partition by weighted round robin with
-    equal weights (the partition asked first rotates), unless ``weights`` gives one per
-    partition.
+    equal weights (each partition with work has a turn once in P), unless ``weights`` gives
+    one per partition.
 
     Plain functions run on a thread pool of ``concurrency`` threads; ``async def`` functions on
     an asyncio event loop. A return value is kept as the job's result (bytes as they are, str as
