@@ -4,6 +4,8 @@
 # the full run.
 #   samples: every code block of the READMEs and docs/ is its example file (check-samples.py);
 #   rustfmt --check;
+#   workspace-hack/ up to date with the dependencies (`cargo hakari generate --diff`, when
+#       cargo-hakari is installed);
 #   py: ruff check, ruff format --check, mypy --strict (package, its tests, its examples, the
 #       soak's worker),
 #       from py/.check-venv, a venv of the tools only (py/venv.sh; no wheel is built);
@@ -31,6 +33,18 @@ took
 
 step "rustfmt --check"
 "$cargo" fmt --all -- --check
+took
+
+step "workspace-hack: the features every suite shares (cargo hakari, when installed)"
+if "$cargo" hakari --version >/dev/null 2>&1; then
+  "$cargo" hakari generate --diff
+  if grep -q leaseq-workspace-hack core/Cargo.toml; then
+    echo "core/Cargo.toml must not depend on leaseq-workspace-hack (the core is published)" >&2
+    exit 1
+  fi
+else
+  echo "   skipped: cargo-hakari is not installed (cargo install cargo-hakari)"
+fi
 took
 
 step "py: ruff, mypy --strict"
