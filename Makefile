@@ -104,7 +104,7 @@ soak: workers
 
 # Runners in every language working through server faults: a restart that loads a dataset
 # (LOADING), CLIENT KILL storms, a maxmemory squeeze, a cluster failover and a slot migration, the
-# same two on a partitioned queue (Rust, C and Python runners);
+# same two on a partitioned queue (Rust, C, Python and Node runners);
 # no item lost or completed twice (about a minute). A longer run:
 #   make soak-faults SOAK_FAULTS="--rounds 10 --dataset-mb 500"
 soak-faults: workers

@@ -314,40 +314,46 @@ export declare class NativeQueue {
   processingLen(): Promise<number>
 }
 
-/** One leased job handed to JavaScript; `lib/worker.js` wraps it as `Job`. */
-export declare class NativeWorkerJob {
-  /** The item's id. */
-  get id(): string
-  /** The item's data. */
-  get data(): Buffer
-  /** Which attempt this is (1 for the first). */
-  get attempt(): number
-  /** The item's attempt limit (0: unlimited). */
-  get maxAttempts(): number
+/**
+ * The jobs of one `NativeWorkerRun.take`, in the order leased: one native object for the
+ * batch, not one per job; `lib/worker.js` wraps each job as `WorkerJob` (the batch and an
+ * index) and asks for a field only when the handler reads it.
+ */
+export declare class NativeWorkerJobs {
   /**
-   * The item's name, when it was added with one: `lib/worker.js` runs the job with the
-   * handler of that name, else the fallback.
+   * Each job's key in its run, by index: `NativeWorkerRun.told` names jobs told to stop by
+   * it, and `NativeWorkerRun.finish` takes outcomes by it.
    */
-  get name(): string | null
+  keys(): Array<number>
+  /**
+   * Each job's item name (null for an item added without one), by index: `lib/worker.js`
+   * runs a job with the handler of its name, else the fallback.
+   */
+  names(): Array<string | undefined | null>
+  /** The item's id. */
+  id(index: number): string
+  /** The item's data. */
+  data(index: number): Buffer
+  /** Which attempt this is (1 for the first). */
+  attempt(index: number): number
+  /** The item's attempt limit (0: unlimited). */
+  maxAttempts(index: number): number
+  /** The item's name, when it was added with one. */
+  name(index: number): string | null
   /**
    * The prefix of the queue the job came from (the core's `Job::queue`): it is finished
    * there.
    */
-  get queuePrefix(): string
-  /**
-   * The job's key in its run: `NativeWorkerRun.told` names jobs told to stop by it, and
-   * `NativeWorkerRun.finish` takes outcomes by it.
-   */
-  get key(): number
+  queuePrefix(index: number): string
   /** Whether the lease is lost. */
-  get leaseLost(): boolean
+  leaseLost(index: number): boolean
   /**
    * Why the handler was told to stop, the core's reason in camelCase (`timeout`,
    * `leaseLost`, `shutdown`), or null while it is not.
    */
-  get cancelReason(): string | null
+  cancelReason(index: number): string | null
   /** Stores a progress value (at most 64 KiB); false once the lease is lost. */
-  progress(value: Buffer): Promise<boolean>
+  progress(index: number, value: Buffer): Promise<boolean>
 }
 
 /** A started runner. */
@@ -366,7 +372,7 @@ export declare class NativeWorkerRun {
    * The jobs waiting for JavaScript since the last call, in the order leased (call it when
    * woken; then `told`).
    */
-  take(): Array<NativeWorkerJob>
+  take(): NativeWorkerJobs
   /**
    * The keys of jobs told to stop that the last `take` took (their jobs came in that take
    * or before); each job's `cancelReason` says why.

@@ -1102,3 +1102,110 @@ async fn a_runner_over_several_queues_refuses_bad_settings() {
         .unwrap_err();
     assert_invalid(&err, "queue_order", "");
 }
+
+/// A handler that runs jobs with `Handler::start` (as the Node binding does): what its replies
+/// say, sent many at once from another thread, is done; a reply dropped unsent fails the
+/// attempt; a job past its timeout is told through `Handler::told` and failed after the grace,
+/// and its late reply changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_replying_handler_sends_outcomes_in_batches_and_is_told() {
+    use leaseq::worker::{Handler, HandlerFuture, Reply};
+
+    #[derive(Default)]
+    struct Inbox {
+        started: Vec<Reply>,
+        told: Vec<String>,
+    }
+    struct Replying(Arc<Mutex<Inbox>>);
+    impl Handler for Replying {
+        fn call(&self, _job: Job) -> HandlerFuture {
+            unreachable!("the engine starts a replying handler's jobs with start")
+        }
+        fn replies(&self) -> bool {
+            true
+        }
+        fn start(&self, _job: Job, reply: Reply) {
+            self.0.lock().unwrap().started.push(reply);
+        }
+        fn told(&self, job: &Job) {
+            self.0.lock().unwrap().told.push(job.id().to_owned());
+        }
+    }
+
+    let env = Env::single("runner-replies").await;
+    let q = &env.queue;
+    for i in 0..30 {
+        q.add(&Item::with_id(format!("ok-{i}"), "x").unwrap())
+            .await
+            .unwrap();
+    }
+    for id in ["dropped", "stubborn"] {
+        q.add(&Item::with_id(id, "x").unwrap().max_attempts(1))
+            .await
+            .unwrap();
+    }
+    let inbox = Arc::new(Mutex::new(Inbox::default()));
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    options.concurrency = Some(8);
+    options.job_timeout = Some(Duration::from_millis(300));
+    options.timeout_grace = Some(Duration::from_millis(200));
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), Replying(inbox.clone()))
+        .options(options)
+        .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    // Another thread answers what has started every 10 ms, in one batch; "stubborn" is held.
+    let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+    let answering = {
+        let inbox = inbox.clone();
+        std::thread::spawn(move || {
+            let mut held = Vec::new();
+            while stop_rx.recv_timeout(Duration::from_millis(10)).is_err() {
+                let started = std::mem::take(&mut inbox.lock().unwrap().started);
+                let mut batch = Vec::new();
+                for reply in started {
+                    match reply.job().id() {
+                        "stubborn" => held.push(reply),
+                        "dropped" => drop(reply),
+                        _ => batch.push((reply, Outcome::Complete(None))),
+                    }
+                }
+                Reply::send_all(batch);
+            }
+            held
+        })
+    };
+    let (mut completed, mut dead, mut timed_out) = (0, HashSet::new(), false);
+    wait_events(&mut rx, |e| {
+        match e {
+            Event::Completed { .. } => completed += 1,
+            Event::Dead { id, .. } => drop(dead.insert(id.clone())),
+            Event::TimedOut { id, .. } => timed_out = id == "stubborn",
+            _ => {}
+        }
+        completed == 30 && dead.len() == 2
+    })
+    .await;
+    stop_tx.send(()).unwrap();
+    let held = answering.join().unwrap();
+    assert!(timed_out, "the stubborn job timed out");
+    assert_eq!(inbox.lock().unwrap().told, vec!["stubborn".to_owned()]);
+    assert_eq!(
+        q.get("dropped").await.unwrap().unwrap().error.unwrap().1,
+        "DispatchError"
+    );
+    let job = q.get("stubborn").await.unwrap().unwrap();
+    assert_eq!(job.error.unwrap().1, TIMEOUT_ERROR_TYPE);
+    // Its late reply frees its slot and changes nothing.
+    Reply::send_all(held.into_iter().map(|r| (r, Outcome::Complete(None))));
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!(
+        (report.completed, report.dead, report.timed_out),
+        (30, 2, 1)
+    );
+    assert_eq!(q.get("stubborn").await.unwrap().unwrap().state, State::Dead);
+    assert!(settled(q).await);
+}

@@ -132,12 +132,18 @@ class ReleaseJob extends Error {
  * timeout (`shutdown`).
  */
 class WorkerJob {
-  #native
+  /** The batch the job came in (one native object for all of them) and its index there. */
+  #jobs
+  #index
   /** @type {AbortController | null} */
   #controller = null
-  /** @param {import('../native').NativeWorkerJob} nativeJob */
-  constructor(nativeJob) {
-    this.#native = nativeJob
+  /**
+   * @param {import('../native').NativeWorkerJobs} jobs
+   * @param {number} index
+   */
+  constructor(jobs, index) {
+    this.#jobs = jobs
+    this.#index = index
   }
   /**
    * Aborted when the handler is told to stop: a timeout, a lost lease or a shutdown. Made when
@@ -148,14 +154,14 @@ class WorkerJob {
   get signal() {
     if (this.#controller === null) {
       this.#controller = new AbortController()
-      const reason = this.#native.cancelReason
+      const reason = this.#jobs.cancelReason(this.#index)
       if (reason) this.#controller.abort(abortReason(reason))
     }
     return this.#controller.signal
   }
   /** The runner told the handler to stop: aborts the signal, if anyone has asked for it. */
   [TOLD]() {
-    if (this.#controller !== null) this.#controller.abort(abortReason(this.#native.cancelReason ?? null))
+    if (this.#controller !== null) this.#controller.abort(abortReason(this.#jobs.cancelReason(this.#index) ?? null))
   }
   /**
    * Why the handler was told to stop (`timeout`, `leaseLost` or `shutdown`; the first reason
@@ -163,27 +169,27 @@ class WorkerJob {
    * @returns {string | null}
    */
   get cancelReason() {
-    return this.#native.cancelReason ?? null
+    return this.#jobs.cancelReason(this.#index) ?? null
   }
   /** The item's id. */
   get id() {
-    return this.#native.id
+    return this.#jobs.id(this.#index)
   }
   /** The item's data. */
   get data() {
-    return this.#native.data
+    return this.#jobs.data(this.#index)
   }
   /** The data parsed as JSON. */
   json() {
-    return JSON.parse(this.#native.data.toString('utf8'))
+    return JSON.parse(this.data.toString('utf8'))
   }
   /** Which attempt this is (1 for the first). */
   get attempt() {
-    return this.#native.attempt
+    return this.#jobs.attempt(this.#index)
   }
   /** The item's attempt limit (0: unlimited). */
   get maxAttempts() {
-    return this.#native.maxAttempts
+    return this.#jobs.maxAttempts(this.#index)
   }
   /**
    * The item's name (what kind of job it is: `ItemOptions#name`), or null when it was added
@@ -191,25 +197,25 @@ class WorkerJob {
    * @returns {string | null}
    */
   get name() {
-    return this.#native.name ?? null
+    return this.#jobs.name(this.#index) ?? null
   }
   /**
    * The prefix of the queue the job came from (for a runner over several queues): the job is
    * completed, failed or released there.
    */
   get queuePrefix() {
-    return this.#native.queuePrefix
+    return this.#jobs.queuePrefix(this.#index)
   }
   /** Whether the lease is lost. */
   get leaseLost() {
-    return this.#native.leaseLost
+    return this.#jobs.leaseLost(this.#index)
   }
   /**
    * Stores a small progress value (at most 64 KiB); false once the lease is lost.
    * @param {Buffer | string} value
    */
   progress(value) {
-    return this.#native.progress(Buffer.isBuffer(value) ? value : Buffer.from(String(value)))
+    return this.#jobs.progress(this.#index, Buffer.isBuffer(value) ? value : Buffer.from(String(value)))
   }
 }
 
@@ -418,18 +424,25 @@ class Worker extends EventEmitter {
   /** Takes what waits in the runner's inbox: new jobs, then the keys of jobs told to stop. */
   #wake() {
     const run = /** @type {import('../native').NativeWorkerRun} */ (this.#run)
-    for (const nativeJob of run.take()) this.#dispatch(nativeJob)
+    const jobs = run.take()
+    const keys = jobs.keys()
+    const names = this.#byName ? jobs.names() : null
+    for (let i = 0; i < keys.length; i++) this.#dispatch(jobs, i, keys[i], names ? names[i] : null)
     for (const key of run.told()) this.#running.get(key)?.[TOLD]()
   }
 
-  /** @param {import('../native').NativeWorkerJob} nativeJob */
-  #dispatch(nativeJob) {
-    const key = nativeJob.key
-    const job = new WorkerJob(nativeJob)
+  /**
+   * @param {import('../native').NativeWorkerJobs} jobs
+   * @param {number} index
+   * @param {number} key
+   * @param {string | null | undefined} name
+   */
+  #dispatch(jobs, index, key, name) {
+    const job = new WorkerJob(jobs, index)
     this.#running.set(key, job)
     // By name, else the fallback: the core hands over only jobs one of them takes.
     const handler = /** @type {Function} */ (
-      this.#byName ? (this.#byName.get(nativeJob.name ?? '') ?? this.#fallback) : this.#handler
+      this.#byName ? (this.#byName.get(name ?? '') ?? this.#fallback) : this.#handler
     )
     let result
     try {

@@ -3,19 +3,21 @@
 //! JavaScript and carries their outcomes back, in batches both ways.
 //!
 //! Jobs (and the keys of jobs told to stop: a timeout, a lost lease, a shutdown) wait in an
-//! inbox. Once the engine has started a batch of jobs (`Handler::delivered`), or a job is told
-//! to stop, one threadsafe call wakes JavaScript (never blocking, so the event loop is never held
-//! up), unless a wake-up is pending already; JavaScript then takes everything waiting in one
-//! call (`NativeWorkerRun.take`, then `told`). Outcomes go back the same way: the JavaScript
-//! layer gathers those settled in one turn of its event loop and sends them in one
-//! `NativeWorkerRun.finish`.
+//! inbox. The engine starts each job with `Handler::start` (no task, no channel per job: the
+//! job's `Reply` waits in the inbox), and once it has started a batch (`Handler::delivered`), or
+//! a job is told to stop (`Handler::told`), one threadsafe call wakes JavaScript (never
+//! blocking, so the event loop is never held up), unless a wake-up is pending already;
+//! JavaScript then takes everything waiting in one call (`NativeWorkerRun.take`: one native
+//! object for the batch, `NativeWorkerJobs`, then `told`). Outcomes go back the same way: the
+//! JavaScript layer gathers those settled in one turn of its event loop and sends them in one
+//! `NativeWorkerRun.finish`, which hands them to the engine with one `Reply::send_all`.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use leaseq::worker::{
-    Event, Handler, HandlerFuture, Job, JobError, LogLevel, Outcome, QueueOrder, Report,
+    Event, Handler, HandlerFuture, Job, JobError, LogLevel, Outcome, QueueOrder, Reply, Report,
     ShutdownAction, Worker, WorkerHandle, WorkerOptions,
 };
 use leaseq::Retry;
@@ -23,86 +25,113 @@ use napi::bindgen_prelude::{Buffer, ClassInstance};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 
 use crate::convert::{count, duration_ms, millis, opt_millis};
 use crate::error::{invalid, to_napi};
 use crate::operations::event_node_name;
 use crate::queue::NativeQueue;
 
-/// One leased job handed to JavaScript; `lib/worker.js` wraps it as `Job`.
+/// The jobs of one `NativeWorkerRun.take`, in the order leased: one native object for the
+/// batch, not one per job; `lib/worker.js` wraps each job as `WorkerJob` (the batch and an
+/// index) and asks for a field only when the handler reads it.
 #[napi]
-pub struct NativeWorkerJob {
+pub struct NativeWorkerJobs {
+    jobs: Vec<NativeWorkerJob>,
+}
+
+/// One job of a batch, with its key in the run.
+struct NativeWorkerJob {
     job: Job,
     key: u32,
 }
 
+impl NativeWorkerJobs {
+    fn job(&self, index: u32) -> napi::Result<&Job> {
+        self.jobs
+            .get(index as usize)
+            .map(|j| &j.job)
+            .ok_or_else(|| invalid("index", "is past the batch's jobs"))
+    }
+}
+
 #[napi]
-impl NativeWorkerJob {
+impl NativeWorkerJobs {
+    /// Each job's key in its run, by index: `NativeWorkerRun.told` names jobs told to stop by
+    /// it, and `NativeWorkerRun.finish` takes outcomes by it.
+    #[napi]
+    pub fn keys(&self) -> Vec<u32> {
+        self.jobs.iter().map(|j| j.key).collect()
+    }
+
+    /// Each job's item name (null for an item added without one), by index: `lib/worker.js`
+    /// runs a job with the handler of its name, else the fallback.
+    #[napi]
+    pub fn names(&self) -> Vec<Option<String>> {
+        self.jobs
+            .iter()
+            .map(|j| j.job.name().map(str::to_owned))
+            .collect()
+    }
+
     /// The item's id.
-    #[napi(getter)]
-    pub fn id(&self) -> String {
-        self.job.id().to_owned()
+    #[napi]
+    pub fn id(&self, index: u32) -> napi::Result<String> {
+        Ok(self.job(index)?.id().to_owned())
     }
 
     /// The item's data.
-    #[napi(getter)]
-    pub fn data(&self) -> Buffer {
-        self.job.data().to_vec().into()
+    #[napi]
+    pub fn data(&self, index: u32) -> napi::Result<Buffer> {
+        Ok(self.job(index)?.data().to_vec().into())
     }
 
     /// Which attempt this is (1 for the first).
-    #[napi(getter)]
-    pub fn attempt(&self) -> i64 {
-        count(self.job.attempt())
+    #[napi]
+    pub fn attempt(&self, index: u32) -> napi::Result<i64> {
+        Ok(count(self.job(index)?.attempt()))
     }
 
     /// The item's attempt limit (0: unlimited).
-    #[napi(getter)]
-    pub fn max_attempts(&self) -> u32 {
-        self.job.max_attempts()
+    #[napi]
+    pub fn max_attempts(&self, index: u32) -> napi::Result<u32> {
+        Ok(self.job(index)?.max_attempts())
     }
 
-    /// The item's name, when it was added with one: `lib/worker.js` runs the job with the
-    /// handler of that name, else the fallback.
-    #[napi(getter)]
-    pub fn name(&self) -> Option<String> {
-        self.job.name().map(str::to_owned)
+    /// The item's name, when it was added with one.
+    #[napi]
+    pub fn name(&self, index: u32) -> napi::Result<Option<String>> {
+        Ok(self.job(index)?.name().map(str::to_owned))
     }
 
     /// The prefix of the queue the job came from (the core's `Job::queue`): it is finished
     /// there.
-    #[napi(getter)]
-    pub fn queue_prefix(&self) -> String {
-        self.job.queue().prefix().to_owned()
-    }
-
-    /// The job's key in its run: `NativeWorkerRun.told` names jobs told to stop by it, and
-    /// `NativeWorkerRun.finish` takes outcomes by it.
-    #[napi(getter)]
-    pub fn key(&self) -> u32 {
-        self.key
+    #[napi]
+    pub fn queue_prefix(&self, index: u32) -> napi::Result<String> {
+        Ok(self.job(index)?.queue().prefix().to_owned())
     }
 
     /// Whether the lease is lost.
-    #[napi(getter)]
-    pub fn lease_lost(&self) -> bool {
-        self.job.is_lost()
+    #[napi]
+    pub fn lease_lost(&self, index: u32) -> napi::Result<bool> {
+        Ok(self.job(index)?.is_lost())
     }
 
     /// Why the handler was told to stop, the core's reason in camelCase (`timeout`,
     /// `leaseLost`, `shutdown`), or null while it is not.
-    #[napi(getter)]
-    pub fn cancel_reason(&self) -> Option<String> {
-        self.job
+    #[napi]
+    pub fn cancel_reason(&self, index: u32) -> napi::Result<Option<String>> {
+        Ok(self
+            .job(index)?
             .cancel_reason()
-            .map(|r| event_node_name(r.as_str()))
+            .map(|r| event_node_name(r.as_str())))
     }
 
     /// Stores a progress value (at most 64 KiB); false once the lease is lost.
     #[napi]
-    pub async fn progress(&self, value: Buffer) -> napi::Result<bool> {
-        self.job.progress(&value).await.map_err(to_napi)
+    pub async fn progress(&self, index: u32, value: Buffer) -> napi::Result<bool> {
+        let job = self.job(index)?.clone();
+        job.progress(&value).await.map_err(to_napi)
     }
 }
 
@@ -192,8 +221,8 @@ struct Waiting {
     told_taken: Vec<u32>,
     /// A wake-up was sent and JavaScript has not taken what waits since.
     woken: bool,
-    /// Each job's outcome channel, by key, from `call` until its outcome comes back.
-    outcomes: HashMap<u32, oneshot::Sender<Outcome>>,
+    /// Each job's way back to the engine, by key, from `start` until its outcome comes back.
+    outcomes: HashMap<u32, Reply>,
 }
 
 type Wake = ThreadsafeFunction<u32, (), u32, Status, false>;
@@ -224,93 +253,50 @@ impl Inbox {
     }
 }
 
-/// One job's wait for its outcome, inside the engine's task for it.
-struct Pending {
-    inbox: Arc<Inbox>,
-    wake: Arc<Wake>,
-    key: u32,
-    /// JavaScript was told that the handler is to stop.
-    told: bool,
-    /// The outcome came back.
-    settled: bool,
+/// A job's key in its run: the engine's number for it ([`Job::seq`]), cut to 32 bits (keys
+/// repeat only after 2^32 jobs, never among those running at once).
+fn key_of(job: &Job) -> u32 {
+    job.seq() as u32
 }
 
-impl Pending {
-    /// The outcome came back: nothing to do when this wait ends.
-    fn settle(&mut self) {
-        self.settled = true;
-    }
-
-    /// Tells JavaScript that the job's handler is to stop (its `cancelReason` says why): it
-    /// aborts the job's signal.
-    fn tell(&mut self) {
-        self.told = true;
-        self.inbox.lock().told.push(self.key);
-        self.inbox.wake(&self.wake);
-    }
-}
-
-impl Drop for Pending {
-    /// Ended without an outcome: a forced shutdown took the job (it told the job first, then
-    /// ended this task). JavaScript is told, and a later outcome is ignored.
-    fn drop(&mut self) {
-        if self.settled {
-            return;
-        }
-        self.inbox.lock().outcomes.remove(&self.key);
-        if !self.told {
-            self.tell();
-        }
-    }
-}
-
-/// The engine's handler: queues each job for JavaScript and waits for its outcome.
+/// The engine's handler: queues each job for JavaScript with its [`Reply`], which `finish`
+/// sends; no task and no channel per job while JavaScript runs it.
 struct NodeHandler {
     inbox: Arc<Inbox>,
     wake: Arc<Wake>,
-    next: AtomicU32,
 }
 
 impl Handler for NodeHandler {
-    fn call(&self, job: Job) -> HandlerFuture {
-        let key = self.next.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        {
-            let mut w = self.inbox.lock();
-            w.outcomes.insert(key, tx);
-            w.jobs.push(NativeWorkerJob {
-                job: job.clone(),
-                key,
-            });
-        }
-        let mut pending = Pending {
-            inbox: self.inbox.clone(),
-            wake: self.wake.clone(),
-            key,
-            told: false,
-            settled: false,
-        };
-        Box::pin(async move {
-            let mut rx = rx;
-            let outcome = tokio::select! {
-                biased;
-                outcome = &mut rx => outcome,
-                _ = job.cancelled() => {
-                    pending.tell();
-                    rx.await
-                }
-            };
-            pending.settle();
-            outcome.unwrap_or_else(|_| {
-                Outcome::Fail(
-                    JobError::new("the handler ended without an outcome")
-                        .with_type("DispatchError"),
-                )
-            })
+    /// Not used: the engine calls `start`, since `replies` is true.
+    fn call(&self, _job: Job) -> HandlerFuture {
+        Box::pin(async {
+            Outcome::Fail(
+                JobError::new("the Node runner takes jobs with Handler::start")
+                    .with_type("DispatchError"),
+            )
         })
     }
 
+    fn replies(&self) -> bool {
+        true
+    }
+
+    fn start(&self, job: Job, reply: Reply) {
+        let key = key_of(&job);
+        let mut w = self.inbox.lock();
+        w.outcomes.insert(key, reply);
+        w.jobs.push(NativeWorkerJob { job, key });
+    }
+
     fn delivered(&self) {
+        self.inbox.wake(&self.wake);
+    }
+
+    /// Tells JavaScript that the job's handler is to stop (its `cancelReason` says why): it
+    /// aborts the job's signal. After a forced shutdown took the job, its later outcome is
+    /// ignored by the engine.
+    fn told(&self, job: &Job) {
+        self.inbox.lock().told.push(key_of(job));
         self.inbox.wake(&self.wake);
     }
 }
@@ -441,12 +427,14 @@ impl NativeWorkerRun {
     /// The jobs waiting for JavaScript since the last call, in the order leased (call it when
     /// woken; then `told`).
     #[napi]
-    pub fn take(&self) -> Vec<NativeWorkerJob> {
+    pub fn take(&self) -> NativeWorkerJobs {
         let mut w = self.inbox.lock();
         w.woken = false;
         let told = std::mem::take(&mut w.told);
         w.told_taken.extend(told);
-        std::mem::take(&mut w.jobs)
+        NativeWorkerJobs {
+            jobs: std::mem::take(&mut w.jobs),
+        }
     }
 
     /// The keys of jobs told to stop that the last `take` took (their jobs came in that take
@@ -477,15 +465,13 @@ impl NativeWorkerRun {
             let key = parts.key;
             out.push((key, outcome_of(parts).unwrap_or_else(refused_outcome)));
         }
-        let senders: Vec<_> = {
+        let replies: Vec<_> = {
             let mut w = self.inbox.lock();
             out.into_iter()
-                .filter_map(|(key, o)| w.outcomes.remove(&key).map(|tx| (tx, o)))
+                .filter_map(|(key, o)| w.outcomes.remove(&key).map(|reply| (reply, o)))
                 .collect()
         };
-        for (tx, outcome) in senders {
-            let _ = tx.send(outcome);
-        }
+        Reply::send_all(replies);
     }
 
     /// Resolves with the report once the runner has stopped.
@@ -663,7 +649,6 @@ pub fn start_worker(
     let handler = NodeHandler {
         inbox: inbox.clone(),
         wake: Arc::new(wake),
-        next: AtomicU32::new(0),
     };
     let worker = Worker::for_queues(queues, handler)
         .queue_order(order)
@@ -687,11 +672,16 @@ pub fn start_worker(
     worker.check().map_err(refused)?;
     let handle = worker.handle();
     let (tx, rx) = watch::channel(None);
+    let ended = inbox.clone();
     napi::bindgen_prelude::spawn(async move {
         let report = worker
             .run_until(std::future::pending())
             .await
             .map_err(|e| e.to_string());
+        // The replies of handlers still running (a forced shutdown took their jobs): their
+        // outcomes no longer count, and dropping them frees the engine (and `wake`) they hold.
+        let left = std::mem::take(&mut ended.lock().outcomes);
+        drop(left);
         let _ = tx.send(Some(report));
     });
     Ok(NativeWorkerRun {

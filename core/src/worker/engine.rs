@@ -56,6 +56,9 @@ pub(crate) struct Shared {
     /// The log sink and the least level it wants ([`crate::worker::Worker::on_log`]).
     log: Option<(LogLevel, LogSink)>,
     pub counters: Counters,
+    /// The handler, told here when a job is told to stop ([`Handler::told`]).
+    handler: Arc<dyn Handler>,
+    /// The running jobs by [`Job::seq`].
     running: Mutex<HashMap<u64, Running>>,
     /// Set (under the `running` lock) when a timed-out or forced shutdown takes what still
     /// runs: a job leased after that is released, not started.
@@ -68,6 +71,12 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// A job for `lease` of the `i`th queue, numbered in this runner ([`Job::seq`]).
+    fn job(&self, i: usize, lease: crate::Lease) -> Job {
+        let seq = self.next.fetch_add(1, Ordering::Relaxed);
+        Job::new(self.queues[i].clone(), lease, seq)
+    }
+
     /// Whether the runner serves several queues (13.3).
     pub fn multi(&self) -> bool {
         self.queues.len() > 1
@@ -174,6 +183,7 @@ impl Shared {
             running.contains_key(&seq) && job.mark_cancelled(CancelReason::Timeout)
         };
         if told {
+            self.handler.told(job);
             self.emit(Event::TimedOut {
                 id: job.id().to_owned(),
                 attempt: job.attempt(),
@@ -209,7 +219,11 @@ impl Shared {
     }
 
     fn lose(&self, job: &Job, why: Option<RenewOutcome>) {
-        if job.mark_lost(why) {
+        let (lost, told) = job.mark_lost(why);
+        if told {
+            self.handler.told(job);
+        }
+        if lost {
             if let Some(why) = why {
                 self.emit(Event::LeaseLost {
                     id: job.id().to_owned(),
@@ -259,6 +273,7 @@ impl Engine {
                 events,
                 log,
                 counters: Counters::default(),
+                handler: handler.clone(),
                 running: Mutex::new(HashMap::new()),
                 drained: AtomicBool::new(false),
                 next: AtomicU64::new(0),
@@ -394,7 +409,7 @@ impl Engine {
                         shared.turns().leased(&from, std::time::Instant::now());
                     }
                     for (i, lease) in leases {
-                        let job = Job::new(shared.queues[i].clone(), lease);
+                        let job = shared.job(i, lease);
                         if shared.handle.is_stopping() {
                             // Leased after the shutdown began: hand it straight back.
                             let _ = done.send(Finished {
@@ -484,35 +499,100 @@ fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
 }
 
 impl Starter {
+    /// Whether `job` may start: false when the shutdown has taken what runs already (the job
+    /// is handed straight back) or when no handler of the table takes it (it fails here,
+    /// unrecoverable, without reaching the binding: spec/PROTOCOL.md, 13.1). Called under the
+    /// `running` lock.
+    fn may_start(
+        shared: &Shared,
+        job: &Job,
+        slot: &mut Option<OwnedSemaphorePermit>,
+        done: &mpsc::UnboundedSender<Finished>,
+    ) -> bool {
+        if shared.drained.load(Ordering::SeqCst) {
+            *slot = None;
+            let _ = done.send(Finished {
+                job: job.clone(),
+                outcome: Outcome::Release(None),
+                slot: None,
+            });
+            return false;
+        }
+        if let Some((names, fallback)) = &shared.settings.handler_names {
+            if let Err(e) = super::names::route(names, *fallback, job.name()) {
+                let _ = done.send(Finished {
+                    job: job.clone(),
+                    outcome: Outcome::Fail(e),
+                    slot: slot.take(),
+                });
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Runs `job` with [`Handler::start`]: no task while the handler runs (one timer task only
+    /// with a job timeout), the outcome comes back through a [`Reply`].
+    fn start_replying(
+        &self,
+        job: Job,
+        slot: OwnedSemaphorePermit,
+        done: mpsc::UnboundedSender<Finished>,
+    ) {
+        let shared = &self.shared;
+        let seq = job.seq();
+        let mut slot = Some(slot);
+        {
+            let mut running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
+            if !Self::may_start(shared, &job, &mut slot, &done) {
+                return;
+            }
+            let timer = shared.settings.job_timeout.map(|timeout| {
+                let (shared, job, done) = (shared.clone(), job.clone(), done.downgrade());
+                tokio::spawn(async move {
+                    tokio::time::sleep(timeout).await;
+                    if !shared.time_out(seq, &job, timeout) {
+                        return;
+                    }
+                    tokio::time::sleep(shared.settings.timeout_grace).await;
+                    if let Some(done) = done.upgrade() {
+                        // Its reply, when it comes, finds the job gone and frees the slot.
+                        shared.give_up(seq, &job, timeout, &done);
+                    }
+                })
+                .abort_handle()
+            });
+            running.insert(
+                seq,
+                Running {
+                    job: job.clone(),
+                    task: timer,
+                },
+            );
+        }
+        let reply = Reply {
+            job: job.clone(),
+            slot,
+            shared: shared.clone(),
+            done: done.downgrade(),
+            sent: false,
+        };
+        self.handler.start(job, reply);
+    }
+
     /// Runs `job`'s handler in `slot`; its outcome goes to the finisher with the slot.
     fn start(&self, job: Job, slot: OwnedSemaphorePermit, done: mpsc::UnboundedSender<Finished>) {
         let shared = self.shared.clone();
-        let seq = shared.next.fetch_add(1, Ordering::Relaxed);
+        let seq = job.seq();
+        if self.handler.replies() {
+            self.start_replying(job, slot, done);
+            return;
+        }
+        let mut slot = Some(slot);
         let task = {
             let mut running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
-            if shared.drained.load(Ordering::SeqCst) {
-                // The shutdown has taken what runs already: hand this one straight back.
-                drop(running);
-                drop(slot);
-                let _ = done.send(Finished {
-                    job,
-                    outcome: Outcome::Release(None),
-                    slot: None,
-                });
+            if !Self::may_start(&shared, &job, &mut slot, &done) {
                 return;
-            }
-            // A binding's table of handlers by name: a job none of them takes fails here,
-            // unrecoverable, without reaching the binding (spec/PROTOCOL.md, 13.1).
-            if let Some((names, fallback)) = &shared.settings.handler_names {
-                if let Err(e) = super::names::route(names, *fallback, job.name()) {
-                    drop(running);
-                    let _ = done.send(Finished {
-                        job,
-                        outcome: Outcome::Fail(e),
-                        slot: Some(slot),
-                    });
-                    return;
-                }
             }
             let task = tokio::spawn(self.handler.call(job.clone()));
             running.insert(
@@ -573,13 +653,115 @@ impl Starter {
                     }
                     _ => outcome,
                 };
-                let _ = done.send(Finished {
-                    job,
-                    outcome,
-                    slot: Some(slot),
-                });
+                let _ = done.send(Finished { job, outcome, slot });
             }
         });
+    }
+}
+
+/// The way back of one job's outcome, for a handler that runs jobs with [`Handler::start`]:
+/// [`Reply::send`], or [`Reply::send_all`] for many jobs' outcomes at once, from any thread.
+/// The job's slot stays taken until its reply is sent or dropped; a reply dropped unsent fails
+/// the attempt (`DispatchError`: the handler ended without an outcome). An outcome that comes
+/// after the runner gave the job up (a forced shutdown, a timeout's grace) is ignored.
+pub struct Reply {
+    job: Job,
+    slot: Option<OwnedSemaphorePermit>,
+    shared: Arc<Shared>,
+    done: mpsc::WeakUnboundedSender<Finished>,
+    sent: bool,
+}
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reply").field("job", &self.job).finish()
+    }
+}
+
+impl Reply {
+    /// The job this reply is for.
+    pub fn job(&self) -> &Job {
+        &self.job
+    }
+
+    /// Sends the job's outcome.
+    pub fn send(self, outcome: Outcome) {
+        Reply::send_all([(self, outcome)]);
+    }
+
+    /// Sends many jobs' outcomes (usually of one runner) at once: one lock of the runner's
+    /// table of running jobs and one wake-up of its finisher for all of them.
+    pub fn send_all(replies: impl IntoIterator<Item = (Reply, Outcome)>) {
+        let mut replies = replies.into_iter().peekable();
+        let Some(shared) = replies.peek().map(|(r, _)| r.shared.clone()) else {
+            return;
+        };
+        let mut out = Vec::new();
+        let mut others = Vec::new();
+        let mut done = None;
+        {
+            let mut running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
+            for (mut reply, outcome) in replies {
+                if !Arc::ptr_eq(&reply.shared, &shared) {
+                    others.push((reply, outcome));
+                    continue;
+                }
+                if done.is_none() {
+                    done = Some(reply.done.clone());
+                }
+                out.extend(reply.take(&mut running, outcome));
+            }
+        }
+        if let Some(tx) = done.and_then(|d| d.upgrade()) {
+            for finished in out {
+                let _ = tx.send(finished);
+            }
+        }
+        if !others.is_empty() {
+            Reply::send_all(others);
+        }
+    }
+
+    /// Marks the reply sent and, when the job still runs here, takes it out of `running` (its
+    /// timer stopped) and makes its way to the finisher: told of its timeout before, the
+    /// attempt failed by timing out, whatever the outcome says.
+    fn take(&mut self, running: &mut HashMap<u64, Running>, outcome: Outcome) -> Option<Finished> {
+        self.sent = true;
+        let slot = self.slot.take();
+        let r = running.remove(&self.job.seq())?;
+        if let Some(timer) = r.task {
+            timer.abort();
+        }
+        let outcome = match (self.job.cancel_reason(), self.shared.settings.job_timeout) {
+            (Some(CancelReason::Timeout), Some(timeout)) => {
+                Outcome::Fail(JobError::timed_out(timeout))
+            }
+            _ => outcome,
+        };
+        Some(Finished {
+            job: self.job.clone(),
+            outcome,
+            slot,
+        })
+    }
+}
+
+impl Drop for Reply {
+    fn drop(&mut self) {
+        if self.sent {
+            return;
+        }
+        let outcome = Outcome::Fail(
+            JobError::new("the handler ended without an outcome").with_type("DispatchError"),
+        );
+        let finished = {
+            let shared = self.shared.clone();
+            let mut running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
+            self.take(&mut running, outcome)
+        };
+        if let (Some(finished), Some(tx)) = (finished, self.done.upgrade()) {
+            let _ = tx.send(finished);
+        }
     }
 }
 
@@ -662,7 +844,7 @@ async fn finish_loop(
                 shared.turns().short(i);
             }
             for lease in leases {
-                let job = Job::new(queue.clone(), lease);
+                let job = shared.job(i, lease);
                 match (mine.pop(), done.upgrade()) {
                     (Some(slot), Some(tx)) if !shared.handle.is_stopping() => {
                         starter.start(job, slot, tx)

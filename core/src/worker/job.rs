@@ -14,6 +14,8 @@ use crate::lease::{Lease, RenewOutcome};
 use crate::policy::Retry;
 use crate::queue::Queue;
 
+pub use super::engine::Reply;
+
 /// Why a runner told a handler to stop ([`Job::cancel_reason`]): the same reasons, in the same
 /// words, in every language (spec/PROTOCOL.md, 13.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -82,6 +84,8 @@ pub struct Job {
 
 #[derive(Debug)]
 struct JobInner {
+    /// The job's number in its runner ([`Job::seq`]).
+    seq: u64,
     lease: Lease,
     queue: Queue,
     lost: CancellationToken,
@@ -92,9 +96,10 @@ struct JobInner {
 }
 
 impl Job {
-    pub(crate) fn new(queue: Queue, lease: Lease) -> Job {
+    pub(crate) fn new(queue: Queue, lease: Lease, seq: u64) -> Job {
         Job {
             inner: Arc::new(JobInner {
+                seq,
                 lease,
                 queue,
                 lost: CancellationToken::new(),
@@ -103,6 +108,13 @@ impl Job {
                 reason: AtomicU8::new(0),
             }),
         }
+    }
+
+    /// The job's number in its runner: no two jobs a runner started share one (a binding
+    /// that runs handlers with [`Reply`] keys its jobs by it, and [`Handler::told`] names
+    /// them by it).
+    pub fn seq(&self) -> u64 {
+        self.inner.seq
     }
 
     /// The item's id.
@@ -222,9 +234,11 @@ impl Job {
     }
 
     /// Marks the lease lost (idempotent) and tells the handler; `why` is `None` for a shutdown.
-    pub(crate) fn mark_lost(&self, why: Option<RenewOutcome>) -> bool {
+    /// Returns whether this call marked it lost, and whether it told the handler (false when
+    /// a timeout told it first).
+    pub(crate) fn mark_lost(&self, why: Option<RenewOutcome>) -> (bool, bool) {
         if self.inner.lost.is_cancelled() {
-            return false;
+            return (false, false);
         }
         *self
             .inner
@@ -232,11 +246,11 @@ impl Job {
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = why;
         self.inner.lost.cancel();
-        self.mark_cancelled(match why {
+        let told = self.mark_cancelled(match why {
             Some(_) => CancelReason::LeaseLost,
             None => CancelReason::Shutdown,
         });
-        true
+        (true, told)
     }
 }
 
@@ -445,6 +459,31 @@ pub trait Handler: Send + Sync + 'static {
     /// another thread (a JavaScript event loop) queues them in `call` and wakes that thread once
     /// here, so that many jobs cross in one wake-up. The default does nothing.
     fn delivered(&self) {}
+
+    /// Whether the engine runs jobs with [`Handler::start`] instead of [`Handler::call`]
+    /// (default false). A binding whose handlers run on another thread (a JavaScript event
+    /// loop) says true: the engine then spends no task and no channel on a job while it runs,
+    /// and the binding hands many outcomes back at once ([`Reply::send_all`]).
+    fn replies(&self) -> bool {
+        false
+    }
+
+    /// Starts `job` (for a handler whose [`Handler::replies`] is true); its outcome goes back
+    /// through `reply`, from any thread, whenever the handler ends. A reply dropped unsent
+    /// fails the attempt (the handler ended without an outcome). The default runs
+    /// [`Handler::call`]'s future on a task of its own and sends what it returns.
+    fn start(&self, job: Job, reply: Reply) {
+        let fut = self.call(job);
+        tokio::spawn(async move { reply.send(fut.await) });
+    }
+
+    /// Called when the runner tells a job's handler to stop ([`Job::cancel_reason`] says why;
+    /// once per job), for a handler that runs jobs with [`Handler::start`] and so has no
+    /// future waiting on [`Job::cancelled`]. It may come for a job whose outcome was sent
+    /// already. Keep it quick: it runs on the runtime's threads. The default does nothing.
+    fn told(&self, job: &Job) {
+        let _ = job;
+    }
 }
 
 impl<F, Fut, R> Handler for F

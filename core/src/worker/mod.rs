@@ -39,7 +39,7 @@ use std::time::Duration;
 
 pub use event::{Event, EventSink, LogLevel, LogSink, Report, LOG_TARGET};
 pub use job::{
-    CancelReason, Handler, HandlerFuture, IntoResultValue, Job, JobError, Outcome,
+    CancelReason, Handler, HandlerFuture, IntoResultValue, Job, JobError, Outcome, Reply,
     TIMEOUT_ERROR_TYPE,
 };
 pub use names::{route, validate_handler_names, Handlers, Route, NO_HANDLER_ERROR_TYPE};

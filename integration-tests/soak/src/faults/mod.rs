@@ -10,8 +10,8 @@
 //! - `partitioned`: the same cluster and a partitioned queue of [`PARTITIONS`] partitions
 //!   (spec/PROTOCOL.md 5.25), one per primary, fed through the partitioned add and worked by
 //!   the runners over its partitions ([`PARTITIONED_LANGS`]: Rust's `Worker::partitioned`, C's
-//!   `leaseq_worker_run_partitioned` and Python's `leaseq.Worker` over a `PartitionedQueue`,
-//!   with `LEASEQ_SOAK_PARTITIONED`; Node's worker does not serve one yet): the primary of
+//!   `leaseq_worker_run_partitioned`, and Python's and Node's `Worker` over a
+//!   `PartitionedQueue`, with `LEASEQ_SOAK_PARTITIONED`): the primary of
 //!   partition 0 killed (failover), then partition 1's slot migrated to another primary.
 //!
 //! The workers record what they do on a third server that no fault touches, so the records are
@@ -74,7 +74,7 @@ const QUEUES: [&str; 2] = ["{faults}-a", "{faults}-b"];
 const PARTITIONED: &str = "{pfaults}";
 const PARTITIONS: usize = 3;
 /// The languages whose soak workers serve a partitioned queue (`LEASEQ_SOAK_PARTITIONED`).
-const PARTITIONED_LANGS: [&str; 3] = ["rust", "c", "python"];
+const PARTITIONED_LANGS: [&str; 4] = ["rust", "c", "python", "node"];
 /// Items kept waiting per queue, so that a worker that stands still does so because of the
 /// fault, never for want of work.
 const BACKLOG: u64 = 150;
