@@ -1170,7 +1170,8 @@ export interface WorkerOptions {
   timeoutGraceMs?: number
   /**
    * Over several queues, weighted round robin: one weight per queue (1 to 1000), and over time
-   * queue `i` is asked first in `weights[i]` of every `sum(weights)` rounds. Left out, strict
+   * queue `i` has `weights[i]` of every `sum(weights)` turns (a turn: up to 250 ms of one
+   * queue's leases). Left out, strict
    * order: a later queue gets slots only while every earlier one has no work for them.
    */
   weights?: number[]

@@ -4462,7 +4462,8 @@ leaseq_status leaseq_worker_run_named(const leaseq_queue *queue,
  * (`leaseq_worker_job_queue_prefix` tells which). With `weights` NULL the queues are asked in
  * strict order (a later queue gets slots only while every earlier one has no work for them);
  * otherwise by weighted round robin, `weights[i]` (1 to 1000) for `queues[i]`: over time
- * `queues[i]` is asked first in `weights[i]` of every `sum(weights)` rounds. The runner
+ * `queues[i]` has `weights[i]` of every `sum(weights)` turns, a turn being up to 250 ms of one
+ * queue's leases (spec/PROTOCOL.md 13.3). The runner
  * registers and does the housekeeping in each queue.
  *
  * Refused with LEASEQ_INVALID_ARGUMENT, before anything is written: no queue or more than 64,

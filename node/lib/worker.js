@@ -315,8 +315,8 @@ function wantsSignal(fn) {
  * name) and fails for good, with error type `NoHandler` and without calling a handler, a job that
  * no name and no fallback takes. Over several queues one runner asks them in the order given (strict: a
  * later queue gets slots only while every earlier one has no work for them), or, with the
- * `weights` option (one per queue, 1 to 1000), by weighted round robin: `weights: [3, 1]` asks
- * the first queue first in three rounds of four. One wait on the server covers every queue;
+ * `weights` option (one per queue, 1 to 1000), by weighted round robin: with `weights: [3, 1]` the
+ * first queue has three turns of four (a turn: up to 250 ms of one queue's leases). One wait on the server covers every queue;
  * each job is finished in its own queue (`job.queuePrefix`). Events: `completed`, `retrying`, `dead`,
  * `released`, `leaseLost`, `timedOut` (each with the id and details), `outage` (a Redis error,
  * once per outage; without a listener or a `logger` it is logged once with console.warn) and

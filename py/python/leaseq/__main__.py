@@ -97,7 +97,7 @@ def worker(argv: list[str] | None = None) -> int:
         type=_weights,
         default=None,
         help="weighted round robin over the queues instead of strict order: one weight per "
-        "--queue, comma-separated (3,1: the first queue is asked first in 3 rounds of 4)",
+        "--queue, comma-separated (3,1: the first queue has 3 turns of 4)",
     )
     parser.add_argument(
         "--url",
