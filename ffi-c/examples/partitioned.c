@@ -58,7 +58,7 @@ int main(void) {
         goto done;
     printf("added %zu: %llu waiting\n", added, (unsigned long long)waiting);
 
-    /* One runner over every partition, asked in a rotating order. */
+    /* One runner over every partition, served in turns (one partition at a time). */
     leaseq_worker_options options;
     leaseq_worker_options_init(&options);
     options.concurrency = 4;

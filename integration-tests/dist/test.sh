@@ -388,6 +388,7 @@ f.restype = ctypes.c_char_p; v = f().decode(); print(v); sys.exit(v != '$version
       dependencies) echo '^email sent after the report$' ;;
       events) echo '^completed order-1 (attempt 1)$' ;;
       schedules) echo '^pulse removed: yes$' ;;
+      partitioned) echo '^9 completed$' ;;
     esac
   }
   c_example() {
