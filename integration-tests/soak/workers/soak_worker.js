@@ -262,14 +262,14 @@ function rule(id, attempt) {
  * soak's `partitioned` stage). An event names only the item: its partition is the one its
  * handler last ran it from (every event follows a run).
  */
-async function runPartitioned(client, base, recorder) {
-  let queue = CUT
-  while (queue === CUT) queue = await unlessCut(() => client.partitioned(base))
-  const partitionOf = new Map()
+// One runner of the soak over `queue`, a queue or a partitioned queue: each job is recorded
+// under the prefix of the queue it came from (`job.queuePrefix`), and so is each outcome.
+function soakWorker(queue, recorder) {
+  const prefixOf = new Map()
   const worker = new Worker(
     queue,
     async (job) => {
-      partitionOf.set(job.id, job.queuePrefix)
+      prefixOf.set(job.id, job.queuePrefix)
       await recorder.record('exec', job.queuePrefix, job.id)
       await sleep(1)
       const what = rule(job.id, job.attempt)
@@ -287,7 +287,7 @@ async function runPartitioned(client, base, recorder) {
   )
   for (const [event, kind] of [['completed', 'win'], ['retrying', 'retry'], ['dead', 'dead']]) {
     worker.on(event, (id) => {
-      recorder.record(kind, partitionOf.get(id), id).catch((err) => {
+      recorder.record(kind, prefixOf.get(id), id).catch((err) => {
         console.error(err)
         process.exit(1)
       })
@@ -299,37 +299,13 @@ async function runPartitioned(client, base, recorder) {
 async function run(client, lang, prefixes, results) {
   const recorder = await Recorder.open(client, results, lang)
   const base = process.env.LEASEQ_SOAK_PARTITIONED || ''
-  const workers = (base ? [] : prefixes).map((name) => {
-    const worker = new Worker(
-      client.queue(name),
-      async (job) => {
-        await recorder.record('exec', name, job.id)
-        await sleep(1)
-        const what = rule(job.id, job.attempt)
-        if (what === 'dead') throw new UnrecoverableError(FAILURE)
-        if (what === 'retry') throw new Error(FAILURE)
-      },
-      {
-        concurrency: 4,
-        leaseTtlMs: 2000,
-        heartbeatMs: 500,
-        housekeepingEveryMs: 500,
-        deepCleanEveryMs: 5000,
-        handleSignals: false,
-      },
-    )
-    for (const [event, kind] of [['completed', 'win'], ['retrying', 'retry'], ['dead', 'dead']]) {
-      worker.on(event, (id) => {
-        recorder.record(kind, name, id).catch((err) => {
-          console.error(err)
-          process.exit(1)
-        })
-      })
-    }
-    return worker
-  })
+  const workers = (base ? [] : prefixes).map((name) => soakWorker(client.queue(name), recorder))
   // With LEASEQ_SOAK_PARTITIONED=BASE, one runner over the partitioned queue BASE instead.
-  if (base) workers.push(await runPartitioned(client, base, recorder))
+  if (base) {
+    let queue = CUT
+    while (queue === CUT) queue = await unlessCut(() => client.partitioned(base))
+    workers.push(soakWorker(queue, recorder))
+  }
   const stopping = new Promise((resolve) => process.once('SIGTERM', resolve))
   const runs = workers.map((w) => w.run())
   await stopping
