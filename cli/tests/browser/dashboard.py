@@ -69,8 +69,8 @@ def queue_row(driver):
 
 
 def waiting_count(driver):
-    row = queue_row(driver)
-    return int(row.find_elements(By.TAG_NAME, "td")[1].text) if row else None
+    cells = row_cells(driver)
+    return int(cells[1]) if cells else None
 
 
 def dead_ids(driver):
@@ -106,12 +106,27 @@ def href(queue, **params):
 
 
 def pager(driver):
-    return driver.find_element(By.ID, "pager").text
+    return shown(driver, "pager")
 
 
 def list_ids(driver):
     return driver.execute_script(
         "return [...document.querySelectorAll('#list tbody tr')].map(r => r.dataset.id);")
+
+
+def shown(driver, element_id):
+    """An element's shown text, or None when there is none, read in one script call: the page
+    re-renders every 2 s, and an element found by one call and read by the next may have been
+    replaced in between (a stale element)."""
+    return driver.execute_script(
+        "const e = document.getElementById(arguments[0]);"
+        "return e ? e.innerText.trim() : null;", element_id)
+
+
+def texts(driver, css):
+    """The shown texts of the elements that `css` selects, read in one script call (see shown)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(e => e.innerText.trim());", css)
 
 
 def click(driver, by, what):
@@ -132,17 +147,17 @@ def click_in_row(driver, item_id, label):
 
 
 def log_lines(driver):
-    return [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#action-log li")]
+    return texts(driver, "#action-log li")
 
 
 def status_text(driver):
-    return driver.find_element(By.ID, "status").text
+    return shown(driver, "status")
 
 
 def refreshed(driver):
     """Waits for the page's next refresh (its status line's time changes)."""
     before = status_text(driver)
-    WebDriverWait(driver, WAIT).until(
+    WebDriverWait(driver, WAIT, ignored_exceptions=[StaleElementReferenceException]).until(
         lambda d: status_text(d) != before and status_text(d).startswith("updated"))
 
 
@@ -152,13 +167,14 @@ def cli_state(queue, item_id):
 
 
 def row_cells(driver, queue=QUEUE):
-    rows = driver.find_elements(By.CSS_SELECTOR, "#queues tbody tr")
-    row = next((r for r in rows if r.get_attribute("data-queue") == queue), None)
-    return [td.text for td in row.find_elements(By.TAG_NAME, "td")] if row else []
+    return driver.execute_script(
+        "const r = [...document.querySelectorAll('#queues tbody tr')]"
+        "  .find(r => r.dataset.queue === arguments[0]);"
+        "return r ? [...r.querySelectorAll('td')].map(td => td.innerText.trim()) : [];", queue)
 
 
 def chart_text(driver):
-    return driver.find_element(By.ID, "chart").text
+    return shown(driver, "chart")
 
 
 def chart_drawn(driver):
@@ -180,7 +196,7 @@ def counters_on():
 
 
 def queue_state(driver):
-    return driver.find_element(By.ID, "queue-state").text
+    return shown(driver, "queue-state")
 
 
 def click_flow(driver, label):
@@ -193,7 +209,7 @@ def click_flow(driver, label):
 
 
 def rate_text(driver):
-    return driver.find_element(By.ID, "rate-limit").text
+    return shown(driver, "rate-limit")
 
 
 def paused():
@@ -204,7 +220,7 @@ GROUP = "<b>acme</b>"
 
 
 def group_cells(driver):
-    return [td.text for td in driver.find_elements(By.CSS_SELECTOR, "#group tbody td")]
+    return texts(driver, "#group tbody td")
 
 
 def click_group_action(driver, label):
@@ -254,15 +270,15 @@ def main():
             ".map(r => r.firstChild.textContent);")
         assert sorted(groups) == ["Timeout", "ValueError"], groups
         # The live runners, from the registry; their text is shown as text.
-        wait.until(lambda d: "web-runner-1" in d.find_element(By.ID, "workers").text)
-        runner = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#workers tbody tr td")]
+        wait.until(lambda d: "web-runner-1" in shown(d, "workers"))
+        runner = texts(driver, "#workers tbody tr td")
         assert runner[:4] == ["web-runner-1", "<i>go</i>", "2/4", "12"], runner
         assert runner[-1] == "yes", runner
         # The recurring jobs, with their next fire times; a name with markup is text.
         leaseq("schedules", "add", "-q", QUEUE, "<b>nightly</b>", "--cron", "0 3 * * *",
                "--tz", "Europe/Berlin", "--missed", "once")
-        wait.until(lambda d: "<b>nightly</b>" in d.find_element(By.ID, "schedules").text)
-        sched = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#schedules tbody tr td")]
+        wait.until(lambda d: "<b>nightly</b>" in shown(d, "schedules"))
+        sched = texts(driver, "#schedules tbody tr td")
         assert sched[:2] == ["<b>nightly</b>", "0 3 * * * (Europe/Berlin)"], sched
         assert "(in " in sched[2] and sched[3] == "once", sched
         leaseq("schedules", "rm", "-q", QUEUE, "<b>nightly</b>")
@@ -294,7 +310,7 @@ def main():
         wait.until(lambda d: queue_state(d) == "running")
         wait.until(lambda d: row_cells(d)[9:11] == ["running", "3 / 100"])
         wait.until(lambda d: row_cells(d, "{counted}")[9:11] == ["running", "-"])
-        assert driver.find_element(By.ID, "capacity").text == "Capacity: 3 / 100 (waiting and delayed)."
+        assert shown(driver, "capacity") == "Capacity: 3 / 100 (waiting and delayed)."
         wait.until(lambda d: click_flow(d, "Pause"))
         wait.until(lambda d: queue_state(d) == "paused")
         wait.until(lambda d: row_cells(d)[9] == "paused")
@@ -322,9 +338,9 @@ def main():
         # 7. A <script> payload (and bytes that are not UTF-8) shows as text and never runs.
         driver.find_element(By.ID, "job-id").send_keys("xss")
         click(driver, By.CSS_SELECTOR, "#job-form button")
-        wait.until(lambda d: "<script>" in d.find_element(By.ID, "job").text)
-        shown = driver.find_element(By.ID, "job").text
-        assert "<script>alert(1)</script>\\xff\\xfe" in shown, shown
+        wait.until(lambda d: "<script>" in shown(d, "job"))
+        job = shown(driver, "job")
+        assert "<script>alert(1)</script>\\xff\\xfe" in job, job
         assert len(driver.find_elements(By.TAG_NAME, "script")) == 1, "a script element was injected"
         no_alert(driver)
         driver.save_screenshot(os.path.join(SHOTS, "3-job.png"))
@@ -404,7 +420,7 @@ def main():
         job.clear()
         job.send_keys("g1")
         click(driver, By.CSS_SELECTOR, "#job-form button")
-        wait.until(lambda d: GROUP in d.find_element(By.ID, "job").text)
+        wait.until(lambda d: GROUP in shown(d, "job"))
         fields = driver.execute_script(
             "return [...document.querySelectorAll('#job dt')].map(dt => "
             "[dt.textContent, dt.nextElementSibling.textContent]);")
@@ -506,7 +522,7 @@ def browse(driver, wait):
     # Done: the item completed with its result kept.
     driver.get(href(BROWSE, state="done"))
     wait.until(lambda d: list_ids(d) == ["done1"])
-    assert driver.find_element(By.ID, "list-time").text == "finished"
+    assert shown(driver, "list-time") == "finished"
     passed += 1
 
     # 16. Delayed items, promoted now: the action asks first (dismissed, nothing changes), then
@@ -533,16 +549,16 @@ def browse(driver, wait):
     # and its actions; cancel asks first, and its result stays.
     driver.find_element(By.ID, "search-id").send_keys("w07")
     click(driver, By.CSS_SELECTOR, "#search-form button")
-    wait.until(lambda d: "w07" in d.find_element(By.ID, "job").text)
+    wait.until(lambda d: "w07" in shown(d, "job"))
     assert "job=w07" in driver.current_url
     driver.refresh()
-    wait.until(lambda d: "waiting" in d.find_element(By.ID, "job").text)
+    wait.until(lambda d: "waiting" in shown(d, "job"))
     # No trace: nothing of it shows.
     assert not driver.find_element(By.ID, "job-trace").is_displayed()
     click(driver, By.XPATH, "//div[@id='job-actions']/button[text()='Cancel']")
     assert "w07" in wait.until(lambda d: answer(d, True))
     wait.until(lambda d: any("cancelled w07 (was waiting)" in line for line in log_lines(d)))
-    wait.until(lambda d: "no item `w07`" in d.find_element(By.ID, "job").text)
+    wait.until(lambda d: "no item `w07`" in shown(d, "job"))
     assert cli_state(BROWSE, "w07") is None
     passed += 1
 
@@ -561,9 +577,8 @@ def browse(driver, wait):
     driver.execute_script("location.hash = arguments[0];",
                           href(BROWSE, state="dead", job="b1").split("#", 1)[1])
     wait.until(lambda d: d.find_element(By.ID, "job-trace").is_displayed())
-    trace = driver.find_element(By.ID, "job-trace")
-    assert trace.tag_name == "pre"
-    assert "<b>raise</b> Timeout()" in trace.text, trace.text
+    assert driver.find_elements(By.CSS_SELECTOR, "pre#job-trace"), "a trace outside <pre>"
+    assert "<b>raise</b> Timeout()" in shown(driver, "job-trace"), shown(driver, "job-trace")
     assert not driver.find_elements(By.CSS_SELECTOR, "#job-trace b"), "markup from a trace"
     no_alert(driver)
     passed += 1
@@ -606,13 +621,13 @@ def browse(driver, wait):
     leaseq("add", "-q", "{deps}", "--id", "kid", "--data", "k")
     leaseq("add", "-q", "{deps}", "--id", "<i>parent</i>", "--data", "p", "--depends-on", "kid")
     driver.get(href("{deps}", state="blocked", job="<i>parent</i>"))
-    wait.until(lambda d: "blocked" in d.find_element(By.ID, "job").text)
-    assert "waits for" in driver.find_element(By.ID, "job").text
+    wait.until(lambda d: "blocked" in shown(d, "job"))
+    assert "waits for" in shown(driver, "job")
     assert not driver.find_elements(By.CSS_SELECTOR, "#job i"), "markup from an id"
     wait.until(lambda d: "<i>parent</i>" in " ".join(list_ids(d)))
     click(driver, By.XPATH, "//dl[@id='job']//a[text()='kid']")
     wait.until(lambda d: d.find_elements(By.XPATH, "//dl[@id='job']//a[text()='<i>parent</i>']"))
-    assert "waited for by" in driver.find_element(By.ID, "job").text
+    assert "waited for by" in shown(driver, "job")
     no_alert(driver)
     passed += 1
     return passed
@@ -625,7 +640,7 @@ def down():
     try:
         driver.get(BASE)
         wait.until(lambda d: d.find_element(By.ID, "down").is_displayed())
-        assert "Cannot read the queues" in driver.find_element(By.ID, "down").text
+        assert "Cannot read the queues" in shown(driver, "down")
         driver.save_screenshot(os.path.join(SHOTS, "8-redis-down.png"))
         with open(os.path.join(SHOTS, "down.flag"), "w") as f:
             f.write("shown\n")
@@ -649,7 +664,7 @@ def readme():
         driver.get(href("{emails}", state="dead"))
         wait.until(lambda d: len(list_ids(d)) == 5)
         wait.until(chart_drawn)
-        wait.until(lambda d: "mailer-7f3c" in d.find_element(By.ID, "workers").text)
+        wait.until(lambda d: "mailer-7f3c" in shown(d, "workers"))
         driver.save_screenshot(os.path.join(SHOTS, "readme.png"))
     finally:
         driver.quit()
