@@ -784,6 +784,45 @@ static int64_t n_or_all(const cJSON *step) {
     return n > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)n;
 }
 
+/* A batch step's `completions` ({"lease", "result" (optional), "keep_result_ms" (optional)}
+ * each) as leaseq_completion values in `out` (`*len` of them, at most `cap`), their results'
+ * bytes in `kept` (free each with free_results). Returns false with `msg` set on a bad step. */
+static bool completions_of(struct runner *r, const cJSON *step, leaseq_completion *out,
+                           struct bytes *kept, size_t cap, size_t *len, char *msg) {
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(step, "completions");
+    *len = 0;
+    if (!cJSON_IsArray(list)) return say(msg, "step needs a list `completions`"), false;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, list) {
+        if (*len == cap) return say(msg, "too many completions for the runner"), false;
+        leaseq_completion completion = LEASEQ_COMPLETION_INIT;
+        kept[*len].data = NULL;
+        kept[*len].len = 0;
+        completion.lease = lease_named(r, c, msg);
+        if (completion.lease == NULL) return false;
+        const cJSON *result = cJSON_GetObjectItemCaseSensitive(c, "result");
+        if (result != NULL) {
+            if (int_field(c, "keep_result_ms", &completion.keep_result_for_ms, msg) < 0) return false;
+            if (data_bytes(result, &kept[*len], msg) != 0) return false;
+            /* an empty result is any non-NULL pointer */
+            completion.result = kept[*len].data ? kept[*len].data : (const uint8_t *)"";
+            completion.result_len = kept[*len].len;
+        }
+        out[(*len)++] = completion;
+    }
+    return true;
+}
+
+static void free_results(struct bytes *kept, size_t len) {
+    for (size_t i = 0; i < len; i++) free(kept[i].data);
+}
+
+static cJSON *bools_json(const bool *values, size_t len) {
+    cJSON *list = cJSON_CreateArray();
+    for (size_t i = 0; i < len; i++) cJSON_AddItemToArray(list, cJSON_CreateBool(values[i]));
+    return list;
+}
+
 static enum step_outcome run_step(struct runner *r, const cJSON *step, struct result *res,
                                   char *msg) {
     const leaseq_queue *q = r->queue;
@@ -1486,6 +1525,50 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
             }
         }
         leaseq_name_counts_free(counts);
+        return STEP_RESULT;
+    }
+    if (strcmp(op, "complete_batch") == 0 || strcmp(op, "complete_and_lease_batch") == 0) {
+        enum { CAP = 16 };
+        leaseq_completion completions[CAP];
+        struct bytes kept[CAP];
+        bool completed[CAP];
+        size_t len = 0;
+        bool ok = completions_of(r, step, completions, kept, CAP, &len, msg);
+        if (!ok) {
+            free_results(kept, len);
+            return STEP_FAILED;
+        }
+        if (strcmp(op, "complete_batch") == 0) {
+            if (called(res, leaseq_queue_complete_batch(q, completions, len, completed)))
+                res->value = bools_json(completed, len);
+            free_results(kept, len);
+            return STEP_RESULT;
+        }
+        int64_t ttl;
+        uint64_t n;
+        if (!u64_field(step, "n", &n) || !ms_field(step, "ttl_ms", &ttl, msg)) {
+            free_results(kept, len);
+            return say(msg, "complete_and_lease_batch needs `n` and `ttl_ms`"), STEP_FAILED;
+        }
+        leaseq_lease **leases = NULL;
+        size_t leased = 0;
+        if (called(res, leaseq_queue_complete_and_lease_batch(q, completions, len, (size_t)n, ttl,
+                                                              completed, &leases, &leased))) {
+            const cJSON *names = cJSON_GetObjectItemCaseSensitive(step, "as");
+            res->value = cJSON_CreateObject();
+            cJSON_AddItemToObject(res->value, "completed", bools_json(completed, len));
+            cJSON *list = cJSON_AddArrayToObject(res->value, "leases");
+            for (size_t i = 0; i < leased; i++) {
+                cJSON_AddItemToArray(list, lease_json(leases[i]));
+                const cJSON *name = cJSON_IsArray(names) ? cJSON_GetArrayItem(names, (int)i) : NULL;
+                if (cJSON_IsString(name)) {
+                    keep_as(r, name->valuestring, leases[i]);
+                    leases[i] = NULL; /* kept: the array free skips it */
+                }
+            }
+        }
+        leaseq_lease_array_free(leases, leased);
+        free_results(kept, len);
         return STEP_RESULT;
     }
     if (strcmp(op, "complete_and_lease") == 0) {

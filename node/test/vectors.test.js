@@ -198,6 +198,18 @@ class Runner {
     return lease
   }
 
+  /** A batch step's `completions`: `{ lease, result?, keepResultForMs? }` for each
+   * `{"lease", "result" (optional), "keep_result_ms" (optional)}`. */
+  completions(step) {
+    if (!Array.isArray(step.completions)) throw new StepError('step needs a list `completions`')
+    return step.completions.map((c) => {
+      const completion = { lease: this.leaseNamed(c) }
+      if ('result' in c) completion.result = dataBytes(c.result)
+      if (typeof c.keep_result_ms === 'number') completion.keepResultForMs = c.keep_result_ms
+      return completion
+    })
+  }
+
   /** Names the lease when the step says `"as"`; returns it. */
   keep(step, lease) {
     if (typeof step.as === 'string' && lease !== null) this.leases.set(step.as, lease)
@@ -599,6 +611,23 @@ const STEPS = {
   },
   async counts_by_name() {
     return run(() => this.q.countsByName())
+  },
+  async complete_batch(step) {
+    const completions = this.completions(step)
+    return run(() => this.q.completeBatch(completions))
+  },
+  async complete_and_lease_batch(step) {
+    const completions = this.completions(step)
+    if (!Number.isSafeInteger(step.n)) throw new StepError('complete_and_lease_batch needs `n`')
+    const options = { ttlMs: ms(step, 'ttl_ms') }
+    return then(await run(() => this.q.completeAndLeaseBatch(completions, step.n, options)), (got) => {
+      if (Array.isArray(step.as)) {
+        got.leases.forEach((lease, i) => {
+          if (typeof step.as[i] === 'string') this.leases.set(step.as[i], lease)
+        })
+      }
+      return { completed: got.completed, leases: got.leases.map(leaseJson) }
+    })
   },
   async complete_and_lease(step) {
     const lease = this.leaseNamed(step)

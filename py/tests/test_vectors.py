@@ -712,6 +712,47 @@ class Runner:
             ),
         )
 
+    def completions(self, step: Obj) -> list[Any]:
+        """A batch step's ``completions``: a ``leaseq.Completion`` for each
+        ``{"lease", "result" (optional), "keep_result_ms" (optional)}``."""
+        listed = step.get("completions")
+        if not isinstance(listed, list):
+            raise StepError("step needs a list `completions`")
+        return [
+            leaseq.Completion(
+                self.lease_named(c),
+                data_bytes(c["result"]) if "result" in c else None,
+                duration(c, "keep_result_ms"),
+            )
+            for c in listed
+        ]
+
+    def do_complete_batch(self, step: Obj) -> Outcome:
+        completions = self.completions(step)
+        return run(lambda: self.q.complete_batch(completions))
+
+    def do_complete_and_lease_batch(self, step: Obj) -> Outcome:
+        completions, ttl = self.completions(step), seconds(step, "ttl_ms")
+        n = step.get("n")
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise StepError("complete_and_lease_batch needs `n`")
+        names = step.get("as")
+
+        def shown(got: Any) -> Any:
+            completed, leases = got
+            if isinstance(names, list):
+                for lease, name in zip(leases, names):
+                    if isinstance(name, str):
+                        self.leases[name] = lease
+            return {
+                "completed": completed,
+                "leases": [lease_json(lease) for lease in leases],
+            }
+
+        return then(
+            run(lambda: self.q.complete_and_lease_batch(completions, n, ttl)), shown
+        )
+
     def do_complete_and_lease(self, step: Obj) -> Outcome:
         lease, ttl = self.lease_named(step), seconds(step, "ttl_ms")
         result = data_bytes(step["result"]) if "result" in step else None

@@ -38,6 +38,17 @@ fn ms(step: &Json, name: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("step needs number `{name}`"))
 }
 
+/// A completion as a batch step holds it: the lease, and the result with its keep time.
+type OwnedCompletion = (Lease, Option<(Vec<u8>, Option<Duration>)>);
+
+/// The core's borrowed completions of owned ones.
+fn borrow_completions(owned: &[OwnedCompletion]) -> Vec<leaseq::Completion<'_>> {
+    owned
+        .iter()
+        .map(|(lease, result)| (lease, result.as_ref().map(|(r, keep)| (r.as_slice(), *keep))))
+        .collect()
+}
+
 fn opt_ms(step: &Json, name: &str) -> Option<Duration> {
     step[name].as_u64().map(Duration::from_millis)
 }
@@ -251,6 +262,23 @@ impl Runner<'_> {
             .ok_or_else(|| format!("no lease named `{name}`"))
     }
 
+    /// A batch step's `completions`: each `{"lease", "result" (optional), "keep_result_ms"
+    /// (optional)}`, as owned leases and results for [`borrow_completions`].
+    fn completions(&self, step: &Json) -> Result<Vec<OwnedCompletion>, String> {
+        let list = step["completions"]
+            .as_array()
+            .ok_or("step needs a list `completions`")?;
+        list.iter()
+            .map(|c| {
+                let result = match c.get("result") {
+                    Some(r) => Some((data_bytes(r)?, opt_ms(c, "keep_result_ms"))),
+                    None => None,
+                };
+                Ok((self.lease_named(c)?, result))
+            })
+            .collect()
+    }
+
     fn keep(&mut self, step: &Json, lease: &Option<Lease>) {
         if let (Some(name), Some(lease)) = (step["as"].as_str(), lease) {
             self.leases.insert(name.to_owned(), lease.clone());
@@ -352,6 +380,28 @@ impl Runner<'_> {
                 } else {
                     q.complete(&lease).map(Json::from)
                 }
+            }
+            "complete_batch" => {
+                let owned = self.completions(step)?;
+                let list = borrow_completions(&owned);
+                q.complete_batch(&list).map(Json::from)
+            }
+            "complete_and_lease_batch" => {
+                let owned = self.completions(step)?;
+                let list = borrow_completions(&owned);
+                let n = step["n"].as_u64().ok_or("complete_and_lease_batch needs `n`")? as usize;
+                let got = q.complete_and_lease_batch(&list, n, ms(step, "ttl_ms")?);
+                if let (Ok((_, leases)), Some(names)) = (&got, step["as"].as_array()) {
+                    for (lease, name) in leases.iter().zip(names) {
+                        if let Some(name) = name.as_str() {
+                            self.leases.insert(name.to_owned(), lease.clone());
+                        }
+                    }
+                }
+                got.map(|(completed, leases)| {
+                    let leases: Vec<Json> = leases.into_iter().map(|l| lease_json(Some(l))).collect();
+                    json!({"completed": completed, "leases": leases})
+                })
             }
             "renew_outcome" => q
                 .renew_outcome(&self.lease_named(step)?, ms(step, "ttl_ms")?)
