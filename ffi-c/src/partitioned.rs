@@ -394,7 +394,8 @@ pub unsafe extern "C" fn leaseq_partitioned_add_batch(
 /// `leaseq_partitioned_add_batch` with options per item: `options[i]` for `items[i]` (NULL:
 /// that item has none; `options` itself NULL: no item has any), as
 /// `leaseq_queue_add_batch_with_options` takes them. A refused option gives
-/// LEASEQ_INVALID_ARGUMENT naming it with its index (`options[2].priority`) and adds nothing.
+/// LEASEQ_INVALID_ARGUMENT naming it, as `leaseq_queue_add_batch_with_options` does, and adds
+/// nothing.
 ///
 /// Statuses: as `leaseq_partitioned_add_batch`.
 ///

@@ -309,8 +309,10 @@ pub unsafe extern "C" fn leaseq_queue_add_unique_with_options(
 
 /// `leaseq_queue_add_batch` with options per item: `options` is an array of `items_len`
 /// pointers, `options[i]` for `items[i]` (NULL: that item has none; `options` itself NULL: no
-/// item has any). A refused option gives `LEASEQ_INVALID_ARGUMENT` naming it with its index
-/// (`options[2].priority`) and adds nothing. Still one round trip for the whole batch.
+/// item has any). A refused option gives `LEASEQ_INVALID_ARGUMENT` naming it and adds
+/// nothing: a field out of its C range with its index (`options[2].expires_after_ms`), a value
+/// out of the queue's bounds with its item's id (`items`: "item `b`: priority ..."). Still one
+/// round trip for the whole batch.
 ///
 /// # Safety
 /// `queue` is NULL or a live queue; `items` is NULL or points to `items_len` pointers, each

@@ -286,6 +286,15 @@ static void batch_add_takes_options_per_item(void) {
                       "options[2].expires_after_ms");
     CHECK(added == 0);
     CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 0 && count_in(queue, LEASEQ_STATE_DELAYED) == 0);
+    /* A value out of the queue's bounds names the item by its id, as the header says. */
+    bad = (leaseq_add_options)LEASEQ_ADD_OPTIONS_INIT;
+    bad.priority = 1001;
+    bad.set = LEASEQ_ADD_PRIORITY;
+    CHECK_INVALID_ARG(leaseq_queue_add_batch_with_options(queue, (const leaseq_item *const *)items,
+                                                          with_bad, 3, &added),
+                      "items");
+    CHECK_MESSAGE_HAS("item `c`: priority");
+    CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 0 && count_in(queue, LEASEQ_STATE_DELAYED) == 0);
 
     CHECK_OK(leaseq_queue_add_batch_with_options(queue, (const leaseq_item *const *)items, options,
                                                  3, &added));

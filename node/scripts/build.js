@@ -7,29 +7,19 @@
 
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 
 const root = path.resolve(__dirname, '..')
 const debug = process.argv.includes('--debug') || process.env.LEASEQ_NODE_DEBUG === '1'
 const cargo = process.env.CARGO || 'cargo'
 
-// In a checkout of the repository the crate builds in its workspace (and its target dir). A
-// tarball from `npm pack` carries its own copy of the workspace in vendor/ (scripts/vendor.js);
-// that build uses a temporary target dir, removed afterwards, unless CARGO_TARGET_DIR is set.
-const inRepository = fs.existsSync(path.join(root, '..', 'core', 'Cargo.toml'))
-const vendored = path.join(root, 'vendor', 'node', 'Cargo.toml')
-if (!inRepository && !fs.existsSync(vendored)) {
-  console.error('leaseq: neither the repository (../core) nor vendor/ is here: nothing to build')
+// The addon builds in the repository's workspace (and its target dir): the npm packages carry a
+// prebuilt addon instead (scripts/package.js), so there is no build from a tarball.
+if (!fs.existsSync(path.join(root, '..', 'core', 'Cargo.toml'))) {
+  console.error('leaseq: scripts/build.js builds the addon in a checkout of the repository (../core)')
   process.exit(1)
 }
-const manifest = inRepository ? path.join(root, 'Cargo.toml') : vendored
-const env = { ...process.env }
-let temporaryTarget
-if (!inRepository && !env.CARGO_TARGET_DIR) {
-  temporaryTarget = fs.mkdtempSync(path.join(os.tmpdir(), 'leaseq-node-build-'))
-  env.CARGO_TARGET_DIR = temporaryTarget
-}
+const manifest = path.join(root, 'Cargo.toml')
 
 // An explicit --target, as `napi build` passes, so that both build into the same directory and
 // share compiled dependencies.
@@ -52,13 +42,9 @@ function hostTriple() {
 console.error(`leaseq: building the native addon (${cargo} ${args.join(' ')})`)
 const result = spawnSync(cargo, args, {
   cwd: root,
-  env,
   stdio: ['ignore', 'pipe', 'inherit'],
   encoding: 'utf8',
   maxBuffer: 1 << 28,
-})
-process.on('exit', () => {
-  if (temporaryTarget) fs.rmSync(temporaryTarget, { recursive: true, force: true })
 })
 if (result.error) {
   const hint = result.error.code === 'ENOENT' ? ': install Rust (https://rustup.rs) and retry' : ''

@@ -111,11 +111,10 @@ fs.writeFileSync(
 )
 pack(platformDir)
 
-// The main package: what `files` lists, minus the from-source build script; no scripts at all,
-// so nothing runs at install.
+// The main package: what `files` lists; no scripts at all, so nothing runs at install.
 const mainDir = path.join(staging, 'leaseq')
 fs.mkdirSync(mainDir)
-const files = source.files.filter((f) => f !== 'scripts/build.js')
+const files = source.files
 for (const f of files) fs.cpSync(path.join(packageRoot, f), path.join(mainDir, f), { recursive: true })
 // The package's own README (a first example and where the documentation is), not the repository's.
 fs.copyFileSync(path.join(packageRoot, 'README.md'), path.join(mainDir, 'README.md'))
