@@ -770,14 +770,58 @@ impl Drop for Reply {
 /// (`complete_and_lease_batch`), when their queue may have those slots ([`Turns`]: always for
 /// one queue): a busy runner makes one call per batch of jobs, not two. Slots the call finds no
 /// work for, and slots another queue's turn should get, go back to the lease loop.
+///
+/// Up to [`FINISH_CALLS_IN_FLIGHT`] batches are in flight at once: while Redis runs one, the
+/// jobs the other leased run here, so that the client's work and Redis's overlap instead of
+/// taking turns. Outcomes that arrive while a call is in flight wait for it to end, unless they
+/// are enough for a second call (about half of the slots): smaller calls would cost Redis more
+/// per item (spec/PROTOCOL.md 13.1).
 async fn finish_loop(
     starter: Starter,
     done: mpsc::WeakUnboundedSender<Finished>,
     mut rx: mpsc::UnboundedReceiver<Finished>,
 ) {
+    use futures_util::stream::{FuturesUnordered, StreamExt};
+    // A second call goes out beside one in flight only with a batch worth a call: about half
+    // of the slots, which is what each carries when the two take turns.
+    let second_at = (starter.shared.settings.concurrency * 2 / 5).max(1);
+    let mut in_flight = FuturesUnordered::new();
+    let mut pending: Vec<Finished> = Vec::new();
+    loop {
+        tokio::select! {
+            n = rx.recv_many(&mut pending, MAX_PAGE), if pending.len() < MAX_PAGE => {
+                if n == 0 {
+                    break;
+                }
+                let room = in_flight.len() < FINISH_CALLS_IN_FLIGHT;
+                if in_flight.is_empty() || (room && pending.len() >= second_at) {
+                    in_flight.push(finish_batch(&starter, &done, std::mem::take(&mut pending)));
+                }
+            }
+            Some(()) = in_flight.next(), if !in_flight.is_empty() => {
+                if in_flight.is_empty() && !pending.is_empty() {
+                    in_flight.push(finish_batch(&starter, &done, std::mem::take(&mut pending)));
+                }
+            }
+        }
+    }
+    if !pending.is_empty() {
+        in_flight.push(finish_batch(&starter, &done, pending));
+    }
+    while in_flight.next().await.is_some() {}
+}
+
+/// How many batches of outcomes [`finish_loop`] has in flight at once.
+const FINISH_CALLS_IN_FLIGHT: usize = 2;
+
+/// Sends one batch of outcomes (see [`finish_loop`]).
+async fn finish_batch(
+    starter: &Starter,
+    done: &mpsc::WeakUnboundedSender<Finished>,
+    mut batch: Vec<Finished>,
+) {
     let shared = &starter.shared;
-    let mut batch = Vec::new();
-    while rx.recv_many(&mut batch, MAX_PAGE).await > 0 {
+    {
         let mut completes = Vec::new();
         let mut fails = Vec::new();
         let mut releases = Vec::new();
