@@ -793,22 +793,35 @@ async fn finish_loop(
                 if n == 0 {
                     break;
                 }
-                let room = in_flight.len() < FINISH_CALLS_IN_FLIGHT;
-                if in_flight.is_empty() || (room && pending.len() >= second_at) {
-                    in_flight.push(finish_batch(&starter, &done, std::mem::take(&mut pending)));
-                }
             }
-            Some(()) = in_flight.next(), if !in_flight.is_empty() => {
-                if in_flight.is_empty() && !pending.is_empty() {
-                    in_flight.push(finish_batch(&starter, &done, std::mem::take(&mut pending)));
-                }
-            }
+            Some(()) = in_flight.next(), if !in_flight.is_empty() => {}
+        }
+        for batch in to_send(&mut pending, in_flight.len(), second_at) {
+            in_flight.push(finish_batch(&starter, &done, batch));
         }
     }
     if !pending.is_empty() {
         in_flight.push(finish_batch(&starter, &done, pending));
     }
     while in_flight.next().await.is_some() {}
+}
+
+/// The batches of `pending` to send now, with `in_flight` calls in flight (see [`finish_loop`]):
+/// with none in flight, everything, in two halves when there is enough for two calls (a runner
+/// whose jobs all finished together, such as one whose jobs cross to another language in
+/// batches, then has one half's jobs running while Redis runs the other half); with one in
+/// flight, everything when it is enough for a call; else nothing yet.
+fn to_send<T>(pending: &mut Vec<T>, in_flight: usize, second_at: usize) -> Vec<Vec<T>> {
+    if in_flight == 0 && pending.len() >= 2 * second_at {
+        let half = pending.split_off(pending.len() / 2);
+        vec![std::mem::take(pending), half]
+    } else if !pending.is_empty()
+        && (in_flight == 0 || (in_flight < FINISH_CALLS_IN_FLIGHT && pending.len() >= second_at))
+    {
+        vec![std::mem::take(pending)]
+    } else {
+        Vec::new()
+    }
 }
 
 /// How many batches of outcomes [`finish_loop`] has in flight at once.
@@ -1105,5 +1118,38 @@ async fn renew_chunks(shared: &Shared, queue: &Queue, jobs: &[Job]) {
                 Err(e) => shared.failed("renew", e),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::to_send;
+
+    #[test]
+    fn outcomes_go_out_whole_or_in_two_halves_and_wait_beside_a_call_until_they_fill_one() {
+        // Nothing in flight: everything goes, in two halves once there is enough for two.
+        let mut pending: Vec<u32> = (0..7).collect();
+        assert_eq!(
+            to_send(&mut pending, 0, 4),
+            vec![(0..7).collect::<Vec<_>>()]
+        );
+        assert!(pending.is_empty());
+        let mut pending: Vec<u32> = (0..10).collect();
+        assert_eq!(
+            to_send(&mut pending, 0, 4),
+            vec![vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]]
+        );
+        // One call in flight: a batch worth a call goes beside it; fewer wait for it to end.
+        let mut pending: Vec<u32> = (0..3).collect();
+        assert!(to_send(&mut pending, 1, 4).is_empty());
+        assert_eq!(pending, vec![0, 1, 2]);
+        pending.push(3);
+        assert_eq!(to_send(&mut pending, 1, 4), vec![vec![0, 1, 2, 3]]);
+        // Two in flight: nothing more, however many wait.
+        let mut pending: Vec<u32> = (0..100).collect();
+        assert!(to_send(&mut pending, 2, 4).is_empty());
+        assert_eq!(pending.len(), 100);
+        // Nothing pending: nothing to send.
+        assert!(to_send(&mut Vec::<u32>::new(), 0, 4).is_empty());
     }
 }

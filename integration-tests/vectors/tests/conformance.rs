@@ -45,7 +45,12 @@ type OwnedCompletion = (Lease, Option<(Vec<u8>, Option<Duration>)>);
 fn borrow_completions(owned: &[OwnedCompletion]) -> Vec<leaseq::Completion<'_>> {
     owned
         .iter()
-        .map(|(lease, result)| (lease, result.as_ref().map(|(r, keep)| (r.as_slice(), *keep))))
+        .map(|(lease, result)| {
+            (
+                lease,
+                result.as_ref().map(|(r, keep)| (r.as_slice(), *keep)),
+            )
+        })
         .collect()
 }
 
@@ -389,7 +394,9 @@ impl Runner<'_> {
             "complete_and_lease_batch" => {
                 let owned = self.completions(step)?;
                 let list = borrow_completions(&owned);
-                let n = step["n"].as_u64().ok_or("complete_and_lease_batch needs `n`")? as usize;
+                let n = step["n"]
+                    .as_u64()
+                    .ok_or("complete_and_lease_batch needs `n`")? as usize;
                 let got = q.complete_and_lease_batch(&list, n, ms(step, "ttl_ms")?);
                 if let (Ok((_, leases)), Some(names)) = (&got, step["as"].as_array()) {
                     for (lease, name) in leases.iter().zip(names) {
@@ -399,7 +406,8 @@ impl Runner<'_> {
                     }
                 }
                 got.map(|(completed, leases)| {
-                    let leases: Vec<Json> = leases.into_iter().map(|l| lease_json(Some(l))).collect();
+                    let leases: Vec<Json> =
+                        leases.into_iter().map(|l| lease_json(Some(l))).collect();
                     json!({"completed": completed, "leases": leases})
                 })
             }
