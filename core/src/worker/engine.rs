@@ -774,7 +774,7 @@ impl Drop for Reply {
 /// Up to [`FINISH_CALLS_IN_FLIGHT`] batches are in flight at once: while Redis runs one, the
 /// jobs the other leased run here, so that the client's work and Redis's overlap instead of
 /// taking turns. Outcomes that arrive while a call is in flight wait for it to end, unless they
-/// are enough for a second call (about half of the slots): smaller calls would cost Redis more
+/// are enough for a second call (two fifths of the slots): smaller calls would cost Redis more
 /// per item (spec/PROTOCOL.md 13.1).
 async fn finish_loop(
     starter: Starter,
@@ -782,8 +782,8 @@ async fn finish_loop(
     mut rx: mpsc::UnboundedReceiver<Finished>,
 ) {
     use futures_util::stream::{FuturesUnordered, StreamExt};
-    // A second call goes out beside one in flight only with a batch worth a call: about half
-    // of the slots, which is what each carries when the two take turns.
+    // A second call goes out beside one in flight only with a batch worth a call: two fifths
+    // of the slots (each carries about half of them when the two take turns).
     let second_at = (starter.shared.settings.concurrency * 2 / 5).max(1);
     let mut in_flight = FuturesUnordered::new();
     let mut pending: Vec<Finished> = Vec::new();
@@ -831,98 +831,96 @@ const FINISH_CALLS_IN_FLIGHT: usize = 2;
 async fn finish_batch(
     starter: &Starter,
     done: &mpsc::WeakUnboundedSender<Finished>,
-    mut batch: Vec<Finished>,
+    batch: Vec<Finished>,
 ) {
     let shared = &starter.shared;
-    {
-        let mut completes = Vec::new();
-        let mut fails = Vec::new();
-        let mut releases = Vec::new();
-        // Each freed slot with the index of the queue whose job freed it.
-        let mut slots: Vec<(usize, OwnedSemaphorePermit)> = Vec::new();
-        let mut holds: Vec<(Queue, Duration)> = Vec::new();
-        let mut group_holds: Vec<(Job, Duration)> = Vec::new();
-        for f in batch.drain(..) {
-            if let Some(slot) = f.slot {
-                slots.push((shared.index_of(f.job.queue()), slot));
-            }
-            match f.outcome {
-                Outcome::Complete(value) => completes.push((f.job, value)),
-                // Rate limited: the queue is held off, then the job released (no attempt).
-                // Rate limited for its group: held and released in one call, below.
-                Outcome::Fail(JobError {
-                    rate_limited: Some(d),
-                    rate_limited_group: true,
-                    ..
-                }) => group_holds.push((f.job, d)),
-                Outcome::Fail(JobError {
-                    rate_limited: Some(d),
-                    ..
-                }) => {
-                    match holds
-                        .iter_mut()
-                        .find(|(q, _)| q.prefix() == f.job.queue().prefix())
-                    {
-                        Some((_, held)) => *held = (*held).max(d),
-                        None => holds.push((f.job.queue().clone(), d)),
-                    }
-                    releases.push((f.job, None));
+    let mut completes = Vec::new();
+    let mut fails = Vec::new();
+    let mut releases = Vec::new();
+    // Each freed slot with the index of the queue whose job freed it.
+    let mut slots: Vec<(usize, OwnedSemaphorePermit)> = Vec::new();
+    let mut holds: Vec<(Queue, Duration)> = Vec::new();
+    let mut group_holds: Vec<(Job, Duration)> = Vec::new();
+    for f in batch {
+        if let Some(slot) = f.slot {
+            slots.push((shared.index_of(f.job.queue()), slot));
+        }
+        match f.outcome {
+            Outcome::Complete(value) => completes.push((f.job, value)),
+            // Rate limited: the queue is held off, then the job released (no attempt).
+            // Rate limited for its group: held and released in one call, below.
+            Outcome::Fail(JobError {
+                rate_limited: Some(d),
+                rate_limited_group: true,
+                ..
+            }) => group_holds.push((f.job, d)),
+            Outcome::Fail(JobError {
+                rate_limited: Some(d),
+                ..
+            }) => {
+                match holds
+                    .iter_mut()
+                    .find(|(q, _)| q.prefix() == f.job.queue().prefix())
+                {
+                    Some((_, held)) => *held = (*held).max(d),
+                    None => holds.push((f.job.queue().clone(), d)),
                 }
-                Outcome::Fail(err) => fails.push((f.job, err)),
-                Outcome::Release(delay) => releases.push((f.job, delay)),
+                releases.push((f.job, None));
             }
+            Outcome::Fail(err) => fails.push((f.job, err)),
+            Outcome::Release(delay) => releases.push((f.job, delay)),
         }
-        // Before the releases, so that the released jobs are not leased again at once.
-        for (queue, d) in holds {
-            let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
-            finish_call(shared, || queue.rate_limit(d)).await;
+    }
+    // Before the releases, so that the released jobs are not leased again at once.
+    for (queue, d) in holds {
+        let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
+        finish_call(shared, || queue.rate_limit(d)).await;
+    }
+    // Each queue's completes in one call, leasing for the slots its jobs freed when its
+    // turn says so; the other slots back to the lease loop, whose order decides.
+    for (queue, completes) in by_queue(completes) {
+        let i = shared.index_of(&queue);
+        let (mine, rest): (Vec<_>, Vec<_>) = slots.into_iter().partition(|(q, _)| *q == i);
+        slots = rest;
+        let mut mine: Vec<OwnedSemaphorePermit> = mine.into_iter().map(|(_, s)| s).collect();
+        let lease = if shared.handle.is_stopping() || mine.is_empty() {
+            0
+        } else {
+            shared
+                .turns()
+                .grant(i, mine.len(), std::time::Instant::now())
+        };
+        let Some(leases) = send_completes(shared, &queue, completes, lease).await else {
+            continue;
+        };
+        if lease == 0 {
+            continue;
         }
-        // Each queue's completes in one call, leasing for the slots its jobs freed when its
-        // turn says so; the other slots back to the lease loop, whose order decides.
-        for (queue, completes) in by_queue(completes) {
-            let i = shared.index_of(&queue);
-            let (mine, rest): (Vec<_>, Vec<_>) = slots.into_iter().partition(|(q, _)| *q == i);
-            slots = rest;
-            let mut mine: Vec<OwnedSemaphorePermit> = mine.into_iter().map(|(_, s)| s).collect();
-            let lease = if shared.handle.is_stopping() || mine.is_empty() {
-                0
-            } else {
-                shared
-                    .turns()
-                    .grant(i, mine.len(), std::time::Instant::now())
-            };
-            let Some(leases) = send_completes(shared, &queue, completes, lease).await else {
-                continue;
-            };
-            if lease == 0 {
-                continue;
-            }
-            if leases.len() < lease {
-                shared.turns().short(i);
-            }
-            for lease in leases {
-                let job = shared.job(i, lease);
-                match (mine.pop(), done.upgrade()) {
-                    (Some(slot), Some(tx)) if !shared.handle.is_stopping() => {
-                        starter.start(job, slot, tx)
-                    }
-                    // Leased as the shutdown began: hand it straight back.
-                    _ => send_release(shared, job, None).await,
+        if leases.len() < lease {
+            shared.turns().short(i);
+        }
+        for lease in leases {
+            let job = shared.job(i, lease);
+            match (mine.pop(), done.upgrade()) {
+                (Some(slot), Some(tx)) if !shared.handle.is_stopping() => {
+                    starter.start(job, slot, tx)
                 }
+                // Leased as the shutdown began: hand it straight back.
+                _ => send_release(shared, job, None).await,
             }
-            starter.handler.delivered();
         }
-        drop(slots);
-        for (queue, fails) in by_queue(fails) {
-            send_fails(shared, &queue, fails).await;
-        }
-        for (job, delay) in releases {
-            send_release(shared, job, delay).await;
-        }
-        for (job, d) in group_holds {
-            let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
-            send_release_holding_group(shared, job, d).await;
-        }
+        starter.handler.delivered();
+    }
+    drop(slots);
+    for (queue, fails) in by_queue(fails) {
+        send_fails(shared, &queue, fails).await;
+    }
+    for (job, delay) in releases {
+        send_release(shared, job, delay).await;
+    }
+    for (job, d) in group_holds {
+        let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
+        send_release_holding_group(shared, job, d).await;
     }
 }
 
