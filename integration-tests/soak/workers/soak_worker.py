@@ -203,40 +203,12 @@ def run(client: leaseq.Client, lang: str, prefixes: list[str], results: str) -> 
     workers = []
     base = os.environ.get("LEASEQ_SOAK_PARTITIONED", "")
     if base:
-        workers.append(run_partitioned(client, base, recorder))
+        queue = None
+        while queue is None:  # opened again while the servers are away
+            queue = unless_cut(partial(client.partitioned, base))
+        workers.append(soak_worker(queue, recorder))
         prefixes = []
-    for name in prefixes:
-
-        def handler(job: Job, name: str = name) -> None:
-            recorder.record("exec", name, job.id)
-            time.sleep(0.001)
-            what = rule(job.id, job.attempt)
-            if what == "dead":
-                raise leaseq.Unrecoverable(FAILURE)
-            if what == "retry":
-                raise SoakError(FAILURE)
-
-        worker = leaseq.Worker(
-            client.queue(name),
-            handler,
-            concurrency=4,
-            lease_ttl=2.0,
-            heartbeat=0.5,
-            housekeeping_every=0.5,
-            deep_clean_every=5.0,
-        )
-        for event, kind in (
-            ("completed", "win"),
-            ("retrying", "retry"),
-            ("dead", "dead"),
-        ):
-            worker.on(
-                event,
-                lambda job_id, _detail, kind=kind, name=name: recorder.record(
-                    kind, name, job_id
-                ),
-            )
-        workers.append(worker)
+    workers.extend(soak_worker(client.queue(name), recorder) for name in prefixes)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     reports: list[leaseq.WorkerReport] = []
@@ -254,18 +226,17 @@ def run(client: leaseq.Client, lang: str, prefixes: list[str], results: str) -> 
     print(f"soak_worker.py: {reports}", file=sys.stderr)
 
 
-def run_partitioned(
-    client: leaseq.Client, base: str, recorder: Recorder
+def soak_worker(
+    queue: leaseq.Queue | leaseq.PartitionedQueue, recorder: Recorder
 ) -> leaseq.Worker:
-    """The runner of runner mode over the partitioned queue `base`. An event names only the
-    item: its partition is the one its handler last ran it from (every event follows a run)."""
-    queue = None
-    while queue is None:  # opened again while the servers are away
-        queue = unless_cut(partial(client.partitioned, base))
-    partition_of: dict[str, str] = {}
+    """Runner mode's runner over `queue`, a queue or a partitioned queue: each item recorded
+    under the prefix of the queue it ran from (`job.queue_prefix`: its partition's). An event
+    names only the item: its queue is the one its handler last ran it from (every event
+    follows a run)."""
+    queue_of: dict[str, str] = {}
 
     def handler(job: Job) -> None:
-        partition_of[job.id] = job.queue_prefix
+        queue_of[job.id] = job.queue_prefix
         recorder.record("exec", job.queue_prefix, job.id)
         time.sleep(0.001)
         what = rule(job.id, job.attempt)
@@ -287,7 +258,7 @@ def run_partitioned(
         worker.on(
             event,
             lambda job_id, _detail, kind=kind: recorder.record(
-                kind, partition_of[job_id], job_id
+                kind, queue_of[job_id], job_id
             ),
         )
     return worker
