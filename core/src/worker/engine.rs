@@ -775,7 +775,8 @@ impl Drop for Reply {
 /// jobs the other leased run here, so that the client's work and Redis's overlap instead of
 /// taking turns. Outcomes that arrive while a call is in flight wait for it to end, unless they
 /// are enough for a second call (two fifths of the slots): smaller calls would cost Redis more
-/// per item (spec/PROTOCOL.md 13.1).
+/// per item (spec/PROTOCOL.md 13.1). Outcomes enough for two calls with none in flight go as
+/// two halves, one after the other ([`to_send`]).
 async fn finish_loop(
     starter: Starter,
     done: mpsc::WeakUnboundedSender<Finished>,
@@ -787,6 +788,7 @@ async fn finish_loop(
     let second_at = (starter.shared.settings.concurrency * 2 / 5).max(1);
     let mut in_flight = FuturesUnordered::new();
     let mut pending: Vec<Finished> = Vec::new();
+    let mut held = false;
     loop {
         tokio::select! {
             n = rx.recv_many(&mut pending, MAX_PAGE), if pending.len() < MAX_PAGE => {
@@ -796,7 +798,7 @@ async fn finish_loop(
             }
             Some(()) = in_flight.next(), if !in_flight.is_empty() => {}
         }
-        for batch in to_send(&mut pending, in_flight.len(), second_at) {
+        if let Some(batch) = to_send(&mut pending, in_flight.len(), second_at, &mut held) {
             in_flight.push(finish_batch(&starter, &done, batch));
         }
     }
@@ -806,22 +808,39 @@ async fn finish_loop(
     while in_flight.next().await.is_some() {}
 }
 
-/// The batches of `pending` to send now, with `in_flight` calls in flight (see [`finish_loop`]):
-/// with none in flight, everything, in two halves when there is enough for two calls (a runner
-/// whose jobs all finished together, such as one whose jobs cross to another language in
-/// batches, then has one half's jobs running while Redis runs the other half); with one in
-/// flight, everything when it is enough for a call; else nothing yet.
-fn to_send<T>(pending: &mut Vec<T>, in_flight: usize, second_at: usize) -> Vec<Vec<T>> {
-    if in_flight == 0 && pending.len() >= 2 * second_at {
-        let half = pending.split_off(pending.len() / 2);
-        vec![std::mem::take(pending), half]
-    } else if !pending.is_empty()
-        && (in_flight == 0 || (in_flight < FINISH_CALLS_IN_FLIGHT && pending.len() >= second_at))
-    {
-        vec![std::mem::take(pending)]
-    } else {
-        Vec::new()
+/// The batch of `pending` to send now, with `in_flight` calls in flight (see [`finish_loop`]).
+/// With none in flight: everything, or its first half when there is enough for two calls, the
+/// other half `held` until that call ends. With one in flight and nothing held: everything when
+/// it is enough for a call. Else nothing yet.
+///
+/// Why the halves go one after the other: Redis reads the requests that arrived together in one
+/// go and writes their replies together, so two calls sent at once come back at once, and their
+/// jobs run while Redis waits, as with one call. Outcomes finish together when the jobs of both
+/// calls crossed to another language in one go (a Node runner's, say): sent at once, they would
+/// keep doing so. The second half sent when the first ends is read apart from the calls after
+/// it, and from then on the two calls take turns.
+fn to_send<T>(
+    pending: &mut Vec<T>,
+    in_flight: usize,
+    second_at: usize,
+    held: &mut bool,
+) -> Option<Vec<T>> {
+    if in_flight == 0 {
+        *held = false;
+        if pending.is_empty() {
+            return None;
+        }
+        if pending.len() >= 2 * second_at {
+            let rest = pending.split_off(pending.len() / 2);
+            *held = true;
+            return Some(std::mem::replace(pending, rest));
+        }
+        return Some(std::mem::take(pending));
     }
+    if !*held && in_flight < FINISH_CALLS_IN_FLIGHT && pending.len() >= second_at {
+        return Some(std::mem::take(pending));
+    }
+    None
 }
 
 /// How many batches of outcomes [`finish_loop`] has in flight at once.
@@ -1124,30 +1143,59 @@ mod tests {
     use super::to_send;
 
     #[test]
-    fn outcomes_go_out_whole_or_in_two_halves_and_wait_beside_a_call_until_they_fill_one() {
-        // Nothing in flight: everything goes, in two halves once there is enough for two.
+    fn outcomes_go_out_whole_or_in_two_halves_one_after_the_other_and_wait_beside_a_call_until_they_fill_one(
+    ) {
+        let mut held = false;
+        // Nothing in flight: everything goes.
         let mut pending: Vec<u32> = (0..7).collect();
         assert_eq!(
-            to_send(&mut pending, 0, 4),
-            vec![(0..7).collect::<Vec<_>>()]
+            to_send(&mut pending, 0, 4, &mut held),
+            Some((0..7).collect())
         );
-        assert!(pending.is_empty());
+        assert!(pending.is_empty() && !held);
+        // Enough for two calls: the first half goes, the other waits for it to end, whatever
+        // arrives meanwhile.
         let mut pending: Vec<u32> = (0..10).collect();
         assert_eq!(
-            to_send(&mut pending, 0, 4),
-            vec![vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]]
+            to_send(&mut pending, 0, 4, &mut held),
+            Some(vec![0, 1, 2, 3, 4])
         );
-        // One call in flight: a batch worth a call goes beside it; fewer wait for it to end.
+        assert_eq!(pending, vec![5, 6, 7, 8, 9]);
+        assert!(held);
+        pending.extend(10..20);
+        assert_eq!(to_send(&mut pending, 1, 4, &mut held), None);
+        assert_eq!(pending.len(), 15);
+        // It ended: the held half goes, with what arrived (in two halves again when that is
+        // enough for two calls).
+        assert_eq!(
+            to_send(&mut pending, 0, 4, &mut held),
+            Some((5..12).collect())
+        );
+        assert_eq!(pending, (12..20).collect::<Vec<_>>());
+        assert_eq!(
+            to_send(&mut pending, 0, 4, &mut held),
+            Some((12..16).collect())
+        );
+        assert_eq!(
+            to_send(&mut pending, 0, 4, &mut held),
+            Some((16..20).collect())
+        );
+        assert!(!held);
+        // One call in flight, nothing held: a batch worth a call goes beside it; fewer wait for
+        // it to end.
         let mut pending: Vec<u32> = (0..3).collect();
-        assert!(to_send(&mut pending, 1, 4).is_empty());
+        assert_eq!(to_send(&mut pending, 1, 4, &mut held), None);
         assert_eq!(pending, vec![0, 1, 2]);
         pending.push(3);
-        assert_eq!(to_send(&mut pending, 1, 4), vec![vec![0, 1, 2, 3]]);
+        assert_eq!(
+            to_send(&mut pending, 1, 4, &mut held),
+            Some(vec![0, 1, 2, 3])
+        );
         // Two in flight: nothing more, however many wait.
         let mut pending: Vec<u32> = (0..100).collect();
-        assert!(to_send(&mut pending, 2, 4).is_empty());
+        assert_eq!(to_send(&mut pending, 2, 4, &mut held), None);
         assert_eq!(pending.len(), 100);
         // Nothing pending: nothing to send.
-        assert!(to_send(&mut Vec::<u32>::new(), 0, 4).is_empty());
+        assert_eq!(to_send(&mut Vec::<u32>::new(), 0, 4, &mut held), None);
     }
 }
