@@ -62,10 +62,10 @@ end
 -- `args` (add.lua's ARGV, `per` values per item). Returns whether any exists (then each item is
 -- looked at with id_taken), and the keys (P:item:<id> of the k-th item at 2k - 1).
 local function any_id_taken(args, per)
-  local keys = {}
+  local keys, k, item, job = {}, 0, ITEM, JOB
   for i = 4, #args, per do
-    keys[#keys + 1] = ITEM .. args[i]
-    keys[#keys + 1] = JOB .. args[i]
+    local id = args[i]
+    keys[k + 1], keys[k + 2], k = item .. id, job .. id, k + 2
   end
   return call_sliced('EXISTS', nil, keys, 2) > 0, keys
 end
