@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 
 use super::event::{self, Counters, Event, EventSink, LogLevel, LogSink, Report};
 use super::housekeeping;
@@ -293,9 +293,9 @@ impl Engine {
             handler: self.handler.clone(),
         };
         let finisher = tokio::spawn(finish_loop(starter, done_tx.downgrade(), done_rx));
-        let stop_side = Arc::new(AtomicBool::new(false));
-        let renewer = tokio::spawn(renew_loop(shared.clone(), stop_side.clone()));
-        let beater = tokio::spawn(housekeeping::beat_loop(shared.clone(), stop_side.clone()));
+        let (stop_side, side_stopped) = watch::channel(false);
+        let renewer = tokio::spawn(renew_loop(shared.clone(), side_stopped.clone()));
+        let beater = tokio::spawn(housekeeping::beat_loop(shared.clone(), side_stopped));
 
         shared.log(LogLevel::Info, || shared.start_line());
         self.store_config().await;
@@ -304,7 +304,7 @@ impl Engine {
 
         drop(done_tx);
         let _ = finisher.await;
-        stop_side.store(true, Ordering::SeqCst);
+        stop_side.send_replace(true);
         renewer.abort();
         let _ = beater.await;
         let report = shared.counters.report();
@@ -1094,12 +1094,12 @@ async fn send_release_holding_group(shared: &Shared, job: Job, hold: Duration) {
 }
 
 /// Renews every running job's lease, in one round trip per 1000, every `renew_every`.
-async fn renew_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
+async fn renew_loop(shared: Arc<Shared>, stop: watch::Receiver<bool>) {
     let s = &shared.settings;
     let mut tick = tokio::time::interval(s.renew_every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tick.tick().await;
-    while !stop.load(Ordering::SeqCst) {
+    while !*stop.borrow() {
         tick.tick().await;
         let jobs: Vec<Job> = {
             let running = shared.running.lock().unwrap_or_else(|e| e.into_inner());

@@ -5,6 +5,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use tokio::sync::watch;
+
 use super::engine::Shared;
 use crate::queue::Queue;
 
@@ -51,7 +53,7 @@ fn info(shared: &Shared, queue: &Queue, started_ms: u64) -> Vec<u8> {
 
 /// Beats in every queue of the runner until `stop` (13.3: a runner over several queues is
 /// registered in each, and takes part in each one's housekeeping).
-pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
+pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: watch::Receiver<bool>) {
     let mut beats = tokio::task::JoinSet::new();
     for queue in shared.queues.clone() {
         let holds = Arc::new(AtomicBool::new(false));
@@ -73,7 +75,7 @@ pub(crate) async fn beat_loop(shared: Arc<Shared>, stop: Arc<AtomicBool>) {
 async fn beat_queue(
     shared: Arc<Shared>,
     queue: Queue,
-    stop: Arc<AtomicBool>,
+    mut stop: watch::Receiver<bool>,
     holds_lock: Arc<AtomicBool>,
 ) {
     let s = shared.settings.clone();
@@ -92,10 +94,10 @@ async fn beat_queue(
     // the keyspace (it is for rare leftovers of redis-work-queue clients).
     let mut last_deep: Option<Instant> = Some(Instant::now());
     let mut cleaning: Option<tokio::task::JoinHandle<()>> = None;
-    while !stop.load(Ordering::SeqCst) {
+    while !*stop.borrow() {
         tokio::select! {
             _ = tick.tick() => {}
-            _ = wait_flag(&stop) => break,
+            _ = stopped(&mut stop) => break,
         }
         let beat = queue
             .runner_beat(
@@ -171,10 +173,10 @@ const SCHEDULE_LOOK: Duration = Duration::from_secs(1);
 async fn fire_schedules(
     shared: Arc<Shared>,
     queue: Queue,
-    stop: Arc<AtomicBool>,
+    mut stop: watch::Receiver<bool>,
     holds_lock: Arc<AtomicBool>,
 ) {
-    while !stop.load(Ordering::SeqCst) {
+    while !*stop.borrow() {
         let pause = if holds_lock.load(Ordering::SeqCst) {
             match queue.fire_due_schedules().await {
                 Ok(report) => {
@@ -198,14 +200,13 @@ async fn fire_schedules(
         };
         tokio::select! {
             _ = tokio::time::sleep(pause) => {}
-            _ = wait_flag(&stop) => break,
+            _ = stopped(&mut stop) => break,
         }
     }
 }
 
-/// Resolves once `flag` is set (checked every 20 ms).
-async fn wait_flag(flag: &AtomicBool) {
-    while !flag.load(Ordering::SeqCst) {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+/// Resolves once the runner's side tasks are told to stop (at once: no polling, so that a
+/// runner's `run` ends as soon as its last outcome is sent).
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    let _ = stop.wait_for(|s| *s).await;
 }
