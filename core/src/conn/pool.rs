@@ -10,7 +10,7 @@ use redis::cluster::ClusterClient;
 use redis::{AsyncConnectionConfig, RedisResult};
 
 use super::tls::plain_behind_tls;
-use super::url::{cluster_urls, invalid_url, single_client};
+use super::url::{cluster_urls, invalid_url, single_client, tcp_settings};
 use super::Conn;
 use crate::error::{Cause, Error, Result};
 
@@ -78,7 +78,8 @@ impl Connections {
     pub async fn cluster(urls: &[String]) -> Result<Connections> {
         let (plain_urls, certs) = cluster_urls(urls)?;
         let builder = || {
-            let b = ClusterClient::builder(plain_urls.iter().map(String::as_str));
+            let b = ClusterClient::builder(plain_urls.iter().map(String::as_str))
+                .tcp_settings(tcp_settings());
             match &certs {
                 Some(c) => b.certs(c.clone()),
                 None => b,
