@@ -776,7 +776,8 @@ impl Drop for Reply {
 /// taking turns. Outcomes that arrive while a call is in flight wait for it to end, unless they
 /// are enough for a second call (two fifths of the slots): smaller calls would cost Redis more
 /// per item (spec/PROTOCOL.md 13.1). Outcomes enough for two calls with none in flight go as
-/// two halves, one after the other ([`to_send`]).
+/// two halves, one after the other ([`to_send`]): the second when the first call ends, or
+/// [`HOLD_AT_MOST`] later, whichever comes first.
 async fn finish_loop(
     starter: Starter,
     done: mpsc::WeakUnboundedSender<Finished>,
@@ -789,6 +790,7 @@ async fn finish_loop(
     let mut in_flight = FuturesUnordered::new();
     let mut pending: Vec<Finished> = Vec::new();
     let mut held = false;
+    let mut held_until = tokio::time::Instant::now();
     loop {
         tokio::select! {
             n = rx.recv_many(&mut pending, MAX_PAGE), if pending.len() < MAX_PAGE => {
@@ -797,9 +799,17 @@ async fn finish_loop(
                 }
             }
             Some(()) = in_flight.next(), if !in_flight.is_empty() => {}
+            // A held half waits for its first half's call at most HOLD_AT_MOST: a call that
+            // retries (UNAVAILABLE, OUT_OF_MEMORY) or waits on a hung server must not hold
+            // every other outcome back with it.
+            () = tokio::time::sleep_until(held_until), if held => held = false,
         }
+        let was_held = held;
         if let Some(batch) = to_send(&mut pending, in_flight.len(), second_at, &mut held) {
             in_flight.push(finish_batch(&starter, &done, batch));
+        }
+        if held && !was_held {
+            held_until = tokio::time::Instant::now() + HOLD_AT_MOST;
         }
     }
     if !pending.is_empty() {
@@ -842,6 +852,12 @@ fn to_send<T>(
     }
     None
 }
+
+/// How long [`finish_loop`] holds the second half of outcomes that finished together, at most,
+/// when the first half's call has not ended by then. Long enough for Redis to have read the
+/// first call before the second arrives (a call of 25 plain completes takes about 0.3 ms of
+/// Redis's time), short enough that a call stuck in retries holds no other outcome back.
+const HOLD_AT_MOST: Duration = Duration::from_millis(2);
 
 /// How many batches of outcomes [`finish_loop`] has in flight at once.
 const FINISH_CALLS_IN_FLIGHT: usize = 2;
