@@ -573,7 +573,34 @@ fn raw_command_opt(port: u16, line: &str) -> Option<String> {
 }
 
 /// A free loopback port; with `cluster`, its cluster bus port (+10000) is free too.
+///
+/// Below the kernel's ephemeral range when it leaves room (from 10000 up): a server's port is
+/// free while a test has the server down (`kill`, `restart`), and a port of the ephemeral range
+/// may then be taken as the local end of any outgoing connection, even by a client of that very
+/// port connecting to itself (TCP's simultaneous open) while it retries, so the server could not
+/// come back on it. Never 6379.
 fn free_port(cluster: bool) -> u16 {
+    let bus = if cluster { 10000 } else { 0 };
+    let top = ephemeral_start().saturating_sub(bus);
+    let mut seed = {
+        use std::hash::{BuildHasher, Hasher};
+        std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish()
+    };
+    if top > 11000 {
+        for _ in 0..1000 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let port = 10000 + ((seed >> 33) % u64::from(top - 10000)) as u16;
+            if TcpListener::bind(("127.0.0.1", port)).is_ok()
+                && (!cluster || TcpListener::bind(("127.0.0.1", port + 10000)).is_ok())
+            {
+                return port;
+            }
+        }
+    }
     loop {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let port = listener.local_addr().unwrap().port();
@@ -584,6 +611,14 @@ fn free_port(cluster: bool) -> u16 {
             return port;
         }
     }
+}
+
+/// The first port of the kernel's ephemeral range (Linux's default when it cannot be read).
+fn ephemeral_start() -> u16 {
+    fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32768)
 }
 
 fn temp_dir(kind: &str) -> PathBuf {
