@@ -582,18 +582,9 @@ fn raw_command_opt(port: u16, line: &str) -> Option<String> {
 fn free_port(cluster: bool) -> u16 {
     let bus = if cluster { 10000 } else { 0 };
     let top = ephemeral_start().saturating_sub(bus);
-    let mut seed = {
-        use std::hash::{BuildHasher, Hasher};
-        std::collections::hash_map::RandomState::new()
-            .build_hasher()
-            .finish()
-    };
     if top > 11000 {
         for _ in 0..1000 {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let port = 10000 + ((seed >> 33) % u64::from(top - 10000)) as u16;
+            let port = fastrand::u16(10000..top);
             if TcpListener::bind(("127.0.0.1", port)).is_ok()
                 && (!cluster || TcpListener::bind(("127.0.0.1", port + 10000)).is_ok())
             {
