@@ -6,9 +6,10 @@ runs spec/scripts/add.lua (loaded as the function library of spec/PROTOCOL.md 4.
 
 - batch:          batches of 1000 plain items (one call each, mode `plain`: id and data);
 - batch_wide:     the same in mode `add`, 11 values per item;
-- batch_delay:    the same with a delay of an hour (each item delayed);
-- batch_priority: the same at priority 5;
-- batch_group:    the same, item i in group g{i % 100};
+- batch_delay:    the same with a delay of an hour (each item delayed), in mode `shared` (the
+                  options once, then id and data per item), as the clients send it;
+- batch_priority: the same at priority 5, mode `shared`;
+- batch_group:    the same, item i in group g{i % 100}, mode `shared_group` (id, data, group);
 - single:         one plain item per call (mode `plain`);
 
 and, as the floor to beat, redis-work-queue's add (`SET P:item:<id>` and `LPUSH P:queue <id>`
@@ -40,6 +41,28 @@ OPTIONS = {
 }
 
 
+# The workloads whose items share their options (the group aside), sent as the clients send
+# them: mode `shared` (the 9 option values once, then id and data per item), or `shared_group`
+# (each item's own group as a third value) when only the groups differ.
+SHARED = ("batch_delay", "batch_priority", "batch_group")
+
+
+def shared_form(args):
+    """An `add` call's 11-value items in the shared modes (spec/PROTOCOL.md 5.1)."""
+    items = [args[i:i + 11] for i in range(3, len(args), 11)]
+    options = items[0][2:]
+    own = any(item[9] != options[7] for item in items)
+    if own:
+        out = ["shared_group", args[1], args[2]] + options[:7] + [""] + options[8:]
+        for item in items:
+            out += [item[0], item[1], item[9]]
+    else:
+        out = ["shared", args[1], args[2]] + options
+        for item in items:
+            out += item[:2]
+    return out
+
+
 def leaseq_adds(r, n, workload):
     r.function_load(library(["add"]), replace=True)
     keys = [f"{{q}}:{k}" for k in KEY_NAMES]
@@ -51,6 +74,8 @@ def leaseq_adds(r, n, workload):
         args = [mode, uuid.uuid4().hex, "0"]
         for i in range(start, min(start + per_call, n)):
             args += [str(uuid.uuid4()), PAYLOAD] + options(i)
+        if workload in SHARED:
+            args = shared_form(args)
         calls.append(args)
 
     def work():

@@ -283,6 +283,51 @@ impl Item {
         Ok([joined, policy])
     }
 
+    /// Whether this item's options are `other`'s, its group aside: then a call's items go with
+    /// their options once (add.lua's `shared` modes, spec/PROTOCOL.md 5.1).
+    pub(crate) fn shares_options_with(&self, other: &Item) -> bool {
+        // Every field named, so that a new option cannot be left out of the comparison.
+        let ItemOptions {
+            delay,
+            run_at,
+            priority,
+            max_attempts,
+            backoff,
+            expires_after,
+            keep_result_for,
+            group: _,
+            name,
+            depends_on,
+            on_dependency_failure,
+        } = &self.options;
+        let o = &other.options;
+        *delay == o.delay
+            && *run_at == o.run_at
+            && *priority == o.priority
+            && *max_attempts == o.max_attempts
+            && *backoff == o.backoff
+            && *expires_after == o.expires_after
+            && *keep_result_for == o.keep_result_for
+            && *name == o.name
+            && *depends_on == o.depends_on
+            && *on_dependency_failure == o.on_dependency_failure
+    }
+
+    /// The values add.lua's `shared` modes take for this item: its id, data and group (`''`
+    /// when none), the data and group validated (its other options are the call's, validated
+    /// once with the first item's [`Item::wire`]).
+    pub(crate) fn wire_shared(&self) -> Result<[&[u8]; 3]> {
+        validate_data(&self.data)?;
+        let group = match &self.options.group {
+            Some(g) => {
+                validate_group(g)?;
+                g.as_bytes()
+            }
+            None => &[],
+        };
+        Ok([self.id.as_bytes(), &self.data, group])
+    }
+
     /// Checks the item's data and options as `add` will, naming the refused argument
     /// (`delay`, `run_at`, `priority`, `backoff`, `expires_after`, `keep_result_for`, `group`,
     /// `name`, `data`, `depends_on`).

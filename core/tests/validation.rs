@@ -184,25 +184,38 @@ async fn close_lets_the_sockets_go() {
 }
 
 /// A key of the queue holding another type (issue 14, 8): an add fails with WRONG_TYPE and
-/// writes nothing (the shared keys are written before the item's own).
+/// writes nothing (the shared keys are written before the item's own). Single adds, and
+/// batches whose items share their options (the `shared` modes, 5.1), groups of their own too.
 #[tokio::test]
 async fn wrong_type_keys_leave_no_partial_writes() {
-    /// A kind of add: its name, and what it does to the item.
-    type Add = (&'static str, fn(Item) -> Item);
-    let adds: [Add; 3] = [
-        ("plain", |i| i),
-        ("delayed", |i| i.delay(std::time::Duration::from_secs(60))),
-        ("priority", |i| i.priority(3)),
+    /// A kind of add: its name, and what it does to the k-th item.
+    type Add = (&'static str, fn(Item, usize) -> Item);
+    let adds: [Add; 4] = [
+        ("plain", |i, _| i),
+        ("delayed", |i, _| {
+            i.delay(std::time::Duration::from_secs(60))
+        }),
+        ("priority", |i, _| i.priority(3)),
+        ("grouped", |i, k| i.group(format!("g{k}"))),
     ];
     for key in [
-        "queue", "delayed", "prios", "config", "wake", "job:a", "leased",
+        "queue", "delayed", "prios", "config", "wake", "job:a", "leased", "prio:3", "group:g0",
+        "group:g1",
     ] {
-        for (what, make) in adds {
+        for ((what, make), batch) in adds.iter().flat_map(|a| [(a, false), (a, true)]) {
             let env = Env::single("wrongtype").await;
             env.cmd::<String>(&[b"SET", env.key(key).as_bytes(), b"not mine"])
                 .await;
-            let item = make(Item::with_id("a", b"x".to_vec()).unwrap().max_attempts(3));
-            match env.queue.add(&item).await {
+            let item =
+                |id: &str, k| make(Item::with_id(id, b"x".to_vec()).unwrap().max_attempts(3), k);
+            let added = if batch {
+                let items = [item("a", 0), item("b", 1)];
+                env.queue.add_batch(&items).await.map(|n| n > 0)
+            } else {
+                env.queue.add(&item("a", 0)).await
+            };
+            let what = format!("{what}{}", if batch { " batch" } else { "" });
+            match added {
                 Ok(added) => assert!(added, "{key}/{what}"),
                 Err(err) => {
                     assert_eq!(err.code(), ErrorCode::WrongType, "{key}/{what}: {err}");

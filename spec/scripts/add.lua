@@ -14,6 +14,9 @@
 -- Modes 'plain' and 'unique_plain' (5.1) carry 2 values per item, id and data, for items
 -- without options: as 'add' and 'unique' with the other 9 values '', in one LPUSH and one MSET
 -- for the whole call.
+-- Modes 'shared' and 'shared_group' (5.1) carry the 9 option values once, then 2 values per item
+-- (id, data), or 3 with 'shared_group' (id, data, group): as 'add' with every item's 11 values
+-- made of its own and the shared ones.
 -- Writes go to each key once per call where they can (5.1): the ids of one waiting list in one
 -- LPUSH, in the items' order, the data in one MSET, the delayed ids in one ZADD, a group's ids
 -- in one ZADD; only a record (P:job:<id>) is written per item.
@@ -39,6 +42,41 @@ if compact and (cfg_priority ~= 0 or cfg_expires) then
   ARGV, compact = wide, false
 end
 local per = with_deps and 13 or (compact and 2 or 11)
+
+-- The due time of the item at ARGV[i] (ms; `now` for an item due at once). Reads the clock
+-- once per call.
+local function due_of(i)
+  if not now then
+    now = now_ms()
+  end
+  local run_at, delay = ARGV[i + 3], ARGV[i + 2]
+  return tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
+end
+
+-- The record of plan entry `p` (an item with options), written into `f` from f[1] (a table
+-- the caller may reuse from item to item): returns how many values it holds, the due time, and
+-- the incarnation.
+local function record(p, f)
+  local i = p.i
+  local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
+  local due = due_of(i)
+  local inc = ARGV[2] .. inc_suffix((i - 4) / per + 1)
+  f[1], f[2], f[3], f[4], f[5], f[6] = 'inc', inc, 'attempts', '0', 'added', number_text(now)
+  local n = 6
+  if p.level ~= 0 then f[n + 1], f[n + 2], n = 'priority', number_text(p.level), n + 2 end
+  if max ~= '' then f[n + 1], f[n + 2], n = 'max_attempts', max, n + 2 end
+  if backoff ~= '' then f[n + 1], f[n + 2], n = 'backoff', backoff, n + 2 end
+  if p.expires then f[n + 1], f[n + 2], n = 'expires_at', number_text(now + p.expires), n + 2 end
+  if keep ~= '' then f[n + 1], f[n + 2], n = 'keep_result_ms', keep, n + 2 end
+  if p.group then f[n + 1], f[n + 2], n = 'group', p.group, n + 2 end
+  if ARGV[i + 10] ~= '' then f[n + 1], f[n + 2], n = 'name', ARGV[i + 10], n + 2 end
+  if p.dependants then f[n + 1], f[n + 2], n = 'dependants', 1, n + 2 end
+  if p.deps then
+    f[n + 1], f[n + 2], n = 'depends_on', ARGV[i + 11], n + 2
+    if ARGV[i + 12] == 'run' then f[n + 1], f[n + 2], n = 'on_dependency_failure', 'run', n + 2 end
+  end
+  return n, due, inc
+end
 
 -- Modes 'plain' and 'unique_plain': every item without options. Reads: one EXISTS (with
 -- 'plain'); writes: one LPUSH of the ids, then one MSET of their data. The LPUSH is the first
@@ -120,6 +158,163 @@ if compact then
   return #ids
 end
 
+-- Modes 'shared' and 'shared_group' (5.1): items with the same options, sent once. ARGV after
+-- `later` holds the 9 option values of the 11-value form (delay_ms to name), then 2 values per
+-- item (id, data), or with 'shared_group' 3 (id, data, group: each item's own group; the
+-- shared group is ''). The common case (no key of any id exists, every item has an option, with
+-- 'shared_group' every item a group) is written here: the same keys and values as the 11-value
+-- form, with one record table for the call. Any other call goes on as its 11-value form.
+if mode == 'shared' or mode == 'shared_group' then
+  local own = mode == 'shared_group'
+  local step, first = own and 3 or 2, 13
+  local argv = ARGV
+  -- The shared options, where an item of the 11-value form at i = 2 has its own.
+  local p = {i = 2, level = tonumber(argv[6]) or cfg_priority, expires = tonumber(argv[9]) or cfg_expires,
+    group = (not own and argv[11] ~= '') and argv[11] or nil}
+  local common = not (argv[4] == '' and argv[5] == '' and p.level == 0 and argv[7] == '' and argv[8] == ''
+    and not p.expires and argv[10] == '' and not p.group and argv[12] == '' and not own)
+  local keys, k = {}, 0
+  for i = first, #argv, step do
+    local id = argv[i]
+    keys[k + 1], keys[k + 2], k = ITEM .. id, JOB .. id, k + 2
+    if own and argv[i + 2] == '' then
+      common = false
+    end
+  end
+  common = common and call_sliced('EXISTS', nil, keys, 2) == 0
+  if common then
+    -- Which items are added: an id repeated in the call is added once, at its first place.
+    local at, seen, count = {}, {}, 0
+    for i = first, #argv, step do
+      local id = argv[i]
+      if not seen[id] then
+        seen[id] = true
+        count = count + 1
+        at[count] = i
+      end
+    end
+    local full = no_room_for(count, argv[3])
+    if full then
+      return full
+    end
+    want_queue()
+    local wanted = {}
+    for _, i in ipairs(at) do
+      local g = own and argv[i + 2] or p.group
+      if not wanted[g or ''] then
+        wanted[g or ''] = true
+        want_level(p.level, g)
+      end
+    end
+    -- The record of every item: what record() writes for the shared options (with the first
+    -- item's group in its place with 'shared_group'), each item's own values set in turn.
+    if own then
+      p.group = argv[first + 2]
+    end
+    local f = {}
+    local n, due = record(p, f)
+    local group_at
+    if own then
+      for j = 7, n, 2 do
+        if f[j] == 'group' then
+          group_at = j + 1
+        end
+      end
+    end
+    local delayed = due > now
+    local state, extra, extra_value = 'waiting', nil, nil
+    if delayed then
+      state, extra, extra_value = 'delayed', 'due', number_text(due)
+    elseif p.group then
+      state, extra = 'grouped', 'group_seq'
+    end
+    f[n + 1], f[n + 2] = 'state', state
+    local m = n + 2
+    if extra then
+      f[n + 3], f[n + 4], m = extra, extra_value, n + 4
+    end
+    local seq
+    if state == 'grouped' then
+      seq = redis.call('INCRBY', GROUP_SEQ, count) - count
+    end
+    local events = events_on()
+    local base, name = argv[2], argv[12]
+    local ids, strings, zadd, notes = {}, {}, {}, {}
+    local grouped, group_order, rank = {}, {}, (1000 - p.level) * GROUP_RANK
+    local parked = delayed or state == 'grouped'
+    for c, i in ipairs(at) do
+      local id = argv[i]
+      local pos = (i - first) / step + 1
+      local inc = base .. inc_suffix(pos)
+      f[2] = inc
+      if group_at then
+        f[group_at] = argv[i + 2]
+      end
+      if seq then
+        seq = seq + 1
+        f[n + 4] = decimal(seq)
+      end
+      redis.call('HSET', keys[2 * pos], unpack(f, 1, m))
+      strings[2 * c - 1] = parked and DATA .. id or keys[2 * pos - 1]
+      strings[2 * c] = argv[i + 1]
+      if delayed then
+        zadd[2 * c - 1], zadd[2 * c] = extra_value, id
+      elseif seq then
+        local g = own and argv[i + 2] or p.group
+        local members = grouped[g]
+        if not members then
+          members = {}
+          grouped[g] = members
+          group_order[#group_order + 1] = g
+        end
+        members[#members + 1] = decimal(rank + seq)
+        members[#members + 1] = id
+      else
+        ids[c] = id
+      end
+      if events then
+        notes[c] = inc
+      end
+    end
+    if #ids > 0 then
+      push_waiting_many(ids, p.level)
+    end
+    call_sliced('MSET', nil, strings, 2)
+    if delayed then
+      call_sliced('ZADD', DELAYED, zadd, 2)
+    end
+    if seq then
+      for _, g in ipairs(group_order) do
+        call_sliced('ZADD', GROUP .. g, grouped[g], 2)
+      end
+      redis.call('INCRBY', GROUP_WAITING, count)
+      for _, g in ipairs(group_order) do
+        group_check(g)
+      end
+    end
+    if events then
+      for c, i in ipairs(at) do
+        if delayed then
+          emit('delayed', argv[i], notes[c], 0, name, 'due', extra_value)
+        else
+          emit('added', argv[i], notes[c], 0, name)
+        end
+      end
+    end
+    return count
+  end
+  -- Otherwise the 11-value form of the same items.
+  local wide = {'add', argv[2], argv[3]}
+  for i = first, #argv, step do
+    wide[#wide + 1] = argv[i]
+    wide[#wide + 1] = argv[i + 1]
+    for j = 4, 12 do
+      wide[#wide + 1] = (own and j == 11) and argv[i + 2] or argv[j]
+    end
+  end
+  ARGV, mode, per = wide, 'add', 11
+end
+
 -- First, reads only: which items are added, and the type of every shared key they will be
 -- written to (lib/guard.lua), so that a refused call adds nothing, whole batch included. A
 -- repeated id is added once (with 'add'). A batch of plain items needs no check: its first
@@ -165,41 +360,6 @@ if checks then
     end
     want_dependencies(p)
   end
-end
-
--- The due time of the item at ARGV[i] (ms; `now` for an item due at once). Reads the clock
--- once per call.
-local function due_of(i)
-  if not now then
-    now = now_ms()
-  end
-  local run_at, delay = ARGV[i + 3], ARGV[i + 2]
-  return tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
-end
-
--- The record of plan entry `p` (an item with options), written into `f` from f[1] (a table
--- the caller may reuse from item to item): returns how many values it holds, the due time, and
--- the incarnation.
-local function record(p, f)
-  local i = p.i
-  local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
-  local due = due_of(i)
-  local inc = ARGV[2] .. ':' .. ((i - 4) / per + 1)
-  f[1], f[2], f[3], f[4], f[5], f[6] = 'inc', inc, 'attempts', '0', 'added', number_text(now)
-  local n = 6
-  if p.level ~= 0 then f[n + 1], f[n + 2], n = 'priority', number_text(p.level), n + 2 end
-  if max ~= '' then f[n + 1], f[n + 2], n = 'max_attempts', max, n + 2 end
-  if backoff ~= '' then f[n + 1], f[n + 2], n = 'backoff', backoff, n + 2 end
-  if p.expires then f[n + 1], f[n + 2], n = 'expires_at', number_text(now + p.expires), n + 2 end
-  if keep ~= '' then f[n + 1], f[n + 2], n = 'keep_result_ms', keep, n + 2 end
-  if p.group then f[n + 1], f[n + 2], n = 'group', p.group, n + 2 end
-  if ARGV[i + 10] ~= '' then f[n + 1], f[n + 2], n = 'name', ARGV[i + 10], n + 2 end
-  if p.dependants then f[n + 1], f[n + 2], n = 'dependants', 1, n + 2 end
-  if p.deps then
-    f[n + 1], f[n + 2], n = 'depends_on', ARGV[i + 11], n + 2
-    if ARGV[i + 12] == 'run' then f[n + 1], f[n + 2], n = 'on_dependency_failure', 'run', n + 2 end
-  end
-  return n, due, inc
 end
 
 -- Then the writes, item by item (the modes with dependencies, whose items may wait for each
@@ -324,7 +484,7 @@ for _, p in ipairs(plan) do
         seq = redis.call('INCRBY', GROUP_SEQ, in_groups_total) - in_groups_total
       end
       seq = seq + 1
-      f[n + 1], f[n + 2], f[n + 3], f[n + 4] = 'state', 'grouped', 'group_seq', seq
+      f[n + 1], f[n + 2], f[n + 3], f[n + 4] = 'state', 'grouped', 'group_seq', decimal(seq)
       redis.call('HSET', JOB .. id, unpack(f, 1, n + 4))
       strings[#strings + 1] = DATA .. id
       strings[#strings + 1] = data
@@ -334,7 +494,7 @@ for _, p in ipairs(plan) do
         grouped[p.group] = members
         group_order[#group_order + 1] = p.group
       end
-      members[#members + 1] = (1000 - p.level) * GROUP_RANK + seq
+      members[#members + 1] = decimal((1000 - p.level) * GROUP_RANK + seq)
       members[#members + 1] = id
       in_groups = in_groups + 1
       note('added', id, inc, 0, ARGV[i + 10])

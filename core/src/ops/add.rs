@@ -136,10 +136,29 @@ impl Queue {
         let plain = items.iter().all(Item::is_plain);
         // Items with dependencies take the `_deps` modes: 13 values per item (5.24).
         let deps = items.iter().any(Item::has_dependencies);
+        // Items with options that all share them (the groups aside) take the `shared` modes:
+        // the options once per call, then id and data (and group) per item (5.1).
+        let shared = if mode == "add" && !plain && !deps {
+            shared_form(items)
+        } else {
+            None
+        };
         let mut wires: Vec<Vec<Vec<u8>>> = Vec::new();
+        // The shared modes' option values (wire values 2 to 10 of the first item, which stand
+        // for every item's; the group `''` when each item has its own).
+        let mut options: Vec<Vec<u8>> = Vec::new();
         if plain {
             for item in items {
                 item.wire_plain().map_err(|e| in_batch(item, e))?;
+            }
+        } else if let Some(shared) = shared {
+            let first = &items[0];
+            options = first.wire().map_err(|e| in_batch(first, e))?[2..].to_vec();
+            if shared == Shared::OwnGroup {
+                options[WIRE_GROUP - 2].clear();
+            }
+            for item in items {
+                item.wire_shared().map_err(|e| in_batch(item, e))?;
             }
         } else {
             wires.reserve(items.len());
@@ -157,11 +176,13 @@ impl Queue {
         if items.is_empty() {
             return Ok((0, None));
         }
-        let mode = match (plain, deps, mode) {
-            (true, _, "add") => "plain".to_owned(),
-            (true, _, _) => format!("{mode}_plain"),
-            (false, true, _) => format!("{mode}_deps"),
-            (false, false, _) => mode.to_owned(),
+        let mode = match (plain, deps, mode, shared) {
+            (true, _, "add", _) => "plain".to_owned(),
+            (true, _, _, _) => format!("{mode}_plain"),
+            (false, true, _, _) => format!("{mode}_deps"),
+            (false, false, _, Some(Shared::All)) => "shared".to_owned(),
+            (false, false, _, Some(Shared::OwnGroup)) => "shared_group".to_owned(),
+            (false, false, _, None) => mode.to_owned(),
         };
         let chunks: Vec<std::ops::Range<usize>> = (0..items.len())
             .step_by(ADD_CHUNK)
@@ -188,6 +209,18 @@ impl Queue {
                 if plain {
                     for item in &items[chunks[i].clone()] {
                         inv.arg(item.id().as_bytes()).arg(item.data());
+                    }
+                } else if let Some(shared) = shared {
+                    for value in &options {
+                        inv.arg(value.as_slice());
+                    }
+                    for item in &items[chunks[i].clone()] {
+                        // (Validated above.)
+                        let [id, data, group] = item.wire_shared()?;
+                        inv.arg(id).arg(data);
+                        if shared == Shared::OwnGroup {
+                            inv.arg(group);
+                        }
                     }
                 } else {
                     for wire in &wires[chunks[i].clone()] {
@@ -230,6 +263,39 @@ impl Queue {
     }
 }
 
+/// Where an item's group is among its 11 wire values (`Item::wire`).
+const WIRE_GROUP: usize = 9;
+
+/// The `shared` modes of add.lua (spec/PROTOCOL.md 5.1): every item's options given once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shared {
+    /// Every option the same, the group too: mode `shared`, id and data per item.
+    All,
+    /// Every option the same but the group, which every item has: mode `shared_group`, id,
+    /// data and group per item.
+    OwnGroup,
+}
+
+/// Whether the items share their options (the group aside, [`Item::shares_options_with`]), and
+/// how: with their group too, or with a group of their own each; `None` when their options
+/// differ otherwise, or some but not all have a group (the 11-value form).
+fn shared_form(items: &[Item]) -> Option<Shared> {
+    let first = items.first()?;
+    if !items.iter().all(|item| item.shares_options_with(first)) {
+        return None;
+    }
+    if items
+        .iter()
+        .all(|item| item.group_name() == first.group_name())
+    {
+        Some(Shared::All)
+    } else if items.iter().all(|item| item.group_name().is_some()) {
+        Some(Shared::OwnGroup)
+    } else {
+        None
+    }
+}
+
 /// Refuses (argument `depends_on`, before anything is sent) a dependency on an item that comes
 /// later in the same call: dependencies within one call come first, which also rules out a
 /// cycle (an item added before cannot depend on one added after it). A refused item of a
@@ -256,4 +322,38 @@ pub(crate) fn check_dependency_order(items: &[Item]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn shared_form_takes_the_options_once_only_when_every_item_has_them() {
+        let item = |id: &str| Item::with_id(id, "x").unwrap();
+        let delayed = |id: &str| item(id).delay(Duration::from_secs(60));
+        assert_eq!(
+            shared_form(&[delayed("a"), delayed("b")]),
+            Some(Shared::All)
+        );
+
+        let grouped = |id: &str, g: &str| delayed(id).group(g);
+        let own = [grouped("a", "g1"), grouped("b", "g2")];
+        assert_eq!(shared_form(&own), Some(Shared::OwnGroup));
+        let same_group = [grouped("a", "g1"), grouped("b", "g1")];
+        assert_eq!(shared_form(&same_group), Some(Shared::All));
+
+        // One item without the group, or another option different: the 11-value form.
+        let some_grouped = [grouped("a", "g1"), delayed("b")];
+        assert_eq!(shared_form(&some_grouped), None);
+        let other_delay = [delayed("a"), item("b").delay(Duration::from_secs(61))];
+        assert_eq!(shared_form(&other_delay), None);
+        assert_eq!(shared_form(&[delayed("a"), delayed("b").name("n")]), None);
+        assert_eq!(
+            shared_form(&[delayed("a"), delayed("b").max_attempts(2)]),
+            None
+        );
+        assert_eq!(shared_form(&[]), None);
+    }
 }

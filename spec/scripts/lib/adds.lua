@@ -114,3 +114,17 @@ local function number_text(n)
   return t
 end
 
+
+-- ':' .. k, the suffix of the k-th item's incarnation in an add call (`<inc_base>:<k>`, 5.1),
+-- kept once made (at most 1000: a call's items): Lua's number-to-string is a '%.14g' sprintf.
+local inc_suffixes = {}
+local function inc_suffix(k)
+  local s = inc_suffixes[k]
+  if not s then
+    s = ':' .. k
+    if k <= 1000 then
+      inc_suffixes[k] = s
+    end
+  end
+  return s
+end
