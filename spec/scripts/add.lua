@@ -173,26 +173,23 @@ if mode == 'shared' or mode == 'shared_group' then
     group = (not own and argv[11] ~= '') and argv[11] or nil}
   local common = not (argv[4] == '' and argv[5] == '' and p.level == 0 and argv[7] == '' and argv[8] == ''
     and not p.expires and argv[10] == '' and not p.group and argv[12] == '' and not own)
-  local keys, k = {}, 0
+  -- Which items are added (`at`, their places in ARGV): an id repeated in the call is added
+  -- once, at its first place.
+  local keys, k, at, seen, count = {}, 0, {}, {}, 0
   for i = first, #argv, step do
     local id = argv[i]
     keys[k + 1], keys[k + 2], k = ITEM .. id, JOB .. id, k + 2
     if own and argv[i + 2] == '' then
       common = false
     end
+    if not seen[id] then
+      seen[id] = true
+      count = count + 1
+      at[count] = i
+    end
   end
   common = common and call_sliced('EXISTS', nil, keys, 2) == 0
   if common then
-    -- Which items are added: an id repeated in the call is added once, at its first place.
-    local at, seen, count = {}, {}, 0
-    for i = first, #argv, step do
-      local id = argv[i]
-      if not seen[id] then
-        seen[id] = true
-        count = count + 1
-        at[count] = i
-      end
-    end
     local full = no_room_for(count, argv[3])
     if full then
       return full
