@@ -43,41 +43,6 @@ if compact and (cfg_priority ~= 0 or cfg_expires) then
 end
 local per = with_deps and 13 or (compact and 2 or 11)
 
--- The due time of the item at ARGV[i] (ms; `now` for an item due at once). Reads the clock
--- once per call.
-local function due_of(i)
-  if not now then
-    now = now_ms()
-  end
-  local run_at, delay = ARGV[i + 3], ARGV[i + 2]
-  return tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
-end
-
--- The record of plan entry `p` (an item with options), written into `f` from f[1] (a table
--- the caller may reuse from item to item): returns how many values it holds, the due time, and
--- the incarnation.
-local function record(p, f)
-  local i = p.i
-  local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
-  local due = due_of(i)
-  local inc = ARGV[2] .. inc_suffix((i - 4) / per + 1)
-  f[1], f[2], f[3], f[4], f[5], f[6] = 'inc', inc, 'attempts', '0', 'added', number_text(now)
-  local n = 6
-  if p.level ~= 0 then f[n + 1], f[n + 2], n = 'priority', number_text(p.level), n + 2 end
-  if max ~= '' then f[n + 1], f[n + 2], n = 'max_attempts', max, n + 2 end
-  if backoff ~= '' then f[n + 1], f[n + 2], n = 'backoff', backoff, n + 2 end
-  if p.expires then f[n + 1], f[n + 2], n = 'expires_at', number_text(now + p.expires), n + 2 end
-  if keep ~= '' then f[n + 1], f[n + 2], n = 'keep_result_ms', keep, n + 2 end
-  if p.group then f[n + 1], f[n + 2], n = 'group', p.group, n + 2 end
-  if ARGV[i + 10] ~= '' then f[n + 1], f[n + 2], n = 'name', ARGV[i + 10], n + 2 end
-  if p.dependants then f[n + 1], f[n + 2], n = 'dependants', 1, n + 2 end
-  if p.deps then
-    f[n + 1], f[n + 2], n = 'depends_on', ARGV[i + 11], n + 2
-    if ARGV[i + 12] == 'run' then f[n + 1], f[n + 2], n = 'on_dependency_failure', 'run', n + 2 end
-  end
-  return n, due, inc
-end
-
 -- Modes 'plain' and 'unique_plain': every item without options. Reads: one EXISTS (with
 -- 'plain'); writes: one LPUSH of the ids, then one MSET of their data. The LPUSH is the first
 -- write and fails by itself on a P:queue of another type; a stale record makes it check first.
@@ -156,6 +121,41 @@ if compact then
     end
   end
   return #ids
+end
+
+-- The due time of the item at ARGV[i] (ms; `now` for an item due at once). Reads the clock
+-- once per call.
+local function due_of(i)
+  if not now then
+    now = now_ms()
+  end
+  local run_at, delay = ARGV[i + 3], ARGV[i + 2]
+  return tonumber(run_at) or (tonumber(delay) and now + tonumber(delay)) or now
+end
+
+-- The record of plan entry `p` (an item with options), written into `f` from f[1] (a table
+-- the caller may reuse from item to item): returns how many values it holds, the due time, and
+-- the incarnation.
+local function record(p, f)
+  local i = p.i
+  local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
+  local due = due_of(i)
+  local inc = ARGV[2] .. inc_suffix((i - 4) / per + 1)
+  f[1], f[2], f[3], f[4], f[5], f[6] = 'inc', inc, 'attempts', '0', 'added', number_text(now)
+  local n = 6
+  if p.level ~= 0 then f[n + 1], f[n + 2], n = 'priority', number_text(p.level), n + 2 end
+  if max ~= '' then f[n + 1], f[n + 2], n = 'max_attempts', max, n + 2 end
+  if backoff ~= '' then f[n + 1], f[n + 2], n = 'backoff', backoff, n + 2 end
+  if p.expires then f[n + 1], f[n + 2], n = 'expires_at', number_text(now + p.expires), n + 2 end
+  if keep ~= '' then f[n + 1], f[n + 2], n = 'keep_result_ms', keep, n + 2 end
+  if p.group then f[n + 1], f[n + 2], n = 'group', p.group, n + 2 end
+  if ARGV[i + 10] ~= '' then f[n + 1], f[n + 2], n = 'name', ARGV[i + 10], n + 2 end
+  if p.dependants then f[n + 1], f[n + 2], n = 'dependants', 1, n + 2 end
+  if p.deps then
+    f[n + 1], f[n + 2], n = 'depends_on', ARGV[i + 11], n + 2
+    if ARGV[i + 12] == 'run' then f[n + 1], f[n + 2], n = 'on_dependency_failure', 'run', n + 2 end
+  end
+  return n, due, inc
 end
 
 -- Modes 'shared' and 'shared_group' (5.1): items with the same options, sent once. ARGV after
