@@ -281,13 +281,7 @@ if mode == 'shared' or mode == 'shared_group' then
       call_sliced('ZADD', DELAYED, zadd, 2)
     end
     if seq then
-      for _, g in ipairs(group_order) do
-        call_sliced('ZADD', GROUP .. g, grouped[g], 2)
-      end
-      redis.call('INCRBY', GROUP_WAITING, count)
-      for _, g in ipairs(group_order) do
-        group_check(g)
-      end
+      join_groups(grouped, group_order, count)
     end
     if events then
       for c, i in ipairs(at) do
@@ -515,13 +509,7 @@ if #delayed > 0 then
   call_sliced('ZADD', DELAYED, delayed, 2)
 end
 if in_groups > 0 then
-  for _, g in ipairs(group_order) do
-    call_sliced('ZADD', GROUP .. g, grouped[g], 2)
-  end
-  redis.call('INCRBY', GROUP_WAITING, in_groups)
-  for _, g in ipairs(group_order) do
-    group_check(g)
-  end
+  join_groups(grouped, group_order, in_groups)
 end
 for _, e in ipairs(notes) do
   emit(unpack(e, 1, 7))

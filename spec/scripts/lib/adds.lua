@@ -1,4 +1,4 @@
---! include: keys config waiting
+--! include: keys config waiting groups
 -- add.lua's helpers (spec/PROTOCOL.md 5.1), defined once with the library rather than on every
 -- call of add.
 -- At most this many items' values per command: unpack's stack allows 8000 values.
@@ -127,4 +127,17 @@ local function inc_suffix(k)
     end
   end
   return s
+end
+
+-- New grouped items of an add call into their groups (lib/groups.lua's push_grouped for many):
+-- each group's members (score, id, ...) in one ZADD per group, in `order`, P:group_waiting
+-- grown by `count` once, then each group on the ring if it is ready.
+local function join_groups(members, order, count)
+  for _, g in ipairs(order) do
+    call_sliced('ZADD', GROUP .. g, members[g], 2)
+  end
+  redis.call('INCRBY', GROUP_WAITING, count)
+  for _, g in ipairs(order) do
+    group_check(g)
+  end
 end
