@@ -317,7 +317,7 @@ impl Item {
     /// when none), the data and group validated (its other options are the call's, validated
     /// once with the first item's [`Item::wire`]).
     pub(crate) fn wire_shared(&self) -> Result<[&[u8]; 3]> {
-        validate_data(&self.data)?;
+        // In `wire_times`' order: an item refused for both names the group, as there.
         let group = match &self.options.group {
             Some(g) => {
                 validate_group(g)?;
@@ -325,6 +325,7 @@ impl Item {
             }
             None => &[],
         };
+        validate_data(&self.data)?;
         Ok([self.id.as_bytes(), &self.data, group])
     }
 

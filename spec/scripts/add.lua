@@ -135,12 +135,13 @@ end
 
 -- The record of plan entry `p` (an item with options), written into `f` from f[1] (a table
 -- the caller may reuse from item to item): returns how many values it holds, the due time, and
--- the incarnation.
-local function record(p, f)
+-- the incarnation (`inc`, when given, instead of the item's own: the shared modes set each
+-- item's in turn).
+local function record(p, f, inc)
   local i = p.i
   local max, backoff, keep = ARGV[i + 5], ARGV[i + 6], ARGV[i + 8]
   local due = due_of(i)
-  local inc = ARGV[2] .. inc_suffix((i - 4) / per + 1)
+  inc = inc or ARGV[2] .. inc_suffix((i - 4) / per + 1)
   f[1], f[2], f[3], f[4], f[5], f[6] = 'inc', inc, 'attempts', '0', 'added', number_text(now)
   local n = 6
   if p.level ~= 0 then f[n + 1], f[n + 2], n = 'priority', number_text(p.level), n + 2 end
@@ -164,6 +165,7 @@ end
 -- shared group is ''). The common case (no key of any id exists, every item has an option, with
 -- 'shared_group' every item a group) is written here: the same keys and values as the 11-value
 -- form, with one record table for the call. Any other call goes on as its 11-value form.
+local shared_taken = false
 if mode == 'shared' or mode == 'shared_group' then
   local own = mode == 'shared_group'
   local step, first = own and 3 or 2, 13
@@ -188,8 +190,13 @@ if mode == 'shared' or mode == 'shared_group' then
       at[count] = i
     end
   end
-  common = common and call_sliced('EXISTS', nil, keys, 2) == 0
+  if common and call_sliced('EXISTS', nil, keys, 2) > 0 then
+    common, shared_taken = false, true
+  end
   if common then
+    if count == 0 then
+      return 0
+    end
     local full = no_room_for(count, argv[3])
     if full then
       return full
@@ -209,7 +216,7 @@ if mode == 'shared' or mode == 'shared_group' then
       p.group = argv[first + 2]
     end
     local f = {}
-    local n, due = record(p, f)
+    local n, due = record(p, f, '')
     local group_at
     if own then
       for j = 7, n, 2 do
@@ -314,7 +321,8 @@ local plan, seen, checks = {}, {}, false
 local planned = {}
 local found = false
 if not unique then
-  found = any_id_taken(ARGV, per)
+  -- (A shared call that comes here after its EXISTS found a key: the same EXISTS, not again.)
+  found = shared_taken or any_id_taken(ARGV, per)
 end
 for i = 4, #ARGV, per do
   local id = ARGV[i]
