@@ -313,20 +313,14 @@ impl Item {
             && *on_dependency_failure == o.on_dependency_failure
     }
 
-    /// The values add.lua's `shared` modes take for this item: its id, data and group (`''`
-    /// when none), the data and group validated (its other options are the call's, validated
-    /// once with the first item's [`Item::wire`]).
-    pub(crate) fn wire_shared(&self) -> Result<[&[u8]; 3]> {
-        // In `wire_times`' order: an item refused for both names the group, as there.
-        let group = match &self.options.group {
-            Some(g) => {
-                validate_group(g)?;
-                g.as_bytes()
-            }
-            None => &[],
-        };
-        validate_data(&self.data)?;
-        Ok([self.id.as_bytes(), &self.data, group])
+    /// Checks what add.lua's `shared` modes take of this item besides its id: its group and
+    /// data (its other options are the call's, checked once with the first item's
+    /// [`Item::wire`]). In `wire_times`' order: an item refused for both names the group.
+    pub(crate) fn validate_shared(&self) -> Result<()> {
+        if let Some(g) = &self.options.group {
+            validate_group(g)?;
+        }
+        validate_data(&self.data)
     }
 
     /// Checks the item's data and options as `add` will, naming the refused argument

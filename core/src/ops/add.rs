@@ -158,7 +158,7 @@ impl Queue {
                 options[WIRE_GROUP - 2].clear();
             }
             for item in items {
-                item.wire_shared().map_err(|e| in_batch(item, e))?;
+                item.validate_shared().map_err(|e| in_batch(item, e))?;
             }
         } else {
             wires.reserve(items.len());
@@ -215,11 +215,9 @@ impl Queue {
                         inv.arg(value.as_slice());
                     }
                     for item in &items[chunks[i].clone()] {
-                        // (Validated above.)
-                        let [id, data, group] = item.wire_shared()?;
-                        inv.arg(id).arg(data);
+                        inv.arg(item.id().as_bytes()).arg(item.data());
                         if shared == Shared::OwnGroup {
-                            inv.arg(group);
+                            inv.arg(item.group_name().unwrap_or_default().as_bytes());
                         }
                     }
                 } else {
