@@ -27,6 +27,28 @@ local function want(key, kind)
   checked[key] = true
 end
 
+-- Fails the call unless `key` is missing or holds an integer: a counter the call may INCRBY
+-- (P:group_waiting, P:group_seq). A string that is no integer, or one too long for INCRBY to
+-- add to, would fail that INCRBY after the call's first writes. (Up to 18 digits: every
+-- counter of this protocol, far below INCRBY's limit.)
+local function want_counter(key)
+  checked = checked or {}
+  if checked[key] then
+    return
+  end
+  local found = redis.call('TYPE', key)['ok']
+  if found == 'string' then
+    local v = redis.call('GET', key)
+    local digits = string.match(v, '^%-?([1-9]%d*)$')
+    if v ~= '0' and not (digits and #digits <= 18) then
+      error({err = 'WRONGTYPE leaseq: ' .. key .. ' holds a string that is no integer, where the queue keeps a counter'})
+    end
+  elseif found ~= 'none' then
+    error({err = 'WRONGTYPE leaseq: ' .. key .. ' holds a ' .. found .. ', where the queue keeps a counter'})
+  end
+  checked[key] = true
+end
+
 -- The waiting list of a priority level (P:queue, level 0, is one of want_queue's), or of a
 -- group (its sorted set) when `group` is given.
 local function want_level(level, group)
@@ -82,8 +104,8 @@ local function want_queue()
     want(GROUP_ACTIVE, 'hash')
     want(GROUP_LIMIT, 'hash')
     want(GROUP_PAUSED, 'set')
-    want(GROUP_WAITING, 'string')
-    want(GROUP_SEQ, 'string')
+    want_counter(GROUP_WAITING)
+    want_counter(GROUP_SEQ)
     want(GROUP_WAIT, 'zset')
   end
   for _, level in ipairs(redis.call('ZRANGE', PRIOS, 0, -1)) do
