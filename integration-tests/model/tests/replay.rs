@@ -262,19 +262,36 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
         }
         Action::Add { id, opts } => {
             let mut c = fcall("add");
-            // mode, incarnation base, later (none of the batch comes in a later call).
-            c.arg("add").arg(format!("i{}", s.next_base)).arg(0);
-            c.arg(id_name(id)).arg(format!("d{}", s.ghosts.len()));
-            c.arg(opt((opts.delay > 0).then(|| opts.delay.to_string())))
-                .arg("");
-            c.arg(opt((opts.priority != 0).then(|| opts.priority.to_string())));
-            c.arg(opt(opts.max_attempts.map(|m| m.to_string()))).arg("");
-            // expires_after_ms, keep_result_ms, group (5.20), name (3.2: the model's items
-            // have none; a name changes no transition).
-            c.arg(opt(opts.expires_after.map(|e| e.to_string())))
-                .arg("")
-                .arg(opt(opts.group.map(group_name)))
-                .arg("");
+            let (item, data) = (id_name(id), format!("d{}", s.ghosts.len()));
+            // The 9 option values of the 11-value form: delay_ms, run_at_ms, priority,
+            // max_attempts, backoff, expires_after_ms, keep_result_ms, group (5.20), name (3.2:
+            // the model's items have none; a name changes no transition).
+            let options = [
+                opt((opts.delay > 0).then(|| opts.delay.to_string())),
+                String::new(),
+                opt((opts.priority != 0).then(|| opts.priority.to_string())),
+                opt(opts.max_attempts.map(|m| m.to_string())),
+                String::new(),
+                opt(opts.expires_after.map(|e| e.to_string())),
+                String::new(),
+                opt(opts.group.map(group_name)),
+                String::new(),
+            ];
+            // As the clients send one add (5.1): a plain item in mode `plain` (id, data), an
+            // item with options in mode `shared` (the options, then id and data); every other
+            // incarnation base sends the 11-value form instead, which batches of mixed items
+            // and add_unique take. Then mode, incarnation base, later (none of the batch
+            // comes in a later call).
+            let base = format!("i{}", s.next_base);
+            if opts.is_plain() {
+                c.arg("plain").arg(base).arg(0).arg(item).arg(data);
+            } else if s.next_base % 2 == 0 {
+                c.arg("shared").arg(base).arg(0).arg(&options[..]);
+                c.arg(item).arg(data);
+            } else {
+                c.arg("add").arg(base).arg(0).arg(item).arg(data);
+                c.arg(&options[..]);
+            }
             c
         }
         Action::PauseGroup { g } | Action::ResumeGroup { g } => {
