@@ -285,7 +285,7 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
             let base = format!("i{}", s.next_base);
             if opts.is_plain() {
                 c.arg("plain").arg(base).arg(0).arg(item).arg(data);
-            } else if s.next_base % 2 == 0 {
+            } else if s.next_base.is_multiple_of(2) {
                 c.arg("shared").arg(base).arg(0).arg(&options[..]);
                 c.arg(item).arg(data);
             } else {
