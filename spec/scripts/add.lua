@@ -264,15 +264,7 @@ if mode == 'shared' or mode == 'shared_group' then
       if delayed then
         zadd[2 * c - 1], zadd[2 * c] = extra_value, id
       elseif seq then
-        local g = own and argv[i + 2] or p.group
-        local members = grouped[g]
-        if not members then
-          members = {}
-          grouped[g] = members
-          group_order[#group_order + 1] = g
-        end
-        members[#members + 1] = decimal(rank + seq)
-        members[#members + 1] = id
+        group_member(grouped, group_order, own and argv[i + 2] or p.group, decimal(rank + seq), id)
       else
         ids[c] = id
       end
@@ -487,14 +479,7 @@ for _, p in ipairs(plan) do
       redis.call('HSET', JOB .. id, unpack(f, 1, n + 4))
       strings[#strings + 1] = DATA .. id
       strings[#strings + 1] = data
-      local members = grouped[p.group]
-      if not members then
-        members = {}
-        grouped[p.group] = members
-        group_order[#group_order + 1] = p.group
-      end
-      members[#members + 1] = decimal((1000 - p.level) * GROUP_RANK + seq)
-      members[#members + 1] = id
+      group_member(grouped, group_order, p.group, decimal((1000 - p.level) * GROUP_RANK + seq), id)
       in_groups = in_groups + 1
       note('added', id, inc, 0, ARGV[i + 10])
     else

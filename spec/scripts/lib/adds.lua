@@ -114,7 +114,6 @@ local function number_text(n)
   return t
 end
 
-
 -- ':' .. k, the suffix of the k-th item's incarnation in an add call (`<inc_base>:<k>`, 5.1),
 -- kept once made (at most 1000: a call's items): Lua's number-to-string is a '%.14g' sprintf.
 local inc_suffixes = {}
@@ -129,9 +128,22 @@ local function inc_suffix(k)
   return s
 end
 
+-- Notes a new grouped item for join_groups: `id` at `score` among group g's `members`, and g in
+-- `order` when it is the call's first item of g.
+local function group_member(members, order, g, score, id)
+  local m = members[g]
+  if not m then
+    m = {}
+    members[g] = m
+    order[#order + 1] = g
+  end
+  m[#m + 1] = score
+  m[#m + 1] = id
+end
+
 -- New grouped items of an add call into their groups (lib/groups.lua's push_grouped for many):
--- each group's members (score, id, ...) in one ZADD per group, in `order`, P:group_waiting
--- grown by `count` once, then each group on the ring if it is ready.
+-- each group's members (score, id, ...; group_member) in one ZADD per group, in `order`,
+-- P:group_waiting grown by `count` once, then each group on the ring if it is ready.
 local function join_groups(members, order, count)
   for _, g in ipairs(order) do
     call_sliced('ZADD', GROUP .. g, members[g], 2)
