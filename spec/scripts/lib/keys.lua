@@ -37,12 +37,13 @@ local DONE          -- P:done          ZSET id -> finished (ms) of items whose r
 local EVENTS        -- P:events        STREAM the queue's transitions, while its events are on
 
 -- Each queue's names, built on a queue's first call and kept in the library's memory (at most
--- 10000 queues, then all are forgotten): a call binds them with one table lookup.
+-- 10000 queues, then all are forgotten): a call binds them with one table lookup. last_bound is
+-- the names table whose values QUEUE .. EVENTS above hold now.
 local NAMES = {'queue', 'processing', 'lease:', 'item:', 'job:', 'data:', 'delayed', 'leased', 'dead',
   'prios', 'prio:', 'config', 'wake', 'result:', 'rate:', 'lease_count', 'paused', 'held', 'room', 'limit',
   'group:', 'ready', 'ready_set', 'group_active', 'group_limit', 'group_paused', 'group_waiting', 'group_seq',
   'group_rate:', 'group_wait', 'done', 'events'}
-local bound, bound_count = {}, 0
+local bound, bound_count, last_bound = {}, 0, nil
 
 local function names_of(lease_family)
   local prefix = type(lease_family) == 'string' and string.sub(lease_family, 1, -8) or ''
@@ -69,6 +70,12 @@ local function bind_keys(keys)
   if keys[2] ~= n[4] then
     error({err = 'ERR leaseq: KEYS[2] must be <prefix>:item:'})
   end
+  -- The names are still bound from the last call when it was on the same queue (nothing else
+  -- assigns them): the common case of one queue skips the 32 assignments (~4,700 instructions).
+  if n == last_bound then
+    return
+  end
+  last_bound = n
   QUEUE, PROCESSING, LEASE, ITEM, JOB, DATA, DELAYED, LEASED = n[1], n[2], n[3], n[4], n[5], n[6], n[7], n[8]
   DEAD, PRIOS, PRIO, CONFIG, WAKE, RESULT, RATE, COUNTS = n[9], n[10], n[11], n[12], n[13], n[14], n[15], n[16]
   PAUSED, HELD, ROOM, LIMIT = n[17], n[18], n[19], n[20]
