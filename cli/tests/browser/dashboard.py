@@ -17,8 +17,10 @@ writes SCREENSHOT_DIR/down.flag, and must show the queue `{back}` once browser.r
 and added it), `readme` (the README's screenshot of the queue `{emails}`).
 """
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,6 +53,8 @@ def state(item_id):
 
 def browser():
     profile = tempfile.mkdtemp(prefix="leaseq-chromium-")
+    # Gone when the test process ends, after the driver has quit (its finally).
+    atexit.register(shutil.rmtree, profile, ignore_errors=True)
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("LEASEQ_CHROMIUM", "/usr/bin/chromium")
     for flag in [

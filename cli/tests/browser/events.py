@@ -5,7 +5,9 @@ and fails it for good with the error `<img src=x onerror=alert(1)>`, all from ou
 Usage: events.py BASE_URL FLAG_FILE SCREENSHOT_DIR
 """
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 
@@ -22,6 +24,8 @@ WAIT = 30
 def browser():
     """Chromium as dashboard.py starts it."""
     profile = tempfile.mkdtemp(prefix="leaseq-chromium-")
+    # Gone when the test process ends, after the driver has quit (its finally).
+    atexit.register(shutil.rmtree, profile, ignore_errors=True)
     options = webdriver.ChromeOptions()
     options.binary_location = os.environ.get("LEASEQ_CHROMIUM", "/usr/bin/chromium")
     for flag in [

@@ -178,6 +178,12 @@ impl RedisServer {
         self.port
     }
 
+    /// The server's working directory (its log, `nodes.conf`, a dump), a temp dir of its own:
+    /// removed when the server is dropped, or else when the process exits.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The server's log so far.
     pub fn log(&self) -> String {
         fs::read_to_string(self.dir.join("redis.log")).unwrap_or_default()
@@ -622,5 +628,38 @@ fn temp_dir(kind: &str) -> PathBuf {
     ));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("create temp dir");
+    remove_at_exit(&dir);
     dir
+}
+
+/// The temp dirs this process made, removed when it exits: a server or cluster kept in a
+/// `static` for a whole test binary is never dropped, and certificates are left to the caller.
+static TEMP_DIRS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+extern "C" fn remove_temp_dirs() {
+    if let Ok(dirs) = TEMP_DIRS.lock() {
+        for dir in dirs.iter() {
+            let _ = fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Notes `dir` for removal at exit. Rust's test harness (and `main`'s return) ends the process
+/// with C's `exit`, which runs `atexit` handlers; the servers' guards kill them just after, when
+/// their stdin closes.
+fn remove_at_exit(dir: &Path) {
+    static REGISTER: std::sync::Once = std::sync::Once::new();
+    extern "C" {
+        fn atexit(callback: extern "C" fn()) -> std::os::raw::c_int;
+    }
+    REGISTER.call_once(|| {
+        // SAFETY: `atexit` takes a plain function pointer with no arguments; the callback only
+        // locks a static and removes paths, and it never unwinds (remove errors are ignored).
+        unsafe {
+            atexit(remove_temp_dirs);
+        }
+    });
+    if let Ok(mut dirs) = TEMP_DIRS.lock() {
+        dirs.push(dir.to_path_buf());
+    }
 }
