@@ -2,10 +2,12 @@
 //! batches, renewing in one round trip per tick, and the graceful shutdown.
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::FutureExt;
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 
 use super::event::{self, Counters, Event, EventSink, LogLevel, LogSink, Report};
@@ -580,7 +582,8 @@ impl Starter {
         self.handler.start(job, reply);
     }
 
-    /// Runs `job`'s handler in `slot`; its outcome goes to the finisher with the slot.
+    /// Runs `job`'s handler in `slot`; its outcome goes to the finisher with the slot. One task
+    /// per job (the handler, then the hand-over); with a job timeout, a second task watches it.
     fn start(&self, job: Job, slot: OwnedSemaphorePermit, done: mpsc::UnboundedSender<Finished>) {
         let shared = self.shared.clone();
         let seq = job.seq();
@@ -589,6 +592,32 @@ impl Starter {
             return;
         }
         let mut slot = Some(slot);
+        let Some(timeout) = shared.settings.job_timeout else {
+            // No timeout: one task runs the handler and then hands its outcome on.
+            let mut running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
+            if !Self::may_start(&shared, &job, &mut slot, &done) {
+                return;
+            }
+            let handler = AssertUnwindSafe(self.handler.call(job.clone())).catch_unwind();
+            let (owner, job_in_task) = (shared.clone(), job.clone());
+            let task = tokio::spawn(async move {
+                let outcome = match handler.await {
+                    Ok(outcome) => outcome,
+                    Err(panic) => {
+                        Outcome::Fail(JobError::new(panic_message(panic)).with_type("panic"))
+                    }
+                };
+                owner.finished(seq, job_in_task, outcome, None, slot, &done);
+            });
+            running.insert(
+                seq,
+                Running {
+                    job,
+                    task: Some(task.abort_handle()),
+                },
+            );
+            return;
+        };
         let task = {
             let mut running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
             if !Self::may_start(&shared, &job, &mut slot, &done) {
@@ -604,28 +633,22 @@ impl Starter {
             );
             task
         };
-        let timeout = shared.settings.job_timeout;
         tokio::spawn(async move {
             let mut task = task;
-            let joined = match timeout {
-                None => task.await,
-                Some(timeout) => {
+            let joined = tokio::select! {
+                joined = &mut task => joined,
+                _ = tokio::time::sleep(timeout) => if !shared.time_out(seq, &job, timeout) {
+                    // Gone (a shutdown took it) or told already (its lease is lost):
+                    // its outcome goes as it comes.
+                    task.await
+                } else {
                     tokio::select! {
                         joined = &mut task => joined,
-                        _ = tokio::time::sleep(timeout) => if !shared.time_out(seq, &job, timeout) {
-                            // Gone (a shutdown took it) or told already (its lease is lost):
-                            // its outcome goes as it comes.
+                        _ = tokio::time::sleep(shared.settings.timeout_grace) => {
+                            shared.give_up(seq, &job, timeout, &done);
+                            // The handler runs on, told, and keeps its slot until it
+                            // really returns; its outcome is ignored (no longer ours).
                             task.await
-                        } else {
-                            tokio::select! {
-                                joined = &mut task => joined,
-                                _ = tokio::time::sleep(shared.settings.timeout_grace) => {
-                                    shared.give_up(seq, &job, timeout, &done);
-                                    // The handler runs on, told, and keeps its slot until it
-                                    // really returns; its outcome is ignored (no longer ours).
-                                    task.await
-                                }
-                            }
                         }
                     }
                 }
@@ -638,24 +661,40 @@ impl Starter {
                 // Aborted by a forced shutdown, which released the item already.
                 Err(_) => return,
             };
-            let still_ours = shared
-                .running
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&seq)
-                .is_some();
-            if still_ours {
-                // Told of its timeout before it ended (marked under the `running` lock, so
-                // before this removal): whatever it returned, the attempt failed by timing out.
-                let outcome = match (job.cancel_reason(), timeout) {
-                    (Some(CancelReason::Timeout), Some(timeout)) => {
-                        Outcome::Fail(JobError::timed_out(timeout))
-                    }
-                    _ => outcome,
-                };
-                let _ = done.send(Finished { job, outcome, slot });
-            }
+            shared.finished(seq, job, outcome, Some(timeout), slot, &done);
         });
+    }
+}
+
+impl Shared {
+    /// Hands a handler's outcome to the finisher, unless the job is no longer this runner's (a
+    /// forced shutdown or a timeout's grace gave it up).
+    fn finished(
+        &self,
+        seq: u64,
+        job: Job,
+        outcome: Outcome,
+        timeout: Option<Duration>,
+        slot: Option<OwnedSemaphorePermit>,
+        done: &mpsc::UnboundedSender<Finished>,
+    ) {
+        let still_ours = self
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&seq)
+            .is_some();
+        if still_ours {
+            // Told of its timeout before it ended (marked under the `running` lock, so
+            // before this removal): whatever it returned, the attempt failed by timing out.
+            let outcome = match (job.cancel_reason(), timeout) {
+                (Some(CancelReason::Timeout), Some(timeout)) => {
+                    Outcome::Fail(JobError::timed_out(timeout))
+                }
+                _ => outcome,
+            };
+            let _ = done.send(Finished { job, outcome, slot });
+        }
     }
 }
 
