@@ -1,4 +1,4 @@
---! include: keys time config guard waiting flows events adds
+--! include: keys time config guard waiting(paused_now) flows events adds
 --! flags:
 -- add, add_unique, add_batch. ARGV: mode ('add' or 'unique'), incarnation base, later (how many
 -- items the same batch carries in the calls after this one: '0' but for a batch of more than
@@ -47,15 +47,23 @@ local per = with_deps and 13 or (compact and 2 or 11)
 -- 'plain'); writes: one LPUSH of the ids, then one MSET of their data. The LPUSH is the first
 -- write and fails by itself on a P:queue of another type; a stale record makes it check first.
 if compact and #ARGV == 5 then
-  -- One item (a single add): the same steps, without the tables a batch needs.
+  -- One item (a single add): the same steps, without the tables a batch needs. With 'plain',
+  -- one EXISTS also reads P:paused: 0 is the common case (the id free, the queue not paused);
+  -- else the id (id_taken) and the pause (level_zero_list) are read on their own. The item key
+  -- is then known absent, so MSETNX writes it: its integer reply costs Lua less than SET's
+  -- status reply (a table).
   local id = ARGV[4]
   local key = ITEM .. id
   local old = false
-  if not unique and redis.call('EXISTS', key, JOB .. id) > 0 then
-    local skip
-    skip, old = id_taken(id)
-    if skip then
-      return 0
+  if not unique then
+    if redis.call('EXISTS', key, JOB .. id, PAUSED) == 0 then
+      paused_now = false
+    else
+      local skip
+      skip, old = id_taken(id)
+      if skip then
+        return 0
+      end
     end
   end
   local full = no_room_for(1, ARGV[3])
@@ -67,7 +75,11 @@ if compact and #ARGV == 5 then
     drop_stale_record(id)
   end
   redis.call('LPUSH', level_zero_list(), id)
-  redis.call('SET', key, ARGV[5])
+  if unique then
+    redis.call('SET', key, ARGV[5])
+  else
+    redis.call('MSETNX', key, ARGV[5])
+  end
   emit('added', id, nil, 0)
   return 1
 end

@@ -10,20 +10,26 @@ local RATE_TTL_MS = 3720000
 -- HGET (an error reply, a P:config of another type, reads as unset: the default applies).
 -- The same read brings the event stream's switch and bounds (`switches`, lib/events.lua reads
 -- them through events_on): one HMGET for both, so that events off cost a call nothing.
+-- A call with events off (the default) shares EVENTS_OFF rather than making a table.
 local counting, switches = nil, nil
+local EVENTS_OFF = {}
 local function counters_on()
   if counting == nil then
     local value
     if config_cache then
       value = config_cache.stats
-      switches = {config_cache.events, config_cache.events_max_len, config_cache.events_max_age_ms}
+      if config_cache.events == '1' then
+        switches = {'1', config_cache.events_max_len, config_cache.events_max_age_ms}
+      else
+        switches = EVENTS_OFF
+      end
     else
       local read = redis.pcall('HMGET', CONFIG, 'stats', 'events', 'events_max_len', 'events_max_age_ms')
       if read.err then
         read = {}
       end
       value = read[1]
-      switches = {read[2], read[3], read[4]}
+      switches = read[2] == '1' and {'1', read[3], read[4]} or EVENTS_OFF
     end
     if not value or type(value) == 'table' then
       value = DEFAULTS.stats
