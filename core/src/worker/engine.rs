@@ -195,6 +195,39 @@ impl Shared {
         told
     }
 
+    /// Takes job `seq` off the running table: whether it was there (still this runner's).
+    fn forget(&self, seq: u64) -> bool {
+        self.running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&seq)
+            .is_some()
+    }
+
+    /// Hands a handler's outcome to the finisher, unless the job is no longer this runner's (a
+    /// forced shutdown or a timeout's grace gave it up).
+    fn finished(
+        &self,
+        seq: u64,
+        job: Job,
+        outcome: Outcome,
+        timeout: Option<Duration>,
+        slot: Option<OwnedSemaphorePermit>,
+        done: &mpsc::UnboundedSender<Finished>,
+    ) {
+        if self.forget(seq) {
+            // Told of its timeout before it ended (marked under the `running` lock, so
+            // before this removal): whatever it returned, the attempt failed by timing out.
+            let outcome = match (job.cancel_reason(), timeout) {
+                (Some(CancelReason::Timeout), Some(timeout)) => {
+                    Outcome::Fail(JobError::timed_out(timeout))
+                }
+                _ => outcome,
+            };
+            let _ = done.send(Finished { job, outcome, slot });
+        }
+    }
+
     /// The grace after the timeout passed with the handler still running: fails the attempt
     /// now. The job leaves `running` (no more renewals; its outcome, when it comes, is
     /// ignored) and its slot stays with the handler's task.
@@ -205,13 +238,7 @@ impl Shared {
         timeout: Duration,
         done: &mpsc::UnboundedSender<Finished>,
     ) {
-        let ours = self
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&seq)
-            .is_some();
-        if ours {
+        if self.forget(seq) {
             let _ = done.send(Finished {
                 job: job.clone(),
                 outcome: Outcome::Fail(JobError::timed_out(timeout)),
@@ -663,38 +690,6 @@ impl Starter {
             };
             shared.finished(seq, job, outcome, Some(timeout), slot, &done);
         });
-    }
-}
-
-impl Shared {
-    /// Hands a handler's outcome to the finisher, unless the job is no longer this runner's (a
-    /// forced shutdown or a timeout's grace gave it up).
-    fn finished(
-        &self,
-        seq: u64,
-        job: Job,
-        outcome: Outcome,
-        timeout: Option<Duration>,
-        slot: Option<OwnedSemaphorePermit>,
-        done: &mpsc::UnboundedSender<Finished>,
-    ) {
-        let still_ours = self
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&seq)
-            .is_some();
-        if still_ours {
-            // Told of its timeout before it ended (marked under the `running` lock, so
-            // before this removal): whatever it returned, the attempt failed by timing out.
-            let outcome = match (job.cancel_reason(), timeout) {
-                (Some(CancelReason::Timeout), Some(timeout)) => {
-                    Outcome::Fail(JobError::timed_out(timeout))
-                }
-                _ => outcome,
-            };
-            let _ = done.send(Finished { job, outcome, slot });
-        }
     }
 }
 
