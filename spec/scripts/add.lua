@@ -49,9 +49,7 @@ local per = with_deps and 13 or (compact and 2 or 11)
 if compact and #ARGV == 5 then
   -- One item (a single add): the same steps, without the tables a batch needs. With 'plain',
   -- one EXISTS also reads P:paused: 0 is the common case (the id free, the queue not paused);
-  -- else the id (id_taken) and the pause (level_zero_list) are read on their own. The item key
-  -- is then known absent, so MSETNX writes it: its integer reply costs Lua less than SET's
-  -- status reply (a table).
+  -- else the id (id_taken) and the pause (level_zero_list) are read on their own.
   local id = ARGV[4]
   local key = ITEM .. id
   local old = false
@@ -75,11 +73,7 @@ if compact and #ARGV == 5 then
     drop_stale_record(id)
   end
   redis.call('LPUSH', level_zero_list(), id)
-  if unique then
-    redis.call('SET', key, ARGV[5])
-  else
-    redis.call('MSETNX', key, ARGV[5])
-  end
+  redis.call('SET', key, ARGV[5])
   emit('added', id, nil, 0)
   return 1
 end
