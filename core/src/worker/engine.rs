@@ -619,46 +619,42 @@ impl Starter {
             return;
         }
         let mut slot = Some(slot);
-        let Some(timeout) = shared.settings.job_timeout else {
-            // No timeout: one task runs the handler and then hands its outcome on.
-            let mut running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
-            if !Self::may_start(&shared, &job, &mut slot, &done) {
-                return;
-            }
-            let handler = AssertUnwindSafe(self.handler.call(job.clone())).catch_unwind();
-            let (owner, job_in_task) = (shared.clone(), job.clone());
-            let task = tokio::spawn(async move {
-                let outcome = match handler.await {
-                    Ok(outcome) => outcome,
-                    Err(panic) => {
-                        Outcome::Fail(JobError::new(panic_message(panic)).with_type("panic"))
-                    }
-                };
-                owner.finished(seq, job_in_task, outcome, None, slot, &done);
-            });
-            running.insert(
-                seq,
-                Running {
-                    job,
-                    task: Some(task.abort_handle()),
-                },
-            );
+        let mut running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
+        if !Self::may_start(&shared, &job, &mut slot, &done) {
             return;
-        };
-        let task = {
-            let mut running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
-            if !Self::may_start(&shared, &job, &mut slot, &done) {
-                return;
+        }
+        let handler = self.handler.call(job.clone());
+        // Without a timeout, one task runs the handler and then hands its outcome on; with one,
+        // the handler's task is watched by a second (below), which hands the outcome on.
+        let (task, watched) = match shared.settings.job_timeout {
+            None => {
+                let (owner, job) = (shared.clone(), job.clone());
+                let task = tokio::spawn(async move {
+                    let outcome = match AssertUnwindSafe(handler).catch_unwind().await {
+                        Ok(outcome) => outcome,
+                        Err(panic) => {
+                            Outcome::Fail(JobError::new(panic_message(panic)).with_type("panic"))
+                        }
+                    };
+                    owner.finished(seq, job, outcome, None, slot, &done);
+                });
+                (task.abort_handle(), None)
             }
-            let task = tokio::spawn(self.handler.call(job.clone()));
-            running.insert(
-                seq,
-                Running {
-                    job: job.clone(),
-                    task: Some(task.abort_handle()),
-                },
-            );
-            task
+            Some(timeout) => {
+                let task = tokio::spawn(handler);
+                (task.abort_handle(), Some((task, timeout, slot, done)))
+            }
+        };
+        running.insert(
+            seq,
+            Running {
+                job: job.clone(),
+                task: Some(task),
+            },
+        );
+        drop(running);
+        let Some((task, timeout, slot, done)) = watched else {
+            return;
         };
         tokio::spawn(async move {
             let mut task = task;
