@@ -10,7 +10,13 @@
 //!
 //! Usage: `leaseq-bench --client leaseq|leaseq-v1|rwq --workload NAME --url URL --prefix P --n N
 //!         [--workers W] [--inflight K] [--batch B] [--gap-ms G] [--payload BYTES] [--orphans K]
-//!         [--delayed K] [--sleep-ms S] [--duration-ms D] [--groups G] [--partitions P]`
+//!         [--delayed K] [--sleep-ms S] [--duration-ms D] [--groups G] [--partitions P]
+//!         [--runtime multi|one|current]`
+//!
+//! `--runtime`: the tokio runtime every client's workload runs on: `multi` (the default,
+//! `#[tokio::main]`'s: a worker thread per CPU), `one` (multi-thread with one worker, as the
+//! bindings' runtime) or `current` (current-thread: all on the main thread). On a machine that
+//! Redis shares, which is fastest differs from client to client (bench/README.md).
 //!
 //! `--busy K` (leaseq, `lease_complete`): first K items in group `busy`, whose first item is
 //! leased and held to the end (workload `groups_busy`, Tarantool's busy `utube` case).
@@ -83,6 +89,10 @@ struct Args {
     /// The option every item of `add_batch` carries (issue 27): `delay` (an hour), `priority`
     /// (5), `group` (`g{i % 100}`), or `` for plain items.
     options: String,
+    /// The tokio runtime the client runs on: `multi` (`#[tokio::main]`'s, a worker per CPU),
+    /// `one` (multi-thread, one worker: what the bindings run on) or `current` (current-thread:
+    /// everything on the main thread, as Node's and asyncio's event loops).
+    runtime: String,
 }
 
 fn parse_args() -> Res<Args> {
@@ -123,7 +133,26 @@ fn parse_args() -> Res<Args> {
         busy: num("busy", 0)?,
         partitions: num("partitions", 1)?,
         options: map.get("options").cloned().unwrap_or_default(),
+        runtime: map
+            .get("runtime")
+            .cloned()
+            .unwrap_or_else(|| "multi".into()),
     })
+}
+
+/// The runtime `--runtime` names (see [`Args::runtime`]).
+fn runtime(name: &str) -> Res<tokio::runtime::Runtime> {
+    let mut builder = match name {
+        "multi" => tokio::runtime::Builder::new_multi_thread(),
+        "one" => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(1);
+            b
+        }
+        "current" => tokio::runtime::Builder::new_current_thread(),
+        other => return Err(format!("--runtime {other}: expected multi, one or current").into()),
+    };
+    Ok(builder.enable_all().build()?)
 }
 
 /// The same payload for every client: `size` bytes of printable ASCII.
@@ -201,21 +230,26 @@ fn latency_summary(mut samples_us: Vec<f64>) -> Value {
     })
 }
 
-#[tokio::main]
-async fn main() {
-    let args = match parse_args() {
-        Ok(a) => a,
+fn main() {
+    let made = parse_args().and_then(|a| {
+        let rt = runtime(&a.runtime)?;
+        Ok((a, rt))
+    });
+    let (args, rt) = match made {
+        Ok(made) => made,
         Err(e) => {
             eprintln!("leaseq-bench: {e}");
             std::process::exit(2);
         }
     };
-    let outcome = match args.client.as_str() {
-        "leaseq" => lq::run(&args).await,
-        "leaseq-v1" => v1::run(&args).await,
-        "rwq" => rwq::run(&args).await,
-        other => Err(format!("unknown client {other}").into()),
-    };
+    let outcome = rt.block_on(async {
+        match args.client.as_str() {
+            "leaseq" => lq::run(&args).await,
+            "leaseq-v1" => v1::run(&args).await,
+            "rwq" => rwq::run(&args).await,
+            other => Err(format!("unknown client {other}").into()),
+        }
+    });
     if let Err(e) = outcome {
         eprintln!("leaseq-bench {} {}: {e}", args.client, args.workload);
         std::process::exit(1);
