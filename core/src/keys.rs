@@ -9,7 +9,8 @@ pub const MAX_PREFIX_LEN: usize = 1024;
 /// own and live under the same prefix (spec/PROTOCOL.md, "Keys").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct QueueKeys {
-    pub prefix: String,
+    /// Shared with every lease of the queue ([`crate::Lease`]).
+    pub prefix: std::sync::Arc<str>,
     /// `<prefix>:queue`: waiting ids of priority 0
     pub queue: String,
     /// `<prefix>:processing`: ids redis-work-queue clients took
@@ -74,7 +75,7 @@ impl QueueKeys {
         let key = |suffix: &str| format!("{prefix}:{suffix}");
         let script_keys = [key("lease:"), key("item:")];
         Ok(QueueKeys {
-            prefix: prefix.to_owned(),
+            prefix: prefix.into(),
             queue: key("queue"),
             processing: key("processing"),
             item_family: key("item:"),

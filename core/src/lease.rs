@@ -1,5 +1,6 @@
 //! What a worker holds while it works on an item, and the time arguments of leasing.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -14,17 +15,20 @@ pub const MAX_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 /// queue it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
-    /// The prefix of the queue that leased it: a lease acts only on its own queue.
-    pub(crate) prefix: String,
+    /// The prefix of the queue that leased it: a lease acts only on its own queue. Shared with
+    /// the queue's keys, not copied per lease.
+    pub(crate) prefix: Arc<str>,
     pub(crate) id: String,
-    /// The id exactly as Redis holds it; differs from `id` only for ids that are not UTF-8
-    /// (pushed by another kind of client), which `id` shows lossily.
-    pub(crate) wire_id: Vec<u8>,
+    /// The id exactly as Redis holds it, only when it is not UTF-8 (pushed by another kind of
+    /// client): `id` then shows it lossily. `None`: the bytes of `id`.
+    pub(crate) wire_id: Option<Vec<u8>>,
     pub(crate) data: Vec<u8>,
     pub(crate) token: String,
     pub(crate) count: u64,
     /// Which life of the id this is: an id completed and added again is a new incarnation.
-    pub(crate) incarnation: String,
+    /// `None` when it is `token` (a plain item's first lease, the common case), so that such
+    /// a lease holds it once; `Some` only for another value.
+    pub(crate) incarnation: Option<String>,
     pub(crate) max_attempts: u32,
     pub(crate) backoff: Backoff,
     /// The item's name, when it was added with one.
@@ -66,7 +70,7 @@ impl Lease {
     /// The item's incarnation: a fresh value each time the id is added anew. A lease of an older
     /// incarnation can no longer complete, fail, release or renew the item.
     pub fn incarnation(&self) -> &str {
-        &self.incarnation
+        self.incarnation.as_deref().unwrap_or(&self.token)
     }
 
     /// The attempts after which the item is dead instead of retried (0: no limit).
@@ -93,13 +97,31 @@ impl Lease {
     /// The id exactly as Redis holds it (differs from [`Lease::id`] only for an id that is not
     /// UTF-8, which another kind of client may have added).
     pub fn id_bytes(&self) -> &[u8] {
-        &self.wire_id
+        self.wire_id.as_deref().unwrap_or(self.id.as_bytes())
     }
 
     /// Takes the data out of the lease, leaving it empty.
     pub fn take_data(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.data)
     }
+}
+
+/// A lease's `id` and `wire_id` from the id's bytes as Redis sent them: the bytes become the
+/// `id` without a copy when they are UTF-8 (as good as every id); else `id` shows them lossily
+/// and `wire_id` keeps them.
+pub(crate) fn lease_id(bytes: Vec<u8>) -> (String, Option<Vec<u8>>) {
+    match String::from_utf8(bytes) {
+        Ok(id) => (id, None),
+        Err(e) => {
+            let bytes = e.into_bytes();
+            (String::from_utf8_lossy(&bytes).into_owned(), Some(bytes))
+        }
+    }
+}
+
+/// A lease's `incarnation` (see [`Lease`]): `None` when it equals the lease's token.
+pub(crate) fn lease_incarnation(incarnation: String, token: &str) -> Option<String> {
+    (incarnation != token).then_some(incarnation)
 }
 
 /// How long `lease` waits for an item when the queue is empty (and `wait_result` for a
@@ -225,6 +247,28 @@ pub(crate) fn ttl_millis(ttl: Duration) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_utf8_id_is_held_once_and_other_bytes_are_kept_beside_their_lossy_text() {
+        let (id, wire) = lease_id(b"job-1".to_vec());
+        assert_eq!((id.as_str(), wire), ("job-1", None));
+        let (id, wire) = lease_id(vec![b'a', 0xff, b'b']);
+        assert_eq!(id, "a\u{fffd}b");
+        assert_eq!(wire.as_deref(), Some(&[b'a', 0xff, b'b'][..]));
+    }
+
+    #[test]
+    fn an_incarnation_equal_to_the_token_is_the_token_and_another_is_kept() {
+        let first = Lease::from_parts("q", "x", "t1", "t1", 1).unwrap();
+        assert_eq!(first.incarnation, None);
+        assert_eq!(first.incarnation(), "t1");
+        assert_eq!(first.id_bytes(), b"x");
+        let later = Lease::from_parts("q", "x", "t2", "t1", 2).unwrap();
+        assert_eq!(later.incarnation.as_deref(), Some("t1"));
+        assert_eq!(later.incarnation(), "t1");
+        assert_eq!(later.token(), "t2");
+        assert_eq!(later.queue_prefix(), "q");
+    }
 
     #[test]
     fn ttls_round_up_to_milliseconds() {

@@ -9,7 +9,7 @@ use redis::Value;
 use crate::error::{Error, Result};
 use crate::item::validate_id;
 use crate::job::FailOutcome;
-use crate::lease::{ttl_millis, Lease, RenewOutcome};
+use crate::lease::{lease_incarnation, ttl_millis, Lease, RenewOutcome};
 use crate::policy::{self, Retry, DEFAULT_BACKOFF, DEFAULT_MAX_ATTEMPTS, MAX_PAGE};
 use crate::queue::Queue;
 use crate::reply::{array, int};
@@ -71,10 +71,10 @@ impl Queue {
         self.own(lease)?;
         let ttl_ms = ttl_millis(ttl)?;
         let mut inv = self.invocation(&scripts::RENEW);
-        inv.arg(&lease.wire_id)
+        inv.arg(lease.id_bytes())
             .arg(&lease.token)
             .arg(ttl_ms)
-            .arg(&lease.incarnation);
+            .arg(lease.incarnation());
         Ok(RenewOutcome::from_code(self.invoke::<i64>(&inv).await?))
     }
 
@@ -126,9 +126,9 @@ impl Queue {
         self.own(lease)?;
         let delay_ms = policy::duration_ms("delay", delay.unwrap_or_default())?;
         let mut inv = self.invocation(&scripts::RELEASE);
-        inv.arg(&lease.wire_id)
+        inv.arg(lease.id_bytes())
             .arg(&lease.token)
-            .arg(&lease.incarnation)
+            .arg(lease.incarnation())
             .arg(delay_ms);
         Ok(self.invoke::<i64>(&inv).await? == 1)
     }
@@ -144,9 +144,9 @@ impl Queue {
         self.own(lease)?;
         let hold_ms = policy::validate_hold(hold)?;
         let mut inv = self.invocation(&scripts::RELEASE);
-        inv.arg(&lease.wire_id)
+        inv.arg(lease.id_bytes())
             .arg(&lease.token)
-            .arg(&lease.incarnation)
+            .arg(lease.incarnation())
             .arg(0)
             .arg(hold_ms);
         Ok(self.invoke::<i64>(&inv).await? == 1)
@@ -166,9 +166,9 @@ impl Queue {
             ));
         }
         let mut inv = self.invocation(&scripts::PROGRESS);
-        inv.arg(&lease.wire_id)
+        inv.arg(lease.id_bytes())
             .arg(&lease.token)
-            .arg(&lease.incarnation)
+            .arg(lease.incarnation())
             .arg(value);
         Ok(self.invoke::<i64>(&inv).await? == 1)
     }
@@ -240,12 +240,12 @@ impl Queue {
         let first_leases = !all
             && completions
                 .iter()
-                .all(|(lease, _)| lease.incarnation == lease.token);
+                .all(|(lease, _)| lease.incarnation.is_none());
         if first_leases {
             inv.arg(2);
             for (lease, _) in completions {
                 self.own(lease)?;
-                inv.arg(&lease.wire_id).arg(&lease.token);
+                inv.arg(lease.id_bytes()).arg(&lease.token);
             }
             return Ok(());
         }
@@ -291,8 +291,8 @@ impl Queue {
             None => ("0", &[][..], String::new()),
         };
         self.own(lease)?;
-        inv.arg(&lease.wire_id)
-            .arg(&lease.incarnation)
+        inv.arg(lease.id_bytes())
+            .arg(lease.incarnation())
             .arg(&lease.token);
         if all || result.is_some() {
             inv.arg(has).arg(data).arg(keep);
@@ -312,9 +312,9 @@ impl Queue {
         inv.arg(ttl_ms);
         for lease in leases {
             self.own(lease)?;
-            inv.arg(&lease.wire_id)
+            inv.arg(lease.id_bytes())
                 .arg(&lease.token)
-                .arg(&lease.incarnation);
+                .arg(lease.incarnation());
         }
         let codes: Vec<i64> = self.invoke(&inv).await?;
         Ok(codes.into_iter().map(RenewOutcome::from_code).collect())
@@ -371,9 +371,9 @@ impl Queue {
     ) -> Result<u64> {
         self.own(lease)?;
         let (mode, delay_ms) = fail_mode(lease, retry)?;
-        inv.arg(&lease.wire_id)
+        inv.arg(lease.id_bytes())
             .arg(&lease.token)
-            .arg(&lease.incarnation)
+            .arg(lease.incarnation())
             .arg(mode)
             .arg(delay_ms)
             .arg(cut(error))
@@ -448,13 +448,13 @@ impl Lease {
             return Err(Error::invalid("incarnation", "must not be empty"));
         }
         Ok(Lease {
-            prefix: prefix.to_owned(),
+            prefix: prefix.into(),
             id: id.to_owned(),
-            wire_id: id.as_bytes().to_vec(),
+            wire_id: None,
             data: Vec::new(),
             token: token.to_owned(),
             count: attempt,
-            incarnation: incarnation.to_owned(),
+            incarnation: lease_incarnation(incarnation.to_owned(), token),
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             backoff: DEFAULT_BACKOFF,
             name: None,

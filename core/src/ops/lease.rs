@@ -7,7 +7,7 @@ use redis::Value;
 
 use crate::conn::{Deadline, Schedule, Verdict, Waiter};
 use crate::error::{Error, Result};
-use crate::lease::{ttl_millis, Lease, Wait};
+use crate::lease::{lease_id, lease_incarnation, ttl_millis, Lease, Wait};
 use crate::policy::{Backoff, DEFAULT_BACKOFF, MAX_PAGE};
 use crate::queue::{new_token, Queue};
 use crate::reply::{array, bytes, int, text, unexpected};
@@ -278,14 +278,16 @@ impl Queue {
             let [id, data, attempts, inc, max, backoff] =
                 <[Value; 6]>::try_from(fields).map_err(|f| unexpected(OP, &Value::Array(f)))?;
             let (id, data) = id_and_data(id, data)?;
+            let (id, wire_id) = lease_id(id);
+            let token = token_k(token, k);
             leases.push(Lease {
-                prefix: self.prefix().to_owned(),
-                id: String::from_utf8_lossy(&id).into_owned(),
-                wire_id: id,
+                prefix: self.keys().prefix.clone(),
+                id,
+                wire_id,
                 data,
-                token: token_k(token, k),
+                incarnation: lease_incarnation(text(OP, inc)?.unwrap_or_default(), &token),
+                token,
                 count: int(OP, &attempts)?.max(0) as u64,
-                incarnation: text(OP, inc)?.unwrap_or_default(),
                 max_attempts: max_attempts(&max)?,
                 backoff: backoff_of(backoff)?,
                 name,
@@ -312,14 +314,14 @@ impl Queue {
         let mut leases = Vec::with_capacity(parts.len() / 2);
         while let (Some(id), Some(data)) = (parts.next(), parts.next()) {
             let (id, data) = id_and_data(id, data)?;
-            let token = token_k(token, leases.len());
+            let (id, wire_id) = lease_id(id);
             leases.push(Lease {
-                prefix: self.prefix().to_owned(),
-                id: String::from_utf8_lossy(&id).into_owned(),
-                wire_id: id,
+                prefix: self.keys().prefix.clone(),
+                id,
+                wire_id,
                 data,
-                incarnation: token.clone(),
-                token,
+                incarnation: None,
+                token: token_k(token, leases.len()),
                 count: 1,
                 max_attempts: max,
                 backoff,

@@ -170,7 +170,7 @@ impl Partitioned {
     pub fn queue_of(&self, lease: &Lease) -> Result<&Queue> {
         self.partitions
             .iter()
-            .find(|q| q.prefix() == lease.prefix)
+            .find(|q| q.prefix() == &*lease.prefix)
             .ok_or_else(|| {
                 Error::invalid(
                     "lease",
