@@ -973,15 +973,11 @@ def targets(rows, ceilings, raw):
                  rates("runner_c50", "leaseq-rust"), rates("runner_c50", "rwq-rust"), 1.2, "leaseq-rust", "rwq-rust")
     # Each client on the runtime it is fastest on, when the other runtimes ran: the same binary,
     # the same workload, only tokio's scheduler differs.
-    best = {}
-    for c in ("leaseq-rust", "rwq-rust"):
-        got = {rt: statistics.median(rates("runner_c50", f"{c}-{rt}" if rt != "multi" else c))
-               for rt in ("multi", "one", "current") if rates("runner_c50", f"{c}-{rt}" if rt != "multi" else c)}
-        if got:
-            best[c] = max(got.items(), key=lambda kv: kv[1])
-    if out[-1]["met"] is not None and len(best) == 2 and any(
-            rates("runner_c50", f"{c}-{rt}") for c in best for rt in ("one", "current")):
-        (lrt, lr), (rrt, rr) = best["leaseq-rust"], best["rwq-rust"]
+    by_runtime = {c: {rt: statistics.median(r) for rt, name in (("multi", c), ("one", f"{c}-one"), ("current", f"{c}-current"))
+                      if (r := rates("runner_c50", name))}
+                  for c in ("leaseq-rust", "rwq-rust")}
+    if out[-1]["met"] is not None and all(len(got) > 1 for got in by_runtime.values()):
+        (lrt, lr), (rrt, rr) = (max(by_runtime[c].items(), key=lambda kv: kv[1]) for c in ("leaseq-rust", "rwq-rust"))
         out[-1]["best_runtime"] = dict(leaseq=[lrt, lr], rwq=[rrt, rr], ratio=lr / rr)
         out[-1]["detail"] += (f"; each on its fastest tokio runtime: leaseq {lr:,.0f}/s ({lrt}) vs "
                               f"redis-work-queue {rr:,.0f}/s ({rrt}), {lr / rr:.2f}x")
