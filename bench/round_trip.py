@@ -22,37 +22,14 @@ Usage: bench/round_trip.py [--n N] [--runs R] [--adds]   (needs redis-server and
 
 import argparse
 import os
-import shutil
 import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import uuid
 
 import redis
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_redis(port, workdir):
-    proc = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", workdir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    r = redis.Redis(port=port)
-    for _ in range(100):
-        try:
-            r.ping()
-            return proc
-        except redis.ConnectionError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit("round_trip: redis-server did not start")
+from driver import Server  # the bench's throwaway redis-server on a free loopback port
 
 
 def ping_us(port, n, poll):
@@ -105,11 +82,10 @@ def main():
     a = p.parse_args()
     if len(os.sched_getaffinity(0)) < 2 or not {0, 1} <= os.sched_getaffinity(0):
         raise SystemExit("round_trip: needs CPUs 0 and 1")
-    workdir = tempfile.mkdtemp(prefix="leaseq-round-trip-")
-    port = free_port()
-    server = start_redis(port, workdir)
+    server = Server()
+    port = server.port
     try:
-        os.sched_setaffinity(server.pid, {0})
+        os.sched_setaffinity(server.proc.pid, {0})
         cases = [("apart", 1, lambda: ping_us(port, a.n, False)),
                  ("polling", 1, lambda: ping_us(port, a.n, True)),
                  ("shared", 0, lambda: ping_us(port, a.n, False))]
@@ -132,9 +108,7 @@ def main():
                 ratio = statistics.median(got[f"SET+LPUSH add, {where}"]) / statistics.median(got[f"leaseq add, {where}"])
                 print(f"  leaseq add against SET+LPUSH, {where}: {ratio:.2f}x")
     finally:
-        server.terminate()
-        server.wait(10)
-        shutil.rmtree(workdir, ignore_errors=True)
+        server.stop()
 
 
 if __name__ == "__main__":
