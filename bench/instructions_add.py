@@ -4,7 +4,8 @@
 bench/instructions.py's method for the producer path: a throwaway redis-server under callgrind
 runs spec/scripts/add.lua (loaded as the function library of spec/PROTOCOL.md 4.1, FCALL) for
 
-- batch:          batches of 1000 plain items (one call each, mode `plain`: id and data);
+- batch:          batches of 1000 plain items (one call each, mode `plain`: the ids, then their
+                  data);
 - batch_wide:     the same in mode `add`, 11 values per item;
 - batch_delay:    the same with a delay of an hour (each item delayed), in mode `shared` (the
                   options once, then id and data per item), as the clients send it;
@@ -76,6 +77,9 @@ def leaseq_adds(r, n, workload):
             args += [str(uuid.uuid4()), PAYLOAD] + options(i)
         if workload in SHARED:
             args = shared_form(args)
+        if mode == "plain":
+            # The compact form: the ids, then their data (5.1).
+            args = args[:3] + args[3::2] + args[4::2]
         calls.append(args)
 
     def work():

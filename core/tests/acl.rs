@@ -40,6 +40,15 @@ async fn the_least_privilege_user_runs_everything_on_its_queue_and_nothing_else(
     ])
     .await
     .unwrap();
+    // Plain items in a batch: one MSETNX (5.1), and with an id taken the LPOP that takes the
+    // ids back before each is looked at.
+    for ids in [["p1", "p2"], ["p3", "a"]] {
+        let items: Vec<Item> = ids
+            .iter()
+            .map(|id| Item::with_id(*id, "x").unwrap())
+            .collect();
+        q.add_batch(&items).await.unwrap();
+    }
     let lease = q
         .lease(
             Duration::from_secs(30),
@@ -138,4 +147,35 @@ async fn the_least_privilege_user_runs_everything_on_its_queue_and_nothing_else(
     );
     let keys = server.command("EXISTS {other}:queue");
     assert!(keys.starts_with(":0"), "nothing written: {keys}");
+}
+
+/// A user set up with the line as it was before `MSETNX` joined it (spec 1.2, 5.1) still adds a
+/// batch of plain items: the call's `MSETNX` is refused, taken back, and the items added one by
+/// one, with the same result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_without_msetnx_still_adds_plain_batches() {
+    let server = RedisServer::start();
+    let line = acl_line();
+    assert!(line.contains(" +msetnx "), "{line}");
+    let reply = server.command(&line.replace(" +msetnx ", " "));
+    assert!(reply.starts_with("+OK"), "{reply}");
+    let url = server
+        .url()
+        .replace("redis://", "redis://jobs-app:change-me@");
+    let client = Client::connect(&url).await.expect("the user connects");
+    let q = client.queue("{jobs}").unwrap();
+    let items: Vec<Item> = ["a", "b", "c"]
+        .iter()
+        .map(|id| Item::with_id(*id, format!("data-{id}")).unwrap())
+        .collect();
+    assert_eq!(q.add_batch(&items).await.unwrap(), 3);
+    assert_eq!(q.add_batch(&items).await.unwrap(), 0, "idempotent");
+    let queued = server.command("LLEN {jobs}:queue");
+    assert!(queued.starts_with(":3"), "three ids, once each: {queued:?}");
+    let lease = q
+        .lease(Duration::from_secs(30), Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((lease.id(), lease.data()), ("a", b"data-a".as_slice()));
 }

@@ -11,9 +11,9 @@
 -- the data at P:data:<id> and lists the id in P:delayed.
 -- Modes 'add_deps' and 'unique_deps' (5.24) carry 13 values per item: the 11, then depends_on
 -- (ids joined by a newline, '' for none) and on_dependency_failure ('run', or '' for 'fail').
--- Modes 'plain' and 'unique_plain' (5.1) carry 2 values per item, id and data, for items
--- without options: as 'add' and 'unique' with the other 9 values '', in one LPUSH and one MSET
--- for the whole call.
+-- Modes 'plain' and 'unique_plain' (5.1) carry 2 values per item for items without options,
+-- the call's ids and then their data ('plain': the ids distinct): as 'add' and 'unique' with
+-- the other 9 values '', in one LPUSH and one MSETNX (or MSET) for the whole call.
 -- Modes 'shared' and 'shared_group' (5.1) carry the 9 option values once, then 2 values per item
 -- (id, data), or 3 with 'shared_group' (id, data, group): as 'add' with every item's 11 values
 -- made of its own and the shared ones.
@@ -28,13 +28,19 @@ local cfg_priority = tonumber(config('priority')) or 0
 local cfg_expires = tonumber(config('expires_after_ms'))
 local now, now_text = nil, nil
 
+-- The compact modes carry the call's ids, then as many data values (5.1).
+if compact and (#ARGV - 3) % 2 ~= 0 then
+  return redis.error_reply('ERR leaseq: a plain add takes its ids, then as many data values')
+end
+
 -- A queue whose stored configuration gives every item an option (a priority, an expiry) has no
 -- plain item: a compact call is read as its 11-value form.
 if compact and (cfg_priority ~= 0 or cfg_expires) then
   local wide = {unique and 'unique' or 'add', ARGV[2], ARGV[3]}
-  for i = 4, #ARGV, 2 do
-    wide[#wide + 1] = ARGV[i]
-    wide[#wide + 1] = ARGV[i + 1]
+  local n = (#ARGV - 3) / 2
+  for k = 1, n do
+    wide[#wide + 1] = ARGV[3 + k]
+    wide[#wide + 1] = ARGV[3 + n + k]
     for _ = 1, 9 do
       wide[#wide + 1] = ''
     end
@@ -44,8 +50,9 @@ end
 local per = with_deps and 13 or (compact and 2 or 11)
 
 -- Modes 'plain' and 'unique_plain': every item without options. Reads: one EXISTS (with
--- 'plain'); writes: one LPUSH of the ids, then one MSET of their data. The LPUSH is the first
--- write and fails by itself on a P:queue of another type; a stale record makes it check first.
+-- 'plain'); writes: one LPUSH of the ids, then one MSETNX (or MSET) of their data. The LPUSH is
+-- the first write and fails by itself on a P:queue of another type; a stale record makes it
+-- check first.
 if compact and #ARGV == 5 then
   -- One item (a single add): the same steps, without the tables a batch needs. With 'plain',
   -- one EXISTS also reads P:paused: 0 is the common case (the id free, the queue not paused);
@@ -78,17 +85,49 @@ if compact and #ARGV == 5 then
   return 1
 end
 if compact then
+  -- A batch: the ids first, then their data in the same order (5.1).
+  local argv = ARGV
+  local n = (#argv - 3) / 2
+  if n == 0 then
+    return 0
+  end
+  -- The common case of 'plain', whose caller sends distinct ids: no P:job: key of the call
+  -- exists, the LPUSH of the ids is the first write (and the check of the list's type), and
+  -- one MSETNX writes every P:item: key, none of which exists (else it writes none, the LPUSH
+  -- is taken back with one LPOP, and the ids are looked at one by one below). A bounded queue
+  -- counts its room first, below.
+  if not unique and n <= ADD_SLICE and not config('capacity') then
+    local jobs, values, job, item = {}, {}, JOB, ITEM
+    for k = 1, n do
+      local id = argv[3 + k]
+      jobs[k] = job .. id
+      values[2 * k - 1], values[2 * k] = item .. id, argv[3 + n + k]
+    end
+    if redis.call('EXISTS', unpack(jobs)) == 0 then
+      local list = level_zero_list()
+      redis.call('LPUSH', list, unpack(argv, 4, 3 + n))
+      -- (With redis.pcall: a user whose ACL lacks MSETNX takes the path below, as when an
+      -- id is taken.)
+      if redis.pcall('MSETNX', unpack(values)) == 1 then
+        if events_on() then
+          for k = 1, n do
+            emit('added', argv[3 + k], nil, 0)
+          end
+        end
+        return n
+      end
+      redis.call('LPOP', list, n)
+    end
+  end
   local found, keys = false, nil
   if not unique then
-    found, keys = any_id_taken(ARGV, per)
+    found, keys = any_id_taken(argv, 1, 3 + n)
   end
   local ids, values, stale, seen = {}, {}, {}, {}
-  -- Which ids the call skips (skipped), with its common case inline (the one EXISTS found no
-  -- key of the call: only an id repeated in the call is skipped); the batch's per-item Lua work
-  -- is most of its cost (bench/README.md, Producers).
-  local argv, n = ARGV, 0
-  for i = 4, #argv, 2 do
-    local id = argv[i]
+  -- Which ids the call skips (skipped): an id taken, or repeated in the call.
+  local added = 0
+  for k = 1, n do
+    local id = argv[3 + k]
     local skip, old = false, false
     if found then
       skip, old = skipped(id, unique, seen, found)
@@ -97,10 +136,10 @@ if compact then
       seen[id] = true
     end
     if not skip then
-      n = n + 1
-      ids[n] = id
-      values[2 * n - 1] = keys and keys[i - 3] or ITEM .. id
-      values[2 * n] = argv[i + 1]
+      added = added + 1
+      ids[added] = id
+      values[2 * added - 1] = keys and keys[2 * k - 1] or ITEM .. id
+      values[2 * added] = argv[3 + n + k]
       if old then
         stale[#stale + 1] = id
       end
@@ -320,7 +359,7 @@ local planned = {}
 local found = false
 if not unique then
   -- (A shared call that comes here after its EXISTS found a key: the same EXISTS, not again.)
-  found = shared_taken or any_id_taken(ARGV, per)
+  found = shared_taken or any_id_taken(ARGV, per, #ARGV)
 end
 for i = 4, #ARGV, per do
   local id = ARGV[i]

@@ -39,7 +39,8 @@ impl Queue {
 
     /// Adds every item whose id does not exist yet, as [`Queue::add`] would, each with its own
     /// options, and returns how many were added. One round trip for the whole batch; each item
-    /// is added atomically. An empty batch sends nothing.
+    /// is added atomically. An id repeated in the batch is added once, with its first item. An
+    /// empty batch sends nothing.
     pub async fn add_batch(&self, items: &[Item]) -> Result<usize> {
         self.add_chunks("add", items).await
     }
@@ -176,6 +177,15 @@ impl Queue {
         if items.is_empty() {
             return Ok((0, None));
         }
+        // A `plain` call's ids are distinct (5.1): a repeated id is dropped here, its first
+        // item kept, as the script would keep it.
+        let kept: Vec<&Item> = if plain && mode == "add" {
+            let mut seen = std::collections::HashSet::with_capacity(items.len());
+            items.iter().filter(|item| seen.insert(item.id())).collect()
+        } else {
+            items.iter().collect()
+        };
+        let items = kept.as_slice();
         let mode = match (plain, deps, mode, shared) {
             (true, _, "add", _) => "plain".to_owned(),
             (true, _, _, _) => format!("{mode}_plain"),
@@ -207,8 +217,13 @@ impl Queue {
                     .arg(format!("{incarnation}.{i}"))
                     .arg(later.to_string());
                 if plain {
-                    for item in &items[chunks[i].clone()] {
-                        inv.arg(item.id().as_bytes()).arg(item.data());
+                    // The chunk's ids, then their data (5.1).
+                    let chunk = &items[chunks[i].clone()];
+                    for item in chunk {
+                        inv.arg(item.id().as_bytes());
+                    }
+                    for item in chunk {
+                        inv.arg(item.data());
                     }
                 } else if let Some(shared) = shared {
                     for value in &options {

@@ -59,11 +59,12 @@ local function skipped(id, unique, seen, found)
 end
 
 -- Step 1 for a whole add call: one EXISTS of the P:item: and P:job: keys of every item of
--- `args` (add.lua's ARGV, `per` values per item). Returns whether any exists (then each item is
--- looked at with id_taken), and the keys (P:item:<id> of the k-th item at 2k - 1).
-local function any_id_taken(args, per)
+-- `args` (add.lua's ARGV: an item's id every `per` values from args[4], the last id at or
+-- before args[last]). Returns whether any exists (then each item is looked at with id_taken),
+-- and the keys (P:item:<id> of the k-th item at 2k - 1).
+local function any_id_taken(args, per, last)
   local keys, k, item, job = {}, 0, ITEM, JOB
-  for i = 4, #args, per do
+  for i = 4, last, per do
     local id = args[i]
     keys[k + 1], keys[k + 2], k = item .. id, job .. id, k + 2
   end
