@@ -20,15 +20,20 @@ fn acl_line() -> String {
         .to_owned()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_least_privilege_user_runs_everything_on_its_queue_and_nothing_else() {
-    let server = RedisServer::start();
-    let reply = server.command(&acl_line());
+/// Sets up the user of the ACL `line` on `server` and connects as it.
+async fn connect_as(server: &RedisServer, line: &str) -> Client {
+    let reply = server.command(line);
     assert!(reply.starts_with("+OK"), "{reply}");
     let url = server
         .url()
         .replace("redis://", "redis://jobs-app:change-me@");
-    let client = Client::connect(&url).await.expect("the user connects");
+    Client::connect(&url).await.expect("the user connects")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_least_privilege_user_runs_everything_on_its_queue_and_nothing_else() {
+    let server = RedisServer::start();
+    let client = connect_as(&server, &acl_line()).await;
     let q = client.queue("{jobs}").unwrap();
 
     q.add(&Item::with_id("a", "x").unwrap()).await.unwrap();
@@ -157,12 +162,7 @@ async fn a_line_without_msetnx_still_adds_plain_batches() {
     let server = RedisServer::start();
     let line = acl_line();
     assert!(line.contains(" +msetnx "), "{line}");
-    let reply = server.command(&line.replace(" +msetnx ", " "));
-    assert!(reply.starts_with("+OK"), "{reply}");
-    let url = server
-        .url()
-        .replace("redis://", "redis://jobs-app:change-me@");
-    let client = Client::connect(&url).await.expect("the user connects");
+    let client = connect_as(&server, &line.replace(" +msetnx ", " ")).await;
     let q = client.queue("{jobs}").unwrap();
     let items: Vec<Item> = ["a", "b", "c"]
         .iter()
