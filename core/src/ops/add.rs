@@ -216,33 +216,36 @@ impl Queue {
                 inv.arg(mode.as_str())
                     .arg(format!("{incarnation}.{i}"))
                     .arg(later.to_string());
+                // Each item's values go straight into the command: copied once, not kept
+                // in the invocation first.
+                let mut cmd = inv.cmd();
+                let chunk = &items[chunks[i].clone()];
                 if plain {
                     // The chunk's ids, then their data (5.1).
-                    let chunk = &items[chunks[i].clone()];
                     for item in chunk {
-                        inv.arg(item.id().as_bytes());
+                        cmd.arg(item.id().as_bytes());
                     }
                     for item in chunk {
-                        inv.arg(item.data());
+                        cmd.arg(item.data());
                     }
                 } else if let Some(shared) = shared {
                     for value in &options {
-                        inv.arg(value.as_slice());
+                        cmd.arg(value.as_slice());
                     }
-                    for item in &items[chunks[i].clone()] {
-                        inv.arg(item.id().as_bytes()).arg(item.data());
+                    for item in chunk {
+                        cmd.arg(item.id().as_bytes()).arg(item.data());
                         if shared == Shared::OwnGroup {
-                            inv.arg(item.group_name().unwrap_or_default().as_bytes());
+                            cmd.arg(item.group_name().unwrap_or_default().as_bytes());
                         }
                     }
                 } else {
                     for wire in &wires[chunks[i].clone()] {
                         for value in wire.iter() {
-                            inv.arg(value.as_slice());
+                            cmd.arg(value.as_slice());
                         }
                     }
                 }
-                pipe.add_command(inv.cmd());
+                pipe.add_command(cmd);
             }
             let replies: Vec<Value> = pipe
                 .query_async(&mut conn)
