@@ -84,6 +84,15 @@ if compact and #ARGV == 5 then
   emit('added', id, nil, 0)
   return 1
 end
+-- The 'added' entries of the ids list[first..last], in order, when the queue's events are on.
+local function emit_added(list, first, last)
+  if events_on() then
+    for i = first, last do
+      emit('added', list[i], nil, 0)
+    end
+  end
+end
+
 if compact then
   -- A batch: the ids first, then their data in the same order (5.1).
   local argv = ARGV
@@ -94,8 +103,8 @@ if compact then
   -- The common case of 'plain', whose caller sends distinct ids: no P:job: key of the call
   -- exists, the LPUSH of the ids is the first write (and the check of the list's type), and
   -- one MSETNX writes every P:item: key, none of which exists (else it writes none, the LPUSH
-  -- is taken back with one LPOP, and the ids are looked at one by one below). A bounded queue
-  -- counts its room first, below.
+  -- is taken back with one LPOP, and the ids are looked at one by one below). A bounded queue,
+  -- which counts its room first, goes below at once.
   if not unique and n <= ADD_SLICE and not config('capacity') then
     local jobs, values, job, item = {}, {}, JOB, ITEM
     for k = 1, n do
@@ -109,11 +118,7 @@ if compact then
       -- (With redis.pcall: a user whose ACL lacks MSETNX takes the path below, as when an
       -- id is taken.)
       if redis.pcall('MSETNX', unpack(values)) == 1 then
-        if events_on() then
-          for k = 1, n do
-            emit('added', argv[3 + k], nil, 0)
-          end
-        end
+        emit_added(argv, 4, 3 + n)
         return n
       end
       redis.call('LPOP', list, n)
@@ -160,11 +165,7 @@ if compact then
   end
   call_sliced('LPUSH', level_zero_list(), ids, 1)
   call_sliced('MSET', nil, values, 2)
-  if events_on() then
-    for _, id in ipairs(ids) do
-      emit('added', id, nil, 0)
-    end
-  end
+  emit_added(ids, 1, #ids)
   return #ids
 end
 
