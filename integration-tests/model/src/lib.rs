@@ -185,6 +185,12 @@ pub enum Action {
     CompleteAndLease {
         w: u8,
     },
+    /// `add_batch` of two distinct plain ids in one `plain` call (spec 5.1): each added as
+    /// `Add` would add it, in order. Only on fixed replay traces of a queue without a capacity
+    /// (whose batch counts its room for the call at once); never among the checked actions.
+    AddBatch {
+        ids: [Id; 2],
+    },
     /// `complete_batch`: every held lease, in worker order, in one call (per = 3).
     CompleteBatch,
     /// `fail_batch`: every held lease, in worker order, retried at once, in one call.
@@ -2531,6 +2537,25 @@ impl QueueModel {
                 Ok(Reply::Local)
             }
             Action::Add { id, opts } => n.add(id, opts),
+            Action::AddBatch { ids } => {
+                assert!(
+                    n.config.capacity.is_none() && ids[0] != ids[1],
+                    "AddBatch: distinct ids, no capacity"
+                );
+                let mut added = 0;
+                let mut result = Ok(());
+                for id in ids {
+                    match n.add(id, Opts::PLAIN) {
+                        Ok(Reply::Int(k)) => added += k,
+                        Ok(other) => unreachable!("a plain add without capacity: {other:?}"),
+                        Err(e) => {
+                            result = Err(e);
+                            break;
+                        }
+                    }
+                }
+                result.map(|()| Reply::Int(added))
+            }
             Action::Lease { w } => n.lease(w, fx),
             Action::Complete { w } => {
                 n.workers[w as usize] = None;

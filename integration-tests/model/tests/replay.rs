@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 
 use leaseq_harness::RedisServer;
 use leaseq_model::{
-    group_name, id_name, Action, Fixes, Opts, QueueModel, Reply, Scope, State, JOB_FIELDS, TICK,
-    TTL,
+    group_name, id_name, Action, Fixes, Id, JState, Opts, QueueModel, Reply, Scope, State,
+    JOB_FIELDS, TICK, TTL,
 };
 use redis::Value;
 use stateright::Model;
@@ -292,6 +292,27 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
                 c.arg("add").arg(base).arg(0).arg(item).arg(data);
                 c.arg(&options[..]);
             }
+            c
+        }
+        Action::AddBatch { ids } => {
+            // As the clients send a batch of plain items (5.1): mode `plain`, the ids, then
+            // their data. An id the model finds taken gets no ghost, so the next id's data is
+            // named for the ghost it will get.
+            let taken = |id: Id| {
+                s.db.item.contains_key(&id)
+                    || s.db.job.get(&id).is_some_and(|j| {
+                        matches!(
+                            j.state,
+                            Some(JState::Delayed) | Some(JState::Dead) | Some(JState::Grouped)
+                        )
+                    })
+            };
+            let first = s.ghosts.len();
+            let second = first + usize::from(!taken(ids[0]));
+            let mut c = fcall("add");
+            c.arg("plain").arg(format!("i{}", s.next_base)).arg(0);
+            c.arg(id_name(ids[0])).arg(id_name(ids[1]));
+            c.arg(format!("d{first}")).arg(format!("d{second}"));
             c
         }
         Action::PauseGroup { g } | Action::ResumeGroup { g } => {
@@ -933,6 +954,74 @@ fn limits_traces_replay_against_the_scripts() {
     let props = model.properties();
     for (label, actions) in traces {
         configure(&mut con, label, &model);
+        let mut s = model.init_states().remove(0);
+        let mut replies = Vec::new();
+        for (i, &a) in actions.iter().enumerate() {
+            replies.push(model.step(&s, a).1);
+            s = replay_step(&mut con, &lib, label, &model, &s, a, &actions[..=i]);
+        }
+        for p in props
+            .iter()
+            .filter(|p| p.expectation == stateright::Expectation::Always)
+        {
+            assert!((p.condition)(&model, &s), "{label}: `{}` fails", p.name);
+        }
+        eprintln!("[replay] {label}: {actions:?}\n  replies: {replies:?}");
+    }
+}
+
+/// A batch of plain items (spec 5.1: the ids, then their data; `MSETNX` of the items, taken back
+/// with `LPOP` when one exists) on fixed traces, against the model's adds one by one: both ids
+/// new; one waiting, leased or delayed; one completed and added again; while paused (the ids on
+/// P:held); refused whole while P:queue is a string, then added once it is repaired; both taken.
+#[test]
+fn add_batch_traces_replay_against_the_scripts() {
+    let (_server, mut con, lib) = connect();
+    let add = |id| Action::Add {
+        id,
+        opts: Opts::PLAIN,
+    };
+    let delayed = |id| Action::Add {
+        id,
+        opts: Opts {
+            delay: TICK,
+            ..Opts::PLAIN
+        },
+    };
+    let batch = |a, b| Action::AddBatch { ids: [a, b] };
+    let w0 = Action::Lease { w: 0 };
+    let traces: [(&str, Vec<Action>); 8] = [
+        ("both_new", vec![batch(0, 1), w0]),
+        ("one_waiting", vec![add(1), batch(0, 1), w0]),
+        ("one_leased", vec![add(0), w0, batch(0, 1)]),
+        (
+            "one_delayed",
+            vec![delayed(0), batch(1, 0), Action::Tick, w0],
+        ),
+        (
+            "completed_then_again",
+            vec![add(0), w0, Action::Complete { w: 0 }, batch(0, 1)],
+        ),
+        (
+            "paused",
+            vec![add(0), Action::Pause, batch(1, 0), Action::Resume, w0],
+        ),
+        (
+            "refused_then_repaired",
+            // (Nothing waits when P:queue is corrupted: the repair deletes it.)
+            vec![
+                Action::Corrupt,
+                batch(1, 2),
+                Action::Repair,
+                batch(1, 2),
+                w0,
+            ],
+        ),
+        ("both_taken", vec![add(0), add(1), batch(1, 0)]),
+    ];
+    let model = QueueModel::new(Scope::small(), REPLAY_FIXES);
+    let props = model.properties();
+    for (label, actions) in traces {
         let mut s = model.init_states().remove(0);
         let mut replies = Vec::new();
         for (i, &a) in actions.iter().enumerate() {
