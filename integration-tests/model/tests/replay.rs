@@ -878,17 +878,7 @@ fn pause_traces_replay_against_the_scripts() {
 #[test]
 fn limits_traces_replay_against_the_scripts() {
     let (_server, mut con, lib) = connect();
-    let add = |id| Action::Add {
-        id,
-        opts: Opts::PLAIN,
-    };
-    let delayed = |id| Action::Add {
-        id,
-        opts: Opts {
-            delay: TICK,
-            ..Opts::PLAIN
-        },
-    };
+    let (add, delayed) = (add_plain, add_delayed);
     let (w0, w1, tick) = (Action::Lease { w: 0 }, Action::Lease { w: 1 }, Action::Tick);
     let complete = Action::Complete { w: 0 };
     let hold = |ms| Action::Hold { ms };
@@ -951,20 +941,50 @@ fn limits_traces_replay_against_the_scripts() {
         ),
     ];
     let model = QueueModel::new(Scope::limits(), REPLAY_FIXES);
+    replay_fixed(&mut con, &lib, &model, traces);
+}
+
+/// An add of `id` without options.
+fn add_plain(id: Id) -> Action {
+    Action::Add {
+        id,
+        opts: Opts::PLAIN,
+    }
+}
+
+/// An add of `id` due one tick later.
+fn add_delayed(id: Id) -> Action {
+    Action::Add {
+        id,
+        opts: Opts {
+            delay: TICK,
+            ..Opts::PLAIN
+        },
+    }
+}
+
+/// Replays each of `traces` on a prefix of its own (its label), configured as `model`'s scope
+/// says, step by step against the model, then checks every always-property on the last state.
+fn replay_fixed<const N: usize>(
+    con: &mut redis::Connection,
+    lib: &str,
+    model: &QueueModel,
+    traces: [(&str, Vec<Action>); N],
+) {
     let props = model.properties();
     for (label, actions) in traces {
-        configure(&mut con, label, &model);
+        configure(con, label, model);
         let mut s = model.init_states().remove(0);
         let mut replies = Vec::new();
         for (i, &a) in actions.iter().enumerate() {
             replies.push(model.step(&s, a).1);
-            s = replay_step(&mut con, &lib, label, &model, &s, a, &actions[..=i]);
+            s = replay_step(con, lib, label, model, &s, a, &actions[..=i]);
         }
         for p in props
             .iter()
             .filter(|p| p.expectation == stateright::Expectation::Always)
         {
-            assert!((p.condition)(&model, &s), "{label}: `{}` fails", p.name);
+            assert!((p.condition)(model, &s), "{label}: `{}` fails", p.name);
         }
         eprintln!("[replay] {label}: {actions:?}\n  replies: {replies:?}");
     }
@@ -977,17 +997,7 @@ fn limits_traces_replay_against_the_scripts() {
 #[test]
 fn add_batch_traces_replay_against_the_scripts() {
     let (_server, mut con, lib) = connect();
-    let add = |id| Action::Add {
-        id,
-        opts: Opts::PLAIN,
-    };
-    let delayed = |id| Action::Add {
-        id,
-        opts: Opts {
-            delay: TICK,
-            ..Opts::PLAIN
-        },
-    };
+    let (add, delayed) = (add_plain, add_delayed);
     let batch = |a, b| Action::AddBatch { ids: [a, b] };
     let w0 = Action::Lease { w: 0 };
     let traces: [(&str, Vec<Action>); 8] = [
@@ -1019,23 +1029,12 @@ fn add_batch_traces_replay_against_the_scripts() {
         ),
         ("both_taken", vec![add(0), add(1), batch(1, 0)]),
     ];
-    let model = QueueModel::new(Scope::small(), REPLAY_FIXES);
-    let props = model.properties();
-    for (label, actions) in traces {
-        let mut s = model.init_states().remove(0);
-        let mut replies = Vec::new();
-        for (i, &a) in actions.iter().enumerate() {
-            replies.push(model.step(&s, a).1);
-            s = replay_step(&mut con, &lib, label, &model, &s, a, &actions[..=i]);
-        }
-        for p in props
-            .iter()
-            .filter(|p| p.expectation == stateright::Expectation::Always)
-        {
-            assert!((p.condition)(&model, &s), "{label}: `{}` fails", p.name);
-        }
-        eprintln!("[replay] {label}: {actions:?}\n  replies: {replies:?}");
-    }
+    replay_fixed(
+        &mut con,
+        &lib,
+        &QueueModel::new(Scope::small(), REPLAY_FIXES),
+        traces,
+    );
 }
 
 /// A small fixed-seed generator (xorshift64*): the same walks on every run.
