@@ -1018,22 +1018,7 @@ async fn calls_with_wrong_keys_or_per_change_nothing() {
     env.add("w1", b"one").await;
     let lease = env.lease().await.expect("w1 leased");
     // The server is this test's own: its only function library is leaseq's.
-    let libraries: redis::Value = env
-        .cmd(&[b"FUNCTION", b"LIST", b"LIBRARYNAME", b"leaseq_*"])
-        .await;
-    // The first name in FUNCTION LIST's reply is the library's (its functions follow it).
-    fn library_name(v: &redis::Value) -> Option<String> {
-        match v {
-            redis::Value::BulkString(b) if b.starts_with(b"leaseq_") => {
-                String::from_utf8(b.clone()).ok()
-            }
-            redis::Value::Array(items) => items.iter().find_map(library_name),
-            redis::Value::Map(pairs) => pairs.iter().find_map(|(_, v)| library_name(v)),
-            _ => None,
-        }
-    }
-    let name =
-        library_name(&libraries).unwrap_or_else(|| panic!("no leaseq library in {libraries:?}"));
+    let name = env.library().await;
     let before = {
         let mut keys = env.all_keys().await;
         keys.sort();

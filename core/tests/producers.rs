@@ -191,34 +191,28 @@ async fn plain_batch_while_paused_waits_held(env: Env) {
 async fn plain_call_takes_its_ids_then_their_data(env: Env) {
     // The wire form of mode `plain` (5.1): the call's ids, then their data in the same order.
     assert!(env.add("x0", b"loads the library").await);
-    let libraries: Vec<redis::Value> = env
-        .cmd(&[b"FUNCTION", b"LIST", b"LIBRARYNAME", b"leaseq_*"])
-        .await;
-    let name = format!(
-        "{}_add",
-        library_name(&libraries).expect("leaseq's library")
-    );
-    let (lease, item_family) = (env.key("lease:"), env.key("item:"));
-    let call = |values: &[&str]| -> Vec<Vec<u8>> {
-        let mut c = vec![b"FCALL".to_vec(), name.clone().into_bytes(), b"2".to_vec()];
-        c.push(lease.clone().into_bytes());
-        c.push(item_family.clone().into_bytes());
-        c.extend(values.iter().map(|v| v.as_bytes().to_vec()));
+    let name = format!("{}_add", env.library().await);
+    let call = |values: &[&str]| {
+        let mut c = redis::cmd("FCALL");
+        c.arg(&name)
+            .arg(2)
+            .arg(env.key("lease:"))
+            .arg(env.key("item:"))
+            .arg(values);
         c
     };
-    let sent = call(&["plain", "t.0", "0", "x", "y", "data-x", "data-y"]);
-    let refs: Vec<&[u8]> = sent.iter().map(Vec::as_slice).collect();
-    let added: i64 = env.cmd(&refs).await;
+    let mut raw = env.raw.clone();
+    let added: i64 = call(&["plain", "t.0", "0", "x", "y", "data-x", "data-y"])
+        .query_async(&mut raw)
+        .await
+        .unwrap();
     assert_eq!(added, 2);
     let y: Vec<u8> = env.cmd(&[b"GET", env.key("item:y").as_bytes()]).await;
     assert_eq!(y, b"data-y");
     // An id without its data is refused before anything is written.
-    let sent = call(&["plain", "t.0", "0", "z", "w", "data-z"]);
-    let mut cmd = redis::cmd("FCALL");
-    for a in &sent[1..] {
-        cmd.arg(a.as_slice());
-    }
-    let refused: redis::RedisResult<i64> = cmd.query_async(&mut env.raw.clone()).await;
+    let refused: redis::RedisResult<i64> = call(&["plain", "t.0", "0", "z", "w", "data-z"])
+        .query_async(&mut raw)
+        .await;
     let refused = refused.expect_err("refused");
     assert!(
         refused.to_string().contains("ids, then as many data"),
@@ -226,18 +220,4 @@ async fn plain_call_takes_its_ids_then_their_data(env: Env) {
     );
     assert!(!env.exists("item:z").await);
     assert_eq!(env.list("queue").await, vec!["y", "x", "x0"]);
-}
-
-/// The first `leaseq_` library name in a `FUNCTION LIST` reply.
-fn library_name(values: &[redis::Value]) -> Option<String> {
-    values.iter().find_map(|v| match v {
-        redis::Value::BulkString(b) if b.starts_with(b"leaseq_") => {
-            String::from_utf8(b.clone()).ok()
-        }
-        redis::Value::Array(items) => library_name(items),
-        redis::Value::Map(pairs) => pairs
-            .iter()
-            .find_map(|(_, v)| library_name(std::slice::from_ref(v))),
-        _ => None,
-    })
 }

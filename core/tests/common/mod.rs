@@ -234,6 +234,25 @@ impl Env {
         keys
     }
 
+    /// The name of leaseq's function library on the server (the first call loads it): the
+    /// first `leaseq_` name in `FUNCTION LIST`'s reply (its functions follow it).
+    pub async fn library(&self) -> String {
+        fn name(v: &redis::Value) -> Option<String> {
+            match v {
+                redis::Value::BulkString(b) if b.starts_with(b"leaseq_") => {
+                    String::from_utf8(b.clone()).ok()
+                }
+                redis::Value::Array(items) => items.iter().find_map(name),
+                redis::Value::Map(pairs) => pairs.iter().find_map(|(_, v)| name(v)),
+                _ => None,
+            }
+        }
+        let libraries: redis::Value = self
+            .cmd(&[b"FUNCTION", b"LIST", b"LIBRARYNAME", b"leaseq_*"])
+            .await;
+        name(&libraries).unwrap_or_else(|| panic!("no leaseq library in {libraries:?}"))
+    }
+
     /// Every key under this test's prefix, found with SCAN on every server.
     pub async fn all_keys(&self) -> Vec<String> {
         let pattern = format!("{}*", self.prefix.replace('{', "\\{").replace('}', "\\}"));
