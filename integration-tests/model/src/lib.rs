@@ -1491,23 +1491,24 @@ impl State {
 
     // ---- the scripts
 
-    fn add(&mut self, id: Id, opts: Opts) -> R<Reply> {
-        // taken(id)
-        if self.db.item.contains_key(&id) {
-            return Ok(Reply::Int(0));
-        }
-        let stale = match self.db.job.get(&id) {
-            Some(j)
-                if matches!(
+    /// Whether an add finds `id` taken (lib/adds.lua `id_taken`): waiting or leased (its item),
+    /// or delayed, dead or in its group (its record, the data parked).
+    pub fn taken(&self, id: Id) -> bool {
+        self.db.item.contains_key(&id)
+            || self.db.job.get(&id).is_some_and(|j| {
+                matches!(
                     j.state,
                     Some(JState::Delayed) | Some(JState::Dead) | Some(JState::Grouped)
-                ) =>
-            {
-                return Ok(Reply::Int(0));
-            }
-            Some(_) => true,
-            None => false,
-        };
+                )
+            })
+    }
+
+    fn add(&mut self, id: Id, opts: Opts) -> R<Reply> {
+        if self.taken(id) {
+            return Ok(Reply::Int(0));
+        }
+        // A record of an id not taken is stale (left by a redis-work-queue complete).
+        let stale = self.db.job.contains_key(&id);
         // A bounded queue (5.18): room for the item, or nothing written but `DEL P:room`.
         if let Some(capacity) = self.config.capacity {
             let size = self.waiting_count()? + self.db.delayed.len();

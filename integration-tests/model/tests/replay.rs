@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 
 use leaseq_harness::RedisServer;
 use leaseq_model::{
-    group_name, id_name, Action, Fixes, Id, JState, Opts, QueueModel, Reply, Scope, State,
-    JOB_FIELDS, TICK, TTL,
+    group_name, id_name, Action, Fixes, Id, Opts, QueueModel, Reply, Scope, State, JOB_FIELDS,
+    TICK, TTL,
 };
 use redis::Value;
 use stateright::Model;
@@ -298,17 +298,8 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
             // As the clients send a batch of plain items (5.1): mode `plain`, the ids, then
             // their data. An id the model finds taken gets no ghost, so the next id's data is
             // named for the ghost it will get.
-            let taken = |id: Id| {
-                s.db.item.contains_key(&id)
-                    || s.db.job.get(&id).is_some_and(|j| {
-                        matches!(
-                            j.state,
-                            Some(JState::Delayed) | Some(JState::Dead) | Some(JState::Grouped)
-                        )
-                    })
-            };
             let first = s.ghosts.len();
-            let second = first + usize::from(!taken(ids[0]));
+            let second = first + usize::from(!s.taken(ids[0]));
             let mut c = fcall("add");
             c.arg("plain").arg(format!("i{}", s.next_base)).arg(0);
             c.arg(id_name(ids[0])).arg(id_name(ids[1]));
