@@ -5,67 +5,10 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
 use std::time::Duration;
 
-use common::{Env, TTL};
+use common::{Env, Monitor, TTL};
 use leaseq::{Item, Retry, State, Wait};
-
-struct Monitor {
-    reader: BufReader<TcpStream>,
-    port: u16,
-    marker: u32,
-}
-
-impl Monitor {
-    fn start(port: u16) -> Monitor {
-        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        stream.write_all(b"MONITOR\r\n").unwrap();
-        let mut reader = BufReader::new(stream);
-        let mut ok = String::new();
-        reader.read_line(&mut ok).unwrap();
-        assert!(ok.starts_with("+OK"), "{ok}");
-        Monitor {
-            reader,
-            port,
-            marker: 0,
-        }
-    }
-
-    /// The commands clients sent since the last call (script-internal ones excluded), by name.
-    fn client_commands(&mut self) -> Vec<String> {
-        self.marker += 1;
-        let marker = format!("leaseq-marker-{}", self.marker);
-        let mut other = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        other
-            .write_all(format!("ECHO {marker}\r\n").as_bytes())
-            .unwrap();
-        let mut names = Vec::new();
-        loop {
-            let mut line = String::new();
-            self.reader.read_line(&mut line).unwrap();
-            if line.contains(&marker) {
-                return names;
-            }
-            if line.contains(" lua]") {
-                continue;
-            }
-            if let Some(start) = line.find("] \"") {
-                let rest = &line[start + 3..];
-                let name = rest[..rest.find('"').unwrap()].to_lowercase();
-                // A new connection's set-up (`CLIENT SETINFO`, which Valkey and Redis 7.2+
-                // accept): not a round trip of the operation.
-                if name != "client" {
-                    names.push(name);
-                }
-            }
-        }
-    }
-}
 
 fn fcall_calls(env: &Env) -> u64 {
     let stats = env.server.as_ref().unwrap().command("INFO commandstats");

@@ -506,6 +506,74 @@ async fn a_busy_runner_completes_and_leases_in_one_call() {
     assert!(fcalls <= 115, "{fcalls} script calls for 100 jobs");
 }
 
+/// Jobs that finish together have their outcomes sent together, on the runtime the bindings
+/// run their runners on (multi-thread with one worker), whose scheduler runs the task a job's
+/// outcome wakes before that job's siblings: the first outcome of a reply's jobs does not go
+/// out alone (spec/PROTOCOL.md 13.1, Finishing). 2,000 no-op jobs at concurrency 50, stopped
+/// after 1,500 have started, so every complete-and-lease call counted finds work waiting.
+#[test]
+fn outcomes_of_jobs_that_finish_together_go_out_together() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let env = Env::single("runner-together").await;
+        let items: Vec<Item> = (0..2000)
+            .map(|i| Item::with_id(format!("j{i}"), "x").unwrap())
+            .collect();
+        assert_eq!(env.queue.add_batch(&items).await.unwrap(), 2000);
+        let mut monitor = common::Monitor::start(env.server.as_ref().unwrap().port());
+        monitor.client_lines();
+        let mut options = WorkerOptions::new();
+        options.concurrency = Some(50);
+        options.housekeeping = Some(false);
+        let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let enough = Arc::new(tokio::sync::Notify::new());
+        let (count, notify) = (started.clone(), enough.clone());
+        let worker = Worker::new(env.queue.clone(), move |_job: Job| {
+            if count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == 1500 {
+                notify.notify_one();
+            }
+            async { Outcome::Complete(None) }
+        })
+        .options(options);
+        worker
+            .run_until(async move { enough.notified().await })
+            .await
+            .unwrap();
+        let lease_key = env.key("lease:");
+        let function = format!("{}_complete_and_lease_batch", env.library().await);
+        // `FCALL <library>_complete_and_lease_batch numkeys keys... token ttl_ms n db per values...`
+        let sizes: Vec<usize> = monitor
+            .client_lines()
+            .iter()
+            .map(|line| common::monitor_args(line))
+            .filter(|args| {
+                args[0].eq_ignore_ascii_case("fcall")
+                    && args[1] == function
+                    && args.contains(&lease_key)
+            })
+            .map(|args| {
+                let keys: usize = args[2].parse().unwrap();
+                let rest = &args[3 + keys..];
+                let per: usize = rest[4].parse().unwrap();
+                (rest.len() - 5) / per
+            })
+            .collect();
+        assert!(sizes.len() >= 20, "{} calls: {sizes:?}", sizes.len());
+        // Each call carries about half of the slots (the two in flight take turns); a call
+        // with the first outcome alone would carry one.
+        let small = sizes.iter().filter(|&&k| k < 5).count();
+        assert!(
+            small * 10 <= sizes.len(),
+            "{small} of {} calls carried fewer than 5 outcomes: {sizes:?}",
+            sizes.len()
+        );
+    });
+}
+
 /// A runner waiting for work on an empty queue stops at once: the shutdown ends its
 /// server-side wait (the BLMOVEs of its blocking lease) instead of waiting it out.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

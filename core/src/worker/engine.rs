@@ -807,7 +807,9 @@ impl Drop for Reply {
 /// are enough for a second call (two fifths of the slots): smaller calls would cost Redis more
 /// per item (spec/PROTOCOL.md 13.1). Outcomes enough for two calls with none in flight go as
 /// two halves, one after the other ([`to_send`]): the second when the first call ends, or
-/// [`HOLD_AT_MOST`] later, whichever comes first.
+/// [`HOLD_AT_MOST`] later, whichever comes first. Before each decision the loop lets the jobs
+/// that are ready to run finish (one yield) and takes their outcomes too, so that the jobs a
+/// reply started go out together on any runtime.
 async fn finish_loop(
     starter: Starter,
     done: mpsc::WeakUnboundedSender<Finished>,
@@ -834,6 +836,16 @@ async fn finish_loop(
             // every other outcome back with it.
             () = tokio::time::sleep_until(held_until), if held => held = false,
         }
+        if !pending.is_empty() {
+            // Let the jobs that are ready to run finish first: those a reply just started, or
+            // those started beside the one whose outcome woke this loop. tokio's multi-thread
+            // scheduler runs the task a job's outcome wakes next, before the job's siblings,
+            // so without this the first outcome of a reply's jobs would go out alone, the rest
+            // beside it a moment later, and the two calls would come back together from then
+            // on (see `to_send`). A yield puts this loop behind them.
+            tokio::task::yield_now().await;
+            take_ready(&mut rx, &mut pending);
+        }
         let was_held = held;
         if let Some(batch) = to_send(&mut pending, in_flight.len(), second_at, &mut held) {
             in_flight.push(finish_batch(&starter, &done, batch));
@@ -846,6 +858,17 @@ async fn finish_loop(
         in_flight.push(finish_batch(&starter, &done, pending));
     }
     while in_flight.next().await.is_some() {}
+}
+
+/// Moves the outcomes already waiting in `rx` to `pending`, up to [`MAX_PAGE`], without
+/// waiting for more.
+fn take_ready(rx: &mut mpsc::UnboundedReceiver<Finished>, pending: &mut Vec<Finished>) {
+    while pending.len() < MAX_PAGE {
+        match rx.try_recv() {
+            Ok(finished) => pending.push(finished),
+            Err(_) => break,
+        }
+    }
 }
 
 /// The batch of `pending` to send now, with `in_flight` calls in flight (see [`finish_loop`]).

@@ -2,6 +2,8 @@
 //! raw connection for looking at (and corrupting) the keys the way a crashed client would.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -317,4 +319,94 @@ macro_rules! on_both {
             )*
         }
     };
+}
+
+/// A MONITOR connection to a test server: what clients sent, as the server saw it.
+pub struct Monitor {
+    reader: BufReader<TcpStream>,
+    port: u16,
+    marker: u32,
+}
+
+impl Monitor {
+    /// Starts monitoring the server on `port`.
+    pub fn start(port: u16) -> Monitor {
+        let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream.write_all(b"MONITOR\r\n").unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut ok = String::new();
+        reader.read_line(&mut ok).unwrap();
+        assert!(ok.starts_with("+OK"), "{ok}");
+        Monitor {
+            reader,
+            port,
+            marker: 0,
+        }
+    }
+
+    /// The commands clients sent since the last call (script-internal ones excluded), by name.
+    pub fn client_commands(&mut self) -> Vec<String> {
+        self.client_lines()
+            .iter()
+            .map(|line| {
+                let rest = &line[line.find("] \"").unwrap() + 3..];
+                rest[..rest.find('"').unwrap()].to_lowercase()
+            })
+            .collect()
+    }
+
+    /// The lines MONITOR printed for the commands clients sent since the last call (script-
+    /// internal ones excluded), each `<time> [<db> <address>] "<arg>" "<arg>" ...`.
+    pub fn client_lines(&mut self) -> Vec<String> {
+        self.marker += 1;
+        let marker = format!("leaseq-marker-{}", self.marker);
+        let mut other = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        other
+            .write_all(format!("ECHO {marker}\r\n").as_bytes())
+            .unwrap();
+        let mut lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            self.reader.read_line(&mut line).unwrap();
+            if line.contains(&marker) {
+                return lines;
+            }
+            if line.contains(" lua]") {
+                continue;
+            }
+            let Some(start) = line.find("] \"") else {
+                continue;
+            };
+            // A new connection's set-up (`CLIENT SETINFO`, which Valkey and Redis 7.2+
+            // accept): not a round trip of the operation.
+            if line[start + 3..].to_lowercase().starts_with("client\"") {
+                continue;
+            }
+            lines.push(line.trim_end().to_owned());
+        }
+    }
+}
+
+/// The arguments of one MONITOR line (see [`Monitor::client_lines`]), unquoted.
+pub fn monitor_args(line: &str) -> Vec<String> {
+    let mut args = Vec::new();
+    let mut chars = line[line.find("] ").expect("a MONITOR line") + 2..].chars();
+    while let Some(c) = chars.next() {
+        if c != '"' {
+            continue;
+        }
+        let mut arg = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => break,
+                '\\' => arg.extend(chars.next()),
+                c => arg.push(c),
+            }
+        }
+        args.push(arg);
+    }
+    args
 }
