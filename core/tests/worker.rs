@@ -469,6 +469,25 @@ async fn a_result_that_cannot_be_encoded_fails_the_attempt() {
 
 /// A busy runner completes a job and leases the next one for its slot in one round trip
 /// (spec/PROTOCOL.md 13.1): at concurrency 1, about one script call per job, not two.
+/// Runs a runner of `queue` with a no-op handler (every job completes) until `n` jobs have
+/// started, then shuts it down and returns its report.
+async fn run_no_ops_until_started(queue: &Queue, options: WorkerOptions, n: usize) -> Report {
+    let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let enough = Arc::new(tokio::sync::Notify::new());
+    let notify = enough.clone();
+    let worker = Worker::new(queue.clone(), move |_job: Job| {
+        if started.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == n {
+            notify.notify_one();
+        }
+        async { Outcome::Complete(None) }
+    })
+    .options(options);
+    worker
+        .run_until(async move { enough.notified().await })
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_busy_runner_completes_and_leases_in_one_call() {
     let env = Env::single("runner-one-call").await;
@@ -479,20 +498,7 @@ async fn a_busy_runner_completes_and_leases_in_one_call() {
     let _: () = env.cmd(&[b"CONFIG", b"RESETSTAT"]).await;
     let mut options = WorkerOptions::new();
     options.housekeeping = Some(false);
-    let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let all = Arc::new(tokio::sync::Notify::new());
-    let (count, notify) = (started.clone(), all.clone());
-    let worker = Worker::new(env.queue.clone(), move |_job: Job| {
-        if count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == 100 {
-            notify.notify_one();
-        }
-        async { Outcome::Complete(None) }
-    })
-    .options(options);
-    let report = worker
-        .run_until(async move { all.notified().await })
-        .await
-        .unwrap();
+    let report = run_no_ops_until_started(&env.queue, options, 100).await;
     assert_eq!(report.completed, 100);
     let stats: String = env.cmd(&[b"INFO", b"commandstats"]).await;
     let fcalls: u64 = stats
@@ -529,20 +535,7 @@ fn outcomes_of_jobs_that_finish_together_go_out_together() {
         let mut options = WorkerOptions::new();
         options.concurrency = Some(50);
         options.housekeeping = Some(false);
-        let started = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let enough = Arc::new(tokio::sync::Notify::new());
-        let (count, notify) = (started.clone(), enough.clone());
-        let worker = Worker::new(env.queue.clone(), move |_job: Job| {
-            if count.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == 1500 {
-                notify.notify_one();
-            }
-            async { Outcome::Complete(None) }
-        })
-        .options(options);
-        worker
-            .run_until(async move { enough.notified().await })
-            .await
-            .unwrap();
+        run_no_ops_until_started(&env.queue, options, 1500).await;
         let lease_key = env.key("lease:");
         let function = format!("{}_complete_and_lease_batch", env.library().await);
         // `FCALL <library>_complete_and_lease_batch numkeys keys... token ttl_ms n db per values...`

@@ -842,9 +842,17 @@ async fn finish_loop(
             // scheduler runs the task a job's outcome wakes next, before the job's siblings,
             // so without this the first outcome of a reply's jobs would go out alone, the rest
             // beside it a moment later, and the two calls would come back together from then
-            // on (see `to_send`). A yield puts this loop behind them.
-            tokio::task::yield_now().await;
-            take_ready(&mut rx, &mut pending);
+            // on (see `to_send`). A yield puts this loop behind them; again while a yield
+            // brought outcomes (an outcome sent to the channel can end a yield early, by
+            // waking this loop).
+            loop {
+                tokio::task::yield_now().await;
+                let before = pending.len();
+                take_ready(&mut rx, &mut pending);
+                if pending.len() == before || pending.len() >= MAX_PAGE {
+                    break;
+                }
+            }
         }
         let was_held = held;
         if let Some(batch) = to_send(&mut pending, in_flight.len(), second_at, &mut held) {
