@@ -467,8 +467,6 @@ async fn a_result_that_cannot_be_encoded_fails_the_attempt() {
     assert!(settled(q).await);
 }
 
-/// A busy runner completes a job and leases the next one for its slot in one round trip
-/// (spec/PROTOCOL.md 13.1): at concurrency 1, about one script call per job, not two.
 /// Runs a runner of `queue` with a no-op handler (every job completes) until `n` jobs have
 /// started, then shuts it down and returns its report.
 async fn run_no_ops_until_started(queue: &Queue, options: WorkerOptions, n: usize) -> Report {
@@ -488,6 +486,8 @@ async fn run_no_ops_until_started(queue: &Queue, options: WorkerOptions, n: usiz
         .unwrap()
 }
 
+/// A busy runner completes a job and leases the next one for its slot in one round trip
+/// (spec/PROTOCOL.md 13.1): at concurrency 1, about one script call per job, not two.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_busy_runner_completes_and_leases_in_one_call() {
     let env = Env::single("runner-one-call").await;

@@ -808,8 +808,8 @@ impl Drop for Reply {
 /// per item (spec/PROTOCOL.md 13.1). Outcomes enough for two calls with none in flight go as
 /// two halves, one after the other ([`to_send`]): the second when the first call ends, or
 /// [`HOLD_AT_MOST`] later, whichever comes first. Before each decision the loop lets the jobs
-/// that are ready to run finish (one yield) and takes their outcomes too, so that the jobs a
-/// reply started go out together on any runtime.
+/// that are ready to run finish (it yields, again while a yield brought outcomes) and takes
+/// their outcomes too, so that the jobs a reply started go out together on any runtime.
 async fn finish_loop(
     starter: Starter,
     done: mpsc::WeakUnboundedSender<Finished>,
