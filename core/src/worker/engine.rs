@@ -38,6 +38,26 @@ struct Finished {
     slot: Option<OwnedSemaphorePermit>,
 }
 
+/// What the finisher's channel carries: one job's outcome, or the outcomes a binding handed
+/// back at once ([`Reply::send_all`]). One message for many wakes the finisher once: sent one
+/// by one from a binding's thread, each send could wake it again (the finisher runs, finds too
+/// few outcomes for a call, and waits again), and on a machine where that thread and the
+/// runtime's share a CPU each wake-up is a pair of context switches.
+enum Done {
+    One(Finished),
+    Many(Vec<Finished>),
+}
+
+impl Done {
+    /// Moves the outcomes to `pending`.
+    fn append_to(self, pending: &mut Vec<Finished>) {
+        match self {
+            Done::One(f) => pending.push(f),
+            Done::Many(fs) => pending.extend(fs),
+        }
+    }
+}
+
 /// What starting a job takes besides the job, its slot and the way back to the finisher: the
 /// lease loop and the finisher both start jobs.
 #[derive(Clone)]
@@ -213,7 +233,7 @@ impl Shared {
         outcome: Outcome,
         timeout: Option<Duration>,
         slot: Option<OwnedSemaphorePermit>,
-        done: &mpsc::UnboundedSender<Finished>,
+        done: &mpsc::UnboundedSender<Done>,
     ) {
         if self.forget(seq) {
             // Told of its timeout before it ended (marked under the `running` lock, so
@@ -224,7 +244,7 @@ impl Shared {
                 }
                 _ => outcome,
             };
-            let _ = done.send(Finished { job, outcome, slot });
+            let _ = done.send(Done::One(Finished { job, outcome, slot }));
         }
     }
 
@@ -236,14 +256,14 @@ impl Shared {
         seq: u64,
         job: &Job,
         timeout: Duration,
-        done: &mpsc::UnboundedSender<Finished>,
+        done: &mpsc::UnboundedSender<Done>,
     ) {
         if self.forget(seq) {
-            let _ = done.send(Finished {
+            let _ = done.send(Done::One(Finished {
                 job: job.clone(),
                 outcome: Outcome::Fail(JobError::timed_out(timeout)),
                 slot: None,
-            });
+            }));
         }
     }
 
@@ -316,7 +336,7 @@ impl Engine {
 
     pub async fn run(self) -> Report {
         let shared = &self.shared;
-        let (done_tx, done_rx) = mpsc::unbounded_channel::<Finished>();
+        let (done_tx, done_rx) = mpsc::unbounded_channel::<Done>();
         let starter = Starter {
             shared: shared.clone(),
             handler: self.handler.clone(),
@@ -382,7 +402,7 @@ impl Engine {
     }
 
     /// Leases for free slots until a shutdown begins.
-    async fn lease_loop(&self, done: &mpsc::UnboundedSender<Finished>) {
+    async fn lease_loop(&self, done: &mpsc::UnboundedSender<Done>) {
         let shared = &self.shared;
         let s = &shared.settings;
         let mut ladder = ladder();
@@ -441,11 +461,11 @@ impl Engine {
                         let job = shared.job(i, lease);
                         if shared.handle.is_stopping() {
                             // Leased after the shutdown began: hand it straight back.
-                            let _ = done.send(Finished {
+                            let _ = done.send(Done::One(Finished {
                                 job,
                                 outcome: Outcome::Release(None),
                                 slot: None,
-                            });
+                            }));
                             continue;
                         }
                         let permit = permits.pop().expect("one permit per lease");
@@ -475,7 +495,7 @@ impl Engine {
 
     /// After the lease loop: waits for running handlers up to the timeout (or a force), then
     /// takes back what still runs.
-    async fn drain(&self, done: &mpsc::UnboundedSender<Finished>) {
+    async fn drain(&self, done: &mpsc::UnboundedSender<Done>) {
         let shared = &self.shared;
         let all = shared.settings.concurrency as u32;
         let finished = tokio::select! {
@@ -509,11 +529,11 @@ impl Engine {
                 ),
                 _ => Outcome::Release(None),
             };
-            let _ = done.send(Finished {
+            let _ = done.send(Done::One(Finished {
                 job: running.job,
                 outcome,
                 slot: None,
-            });
+            }));
         }
     }
 }
@@ -536,24 +556,24 @@ impl Starter {
         shared: &Shared,
         job: &Job,
         slot: &mut Option<OwnedSemaphorePermit>,
-        done: &mpsc::UnboundedSender<Finished>,
+        done: &mpsc::UnboundedSender<Done>,
     ) -> bool {
         if shared.drained.load(Ordering::SeqCst) {
             *slot = None;
-            let _ = done.send(Finished {
+            let _ = done.send(Done::One(Finished {
                 job: job.clone(),
                 outcome: Outcome::Release(None),
                 slot: None,
-            });
+            }));
             return false;
         }
         if let Some((names, fallback)) = &shared.settings.handler_names {
             if let Err(e) = super::names::route(names, *fallback, job.name()) {
-                let _ = done.send(Finished {
+                let _ = done.send(Done::One(Finished {
                     job: job.clone(),
                     outcome: Outcome::Fail(e),
                     slot: slot.take(),
-                });
+                }));
                 return false;
             }
         }
@@ -566,7 +586,7 @@ impl Starter {
         &self,
         job: Job,
         slot: OwnedSemaphorePermit,
-        done: mpsc::UnboundedSender<Finished>,
+        done: mpsc::UnboundedSender<Done>,
     ) {
         let shared = &self.shared;
         let seq = job.seq();
@@ -611,7 +631,7 @@ impl Starter {
 
     /// Runs `job`'s handler in `slot`; its outcome goes to the finisher with the slot. One task
     /// per job (the handler, then the hand-over); with a job timeout, a second task watches it.
-    fn start(&self, job: Job, slot: OwnedSemaphorePermit, done: mpsc::UnboundedSender<Finished>) {
+    fn start(&self, job: Job, slot: OwnedSemaphorePermit, done: mpsc::UnboundedSender<Done>) {
         let shared = self.shared.clone();
         let seq = job.seq();
         if self.handler.replies() {
@@ -698,7 +718,7 @@ pub struct Reply {
     job: Job,
     slot: Option<OwnedSemaphorePermit>,
     shared: Arc<Shared>,
-    done: mpsc::WeakUnboundedSender<Finished>,
+    done: mpsc::WeakUnboundedSender<Done>,
     sent: bool,
 }
 
@@ -743,8 +763,8 @@ impl Reply {
             }
         }
         if let Some(tx) = done.and_then(|d| d.upgrade()) {
-            for finished in out {
-                let _ = tx.send(finished);
+            if !out.is_empty() {
+                let _ = tx.send(Done::Many(out));
             }
         }
         if !others.is_empty() {
@@ -790,7 +810,7 @@ impl Drop for Reply {
             self.take(&mut running, outcome)
         };
         if let (Some(finished), Some(tx)) = (finished, self.done.upgrade()) {
-            let _ = tx.send(finished);
+            let _ = tx.send(Done::One(finished));
         }
     }
 }
@@ -812,8 +832,8 @@ impl Drop for Reply {
 /// their outcomes too, so that the jobs a reply started go out together on any runtime.
 async fn finish_loop(
     starter: Starter,
-    done: mpsc::WeakUnboundedSender<Finished>,
-    mut rx: mpsc::UnboundedReceiver<Finished>,
+    done: mpsc::WeakUnboundedSender<Done>,
+    mut rx: mpsc::UnboundedReceiver<Done>,
 ) {
     use futures_util::stream::{FuturesUnordered, StreamExt};
     // A second call goes out beside one in flight only with a batch worth a call: two fifths
@@ -821,14 +841,16 @@ async fn finish_loop(
     let second_at = (starter.shared.settings.concurrency * 2 / 5).max(1);
     let mut in_flight = FuturesUnordered::new();
     let mut pending: Vec<Finished> = Vec::new();
+    let mut got: Vec<Done> = Vec::new();
     let mut held = false;
     let mut held_until = tokio::time::Instant::now();
     loop {
         tokio::select! {
-            n = rx.recv_many(&mut pending, MAX_PAGE), if pending.len() < MAX_PAGE => {
+            n = rx.recv_many(&mut got, MAX_PAGE), if pending.len() < MAX_PAGE => {
                 if n == 0 {
                     break;
                 }
+                got.drain(..).for_each(|d| d.append_to(&mut pending));
             }
             Some(()) = in_flight.next(), if !in_flight.is_empty() => {}
             // A held half waits for its first half's call at most HOLD_AT_MOST: a call that
@@ -855,7 +877,13 @@ async fn finish_loop(
             }
         }
         let was_held = held;
-        if let Some(batch) = to_send(&mut pending, in_flight.len(), second_at, &mut held) {
+        if let Some(mut batch) = to_send(&mut pending, in_flight.len(), second_at, &mut held) {
+            // A page a call at most. The outcomes waiting never outnumber the runner's slots
+            // (at most MAX_PAGE), so this only guards that bound.
+            if batch.len() > MAX_PAGE {
+                let rest = batch.split_off(MAX_PAGE);
+                pending.splice(0..0, rest);
+            }
             in_flight.push(finish_batch(&starter, &done, batch));
         }
         if held && !was_held {
@@ -868,12 +896,12 @@ async fn finish_loop(
     while in_flight.next().await.is_some() {}
 }
 
-/// Moves the outcomes already waiting in `rx` to `pending`, up to [`MAX_PAGE`], without
-/// waiting for more.
-fn take_ready(rx: &mut mpsc::UnboundedReceiver<Finished>, pending: &mut Vec<Finished>) {
+/// Moves the outcomes already waiting in `rx` to `pending`, while it holds fewer than
+/// [`MAX_PAGE`], without waiting for more.
+fn take_ready(rx: &mut mpsc::UnboundedReceiver<Done>, pending: &mut Vec<Finished>) {
     while pending.len() < MAX_PAGE {
         match rx.try_recv() {
-            Ok(finished) => pending.push(finished),
+            Ok(done) => done.append_to(pending),
             Err(_) => break,
         }
     }
@@ -926,7 +954,7 @@ const FINISH_CALLS_IN_FLIGHT: usize = 2;
 /// Sends one batch of outcomes (see [`finish_loop`]).
 async fn finish_batch(
     starter: &Starter,
-    done: &mpsc::WeakUnboundedSender<Finished>,
+    done: &mpsc::WeakUnboundedSender<Done>,
     batch: Vec<Finished>,
 ) {
     let shared = &starter.shared;
