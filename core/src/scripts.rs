@@ -321,7 +321,9 @@ pub(crate) struct Invocation {
     function: &'static Function,
     keep: bool,
     keys: Vec<Vec<u8>>,
-    args: Vec<Vec<u8>>,
+    /// The arguments, written one after the other into one buffer (a `Cmd` is that): a batch
+    /// call's thousands of arguments cost no allocation each.
+    args: redis::Cmd,
 }
 
 impl Invocation {
@@ -330,7 +332,7 @@ impl Invocation {
             function,
             keep: false,
             keys: Vec::with_capacity(5),
-            args: Vec::new(),
+            args: redis::Cmd::new(),
         }
     }
 
@@ -342,7 +344,7 @@ impl Invocation {
 
     /// Appends an argument (a sequence appends each element).
     pub(crate) fn arg<T: ToRedisArgs>(&mut self, arg: T) -> &mut Self {
-        self.args.extend(arg.to_redis_args());
+        self.args.arg(arg);
         self
     }
 
@@ -359,15 +361,27 @@ impl Invocation {
         } else {
             self.function.name()
         };
-        let mut cmd = redis::cmd("FCALL");
-        cmd.arg(name).arg(self.keys.len());
+        let args = self.args.args_iter();
+        let size = self.keys.iter().map(Vec::len).sum::<usize>()
+            + args.clone().map(|a| arg_bytes(&a).len()).sum::<usize>();
+        let mut cmd = redis::Cmd::with_capacity(3 + self.keys.len() + args.len(), 40 + size);
+        cmd.arg("FCALL").arg(name).arg(self.keys.len());
         for key in &self.keys {
             cmd.arg(key.as_slice());
         }
-        for arg in &self.args {
-            cmd.arg(arg.as_slice());
+        for arg in args {
+            cmd.arg(arg_bytes(&arg));
         }
         cmd
+    }
+}
+
+/// An argument's bytes. `Invocation::arg` writes plain arguments only (`Cmd::arg`), never a
+/// cursor (`Cmd::cursor_arg`), the one other kind there is.
+fn arg_bytes<'a>(arg: &redis::Arg<&'a [u8]>) -> &'a [u8] {
+    match *arg {
+        redis::Arg::Simple(bytes) => bytes,
+        _ => &[],
     }
 }
 
@@ -388,6 +402,33 @@ pub(crate) fn is_missing_function(code: Option<&str>, detail: Option<&str>) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_invocation_sends_its_keys_then_its_arguments_in_order() {
+        let mut inv = Invocation::new(&COMPLETE);
+        inv.key("{q}:lease:").key("{q}:item:");
+        inv.arg(2).arg(&b"id-1"[..]).arg("").arg(&["a", "b"]);
+        let cmd = inv.cmd();
+        let args: Vec<Vec<u8>> = cmd.args_iter().map(|a| arg_bytes(&a).to_vec()).collect();
+        let name = COMPLETE.name();
+        let want: Vec<&[u8]> = vec![
+            b"FCALL",
+            name.as_bytes(),
+            b"2",
+            b"{q}:lease:",
+            b"{q}:item:",
+            b"2",
+            b"id-1",
+            b"",
+            b"a",
+            b"b",
+        ];
+        assert_eq!(args, want);
+        inv.keeping_result();
+        let keep = inv.cmd();
+        let name = keep.args_iter().nth(1).map(|a| arg_bytes(&a).to_vec());
+        assert_eq!(name.as_deref(), Some(COMPLETE.keep_name().as_bytes()));
+    }
 
     #[test]
     fn library_names_each_function_once_and_carries_flags() {
