@@ -251,13 +251,7 @@ impl Shared {
     /// The grace after the timeout passed with the handler still running: fails the attempt
     /// now. The job leaves `running` (no more renewals; its outcome, when it comes, is
     /// ignored) and its slot stays with the handler's task.
-    fn give_up(
-        &self,
-        seq: u64,
-        job: &Job,
-        timeout: Duration,
-        done: &mpsc::UnboundedSender<Done>,
-    ) {
+    fn give_up(&self, seq: u64, job: &Job, timeout: Duration, done: &mpsc::UnboundedSender<Done>) {
         if self.forget(seq) {
             let _ = done.send(Done::One(Finished {
                 job: job.clone(),
