@@ -1270,3 +1270,75 @@ async fn a_replying_handler_sends_outcomes_in_batches_and_is_told() {
     assert_eq!(q.get("stubborn").await.unwrap().unwrap().state, State::Dead);
     assert!(settled(q).await);
 }
+
+/// A replying handler (`Handler::start`) told of its timeout is told again when its lease is
+/// lost during the grace (a cancel): a binding can then say the lease is gone too (Python's
+/// `lost_event`). A handler told first by the lost lease is told once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_replying_handler_told_of_its_timeout_is_told_again_when_its_lease_is_lost() {
+    use leaseq::worker::{Handler, HandlerFuture, Reply};
+
+    type Told = Vec<(String, Option<CancelReason>, bool)>;
+    #[derive(Default)]
+    struct Inbox {
+        started: Vec<Reply>,
+        told: Told,
+    }
+    struct Replying(Arc<Mutex<Inbox>>);
+    impl Handler for Replying {
+        fn call(&self, _job: Job) -> HandlerFuture {
+            unreachable!("the engine starts a replying handler's jobs with start")
+        }
+        fn replies(&self) -> bool {
+            true
+        }
+        fn start(&self, _job: Job, reply: Reply) {
+            self.0.lock().unwrap().started.push(reply);
+        }
+        fn told(&self, job: &Job) {
+            let told = (job.id().to_owned(), job.cancel_reason(), job.is_lost());
+            self.0.lock().unwrap().told.push(told);
+        }
+    }
+
+    let env = Env::single("runner-told-twice").await;
+    let q = &env.queue;
+    q.add(&Item::with_id("slow", "x").unwrap()).await.unwrap();
+    let inbox = Arc::new(Mutex::new(Inbox::default()));
+    let (sink, mut rx) = event_channel();
+    let mut options = WorkerOptions::new();
+    options.lease_ttl = Some(Duration::from_millis(900));
+    options.renew_every = Some(Duration::from_millis(100));
+    options.job_timeout = Some(Duration::from_millis(200));
+    options.timeout_grace = Some(Duration::from_secs(30));
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), Replying(inbox.clone()))
+        .options(options)
+        .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    wait_events(&mut rx, |e| matches!(e, Event::TimedOut { .. })).await;
+    assert_eq!(
+        inbox.lock().unwrap().told,
+        vec![("slow".to_owned(), Some(CancelReason::Timeout), false)],
+        "told once, of its timeout"
+    );
+    // Within the grace its lease is still renewed: a cancel makes the next renewal lose it.
+    assert_eq!(q.cancel("slow").await.unwrap(), Some(State::Leased));
+    wait_events(&mut rx, |e| matches!(e, Event::LeaseLost { .. })).await;
+    assert_eq!(
+        inbox.lock().unwrap().told,
+        vec![
+            ("slow".to_owned(), Some(CancelReason::Timeout), false),
+            ("slow".to_owned(), Some(CancelReason::Timeout), true),
+        ],
+        "told again, its lease lost; the first reason kept"
+    );
+    let started = std::mem::take(&mut inbox.lock().unwrap().started);
+    assert_eq!(started.len(), 1);
+    Reply::send_all(started.into_iter().map(|r| (r, Outcome::Complete(None))));
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!((report.completed, report.lost, report.timed_out), (0, 1, 1));
+    assert_eq!(inbox.lock().unwrap().told.len(), 2, "not told a third time");
+}

@@ -261,9 +261,11 @@ impl Shared {
         }
     }
 
+    /// Marks the job's lease lost and tells its handler: told of its timeout before, the
+    /// handler is told again, so that a binding can say the lease is gone too.
     fn lose(&self, job: &Job, why: Option<RenewOutcome>) {
-        let (lost, told) = job.mark_lost(why);
-        if told {
+        let (lost, _) = job.mark_lost(why);
+        if lost {
             self.handler.told(job);
         }
         if lost {

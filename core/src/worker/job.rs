@@ -477,10 +477,12 @@ pub trait Handler: Send + Sync + 'static {
         tokio::spawn(async move { reply.send(fut.await) });
     }
 
-    /// Called when the runner tells a job's handler to stop ([`Job::cancel_reason`] says why;
-    /// once per job), for a handler that runs jobs with [`Handler::start`] and so has no
-    /// future waiting on [`Job::cancelled`]. It may come for a job whose outcome was sent
-    /// already. Keep it quick: it runs on the runtime's threads. The default does nothing.
+    /// Called when the runner tells a job's handler to stop ([`Job::cancel_reason`] says why:
+    /// the first reason), for a handler that runs jobs with [`Handler::start`] and so has no
+    /// future waiting on [`Job::cancelled`]: once per job, and once more when the job's lease
+    /// is lost after its timeout told it ([`Job::is_lost`] is then true). It may come for a
+    /// job whose outcome was sent already. Keep it quick: it runs on the runtime's threads.
+    /// The default does nothing.
     fn told(&self, job: &Job) {
         let _ = job;
     }
