@@ -2,11 +2,16 @@
 //! (`leaseq::worker`). The engine leases, renews, finishes, rides through outages and cleans;
 //! this file only hands jobs to Python and carries their outcomes back.
 //!
-//! Nothing here takes the GIL on the runtime's threads. Jobs (and the keys of jobs told to stop:
-//! a timeout, a lost lease, a shutdown) wait in an inbox; the first one into an empty inbox writes a byte to a socket pair,
-//! whose other end Python watches (an asyncio reader, or a dispatcher thread's `select`). Python
-//! then takes everything waiting in one call: at full speed, one wake-up and one GIL hand-over
-//! carry many jobs. Events wait in a channel until the thread that runs `Worker.run()` takes them.
+//! Nothing here takes the GIL on the runtime's threads. The engine starts each job with
+//! `Handler::start` (no task and no channel per job): jobs, and the keys of jobs told to stop (a
+//! timeout, a lost lease, a shutdown), wait in an inbox, and once the engine has started what one
+//! lease call brought (`Handler::delivered`) a byte written to a socket pair wakes Python, whose
+//! other end it watches (an asyncio reader, or a dispatcher thread's `select`), unless a wake-up
+//! is pending. Python then takes everything waiting in one call: at full speed, one wake-up and
+//! one GIL hand-over carry many jobs. Outcomes come back the same way: each `done(...)` stores
+//! its job's outcome, and `WorkerRun.flush()` hands all those stored to the engine at once
+//! (`Reply::send_all`: one wake-up of its finisher), once per turn of asyncio's loop. Events
+//! wait in a channel until the thread that runs `Worker.run()` takes them.
 
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -15,13 +20,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use leaseq::worker::{
-    Event, Job, JobError, LogLevel, Outcome, QueueOrder, Report, ShutdownAction, Worker,
-    WorkerHandle, WorkerOptions,
+    Event, Handler, HandlerFuture, Job, JobError, LogLevel, Outcome, QueueOrder, Reply, Report,
+    ShutdownAction, Worker, WorkerHandle, WorkerOptions,
 };
 use leaseq::Retry;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 
 use crate::convert;
 use crate::errors;
@@ -110,10 +115,12 @@ impl NativeJob {
     }
 }
 
-/// Carries one job's outcome back to the engine; called once by the Python layer.
+/// Carries one job's outcome back to the engine; called once by the Python layer, which then
+/// calls `WorkerRun.flush()`.
 #[pyclass(module = "leaseq._native", frozen)]
 pub struct Done {
-    tx: Mutex<Option<oneshot::Sender<Outcome>>>,
+    reply: Mutex<Option<Reply>>,
+    inbox: Arc<Inbox>,
 }
 
 #[pymethods]
@@ -125,7 +132,8 @@ impl Done {
     /// attempt, worded by the core), ``done("release", delay)``, ``done("rate_limited",
     /// hold)``: the queue is held off for ``hold`` seconds and the job released, no attempt
     /// charged, or ``done("rate_limited_group", hold)``: the same for the job's group only (the
-    /// queue when the job has none).
+    /// queue when the job has none). The outcome waits for `WorkerRun.flush()`; a second call
+    /// changes nothing, and a value refused raises and stores nothing.
     fn __call__(&self, kind: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let outcome = match kind {
             "complete" if value.is_none() => Outcome::Complete(None),
@@ -171,41 +179,96 @@ impl Done {
                 ))
             }
         };
-        if let Some(tx) = self.tx.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = tx.send(outcome);
+        if let Some(reply) = self.reply.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            lock(&self.inbox.outbox).push((reply, outcome));
         }
         Ok(())
     }
 }
 
-/// The next job key (see `NativeJob.key`).
-static NEXT_KEY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// The first key of the next run (see `NativeJob.key`): each run takes 2^40 keys, so that a
+/// handler that outlives its run never meets a key of the next run.
+static NEXT_RUN_KEY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Jobs and the keys of jobs told to stop on their way to Python, and the socket that wakes it.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Jobs and the keys of jobs told to stop on their way to Python, the socket that wakes it,
+/// and the outcomes on their way back (stored by `done(...)`, sent by `WorkerRun.flush()`).
 struct Inbox {
     waiting: Mutex<Waiting>,
     wake: UnixStream,
+    outbox: Mutex<Vec<(Reply, Outcome)>>,
 }
 
 #[derive(Default)]
 struct Waiting {
     jobs: Vec<(NativeJob, Done)>,
     told: Vec<u64>,
+    /// A wake-up byte was written and Python has not taken since.
+    woken: bool,
 }
 
 impl Inbox {
-    fn put(&self, add: impl FnOnce(&mut Waiting)) {
-        let was_empty = {
-            let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
-            let was_empty = w.jobs.is_empty() && w.told.is_empty();
-            add(&mut w);
-            was_empty
+    /// Wakes Python when something waits and no wake-up is pending: it takes everything there
+    /// is. A full socket buffer (WouldBlock) means a wake-up is pending already.
+    fn wake(&self) {
+        let send = {
+            let mut w = lock(&self.waiting);
+            let send = (!w.jobs.is_empty() || !w.told.is_empty()) && !w.woken;
+            w.woken |= send;
+            send
         };
-        // Only the first arrival wakes Python: it takes everything there is. A full socket
-        // buffer (WouldBlock) means a wake-up is pending already.
-        if was_empty {
+        if send {
             let _ = (&self.wake).write(&[1]);
         }
+    }
+}
+
+/// The engine's handler: queues each job for Python with its [`Reply`], which `done(...)` and
+/// `WorkerRun.flush()` send; no task and no channel per job while Python runs it.
+struct PyHandler {
+    inbox: Arc<Inbox>,
+    /// This run's first key: a job's key is it plus the job's number in the run.
+    base: u64,
+}
+
+impl Handler for PyHandler {
+    /// Not used: the engine calls `start`, since `replies` is true.
+    fn call(&self, _job: Job) -> HandlerFuture {
+        Box::pin(async {
+            Outcome::Fail(
+                JobError::new("the Python runner takes jobs with Handler::start")
+                    .with_type("DispatchError"),
+            )
+        })
+    }
+
+    fn replies(&self) -> bool {
+        true
+    }
+
+    fn start(&self, job: Job, reply: Reply) {
+        let key = self.base + job.seq();
+        let done = Done {
+            reply: Mutex::new(Some(reply)),
+            inbox: self.inbox.clone(),
+        };
+        lock(&self.inbox.waiting)
+            .jobs
+            .push((NativeJob { job, key }, done));
+    }
+
+    fn delivered(&self) {
+        self.inbox.wake();
+    }
+
+    /// Tells Python that the job's handler is to stop (its `cancel_reason` says why), and
+    /// again when its lease is lost after its timeout told it (`lease_lost`, `lost_event`).
+    fn told(&self, job: &Job) {
+        lock(&self.inbox.waiting).told.push(self.base + job.seq());
+        self.inbox.wake();
     }
 }
 
@@ -331,13 +394,23 @@ impl WorkerRun {
     /// ``cancel_reason`` says why.
     #[allow(clippy::type_complexity)]
     fn take(&self, py: Python<'_>) -> PyResult<(Vec<(Py<NativeJob>, Py<Done>)>, Vec<u64>)> {
-        let waiting =
-            std::mem::take(&mut *self.inbox.waiting.lock().unwrap_or_else(|e| e.into_inner()));
+        let waiting = std::mem::take(&mut *lock(&self.inbox.waiting));
         let mut jobs = Vec::with_capacity(waiting.jobs.len());
         for (job, done) in waiting.jobs {
             jobs.push((Py::new(py, job)?, Py::new(py, done)?));
         }
         Ok((jobs, waiting.told))
+    }
+
+    /// Hands every outcome that `done(...)` stored since the last call to the engine, at once
+    /// (from any thread). It never waits on Redis: it queues them for the runner's finishing
+    /// task (a short lock of its table of running jobs), so it keeps the GIL, which a pool of
+    /// handler threads would otherwise pass around at every job.
+    fn flush(&self) {
+        let outcomes = std::mem::take(&mut *lock(&self.inbox.outbox));
+        if !outcomes.is_empty() {
+            Reply::send_all(outcomes);
+        }
     }
 
     /// Starts a graceful shutdown (the first Ctrl-C); a second call forces.
@@ -530,15 +603,12 @@ pub fn start_worker(
     let inbox = Arc::new(Inbox {
         waiting: Mutex::new(Waiting::default()),
         wake,
+        outbox: Mutex::new(Vec::new()),
     });
     let (event_tx, event_rx) = mpsc::unbounded_channel();
-    let to_python = inbox.clone();
-    let handler = move |job: Job| {
-        let inbox = to_python.clone();
-        // Unique in the process, across runs: a handler that outlives its run never meets a
-        // key of the next run.
-        let key = NEXT_KEY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        async move { run_job(inbox, key, job).await }
+    let handler = PyHandler {
+        inbox: inbox.clone(),
+        base: NEXT_RUN_KEY.fetch_add(1 << 40, std::sync::atomic::Ordering::Relaxed),
     };
     let worker = match &partitioned {
         Some(p) => Worker::partitioned(p, handler),
@@ -578,37 +648,4 @@ pub fn start_worker(
         concurrency,
         keep_results,
     })
-}
-
-/// Puts `job` in the inbox for Python and waits for its outcome; tells Python (by its key)
-/// when the handler is told to stop meanwhile (a timeout, a lost lease, a shutdown).
-async fn run_job(inbox: Arc<Inbox>, key: u64, job: Job) -> Outcome {
-    let (tx, rx) = oneshot::channel();
-    let native = NativeJob {
-        job: job.clone(),
-        key,
-    };
-    let done = Done {
-        tx: Mutex::new(Some(tx)),
-    };
-    inbox.put(|w| w.jobs.push((native, done)));
-    let watcher = {
-        let inbox = inbox.clone();
-        tokio::spawn(async move {
-            job.cancelled().await;
-            inbox.put(|w| w.told.push(key));
-            // Told of its timeout first: the lease may still be lost later (`lost_event`).
-            if !job.is_lost() {
-                job.lost().await;
-                inbox.put(|w| w.told.push(key));
-            }
-        })
-    };
-    let outcome = rx.await.unwrap_or_else(|_| {
-        Outcome::Fail(
-            JobError::new("the handler ended without an outcome").with_type("DispatchError"),
-        )
-    });
-    watcher.abort();
-    outcome
 }

@@ -307,6 +307,48 @@ def test_a_handler_past_its_timeout_is_told_and_its_attempt_fails(
     assert_dead_by_timeout(queue, "slow", 2)
 
 
+def test_a_handler_told_of_its_timeout_learns_later_that_its_lease_is_lost(
+    queue: leaseq.Queue,
+) -> None:
+    queue.add(leaseq.Item(b"x", id="slow"))
+    seen: list[Any] = []
+    told_once = threading.Event()
+
+    def handler(job: leaseq.worker.Job) -> None:
+        job.cancelled.wait(timeout=60)
+        seen.append((job.cancel_reason, job.lease_lost, job.lost_event.is_set()))
+        told_once.set()
+        # Within the grace its lease is still renewed, until the cancel below.
+        seen.append(job.lost_event.wait(timeout=60))
+        seen.append((job.cancel_reason, job.lease_lost))
+
+    def cancel_once_told() -> None:
+        if told_once.wait(timeout=60):
+            queue.cancel("slow")
+
+    worker = leaseq.Worker(
+        queue,
+        handler,
+        job_timeout=0.2,
+        timeout_grace=60,
+        lease_ttl=1.0,
+        renew_every=0.1,
+    )
+    canceller = threading.Thread(target=cancel_once_told)
+    canceller.start()
+    report = run_briefly(worker, lambda name, _id: name == "lease_lost", seconds=30)
+    canceller.join()
+    deadline = time.monotonic() + 30
+    while len(seen) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert seen == [
+        ("timeout", False, False),
+        True,
+        ("timeout", True),
+    ], "told of the timeout first, then that the lease is lost (the first reason kept)"
+    assert (report.lost, report.timed_out, report.completed) == (1, 1, 0)
+
+
 def test_an_async_handler_past_its_timeout_is_cancelled(queue: leaseq.Queue) -> None:
     queue.add(leaseq.Item(b"x", id="slow", max_attempts=1))
     told: list[Any] = []

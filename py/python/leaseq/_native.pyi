@@ -1624,7 +1624,9 @@ class NativeJob:
 
 @final
 class Done:
-    """Carries one job's outcome back to the engine; called once by the Python layer."""
+    """Carries one job's outcome back to the engine; called once by the Python layer, which then
+    calls `WorkerRun.flush()`.
+    """
 
     def __call__(self, kind: str, value: object) -> None: ...
 
@@ -1670,6 +1672,12 @@ class WorkerRun:
         `completed` events only when ``completed`` is true (nobody listening: they are not built
         at all). The detail: ``(message, retry_in_seconds)`` for ``retrying``,
         ``(step, code, message)`` for ``error``, else the event's message (``None`` when empty).
+        """
+    def flush(self) -> None:
+        """Hands every outcome that `done(...)` stored since the last call to the engine, at once
+        (from any thread). It never waits on Redis: it queues them for the runner's finishing
+        task (a short lock of its table of running jobs), so it keeps the GIL, which a pool of
+        handler threads would otherwise pass around at every job.
         """
     def interrupt(self) -> None:
         """Starts a graceful shutdown (the first Ctrl-C); a second call forces."""

@@ -420,6 +420,8 @@ class Worker:
         # are reported by key).
         self._running: dict[int, Job] = {}
         self._closing = threading.Event()
+        # An asyncio flush of the outcomes stored (``done``) is scheduled.
+        self._flush_pending = False
 
     def on(self, event: str, listener: Callable[..., None]) -> None:
         """Calls ``listener(id, detail)`` on ``event``: ``completed``, ``retrying``, ``dead``,
@@ -506,6 +508,7 @@ class Worker:
             _report_outcome(done, result, keep=self._keep_results)
         finally:
             self._running.pop(job._native.key, None)
+            self._run.flush()
 
     async def _run_async(self, job: Job, done: Any) -> None:
         if job._native.cancel_reason is not None:
@@ -522,6 +525,19 @@ class Worker:
             _report_outcome(done, result, keep=self._keep_results)
         finally:
             self._running.pop(job._native.key, None)
+            self._flush_soon()
+
+    def _flush_soon(self) -> None:
+        """Sends the outcomes stored in this turn of the loop together, once it ends: one
+        native call, one wake-up of the core's finisher for many jobs."""
+        if not self._flush_pending:
+            self._flush_pending = True
+            assert self._loop is not None
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_pending = False
+        self._run.flush()
 
     # -- running ---------------------------------------------------------------------------
 
@@ -577,6 +593,10 @@ class Worker:
                 self._loop.remove_reader(self._run.fd)
                 self._loop.close()
             self._loop = None
+        # What a handler stored after the loop's last flush (the engine ignores an outcome
+        # it no longer waits for).
+        self._flush_pending = False
+        self._run.flush()
         self._running.clear()
 
     def run(self) -> WorkerReport:
