@@ -16,11 +16,11 @@ dead job, and one at DEBUG per completed job, so the default levels show no line
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import inspect
 import json
 import logging
 import os
+import queue
 import select
 import signal
 import threading
@@ -282,6 +282,54 @@ def _send_outcome(
         done("fail", (str(error) or repr(error), kind, None, _trace(error)))
 
 
+class _Pool:
+    """Up to ``size`` daemon threads named ``leaseq-handler_N`` that run the calls put in one
+    queue, started as work arrives and none is idle (as ``ThreadPoolExecutor``, without a
+    ``Future`` per call: the runner needs none)."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._calls: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._idle = threading.Semaphore(0)
+        self._threads: list[threading.Thread] = []
+
+    def put(self, fn: Callable[..., None], *args: Any) -> None:
+        self._calls.put((fn, args))
+        if not self._idle.acquire(blocking=False) and len(self._threads) < self._size:
+            t = threading.Thread(
+                target=self._loop,
+                name=f"leaseq-handler_{len(self._threads)}",
+                daemon=True,
+            )
+            self._threads.append(t)
+            t.start()
+
+    def _loop(self) -> None:
+        calls = self._calls
+        while True:
+            call = calls.get()
+            if call is None:
+                return
+            fn, args = call
+            try:
+                fn(*args)
+            except Exception:
+                # A bug of the runner's own, never a handler's (`_run_sync` reports those).
+                log.exception("leaseq runner: a handler thread's call failed")
+            del call, fn, args
+            self._idle.release()
+
+    def shutdown(self) -> None:
+        """Drops the calls not started and lets each thread end after its current one."""
+        try:
+            while True:
+                self._calls.get_nowait()
+        except queue.Empty:
+            pass
+        for _ in self._threads:
+            self._calls.put(None)
+
+
 class Worker:
     """Runs ``handler(job)`` for each item of ``queue``: a :class:`leaseq.Queue`, or a list of
     1 to 64 queues of one client.
@@ -412,7 +460,7 @@ class Worker:
         if on_event is not None:
             self._listeners.setdefault("*", []).append(on_event)
         self._run: Any = None
-        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._pool: _Pool | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop_requested = 0
         self._keep_results = True
@@ -473,7 +521,7 @@ class Worker:
                 if native.cancel_reason is not None:
                     job._told()
                 assert self._pool is not None
-                self._pool.submit(self._run_sync, job, done)
+                self._pool.put(self._run_sync, job, done)
         for key in told:
             told_job = self._running.get(key)
             if told_job is not None:
@@ -563,9 +611,7 @@ class Worker:
         if self._stop_requested:
             self.stop(force=self._stop_requested == 2)
         if not self._is_async:
-            self._pool = concurrent.futures.ThreadPoolExecutor(
-                max_workers=self._run.concurrency, thread_name_prefix="leaseq-handler"
-            )
+            self._pool = _Pool(self._run.concurrency)
             thread = threading.Thread(
                 target=self._dispatcher, name="leaseq-dispatch", daemon=True
             )
@@ -584,7 +630,7 @@ class Worker:
         if self._pool is not None:
             thread.join(timeout=5)
             self._pump()  # jobs told to stop after the dispatcher's last look
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown()
             self._pool = None
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._loop.stop)
