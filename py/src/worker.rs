@@ -16,7 +16,7 @@
 use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use leaseq::worker::{
@@ -120,7 +120,9 @@ impl NativeJob {
 #[pyclass(module = "leaseq._native", frozen)]
 pub struct Done {
     reply: Mutex<Option<Reply>>,
-    inbox: Arc<Inbox>,
+    /// Weak: the inbox holds the `Done`s that wait to be taken, so a strong one would be a
+    /// cycle, and a run that ended with jobs untaken would keep its inbox (and socket) alive.
+    inbox: Weak<Inbox>,
 }
 
 #[pymethods]
@@ -179,8 +181,10 @@ impl Done {
                 ))
             }
         };
-        if let Some(reply) = self.reply.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            lock(&self.inbox.outbox).push((reply, outcome));
+        // After the run is gone the reply is dropped: nobody waits for the outcome.
+        let reply = self.reply.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let (Some(reply), Some(inbox)) = (reply, self.inbox.upgrade()) {
+            lock(&inbox.outbox).push((reply, outcome));
         }
         Ok(())
     }
@@ -253,7 +257,7 @@ impl Handler for PyHandler {
         let key = self.base + job.seq();
         let done = Done {
             reply: Mutex::new(Some(reply)),
-            inbox: self.inbox.clone(),
+            inbox: Arc::downgrade(&self.inbox),
         };
         lock(&self.inbox.waiting)
             .jobs
