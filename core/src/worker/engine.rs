@@ -264,11 +264,8 @@ impl Shared {
     /// Marks the job's lease lost and tells its handler: told of its timeout before, the
     /// handler is told again, so that a binding can say the lease is gone too.
     fn lose(&self, job: &Job, why: Option<RenewOutcome>) {
-        let (lost, _) = job.mark_lost(why);
-        if lost {
+        if job.mark_lost(why) {
             self.handler.told(job);
-        }
-        if lost {
             if let Some(why) = why {
                 self.emit(Event::LeaseLost {
                     id: job.id().to_owned(),

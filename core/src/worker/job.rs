@@ -233,12 +233,11 @@ impl Job {
         told
     }
 
-    /// Marks the lease lost (idempotent) and tells the handler; `why` is `None` for a shutdown.
-    /// Returns whether this call marked it lost, and whether it told the handler (false when
-    /// a timeout told it first).
-    pub(crate) fn mark_lost(&self, why: Option<RenewOutcome>) -> (bool, bool) {
+    /// Marks the lease lost (idempotent) and tells the handler, unless a timeout told it first;
+    /// `why` is `None` for a shutdown. Returns whether this call marked it lost.
+    pub(crate) fn mark_lost(&self, why: Option<RenewOutcome>) -> bool {
         if self.inner.lost.is_cancelled() {
-            return (false, false);
+            return false;
         }
         *self
             .inner
@@ -246,11 +245,11 @@ impl Job {
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = why;
         self.inner.lost.cancel();
-        let told = self.mark_cancelled(match why {
+        self.mark_cancelled(match why {
             Some(_) => CancelReason::LeaseLost,
             None => CancelReason::Shutdown,
         });
-        (true, told)
+        true
     }
 }
 
