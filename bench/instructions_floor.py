@@ -20,13 +20,20 @@ nothing, so each figure is approximate). With --cpu it measures Redis CPU time p
 (`INFO cpu`, user + sys, on a plain redis-server; medians of --runs, script and bare
 interleaved), to set beside redis-work-queue's from `bench/driver.py --only runner_c50` in the
 same hour.
-Usage: bench/instructions_floor.py [--items N] [--batch B] [--without] [--cpu [--runs R]]
+With --storage it also runs the bare path of two other storages, made from the recorded commands:
+- no-record: without the job record of a plain item's first lease (its `HSET P:job:<id>`, and
+             the `P:job:` keys in `EXISTS` and `DEL`): the least any storage can cost that keeps
+             the lease key per item, which redis-work-queue's clients read (spec/PROTOCOL.md
+             8.3: their deep clean requeues every `P:item:` that is on neither list and has no
+             `P:lease:`), and the expiry index `P:leased`, which bounded recovery reads;
+- no-lease-key: no-record, and without the lease keys too (their `SET`, and the `P:lease:`
+             keys in `MGET` and `DEL`): a storage that breaks that promise, for comparison.
+Usage: bench/instructions_floor.py [--items N] [--batch B] [--without] [--storage] [--cpu [--runs R]]
 (needs valgrind, or with --cpu only redis-server)
 """
 
 import argparse
 import collections
-import os
 import shutil
 import socket
 import subprocess
@@ -153,6 +160,33 @@ def record(n, b):
         proc.wait()
 
 
+def without_family(commands, family):
+    """The recorded commands with every key of a family left out (a command left keyless goes)."""
+    prefix = f"{{q}}:{family}:"
+    out = []
+    for call in commands:
+        kept = []
+        for command in call:
+            name = command[0].upper()
+            if name in ("EXISTS", "DEL", "MGET"):
+                keys = [k for k in command[1:] if not k.startswith(prefix)]
+                if keys:
+                    kept.append([command[0]] + keys)
+            elif not (len(command) > 1 and command[1].startswith(prefix)):
+                kept.append(command)
+        out.append(kept)
+    return out
+
+
+def storages(commands, wanted):
+    """The bare paths to run: today's commands, and with --storage the two other storages."""
+    paths = {"bare": commands}
+    if wanted:
+        paths["no-record"] = without_family(commands, "job")
+        paths["no-lease-key"] = without_family(paths["no-record"], "lease")
+    return paths
+
+
 def prepare(r, adds, calls, commands, mode):
     """The queue as the recording found it after its first lease; returns the busy path to run."""
     r.flushall()
@@ -193,6 +227,7 @@ def main():
     p.add_argument("--items", type=int, default=4000)
     p.add_argument("--batch", type=int, default=26)
     p.add_argument("--without", action="store_true", help="the bare path without each command in turn")
+    p.add_argument("--storage", action="store_true", help="also the bare paths of two other storages")
     p.add_argument("--cpu", action="store_true", help="Redis CPU time per item instead of instructions")
     p.add_argument("--runs", type=int, default=5)
     a = p.parse_args()
@@ -206,16 +241,17 @@ def main():
     if a.cpu:
         proc, r = plain_server()
         try:
-            per = {"script": [], "bare": []}
+            paths = storages(commands, a.storage)
+            per = {"script": []} | {name: [] for name in paths}
             for _ in range(a.runs):
                 for mode in per:
-                    work = prepare(r, adds, calls, commands, mode)
+                    work = prepare(r, adds, calls, paths.get(mode, commands), "script" if mode == "script" else "bare")
                     before = cpu_seconds(r)
                     work()
                     per[mode].append((cpu_seconds(r) - before) / a.items * 1e6)
             for mode, values in per.items():
                 values.sort()
-                print(f"{mode:6} {values[len(values) // 2]:6.2f} µs of Redis CPU per item "
+                print(f"{mode:12} {values[len(values) // 2]:6.2f} µs of Redis CPU per item "
                       f"(runs {values[0]:.2f}-{values[-1]:.2f})")
         finally:
             proc.terminate()
@@ -224,10 +260,11 @@ def main():
     server = Callgrind()
     try:
         counts = {}
-        for mode in ("script", "bare"):
-            counts[mode] = server.count(prepare(server.r, adds, calls, commands, mode)) / a.items
-            print(f"{mode:6} {counts[mode]:9,.0f} instructions per item")
-        print(f"bare / script: {counts['bare'] / counts['script']:.2f}")
+        counts["script"] = server.count(prepare(server.r, adds, calls, commands, "script")) / a.items
+        print(f"{'script':12} {counts['script']:9,.0f} instructions per item")
+        for mode, path in storages(commands, a.storage).items():
+            counts[mode] = server.count(prepare(server.r, adds, calls, path, "bare")) / a.items
+            print(f"{mode:12} {counts[mode]:9,.0f} instructions per item ({counts[mode] / counts['script']:.2f} of script)")
         if a.without:
             for kind, _ in kinds.most_common():
                 left = [[c for c in call if c[0].upper() != kind] for call in commands]
