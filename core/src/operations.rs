@@ -565,6 +565,144 @@ pub static OPERATIONS: &[Operation] = &[
     ),
 ];
 
+/// One operation of a partitioned queue (spec/PROTOCOL.md 5.25): the queue operation of the
+/// same name, sent where the item, the lease or the question lives, or one of the partitioned
+/// queue's own (which send nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PartitionedOperation {
+    /// Its name in snake_case: the Python method, and the C function's suffix
+    /// (`leaseq_partitioned_<name>`); Node's method is the name in camelCase.
+    pub name: &'static str,
+    /// Where it goes, in one line.
+    pub route: &'static str,
+    /// The Rust methods of [`crate::Partitioned`] that implement it, when not the name alone.
+    pub rust: &'static [&'static str],
+}
+
+const fn part(name: &'static str, route: &'static str) -> PartitionedOperation {
+    PartitionedOperation {
+        name,
+        route,
+        rust: &[],
+    }
+}
+
+/// Every operation of a partitioned queue (`Partitioned` in Rust, `PartitionedQueue` in
+/// Python and Node, `leaseq_partitioned` in C), in the order the documentation lists them.
+/// One that shares its name with a queue operation ([`OPERATIONS`]) takes that operation's
+/// arguments and returns what it returns, for the logical queue.
+pub static PARTITIONED: &[PartitionedOperation] = &[
+    PartitionedOperation {
+        rust: &["add", "add_wait"],
+        ..part(
+            "add",
+            "the item's partition: by its group, else its first dependency, else its id",
+        )
+    },
+    PartitionedOperation {
+        rust: &["add_batch", "add_batch_wait"],
+        ..part(
+            "add_batch",
+            "each item's partition: one call per partition touched, sent at once",
+        )
+    },
+    part(
+        "add_flow",
+        "one partition for the whole flow: the root's, by its group, else its id",
+    ),
+    part(
+        "lease",
+        "the partitions in a rotating order; a wait waits on all of them",
+    ),
+    part("lease_batch", "as many partitions as it takes, in turn"),
+    PartitionedOperation {
+        rust: &["complete", "complete_with_result"],
+        ..part("complete", "the lease's partition")
+    },
+    PartitionedOperation {
+        rust: &["fail", "fail_with_trace"],
+        ..part("fail", "the lease's partition")
+    },
+    part(
+        "get",
+        "the partition the id routes to, then the others at once",
+    ),
+    part(
+        "cancel",
+        "the partition the id routes to, then the others at once",
+    ),
+    part(
+        "result",
+        "the partition the id routes to, then the others at once",
+    ),
+    PartitionedOperation {
+        rust: &["count_in"],
+        ..part("count", "every partition at once, summed")
+    },
+    part("list", "the partitions one after another, as one list"),
+    part(
+        "stats",
+        "every partition at once: the total and each partition's figures",
+    ),
+    part("pause", "every partition"),
+    part("resume", "every partition"),
+    part(
+        "dead_requeue_oldest",
+        "every partition: up to n of each one's oldest dead letters, counted together",
+    ),
+    part(
+        "dead_purge",
+        "every partition: up to n of each one's oldest dead letters, counted together",
+    ),
+    part("set_config", "every partition"),
+    PartitionedOperation {
+        rust: &["partitions"],
+        ..part(
+            "partition",
+            "sends nothing: partition i, as a queue (Rust: `partitions()[i]`)",
+        )
+    },
+    PartitionedOperation {
+        rust: &["partition_of", "partition_of_id"],
+        ..part(
+            "partition_of",
+            "sends nothing: the index of the partition an item goes to",
+        )
+    },
+    part(
+        "queue_of",
+        "sends nothing: the partition that issued a lease, as a queue",
+    ),
+];
+
+impl PartitionedOperation {
+    /// The Node method: the name in camelCase.
+    pub fn node_name(&self) -> String {
+        camel(self.name)
+    }
+
+    /// The C function.
+    pub fn c_name(&self) -> String {
+        format!("leaseq_partitioned_{}", self.name)
+    }
+
+    /// The Rust methods that implement it.
+    pub fn rust_names(&'static self) -> &'static [&'static str] {
+        if self.rust.is_empty() {
+            std::slice::from_ref(&self.name)
+        } else {
+            self.rust
+        }
+    }
+
+    /// The queue operation of the same name, whose arguments and reply it shares; `None` for
+    /// the partitioned queue's own.
+    pub fn queue_operation(&self) -> Option<&'static Operation> {
+        Operation::find(self.name)
+    }
+}
+
 /// The runner's events, by name, the same in every language (Node in camelCase).
 pub const EVENTS: [&str; 8] = Event::NAMES;
 
@@ -698,6 +836,34 @@ pub fn markdown() -> String {
             );
         }
     }
+    md += "\n## Partitioned queues\n\nA queue stored as partitions ([spec 5.25]\
+         (../spec/PROTOCOL.md#525-partitioned-queues)) offers these, named alike in every \
+         language (`leaseq::operations::PARTITIONED`; Rust `Partitioned`, Python and Node \
+         `PartitionedQueue`, C `leaseq_partitioned`). One that shares its name with a queue \
+         operation above takes its arguments and returns what it returns, for the whole logical \
+         queue.\n\n\
+         | Operation | Rust | Python | Node | C | Where it goes |\n|---|---|---|---|---|---|\n";
+    for o in PARTITIONED {
+        let rust = o
+            .rust_names()
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        // The queue operation's arguments, when it shares them (not a link first in the row:
+        // scripts/check_reference_ops.py reads those rows as the queue's operations).
+        let name = match o.queue_operation() {
+            Some(_) => format!("{0} ([arguments](#{0}))", o.name),
+            None => o.name.to_owned(),
+        };
+        md += &format!(
+            "| {name} | {rust} | `{python}` | `{node}` | `{c}` | {route} |\n",
+            python = o.name,
+            node = o.node_name(),
+            c = o.c_name(),
+            route = o.route,
+        );
+    }
     md += &format!(
         "\n## Runner events\n\nA runner reports these events, named alike in every language \
          (Node in camelCase): {}.\n",
@@ -797,6 +963,73 @@ mod tests {
         for name in generated {
             assert!(listed.contains(name), "blocking {name} is not in the table");
         }
+    }
+
+    /// Every operation of a partitioned queue has its async method in core/src/partition and
+    /// its blocking twin, and nothing public there is missing from the table.
+    #[test]
+    fn rust_has_every_partitioned_operation() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/partition");
+        let partition = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect::<String>();
+        let blocking = source("src/blocking/partitioned.rs");
+        let mut names: Vec<_> = PARTITIONED.iter().map(|o| o.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PARTITIONED.len(), "a name twice");
+        for o in PARTITIONED {
+            for name in o.rust_names() {
+                let defined = [format!("pub async fn {name}("), format!("pub fn {name}(")];
+                assert!(
+                    defined.iter().any(|d| partition.contains(d.as_str())),
+                    "crate::Partitioned lacks {name}"
+                );
+                // The blocking face has each of the async methods, and `partition(i)` for
+                // Rust's `partitions()[i]` (it hands out blocking queues made on demand).
+                let blocking_name = if *name == "partitions" {
+                    "partition"
+                } else {
+                    name
+                };
+                assert!(
+                    blocking.contains(&format!("fn {blocking_name}(")),
+                    "blocking::Partitioned lacks {blocking_name}"
+                );
+            }
+        }
+        let listed: Vec<&str> = PARTITIONED
+            .iter()
+            .flat_map(|o| o.rust_names())
+            .copied()
+            .collect();
+        for line in partition.lines() {
+            let line = line.trim_start();
+            if let Some(rest) = line.strip_prefix("pub async fn ") {
+                let name = &rest[..rest.find(['(', '<']).unwrap()];
+                // Opening and creating are the client's.
+                let client = ["partitioned", "create_partitioned"];
+                assert!(
+                    listed.contains(&name) || client.contains(&name),
+                    "crate::Partitioned::{name} is not in operations::PARTITIONED"
+                );
+            }
+        }
+        assert_eq!(PARTITIONED[0].c_name(), "leaseq_partitioned_add");
+        assert_eq!(
+            Operation::find("dead_requeue_oldest").map(Operation::node_name),
+            PARTITIONED
+                .iter()
+                .find(|o| o.name == "dead_requeue_oldest")
+                .map(PartitionedOperation::node_name)
+        );
+        assert!(PARTITIONED
+            .iter()
+            .find(|o| o.name == "queue_of")
+            .unwrap()
+            .queue_operation()
+            .is_none());
     }
 
     /// docs/reference/operations.md is this table's rendering.

@@ -341,6 +341,83 @@ async fn leases_rotate_over_partitions_and_finish_in_their_own() {
     add.await.unwrap();
 }
 
+/// The queue's finishing and waiting calls, each in the partition that holds the item: a
+/// result kept, a failure retried or dead with its trace, and an add that waits for room in a
+/// bounded partition.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn finishes_and_waits_go_to_the_items_partition() {
+    let client = client().await;
+    let q = create(&client, "finish", 3).await;
+    let items: Vec<Item> = (0..3).map(|i| item(&format!("f{i}"))).collect();
+    assert_eq!(q.add_batch_wait(&items, Wait::No).await.unwrap(), 3);
+    let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let home = q.partition_of_id(lease.id());
+    assert_eq!(
+        q.queue_of(&lease).unwrap().prefix(),
+        q.partitions()[home].prefix()
+    );
+    assert!(q
+        .complete_with_result(&lease, Some(b"done"), None)
+        .await
+        .unwrap());
+    let kept = q.result(lease.id()).await.unwrap().expect("a kept result");
+    assert_eq!(kept.data, b"done");
+    // A failure retries in the lease's partition, then leaves the item dead there.
+    let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let home = q.queue_of(&lease).unwrap().clone();
+    let waiting = |q: leaseq::Queue| async move {
+        q.count(State::Waiting).await.unwrap() + q.count(State::Delayed).await.unwrap()
+    };
+    let before = waiting(home.clone()).await;
+    let retried = q
+        .fail(&lease, "broken", "Broken", Retry::After(Duration::ZERO))
+        .await
+        .unwrap();
+    assert!(
+        matches!(retried, leaseq::FailOutcome::Retrying(_)),
+        "{retried:?}"
+    );
+    assert_eq!(waiting(home.clone()).await, before + 1);
+    let again = loop {
+        let l = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+        if l.id() == lease.id() {
+            break l;
+        }
+        q.complete(&l).await.unwrap();
+    };
+    let dead = q
+        .fail_with_trace(&again, "broken", "Broken", Retry::Never, Some("at line 7"))
+        .await
+        .unwrap();
+    assert_eq!(dead, leaseq::FailOutcome::Dead);
+    assert_eq!(home.count(State::Dead).await.unwrap(), 1);
+    let job = q.get(lease.id()).await.unwrap().unwrap();
+    assert_eq!(job.trace.as_deref(), Some("at line 7"));
+    // A bounded partition: an add that finds it full waits for the lease that makes room.
+    q.set_config(&leaseq::QueueConfig::new().capacity(1))
+        .await
+        .unwrap();
+    let first = item("w0");
+    let at = q.partition_of(&first);
+    let second = (1..)
+        .map(|i| item(&format!("w{i}")))
+        .find(|i| q.partition_of(i) == at)
+        .unwrap();
+    assert!(q.add_wait(&first, Wait::No).await.unwrap());
+    let full = q.add_wait(&second, Wait::No).await.unwrap_err();
+    assert_eq!(full.code(), leaseq::ErrorCode::Full, "{full}");
+    let partition = q.partitions()[at].clone();
+    let room = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        partition.lease(TTL, Wait::No).await.unwrap().expect("w0")
+    });
+    assert!(q
+        .add_wait(&second, Wait::Timeout(Duration::from_secs(30)))
+        .await
+        .unwrap());
+    assert_eq!(room.await.unwrap().id(), "w0");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reads_cover_the_logical_queue() {
     let client = client().await;

@@ -3313,6 +3313,21 @@ leaseq_status leaseq_partitioned_add_with_options(const leaseq_partitioned *part
                                                   bool *out_added);
 
 /**
+ * `leaseq_partitioned_add_with_options` that waits for room when the item's partition is
+ * bounded and full, as `leaseq_queue_add_with_timeout` does there: `timeout_ms` 0 gives
+ * `LEASEQ_FULL` at once, a positive one waits up to that long, a negative one until there is
+ * room. `options` may be NULL (none).
+ *
+ * # Safety
+ * As `leaseq_partitioned_add_with_options`.
+ */
+leaseq_status leaseq_partitioned_add_with_timeout(const leaseq_partitioned *partitioned,
+                                                  const leaseq_item *item,
+                                                  const leaseq_add_options *options,
+                                                  int64_t timeout_ms,
+                                                  bool *out_added);
+
+/**
  * Adds every item of the array `items` (`items_len` item pointers) whose id does not exist
  * yet in its partition, and sets `*out_added` to how many were added: one script call per
  * partition touched, sent at once (one round trip each, at the same time). Every item is
@@ -3350,6 +3365,21 @@ leaseq_status leaseq_partitioned_add_batch_with_options(const leaseq_partitioned
                                                         const leaseq_item *const *items,
                                                         const leaseq_add_options *const *options,
                                                         size_t items_len,
+                                                        size_t *out_added);
+
+/**
+ * `leaseq_partitioned_add_batch_with_options` that waits for room, each partition's part as
+ * `leaseq_queue_add_batch_with_timeout` does there (the parts wait at the same time).
+ * `options` may be NULL (no item has any).
+ *
+ * # Safety
+ * As `leaseq_partitioned_add_batch_with_options`.
+ */
+leaseq_status leaseq_partitioned_add_batch_with_timeout(const leaseq_partitioned *partitioned,
+                                                        const leaseq_item *const *items,
+                                                        const leaseq_add_options *const *options,
+                                                        size_t items_len,
+                                                        int64_t timeout_ms,
                                                         size_t *out_added);
 
 /**
@@ -3487,6 +3517,24 @@ leaseq_status leaseq_partitioned_fail(const leaseq_partitioned *partitioned,
                                       leaseq_fail_outcome *out_outcome,
                                       leaseq_renew_outcome *out_not_held,
                                       int64_t *out_retry_in_ms);
+
+/**
+ * Like `leaseq_partitioned_fail`, keeping `trace` with the item as
+ * `leaseq_queue_fail_with_trace` does (NULL or `""`: none). One round trip.
+ *
+ * # Safety
+ * As for `leaseq_partitioned_fail`; `trace` is NULL or a NUL-terminated string.
+ */
+leaseq_status leaseq_partitioned_fail_with_trace(const leaseq_partitioned *partitioned,
+                                                 const leaseq_lease *lease,
+                                                 const char *error,
+                                                 const char *error_type,
+                                                 const char *trace,
+                                                 leaseq_retry retry,
+                                                 int64_t retry_after_ms,
+                                                 leaseq_fail_outcome *out_outcome,
+                                                 leaseq_renew_outcome *out_not_held,
+                                                 int64_t *out_retry_in_ms);
 
 /**
  * Sets `*out_job` to item `id` (NUL-terminated UTF-8) as `leaseq_queue_get` reads it, from

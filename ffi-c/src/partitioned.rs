@@ -348,6 +348,32 @@ pub unsafe extern "C" fn leaseq_partitioned_add_with_options(
     })
 }
 
+/// `leaseq_partitioned_add_with_options` that waits for room when the item's partition is
+/// bounded and full, as `leaseq_queue_add_with_timeout` does there: `timeout_ms` 0 gives
+/// `LEASEQ_FULL` at once, a positive one waits up to that long, a negative one until there is
+/// room. `options` may be NULL (none).
+///
+/// # Safety
+/// As `leaseq_partitioned_add_with_options`.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_add_with_timeout(
+    partitioned: *const leaseq_partitioned,
+    item: *const leaseq_item,
+    options: *const leaseq_add_options,
+    timeout_ms: i64,
+    out_added: *mut bool,
+) -> leaseq_status {
+    call("leaseq_partitioned_add_with_timeout", || {
+        let out = unsafe { Out::new(out_added, "out_added", false) };
+        let p = unsafe { arg(partitioned, "partitioned") }?;
+        let item = unsafe { arg(item, "item") }?;
+        out.required()?;
+        let item = unsafe { item_with(item, options) }?;
+        out.set(p.inner.add_wait(&item, wait(timeout_ms))?);
+        Ok(())
+    })
+}
+
 /// The item pointers of a batch (`items_len` of them; `items` NULL only when it is 0).
 ///
 /// # Safety
@@ -417,6 +443,32 @@ pub unsafe extern "C" fn leaseq_partitioned_add_batch_with_options(
         out.required()?;
         let batch = unsafe { batch_items(pointers, options) }?;
         out.set(p.inner.add_batch(&batch)?);
+        Ok(())
+    })
+}
+
+/// `leaseq_partitioned_add_batch_with_options` that waits for room, each partition's part as
+/// `leaseq_queue_add_batch_with_timeout` does there (the parts wait at the same time).
+/// `options` may be NULL (no item has any).
+///
+/// # Safety
+/// As `leaseq_partitioned_add_batch_with_options`.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_add_batch_with_timeout(
+    partitioned: *const leaseq_partitioned,
+    items: *const *const leaseq_item,
+    options: *const *const leaseq_add_options,
+    items_len: usize,
+    timeout_ms: i64,
+    out_added: *mut usize,
+) -> leaseq_status {
+    call("leaseq_partitioned_add_batch_with_timeout", || {
+        let out = unsafe { Out::new(out_added, "out_added", 0) };
+        let p = unsafe { arg(partitioned, "partitioned") }?;
+        let pointers = unsafe { item_pointers(items, items_len) }?;
+        out.required()?;
+        let batch = unsafe { batch_items(pointers, options) }?;
+        out.set(p.inner.add_batch_wait(&batch, wait(timeout_ms))?);
         Ok(())
     })
 }
@@ -618,7 +670,6 @@ fn fail_in_partition(
     trace: Option<&str>,
 ) -> leaseq::Result<FailOutcome> {
     p.inner
-        .queue_of(lease)?
         .fail_with_trace(lease, error, error_type, retry, trace)
 }
 
@@ -652,6 +703,38 @@ pub unsafe extern "C" fn leaseq_partitioned_fail(
             lease,
             [error, error_type],
             None,
+            (retry, retry_after_ms),
+            (out_outcome, out_not_held, out_retry_in_ms),
+        )
+    }
+}
+
+/// Like `leaseq_partitioned_fail`, keeping `trace` with the item as
+/// `leaseq_queue_fail_with_trace` does (NULL or `""`: none). One round trip.
+///
+/// # Safety
+/// As for `leaseq_partitioned_fail`; `trace` is NULL or a NUL-terminated string.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn leaseq_partitioned_fail_with_trace(
+    partitioned: *const leaseq_partitioned,
+    lease: *const leaseq_lease,
+    error: *const c_char,
+    error_type: *const c_char,
+    trace: *const c_char,
+    retry: leaseq_retry,
+    retry_after_ms: i64,
+    out_outcome: *mut leaseq_fail_outcome,
+    out_not_held: *mut leaseq_renew_outcome,
+    out_retry_in_ms: *mut i64,
+) -> leaseq_status {
+    unsafe {
+        crate::finish::fail(
+            "leaseq_partitioned_fail_with_trace",
+            (partitioned, "partitioned", fail_in_partition),
+            lease,
+            [error, error_type],
+            Some(trace),
             (retry, retry_after_ms),
             (out_outcome, out_not_held, out_retry_in_ms),
         )

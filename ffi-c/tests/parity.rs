@@ -25,7 +25,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use leaseq::operations::{Arg, Kind, Operation, EVENTS, OPERATIONS};
+use leaseq::operations::{
+    Arg, Kind, Operation, PartitionedOperation, EVENTS, OPERATIONS, PARTITIONED,
+};
 
 /// Functions that offer an operation another way: `(function, operation)`. Each is named
 /// `<the operation's function>_with_<what it adds>` or `<...>_bytes` (ids as bytes).
@@ -251,13 +253,27 @@ fn every_operation_is_declared_with_its_arguments() {
     let mut problems = Vec::new();
     for op in OPERATIONS {
         let function = op.c_name();
-        let Some(params) = header.functions.get(&function) else {
+        check_arguments(&header, op, &function, &variants_of(op), &mut problems);
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// `function` (with its `variant_names`) is declared and takes `op`'s arguments by the rules.
+fn check_arguments(
+    header: &Header,
+    op: &Operation,
+    function: &str,
+    variant_names: &[&str],
+    problems: &mut Vec<String>,
+) {
+    {
+        let Some(params) = header.functions.get(function) else {
             problems.push(format!("{}: leaseq.h does not declare {function}", op.name));
-            continue;
+            return;
         };
-        let variants: Vec<(&str, &Vec<Param>)> = variants_of(op)
-            .into_iter()
-            .filter_map(|v| header.functions.get(v).map(|p| (v, p)))
+        let variants: Vec<(&str, &Vec<Param>)> = variant_names
+            .iter()
+            .filter_map(|v| header.functions.get(*v).map(|p| (*v, p)))
             .collect();
         for arg in op.args.iter().filter(|a| a.in_language("c")) {
             let expected = c_params(arg);
@@ -285,25 +301,24 @@ fn every_operation_is_declared_with_its_arguments() {
                 }
             } else {
                 let mut places: Vec<&Param> = params.iter().collect();
-                places.extend(option_fields(&header, params));
+                places.extend(option_fields(header, params));
                 for (_, vparams) in &variants {
                     places.extend(vparams.iter());
-                    places.extend(option_fields(&header, vparams));
+                    places.extend(option_fields(header, vparams));
                 }
                 for (name, _) in &expected {
                     if !places.iter().any(|p| &p.name == name) {
                         problems.push(format!(
                             "{function}: the optional argument `{}` is `{name}` of neither the \
-                             function, its variants {:?}, nor an options struct they take",
+                             function, its variants {variant_names:?}, nor an options struct \
+                             they take",
                             arg.name,
-                            variants_of(op)
                         ));
                     }
                 }
             }
         }
     }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
@@ -345,6 +360,93 @@ fn every_queue_function_is_an_operation_or_a_declared_variant() {
             problems.push(format!(
                 "{function} is neither an operation of leaseq::operations::OPERATIONS (whose C \
                  name it would be) nor in VARIANTS or NOT_OPERATIONS"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Functions that offer a partitioned queue's operation another way, as VARIANTS do a queue's.
+const PARTITIONED_VARIANTS: &[(&str, &str)] = &[
+    ("leaseq_partitioned_add_with_options", "add"),
+    ("leaseq_partitioned_add_batch_with_options", "add_batch"),
+    ("leaseq_partitioned_lease_with_options", "lease"),
+    ("leaseq_partitioned_add_with_timeout", "add"),
+    ("leaseq_partitioned_add_batch_with_timeout", "add_batch"),
+    ("leaseq_partitioned_complete_with_result", "complete"),
+    ("leaseq_partitioned_fail_with_trace", "fail"),
+];
+
+/// `leaseq_partitioned_*` functions that are no operation of a partitioned queue: opening and
+/// creating it (the client's, in the other languages), and the handle's own.
+const NOT_PARTITIONED: &[&str] = &[
+    "leaseq_partitioned_create",
+    "leaseq_partitioned_open",
+    "leaseq_partitioned_free",
+    "leaseq_partitioned_base",
+    "leaseq_partitioned_prefix",
+    "leaseq_partitioned_partitions",
+];
+
+/// The partitioned queue's functions against `leaseq::operations::PARTITIONED`: each operation
+/// is `leaseq_partitioned_<name>`, taking the arguments of the queue operation of its name (the
+/// handle in place of the queue), and every `leaseq_partitioned_*` function is an operation, a
+/// declared variant, or the handle's own.
+#[test]
+fn every_partitioned_operation_is_declared_with_its_arguments() {
+    let header = header();
+    let mut problems = Vec::new();
+    for op in PARTITIONED {
+        let function = op.c_name();
+        match op.queue_operation() {
+            Some(queue_op) => {
+                let variants: Vec<&str> = PARTITIONED_VARIANTS
+                    .iter()
+                    .filter(|(_, o)| *o == op.name)
+                    .map(|(f, _)| *f)
+                    .collect();
+                check_arguments(&header, queue_op, &function, &variants, &mut problems);
+            }
+            None if !header.functions.contains_key(&function) => {
+                problems.push(format!("{}: leaseq.h does not declare {function}", op.name));
+            }
+            None => {}
+        }
+        if let Some(params) = header.functions.get(&function) {
+            if params.first().map(|p| p.ty.as_str()) != Some("const leaseq_partitioned *") {
+                problems.push(format!(
+                    "{function}: the first parameter is not `const leaseq_partitioned *`"
+                ));
+            }
+        }
+    }
+    for (variant, _) in PARTITIONED_VARIANTS {
+        if !header.functions.contains_key(*variant) {
+            problems.push(format!(
+                "PARTITIONED_VARIANTS: leaseq.h does not declare {variant}"
+            ));
+        }
+    }
+    for name in NOT_PARTITIONED {
+        if !header.functions.contains_key(*name) {
+            problems.push(format!("NOT_PARTITIONED: leaseq.h does not declare {name}"));
+        }
+    }
+    let operations: Vec<String> = PARTITIONED
+        .iter()
+        .map(PartitionedOperation::c_name)
+        .collect();
+    for function in header.functions.keys() {
+        if !function.starts_with("leaseq_partitioned_") {
+            continue;
+        }
+        let known = operations.contains(function)
+            || PARTITIONED_VARIANTS.iter().any(|(v, _)| v == function)
+            || NOT_PARTITIONED.contains(&function.as_str());
+        if !known {
+            problems.push(format!(
+                "{function} is neither an operation of leaseq::operations::PARTITIONED nor in \
+                 PARTITIONED_VARIANTS or NOT_PARTITIONED"
             ));
         }
     }

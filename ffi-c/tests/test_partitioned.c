@@ -310,6 +310,75 @@ static void fail_dead_letters_and_requeue(void) {
     leaseq_partitioned_free(p);
 }
 
+/* Two ids of this test that go to one partition (`a`, `b`); the partition's index. */
+static size_t two_in_one_partition(const leaseq_partitioned *p, char a[32], char b[32]) {
+    size_t first = P;
+    for (int i = 0; i < 64; i++) {
+        char id[32];
+        size_t at = P;
+        snprintf(id, sizeof id, "t-%d", i);
+        leaseq_item *it = item(id);
+        CHECK_OK(leaseq_partitioned_partition_of(p, it, NULL, &at));
+        leaseq_item_free(it);
+        if (first == P) {
+            first = at;
+            snprintf(a, 32, "%s", id);
+        } else if (at == first) {
+            snprintf(b, 32, "%s", id);
+            return at;
+        }
+    }
+    CHECK(!"no two of 64 ids share a partition");
+    return P;
+}
+
+static void a_full_partition_and_a_failure_with_its_trace(void) {
+    leaseq_partitioned *p = fresh("room");
+    REQUIRE(p != NULL);
+    char a[32], b[32];
+    size_t at = two_in_one_partition(p, a, b);
+    REQUIRE(at < P);
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_CAPACITY;
+    config.capacity = 1;
+    CHECK_OK(leaseq_partitioned_set_config(p, &config));
+    leaseq_item *first = item(a), *second = item(b);
+    bool added = false;
+    CHECK_OK(leaseq_partitioned_add_with_timeout(p, first, NULL, 0, &added));
+    CHECK(added);
+    /* Its partition is full: refused at once with timeout 0, and after a short wait. */
+    CHECK(leaseq_partitioned_add_with_timeout(p, second, NULL, 0, &added) == LEASEQ_FULL);
+    size_t n = 99;
+    const leaseq_item *batch[] = {second};
+    CHECK(leaseq_partitioned_add_batch_with_timeout(p, batch, NULL, 1, 50, &n) == LEASEQ_FULL);
+    CHECK(count_in(p, LEASEQ_STATE_WAITING) == 1);
+
+    /* A lease makes room; the failure keeps its trace, read back through the logical queue. */
+    leaseq_lease *lease = NULL;
+    CHECK_OK(leaseq_partitioned_lease(p, 30000, 0, &lease));
+    REQUIRE(lease != NULL);
+    CHECK_OK(leaseq_partitioned_add_batch_with_timeout(p, batch, NULL, 1, 1000, &n));
+    CHECK(n == 1);
+    leaseq_fail_outcome outcome = -1;
+    leaseq_renew_outcome not_held = -1;
+    int64_t retry_in = 0;
+    CHECK_OK(leaseq_partitioned_fail_with_trace(p, lease, "broken", "Broken", "at line 7",
+                                                LEASEQ_RETRY_NEVER, 0, &outcome, &not_held,
+                                                &retry_in));
+    CHECK(outcome == LEASEQ_FAIL_DEAD);
+    leaseq_job *job = NULL;
+    const char *trace = NULL;
+    CHECK_OK(leaseq_partitioned_get(p, a, &job));
+    REQUIRE(job != NULL);
+    CHECK_OK(leaseq_job_trace(job, &trace));
+    CHECK(trace != NULL && strcmp(trace, "at line 7") == 0);
+    leaseq_job_free(job);
+    leaseq_lease_free(lease);
+    leaseq_item_free(first);
+    leaseq_item_free(second);
+    leaseq_partitioned_free(p);
+}
+
 /* ---- reads ------------------------------------------------------------------------------- */
 
 static void get_and_cancel_find_the_item(void) {
@@ -639,6 +708,8 @@ int main(void) {
         {"lease_batch and complete work across partitions", lease_and_complete_across_partitions},
         {"fail, dead letters, requeue and purge over the partitions",
          fail_dead_letters_and_requeue},
+        {"a full partition refuses an add with a timeout; a failure keeps its trace",
+         a_full_partition_and_a_failure_with_its_trace},
         {"get and cancel find an item in any partition", get_and_cancel_find_the_item},
         {"stats total the partitions; pause, resume and set_config reach each",
          stats_pause_and_config},

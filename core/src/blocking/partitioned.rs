@@ -14,7 +14,10 @@ use tokio::runtime::Runtime;
 
 use super::{drive, drive_interruptible, Client, PerProcess};
 use crate::error::Result;
-use crate::{Entry, Flow, Item, Job, JobResult, Lease, PartitionedStats, QueueConfig, State, Wait};
+use crate::{
+    Entry, FailOutcome, Flow, Item, Job, JobResult, Lease, PartitionedStats, QueueConfig, Retry,
+    State, Wait,
+};
 
 /// A blocking handle to a partitioned queue ([`Client::partitioned`],
 /// [`Client::create_partitioned`]). Cheap to clone; `Send + Sync`; clones share the rotation
@@ -189,6 +192,13 @@ impl Partitioned {
         Ok(self.direct()?.inner.partition_of(item))
     }
 
+    /// See [`crate::Partitioned::partition_of_id`]: the partition an item of id `id` without a
+    /// group or dependencies goes to. Sends nothing (in a forked child, the queue is opened
+    /// again first: one round trip).
+    pub fn partition_of_id(&self, id: impl AsRef<[u8]>) -> Result<usize> {
+        Ok(self.direct()?.inner.partition_of_id(id))
+    }
+
     /// Partition `i` as a blocking [`super::Queue`] (argument `partition` when out of range).
     pub fn partition(&self, i: usize) -> Result<super::Queue> {
         let prefix = self.prefixes.get(i).ok_or_else(|| {
@@ -201,7 +211,7 @@ impl Partitioned {
     }
 
     /// The partition that issued `lease`, as a blocking [`super::Queue`]: where to finish it
-    /// with what [`Partitioned`] does not offer (a result, a renew, a failure). See
+    /// with what [`Partitioned`] does not offer (a renew, a release, progress). See
     /// [`crate::Partitioned::queue_of`] (argument `lease` for a lease of another queue).
     pub fn queue_of(&self, lease: &Lease) -> Result<super::Queue> {
         let direct = self.direct()?;
@@ -241,10 +251,15 @@ fn prefixes_of(p: &crate::Partitioned) -> Arc<[String]> {
 blocking_partitioned! {
     fn add(&self, item: &Item) -> Result<bool>;
     fn add_batch(&self, items: &[Item]) -> Result<usize>;
+    fn add_wait(&self, item: &Item, wait: Wait) -> Result<bool>;
+    fn add_batch_wait(&self, items: &[Item], wait: Wait) -> Result<usize>;
     fn add_flow(&self, parent: &Item, children: &[Flow]) -> Result<usize>;
     fn lease(&self, ttl: Duration, wait: Wait) -> Result<Option<Lease>>;
     fn lease_batch(&self, n: usize, ttl: Duration, wait: Wait) -> Result<Vec<Lease>>;
     fn complete(&self, lease: &Lease) -> Result<bool>;
+    fn complete_with_result(&self, lease: &Lease, result: Option<&[u8]>, keep_for: Option<Duration>) -> Result<bool>;
+    fn fail(&self, lease: &Lease, error: &str, error_type: &str, retry: Retry) -> Result<FailOutcome>;
+    fn fail_with_trace(&self, lease: &Lease, error: &str, error_type: &str, retry: Retry, trace: Option<&str>) -> Result<FailOutcome>;
     fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>>;
     fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>>;
     fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>>;

@@ -11,6 +11,7 @@ use crate::item::Item;
 use crate::lease::{ttl_millis, Lease, Wait};
 use crate::ops::Flow;
 use crate::worker::queues::{lease_any, Looks};
+use crate::{FailOutcome, Retry};
 
 /// The longest single wait of a lease that waits forever, after which it looks again.
 const WAIT_SLICE: Duration = Duration::from_secs(5);
@@ -25,15 +26,35 @@ impl Partitioned {
         self.partitions[at].add(item).await
     }
 
+    /// [`Partitioned::add`] that waits for room when its partition is bounded and full, as
+    /// [`crate::Queue::add_wait`] does there.
+    pub async fn add_wait(&self, item: &Item, wait: Wait) -> Result<bool> {
+        item.validate()?;
+        let at = route::checked(item, self.count())?;
+        self.partitions[at].add_wait(item, wait).await
+    }
+
     /// Adds every item whose id does not exist yet in its partition and returns how many were
     /// added: one script call per partition touched, sent concurrently (one round trip each,
     /// at the same time). Every item is checked first; nothing is sent when one is refused.
     /// Each partition's part is atomic per item as in [`crate::Queue::add_batch`]; after an
     /// error, adding the same batch again adds only what is missing.
     pub async fn add_batch(&self, items: &[Item]) -> Result<usize> {
+        self.add_parts(items, None).await
+    }
+
+    /// [`Partitioned::add_batch`] that waits for room, each partition's part as
+    /// [`crate::Queue::add_batch_wait`] does there (the parts wait at the same time). A part
+    /// refused for want of room ([`crate::Error::Full`]) leaves the other parts' items added,
+    /// as any error does in [`Partitioned::add_batch`].
+    pub async fn add_batch_wait(&self, items: &[Item], wait: Wait) -> Result<usize> {
+        self.add_parts(items, Some(wait)).await
+    }
+
+    async fn add_parts(&self, items: &[Item], wait: Option<Wait>) -> Result<usize> {
         if self.count() == 1 {
             // The plain queue: no routing, no copy of the batch.
-            return self.partitions[0].add_batch(items).await;
+            return add_to(&self.partitions[0], items, wait).await;
         }
         let mut parts: Vec<Vec<Item>> = vec![Vec::new(); self.count()];
         for item in items {
@@ -44,7 +65,7 @@ impl Partitioned {
             .iter()
             .zip(self.partitions.iter())
             .filter(|(part, _)| !part.is_empty())
-            .map(|(part, queue)| queue.add_batch(part));
+            .map(|(part, queue)| add_to(queue, part, wait));
         Ok(try_join_all(calls).await?.into_iter().sum())
     }
 
@@ -62,7 +83,7 @@ impl Partitioned {
 
     /// Leases one item from any partition, asked in a rotating order; with a wait, waits on
     /// every partition at once (spec/PROTOCOL.md 5.25, "Leasing"). Finish it through
-    /// [`Partitioned::queue_of`] (or [`Partitioned::complete`]).
+    /// [`Partitioned::queue_of`] (or [`Partitioned::complete`], [`Partitioned::fail`]).
     pub async fn lease(&self, ttl: Duration, wait: Wait) -> Result<Option<Lease>> {
         Ok(self.lease_batch(1, ttl, wait).await?.into_iter().next())
     }
@@ -125,5 +146,55 @@ impl Partitioned {
     /// Completes `lease` in its own partition ([`crate::Queue::complete`]).
     pub async fn complete(&self, lease: &Lease) -> Result<bool> {
         self.queue_of(lease)?.complete(lease).await
+    }
+
+    /// Completes `lease` in its own partition keeping `result`
+    /// ([`crate::Queue::complete_with_result`]: the same arguments and checks).
+    pub async fn complete_with_result(
+        &self,
+        lease: &Lease,
+        result: Option<&[u8]>,
+        keep_for: Option<Duration>,
+    ) -> Result<bool> {
+        self.queue_of(lease)?
+            .complete_with_result(lease, result, keep_for)
+            .await
+    }
+
+    /// Records a failed attempt of `lease` in its own partition ([`crate::Queue::fail`]:
+    /// retried or dead by `retry`, only while the lease is held).
+    pub async fn fail(
+        &self,
+        lease: &Lease,
+        error: &str,
+        error_type: &str,
+        retry: Retry,
+    ) -> Result<FailOutcome> {
+        self.queue_of(lease)?
+            .fail(lease, error, error_type, retry)
+            .await
+    }
+
+    /// Like [`Partitioned::fail`], keeping `trace` with the item
+    /// ([`crate::Queue::fail_with_trace`]).
+    pub async fn fail_with_trace(
+        &self,
+        lease: &Lease,
+        error: &str,
+        error_type: &str,
+        retry: Retry,
+        trace: Option<&str>,
+    ) -> Result<FailOutcome> {
+        self.queue_of(lease)?
+            .fail_with_trace(lease, error, error_type, retry, trace)
+            .await
+    }
+}
+
+/// Adds `items` to `queue`, waiting for room as `wait` says when it is given.
+async fn add_to(queue: &crate::Queue, items: &[Item], wait: Option<Wait>) -> Result<usize> {
+    match wait {
+        Some(wait) => queue.add_batch_wait(items, wait).await,
+        None => queue.add_batch(items).await,
     }
 }
