@@ -246,7 +246,9 @@ pub enum Command {
     /// Create a queue stored as partitions (spec 5.25), each a queue of its own in a slot of its
     /// own, so that a Redis Cluster spreads it over its primaries; prints the partitions'
     /// prefixes. The same count again is fine; another count is refused. `stats`, `ls`, `get`
-    /// and `cancel` on the base then show the whole queue (and `stats`, each partition).
+    /// and `cancel` on the base then show the whole queue (and `stats`, each partition); `add`,
+    /// `pause`, `resume`, `config` and `dead` reach the partitions; the commands that act on one
+    /// queue refuse the base (name a partition).
     Create {
         #[command(flatten)]
         queue: QueueArg,

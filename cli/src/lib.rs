@@ -77,6 +77,11 @@ async fn execute(cli: Cli) -> Outcome {
         _ => {}
     }
     let client = connect::connect(&cli.conn).await?;
+    // The commands that act on one queue refuse a partitioned queue's base; the others reach
+    // its partitions (commands::partitions).
+    if let Some((queue, what)) = one_queue_only(&cli.command) {
+        commands::partitions::refuse_base(&client, queue, what).await?;
+    }
     match cli.command {
         Command::Queues {
             starting_with,
@@ -205,4 +210,24 @@ async fn execute(cli: Cli) -> Outcome {
         Command::Dashboard(_) | Command::Metrics(_) => unreachable!("served above"),
     }
     .map_err(|f: Fail| f)
+}
+
+/// The queue of a command that acts on one queue only, and the command's name: what
+/// [`commands::partitions::refuse_base`] checks.
+fn one_queue_only(command: &Command) -> Option<(&str, &'static str)> {
+    match command {
+        Command::Hold { queue, .. } => Some((&queue.queue, "hold")),
+        Command::Group(args) => match &args.command {
+            Some(GroupCommand::Pause(g) | GroupCommand::Resume(g)) => {
+                Some((&g.queue.queue, "group"))
+            }
+            Some(GroupCommand::Limit { group, .. }) => Some((&group.queue.queue, "group")),
+            None => args.queue.as_deref().map(|q| (q, "group")),
+        },
+        Command::Clean { queue, .. } => Some((&queue.queue, "clean")),
+        Command::Check { queue, .. } => Some((&queue.queue, "check")),
+        Command::Tree { queue, .. } => Some((&queue.queue, "tree")),
+        Command::Events(args) => Some((&args.queue.queue, "events")),
+        _ => None,
+    }
 }

@@ -1279,3 +1279,82 @@ async fn a_job_shows_what_it_waits_for_and_what_waits_for_it() {
     let blocked = get("api/items?queue=jobs&state=blocked".into()).await;
     assert!(blocked.to_string().contains("<b>parent</b>"), "{blocked}");
 }
+
+/// On a partitioned queue's base (spec 5.25) the actions and reads reach its partitions, never
+/// the base as a queue of its own; an action that acts on one queue is refused (400, naming the
+/// partitions) with nothing written.
+#[tokio::test]
+async fn a_partitioned_queue_is_acted_on_through_its_partitions() {
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).await.unwrap();
+    let p = client.create_partitioned("{parts}", 3).await.unwrap();
+    let items: Vec<Item> = (0..9)
+        .map(|i| Item::with_id(format!("i{i}"), b"x".to_vec()).unwrap())
+        .collect();
+    assert_eq!(p.add_batch(&items).await.unwrap(), 9);
+    let served = Served::start(&[server.url()], "dashboard", &[]);
+    let http = reqwest::Client::new();
+    let base = &served.base;
+    let token = csrf(&http, base).await;
+    let post = |path: &str, body: serde_json::Value| {
+        http.post(format!("{base}{path}"))
+            .header("x-leaseq-csrf", &token)
+            .json(&body)
+            .send()
+    };
+    let get = |path: &str| http.get(format!("{base}{path}")).send();
+    let q = "%7Bparts%7D";
+
+    let page: serde_json::Value = get(&format!("api/items?queue={q}&state=waiting&count=100"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(page["total"], 9, "{page}");
+    assert_eq!(page["items"].as_array().unwrap().len(), 9);
+    let item: serde_json::Value = get(&format!("api/item?queue={q}&id=i4"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(item["state"], "waiting", "{item}");
+    let workers = get(&format!("api/workers?queue={q}")).await.unwrap();
+    assert_eq!(workers.status(), StatusCode::OK);
+
+    let paused = post("api/pause", serde_json::json!({"queue": "{parts}"}))
+        .await
+        .unwrap();
+    assert_eq!(paused.status(), StatusCode::OK);
+    for part in p.partitions() {
+        assert!(part.is_paused().await.unwrap(), "{}", part.prefix());
+    }
+    let cancelled: serde_json::Value = post(
+        "api/cancel",
+        serde_json::json!({"queue": "{parts}", "id": "i7"}),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(cancelled["was"], "waiting", "{cancelled}");
+    assert!(p.get("i7").await.unwrap().is_none());
+
+    // Promote acts on one queue: refused, naming a partition; nothing written.
+    let refused = post(
+        "api/promote",
+        serde_json::json!({"queue": "{parts}", "id": "i1"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    let text = refused.text().await.unwrap();
+    assert!(text.contains(p.partitions()[0].prefix()), "{text}");
+    assert_eq!(
+        server.command("KEYS {parts}:*").trim(),
+        "*1",
+        "only the layout under the base"
+    );
+}

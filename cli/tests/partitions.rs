@@ -112,3 +112,111 @@ async fn a_partitioned_queue_is_created_and_read_as_one() {
     }
     assert!(!text.contains(r#"leaseq_jobs{queue="{p}""#), "{text}");
 }
+
+/// The commands that write reach every partition (or the item's) through the base: an item
+/// added there is one the queue's runners lease, a pause stops them all, a config reaches each,
+/// and dead letters are taken from each. A command that acts on one queue refuses the base,
+/// naming the partitions, and writes nothing; nothing is ever written under the base itself.
+#[tokio::test]
+async fn the_commands_that_write_reach_the_partitions_through_the_base() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let created = run(&urls, &["create", "-q", "{w}", "--partitions", "3"]);
+    assert_eq!(code(&created), 0, "{}", stderr(&created));
+    let client = Client::connect(&server.url()).await.unwrap();
+    let q = client.partitioned("{w}").await.unwrap();
+
+    for id in ["a", "b", "c", "d"] {
+        let added = run(&urls, &["add", "-q", "{w}", "--id", id, "--data", "x"]);
+        assert_eq!(code(&added), 0, "{}", stderr(&added));
+    }
+    assert_eq!(q.stats().await.unwrap().total.waiting, 4);
+    for id in ["a", "b", "c", "d"] {
+        let home = &q.partitions()[q.partition_of_id(id)];
+        assert!(
+            home.get(id).await.unwrap().is_some(),
+            "{id} in its partition"
+        );
+    }
+
+    let paused = run(&urls, &["pause", "-q", "{w}"]);
+    assert_eq!(code(&paused), 0, "{}", stderr(&paused));
+    for part in q.partitions() {
+        assert!(part.is_paused().await.unwrap(), "{}", part.prefix());
+    }
+    assert!(run(&urls, &["resume", "-q", "{w}"]).status.success());
+    assert!(!q.stats().await.unwrap().total.paused);
+
+    let set = run(
+        &urls,
+        &[
+            "config",
+            "set",
+            "-q",
+            "{w}",
+            "--max-attempts",
+            "7",
+            "--json",
+        ],
+    );
+    assert_eq!(code(&set), 0, "{}", stderr(&set));
+    let shown = json(&set);
+    let views = shown["partitions"].as_array().unwrap();
+    assert_eq!(views.len(), 3);
+    for (view, part) in views.iter().zip(q.partitions()) {
+        assert_eq!(view["queue"], part.prefix());
+        assert_eq!(view["stored"]["max_attempts"], 7, "{view}");
+        assert_eq!(part.config().await.unwrap().max_attempts, Some(7));
+    }
+
+    // Every item dead, then two requeued by id, the rest by --all, then purged.
+    for _ in 0..4 {
+        let lease = q
+            .lease(std::time::Duration::from_secs(30), leaseq::Wait::No)
+            .await
+            .unwrap()
+            .unwrap();
+        q.fail(&lease, "e", "", leaseq::Retry::Never).await.unwrap();
+    }
+    let by_id = json(&run(
+        &urls,
+        &["dead", "requeue", "-q", "{w}", "a", "d", "--json"],
+    ));
+    assert_eq!(by_id["requeued"], 2, "{by_id}");
+    let rest = json(&run(
+        &urls,
+        &["dead", "requeue", "-q", "{w}", "--all", "--json"],
+    ));
+    assert_eq!(rest["requeued"], 2, "{rest}");
+    assert_eq!(q.stats().await.unwrap().total.waiting, 4);
+    for _ in 0..4 {
+        let lease = q
+            .lease(std::time::Duration::from_secs(30), leaseq::Wait::No)
+            .await
+            .unwrap()
+            .unwrap();
+        q.fail(&lease, "e", "", leaseq::Retry::Never).await.unwrap();
+    }
+    let purged = json(&run(
+        &urls,
+        &["dead", "purge", "-q", "{w}", "--all", "--json"],
+    ));
+    assert_eq!(purged["purged"], 4, "{purged}");
+
+    // One queue only: refused, naming the partitions; nothing written.
+    let held = run(&urls, &["hold", "-q", "{w}", "10s"]);
+    assert_eq!(code(&held), 2);
+    assert!(stderr(&held).contains("partitioned"), "{}", stderr(&held));
+    assert!(
+        stderr(&held).contains(q.partitions()[0].prefix()),
+        "{}",
+        stderr(&held)
+    );
+    for part in q.partitions() {
+        assert!(part.stats().await.unwrap().rate_limited_for.is_none());
+    }
+    // The base itself holds no queue, only its layout: everything went to the partitions.
+    let keys = server.command("KEYS {w}:*");
+    assert_eq!(keys.trim(), "*1", "one key under the base");
+    assert_eq!(server.command("EXISTS {w}:partitions").trim(), ":1");
+}

@@ -4,15 +4,34 @@ use std::time::Duration;
 
 use leaseq::QueueConfig;
 
+use super::partitions::Target;
 use crate::args::ConfigSetArgs;
 use crate::fail::{Fail, Outcome};
 use crate::output;
 use crate::view::{BackoffView, ConfigView, SettingsView};
 
-/// `leaseq config -q P`: what is stored, and what applies.
+/// `leaseq config -q P`: what is stored, and what applies; on a partitioned queue's base, each
+/// partition's (`--json`: `{"queue": base, "partitions": [...]}`).
 pub async fn show(client: &leaseq::Client, queue: &str, json: bool) -> Outcome {
-    let stored = client.queue(queue)?.config().await?;
-    print(&ConfigView::new(queue, &stored), json);
+    let p = match Target::open(client, queue).await? {
+        Target::Plain(q) => {
+            print(&ConfigView::new(queue, &q.config().await?), json);
+            return Ok(());
+        }
+        Target::Partitioned(p) => p,
+    };
+    let mut views = Vec::with_capacity(p.count());
+    for part in p.partitions() {
+        views.push(ConfigView::new(part.prefix(), &part.config().await?));
+    }
+    if json {
+        output::json(&serde_json::json!({ "queue": queue, "partitions": views }));
+        return Ok(());
+    }
+    for (i, view) in views.iter().enumerate() {
+        println!("partition {i}: {}", view.queue);
+        print(view, false);
+    }
     Ok(())
 }
 
@@ -66,14 +85,18 @@ pub async fn set(client: &leaseq::Client, args: &ConfigSetArgs) -> Outcome {
         config = config.events_max_age(d);
     }
     let queue = &args.queue.queue;
-    let q = client.queue(queue)?;
-    q.set_config(&config).await.map_err(name_the_option)?;
+    // A partitioned queue's base: every partition (spec 5.25).
+    Target::open(client, queue)
+        .await?
+        .set_config(&config)
+        .await
+        .map_err(name_the_option)?;
     show(client, queue, args.json.json).await
 }
 
 /// `leaseq config reset`: the stored configuration removed; then what applies.
 pub async fn reset(client: &leaseq::Client, queue: &str, json: bool) -> Outcome {
-    client.queue(queue)?.reset_config().await?;
+    Target::open(client, queue).await?.reset_config().await?;
     show(client, queue, json).await
 }
 

@@ -1,5 +1,6 @@
 //! Dead letters: `dead requeue` and `dead purge` (`dead ls` is `ls dead`).
 
+use super::partitions::Target;
 use crate::fail::{queue_must_exist, Fail, Outcome};
 use crate::output;
 
@@ -17,7 +18,8 @@ pub async fn requeue(
     all: bool,
     json: bool,
 ) -> Outcome {
-    let q = client.queue(queue)?;
+    // A partitioned queue's base: every partition (spec 5.25).
+    let target = Target::open(client, queue).await?;
     if !ids.is_empty() {
         if ids.len() > MAX_IDS {
             return Err(Fail::Usage(format!(
@@ -32,7 +34,7 @@ pub async fn requeue(
                 unique.push(id);
             }
         }
-        let requeued = q.dead_requeue_each(&unique).await?;
+        let requeued = target.dead_requeue_each(&unique).await?;
         let missed: Vec<&str> = unique
             .iter()
             .zip(&requeued)
@@ -45,12 +47,12 @@ pub async fn requeue(
             return Ok(());
         }
         if n == 0 {
-            queue_must_exist(&q, queue).await?;
+            must_exist(&target, queue).await?;
         }
         // What the ids that were not dead letters are (a few reads, only for those).
         let mut found = Vec::with_capacity(missed.len());
         for &id in &missed {
-            let state = q.get(id).await?.map(|job| job.state.to_string());
+            let state = target.get(id).await?.map(|job| job.state.to_string());
             found.push((id, state));
         }
         if json {
@@ -79,9 +81,10 @@ pub async fn requeue(
             "say which dead letters: ids, --oldest N or --all".into(),
         ));
     }
-    let n = q.dead_requeue_oldest(oldest).await?;
+    // Each partition's oldest, summed.
+    let n = target.dead_requeue_oldest(oldest).await?;
     if n == 0 {
-        queue_must_exist(&q, queue).await?;
+        must_exist(&target, queue).await?;
     }
     report(json, "requeued", n);
     Ok(())
@@ -94,10 +97,11 @@ pub async fn purge(
     oldest: Option<u64>,
     json: bool,
 ) -> Outcome {
-    let q = client.queue(queue)?;
-    let n = q.dead_purge(oldest).await?;
+    // A partitioned queue's base: each partition's oldest, summed (spec 5.25).
+    let target = Target::open(client, queue).await?;
+    let n = target.dead_purge(oldest).await?;
     if n == 0 {
-        queue_must_exist(&q, queue).await?;
+        must_exist(&target, queue).await?;
     }
     report(json, "purged", n);
     Ok(())
@@ -108,5 +112,13 @@ fn report(json: bool, what: &str, n: u64) {
         output::json(&serde_json::json!({ what: n }));
     } else {
         println!("{what} {n}");
+    }
+}
+
+/// [`queue_must_exist`] for a plain queue; a partitioned queue's base exists (its layout).
+async fn must_exist(target: &Target, queue: &str) -> Outcome {
+    match target {
+        Target::Plain(q) => queue_must_exist(q, queue).await,
+        Target::Partitioned(_) => Ok(()),
     }
 }

@@ -196,7 +196,10 @@ pub async fn ls(
     json: bool,
 ) -> Outcome {
     let q = client.queue(queue)?;
-    let entries = partitions::list(client, &q, queue, state, start, limit).await?;
+    let entries = partitions::Target::open(client, queue)
+        .await?
+        .list(state, start, limit)
+        .await?;
     if entries.is_empty() {
         queue_must_exist(&q, queue).await?;
     }
@@ -240,7 +243,11 @@ pub async fn ls(
 /// `leaseq get ID`.
 pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> Outcome {
     let q = client.queue(queue)?;
-    let Some(job) = partitions::get(client, &q, queue, id).await? else {
+    let Some(job) = partitions::Target::open(client, queue)
+        .await?
+        .get(id)
+        .await?
+    else {
         queue_must_exist(&q, queue).await?;
         return Err(Fail::NotFound(format!(
             "no item `{id}` in queue `{queue}` (it never existed, or completed without a kept \

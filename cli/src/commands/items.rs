@@ -68,14 +68,15 @@ pub async fn add(client: &leaseq::Client, args: &AddArgs) -> Outcome {
     if let Some(b) = args.backoff_fixed {
         item = item.backoff(Backoff::Fixed(b));
     }
-    let q = client.queue(&args.queue.queue)?;
-    let added = match args.wait_for_room {
-        Some(d) => {
-            q.add_wait(&item, leaseq::Wait::from_timeout(Some(d)))
-                .await?
-        }
-        None => q.add(&item).await?,
-    };
+    // On a partitioned queue's base, to the item's partition (spec 5.25): the base itself is
+    // no partition, and no runner of the queue would lease what was added there.
+    let wait = args
+        .wait_for_room
+        .map(|d| leaseq::Wait::from_timeout(Some(d)));
+    let added = super::partitions::Target::open(client, &args.queue.queue)
+        .await?
+        .add(&item, wait)
+        .await?;
     if added {
         println!("{}", item.id());
         Ok(())
@@ -92,7 +93,10 @@ pub async fn add(client: &leaseq::Client, args: &AddArgs) -> Outcome {
 /// `leaseq cancel ID`.
 pub async fn cancel(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> Outcome {
     let q = client.queue(queue)?;
-    let was = super::partitions::cancel(client, &q, queue, id).await?;
+    let was = super::partitions::Target::open(client, queue)
+        .await?
+        .cancel(id)
+        .await?;
     if json {
         output::json(&serde_json::json!({"id": id, "was": was.map(|s| s.to_string())}));
     }

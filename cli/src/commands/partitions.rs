@@ -1,11 +1,12 @@
 //! Partitioned queues (spec/PROTOCOL.md 5.25): `leaseq create --partitions`, and the logical
-//! queue behind a base for `stats`, `ls`, `get` and `cancel` (each partition's figures beside
-//! the queue's).
+//! queue behind a base for `stats`, `ls`, `get`, `cancel`, `add`, `pause`, `resume`, `dead` and
+//! `config` (each partition's figures beside the queue's); the other commands act on one queue
+//! and refuse a partitioned base ([`refuse_base`]).
 
 use leaseq::{Client, Entry, Job, Partitioned, Queue, State};
 use serde::Serialize;
 
-use crate::fail::Outcome;
+use crate::fail::{Fail, Outcome};
 use crate::output;
 use crate::view::StatsView;
 
@@ -37,6 +38,204 @@ pub async fn create(client: &Client, base: &str, partitions: usize, json: bool) 
 pub async fn of(client: &Client, base: &str) -> leaseq::Result<Option<Partitioned>> {
     let p = client.partitioned(base).await?;
     Ok((p.count() > 1).then_some(p))
+}
+
+/// A queue as a command or the dashboard names it: a plain queue, or a partitioned queue's
+/// base (spec 5.25), whose operations then reach its partitions.
+pub enum Target {
+    /// A plain queue.
+    Plain(Queue),
+    /// A partitioned queue's base.
+    Partitioned(Partitioned),
+}
+
+impl Target {
+    /// The queue named `prefix`. One round trip (its layout).
+    pub async fn open(client: &Client, prefix: &str) -> leaseq::Result<Target> {
+        Ok(match of(client, prefix).await? {
+            Some(p) => Target::Partitioned(p),
+            None => Target::Plain(client.queue(prefix)?),
+        })
+    }
+
+    /// The one queue it is, for what acts on one queue; a partitioned base is refused
+    /// (`Fail::Usage`, naming its partitions: nothing is written under the base, which no
+    /// partition reads).
+    pub fn one(&self, what: &str) -> Result<&Queue, Fail> {
+        let p = match self {
+            Target::Plain(q) => return Ok(q),
+            Target::Partitioned(p) => p,
+        };
+        let prefixes: Vec<String> = p
+            .partitions()
+            .iter()
+            .map(|q| format!("`{}`", q.prefix()))
+            .collect();
+        Err(Fail::Usage(format!(
+            "`{}` is a partitioned queue of {} partitions ({}): {what} acts on one queue, so \
+             name a partition; nothing was written",
+            p.base(),
+            p.count(),
+            prefixes.join(", ")
+        )))
+    }
+
+    /// Its queues: the plain queue, or every partition.
+    pub fn queues(&self) -> &[Queue] {
+        match self {
+            Target::Plain(q) => std::slice::from_ref(q),
+            Target::Partitioned(p) => p.partitions(),
+        }
+    }
+
+    /// Where its schedules live: the plain queue, or partition 0.
+    pub fn schedules_queue(&self) -> &Queue {
+        match self {
+            Target::Plain(q) => q,
+            Target::Partitioned(p) => p.schedules_queue(),
+        }
+    }
+
+    /// Adds `item` (to its partition), waiting for room as `wait` says.
+    pub async fn add(
+        &self,
+        item: &leaseq::Item,
+        wait: Option<leaseq::Wait>,
+    ) -> leaseq::Result<bool> {
+        match (self, wait) {
+            (Target::Plain(q), Some(w)) => q.add_wait(item, w).await,
+            (Target::Plain(q), None) => q.add(item).await,
+            (Target::Partitioned(p), Some(w)) => p.add_wait(item, w).await,
+            (Target::Partitioned(p), None) => p.add(item).await,
+        }
+    }
+
+    /// Pauses it (every partition); whether anything changed.
+    pub async fn pause(&self) -> leaseq::Result<bool> {
+        match self {
+            Target::Plain(q) => q.pause().await,
+            Target::Partitioned(p) => p.pause().await,
+        }
+    }
+
+    /// Resumes it (every partition); whether anything changed.
+    pub async fn resume(&self) -> leaseq::Result<bool> {
+        match self {
+            Target::Plain(q) => q.resume().await,
+            Target::Partitioned(p) => p.resume().await,
+        }
+    }
+
+    /// Stores `config` (in every partition).
+    pub async fn set_config(&self, config: &leaseq::QueueConfig) -> leaseq::Result<()> {
+        match self {
+            Target::Plain(q) => q.set_config(config).await,
+            Target::Partitioned(p) => p.set_config(config).await,
+        }
+    }
+
+    /// Removes the stored configuration (of every partition).
+    pub async fn reset_config(&self) -> leaseq::Result<()> {
+        for q in self.queues() {
+            q.reset_config().await?;
+        }
+        Ok(())
+    }
+
+    /// Item `id`, from whichever partition holds it.
+    pub async fn get(&self, id: &str) -> leaseq::Result<Option<Job>> {
+        match self {
+            Target::Plain(q) => q.get(id).await,
+            Target::Partitioned(p) => p.get(id).await,
+        }
+    }
+
+    /// Cancels item `id` in whichever partition holds it; the state it was in.
+    pub async fn cancel(&self, id: &str) -> leaseq::Result<Option<State>> {
+        match self {
+            Target::Plain(q) => q.cancel(id).await,
+            Target::Partitioned(p) => p.cancel(id).await,
+        }
+    }
+
+    /// How many items are in `state` (in all partitions).
+    pub async fn count(&self, state: State) -> leaseq::Result<u64> {
+        match self {
+            Target::Plain(q) => q.count(state).await,
+            Target::Partitioned(p) => p.count_in(state).await,
+        }
+    }
+
+    /// A page of `state` (the partitions one after another).
+    pub async fn list(
+        &self,
+        state: State,
+        start: usize,
+        count: usize,
+    ) -> leaseq::Result<Vec<Entry>> {
+        match self {
+            Target::Plain(q) => q.list(state, start, count).await,
+            Target::Partitioned(p) => p.list(state, start, count).await,
+        }
+    }
+
+    /// Requeues the `n` oldest dead letters (of each partition; all when `None`), summed.
+    pub async fn dead_requeue_oldest(&self, n: Option<u64>) -> leaseq::Result<u64> {
+        match self {
+            Target::Plain(q) => q.dead_requeue_oldest(n).await,
+            Target::Partitioned(p) => p.dead_requeue_oldest(n).await,
+        }
+    }
+
+    /// Purges the `n` oldest dead letters (of each partition; all when `None`), summed.
+    pub async fn dead_purge(&self, n: Option<u64>) -> leaseq::Result<u64> {
+        match self {
+            Target::Plain(q) => q.dead_purge(n).await,
+            Target::Partitioned(p) => p.dead_purge(n).await,
+        }
+    }
+
+    /// The live runners: a partitioned queue's register in each partition, and each is listed
+    /// once (the housekeeper is partition 0's).
+    pub async fn runners(&self) -> leaseq::Result<leaseq::Runners> {
+        let queues = self.queues();
+        let mut found = queues[0].runners().await?;
+        for part in &queues[1..] {
+            let more = part.runners().await?;
+            found.now_ms = found.now_ms.max(more.now_ms);
+            for r in more.runners {
+                if !found.runners.iter().any(|seen| seen.id == r.id) {
+                    found.runners.push(r);
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Requeues the dead letters among `ids`, each in whichever partition holds it: each
+    /// partition in turn is asked for the ids not requeued yet (at most one call each).
+    pub async fn dead_requeue_each(&self, ids: &[&str]) -> leaseq::Result<Vec<bool>> {
+        let mut done = vec![false; ids.len()];
+        for part in self.queues() {
+            let left: Vec<usize> = (0..ids.len()).filter(|&i| !done[i]).collect();
+            if left.is_empty() {
+                break;
+            }
+            let asked: Vec<&str> = left.iter().map(|&i| ids[i]).collect();
+            for (i, requeued) in left.into_iter().zip(part.dead_requeue_each(&asked).await?) {
+                done[i] = requeued;
+            }
+        }
+        Ok(done)
+    }
+}
+
+/// Refuses `leaseq <what>` on a partitioned queue's base ([`Target::one`]). One round trip.
+pub async fn refuse_base(client: &Client, queue: &str, what: &str) -> Outcome {
+    Target::open(client, queue)
+        .await?
+        .one(&format!("`leaseq {what}`"))
+        .map(drop)
 }
 
 /// The queues among `prefixes` as a user sees them: a partitioned queue's base with its
@@ -81,40 +280,4 @@ pub async fn stats_view(
             .collect(),
     );
     Ok(view)
-}
-
-/// `list` over the logical queue `base` (its partitions one after another) or the plain queue.
-pub async fn list(
-    client: &Client,
-    q: &Queue,
-    base: &str,
-    state: State,
-    start: usize,
-    count: usize,
-) -> leaseq::Result<Vec<Entry>> {
-    match of(client, base).await? {
-        Some(p) => p.list(state, start, count).await,
-        None => q.list(state, start, count).await,
-    }
-}
-
-/// `get` in whichever partition of `base` holds `id`, or in the plain queue.
-pub async fn get(client: &Client, q: &Queue, base: &str, id: &str) -> leaseq::Result<Option<Job>> {
-    match of(client, base).await? {
-        Some(p) => p.get(id).await,
-        None => q.get(id).await,
-    }
-}
-
-/// `cancel` in whichever partition of `base` holds `id`, or in the plain queue.
-pub async fn cancel(
-    client: &Client,
-    q: &Queue,
-    base: &str,
-    id: &str,
-) -> leaseq::Result<Option<State>> {
-    match of(client, base).await? {
-        Some(p) => p.cancel(id).await,
-        None => q.cancel(id).await,
-    }
 }

@@ -10,11 +10,12 @@ use crate::view::preview;
 /// `leaseq pause` (`paused`) and `leaseq resume` (`!paused`): prints what changed, or that
 /// nothing had to.
 pub async fn set(client: &leaseq::Client, queue: &str, paused: bool, json: bool) -> Outcome {
-    let q = client.queue(queue)?;
+    // A partitioned queue's base: every partition (true when any changed).
+    let target = super::partitions::Target::open(client, queue).await?;
     let changed = if paused {
-        q.pause().await?
+        target.pause().await?
     } else {
-        q.resume().await?
+        target.resume().await?
     };
     if json {
         output::json(&serde_json::json!({

@@ -48,7 +48,11 @@ pub async fn schedules(client: &leaseq::Client, args: SchedulesArgs) -> Outcome 
             "the following required argument was not provided: --queue <PREFIX>".into(),
         ));
     };
-    let queue = client.queue(&prefix)?;
+    // A partitioned queue's schedules live in its partition 0 (spec 5.25), and fire there.
+    let queue = super::partitions::Target::open(client, &prefix)
+        .await?
+        .schedules_queue()
+        .clone();
     let json = args.json;
     match args.command {
         None => list(&queue, json).await,

@@ -7,7 +7,11 @@ use crate::output;
 /// Lists the live runners: id, language, host and pid, concurrency, running jobs and counters.
 /// An empty list is not an error: a queue may have no runner right now.
 pub async fn workers(client: &leaseq::Client, queue: &str, json: bool) -> Outcome {
-    let found = client.queue(queue)?.runners().await?;
+    // A partitioned queue's base: every partition's runners, each once.
+    let found = super::partitions::Target::open(client, queue)
+        .await?
+        .runners()
+        .await?;
     if json {
         let runners: Vec<serde_json::Value> = found
             .runners

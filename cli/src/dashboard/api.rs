@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::AppState;
-use crate::commands::partitions;
+use crate::commands::partitions::{self, Target};
 use crate::fail::Fail;
 use crate::view::{ConfigView, EntryView, GroupView, JobView, StatsView};
 
@@ -136,14 +136,21 @@ pub struct ItemQuery {
 }
 
 impl AppState {
-    /// The queue `prefix`, if this dashboard shows it.
-    pub(super) async fn queue(&self, prefix: &str) -> Result<leaseq::Queue, ApiError> {
+    /// The queue `prefix` (a plain queue, or a partitioned queue's base, whose partitions the
+    /// action then reaches), if this dashboard shows it. One round trip (its layout).
+    pub(super) async fn target(&self, prefix: &str) -> Result<Target, ApiError> {
         if !self.queues.is_empty() && !self.queues.iter().any(|q| q == prefix) {
             return Err(
                 Fail::NotFound(format!("queue `{prefix}` is not shown by this dashboard")).into(),
             );
         }
-        Ok(self.client().await?.queue(prefix)?)
+        Ok(Target::open(&self.client().await?, prefix).await?)
+    }
+
+    /// The queue `prefix`, for what acts on one queue: a partitioned queue's base is refused
+    /// (400, naming its partitions), never acted on as if it were a queue of its own.
+    pub(super) async fn queue(&self, prefix: &str) -> Result<leaseq::Queue, ApiError> {
+        Ok(self.target(prefix).await?.one("this")?.clone())
     }
 }
 
@@ -178,12 +185,12 @@ pub async fn stats(
     State(app): State<AppState>,
     ApiQuery(q): ApiQuery<QueueQuery>,
 ) -> ApiResult<StatsView> {
-    let queue = app.queue(&q.queue).await?;
-    let client = app.client().await?;
-    let p = partitions::of(&client, &q.queue).await?;
-    Ok(Json(
-        partitions::stats_view(&queue, &q.queue, p.as_ref()).await?,
-    ))
+    let target = app.target(&q.queue).await?;
+    let (queue, p) = match &target {
+        Target::Plain(queue) => (queue, None),
+        Target::Partitioned(p) => (&p.partitions()[0], Some(p)),
+    };
+    Ok(Json(partitions::stats_view(queue, &q.queue, p).await?))
 }
 
 /// `GET /api/config?queue=`: what the queue's configuration stores, the defaults, and what
@@ -192,7 +199,8 @@ pub async fn config(
     State(app): State<AppState>,
     ApiQuery(q): ApiQuery<QueueQuery>,
 ) -> ApiResult<ConfigView> {
-    let stored = app.queue(&q.queue).await?.config().await?;
+    // A partitioned queue's: partition 0's, which the dashboard's changes give every one.
+    let stored = app.target(&q.queue).await?.queues()[0].config().await?;
     Ok(Json(ConfigView::new(&q.queue, &stored)))
 }
 
@@ -212,11 +220,11 @@ pub async fn set_config(
     State(app): State<AppState>,
     ApiJson(b): ApiJson<ConfigBody>,
 ) -> ApiResult<ConfigView> {
-    let queue = app.queue(&b.queue).await?;
-    queue
+    let target = app.target(&b.queue).await?;
+    target
         .set_config(&leaseq::QueueConfig::new().stats(b.stats))
         .await?;
-    let stored = queue.config().await?;
+    let stored = target.queues()[0].config().await?;
     Ok(Json(ConfigView::new(&b.queue, &stored)))
 }
 
@@ -233,7 +241,7 @@ pub async fn pause(
     State(app): State<AppState>,
     ApiJson(b): ApiJson<QueueBody>,
 ) -> ApiResult<serde_json::Value> {
-    let changed = app.queue(&b.queue).await?.pause().await?;
+    let changed = app.target(&b.queue).await?.pause().await?;
     Ok(Json(
         serde_json::json!({ "queue": b.queue, "paused": true, "changed": changed }),
     ))
@@ -244,7 +252,7 @@ pub async fn resume(
     State(app): State<AppState>,
     ApiJson(b): ApiJson<QueueBody>,
 ) -> ApiResult<serde_json::Value> {
-    let changed = app.queue(&b.queue).await?.resume().await?;
+    let changed = app.target(&b.queue).await?.resume().await?;
     Ok(Json(
         serde_json::json!({ "queue": b.queue, "paused": false, "changed": changed }),
     ))
@@ -321,10 +329,10 @@ pub async fn items(
     ApiQuery(q): ApiQuery<PageQuery>,
 ) -> ApiResult<Page> {
     let state = state(&q.state)?;
-    let queue = app.queue(&q.queue).await?;
-    let total = queue.count(state).await?;
+    let target = app.target(&q.queue).await?;
+    let total = target.count(state).await?;
     if q.name.is_empty() && q.error_type.is_empty() {
-        let entries = queue.list(state, q.start, q.count).await?;
+        let entries = target.list(state, q.start, q.count).await?;
         let next = q.start + q.count;
         return Ok(Json(Page {
             items: entries.iter().map(EntryView::from).collect(),
@@ -335,7 +343,8 @@ pub async fn items(
     }
     let some = |s: &str| (!s.is_empty()).then(|| s.to_owned());
     let (name, kind) = (some(&q.name), some(&q.error_type));
-    let found = queue
+    let found = target
+        .one("a search by name or error type")?
         .find(state, name.as_deref(), kind.as_deref(), q.start, q.count)
         .await?;
     Ok(Json(Page {
@@ -374,7 +383,7 @@ pub async fn count(
     let (Some(queue), Some(name)) = (q.get("queue"), q.get("state")) else {
         return Err(Fail::Usage("give `queue` and `state`".into()).into());
     };
-    let n = app.queue(queue).await?.count(state(name)?).await?;
+    let n = app.target(queue).await?.count(state(name)?).await?;
     Ok(Json(
         serde_json::json!({ "queue": queue, "state": name, "count": n }),
     ))
@@ -385,7 +394,7 @@ pub async fn workers(
     State(app): State<AppState>,
     ApiQuery(q): ApiQuery<QueueQuery>,
 ) -> ApiResult<serde_json::Value> {
-    let found = app.queue(&q.queue).await?.runners().await?;
+    let found = app.target(&q.queue).await?.runners().await?;
     let workers: Vec<serde_json::Value> = found
         .runners
         .iter()
@@ -412,7 +421,12 @@ pub async fn schedules(
     State(app): State<AppState>,
     ApiQuery(q): ApiQuery<QueueQuery>,
 ) -> ApiResult<serde_json::Value> {
-    let page = app.queue(&q.queue).await?.schedules(0, 1000).await?;
+    let page = app
+        .target(&q.queue)
+        .await?
+        .schedules_queue()
+        .schedules(0, 1000)
+        .await?;
     let list: Vec<serde_json::Value> = page
         .schedules
         .iter()
@@ -431,7 +445,7 @@ pub async fn item(
     State(app): State<AppState>,
     ApiQuery(q): ApiQuery<ItemQuery>,
 ) -> ApiResult<JobView> {
-    match app.queue(&q.queue).await?.get(&q.id).await? {
+    match app.target(&q.queue).await?.get(&q.id).await? {
         Some(job) => Ok(Json(JobView::from(&job))),
         None => Err(Fail::NotFound(format!("no item `{}` in queue `{}`", q.id, q.queue)).into()),
     }
@@ -490,9 +504,9 @@ pub async fn dead_errors(
     State(app): State<AppState>,
     ApiQuery(q): ApiQuery<QueueQuery>,
 ) -> ApiResult<DeadErrors> {
-    let queue = app.queue(&q.queue).await?;
-    let entries = queue.list(leaseq::State::Dead, 0, MAX_PAGE).await?;
-    let total = queue.count(leaseq::State::Dead).await?;
+    let target = app.target(&q.queue).await?;
+    let entries = target.list(leaseq::State::Dead, 0, MAX_PAGE).await?;
+    let total = target.count(leaseq::State::Dead).await?;
     let mut groups: BTreeMap<String, ErrorGroup> = BTreeMap::new();
     for e in &entries {
         let (message, kind) = e.error.clone().unwrap_or_default();
@@ -537,13 +551,20 @@ pub async fn requeue(
     State(app): State<AppState>,
     ApiJson(b): ApiJson<RequeueBody>,
 ) -> ApiResult<serde_json::Value> {
-    let queue = app.queue(&b.queue).await?;
+    let target = app.target(&b.queue).await?;
     let n = match (b.ids.is_empty(), b.oldest) {
-        (false, None) => {
-            let ids: Vec<&str> = b.ids.iter().map(String::as_str).collect();
-            queue.dead_requeue(&ids).await?
-        }
-        (true, Some(n)) => queue.dead_requeue_oldest(Some(n)).await?,
+        (false, None) => match &target {
+            Target::Plain(queue) => {
+                let ids: Vec<&str> = b.ids.iter().map(String::as_str).collect();
+                queue.dead_requeue(&ids).await?
+            }
+            Target::Partitioned(_) => {
+                let ids: Vec<&str> = b.ids.iter().map(String::as_str).collect();
+                let done = target.dead_requeue_each(&ids).await?;
+                done.iter().filter(|&&d| d).count() as u64
+            }
+        },
+        (true, Some(n)) => target.dead_requeue_oldest(Some(n)).await?,
         _ => {
             return Err(Fail::Usage("give either `ids` or `oldest`".into()).into());
         }
@@ -563,7 +584,7 @@ pub async fn cancel(
     State(app): State<AppState>,
     ApiJson(b): ApiJson<CancelBody>,
 ) -> ApiResult<serde_json::Value> {
-    match app.queue(&b.queue).await?.cancel(&b.id).await? {
+    match app.target(&b.queue).await?.cancel(&b.id).await? {
         Some(was) => Ok(Json(
             serde_json::json!({ "id": b.id, "was": was.to_string() }),
         )),
@@ -591,6 +612,6 @@ pub async fn purge(
         (None, true) => None,
         _ => return Err(Fail::Usage("give either `oldest` or `all: true`".into()).into()),
     };
-    let purged = app.queue(&b.queue).await?.dead_purge(n).await?;
+    let purged = app.target(&b.queue).await?.dead_purge(n).await?;
     Ok(Json(serde_json::json!({ "purged": purged })))
 }

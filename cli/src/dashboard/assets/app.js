@@ -574,6 +574,8 @@ function follow(name) {
   });
   live.addEventListener("error", () => {
     if (live && live.readyState === EventSource.CONNECTING) liveState("event stream lost: reconnecting...");
+    // Refused (a partitioned queue: each partition has a stream of its own), not lost.
+    if (live && live.readyState === EventSource.CLOSED) liveState("no event stream for this queue (a partitioned queue's partitions each have their own)");
   });
 }
 
