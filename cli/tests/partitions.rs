@@ -170,14 +170,7 @@ async fn the_commands_that_write_reach_the_partitions_through_the_base() {
     }
 
     // Every item dead, then two requeued by id, the rest by --all, then purged.
-    for _ in 0..4 {
-        let lease = q
-            .lease(std::time::Duration::from_secs(30), leaseq::Wait::No)
-            .await
-            .unwrap()
-            .unwrap();
-        q.fail(&lease, "e", "", leaseq::Retry::Never).await.unwrap();
-    }
+    all_dead(&q, 4).await;
     let by_id = json(&run(
         &urls,
         &["dead", "requeue", "-q", "{w}", "a", "d", "--json"],
@@ -189,14 +182,7 @@ async fn the_commands_that_write_reach_the_partitions_through_the_base() {
     ));
     assert_eq!(rest["requeued"], 2, "{rest}");
     assert_eq!(q.stats().await.unwrap().total.waiting, 4);
-    for _ in 0..4 {
-        let lease = q
-            .lease(std::time::Duration::from_secs(30), leaseq::Wait::No)
-            .await
-            .unwrap()
-            .unwrap();
-        q.fail(&lease, "e", "", leaseq::Retry::Never).await.unwrap();
-    }
+    all_dead(&q, 4).await;
     let purged = json(&run(
         &urls,
         &["dead", "purge", "-q", "{w}", "--all", "--json"],
@@ -219,4 +205,16 @@ async fn the_commands_that_write_reach_the_partitions_through_the_base() {
     let keys = server.command("KEYS {w}:*");
     assert_eq!(keys.trim(), "*1", "one key under the base");
     assert_eq!(server.command("EXISTS {w}:partitions").trim(), ":1");
+}
+
+/// Leases `n` items of `q` and fails each for good: `n` dead letters.
+async fn all_dead(q: &leaseq::Partitioned, n: usize) {
+    for _ in 0..n {
+        let lease = q
+            .lease(std::time::Duration::from_secs(30), leaseq::Wait::No)
+            .await
+            .unwrap()
+            .unwrap();
+        q.fail(&lease, "e", "", leaseq::Retry::Never).await.unwrap();
+    }
 }
