@@ -656,13 +656,7 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
         "every partition: up to n of each one's oldest dead letters, counted together",
     ),
     part("set_config", "every partition"),
-    PartitionedOperation {
-        rust: &["partitions"],
-        ..part(
-            "partition",
-            "sends nothing: partition i, as a queue (Rust: `partitions()[i]`)",
-        )
-    },
+    part("partition", "sends nothing: partition i, as a queue"),
     PartitionedOperation {
         rust: &["partition_of", "partition_of_id"],
         ..part(
@@ -986,16 +980,9 @@ mod tests {
                     defined.iter().any(|d| partition.contains(d.as_str())),
                     "crate::Partitioned lacks {name}"
                 );
-                // The blocking face has each of the async methods, and `partition(i)` for
-                // Rust's `partitions()[i]` (it hands out blocking queues made on demand).
-                let blocking_name = if *name == "partitions" {
-                    "partition"
-                } else {
-                    name
-                };
                 assert!(
-                    blocking.contains(&format!("fn {blocking_name}(")),
-                    "blocking::Partitioned lacks {blocking_name}"
+                    blocking.contains(&format!("fn {name}(")),
+                    "blocking::Partitioned lacks {name}"
                 );
             }
         }

@@ -201,13 +201,50 @@ impl Partitioned {
 
     /// Partition `i` as a blocking [`super::Queue`] (argument `partition` when out of range).
     pub fn partition(&self, i: usize) -> Result<super::Queue> {
-        let prefix = self.prefixes.get(i).ok_or_else(|| {
+        self.client.queue(self.partition_prefix(i)?)
+    }
+
+    /// The prefix of partition `i`, refused as [`Partitioned::partition`] refuses it; sends
+    /// nothing (for a face that makes the partition's queue handle on its own client).
+    pub fn partition_prefix(&self, i: usize) -> Result<&str> {
+        self.prefixes.get(i).map(String::as_str).ok_or_else(|| {
             crate::Error::invalid(
                 "partition",
                 format!("must be below {}", self.prefixes.len()),
             )
-        })?;
-        self.client.queue(prefix)
+        })
+    }
+
+    /// Like [`Partitioned::add_wait`], interruptible as [`super::Queue::add_wait_interruptible`]
+    /// is: `check` runs every `every` while the wait for room goes on, and its error abandons
+    /// the wait. An interrupt that lands in the instant the item is being added may leave it
+    /// added.
+    pub fn add_wait_interruptible<E>(
+        &self,
+        item: &Item,
+        wait: Wait,
+        every: Duration,
+        check: impl FnMut() -> std::result::Result<(), E>,
+    ) -> std::result::Result<Result<bool>, E> {
+        let item = item.clone();
+        self.interruptible(every, check, move |p| async move {
+            p.add_wait(&item, wait).await
+        })
+    }
+
+    /// Like [`Partitioned::add_batch_wait`], interruptible as
+    /// [`Partitioned::add_wait_interruptible`] is.
+    pub fn add_batch_wait_interruptible<E>(
+        &self,
+        items: &[Item],
+        wait: Wait,
+        every: Duration,
+        check: impl FnMut() -> std::result::Result<(), E>,
+    ) -> std::result::Result<Result<usize>, E> {
+        let items = items.to_vec();
+        self.interruptible(every, check, move |p| async move {
+            p.add_batch_wait(&items, wait).await
+        })
     }
 
     /// The partition that issued `lease`, as a blocking [`super::Queue`]: where to finish it
@@ -230,13 +267,28 @@ impl Partitioned {
         every: Duration,
         check: impl FnMut() -> std::result::Result<(), E>,
     ) -> std::result::Result<Result<Vec<Lease>>, E> {
+        self.interruptible(every, check, move |p| async move {
+            p.lease_batch(n, ttl, wait).await
+        })
+    }
+
+    /// Runs `op` on this process's async partitioned queue, blocking the calling thread, and
+    /// runs `check` on it every `every` until `op` ends; an error from `check` drops `op` (which
+    /// ends its server-side wait) and is returned.
+    fn interruptible<T, E, F>(
+        &self,
+        every: Duration,
+        check: impl FnMut() -> std::result::Result<(), E>,
+        op: impl FnOnce(crate::Partitioned) -> F,
+    ) -> std::result::Result<Result<T>, E>
+    where
+        F: std::future::Future<Output = Result<T>>,
+    {
         let direct = match self.direct() {
             Ok(direct) => direct,
             Err(e) => return Ok(Err(e)),
         };
-        let inner = direct.inner.clone();
-        let op = async move { inner.lease_batch(n, ttl, wait).await };
-        drive_interruptible(&direct.runtime, op, every, check)
+        drive_interruptible(&direct.runtime, op(direct.inner.clone()), every, check)
     }
 }
 

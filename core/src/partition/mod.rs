@@ -143,6 +143,14 @@ impl Partitioned {
         &self.partitions
     }
 
+    /// Partition `i`, a full queue; refused (argument `partition`) when `i` is not below
+    /// [`Partitioned::count`]. Sends nothing.
+    pub fn partition(&self, i: usize) -> Result<&Queue> {
+        self.partitions.get(i).ok_or_else(|| {
+            crate::Error::invalid("partition", format!("must be below {}", self.count()))
+        })
+    }
+
     /// How many partitions the queue has.
     pub fn count(&self) -> usize {
         self.partitions.len()
