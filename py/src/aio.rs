@@ -72,7 +72,7 @@ enum Target {
 /// The client behind a ``leaseq.aio.Client``, connected by the first call that needs it, on the
 /// runtime: ``Client(url)`` only checks the URL, so the event loop never waits for a connection
 /// (a dead address used to hold it for the whole connect timeout).
-struct Lazy {
+pub(crate) struct Lazy {
     target: Target,
     client: tokio::sync::OnceCell<blocking::Client>,
     closed: AtomicBool,
@@ -168,7 +168,7 @@ impl AsyncClient {
         spawn(py, async move {
             let client = lazy.client().await?;
             let p = client.create_partitioned_async(&base, partitions).await?;
-            Ok(crate::partitioned::AsyncPartitionedQueue::from(p))
+            Ok(crate::partitioned::AsyncPartitionedQueue::new(p, lazy))
         })
     }
 
@@ -182,7 +182,7 @@ impl AsyncClient {
         let lazy = self.lazy.clone();
         spawn(py, async move {
             let p = lazy.client().await?.partitioned_async(&base).await?;
-            Ok(crate::partitioned::AsyncPartitionedQueue::from(p))
+            Ok(crate::partitioned::AsyncPartitionedQueue::new(p, lazy))
         })
     }
 
@@ -218,6 +218,14 @@ pub struct AsyncQueue {
 }
 
 impl AsyncQueue {
+    /// The queue under `prefix` (a valid one: a partition's) on `lazy`'s client.
+    pub(crate) fn new(lazy: Arc<Lazy>, prefix: &str) -> AsyncQueue {
+        AsyncQueue {
+            lazy,
+            prefix: Arc::from(prefix),
+        }
+    }
+
     /// Runs `call` on this process's async queue, on the runtime, as an asyncio future. Once
     /// connected, the queue is taken on the Python thread (off the GIL: after a fork the client
     /// reconnects there, as the sync face does); before, the future connects first.

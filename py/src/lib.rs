@@ -64,6 +64,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<worker::WorkerRun>()?;
     m.add_function(wrap_pyfunction!(worker::start_worker, m)?)?;
     m.add_function(wrap_pyfunction!(table::operations, m)?)?;
+    m.add_function(wrap_pyfunction!(table::partitioned_operations, m)?)?;
     m.add_function(wrap_pyfunction!(table::events, m)?)?;
     let py = m.py();
     use leaseq::policy;

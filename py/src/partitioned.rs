@@ -2,12 +2,15 @@
 //! `leaseq::blocking::Partitioned`, and `PartitionedStats`. A thin skin: each call converts its
 //! arguments and runs the core's call without the GIL.
 
+use std::sync::Arc;
+
 use leaseq::{blocking, Wait};
 use pyo3::prelude::*;
 
+use crate::aio::{AsyncQueue, Lazy};
 use crate::convert;
 use crate::errors;
-use crate::jobs::{Entry, Job, JobResult, StateName, Stats};
+use crate::jobs::{Entry, FailOutcome, Job, JobResult, StateName, Stats};
 use crate::sync::{Queue, WAIT_SLICE};
 use crate::types::NewLease;
 
@@ -134,8 +137,16 @@ impl PartitionedQueue {
         self.call(py, |q| q.partition(i)).map(Queue::from)
     }
 
+    /// The index of the partition ``item`` goes to (as ``add`` routes it: by its group, else
+    /// its first dependency, else its id). Sends nothing.
+    fn partition_of(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let item = convert::item(item, "item")?;
+        let item = &item.get().inner;
+        self.call(py, |q| q.partition_of(item))
+    }
+
     /// The partition that issued ``lease``, as a ``Queue``: to finish it in ways this class does
-    /// not offer (``renew``, ``fail``, ``release``, ``progress``).
+    /// not offer (``renew``, ``release``, ``progress``).
     fn queue_of(&self, py: Python<'_>, lease: &Bound<'_, PyAny>) -> PyResult<Queue> {
         let lease = convert::lease(lease, "lease")?;
         let lease = &lease.get().inner;
@@ -144,19 +155,56 @@ impl PartitionedQueue {
 
     /// Adds ``item`` to its partition unless an item with its id exists there; returns whether
     /// it was added. An item whose dependencies route to another partition is refused
-    /// (``depends_on``). One round trip.
-    fn add(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<bool> {
+    /// (``depends_on``). One round trip. A full bounded partition raises ``QueueFullError``,
+    /// or with ``timeout`` waits up to that long for room first, as ``Queue.add`` (without the
+    /// GIL; Ctrl-C interrupts it).
+    #[pyo3(signature = (item, timeout = None))]
+    fn add(
+        &self,
+        py: Python<'_>,
+        item: &Bound<'_, PyAny>,
+        timeout: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
         let item = convert::item(item, "item")?;
         let item = &item.get().inner;
-        self.call(py, |q| q.add(item))
+        let wait = convert::wait(timeout, None)?;
+        if wait == Wait::No {
+            return self.call(py, |q| q.add_wait(item, wait));
+        }
+        // One wait without the GIL, Ctrl-C checked every WAIT_SLICE (as `Queue.add`).
+        py.detach(|| {
+            self.inner
+                .add_wait_interruptible(item, wait, WAIT_SLICE, || {
+                    Python::attach(|py| py.check_signals())
+                })
+        })?
+        .map_err(|e| errors::to_py(py, e))
     }
 
     /// Adds every item whose id does not exist yet in its partition; returns how many were
     /// added. One script call per partition touched, sent at once; every item is checked first
-    /// and nothing is sent when one is refused.
-    fn add_batch(&self, py: Python<'_>, items: &Bound<'_, PyAny>) -> PyResult<usize> {
+    /// and nothing is sent when one is refused. ``timeout`` waits for room in each bounded
+    /// partition as ``add`` does (a part refused for want of room leaves the others added).
+    #[pyo3(signature = (items, timeout = None))]
+    fn add_batch(
+        &self,
+        py: Python<'_>,
+        items: &Bound<'_, PyAny>,
+        timeout: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<usize> {
         let items = convert::items(items, "items")?;
-        self.call(py, |q| q.add_batch(&items))
+        let wait = convert::wait(timeout, None)?;
+        if wait == Wait::No {
+            return self.call(py, |q| q.add_batch_wait(&items, wait));
+        }
+        // One wait without the GIL, Ctrl-C checked every WAIT_SLICE (as `Queue.add`).
+        py.detach(|| {
+            self.inner
+                .add_batch_wait_interruptible(&items, wait, WAIT_SLICE, || {
+                    Python::attach(|py| py.check_signals())
+                })
+        })?
+        .map_err(|e| errors::to_py(py, e))
     }
 
     /// Adds ``parent`` and its ``children`` as ``Queue.add_flow`` does, the whole flow to the
@@ -173,17 +221,18 @@ impl PartitionedQueue {
     }
 
     /// Leases one item from any partition, asked in a rotating order, or returns ``None``;
-    /// ``ttl`` and ``timeout`` as ``Queue.lease`` (a wait covers every partition at once and can
-    /// be interrupted with Ctrl-C).
-    #[pyo3(signature = (ttl = None, timeout = None))]
+    /// ``ttl``, ``timeout`` and ``block`` as ``Queue.lease`` (a wait covers every partition at
+    /// once and can be interrupted with Ctrl-C).
+    #[pyo3(signature = (ttl = None, timeout = None, *, block = None))]
     fn lease(
         &self,
         py: Python<'_>,
         ttl: Option<&Bound<'_, PyAny>>,
         timeout: Option<&Bound<'_, PyAny>>,
+        block: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Option<NewLease>> {
         let ttl = convert::ttl(ttl)?;
-        let wait = convert::wait(timeout, None)?;
+        let wait = convert::wait(timeout, block)?;
         Ok(self.leases(py, 1, ttl, wait)?.into_iter().next())
     }
 
@@ -224,6 +273,32 @@ impl PartitionedQueue {
             q.queue_of(lease)?
                 .complete_with_result(lease, result.as_deref(), keep)
         })
+    }
+
+    /// Records a failed attempt of ``lease`` in its own partition, as ``Queue.fail`` does (the
+    /// same ``error``, ``error_type``, ``retry`` and ``trace``): retried there, or dead there.
+    /// Returns a ``FailOutcome``; a lease of another queue is refused (``lease``).
+    #[pyo3(
+        signature = (lease, error, error_type = None, retry = None, trace = None),
+        text_signature = "($self, lease, error, error_type=None, retry=True, trace=None)"
+    )]
+    fn fail(
+        &self,
+        py: Python<'_>,
+        lease: &Bound<'_, PyAny>,
+        error: &Bound<'_, PyAny>,
+        error_type: Option<&Bound<'_, PyAny>>,
+        retry: Option<&Bound<'_, PyAny>>,
+        trace: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<FailOutcome> {
+        let lease = convert::lease(lease, "lease")?;
+        let lease = &lease.get().inner;
+        let (message, kind, trace) = convert::failure(error, error_type, trace)?;
+        let retry = convert::retry(retry)?;
+        self.call(py, |q| {
+            q.fail_with_trace(lease, &message, &kind, retry, trace.as_deref())
+        })
+        .map(FailOutcome::from)
     }
 
     /// Item ``id`` (a ``Job``) from whichever partition holds it, or ``None``.
@@ -290,6 +365,69 @@ impl PartitionedQueue {
         self.call(py, |q| q.resume())
     }
 
+    /// Requeues the ``n`` oldest dead items of each partition (``None``: all), every partition
+    /// at once; returns how many, summed.
+    #[pyo3(signature = (n = None))]
+    fn dead_requeue_oldest(&self, py: Python<'_>, n: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+        let n = convert::opt_integer(n, "n")?;
+        self.call(py, |q| q.dead_requeue_oldest(n))
+    }
+
+    /// Deletes the ``n`` oldest dead items of each partition (``None``: all), every partition
+    /// at once; returns how many, summed.
+    #[pyo3(signature = (n = None))]
+    fn dead_purge(&self, py: Python<'_>, n: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
+        let n = convert::opt_integer(n, "n")?;
+        self.call(py, |q| q.dead_purge(n))
+    }
+
+    /// Stores the given fields of the configuration in every partition, as ``Queue.set_config``
+    /// does (the same keywords, all checked before anything is written); limits such as
+    /// ``capacity`` and ``rate_limit`` then hold per partition.
+    #[pyo3(signature = (
+        *, max_attempts = None, backoff = None, priority = None, expires_after = None,
+        keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
+        capacity = None, rate_limit = None, group_concurrency = None, group_rate_limit = None,
+        events = None, events_max_len = None, events_max_age = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn set_config(
+        &self,
+        py: Python<'_>,
+        max_attempts: Option<&Bound<'_, PyAny>>,
+        backoff: Option<&Bound<'_, PyAny>>,
+        priority: Option<&Bound<'_, PyAny>>,
+        expires_after: Option<&Bound<'_, PyAny>>,
+        keep_result_for: Option<&Bound<'_, PyAny>>,
+        dead_max_count: Option<&Bound<'_, PyAny>>,
+        dead_max_age: Option<&Bound<'_, PyAny>>,
+        stats: Option<&Bound<'_, PyAny>>,
+        capacity: Option<&Bound<'_, PyAny>>,
+        rate_limit: Option<&Bound<'_, PyAny>>,
+        group_concurrency: Option<&Bound<'_, PyAny>>,
+        group_rate_limit: Option<&Bound<'_, PyAny>>,
+        events: Option<&Bound<'_, PyAny>>,
+        events_max_len: Option<&Bound<'_, PyAny>>,
+        events_max_age: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let config = convert::config(
+            max_attempts,
+            backoff,
+            priority,
+            expires_after,
+            keep_result_for,
+            dead_max_count,
+            dead_max_age,
+            stats,
+            capacity,
+            rate_limit,
+            group_concurrency,
+            group_rate_limit,
+        )?;
+        let config = crate::events::config(config, events, events_max_len, events_max_age)?;
+        self.call(py, |q| q.set_config(&config))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "PartitionedQueue(base={:?}, partitions={})",
@@ -316,15 +454,23 @@ pub(crate) fn for_runner(queue: &Bound<'_, PyAny>) -> PyResult<Option<leaseq::Pa
 #[pyclass(module = "leaseq._native", frozen)]
 pub struct AsyncPartitionedQueue {
     inner: blocking::Partitioned,
-}
-
-impl From<blocking::Partitioned> for AsyncPartitionedQueue {
-    fn from(inner: blocking::Partitioned) -> AsyncPartitionedQueue {
-        AsyncPartitionedQueue { inner }
-    }
+    /// The asyncio client's, for the partitions it hands out as ``AsyncQueue``s.
+    lazy: Arc<Lazy>,
 }
 
 impl AsyncPartitionedQueue {
+    /// The partitioned queue `inner`, opened by the asyncio client of `lazy`.
+    pub(crate) fn new(inner: blocking::Partitioned, lazy: Arc<Lazy>) -> AsyncPartitionedQueue {
+        AsyncPartitionedQueue { inner, lazy }
+    }
+
+    /// This process's async partitioned queue, taken on the Python thread off the GIL (after a
+    /// fork it is opened again there, as the sync face does).
+    fn queue(&self, py: Python<'_>) -> PyResult<leaseq::Partitioned> {
+        py.detach(|| self.inner.as_async())
+            .map_err(|e| errors::to_py(py, e))
+    }
+
     /// Runs `call` on this process's async partitioned queue, on the runtime, as an asyncio
     /// future; the queue is taken on the Python thread, off the GIL (after a fork it is opened
     /// again there, as the sync face does).
@@ -337,9 +483,7 @@ impl AsyncPartitionedQueue {
         F: std::future::Future<Output = leaseq::Result<T>> + Send + 'static,
         T: for<'a> IntoPyObject<'a> + Send + 'static,
     {
-        let p = py
-            .detach(|| self.inner.as_async())
-            .map_err(|e| errors::to_py(py, e))?;
+        let p = self.queue(py)?;
         crate::aio::spawn(py, call(p))
     }
 }
@@ -358,20 +502,65 @@ impl AsyncPartitionedQueue {
         self.inner.prefixes().to_vec()
     }
 
-    /// See ``leaseq.PartitionedQueue.add``.
-    fn add<'py>(&self, py: Python<'py>, item: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        let item = convert::item(item, "item")?;
-        self.run(py, move |q| async move { q.add(&item.get().inner).await })
+    /// See ``leaseq.PartitionedQueue.partition``: partition ``i`` as an ``AsyncQueue``.
+    fn partition(&self, py: Python<'_>, i: &Bound<'_, PyAny>) -> PyResult<AsyncQueue> {
+        let i: usize = convert::integer(i, "partition")?;
+        let prefix = self
+            .inner
+            .partition_prefix(i)
+            .map_err(|e| errors::to_py(py, e))?;
+        Ok(AsyncQueue::new(self.lazy.clone(), prefix))
     }
 
-    /// See ``leaseq.PartitionedQueue.add_batch``.
+    /// See ``leaseq.PartitionedQueue.partition_of`` (nothing is sent: it returns the index
+    /// itself).
+    fn partition_of(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let item = convert::item(item, "item")?;
+        Ok(self.queue(py)?.partition_of(&item.get().inner))
+    }
+
+    /// See ``leaseq.PartitionedQueue.queue_of``: the partition as an ``AsyncQueue`` (nothing is
+    /// sent).
+    fn queue_of(&self, py: Python<'_>, lease: &Bound<'_, PyAny>) -> PyResult<AsyncQueue> {
+        let lease = convert::lease(lease, "lease")?;
+        let p = self.queue(py)?;
+        let partition = p
+            .queue_of(&lease.get().inner)
+            .map_err(|e| errors::to_py(py, e))?;
+        Ok(AsyncQueue::new(self.lazy.clone(), partition.prefix()))
+    }
+
+    /// See ``leaseq.PartitionedQueue.add``; a wait for room is cancelled with the awaiting
+    /// task.
+    #[pyo3(signature = (item, timeout = None))]
+    fn add<'py>(
+        &self,
+        py: Python<'py>,
+        item: &Bound<'py, PyAny>,
+        timeout: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let item = convert::item(item, "item")?;
+        let wait = convert::wait(timeout, None)?;
+        self.run(py, move |q| async move {
+            q.add_wait(&item.get().inner, wait).await
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.add_batch``; a wait for room is cancelled with the
+    /// awaiting task.
+    #[pyo3(signature = (items, timeout = None))]
     fn add_batch<'py>(
         &self,
         py: Python<'py>,
         items: &Bound<'py, PyAny>,
+        timeout: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let items = convert::items(items, "items")?;
-        self.run(py, move |q| async move { q.add_batch(&items).await })
+        let wait = convert::wait(timeout, None)?;
+        self.run(
+            py,
+            move |q| async move { q.add_batch_wait(&items, wait).await },
+        )
     }
 
     /// See ``leaseq.PartitionedQueue.add_flow``.
@@ -390,15 +579,16 @@ impl AsyncPartitionedQueue {
     }
 
     /// See ``leaseq.PartitionedQueue.lease``; a wait is cancelled with the awaiting task.
-    #[pyo3(signature = (ttl = None, timeout = None))]
+    #[pyo3(signature = (ttl = None, timeout = None, *, block = None))]
     fn lease<'py>(
         &self,
         py: Python<'py>,
         ttl: Option<&Bound<'py, PyAny>>,
         timeout: Option<&Bound<'py, PyAny>>,
+        block: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let ttl = convert::ttl(ttl)?;
-        let wait = convert::wait(timeout, None)?;
+        let wait = convert::wait(timeout, block)?;
         self.run(py, move |q| async move {
             Ok(q.lease(ttl, wait).await?.map(NewLease))
         })
@@ -442,6 +632,30 @@ impl AsyncPartitionedQueue {
             q.queue_of(lease)?
                 .complete_with_result(lease, result.as_deref(), keep)
                 .await
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.fail``.
+    #[pyo3(
+        signature = (lease, error, error_type = None, retry = None, trace = None),
+        text_signature = "($self, lease, error, error_type=None, retry=True, trace=None)"
+    )]
+    fn fail<'py>(
+        &self,
+        py: Python<'py>,
+        lease: &Bound<'py, PyAny>,
+        error: &Bound<'py, PyAny>,
+        error_type: Option<&Bound<'py, PyAny>>,
+        retry: Option<&Bound<'py, PyAny>>,
+        trace: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let lease = convert::lease(lease, "lease")?;
+        let (message, kind, trace) = convert::failure(error, error_type, trace)?;
+        let retry = convert::retry(retry)?;
+        self.run(py, move |q| async move {
+            q.fail_with_trace(&lease.get().inner, &message, &kind, retry, trace.as_deref())
+                .await
+                .map(FailOutcome::from)
         })
     }
 
@@ -518,5 +732,72 @@ impl AsyncPartitionedQueue {
     /// See ``leaseq.PartitionedQueue.resume``.
     fn resume<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.run(py, move |q| async move { q.resume().await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.dead_requeue_oldest``.
+    #[pyo3(signature = (n = None))]
+    fn dead_requeue_oldest<'py>(
+        &self,
+        py: Python<'py>,
+        n: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let n = convert::opt_integer(n, "n")?;
+        self.run(py, move |q| async move { q.dead_requeue_oldest(n).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.dead_purge``.
+    #[pyo3(signature = (n = None))]
+    fn dead_purge<'py>(
+        &self,
+        py: Python<'py>,
+        n: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let n = convert::opt_integer(n, "n")?;
+        self.run(py, move |q| async move { q.dead_purge(n).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.set_config``.
+    #[pyo3(signature = (
+        *, max_attempts = None, backoff = None, priority = None, expires_after = None,
+        keep_result_for = None, dead_max_count = None, dead_max_age = None, stats = None,
+        capacity = None, rate_limit = None, group_concurrency = None, group_rate_limit = None,
+        events = None, events_max_len = None, events_max_age = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn set_config<'py>(
+        &self,
+        py: Python<'py>,
+        max_attempts: Option<&Bound<'py, PyAny>>,
+        backoff: Option<&Bound<'py, PyAny>>,
+        priority: Option<&Bound<'py, PyAny>>,
+        expires_after: Option<&Bound<'py, PyAny>>,
+        keep_result_for: Option<&Bound<'py, PyAny>>,
+        dead_max_count: Option<&Bound<'py, PyAny>>,
+        dead_max_age: Option<&Bound<'py, PyAny>>,
+        stats: Option<&Bound<'py, PyAny>>,
+        capacity: Option<&Bound<'py, PyAny>>,
+        rate_limit: Option<&Bound<'py, PyAny>>,
+        group_concurrency: Option<&Bound<'py, PyAny>>,
+        group_rate_limit: Option<&Bound<'py, PyAny>>,
+        events: Option<&Bound<'py, PyAny>>,
+        events_max_len: Option<&Bound<'py, PyAny>>,
+        events_max_age: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let config = convert::config(
+            max_attempts,
+            backoff,
+            priority,
+            expires_after,
+            keep_result_for,
+            dead_max_count,
+            dead_max_age,
+            stats,
+            capacity,
+            rate_limit,
+            group_concurrency,
+            group_rate_limit,
+        )?;
+        let config = crate::events::config(config, events, events_max_len, events_max_age)?;
+        self.run(py, move |q| async move { q.set_config(&config).await })
     }
 }

@@ -1,7 +1,7 @@
 //! The core's operation table (`leaseq::operations`) as Python data, for the parity test
 //! (tests/test_parity.py) and for tools: nothing here decides anything, it only copies the table.
 
-use leaseq::operations::{Arg, Operation, EVENTS, OPERATIONS};
+use leaseq::operations::{Arg, Operation, EVENTS, OPERATIONS, PARTITIONED};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -37,6 +37,24 @@ fn operation<'py>(py: Python<'py>, o: &Operation) -> PyResult<Bound<'py, PyDict>
 #[pyfunction]
 pub fn operations(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
     OPERATIONS.iter().map(|o| operation(py, o)).collect()
+}
+
+/// Every operation of a partitioned queue, in the core's order: dicts ``{name, route, rust,
+/// queue}`` (``route`` says where it goes, ``rust`` lists the Rust methods that implement it,
+/// ``queue`` is whether a queue operation of that name exists, whose arguments it takes).
+#[pyfunction]
+pub fn partitioned_operations(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    PARTITIONED
+        .iter()
+        .map(|o| {
+            let d = PyDict::new(py);
+            d.set_item("name", o.name)?;
+            d.set_item("route", o.route)?;
+            d.set_item("rust", o.rust_names().to_vec())?;
+            d.set_item("queue", o.queue_operation().is_some())?;
+            Ok(d)
+        })
+        .collect()
 }
 
 /// The runner's event names, in the core's order (``leaseq.Worker.on`` takes them).

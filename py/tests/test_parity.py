@@ -21,6 +21,21 @@ The rules the Python binding follows, each checked below for ``leaseq.Queue``,
 7. No public method exists that the table lacks, but those of ``NON_OPERATIONS``.
 
 And the runner's events: ``Worker.on`` takes exactly the table's events, and says so.
+
+A partitioned queue against the core's table of its operations
+(``leaseq._native.partitioned_operations()``, ``PARTITIONED`` in core/src/operations.rs), for
+``leaseq.PartitionedQueue``, ``leaseq._native.AsyncPartitionedQueue``,
+``leaseq.aio.PartitionedQueue`` and their stubs:
+
+1. Every operation is a method of the operation's name.
+2. One that shares its name with a queue operation has the parameters of the matching queue
+   class's method (names, order, kinds, defaults): the sync class ``leaseq.Queue``'s, the
+   native async one ``AsyncQueue``'s, the asyncio one ``leaseq.aio.Queue``'s, each stub its
+   queue stub's. The partitioned queue's own (``partition``, ``partition_of``, ``queue_of``)
+   take the one parameter of ``OWN_PARAMETERS``.
+3. It is awaitable where the queue's method is; the partitioned queue's own send nothing and
+   are plain methods everywhere.
+4. No public method exists that the table lacks, but those of ``PARTITIONED_NON_OPERATIONS``.
 """
 
 from __future__ import annotations
@@ -28,6 +43,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
@@ -280,3 +296,175 @@ def test_worker_events_are_the_tables() -> None:
         r'(?:name == |_listeners\.get\()"(\w+)"', inspect.getsource(leaseq.Worker)
     )
     assert special and set(special) <= set(events)
+
+
+# A partitioned queue (see the module's docstring).
+
+PARTITIONED = _native.partitioned_operations()
+
+#: Public attributes of a partitioned queue that are not operations: properties that describe
+#: it (the base naming the logical queue, the partitions' prefixes), send nothing and have no
+#: counterpart in the other languages' tables.
+PARTITIONED_NON_OPERATIONS = {"base", "partitions"}
+
+#: The parameters of the partitioned queue's own operations (the table gives no arguments for
+#: them): the same on every face.
+OWN_PARAMETERS = {
+    "partition": [Param("i", False, REQUIRED)],
+    "partition_of": [Param("item", False, REQUIRED)],
+    "queue_of": [Param("lease", False, REQUIRED)],
+}
+
+# The faces: (name, class, whether its methods are awaitable, the queue class it matches).
+PARTITIONED_FACES: list[tuple[str, type, str, type]] = [
+    ("leaseq.PartitionedQueue", leaseq.PartitionedQueue, "sync", leaseq.Queue),
+    (
+        "leaseq._native.AsyncPartitionedQueue",
+        _native.AsyncPartitionedQueue,
+        "future",
+        _native.AsyncQueue,
+    ),
+    (
+        "leaseq.aio.PartitionedQueue",
+        leaseq.aio.PartitionedQueue,
+        "coroutine",
+        leaseq.aio.Queue,
+    ),
+]
+
+#: The stub classes: (partitioned queue, the queue class it matches).
+PARTITIONED_STUBS = [
+    ("PartitionedQueue", "Queue"),
+    ("AsyncPartitionedQueue", "AsyncQueue"),
+]
+
+
+def test_the_partitioned_table_is_the_cores() -> None:
+    names = [op["name"] for op in PARTITIONED]
+    assert len(names) == len(set(names)) and names[0] == "add"
+    queue_ops = {op["name"] for op in OPERATIONS}
+    for op in PARTITIONED:
+        assert op["queue"] == (op["name"] in queue_ops), op["name"]
+        assert op["rust"] and op["route"], op["name"]
+    # The partitioned queue's own are exactly those of OWN_PARAMETERS.
+    assert {op["name"] for op in PARTITIONED if not op["queue"]} == set(OWN_PARAMETERS)
+    fail = next(op for op in PARTITIONED if op["name"] == "fail")
+    assert fail["rust"] == ["fail", "fail_with_trace"]
+
+
+@pytest.mark.parametrize(
+    ("face", "op"),
+    [
+        pytest.param(face, op, id=f"{face[0]}.{op['name']}")
+        for face in PARTITIONED_FACES
+        for op in PARTITIONED
+    ],
+)
+def test_each_partitioned_operation_is_a_method_like_the_queues(
+    face: tuple[str, type, str, type], op: dict[str, Any]
+) -> None:
+    label, cls, awaitable, queue_cls = face
+    name = op["name"]
+    method = getattr(cls, name, None)
+    assert method is not None, (
+        f"{label} lacks `{name}`, an operation of the core's partitioned table "
+        f"(core/src/operations.rs, PARTITIONED): {op['route']}"
+    )
+    if op["queue"]:
+        queue_method = getattr(queue_cls, name)
+        assert actual(method) == actual(queue_method), (
+            f"{label}.{name}: parameters differ from {queue_cls.__qualname__}.{name}'s\n"
+            f"  has:      {actual(method)}\n  expected: {actual(queue_method)}"
+        )
+        plain = not inspect.iscoroutinefunction(queue_method)
+    else:
+        assert actual(method) == OWN_PARAMETERS[name], (
+            f"{label}.{name}: parameters {actual(method)}, "
+            f"expected {OWN_PARAMETERS[name]}"
+        )
+        plain = True
+    if awaitable in ("sync", "coroutine"):
+        assert inspect.iscoroutinefunction(method) == (not plain), (
+            f"{label}.{name} must be {'plain' if plain else 'async'}"
+        )
+
+
+@pytest.mark.parametrize(("class_name", "queue_class"), PARTITIONED_STUBS)
+@pytest.mark.parametrize("op", PARTITIONED, ids=[op["name"] for op in PARTITIONED])
+def test_the_stubs_declare_each_partitioned_operation(
+    class_name: str, queue_class: str, op: dict[str, Any]
+) -> None:
+    f = stub_methods(class_name).get(op["name"])
+    assert f is not None, f"_native.pyi: {class_name} lacks `{op['name']}`"
+    if op["queue"]:
+        q = stub_methods(queue_class)[op["name"]]
+        assert stub_params(f) == stub_params(q), (
+            f"_native.pyi: {class_name}.{op['name']}: parameters differ from "
+            f"{queue_class}.{op['name']}'s\n"
+            f"  has:      {stub_params(f)}\n  expected: {stub_params(q)}"
+        )
+        queue_returns = ast.unparse(q.returns) if q.returns else ""
+        awaitable = queue_returns.startswith("asyncio.Future[")
+    else:
+        assert stub_params(f) == OWN_PARAMETERS[op["name"]], (
+            f"_native.pyi: {class_name}.{op['name']}: parameters {stub_params(f)}"
+        )
+        awaitable = False
+    returns = ast.unparse(f.returns) if f.returns else ""
+    assert returns.startswith("asyncio.Future[") == awaitable, (
+        f"_native.pyi: {class_name}.{op['name']} returns {returns}"
+    )
+
+
+PARTITIONED_PUBLIC = [
+    pytest.param(label, [n for n in dir(cls) if not n.startswith("_")], id=label)
+    for label, cls, _, _ in PARTITIONED_FACES
+] + [
+    pytest.param(
+        f"_native.pyi {c}",
+        [n for n in stub_methods(c) if not n.startswith("_")],
+        id=f"_native.pyi {c}",
+    )
+    for c, _ in PARTITIONED_STUBS
+]
+
+
+@pytest.mark.parametrize(("label", "names"), PARTITIONED_PUBLIC)
+def test_nothing_public_is_missing_from_the_partitioned_table(
+    label: str, names: list[str]
+) -> None:
+    table = {op["name"] for op in PARTITIONED}
+    extra = sorted(set(names) - table - PARTITIONED_NON_OPERATIONS)
+    assert not extra, f"{label} has methods the core's partitioned table lacks: {extra}"
+
+
+def test_the_partitioned_rule_catches_a_missing_or_different_operation() -> None:
+    """The checks above fail for a partitioned queue class that lacks an operation, takes a
+    queue operation's arguments differently, or is async where it sends nothing."""
+    fail = next(op for op in PARTITIONED if op["name"] == "fail")
+    partition_of = next(op for op in PARTITIONED if op["name"] == "partition_of")
+
+    class Lacking:
+        pass
+
+    class Different:
+        def fail(self, lease: object, error: object, retry: object = True) -> None: ...
+
+    class Awaitable:
+        async def partition_of(self, item: object) -> None: ...
+
+    def check(cls: type, op: Mapping[str, Any], awaitable: str = "sync") -> None:
+        test_each_partitioned_operation_is_a_method_like_the_queues(
+            ("Test", cls, awaitable, leaseq.aio.Queue), dict(op)
+        )
+
+    with pytest.raises(AssertionError, match="lacks `fail`"):
+        check(Lacking, fail)
+    with pytest.raises(AssertionError, match="parameters differ"):
+        check(Different, fail)
+    with pytest.raises(AssertionError, match="must be plain"):
+        check(Awaitable, partition_of, "coroutine")
+    with pytest.raises(AssertionError, match=r"\['extra'\]"):
+        test_nothing_public_is_missing_from_the_partitioned_table(
+            "Extra", ["fail", "base", "extra"]
+        )

@@ -67,6 +67,7 @@ __all__ = [
     "cli_main",
     "events",
     "operations",
+    "partitioned_operations",
     "start_worker",
 ]
 
@@ -1567,6 +1568,19 @@ def operations() -> builtins.list[_Operation]:
     the one language that has it, or ``None``).
     """
 
+# The core's table of a partitioned queue's operations, as `partitioned_operations()` returns it.
+class _PartitionedOperation(TypedDict):
+    name: str
+    route: str
+    rust: builtins.list[str]
+    queue: bool
+
+def partitioned_operations() -> builtins.list[_PartitionedOperation]:
+    """Every operation of a partitioned queue, in the core's order: dicts ``{name, route, rust,
+    queue}`` (``route`` says where it goes, ``rust`` lists the Rust methods that implement it,
+    ``queue`` is whether a queue operation of that name exists, whose arguments it takes).
+    """
+
 def events() -> builtins.list[str]:
     """The runner's event names, in the core's order (``leaseq.Worker.on`` takes them)."""
 
@@ -1730,19 +1744,28 @@ class PartitionedQueue:
         """Partition ``i`` as a ``Queue`` (``InvalidArgumentError`` naming ``partition`` when out
         of range).
         """
+    def partition_of(self, item: Item) -> int:
+        """The index of the partition ``item`` goes to (as ``add`` routes it: by its group, else
+        its first dependency, else its id). Sends nothing.
+        """
     def queue_of(self, lease: Lease) -> Queue:
         """The partition that issued ``lease``, as a ``Queue``: to finish it in ways this class
-        does not offer (``renew``, ``fail``, ``release``, ``progress``).
+        does not offer (``renew``, ``release``, ``progress``).
         """
-    def add(self, item: Item) -> bool:
+    def add(self, item: Item, timeout: float | timedelta | None = None) -> bool:
         """Adds ``item`` to its partition unless an item with its id exists there; returns whether
         it was added. An item whose dependencies route to another partition is refused
-        (``depends_on``). One round trip.
+        (``depends_on``). One round trip. A full bounded partition raises ``QueueFullError``,
+        or with ``timeout`` waits up to that long for room first, as ``Queue.add`` (without the
+        GIL; Ctrl-C interrupts it).
         """
-    def add_batch(self, items: Iterable[Item]) -> int:
+    def add_batch(
+        self, items: Iterable[Item], timeout: float | timedelta | None = None
+    ) -> int:
         """Adds every item whose id does not exist yet in its partition; returns how many were
         added. One script call per partition touched, sent at once; every item is checked first
-        and nothing is sent when one is refused.
+        and nothing is sent when one is refused. ``timeout`` waits for room in each bounded
+        partition as ``add`` does (a part refused for want of room leaves the others added).
         """
     def add_flow(self, parent: Item, children: Iterable[Item | Flow]) -> int:
         """Adds ``parent`` and its ``children`` as ``Queue.add_flow`` does, the whole flow to the
@@ -1752,10 +1775,12 @@ class PartitionedQueue:
         self,
         ttl: float | timedelta | None = None,
         timeout: float | timedelta | None = None,
+        *,
+        block: bool | None = None,
     ) -> Lease | None:
         """Leases one item from any partition, asked in a rotating order, or returns ``None``;
-        ``ttl`` and ``timeout`` as ``Queue.lease`` (a wait covers every partition at once and
-        can be interrupted with Ctrl-C).
+        ``ttl``, ``timeout`` and ``block`` as ``Queue.lease`` (a wait covers every partition at
+        once and can be interrupted with Ctrl-C).
         """
     def lease_batch(
         self,
@@ -1774,6 +1799,18 @@ class PartitionedQueue:
     ) -> bool:
         """Completes ``lease`` in its own partition, as ``Queue.complete`` does (``result`` and
         ``keep_result_for`` too).
+        """
+    def fail(
+        self,
+        lease: Lease,
+        error: str | BaseException,
+        error_type: str | None = None,
+        retry: bool | float | timedelta = True,
+        trace: str | None = None,
+    ) -> FailOutcome:
+        """Records a failed attempt of ``lease`` in its own partition, as ``Queue.fail`` does (the
+        same ``error``, ``error_type``, ``retry`` and ``trace``): retried there, or dead there.
+        Returns a ``FailOutcome``; a lease of another queue is refused (``lease``).
         """
     def get(self, id: bytes | str) -> Job | None:
         """Item ``id`` (a ``Job``) from whichever partition holds it, or ``None``."""
@@ -1799,6 +1836,37 @@ class PartitionedQueue:
         """Pauses every partition; returns whether any was running."""
     def resume(self) -> bool:
         """Resumes every partition; returns whether any was paused."""
+    def dead_requeue_oldest(self, n: int | None = None) -> int:
+        """Requeues the ``n`` oldest dead items of each partition (``None``: all), every partition
+        at once; returns how many, summed.
+        """
+    def dead_purge(self, n: int | None = None) -> int:
+        """Deletes the ``n`` oldest dead items of each partition (``None``: all), every partition
+        at once; returns how many, summed.
+        """
+    def set_config(
+        self,
+        *,
+        max_attempts: int | None = None,
+        backoff: Backoff | None = None,
+        priority: int | None = None,
+        expires_after: float | timedelta | None = None,
+        keep_result_for: float | timedelta | None = None,
+        dead_max_count: int | None = None,
+        dead_max_age: float | timedelta | None = None,
+        stats: bool | None = None,
+        capacity: int | None = None,
+        rate_limit: RateLimit | None = None,
+        group_concurrency: int | None = None,
+        group_rate_limit: RateLimit | None = None,
+        events: bool | None = None,
+        events_max_len: int | None = None,
+        events_max_age: float | timedelta | None = None,
+    ) -> None:
+        """Stores the given fields of the configuration in every partition, as ``Queue.set_config``
+        does (the same keywords, all checked before anything is written); limits such as
+        ``capacity`` and ``rate_limit`` then hold per partition.
+        """
 
 @final
 class AsyncPartitionedQueue:
@@ -1810,10 +1878,28 @@ class AsyncPartitionedQueue:
     @property
     def partitions(self) -> builtins.list[str]:
         """See ``leaseq.PartitionedQueue.partitions``."""
-    def add(self, item: Item) -> asyncio.Future[bool]:
-        """See ``leaseq.PartitionedQueue.add``."""
-    def add_batch(self, items: Iterable[Item]) -> asyncio.Future[int]:
-        """See ``leaseq.PartitionedQueue.add_batch``."""
+    def partition(self, i: int) -> AsyncQueue:
+        """See ``leaseq.PartitionedQueue.partition``: partition ``i`` as an ``AsyncQueue``."""
+    def partition_of(self, item: Item) -> int:
+        """See ``leaseq.PartitionedQueue.partition_of`` (nothing is sent: it returns the index
+        itself).
+        """
+    def queue_of(self, lease: Lease) -> AsyncQueue:
+        """See ``leaseq.PartitionedQueue.queue_of``: the partition as an ``AsyncQueue`` (nothing is
+        sent).
+        """
+    def add(
+        self, item: Item, timeout: float | timedelta | None = None
+    ) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.add``; a wait for room is cancelled with the awaiting
+        task.
+        """
+    def add_batch(
+        self, items: Iterable[Item], timeout: float | timedelta | None = None
+    ) -> asyncio.Future[int]:
+        """See ``leaseq.PartitionedQueue.add_batch``; a wait for room is cancelled with the
+        awaiting task.
+        """
     def add_flow(
         self, parent: Item, children: Iterable[Item | Flow]
     ) -> asyncio.Future[int]:
@@ -1822,6 +1908,8 @@ class AsyncPartitionedQueue:
         self,
         ttl: float | timedelta | None = None,
         timeout: float | timedelta | None = None,
+        *,
+        block: bool | None = None,
     ) -> asyncio.Future[Lease | None]:
         """See ``leaseq.PartitionedQueue.lease``; a wait is cancelled with the awaiting task."""
     def lease_batch(
@@ -1838,6 +1926,15 @@ class AsyncPartitionedQueue:
         keep_result_for: float | timedelta | None = None,
     ) -> asyncio.Future[bool]:
         """See ``leaseq.PartitionedQueue.complete``."""
+    def fail(
+        self,
+        lease: Lease,
+        error: str | BaseException,
+        error_type: str | None = None,
+        retry: bool | float | timedelta = True,
+        trace: str | None = None,
+    ) -> asyncio.Future[FailOutcome]:
+        """See ``leaseq.PartitionedQueue.fail``."""
     def get(self, id: bytes | str) -> asyncio.Future[Job | None]:
         """See ``leaseq.PartitionedQueue.get``."""
     def cancel(self, id: bytes | str) -> asyncio.Future[State | None]:
@@ -1856,3 +1953,27 @@ class AsyncPartitionedQueue:
         """See ``leaseq.PartitionedQueue.pause``."""
     def resume(self) -> asyncio.Future[bool]:
         """See ``leaseq.PartitionedQueue.resume``."""
+    def dead_requeue_oldest(self, n: int | None = None) -> asyncio.Future[int]:
+        """See ``leaseq.PartitionedQueue.dead_requeue_oldest``."""
+    def dead_purge(self, n: int | None = None) -> asyncio.Future[int]:
+        """See ``leaseq.PartitionedQueue.dead_purge``."""
+    def set_config(
+        self,
+        *,
+        max_attempts: int | None = None,
+        backoff: Backoff | None = None,
+        priority: int | None = None,
+        expires_after: float | timedelta | None = None,
+        keep_result_for: float | timedelta | None = None,
+        dead_max_count: int | None = None,
+        dead_max_age: float | timedelta | None = None,
+        stats: bool | None = None,
+        capacity: int | None = None,
+        rate_limit: RateLimit | None = None,
+        group_concurrency: int | None = None,
+        group_rate_limit: RateLimit | None = None,
+        events: bool | None = None,
+        events_max_len: int | None = None,
+        events_max_age: float | timedelta | None = None,
+    ) -> asyncio.Future[None]:
+        """See ``leaseq.PartitionedQueue.set_config``."""

@@ -589,13 +589,33 @@ class PartitionedQueue:
         """The partitions' prefixes, in order."""
         return self._native.partitions
 
-    async def add(self, item: Item) -> bool:
-        """Adds ``item`` to its partition unless an item with its id exists there."""
-        return await self._native.add(item)
+    def partition(self, i: int) -> Queue:
+        """Partition ``i`` as a :class:`Queue` (``InvalidArgumentError`` naming ``partition``
+        when out of range); nothing is sent."""
+        return Queue(self._native.partition(i))
 
-    async def add_batch(self, items: Iterable[Item]) -> int:
-        """Adds every item whose id does not exist yet in its partition; how many were added."""
-        return await self._native.add_batch(items)
+    def partition_of(self, item: Item) -> int:
+        """The index of the partition ``item`` goes to, as ``add`` routes it (nothing is
+        sent)."""
+        return self._native.partition_of(item)
+
+    def queue_of(self, lease: Lease) -> Queue:
+        """The partition that issued ``lease``, as a :class:`Queue` (nothing is sent): to
+        finish it in ways this class does not offer (``renew``, ``release``, ``progress``)."""
+        return Queue(self._native.queue_of(lease))
+
+    async def add(self, item: Item, timeout: float | timedelta | None = None) -> bool:
+        """Adds ``item`` to its partition unless an item with its id exists there; a full
+        bounded partition raises ``QueueFullError`` at once, or with ``timeout`` after waiting
+        that long for room."""
+        return await self._native.add(item, timeout)
+
+    async def add_batch(
+        self, items: Iterable[Item], timeout: float | timedelta | None = None
+    ) -> int:
+        """Adds every item whose id does not exist yet in its partition; how many were added.
+        ``timeout`` waits for room in each bounded partition as ``add`` does."""
+        return await self._native.add_batch(items, timeout)
 
     async def add_flow(self, parent: Item, children: Iterable[Item | Flow]) -> int:
         """Adds ``parent`` and its ``children``, the whole flow to the parent's partition."""
@@ -605,10 +625,13 @@ class PartitionedQueue:
         self,
         ttl: float | timedelta | None = None,
         timeout: float | timedelta | None = None,
+        *,
+        block: bool | None = None,
     ) -> Lease | None:
         """Leases one item from any partition, asked in a rotating order, or returns ``None``;
-        a wait covers every partition and is cancelled with the awaiting task."""
-        return await self._native.lease(ttl, timeout)
+        a wait covers every partition and is cancelled with the awaiting task (``block`` as
+        :meth:`Queue.lease`)."""
+        return await self._native.lease(ttl, timeout, block=block)
 
     async def lease_batch(
         self,
@@ -627,6 +650,18 @@ class PartitionedQueue:
     ) -> bool:
         """Completes ``lease`` in its own partition (a result kept as ``Queue.complete``)."""
         return await self._native.complete(lease, result, keep_result_for)
+
+    async def fail(
+        self,
+        lease: Lease,
+        error: str | BaseException,
+        error_type: str | None = None,
+        retry: bool | float | timedelta = True,
+        trace: str | None = None,
+    ) -> FailOutcome:
+        """Records a failed attempt of ``lease`` in its own partition, as
+        :meth:`Queue.fail` does: retried there, or dead there."""
+        return await self._native.fail(lease, error, error_type, retry, trace)
 
     async def get(self, id: bytes | str) -> Job | None:
         """Item ``id`` from whichever partition holds it, or ``None``."""
@@ -661,6 +696,55 @@ class PartitionedQueue:
     async def resume(self) -> bool:
         """Resumes every partition; whether any was paused."""
         return await self._native.resume()
+
+    async def dead_requeue_oldest(self, n: int | None = None) -> int:
+        """Requeues the ``n`` oldest dead items of each partition (``None``: all); how many,
+        summed."""
+        return await self._native.dead_requeue_oldest(n)
+
+    async def dead_purge(self, n: int | None = None) -> int:
+        """Deletes the ``n`` oldest dead items of each partition (``None``: all); how many,
+        summed."""
+        return await self._native.dead_purge(n)
+
+    async def set_config(  # noqa: PLR0913 - the configuration's fields, by keyword
+        self,
+        *,
+        max_attempts: int | None = None,
+        backoff: Backoff | None = None,
+        priority: int | None = None,
+        expires_after: float | timedelta | None = None,
+        keep_result_for: float | timedelta | None = None,
+        dead_max_count: int | None = None,
+        dead_max_age: float | timedelta | None = None,
+        stats: bool | None = None,
+        capacity: int | None = None,
+        rate_limit: RateLimit | None = None,
+        group_concurrency: int | None = None,
+        group_rate_limit: RateLimit | None = None,
+        events: bool | None = None,
+        events_max_len: int | None = None,
+        events_max_age: float | timedelta | None = None,
+    ) -> None:
+        """Stores the given fields of the configuration in every partition, as
+        :meth:`Queue.set_config` does (limits then hold per partition)."""
+        await self._native.set_config(
+            max_attempts=max_attempts,
+            backoff=backoff,
+            priority=priority,
+            expires_after=expires_after,
+            keep_result_for=keep_result_for,
+            dead_max_count=dead_max_count,
+            dead_max_age=dead_max_age,
+            stats=stats,
+            capacity=capacity,
+            rate_limit=rate_limit,
+            group_concurrency=group_concurrency,
+            group_rate_limit=group_rate_limit,
+            events=events,
+            events_max_len=events_max_len,
+            events_max_age=events_max_age,
+        )
 
     def __repr__(self) -> str:
         return (

@@ -1,0 +1,359 @@
+"""A partitioned queue's operations that act where a lease, an item or the configuration lives
+(the core's ``operations::PARTITIONED``): ``fail`` in the lease's partition, ``partition_of``,
+``dead_requeue_oldest`` and ``dead_purge`` over every partition, ``set_config`` in every
+partition, and the arguments ``add`` and ``lease`` share with ``Queue``'s; on a local cluster of
+three primaries, sync and asyncio. A refused argument is named and nothing is written."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import timedelta
+
+import leaseq
+import leaseq.aio
+import pytest
+from conftest import Server, new_prefix
+
+
+@pytest.fixture()
+def cluster_client(cluster: Server) -> Iterator[leaseq.Client]:
+    with leaseq.Client.cluster(cluster.urls) as c:
+        yield c
+
+
+def items(n: int) -> list[leaseq.Item]:
+    return [leaseq.Item(b"x", id=f"i{i}") for i in range(n)]
+
+
+def where(q: leaseq.PartitionedQueue, id: str) -> list[int]:
+    """The partitions that hold item ``id`` (one, when it exists)."""
+    return [i for i in range(len(q.partitions)) if q.partition(i).get(id) is not None]
+
+
+def dead_per_partition(q: leaseq.PartitionedQueue) -> list[int]:
+    return [q.partition(i).count("dead") for i in range(len(q.partitions))]
+
+
+def test_fail_retries_or_kills_in_the_leases_own_partition(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    assert q.add_batch(items(6)) == 6
+    plain = cluster_client.queue(new_prefix())
+    plain.add_batch(items(2))
+
+    lease = q.lease(ttl=30)
+    assert lease is not None
+    home = q.partitions.index(q.queue_of(lease).prefix)
+    assert where(q, lease.id) == [home]
+    # Retried now: it waits again in its own partition, with the failure recorded there.
+    plain_lease = plain.lease(ttl=30)
+    assert plain_lease is not None
+    outcome = q.fail(lease, "boom", "Boom", retry=0, trace="the trace")
+    assert outcome == plain.fail(plain_lease, "boom", "Boom", retry=0)
+    assert outcome.retrying and outcome.retry_in == timedelta(0)
+    job = q.partition(home).get(lease.id)
+    assert job is not None and job.state == leaseq.State.WAITING
+    assert (job.error, job.error_type, job.trace) == ("boom", "Boom", "the trace")
+    assert where(q, lease.id) == [home]
+    # Failing the same lease again: not held any more, nothing changed (as Queue.fail says).
+    again = q.fail(lease, "boom")
+    assert again == plain.fail(plain_lease, "boom")
+    assert again.not_held is not None and not again.dead
+
+    # retry=False: dead now, in its own partition; an exception gives the message and type.
+    lease = q.lease(ttl=30)
+    assert lease is not None
+    home = q.partitions.index(q.queue_of(lease).prefix)
+    plain_lease = plain.lease(ttl=30)
+    assert plain_lease is not None
+    outcome = q.fail(lease, ValueError("bad input"), retry=False)
+    assert outcome == plain.fail(plain_lease, ValueError("bad input"), retry=False)
+    assert outcome.dead and str(outcome) == "dead"
+    job = q.partition(home).get(lease.id)
+    assert job is not None and job.state == leaseq.State.DEAD
+    assert (job.error, job.error_type) == ("bad input", "ValueError")
+    assert q.count("dead") == 1 and dead_per_partition(q)[home] == 1
+
+
+def test_fail_refuses_a_bad_argument_and_writes_nothing(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    q.add_batch(items(3))
+    mine = q.lease(ttl=30)
+    assert mine is not None
+    other = cluster_client.queue(new_prefix())
+    other.add(leaseq.Item(b"z", id="z"))
+    foreign = other.lease(ttl=30)
+    assert foreign is not None
+
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        q.fail(foreign, "boom")
+    assert refused.value.argument == "lease"
+    job = other.get("z")
+    assert job is not None and job.state == leaseq.State.LEASED and job.error is None
+    bad: list[tuple[str, dict[str, object]]] = [
+        ("retry", {"retry": "soon"}),
+        ("error", {"error": 3}),
+        ("error_type", {"error_type": 3}),
+        ("trace", {"trace": b"bytes"}),
+    ]
+    for argument, kwargs in bad:
+        call: dict[str, object] = {"error": "boom", **kwargs}
+        with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+            q.fail(mine, **call)  # type: ignore[arg-type]
+        assert wrong.value.argument == argument
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        q.fail("not a lease", "boom")  # type: ignore[arg-type]
+    assert wrong.value.argument == "lease"
+    # Nothing was written: the lease is still held, without a failure.
+    job = q.get(mine.id)
+    assert job is not None and job.state == leaseq.State.LEASED and job.error is None
+    assert q.stats().total.leased == 1
+    assert q.complete(mine)
+
+
+def test_partition_of_is_where_add_puts_the_item(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    plain_items = items(12)
+    grouped = [leaseq.Item(b"g", id=f"g{i}", group="tenant-7") for i in range(4)]
+    child = leaseq.Item(b"c", id="child", depends_on=["i3"])
+    for item in [*plain_items, *grouped, child]:
+        assert q.add(item)
+        at = q.partition_of(item)
+        assert isinstance(at, int) and 0 <= at < 3
+        assert where(q, item.id) == [at], item.id
+    # By its group (one partition for the group), by its first dependency.
+    assert len({q.partition_of(item) for item in grouped}) == 1
+    assert q.partition_of(child) == q.partition_of(plain_items[3])
+    # The ids spread: more than one partition is used.
+    assert len({q.partition_of(item) for item in plain_items}) > 1
+
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        q.partition_of("i0")  # type: ignore[arg-type]
+    assert wrong.value.argument == "item"
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        q.partition_of(None)  # type: ignore[arg-type]
+    assert wrong.value.argument == "item"
+    assert (q.count("waiting"), q.count("blocked")) == (12 + 4, 1)
+
+
+def kill_all(q: leaseq.PartitionedQueue, n: int) -> None:
+    """Leases and fails (dead now) ``n`` items."""
+    leases = q.lease_batch(n, ttl=30)
+    assert len(leases) == n
+    for lease in leases:
+        assert q.fail(lease, "boom", retry=False).dead
+
+
+def test_dead_requeue_oldest_and_dead_purge_act_on_every_partition(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    q.add_batch(items(30))
+    kill_all(q, 30)
+    dead = dead_per_partition(q)
+    assert sum(dead) == 30 and len([d for d in dead if d]) > 1
+
+    # Up to n of each partition's oldest, counted together.
+    assert q.dead_requeue_oldest(1) == sum(min(1, d) for d in dead)
+    assert q.dead_requeue_oldest(2) == sum(min(2, max(d - 1, 0)) for d in dead)
+    requeued = sum(min(3, d) for d in dead)
+    assert q.count("waiting") == requeued
+    assert dead_per_partition(q) == [max(d - 3, 0) for d in dead]
+    # All (n None).
+    assert q.dead_requeue_oldest() == 30 - requeued
+    assert q.count("dead") == 0 and q.count("waiting") == 30
+
+    kill_all(q, 30)
+    dead = dead_per_partition(q)
+    assert q.dead_purge(2) == sum(min(2, d) for d in dead)
+    assert dead_per_partition(q) == [max(d - 2, 0) for d in dead]
+    assert q.dead_purge() == sum(max(d - 2, 0) for d in dead)
+    assert q.count("dead") == 0 and q.stats().total.waiting == 0
+    assert q.get("i0") is None
+
+    # A refused n is named; nothing moves.
+    assert q.add_batch(items(3)) == 3
+    kill_all(q, 3)
+    for bad in (-1, "1", 1.5):
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            q.dead_requeue_oldest(bad)  # type: ignore[arg-type]
+        assert refused.value.argument == "n"
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            q.dead_purge(bad)  # type: ignore[arg-type]
+        assert refused.value.argument == "n"
+    assert q.count("dead") == 3
+
+
+def test_set_config_stores_it_in_every_partition(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    q.set_config(
+        max_attempts=7, keep_result_for=timedelta(hours=2), stats=True, capacity=100
+    )
+    for i in range(3):
+        config = q.partition(i).config()
+        assert config.max_attempts == 7
+        assert config.keep_result_for == timedelta(hours=2)
+        assert config.stats is True
+        assert config.capacity == 100
+    # The other fields keep their stored values.
+    q.set_config(max_attempts=3)
+    assert [q.partition(i).config().max_attempts for i in range(3)] == [3, 3, 3]
+    assert [q.partition(i).config().capacity for i in range(3)] == [100, 100, 100]
+    # Read through the logical queue: every partition counts per minute now.
+    assert all(s.minutes is not None for s in q.stats().partitions)
+
+    before = [repr(q.partition(i).config()) for i in range(3)]
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        q.set_config(max_attempts=9, keep_result_for=0)
+    assert refused.value.argument == "keep_result_for"
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        q.set_config(max_attempts="9")  # type: ignore[arg-type]
+    assert wrong.value.argument == "max_attempts"
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        q.set_config(max_attempts=9, events_max_len="long")  # type: ignore[arg-type]
+    assert wrong.value.argument == "events_max_len"
+    with pytest.raises(TypeError):
+        q.set_config(9)  # type: ignore[call-arg]
+    assert [repr(q.partition(i).config()) for i in range(3)] == before
+
+
+def beside(q: leaseq.PartitionedQueue, item: leaseq.Item, same: bool) -> leaseq.Item:
+    """A new item that goes to ``item``'s partition (``same``), or to another one."""
+    home = q.partition_of(item)
+    return next(
+        candidate
+        for candidate in (leaseq.Item(b"n", id=f"n{i}") for i in range(1000))
+        if (q.partition_of(candidate) == home) == same
+    )
+
+
+def test_add_waits_for_room_and_lease_takes_block(
+    cluster_client: leaseq.Client,
+) -> None:
+    """The arguments ``add``, ``add_batch`` and ``lease`` share with ``Queue``'s."""
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    q.set_config(capacity=1)
+    first = leaseq.Item(b"1", id="first")
+    assert q.add(first, timeout=None)
+    same_partition = beside(q, first, same=True)
+    with pytest.raises(leaseq.QueueFullError):
+        q.add(same_partition)
+    with pytest.raises(leaseq.QueueFullError):
+        q.add(same_partition, timeout=0.05)
+    with pytest.raises(leaseq.QueueFullError):
+        q.add_batch([same_partition], timeout=0.05)
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        q.add(same_partition, timeout="soon")  # type: ignore[arg-type]
+    assert wrong.value.argument == "timeout"
+    lease = q.lease(ttl=30, block=False)
+    assert lease is not None and lease.id == "first"
+    assert q.complete(lease)
+    assert q.add(same_partition, timeout=1.0)
+    assert q.add_batch([beside(q, first, same=False)], timeout=1.0) == 1
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        q.lease(block="yes")  # type: ignore[arg-type]
+    assert wrong.value.argument == "block"
+
+
+def test_the_asyncio_face_routes_and_fails(cluster: Server) -> None:
+    async def body() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            q = await client.create_partitioned(new_prefix(), 3)
+            plain = client.queue(new_prefix())
+            assert await q.add_batch(items(9)) == 9
+            await plain.add_batch(items(2))
+
+            # partition, partition_of and queue_of send nothing: plain methods.
+            for item in items(9):
+                at = q.partition_of(item)
+                assert await q.partition(at).get(item.id) is not None
+            with pytest.raises(leaseq.InvalidArgumentError) as refused:
+                q.partition(3)
+            assert refused.value.argument == "partition"
+            with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+                q.partition_of(b"i0")  # type: ignore[arg-type]
+            assert wrong.value.argument == "item"
+
+            lease = await q.lease(ttl=30, block=False)
+            assert lease is not None
+            home = q.queue_of(lease)
+            assert isinstance(home, leaseq.aio.Queue)
+            at = q.partition_of(leaseq.Item(b"", id=lease.id))
+            assert home.prefix == q.partitions[at]
+            plain_lease = await plain.lease(ttl=30)
+            assert plain_lease is not None
+            outcome = await q.fail(lease, "boom", retry=0)
+            assert outcome == await plain.fail(plain_lease, "boom", retry=0)
+            job = await home.get(lease.id)
+            assert job is not None and job.state == leaseq.State.WAITING
+            assert job.error == "boom"
+
+            foreign = await plain.lease(ttl=30)
+            assert foreign is not None
+            with pytest.raises(leaseq.InvalidArgumentError) as refused:
+                await q.fail(foreign, "boom")
+            assert refused.value.argument == "lease"
+            with pytest.raises(leaseq.InvalidArgumentError) as refused:
+                q.queue_of(foreign)
+            assert refused.value.argument == "lease"
+            job = await plain.get(foreign.id)
+            assert job is not None and job.state == leaseq.State.LEASED
+            assert job.error is None
+
+    asyncio.run(body())
+
+
+def test_the_asyncio_face_acts_on_every_partition(cluster: Server) -> None:
+    async def kill_all(q: leaseq.aio.PartitionedQueue) -> None:
+        for lease in await q.lease_batch(9, ttl=30):
+            assert (await q.fail(lease, "dead", retry=False)).dead
+
+    async def body() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            q = await client.create_partitioned(new_prefix(), 3)
+            await q.add_batch(items(9))
+            await kill_all(q)
+            dead = [await q.partition(i).count("dead") for i in range(3)]
+            assert sum(dead) == 9
+            assert await q.dead_requeue_oldest(1) == sum(min(1, d) for d in dead)
+            assert await q.dead_requeue_oldest() == 9 - sum(min(1, d) for d in dead)
+            await kill_all(q)
+            assert await q.dead_purge() == 9
+            assert await q.count("dead") == 0
+            with pytest.raises(leaseq.InvalidArgumentError) as refused:
+                await q.dead_purge(-1)
+            assert refused.value.argument == "n"
+
+            await q.set_config(max_attempts=4, stats=True)
+            for i in range(3):
+                config = await q.partition(i).config()
+                assert (config.max_attempts, config.stats) == (4, True)
+            with pytest.raises(leaseq.InvalidArgumentError) as refused:
+                await q.set_config(max_attempts=5, keep_result_for=0)
+            assert refused.value.argument == "keep_result_for"
+            for i in range(3):
+                assert (await q.partition(i).config()).max_attempts == 4
+
+            # add and add_batch wait for room as Queue's do.
+            await q.set_config(capacity=1)
+            first = leaseq.Item(b"1", id="first")
+            assert await q.add(first, timeout=0.05)
+            second = next(
+                candidate
+                for candidate in (leaseq.Item(b"n", id=f"n{i}") for i in range(1000))
+                if q.partition_of(candidate) == q.partition_of(first)
+            )
+            with pytest.raises(leaseq.QueueFullError):
+                await q.add(second, timeout=0.05)
+            with pytest.raises(leaseq.QueueFullError):
+                await q.add_batch([second], timeout=0.05)
+
+    asyncio.run(body())
