@@ -1019,18 +1019,58 @@ export declare class PartitionedQueue {
   readonly partitions: string[]
   /** The partitions as `Queue`s, in order: a `Worker` given this queue runs over them. */
   partitionQueues(): Queue[]
-  /** Adds `item` to its partition unless an item with its id exists there. */
-  add(item: Item): Promise<boolean>
-  /** Adds data as a new item (with `options`) to its partition. */
-  add(data: Buffer | Uint8Array | string, options?: ItemOptions): Promise<boolean>
-  /** Adds every item whose id does not exist yet in its partition; how many were added. */
-  addBatch(items: Item[]): Promise<number>
+  /**
+   * Partition `i` (0 to `partitions.length - 1`) as a `Queue`, for what only a queue offers
+   * (groups, schedules, renew, release, progress). Sends nothing. An index out of range throws
+   * a `LeaseqError` (`INVALID_ARGUMENT` naming `partition`).
+   */
+  partition(i: number): Queue
+  /**
+   * The index of the partition `item` goes to, as `add` routes it: by its group, else its
+   * first dependency, else its id. Sends nothing.
+   */
+  partitionOf(item: Item): number
+  /**
+   * The partition that issued `lease`, as a `Queue`: where to renew, release or report
+   * progress on it. Sends nothing. A lease of another queue throws a `LeaseqError`
+   * (`INVALID_ARGUMENT` naming `lease`).
+   */
+  queueOf(lease: Lease): Queue
+  /**
+   * Adds `item` to its partition unless an item with its id exists there; resolves to whether
+   * it was added. A full bounded partition rejects with code `FULL` (nothing added), after
+   * waiting up to `timeoutMs` for room when it is given, as `Queue#add`.
+   */
+  add(item: Item, options?: AddOptions): Promise<boolean>
+  /** Adds `data` as a new item with `options` to its partition, as `Queue#add`. */
+  add(data: Buffer | Uint8Array | string, options?: AddDataOptions): Promise<boolean>
+  /**
+   * Adds every item whose id does not exist yet in its partition (one call per partition
+   * touched, sent at once); resolves to how many were added. Each partition's share waits up
+   * to `timeoutMs` for room as `add` does.
+   */
+  addBatch(items: Item[], options?: AddOptions): Promise<number>
+  /**
+   * Adds `parent` and its children as `Queue#addFlow` does, every item of the flow to one
+   * partition (the one `parent` routes to by its group, else its id), so that the parent sees
+   * its children complete. Resolves to how many were added.
+   * @example await queue.addFlow(new Item('report', 'report-1'), [new Item('part a', 'a'), new Item('part b', 'b')])
+   */
+  addFlow(parent: Item, children: Array<Item | FlowChild>): Promise<number>
   /** Leases one item from any partition, asked in a rotating order; waits with `timeoutMs`. */
   lease(options?: LeaseBatchOptions): Promise<Lease | null>
   /** Leases up to `n` items (1 to 1000) from as many partitions as it takes. */
   leaseBatch(n: number, options?: LeaseBatchOptions): Promise<Lease[]>
   /** Completes `lease` in its own partition (keeping `result`, if given). */
   complete(lease: Lease, options?: CompleteOptions): Promise<boolean>
+  /**
+   * Records a failed attempt of `lease` in its own partition, as `Queue#fail`: retried there
+   * after its backoff (or `retry: { afterMs }`) while attempts remain, else (or with
+   * `retry: 'never'`) dead there. Resolves to `'retrying'`, `'dead'`, or why the lease was not
+   * held.
+   * @param error a message, or an Error (its `message`, and its `name` as the default type)
+   */
+  fail(lease: Lease, error: string | Error, options?: FailOptions): Promise<FailOutcome>
   /** Item `id` from whichever partition holds it, or null. */
   get(id: string | Buffer | Uint8Array): Promise<Job | null>
   /** Cancels item `id` in whichever partition holds it; the state it was in, or null. */
@@ -1047,6 +1087,22 @@ export declare class PartitionedQueue {
   pause(): Promise<boolean>
   /** Resumes every partition; whether any was paused. */
   resume(): Promise<boolean>
+  /**
+   * Requeues up to `n` of each partition's oldest dead items (all when `n` is left out);
+   * resolves to how many, summed over the partitions.
+   */
+  deadRequeueOldest(n?: number): Promise<number>
+  /**
+   * Deletes up to `n` of each partition's oldest dead items (all when `n` is left out);
+   * resolves to how many, summed over the partitions.
+   */
+  deadPurge(n?: number): Promise<number>
+  /**
+   * Stores the fields given in every partition (validated first); the others keep their
+   * stored value. Limits (`capacity`, rate limits) then hold per partition. Read it back from
+   * a partition: `queue.partition(0).config()`.
+   */
+  setConfig(config: QueueConfig): Promise<void>
 }
 
 /**

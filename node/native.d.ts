@@ -82,13 +82,39 @@ export declare class NativePartitioned {
   get partitions(): Array<string>
   /** The partitions as queues, in order (for a `Worker` over them). */
   partitionQueues(): Array<NativeQueue>
-  /** Adds `item` to its partition unless an item with its id exists there. */
-  add(item: NativeItem): Promise<boolean>
   /**
-   * Adds every item whose id does not exist yet in its partition; how many were added. (Not
-   * an `async fn`: those cannot take a list of class instances, as `NativeQueue::add_batch`.)
+   * Partition `i` as a queue (for what only a queue offers); sends nothing. An index out of
+   * range is refused naming `partition` (the core's check).
    */
-  addBatch(items: Array<NativeItem>): Promise<number>
+  partition(i: number): NativeQueue
+  /**
+   * The index of the partition `item` goes to (by its group, else its first dependency,
+   * else its id); sends nothing.
+   */
+  partitionOf(item: NativeItem): number
+  /**
+   * The partition that issued `lease`, as a queue; refuses a lease of another queue
+   * (argument `lease`). Sends nothing.
+   */
+  queueOf(lease: NativeLease): NativeQueue
+  /**
+   * Adds `item` to its partition unless an item with its id exists there. In a full bounded
+   * partition it waits up to `timeout_ms` for room (absent: not at all; `Infinity`: no
+   * limit), as `NativeQueue::add`.
+   */
+  add(item: NativeItem, timeoutMs?: number | undefined | null): Promise<boolean>
+  /**
+   * Adds every item whose id does not exist yet in its partition; how many were added. Each
+   * partition's share waits up to `timeout_ms` for room as `add` does. (Not an `async fn`:
+   * those cannot take a list of class instances, as `NativeQueue::add_batch`.)
+   */
+  addBatch(items: Array<NativeItem>, timeoutMs?: number | undefined | null): Promise<number>
+  /**
+   * Adds `parent` and its children, every item of the flow to the partition of `parent` (by
+   * its group, else its id); the arguments are `NativeQueue::add_flow`'s. How many were
+   * added. (Hand-spawned, as `add_batch`.)
+   */
+  addFlow(parent: NativeItem, items: Array<NativeItem>, parents: Array<number>): Promise<number>
   /**
    * Leases one item from any partition, asked in a rotating order, waiting up to
    * `timeout_ms` (default: not at all) on every partition at once.
@@ -98,6 +124,11 @@ export declare class NativePartitioned {
   leaseBatch(n: number, ttlMs?: number | undefined | null, timeoutMs?: number | undefined | null): Promise<Array<LeasedParts>>
   /** Completes `lease` in its own partition, keeping `result` if given. */
   complete(lease: NativeLease, result?: Buffer | undefined | null, keepResultForMs?: number | undefined | null): Promise<boolean>
+  /**
+   * Records a failed attempt of `lease` in its own partition (and its trace, if any); the
+   * arguments and the answer are `NativeQueue::fail`'s.
+   */
+  fail(lease: NativeLease, error: string, errorType?: string | undefined | null, retryMode?: string | undefined | null, retryAfterMs?: number | undefined | null, trace?: string | undefined | null): Promise<string>
   /** Item `id` (its bytes) from whichever partition holds it. */
   get(id: Buffer): Promise<JobParts | null>
   /** Cancels item `id` in whichever partition holds it; the state it was in, or null. */
@@ -114,6 +145,18 @@ export declare class NativePartitioned {
   pause(): Promise<boolean>
   /** Resumes every partition; whether any was paused. */
   resume(): Promise<boolean>
+  /**
+   * Requeues up to `n` of the oldest dead items of each partition (absent: all); how many,
+   * summed.
+   */
+  deadRequeueOldest(n?: number | undefined | null): Promise<number>
+  /**
+   * Deletes up to `n` of the oldest dead items of each partition (absent: all); how many,
+   * summed.
+   */
+  deadPurge(n?: number | undefined | null): Promise<number>
+  /** Stores the fields given in every partition; the others keep their stored value. */
+  setConfig(config: ConfigParts): Promise<void>
 }
 
 /** One queue; `lib/queue.js` wraps it as `Queue`. */
@@ -763,6 +806,26 @@ export interface OperationInfo {
 
 /** Every operation of a queue (`leaseq::operations::OPERATIONS`), in the documentation's order. */
 export declare function operations(): Array<OperationInfo>
+
+/** One operation of a partitioned queue. */
+export interface PartitionedOperationInfo {
+  /** Its name in snake_case (Python's method). */
+  name: string
+  /** The `PartitionedQueue` method: the name in camelCase. */
+  nodeName: string
+  /** Where it goes, in one line. */
+  route: string
+  /** The Rust methods of `Partitioned` that implement it. */
+  rust: Array<string>
+  /** Whether a queue operation of the same name exists, whose arguments it takes. */
+  queue: boolean
+}
+
+/**
+ * Every operation of a partitioned queue (`leaseq::operations::PARTITIONED`), in the
+ * documentation's order.
+ */
+export declare function partitionedOperations(): Array<PartitionedOperationInfo>
 
 /** A partitioned queue's figures: the logical queue's, and each partition's own. */
 export interface PartitionedStatsParts {

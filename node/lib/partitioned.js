@@ -4,7 +4,8 @@
 // skin over the core's `Partitioned` (src/partitioned.rs) with the conversions of lib/queue.js.
 
 const args = require('./args')
-const { nativeAsync } = require('./errors')
+const { nativeAsync, nativeSync } = require('./errors')
+const { Item, nativeItem } = require('./item')
 const { toLease } = require('./lease')
 const q = require('./queue')
 
@@ -62,26 +63,78 @@ class PartitionedQueue {
   }
 
   /**
+   * Partition `i` as a `Queue` (sends nothing): for what only a queue offers (groups,
+   * schedules, renew, release, progress). An index out of range is refused (`INVALID_ARGUMENT`
+   * naming `partition`).
+   * @param {number} i
+   * @returns {import('./queue').Queue}
+   */
+  partition(i) {
+    const n = args.number('partition', i, q.WHOLE)
+    return q.toQueue(nativeSync(() => this.#native.partition(n)))
+  }
+
+  /**
+   * The index of the partition `item` goes to (sends nothing): by its group, else its first
+   * dependency, else its id, as `add` routes it.
+   * @param {import('./item').Item} item
+   * @returns {number}
+   */
+  partitionOf(item) {
+    const n = nativeItem(args.instance('item', item, Item))
+    return nativeSync(() => this.#native.partitionOf(n))
+  }
+
+  /**
+   * The partition that issued `lease`, as a `Queue` (sends nothing): where to renew, release
+   * or report progress on it. A lease of another queue is refused (`INVALID_ARGUMENT` naming
+   * `lease`).
+   * @param {import('./lease').Lease} lease
+   * @returns {import('./queue').Queue}
+   */
+  queueOf(lease) {
+    const l = q.requireLease(lease)
+    return q.toQueue(nativeSync(() => this.#native.queueOf(l)))
+  }
+
+  /**
    * Adds `item` to its partition unless an item with its id exists there; resolves to whether
-   * it was added.
+   * it was added. The arguments are `Queue#add`'s (a full bounded partition: `FULL`, after
+   * waiting up to `timeoutMs` for room when it is given).
    * @param {import('./item').Item | Buffer | Uint8Array | string} item an `Item`, or data for a new one
-   * @param {import('../index').ItemOptions} [options] with data: the new item's id and options
+   * @param {import('../index').AddOptions | import('../index').AddDataOptions} [options]
+   *   `timeoutMs`; with data also the new item's id and options
    * @returns {Promise<boolean>}
    */
   async add(item, options) {
-    const n = q.toItem(item, options)
-    return nativeAsync(() => this.#native.add(n))
+    const [n, timeoutMs] = q.addArgs(item, options)
+    return nativeAsync(() => this.#native.add(n, timeoutMs))
   }
 
   /**
    * Adds every item whose id does not exist yet in its partition: one call per partition
-   * touched, sent at once. Resolves to how many were added.
+   * touched, sent at once. Resolves to how many were added. The arguments are
+   * `Queue#addBatch`'s (each partition's share waits up to `timeoutMs` for room).
    * @param {import('./item').Item[]} items
+   * @param {import('../index').AddOptions} [options]
    * @returns {Promise<number>}
    */
-  async addBatch(items) {
-    const natives = args.array('items', items, q.batchItem)
-    return nativeAsync(() => this.#native.addBatch(natives))
+  async addBatch(items, options) {
+    const [natives, timeoutMs] = q.addBatchArgs(items, options)
+    return nativeAsync(() => this.#native.addBatch(natives, timeoutMs))
+  }
+
+  /**
+   * Adds `parent` and its children as `Queue#addFlow` does, every item of the flow to one
+   * partition: the one `parent` routes to by its group, else its id. Resolves to how many were
+   * added.
+   * @param {import('./item').Item} parent
+   * @param {Array<import('./item').Item | import('../index').FlowChild>} children
+   * @returns {Promise<number>}
+   */
+  async addFlow(parent, children) {
+    const [p, items, parents] = q.addFlowArgs(parent, children)
+    return nativeAsync(() => this.#native.addFlow(p, items, parents))
   }
 
   /**
@@ -124,6 +177,21 @@ class PartitionedQueue {
     const result = o.result === undefined ? undefined : args.bytes('result', o.result)
     const keep = args.optionalNumber('keepResultForMs', o.keepResultForMs)
     return nativeAsync(() => this.#native.complete(l, result, keep))
+  }
+
+  /**
+   * Records a failed attempt of `lease` in its own partition, as `Queue#fail` (the same
+   * arguments and answer): retried after its backoff while attempts remain, else dead.
+   * @param {import('./lease').Lease} lease
+   * @param {string | Error} error a message, or an Error (its message; its name is the
+   *   default `errorType`)
+   * @param {import('../index').FailOptions} [options]
+   * @returns {Promise<import('../index').FailOutcome>}
+   */
+  async fail(lease, error, options) {
+    const a = q.failArgs(lease, error, options)
+    const outcome = await nativeAsync(() => this.#native.fail(...a))
+    return /** @type {import('../index').FailOutcome} */ (outcome)
   }
 
   /**
@@ -206,6 +274,39 @@ class PartitionedQueue {
    */
   async resume() {
     return nativeAsync(() => this.#native.resume())
+  }
+
+  /**
+   * Requeues up to `n` of each partition's oldest dead items (all when `n` is left out).
+   * Resolves to how many, summed.
+   * @param {number} [n]
+   * @returns {Promise<number>}
+   */
+  async deadRequeueOldest(n) {
+    const count = q.deadCount(n)
+    return nativeAsync(() => this.#native.deadRequeueOldest(count))
+  }
+
+  /**
+   * Deletes up to `n` of each partition's oldest dead items (all when `n` is left out).
+   * Resolves to how many, summed.
+   * @param {number} [n]
+   * @returns {Promise<number>}
+   */
+  async deadPurge(n) {
+    const count = q.deadCount(n)
+    return nativeAsync(() => this.#native.deadPurge(count))
+  }
+
+  /**
+   * Stores the fields given in every partition (limits such as `capacity` then hold per
+   * partition); the others keep their stored value.
+   * @param {import('../index').QueueConfig} config
+   * @returns {Promise<void>}
+   */
+  async setConfig(config) {
+    const parts = q.configParts(config)
+    return nativeAsync(() => this.#native.setConfig(parts))
   }
 }
 

@@ -279,6 +279,81 @@ function completionParts(completions) {
 }
 
 /**
+ * `addBatch`'s arguments: the items and the wait for room (`{ timeoutMs }`).
+ * @param {unknown} items
+ * @param {unknown} options
+ * @returns {[import('../native').NativeItem[], number | undefined]}
+ */
+function addBatchArgs(items, options) {
+  const natives = args.array('items', items, batchItem)
+  const o = args.optionalOptions('options', options, ADD_OPTIONS)
+  return [natives, args.optionalNumber('timeoutMs', o.timeoutMs)]
+}
+
+/**
+ * `addFlow`'s arguments: the parent, and its children as `flowParts` lays them out.
+ * @param {unknown} parent
+ * @param {unknown} children
+ * @returns {[import('../native').NativeItem, import('../native').NativeItem[], number[]]}
+ */
+function addFlowArgs(parent, children) {
+  const p = nativeItem(args.instance('parent', parent, Item))
+  return [p, ...flowParts(children)]
+}
+
+/**
+ * `fail`'s arguments as the addon takes them: the lease, the message, its type, the retry
+ * (mode, delay) and the trace.
+ * @param {unknown} lease
+ * @param {unknown} error
+ * @param {unknown} options
+ * @returns {[import('../native').NativeLease, string, string | undefined, string | undefined, number | undefined, string | undefined]}
+ */
+function failArgs(lease, error, options) {
+  const l = requireLease(lease)
+  const o = args.optionalOptions('options', options, FAIL_OPTIONS)
+  const [message, errorType] = errorParts(error, o.errorType)
+  const [mode, afterMs] = retryParts(o.retry)
+  return [l, message, errorType, mode, afterMs, traceOf(error, o.trace)]
+}
+
+/**
+ * The `n` of `deadRequeueOldest` and `deadPurge`: a whole number, or undefined (all).
+ * @param {unknown} n
+ * @returns {number | undefined}
+ */
+function deadCount(n) {
+  return args.optionalNumber('n', n, WHOLE)
+}
+
+/**
+ * `setConfig`'s configuration as the addon takes it.
+ * @param {unknown} config
+ * @returns {import('../native').ConfigParts}
+ */
+function configParts(config) {
+  const o = args.options('config', config, CONFIG_OPTIONS)
+  return {
+    maxAttempts: args.optionalNumber('maxAttempts', o.maxAttempts, WHOLE),
+    backoff: o.backoff === undefined ? undefined : args.backoff('backoff', o.backoff),
+    priority: args.optionalNumber('priority', o.priority, WHOLE),
+    expiresAfterMs: args.optionalNumber('expiresAfterMs', o.expiresAfterMs),
+    keepResultForMs: args.optionalNumber('keepResultForMs', o.keepResultForMs),
+    deadMaxCount: args.optionalNumber('deadMaxCount', o.deadMaxCount, WHOLE),
+    deadMaxAgeMs: args.optionalNumber('deadMaxAgeMs', o.deadMaxAgeMs),
+    stats: o.stats === undefined ? undefined : args.boolean('stats', o.stats),
+    capacity: args.optionalNumber('capacity', o.capacity, WHOLE),
+    rateLimit: o.rateLimit === undefined ? undefined : args.rateLimit('rateLimit', o.rateLimit),
+    groupConcurrency: args.optionalNumber('groupConcurrency', o.groupConcurrency, WHOLE),
+    groupRateLimit:
+      o.groupRateLimit === undefined ? undefined : args.rateLimit('groupRateLimit', o.groupRateLimit),
+    events: o.events === undefined ? undefined : args.boolean('events', o.events),
+    eventsMaxLen: args.optionalNumber('eventsMaxLen', o.eventsMaxLen, WHOLE),
+    eventsMaxAgeMs: args.optionalNumber('eventsMaxAgeMs', o.eventsMaxAgeMs),
+  }
+}
+
+/**
  * One queue: the keys under one prefix. Every method returns a Promise; a bad argument rejects
  * it with a `LeaseqError` (code `INVALID_ARGUMENT`) before anything is sent.
  */
@@ -447,9 +522,7 @@ class Queue {
    * @returns {Promise<number>}
    */
   async addBatch(items, options) {
-    const natives = args.array('items', items, batchItem)
-    const o = args.optionalOptions('options', options, ADD_OPTIONS)
-    const timeoutMs = args.optionalNumber('timeoutMs', o.timeoutMs)
+    const [natives, timeoutMs] = addBatchArgs(items, options)
     return nativeAsync(() => this.#native.addBatch(natives, timeoutMs))
   }
 
@@ -463,8 +536,7 @@ class Queue {
    * @returns {Promise<number>}
    */
   async addFlow(parent, children) {
-    const p = nativeItem(args.instance('parent', parent, Item))
-    const [items, parents] = flowParts(children)
+    const [p, items, parents] = addFlowArgs(parent, children)
     return nativeAsync(() => this.#native.addFlow(p, items, parents))
   }
 
@@ -704,12 +776,8 @@ class Queue {
    * @returns {Promise<import('../index').FailOutcome>}
    */
   async fail(lease, error, options) {
-    const l = requireLease(lease)
-    const o = args.optionalOptions('options', options, FAIL_OPTIONS)
-    const [message, errorType] = errorParts(error, o.errorType)
-    const [mode, afterMs] = retryParts(o.retry)
-    const trace = traceOf(error, o.trace)
-    const outcome = await nativeAsync(() => this.#native.fail(l, message, errorType, mode, afterMs, trace))
+    const a = failArgs(lease, error, options)
+    const outcome = await nativeAsync(() => this.#native.fail(...a))
     return /** @type {import('../index').FailOutcome} */ (outcome)
   }
 
@@ -1030,7 +1098,7 @@ class Queue {
    * @returns {Promise<number>}
    */
   async deadRequeueOldest(n) {
-    const count = args.optionalNumber('n', n, WHOLE)
+    const count = deadCount(n)
     return nativeAsync(() => this.#native.deadRequeueOldest(count))
   }
 
@@ -1040,7 +1108,7 @@ class Queue {
    * @returns {Promise<number>}
    */
   async deadPurge(n) {
-    const count = args.optionalNumber('n', n, WHOLE)
+    const count = deadCount(n)
     return nativeAsync(() => this.#native.deadPurge(count))
   }
 
@@ -1058,26 +1126,7 @@ class Queue {
    * @returns {Promise<void>}
    */
   async setConfig(config) {
-    const o = args.options('config', config, CONFIG_OPTIONS)
-    /** @type {import('../native').ConfigParts} */
-    const parts = {
-      maxAttempts: args.optionalNumber('maxAttempts', o.maxAttempts, WHOLE),
-      backoff: o.backoff === undefined ? undefined : args.backoff('backoff', o.backoff),
-      priority: args.optionalNumber('priority', o.priority, WHOLE),
-      expiresAfterMs: args.optionalNumber('expiresAfterMs', o.expiresAfterMs),
-      keepResultForMs: args.optionalNumber('keepResultForMs', o.keepResultForMs),
-      deadMaxCount: args.optionalNumber('deadMaxCount', o.deadMaxCount, WHOLE),
-      deadMaxAgeMs: args.optionalNumber('deadMaxAgeMs', o.deadMaxAgeMs),
-      stats: o.stats === undefined ? undefined : args.boolean('stats', o.stats),
-      capacity: args.optionalNumber('capacity', o.capacity, WHOLE),
-      rateLimit: o.rateLimit === undefined ? undefined : args.rateLimit('rateLimit', o.rateLimit),
-      groupConcurrency: args.optionalNumber('groupConcurrency', o.groupConcurrency, WHOLE),
-      groupRateLimit:
-        o.groupRateLimit === undefined ? undefined : args.rateLimit('groupRateLimit', o.groupRateLimit),
-      events: o.events === undefined ? undefined : args.boolean('events', o.events),
-      eventsMaxLen: args.optionalNumber('eventsMaxLen', o.eventsMaxLen, WHOLE),
-      eventsMaxAgeMs: args.optionalNumber('eventsMaxAgeMs', o.eventsMaxAgeMs),
-    }
+    const parts = configParts(config)
     return nativeAsync(() => this.#native.setConfig(parts))
   }
 
@@ -1222,7 +1271,13 @@ module.exports = {
   COMPLETE_OPTIONS,
   LIST_OPTIONS,
   WHOLE,
+  addArgs,
+  addBatchArgs,
+  addFlowArgs,
   batchItem,
+  configParts,
+  deadCount,
+  failArgs,
   requireLease,
   toEntry,
   toItem,

@@ -1,9 +1,9 @@
-//! The core's table of operations (`leaseq::operations`) and the runner's events, as plain
-//! JavaScript objects: node/test/parity.test.js checks `Queue`, `Worker` and index.d.ts against
-//! them. Names come from the core (`Operation::node_name`, `Arg::node_name`); the one name made
+//! The core's table of operations (`leaseq::operations`), its table of a partitioned queue's
+//! operations, and the runner's events, as plain JavaScript objects: node/test/parity.test.js
+//! checks `Queue`, `PartitionedQueue`, `Worker` and index.d.ts against them. Names come from the core (`Operation::node_name`, `Arg::node_name`); the one name made
 //! here is an event's camelCase, which the core does not spell for Node.
 
-use leaseq::operations::{Arg, Operation, EVENTS, OPERATIONS};
+use leaseq::operations::{Arg, Operation, PartitionedOperation, EVENTS, OPERATIONS, PARTITIONED};
 use napi_derive::napi;
 
 /// One argument of an operation.
@@ -70,6 +70,33 @@ impl From<&Operation> for OperationInfo {
     }
 }
 
+/// One operation of a partitioned queue.
+#[napi(object, object_from_js = false)]
+pub struct PartitionedOperationInfo {
+    /// Its name in snake_case (Python's method).
+    pub name: String,
+    /// The `PartitionedQueue` method: the name in camelCase.
+    pub node_name: String,
+    /// Where it goes, in one line.
+    pub route: String,
+    /// The Rust methods of `Partitioned` that implement it.
+    pub rust: Vec<String>,
+    /// Whether a queue operation of the same name exists, whose arguments it takes.
+    pub queue: bool,
+}
+
+impl From<&'static PartitionedOperation> for PartitionedOperationInfo {
+    fn from(o: &'static PartitionedOperation) -> PartitionedOperationInfo {
+        PartitionedOperationInfo {
+            name: o.name.to_owned(),
+            node_name: o.node_name(),
+            route: o.route.to_owned(),
+            rust: o.rust_names().iter().map(|&n| n.to_owned()).collect(),
+            queue: o.queue_operation().is_some(),
+        }
+    }
+}
+
 /// One event of a runner.
 #[napi(object, object_from_js = false)]
 pub struct EventInfo {
@@ -83,6 +110,16 @@ pub struct EventInfo {
 #[napi]
 pub fn operations() -> Vec<OperationInfo> {
     OPERATIONS.iter().map(OperationInfo::from).collect()
+}
+
+/// Every operation of a partitioned queue (`leaseq::operations::PARTITIONED`), in the
+/// documentation's order.
+#[napi]
+pub fn partitioned_operations() -> Vec<PartitionedOperationInfo> {
+    PARTITIONED
+        .iter()
+        .map(PartitionedOperationInfo::from)
+        .collect()
 }
 
 /// Every event of a runner (`leaseq::operations::EVENTS`), in the order of the core's enum.

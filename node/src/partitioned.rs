@@ -6,12 +6,12 @@ use napi::bindgen_prelude::{Buffer, ClassInstance, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 
-use crate::convert::{count, integer, opt_millis, ttl, wait};
+use crate::convert::{count, integer, opt_millis, retry, ttl, wait};
 use crate::error::to_napi;
 use crate::item::NativeItem;
-use crate::job::{EntryParts, JobParts, ResultParts, StatsParts};
+use crate::job::{ConfigParts, EntryParts, JobParts, ResultParts, StatsParts};
 use crate::lease::{LeasedParts, NativeLease};
-use crate::queue::NativeQueue;
+use crate::queue::{fail_name, flows, opt_n, state, NativeQueue};
 
 /// A partitioned queue's figures: the logical queue's, and each partition's own.
 #[napi(object, object_from_js = false)]
@@ -32,10 +32,6 @@ impl NativePartitioned {
     pub(crate) fn new(inner: Partitioned) -> NativePartitioned {
         NativePartitioned { inner }
     }
-}
-
-fn state(name: &str) -> napi::Result<State> {
-    State::parse(name).map_err(to_napi)
 }
 
 #[napi]
@@ -67,24 +63,78 @@ impl NativePartitioned {
             .collect()
     }
 
-    /// Adds `item` to its partition unless an item with its id exists there.
+    /// Partition `i` as a queue (for what only a queue offers); sends nothing. An index out of
+    /// range is refused naming `partition` (the core's check).
     #[napi]
-    pub async fn add(&self, item: &NativeItem) -> napi::Result<bool> {
-        self.inner.add(&item.inner).await.map_err(to_napi)
+    pub fn partition(&self, i: f64) -> napi::Result<NativeQueue> {
+        let i: usize = integer("partition", i)?;
+        let queue = self.inner.partition(i).map_err(to_napi)?;
+        Ok(NativeQueue::new(queue.clone()))
     }
 
-    /// Adds every item whose id does not exist yet in its partition; how many were added. (Not
-    /// an `async fn`: those cannot take a list of class instances, as `NativeQueue::add_batch`.)
+    /// The index of the partition `item` goes to (by its group, else its first dependency,
+    /// else its id); sends nothing.
+    #[napi]
+    pub fn partition_of(&self, item: &NativeItem) -> u32 {
+        // At most 64 partitions (the core's bound).
+        self.inner.partition_of(&item.inner) as u32
+    }
+
+    /// The partition that issued `lease`, as a queue; refuses a lease of another queue
+    /// (argument `lease`). Sends nothing.
+    #[napi]
+    pub fn queue_of(&self, lease: &NativeLease) -> napi::Result<NativeQueue> {
+        let queue = self.inner.queue_of(&lease.inner).map_err(to_napi)?;
+        Ok(NativeQueue::new(queue.clone()))
+    }
+
+    /// Adds `item` to its partition unless an item with its id exists there. In a full bounded
+    /// partition it waits up to `timeout_ms` for room (absent: not at all; `Infinity`: no
+    /// limit), as `NativeQueue::add`.
+    #[napi]
+    pub async fn add(&self, item: &NativeItem, timeout_ms: Option<f64>) -> napi::Result<bool> {
+        let wait = wait(None, timeout_ms)?;
+        self.inner
+            .add_wait(&item.inner, wait)
+            .await
+            .map_err(to_napi)
+    }
+
+    /// Adds every item whose id does not exist yet in its partition; how many were added. Each
+    /// partition's share waits up to `timeout_ms` for room as `add` does. (Not an `async fn`:
+    /// those cannot take a list of class instances, as `NativeQueue::add_batch`.)
     #[napi(ts_return_type = "Promise<number>")]
     pub fn add_batch<'env>(
         &self,
         env: &'env Env,
         items: Vec<ClassInstance<'env, NativeItem>>,
+        timeout_ms: Option<f64>,
     ) -> napi::Result<PromiseRaw<'env, i64>> {
+        let wait = wait(None, timeout_ms)?;
         let items: Vec<leaseq::Item> = items.iter().map(|i| i.inner.clone()).collect();
         let queue = self.inner.clone();
         env.spawn_future(async move {
-            let added = queue.add_batch(&items).await.map_err(to_napi)?;
+            let added = queue.add_batch_wait(&items, wait).await.map_err(to_napi)?;
+            Ok(count(added as u64))
+        })
+    }
+
+    /// Adds `parent` and its children, every item of the flow to the partition of `parent` (by
+    /// its group, else its id); the arguments are `NativeQueue::add_flow`'s. How many were
+    /// added. (Hand-spawned, as `add_batch`.)
+    #[napi(ts_return_type = "Promise<number>")]
+    pub fn add_flow<'env>(
+        &self,
+        env: &'env Env,
+        parent: ClassInstance<'env, NativeItem>,
+        items: Vec<ClassInstance<'env, NativeItem>>,
+        parents: Vec<i64>,
+    ) -> napi::Result<PromiseRaw<'env, i64>> {
+        let parent = parent.inner.clone();
+        let children = flows(items.iter().map(|i| i.inner.clone()).collect(), parents)?;
+        let queue = self.inner.clone();
+        env.spawn_future(async move {
+            let added = queue.add_flow(&parent, &children).await.map_err(to_napi)?;
             Ok(count(added as u64))
         })
     }
@@ -140,6 +190,33 @@ impl NativePartitioned {
             .complete_with_result(&lease.inner, result.as_deref(), keep)
             .await
             .map_err(to_napi)
+    }
+
+    /// Records a failed attempt of `lease` in its own partition (and its trace, if any); the
+    /// arguments and the answer are `NativeQueue::fail`'s.
+    #[napi]
+    pub async fn fail(
+        &self,
+        lease: &NativeLease,
+        error: String,
+        error_type: Option<String>,
+        retry_mode: Option<String>,
+        retry_after_ms: Option<f64>,
+        trace: Option<String>,
+    ) -> napi::Result<&'static str> {
+        let retry = retry(retry_mode, retry_after_ms)?;
+        let outcome = self
+            .inner
+            .fail_with_trace(
+                &lease.inner,
+                &error,
+                error_type.as_deref().unwrap_or_default(),
+                retry,
+                trace.as_deref(),
+            )
+            .await
+            .map_err(to_napi)?;
+        Ok(fail_name(outcome))
     }
 
     /// Item `id` (its bytes) from whichever partition holds it.
@@ -212,5 +289,30 @@ impl NativePartitioned {
     #[napi]
     pub async fn resume(&self) -> napi::Result<bool> {
         self.inner.resume().await.map_err(to_napi)
+    }
+
+    /// Requeues up to `n` of the oldest dead items of each partition (absent: all); how many,
+    /// summed.
+    #[napi]
+    pub async fn dead_requeue_oldest(&self, n: Option<f64>) -> napi::Result<i64> {
+        let n = opt_n(n)?;
+        Ok(count(
+            self.inner.dead_requeue_oldest(n).await.map_err(to_napi)?,
+        ))
+    }
+
+    /// Deletes up to `n` of the oldest dead items of each partition (absent: all); how many,
+    /// summed.
+    #[napi]
+    pub async fn dead_purge(&self, n: Option<f64>) -> napi::Result<i64> {
+        let n = opt_n(n)?;
+        Ok(count(self.inner.dead_purge(n).await.map_err(to_napi)?))
+    }
+
+    /// Stores the fields given in every partition; the others keep their stored value.
+    #[napi]
+    pub async fn set_config(&self, config: ConfigParts) -> napi::Result<()> {
+        let config = config.to_core()?;
+        self.inner.set_config(&config).await.map_err(to_napi)
     }
 }

@@ -95,8 +95,9 @@ fn borrow_completion(c: &OwnedCompletion) -> Completion<'_> {
     (&c.0, c.1.as_ref().map(|(r, keep)| (r.as_slice(), *keep)))
 }
 
-/// A fail outcome's name: `retrying`, `dead`, or why the lease was not held.
-fn fail_name(outcome: FailOutcome) -> &'static str {
+/// A fail outcome's name: `retrying`, `dead`, or why the lease was not held (shared with
+/// `NativePartitioned::fail`).
+pub(crate) fn fail_name(outcome: FailOutcome) -> &'static str {
     match outcome {
         FailOutcome::Retrying(_) => "retrying",
         FailOutcome::Dead => "dead",
@@ -155,7 +156,11 @@ pub struct DependencyResultParts {
 
 /// A flow's tree from its items in the order JavaScript walked them (each parent before its
 /// children) and, for each, the index of its parent in that list (-1: a child of the top).
-fn flows(items: Vec<leaseq::Item>, parents: Vec<i64>) -> napi::Result<Vec<leaseq::Flow>> {
+/// Shared with `NativePartitioned::add_flow`.
+pub(crate) fn flows(
+    items: Vec<leaseq::Item>,
+    parents: Vec<i64>,
+) -> napi::Result<Vec<leaseq::Flow>> {
     if parents.len() != items.len() {
         return Err(crate::error::invalid(
             "children",
@@ -181,12 +186,14 @@ fn flows(items: Vec<leaseq::Item>, parents: Vec<i64>) -> napi::Result<Vec<leaseq
     Ok(top.iter().map(|&i| build(i, &items, &children)).collect())
 }
 
-fn state(name: &str) -> napi::Result<State> {
+/// A state from its name (shared with `NativePartitioned`).
+pub(crate) fn state(name: &str) -> napi::Result<State> {
     State::parse(name).map_err(to_napi)
 }
 
-/// A count of items from JavaScript; absent means all (the core's `None`).
-fn opt_n(n: Option<f64>) -> napi::Result<Option<u64>> {
+/// A count of items from JavaScript; absent means all (the core's `None`). Shared with
+/// `NativePartitioned`'s dead-letter calls.
+pub(crate) fn opt_n(n: Option<f64>) -> napi::Result<Option<u64>> {
     n.map(|n| integer("n", n)).transpose()
 }
 

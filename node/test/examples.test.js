@@ -64,6 +64,20 @@ const CHECKS = {
     assert.deepEqual(lines.slice(0, 2).sort(), ['nightly: 0 3 * * *, next set', 'poll: every 1000 ms, next set'])
     assert.deepEqual(lines.slice(2), ['poll ran (poll)', '1 schedule left'])
   },
+  'partitioned.js'(lines) {
+    const handled = lines.filter((l) => l.startsWith('handled '))
+    assert.equal(handled.length, 9, 'the runner handled the nine left')
+    assert.deepEqual(
+      [...handled, ...lines.filter((l) => l.startsWith('completed '))].map((l) => l.replace(/^\S+ | in partition \d$/g, '')).sort(),
+      ['order 0', 'order 1', 'order 2', 'order 3', 'order 4', 'order 5', 'refund 0', 'refund 1', 'refund 2', 'refund 3'],
+    )
+    const rest = lines.filter((l) => !l.startsWith('handled '))
+    assert.deepEqual(rest.slice(0, 2), ['4 partitions', 'added 10'])
+    // A customer's orders share a partition.
+    assert.match(rest[2], /^order 0 and order 2 in partition ([0-3]) and \1$/)
+    assert.match(rest[3], /^completed (order|refund) \d in partition [0-3]$/)
+    assert.deepEqual(rest.slice(4), ['the runner completed 9', 'waiting 0 in 4 partitions'])
+  },
   'operations.js'(lines) {
     assert.deepEqual(lines.slice(0, 3), ['true', 'false', '2'])
     const jobs = lines.filter((line) => /^\S+ \(attempt \d\): \d+ bytes$/.test(line))

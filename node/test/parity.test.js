@@ -6,7 +6,10 @@
 // one positional or a key of its options type (read with the TypeScript compiler, options
 // interfaces resolved); nothing public on `Queue` is missing from the table; and at runtime a
 // missing argument, an unknown option and a value of no kind are each refused naming the
-// argument. The Worker's events are the core's, in camelCase.
+// argument. The Worker's events are the core's, in camelCase. `PartitionedQueue` is held to the
+// core's table of a partitioned queue's operations (`partitionedOperations()`) the same way: a
+// method per operation, one that shares its name with a queue operation declared with `Queue`'s
+// parameters, and nothing public beyond a listed few.
 
 const assert = require('node:assert/strict')
 const path = require('node:path')
@@ -14,7 +17,7 @@ const { after, before, describe, test } = require('node:test')
 
 const ts = require('typescript')
 
-const { Client, Item, Lease, LeaseqError, Queue } = require('..')
+const { Client, Item, Lease, LeaseqError, PartitionedQueue, Queue } = require('..')
 const native = require('../lib/native')
 const { startRedis, uniquePrefix } = require('./helpers/redis')
 
@@ -24,6 +27,16 @@ const INDEX_DTS = path.join(PACKAGE_ROOT, 'index.d.ts')
 /** Public members of `Queue` that are not operations, and why. */
 const NON_OPERATIONS = {
   prefix: "the queue's key prefix, a property (nothing is sent)",
+}
+
+/**
+ * Public members of `PartitionedQueue` that are not operations of the partitioned table, and
+ * why: none sends anything, and none is an operation of another language's partitioned queue.
+ */
+const PARTITIONED_NON_OPERATIONS = {
+  base: 'the base that names the logical queue, a property',
+  partitions: "the partitions' prefixes, a property (Python's too)",
+  partitionQueues: 'every partition as a Queue at once, as a Worker takes them; the table\'s `partition` gives one',
 }
 
 /**
@@ -49,7 +62,14 @@ const FOLLOWERS = new Set(['events'])
  */
 const RENAMED_EVENTS = { error: 'outage' }
 
+/**
+ * Options a `PartitionedQueue` method takes beyond the table's arguments, and why: none (the
+ * `block` of `Queue#lease` is a deprecated alias that a newer class need not carry).
+ */
+const PARTITIONED_EXTRA_OPTIONS = {}
+
 const operations = native.operations()
+const partitionedOperations = native.partitionedOperations()
 const events = native.events()
 
 /** The arguments Node has, of an operation of the table. */
@@ -109,6 +129,22 @@ function optionKeys(checker, type) {
   return keys
 }
 
+/**
+ * A signature's parameters in words, to compare two classes' declarations: each parameter's
+ * name, whether it is optional, and its type; an options object by its keys (but `leaveOut`).
+ */
+function describeSignature(checker, signature, leaveOut = []) {
+  return parameters(checker, signature)
+    .map((p) => {
+      const type =
+        p.name === 'options'
+          ? `{ ${[...optionKeys(checker, p.type)].filter((k) => !leaveOut.includes(k)).sort().join(', ')} }`
+          : checker.typeToString(p.type)
+      return `${p.rest ? '...' : ''}${p.name}${p.optional ? '?' : ''}: ${type}`
+    })
+    .join(', ')
+}
+
 /** A signature's parameters: { name, optional, type }. */
 function parameters(checker, signature) {
   return signature.getParameters().map((p) => {
@@ -126,7 +162,7 @@ function parameters(checker, signature) {
  * Whether `signature` declares `op` as the table says; returns the way it takes the optional
  * arguments ({ positional, options: string | null }), or throws an AssertionError saying why not.
  */
-function match(checker, op, signature) {
+function match(checker, op, signature, extraOptions = EXTRA_OPTIONS) {
   const args = nodeArgs(op)
   const required = args.filter((a) => a.required).map((a) => a.nodeName)
   const optional = args.filter((a) => !a.required).map((a) => a.nodeName)
@@ -163,7 +199,7 @@ function match(checker, op, signature) {
   const extra = [...keys].filter((k) => !left.includes(k))
   assert.deepEqual(
     extra,
-    EXTRA_OPTIONS[op.nodeName] ?? [],
+    extraOptions[op.nodeName] ?? [],
     `${shown}: options the table lacks (add them to the core's table, or to EXTRA_OPTIONS with why)`,
   )
   return { positional, options: options.name }
@@ -249,6 +285,109 @@ describe('the operation table', () => {
     assert.deepEqual(problems, [])
   })
 
+  test('the addon gives the partitioned table, with Node names', () => {
+    assert.ok(partitionedOperations.length > 15, `${partitionedOperations.length} operations`)
+    const names = partitionedOperations.map((o) => o.nodeName)
+    assert.equal(new Set(names).size, names.length, 'node names are unique')
+    const byName = new Map(partitionedOperations.map((o) => [o.name, o]))
+    assert.equal(byName.get('dead_requeue_oldest').nodeName, 'deadRequeueOldest')
+    assert.deepEqual(byName.get('count').rust, ['count_in'])
+    assert.deepEqual(byName.get('add_flow').rust, ['add_flow'])
+    for (const o of partitionedOperations) {
+      const shared = operations.some((q) => q.name === o.name)
+      assert.equal(o.queue, shared, `${o.name}: queue says whether a queue operation of that name exists`)
+    }
+    // The partitioned queue's own: they send nothing.
+    const own = partitionedOperations.filter((o) => !o.queue)
+    assert.deepEqual(own.map((o) => o.nodeName), ['partition', 'partitionOf', 'queueOf'])
+    assert.ok(own.every((o) => o.route.startsWith('sends nothing')))
+  })
+
+  test('PartitionedQueue.prototype has every partitioned operation, and no other method', () => {
+    const proto = PartitionedQueue.prototype
+    for (const op of partitionedOperations) {
+      const method = proto[op.nodeName]
+      assert.equal(typeof method, 'function', `PartitionedQueue#${op.nodeName} (${op.name}) is missing`)
+      const queueOp = operations.find((o) => o.name === op.name)
+      if (queueOp) {
+        assert.equal(
+          method.length,
+          Queue.prototype[op.nodeName].length,
+          `PartitionedQueue#${op.nodeName} takes as many parameters as Queue#${op.nodeName}`,
+        )
+      }
+    }
+    const names = new Set(partitionedOperations.map((o) => o.nodeName))
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name === 'constructor') continue
+      assert.ok(
+        names.has(name) || name in PARTITIONED_NON_OPERATIONS,
+        `PartitionedQueue#${name} is not in the core's table (leaseq::operations::PARTITIONED), nor a listed non-operation`,
+      )
+    }
+  })
+
+  test("index.d.ts declares every partitioned operation on PartitionedQueue, with Queue's parameters", () => {
+    const { checker, classMembers } = readDts()
+    const members = classMembers('PartitionedQueue')
+    const queueMembers = classMembers('Queue')
+    const problems = []
+    for (const op of partitionedOperations) {
+      const member = members.get(op.nodeName)
+      if (!member) {
+        problems.push(`PartitionedQueue#${op.nodeName} (${op.name}) is not declared`)
+        continue
+      }
+      const signatures = member.type.getCallSignatures()
+      if (signatures.length === 0) {
+        problems.push(`PartitionedQueue#${op.nodeName} is not a method`)
+        continue
+      }
+      const queueOp = operations.find((o) => o.name === op.name)
+      // One that sends nothing (the table's route says so) returns at once; the others a Promise.
+      const sends = queueOp ? queueOp.roundTrips > 0 : !op.route.startsWith('sends nothing')
+      for (const s of signatures) {
+        const returns = checker.typeToString(s.getReturnType())
+        if (returns.startsWith('Promise<') !== sends) {
+          problems.push(`PartitionedQueue#${op.nodeName} returns ${returns}, yet it ${sends ? 'sends' : 'sends nothing'}`)
+        }
+      }
+      if (!queueOp) continue
+      // The table's arguments, in the shape Node gives them...
+      const why = []
+      const ok = signatures.some((s) => {
+        try {
+          match(checker, queueOp, s, PARTITIONED_EXTRA_OPTIONS)
+          return true
+        } catch (err) {
+          if (!(err instanceof assert.AssertionError)) throw err
+          why.push(err.message.split('\n')[0])
+          return false
+        }
+      })
+      if (!ok) problems.push(...why.map((w) => `PartitionedQueue#${w}`))
+      // ...and exactly Queue's parameters, overload by overload.
+      const queueMember = queueMembers.get(op.nodeName)
+      const ours = signatures.map((s) => describeSignature(checker, s)).sort()
+      const theirs = queueMember.type
+        .getCallSignatures()
+        .map((s) => describeSignature(checker, s, EXTRA_OPTIONS[op.nodeName]))
+        .sort()
+      if (JSON.stringify(ours) !== JSON.stringify(theirs)) {
+        problems.push(
+          `PartitionedQueue#${op.nodeName}(${ours.join(' | ')}) takes other parameters than Queue#${op.nodeName}(${theirs.join(' | ')})`,
+        )
+      }
+    }
+    const names = new Set(partitionedOperations.map((o) => o.nodeName))
+    for (const name of members.keys()) {
+      if (!names.has(name) && !(name in PARTITIONED_NON_OPERATIONS)) {
+        problems.push(`PartitionedQueue#${name} is declared but not in the core's partitioned table, nor a listed non-operation`)
+      }
+    }
+    assert.deepEqual(problems, [])
+  })
+
   test("the Worker's events are the core's, in camelCase", () => {
     const { checker, classMembers } = readDts()
     const on = classMembers('Worker').get('on')
@@ -293,15 +432,18 @@ function sampleOf(kind, lease) {
   return samples[kind]()
 }
 
-/** What a call was refused with: thrown (an operation that sends nothing) or rejected. */
-async function refusal(op, call) {
+/**
+ * What a call was refused with: thrown (an operation that sends nothing) or rejected. `owner`
+ * names the class in the messages.
+ */
+async function refusal(op, call, owner = 'Queue') {
   let returned
   try {
     returned = call()
   } catch (err) {
     assert.ok(
       op.roundTrips === 0 || FOLLOWERS.has(op.nodeName),
-      `Queue#${op.nodeName} rejects, rather than throws: ${err}`,
+      `${owner}#${op.nodeName} rejects, rather than throws: ${err}`,
     )
     return err
   }
@@ -313,15 +455,44 @@ async function refusal(op, call) {
     } finally {
       returned.close()
     }
-    return assert.fail(`Queue#${op.nodeName} was not refused`)
+    return assert.fail(`${owner}#${op.nodeName} was not refused`)
   }
-  assert.ok(returned instanceof Promise, `Queue#${op.nodeName} returns a Promise`)
+  assert.ok(returned instanceof Promise, `${owner}#${op.nodeName} returns a Promise`)
   try {
     await returned
   } catch (err) {
     return err
   }
-  return assert.fail(`Queue#${op.nodeName} was not refused`)
+  return assert.fail(`${owner}#${op.nodeName} was not refused`)
+}
+
+/**
+ * The arguments of a call to `op`, declared in `shape` (what `match` returns): the required
+ * ones, the positional optional ones and the options object as `values` gives them (a value
+ * left out of `values` is left out).
+ */
+function argsOf(op, shape, values) {
+  const args = nodeArgs(op)
+  const out = args.filter((a) => a.required).map((a) => values[a.nodeName])
+  for (const name of shape.positional) out.push(values[name])
+  if (shape.options !== null) {
+    const options = {}
+    for (const a of args) {
+      if (!a.required && !shape.positional.includes(a.nodeName) && a.nodeName in values) {
+        options[a.nodeName] = values[a.nodeName]
+      }
+    }
+    out.push('options' in values ? values.options : options)
+  }
+  while (out.length > 0 && out[out.length - 1] === undefined) out.pop()
+  return out
+}
+
+/** A sample value for each required argument of `op` (`lease` for a Lease). */
+function samplesOf(op, lease) {
+  const values = {}
+  for (const a of nodeArgs(op).filter((x) => x.required)) values[a.nodeName] = sampleOf(a.kind, lease)
+  return values
 }
 
 /** Asserts `err` is the project's invalid-argument error naming `argument`. */
@@ -367,27 +538,11 @@ describe('the table at runtime', { timeout: 30_000 }, () => {
     await redis.stop()
   })
 
-  /**
-   * The arguments of a call to `op`: the required ones, the positional optional ones and the
-   * options object as `values` gives them (a value left out of `values` is left out).
-   */
+  /** The arguments of a call to `op` (`argsOf`), as index.d.ts declares it on Queue. */
   function callArgs(op, values) {
     const shape = shapes.get(op.nodeName)
     assert.ok(shape, `index.d.ts declares Queue#${op.nodeName} as the table says`)
-    const args = nodeArgs(op)
-    const out = args.filter((a) => a.required).map((a) => values[a.nodeName])
-    for (const name of shape.positional) out.push(values[name])
-    if (shape.options !== null) {
-      const options = {}
-      for (const a of args) {
-        if (!a.required && !shape.positional.includes(a.nodeName) && a.nodeName in values) {
-          options[a.nodeName] = values[a.nodeName]
-        }
-      }
-      out.push('options' in values ? values.options : options)
-    }
-    while (out.length > 0 && out[out.length - 1] === undefined) out.pop()
-    return out
+    return argsOf(op, shape, values)
   }
 
   /** Calls `op` with `values`; resolves to its refusal. */
@@ -398,9 +553,7 @@ describe('the table at runtime', { timeout: 30_000 }, () => {
 
   /** A sample value for each required argument of `op`. */
   function requiredSamples(op) {
-    const values = {}
-    for (const a of nodeArgs(op).filter((x) => x.required)) values[a.nodeName] = sampleOf(a.kind, lease)
-    return values
+    return samplesOf(op, lease)
   }
 
   test('a missing required argument is refused, naming it', async () => {
@@ -489,6 +642,91 @@ describe('the table at runtime', { timeout: 30_000 }, () => {
           return true
         },
       )
+    }
+  })
+})
+
+describe('the partitioned table at runtime', { timeout: 30_000 }, () => {
+  let redis
+  let client
+  let queue
+  let lease
+  /** The queue operations a partitioned queue shares, and how index.d.ts declares each. */
+  const shared = []
+  before(async () => {
+    const { checker, classMembers } = readDts()
+    const members = classMembers('PartitionedQueue')
+    for (const p of partitionedOperations.filter((o) => o.queue)) {
+      const op = operations.find((o) => o.name === p.name)
+      for (const s of members.get(op.nodeName)?.type.getCallSignatures() ?? []) {
+        try {
+          shared.push({ op, shape: match(checker, op, s, PARTITIONED_EXTRA_OPTIONS) })
+          break
+        } catch (err) {
+          if (!(err instanceof assert.AssertionError)) throw err
+        }
+      }
+    }
+    redis = await startRedis()
+    client = await Client.connect(redis.url)
+    queue = await client.createPartitioned(uniquePrefix('parity'), 2)
+    lease = queue.partition(1).leaseFromParts('parity', 'token', 'incarnation', 1)
+  })
+  after(async () => {
+    // Every call was refused before anything was sent.
+    const { total } = await queue.stats()
+    assert.deepEqual([total.waiting, total.delayed, total.leased, total.dead], [0, 0, 0, 0])
+    for (const i of queue.partitions.keys()) assert.deepEqual(await queue.partition(i).config(), {})
+    await client.close()
+    await redis.stop()
+  })
+
+  test('the shared operations are declared as the table says', () => {
+    assert.deepEqual(
+      shared.map(({ op }) => op.nodeName),
+      partitionedOperations.filter((o) => o.queue).map((o) => o.nodeName),
+    )
+  })
+
+  test('a missing required argument is refused, naming it', async () => {
+    for (const { op } of shared) {
+      const required = nodeArgs(op).filter((a) => a.required)
+      const samples = samplesOf(op, lease)
+      for (const [i, missing] of required.entries()) {
+        const given = required.slice(0, i).map((a) => samples[a.nodeName])
+        const err = await refusal(op, () => queue[op.nodeName](...given), 'PartitionedQueue')
+        assertNames(err, missing.nodeName, `PartitionedQueue#${op.nodeName} without ${missing.nodeName}`)
+      }
+    }
+    // The partitioned queue's own operations send nothing: they throw.
+    const own = [
+      [() => queue.partition(), 'partition'],
+      [() => queue.partitionOf(), 'item'],
+      [() => queue.queueOf(), 'lease'],
+    ]
+    for (const [call, argument] of own) {
+      assert.throws(call, (err) => {
+        assertNames(err, argument, `without ${argument}`)
+        return true
+      })
+    }
+  })
+
+  test('an unknown option is refused, naming it', async () => {
+    for (const { op, shape } of shared.filter((x) => x.shape.options !== null)) {
+      const args = argsOf(op, shape, { ...samplesOf(op, lease), options: { parityUnknownMs: 1 } })
+      const err = await refusal(op, () => queue[op.nodeName](...args), 'PartitionedQueue')
+      assertNames(err, 'parityUnknownMs', `PartitionedQueue#${op.nodeName} with an unknown option`)
+    }
+  })
+
+  test('each argument, given a value of no kind, is refused naming it', async () => {
+    for (const { op, shape } of shared) {
+      for (const arg of nodeArgs(op)) {
+        const args = argsOf(op, shape, { ...samplesOf(op, lease), [arg.nodeName]: Symbol('parity') })
+        const err = await refusal(op, () => queue[op.nodeName](...args), 'PartitionedQueue')
+        assertNames(err, arg.nodeName, `PartitionedQueue#${op.nodeName} with a Symbol as ${arg.nodeName}`)
+      }
     }
   })
 })

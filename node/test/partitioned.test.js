@@ -1,13 +1,15 @@
 'use strict'
 // Partitioned queues (spec/PROTOCOL.md 5.25) on a throwaway 3-primary Redis Cluster:
 // creation and opening, adds split over the partitions, reads of the logical queue, leases from
-// every partition finished in their own.
+// every partition finished (completed or failed) in their own, flows kept in one partition, the
+// dead-letter calls and the configuration on every partition, and the partitions handed out as
+// queues (`partition`, `partitionOf`, `queueOf`).
 
 const assert = require('node:assert/strict')
 const { randomUUID } = require('node:crypto')
 const { after, before, describe, test } = require('node:test')
 
-const { Client, Item, LeaseqError, PartitionedQueue, Worker } = require('..')
+const { Client, Item, LeaseqError, PartitionedQueue, Queue, Worker } = require('..')
 const { startRedis } = require('./helpers/redis')
 
 const TTL = 30_000
@@ -88,6 +90,159 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     await other.add(new Item('z'))
     const foreign = await other.lease({ ttlMs: TTL })
     await assert.rejects(q.complete(foreign), invalid('lease'))
+  })
+
+  test("fail retries in the lease's own partition, and with retry never it is dead there", async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    await q.addBatch(items(6))
+    const lease = await q.lease({ ttlMs: TTL })
+    const home = q.partitionOf(new Item('x', { id: lease.id }))
+    assert.equal(await q.fail(lease, new TypeError('boom'), { retry: { afterMs: 60_000 } }), 'retrying')
+    const job = await q.partition(home).get(lease.id)
+    assert.deepEqual([job.state, job.error, job.errorType, job.attempts], ['delayed', 'boom', 'TypeError', 1])
+    assert.match(job.trace, /TypeError: boom/, "an Error's stack is its trace, as Queue#fail keeps it")
+    const delayed = (await q.stats()).partitions.map((s) => s.delayed)
+    assert.deepEqual(delayed, delayed.map((_, i) => (i === home ? 1 : 0)))
+    // The lease is spent: the answer is Queue#fail's for it, and nothing changes.
+    const again = await q.fail(lease, 'again')
+    assert.ok(!['retrying', 'dead'].includes(again), again)
+    assert.equal(again, await q.partition(home).fail(lease, 'again'))
+    assert.equal((await q.get(lease.id)).error, 'boom')
+
+    const last = await q.lease({ ttlMs: TTL })
+    const lastHome = q.partitionOf(new Item('x', { id: last.id }))
+    assert.equal(await q.fail(last, 'bad input', { errorType: 'Bad', retry: 'never' }), 'dead')
+    const dead = await q.partition(lastHome).get(last.id)
+    assert.deepEqual([dead.state, dead.error, dead.errorType], ['dead', 'bad input', 'Bad'])
+    assert.equal((await q.stats()).partitions[lastHome].dead, 1)
+    assert.equal(await q.count('dead'), 1)
+    // Refused before anything is sent, as Queue#fail refuses: a lease of another queue, an
+    // unknown retry.
+    const other = client.queue(fresh())
+    await other.add(new Item('z'))
+    const foreign = await other.lease({ ttlMs: TTL })
+    await assert.rejects(q.fail(foreign, 'x'), invalid('lease'))
+    const third = await q.lease({ ttlMs: TTL })
+    await assert.rejects(q.fail(third, 'x', { retry: 'sometimes' }), invalid('retry'))
+    assert.equal((await q.get(third.id)).state, 'leased')
+  })
+
+  test('partitionOf is where add puts an item, queueOf where a lease came from, partition(i) that queue', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    const grouped = [0, 1, 2].map((i) => new Item('g', { id: `g${i}`, group: 'customer-1' }))
+    const where = new Map()
+    for (const item of [...items(9), ...grouped]) {
+      const i = q.partitionOf(item)
+      where.set(item.id, i)
+      assert.ok(Number.isInteger(i) && i >= 0 && i < 3, `${i}`)
+      assert.equal(await q.add(item), true)
+      assert.equal((await q.partition(i).get(item.id)).state, 'waiting', `${item.id} is in partition ${i}`)
+    }
+    assert.equal(new Set(grouped.map((item) => q.partitionOf(item))).size, 1, 'a group stays together')
+    assert.equal(q.partitionOf(new Item('other data', { id: 'i3' })), q.partitionOf(items(4)[3]), 'by the id alone')
+    for (const [i, prefix] of q.partitions.entries()) {
+      const partition = q.partition(i)
+      assert.ok(partition instanceof Queue)
+      assert.equal(partition.prefix, prefix)
+    }
+    for (const bad of [3, -1, 1.5, 2 ** 40]) assert.throws(() => q.partition(bad), invalid('partition'))
+    assert.throws(() => q.partition('0'), invalid('partition'))
+    assert.throws(() => q.partitionOf('data'), invalid('item'))
+
+    const leases = await q.leaseBatch(12, { ttlMs: TTL })
+    assert.ok(leases.length >= 10, `${leases.length} leased (one of the group at a time)`)
+    for (const lease of leases) {
+      const home = q.queueOf(lease)
+      assert.ok(home instanceof Queue)
+      assert.equal(home.prefix, q.partitions[where.get(lease.id)], `${lease.id} came from where it was added`)
+      assert.equal(await home.renew(lease, { ttlMs: TTL }), true, 'the partition holds the lease')
+      assert.equal(await home.complete(lease), true)
+    }
+    const other = client.queue(fresh())
+    await other.add(new Item('z'))
+    const foreign = await other.lease({ ttlMs: TTL })
+    assert.throws(() => q.queueOf(foreign), invalid('lease'))
+    assert.throws(() => q.queueOf('lease'), invalid('lease'))
+  })
+
+  test('addFlow keeps a flow in one partition, and it runs children first', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    const parent = new Item('report', { id: 'report-1' })
+    const children = [
+      new Item('part a', { id: 'part-a' }),
+      { item: new Item('part b', { id: 'part-b' }), children: [new Item('part c', { id: 'part-c' })] },
+    ]
+    assert.equal(await q.addFlow(parent, children), 4)
+    const home = q.partitionOf(parent)
+    const { partitions } = await q.stats()
+    assert.deepEqual(
+      partitions.map((s) => s.waiting + s.blocked),
+      partitions.map((_, i) => (i === home ? 4 : 0)),
+      'every item of the flow is in the parent\'s partition',
+    )
+    const order = []
+    for (;;) {
+      const lease = await q.lease({ ttlMs: TTL })
+      if (lease === null) break
+      assert.equal(q.queueOf(lease).prefix, q.partitions[home])
+      order.push(lease.id)
+      if (lease.id === 'report-1') {
+        const results = await q.partition(home).dependencyResults('report-1')
+        assert.deepEqual(
+          results.map((r) => [r.id, r.result?.toString()]),
+          [['part-a', 'done part-a'], ['part-b', 'done part-b']],
+        )
+      }
+      assert.equal(await q.complete(lease, { result: `done ${lease.id}` }), true)
+    }
+    assert.deepEqual(order.slice(-2), ['part-b', 'report-1'])
+    assert.deepEqual(order.slice(0, 2).sort(), ['part-a', 'part-c'])
+    assert.equal((await q.result('report-1')).data.toString(), 'done report-1')
+    await assert.rejects(q.addFlow('report', []), invalid('parent'))
+  })
+
+  test('deadRequeueOldest and deadPurge act on every partition, counted together', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    await q.addBatch(items(12))
+    for (const lease of await q.leaseBatch(12, { ttlMs: TTL })) {
+      assert.equal(await q.fail(lease, 'bad', { retry: 'never' }), 'dead')
+    }
+    const dead = (await q.stats()).partitions.map((s) => s.dead)
+    assert.ok(dead.every((n) => n >= 2), `dead per partition: ${dead}`)
+    // Up to n of each partition's oldest, summed.
+    assert.equal(await q.deadRequeueOldest(1), 3)
+    assert.deepEqual([await q.count('dead'), await q.count('waiting')], [9, 3])
+    assert.equal(await q.deadPurge(1), 3)
+    assert.equal(await q.count('dead'), 6)
+    assert.equal(await q.deadRequeueOldest(), 6)
+    assert.deepEqual([await q.count('dead'), await q.count('waiting')], [0, 9])
+    assert.equal(await q.deadPurge(), 0)
+    await assert.rejects(q.deadPurge(1.5), invalid('n'))
+    await assert.rejects(q.deadRequeueOldest('all'), invalid('n'))
+  })
+
+  test('setConfig stores the configuration in every partition', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    const config = { maxAttempts: 7, stats: true, backoff: { type: 'fixed', delayMs: 500 } }
+    assert.equal(await q.setConfig(config), undefined)
+    for (const i of q.partitions.keys()) assert.deepEqual(await q.partition(i).config(), config)
+    await q.setConfig({ capacity: 10 })
+    for (const i of q.partitions.keys()) {
+      assert.deepEqual(await q.partition(i).config(), { ...config, capacity: 10 })
+    }
+    // Refused before anything is written, as Queue#setConfig refuses.
+    await assert.rejects(q.setConfig({ maxAttempts: 1.5 }), invalid('maxAttempts'))
+    await assert.rejects(q.setConfig({ colour: 'red' }), invalid('colour'))
+    assert.equal((await q.partition(2).config()).maxAttempts, 7)
+    // A capacity holds per partition; add and addBatch wait for room as Queue's do.
+    await q.setConfig({ capacity: 1 })
+    const first = new Item('a', { id: 'cap-0' })
+    const same = items(30).find((item) => q.partitionOf(item) === q.partitionOf(first))
+    assert.equal(await q.add(first), true)
+    const full = (err) => err instanceof LeaseqError && err.code === 'FULL'
+    await assert.rejects(q.add(same, { timeoutMs: 50 }), full)
+    await assert.rejects(q.addBatch([same], { timeoutMs: 50 }), full)
+    await assert.rejects(q.add(same, { timeoutMs: -1 }), invalid('timeoutMs'))
   })
 
   test('pause holds every partition', async () => {
