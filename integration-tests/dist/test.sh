@@ -285,6 +285,15 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
       "nightly: 0 3 * * *, next set|poll: every 1000 ms, next set|" ] &&
       [ "$(tail -n 2 "$work/node/out" | tr '\n' '|')" = "poll ran (poll)|1 schedule left|" ]
   }
+  node_partitioned() {
+    run_node_example partitioned.js || return 1
+    # Four partitions, ten added; a customer's orders share one; the runner completes the nine
+    # left, and the logical queue is drained.
+    [ "$(head -n 2 "$work/node/out" | tr '\n' '|')" = "4 partitions|added 10|" ] &&
+      grep -Eq '^order 0 and order 2 in partition ([0-3]) and \1$' "$work/node/out" &&
+      [ "$(grep -c '^handled ' "$work/node/out")" = 9 ] &&
+      [ "$(tail -n 2 "$work/node/out" | tr '\n' '|')" = "the runner completed 9|waiting 0 in 4 partitions|" ]
+  }
   for example in "$root"/node/examples/*; do
     name="$(basename "$example")"
     case "$name" in
@@ -296,6 +305,7 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
       dependencies.js) check=node_dependencies ;;
       events.js) check=node_events ;;
       schedules.js) check=node_schedules ;;
+      partitioned.js) check=node_partitioned ;;
       *) check="" ;;
     esac
     if [ -z "$check" ]; then
