@@ -16,7 +16,9 @@ pub enum Error {
     /// Redis answered with an error that leaseq has no better name for.
     #[error("redis error: {0}")]
     Redis(#[source] Cause),
-    /// An argument was refused before anything was sent to Redis.
+    /// An argument was refused, and nothing was written to Redis: before anything was sent,
+    /// or, for a `prefix` that is a partitioned queue's base (spec/PROTOCOL.md 5.25), by the
+    /// script that found its layout.
     #[error("invalid argument `{argument}`: {reason}")]
     InvalidArgument {
         /// The name of the argument, as the API documents it.
@@ -262,6 +264,15 @@ impl Error {
             Error::OutOfMemory(Cause::redis(err))
         } else if err.code() == Some("FULL") {
             Error::Full(Cause::redis(err))
+        } else if err.code() == Some("PARTITIONED") {
+            Error::invalid(
+                "prefix",
+                format!(
+                    "`{prefix}` is the base of a partitioned queue ({prefix}:partitions holds its \
+                     layout), not a queue: open it as a partitioned queue, or one of its \
+                     partitions; nothing was written"
+                ),
+            )
         } else {
             Error::Redis(Cause::redis(err))
         }

@@ -705,3 +705,79 @@ async fn a_runner_takes_the_partitions_in_turns_and_starves_none() {
         "{switches} switches between partitions in {N} items"
     );
 }
+
+/// Fails unless `$call` was refused as a call at a partitioned queue's base: `InvalidArgument`
+/// naming `prefix`.
+macro_rules! refused_at_base {
+    ($call:expr, $what:literal) => {
+        match $call {
+            Ok(v) => panic!("{}: not refused at the base: {v:?}", $what),
+            Err(e) => {
+                assert_invalid(&e, "prefix", $what);
+                assert!(e.to_string().contains("partitioned"), "{}: {e}", $what);
+            }
+        }
+    };
+}
+
+/// The base of a partitioned queue is no queue (spec/PROTOCOL.md 5.25): the plain queue that
+/// `Client::queue(base)` opens refuses every call that would give it work or settings, which no
+/// runner of the partitioned queue would ever see, and writes nothing; the partitioned queue
+/// itself goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_base_of_a_partitioned_queue_refuses_work() {
+    let env = Env::single("base").await;
+    let q = env.client.create_partitioned(&env.prefix, 3).await.unwrap();
+    let layout = vec![format!("{}:partitions", env.prefix)];
+    assert_eq!(env.keys().await, layout);
+    let base = &env.queue;
+    assert_eq!(base.prefix(), env.prefix);
+    refused_at_base!(base.add(&item("a")).await, "a single plain add");
+    refused_at_base!(base.add_unique(&item("b")).await, "add_unique");
+    refused_at_base!(
+        base.add(&item("c").delay(Duration::from_secs(60))).await,
+        "an add with a delay"
+    );
+    refused_at_base!(base.add(&item("d").group("g")).await, "a grouped add");
+    refused_at_base!(
+        base.add_batch(&[item("e"), item("f")]).await,
+        "a batch of plain items"
+    );
+    refused_at_base!(
+        base.add_batch(&[item("g").priority(5), item("h").priority(5)])
+            .await,
+        "a batch sharing its options"
+    );
+    refused_at_base!(base.lease(TTL, Wait::No).await, "a lease");
+    refused_at_base!(
+        base.lease(TTL, Wait::Timeout(Duration::from_secs(30)))
+            .await,
+        "a waiting lease"
+    );
+    refused_at_base!(base.lease_batch(5, TTL, Wait::No).await, "a batch lease");
+    refused_at_base!(base.pause().await, "pause");
+    refused_at_base!(base.resume().await, "resume");
+    refused_at_base!(
+        base.set_config(&leaseq::QueueConfig::new().max_attempts(3))
+            .await,
+        "set_config"
+    );
+    refused_at_base!(base.rate_limit(Duration::from_secs(1)).await, "rate_limit");
+    refused_at_base!(
+        base.upsert_schedule("nightly", &leaseq::Schedule::every(Duration::from_secs(60)))
+            .await,
+        "upsert_schedule"
+    );
+    refused_at_base!(base.pause_group("g").await, "pause_group");
+    refused_at_base!(base.resume_group("g").await, "resume_group");
+    refused_at_base!(base.set_group_limit("g", Some(2)).await, "set_group_limit");
+    refused_at_base!(
+        base.rate_limit_group("g", Duration::from_secs(1)).await,
+        "rate_limit_group"
+    );
+    assert_eq!(env.keys().await, layout, "nothing was written at the base");
+    // Reads answer for an empty queue; the partitioned queue works.
+    assert_eq!(base.count(State::Waiting).await.unwrap(), 0);
+    assert!(q.add(&item("a")).await.unwrap());
+    assert_eq!(q.lease(TTL, Wait::No).await.unwrap().unwrap().id(), "a");
+}

@@ -1629,7 +1629,7 @@ typedef int32_t leaseq_cancel_reason;
 #define LEASEQ_REDIS 2
 
 /**
- * An argument was refused before anything was sent to Redis; the message names it.
+ * An argument was refused and nothing was written to Redis; the message names it.
  */
 #define LEASEQ_INVALID_ARGUMENT 3
 

@@ -18,7 +18,7 @@ pub const LEASEQ_CONNECTION: leaseq_status = 1;
 /// Redis answered with an error leaseq has no better name for (NOPERM, a server older than
 /// 7.0...).
 pub const LEASEQ_REDIS: leaseq_status = 2;
-/// An argument was refused before anything was sent to Redis; the message names it.
+/// An argument was refused and nothing was written to Redis; the message names it.
 pub const LEASEQ_INVALID_ARGUMENT: leaseq_status = 3;
 /// A key under the queue prefix holds another type than the protocol expects.
 pub const LEASEQ_WRONG_TYPE: leaseq_status = 4;

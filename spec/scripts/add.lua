@@ -55,15 +55,19 @@ local per = with_deps and 13 or (compact and 2 or 11)
 -- check first.
 if compact and #ARGV == 5 then
   -- One item (a single add): the same steps, without the tables a batch needs. With 'plain',
-  -- one EXISTS also reads P:paused: 0 is the common case (the id free, the queue not paused);
-  -- else the id (id_taken) and the pause (level_zero_list) are read on their own.
+  -- one EXISTS also reads P:paused and P:partitions: 0 is the common case (the id free, the
+  -- queue not paused, and no partitioned queue's base); else the base (refuse_base), the id
+  -- (id_taken) and the pause (level_zero_list) are read on their own.
   local id = ARGV[4]
   local key = ITEM .. id
   local old = false
-  if not unique then
-    if redis.call('EXISTS', key, JOB .. id, PAUSED) == 0 then
+  if unique then
+    refuse_base()
+  else
+    if redis.call('EXISTS', key, JOB .. id, PAUSED, PARTITIONS) == 0 then
       paused_now = false
     else
+      refuse_base()
       local skip
       skip, old = id_taken(id)
       if skip then
@@ -84,6 +88,8 @@ if compact and #ARGV == 5 then
   emit('added', id, nil, 0)
   return 1
 end
+-- Every other add: one EXISTS per call (5.25).
+refuse_base()
 -- The 'added' entries of the ids list[first..last], in order, when the queue's events are on.
 local function emit_added(list, first, last)
   if events_on() then

@@ -18,6 +18,7 @@ if action == 'info' then
   return {redis.call('ZCARD', GROUP .. g), tonumber(redis.call('HGET', GROUP_ACTIVE, g)) or 0,
     group_limit(g), redis.call('SISMEMBER', GROUP_PAUSED, g), limited_for}
 end
+refuse_base()
 want_queue()
 want(GROUP .. g, 'zset')
 if action == 'hold' then

@@ -7,6 +7,7 @@
 -- RENAME; see settle_held for the rare case of both lists), and P:wake wakes every waiter.
 -- allow-oom: an operator can pause or resume a queue whose server is full.
 local pause = ARGV[1] == '1'
+refuse_base()
 want(QUEUE, 'list')
 want(HELD, 'list')
 want(WAKE, 'list')

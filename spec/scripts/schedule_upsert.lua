@@ -13,7 +13,9 @@
 local name, grace, most = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local index, key = cron_keys(name)
 local now = now_ms()
--- Reads and types first: a key of another type fails the call before any write.
+-- Reads and types first: a key of another type fails the call before any write; so does a
+-- partitioned queue's base (5.25), whose runners fire the schedules of its partition 0.
+refuse_base()
 want(index, 'zset')
 want(key, 'hash')
 local old = redis.call('HMGET', key, 'version', 'from', 'created', 'anchor', 'fired', 'skipped',

@@ -2,7 +2,9 @@
 --! flags:
 -- set_config (spec/PROTOCOL.md 3.2). ARGV: field, value, field, value, ... (validated by the
 -- client). A capacity below the queue's size (waiting and delayed items) is refused: returns
--- that size and writes nothing. Else writes every field and returns -1.
+-- that size and writes nothing. Else writes every field and returns -1. Not at a partitioned
+-- queue's base (5.25).
+refuse_base()
 for i = 1, #ARGV, 2 do
   if ARGV[i] == 'capacity' then
     local size = waiting_count() + redis.call('ZCARD', DELAYED)

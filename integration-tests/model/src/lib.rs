@@ -1570,6 +1570,8 @@ impl State {
                 return Ok(());
             }
         }
+        // refuse_base(): EXISTS P:partitions, never there in a model of one queue (a
+        // partitioned queue's base, spec 5.25, is refused before any write; a vector holds it).
         self.hk_due = Some(self.now + HOUSEKEEPING_MS);
         self.prios_hint = None;
         // h.watch = EXISTS(P:paused, P:limit) > 0; h.groups = nil.

@@ -47,7 +47,7 @@ class RedisError(LeaseqError):
 
 
 class InvalidArgumentError(LeaseqError, ValueError):
-    """An argument was refused before anything was sent; ``.argument`` names it."""
+    """An argument was refused and nothing was written; ``.argument`` names it."""
 
     code: ClassVar[str] = "INVALID_ARGUMENT"
     #: The name of the refused argument, as the API documents it.

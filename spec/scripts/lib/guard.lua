@@ -79,6 +79,15 @@ local function want_levels_of(ids)
   end
 end
 
+-- A partitioned queue's base is no queue (spec/PROTOCOL.md 5.25): while P:partitions holds its
+-- layout, an item added at P would wait where no runner of the partitioned queue leases, and a
+-- setting made there would change nothing it does. Fails the call, before its first write.
+local function refuse_base()
+  if redis.call('EXISTS', PARTITIONS) == 1 then
+    error({err = 'PARTITIONED leaseq: ' .. PARTITIONS .. ' exists: this prefix is a partitioned queue\'s base, not a queue'})
+  end
+end
+
 -- Every shared key of the queue a call may write, every waiting list in use (at most 2000
 -- levels), and P:config, read here once for the call (a key of another type there fails here).
 local function want_queue()

@@ -35,6 +35,7 @@ local GROUP_RATE    -- P:group_rate:   family: GROUP_RATE .. g, STRING g's lease
 local GROUP_WAIT    -- P:group_wait    ZSET g -> the end of its rate limit's window (ms)
 local DONE          -- P:done          ZSET id -> finished (ms) of items whose result is kept
 local EVENTS        -- P:events        STREAM the queue's transitions, while its events are on
+local PARTITIONS    -- P:partitions    STRING a partitioned queue's layout: P is its base, no queue
 
 -- Each queue's names, built on a queue's first call and kept in the library's memory (at most
 -- 10000 queues, then all are forgotten): a call binds them with one table lookup. last_bound is
@@ -42,7 +43,7 @@ local EVENTS        -- P:events        STREAM the queue's transitions, while its
 local NAMES = {'queue', 'processing', 'lease:', 'item:', 'job:', 'data:', 'delayed', 'leased', 'dead',
   'prios', 'prio:', 'config', 'wake', 'result:', 'rate:', 'lease_count', 'paused', 'held', 'room', 'limit',
   'group:', 'ready', 'ready_set', 'group_active', 'group_limit', 'group_paused', 'group_waiting', 'group_seq',
-  'group_rate:', 'group_wait', 'done', 'events'}
+  'group_rate:', 'group_wait', 'done', 'events', 'partitions'}
 local bound, bound_count, last_bound = {}, 0, nil
 
 local function names_of(lease_family)
@@ -71,7 +72,7 @@ local function bind_keys(keys)
     error({err = 'ERR leaseq: KEYS[2] must be <prefix>:item:'})
   end
   -- The names are still bound from the last call when it was on the same queue (nothing else
-  -- assigns them): the common case of one queue skips the 32 assignments (~4,700 instructions).
+  -- assigns them): the common case of one queue skips the 33 assignments (~4,700 instructions).
   if n == last_bound then
     return
   end
@@ -83,4 +84,5 @@ local function bind_keys(keys)
   GROUP_PAUSED, GROUP_WAITING, GROUP_SEQ, GROUP_RATE, GROUP_WAIT = n[26], n[27], n[28], n[29], n[30]
   DONE = n[31]
   EVENTS = n[32]
+  PARTITIONS = n[33]
 end

@@ -28,8 +28,11 @@ local function housekeeping(h, now, always)
   end
   -- The queue's settings and the types of what it writes first (lib/guard.lua): a P:config that
   -- cannot be read, or a key of another type, fails this call, and the next, before anything is
-  -- written and before the hint says housekeeping is done.
+  -- written and before the hint says housekeeping is done. So does a partitioned queue's base
+  -- (5.25): a queue's first lease has no hint, and nothing is added at a base, so a lease there
+  -- finds nothing and runs housekeeping at once.
   want_queue()
+  refuse_base()
   local due, expired = want_targets(now, 100, 20)
   local backoff, max_attempts = config('backoff'), max_attempts_of(nil)
   h.housekeeping, h.prios, h.backoff, h.max_attempts = now + HOUSEKEEPING_MS, nil, backoff, max_attempts
