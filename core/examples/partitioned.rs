@@ -46,6 +46,10 @@ async fn main() -> leaseq::Result<()> {
         .await?;
     println!("completed {}", done.load(Ordering::SeqCst)); // completed 10
 
+    // The base is no queue: opened as a plain one, it refuses the work no runner would see.
+    let refused = client.queue("{orders}")?.add(&Item::new("lost")).await;
+    println!("{}", refused.unwrap_err().code()); // INVALID_ARGUMENT
+
     // Reads see the logical queue, and each partition's figures beside it.
     let stats = orders.stats().await?;
     println!(

@@ -102,7 +102,7 @@ fn events() {
 fn partitioned() {
     assert_eq!(
         run("partitioned"),
-        "4 partitions\nadded 10\ncompleted 10\nwaiting 0 in 4 partitions\n"
+        "4 partitions\nadded 10\ncompleted 10\nINVALID_ARGUMENT\nwaiting 0 in 4 partitions\n"
     );
 }
 

@@ -28,6 +28,10 @@ async function main() {
     console.log(`completed ${lease.data} in partition ${orders.partitions.indexOf(home.prefix)}`)
   }
 
+  // The base is no queue: opened as a plain one, it refuses the work no runner would see.
+  const refused = await client.queue('{orders}').add(new Item('lost')).catch((err) => err)
+  console.log(refused.code) // INVALID_ARGUMENT
+
   // A runner serves every partition, none starved while it has work. Here it stops once the
   // queue is drained; a real worker just awaits run().
   const handle = async (job) => console.log(`handled ${job.data}`)
