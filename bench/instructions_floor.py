@@ -20,7 +20,12 @@ nothing, so each figure is approximate). With --cpu it measures Redis CPU time p
 (`INFO cpu`, user + sys, on a plain redis-server; medians of --runs, script and bare
 interleaved), to set beside redis-work-queue's from `bench/driver.py --only runner_c50` in the
 same hour.
-With --storage it also runs the bare path of two other storages, made from the recorded commands:
+With --storage it also runs the bare path of other storages, made from the recorded commands:
+- string-record: a first lease's record as a string key holding its token (`SET P:job:<id>
+             token`) instead of its four-field hash (one key per leased item, as today);
+- queue-marker: the first leases' tokens as fields of one hash per queue (`HSET P:first id
+             token ...` once per call, `HDEL P:first id ...` once per complete call) instead of
+             a key per leased item;
 - no-record: without the job record of a plain item's first lease (its `HSET P:job:<id>`, and
              the `P:job:` keys in `EXISTS` and `DEL`): the least any storage can cost that keeps
              the lease key per item, which redis-work-queue's clients read (spec/PROTOCOL.md
@@ -178,10 +183,57 @@ def without_family(commands, family):
     return out
 
 
+def job_id(key):
+    return key[len("{q}:job:"):]
+
+
+def string_record(commands):
+    """Each first lease's record as a string key holding its token (`SET P:job:X token`) in
+    place of its four-field hash: the same key per leased item, the cheapest value."""
+    out = []
+    for call in commands:
+        kept = []
+        for command in call:
+            if command[0].upper() == "HSET" and command[1].startswith("{q}:job:") and command[2] == "inc":
+                kept.append(["SET", command[1], command[3]])
+            else:
+                kept.append(command)
+        out.append(kept)
+    return out
+
+
+def queue_marker(commands):
+    """Each call's first-lease records as one `HSET P:first X1 token1 X2 token2 ...` into a hash
+    per queue, and the `P:job:` keys of its `DEL`s as one `HDEL P:first X1 X2 ...`: no key per
+    leased item (the `EXISTS` of `P:job:` keys stays: records of items with options)."""
+    out = []
+    for call in commands:
+        kept, marks, gone = [], [], []
+        for command in call:
+            name = command[0].upper()
+            if name == "HSET" and command[1].startswith("{q}:job:") and command[2] == "inc":
+                marks += [job_id(command[1]), command[3]]
+            elif name == "DEL":
+                keys = [k for k in command[1:] if not k.startswith("{q}:job:")]
+                gone += [job_id(k) for k in command[1:] if k.startswith("{q}:job:")]
+                if keys:
+                    kept.append([command[0]] + keys)
+            else:
+                kept.append(command)
+        if gone:
+            kept.append(["HDEL", "{q}:first"] + gone)
+        if marks:
+            kept.append(["HSET", "{q}:first"] + marks)
+        out.append(kept)
+    return out
+
+
 def storages(commands, wanted):
-    """The bare paths to run: today's commands, and with --storage the two other storages."""
+    """The bare paths to run: today's commands, and with --storage the other storages."""
     paths = {"bare": commands}
     if wanted:
+        paths["string-record"] = string_record(commands)
+        paths["queue-marker"] = queue_marker(commands)
         paths["no-record"] = without_family(commands, "job")
         paths["no-lease-key"] = without_family(paths["no-record"], "lease")
     return paths
