@@ -1021,7 +1021,7 @@ export declare class PartitionedQueue {
   partitionQueues(): Queue[]
   /**
    * Partition `i` (0 to `partitions.length - 1`) as a `Queue`, for what only a queue offers
-   * (groups, schedules, renew, release, progress). Sends nothing. An index out of range throws
+   * (groups, renew, release, progress). Sends nothing. An index out of range throws
    * a `LeaseqError` (`INVALID_ARGUMENT` naming `partition`).
    */
   partition(i: number): Queue
@@ -1103,6 +1103,20 @@ export declare class PartitionedQueue {
    * a partition: `queue.partition(0).config()`.
    */
   setConfig(config: QueueConfig): Promise<void>
+  /**
+   * `Queue#upsertSchedule` in partition 0, where the queue's recurring jobs live (the items
+   * they add go there; runners over the queue fire them). Resolves to whether it is new.
+   * @example await orders.upsertSchedule('nightly', { cron: '0 3 * * *', data: 'report' })
+   */
+  upsertSchedule(name: string, schedule: ScheduleOptions): Promise<boolean>
+  /** `Queue#removeSchedule` in partition 0: whether there was one. */
+  removeSchedule(name: string): Promise<boolean>
+  /** `Queue#getSchedule` in partition 0: the recurring job `name`, or null. */
+  getSchedule(name: string): Promise<ScheduleInfo | null>
+  /** `Queue#schedules` in partition 0: a page of the recurring jobs by next fire time. */
+  schedules(options?: { start?: number; count?: number }): Promise<SchedulePage>
+  /** `Queue#fireDueSchedules` in partition 0, for a process without a runner. */
+  fireDueSchedules(): Promise<FireReport>
 }
 
 /**

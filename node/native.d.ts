@@ -157,6 +157,22 @@ export declare class NativePartitioned {
   deadPurge(n?: number | undefined | null): Promise<number>
   /** Stores the fields given in every partition; the others keep their stored value. */
   setConfig(config: ConfigParts): Promise<void>
+  /**
+   * Stores the recurring job `name` in partition 0, where the queue's schedules live;
+   * whether it is new.
+   */
+  upsertSchedule(name: string, schedule: ScheduleParts, item: NativeItem): Promise<boolean>
+  /** Removes the recurring job `name` from partition 0; whether there was one. */
+  removeSchedule(name: string): Promise<boolean>
+  /** The recurring job `name` of partition 0, or null. */
+  getSchedule(name: string): Promise<ScheduleInfoParts | null>
+  /**
+   * A page of partition 0's recurring jobs by next fire time: from `start` (default 0),
+   * `count` (default the core's `policy::DEFAULT_PAGE`).
+   */
+  schedules(start?: number | undefined | null, count?: number | undefined | null): Promise<SchedulePageParts>
+  /** Fires partition 0's due recurring jobs once; what it did. */
+  fireDueSchedules(): Promise<FireReportParts>
 }
 
 /** One queue; `lib/queue.js` wraps it as `Queue`. */

@@ -656,6 +656,17 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
         "every partition: up to n of each one's oldest dead letters, counted together",
     ),
     part("set_config", "every partition"),
+    part(
+        "upsert_schedule",
+        "partition 0, where the queue's schedules live (their items are added there)",
+    ),
+    part("remove_schedule", "partition 0"),
+    part("get_schedule", "partition 0"),
+    part("schedules", "partition 0"),
+    part(
+        "fire_due_schedules",
+        "partition 0, as a runner over the queue fires them",
+    ),
     part("partition", "sends nothing: partition i, as a queue"),
     PartitionedOperation {
         rust: &["partition_of", "partition_of_id"],

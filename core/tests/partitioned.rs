@@ -781,3 +781,30 @@ async fn the_base_of_a_partitioned_queue_refuses_work() {
     assert!(q.add(&item("a")).await.unwrap());
     assert_eq!(q.lease(TTL, Wait::No).await.unwrap().unwrap().id(), "a");
 }
+
+/// The logical queue's schedules live in partition 0 (spec/PROTOCOL.md 5.25): the handle's
+/// schedule calls go there, and a fire adds their items there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schedules_live_in_partition_zero() {
+    let env = Env::single("schedules").await;
+    let q = env.client.create_partitioned(&env.prefix, 3).await.unwrap();
+    let poll = leaseq::Schedule::every(Duration::from_secs(1)).item(Item::new("poll"));
+    assert!(q.upsert_schedule("poll", &poll).await.unwrap());
+    assert!(!q.upsert_schedule("poll", &poll).await.unwrap());
+    let zero = q.partition(0).unwrap();
+    assert!(zero.get_schedule("poll").await.unwrap().is_some());
+    for other in &q.partitions()[1..] {
+        assert_eq!(other.schedules(0, 10).await.unwrap().total, 0);
+    }
+    assert_eq!(q.schedules(0, 10).await.unwrap().total, 1);
+    // Past its first tick, a fire adds its item to partition 0.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert!(q.fire_due_schedules().await.unwrap().fired >= 1);
+    assert!(zero.count(State::Waiting).await.unwrap() >= 1);
+    for other in &q.partitions()[1..] {
+        assert_eq!(other.count(State::Waiting).await.unwrap(), 0);
+    }
+    assert!(q.get_schedule("poll").await.unwrap().unwrap().fired >= 1);
+    assert!(q.remove_schedule("poll").await.unwrap());
+    assert_eq!(zero.get_schedule("poll").await.unwrap(), None);
+}

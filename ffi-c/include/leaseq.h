@@ -3226,7 +3226,7 @@ leaseq_status leaseq_partitioned_prefix(const leaseq_partitioned *partitioned,
 
 /**
  * Sets `*out_queue` to partition `partition` as a queue, for what only a queue offers
- * (groups, schedules, cleaning, renewing a lease...). Sends nothing.
+ * (groups, cleaning, renewing a lease...). Sends nothing.
  *
  * `*out_queue` is a new queue owned by the caller: free it with `leaseq_queue_free`. On
  * failure it is set to NULL.
@@ -4359,6 +4359,19 @@ leaseq_status leaseq_queue_upsert_schedule(const leaseq_queue *queue,
                                            bool *out_created);
 
 /**
+ * `leaseq_queue_upsert_schedule` in partition 0 of a partitioned queue, where its recurring
+ * jobs live (spec/PROTOCOL.md 5.25): its runners fire them, and their items are added there.
+ * The same checks and outputs. One round trip.
+ *
+ * # Safety
+ * As `leaseq_queue_upsert_schedule`, with `partitioned` NULL or a live partitioned queue.
+ */
+leaseq_status leaseq_partitioned_upsert_schedule(const leaseq_partitioned *partitioned,
+                                                 const char *name,
+                                                 const leaseq_schedule *schedule,
+                                                 bool *out_created);
+
+/**
  * Removes the recurring job `name`; the items it added stay. On success `*out_removed` says
  * whether there was one. One round trip.
  *
@@ -4369,6 +4382,16 @@ leaseq_status leaseq_queue_upsert_schedule(const leaseq_queue *queue,
 leaseq_status leaseq_queue_remove_schedule(const leaseq_queue *queue,
                                            const char *name,
                                            bool *out_removed);
+
+/**
+ * `leaseq_queue_remove_schedule` in partition 0 of a partitioned queue. One round trip.
+ *
+ * # Safety
+ * As `leaseq_queue_remove_schedule`, with `partitioned` NULL or a live partitioned queue.
+ */
+leaseq_status leaseq_partitioned_remove_schedule(const leaseq_partitioned *partitioned,
+                                                 const char *name,
+                                                 bool *out_removed);
 
 /**
  * Reads the recurring job `name`, with its next fire time. One round trip.
@@ -4385,10 +4408,22 @@ leaseq_status leaseq_queue_get_schedule(const leaseq_queue *queue,
                                         leaseq_schedule_info **out_schedule);
 
 /**
+ * `leaseq_queue_get_schedule` in partition 0 of a partitioned queue (free what it gives with
+ * `leaseq_schedule_info_free`). One round trip.
+ *
+ * # Safety
+ * As `leaseq_queue_get_schedule`, with `partitioned` NULL or a live partitioned queue.
+ */
+leaseq_status leaseq_partitioned_get_schedule(const leaseq_partitioned *partitioned,
+                                              const char *name,
+                                              leaseq_schedule_info **out_schedule);
+
+/**
  * Frees what `leaseq_queue_get_schedule` gave. NULL is accepted and ignored.
  *
  * # Safety
- * `schedule` is NULL or from `leaseq_queue_get_schedule`, freed only once.
+ * `schedule` is NULL or from `leaseq_queue_get_schedule` (or `leaseq_partitioned_get_schedule`),
+ * freed only once.
  */
 void leaseq_schedule_info_free(leaseq_schedule_info *schedule);
 
@@ -4408,10 +4443,23 @@ leaseq_status leaseq_queue_schedules(const leaseq_queue *queue,
                                      leaseq_schedule_page **out_page);
 
 /**
+ * `leaseq_queue_schedules` in partition 0 of a partitioned queue (free the page with
+ * `leaseq_schedule_page_free`). One round trip.
+ *
+ * # Safety
+ * As `leaseq_queue_schedules`, with `partitioned` NULL or a live partitioned queue.
+ */
+leaseq_status leaseq_partitioned_schedules(const leaseq_partitioned *partitioned,
+                                           size_t start,
+                                           size_t count,
+                                           leaseq_schedule_page **out_page);
+
+/**
  * Frees a page of schedules. NULL is accepted and ignored.
  *
  * # Safety
- * `page` is NULL or from `leaseq_queue_schedules`, freed only once.
+ * `page` is NULL or from `leaseq_queue_schedules` (or `leaseq_partitioned_schedules`), freed
+ * only once.
  */
 void leaseq_schedule_page_free(leaseq_schedule_page *page);
 
@@ -4427,6 +4475,16 @@ void leaseq_schedule_page_free(leaseq_schedule_page *page);
  */
 leaseq_status leaseq_queue_fire_due_schedules(const leaseq_queue *queue,
                                               leaseq_fire_report *out_report);
+
+/**
+ * `leaseq_queue_fire_due_schedules` in partition 0 of a partitioned queue, as a runner over
+ * it fires them: for a process without a runner.
+ *
+ * # Safety
+ * As `leaseq_queue_fire_due_schedules`, with `partitioned` NULL or a live partitioned queue.
+ */
+leaseq_status leaseq_partitioned_fire_due_schedules(const leaseq_partitioned *partitioned,
+                                                    leaseq_fire_report *out_report);
 
 /**
  * The registry name of `status` (`"OK"`, `"CONNECTION"`, ..., `"NULL_ARGUMENT"`,

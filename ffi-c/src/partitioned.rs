@@ -210,7 +210,7 @@ pub unsafe extern "C" fn leaseq_partitioned_prefix(
 }
 
 /// Sets `*out_queue` to partition `partition` as a queue, for what only a queue offers
-/// (groups, schedules, cleaning, renewing a lease...). Sends nothing.
+/// (groups, cleaning, renewing a lease...). Sends nothing.
 ///
 /// `*out_queue` is a new queue owned by the caller: free it with `leaseq_queue_free`. On
 /// failure it is set to NULL.

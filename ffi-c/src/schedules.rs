@@ -6,7 +6,7 @@
 use std::ffi::{c_char, CString};
 use std::time::Duration;
 
-use leaseq::{Every, Item, Missed, Schedule, ScheduleInfo};
+use leaseq::{blocking, Every, FireReport, Item, Missed, Schedule, ScheduleInfo, SchedulePage};
 
 use crate::guard::{arg, bytes, c_string, call, call_quiet, text, Failure, Out};
 use crate::options::{
@@ -14,8 +14,60 @@ use crate::options::{
     LEASEQ_MISSED_SKIP, LEASEQ_SCHEDULE_CRON, LEASEQ_SCHEDULE_DATA, LEASEQ_SCHEDULE_EVERY,
     LEASEQ_SCHEDULE_ITEM_OPTIONS, LEASEQ_SCHEDULE_MISSED, LEASEQ_SCHEDULE_TZ,
 };
+use crate::partitioned::leaseq_partitioned;
 use crate::queue::leaseq_queue;
 use crate::status::leaseq_status;
+
+/// What holds recurring jobs: a queue, or a partitioned queue (they live in its partition 0,
+/// spec/PROTOCOL.md 5.25: the core routes them). Each C function of this file takes one.
+trait Schedules {
+    fn upsert(&self, name: &str, schedule: &Schedule) -> leaseq::Result<bool>;
+    fn remove(&self, name: &str) -> leaseq::Result<bool>;
+    fn get(&self, name: &str) -> leaseq::Result<Option<ScheduleInfo>>;
+    fn page(&self, start: usize, count: usize) -> leaseq::Result<SchedulePage>;
+    fn fire(&self) -> leaseq::Result<FireReport>;
+}
+
+macro_rules! schedules_of {
+    ($($t:ty),*) => {$(
+        impl Schedules for $t {
+            fn upsert(&self, name: &str, schedule: &Schedule) -> leaseq::Result<bool> {
+                self.upsert_schedule(name, schedule)
+            }
+            fn remove(&self, name: &str) -> leaseq::Result<bool> {
+                self.remove_schedule(name)
+            }
+            fn get(&self, name: &str) -> leaseq::Result<Option<ScheduleInfo>> {
+                self.get_schedule(name)
+            }
+            fn page(&self, start: usize, count: usize) -> leaseq::Result<SchedulePage> {
+                self.schedules(start, count)
+            }
+            fn fire(&self) -> leaseq::Result<FireReport> {
+                self.fire_due_schedules()
+            }
+        }
+    )*};
+}
+schedules_of!(blocking::Queue, blocking::Partitioned);
+
+/// The queue of a call, checked (`queue` names it).
+///
+/// # Safety
+/// `queue` is NULL or a live queue.
+unsafe fn queue<'a>(queue: *const leaseq_queue) -> Result<&'a blocking::Queue, Failure> {
+    unsafe { arg(queue, "queue") }.map(|q| &q.inner)
+}
+
+/// The partitioned queue of a call, checked (`partitioned` names it).
+///
+/// # Safety
+/// `partitioned` is NULL or a live partitioned queue.
+unsafe fn partitioned<'a>(
+    partitioned: *const leaseq_partitioned,
+) -> Result<&'a blocking::Partitioned, Failure> {
+    unsafe { arg(partitioned, "partitioned") }.map(|p| &p.inner)
+}
 
 impl leaseq_schedule {
     /// The core's schedule (checked by the core when it is upserted).
@@ -89,19 +141,55 @@ pub unsafe extern "C" fn leaseq_queue_upsert_schedule(
     schedule: *const leaseq_schedule,
     out_created: *mut bool,
 ) -> leaseq_status {
-    call("leaseq_queue_upsert_schedule", || {
-        let out_created = unsafe { Out::new(out_created, "out_created", false) };
-        let queue = unsafe { arg(queue, "queue") }?;
-        let name = unsafe { text(name, "name") }?;
-        if schedule.is_null() {
-            return Err(Failure::Null("schedule".into()));
-        }
-        out_created.required()?;
-        let schedule = unsafe { options::read(schedule, "schedule") }?.unwrap_or_default();
-        let schedule = unsafe { schedule.to_core("schedule") }?;
-        out_created.set(queue.inner.upsert_schedule(name, &schedule)?);
-        Ok(())
+    call("leaseq_queue_upsert_schedule", || unsafe {
+        upsert(|| self::queue(queue), name, schedule, out_created)
     })
+}
+
+/// `leaseq_queue_upsert_schedule` in partition 0 of a partitioned queue, where its recurring
+/// jobs live (spec/PROTOCOL.md 5.25): its runners fire them, and their items are added there.
+/// The same checks and outputs. One round trip.
+///
+/// # Safety
+/// As `leaseq_queue_upsert_schedule`, with `partitioned` NULL or a live partitioned queue.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_upsert_schedule(
+    partitioned: *const leaseq_partitioned,
+    name: *const c_char,
+    schedule: *const leaseq_schedule,
+    out_created: *mut bool,
+) -> leaseq_status {
+    call("leaseq_partitioned_upsert_schedule", || unsafe {
+        upsert(
+            || self::partitioned(partitioned),
+            name,
+            schedule,
+            out_created,
+        )
+    })
+}
+
+/// The body of both upserts.
+///
+/// # Safety
+/// As `leaseq_queue_upsert_schedule`.
+unsafe fn upsert<'a, T: Schedules + 'a>(
+    target: impl FnOnce() -> Result<&'a T, Failure>,
+    name: *const c_char,
+    schedule: *const leaseq_schedule,
+    out_created: *mut bool,
+) -> Result<(), Failure> {
+    let out_created = unsafe { Out::new(out_created, "out_created", false) };
+    let target = target()?;
+    let name = unsafe { text(name, "name") }?;
+    if schedule.is_null() {
+        return Err(Failure::Null("schedule".into()));
+    }
+    out_created.required()?;
+    let schedule = unsafe { options::read(schedule, "schedule") }?.unwrap_or_default();
+    let schedule = unsafe { schedule.to_core("schedule") }?;
+    out_created.set(target.upsert(name, &schedule)?);
+    Ok(())
 }
 
 /// Removes the recurring job `name`; the items it added stay. On success `*out_removed` says
@@ -116,14 +204,41 @@ pub unsafe extern "C" fn leaseq_queue_remove_schedule(
     name: *const c_char,
     out_removed: *mut bool,
 ) -> leaseq_status {
-    call("leaseq_queue_remove_schedule", || {
-        let out_removed = unsafe { Out::new(out_removed, "out_removed", false) };
-        let queue = unsafe { arg(queue, "queue") }?;
-        let name = unsafe { text(name, "name") }?;
-        out_removed.required()?;
-        out_removed.set(queue.inner.remove_schedule(name)?);
-        Ok(())
+    call("leaseq_queue_remove_schedule", || unsafe {
+        remove(|| self::queue(queue), name, out_removed)
     })
+}
+
+/// `leaseq_queue_remove_schedule` in partition 0 of a partitioned queue. One round trip.
+///
+/// # Safety
+/// As `leaseq_queue_remove_schedule`, with `partitioned` NULL or a live partitioned queue.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_remove_schedule(
+    partitioned: *const leaseq_partitioned,
+    name: *const c_char,
+    out_removed: *mut bool,
+) -> leaseq_status {
+    call("leaseq_partitioned_remove_schedule", || unsafe {
+        remove(|| self::partitioned(partitioned), name, out_removed)
+    })
+}
+
+/// The body of both removes.
+///
+/// # Safety
+/// As `leaseq_queue_remove_schedule`.
+unsafe fn remove<'a, T: Schedules + 'a>(
+    target: impl FnOnce() -> Result<&'a T, Failure>,
+    name: *const c_char,
+    out_removed: *mut bool,
+) -> Result<(), Failure> {
+    let out_removed = unsafe { Out::new(out_removed, "out_removed", false) };
+    let target = target()?;
+    let name = unsafe { text(name, "name") }?;
+    out_removed.required()?;
+    out_removed.set(target.remove(name)?);
+    Ok(())
 }
 
 /// A stored recurring job with its next fire time (`leaseq_queue_get_schedule`, or an entry of
@@ -268,24 +383,53 @@ pub unsafe extern "C" fn leaseq_queue_get_schedule(
     name: *const c_char,
     out_schedule: *mut *mut leaseq_schedule_info,
 ) -> leaseq_status {
-    call("leaseq_queue_get_schedule", || {
-        let out = unsafe { Out::new(out_schedule, "out_schedule", std::ptr::null_mut()) };
-        let queue = unsafe { arg(queue, "queue") }?;
-        let name = unsafe { text(name, "name") }?;
-        out.required()?;
-        if let Some(found) = queue.inner.get_schedule(name)? {
-            let (c, kept) = info(&found);
-            let boxed = Box::new(OwnedInfo { c, _kept: kept });
-            out.set(Box::into_raw(boxed).cast::<leaseq_schedule_info>());
-        }
-        Ok(())
+    call("leaseq_queue_get_schedule", || unsafe {
+        get(|| self::queue(queue), name, out_schedule)
     })
+}
+
+/// `leaseq_queue_get_schedule` in partition 0 of a partitioned queue (free what it gives with
+/// `leaseq_schedule_info_free`). One round trip.
+///
+/// # Safety
+/// As `leaseq_queue_get_schedule`, with `partitioned` NULL or a live partitioned queue.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_get_schedule(
+    partitioned: *const leaseq_partitioned,
+    name: *const c_char,
+    out_schedule: *mut *mut leaseq_schedule_info,
+) -> leaseq_status {
+    call("leaseq_partitioned_get_schedule", || unsafe {
+        get(|| self::partitioned(partitioned), name, out_schedule)
+    })
+}
+
+/// The body of both gets.
+///
+/// # Safety
+/// As `leaseq_queue_get_schedule`.
+unsafe fn get<'a, T: Schedules + 'a>(
+    target: impl FnOnce() -> Result<&'a T, Failure>,
+    name: *const c_char,
+    out_schedule: *mut *mut leaseq_schedule_info,
+) -> Result<(), Failure> {
+    let out = unsafe { Out::new(out_schedule, "out_schedule", std::ptr::null_mut()) };
+    let target = target()?;
+    let name = unsafe { text(name, "name") }?;
+    out.required()?;
+    if let Some(found) = target.get(name)? {
+        let (c, kept) = info(&found);
+        let boxed = Box::new(OwnedInfo { c, _kept: kept });
+        out.set(Box::into_raw(boxed).cast::<leaseq_schedule_info>());
+    }
+    Ok(())
 }
 
 /// Frees what `leaseq_queue_get_schedule` gave. NULL is accepted and ignored.
 ///
 /// # Safety
-/// `schedule` is NULL or from `leaseq_queue_get_schedule`, freed only once.
+/// `schedule` is NULL or from `leaseq_queue_get_schedule` (or `leaseq_partitioned_get_schedule`),
+/// freed only once.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_schedule_info_free(schedule: *mut leaseq_schedule_info) {
     call_quiet((), || {
@@ -336,36 +480,67 @@ pub unsafe extern "C" fn leaseq_queue_schedules(
     count: usize,
     out_page: *mut *mut leaseq_schedule_page,
 ) -> leaseq_status {
-    call("leaseq_queue_schedules", || {
-        let out = unsafe { Out::new(out_page, "out_page", std::ptr::null_mut()) };
-        let queue = unsafe { arg(queue, "queue") }?;
-        out.required()?;
-        let page = queue.inner.schedules(start, count)?;
-        let (infos, kept): (Vec<_>, Vec<_>) = page.schedules.iter().map(info).unzip();
-        let c = leaseq_schedule_page {
-            now_ms: ms(page.now),
-            total: page.total,
-            schedules: if infos.is_empty() {
-                std::ptr::null()
-            } else {
-                infos.as_ptr()
-            },
-            schedules_len: infos.len(),
-        };
-        let boxed = Box::new(OwnedPage {
-            c,
-            _kept: kept,
-            _infos: infos,
-        });
-        out.set(Box::into_raw(boxed).cast::<leaseq_schedule_page>());
-        Ok(())
+    call("leaseq_queue_schedules", || unsafe {
+        page(|| self::queue(queue), start, count, out_page)
     })
+}
+
+/// `leaseq_queue_schedules` in partition 0 of a partitioned queue (free the page with
+/// `leaseq_schedule_page_free`). One round trip.
+///
+/// # Safety
+/// As `leaseq_queue_schedules`, with `partitioned` NULL or a live partitioned queue.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_schedules(
+    partitioned: *const leaseq_partitioned,
+    start: usize,
+    count: usize,
+    out_page: *mut *mut leaseq_schedule_page,
+) -> leaseq_status {
+    call("leaseq_partitioned_schedules", || unsafe {
+        page(|| self::partitioned(partitioned), start, count, out_page)
+    })
+}
+
+/// The body of both pages.
+///
+/// # Safety
+/// As `leaseq_queue_schedules`.
+unsafe fn page<'a, T: Schedules + 'a>(
+    target: impl FnOnce() -> Result<&'a T, Failure>,
+    start: usize,
+    count: usize,
+    out_page: *mut *mut leaseq_schedule_page,
+) -> Result<(), Failure> {
+    let out = unsafe { Out::new(out_page, "out_page", std::ptr::null_mut()) };
+    let target = target()?;
+    out.required()?;
+    let page = target.page(start, count)?;
+    let (infos, kept): (Vec<_>, Vec<_>) = page.schedules.iter().map(info).unzip();
+    let c = leaseq_schedule_page {
+        now_ms: ms(page.now),
+        total: page.total,
+        schedules: if infos.is_empty() {
+            std::ptr::null()
+        } else {
+            infos.as_ptr()
+        },
+        schedules_len: infos.len(),
+    };
+    let boxed = Box::new(OwnedPage {
+        c,
+        _kept: kept,
+        _infos: infos,
+    });
+    out.set(Box::into_raw(boxed).cast::<leaseq_schedule_page>());
+    Ok(())
 }
 
 /// Frees a page of schedules. NULL is accepted and ignored.
 ///
 /// # Safety
-/// `page` is NULL or from `leaseq_queue_schedules`, freed only once.
+/// `page` is NULL or from `leaseq_queue_schedules` (or `leaseq_partitioned_schedules`), freed
+/// only once.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_schedule_page_free(page: *mut leaseq_schedule_page) {
     call_quiet((), || {
@@ -411,23 +586,49 @@ pub unsafe extern "C" fn leaseq_queue_fire_due_schedules(
     queue: *const leaseq_queue,
     out_report: *mut leaseq_fire_report,
 ) -> leaseq_status {
-    call("leaseq_queue_fire_due_schedules", || {
-        let empty = leaseq_fire_report {
-            next_due_in_ms: -1,
-            ..Default::default()
-        };
-        let out = unsafe { Out::new(out_report, "out_report", empty) };
-        let queue = unsafe { arg(queue, "queue") }?;
-        out.required()?;
-        let report = queue.inner.fire_due_schedules()?;
-        out.set(leaseq_fire_report {
-            due: report.due,
-            fired: report.fired,
-            skipped: report.skipped,
-            lost_races: report.lost_races,
-            unreadable: report.unreadable,
-            next_due_in_ms: report.next_due_in.map_or(-1, duration_ms),
-        });
-        Ok(())
+    call("leaseq_queue_fire_due_schedules", || unsafe {
+        fire(|| self::queue(queue), out_report)
     })
+}
+
+/// `leaseq_queue_fire_due_schedules` in partition 0 of a partitioned queue, as a runner over
+/// it fires them: for a process without a runner.
+///
+/// # Safety
+/// As `leaseq_queue_fire_due_schedules`, with `partitioned` NULL or a live partitioned queue.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_fire_due_schedules(
+    partitioned: *const leaseq_partitioned,
+    out_report: *mut leaseq_fire_report,
+) -> leaseq_status {
+    call("leaseq_partitioned_fire_due_schedules", || unsafe {
+        fire(|| self::partitioned(partitioned), out_report)
+    })
+}
+
+/// The body of both fires.
+///
+/// # Safety
+/// As `leaseq_queue_fire_due_schedules`.
+unsafe fn fire<'a, T: Schedules + 'a>(
+    target: impl FnOnce() -> Result<&'a T, Failure>,
+    out_report: *mut leaseq_fire_report,
+) -> Result<(), Failure> {
+    let empty = leaseq_fire_report {
+        next_due_in_ms: -1,
+        ..Default::default()
+    };
+    let out = unsafe { Out::new(out_report, "out_report", empty) };
+    let target = target()?;
+    out.required()?;
+    let report = target.fire()?;
+    out.set(leaseq_fire_report {
+        due: report.due,
+        fired: report.fired,
+        skipped: report.skipped,
+        lost_races: report.lost_races,
+        unreadable: report.unreadable,
+        next_due_in_ms: report.next_due_in.map_or(-1, duration_ms),
+    });
+    Ok(())
 }

@@ -689,6 +689,56 @@ static void the_runner_serves_every_partition(void) {
     leaseq_partitioned_free(p);
 }
 
+/* ---- schedules ----------------------------------------------------------------------------- */
+
+static void schedules_live_in_partition_zero(void) {
+    leaseq_partitioned *p = fresh("schedules");
+    REQUIRE(p != NULL);
+    leaseq_schedule leap = LEASEQ_SCHEDULE_INIT;
+    leap.cron = "0 3 29 2 *"; /* a 29 February: never due while the test runs */
+    leap.set = LEASEQ_SCHEDULE_CRON;
+    bool created = false;
+    CHECK_OK(leaseq_partitioned_upsert_schedule(p, "leap", &leap, &created));
+    CHECK(created);
+    CHECK_OK(leaseq_partitioned_upsert_schedule(p, "leap", &leap, &created));
+    CHECK(!created);
+    /* Stored in partition 0, and only there. */
+    for (size_t i = 0; i < P; i++) {
+        leaseq_queue *queue = NULL;
+        leaseq_schedule_page *page = NULL;
+        CHECK_OK(leaseq_partitioned_partition(p, i, &queue));
+        CHECK_OK(leaseq_queue_schedules(queue, 0, 10, &page));
+        REQUIRE(page != NULL);
+        CHECK(page->total == (i == 0 ? 1u : 0u));
+        leaseq_schedule_page_free(page);
+        leaseq_queue_free(queue);
+    }
+    leaseq_schedule_page *page = NULL;
+    CHECK_OK(leaseq_partitioned_schedules(p, 0, 10, &page));
+    REQUIRE(page != NULL);
+    CHECK(page->total == 1 && page->schedules_len == 1);
+    CHECK(strcmp(page->schedules[0].name, "leap") == 0);
+    leaseq_schedule_page_free(page);
+    leaseq_schedule_info *info = NULL;
+    CHECK_OK(leaseq_partitioned_get_schedule(p, "leap", &info));
+    REQUIRE(info != NULL);
+    CHECK(info->cron != NULL && strcmp(info->cron, "0 3 29 2 *") == 0);
+    leaseq_schedule_info_free(info);
+    leaseq_fire_report report;
+    CHECK_OK(leaseq_partitioned_fire_due_schedules(p, &report));
+    CHECK(report.fired == 0 && report.next_due_in_ms > 0);
+    CHECK_STATUS(LEASEQ_INVALID_ARGUMENT, leaseq_partitioned_schedules(p, 0, 0, &page));
+    CHECK(page == NULL);
+    CHECK_NULL_ARG(leaseq_partitioned_upsert_schedule(p, "x", NULL, &created), "schedule");
+    CHECK_NULL_ARG(leaseq_partitioned_remove_schedule(NULL, "leap", &created), "partitioned");
+    bool removed = false;
+    CHECK_OK(leaseq_partitioned_remove_schedule(p, "leap", &removed));
+    CHECK(removed);
+    CHECK_OK(leaseq_partitioned_get_schedule(p, "leap", &info));
+    CHECK(info == NULL);
+    leaseq_partitioned_free(p);
+}
+
 int main(void) {
     char list[4096];
     const char *urls[16];
@@ -718,6 +768,7 @@ int main(void) {
         {"one partition on a plain server is the plain queue", one_partition_is_the_plain_queue},
         {"leaseq_worker_run_partitioned serves every partition",
          the_runner_serves_every_partition},
+        {"schedules live in partition 0", schedules_live_in_partition_zero},
     };
     int status = run_tests("test_partitioned", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(cluster);

@@ -64,7 +64,7 @@ class PartitionedQueue {
 
   /**
    * Partition `i` as a `Queue` (sends nothing): for what only a queue offers (groups,
-   * schedules, renew, release, progress). An index out of range is refused (`INVALID_ARGUMENT`
+   * renew, release, progress). An index out of range is refused (`INVALID_ARGUMENT`
    * naming `partition`).
    * @param {number} i
    * @returns {import('./queue').Queue}
@@ -307,6 +307,60 @@ class PartitionedQueue {
   async setConfig(config) {
     const parts = q.configParts(config)
     return nativeAsync(() => this.#native.setConfig(parts))
+  }
+
+  /**
+   * `Queue#upsertSchedule` in partition 0, where the queue's recurring jobs live (the items
+   * they add go there). Resolves to whether it is new.
+   * @param {string} name
+   * @param {import('../index').ScheduleOptions} schedule
+   * @returns {Promise<boolean>}
+   */
+  async upsertSchedule(name, schedule) {
+    const [n, parts, item] = q.scheduleArgs(name, schedule)
+    return nativeAsync(() => this.#native.upsertSchedule(n, parts, item))
+  }
+
+  /**
+   * `Queue#removeSchedule` in partition 0. Resolves to whether there was one.
+   * @param {string} name
+   * @returns {Promise<boolean>}
+   */
+  async removeSchedule(name) {
+    const n = args.string('name', name)
+    return nativeAsync(() => this.#native.removeSchedule(n))
+  }
+
+  /**
+   * `Queue#getSchedule` in partition 0: the recurring job `name`, or null.
+   * @param {string} name
+   * @returns {Promise<import('../index').ScheduleInfo | null>}
+   */
+  async getSchedule(name) {
+    const n = args.string('name', name)
+    const info = await nativeAsync(() => this.#native.getSchedule(n))
+    return info ? q.toScheduleInfo(info) : null
+  }
+
+  /**
+   * `Queue#schedules` in partition 0: a page of the recurring jobs by next fire time.
+   * @param {{ start?: number, count?: number }} [options]
+   * @returns {Promise<import('../index').SchedulePage>}
+   */
+  async schedules(options) {
+    const o = args.optionalOptions('options', options, q.LIST_OPTIONS)
+    const start = args.optionalNumber('start', o.start, q.WHOLE)
+    const count = args.optionalNumber('count', o.count, q.WHOLE)
+    return q.toSchedulePage(await nativeAsync(() => this.#native.schedules(start, count)))
+  }
+
+  /**
+   * `Queue#fireDueSchedules` in partition 0, as a runner over the queue fires them: for a
+   * process without a runner. Resolves to what it did.
+   * @returns {Promise<import('../index').FireReport>}
+   */
+  async fireDueSchedules() {
+    return q.toFireReport(await nativeAsync(() => this.#native.fireDueSchedules()))
   }
 }
 

@@ -393,6 +393,55 @@ function flowParts(children) {
 const FLOW_FIELDS = Object.freeze(['item', 'children'])
 
 /**
+ * `upsertSchedule`'s arguments as the addon takes them: the name, when the schedule fires, and
+ * the item each tick adds.
+ * @param {unknown} name
+ * @param {unknown} schedule
+ * @returns {[string, import('../native').ScheduleParts, import('../native').NativeItem]}
+ */
+function scheduleArgs(name, schedule) {
+  const n = args.string('name', name)
+  const o = args.options('schedule', schedule, SCHEDULE_OPTIONS)
+  /** @type {import('../native').ScheduleParts} */
+  const parts = {
+    cron: o.cron === undefined ? undefined : args.string('cron', o.cron),
+    tz: o.tz === undefined ? undefined : args.string('tz', o.tz),
+    everyMs: args.optionalNumber('everyMs', o.everyMs),
+    missed: o.missed === undefined ? undefined : args.string('missed', o.missed),
+  }
+  /** @type {Record<string, unknown>} */
+  const itemOptions = {}
+  for (const key of SCHEDULE_ITEM_OPTIONS) if (o[key] !== undefined) itemOptions[key] = o[key]
+  const item = nativeItem(new Item(o.data === undefined ? '' : args.bytesNow('data', o.data), itemOptions))
+  return [n, parts, item]
+}
+
+/**
+ * A page of schedules from the addon's.
+ * @param {import('../native').SchedulePageParts} page
+ * @returns {import('../index').SchedulePage}
+ */
+function toSchedulePage(page) {
+  return { now: new Date(page.now), total: page.total, schedules: page.schedules.map(toScheduleInfo) }
+}
+
+/**
+ * What a fire did, from the addon's.
+ * @param {import('../native').FireReportParts} r
+ * @returns {import('../index').FireReport}
+ */
+function toFireReport(r) {
+  return {
+    due: r.due,
+    fired: r.fired,
+    skipped: r.skipped,
+    lostRaces: r.lostRaces,
+    unreadable: r.unreadable,
+    nextDueInMs: orNull(r.nextDueInMs),
+  }
+}
+
+/**
  * A schedule from the addon's.
  * @param {import('../native').ScheduleInfoParts} i
  * @returns {import('../index').ScheduleInfo}
@@ -581,19 +630,7 @@ class Queue {
    * @returns {Promise<boolean>}
    */
   async upsertSchedule(name, schedule) {
-    const n = args.string('name', name)
-    const o = args.options('schedule', schedule, SCHEDULE_OPTIONS)
-    /** @type {import('../native').ScheduleParts} */
-    const parts = {
-      cron: o.cron === undefined ? undefined : args.string('cron', o.cron),
-      tz: o.tz === undefined ? undefined : args.string('tz', o.tz),
-      everyMs: args.optionalNumber('everyMs', o.everyMs),
-      missed: o.missed === undefined ? undefined : args.string('missed', o.missed),
-    }
-    /** @type {Record<string, unknown>} */
-    const itemOptions = {}
-    for (const key of SCHEDULE_ITEM_OPTIONS) if (o[key] !== undefined) itemOptions[key] = o[key]
-    const item = nativeItem(new Item(o.data === undefined ? '' : args.bytesNow('data', o.data), itemOptions))
+    const [n, parts, item] = scheduleArgs(name, schedule)
     return nativeAsync(() => this.#native.upsertSchedule(n, parts, item))
   }
 
@@ -628,8 +665,7 @@ class Queue {
     const o = args.optionalOptions('options', options, LIST_OPTIONS)
     const start = args.optionalNumber('start', o.start, WHOLE)
     const count = args.optionalNumber('count', o.count, WHOLE)
-    const page = await nativeAsync(() => this.#native.schedules(start, count))
-    return { now: new Date(page.now), total: page.total, schedules: page.schedules.map(toScheduleInfo) }
+    return toSchedulePage(await nativeAsync(() => this.#native.schedules(start, count)))
   }
 
   /**
@@ -637,15 +673,7 @@ class Queue {
    * @returns {Promise<import('../index').FireReport>}
    */
   async fireDueSchedules() {
-    const r = await nativeAsync(() => this.#native.fireDueSchedules())
-    return {
-      due: r.due,
-      fired: r.fired,
-      skipped: r.skipped,
-      lostRaces: r.lostRaces,
-      unreadable: r.unreadable,
-      nextDueInMs: orNull(r.nextDueInMs),
-    }
+    return toFireReport(await nativeAsync(() => this.#native.fireDueSchedules()))
   }
 
   /**
@@ -1279,9 +1307,13 @@ module.exports = {
   deadCount,
   failArgs,
   requireLease,
+  scheduleArgs,
   toEntry,
+  toFireReport,
   toItem,
   toJob,
   toResult,
+  toScheduleInfo,
+  toSchedulePage,
   toStats,
 }

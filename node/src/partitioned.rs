@@ -1,7 +1,7 @@
 //! `NativePartitioned`: the core's partitioned queue (spec/PROTOCOL.md 5.25) as async methods,
 //! a thin skin like `NativeQueue`; `lib/partitioned.js` wraps it as `PartitionedQueue`.
 
-use leaseq::{Partitioned, State};
+use leaseq::{policy, Partitioned, State};
 use napi::bindgen_prelude::{Buffer, ClassInstance, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
@@ -12,6 +12,7 @@ use crate::item::NativeItem;
 use crate::job::{ConfigParts, EntryParts, JobParts, ResultParts, StatsParts};
 use crate::lease::{LeasedParts, NativeLease};
 use crate::queue::{fail_name, flows, opt_n, state, NativeQueue};
+use crate::schedule::{FireReportParts, ScheduleInfoParts, SchedulePageParts, ScheduleParts};
 
 /// A partitioned queue's figures: the logical queue's, and each partition's own.
 #[napi(object, object_from_js = false)]
@@ -314,5 +315,58 @@ impl NativePartitioned {
     pub async fn set_config(&self, config: ConfigParts) -> napi::Result<()> {
         let config = config.to_core()?;
         self.inner.set_config(&config).await.map_err(to_napi)
+    }
+
+    /// Stores the recurring job `name` in partition 0, where the queue's schedules live;
+    /// whether it is new.
+    #[napi]
+    pub async fn upsert_schedule(
+        &self,
+        name: String,
+        schedule: ScheduleParts,
+        item: &NativeItem,
+    ) -> napi::Result<bool> {
+        let schedule = schedule.to_core(item.inner.clone())?;
+        self.inner
+            .upsert_schedule(&name, &schedule)
+            .await
+            .map_err(to_napi)
+    }
+
+    /// Removes the recurring job `name` from partition 0; whether there was one.
+    #[napi]
+    pub async fn remove_schedule(&self, name: String) -> napi::Result<bool> {
+        self.inner.remove_schedule(&name).await.map_err(to_napi)
+    }
+
+    /// The recurring job `name` of partition 0, or null.
+    #[napi]
+    pub async fn get_schedule(&self, name: String) -> napi::Result<Option<ScheduleInfoParts>> {
+        let info = self.inner.get_schedule(&name).await.map_err(to_napi)?;
+        Ok(info.map(Into::into))
+    }
+
+    /// A page of partition 0's recurring jobs by next fire time: from `start` (default 0),
+    /// `count` (default the core's `policy::DEFAULT_PAGE`).
+    #[napi]
+    pub async fn schedules(
+        &self,
+        start: Option<f64>,
+        count: Option<f64>,
+    ) -> napi::Result<SchedulePageParts> {
+        let start = start.map(|s| integer("start", s)).transpose()?.unwrap_or(0);
+        let count = count
+            .map(|c| integer("count", c))
+            .transpose()?
+            .unwrap_or(policy::DEFAULT_PAGE);
+        let page = self.inner.schedules(start, count).await.map_err(to_napi)?;
+        Ok(page.into())
+    }
+
+    /// Fires partition 0's due recurring jobs once; what it did.
+    #[napi]
+    pub async fn fire_due_schedules(&self) -> napi::Result<FireReportParts> {
+        let report = self.inner.fire_due_schedules().await.map_err(to_napi)?;
+        Ok(report.into())
     }
 }

@@ -254,6 +254,25 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     assert.equal(await q.resume(), true)
     assert.equal((await q.leaseBatch(3, { ttlMs: TTL })).length, 3)
   })
+
+  test('schedules live in partition 0, and a fire adds their items there', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    assert.equal(await q.upsertSchedule('poll', { everyMs: 1000, data: 'poll' }), true)
+    assert.equal(await q.upsertSchedule('poll', { everyMs: 1000, data: 'poll' }), false)
+    assert.notEqual(await q.partition(0).getSchedule('poll'), null)
+    for (const i of [1, 2]) assert.equal((await q.partition(i).schedules()).total, 0)
+    assert.equal((await q.schedules()).total, 1)
+    assert.equal((await q.getSchedule('poll')).name, 'poll')
+    await assert.rejects(q.upsertSchedule('bad', { everyMs: 1000, colour: 'red' }), invalid('colour'))
+    assert.equal(await q.getSchedule('bad'), null)
+    // Past its first tick, a fire adds its item to partition 0.
+    await new Promise((resolve) => setTimeout(resolve, 1200))
+    assert.ok((await q.fireDueSchedules()).fired >= 1)
+    assert.ok((await q.partition(0).count('waiting')) >= 1)
+    for (const i of [1, 2]) assert.equal(await q.partition(i).count('waiting'), 0)
+    assert.equal(await q.removeSchedule('poll'), true)
+    assert.equal(await q.partition(0).getSchedule('poll'), null)
+  })
 })
 
 describe('a Worker over a partitioned queue', { timeout: 60_000 }, () => {

@@ -428,6 +428,61 @@ impl PartitionedQueue {
         self.call(py, |q| q.set_config(&config))
     }
 
+    /// ``Queue.upsert_schedule`` in partition 0, where the queue's recurring jobs live (their
+    /// items are added there): returns whether it is new.
+    fn upsert_schedule(
+        &self,
+        py: Python<'_>,
+        name: &Bound<'_, PyAny>,
+        schedule: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let name = convert::string(name, "name")?;
+        let schedule = crate::schedules::schedule(schedule)?;
+        self.call(py, |q| q.upsert_schedule(&name, &schedule))
+    }
+
+    /// ``Queue.remove_schedule`` in partition 0: whether there was one.
+    fn remove_schedule(&self, py: Python<'_>, name: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let name = convert::string(name, "name")?;
+        self.call(py, |q| q.remove_schedule(&name))
+    }
+
+    /// ``Queue.get_schedule`` in partition 0: a ``ScheduleInfo``, or ``None``.
+    fn get_schedule(
+        &self,
+        py: Python<'_>,
+        name: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<crate::schedules::ScheduleInfo>> {
+        let name = convert::string(name, "name")?;
+        self.call(py, |q| q.get_schedule(&name))
+            .map(|s| s.map(crate::schedules::ScheduleInfo::from))
+    }
+
+    /// ``Queue.schedules`` in partition 0: ``count`` (1 to 1000) recurring jobs from position
+    /// ``start``, by next fire time (a ``SchedulePage``).
+    #[pyo3(
+        signature = (start = None, count = None),
+        text_signature = "($self, start=0, count=100)"
+    )]
+    fn schedules(
+        &self,
+        py: Python<'_>,
+        start: Option<&Bound<'_, PyAny>>,
+        count: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<crate::schedules::SchedulePage> {
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.call(py, |q| q.schedules(start, count))
+            .map(crate::schedules::SchedulePage::from)
+    }
+
+    /// ``Queue.fire_due_schedules`` in partition 0, as a runner over the queue fires them: for
+    /// a process without a runner. A ``FireReport``.
+    fn fire_due_schedules(&self, py: Python<'_>) -> PyResult<crate::schedules::FireReport> {
+        self.call(py, |q| q.fire_due_schedules())
+            .map(crate::schedules::FireReport::from)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "PartitionedQueue(base={:?}, partitions={})",
@@ -799,5 +854,72 @@ impl AsyncPartitionedQueue {
         )?;
         let config = crate::events::config(config, events, events_max_len, events_max_age)?;
         self.run(py, move |q| async move { q.set_config(&config).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.upsert_schedule``.
+    fn upsert_schedule<'py>(
+        &self,
+        py: Python<'py>,
+        name: &Bound<'py, PyAny>,
+        schedule: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let name = convert::string(name, "name")?;
+        let schedule = crate::schedules::schedule(schedule)?;
+        self.run(py, move |q| async move {
+            q.upsert_schedule(&name, &schedule).await
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.remove_schedule``.
+    fn remove_schedule<'py>(
+        &self,
+        py: Python<'py>,
+        name: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let name = convert::string(name, "name")?;
+        self.run(py, move |q| async move { q.remove_schedule(&name).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.get_schedule``.
+    fn get_schedule<'py>(
+        &self,
+        py: Python<'py>,
+        name: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let name = convert::string(name, "name")?;
+        self.run(py, move |q| async move {
+            q.get_schedule(&name)
+                .await
+                .map(|s| s.map(crate::schedules::ScheduleInfo::from))
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.schedules``.
+    #[pyo3(
+        signature = (start = None, count = None),
+        text_signature = "($self, start=0, count=100)"
+    )]
+    fn schedules<'py>(
+        &self,
+        py: Python<'py>,
+        start: Option<&Bound<'py, PyAny>>,
+        count: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.run(py, move |q| async move {
+            q.schedules(start, count)
+                .await
+                .map(crate::schedules::SchedulePage::from)
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.fire_due_schedules``.
+    fn fire_due_schedules<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move {
+            q.fire_due_schedules()
+                .await
+                .map(crate::schedules::FireReport::from)
+        })
     }
 }

@@ -1,12 +1,13 @@
 """A partitioned queue's operations that act where a lease, an item or the configuration lives
 (the core's ``operations::PARTITIONED``): ``fail`` in the lease's partition, ``partition_of``,
 ``dead_requeue_oldest`` and ``dead_purge`` over every partition, ``set_config`` in every
-partition, and the arguments ``add`` and ``lease`` share with ``Queue``'s; on a local cluster of
+partition, the schedules in partition 0, and the arguments ``add`` and ``lease`` share with ``Queue``'s; on a local cluster of
 three primaries, sync and asyncio. A refused argument is named and nothing is written."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 
@@ -355,5 +356,43 @@ def test_the_asyncio_face_acts_on_every_partition(cluster: Server) -> None:
                 await q.add(second, timeout=0.05)
             with pytest.raises(leaseq.QueueFullError):
                 await q.add_batch([second], timeout=0.05)
+
+    asyncio.run(body())
+
+
+def test_schedules_live_in_partition_zero(cluster_client: leaseq.Client) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    poll = leaseq.Schedule(every=1, item=leaseq.Item(b"poll"))
+    assert q.upsert_schedule("poll", poll) is True
+    assert q.upsert_schedule("poll", poll) is False
+    assert q.partition(0).get_schedule("poll") is not None
+    assert [q.partition(i).schedules().total for i in (1, 2)] == [0, 0]
+    assert q.schedules().total == 1
+    assert q.get_schedule("poll") is not None
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        q.schedules(count=0)
+    assert refused.value.argument == "count"
+    # Past its first tick, a fire adds its item to partition 0.
+    time.sleep(1.2)
+    assert q.fire_due_schedules().fired >= 1
+    assert q.partition(0).count("waiting") >= 1
+    assert [q.partition(i).count("waiting") for i in (1, 2)] == [0, 0]
+    assert q.remove_schedule("poll") is True
+    assert q.partition(0).get_schedule("poll") is None
+
+
+def test_the_asyncio_face_keeps_schedules_in_partition_zero(cluster: Server) -> None:
+    async def body() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            q = await client.create_partitioned(new_prefix(), 3)
+            leap = leaseq.Schedule(cron="0 3 29 2 *", item=leaseq.Item(b"report"))
+            assert await q.upsert_schedule("leap", leap) is True
+            assert (await q.partition(0).get_schedule("leap")) is not None
+            assert (await q.schedules()).total == 1
+            assert (await q.get_schedule("leap")) is not None
+            # Its next tick is a 29 February: nothing is due.
+            assert (await q.fire_due_schedules()).fired == 0
+            assert await q.remove_schedule("leap") is True
+            assert (await q.get_schedule("leap")) is None
 
     asyncio.run(body())

@@ -15,8 +15,8 @@ use tokio::runtime::Runtime;
 use super::{drive, drive_interruptible, Client, PerProcess};
 use crate::error::Result;
 use crate::{
-    Entry, FailOutcome, Flow, Item, Job, JobResult, Lease, PartitionedStats, QueueConfig, Retry,
-    State, Wait,
+    Entry, FailOutcome, FireReport, Flow, Item, Job, JobResult, Lease, PartitionedStats,
+    QueueConfig, Retry, Schedule, ScheduleInfo, SchedulePage, State, Wait,
 };
 
 /// A blocking handle to a partitioned queue ([`Client::partitioned`],
@@ -323,4 +323,9 @@ blocking_partitioned! {
     fn pause(&self) -> Result<bool>;
     fn resume(&self) -> Result<bool>;
     fn set_config(&self, config: &QueueConfig) -> Result<()>;
+    fn upsert_schedule(&self, name: &str, schedule: &Schedule) -> Result<bool>;
+    fn remove_schedule(&self, name: &str) -> Result<bool>;
+    fn get_schedule(&self, name: &str) -> Result<Option<ScheduleInfo>>;
+    fn schedules(&self, start: usize, count: usize) -> Result<SchedulePage>;
+    fn fire_due_schedules(&self) -> Result<FireReport>;
 }

@@ -5,11 +5,13 @@
 //! - `layout.rs`: the partitions' prefixes and the stored layout (`B:partitions`);
 //! - `route.rs`: which partition an item goes to;
 //! - `write.rs`: adds, leases and finishes;
-//! - `read.rs`: get, cancel, stats, list, dead letters and settings over the logical queue.
+//! - `read.rs`: get, cancel, stats, list, dead letters and settings over the logical queue;
+//! - `schedules.rs`: its recurring jobs, in partition 0.
 
 mod layout;
 mod read;
 mod route;
+mod schedules;
 mod write;
 
 use std::sync::atomic::AtomicUsize;

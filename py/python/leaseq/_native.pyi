@@ -1867,6 +1867,22 @@ class PartitionedQueue:
         does (the same keywords, all checked before anything is written); limits such as
         ``capacity`` and ``rate_limit`` then hold per partition.
         """
+    def upsert_schedule(self, name: str, schedule: Schedule) -> bool:
+        """``Queue.upsert_schedule`` in partition 0, where the queue's recurring jobs live (their
+        items are added there): returns whether it is new.
+        """
+    def remove_schedule(self, name: str) -> bool:
+        """``Queue.remove_schedule`` in partition 0: whether there was one."""
+    def get_schedule(self, name: str) -> ScheduleInfo | None:
+        """``Queue.get_schedule`` in partition 0: a ``ScheduleInfo``, or ``None``."""
+    def schedules(self, start: int = 0, count: int = 100) -> SchedulePage:
+        """``Queue.schedules`` in partition 0: ``count`` (1 to 1000) recurring jobs from position
+        ``start``, by next fire time (a ``SchedulePage``).
+        """
+    def fire_due_schedules(self) -> FireReport:
+        """``Queue.fire_due_schedules`` in partition 0, as a runner over the queue fires them: for
+        a process without a runner. A ``FireReport``.
+        """
 
 @final
 class AsyncPartitionedQueue:
@@ -1977,3 +1993,15 @@ class AsyncPartitionedQueue:
         events_max_age: float | timedelta | None = None,
     ) -> asyncio.Future[None]:
         """See ``leaseq.PartitionedQueue.set_config``."""
+    def upsert_schedule(self, name: str, schedule: Schedule) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.upsert_schedule``."""
+    def remove_schedule(self, name: str) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.remove_schedule``."""
+    def get_schedule(self, name: str) -> asyncio.Future[ScheduleInfo | None]:
+        """See ``leaseq.PartitionedQueue.get_schedule``."""
+    def schedules(
+        self, start: int = 0, count: int = 100
+    ) -> asyncio.Future[SchedulePage]:
+        """See ``leaseq.PartitionedQueue.schedules``."""
+    def fire_due_schedules(self) -> asyncio.Future[FireReport]:
+        """See ``leaseq.PartitionedQueue.fire_due_schedules``."""

@@ -746,6 +746,27 @@ class PartitionedQueue:
             events_max_age=events_max_age,
         )
 
+    async def upsert_schedule(self, name: str, schedule: Schedule) -> bool:
+        """:meth:`Queue.upsert_schedule` in partition 0, where the queue's recurring jobs live
+        (their items are added there); returns whether it is new."""
+        return await self._native.upsert_schedule(name, schedule)
+
+    async def remove_schedule(self, name: str) -> bool:
+        """:meth:`Queue.remove_schedule` in partition 0; returns whether there was one."""
+        return await self._native.remove_schedule(name)
+
+    async def get_schedule(self, name: str) -> ScheduleInfo | None:
+        """:meth:`Queue.get_schedule` in partition 0."""
+        return await self._native.get_schedule(name)
+
+    async def schedules(self, start: int = 0, count: int = 100) -> SchedulePage:
+        """:meth:`Queue.schedules` in partition 0, by next fire time."""
+        return await self._native.schedules(start, count)
+
+    async def fire_due_schedules(self) -> FireReport:
+        """:meth:`Queue.fire_due_schedules` in partition 0, as a runner over the queue does."""
+        return await self._native.fire_due_schedules()
+
     def __repr__(self) -> str:
         return (
             f"PartitionedQueue(base={self.base!r}, partitions={len(self.partitions)})"
