@@ -240,6 +240,18 @@ impl Error {
         }
     }
 
+    /// The refusal of a call at `prefix`, a partitioned queue's base (spec/PROTOCOL.md 5.25).
+    pub(crate) fn partitioned_base(prefix: &str) -> Error {
+        Error::invalid(
+            "prefix",
+            format!(
+                "`{prefix}` is the base of a partitioned queue ({prefix}:partitions holds its \
+                 layout), not a queue: open it as a partitioned queue, or one of its \
+                 partitions; nothing was written"
+            ),
+        )
+    }
+
     /// Classifies a redis-rs error; `prefix` names the queue for a WRONGTYPE answer.
     pub(crate) fn from_redis(err: redis::RedisError, prefix: &str) -> Error {
         if err.is_timeout() {
@@ -265,14 +277,7 @@ impl Error {
         } else if err.code() == Some("FULL") {
             Error::Full(Cause::redis(err))
         } else if err.code() == Some("PARTITIONED") {
-            Error::invalid(
-                "prefix",
-                format!(
-                    "`{prefix}` is the base of a partitioned queue ({prefix}:partitions holds its \
-                     layout), not a queue: open it as a partitioned queue, or one of its \
-                     partitions; nothing was written"
-                ),
-            )
+            Error::partitioned_base(prefix)
         } else {
             Error::Redis(Cause::redis(err))
         }

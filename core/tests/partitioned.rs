@@ -775,6 +775,11 @@ async fn the_base_of_a_partitioned_queue_refuses_work() {
         base.rate_limit_group("g", Duration::from_secs(1)).await,
         "rate_limit_group"
     );
+    let runner = Worker::new(base.clone(), |_job: Job| async { Outcome::Complete(None) });
+    refused_at_base!(
+        runner.run_until(std::future::pending()).await,
+        "a runner, at its start"
+    );
     assert_eq!(env.keys().await, layout, "nothing was written at the base");
     // Reads answer for an empty queue; the partitioned queue works.
     assert_eq!(base.count(State::Waiting).await.unwrap(), 0);
@@ -807,4 +812,37 @@ async fn schedules_live_in_partition_zero() {
     assert!(q.get_schedule("poll").await.unwrap().unwrap().fired >= 1);
     assert!(q.remove_schedule("poll").await.unwrap());
     assert_eq!(zero.get_schedule("poll").await.unwrap(), None);
+}
+
+/// A capacity below what one partition holds is refused naming that partition, and no
+/// partition takes any of the call's settings (spec/PROTOCOL.md 5.25: a capacity is per
+/// partition).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_capacity_one_partition_cannot_take_is_refused_everywhere() {
+    let env = Env::single("capacity").await;
+    let q = env.client.create_partitioned(&env.prefix, 3).await.unwrap();
+    let first = item("c0");
+    let home = q.partition_of(&first);
+    let second = (1..)
+        .map(|i| item(&format!("c{i}")))
+        .find(|i| q.partition_of(i) == home)
+        .unwrap();
+    assert_eq!(q.add_batch(&[first, second]).await.unwrap(), 2);
+    let config = leaseq::QueueConfig::new().capacity(1).max_attempts(9);
+    let err = q.set_config(&config).await.unwrap_err();
+    assert_invalid(&err, "capacity", "a capacity below a partition's two items");
+    assert!(
+        err.to_string().contains(&format!("partition {home}")),
+        "{err}"
+    );
+    for p in q.partitions() {
+        assert_eq!(p.config().await.unwrap(), leaseq::QueueConfig::new());
+    }
+    q.set_config(&leaseq::QueueConfig::new().capacity(2).max_attempts(9))
+        .await
+        .unwrap();
+    for p in q.partitions() {
+        let stored = p.config().await.unwrap();
+        assert_eq!((stored.capacity, stored.max_attempts), (Some(2), Some(9)));
+    }
 }

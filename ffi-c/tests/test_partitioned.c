@@ -686,6 +686,14 @@ static void the_runner_serves_every_partition(void) {
     CHECK(count_in(p, LEASEQ_STATE_WAITING) == 0 && count_in(p, LEASEQ_STATE_LEASED) == 0);
     CHECK_NULL_ARG(leaseq_worker_run_partitioned(NULL, count_job, NULL, &options), "partitioned");
     CHECK_NULL_ARG(leaseq_worker_run_partitioned(p, NULL, NULL, &options), "callback");
+    /* The base is no queue: a runner on it is refused as it starts (spec 5.25). */
+    const char *name = NULL;
+    leaseq_queue *base = NULL;
+    CHECK_OK(leaseq_partitioned_base(p, &name));
+    CHECK_OK(leaseq_client_queue(cluster, name, &base));
+    CHECK_STATUS(LEASEQ_INVALID_ARGUMENT, leaseq_worker_run(base, count_job, NULL, &options));
+    CHECK(strstr(leaseq_last_error_message(), "partitioned") != NULL);
+    leaseq_queue_free(base);
     leaseq_partitioned_free(p);
 }
 

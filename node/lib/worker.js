@@ -7,7 +7,7 @@
 const { EventEmitter } = require('node:events')
 const util = require('node:util')
 const args = require('./args')
-const { invalidArgument, nativeSync } = require('./errors')
+const { invalidArgument, nativeAsync, nativeSync } = require('./errors')
 const { nativeOf, Queue } = require('./queue')
 const { PartitionedQueue } = require('./partitioned')
 const native = require('./native')
@@ -617,7 +617,9 @@ class Worker extends EventEmitter {
     const onSignal = () => run.interrupt()
     const signals = o.handleSignals === false ? [] : ['SIGINT', 'SIGTERM']
     for (const sig of signals) process.on(sig, onSignal)
-    this.#done = run.wait().finally(() => {
+    // (The runner's end: its report, or a LeaseqError, such as a queue that is a partitioned
+    // queue's base, refused as the runner starts.)
+    this.#done = nativeAsync(() => run.wait()).finally(() => {
       for (const sig of signals) process.off(sig, onSignal)
       this.off('newListener', onListeners).off('removeListener', onListeners)
     })

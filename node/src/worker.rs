@@ -398,12 +398,16 @@ pub struct WorkerOptionsParts {
     pub log_level: Option<String>,
 }
 
+/// How a runner ended: its report, or why it did not run (the core's argument and reason).
+type Ended = Option<Result<Report, (&'static str, String)>>;
+
 /// A started runner.
 #[napi]
 pub struct NativeWorkerRun {
     handle: WorkerHandle,
     inbox: Arc<Inbox>,
-    report: watch::Receiver<Option<Result<Report, String>>>,
+    /// The runner's end: its report, or why it did not run (the core's argument and reason).
+    report: watch::Receiver<Ended>,
     completed_wanted: Arc<AtomicBool>,
     keep_results: bool,
 }
@@ -489,7 +493,7 @@ impl NativeWorkerRun {
                 released: count(r.released),
                 timed_out: count(r.timed_out),
             }),
-            Some(Err(message)) => Err(invalid("options", &message)),
+            Some(Err((argument, reason))) => Err(invalid(argument, &reason)),
             None => Err(napi::Error::new(
                 Status::GenericFailure,
                 "the runner vanished",
@@ -677,7 +681,11 @@ pub fn start_worker(
         let report = worker
             .run_until(std::future::pending())
             .await
-            .map_err(|e| e.to_string());
+            .map_err(|e| match e {
+                // A queue that is a partitioned queue's base, found as it starts.
+                leaseq::Error::InvalidArgument { argument, reason } => (argument, reason),
+                other => ("options", other.to_string()),
+            });
         // The replies of handlers still running (a forced shutdown took their jobs): their
         // outcomes no longer count, and dropping them frees the engine (and `wake`) they hold.
         let left = std::mem::take(&mut ended.lock().outcomes);

@@ -255,6 +255,12 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     assert.equal((await q.leaseBatch(3, { ttlMs: TTL })).length, 3)
   })
 
+  test('a Worker on the base is refused as it starts', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    const worker = new Worker(client.queue(q.base), async () => {})
+    await assert.rejects(worker.run(), invalid('prefix'))
+  })
+
   test('schedules live in partition 0, and a fire adds their items there', async () => {
     const q = await client.createPartitioned(fresh(), 3)
     assert.equal(await q.upsertSchedule('poll', { everyMs: 1000, data: 'poll' }), true)

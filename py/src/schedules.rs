@@ -192,11 +192,15 @@ impl ScheduleInfo {
         time::datetime_ms(py, self.inner.updated)
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "ScheduleInfo({:?}, version={}, next={:?}, fired={})",
-            self.inner.name, self.inner.version, self.inner.next, self.inner.fired
-        )
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let next = match self.next_at(py)? {
+            Some(at) => at.repr()?.to_string(),
+            None => "None".to_owned(),
+        };
+        Ok(format!(
+            "ScheduleInfo({:?}, version={}, next_at={next}, fired={})",
+            self.inner.name, self.inner.version, self.inner.fired
+        ))
     }
 }
 

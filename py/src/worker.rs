@@ -277,12 +277,16 @@ impl Handler for PyHandler {
 }
 
 /// A started runner: the thread that called ``Worker.run()`` waits on it in slices.
+/// How a runner ended: its report, or why it did not run (the core's argument and reason).
+type Ended = Option<Result<Report, (&'static str, String)>>;
+
 #[pyclass(module = "leaseq._native", frozen)]
 pub struct WorkerRun {
     handle: WorkerHandle,
     inbox: Arc<Inbox>,
     wakeup: UnixStream,
-    report: Mutex<watch::Receiver<Option<Result<Report, String>>>>,
+    /// The runner's end: its report, or why it did not run (the core's argument and reason).
+    report: Mutex<watch::Receiver<Ended>>,
     events: Mutex<mpsc::UnboundedReceiver<Event>>,
     logs: Mutex<mpsc::UnboundedReceiver<(LogLevel, String)>>,
     /// How many jobs the runner runs at once (the option, or its default applied).
@@ -327,7 +331,7 @@ impl WorkerRun {
                 r.released,
                 r.timed_out,
             ))),
-            Some(Err(message)) => Err(errors::invalid(py, "worker", message)),
+            Some(Err((argument, reason))) => Err(errors::invalid(py, argument, reason)),
         }
     }
 
@@ -447,9 +451,12 @@ fn queues(queue: &Bound<'_, PyAny>) -> PyResult<Vec<leaseq::Queue>> {
     objects
         .iter()
         .map(|q| {
+            // (Only a list's element can be another type here.)
+            let each = "a Queue in each place of a list (a PartitionedQueue runs alone: \
+                        leaseq.Worker(partitioned_queue, handler))";
             let q = q
                 .cast::<Queue>()
-                .map_err(|_| errors::wrong_type(py, "queue", expected, q))?;
+                .map_err(|_| errors::wrong_type(py, "queue", each, q))?;
             // Connects the runtime's own connection on first use: without the GIL.
             let queue = q.get().blocking();
             py.detach(|| queue.as_async())
@@ -639,7 +646,11 @@ pub fn start_worker(
         let report = worker
             .run_until(std::future::pending())
             .await
-            .map_err(|e| e.to_string());
+            .map_err(|e| match e {
+                // A queue that is a partitioned queue's base, found as it starts.
+                leaseq::Error::InvalidArgument { argument, reason } => (argument, reason),
+                other => ("worker", other.to_string()),
+            });
         let _ = report_tx.send(Some(report));
     });
     Ok(WorkerRun {

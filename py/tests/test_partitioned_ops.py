@@ -368,7 +368,10 @@ def test_schedules_live_in_partition_zero(cluster_client: leaseq.Client) -> None
     assert q.partition(0).get_schedule("poll") is not None
     assert [q.partition(i).schedules().total for i in (1, 2)] == [0, 0]
     assert q.schedules().total == 1
-    assert q.get_schedule("poll") is not None
+    info = q.get_schedule("poll")
+    assert info is not None
+    # Its repr is Python's: the next fire time as a datetime (or None), no Rust Option.
+    assert "next_at=" in repr(info) and "Some(" not in repr(info), repr(info)
     with pytest.raises(leaseq.InvalidArgumentError) as refused:
         q.schedules(count=0)
     assert refused.value.argument == "count"
@@ -396,3 +399,21 @@ def test_the_asyncio_face_keeps_schedules_in_partition_zero(cluster: Server) -> 
             assert (await q.get_schedule("leap")) is None
 
     asyncio.run(body())
+
+
+def test_a_runner_refuses_a_list_holding_a_partitioned_queue_and_a_base(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+
+    def handle(_job: leaseq.worker.Job) -> None:
+        return None
+
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        leaseq.Worker([q], handle).run()
+    assert "runs alone" in str(refused.value)
+    # The base is no queue: the runner refuses it as it starts, and writes nothing.
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        leaseq.Worker(cluster_client.queue(q.base), handle).run()
+    assert refused.value.argument == "prefix"
+    assert "partitioned" in str(refused.value)

@@ -135,7 +135,7 @@ impl QueueConfig {
         events_max_age: Duration,
     );
 
-    fn fields(&self) -> Result<Vec<(&'static str, String)>> {
+    pub(crate) fn fields(&self) -> Result<Vec<(&'static str, String)>> {
         let mut out = Vec::new();
         if let Some(m) = self.max_attempts {
             out.push(("max_attempts", m.to_string()));

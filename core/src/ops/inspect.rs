@@ -223,6 +223,13 @@ impl Queue {
         Ok(self.query::<i64>(&cmd).await? > 0)
     }
 
+    /// Whether this prefix is a partitioned queue's base (its `<prefix>:partitions` holds a
+    /// layout, spec/PROTOCOL.md 5.25), where calls that give work are refused. One round trip.
+    pub(crate) async fn is_partitioned_base(&self) -> Result<bool> {
+        let key = format!("{}:partitions", self.prefix());
+        Ok(self.query::<i64>(redis::cmd("EXISTS").arg(key)).await? > 0)
+    }
+
     /// How many items wait, at every priority: the same as `count(State::Waiting)` (stale ids
     /// of completed items included until a lease or a clean drops them). Not redis-work-queue's
     /// `LLEN P:queue`, which misses every priority but 0. One round trip.

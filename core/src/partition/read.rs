@@ -3,10 +3,10 @@
 
 use std::future::Future;
 
-use futures_util::future::try_join_all;
+use futures_util::future::{join_all, try_join_all};
 
 use super::Partitioned;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::job::{Entry, Job, JobResult, Minute, State, Stats};
 use crate::ops::QueueConfig;
 use crate::queue::Queue;
@@ -136,10 +136,54 @@ impl Partitioned {
     }
 
     /// Stores `config` in every partition ([`Queue::set_config`]): limits (capacity, rate
-    /// limits) then hold per partition.
+    /// limits) then hold per partition. Every field is checked first, and a `capacity` below
+    /// what a partition holds (its waiting and delayed items) is refused naming that partition
+    /// before anything is written (two more round trips to each partition, all at once). A
+    /// partition that fills past the capacity between that check and its write refuses alone,
+    /// as [`Queue::set_config`] does; the error names it, and the others keep the new
+    /// settings.
     pub async fn set_config(&self, config: &QueueConfig) -> Result<()> {
-        self.each(|q| q.set_config(config)).await.map(drop)
+        config.fields()?;
+        if let Some(capacity) = config.capacity {
+            let held = self
+                .each(|q| async move {
+                    let (waiting, delayed) =
+                        tokio::try_join!(q.count(State::Waiting), q.count(State::Delayed))?;
+                    Ok(waiting + delayed)
+                })
+                .await?;
+            if let Some((i, size)) = held.iter().enumerate().find(|(_, &n)| n > capacity) {
+                return Err(below(i, *size));
+            }
+        }
+        let results = join_all(self.partitions.iter().map(|q| q.set_config(config))).await;
+        for (i, result) in results.into_iter().enumerate() {
+            match result {
+                Err(Error::InvalidArgument {
+                    argument: "capacity",
+                    reason,
+                }) => {
+                    return Err(Error::invalid(
+                        "capacity",
+                        format!("in partition {i}: {reason}"),
+                    ))
+                }
+                other => other?,
+            }
+        }
+        Ok(())
     }
+}
+
+/// The refusal of a capacity below what partition `i` holds.
+fn below(i: usize, size: u64) -> Error {
+    Error::invalid(
+        "capacity",
+        format!(
+            "is below the {size} items partition {i} holds (waiting and delayed); a capacity \
+             holds per partition; nothing was written"
+        ),
+    )
 }
 
 /// The logical queue's figures from its partitions' (never empty).

@@ -50,7 +50,7 @@ pub use options::{
 pub use queues::{QueueOrder, MAX_QUEUES};
 pub use shutdown::WorkerHandle;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::queue::Queue;
 
 /// A runner: a queue, a handler and settings. Build it, then [`Worker::run`] or
@@ -196,14 +196,21 @@ impl Worker {
 
     /// Runs until `shutdown` resolves or [`WorkerHandle::stop`] is called, then shuts down
     /// gracefully (a [`WorkerHandle::force`] during it cuts the wait short). Returns what the
-    /// runner did. Errors only for bad settings; Redis errors are reported as events and ridden
-    /// through.
+    /// runner did. Errors only for bad settings, and for a queue that is a partitioned queue's
+    /// base (spec/PROTOCOL.md 5.25: its leases are refused; run [`Worker::partitioned`]), found
+    /// with one `EXISTS` per queue; Redis errors are reported as events and ridden through.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<Report> {
         self.check()?;
         let settings = self.options.settle()?;
+        for queue in &self.queues {
+            // A failed look (Redis down) is no answer: the leases refuse a base anyway.
+            if let Ok(true) = queue.is_partitioned_base().await {
+                return Err(Error::partitioned_base(queue.prefix()));
+            }
+        }
         let handle = self.handle.clone();
         let watcher = tokio::spawn(async move {
             shutdown.await;
