@@ -276,10 +276,10 @@ impl Handler for PyHandler {
     }
 }
 
-/// A started runner: the thread that called ``Worker.run()`` waits on it in slices.
 /// How a runner ended: its report, or why it did not run (the core's argument and reason).
 type Ended = Option<Result<Report, (&'static str, String)>>;
 
+/// A started runner: the thread that called ``Worker.run()`` waits on it in slices.
 #[pyclass(module = "leaseq._native", frozen)]
 pub struct WorkerRun {
     handle: WorkerHandle,
