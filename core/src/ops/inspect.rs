@@ -226,7 +226,7 @@ impl Queue {
     /// Whether this prefix is a partitioned queue's base (its `<prefix>:partitions` holds a
     /// layout, spec/PROTOCOL.md 5.25), where calls that give work are refused. One round trip.
     pub(crate) async fn is_partitioned_base(&self) -> Result<bool> {
-        let key = format!("{}:partitions", self.prefix());
+        let key = crate::partition::meta_key(self.prefix());
         Ok(self.query::<i64>(redis::cmd("EXISTS").arg(key)).await? > 0)
     }
 

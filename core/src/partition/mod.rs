@@ -28,7 +28,8 @@ use crate::queue::Queue;
 pub use layout::MAX_PARTITIONS;
 pub use read::PartitionedStats;
 
-use layout::{meta_key, validate_count, Layout};
+pub(crate) use layout::meta_key;
+use layout::{validate_count, Layout};
 
 /// One logical queue stored as partitions ([`Client::partitioned`],
 /// [`Client::create_partitioned`]). Cheap to clone; clones share the client and the rotation
