@@ -547,11 +547,7 @@ impl Queue {
     pub fn events(&self, from: crate::EventsFrom) -> Result<Events> {
         let direct = self.direct()?;
         let inner = drive(&direct.runtime, direct.queue.events(from))?;
-        Ok(Events {
-            runtime: direct.runtime.clone(),
-            inner,
-            ended: false,
-        })
+        Ok(Events::new(direct.runtime.clone(), inner))
     }
 
     /// See [`crate::Queue::lease_from_parts`].
@@ -566,8 +562,9 @@ impl Queue {
     }
 }
 
-/// A blocking follower of a queue's event stream ([`Queue::events`]): an iterator of its
-/// entries, each `next` blocking the calling thread until one comes.
+/// A blocking follower of a queue's event stream ([`Queue::events`]), or of a partitioned
+/// queue's ([`Partitioned::events`]): an iterator of its entries, each `next` blocking the
+/// calling thread until one comes.
 pub struct Events {
     runtime: Arc<Runtime>,
     inner: crate::Events,
@@ -575,7 +572,16 @@ pub struct Events {
 }
 
 impl Events {
-    /// The id of the last entry yielded (none yet: `None`): resume after it.
+    fn new(runtime: Arc<Runtime>, inner: crate::Events) -> Events {
+        Events {
+            runtime,
+            inner,
+            ended: false,
+        }
+    }
+
+    /// Where the follower is (none yet: `None`): resume after it. See
+    /// [`crate::Events::position`].
     pub fn position(&self) -> Option<&str> {
         self.inner.position()
     }

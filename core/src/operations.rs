@@ -667,6 +667,10 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
         "fire_due_schedules",
         "partition 0, as a runner over the queue fires them",
     ),
+    part(
+        "events",
+        "every partition's stream at once: one follower whose position has an id per partition",
+    ),
     part("partition", "sends nothing: partition i, as a queue"),
     PartitionedOperation {
         rust: &["partition_of", "partition_of_id"],

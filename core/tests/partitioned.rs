@@ -846,3 +846,139 @@ async fn a_capacity_one_partition_cannot_take_is_refused_everywhere() {
         assert_eq!((stored.capacity, stored.max_attempts), (Some(2), Some(9)));
     }
 }
+
+/// Ids that route to each partition of `q`, `per` for each, in partition order.
+fn ids_per_partition(q: &Partitioned, per: usize, tag: &str) -> Vec<Vec<String>> {
+    let mut out = vec![Vec::new(); q.count()];
+    let mut n = 0;
+    while out.iter().any(|ids| ids.len() < per) {
+        let id = format!("{tag}{n}");
+        let p = q.partition_of_id(&id);
+        if out[p].len() < per {
+            out[p].push(id);
+        }
+        n += 1;
+    }
+    out
+}
+
+/// The logical queue's follower (spec/PROTOCOL.md 5.25, "Events"): every partition's entries,
+/// each naming its partition and in its partition's order; a position with an id per
+/// partition that a new follower resumes after, missing nothing and repeating nothing; a wait
+/// over every partition at once that loses nothing when cut short; and its refusals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follower_follows_every_partition_and_resumes_from_its_position() {
+    let client = client().await;
+    let q = create(&client, "events", 3).await;
+    q.set_config(&leaseq::QueueConfig::new().events(true))
+        .await
+        .unwrap();
+    let mut follower = q.events(leaseq::EventsFrom::Now).await.unwrap();
+    assert_eq!(follower.position(), None);
+    // Cut short while nothing comes, again and again: the waits are kept, nothing is lost.
+    for _ in 0..5 {
+        let cut = tokio::time::timeout(Duration::from_millis(20), follower.next()).await;
+        assert!(cut.is_err(), "an entry came from an idle queue: {cut:?}");
+    }
+    let ids = ids_per_partition(&q, 3, "e");
+    let adder = {
+        let q = q.clone();
+        let ids = ids.clone();
+        tokio::spawn(async move {
+            // One id of each partition in turn, so that every partition's stream wakes.
+            for round in 0..3 {
+                for part in &ids {
+                    q.add(&item(&part[round])).await.unwrap();
+                }
+            }
+        })
+    };
+    let mut seen: Vec<Vec<String>> = vec![Vec::new(); 3];
+    for _ in 0..9 {
+        let ev = follower.next().await.unwrap();
+        assert_eq!(ev.event, "added", "{ev:?}");
+        let p = ev
+            .partition
+            .expect("a partitioned follower names the partition");
+        assert_eq!(p, q.partition_of_id(&ev.job_id), "{ev:?}");
+        seen[p].push(ev.job_id);
+    }
+    adder.await.unwrap();
+    assert_eq!(seen, ids, "each partition's entries in its order");
+    let position = follower.position().unwrap().to_owned();
+    let parts: Vec<&str> = position.split(',').collect();
+    assert_eq!(parts.len(), 3, "{position}");
+    for (i, id) in parts.iter().enumerate() {
+        let last = q
+            .partition(i)
+            .unwrap()
+            .read_events(None, 1)
+            .await
+            .unwrap()
+            .last;
+        assert_eq!(*id, last, "partition {i}'s last entry");
+    }
+
+    // What came after the position, and only that, for a follower that resumes after it.
+    let later = ids_per_partition(&q, 1, "later");
+    for part in &later {
+        q.add(&item(&part[0])).await.unwrap();
+    }
+    let mut resumed = q
+        .events(leaseq::EventsFrom::After(position.clone()))
+        .await
+        .unwrap();
+    let mut got = Vec::new();
+    for _ in 0..3 {
+        got.push(resumed.next().await.unwrap().job_id);
+    }
+    got.sort();
+    let mut want: Vec<String> = later.into_iter().flatten().collect();
+    want.sort();
+    assert_eq!(got, want);
+    // So does the first follower, which waited for nothing meanwhile.
+    let mut again = Vec::new();
+    for _ in 0..3 {
+        again.push(follower.next().await.unwrap().job_id);
+    }
+    again.sort();
+    assert_eq!(again, want);
+
+    // One id for every partition: `0-0` is every entry still kept.
+    let mut all = q
+        .events(leaseq::EventsFrom::After("0-0".into()))
+        .await
+        .unwrap();
+    let mut count = 0;
+    while count < 12 {
+        let ev = all.next().await.unwrap();
+        assert_eq!(ev.event, "added");
+        count += 1;
+    }
+    assert_eq!(all.position().unwrap().split(',').count(), 3);
+
+    // Refused, sending nothing: a count of ids other than 1 or 3, and ids that are none.
+    for bad in ["1-0,2-0", "1-0,2-0,3-0,4-0", "x", "1-0,,2-0", "1-0,y,2-0"] {
+        let err = q
+            .events(leaseq::EventsFrom::After(bad.into()))
+            .await
+            .err()
+            .unwrap();
+        assert_invalid(&err, "after", bad);
+    }
+    // Later than one partition's last entry: refused, naming the partition.
+    let (ms, _) = parts[1].split_once('-').unwrap();
+    let future = format!(
+        "{},{}-0,{}",
+        parts[0],
+        ms.parse::<u64>().unwrap() + 60_000,
+        parts[2]
+    );
+    let err = q
+        .events(leaseq::EventsFrom::After(future))
+        .await
+        .err()
+        .unwrap();
+    assert_invalid(&err, "after", "future");
+    assert!(err.to_string().contains("partition 1"), "{err}");
+}

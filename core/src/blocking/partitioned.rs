@@ -272,6 +272,15 @@ impl Partitioned {
         })
     }
 
+    /// See [`crate::Partitioned::events`]: the same follower, each `next` blocking the calling
+    /// thread until the next entry of any partition. One round trip to each partition here, at
+    /// once.
+    pub fn events(&self, from: crate::EventsFrom) -> Result<super::Events> {
+        let direct = self.direct()?;
+        let inner = drive(&direct.runtime, direct.inner.events(from))?;
+        Ok(super::Events::new(direct.runtime, inner))
+    }
+
     /// Runs `op` on this process's async partitioned queue, blocking the calling thread, and
     /// runs `check` on it every `every` until `op` ends; an error from `check` drops `op` (which
     /// ends its server-side wait) and is returned.

@@ -196,14 +196,7 @@ impl<'a> Waiter<'a> {
         }
         let slice = timeout.map_or(WAIT_SLICE, |d| d.min(WAIT_SLICE));
         let mut conn = self.take_waiter().await?;
-        let mut cmd = redis::cmd("XREAD");
-        cmd.arg("COUNT")
-            .arg(count.max(1))
-            .arg("BLOCK")
-            .arg(slice.as_millis().max(1) as u64)
-            .arg("STREAMS")
-            .arg(key)
-            .arg(after);
+        let cmd = stream_read(key, after, count, slice);
         let reply = tokio::select! {
             reply = tokio::time::timeout(slice + WAIT_GRACE, cmd.query_async::<Value>(&mut conn)) => reply,
             // Dropping the connection with its XREAD pending ends the wait server-side.
@@ -224,19 +217,57 @@ impl<'a> Waiter<'a> {
 
     /// [`Waiter::until_any`] over any number of keys, whose waits outlive it (a runner over
     /// several queues waits on each queue's `P:queue` and `P:wake` at once, spec/PROTOCOL.md
-    /// 13.3): a BLMOVE per key of `keys` not already waiting in `kept`, each on a connection of its own, kept in flight after the first
-    /// answer, so that the next wait (a runner's next look, spec/PROTOCOL.md 13.3) finds the
-    /// others still waiting instead of opening a connection per key again. Returns the key
-    /// that answered with an element, `None` when `timeout` (at most [`WAIT_SLICE`]) passed. A
-    /// kept BLMOVE whose own slice passed is sent again if its key is still wanted. Dropping
-    /// `kept` ends its waits (and their connections).
+    /// 13.3): a BLMOVE per key of `keys` not already waiting in `kept`, each on a connection
+    /// of its own, kept in flight after the first answer, so that the next wait (a runner's
+    /// next look, spec/PROTOCOL.md 13.3) finds the others still waiting instead of opening a
+    /// connection per key again. Returns the key that answered with an element, `None` when
+    /// `timeout` (at most [`WAIT_SLICE`]) passed. A kept BLMOVE whose own slice passed is sent
+    /// again if its key is still wanted. Dropping `kept` ends its waits (and their
+    /// connections).
     pub async fn until_any_kept(
         &self,
         keys: &[Vec<u8>],
         timeout: Option<Duration>,
         kept: &mut KeptWaits,
     ) -> Result<Option<Vec<u8>>> {
-        let result = self.wait_kept(keys, timeout, kept).await;
+        let wanted: Vec<_> = keys
+            .iter()
+            .map(|k| (k.clone(), rotation(k, WAIT_SLICE)))
+            .collect();
+        self.kept(&wanted, timeout, kept).await
+    }
+
+    /// [`Waiter::until_any_kept`] over event streams (a partitioned queue's follower,
+    /// spec/PROTOCOL.md 14.3): an `XREAD BLOCK ... COUNT 1 STREAMS key after` per `(key,
+    /// after)` of `streams`, kept in flight in `kept` after the first answer. Returns the key
+    /// that has an entry after its `after`, `None` when `timeout` passed. A kept wait sent with
+    /// an older `after` may answer for entries the caller has read already: the caller reads
+    /// again and waits again, which costs a round trip, never an entry.
+    pub async fn until_any_stream_kept(
+        &self,
+        streams: &[(&str, &str)],
+        timeout: Option<Duration>,
+        kept: &mut KeptWaits,
+    ) -> Result<Option<Vec<u8>>> {
+        let wanted: Vec<_> = streams
+            .iter()
+            .map(|(key, after)| {
+                (
+                    key.as_bytes().to_vec(),
+                    stream_read(key, after, 1, WAIT_SLICE),
+                )
+            })
+            .collect();
+        self.kept(&wanted, timeout, kept).await
+    }
+
+    async fn kept(
+        &self,
+        wanted: &[(Vec<u8>, redis::Cmd)],
+        timeout: Option<Duration>,
+        kept: &mut KeptWaits,
+    ) -> Result<Option<Vec<u8>>> {
+        let result = self.wait_kept(wanted, timeout, kept).await;
         if let Err(e) = &result {
             if Verdict::of(e).outcome_unknown() {
                 self.handle.connections().forget_waiters();
@@ -248,7 +279,7 @@ impl<'a> Waiter<'a> {
 
     async fn wait_kept(
         &self,
-        keys: &[Vec<u8>],
+        wanted: &[(Vec<u8>, redis::Cmd)],
         timeout: Option<Duration>,
         kept: &mut KeptWaits,
     ) -> Result<Option<Vec<u8>>> {
@@ -256,10 +287,10 @@ impl<'a> Waiter<'a> {
         if *closed.borrow() {
             return Err(Error::Closed);
         }
-        for key in keys {
+        for (key, cmd) in wanted {
             if !kept.keys.contains(key) {
                 let conn = self.take_waiter().await?;
-                kept.start(key.clone(), conn);
+                kept.start(key.clone(), cmd.clone(), conn);
             }
         }
         let slice = tokio::time::sleep(timeout.map_or(WAIT_SLICE, |d| d.min(WAIT_SLICE)));
@@ -281,15 +312,16 @@ impl<'a> Waiter<'a> {
                 return Ok(None);
             };
             kept.keys.remove(&key);
-            match reply {
-                Some(Ok(Value::Nil)) if keys.contains(&key) => kept.start(key, conn),
-                Some(Ok(Value::Nil)) => self.handle.connections().return_waiter(conn),
-                Some(Ok(_)) => {
+            let again = wanted.iter().find(|(k, _)| *k == key);
+            match (reply, again) {
+                (Some(Ok(Value::Nil)), Some((_, cmd))) => kept.start(key, cmd.clone(), conn),
+                (Some(Ok(Value::Nil)), None) => self.handle.connections().return_waiter(conn),
+                (Some(Ok(_)), _) => {
                     self.handle.connections().return_waiter(conn);
                     return Ok(Some(key));
                 }
-                Some(Err(e)) => return Err(Error::from_redis(e, self.prefix)),
-                None => {
+                (Some(Err(e)), _) => return Err(Error::from_redis(e, self.prefix)),
+                (None, _) => {
                     return Err(Error::Timeout(Cause::io(
                         "blocking wait got no answer",
                         None,
@@ -308,36 +340,30 @@ impl<'a> Waiter<'a> {
     }
 }
 
-/// One BLMOVE's key, its answer ([`rotate`]) and its connection.
-type Rotation = (Vec<u8>, (Option<redis::RedisResult<Value>>, Conn));
+/// A kept wait's key, its answer ([`send`]) and its connection.
+type Answered = (Vec<u8>, (Option<redis::RedisResult<Value>>, Conn));
 
-/// Server-side waits that outlive one [`Waiter::until_any_kept`]: a BLMOVE per key, each on a
-/// connection of its own, answered or not yet.
+/// Server-side waits that outlive one [`Waiter::until_any_kept`] (or
+/// [`Waiter::until_any_stream_kept`]): a blocking command per key, each on a connection of
+/// its own, answered or not yet.
 #[derive(Default)]
 pub(crate) struct KeptWaits {
-    waits: tokio::task::JoinSet<Rotation>,
+    waits: tokio::task::JoinSet<Answered>,
     /// The keys with a wait in `waits`.
     keys: std::collections::HashSet<Vec<u8>>,
 }
 
 impl KeptWaits {
-    /// Starts a BLMOVE on `key` of the longest slice.
-    fn start(&mut self, key: Vec<u8>, conn: Conn) {
+    /// Starts `cmd`, a blocking wait on `key` of the longest slice, on `conn`.
+    fn start(&mut self, key: Vec<u8>, cmd: redis::Cmd, conn: Conn) {
         self.keys.insert(key.clone());
-        self.waits.spawn(async move {
-            let reply = rotate(conn, &key, WAIT_SLICE).await;
-            (key, reply)
-        });
+        self.waits
+            .spawn(async move { (key, send(conn, cmd, WAIT_SLICE).await) });
     }
 }
 
-/// One BLMOVE rotation of `key` on `conn`, for at most `slice`, which it hands back for reuse.
-/// `None` when no answer came within the slice and its grace.
-async fn rotate(
-    mut conn: Conn,
-    key: &[u8],
-    slice: Duration,
-) -> (Option<redis::RedisResult<Value>>, Conn) {
+/// `BLMOVE key key RIGHT RIGHT <slice>`: waits until `key` holds an element, taking none.
+fn rotation(key: &[u8], slice: Duration) -> redis::Cmd {
     let seconds = slice.as_secs_f64().max(0.001);
     let mut cmd = redis::cmd("BLMOVE");
     cmd.arg(key)
@@ -345,6 +371,40 @@ async fn rotate(
         .arg("RIGHT")
         .arg("RIGHT")
         .arg(format!("{seconds:.3}"));
+    cmd
+}
+
+/// `XREAD COUNT <count> BLOCK <slice> STREAMS key after`: waits until the stream `key` has an
+/// entry after `after`.
+fn stream_read(key: &str, after: &str, count: usize, slice: Duration) -> redis::Cmd {
+    let mut cmd = redis::cmd("XREAD");
+    cmd.arg("COUNT")
+        .arg(count.max(1))
+        .arg("BLOCK")
+        .arg(slice.as_millis().max(1) as u64)
+        .arg("STREAMS")
+        .arg(key)
+        .arg(after);
+    cmd
+}
+
+/// One BLMOVE rotation of `key` on `conn`, for at most `slice`, which it hands back for reuse.
+/// `None` when no answer came within the slice and its grace.
+async fn rotate(
+    conn: Conn,
+    key: &[u8],
+    slice: Duration,
+) -> (Option<redis::RedisResult<Value>>, Conn) {
+    send(conn, rotation(key, slice), slice).await
+}
+
+/// Sends `cmd`, a blocking command of at most `slice`, on `conn`, which it hands back for
+/// reuse. `None` when no answer came within the slice and its grace.
+async fn send(
+    mut conn: Conn,
+    cmd: redis::Cmd,
+    slice: Duration,
+) -> (Option<redis::RedisResult<Value>>, Conn) {
     let reply = tokio::time::timeout(slice + WAIT_GRACE, cmd.query_async::<Value>(&mut conn));
     (reply.await.ok(), conn)
 }

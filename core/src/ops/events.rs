@@ -5,9 +5,10 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use futures_util::future::try_join_all;
 use redis::Value;
 
-use crate::conn::{Deadline, Schedule, Verdict, Waiter};
+use crate::conn::{Deadline, KeptWaits, Schedule, Verdict, Waiter};
 use crate::error::{Error, Result};
 use crate::lease::Wait;
 use crate::queue::Queue;
@@ -62,6 +63,9 @@ pub struct QueueEvent {
     /// Any other field of the entry, in its order (`cancelled`'s `state`; a gap's `first`, the
     /// first entry kept).
     pub extra: Vec<(String, String)>,
+    /// The partition whose stream it is in, from a partitioned queue's follower
+    /// ([`crate::Partitioned::events`]); `None` from one queue's.
+    pub partition: Option<usize>,
 }
 
 /// One page of the event stream ([`Queue::read_events`]).
@@ -144,6 +148,7 @@ fn parse_entry(v: &Value) -> Result<QueueEvent> {
         due: None,
         reason: None,
         extra: Vec::new(),
+        partition: None,
     };
     for pair in fields.chunks(2) {
         let (Some(f), Some(v)) = (pair.first().and_then(text), pair.get(1).and_then(text)) else {
@@ -190,11 +195,12 @@ fn gap(after: &str, first: String) -> QueueEvent {
             .and_then(|ms| ms.parse().ok())
             .unwrap_or(0),
         extra: vec![("first".to_owned(), first)],
+        partition: None,
     }
 }
 
 /// The read_events function's reply: gap, last, entries, unknown, on.
-struct RawPage {
+pub(crate) struct RawPage {
     gap: Option<String>,
     last: String,
     events: Vec<QueueEvent>,
@@ -239,7 +245,7 @@ impl Queue {
         })
     }
 
-    async fn raw_page(&self, after: Option<&str>, count: usize) -> Result<RawPage> {
+    pub(crate) async fn raw_page(&self, after: Option<&str>, count: usize) -> Result<RawPage> {
         let mut inv = self.invocation(&scripts::READ_EVENTS);
         inv.arg(after.unwrap_or("")).arg(count);
         let reply: Value = self.invoke(&inv).await?;
@@ -276,18 +282,8 @@ impl Queue {
             EventsFrom::Now => None,
             EventsFrom::After(id) => Some(validate_event_id(&id)?),
         };
-        let page = self.read_events(after.as_deref(), FOLLOW_PAGE).await?;
-        Ok(Events {
-            queue: self.clone(),
-            after: Some(match page.events.last() {
-                Some(e) if e.event != GAP => e.id.clone(),
-                // (A page of a gap alone: past it.)
-                Some(e) => e.extra[0].1.clone(),
-                None => after.unwrap_or(page.last),
-            }),
-            buffer: page.events.into(),
-            position: None,
-        })
+        let stream = Stream::start(self, after, None).await?;
+        Ok(Events::of(self.prefix(), vec![stream], false))
     }
 
     /// [`Queue::wait_result`] while the queue's events are on: after `last` (read before the
@@ -364,24 +360,108 @@ fn stream_entries(v: &Value) -> Result<Vec<QueueEvent>> {
     }
 }
 
-/// A follower of a queue's event stream ([`Queue::events`]).
-pub struct Events {
+/// One stream a follower reads: where its next page starts, what was read and not yielded
+/// yet, and where a follower that resumes should start.
+pub(crate) struct Stream {
     queue: Queue,
-    /// The last entry yielded (or the position it started from); `None` until the first read
-    /// of a follower from now.
-    after: Option<String>,
+    /// Where the next page starts: after the last entry read.
+    after: String,
     buffer: VecDeque<QueueEvent>,
-    /// The id of the last entry yielded.
+    /// The id of the last entry yielded, or the position the follower started from.
+    yielded: String,
+}
+
+impl Stream {
+    /// Starts following `queue`'s stream after `after` (`None`: from now): one round trip, a
+    /// first page. `partition` names the stream in a refusal of `after` when it is one of a
+    /// partitioned queue's.
+    pub(crate) async fn start(
+        queue: &Queue,
+        after: Option<String>,
+        partition: Option<usize>,
+    ) -> Result<Stream> {
+        let page = queue.raw_page(after.as_deref(), FOLLOW_PAGE).await?;
+        if page.unknown {
+            let whose = partition.map_or(String::new(), |i| format!(" of partition {i}"));
+            return Err(Error::invalid(
+                "after",
+                format!(
+                    "`{}` is later than the last event{whose} ({})",
+                    after.unwrap_or_default(),
+                    page.last
+                ),
+            ));
+        }
+        let start = after.unwrap_or_else(|| page.last.clone());
+        let mut stream = Stream {
+            queue: queue.clone(),
+            after: start.clone(),
+            buffer: VecDeque::new(),
+            yielded: start,
+        };
+        stream.take(page);
+        Ok(stream)
+    }
+
+    /// Takes a page read after `self.after` into the buffer, moving `after` past it.
+    fn take(&mut self, page: RawPage) {
+        if let Some(first) = page.gap {
+            self.buffer.push_back(gap(&self.after, first.clone()));
+            // Past the gap, also when nothing after it is kept.
+            self.after = first;
+        }
+        if let Some(e) = page.events.last() {
+            self.after = e.id.clone();
+        }
+        // (A stream emptied and started again, e.g. deleted by hand: `unknown` later on means
+        // its ids went back; follow its new entries.)
+        if page.unknown {
+            self.after = page.last;
+        }
+        self.buffer.extend(page.events);
+    }
+}
+
+/// A follower of an event stream ([`Queue::events`]), or of each partition's stream of a
+/// partitioned queue at once ([`crate::Partitioned::events`]).
+pub struct Events {
+    /// The queue's prefix (or the partitioned queue's base), which errors name.
+    prefix: String,
+    /// One stream, or a partitioned queue's, one per partition in order.
+    streams: Vec<Stream>,
+    /// Whether this follows a partitioned queue: its entries name their partition, and its
+    /// position has an id per partition.
+    partitioned: bool,
+    /// The position after the last entry yielded; `None` until the first.
     position: Option<String>,
+    /// The server-side waits for the streams' next entries, kept between calls.
+    kept: KeptWaits,
 }
 
 impl Events {
+    pub(crate) fn of(prefix: &str, streams: Vec<Stream>, partitioned: bool) -> Events {
+        Events {
+            prefix: prefix.to_owned(),
+            streams,
+            partitioned,
+            position: None,
+            kept: KeptWaits::default(),
+        }
+    }
+
     /// The next entry, waiting for it as long as it takes: errors that a retry may cure (a
     /// lost connection, `LOADING`, a failover, out of memory) are waited out, reading again
     /// after the last entry yielded. Returns [`Error::Closed`] once the client is closed.
+    ///
+    /// A partitioned queue's follower yields each partition's entries in their order; across
+    /// partitions, of the entries it has read, the earliest first (by the entries' times, the
+    /// partitions' server clocks), and there is no order beyond that.
+    ///
+    /// Cancel-safe: dropping the future (a timeout) loses nothing; the next call goes on from
+    /// the same place.
     pub async fn next(&mut self) -> Result<QueueEvent> {
-        let handle = self.queue.handle().clone();
-        let prefix = self.queue.prefix().to_owned();
+        let handle = self.streams[0].queue.handle().clone();
+        let prefix = self.prefix.clone();
         let mut waiter = Waiter::new(
             &handle,
             &prefix,
@@ -389,38 +469,23 @@ impl Events {
             Schedule::WAIT,
         );
         loop {
-            if let Some(ev) = self.buffer.pop_front() {
-                if ev.event != GAP {
-                    self.position = Some(ev.id.clone());
-                }
+            if let Some(ev) = self.pop() {
                 return Ok(ev);
             }
-            match self
-                .queue
-                .raw_page(self.after.as_deref(), FOLLOW_PAGE)
-                .await
-            {
-                Ok(page) => {
+            // Every buffer is empty: read a page of each stream, at once.
+            let pages = try_join_all(
+                self.streams
+                    .iter()
+                    .map(|s| s.queue.raw_page(Some(&s.after), FOLLOW_PAGE)),
+            )
+            .await;
+            match pages {
+                Ok(pages) => {
                     waiter.worked();
-                    match (&self.after, page.gap) {
-                        (None, _) => self.after = Some(page.last.clone()),
-                        (Some(after), Some(first)) => {
-                            self.buffer.push_back(gap(after, first.clone()));
-                            // Past the gap, also when nothing after it is kept.
-                            self.after = Some(first);
-                        }
-                        _ => {}
+                    for (stream, page) in self.streams.iter_mut().zip(pages) {
+                        stream.take(page);
                     }
-                    if let Some(e) = page.events.last() {
-                        self.after = Some(e.id.clone());
-                    }
-                    // (A stream emptied and started again, e.g. deleted by hand: `unknown`
-                    // later on means its ids went back; follow its new entries.)
-                    if page.unknown {
-                        self.after = Some(page.last);
-                    }
-                    self.buffer.extend(page.events);
-                    if !self.buffer.is_empty() {
+                    if self.streams.iter().any(|s| !s.buffer.is_empty()) {
                         continue;
                     }
                 }
@@ -430,12 +495,16 @@ impl Events {
                 }
                 Err(e) => return Err(e),
             }
-            let after = self.after.clone().unwrap_or_else(|| "0-0".to_owned());
+            let wanted: Vec<(&str, &str)> = self
+                .streams
+                .iter()
+                .map(|s| (s.queue.keys().events.as_str(), s.after.as_str()))
+                .collect();
             match waiter
-                .until_stream(&self.queue.keys().events, &after, 1, None)
+                .until_any_stream_kept(&wanted, None, &mut self.kept)
                 .await
             {
-                // Woken (or the slice passed): the next page reads what came.
+                // Woken (or the slice passed): the next pages read what came.
                 Ok(_) => waiter.worked(),
                 Err(e) if Verdict::of(&e) != Verdict::Final => waiter.pause().await?,
                 Err(e) => return Err(e),
@@ -443,7 +512,39 @@ impl Events {
         }
     }
 
-    /// The id of the last entry yielded (none yet: `None`): resume after it.
+    /// Takes the buffered entry to yield next: the earliest of the streams' first ones (the
+    /// lowest partition on a tie), moving the position past it unless it is a gap.
+    fn pop(&mut self) -> Option<QueueEvent> {
+        let (i, _) = self
+            .streams
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.buffer.front().map(|e| (i, e.time_ms)))
+            .min_by_key(|&(i, time)| (time, i))?;
+        let stream = &mut self.streams[i];
+        let mut ev = stream.buffer.pop_front()?;
+        if ev.event != GAP {
+            stream.yielded = ev.id.clone();
+            self.position = Some(if self.partitioned {
+                self.streams
+                    .iter()
+                    .map(|s| s.yielded.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            } else {
+                ev.id.clone()
+            });
+        }
+        if self.partitioned {
+            ev.partition = Some(i);
+        }
+        Some(ev)
+    }
+
+    /// Where the follower is (`None` before the first entry yielded): resume after it. One
+    /// queue's: the id of the last entry yielded. A partitioned queue's: one id per
+    /// partition, in partition order, joined by `,` (the last entry yielded from each, or where
+    /// it started), which [`crate::Partitioned::events`] takes back.
     pub fn position(&self) -> Option<&str> {
         self.position.as_deref()
     }

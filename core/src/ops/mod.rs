@@ -5,7 +5,7 @@ mod clean;
 mod config;
 mod dead;
 mod deps;
-mod events;
+pub(crate) mod events;
 mod finish;
 mod groups;
 mod inspect;

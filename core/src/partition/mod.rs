@@ -6,8 +6,10 @@
 //! - `route.rs`: which partition an item goes to;
 //! - `write.rs`: adds, leases and finishes;
 //! - `read.rs`: get, cancel, stats, list, dead letters and settings over the logical queue;
-//! - `schedules.rs`: its recurring jobs, in partition 0.
+//! - `schedules.rs`: its recurring jobs, in partition 0;
+//! - `events.rs`: its event follower, over every partition's stream.
 
+mod events;
 mod layout;
 mod read;
 mod route;
