@@ -616,6 +616,8 @@ export interface QueueEvent {
   time: Date
   /** Any other field of the entry (`cancelled`'s `state`; a gap's `first`, the first entry kept). */
   extra: Record<string, string>
+  /** The partition whose stream it is in, from a partitioned queue's follower; null from a queue's. */
+  partition: number | null
 }
 
 /** One page of a queue's event stream (`Queue#readEvents`). */
@@ -629,7 +631,8 @@ export interface EventsPage {
 }
 
 /**
- * A follower of a queue's event stream (`Queue#events`): an async iterator and an EventEmitter
+ * A follower of a queue's event stream (`Queue#events`), or of every partition's at once
+ * (`PartitionedQueue#events`): an async iterator and an EventEmitter
  * (`'event'`, `'error'`, `'close'`; listening to `'event'` starts the reads). Use one form per
  * follower. Its reads wait off the event loop, riding through outages; close it (or break out
  * of `for await`) when done, and nothing of it keeps the process alive. Closing the client
@@ -642,7 +645,10 @@ export declare class EventFollower extends EventEmitter implements AsyncIterable
    * is no event id or later than the stream's last entry: `INVALID_ARGUMENT` naming `after`).
    */
   readonly ready: Promise<void>
-  /** The id of the last entry read (null before the first): resume after it. */
+  /**
+   * Where to resume (null before the first entry): the id of the last entry read, or for a
+   * partitioned queue's follower one id per partition joined by `,`. Pass it as `after`.
+   */
   readonly position: string | null
   /** Whether the follower is closed. */
   readonly closed: boolean
@@ -1117,6 +1123,15 @@ export declare class PartitionedQueue {
   schedules(options?: { start?: number; count?: number }): Promise<SchedulePage>
   /** `Queue#fireDueSchedules` in partition 0, for a process without a runner. */
   fireDueSchedules(): Promise<FireReport>
+  /**
+   * Follows every partition's event stream at once, from now or after `after`: a follower as
+   * `Queue#events` gives, each entry naming its `partition`. Each partition's entries come in
+   * their order; across partitions, the earliest of those read first, and no order beyond
+   * that. `after` is a follower's `position` (one id per partition, joined by `,`) or one id
+   * for every partition (`'0-0'`: every entry still kept).
+   * @example for await (const ev of queue.events()) console.log(ev.partition, ev.event, ev.jobId)
+   */
+  events(options?: { after?: string }): EventFollower
 }
 
 /**

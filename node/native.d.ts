@@ -35,7 +35,10 @@ export declare class NativeEvents {
   next(): Promise<QueueEventParts | null>
   /** Ends the follower: a `next` waiting now resolves to null, and so does every later one. */
   close(): void
-  /** The id of the last entry yielded (null before the first): resume after it. */
+  /**
+   * Where to resume (null before the first entry): the id of the last entry yielded, or a
+   * partitioned queue's one id per partition joined by `,`.
+   */
   get position(): string | null
 }
 
@@ -173,6 +176,11 @@ export declare class NativePartitioned {
   schedules(start?: number | undefined | null, count?: number | undefined | null): Promise<SchedulePageParts>
   /** Fires partition 0's due recurring jobs once; what it did. */
   fireDueSchedules(): Promise<FireReportParts>
+  /**
+   * A follower of every partition's event stream at once, from now or after `after` (a
+   * follower's position, an id per partition joined by `,`, or one id for every partition).
+   */
+  events(after?: string | undefined | null): Promise<NativeEvents>
 }
 
 /** One queue; `lib/queue.js` wraps it as `Queue`. */
@@ -875,6 +883,8 @@ export interface QueueEventParts {
   timeMs: number
   /** Any other field of the entry, as `[field, value]` pairs in its order. */
   extra: Array<Array<string>>
+  /** The partition whose stream it is in, from a partitioned queue's follower. */
+  partition?: number
 }
 
 /**

@@ -227,7 +227,6 @@ fn one_queue_only(command: &Command) -> Option<(&str, &'static str)> {
         Command::Clean { queue, .. } => Some((&queue.queue, "clean")),
         Command::Check { queue, .. } => Some((&queue.queue, "check")),
         Command::Tree { queue, .. } => Some((&queue.queue, "tree")),
-        Command::Events(args) => Some((&args.queue.queue, "events")),
         _ => None,
     }
 }

@@ -506,6 +506,9 @@ pub struct EventView {
     pub reason: Option<String>,
     /// Other fields (`state` of a cancel, `first` of a gap).
     pub extra: std::collections::BTreeMap<String, String>,
+    /// The partition whose stream it is in (a partitioned queue's entries only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<usize>,
 }
 
 impl From<&leaseq::QueueEvent> for EventView {
@@ -522,6 +525,7 @@ impl From<&leaseq::QueueEvent> for EventView {
             due: e.due,
             reason: e.reason.clone(),
             extra: e.extra.iter().cloned().collect(),
+            partition: e.partition,
         }
     }
 }

@@ -218,3 +218,58 @@ async fn all_dead(q: &leaseq::Partitioned, n: usize) {
         q.fail(&lease, "e", "", leaseq::Retry::Never).await.unwrap();
     }
 }
+
+/// `leaseq events` on a base: every partition's entries, each naming its partition (`p<i>`
+/// in text, `partition` in JSON), a page's position resuming where it stopped, and a position
+/// of the wrong count of ids refused.
+#[tokio::test]
+async fn events_on_a_base_read_every_partition() {
+    let server = RedisServer::start();
+    let urls = vec![server.url()];
+    let client = Client::connect(&server.url()).await.unwrap();
+    let q = client.create_partitioned("{ev}", 3).await.unwrap();
+    q.set_config(&leaseq::QueueConfig::new().events(true))
+        .await
+        .unwrap();
+    let ids: Vec<String> = (0..6).map(|i| format!("e{i}")).collect();
+    for id in &ids {
+        q.add(&Item::with_id(id.as_str(), "x").unwrap())
+            .await
+            .unwrap();
+    }
+    let page = json(&run(
+        &urls,
+        &["events", "-q", "{ev}", "--json", "--limit", "4"],
+    ));
+    let events = page["events"].as_array().unwrap();
+    assert_eq!(events.len(), 4, "{page}");
+    for e in events {
+        let id = e["job_id"].as_str().unwrap();
+        assert_eq!(
+            e["partition"].as_u64().unwrap() as usize,
+            q.partition_of_id(id),
+            "{e}"
+        );
+    }
+    let position = page["position"].as_str().unwrap().to_owned();
+    assert_eq!(position.split(',').count(), 3, "{position}");
+    // The rest, after the position: the other two, and together every id once.
+    let rest = json(&run(
+        &urls,
+        &["events", "-q", "{ev}", "--after", &position, "--json"],
+    ));
+    let mut seen: Vec<String> = events
+        .iter()
+        .chain(rest["events"].as_array().unwrap())
+        .map(|e| e["job_id"].as_str().unwrap().to_owned())
+        .collect();
+    seen.sort();
+    assert_eq!(seen, ids);
+    // Text: the partition after the entry's id; a full page says how to go on.
+    let out = run(&urls, &["events", "-q", "{ev}", "--limit", "2"]);
+    assert!(stdout(&out).contains("  p"), "{}", stdout(&out));
+    assert!(stderr(&out).contains("--after "), "{}", stderr(&out));
+    let bad = run(&urls, &["events", "-q", "{ev}", "--after", "1-0,2-0"]);
+    assert_eq!(code(&bad), 2, "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("after"), "{}", stderr(&bad));
+}

@@ -586,6 +586,11 @@ impl Events {
         self.inner.position()
     }
 
+    /// See [`crate::Events::next_now`]: the next entry if there is one now, without waiting.
+    pub fn next_now(&mut self) -> Result<Option<crate::QueueEvent>> {
+        drive(&self.runtime, self.inner.next_now())
+    }
+
     /// The next entry, waiting at most `timeout` for it: `Ok(None)` when none came in time.
     /// Nothing is lost by a timeout: the next call goes on from the same place.
     pub fn next_timeout(&mut self, timeout: Duration) -> Result<Option<crate::QueueEvent>> {

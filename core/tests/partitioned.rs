@@ -956,6 +956,18 @@ async fn a_follower_follows_every_partition_and_resumes_from_its_position() {
         count += 1;
     }
     assert_eq!(all.position().unwrap().split(',').count(), 3);
+    // What is there now, without waiting: the same twelve, then none.
+    let mut now = q
+        .events(leaseq::EventsFrom::After("0-0".into()))
+        .await
+        .unwrap();
+    let mut drained = 0;
+    while let Some(ev) = now.next_now().await.unwrap() {
+        assert!(ev.partition.is_some());
+        drained += 1;
+    }
+    assert_eq!(drained, 12);
+    assert_eq!(now.position(), all.position());
 
     // Refused, sending nothing: a count of ids other than 1 or 3, and ids that are none.
     for bad in ["1-0,2-0", "1-0,2-0,3-0,4-0", "x", "1-0,,2-0", "1-0,y,2-0"] {

@@ -896,6 +896,16 @@ typedef int32_t (*leaseq_event_callback)(const leaseq_event *event,
                                          void *user_data);
 
 /**
+ * Called by `leaseq_partitioned_events` with each entry, as `leaseq_event_callback` is, with
+ * the index of the `partition` whose stream it is in. `position` holds one id per partition,
+ * joined by `,`.
+ */
+typedef int32_t (*leaseq_partitioned_event_callback)(const leaseq_event *event,
+                                                     size_t partition,
+                                                     const char *position,
+                                                     void *user_data);
+
+/**
  * What `leaseq_queue_fail` does with the item: one of the `LEASEQ_RETRY_*` values.
  */
 typedef int32_t leaseq_retry;
@@ -2158,6 +2168,27 @@ leaseq_status leaseq_queue_events(const leaseq_queue *queue,
                                   const char *after,
                                   leaseq_event_callback callback,
                                   void *user_data);
+
+/**
+ * Follows every partition's event stream at once, as `leaseq_queue_events` follows one:
+ * `callback` gets each entry with the index of its partition. Each partition's entries come
+ * in their order; across partitions, the earliest of those read first, and no order beyond
+ * that. It waits on every partition's stream at once (a connection each). From now (`after`
+ * NULL), or after `after`: a stored `position` (one id per partition, joined by `,`), or one
+ * id for every partition (`"0-0"`: every entry still kept). Another count of ids, or an id
+ * that is none, gives `LEASEQ_INVALID_ARGUMENT` naming `after`, sending nothing; so does an id
+ * later than its partition's last entry.
+ *
+ * Returns as `leaseq_queue_events` does.
+ *
+ * # Safety
+ * As `leaseq_queue_events`, with `partitioned` NULL or a live partitioned queue that outlives
+ * the call.
+ */
+leaseq_status leaseq_partitioned_events(const leaseq_partitioned *partitioned,
+                                        const char *after,
+                                        leaseq_partitioned_event_callback callback,
+                                        void *user_data);
 
 /**
  * Completes the leased item as `leaseq_queue_complete` does, and keeps `result` (`result_len`

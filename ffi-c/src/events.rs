@@ -1,12 +1,14 @@
 //! The queue's event stream (spec/PROTOCOL.md 14): one page at a time
 //! (`leaseq_queue_read_events`, a `leaseq_event_page` out-struct) or followed by a blocking
-//! call with a callback per entry (`leaseq_queue_events`).
+//! call with a callback per entry (`leaseq_queue_events`; a partitioned queue's,
+//! `leaseq_partitioned_events`).
 
 use std::ffi::{c_char, c_void, CString};
 
 use leaseq::{EventsFrom, QueueEvent};
 
 use crate::guard::{arg, c_string, call, call_quiet, text, Failure, Out};
+use crate::partitioned::leaseq_partitioned;
 use crate::queue::leaseq_queue;
 use crate::status::leaseq_status;
 
@@ -257,24 +259,90 @@ pub unsafe extern "C" fn leaseq_queue_events(
 ) -> leaseq_status {
     call("leaseq_queue_events", || {
         let queue = unsafe { arg(queue, "queue") }?;
-        let from = if after.is_null() {
-            EventsFrom::Now
-        } else {
-            EventsFrom::After(unsafe { text(after, "after") }?.to_owned())
-        };
+        let from = unsafe { from(after) }?;
         let callback = callback.ok_or_else(|| Failure::Null("callback".into()))?;
-        let mut events = queue.inner.events(from)?;
-        loop {
-            let Some(next) = events.next() else {
-                return Err(Failure::Core(leaseq::Error::Closed));
-            };
-            let event = OwnedEvent::new(&next?);
-            let position = events.position().map(c_string);
-            let position_ptr = position.as_ref().map_or(std::ptr::null(), |p| p.as_ptr());
+        follow(queue.inner.events(from)?, |event, _, position| {
             // SAFETY: a valid event and position for the call, by the callback's contract.
-            if unsafe { callback(&event.c, position_ptr, user_data) } != 0 {
-                return Ok(());
-            }
-        }
+            unsafe { callback(event, position, user_data) }
+        })
     })
+}
+
+/// Called by `leaseq_partitioned_events` with each entry, as `leaseq_event_callback` is, with
+/// the index of the `partition` whose stream it is in. `position` holds one id per partition,
+/// joined by `,`.
+pub type leaseq_partitioned_event_callback = Option<
+    unsafe extern "C" fn(
+        event: *const leaseq_event,
+        partition: usize,
+        position: *const c_char,
+        user_data: *mut c_void,
+    ) -> i32,
+>;
+
+/// Follows every partition's event stream at once, as `leaseq_queue_events` follows one:
+/// `callback` gets each entry with the index of its partition. Each partition's entries come
+/// in their order; across partitions, the earliest of those read first, and no order beyond
+/// that. It waits on every partition's stream at once (a connection each). From now (`after`
+/// NULL), or after `after`: a stored `position` (one id per partition, joined by `,`), or one
+/// id for every partition (`"0-0"`: every entry still kept). Another count of ids, or an id
+/// that is none, gives `LEASEQ_INVALID_ARGUMENT` naming `after`, sending nothing; so does an id
+/// later than its partition's last entry.
+///
+/// Returns as `leaseq_queue_events` does.
+///
+/// # Safety
+/// As `leaseq_queue_events`, with `partitioned` NULL or a live partitioned queue that outlives
+/// the call.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_events(
+    partitioned: *const leaseq_partitioned,
+    after: *const c_char,
+    callback: leaseq_partitioned_event_callback,
+    user_data: *mut c_void,
+) -> leaseq_status {
+    call("leaseq_partitioned_events", || {
+        let partitioned = unsafe { arg(partitioned, "partitioned") }?;
+        let from = unsafe { from(after) }?;
+        let callback = callback.ok_or_else(|| Failure::Null("callback".into()))?;
+        follow(
+            partitioned.inner.events(from)?,
+            |event, partition, position| {
+                // SAFETY: a valid event and position for the call, by the callback's contract.
+                unsafe { callback(event, partition.unwrap_or(0), position, user_data) }
+            },
+        )
+    })
+}
+
+/// Where a follower starts: after `after`, or now when it is NULL.
+///
+/// # Safety
+/// `after` is NULL or a NUL-terminated string.
+unsafe fn from(after: *const c_char) -> Result<EventsFrom, Failure> {
+    Ok(if after.is_null() {
+        EventsFrom::Now
+    } else {
+        EventsFrom::After(unsafe { text(after, "after") }?.to_owned())
+    })
+}
+
+/// Hands each entry of `events` to `deliver` with its partition and the position after it,
+/// until `deliver` returns non-zero (`Ok`) or the follower ends (its error).
+fn follow(
+    mut events: leaseq::blocking::Events,
+    mut deliver: impl FnMut(&leaseq_event, Option<usize>, *const c_char) -> i32,
+) -> Result<(), Failure> {
+    loop {
+        let Some(next) = events.next() else {
+            return Err(Failure::Core(leaseq::Error::Closed));
+        };
+        let next = next?;
+        let event = OwnedEvent::new(&next);
+        let position = events.position().map(c_string);
+        let position_ptr = position.as_ref().map_or(std::ptr::null(), |p| p.as_ptr());
+        if deliver(&event.c, next.partition, position_ptr) != 0 {
+            return Ok(());
+        }
+    }
 }

@@ -747,6 +747,76 @@ static void schedules_live_in_partition_zero(void) {
     leaseq_partitioned_free(p);
 }
 
+/* ---- the logical queue's event follower ------------------------------------------------- */
+
+struct follow_all {
+    const leaseq_partitioned *p;
+    int want;           /* entries to take before stopping */
+    int seen;
+    bool partitions_ok; /* each entry's partition is where its item went */
+    char ids[8][32];
+    char position[256];
+};
+
+static int32_t on_partitioned_event(const leaseq_event *event, size_t partition,
+                                    const char *position, void *user_data) {
+    struct follow_all *f = user_data;
+    size_t home = SIZE_MAX;
+    leaseq_item *it = item(event->job_id);
+    if (it != NULL) {
+        CHECK_OK(leaseq_partitioned_partition_of(f->p, it, NULL, &home));
+        leaseq_item_free(it);
+    }
+    if (home != partition || strcmp(event->event, "added") != 0) f->partitions_ok = false;
+    if (f->seen < 8) snprintf(f->ids[f->seen], sizeof f->ids[0], "%s", event->job_id);
+    snprintf(f->position, sizeof f->position, "%s", position != NULL ? position : "");
+    return ++f->seen >= f->want;
+}
+
+static void a_follower_follows_every_partition(void) {
+    leaseq_partitioned *p = fresh("events");
+    REQUIRE(p != NULL);
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.events = true;
+    config.set = LEASEQ_CONFIG_EVENTS;
+    CHECK_OK(leaseq_partitioned_set_config(p, &config));
+    static const char *const ids[] = {"a", "b", "c", "d", "e", "f"};
+    for (size_t i = 0; i < 6; i++) {
+        leaseq_item *it = item(ids[i]);
+        bool added = false;
+        CHECK_OK(leaseq_partitioned_add(p, it, &added));
+        CHECK(added);
+        leaseq_item_free(it);
+    }
+    /* Everything kept, from every partition: one id for all of them. */
+    struct follow_all f = {p, 6, 0, true, {{0}}, ""};
+    CHECK_OK(leaseq_partitioned_events(p, "0-0", on_partitioned_event, &f));
+    CHECK(f.seen == 6 && f.partitions_ok);
+    for (size_t i = 0; i < 6; i++) {
+        bool found = false;
+        for (int j = 0; j < f.seen; j++) found = found || strcmp(f.ids[j], ids[i]) == 0;
+        CHECK(found);
+    }
+    /* The position has an id per partition; a follower after it sees only what came later. */
+    size_t commas = 0;
+    for (const char *c = f.position; *c; c++) commas += *c == ',';
+    CHECK(commas == P - 1);
+    leaseq_item *later = item("later");
+    bool added = false;
+    CHECK_OK(leaseq_partitioned_add(p, later, &added));
+    leaseq_item_free(later);
+    struct follow_all g = {p, 1, 0, true, {{0}}, ""};
+    CHECK_OK(leaseq_partitioned_events(p, f.position, on_partitioned_event, &g));
+    CHECK(g.seen == 1 && g.partitions_ok && strcmp(g.ids[0], "later") == 0);
+    CHECK_INVALID_ARG(leaseq_partitioned_events(p, "1-0,2-0", on_partitioned_event, &g),
+                      "after");
+    CHECK_INVALID_ARG(leaseq_partitioned_events(p, "x", on_partitioned_event, &g), "after");
+    CHECK_NULL_ARG(leaseq_partitioned_events(p, NULL, NULL, NULL), "callback");
+    CHECK_NULL_ARG(leaseq_partitioned_events(NULL, NULL, on_partitioned_event, &g),
+                   "partitioned");
+    leaseq_partitioned_free(p);
+}
+
 int main(void) {
     char list[4096];
     const char *urls[16];
@@ -777,6 +847,8 @@ int main(void) {
         {"leaseq_worker_run_partitioned serves every partition",
          the_runner_serves_every_partition},
         {"schedules live in partition 0", schedules_live_in_partition_zero},
+        {"a follower follows every partition and resumes from its position",
+         a_follower_follows_every_partition},
     };
     int status = run_tests("test_partitioned", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(cluster);

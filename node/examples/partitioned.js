@@ -8,6 +8,8 @@ async function main() {
   // base needs a hash tag.
   const orders = await client.createPartitioned('{orders}', 4)
   console.log(`${orders.partitions.length} partitions`)
+  // Every transition recorded in its partition's event stream (off by default).
+  await orders.setConfig({ events: true })
 
   // Items go by their group (a customer's orders stay together, in order), else by their id.
   const items = [
@@ -46,6 +48,17 @@ async function main() {
   // Reads see the logical queue, and each partition's figures beside it.
   const stats = await orders.stats()
   console.log(`waiting ${stats.total.waiting} in ${stats.partitions.length} partitions`)
+
+  // Every partition's stream, followed as one ('0-0': from the oldest entry kept); each entry
+  // names its partition, and follower.position resumes after all of them.
+  const follower = orders.events({ after: '0-0' })
+  const kinds = {}
+  let seen = 0
+  for await (const ev of follower) {
+    kinds[ev.event] = (kinds[ev.event] ?? 0) + 1
+    if (++seen === 30) break
+  }
+  console.log(`events: ${Object.keys(kinds).sort().map((k) => `${kinds[k]} ${k}`).join(', ')}`)
   await client.close()
 }
 

@@ -38,6 +38,7 @@ function toEvent(e) {
     reason: e.reason ?? null,
     time: new Date(e.timeMs),
     extra: Object.fromEntries(e.extra.map(([k, v]) => [k, v])),
+    partition: e.partition ?? null,
   }
 }
 
@@ -64,7 +65,7 @@ class EventFollower extends EventEmitter {
    * @param {() => Promise<import('../native').NativeEvents>} open
    */
   constructor(key, open) {
-    if (key !== CONSTRUCT) throw new TypeError('followers come from Queue#events, not from new EventFollower()')
+    if (key !== CONSTRUCT) throw new TypeError('followers come from Queue#events or PartitionedQueue#events, not from new EventFollower()')
     super()
     this.#opening = nativeAsync(open).then((native) => {
       this.#native = native
@@ -88,7 +89,10 @@ class EventFollower extends EventEmitter {
     })
   }
 
-  /** The id of the last entry read (null before the first): resume after it. */
+  /**
+   * Where to resume (null before the first entry): the id of the last entry read, or for a
+   * partitioned queue's follower one id per partition joined by `,`. Pass it as `after`.
+   */
   get position() {
     return this.#native === null ? null : this.#native.position ?? null
   }

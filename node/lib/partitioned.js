@@ -5,6 +5,7 @@
 
 const args = require('./args')
 const { nativeAsync, nativeSync } = require('./errors')
+const { CONSTRUCT: FOLLOWER, EventFollower } = require('./events')
 const { Item, nativeItem } = require('./item')
 const { toLease } = require('./lease')
 const q = require('./queue')
@@ -361,6 +362,20 @@ class PartitionedQueue {
    */
   async fireDueSchedules() {
     return q.toFireReport(await nativeAsync(() => this.#native.fireDueSchedules()))
+  }
+
+  /**
+   * Follows every partition's event stream at once, from now or after `after`: an
+   * `EventFollower`, as `Queue#events` gives. Each entry names its `partition`; each
+   * partition's entries come in their order, and across partitions the earliest of those read
+   * first, with no order beyond that. `after` is a follower's `position` (one id per partition,
+   * joined by `,`) or one id for every partition (`'0-0'`: every entry still kept).
+   * @param {{ after?: string }} [options]
+   * @returns {EventFollower}
+   */
+  events(options) {
+    const after = q.followerAfter(options)
+    return new EventFollower(FOLLOWER, () => this.#native.events(after))
   }
 }
 

@@ -393,6 +393,16 @@ function flowParts(children) {
 const FLOW_FIELDS = Object.freeze(['item', 'children'])
 
 /**
+ * `events`' option `after`, checked: where a follower starts (undefined: now).
+ * @param {unknown} options
+ * @returns {string | undefined}
+ */
+function followerAfter(options) {
+  const o = args.optionalOptions('options', options, EVENTS_OPTIONS)
+  return o.after === undefined ? undefined : args.string('after', o.after)
+}
+
+/**
  * `upsertSchedule`'s arguments as the addon takes them: the name, when the schedule fires, and
  * the item each tick adds.
  * @param {unknown} name
@@ -700,8 +710,7 @@ class Queue {
    * @returns {EventFollower}
    */
   events(options) {
-    const o = args.optionalOptions('options', options, EVENTS_OPTIONS)
-    const after = o.after === undefined ? undefined : args.string('after', o.after)
+    const after = followerAfter(options)
     return new EventFollower(FOLLOWER, () => this.#native.events(after))
   }
 
@@ -1306,6 +1315,7 @@ module.exports = {
   configParts,
   deadCount,
   failArgs,
+  followerAfter,
   requireLease,
   scheduleArgs,
   toEntry,

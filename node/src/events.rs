@@ -37,6 +37,8 @@ pub struct QueueEventParts {
     pub time_ms: f64,
     /// Any other field of the entry, as `[field, value]` pairs in its order.
     pub extra: Vec<Vec<String>>,
+    /// The partition whose stream it is in, from a partitioned queue's follower.
+    pub partition: Option<u32>,
 }
 
 impl From<QueueEvent> for QueueEventParts {
@@ -53,6 +55,8 @@ impl From<QueueEvent> for QueueEventParts {
             reason: e.reason,
             time_ms: ms_number(e.time_ms),
             extra: e.extra.into_iter().map(|(k, v)| vec![k, v]).collect(),
+            // (A partition index is below leaseq::MAX_PARTITIONS.)
+            partition: e.partition.map(|p| u32::try_from(p).unwrap_or(u32::MAX)),
         }
     }
 }
@@ -75,6 +79,14 @@ impl From<EventsPage> for EventsPageParts {
             last: p.last,
             on: p.on,
         }
+    }
+}
+
+/// Where a follower starts: after the position `after`, else now.
+pub(crate) fn from(after: Option<String>) -> leaseq::EventsFrom {
+    match after {
+        Some(id) => leaseq::EventsFrom::After(id),
+        None => leaseq::EventsFrom::Now,
     }
 }
 
@@ -127,7 +139,8 @@ impl NativeEvents {
         self.closed.send_replace(true);
     }
 
-    /// The id of the last entry yielded (null before the first): resume after it.
+    /// Where to resume (null before the first entry): the id of the last entry yielded, or a
+    /// partitioned queue's one id per partition joined by `,`.
     #[napi(getter)]
     pub fn position(&self) -> Option<String> {
         self.position

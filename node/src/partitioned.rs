@@ -369,4 +369,13 @@ impl NativePartitioned {
         let report = self.inner.fire_due_schedules().await.map_err(to_napi)?;
         Ok(report.into())
     }
+
+    /// A follower of every partition's event stream at once, from now or after `after` (a
+    /// follower's position, an id per partition joined by `,`, or one id for every partition).
+    #[napi]
+    pub async fn events(&self, after: Option<String>) -> napi::Result<crate::events::NativeEvents> {
+        let from = crate::events::from(after);
+        let events = self.inner.events(from).await.map_err(to_napi)?;
+        Ok(crate::events::NativeEvents::new(events))
+    }
 }

@@ -369,10 +369,7 @@ impl NativeQueue {
     /// A follower of the event stream, from now or after the entry id `after`.
     #[napi]
     pub async fn events(&self, after: Option<String>) -> napi::Result<NativeEvents> {
-        let from = match after {
-            Some(id) => leaseq::EventsFrom::After(id),
-            None => leaseq::EventsFrom::Now,
-        };
+        let from = crate::events::from(after);
         let events = self.inner.events(from).await.map_err(to_napi)?;
         Ok(NativeEvents::new(events))
     }

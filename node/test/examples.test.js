@@ -76,7 +76,12 @@ const CHECKS = {
     // A customer's orders share a partition.
     assert.match(rest[2], /^order 0 and order 2 in partition ([0-3]) and \1$/)
     assert.match(rest[3], /^completed (order|refund) \d in partition [0-3]$/)
-    assert.deepEqual(rest.slice(4), ['INVALID_ARGUMENT', 'the runner completed 9', 'waiting 0 in 4 partitions'])
+    assert.deepEqual(rest.slice(4), [
+      'INVALID_ARGUMENT',
+      'the runner completed 9',
+      'waiting 0 in 4 partitions',
+      'events: 10 added, 10 completed, 10 leased',
+    ])
   },
   'operations.js'(lines) {
     assert.deepEqual(lines.slice(0, 3), ['true', 'false', '2'])

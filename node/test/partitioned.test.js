@@ -279,6 +279,46 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     assert.equal(await q.removeSchedule('poll'), true)
     assert.equal(await q.partition(0).getSchedule('poll'), null)
   })
+
+  test('a follower sees every partition, names each, and resumes from its position', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    await q.setConfig({ events: true })
+    // Two ids for each partition, in partition order.
+    const ids = [[], [], []]
+    for (let n = 0; ids.some((part) => part.length < 2); n++) {
+      const p = q.partitionOf(new Item('x', { id: `e${n}` }))
+      if (ids[p].length < 2) ids[p].push(`e${n}`)
+    }
+    const follower = q.events()
+    await follower.ready
+    assert.equal(follower.position, null)
+    for (const round of [0, 1]) for (const part of ids) await q.add(new Item('x', { id: part[round] }))
+    const seen = [[], [], []]
+    for await (const ev of follower) {
+      assert.equal(ev.event, 'added')
+      assert.equal(ev.partition, q.partitionOf(new Item('x', { id: ev.jobId })))
+      seen[ev.partition].push(ev.jobId)
+      if (seen.flat().length === 6) break
+    }
+    assert.deepEqual(seen, ids)
+    const position = follower.position
+    assert.equal(position.split(',').length, 3)
+    await q.add(new Item('x', { id: 'later' }))
+    const resumed = q.events({ after: position })
+    const next = await resumed.next()
+    assert.equal(next.value.jobId, 'later')
+    resumed.close()
+    // A queue's follower names no partition.
+    const one = q.partition(0).events({ after: '0-0' })
+    assert.equal((await one.next()).value.partition, null)
+    one.close()
+    for (const bad of ['1-0,2-0', 'x']) {
+      const refused = q.events({ after: bad })
+      await assert.rejects(refused.ready, invalid('after'))
+      refused.close()
+    }
+    assert.throws(() => q.events({ after: 7 }), invalid('after'))
+  })
 })
 
 describe('a Worker over a partitioned queue', { timeout: 60_000 }, () => {

@@ -9,6 +9,8 @@ with leaseq.Client(url) as client:
     # own: on a Redis Cluster they spread over the primaries. The base needs a hash tag.
     queue = client.create_partitioned("{thumbnails}", 3)
     print(f"{len(queue.partitions)} partitions")
+    # Every transition recorded in its partition's event stream (off by default).
+    queue.set_config(events=True)
 
     # Items go to a partition by their group, else their id; the batch is split per partition.
     added = queue.add_batch(
@@ -31,3 +33,12 @@ with leaseq.Client(url) as client:
     worker.on("*", stop_when_drained)
     report = worker.run()
     print(f"{report.completed} completed")
+
+    # Every partition's stream, followed as one ("0-0": from the oldest entry kept); each
+    # entry names its partition, and follower.position resumes after all of them.
+    follower = queue.events(after="0-0")
+    kinds: dict[str, int] = {}
+    for _ in range(27):
+        event = next(follower)
+        kinds[event.event] = kinds.get(event.event, 0) + 1
+    print(", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())))

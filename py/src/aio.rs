@@ -994,10 +994,7 @@ impl AsyncQueue {
         py: Python<'py>,
         after: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let from = match crate::events::after(after)? {
-            Some(id) => leaseq::EventsFrom::After(id),
-            None => leaseq::EventsFrom::Now,
-        };
+        let from = crate::events::from(after)?;
         self.run(py, move |q| async move {
             q.events(from).await.map(crate::events::AsyncEvents::new)
         })

@@ -99,9 +99,20 @@ impl QueueEvent {
         self.inner.extra.clone()
     }
 
+    /// The partition whose stream it is in, from a partitioned queue's follower
+    /// (``PartitionedQueue.events``); ``None`` from a queue's.
+    #[getter]
+    fn partition(&self) -> Option<usize> {
+        self.inner.partition
+    }
+
     fn __repr__(&self) -> String {
+        let partition = self
+            .inner
+            .partition
+            .map_or(String::new(), |p| format!(", partition={p}"));
         format!(
-            "QueueEvent(id={:?}, event={:?}, job_id={:?}, attempt={})",
+            "QueueEvent(id={:?}, event={:?}, job_id={:?}, attempt={}{partition})",
             self.inner.id, self.inner.event, self.inner.job_id, self.inner.attempt
         )
     }
@@ -154,9 +165,10 @@ impl EventsPage {
     }
 }
 
-/// A follower of a queue's event stream (``Queue.events``): iterate it for each entry, in
-/// order; each step waits (without the GIL, Ctrl-C interrupting it) until one comes. It rides
-/// through lost connections and restarts; ``position`` is the id of the last entry it gave.
+/// A follower of a queue's event stream (``Queue.events``), or of every partition's at once
+/// (``PartitionedQueue.events``): iterate it for each entry, in order; each step waits
+/// (without the GIL, Ctrl-C interrupting it) until one comes. It rides through lost
+/// connections and restarts; ``position`` is where to resume.
 #[pyclass(module = "leaseq")]
 pub struct Events {
     inner: Arc<Mutex<blocking::Events>>,
@@ -191,7 +203,9 @@ impl Events {
         }
     }
 
-    /// The id of the last entry given (``None`` before the first): store it to resume after it.
+    /// Where to resume (``None`` before the first entry): a queue's follower gives the id of
+    /// the last entry given; a partitioned queue's, an id per partition joined by ``,``. Store
+    /// it, and pass it as ``after`` to resume after it.
     #[getter]
     fn position(&self) -> Option<String> {
         let follower = self.inner.lock().unwrap_or_else(|e| e.into_inner());
@@ -225,7 +239,8 @@ impl AsyncEvents {
         })
     }
 
-    /// The id of the last entry given (``None`` before the first, or while a ``next()`` runs).
+    /// Where to resume, as ``Events.position`` (``None`` before the first entry, or while a
+    /// ``next()`` runs).
     #[getter]
     fn position(&self) -> Option<String> {
         self.inner
@@ -233,6 +248,14 @@ impl AsyncEvents {
             .ok()
             .and_then(|f| f.position().map(str::to_owned))
     }
+}
+
+/// The `after` argument of `events` as where a follower starts: `None` is now.
+pub fn from(obj: Option<&Bound<'_, PyAny>>) -> PyResult<leaseq::EventsFrom> {
+    Ok(match after(obj)? {
+        Some(id) => leaseq::EventsFrom::After(id),
+        None => leaseq::EventsFrom::Now,
+    })
 }
 
 /// The `after` argument of `events` and `read_events`: `None` or an entry id (`str`).

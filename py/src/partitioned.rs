@@ -483,6 +483,23 @@ impl PartitionedQueue {
             .map(crate::schedules::FireReport::from)
     }
 
+    /// Follows every partition's event stream at once: ``for event in queue.events(after=...)``
+    /// yields each ``QueueEvent`` with its ``partition``, waiting (without the GIL) for the
+    /// next. Each partition's entries come in their order; across partitions, the earliest of
+    /// those read first, and no order beyond that. From now, or after ``after``: a follower's
+    /// ``position`` (an id per partition, joined by ``,``), or one id for every partition
+    /// (``"0-0"``: every entry still kept). It rides through lost connections and restarts.
+    #[pyo3(signature = (after = None))]
+    fn events(
+        &self,
+        py: Python<'_>,
+        after: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<crate::events::Events> {
+        let from = crate::events::from(after)?;
+        self.call(py, |q| q.events(from))
+            .map(crate::events::Events::new)
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "PartitionedQueue(base={:?}, partitions={})",
@@ -920,6 +937,20 @@ impl AsyncPartitionedQueue {
             q.fire_due_schedules()
                 .await
                 .map(crate::schedules::FireReport::from)
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.events``: a future of the follower, whose ``next()`` is a
+    /// future of the next entry.
+    #[pyo3(signature = (after = None))]
+    fn events<'py>(
+        &self,
+        py: Python<'py>,
+        after: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let from = crate::events::from(after)?;
+        self.run(py, move |q| async move {
+            q.events(from).await.map(crate::events::AsyncEvents::new)
         })
     }
 }

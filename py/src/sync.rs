@@ -945,10 +945,7 @@ impl Queue {
         py: Python<'_>,
         after: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<crate::events::Events> {
-        let from = match crate::events::after(after)? {
-            Some(id) => leaseq::EventsFrom::After(id),
-            None => leaseq::EventsFrom::Now,
-        };
+        let from = crate::events::from(after)?;
         self.call(py, |q| q.events(from))
             .map(crate::events::Events::new)
     }

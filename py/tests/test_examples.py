@@ -39,7 +39,12 @@ def check_names(out: str) -> None:
 
 
 def check_partitioned(out: str) -> None:
-    assert out.splitlines() == ["3 partitions", "added 9: 9 waiting", "9 completed"]
+    assert out.splitlines() == [
+        "3 partitions",
+        "added 9: 9 waiting",
+        "9 completed",
+        "9 added, 9 completed, 9 leased",
+    ]
 
 
 def check_events(out: str) -> None:

@@ -417,3 +417,87 @@ def test_a_runner_refuses_a_list_holding_a_partitioned_queue_and_a_base(
         leaseq.Worker(cluster_client.queue(q.base), handle).run()
     assert refused.value.argument == "prefix"
     assert "partitioned" in str(refused.value)
+
+
+def ids_per_partition(
+    q: leaseq.PartitionedQueue | leaseq.aio.PartitionedQueue, per: int, tag: str
+) -> list[list[str]]:
+    """Ids that ``add`` puts in each partition, ``per`` for each, in partition order."""
+    out: list[list[str]] = [[] for _ in q.partitions]
+    n = 0
+    while any(len(ids) < per for ids in out):
+        id = f"{tag}{n}"
+        p = q.partition_of(leaseq.Item(b"x", id=id))
+        if len(out[p]) < per:
+            out[p].append(id)
+        n += 1
+    return out
+
+
+def test_a_follower_follows_every_partition_and_resumes_from_its_position(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    q.set_config(events=True)
+    follower = q.events()
+    assert follower.position is None
+    ids = ids_per_partition(q, 2, "e")
+    for round in range(2):
+        for part in ids:
+            q.add(leaseq.Item(b"x", id=part[round]))
+    seen: list[list[str]] = [[], [], []]
+    for _ in range(6):
+        event = next(follower)
+        assert event.event == "added"
+        assert event.partition == q.partition_of(leaseq.Item(b"x", id=event.job_id))
+        assert f"partition={event.partition}" in repr(event)
+        assert event.partition is not None
+        seen[event.partition].append(event.job_id)
+    assert seen == ids
+    position = follower.position
+    assert position is not None and len(position.split(",")) == 3
+    # A follower that resumes after the position gets what came later, and only that.
+    later = [part[0] for part in ids_per_partition(q, 1, "later")]
+    for id in later:
+        q.add(leaseq.Item(b"x", id=id))
+    resumed = q.events(after=position)
+    assert sorted(next(resumed).job_id for _ in range(3)) == sorted(later)
+    # One id for every partition: "0-0" is everything kept.
+    everything = q.events(after="0-0")
+    assert sorted(next(everything).job_id for _ in range(9)) == sorted(
+        [id for part in ids for id in part] + later
+    )
+    # A queue's follower names no partition.
+    assert next(q.partition(0).events(after="0-0")).partition is None
+    for bad in ["1-0,2-0", "x", "1-0,y,2-0"]:
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            q.events(after=bad)
+        assert refused.value.argument == "after"
+
+
+def test_the_asyncio_face_follows_every_partition(cluster: Server) -> None:
+    async def body() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            q = await client.create_partitioned(new_prefix(), 3)
+            await q.set_config(events=True)
+            follower = await q.events()
+            assert follower.position is None
+            ids = [part[0] for part in ids_per_partition(q, 1, "a")]
+            for id in ids:
+                await q.add(leaseq.Item(b"x", id=id))
+            seen = []
+            async for event in follower:
+                assert event.partition == q.partition_of(
+                    leaseq.Item(b"x", id=event.job_id)
+                )
+                seen.append(event.job_id)
+                if len(seen) == 3:
+                    break
+            assert sorted(seen) == sorted(ids)
+            position = follower.position
+            assert position is not None and len(position.split(",")) == 3
+            await q.add(leaseq.Item(b"x", id="after-position"))
+            resumed = await q.events(after=position)
+            assert (await resumed.__anext__()).job_id == "after-position"
+
+    asyncio.run(body())

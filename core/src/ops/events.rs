@@ -473,18 +473,9 @@ impl Events {
                 return Ok(ev);
             }
             // Every buffer is empty: read a page of each stream, at once.
-            let pages = try_join_all(
-                self.streams
-                    .iter()
-                    .map(|s| s.queue.raw_page(Some(&s.after), FOLLOW_PAGE)),
-            )
-            .await;
-            match pages {
-                Ok(pages) => {
+            match self.read_pages().await {
+                Ok(()) => {
                     waiter.worked();
-                    for (stream, page) in self.streams.iter_mut().zip(pages) {
-                        stream.take(page);
-                    }
                     if self.streams.iter().any(|s| !s.buffer.is_empty()) {
                         continue;
                     }
@@ -510,6 +501,32 @@ impl Events {
                 Err(e) => return Err(e),
             }
         }
+    }
+
+    /// The next entry if there is one now, without waiting: `None` once every stream is read
+    /// to its end. At most one round trip (to each partition, at once), when all that was read
+    /// has been yielded. Errors are returned as they come, not waited out. A partitioned
+    /// queue's entries come in [`Events::next`]'s order.
+    pub async fn next_now(&mut self) -> Result<Option<QueueEvent>> {
+        if let Some(ev) = self.pop() {
+            return Ok(Some(ev));
+        }
+        self.read_pages().await?;
+        Ok(self.pop())
+    }
+
+    /// Reads a page of each stream, at once, into the buffers.
+    async fn read_pages(&mut self) -> Result<()> {
+        let pages = try_join_all(
+            self.streams
+                .iter()
+                .map(|s| s.queue.raw_page(Some(&s.after), FOLLOW_PAGE)),
+        )
+        .await?;
+        for (stream, page) in self.streams.iter_mut().zip(pages) {
+            stream.take(page);
+        }
+        Ok(())
     }
 
     /// Takes the buffered entry to yield next: the earliest of the streams' first ones (the

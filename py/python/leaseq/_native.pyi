@@ -811,6 +811,11 @@ class QueueEvent:
     @property
     def extra(self) -> list[tuple[str, str]]:
         """Any other field of the entry (``state`` of a cancel, ``first`` of a gap)."""
+    @property
+    def partition(self) -> int | None:
+        """The partition whose stream it is in, from a partitioned queue's follower
+        (``PartitionedQueue.events``); ``None`` from a queue's.
+        """
 
 @final
 class EventsPage:
@@ -828,16 +833,20 @@ class EventsPage:
 
 @final
 class Events:
-    """A follower of a queue's event stream (``Queue.events``): iterate it for each entry, in
-    order; each step waits (without the GIL, Ctrl-C interrupting it) until one comes. It rides
-    through lost connections and restarts; ``position`` is the id of the last entry it gave.
+    """A follower of a queue's event stream (``Queue.events``), or of every partition's at once
+    (``PartitionedQueue.events``): iterate it for each entry, in order; each step waits
+    (without the GIL, Ctrl-C interrupting it) until one comes. It rides through lost
+    connections and restarts; ``position`` is where to resume.
     """
 
     def __iter__(self) -> Events: ...
     def __next__(self) -> QueueEvent: ...
     @property
     def position(self) -> str | None:
-        """The id of the last entry given (``None`` before the first): store it to resume after it."""
+        """Where to resume (``None`` before the first entry): a queue's follower gives the id of
+        the last entry given; a partitioned queue's, an id per partition joined by ``,``. Store
+        it, and pass it as ``after`` to resume after it.
+        """
 
 @final
 class AsyncEvents:
@@ -849,7 +858,9 @@ class AsyncEvents:
         """The next entry, as an asyncio future."""
     @property
     def position(self) -> str | None:
-        """The id of the last entry given (``None`` before the first, or while a ``next()`` runs)."""
+        """Where to resume, as ``Events.position`` (``None`` before the first entry, or while a
+        ``next()`` runs).
+        """
 
 @final
 class FailOutcome:
@@ -1883,6 +1894,14 @@ class PartitionedQueue:
         """``Queue.fire_due_schedules`` in partition 0, as a runner over the queue fires them: for
         a process without a runner. A ``FireReport``.
         """
+    def events(self, after: str | None = None) -> Events:
+        """Follows every partition's event stream at once: ``for event in queue.events(after=...)``
+        yields each ``QueueEvent`` with its ``partition``, waiting (without the GIL) for the
+        next. Each partition's entries come in their order; across partitions, the earliest of
+        those read first, and no order beyond that. From now, or after ``after``: a follower's
+        ``position`` (an id per partition, joined by ``,``), or one id for every partition
+        (``"0-0"``: every entry still kept). It rides through lost connections and restarts.
+        """
 
 @final
 class AsyncPartitionedQueue:
@@ -2005,3 +2024,7 @@ class AsyncPartitionedQueue:
         """See ``leaseq.PartitionedQueue.schedules``."""
     def fire_due_schedules(self) -> asyncio.Future[FireReport]:
         """See ``leaseq.PartitionedQueue.fire_due_schedules``."""
+    def events(self, after: str | None = None) -> asyncio.Future[AsyncEvents]:
+        """See ``leaseq.PartitionedQueue.events``: a future of the follower, whose ``next()`` is a
+        future of the next entry.
+        """

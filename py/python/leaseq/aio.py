@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import atexit
 import builtins
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from types import TracebackType
 
@@ -161,10 +161,31 @@ __all__ = [
 ]
 
 
-async def _follow(follower: _native.AsyncEvents) -> AsyncIterator[QueueEvent]:
-    """The entries of a native follower, as an async iterator."""
-    while True:
-        yield await follower.next()
+class EventFollower:
+    """An asyncio follower of an event stream (:meth:`Queue.events`,
+    :meth:`PartitionedQueue.events`): ``async for event in follower`` yields each
+    :class:`leaseq.QueueEvent` in order, waiting for the next; ``position`` is where to resume
+    (pass it as ``after``)."""
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: _native.AsyncEvents) -> None:
+        self._native = native
+
+    def __aiter__(self) -> EventFollower:
+        return self
+
+    async def __anext__(self) -> QueueEvent:
+        return await self._native.next()
+
+    @property
+    def position(self) -> str | None:
+        """Where to resume (``None`` before the first entry): a queue's follower gives the id
+        of the last entry given; a partitioned queue's, an id per partition joined by ``,``."""
+        return self._native.position
+
+    def __repr__(self) -> str:
+        return f"leaseq.aio.EventFollower(position={self.position!r})"
 
 
 class Queue:
@@ -558,13 +579,13 @@ class Queue:
         :meth:`leaseq.Queue.read_events`)."""
         return await self._native.read_events(after, count)
 
-    async def events(self, after: str | None = None) -> AsyncIterator[QueueEvent]:
+    async def events(self, after: str | None = None) -> EventFollower:
         """Follows the queue's event stream from now, or after the entry id ``after``:
         ``async for event in await queue.events()`` yields each :class:`leaseq.QueueEvent` in
         order, waiting for the next (see :meth:`leaseq.Queue.events`). "Now" is when this
         call returns; cancelling the task stops the wait."""
         follower = await self._native.events(after)
-        return _follow(follower)
+        return EventFollower(follower)
 
     def __repr__(self) -> str:
         return f"leaseq.aio.Queue(prefix={self.prefix!r})"
@@ -766,6 +787,15 @@ class PartitionedQueue:
     async def fire_due_schedules(self) -> FireReport:
         """:meth:`Queue.fire_due_schedules` in partition 0, as a runner over the queue does."""
         return await self._native.fire_due_schedules()
+
+    async def events(self, after: str | None = None) -> EventFollower:
+        """Follows every partition's event stream at once: ``async for event in await
+        queue.events()`` yields each :class:`leaseq.QueueEvent` with its ``partition`` (see
+        :meth:`leaseq.PartitionedQueue.events`). ``after`` is a follower's ``position`` (an id
+        per partition, joined by ``,``) or one id for every partition. "Now" is when this call
+        returns; cancelling the task stops the wait."""
+        follower = await self._native.events(after)
+        return EventFollower(follower)
 
     def __repr__(self) -> str:
         return (
