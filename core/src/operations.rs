@@ -961,8 +961,8 @@ mod tests {
             let line = line.trim_start();
             if let Some(rest) = line.strip_prefix("pub async fn ") {
                 let name = &rest[..rest.find(['(', '<']).unwrap()];
-                // (`next`: the event stream's follower's, not the queue's.)
-                let internal = ["runner_beat", "runner_leave", "runners", "next"];
+                // (`next`, `next_now`: the event stream's follower's, not the queue's.)
+                let internal = ["runner_beat", "runner_leave", "runners", "next", "next_now"];
                 assert!(
                     listed.contains(&name) || internal.contains(&name),
                     "crate::Queue::{name} is not in operations::OPERATIONS"
