@@ -314,6 +314,7 @@ functions! {
     SCHEDULES => "schedules",
     DEPENDENCIES => "dependencies",
     READ_EVENTS => "read_events",
+    CREATE_LAYOUT => "create_layout",
 }
 
 /// One call of a function: `FCALL <name> <numkeys> <keys...> <args...>`.

@@ -994,3 +994,66 @@ async fn a_follower_follows_every_partition_and_resumes_from_its_position() {
     assert_invalid(&err, "after", "future");
     assert!(err.to_string().contains("partition 1"), "{err}");
 }
+
+/// Creation checks that the base holds no queue and writes the layout in one call
+/// (spec/PROTOCOL.md 5.25, "Creation"): a producer adding at the base meanwhile, on a connection
+/// of its own, either got an item in first (the creation is refused) or has every add refused,
+/// never both, so no item is left at a base where no runner looks. Creators of different
+/// counts racing: one wins whole.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creation_and_adds_at_the_base_never_both_succeed() {
+    let client = client().await;
+    let producer_client = self::client().await;
+    let mut refused_creations = 0;
+    for round in 0..60u64 {
+        let base = fresh_prefix(&format!("race{round}"));
+        let plain = producer_client.queue(&base).unwrap();
+        let producer = tokio::spawn(async move {
+            // Starts a little later each round, so that its first add lands anywhere in the
+            // creation's calls.
+            tokio::time::sleep(Duration::from_micros(round * 20)).await;
+            let mut added = 0;
+            for n in 0..100 {
+                match plain.add(&item(&format!("x{n}"))).await {
+                    Ok(_) => added += 1,
+                    Err(e) => {
+                        assert_invalid(&e, "prefix", "an add after the layout");
+                        break;
+                    }
+                }
+            }
+            added
+        });
+        let created = client.create_partitioned(&base, 3).await;
+        let added = producer.await.unwrap();
+        match created {
+            Ok(q) => {
+                assert_eq!(
+                    added, 0,
+                    "round {round}: created, and {added} items at the base"
+                );
+                assert_eq!(q.count(), 3);
+            }
+            Err(e) => {
+                assert_invalid(&e, "partitions", "a creation after an add");
+                assert!(
+                    added > 0,
+                    "round {round}: refused with no queue at the base"
+                );
+                refused_creations += 1;
+            }
+        }
+        let other = fresh_prefix(&format!("count{round}"));
+        let (three, two) = tokio::join!(
+            client.create_partitioned(&other, 3),
+            client.create_partitioned(&other, 2)
+        );
+        assert!(
+            three.is_ok() != two.is_ok(),
+            "round {round}: exactly one count wins: {:?} {:?}",
+            three.map(|q| q.count()),
+            two.map(|q| q.count())
+        );
+    }
+    eprintln!("{refused_creations} of 60 creations came after an add");
+}

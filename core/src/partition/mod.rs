@@ -26,6 +26,7 @@ use crate::error::{Error, Result};
 use crate::item::Item;
 use crate::lease::Lease;
 use crate::queue::Queue;
+use crate::scripts;
 
 pub use layout::MAX_PARTITIONS;
 pub use read::PartitionedStats;
@@ -61,7 +62,7 @@ impl Client {
     /// (argument `prefix`). Idempotent for the same count; refused (argument `partitions`,
     /// nothing written) when `base` is stored with another count, or holds a plain queue and
     /// `partitions` > 1. One partition writes nothing: it is the plain queue at `base`, byte
-    /// for byte. At most three round trips (spec/PROTOCOL.md 5.25, "Creation").
+    /// for byte. At most two round trips (spec/PROTOCOL.md 5.25, "Creation").
     pub async fn create_partitioned(&self, base: &str, partitions: usize) -> Result<Partitioned> {
         validate_count(partitions)?;
         let home = self.queue(base)?;
@@ -70,29 +71,32 @@ impl Client {
             Some(stored) => Some(stored),
             None if partitions == 1 => return Ok(Partitioned::new(base, vec![home])),
             None => {
-                if home.exists().await? {
-                    return Err(Error::invalid(
-                        "partitions",
-                        format!(
-                            "`{base}` already holds a queue of one partition; a queue's \
-                             partition count is fixed when it is created"
-                        ),
-                    ));
+                // One call checks that the base holds no queue and writes the layout, so that
+                // no add at the base comes between the two (spec/PROTOCOL.md 5.25, "Creation").
+                let mut inv = home.invocation(&scripts::CREATE_LAYOUT);
+                for key in home.keys().fixed() {
+                    if key != meta_key(base) {
+                        inv.key(key);
+                    }
                 }
-                let mut cmd = redis::cmd("SET");
-                cmd.arg(meta_key(base))
-                    .arg(wanted.to_text())
-                    .arg("NX")
-                    .arg("GET");
-                match home.query::<Value>(&cmd).await? {
-                    Value::Nil => None,
-                    Value::BulkString(text) => Some(Layout::parse(base, &text, self.is_cluster())?),
-                    other => {
+                inv.arg(wanted.to_text());
+                let reply: Vec<Vec<u8>> = home.invoke(&inv).await?;
+                match reply.first().map(Vec::as_slice) {
+                    Some(b"created") => None,
+                    Some(b"stored") => {
+                        let text = reply.get(1).map_or(&[][..], Vec::as_slice);
+                        Some(Layout::parse(base, text, self.is_cluster())?)
+                    }
+                    Some(b"queue") => {
                         return Err(Error::invalid(
                             "partitions",
-                            format!("`{}` holds {other:?}", meta_key(base)),
+                            format!(
+                                "`{base}` already holds a queue of one partition; a queue's \
+                                 partition count is fixed when it is created"
+                            ),
                         ))
                     }
+                    _ => return Err(crate::reply::unexpected("create_layout reply", &Value::Nil)),
                 }
             }
         };
