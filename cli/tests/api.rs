@@ -1358,3 +1358,68 @@ async fn a_partitioned_queue_is_acted_on_through_its_partitions() {
         "only the layout under the base"
     );
 }
+
+/// `GET /api/events` on a partitioned queue's base: every partition's entries as server-sent
+/// events, each with its `partition`, and the SSE id the follower's position (an id per
+/// partition) that a reconnecting browser resumes after.
+#[tokio::test]
+async fn a_partitioned_queues_events_stream_every_partition() {
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).await.unwrap();
+    let p = client.create_partitioned("{live}", 3).await.unwrap();
+    p.set_config(&QueueConfig::new().events(true))
+        .await
+        .unwrap();
+    let items: Vec<Item> = (0..6)
+        .map(|i| Item::with_id(format!("i{i}"), b"x".to_vec()).unwrap())
+        .collect();
+    assert_eq!(p.add_batch(&items).await.unwrap(), 6);
+    let served = Served::start(&[server.url()], "dashboard", &[]);
+    let http = reqwest::Client::new();
+    let mut response = http
+        .get(format!(
+            "{}api/events?queue=%7Blive%7D&after=0-0",
+            served.base
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    // Read the stream until six entries came (or it ends).
+    let mut text = String::new();
+    while text.matches("event: entry").count() < 6 {
+        let chunk = tokio::time::timeout(Duration::from_secs(30), response.chunk())
+            .await
+            .expect("an entry within 30 s")
+            .unwrap();
+        match chunk {
+            Some(bytes) => text.push_str(&String::from_utf8_lossy(&bytes)),
+            None => break,
+        }
+    }
+    let entries: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+        .filter(|v| v.get("event").is_some())
+        .collect();
+    assert_eq!(entries.len(), 6, "{text}");
+    let mut ids: Vec<&str> = Vec::new();
+    for e in &entries {
+        let id = e["job_id"].as_str().unwrap();
+        assert_eq!(
+            e["partition"].as_u64().unwrap() as usize,
+            p.partition_of_id(id),
+            "{e}"
+        );
+        ids.push(id);
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, ["i0", "i1", "i2", "i3", "i4", "i5"]);
+    let last_id = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .last()
+        .unwrap();
+    assert_eq!(last_id.split(',').count(), 3, "{text}");
+}

@@ -3,6 +3,8 @@
 //! the same guard as the rest of the API (the token, the Host check). Each message is one entry
 //! as JSON (`leaseq events --json`'s), its SSE id the entry's id: a browser that reconnects
 //! sends it back (`Last-Event-ID`) and the stream resumes after it, missing nothing still kept.
+//! On a partitioned queue's base, every partition's entries (each with its `partition`), the
+//! SSE id being the follower's position (an id per partition).
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -16,6 +18,7 @@ use serde::Deserialize;
 
 use super::api::{ApiError, ApiQuery};
 use super::AppState;
+use crate::commands::partitions::Target;
 use crate::view::EventView;
 
 /// `GET /api/events` query: the queue, and optionally the entry to resume after.
@@ -36,18 +39,22 @@ pub async fn events(
     headers: HeaderMap,
     ApiQuery(q): ApiQuery<EventsQuery>,
 ) -> Result<Response, ApiError> {
-    let queue = app.queue(&q.queue).await?;
+    let target = app.target(&q.queue).await?;
     let resume = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
         .or(q.after);
-    let on = queue.read_events(None, 1).await?.on;
+    // (`set_config` sets every partition alike: partition 0 tells.)
+    let on = target.queues()[0].read_events(None, 1).await?.on;
     let from = match resume {
         Some(id) => leaseq::EventsFrom::After(id),
         None => leaseq::EventsFrom::Now,
     };
-    let follower = queue.events(from).await?;
+    let follower = match &target {
+        Target::Plain(queue) => queue.events(from).await?,
+        Target::Partitioned(p) => p.events(from).await?,
+    };
     let status = Event::default()
         .event("status")
         .data(serde_json::json!({ "on": on }).to_string());
@@ -67,7 +74,15 @@ fn entries(follower: leaseq::Events) -> impl Stream<Item = Result<Event, Infalli
         match follower.next().await {
             Ok(e) => {
                 let data = serde_json::to_string(&EventView::from(&e)).unwrap_or_default();
-                let event = Event::default().event("entry").id(e.id.clone()).data(data);
+                let mut event = Event::default().event("entry").data(data);
+                // Where a reconnecting browser resumes: the entry's id, or a partitioned
+                // queue's position (an id per partition); none before a partitioned
+                // follower's first entry (a gap).
+                match (e.partition, follower.position()) {
+                    (None, _) => event = event.id(e.id.clone()),
+                    (Some(_), Some(position)) => event = event.id(position),
+                    (Some(_), None) => {}
+                }
                 Some((Ok(event), Some(follower)))
             }
             Err(e) => {

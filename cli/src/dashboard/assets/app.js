@@ -532,7 +532,8 @@ document.getElementById("purge-all").addEventListener("click", async () => {
 // The selected queue's event stream (GET /api/events, server-sent events): each entry is
 // shown in the live log (as text) and redraws the page soon after, so that what other clients
 // do shows at once; the 2 s refresh goes on beside it. The browser reconnects by itself, and
-// the server resumes after the last entry it sent (Last-Event-ID).
+// the server resumes after the last entry it sent (Last-Event-ID). A partitioned queue's page
+// follows every partition's stream, each entry showing its partition (p<i>).
 let live = null;
 let liveQueue = null;
 let liveRedraw = null;
@@ -559,6 +560,7 @@ function follow(name) {
   live.addEventListener("entry", (m) => {
     const e = JSON.parse(m.data);
     const parts = [time(e.time_ms), e.event, e.job_id, "attempt " + e.attempt];
+    if (e.partition != null) parts.splice(1, 0, "p" + e.partition);
     if (e.name != null) parts.push("name " + e.name);
     if (e.error != null) parts.push("error " + e.error);
     if (e.reason != null) parts.push("(" + e.reason + ")");
@@ -574,8 +576,8 @@ function follow(name) {
   });
   live.addEventListener("error", () => {
     if (live && live.readyState === EventSource.CONNECTING) liveState("event stream lost: reconnecting...");
-    // Refused (a partitioned queue: each partition has a stream of its own), not lost.
-    if (live && live.readyState === EventSource.CLOSED) liveState("no event stream for this queue (a partitioned queue's partitions each have their own)");
+    // Refused (a queue this dashboard does not show, a key of another type), not lost.
+    if (live && live.readyState === EventSource.CLOSED) liveState("no event stream for this queue");
   });
 }
 
