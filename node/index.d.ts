@@ -1014,8 +1014,8 @@ export interface PartitionedStats {
 /**
  * One logical queue stored as partitions, each a full queue on a hash tag of its own, so that a
  * Redis Cluster spreads them over its primaries (`Client#createPartitioned`). Items go to a
- * partition by their group, else their first dependency, else their id; leases rotate over the
- * partitions; the reads see the whole logical queue.
+ * partition by their group, else where their dependencies are, else their id; leases rotate
+ * over the partitions; the reads see the whole logical queue.
  */
 export declare class PartitionedQueue {
   private constructor()
@@ -1033,7 +1033,8 @@ export declare class PartitionedQueue {
   partition(i: number): Queue
   /**
    * The index of the partition `item` goes to, as `add` routes it: by its group, else its
-   * first dependency, else its id. Sends nothing.
+   * first dependency's id, else its id. Sends nothing, so for an item with dependencies it
+   * answers as if each were in its id's partition; `add` looks them up.
    */
   partitionOf(item: Item): number
   /**

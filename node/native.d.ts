@@ -33,7 +33,11 @@ export declare class NativeEvents {
    * core); null once the follower is closed. One `next` runs at a time: the others wait.
    */
   next(): Promise<QueueEventParts | null>
-  /** Ends the follower: a `next` waiting now resolves to null, and so does every later one. */
+  /**
+   * Ends the follower: a `next` waiting now resolves to null, and so does every later one.
+   * Its server-side waits end now (here, or by the `next` it wakes), closing their
+   * connections rather than when the object is collected.
+   */
   close(): void
   /**
    * Where to resume (null before the first entry): the id of the last entry yielded, or a

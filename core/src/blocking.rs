@@ -604,6 +604,24 @@ impl Events {
     }
 }
 
+impl Drop for Events {
+    /// Ends the follower's server-side waits inside its runtime, which runs only while a call
+    /// drives it: their connections close now, not at the client's next call. On a thread that
+    /// knows a runtime of its own (which may not block on another), a short-lived thread does
+    /// it.
+    fn drop(&mut self) {
+        if tokio::runtime::Handle::try_current().is_err() {
+            drive(&self.runtime, self.inner.shutdown());
+            return;
+        }
+        let runtime = self.runtime.clone();
+        let mut waits = self.inner.take_waits();
+        let _ = std::thread::Builder::new()
+            .name("leaseq-follower-drop".into())
+            .spawn(move || drive(&runtime, waits.shutdown()));
+    }
+}
+
 impl Iterator for Events {
     type Item = Result<crate::QueueEvent>;
 

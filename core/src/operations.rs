@@ -597,7 +597,7 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
         rust: &["add", "add_wait"],
         ..part(
             "add",
-            "the item's partition: by its group, else its first dependency, else its id",
+            "the item's partition: by its group, else where its dependencies are (looked up), else its id",
         )
     },
     PartitionedOperation {
@@ -961,8 +961,15 @@ mod tests {
             let line = line.trim_start();
             if let Some(rest) = line.strip_prefix("pub async fn ") {
                 let name = &rest[..rest.find(['(', '<']).unwrap()];
-                // (`next`, `next_now`: the event stream's follower's, not the queue's.)
-                let internal = ["runner_beat", "runner_leave", "runners", "next", "next_now"];
+                // (`next`, `next_now`, `shutdown`: the event stream's follower's, not the queue's.)
+                let internal = [
+                    "runner_beat",
+                    "runner_leave",
+                    "runners",
+                    "next",
+                    "next_now",
+                    "shutdown",
+                ];
                 assert!(
                     listed.contains(&name) || internal.contains(&name),
                     "crate::Queue::{name} is not in operations::OPERATIONS"

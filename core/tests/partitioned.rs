@@ -279,6 +279,48 @@ async fn items_route_by_group_then_dependency_then_id() {
         "batch",
     );
     assert!(q.get("fine").await.unwrap().is_none(), "nothing sent");
+    // A dependency lives where it was added, which its id alone does not say: the item goes
+    // where the dependency is found. `g0` is a grouped item, in its group's partition.
+    let on_grouped = item("after-g0").depends_on(["g0"]);
+    assert!(q.add(&on_grouped).await.unwrap());
+    let job = q.partitions()[home].get("after-g0").await.unwrap().unwrap();
+    assert_eq!(
+        job.state,
+        State::Blocked,
+        "it waits for g0, in g0's partition"
+    );
+    // A grouped item whose dependency is in another partition than its group's is refused;
+    // one whose dependency is nowhere (finished, or never added) is not held back.
+    let elsewhere = (0..120)
+        .map(|i| format!("id{i}"))
+        .find(|id| q.partition_of_id(id) != home)
+        .unwrap();
+    let off = item("off")
+        .group("tenant-a")
+        .depends_on([elsewhere.as_str()]);
+    assert_invalid(&q.add(&off).await.unwrap_err(), "depends_on", "off");
+    assert!(q.get("off").await.unwrap().is_none(), "nothing written");
+    let free = (0..120)
+        .map(|i| format!("gone{i}"))
+        .find(|id| q.partition_of_id(id) != home)
+        .unwrap();
+    let free = item("free").group("tenant-a").depends_on([free.as_str()]);
+    assert!(q.add(&free).await.unwrap());
+    let job = q.partitions()[home].get("free").await.unwrap().unwrap();
+    assert_ne!(
+        job.state,
+        State::Blocked,
+        "a missing dependency counts as complete"
+    );
+    // In one batch: an item after its grouped dependency goes where the group goes.
+    let batch = [
+        item("parent-b").group("tenant-b"),
+        item("child-b").depends_on(["parent-b"]),
+    ];
+    assert_eq!(q.add_batch(&batch).await.unwrap(), 2);
+    let b = q.partition_of(&batch[0]);
+    let job = q.partitions()[b].get("child-b").await.unwrap().unwrap();
+    assert_eq!(job.state, State::Blocked);
     // A flow goes whole to its root's partition.
     let flow = Flow::new(item("c1")).child(item("c2"));
     assert_eq!(
@@ -1056,4 +1098,135 @@ async fn creation_and_adds_at_the_base_never_both_succeed() {
         );
     }
     eprintln!("{refused_creations} of 60 creations came after an add");
+}
+
+/// The clients whose last command was an `XREAD` (a follower's waits) on `server`.
+fn xreads(server: &RedisServer) -> usize {
+    server.command("CLIENT LIST").matches("cmd=xread").count()
+}
+
+/// `FCALL`s `server` has run (every read of a follower's pages is one).
+fn fcall_count(server: &RedisServer) -> u64 {
+    let stats = server.command("INFO commandstats");
+    stats
+        .lines()
+        .find_map(|l| l.strip_prefix("cmdstat_fcall:calls="))
+        .and_then(|rest| rest.split(',').next())
+        .map_or(0, |n| n.parse().unwrap())
+}
+
+/// Waits until `ok` holds (a server-side effect that lands within moments), for at most 10 s.
+async fn eventually(mut ok: impl FnMut() -> bool) -> bool {
+    for _ in 0..200 {
+        if ok() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    ok()
+}
+
+/// A follower's waits: kept between calls cut short (no page read again while nothing came),
+/// ended by `release` and by dropping the follower, blocking facade included; and a partition
+/// whose stream started again (ids lower than the position) moves the position there, so it
+/// can still be resumed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_followers_waits_are_kept_then_ended_and_a_restarted_stream_moves_its_position() {
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).await.unwrap();
+    let q = client.create_partitioned("{kept}", 3).await.unwrap();
+    q.set_config(&leaseq::QueueConfig::new().events(true))
+        .await
+        .unwrap();
+    let mut follower = q.events(leaseq::EventsFrom::Now).await.unwrap();
+    assert!(
+        tokio::time::timeout(Duration::from_millis(30), follower.next())
+            .await
+            .is_err()
+    );
+    let reads = fcall_count(&server);
+    for _ in 0..5 {
+        assert!(
+            tokio::time::timeout(Duration::from_millis(30), follower.next())
+                .await
+                .is_err()
+        );
+    }
+    assert_eq!(
+        fcall_count(&server),
+        reads,
+        "an idle follower reads no page again"
+    );
+    assert!(
+        eventually(|| xreads(&server) == 3).await,
+        "one wait per partition"
+    );
+    follower.release();
+    assert!(eventually(|| xreads(&server) == 0).await, "released");
+    // It waits again, and misses nothing meanwhile.
+    q.add(&item("after-release")).await.unwrap();
+    assert_eq!(follower.next().await.unwrap().job_id, "after-release");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(30), follower.next())
+            .await
+            .is_err()
+    );
+    assert!(eventually(|| xreads(&server) == 3).await);
+    drop(follower);
+    assert!(eventually(|| xreads(&server) == 0).await, "dropped");
+
+    // The blocking facade: dropped, its waits end at once, not at the client's next call.
+    let url = server.url();
+    let (before, after) = tokio::task::spawn_blocking(move || {
+        let raw = redis::Client::open(url.as_str()).unwrap();
+        let mut raw = raw.get_connection().unwrap();
+        let mut count = || -> usize {
+            let list: String = redis::cmd("CLIENT").arg("LIST").query(&mut raw).unwrap();
+            list.matches("cmd=xread").count()
+        };
+        let blocking = leaseq::blocking::Client::connect(&url).unwrap();
+        let bq = blocking.partitioned("{kept}").unwrap();
+        let mut f = bq.events(leaseq::EventsFrom::Now).unwrap();
+        assert!(f.next_timeout(Duration::from_millis(50)).unwrap().is_none());
+        let before = count();
+        drop(f);
+        let mut after = count();
+        for _ in 0..100 {
+            if after == 0 {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            after = count();
+        }
+        (before, after)
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        (before, after),
+        (3, 0),
+        "waits while it lives, none once dropped"
+    );
+
+    // Partition 0's stream starts again with lower ids (as after a failover to a replica that
+    // lacked its last entries): the position moves to its new last entry and stays resumable.
+    let mut follower = q
+        .events(leaseq::EventsFrom::After("0-0".into()))
+        .await
+        .unwrap();
+    while follower.next_now().await.unwrap().is_some() {}
+    let zero = q.partition(0).unwrap().prefix().to_owned();
+    server.command(&format!("DEL {zero}:events"));
+    server.command(&format!("XADD {zero}:events 5-1 event added id restarted"));
+    let later = (0..200)
+        .map(|i| format!("r{i}"))
+        .find(|id| q.partition_of_id(id) == 1)
+        .unwrap();
+    q.add(&item(&later)).await.unwrap();
+    let ev = follower.next().await.unwrap();
+    assert_eq!(ev.job_id, later);
+    let position = follower.position().unwrap().to_owned();
+    assert!(position.starts_with("5-1,"), "{position}");
+    let mut resumed = q.events(leaseq::EventsFrom::After(position)).await.unwrap();
+    assert_eq!(resumed.next_now().await.unwrap(), None);
 }

@@ -380,8 +380,8 @@ typedef struct leaseq_name_counts leaseq_name_counts;
 /**
  * A partitioned queue (opaque): one logical queue stored as 1 to 64 partitions, each a full
  * queue under a prefix with a hash tag of its own, so that a Redis Cluster spreads them over
- * its primaries. Items go to a partition by their group, else their first dependency, else
- * their id; leases rotate over the partitions; reads (get, cancel, result, stats, count, list)
+ * its primaries. Items go to a partition by their group, else where their dependencies are,
+ * else their id; leases rotate over the partitions; reads (get, cancel, result, stats, count, list)
  * see the whole logical queue. A queue of one partition is the plain queue at its base.
  *
  * Thread safety: as a `leaseq_queue`, usable from any number of threads at once. Made by
@@ -3292,8 +3292,9 @@ leaseq_status leaseq_partitioned_queue_of(const leaseq_partitioned *partitioned,
 
 /**
  * Sets `*out_partition` to the partition `item` goes to with `options` (NULL: none): by its
- * group (`LEASEQ_ADD_GROUP`) when it has one, else by its first dependency
- * (`LEASEQ_ADD_DEPENDS_ON`), else by its id. Sends nothing.
+ * group (`LEASEQ_ADD_GROUP`) when it has one, else by its first dependency's id
+ * (`LEASEQ_ADD_DEPENDS_ON`), else by its id. Sends nothing, so for an item with dependencies it
+ * answers as if each were in its id's partition; `leaseq_partitioned_add` looks them up.
  *
  * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `item` or `out_partition`;
  * LEASEQ_INVALID_ARGUMENT naming a refused option (`options.priority`...).

@@ -20,7 +20,7 @@ let nativeOf
 /**
  * One logical queue stored as partitions, each a full queue on a hash tag of its own, so that a
  * Redis Cluster spreads them over its primaries. Items go to a partition by their group, else
- * their first dependency, else their id; leases rotate over the partitions; the reads see the
+ * where their dependencies are, else their id; leases rotate over the partitions; the reads see the
  * whole logical queue.
  */
 class PartitionedQueue {

@@ -121,22 +121,36 @@ impl NativeEvents {
         }
         let inner = self.inner.clone();
         let position = self.position.clone();
-        tokio::select! {
-            _ = closed.wait_for(|c| *c) => Ok(None),
+        let got = tokio::select! {
+            _ = closed.wait_for(|c| *c) => None,
             got = async move {
                 let mut events = inner.lock().await;
                 let ev = events.next().await;
                 *position.lock().unwrap_or_else(|e| e.into_inner()) =
                     events.position().map(str::to_owned);
                 ev
-            } => got.map(|e| Some(e.into())).map_err(to_napi),
+            } => Some(got),
+        };
+        match got {
+            Some(got) => got.map(|e| Some(e.into())).map_err(to_napi),
+            None => {
+                // Closed while it waited (the wait, and its lock, are dropped by now): its
+                // server-side waits end here.
+                self.inner.lock().await.release();
+                Ok(None)
+            }
         }
     }
 
     /// Ends the follower: a `next` waiting now resolves to null, and so does every later one.
+    /// Its server-side waits end now (here, or by the `next` it wakes), closing their
+    /// connections rather than when the object is collected.
     #[napi]
     pub fn close(&self) {
         self.closed.send_replace(true);
+        if let Ok(mut events) = self.inner.try_lock() {
+            events.release();
+        }
     }
 
     /// Where to resume (null before the first entry): the id of the last entry yielded, or a

@@ -6,11 +6,50 @@
 // queues (`partition`, `partitionOf`, `queueOf`).
 
 const assert = require('node:assert/strict')
+const net = require('node:net')
 const { randomUUID } = require('node:crypto')
 const { after, before, describe, test } = require('node:test')
 
 const { Client, Item, LeaseqError, PartitionedQueue, Queue, Worker } = require('..')
 const { startRedis } = require('./helpers/redis')
+
+/**
+ * How many clients of the servers at `urls` last ran an `XREAD` (a follower's waits): one
+ * `CLIENT LIST` each, over a plain socket.
+ * @param {string[]} urls
+ */
+async function xreads(urls) {
+  const lists = await Promise.all(
+    urls.map(
+      (url) =>
+        new Promise((resolve, reject) => {
+          const { hostname, port } = new URL(url)
+          const socket = net.connect(Number(port), hostname)
+          let data = ''
+          socket.on('data', (chunk) => {
+            data += chunk
+            const head = /^\$(\d+)\r\n/.exec(data)
+            if (head && data.length >= head[0].length + Number(head[1]) + 2) {
+              socket.end()
+              resolve(data)
+            }
+          })
+          socket.on('error', reject)
+          socket.write('CLIENT LIST\r\n')
+        }),
+    ),
+  )
+  return lists.reduce((n, list) => n + (list.match(/cmd=xread/g) ?? []).length, 0)
+}
+
+/** Waits until `ok()` resolves true, for at most 10 s; its last answer. */
+async function eventually(ok) {
+  for (let i = 0; i < 200; i++) {
+    if (await ok()) return true
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return ok()
+}
 
 const TTL = 30_000
 
@@ -318,6 +357,19 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
       refused.close()
     }
     assert.throws(() => q.events({ after: 7 }), invalid('after'))
+  })
+
+  test("closing a follower ends its waits at once, one per partition while it waits", async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    await q.setConfig({ events: true })
+    const before = await xreads(cluster.urls)
+    const follower = q.events()
+    await follower.ready
+    const pending = follower.next()
+    assert.ok(await eventually(async () => (await xreads(cluster.urls)) === before + 3))
+    follower.close()
+    assert.deepEqual(await pending, { done: true, value: undefined })
+    assert.ok(await eventually(async () => (await xreads(cluster.urls)) === before), 'closed: no wait left')
   })
 })
 

@@ -239,6 +239,20 @@ impl AsyncEvents {
         })
     }
 
+    /// Ends the follower's server-side waits now, closing their connections; a later
+    /// ``next()`` waits again.
+    fn close(&self) {
+        let inner = self.inner.clone();
+        if let Ok(mut follower) = inner.try_lock() {
+            follower.release();
+            return;
+        }
+        // A next() holds it: release once it lets go.
+        if let Ok(runtime) = leaseq::runtime::handle() {
+            runtime.spawn(async move { inner.lock().await.release() });
+        }
+    }
+
     /// Where to resume, as ``Events.position`` (``None`` before the first entry, or while a
     /// ``next()`` runs).
     #[getter]

@@ -52,8 +52,8 @@ impl PartitionedStats {
 /// One logical queue stored as partitions, each a full queue on its own hash tag, so that a
 /// Redis Cluster spreads them over its primaries. Get it from
 /// ``Client.create_partitioned(base, partitions)`` or ``Client.partitioned(base)``; safe to use
-/// from many threads. Items go to a partition by their group, else their first dependency, else
-/// their id; leases rotate over the partitions; reads see the whole logical queue.
+/// from many threads. Items go to a partition by their group, else where their dependencies
+/// are, else their id; leases rotate over the partitions; reads see the whole logical queue.
 #[pyclass(module = "leaseq", frozen)]
 pub struct PartitionedQueue {
     inner: blocking::Partitioned,
@@ -133,12 +133,13 @@ impl PartitionedQueue {
     /// Partition ``i`` as a ``Queue`` (``InvalidArgumentError`` naming ``partition`` when out
     /// of range).
     fn partition(&self, py: Python<'_>, i: &Bound<'_, PyAny>) -> PyResult<Queue> {
-        let i: usize = convert::integer(i, "partition")?;
+        let i = partition_index(i)?;
         self.call(py, |q| q.partition(i)).map(Queue::from)
     }
 
     /// The index of the partition ``item`` goes to (as ``add`` routes it: by its group, else
-    /// its first dependency, else its id). Sends nothing.
+    /// its first dependency's id, else its id). Sends nothing, so for an item with
+    /// dependencies it answers as if each were in its id's partition; ``add`` looks them up.
     fn partition_of(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<usize> {
         let item = convert::item(item, "item")?;
         let item = &item.get().inner;
@@ -154,8 +155,9 @@ impl PartitionedQueue {
     }
 
     /// Adds ``item`` to its partition unless an item with its id exists there; returns whether
-    /// it was added. An item whose dependencies route to another partition is refused
-    /// (``depends_on``). One round trip. A full bounded partition raises ``QueueFullError``,
+    /// it was added. An item with dependencies goes where they are (looked up first, one more
+    /// round trip); one whose dependencies are in two partitions, or in another than its
+    /// group's, is refused (``depends_on``). One round trip. A full bounded partition raises ``QueueFullError``,
     /// or with ``timeout`` waits up to that long for room first, as ``Queue.add`` (without the
     /// GIL; Ctrl-C interrupts it).
     #[pyo3(signature = (item, timeout = None))]
@@ -576,7 +578,7 @@ impl AsyncPartitionedQueue {
 
     /// See ``leaseq.PartitionedQueue.partition``: partition ``i`` as an ``AsyncQueue``.
     fn partition(&self, py: Python<'_>, i: &Bound<'_, PyAny>) -> PyResult<AsyncQueue> {
-        let i: usize = convert::integer(i, "partition")?;
+        let i = partition_index(i)?;
         let prefix = self
             .inner
             .partition_prefix(i)
@@ -953,4 +955,11 @@ impl AsyncPartitionedQueue {
             q.events(from).await.map(crate::events::AsyncEvents::new)
         })
     }
+}
+
+/// A partition index: an `int`; a negative one is out of range as one too large is, so that
+/// the core's refusal names the range.
+fn partition_index(i: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let i: i64 = convert::integer(i, "partition")?;
+    Ok(usize::try_from(i).unwrap_or(usize::MAX))
 }

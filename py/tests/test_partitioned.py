@@ -70,9 +70,11 @@ def test_adds_spread_and_reads_see_the_logical_queue(
     assert q.get("missing") is None
     assert q.cancel("i5") == leaseq.State.WAITING
     assert q.get("i5") is None
-    with pytest.raises(leaseq.InvalidArgumentError) as refused:
-        q.partition(3)
-    assert refused.value.argument == "partition"
+    for out_of_range in (3, -1):
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            q.partition(out_of_range)
+        assert refused.value.argument == "partition"
+        assert "from 0 to 2" in str(refused.value)
 
 
 def test_leases_come_from_every_partition_and_finish_in_their_own(

@@ -7,8 +7,9 @@ three primaries, sync and asyncio. A refused argument is named and nothing is wr
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 
 import leaseq
@@ -245,8 +246,10 @@ def test_add_waits_for_room_and_lease_takes_block(
     first = leaseq.Item(b"1", id="first")
     assert q.add(first, timeout=None)
     same_partition = beside(q, first, same=True)
-    with pytest.raises(leaseq.QueueFullError):
+    with pytest.raises(leaseq.QueueFullError) as full:
         q.add(same_partition)
+    # The refusal names the partition that is full.
+    assert q.partitions[q.partition_of(first)] in str(full.value)
     with pytest.raises(leaseq.QueueFullError):
         q.add(same_partition, timeout=0.05)
     with pytest.raises(leaseq.QueueFullError):
@@ -276,9 +279,11 @@ def test_the_asyncio_face_routes_and_fails(cluster: Server) -> None:
             for item in items(9):
                 at = q.partition_of(item)
                 assert await q.partition(at).get(item.id) is not None
-            with pytest.raises(leaseq.InvalidArgumentError) as refused:
-                q.partition(3)
-            assert refused.value.argument == "partition"
+            for out_of_range in (3, -1):
+                with pytest.raises(leaseq.InvalidArgumentError) as refused:
+                    q.partition(out_of_range)
+                assert refused.value.argument == "partition"
+                assert "from 0 to 2" in str(refused.value)
             with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
                 q.partition_of(b"i0")  # type: ignore[arg-type]
             assert wrong.value.argument == "item"
@@ -419,6 +424,33 @@ def test_a_runner_refuses_a_list_holding_a_partitioned_queue_and_a_base(
     assert "partitioned" in str(refused.value)
 
 
+def xreads(urls: list[str]) -> int:
+    """How many clients of the servers at ``urls`` last ran an ``XREAD`` (a follower's
+    waits): one ``CLIENT LIST`` each, over a plain socket."""
+    total = 0
+    for url in urls:
+        host, port = url.removeprefix("redis://").split("/")[0].rsplit(":", 1)
+        with socket.create_connection((host, int(port))) as s:
+            s.sendall(b"CLIENT LIST\r\n")
+            data = b""
+            while True:
+                data += s.recv(65536)
+                head, _, rest = data.partition(b"\r\n")
+                if head.startswith(b"$") and len(rest) >= int(head[1:]) + 2:
+                    break
+            total += data.count(b"cmd=xread")
+    return total
+
+
+async def eventually(ok: Callable[[], bool]) -> bool:
+    """Waits until ``ok()`` holds, for at most 10 s; its last answer."""
+    for _ in range(200):
+        if ok():
+            return True
+        await asyncio.sleep(0.05)
+    return ok()
+
+
 def ids_per_partition(
     q: leaseq.PartitionedQueue | leaseq.aio.PartitionedQueue, per: int, tag: str
 ) -> list[list[str]]:
@@ -499,5 +531,31 @@ def test_the_asyncio_face_follows_every_partition(cluster: Server) -> None:
             await q.add(leaseq.Item(b"x", id="after-position"))
             resumed = await q.events(after=position)
             assert (await resumed.__anext__()).job_id == "after-position"
+            # Closed: iterating it is done, and its waits (one per partition) end now.
+            await follower.aclose()
+            before = xreads(cluster.urls)
+            waiting = asyncio.ensure_future(resumed.__anext__())
+            assert await eventually(lambda: xreads(cluster.urls) == before + 3)
+            waiting.cancel()
+            await resumed.aclose()
+            assert await eventually(lambda: xreads(cluster.urls) == before)
+            with pytest.raises(StopAsyncIteration):
+                await resumed.__anext__()
+
+    asyncio.run(body())
+
+
+def test_a_runner_refuses_asyncio_queues_as_it_is_made(cluster: Server) -> None:
+    def handle(_job: leaseq.worker.Job) -> None:
+        return None
+
+    async def body() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            p = await client.create_partitioned(new_prefix(), 3)
+            for given in (p, client.queue(new_prefix()), [client.queue(new_prefix())]):
+                with pytest.raises(leaseq.InvalidArgumentTypeError) as refused:
+                    leaseq.aio.Worker(given, handle)
+                assert refused.value.argument == "queue"
+                assert "leaseq.aio" in str(refused.value)
 
     asyncio.run(body())

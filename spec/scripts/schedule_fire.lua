@@ -51,7 +51,7 @@ local capacity = tonumber(config('capacity'))
 if capacity and #plan > 0 then
   local size = waiting_count() + redis.call('ZCARD', DELAYED)
   if size + #plan > capacity then
-    return redis.error_reply('FULL leaseq: the queue holds ' .. size .. ' of its capacity ' .. capacity
+    return redis.error_reply('FULL leaseq: the queue ' .. string.sub(QUEUE, 1, -7) .. ' holds ' .. size .. ' of its capacity ' .. capacity
       .. '; the ' .. #plan .. ' items of schedule ' .. name .. ' do not fit')
   end
 end

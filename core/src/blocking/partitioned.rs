@@ -207,12 +207,10 @@ impl Partitioned {
     /// The prefix of partition `i`, refused as [`Partitioned::partition`] refuses it; sends
     /// nothing (for a face that makes the partition's queue handle on its own client).
     pub fn partition_prefix(&self, i: usize) -> Result<&str> {
-        self.prefixes.get(i).map(String::as_str).ok_or_else(|| {
-            crate::Error::invalid(
-                "partition",
-                format!("must be below {}", self.prefixes.len()),
-            )
-        })
+        self.prefixes
+            .get(i)
+            .map(String::as_str)
+            .ok_or_else(|| crate::partition::no_such_partition(self.prefixes.len()))
     }
 
     /// Like [`Partitioned::add_wait`], interruptible as [`super::Queue::add_wait_interruptible`]

@@ -273,6 +273,10 @@ impl<'a> Waiter<'a> {
                 self.handle.connections().forget_waiters();
                 *kept = KeptWaits::default();
             }
+            // Closed: the waits' connections go now, not when their holder is dropped.
+            if matches!(e, Error::Closed) {
+                *kept = KeptWaits::default();
+            }
         }
         result
     }
@@ -354,6 +358,12 @@ pub(crate) struct KeptWaits {
 }
 
 impl KeptWaits {
+    /// Ends every wait, returning once their tasks have ended (their connections closed).
+    pub(crate) async fn shutdown(&mut self) {
+        self.waits.shutdown().await;
+        self.keys.clear();
+    }
+
     /// Starts `cmd`, a blocking wait on `key` of the longest slice, on `conn`.
     fn start(&mut self, key: Vec<u8>, cmd: redis::Cmd, conn: Conn) {
         self.keys.insert(key.clone());

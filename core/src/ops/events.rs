@@ -282,7 +282,7 @@ impl Queue {
             EventsFrom::Now => None,
             EventsFrom::After(id) => Some(validate_event_id(&id)?),
         };
-        let stream = Stream::start(self, after, None).await?;
+        let stream = Stream::start(self, after, None, false).await?;
         Ok(Events::of(self.prefix(), vec![stream], false))
     }
 
@@ -373,38 +373,46 @@ pub(crate) struct Stream {
 
 impl Stream {
     /// Starts following `queue`'s stream after `after` (`None`: from now): one round trip, a
-    /// first page. `partition` names the stream in a refusal of `after` when it is one of a
-    /// partitioned queue's.
+    /// first page. An `after` later than the stream's last entry is refused, naming
+    /// `partition` when the stream is one of a partitioned queue's; with `clamp` (a time given
+    /// for every partition), the stream's last entry is taken instead: nothing is after it.
     pub(crate) async fn start(
         queue: &Queue,
         after: Option<String>,
         partition: Option<usize>,
+        clamp: bool,
     ) -> Result<Stream> {
         let page = queue.raw_page(after.as_deref(), FOLLOW_PAGE).await?;
-        if page.unknown {
-            let whose = partition.map_or(String::new(), |i| format!(" of partition {i}"));
-            return Err(Error::invalid(
-                "after",
-                format!(
-                    "`{}` is later than the last event{whose} ({})",
-                    after.unwrap_or_default(),
-                    page.last
-                ),
-            ));
-        }
-        let start = after.unwrap_or_else(|| page.last.clone());
+        let start = match after {
+            Some(_) if page.unknown && clamp => page.last.clone(),
+            Some(after) if page.unknown => {
+                let whose = partition.map_or("the stream's last event".to_owned(), |i| {
+                    format!("partition {i}'s last event")
+                });
+                return Err(Error::invalid(
+                    "after",
+                    format!("`{after}` is later than {whose} ({})", page.last),
+                ));
+            }
+            Some(after) => after,
+            None => page.last.clone(),
+        };
         let mut stream = Stream {
             queue: queue.clone(),
             after: start.clone(),
             buffer: VecDeque::new(),
             yielded: start,
         };
-        stream.take(page);
+        if !page.unknown {
+            stream.take(page);
+        }
         Ok(stream)
     }
 
-    /// Takes a page read after `self.after` into the buffer, moving `after` past it.
-    fn take(&mut self, page: RawPage) {
+    /// Takes a page read after `self.after` into the buffer, moving `after` past it. Returns
+    /// whether the stream started again (its ids went back): its position moves to its new
+    /// last entry.
+    fn take(&mut self, page: RawPage) -> bool {
         if let Some(first) = page.gap {
             self.buffer.push_back(gap(&self.after, first.clone()));
             // Past the gap, also when nothing after it is kept.
@@ -416,9 +424,11 @@ impl Stream {
         // (A stream emptied and started again, e.g. deleted by hand: `unknown` later on means
         // its ids went back; follow its new entries.)
         if page.unknown {
-            self.after = page.last;
+            self.after = page.last.clone();
+            self.yielded = page.last;
         }
         self.buffer.extend(page.events);
+        page.unknown
     }
 }
 
@@ -436,6 +446,9 @@ pub struct Events {
     position: Option<String>,
     /// The server-side waits for the streams' next entries, kept between calls.
     kept: KeptWaits,
+    /// Whether every stream was read to its end and `kept` waits on those ends: the next call
+    /// waits at once, rather than reading again (a caller that polls with a timeout).
+    drained: bool,
 }
 
 impl Events {
@@ -446,6 +459,7 @@ impl Events {
             partitioned,
             position: None,
             kept: KeptWaits::default(),
+            drained: false,
         }
     }
 
@@ -472,30 +486,35 @@ impl Events {
             if let Some(ev) = self.pop() {
                 return Ok(ev);
             }
-            // Every buffer is empty: read a page of each stream, at once.
-            match self.read_pages().await {
-                Ok(()) => {
-                    waiter.worked();
-                    if self.streams.iter().any(|s| !s.buffer.is_empty()) {
+            // Every buffer is empty: read a page of each stream, at once, unless the last call
+            // read them all to their ends and was cut short while it waited.
+            if !self.drained {
+                match self.read_pages().await {
+                    Ok(()) => {
+                        waiter.worked();
+                        if self.streams.iter().any(|s| !s.buffer.is_empty()) {
+                            continue;
+                        }
+                    }
+                    Err(e) if Verdict::of(&e) != Verdict::Final => {
+                        waiter.pause().await?;
                         continue;
                     }
+                    Err(e) => return Err(e),
                 }
-                Err(e) if Verdict::of(&e) != Verdict::Final => {
-                    waiter.pause().await?;
-                    continue;
-                }
-                Err(e) => return Err(e),
+                self.drained = true;
             }
             let wanted: Vec<(&str, &str)> = self
                 .streams
                 .iter()
                 .map(|s| (s.queue.keys().events.as_str(), s.after.as_str()))
                 .collect();
-            match waiter
+            let woken = waiter
                 .until_any_stream_kept(&wanted, None, &mut self.kept)
-                .await
-            {
-                // Woken (or the slice passed): the next pages read what came.
+                .await;
+            // Woken, the slice passed, or an error: the next pages read what came.
+            self.drained = false;
+            match woken {
                 Ok(_) => waiter.worked(),
                 Err(e) if Verdict::of(&e) != Verdict::Final => waiter.pause().await?,
                 Err(e) => return Err(e),
@@ -515,7 +534,9 @@ impl Events {
         Ok(self.pop())
     }
 
-    /// Reads a page of each stream, at once, into the buffers.
+    /// Reads a page of each stream, at once, into the buffers. A stream that started again
+    /// (its ids went back) moves the position, and the waits start afresh: one sent with its
+    /// old, higher position would not wake for its new entries.
     async fn read_pages(&mut self) -> Result<()> {
         let pages = try_join_all(
             self.streams
@@ -523,10 +544,46 @@ impl Events {
                 .map(|s| s.queue.raw_page(Some(&s.after), FOLLOW_PAGE)),
         )
         .await?;
+        let mut restarted = false;
         for (stream, page) in self.streams.iter_mut().zip(pages) {
-            stream.take(page);
+            restarted |= stream.take(page);
+        }
+        if restarted {
+            self.kept = KeptWaits::default();
+            if self.position.is_some() {
+                self.position = Some(self.joined());
+            }
         }
         Ok(())
+    }
+
+    /// The position: each stream's last entry yielded (or where it started), joined by `,`.
+    fn joined(&self) -> String {
+        self.streams
+            .iter()
+            .map(|s| s.yielded.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Ends the follower's server-side waits now, closing their connections (a follower that
+    /// is dropped does the same; this is for one kept, e.g. by a binding, after it is closed).
+    /// A later [`Events::next`] waits again.
+    pub fn release(&mut self) {
+        self.kept = KeptWaits::default();
+        self.drained = false;
+    }
+
+    /// [`Events::release`], returning once the waits' tasks have ended and their connections
+    /// are closed (on a runtime that runs only while driven, so that nothing is left for it).
+    pub async fn shutdown(&mut self) {
+        self.take_waits().shutdown().await;
+    }
+
+    /// The follower's server-side waits, taken out of it (to end them elsewhere).
+    pub(crate) fn take_waits(&mut self) -> KeptWaits {
+        self.drained = false;
+        std::mem::take(&mut self.kept)
     }
 
     /// Takes the buffered entry to yield next: the earliest of the streams' first ones (the
@@ -542,15 +599,7 @@ impl Events {
         let mut ev = stream.buffer.pop_front()?;
         if ev.event != GAP {
             stream.yielded = ev.id.clone();
-            self.position = Some(if self.partitioned {
-                self.streams
-                    .iter()
-                    .map(|s| s.yielded.as_str())
-                    .collect::<Vec<_>>()
-                    .join(",")
-            } else {
-                ev.id.clone()
-            });
+            self.position = Some(self.joined());
         }
         if self.partitioned {
             ev.partition = Some(i);

@@ -19,13 +19,14 @@ impl Partitioned {
     /// Its [`Events::position`] holds one entry id per partition, joined by `,` (a queue of one
     /// partition: one id, as its queue's follower gives): give it back
     /// as `EventsFrom::After(position)` to resume. A single id is taken for every partition
-    /// (`0-0`: every entry still kept). A position of another count of ids, or any id that is
-    /// no event id, is refused sending nothing; an id later than its partition's last entry
-    /// after the reads (INVALID_ARGUMENT naming `after` for each). One round trip to each
-    /// partition, at once.
+    /// (`0-0`: every entry still kept; `<ms>`: what came after that time, a partition whose
+    /// last entry is earlier starting at it). A position of another count of ids, or any id
+    /// that is no event id, is refused sending nothing; an id of a position later than its
+    /// partition's last entry after the reads (INVALID_ARGUMENT naming `after` for each). One
+    /// round trip to each partition, at once.
     pub async fn events(&self, from: EventsFrom) -> Result<Events> {
-        let afters = match from {
-            EventsFrom::Now => vec![None; self.partitions.len()],
+        let (afters, clamp) = match from {
+            EventsFrom::Now => (vec![None; self.partitions.len()], false),
             EventsFrom::After(position) => self.parse_position(&position)?,
         };
         let streams = try_join_all(
@@ -33,14 +34,15 @@ impl Partitioned {
                 .iter()
                 .zip(afters)
                 .enumerate()
-                .map(|(i, (q, after))| Stream::start(q, after, Some(i))),
+                .map(|(i, (q, after))| Stream::start(q, after, Some(i), clamp)),
         )
         .await?;
         Ok(Events::of(&self.base, streams, true))
     }
 
-    /// The ids of a follower's position, one per partition (a single id: the same for each).
-    fn parse_position(&self, position: &str) -> Result<Vec<Option<String>>> {
+    /// The ids of a follower's position, one per partition (a single id: the same for each, and
+    /// `true`: a partition whose last entry is earlier starts there).
+    fn parse_position(&self, position: &str) -> Result<(Vec<Option<String>>, bool)> {
         let ids: Vec<&str> = position.split(',').collect();
         let n = self.partitions.len();
         if ids.len() != 1 && ids.len() != n {
@@ -58,9 +60,9 @@ impl Partitioned {
             .map(|id| validate_event_id(id).map(Some))
             .collect::<Result<Vec<_>>>()?;
         Ok(if ids.len() == n {
-            ids
+            (ids, false)
         } else {
-            vec![ids[0].clone(); n]
+            (vec![ids[0].clone(); n], n > 1)
         })
     }
 }

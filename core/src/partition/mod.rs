@@ -124,6 +124,17 @@ impl Client {
     }
 }
 
+/// The refusal of a partition index that is not below `count` (argument `partition`).
+pub(crate) fn no_such_partition(count: usize) -> Error {
+    Error::invalid(
+        "partition",
+        format!(
+            "must be from 0 to {}: the queue has {count} partitions",
+            count.saturating_sub(1)
+        ),
+    )
+}
+
 /// The layout stored under `base`, if any.
 async fn read_layout(home: &Queue, base: &str) -> Result<Option<Layout>> {
     let mut cmd = redis::cmd("GET");
@@ -155,9 +166,9 @@ impl Partitioned {
     /// Partition `i`, a full queue; refused (argument `partition`) when `i` is not below
     /// [`Partitioned::count`]. Sends nothing.
     pub fn partition(&self, i: usize) -> Result<&Queue> {
-        self.partitions.get(i).ok_or_else(|| {
-            crate::Error::invalid("partition", format!("must be below {}", self.count()))
-        })
+        self.partitions
+            .get(i)
+            .ok_or_else(|| no_such_partition(self.count()))
     }
 
     /// How many partitions the queue has.
@@ -171,7 +182,9 @@ impl Partitioned {
     }
 
     /// The partition `item` goes to (spec/PROTOCOL.md 5.25, "Routing"): by its group when it
-    /// has one, else by its first dependency, else by its id.
+    /// has one, else by its first dependency's id, else by its id. Sends nothing, so for an item
+    /// with dependencies it answers as if each were in its id's partition: [`Partitioned::add`]
+    /// looks them up, and takes the item where they are.
     pub fn partition_of(&self, item: &Item) -> usize {
         route::of_key(route::key_of(item), self.count())
     }

@@ -1,7 +1,13 @@
 //! Routing (spec/PROTOCOL.md 5.25): which partition an item, an id or a flow goes to.
 
+use std::collections::{HashMap, HashSet};
+
+use futures_util::future::try_join_all;
+
+use super::Partitioned;
 use crate::error::{Error, Result};
 use crate::item::Item;
+use crate::queue::Queue;
 
 /// 64-bit FNV-1a of `bytes`: the routing hash every client computes the same way.
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
@@ -18,7 +24,8 @@ pub(crate) fn of_key(key: &[u8], count: usize) -> usize {
     (fnv1a(key) % count as u64) as usize
 }
 
-/// The routing key of `item`: its group, else its first dependency, else its id.
+/// The routing key of `item` when nothing is looked up ([`crate::Partitioned::partition_of`]):
+/// its group, else its first dependency, else its id.
 pub(crate) fn key_of(item: &Item) -> &[u8] {
     if let Some(group) = item.group_name() {
         return group.as_bytes();
@@ -29,26 +36,128 @@ pub(crate) fn key_of(item: &Item) -> &[u8] {
     }
 }
 
-/// The partition of `item`, refusing (argument `depends_on`) a dependency that routes
-/// elsewhere: dependencies are resolved within one partition.
-pub(crate) fn checked(item: &Item, count: usize) -> Result<usize> {
-    let at = of_key(key_of(item), count);
-    if let Some(dep) = item
-        .dependencies()
-        .iter()
-        .find(|d| of_key(d.as_bytes(), count) != at)
-    {
-        return Err(Error::invalid(
-            "depends_on",
-            format!(
-                "item `{}` goes to partition {at} but its dependency `{dep}` to partition {}; \
-                 dependencies must share a partition (add a flow, or add to one partition)",
-                item.id(),
-                of_key(dep.as_bytes(), count)
-            ),
-        ));
+/// Where each of `items` goes (spec/PROTOCOL.md 5.25, "Dependencies and flows"), given
+/// `located`, the partition each dependency that is no earlier item of the call was found in:
+/// its group's partition, else its dependencies', else its first dependency's id's, else its
+/// id's. Refuses (argument `depends_on`) an item whose dependencies are in two partitions, or
+/// in another than its group's.
+pub(crate) fn route_all(
+    items: &[Item],
+    located: &HashMap<&str, usize>,
+    count: usize,
+) -> Result<Vec<usize>> {
+    let mut earlier: HashMap<&str, usize> = HashMap::new();
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        // The partition a dependency holds the item to, and which dependency.
+        let mut held: Option<(usize, &str)> = None;
+        for dep in item.dependencies() {
+            let Some(&at) = earlier
+                .get(dep.as_str())
+                .or_else(|| located.get(dep.as_str()))
+            else {
+                continue;
+            };
+            match held {
+                Some((other, first)) if other != at => {
+                    return Err(Error::invalid(
+                        "depends_on",
+                        format!(
+                            "item `{}` depends on `{first}`, in partition {other}, and on \
+                             `{dep}`, in partition {at}; dependencies must share a partition",
+                            item.id()
+                        ),
+                    ))
+                }
+                _ => held = Some((at, dep.as_str())),
+            }
+        }
+        let at = match (item.group_name(), held) {
+            (Some(group), _) => of_key(group.as_bytes(), count),
+            (None, Some((at, _))) => at,
+            (None, None) => of_key(key_of(item), count),
+        };
+        if let Some((other, dep)) = held.filter(|&(other, _)| other != at) {
+            return Err(Error::invalid(
+                "depends_on",
+                format!(
+                    "item `{}` goes to partition {at}, its group's, but its dependency `{dep}` \
+                     is in partition {other}; dependencies must share a partition (add a flow, \
+                     or add to one partition)",
+                    item.id()
+                ),
+            ));
+        }
+        earlier.entry(item.id()).or_insert(at);
+        out.push(at);
     }
-    Ok(at)
+    Ok(out)
+}
+
+/// The dependencies of `items` to look up: each distinct one that is no earlier item of the
+/// call (an earlier item's partition is known).
+pub(crate) fn to_locate(items: &[Item]) -> Vec<&str> {
+    let mut earlier: HashSet<&str> = HashSet::new();
+    let mut wanted: Vec<&str> = Vec::new();
+    let mut listed: HashSet<&str> = HashSet::new();
+    for item in items {
+        for dep in item.dependencies() {
+            if !earlier.contains(dep.as_str()) && listed.insert(dep.as_str()) {
+                wanted.push(dep);
+            }
+        }
+        earlier.insert(item.id());
+    }
+    wanted
+}
+
+impl Partitioned {
+    /// The partition each of `ids` is in, looked up in every partition at once (one round
+    /// trip to each: a pipeline of `EXISTS P:job:<id> P:item:<id> P:data:<id>`, read-only);
+    /// an id in no partition is left out. Refuses (argument `depends_on`) an id found in two.
+    pub(crate) async fn locate<'a>(&self, ids: &[&'a str]) -> Result<HashMap<&'a str, usize>> {
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let found = try_join_all(self.partitions.iter().map(|q| exists_each(q, ids))).await?;
+        let mut at: HashMap<&'a str, usize> = HashMap::new();
+        for (partition, found) in found.into_iter().enumerate() {
+            for (&id, here) in ids.iter().zip(found) {
+                if !here {
+                    continue;
+                }
+                if let Some(other) = at.insert(id, partition) {
+                    return Err(Error::invalid(
+                        "depends_on",
+                        format!(
+                            "`{id}` is an item of partition {other} and of partition \
+                             {partition}: a dependency must name one item"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(at)
+    }
+}
+
+/// Whether an item of each of `ids` is in queue `q` (waiting, delayed, leased, blocked or
+/// dead: its record, data or item key exists). One round trip.
+async fn exists_each(q: &Queue, ids: &[&str]) -> Result<Vec<bool>> {
+    let prefix = q.prefix();
+    let mut pipe = redis::pipe();
+    for id in ids {
+        pipe.cmd("EXISTS")
+            .arg(format!("{prefix}:job:{id}"))
+            .arg(format!("{prefix}:item:{id}"))
+            .arg(format!("{prefix}:data:{id}"));
+    }
+    let mut conn = q.conn()?;
+    let counts: Vec<i64> = pipe
+        .query_async(&mut conn)
+        .await
+        .map_err(|e| q.map_err(e))?;
+    Ok(counts.into_iter().map(|n| n > 0).collect())
 }
 
 #[cfg(test)]
@@ -62,28 +171,43 @@ mod tests {
         assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
     }
 
-    #[test]
-    fn a_group_wins_over_the_id_and_one_partition_takes_all() {
-        let a = Item::with_id("a", b"".to_vec()).unwrap().group("g");
-        let b = Item::with_id("b", b"".to_vec()).unwrap().group("g");
-        assert_eq!(key_of(&a), b"g");
-        assert_eq!(checked(&a, 7).unwrap(), checked(&b, 7).unwrap());
-        assert_eq!(checked(&Item::new(b"x".to_vec()), 1).unwrap(), 0);
+    fn item(id: &str) -> Item {
+        Item::with_id(id, b"".to_vec()).unwrap()
     }
 
     #[test]
-    fn a_dependency_in_another_partition_is_refused() {
-        let ids: Vec<String> = (0..64).map(|i| format!("id{i}")).collect();
-        let (x, y) = (
-            &ids[0],
-            ids.iter()
-                .find(|d| of_key(d.as_bytes(), 4) != of_key(ids[0].as_bytes(), 4))
-                .unwrap(),
-        );
-        let ok = Item::new(b"".to_vec()).depends_on([x.as_str()]);
-        assert_eq!(checked(&ok, 4).unwrap(), of_key(x.as_bytes(), 4));
-        let bad = Item::new(b"".to_vec()).depends_on([x.as_str(), y.as_str()]);
-        let e = checked(&bad, 4).unwrap_err();
+    fn a_group_wins_over_the_id_and_one_partition_takes_all() {
+        let items = [item("a").group("g"), item("b").group("g")];
+        let at = route_all(&items, &HashMap::new(), 7).unwrap();
+        assert_eq!(at[0], at[1]);
+        assert_eq!(at[0], of_key(b"g", 7));
+        assert_eq!(route_all(&[item("x")], &HashMap::new(), 1).unwrap(), [0]);
+    }
+
+    #[test]
+    fn an_item_follows_its_dependencies_where_they_are() {
+        // A dependency located in partition 2 takes the item there, whatever its id's hash.
+        let located = HashMap::from([("d", 2)]);
+        let at = route_all(&[item("x").depends_on(["d"])], &located, 4).unwrap();
+        assert_eq!(at, [2]);
+        // Not located anywhere (finished, or never added): by the first dependency's id.
+        let at = route_all(&[item("x").depends_on(["e"])], &HashMap::new(), 4).unwrap();
+        assert_eq!(at, [of_key(b"e", 4)]);
+        // An earlier item of the call, grouped: where its group put it.
+        let items = [item("p").group("g"), item("c").depends_on(["p"])];
+        let at = route_all(&items, &HashMap::new(), 4).unwrap();
+        assert_eq!(at, [of_key(b"g", 4), of_key(b"g", 4)]);
+        assert_eq!(to_locate(&items), Vec::<&str>::new());
+        // A later item of the call is looked up (and constrains nothing when not found).
+        let items = [item("c").depends_on(["p"]), item("p").group("g")];
+        assert_eq!(to_locate(&items), ["p"]);
+    }
+
+    #[test]
+    fn dependencies_in_two_partitions_or_off_the_group_are_refused() {
+        let located = HashMap::from([("a", 0), ("b", 1)]);
+        let both = item("x").depends_on(["a", "b"]);
+        let e = route_all(&[both], &located, 4).unwrap_err();
         assert!(matches!(
             e,
             Error::InvalidArgument {
@@ -91,5 +215,24 @@ mod tests {
                 ..
             }
         ));
+        let group = (0..64)
+            .map(|g| format!("g{g}"))
+            .find(|g| of_key(g.as_bytes(), 4) != 0)
+            .unwrap();
+        let off = item("x").group(group.as_str()).depends_on(["a"]);
+        let e = route_all(&[off], &located, 4).unwrap_err();
+        assert!(matches!(
+            e,
+            Error::InvalidArgument {
+                argument: "depends_on",
+                ..
+            }
+        ));
+        // A dependency nowhere does not hold a grouped item back.
+        let free = item("x").group(group.as_str()).depends_on(["gone"]);
+        assert_eq!(
+            route_all(&[free], &located, 4).unwrap(),
+            [of_key(group.as_bytes(), 4)]
+        );
     }
 }

@@ -17,12 +17,15 @@ use crate::{FailOutcome, Retry};
 const WAIT_SLICE: Duration = Duration::from_secs(5);
 
 impl Partitioned {
-    /// Adds `item` to its partition ([`Partitioned::partition_of`]) unless an item with its id
-    /// exists there; returns whether it was added. Refuses (argument `depends_on`) an item
-    /// whose dependencies route to another partition. One round trip.
+    /// Adds `item` to its partition unless an item with its id exists there; returns whether it
+    /// was added. Its partition is its group's, else its dependencies' (located first, spec/
+    /// PROTOCOL.md 5.25, "Dependencies and flows"), else its id's. Refuses (argument
+    /// `depends_on`, nothing written) an item whose dependencies are in two partitions, or in
+    /// another than its group's. One round trip; one more (to every partition at once) for an
+    /// item with dependencies.
     pub async fn add(&self, item: &Item) -> Result<bool> {
         item.validate()?;
-        let at = route::checked(item, self.count())?;
+        let at = self.route(std::slice::from_ref(item)).await?[0];
         self.partitions[at].add(item).await
     }
 
@@ -30,13 +33,26 @@ impl Partitioned {
     /// [`crate::Queue::add_wait`] does there.
     pub async fn add_wait(&self, item: &Item, wait: Wait) -> Result<bool> {
         item.validate()?;
-        let at = route::checked(item, self.count())?;
+        let at = self.route(std::slice::from_ref(item)).await?[0];
         self.partitions[at].add_wait(item, wait).await
     }
 
-    /// Adds every item whose id does not exist yet in its partition and returns how many were
-    /// added: one script call per partition touched, sent concurrently (one round trip each,
-    /// at the same time). Every item is checked first; nothing is sent when one is refused.
+    /// The partition of each of `items`, their dependencies located first when any has some
+    /// (one round trip to every partition at once; none without dependencies).
+    async fn route(&self, items: &[Item]) -> Result<Vec<usize>> {
+        if self.count() == 1 {
+            return Ok(vec![0; items.len()]);
+        }
+        let located = self.locate(&route::to_locate(items)).await?;
+        route::route_all(items, &located, self.count())
+    }
+
+    /// Adds every item whose id does not exist yet in its partition (as [`Partitioned::add`]
+    /// routes it: a dependency that is an earlier item of the batch is where that item goes)
+    /// and returns how many were added: one script call per partition touched, sent
+    /// concurrently (one round trip each, at the same time; one more, to every partition at
+    /// once, when items have dependencies to locate). Every item is checked first; nothing is
+    /// written when one is refused.
     /// Each partition's part is atomic per item as in [`crate::Queue::add_batch`]; after an
     /// error, adding the same batch again adds only what is missing.
     pub async fn add_batch(&self, items: &[Item]) -> Result<usize> {
@@ -56,10 +72,12 @@ impl Partitioned {
             // The plain queue: no routing, no copy of the batch.
             return add_to(&self.partitions[0], items, wait).await;
         }
-        let mut parts: Vec<Vec<Item>> = vec![Vec::new(); self.count()];
         for item in items {
             item.validate()?;
-            parts[route::checked(item, self.count())?].push(item.clone());
+        }
+        let mut parts: Vec<Vec<Item>> = vec![Vec::new(); self.count()];
+        for (item, at) in items.iter().zip(self.route(items).await?) {
+            parts[at].push(item.clone());
         }
         let calls = parts
             .iter()

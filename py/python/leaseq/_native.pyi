@@ -856,6 +856,10 @@ class AsyncEvents:
 
     def next(self) -> asyncio.Future[QueueEvent]:
         """The next entry, as an asyncio future."""
+    def close(self) -> None:
+        """Ends the follower's server-side waits now, closing their connections; a later
+        ``next()`` waits again.
+        """
     @property
     def position(self) -> str | None:
         """Where to resume, as ``Events.position`` (``None`` before the first entry, or while a
@@ -1741,7 +1745,7 @@ class PartitionedQueue:
     """One logical queue stored as partitions, each a full queue on its own hash tag, so that a
     Redis Cluster spreads them over its primaries. Get it from
     ``Client.create_partitioned(base, partitions)`` or ``Client.partitioned(base)``; safe to
-    use from many threads. Items go to a partition by their group, else their first dependency,
+    use from many threads. Items go to a partition by their group, else where their dependencies are,
     else their id; leases rotate over the partitions; reads see the whole logical queue.
     """
 
@@ -1757,7 +1761,8 @@ class PartitionedQueue:
         """
     def partition_of(self, item: Item) -> int:
         """The index of the partition ``item`` goes to (as ``add`` routes it: by its group, else
-        its first dependency, else its id). Sends nothing.
+        its first dependency's id, else its id). Sends nothing, so for an item with
+        dependencies it answers as if each were in its id's partition; ``add`` looks them up.
         """
     def queue_of(self, lease: Lease) -> Queue:
         """The partition that issued ``lease``, as a ``Queue``: to finish it in ways this class
@@ -1765,10 +1770,11 @@ class PartitionedQueue:
         """
     def add(self, item: Item, timeout: float | timedelta | None = None) -> bool:
         """Adds ``item`` to its partition unless an item with its id exists there; returns whether
-        it was added. An item whose dependencies route to another partition is refused
-        (``depends_on``). One round trip. A full bounded partition raises ``QueueFullError``,
-        or with ``timeout`` waits up to that long for room first, as ``Queue.add`` (without the
-        GIL; Ctrl-C interrupts it).
+        it was added. An item with dependencies goes where they are (looked up first, one more
+        round trip); one whose dependencies are in two partitions, or in another than its
+        group's, is refused (``depends_on``). One round trip. A full bounded partition raises
+        ``QueueFullError``, or with ``timeout`` waits up to that long for room first, as
+        ``Queue.add`` (without the GIL; Ctrl-C interrupts it).
         """
     def add_batch(
         self, items: Iterable[Item], timeout: float | timedelta | None = None

@@ -167,16 +167,25 @@ class EventFollower:
     :class:`leaseq.QueueEvent` in order, waiting for the next; ``position`` is where to resume
     (pass it as ``after``)."""
 
-    __slots__ = ("_native",)
+    __slots__ = ("_closed", "_native")
 
     def __init__(self, native: _native.AsyncEvents) -> None:
         self._native = native
+        self._closed = False
 
     def __aiter__(self) -> EventFollower:
         return self
 
     async def __anext__(self) -> QueueEvent:
+        if self._closed:
+            raise StopAsyncIteration
         return await self._native.next()
+
+    async def aclose(self) -> None:
+        """Ends the follower: iterating it is done, and its server-side waits end now,
+        closing their connections."""
+        self._closed = True
+        self._native.close()
 
     @property
     def position(self) -> str | None:

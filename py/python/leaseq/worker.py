@@ -407,6 +407,7 @@ class Worker:
         timeout_grace: Seconds | None = None,
         on_event: Callable[[str, str | None, Any], None] | None = None,
     ) -> None:
+        _refuse_asyncio_queues(queue)
         self._queue = queue
         # A table of handlers by name (None: `handler` takes every job), and its fallback.
         self._table: dict[str, Callable[[Job], Any]] | None = None
@@ -670,6 +671,19 @@ class Worker:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
             self._finish(thread)
+
+
+def _refuse_asyncio_queues(queue: Any) -> None:
+    """Refuses, as the runner is made, a queue of ``leaseq.aio`` (alone or in a list): the runner
+    runs on threads of its own and takes the queues of ``leaseq.Client``."""
+    given = list(queue) if isinstance(queue, (list, tuple)) else [queue]
+    if any(type(q).__module__ == "leaseq.aio" for q in given):
+        raise _native_invalid(
+            "queue",
+            "is a leaseq.aio queue: a Worker runs on threads of its own (run() blocks) and "
+            "takes leaseq.Client's queues (client.queue(prefix), client.partitioned(base)); "
+            "its async def handlers run on an event loop of its own",
+        )
 
 
 def _native_invalid(argument: str, reason: str) -> Exception:

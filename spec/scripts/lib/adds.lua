@@ -81,7 +81,7 @@ local function no_room_for(count, later)
     if size + wanted > capacity then
       -- A producer that waits for room blocks on P:room next: the next lease sets it again.
       redis.call('DEL', ROOM)
-      return redis.error_reply('FULL leaseq: the queue holds ' .. size .. ' of its capacity ' .. capacity
+      return redis.error_reply('FULL leaseq: the queue ' .. string.sub(QUEUE, 1, -7) .. ' holds ' .. size .. ' of its capacity ' .. capacity
         .. '; ' .. wanted .. ' more do not fit')
     end
   end
