@@ -1419,7 +1419,7 @@ async fn a_partitioned_queues_events_stream_every_partition() {
     let last_id = text
         .lines()
         .filter_map(|l| l.strip_prefix("id: "))
-        .last()
+        .next_back()
         .unwrap();
     assert_eq!(last_id.split(',').count(), 3, "{text}");
 }
