@@ -586,6 +586,12 @@ impl Events {
         self.inner.position()
     }
 
+    /// Ends the follower's server-side waits now, closing their connections (dropping it does
+    /// too); a later `next` waits again.
+    pub fn close(&mut self) {
+        drive(&self.runtime, self.inner.shutdown());
+    }
+
     /// See [`crate::Events::next_now`]: the next entry if there is one now, without waiting.
     pub fn next_now(&mut self) -> Result<Option<crate::QueueEvent>> {
         drive(&self.runtime, self.inner.next_now())

@@ -1100,9 +1100,17 @@ async fn creation_and_adds_at_the_base_never_both_succeed() {
     eprintln!("{refused_creations} of 60 creations came after an add");
 }
 
-/// The clients whose last command was an `XREAD` (a follower's waits) on `server`.
+/// The clients blocked in an `XREAD` (a follower's waits) on `server`.
 fn xreads(server: &RedisServer) -> usize {
-    server.command("CLIENT LIST").matches("cmd=xread").count()
+    blocked_xreads(&server.command("CLIENT LIST"))
+}
+
+/// The lines of a `CLIENT LIST` reply of clients blocked (`flags=b`) in an `XREAD` (an idle
+/// connection back in the pool also shows its last command, unblocked).
+fn blocked_xreads(list: &str) -> usize {
+    list.lines()
+        .filter(|l| l.contains(" flags=b ") && l.contains(" cmd=xread "))
+        .count()
 }
 
 /// `FCALL`s `server` has run (every read of a follower's pages is one).
@@ -1182,7 +1190,7 @@ async fn a_followers_waits_are_kept_then_ended_and_a_restarted_stream_moves_its_
         let mut raw = raw.get_connection().unwrap();
         let mut count = || -> usize {
             let list: String = redis::cmd("CLIENT").arg("LIST").query(&mut raw).unwrap();
-            list.matches("cmd=xread").count()
+            blocked_xreads(&list)
         };
         let blocking = leaseq::blocking::Client::connect(&url).unwrap();
         let bq = blocking.partitioned("{kept}").unwrap();
@@ -1229,4 +1237,27 @@ async fn a_followers_waits_are_kept_then_ended_and_a_restarted_stream_moves_its_
     assert!(position.starts_with("5-1,"), "{position}");
     let mut resumed = q.events(leaseq::EventsFrom::After(position)).await.unwrap();
     assert_eq!(resumed.next_now().await.unwrap(), None);
+    // One id for every partition is a time: later than some partitions' last entries, they
+    // start there; later than every one's, it is refused.
+    let (ms, _) = follower
+        .position()
+        .unwrap()
+        .rsplit(',')
+        .next()
+        .unwrap()
+        .split_once('-')
+        .unwrap();
+    let time = ms.to_owned();
+    assert!(q.events(leaseq::EventsFrom::After(time)).await.is_ok());
+    let future = "99999999999999-0".to_owned();
+    let e = q
+        .events(leaseq::EventsFrom::After(future))
+        .await
+        .err()
+        .unwrap();
+    assert_invalid(
+        &e,
+        "after",
+        "a time later than every partition's last entry",
+    );
 }

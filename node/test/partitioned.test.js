@@ -39,7 +39,9 @@ async function xreads(urls) {
         }),
     ),
   )
-  return lists.reduce((n, list) => n + (list.match(/cmd=xread/g) ?? []).length, 0)
+  // Blocked (`flags=b`): an idle connection back in the pool still shows its last command.
+  const blocked = (list) => list.split('\n').filter((l) => l.includes(' flags=b ') && l.includes(' cmd=xread ')).length
+  return lists.reduce((n, list) => n + blocked(list), 0)
 }
 
 /** Waits until `ok()` resolves true, for at most 10 s; its last answer. */

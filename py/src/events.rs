@@ -203,6 +203,15 @@ impl Events {
         }
     }
 
+    /// Ends the follower's server-side waits now, closing their connections (dropping it does
+    /// too); iterating it again waits again.
+    fn close(&self, py: Python<'_>) {
+        let inner = self.inner.clone();
+        py.detach(|| {
+            inner.lock().unwrap_or_else(|e| e.into_inner()).close();
+        });
+    }
+
     /// Where to resume (``None`` before the first entry): a queue's follower gives the id of
     /// the last entry given; a partitioned queue's, an id per partition joined by ``,``. Store
     /// it, and pass it as ``after`` to resume after it.
@@ -214,42 +223,57 @@ impl Events {
 }
 
 /// The asyncio follower (``leaseq.aio.Queue.events`` wraps it in an async iterator): each
-/// ``next()`` is an asyncio future of the next entry; cancelling it stops that wait only.
+/// ``next()`` is an asyncio future of the next entry (``None`` once closed); cancelling it
+/// stops that call only, the follower's server-side waits being kept for the next one.
 #[pyclass(module = "leaseq")]
 pub struct AsyncEvents {
     inner: Arc<tokio::sync::Mutex<leaseq::Events>>,
+    closed: tokio::sync::watch::Sender<bool>,
 }
 
 impl AsyncEvents {
     pub fn new(inner: leaseq::Events) -> AsyncEvents {
         AsyncEvents {
             inner: Arc::new(tokio::sync::Mutex::new(inner)),
+            closed: tokio::sync::watch::channel(false).0,
         }
     }
 }
 
 #[pymethods]
 impl AsyncEvents {
-    /// The next entry, as an asyncio future.
+    /// The next entry, as an asyncio future; ``None`` once the follower is closed (a ``next()``
+    /// waiting when it is closed too).
     fn next<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let inner = self.inner.clone();
+        let mut closed = self.closed.subscribe();
         crate::aio::spawn(py, async move {
-            let mut follower = inner.lock().await;
-            follower.next().await.map(QueueEvent::from)
+            if *closed.borrow() {
+                return Ok(None);
+            }
+            let waited = inner.clone();
+            let got = tokio::select! {
+                _ = closed.wait_for(|c| *c) => None,
+                got = async move { waited.lock().await.next().await } => Some(got),
+            };
+            match got {
+                Some(got) => got.map(|e| Some(QueueEvent::from(e))),
+                None => {
+                    // Closed while it waited (the wait and its lock are dropped by now): its
+                    // server-side waits end here.
+                    inner.lock().await.release();
+                    Ok(None)
+                }
+            }
         })
     }
 
-    /// Ends the follower's server-side waits now, closing their connections; a later
-    /// ``next()`` waits again.
+    /// Ends the follower: a ``next()`` waiting now gives ``None``, and so does every later one;
+    /// its server-side waits end now, closing their connections.
     fn close(&self) {
-        let inner = self.inner.clone();
-        if let Ok(mut follower) = inner.try_lock() {
+        self.closed.send_replace(true);
+        if let Ok(mut follower) = self.inner.try_lock() {
             follower.release();
-            return;
-        }
-        // A next() holds it: release once it lets go.
-        if let Ok(runtime) = leaseq::runtime::handle() {
-            runtime.spawn(async move { inner.lock().await.release() });
         }
     }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
@@ -438,8 +439,22 @@ def xreads(urls: list[str]) -> int:
                 head, _, rest = data.partition(b"\r\n")
                 if head.startswith(b"$") and len(rest) >= int(head[1:]) + 2:
                     break
-            total += data.count(b"cmd=xread")
+            # Blocked (flags=b): an idle connection back in the pool shows its last command.
+            total += sum(
+                1
+                for line in data.split(b"\n")
+                if b" flags=b " in line and b" cmd=xread " in line
+            )
     return total
+
+
+def wait_until(ok: Callable[[], bool]) -> bool:
+    """Waits until ``ok()`` holds, for at most 10 s; its last answer."""
+    for _ in range(200):
+        if ok():
+            return True
+        time.sleep(0.05)
+    return ok()
 
 
 async def eventually(ok: Callable[[], bool]) -> bool:
@@ -467,7 +482,7 @@ def ids_per_partition(
 
 
 def test_a_follower_follows_every_partition_and_resumes_from_its_position(
-    cluster_client: leaseq.Client,
+    cluster: Server, cluster_client: leaseq.Client
 ) -> None:
     q = cluster_client.create_partitioned(new_prefix(), 3)
     q.set_config(events=True)
@@ -499,6 +514,19 @@ def test_a_follower_follows_every_partition_and_resumes_from_its_position(
     assert sorted(next(everything).job_id for _ in range(9)) == sorted(
         [id for part in ids for id in part] + later
     )
+    # A follower keeps its waits between calls; close() ends them.
+    before = xreads(cluster.urls)
+    waiting = q.events()
+    got: list[leaseq.QueueEvent] = []
+    reader = threading.Thread(target=lambda: got.append(next(waiting)))
+    reader.start()
+    assert wait_until(lambda: xreads(cluster.urls) == before + 3)
+    q.add(leaseq.Item(b"x", id="wakes-one"))
+    reader.join(timeout=30)
+    assert [e.job_id for e in got] == ["wakes-one"]
+    assert xreads(cluster.urls) == before + 2, "the other partitions' waits are kept"
+    waiting.close()
+    assert wait_until(lambda: xreads(cluster.urls) == before)
     # A queue's follower names no partition.
     assert next(q.partition(0).events(after="0-0")).partition is None
     for bad in ["1-0,2-0", "x", "1-0,y,2-0"]:
@@ -536,8 +564,10 @@ def test_the_asyncio_face_follows_every_partition(cluster: Server) -> None:
             before = xreads(cluster.urls)
             waiting = asyncio.ensure_future(resumed.__anext__())
             assert await eventually(lambda: xreads(cluster.urls) == before + 3)
-            waiting.cancel()
             await resumed.aclose()
+            # The call that was waiting ends too, as does every later one.
+            with pytest.raises(StopAsyncIteration):
+                await waiting
             assert await eventually(lambda: xreads(cluster.urls) == before)
             with pytest.raises(StopAsyncIteration):
                 await resumed.__anext__()

@@ -41,7 +41,17 @@ pub async fn events(client: &leaseq::Client, args: &EventsArgs) -> Outcome {
     loop {
         let next = tokio::select! {
             next = follower.next() => next?,
-            _ = tokio::signal::ctrl_c() => return Ok(()),
+            _ = tokio::signal::ctrl_c() => {
+                // Where a later run goes on from, missing nothing still kept.
+                if let Some(position) = follower.position() {
+                    eprintln!(
+                        "(resume: leaseq events -q {} --follow --after {})",
+                        output::shell_word(queue),
+                        output::shell_word(position)
+                    );
+                }
+                return Ok(());
+            }
         };
         if args.json.json {
             // One JSON object a line, as they come.

@@ -86,7 +86,7 @@ pub(crate) fn validate_event_id(id: &str) -> Result<String> {
     let bad = || {
         Error::invalid(
             "after",
-            format!("`{id}` is no event id (`<ms>-<seq>`, as an event's id)"),
+            format!("`{id}` is no event id (`<ms>-<seq>` as an event's id, or `<ms>`)"),
         )
     };
     let (ms, seq) = match id.split_once('-') {
@@ -282,7 +282,7 @@ impl Queue {
             EventsFrom::Now => None,
             EventsFrom::After(id) => Some(validate_event_id(&id)?),
         };
-        let stream = Stream::start(self, after, None, false).await?;
+        let (stream, _) = Stream::start(self, after, None, false).await?;
         Ok(Events::of(self.prefix(), vec![stream], false))
     }
 
@@ -375,16 +375,20 @@ impl Stream {
     /// Starts following `queue`'s stream after `after` (`None`: from now): one round trip, a
     /// first page. An `after` later than the stream's last entry is refused, naming
     /// `partition` when the stream is one of a partitioned queue's; with `clamp` (a time given
-    /// for every partition), the stream's last entry is taken instead: nothing is after it.
+    /// for every partition), the stream's last entry is taken instead, and the second value
+    /// says so.
     pub(crate) async fn start(
         queue: &Queue,
         after: Option<String>,
         partition: Option<usize>,
         clamp: bool,
-    ) -> Result<Stream> {
+    ) -> Result<(Stream, bool)> {
         let page = queue.raw_page(after.as_deref(), FOLLOW_PAGE).await?;
+        // A time given for every partition is later than a partition without a stream, too.
+        let behind = page.unknown
+            || (clamp && page.last == "0-0" && after.as_deref().is_some_and(|a| a != "0-0"));
         let start = match after {
-            Some(_) if page.unknown && clamp => page.last.clone(),
+            Some(_) if behind && clamp => page.last.clone(),
             Some(after) if page.unknown => {
                 let whose = partition.map_or("the stream's last event".to_owned(), |i| {
                     format!("partition {i}'s last event")
@@ -403,10 +407,11 @@ impl Stream {
             buffer: VecDeque::new(),
             yielded: start,
         };
+        let clamped = behind && clamp;
         if !page.unknown {
             stream.take(page);
         }
-        Ok(stream)
+        Ok((stream, clamped))
     }
 
     /// Takes a page read after `self.after` into the buffer, moving `after` past it. Returns

@@ -20,7 +20,7 @@ impl Partitioned {
     /// partition: one id, as its queue's follower gives): give it back
     /// as `EventsFrom::After(position)` to resume. A single id is taken for every partition
     /// (`0-0`: every entry still kept; `<ms>`: what came after that time, a partition whose
-    /// last entry is earlier starting at it). A position of another count of ids, or any id
+    /// last entry is earlier starting at it; refused when later than every partition's). A position of another count of ids, or any id
     /// that is no event id, is refused sending nothing; an id of a position later than its
     /// partition's last entry after the reads (INVALID_ARGUMENT naming `after` for each). One
     /// round trip to each partition, at once.
@@ -29,7 +29,8 @@ impl Partitioned {
             EventsFrom::Now => (vec![None; self.partitions.len()], false),
             EventsFrom::After(position) => self.parse_position(&position)?,
         };
-        let streams = try_join_all(
+        let given = afters[0].clone().unwrap_or_default();
+        let started = try_join_all(
             self.partitions
                 .iter()
                 .zip(afters)
@@ -37,6 +38,13 @@ impl Partitioned {
                 .map(|(i, (q, after))| Stream::start(q, after, Some(i), clamp)),
         )
         .await?;
+        if clamp && started.iter().all(|(_, clamped)| *clamped) {
+            return Err(Error::invalid(
+                "after",
+                format!("`{given}` is later than every partition's last event"),
+            ));
+        }
+        let streams = started.into_iter().map(|(stream, _)| stream).collect();
         Ok(Events::of(&self.base, streams, true))
     }
 

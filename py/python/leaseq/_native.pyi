@@ -841,6 +841,10 @@ class Events:
 
     def __iter__(self) -> Events: ...
     def __next__(self) -> QueueEvent: ...
+    def close(self) -> None:
+        """Ends the follower's server-side waits now, closing their connections (dropping it
+        does too); iterating it again waits again.
+        """
     @property
     def position(self) -> str | None:
         """Where to resume (``None`` before the first entry): a queue's follower gives the id of
@@ -851,14 +855,17 @@ class Events:
 @final
 class AsyncEvents:
     """The asyncio follower (``leaseq.aio.Queue.events`` wraps it in an async iterator): each
-    ``next()`` is an asyncio future of the next entry; cancelling it stops that wait only.
+    ``next()`` is an asyncio future of the next entry (``None`` once closed); cancelling it
+    stops that call only, the follower's server-side waits being kept for the next one.
     """
 
-    def next(self) -> asyncio.Future[QueueEvent]:
-        """The next entry, as an asyncio future."""
+    def next(self) -> asyncio.Future[QueueEvent | None]:
+        """The next entry, as an asyncio future; ``None`` once the follower is closed (a
+        ``next()`` waiting when it is closed too).
+        """
     def close(self) -> None:
-        """Ends the follower's server-side waits now, closing their connections; a later
-        ``next()`` waits again.
+        """Ends the follower: a ``next()`` waiting now gives ``None``, and so does every later
+        one; its server-side waits end now, closing their connections.
         """
     @property
     def position(self) -> str | None:

@@ -179,11 +179,15 @@ class EventFollower:
     async def __anext__(self) -> QueueEvent:
         if self._closed:
             raise StopAsyncIteration
-        return await self._native.next()
+        event = await self._native.next()
+        if event is None:
+            raise StopAsyncIteration
+        return event
 
     async def aclose(self) -> None:
-        """Ends the follower: iterating it is done, and its server-side waits end now,
-        closing their connections."""
+        """Ends the follower: iterating it is done (a ``__anext__`` waiting now too), and its
+        server-side waits end now. Cancelling a waiting ``__anext__`` stops that call only: the
+        follower keeps its waits for the next one."""
         self._closed = True
         self._native.close()
 
