@@ -566,17 +566,21 @@ impl Queue {
 /// queue's ([`Partitioned::events`]): an iterator of its entries, each `next` blocking the
 /// calling thread until one comes.
 pub struct Events {
-    runtime: Arc<Runtime>,
+    // (Fields drop in this order: the follower before the runtime it runs on.)
     inner: crate::Events,
+    runtime: Arc<Runtime>,
     ended: bool,
+    /// The process that made it: a forked child must not drive the parent's runtime.
+    pid: u32,
 }
 
 impl Events {
     fn new(runtime: Arc<Runtime>, inner: crate::Events) -> Events {
         Events {
-            runtime,
             inner,
+            runtime,
             ended: false,
+            pid: std::process::id(),
         }
     }
 
@@ -614,8 +618,14 @@ impl Drop for Events {
     /// Ends the follower's server-side waits inside its runtime, which runs only while a call
     /// drives it: their connections close now, not at the client's next call. On a thread that
     /// knows a runtime of its own (which may not block on another), a short-lived thread does
-    /// it.
+    /// it; in a forked child, nothing does.
     fn drop(&mut self) {
+        if std::process::id() != self.pid {
+            // A forked child: the waits' sockets and the runtime are the parent's. Touch
+            // neither (the parent's waits go on); leave them to the child's exit.
+            std::mem::forget(self.inner.take_waits());
+            return;
+        }
         if tokio::runtime::Handle::try_current().is_err() {
             drive(&self.runtime, self.inner.shutdown());
             return;

@@ -1261,3 +1261,76 @@ async fn a_followers_waits_are_kept_then_ended_and_a_restarted_stream_moves_its_
         "a time later than every partition's last entry",
     );
 }
+
+/// Routing by live state stays idempotent and whole (spec/PROTOCOL.md 5.25, "Dependencies and
+/// flows"): a retried add of an item routed by its dependency adds no second copy after the
+/// dependency finished; a batch's dependency on a later item is refused whole; a dependency
+/// that completed with its result kept takes its dependant where the result is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn routing_by_dependencies_is_idempotent_ordered_and_finds_kept_results() {
+    let client = client().await;
+    let q = create(&client, "deps", 4).await;
+    // A grouped dependency, in its group's partition, and an item that waits for it there.
+    let d = item("d").group("tenant");
+    assert!(q.add(&d).await.unwrap());
+    let home = q.partition_of(&d);
+    let x = item("x").depends_on(["d"]);
+    assert!(q.add(&x).await.unwrap());
+    assert_eq!(
+        q.partitions()[home].get("x").await.unwrap().unwrap().state,
+        State::Blocked
+    );
+    // d completes; the producer retries x's add (say, after a lost reply): a no-op.
+    let lease = q.partitions()[home]
+        .lease(TTL, Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(lease.id(), "d");
+    assert!(q.complete(&lease).await.unwrap());
+    assert!(!q.add(&x).await.unwrap(), "the retry adds nothing");
+    let copies = futures_util::future::join_all(q.partitions().iter().map(|p| p.get("x"))).await;
+    assert_eq!(
+        copies.iter().filter(|c| matches!(c, Ok(Some(_)))).count(),
+        1
+    );
+    // (x, released by d, is leased and completed: nothing else waits in d's partition.)
+    let lease = q.partitions()[home]
+        .lease(TTL, Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(lease.id(), "x");
+    assert!(q.complete(&lease).await.unwrap());
+
+    // A batch whose item depends on a later one is refused whole, as a queue's add is.
+    let batch = [item("c").depends_on(["p"]), item("p").group("g2")];
+    assert_invalid(
+        &q.add_batch(&batch).await.unwrap_err(),
+        "depends_on",
+        "later item",
+    );
+    assert!(q.get("c").await.unwrap().is_none() && q.get("p").await.unwrap().is_none());
+
+    // A dependency completed with its result kept: its dependant goes where the result is.
+    let r = item("r").group("tenant");
+    assert!(q.add(&r).await.unwrap());
+    let lease = q.partitions()[home]
+        .lease(TTL, Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(lease.id(), "r");
+    assert!(q
+        .complete_with_result(&lease, Some(b"done"), None)
+        .await
+        .unwrap());
+    let after = item("after-r").depends_on(["r"]);
+    assert!(q.add(&after).await.unwrap());
+    assert!(q.partitions()[home].get("after-r").await.unwrap().is_some());
+    let results = q.partitions()[home]
+        .dependency_results("after-r")
+        .await
+        .unwrap();
+    assert_eq!(results, [("r".to_owned(), Some(b"done".to_vec()))]);
+}

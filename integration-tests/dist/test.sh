@@ -288,11 +288,12 @@ if step "npm installs both tarballs offline with install scripts disabled" npm_i
   node_partitioned() {
     run_node_example partitioned.js || return 1
     # Four partitions, ten added; a customer's orders share one; the runner completes the nine
-    # left, and the logical queue is drained.
+    # left, the logical queue is drained, and its follower saw every item's three transitions.
     [ "$(head -n 2 "$work/node/out" | tr '\n' '|')" = "4 partitions|added 10|" ] &&
       grep -Eq '^order 0 and order 2 in partition ([0-3]) and \1$' "$work/node/out" &&
       [ "$(grep -c '^handled ' "$work/node/out")" = 9 ] &&
-      [ "$(tail -n 2 "$work/node/out" | tr '\n' '|')" = "the runner completed 9|waiting 0 in 4 partitions|" ]
+      [ "$(tail -n 3 "$work/node/out" | tr '\n' '|')" = \
+        "the runner completed 9|waiting 0 in 4 partitions|events: 10 added, 10 completed, 10 leased|" ]
   }
   for example in "$root"/node/examples/*; do
     name="$(basename "$example")"

@@ -132,7 +132,14 @@ impl NativeEvents {
             } => Some(got),
         };
         match got {
-            Some(got) => got.map(|e| Some(e.into())).map_err(to_napi),
+            Some(got) => {
+                // Closed as the entry came (`close` could not take the lock): the waits end
+                // here all the same.
+                if *self.closed.borrow() {
+                    self.inner.lock().await.release();
+                }
+                got.map(|e| Some(e.into())).map_err(to_napi)
+            }
             None => {
                 // Closed while it waited (the wait, and its lock, are dropped by now): its
                 // server-side waits end here.

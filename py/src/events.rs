@@ -257,7 +257,14 @@ impl AsyncEvents {
                 got = async move { waited.lock().await.next().await } => Some(got),
             };
             match got {
-                Some(got) => got.map(|e| Some(QueueEvent::from(e))),
+                Some(got) => {
+                    // Closed as the entry came (`close` could not take the lock): the waits end
+                    // here all the same.
+                    if *closed.borrow() {
+                        inner.lock().await.release();
+                    }
+                    got.map(|e| Some(QueueEvent::from(e)))
+                }
                 None => {
                     // Closed while it waited (the wait and its lock are dropped by now): its
                     // server-side waits end here.
@@ -272,8 +279,15 @@ impl AsyncEvents {
     /// its server-side waits end now, closing their connections.
     fn close(&self) {
         self.closed.send_replace(true);
-        if let Ok(mut follower) = self.inner.try_lock() {
+        let inner = self.inner.clone();
+        if let Ok(mut follower) = inner.try_lock() {
             follower.release();
+            return;
+        }
+        // A next() holds it, or its cancellation has not reached it yet: release once it lets
+        // go.
+        if let Ok(runtime) = leaseq::runtime::handle() {
+            runtime.spawn(async move { inner.lock().await.release() });
         }
     }
 

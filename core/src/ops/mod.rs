@@ -1,6 +1,6 @@
 //! The operations of a [`crate::Queue`], one file per family.
 
-mod add;
+pub(crate) mod add;
 mod clean;
 mod config;
 mod dead;

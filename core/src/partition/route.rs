@@ -37,70 +37,113 @@ pub(crate) fn key_of(item: &Item) -> &[u8] {
 }
 
 /// Where each of `items` goes (spec/PROTOCOL.md 5.25, "Dependencies and flows"), given
-/// `located`, the partition each dependency that is no earlier item of the call was found in:
-/// its group's partition, else its dependencies', else its first dependency's id's, else its
-/// id's. Refuses (argument `depends_on`) an item whose dependencies are in two partitions, or
-/// in another than its group's.
+/// `located`, the partitions where each id of [`to_locate`] was found: an item without a group
+/// whose own id exists already goes where it is (its add is then a no-op, as a retried add
+/// is); else its group's partition, else its dependencies', else its first dependency's id's,
+/// else its id's. Refuses (argument `depends_on`) an item whose dependencies are in two
+/// partitions, or in another than its group's, and a dependency found in two partitions.
 pub(crate) fn route_all(
     items: &[Item],
-    located: &HashMap<&str, usize>,
+    located: &HashMap<&str, Vec<usize>>,
     count: usize,
 ) -> Result<Vec<usize>> {
     let mut earlier: HashMap<&str, usize> = HashMap::new();
     let mut out = Vec::with_capacity(items.len());
     for item in items {
-        // The partition a dependency holds the item to, and which dependency.
-        let mut held: Option<(usize, &str)> = None;
-        for dep in item.dependencies() {
-            let Some(&at) = earlier
-                .get(dep.as_str())
-                .or_else(|| located.get(dep.as_str()))
-            else {
-                continue;
-            };
-            match held {
-                Some((other, first)) if other != at => {
-                    return Err(Error::invalid(
-                        "depends_on",
-                        format!(
-                            "item `{}` depends on `{first}`, in partition {other}, and on \
-                             `{dep}`, in partition {at}; dependencies must share a partition",
-                            item.id()
-                        ),
-                    ))
-                }
-                _ => held = Some((at, dep.as_str())),
-            }
-        }
-        let at = match (item.group_name(), held) {
-            (Some(group), _) => of_key(group.as_bytes(), count),
-            (None, Some((at, _))) => at,
-            (None, None) => of_key(key_of(item), count),
+        let at = match existing(item, located) {
+            Some(at) => at,
+            None => by_dependencies(item, &earlier, located, count)?,
         };
-        if let Some((other, dep)) = held.filter(|&(other, _)| other != at) {
-            return Err(Error::invalid(
-                "depends_on",
-                format!(
-                    "item `{}` goes to partition {at}, its group's, but its dependency `{dep}` \
-                     is in partition {other}; dependencies must share a partition (add a flow, \
-                     or add to one partition)",
-                    item.id()
-                ),
-            ));
-        }
         earlier.entry(item.id()).or_insert(at);
         out.push(at);
     }
     Ok(out)
 }
 
-/// The dependencies of `items` to look up: each distinct one that is no earlier item of the
-/// call (an earlier item's partition is known).
+/// Where an item that routes by its dependencies (no group) already is, if anywhere: routing
+/// by live state must not put a retried add's item in a second partition.
+fn existing(item: &Item, located: &HashMap<&str, Vec<usize>>) -> Option<usize> {
+    if item.group_name().is_some() || item.dependencies().is_empty() {
+        return None;
+    }
+    located.get(item.id()).and_then(|at| at.first().copied())
+}
+
+/// An item's partition by its group, else its dependencies (earlier items of the call, or
+/// where they were found), else its first dependency's id, else its id.
+fn by_dependencies(
+    item: &Item,
+    earlier: &HashMap<&str, usize>,
+    located: &HashMap<&str, Vec<usize>>,
+    count: usize,
+) -> Result<usize> {
+    // The partition a dependency holds the item to, and which dependency.
+    let mut held: Option<(usize, &str)> = None;
+    for dep in item.dependencies() {
+        let at = match (earlier.get(dep.as_str()), located.get(dep.as_str())) {
+            (Some(&at), _) => at,
+            (None, Some(found)) => match found.as_slice() {
+                [] => continue,
+                [at] => *at,
+                [a, b, ..] => {
+                    return Err(Error::invalid(
+                        "depends_on",
+                        format!(
+                            "`{dep}` is an item of partition {a} and of partition {b}: a \
+                             dependency must name one item"
+                        ),
+                    ))
+                }
+            },
+            (None, None) => continue,
+        };
+        match held {
+            Some((other, first)) if other != at => {
+                return Err(Error::invalid(
+                    "depends_on",
+                    format!(
+                        "item `{}` depends on `{first}`, in partition {other}, and on `{dep}`, \
+                         in partition {at}; dependencies must share a partition",
+                        item.id()
+                    ),
+                ))
+            }
+            _ => held = Some((at, dep.as_str())),
+        }
+    }
+    let at = match (item.group_name(), held) {
+        (Some(group), _) => of_key(group.as_bytes(), count),
+        (None, Some((at, _))) => at,
+        (None, None) => of_key(key_of(item), count),
+    };
+    if let Some((other, dep)) = held.filter(|&(other, _)| other != at) {
+        return Err(Error::invalid(
+            "depends_on",
+            format!(
+                "item `{}` goes to partition {at}, its group's, but its dependency `{dep}` is in \
+                 partition {other}; dependencies must share a partition (add a flow, or add to \
+                 one partition)",
+                item.id()
+            ),
+        ));
+    }
+    Ok(at)
+}
+
+/// The ids of `items` to look up: each distinct dependency that is no earlier item of the call
+/// (an earlier item's partition is known), and the own id of each item routed by its
+/// dependencies (no group), which a retried add finds where it is.
 pub(crate) fn to_locate(items: &[Item]) -> Vec<&str> {
     let mut earlier: HashSet<&str> = HashSet::new();
     let mut wanted: Vec<&str> = Vec::new();
     let mut listed: HashSet<&str> = HashSet::new();
     for item in items {
+        if item.group_name().is_none()
+            && !item.dependencies().is_empty()
+            && listed.insert(item.id())
+        {
+            wanted.push(item.id());
+        }
         for dep in item.dependencies() {
             if !earlier.contains(dep.as_str()) && listed.insert(dep.as_str()) {
                 wanted.push(dep);
@@ -112,28 +155,19 @@ pub(crate) fn to_locate(items: &[Item]) -> Vec<&str> {
 }
 
 impl Partitioned {
-    /// The partition each of `ids` is in, looked up in every partition at once (one round
-    /// trip to each: a pipeline of `EXISTS P:job:<id> P:item:<id> P:data:<id>`, read-only);
-    /// an id in no partition is left out. Refuses (argument `depends_on`) an id found in two.
-    pub(crate) async fn locate<'a>(&self, ids: &[&'a str]) -> Result<HashMap<&'a str, usize>> {
+    /// The partitions each of `ids` is in (ascending), looked up in every partition at once
+    /// (one round trip to each: a pipeline of `EXISTS P:job:<id> P:item:<id> P:data:<id>
+    /// P:result:<id>`, read-only); an id in no partition is left out.
+    pub(crate) async fn locate<'a>(&self, ids: &[&'a str]) -> Result<HashMap<&'a str, Vec<usize>>> {
         if ids.is_empty() {
             return Ok(HashMap::new());
         }
         let found = try_join_all(self.partitions.iter().map(|q| exists_each(q, ids))).await?;
-        let mut at: HashMap<&'a str, usize> = HashMap::new();
+        let mut at: HashMap<&'a str, Vec<usize>> = HashMap::new();
         for (partition, found) in found.into_iter().enumerate() {
             for (&id, here) in ids.iter().zip(found) {
-                if !here {
-                    continue;
-                }
-                if let Some(other) = at.insert(id, partition) {
-                    return Err(Error::invalid(
-                        "depends_on",
-                        format!(
-                            "`{id}` is an item of partition {other} and of partition \
-                             {partition}: a dependency must name one item"
-                        ),
-                    ));
+                if here {
+                    at.entry(id).or_default().push(partition);
                 }
             }
         }
@@ -142,7 +176,8 @@ impl Partitioned {
 }
 
 /// Whether an item of each of `ids` is in queue `q` (waiting, delayed, leased, blocked or
-/// dead: its record, data or item key exists). One round trip.
+/// dead: its record, data or item key exists; or completed with its result kept, which its
+/// dependants read there). One round trip.
 async fn exists_each(q: &Queue, ids: &[&str]) -> Result<Vec<bool>> {
     let prefix = q.prefix();
     let mut pipe = redis::pipe();
@@ -150,7 +185,8 @@ async fn exists_each(q: &Queue, ids: &[&str]) -> Result<Vec<bool>> {
         pipe.cmd("EXISTS")
             .arg(format!("{prefix}:job:{id}"))
             .arg(format!("{prefix}:item:{id}"))
-            .arg(format!("{prefix}:data:{id}"));
+            .arg(format!("{prefix}:data:{id}"))
+            .arg(format!("{prefix}:result:{id}"));
     }
     let mut conn = q.conn()?;
     let counts: Vec<i64> = pipe
@@ -187,7 +223,7 @@ mod tests {
     #[test]
     fn an_item_follows_its_dependencies_where_they_are() {
         // A dependency located in partition 2 takes the item there, whatever its id's hash.
-        let located = HashMap::from([("d", 2)]);
+        let located = HashMap::from([("d", vec![2])]);
         let at = route_all(&[item("x").depends_on(["d"])], &located, 4).unwrap();
         assert_eq!(at, [2]);
         // Not located anywhere (finished, or never added): by the first dependency's id.
@@ -197,15 +233,30 @@ mod tests {
         let items = [item("p").group("g"), item("c").depends_on(["p"])];
         let at = route_all(&items, &HashMap::new(), 4).unwrap();
         assert_eq!(at, [of_key(b"g", 4), of_key(b"g", 4)]);
-        assert_eq!(to_locate(&items), Vec::<&str>::new());
-        // A later item of the call is looked up (and constrains nothing when not found).
+        // (Only `c` itself is looked up: a retry of it finds where it is.)
+        assert_eq!(to_locate(&items), ["c"]);
+        // A later item of the call is looked up (the add refuses the order itself).
         let items = [item("c").depends_on(["p"]), item("p").group("g")];
-        assert_eq!(to_locate(&items), ["p"]);
+        assert_eq!(to_locate(&items), ["c", "p"]);
+        // An item routed by its dependencies that exists already stays where it is: a retry
+        // after its dependency finished is a no-op, not a second copy.
+        let located = HashMap::from([("x", vec![3])]);
+        let at = route_all(&[item("x").depends_on(["gone"])], &located, 4).unwrap();
+        assert_eq!(at, [3]);
     }
 
     #[test]
     fn dependencies_in_two_partitions_or_off_the_group_are_refused() {
-        let located = HashMap::from([("a", 0), ("b", 1)]);
+        let located = HashMap::from([("a", vec![0]), ("b", vec![1]), ("twice", vec![0, 2])]);
+        let twice = item("x").depends_on(["twice"]);
+        let e = route_all(&[twice], &located, 4).unwrap_err();
+        assert!(matches!(
+            e,
+            Error::InvalidArgument {
+                argument: "depends_on",
+                ..
+            }
+        ));
         let both = item("x").depends_on(["a", "b"]);
         let e = route_all(&[both], &located, 4).unwrap_err();
         assert!(matches!(

@@ -75,6 +75,9 @@ impl Partitioned {
         for item in items {
             item.validate()?;
         }
+        // A dependency on a later item of the call is refused for the whole batch, as a
+        // queue's add refuses it (its parts would check only their own items).
+        crate::ops::add::check_dependency_order(items)?;
         let mut parts: Vec<Vec<Item>> = vec![Vec::new(); self.count()];
         for (item, at) in items.iter().zip(self.route(items).await?) {
             parts[at].push(item.clone());
