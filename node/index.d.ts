@@ -1060,7 +1060,8 @@ export declare class PartitionedQueue {
   /**
    * Adds `parent` and its children as `Queue#addFlow` does, every item of the flow to one
    * partition (the one `parent` routes to by its group, else its id), so that the parent sees
-   * its children complete. Resolves to how many were added.
+   * its children complete. Resolves to how many were added. A dependency on an item outside the
+   * flow that is in another partition is refused (`depends_on`).
    * @example await queue.addFlow(new Item('report', 'report-1'), [new Item('part a', 'a'), new Item('part b', 'b')])
    */
   addFlow(parent: Item, children: Array<Item | FlowChild>): Promise<number>

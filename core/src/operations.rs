@@ -609,7 +609,7 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
     },
     part(
         "add_flow",
-        "one partition for the whole flow: the root's, by its group, else its id",
+        "one partition for the whole flow: the root's, by its group, else its id (dependencies outside it looked up)",
     ),
     part(
         "lease",

@@ -336,6 +336,44 @@ async fn items_route_by_group_then_dependency_then_id() {
             "{id}"
         );
     }
+    // A flow item's dependency outside the flow is located: in another partition it would
+    // count as complete there, so the flow is refused whole; in the flow's, it holds the item.
+    let far = (0..120)
+        .map(|i| format!("far{i}"))
+        .find(|id| q.partition_of_id(id) != root)
+        .unwrap();
+    assert!(q.add(&item(&far)).await.unwrap());
+    let child = item("waits-far").depends_on([far.as_str()]);
+    assert_invalid(
+        &q.add_flow(&item("root2"), &[Flow::new(child)])
+            .await
+            .unwrap_err(),
+        "depends_on",
+        &far,
+    );
+    assert!(
+        q.get("waits-far").await.unwrap().is_none(),
+        "nothing written"
+    );
+    let root2 = q.partition_of_id("root2");
+    let near = (0..120)
+        .map(|i| format!("near{i}"))
+        .find(|id| q.partition_of_id(id) == root2)
+        .unwrap();
+    assert!(q.add(&item(&near)).await.unwrap());
+    let child = item("waits-near").depends_on([near.as_str()]);
+    assert_eq!(
+        q.add_flow(&item("root2"), &[Flow::new(child)])
+            .await
+            .unwrap(),
+        2
+    );
+    let job = q.partitions()[root2]
+        .get("waits-near")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(job.state, State::Blocked, "held by `{near}`");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3417,7 +3417,9 @@ leaseq_status leaseq_partitioned_add_batch_with_timeout(const leaseq_partitioned
 /**
  * Adds `parent` and its children as `leaseq_queue_add_flow` does (same arguments), every
  * item of the flow to one partition: the one `parent` routes to by its group, else its id.
- * One round trip.
+ * A dependency on an item outside the flow that is in another partition is refused
+ * (`LEASEQ_INVALID_ARGUMENT`, `depends_on`). One round trip; one more when items depend on
+ * items outside the flow.
  *
  * Statuses: as `leaseq_queue_add_flow`, with `partitioned` for `queue`.
  *

@@ -476,7 +476,9 @@ pub unsafe extern "C" fn leaseq_partitioned_add_batch_with_timeout(
 
 /// Adds `parent` and its children as `leaseq_queue_add_flow` does (same arguments), every
 /// item of the flow to one partition: the one `parent` routes to by its group, else its id.
-/// One round trip.
+/// A dependency on an item outside the flow that is in another partition is refused
+/// (`LEASEQ_INVALID_ARGUMENT`, `depends_on`). One round trip; one more when items depend on
+/// items outside the flow.
 ///
 /// Statuses: as `leaseq_queue_add_flow`, with `partitioned` for `queue`.
 ///

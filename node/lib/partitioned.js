@@ -128,7 +128,8 @@ class PartitionedQueue {
   /**
    * Adds `parent` and its children as `Queue#addFlow` does, every item of the flow to one
    * partition: the one `parent` routes to by its group, else its id. Resolves to how many were
-   * added.
+   * added. A dependency on an item outside the flow that is in another partition is refused
+   * (`depends_on`).
    * @param {import('./item').Item} parent
    * @param {Array<import('./item').Item | import('../index').FlowChild>} children
    * @returns {Promise<number>}

@@ -210,7 +210,8 @@ impl PartitionedQueue {
     }
 
     /// Adds ``parent`` and its ``children`` as ``Queue.add_flow`` does, the whole flow to the
-    /// partition its parent routes to.
+    /// partition its parent routes to. A dependency on an item outside the flow that is in
+    /// another partition is refused (``depends_on``).
     fn add_flow(
         &self,
         py: Python<'_>,

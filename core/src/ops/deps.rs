@@ -114,6 +114,34 @@ pub struct Dependencies {
     pub dependants: Vec<String>,
 }
 
+/// The items of the flow of `parent` and `children` in the order they are added (children
+/// before their parent, each parent depending on its children besides its own dependencies),
+/// refused (argument `children`) past 1000 items or with an id twice.
+pub(crate) fn flow_items(parent: &Item, children: &[Flow]) -> Result<Vec<Item>> {
+    let flow = Flow {
+        item: parent.clone(),
+        children: children.to_vec(),
+    };
+    let Some(items) = flow.flatten(MAX_PAGE) else {
+        return Err(Error::invalid(
+            "children",
+            format!(
+                "a flow of more than {MAX_PAGE} items; at most {MAX_PAGE} are added in one call"
+            ),
+        ));
+    };
+    let mut seen = HashSet::new();
+    for item in &items {
+        if !seen.insert(item.id()) {
+            return Err(Error::invalid(
+                "children",
+                format!("id `{}` appears twice in the flow", item.id()),
+            ));
+        }
+    }
+    Ok(items)
+}
+
 impl Queue {
     /// Adds `parent` and its `children` (items, or flows with children of their own) in one
     /// script call: the children first, then the parent, blocked until every child completes
@@ -122,26 +150,7 @@ impl Queue {
     /// items in all, with distinct ids (argument `children`), each checked as `add` checks it;
     /// nothing is sent when one is refused. One round trip.
     pub async fn add_flow(&self, parent: &Item, children: &[Flow]) -> Result<usize> {
-        let flow = Flow {
-            item: parent.clone(),
-            children: children.to_vec(),
-        };
-        let Some(items) = flow.flatten(MAX_PAGE) else {
-            return Err(Error::invalid(
-                "children",
-                format!("a flow of more than {MAX_PAGE} items; at most {MAX_PAGE} are added in one call"),
-            ));
-        };
-        let mut seen = HashSet::new();
-        for item in &items {
-            if !seen.insert(item.id()) {
-                return Err(Error::invalid(
-                    "children",
-                    format!("id `{}` appears twice in the flow", item.id()),
-                ));
-            }
-        }
-        self.add_batch(&items).await
+        self.add_batch(&flow_items(parent, children)?).await
     }
 
     /// What item `id` waits for (its dependencies, those still pending) and how many blocked

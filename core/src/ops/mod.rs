@@ -4,7 +4,7 @@ pub(crate) mod add;
 mod clean;
 mod config;
 mod dead;
-mod deps;
+pub(crate) mod deps;
 pub(crate) mod events;
 mod finish;
 mod groups;

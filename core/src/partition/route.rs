@@ -154,6 +154,46 @@ pub(crate) fn to_locate(items: &[Item]) -> Vec<&str> {
     wanted
 }
 
+/// The distinct dependencies of the items of a flow (as [`crate::ops::deps::flow_items`]
+/// gives them) on items outside it, in order.
+pub(crate) fn outside_flow(items: &[Item]) -> Vec<&str> {
+    let members: HashSet<&str> = items.iter().map(Item::id).collect();
+    let mut listed: HashSet<&str> = HashSet::new();
+    items
+        .iter()
+        .flat_map(|item| item.dependencies())
+        .map(String::as_str)
+        .filter(|dep| !members.contains(dep) && listed.insert(dep))
+        .collect()
+}
+
+/// Refuses (argument `depends_on`) a flow going to partition `at` when one of its dependencies
+/// outside it, `outside`, was located in another partition (`located`): there it would count
+/// as complete (spec/PROTOCOL.md 5.24). One found nowhere constrains nothing.
+pub(crate) fn check_flow(
+    outside: &[&str],
+    located: &HashMap<&str, Vec<usize>>,
+    at: usize,
+) -> Result<()> {
+    for dep in outside {
+        if let Some(&other) = located
+            .get(dep)
+            .and_then(|found| found.iter().find(|&&p| p != at))
+        {
+            return Err(Error::invalid(
+                "depends_on",
+                format!(
+                    "the flow goes to partition {at}, its root's, but its dependency `{dep}` is \
+                     in partition {other}; a flow's dependencies outside it must be in its \
+                     partition (give the root a group that routes there, or add to one \
+                     partition)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl Partitioned {
     /// The partitions each of `ids` is in (ascending), looked up in every partition at once
     /// (one round trip to each: a pipeline of `EXISTS P:job:<id> P:item:<id> P:data:<id>
@@ -243,6 +283,22 @@ mod tests {
         let located = HashMap::from([("x", vec![3])]);
         let at = route_all(&[item("x").depends_on(["gone"])], &located, 4).unwrap();
         assert_eq!(at, [3]);
+    }
+
+    #[test]
+    fn a_flow_checks_only_its_dependencies_outside_it() {
+        let items = [
+            item("c1").depends_on(["ext", "c0"]),
+            item("c0"),
+            item("root").depends_on(["c1", "c0", "ext", "ext2"]),
+        ];
+        assert_eq!(outside_flow(&items), ["ext", "ext2"]);
+        let located = HashMap::from([("ext", vec![1]), ("ext2", vec![1, 2])]);
+        assert!(check_flow(&["ext"], &located, 1).is_ok());
+        let e = check_flow(&["ext", "ext2"], &located, 1).unwrap_err();
+        assert!(e.to_string().contains("`ext2` is in partition 2"), "{e}");
+        assert!(check_flow(&["ext"], &located, 0).is_err());
+        assert!(check_flow(&["nowhere"], &located, 0).is_ok());
     }
 
     #[test]

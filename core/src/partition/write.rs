@@ -102,14 +102,28 @@ impl Partitioned {
 
     /// Adds `parent` and its `children` as [`crate::Queue::add_flow`] does, every item of the
     /// flow to one partition: the one its root `parent` routes to by its group, else its id.
-    /// One round trip.
+    /// A dependency of an item of the flow on an item outside it is located first (spec/
+    /// PROTOCOL.md 5.25, "Dependencies and flows"); the flow is refused (argument
+    /// `depends_on`, nothing written) when one is in another partition. One round trip; one
+    /// more (to every partition at once) when items depend on items outside the flow.
     pub async fn add_flow(&self, parent: &Item, children: &[Flow]) -> Result<usize> {
+        if self.count() == 1 {
+            return self.partitions[0].add_flow(parent, children).await;
+        }
+        let items = crate::ops::deps::flow_items(parent, children)?;
+        for item in &items {
+            item.validate()?;
+        }
         let key = parent
             .group_name()
             .map_or(parent.id().as_bytes(), str::as_bytes);
-        self.partitions[route::of_key(key, self.count())]
-            .add_flow(parent, children)
-            .await
+        let at = route::of_key(key, self.count());
+        let outside = route::outside_flow(&items);
+        if !outside.is_empty() {
+            let located = self.locate(&outside).await?;
+            route::check_flow(&outside, &located, at)?;
+        }
+        self.partitions[at].add_batch(&items).await
     }
 
     /// Leases one item from any partition, asked in a rotating order; with a wait, waits on

@@ -1793,7 +1793,8 @@ class PartitionedQueue:
         """
     def add_flow(self, parent: Item, children: Iterable[Item | Flow]) -> int:
         """Adds ``parent`` and its ``children`` as ``Queue.add_flow`` does, the whole flow to the
-        partition its parent routes to.
+        partition its parent routes to. A dependency on an item outside the flow that is in
+        another partition is refused (``depends_on``).
         """
     def lease(
         self,
