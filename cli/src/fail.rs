@@ -23,7 +23,22 @@ pub enum Fail {
 /// A command's result.
 pub type Outcome<T = ()> = Result<T, Fail>;
 
+/// What a refused argument's message ends with: the core refuses before it writes anything.
+const NOTHING_WRITTEN: &str = "; nothing was written";
+
 impl Fail {
+    /// This failure as a command that only reads says it: without [`NOTHING_WRITTEN`], which
+    /// tells a writing command's user that nothing changed, and only puzzles a reader.
+    pub fn of_a_read(self) -> Fail {
+        match self {
+            Fail::Usage(m) => match m.strip_suffix(NOTHING_WRITTEN) {
+                Some(m) => Fail::Usage(m.to_owned()),
+                None => Fail::Usage(m),
+            },
+            other => other,
+        }
+    }
+
     /// The process exit code.
     pub fn exit_code(&self) -> i32 {
         match self {
@@ -66,7 +81,7 @@ impl From<leaseq::Error> for Fail {
     fn from(err: leaseq::Error) -> Fail {
         use leaseq::ErrorCode as C;
         match err.code() {
-            C::InvalidArgument | C::Json => Fail::Usage(format!("{err}; nothing was written")),
+            C::InvalidArgument | C::Json => Fail::Usage(format!("{err}{NOTHING_WRITTEN}")),
             C::Connection | C::Timeout => Fail::Unreachable(format!(
                 "{err}; check that Redis runs and that --url (or LEASEQ_URL, REDIS_URL) points \
                  at it"

@@ -82,6 +82,7 @@ async fn execute(cli: Cli) -> Outcome {
     if let Some((queue, what)) = one_queue_only(&cli.command) {
         commands::partitions::refuse_base(&client, queue, what).await?;
     }
+    let reads_only = reads_only(&cli.command);
     match cli.command {
         Command::Queues {
             starting_with,
@@ -209,7 +210,25 @@ async fn execute(cli: Cli) -> Outcome {
         } => commands::partitions::create(&client, &queue.queue, partitions, json.json).await,
         Command::Dashboard(_) | Command::Metrics(_) => unreachable!("served above"),
     }
-    .map_err(|f: Fail| f)
+    .map_err(|f: Fail| if reads_only { f.of_a_read() } else { f })
+}
+
+/// Whether `command` only reads: its refusals do not say that nothing was written.
+fn reads_only(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Queues { .. }
+            | Command::Stats { .. }
+            | Command::Ls { .. }
+            | Command::Get { .. }
+            | Command::Tree { .. }
+            | Command::Workers { .. }
+            | Command::Check { .. }
+            | Command::Events(_)
+            | Command::Dead {
+                command: DeadCommand::Ls { .. }
+            }
+    )
 }
 
 /// The queue of a command that acts on one queue only, and the command's name: what

@@ -140,6 +140,12 @@ async fn events_are_switched_on_printed_and_followed() {
     let out = run(&urls, &["events", "-q", "{jobs}", "--after", "soon"]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     assert!(stderr(&out).contains("after"), "{}", stderr(&out));
+    // A read does not say "nothing was written", as a refused write does.
+    assert!(
+        !stderr(&out).contains("nothing was written"),
+        "{}",
+        stderr(&out)
+    );
 
     // --follow: after the last entry, each new one as a JSON line as it happens, until Ctrl-C.
     let last = rest["last"].as_str().unwrap().to_owned();

@@ -324,7 +324,12 @@ impl<'a> Waiter<'a> {
                     self.handle.connections().return_waiter(conn);
                     return Ok(Some(key));
                 }
-                (Some(Err(e)), _) => return Err(Error::from_redis(e, self.prefix)),
+                (Some(Err(e)), _) => {
+                    // Named by the queue the key is of: a partition's, in a partitioned
+                    // queue's wait.
+                    let queue = queue_of_key(&key).unwrap_or(self.prefix);
+                    return Err(Error::from_redis(e, queue));
+                }
                 (None, _) => {
                     return Err(Error::Timeout(Cause::io(
                         "blocking wait got no answer",
@@ -342,6 +347,13 @@ impl<'a> Waiter<'a> {
             .await
             .map_err(|e| Error::from_redis(e, self.prefix))
     }
+}
+
+/// The queue prefix of a queue's key `key` (`<prefix>:<name>`, the name without a `:`), if it
+/// is text.
+fn queue_of_key(key: &[u8]) -> Option<&str> {
+    let key = std::str::from_utf8(key).ok()?;
+    key.rsplit_once(':').map(|(prefix, _)| prefix)
 }
 
 /// A kept wait's key, its answer ([`send`]) and its connection.
@@ -422,6 +434,14 @@ async fn send(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wait_error_names_the_queue_of_its_key() {
+        assert_eq!(queue_of_key(b"{jobs}:p1:events"), Some("{jobs}:p1"));
+        assert_eq!(queue_of_key(b"a:b:c:wake"), Some("a:b:c"));
+        assert_eq!(queue_of_key(b"nocolon"), None);
+        assert_eq!(queue_of_key(b"\xff:events"), None);
+    }
 
     #[test]
     fn a_deadline_follows_the_wait() {
