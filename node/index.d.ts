@@ -592,8 +592,9 @@ export interface QueueEvent {
   /** The entry's id in the stream (`<ms>-<seq>`): resume after it (`Queue#events({ after })`). */
   id: string
   /**
-   * What happened: `added`, `delayed`, `leased`, `progress`, `completed`, `failed`,
-   * `retrying`, `dead`, `cancelled`, `released`, `requeued`, `expired`, `promoted`, or `gap`
+   * What happened: `added`, `delayed`, `blocked`, `unblocked`, `leased`, `progress`,
+   * `completed`, `failed`, `retrying`, `dead`, `cancelled`, `released`, `requeued`,
+   * `expired`, `promoted`, or `gap`
    * (entries after the reader's position were trimmed away before it read them). Kinds added
    * later come as they are named.
    */
@@ -1061,7 +1062,8 @@ export declare class PartitionedQueue {
    * Adds `parent` and its children as `Queue#addFlow` does, every item of the flow to one
    * partition (the one `parent` routes to by its group, else its id), so that the parent sees
    * its children complete. Resolves to how many were added. A dependency on an item outside the
-   * flow that is in another partition is refused (`depends_on`).
+   * flow that is in another partition is refused (`depends_on`), as is an item whose group lives
+   * in another partition (`group`).
    * @example await queue.addFlow(new Item('report', 'report-1'), [new Item('part a', 'a'), new Item('part b', 'b')])
    */
   addFlow(parent: Item, children: Array<Item | FlowChild>): Promise<number>
@@ -1085,6 +1087,23 @@ export declare class PartitionedQueue {
   cancel(id: string | Buffer | Uint8Array): Promise<JobState | null>
   /** The result kept for item `id`, or null. */
   result(id: string | Buffer | Uint8Array): Promise<JobResult | null>
+  /**
+   * Waits up to `timeoutMs` for item `id`'s result as `Queue#waitResult` does, where the item
+   * is (looked up in every partition at once; waited for in all of them when it is in none).
+   */
+  waitResult(id: string | Buffer | Uint8Array, timeoutMs: number): Promise<JobResult | null>
+  /** `waitResult(id, timeoutMs)`, with the timeout in an options object. */
+  waitResult(id: string | Buffer | Uint8Array, options: { timeoutMs: number }): Promise<JobResult | null>
+  /** Pauses group `group` in its partition, where all its items live; whether it was running. */
+  pauseGroup(group: string): Promise<boolean>
+  /** Resumes group `group` in its partition; whether it was paused. */
+  resumeGroup(group: string): Promise<boolean>
+  /** Sets group `group`'s limit in its partition, as `Queue#setGroupLimit` does. */
+  setGroupLimit(group: string, limit?: number | null): Promise<void>
+  /** Holds group `group`'s leases off for `durationMs` in its partition; how long, in ms. */
+  rateLimitGroup(group: string, durationMs: number): Promise<number>
+  /** Group `group`, read in its partition, which holds all of it. */
+  group(group: string): Promise<GroupInfo>
   /** The logical queue's figures and each partition's. */
   stats(): Promise<PartitionedStats>
   /** How many items are in `state`, summed over the partitions. */

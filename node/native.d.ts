@@ -142,6 +142,21 @@ export declare class NativePartitioned {
   cancel(id: Buffer): Promise<string | null>
   /** The result kept for item `id`, or null. */
   result(id: Buffer): Promise<ResultParts | null>
+  /**
+   * Waits up to `timeout_ms` (`Infinity`: until it comes or the client closes) for item
+   * `id`'s result, where the item is.
+   */
+  waitResult(id: Buffer, timeoutMs: number): Promise<ResultParts | null>
+  /** Pauses group `group` in its partition; whether it was running. */
+  pauseGroup(group: string): Promise<boolean>
+  /** Resumes group `group` in its partition; whether it was paused. */
+  resumeGroup(group: string): Promise<boolean>
+  /** Sets group `group`'s limit in its partition; absent: the queue's `groupConcurrency`. */
+  setGroupLimit(group: string, limit?: number | undefined | null): Promise<void>
+  /** Holds group `group`'s leases off for `duration_ms` in its partition; how long, in ms. */
+  rateLimitGroup(group: string, durationMs: number): Promise<number>
+  /** Group `group`, read in its partition. */
+  group(group: string): Promise<GroupParts>
   /** The logical queue's figures and each partition's. */
   stats(): Promise<PartitionedStatsParts>
   /** How many items are in `state`, summed over the partitions. */

@@ -1342,6 +1342,27 @@ async fn a_partitioned_queue_is_acted_on_through_its_partitions() {
     assert_eq!(cancelled["was"], "waiting", "{cancelled}");
     assert!(p.get("i7").await.unwrap().is_none());
 
+    // A group's actions go to its partition, which holds all its items.
+    let paused: serde_json::Value = post(
+        "api/group/pause",
+        serde_json::json!({"queue": "{parts}", "group": "acme"}),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(paused["changed"], true, "{paused}");
+    let home = &p.partitions()[p.partition_of(&Item::new(Vec::new()).group("acme"))];
+    assert!(home.group("acme").await.unwrap().paused);
+    let shown: serde_json::Value = get(&format!("api/group?queue={q}&group=acme"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(shown["paused"], true, "{shown}");
+
     // Promote acts on one queue: refused, naming a partition; nothing written.
     let refused = post(
         "api/promote",

@@ -189,6 +189,41 @@ async fn the_commands_that_write_reach_the_partitions_through_the_base() {
     ));
     assert_eq!(purged["purged"], 4, "{purged}");
 
+    // A group's commands act in the group's partition, which holds all its items.
+    let added = run(
+        &urls,
+        &[
+            "add", "-q", "{w}", "--id", "g1", "--group", "tenant", "--data", "x",
+        ],
+    );
+    assert_eq!(code(&added), 0, "{}", stderr(&added));
+    let home = &q.partitions()[q.partition_of(&leaseq::Item::new(Vec::new()).group("tenant"))];
+    let paused = run(&urls, &["group", "pause", "-q", "{w}", "tenant", "--json"]);
+    assert_eq!(code(&paused), 0, "{}", stderr(&paused));
+    assert_eq!(json(&paused)["changed"], true);
+    assert!(home.group("tenant").await.unwrap().paused);
+    let limited = run(
+        &urls,
+        &["group", "limit", "-q", "{w}", "tenant", "4", "--json"],
+    );
+    assert_eq!(code(&limited), 0, "{}", stderr(&limited));
+    let shown = json(&run(&urls, &["group", "-q", "{w}", "tenant", "--json"]));
+    assert_eq!(shown["waiting"], 1, "{shown}");
+    assert_eq!(shown["limit"], 4, "{shown}");
+    assert_eq!(shown["paused"], true, "{shown}");
+    assert!(run(&urls, &["group", "resume", "-q", "{w}", "tenant"])
+        .status
+        .success());
+    assert!(!home.group("tenant").await.unwrap().paused);
+    let held = run(&urls, &["hold", "-q", "{w}", "--group", "tenant", "10s"]);
+    assert_eq!(code(&held), 0, "{}", stderr(&held));
+    assert!(home
+        .group("tenant")
+        .await
+        .unwrap()
+        .rate_limited_for
+        .is_some());
+
     // One queue only: refused, naming the partitions; nothing written.
     let held = run(&urls, &["hold", "-q", "{w}", "10s"]);
     assert_eq!(code(&held), 2);

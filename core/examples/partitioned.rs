@@ -1,5 +1,6 @@
 //! A partitioned queue (spec/PROTOCOL.md 5.25): one queue stored as four partitions, each in a
-//! slot of its own (on a Redis Cluster, spread over its primaries), fed and drained as one.
+//! slot of its own (on a Redis Cluster, connected with `Client::connect_cluster`, spread over
+//! its primaries), fed and drained as one.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

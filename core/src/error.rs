@@ -252,6 +252,26 @@ impl Error {
         )
     }
 
+    /// Classifies a redis-rs error of a client of a Redis Cluster (`cluster`) or of one server,
+    /// as [`Error::from_redis`] does, but for a cluster redirect (`MOVED`, `ASK`) that a client
+    /// of one server got: no retry will follow it, since that client never goes to another
+    /// node, so it is final ([`Error::Redis`]), and says how to connect instead.
+    pub(crate) fn from_redis_on(err: redis::RedisError, prefix: &str, cluster: bool) -> Error {
+        if !cluster && matches!(err.code(), Some("MOVED" | "ASK")) {
+            let detail = format!(
+                "{err}; this server is a Redis Cluster node and another node serves the queue's \
+                 slot: connect as a Cluster client (`connect_cluster` in Rust and C, \
+                 `Client.cluster` in Python and Node, `--cluster` in the CLI)"
+            );
+            return Error::Redis(Cause::redis(redis::RedisError::from((
+                redis::ErrorKind::Client,
+                "a cluster redirect to a client of one server",
+                detail,
+            ))));
+        }
+        Error::from_redis(err, prefix)
+    }
+
     /// Classifies a redis-rs error; `prefix` names the queue for a WRONGTYPE answer.
     pub(crate) fn from_redis(err: redis::RedisError, prefix: &str) -> Error {
         if err.is_timeout() {

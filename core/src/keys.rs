@@ -194,12 +194,38 @@ pub fn validate_prefix(prefix: &str, cluster: bool) -> Result<()> {
         return Err(Error::invalid(
             "prefix",
             format!(
-                "`{prefix}` has no hash tag; in Redis Cluster a queue prefix must contain one, \
-                 e.g. `{{{prefix}}}`, so that all its keys share a slot"
+                "{}; in Redis Cluster a queue prefix must contain one, e.g. `{}`, so that all \
+                 its keys share a slot",
+                no_tag(prefix),
+                with_tag(prefix)
             ),
         ));
     }
     Ok(())
+}
+
+/// Why `prefix` has no hash tag ([`hash_tag`] is `None`), said of it.
+pub(crate) fn no_tag(prefix: &str) -> String {
+    let why = match prefix.find('{') {
+        None => "no `{`",
+        Some(open) => match prefix[open + 1..].find('}') {
+            None => "no `}` after its first `{`",
+            // (Called when there is no tag: the first `{` is closed at once.)
+            Some(_) => "an empty one (`{}`), which Redis Cluster ignores",
+        },
+    };
+    format!("`{prefix}` has no hash tag: {why}")
+}
+
+/// A prefix like `prefix` with a hash tag: its text without braces, braced (`{}jobs` gives
+/// `{jobs}`); `{queue}` when nothing is left.
+pub(crate) fn with_tag(prefix: &str) -> String {
+    let text: String = prefix.chars().filter(|c| *c != '{' && *c != '}').collect();
+    if text.is_empty() {
+        "{queue}".to_owned()
+    } else {
+        format!("{{{text}}}")
+    }
 }
 
 /// The hash tag Redis Cluster would use for a key starting with `prefix`, if any: the text
@@ -250,6 +276,23 @@ mod tests {
         assert_eq!(hash_tag("{}a"), None);
         assert_eq!(hash_tag("a{b"), None);
         assert_eq!(hash_tag("a}b{c}"), Some("c"));
+    }
+
+    #[test]
+    fn a_prefix_without_a_tag_is_told_why_and_given_one_that_works() {
+        for (prefix, why, suggested) in [
+            ("jobs", "no `{`", "{jobs}"),
+            ("{}jobs", "an empty one", "{jobs}"),
+            ("a{b", "no `}`", "{ab}"),
+            ("{}", "an empty one", "{queue}"),
+        ] {
+            let err = QueueKeys::new(prefix, true).unwrap_err().to_string();
+            assert!(
+                err.contains(why) && err.contains(suggested),
+                "{prefix}: {err}"
+            );
+            assert!(hash_tag(&with_tag(prefix)).is_some(), "{prefix}");
+        }
     }
 
     #[test]

@@ -636,6 +636,10 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
         "result",
         "the partition the id routes to, then the others at once",
     ),
+    part(
+        "wait_result",
+        "looked up in every partition at once, then waited for where it is (in all of them when found in none)",
+    ),
     PartitionedOperation {
         rust: &["count_in"],
         ..part("count", "every partition at once, summed")
@@ -656,6 +660,14 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
         "every partition: up to n of each one's oldest dead letters, counted together",
     ),
     part("set_config", "every partition"),
+    part(
+        "pause_group",
+        "the group's partition, where all its items live",
+    ),
+    part("resume_group", "the group's partition"),
+    part("set_group_limit", "the group's partition"),
+    part("rate_limit_group", "the group's partition"),
+    part("group", "the group's partition"),
     part(
         "upsert_schedule",
         "partition 0, where the queue's schedules live (their items are added there)",

@@ -53,7 +53,7 @@ impl Queue {
     }
 
     pub(crate) fn map_err(&self, err: redis::RedisError) -> Error {
-        Error::from_redis(err, &self.keys.prefix)
+        self.handle().map_err(err, &self.keys.prefix)
     }
 
     /// A call of `function` with the protocol's two keys already in place.

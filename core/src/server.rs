@@ -4,7 +4,7 @@
 use redis::Value;
 
 use crate::client::Client;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::keys::{hash_tag, QueueKeys};
 
 /// The oldest Redis that runs the protocol: its code is a function library (`FUNCTION LOAD`,
@@ -86,7 +86,7 @@ impl Client {
         };
         let info = ask(redis::cmd("INFO").arg("server").clone())
             .await
-            .map_err(|e| Error::from_redis(e, prefix))?;
+            .map_err(|e| self.handle().map_err(e, prefix))?;
         let version = strings(info)
             .first()
             .and_then(|text| info_field(text, "redis_version"));

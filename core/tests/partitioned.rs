@@ -374,6 +374,33 @@ async fn items_route_by_group_then_dependency_then_id() {
         .unwrap()
         .unwrap();
     assert_eq!(job.state, State::Blocked, "held by `{near}`");
+    // A flow item whose group lives in another partition would split the group: refused.
+    let root3 = q.partition_of_id("root3");
+    let stray = (0..64)
+        .map(|g| format!("g{g}"))
+        .find(|g| q.partition_of(&item("x").group(g.as_str())) != root3)
+        .unwrap();
+    let child = item("grouped-child").group(stray.as_str());
+    assert_invalid(
+        &q.add_flow(&item("root3"), &[Flow::new(child)])
+            .await
+            .unwrap_err(),
+        "group",
+        &stray,
+    );
+    assert!(
+        q.get("grouped-child").await.unwrap().is_none() && q.get("root3").await.unwrap().is_none()
+    );
+    // The root's own group is the flow's partition: its items may carry it.
+    let child = item("same-group").group("tenant-z");
+    let root = item("root4").group("tenant-z");
+    assert_eq!(q.add_flow(&root, &[Flow::new(child)]).await.unwrap(), 2);
+    let home = q.partition_of(&root);
+    assert!(q.partitions()[home]
+        .get("same-group")
+        .await
+        .unwrap()
+        .is_some());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -538,6 +565,15 @@ async fn reads_cover_the_logical_queue() {
     }
     let unique: HashSet<_> = seen.iter().collect();
     assert_eq!((seen.len(), unique.len()), (61, 61));
+    // A page size out of range is refused as a queue's list refuses it, even where no
+    // partition would be asked (past the end, or nothing in the state).
+    for (start, count) in [(0, 0), (1000, 0), (0, 1001)] {
+        assert_invalid(
+            &q.list(State::Dead, start, count).await.unwrap_err(),
+            "count",
+            format!("count {count}"),
+        );
+    }
     // Dead letters: one dies in each partition of another queue, then all are requeued.
     let d = create(&client, "dead", 3).await;
     for (i, part) in d.partitions().iter().enumerate() {
@@ -1298,6 +1334,19 @@ async fn a_followers_waits_are_kept_then_ended_and_a_restarted_stream_moves_its_
         "after",
         "a time later than every partition's last entry",
     );
+    // With no entry in any partition, nothing says a time is later: it is taken, and the
+    // follower gets what comes.
+    let fresh = create(&client, "no-events-yet", 3).await;
+    let mut follower = fresh
+        .events(leaseq::EventsFrom::After("1000".to_owned()))
+        .await
+        .unwrap();
+    fresh
+        .set_config(&leaseq::QueueConfig::new().events(true))
+        .await
+        .unwrap();
+    fresh.add(&item("first")).await.unwrap();
+    assert_eq!(follower.next().await.unwrap().job_id, "first");
 }
 
 /// Routing by live state stays idempotent and whole (spec/PROTOCOL.md 5.25, "Dependencies and
@@ -1371,4 +1420,115 @@ async fn routing_by_dependencies_is_idempotent_ordered_and_finds_kept_results() 
         .await
         .unwrap();
     assert_eq!(results, [("r".to_owned(), Some(b"done".to_vec()))]);
+}
+
+/// `wait_result` on the logical queue waits where the item is, not where its id routes: a
+/// grouped item's result comes from its group's partition; an item not added yet is waited for
+/// in every partition; a wait that ends first gives `None`; a bad id is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_result_waits_where_the_item_is() {
+    let client = client().await;
+    let q = create(&client, "waitres", 4).await;
+    // A group whose partition is not the id's: routing by id alone would wait in vain.
+    let group = (0..64)
+        .map(|g| format!("g{g}"))
+        .find(|g| q.partition_of(&item("w1").group(g.as_str())) != q.partition_of_id("w1"))
+        .unwrap();
+    let w1 = item("w1").group(group.as_str());
+    assert!(q.add(&w1).await.unwrap());
+    let home = q.partition_of(&w1);
+    let waiting = {
+        let q = q.clone();
+        tokio::spawn(async move { q.wait_result("w1", Duration::from_secs(30)).await })
+    };
+    let lease = q.partitions()[home]
+        .lease(TTL, Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(q
+        .complete_with_result(&lease, Some(b"one"), None)
+        .await
+        .unwrap());
+    let got = waiting.await.unwrap().unwrap().expect("the result");
+    assert_eq!(got.data, b"one");
+
+    // Not added yet when the wait starts: waited for in every partition.
+    let waiting = {
+        let q = q.clone();
+        tokio::spawn(async move { q.wait_result("w2", Wait::Forever).await })
+    };
+    // (The wait looks the id up first; an add before that only makes it wait in one place.)
+    let w2 = item("w2").group(group.as_str());
+    assert!(q.add(&w2).await.unwrap());
+    let lease = q.partitions()[home]
+        .lease(TTL, Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(lease.id(), "w2");
+    assert!(q
+        .complete_with_result(&lease, Some(b"two"), None)
+        .await
+        .unwrap());
+    let got = waiting.await.unwrap().unwrap().expect("the result");
+    assert_eq!(got.data, b"two");
+
+    // Kept already: read at once, also without a wait.
+    let got = q.wait_result("w1", Wait::No).await.unwrap().unwrap();
+    assert_eq!(got.data, b"one");
+    // Nothing comes: None once the wait ends.
+    assert!(q
+        .wait_result("never", Duration::from_millis(200))
+        .await
+        .unwrap()
+        .is_none());
+    assert_invalid(
+        &q.wait_result("", Wait::No).await.unwrap_err(),
+        "id",
+        "an empty id",
+    );
+}
+
+/// The group calls on the logical queue act in the group's partition, where all its items
+/// live: a paused group's items are not leased from any partition, its limit and hold are
+/// read back, and the other partitions' items go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn group_calls_act_where_the_group_lives() {
+    let client = client().await;
+    let q = create(&client, "groups", 4).await;
+    let grouped: Vec<Item> = (0..3)
+        .map(|i| item(&format!("t{i}")).group("tenant"))
+        .collect();
+    assert_eq!(q.add_batch(&grouped).await.unwrap(), 3);
+    let home = q.partition_of(&grouped[0]);
+    assert!(q.pause_group("tenant").await.unwrap(), "it was running");
+    assert!(!q.pause_group("tenant").await.unwrap());
+    let info = q.group("tenant").await.unwrap();
+    assert!(info.paused);
+    assert_eq!(info.waiting, 3);
+    // Paused: no partition hands out its items; an ungrouped item still goes.
+    assert!(q.add(&item("free")).await.unwrap());
+    let got = q.lease_batch(10, TTL, Wait::No).await.unwrap();
+    assert_eq!(
+        got.iter().map(|l| l.id().to_owned()).collect::<Vec<_>>(),
+        ["free"]
+    );
+    assert!(q.resume_group("tenant").await.unwrap(), "it was paused");
+    assert!(!q.partitions()[home].group("tenant").await.unwrap().paused);
+    q.set_group_limit("tenant", Some(2)).await.unwrap();
+    assert_eq!(q.group("tenant").await.unwrap().limit, 2);
+    let got = q.lease_batch(10, TTL, Wait::No).await.unwrap();
+    assert_eq!(got.len(), 2, "the limit holds");
+    let held = q
+        .rate_limit_group("tenant", Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert!(held > Duration::ZERO && held <= Duration::from_secs(60));
+    assert!(q.group("tenant").await.unwrap().rate_limited_for.is_some());
+    assert_invalid(
+        &q.set_group_limit("tenant", Some(0)).await.unwrap_err(),
+        "limit",
+        "a limit of 0",
+    );
 }

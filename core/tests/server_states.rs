@@ -6,8 +6,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Env, TTL};
-use leaseq::{ErrorCode, Item, Wait};
+use common::{fresh_prefix, Env, TTL};
+use leaseq::{Client, ErrorCode, Item, Wait};
 
 /// Another client's script that never ends by itself; `SCRIPT KILL` ends it.
 const BUSY_LOOP: &str = "while true do end";
@@ -112,4 +112,33 @@ async fn a_timed_lease_raises_unavailable_past_its_deadline() {
     .unwrap_err();
     assert_eq!(err.code(), ErrorCode::Unavailable, "{err}");
     end_busy(&env, busy).await;
+}
+
+/// A client of one server pointed at a Cluster node gets `MOVED` for a queue whose slot
+/// another node serves. No retry can follow it (that client never goes to another node), so
+/// it is final (`REDIS`, not `UNAVAILABLE`), for a call and for a waiting lease, and it says
+/// how to connect instead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_to_a_client_of_one_server_is_final_and_says_how_to_connect() {
+    let env = Env::cluster("moved").await;
+    let single = Client::connect(&env.urls[0]).await.unwrap();
+    let mut refused = None;
+    for i in 0..64 {
+        let q = single.queue(&fresh_prefix(&format!("moved{i}"))).unwrap();
+        if let Err(e) = q.add(&Item::new(b"x".to_vec())).await {
+            refused = Some((q, e));
+            break;
+        }
+    }
+    let (q, err) = refused.expect("a prefix whose slot another node serves");
+    assert_eq!(err.code(), ErrorCode::Redis, "{err}");
+    assert!(
+        err.to_string().contains("connect as a Cluster client"),
+        "{err}"
+    );
+    let err = q
+        .lease(TTL, Wait::Timeout(Duration::from_secs(30)))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Redis, "{err}");
 }

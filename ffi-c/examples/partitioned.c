@@ -34,7 +34,8 @@ int main(void) {
     int failed = 1;
 
     /* One logical queue stored as three partitions, each a full queue on a hash tag of its
-     * own: on a Redis Cluster they spread over the primaries. The base needs a hash tag. */
+     * own: on a Redis Cluster (`leaseq_client_connect_cluster`) they spread over the
+     * primaries. The base needs a hash tag. */
     if (leaseq_client_connect(url, &client) != LEASEQ_OK ||
         leaseq_partitioned_create(client, "{thumbnails}", 3, &queue) != LEASEQ_OK ||
         leaseq_partitioned_partitions(queue, &partitions) != LEASEQ_OK)

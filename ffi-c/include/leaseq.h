@@ -810,8 +810,9 @@ typedef struct {
      */
     const char *id;
     /**
-     * What happened: `added`, `delayed`, `leased`, `progress`, `completed`, `failed`,
-     * `retrying`, `dead`, `cancelled`, `released`, `requeued`, `expired`, `promoted`, or `gap`
+     * What happened: `added`, `delayed`, `blocked`, `unblocked`, `leased`, `progress`,
+     * `completed`, `failed`, `retrying`, `dead`, `cancelled`, `released`, `requeued`,
+     * `expired`, `promoted`, or `gap`
      * (entries after the position were trimmed away before they were read; its extra field
      * `first` is the first entry kept). Kinds added later come as they are named.
      */
@@ -3297,7 +3298,7 @@ leaseq_status leaseq_partitioned_queue_of(const leaseq_partitioned *partitioned,
  * answers as if each were in its id's partition; `leaseq_partitioned_add` looks them up.
  *
  * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `item` or `out_partition`;
- * LEASEQ_INVALID_ARGUMENT naming a refused option (`options.priority`...).
+ * LEASEQ_INVALID_ARGUMENT naming an option an add would refuse (`priority`, `group`...).
  *
  * # Safety
  * `partitioned` and `item` are NULL or live handles; `options` is NULL or points to a
@@ -3418,8 +3419,8 @@ leaseq_status leaseq_partitioned_add_batch_with_timeout(const leaseq_partitioned
  * Adds `parent` and its children as `leaseq_queue_add_flow` does (same arguments), every
  * item of the flow to one partition: the one `parent` routes to by its group, else its id.
  * A dependency on an item outside the flow that is in another partition is refused
- * (`LEASEQ_INVALID_ARGUMENT`, `depends_on`). One round trip; one more when items depend on
- * items outside the flow.
+ * (`LEASEQ_INVALID_ARGUMENT`, `depends_on`), as is an item whose group lives in another
+ * partition (`group`). One round trip; one more when items depend on items outside the flow.
  *
  * Statuses: as `leaseq_queue_add_flow`, with `partitioned` for `queue`.
  *
@@ -3624,6 +3625,28 @@ leaseq_status leaseq_partitioned_result(const leaseq_partitioned *partitioned,
                                         leaseq_result **out_result);
 
 /**
+ * Waits for item `id`'s result as `leaseq_queue_wait_result` does (the same `timeout_ms`),
+ * where the item is: looked up in every partition at once first, then waited for there (in
+ * every partition when it is in none yet). Sets `*out_result` to it, or to NULL when the
+ * timeout passes first (not an error). Blocks only the calling thread; `leaseq_client_close`
+ * from another thread ends the wait with `LEASEQ_CLOSED`.
+ *
+ * `*out_result`, when not NULL, is a new result owned by the caller: free it with
+ * `leaseq_result_free`.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `id` or `out_result`;
+ * LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `id` is NULL or a NUL-terminated string;
+ * `out_result` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_wait_result(const leaseq_partitioned *partitioned,
+                                             const char *id,
+                                             int64_t timeout_ms,
+                                             leaseq_result **out_result);
+
+/**
  * Sets `*out_stats` to the logical queue's figures and each partition's, read from every
  * partition at once (one round trip each, at the same time).
  *
@@ -3796,6 +3819,67 @@ leaseq_status leaseq_partitioned_resume(const leaseq_partitioned *partitioned,
  */
 leaseq_status leaseq_partitioned_set_config(const leaseq_partitioned *partitioned,
                                             const leaseq_config *config);
+
+/**
+ * Pauses group `group` (NUL-terminated UTF-8) in its partition, as `leaseq_queue_pause_group`
+ * does: the rest of the logical queue goes on. Sets `*out_was_running` to whether it was
+ * running. One round trip.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `group` is NULL or a NUL-terminated string;
+ * `out_was_running` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_pause_group(const leaseq_partitioned *partitioned,
+                                             const char *group,
+                                             bool *out_was_running);
+
+/**
+ * Resumes group `group` in its partition. Sets `*out_was_paused` to whether it was paused.
+ * One round trip.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `group` is NULL or a NUL-terminated string;
+ * `out_was_paused` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_resume_group(const leaseq_partitioned *partitioned,
+                                              const char *group,
+                                              bool *out_was_paused);
+
+/**
+ * Sets group `group`'s limit in its partition, as `leaseq_queue_set_group_limit` does
+ * (`limit` 1 to 1000, or -1 for the queue's `group_concurrency`). One round trip.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `group` is NULL or a NUL-terminated string.
+ */
+leaseq_status leaseq_partitioned_set_group_limit(const leaseq_partitioned *partitioned,
+                                                 const char *group,
+                                                 int64_t limit);
+
+/**
+ * Holds group `group`'s leases off for `duration_ms` in its partition, as
+ * `leaseq_queue_rate_limit_group` does. Sets `*out_held_ms` to how long. One round trip.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `group` is NULL or a NUL-terminated string;
+ * `out_held_ms` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_rate_limit_group(const leaseq_partitioned *partitioned,
+                                                  const char *group,
+                                                  int64_t duration_ms,
+                                                  int64_t *out_held_ms);
+
+/**
+ * Fills `*out_info` with group `group` as its partition, which holds all of it, knows it (as
+ * `leaseq_queue_group`). One round trip.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `group` is NULL or a NUL-terminated string;
+ * `out_info` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_group(const leaseq_partitioned *partitioned,
+                                       const char *group,
+                                       leaseq_group_info *out_info);
 
 /**
  * The name of a renew outcome: `"renewed"`, `"expired"`, `"taken"`, `"completed"`,

@@ -35,8 +35,9 @@ pub struct leaseq_event_field {
 pub struct leaseq_event {
     /// The entry's id in the stream (`<ms>-<seq>`, the server's clock): resume after it.
     pub id: *const c_char,
-    /// What happened: `added`, `delayed`, `leased`, `progress`, `completed`, `failed`,
-    /// `retrying`, `dead`, `cancelled`, `released`, `requeued`, `expired`, `promoted`, or `gap`
+    /// What happened: `added`, `delayed`, `blocked`, `unblocked`, `leased`, `progress`,
+    /// `completed`, `failed`, `retrying`, `dead`, `cancelled`, `released`, `requeued`,
+    /// `expired`, `promoted`, or `gap`
     /// (entries after the position were trimmed away before they were read; its extra field
     /// `first` is the first entry kept). Kinds added later come as they are named.
     pub event: *const c_char,

@@ -24,6 +24,7 @@ mod job;
 mod lease;
 mod options;
 mod partitioned;
+mod partitioned_groups;
 mod queue;
 mod queue_batch;
 mod schedules;

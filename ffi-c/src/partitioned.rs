@@ -269,7 +269,7 @@ pub unsafe extern "C" fn leaseq_partitioned_queue_of(
 /// answers as if each were in its id's partition; `leaseq_partitioned_add` looks them up.
 ///
 /// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `item` or `out_partition`;
-/// LEASEQ_INVALID_ARGUMENT naming a refused option (`options.priority`...).
+/// LEASEQ_INVALID_ARGUMENT naming an option an add would refuse (`priority`, `group`...).
 ///
 /// # Safety
 /// `partitioned` and `item` are NULL or live handles; `options` is NULL or points to a
@@ -477,8 +477,8 @@ pub unsafe extern "C" fn leaseq_partitioned_add_batch_with_timeout(
 /// Adds `parent` and its children as `leaseq_queue_add_flow` does (same arguments), every
 /// item of the flow to one partition: the one `parent` routes to by its group, else its id.
 /// A dependency on an item outside the flow that is in another partition is refused
-/// (`LEASEQ_INVALID_ARGUMENT`, `depends_on`). One round trip; one more when items depend on
-/// items outside the flow.
+/// (`LEASEQ_INVALID_ARGUMENT`, `depends_on`), as is an item whose group lives in another
+/// partition (`group`). One round trip; one more when items depend on items outside the flow.
 ///
 /// Statuses: as `leaseq_queue_add_flow`, with `partitioned` for `queue`.
 ///
@@ -825,6 +825,40 @@ pub unsafe extern "C" fn leaseq_partitioned_result(
         let id = unsafe { text(id, "id") }?;
         out.required()?;
         if let Some(r) = p.inner.result(id)? {
+            out.set(Box::into_raw(Box::new(leaseq_result::new(r))));
+        }
+        Ok(())
+    })
+}
+
+/// Waits for item `id`'s result as `leaseq_queue_wait_result` does (the same `timeout_ms`),
+/// where the item is: looked up in every partition at once first, then waited for there (in
+/// every partition when it is in none yet). Sets `*out_result` to it, or to NULL when the
+/// timeout passes first (not an error). Blocks only the calling thread; `leaseq_client_close`
+/// from another thread ends the wait with `LEASEQ_CLOSED`.
+///
+/// `*out_result`, when not NULL, is a new result owned by the caller: free it with
+/// `leaseq_result_free`.
+///
+/// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `id` or `out_result`;
+/// LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+///
+/// # Safety
+/// `partitioned` is NULL or a live handle; `id` is NULL or a NUL-terminated string;
+/// `out_result` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_wait_result(
+    partitioned: *const leaseq_partitioned,
+    id: *const c_char,
+    timeout_ms: i64,
+    out_result: *mut *mut leaseq_result,
+) -> leaseq_status {
+    call("leaseq_partitioned_wait_result", || {
+        let out = unsafe { Out::new(out_result, "out_result", std::ptr::null_mut()) };
+        let p = unsafe { arg(partitioned, "partitioned") }?;
+        let id = unsafe { text(id, "id") }?;
+        out.required()?;
+        if let Some(r) = p.inner.wait_result(id, wait(timeout_ms))? {
             out.set(Box::into_raw(Box::new(leaseq_result::new(r))));
         }
         Ok(())

@@ -520,6 +520,30 @@ impl Default for leaseq_group_info {
     }
 }
 
+impl From<leaseq::GroupInfo> for leaseq_group_info {
+    fn from(g: leaseq::GroupInfo) -> leaseq_group_info {
+        leaseq_group_info {
+            waiting: g.waiting,
+            leased: g.leased,
+            limit: g.limit,
+            paused: g.paused,
+            rate_limited_for_ms: g
+                .rate_limited_for
+                .map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+        }
+    }
+}
+
+/// A group limit as C passes it: -1 for none, else the limit (which the core bounds).
+pub(crate) fn group_limit(limit: i64) -> Result<Option<u32>, Failure> {
+    match limit {
+        -1 => Ok(None),
+        n => u32::try_from(n)
+            .map(Some)
+            .map_err(|_| Failure::invalid("limit", format!("is {n}: give -1 (none) or 1 to 1000"))),
+    }
+}
+
 /// Pauses one group (`LEASEQ_ADD_GROUP`; `group` NUL-terminated UTF-8): its items are not
 /// leased, by any client, until `leaseq_queue_resume_group`; the rest of the queue goes on.
 /// Sets `*out_was_running` to whether it was running. One round trip.
@@ -579,13 +603,7 @@ pub unsafe extern "C" fn leaseq_queue_set_group_limit(
     call("leaseq_queue_set_group_limit", || {
         let queue = unsafe { arg(queue, "queue") }?;
         let group = unsafe { text(group, "group") }?;
-        let limit = match limit {
-            -1 => None,
-            n => Some(u32::try_from(n).map_err(|_| {
-                Failure::invalid("limit", format!("is {n}: give -1 (none) or 1 to 1000"))
-            })?),
-        };
-        queue.inner.set_group_limit(group, limit)?;
+        queue.inner.set_group_limit(group, group_limit(limit)?)?;
         Ok(())
     })
 }
@@ -607,16 +625,7 @@ pub unsafe extern "C" fn leaseq_queue_group(
         let queue = unsafe { arg(queue, "queue") }?;
         let group = unsafe { text(group, "group") }?;
         out.required()?;
-        let g = queue.inner.group(group)?;
-        out.set(leaseq_group_info {
-            waiting: g.waiting,
-            leased: g.leased,
-            limit: g.limit,
-            paused: g.paused,
-            rate_limited_for_ms: g
-                .rate_limited_for
-                .map_or(-1, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
-        });
+        out.set(queue.inner.group(group)?.into());
         Ok(())
     })
 }

@@ -147,6 +147,31 @@ static void a_group_stays_in_one_partition(void) {
     CHECK(prefix != NULL && home_prefix != NULL && strcmp(prefix, home_prefix) == 0);
     leaseq_queue_free(queue);
     leaseq_lease_free(lease);
+    /* the group calls act in that partition: paused, no partition hands out its items */
+    bool was = false;
+    CHECK_OK(leaseq_partitioned_pause_group(p, "customer-42", &was));
+    CHECK(was);
+    leaseq_group_info info;
+    CHECK_OK(leaseq_partitioned_group(p, "customer-42", &info));
+    CHECK(info.paused && info.waiting == 11 && info.leased == 1);
+    lease = NULL;
+    CHECK_OK(leaseq_partitioned_lease(p, 30000, 0, &lease));
+    CHECK(lease == NULL);
+    CHECK_OK(leaseq_partitioned_resume_group(p, "customer-42", &was));
+    CHECK(was);
+    CHECK_OK(leaseq_partitioned_set_group_limit(p, "customer-42", 3));
+    CHECK_OK(leaseq_partitioned_group(p, "customer-42", &info));
+    CHECK(!info.paused && info.limit == 3);
+    int64_t held = 0;
+    CHECK_OK(leaseq_partitioned_rate_limit_group(p, "customer-42", 60000, &held));
+    CHECK(held > 0 && held <= 60000);
+    CHECK_INVALID_ARG(leaseq_partitioned_set_group_limit(p, "customer-42", 0), "limit");
+    CHECK_INVALID_ARG(leaseq_partitioned_pause_group(p, "", &was), "group");
+    CHECK_NULL_ARG(leaseq_partitioned_group(NULL, "customer-42", &info), "partitioned");
+    CHECK_NULL_ARG(leaseq_partitioned_group(p, NULL, &info), "group");
+    CHECK_NULL_ARG(leaseq_partitioned_group(p, "customer-42", NULL), "out_info");
+    CHECK_NULL_ARG(leaseq_partitioned_rate_limit_group(p, "customer-42", 1000, NULL),
+                   "out_held_ms");
     leaseq_partitioned_free(p);
 }
 
@@ -258,6 +283,20 @@ static void lease_and_complete_across_partitions(void) {
         CHECK_OK(leaseq_result_data(result, &data, &data_len));
         CHECK(data_len == 2 && memcmp(data, "ok", 2) == 0);
         leaseq_result_free(result);
+        /* wait_result finds it where it is; a result that never comes gives NULL, not an error */
+        result = NULL;
+        CHECK_OK(leaseq_partitioned_wait_result(p, lease_id, 0, &result));
+        REQUIRE(result != NULL);
+        CHECK_OK(leaseq_result_data(result, &data, &data_len));
+        CHECK(data_len == 2 && memcmp(data, "ok", 2) == 0);
+        leaseq_result_free(result);
+        result = NULL;
+        CHECK_OK(leaseq_partitioned_wait_result(p, "never", 100, &result));
+        CHECK(result == NULL);
+        CHECK_NULL_ARG(leaseq_partitioned_wait_result(NULL, lease_id, 0, &result), "partitioned");
+        CHECK_NULL_ARG(leaseq_partitioned_wait_result(p, NULL, 0, &result), "id");
+        CHECK_NULL_ARG(leaseq_partitioned_wait_result(p, lease_id, 0, NULL), "out_result");
+        CHECK_INVALID_ARG(leaseq_partitioned_wait_result(p, "", 0, &result), "id");
     }
     leaseq_lease_array_free(leases, len);
     leaseq_partitioned_free(p);
@@ -522,6 +561,13 @@ static void bad_arguments_are_refused_and_write_nothing(void) {
     options.set = LEASEQ_ADD_PRIORITY;
     options.priority = 5000;
     CHECK_INVALID_ARG(leaseq_partitioned_add_with_options(p, it, &options, &added), "priority");
+    /* partition_of checks the item as an add would */
+    size_t at = P;
+    CHECK_INVALID_ARG(leaseq_partitioned_partition_of(p, it, &options, &at), "priority");
+    leaseq_add_options empty_group = LEASEQ_ADD_OPTIONS_INIT;
+    empty_group.set = LEASEQ_ADD_GROUP;
+    empty_group.group = "";
+    CHECK_INVALID_ARG(leaseq_partitioned_partition_of(p, it, &empty_group, &at), "group");
     const leaseq_item *batch[2] = {it, NULL};
     CHECK_NULL_ARG(leaseq_partitioned_add_batch(p, batch, 2, &n), "items[1]");
     CHECK(n == 0);

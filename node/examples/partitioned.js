@@ -1,5 +1,6 @@
 // A partitioned queue: one queue stored as four partitions, each in a slot of its own (on a
-// Redis Cluster, spread over its primaries), fed and drained as one.
+// Redis Cluster, connected with Client.cluster, spread over its primaries), fed and drained as
+// one.
 const { Client, Item, Worker } = require('leaseq')
 
 async function main() {

@@ -129,7 +129,7 @@ class PartitionedQueue {
    * Adds `parent` and its children as `Queue#addFlow` does, every item of the flow to one
    * partition: the one `parent` routes to by its group, else its id. Resolves to how many were
    * added. A dependency on an item outside the flow that is in another partition is refused
-   * (`depends_on`).
+   * (`depends_on`), as is an item whose group lives in another partition (`group`).
    * @param {import('./item').Item} parent
    * @param {Array<import('./item').Item | import('../index').FlowChild>} children
    * @returns {Promise<number>}
@@ -226,6 +226,77 @@ class PartitionedQueue {
   async result(id) {
     const i = args.id('id', id)
     return q.toResult(await nativeAsync(() => this.#native.result(i)))
+  }
+
+  /**
+   * Waits up to `timeoutMs` for item `id`'s result, as `Queue#waitResult` does, where the item
+   * is: looked up in every partition at once first, then waited for there (in every partition
+   * when it is in none yet). Null when the time passes first.
+   * @param {string | Uint8Array} id
+   * @param {number | { timeoutMs: number }} timeoutMs the timeout, or `{ timeoutMs }`
+   * @returns {Promise<import('../index').JobResult | null>}
+   */
+  async waitResult(id, timeoutMs) {
+    const i = args.id('id', id)
+    const timeout = q.waitTimeout(timeoutMs)
+    return q.toResult(await nativeAsync(() => this.#native.waitResult(i, timeout)))
+  }
+
+  /**
+   * Pauses group `group` in its partition, where all its items live, as `Queue#pauseGroup`
+   * does. Resolves to whether it was running.
+   * @param {string} group
+   * @returns {Promise<boolean>}
+   */
+  async pauseGroup(group) {
+    const g = args.string('group', group)
+    return nativeAsync(() => this.#native.pauseGroup(g))
+  }
+
+  /**
+   * Resumes group `group` in its partition. Resolves to whether it was paused.
+   * @param {string} group
+   * @returns {Promise<boolean>}
+   */
+  async resumeGroup(group) {
+    const g = args.string('group', group)
+    return nativeAsync(() => this.#native.resumeGroup(g))
+  }
+
+  /**
+   * Sets group `group`'s limit in its partition, as `Queue#setGroupLimit` does (1 to 1000; left
+   * out or null: the queue's `groupConcurrency`).
+   * @param {string} group
+   * @param {number | null} [limit]
+   * @returns {Promise<void>}
+   */
+  async setGroupLimit(group, limit) {
+    const g = args.string('group', group)
+    const n = limit === null ? undefined : args.optionalNumber('limit', limit, q.WHOLE)
+    return nativeAsync(() => this.#native.setGroupLimit(g, n))
+  }
+
+  /**
+   * Holds group `group`'s leases off for `durationMs` in its partition, as
+   * `Queue#rateLimitGroup` does. Resolves to how long, in ms.
+   * @param {string} group
+   * @param {number} durationMs
+   * @returns {Promise<number>}
+   */
+  async rateLimitGroup(group, durationMs) {
+    const g = args.string('group', group)
+    const ms = args.number('durationMs', durationMs)
+    return nativeAsync(() => this.#native.rateLimitGroup(g, ms))
+  }
+
+  /**
+   * Group `group`, read in its partition, which holds all of it.
+   * @param {string} group
+   * @returns {Promise<import('../index').GroupInfo>}
+   */
+  async group(group) {
+    const g = args.string('group', group)
+    return q.toGroup(await nativeAsync(() => this.#native.group(g)))
   }
 
   /**

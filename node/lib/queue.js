@@ -883,9 +883,7 @@ class Queue {
    */
   async waitResult(id, timeoutMs) {
     const i = args.id('id', id)
-    const timeout = args.isOptions(timeoutMs)
-      ? args.number('timeoutMs', args.options('options', timeoutMs, WAIT_OPTIONS).timeoutMs)
-      : args.number('timeoutMs', timeoutMs)
+    const timeout = waitTimeout(timeoutMs)
     return toResult(await nativeAsync(() => this.#native.waitResult(i, timeout)))
   }
 
@@ -1068,14 +1066,7 @@ class Queue {
    */
   async group(group) {
     const g = args.string('group', group)
-    const info = await nativeAsync(() => this.#native.group(g))
-    return {
-      waiting: info.waiting,
-      leased: info.leased,
-      limit: info.limit,
-      paused: info.paused,
-      rateLimitedForMs: orNull(info.rateLimitedForMs),
-    }
+    return toGroup(await nativeAsync(() => this.#native.group(g)))
   }
 
   /**
@@ -1299,6 +1290,32 @@ function toQueue(native) {
   return new Queue(CONSTRUCT, native)
 }
 
+/**
+ * A group's figures as `group` gives them.
+ * @param {import('../native').GroupParts} info
+ * @returns {import('../index').GroupInfo}
+ */
+function toGroup(info) {
+  return {
+    waiting: info.waiting,
+    leased: info.leased,
+    limit: info.limit,
+    paused: info.paused,
+    rateLimitedForMs: orNull(info.rateLimitedForMs),
+  }
+}
+
+/**
+ * `waitResult`'s timeout: a number, or `{ timeoutMs }`.
+ * @param {number | { timeoutMs: number }} timeoutMs
+ * @returns {number}
+ */
+function waitTimeout(timeoutMs) {
+  return args.isOptions(timeoutMs)
+    ? args.number('timeoutMs', args.options('options', timeoutMs, WAIT_OPTIONS).timeoutMs)
+    : args.number('timeoutMs', timeoutMs)
+}
+
 module.exports = {
   Queue,
   nativeOf: (/** @type {Queue} */ q) => nativeOf(q),
@@ -1320,10 +1337,12 @@ module.exports = {
   scheduleArgs,
   toEntry,
   toFireReport,
+  toGroup,
   toItem,
   toJob,
   toResult,
   toScheduleInfo,
   toSchedulePage,
   toStats,
+  waitTimeout,
 }

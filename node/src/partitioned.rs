@@ -6,10 +6,10 @@ use napi::bindgen_prelude::{Buffer, ClassInstance, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
 
-use crate::convert::{count, integer, opt_millis, retry, ttl, wait};
+use crate::convert::{count, integer, millis, opt_millis, retry, ttl, wait};
 use crate::error::to_napi;
 use crate::item::NativeItem;
-use crate::job::{ConfigParts, EntryParts, JobParts, ResultParts, StatsParts};
+use crate::job::{ConfigParts, EntryParts, GroupParts, JobParts, ResultParts, StatsParts};
 use crate::lease::{LeasedParts, NativeLease};
 use crate::queue::{fail_name, flows, opt_n, state, NativeQueue};
 use crate::schedule::{FireReportParts, ScheduleInfoParts, SchedulePageParts, ScheduleParts};
@@ -239,6 +239,63 @@ impl NativePartitioned {
     pub async fn result(&self, id: Buffer) -> napi::Result<Option<ResultParts>> {
         let result = self.inner.result(&id[..]).await.map_err(to_napi)?;
         Ok(result.map(ResultParts::from))
+    }
+
+    /// Waits up to `timeout_ms` (`Infinity`: until it comes or the client closes) for item
+    /// `id`'s result, where the item is.
+    #[napi]
+    pub async fn wait_result(
+        &self,
+        id: Buffer,
+        timeout_ms: f64,
+    ) -> napi::Result<Option<ResultParts>> {
+        let wait = wait(None, Some(timeout_ms))?;
+        let result = self
+            .inner
+            .wait_result(&id[..], wait)
+            .await
+            .map_err(to_napi)?;
+        Ok(result.map(ResultParts::from))
+    }
+
+    /// Pauses group `group` in its partition; whether it was running.
+    #[napi]
+    pub async fn pause_group(&self, group: String) -> napi::Result<bool> {
+        self.inner.pause_group(&group).await.map_err(to_napi)
+    }
+
+    /// Resumes group `group` in its partition; whether it was paused.
+    #[napi]
+    pub async fn resume_group(&self, group: String) -> napi::Result<bool> {
+        self.inner.resume_group(&group).await.map_err(to_napi)
+    }
+
+    /// Sets group `group`'s limit in its partition; absent: the queue's `groupConcurrency`.
+    #[napi]
+    pub async fn set_group_limit(&self, group: String, limit: Option<f64>) -> napi::Result<()> {
+        let limit = limit.map(|n| integer("limit", n)).transpose()?;
+        self.inner
+            .set_group_limit(&group, limit)
+            .await
+            .map_err(to_napi)
+    }
+
+    /// Holds group `group`'s leases off for `duration_ms` in its partition; how long, in ms.
+    #[napi]
+    pub async fn rate_limit_group(&self, group: String, duration_ms: f64) -> napi::Result<f64> {
+        let duration = millis("durationMs", duration_ms)?;
+        let held = self
+            .inner
+            .rate_limit_group(&group, duration)
+            .await
+            .map_err(to_napi)?;
+        Ok(crate::convert::duration_ms(held))
+    }
+
+    /// Group `group`, read in its partition.
+    #[napi]
+    pub async fn group(&self, group: String) -> napi::Result<GroupParts> {
+        Ok(self.inner.group(&group).await.map_err(to_napi)?.into())
     }
 
     /// The logical queue's figures and each partition's.

@@ -133,6 +133,44 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     await assert.rejects(q.complete(foreign), invalid('lease'))
   })
 
+  test('waitResult waits where the item is, in every partition before it is added', async () => {
+    const q = await client.createPartitioned(fresh(), 4)
+    // A group that takes the item away from its id's partition.
+    const item = Array.from({ length: 64 }, (_, g) => new Item('x', { id: 'w1', group: `g${g}` })).find(
+      (i) => q.partitionOf(i) !== q.partitionOf(new Item('x', { id: 'w1' })),
+    )
+    const waiting = q.waitResult('w1', Infinity)
+    assert.equal(await q.add(item), true)
+    const lease = await q.partition(q.partitionOf(item)).lease({ ttlMs: TTL })
+    assert.equal(lease.id, 'w1')
+    assert.equal(await q.complete(lease, { result: 'one' }), true)
+    assert.equal((await waiting).data.toString(), 'one')
+    assert.equal((await q.waitResult('w1', { timeoutMs: 0 })).data.toString(), 'one')
+    assert.equal(await q.waitResult('never', 100), null)
+    await assert.rejects(q.waitResult('', 0), invalid('id'))
+    await assert.rejects(q.waitResult('w1', -1), invalid('timeoutMs'))
+  })
+
+  test('the group calls act in the partition where the group lives', async () => {
+    const q = await client.createPartitioned(fresh(), 4)
+    assert.equal(await q.addBatch([0, 1, 2].map((i) => new Item('x', { id: `t${i}`, group: 'tenant' }))), 3)
+    assert.equal(await q.pauseGroup('tenant'), true)
+    const info = await q.group('tenant')
+    assert.equal(info.paused, true)
+    assert.equal(info.waiting, 3)
+    await q.add(new Item('x', { id: 'free' }))
+    assert.deepEqual((await q.leaseBatch(10, { ttlMs: TTL })).map((l) => l.id), ['free'])
+    assert.equal(await q.resumeGroup('tenant'), true)
+    await q.setGroupLimit('tenant', 2)
+    assert.equal((await q.group('tenant')).limit, 2)
+    assert.equal((await q.leaseBatch(10, { ttlMs: TTL })).length, 2)
+    const held = await q.rateLimitGroup('tenant', 60_000)
+    assert.ok(held > 0 && held <= 60_000)
+    assert.ok((await q.group('tenant')).rateLimitedForMs > 0)
+    await assert.rejects(q.setGroupLimit('tenant', 0), invalid('limit'))
+    await assert.rejects(q.pauseGroup(''), invalid('group'))
+  })
+
   test("fail retries in the lease's own partition, and with retry never it is dead there", async () => {
     const q = await client.createPartitioned(fresh(), 3)
     await q.addBatch(items(6))

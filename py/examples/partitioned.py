@@ -6,7 +6,8 @@ from leaseq.worker import Job
 url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
 with leaseq.Client(url) as client:
     # One logical queue stored as three partitions, each a full queue on a hash tag of its
-    # own: on a Redis Cluster they spread over the primaries. The base needs a hash tag.
+    # own: on a Redis Cluster (leaseq.Client.cluster) they spread over the primaries. The base
+    # needs a hash tag.
     queue = client.create_partitioned("{thumbnails}", 3)
     print(f"{len(queue.partitions)} partitions")
     # Every transition recorded in its partition's event stream (off by default).

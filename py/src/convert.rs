@@ -273,10 +273,6 @@ pub fn state(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<State> {
     State::parse(&name).map_err(|e| errors::to_py(py, e))
 }
 
-/// How long `lease` waits, from `timeout` (seconds, a timedelta, `leaseq.FOREVER` or `None`)
-/// and the older `block` flag. With neither, the core's default ([`Wait::default`]: no wait).
-/// `block=True` without a timeout waits forever and `block=False` never waits, as they always
-/// did.
 /// `timeout` of a wait that must be given (`wait_result`): seconds or a timedelta (zero only
 /// reads), or `leaseq.FOREVER`; `None` is refused, as a likely mistake.
 pub fn required_wait(timeout: &Bound<'_, PyAny>) -> PyResult<Wait> {
@@ -291,6 +287,10 @@ pub fn required_wait(timeout: &Bound<'_, PyAny>) -> PyResult<Wait> {
     wait_timeout(timeout)
 }
 
+/// How long `lease` waits, from `timeout` (seconds, a timedelta, `leaseq.FOREVER` or `None`)
+/// and the older `block` flag. With neither, the core's default ([`Wait::default`]: no wait).
+/// `block=True` without a timeout waits forever and `block=False` never waits, as they always
+/// did.
 pub fn wait(
     timeout: Option<&Bound<'_, PyAny>>,
     block: Option<&Bound<'_, PyAny>>,

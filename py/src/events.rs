@@ -37,8 +37,9 @@ impl QueueEvent {
         &self.inner.id
     }
 
-    /// What happened: ``added``, ``delayed``, ``leased``, ``progress``, ``completed``,
-    /// ``failed``, ``retrying``, ``dead``, ``released``, ``cancelled``, ``requeued``,
+    /// What happened: ``added``, ``delayed``, ``blocked``, ``unblocked``, ``leased``,
+    /// ``progress``, ``completed``, ``failed``, ``retrying``, ``dead``, ``released``,
+    /// ``cancelled``, ``requeued``,
     /// ``expired``, ``promoted``, or ``gap`` (entries were trimmed away before they were read).
     #[getter]
     fn event(&self) -> &str {

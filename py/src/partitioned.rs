@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use crate::aio::{AsyncQueue, Lazy};
 use crate::convert;
 use crate::errors;
-use crate::jobs::{Entry, FailOutcome, Job, JobResult, StateName, Stats};
+use crate::jobs::{Entry, FailOutcome, GroupInfo, Job, JobResult, StateName, Stats};
 use crate::sync::{Queue, WAIT_SLICE};
 use crate::types::NewLease;
 
@@ -211,7 +211,8 @@ impl PartitionedQueue {
 
     /// Adds ``parent`` and its ``children`` as ``Queue.add_flow`` does, the whole flow to the
     /// partition its parent routes to. A dependency on an item outside the flow that is in
-    /// another partition is refused (``depends_on``).
+    /// another partition is refused (``depends_on``), as is an item whose group lives in
+    /// another partition (``group``).
     fn add_flow(
         &self,
         py: Python<'_>,
@@ -322,6 +323,77 @@ impl PartitionedQueue {
         let id = convert::id(id, "id")?;
         self.call(py, |q| q.result(&id))
             .map(|r| r.map(JobResult::from))
+    }
+
+    /// Waits for item ``id``'s result as ``Queue.wait_result`` does (the same ``timeout``),
+    /// where the item is: looked up in every partition at once first, then waited for there
+    /// (in every partition when it is in none yet). Returns ``None`` when the timeout passes
+    /// first. Other threads run meanwhile, Ctrl-C interrupts it, and so does
+    /// ``Client.close()`` (``ClosedError``).
+    fn wait_result(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+        timeout: &Bound<'_, PyAny>,
+    ) -> PyResult<Option<JobResult>> {
+        let id = convert::id(id, "id")?;
+        let wait = convert::required_wait(timeout)?;
+        // One wait without the GIL, Ctrl-C checked every WAIT_SLICE (as lease).
+        py.detach(|| {
+            self.inner
+                .wait_result_interruptible(&id, wait, WAIT_SLICE, || {
+                    Python::attach(|py| py.check_signals())
+                })
+        })?
+        .map(|r| r.map(JobResult::from))
+        .map_err(|e| errors::to_py(py, e))
+    }
+
+    /// Pauses group ``group`` in its partition, where all its items live, as
+    /// ``Queue.pause_group`` does; returns whether it was running.
+    fn pause_group(&self, py: Python<'_>, group: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let group = convert::string(group, "group")?;
+        self.call(py, |q| q.pause_group(&group))
+    }
+
+    /// Resumes group ``group`` in its partition; returns whether it was paused.
+    fn resume_group(&self, py: Python<'_>, group: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let group = convert::string(group, "group")?;
+        self.call(py, |q| q.resume_group(&group))
+    }
+
+    /// Sets group ``group``'s limit in its partition, as ``Queue.set_group_limit`` does (1 to
+    /// 1000; ``None``: the queue's ``group_concurrency``).
+    #[pyo3(signature = (group, limit = None))]
+    fn set_group_limit(
+        &self,
+        py: Python<'_>,
+        group: &Bound<'_, PyAny>,
+        limit: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let group = convert::string(group, "group")?;
+        let limit = convert::opt_integer(limit, "limit")?;
+        self.call(py, |q| q.set_group_limit(&group, limit))
+    }
+
+    /// Holds group ``group``'s leases off for ``duration`` (seconds or a timedelta) in its
+    /// partition, as ``Queue.rate_limit_group`` does; returns how long (a timedelta).
+    fn rate_limit_group<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+        duration: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        let duration = convert::seconds(duration, "duration")?;
+        let held = self.call(py, |q| q.rate_limit_group(&group, duration))?;
+        crate::time::timedelta(py, held)
+    }
+
+    /// Group ``group`` (a ``GroupInfo``), read in its partition, which holds all of it.
+    fn group(&self, py: Python<'_>, group: &Bound<'_, PyAny>) -> PyResult<GroupInfo> {
+        let group = convert::string(group, "group")?;
+        self.call(py, |q| q.group(&group)).map(GroupInfo::from)
     }
 
     /// The logical queue's figures and each partition's (a ``PartitionedStats``), read from
@@ -756,6 +828,84 @@ impl AsyncPartitionedQueue {
         let id = convert::id(id, "id")?;
         self.run(py, move |q| async move {
             Ok(q.result(&id).await?.map(JobResult::from))
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.wait_result``; the wait is cancelled with the awaiting
+    /// task.
+    fn wait_result<'py>(
+        &self,
+        py: Python<'py>,
+        id: &Bound<'py, PyAny>,
+        timeout: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::id(id, "id")?;
+        let wait = convert::required_wait(timeout)?;
+        self.run(py, move |q| async move {
+            Ok(q.wait_result(&id, wait).await?.map(JobResult::from))
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.pause_group``.
+    fn pause_group<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        self.run(py, move |q| async move { q.pause_group(&group).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.resume_group``.
+    fn resume_group<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        self.run(py, move |q| async move { q.resume_group(&group).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.set_group_limit``.
+    #[pyo3(signature = (group, limit = None))]
+    fn set_group_limit<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+        limit: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        let limit = convert::opt_integer(limit, "limit")?;
+        self.run(py, move |q| async move {
+            q.set_group_limit(&group, limit).await
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.rate_limit_group``.
+    fn rate_limit_group<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+        duration: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        let duration = convert::seconds(duration, "duration")?;
+        self.run(py, move |q| async move {
+            q.rate_limit_group(&group, duration)
+                .await
+                .map(crate::time::Timedelta)
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.group``.
+    fn group<'py>(
+        &self,
+        py: Python<'py>,
+        group: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let group = convert::string(group, "group")?;
+        self.run(py, move |q| async move {
+            q.group(&group).await.map(GroupInfo::from)
         })
     }
 

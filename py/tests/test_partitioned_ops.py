@@ -589,3 +589,104 @@ def test_a_runner_refuses_asyncio_queues_as_it_is_made(cluster: Server) -> None:
                 assert "leaseq.aio" in str(refused.value)
 
     asyncio.run(body())
+
+
+def grouped_off_its_id(
+    q: leaseq.PartitionedQueue | leaseq.aio.PartitionedQueue, id: str
+) -> leaseq.Item:
+    """An item ``id`` whose group routes it to another partition than its id would."""
+    return next(
+        item
+        for item in (leaseq.Item(b"x", id=id, group=f"g{g}") for g in range(64))
+        if q.partition_of(item) != q.partition_of(leaseq.Item(b"x", id=id))
+    )
+
+
+def test_wait_result_waits_where_the_item_is(cluster_client: leaseq.Client) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 4)
+    item = grouped_off_its_id(q, "w1")
+    assert q.add(item)
+    got: list[leaseq.JobResult | None] = []
+    waiter = threading.Thread(
+        target=lambda: got.append(q.wait_result("w1", timeout=30))
+    )
+    waiter.start()
+    lease = q.partition(q.partition_of(item)).lease(ttl=30)
+    assert lease is not None and lease.id == "w1"
+    assert q.complete(lease, result=b"one")
+    waiter.join()
+    assert got[0] is not None and got[0].data == b"one"
+    # Kept: read without waiting; none comes for an id no partition has.
+    kept = q.wait_result("w1", timeout=0)
+    assert kept is not None and kept.data == b"one"
+    assert q.wait_result("never", timeout=timedelta(milliseconds=100)) is None
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        q.wait_result("", timeout=0)
+    assert refused.value.argument == "id"
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        q.wait_result("w1", timeout=-1)
+    assert refused.value.argument == "timeout"
+
+
+def test_the_asyncio_face_waits_for_a_result_where_the_item_is(cluster: Server) -> None:
+    async def body() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            q = await client.create_partitioned(new_prefix(), 4)
+            item = grouped_off_its_id(q, "a1")
+            # Not added yet when the wait starts: it waits in every partition.
+            waiting = asyncio.create_task(q.wait_result("a1", timeout=leaseq.FOREVER))
+            assert await q.add(item)
+            lease = await q.partition(q.partition_of(item)).lease(ttl=30)
+            assert lease is not None and lease.id == "a1"
+            assert await q.complete(lease, result="two")
+            got = await waiting
+            assert got is not None and got.data == b"two"
+            # Cancelling the task stops the wait.
+            pending = asyncio.create_task(
+                q.wait_result("never", timeout=leaseq.FOREVER)
+            )
+            await asyncio.sleep(0.05)
+            pending.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await pending
+
+    asyncio.run(body())
+
+
+def test_group_calls_act_where_the_group_lives(cluster_client: leaseq.Client) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 4)
+    assert (
+        q.add_batch([leaseq.Item(b"x", id=f"t{i}", group="tenant") for i in range(3)])
+        == 3
+    )
+    assert q.pause_group("tenant")
+    info = q.group("tenant")
+    assert info.paused and info.waiting == 3
+    assert q.add(leaseq.Item(b"x", id="free"))
+    assert [lease.id for lease in q.lease_batch(10, ttl=30)] == ["free"]
+    assert q.resume_group("tenant")
+    q.set_group_limit("tenant", 2)
+    assert q.group("tenant").limit == 2
+    assert len(q.lease_batch(10, ttl=30)) == 2
+    held = q.rate_limit_group("tenant", timedelta(minutes=1))
+    assert timedelta(0) < held <= timedelta(minutes=1)
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        q.set_group_limit("tenant", 0)
+    assert refused.value.argument == "limit"
+
+
+def test_the_asyncio_face_acts_on_groups_where_they_live(cluster: Server) -> None:
+    async def body() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            q = await client.create_partitioned(new_prefix(), 4)
+            assert await q.add(leaseq.Item(b"x", id="a", group="tenant"))
+            assert await q.pause_group("tenant")
+            assert (await q.group("tenant")).paused
+            assert await q.lease(ttl=30) is None
+            assert await q.resume_group("tenant")
+            await q.set_group_limit("tenant", 3)
+            assert (await q.group("tenant")).limit == 3
+            held = await q.rate_limit_group("tenant", 60)
+            assert timedelta(0) < held <= timedelta(minutes=1)
+
+    asyncio.run(body())

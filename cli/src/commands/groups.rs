@@ -1,8 +1,10 @@
 //! `leaseq group`: one group of a queue, shown, paused, resumed and limited. Groups are looked up
-//! by name: the protocol keeps no list of them (spec/PROTOCOL.md, 5.20).
+//! by name: the protocol keeps no list of them (spec/PROTOCOL.md, 5.20). On a partitioned
+//! queue's base, each acts in the group's partition, which holds all its items (5.25).
 
 use std::time::Duration;
 
+use crate::commands::partitions::Target;
 use crate::fail::{Fail, Outcome};
 use crate::output::{self, bold};
 use crate::view::{preview, GroupView};
@@ -10,7 +12,8 @@ use crate::view::{preview, GroupView};
 /// `leaseq group -q P NAME`: its waiting and leased items, its limit, whether it is paused,
 /// and how long it is still rate limited.
 pub async fn show(client: &leaseq::Client, queue: &str, name: &str, json: bool) -> Outcome {
-    let view = GroupView::read(&client.queue(queue)?, queue, name).await?;
+    let target = Target::open(client, queue).await?;
+    let view = GroupView::read(target.group_queue(name), queue, name).await?;
     print(&view, json);
     Ok(())
 }
@@ -24,7 +27,8 @@ pub async fn set(
     paused: bool,
     json: bool,
 ) -> Outcome {
-    let q = client.queue(queue)?;
+    let target = Target::open(client, queue).await?;
+    let q = target.group_queue(name);
     let changed = if paused {
         q.pause_group(name).await?
     } else {
@@ -63,7 +67,8 @@ pub async fn limit(
     limit: Option<u32>,
     json: bool,
 ) -> Outcome {
-    let q = client.queue(queue)?;
+    let target = Target::open(client, queue).await?;
+    let q = target.group_queue(name);
     q.set_group_limit(name, limit)
         .await
         .map_err(|err| match &err {
@@ -72,7 +77,7 @@ pub async fn limit(
             ),
             _ => err.into(),
         })?;
-    let view = GroupView::read(&q, queue, name).await?;
+    let view = GroupView::read(q, queue, name).await?;
     print(&view, json);
     Ok(())
 }

@@ -88,6 +88,17 @@ impl Target {
         }
     }
 
+    /// Where group `group` lives: the plain queue, or the partition its items are routed to
+    /// (spec 5.25: a group's items all live in one partition). Sends nothing.
+    pub fn group_queue(&self, group: &str) -> &Queue {
+        match self {
+            Target::Plain(q) => q,
+            Target::Partitioned(p) => {
+                &p.partitions()[p.partition_of(&leaseq::Item::new(Vec::new()).group(group))]
+            }
+        }
+    }
+
     /// Where its schedules live: the plain queue, or partition 0.
     pub fn schedules_queue(&self) -> &Queue {
         match self {

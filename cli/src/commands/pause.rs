@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::commands::partitions::Target;
 use crate::fail::Outcome;
 use crate::output;
 use crate::view::preview;
@@ -48,10 +49,13 @@ pub async fn hold(
     duration: Duration,
     json: bool,
 ) -> Outcome {
-    let q = client.queue(queue)?;
     let held = match group {
-        Some(g) => q.rate_limit_group(g, duration).await?,
-        None => q.rate_limit(duration).await?,
+        // On a partitioned queue's base: the group's partition, which holds all its items.
+        Some(g) => {
+            let target = Target::open(client, queue).await?;
+            target.group_queue(g).rate_limit_group(g, duration).await?
+        }
+        None => client.queue(queue)?.rate_limit(duration).await?,
     };
     let ms = held.as_millis().min(u128::from(u64::MAX)) as u64;
     if json {

@@ -152,6 +152,16 @@ impl AppState {
     pub(super) async fn queue(&self, prefix: &str) -> Result<leaseq::Queue, ApiError> {
         Ok(self.target(prefix).await?.one("this")?.clone())
     }
+
+    /// The queue where group `group` of queue `prefix` lives: the queue, or on a partitioned
+    /// queue's base the group's partition, which holds all its items.
+    pub(super) async fn group_queue(
+        &self,
+        prefix: &str,
+        group: &str,
+    ) -> Result<leaseq::Queue, ApiError> {
+        Ok(self.target(prefix).await?.group_queue(group).clone())
+    }
 }
 
 fn state(name: &str) -> Result<leaseq::State, ApiError> {
@@ -273,7 +283,12 @@ pub async fn group(
     ApiQuery(q): ApiQuery<GroupQuery>,
 ) -> ApiResult<GroupView> {
     Ok(Json(
-        GroupView::read(&app.queue(&q.queue).await?, &q.queue, &q.group).await?,
+        GroupView::read(
+            &app.group_queue(&q.queue, &q.group).await?,
+            &q.queue,
+            &q.group,
+        )
+        .await?,
     ))
 }
 
@@ -291,7 +306,11 @@ pub async fn pause_group(
     State(app): State<AppState>,
     ApiJson(b): ApiJson<GroupBody>,
 ) -> ApiResult<serde_json::Value> {
-    let changed = app.queue(&b.queue).await?.pause_group(&b.group).await?;
+    let changed = app
+        .group_queue(&b.queue, &b.group)
+        .await?
+        .pause_group(&b.group)
+        .await?;
     Ok(Json(serde_json::json!({
         "queue": b.queue, "group": b.group, "paused": true, "changed": changed,
     })))
@@ -302,7 +321,11 @@ pub async fn resume_group(
     State(app): State<AppState>,
     ApiJson(b): ApiJson<GroupBody>,
 ) -> ApiResult<serde_json::Value> {
-    let changed = app.queue(&b.queue).await?.resume_group(&b.group).await?;
+    let changed = app
+        .group_queue(&b.queue, &b.group)
+        .await?
+        .resume_group(&b.group)
+        .await?;
     Ok(Json(serde_json::json!({
         "queue": b.queue, "group": b.group, "paused": false, "changed": changed,
     })))

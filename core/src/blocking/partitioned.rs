@@ -15,7 +15,7 @@ use tokio::runtime::Runtime;
 use super::{drive, drive_interruptible, Client, PerProcess};
 use crate::error::Result;
 use crate::{
-    Entry, FailOutcome, FireReport, Flow, Item, Job, JobResult, Lease, PartitionedStats,
+    Entry, FailOutcome, FireReport, Flow, GroupInfo, Item, Job, JobResult, Lease, PartitionedStats,
     QueueConfig, Retry, Schedule, ScheduleInfo, SchedulePage, State, Wait,
 };
 
@@ -186,9 +186,12 @@ impl Partitioned {
         self.prefixes.len()
     }
 
-    /// See [`crate::Partitioned::partition_of`]: the partition `item` goes to. Sends nothing
-    /// (in a forked child, the queue is opened again first: one round trip).
+    /// See [`crate::Partitioned::partition_of`]: the partition `item` goes to, once it is
+    /// checked as an add checks it (an item an add would refuse is refused here, naming the
+    /// argument). Sends nothing (in a forked child, the queue is opened again first: one round
+    /// trip).
     pub fn partition_of(&self, item: &Item) -> Result<usize> {
+        item.validate()?;
         Ok(self.direct()?.inner.partition_of(item))
     }
 
@@ -270,6 +273,24 @@ impl Partitioned {
         })
     }
 
+    /// Like [`Partitioned::wait_result`], interruptible as
+    /// [`Partitioned::lease_batch_interruptible`] is: `check` runs every `every` while the
+    /// waits go on, and its error abandons them. Nothing is lost by an interrupt: the result
+    /// stays kept.
+    pub fn wait_result_interruptible<E>(
+        &self,
+        id: impl AsRef<[u8]>,
+        wait: impl Into<Wait>,
+        every: Duration,
+        check: impl FnMut() -> std::result::Result<(), E>,
+    ) -> std::result::Result<Result<Option<JobResult>>, E> {
+        let id = id.as_ref().to_vec();
+        let wait = wait.into();
+        self.interruptible(every, check, move |p| async move {
+            p.wait_result(id, wait).await
+        })
+    }
+
     /// See [`crate::Partitioned::events`]: the same follower, each `next` blocking the calling
     /// thread until the next entry of any partition. One round trip to each partition here, at
     /// once.
@@ -322,6 +343,7 @@ blocking_partitioned! {
     fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>>;
     fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>>;
     fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>>;
+    fn wait_result(&self, id: impl AsRef<[u8]>, wait: impl Into<Wait>) -> Result<Option<JobResult>>;
     fn stats(&self) -> Result<PartitionedStats>;
     fn count_in(&self, state: State) -> Result<u64>;
     fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>>;
@@ -335,4 +357,9 @@ blocking_partitioned! {
     fn get_schedule(&self, name: &str) -> Result<Option<ScheduleInfo>>;
     fn schedules(&self, start: usize, count: usize) -> Result<SchedulePage>;
     fn fire_due_schedules(&self) -> Result<FireReport>;
+    fn pause_group(&self, group: &str) -> Result<bool>;
+    fn resume_group(&self, group: &str) -> Result<bool>;
+    fn set_group_limit(&self, group: &str, limit: Option<u32>) -> Result<()>;
+    fn rate_limit_group(&self, group: &str, duration: Duration) -> Result<Duration>;
+    fn group(&self, group: &str) -> Result<GroupInfo>;
 }

@@ -65,6 +65,12 @@ impl Handle {
         self.inner.closed.subscribe()
     }
 
+    /// Classifies `err`, an error of these connections, for queue `prefix`
+    /// ([`Error::from_redis_on`]).
+    pub fn map_err(&self, err: redis::RedisError, prefix: &str) -> Error {
+        Error::from_redis_on(err, prefix, self.is_cluster())
+    }
+
     /// Whether the connections are to a Redis Cluster.
     pub fn is_cluster(&self) -> bool {
         self.inner.connections.is_cluster()

@@ -155,7 +155,7 @@ impl<'a> Waiter<'a> {
                 connections.return_waiter(conn);
                 Ok(())
             }
-            Some(Err(e)) => Err(Error::from_redis(e, self.prefix)),
+            Some(Err(e)) => Err(self.handle.map_err(e, self.prefix)),
             None => Err(Error::Timeout(Cause::io(
                 "blocking wait got no answer",
                 None,
@@ -207,7 +207,7 @@ impl<'a> Waiter<'a> {
                 self.handle.connections().return_waiter(conn);
                 Ok(value)
             }
-            Ok(Err(e)) => Err(Error::from_redis(e, self.prefix)),
+            Ok(Err(e)) => Err(self.handle.map_err(e, self.prefix)),
             Err(_) => Err(Error::Timeout(Cause::io(
                 "blocking wait got no answer",
                 None,
@@ -328,7 +328,7 @@ impl<'a> Waiter<'a> {
                     // Named by the queue the key is of: a partition's, in a partitioned
                     // queue's wait.
                     let queue = queue_of_key(&key).unwrap_or(self.prefix);
-                    return Err(Error::from_redis(e, queue));
+                    return Err(self.handle.map_err(e, queue));
                 }
                 (None, _) => {
                     return Err(Error::Timeout(Cause::io(
@@ -345,7 +345,7 @@ impl<'a> Waiter<'a> {
             .connections()
             .take_waiter()
             .await
-            .map_err(|e| Error::from_redis(e, self.prefix))
+            .map_err(|e| self.handle.map_err(e, self.prefix))
     }
 }
 

@@ -40,9 +40,9 @@ pub enum EventsFrom {
 pub struct QueueEvent {
     /// The entry's id in the stream (`<ms>-<seq>`, the server's clock): resume after it.
     pub id: String,
-    /// What happened: `added`, `delayed`, `leased`, `progress`, `completed`, `failed`,
-    /// `retrying`, `dead`, `cancelled`, `released`, `requeued`, `expired`, `promoted`, or
-    /// [`GAP`]. Kinds added later come as they are named.
+    /// What happened: `added`, `delayed`, `blocked`, `unblocked`, `leased`, `progress`,
+    /// `completed`, `failed`, `retrying`, `dead`, `cancelled`, `released`, `requeued`,
+    /// `expired`, `promoted`, or [`GAP`]. Kinds added later come as they are named.
     pub event: String,
     /// The item's id (empty for a gap).
     pub job_id: String,
@@ -376,13 +376,13 @@ impl Stream {
     /// first page. An `after` later than the stream's last entry is refused, naming
     /// `partition` when the stream is one of a partitioned queue's; with `clamp` (a time given
     /// for every partition), the stream's last entry is taken instead, and the second value
-    /// says so.
+    /// says so (`None`: the stream has no entry, so nothing says whether `after` is later).
     pub(crate) async fn start(
         queue: &Queue,
         after: Option<String>,
         partition: Option<usize>,
         clamp: bool,
-    ) -> Result<(Stream, bool)> {
+    ) -> Result<(Stream, Option<bool>)> {
         let page = queue.raw_page(after.as_deref(), FOLLOW_PAGE).await?;
         // A time given for every partition is later than a partition without a stream, too.
         let behind = page.unknown
@@ -407,7 +407,7 @@ impl Stream {
             buffer: VecDeque::new(),
             yielded: start,
         };
-        let clamped = behind && clamp;
+        let clamped = (page.last != "0-0").then_some(behind && clamp);
         if !page.unknown {
             stream.take(page);
         }

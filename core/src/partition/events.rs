@@ -20,7 +20,9 @@ impl Partitioned {
     /// partition: one id, as its queue's follower gives): give it back
     /// as `EventsFrom::After(position)` to resume. A single id is taken for every partition
     /// (`0-0`: every entry still kept; `<ms>`: what came after that time, a partition whose
-    /// last entry is earlier starting at it; refused when later than every partition's). A position of another count of ids, or any id
+    /// last entry is earlier starting at it, one with no entry yet at `0-0`; refused when later
+    /// than the last entry of every partition that has one). A position of another count of
+    /// ids, or any id
     /// that is no event id, is refused sending nothing; an id of a position later than its
     /// partition's last entry after the reads (INVALID_ARGUMENT naming `after` for each). One
     /// round trip to each partition, at once.
@@ -38,7 +40,10 @@ impl Partitioned {
                 .map(|(i, (q, after))| Stream::start(q, after, Some(i), clamp)),
         )
         .await?;
-        if clamp && started.iter().all(|(_, clamped)| *clamped) {
+        // A time later than every partition's last entry (a partition with none says nothing):
+        // taken as "from now", it would skip what comes before that time, so it is refused.
+        let judged: Vec<bool> = started.iter().filter_map(|(_, clamped)| *clamped).collect();
+        if clamp && !judged.is_empty() && judged.iter().all(|&clamped| clamped) {
             return Err(Error::invalid(
                 "after",
                 format!("`{given}` is later than every partition's last event"),

@@ -70,8 +70,10 @@ pub(crate) fn prefixes(base: &str, count: usize, cluster: bool) -> Result<Vec<St
         return Err(Error::invalid(
             "prefix",
             format!(
-                "`{base}` has no hash tag; a queue of several partitions needs one (e.g. \
-                 `{{{base}}}`), whose text each partition extends to a slot of its own"
+                "{}; a queue of several partitions needs one (e.g. `{}`), whose text each \
+                 partition extends to a slot of its own",
+                crate::keys::no_tag(base),
+                crate::keys::with_tag(base)
             ),
         ));
     };

@@ -4,10 +4,14 @@
 use std::future::Future;
 
 use futures_util::future::{join_all, try_join_all};
+use futures_util::stream::{FuturesUnordered, StreamExt};
 
 use super::Partitioned;
+use crate::conn::Deadline;
 use crate::error::{Error, Result};
+use crate::item::validate_id_bytes;
 use crate::job::{Entry, Job, JobResult, Minute, State, Stats};
+use crate::lease::Wait;
 use crate::ops::QueueConfig;
 use crate::queue::Queue;
 
@@ -73,6 +77,39 @@ impl Partitioned {
         self.by_id(id.as_ref(), |q| q.result(id.as_ref())).await
     }
 
+    /// Waits for item `id`'s result ([`Queue::wait_result`]: the same `wait`, and `None` when
+    /// it ends first) where the item is: looked up in every partition at once first (one
+    /// round trip, read-only), then waited for there. An id found in no partition (not added
+    /// yet, or finished without a kept result) is waited for in every partition at once, the
+    /// first result to come answering; so is one found in several.
+    pub async fn wait_result(
+        &self,
+        id: impl AsRef<[u8]>,
+        wait: impl Into<Wait>,
+    ) -> Result<Option<JobResult>> {
+        let (id, wait) = (id.as_ref(), wait.into());
+        validate_id_bytes(id)?;
+        // Checked before the lookup, as the partitions' calls check it.
+        Deadline::of(wait)?;
+        if self.count() == 1 {
+            return self.partitions[0].wait_result(id, wait).await;
+        }
+        let found = self.holding(id).await?;
+        let at: Vec<&Queue> = if found.is_empty() {
+            self.partitions.iter().collect()
+        } else {
+            found.iter().map(|&i| &self.partitions[i]).collect()
+        };
+        let mut waits: FuturesUnordered<_> = at.iter().map(|q| q.wait_result(id, wait)).collect();
+        // The first result wins; dropping the other waits ends their server-side waits.
+        while let Some(answer) = waits.next().await {
+            if let Some(result) = answer? {
+                return Ok(Some(result));
+            }
+        }
+        Ok(None)
+    }
+
     /// The logical queue's figures and each partition's, read from every partition at once.
     pub async fn stats(&self) -> Result<PartitionedStats> {
         let partitions = self.each(Queue::stats).await?;
@@ -91,6 +128,13 @@ impl Partitioned {
     /// partition 0's items, then partition 1's, and so on (no order by time across partitions).
     /// Reads every partition's count first (at once), then the pages it needs.
     pub async fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>> {
+        // Checked here too: a page that needs no partition's list would not check it.
+        if count == 0 || count > crate::policy::MAX_PAGE {
+            return Err(Error::invalid(
+                "count",
+                format!("must be 1 to {}", crate::policy::MAX_PAGE),
+            ));
+        }
         let counts = self.each(|q| q.count(state)).await?;
         let mut skip = start as u64;
         let mut out = Vec::new();

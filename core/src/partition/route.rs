@@ -167,6 +167,30 @@ pub(crate) fn outside_flow(items: &[Item]) -> Vec<&str> {
         .collect()
 }
 
+/// Refuses (argument `group`) a flow going to partition `at` when one of its `items` has a
+/// group that lives in another partition: the group's order, limit and pause hold only while
+/// all its items are in one partition (spec/PROTOCOL.md 5.25, "Routing").
+pub(crate) fn check_flow_groups(items: &[Item], at: usize, count: usize) -> Result<()> {
+    for item in items {
+        if let Some(group) = item.group_name() {
+            let home = of_key(group.as_bytes(), count);
+            if home != at {
+                return Err(Error::invalid(
+                    "group",
+                    format!(
+                        "item `{}` of the flow has group `{group}`, which lives in partition \
+                         {home}, but the flow goes to partition {at}, its root's; a group's \
+                         items must share its partition (give the flow's items the root's group, \
+                         or none)",
+                        item.id()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Refuses (argument `depends_on`) a flow going to partition `at` when one of its dependencies
 /// outside it, `outside`, was located in another partition (`located`): there it would count
 /// as complete (spec/PROTOCOL.md 5.24). One found nowhere constrains nothing.
@@ -202,7 +226,8 @@ impl Partitioned {
         if ids.is_empty() {
             return Ok(HashMap::new());
         }
-        let found = try_join_all(self.partitions.iter().map(|q| exists_each(q, ids))).await?;
+        let bytes: Vec<&[u8]> = ids.iter().map(|id| id.as_bytes()).collect();
+        let found = try_join_all(self.partitions.iter().map(|q| exists_each(q, &bytes))).await?;
         let mut at: HashMap<&'a str, Vec<usize>> = HashMap::new();
         for (partition, found) in found.into_iter().enumerate() {
             for (&id, here) in ids.iter().zip(found) {
@@ -213,20 +238,35 @@ impl Partitioned {
         }
         Ok(at)
     }
+
+    /// The partitions that hold item `id` (any bytes), in any state [`Partitioned::locate`]
+    /// finds, ascending: one round trip to every partition at once.
+    pub(crate) async fn holding(&self, id: &[u8]) -> Result<Vec<usize>> {
+        let ids = [id];
+        let found = try_join_all(self.partitions.iter().map(|q| exists_each(q, &ids))).await?;
+        Ok(found
+            .into_iter()
+            .enumerate()
+            .filter(|(_, here)| here.first() == Some(&true))
+            .map(|(i, _)| i)
+            .collect())
+    }
 }
 
 /// Whether an item of each of `ids` is in queue `q` (waiting, delayed, leased, blocked or
 /// dead: its record, data or item key exists; or completed with its result kept, which its
 /// dependants read there). One round trip.
-async fn exists_each(q: &Queue, ids: &[&str]) -> Result<Vec<bool>> {
+async fn exists_each(q: &Queue, ids: &[&[u8]]) -> Result<Vec<bool>> {
     let prefix = q.prefix();
+    let key =
+        |family: &str, id: &[u8]| [prefix.as_bytes(), b":", family.as_bytes(), b":", id].concat();
     let mut pipe = redis::pipe();
     for id in ids {
         pipe.cmd("EXISTS")
-            .arg(format!("{prefix}:job:{id}"))
-            .arg(format!("{prefix}:item:{id}"))
-            .arg(format!("{prefix}:data:{id}"))
-            .arg(format!("{prefix}:result:{id}"));
+            .arg(key("job", id))
+            .arg(key("item", id))
+            .arg(key("data", id))
+            .arg(key("result", id));
     }
     let mut conn = q.conn()?;
     let counts: Vec<i64> = pipe

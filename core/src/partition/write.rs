@@ -103,9 +103,10 @@ impl Partitioned {
     /// Adds `parent` and its `children` as [`crate::Queue::add_flow`] does, every item of the
     /// flow to one partition: the one its root `parent` routes to by its group, else its id.
     /// A dependency of an item of the flow on an item outside it is located first (spec/
-    /// PROTOCOL.md 5.25, "Dependencies and flows"); the flow is refused (argument
-    /// `depends_on`, nothing written) when one is in another partition. One round trip; one
-    /// more (to every partition at once) when items depend on items outside the flow.
+    /// PROTOCOL.md 5.25, "Dependencies and flows"); the flow is refused (nothing written) when
+    /// one is in another partition (argument `depends_on`), or when an item's group lives in
+    /// another partition (argument `group`). One round trip; one more (to every partition at
+    /// once) when items depend on items outside the flow.
     pub async fn add_flow(&self, parent: &Item, children: &[Flow]) -> Result<usize> {
         if self.count() == 1 {
             return self.partitions[0].add_flow(parent, children).await;
@@ -118,6 +119,7 @@ impl Partitioned {
             .group_name()
             .map_or(parent.id().as_bytes(), str::as_bytes);
         let at = route::of_key(key, self.count());
+        route::check_flow_groups(&items, at, self.count())?;
         let outside = route::outside_flow(&items);
         if !outside.is_empty() {
             let located = self.locate(&outside).await?;

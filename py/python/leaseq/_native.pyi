@@ -780,8 +780,9 @@ class QueueEvent:
         """The entry's id in the stream (``"<ms>-<seq>"``): resume after it (``events(after=id)``)."""
     @property
     def event(self) -> str:
-        """What happened: ``added``, ``delayed``, ``leased``, ``progress``, ``completed``,
-        ``failed``, ``retrying``, ``dead``, ``released``, ``cancelled``, ``requeued``,
+        """What happened: ``added``, ``delayed``, ``blocked``, ``unblocked``, ``leased``,
+        ``progress``, ``completed``, ``failed``, ``retrying``, ``dead``, ``released``,
+        ``cancelled``, ``requeued``,
         ``expired``, ``promoted``, or ``gap`` (entries were trimmed away before they were read).
         """
     @property
@@ -1794,7 +1795,8 @@ class PartitionedQueue:
     def add_flow(self, parent: Item, children: Iterable[Item | Flow]) -> int:
         """Adds ``parent`` and its ``children`` as ``Queue.add_flow`` does, the whole flow to the
         partition its parent routes to. A dependency on an item outside the flow that is in
-        another partition is refused (``depends_on``).
+        another partition is refused (``depends_on``), as is an item whose group lives in
+        another partition (``group``).
         """
     def lease(
         self,
@@ -1845,6 +1847,31 @@ class PartitionedQueue:
         """
     def result(self, id: bytes | str) -> JobResult | None:
         """The result kept for item ``id`` (a ``JobResult``), or ``None``."""
+    def wait_result(
+        self, id: bytes | str, timeout: float | timedelta
+    ) -> JobResult | None:
+        """Waits for item ``id``'s result as ``Queue.wait_result`` does (the same ``timeout``),
+        where the item is: looked up in every partition at once first, then waited for there
+        (in every partition when it is in none yet). Returns ``None`` when the timeout passes
+        first. Other threads run meanwhile, Ctrl-C interrupts it, and so does
+        ``Client.close()`` (``ClosedError``).
+        """
+    def pause_group(self, group: str) -> bool:
+        """Pauses group ``group`` in its partition, where all its items live, as
+        ``Queue.pause_group`` does; returns whether it was running.
+        """
+    def resume_group(self, group: str) -> bool:
+        """Resumes group ``group`` in its partition; returns whether it was paused."""
+    def set_group_limit(self, group: str, limit: int | None = None) -> None:
+        """Sets group ``group``'s limit in its partition, as ``Queue.set_group_limit`` does (1 to
+        1000; ``None``: the queue's ``group_concurrency``).
+        """
+    def rate_limit_group(self, group: str, duration: float | timedelta) -> timedelta:
+        """Holds group ``group``'s leases off for ``duration`` (seconds or a timedelta) in its
+        partition, as ``Queue.rate_limit_group`` does; returns how long (a timedelta).
+        """
+    def group(self, group: str) -> GroupInfo:
+        """Group ``group`` (a ``GroupInfo``), read in its partition, which holds all of it."""
     def stats(self) -> PartitionedStats:
         """The logical queue's figures and each partition's (a ``PartitionedStats``), read from
         every partition at once.
@@ -1990,6 +2017,26 @@ class AsyncPartitionedQueue:
         """See ``leaseq.PartitionedQueue.cancel``."""
     def result(self, id: bytes | str) -> asyncio.Future[JobResult | None]:
         """See ``leaseq.PartitionedQueue.result``."""
+    def wait_result(
+        self, id: bytes | str, timeout: float | timedelta
+    ) -> asyncio.Future[JobResult | None]:
+        """See ``leaseq.PartitionedQueue.wait_result``; the wait is cancelled with the awaiting
+        task.
+        """
+    def pause_group(self, group: str) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.pause_group``."""
+    def resume_group(self, group: str) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.resume_group``."""
+    def set_group_limit(
+        self, group: str, limit: int | None = None
+    ) -> asyncio.Future[None]:
+        """See ``leaseq.PartitionedQueue.set_group_limit``."""
+    def rate_limit_group(
+        self, group: str, duration: float | timedelta
+    ) -> asyncio.Future[timedelta]:
+        """See ``leaseq.PartitionedQueue.rate_limit_group``."""
+    def group(self, group: str) -> asyncio.Future[GroupInfo]:
+        """See ``leaseq.PartitionedQueue.group``."""
     def stats(self) -> asyncio.Future[PartitionedStats]:
         """See ``leaseq.PartitionedQueue.stats``."""
     def count(self, state: State | str) -> asyncio.Future[int]:

@@ -709,6 +709,40 @@ class PartitionedQueue:
         """The result kept for item ``id``, or ``None``."""
         return await self._native.result(id)
 
+    async def wait_result(
+        self, id: bytes | str, timeout: float | timedelta
+    ) -> JobResult | None:
+        """Waits up to ``timeout`` for item ``id``'s result where the item is (looked up in
+        every partition at once; waited for in all of them when it is in none yet), as
+        ``Queue.wait_result`` does; ``None`` if none came. Cancelling the task stops the
+        wait."""
+        return await self._native.wait_result(id, timeout)
+
+    async def pause_group(self, group: str) -> bool:
+        """Pauses group ``group`` in its partition, where all its items live; returns whether
+        it was running."""
+        return await self._native.pause_group(group)
+
+    async def resume_group(self, group: str) -> bool:
+        """Resumes group ``group`` in its partition; returns whether it was paused."""
+        return await self._native.resume_group(group)
+
+    async def set_group_limit(self, group: str, limit: int | None = None) -> None:
+        """Sets group ``group``'s limit in its partition (1 to 1000; ``None``: the queue's
+        ``group_concurrency``)."""
+        await self._native.set_group_limit(group, limit)
+
+    async def rate_limit_group(
+        self, group: str, duration: float | timedelta
+    ) -> timedelta:
+        """Holds group ``group``'s leases off for ``duration`` in its partition; returns how
+        long."""
+        return await self._native.rate_limit_group(group, duration)
+
+    async def group(self, group: str) -> GroupInfo:
+        """Group ``group``, read in its partition, which holds all of it."""
+        return await self._native.group(group)
+
     async def stats(self) -> PartitionedStats:
         """The logical queue's figures and each partition's (a ``PartitionedStats``)."""
         return await self._native.stats()
