@@ -15,7 +15,7 @@ use std::io::Write;
 
 use clap::Parser;
 
-use args::{Cli, Command, ConfigCommand, DeadCommand, GroupCommand};
+use args::{Cli, Command, ConfigCommand, DeadCommand, GroupArgs, GroupCommand};
 use commands::{check, clean, config, dead, groups, inspect, items, pause, schedules, workers};
 use fail::{Fail, Outcome};
 
@@ -225,6 +225,7 @@ fn reads_only(command: &Command) -> bool {
             | Command::Workers { .. }
             | Command::Check { .. }
             | Command::Events(_)
+            | Command::Group(GroupArgs { command: None, .. })
             | Command::Dead {
                 command: DeadCommand::Ls { .. }
             }

@@ -336,6 +336,22 @@ async fn items_route_by_group_then_dependency_then_id() {
             "{id}"
         );
     }
+    // A bad item of a batch or a flow is named as a queue's batch names it: `items`, with the
+    // item's id and its argument in the reason; nothing written.
+    let bad = [item("fine"), item("too-high").priority(5000)];
+    for e in [
+        q.add_batch(&bad).await.unwrap_err(),
+        q.add_flow(&bad[0], &[Flow::new(bad[1].clone())])
+            .await
+            .unwrap_err(),
+    ] {
+        assert_invalid(&e, "items", "a bad item of many");
+        assert!(
+            e.to_string().contains("too-high") && e.to_string().contains("priority"),
+            "{e}"
+        );
+    }
+    assert!(q.get("fine").await.unwrap().is_none(), "nothing written");
     // A flow item's dependency outside the flow is located: in another partition it would
     // count as complete there, so the flow is refused whole; in the flow's, it holds the item.
     let far = (0..120)
@@ -928,6 +944,32 @@ async fn schedules_live_in_partition_zero() {
     assert!(q.get_schedule("poll").await.unwrap().unwrap().fired >= 1);
     assert!(q.remove_schedule("poll").await.unwrap());
     assert_eq!(zero.get_schedule("poll").await.unwrap(), None);
+    // Its items go to partition 0: an item of a group that lives elsewhere would split the
+    // group, and is refused; one of a group of partition 0 is taken.
+    let of = |g: &str| q.partition_of(&Item::new("x").group(g));
+    let elsewhere = (0..64)
+        .map(|g| format!("g{g}"))
+        .find(|g| of(g) != 0)
+        .unwrap();
+    let at_zero = (0..64)
+        .map(|g| format!("g{g}"))
+        .find(|g| of(g) == 0)
+        .unwrap();
+    let stray = leaseq::Schedule::every(Duration::from_secs(60))
+        .item(Item::new("x").group(elsewhere.as_str()));
+    assert_invalid(
+        &q.upsert_schedule("stray", &stray).await.unwrap_err(),
+        "group",
+        &elsewhere,
+    );
+    assert_eq!(
+        q.schedules(0, 10).await.unwrap().total,
+        0,
+        "nothing written"
+    );
+    let home = leaseq::Schedule::every(Duration::from_secs(60))
+        .item(Item::new("x").group(at_zero.as_str()));
+    assert!(q.upsert_schedule("home", &home).await.unwrap());
 }
 
 /// A capacity below what one partition holds is refused naming that partition, and no
@@ -1531,4 +1573,55 @@ async fn group_calls_act_where_the_group_lives() {
         "limit",
         "a limit of 0",
     );
+}
+
+/// `wait_result` for an id no partition holds (here: completed without a result, then added
+/// again): one server-side wait per partition, kept until a result comes in any of them, then
+/// ended; a result kept meanwhile in another partition than the id's answers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_result_for_an_id_held_nowhere_waits_in_every_partition_then_ends_its_waits() {
+    let server = RedisServer::start();
+    let client = Client::connect(&server.url()).await.unwrap();
+    let q = client.create_partitioned("{nowhere}", 3).await.unwrap();
+    let group = (0..64)
+        .map(|g| format!("g{g}"))
+        .find(|g| q.partition_of(&item("w").group(g.as_str())) != q.partition_of_id("w"))
+        .unwrap();
+    let w = item("w").group(group.as_str());
+    let home = q.partition_of(&w);
+    assert!(q.add(&w).await.unwrap());
+    let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+    assert!(
+        q.complete(&lease).await.unwrap(),
+        "completed, no result kept"
+    );
+    let blmoves = || {
+        server
+            .command("CLIENT LIST")
+            .lines()
+            .filter(|l| l.contains(" flags=b ") && l.contains(" cmd=blmove "))
+            .count()
+    };
+    let waiting = {
+        let q = q.clone();
+        tokio::spawn(async move { q.wait_result("w", Wait::Forever).await })
+    };
+    assert!(
+        eventually(|| blmoves() == 3).await,
+        "one wait per partition"
+    );
+    // Added again (to its group's partition) and completed with a result there.
+    assert!(q.add(&w).await.unwrap());
+    let lease = q.partitions()[home]
+        .lease(TTL, Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(q
+        .complete_with_result(&lease, Some(b"again"), None)
+        .await
+        .unwrap());
+    let got = waiting.await.unwrap().unwrap().expect("the result");
+    assert_eq!(got.data, b"again");
+    assert!(eventually(|| blmoves() == 0).await, "its waits ended");
 }

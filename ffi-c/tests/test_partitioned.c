@@ -580,8 +580,10 @@ static void bad_arguments_are_refused_and_write_nothing(void) {
     CHECK_INVALID_ARG(leaseq_partitioned_add_batch_with_options(p, two, per_item, 2, &n),
                       "options[1].delay_ms");
     per_item[1] = &options;
+    /* as a queue's batch names it: `items`, the item and its argument in the message */
     CHECK_INVALID_ARG(leaseq_partitioned_add_batch_with_options(p, two, per_item, 2, &n),
-                      "priority");
+                      "items");
+    CHECK_MESSAGE_HAS("priority");
     CHECK(count_in(p, LEASEQ_STATE_WAITING) == 0); /* nothing was written */
 
     leaseq_lease **leases = NULL;

@@ -663,7 +663,10 @@ impl AsyncPartitionedQueue {
     /// itself).
     fn partition_of(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<usize> {
         let item = convert::item(item, "item")?;
-        Ok(self.queue(py)?.partition_of(&item.get().inner))
+        let item = &item.get().inner;
+        // Checked as an add checks it, as the sync face does.
+        item.validate().map_err(|e| errors::to_py(py, e))?;
+        Ok(self.queue(py)?.partition_of(item))
     }
 
     /// See ``leaseq.PartitionedQueue.queue_of``: the partition as an ``AsyncQueue`` (nothing is

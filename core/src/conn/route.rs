@@ -67,6 +67,7 @@ pub(crate) async fn primaries(conn: &mut Conn, cluster: bool) -> Result<Vec<Node
 
 /// Sends `cmd` to one node: the server of a plain client, or the named cluster primary.
 pub(crate) async fn at_node(conn: &mut Conn, cmd: Cmd, node: &Node) -> Result<Value> {
+    let cluster = matches!(conn, Conn::Cluster(_));
     let reply = match (conn, node) {
         (Conn::Cluster(c), Some((host, port))) => {
             let route = SingleNodeRoutingInfo::ByAddress {
@@ -77,7 +78,7 @@ pub(crate) async fn at_node(conn: &mut Conn, cmd: Cmd, node: &Node) -> Result<Va
         }
         (conn, _) => cmd.query_async(conn).await,
     };
-    reply.map_err(|e| Error::from_redis(e, ""))
+    reply.map_err(|e| Error::from_redis_on(e, "", cluster))
 }
 
 /// Sends the `count` commands of `pipe` to one node in one round trip (their keys may live in
@@ -88,6 +89,7 @@ pub(crate) async fn pipeline_at_node(
     count: usize,
     node: &Node,
 ) -> Result<Vec<Value>> {
+    let cluster = matches!(conn, Conn::Cluster(_));
     match (conn, node) {
         (Conn::Cluster(c), Some((host, port))) => {
             let route = SingleNodeRoutingInfo::ByAddress {
@@ -98,5 +100,5 @@ pub(crate) async fn pipeline_at_node(
         }
         (conn, _) => pipe.query_async(conn).await,
     }
-    .map_err(|e| Error::from_redis(e, ""))
+    .map_err(|e| Error::from_redis_on(e, "", cluster))
 }

@@ -126,13 +126,7 @@ impl Queue {
                 return self.add_one_plain(mode, item).await;
             }
         }
-        let in_batch = |item: &Item, e| match e {
-            Error::InvalidArgument { argument, reason } if !single => Error::invalid(
-                "items",
-                format!("item `{}`: {argument} {reason}", item.id()),
-            ),
-            other => other,
-        };
+        let in_batch = |item: &Item, e| in_batch(item, e, single);
         // Items without options take the compact `plain` modes, id and data only (5.1).
         let plain = items.iter().all(Item::is_plain);
         // Items with dependencies take the `_deps` modes: 13 values per item (5.24).
@@ -338,6 +332,18 @@ pub(crate) fn check_dependency_order(items: &[Item]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A refusal of `item`, one of a batch (unless `single`): named `items`, the item's id and the
+/// argument in the reason, so that the caller knows which item.
+pub(crate) fn in_batch(item: &Item, e: Error, single: bool) -> Error {
+    match e {
+        Error::InvalidArgument { argument, reason } if !single => Error::invalid(
+            "items",
+            format!("item `{}`: {argument} {reason}", item.id()),
+        ),
+        other => other,
+    }
 }
 
 #[cfg(test)]

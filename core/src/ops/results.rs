@@ -86,7 +86,7 @@ impl Queue {
     }
 
     /// `P:result:<id>`, the id's bytes as they are.
-    fn result_key(&self, id: &[u8]) -> Vec<u8> {
+    pub(crate) fn result_key(&self, id: &[u8]) -> Vec<u8> {
         let mut key = self.keys().result_family.as_bytes().to_vec();
         key.extend_from_slice(id);
         key

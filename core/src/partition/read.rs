@@ -4,10 +4,9 @@
 use std::future::Future;
 
 use futures_util::future::{join_all, try_join_all};
-use futures_util::stream::{FuturesUnordered, StreamExt};
 
 use super::Partitioned;
-use crate::conn::Deadline;
+use crate::conn::{Deadline, KeptWaits, Schedule, Verdict, Waiter};
 use crate::error::{Error, Result};
 use crate::item::validate_id_bytes;
 use crate::job::{Entry, Job, JobResult, Minute, State, Stats};
@@ -79,9 +78,12 @@ impl Partitioned {
 
     /// Waits for item `id`'s result ([`Queue::wait_result`]: the same `wait`, and `None` when
     /// it ends first) where the item is: looked up in every partition at once first (one
-    /// round trip, read-only), then waited for there. An id found in no partition (not added
-    /// yet, or finished without a kept result) is waited for in every partition at once, the
-    /// first result to come answering; so is one found in several.
+    /// round trip, read-only), then waited for there, for what is left of the time. An id found
+    /// in no partition (not added yet, or finished without a kept result), or in several, is
+    /// waited for in every partition at once: each partition's result read (at once), then a
+    /// server-side wait on each one's result key, kept between slices (a connection each),
+    /// until one holds a result. Errors that pass (an outage, a failover) are ridden through
+    /// as a plain queue's wait does.
     pub async fn wait_result(
         &self,
         id: impl AsRef<[u8]>,
@@ -89,25 +91,69 @@ impl Partitioned {
     ) -> Result<Option<JobResult>> {
         let (id, wait) = (id.as_ref(), wait.into());
         validate_id_bytes(id)?;
-        // Checked before the lookup, as the partitions' calls check it.
-        Deadline::of(wait)?;
+        let deadline = Deadline::of(wait)?;
         if self.count() == 1 {
             return self.partitions[0].wait_result(id, wait).await;
         }
         let found = self.holding(id).await?;
-        let at: Vec<&Queue> = if found.is_empty() {
-            self.partitions.iter().collect()
-        } else {
-            found.iter().map(|&i| &self.partitions[i]).collect()
-        };
-        let mut waits: FuturesUnordered<_> = at.iter().map(|q| q.wait_result(id, wait)).collect();
-        // The first result wins; dropping the other waits ends their server-side waits.
-        while let Some(answer) = waits.next().await {
-            if let Some(result) = answer? {
-                return Ok(Some(result));
-            }
+        if let [at] = found.as_slice() {
+            let left = match deadline.left() {
+                None => Wait::Forever,
+                Some(d) if d.is_zero() => Wait::No,
+                Some(d) => Wait::Timeout(d),
+            };
+            return self.partitions[*at].wait_result(id, left).await;
         }
-        Ok(None)
+        let keys: Vec<Vec<u8>> = self.partitions.iter().map(|q| q.result_key(id)).collect();
+        let mut waiter = Waiter::new(
+            self.partitions[0].handle(),
+            &self.base,
+            deadline,
+            Schedule::RESULT_READ,
+        );
+        let mut kept = KeptWaits::default();
+        let answer = loop {
+            match self.read_results(&keys).await {
+                Ok(Some(result)) => break Ok(Some(result)),
+                Ok(None) => waiter.worked(),
+                Err(e) if Verdict::of(&e) != Verdict::Final => match waiter.pause().await {
+                    Ok(()) if !deadline.passed() => continue,
+                    Ok(()) => break Ok(None),
+                    Err(e) => break Err(e),
+                },
+                Err(e) => break Err(e),
+            }
+            if deadline.passed() {
+                break Ok(None);
+            }
+            match waiter
+                .until_any_kept(&keys, deadline.left(), &mut kept)
+                .await
+            {
+                Ok(_) => {}
+                // Over maxmemory (BLMOVE refused), an outage: read again after a pause.
+                Err(e) if Verdict::of(&e) != Verdict::Final => {
+                    if let Err(e) = waiter.pause().await {
+                        break Err(e);
+                    }
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        kept.shutdown().await;
+        answer
+    }
+
+    /// The first result kept under `keys` (a result key per partition), read at once.
+    async fn read_results(&self, keys: &[Vec<u8>]) -> Result<Option<JobResult>> {
+        let read = try_join_all(
+            self.partitions
+                .iter()
+                .zip(keys)
+                .map(|(q, key)| q.read_result(key)),
+        )
+        .await?;
+        Ok(read.into_iter().flatten().next())
     }
 
     /// The logical queue's figures and each partition's, read from every partition at once.

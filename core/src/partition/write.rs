@@ -80,8 +80,10 @@ impl Partitioned {
             // The plain queue: no routing, no copy of the batch.
             return add_to(&self.partitions[0], items, wait).await;
         }
+        let single = items.len() == 1;
         for item in items {
-            item.validate()?;
+            item.validate()
+                .map_err(|e| crate::ops::add::in_batch(item, e, single))?;
         }
         // A dependency on a later item of the call is refused for the whole batch, as a
         // queue's add refuses it (its parts would check only their own items).
@@ -112,8 +114,10 @@ impl Partitioned {
             return self.partitions[0].add_flow(parent, children).await;
         }
         let items = crate::ops::deps::flow_items(parent, children)?;
+        let single = items.len() == 1;
         for item in &items {
-            item.validate()?;
+            item.validate()
+                .map_err(|e| crate::ops::add::in_batch(item, e, single))?;
         }
         let key = parent
             .group_name()
