@@ -1028,7 +1028,7 @@ export declare class PartitionedQueue {
   partitionQueues(): Queue[]
   /**
    * Partition `i` (0 to `partitions.length - 1`) as a `Queue`, for what only a queue offers
-   * (groups, renew, release, progress). Sends nothing. An index out of range throws
+   * (renew, release, progress). Sends nothing. An index out of range throws
    * a `LeaseqError` (`INVALID_ARGUMENT` naming `partition`).
    */
   partition(i: number): Queue

@@ -1530,6 +1530,26 @@ async fn wait_result_waits_where_the_item_is() {
         "id",
         "an empty id",
     );
+    // An id held by two partitions (added without a group, and with one that lives
+    // elsewhere), both completed with a result: `wait_result` answers what `result` answers.
+    let twice = [item("two-copies"), item("two-copies").group(group.as_str())];
+    for copy in &twice {
+        assert!(q.add(copy).await.unwrap());
+    }
+    for lease in q.lease_batch(10, TTL, Wait::No).await.unwrap() {
+        let data = format!("from {}", lease.queue_prefix());
+        assert!(q
+            .complete_with_result(&lease, Some(data.as_bytes()), None)
+            .await
+            .unwrap());
+    }
+    let read = q.result("two-copies").await.unwrap().unwrap();
+    let waited = q
+        .wait_result("two-copies", Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(waited.data, read.data);
 }
 
 /// The group calls on the logical queue act in the group's partition, where all its items

@@ -136,6 +136,10 @@ async fn upsert_get_list_and_remove(env: Env) {
                 .item(Item::new("x").delay(Duration::from_secs(1))),
             "item",
         ),
+        (
+            Schedule::every(Duration::from_secs(5)).item(Item::new("x").depends_on(["other"])),
+            "item",
+        ),
     ] {
         let err = q.upsert_schedule("bad", &schedule).await.unwrap_err();
         assert_invalid(&err, argument, format!("{schedule:?}"));

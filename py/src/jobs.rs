@@ -661,15 +661,19 @@ impl GroupInfo {
         time::opt_timedelta(py, self.inner.rate_limited_for)
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let g = &self.inner;
-        format!(
-            "GroupInfo(waiting={}, leased={}, limit={}, paused={})",
+        let rate = match self.rate_limited_for(py)? {
+            Some(t) => t.repr()?.to_string(),
+            None => "None".to_owned(),
+        };
+        Ok(format!(
+            "GroupInfo(waiting={}, leased={}, limit={}, paused={}, rate_limited_for={rate})",
             g.waiting,
             g.leased,
             g.limit,
             if g.paused { "True" } else { "False" }
-        )
+        ))
     }
 }
 

@@ -238,7 +238,9 @@ def test_a_group_leases_one_at_a_time_in_order(queue: leaseq.Queue) -> None:
     assert queue.lease() is None, "one leased at a time (default limit 1)"
     info = queue.group("acme")
     assert (info.waiting, info.leased, info.limit, info.paused) == (2, 1, 1, False)
-    assert repr(info) == "GroupInfo(waiting=2, leased=1, limit=1, paused=False)"
+    assert repr(info) == (
+        "GroupInfo(waiting=2, leased=1, limit=1, paused=False, rate_limited_for=None)"
+    )
     assert queue.complete(first)
     assert leased_ids(queue) == ["a2"], "the next, in order"
 

@@ -138,7 +138,7 @@ impl Schedule {
 
     /// The item each tick adds: its data and options (priority, max_attempts, backoff,
     /// expires_after, keep_result_for, group, name). Its id is not used (each item's id is
-    /// `<schedule name>@<tick ms>`), and it may have no delay or run_at (`item`).
+    /// `<schedule name>@<tick ms>`), and it may have no delay, run_at or depends_on (`item`).
     pub fn item(mut self, item: Item) -> Schedule {
         self.item = item;
         self
@@ -210,6 +210,13 @@ impl Schedule {
             return Err(Error::invalid(
                 "item",
                 "a schedule's item may have no delay or run_at: it is added at each tick",
+            ));
+        }
+        // A fire adds a plain item of these fields: dependencies would be dropped unseen.
+        if self.item.has_dependencies() {
+            return Err(Error::invalid(
+                "item",
+                "a schedule's item may have no depends_on: each tick's item is added on its own",
             ));
         }
         if data.len() > MAX_SCHEDULE_DATA_LEN {

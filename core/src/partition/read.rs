@@ -113,7 +113,7 @@ impl Partitioned {
         );
         let mut kept = KeptWaits::default();
         let answer = loop {
-            match self.read_results(&keys).await {
+            match self.read_results(id, &keys).await {
                 Ok(Some(result)) => break Ok(Some(result)),
                 Ok(None) => waiter.worked(),
                 Err(e) if Verdict::of(&e) != Verdict::Final => match waiter.pause().await {
@@ -144,16 +144,21 @@ impl Partitioned {
         answer
     }
 
-    /// The first result kept under `keys` (a result key per partition), read at once.
-    async fn read_results(&self, keys: &[Vec<u8>]) -> Result<Option<JobResult>> {
-        let read = try_join_all(
+    /// The result kept under `keys` (a result key per partition), read at once: the one in
+    /// `id`'s own partition first, else the first in partition order, as [`Partitioned::result`]
+    /// answers.
+    async fn read_results(&self, id: &[u8], keys: &[Vec<u8>]) -> Result<Option<JobResult>> {
+        let mut read = try_join_all(
             self.partitions
                 .iter()
                 .zip(keys)
                 .map(|(q, key)| q.read_result(key)),
         )
         .await?;
-        Ok(read.into_iter().flatten().next())
+        let home = self.partition_of_id(id);
+        Ok(read[home]
+            .take()
+            .or_else(|| read.into_iter().flatten().next()))
     }
 
     /// The logical queue's figures and each partition's, read from every partition at once.
