@@ -93,9 +93,7 @@ impl Target {
     pub fn group_queue(&self, group: &str) -> &Queue {
         match self {
             Target::Plain(q) => q,
-            Target::Partitioned(p) => {
-                &p.partitions()[p.partition_of(&leaseq::Item::new(Vec::new()).group(group))]
-            }
+            Target::Partitioned(p) => p.group_partition(group),
         }
     }
 

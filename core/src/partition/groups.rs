@@ -10,8 +10,8 @@ use crate::queue::Queue;
 
 impl Partitioned {
     /// The partition where group `group`'s items live (its name's hash, spec/PROTOCOL.md 5.25,
-    /// "Routing"), as a queue. Sends nothing.
-    pub(crate) fn group_partition(&self, group: &str) -> &Queue {
+    /// "Routing"), as a queue: where the group calls below go. Sends nothing.
+    pub fn group_partition(&self, group: &str) -> &Queue {
         &self.partitions[route::of_key(group.as_bytes(), self.count())]
     }
 
