@@ -1353,7 +1353,9 @@ async fn a_partitioned_queue_is_acted_on_through_its_partitions() {
     .await
     .unwrap();
     assert_eq!(paused["changed"], true, "{paused}");
-    let home = &p.partitions()[p.partition_of(&Item::new(Vec::new()).group("acme"))];
+    let home = &p.partitions()[p
+        .partition_of(&Item::new(Vec::new()).group("acme"))
+        .unwrap()];
     assert!(home.group("acme").await.unwrap().paused);
     let shown: serde_json::Value = get(&format!("api/group?queue={q}&group=acme"))
         .await

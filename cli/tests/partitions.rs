@@ -197,7 +197,9 @@ async fn the_commands_that_write_reach_the_partitions_through_the_base() {
         ],
     );
     assert_eq!(code(&added), 0, "{}", stderr(&added));
-    let home = &q.partitions()[q.partition_of(&leaseq::Item::new(Vec::new()).group("tenant"))];
+    let home = &q.partitions()[q
+        .partition_of(&leaseq::Item::new(Vec::new()).group("tenant"))
+        .unwrap()];
     let paused = run(&urls, &["group", "pause", "-q", "{w}", "tenant", "--json"]);
     assert_eq!(code(&paused), 0, "{}", stderr(&paused));
     assert_eq!(json(&paused)["changed"], true);

@@ -637,6 +637,18 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
         "the partition the id routes to, then the others at once",
     ),
     part(
+        "promote",
+        "the partition the id routes to, then the others at once",
+    ),
+    part(
+        "dependencies",
+        "the partition the id routes to, then the others at once",
+    ),
+    part(
+        "dependency_results",
+        "the partition the id routes to, then the others at once",
+    ),
+    part(
         "wait_result",
         "looked up in every partition at once, then waited for where it is (in all of them when found in none)",
     ),
@@ -651,6 +663,19 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
     ),
     part("pause", "every partition"),
     part("resume", "every partition"),
+    part("is_paused", "every partition at once: true when every one is paused"),
+    part(
+        "rate_limit",
+        "every partition at once: the longest hold in place",
+    ),
+    part(
+        "dead_requeue",
+        "each id's partition, then the others at once for the ids not requeued",
+    ),
+    part(
+        "dead_requeue_each",
+        "each id's partition, then the others at once for the ids not requeued",
+    ),
     part(
         "dead_requeue_oldest",
         "every partition: up to n of each one's oldest dead letters, counted together",
@@ -660,6 +685,7 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
         "every partition: up to n of each one's oldest dead letters, counted together",
     ),
     part("set_config", "every partition"),
+    part("reset_config", "every partition"),
     part(
         "pause_group",
         "the group's partition, where all its items live",
@@ -1009,7 +1035,11 @@ mod tests {
         assert_eq!(names.len(), PARTITIONED.len(), "a name twice");
         for o in PARTITIONED {
             for name in o.rust_names() {
-                let defined = [format!("pub async fn {name}("), format!("pub fn {name}(")];
+                let defined = [
+                    format!("pub async fn {name}("),
+                    format!("pub async fn {name}<"),
+                    format!("pub fn {name}("),
+                ];
                 assert!(
                     defined.iter().any(|d| partition.contains(d.as_str())),
                     "crate::Partitioned lacks {name}"

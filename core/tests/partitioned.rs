@@ -235,7 +235,7 @@ async fn items_route_by_group_then_dependency_then_id() {
     for i in 0..120 {
         let it = item(&format!("id{i}"));
         assert!(q.add(&it).await.unwrap());
-        let at = q.partition_of(&it);
+        let at = q.partition_of(&it).unwrap();
         assert_eq!(at, q.partition_of_id(it.id()));
         assert!(q.partitions()[at].get(it.id()).await.unwrap().is_some());
         per[at] += 1;
@@ -250,7 +250,7 @@ async fn items_route_by_group_then_dependency_then_id() {
         .map(|i| item(&format!("g{i}")).group("tenant-a"))
         .collect();
     assert_eq!(q.add_batch(&grouped).await.unwrap(), 30);
-    let home = q.partition_of(&grouped[0]);
+    let home = q.partition_of(&grouped[0]).unwrap();
     assert_eq!(
         q.partitions()[home]
             .group("tenant-a")
@@ -318,7 +318,7 @@ async fn items_route_by_group_then_dependency_then_id() {
         item("child-b").depends_on(["parent-b"]),
     ];
     assert_eq!(q.add_batch(&batch).await.unwrap(), 2);
-    let b = q.partition_of(&batch[0]);
+    let b = q.partition_of(&batch[0]).unwrap();
     let job = q.partitions()[b].get("child-b").await.unwrap().unwrap();
     assert_eq!(job.state, State::Blocked);
     // A flow goes whole to its root's partition.
@@ -394,7 +394,7 @@ async fn items_route_by_group_then_dependency_then_id() {
     let root3 = q.partition_of_id("root3");
     let stray = (0..64)
         .map(|g| format!("g{g}"))
-        .find(|g| q.partition_of(&item("x").group(g.as_str())) != root3)
+        .find(|g| q.partition_of(&item("x").group(g.as_str())).unwrap() != root3)
         .unwrap();
     let child = item("grouped-child").group(stray.as_str());
     assert_invalid(
@@ -411,7 +411,7 @@ async fn items_route_by_group_then_dependency_then_id() {
     let child = item("same-group").group("tenant-z");
     let root = item("root4").group("tenant-z");
     assert_eq!(q.add_flow(&root, &[Flow::new(child)]).await.unwrap(), 2);
-    let home = q.partition_of(&root);
+    let home = q.partition_of(&root).unwrap();
     assert!(q.partitions()[home]
         .get("same-group")
         .await
@@ -521,10 +521,10 @@ async fn finishes_and_waits_go_to_the_items_partition() {
         .await
         .unwrap();
     let first = item("w0");
-    let at = q.partition_of(&first);
+    let at = q.partition_of(&first).unwrap();
     let second = (1..)
         .map(|i| item(&format!("w{i}")))
-        .find(|i| q.partition_of(i) == at)
+        .find(|i| q.partition_of(i).unwrap() == at)
         .unwrap();
     assert!(q.add_wait(&first, Wait::No).await.unwrap());
     let full = q.add_wait(&second, Wait::No).await.unwrap_err();
@@ -650,7 +650,7 @@ async fn drain_with_a_runner(p: usize) {
     for part in q.partitions() {
         let expected = items
             .iter()
-            .filter(|it| q.partitions()[q.partition_of(it)].prefix() == part.prefix())
+            .filter(|it| q.partitions()[q.partition_of(it).unwrap()].prefix() == part.prefix())
             .count();
         assert_eq!(
             served.get(part.prefix()).copied().unwrap_or(0),
@@ -946,7 +946,7 @@ async fn schedules_live_in_partition_zero() {
     assert_eq!(zero.get_schedule("poll").await.unwrap(), None);
     // Its items go to partition 0: an item of a group that lives elsewhere would split the
     // group, and is refused; one of a group of partition 0 is taken.
-    let of = |g: &str| q.partition_of(&Item::new("x").group(g));
+    let of = |g: &str| q.partition_of(&Item::new("x").group(g)).unwrap();
     let elsewhere = (0..64)
         .map(|g| format!("g{g}"))
         .find(|g| of(g) != 0)
@@ -980,10 +980,10 @@ async fn a_capacity_one_partition_cannot_take_is_refused_everywhere() {
     let env = Env::single("capacity").await;
     let q = env.client.create_partitioned(&env.prefix, 3).await.unwrap();
     let first = item("c0");
-    let home = q.partition_of(&first);
+    let home = q.partition_of(&first).unwrap();
     let second = (1..)
         .map(|i| item(&format!("c{i}")))
-        .find(|i| q.partition_of(i) == home)
+        .find(|i| q.partition_of(i).unwrap() == home)
         .unwrap();
     assert_eq!(q.add_batch(&[first, second]).await.unwrap(), 2);
     let config = leaseq::QueueConfig::new().capacity(1).max_attempts(9);
@@ -1402,7 +1402,7 @@ async fn routing_by_dependencies_is_idempotent_ordered_and_finds_kept_results() 
     // A grouped dependency, in its group's partition, and an item that waits for it there.
     let d = item("d").group("tenant");
     assert!(q.add(&d).await.unwrap());
-    let home = q.partition_of(&d);
+    let home = q.partition_of(&d).unwrap();
     let x = item("x").depends_on(["d"]);
     assert!(q.add(&x).await.unwrap());
     assert_eq!(
@@ -1474,11 +1474,11 @@ async fn wait_result_waits_where_the_item_is() {
     // A group whose partition is not the id's: routing by id alone would wait in vain.
     let group = (0..64)
         .map(|g| format!("g{g}"))
-        .find(|g| q.partition_of(&item("w1").group(g.as_str())) != q.partition_of_id("w1"))
+        .find(|g| q.partition_of(&item("w1").group(g.as_str())).unwrap() != q.partition_of_id("w1"))
         .unwrap();
     let w1 = item("w1").group(group.as_str());
     assert!(q.add(&w1).await.unwrap());
-    let home = q.partition_of(&w1);
+    let home = q.partition_of(&w1).unwrap();
     let waiting = {
         let q = q.clone();
         tokio::spawn(async move { q.wait_result("w1", Duration::from_secs(30)).await })
@@ -1563,7 +1563,7 @@ async fn group_calls_act_where_the_group_lives() {
         .map(|i| item(&format!("t{i}")).group("tenant"))
         .collect();
     assert_eq!(q.add_batch(&grouped).await.unwrap(), 3);
-    let home = q.partition_of(&grouped[0]);
+    let home = q.partition_of(&grouped[0]).unwrap();
     assert!(q.pause_group("tenant").await.unwrap(), "it was running");
     assert!(!q.pause_group("tenant").await.unwrap());
     let info = q.group("tenant").await.unwrap();
@@ -1605,10 +1605,10 @@ async fn wait_result_for_an_id_held_nowhere_waits_in_every_partition_then_ends_i
     let q = client.create_partitioned("{nowhere}", 3).await.unwrap();
     let group = (0..64)
         .map(|g| format!("g{g}"))
-        .find(|g| q.partition_of(&item("w").group(g.as_str())) != q.partition_of_id("w"))
+        .find(|g| q.partition_of(&item("w").group(g.as_str())).unwrap() != q.partition_of_id("w"))
         .unwrap();
     let w = item("w").group(group.as_str());
-    let home = q.partition_of(&w);
+    let home = q.partition_of(&w).unwrap();
     assert!(q.add(&w).await.unwrap());
     let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
     assert!(
@@ -1644,4 +1644,201 @@ async fn wait_result_for_an_id_held_nowhere_waits_in_every_partition_then_ends_i
     let got = waiting.await.unwrap().unwrap().expect("the result");
     assert_eq!(got.data, b"again");
     assert!(eventually(|| blmoves() == 0).await, "its waits ended");
+}
+
+/// Ids whose own partition is not `avoid`, as many as asked.
+fn ids_not_in(q: &Partitioned, avoid: usize, tag: &str, n: usize) -> Vec<String> {
+    (0..)
+        .map(|i| format!("{tag}{i}"))
+        .filter(|id| q.partition_of_id(id) != avoid)
+        .take(n)
+        .collect()
+}
+
+/// `promote`, `dependencies`, `dependency_results` and `dead_requeue` find an item in the
+/// partition that holds it, which a group or dependencies chose, not its id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_by_id_find_the_item_where_it_lives() {
+    let client = client().await;
+    let q = create(&client, "by-id", 3).await;
+    let gp = q.partition_of(&item("x").group("g")).unwrap();
+    let [late, base, after] = <[String; 3]>::try_from(ids_not_in(&q, gp, "i", 3)).unwrap();
+    // A delayed item of group g lives in g's partition.
+    q.add(&item(&late).group("g").delay(Duration::from_secs(3600)))
+        .await
+        .unwrap();
+    assert_eq!(q.partitions()[gp].count(State::Delayed).await.unwrap(), 1);
+    assert!(
+        q.promote(&late).await.unwrap(),
+        "found in its group's partition"
+    );
+    assert_eq!(q.get(&late).await.unwrap().unwrap().state, State::Waiting);
+    assert!(!q.promote(&late).await.unwrap(), "no longer delayed");
+    assert!(!q.promote("nobody").await.unwrap());
+    assert_invalid(&q.promote("").await.unwrap_err(), "id", "an empty id");
+    // Out of the way of the group's limit (one at a time).
+    assert_eq!(q.cancel(&late).await.unwrap(), Some(State::Waiting));
+    // A dependant lives where its dependency does: g's partition.
+    q.add(&item(&base).group("g")).await.unwrap();
+    q.add(&item(&after).depends_on([base.as_str()]))
+        .await
+        .unwrap();
+    assert_eq!(q.partitions()[gp].count(State::Blocked).await.unwrap(), 1);
+    let d = q.dependencies(&after).await.unwrap();
+    assert_eq!(
+        (d.depends_on.clone(), d.pending.clone()),
+        (vec![base.clone()], vec![base.clone()])
+    );
+    let d = q.dependencies(&base).await.unwrap();
+    assert_eq!((d.dependants_count, d.dependants), (1, vec![after.clone()]));
+    assert_eq!(q.dependencies("nobody").await.unwrap(), Default::default());
+    assert_eq!(
+        q.dependency_results(&after).await.unwrap(),
+        [(base.clone(), None)]
+    );
+    let leases = q.partitions()[gp]
+        .lease_batch(10, TTL, Wait::No)
+        .await
+        .unwrap();
+    let lease = leases.iter().find(|l| l.id() == base).expect("base leased");
+    q.complete_with_result(lease, Some(b"out"), None)
+        .await
+        .unwrap();
+    assert_eq!(
+        q.dependency_results(&after).await.unwrap(),
+        [(base.clone(), Some(b"out".to_vec()))]
+    );
+    assert!(q.dependency_results("nobody").await.unwrap().is_empty());
+
+    // Dead letters: one in its group's partition, one in its id's; requeued by id.
+    let d = create(&client, "by-id-dead", 3).await;
+    let [k1, k2] = <[String; 2]>::try_from(ids_not_in(&d, gp, "k", 2)).unwrap();
+    d.add(&item(&k1).group("g")).await.unwrap();
+    d.add(&item(&k2)).await.unwrap();
+    for part in d.partitions() {
+        for lease in part.lease_batch(10, TTL, Wait::No).await.unwrap() {
+            part.fail(&lease, "boom", "E", Retry::Never).await.unwrap();
+        }
+    }
+    assert_eq!(d.count_in(State::Dead).await.unwrap(), 2);
+    assert_eq!(
+        d.dead_requeue_each(&[k1.as_str(), k2.as_str(), k1.as_str(), "nobody"])
+            .await
+            .unwrap(),
+        [true, true, false, false],
+        "found where each is; a repeat is false"
+    );
+    assert_eq!(d.get(&k1).await.unwrap().unwrap().state, State::Waiting);
+    assert_eq!(d.partitions()[gp].count(State::Waiting).await.unwrap(), 1);
+    assert_eq!(
+        d.dead_requeue(&[k1.as_str(), k2.as_str()]).await.unwrap(),
+        0
+    );
+    // Checked before anything is sent.
+    let many: Vec<String> = (0..1001).map(|i| format!("m{i}")).collect();
+    assert_invalid(&d.dead_requeue(&many).await.unwrap_err(), "ids", "1001 ids");
+    assert_invalid(
+        &d.dead_requeue_each(&[k1.as_str(), ""]).await.unwrap_err(),
+        "id",
+        "an empty id",
+    );
+}
+
+/// A hold, a pause and a reset of the logical queue are every partition's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn holds_pauses_and_resets_of_the_logical_queue_are_every_partitions() {
+    let client = client().await;
+    let q = create(&client, "hold", 3).await;
+    assert_invalid(
+        &q.rate_limit(Duration::ZERO).await.unwrap_err(),
+        "duration",
+        "a hold of 0",
+    );
+    let stats = q.stats().await.unwrap();
+    assert!(
+        stats
+            .partitions
+            .iter()
+            .all(|s| s.rate_limited_for.is_none()),
+        "nothing written"
+    );
+    let held = q.rate_limit(Duration::from_secs(60)).await.unwrap();
+    assert!(
+        held > Duration::from_secs(50) && held <= Duration::from_secs(60),
+        "{held:?}"
+    );
+    let stats = q.stats().await.unwrap();
+    assert!(stats
+        .partitions
+        .iter()
+        .all(|s| s.rate_limited_for.is_some()));
+    let items: Vec<Item> = (0..9).map(|i| item(&format!("h{i}"))).collect();
+    q.add_batch(&items).await.unwrap();
+    assert!(q.lease_batch(10, TTL, Wait::No).await.unwrap().is_empty());
+    // A shorter hold keeps the longer one.
+    let held = q.rate_limit(Duration::from_secs(1)).await.unwrap();
+    assert!(held > Duration::from_secs(50), "{held:?}");
+
+    assert!(!q.is_paused().await.unwrap());
+    assert!(q.pause().await.unwrap());
+    assert!(q.is_paused().await.unwrap());
+    assert!(q.partitions()[1].resume().await.unwrap());
+    assert!(!q.is_paused().await.unwrap(), "one partition runs");
+
+    let mut config = leaseq::QueueConfig::default();
+    config.capacity = Some(100);
+    q.set_config(&config).await.unwrap();
+    q.reset_config().await.unwrap();
+    for part in q.partitions() {
+        assert_eq!(
+            part.config().await.unwrap().capacity,
+            None,
+            "{}",
+            part.prefix()
+        );
+    }
+}
+
+/// A handler's "rate limited" holds every partition of the logical queue, not only its job's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runners_rate_limited_holds_every_partition() {
+    let client = client().await;
+    let q = create(&client, "runner-hold", 3).await;
+    q.add(&item("api")).await.unwrap();
+    let ran = Arc::new(tokio::sync::Notify::new());
+    let told = ran.clone();
+    let worker = Worker::partitioned(&q, move |_job: Job| {
+        told.notify_one();
+        async {
+            Err::<String, _>(leaseq::worker::JobError::rate_limited(Duration::from_secs(
+                60,
+            )))
+        }
+    });
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    tokio::time::timeout(Duration::from_secs(30), ran.notified())
+        .await
+        .expect("the handler ran");
+    // The hold goes out before the job is released; wait for the release.
+    let mut released = false;
+    for _ in 0..300 {
+        if q.get("api").await.unwrap().unwrap().state == State::Waiting {
+            released = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(released, "the job was released");
+    handle.stop();
+    run.await.unwrap().unwrap();
+    let stats = q.stats().await.unwrap();
+    for (i, s) in stats.partitions.iter().enumerate() {
+        assert!(s.rate_limited_for.is_some(), "partition {i} is held");
+    }
+    assert_eq!(
+        q.get("api").await.unwrap().unwrap().attempts,
+        0,
+        "no attempt charged"
+    );
 }

@@ -77,10 +77,8 @@ impl NativePartitioned {
     /// else its id); sends nothing.
     #[napi]
     pub fn partition_of(&self, item: &NativeItem) -> napi::Result<u32> {
-        // Checked as an add checks it, as the blocking faces do.
-        item.inner.validate().map_err(to_napi)?;
         // At most 64 partitions (the core's bound).
-        Ok(self.inner.partition_of(&item.inner) as u32)
+        Ok(self.inner.partition_of(&item.inner).map_err(to_napi)? as u32)
     }
 
     /// The partition that issued `lease`, as a queue; refuses a lease of another queue

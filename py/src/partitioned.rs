@@ -663,10 +663,9 @@ impl AsyncPartitionedQueue {
     /// itself).
     fn partition_of(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<usize> {
         let item = convert::item(item, "item")?;
-        let item = &item.get().inner;
-        // Checked as an add checks it, as the sync face does.
-        item.validate().map_err(|e| errors::to_py(py, e))?;
-        Ok(self.queue(py)?.partition_of(item))
+        self.queue(py)?
+            .partition_of(&item.get().inner)
+            .map_err(|e| errors::to_py(py, e))
     }
 
     /// See ``leaseq.PartitionedQueue.queue_of``: the partition as an ``AsyncQueue`` (nothing is

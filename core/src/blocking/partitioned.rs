@@ -15,8 +15,8 @@ use tokio::runtime::Runtime;
 use super::{drive, drive_interruptible, Client, PerProcess};
 use crate::error::Result;
 use crate::{
-    Entry, FailOutcome, FireReport, Flow, GroupInfo, Item, Job, JobResult, Lease, PartitionedStats,
-    QueueConfig, Retry, Schedule, ScheduleInfo, SchedulePage, State, Wait,
+    Dependencies, Entry, FailOutcome, FireReport, Flow, GroupInfo, Item, Job, JobResult, Lease,
+    PartitionedStats, QueueConfig, Retry, Schedule, ScheduleInfo, SchedulePage, State, Wait,
 };
 
 /// A blocking handle to a partitioned queue ([`Client::partitioned`],
@@ -191,8 +191,7 @@ impl Partitioned {
     /// argument). Sends nothing (in a forked child, the queue is opened again first: one round
     /// trip).
     pub fn partition_of(&self, item: &Item) -> Result<usize> {
-        item.validate()?;
-        Ok(self.direct()?.inner.partition_of(item))
+        self.direct()?.inner.partition_of(item)
     }
 
     /// See [`crate::Partitioned::partition_of_id`]: the partition an item of id `id` without a
@@ -343,15 +342,23 @@ blocking_partitioned! {
     fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>>;
     fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>>;
     fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>>;
+    fn promote(&self, id: impl AsRef<[u8]>) -> Result<bool>;
+    fn dependencies(&self, id: impl AsRef<[u8]>) -> Result<Dependencies>;
+    fn dependency_results(&self, id: impl AsRef<[u8]>) -> Result<Vec<(String, Option<Vec<u8>>)>>;
     fn wait_result(&self, id: impl AsRef<[u8]>, wait: impl Into<Wait>) -> Result<Option<JobResult>>;
     fn stats(&self) -> Result<PartitionedStats>;
     fn count_in(&self, state: State) -> Result<u64>;
     fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>>;
+    fn dead_requeue(&self, ids: &[impl AsRef<[u8]>]) -> Result<u64>;
+    fn dead_requeue_each(&self, ids: &[impl AsRef<[u8]>]) -> Result<Vec<bool>>;
     fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64>;
     fn dead_purge(&self, n: Option<u64>) -> Result<u64>;
     fn pause(&self) -> Result<bool>;
     fn resume(&self) -> Result<bool>;
+    fn is_paused(&self) -> Result<bool>;
+    fn rate_limit(&self, duration: Duration) -> Result<Duration>;
     fn set_config(&self, config: &QueueConfig) -> Result<()>;
+    fn reset_config(&self) -> Result<()>;
     fn upsert_schedule(&self, name: &str, schedule: &Schedule) -> Result<bool>;
     fn remove_schedule(&self, name: &str) -> Result<bool>;
     fn get_schedule(&self, name: &str) -> Result<Option<ScheduleInfo>>;

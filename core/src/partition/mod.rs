@@ -5,13 +5,17 @@
 //! - `layout.rs`: the partitions' prefixes and the stored layout (`B:partitions`);
 //! - `route.rs`: which partition an item goes to;
 //! - `write.rs`: adds, leases and finishes;
-//! - `read.rs`: get, cancel, stats, list, dead letters and settings over the logical queue;
+//! - `ids.rs`: the calls that name an item by id (get, cancel, results, promote, dependencies,
+//!   dead letters by id), each where the item is;
+//! - `read.rs`: stats, counts, lists, the oldest dead letters, holds and settings over the
+//!   logical queue;
 //! - `groups.rs`: its groups, each in its own partition;
 //! - `schedules.rs`: its recurring jobs, in partition 0;
 //! - `events.rs`: its event follower, over every partition's stream.
 
 mod events;
 mod groups;
+mod ids;
 mod layout;
 mod read;
 mod route;
@@ -184,12 +188,13 @@ impl Partitioned {
     }
 
     /// The partition `item` goes to (spec/PROTOCOL.md 5.25, "Routing"): by its group when it
-    /// has one, else by its first dependency's id, else by its id. Sends nothing, so for an item
-    /// with dependencies it answers as if each were in its id's partition: [`Partitioned::add`]
-    /// looks them up, and takes the item where they are. It does not check the item (the
-    /// blocking twin does, as an add would).
-    pub fn partition_of(&self, item: &Item) -> usize {
-        route::of_key(route::key_of(item), self.count())
+    /// has one, else by its first dependency's id, else by its id. The item is checked as an
+    /// add checks it (an item an add would refuse is refused here, naming the argument). Sends
+    /// nothing, so for an item with dependencies it answers as if each were in its id's
+    /// partition: [`Partitioned::add`] looks them up, and takes the item where they are.
+    pub fn partition_of(&self, item: &Item) -> Result<usize> {
+        item.validate()?;
+        Ok(route::of_key(route::key_of(item), self.count()))
     }
 
     /// The partition an item of id `id` without a group or dependencies goes to: where

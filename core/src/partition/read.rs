@@ -2,15 +2,13 @@
 //! one round trip each (spec/PROTOCOL.md 5.25, "Reading the logical queue").
 
 use std::future::Future;
+use std::time::Duration;
 
 use futures_util::future::{join_all, try_join_all};
 
 use super::Partitioned;
-use crate::conn::{Deadline, KeptWaits, Schedule, Verdict, Waiter};
 use crate::error::{Error, Result};
-use crate::item::validate_id_bytes;
-use crate::job::{Entry, Job, JobResult, Minute, State, Stats};
-use crate::lease::Wait;
+use crate::job::{Entry, Minute, State, Stats};
 use crate::ops::QueueConfig;
 use crate::queue::Queue;
 
@@ -29,136 +27,13 @@ pub struct PartitionedStats {
 }
 
 impl Partitioned {
-    /// Asks the partition that `id` routes to, then, when it answers `None`, every other one at
-    /// once; the first answer that is not `None`, in partition order.
-    async fn by_id<'a, T, F, Fut>(&'a self, id: &'a [u8], ask: F) -> Result<Option<T>>
-    where
-        F: Fn(&'a Queue) -> Fut,
-        Fut: Future<Output = Result<Option<T>>>,
-    {
-        let home = self.partition_of_id(id);
-        if let Some(found) = ask(&self.partitions[home]).await? {
-            return Ok(Some(found));
-        }
-        let others = self
-            .partitions
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != home)
-            .map(|(_, q)| ask(q));
-        Ok(try_join_all(others).await?.into_iter().flatten().next())
-    }
-
     /// Runs `each` on every partition at once; the answers in partition order.
-    async fn each<'a, T, F, Fut>(&'a self, each: F) -> Result<Vec<T>>
+    pub(super) async fn each<'a, T, F, Fut>(&'a self, each: F) -> Result<Vec<T>>
     where
         F: Fn(&'a Queue) -> Fut,
         Fut: Future<Output = Result<T>>,
     {
         try_join_all(self.partitions.iter().map(each)).await
-    }
-
-    /// Item `id` as [`Queue::get`] reads it, from whichever partition holds it: the id's own
-    /// partition first, then the others at once. At most two round trips in sequence.
-    pub async fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>> {
-        self.by_id(id.as_ref(), |q| q.get(id.as_ref())).await
-    }
-
-    /// Cancels item `id` ([`Queue::cancel`]) where it is: the id's own partition first, then
-    /// the others at once. Returns the state it was in, or `None` when no partition had it.
-    pub async fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>> {
-        self.by_id(id.as_ref(), |q| q.cancel(id.as_ref())).await
-    }
-
-    /// The result kept for item `id` ([`Queue::result`]), looked up as [`Partitioned::get`]
-    /// does.
-    pub async fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>> {
-        self.by_id(id.as_ref(), |q| q.result(id.as_ref())).await
-    }
-
-    /// Waits for item `id`'s result ([`Queue::wait_result`]: the same `wait`, and `None` when
-    /// it ends first) where the item is: looked up in every partition at once first (one
-    /// round trip, read-only), then waited for there, for what is left of the time. An id found
-    /// in no partition (not added yet, or finished without a kept result), or in several, is
-    /// waited for in every partition at once: each partition's result read (at once), then a
-    /// server-side wait on each one's result key, kept between slices (a connection each),
-    /// until one holds a result. Errors that pass (an outage, a failover) are ridden through
-    /// as a plain queue's wait does.
-    pub async fn wait_result(
-        &self,
-        id: impl AsRef<[u8]>,
-        wait: impl Into<Wait>,
-    ) -> Result<Option<JobResult>> {
-        let (id, wait) = (id.as_ref(), wait.into());
-        validate_id_bytes(id)?;
-        let deadline = Deadline::of(wait)?;
-        if self.count() == 1 {
-            return self.partitions[0].wait_result(id, wait).await;
-        }
-        let found = self.holding(id).await?;
-        if let [at] = found.as_slice() {
-            let left = match deadline.left() {
-                None => Wait::Forever,
-                Some(d) if d.is_zero() => Wait::No,
-                Some(d) => Wait::Timeout(d),
-            };
-            return self.partitions[*at].wait_result(id, left).await;
-        }
-        let keys: Vec<Vec<u8>> = self.partitions.iter().map(|q| q.result_key(id)).collect();
-        let mut waiter = Waiter::new(
-            self.partitions[0].handle(),
-            &self.base,
-            deadline,
-            Schedule::RESULT_READ,
-        );
-        let mut kept = KeptWaits::default();
-        let answer = loop {
-            match self.read_results(id, &keys).await {
-                Ok(Some(result)) => break Ok(Some(result)),
-                Ok(None) => waiter.worked(),
-                Err(e) if Verdict::of(&e) != Verdict::Final => match waiter.pause().await {
-                    Ok(()) if !deadline.passed() => continue,
-                    Ok(()) => break Ok(None),
-                    Err(e) => break Err(e),
-                },
-                Err(e) => break Err(e),
-            }
-            if deadline.passed() {
-                break Ok(None);
-            }
-            match waiter
-                .until_any_kept(&keys, deadline.left(), &mut kept)
-                .await
-            {
-                Ok(_) => {}
-                // Over maxmemory (BLMOVE refused), an outage: read again after a pause.
-                Err(e) if Verdict::of(&e) != Verdict::Final => {
-                    if let Err(e) = waiter.pause().await {
-                        break Err(e);
-                    }
-                }
-                Err(e) => break Err(e),
-            }
-        };
-        kept.shutdown().await;
-        answer
-    }
-
-    /// The result kept under `keys` (a result key per partition), read at once: the one in
-    /// `id`'s own partition first, else the first in partition order, as [`Partitioned::result`]
-    /// answers.
-    async fn read_results(&self, id: &[u8], keys: &[Vec<u8>]) -> Result<Option<JobResult>> {
-        let mut read = try_join_all(
-            self.partitions
-                .iter()
-                .zip(keys)
-                .map(|(q, key)| q.read_result(key)),
-        )
-        .await?;
-        let home = self.partition_of_id(id);
-        Ok(read[home]
-            .take()
-            .or_else(|| read.into_iter().flatten().next()))
     }
 
     /// The logical queue's figures and each partition's, read from every partition at once.
@@ -228,6 +103,30 @@ impl Partitioned {
     /// Resumes every partition ([`Queue::resume`]); true when any was paused.
     pub async fn resume(&self) -> Result<bool> {
         Ok(self.each(Queue::resume).await?.into_iter().any(|b| b))
+    }
+
+    /// Whether the logical queue is paused: every partition is ([`Queue::is_paused`]; as
+    /// [`PartitionedStats::total`] says). One round trip to every partition at once.
+    pub async fn is_paused(&self) -> Result<bool> {
+        Ok(self.each(Queue::is_paused).await?.into_iter().all(|b| b))
+    }
+
+    /// Holds every partition's leases off for `duration` ([`Queue::rate_limit`]: more than 0,
+    /// at most one day, checked before anything is sent): a handler was told "rate limited",
+    /// and the limit is the logical queue's. A longer hold already in place in a partition is
+    /// kept there. Returns the longest hold now in place, as [`PartitionedStats::total`]'s
+    /// `rate_limited_for` reads it. One round trip to every partition at once.
+    pub async fn rate_limit(&self, duration: Duration) -> Result<Duration> {
+        crate::policy::validate_hold(duration)?;
+        let held = self.each(|q| q.rate_limit(duration)).await?;
+        Ok(held.into_iter().max().unwrap_or_default())
+    }
+
+    /// Removes every partition's stored configuration ([`Queue::reset_config`]). One round
+    /// trip to every partition at once.
+    pub async fn reset_config(&self) -> Result<()> {
+        self.each(Queue::reset_config).await?;
+        Ok(())
     }
 
     /// Stores `config` in every partition ([`Queue::set_config`]): limits (capacity, rate

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::future::join_all;
 use futures_util::FutureExt;
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 
@@ -988,11 +989,19 @@ async fn finish_batch(
             Outcome::Release(delay) => releases.push((f.job, delay)),
         }
     }
-    // Before the releases, so that the released jobs are not leased again at once.
-    for (queue, d) in holds {
-        let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
-        finish_call(shared, || queue.rate_limit(d)).await;
+    // A logical queue's partitions are held together (spec 5.25): the limit is the queue's.
+    if shared.settings.one_logical_queue {
+        if let Some(d) = holds.iter().map(|(_, d)| *d).max() {
+            holds = shared.queues.iter().map(|q| (q.clone(), d)).collect();
+        }
     }
+    // Before the releases, so that the released jobs are not leased again at once; each
+    // queue's hold at once.
+    join_all(holds.iter().map(|(queue, d)| {
+        let d = (*d).clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
+        finish_call(shared, move || queue.rate_limit(d))
+    }))
+    .await;
     // Each queue's completes in one call, leasing for the slots its jobs freed when its
     // turn says so; the other slots back to the lease loop, whose order decides.
     for (queue, completes) in by_queue(completes) {

@@ -305,7 +305,8 @@ impl JobError {
     }
 
     /// Not a failure: the handler was rate limited (an API answered 429). The runner holds
-    /// every client's leases of the queue off for `hold` ([`Queue::rate_limit`]) and releases
+    /// every client's leases of the queue off for `hold` ([`Queue::rate_limit`]; a runner over
+    /// a partitioned queue, [`crate::Worker::partitioned`], holds every partition) and releases
     /// the job, which runs again after the hold without being charged an attempt
     /// (spec/PROTOCOL.md, 13.1). A hold out of bounds (zero, or more than a day) is cut to
     /// them.
@@ -320,7 +321,9 @@ impl JobError {
     /// per customer or tenant answered 429). The runner holds that group off for `hold`
     /// ([`Queue::rate_limit_group`]) and releases the job in the same call, no attempt charged;
     /// the queue's other groups go on (spec/PROTOCOL.md 5.21). A job without a group holds the
-    /// whole queue off, as [`JobError::rate_limited`]. A hold out of bounds is cut to them.
+    /// whole queue off, as [`JobError::rate_limited`] (of a partitioned queue: the job's
+    /// partition only, since the runner does not know the job's group). A hold out of bounds
+    /// is cut to them.
     pub fn rate_limited_group(hold: Duration) -> JobError {
         JobError {
             rate_limited_group: true,

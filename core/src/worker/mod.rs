@@ -58,6 +58,8 @@ use crate::queue::Queue;
 pub struct Worker {
     queues: Vec<Queue>,
     order: QueueOrder,
+    /// Set by [`Worker::partitioned`]: the queues are one logical queue's partitions.
+    one_logical_queue: bool,
     handler: Arc<dyn Handler>,
     options: WorkerOptions,
     events: Option<EventSink>,
@@ -90,6 +92,7 @@ impl Worker {
         Worker {
             queues,
             order: QueueOrder::Strict,
+            one_logical_queue: false,
             handler: Arc::new(handler),
             options: WorkerOptions::default(),
             events: None,
@@ -102,10 +105,13 @@ impl Worker {
     /// 5.25, "Runners"): a runner over its partitions ([`Worker::for_queues`]) in weighted round
     /// robin with equal weights, which serves one partition at a time in turns
     /// ([`QueueOrder::Weighted`]), so that each call carries a whole batch of its slots, as over
-    /// one queue, and every partition with work has a turn once in `P`. One partition is
-    /// [`Worker::new`] on it.
+    /// one queue, and every partition with work has a turn once in `P`. A handler's "rate
+    /// limited" without a group ([`JobError::rate_limited`]) holds every partition, as
+    /// [`crate::Partitioned::rate_limit`] does: the limit is the logical queue's. One
+    /// partition is [`Worker::new`] on it.
     pub fn partitioned(queue: &crate::Partitioned, handler: impl Handler) -> Worker {
-        let worker = Worker::for_queues(queue.partitions().to_vec(), handler);
+        let mut worker = Worker::for_queues(queue.partitions().to_vec(), handler);
+        worker.one_logical_queue = true;
         match queue.count() {
             1 => worker,
             n => worker.queue_order(QueueOrder::Weighted(vec![1; n])),
@@ -204,7 +210,8 @@ impl Worker {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<Report> {
         self.check()?;
-        let settings = self.options.settle()?;
+        let mut settings = self.options.settle()?;
+        settings.one_logical_queue = self.one_logical_queue;
         for queue in &self.queues {
             // A failed look (Redis down) is no answer: the leases refuse a base anyway.
             if let Ok(true) = queue.is_partitioned_base().await {

@@ -102,6 +102,9 @@ pub(crate) struct Settings {
     pub timeout_grace: Duration,
     /// A binding's table of names, and whether it has a fallback.
     pub handler_names: Option<(Vec<String>, bool)>,
+    /// Whether the queues are the partitions of one logical queue ([`super::Worker::partitioned`]):
+    /// a handler's "rate limited" without a group then holds every one of them.
+    pub one_logical_queue: bool,
 }
 
 /// The default lease time to live of a runner: a lease's own ([`crate::policy::DEFAULT_TTL`]).
@@ -237,6 +240,7 @@ impl WorkerOptions {
                 }
                 None => None,
             },
+            one_logical_queue: false,
         })
     }
 }

@@ -275,7 +275,7 @@ async fn produce_partitioned(
             .collect();
         next += size;
         let keys = batch.iter().map(|item| {
-            let at = p.partition_of(item);
+            let at = p.partition_of(item).unwrap();
             (p.partitions()[at].prefix().to_owned(), item.id().to_owned())
         });
         match p.add_batch(&batch).await {

@@ -1,0 +1,252 @@
+//! The logical queue's calls that name items by id (spec/PROTOCOL.md 5.25, "Reading the logical
+//! queue"): an item lives in one partition, not always its id's (a group or dependencies can
+//! take it elsewhere), so each call asks the id's own partition first, then the others at once.
+
+use std::future::Future;
+
+use futures_util::future::try_join_all;
+
+use super::Partitioned;
+use crate::conn::{Deadline, KeptWaits, Schedule, Verdict, Waiter};
+use crate::error::{Error, Result};
+use crate::item::validate_id_bytes;
+use crate::job::{Job, JobResult, State};
+use crate::lease::Wait;
+use crate::ops::Dependencies;
+use crate::policy::MAX_PAGE;
+use crate::queue::Queue;
+
+impl Partitioned {
+    /// Asks the partition that `id` routes to, then, when it answers `None`, every other one at
+    /// once; the first answer that is not `None`, in partition order.
+    pub(super) async fn by_id<'a, T, F, Fut>(&'a self, id: &'a [u8], ask: F) -> Result<Option<T>>
+    where
+        F: Fn(&'a Queue) -> Fut,
+        Fut: Future<Output = Result<Option<T>>>,
+    {
+        let home = self.partition_of_id(id);
+        if let Some(found) = ask(&self.partitions[home]).await? {
+            return Ok(Some(found));
+        }
+        let others = self
+            .partitions
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != home)
+            .map(|(_, q)| ask(q));
+        Ok(try_join_all(others).await?.into_iter().flatten().next())
+    }
+
+    /// Item `id` as [`Queue::get`] reads it, from whichever partition holds it: the id's own
+    /// partition first, then the others at once. At most two round trips in sequence.
+    pub async fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>> {
+        self.by_id(id.as_ref(), |q| q.get(id.as_ref())).await
+    }
+
+    /// Cancels item `id` ([`Queue::cancel`]) where it is: the id's own partition first, then
+    /// the others at once. Returns the state it was in, or `None` when no partition had it.
+    pub async fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>> {
+        self.by_id(id.as_ref(), |q| q.cancel(id.as_ref())).await
+    }
+
+    /// The result kept for item `id` ([`Queue::result`]), looked up as [`Partitioned::get`]
+    /// does.
+    pub async fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>> {
+        self.by_id(id.as_ref(), |q| q.result(id.as_ref())).await
+    }
+
+    /// Waits for item `id`'s result ([`Queue::wait_result`]: the same `wait`, and `None` when
+    /// it ends first) where the item is: looked up in every partition at once first (one
+    /// round trip, read-only), then waited for there, for what is left of the time. An id found
+    /// in no partition (not added yet, or finished without a kept result), or in several, is
+    /// waited for in every partition at once: each partition's result read (at once), then a
+    /// server-side wait on each one's result key, kept between slices (a connection each),
+    /// until one holds a result. Errors that pass (an outage, a failover) are ridden through
+    /// as a plain queue's wait does.
+    pub async fn wait_result(
+        &self,
+        id: impl AsRef<[u8]>,
+        wait: impl Into<Wait>,
+    ) -> Result<Option<JobResult>> {
+        let (id, wait) = (id.as_ref(), wait.into());
+        validate_id_bytes(id)?;
+        let deadline = Deadline::of(wait)?;
+        if self.count() == 1 {
+            return self.partitions[0].wait_result(id, wait).await;
+        }
+        let found = self.holding(id).await?;
+        if let [at] = found.as_slice() {
+            let left = match deadline.left() {
+                None => Wait::Forever,
+                Some(d) if d.is_zero() => Wait::No,
+                Some(d) => Wait::Timeout(d),
+            };
+            return self.partitions[*at].wait_result(id, left).await;
+        }
+        let keys: Vec<Vec<u8>> = self.partitions.iter().map(|q| q.result_key(id)).collect();
+        let mut waiter = Waiter::new(
+            self.partitions[0].handle(),
+            &self.base,
+            deadline,
+            Schedule::RESULT_READ,
+        );
+        let mut kept = KeptWaits::default();
+        let answer = loop {
+            match self.read_results(id, &keys).await {
+                Ok(Some(result)) => break Ok(Some(result)),
+                Ok(None) => waiter.worked(),
+                Err(e) if Verdict::of(&e) != Verdict::Final => match waiter.pause().await {
+                    Ok(()) if !deadline.passed() => continue,
+                    Ok(()) => break Ok(None),
+                    Err(e) => break Err(e),
+                },
+                Err(e) => break Err(e),
+            }
+            if deadline.passed() {
+                break Ok(None);
+            }
+            match waiter
+                .until_any_kept(&keys, deadline.left(), &mut kept)
+                .await
+            {
+                Ok(_) => {}
+                // Over maxmemory (BLMOVE refused), an outage: read again after a pause.
+                Err(e) if Verdict::of(&e) != Verdict::Final => {
+                    if let Err(e) = waiter.pause().await {
+                        break Err(e);
+                    }
+                }
+                Err(e) => break Err(e),
+            }
+        };
+        kept.shutdown().await;
+        answer
+    }
+
+    /// The result kept under `keys` (a result key per partition), read at once: the one in
+    /// `id`'s own partition first, else the first in partition order, as [`Partitioned::result`]
+    /// answers.
+    async fn read_results(&self, id: &[u8], keys: &[Vec<u8>]) -> Result<Option<JobResult>> {
+        let mut read = try_join_all(
+            self.partitions
+                .iter()
+                .zip(keys)
+                .map(|(q, key)| q.read_result(key)),
+        )
+        .await?;
+        let home = self.partition_of_id(id);
+        Ok(read[home]
+            .take()
+            .or_else(|| read.into_iter().flatten().next()))
+    }
+
+    /// Makes the delayed item `id` wait now ([`Queue::promote`]) in the partition that holds
+    /// it: the id's own first, then the others at once. `false` when no partition has it
+    /// delayed. At most two round trips in sequence.
+    pub async fn promote(&self, id: impl AsRef<[u8]>) -> Result<bool> {
+        let id = id.as_ref();
+        let found = self
+            .by_id(
+                id,
+                |q| async move { Ok(q.promote(id).await?.then_some(())) },
+            )
+            .await?;
+        Ok(found.is_some())
+    }
+
+    /// What item `id` waits for and what waits for it ([`Queue::dependencies`]), from the
+    /// partition that holds it (an item and its dependencies share one, spec 5.25): the id's own
+    /// first, then the others at once. Empty lists when no partition knows of any. At most two
+    /// round trips in sequence.
+    pub async fn dependencies(&self, id: impl AsRef<[u8]>) -> Result<Dependencies> {
+        let id = id.as_ref();
+        let found = self
+            .by_id(id, |q| async move {
+                let d = q.dependencies(id).await?;
+                let known =
+                    !d.depends_on.is_empty() || d.dependants_count > 0 || !d.pending.is_empty();
+                Ok(known.then_some(d))
+            })
+            .await?;
+        Ok(found.unwrap_or_default())
+    }
+
+    /// The kept results of the items `id` was added to wait for
+    /// ([`Queue::dependency_results`]), from the partition that holds it, looked up as
+    /// [`Partitioned::dependencies`] does. Empty when no partition knows `id`'s dependencies.
+    pub async fn dependency_results(
+        &self,
+        id: impl AsRef<[u8]>,
+    ) -> Result<Vec<(String, Option<Vec<u8>>)>> {
+        let id = id.as_ref();
+        let found = self
+            .by_id(id, |q| async move {
+                let r = q.dependency_results(id).await?;
+                Ok((!r.is_empty()).then_some(r))
+            })
+            .await?;
+        Ok(found.unwrap_or_default())
+    }
+
+    /// Puts these dead items back to waiting ([`Queue::dead_requeue`]), each in the partition
+    /// that holds it; returns how many were requeued. Looked up as
+    /// [`Partitioned::dead_requeue_each`] does.
+    pub async fn dead_requeue<I: AsRef<[u8]>>(&self, ids: &[I]) -> Result<u64> {
+        let done = self.dead_requeue_each(ids).await?;
+        Ok(done.into_iter().filter(|&d| d).count() as u64)
+    }
+
+    /// Like [`Partitioned::dead_requeue`], saying for each id, in order, whether it was
+    /// requeued ([`Queue::dead_requeue_each`]: false when it was not a dead letter; an id given
+    /// twice is false the second time). At most 1000 ids, all checked before anything is sent.
+    /// Each partition is asked for the ids that route to it, all at once; the ids none of them
+    /// requeued are then asked of every other partition, at once. At most two round trips in
+    /// sequence.
+    pub async fn dead_requeue_each<I: AsRef<[u8]>>(&self, ids: &[I]) -> Result<Vec<bool>> {
+        if ids.len() > MAX_PAGE {
+            return Err(Error::invalid(
+                "ids",
+                format!("at most {MAX_PAGE} per call"),
+            ));
+        }
+        for id in ids {
+            validate_id_bytes(id.as_ref())?;
+        }
+        let ids: Vec<&[u8]> = ids.iter().map(AsRef::as_ref).collect();
+        // The first place of each id: a repeat stays false, as in one queue.
+        let first: Vec<bool> = (0..ids.len())
+            .map(|i| !ids[..i].contains(&ids[i]))
+            .collect();
+        let home: Vec<usize> = ids.iter().map(|id| self.partition_of_id(id)).collect();
+        let mut done = vec![false; ids.len()];
+        // Each partition is asked for the places `pick` chooses among its candidates.
+        let ask = |done: &[bool], pick: &dyn Fn(usize, usize) -> bool| {
+            let asked: Vec<Vec<usize>> = (0..self.count())
+                .map(|p| (0..ids.len()).filter(|&i| !done[i] && pick(p, i)).collect())
+                .collect();
+            let calls: Vec<_> = self
+                .partitions
+                .iter()
+                .zip(&asked)
+                .map(|(q, places)| {
+                    let batch: Vec<&[u8]> = places.iter().map(|&i| ids[i]).collect();
+                    async move { q.dead_requeue_each(&batch).await }
+                })
+                .collect();
+            async move { Ok::<_, Error>(asked.into_iter().zip(try_join_all(calls).await?)) }
+        };
+        for (places, requeued) in ask(&done, &|p, i| home[i] == p).await? {
+            for (i, r) in places.into_iter().zip(requeued) {
+                done[i] |= r;
+            }
+        }
+        if self.count() > 1 && (0..ids.len()).any(|i| first[i] && !done[i]) {
+            for (places, requeued) in ask(&done, &|p, i| first[i] && home[i] != p).await? {
+                for (i, r) in places.into_iter().zip(requeued) {
+                    done[i] |= r;
+                }
+            }
+        }
+        Ok(done)
+    }
+}
