@@ -236,13 +236,8 @@ fn reads_only(command: &Command) -> bool {
 /// [`commands::partitions::refuse_base`] checks.
 fn one_queue_only(command: &Command) -> Option<(&str, &'static str)> {
     match command {
-        // A group's hold goes to the group's partition; the whole queue's has no one queue.
-        Command::Hold {
-            queue, group: None, ..
-        } => Some((&queue.queue, "hold")),
         Command::Clean { queue, .. } => Some((&queue.queue, "clean")),
         Command::Check { queue, .. } => Some((&queue.queue, "check")),
-        Command::Tree { queue, .. } => Some((&queue.queue, "tree")),
         _ => None,
     }
 }

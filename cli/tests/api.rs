@@ -1281,8 +1281,7 @@ async fn a_job_shows_what_it_waits_for_and_what_waits_for_it() {
 }
 
 /// On a partitioned queue's base (spec 5.25) the actions and reads reach its partitions, never
-/// the base as a queue of its own; an action that acts on one queue is refused (400, naming the
-/// partitions) with nothing written.
+/// the base as a queue of its own: nothing is written under the base but its layout.
 #[tokio::test]
 async fn a_partitioned_queue_is_acted_on_through_its_partitions() {
     let server = RedisServer::start();
@@ -1365,16 +1364,40 @@ async fn a_partitioned_queue_is_acted_on_through_its_partitions() {
         .unwrap();
     assert_eq!(shown["paused"], true, "{shown}");
 
-    // Promote acts on one queue: refused, naming a partition; nothing written.
-    let refused = post(
+    // Promote and dependencies find the item where it lives.
+    let late = Item::with_id("late", b"x".to_vec())
+        .unwrap()
+        .group("acme")
+        .delay(std::time::Duration::from_secs(3600));
+    p.add(&late).await.unwrap();
+    let promoted: serde_json::Value = post(
         "api/promote",
-        serde_json::json!({"queue": "{parts}", "id": "i1"}),
+        serde_json::json!({"queue": "{parts}", "id": "late"}),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(promoted["promoted"], true, "{promoted}");
+    assert_eq!(
+        p.get("late").await.unwrap().unwrap().state,
+        leaseq::State::Waiting
+    );
+    p.add(
+        &Item::with_id("after", b"x".to_vec())
+            .unwrap()
+            .depends_on(["late"]),
     )
     .await
     .unwrap();
-    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
-    let text = refused.text().await.unwrap();
-    assert!(text.contains(p.partitions()[0].prefix()), "{text}");
+    let deps: serde_json::Value = get(&format!("api/dependencies?queue={q}&id=after"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(deps["pending"], serde_json::json!(["late"]), "{deps}");
     assert_eq!(
         server.command("KEYS {parts}:*").trim(),
         "*1",

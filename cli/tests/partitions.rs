@@ -226,18 +226,43 @@ async fn the_commands_that_write_reach_the_partitions_through_the_base() {
         .rate_limited_for
         .is_some());
 
-    // One queue only: refused, naming the partitions; nothing written.
-    let held = run(&urls, &["hold", "-q", "{w}", "10s"]);
-    assert_eq!(code(&held), 2);
-    assert!(stderr(&held).contains("partitioned"), "{}", stderr(&held));
-    assert!(
-        stderr(&held).contains(q.partitions()[0].prefix()),
-        "{}",
-        stderr(&held)
-    );
+    // The whole queue's hold: every partition (spec 5.25).
+    let held = run(&urls, &["hold", "-q", "{w}", "10s", "--json"]);
+    assert_eq!(code(&held), 0, "{}", stderr(&held));
+    assert!(json(&held)["held_for_ms"].as_u64().unwrap() > 5000);
     for part in q.partitions() {
-        assert!(part.stats().await.unwrap().rate_limited_for.is_none());
+        assert!(
+            part.stats().await.unwrap().rate_limited_for.is_some(),
+            "{}",
+            part.prefix()
+        );
     }
+    // A tree: each item where it lives, a dependant with its dependency's partition.
+    q.add(&leaseq::Item::with_id("t1", "x").unwrap().group("tenant"))
+        .await
+        .unwrap();
+    q.add(&leaseq::Item::with_id("t2", "x").unwrap().depends_on(["t1"]))
+        .await
+        .unwrap();
+    let tree = json(&run(&urls, &["tree", "-q", "{w}", "t2", "--json"]));
+    assert_eq!(tree["state"], "blocked", "{tree}");
+    assert_eq!(tree["children"][0]["id"], "t1", "{tree}");
+    assert_eq!(tree["children"][0]["dependants"], 1, "{tree}");
+    let missing = run(&urls, &["tree", "-q", "{w}", "nobody"]);
+    assert_eq!(code(&missing), 1, "{}", stderr(&missing));
+    // One queue only: refused, naming the partitions; nothing written.
+    let cleaned = run(&urls, &["clean", "-q", "{w}", "--once"]);
+    assert_eq!(code(&cleaned), 2);
+    assert!(
+        stderr(&cleaned).contains("partitioned"),
+        "{}",
+        stderr(&cleaned)
+    );
+    assert!(
+        stderr(&cleaned).contains(q.partitions()[0].prefix()),
+        "{}",
+        stderr(&cleaned)
+    );
     // The base itself holds no queue, only its layout: everything went to the partitions.
     let keys = server.command("KEYS {w}:*");
     assert_eq!(keys.trim(), "*1", "one key under the base");

@@ -1,7 +1,7 @@
 //! Dead letters: `dead requeue` and `dead purge` (`dead ls` is `ls dead`).
 
 use super::partitions::Target;
-use crate::fail::{queue_must_exist, Fail, Outcome};
+use crate::fail::{Fail, Outcome};
 use crate::output;
 
 /// Most ids one `dead requeue` call takes (the core's batch bound).
@@ -47,7 +47,7 @@ pub async fn requeue(
             return Ok(());
         }
         if n == 0 {
-            must_exist(&target, queue).await?;
+            target.must_exist(queue).await?;
         }
         // What the ids that were not dead letters are (a few reads, only for those).
         let mut found = Vec::with_capacity(missed.len());
@@ -84,7 +84,7 @@ pub async fn requeue(
     // Each partition's oldest, summed.
     let n = target.dead_requeue_oldest(oldest).await?;
     if n == 0 {
-        must_exist(&target, queue).await?;
+        target.must_exist(queue).await?;
     }
     report(json, "requeued", n);
     Ok(())
@@ -101,7 +101,7 @@ pub async fn purge(
     let target = Target::open(client, queue).await?;
     let n = target.dead_purge(oldest).await?;
     if n == 0 {
-        must_exist(&target, queue).await?;
+        target.must_exist(queue).await?;
     }
     report(json, "purged", n);
     Ok(())
@@ -112,13 +112,5 @@ fn report(json: bool, what: &str, n: u64) {
         output::json(&serde_json::json!({ what: n }));
     } else {
         println!("{what} {n}");
-    }
-}
-
-/// [`queue_must_exist`] for a plain queue; a partitioned queue's base exists (its layout).
-async fn must_exist(target: &Target, queue: &str) -> Outcome {
-    match target {
-        Target::Plain(q) => queue_must_exist(q, queue).await,
-        Target::Partitioned(_) => Ok(()),
     }
 }

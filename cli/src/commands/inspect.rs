@@ -358,9 +358,10 @@ pub struct TreeNode {
 
 /// `leaseq tree ID`: what an item waits for, down to the items that wait for nothing.
 pub async fn tree(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> Outcome {
-    let q = client.queue(queue)?;
+    // A partitioned queue's base: each item where it lives (spec 5.25).
+    let q = partitions::Target::open(client, queue).await?;
     if q.get(id).await?.is_none() && q.dependencies(id).await?.depends_on.is_empty() {
-        queue_must_exist(&q, queue).await?;
+        q.must_exist(queue).await?;
         return Err(Fail::NotFound(format!(
             "no item `{id}` in queue `{queue}` (it never existed, or completed without a kept \
              result, or was cancelled or purged)"
@@ -384,7 +385,7 @@ pub async fn tree(client: &leaseq::Client, queue: &str, id: &str, json: bool) ->
 }
 
 /// Looks `id` up, then its dependencies, depth first, while `budget` lasts.
-async fn tree_node(q: &leaseq::Queue, id: &str, budget: &mut usize) -> Result<TreeNode, Fail> {
+async fn tree_node(q: &partitions::Target, id: &str, budget: &mut usize) -> Result<TreeNode, Fail> {
     *budget = budget.saturating_sub(1);
     let state = q
         .get(id)

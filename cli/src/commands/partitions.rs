@@ -145,10 +145,45 @@ impl Target {
 
     /// Removes the stored configuration (of every partition).
     pub async fn reset_config(&self) -> leaseq::Result<()> {
-        for q in self.queues() {
-            q.reset_config().await?;
+        match self {
+            Target::Plain(q) => q.reset_config().await,
+            Target::Partitioned(p) => p.reset_config().await,
         }
-        Ok(())
+    }
+
+    /// Holds every lease off for `duration` (in every partition); how long it is held now.
+    pub async fn rate_limit(
+        &self,
+        duration: std::time::Duration,
+    ) -> leaseq::Result<std::time::Duration> {
+        match self {
+            Target::Plain(q) => q.rate_limit(duration).await,
+            Target::Partitioned(p) => p.rate_limit(duration).await,
+        }
+    }
+
+    /// What item `id` waits for and what waits for it, from whichever partition holds it.
+    pub async fn dependencies(&self, id: &str) -> leaseq::Result<leaseq::Dependencies> {
+        match self {
+            Target::Plain(q) => q.dependencies(id).await,
+            Target::Partitioned(p) => p.dependencies(id).await,
+        }
+    }
+
+    /// Makes the delayed item `id` wait now, in whichever partition holds it.
+    pub async fn promote(&self, id: &str) -> leaseq::Result<bool> {
+        match self {
+            Target::Plain(q) => q.promote(id).await,
+            Target::Partitioned(p) => p.promote(id).await,
+        }
+    }
+
+    /// [`queue_must_exist`] for a plain queue; a partitioned queue's base exists (its layout).
+    pub async fn must_exist(&self, queue: &str) -> crate::fail::Outcome {
+        match self {
+            Target::Plain(q) => crate::fail::queue_must_exist(q, queue).await,
+            Target::Partitioned(_) => Ok(()),
+        }
     }
 
     /// Item `id`, from whichever partition holds it.
@@ -221,21 +256,13 @@ impl Target {
         Ok(found)
     }
 
-    /// Requeues the dead letters among `ids`, each in whichever partition holds it: each
-    /// partition in turn is asked for the ids not requeued yet (at most one call each).
+    /// Requeues the dead letters among `ids`, each in whichever partition holds it; whether
+    /// each was.
     pub async fn dead_requeue_each(&self, ids: &[&str]) -> leaseq::Result<Vec<bool>> {
-        let mut done = vec![false; ids.len()];
-        for part in self.queues() {
-            let left: Vec<usize> = (0..ids.len()).filter(|&i| !done[i]).collect();
-            if left.is_empty() {
-                break;
-            }
-            let asked: Vec<&str> = left.iter().map(|&i| ids[i]).collect();
-            for (i, requeued) in left.into_iter().zip(part.dead_requeue_each(&asked).await?) {
-                done[i] = requeued;
-            }
+        match self {
+            Target::Plain(q) => q.dead_requeue_each(ids).await,
+            Target::Partitioned(p) => p.dead_requeue_each(ids).await,
         }
-        Ok(done)
     }
 }
 

@@ -49,13 +49,12 @@ pub async fn hold(
     duration: Duration,
     json: bool,
 ) -> Outcome {
+    let target = Target::open(client, queue).await?;
     let held = match group {
         // On a partitioned queue's base: the group's partition, which holds all its items.
-        Some(g) => {
-            let target = Target::open(client, queue).await?;
-            target.group_queue(g).rate_limit_group(g, duration).await?
-        }
-        None => client.queue(queue)?.rate_limit(duration).await?,
+        Some(g) => target.group_queue(g).rate_limit_group(g, duration).await?,
+        // On a partitioned queue's base: every partition.
+        None => target.rate_limit(duration).await?,
     };
     let ms = held.as_millis().min(u128::from(u64::MAX)) as u64;
     if json {

@@ -147,12 +147,6 @@ impl AppState {
         Ok(Target::open(&self.client().await?, prefix).await?)
     }
 
-    /// The queue `prefix`, for what acts on one queue: a partitioned queue's base is refused
-    /// (400, naming its partitions), never acted on as if it were a queue of its own.
-    pub(super) async fn queue(&self, prefix: &str) -> Result<leaseq::Queue, ApiError> {
-        Ok(self.target(prefix).await?.one("this")?.clone())
-    }
-
     /// The queue where group `group` of queue `prefix` lives: the queue, or on a partitioned
     /// queue's base the group's partition, which holds all its items.
     pub(super) async fn group_queue(
@@ -391,7 +385,7 @@ pub async fn promote(
     State(app): State<AppState>,
     ApiJson(b): ApiJson<PromoteBody>,
 ) -> ApiResult<serde_json::Value> {
-    if app.queue(&b.queue).await?.promote(&b.id).await? {
+    if app.target(&b.queue).await?.promote(&b.id).await? {
         Ok(Json(serde_json::json!({ "id": b.id, "promoted": true })))
     } else {
         Err(Fail::NotFound(format!("no delayed item `{}` in queue `{}`", b.id, b.queue)).into())
@@ -492,7 +486,7 @@ pub async fn dependencies(
     State(app): State<AppState>,
     ApiQuery(q): ApiQuery<ItemQuery>,
 ) -> ApiResult<DependenciesView> {
-    let d = app.queue(&q.queue).await?.dependencies(&q.id).await?;
+    let d = app.target(&q.queue).await?.dependencies(&q.id).await?;
     Ok(Json(DependenciesView {
         depends_on: d.depends_on,
         pending: d.pending,
@@ -576,17 +570,11 @@ pub async fn requeue(
 ) -> ApiResult<serde_json::Value> {
     let target = app.target(&b.queue).await?;
     let n = match (b.ids.is_empty(), b.oldest) {
-        (false, None) => match &target {
-            Target::Plain(queue) => {
-                let ids: Vec<&str> = b.ids.iter().map(String::as_str).collect();
-                queue.dead_requeue(&ids).await?
-            }
-            Target::Partitioned(_) => {
-                let ids: Vec<&str> = b.ids.iter().map(String::as_str).collect();
-                let done = target.dead_requeue_each(&ids).await?;
-                done.iter().filter(|&&d| d).count() as u64
-            }
-        },
+        (false, None) => {
+            let ids: Vec<&str> = b.ids.iter().map(String::as_str).collect();
+            let done = target.dead_requeue_each(&ids).await?;
+            done.iter().filter(|&&d| d).count() as u64
+        }
         (true, Some(n)) => target.dead_requeue_oldest(Some(n)).await?,
         _ => {
             return Err(Fail::Usage("give either `ids` or `oldest`".into()).into());
