@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use leaseq::{blocking, Wait};
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use crate::aio::{AsyncQueue, Lazy};
 use crate::convert;
@@ -325,6 +326,42 @@ impl PartitionedQueue {
             .map(|r| r.map(JobResult::from))
     }
 
+    /// Makes the delayed item ``id`` wait now in whichever partition holds it, as
+    /// ``Queue.promote`` does. Returns whether it was delayed (``False`` when no partition has
+    /// it delayed).
+    fn promote(&self, py: Python<'_>, id: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let id = convert::id(id, "id")?;
+        self.call(py, |q| q.promote(&id))
+    }
+
+    /// What item ``id`` waits for and what waits for it (a ``Dependencies``), read in the
+    /// partition that holds it (an item and its dependencies share one); empty when no
+    /// partition knows of any.
+    fn dependencies(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+    ) -> PyResult<crate::jobs::Dependencies> {
+        let id = convert::id(id, "id")?;
+        self.call(py, |q| q.dependencies(&id)).map(Into::into)
+    }
+
+    /// The kept results of the items ``id`` was added to wait for, in order, read in the
+    /// partition that holds it, as ``Queue.dependency_results`` does: a list of ``(dependency
+    /// id, result bytes or None)``; empty when no partition knows ``id``'s dependencies.
+    fn dependency_results(
+        &self,
+        py: Python<'_>,
+        id: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<(String, Option<Py<PyBytes>>)>> {
+        let id = convert::id(id, "id")?;
+        let results = self.call(py, |q| q.dependency_results(&id))?;
+        Ok(results
+            .into_iter()
+            .map(|(dep, r)| (dep, r.map(|r| PyBytes::new(py, &r).unbind())))
+            .collect())
+    }
+
     /// Waits for item ``id``'s result as ``Queue.wait_result`` does (the same ``timeout``),
     /// where the item is: looked up in every partition at once first, then waited for there
     /// (in every partition when it is in none yet). Returns ``None`` when the timeout passes
@@ -440,6 +477,42 @@ impl PartitionedQueue {
         self.call(py, |q| q.resume())
     }
 
+    /// Whether the logical queue is paused: every partition is (as ``PartitionedStats.total``
+    /// says), read from every partition at once.
+    fn is_paused(&self, py: Python<'_>) -> PyResult<bool> {
+        self.call(py, |q| q.is_paused())
+    }
+
+    /// Holds every partition's leases off for ``duration`` (seconds or a timedelta), as
+    /// ``Queue.rate_limit`` does: a handler was rate limited, and the limit is the logical
+    /// queue's. A longer hold already in place in a partition is kept there. Returns the
+    /// longest hold now in place (a timedelta); also ``PartitionedStats.total.rate_limited_for``.
+    fn rate_limit<'py>(
+        &self,
+        py: Python<'py>,
+        duration: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let duration = convert::seconds(duration, "duration")?;
+        let held = self.call(py, |q| q.rate_limit(duration))?;
+        crate::time::timedelta(py, held)
+    }
+
+    /// Puts these dead items (at most 1000 ids, each ``bytes`` or ``str``) back to waiting,
+    /// each in the partition that holds it, as ``Queue.dead_requeue`` does; returns how many
+    /// were requeued (ids that are not dead are skipped).
+    fn dead_requeue(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let ids = convert::ids(ids, "ids")?;
+        self.call(py, |q| q.dead_requeue(&ids))
+    }
+
+    /// Like ``dead_requeue``, returning for each id, in order, whether it was requeued
+    /// (``False``: not a dead letter in any partition; an id given twice is ``False`` the
+    /// second time).
+    fn dead_requeue_each(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<Vec<bool>> {
+        let ids = convert::ids(ids, "ids")?;
+        self.call(py, |q| q.dead_requeue_each(&ids))
+    }
+
     /// Requeues the ``n`` oldest dead items of each partition (``None``: all), every partition
     /// at once; returns how many, summed.
     #[pyo3(signature = (n = None))]
@@ -501,6 +574,11 @@ impl PartitionedQueue {
         )?;
         let config = crate::events::config(config, events, events_max_len, events_max_age)?;
         self.call(py, |q| q.set_config(&config))
+    }
+
+    /// Removes every partition's stored configuration: the protocol's defaults apply again.
+    fn reset_config(&self, py: Python<'_>) -> PyResult<()> {
+        self.call(py, |q| q.reset_config())
     }
 
     /// ``Queue.upsert_schedule`` in partition 0, where the queue's recurring jobs live (their
@@ -833,6 +911,34 @@ impl AsyncPartitionedQueue {
         })
     }
 
+    /// See ``leaseq.PartitionedQueue.promote``.
+    fn promote<'py>(&self, py: Python<'py>, id: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::id(id, "id")?;
+        self.run(py, move |q| async move { q.promote(&id).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.dependencies``.
+    fn dependencies<'py>(
+        &self,
+        py: Python<'py>,
+        id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::id(id, "id")?;
+        self.run(py, move |q| async move {
+            Ok(crate::jobs::Dependencies::from(q.dependencies(&id).await?))
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.dependency_results``; the results as ``bytes``.
+    fn dependency_results<'py>(
+        &self,
+        py: Python<'py>,
+        id: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let id = convert::id(id, "id")?;
+        self.run(py, move |q| async move { q.dependency_results(&id).await })
+    }
+
     /// See ``leaseq.PartitionedQueue.wait_result``; the wait is cancelled with the awaiting
     /// task.
     fn wait_result<'py>(
@@ -961,6 +1067,43 @@ impl AsyncPartitionedQueue {
         self.run(py, move |q| async move { q.resume().await })
     }
 
+    /// See ``leaseq.PartitionedQueue.is_paused``.
+    fn is_paused<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move { q.is_paused().await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.rate_limit``.
+    fn rate_limit<'py>(
+        &self,
+        py: Python<'py>,
+        duration: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let duration = convert::seconds(duration, "duration")?;
+        self.run(py, move |q| async move {
+            q.rate_limit(duration).await.map(crate::time::Timedelta)
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.dead_requeue``.
+    fn dead_requeue<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ids = convert::ids(ids, "ids")?;
+        self.run(py, move |q| async move { q.dead_requeue(&ids).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.dead_requeue_each``.
+    fn dead_requeue_each<'py>(
+        &self,
+        py: Python<'py>,
+        ids: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ids = convert::ids(ids, "ids")?;
+        self.run(py, move |q| async move { q.dead_requeue_each(&ids).await })
+    }
+
     /// See ``leaseq.PartitionedQueue.dead_requeue_oldest``.
     #[pyo3(signature = (n = None))]
     fn dead_requeue_oldest<'py>(
@@ -1026,6 +1169,11 @@ impl AsyncPartitionedQueue {
         )?;
         let config = crate::events::config(config, events, events_max_len, events_max_age)?;
         self.run(py, move |q| async move { q.set_config(&config).await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.reset_config``.
+    fn reset_config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move { q.reset_config().await })
     }
 
     /// See ``leaseq.PartitionedQueue.upsert_schedule``.

@@ -1,8 +1,11 @@
 """A partitioned queue's operations that act where a lease, an item or the configuration lives
 (the core's ``operations::PARTITIONED``): ``fail`` in the lease's partition, ``partition_of``,
-``dead_requeue_oldest`` and ``dead_purge`` over every partition, ``set_config`` in every
-partition, the schedules in partition 0, and the arguments ``add`` and ``lease`` share with ``Queue``'s; on a local cluster of
-three primaries, sync and asyncio. A refused argument is named and nothing is written."""
+``dead_requeue_oldest`` and ``dead_purge`` over every partition, ``set_config`` and
+``reset_config`` in every partition, the schedules in partition 0, the calls by id (``promote``,
+``dependencies``, ``dependency_results``, ``dead_requeue``) where the item is, ``rate_limit``
+and ``is_paused`` over every partition, and the arguments ``add`` and ``lease`` share with
+``Queue``'s; on a local cluster of three primaries, sync and asyncio. A refused argument is
+named and nothing is written."""
 
 from __future__ import annotations
 
@@ -592,12 +595,17 @@ def test_a_runner_refuses_asyncio_queues_as_it_is_made(cluster: Server) -> None:
 
 
 def grouped_off_its_id(
-    q: leaseq.PartitionedQueue | leaseq.aio.PartitionedQueue, id: str
+    q: leaseq.PartitionedQueue | leaseq.aio.PartitionedQueue,
+    id: str,
+    delay: float | None = None,
 ) -> leaseq.Item:
-    """An item ``id`` whose group routes it to another partition than its id would."""
+    """An item ``id`` (delayed by ``delay``) whose group routes it to another partition than
+    its id would."""
     return next(
         item
-        for item in (leaseq.Item(b"x", id=id, group=f"g{g}") for g in range(64))
+        for item in (
+            leaseq.Item(b"x", id=id, group=f"g{g}", delay=delay) for g in range(64)
+        )
         if q.partition_of(item) != q.partition_of(leaseq.Item(b"x", id=id))
     )
 
@@ -688,5 +696,282 @@ def test_the_asyncio_face_acts_on_groups_where_they_live(cluster: Server) -> Non
             assert (await q.group("tenant")).limit == 3
             held = await q.rate_limit_group("tenant", 60)
             assert timedelta(0) < held <= timedelta(minutes=1)
+
+    asyncio.run(body())
+
+
+def off_its_ids_partition(q: leaseq.PartitionedQueue, item: leaseq.Item) -> int:
+    """Where ``item`` is, checked to be another partition than its id's own."""
+    at = q.partition_of(item)
+    assert at != q.partition_of(leaseq.Item(b"x", id=item.id))
+    assert where(q, item.id) == [at]
+    return at
+
+
+def test_promote_finds_the_delayed_item_where_it_is(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 4)
+    delayed = grouped_off_its_id(q, "d1", delay=3600)
+    assert q.add(delayed)
+    at = off_its_ids_partition(q, delayed)
+    job = q.get("d1")
+    assert job is not None and job.state == leaseq.State.DELAYED
+    assert q.promote("d1") is True
+    job = q.partition(at).get("d1")
+    assert job is not None and job.state == leaseq.State.WAITING
+    # Not delayed any more, or in no partition: False.
+    assert q.promote("d1") is False
+    assert q.promote(b"nobody") is False
+    lease = q.lease(ttl=30)
+    assert lease is not None and lease.id == "d1"
+
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        q.promote("")
+    assert refused.value.argument == "id"
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        q.promote(7)  # type: ignore[arg-type]
+    assert wrong.value.argument == "id"
+
+
+def test_dependencies_are_read_where_the_dependant_is(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 4)
+    parent = grouped_off_its_id(q, "parent")
+    assert q.add(parent)
+    home = off_its_ids_partition(q, parent)
+    # A dependant goes where its dependency is: an id whose own partition is another one.
+    child = next(
+        id
+        for id in (f"c{i}" for i in range(1000))
+        if q.partition_of(leaseq.Item(b"x", id=id)) != home
+    )
+    assert q.add(leaseq.Item(b"x", id=child, depends_on=["parent"]))
+    assert where(q, child) == [home]
+
+    deps = q.dependencies(child)
+    assert isinstance(deps, leaseq.Dependencies)
+    assert (deps.depends_on, deps.pending) == (["parent"], ["parent"])
+    assert deps.on_dependency_failure == "fail"
+    parents = q.dependencies("parent")
+    assert (parents.dependants_count, parents.dependants) == (1, [child])
+    assert q.dependency_results(child) == [("parent", None)]
+
+    lease = q.lease(ttl=30)
+    assert lease is not None and lease.id == "parent"
+    assert q.complete(lease, result=b"done")
+    assert q.dependency_results(child) == [("parent", b"done")]
+    assert q.dependencies(child).pending == []
+    # An id no partition knows: nothing.
+    unknown = q.dependencies("nobody")
+    assert (unknown.depends_on, unknown.pending, unknown.dependants_count) == (
+        [],
+        [],
+        0,
+    )
+    assert q.dependency_results("nobody") == []
+    for call in (q.dependencies, q.dependency_results):
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            call("")
+        assert refused.value.argument == "id"
+
+
+def test_dead_requeue_by_id_finds_each_dead_letter_where_it_is(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 4)
+    dead = [grouped_off_its_id(q, f"k{i}") for i in range(3)]
+    assert q.add_batch(dead) == 3
+    for _ in dead:
+        lease = q.lease(ttl=30)
+        assert lease is not None
+        assert q.fail(lease, "boom", retry=False).dead
+    at = [off_its_ids_partition(q, item) for item in dead]
+    assert q.count("dead") == 3
+
+    # A repeated id is False the second time, as in one queue; so is one that is not dead.
+    assert q.dead_requeue_each(["k0", "k0", "nobody", b"k1"]) == [
+        True,
+        False,
+        False,
+        True,
+    ]
+    for i in (0, 1):
+        job = q.partition(at[i]).get(f"k{i}")
+        assert job is not None and job.state == leaseq.State.WAITING
+    assert q.dead_requeue(["k2", "k2", "k0"]) == 1
+    assert where(q, "k2") == [at[2]]
+    assert (q.count("dead"), q.count("waiting")) == (0, 3)
+    assert q.dead_requeue([]) == 0 and q.dead_requeue_each([]) == []
+
+    # Refused arguments are named, before anything is sent.
+    for _ in dead:
+        lease = q.lease(ttl=30)
+        assert lease is not None
+        assert q.fail(lease, "boom", retry=False).dead
+    for call in (q.dead_requeue, q.dead_requeue_each):
+        with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+            call("k0")
+        assert wrong.value.argument == "ids"
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            call(["k0", ""])
+        assert refused.value.argument == "id"
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            call(["k0"] * (leaseq.MAX_PAGE + 1))
+        assert refused.value.argument == "ids"
+    assert q.count("dead") == 3
+
+
+def test_rate_limit_holds_every_partition(cluster_client: leaseq.Client) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    assert q.add_batch(items(6)) == 6
+    assert [s.rate_limited_for for s in q.stats().partitions] == [None] * 3
+    # A zero duration, or one of the wrong type, is refused naming it; nothing is held.
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        q.rate_limit(0)
+    assert refused.value.argument == "duration"
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        q.rate_limit(timedelta(days=2))
+    assert refused.value.argument == "duration"
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        q.rate_limit("soon")  # type: ignore[arg-type]
+    assert wrong.value.argument == "duration"
+    assert [s.rate_limited_for for s in q.stats().partitions] == [None] * 3
+
+    held = q.rate_limit(60)
+    assert timedelta(seconds=50) < held <= timedelta(seconds=60)
+    stats = q.stats()
+    for s in [stats.total, *stats.partitions]:
+        assert s.rate_limited_for is not None
+        assert s.rate_limited_for > timedelta(seconds=50)
+    # A longer hold already in place is kept.
+    assert q.rate_limit(timedelta(milliseconds=10)) > timedelta(seconds=50)
+    assert q.lease(ttl=30) is None
+    assert q.lease_batch(6, ttl=30) == []
+    assert q.add(leaseq.Item(b"x", id="more")), "adds go on"
+
+
+def test_is_paused_only_while_every_partition_is(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    assert q.is_paused() is False
+    assert q.partition(1).pause()
+    assert q.is_paused() is False
+    assert q.pause() is True
+    assert q.is_paused() is True and q.stats().total.paused
+    assert q.partition(0).resume()
+    assert q.is_paused() is False
+    assert q.resume() is True
+    assert q.is_paused() is False
+
+
+def test_reset_config_clears_every_partition(cluster_client: leaseq.Client) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    q.set_config(max_attempts=7, capacity=100, keep_result_for=timedelta(hours=2))
+    q.partition(2).set_config(stats=True)
+    assert [q.partition(i).config().max_attempts for i in range(3)] == [7, 7, 7]
+    fresh = repr(cluster_client.queue(new_prefix()).config())
+    q.reset_config()
+    for i in range(3):
+        config = q.partition(i).config()
+        assert (config.max_attempts, config.capacity, config.stats) == (
+            None,
+            None,
+            None,
+        )
+        assert repr(config) == fresh
+    # The layout stays: the queue opens as stored.
+    assert cluster_client.partitioned(q.base).partitions == q.partitions
+
+
+def test_the_asyncio_face_acts_by_id_where_the_item_is(cluster: Server) -> None:
+    async def body() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            # promote, where the item is.
+            q = await client.create_partitioned(new_prefix(), 4)
+            delayed = grouped_off_its_id(q, "d1", delay=3600)
+            assert await q.add(delayed)
+            at = q.partition_of(delayed)
+            assert await q.promote("d1") is True
+            job = await q.partition(at).get("d1")
+            assert job is not None and job.state == leaseq.State.WAITING
+            assert await q.promote("d1") is False
+
+            # dependencies and their results, where the dependant is.
+            q = await client.create_partitioned(new_prefix(), 4)
+            parent = grouped_off_its_id(q, "parent")
+            assert await q.add(parent)
+            home = q.partition_of(parent)
+            assert await q.add(leaseq.Item(b"x", id="child", depends_on=["parent"]))
+            assert await q.partition(home).get("child") is not None
+            deps = await q.dependencies("child")
+            assert (deps.depends_on, deps.pending) == (["parent"], ["parent"])
+            assert (await q.dependencies("parent")).dependants == ["child"]
+            assert await q.dependency_results("child") == [("parent", None)]
+            lease = await q.lease(ttl=30)
+            assert lease is not None and lease.id == "parent"
+            assert await q.complete(lease, result="done")
+            assert await q.dependency_results("child") == [("parent", b"done")]
+
+            # dead letters by id.
+            q = await client.create_partitioned(new_prefix(), 4)
+            assert await q.add(grouped_off_its_id(q, "k1"))
+            for _ in range(2):
+                lease = await q.lease(ttl=30)
+                assert lease is not None and lease.id == "k1"
+                assert (await q.fail(lease, "boom", retry=False)).dead
+                assert await q.dead_requeue_each(["k1", "k1", "nobody"]) == [
+                    True,
+                    False,
+                    False,
+                ]
+            lease = await q.lease(ttl=30)
+            assert lease is not None
+            assert (await q.fail(lease, "boom", retry=False)).dead
+            assert await q.dead_requeue(["k1", "k1"]) == 1
+            assert await q.count("waiting") == 1
+            with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+                await q.dead_requeue("k1")
+            assert wrong.value.argument == "ids"
+
+    asyncio.run(body())
+
+
+def test_the_asyncio_face_pauses_holds_and_resets_every_partition(
+    cluster: Server,
+) -> None:
+    async def body() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            q = await client.create_partitioned(new_prefix(), 4)
+            assert await q.add_batch(items(4)) == 4
+            # is_paused: true only while every partition is.
+            assert await q.is_paused() is False
+            assert await q.partition(0).pause()
+            assert await q.is_paused() is False
+            assert await q.pause()
+            assert await q.is_paused() is True
+            assert await q.resume()
+            assert await q.is_paused() is False
+
+            # rate_limit holds every partition; zero is refused naming the duration.
+            with pytest.raises(leaseq.aio.InvalidArgumentError) as refused:
+                await q.rate_limit(0)
+            assert refused.value.argument == "duration"
+            held = await q.rate_limit(timedelta(seconds=60))
+            assert timedelta(seconds=50) < held <= timedelta(seconds=60)
+            stats = await q.stats()
+            for s in stats.partitions:
+                assert s.rate_limited_for is not None
+                assert s.rate_limited_for > timedelta(seconds=50)
+            assert await q.lease(ttl=30) is None
+
+            # reset_config clears every partition's.
+            await q.set_config(max_attempts=4, capacity=10)
+            await q.reset_config()
+            for i in range(4):
+                config = await q.partition(i).config()
+                assert (config.max_attempts, config.capacity) == (None, None)
 
     asyncio.run(body())

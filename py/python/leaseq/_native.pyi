@@ -1847,6 +1847,23 @@ class PartitionedQueue:
         """
     def result(self, id: bytes | str) -> JobResult | None:
         """The result kept for item ``id`` (a ``JobResult``), or ``None``."""
+    def promote(self, id: bytes | str) -> bool:
+        """Makes the delayed item ``id`` wait now in whichever partition holds it, as
+        ``Queue.promote`` does. Returns whether it was delayed (``False`` when no partition has
+        it delayed).
+        """
+    def dependencies(self, id: bytes | str) -> Dependencies:
+        """What item ``id`` waits for and what waits for it (a ``Dependencies``), read in the
+        partition that holds it (an item and its dependencies share one); empty when no
+        partition knows of any.
+        """
+    def dependency_results(
+        self, id: bytes | str
+    ) -> builtins.list[tuple[str, bytes | None]]:
+        """The kept results of the items ``id`` was added to wait for, in order, read in the
+        partition that holds it, as ``Queue.dependency_results`` does: a list of ``(dependency
+        id, result bytes or None)``; empty when no partition knows ``id``'s dependencies.
+        """
     def wait_result(
         self, id: bytes | str, timeout: float | timedelta
     ) -> JobResult | None:
@@ -1888,6 +1905,26 @@ class PartitionedQueue:
         """Pauses every partition; returns whether any was running."""
     def resume(self) -> bool:
         """Resumes every partition; returns whether any was paused."""
+    def is_paused(self) -> bool:
+        """Whether the logical queue is paused: every partition is (as ``PartitionedStats.total``
+        says), read from every partition at once.
+        """
+    def rate_limit(self, duration: float | timedelta) -> timedelta:
+        """Holds every partition's leases off for ``duration`` (seconds or a timedelta), as
+        ``Queue.rate_limit`` does: a handler was rate limited, and the limit is the logical
+        queue's. A longer hold already in place in a partition is kept there. Returns the
+        longest hold now in place (a timedelta); also ``PartitionedStats.total.rate_limited_for``.
+        """
+    def dead_requeue(self, ids: Iterable[bytes | str]) -> int:
+        """Puts these dead items (at most 1000 ids, each ``bytes`` or ``str``) back to waiting,
+        each in the partition that holds it, as ``Queue.dead_requeue`` does; returns how many
+        were requeued (ids that are not dead are skipped).
+        """
+    def dead_requeue_each(self, ids: Iterable[bytes | str]) -> builtins.list[bool]:
+        """Like ``dead_requeue``, returning for each id, in order, whether it was requeued
+        (``False``: not a dead letter in any partition; an id given twice is ``False`` the
+        second time).
+        """
     def dead_requeue_oldest(self, n: int | None = None) -> int:
         """Requeues the ``n`` oldest dead items of each partition (``None``: all), every partition
         at once; returns how many, summed.
@@ -1919,6 +1956,8 @@ class PartitionedQueue:
         does (the same keywords, all checked before anything is written); limits such as
         ``capacity`` and ``rate_limit`` then hold per partition.
         """
+    def reset_config(self) -> None:
+        """Removes every partition's stored configuration: the protocol's defaults apply again."""
     def upsert_schedule(self, name: str, schedule: Schedule) -> bool:
         """``Queue.upsert_schedule`` in partition 0, where the queue's recurring jobs live (their
         items are added there): returns whether it is new.
@@ -2017,6 +2056,14 @@ class AsyncPartitionedQueue:
         """See ``leaseq.PartitionedQueue.cancel``."""
     def result(self, id: bytes | str) -> asyncio.Future[JobResult | None]:
         """See ``leaseq.PartitionedQueue.result``."""
+    def promote(self, id: bytes | str) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.promote``."""
+    def dependencies(self, id: bytes | str) -> asyncio.Future[Dependencies]:
+        """See ``leaseq.PartitionedQueue.dependencies``."""
+    def dependency_results(
+        self, id: bytes | str
+    ) -> asyncio.Future[builtins.list[tuple[str, bytes | None]]]:
+        """See ``leaseq.PartitionedQueue.dependency_results``; the results as ``bytes``."""
     def wait_result(
         self, id: bytes | str, timeout: float | timedelta
     ) -> asyncio.Future[JobResult | None]:
@@ -2049,6 +2096,16 @@ class AsyncPartitionedQueue:
         """See ``leaseq.PartitionedQueue.pause``."""
     def resume(self) -> asyncio.Future[bool]:
         """See ``leaseq.PartitionedQueue.resume``."""
+    def is_paused(self) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.is_paused``."""
+    def rate_limit(self, duration: float | timedelta) -> asyncio.Future[timedelta]:
+        """See ``leaseq.PartitionedQueue.rate_limit``."""
+    def dead_requeue(self, ids: Iterable[bytes | str]) -> asyncio.Future[int]:
+        """See ``leaseq.PartitionedQueue.dead_requeue``."""
+    def dead_requeue_each(
+        self, ids: Iterable[bytes | str]
+    ) -> asyncio.Future[builtins.list[bool]]:
+        """See ``leaseq.PartitionedQueue.dead_requeue_each``."""
     def dead_requeue_oldest(self, n: int | None = None) -> asyncio.Future[int]:
         """See ``leaseq.PartitionedQueue.dead_requeue_oldest``."""
     def dead_purge(self, n: int | None = None) -> asyncio.Future[int]:
@@ -2073,6 +2130,8 @@ class AsyncPartitionedQueue:
         events_max_age: float | timedelta | None = None,
     ) -> asyncio.Future[None]:
         """See ``leaseq.PartitionedQueue.set_config``."""
+    def reset_config(self) -> asyncio.Future[None]:
+        """See ``leaseq.PartitionedQueue.reset_config``."""
     def upsert_schedule(self, name: str, schedule: Schedule) -> asyncio.Future[bool]:
         """See ``leaseq.PartitionedQueue.upsert_schedule``."""
     def remove_schedule(self, name: str) -> asyncio.Future[bool]:

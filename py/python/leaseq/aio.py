@@ -709,6 +709,23 @@ class PartitionedQueue:
         """The result kept for item ``id``, or ``None``."""
         return await self._native.result(id)
 
+    async def promote(self, id: bytes | str) -> bool:
+        """Makes the delayed item ``id`` wait now in whichever partition holds it; returns
+        whether it was delayed."""
+        return await self._native.promote(id)
+
+    async def dependencies(self, id: bytes | str) -> Dependencies:
+        """What item ``id`` waits for and what waits for it, read in the partition that holds
+        it."""
+        return await self._native.dependencies(id)
+
+    async def dependency_results(
+        self, id: bytes | str
+    ) -> builtins.list[tuple[str, bytes | None]]:
+        """The kept results of the items ``id`` was added to wait for, in order, read in the
+        partition that holds it: ``(dependency id, result bytes or None)``."""
+        return await self._native.dependency_results(id)
+
     async def wait_result(
         self, id: bytes | str, timeout: float | timedelta
     ) -> JobResult | None:
@@ -765,6 +782,27 @@ class PartitionedQueue:
         """Resumes every partition; whether any was paused."""
         return await self._native.resume()
 
+    async def is_paused(self) -> bool:
+        """Whether the logical queue is paused: every partition is."""
+        return await self._native.is_paused()
+
+    async def rate_limit(self, duration: float | timedelta) -> timedelta:
+        """Holds every partition's leases off for ``duration`` (a handler was rate limited,
+        and the limit is the logical queue's); returns the longest hold now in place."""
+        return await self._native.rate_limit(duration)
+
+    async def dead_requeue(self, ids: Iterable[bytes | str]) -> int:
+        """Puts these dead items (ids ``bytes`` or ``str``) back to waiting, each in the
+        partition that holds it; returns how many."""
+        return await self._native.dead_requeue(ids)
+
+    async def dead_requeue_each(
+        self, ids: Iterable[bytes | str]
+    ) -> builtins.list[bool]:
+        """Like ``dead_requeue``, returning for each id, in order, whether it was requeued
+        (``False``: not a dead letter in any partition)."""
+        return await self._native.dead_requeue_each(ids)
+
     async def dead_requeue_oldest(self, n: int | None = None) -> int:
         """Requeues the ``n`` oldest dead items of each partition (``None``: all); how many,
         summed."""
@@ -813,6 +851,10 @@ class PartitionedQueue:
             events_max_len=events_max_len,
             events_max_age=events_max_age,
         )
+
+    async def reset_config(self) -> None:
+        """Removes every partition's stored configuration: the defaults apply again."""
+        await self._native.reset_config()
 
     async def upsert_schedule(self, name: str, schedule: Schedule) -> bool:
         """:meth:`Queue.upsert_schedule` in partition 0, where the queue's recurring jobs live
