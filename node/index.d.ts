@@ -1088,6 +1088,22 @@ export declare class PartitionedQueue {
   /** The result kept for item `id`, or null. */
   result(id: string | Buffer | Uint8Array): Promise<JobResult | null>
   /**
+   * Makes the delayed item `id` wait now, as `Queue#promote` does, in whichever partition holds
+   * it (its id's first, then the others at once). Resolves to whether it was delayed.
+   */
+  promote(id: string | Buffer | Uint8Array): Promise<boolean>
+  /**
+   * What item `id` waits for and what waits for it, as `Queue#dependencies` answers, from
+   * whichever partition holds it (an item and its dependencies share one). Empty lists when no
+   * partition knows of any.
+   */
+  dependencies(id: string | Buffer | Uint8Array): Promise<Dependencies>
+  /**
+   * The kept results of the items `id` was added to wait for, in order (null where none is
+   * kept), from whichever partition holds it.
+   */
+  dependencyResults(id: string | Buffer | Uint8Array): Promise<DependencyResult[]>
+  /**
    * Waits up to `timeoutMs` for item `id`'s result as `Queue#waitResult` does, where the item
    * is (looked up in every partition at once; waited for in all of them when it is in none).
    */
@@ -1114,6 +1130,25 @@ export declare class PartitionedQueue {
   pause(): Promise<boolean>
   /** Resumes every partition; whether any was paused. */
   resume(): Promise<boolean>
+  /** Whether the logical queue is paused: every partition is (also `stats().total.paused`). */
+  isPaused(): Promise<boolean>
+  /**
+   * Holds every partition's leases off for `durationMs` (more than 0, at most a day), as
+   * `Queue#rateLimit` does: a handler was rate limited, and the limit is the logical queue's. A
+   * longer hold already in place in a partition is kept there. Resolves to the longest hold
+   * now in place, in ms (also `stats().total.rateLimitedForMs`).
+   */
+  rateLimit(durationMs: number): Promise<number>
+  /**
+   * Puts these dead items back to waiting (attempts reset), each in the partition that holds
+   * it; at most 1000 ids. Resolves to how many.
+   */
+  deadRequeue(ids: Array<string | Buffer | Uint8Array>): Promise<number>
+  /**
+   * Like `deadRequeue`, resolving to whether each id was requeued, in order (false: not a dead
+   * letter: no such item, or one in another state; an id given twice is false the second time).
+   */
+  deadRequeueEach(ids: Array<string | Buffer | Uint8Array>): Promise<boolean[]>
   /**
    * Requeues up to `n` of each partition's oldest dead items (all when `n` is left out);
    * resolves to how many, summed over the partitions.
@@ -1130,6 +1165,8 @@ export declare class PartitionedQueue {
    * a partition: `queue.partition(0).config()`.
    */
   setConfig(config: QueueConfig): Promise<void>
+  /** Removes every partition's stored configuration: the protocol's defaults apply again. */
+  resetConfig(): Promise<void>
   /**
    * `Queue#upsertSchedule` in partition 0, where the queue's recurring jobs live (the items
    * they add go there; runners over the queue fire them). Resolves to whether it is new.
@@ -1363,7 +1400,9 @@ export interface WorkerJobEvent {
 export declare class Worker extends EventEmitter {
   /**
    * @param queue a queue, or an array of 1 to 64 queues of one client, or a `PartitionedQueue`
-   *   (every partition, with equal weights unless `weights` gives one per partition)
+   *   (every partition, with equal weights unless `weights` gives one per partition; a
+   *   handler's `RateLimitedError` without `group` holds every partition, the limit being the
+   *   logical queue's)
    * @param handler one handler for every job, or handlers by item name (`WorkerHandlers`,
    *   with `WorkerOptions.fallback` for the jobs no name takes)
    * @param options the runner's settings
@@ -1397,7 +1436,8 @@ export declare class RetryLaterError extends Error {
 
 /**
  * Thrown by a handler that was rate limited (an API answered 429): every client's leases of the
- * queue are held off for `holdMs` (`Queue#rateLimit`) and the job is handed back, to run again
+ * queue are held off for `holdMs` (`Queue#rateLimit`; of every partition for a `Worker` over a
+ * `PartitionedQueue`, `PartitionedQueue#rateLimit`) and the job is handed back, to run again
  * after the hold without being charged an attempt. With `{ group: true }` (an API that limits
  * per customer or tenant), only the job's group is held off (`Queue#rateLimitGroup`), the
  * queue's other groups going on; a job without a group holds the queue off.

@@ -143,6 +143,21 @@ export declare class NativePartitioned {
   /** The result kept for item `id`, or null. */
   result(id: Buffer): Promise<ResultParts | null>
   /**
+   * Makes the delayed item `id` (its bytes) wait now, in whichever partition holds it;
+   * whether it was delayed.
+   */
+  promote(id: Buffer): Promise<boolean>
+  /**
+   * What item `id` waits for, and how many blocked items wait for it, from whichever
+   * partition holds it.
+   */
+  dependencies(id: Buffer): Promise<DependenciesParts>
+  /**
+   * The kept results of item `id`'s dependencies, in order, from whichever partition holds
+   * it.
+   */
+  dependencyResults(id: Buffer): Promise<Array<DependencyResultParts>>
+  /**
    * Waits up to `timeout_ms` (`Infinity`: until it comes or the client closes) for item
    * `id`'s result, where the item is.
    */
@@ -167,6 +182,17 @@ export declare class NativePartitioned {
   pause(): Promise<boolean>
   /** Resumes every partition; whether any was paused. */
   resume(): Promise<boolean>
+  /** Whether the logical queue is paused: every partition is. */
+  isPaused(): Promise<boolean>
+  /** Holds every partition's leases off for `duration_ms`; the longest hold in place, in ms. */
+  rateLimit(durationMs: number): Promise<number>
+  /**
+   * Puts these dead items (ids as bytes) back to waiting, each in the partition that holds
+   * it; how many.
+   */
+  deadRequeue(ids: Array<Buffer>): Promise<number>
+  /** Like `dead_requeue`, whether each id was requeued, in order (false: not a dead letter). */
+  deadRequeueEach(ids: Array<Buffer>): Promise<Array<boolean>>
   /**
    * Requeues up to `n` of the oldest dead items of each partition (absent: all); how many,
    * summed.
@@ -179,6 +205,8 @@ export declare class NativePartitioned {
   deadPurge(n?: number | undefined | null): Promise<number>
   /** Stores the fields given in every partition; the others keep their stored value. */
   setConfig(config: ConfigParts): Promise<void>
+  /** Removes every partition's stored configuration. */
+  resetConfig(): Promise<void>
   /**
    * Stores the recurring job `name` in partition 0, where the queue's schedules live;
    * whether it is new.
@@ -985,9 +1013,11 @@ export interface ScheduleParts {
  * stop, wait (`NativeWorkerRun.take`, then `told`; a job's `cancelReason` says why it was told:
  * a timeout, a lost lease, a shutdown), and JavaScript runs each job and reports the outcomes
  * with `NativeWorkerRun.finish`; `onEvent(event)` reports, and `onLog(line)`, when given, gets
- * the runner's log lines of `logLevel` and above.
+ * the runner's log lines of `logLevel` and above. With `partitioned` (the queue whose
+ * partitions `queues` are), the runner is the core's `Worker::partitioned` over it: a
+ * handler's "rate limited" holds every partition.
  */
-export declare function startWorker(queues: Array<NativeQueue>, wake: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts, onLog?: (((arg: WorkerLogLine) => void)) | undefined | null): NativeWorkerRun
+export declare function startWorker(queues: Array<NativeQueue>, wake: ((arg: number) => void), onEvent: ((arg: WorkerEventParts) => void), optionsParts: WorkerOptionsParts, onLog?: (((arg: WorkerLogLine) => void)) | undefined | null, partitioned?: NativePartitioned | undefined | null): NativeWorkerRun
 
 /** A queue's figures. */
 export interface StatsParts {

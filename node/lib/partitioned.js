@@ -229,6 +229,41 @@ class PartitionedQueue {
   }
 
   /**
+   * Makes the delayed item `id` wait now, as `Queue#promote` does, in whichever partition holds
+   * it (its id's first, then the others at once). Resolves to whether it was delayed.
+   * @param {string | Uint8Array} id
+   * @returns {Promise<boolean>}
+   */
+  async promote(id) {
+    const i = args.id('id', id)
+    return nativeAsync(() => this.#native.promote(i))
+  }
+
+  /**
+   * What item `id` waits for (its dependencies, those still pending) and what waits for it, as
+   * `Queue#dependencies` answers, from whichever partition holds it (an item and its
+   * dependencies share one). Empty lists when no partition knows of any.
+   * @param {string | Uint8Array} id
+   * @returns {Promise<import('../index').Dependencies>}
+   */
+  async dependencies(id) {
+    const i = args.id('id', id)
+    return q.toDependencies(await nativeAsync(() => this.#native.dependencies(i)))
+  }
+
+  /**
+   * The kept results of the items `id` was added to wait for, in order, as
+   * `Queue#dependencyResults` answers, from whichever partition holds it. A result is null
+   * when none is kept.
+   * @param {string | Uint8Array} id
+   * @returns {Promise<import('../index').DependencyResult[]>}
+   */
+  async dependencyResults(id) {
+    const i = args.id('id', id)
+    return q.toDependencyResults(await nativeAsync(() => this.#native.dependencyResults(i)))
+  }
+
+  /**
    * Waits up to `timeoutMs` for item `id`'s result, as `Queue#waitResult` does, where the item
    * is: looked up in every partition at once first, then waited for there (in every partition
    * when it is in none yet). Null when the time passes first.
@@ -350,6 +385,49 @@ class PartitionedQueue {
   }
 
   /**
+   * Whether the logical queue is paused: every partition is (also `stats().total.paused`).
+   * @returns {Promise<boolean>}
+   */
+  async isPaused() {
+    return nativeAsync(() => this.#native.isPaused())
+  }
+
+  /**
+   * Holds every partition's leases off for `durationMs`, as `Queue#rateLimit` does for one
+   * queue: a handler was rate limited, and the limit is the logical queue's. A longer hold
+   * already in place in a partition is kept there. Resolves to the longest hold now in place,
+   * in ms (also `stats().total.rateLimitedForMs`).
+   * @param {number} durationMs
+   * @returns {Promise<number>}
+   */
+  async rateLimit(durationMs) {
+    const ms = args.number('durationMs', durationMs)
+    return nativeAsync(() => this.#native.rateLimit(ms))
+  }
+
+  /**
+   * Puts these dead items (ids as strings or Buffers) back to waiting, attempts reset, each in
+   * the partition that holds it. Resolves to how many.
+   * @param {Array<string | Uint8Array>} ids
+   * @returns {Promise<number>}
+   */
+  async deadRequeue(ids) {
+    const i = q.deadIds(ids)
+    return nativeAsync(() => this.#native.deadRequeue(i))
+  }
+
+  /**
+   * Like `deadRequeue`, resolving to whether each id was requeued, in order (false: not a dead
+   * letter: no such item, or one in another state; an id given twice is false the second time).
+   * @param {Array<string | Uint8Array>} ids
+   * @returns {Promise<boolean[]>}
+   */
+  async deadRequeueEach(ids) {
+    const i = q.deadIds(ids)
+    return nativeAsync(() => this.#native.deadRequeueEach(i))
+  }
+
+  /**
    * Requeues up to `n` of each partition's oldest dead items (all when `n` is left out).
    * Resolves to how many, summed.
    * @param {number} [n]
@@ -380,6 +458,14 @@ class PartitionedQueue {
   async setConfig(config) {
     const parts = q.configParts(config)
     return nativeAsync(() => this.#native.setConfig(parts))
+  }
+
+  /**
+   * Removes every partition's stored configuration: the defaults apply again.
+   * @returns {Promise<void>}
+   */
+  async resetConfig() {
+    return nativeAsync(() => this.#native.resetConfig())
   }
 
   /**

@@ -327,6 +327,41 @@ function deadCount(n) {
 }
 
 /**
+ * The ids of `deadRequeue` and `deadRequeueEach`: an array of ids (strings or bytes).
+ * @param {unknown} ids
+ * @returns {Buffer[]}
+ */
+function deadIds(ids) {
+  return args.array('ids', ids, (v, name) => args.id(name, v))
+}
+
+/**
+ * `dependencies`' answer as JavaScript receives it.
+ * @param {import('../native').DependenciesParts} d
+ * @returns {import('../index').Dependencies}
+ */
+function toDependencies(d) {
+  return {
+    dependsOn: d.dependsOn,
+    onDependencyFailure: /** @type {import('../index').OnDependencyFailure | null} */ (
+      orNull(d.onDependencyFailure)
+    ),
+    pending: d.pending,
+    dependantsCount: d.dependantsCount,
+    dependants: d.dependants,
+  }
+}
+
+/**
+ * `dependencyResults`' answer as JavaScript receives it.
+ * @param {import('../native').DependencyResultParts[]} results
+ * @returns {import('../index').DependencyResult[]}
+ */
+function toDependencyResults(results) {
+  return results.map((r) => ({ id: r.id, result: orNull(r.result) }))
+}
+
+/**
  * `setConfig`'s configuration as the addon takes it.
  * @param {unknown} config
  * @returns {import('../native').ConfigParts}
@@ -606,16 +641,7 @@ class Queue {
    */
   async dependencies(id) {
     const i = args.id('id', id)
-    const d = await nativeAsync(() => this.#native.dependencies(i))
-    return {
-      dependsOn: d.dependsOn,
-      onDependencyFailure: /** @type {import('../index').OnDependencyFailure | null} */ (
-        orNull(d.onDependencyFailure)
-      ),
-      pending: d.pending,
-      dependantsCount: d.dependantsCount,
-      dependants: d.dependants,
-    }
+    return toDependencies(await nativeAsync(() => this.#native.dependencies(i)))
   }
 
   /**
@@ -626,8 +652,7 @@ class Queue {
    */
   async dependencyResults(id) {
     const i = args.id('id', id)
-    const results = await nativeAsync(() => this.#native.dependencyResults(i))
-    return results.map((r) => ({ id: r.id, result: orNull(r.result) }))
+    return toDependencyResults(await nativeAsync(() => this.#native.dependencyResults(i)))
   }
 
   /**
@@ -1105,7 +1130,7 @@ class Queue {
    * @returns {Promise<number>}
    */
   async deadRequeue(ids) {
-    const i = args.array('ids', ids, (v, name) => args.id(name, v))
+    const i = deadIds(ids)
     return nativeAsync(() => this.#native.deadRequeue(i))
   }
 
@@ -1116,7 +1141,7 @@ class Queue {
    * @returns {Promise<boolean[]>}
    */
   async deadRequeueEach(ids) {
-    const i = args.array('ids', ids, (v, name) => args.id(name, v))
+    const i = deadIds(ids)
     return nativeAsync(() => this.#native.deadRequeueEach(i))
   }
 
@@ -1331,10 +1356,13 @@ module.exports = {
   batchItem,
   configParts,
   deadCount,
+  deadIds,
   failArgs,
   followerAfter,
   requireLease,
   scheduleArgs,
+  toDependencies,
+  toDependencyResults,
   toEntry,
   toFireReport,
   toGroup,

@@ -9,7 +9,7 @@ const util = require('node:util')
 const args = require('./args')
 const { invalidArgument, nativeAsync, nativeSync } = require('./errors')
 const { nativeOf, Queue } = require('./queue')
-const { PartitionedQueue } = require('./partitioned')
+const { PartitionedQueue, nativeOf: nativePartitioned } = require('./partitioned')
 const native = require('./native')
 
 const OPTIONS = Object.freeze([
@@ -93,7 +93,8 @@ const RATE_LIMITED_OPTIONS = Object.freeze(['group'])
 
 /**
  * Thrown by a handler that was rate limited (an API answered 429): every client's leases of the
- * queue are held off for `holdMs` (`Queue#rateLimit`) and the job is handed back, to run again
+ * queue are held off for `holdMs` (`Queue#rateLimit`; of every partition for a `Worker` over a
+ * `PartitionedQueue`, `PartitionedQueue#rateLimit`) and the job is handed back, to run again
  * after the hold without being charged an attempt. With `{ group: true }` (an API that limits
  * per customer or tenant), only the job's group is held off (`Queue#rateLimitGroup`), the
  * queue's other groups going on; a job without a group holds the queue off.
@@ -336,6 +337,12 @@ function wantsSignal(fn) {
  */
 class Worker extends EventEmitter {
   #queues
+  /**
+   * The partitioned queue whose partitions `#queues` are, if given one: the core's runner over
+   * it holds every partition when a handler is rate limited.
+   * @type {import('../native').NativePartitioned | undefined}
+   */
+  #partitioned
   #handler
   /** @type {Map<string, (job: WorkerJob, signal: AbortSignal) => unknown> | null} */
   #byName = null
@@ -375,6 +382,7 @@ class Worker extends EventEmitter {
     // A PartitionedQueue: its partitions, asked by weighted round robin with equal weights
     // unless `weights` says otherwise (the core's Worker::partitioned).
     if (queue instanceof PartitionedQueue) {
+      this.#partitioned = nativePartitioned(queue)
       const parts = queue.partitionQueues()
       if (parts.length > 1 && options?.weights == null) options = { ...options, weights: parts.map(() => 1) }
       queue = parts
@@ -602,6 +610,7 @@ class Worker extends EventEmitter {
         (event) => this.#event(event),
         parts,
         onLog,
+        this.#partitioned,
       ),
     )
     this.#keepResults = this.#run.keepResults

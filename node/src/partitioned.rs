@@ -11,7 +11,10 @@ use crate::error::to_napi;
 use crate::item::NativeItem;
 use crate::job::{ConfigParts, EntryParts, GroupParts, JobParts, ResultParts, StatsParts};
 use crate::lease::{LeasedParts, NativeLease};
-use crate::queue::{fail_name, flows, opt_n, state, NativeQueue};
+use crate::queue::{
+    dependency_results, fail_name, flows, opt_n, state, DependenciesParts, DependencyResultParts,
+    NativeQueue,
+};
 use crate::schedule::{FireReportParts, ScheduleInfoParts, SchedulePageParts, ScheduleParts};
 
 /// A partitioned queue's figures: the logical queue's, and each partition's own.
@@ -32,6 +35,11 @@ pub struct NativePartitioned {
 impl NativePartitioned {
     pub(crate) fn new(inner: Partitioned) -> NativePartitioned {
         NativePartitioned { inner }
+    }
+
+    /// The core's partitioned queue (for a `Worker` over it).
+    pub(crate) fn inner(&self) -> &Partitioned {
+        &self.inner
     }
 }
 
@@ -241,6 +249,33 @@ impl NativePartitioned {
         Ok(result.map(ResultParts::from))
     }
 
+    /// Makes the delayed item `id` (its bytes) wait now, in whichever partition holds it;
+    /// whether it was delayed.
+    #[napi]
+    pub async fn promote(&self, id: Buffer) -> napi::Result<bool> {
+        self.inner.promote(&id[..]).await.map_err(to_napi)
+    }
+
+    /// What item `id` waits for, and how many blocked items wait for it, from whichever
+    /// partition holds it.
+    #[napi]
+    pub async fn dependencies(&self, id: Buffer) -> napi::Result<DependenciesParts> {
+        let d = self.inner.dependencies(&id[..]).await.map_err(to_napi)?;
+        Ok(d.into())
+    }
+
+    /// The kept results of item `id`'s dependencies, in order, from whichever partition holds
+    /// it.
+    #[napi]
+    pub async fn dependency_results(&self, id: Buffer) -> napi::Result<Vec<DependencyResultParts>> {
+        let results = self
+            .inner
+            .dependency_results(&id[..])
+            .await
+            .map_err(to_napi)?;
+        Ok(dependency_results(results))
+    }
+
     /// Waits up to `timeout_ms` (`Infinity`: until it comes or the client closes) for item
     /// `id`'s result, where the item is.
     #[napi]
@@ -349,6 +384,35 @@ impl NativePartitioned {
         self.inner.resume().await.map_err(to_napi)
     }
 
+    /// Whether the logical queue is paused: every partition is.
+    #[napi]
+    pub async fn is_paused(&self) -> napi::Result<bool> {
+        self.inner.is_paused().await.map_err(to_napi)
+    }
+
+    /// Holds every partition's leases off for `duration_ms`; the longest hold in place, in ms.
+    #[napi]
+    pub async fn rate_limit(&self, duration_ms: f64) -> napi::Result<f64> {
+        let duration = millis("durationMs", duration_ms)?;
+        let held = self.inner.rate_limit(duration).await.map_err(to_napi)?;
+        Ok(crate::convert::duration_ms(held))
+    }
+
+    /// Puts these dead items (ids as bytes) back to waiting, each in the partition that holds
+    /// it; how many.
+    #[napi]
+    pub async fn dead_requeue(&self, ids: Vec<Buffer>) -> napi::Result<i64> {
+        let ids: Vec<&[u8]> = ids.iter().map(|id| &id[..]).collect();
+        Ok(count(self.inner.dead_requeue(&ids).await.map_err(to_napi)?))
+    }
+
+    /// Like `dead_requeue`, whether each id was requeued, in order (false: not a dead letter).
+    #[napi]
+    pub async fn dead_requeue_each(&self, ids: Vec<Buffer>) -> napi::Result<Vec<bool>> {
+        let ids: Vec<&[u8]> = ids.iter().map(|id| &id[..]).collect();
+        self.inner.dead_requeue_each(&ids).await.map_err(to_napi)
+    }
+
     /// Requeues up to `n` of the oldest dead items of each partition (absent: all); how many,
     /// summed.
     #[napi]
@@ -372,6 +436,12 @@ impl NativePartitioned {
     pub async fn set_config(&self, config: ConfigParts) -> napi::Result<()> {
         let config = config.to_core()?;
         self.inner.set_config(&config).await.map_err(to_napi)
+    }
+
+    /// Removes every partition's stored configuration.
+    #[napi]
+    pub async fn reset_config(&self) -> napi::Result<()> {
+        self.inner.reset_config().await.map_err(to_napi)
     }
 
     /// Stores the recurring job `name` in partition 0, where the queue's schedules live;

@@ -145,6 +145,18 @@ pub struct DependenciesParts {
     pub dependants: Vec<String>,
 }
 
+impl From<leaseq::Dependencies> for DependenciesParts {
+    fn from(d: leaseq::Dependencies) -> DependenciesParts {
+        DependenciesParts {
+            depends_on: d.depends_on,
+            on_dependency_failure: d.on_dependency_failure.map(|p| p.as_str().to_owned()),
+            pending: d.pending,
+            dependants_count: count(d.dependants_count),
+            dependants: d.dependants,
+        }
+    }
+}
+
 /// One dependency's kept result (`dependency_results`).
 #[napi(object, object_from_js = false)]
 pub struct DependencyResultParts {
@@ -152,6 +164,20 @@ pub struct DependencyResultParts {
     pub id: String,
     /// Its kept result; absent when none is kept.
     pub result: Option<Buffer>,
+}
+
+/// The core's dependency results as JavaScript receives them (shared with
+/// `NativePartitioned::dependency_results`).
+pub(crate) fn dependency_results(
+    results: Vec<(String, Option<Vec<u8>>)>,
+) -> Vec<DependencyResultParts> {
+    results
+        .into_iter()
+        .map(|(id, result)| DependencyResultParts {
+            id,
+            result: result.map(Buffer::from),
+        })
+        .collect()
 }
 
 /// A flow's tree from its items in the order JavaScript walked them (each parent before its
@@ -267,13 +293,7 @@ impl NativeQueue {
     #[napi]
     pub async fn dependencies(&self, id: Buffer) -> napi::Result<DependenciesParts> {
         let d = self.inner.dependencies(&id[..]).await.map_err(to_napi)?;
-        Ok(DependenciesParts {
-            depends_on: d.depends_on,
-            on_dependency_failure: d.on_dependency_failure.map(|p| p.as_str().to_owned()),
-            pending: d.pending,
-            dependants_count: count(d.dependants_count),
-            dependants: d.dependants,
-        })
+        Ok(d.into())
     }
 
     /// The kept results of item `id`'s dependencies, in order.
@@ -284,13 +304,7 @@ impl NativeQueue {
             .dependency_results(&id[..])
             .await
             .map_err(to_napi)?;
-        Ok(results
-            .into_iter()
-            .map(|(id, result)| DependencyResultParts {
-                id,
-                result: result.map(Buffer::from),
-            })
-            .collect())
+        Ok(dependency_results(results))
     }
 
     /// Stores the recurring job `name`, adding `item` (its data and options) at each tick;

@@ -30,6 +30,7 @@ use tokio::sync::watch;
 use crate::convert::{count, duration_ms, millis, opt_millis};
 use crate::error::{invalid, to_napi};
 use crate::operations::event_node_name;
+use crate::partitioned::NativePartitioned;
 use crate::queue::NativeQueue;
 
 /// The jobs of one `NativeWorkerRun.take`, in the order leased: one native object for the
@@ -622,7 +623,9 @@ fn event_parts(e: &Event) -> WorkerEventParts {
 /// stop, wait (`NativeWorkerRun.take`, then `told`; a job's `cancelReason` says why it was told:
 /// a timeout, a lost lease, a shutdown), and JavaScript runs each job and reports the outcomes
 /// with `NativeWorkerRun.finish`; `onEvent(event)` reports, and `onLog(line)`, when given, gets
-/// the runner's log lines of `logLevel` and above.
+/// the runner's log lines of `logLevel` and above. With `partitioned` (the queue whose
+/// partitions `queues` are), the runner is the core's `Worker::partitioned` over it: a
+/// handler's "rate limited" holds every partition.
 #[napi]
 pub fn start_worker(
     queues: Vec<ClassInstance<'_, NativeQueue>>,
@@ -630,6 +633,7 @@ pub fn start_worker(
     on_event: ThreadsafeFunction<WorkerEventParts, (), WorkerEventParts, Status, false>,
     options_parts: WorkerOptionsParts,
     on_log: Option<ThreadsafeFunction<WorkerLogLine, (), WorkerLogLine, Status, false>>,
+    partitioned: Option<ClassInstance<'_, NativePartitioned>>,
 ) -> napi::Result<NativeWorkerRun> {
     let o = options(&options_parts)?;
     let min = match options_parts.log_level.as_deref() {
@@ -654,15 +658,16 @@ pub fn start_worker(
         inbox: inbox.clone(),
         wake: Arc::new(wake),
     };
-    let worker = Worker::for_queues(queues, handler)
-        .queue_order(order)
-        .options(o)
-        .on_event(move |e| {
-            if matches!(e, Event::Completed { .. }) && !wanted.load(Ordering::Relaxed) {
-                return;
-            }
-            on_event.call(event_parts(e), ThreadsafeFunctionCallMode::NonBlocking);
-        });
+    let worker = match &partitioned {
+        Some(p) => Worker::partitioned(p.inner(), handler),
+        None => Worker::for_queues(queues, handler),
+    };
+    let worker = worker.queue_order(order).options(o).on_event(move |e| {
+        if matches!(e, Event::Completed { .. }) && !wanted.load(Ordering::Relaxed) {
+            return;
+        }
+        on_event.call(event_parts(e), ThreadsafeFunctionCallMode::NonBlocking);
+    });
     let worker = match on_log {
         Some(on_log) => worker.on_log(min, move |level, line| {
             let line = WorkerLogLine {

@@ -2,15 +2,17 @@
 // Partitioned queues (spec/PROTOCOL.md 5.25) on a throwaway 3-primary Redis Cluster:
 // creation and opening, adds split over the partitions, reads of the logical queue, leases from
 // every partition finished (completed or failed) in their own, flows kept in one partition, the
-// dead-letter calls and the configuration on every partition, and the partitions handed out as
-// queues (`partition`, `partitionOf`, `queueOf`).
+// dead-letter calls and the configuration on every partition, the calls by id that find an item
+// where it lives (`promote`, `dependencies`, `deadRequeueEach`), holds, pauses and resets of
+// every partition, a Worker's rate limit holding every partition, and the partitions handed
+// out as queues (`partition`, `partitionOf`, `queueOf`).
 
 const assert = require('node:assert/strict')
 const net = require('node:net')
 const { randomUUID } = require('node:crypto')
 const { after, before, describe, test } = require('node:test')
 
-const { Client, Item, LeaseqError, PartitionedQueue, Queue, Worker } = require('..')
+const { Client, Item, LeaseqError, PartitionedQueue, Queue, RateLimitedError, Worker } = require('..')
 const { startRedis } = require('./helpers/redis')
 
 /**
@@ -58,6 +60,14 @@ const TTL = 30_000
 /** A base no other test uses, with a hash tag. */
 const fresh = () => `{p-${randomUUID().slice(0, 8)}}`
 const items = (n) => Array.from({ length: n }, (_, i) => new Item('x', { id: `i${i}` }))
+/** `n` ids (`tag0`, `tag1`, ...) whose own partition in `q` is not `avoid`. */
+const idsNotIn = (q, avoid, tag, n) => {
+  const ids = []
+  for (let i = 0; ids.length < n; i++) {
+    if (q.partitionOf(new Item('x', { id: `${tag}${i}` })) !== avoid) ids.push(`${tag}${i}`)
+  }
+  return ids
+}
 /** @param {string} argument */
 const invalid = (argument) => (err) =>
   err instanceof LeaseqError && err.code === 'INVALID_ARGUMENT' && err.argument === argument
@@ -334,6 +344,117 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     assert.equal((await q.leaseBatch(3, { ttlMs: TTL })).length, 3)
   })
 
+  test('promote, dependencies and dependencyResults find the item in the partition that holds it', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    const gp = q.partitionOf(new Item('x', { group: 'g' }))
+    // Ids whose own partition is not the group's: the group (or a dependency) takes each there.
+    const [late, base, later] = idsNotIn(q, gp, 'i', 3)
+    assert.equal(await q.add(new Item('x', { id: late, group: 'g', delayMs: 3_600_000 })), true)
+    assert.equal(await q.partition(gp).count('delayed'), 1)
+    assert.equal(await q.promote(late), true, "found in its group's partition")
+    assert.equal((await q.get(late)).state, 'waiting')
+    assert.equal(await q.promote(late), false, 'no longer delayed')
+    assert.equal(await q.promote('nobody'), false)
+    await assert.rejects(q.promote(''), invalid('id'))
+    await assert.rejects(q.promote(5), invalid('id'))
+    // Out of the way of the group's limit (one at a time).
+    assert.equal(await q.cancel(late), 'waiting')
+
+    // A dependant lives where its dependency does: the group's partition.
+    await q.add(new Item('x', { id: base, group: 'g' }))
+    await q.add(new Item('x', { id: later, dependsOn: [base], onDependencyFailure: 'run' }))
+    assert.equal(await q.partition(gp).count('blocked'), 1)
+    assert.deepEqual(await q.dependencies(Buffer.from(later)), {
+      dependsOn: [base],
+      onDependencyFailure: 'run',
+      pending: [base],
+      dependantsCount: 0,
+      dependants: [],
+    })
+    const d = await q.dependencies(base)
+    assert.deepEqual([d.dependantsCount, d.dependants], [1, [later]])
+    assert.deepEqual(await q.dependencies('nobody'), {
+      dependsOn: [],
+      onDependencyFailure: null,
+      pending: [],
+      dependantsCount: 0,
+      dependants: [],
+    })
+    assert.deepEqual(await q.dependencyResults(later), [{ id: base, result: null }])
+    const lease = (await q.partition(gp).leaseBatch(10, { ttlMs: TTL })).find((l) => l.id === base)
+    assert.ok(lease, 'base leased')
+    assert.equal(await q.complete(lease, { result: 'out' }), true)
+    const results = await q.dependencyResults(later)
+    assert.deepEqual(results.map((r) => [r.id, r.result?.toString()]), [[base, 'out']])
+    assert.deepEqual(await q.dependencyResults('nobody'), [])
+    await assert.rejects(q.dependencies(''), invalid('id'))
+    await assert.rejects(q.dependencyResults(null), invalid('id'))
+  })
+
+  test('deadRequeue and deadRequeueEach requeue each dead item by id where it is', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    const gp = q.partitionOf(new Item('x', { group: 'g' }))
+    // One dead in its group's partition (not its id's), one in its id's.
+    const [k1, k2] = idsNotIn(q, gp, 'k', 2)
+    const killAll = async () => {
+      for (const lease of await q.leaseBatch(10, { ttlMs: TTL })) {
+        assert.equal(await q.fail(lease, 'boom', { retry: 'never' }), 'dead')
+      }
+    }
+    await q.add(new Item('x', { id: k1, group: 'g' }))
+    await q.add(new Item('x', { id: k2 }))
+    await killAll()
+    assert.equal(await q.count('dead'), 2)
+    assert.equal((await q.partition(gp).get(k1)).state, 'dead')
+    assert.deepEqual(
+      await q.deadRequeueEach([k1, k2, k1, 'nobody']),
+      [true, true, false, false],
+      'found where each is; a repeat is false',
+    )
+    assert.equal((await q.get(k1)).state, 'waiting')
+    assert.equal(await q.partition(gp).count('waiting'), 1)
+    assert.equal(await q.deadRequeue([k1, k2]), 0)
+    await killAll()
+    assert.equal(await q.deadRequeue([Buffer.from(k1), k2, 'nobody']), 2)
+    assert.equal(await q.count('dead'), 0)
+    assert.equal(await q.deadRequeue([]), 0)
+    // Checked before anything is sent, as Queue's are.
+    await assert.rejects(q.deadRequeue(Array.from({ length: 1001 }, (_, i) => `m${i}`)), invalid('ids'))
+    await assert.rejects(q.deadRequeueEach([k1, '']), invalid('id'))
+    await assert.rejects(q.deadRequeueEach([k1, 5]), invalid('ids[1]'))
+    await assert.rejects(q.deadRequeue(k1), invalid('ids'))
+  })
+
+  test('rateLimit holds every partition, isPaused is every partition paused, resetConfig clears each', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    await assert.rejects(q.rateLimit(0), invalid('durationMs'))
+    await assert.rejects(q.rateLimit(-1), invalid('durationMs'))
+    await assert.rejects(q.rateLimit('60000'), invalid('durationMs'))
+    assert.ok((await q.stats()).partitions.every((s) => s.rateLimitedForMs === null), 'nothing written')
+    const held = await q.rateLimit(60_000)
+    assert.ok(held > 50_000 && held <= 60_000, `${held}`)
+    const stats = await q.stats()
+    assert.ok(
+      stats.partitions.every((s) => s.rateLimitedForMs > 0),
+      `held per partition: ${stats.partitions.map((s) => s.rateLimitedForMs)}`,
+    )
+    assert.ok(stats.total.rateLimitedForMs > 0)
+    await q.addBatch(items(9))
+    assert.deepEqual(await q.leaseBatch(10, { ttlMs: TTL }), [])
+    assert.ok((await q.rateLimit(1_000)) > 50_000, 'a shorter hold keeps the longer one')
+
+    assert.equal(await q.isPaused(), false)
+    assert.equal(await q.pause(), true)
+    assert.equal(await q.isPaused(), true)
+    assert.equal((await q.stats()).total.paused, true)
+    assert.equal(await q.partition(1).resume(), true)
+    assert.equal(await q.isPaused(), false, 'one partition runs')
+
+    await q.setConfig({ capacity: 100, maxAttempts: 3 })
+    assert.equal(await q.resetConfig(), undefined)
+    for (const i of q.partitions.keys()) assert.deepEqual(await q.partition(i).config(), {}, `partition ${i}`)
+  })
+
   test('a Worker on the base is refused as it starts', async () => {
     const q = await client.createPartitioned(fresh(), 3)
     const worker = new Worker(client.queue(q.base), async () => {})
@@ -446,5 +567,30 @@ describe('a Worker over a partitioned queue', { timeout: 60_000 }, () => {
     assert.equal(seen.size, 12)
     assert.ok([...seen.values()].every((prefix) => q.partitions.includes(prefix)))
     assert.equal(new Set(seen.values()).size, 3, 'jobs came from every partition')
+  })
+
+  test("a handler's rate limit holds every partition, and the job is released with no attempt charged", async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    assert.equal(await q.add(new Item('x', { id: 'api', maxAttempts: 1 })), true)
+    let calls = 0
+    const worker = new Worker(q, async () => {
+      calls += 1
+      throw new RateLimitedError(60_000) // the API answered 429
+    })
+    const run = worker.run()
+    // The hold goes out before the job is released: wait for the release.
+    const released = await eventually(async () => calls > 0 && (await q.get('api')).state === 'waiting')
+    await worker.close()
+    const report = await run
+    assert.ok(released, 'the job was released')
+    assert.equal(calls, 1, 'held off: not run again')
+    assert.deepEqual([report.completed, report.retried, report.dead], [0, 0, 0])
+    const { partitions } = await q.stats()
+    assert.equal(partitions.length, 3)
+    for (const [i, s] of partitions.entries()) {
+      assert.ok(s.rateLimitedForMs > 0, `partition ${i} is held (${s.rateLimitedForMs})`)
+    }
+    const job = await q.get('api')
+    assert.deepEqual([job.state, job.attempts], ['waiting', 0], 'no attempt charged')
   })
 })
