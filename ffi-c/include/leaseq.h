@@ -2089,10 +2089,12 @@ leaseq_status leaseq_queue_dependencies(const leaseq_queue *queue,
                                         leaseq_dependencies **out_dependencies);
 
 /**
- * Frees what `leaseq_queue_dependencies` gave. NULL is accepted and ignored.
+ * Frees what `leaseq_queue_dependencies` (or `leaseq_partitioned_dependencies`) gave. NULL is
+ * accepted and ignored.
  *
  * # Safety
- * `dependencies` is NULL or from `leaseq_queue_dependencies`, freed only once.
+ * `dependencies` is NULL or from `leaseq_queue_dependencies` or
+ * `leaseq_partitioned_dependencies`, freed only once.
  */
 void leaseq_dependencies_free(leaseq_dependencies *dependencies);
 
@@ -2112,10 +2114,12 @@ leaseq_status leaseq_queue_dependency_results(const leaseq_queue *queue,
                                               leaseq_dependency_results **out_results);
 
 /**
- * Frees what `leaseq_queue_dependency_results` gave. NULL is accepted and ignored.
+ * Frees what `leaseq_queue_dependency_results` (or `leaseq_partitioned_dependency_results`)
+ * gave. NULL is accepted and ignored.
  *
  * # Safety
- * `results` is NULL or from `leaseq_queue_dependency_results`, freed only once.
+ * `results` is NULL or from `leaseq_queue_dependency_results` or
+ * `leaseq_partitioned_dependency_results`, freed only once.
  */
 void leaseq_dependency_results_free(leaseq_dependency_results *results);
 
@@ -3804,6 +3808,38 @@ leaseq_status leaseq_partitioned_resume(const leaseq_partitioned *partitioned,
                                         bool *out_was_paused);
 
 /**
+ * Sets `*out_paused` to whether the logical queue is paused: whether every partition is, as
+ * `leaseq_queue_is_paused` reads each (also `leaseq_stats_paused` of
+ * `leaseq_stats_by_partition_total`). One round trip to every partition at once.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_paused`;
+ * LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_paused` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_is_paused(const leaseq_partitioned *partitioned, bool *out_paused);
+
+/**
+ * Holds every partition's leases off for `duration_ms` (more than 0, at most one day, checked
+ * before anything is sent), as `leaseq_queue_rate_limit` holds a queue's: a handler was rate
+ * limited, and the limit is the logical queue's. A longer hold already in place in a partition
+ * is kept there. Sets `*out_held_ms` to the longest hold now in place (also
+ * `leaseq_stats_rate_limited_for_ms` of `leaseq_stats_by_partition_total`). One round trip to
+ * every partition at once.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_held_ms`;
+ * LEASEQ_INVALID_ARGUMENT naming `duration_ms` (below zero) or `duration` (0 or above one
+ * day), with nothing written; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_held_ms` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_rate_limit(const leaseq_partitioned *partitioned,
+                                            int64_t duration_ms,
+                                            int64_t *out_held_ms);
+
+/**
  * Stores the fields of `config` named in its `set` bits in every partition, as
  * `leaseq_queue_set_config` does in a queue (a capacity or a rate limit then holds per
  * partition). Every field is checked first: a bad one gives LEASEQ_INVALID_ARGUMENT naming it
@@ -3819,6 +3855,18 @@ leaseq_status leaseq_partitioned_resume(const leaseq_partitioned *partitioned,
  */
 leaseq_status leaseq_partitioned_set_config(const leaseq_partitioned *partitioned,
                                             const leaseq_config *config);
+
+/**
+ * Removes every partition's stored configuration, as `leaseq_queue_reset_config` removes a
+ * queue's: the protocol's defaults apply again. One round trip to every partition at once.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`; LEASEQ_CONNECTION,
+ * LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle.
+ */
+leaseq_status leaseq_partitioned_reset_config(const leaseq_partitioned *partitioned);
 
 /**
  * Pauses group `group` (NUL-terminated UTF-8) in its partition, as `leaseq_queue_pause_group`
@@ -3880,6 +3928,104 @@ leaseq_status leaseq_partitioned_rate_limit_group(const leaseq_partitioned *part
 leaseq_status leaseq_partitioned_group(const leaseq_partitioned *partitioned,
                                        const char *group,
                                        leaseq_group_info *out_info);
+
+/**
+ * Makes the delayed item `id` (NUL-terminated UTF-8) wait now, as `leaseq_queue_promote` does,
+ * in whichever partition holds it: the partition the id routes to first, then the others at
+ * once (at most two round trips in sequence). Sets `*out_promoted` (when not NULL) to whether
+ * a partition had it delayed.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `id`;
+ * LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `id` is NULL or a NUL-terminated string;
+ * `out_promoted` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_promote(const leaseq_partitioned *partitioned,
+                                         const char *id,
+                                         bool *out_promoted);
+
+/**
+ * What item `id` (NUL-terminated UTF-8) waits for and how many blocked items wait for it, as
+ * `leaseq_queue_dependencies` reads them, from the partition that holds it (an item and its
+ * dependencies share one): the partition the id routes to first, then the others at once (at
+ * most two round trips in sequence). Empty lists when no partition knows of any.
+ *
+ * On success `*out_dependencies` is new, owned by the caller: free it with
+ * `leaseq_dependencies_free`. On failure it is set to NULL.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `id` or `out_dependencies`;
+ * LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `id` is NULL or a NUL-terminated string;
+ * `out_dependencies` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_dependencies(const leaseq_partitioned *partitioned,
+                                              const char *id,
+                                              leaseq_dependencies **out_dependencies);
+
+/**
+ * The kept results of the items `id` (NUL-terminated UTF-8) was added to wait for, in order,
+ * as `leaseq_queue_dependency_results` reads them, from the partition that holds it, looked up
+ * as `leaseq_partitioned_dependencies` looks. Empty when no partition knows `id`'s
+ * dependencies.
+ *
+ * On success `*out_results` is new, owned by the caller: free it with
+ * `leaseq_dependency_results_free`. On failure it is set to NULL.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `id` or `out_results`;
+ * LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `id` is NULL or a NUL-terminated string;
+ * `out_results` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_dependency_results(const leaseq_partitioned *partitioned,
+                                                    const char *id,
+                                                    leaseq_dependency_results **out_results);
+
+/**
+ * Puts the dead items named in `ids` (an array of `ids_len` NUL-terminated UTF-8 ids, at most
+ * 1000; `ids` may be NULL when `ids_len` is 0) back to waiting, with their attempts reset, as
+ * `leaseq_queue_dead_requeue` does, each in the partition that holds it; ids that are dead in
+ * no partition are skipped. Sets `*out_requeued` to how many were requeued. Each partition is
+ * asked for the ids that route to it, all at once; the ids none of them requeued are then
+ * asked of every other partition, at once (at most two round trips in sequence). A NULL
+ * element gives `LEASEQ_NULL_ARGUMENT` naming it (`ids[i]`) and requeues nothing.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `ids`, `ids[i]` or
+ * `out_requeued`; LEASEQ_INVALID_ARGUMENT naming `ids[i]` or `ids` (more than 1000), with
+ * nothing requeued; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `ids` is NULL or points to `ids_len` pointers, each
+ * NULL or a NUL-terminated string; `out_requeued` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_dead_requeue(const leaseq_partitioned *partitioned,
+                                              const char *const *ids,
+                                              size_t ids_len,
+                                              uint64_t *out_requeued);
+
+/**
+ * Like `leaseq_partitioned_dead_requeue`, saying which ids were requeued, as
+ * `leaseq_queue_dead_requeue_each` does: sets `out_requeued[i]` to whether `ids[i]` was
+ * (false: a dead letter in no partition; an id given twice is false the second time).
+ * `out_requeued` is the caller's array of `ids_len` bools (NULL only when `ids_len` is 0); on
+ * failure every element is false. At most two round trips in sequence.
+ *
+ * Statuses: as `leaseq_partitioned_dead_requeue`.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `ids` is NULL or points to `ids_len` pointers, each
+ * NULL or a NUL-terminated string; `out_requeued` is NULL or points to `ids_len` writable
+ * bools.
+ */
+leaseq_status leaseq_partitioned_dead_requeue_each(const leaseq_partitioned *partitioned,
+                                                   const char *const *ids,
+                                                   size_t ids_len,
+                                                   bool *out_requeued);
 
 /**
  * The name of a renew outcome: `"renewed"`, `"expired"`, `"taken"`, `"completed"`,

@@ -103,7 +103,10 @@ pub unsafe extern "C" fn leaseq_queue_dead_requeue_each(
 ///
 /// # Safety
 /// `ids` is NULL or points to `ids_len` pointers, each NULL or a NUL-terminated string.
-unsafe fn id_list<'a>(ids: *const *const c_char, ids_len: usize) -> Result<Vec<&'a str>, Failure> {
+pub(crate) unsafe fn id_list<'a>(
+    ids: *const *const c_char,
+    ids_len: usize,
+) -> Result<Vec<&'a str>, Failure> {
     let pointers: &[*const c_char] = if ids_len == 0 {
         &[]
     } else if ids.is_null() {

@@ -6,7 +6,7 @@
 
 use std::ffi::{c_char, CString};
 
-use leaseq::Flow;
+use leaseq::{Dependencies, Flow};
 
 use crate::guard::{arg, array, c_string, call, call_quiet, text, Failure, Out};
 use crate::item::leaseq_item;
@@ -220,39 +220,46 @@ pub unsafe extern "C" fn leaseq_queue_dependencies(
         let queue = unsafe { arg(queue, "queue") }?;
         let id = unsafe { text(id, "id") }?;
         out.required()?;
-        let deps = queue.inner.dependencies(id)?;
-        let mut strings = Strings::default();
-        let lists = [
-            strings.list(&deps.depends_on),
-            strings.list(&deps.pending),
-            strings.list(&deps.dependants),
-        ];
-        let c = leaseq_dependencies {
-            depends_on: list_ptr(&lists[0]),
-            depends_on_len: lists[0].len(),
-            on_dependency_failure: crate::options::on_dependency_failure_to_c(
-                deps.on_dependency_failure,
-            ),
-            pending: list_ptr(&lists[1]),
-            pending_len: lists[1].len(),
-            dependants_count: deps.dependants_count,
-            dependants: list_ptr(&lists[2]),
-            dependants_len: lists[2].len(),
-        };
-        let boxed = Box::new(OwnedDependencies {
-            c,
-            _strings: strings,
-            _lists: lists,
-        });
-        out.set(Box::into_raw(boxed).cast::<leaseq_dependencies>());
+        out.set(dependencies_to_c(queue.inner.dependencies(id)?));
         Ok(())
     })
 }
 
-/// Frees what `leaseq_queue_dependencies` gave. NULL is accepted and ignored.
+/// The core's answer as a new `leaseq_dependencies` for the caller (freed by
+/// `leaseq_dependencies_free`).
+pub(crate) fn dependencies_to_c(deps: Dependencies) -> *mut leaseq_dependencies {
+    let mut strings = Strings::default();
+    let lists = [
+        strings.list(&deps.depends_on),
+        strings.list(&deps.pending),
+        strings.list(&deps.dependants),
+    ];
+    let c = leaseq_dependencies {
+        depends_on: list_ptr(&lists[0]),
+        depends_on_len: lists[0].len(),
+        on_dependency_failure: crate::options::on_dependency_failure_to_c(
+            deps.on_dependency_failure,
+        ),
+        pending: list_ptr(&lists[1]),
+        pending_len: lists[1].len(),
+        dependants_count: deps.dependants_count,
+        dependants: list_ptr(&lists[2]),
+        dependants_len: lists[2].len(),
+    };
+    let boxed = Box::new(OwnedDependencies {
+        c,
+        _strings: strings,
+        _lists: lists,
+    });
+    Box::into_raw(boxed).cast::<leaseq_dependencies>()
+}
+
+/// Frees what `leaseq_queue_dependencies` (or `leaseq_partitioned_dependencies`) gave. NULL is
+/// accepted and ignored.
 ///
 /// # Safety
-/// `dependencies` is NULL or from `leaseq_queue_dependencies`, freed only once.
+/// `dependencies` is NULL or from `leaseq_queue_dependencies` or
+/// `leaseq_partitioned_dependencies`, freed only once.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_dependencies_free(dependencies: *mut leaseq_dependencies) {
     call_quiet((), || {
@@ -321,54 +328,63 @@ pub unsafe extern "C" fn leaseq_queue_dependency_results(
         let queue = unsafe { arg(queue, "queue") }?;
         let id = unsafe { text(id, "id") }?;
         out.required()?;
-        let pairs = queue.inner.dependency_results(id)?;
-        let mut strings = Strings::default();
-        let mut data = Vec::with_capacity(pairs.len());
-        let mut results = Vec::with_capacity(pairs.len());
-        for (dep, result) in pairs {
-            let id = strings.list(std::slice::from_ref(&dep))[0];
-            let entry = match result {
-                Some(mut bytes) => {
-                    let len = bytes.len();
-                    bytes.push(0);
-                    // The Vec's buffer stays where it is when the Vec moves into `data`.
-                    let ptr = bytes.as_ptr();
-                    data.push(bytes);
-                    leaseq_dependency_result {
-                        id,
-                        has_result: true,
-                        result: ptr,
-                        result_len: len,
-                    }
-                }
-                None => leaseq_dependency_result {
-                    id,
-                    has_result: false,
-                    result: std::ptr::null(),
-                    result_len: 0,
-                },
-            };
-            results.push(entry);
-        }
-        let c = leaseq_dependency_results {
-            results: list_ptr(&results),
-            results_len: results.len(),
-        };
-        let boxed = Box::new(OwnedResults {
-            c,
-            _strings: strings,
-            _data: data,
-            _results: results,
-        });
-        out.set(Box::into_raw(boxed).cast::<leaseq_dependency_results>());
+        out.set(dependency_results_to_c(queue.inner.dependency_results(id)?));
         Ok(())
     })
 }
 
-/// Frees what `leaseq_queue_dependency_results` gave. NULL is accepted and ignored.
+/// The core's answer as a new `leaseq_dependency_results` for the caller (freed by
+/// `leaseq_dependency_results_free`).
+pub(crate) fn dependency_results_to_c(
+    pairs: Vec<(String, Option<Vec<u8>>)>,
+) -> *mut leaseq_dependency_results {
+    let mut strings = Strings::default();
+    let mut data = Vec::with_capacity(pairs.len());
+    let mut results = Vec::with_capacity(pairs.len());
+    for (dep, result) in pairs {
+        let id = strings.list(std::slice::from_ref(&dep))[0];
+        let entry = match result {
+            Some(mut bytes) => {
+                let len = bytes.len();
+                bytes.push(0);
+                // The Vec's buffer stays where it is when the Vec moves into `data`.
+                let ptr = bytes.as_ptr();
+                data.push(bytes);
+                leaseq_dependency_result {
+                    id,
+                    has_result: true,
+                    result: ptr,
+                    result_len: len,
+                }
+            }
+            None => leaseq_dependency_result {
+                id,
+                has_result: false,
+                result: std::ptr::null(),
+                result_len: 0,
+            },
+        };
+        results.push(entry);
+    }
+    let c = leaseq_dependency_results {
+        results: list_ptr(&results),
+        results_len: results.len(),
+    };
+    let boxed = Box::new(OwnedResults {
+        c,
+        _strings: strings,
+        _data: data,
+        _results: results,
+    });
+    Box::into_raw(boxed).cast::<leaseq_dependency_results>()
+}
+
+/// Frees what `leaseq_queue_dependency_results` (or `leaseq_partitioned_dependency_results`)
+/// gave. NULL is accepted and ignored.
 ///
 /// # Safety
-/// `results` is NULL or from `leaseq_queue_dependency_results`, freed only once.
+/// `results` is NULL or from `leaseq_queue_dependency_results` or
+/// `leaseq_partitioned_dependency_results`, freed only once.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_dependency_results_free(results: *mut leaseq_dependency_results) {
     call_quiet((), || {

@@ -25,6 +25,7 @@ mod lease;
 mod options;
 mod partitioned;
 mod partitioned_groups;
+mod partitioned_ids;
 mod queue;
 mod queue_batch;
 mod schedules;

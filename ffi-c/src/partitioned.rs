@@ -1160,6 +1160,59 @@ pub unsafe extern "C" fn leaseq_partitioned_resume(
     })
 }
 
+/// Sets `*out_paused` to whether the logical queue is paused: whether every partition is, as
+/// `leaseq_queue_is_paused` reads each (also `leaseq_stats_paused` of
+/// `leaseq_stats_by_partition_total`). One round trip to every partition at once.
+///
+/// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_paused`;
+/// LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+///
+/// # Safety
+/// `partitioned` is NULL or a live handle; `out_paused` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_is_paused(
+    partitioned: *const leaseq_partitioned,
+    out_paused: *mut bool,
+) -> leaseq_status {
+    call("leaseq_partitioned_is_paused", || {
+        let out = unsafe { Out::new(out_paused, "out_paused", false) };
+        let p = unsafe { arg(partitioned, "partitioned") }?;
+        out.required()?;
+        out.set(p.inner.is_paused()?);
+        Ok(())
+    })
+}
+
+/// Holds every partition's leases off for `duration_ms` (more than 0, at most one day, checked
+/// before anything is sent), as `leaseq_queue_rate_limit` holds a queue's: a handler was rate
+/// limited, and the limit is the logical queue's. A longer hold already in place in a partition
+/// is kept there. Sets `*out_held_ms` to the longest hold now in place (also
+/// `leaseq_stats_rate_limited_for_ms` of `leaseq_stats_by_partition_total`). One round trip to
+/// every partition at once.
+///
+/// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_held_ms`;
+/// LEASEQ_INVALID_ARGUMENT naming `duration_ms` (below zero) or `duration` (0 or above one
+/// day), with nothing written; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+///
+/// # Safety
+/// `partitioned` is NULL or a live handle; `out_held_ms` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_rate_limit(
+    partitioned: *const leaseq_partitioned,
+    duration_ms: i64,
+    out_held_ms: *mut i64,
+) -> leaseq_status {
+    call("leaseq_partitioned_rate_limit", || {
+        let out = unsafe { Out::new(out_held_ms, "out_held_ms", 0) };
+        let p = unsafe { arg(partitioned, "partitioned") }?;
+        out.required()?;
+        let duration = options::millis_arg("duration_ms", duration_ms)?;
+        let held = p.inner.rate_limit(duration)?;
+        out.set(i64::try_from(held.as_millis()).unwrap_or(i64::MAX));
+        Ok(())
+    })
+}
+
 /// Stores the fields of `config` named in its `set` bits in every partition, as
 /// `leaseq_queue_set_config` does in a queue (a capacity or a rate limit then holds per
 /// partition). Every field is checked first: a bad one gives LEASEQ_INVALID_ARGUMENT naming it
@@ -1184,6 +1237,25 @@ pub unsafe extern "C" fn leaseq_partitioned_set_config(
         }
         let config = unsafe { options::read(config, "config") }?.unwrap_or_default();
         p.inner.set_config(&config.to_core("config")?)?;
+        Ok(())
+    })
+}
+
+/// Removes every partition's stored configuration, as `leaseq_queue_reset_config` removes a
+/// queue's: the protocol's defaults apply again. One round trip to every partition at once.
+///
+/// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`; LEASEQ_CONNECTION,
+/// LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+///
+/// # Safety
+/// `partitioned` is NULL or a live handle.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_reset_config(
+    partitioned: *const leaseq_partitioned,
+) -> leaseq_status {
+    call("leaseq_partitioned_reset_config", || {
+        let p = unsafe { arg(partitioned, "partitioned") }?;
+        p.inner.reset_config()?;
         Ok(())
     })
 }

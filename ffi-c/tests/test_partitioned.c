@@ -524,6 +524,327 @@ static void stats_pause_and_config(void) {
     leaseq_partitioned_free(p);
 }
 
+/* ---- calls by id, holds and settings over the logical queue ------------------------------- */
+
+/* A group (written to `group`, set in `options`) that takes item `id` to another partition than
+ * its id's; that partition, or P (and a failed check) when none of 50 groups does. */
+static size_t a_group_away_from(const leaseq_partitioned *p, const char *id, char group[32],
+                                leaseq_add_options *options) {
+    leaseq_item *it = item(id);
+    size_t by_id = P, away = P;
+    *options = (leaseq_add_options)LEASEQ_ADD_OPTIONS_INIT;
+    options->set = LEASEQ_ADD_GROUP;
+    options->group = group;
+    CHECK_OK(leaseq_partitioned_partition_of(p, it, NULL, &by_id));
+    for (int g = 0; g < 50 && away == P; g++) {
+        size_t by_group = P;
+        snprintf(group, 32, "grp-%d", g);
+        CHECK_OK(leaseq_partitioned_partition_of(p, it, options, &by_group));
+        if (by_group < P && by_group != by_id) away = by_group;
+    }
+    leaseq_item_free(it);
+    CHECK(away < P);
+    return away;
+}
+
+/* Leases every waiting item of `p` and fails it for good; returns how many. */
+static int fail_all_for_good(const leaseq_partitioned *p) {
+    int n = 0;
+    for (;;) {
+        leaseq_lease *lease = NULL;
+        leaseq_fail_outcome outcome = -1;
+        leaseq_renew_outcome not_held = -1;
+        int64_t retry_in = 0;
+        CHECK_OK(leaseq_partitioned_lease(p, 30000, 0, &lease));
+        if (lease == NULL) return n;
+        CHECK_OK(leaseq_partitioned_fail(p, lease, "broken", "", LEASEQ_RETRY_NEVER, 0, &outcome,
+                                         &not_held, &retry_in));
+        CHECK(outcome == LEASEQ_FAIL_DEAD);
+        leaseq_lease_free(lease);
+        n++;
+    }
+}
+
+static void promote_finds_a_delayed_item_in_its_groups_partition(void) {
+    leaseq_partitioned *p = fresh("promote");
+    REQUIRE(p != NULL);
+    char group[32];
+    leaseq_add_options options;
+    REQUIRE(a_group_away_from(p, "late", group, &options) < P);
+    options.set |= LEASEQ_ADD_DELAY;
+    options.delay_ms = 3600000;
+    leaseq_item *it = item("late");
+    bool added = false;
+    CHECK_OK(leaseq_partitioned_add_with_options(p, it, &options, &added));
+    CHECK(added);
+    leaseq_item_free(it);
+    CHECK(count_in(p, LEASEQ_STATE_DELAYED) == 1);
+    /* the id's own partition does not have it: promote finds it in the group's */
+    bool promoted = false;
+    CHECK_OK(leaseq_partitioned_promote(p, "late", &promoted));
+    CHECK(promoted);
+    CHECK(count_in(p, LEASEQ_STATE_DELAYED) == 0 && count_in(p, LEASEQ_STATE_WAITING) == 1);
+    CHECK_OK(leaseq_partitioned_promote(p, "late", &promoted));
+    CHECK(!promoted); /* waiting now, delayed nowhere */
+    CHECK_OK(leaseq_partitioned_promote(p, "nobody", &promoted));
+    CHECK(!promoted);
+    CHECK_OK(leaseq_partitioned_promote(p, "nobody", NULL)); /* as the queue's: out is optional */
+    promoted = true;
+    CHECK_NULL_ARG(leaseq_partitioned_promote(NULL, "late", &promoted), "partitioned");
+    CHECK(!promoted);
+    CHECK_NULL_ARG(leaseq_partitioned_promote(p, NULL, &promoted), "id");
+    CHECK_INVALID_ARG(leaseq_partitioned_promote(p, "", &promoted), "id");
+    leaseq_partitioned_free(p);
+}
+
+static void dependencies_are_read_where_the_dependant_is(void) {
+    leaseq_partitioned *p = fresh("deps");
+    REQUIRE(p != NULL);
+    /* a child whose id routes elsewhere than the parent's: the parent goes to the child's */
+    leaseq_item *parent = item("parent");
+    size_t parent_home = P, child_home = P;
+    char child[32] = "";
+    CHECK_OK(leaseq_partitioned_partition_of(p, parent, NULL, &parent_home));
+    for (int i = 0; i < 64 && (child_home == P || child_home == parent_home); i++) {
+        snprintf(child, sizeof child, "child-%d", i);
+        leaseq_item *c = item(child);
+        CHECK_OK(leaseq_partitioned_partition_of(p, c, NULL, &child_home));
+        leaseq_item_free(c);
+    }
+    REQUIRE(child_home < P && child_home != parent_home);
+    leaseq_item *c = item(child);
+    bool added = false;
+    CHECK_OK(leaseq_partitioned_add(p, c, &added));
+    CHECK(added);
+    leaseq_item_free(c);
+    const char *depends_on[] = {child};
+    leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+    options.set = LEASEQ_ADD_DEPENDS_ON;
+    options.depends_on = depends_on;
+    options.depends_on_len = 1;
+    CHECK_OK(leaseq_partitioned_add_with_options(p, parent, &options, &added));
+    CHECK(added);
+    leaseq_item_free(parent);
+    CHECK(count_in(p, LEASEQ_STATE_BLOCKED) == 1);
+
+    leaseq_dependencies *deps = NULL;
+    CHECK_OK(leaseq_partitioned_dependencies(p, "parent", &deps));
+    REQUIRE(deps != NULL);
+    CHECK(deps->depends_on_len == 1 && strcmp(deps->depends_on[0], child) == 0);
+    CHECK(deps->pending_len == 1 && strcmp(deps->pending[0], child) == 0);
+    CHECK(deps->on_dependency_failure == LEASEQ_ON_DEPENDENCY_FAILURE_FAIL);
+    leaseq_dependencies_free(deps);
+    deps = NULL;
+    CHECK_OK(leaseq_partitioned_dependencies(p, child, &deps));
+    REQUIRE(deps != NULL);
+    CHECK(deps->dependants_count == 1 && deps->dependants_len == 1 &&
+          strcmp(deps->dependants[0], "parent") == 0);
+    CHECK(deps->depends_on_len == 0 && deps->depends_on == NULL);
+    leaseq_dependencies_free(deps);
+    deps = NULL;
+    CHECK_OK(leaseq_partitioned_dependencies(p, "nobody", &deps)); /* known nowhere: empty */
+    REQUIRE(deps != NULL);
+    CHECK(deps->depends_on_len == 0 && deps->pending_len == 0 && deps->dependants_count == 0);
+    leaseq_dependencies_free(deps);
+
+    /* the child completes with a result: the parent reads it, and is waiting */
+    leaseq_lease *lease = NULL;
+    bool completed = false;
+    CHECK_OK(leaseq_partitioned_lease(p, 30000, 0, &lease));
+    REQUIRE(lease != NULL);
+    CHECK_OK(leaseq_partitioned_complete_with_result(p, lease, (const uint8_t *)"42", 2, -1,
+                                                     &completed));
+    CHECK(completed);
+    leaseq_lease_free(lease);
+    leaseq_dependency_results *results = NULL;
+    CHECK_OK(leaseq_partitioned_dependency_results(p, "parent", &results));
+    REQUIRE(results != NULL);
+    REQUIRE(results->results_len == 1);
+    CHECK(strcmp(results->results[0].id, child) == 0);
+    CHECK(results->results[0].has_result && results->results[0].result_len == 2 &&
+          memcmp(results->results[0].result, "42", 2) == 0);
+    leaseq_dependency_results_free(results);
+    results = NULL;
+    CHECK_OK(leaseq_partitioned_dependency_results(p, "nobody", &results));
+    REQUIRE(results != NULL);
+    CHECK(results->results_len == 0 && results->results == NULL);
+    leaseq_dependency_results_free(results);
+    CHECK(count_in(p, LEASEQ_STATE_WAITING) == 1 && count_in(p, LEASEQ_STATE_BLOCKED) == 0);
+
+    deps = (leaseq_dependencies *)&deps;
+    CHECK_NULL_ARG(leaseq_partitioned_dependencies(NULL, "parent", &deps), "partitioned");
+    CHECK(deps == NULL);
+    CHECK_NULL_ARG(leaseq_partitioned_dependencies(p, NULL, &deps), "id");
+    CHECK_NULL_ARG(leaseq_partitioned_dependencies(p, "parent", NULL), "out_dependencies");
+    CHECK_INVALID_ARG(leaseq_partitioned_dependencies(p, "", &deps), "id");
+    results = (leaseq_dependency_results *)&results;
+    CHECK_NULL_ARG(leaseq_partitioned_dependency_results(NULL, "parent", &results),
+                   "partitioned");
+    CHECK(results == NULL);
+    CHECK_NULL_ARG(leaseq_partitioned_dependency_results(p, "parent", NULL), "out_results");
+    CHECK_INVALID_ARG(leaseq_partitioned_dependency_results(p, "", &results), "id");
+    leaseq_partitioned_free(p);
+}
+
+static void dead_letters_are_requeued_by_id_where_they_are(void) {
+    leaseq_partitioned *p = fresh("dead-ids");
+    REQUIRE(p != NULL);
+    char group[32];
+    leaseq_add_options options;
+    REQUIRE(a_group_away_from(p, "away", group, &options) < P);
+    leaseq_item *away = item("away"), *home = item("home");
+    bool added = false;
+    CHECK_OK(leaseq_partitioned_add_with_options(p, away, &options, &added));
+    CHECK(added);
+    CHECK_OK(leaseq_partitioned_add(p, home, &added));
+    CHECK(added);
+    leaseq_item_free(away);
+    leaseq_item_free(home);
+    CHECK(fail_all_for_good(p) == 2);
+    CHECK(count_in(p, LEASEQ_STATE_DEAD) == 2);
+
+    /* each id where it is dead; a repeated id is false the second time, an unknown one false */
+    const char *ids[] = {"away", "home", "away", "nobody"};
+    bool requeued[4] = {false, false, true, true};
+    CHECK_OK(leaseq_partitioned_dead_requeue_each(p, ids, 4, requeued));
+    CHECK(requeued[0] && requeued[1] && !requeued[2] && !requeued[3]);
+    CHECK(count_in(p, LEASEQ_STATE_DEAD) == 0 && count_in(p, LEASEQ_STATE_WAITING) == 2);
+    CHECK_OK(leaseq_partitioned_dead_requeue_each(p, NULL, 0, NULL));
+
+    /* dead again: requeued by id, counted */
+    CHECK(fail_all_for_good(p) == 2);
+    uint64_t n = 0;
+    CHECK_OK(leaseq_partitioned_dead_requeue(p, ids, 4, &n));
+    CHECK(n == 2);
+    CHECK(count_in(p, LEASEQ_STATE_DEAD) == 0 && count_in(p, LEASEQ_STATE_WAITING) == 2);
+    CHECK_OK(leaseq_partitioned_dead_requeue(p, NULL, 0, &n));
+    CHECK(n == 0);
+
+    /* refusals name the argument and requeue nothing */
+    CHECK(fail_all_for_good(p) == 2);
+    const char *with_null[] = {"away", NULL};
+    requeued[0] = true;
+    n = 9;
+    CHECK_NULL_ARG(leaseq_partitioned_dead_requeue_each(p, with_null, 2, requeued), "ids[1]");
+    CHECK(!requeued[0] && !requeued[1]); /* on failure every element is false */
+    CHECK_NULL_ARG(leaseq_partitioned_dead_requeue(p, with_null, 2, &n), "ids[1]");
+    CHECK(n == 0);
+    CHECK_NULL_ARG(leaseq_partitioned_dead_requeue(p, NULL, 2, &n), "ids");
+    CHECK_NULL_ARG(leaseq_partitioned_dead_requeue(p, ids, 2, NULL), "out_requeued");
+    CHECK_NULL_ARG(leaseq_partitioned_dead_requeue_each(p, ids, 2, NULL), "out_requeued");
+    CHECK_NULL_ARG(leaseq_partitioned_dead_requeue_each(NULL, ids, 2, requeued), "partitioned");
+    const char *empty[] = {"away", ""};
+    CHECK_INVALID_ARG(leaseq_partitioned_dead_requeue(p, empty, 2, &n), "id");
+    CHECK(count_in(p, LEASEQ_STATE_DEAD) == 2);
+    leaseq_partitioned_free(p);
+}
+
+/* How long partition `i` of `p` holds leases off (-1: not held). */
+static int64_t partition_held_for_ms(const leaseq_partitioned *p, size_t i) {
+    leaseq_queue *queue = NULL;
+    leaseq_stats *stats = NULL;
+    int64_t ms = -2;
+    CHECK_OK(leaseq_partitioned_partition(p, i, &queue));
+    if (queue == NULL) return ms;
+    CHECK_OK(leaseq_queue_stats(queue, &stats));
+    if (stats != NULL) CHECK_OK(leaseq_stats_rate_limited_for_ms(stats, &ms));
+    leaseq_stats_free(stats);
+    leaseq_queue_free(queue);
+    return ms;
+}
+
+static void rate_limit_holds_every_partition(void) {
+    leaseq_partitioned *p = fresh("hold");
+    REQUIRE(p != NULL);
+    char id[32];
+    for (int i = 0; i < 9; i++) {
+        snprintf(id, sizeof id, "h-%d", i);
+        leaseq_item *it = item(id);
+        bool added = false;
+        CHECK_OK(leaseq_partitioned_add(p, it, &added));
+        leaseq_item_free(it);
+    }
+    uint64_t each[P];
+    CHECK(waiting(p, each) == 9);
+    /* refused before anything is sent: 0 names `duration`, below zero `duration_ms` */
+    int64_t held = -1;
+    CHECK_INVALID_ARG(leaseq_partitioned_rate_limit(p, 0, &held), "duration");
+    CHECK(held == 0);
+    CHECK_INVALID_ARG(leaseq_partitioned_rate_limit(p, -5, &held), "duration_ms");
+    CHECK_INVALID_ARG(leaseq_partitioned_rate_limit(p, 2 * 86400000LL, &held), "duration");
+    for (size_t i = 0; i < P; i++) CHECK(partition_held_for_ms(p, i) == -1);
+    CHECK_NULL_ARG(leaseq_partitioned_rate_limit(NULL, 1000, &held), "partitioned");
+    CHECK_NULL_ARG(leaseq_partitioned_rate_limit(p, 1000, NULL), "out_held_ms");
+
+    CHECK_OK(leaseq_partitioned_rate_limit(p, 60000, &held));
+    CHECK(held >= 60000);
+    CHECK_OK(leaseq_partitioned_rate_limit(p, 10, &held));
+    CHECK(held > 50000); /* a longer hold is kept */
+    for (size_t i = 0; i < P; i++) CHECK(partition_held_for_ms(p, i) > 50000);
+    leaseq_stats_by_partition *stats = NULL;
+    const leaseq_stats *total = NULL;
+    int64_t total_ms = -2;
+    CHECK_OK(leaseq_partitioned_stats(p, &stats));
+    CHECK_OK(leaseq_stats_by_partition_total(stats, &total));
+    CHECK_OK(leaseq_stats_rate_limited_for_ms(total, &total_ms));
+    CHECK(total_ms > 50000);
+    leaseq_stats_by_partition_free(stats);
+    leaseq_lease *lease = (leaseq_lease *)&lease;
+    CHECK_OK(leaseq_partitioned_lease(p, 30000, 0, &lease));
+    CHECK(lease == NULL); /* no partition hands out an item */
+    CHECK(count_in(p, LEASEQ_STATE_WAITING) == 9);
+    leaseq_partitioned_free(p);
+}
+
+static void is_paused_and_reset_config_over_every_partition(void) {
+    leaseq_partitioned *p = fresh("paused");
+    REQUIRE(p != NULL);
+    bool paused = true, was = false;
+    CHECK_OK(leaseq_partitioned_is_paused(p, &paused));
+    CHECK(!paused);
+    /* one partition paused is not the logical queue paused */
+    leaseq_queue *first = NULL;
+    CHECK_OK(leaseq_partitioned_partition(p, 0, &first));
+    REQUIRE(first != NULL);
+    CHECK_OK(leaseq_queue_pause(first, &was));
+    CHECK_OK(leaseq_partitioned_is_paused(p, &paused));
+    CHECK(!paused);
+    CHECK_OK(leaseq_partitioned_pause(p, &was));
+    CHECK(was);
+    CHECK_OK(leaseq_partitioned_is_paused(p, &paused));
+    CHECK(paused);
+    CHECK_OK(leaseq_queue_resume(first, &was));
+    CHECK(was);
+    CHECK_OK(leaseq_partitioned_is_paused(p, &paused));
+    CHECK(!paused);
+    CHECK_OK(leaseq_partitioned_resume(p, &was));
+    CHECK_OK(leaseq_partitioned_is_paused(p, &paused));
+    CHECK(!paused);
+    leaseq_queue_free(first);
+    CHECK_NULL_ARG(leaseq_partitioned_is_paused(NULL, &paused), "partitioned");
+    CHECK_NULL_ARG(leaseq_partitioned_is_paused(p, NULL), "out_paused");
+
+    /* reset_config removes every partition's stored configuration */
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_MAX_ATTEMPTS | LEASEQ_CONFIG_CAPACITY;
+    config.max_attempts = 7;
+    config.capacity = 100;
+    CHECK_OK(leaseq_partitioned_set_config(p, &config));
+    CHECK_OK(leaseq_partitioned_reset_config(p));
+    for (size_t i = 0; i < P; i++) {
+        leaseq_queue *queue = NULL;
+        leaseq_config read = LEASEQ_CONFIG_INIT;
+        read.set = UINT32_MAX;
+        CHECK_OK(leaseq_partitioned_partition(p, i, &queue));
+        CHECK_OK(leaseq_queue_config(queue, &read));
+        CHECK(read.set == 0);
+        leaseq_queue_free(queue);
+    }
+    CHECK_OK(leaseq_partitioned_reset_config(p)); /* nothing stored: still fine */
+    CHECK_NULL_ARG(leaseq_partitioned_reset_config(NULL), "partitioned");
+    leaseq_partitioned_free(p);
+}
+
 /* ---- refusals ---------------------------------------------------------------------------- */
 
 static void bad_arguments_are_refused_and_write_nothing(void) {
@@ -889,6 +1210,16 @@ int main(void) {
         {"get and cancel find an item in any partition", get_and_cancel_find_the_item},
         {"stats total the partitions; pause, resume and set_config reach each",
          stats_pause_and_config},
+        {"promote finds a delayed item in its group's partition, not its id's",
+         promote_finds_a_delayed_item_in_its_groups_partition},
+        {"dependencies and dependency_results are read where the dependant is",
+         dependencies_are_read_where_the_dependant_is},
+        {"dead_requeue and dead_requeue_each requeue each id where it is dead",
+         dead_letters_are_requeued_by_id_where_they_are},
+        {"rate_limit holds every partition; a zero duration is refused",
+         rate_limit_holds_every_partition},
+        {"is_paused is true only while every partition is; reset_config reaches each",
+         is_paused_and_reset_config_over_every_partition},
         {"bad arguments are refused, naming them, and write nothing",
          bad_arguments_are_refused_and_write_nothing},
         {"one partition on a plain server is the plain queue", one_partition_is_the_plain_queue},
