@@ -572,7 +572,7 @@ mod lq {
         let mut per_partition = vec![0usize; pq.count()];
         let items: Vec<Item> = (0..a.n).map(|_| Item::new(data.to_vec())).collect();
         for item in &items {
-            per_partition[pq.partition_of(item)] += 1;
+            per_partition[pq.partition_of(item)?] += 1;
         }
         let mut added = 0;
         for chunk in items.chunks(1000) {
