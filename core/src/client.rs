@@ -105,8 +105,9 @@ impl Client {
         self.handle.is_closed()
     }
 
-    /// Things about the server's configuration that put items at risk, found when connecting:
-    /// for example a `maxmemory-policy` that may evict queue keys.
+    /// Things about the server's configuration that put items at risk or calls in doubt, found
+    /// when connecting: a `maxmemory-policy` that may evict queue keys, or a server that is a
+    /// node of a Redis Cluster of several primaries (connect with [`Client::connect_cluster`]).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
@@ -117,27 +118,58 @@ impl Client {
     }
 }
 
-/// Reads what it can of the server's version and eviction policy. A server that refuses CONFIG
-/// (managed services often do) gets no warning rather than an error.
+/// Reads what it can of the server's eviction policy, and whether it is a node of a Redis
+/// Cluster of more than one primary (which a client of one server serves only for the queues
+/// whose slots that node holds). A server that refuses CONFIG (managed services often do) gets
+/// no warning rather than an error. One round trip; a second (`CLUSTER INFO`) only on a Cluster
+/// node.
 async fn server_warnings(mut conn: Conn) -> Vec<String> {
+    // A short wait: this only informs, and must not make connecting slow.
+    const WAIT: std::time::Duration = std::time::Duration::from_secs(2);
     let mut warnings = Vec::new();
     let mut cmd = redis::cmd("CONFIG");
-    cmd.arg("GET").arg("maxmemory-policy");
-    // A short wait: this only informs, and must not make connecting slow.
-    let policy = tokio::time::timeout(
-        std::time::Duration::from_secs(2),
-        cmd.query_async::<Value>(&mut conn),
-    )
-    .await;
-    if let Ok(Ok(value)) = policy {
-        let text = value_strings(value);
-        if let Some(policy) = text.get(1) {
-            if policy != "noeviction" {
-                warnings.push(format!(
-                    "maxmemory-policy is `{policy}`: Redis may evict queue keys and lose items; \
-                     set it to `noeviction`"
-                ));
-            }
+    cmd.arg("GET")
+        .arg("maxmemory-policy")
+        .arg("cluster-enabled");
+    let Ok(Ok(value)) = tokio::time::timeout(WAIT, cmd.query_async::<Value>(&mut conn)).await
+    else {
+        return warnings;
+    };
+    let text = value_strings(value);
+    let setting = |name: &str| {
+        text.chunks(2)
+            .find(|pair| pair.len() == 2 && pair[0] == name)
+            .map(|pair| pair[1].as_str())
+    };
+    if let Some(policy) = setting("maxmemory-policy") {
+        if policy != "noeviction" {
+            warnings.push(format!(
+                "maxmemory-policy is `{policy}`: Redis may evict queue keys and lose items; \
+                 set it to `noeviction`"
+            ));
+        }
+    }
+    if setting("cluster-enabled") == Some("yes") {
+        let info = tokio::time::timeout(
+            WAIT,
+            redis::cmd("CLUSTER")
+                .arg("INFO")
+                .query_async::<String>(&mut conn),
+        )
+        .await;
+        let primaries = match info {
+            Ok(Ok(info)) => info
+                .lines()
+                .find_map(|l| l.strip_prefix("cluster_size:"))
+                .and_then(|n| n.trim().parse::<u64>().ok()),
+            _ => None,
+        };
+        if let Some(n) = primaries.filter(|&n| n > 1) {
+            warnings.push(format!(
+                "this server is a node of a Redis Cluster of {n} primaries: a client of one \
+                 server reaches only the queues whose slots this node serves (the others fail \
+                 with MOVED); connect as a Cluster client (connect_cluster)"
+            ));
         }
     }
     warnings

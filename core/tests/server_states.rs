@@ -122,6 +122,15 @@ async fn a_timed_lease_raises_unavailable_past_its_deadline() {
 async fn a_redirect_to_a_client_of_one_server_is_final_and_says_how_to_connect() {
     let env = Env::cluster("moved").await;
     let single = Client::connect(&env.urls[0]).await.unwrap();
+    // Connecting says so already.
+    assert!(
+        single
+            .warnings()
+            .iter()
+            .any(|w| w.contains("Redis Cluster of 3 primaries") && w.contains("connect_cluster")),
+        "{:?}",
+        single.warnings()
+    );
     let mut refused = None;
     for i in 0..64 {
         let q = single.queue(&fresh_prefix(&format!("moved{i}"))).unwrap();
