@@ -237,7 +237,6 @@ fn reads_only(command: &Command) -> bool {
 fn one_queue_only(command: &Command) -> Option<(&str, &'static str)> {
     match command {
         Command::Clean { queue, .. } => Some((&queue.queue, "clean")),
-        Command::Check { queue, .. } => Some((&queue.queue, "check")),
         _ => None,
     }
 }

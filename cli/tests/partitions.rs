@@ -250,6 +250,19 @@ async fn the_commands_that_write_reach_the_partitions_through_the_base() {
     assert_eq!(tree["children"][0]["dependants"], 1, "{tree}");
     let missing = run(&urls, &["tree", "-q", "{w}", "nobody"]);
     assert_eq!(code(&missing), 1, "{}", stderr(&missing));
+    // A check: every partition's server, each under its prefix.
+    let checked = run(&urls, &["check", "-q", "{w}", "--json"]);
+    let checked = json(&checked);
+    let checked = checked.as_array().expect("a list per partition");
+    assert_eq!(checked.len(), q.partitions().len(), "{checked:?}");
+    for (part, found) in q.partitions().iter().zip(checked) {
+        assert_eq!(found["queue"], part.prefix(), "{found}");
+        assert!(found["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["check"] == "cluster slot" && f["level"] == "ok"));
+    }
     // One queue only: refused, naming the partitions; nothing written.
     let cleaned = run(&urls, &["clean", "-q", "{w}", "--once"]);
     assert_eq!(code(&cleaned), 2);

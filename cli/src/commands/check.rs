@@ -18,8 +18,93 @@ struct Finding {
     fix: Option<String>,
 }
 
-/// Runs the checks; exits 1 when one found a problem (warnings alone exit 0).
+/// One partition's findings, for a partitioned queue's base.
+#[derive(Debug, Serialize)]
+struct PartitionFindings {
+    /// The partition's prefix.
+    queue: String,
+    /// What was found on the primary that serves it.
+    findings: Vec<Finding>,
+}
+
+/// Runs the checks; exits 1 when one found a problem (warnings alone exit 0). On a partitioned
+/// queue's base, every partition's (each may live on another primary): the text shows each under
+/// its prefix, the JSON is a list of `{queue, findings}`.
 pub async fn check(client: &leaseq::Client, queue: &str, json: bool) -> Outcome {
+    let target = super::partitions::Target::open(client, queue).await?;
+    let partitions = match &target {
+        super::partitions::Target::Plain(_) => None,
+        super::partitions::Target::Partitioned(p) => Some(p.partitions()),
+    };
+    let Some(parts) = partitions else {
+        let findings = findings(client, queue).await?;
+        if json {
+            output::json(&findings);
+        } else {
+            print_findings(&findings);
+        }
+        return verdict(&findings, queue);
+    };
+    let mut all = Vec::with_capacity(parts.len());
+    for part in parts {
+        all.push(PartitionFindings {
+            queue: part.prefix().to_owned(),
+            findings: findings(client, part.prefix()).await?,
+        });
+    }
+    if json {
+        output::json(&all);
+    } else {
+        for (i, p) in all.iter().enumerate() {
+            if i > 0 {
+                println!();
+            }
+            println!("partition {}", p.queue);
+            print_findings(&p.findings);
+        }
+    }
+    let problems: usize = all.iter().map(|p| problems(&p.findings)).sum();
+    if problems > 0 {
+        return Err(Fail::NotFound(format!(
+            "{problems} problem(s) found for queue `{queue}` (over its {} partitions)",
+            all.len()
+        )));
+    }
+    Ok(())
+}
+
+/// How many findings are problems.
+fn problems(findings: &[Finding]) -> usize {
+    findings.iter().filter(|f| f.level == "problem").count()
+}
+
+/// Exit 1 (naming the queue) when a finding is a problem.
+fn verdict(findings: &[Finding], queue: &str) -> Outcome {
+    match problems(findings) {
+        0 => Ok(()),
+        n => Err(Fail::NotFound(format!(
+            "{n} problem(s) found for queue `{queue}`"
+        ))),
+    }
+}
+
+/// The findings as text: a line each, and the fix below.
+fn print_findings(findings: &[Finding]) {
+    for f in findings {
+        let level = match f.level {
+            "ok" => green("ok     "),
+            "warning" => yellow("warning"),
+            _ => red("problem"),
+        };
+        println!("{level}  {:<13} {}", f.check, f.found);
+        if let Some(fix) = &f.fix {
+            println!("         {:<13} fix: {fix}", "");
+        }
+    }
+}
+
+/// What the server that serves queue `queue` offers it.
+async fn findings(client: &leaseq::Client, queue: &str) -> Result<Vec<Finding>, Fail> {
     let r = client.server_report(queue).await?;
     let mut findings = Vec::new();
     let mut add = |check, level, found: String, fix: Option<String>| {
@@ -134,26 +219,5 @@ pub async fn check(client: &leaseq::Client, queue: &str, json: bool) -> Outcome 
     } else {
         add("cluster slot", "ok", slot, None);
     }
-    let problems = findings.iter().filter(|f| f.level == "problem").count();
-    if json {
-        output::json(&findings);
-    } else {
-        for f in &findings {
-            let level = match f.level {
-                "ok" => green("ok     "),
-                "warning" => yellow("warning"),
-                _ => red("problem"),
-            };
-            println!("{level}  {:<13} {}", f.check, f.found);
-            if let Some(fix) = &f.fix {
-                println!("         {:<13} fix: {fix}", "");
-            }
-        }
-    }
-    if problems > 0 {
-        return Err(Fail::NotFound(format!(
-            "{problems} problem(s) found for queue `{queue}`"
-        )));
-    }
-    Ok(())
+    Ok(findings)
 }
