@@ -1440,7 +1440,8 @@ export declare class RetryLaterError extends Error {
  * `PartitionedQueue`, `PartitionedQueue#rateLimit`) and the job is handed back, to run again
  * after the hold without being charged an attempt. With `{ group: true }` (an API that limits
  * per customer or tenant), only the job's group is held off (`Queue#rateLimitGroup`), the
- * queue's other groups going on; a job without a group holds the queue off.
+ * queue's other groups going on; a job without a group holds the queue off (of a
+ * `PartitionedQueue`: the job's partition only).
  */
 export declare class RateLimitedError extends Error {
   constructor(holdMs: number, options?: RateLimitedOptions)

@@ -1384,14 +1384,22 @@ async fn a_partitioned_queue_is_acted_on_through_its_partitions() {
         p.get("late").await.unwrap().unwrap().state,
         leaseq::State::Waiting
     );
+    // A dependant whose own id routes elsewhere: found in its dependency's partition.
+    let acme = p
+        .partition_of(&Item::new(Vec::new()).group("acme"))
+        .unwrap();
+    let after = (0..)
+        .map(|i| format!("after{i}"))
+        .find(|id| p.partition_of_id(id) != acme)
+        .unwrap();
     p.add(
-        &Item::with_id("after", b"x".to_vec())
+        &Item::with_id(after.as_str(), b"x".to_vec())
             .unwrap()
             .depends_on(["late"]),
     )
     .await
     .unwrap();
-    let deps: serde_json::Value = get(&format!("api/dependencies?queue={q}&id=after"))
+    let deps: serde_json::Value = get(&format!("api/dependencies?queue={q}&id={after}"))
         .await
         .unwrap()
         .json()

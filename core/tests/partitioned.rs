@@ -1734,13 +1734,24 @@ async fn calls_by_id_find_the_item_where_it_lives() {
         d.dead_requeue(&[k1.as_str(), k2.as_str()]).await.unwrap(),
         0
     );
-    // Checked before anything is sent.
+    // Checked before anything is sent: both dead again, and neither requeued by a refused call.
+    for part in d.partitions() {
+        for lease in part.lease_batch(10, TTL, Wait::No).await.unwrap() {
+            part.fail(&lease, "boom", "E", Retry::Never).await.unwrap();
+        }
+    }
+    assert_eq!(d.count_in(State::Dead).await.unwrap(), 2);
     let many: Vec<String> = (0..1001).map(|i| format!("m{i}")).collect();
     assert_invalid(&d.dead_requeue(&many).await.unwrap_err(), "ids", "1001 ids");
     assert_invalid(
         &d.dead_requeue_each(&[k1.as_str(), ""]).await.unwrap_err(),
         "id",
         "an empty id",
+    );
+    assert_eq!(
+        d.count_in(State::Dead).await.unwrap(),
+        2,
+        "nothing requeued"
     );
 }
 
@@ -1807,7 +1818,10 @@ async fn a_runners_rate_limited_holds_every_partition() {
     q.add(&item("api")).await.unwrap();
     let ran = Arc::new(tokio::sync::Notify::new());
     let told = ran.clone();
+    let calls = Arc::new(Mutex::new(0));
+    let counted = calls.clone();
     let worker = Worker::partitioned(&q, move |_job: Job| {
+        *counted.lock().unwrap() += 1;
         told.notify_one();
         async {
             Err::<String, _>(leaseq::worker::JobError::rate_limited(Duration::from_secs(
@@ -1832,7 +1846,15 @@ async fn a_runners_rate_limited_holds_every_partition() {
     assert!(released, "the job was released");
     handle.stop();
     run.await.unwrap().unwrap();
-    let stats = q.stats().await.unwrap();
+    // The other partitions' holds go out beside the release, not waited for.
+    let mut stats = q.stats().await.unwrap();
+    for _ in 0..250 {
+        if stats.partitions.iter().all(|s| s.rate_limited_for.is_some()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        stats = q.stats().await.unwrap();
+    }
     for (i, s) in stats.partitions.iter().enumerate() {
         assert!(s.rate_limited_for.is_some(), "partition {i} is held");
     }
@@ -1840,5 +1862,10 @@ async fn a_runners_rate_limited_holds_every_partition() {
         q.get("api").await.unwrap().unwrap().attempts,
         0,
         "no attempt charged"
+    );
+    assert_eq!(
+        *calls.lock().unwrap(),
+        1,
+        "not leased again: its partition was held first"
     );
 }

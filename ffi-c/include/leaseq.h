@@ -1717,7 +1717,8 @@ typedef int32_t leaseq_cancel_reason;
 
 /**
  * Rate limited (an API answered 429): every client's leases of the queue are held off for
- * the hold set with `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit`), and the
+ * the hold set with `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit`; of every
+ * partition for a runner over a partitioned queue, `leaseq_partitioned_rate_limit`), and the
  * job is handed back, to run again after it without being charged an attempt. Without a hold
  * set, the attempt fails (error type "internal").
  */
@@ -1729,7 +1730,8 @@ typedef int32_t leaseq_cancel_reason;
  * `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit_group`), and the job is handed
  * back in the same call, to run again after it without being charged an attempt; the queue's
  * other groups go on. A job without a group holds the whole queue off, as
- * `LEASEQ_JOB_RATE_LIMITED`. Without a hold set, the attempt fails (error type "internal").
+ * `LEASEQ_JOB_RATE_LIMITED` (of a partitioned queue: the job's partition only). Without a hold
+ * set, the attempt fails (error type "internal").
  */
 #define LEASEQ_JOB_RATE_LIMITED_GROUP 5
 
@@ -3996,8 +3998,8 @@ leaseq_status leaseq_partitioned_dependency_results(const leaseq_partitioned *pa
  * element gives `LEASEQ_NULL_ARGUMENT` naming it (`ids[i]`) and requeues nothing.
  *
  * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `ids`, `ids[i]` or
- * `out_requeued`; LEASEQ_INVALID_ARGUMENT naming `ids[i]` or `ids` (more than 1000), with
- * nothing requeued; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ * `out_requeued`; LEASEQ_INVALID_ARGUMENT naming `id` (an empty or over-long id), `ids[i]`
+ * (not UTF-8) or `ids` (more than 1000), with nothing requeued; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
  *
  * # Safety
  * `partitioned` is NULL or a live handle; `ids` is NULL or points to `ids_len` pointers, each

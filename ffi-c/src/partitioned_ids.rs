@@ -109,8 +109,8 @@ pub unsafe extern "C" fn leaseq_partitioned_dependency_results(
 /// element gives `LEASEQ_NULL_ARGUMENT` naming it (`ids[i]`) and requeues nothing.
 ///
 /// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `ids`, `ids[i]` or
-/// `out_requeued`; LEASEQ_INVALID_ARGUMENT naming `ids[i]` or `ids` (more than 1000), with
-/// nothing requeued; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+/// `out_requeued`; LEASEQ_INVALID_ARGUMENT naming `id` (an empty or over-long id), `ids[i]`
+/// (not UTF-8) or `ids` (more than 1000), with nothing requeued; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
 ///
 /// # Safety
 /// `partitioned` is NULL or a live handle; `ids` is NULL or points to `ids_len` pointers, each

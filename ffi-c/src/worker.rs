@@ -32,7 +32,8 @@ pub const LEASEQ_JOB_FAIL_UNRECOVERABLE: leaseq_job_outcome = 2;
 /// Hand the job back untouched (no attempt counted): it waits again at once.
 pub const LEASEQ_JOB_RELEASE: leaseq_job_outcome = 3;
 /// Rate limited (an API answered 429): every client's leases of the queue are held off for
-/// the hold set with `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit`), and the
+/// the hold set with `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit`; of every
+/// partition for a runner over a partitioned queue, `leaseq_partitioned_rate_limit`), and the
 /// job is handed back, to run again after it without being charged an attempt. Without a hold
 /// set, the attempt fails (error type "internal").
 pub const LEASEQ_JOB_RATE_LIMITED: leaseq_job_outcome = 4;
@@ -41,7 +42,8 @@ pub const LEASEQ_JOB_RATE_LIMITED: leaseq_job_outcome = 4;
 /// `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit_group`), and the job is handed
 /// back in the same call, to run again after it without being charged an attempt; the queue's
 /// other groups go on. A job without a group holds the whole queue off, as
-/// `LEASEQ_JOB_RATE_LIMITED`. Without a hold set, the attempt fails (error type "internal").
+/// `LEASEQ_JOB_RATE_LIMITED` (of a partitioned queue: the job's partition only). Without a hold
+/// set, the attempt fails (error type "internal").
 pub const LEASEQ_JOB_RATE_LIMITED_GROUP: leaseq_job_outcome = 5;
 
 /// Why a callback is told to stop (`leaseq_worker_job_cancelled`), the core's reasons

@@ -418,11 +418,14 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     assert.equal(await q.deadRequeue([Buffer.from(k1), k2, 'nobody']), 2)
     assert.equal(await q.count('dead'), 0)
     assert.equal(await q.deadRequeue([]), 0)
-    // Checked before anything is sent, as Queue's are.
+    // Checked before anything is sent, as Queue's are: both dead again, and none requeued.
+    await killAll()
+    assert.equal(await q.count('dead'), 2)
     await assert.rejects(q.deadRequeue(Array.from({ length: 1001 }, (_, i) => `m${i}`)), invalid('ids'))
     await assert.rejects(q.deadRequeueEach([k1, '']), invalid('id'))
     await assert.rejects(q.deadRequeueEach([k1, 5]), invalid('ids[1]'))
     await assert.rejects(q.deadRequeue(k1), invalid('ids'))
+    assert.equal(await q.count('dead'), 2, 'nothing requeued')
   })
 
   test('rateLimit holds every partition, isPaused is every partition paused, resetConfig clears each', async () => {
@@ -585,6 +588,8 @@ describe('a Worker over a partitioned queue', { timeout: 60_000 }, () => {
     assert.ok(released, 'the job was released')
     assert.equal(calls, 1, 'held off: not run again')
     assert.deepEqual([report.completed, report.retried, report.dead], [0, 0, 0])
+    // The other partitions' holds go out beside the release, not waited for.
+    await eventually(async () => (await q.stats()).partitions.every((s) => s.rateLimitedForMs > 0))
     const { partitions } = await q.stats()
     assert.equal(partitions.length, 3)
     for (const [i, s] of partitions.entries()) {

@@ -338,7 +338,8 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
     Ok(())
 }
 
-/// The most items `leaseq tree` looks up (two round trips each).
+/// The most items `leaseq tree` looks up (two round trips each; on a partitioned queue's base
+/// up to four, each id's own partition first, then the others).
 const TREE_MAX: usize = 200;
 
 /// One item of `leaseq tree`: its state, what it waits for, and its dependencies' own trees.

@@ -1,7 +1,8 @@
 //! Partitioned queues (spec/PROTOCOL.md 5.25): `leaseq create --partitions`, and the logical
-//! queue behind a base for `stats`, `ls`, `get`, `cancel`, `add`, `pause`, `resume`, `dead` and
-//! `config` (each partition's figures beside the queue's); the other commands act on one queue
-//! and refuse a partitioned base ([`refuse_base`]).
+//! queue behind a base for `stats`, `ls`, `get`, `cancel`, `add`, `pause`, `resume`, `hold`,
+//! `group`, `tree`, `check`, `dead`, `events`, `workers`, `schedules` and `config` (each
+//! partition's figures beside the queue's); `clean` acts on one queue and refuses a partitioned
+//! base ([`refuse_base`]).
 
 use leaseq::{Client, Entry, Job, Partitioned, Queue, State};
 use serde::Serialize;

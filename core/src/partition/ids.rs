@@ -141,8 +141,9 @@ impl Partitioned {
     }
 
     /// Makes the delayed item `id` wait now ([`Queue::promote`]) in the partition that holds
-    /// it: the id's own first, then the others at once. `false` when no partition has it
-    /// delayed. At most two round trips in sequence.
+    /// it: the id's own first, then the others at once (each that holds a delayed copy: an id is
+    /// unique per partition only). `false` when no partition has it delayed. At most two round
+    /// trips in sequence.
     pub async fn promote(&self, id: impl AsRef<[u8]>) -> Result<bool> {
         let id = id.as_ref();
         let found = self
@@ -200,8 +201,8 @@ impl Partitioned {
     /// requeued ([`Queue::dead_requeue_each`]: false when it was not a dead letter; an id given
     /// twice is false the second time). At most 1000 ids, all checked before anything is sent.
     /// Each partition is asked for the ids that route to it, all at once; the ids none of them
-    /// requeued are then asked of every other partition, at once. At most two round trips in
-    /// sequence.
+    /// requeued are then asked of every other partition, at once (a dead copy in each is
+    /// requeued; the id is true once). At most two round trips in sequence.
     pub async fn dead_requeue_each<I: AsRef<[u8]>>(&self, ids: &[I]) -> Result<Vec<bool>> {
         if ids.len() > MAX_PAGE {
             return Err(Error::invalid(

@@ -990,9 +990,22 @@ async fn finish_batch(
         }
     }
     // A logical queue's partitions are held together (spec 5.25): the limit is the queue's.
+    // The other partitions' holds go on their own, once each: a partition that refuses writes
+    // (a failover, over maxmemory) must not hold back this batch's outcomes.
     if shared.settings.one_logical_queue {
         if let Some(d) = holds.iter().map(|(_, d)| *d).max() {
-            holds = shared.queues.iter().map(|q| (q.clone(), d)).collect();
+            let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
+            for queue in &shared.queues {
+                if holds.iter().any(|(q, _)| q.prefix() == queue.prefix()) {
+                    continue;
+                }
+                let (queue, shared) = (queue.clone(), shared.clone());
+                tokio::spawn(async move {
+                    if let Err(e) = queue.rate_limit(d).await {
+                        shared.failed("finish", e);
+                    }
+                });
+            }
         }
     }
     // Before the releases, so that the released jobs are not leased again at once; each

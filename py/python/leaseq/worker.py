@@ -65,12 +65,14 @@ class Release(Exception):
 
 class RateLimited(Exception):
     """Raise it from a handler that was rate limited (an API answered 429): every client's
-    leases of the queue are held off for ``hold`` seconds (``Queue.rate_limit``) and the job is
-    handed back, to run again after the hold without being charged an attempt.
+    leases of the queue are held off for ``hold`` seconds (``Queue.rate_limit``; of every
+    partition for a ``Worker`` over a ``PartitionedQueue``, ``PartitionedQueue.rate_limit``) and
+    the job is handed back, to run again after the hold without being charged an attempt.
 
     With ``group=True`` (an API that limits per customer or tenant) only the job's group is
     held off (``Queue.rate_limit_group``), released in the same call, while the queue's other
-    groups go on; a job without a group holds the whole queue off, as without it."""
+    groups go on; a job without a group holds the whole queue off, as without it (of a
+    partitioned queue: the job's partition only)."""
 
     def __init__(self, hold: Seconds, *, group: bool = False) -> None:
         super().__init__("rate limited")
