@@ -247,8 +247,8 @@ pub enum Command {
     /// own, so that a Redis Cluster spreads it over its primaries; prints the partitions'
     /// prefixes. The same count again is fine; another count is refused. `stats`, `ls`, `get`
     /// and `cancel` on the base then show the whole queue (and `stats`, each partition); `add`,
-    /// `pause`, `resume`, `hold`, `group`, `tree`, `check`, `config` and `dead` reach the
-    /// partitions; `clean`, which acts on one queue, refuses the base (name a partition).
+    /// `pause`, `resume`, `hold`, `group`, `tree`, `check`, `clean`, `config` and `dead` reach
+    /// the partitions.
     Create {
         #[command(flatten)]
         queue: QueueArg,

@@ -77,11 +77,7 @@ async fn execute(cli: Cli) -> Outcome {
         _ => {}
     }
     let client = connect::connect(&cli.conn).await?;
-    // The commands that act on one queue refuse a partitioned queue's base; the others reach
-    // its partitions (commands::partitions).
-    if let Some((queue, what)) = one_queue_only(&cli.command) {
-        commands::partitions::refuse_base(&client, queue, what).await?;
-    }
+    // On a partitioned queue's base every command reaches its partitions (commands::partitions).
     let reads_only = reads_only(&cli.command);
     match cli.command {
         Command::Queues {
@@ -230,13 +226,4 @@ fn reads_only(command: &Command) -> bool {
                 command: DeadCommand::Ls { .. }
             }
     )
-}
-
-/// The queue of a command that acts on one queue only, and the command's name: what
-/// [`commands::partitions::refuse_base`] checks.
-fn one_queue_only(command: &Command) -> Option<(&str, &'static str)> {
-    match command {
-        Command::Clean { queue, .. } => Some((&queue.queue, "clean")),
-        _ => None,
-    }
 }

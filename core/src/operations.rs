@@ -600,6 +600,10 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
             "the item's partition: by its group, else where its dependencies are (looked up), else its id",
         )
     },
+    part(
+        "add_unique",
+        "the item's partition, routed as add routes it, without the id check",
+    ),
     PartitionedOperation {
         rust: &["add_batch", "add_batch_wait"],
         ..part(
@@ -665,6 +669,16 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
     part("resume", "every partition"),
     part("is_paused", "every partition at once: true when every one is paused"),
     part(
+        "counts_by_name",
+        "every partition at once, summed by name",
+    ),
+    part(
+        "exists",
+        "every partition at once: true when any exists",
+    ),
+    part("queue_len", "every partition at once, summed"),
+    part("processing_len", "every partition at once, summed"),
+    part(
         "rate_limit",
         "every partition at once: the longest hold in place",
     ),
@@ -684,8 +698,20 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
         "dead_purge",
         "every partition: up to n of each one's oldest dead letters, counted together",
     ),
+    part(
+        "config",
+        "partition 0, whose settings set_config gives every partition",
+    ),
     part("set_config", "every partition"),
     part("reset_config", "every partition"),
+    part(
+        "light_clean",
+        "every partition at once, the reports summed",
+    ),
+    part(
+        "deep_clean",
+        "every partition, one after another, the reports summed",
+    ),
     part(
         "pause_group",
         "the group's partition, where all its items live",

@@ -1849,7 +1849,11 @@ async fn a_runners_rate_limited_holds_every_partition() {
     // The other partitions' holds go out beside the release, not waited for.
     let mut stats = q.stats().await.unwrap();
     for _ in 0..250 {
-        if stats.partitions.iter().all(|s| s.rate_limited_for.is_some()) {
+        if stats
+            .partitions
+            .iter()
+            .all(|s| s.rate_limited_for.is_some())
+        {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -1868,4 +1872,49 @@ async fn a_runners_rate_limited_holds_every_partition() {
         1,
         "not leased again: its partition was held first"
     );
+}
+
+/// The logical queue's counts, cleans and configuration cover every partition.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn counts_cleans_and_configuration_of_the_logical_queue_cover_every_partition() {
+    let client = client().await;
+    let q = create(&client, "whole", 3).await;
+    assert!(!q.exists().await.unwrap(), "created, never used");
+    let mut config = leaseq::QueueConfig::default();
+    config.stats = Some(true);
+    config.capacity = Some(500);
+    q.set_config(&config).await.unwrap();
+    assert_eq!(q.config().await.unwrap().capacity, Some(500));
+    assert!(q.exists().await.unwrap());
+    // Named items in every partition, added without the id check.
+    let ids = ids_per_partition(&q, 2, "n");
+    for id in ids.iter().flatten() {
+        q.add_unique(&item(id).name("mail")).await.unwrap();
+    }
+    assert_eq!(q.queue_len().await.unwrap(), 6);
+    let leases = q.lease_batch(10, TTL, Wait::No).await.unwrap();
+    assert_eq!(leases.len(), 6);
+    assert_eq!(q.processing_len().await.unwrap(), 6);
+    for lease in &leases {
+        q.complete(lease).await.unwrap();
+    }
+    let names = q.counts_by_name().await.unwrap().expect("counting");
+    assert_eq!(names.len(), 1, "{names:?}");
+    assert_eq!((names[0].name.as_str(), names[0].completed), ("mail", 6));
+    // Due delayed items in every partition: a light clean promotes them all.
+    for id in ids_per_partition(&q, 1, "late").iter().flatten() {
+        q.add(&item(id).delay(Duration::from_millis(1)))
+            .await
+            .unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(q.light_clean().await.unwrap().promoted, 3);
+    // An item key on no list (a redis-work-queue client crashed mid-add) in two partitions:
+    // the deep clean finds both.
+    for part in &q.partitions()[1..] {
+        cluster().nodes()[owner(part.prefix())]
+            .command(&format!("SET {}:item:orphan x", part.prefix()));
+    }
+    assert_eq!(q.deep_clean().await.unwrap().requeued, 2);
+    assert_eq!(q.count_in(State::Waiting).await.unwrap(), 5);
 }

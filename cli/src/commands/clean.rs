@@ -16,14 +16,15 @@ pub async fn clean(
     once: bool,
     deep: bool,
 ) -> Outcome {
-    let q = client.queue(queue)?;
     if every.is_zero() {
         return Err(crate::fail::Fail::Usage(
             "--every: must be more than zero; nothing was written".into(),
         ));
     }
+    // A partitioned queue's base: every partition (spec 5.25).
+    let q = super::partitions::Target::open(client, queue).await?;
     if once {
-        pass(&q, deep).await?;
+        pass(&q, queue, deep).await?;
         return Ok(());
     }
     tracing::info!(queue, every = ?every, deep_every = ?deep_every, "cleaner started");
@@ -35,7 +36,7 @@ pub async fn clean(
             next_deep = Some(Instant::now() + deep_every);
         }
         // A failed pass is logged and retried at the next tick: Redis may come back.
-        if let Err(e) = pass(&q, deep_now).await {
+        if let Err(e) = pass(&q, queue, deep_now).await {
             tracing::error!(queue, error = %e, "clean failed; trying again at the next tick");
         }
         tokio::select! {
@@ -48,14 +49,10 @@ pub async fn clean(
     }
 }
 
-async fn pass(q: &leaseq::Queue, deep: bool) -> Outcome {
-    let report = if deep {
-        q.deep_clean().await?
-    } else {
-        q.light_clean().await?
-    };
+async fn pass(q: &super::partitions::Target, queue: &str, deep: bool) -> Outcome {
+    let report = q.clean(deep).await?;
     tracing::info!(
-        queue = q.prefix(),
+        queue,
         kind = if deep { "deep" } else { "light" },
         requeued = report.requeued,
         removed = report.removed,

@@ -1,8 +1,7 @@
 //! Partitioned queues (spec/PROTOCOL.md 5.25): `leaseq create --partitions`, and the logical
 //! queue behind a base for `stats`, `ls`, `get`, `cancel`, `add`, `pause`, `resume`, `hold`,
 //! `group`, `tree`, `check`, `dead`, `events`, `workers`, `schedules` and `config` (each
-//! partition's figures beside the queue's); `clean` acts on one queue and refuses a partitioned
-//! base ([`refuse_base`]).
+//! partition's figures beside the queue's), and `clean` (every partition).
 
 use leaseq::{Client, Entry, Job, Partitioned, Queue, State};
 use serde::Serialize;
@@ -179,6 +178,16 @@ impl Target {
         }
     }
 
+    /// A deep clean when `deep`, else a light one (of every partition, the reports summed).
+    pub async fn clean(&self, deep: bool) -> leaseq::Result<leaseq::CleanReport> {
+        match (self, deep) {
+            (Target::Plain(q), true) => q.deep_clean().await,
+            (Target::Plain(q), false) => q.light_clean().await,
+            (Target::Partitioned(p), true) => p.deep_clean().await,
+            (Target::Partitioned(p), false) => p.light_clean().await,
+        }
+    }
+
     /// [`queue_must_exist`] for a plain queue; a partitioned queue's base exists (its layout).
     pub async fn must_exist(&self, queue: &str) -> crate::fail::Outcome {
         match self {
@@ -265,14 +274,6 @@ impl Target {
             Target::Partitioned(p) => p.dead_requeue_each(ids).await,
         }
     }
-}
-
-/// Refuses `leaseq <what>` on a partitioned queue's base ([`Target::one`]). One round trip.
-pub async fn refuse_base(client: &Client, queue: &str, what: &str) -> Outcome {
-    Target::open(client, queue)
-        .await?
-        .one(&format!("`leaseq {what}`"))
-        .map(drop)
 }
 
 /// The queues among `prefixes` as a user sees them: a partitioned queue's base with its

@@ -15,8 +15,9 @@ use tokio::runtime::Runtime;
 use super::{drive, drive_interruptible, Client, PerProcess};
 use crate::error::Result;
 use crate::{
-    Dependencies, Entry, FailOutcome, FireReport, Flow, GroupInfo, Item, Job, JobResult, Lease,
-    PartitionedStats, QueueConfig, Retry, Schedule, ScheduleInfo, SchedulePage, State, Wait,
+    CleanReport, Dependencies, Entry, FailOutcome, FireReport, Flow, GroupInfo, Item, Job,
+    JobResult, Lease, NameCounts, PartitionedStats, QueueConfig, Retry, Schedule, ScheduleInfo,
+    SchedulePage, State, Wait,
 };
 
 /// A blocking handle to a partitioned queue ([`Client::partitioned`],
@@ -329,6 +330,7 @@ fn prefixes_of(p: &crate::Partitioned) -> Arc<[String]> {
 
 blocking_partitioned! {
     fn add(&self, item: &Item) -> Result<bool>;
+    fn add_unique(&self, item: &Item) -> Result<()>;
     fn add_batch(&self, items: &[Item]) -> Result<usize>;
     fn add_wait(&self, item: &Item, wait: Wait) -> Result<bool>;
     fn add_batch_wait(&self, items: &[Item], wait: Wait) -> Result<usize>;
@@ -356,6 +358,13 @@ blocking_partitioned! {
     fn pause(&self) -> Result<bool>;
     fn resume(&self) -> Result<bool>;
     fn is_paused(&self) -> Result<bool>;
+    fn exists(&self) -> Result<bool>;
+    fn queue_len(&self) -> Result<u64>;
+    fn processing_len(&self) -> Result<u64>;
+    fn counts_by_name(&self) -> Result<Option<Vec<NameCounts>>>;
+    fn config(&self) -> Result<QueueConfig>;
+    fn light_clean(&self) -> Result<CleanReport>;
+    fn deep_clean(&self) -> Result<CleanReport>;
     fn rate_limit(&self, duration: Duration) -> Result<Duration>;
     fn set_config(&self, config: &QueueConfig) -> Result<()>;
     fn reset_config(&self) -> Result<()>;

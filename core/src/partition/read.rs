@@ -9,7 +9,7 @@ use futures_util::future::{join_all, try_join_all};
 use super::Partitioned;
 use crate::error::{Error, Result};
 use crate::job::{Entry, Minute, State, Stats};
-use crate::ops::QueueConfig;
+use crate::ops::{CleanReport, NameCounts, QueueConfig};
 use crate::queue::Queue;
 
 /// A partitioned queue's figures ([`Partitioned::stats`]): the logical queue's, and each
@@ -105,6 +105,25 @@ impl Partitioned {
         Ok(self.each(Queue::resume).await?.into_iter().any(|b| b))
     }
 
+    /// Whether any partition exists ([`Queue::exists`]: any of its fixed keys does). False for
+    /// a partitioned queue created and never used, whose layout is all there is. One round
+    /// trip to every partition at once.
+    pub async fn exists(&self) -> Result<bool> {
+        Ok(self.each(Queue::exists).await?.into_iter().any(|b| b))
+    }
+
+    /// The waiting ids of every partition's redis-work-queue list ([`Queue::queue_len`]),
+    /// summed. One round trip to every partition at once.
+    pub async fn queue_len(&self) -> Result<u64> {
+        Ok(self.each(Queue::queue_len).await?.into_iter().sum())
+    }
+
+    /// The ids in every partition's redis-work-queue processing list
+    /// ([`Queue::processing_len`]), summed. One round trip to every partition at once.
+    pub async fn processing_len(&self) -> Result<u64> {
+        Ok(self.each(Queue::processing_len).await?.into_iter().sum())
+    }
+
     /// Whether the logical queue is paused: every partition is ([`Queue::is_paused`]; as
     /// [`PartitionedStats::total`] says). One round trip to every partition at once.
     pub async fn is_paused(&self) -> Result<bool> {
@@ -120,6 +139,59 @@ impl Partitioned {
         crate::policy::validate_hold(duration)?;
         let held = self.each(|q| q.rate_limit(duration)).await?;
         Ok(held.into_iter().max().unwrap_or_default())
+    }
+
+    /// The logical queue's configuration ([`Queue::config`]): partition 0's, which
+    /// [`Partitioned::set_config`] writes to every partition alike (read a partition's own with
+    /// [`Partitioned::partition`] when one was set alone). One round trip.
+    pub async fn config(&self) -> Result<QueueConfig> {
+        self.partitions[0].config().await
+    }
+
+    /// For each item name met in the last 60 minutes, its jobs completed, failed and died
+    /// ([`Queue::counts_by_name`]), summed over the partitions, in the order the names are
+    /// first met (partition 0's, then new names of partition 1, and so on; at most 1000).
+    /// `None` when no partition counts ([`QueueConfig::stats`] off). One round trip to every
+    /// partition at once.
+    pub async fn counts_by_name(&self) -> Result<Option<Vec<NameCounts>>> {
+        let parts = self.each(Queue::counts_by_name).await?;
+        if parts.iter().all(Option::is_none) {
+            return Ok(None);
+        }
+        let mut total: Vec<NameCounts> = Vec::new();
+        for counts in parts.into_iter().flatten().flatten() {
+            match total.iter().position(|t| t.name == counts.name) {
+                Some(i) => {
+                    let t = &mut total[i];
+                    t.completed += counts.completed;
+                    t.failed += counts.failed;
+                    t.dead += counts.dead;
+                }
+                None if total.len() < crate::policy::MAX_PAGE => total.push(counts),
+                None => {}
+            }
+        }
+        Ok(Some(total))
+    }
+
+    /// A light clean of every partition ([`Queue::light_clean`]), all at once; the reports
+    /// summed.
+    pub async fn light_clean(&self) -> Result<CleanReport> {
+        let mut total = CleanReport::default();
+        for report in self.each(Queue::light_clean).await? {
+            total += report;
+        }
+        Ok(total)
+    }
+
+    /// A deep clean of every partition ([`Queue::deep_clean`]), one partition after another
+    /// (each walks its node's keys: run it rarely); the reports summed.
+    pub async fn deep_clean(&self) -> Result<CleanReport> {
+        let mut total = CleanReport::default();
+        for q in self.partitions.iter() {
+            total += q.deep_clean().await?;
+        }
+        Ok(total)
     }
 
     /// Removes every partition's stored configuration ([`Queue::reset_config`]). One round

@@ -29,6 +29,16 @@ impl Partitioned {
         self.partitions[at].add(item).await
     }
 
+    /// Adds `item` to its partition (routed as [`Partitioned::add`] routes it) without checking
+    /// whether its id exists there, as [`crate::Queue::add_unique`] does: the caller guarantees
+    /// a fresh id (a random UUID from [`Item::new`] is). One round trip; one more (to every
+    /// partition at once) for an item with dependencies.
+    pub async fn add_unique(&self, item: &Item) -> Result<()> {
+        item.validate()?;
+        let at = self.route(std::slice::from_ref(item)).await?[0];
+        self.partitions[at].add_unique(item).await
+    }
+
     /// [`Partitioned::add`] that waits for room when its partition is bounded and full, as
     /// [`crate::Queue::add_wait`] does there.
     pub async fn add_wait(&self, item: &Item, wait: Wait) -> Result<bool> {
