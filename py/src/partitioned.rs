@@ -11,9 +11,11 @@ use pyo3::types::PyBytes;
 use crate::aio::{AsyncQueue, Lazy};
 use crate::convert;
 use crate::errors;
-use crate::jobs::{Entry, FailOutcome, GroupInfo, Job, JobResult, StateName, Stats};
+use crate::jobs::{
+    Entry, FailOutcome, GroupInfo, Job, JobResult, NameCounts, QueueConfig, StateName, Stats,
+};
 use crate::sync::{Queue, WAIT_SLICE};
-use crate::types::NewLease;
+use crate::types::{CleanReport, NewLease};
 
 /// A partitioned queue's figures (``PartitionedQueue.stats``): ``total``, the logical queue's
 /// (counts summed; paused when every partition is), and ``partitions``, each partition's own.
@@ -182,6 +184,16 @@ impl PartitionedQueue {
                 })
         })?
         .map_err(|e| errors::to_py(py, e))
+    }
+
+    /// Adds ``item`` to its partition (routed as ``add`` routes it) without checking whether its
+    /// id exists there, as ``Queue.add_unique`` does: for fresh ids (the random UUID of
+    /// ``Item(data)`` is). An existing id would be overwritten and queued twice. One round trip;
+    /// one more (to every partition at once) for an item with dependencies.
+    fn add_unique(&self, py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<()> {
+        let item = convert::item(item, "item")?;
+        let item = &item.get().inner;
+        self.call(py, |q| q.add_unique(item))
     }
 
     /// Adds every item whose id does not exist yet in its partition; returns how many were
@@ -483,6 +495,37 @@ impl PartitionedQueue {
         self.call(py, |q| q.is_paused())
     }
 
+    /// Whether any partition exists (as ``Queue.exists``: any of its fixed keys does).
+    /// ``False`` for a partitioned queue created and never used, whose layout is all there is.
+    /// Read from every partition at once.
+    fn exists(&self, py: Python<'_>) -> PyResult<bool> {
+        self.call(py, |q| q.exists())
+    }
+
+    /// How many items wait, at every priority, summed over the partitions (as
+    /// ``Queue.queue_len``: the same as ``count("waiting")``), read from every partition at
+    /// once.
+    fn queue_len(&self, py: Python<'_>) -> PyResult<u64> {
+        self.call(py, |q| q.queue_len())
+    }
+
+    /// How many items are being processed, summed over the partitions (as
+    /// ``Queue.processing_len``: leased by leaseq plus those in redis-work-queue's processing
+    /// list), read from every partition at once.
+    fn processing_len(&self, py: Python<'_>) -> PyResult<u64> {
+        self.call(py, |q| q.processing_len())
+    }
+
+    /// For each item name met in the last 60 minutes, what its jobs did (a list of
+    /// ``NameCounts``, as ``Queue.counts_by_name``), summed over the partitions, in the order
+    /// the names are first met (partition 0's, then new names of partition 1, and so on; at
+    /// most 1000). ``None`` when no partition counts (``set_config(stats=True)`` turns the
+    /// counters on). Read from every partition at once.
+    fn counts_by_name(&self, py: Python<'_>) -> PyResult<Option<Vec<NameCounts>>> {
+        self.call(py, |q| q.counts_by_name())
+            .map(|counts| counts.map(|c| c.into_iter().map(NameCounts::from).collect()))
+    }
+
     /// Holds every partition's leases off for ``duration`` (seconds or a timedelta), as
     /// ``Queue.rate_limit`` does: a handler was rate limited, and the limit is the logical
     /// queue's. A longer hold already in place in a partition is kept there. Returns the
@@ -527,6 +570,13 @@ impl PartitionedQueue {
     fn dead_purge(&self, py: Python<'_>, n: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         let n = convert::opt_integer(n, "n")?;
         self.call(py, |q| q.dead_purge(n))
+    }
+
+    /// The logical queue's stored configuration (a ``QueueConfig``): partition 0's, which
+    /// ``set_config`` writes to every partition alike (read a partition's own with
+    /// ``partition(i).config()`` when one was set alone). One round trip.
+    fn config(&self, py: Python<'_>) -> PyResult<QueueConfig> {
+        self.call(py, |q| q.config()).map(QueueConfig::from)
     }
 
     /// Stores the given fields of the configuration in every partition, as ``Queue.set_config``
@@ -579,6 +629,21 @@ impl PartitionedQueue {
     /// Removes every partition's stored configuration: the protocol's defaults apply again.
     fn reset_config(&self, py: Python<'_>) -> PyResult<()> {
         self.call(py, |q| q.reset_config())
+    }
+
+    /// A light clean of every partition, all at once, as ``Queue.light_clean`` does (due
+    /// delayed items to waiting, expired leases recovered, dead letters trimmed, items
+    /// redis-work-queue clients left in processing re-queued); returns the reports summed (a
+    /// ``CleanReport``).
+    fn light_clean(&self, py: Python<'_>) -> PyResult<CleanReport> {
+        self.call(py, |q| q.light_clean()).map(CleanReport::from)
+    }
+
+    /// A deep clean of every partition, as ``Queue.deep_clean`` does (a light clean, and items
+    /// on no list at all), one partition after another: each walks its node's keys, so run it
+    /// rarely. Returns the reports summed (a ``CleanReport``).
+    fn deep_clean(&self, py: Python<'_>) -> PyResult<CleanReport> {
+        self.call(py, |q| q.deep_clean()).map(CleanReport::from)
     }
 
     /// ``Queue.upsert_schedule`` in partition 0, where the queue's recurring jobs live (their
@@ -771,6 +836,19 @@ impl AsyncPartitionedQueue {
         self.run(py, move |q| async move {
             q.add_wait(&item.get().inner, wait).await
         })
+    }
+
+    /// See ``leaseq.PartitionedQueue.add_unique``.
+    fn add_unique<'py>(
+        &self,
+        py: Python<'py>,
+        item: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let item = convert::item(item, "item")?;
+        self.run(
+            py,
+            move |q| async move { q.add_unique(&item.get().inner).await },
+        )
     }
 
     /// See ``leaseq.PartitionedQueue.add_batch``; a wait for room is cancelled with the
@@ -1072,6 +1150,30 @@ impl AsyncPartitionedQueue {
         self.run(py, move |q| async move { q.is_paused().await })
     }
 
+    /// See ``leaseq.PartitionedQueue.exists``.
+    fn exists<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move { q.exists().await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.queue_len``.
+    fn queue_len<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move { q.queue_len().await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.processing_len``.
+    fn processing_len<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move { q.processing_len().await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.counts_by_name``.
+    fn counts_by_name<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move {
+            q.counts_by_name().await.map(|counts| {
+                counts.map(|c| c.into_iter().map(NameCounts::from).collect::<Vec<_>>())
+            })
+        })
+    }
+
     /// See ``leaseq.PartitionedQueue.rate_limit``.
     fn rate_limit<'py>(
         &self,
@@ -1126,6 +1228,14 @@ impl AsyncPartitionedQueue {
         self.run(py, move |q| async move { q.dead_purge(n).await })
     }
 
+    /// See ``leaseq.PartitionedQueue.config``.
+    fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(
+            py,
+            |q| async move { q.config().await.map(QueueConfig::from) },
+        )
+    }
+
     /// See ``leaseq.PartitionedQueue.set_config``.
     #[pyo3(signature = (
         *, max_attempts = None, backoff = None, priority = None, expires_after = None,
@@ -1174,6 +1284,20 @@ impl AsyncPartitionedQueue {
     /// See ``leaseq.PartitionedQueue.reset_config``.
     fn reset_config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.run(py, move |q| async move { q.reset_config().await })
+    }
+
+    /// See ``leaseq.PartitionedQueue.light_clean``.
+    fn light_clean<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move {
+            q.light_clean().await.map(CleanReport::from)
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.deep_clean``.
+    fn deep_clean<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.run(py, move |q| async move {
+            q.deep_clean().await.map(CleanReport::from)
+        })
     }
 
     /// See ``leaseq.PartitionedQueue.upsert_schedule``.

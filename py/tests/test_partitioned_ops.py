@@ -3,8 +3,10 @@
 ``dead_requeue_oldest`` and ``dead_purge`` over every partition, ``set_config`` and
 ``reset_config`` in every partition, the schedules in partition 0, the calls by id (``promote``,
 ``dependencies``, ``dependency_results``, ``dead_requeue``) where the item is, ``rate_limit``
-and ``is_paused`` over every partition, and the arguments ``add`` and ``lease`` share with
-``Queue``'s; on a local cluster of three primaries, sync and asyncio. A refused argument is
+and ``is_paused`` over every partition, the counts (``exists``, ``queue_len``,
+``processing_len``, ``counts_by_name``) and cleans over every partition, ``config`` from
+partition 0, ``add_unique`` routed as ``add``, and the arguments ``add`` and ``lease`` share
+with ``Queue``'s; on a local cluster of three primaries, sync and asyncio. A refused argument is
 named and nothing is written."""
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from datetime import timedelta
 import leaseq
 import leaseq.aio
 import pytest
+import redis
 from conftest import Server, new_prefix
 
 
@@ -973,5 +976,129 @@ def test_the_asyncio_face_pauses_holds_and_resets_every_partition(
             for i in range(4):
                 config = await q.partition(i).config()
                 assert (config.max_attempts, config.capacity) == (None, None)
+
+    asyncio.run(body())
+
+
+def orphan(urls: list[str], prefix: str, id: str) -> None:
+    """An item key of queue ``prefix`` on no list, as a redis-work-queue client that crashed
+    between its SET and its LPUSH leaves it: set on the primary that holds its slot."""
+    for url in urls:
+        conn = redis.Redis.from_url(url)
+        try:
+            conn.set(f"{prefix}:item:{id}", b"data")
+            return
+        except redis.ResponseError:  # MOVED: another primary's slot
+            continue
+        finally:
+            conn.close()
+    pytest.fail(f"no primary took {prefix}:item:{id}")
+
+
+def test_counts_cleans_and_configuration_cover_every_partition(
+    cluster: Server, cluster_client: leaseq.Client
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    assert q.exists() is False, "created, never used"
+    assert (q.queue_len(), q.processing_len()) == (0, 0)
+    assert q.counts_by_name() is None, "the counters are off"
+    q.set_config(stats=True, capacity=500)
+    assert q.exists() is True
+    config = q.config()
+    assert isinstance(config, leaseq.QueueConfig)
+    assert (config.capacity, config.stats) == (500, True)
+    # config is partition 0's: one set alone elsewhere is read there.
+    q.partition(1).set_config(capacity=7)
+    assert q.config().capacity == 500
+    q.set_config(capacity=500)
+
+    # Named items in every partition, added without the id check.
+    ids = ids_per_partition(q, 2, "n")
+    for part in ids:
+        for id in part:
+            q.add_unique(leaseq.Item(b"x", id=id, name="mail"))
+    assert [q.partition(i).queue_len() for i in range(3)] == [2, 2, 2]
+    assert q.queue_len() == 6
+    # Another name, in the last partition only.
+    last = ids_per_partition(q, 1, "a")[2][0]
+    q.add_unique(leaseq.Item(b"x", id=last, name="alpha"))
+    assert where(q, last) == [2]
+    assert q.queue_len() == 7
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        q.add_unique(b"x")  # type: ignore[arg-type]
+    assert wrong.value.argument == "item"
+
+    leases = q.lease_batch(10, ttl=30)
+    assert len(leases) == 7
+    assert (q.queue_len(), q.processing_len()) == (0, 7)
+    for lease in leases:
+        if lease.id == last:
+            assert q.fail(lease, "boom", retry=False).dead
+        else:
+            assert q.complete(lease)
+    assert q.processing_len() == 0
+    names = q.counts_by_name()
+    assert names is not None
+    # Summed, in the order first met: partition 0's names, then the new ones of the others.
+    assert [(n.name, n.completed, n.dead) for n in names] == [
+        ("mail", 6, 0),
+        ("alpha", 0, 1),
+    ]
+    assert all(isinstance(n, leaseq.NameCounts) for n in names)
+
+    # Due delayed items in every partition: one light clean promotes them all.
+    for part in ids_per_partition(q, 1, "late"):
+        assert q.add(leaseq.Item(b"x", id=part[0], delay=0.001))
+    time.sleep(0.05)
+    report = q.light_clean()
+    assert isinstance(report, leaseq.CleanReport)
+    assert report.promoted == 3
+    assert [q.partition(i).count("waiting") for i in range(3)] == [1, 1, 1]
+    # Items on no list in two partitions: the deep clean finds both.
+    for prefix in q.partitions[1:]:
+        orphan(cluster.urls, prefix, "orphan")
+    assert q.light_clean().requeued == 0
+    report = q.deep_clean()
+    assert isinstance(report, leaseq.CleanReport)
+    assert report.requeued == 2
+    assert q.queue_len() == 5
+
+
+def test_the_asyncio_face_counts_cleans_and_reads_the_configuration(
+    cluster: Server,
+) -> None:
+    async def body() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            q = await client.create_partitioned(new_prefix(), 3)
+            assert await q.exists() is False
+            assert await q.counts_by_name() is None
+            await q.set_config(stats=True, capacity=50)
+            assert await q.exists() is True
+            config = await q.config()
+            assert (config.capacity, config.stats) == (50, True)
+
+            ids = ids_per_partition(q, 2, "n")
+            for part in ids:
+                for id in part:
+                    await q.add_unique(leaseq.Item(b"x", id=id, name="mail"))
+            assert [await q.partition(i).queue_len() for i in range(3)] == [2, 2, 2]
+            assert await q.queue_len() == 6
+            leases = await q.lease_batch(10, ttl=30)
+            assert len(leases) == 6
+            assert (await q.queue_len(), await q.processing_len()) == (0, 6)
+            for lease in leases:
+                assert await q.complete(lease)
+            names = await q.counts_by_name()
+            assert names is not None
+            assert [(n.name, n.completed) for n in names] == [("mail", 6)]
+
+            for part in ids_per_partition(q, 1, "late"):
+                assert await q.add(leaseq.Item(b"x", id=part[0], delay=0.001))
+            await asyncio.sleep(0.05)
+            assert (await q.light_clean()).promoted == 3
+            assert await q.queue_len() == 3
+            report = await q.deep_clean()
+            assert isinstance(report, leaseq.CleanReport)
+            assert (report.requeued, report.promoted) == (0, 0)
 
     asyncio.run(body())

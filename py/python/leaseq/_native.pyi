@@ -1784,6 +1784,12 @@ class PartitionedQueue:
         ``QueueFullError``, or with ``timeout`` waits up to that long for room first, as
         ``Queue.add`` (without the GIL; Ctrl-C interrupts it).
         """
+    def add_unique(self, item: Item) -> None:
+        """Adds ``item`` to its partition (routed as ``add`` routes it) without checking whether its
+        id exists there, as ``Queue.add_unique`` does: for fresh ids (the random UUID of
+        ``Item(data)`` is). An existing id would be overwritten and queued twice. One round trip;
+        one more (to every partition at once) for an item with dependencies.
+        """
     def add_batch(
         self, items: Iterable[Item], timeout: float | timedelta | None = None
     ) -> int:
@@ -1909,6 +1915,28 @@ class PartitionedQueue:
         """Whether the logical queue is paused: every partition is (as ``PartitionedStats.total``
         says), read from every partition at once.
         """
+    def exists(self) -> bool:
+        """Whether any partition exists (as ``Queue.exists``: any of its fixed keys does).
+        ``False`` for a partitioned queue created and never used, whose layout is all there is.
+        Read from every partition at once.
+        """
+    def queue_len(self) -> int:
+        """How many items wait, at every priority, summed over the partitions (as
+        ``Queue.queue_len``: the same as ``count("waiting")``), read from every partition at
+        once.
+        """
+    def processing_len(self) -> int:
+        """How many items are being processed, summed over the partitions (as
+        ``Queue.processing_len``: leased by leaseq plus those in redis-work-queue's processing
+        list), read from every partition at once.
+        """
+    def counts_by_name(self) -> builtins.list[NameCounts] | None:
+        """For each item name met in the last 60 minutes, what its jobs did (a list of
+        ``NameCounts``, as ``Queue.counts_by_name``), summed over the partitions, in the order
+        the names are first met (partition 0's, then new names of partition 1, and so on; at
+        most 1000). ``None`` when no partition counts (``set_config(stats=True)`` turns the
+        counters on). Read from every partition at once.
+        """
     def rate_limit(self, duration: float | timedelta) -> timedelta:
         """Holds every partition's leases off for ``duration`` (seconds or a timedelta), as
         ``Queue.rate_limit`` does: a handler was rate limited, and the limit is the logical
@@ -1932,6 +1960,11 @@ class PartitionedQueue:
     def dead_purge(self, n: int | None = None) -> int:
         """Deletes the ``n`` oldest dead items of each partition (``None``: all), every partition
         at once; returns how many, summed.
+        """
+    def config(self) -> QueueConfig:
+        """The logical queue's stored configuration (a ``QueueConfig``): partition 0's, which
+        ``set_config`` writes to every partition alike (read a partition's own with
+        ``partition(i).config()`` when one was set alone). One round trip.
         """
     def set_config(
         self,
@@ -1958,6 +1991,17 @@ class PartitionedQueue:
         """
     def reset_config(self) -> None:
         """Removes every partition's stored configuration: the protocol's defaults apply again."""
+    def light_clean(self) -> CleanReport:
+        """A light clean of every partition, all at once, as ``Queue.light_clean`` does (due
+        delayed items to waiting, expired leases recovered, dead letters trimmed, items
+        redis-work-queue clients left in processing re-queued); returns the reports summed (a
+        ``CleanReport``).
+        """
+    def deep_clean(self) -> CleanReport:
+        """A deep clean of every partition, as ``Queue.deep_clean`` does (a light clean, and items
+        on no list at all), one partition after another: each walks its node's keys, so run it
+        rarely. Returns the reports summed (a ``CleanReport``).
+        """
     def upsert_schedule(self, name: str, schedule: Schedule) -> bool:
         """``Queue.upsert_schedule`` in partition 0, where the queue's recurring jobs live (their
         items are added there): returns whether it is new.
@@ -2009,6 +2053,8 @@ class AsyncPartitionedQueue:
         """See ``leaseq.PartitionedQueue.add``; a wait for room is cancelled with the awaiting
         task.
         """
+    def add_unique(self, item: Item) -> asyncio.Future[None]:
+        """See ``leaseq.PartitionedQueue.add_unique``."""
     def add_batch(
         self, items: Iterable[Item], timeout: float | timedelta | None = None
     ) -> asyncio.Future[int]:
@@ -2098,6 +2144,14 @@ class AsyncPartitionedQueue:
         """See ``leaseq.PartitionedQueue.resume``."""
     def is_paused(self) -> asyncio.Future[bool]:
         """See ``leaseq.PartitionedQueue.is_paused``."""
+    def exists(self) -> asyncio.Future[bool]:
+        """See ``leaseq.PartitionedQueue.exists``."""
+    def queue_len(self) -> asyncio.Future[int]:
+        """See ``leaseq.PartitionedQueue.queue_len``."""
+    def processing_len(self) -> asyncio.Future[int]:
+        """See ``leaseq.PartitionedQueue.processing_len``."""
+    def counts_by_name(self) -> asyncio.Future[builtins.list[NameCounts] | None]:
+        """See ``leaseq.PartitionedQueue.counts_by_name``."""
     def rate_limit(self, duration: float | timedelta) -> asyncio.Future[timedelta]:
         """See ``leaseq.PartitionedQueue.rate_limit``."""
     def dead_requeue(self, ids: Iterable[bytes | str]) -> asyncio.Future[int]:
@@ -2110,6 +2164,8 @@ class AsyncPartitionedQueue:
         """See ``leaseq.PartitionedQueue.dead_requeue_oldest``."""
     def dead_purge(self, n: int | None = None) -> asyncio.Future[int]:
         """See ``leaseq.PartitionedQueue.dead_purge``."""
+    def config(self) -> asyncio.Future[QueueConfig]:
+        """See ``leaseq.PartitionedQueue.config``."""
     def set_config(
         self,
         *,
@@ -2132,6 +2188,10 @@ class AsyncPartitionedQueue:
         """See ``leaseq.PartitionedQueue.set_config``."""
     def reset_config(self) -> asyncio.Future[None]:
         """See ``leaseq.PartitionedQueue.reset_config``."""
+    def light_clean(self) -> asyncio.Future[CleanReport]:
+        """See ``leaseq.PartitionedQueue.light_clean``."""
+    def deep_clean(self) -> asyncio.Future[CleanReport]:
+        """See ``leaseq.PartitionedQueue.deep_clean``."""
     def upsert_schedule(self, name: str, schedule: Schedule) -> asyncio.Future[bool]:
         """See ``leaseq.PartitionedQueue.upsert_schedule``."""
     def remove_schedule(self, name: str) -> asyncio.Future[bool]:

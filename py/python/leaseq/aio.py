@@ -644,6 +644,11 @@ class PartitionedQueue:
         that long for room."""
         return await self._native.add(item, timeout)
 
+    async def add_unique(self, item: Item) -> None:
+        """Adds ``item`` to its partition, routed as ``add`` routes it, without checking whether
+        its id exists there (for fresh ids)."""
+        await self._native.add_unique(item)
+
     async def add_batch(
         self, items: Iterable[Item], timeout: float | timedelta | None = None
     ) -> int:
@@ -786,6 +791,26 @@ class PartitionedQueue:
         """Whether the logical queue is paused: every partition is."""
         return await self._native.is_paused()
 
+    async def exists(self) -> bool:
+        """Whether any partition exists: ``False`` for a partitioned queue created and never
+        used."""
+        return await self._native.exists()
+
+    async def queue_len(self) -> int:
+        """How many items wait, at every priority, summed over the partitions."""
+        return await self._native.queue_len()
+
+    async def processing_len(self) -> int:
+        """How many items are being processed (leased by leaseq, or in redis-work-queue's
+        processing list), summed over the partitions."""
+        return await self._native.processing_len()
+
+    async def counts_by_name(self) -> builtins.list[NameCounts] | None:
+        """For each item name met in the last hour, its jobs completed, failed and dead
+        (``NameCounts``), summed over the partitions in the order the names are first met;
+        ``None`` when no partition counts."""
+        return await self._native.counts_by_name()
+
     async def rate_limit(self, duration: float | timedelta) -> timedelta:
         """Holds every partition's leases off for ``duration`` (a handler was rate limited,
         and the limit is the logical queue's); returns the longest hold now in place."""
@@ -812,6 +837,11 @@ class PartitionedQueue:
         """Deletes the ``n`` oldest dead items of each partition (``None``: all); how many,
         summed."""
         return await self._native.dead_purge(n)
+
+    async def config(self) -> QueueConfig:
+        """The logical queue's stored configuration: partition 0's, which ``set_config`` writes
+        to every partition alike."""
+        return await self._native.config()
 
     async def set_config(  # noqa: PLR0913 - the configuration's fields, by keyword
         self,
@@ -855,6 +885,16 @@ class PartitionedQueue:
     async def reset_config(self) -> None:
         """Removes every partition's stored configuration: the defaults apply again."""
         await self._native.reset_config()
+
+    async def light_clean(self) -> CleanReport:
+        """A light clean of every partition, all at once (as :meth:`Queue.light_clean`); the
+        reports summed."""
+        return await self._native.light_clean()
+
+    async def deep_clean(self) -> CleanReport:
+        """A deep clean of every partition, one after another (each walks its node's keys: run
+        it rarely); the reports summed."""
+        return await self._native.deep_clean()
 
     async def upsert_schedule(self, name: str, schedule: Schedule) -> bool:
         """:meth:`Queue.upsert_schedule` in partition 0, where the queue's recurring jobs live
