@@ -1053,6 +1053,13 @@ export declare class PartitionedQueue {
   /** Adds `data` as a new item with `options` to its partition, as `Queue#add`. */
   add(data: Buffer | Uint8Array | string, options?: AddDataOptions): Promise<boolean>
   /**
+   * Adds an item to its partition, routed as `add` routes it, without checking whether its id
+   * exists there: for fresh (random) ids only.
+   */
+  addUnique(item: Item): Promise<void>
+  /** Adds `data` as a new item to its partition, without checking whether its id exists. */
+  addUnique(data: Buffer | Uint8Array | string, options?: ItemOptions): Promise<void>
+  /**
    * Adds every item whose id does not exist yet in its partition (one call per partition
    * touched, sent at once); resolves to how many were added. Each partition's share waits up
    * to `timeoutMs` for room as `add` does.
@@ -1126,6 +1133,22 @@ export declare class PartitionedQueue {
   count(state: ListState): Promise<number>
   /** A page of the logical queue's items in `state`: partition 0's, then 1's, and so on. */
   list(state: ListState, options?: { start?: number; count?: number }): Promise<ListEntry[]>
+  /**
+   * For each item name met in the last 60 minutes, its jobs completed, failed and dead, as
+   * `Queue#countsByName` answers, summed over the partitions (in the order the names are first
+   * met: partition 0's, then new names of partition 1, and so on). Null while no partition
+   * counts (`setConfig({ stats: true })`).
+   */
+  countsByName(): Promise<NameCounts[] | null>
+  /**
+   * Whether the logical queue exists: whether any partition does. False for a partitioned
+   * queue created and never used, whose layout is all there is.
+   */
+  exists(): Promise<boolean>
+  /** How many items wait, at every priority, summed over the partitions (`Queue#queueLen`). */
+  queueLen(): Promise<number>
+  /** How many items are being processed, summed over the partitions (`Queue#processingLen`). */
+  processingLen(): Promise<number>
   /** Pauses every partition; whether any was running. */
   pause(): Promise<boolean>
   /** Resumes every partition; whether any was paused. */
@@ -1160,13 +1183,24 @@ export declare class PartitionedQueue {
    */
   deadPurge(n?: number): Promise<number>
   /**
+   * The stored configuration (only the fields stored) of partition 0, which `setConfig` gives
+   * every partition alike; a partition's own, set alone, is `partition(i).config()`.
+   */
+  config(): Promise<QueueConfig>
+  /**
    * Stores the fields given in every partition (validated first); the others keep their
-   * stored value. Limits (`capacity`, rate limits) then hold per partition. Read it back from
-   * a partition: `queue.partition(0).config()`.
+   * stored value. Limits (`capacity`, rate limits) then hold per partition.
    */
   setConfig(config: QueueConfig): Promise<void>
   /** Removes every partition's stored configuration: the protocol's defaults apply again. */
   resetConfig(): Promise<void>
+  /** A light clean of every partition at once, as `Queue#lightClean`; the reports summed. */
+  lightClean(): Promise<CleanReport>
+  /**
+   * A deep clean of every partition, one after another, as `Queue#deepClean` (each walks its
+   * partition's keys: run it rarely); the reports summed.
+   */
+  deepClean(): Promise<CleanReport>
   /**
    * `Queue#upsertSchedule` in partition 0, where the queue's recurring jobs live (the items
    * they add go there; runners over the queue fire them). Resolves to whether it is new.

@@ -111,6 +111,11 @@ export declare class NativePartitioned {
    */
   add(item: NativeItem, timeoutMs?: number | undefined | null): Promise<boolean>
   /**
+   * Adds an item to its partition (routed as `add` routes it) without checking whether its
+   * id exists there.
+   */
+  addUnique(item: NativeItem): Promise<void>
+  /**
    * Adds every item whose id does not exist yet in its partition; how many were added. Each
    * partition's share waits up to `timeout_ms` for room as `add` does. (Not an `async fn`:
    * those cannot take a list of class instances, as `NativeQueue::add_batch`.)
@@ -176,6 +181,20 @@ export declare class NativePartitioned {
   stats(): Promise<PartitionedStatsParts>
   /** How many items are in `state`, summed over the partitions. */
   count(stateName: string): Promise<number>
+  /**
+   * For each item name of the last hour, its jobs completed, failed and dead, summed over
+   * the partitions; null while no partition counts.
+   */
+  countsByName(): Promise<Array<NameCountsParts> | null>
+  /** Whether any partition exists (false for one created and never used). */
+  exists(): Promise<boolean>
+  /** How many items wait, at every priority, summed over the partitions. */
+  queueLen(): Promise<number>
+  /**
+   * How many items are being processed (as `NativeQueue::processing_len`), summed over the
+   * partitions.
+   */
+  processingLen(): Promise<number>
   /** A page of the logical queue's items in `state`: partition 0's, then 1's, and so on. */
   list(stateName: string, start?: number | undefined | null, count?: number | undefined | null): Promise<Array<EntryParts>>
   /** Pauses every partition; whether any was running. */
@@ -203,10 +222,16 @@ export declare class NativePartitioned {
    * summed.
    */
   deadPurge(n?: number | undefined | null): Promise<number>
+  /** The stored configuration of partition 0, which `set_config` gives every partition. */
+  config(): Promise<ConfigParts>
   /** Stores the fields given in every partition; the others keep their stored value. */
   setConfig(config: ConfigParts): Promise<void>
   /** Removes every partition's stored configuration. */
   resetConfig(): Promise<void>
+  /** A light clean of every partition at once; the reports summed. */
+  lightClean(): Promise<CleanParts>
+  /** A deep clean of every partition, one after another; the reports summed. */
+  deepClean(): Promise<CleanParts>
   /**
    * Stores the recurring job `name` in partition 0, where the queue's schedules live;
    * whether it is new.

@@ -113,6 +113,18 @@ class PartitionedQueue {
   }
 
   /**
+   * Adds an item to its partition, routed as `add` routes it, without checking whether its id
+   * exists there, as `Queue#addUnique` does: for fresh (random) ids only.
+   * @param {import('./item').Item | Buffer | Uint8Array | string} item
+   * @param {import('../index').ItemOptions} [options]
+   * @returns {Promise<void>}
+   */
+  async addUnique(item, options) {
+    const n = q.toItem(item, options)
+    return nativeAsync(() => this.#native.addUnique(n))
+  }
+
+  /**
    * Adds every item whose id does not exist yet in its partition: one call per partition
    * touched, sent at once. Resolves to how many were added. The arguments are
    * `Queue#addBatch`'s (each partition's share waits up to `timeoutMs` for room).
@@ -369,6 +381,42 @@ class PartitionedQueue {
   }
 
   /**
+   * For each item name met in the last 60 minutes, how many of its jobs completed, failed and
+   * went dead, as `Queue#countsByName` answers, summed over the partitions (in the order the
+   * names are first met: partition 0's, then new names of partition 1, and so on). Null while
+   * no partition counts (`setConfig({ stats: true })` turns the counters on).
+   * @returns {Promise<import('../index').NameCounts[] | null>}
+   */
+  async countsByName() {
+    return q.toNameCounts(await nativeAsync(() => this.#native.countsByName()))
+  }
+
+  /**
+   * Whether the logical queue exists: whether any partition does (`Queue#exists`). False for a
+   * partitioned queue created and never used, whose layout is all there is.
+   * @returns {Promise<boolean>}
+   */
+  async exists() {
+    return nativeAsync(() => this.#native.exists())
+  }
+
+  /**
+   * How many items wait, at every priority, summed over the partitions (`Queue#queueLen`).
+   * @returns {Promise<number>}
+   */
+  async queueLen() {
+    return nativeAsync(() => this.#native.queueLen())
+  }
+
+  /**
+   * How many items are being processed, summed over the partitions (`Queue#processingLen`).
+   * @returns {Promise<number>}
+   */
+  async processingLen() {
+    return nativeAsync(() => this.#native.processingLen())
+  }
+
+  /**
    * Pauses every partition; resolves to whether any was running.
    * @returns {Promise<boolean>}
    */
@@ -450,6 +498,16 @@ class PartitionedQueue {
   }
 
   /**
+   * The stored configuration of partition 0, which `setConfig` gives every partition alike:
+   * only the fields stored (the others take the defaults). A partition's own, set alone, is
+   * `partition(i).config()`.
+   * @returns {Promise<import('../index').QueueConfig>}
+   */
+  async config() {
+    return q.toConfig(await nativeAsync(() => this.#native.config()))
+  }
+
+  /**
    * Stores the fields given in every partition (limits such as `capacity` then hold per
    * partition); the others keep their stored value.
    * @param {import('../index').QueueConfig} config
@@ -466,6 +524,24 @@ class PartitionedQueue {
    */
   async resetConfig() {
     return nativeAsync(() => this.#native.resetConfig())
+  }
+
+  /**
+   * A light clean of every partition at once, as `Queue#lightClean` cleans one; the reports
+   * summed.
+   * @returns {Promise<{ requeued: number, removed: number }>}
+   */
+  async lightClean() {
+    return nativeAsync(() => this.#native.lightClean())
+  }
+
+  /**
+   * A deep clean of every partition, one after another, as `Queue#deepClean` cleans one; the
+   * reports summed. Walks every key of each partition: run it rarely.
+   * @returns {Promise<{ requeued: number, removed: number }>}
+   */
+  async deepClean() {
+    return nativeAsync(() => this.#native.deepClean())
   }
 
   /**

@@ -362,6 +362,16 @@ function toDependencyResults(results) {
 }
 
 /**
+ * `countsByName`'s answer as JavaScript receives it: null while the counters are off.
+ * @param {import('../native').NameCountsParts[] | null | undefined} counts
+ * @returns {import('../index').NameCounts[] | null}
+ */
+function toNameCounts(counts) {
+  if (counts === null || counts === undefined) return null
+  return counts.map((c) => ({ name: c.name, completed: c.completed, failed: c.failed, dead: c.dead }))
+}
+
+/**
  * `setConfig`'s configuration as the addon takes it.
  * @param {unknown} config
  * @returns {import('../native').ConfigParts}
@@ -1008,9 +1018,7 @@ class Queue {
    * @returns {Promise<import('../index').NameCounts[] | null>}
    */
   async countsByName() {
-    const counts = await nativeAsync(() => this.#native.countsByName())
-    if (counts === null || counts === undefined) return null
-    return counts.map((c) => ({ name: c.name, completed: c.completed, failed: c.failed, dead: c.dead }))
+    return toNameCounts(await nativeAsync(() => this.#native.countsByName()))
   }
 
   /**
@@ -1361,6 +1369,7 @@ module.exports = {
   followerAfter,
   requireLease,
   scheduleArgs,
+  toConfig,
   toDependencies,
   toDependencyResults,
   toEntry,
@@ -1368,6 +1377,7 @@ module.exports = {
   toGroup,
   toItem,
   toJob,
+  toNameCounts,
   toResult,
   toScheduleInfo,
   toSchedulePage,

@@ -9,11 +9,13 @@ use napi_derive::napi;
 use crate::convert::{count, integer, millis, opt_millis, retry, ttl, wait};
 use crate::error::to_napi;
 use crate::item::NativeItem;
-use crate::job::{ConfigParts, EntryParts, GroupParts, JobParts, ResultParts, StatsParts};
+use crate::job::{
+    ConfigParts, EntryParts, GroupParts, JobParts, NameCountsParts, ResultParts, StatsParts,
+};
 use crate::lease::{LeasedParts, NativeLease};
 use crate::queue::{
-    dependency_results, fail_name, flows, opt_n, state, DependenciesParts, DependencyResultParts,
-    NativeQueue,
+    dependency_results, fail_name, flows, name_counts, opt_n, state, CleanParts, DependenciesParts,
+    DependencyResultParts, NativeQueue,
 };
 use crate::schedule::{FireReportParts, ScheduleInfoParts, SchedulePageParts, ScheduleParts};
 
@@ -107,6 +109,13 @@ impl NativePartitioned {
             .add_wait(&item.inner, wait)
             .await
             .map_err(to_napi)
+    }
+
+    /// Adds an item to its partition (routed as `add` routes it) without checking whether its
+    /// id exists there.
+    #[napi]
+    pub async fn add_unique(&self, item: &NativeItem) -> napi::Result<()> {
+        self.inner.add_unique(&item.inner).await.map_err(to_napi)
     }
 
     /// Adds every item whose id does not exist yet in its partition; how many were added. Each
@@ -350,6 +359,33 @@ impl NativePartitioned {
         Ok(count(self.inner.count_in(state).await.map_err(to_napi)?))
     }
 
+    /// For each item name of the last hour, its jobs completed, failed and dead, summed over
+    /// the partitions; null while no partition counts.
+    #[napi]
+    pub async fn counts_by_name(&self) -> napi::Result<Option<Vec<NameCountsParts>>> {
+        let counts = self.inner.counts_by_name().await.map_err(to_napi)?;
+        Ok(name_counts(counts))
+    }
+
+    /// Whether any partition exists (false for one created and never used).
+    #[napi]
+    pub async fn exists(&self) -> napi::Result<bool> {
+        self.inner.exists().await.map_err(to_napi)
+    }
+
+    /// How many items wait, at every priority, summed over the partitions.
+    #[napi]
+    pub async fn queue_len(&self) -> napi::Result<i64> {
+        Ok(count(self.inner.queue_len().await.map_err(to_napi)?))
+    }
+
+    /// How many items are being processed (as `NativeQueue::processing_len`), summed over the
+    /// partitions.
+    #[napi]
+    pub async fn processing_len(&self) -> napi::Result<i64> {
+        Ok(count(self.inner.processing_len().await.map_err(to_napi)?))
+    }
+
     /// A page of the logical queue's items in `state`: partition 0's, then 1's, and so on.
     #[napi]
     pub async fn list(
@@ -431,6 +467,13 @@ impl NativePartitioned {
         Ok(count(self.inner.dead_purge(n).await.map_err(to_napi)?))
     }
 
+    /// The stored configuration of partition 0, which `set_config` gives every partition.
+    #[napi]
+    pub async fn config(&self) -> napi::Result<ConfigParts> {
+        let config = self.inner.config().await.map_err(to_napi)?;
+        Ok(ConfigParts::from_core(config))
+    }
+
     /// Stores the fields given in every partition; the others keep their stored value.
     #[napi]
     pub async fn set_config(&self, config: ConfigParts) -> napi::Result<()> {
@@ -442,6 +485,18 @@ impl NativePartitioned {
     #[napi]
     pub async fn reset_config(&self) -> napi::Result<()> {
         self.inner.reset_config().await.map_err(to_napi)
+    }
+
+    /// A light clean of every partition at once; the reports summed.
+    #[napi]
+    pub async fn light_clean(&self) -> napi::Result<CleanParts> {
+        Ok(self.inner.light_clean().await.map_err(to_napi)?.into())
+    }
+
+    /// A deep clean of every partition, one after another; the reports summed.
+    #[napi]
+    pub async fn deep_clean(&self) -> napi::Result<CleanParts> {
+        Ok(self.inner.deep_clean().await.map_err(to_napi)?.into())
     }
 
     /// Stores the recurring job `name` in partition 0, where the queue's schedules live;

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use leaseq::{policy, CleanReport, Completion, FailOutcome, Lease, Queue, State};
+use leaseq::{policy, CleanReport, Completion, FailOutcome, Lease, NameCounts, Queue, State};
 use napi::bindgen_prelude::{Buffer, ClassInstance, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
@@ -178,6 +178,12 @@ pub(crate) fn dependency_results(
             result: result.map(Buffer::from),
         })
         .collect()
+}
+
+/// The core's counts by name as JavaScript receives them, null while counters are off (shared
+/// with `NativePartitioned::counts_by_name`).
+pub(crate) fn name_counts(counts: Option<Vec<NameCounts>>) -> Option<Vec<NameCountsParts>> {
+    counts.map(|c| c.into_iter().map(NameCountsParts::from).collect())
 }
 
 /// A flow's tree from its items in the order JavaScript walked them (each parent before its
@@ -662,7 +668,7 @@ impl NativeQueue {
     #[napi]
     pub async fn counts_by_name(&self) -> napi::Result<Option<Vec<NameCountsParts>>> {
         let counts = self.inner.counts_by_name().await.map_err(to_napi)?;
-        Ok(counts.map(|c| c.into_iter().map(NameCountsParts::from).collect()))
+        Ok(name_counts(counts))
     }
 
     /// Pauses the queue (nothing is leased until resumed); whether it was running.

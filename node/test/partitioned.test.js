@@ -4,8 +4,10 @@
 // every partition finished (completed or failed) in their own, flows kept in one partition, the
 // dead-letter calls and the configuration on every partition, the calls by id that find an item
 // where it lives (`promote`, `dependencies`, `deadRequeueEach`), holds, pauses and resets of
-// every partition, a Worker's rate limit holding every partition, and the partitions handed
-// out as queues (`partition`, `partitionOf`, `queueOf`).
+// every partition, the counts, cleans and configuration of the logical queue (`exists`,
+// `config`, `queueLen`, `processingLen`, `countsByName`, `lightClean`, `deepClean`, with
+// `addUnique`), a Worker's rate limit holding every partition, and the partitions handed out as
+// queues (`partition`, `partitionOf`, `queueOf`).
 
 const assert = require('node:assert/strict')
 const net = require('node:net')
@@ -14,6 +16,7 @@ const { after, before, describe, test } = require('node:test')
 
 const { Client, Item, LeaseqError, PartitionedQueue, Queue, RateLimitedError, Worker } = require('..')
 const { startRedis } = require('./helpers/redis')
+const resp = require('./helpers/resp')
 
 /**
  * How many clients of the servers at `urls` last ran an `XREAD` (a follower's waits): one
@@ -456,6 +459,59 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     await q.setConfig({ capacity: 100, maxAttempts: 3 })
     assert.equal(await q.resetConfig(), undefined)
     for (const i of q.partitions.keys()) assert.deepEqual(await q.partition(i).config(), {}, `partition ${i}`)
+  })
+
+  test('exists, config, addUnique, the lengths, countsByName and the cleans cover every partition', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    assert.equal(await q.exists(), false, 'created, never used')
+    await q.setConfig({ stats: true, capacity: 500 })
+    assert.equal(await q.exists(), true)
+    assert.deepEqual(await q.config(), { stats: true, capacity: 500 })
+    // Named items in every partition, added without the id check (an Item, or data and options).
+    const named = items(9).map((item) => new Item('x', { id: item.id, name: 'mail' }))
+    assert.equal(new Set(named.map((item) => q.partitionOf(item))).size, 3, 'in every partition')
+    for (const item of named) assert.equal(await q.addUnique(item), undefined)
+    assert.equal(await q.addUnique('x', { id: 'by-data', name: 'mail' }), undefined)
+    assert.equal((await q.get('by-data')).name, 'mail')
+    assert.equal(await q.queueLen(), 10)
+    await assert.rejects(q.addUnique(new Item('x'), { name: 'mail' }), invalid('options'))
+    await assert.rejects(q.addUnique(5), invalid('item'))
+    const leases = await q.leaseBatch(20, { ttlMs: TTL })
+    assert.equal(leases.length, 10)
+    assert.deepEqual([await q.queueLen(), await q.processingLen()], [0, 10])
+    for (const lease of leases) assert.equal(await q.complete(lease), true)
+    assert.equal(await q.processingLen(), 0)
+    assert.deepEqual(await q.countsByName(), [{ name: 'mail', completed: 10, failed: 0, dead: 0 }])
+    // Due delayed items in every partition: a light clean promotes them all.
+    const candidates = Array.from({ length: 60 }, (_, i) => `late${i}`)
+    const late = [0, 1, 2].map((p) => candidates.find((id) => q.partitionOf(new Item('x', { id })) === p))
+    for (const id of late) assert.equal(await q.add(new Item('x', { id, delayMs: 1 })), true)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    assert.deepEqual([await q.count('delayed'), await q.count('waiting')], [3, 0])
+    assert.deepEqual(await q.lightClean(), { requeued: 0, removed: 0 })
+    assert.deepEqual([await q.count('delayed'), await q.count('waiting')], [0, 3])
+    // An item key on no list (a redis-work-queue client crashed mid-add) in two partitions, set
+    // on the node that holds each: the deep clean finds both.
+    for (const prefix of q.partitions.slice(1)) {
+      let set = false
+      for (const url of cluster.urls) {
+        const conn = await resp.connect(url)
+        try {
+          set = (await conn.command('SET', `${prefix}:item:orphan`, 'x')) === 'OK'
+        } catch (err) {
+          if (!/^MOVED /.test(err.message)) throw err
+        } finally {
+          conn.close()
+        }
+        if (set) break
+      }
+      assert.ok(set, `set in ${prefix}`)
+    }
+    assert.deepEqual(await q.deepClean(), { requeued: 2, removed: 0 })
+    assert.equal(await q.count('waiting'), 5)
+    // With the counters off in every partition, nothing is counted.
+    await q.setConfig({ stats: false })
+    assert.equal(await q.countsByName(), null)
   })
 
   test('a Worker on the base is refused as it starts', async () => {
