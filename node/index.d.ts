@@ -1135,9 +1135,8 @@ export declare class PartitionedQueue {
   list(state: ListState, options?: { start?: number; count?: number }): Promise<ListEntry[]>
   /**
    * For each item name met in the last 60 minutes, its jobs completed, failed and dead, as
-   * `Queue#countsByName` answers, summed over the partitions (in the order the names are first
-   * met: partition 0's, then new names of partition 1, and so on). Null while no partition
-   * counts (`setConfig({ stats: true })`).
+   * `Queue#countsByName` answers, summed over the partitions (sorted by name, as a queue's
+   * are). Null while no partition counts (`setConfig({ stats: true })`).
    */
   countsByName(): Promise<NameCounts[] | null>
   /**
@@ -1475,7 +1474,7 @@ export declare class RetryLaterError extends Error {
  * after the hold without being charged an attempt. With `{ group: true }` (an API that limits
  * per customer or tenant), only the job's group is held off (`Queue#rateLimitGroup`), the
  * queue's other groups going on; a job without a group holds the queue off (of a
- * `PartitionedQueue`: the job's partition only).
+ * `PartitionedQueue`: every partition).
  */
 export declare class RateLimitedError extends Error {
   constructor(holdMs: number, options?: RateLimitedOptions)

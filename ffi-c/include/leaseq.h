@@ -371,8 +371,9 @@ typedef struct leaseq_job leaseq_job;
 typedef struct leaseq_lease leaseq_lease;
 
 /**
- * The last hour's counts by item name, from `leaseq_queue_counts_by_name` (opaque): read its
- * entries with `leaseq_name_counts_entries`, free it with `leaseq_name_counts_free`.
+ * The last hour's counts by item name, from `leaseq_queue_counts_by_name` or
+ * `leaseq_partitioned_counts_by_name` (opaque): read its entries with
+ * `leaseq_name_counts_entries`, free it with `leaseq_name_counts_free`.
  * Immutable; may be read from several threads at once.
  */
 typedef struct leaseq_name_counts leaseq_name_counts;
@@ -1027,7 +1028,8 @@ typedef struct {
 
 /**
  * What a clean did (a plain struct, filled by `leaseq_queue_light_clean` and
- * `leaseq_queue_deep_clean`).
+ * `leaseq_queue_deep_clean`, and summed over the partitions by `leaseq_partitioned_light_clean`
+ * and `leaseq_partitioned_deep_clean`).
  */
 typedef struct {
     /**
@@ -1730,8 +1732,8 @@ typedef int32_t leaseq_cancel_reason;
  * `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit_group`), and the job is handed
  * back in the same call, to run again after it without being charged an attempt; the queue's
  * other groups go on. A job without a group holds the whole queue off, as
- * `LEASEQ_JOB_RATE_LIMITED` (of a partitioned queue: the job's partition only). Without a hold
- * set, the attempt fails (error type "internal").
+ * `LEASEQ_JOB_RATE_LIMITED` (of a partitioned queue: every partition). Without a hold set, the
+ * attempt fails (error type "internal").
  */
 #define LEASEQ_JOB_RATE_LIMITED_GROUP 5
 
@@ -3009,7 +3011,7 @@ void leaseq_stats_free(leaseq_stats *stats);
 
 /**
  * Sets `*out_entries` and `*out_len` to the counts, one entry per name, by name (byte
- * order). The array and its names belong to `counts`: valid until `leaseq_name_counts_free`;
+ * order, from `leaseq_partitioned_counts_by_name` too). The array and its names belong to `counts`: valid until `leaseq_name_counts_free`;
  * do not free them. No name (nothing named finished in the last hour): `*out_entries` is NULL
  * and `*out_len` 0.
  *
@@ -3365,6 +3367,22 @@ leaseq_status leaseq_partitioned_add_with_timeout(const leaseq_partitioned *part
                                                   const leaseq_add_options *options,
                                                   int64_t timeout_ms,
                                                   bool *out_added);
+
+/**
+ * Adds `item` to its partition, routed as `leaseq_partitioned_add` routes it, without checking
+ * whether its id exists there, as `leaseq_queue_add_unique` adds to a queue: the caller
+ * guarantees a fresh id (the random id of `leaseq_item_new` is). Adding an existing id
+ * overwrites its data and queues it twice. One round trip. The item is only read: the caller
+ * still owns it.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `item`; LEASEQ_FULL for a
+ * bounded partition with no room; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED as any call.
+ *
+ * # Safety
+ * `partitioned` and `item` are NULL or live handles.
+ */
+leaseq_status leaseq_partitioned_add_unique(const leaseq_partitioned *partitioned,
+                                            const leaseq_item *item);
 
 /**
  * Adds every item of the array `items` (`items_len` item pointers) whose id does not exist
@@ -4028,6 +4046,114 @@ leaseq_status leaseq_partitioned_dead_requeue_each(const leaseq_partitioned *par
                                                    const char *const *ids,
                                                    size_t ids_len,
                                                    bool *out_requeued);
+
+/**
+ * Sets `*out_exists` to whether the logical queue exists: whether any partition does, as
+ * `leaseq_queue_exists` reads each (any of its fixed keys). False for a partitioned queue
+ * created and never used, whose layout under the base is all there is. One round trip to
+ * every partition at once.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_exists`;
+ * LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_exists` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_exists(const leaseq_partitioned *partitioned, bool *out_exists);
+
+/**
+ * Sets `*out_len` to how many items wait in the logical queue, at every priority: each
+ * partition's `leaseq_queue_len`, summed. One round trip to every partition at once.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_len`;
+ * LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_len` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_queue_len(const leaseq_partitioned *partitioned,
+                                           uint64_t *out_len);
+
+/**
+ * Sets `*out_len` to how many items of the logical queue are being processed: each
+ * partition's `leaseq_queue_processing_len` (leased by leaseq, plus the ids in
+ * redis-work-queue's processing list), summed. One round trip to every partition at once.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_len`;
+ * LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_len` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_processing_len(const leaseq_partitioned *partitioned,
+                                                uint64_t *out_len);
+
+/**
+ * Sets `*out_counts` to what each kind of job did in the last hour over the logical queue:
+ * each partition's `leaseq_queue_counts_by_name`, summed by name, sorted by name as a queue's
+ * are (at most 1000); or to NULL while no partition counts (`LEASEQ_CONFIG_STATS` off). One round trip to
+ * every partition at once.
+ *
+ * `*out_counts`, when not NULL, is a new handle owned by the caller (possibly with no entry):
+ * read it with `leaseq_name_counts_entries` and free it with `leaseq_name_counts_free`.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_counts`;
+ * LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_counts` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_counts_by_name(const leaseq_partitioned *partitioned,
+                                                leaseq_name_counts **out_counts);
+
+/**
+ * Reads the logical queue's stored configuration into `*out_config`, as `leaseq_queue_config`
+ * reads a queue's: partition 0's, which `leaseq_partitioned_set_config` writes to every
+ * partition alike (read a partition's own through `leaseq_partitioned_partition` when one was
+ * set alone). The caller sets `struct_size` first (`leaseq_config out = LEASEQ_CONFIG_INIT;`):
+ * only the fields that fit in it are written. `set` names the fields that are stored; the
+ * others are 0, and the protocol's defaults apply to them. One round trip.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_config`;
+ * LEASEQ_INVALID_ARGUMENT naming `out_config.struct_size` (too small), before anything is
+ * sent; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_config` is NULL or points to a `leaseq_config`
+ * of `struct_size` writable bytes with `struct_size` set.
+ */
+leaseq_status leaseq_partitioned_config(const leaseq_partitioned *partitioned,
+                                        leaseq_config *out_config);
+
+/**
+ * A light clean of every partition, as `leaseq_queue_light_clean` cleans a queue, all at
+ * once; fills `*out_report` with the reports summed. Leases do the clean's main work
+ * themselves, so a logical queue with workers needs no cleaner; run it where nobody leases.
+ * One round trip to every partition at once (each clean runs server-side in batches).
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_report`;
+ * LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_report` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_light_clean(const leaseq_partitioned *partitioned,
+                                             leaseq_clean_report *out_report);
+
+/**
+ * A deep clean of every partition, as `leaseq_queue_deep_clean` cleans a queue, one partition
+ * after another (each walks the keys of its partition's server with SCAN: run it rarely);
+ * fills `*out_report` with the reports summed.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_report`;
+ * LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED (the partitions cleaned before the error
+ * stay cleaned).
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `out_report` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_deep_clean(const leaseq_partitioned *partitioned,
+                                            leaseq_clean_report *out_report);
 
 /**
  * The name of a renew outcome: `"renewed"`, `"expired"`, `"taken"`, `"completed"`,

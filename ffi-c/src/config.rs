@@ -1,6 +1,8 @@
 //! A queue's stored configuration: read, set, reset.
 
-use crate::guard::{arg, call, Failure};
+use leaseq::QueueConfig;
+
+use crate::guard::{arg, call, Failure, Outcome};
 use crate::options::{self, leaseq_config};
 use crate::queue::leaseq_queue;
 use crate::status::leaseq_status;
@@ -20,14 +22,28 @@ pub unsafe extern "C" fn leaseq_queue_config(
 ) -> leaseq_status {
     call("leaseq_queue_config", || {
         let queue = unsafe { arg(queue, "queue") }?;
-        if out_config.is_null() {
-            return Err(Failure::Null("out_config".into()));
-        }
-        // Checks struct_size before the round trip.
-        unsafe { options::write(out_config, "out_config", leaseq_config::default()) }?;
-        let config = leaseq_config::from_core(&queue.inner.config()?);
-        unsafe { options::write(out_config, "out_config", config) }
+        unsafe { config_out(out_config, || queue.inner.config()) }
     })
+}
+
+/// Writes the configuration `read` gives into `*out_config`, for `leaseq_queue_config` and
+/// `leaseq_partitioned_config`: NULL and a bad `struct_size` are refused before `read` runs
+/// (before the round trip).
+///
+/// # Safety
+/// `out_config` is NULL or points to a `leaseq_config` of `struct_size` writable bytes with
+/// `struct_size` set.
+pub(crate) unsafe fn config_out(
+    out_config: *mut leaseq_config,
+    read: impl FnOnce() -> leaseq::Result<QueueConfig>,
+) -> Outcome {
+    if out_config.is_null() {
+        return Err(Failure::Null("out_config".into()));
+    }
+    // Checks struct_size before the round trip.
+    unsafe { options::write(out_config, "out_config", leaseq_config::default()) }?;
+    let config = leaseq_config::from_core(&read()?);
+    unsafe { options::write(out_config, "out_config", config) }
 }
 
 /// Stores the fields of `config` named in its `set` bits; the others keep their stored value.

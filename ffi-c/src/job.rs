@@ -1591,8 +1591,9 @@ pub struct leaseq_name_count {
     pub dead: u64,
 }
 
-/// The last hour's counts by item name, from `leaseq_queue_counts_by_name` (opaque): read its
-/// entries with `leaseq_name_counts_entries`, free it with `leaseq_name_counts_free`.
+/// The last hour's counts by item name, from `leaseq_queue_counts_by_name` or
+/// `leaseq_partitioned_counts_by_name` (opaque): read its entries with
+/// `leaseq_name_counts_entries`, free it with `leaseq_name_counts_free`.
 /// Immutable; may be read from several threads at once.
 #[allow(non_camel_case_types)]
 pub struct leaseq_name_counts {
@@ -1622,7 +1623,7 @@ impl leaseq_name_counts {
 }
 
 /// Sets `*out_entries` and `*out_len` to the counts, one entry per name, by name (byte
-/// order). The array and its names belong to `counts`: valid until `leaseq_name_counts_free`;
+/// order, from `leaseq_partitioned_counts_by_name` too). The array and its names belong to `counts`: valid until `leaseq_name_counts_free`;
 /// do not free them. No name (nothing named finished in the last hour): `*out_entries` is NULL
 /// and `*out_len` 0.
 ///

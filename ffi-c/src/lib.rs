@@ -26,6 +26,7 @@ mod options;
 mod partitioned;
 mod partitioned_groups;
 mod partitioned_ids;
+mod partitioned_upkeep;
 mod queue;
 mod queue_batch;
 mod schedules;

@@ -375,6 +375,30 @@ pub unsafe extern "C" fn leaseq_partitioned_add_with_timeout(
     })
 }
 
+/// Adds `item` to its partition, routed as `leaseq_partitioned_add` routes it, without checking
+/// whether its id exists there, as `leaseq_queue_add_unique` adds to a queue: the caller
+/// guarantees a fresh id (the random id of `leaseq_item_new` is). Adding an existing id
+/// overwrites its data and queues it twice. One round trip. The item is only read: the caller
+/// still owns it.
+///
+/// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `item`; LEASEQ_FULL for a
+/// bounded partition with no room; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED as any call.
+///
+/// # Safety
+/// `partitioned` and `item` are NULL or live handles.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_partitioned_add_unique(
+    partitioned: *const leaseq_partitioned,
+    item: *const leaseq_item,
+) -> leaseq_status {
+    call("leaseq_partitioned_add_unique", || {
+        let p = unsafe { arg(partitioned, "partitioned") }?;
+        let item = unsafe { arg(item, "item") }?;
+        p.inner.add_unique(&item.inner)?;
+        Ok(())
+    })
+}
+
 /// The item pointers of a batch (`items_len` of them; `items` NULL only when it is 0).
 ///
 /// # Safety

@@ -30,7 +30,8 @@ impl leaseq_queue {
 }
 
 /// What a clean did (a plain struct, filled by `leaseq_queue_light_clean` and
-/// `leaseq_queue_deep_clean`).
+/// `leaseq_queue_deep_clean`, and summed over the partitions by `leaseq_partitioned_light_clean`
+/// and `leaseq_partitioned_deep_clean`).
 #[allow(non_camel_case_types)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]

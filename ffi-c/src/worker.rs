@@ -42,8 +42,8 @@ pub const LEASEQ_JOB_RATE_LIMITED: leaseq_job_outcome = 4;
 /// `leaseq_worker_job_set_rate_limited` (`leaseq_queue_rate_limit_group`), and the job is handed
 /// back in the same call, to run again after it without being charged an attempt; the queue's
 /// other groups go on. A job without a group holds the whole queue off, as
-/// `LEASEQ_JOB_RATE_LIMITED` (of a partitioned queue: the job's partition only). Without a hold
-/// set, the attempt fails (error type "internal").
+/// `LEASEQ_JOB_RATE_LIMITED` (of a partitioned queue: every partition). Without a hold set, the
+/// attempt fails (error type "internal").
 pub const LEASEQ_JOB_RATE_LIMITED_GROUP: leaseq_job_outcome = 5;
 
 /// Why a callback is told to stop (`leaseq_worker_job_cancelled`), the core's reasons

@@ -845,6 +845,265 @@ static void is_paused_and_reset_config_over_every_partition(void) {
     leaseq_partitioned_free(p);
 }
 
+/* ---- figures, configuration and cleans of the logical queue ------------------------------ */
+
+/* One id per partition: `ids[i]` (`<stem>-<n>`) routes to partition i; false (and a failed
+ * check) when 64 tries leave a partition without one. */
+static bool one_id_per_partition(const leaseq_partitioned *p, const char *stem,
+                                 char ids[P][32]) {
+    size_t found = 0;
+    for (size_t i = 0; i < P; i++) ids[i][0] = '\0';
+    for (int n = 0; n < 64 && found < P; n++) {
+        char id[32];
+        size_t at = P;
+        snprintf(id, sizeof id, "%s-%d", stem, n);
+        leaseq_item *it = item(id);
+        CHECK_OK(leaseq_partitioned_partition_of(p, it, NULL, &at));
+        leaseq_item_free(it);
+        if (at < P && ids[at][0] == '\0') {
+            snprintf(ids[at], 32, "%s", id);
+            found++;
+        }
+    }
+    CHECK(found == P);
+    return found == P;
+}
+
+static void exists_config_lengths_and_add_unique(void) {
+    leaseq_partitioned *p = fresh("figures");
+    REQUIRE(p != NULL);
+    bool exists = true;
+    CHECK_OK(leaseq_partitioned_exists(p, &exists));
+    CHECK(!exists); /* created, never used: the layout under the base is all there is */
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_CAPACITY;
+    config.capacity = 100;
+    CHECK_OK(leaseq_partitioned_set_config(p, &config));
+    CHECK_OK(leaseq_partitioned_exists(p, &exists));
+    CHECK(exists);
+    leaseq_config read = LEASEQ_CONFIG_INIT;
+    CHECK_OK(leaseq_partitioned_config(p, &read));
+    CHECK(read.set == LEASEQ_CONFIG_CAPACITY && read.capacity == 100);
+    /* partition 0's: a setting of another partition alone is not the logical queue's */
+    leaseq_queue *second = NULL;
+    CHECK_OK(leaseq_partitioned_partition(p, 1, &second));
+    REQUIRE(second != NULL);
+    config.set = LEASEQ_CONFIG_MAX_ATTEMPTS;
+    config.max_attempts = 9;
+    CHECK_OK(leaseq_queue_set_config(second, &config));
+    leaseq_queue_free(second);
+    read = (leaseq_config)LEASEQ_CONFIG_INIT;
+    CHECK_OK(leaseq_partitioned_config(p, &read));
+    CHECK(read.set == LEASEQ_CONFIG_CAPACITY && read.max_attempts == 0);
+
+    /* add_unique routes each item as add does: two in every partition */
+    char ids[P][32], more[P][32];
+    REQUIRE(one_id_per_partition(p, "u", ids) && one_id_per_partition(p, "v", more));
+    for (size_t i = 0; i < P; i++) {
+        leaseq_item *a = item(ids[i]), *b = item(more[i]);
+        CHECK_OK(leaseq_partitioned_add_unique(p, a));
+        CHECK_OK(leaseq_partitioned_add_unique(p, b));
+        leaseq_item_free(a);
+        leaseq_item_free(b);
+    }
+    uint64_t each[P];
+    CHECK(waiting(p, each) == 2 * P);
+    for (size_t i = 0; i < P; i++) CHECK(each[i] == 2);
+    uint64_t len = 99, processing = 99;
+    CHECK_OK(leaseq_partitioned_queue_len(p, &len));
+    CHECK(len == 2 * P);
+    CHECK_OK(leaseq_partitioned_processing_len(p, &processing));
+    CHECK(processing == 0);
+
+    /* leased items are processed, counted over every partition */
+    leaseq_lease_options options = LEASEQ_LEASE_OPTIONS_INIT;
+    options.set = LEASEQ_LEASE_TTL;
+    options.ttl_ms = 30000;
+    leaseq_lease **leases = NULL;
+    size_t leased = 0;
+    CHECK_OK(leaseq_partitioned_lease_batch(p, 2 * P - 1, &options, &leases, &leased));
+    CHECK(leased == 2 * P - 1);
+    CHECK_OK(leaseq_partitioned_processing_len(p, &processing));
+    CHECK(processing == leased);
+    CHECK_OK(leaseq_partitioned_queue_len(p, &len));
+    CHECK(len == 2 * P - leased);
+    for (size_t i = 0; i < leased; i++) {
+        bool completed = false;
+        CHECK_OK(leaseq_partitioned_complete(p, leases[i], &completed));
+        CHECK(completed);
+    }
+    leaseq_lease_array_free(leases, leased);
+    CHECK_OK(leaseq_partitioned_processing_len(p, &processing));
+    CHECK(processing == 0);
+
+    /* refusals name the argument; the outputs are cleared */
+    leaseq_item *it = item("refused");
+    CHECK_NULL_ARG(leaseq_partitioned_add_unique(NULL, it), "partitioned");
+    CHECK_NULL_ARG(leaseq_partitioned_add_unique(p, NULL), "item");
+    leaseq_item_free(it);
+    exists = true;
+    CHECK_NULL_ARG(leaseq_partitioned_exists(NULL, &exists), "partitioned");
+    CHECK(!exists);
+    CHECK_NULL_ARG(leaseq_partitioned_exists(p, NULL), "out_exists");
+    len = 99;
+    CHECK_NULL_ARG(leaseq_partitioned_queue_len(NULL, &len), "partitioned");
+    CHECK(len == 0);
+    CHECK_NULL_ARG(leaseq_partitioned_queue_len(p, NULL), "out_len");
+    processing = 99;
+    CHECK_NULL_ARG(leaseq_partitioned_processing_len(NULL, &processing), "partitioned");
+    CHECK(processing == 0);
+    CHECK_NULL_ARG(leaseq_partitioned_processing_len(p, NULL), "out_len");
+    CHECK_NULL_ARG(leaseq_partitioned_config(NULL, &read), "partitioned");
+    CHECK_NULL_ARG(leaseq_partitioned_config(p, NULL), "out_config");
+    leaseq_config bad = LEASEQ_CONFIG_INIT;
+    bad.struct_size = 4;
+    CHECK_INVALID_ARG(leaseq_partitioned_config(p, &bad), "out_config.struct_size");
+    leaseq_partitioned_free(p);
+}
+
+/* Adds item `id` named `name` to `p`. */
+static void add_named(const leaseq_partitioned *p, const char *id, const char *name) {
+    leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+    options.set = LEASEQ_ADD_NAME;
+    options.name = name;
+    leaseq_item *it = item(id);
+    bool added = false;
+    CHECK_OK(leaseq_partitioned_add_with_options(p, it, &options, &added));
+    CHECK(added);
+    leaseq_item_free(it);
+}
+
+/* The entry of `name` in `counts`, or NULL. */
+static const leaseq_name_count *count_of(const leaseq_name_counts *counts, const char *name) {
+    const leaseq_name_count *entries = NULL;
+    size_t len = 0;
+    CHECK_OK(leaseq_name_counts_entries(counts, &entries, &len));
+    for (size_t i = 0; i < len; i++)
+        if (strcmp(entries[i].name, name) == 0) return &entries[i];
+    return NULL;
+}
+
+static void counts_by_name_sum_the_partitions(void) {
+    leaseq_partitioned *p = fresh("names");
+    REQUIRE(p != NULL);
+    leaseq_name_counts *counts = (leaseq_name_counts *)&counts; /* anything but NULL */
+    CHECK_OK(leaseq_partitioned_counts_by_name(p, &counts));
+    CHECK(counts == NULL); /* no partition counts */
+    leaseq_config config = LEASEQ_CONFIG_INIT;
+    config.set = LEASEQ_CONFIG_STATS;
+    config.stats = true;
+    CHECK_OK(leaseq_partitioned_set_config(p, &config));
+    CHECK_OK(leaseq_partitioned_counts_by_name(p, &counts));
+    REQUIRE(counts != NULL);
+    const leaseq_name_count *entries = (const leaseq_name_count *)&entries;
+    size_t len = 99;
+    CHECK_OK(leaseq_name_counts_entries(counts, &entries, &len));
+    CHECK(entries == NULL && len == 0); /* counting, nothing finished yet */
+    leaseq_name_counts_free(counts);
+
+    /* "email" completed in every partition, "resize" dead in one */
+    char ids[P][32];
+    REQUIRE(one_id_per_partition(p, "email", ids));
+    for (size_t i = 0; i < P; i++) add_named(p, ids[i], "email");
+    add_named(p, "resize-0", "resize");
+    for (;;) {
+        leaseq_lease *lease = NULL;
+        const char *name = NULL;
+        CHECK_OK(leaseq_partitioned_lease(p, 30000, 0, &lease));
+        if (lease == NULL) break;
+        CHECK_OK(leaseq_lease_name(lease, &name));
+        if (name != NULL && strcmp(name, "resize") == 0) {
+            leaseq_fail_outcome outcome = -1;
+            leaseq_renew_outcome not_held = -1;
+            int64_t retry_in = 0;
+            CHECK_OK(leaseq_partitioned_fail(p, lease, "broken", "", LEASEQ_RETRY_NEVER, 0,
+                                             &outcome, &not_held, &retry_in));
+            CHECK(outcome == LEASEQ_FAIL_DEAD);
+        } else {
+            bool completed = false;
+            CHECK_OK(leaseq_partitioned_complete(p, lease, &completed));
+            CHECK(completed);
+        }
+        leaseq_lease_free(lease);
+    }
+    CHECK(count_in(p, LEASEQ_STATE_WAITING) == 0 && count_in(p, LEASEQ_STATE_DEAD) == 1);
+    counts = NULL;
+    CHECK_OK(leaseq_partitioned_counts_by_name(p, &counts));
+    REQUIRE(counts != NULL);
+    CHECK_OK(leaseq_name_counts_entries(counts, &entries, &len));
+    CHECK(len == 2);
+    const leaseq_name_count *email = count_of(counts, "email"), *resize = count_of(counts, "resize");
+    REQUIRE(email != NULL && resize != NULL);
+    CHECK(email->completed == P && email->failed == 0 && email->dead == 0);
+    CHECK(resize->completed == 0 && resize->failed == 1 && resize->dead == 1);
+    leaseq_name_counts_free(counts);
+
+    CHECK_NULL_ARG(leaseq_partitioned_counts_by_name(p, NULL), "out_counts");
+    counts = (leaseq_name_counts *)&counts;
+    CHECK_NULL_ARG(leaseq_partitioned_counts_by_name(NULL, &counts), "partitioned");
+    CHECK(counts == NULL);
+    leaseq_partitioned_free(p);
+}
+
+static void cleans_reach_every_partition(void) {
+    leaseq_partitioned *p = fresh("clean");
+    REQUIRE(p != NULL);
+    leaseq_clean_report report = {99, 99};
+    CHECK_OK(leaseq_partitioned_light_clean(p, &report));
+    CHECK(report.requeued == 0 && report.removed == 0);
+    report = (leaseq_clean_report){99, 99};
+    CHECK_OK(leaseq_partitioned_deep_clean(p, &report));
+    CHECK(report.requeued == 0 && report.removed == 0);
+
+    /* a delayed item in every partition, due before the light clean, which promotes them all */
+    char ids[P][32];
+    REQUIRE(one_id_per_partition(p, "later", ids));
+    leaseq_add_options options = LEASEQ_ADD_OPTIONS_INIT;
+    options.set = LEASEQ_ADD_DELAY;
+    options.delay_ms = 500;
+    for (size_t i = 0; i < P; i++) {
+        leaseq_item *it = item(ids[i]);
+        bool added = false;
+        CHECK_OK(leaseq_partitioned_add_with_options(p, it, &options, &added));
+        CHECK(added);
+        leaseq_item_free(it);
+    }
+    CHECK(count_in(p, LEASEQ_STATE_DELAYED) == P);
+    sleep_ms(700);
+    CHECK_OK(leaseq_partitioned_light_clean(p, &report));
+    CHECK(count_in(p, LEASEQ_STATE_DELAYED) == 0);
+    uint64_t each[P];
+    CHECK(waiting(p, each) == P);
+    for (size_t i = 0; i < P; i++) CHECK(each[i] == 1);
+
+    /* a lease left to lapse in every partition: the deep clean requeues them all */
+    leaseq_lease_options lapse = LEASEQ_LEASE_OPTIONS_INIT;
+    lapse.set = LEASEQ_LEASE_TTL;
+    lapse.ttl_ms = 1;
+    leaseq_lease **leases = NULL;
+    size_t leased = 0;
+    CHECK_OK(leaseq_partitioned_lease_batch(p, P, &lapse, &leases, &leased));
+    CHECK(leased == P);
+    leaseq_lease_array_free(leases, leased);
+    sleep_ms(50);
+    report = (leaseq_clean_report){99, 99};
+    CHECK_OK(leaseq_partitioned_deep_clean(p, &report));
+    CHECK(report.requeued == leased);
+    CHECK(count_in(p, LEASEQ_STATE_LEASED) == 0 && count_in(p, LEASEQ_STATE_WAITING) == P);
+    CHECK_OK(leaseq_partitioned_light_clean(p, &report));
+    CHECK(report.requeued == 0 && report.removed == 0);
+
+    report = (leaseq_clean_report){99, 99};
+    CHECK_NULL_ARG(leaseq_partitioned_light_clean(NULL, &report), "partitioned");
+    CHECK(report.requeued == 0 && report.removed == 0);
+    CHECK_NULL_ARG(leaseq_partitioned_light_clean(p, NULL), "out_report");
+    report = (leaseq_clean_report){99, 99};
+    CHECK_NULL_ARG(leaseq_partitioned_deep_clean(NULL, &report), "partitioned");
+    CHECK(report.requeued == 0 && report.removed == 0);
+    CHECK_NULL_ARG(leaseq_partitioned_deep_clean(p, NULL), "out_report");
+    leaseq_partitioned_free(p);
+}
+
 /* ---- refusals ---------------------------------------------------------------------------- */
 
 static void bad_arguments_are_refused_and_write_nothing(void) {
@@ -1220,6 +1479,10 @@ int main(void) {
          rate_limit_holds_every_partition},
         {"is_paused is true only while every partition is; reset_config reaches each",
          is_paused_and_reset_config_over_every_partition},
+        {"exists, config, queue_len and processing_len read every partition; add_unique routes",
+         exists_config_lengths_and_add_unique},
+        {"counts_by_name sums the partitions' counts by name", counts_by_name_sum_the_partitions},
+        {"light_clean and deep_clean clean every partition", cleans_reach_every_partition},
         {"bad arguments are refused, naming them, and write nothing",
          bad_arguments_are_refused_and_write_nothing},
         {"one partition on a plain server is the plain queue", one_partition_is_the_plain_queue},

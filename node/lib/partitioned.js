@@ -382,8 +382,8 @@ class PartitionedQueue {
 
   /**
    * For each item name met in the last 60 minutes, how many of its jobs completed, failed and
-   * went dead, as `Queue#countsByName` answers, summed over the partitions (in the order the
-   * names are first met: partition 0's, then new names of partition 1, and so on). Null while
+   * went dead, as `Queue#countsByName` answers, summed over the partitions (sorted by name, as
+   * a queue's are). Null while
    * no partition counts (`setConfig({ stats: true })` turns the counters on).
    * @returns {Promise<import('../index').NameCounts[] | null>}
    */

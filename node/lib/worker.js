@@ -98,7 +98,7 @@ const RATE_LIMITED_OPTIONS = Object.freeze(['group'])
  * after the hold without being charged an attempt. With `{ group: true }` (an API that limits
  * per customer or tenant), only the job's group is held off (`Queue#rateLimitGroup`), the
  * queue's other groups going on; a job without a group holds the queue off (of a
- * `PartitionedQueue`: the job's partition only).
+ * `PartitionedQueue`: every partition).
  */
 class RateLimitedError extends Error {
   /**

@@ -517,10 +517,9 @@ impl PartitionedQueue {
     }
 
     /// For each item name met in the last 60 minutes, what its jobs did (a list of
-    /// ``NameCounts``, as ``Queue.counts_by_name``), summed over the partitions, in the order
-    /// the names are first met (partition 0's, then new names of partition 1, and so on; at
-    /// most 1000). ``None`` when no partition counts (``set_config(stats=True)`` turns the
-    /// counters on). Read from every partition at once.
+    /// ``NameCounts``, as ``Queue.counts_by_name``), summed over the partitions, sorted by
+    /// name as a queue's are (at most 1000). ``None`` when no partition counts
+    /// (``set_config(stats=True)`` turns the counters on). Read from every partition at once.
     fn counts_by_name(&self, py: Python<'_>) -> PyResult<Option<Vec<NameCounts>>> {
         self.call(py, |q| q.counts_by_name())
             .map(|counts| counts.map(|c| c.into_iter().map(NameCounts::from).collect()))

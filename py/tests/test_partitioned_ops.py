@@ -1039,10 +1039,10 @@ def test_counts_cleans_and_configuration_cover_every_partition(
     assert q.processing_len() == 0
     names = q.counts_by_name()
     assert names is not None
-    # Summed, in the order first met: partition 0's names, then the new ones of the others.
+    # Summed, sorted by name as a queue's are.
     assert [(n.name, n.completed, n.dead) for n in names] == [
-        ("mail", 6, 0),
         ("alpha", 0, 1),
+        ("mail", 6, 0),
     ]
     assert all(isinstance(n, leaseq.NameCounts) for n in names)
 

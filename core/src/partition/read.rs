@@ -149,8 +149,8 @@ impl Partitioned {
     }
 
     /// For each item name met in the last 60 minutes, its jobs completed, failed and died
-    /// ([`Queue::counts_by_name`]), summed over the partitions, in the order the names are
-    /// first met (partition 0's, then new names of partition 1, and so on; at most 1000).
+    /// ([`Queue::counts_by_name`]), summed over the partitions, sorted by name as a queue's
+    /// are (at most 1000: the first by name).
     /// `None` when no partition counts ([`QueueConfig::stats`] off). One round trip to every
     /// partition at once.
     pub async fn counts_by_name(&self) -> Result<Option<Vec<NameCounts>>> {
@@ -158,20 +158,22 @@ impl Partitioned {
         if parts.iter().all(Option::is_none) {
             return Ok(None);
         }
-        let mut total: Vec<NameCounts> = Vec::new();
+        let mut total: std::collections::BTreeMap<String, NameCounts> = Default::default();
         for counts in parts.into_iter().flatten().flatten() {
-            match total.iter().position(|t| t.name == counts.name) {
-                Some(i) => {
-                    let t = &mut total[i];
+            match total.get_mut(&counts.name) {
+                Some(t) => {
                     t.completed += counts.completed;
                     t.failed += counts.failed;
                     t.dead += counts.dead;
                 }
-                None if total.len() < crate::policy::MAX_PAGE => total.push(counts),
-                None => {}
+                None => {
+                    total.insert(counts.name.clone(), counts);
+                }
             }
         }
-        Ok(Some(total))
+        Ok(Some(
+            total.into_values().take(crate::policy::MAX_PAGE).collect(),
+        ))
     }
 
     /// A light clean of every partition ([`Queue::light_clean`]), all at once; the reports

@@ -1932,10 +1932,9 @@ class PartitionedQueue:
         """
     def counts_by_name(self) -> builtins.list[NameCounts] | None:
         """For each item name met in the last 60 minutes, what its jobs did (a list of
-        ``NameCounts``, as ``Queue.counts_by_name``), summed over the partitions, in the order
-        the names are first met (partition 0's, then new names of partition 1, and so on; at
-        most 1000). ``None`` when no partition counts (``set_config(stats=True)`` turns the
-        counters on). Read from every partition at once.
+        ``NameCounts``, as ``Queue.counts_by_name``), summed over the partitions, sorted by
+        name as a queue's are (at most 1000). ``None`` when no partition counts
+        (``set_config(stats=True)`` turns the counters on). Read from every partition at once.
         """
     def rate_limit(self, duration: float | timedelta) -> timedelta:
         """Holds every partition's leases off for ``duration`` (seconds or a timedelta), as

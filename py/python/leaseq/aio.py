@@ -807,7 +807,7 @@ class PartitionedQueue:
 
     async def counts_by_name(self) -> builtins.list[NameCounts] | None:
         """For each item name met in the last hour, its jobs completed, failed and dead
-        (``NameCounts``), summed over the partitions in the order the names are first met;
+        (``NameCounts``), summed over the partitions, sorted by name;
         ``None`` when no partition counts."""
         return await self._native.counts_by_name()
 

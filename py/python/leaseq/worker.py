@@ -72,7 +72,7 @@ class RateLimited(Exception):
     With ``group=True`` (an API that limits per customer or tenant) only the job's group is
     held off (``Queue.rate_limit_group``), released in the same call, while the queue's other
     groups go on; a job without a group holds the whole queue off, as without it (of a
-    partitioned queue: the job's partition only)."""
+    partitioned queue: every partition)."""
 
     def __init__(self, hold: Seconds, *, group: bool = False) -> None:
         super().__init__("rate limited")
