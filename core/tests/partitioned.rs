@@ -1813,6 +1813,22 @@ async fn holds_pauses_and_resets_of_the_logical_queue_are_every_partitions() {
 /// A handler's "rate limited" holds every partition of the logical queue, not only its job's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_runners_rate_limited_holds_every_partition() {
+    runner_hold(leaseq::worker::JobError::rate_limited(Duration::from_secs(
+        60,
+    )))
+    .await;
+}
+
+/// "Rate limited for its group" of a job without a group holds the queue: every partition.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runners_group_rate_limit_without_a_group_holds_every_partition() {
+    runner_hold(leaseq::worker::JobError::rate_limited_group(
+        Duration::from_secs(60),
+    ))
+    .await;
+}
+
+async fn runner_hold(error: leaseq::worker::JobError) {
     let client = client().await;
     let q = create(&client, "runner-hold", 3).await;
     q.add(&item("api")).await.unwrap();
@@ -1823,11 +1839,8 @@ async fn a_runners_rate_limited_holds_every_partition() {
     let worker = Worker::partitioned(&q, move |_job: Job| {
         *counted.lock().unwrap() += 1;
         told.notify_one();
-        async {
-            Err::<String, _>(leaseq::worker::JobError::rate_limited(Duration::from_secs(
-                60,
-            )))
-        }
+        let error = error.clone();
+        async move { Err::<String, _>(error) }
     });
     let handle = worker.handle();
     let run = tokio::spawn(worker.run_until(std::future::pending()));

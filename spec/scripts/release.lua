@@ -4,7 +4,8 @@
 -- was rate limited for its group, spec/PROTOCOL.md 5.21: the item's group, or the queue when it
 -- has none, is held off that long first).
 -- Hands a leased item back without counting a failure: the attempt it used is given back.
--- Returns 1, or the outcome code of lib/outcome.lua.
+-- Returns 1; 2 when it held the queue (hold_ms given, the item without a group); or the outcome
+-- code of lib/outcome.lua.
 local id, token, inc = ARGV[1], ARGV[2], ARGV[3]
 local holder = redis.call('GET', LEASE .. id)
 local job = redis.call('HMGET', JOB .. id, 'inc', 'cancelled', 'priority', 'group')
@@ -18,6 +19,7 @@ end
 want_queue()
 want_level(job[3], job[4])
 local now = now_ms()
+local held_queue = false
 if ARGV[5] then
   if job[4] then
     want(GROUP_RATE .. job[4], 'string')
@@ -25,6 +27,7 @@ if ARGV[5] then
   else
     want(LIMIT, 'string')
     hold_queue(tonumber(ARGV[5]))
+    held_queue = true
   end
 end
 if job[4] then
@@ -34,5 +37,8 @@ local attempts = redis.call('HINCRBY', JOB .. id, 'attempts', -1)
 local due = requeue_after(id, now, ARGV[4], job[3], job[4])
 if events_on() then
   emit('released', id, inc, attempts, redis.call('HGET', JOB .. id, 'name'), 'due', due)
+end
+if held_queue then
+  return 2
 end
 return 1

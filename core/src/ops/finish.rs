@@ -135,12 +135,13 @@ impl Queue {
 
     /// Releases a leased item as [`Queue::release`] does (now), holding its group off for
     /// `hold` first, or the queue when it has no group (spec/PROTOCOL.md 5.21): a runner's
-    /// handler was rate limited for its group. One round trip.
+    /// handler was rate limited for its group. Returns whether it was released, and whether it
+    /// held the queue (the item has no group). One round trip.
     pub(crate) async fn release_holding_group(
         &self,
         lease: &Lease,
         hold: Duration,
-    ) -> Result<bool> {
+    ) -> Result<(bool, bool)> {
         self.own(lease)?;
         let hold_ms = policy::validate_hold(hold)?;
         let mut inv = self.invocation(&scripts::RELEASE);
@@ -149,7 +150,8 @@ impl Queue {
             .arg(lease.incarnation())
             .arg(0)
             .arg(hold_ms);
-        Ok(self.invoke::<i64>(&inv).await? == 1)
+        let reply = self.invoke::<i64>(&inv).await?;
+        Ok((reply == 1 || reply == 2, reply == 2))
     }
 
     /// Stores a small value (at most 64 KiB) on the leased item, shown by [`Queue::get`].

@@ -990,23 +990,9 @@ async fn finish_batch(
         }
     }
     // A logical queue's partitions are held together (spec 5.25): the limit is the queue's.
-    // The other partitions' holds go on their own, once each: a partition that refuses writes
-    // (a failover, over maxmemory) must not hold back this batch's outcomes.
-    if shared.settings.one_logical_queue {
-        if let Some(d) = holds.iter().map(|(_, d)| *d).max() {
-            let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
-            for queue in &shared.queues {
-                if holds.iter().any(|(q, _)| q.prefix() == queue.prefix()) {
-                    continue;
-                }
-                let (queue, shared) = (queue.clone(), shared.clone());
-                tokio::spawn(async move {
-                    if let Err(e) = queue.rate_limit(d).await {
-                        shared.failed("finish", e);
-                    }
-                });
-            }
-        }
+    if let Some(d) = holds.iter().map(|(_, d)| *d).max() {
+        let held: Vec<&str> = holds.iter().map(|(q, _)| q.prefix()).collect();
+        hold_the_others(shared, &held, d);
     }
     // Before the releases, so that the released jobs are not leased again at once; each
     // queue's hold at once.
@@ -1204,13 +1190,40 @@ fn report_release(shared: &Shared, job: &Job, released: Option<bool>) {
 }
 
 /// Releases a job whose handler was rate limited for its group, holding the group (or the
-/// queue, for a job without one) off for `hold` in the same call (spec/PROTOCOL.md 5.21).
-async fn send_release_holding_group(shared: &Shared, job: Job, hold: Duration) {
+/// queue, for a job without one) off for `hold` in the same call (spec/PROTOCOL.md 5.21); when
+/// it held the queue, a partitioned queue's other partitions are held too.
+async fn send_release_holding_group(shared: &Arc<Shared>, job: Job, hold: Duration) {
     let released = finish_call(shared, || {
         job.queue().release_holding_group(job.lease(), hold)
     })
     .await;
-    report_release(shared, &job, released);
+    if let Some((true, true)) = released {
+        hold_the_others(shared, &[job.queue().prefix()], hold);
+    }
+    report_release(shared, &job, released.map(|(released, _)| released));
+}
+
+/// For a runner over one logical queue's partitions ([`Settings::one_logical_queue`]): holds
+/// every partition but those of `held` off for `hold` (spec/PROTOCOL.md 5.25, "Runners"), each
+/// in a call of its own, once, not waited for: a partition that refuses writes (a failover,
+/// over maxmemory) must not hold back the runner's outcomes. A refusal is reported as a
+/// `finish` error.
+fn hold_the_others(shared: &Arc<Shared>, held: &[&str], hold: Duration) {
+    if !shared.settings.one_logical_queue {
+        return;
+    }
+    let hold = hold.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
+    for queue in &shared.queues {
+        if held.contains(&queue.prefix()) {
+            continue;
+        }
+        let (queue, shared) = (queue.clone(), shared.clone());
+        tokio::spawn(async move {
+            if let Err(e) = queue.rate_limit(hold).await {
+                shared.failed("finish", e);
+            }
+        });
+    }
 }
 
 /// Renews every running job's lease, in one round trip per 1000, every `renew_every`.

@@ -321,9 +321,8 @@ impl JobError {
     /// per customer or tenant answered 429). The runner holds that group off for `hold`
     /// ([`Queue::rate_limit_group`]) and releases the job in the same call, no attempt charged;
     /// the queue's other groups go on (spec/PROTOCOL.md 5.21). A job without a group holds the
-    /// whole queue off, as [`JobError::rate_limited`] (of a partitioned queue: the job's
-    /// partition only, since the runner does not know the job's group). A hold out of bounds
-    /// is cut to them.
+    /// whole queue off, as [`JobError::rate_limited`] (of a partitioned queue, run by
+    /// [`crate::Worker::partitioned`]: every partition). A hold out of bounds is cut to them.
     pub fn rate_limited_group(hold: Duration) -> JobError {
         JobError {
             rate_limited_group: true,

@@ -266,7 +266,8 @@ pub enum Action {
     },
     /// `release` with a hold (release.lua ARGV 5, 5.21): a runner's handler said its group was
     /// rate limited (`rate_limited_group`): the item's group is held off `ms` (the queue, as by
-    /// `hold`, for an item without a group), then the item is released (delay 0).
+    /// `hold`, for an item without a group: then it replies 2), then the item is released
+    /// (delay 0).
     ReleaseHold {
         w: u8,
         ms: u64,
@@ -1986,7 +1987,9 @@ impl State {
             self.drop_cancelled(id, job.group);
             return Ok(Reply::Int(-3));
         }
-        // (want_queue and want_level: `QueueModel::refused`.) The hold first.
+        // (want_queue and want_level: `QueueModel::refused`.) The hold first; holding the
+        // queue (an item without a group) replies 2, for a partitioned runner (5.25).
+        let mut reply = 1;
         if let Some(ms) = hold {
             match job.group {
                 Some(g) => {
@@ -1994,6 +1997,7 @@ impl State {
                 }
                 None => {
                     self.hold(ms);
+                    reply = 2;
                 }
             }
         }
@@ -2003,7 +2007,7 @@ impl State {
         let j = self.job_mut(id);
         j.attempts = Some(j.attempts.unwrap_or(0) - 1);
         self.requeue_after(id, delay, job.priority, job.group)?;
-        Ok(Reply::Int(1))
+        Ok(Reply::Int(reply))
     }
 
     fn renew(&mut self, h: Held) -> R<Reply> {
@@ -2480,7 +2484,10 @@ impl QueueModel {
                 matches!(sound.release(held(w), 0, None), Ok(Reply::Int(1)))
             }
             Action::ReleaseHold { w, ms } => {
-                matches!(sound.release(held(w), 0, Some(ms)), Ok(Reply::Int(1)))
+                matches!(
+                    sound.release(held(w), 0, Some(ms)),
+                    Ok(Reply::Int(1) | Reply::Int(2))
+                )
             }
             _ => false,
         }
