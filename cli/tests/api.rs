@@ -1406,6 +1406,31 @@ async fn a_partitioned_queue_is_acted_on_through_its_partitions() {
         .await
         .unwrap();
     assert_eq!(deps["pending"], serde_json::json!(["late"]), "{deps}");
+
+    // A search by name looks in one partition per call, `next_start` going on to the next.
+    for i in 0..6 {
+        let named = Item::with_id(format!("n{i}"), b"x".to_vec())
+            .unwrap()
+            .name("mail");
+        p.add(&named).await.unwrap();
+    }
+    let mut found = Vec::new();
+    let mut start = Some(0);
+    while let Some(at) = start {
+        let page: serde_json::Value = get(&format!(
+            "api/items?queue={q}&state=waiting&count=100&name=mail&start={at}"
+        ))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+        let items = page["items"].as_array().expect("a page");
+        found.extend(items.iter().map(|e| e["id"].as_str().unwrap().to_owned()));
+        start = page["next_start"].as_u64();
+    }
+    found.sort();
+    assert_eq!(found, ["n0", "n1", "n2", "n3", "n4", "n5"]);
     assert_eq!(
         server.command("KEYS {parts}:*").trim(),
         "*1",

@@ -170,7 +170,7 @@ pub struct Entry {
 }
 
 /// What [`crate::Queue::find`] found: the matching entries of a bounded stretch of a state.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Found {
     /// The entries that match, in the state's order.

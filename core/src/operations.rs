@@ -662,6 +662,10 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
     },
     part("list", "the partitions one after another, as one list"),
     part(
+        "find",
+        "the partition that holds position start (the partitions one after another, as list numbers them)",
+    ),
+    part(
         "stats",
         "every partition at once: the total and each partition's figures",
     ),

@@ -1931,3 +1931,46 @@ async fn counts_cleans_and_configuration_of_the_logical_queue_cover_every_partit
     assert_eq!(q.deep_clean().await.unwrap().requeued, 2);
     assert_eq!(q.count_in(State::Waiting).await.unwrap(), 5);
 }
+
+/// `find` walks the logical queue's positions as `list` numbers them: following `next` from 0
+/// finds every match in every partition, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn find_walks_every_partition_by_next() {
+    let client = client().await;
+    let q = create(&client, "find", 3).await;
+    let ids = ids_per_partition(&q, 4, "f");
+    let mut wanted = Vec::new();
+    for (k, id) in ids.iter().flatten().enumerate() {
+        let name = if k % 2 == 0 { "mail" } else { "resize" };
+        q.add(&item(id).name(name)).await.unwrap();
+        if name == "mail" {
+            wanted.push(id.clone());
+        }
+    }
+    let mut seen = Vec::new();
+    let mut start = Some(0);
+    let mut calls = 0;
+    while let Some(at) = start {
+        let found = q
+            .find(State::Waiting, Some("mail"), None, at, 2)
+            .await
+            .unwrap();
+        seen.extend(found.entries.into_iter().map(|e| e.id));
+        start = found.next;
+        calls += 1;
+        assert!(calls < 50, "next moves on");
+    }
+    seen.sort();
+    wanted.sort();
+    assert_eq!(seen, wanted);
+    assert!(calls >= 3, "one partition per call: {calls}");
+    assert_invalid(
+        &q.find(State::Waiting, None, None, 1000, 0)
+            .await
+            .unwrap_err(),
+        "count",
+        "count 0",
+    );
+    let past = q.find(State::Waiting, None, None, 1000, 5).await.unwrap();
+    assert_eq!((past.entries.len(), past.next), (0, None));
+}

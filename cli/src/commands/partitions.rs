@@ -6,7 +6,7 @@
 use leaseq::{Client, Entry, Job, Partitioned, Queue, State};
 use serde::Serialize;
 
-use crate::fail::{Fail, Outcome};
+use crate::fail::Outcome;
 use crate::output;
 use crate::view::StatsView;
 
@@ -56,28 +56,6 @@ impl Target {
             Some(p) => Target::Partitioned(p),
             None => Target::Plain(client.queue(prefix)?),
         })
-    }
-
-    /// The one queue it is, for what acts on one queue; a partitioned base is refused
-    /// (`Fail::Usage`, naming its partitions: nothing is written under the base, which no
-    /// partition reads).
-    pub fn one(&self, what: &str) -> Result<&Queue, Fail> {
-        let p = match self {
-            Target::Plain(q) => return Ok(q),
-            Target::Partitioned(p) => p,
-        };
-        let prefixes: Vec<String> = p
-            .partitions()
-            .iter()
-            .map(|q| format!("`{}`", q.prefix()))
-            .collect();
-        Err(Fail::Usage(format!(
-            "`{}` is a partitioned queue of {} partitions ({}): {what} acts on one queue, so \
-             name a partition; nothing was written",
-            p.base(),
-            p.count(),
-            prefixes.join(", ")
-        )))
     }
 
     /// Its queues: the plain queue, or every partition.
@@ -230,6 +208,22 @@ impl Target {
         match self {
             Target::Plain(q) => q.list(state, start, count).await,
             Target::Partitioned(p) => p.list(state, start, count).await,
+        }
+    }
+
+    /// The matches among at most 1000 positions from `start` (on a base: in the partition that
+    /// holds `start`, the positions numbered as `list` numbers them).
+    pub async fn find(
+        &self,
+        state: State,
+        name: Option<&str>,
+        error_type: Option<&str>,
+        start: usize,
+        count: usize,
+    ) -> leaseq::Result<leaseq::Found> {
+        match self {
+            Target::Plain(q) => q.find(state, name, error_type, start, count).await,
+            Target::Partitioned(p) => p.find(state, name, error_type, start, count).await,
         }
     }
 

@@ -15,7 +15,7 @@ use tokio::runtime::Runtime;
 use super::{drive, drive_interruptible, Client, PerProcess};
 use crate::error::Result;
 use crate::{
-    CleanReport, Dependencies, Entry, FailOutcome, FireReport, Flow, GroupInfo, Item, Job,
+    CleanReport, Dependencies, Entry, FailOutcome, FireReport, Flow, Found, GroupInfo, Item, Job,
     JobResult, Lease, NameCounts, PartitionedStats, QueueConfig, Retry, Schedule, ScheduleInfo,
     SchedulePage, State, Wait,
 };
@@ -351,6 +351,7 @@ blocking_partitioned! {
     fn stats(&self) -> Result<PartitionedStats>;
     fn count_in(&self, state: State) -> Result<u64>;
     fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>>;
+    fn find(&self, state: State, name: Option<&str>, error_type: Option<&str>, start: usize, count: usize) -> Result<Found>;
     fn dead_requeue(&self, ids: &[impl AsRef<[u8]>]) -> Result<u64>;
     fn dead_requeue_each(&self, ids: &[impl AsRef<[u8]>]) -> Result<Vec<bool>>;
     fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64>;

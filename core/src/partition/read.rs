@@ -8,7 +8,7 @@ use futures_util::future::{join_all, try_join_all};
 
 use super::Partitioned;
 use crate::error::{Error, Result};
-use crate::job::{Entry, Minute, State, Stats};
+use crate::job::{Entry, Found, Minute, State, Stats};
 use crate::ops::{CleanReport, NameCounts, QueueConfig};
 use crate::queue::Queue;
 
@@ -77,6 +77,54 @@ impl Partitioned {
             out.extend(page);
         }
         Ok(out)
+    }
+
+    /// The entries of `state` whose name is `name` and whose last error's type is `error_type`
+    /// ([`Queue::find`]: `None`, any; at most `count`, 1 to 1000, matches from at most 1000
+    /// positions), over the logical queue's positions as [`Partitioned::list`] numbers them
+    /// (partition 0's, then partition 1's, and so on). One call looks in one partition, the one
+    /// that holds position `start`, after reading every partition's count (at once): its
+    /// [`Found::next`] goes on in that partition, or at the next partition's first position once
+    /// it reached the end of this one (`None` after the last). Two round trips.
+    pub async fn find(
+        &self,
+        state: State,
+        name: Option<&str>,
+        error_type: Option<&str>,
+        start: usize,
+        count: usize,
+    ) -> Result<Found> {
+        // Checked here too: a start past the end asks no partition.
+        if count == 0 || count > crate::policy::MAX_PAGE {
+            return Err(Error::invalid(
+                "count",
+                format!("must be 1 to {}", crate::policy::MAX_PAGE),
+            ));
+        }
+        if self.count() == 1 {
+            return self.partitions[0]
+                .find(state, name, error_type, start, count)
+                .await;
+        }
+        let counts = self.each(|q| q.count(state)).await?;
+        let mut first = 0usize;
+        for (i, (queue, &n)) in self.partitions.iter().zip(&counts).enumerate() {
+            let n = n as usize;
+            if start >= first + n {
+                first += n;
+                continue;
+            }
+            let mut found = queue
+                .find(state, name, error_type, start - first, count)
+                .await?;
+            found.next = match found.next {
+                Some(at) => Some(first + at),
+                // This partition is done: the next one's first position, if any has entries.
+                None => counts[i + 1..].iter().any(|&m| m > 0).then_some(first + n),
+            };
+            return Ok(found);
+        }
+        Ok(Found::default())
     }
 
     /// Requeues up to `n` of the oldest dead letters of each partition (all when `None`),
