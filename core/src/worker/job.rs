@@ -306,7 +306,7 @@ impl JobError {
 
     /// Not a failure: the handler was rate limited (an API answered 429). The runner holds
     /// every client's leases of the queue off for `hold` ([`Queue::rate_limit`]; a runner over
-    /// a partitioned queue, [`crate::Worker::partitioned`], holds every partition) and releases
+    /// a partitioned queue, [`crate::worker::Worker::partitioned`], holds every partition) and releases
     /// the job, which runs again after the hold without being charged an attempt
     /// (spec/PROTOCOL.md, 13.1). A hold out of bounds (zero, or more than a day) is cut to
     /// them.
@@ -322,7 +322,7 @@ impl JobError {
     /// ([`Queue::rate_limit_group`]) and releases the job in the same call, no attempt charged;
     /// the queue's other groups go on (spec/PROTOCOL.md 5.21). A job without a group holds the
     /// whole queue off, as [`JobError::rate_limited`] (of a partitioned queue, run by
-    /// [`crate::Worker::partitioned`]: every partition). A hold out of bounds is cut to them.
+    /// [`crate::worker::Worker::partitioned`]: every partition). A hold out of bounds is cut to them.
     pub fn rate_limited_group(hold: Duration) -> JobError {
         JobError {
             rate_limited_group: true,
