@@ -696,11 +696,11 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
     ),
     part(
         "dead_requeue_oldest",
-        "every partition: up to n of each one's oldest dead letters, counted together",
+        "the n oldest dead letters of the logical queue, by time of death over every partition (each partition's oldest read at once, then its share acted on)",
     ),
     part(
         "dead_purge",
-        "every partition: up to n of each one's oldest dead letters, counted together",
+        "the n oldest dead letters of the logical queue, chosen as dead_requeue_oldest chooses them",
     ),
     part(
         "config",

@@ -1974,3 +1974,48 @@ async fn find_walks_every_partition_by_next() {
     let past = q.find(State::Waiting, None, None, 1000, 5).await.unwrap();
     assert_eq!((past.entries.len(), past.next), (0, None));
 }
+
+/// `dead_requeue_oldest(n)` and `dead_purge(n)` act on the `n` oldest dead letters of the
+/// logical queue, by time of death over every partition, not on `n` of each partition.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_oldest_dead_letters_are_the_logical_queues() {
+    let client = client().await;
+    let q = create(&client, "oldest", 3).await;
+    // Two dead letters per partition, dying in turn: p0, p1, p2, p0, p1, p2.
+    let ids = ids_per_partition(&q, 2, "o");
+    let mut order = Vec::new();
+    for round in 0..2 {
+        for (i, part) in q.partitions().iter().enumerate() {
+            let id = &ids[i][round];
+            part.add(&item(id)).await.unwrap();
+            let lease = part.lease(TTL, Wait::No).await.unwrap().unwrap();
+            part.fail(&lease, "boom", "E", Retry::Never).await.unwrap();
+            order.push(id.clone());
+            tokio::time::sleep(Duration::from_millis(3)).await;
+        }
+    }
+    assert_eq!(q.dead_requeue_oldest(Some(2)).await.unwrap(), 2);
+    let waiting: HashSet<String> = q
+        .list(State::Waiting, 0, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(
+        waiting,
+        order[..2].iter().cloned().collect(),
+        "the two oldest"
+    );
+    assert_eq!(q.dead_purge(Some(3)).await.unwrap(), 3);
+    let dead: Vec<String> = q
+        .list(State::Dead, 0, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(dead, [order[5].clone()], "the newest is left");
+    assert_eq!(q.dead_requeue_oldest(Some(5)).await.unwrap(), 1);
+    assert_eq!(q.dead_purge(None).await.unwrap(), 0);
+}

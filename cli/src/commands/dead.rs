@@ -81,7 +81,7 @@ pub async fn requeue(
             "say which dead letters: ids, --oldest N or --all".into(),
         ));
     }
-    // Each partition's oldest, summed.
+    // On a partitioned queue's base: the oldest of every partition, by time of death.
     let n = target.dead_requeue_oldest(oldest).await?;
     if n == 0 {
         target.must_exist(queue).await?;
@@ -97,7 +97,8 @@ pub async fn purge(
     oldest: Option<u64>,
     json: bool,
 ) -> Outcome {
-    // A partitioned queue's base: each partition's oldest, summed (spec 5.25).
+    // On a partitioned queue's base: the oldest of every partition, by time of death (spec
+    // 5.25).
     let target = Target::open(client, queue).await?;
     let n = target.dead_purge(oldest).await?;
     if n == 0 {

@@ -227,7 +227,8 @@ impl Target {
         }
     }
 
-    /// Requeues the `n` oldest dead letters (of each partition; all when `None`), summed.
+    /// Requeues the `n` oldest dead letters (of the logical queue, by time of death; all when
+    /// `None`).
     pub async fn dead_requeue_oldest(&self, n: Option<u64>) -> leaseq::Result<u64> {
         match self {
             Target::Plain(q) => q.dead_requeue_oldest(n).await,
@@ -235,7 +236,8 @@ impl Target {
         }
     }
 
-    /// Purges the `n` oldest dead letters (of each partition; all when `None`), summed.
+    /// Purges the `n` oldest dead letters (of the logical queue, by time of death; all when
+    /// `None`).
     pub async fn dead_purge(&self, n: Option<u64>) -> leaseq::Result<u64> {
         match self {
             Target::Plain(q) => q.dead_purge(n).await,

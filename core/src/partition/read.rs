@@ -127,20 +127,69 @@ impl Partitioned {
         Ok(Found::default())
     }
 
-    /// Requeues up to `n` of the oldest dead letters of each partition (all when `None`),
-    /// [`Queue::dead_requeue_oldest`]; returns how many, summed.
+    /// Requeues the `n` oldest dead letters of the logical queue, by time of death over every
+    /// partition (all of every partition when `None`), [`Queue::dead_requeue_oldest`]; returns
+    /// how many. Per 1000: every partition's oldest read at once, then each partition asked to
+    /// requeue its share of the oldest, at once (two round trips).
     pub async fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64> {
-        Ok(self
-            .each(|q| q.dead_requeue_oldest(n))
-            .await?
-            .into_iter()
-            .sum())
+        self.oldest_dead(n, |q, k| q.dead_requeue_oldest(k)).await
     }
 
-    /// Purges up to `n` of the oldest dead letters of each partition (all when `None`),
-    /// [`Queue::dead_purge`]; returns how many, summed.
+    /// Purges the `n` oldest dead letters of the logical queue (all when `None`), chosen as
+    /// [`Partitioned::dead_requeue_oldest`] chooses them, [`Queue::dead_purge`]; returns how
+    /// many.
     pub async fn dead_purge(&self, n: Option<u64>) -> Result<u64> {
-        Ok(self.each(|q| q.dead_purge(n)).await?.into_iter().sum())
+        self.oldest_dead(n, |q, k| q.dead_purge(k)).await
+    }
+
+    /// Runs `act` (a partition's oldest-dead-letters call) for the `n` oldest dead letters of
+    /// the logical queue: each partition's share, by time of death.
+    async fn oldest_dead<'a, F, Fut>(&'a self, n: Option<u64>, act: F) -> Result<u64>
+    where
+        F: Fn(&'a Queue, Option<u64>) -> Fut,
+        Fut: Future<Output = Result<u64>>,
+    {
+        let Some(n) = n else {
+            return Ok(self.each(|q| act(q, None)).await?.into_iter().sum());
+        };
+        if self.count() == 1 {
+            return act(&self.partitions[0], Some(n)).await;
+        }
+        let mut done = 0u64;
+        while done < n {
+            let want = (n - done).min(crate::policy::MAX_PAGE as u64) as usize;
+            let pages = self.each(|q| q.list(State::Dead, 0, want)).await?;
+            let mut oldest: Vec<(u64, usize)> = pages
+                .iter()
+                .enumerate()
+                .flat_map(|(i, page)| page.iter().map(move |e| (e.at.unwrap_or(0), i)))
+                .collect();
+            oldest.sort_unstable();
+            oldest.truncate(want);
+            if oldest.is_empty() {
+                break;
+            }
+            let mut share = vec![0u64; self.count()];
+            for &(_, i) in &oldest {
+                share[i] += 1;
+            }
+            let acted: u64 = try_join_all(
+                self.partitions
+                    .iter()
+                    .zip(&share)
+                    .filter(|(_, &k)| k > 0)
+                    .map(|(q, &k)| act(q, Some(k))),
+            )
+            .await?
+            .into_iter()
+            .sum();
+            done += acted;
+            // Fewer than chosen: another client took some meanwhile; what is left is newer.
+            if acted < oldest.len() as u64 {
+                break;
+            }
+        }
+        Ok(done)
     }
 
     /// Pauses every partition ([`Queue::pause`]); true when any was not paused.
