@@ -18,6 +18,9 @@ pub struct Client {
     handle: Handle,
     warnings: Arc<[String]>,
     address: Arc<str>,
+    /// A client of one server that connect found to be a node of a Redis Cluster: how many
+    /// primaries the cluster has (`CLUSTER INFO`'s `cluster_size`).
+    cluster_primaries: Option<u64>,
 }
 
 impl std::fmt::Debug for Client {
@@ -34,15 +37,13 @@ impl Client {
     /// append `#insecure` to skip certificate checks) or `redis+unix:///path/to.sock`.
     pub async fn connect(url: &str) -> Result<Client> {
         let connections = Connections::single(url).await?;
-        let warnings = match connections.shared() {
+        let (warnings, primaries) = match connections.shared() {
             Some(conn) => server_warnings(conn).await,
-            None => Vec::new(),
+            None => (Vec::new(), None),
         };
-        Ok(Client::from_parts(
-            connections,
-            warnings,
-            without_secrets(url),
-        ))
+        let mut client = Client::from_parts(connections, warnings, without_secrets(url));
+        client.cluster_primaries = primaries;
+        Ok(client)
     }
 
     /// Connects to a Redis Cluster through one or more of its nodes' URLs. Queue prefixes must
@@ -79,7 +80,14 @@ impl Client {
             handle: Handle::new(connections),
             warnings: warnings.into(),
             address: address.into(),
+            cluster_primaries: None,
         }
+    }
+
+    /// For a client of one server that connect found to be a node of a Redis Cluster of more
+    /// than one primary: how many. Such a client reaches only the slots that node serves.
+    pub(crate) fn one_node_of(&self) -> Option<u64> {
+        self.cluster_primaries.filter(|&n| n > 1)
     }
 
     /// Where the client connects, fit for a log: its URL (a cluster's node URLs, joined by
@@ -122,8 +130,8 @@ impl Client {
 /// Cluster of more than one primary (which a client of one server serves only for the queues
 /// whose slots that node holds). A server that refuses CONFIG (managed services often do) gets
 /// no warning rather than an error. One round trip; a second (`CLUSTER INFO`) only on a Cluster
-/// node.
-async fn server_warnings(mut conn: Conn) -> Vec<String> {
+/// node. Also returns that cluster's number of primaries, on a Cluster node.
+async fn server_warnings(mut conn: Conn) -> (Vec<String>, Option<u64>) {
     // A short wait: this only informs, and must not make connecting slow.
     const WAIT: std::time::Duration = std::time::Duration::from_secs(2);
     let mut warnings = Vec::new();
@@ -133,7 +141,7 @@ async fn server_warnings(mut conn: Conn) -> Vec<String> {
         .arg("cluster-enabled");
     let Ok(Ok(value)) = tokio::time::timeout(WAIT, cmd.query_async::<Value>(&mut conn)).await
     else {
-        return warnings;
+        return (warnings, None);
     };
     let text = value_strings(value);
     let setting = |name: &str| {
@@ -149,6 +157,7 @@ async fn server_warnings(mut conn: Conn) -> Vec<String> {
             ));
         }
     }
+    let mut primaries = None;
     if setting("cluster-enabled") == Some("yes") {
         let info = tokio::time::timeout(
             WAIT,
@@ -157,7 +166,7 @@ async fn server_warnings(mut conn: Conn) -> Vec<String> {
                 .query_async::<String>(&mut conn),
         )
         .await;
-        let primaries = match info {
+        primaries = match info {
             Ok(Ok(info)) => info
                 .lines()
                 .find_map(|l| l.strip_prefix("cluster_size:"))
@@ -168,12 +177,16 @@ async fn server_warnings(mut conn: Conn) -> Vec<String> {
             warnings.push(format!(
                 "this server is a node of a Redis Cluster of {n} primaries: a client of one \
                  server reaches only the queues whose slots this node serves (the others fail \
-                 with MOVED); connect as a Cluster client (connect_cluster)"
+                 with MOVED); connect as a Cluster client ({HOW_TO_CONNECT})"
             ));
         }
     }
-    warnings
+    (warnings, primaries)
 }
+
+/// How each language connects as a Cluster client, for messages.
+pub(crate) const HOW_TO_CONNECT: &str =
+    "`connect_cluster` in Rust and C, `Client.cluster` in Python and Node, `--cluster` in the CLI";
 
 fn value_strings(value: Value) -> Vec<String> {
     match value {

@@ -260,8 +260,8 @@ impl Error {
         if !cluster && matches!(err.code(), Some("MOVED" | "ASK")) {
             let detail = format!(
                 "{err}; this server is a Redis Cluster node and another node serves the queue's \
-                 slot: connect as a Cluster client (`connect_cluster` in Rust and C, \
-                 `Client.cluster` in Python and Node, `--cluster` in the CLI)"
+                 slot: connect as a Cluster client ({})",
+                crate::client::HOW_TO_CONNECT
             );
             return Error::Redis(Cause::redis(redis::RedisError::from((
                 redis::ErrorKind::Client,

@@ -139,6 +139,27 @@ async fn a_redirect_to_a_client_of_one_server_is_final_and_says_how_to_connect()
             break;
         }
     }
+    // A partitioned queue spans every primary: refused to this client before anything is
+    // sent, to create or to open, so that no call over the partitions is half done.
+    // (A base whose layout another node serves gets the redirect's error, above, reading it.)
+    let cluster = Client::connect_cluster(&env.urls).await.unwrap();
+    let mut refused_here = 0;
+    for i in 0..24 {
+        let base = fresh_prefix(&format!("moved-parts{i}"));
+        cluster.create_partitioned(&base, 3).await.unwrap();
+        let err = single.partitioned(&base).await.unwrap_err();
+        assert!(err.to_string().contains("Client.cluster"), "{err}");
+        if err.code() == ErrorCode::InvalidArgument {
+            refused_here += 1;
+        }
+    }
+    assert!(refused_here > 0, "some base's layout is on this node");
+    let err = single
+        .create_partitioned(&fresh_prefix("moved-new"), 3)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidArgument, "{err}");
+    assert!(err.to_string().contains("Client.cluster"), "{err}");
     let (q, err) = refused.expect("a prefix whose slot another node serves");
     assert_eq!(err.code(), ErrorCode::Redis, "{err}");
     assert!(

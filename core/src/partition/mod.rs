@@ -71,6 +71,7 @@ impl Client {
     /// for byte. At most two round trips (spec/PROTOCOL.md 5.25, "Creation").
     pub async fn create_partitioned(&self, base: &str, partitions: usize) -> Result<Partitioned> {
         validate_count(partitions)?;
+        one_node_refused(self, base, partitions)?;
         let home = self.queue(base)?;
         let wanted = Layout::new(base, partitions, self.is_cluster())?;
         let stored = match read_layout(&home, base).await? {
@@ -121,12 +122,32 @@ impl Client {
     }
 
     fn open_layout(&self, base: &str, layout: &Layout) -> Result<Partitioned> {
+        one_node_refused(self, base, layout.prefixes.len())?;
         let queues = layout
             .prefixes
             .iter()
             .map(|p| self.queue(p))
             .collect::<Result<Vec<_>>>()?;
         Ok(Partitioned::new(base, queues))
+    }
+}
+
+/// Refuses (argument `client`) a partitioned queue of more than one partition to a client of
+/// one server connected to a node of a multi-primary Cluster: its partitions live on every
+/// primary, and a call over all of them would act on the node's own and fail on the others,
+/// half done.
+fn one_node_refused(client: &Client, base: &str, partitions: usize) -> Result<()> {
+    match client.one_node_of() {
+        Some(n) if partitions > 1 => Err(Error::invalid(
+            "client",
+            format!(
+                "connects to one node of a Redis Cluster of {n} primaries, and `{base}`'s \
+                 {partitions} partitions live on all of them: connect as a Cluster client ({}); \
+                 nothing was written",
+                crate::client::HOW_TO_CONNECT
+            ),
+        )),
+        _ => Ok(()),
     }
 }
 
