@@ -1,6 +1,14 @@
 //! The `leaseq` command as a library (`run`), so that the Python and Node packages carry it too:
 //! see and steer leaseq queues from a shell, a web dashboard, or Prometheus.
 
+/// `println!` that never panics: once standard output is closed (piped into `head`, say) the
+/// lines go nowhere, and [`output::closed`] says so, for the commands that go on printing.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::output::line(format_args!($($arg)*))
+    };
+}
+
 mod args;
 mod commands;
 mod connect;

@@ -4,6 +4,28 @@ use std::io::{IsTerminal, Write};
 
 use serde::Serialize;
 
+/// Set once a write to standard output failed (it was closed): see [`closed`].
+static CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes one line to standard output (the `say!` macro); a failed write (the reader went
+/// away) marks the output [`closed`] instead of panicking.
+pub fn line(args: std::fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    if out
+        .write_fmt(args)
+        .and_then(|()| out.write_all(b"\n"))
+        .is_err()
+    {
+        CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Whether standard output was found closed: a command that prints as it goes (`events
+/// --follow`, `stats --watch`) stops then.
+pub fn closed() -> bool {
+    CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Whether standard output is a terminal that wants colour (`NO_COLOR` turns it off).
 pub fn colour() -> bool {
     std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
@@ -40,8 +62,12 @@ fn paint(text: &str, code: &str) -> String {
 /// Prints `value` as pretty JSON and a newline.
 pub fn json<T: Serialize + ?Sized>(value: &T) {
     let mut out = std::io::stdout().lock();
-    let _ = serde_json::to_writer_pretty(&mut out, value);
-    let _ = writeln!(out);
+    let written = serde_json::to_writer_pretty(&mut out, value)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out));
+    if written.is_err() {
+        CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// A table: a header row, then rows; columns padded to their widest cell (by characters).
@@ -71,9 +97,12 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) {
     };
     let mut out = std::io::stdout().lock();
     let head = line(header.iter().map(|h| h.to_string()).collect());
-    let _ = writeln!(out, "{}", bold(&head));
+    let mut written = writeln!(out, "{}", bold(&head));
     for row in rows {
-        let _ = writeln!(out, "{}", line(row.clone()));
+        written = written.and_then(|()| writeln!(out, "{}", line(row.clone())));
+    }
+    if written.is_err() {
+        CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

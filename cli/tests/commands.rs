@@ -1847,3 +1847,36 @@ async fn dependencies_in_add_get_ls_and_tree() {
     let missing = run(&urls, &["tree", "-q", "{jobs}", "nothing"]);
     assert_eq!(code(&missing), 1, "{}", stderr(&missing));
 }
+
+/// Output piped into a reader that went away (`leaseq ... | head -1`, the reader gone before
+/// the command printed) ends quietly: no panic, exit 0.
+#[tokio::test]
+async fn a_closed_pipe_ends_the_output_without_a_panic() {
+    let server = RedisServer::start();
+    let c = client(&server).await;
+    c.queue("piped")
+        .unwrap()
+        .add(&leaseq::Item::new("x"))
+        .await
+        .unwrap();
+    for args in [
+        &["config", "-q", "piped"][..],
+        &["ls", "-q", "piped", "waiting"],
+    ] {
+        let mut child = std::process::Command::new(common::BIN)
+            .arg("--url")
+            .arg(server.url())
+            .args(args)
+            .env("NO_COLOR", "1")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before the command prints anything.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+}

@@ -57,9 +57,9 @@ pub async fn check(client: &leaseq::Client, queue: &str, json: bool) -> Outcome 
     } else {
         for (i, p) in all.iter().enumerate() {
             if i > 0 {
-                println!();
+                say!("");
             }
-            println!("partition {}", p.queue);
+            say!("partition {}", p.queue);
             print_findings(&p.findings);
         }
     }
@@ -96,9 +96,9 @@ fn print_findings(findings: &[Finding]) {
             "warning" => yellow("warning"),
             _ => red("problem"),
         };
-        println!("{level}  {:<13} {}", f.check, f.found);
+        say!("{level}  {:<13} {}", f.check, f.found);
         if let Some(fix) = &f.fix {
-            println!("         {:<13} fix: {fix}", "");
+            say!("         {:<13} fix: {fix}", "");
         }
     }
 }

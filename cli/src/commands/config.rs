@@ -29,7 +29,7 @@ pub async fn show(client: &leaseq::Client, queue: &str, json: bool) -> Outcome {
         return Ok(());
     }
     for (i, view) in views.iter().enumerate() {
-        println!("partition {i}: {}", view.queue);
+        say!("partition {i}: {}", view.queue);
         print(view, false);
     }
     Ok(())

@@ -62,7 +62,7 @@ pub async fn requeue(
                 .collect();
             output::json(&serde_json::json!({"requeued": n, "not_dead": not_dead}));
         } else {
-            println!("requeued {n}");
+            say!("requeued {n}");
         }
         let named: Vec<String> = found
             .iter()
@@ -112,6 +112,6 @@ fn report(json: bool, what: &str, n: u64) {
     if json {
         output::json(&serde_json::json!({ what: n }));
     } else {
-        println!("{what} {n}");
+        say!("{what} {n}");
     }
 }

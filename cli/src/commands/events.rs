@@ -55,13 +55,14 @@ pub async fn events(client: &leaseq::Client, args: &EventsArgs) -> Outcome {
         };
         if args.json.json {
             // One JSON object a line, as they come.
-            let mut out = std::io::stdout().lock();
-            let _ = serde_json::to_writer(&mut out, &EventView::from(&next));
-            let _ = writeln!(out);
-            let _ = out.flush();
+            let line = serde_json::to_string(&EventView::from(&next)).unwrap_or_default();
+            say!("{line}");
         } else {
             print_line(&next);
-            let _ = std::io::stdout().flush();
+        }
+        if std::io::stdout().flush().is_err() || output::closed() {
+            // The reader went away (a pipe into `head`, say).
+            return Ok(());
         }
     }
 }
@@ -165,7 +166,7 @@ fn print_line(e: &QueueEvent) {
     for (field, value) in &e.extra {
         line.push_str(&format!("  {field}={}", escape(value)));
     }
-    println!("{line}");
+    say!("{line}");
 }
 
 /// Control characters of a value (an id or an error written by anyone) shown escaped, so that

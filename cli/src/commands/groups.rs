@@ -45,15 +45,15 @@ pub async fn set(
     }
     let shown = preview(name.as_bytes(), 256);
     match (paused, changed) {
-        (true, true) => println!(
+        (true, true) => say!(
             "{queue}: group {shown} paused; none of its items is leased until `leaseq group \
              resume -q {} {}`",
             output::shell_word(queue),
             output::shell_word(name)
         ),
-        (false, true) => println!("{queue}: group {shown} resumed; its items are leased again"),
-        (true, false) => println!("{queue}: group {shown} already paused; nothing changed"),
-        (false, false) => println!("{queue}: group {shown} not paused; nothing changed"),
+        (false, true) => say!("{queue}: group {shown} resumed; its items are leased again"),
+        (true, false) => say!("{queue}: group {shown} already paused; nothing changed"),
+        (false, false) => say!("{queue}: group {shown} not paused; nothing changed"),
     }
     Ok(())
 }
@@ -111,7 +111,7 @@ fn print(view: &GroupView, json: bool) {
         ),
     ];
     for (name, value) in fields {
-        println!("{}  {value}", bold(&format!("{name:>8}")));
+        say!("{}  {value}", bold(&format!("{name:>8}")));
     }
     if view.paused {
         eprintln!(

@@ -16,7 +16,7 @@ pub async fn queues(client: &leaseq::Client, starting_with: &str, json: bool) ->
         eprintln!("no queue found (a queue is found by its keys; a drained one leaves none after an hour)");
     } else {
         for q in found {
-            println!("{q}");
+            say!("{q}");
         }
     }
     Ok(())
@@ -59,7 +59,7 @@ pub async fn stats(
             }
         } else {
             if watch && output::colour() {
-                print!("\x1b[2J\x1b[H");
+                let _ = std::io::Write::write_all(&mut std::io::stdout(), b"\x1b[2J\x1b[H");
             }
             // A partitioned queue's row, then each partition's.
             let rows: Vec<Vec<String>> = views
@@ -123,6 +123,10 @@ pub async fn stats(
         }
         if !watch {
             return missing;
+        }
+        if output::closed() {
+            // The reader went away (a pipe into `head`, say).
+            return Ok(());
         }
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_secs(2)) => {}
@@ -326,13 +330,13 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
         ),
     ];
     for (name, value) in fields {
-        println!("{}  {value}", bold(&format!("{name:>12}")));
+        say!("{}  {value}", bold(&format!("{name:>12}")));
     }
     // The last failure's trace, a line per line (each escaped as the fields are).
     if let Some(trace) = &view.trace {
-        println!("{}", bold(&format!("{:>12}", "trace")));
+        say!("{}", bold(&format!("{:>12}", "trace")));
         for line in trace.lines() {
-            println!("    {}", preview(line.as_bytes(), PREVIEW_BYTES));
+            say!("    {}", preview(line.as_bytes(), PREVIEW_BYTES));
         }
     }
     Ok(())
@@ -377,7 +381,7 @@ pub async fn tree(client: &leaseq::Client, queue: &str, id: &str, json: bool) ->
     let mut lines = Vec::new();
     tree_lines(&root, "", "", &mut lines);
     for line in lines {
-        println!("{line}");
+        say!("{line}");
     }
     if budget == 0 {
         eprintln!("(only the first {TREE_MAX} items are shown)");

@@ -78,7 +78,7 @@ pub async fn add(client: &leaseq::Client, args: &AddArgs) -> Outcome {
         .add(&item, wait)
         .await?;
     if added {
-        println!("{}", item.id());
+        say!("{}", item.id());
         Ok(())
     } else {
         Err(Fail::NotFound(format!(
@@ -102,9 +102,9 @@ pub async fn cancel(client: &leaseq::Client, queue: &str, id: &str, json: bool) 
     }
     match was {
         Some(leaseq::State::Leased) if !json => {
-            println!("{id}: leased; marked cancelled, its holder's next call drops it")
+            say!("{id}: leased; marked cancelled, its holder's next call drops it")
         }
-        Some(state) if !json => println!("{id}: was {state}; removed"),
+        Some(state) if !json => say!("{id}: was {state}; removed"),
         Some(_) => {}
         None => {
             queue_must_exist(&q, queue).await?;

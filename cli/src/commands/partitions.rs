@@ -27,9 +27,9 @@ pub async fn create(client: &Client, base: &str, partitions: usize, json: bool) 
         });
         return Ok(());
     }
-    println!("{base}: {} partition(s)", prefixes.len());
+    say!("{base}: {} partition(s)", prefixes.len());
     for (i, prefix) in prefixes.iter().enumerate() {
-        println!("  {i}  {prefix}");
+        say!("  {i}  {prefix}");
     }
     Ok(())
 }

@@ -28,13 +28,13 @@ pub async fn set(client: &leaseq::Client, queue: &str, paused: bool, json: bool)
     }
     let word = if paused { "paused" } else { "resumed" };
     match (paused, changed) {
-        (true, true) => println!(
+        (true, true) => say!(
             "{queue}: {word}; nothing is leased until `leaseq resume -q {}`",
             output::shell_word(queue)
         ),
-        (false, true) => println!("{queue}: {word}; leasing goes on"),
-        (true, false) => println!("{queue}: already paused; nothing changed"),
-        (false, false) => println!("{queue}: not paused; nothing changed"),
+        (false, true) => say!("{queue}: {word}; leasing goes on"),
+        (true, false) => say!("{queue}: already paused; nothing changed"),
+        (false, false) => say!("{queue}: not paused; nothing changed"),
     }
     Ok(())
 }
@@ -65,14 +65,14 @@ pub async fn hold(
     // The core holds whole milliseconds, rounded up.
     let longer = u128::from(ms) > duration.as_nanos().div_ceil(1_000_000);
     match (group.map(|g| preview(g.as_bytes(), 256)), longer) {
-        (None, true) => println!("{queue}: already held off longer; nothing is leased for {left}"),
+        (None, true) => say!("{queue}: already held off longer; nothing is leased for {left}"),
         (None, false) => {
-            println!("{queue}: held off; nothing is leased, by any client, for {left}")
+            say!("{queue}: held off; nothing is leased, by any client, for {left}")
         }
-        (Some(g), true) => println!(
+        (Some(g), true) => say!(
             "{queue}: group {g} already held off longer; none of its items is leased for {left}"
         ),
-        (Some(g), false) => println!(
+        (Some(g), false) => say!(
             "{queue}: group {g} held off; none of its items is leased, by any client, for \
              {left}; the rest of the queue goes on"
         ),

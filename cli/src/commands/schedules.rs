@@ -88,7 +88,7 @@ pub async fn schedules(client: &leaseq::Client, args: SchedulesArgs) -> Outcome 
             if json {
                 output::json(&serde_json::json!({"name": name, "new": new}));
             } else {
-                println!("{} {name}", if new { "added" } else { "changed" });
+                say!("{} {name}", if new { "added" } else { "changed" });
             }
             Ok(())
         }
@@ -103,7 +103,7 @@ pub async fn schedules(client: &leaseq::Client, args: SchedulesArgs) -> Outcome 
                 )));
             }
             if !json {
-                println!("removed {name}");
+                say!("removed {name}");
             }
             Ok(())
         }
@@ -117,9 +117,11 @@ pub async fn schedules(client: &leaseq::Client, args: SchedulesArgs) -> Outcome 
                     "lost_races": r.lost_races,
                 }));
             } else {
-                println!(
+                say!(
                     "{} due, {} fired, {} missed ticks skipped",
-                    r.due, r.fired, r.skipped
+                    r.due,
+                    r.fired,
+                    r.skipped
                 );
             }
             Ok(())

@@ -142,7 +142,7 @@ pub async fn serve(conn: ConnArgs, args: ServeArgs, ui: bool) -> Outcome {
     let path = if ui { "" } else { "metrics" };
     // Installed before the address is printed: a signal sent once it shows stops gracefully.
     let stop = shutdown_signal();
-    println!("leaseq {what} on http://{addr}/{path}");
+    say!("leaseq {what} on http://{addr}/{path}");
     tracing::info!(%addr, what, "listening");
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
