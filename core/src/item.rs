@@ -365,6 +365,10 @@ impl Item {
         if let Some(b) = &o.backoff {
             b.validate()?;
         }
+        if o.expires_after.is_some_and(|d| d.is_zero()) {
+            // Not started within no time at all: dead at its first lease, whatever it was.
+            return Err(Error::invalid("expires_after", "must be greater than zero"));
+        }
         let expires = ms("expires_after", o.expires_after)?;
         if o.keep_result_for.is_some_and(|d| d.is_zero()) {
             return Err(Error::invalid(
@@ -550,6 +554,10 @@ mod tests {
         );
         assert_eq!(
             refused(item.clone().expires_after(policy::MAX_DURATION * 2)),
+            "expires_after"
+        );
+        assert_eq!(
+            refused(item.clone().expires_after(Duration::ZERO)),
             "expires_after"
         );
         assert_eq!(

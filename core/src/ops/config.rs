@@ -149,6 +149,9 @@ impl QueueConfig {
             out.push(("priority", p.to_string()));
         }
         if let Some(d) = self.expires_after {
+            if d.is_zero() {
+                return Err(Error::invalid("expires_after", "must be greater than zero"));
+            }
             out.push((
                 "expires_after_ms",
                 policy::duration_ms("expires_after", d)?.to_string(),
@@ -294,5 +297,36 @@ impl Queue {
         self.query::<i64>(redis::cmd("DEL").arg(&self.keys().config))
             .await
             .map(drop)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A duration of 0 where it means nothing useful is refused, naming the field.
+    #[test]
+    fn zero_durations_that_mean_nothing_are_refused() {
+        let refused = |config: QueueConfig| match config.fields() {
+            Err(Error::InvalidArgument { argument, .. }) => argument,
+            other => panic!("expected a refusal, got {other:?}"),
+        };
+        let expires = QueueConfig {
+            expires_after: Some(Duration::ZERO),
+            ..QueueConfig::default()
+        };
+        assert_eq!(refused(expires), "expires_after");
+        let keep = QueueConfig {
+            keep_result_for: Some(Duration::ZERO),
+            ..QueueConfig::default()
+        };
+        assert_eq!(refused(keep), "keep_result_for");
+        let ok = QueueConfig {
+            expires_after: Some(Duration::from_millis(1)),
+            ..QueueConfig::default()
+        };
+        assert!(ok.fields().is_ok());
     }
 }
