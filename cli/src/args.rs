@@ -91,7 +91,7 @@ pub enum Command {
     Ls {
         #[command(flatten)]
         queue: QueueArg,
-        /// waiting, delayed, leased or dead.
+        /// waiting, delayed, leased, dead, blocked or done.
         state: ListState,
         /// How many items (1 to 1000).
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]

@@ -299,7 +299,7 @@ fn counted(table: &str, queue: &str) -> Vec<String> {
         .find(|l| l.starts_with(&format!("{queue} ")))
         .unwrap_or_else(|| panic!("no row for {queue}: {table}"));
     row.split_whitespace()
-        .skip(7)
+        .skip(8)
         .take(4)
         .map(str::to_owned)
         .collect()
@@ -356,7 +356,7 @@ async fn pause_and_resume_say_what_changed_and_stats_show_it() {
     assert_eq!(s["waiting"], 1, "a paused queue's items still wait");
     let out = run(&urls, &["stats"]);
     let row = stats_row(&stdout(&out), "{jobs}");
-    assert_eq!(row[11..], ["paused", "-", "-"], "{row:?}");
+    assert_eq!(row[12..], ["paused", "-", "-"], "{row:?}");
     assert!(
         stderr(&out).contains(
             "paused (nothing is leased): {jobs}; resume with `leaseq resume -q '{jobs}'`"
@@ -377,7 +377,7 @@ async fn pause_and_resume_say_what_changed_and_stats_show_it() {
     );
     let out = run(&urls, &["stats"]);
     let row = stats_row(&stdout(&out), "{jobs}");
-    assert_eq!(row[11..], ["no", "-", "-"], "{row:?}");
+    assert_eq!(row[12..], ["no", "-", "-"], "{row:?}");
     assert!(!stderr(&out).contains("paused"), "{}", stderr(&out));
     assert_eq!(
         json(&run(&urls, &["stats", "-q", "{jobs}", "--json"]))["paused"],
@@ -756,7 +756,7 @@ async fn a_bounded_queue_refuses_adds_past_its_capacity_with_exit_5() {
     assert_eq!(s["capacity"], 2);
     assert_eq!(s["paused"], false);
     let row = stats_row(&stdout(&run(&urls, &["stats", "-q", "{jobs}"])), "{jobs}");
-    assert_eq!(row[11..], ["no", "2/2", "-"], "{row:?}");
+    assert_eq!(row[12..], ["no", "2/2", "-"], "{row:?}");
 
     // An add that waits gets in once a lease makes room, whenever that happens.
     let waiting = std::process::Command::new(common::BIN)
@@ -808,7 +808,7 @@ async fn a_bounded_queue_refuses_adds_past_its_capacity_with_exit_5() {
 
 /// The RATE LIMIT cell of `queue`'s row of a `stats` table (the last column).
 fn rate_cell(table: &str, queue: &str) -> String {
-    stats_row(table, queue)[13..].join(" ")
+    stats_row(table, queue)[14..].join(" ")
 }
 
 #[tokio::test]

@@ -56,6 +56,19 @@ async fn a_partitioned_queue_is_created_and_read_as_one() {
             "{name} in\n{table}"
         );
     }
+    // One partition paused by hand: the queue's row says how many, and the note names it.
+    assert!(q.partitions()[1].pause().await.unwrap());
+    let out = run(&urls, &["stats", "-q", "{p}"]);
+    let row: Vec<String> = stdout(&out)
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some("{p}"))
+        .unwrap()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(row[12], "1/3", "{row:?}");
+    assert!(stderr(&out).contains(&prefixes[1]), "{}", stderr(&out));
+    assert!(q.partitions()[1].resume().await.unwrap());
     let listed = json(&run(
         &urls,
         &["ls", "waiting", "-q", "{p}", "--limit", "100", "--json"],

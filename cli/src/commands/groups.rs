@@ -73,7 +73,7 @@ pub async fn limit(
         .await
         .map_err(|err| match &err {
             leaseq::Error::InvalidArgument { argument, .. } if *argument == "limit" => Fail::Usage(
-                format!("N: {err}; write a number from 1 to 1000, or `none`; nothing was written"),
+                format!("{err}; write a number from 1 to 1000, or `none`; nothing was written"),
             ),
             _ => err.into(),
         })?;

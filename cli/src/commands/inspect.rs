@@ -77,13 +77,14 @@ pub async fn stats(
                         v.delayed.to_string(),
                         v.leased.to_string(),
                         v.dead.to_string(),
+                        v.blocked.to_string(),
                         v.processing.to_string(),
                         age(v.oldest_waiting_seconds),
                         counted(|m| m.completed),
                         counted(|m| m.failed),
                         counted(|m| m.dead),
                         counted(|m| m.expired),
-                        if v.paused { "paused" } else { "no" }.to_owned(),
+                        paused_cell(v),
                         match v.capacity {
                             Some(c) => format!("{}/{c}", v.held()),
                             None => "-".to_owned(),
@@ -99,6 +100,7 @@ pub async fn stats(
                     "DELAYED",
                     "LEASED",
                     "DEAD",
+                    "BLOCKED",
                     "PROCESSING",
                     "OLDEST",
                     "DONE min/h",
@@ -174,8 +176,10 @@ fn rate_limit(v: &StatsView) -> String {
 
 /// The footnote of a `stats` table with paused queues: which, and the command that resumes them.
 fn paused_note(views: &[StatsView]) -> Option<String> {
+    // A partitioned queue's partitions paused one by one count too (its own row says `k/P`).
     let paused: Vec<&str> = views
         .iter()
+        .flat_map(|v| std::iter::once(v).chain(v.partitions.iter().flatten()))
         .filter(|v| v.paused)
         .map(|v| v.queue.as_str())
         .collect();
@@ -188,6 +192,17 @@ fn paused_note(views: &[StatsView]) -> Option<String> {
         "paused (nothing is leased): {}; resume with `leaseq resume -q {queue}`",
         paused.join(", ")
     ))
+}
+
+/// The PAUSED cell: `paused`, `no`, or for a partitioned queue some of whose partitions are
+/// paused, how many of them (`2/6`).
+fn paused_cell(v: &StatsView) -> String {
+    let some = v.partitions.iter().flatten().filter(|p| p.paused).count();
+    match (v.paused, some, &v.partitions) {
+        (true, _, _) => "paused".to_owned(),
+        (false, 0, _) | (false, _, None) => "no".to_owned(),
+        (false, k, Some(all)) => format!("{k}/{}", all.len()),
+    }
 }
 
 /// `leaseq ls STATE` and `leaseq dead ls`.
