@@ -112,6 +112,18 @@ async fn creation_is_idempotent_and_a_different_count_is_refused() {
     let e = client.create_partitioned(&plain, 2).await.unwrap_err();
     assert_invalid(&e, "partitions", "a plain queue");
     assert_eq!(client.partitioned(&plain).await.unwrap().count(), 1);
+    // Nor one drained down to its kept results, which the partitions would hide.
+    let drained = fresh_prefix("drained");
+    let dq = client.queue(&drained).unwrap();
+    dq.add(&item("r")).await.unwrap();
+    let lease = dq.lease(TTL, Wait::No).await.unwrap().unwrap();
+    dq.complete_with_result(&lease, Some(b"kept"), None)
+        .await
+        .unwrap();
+    assert!(!dq.exists().await.unwrap(), "only the result is left");
+    let e = client.create_partitioned(&drained, 2).await.unwrap_err();
+    assert_invalid(&e, "partitions", "a queue's kept results");
+    assert_eq!(dq.result("r").await.unwrap().unwrap().data, b"kept");
     // More than one partition needs a hash tag, on a single server too.
     let single = RedisServer::start();
     let one = Client::connect(&single.url()).await.unwrap();

@@ -1,6 +1,6 @@
 --! include: keys
 -- create_layout (spec/PROTOCOL.md 5.25, "Creation", step 3). KEYS[3..]: the base B's fixed keys
--- but B:partitions (5.12). ARGV: the layout's text.
+-- but B:partitions (5.12), and B:done. ARGV: the layout's text.
 -- Stores a partitioned queue's layout in B:partitions unless a layout is stored there or the
 -- plain queue B exists, in one call: an add at B (which refuses once the layout exists, lib/
 -- guard.lua refuse_base) cannot come between the check and the write. Returns {'stored', text}

@@ -86,6 +86,9 @@ impl Client {
                         inv.key(key);
                     }
                 }
+                // And the index of kept results: a drained queue's results are a queue's too,
+                // which the partitions would hide.
+                inv.key(format!("{base}:done"));
                 inv.arg(wanted.to_text());
                 let reply: Vec<Vec<u8>> = home.invoke(&inv).await?;
                 match reply.first().map(Vec::as_slice) {
