@@ -325,7 +325,7 @@ pub static OPERATIONS: &[Operation] = &[
         "dependencies",
         &[ID],
         "what it was added to wait for, what it still waits for, and how many blocked items wait for it",
-        "What an item waits for and what waits for it (spec 5.24).",
+        "What an item waits for and what waits for it (spec 5.24), while it exists: a completed item answers empty lists.",
     ),
     op(
         "dependency_results",

@@ -103,7 +103,8 @@ fn by_dependencies(
                     "depends_on",
                     format!(
                         "item `{}` depends on `{first}`, in partition {other}, and on `{dep}`, \
-                         in partition {at}; dependencies must share a partition",
+                         in partition {at}; dependencies must share a partition (add them as \
+                         one flow, or in one group, or to one partition); nothing was written",
                         item.id()
                     ),
                 ))
@@ -122,7 +123,7 @@ fn by_dependencies(
             format!(
                 "item `{}` goes to partition {at}, its group's, but its dependency `{dep}` is in \
                  partition {other}; dependencies must share a partition (add a flow, or add to \
-                 one partition)",
+                 one partition); nothing was written",
                 item.id()
             ),
         ));
