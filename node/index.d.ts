@@ -721,6 +721,10 @@ export interface CleanReport {
   requeued: number
   /** Stale entries removed: ids of complete items, duplicate ids, orphaned lease counts. */
   removed: number
+  /** Delayed items that were due, moved to waiting. */
+  promoted: number
+  /** Items whose last lease expired with no attempts left, moved to dead. */
+  dead: number
 }
 
 /**
@@ -1134,6 +1138,16 @@ export declare class PartitionedQueue {
   /** A page of the logical queue's items in `state`: partition 0's, then 1's, and so on. */
   list(state: ListState, options?: { start?: number; count?: number }): Promise<ListEntry[]>
   /**
+   * The items of `state` whose name is `name` and whose last error's type is `errorType`
+   * (absent: any), as `Queue#find`, over the logical queue's positions as `list` numbers them
+   * (partition 0's, then 1's, and so on). One call looks in one partition, the one that holds
+   * position `start` (default 0), at most at 1000 of its positions, and resolves to at most
+   * `count` (1 to 1000; default 100) matches, with `next`, which goes on in that partition, or
+   * at the next partition's first position once this one's end is reached (null after the
+   * last).
+   */
+  find(state: ListState, options?: { name?: string; errorType?: string; start?: number; count?: number }): Promise<Found>
+  /**
    * For each item name met in the last 60 minutes, its jobs completed, failed and dead, as
    * `Queue#countsByName` answers, summed over the partitions (sorted by name, as a queue's
    * are). Null while no partition counts (`setConfig({ stats: true })`).
@@ -1172,13 +1186,13 @@ export declare class PartitionedQueue {
    */
   deadRequeueEach(ids: Array<string | Buffer | Uint8Array>): Promise<boolean[]>
   /**
-   * Requeues up to `n` of each partition's oldest dead items (all when `n` is left out);
-   * resolves to how many, summed over the partitions.
+   * Requeues the `n` oldest dead items of the logical queue, by time of death over every
+   * partition (all of them when `n` is left out); resolves to how many.
    */
   deadRequeueOldest(n?: number): Promise<number>
   /**
-   * Deletes up to `n` of each partition's oldest dead items (all when `n` is left out);
-   * resolves to how many, summed over the partitions.
+   * Deletes the `n` oldest dead items of the logical queue, by time of death over every
+   * partition (all of them when `n` is left out); resolves to how many.
    */
   deadPurge(n?: number): Promise<number>
   /**

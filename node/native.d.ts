@@ -197,6 +197,13 @@ export declare class NativePartitioned {
   processingLen(): Promise<number>
   /** A page of the logical queue's items in `state`: partition 0's, then 1's, and so on. */
   list(stateName: string, start?: number | undefined | null, count?: number | undefined | null): Promise<Array<EntryParts>>
+  /**
+   * The entries of `state` with this `name` and `error_type` (none: any), as
+   * `NativeQueue::find`, over the positions `list` numbers: in the one partition that holds
+   * `start` (default 0), at most `count` (default the core's `policy::DEFAULT_PAGE`)
+   * matches, with where to go on (in that partition, or at the next one's first position).
+   */
+  find(stateName: string, name?: string | undefined | null, errorType?: string | undefined | null, start?: number | undefined | null, count?: number | undefined | null): Promise<FoundParts>
   /** Pauses every partition; whether any was running. */
   pause(): Promise<boolean>
   /** Resumes every partition; whether any was paused. */
@@ -575,6 +582,10 @@ export interface CleanParts {
   requeued: number
   /** Stale entries removed. */
   removed: number
+  /** Delayed items that were due, moved to waiting. */
+  promoted: number
+  /** Items whose last lease expired with no attempts left, moved to dead. */
+  dead: number
 }
 
 /**

@@ -381,6 +381,20 @@ class PartitionedQueue {
   }
 
   /**
+   * The items of `state` with a name or an error type, as `Queue#find`, over the positions
+   * `list` numbers (partition 0's, then 1's, and so on): one call looks in the one partition
+   * that holds `start`, and `next` goes on in it, or at the next partition's first position
+   * once this one's end is reached.
+   * @param {import('../index').ListState} state
+   * @param {{ name?: string, errorType?: string, start?: number, count?: number }} [options]
+   * @returns {Promise<import('../index').Found>}
+   */
+  async find(state, options) {
+    const a = q.findArgs(state, options)
+    return q.toFound(await nativeAsync(() => this.#native.find(...a)))
+  }
+
+  /**
    * For each item name met in the last 60 minutes, how many of its jobs completed, failed and
    * went dead, as `Queue#countsByName` answers, summed over the partitions (sorted by name, as
    * a queue's are). Null while
@@ -476,8 +490,8 @@ class PartitionedQueue {
   }
 
   /**
-   * Requeues up to `n` of each partition's oldest dead items (all when `n` is left out).
-   * Resolves to how many, summed.
+   * Requeues the `n` oldest dead items of the logical queue, by time of death over every
+   * partition (all of them when `n` is left out). Resolves to how many.
    * @param {number} [n]
    * @returns {Promise<number>}
    */
@@ -487,8 +501,8 @@ class PartitionedQueue {
   }
 
   /**
-   * Deletes up to `n` of each partition's oldest dead items (all when `n` is left out).
-   * Resolves to how many, summed.
+   * Deletes the `n` oldest dead items of the logical queue, by time of death over every
+   * partition (all of them when `n` is left out). Resolves to how many.
    * @param {number} [n]
    * @returns {Promise<number>}
    */

@@ -544,6 +544,31 @@ function toEntry(e) {
 }
 
 /**
+ * `find`'s arguments: the state, and the name, error type, start and count of its options.
+ * @param {unknown} state
+ * @param {unknown} options
+ * @returns {[string, string | undefined, string | undefined, number | undefined, number | undefined]}
+ */
+function findArgs(state, options) {
+  const s = args.string('state', state)
+  const o = args.optionalOptions('options', options, FIND_OPTIONS)
+  const name = o.name === undefined ? undefined : args.string('name', o.name)
+  const errorType = o.errorType === undefined ? undefined : args.string('errorType', o.errorType)
+  const start = args.optionalNumber('start', o.start, WHOLE)
+  const count = args.optionalNumber('count', o.count, WHOLE)
+  return [s, name, errorType, start, count]
+}
+
+/**
+ * What `find` found, from the addon's.
+ * @param {import('../native').FoundParts} found
+ * @returns {import('../index').Found}
+ */
+function toFound(found) {
+  return { entries: found.entries.map(toEntry), next: orNull(found.next), examined: found.examined }
+}
+
+/**
  * A queue's figures, from the addon's.
  * @param {import('../native').StatsParts} s
  * @returns {import('../index').Stats}
@@ -957,14 +982,8 @@ class Queue {
    * @returns {Promise<import('../index').Found>}
    */
   async find(state, options) {
-    const s = args.string('state', state)
-    const o = args.optionalOptions('options', options, FIND_OPTIONS)
-    const name = o.name === undefined ? undefined : args.string('name', o.name)
-    const errorType = o.errorType === undefined ? undefined : args.string('errorType', o.errorType)
-    const start = args.optionalNumber('start', o.start, WHOLE)
-    const count = args.optionalNumber('count', o.count, WHOLE)
-    const found = await nativeAsync(() => this.#native.find(s, name, errorType, start, count))
-    return { entries: found.entries.map(toEntry), next: orNull(found.next), examined: found.examined }
+    const a = findArgs(state, options)
+    return toFound(await nativeAsync(() => this.#native.find(...a)))
   }
 
   /**
@@ -1366,6 +1385,7 @@ module.exports = {
   deadCount,
   deadIds,
   failArgs,
+  findArgs,
   followerAfter,
   requireLease,
   scheduleArgs,
@@ -1374,6 +1394,7 @@ module.exports = {
   toDependencyResults,
   toEntry,
   toFireReport,
+  toFound,
   toGroup,
   toItem,
   toJob,

@@ -10,7 +10,8 @@ use crate::convert::{count, integer, millis, opt_millis, retry, ttl, wait};
 use crate::error::to_napi;
 use crate::item::NativeItem;
 use crate::job::{
-    ConfigParts, EntryParts, GroupParts, JobParts, NameCountsParts, ResultParts, StatsParts,
+    ConfigParts, EntryParts, FoundParts, GroupParts, JobParts, NameCountsParts, ResultParts,
+    StatsParts,
 };
 use crate::lease::{LeasedParts, NativeLease};
 use crate::queue::{
@@ -406,6 +407,33 @@ impl NativePartitioned {
             .await
             .map_err(to_napi)?;
         Ok(entries.into_iter().map(EntryParts::from).collect())
+    }
+
+    /// The entries of `state` with this `name` and `error_type` (none: any), as
+    /// `NativeQueue::find`, over the positions `list` numbers: in the one partition that holds
+    /// `start` (default 0), at most `count` (default the core's `policy::DEFAULT_PAGE`)
+    /// matches, with where to go on (in that partition, or at the next one's first position).
+    #[napi]
+    pub async fn find(
+        &self,
+        state_name: String,
+        name: Option<String>,
+        error_type: Option<String>,
+        start: Option<f64>,
+        count: Option<f64>,
+    ) -> napi::Result<FoundParts> {
+        let state = state(&state_name)?;
+        let start = start.map(|s| integer("start", s)).transpose()?.unwrap_or(0);
+        let count = count
+            .map(|c| integer("count", c))
+            .transpose()?
+            .unwrap_or(policy::DEFAULT_PAGE);
+        let found = self
+            .inner
+            .find(state, name.as_deref(), error_type.as_deref(), start, count)
+            .await
+            .map_err(to_napi)?;
+        Ok(found.into())
     }
 
     /// Pauses every partition; whether any was running.

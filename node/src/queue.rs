@@ -38,6 +38,10 @@ pub struct CleanParts {
     pub requeued: i64,
     /// Stale entries removed.
     pub removed: i64,
+    /// Delayed items that were due, moved to waiting.
+    pub promoted: i64,
+    /// Items whose last lease expired with no attempts left, moved to dead.
+    pub dead: i64,
 }
 
 impl From<CleanReport> for CleanParts {
@@ -45,6 +49,8 @@ impl From<CleanReport> for CleanParts {
         CleanParts {
             requeued: count(report.requeued),
             removed: count(report.removed),
+            promoted: count(report.promoted),
+            dead: count(report.dead),
         }
     }
 }

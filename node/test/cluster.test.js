@@ -49,8 +49,8 @@ describe('Redis Cluster', { timeout: 60_000 }, () => {
       assert.equal(await queue.complete(next), true)
       assert.equal(await queue.queueLen(), 1)
       assert.equal(await queue.processingLen(), 0)
-      assert.deepEqual(await queue.lightClean(), { requeued: 0, removed: 0 })
-      assert.deepEqual(await queue.deepClean(), { requeued: 0, removed: 0 })
+      assert.deepEqual(await queue.lightClean(), { requeued: 0, removed: 0, promoted: 0, dead: 0 })
+      assert.deepEqual(await queue.deepClean(), { requeued: 0, removed: 0, promoted: 0, dead: 0 })
     }
   })
 

@@ -6,8 +6,8 @@
 // where it lives (`promote`, `dependencies`, `deadRequeueEach`), holds, pauses and resets of
 // every partition, the counts, cleans and configuration of the logical queue (`exists`,
 // `config`, `queueLen`, `processingLen`, `countsByName`, `lightClean`, `deepClean`, with
-// `addUnique`), a Worker's rate limit holding every partition, and the partitions handed out as
-// queues (`partition`, `partitionOf`, `queueOf`).
+// `addUnique`), `find` searching one partition a call, a Worker's rate limit holding every
+// partition, and the partitions handed out as queues (`partition`, `partitionOf`, `queueOf`).
 
 const assert = require('node:assert/strict')
 const net = require('node:net')
@@ -293,7 +293,7 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     await assert.rejects(q.addFlow('report', []), invalid('parent'))
   })
 
-  test('deadRequeueOldest and deadPurge act on every partition, counted together', async () => {
+  test('deadRequeueOldest and deadPurge take the oldest of the logical queue, n in all', async () => {
     const q = await client.createPartitioned(fresh(), 3)
     await q.addBatch(items(12))
     for (const lease of await q.leaseBatch(12, { ttlMs: TTL })) {
@@ -301,13 +301,13 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     }
     const dead = (await q.stats()).partitions.map((s) => s.dead)
     assert.ok(dead.every((n) => n >= 2), `dead per partition: ${dead}`)
-    // Up to n of each partition's oldest, summed.
-    assert.equal(await q.deadRequeueOldest(1), 3)
-    assert.deepEqual([await q.count('dead'), await q.count('waiting')], [9, 3])
-    assert.equal(await q.deadPurge(1), 3)
-    assert.equal(await q.count('dead'), 6)
-    assert.equal(await q.deadRequeueOldest(), 6)
-    assert.deepEqual([await q.count('dead'), await q.count('waiting')], [0, 9])
+    // The n oldest over every partition: n in all.
+    assert.equal(await q.deadRequeueOldest(1), 1)
+    assert.deepEqual([await q.count('dead'), await q.count('waiting')], [11, 1])
+    assert.equal(await q.deadPurge(2), 2)
+    assert.equal(await q.count('dead'), 9)
+    assert.equal(await q.deadRequeueOldest(), 9)
+    assert.deepEqual([await q.count('dead'), await q.count('waiting')], [0, 10])
     assert.equal(await q.deadPurge(), 0)
     await assert.rejects(q.deadPurge(1.5), invalid('n'))
     await assert.rejects(q.deadRequeueOldest('all'), invalid('n'))
@@ -488,7 +488,7 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     for (const id of late) assert.equal(await q.add(new Item('x', { id, delayMs: 1 })), true)
     await new Promise((resolve) => setTimeout(resolve, 20))
     assert.deepEqual([await q.count('delayed'), await q.count('waiting')], [3, 0])
-    assert.deepEqual(await q.lightClean(), { requeued: 0, removed: 0 })
+    assert.deepEqual(await q.lightClean(), { requeued: 0, removed: 0, promoted: 3, dead: 0 })
     assert.deepEqual([await q.count('delayed'), await q.count('waiting')], [0, 3])
     // An item key on no list (a redis-work-queue client crashed mid-add) in two partitions, set
     // on the node that holds each: the deep clean finds both.
@@ -507,11 +507,50 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
       }
       assert.ok(set, `set in ${prefix}`)
     }
-    assert.deepEqual(await q.deepClean(), { requeued: 2, removed: 0 })
+    assert.deepEqual(await q.deepClean(), { requeued: 2, removed: 0, promoted: 0, dead: 0 })
     assert.equal(await q.count('waiting'), 5)
     // With the counters off in every partition, nothing is counted.
     await q.setConfig({ stats: false })
     assert.equal(await q.countsByName(), null)
+  })
+
+  test('find searches one partition a call, and following next walks every partition', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    // Four items in each partition, every other one named "mail".
+    const perPartition = [[], [], []]
+    for (let i = 0; perPartition.some((ids) => ids.length < 4); i++) {
+      const id = `f${i}`
+      const p = q.partitionOf(new Item('x', { id }))
+      if (perPartition[p].length < 4) perPartition[p].push(id)
+    }
+    const mail = []
+    for (const ids of perPartition) {
+      for (const [k, id] of ids.entries()) {
+        const name = k % 2 === 0 ? 'mail' : 'other'
+        assert.equal(await q.add(new Item('x', { id, name })), true)
+        if (name === 'mail') mail.push(id)
+      }
+    }
+    assert.equal(mail.length, 6)
+    const found = []
+    let calls = 0
+    for (let start = 0; start !== null; calls++) {
+      assert.ok(calls < 50, 'next keeps going')
+      const page = await q.find('waiting', { name: 'mail', start, count: 1 })
+      assert.ok(page.entries.every((e) => e.name === 'mail'))
+      found.push(...page.entries.map((e) => e.id))
+      start = page.next
+    }
+    assert.deepEqual([...found].sort(), [...mail].sort())
+    assert.equal(new Set(found).size, found.length, 'each once')
+    // The defaults: from position 0, up to 100 matches, all of partition 0's.
+    const first = await q.find('waiting', { name: 'mail' })
+    assert.deepEqual(first.entries.map((e) => e.id).sort(), perPartition[0].filter((_, k) => k % 2 === 0).sort())
+    assert.deepEqual([first.next, first.examined], [4, 4], "partition 1's first position next")
+    assert.equal((await q.find('waiting', { start: 12 })).next, null, 'past the end')
+    await assert.rejects(q.find('waiting', { count: 0 }), invalid('count'))
+    await assert.rejects(q.find('waiting', { name: 5 }), invalid('name'))
+    await assert.rejects(q.find('waiting', { nmae: 'mail' }), invalid('nmae'))
   })
 
   test('a Worker on the base is refused as it starts', async () => {

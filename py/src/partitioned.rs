@@ -12,7 +12,7 @@ use crate::aio::{AsyncQueue, Lazy};
 use crate::convert;
 use crate::errors;
 use crate::jobs::{
-    Entry, FailOutcome, GroupInfo, Job, JobResult, NameCounts, QueueConfig, StateName, Stats,
+    Entry, FailOutcome, Found, GroupInfo, Job, JobResult, NameCounts, QueueConfig, StateName, Stats,
 };
 use crate::sync::{Queue, WAIT_SLICE};
 use crate::types::{CleanReport, NewLease};
@@ -479,6 +479,38 @@ impl PartitionedQueue {
             .map(|entries| entries.into_iter().map(Entry::from).collect())
     }
 
+    /// The items of ``state`` whose name is ``name`` and whose last error's type is
+    /// ``error_type`` (``None``: any), as ``Queue.find``, over the logical queue's positions as
+    /// ``list`` numbers them (partition 0's, then partition 1's, and so on). One call looks in
+    /// one partition, the one that holds position ``start``, at most at 1000 of its positions,
+    /// returning at most ``count`` (1 to 1000) matches: a ``Found``, whose ``next`` goes on in
+    /// that partition, or at the next partition's first position once this one's end is reached
+    /// (``None`` after the last). Two round trips.
+    #[pyo3(
+        signature = (state, name = None, error_type = None, start = None, count = None),
+        text_signature = "($self, state, name=None, error_type=None, start=0, count=100)"
+    )]
+    fn find(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        name: Option<&Bound<'_, PyAny>>,
+        error_type: Option<&Bound<'_, PyAny>>,
+        start: Option<&Bound<'_, PyAny>>,
+        count: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Found> {
+        let state = convert::state(py, state)?;
+        let name = crate::sync::opt_text(name, "name")?;
+        let error_type = crate::sync::opt_text(error_type, "error_type")?;
+        // The operation table's defaults, as Queue.find.
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.call(py, |q| {
+            q.find(state, name.as_deref(), error_type.as_deref(), start, count)
+        })
+        .map(Found::from)
+    }
+
     /// Pauses every partition; returns whether any was running.
     fn pause(&self, py: Python<'_>) -> PyResult<bool> {
         self.call(py, |q| q.pause())
@@ -555,16 +587,16 @@ impl PartitionedQueue {
         self.call(py, |q| q.dead_requeue_each(&ids))
     }
 
-    /// Requeues the ``n`` oldest dead items of each partition (``None``: all), every partition
-    /// at once; returns how many, summed.
+    /// Requeues the ``n`` oldest dead items of the logical queue, by time of death over every
+    /// partition (``None``: all of every partition); returns how many.
     #[pyo3(signature = (n = None))]
     fn dead_requeue_oldest(&self, py: Python<'_>, n: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         let n = convert::opt_integer(n, "n")?;
         self.call(py, |q| q.dead_requeue_oldest(n))
     }
 
-    /// Deletes the ``n`` oldest dead items of each partition (``None``: all), every partition
-    /// at once; returns how many, summed.
+    /// Deletes the ``n`` oldest dead items of the logical queue, by time of death over every
+    /// partition (``None``: all of every partition); returns how many.
     #[pyo3(signature = (n = None))]
     fn dead_purge(&self, py: Python<'_>, n: Option<&Bound<'_, PyAny>>) -> PyResult<u64> {
         let n = convert::opt_integer(n, "n")?;
@@ -1131,6 +1163,33 @@ impl AsyncPartitionedQueue {
         self.run(py, move |q| async move {
             let entries = q.list(state, start, count).await?;
             Ok(entries.into_iter().map(Entry::from).collect::<Vec<_>>())
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.find``.
+    #[pyo3(
+        signature = (state, name = None, error_type = None, start = None, count = None),
+        text_signature = "($self, state, name=None, error_type=None, start=0, count=100)"
+    )]
+    fn find<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'py, PyAny>,
+        name: Option<&Bound<'py, PyAny>>,
+        error_type: Option<&Bound<'py, PyAny>>,
+        start: Option<&Bound<'py, PyAny>>,
+        count: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let state = convert::state(py, state)?;
+        let name = crate::sync::opt_text(name, "name")?;
+        let error_type = crate::sync::opt_text(error_type, "error_type")?;
+        let start: usize = convert::opt_integer(start, "start")?.unwrap_or(0);
+        let count: usize = convert::opt_integer(count, "count")?.unwrap_or(100);
+        self.run(py, move |q| async move {
+            let found = q
+                .find(state, name.as_deref(), error_type.as_deref(), start, count)
+                .await?;
+            Ok(Found::from(found))
         })
     }
 

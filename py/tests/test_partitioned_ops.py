@@ -5,9 +5,9 @@
 ``dependencies``, ``dependency_results``, ``dead_requeue``) where the item is, ``rate_limit``
 and ``is_paused`` over every partition, the counts (``exists``, ``queue_len``,
 ``processing_len``, ``counts_by_name``) and cleans over every partition, ``config`` from
-partition 0, ``add_unique`` routed as ``add``, and the arguments ``add`` and ``lease`` share
-with ``Queue``'s; on a local cluster of three primaries, sync and asyncio. A refused argument is
-named and nothing is written."""
+partition 0, ``add_unique`` routed as ``add``, ``find`` in one partition a call, and the
+arguments ``add`` and ``lease`` share with ``Queue``'s; on a local cluster of three primaries,
+sync and asyncio. A refused argument is named and nothing is written."""
 
 from __future__ import annotations
 
@@ -168,21 +168,19 @@ def test_dead_requeue_oldest_and_dead_purge_act_on_every_partition(
     dead = dead_per_partition(q)
     assert sum(dead) == 30 and len([d for d in dead if d]) > 1
 
-    # Up to n of each partition's oldest, counted together.
-    assert q.dead_requeue_oldest(1) == sum(min(1, d) for d in dead)
-    assert q.dead_requeue_oldest(2) == sum(min(2, max(d - 1, 0)) for d in dead)
-    requeued = sum(min(3, d) for d in dead)
-    assert q.count("waiting") == requeued
-    assert dead_per_partition(q) == [max(d - 3, 0) for d in dead]
+    # The n oldest of the logical queue, over every partition: n in all.
+    assert q.dead_requeue_oldest(1) == 1
+    assert q.dead_requeue_oldest(2) == 2
+    assert q.count("waiting") == 3
+    assert sum(dead_per_partition(q)) == 27
     # All (n None).
-    assert q.dead_requeue_oldest() == 30 - requeued
+    assert q.dead_requeue_oldest() == 27
     assert q.count("dead") == 0 and q.count("waiting") == 30
 
     kill_all(q, 30)
-    dead = dead_per_partition(q)
-    assert q.dead_purge(2) == sum(min(2, d) for d in dead)
-    assert dead_per_partition(q) == [max(d - 2, 0) for d in dead]
-    assert q.dead_purge() == sum(max(d - 2, 0) for d in dead)
+    assert q.dead_purge(2) == 2
+    assert sum(dead_per_partition(q)) == 28
+    assert q.dead_purge() == 28
     assert q.count("dead") == 0 and q.stats().total.waiting == 0
     assert q.get("i0") is None
 
@@ -336,8 +334,8 @@ def test_the_asyncio_face_acts_on_every_partition(cluster: Server) -> None:
             await kill_all(q)
             dead = [await q.partition(i).count("dead") for i in range(3)]
             assert sum(dead) == 9
-            assert await q.dead_requeue_oldest(1) == sum(min(1, d) for d in dead)
-            assert await q.dead_requeue_oldest() == 9 - sum(min(1, d) for d in dead)
+            assert await q.dead_requeue_oldest(1) == 1, dead
+            assert await q.dead_requeue_oldest() == 8
             await kill_all(q)
             assert await q.dead_purge() == 9
             assert await q.count("dead") == 0
@@ -1100,5 +1098,89 @@ def test_the_asyncio_face_counts_cleans_and_reads_the_configuration(
             report = await q.deep_clean()
             assert isinstance(report, leaseq.CleanReport)
             assert (report.requeued, report.promoted) == (0, 0)
+
+    asyncio.run(body())
+
+
+def add_mail_and_other(
+    q: leaseq.PartitionedQueue,
+) -> set[str]:
+    """Four items in each partition, half named "mail"; returns the "mail" ids."""
+    mail: set[str] = set()
+    for part in ids_per_partition(q, 4, "f"):
+        for k, id in enumerate(part):
+            name = "mail" if k % 2 == 0 else "other"
+            assert q.add(leaseq.Item(b"x", id=id, name=name))
+            if name == "mail":
+                mail.add(id)
+    return mail
+
+
+def test_find_searches_one_partition_a_call_and_next_walks_them_all(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    mail = add_mail_and_other(q)
+    assert len(mail) == 6
+    assert [q.partition(i).count("waiting") for i in range(3)] == [4, 4, 4]
+
+    found_ids: list[str] = []
+    start: int | None = 0
+    calls = 0
+    while start is not None:
+        found = q.find("waiting", name="mail", start=start, count=1)
+        assert isinstance(found, leaseq.Found)
+        assert all(e.name == "mail" for e in found.entries)
+        # One partition a call: every match of a call lives in the same partition.
+        assert len({where(q, e.id)[0] for e in found.entries}) <= 1
+        found_ids.extend(e.id for e in found.entries)
+        start = found.next
+        calls += 1
+        assert calls < 50, "next keeps going"
+    assert sorted(found_ids) == sorted(mail)
+    assert len(found_ids) == len(set(found_ids)), "each once"
+    # The defaults: from position 0, up to 100 matches, all in partition 0.
+    first = q.find("waiting", "mail")
+    assert [where(q, e.id) for e in first.entries] == [[0], [0]]
+    assert first.next == 4, "partition 1's first position"
+    assert q.find("waiting", name="nosuch", start=8).entries == []
+    assert q.find("waiting", start=12).next is None, "past the end"
+
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        q.find("waiting", count=0)
+    assert refused.value.argument == "count"
+    with pytest.raises(leaseq.InvalidArgumentTypeError) as wrong:
+        q.find("waiting", name=3)  # type: ignore[arg-type]
+    assert wrong.value.argument == "name"
+
+
+def test_the_asyncio_face_finds_over_every_partition(cluster: Server) -> None:
+    async def body() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            q = await client.create_partitioned(new_prefix(), 3)
+            mail: set[str] = set()
+            for part in ids_per_partition(q, 4, "f"):
+                for k, id in enumerate(part):
+                    name = "mail" if k % 2 == 0 else "other"
+                    assert await q.add(leaseq.Item(b"x", id=id, name=name))
+                    if name == "mail":
+                        mail.add(id)
+
+            found_ids: list[str] = []
+            start: int | None = 0
+            calls = 0
+            while start is not None:
+                found = await q.find("waiting", name="mail", start=start, count=1)
+                assert isinstance(found, leaseq.Found)
+                found_ids.extend(e.id for e in found.entries)
+                start = found.next
+                calls += 1
+                assert calls < 50, "next keeps going"
+            assert sorted(found_ids) == sorted(mail)
+            assert len(found_ids) == len(set(found_ids)), "each once"
+
+            with pytest.raises(leaseq.InvalidArgumentError) as refused:
+                await q.find("waiting", count=0)
+            assert refused.value.argument == "count"
 
     asyncio.run(body())

@@ -1907,6 +1907,22 @@ class PartitionedQueue:
         """A page of the logical queue's items in ``state``: partition 0's, then partition 1's,
         and so on (no order by time across partitions).
         """
+    def find(
+        self,
+        state: State | str,
+        name: str | None = None,
+        error_type: str | None = None,
+        start: int = 0,
+        count: int = 100,
+    ) -> Found:
+        """The items of ``state`` whose name is ``name`` and whose last error's type is
+        ``error_type`` (``None``: any), as ``Queue.find``, over the logical queue's positions as
+        ``list`` numbers them (partition 0's, then partition 1's, and so on). One call looks in
+        one partition, the one that holds position ``start``, at most at 1000 of its positions,
+        returning at most ``count`` (1 to 1000) matches: a ``Found``, whose ``next`` goes on in
+        that partition, or at the next partition's first position once this one's end is reached
+        (``None`` after the last). Two round trips.
+        """
     def pause(self) -> bool:
         """Pauses every partition; returns whether any was running."""
     def resume(self) -> bool:
@@ -1953,12 +1969,12 @@ class PartitionedQueue:
         second time).
         """
     def dead_requeue_oldest(self, n: int | None = None) -> int:
-        """Requeues the ``n`` oldest dead items of each partition (``None``: all), every partition
-        at once; returns how many, summed.
+        """Requeues the ``n`` oldest dead items of the logical queue, by time of death over every
+        partition (``None``: all of every partition); returns how many.
         """
     def dead_purge(self, n: int | None = None) -> int:
-        """Deletes the ``n`` oldest dead items of each partition (``None``: all), every partition
-        at once; returns how many, summed.
+        """Deletes the ``n`` oldest dead items of the logical queue, by time of death over every
+        partition (``None``: all of every partition); returns how many.
         """
     def config(self) -> QueueConfig:
         """The logical queue's stored configuration (a ``QueueConfig``): partition 0's, which
@@ -2137,6 +2153,15 @@ class AsyncPartitionedQueue:
         self, state: State | str, start: int = 0, count: int = 100
     ) -> asyncio.Future[builtins.list[Entry]]:
         """See ``leaseq.PartitionedQueue.list``."""
+    def find(
+        self,
+        state: State | str,
+        name: str | None = None,
+        error_type: str | None = None,
+        start: int = 0,
+        count: int = 100,
+    ) -> asyncio.Future[Found]:
+        """See ``leaseq.PartitionedQueue.find``."""
     def pause(self) -> asyncio.Future[bool]:
         """See ``leaseq.PartitionedQueue.pause``."""
     def resume(self) -> asyncio.Future[bool]:

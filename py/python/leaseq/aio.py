@@ -779,6 +779,19 @@ class PartitionedQueue:
         """A page of the logical queue's items in ``state``: partition 0's, then 1's, ..."""
         return await self._native.list(state, start, count)
 
+    async def find(
+        self,
+        state: State | str,
+        name: str | None = None,
+        error_type: str | None = None,
+        start: int = 0,
+        count: int = 100,
+    ) -> Found:
+        """The items of ``state`` with this name and error type (``None``: any), in the one
+        partition that holds position ``start`` (positions numbered as ``list`` numbers them),
+        among at most 1000 of its positions; ``Found.next`` is where the next call goes on."""
+        return await self._native.find(state, name, error_type, start, count)
+
     async def pause(self) -> bool:
         """Pauses every partition; whether any was running."""
         return await self._native.pause()
@@ -829,13 +842,13 @@ class PartitionedQueue:
         return await self._native.dead_requeue_each(ids)
 
     async def dead_requeue_oldest(self, n: int | None = None) -> int:
-        """Requeues the ``n`` oldest dead items of each partition (``None``: all); how many,
-        summed."""
+        """Requeues the ``n`` oldest dead items of the logical queue, by time of death over
+        every partition (``None``: all); how many."""
         return await self._native.dead_requeue_oldest(n)
 
     async def dead_purge(self, n: int | None = None) -> int:
-        """Deletes the ``n`` oldest dead items of each partition (``None``: all); how many,
-        summed."""
+        """Deletes the ``n`` oldest dead items of the logical queue, by time of death over every
+        partition (``None``: all); how many."""
         return await self._native.dead_purge(n)
 
     async def config(self) -> QueueConfig:
