@@ -1997,8 +1997,8 @@ async fn the_oldest_dead_letters_are_the_logical_queues() {
     let ids = ids_per_partition(&q, 2, "o");
     let mut order = Vec::new();
     for round in 0..2 {
-        for (i, part) in q.partitions().iter().enumerate() {
-            let id = &ids[i][round];
+        for (part, mine) in q.partitions().iter().zip(&ids) {
+            let id = &mine[round];
             part.add(&item(id)).await.unwrap();
             let lease = part.lease(TTL, Wait::No).await.unwrap().unwrap();
             part.fail(&lease, "boom", "E", Retry::Never).await.unwrap();

@@ -1041,6 +1041,14 @@ typedef struct {
      * Stale entries removed: ids of complete items, duplicate ids, orphaned lease counts.
      */
     uint64_t removed;
+    /**
+     * Delayed items that were due, moved to waiting.
+     */
+    uint64_t promoted;
+    /**
+     * Items whose last lease expired with no attempts left, moved to dead.
+     */
+    uint64_t dead;
 } leaseq_clean_report;
 
 /**
@@ -3773,9 +3781,41 @@ leaseq_status leaseq_partitioned_list(const leaseq_partitioned *partitioned,
                                       leaseq_entry_list **out_list);
 
 /**
- * Requeues up to `n` of the oldest dead items of each partition (attempts reset), or all of
- * them with `n` -1, as `leaseq_queue_dead_requeue_oldest` does in each; sets `*out_requeued`
- * to how many were requeued, summed.
+ * Sets `*out_list` to the entries of `state` whose name is `name` and whose last error's type
+ * is `error_type` (NUL-terminated UTF-8; NULL: any), as `leaseq_queue_find` does, over the
+ * logical queue's positions as `leaseq_partitioned_list` numbers them (partition 0's, then
+ * partition 1's, and so on). One call looks in one partition, the one that holds position
+ * `start`, at most at 1000 of its positions, keeping at most `count` (1 to 1000) matches;
+ * `*out_next` is set to the `start` of the next call, which goes on in that partition, or at
+ * the next partition's first position once this one's end is reached (-1 after the last);
+ * `*out_examined` (when not NULL) to how many positions were looked at. Reads every
+ * partition's count first (at once), then searches: two round trips.
+ *
+ * `*out_list` is a new list owned by the caller (possibly empty): read it as
+ * `leaseq_queue_list`'s, free it with `leaseq_entry_list_free`.
+ *
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `out_list` or `out_next`;
+ * LEASEQ_INVALID_ARGUMENT naming `state`, `name`, `error_type` or `count`; LEASEQ_CONNECTION,
+ * LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; `name` and `error_type` are NULL or NUL-terminated
+ * strings; `out_list` and `out_next` are NULL or writable; `out_examined` is NULL or writable.
+ */
+leaseq_status leaseq_partitioned_find(const leaseq_partitioned *partitioned,
+                                      leaseq_state state,
+                                      const char *name,
+                                      const char *error_type,
+                                      size_t start,
+                                      size_t count,
+                                      leaseq_entry_list **out_list,
+                                      int64_t *out_next,
+                                      size_t *out_examined);
+
+/**
+ * Requeues the `n` oldest dead items of the logical queue, by time of death over every
+ * partition (attempts reset), or all of every partition's with `n` -1; sets `*out_requeued`
+ * to how many were requeued.
  *
  * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_requeued`;
  * LEASEQ_INVALID_ARGUMENT naming `n`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
@@ -3788,9 +3828,9 @@ leaseq_status leaseq_partitioned_dead_requeue_oldest(const leaseq_partitioned *p
                                                      uint64_t *out_requeued);
 
 /**
- * Deletes up to `n` of the oldest dead items of each partition, or all of them with `n` -1,
- * as `leaseq_queue_dead_purge` does in each; sets `*out_purged` to how many were deleted,
- * summed.
+ * Deletes the `n` oldest dead items of the logical queue, by time of death over every
+ * partition, or all of every partition's with `n` -1; sets `*out_purged` to how many were
+ * deleted.
  *
  * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_purged`;
  * LEASEQ_INVALID_ARGUMENT naming `n`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.

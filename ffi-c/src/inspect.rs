@@ -3,7 +3,9 @@
 
 use std::ffi::c_char;
 
-use crate::guard::{arg, bytes, call, text, Out};
+use leaseq::Found;
+
+use crate::guard::{arg, bytes, call, text, Failure, Out};
 use crate::job::{
     leaseq_entry_list, leaseq_job, leaseq_name_counts, leaseq_result, leaseq_state, leaseq_stats,
     state_from_c,
@@ -187,22 +189,47 @@ pub unsafe extern "C" fn leaseq_queue_find(
         out_list.required()?;
         out_next.required()?;
         let state = state_from_c(state, "state")?;
-        let name = if name.is_null() {
-            None
-        } else {
-            Some(unsafe { text(name, "name") }?)
-        };
-        let error_type = if error_type.is_null() {
-            None
-        } else {
-            Some(unsafe { text(error_type, "error_type") }?)
-        };
+        let (name, error_type) = unsafe { find_filters(name, error_type) }?;
         let found = queue.inner.find(state, name, error_type, start, count)?;
-        out_next.set(found.next.map_or(-1, |n| n as i64));
-        out_examined.set(found.examined);
-        out_list.set(leaseq_entry_list::new(found.entries));
+        set_found(found, &out_list, &out_next, &out_examined);
         Ok(())
     })
+}
+
+/// `find`'s filters, `name` and `error_type` (NULL: any), for `leaseq_queue_find` and
+/// `leaseq_partitioned_find`.
+///
+/// # Safety
+/// `name` and `error_type` are NULL or NUL-terminated strings that live for the call.
+pub(crate) unsafe fn find_filters<'a>(
+    name: *const c_char,
+    error_type: *const c_char,
+) -> Result<(Option<&'a str>, Option<&'a str>), Failure> {
+    let name = if name.is_null() {
+        None
+    } else {
+        Some(unsafe { text(name, "name") }?)
+    };
+    let error_type = if error_type.is_null() {
+        None
+    } else {
+        Some(unsafe { text(error_type, "error_type") }?)
+    };
+    Ok((name, error_type))
+}
+
+/// Writes what `find` found into its outputs, for `leaseq_queue_find` and
+/// `leaseq_partitioned_find`: the entries, the next call's `start` (-1 at the end) and how many
+/// positions were looked at.
+pub(crate) fn set_found(
+    found: Found,
+    out_list: &Out<*mut leaseq_entry_list>,
+    out_next: &Out<i64>,
+    out_examined: &Out<usize>,
+) {
+    out_next.set(found.next.map_or(-1, |n| n as i64));
+    out_examined.set(found.examined);
+    out_list.set(leaseq_entry_list::new(found.entries));
 }
 
 /// Makes the delayed item `id` (NUL-terminated UTF-8) wait now, at its priority (or in its

@@ -11,6 +11,7 @@ use crate::client::leaseq_client;
 use crate::deps::{flow, leaseq_flow_child};
 use crate::finish::{leaseq_retry, optional_ms};
 use crate::guard::{arg, array, bytes, c_string, call, call_quiet, text, Failure, Out};
+use crate::inspect::{find_filters, set_found};
 use crate::item::leaseq_item;
 use crate::job::{
     leaseq_entry_list, leaseq_fail_outcome, leaseq_job, leaseq_result, leaseq_state, leaseq_stats,
@@ -1081,6 +1082,54 @@ pub unsafe extern "C" fn leaseq_partitioned_list(
     })
 }
 
+/// Sets `*out_list` to the entries of `state` whose name is `name` and whose last error's type
+/// is `error_type` (NUL-terminated UTF-8; NULL: any), as `leaseq_queue_find` does, over the
+/// logical queue's positions as `leaseq_partitioned_list` numbers them (partition 0's, then
+/// partition 1's, and so on). One call looks in one partition, the one that holds position
+/// `start`, at most at 1000 of its positions, keeping at most `count` (1 to 1000) matches;
+/// `*out_next` is set to the `start` of the next call, which goes on in that partition, or at
+/// the next partition's first position once this one's end is reached (-1 after the last);
+/// `*out_examined` (when not NULL) to how many positions were looked at. Reads every
+/// partition's count first (at once), then searches: two round trips.
+///
+/// `*out_list` is a new list owned by the caller (possibly empty): read it as
+/// `leaseq_queue_list`'s, free it with `leaseq_entry_list_free`.
+///
+/// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `out_list` or `out_next`;
+/// LEASEQ_INVALID_ARGUMENT naming `state`, `name`, `error_type` or `count`; LEASEQ_CONNECTION,
+/// LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+///
+/// # Safety
+/// `partitioned` is NULL or a live handle; `name` and `error_type` are NULL or NUL-terminated
+/// strings; `out_list` and `out_next` are NULL or writable; `out_examined` is NULL or writable.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn leaseq_partitioned_find(
+    partitioned: *const leaseq_partitioned,
+    state: leaseq_state,
+    name: *const c_char,
+    error_type: *const c_char,
+    start: usize,
+    count: usize,
+    out_list: *mut *mut leaseq_entry_list,
+    out_next: *mut i64,
+    out_examined: *mut usize,
+) -> leaseq_status {
+    call("leaseq_partitioned_find", || {
+        let out_list = unsafe { Out::new(out_list, "out_list", std::ptr::null_mut()) };
+        let out_next = unsafe { Out::new(out_next, "out_next", -1) };
+        let out_examined = unsafe { Out::new(out_examined, "out_examined", 0) };
+        let p = unsafe { arg(partitioned, "partitioned") }?;
+        out_list.required()?;
+        out_next.required()?;
+        let state = state_from_c(state, "state")?;
+        let (name, error_type) = unsafe { find_filters(name, error_type) }?;
+        let found = p.inner.find(state, name, error_type, start, count)?;
+        set_found(found, &out_list, &out_next, &out_examined);
+        Ok(())
+    })
+}
+
 /// `-1` for "all", otherwise a count of at least 0 (argument `n`).
 fn how_many(n: i64) -> Result<Option<u64>, Failure> {
     match n {
@@ -1091,9 +1140,9 @@ fn how_many(n: i64) -> Result<Option<u64>, Failure> {
     }
 }
 
-/// Requeues up to `n` of the oldest dead items of each partition (attempts reset), or all of
-/// them with `n` -1, as `leaseq_queue_dead_requeue_oldest` does in each; sets `*out_requeued`
-/// to how many were requeued, summed.
+/// Requeues the `n` oldest dead items of the logical queue, by time of death over every
+/// partition (attempts reset), or all of every partition's with `n` -1; sets `*out_requeued`
+/// to how many were requeued.
 ///
 /// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_requeued`;
 /// LEASEQ_INVALID_ARGUMENT naming `n`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
@@ -1116,9 +1165,9 @@ pub unsafe extern "C" fn leaseq_partitioned_dead_requeue_oldest(
     })
 }
 
-/// Deletes up to `n` of the oldest dead items of each partition, or all of them with `n` -1,
-/// as `leaseq_queue_dead_purge` does in each; sets `*out_purged` to how many were deleted,
-/// summed.
+/// Deletes the `n` oldest dead items of the logical queue, by time of death over every
+/// partition, or all of every partition's with `n` -1; sets `*out_purged` to how many were
+/// deleted.
 ///
 /// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_purged`;
 /// LEASEQ_INVALID_ARGUMENT naming `n`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.

@@ -41,6 +41,10 @@ pub struct leaseq_clean_report {
     pub requeued: u64,
     /// Stale entries removed: ids of complete items, duplicate ids, orphaned lease counts.
     pub removed: u64,
+    /// Delayed items that were due, moved to waiting.
+    pub promoted: u64,
+    /// Items whose last lease expired with no attempts left, moved to dead.
+    pub dead: u64,
 }
 
 impl From<CleanReport> for leaseq_clean_report {
@@ -48,6 +52,8 @@ impl From<CleanReport> for leaseq_clean_report {
         leaseq_clean_report {
             requeued: r.requeued,
             removed: r.removed,
+            promoted: r.promoted,
+            dead: r.dead,
         }
     }
 }

@@ -466,7 +466,7 @@ static void renew_and_expiry(void) {
     CHECK(outcome == LEASEQ_RENEW_EXPIRED);
 
     /* A light clean puts it back; the next lease counts 2. */
-    leaseq_clean_report report = {99, 99};
+    leaseq_clean_report report = {99, 99, 99, 99};
     CHECK_OK(leaseq_queue_light_clean(queue, &report));
     CHECK(report.requeued == 1);
     CHECK(queue_len(queue) == 1);
@@ -498,7 +498,7 @@ static void renew_and_expiry(void) {
 static void deep_clean_requeues_lapsed_leases(void) {
     leaseq_queue *queue = fresh_queue(client, "deep");
     REQUIRE(queue != NULL);
-    leaseq_clean_report report = {99, 99};
+    leaseq_clean_report report = {99, 99, 99, 99};
     CHECK_OK(leaseq_queue_deep_clean(queue, &report));
     CHECK(report.requeued == 0 && report.removed == 0);
     CHECK(add_item(queue, "d", "x", 1));

@@ -44,7 +44,7 @@ static void lease_cycle_on_a_cluster(void) {
     CHECK(completed && next != NULL);
     CHECK_OK(leaseq_queue_complete(queue, next, &completed));
     CHECK(completed);
-    leaseq_clean_report report = {9, 9};
+    leaseq_clean_report report = {9, 9, 9, 9};
     CHECK_OK(leaseq_queue_deep_clean(queue, &report));
     CHECK(report.requeued == 0);
     CHECK(queue_len(queue) == 0 && processing_len(queue) == 0);

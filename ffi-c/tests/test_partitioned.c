@@ -1,7 +1,8 @@
 /*
  * Partitioned queues (spec/PROTOCOL.md 5.25) through leaseq_partitioned: on a Redis Cluster with
  * 3 partitions (routing, batches across partitions, leases finished in their own partition, reads
- * over the logical queue, the runner), the refusals, and 1 partition on a plain server.
+ * over the logical queue, find one partition a call, the runner), the refusals, and 1 partition on
+ * a plain server.
  *
  * Environment: LEASEQ_TEST_CLUSTER_URLS (the node URLs, separated by spaces) and LEASEQ_TEST_URL
  * (a plain server).
@@ -1048,10 +1049,10 @@ static void counts_by_name_sum_the_partitions(void) {
 static void cleans_reach_every_partition(void) {
     leaseq_partitioned *p = fresh("clean");
     REQUIRE(p != NULL);
-    leaseq_clean_report report = {99, 99};
+    leaseq_clean_report report = {99, 99, 99, 99};
     CHECK_OK(leaseq_partitioned_light_clean(p, &report));
     CHECK(report.requeued == 0 && report.removed == 0);
-    report = (leaseq_clean_report){99, 99};
+    report = (leaseq_clean_report){99, 99, 99, 99};
     CHECK_OK(leaseq_partitioned_deep_clean(p, &report));
     CHECK(report.requeued == 0 && report.removed == 0);
 
@@ -1071,6 +1072,7 @@ static void cleans_reach_every_partition(void) {
     CHECK(count_in(p, LEASEQ_STATE_DELAYED) == P);
     sleep_ms(700);
     CHECK_OK(leaseq_partitioned_light_clean(p, &report));
+    CHECK(report.promoted == P && report.dead == 0);
     CHECK(count_in(p, LEASEQ_STATE_DELAYED) == 0);
     uint64_t each[P];
     CHECK(waiting(p, each) == P);
@@ -1086,21 +1088,106 @@ static void cleans_reach_every_partition(void) {
     CHECK(leased == P);
     leaseq_lease_array_free(leases, leased);
     sleep_ms(50);
-    report = (leaseq_clean_report){99, 99};
+    report = (leaseq_clean_report){99, 99, 99, 99};
     CHECK_OK(leaseq_partitioned_deep_clean(p, &report));
     CHECK(report.requeued == leased);
     CHECK(count_in(p, LEASEQ_STATE_LEASED) == 0 && count_in(p, LEASEQ_STATE_WAITING) == P);
     CHECK_OK(leaseq_partitioned_light_clean(p, &report));
     CHECK(report.requeued == 0 && report.removed == 0);
 
-    report = (leaseq_clean_report){99, 99};
+    report = (leaseq_clean_report){99, 99, 99, 99};
     CHECK_NULL_ARG(leaseq_partitioned_light_clean(NULL, &report), "partitioned");
-    CHECK(report.requeued == 0 && report.removed == 0);
+    CHECK(report.requeued == 0 && report.removed == 0 && report.promoted == 0 && report.dead == 0);
     CHECK_NULL_ARG(leaseq_partitioned_light_clean(p, NULL), "out_report");
-    report = (leaseq_clean_report){99, 99};
+    report = (leaseq_clean_report){99, 99, 99, 99};
     CHECK_NULL_ARG(leaseq_partitioned_deep_clean(NULL, &report), "partitioned");
     CHECK(report.requeued == 0 && report.removed == 0);
     CHECK_NULL_ARG(leaseq_partitioned_deep_clean(p, NULL), "out_report");
+    leaseq_partitioned_free(p);
+}
+
+static void find_searches_one_partition_and_next_walks_them_all(void) {
+    leaseq_partitioned *p = fresh("find");
+    REQUIRE(p != NULL);
+    /* four items in each partition, every other one named "mail" */
+    const char *stems[4] = {"fa", "fb", "fc", "fd"};
+    char ids[4][P][32], mail[2 * P][32];
+    size_t mails = 0;
+    for (size_t k = 0; k < 4; k++) REQUIRE(one_id_per_partition(p, stems[k], ids[k]));
+    for (size_t i = 0; i < P; i++) {
+        for (size_t k = 0; k < 4; k++) {
+            add_named(p, ids[k][i], k % 2 == 0 ? "mail" : "other");
+            if (k % 2 == 0) snprintf(mail[mails++], 32, "%s", ids[k][i]);
+        }
+    }
+    CHECK(count_in(p, LEASEQ_STATE_WAITING) == 4 * P);
+
+    /* follow next from 0, two matches at most a call: every "mail" id, each once */
+    char got[4 * P][32];
+    size_t n = 0, calls = 0;
+    int64_t next = 0;
+    while (next != -1 && calls++ < 50) {
+        leaseq_entry_list *list = NULL;
+        size_t len = 0;
+        CHECK_OK(leaseq_partitioned_find(p, LEASEQ_STATE_WAITING, "mail", NULL, (size_t)next, 2,
+                                         &list, &next, NULL));
+        REQUIRE(list != NULL);
+        CHECK_OK(leaseq_entry_list_len(list, &len));
+        CHECK(len <= 2);
+        for (size_t j = 0; j < len && n < 4 * P; j++) {
+            const leaseq_entry *entry = NULL;
+            const char *id = NULL, *name = NULL;
+            CHECK_OK(leaseq_entry_list_get(list, j, &entry));
+            REQUIRE(entry != NULL);
+            CHECK_OK(leaseq_entry_id(entry, &id));
+            CHECK_OK(leaseq_entry_name(entry, &name));
+            CHECK(name != NULL && strcmp(name, "mail") == 0);
+            snprintf(got[n++], 32, "%s", id);
+        }
+        leaseq_entry_list_free(list);
+    }
+    CHECK(next == -1);
+    CHECK(n == mails);
+    for (size_t i = 0; i < mails; i++) {
+        size_t seen = 0;
+        for (size_t j = 0; j < n; j++)
+            if (strcmp(mail[i], got[j]) == 0) seen++;
+        CHECK(seen == 1);
+    }
+
+    /* one call searches the partition that holds start: all of partition 0, then 1's first */
+    leaseq_entry_list *list = NULL;
+    size_t len = 0, examined = 0;
+    CHECK_OK(leaseq_partitioned_find(p, LEASEQ_STATE_WAITING, "mail", NULL, 0, 100, &list, &next,
+                                     &examined));
+    CHECK_OK(leaseq_entry_list_len(list, &len));
+    CHECK(len == 2 && next == 4 && examined == 4);
+    leaseq_entry_list_free(list);
+    CHECK_OK(leaseq_partitioned_find(p, LEASEQ_STATE_WAITING, NULL, NULL, 4 * P, 100, &list, &next,
+                                     &examined));
+    CHECK_OK(leaseq_entry_list_len(list, &len));
+    CHECK(len == 0 && next == -1); /* past the end */
+    leaseq_entry_list_free(list);
+
+    /* refusals write nothing */
+    list = (leaseq_entry_list *)&list;
+    next = 7;
+    CHECK_INVALID_ARG(leaseq_partitioned_find(p, LEASEQ_STATE_WAITING, "mail", NULL, 0, 0, &list,
+                                              &next, NULL),
+                      "count");
+    CHECK(list == NULL && next == -1);
+    CHECK_INVALID_ARG(leaseq_partitioned_find(p, LEASEQ_STATE_WAITING, "\xff", NULL, 0, 1, &list,
+                                              &next, NULL),
+                      "name");
+    CHECK_NULL_ARG(leaseq_partitioned_find(NULL, LEASEQ_STATE_WAITING, NULL, NULL, 0, 1, &list,
+                                           &next, NULL),
+                   "partitioned");
+    CHECK_NULL_ARG(leaseq_partitioned_find(p, LEASEQ_STATE_WAITING, NULL, NULL, 0, 1, NULL, &next,
+                                           NULL),
+                   "out_list");
+    CHECK_NULL_ARG(leaseq_partitioned_find(p, LEASEQ_STATE_WAITING, NULL, NULL, 0, 1, &list, NULL,
+                                           NULL),
+                   "out_next");
     leaseq_partitioned_free(p);
 }
 
@@ -1483,6 +1570,8 @@ int main(void) {
          exists_config_lengths_and_add_unique},
         {"counts_by_name sums the partitions' counts by name", counts_by_name_sum_the_partitions},
         {"light_clean and deep_clean clean every partition", cleans_reach_every_partition},
+        {"find searches one partition a call; following next walks every partition",
+         find_searches_one_partition_and_next_walks_them_all},
         {"bad arguments are refused, naming them, and write nothing",
          bad_arguments_are_refused_and_write_nothing},
         {"one partition on a plain server is the plain queue", one_partition_is_the_plain_queue},

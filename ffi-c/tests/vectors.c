@@ -1608,7 +1608,7 @@ static enum step_outcome run_step(struct runner *r, const cJSON *step, struct re
         return STEP_RESULT;
     }
     if (strcmp(op, "light_clean") == 0 || strcmp(op, "deep_clean") == 0) {
-        leaseq_clean_report report = {0, 0};
+        leaseq_clean_report report = {0, 0, 0, 0};
         leaseq_status status = op[0] == 'l' ? leaseq_queue_light_clean(q, &report)
                                             : leaseq_queue_deep_clean(q, &report);
         if (called(res, status)) {
