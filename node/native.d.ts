@@ -220,13 +220,13 @@ export declare class NativePartitioned {
   /** Like `dead_requeue`, whether each id was requeued, in order (false: not a dead letter). */
   deadRequeueEach(ids: Array<Buffer>): Promise<Array<boolean>>
   /**
-   * Requeues up to `n` of the oldest dead items of each partition (absent: all); how many,
-   * summed.
+   * Requeues the `n` oldest dead items of the logical queue, by time of death over every
+   * partition (absent: all); how many.
    */
   deadRequeueOldest(n?: number | undefined | null): Promise<number>
   /**
-   * Deletes up to `n` of the oldest dead items of each partition (absent: all); how many,
-   * summed.
+   * Deletes the `n` oldest dead items of the logical queue, by time of death over every
+   * partition (absent: all); how many.
    */
   deadPurge(n?: number | undefined | null): Promise<number>
   /** The stored configuration of partition 0, which `set_config` gives every partition. */

@@ -9,6 +9,13 @@ macro_rules! say {
     };
 }
 
+/// `eprintln!` that never panics: a closed standard error (`2>&1 | head`) loses the line.
+macro_rules! tell {
+    ($($arg:tt)*) => {
+        $crate::output::tell(format_args!($($arg)*))
+    };
+}
+
 mod args;
 mod commands;
 mod connect;
@@ -51,7 +58,7 @@ where
             let code = match runtime.block_on(execute(cli)) {
                 Ok(()) => 0,
                 Err(fail) => {
-                    eprintln!("leaseq: {fail}");
+                    tell!("leaseq: {fail}");
                     fail.exit_code()
                 }
             };

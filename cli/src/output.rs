@@ -20,6 +20,12 @@ pub fn line(args: std::fmt::Arguments<'_>) {
     }
 }
 
+/// Writes one line to standard error (the `tell!` macro), losing it when that is closed.
+pub fn tell(args: std::fmt::Arguments<'_>) {
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_fmt(args).and_then(|()| err.write_all(b"\n"));
+}
+
 /// Whether standard output was found closed: a command that prints as it goes (`events
 /// --follow`, `stats --watch`) stops then.
 pub fn closed() -> bool {

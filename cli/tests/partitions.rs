@@ -128,8 +128,8 @@ async fn a_partitioned_queue_is_created_and_read_as_one() {
 
 /// The commands that write reach every partition (or the item's) through the base: an item
 /// added there is one the queue's runners lease, a pause stops them all, a config reaches each,
-/// and dead letters are taken from each. A command that acts on one queue refuses the base,
-/// naming the partitions, and writes nothing; nothing is ever written under the base itself.
+/// and dead letters are taken from each; hold, tree, check and clean work on the base too.
+/// Nothing is ever written under the base itself.
 #[tokio::test]
 async fn the_commands_that_write_reach_the_partitions_through_the_base() {
     let server = RedisServer::start();

@@ -129,59 +129,68 @@ impl Client {
 /// Reads what it can of the server's eviction policy, and whether it is a node of a Redis
 /// Cluster of more than one primary (which a client of one server serves only for the queues
 /// whose slots that node holds). A server that refuses CONFIG (managed services often do) gets
-/// no warning rather than an error. One round trip; a second (`CLUSTER INFO`) only on a Cluster
-/// node. Also returns that cluster's number of primaries, on a Cluster node.
+/// no eviction warning rather than an error. One round trip; a second (`CLUSTER INFO`) on a
+/// Cluster node, or when CONFIG was refused. Also returns the cluster's number of primaries.
 async fn server_warnings(mut conn: Conn) -> (Vec<String>, Option<u64>) {
-    // A short wait: this only informs, and must not make connecting slow.
-    const WAIT: std::time::Duration = std::time::Duration::from_secs(2);
     let mut warnings = Vec::new();
     let mut cmd = redis::cmd("CONFIG");
     cmd.arg("GET")
         .arg("maxmemory-policy")
         .arg("cluster-enabled");
-    let Ok(Ok(value)) = tokio::time::timeout(WAIT, cmd.query_async::<Value>(&mut conn)).await
-    else {
-        return (warnings, None);
-    };
-    let text = value_strings(value);
-    let setting = |name: &str| {
-        text.chunks(2)
-            .find(|pair| pair.len() == 2 && pair[0] == name)
-            .map(|pair| pair[1].as_str())
-    };
-    if let Some(policy) = setting("maxmemory-policy") {
-        if policy != "noeviction" {
-            warnings.push(format!(
-                "maxmemory-policy is `{policy}`: Redis may evict queue keys and lose items; \
-                 set it to `noeviction`"
-            ));
-        }
-    }
-    let mut primaries = None;
-    if setting("cluster-enabled") == Some("yes") {
-        let info = tokio::time::timeout(
-            WAIT,
-            redis::cmd("CLUSTER")
-                .arg("INFO")
-                .query_async::<String>(&mut conn),
-        )
-        .await;
-        primaries = match info {
-            Ok(Ok(info)) => info
-                .lines()
-                .find_map(|l| l.strip_prefix("cluster_size:"))
-                .and_then(|n| n.trim().parse::<u64>().ok()),
-            _ => None,
+    // A refused CONFIG (managed services deny it) says nothing of a cluster: ask it then.
+    let mut ask_cluster = true;
+    if let Ok(Ok(value)) = tokio::time::timeout(WAIT, cmd.query_async::<Value>(&mut conn)).await {
+        let text = value_strings(value);
+        let setting = |name: &str| {
+            text.chunks(2)
+                .find(|pair| pair.len() == 2 && pair[0] == name)
+                .map(|pair| pair[1].as_str())
         };
-        if let Some(n) = primaries.filter(|&n| n > 1) {
-            warnings.push(format!(
-                "this server is a node of a Redis Cluster of {n} primaries: a client of one \
-                 server reaches only the queues whose slots this node serves (the others fail \
-                 with MOVED); connect as a Cluster client ({HOW_TO_CONNECT})"
-            ));
+        if let Some(policy) = setting("maxmemory-policy") {
+            if policy != "noeviction" {
+                warnings.push(format!(
+                    "maxmemory-policy is `{policy}`: Redis may evict queue keys and lose items; \
+                     set it to `noeviction`"
+                ));
+            }
         }
+        ask_cluster = setting("cluster-enabled") == Some("yes");
+    }
+    let primaries = if ask_cluster {
+        cluster_size(&mut conn).await
+    } else {
+        None
+    };
+    if let Some(n) = primaries.filter(|&n| n > 1) {
+        warnings.push(format!(
+            "this server is a node of a Redis Cluster of {n} primaries: a client of one server \
+             reaches only the queues whose slots this node serves (the others fail with \
+             MOVED); connect as a Cluster client ({HOW_TO_CONNECT})"
+        ));
     }
     (warnings, primaries)
+}
+
+/// A short wait for connect's questions: they only inform, and must not make connecting slow.
+const WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `CLUSTER INFO`'s `cluster_size` (its primaries that serve slots), or `None`: not a Cluster
+/// node (an error reply), or no answer.
+async fn cluster_size(conn: &mut Conn) -> Option<u64> {
+    let info = tokio::time::timeout(
+        WAIT,
+        redis::cmd("CLUSTER")
+            .arg("INFO")
+            .query_async::<String>(conn),
+    )
+    .await;
+    match info {
+        Ok(Ok(info)) => info
+            .lines()
+            .find_map(|l| l.strip_prefix("cluster_size:"))
+            .and_then(|n| n.trim().parse::<u64>().ok()),
+        _ => None,
+    }
 }
 
 /// How each language connects as a Cluster client, for messages.

@@ -1985,6 +1985,28 @@ async fn find_walks_every_partition_by_next() {
     );
     let past = q.find(State::Waiting, None, None, 1000, 5).await.unwrap();
     assert_eq!((past.entries.len(), past.next), (0, None));
+    // An empty partition in the middle is stepped over.
+    let gap = create(&client, "find-gap", 3).await;
+    let ids = ids_per_partition(&gap, 2, "g");
+    for id in ids[0].iter().chain(&ids[2]) {
+        gap.add(&item(id).name("mail")).await.unwrap();
+    }
+    let (mut seen, mut start) = (Vec::new(), Some(1));
+    while let Some(at) = start {
+        let found = gap
+            .find(State::Waiting, Some("mail"), None, at, 1)
+            .await
+            .unwrap();
+        seen.extend(found.entries.into_iter().map(|e| e.id));
+        start = found.next;
+    }
+    let mut wanted = vec![ids[0][1].clone(), ids[2][0].clone(), ids[2][1].clone()];
+    seen.sort();
+    wanted.sort();
+    assert_eq!(
+        seen, wanted,
+        "from position 1: the rest of partition 0, then partition 2"
+    );
 }
 
 /// `dead_requeue_oldest(n)` and `dead_purge(n)` act on the `n` oldest dead letters of the

@@ -3191,8 +3191,10 @@ void leaseq_lease_array_free(leaseq_lease **leases, size_t len);
  * `leaseq_partitioned_free`. On failure it is set to NULL.
  *
  * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `client`, `base` or `out_partitioned`;
- * LEASEQ_INVALID_ARGUMENT naming `prefix` (an invalid base) or `partitions` (a stored layout
- * this version cannot use); LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED as any call.
+ * LEASEQ_INVALID_ARGUMENT naming `prefix` (an invalid base), `partitions` (a stored layout
+ * this version cannot use) or `client` (a client of one server connected to a node of a
+ * multi-primary Cluster, for more than one partition: connect with `leaseq_client_connect_cluster`);
+ * LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED as any call.
  *
  * # Safety
  * `client` is NULL or a live client; `base` is NULL or a NUL-terminated string;
@@ -3213,9 +3215,10 @@ leaseq_status leaseq_partitioned_open(const leaseq_client *client,
  *
  * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `client`, `base` or `out_partitioned`;
  * LEASEQ_INVALID_ARGUMENT naming `partitions` (0 or more than 64; `base` stored with another
- * count, or holding a plain queue while `partitions` is above 1) or `prefix` (an invalid base,
- * or one without a hash tag for more than one partition); LEASEQ_CONNECTION, LEASEQ_TIMEOUT,
- * LEASEQ_CLOSED as any call.
+ * count, or holding a plain queue or a drained one's kept results while `partitions` is above
+ * 1), `prefix` (an invalid base, or one without a hash tag for more than one partition) or
+ * `client` (a client of one server connected to a node of a multi-primary Cluster, for more
+ * than one partition); LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED as any call.
  *
  * # Safety
  * `client` is NULL or a live client; `base` is NULL or a NUL-terminated string;
@@ -3380,11 +3383,13 @@ leaseq_status leaseq_partitioned_add_with_timeout(const leaseq_partitioned *part
  * Adds `item` to its partition, routed as `leaseq_partitioned_add` routes it, without checking
  * whether its id exists there, as `leaseq_queue_add_unique` adds to a queue: the caller
  * guarantees a fresh id (the random id of `leaseq_item_new` is). Adding an existing id
- * overwrites its data and queues it twice. One round trip. The item is only read: the caller
- * still owns it.
+ * overwrites its data and queues it twice. One round trip (one more, to every partition at
+ * once, for an item with dependencies). The item is only read: the caller still owns it.
  *
- * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `item`; LEASEQ_FULL for a
- * bounded partition with no room; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED as any call.
+ * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `item`;
+ * LEASEQ_INVALID_ARGUMENT naming the option an add refuses, or `depends_on` (dependencies in
+ * two partitions, or in another than the item's group's); LEASEQ_FULL for a bounded partition
+ * with no room; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED as any call.
  *
  * # Safety
  * `partitioned` and `item` are NULL or live handles.

@@ -543,7 +543,7 @@ class PartitionedQueue {
   /**
    * A light clean of every partition at once, as `Queue#lightClean` cleans one; the reports
    * summed.
-   * @returns {Promise<{ requeued: number, removed: number }>}
+   * @returns {Promise<import('../index').CleanReport>}
    */
   async lightClean() {
     return nativeAsync(() => this.#native.lightClean())
@@ -552,7 +552,7 @@ class PartitionedQueue {
   /**
    * A deep clean of every partition, one after another, as `Queue#deepClean` cleans one; the
    * reports summed. Walks every key of each partition: run it rarely.
-   * @returns {Promise<{ requeued: number, removed: number }>}
+   * @returns {Promise<import('../index').CleanReport>}
    */
   async deepClean() {
     return nativeAsync(() => this.#native.deepClean())

@@ -1288,7 +1288,7 @@ class Queue {
 
   /**
    * Re-queues items whose lease is gone and drops ids of complete items from processing.
-   * @returns {Promise<{ requeued: number, removed: number }>}
+   * @returns {Promise<import('../index').CleanReport>}
    */
   async lightClean() {
     return nativeAsync(() => this.#native.lightClean())
@@ -1297,7 +1297,7 @@ class Queue {
   /**
    * A light clean, plus items on no list and orphaned lease counts. Walks every key of the
    * queue: run it rarely.
-   * @returns {Promise<{ requeued: number, removed: number }>}
+   * @returns {Promise<import('../index').CleanReport>}
    */
   async deepClean() {
     return nativeAsync(() => this.#native.deepClean())

@@ -477,8 +477,8 @@ impl NativePartitioned {
         self.inner.dead_requeue_each(&ids).await.map_err(to_napi)
     }
 
-    /// Requeues up to `n` of the oldest dead items of each partition (absent: all); how many,
-    /// summed.
+    /// Requeues the `n` oldest dead items of the logical queue, by time of death over every
+    /// partition (absent: all); how many.
     #[napi]
     pub async fn dead_requeue_oldest(&self, n: Option<f64>) -> napi::Result<i64> {
         let n = opt_n(n)?;
@@ -487,8 +487,8 @@ impl NativePartitioned {
         ))
     }
 
-    /// Deletes up to `n` of the oldest dead items of each partition (absent: all); how many,
-    /// summed.
+    /// Deletes the `n` oldest dead items of the logical queue, by time of death over every
+    /// partition (absent: all); how many.
     #[napi]
     pub async fn dead_purge(&self, n: Option<f64>) -> napi::Result<i64> {
         let n = opt_n(n)?;

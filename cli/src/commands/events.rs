@@ -44,7 +44,7 @@ pub async fn events(client: &leaseq::Client, args: &EventsArgs) -> Outcome {
             _ = tokio::signal::ctrl_c() => {
                 // Where a later run goes on from, missing nothing still kept.
                 if let Some(position) = follower.position() {
-                    eprintln!(
+                    tell!(
                         "(resume: leaseq events -q {} --follow --after {})",
                         output::shell_word(queue),
                         output::shell_word(position)
@@ -123,7 +123,7 @@ async fn partitioned_page(follower: &mut leaseq::Events, args: &EventsArgs) -> O
 
 /// Says how to read the next page: after `position`.
 fn more(queue: &str, position: &str) {
-    eprintln!(
+    tell!(
         "(more: leaseq events -q {} --after {})",
         output::shell_word(queue),
         output::shell_word(position)
@@ -132,7 +132,7 @@ fn more(queue: &str, position: &str) {
 
 fn warn_if_off(queue: &str, on: bool) {
     if !on {
-        eprintln!(
+        tell!(
             "leaseq: events are off for this queue: nothing new is recorded \
              (`leaseq config set -q {} --events on`)",
             output::shell_word(queue)

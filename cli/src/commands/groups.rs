@@ -114,7 +114,7 @@ fn print(view: &GroupView, json: bool) {
         say!("{}  {value}", bold(&format!("{name:>8}")));
     }
     if view.paused {
-        eprintln!(
+        tell!(
             "paused (none of its items is leased): resume with `leaseq group resume -q {} {}`",
             output::shell_word(&view.queue),
             output::shell_word(&view.group)

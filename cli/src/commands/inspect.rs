@@ -13,7 +13,7 @@ pub async fn queues(client: &leaseq::Client, starting_with: &str, json: bool) ->
     if json {
         output::json(&found);
     } else if found.is_empty() {
-        eprintln!("no queue found (a queue is found by its keys; a drained one leaves none after an hour)");
+        tell!("no queue found (a queue is found by its keys; a drained one leaves none after an hour)");
     } else {
         for q in found {
             say!("{q}");
@@ -114,13 +114,13 @@ pub async fn stats(
                 &rows,
             );
             if views.is_empty() {
-                eprintln!("no queue found");
+                tell!("no queue found");
             }
             if let Some(note) = counters_off_note(&views) {
-                eprintln!("{note}");
+                tell!("{note}");
             }
             if let Some(note) = paused_note(&views) {
-                eprintln!("{note}");
+                tell!("{note}");
             }
         }
         if !watch {
@@ -176,10 +176,18 @@ fn rate_limit(v: &StatsView) -> String {
 
 /// The footnote of a `stats` table with paused queues: which, and the command that resumes them.
 fn paused_note(views: &[StatsView]) -> Option<String> {
-    // A partitioned queue's partitions paused one by one count too (its own row says `k/P`).
+    // A partitioned queue's partitions paused one by one count too (its own row says `k/P`);
+    // a queue paused whole is named alone.
     let paused: Vec<&str> = views
         .iter()
-        .flat_map(|v| std::iter::once(v).chain(v.partitions.iter().flatten()))
+        .flat_map(|v| {
+            let parts = if v.paused {
+                None
+            } else {
+                v.partitions.as_ref()
+            };
+            std::iter::once(v).chain(parts.into_iter().flatten())
+        })
         .filter(|v| v.paused)
         .map(|v| v.queue.as_str())
         .collect();
@@ -254,7 +262,7 @@ pub async fn ls(
         &rows,
     );
     if views.len() == limit {
-        eprintln!("(more may follow: --start {})", start + limit);
+        tell!("(more may follow: --start {})", start + limit);
     }
     Ok(())
 }
@@ -399,7 +407,7 @@ pub async fn tree(client: &leaseq::Client, queue: &str, id: &str, json: bool) ->
         say!("{line}");
     }
     if budget == 0 {
-        eprintln!("(only the first {TREE_MAX} items are shown)");
+        tell!("(only the first {TREE_MAX} items are shown)");
     }
     Ok(())
 }

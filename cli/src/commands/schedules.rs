@@ -148,7 +148,7 @@ async fn list(queue: &leaseq::Queue, json: bool) -> Outcome {
         return Ok(());
     }
     if all.is_empty() {
-        eprintln!("no schedule in `{}`", queue.prefix());
+        tell!("no schedule in `{}`", queue.prefix());
         return Ok(());
     }
     let rows: Vec<Vec<String>> = all

@@ -33,7 +33,7 @@ pub async fn workers(client: &leaseq::Client, queue: &str, json: bool) -> Outcom
         return Ok(());
     }
     if found.runners.is_empty() {
-        eprintln!("no live runner of `{queue}` (runners register themselves while they run)");
+        tell!("no live runner of `{queue}` (runners register themselves while they run)");
         return Ok(());
     }
     let num = |r: &leaseq::RunnerEntry, field: &str| {

@@ -54,7 +54,9 @@ pub struct Partitioned {
 impl Client {
     /// The logical queue named by `base`: its partitions as stored in `base:partitions`, or
     /// the plain queue at prefix `base` when there is no such key. Validates `base` (argument
-    /// `prefix`); refuses a stored layout it cannot use (argument `partitions`). One round trip.
+    /// `prefix`); refuses a stored layout it cannot use (argument `partitions`), and one of more
+    /// than one partition to a client of one server connected to a node of a multi-primary
+    /// Cluster (argument `client`: connect as a Cluster client). One round trip.
     pub async fn partitioned(&self, base: &str) -> Result<Partitioned> {
         let home = self.queue(base)?;
         match read_layout(&home, base).await? {
@@ -66,9 +68,11 @@ impl Client {
     /// Creates (or opens) the logical queue `base` of `partitions` partitions, 1 to
     /// [`MAX_PARTITIONS`] (argument `partitions`); more than one need a hash tag in `base`
     /// (argument `prefix`). Idempotent for the same count; refused (argument `partitions`,
-    /// nothing written) when `base` is stored with another count, or holds a plain queue and
-    /// `partitions` > 1. One partition writes nothing: it is the plain queue at `base`, byte
-    /// for byte. At most two round trips (spec/PROTOCOL.md 5.25, "Creation").
+    /// nothing written) when `base` is stored with another count, or holds a plain queue (or a
+    /// drained one's kept results) and `partitions` > 1; refused (argument `client`) for more
+    /// than one partition to a client of one server connected to a node of a multi-primary
+    /// Cluster. One partition writes nothing: it is the plain queue at `base`, byte for byte. At
+    /// most two round trips (spec/PROTOCOL.md 5.25, "Creation").
     pub async fn create_partitioned(&self, base: &str, partitions: usize) -> Result<Partitioned> {
         validate_count(partitions)?;
         one_node_refused(self, base, partitions)?;
@@ -101,8 +105,9 @@ impl Client {
                         return Err(Error::invalid(
                             "partitions",
                             format!(
-                                "`{base}` already holds a queue of one partition; a queue's \
-                                 partition count is fixed when it is created"
+                                "`{base}` already holds a queue of one partition (items, \
+                                 settings or kept results); a queue's partition count is fixed \
+                                 when it is created"
                             ),
                         ))
                     }

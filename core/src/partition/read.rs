@@ -129,8 +129,10 @@ impl Partitioned {
 
     /// Requeues the `n` oldest dead letters of the logical queue, by time of death over every
     /// partition (all of every partition when `None`), [`Queue::dead_requeue_oldest`]; returns
-    /// how many. Per 1000: every partition's oldest read at once, then each partition asked to
-    /// requeue its share of the oldest, at once (two round trips).
+    /// how many. Per 1000: every partition's oldest times of death read at once, then each
+    /// partition asked to requeue its share of the oldest, at once (two round trips). Each
+    /// partition takes its own oldest then: with other clients dead-lettering or requeuing
+    /// meanwhile, the count is right and the choice near enough.
     pub async fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64> {
         self.oldest_dead(n, |q, k| q.dead_requeue_oldest(k)).await
     }
@@ -158,11 +160,13 @@ impl Partitioned {
         let mut done = 0u64;
         while done < n {
             let want = (n - done).min(crate::policy::MAX_PAGE as u64) as usize;
-            let pages = self.each(|q| q.list(State::Dead, 0, want)).await?;
+            // Each partition's `want` oldest times of death (`P:dead`'s scores): ids and times
+            // only, a read.
+            let pages = self.each(|q| oldest_deaths(q, want)).await?;
             let mut oldest: Vec<(u64, usize)> = pages
                 .iter()
                 .enumerate()
-                .flat_map(|(i, page)| page.iter().map(move |e| (e.at.unwrap_or(0), i)))
+                .flat_map(|(i, page)| page.iter().map(move |&at| (at, i)))
                 .collect();
             oldest.sort_unstable();
             oldest.truncate(want);
@@ -184,8 +188,9 @@ impl Partitioned {
             .into_iter()
             .sum();
             done += acted;
-            // Fewer than chosen: another client took some meanwhile; what is left is newer.
-            if acted < oldest.len() as u64 {
+            // Fewer than asked for: no dead letter is left (or another client took some
+            // meanwhile); the next round would only meet letters that died since.
+            if acted < want as u64 {
                 break;
             }
         }
@@ -246,8 +251,7 @@ impl Partitioned {
     }
 
     /// For each item name met in the last 60 minutes, its jobs completed, failed and died
-    /// ([`Queue::counts_by_name`]), summed over the partitions, sorted by name as a queue's
-    /// are (at most 1000: the first by name).
+    /// ([`Queue::counts_by_name`]), summed over the partitions, sorted by name (at most 1000).
     /// `None` when no partition counts ([`QueueConfig::stats`] off). One round trip to every
     /// partition at once.
     pub async fn counts_by_name(&self) -> Result<Option<Vec<NameCounts>>> {
@@ -338,6 +342,21 @@ impl Partitioned {
         }
         Ok(())
     }
+}
+
+/// The times of death of `q`'s `n` oldest dead letters, oldest first: one `ZRANGE ... WITHSCORES`
+/// of `P:dead` (spec/PROTOCOL.md 5.25, dead letters), a read.
+async fn oldest_deaths(q: &Queue, n: usize) -> Result<Vec<u64>> {
+    let mut cmd = redis::cmd("ZRANGE");
+    cmd.arg(format!("{}:dead", q.prefix()))
+        .arg(0)
+        .arg(n.saturating_sub(1))
+        .arg("WITHSCORES");
+    let pairs: Vec<(Vec<u8>, f64)> = q.query(&cmd).await?;
+    Ok(pairs
+        .into_iter()
+        .map(|(_, at)| at.max(0.0) as u64)
+        .collect())
 }
 
 /// The refusal of a capacity below what partition `i` holds.

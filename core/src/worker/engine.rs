@@ -1043,9 +1043,21 @@ async fn finish_batch(
     for (job, delay) in releases {
         send_release(shared, job, delay).await;
     }
+    // Jobs without a group held their queue: a partitioned queue's other partitions once for
+    // the batch, with the longest of those holds.
+    let mut held: Vec<String> = Vec::new();
+    let mut longest = Duration::ZERO;
     for (job, d) in group_holds {
         let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
-        send_release_holding_group(shared, job, d).await;
+        let prefix = job.queue().prefix().to_owned();
+        if send_release_holding_group(shared, job, d).await {
+            held.push(prefix);
+            longest = longest.max(d);
+        }
+    }
+    if !held.is_empty() {
+        let held: Vec<&str> = held.iter().map(String::as_str).collect();
+        hold_the_others(shared, &held, longest);
     }
 }
 
@@ -1190,17 +1202,16 @@ fn report_release(shared: &Shared, job: &Job, released: Option<bool>) {
 }
 
 /// Releases a job whose handler was rate limited for its group, holding the group (or the
-/// queue, for a job without one) off for `hold` in the same call (spec/PROTOCOL.md 5.21); when
-/// it held the queue, a partitioned queue's other partitions are held too.
-async fn send_release_holding_group(shared: &Arc<Shared>, job: Job, hold: Duration) {
+/// queue, for a job without one) off for `hold` in the same call (spec/PROTOCOL.md 5.21).
+/// Returns whether it held the queue: a partitioned queue's other partitions are then held too
+/// ([`hold_the_others`], once per batch).
+async fn send_release_holding_group(shared: &Shared, job: Job, hold: Duration) -> bool {
     let released = finish_call(shared, || {
         job.queue().release_holding_group(job.lease(), hold)
     })
     .await;
-    if let Some((true, true)) = released {
-        hold_the_others(shared, &[job.queue().prefix()], hold);
-    }
     report_release(shared, &job, released.map(|(released, _)| released));
+    matches!(released, Some((true, true)))
 }
 
 /// For a runner over one logical queue's partitions ([`Settings::one_logical_queue`]): holds
