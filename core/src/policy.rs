@@ -185,6 +185,29 @@ pub(crate) fn duration_ms(argument: &'static str, d: Duration) -> Result<u64> {
     Ok(millis_up(d))
 }
 
+/// Checks a page size (argument `count`): 1 to [`MAX_PAGE`].
+pub(crate) fn validate_page(count: usize) -> Result<()> {
+    if count == 0 || count > MAX_PAGE {
+        return Err(Error::invalid("count", format!("must be 1 to {MAX_PAGE}")));
+    }
+    Ok(())
+}
+
+/// Checks a list of ids before anything is sent: at most [`MAX_PAGE`] (argument `ids`), each
+/// a valid id (argument `id`).
+pub(crate) fn validate_ids<I: AsRef<[u8]>>(ids: &[I]) -> Result<()> {
+    if ids.len() > MAX_PAGE {
+        return Err(Error::invalid(
+            "ids",
+            format!("at most {MAX_PAGE} per call"),
+        ));
+    }
+    for id in ids {
+        crate::item::validate_id_bytes(id.as_ref())?;
+    }
+    Ok(())
+}
+
 /// Checks a priority (argument `priority`).
 pub(crate) fn validate_priority(priority: i32) -> Result<()> {
     if !(-MAX_PRIORITY..=MAX_PRIORITY).contains(&priority) {

@@ -1,7 +1,7 @@
 //! Cancelling items, and dead letters: requeue and purge (spec/PROTOCOL.md, 5.13 and 5.14).
 //! Each script call handles at most 1000 items; "all" loops, one bounded call at a time.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::item::validate_id_bytes;
 use crate::job::State;
 use crate::policy::MAX_PAGE;
@@ -31,17 +31,9 @@ impl Queue {
     /// dead are skipped). Returns how many were requeued. Ids are bytes (`&str`, `String`,
     /// `Vec<u8>` work). At most 1000 ids, all checked before anything is sent; one round trip.
     pub async fn dead_requeue<I: AsRef<[u8]>>(&self, ids: &[I]) -> Result<u64> {
-        if ids.len() > MAX_PAGE {
-            return Err(Error::invalid(
-                "ids",
-                format!("at most {MAX_PAGE} per call"),
-            ));
-        }
+        crate::policy::validate_ids(ids)?;
         if ids.is_empty() {
             return Ok(0);
-        }
-        for id in ids {
-            validate_id_bytes(id.as_ref())?;
         }
         let mut inv = self.invocation(&scripts::DEAD);
         inv.arg("requeue");
@@ -56,17 +48,9 @@ impl Queue {
     /// twice is false the second time). Tools use it to name the ids that were not found. At
     /// most 1000 ids, all checked before anything is sent; one round trip.
     pub async fn dead_requeue_each<I: AsRef<[u8]>>(&self, ids: &[I]) -> Result<Vec<bool>> {
-        if ids.len() > MAX_PAGE {
-            return Err(Error::invalid(
-                "ids",
-                format!("at most {MAX_PAGE} per call"),
-            ));
-        }
+        crate::policy::validate_ids(ids)?;
         if ids.is_empty() {
             return Ok(Vec::new());
-        }
-        for id in ids {
-            validate_id_bytes(id.as_ref())?;
         }
         let mut inv = self.invocation(&scripts::DEAD);
         inv.arg("requeue_each");

@@ -95,9 +95,7 @@ impl Queue {
     /// done entry whose result expired is skipped, so a page of done items may hold fewer than
     /// `count`. One round trip.
     pub async fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>> {
-        if count == 0 || count > MAX_PAGE {
-            return Err(Error::invalid("count", format!("must be 1 to {MAX_PAGE}")));
-        }
+        crate::policy::validate_page(count)?;
         let mut inv = self.invocation(&scripts::LIST);
         inv.arg(state.as_str()).arg(start).arg(count);
         let value: Value = self.invoke(&inv).await?;
@@ -117,9 +115,7 @@ impl Queue {
         start: usize,
         count: usize,
     ) -> Result<Found> {
-        if count == 0 || count > MAX_PAGE {
-            return Err(Error::invalid("count", format!("must be 1 to {MAX_PAGE}")));
-        }
+        crate::policy::validate_page(count)?;
         let mut inv = self.invocation(&scripts::LIST);
         inv.arg(state.as_str())
             .arg(start)

@@ -13,7 +13,6 @@ use crate::item::validate_id_bytes;
 use crate::job::{Job, JobResult, State};
 use crate::lease::Wait;
 use crate::ops::Dependencies;
-use crate::policy::MAX_PAGE;
 use crate::queue::Queue;
 
 impl Partitioned {
@@ -204,15 +203,7 @@ impl Partitioned {
     /// requeued are then asked of every other partition, at once (a dead copy in each is
     /// requeued; the id is true once). At most two round trips in sequence.
     pub async fn dead_requeue_each<I: AsRef<[u8]>>(&self, ids: &[I]) -> Result<Vec<bool>> {
-        if ids.len() > MAX_PAGE {
-            return Err(Error::invalid(
-                "ids",
-                format!("at most {MAX_PAGE} per call"),
-            ));
-        }
-        for id in ids {
-            validate_id_bytes(id.as_ref())?;
-        }
+        crate::policy::validate_ids(ids)?;
         let ids: Vec<&[u8]> = ids.iter().map(AsRef::as_ref).collect();
         // The first place of each id: a repeat stays false, as in one queue.
         let first: Vec<bool> = (0..ids.len())

@@ -55,12 +55,7 @@ impl Partitioned {
     /// Reads every partition's count first (at once), then the pages it needs.
     pub async fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>> {
         // Checked here too: a page that needs no partition's list would not check it.
-        if count == 0 || count > crate::policy::MAX_PAGE {
-            return Err(Error::invalid(
-                "count",
-                format!("must be 1 to {}", crate::policy::MAX_PAGE),
-            ));
-        }
+        crate::policy::validate_page(count)?;
         let counts = self.each(|q| q.count(state)).await?;
         let mut skip = start as u64;
         let mut out = Vec::new();
@@ -95,12 +90,7 @@ impl Partitioned {
         count: usize,
     ) -> Result<Found> {
         // Checked here too: a start past the end asks no partition.
-        if count == 0 || count > crate::policy::MAX_PAGE {
-            return Err(Error::invalid(
-                "count",
-                format!("must be 1 to {}", crate::policy::MAX_PAGE),
-            ));
-        }
+        crate::policy::validate_page(count)?;
         if self.count() == 1 {
             return self.partitions[0]
                 .find(state, name, error_type, start, count)
