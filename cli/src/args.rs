@@ -220,7 +220,9 @@ pub enum Command {
         deep: bool,
     },
     /// Check the server for a queue: version, eviction policy, persistence, ACL rights, cluster
-    /// slot. Says what is wrong and how to fix it; exit code 1 when something is.
+    /// slot, which server. On a partitioned queue's base: each partition's, then how they
+    /// spread over the primaries. Says what is wrong and how to fix it; exit code 1 when
+    /// something is.
     Check {
         #[command(flatten)]
         queue: QueueArg,

@@ -5,7 +5,7 @@ mod common;
 
 use common::{code, json, run, stderr, stdout, Served};
 use leaseq::{Client, Item};
-use leaseq_harness::RedisServer;
+use leaseq_harness::{RedisCluster, RedisServer};
 
 #[tokio::test]
 async fn a_partitioned_queue_is_created_and_read_as_one() {
@@ -267,7 +267,7 @@ async fn the_commands_that_write_reach_the_partitions_through_the_base() {
     let checked = run(&urls, &["check", "-q", "{w}", "--json"]);
     let checked = json(&checked);
     let checked = checked.as_array().expect("a list per partition");
-    assert_eq!(checked.len(), q.partitions().len(), "{checked:?}");
+    assert_eq!(checked.len(), q.partitions().len() + 1, "{checked:?}");
     for (part, found) in q.partitions().iter().zip(checked) {
         assert_eq!(found["queue"], part.prefix(), "{found}");
         assert!(found["findings"]
@@ -276,6 +276,15 @@ async fn the_commands_that_write_reach_the_partitions_through_the_base() {
             .iter()
             .any(|f| f["check"] == "cluster slot" && f["level"] == "ok"));
     }
+    // Last, the base's own finding: how the partitions spread over the servers (one here).
+    let base = checked.last().unwrap();
+    assert_eq!(base["queue"], "{w}", "{base}");
+    assert_eq!(base["findings"][0]["check"], "partitions", "{base}");
+    assert_eq!(base["findings"][0]["level"], "ok", "{base}");
+    assert_eq!(
+        base["findings"][0]["found"], "3 partitions over 1 server(s)",
+        "{base}"
+    );
     // A clean: every partition's due delayed items promoted.
     let before = q.count_in(leaseq::State::Waiting).await.unwrap();
     for part in q.partitions() {
@@ -361,4 +370,96 @@ async fn events_on_a_base_read_every_partition() {
     let bad = run(&urls, &["events", "-q", "{ev}", "--after", "1-0,2-0"]);
     assert_eq!(code(&bad), 2, "{}", stderr(&bad));
     assert!(stderr(&bad).contains("after"), "{}", stderr(&bad));
+}
+
+/// A finding of `check`'s JSON for a partitioned base: entry `i`'s finding `name`.
+fn finding<'a>(checked: &'a serde_json::Value, i: usize, name: &str) -> &'a serde_json::Value {
+    checked[i]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == name)
+        .unwrap_or_else(|| panic!("no `{name}` in {}", checked[i]))
+}
+
+#[tokio::test]
+async fn check_says_which_primary_holds_each_partition_and_warns_when_one_is_crowded() {
+    let cluster = RedisCluster::start();
+    let urls = cluster.urls();
+    let created = run(&urls, &["create", "-q", "{s}", "--partitions", "3"]);
+    assert_eq!(code(&created), 0, "{}", stderr(&created));
+    let checked = json(&run(&urls, &["check", "-q", "{s}", "--json"]));
+    // Each partition names its primary, by node id and port; the layout put one on each.
+    let port_of = |checked: &serde_json::Value, i: usize| -> u16 {
+        let found = finding(checked, i, "server")["found"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(found.starts_with("cluster node "), "{found}");
+        found.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let ports: Vec<u16> = (0..3).map(|i| port_of(&checked, i)).collect();
+    let mut distinct = ports.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 3, "{checked}");
+    let spread = finding(&checked, 3, "partitions");
+    assert_eq!(spread["level"], "ok", "{spread}");
+    assert_eq!(
+        spread["found"], "3 partitions over 3 of the cluster's 3 primaries",
+        "{spread}"
+    );
+
+    // Partition 1's slot moved to partition 0's primary (it holds no key yet): that primary's
+    // core now serves two thirds of the queue, and check says so.
+    let client = Client::connect_cluster(&urls).await.unwrap();
+    let q = client.partitioned("{s}").await.unwrap();
+    let slot = leaseq::key_slot(format!("{}:queue", q.partitions()[1].prefix()).as_bytes());
+    let node = |port: u16| {
+        cluster
+            .nodes()
+            .iter()
+            .find(|n| n.port() == port)
+            .expect("a node of the cluster")
+    };
+    let (from, to) = (node(ports[1]), node(ports[0]));
+    assert_eq!(
+        from.command(&format!("CLUSTER COUNTKEYSINSLOT {slot}"))
+            .trim(),
+        ":0"
+    );
+    let to_id = to.command("CLUSTER MYID").trim().to_owned();
+    for n in [to, from]
+        .into_iter()
+        .chain(cluster.nodes().iter().filter(|n| n.port() == ports[2]))
+    {
+        let set = n.command(&format!("CLUSTER SETSLOT {slot} NODE {to_id}"));
+        assert_eq!(set.trim(), "+OK", "{set}");
+    }
+    let checked = json(&run(&urls, &["check", "-q", "{s}", "--json"]));
+    assert_eq!(port_of(&checked, 1), ports[0], "{checked}");
+    let spread = finding(&checked, 3, "partitions");
+    assert_eq!(spread["level"], "warning", "{spread}");
+    let found = spread["found"].as_str().unwrap();
+    assert!(
+        found.starts_with("3 partitions over 2 of the cluster's 3 primaries"),
+        "{found}"
+    );
+    assert!(
+        found.contains(&format!("(port {}) holds partitions 0, 1", ports[0])),
+        "{found}"
+    );
+    assert!(
+        spread["fix"].as_str().unwrap().contains("reshard"),
+        "{spread}"
+    );
+    // Warnings alone exit 0; the text shows the base's finding under the queue's name.
+    let text = run(&urls, &["check", "-q", "{s}"]);
+    assert_eq!(code(&text), 0, "{}", stderr(&text));
+    assert!(stdout(&text).contains("queue {s}\n"), "{}", stdout(&text));
+    assert!(
+        stdout(&text).contains("warning  partitions"),
+        "{}",
+        stdout(&text)
+    );
 }

@@ -60,6 +60,23 @@ pub struct ServerReport {
     /// Commands the protocol needs that the ACL refuses for this prefix, each with Redis' reason.
     /// `None` when the rights could not be checked (Redis before 7.0, or `ACL` refused).
     pub denied: Option<Vec<(String, String)>>,
+    /// The server's `run_id` (`INFO server`): which server process answered.
+    pub run_id: Option<String>,
+    /// The port the server listens on (`INFO server`'s `tcp_port`).
+    pub port: Option<u16>,
+    /// On a Redis Cluster node, its node id (`CLUSTER MYID`): the id `CLUSTER NODES` and
+    /// `redis-cli --cluster` name it by.
+    pub node_id: Option<String>,
+    /// On a Redis Cluster node, how many primaries serve slots (`CLUSTER INFO`'s
+    /// `cluster_size`).
+    pub cluster_primaries: Option<u64>,
+}
+
+impl ServerReport {
+    /// What tells the server apart from others: its cluster node id, else its `run_id`.
+    pub fn server_id(&self) -> Option<&str> {
+        self.node_id.as_deref().or(self.run_id.as_deref())
+    }
 }
 
 impl ServerReport {
@@ -87,9 +104,27 @@ impl Client {
         let info = ask(redis::cmd("INFO").arg("server").clone())
             .await
             .map_err(|e| self.handle().map_err(e, prefix))?;
-        let version = strings(info)
-            .first()
-            .and_then(|text| info_field(text, "redis_version"));
+        let info = strings(info);
+        let field = |name| info.first().and_then(|text| info_field(text, name));
+        let (version, run_id) = (field("redis_version"), field("run_id"));
+        let port = field("tcp_port").and_then(|p| p.parse().ok());
+        // A node of a cluster (through a cluster client, or one server's that connect found
+        // to be one): which node, and how many primaries the cluster has.
+        let (node_id, cluster_primaries) = if self.is_cluster() || self.one_node_of().is_some() {
+            let id = ask(redis::cmd("CLUSTER").arg("MYID").clone()).await.ok();
+            let size = ask(redis::cmd("CLUSTER").arg("INFO").clone()).await.ok();
+            (
+                id.and_then(|v| strings(v).into_iter().next()),
+                size.and_then(|v| {
+                    strings(v)
+                        .first()
+                        .and_then(|t| info_field(t, "cluster_size"))
+                })
+                .and_then(|n| n.parse().ok()),
+            )
+        } else {
+            (None, None)
+        };
         let config = |name: &'static str| redis::cmd("CONFIG").arg("GET").arg(name).clone();
         let policy = ask(config("maxmemory-policy")).await.ok().and_then(second);
         let appendonly = ask(config("appendonly"))
@@ -141,6 +176,10 @@ impl Client {
             hash_tag: hash_tag(prefix).map(str::to_owned),
             user,
             denied,
+            run_id,
+            port,
+            node_id,
+            cluster_primaries,
         })
     }
 }

@@ -90,6 +90,37 @@ async fn server_report_names_slot_and_rights(env: Env) {
     assert_eq!(report.slot, leaseq::key_slot(tag.as_bytes()));
     // The harness's servers run as the default user, with every right.
     assert_eq!(report.denied, Some(Vec::new()), "{report:?}");
+    // Which server answered: on a cluster the node that owns the slot, named as CLUSTER NODES
+    // names it, and the cluster's size.
+    let port = report.port.expect("INFO's tcp_port");
+    assert!(
+        env.urls.iter().any(|u| u.ends_with(&format!(":{port}"))),
+        "{report:?}"
+    );
+    assert_eq!(
+        report.run_id.as_ref().map(String::len),
+        Some(40),
+        "{report:?}"
+    );
+    match &env.server {
+        Some(_) => {
+            assert_eq!(report.node_id, None);
+            assert_eq!(report.cluster_primaries, None);
+            assert_eq!(report.server_id(), report.run_id.as_deref());
+        }
+        None => {
+            let node = report.node_id.clone().expect("CLUSTER MYID");
+            assert_eq!(report.server_id(), Some(node.as_str()));
+            let owner: String = env.cmd(&[b"CLUSTER", b"NODES"]).await;
+            let line = owner
+                .lines()
+                .find(|l| l.starts_with(&node))
+                .unwrap_or_else(|| panic!("{node} in {owner}"));
+            assert!(line.contains(&format!(":{port}@")), "{line}");
+            assert!(line.contains("master"), "{line}");
+            assert_eq!(report.cluster_primaries, Some(3), "{report:?}");
+        }
+    }
     let err = env.client.server_report("").await.unwrap_err();
     assert_eq!(err.code(), leaseq::ErrorCode::InvalidArgument);
 }

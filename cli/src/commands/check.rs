@@ -37,7 +37,7 @@ pub async fn check(client: &leaseq::Client, queue: &str, json: bool) -> Outcome 
         super::partitions::Target::Partitioned(p) => Some(p.partitions()),
     };
     let Some(parts) = partitions else {
-        let findings = findings(client, queue).await?;
+        let findings = findings(&client.server_report(queue).await?, queue);
         if json {
             output::json(&findings);
         } else {
@@ -45,13 +45,21 @@ pub async fn check(client: &leaseq::Client, queue: &str, json: bool) -> Outcome 
         }
         return verdict(&findings, queue);
     };
-    let mut all = Vec::with_capacity(parts.len());
+    let mut all = Vec::with_capacity(parts.len() + 1);
+    let mut servers = Vec::with_capacity(parts.len());
     for part in parts {
+        let report = client.server_report(part.prefix()).await?;
         all.push(PartitionFindings {
             queue: part.prefix().to_owned(),
-            findings: findings(client, part.prefix()).await?,
+            findings: findings(&report, part.prefix()),
         });
+        servers.push(report);
     }
+    // The base's own finding, last: how the partitions spread over the servers.
+    all.push(PartitionFindings {
+        queue: queue.to_owned(),
+        findings: vec![spread(&servers)],
+    });
     if json {
         output::json(&all);
     } else {
@@ -59,7 +67,12 @@ pub async fn check(client: &leaseq::Client, queue: &str, json: bool) -> Outcome 
             if i > 0 {
                 say!("");
             }
-            say!("partition {}", p.queue);
+            let what = if i + 1 < all.len() {
+                "partition"
+            } else {
+                "queue"
+            };
+            say!("{what} {}", p.queue);
             print_findings(&p.findings);
         }
     }
@@ -67,7 +80,7 @@ pub async fn check(client: &leaseq::Client, queue: &str, json: bool) -> Outcome 
     if problems > 0 {
         return Err(Fail::NotFound(format!(
             "{problems} problem(s) found for queue `{queue}` (over its {} partitions)",
-            all.len()
+            servers.len()
         )));
     }
     Ok(())
@@ -103,9 +116,77 @@ fn print_findings(findings: &[Finding]) {
     }
 }
 
-/// What the server that serves queue `queue` offers it.
-async fn findings(client: &leaseq::Client, queue: &str) -> Result<Vec<Finding>, Fail> {
-    let r = client.server_report(queue).await?;
+/// How a partitioned queue's partitions spread over the servers that hold them (one report
+/// each, in partition order): a warning when a server holds more of them than an even spread
+/// over the cluster's primaries would give it, since its core then limits the queue.
+fn spread(servers: &[leaseq::ServerReport]) -> Finding {
+    let mut held: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, r) in servers.iter().enumerate() {
+        let Some(id) = r.server_id() else {
+            return Finding {
+                check: "partitions",
+                level: "warning",
+                found: format!("partition {i}'s server did not say which it is (INFO refused)"),
+                fix: None,
+            };
+        };
+        match held.iter_mut().find(|(s, _)| *s == id) {
+            Some((_, parts)) => parts.push(i),
+            None => held.push((id, vec![i])),
+        }
+    }
+    let count = servers.len();
+    let primaries = servers.iter().find_map(|r| r.cluster_primaries);
+    let found = match primaries {
+        Some(n) => format!(
+            "{count} partitions over {} of the cluster's {n} primaries",
+            held.len()
+        ),
+        None => format!("{count} partitions over {} server(s)", held.len()),
+    };
+    let fair = primaries.map(|n| count.div_ceil((n as usize).clamp(1, count)));
+    let crowded: Vec<String> = held
+        .iter()
+        .filter(|(_, parts)| fair.is_some_and(|fair| parts.len() > fair))
+        .map(|(id, parts)| {
+            let at = servers[parts[0]]
+                .port
+                .map_or(String::new(), |p| format!(" (port {p})"));
+            let list: Vec<String> = parts.iter().map(usize::to_string).collect();
+            format!(
+                "node {}{at} holds partitions {}",
+                short(id),
+                list.join(", ")
+            )
+        })
+        .collect();
+    if crowded.is_empty() {
+        return Finding {
+            check: "partitions",
+            level: "ok",
+            found,
+            fix: None,
+        };
+    }
+    Finding {
+        check: "partitions",
+        level: "warning",
+        found: format!("{found}; {}", crowded.join("; ")),
+        fix: Some(
+            "move a crowded node's partition slots (`cluster slot` above) to a primary with \
+             fewer, with `redis-cli --cluster reshard`: one node's core serves them all now"
+                .into(),
+        ),
+    }
+}
+
+/// The first 12 characters of a node id or run id, as tools print them.
+fn short(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
+}
+
+/// What the server that serves queue `queue` offers it (its report `r`).
+fn findings(r: &leaseq::ServerReport, queue: &str) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut add = |check, level, found: String, fix: Option<String>| {
         findings.push(Finding {
@@ -219,5 +300,12 @@ async fn findings(client: &leaseq::Client, queue: &str) -> Result<Vec<Finding>, 
     } else {
         add("cluster slot", "ok", slot, None);
     }
-    Ok(findings)
+    let at = r.port.map_or(String::new(), |p| format!(" at port {p}"));
+    let server = match (&r.node_id, &r.run_id) {
+        (Some(node), _) => format!("cluster node {}{at}", short(node)),
+        (None, Some(run)) => format!("run id {}{at}", short(run)),
+        (None, None) => "not reported".into(),
+    };
+    add("server", "ok", server, None);
+    findings
 }
