@@ -60,7 +60,8 @@ pub struct JsonArg {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List the queues on the server or cluster (an escaped SCAN, never KEYS).
+    /// List the queues on the server or cluster (an escaped SCAN, never KEYS); a partitioned
+    /// queue once, by its base.
     Queues {
         /// Only queues whose prefix starts with this text (glob characters match themselves).
         #[arg(long, default_value = "")]

@@ -33,12 +33,22 @@ async fn a_partitioned_queue_is_created_and_read_as_one() {
     assert_eq!(code(&other), 2);
     assert!(stderr(&other).contains("partitions"), "{}", stderr(&other));
 
+    // Listed once, by its base, before anything is added (only its layout exists) ...
+    let listed = || {
+        assert_eq!(stdout(&run(&urls, &["queues"])), "{p}  (3 partitions)\n");
+        let names = json(&run(&urls, &["queues", "--json"]));
+        assert_eq!(names, serde_json::json!(["{p}"]));
+    };
+    listed();
+
     let client = Client::connect(&server.url()).await.unwrap();
     let q = client.partitioned("{p}").await.unwrap();
     let items: Vec<Item> = (0..30)
         .map(|i| Item::with_id(format!("i{i}"), "x").unwrap())
         .collect();
     assert_eq!(q.add_batch(&items).await.unwrap(), 30);
+    // ... and after: its partitions, which now hold keys, are not listed as queues of their own.
+    listed();
 
     let s = json(&run(&urls, &["stats", "-q", "{p}", "--json"]));
     assert_eq!(s["waiting"], 30);

@@ -8,15 +8,22 @@ use crate::output::{self, age, bold, time};
 use crate::view::{preview, EntryView, JobView, MinuteView, StatsView, PREVIEW_BYTES};
 
 /// `leaseq queues`.
+///
+/// A partitioned queue is listed once, by its base (with its partition count in the text),
+/// whether or not its partitions hold keys, as `stats` shows it.
 pub async fn queues(client: &leaseq::Client, starting_with: &str, json: bool) -> Outcome {
-    let found = client.queues(starting_with).await?;
+    let found = partitions::logical(client, client.queues(starting_with).await?).await?;
     if json {
-        output::json(&found);
+        let names: Vec<&str> = found.iter().map(|(q, _)| q.as_str()).collect();
+        output::json(&names);
     } else if found.is_empty() {
         tell!("no queue found (a queue is found by its keys; a drained one leaves none after an hour)");
     } else {
-        for q in found {
-            say!("{q}");
+        for (q, p) in found {
+            match p {
+                Some(p) => say!("{q}  ({} partitions)", p.count()),
+                None => say!("{q}"),
+            }
         }
     }
     Ok(())

@@ -274,16 +274,20 @@ impl Target {
 
 /// The queues among `prefixes` as a user sees them: a partitioned queue's base with its
 /// partitions, its partitions then left out of the list; every other queue as it is. One round
-/// trip per prefix (its layout).
+/// trip per prefix (its layout), 32 at a time.
 pub async fn logical(
     client: &Client,
     prefixes: Vec<String>,
 ) -> leaseq::Result<Vec<(String, Option<Partitioned>)>> {
-    let mut out = Vec::with_capacity(prefixes.len());
-    for prefix in prefixes {
-        let p = of(client, &prefix).await?;
-        out.push((prefix, p));
-    }
+    use futures_util::{StreamExt, TryStreamExt};
+    let mut out: Vec<(String, Option<Partitioned>)> = futures_util::stream::iter(prefixes)
+        .map(|prefix| async move {
+            let p = of(client, &prefix).await?;
+            Ok::<_, leaseq::Error>((prefix, p))
+        })
+        .buffered(32)
+        .try_collect()
+        .await?;
     let inside: std::collections::HashSet<String> = out
         .iter()
         .filter_map(|(_, p)| p.as_ref())
