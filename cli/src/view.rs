@@ -346,6 +346,9 @@ pub struct GroupView {
     pub queue: String,
     /// The group's name.
     pub group: String,
+    /// On a partitioned queue's base, the prefix of the partition that holds the group (all
+    /// its items); null on a plain queue.
+    pub partition: Option<String>,
     /// Its items waiting (delayed ones join when due).
     pub waiting: u64,
     /// Its items leased now.
@@ -362,7 +365,8 @@ pub struct GroupView {
 }
 
 impl GroupView {
-    /// Reads group `group` of `queue` (prefix `prefix`): one round trip.
+    /// Reads group `group` of `queue`, as group of `prefix` (a partitioned queue's base, when
+    /// `queue` is the group's partition): one round trip.
     pub async fn read(
         queue: &leaseq::Queue,
         prefix: &str,
@@ -372,6 +376,7 @@ impl GroupView {
         Ok(GroupView {
             queue: prefix.to_owned(),
             group: group.to_owned(),
+            partition: (queue.prefix() != prefix).then(|| queue.prefix().to_owned()),
             waiting: g.waiting,
             leased: g.leased,
             limit: g.limit,

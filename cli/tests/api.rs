@@ -807,7 +807,7 @@ async fn a_group_is_looked_up_by_name_and_paused_by_actions_but_has_no_metrics()
     };
     assert_eq!(
         group().await,
-        serde_json::json!({"queue": "jobs", "group": "acme", "waiting": 2, "leased": 0,
+        serde_json::json!({"queue": "jobs", "group": "acme", "partition": null, "waiting": 2, "leased": 0,
                            "limit": 1, "paused": false, "rate_limited_for_ms": null})
     );
     // A group nobody used reads as empty; a bad name is refused, naming `group`.

@@ -508,7 +508,7 @@ async fn groups_are_added_shown_paused_resumed_and_limited() {
     let info = |name: &str| json(&run(&urls, &["group", "-q", "{jobs}", name, "--json"]));
     assert_eq!(
         info("acme"),
-        serde_json::json!({"queue": "{jobs}", "group": "acme", "waiting": 3, "leased": 0,
+        serde_json::json!({"queue": "{jobs}", "group": "acme", "partition": null, "waiting": 3, "leased": 0,
                            "limit": 1, "paused": false, "rate_limited_for_ms": null})
     );
     // Strict FIFO per group by default: one of acme's items leased, and the group shows it.

@@ -236,6 +236,13 @@ async fn the_commands_that_write_reach_the_partitions_through_the_base() {
     assert_eq!(shown["waiting"], 1, "{shown}");
     assert_eq!(shown["limit"], 4, "{shown}");
     assert_eq!(shown["paused"], true, "{shown}");
+    // It says which partition holds the group.
+    assert_eq!(shown["partition"], home.prefix(), "{shown}");
+    let text = stdout(&run(&urls, &["group", "-q", "{w}", "tenant"]));
+    assert!(
+        text.contains(&format!("in  partition {}\n", home.prefix())),
+        "{text}"
+    );
     assert!(run(&urls, &["group", "resume", "-q", "{w}", "tenant"])
         .status
         .success());

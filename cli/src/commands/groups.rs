@@ -87,7 +87,7 @@ fn print(view: &GroupView, json: bool) {
         output::json(view);
         return;
     }
-    let fields: Vec<(&str, String)> = vec![
+    let mut fields: Vec<(&str, String)> = vec![
         ("queue", view.queue.clone()),
         ("group", preview(view.group.as_bytes(), 256)),
         ("waiting", view.waiting.to_string()),
@@ -110,6 +110,9 @@ fn print(view: &GroupView, json: bool) {
             },
         ),
     ];
+    if let Some(partition) = &view.partition {
+        fields.insert(1, ("in", format!("partition {partition}")));
+    }
     for (name, value) in fields {
         say!("{}  {value}", bold(&format!("{name:>8}")));
     }
