@@ -2053,3 +2053,108 @@ async fn the_oldest_dead_letters_are_the_logical_queues() {
     assert_eq!(q.dead_requeue_oldest(Some(5)).await.unwrap(), 1);
     assert_eq!(q.dead_purge(None).await.unwrap(), 0);
 }
+
+/// One partition whose primary refuses writes (over `maxmemory`: OOM, which passes once memory
+/// is freed) holds back no other: a "rate limited" job's hold of that partition is reported,
+/// not waited for; the other partitions' jobs run and complete while it still refuses; and the
+/// runner stops within its shutdown timeout although that partition's completes (of jobs with
+/// a kept result, which Redis refuses over `maxmemory`) are still refused: they are given up,
+/// and their items stay, to run again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partition_that_refuses_writes_holds_back_no_other() {
+    // A cluster of its own: its memory limit would refuse every other test's writes.
+    let cluster = RedisCluster::start();
+    let client = Client::connect_cluster(cluster.urls()).await.unwrap();
+    let q = client
+        .create_partitioned(&fresh_prefix("refusing"), 3)
+        .await
+        .unwrap();
+    let node_of = |prefix: &str| {
+        let slot = key_slot(prefix.as_bytes());
+        cluster
+            .nodes()
+            .iter()
+            .find(|n| own_slots(n).iter().any(|&(a, b)| (a..=b).contains(&slot)))
+            .expect("an owner")
+    };
+    // Partition 0: the job whose handler is rate limited (briefly); partitions 1 and 2: work.
+    let ids = ids_per_partition(&q, 5, "w");
+    q.add(&item(&ids[0][0])).await.unwrap();
+    for id in ids[1].iter().chain(&ids[2]) {
+        q.add(&item(id)).await.unwrap();
+    }
+    let refusing = node_of(q.partitions()[2].prefix());
+    let set = refusing.command("CONFIG SET maxmemory 1");
+    assert_eq!(set.trim(), "+OK", "{set}");
+    // It refuses writes now (a plain add there is refused with OOM, nothing written).
+    let err = q.partitions()[2].add(&item("probe")).await.unwrap_err();
+    assert_eq!(err.code(), leaseq::ErrorCode::OutOfMemory, "{err}");
+
+    let limited = ids[0][0].clone();
+    let completed = Arc::new(Mutex::new(HashSet::new()));
+    let finish_errors = Arc::new(Mutex::new(0));
+    let done = Arc::new(tokio::sync::Notify::new());
+    let (seen, errors, told) = (completed.clone(), finish_errors.clone(), done.clone());
+    // Partition 1's jobs, and the rate limited job once its hold ended.
+    let wanted: HashSet<String> = ids[1].iter().chain(&ids[0][..1]).cloned().collect();
+    let expected = wanted.clone();
+    // The first time only: a rate limited outcome charges no attempt.
+    let once = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let worker = Worker::partitioned(&q, move |job: Job| {
+        let limited = job.id() == limited && once.swap(false, std::sync::atomic::Ordering::SeqCst);
+        async move {
+            if limited {
+                Err(leaseq::worker::JobError::rate_limited(
+                    Duration::from_millis(200),
+                ))
+            } else {
+                Ok::<_, leaseq::worker::JobError>(String::new())
+            }
+        }
+    })
+    .concurrency(4)
+    .shutdown_timeout(Duration::from_secs(2))
+    .on_event(move |e| {
+        match e {
+            Event::Completed { id, .. } => {
+                seen.lock().unwrap().insert(id.clone());
+            }
+            Event::Error {
+                during: "finish",
+                error,
+            } => {
+                assert_eq!(error.code(), leaseq::ErrorCode::OutOfMemory, "{error}");
+                *errors.lock().unwrap() += 1;
+            }
+            _ => {}
+        }
+        // Done: the wanted jobs completed, and partition 2's refusals were reported.
+        let seen = seen.lock().unwrap();
+        if wanted.iter().all(|h| seen.contains(h)) && *errors.lock().unwrap() > 0 {
+            told.notify_one();
+        }
+    });
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    tokio::time::timeout(Duration::from_secs(60), done.notified())
+        .await
+        .expect("the other partitions' jobs completed, and the refusals were reported");
+    handle.stop();
+    tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("the runner stopped while partition 2 refused writes")
+        .unwrap()
+        .unwrap();
+    let completed = completed.lock().unwrap().clone();
+    assert!(expected.is_subset(&completed), "{completed:?}");
+    assert!(
+        !ids[2].iter().any(|id| completed.contains(id)),
+        "no complete went through in the refusing partition: {completed:?}"
+    );
+    // Nothing was lost there: its items are all still in it, waiting or leased (the completes
+    // given up: their leases expire and they run again).
+    refusing.command("CONFIG SET maxmemory 0");
+    let part = &q.partitions()[2];
+    let left = part.count(State::Waiting).await.unwrap() + part.count(State::Leased).await.unwrap();
+    assert_eq!(left, 5);
+}

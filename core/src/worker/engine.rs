@@ -91,6 +91,9 @@ pub(crate) struct Shared {
     failing: Mutex<HashMap<&'static str, bool>>,
     /// Which queue's completes lease again for their slots in the same call (13.3, "Turns").
     turns: Mutex<Turns>,
+    /// Set when the shutdown began: the end of its timeout, after which a finish Redis still
+    /// refuses is given up ([`finish_call`]).
+    give_up_at: std::sync::OnceLock<std::time::Instant>,
 }
 
 impl Shared {
@@ -322,6 +325,7 @@ impl Engine {
                 next: AtomicU64::new(0),
                 failing: Mutex::new(HashMap::new()),
                 turns: Mutex::new(turns),
+                give_up_at: std::sync::OnceLock::new(),
             }),
             handler,
             slots,
@@ -343,6 +347,9 @@ impl Engine {
         shared.log(LogLevel::Info, || shared.start_line());
         self.store_config().await;
         self.lease_loop(&done_tx).await;
+        let _ = shared
+            .give_up_at
+            .set(std::time::Instant::now() + shared.settings.shutdown_timeout);
         self.drain(&done_tx).await;
 
         drop(done_tx);
@@ -1063,7 +1070,10 @@ async fn finish_batch(
 
 /// Sends one finishing call, again after a pause while Redis refuses it without running it
 /// (`UNAVAILABLE`, `OUT_OF_MEMORY`): never after a lost reply, whose call may have run
-/// (spec/PROTOCOL.md, 13.1). A shutdown does not cut the pause: the outcome still goes out.
+/// (spec/PROTOCOL.md, 13.1). A shutdown bounds the tries: once its timeout has passed since it
+/// began, or it is forced, a call still refused is given up (its lease, no longer renewed,
+/// expires and the item runs again), so that a primary that stays over `maxmemory` or down
+/// cannot keep the runner from stopping.
 async fn finish_call<T, F, Fut>(shared: &Shared, mut call: F) -> Option<T>
 where
     F: FnMut() -> Fut,
@@ -1079,10 +1089,12 @@ where
             Err(e) => {
                 let resend = Verdict::of(&e).not_run();
                 shared.failed("finish", e);
-                if !resend {
+                let give_up = shared.give_up_at.get().copied();
+                let past = give_up.is_some_and(|at| std::time::Instant::now() >= at);
+                if !resend || past || shared.handle.is_forced() {
                     return None;
                 }
-                ladder.pause(None, std::future::pending::<()>()).await;
+                ladder.pause(give_up, shared.handle.forced()).await;
             }
         }
     }
