@@ -2158,3 +2158,60 @@ async fn a_partition_that_refuses_writes_holds_back_no_other() {
     let left = part.count(State::Waiting).await.unwrap() + part.count(State::Leased).await.unwrap();
     assert_eq!(left, 5);
 }
+
+/// A partition whose primary is down costs a lease nothing taken from the others: a call that
+/// leased from healthy partitions before it reached the dead one returns those leases (they
+/// used to be dropped with the call's error, to run only once expired, an attempt charged);
+/// a call that leased nothing answers the dead partition's error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partition_that_is_down_costs_no_lease_of_the_others() {
+    // A cluster of its own, whose nodes take a minute to call a silent one failed (the other
+    // partitions' slots stay served meanwhile).
+    let mut cluster = RedisCluster::start_with(0, 60_000);
+    let client = Client::connect_cluster(cluster.urls()).await.unwrap();
+    let q = client
+        .create_partitioned(&fresh_prefix("down"), 3)
+        .await
+        .unwrap();
+    let slot = key_slot(q.partitions()[2].prefix().as_bytes());
+    let down = cluster
+        .nodes()
+        .iter()
+        .position(|n| own_slots(n).iter().any(|&(a, b)| (a..=b).contains(&slot)))
+        .expect("an owner");
+    cluster.nodes_mut()[down].kill();
+    // Each call starts at the next partition; asking for more than there is, every call that
+    // starts at a healthy one reaches the dead one after leasing. Both ways of asking: at once,
+    // and with a wait.
+    for (round, wait) in [Wait::No, Wait::Timeout(Duration::from_millis(50))]
+        .into_iter()
+        .enumerate()
+    {
+        let ids = ids_per_partition(&q, 2, &format!("d{round}-"));
+        for id in ids[0].iter().chain(&ids[1]) {
+            q.add(&item(id)).await.unwrap();
+        }
+        let mut returned = Vec::new();
+        let mut errors = 0;
+        for _ in 0..3 {
+            match q.lease_batch(10, TTL, wait).await {
+                Ok(leases) => returned.extend(leases),
+                Err(_) => errors += 1,
+            }
+        }
+        let mut leased = 0;
+        for part in &q.partitions()[..2] {
+            leased += part.count(State::Leased).await.unwrap();
+        }
+        assert_eq!(leased, 4, "{wait:?}: every item leased");
+        assert_eq!(
+            returned.len(),
+            4,
+            "{wait:?}: every lease returned to the caller"
+        );
+        assert!(errors >= 1, "{wait:?}: a call that leased nothing says why");
+        for lease in &returned {
+            assert!(q.complete(lease).await.unwrap());
+        }
+    }
+}

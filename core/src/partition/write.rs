@@ -168,16 +168,26 @@ impl Partitioned {
         }
         let slice = match wait {
             Wait::No => {
+                // A partition that fails (its primary down, failing over) does not cost the
+                // leases the ones before it gave: they are returned, not dropped (they would
+                // run only once expired). Its error is the answer when none gave any.
                 let mut got = Vec::new();
+                let mut failed = None;
                 for &i in &order {
-                    let (leases, _, _) =
-                        self.partitions[i].try_lease(n - got.len(), ttl_ms).await?;
-                    got.extend(leases);
+                    match self.partitions[i].try_lease(n - got.len(), ttl_ms).await {
+                        Ok((leases, _, _)) => got.extend(leases),
+                        Err(e) => {
+                            failed.get_or_insert(e);
+                        }
+                    }
                     if got.len() >= n {
                         break;
                     }
                 }
-                return Ok(got);
+                return match failed {
+                    Some(e) if got.is_empty() => Err(e),
+                    _ => Ok(got),
+                };
             }
             Wait::Timeout(d) => Some(d),
             Wait::Forever => None,

@@ -317,13 +317,24 @@ pub(crate) async fn lease_any(
         let mut keys = Vec::new();
         let mut owners: Vec<usize> = Vec::new();
         let mut wake_in: Option<Duration> = None;
+        // A queue that fails (its primary down, failing over) is not waited on, and does not
+        // cost the leases the queues asked before it gave: they are returned (dropped, they
+        // would run only once expired, an attempt charged). Its error is returned when no
+        // queue gave any.
+        let mut failed: Option<crate::Error> = None;
         let now = Instant::now();
         for &i in &order {
             let q = &queues[i];
             let empty = if got.len() >= n || looks.skipped(i, now) {
                 looks.skipped(i, now)
             } else {
-                let (leases, wake, limited) = q.try_lease(n - got.len(), ttl_ms).await?;
+                let (leases, wake, limited) = match q.try_lease(n - got.len(), ttl_ms).await {
+                    Ok(answer) => answer,
+                    Err(e) => {
+                        failed.get_or_insert(e);
+                        continue;
+                    }
+                };
                 if let Some(w) = wake {
                     wake_in = Some(wake_in.map_or(w, |x| x.min(w)));
                 }
@@ -342,6 +353,9 @@ pub(crate) async fn lease_any(
         }
         if !got.is_empty() {
             return Ok(got);
+        }
+        if let Some(e) = failed {
+            return Err(e);
         }
         let left = match deadline.left() {
             Some(left) if left.is_zero() => return Ok(got),
