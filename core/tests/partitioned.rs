@@ -2215,3 +2215,85 @@ async fn a_partition_that_is_down_costs_no_lease_of_the_others() {
         }
     }
 }
+
+/// A partition whose completes are refused (its primary over `maxmemory`: a complete that
+/// keeps a result is refused there) stalls no other: while that partition's outcomes wait for
+/// memory, the runner goes on leasing, running and completing the other partitions' jobs, and
+/// leases no more from it. Once memory is freed, its outcomes go through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partition_whose_completes_are_refused_stalls_no_other() {
+    let cluster = RedisCluster::start();
+    let client = Client::connect_cluster(cluster.urls()).await.unwrap();
+    let q = client
+        .create_partitioned(&fresh_prefix("stall"), 3)
+        .await
+        .unwrap();
+    let ids = ids_per_partition(&q, 6, "s");
+    for id in &ids[2] {
+        q.add(&item(id)).await.unwrap();
+    }
+    let slot = key_slot(q.partitions()[2].prefix().as_bytes());
+    let refusing = cluster
+        .nodes()
+        .iter()
+        .find(|n| own_slots(n).iter().any(|&(a, b)| (a..=b).contains(&slot)))
+        .expect("an owner");
+    assert_eq!(refusing.command("CONFIG SET maxmemory 1").trim(), "+OK");
+
+    let completed = Arc::new(Mutex::new(HashSet::new()));
+    let refused = Arc::new(tokio::sync::Notify::new());
+    let done = Arc::new(tokio::sync::Notify::new());
+    let (seen, told_refused, told_done) = (completed.clone(), refused.clone(), done.clone());
+    let healthy: HashSet<String> = ids[1].iter().cloned().collect();
+    let worker = Worker::partitioned(&q, |_job: Job| async {
+        Ok::<_, leaseq::worker::JobError>("kept".to_owned())
+    })
+    .concurrency(4)
+    .on_event(move |e| match e {
+        Event::Completed { id, .. } => {
+            let mut seen = seen.lock().unwrap();
+            seen.insert(id.clone());
+            if healthy.iter().all(|h| seen.contains(h)) {
+                told_done.notify_one();
+            }
+        }
+        Event::Error {
+            during: "finish",
+            error,
+        } if error.code() == leaseq::ErrorCode::OutOfMemory => told_refused.notify_one(),
+        _ => {}
+    });
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    // Partition 2's jobs ran, and their completes are refused.
+    tokio::time::timeout(Duration::from_secs(60), refused.notified())
+        .await
+        .expect("partition 2's completes were refused");
+    // Work for partition 1 now: it runs and completes while partition 2 still refuses.
+    for id in &ids[1] {
+        q.add(&item(id)).await.unwrap();
+    }
+    tokio::time::timeout(Duration::from_secs(60), done.notified())
+        .await
+        .expect("partition 1's jobs completed while partition 2 refused its completes");
+    assert!(
+        !ids[2]
+            .iter()
+            .any(|id| completed.lock().unwrap().contains(id)),
+        "no complete went through in partition 2 while it refused"
+    );
+    // Memory freed: partition 2's outcomes go through (the runner leases its other jobs again).
+    assert_eq!(refusing.command("CONFIG SET maxmemory 0").trim(), "+OK");
+    let all: HashSet<String> = ids[1].iter().chain(&ids[2]).cloned().collect();
+    let mut finished = false;
+    for _ in 0..600 {
+        if all.is_subset(&completed.lock().unwrap()) {
+            finished = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(finished, "{:?}", completed.lock().unwrap());
+    handle.stop();
+    run.await.unwrap().unwrap();
+}

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -94,6 +94,15 @@ pub(crate) struct Shared {
     /// Set when the shutdown began: the end of its timeout, after which a finish Redis still
     /// refuses is given up ([`finish_call`]).
     give_up_at: std::sync::OnceLock<std::time::Instant>,
+    /// Per queue: set while Redis refuses its finishes without running them (`UNAVAILABLE`,
+    /// `OUT_OF_MEMORY`), until one goes through; the lease loop leases nothing from it
+    /// meanwhile ([`finish_call`]).
+    refusing: Vec<AtomicBool>,
+    /// How many batches of outcomes wait for Redis to accept one of their calls: they no longer
+    /// count as in flight ([`finish_loop`]).
+    parked: AtomicUsize,
+    /// Told when a batch starts waiting so.
+    parked_now: tokio::sync::Notify,
 }
 
 impl Shared {
@@ -309,6 +318,7 @@ impl Engine {
     ) -> Engine {
         let slots = Arc::new(Semaphore::new(settings.concurrency));
         let turns = Turns::new(queues.len(), &order, settings.concurrency);
+        let queue_count = queues.len();
         Engine {
             shared: Arc::new(Shared {
                 queues,
@@ -326,6 +336,11 @@ impl Engine {
                 failing: Mutex::new(HashMap::new()),
                 turns: Mutex::new(turns),
                 give_up_at: std::sync::OnceLock::new(),
+                refusing: std::iter::repeat_with(|| AtomicBool::new(false))
+                    .take(queue_count)
+                    .collect(),
+                parked: AtomicUsize::new(0),
+                parked_now: tokio::sync::Notify::new(),
             }),
             handler,
             slots,
@@ -425,10 +440,18 @@ impl Engine {
                     Err(_) => break,
                 }
             }
+            // Queues whose finishes Redis refuses for now lease nothing more here until one
+            // goes through: their jobs' outcomes could not be stored either.
+            let mut order = shared.turns().order(&mut picker, std::time::Instant::now());
+            order.retain(|&i| !shared.refusing[i].load(Ordering::SeqCst));
+            if order.is_empty() {
+                drop(permits);
+                pause_until_stop(&mut ladder, &shared.handle).await;
+                continue;
+            }
             // A shutdown ends the wait for work at once (a lease script in flight still
             // returns, and what it leased is handed back below).
             let result = if shared.multi() {
-                let order = shared.turns().order(&mut picker, std::time::Instant::now());
                 queues::lease_any(
                     &shared.queues,
                     &order,
@@ -854,6 +877,9 @@ async fn finish_loop(
                 got.drain(..).for_each(|d| d.append_to(&mut pending));
             }
             Some(()) = in_flight.next(), if !in_flight.is_empty() => {}
+            // A batch began waiting for Redis to accept a call: it no longer counts as in
+            // flight, so the outcomes behind it may go.
+            () = starter.shared.parked_now.notified(), if !in_flight.is_empty() => {}
             // A held half waits for its first half's call at most HOLD_AT_MOST: a call that
             // retries (UNAVAILABLE, OUT_OF_MEMORY) or waits on a hung server must not hold
             // every other outcome back with it.
@@ -878,7 +904,10 @@ async fn finish_loop(
             }
         }
         let was_held = held;
-        if let Some(mut batch) = to_send(&mut pending, in_flight.len(), second_at, &mut held) {
+        let active = in_flight
+            .len()
+            .saturating_sub(starter.shared.parked.load(Ordering::SeqCst));
+        if let Some(mut batch) = to_send(&mut pending, active, second_at, &mut held) {
             // A page a call at most. The outcomes waiting never outnumber the runner's slots
             // (at most MAX_PAGE), so this only guards that bound.
             if batch.len() > MAX_PAGE {
@@ -952,120 +981,229 @@ const HOLD_AT_MOST: Duration = Duration::from_millis(2);
 /// How many batches of outcomes [`finish_loop`] has in flight at once.
 const FINISH_CALLS_IN_FLIGHT: usize = 2;
 
-/// Sends one batch of outcomes (see [`finish_loop`]).
+/// Sends one batch of outcomes (see [`finish_loop`]): each queue's at once, so that a queue
+/// whose calls Redis refuses for now holds back no other's ([`finish_queue`]).
 async fn finish_batch(
     starter: &Starter,
     done: &mpsc::WeakUnboundedSender<Done>,
     batch: Vec<Finished>,
 ) {
     let shared = &starter.shared;
-    let mut completes = Vec::new();
-    let mut fails = Vec::new();
-    let mut releases = Vec::new();
-    // Each freed slot with the index of the queue whose job freed it.
-    let mut slots: Vec<(usize, OwnedSemaphorePermit)> = Vec::new();
-    let mut holds: Vec<(Queue, Duration)> = Vec::new();
-    let mut group_holds: Vec<(Job, Duration)> = Vec::new();
+    let mut work: Vec<QueueWork> = Vec::new();
     for f in batch {
-        if let Some(slot) = f.slot {
-            slots.push((shared.index_of(f.job.queue()), slot));
-        }
+        let w = match work
+            .iter()
+            .position(|w| w.queue.prefix() == f.job.queue().prefix())
+        {
+            Some(k) => &mut work[k],
+            None => {
+                work.push(QueueWork::new(shared, f.job.queue()));
+                work.last_mut().expect("just pushed")
+            }
+        };
+        w.slots.extend(f.slot);
         match f.outcome {
-            Outcome::Complete(value) => completes.push((f.job, value)),
+            Outcome::Complete(value) => w.completes.push((f.job, value)),
             // Rate limited: the queue is held off, then the job released (no attempt).
-            // Rate limited for its group: held and released in one call, below.
+            // Rate limited for its group: held and released in one call.
             Outcome::Fail(JobError {
                 rate_limited: Some(d),
                 rate_limited_group: true,
                 ..
-            }) => group_holds.push((f.job, d)),
+            }) => w.group_holds.push((f.job, d)),
             Outcome::Fail(JobError {
                 rate_limited: Some(d),
                 ..
             }) => {
-                match holds
-                    .iter_mut()
-                    .find(|(q, _)| q.prefix() == f.job.queue().prefix())
-                {
-                    Some((_, held)) => *held = (*held).max(d),
-                    None => holds.push((f.job.queue().clone(), d)),
-                }
-                releases.push((f.job, None));
+                w.hold = Some(w.hold.map_or(d, |held| held.max(d)));
+                w.releases.push((f.job, None));
             }
-            Outcome::Fail(err) => fails.push((f.job, err)),
-            Outcome::Release(delay) => releases.push((f.job, delay)),
+            Outcome::Fail(err) => w.fails.push((f.job, err)),
+            Outcome::Release(delay) => w.releases.push((f.job, delay)),
         }
     }
     // A logical queue's partitions are held together (spec 5.25): the limit is the queue's.
-    if let Some(d) = holds.iter().map(|(_, d)| *d).max() {
-        let held: Vec<&str> = holds.iter().map(|(q, _)| q.prefix()).collect();
+    if let Some(d) = work.iter().filter_map(|w| w.hold).max() {
+        let held: Vec<&str> = work
+            .iter()
+            .filter(|w| w.hold.is_some())
+            .map(|w| w.queue.prefix())
+            .collect();
         hold_the_others(shared, &held, d);
     }
-    // Before the releases, so that the released jobs are not leased again at once; each
-    // queue's hold at once.
-    join_all(holds.iter().map(|(queue, d)| {
-        let d = (*d).clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
-        finish_call(shared, move || queue.rate_limit(d))
-    }))
+    let parking = Parking::new(shared);
+    let held = join_all(
+        work.into_iter()
+            .map(|w| finish_queue(starter, done, &parking, w)),
+    )
     .await;
-    // Each queue's completes in one call, leasing for the slots its jobs freed when its
-    // turn says so; the other slots back to the lease loop, whose order decides.
-    for (queue, completes) in by_queue(completes) {
-        let i = shared.index_of(&queue);
-        let (mine, rest): (Vec<_>, Vec<_>) = slots.into_iter().partition(|(q, _)| *q == i);
-        slots = rest;
-        let mut mine: Vec<OwnedSemaphorePermit> = mine.into_iter().map(|(_, s)| s).collect();
-        let lease = if shared.handle.is_stopping() || mine.is_empty() {
-            0
-        } else {
-            shared
-                .turns()
-                .grant(i, mine.len(), std::time::Instant::now())
-        };
-        let Some(leases) = send_completes(shared, &queue, completes, lease).await else {
-            continue;
-        };
-        if lease == 0 {
-            continue;
-        }
-        if leases.len() < lease {
-            shared.turns().short(i);
-        }
-        for lease in leases {
-            let job = shared.job(i, lease);
-            match (mine.pop(), done.upgrade()) {
-                (Some(slot), Some(tx)) if !shared.handle.is_stopping() => {
-                    starter.start(job, slot, tx)
-                }
-                // Leased as the shutdown began: hand it straight back.
-                _ => send_release(shared, job, None).await,
-            }
-        }
-        starter.handler.delivered();
-    }
-    drop(slots);
-    for (queue, fails) in by_queue(fails) {
-        send_fails(shared, &queue, fails).await;
-    }
-    for (job, delay) in releases {
-        send_release(shared, job, delay).await;
-    }
     // Jobs without a group held their queue: a partitioned queue's other partitions once for
     // the batch, with the longest of those holds.
-    let mut held: Vec<String> = Vec::new();
-    let mut longest = Duration::ZERO;
-    for (job, d) in group_holds {
-        let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
-        let prefix = job.queue().prefix().to_owned();
-        if send_release_holding_group(shared, job, d).await {
-            held.push(prefix);
-            longest = longest.max(d);
+    let held: Vec<(&str, Duration)> = held
+        .iter()
+        .flatten()
+        .map(|(q, d)| (q.as_str(), *d))
+        .collect();
+    if let Some(longest) = held.iter().map(|(_, d)| *d).max() {
+        let prefixes: Vec<&str> = held.iter().map(|(q, _)| *q).collect();
+        hold_the_others(shared, &prefixes, longest);
+    }
+}
+
+/// One queue's share of a batch of outcomes, with the slots its jobs freed.
+struct QueueWork {
+    queue: Queue,
+    index: usize,
+    slots: Vec<OwnedSemaphorePermit>,
+    completes: Vec<(Job, Option<Vec<u8>>)>,
+    fails: Vec<(Job, JobError)>,
+    releases: Vec<(Job, Option<Duration>)>,
+    group_holds: Vec<(Job, Duration)>,
+    /// The longest "rate limited" hold of its jobs.
+    hold: Option<Duration>,
+}
+
+impl QueueWork {
+    fn new(shared: &Shared, queue: &Queue) -> QueueWork {
+        QueueWork {
+            queue: queue.clone(),
+            index: shared.index_of(queue),
+            slots: Vec::new(),
+            completes: Vec::new(),
+            fails: Vec::new(),
+            releases: Vec::new(),
+            group_holds: Vec::new(),
+            hold: None,
         }
     }
-    if !held.is_empty() {
-        let held: Vec<&str> = held.iter().map(String::as_str).collect();
-        hold_the_others(shared, &held, longest);
+}
+
+/// A batch of outcomes while one of its calls waits for Redis to accept it: counted in
+/// [`Shared::parked`] from the first refusal until the batch ends.
+struct Parking<'a> {
+    shared: &'a Shared,
+    parked: AtomicBool,
+}
+
+impl<'a> Parking<'a> {
+    fn new(shared: &'a Shared) -> Parking<'a> {
+        Parking {
+            shared,
+            parked: AtomicBool::new(false),
+        }
     }
+
+    fn park(&self) {
+        if !self.parked.swap(true, Ordering::SeqCst) {
+            self.shared.parked.fetch_add(1, Ordering::SeqCst);
+            self.shared.parked_now.notify_one();
+        }
+    }
+}
+
+impl Drop for Parking<'_> {
+    fn drop(&mut self) {
+        if self.parked.load(Ordering::SeqCst) {
+            self.shared.parked.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Where a finishing call goes ([`finish_call`]): its queue, the batch it belongs to, and the
+/// slots its queue's jobs freed, kept for the leases a complete may bring, given up (with the
+/// lease) once Redis refuses a call.
+struct Calls<'a> {
+    index: usize,
+    parking: &'a Parking<'a>,
+    slots: Mutex<Vec<OwnedSemaphorePermit>>,
+    refused: AtomicBool,
+}
+
+impl Calls<'_> {
+    /// Whether a call here was refused: a complete then leases nothing.
+    fn refused(&self) -> bool {
+        self.refused.load(Ordering::SeqCst)
+    }
+
+    /// A call was refused for now: the queue leases nothing more until a finish goes through,
+    /// its slots go back to the lease loop, and the batch no longer counts as in flight.
+    fn refuse(&self, shared: &Shared) {
+        self.refused.store(true, Ordering::SeqCst);
+        shared.refusing[self.index].store(true, Ordering::SeqCst);
+        self.slots.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.parking.park();
+    }
+
+    fn take_slot(&self) -> Option<OwnedSemaphorePermit> {
+        self.slots.lock().unwrap_or_else(|e| e.into_inner()).pop()
+    }
+}
+
+/// Sends one queue's outcomes of a batch, in order: its hold (before the releases, so that the
+/// released jobs are not leased again at once), its completes (leasing for the slots its jobs
+/// freed, when its turn says so), fails, releases, and releases with a group's hold. Returns
+/// the queue's prefix and hold when a job without a group held it ([`hold_the_others`]).
+async fn finish_queue(
+    starter: &Starter,
+    done: &mpsc::WeakUnboundedSender<Done>,
+    parking: &Parking<'_>,
+    w: QueueWork,
+) -> Option<(String, Duration)> {
+    let shared = &starter.shared;
+    let i = w.index;
+    let at = Calls {
+        index: i,
+        parking,
+        slots: Mutex::new(w.slots),
+        refused: AtomicBool::new(false),
+    };
+    let queue = &w.queue;
+    if let Some(d) = w.hold {
+        let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
+        finish_call(shared, &at, |_| queue.rate_limit(d)).await;
+    }
+    if !w.completes.is_empty() {
+        let free = at.slots.lock().unwrap_or_else(|e| e.into_inner()).len();
+        let lease = if shared.handle.is_stopping() || free == 0 {
+            0
+        } else {
+            shared.turns().grant(i, free, std::time::Instant::now())
+        };
+        if let Some(leases) = send_completes(shared, &at, queue, w.completes, lease).await {
+            if lease > 0 && !at.refused() {
+                if leases.len() < lease {
+                    shared.turns().short(i);
+                }
+                for lease in leases {
+                    let job = shared.job(i, lease);
+                    match (at.take_slot(), done.upgrade()) {
+                        (Some(slot), Some(tx)) if !shared.handle.is_stopping() => {
+                            starter.start(job, slot, tx)
+                        }
+                        // Leased as the shutdown began: hand it straight back.
+                        _ => send_release(shared, &at, job, None).await,
+                    }
+                }
+                starter.handler.delivered();
+            }
+        }
+    }
+    // The slots no lease took go back to the lease loop, whose order decides.
+    at.slots.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    if !w.fails.is_empty() {
+        send_fails(shared, &at, queue, w.fails).await;
+    }
+    for (job, delay) in w.releases {
+        send_release(shared, &at, job, delay).await;
+    }
+    let mut held: Option<Duration> = None;
+    for (job, d) in w.group_holds {
+        let d = d.clamp(Duration::from_millis(1), crate::policy::MAX_RATE_WINDOW);
+        if send_release_holding_group(shared, &at, job, d).await {
+            held = Some(held.map_or(d, |h| h.max(d)));
+        }
+    }
+    held.map(|d| (queue.prefix().to_owned(), d))
 }
 
 /// Sends one finishing call, again after a pause while Redis refuses it without running it
@@ -1074,16 +1212,23 @@ async fn finish_batch(
 /// began, or it is forced, a call still refused is given up (its lease, no longer renewed,
 /// expires and the item runs again), so that a primary that stays over `maxmemory` or down
 /// cannot keep the runner from stopping.
-async fn finish_call<T, F, Fut>(shared: &Shared, mut call: F) -> Option<T>
+///
+/// A refusal also parks the call ([`Calls::refuse`]): its queue leases nothing more here until
+/// a finish there goes through, and the batch stops counting as in flight, so that one queue
+/// (a partition whose primary is over `maxmemory` or failing over) holds back no other's
+/// outcomes. `call` is told whether a call here was refused already (a complete then leases
+/// nothing: its slots went back).
+async fn finish_call<T, F, Fut>(shared: &Shared, at: &Calls<'_>, mut call: F) -> Option<T>
 where
-    F: FnMut() -> Fut,
+    F: FnMut(bool) -> Fut,
     Fut: std::future::Future<Output = Result<T>>,
 {
     let mut ladder = ladder();
     loop {
-        match call().await {
+        match call(at.refused()).await {
             Ok(v) => {
                 shared.worked("finish");
+                shared.refusing[at.index].store(false, Ordering::SeqCst);
                 return Some(v);
             }
             Err(e) => {
@@ -1094,6 +1239,7 @@ where
                 if !resend || past || shared.handle.is_forced() {
                     return None;
                 }
+                at.refuse(shared);
                 ladder.pause(give_up, shared.handle.forced()).await;
             }
         }
@@ -1120,6 +1266,7 @@ fn by_queue<T>(jobs: Vec<(Job, T)>) -> Vec<(Queue, Vec<(Job, T)>)> {
 /// lost).
 async fn send_completes(
     shared: &Shared,
+    at: &Calls<'_>,
     queue: &Queue,
     completes: Vec<(Job, Option<Vec<u8>>)>,
     lease: usize,
@@ -1136,16 +1283,17 @@ async fn send_completes(
             (job.lease(), result)
         })
         .collect();
-    let (done, leases) = if lease == 0 {
-        let done = finish_call(shared, || queue.complete_batch(&items)).await?;
-        (done, Vec::new())
-    } else {
-        let ttl = s.lease_ttl;
-        finish_call(shared, || {
-            queue.complete_and_lease_batch(&items, lease, ttl)
-        })
-        .await?
-    };
+    let (items, ttl) = (&items, s.lease_ttl);
+    // Once refused, a complete leases nothing: its slots went back to the lease loop.
+    let (done, leases) = finish_call(shared, at, |refused| async move {
+        if lease == 0 || refused {
+            let done = queue.complete_batch(items).await?;
+            Ok((done, Vec::new()))
+        } else {
+            queue.complete_and_lease_batch(items, lease, ttl).await
+        }
+    })
+    .await?;
     for ((job, _), completed) in completes.iter().zip(done) {
         if completed {
             shared.emit(Event::Completed {
@@ -1165,7 +1313,7 @@ fn lost_at_finish(shared: &Shared, job: &Job) {
     shared.lose(job, Some(RenewOutcome::Expired));
 }
 
-async fn send_fails(shared: &Shared, queue: &Queue, fails: Vec<(Job, JobError)>) {
+async fn send_fails(shared: &Shared, at: &Calls<'_>, queue: &Queue, fails: Vec<(Job, JobError)>) {
     let items: Vec<crate::Failure<'_>> = fails
         .iter()
         .map(|(job, e)| {
@@ -1178,7 +1326,8 @@ async fn send_fails(shared: &Shared, queue: &Queue, fails: Vec<(Job, JobError)>)
             )
         })
         .collect();
-    let Some(outcomes) = finish_call(shared, || queue.fail_batch_with_traces(&items)).await else {
+    let Some(outcomes) = finish_call(shared, at, |_| queue.fail_batch_with_traces(&items)).await
+    else {
         return;
     };
     for ((job, err), outcome) in fails.iter().zip(outcomes) {
@@ -1196,8 +1345,8 @@ async fn send_fails(shared: &Shared, queue: &Queue, fails: Vec<(Job, JobError)>)
     }
 }
 
-async fn send_release(shared: &Shared, job: Job, delay: Option<Duration>) {
-    let released = finish_call(shared, || job.queue().release(job.lease(), delay)).await;
+async fn send_release(shared: &Shared, at: &Calls<'_>, job: Job, delay: Option<Duration>) {
+    let released = finish_call(shared, at, |_| job.queue().release(job.lease(), delay)).await;
     report_release(shared, &job, released);
 }
 
@@ -1217,8 +1366,13 @@ fn report_release(shared: &Shared, job: &Job, released: Option<bool>) {
 /// queue, for a job without one) off for `hold` in the same call (spec/PROTOCOL.md 5.21).
 /// Returns whether it held the queue: a partitioned queue's other partitions are then held too
 /// ([`hold_the_others`], once per batch).
-async fn send_release_holding_group(shared: &Shared, job: Job, hold: Duration) -> bool {
-    let released = finish_call(shared, || {
+async fn send_release_holding_group(
+    shared: &Shared,
+    at: &Calls<'_>,
+    job: Job,
+    hold: Duration,
+) -> bool {
+    let released = finish_call(shared, at, |_| {
         job.queue().release_holding_group(job.lease(), hold)
     })
     .await;
