@@ -1234,9 +1234,14 @@ where
             Err(e) => {
                 let resend = Verdict::of(&e).not_run();
                 shared.failed("finish", e);
+                if !resend {
+                    // Answered, if with an error: the queue does not refuse calls for now.
+                    shared.refusing[at.index].store(false, Ordering::SeqCst);
+                    return None;
+                }
                 let give_up = shared.give_up_at.get().copied();
                 let past = give_up.is_some_and(|at| std::time::Instant::now() >= at);
-                if !resend || past || shared.handle.is_forced() {
+                if past || shared.handle.is_forced() {
                     return None;
                 }
                 at.refuse(shared);
