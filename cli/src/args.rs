@@ -98,7 +98,7 @@ pub enum Command {
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
         limit: u16,
         /// Skip this many first.
-        #[arg(long, default_value_t = 0)]
+        #[arg(value_parser = whole::<usize>, long, default_value_t = 0)]
         start: usize,
         #[command(flatten)]
         json: JsonArg,
@@ -256,7 +256,7 @@ pub enum Command {
         #[command(flatten)]
         queue: QueueArg,
         /// How many partitions (1 to 64); more than one need a `{hash tag}` in the prefix.
-        #[arg(long, default_value_t = 1)]
+        #[arg(value_parser = whole::<usize>, long, default_value_t = 1)]
         partitions: usize,
         #[command(flatten)]
         json: JsonArg,
@@ -285,7 +285,7 @@ pub enum DeadCommand {
         /// the exit code is 1.
         ids: Vec<String>,
         /// Requeue the N oldest.
-        #[arg(long, conflicts_with_all = ["ids", "all"])]
+        #[arg(value_parser = whole::<u64>, long, conflicts_with_all = ["ids", "all"])]
         oldest: Option<u64>,
         /// Requeue them all.
         #[arg(long, conflicts_with = "ids")]
@@ -298,7 +298,7 @@ pub enum DeadCommand {
         #[command(flatten)]
         queue: QueueArg,
         /// Delete the N oldest.
-        #[arg(long, conflicts_with = "all", required_unless_present = "all")]
+        #[arg(value_parser = whole::<u64>, long, conflicts_with = "all", required_unless_present = "all")]
         oldest: Option<u64>,
         /// Delete them all.
         #[arg(long)]
@@ -366,6 +366,18 @@ pub struct GroupName {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GroupLimit(pub Option<u32>);
 
+/// A whole number for an unsigned argument: `-1` is refused as negative (clap alone says
+/// "invalid digit found in string"). The range beyond that is the core's to check.
+fn whole<T: TryFrom<i128>>(s: &str) -> Result<T, String> {
+    let n: i128 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number"))?;
+    if n < 0 {
+        return Err(format!("must not be negative, got {n}"));
+    }
+    T::try_from(n).map_err(|_| format!("{n} is too large"))
+}
 /// `N` or `none`. Only the form is checked here; the core checks the value (argument `limit`).
 pub fn parse_group_limit(text: &str) -> Result<GroupLimit, String> {
     if text.eq_ignore_ascii_case("none") {
@@ -428,7 +440,7 @@ pub struct ConfigSetArgs {
     #[arg(long, value_name = "on|off")]
     pub stats: Option<Switch>,
     /// Attempts before an item is dead (0: no limit). Default 25.
-    #[arg(long)]
+    #[arg(value_parser = whole::<u32>, long)]
     pub max_attempts: Option<u32>,
     /// Priority of items added without one, -1000 to 1000. Default 0.
     #[arg(long, allow_hyphen_values = true)]
@@ -445,7 +457,7 @@ pub struct ConfigSetArgs {
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub keep_result_for: Option<Duration>,
     /// Dead letters kept at most (the oldest go first). Default 10000.
-    #[arg(long)]
+    #[arg(value_parser = whole::<u64>, long)]
     pub dead_max_count: Option<u64>,
     /// Dead letters older than this go, e.g. 7d. Default 7 days.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
@@ -453,7 +465,7 @@ pub struct ConfigSetArgs {
     /// The most items the queue holds waiting or delayed (at least 1, and not below what it
     /// holds now); an add past it fails (exit 5) and adds nothing. Default: no bound
     /// (`config reset` removes a capacity, with the other settings).
-    #[arg(long, value_name = "N")]
+    #[arg(value_parser = whole::<u64>, long, value_name = "N")]
     pub capacity: Option<u64>,
     /// At most MAX leases per DURATION, e.g. 1000/1s or 50/1m (1 to 10^9 leases, a window of
     /// 1ms to 1d), counted on the server for every client in every language; a lease at the
@@ -463,7 +475,7 @@ pub struct ConfigSetArgs {
     pub rate_limit: Option<leaseq::RateLimit>,
     /// How many items of one group may be leased at once (1 to 1000), for groups without a
     /// limit of their own (`leaseq group limit`). Default 1: strict FIFO per group.
-    #[arg(long, value_name = "N")]
+    #[arg(value_parser = whole::<u32>, long, value_name = "N")]
     pub group_concurrency: Option<u32>,
     /// At most MAX leases of each group per DURATION, e.g. 5/1s (1 to 10^9 leases, a window of
     /// 1ms to 1d), every group in its own window, counted on the server for every client: a
@@ -476,7 +488,7 @@ pub struct ConfigSetArgs {
     #[arg(long, value_name = "on|off")]
     pub events: Option<Switch>,
     /// Entries the event stream keeps, about (1 to 10^9). Default 10000.
-    #[arg(long, value_name = "N")]
+    #[arg(value_parser = whole::<u64>, long, value_name = "N")]
     pub events_max_len: Option<u64>,
     /// How long the event stream keeps an entry, about (at least 1s), e.g. 1h. Default 1 hour.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
@@ -544,7 +556,7 @@ pub struct AddArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub priority: Option<i32>,
     /// Attempts before the item is dead (0: no limit).
-    #[arg(long)]
+    #[arg(value_parser = whole::<u32>, long)]
     pub max_attempts: Option<u32>,
     /// Dead if not started within this long, e.g. 1h.
     #[arg(long, value_parser = parse_duration)]

@@ -148,6 +148,19 @@ async fn bad_input_names_the_argument_and_writes_nothing() {
             "--limit",
         ),
         (vec!["dead", "purge", "-q", "jobs"], "--oldest"),
+        // A negative count says so, naming the argument.
+        (
+            vec!["dead", "purge", "-q", "jobs", "--oldest=-1"],
+            "'--oldest <OLDEST>': must not be negative, got -1",
+        ),
+        (
+            vec!["create", "-q", "{jobs}", "--partitions=-2"],
+            "'--partitions <PARTITIONS>': must not be negative",
+        ),
+        (
+            vec!["config", "set", "-q", "jobs", "--capacity", "lots"],
+            "`lots` is not a whole number",
+        ),
     ] {
         let out = run(&urls, &args);
         assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));

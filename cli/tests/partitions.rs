@@ -40,6 +40,14 @@ async fn a_partitioned_queue_is_created_and_read_as_one() {
         assert_eq!(names, serde_json::json!(["{p}"]));
     };
     listed();
+    // Its schedules (kept in partition 0) are named by the base.
+    let none = run(&urls, &["schedules", "-q", "{p}"]);
+    assert_eq!(code(&none), 0, "{}", stderr(&none));
+    assert!(
+        stderr(&none).contains("no schedule in `{p}`"),
+        "{}",
+        stderr(&none)
+    );
 
     let client = Client::connect(&server.url()).await.unwrap();
     let q = client.partitioned("{p}").await.unwrap();

@@ -52,9 +52,40 @@ impl Failure {
                 LEASEQ_INVALID_ARGUMENT,
                 format!("{function}: invalid argument `{argument}`: {reason}"),
             ),
+            Failure::Core(leaseq::Error::InvalidArgument { argument, reason }) => (
+                LEASEQ_INVALID_ARGUMENT,
+                format!(
+                    "{function}: invalid argument `{}`: {reason}",
+                    c_argument(argument)
+                ),
+            ),
             Failure::Core(err) => (status_of(&err), format!("{function}: {err}")),
         }
     }
+}
+
+/// The core names arguments as its Rust API does (`duration`, `ttl`); C takes durations in
+/// milliseconds (`duration_ms`), and its messages say so, as the C layer's own checks do. An
+/// argument of an operation has its C name in the core's table (`Arg::c_name`); the duration
+/// fields of an item's options and of a queue's configuration are named here.
+fn c_argument(core_name: &str) -> Cow<'static, str> {
+    if let Some(arg) = leaseq::operations::OPERATIONS
+        .iter()
+        .flat_map(|o| o.args)
+        .find(|a| a.name == core_name)
+    {
+        return arg.c_name().into();
+    }
+    match core_name {
+        "run_at" => "run_at_ms",
+        "expires_after" => "expires_after_ms",
+        "keep_for" => "keep_result_for_ms",
+        "dead_max_age" => "dead_max_age_ms",
+        "events_max_age" => "events_max_age_ms",
+        "every" => "every_ms",
+        other => return other.to_owned().into(),
+    }
+    .into()
 }
 
 /// A call's result before it is turned into a status.

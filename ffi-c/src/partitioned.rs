@@ -1269,8 +1269,8 @@ pub unsafe extern "C" fn leaseq_partitioned_is_paused(
 /// every partition at once.
 ///
 /// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_held_ms`;
-/// LEASEQ_INVALID_ARGUMENT naming `duration_ms` (below zero) or `duration` (0 or above one
-/// day), with nothing written; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+/// LEASEQ_INVALID_ARGUMENT naming `duration_ms` (below zero, 0 or above one day), with nothing
+/// written; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
 ///
 /// # Safety
 /// `partitioned` is NULL or a live handle; `out_held_ms` is NULL or writable.

@@ -124,7 +124,7 @@ impl leaseq_schedule {
 
 /// Stores the recurring job `name` (NUL-terminated UTF-8, 1 to 200 bytes), new or changed: a
 /// change never fires a tick twice nor skips one. Every field of `schedule` is checked first (a
-/// bad one gives `LEASEQ_INVALID_ARGUMENT` naming it: `cron`, `tz`, `every`, `missed`, `item`,
+/// bad one gives `LEASEQ_INVALID_ARGUMENT` naming it: `cron`, `tz`, `every_ms`, `missed`, `item`,
 /// `data` or an item option) and nothing is written. The queue's runners, in every language,
 /// fire it: one item per tick, however many run. One round trip.
 ///

@@ -312,7 +312,7 @@ static void complete_batch_refusals(void) {
             "completions[1].keep_result_for_ms");
     bad[1].keep_result_for_ms = 0; /* the core's check: greater than zero */
     REFUSED(LEASEQ_INVALID_ARGUMENT, leaseq_queue_complete_batch(queue, bad, 2, completed),
-            "keep_result_for");
+            "keep_result_for_ms");
     memcpy(bad, good, sizeof bad);
     bad[0].keep_result_for_ms = 5000; /* a keep time without a result */
     REFUSED(LEASEQ_INVALID_ARGUMENT, leaseq_queue_complete_batch(queue, bad, 2, completed),

@@ -57,7 +57,7 @@ static void the_config_switches_events_and_bounds_them(void) {
     leaseq_config bad = LEASEQ_CONFIG_INIT;
     bad.events_max_age_ms = 10;
     bad.set = LEASEQ_CONFIG_EVENTS_MAX_AGE;
-    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &bad), "events_max_age");
+    CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &bad), "events_max_age_ms");
     bad.events_max_age_ms = -1;
     CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &bad), "config.events_max_age_ms");
 

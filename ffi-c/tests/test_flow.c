@@ -360,7 +360,7 @@ static void a_rate_limit_is_checked_by_the_core(void) {
     config.rate_per_ms = -1;
     CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "config.rate_per_ms");
     int64_t held = -1;
-    CHECK_INVALID_ARG(leaseq_queue_rate_limit(queue, 0, &held), "duration");
+    CHECK_INVALID_ARG(leaseq_queue_rate_limit(queue, 0, &held), "duration_ms");
     CHECK_INVALID_ARG(leaseq_queue_rate_limit(queue, -5, &held), "duration_ms");
     CHECK(keys_of(queue) == 0); /* nothing written */
     CHECK_NULL_ARG(leaseq_queue_rate_limit(NULL, 1000, &held), "queue");
@@ -639,9 +639,9 @@ static void a_group_rate_limit_is_checked_by_the_core(void) {
     config.group_rate_per_ms = -1;
     CHECK_INVALID_ARG(leaseq_queue_set_config(queue, &config), "config.group_rate_per_ms");
     int64_t held = -1;
-    CHECK_INVALID_ARG(leaseq_queue_rate_limit_group(queue, "g", 0, &held), "duration");
+    CHECK_INVALID_ARG(leaseq_queue_rate_limit_group(queue, "g", 0, &held), "duration_ms");
     CHECK(held == 0);
-    CHECK_INVALID_ARG(leaseq_queue_rate_limit_group(queue, "g", 86400001, &held), "duration");
+    CHECK_INVALID_ARG(leaseq_queue_rate_limit_group(queue, "g", 86400001, &held), "duration_ms");
     CHECK_INVALID_ARG(leaseq_queue_rate_limit_group(queue, "g", -5, &held), "duration_ms");
     CHECK(keys_of(queue) == 0); /* nothing written */
     CHECK_NULL_ARG(leaseq_queue_rate_limit_group(NULL, "g", 1000, &held), "queue");

@@ -139,7 +139,7 @@ static void delays_and_run_at(void) {
     leaseq_item *item = NULL;
     bool ok = true;
     CHECK_OK(leaseq_item_with_id("both", NULL, 0, &item));
-    CHECK_INVALID_ARG(leaseq_queue_add_with_options(queue, item, &both, &ok), "run_at");
+    CHECK_INVALID_ARG(leaseq_queue_add_with_options(queue, item, &both, &ok), "run_at_ms");
     CHECK(!ok);
     leaseq_item_free(item);
     CHECK(get_job(queue, "both") == NULL);
@@ -468,7 +468,7 @@ static void results_are_kept_and_awaited(void) {
                       "keep_result_for_ms");
     CHECK_INVALID_ARG(leaseq_queue_complete_with_result(queue, lease, answer, sizeof answer, 0,
                                                         &completed),
-                      "keep_result_for");
+                      "keep_result_for_ms");
     CHECK_NULL_ARG(leaseq_queue_complete_with_result(queue, lease, NULL, 4, -1, &completed),
                    "result");
     CHECK(count_in(queue, LEASEQ_STATE_LEASED) == 1); /* refused calls completed nothing */
@@ -1527,7 +1527,7 @@ static void ids_as_bytes_and_complete_and_lease_with_result(void) {
     CHECK(!completed && none == NULL);
     CHECK_INVALID_ARG(leaseq_queue_complete_and_lease_with_result(queue, next, NULL, 0, 0, 30000,
                                                                   &completed, &none),
-                      "keep_result_for");
+                      "keep_result_for_ms");
     CHECK(!completed && none == NULL);
     CHECK_NULL_ARG(leaseq_queue_complete_and_lease_with_result(queue, next, NULL, 2, -1, 30000,
                                                                &completed, &none),

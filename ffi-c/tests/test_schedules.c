@@ -122,7 +122,7 @@ static void bad_schedules_are_refused_naming_the_argument(void) {
     CHECK_INVALID_ARG(leaseq_queue_upsert_schedule(queue, "bad", &s, &created), "schedule.set");
     s.every_ms = 999;
     s.set = LEASEQ_SCHEDULE_EVERY;
-    CHECK_INVALID_ARG(leaseq_queue_upsert_schedule(queue, "bad", &s, &created), "every");
+    CHECK_INVALID_ARG(leaseq_queue_upsert_schedule(queue, "bad", &s, &created), "every_ms");
     s.every_ms = -5;
     CHECK_INVALID_ARG(leaseq_queue_upsert_schedule(queue, "bad", &s, &created),
                       "schedule.every_ms");

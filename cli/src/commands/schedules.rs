@@ -55,7 +55,7 @@ pub async fn schedules(client: &leaseq::Client, args: SchedulesArgs) -> Outcome 
         .clone();
     let json = args.json;
     match args.command {
-        None => list(&queue, json).await,
+        None => list(&queue, &prefix, json).await,
         Some(ScheduleCommand::Add {
             name,
             cron,
@@ -129,8 +129,9 @@ pub async fn schedules(client: &leaseq::Client, args: SchedulesArgs) -> Outcome 
     }
 }
 
-/// Every schedule (pages of 1000, at most 10,000), by next fire time.
-async fn list(queue: &leaseq::Queue, json: bool) -> Outcome {
+/// Every schedule (pages of 1000, at most 10,000), by next fire time, of `queue`: the queue
+/// named `prefix`, or its partition that keeps the schedules.
+async fn list(queue: &leaseq::Queue, prefix: &str, json: bool) -> Outcome {
     let mut all = Vec::new();
     let mut now = 0;
     loop {
@@ -148,7 +149,7 @@ async fn list(queue: &leaseq::Queue, json: bool) -> Outcome {
         return Ok(());
     }
     if all.is_empty() {
-        tell!("no schedule in `{}`", queue.prefix());
+        tell!("no schedule in `{prefix}`");
         return Ok(());
     }
     let rows: Vec<Vec<String>> = all
