@@ -629,6 +629,21 @@ pub static PARTITIONED: &[PartitionedOperation] = &[
         ..part("fail", "the lease's partition")
     },
     part(
+        "complete_batch",
+        "each lease's partition: one call per partition touched, sent at once",
+    ),
+    part(
+        "renew_batch",
+        "each lease's partition: one call per partition touched, sent at once",
+    ),
+    PartitionedOperation {
+        rust: &["fail_batch", "fail_batch_with_traces"],
+        ..part(
+            "fail_batch",
+            "each lease's partition: one call per partition touched, sent at once",
+        )
+    },
+    part(
         "get",
         "the partition the id routes to, then the others at once",
     ),

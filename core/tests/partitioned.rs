@@ -2297,3 +2297,67 @@ async fn a_partition_whose_completes_are_refused_stalls_no_other() {
     handle.stop();
     run.await.unwrap().unwrap();
 }
+
+/// The batch finishes of the logical queue: each lease in its own partition, answers in the
+/// order given; a lease of another queue, or more than 1000, is refused before anything is
+/// sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn batch_finishes_reach_each_leases_partition() {
+    let client = client().await;
+    let q = create(&client, "batches", 3).await;
+    let ids = ids_per_partition(&q, 3, "b");
+    for id in ids.iter().flatten() {
+        q.add(&item(id).max_attempts(5)).await.unwrap();
+    }
+    let leases = q.lease_batch(9, TTL, Wait::No).await.unwrap();
+    assert_eq!(leases.len(), 9);
+    let prefixes: HashSet<&str> = leases.iter().map(|l| l.queue_prefix()).collect();
+    assert_eq!(prefixes.len(), 3, "leases from every partition");
+
+    // A lease of another queue: refused, naming it, and nothing sent (the others stay held).
+    let other = client.queue(&fresh_prefix("other")).unwrap();
+    other.add(&item("o")).await.unwrap();
+    let foreign = other.lease(TTL, Wait::No).await.unwrap().unwrap();
+    let mixed: Vec<leaseq::Completion<'_>> =
+        vec![(&leases[0], None), (&foreign, None), (&leases[1], None)];
+    let err = q.complete_batch(&mixed).await.unwrap_err();
+    assert_invalid(&err, "lease", "a foreign lease");
+    assert_eq!(q.count_in(State::Leased).await.unwrap(), 9);
+
+    // Renewed, in order: eight held; one completed meanwhile answers otherwise.
+    assert!(q.complete(&leases[8]).await.unwrap());
+    let all: Vec<&leaseq::Lease> = leases.iter().collect();
+    let renewed = q.renew_batch(&all, TTL).await.unwrap();
+    assert_eq!(renewed.len(), 9);
+    assert!(renewed[..8]
+        .iter()
+        .all(|r| *r == leaseq::RenewOutcome::Renewed));
+    assert_ne!(renewed[8], leaseq::RenewOutcome::Renewed);
+
+    // Failed: the first two, retried; then completed: the rest, and the done one again (false).
+    let failed = q
+        .fail_batch(&[
+            (&leases[0], "boom", "Error", Retry::Default),
+            (&leases[1], "boom", "Error", Retry::Never),
+        ])
+        .await
+        .unwrap();
+    assert!(
+        matches!(failed[0], leaseq::FailOutcome::Retrying(_)),
+        "{failed:?}"
+    );
+    assert_eq!(failed[1], leaseq::FailOutcome::Dead);
+    let rest: Vec<leaseq::Completion<'_>> = leases[2..].iter().map(|l| (l, None)).collect();
+    let done = q.complete_batch(&rest).await.unwrap();
+    assert_eq!(done, vec![true, true, true, true, true, true, false]);
+    assert_eq!(q.count_in(State::Leased).await.unwrap(), 0);
+    assert_eq!(q.count_in(State::Dead).await.unwrap(), 1);
+
+    // More than 1000: refused, naming the argument.
+    let many: Vec<leaseq::Completion<'_>> = std::iter::repeat_n((&leases[0], None), 1001).collect();
+    let err = q.complete_batch(&many).await.unwrap_err();
+    assert_invalid(&err, "completions", "1001 completions");
+    let many: Vec<&leaseq::Lease> = std::iter::repeat_n(&leases[0], 1001).collect();
+    let err = q.renew_batch(&many, TTL).await.unwrap_err();
+    assert_invalid(&err, "leases", "1001 leases");
+}

@@ -998,60 +998,6 @@ typedef struct {
 } leaseq_lease_options;
 
 /**
- * One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout
- * within a version; before 1.0 a minor version may add fields).
- */
-typedef struct {
-    /**
-     * Its items waiting.
-     */
-    uint64_t waiting;
-    /**
-     * Its items leased now.
-     */
-    uint64_t leased;
-    /**
-     * How many of its items may be leased at once (its own limit, else the queue's
-     * `group_concurrency`, else 1).
-     */
-    uint64_t limit;
-    /**
-     * Whether it is paused (`leaseq_queue_pause_group`).
-     */
-    bool paused;
-    /**
-     * While the group is at the groups' rate limit (`LEASEQ_CONFIG_GROUP_RATE_LIMIT`) or held
-     * off (`leaseq_queue_rate_limit_group`), the time left in its window, in ms; -1 otherwise.
-     */
-    int64_t rate_limited_for_ms;
-} leaseq_group_info;
-
-/**
- * What a clean did (a plain struct, filled by `leaseq_queue_light_clean` and
- * `leaseq_queue_deep_clean`, and summed over the partitions by `leaseq_partitioned_light_clean`
- * and `leaseq_partitioned_deep_clean`).
- */
-typedef struct {
-    /**
-     * Items put back in the queue (their lease expired or was never set, or they were on no
-     * list at all).
-     */
-    uint64_t requeued;
-    /**
-     * Stale entries removed: ids of complete items, duplicate ids, orphaned lease counts.
-     */
-    uint64_t removed;
-    /**
-     * Delayed items that were due, moved to waiting.
-     */
-    uint64_t promoted;
-    /**
-     * Items whose last lease expired with no attempts left, moved to dead.
-     */
-    uint64_t dead;
-} leaseq_clean_report;
-
-/**
  * One completion of `leaseq_queue_complete_batch` or `leaseq_queue_complete_and_lease_batch`:
  * a lease, and the result to keep, if any (a plain struct of fixed layout, read only during
  * the call). `LEASEQ_COMPLETION_INIT` gives one with no lease, no result and the default keep
@@ -1112,6 +1058,60 @@ typedef struct {
      */
     int64_t retry_after_ms;
 } leaseq_failure;
+
+/**
+ * One group of a queue, as `leaseq_queue_group` reads it (a plain struct of fixed layout
+ * within a version; before 1.0 a minor version may add fields).
+ */
+typedef struct {
+    /**
+     * Its items waiting.
+     */
+    uint64_t waiting;
+    /**
+     * Its items leased now.
+     */
+    uint64_t leased;
+    /**
+     * How many of its items may be leased at once (its own limit, else the queue's
+     * `group_concurrency`, else 1).
+     */
+    uint64_t limit;
+    /**
+     * Whether it is paused (`leaseq_queue_pause_group`).
+     */
+    bool paused;
+    /**
+     * While the group is at the groups' rate limit (`LEASEQ_CONFIG_GROUP_RATE_LIMIT`) or held
+     * off (`leaseq_queue_rate_limit_group`), the time left in its window, in ms; -1 otherwise.
+     */
+    int64_t rate_limited_for_ms;
+} leaseq_group_info;
+
+/**
+ * What a clean did (a plain struct, filled by `leaseq_queue_light_clean` and
+ * `leaseq_queue_deep_clean`, and summed over the partitions by `leaseq_partitioned_light_clean`
+ * and `leaseq_partitioned_deep_clean`).
+ */
+typedef struct {
+    /**
+     * Items put back in the queue (their lease expired or was never set, or they were on no
+     * list at all).
+     */
+    uint64_t requeued;
+    /**
+     * Stale entries removed: ids of complete items, duplicate ids, orphaned lease counts.
+     */
+    uint64_t removed;
+    /**
+     * Delayed items that were due, moved to waiting.
+     */
+    uint64_t promoted;
+    /**
+     * Items whose last lease expired with no attempts left, moved to dead.
+     */
+    uint64_t dead;
+} leaseq_clean_report;
 
 /**
  * What a schedule does with the ticks it missed (fired more than 10 s late, because no runner
@@ -3894,8 +3894,8 @@ leaseq_status leaseq_partitioned_is_paused(const leaseq_partitioned *partitioned
  * every partition at once.
  *
  * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned` or `out_held_ms`;
- * LEASEQ_INVALID_ARGUMENT naming `duration_ms` (below zero) or `duration` (0 or above one
- * day), with nothing written; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ * LEASEQ_INVALID_ARGUMENT naming `duration_ms` (below zero, 0 or above one day), with nothing
+ * written; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
  *
  * # Safety
  * `partitioned` is NULL or a live handle; `out_held_ms` is NULL or writable.
@@ -3932,6 +3932,62 @@ leaseq_status leaseq_partitioned_set_config(const leaseq_partitioned *partitione
  * `partitioned` is NULL or a live handle.
  */
 leaseq_status leaseq_partitioned_reset_config(const leaseq_partitioned *partitioned);
+
+/**
+ * Completes many leases (at most 1000) of the logical queue, each in the partition that
+ * issued it, as `leaseq_queue_complete_batch` takes and answers them: `out_completed[i]` is
+ * whether `completions[i]` completed its item. One call per partition touched, sent at once;
+ * not atomic across partitions (after an error some may have completed).
+ *
+ * Statuses: as `leaseq_queue_complete_batch`, with LEASEQ_NULL_ARGUMENT naming `partitioned`,
+ * and LEASEQ_INVALID_ARGUMENT naming `lease` for a lease of another queue (nothing is sent)
+ * or `completions` for more than 1000.
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; the other arguments as for
+ * `leaseq_queue_complete_batch`.
+ */
+leaseq_status leaseq_partitioned_complete_batch(const leaseq_partitioned *partitioned,
+                                                const leaseq_completion *completions,
+                                                size_t completions_len,
+                                                bool *out_completed);
+
+/**
+ * Extends many leases (at most 1000) of the logical queue to `ttl_ms` from now, each in the
+ * partition that issued it, as `leaseq_queue_renew_batch` takes and answers them. One call
+ * per partition touched, sent at once.
+ *
+ * Statuses: as `leaseq_queue_renew_batch`, with LEASEQ_NULL_ARGUMENT naming `partitioned`,
+ * and LEASEQ_INVALID_ARGUMENT naming `lease` for a lease of another queue (nothing is sent).
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; the other arguments as for
+ * `leaseq_queue_renew_batch`.
+ */
+leaseq_status leaseq_partitioned_renew_batch(const leaseq_partitioned *partitioned,
+                                             const leaseq_lease *const *leases,
+                                             size_t leases_len,
+                                             int64_t ttl_ms,
+                                             leaseq_renew_outcome *out_outcomes);
+
+/**
+ * Records many failed attempts (at most 1000) of the logical queue, each in the partition
+ * that issued its lease, as `leaseq_queue_fail_batch` takes and answers them. One call per
+ * partition touched, sent at once; not atomic across partitions.
+ *
+ * Statuses: as `leaseq_queue_fail_batch`, with LEASEQ_NULL_ARGUMENT naming `partitioned`, and
+ * LEASEQ_INVALID_ARGUMENT naming `lease` for a lease of another queue (nothing is sent).
+ *
+ * # Safety
+ * `partitioned` is NULL or a live handle; the other arguments as for
+ * `leaseq_queue_fail_batch`.
+ */
+leaseq_status leaseq_partitioned_fail_batch(const leaseq_partitioned *partitioned,
+                                            const leaseq_failure *failures,
+                                            size_t failures_len,
+                                            leaseq_fail_outcome *out_outcomes,
+                                            leaseq_renew_outcome *out_not_held,
+                                            int64_t *out_retry_in_ms);
 
 /**
  * Pauses group `group` (NUL-terminated UTF-8) in its partition, as `leaseq_queue_pause_group`
@@ -4779,7 +4835,7 @@ leaseq_status leaseq_queue_complete_and_lease_batch(const leaseq_queue *queue,
 /**
  * Stores the recurring job `name` (NUL-terminated UTF-8, 1 to 200 bytes), new or changed: a
  * change never fires a tick twice nor skips one. Every field of `schedule` is checked first (a
- * bad one gives `LEASEQ_INVALID_ARGUMENT` naming it: `cron`, `tz`, `every`, `missed`, `item`,
+ * bad one gives `LEASEQ_INVALID_ARGUMENT` naming it: `cron`, `tz`, `every_ms`, `missed`, `item`,
  * `data` or an item option) and nothing is written. The queue's runners, in every language,
  * fire it: one item per tick, however many run. One round trip.
  *

@@ -24,6 +24,7 @@ mod job;
 mod lease;
 mod options;
 mod partitioned;
+mod partitioned_batch;
 mod partitioned_groups;
 mod partitioned_ids;
 mod partitioned_upkeep;

@@ -69,7 +69,9 @@ type Kept<'a> = Option<(&'a [u8], Option<Duration>)>;
 /// # Safety
 /// Each element's `lease` is NULL or a live lease, and its `result` NULL or `result_len`
 /// readable bytes.
-unsafe fn completions<'a>(items: &'a [leaseq_completion]) -> Result<Vec<Completion<'a>>, Failure> {
+pub(crate) unsafe fn completions<'a>(
+    items: &'a [leaseq_completion],
+) -> Result<Vec<Completion<'a>>, Failure> {
     let mut list = Vec::with_capacity(items.len());
     for (i, c) in items.iter().enumerate() {
         // SAFETY: NULL or a live lease by the caller's contract.
@@ -173,22 +175,32 @@ pub unsafe extern "C" fn leaseq_queue_renew_batch(
         };
         let queue = unsafe { arg(queue, "queue") }?;
         let pointers = unsafe { array(leases, leases_len, "leases") }?;
-        let list = pointers
-            .iter()
-            .enumerate()
-            .map(|(i, &p)| {
-                // SAFETY: NULL or a live lease by the caller's contract.
-                unsafe { p.as_ref() }
-                    .map(|l| &l.inner)
-                    .ok_or_else(|| Failure::Null(format!("leases[{i}]").into()))
-            })
-            .collect::<Result<Vec<&Lease>, Failure>>()?;
+        let list = unsafe { lease_list(pointers) }?;
         out_outcomes.required()?;
         let ttl = ttl_from_millis("ttl_ms", ttl_ms)?;
         let outcomes = queue.inner.renew_batch(&list, ttl)?;
         out_outcomes.set(outcomes.into_iter().map(renew_outcome_to_c));
         Ok(())
     })
+}
+
+/// The leases of a batch renew, each checked (a NULL element names itself: `leases[2]`).
+///
+/// # Safety
+/// Each pointer is NULL or a live lease.
+pub(crate) unsafe fn lease_list<'a>(
+    pointers: &'a [*const leaseq_lease],
+) -> Result<Vec<&'a Lease>, Failure> {
+    pointers
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| {
+            // SAFETY: NULL or a live lease by the caller's contract.
+            unsafe { p.as_ref() }
+                .map(|l| &l.inner)
+                .ok_or_else(|| Failure::Null(format!("leases[{i}]").into()))
+        })
+        .collect()
 }
 
 /// Records many failed attempts in one round trip (at most 1000), each as `leaseq_queue_fail`
@@ -241,37 +253,56 @@ pub unsafe extern "C" fn leaseq_queue_fail_batch(
             unsafe { OutArray::new(out_retry_in_ms, failures_len, "out_retry_in_ms", -1) };
         let queue = unsafe { arg(queue, "queue") }?;
         let items = unsafe { array(failures, failures_len, "failures") }?;
-        let mut list: Vec<(&Lease, &str, &str, Retry)> = Vec::with_capacity(items.len());
-        for (i, f) in items.iter().enumerate() {
-            // SAFETY: NULL or a live lease by the caller's contract.
-            let lease = unsafe { f.lease.as_ref() }
-                .ok_or_else(|| Failure::Null(format!("failures[{i}].lease").into()))?;
-            let error = unsafe { text(f.error, format!("failures[{i}].error")) }?;
-            let error_type = unsafe { text(f.error_type, format!("failures[{i}].error_type")) }?;
-            let retry = retry_of(
-                f.retry,
-                f.retry_after_ms,
-                [
-                    format!("failures[{i}].retry").into(),
-                    format!("failures[{i}].retry_after_ms").into(),
-                ],
-            )?;
-            list.push((&lease.inner, error, error_type, retry));
-        }
+        let list = unsafe { failure_list(items) }?;
         out_outcomes.required()?;
         out_not_held.required()?;
         out_retry_in_ms.required()?;
-        let parts: Vec<_> = queue
-            .inner
-            .fail_batch(&list)?
-            .into_iter()
-            .map(fail_outcome_to_c)
-            .collect();
-        out_outcomes.set(parts.iter().map(|p| p.0));
-        out_not_held.set(parts.iter().map(|p| p.1));
-        out_retry_in_ms.set(parts.iter().map(|p| p.2));
+        let outcomes = queue.inner.fail_batch(&list)?;
+        set_fail_outcomes(outcomes, &out_outcomes, &out_not_held, &out_retry_in_ms);
         Ok(())
     })
+}
+
+/// The failures of a batch fail, each checked: a NULL pointer, text that is not UTF-8 or a bad
+/// retry names its element (`failures[2].error`).
+///
+/// # Safety
+/// Each failure's `lease` is NULL or a live lease, and `error` and `error_type` NULL or
+/// NUL-terminated strings.
+pub(crate) unsafe fn failure_list(
+    items: &[leaseq_failure],
+) -> Result<Vec<(&Lease, &str, &str, Retry)>, Failure> {
+    let mut list = Vec::with_capacity(items.len());
+    for (i, f) in items.iter().enumerate() {
+        // SAFETY: NULL or a live lease by the caller's contract.
+        let lease = unsafe { f.lease.as_ref() }
+            .ok_or_else(|| Failure::Null(format!("failures[{i}].lease").into()))?;
+        let error = unsafe { text(f.error, format!("failures[{i}].error")) }?;
+        let error_type = unsafe { text(f.error_type, format!("failures[{i}].error_type")) }?;
+        let retry = retry_of(
+            f.retry,
+            f.retry_after_ms,
+            [
+                format!("failures[{i}].retry").into(),
+                format!("failures[{i}].retry_after_ms").into(),
+            ],
+        )?;
+        list.push((&lease.inner, error, error_type, retry));
+    }
+    Ok(list)
+}
+
+/// Writes a batch fail's outcomes to its three out-arrays.
+pub(crate) fn set_fail_outcomes(
+    outcomes: Vec<leaseq::FailOutcome>,
+    out_outcomes: &OutArray<leaseq_fail_outcome>,
+    out_not_held: &OutArray<leaseq_renew_outcome>,
+    out_retry_in_ms: &OutArray<i64>,
+) {
+    let parts: Vec<_> = outcomes.into_iter().map(fail_outcome_to_c).collect();
+    out_outcomes.set(parts.iter().map(|p| p.0));
+    out_not_held.set(parts.iter().map(|p| p.1));
+    out_retry_in_ms.set(parts.iter().map(|p| p.2));
 }
 
 /// A busy worker's whole step in one round trip: completes `completions` (as

@@ -303,6 +303,92 @@ static void lease_and_complete_across_partitions(void) {
     leaseq_partitioned_free(p);
 }
 
+/* The batch finishes send each partition its share of the leases and answer in order; a lease
+ * of another queue is refused, naming it, and nothing is sent. */
+static void batch_finishes_reach_each_leases_partition(void) {
+    leaseq_partitioned *p = fresh("batches");
+    REQUIRE(p != NULL);
+    enum { N = 9 };
+    leaseq_item *items[N];
+    char id[32];
+    for (int i = 0; i < N; i++) {
+        snprintf(id, sizeof id, "b-%d", i);
+        items[i] = item(id);
+    }
+    size_t added = 0;
+    CHECK_OK(leaseq_partitioned_add_batch(p, (const leaseq_item *const *)items, N, &added));
+    CHECK(added == N);
+    for (int i = 0; i < N; i++) leaseq_item_free(items[i]);
+    leaseq_lease_options options = LEASEQ_LEASE_OPTIONS_INIT;
+    options.set = LEASEQ_LEASE_TTL;
+    options.ttl_ms = 30000;
+    leaseq_lease **leases = NULL;
+    size_t len = 0;
+    CHECK_OK(leaseq_partitioned_lease_batch(p, N, &options, &leases, &len));
+    REQUIRE(len == N);
+
+    /* A lease of another queue among them: refused, naming `lease`; the others stay leased. */
+    char other_base[300];
+    unique_base(other_base, sizeof other_base, "batches-other");
+    leaseq_partitioned *other = NULL;
+    CHECK_OK(leaseq_partitioned_create(cluster, other_base, 1, &other));
+    REQUIRE(other != NULL);
+    leaseq_item *o = item("o");
+    bool ok = false;
+    CHECK_OK(leaseq_partitioned_add(other, o, &ok));
+    leaseq_item_free(o);
+    leaseq_lease *foreign = NULL;
+    CHECK_OK(leaseq_partitioned_lease(other, 30000, 0, &foreign));
+    REQUIRE(foreign != NULL);
+    leaseq_completion mixed[2] = {LEASEQ_COMPLETION_INIT, LEASEQ_COMPLETION_INIT};
+    mixed[0].lease = leases[0];
+    mixed[1].lease = foreign;
+    bool completed[N] = {false};
+    CHECK_INVALID_ARG(leaseq_partitioned_complete_batch(p, mixed, 2, completed), "lease");
+    CHECK(count_in(p, LEASEQ_STATE_LEASED) == N);
+
+    /* Renewed, in order: all held but the one completed meanwhile. */
+    bool done = false;
+    CHECK_OK(leaseq_partitioned_complete(p, leases[N - 1], &done));
+    CHECK(done);
+    leaseq_renew_outcome renewed[N];
+    CHECK_OK(leaseq_partitioned_renew_batch(p, (const leaseq_lease *const *)leases, N, 30000,
+                                            renewed));
+    for (int i = 0; i < N - 1; i++) CHECK(renewed[i] == LEASEQ_RENEW_RENEWED);
+    CHECK(renewed[N - 1] == LEASEQ_RENEW_COMPLETED);
+
+    /* Failed: the first two (one retried, one dead); completed: the rest, and the done one. */
+    const leaseq_failure failures[2] = {
+        {leases[0], "boom", "IOError", LEASEQ_RETRY_AFTER, 600000},
+        {leases[1], "fatal", "ValueError", LEASEQ_RETRY_NEVER, 0},
+    };
+    leaseq_fail_outcome outcomes[2] = {-9, -9};
+    leaseq_renew_outcome why[2] = {-9, -9};
+    int64_t retry_in[2] = {-9, -9};
+    CHECK_OK(leaseq_partitioned_fail_batch(p, failures, 2, outcomes, why, retry_in));
+    CHECK(outcomes[0] == LEASEQ_FAIL_RETRYING && retry_in[0] == 600000);
+    CHECK(outcomes[1] == LEASEQ_FAIL_DEAD && retry_in[1] == -1);
+    leaseq_completion rest[N - 2];
+    for (int i = 0; i < N - 2; i++) {
+        leaseq_completion c = LEASEQ_COMPLETION_INIT;
+        c.lease = leases[i + 2];
+        rest[i] = c;
+    }
+    CHECK_OK(leaseq_partitioned_complete_batch(p, rest, N - 2, completed));
+    for (int i = 0; i < N - 3; i++) CHECK(completed[i]);
+    CHECK(!completed[N - 3]);
+    CHECK(count_in(p, LEASEQ_STATE_LEASED) == 0);
+    CHECK(count_in(p, LEASEQ_STATE_DEAD) == 1);
+    CHECK(count_in(p, LEASEQ_STATE_DELAYED) == 1);
+    CHECK_NULL_ARG(leaseq_partitioned_complete_batch(NULL, rest, 1, completed), "partitioned");
+    CHECK_NULL_ARG(leaseq_partitioned_renew_batch(p, NULL, 1, 30000, renewed), "leases");
+
+    leaseq_lease_free(foreign);
+    leaseq_partitioned_free(other);
+    leaseq_lease_array_free(leases, len);
+    leaseq_partitioned_free(p);
+}
+
 static void fail_dead_letters_and_requeue(void) {
     leaseq_partitioned *p = fresh("dead");
     REQUIRE(p != NULL);
@@ -769,10 +855,10 @@ static void rate_limit_holds_every_partition(void) {
     CHECK(waiting(p, each) == 9);
     /* refused before anything is sent: 0 names `duration`, below zero `duration_ms` */
     int64_t held = -1;
-    CHECK_INVALID_ARG(leaseq_partitioned_rate_limit(p, 0, &held), "duration");
+    CHECK_INVALID_ARG(leaseq_partitioned_rate_limit(p, 0, &held), "duration_ms");
     CHECK(held == 0);
     CHECK_INVALID_ARG(leaseq_partitioned_rate_limit(p, -5, &held), "duration_ms");
-    CHECK_INVALID_ARG(leaseq_partitioned_rate_limit(p, 2 * 86400000LL, &held), "duration");
+    CHECK_INVALID_ARG(leaseq_partitioned_rate_limit(p, 2 * 86400000LL, &held), "duration_ms");
     for (size_t i = 0; i < P; i++) CHECK(partition_held_for_ms(p, i) == -1);
     CHECK_NULL_ARG(leaseq_partitioned_rate_limit(NULL, 1000, &held), "partitioned");
     CHECK_NULL_ARG(leaseq_partitioned_rate_limit(p, 1000, NULL), "out_held_ms");
@@ -1549,6 +1635,8 @@ int main(void) {
         {"a group's items stay in one partition", a_group_stays_in_one_partition},
         {"add_batch spreads a batch over the partitions", add_batch_spreads_over_partitions},
         {"lease_batch and complete work across partitions", lease_and_complete_across_partitions},
+        {"complete_batch, renew_batch and fail_batch reach each lease's partition",
+         batch_finishes_reach_each_leases_partition},
         {"fail, dead letters, requeue and purge over the partitions",
          fail_dead_letters_and_requeue},
         {"a full partition refuses an add with a timeout; a failure keeps its trace",

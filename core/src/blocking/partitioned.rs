@@ -15,9 +15,9 @@ use tokio::runtime::Runtime;
 use super::{drive, drive_interruptible, Client, PerProcess};
 use crate::error::Result;
 use crate::{
-    CleanReport, Dependencies, Entry, FailOutcome, FireReport, Flow, Found, GroupInfo, Item, Job,
-    JobResult, Lease, NameCounts, PartitionedStats, QueueConfig, Retry, Schedule, ScheduleInfo,
-    SchedulePage, State, Wait,
+    CleanReport, Completion, Dependencies, Entry, FailOutcome, Failure, FireReport, Flow, Found,
+    GroupInfo, Item, Job, JobResult, Lease, NameCounts, PartitionedStats, QueueConfig,
+    RenewOutcome, Retry, Schedule, ScheduleInfo, SchedulePage, State, Wait,
 };
 
 /// A blocking handle to a partitioned queue ([`Client::partitioned`],
@@ -341,6 +341,10 @@ blocking_partitioned! {
     fn complete_with_result(&self, lease: &Lease, result: Option<&[u8]>, keep_for: Option<Duration>) -> Result<bool>;
     fn fail(&self, lease: &Lease, error: &str, error_type: &str, retry: Retry) -> Result<FailOutcome>;
     fn fail_with_trace(&self, lease: &Lease, error: &str, error_type: &str, retry: Retry, trace: Option<&str>) -> Result<FailOutcome>;
+    fn complete_batch(&self, completions: &[Completion<'_>]) -> Result<Vec<bool>>;
+    fn renew_batch(&self, leases: &[&Lease], ttl: Duration) -> Result<Vec<RenewOutcome>>;
+    fn fail_batch(&self, failures: &[(&Lease, &str, &str, Retry)]) -> Result<Vec<FailOutcome>>;
+    fn fail_batch_with_traces(&self, failures: &[Failure<'_>]) -> Result<Vec<FailOutcome>>;
     fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>>;
     fn cancel(&self, id: impl AsRef<[u8]>) -> Result<Option<State>>;
     fn result(&self, id: impl AsRef<[u8]>) -> Result<Option<JobResult>>;

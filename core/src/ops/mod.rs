@@ -6,7 +6,7 @@ mod config;
 mod dead;
 pub(crate) mod deps;
 pub(crate) mod events;
-mod finish;
+pub(crate) mod finish;
 mod groups;
 mod inspect;
 mod lease;

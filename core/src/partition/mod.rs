@@ -4,7 +4,8 @@
 //!
 //! - `layout.rs`: the partitions' prefixes and the stored layout (`B:partitions`);
 //! - `route.rs`: which partition an item goes to;
-//! - `write.rs`: adds, leases and finishes;
+//! - `write.rs`: adds and leases;
+//! - `finish.rs`: finishing leases (one or a batch), each in the partition that issued it;
 //! - `ids.rs`: the calls that name an item by id (get, cancel, results, promote, dependencies,
 //!   dead letters by id), each where the item is;
 //! - `read.rs`: stats, counts, lists, the oldest dead letters, holds and settings over the
@@ -14,6 +15,7 @@
 //! - `events.rs`: its event follower, over every partition's stream.
 
 mod events;
+mod finish;
 mod groups;
 mod ids;
 mod layout;

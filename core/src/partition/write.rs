@@ -11,7 +11,6 @@ use crate::item::Item;
 use crate::lease::{ttl_millis, Lease, Wait};
 use crate::ops::Flow;
 use crate::worker::queues::{lease_any, Looks};
-use crate::{FailOutcome, Retry};
 
 /// The longest single wait of a lease that waits forever, after which it looks again.
 const WAIT_SLICE: Duration = Duration::from_secs(5);
@@ -212,53 +211,6 @@ impl Partitioned {
                 return Err(Error::Closed);
             }
         }
-    }
-
-    /// Completes `lease` in its own partition ([`crate::Queue::complete`]).
-    pub async fn complete(&self, lease: &Lease) -> Result<bool> {
-        self.queue_of(lease)?.complete(lease).await
-    }
-
-    /// Completes `lease` in its own partition keeping `result`
-    /// ([`crate::Queue::complete_with_result`]: the same arguments and checks).
-    pub async fn complete_with_result(
-        &self,
-        lease: &Lease,
-        result: Option<&[u8]>,
-        keep_for: Option<Duration>,
-    ) -> Result<bool> {
-        self.queue_of(lease)?
-            .complete_with_result(lease, result, keep_for)
-            .await
-    }
-
-    /// Records a failed attempt of `lease` in its own partition ([`crate::Queue::fail`]:
-    /// retried or dead by `retry`, only while the lease is held).
-    pub async fn fail(
-        &self,
-        lease: &Lease,
-        error: &str,
-        error_type: &str,
-        retry: Retry,
-    ) -> Result<FailOutcome> {
-        self.queue_of(lease)?
-            .fail(lease, error, error_type, retry)
-            .await
-    }
-
-    /// Like [`Partitioned::fail`], keeping `trace` with the item
-    /// ([`crate::Queue::fail_with_trace`]).
-    pub async fn fail_with_trace(
-        &self,
-        lease: &Lease,
-        error: &str,
-        error_type: &str,
-        retry: Retry,
-        trace: Option<&str>,
-    ) -> Result<FailOutcome> {
-        self.queue_of(lease)?
-            .fail_with_trace(lease, error, error_type, retry, trace)
-            .await
     }
 }
 
