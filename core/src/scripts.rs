@@ -45,7 +45,7 @@ const HELPERS: [(&str, &str); 21] = helpers![
 /// file reads or writes itself (`config(config_cache)`).
 #[derive(Debug, PartialEq)]
 struct Include<'a> {
-    /// The helper's name: its file is spec/scripts/lib/<helper>.lua.
+    /// The helper's name: its file is `spec/scripts/lib/<helper>.lua`.
     helper: &'a str,
     /// Its lower-case variables the file names (declared as `helper(a,b)`).
     variables: Vec<&'a str>,
@@ -167,7 +167,7 @@ const REGISTER: &str = "local function register(name, flags, body)\n\
      \x20   callback = function(keys, args) begin_call(keys) return body(keys, args) end}\n\
      end\n";
 
-/// One operation's function: its file (spec/scripts/<file>.lua) and its header lines.
+/// One operation's function: its file (`spec/scripts/<file>.lua`) and its header lines.
 pub(crate) struct Function {
     /// The file's stem, e.g. `lease`: the function is `<library>_<stem>`.
     stem: &'static str,

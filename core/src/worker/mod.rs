@@ -26,6 +26,7 @@
 
 mod engine;
 mod event;
+mod finish;
 mod housekeeping;
 mod job;
 mod names;
