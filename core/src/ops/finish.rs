@@ -269,28 +269,13 @@ impl Queue {
         result: Option<(&[u8], Option<Duration>)>,
         all: bool,
     ) -> Result<()> {
+        let keep = check_result(result)?;
         let (has, data, keep) = match result {
-            Some((data, keep)) => {
-                crate::item::validate_data(data).map_err(|_| {
-                    Error::invalid(
-                        "result",
-                        "is larger than the 512 MiB Redis allows for a string",
-                    )
-                })?;
-                let keep = match keep {
-                    Some(d) if d.is_zero() => {
-                        return Err(Error::invalid(
-                            "keep_result_for",
-                            "must be greater than zero",
-                        ))
-                    }
-                    Some(d) => policy::duration_ms("keep_result_for", d)?.to_string(),
-                    None => String::new(),
-                };
+            Some((data, _)) => {
                 inv.keeping_result();
                 ("1", data, keep)
             }
-            None => ("0", &[][..], String::new()),
+            None => ("0", &[][..], keep),
         };
         self.own(lease)?;
         inv.arg(lease.id_bytes())
@@ -417,6 +402,36 @@ pub fn check_completion(result: Option<&[u8]>, keep_for: Option<Duration>) -> Re
             "keep_result_for",
             "applies only with a `result`",
         ));
+    }
+    Ok(())
+}
+
+/// Checks a completion's result and keep time (arguments `result`, `keep_result_for`) and
+/// gives the keep time as the scripts take it (empty: the default).
+pub(crate) fn check_result(result: Option<(&[u8], Option<Duration>)>) -> Result<String> {
+    let Some((data, keep)) = result else {
+        return Ok(String::new());
+    };
+    crate::item::validate_data(data).map_err(|_| {
+        Error::invalid(
+            "result",
+            "is larger than the 512 MiB Redis allows for a string",
+        )
+    })?;
+    match keep {
+        Some(d) if d.is_zero() => Err(Error::invalid(
+            "keep_result_for",
+            "must be greater than zero",
+        )),
+        Some(d) => Ok(policy::duration_ms("keep_result_for", d)?.to_string()),
+        None => Ok(String::new()),
+    }
+}
+
+/// Checks a failure's retry as [`Queue::fail`] would (argument `retry`), without a lease.
+pub(crate) fn check_retry(retry: Retry) -> Result<()> {
+    if let Retry::After(d) = retry {
+        policy::duration_ms("retry", d)?;
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use futures_util::future::try_join_all;
 use super::Partitioned;
 use crate::error::Result;
 use crate::lease::{Lease, RenewOutcome};
-use crate::ops::finish::batch_size;
+use crate::ops::finish::{batch_size, check_result, check_retry};
 use crate::ops::{Completion, Failure};
 use crate::queue::Queue;
 use crate::{FailOutcome, Retry};
@@ -64,11 +64,15 @@ impl Partitioned {
 
     /// Completes up to 1000 leases ([`crate::Queue::complete_batch`]), each in its own
     /// partition: one call per partition touched, sent at once. Returns, in order, whether each
-    /// completed its item. Checked first (`completions`: at most 1000; `lease`: each a lease of
-    /// this queue), nothing sent when refused. Not atomic across partitions: when one call
+    /// completed its item. Everything is checked before anything is sent (`completions`: at
+    /// most 1000; `lease`: each a lease of this queue; `result`, `keep_result_for`), so a
+    /// refusal sends nothing. Not atomic across partitions: when one call
     /// fails, the others may have run (a complete sent again answers false).
     pub async fn complete_batch(&self, completions: &[Completion<'_>]) -> Result<Vec<bool>> {
         batch_size("completions", completions.len())?;
+        for (_, result) in completions {
+            check_result(*result)?;
+        }
         self.per_partition(
             completions,
             |c| c.0,
@@ -110,6 +114,9 @@ impl Partitioned {
         failures: &[Failure<'_>],
     ) -> Result<Vec<FailOutcome>> {
         batch_size("failures", failures.len())?;
+        for failure in failures {
+            check_retry(failure.3)?;
+        }
         self.per_partition(
             failures,
             |f| f.0,

@@ -203,7 +203,10 @@ impl Partitioned {
                 &mut looks,
                 std::future::pending(),
             )
-            .await?;
+            .await?
+            // A partition that failed beside leases from others: the caller gets the leases,
+            // as from the no-wait path.
+            .0;
             if !got.is_empty() || slice.is_some() {
                 return Ok(got.into_iter().map(|(_, l)| l).collect());
             }

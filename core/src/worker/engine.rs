@@ -93,10 +93,13 @@ pub(crate) struct Shared {
     /// Set when the shutdown began: the end of its timeout, after which a finish Redis still
     /// refuses is given up ([`super::finish`]).
     pub(super) give_up_at: std::sync::OnceLock<std::time::Instant>,
-    /// Per queue: set while Redis refuses its finishes without running them (`UNAVAILABLE`,
-    /// `OUT_OF_MEMORY`), until one goes through; the lease loop leases nothing from it
-    /// meanwhile ([`super::finish`]).
-    pub(super) refusing: Vec<AtomicBool>,
+    /// Per queue: how many of its batches' calls Redis refused without running them
+    /// (`UNAVAILABLE`, `OUT_OF_MEMORY`) and are still being sent again; the lease loop leases
+    /// nothing from it while there are any ([`super::finish`]).
+    pub(super) refusing: Vec<AtomicUsize>,
+    /// Told when a queue's count in `refusing` goes back to 0: a lease loop that waits for one
+    /// leases again at once.
+    pub(super) unrefused: tokio::sync::Notify,
     /// How many batches of outcomes wait for Redis to accept one of their calls: they no longer
     /// count as in flight ([`super::finish`]).
     pub(super) parked: AtomicUsize,
@@ -105,6 +108,25 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// Once a shutdown began: the end of its timeout, after which a finish Redis still refuses
+    /// is given up. Set by whichever sees the shutdown first (the lease loop, or a finish in
+    /// its retries), so that it counts from the shutdown's start.
+    pub(super) fn give_up_at(&self) -> Option<std::time::Instant> {
+        if !self.handle.is_stopping() {
+            return self.give_up_at.get().copied();
+        }
+        Some(
+            *self
+                .give_up_at
+                .get_or_init(|| std::time::Instant::now() + self.settings.shutdown_timeout),
+        )
+    }
+
+    /// Whether Redis refuses queue `i`'s finishes for now ([`Shared::refusing`]).
+    pub(super) fn refuses(&self, i: usize) -> bool {
+        self.refusing[i].load(Ordering::SeqCst) > 0
+    }
+
     /// A job for `lease` of the `i`th queue, numbered in this runner ([`Job::seq`]).
     pub(super) fn job(&self, i: usize, lease: crate::Lease) -> Job {
         let seq = self.next.fetch_add(1, Ordering::Relaxed);
@@ -335,9 +357,10 @@ impl Engine {
                 failing: Mutex::new(HashMap::new()),
                 turns: Mutex::new(turns),
                 give_up_at: std::sync::OnceLock::new(),
-                refusing: std::iter::repeat_with(|| AtomicBool::new(false))
+                refusing: std::iter::repeat_with(|| AtomicUsize::new(0))
                     .take(queue_count)
                     .collect(),
+                unrefused: tokio::sync::Notify::new(),
                 parked: AtomicUsize::new(0),
                 parked_now: tokio::sync::Notify::new(),
             }),
@@ -361,9 +384,7 @@ impl Engine {
         shared.log(LogLevel::Info, || shared.start_line());
         self.store_config().await;
         self.lease_loop(&done_tx).await;
-        let _ = shared
-            .give_up_at
-            .set(std::time::Instant::now() + shared.settings.shutdown_timeout);
+        shared.give_up_at();
         self.drain(&done_tx).await;
 
         drop(done_tx);
@@ -439,13 +460,30 @@ impl Engine {
                     Err(_) => break,
                 }
             }
-            // Queues whose finishes Redis refuses for now lease nothing more here until one
-            // goes through: their jobs' outcomes could not be stored either.
-            let mut order = shared.turns().order(&mut picker, std::time::Instant::now());
-            order.retain(|&i| !shared.refusing[i].load(Ordering::SeqCst));
+            // Queues whose finishes Redis refuses for now lease nothing more here until those
+            // go through: their jobs' outcomes could not be stored either. With none left,
+            // wait until one is accepted again (a poll interval at most).
+            let order = if shared.multi() {
+                let mut order = shared.turns().order(&mut picker, std::time::Instant::now());
+                order.retain(|&i| !shared.refuses(i));
+                order
+            } else if shared.refuses(0) {
+                Vec::new()
+            } else {
+                vec![0]
+            };
             if order.is_empty() {
                 drop(permits);
-                pause_until_stop(&mut ladder, &shared.handle).await;
+                let unrefused = shared.unrefused.notified();
+                tokio::pin!(unrefused);
+                unrefused.as_mut().enable();
+                if (0..shared.queues.len()).all(|i| shared.refuses(i)) {
+                    tokio::select! {
+                        _ = unrefused => {}
+                        _ = tokio::time::sleep(s.poll_interval) => {}
+                        _ = shared.handle.stopping() => {}
+                    }
+                }
                 continue;
             }
             // A shutdown ends the wait for work at once (a lease script in flight still
@@ -470,11 +508,16 @@ impl Engine {
                         shared.handle.stopping(),
                     )
                     .await
-                    .map(|leases| leases.into_iter().map(|l| (0, l)).collect())
+                    .map(|leases| (leases.into_iter().map(|l| (0, l)).collect(), None))
             };
             match result {
-                Ok(leases) => {
-                    shared.worked("lease");
+                Ok((leases, passed_over)) => {
+                    // A queue that failed while the others gave leases is reported, not
+                    // paused for: the leases run.
+                    match passed_over {
+                        Some(e) => shared.failed("lease", e),
+                        None => shared.worked("lease"),
+                    }
                     ladder.reset();
                     if shared.multi() {
                         let from: Vec<usize> = leases.iter().map(|(i, _)| *i).collect();

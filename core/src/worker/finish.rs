@@ -212,11 +212,16 @@ async fn finish_batch(
         hold_the_others(shared, &held, d);
     }
     let parking = Parking::new(shared);
-    let held = join_all(
-        work.into_iter()
-            .map(|w| finish_queue(starter, done, &parking, w)),
-    )
-    .await;
+    let held = if work.len() == 1 {
+        let w = work.pop().expect("one");
+        vec![finish_queue(starter, done, &parking, w).await]
+    } else {
+        join_all(
+            work.into_iter()
+                .map(|w| finish_queue(starter, done, &parking, w)),
+        )
+        .await
+    };
     // Jobs without a group held their queue: a partitioned queue's other partitions once for
     // the batch, with the longest of those holds.
     let held: Vec<(&str, Duration)> = held
@@ -305,17 +310,28 @@ impl Calls<'_> {
         self.refused.load(Ordering::SeqCst)
     }
 
-    /// A call was refused for now: the queue leases nothing more until a finish goes through,
-    /// its slots go back to the lease loop, and the batch no longer counts as in flight.
+    /// A call was refused for now: the queue leases nothing more until these calls end, its
+    /// slots go back to the lease loop, and the batch no longer counts as in flight.
     fn refuse(&self, shared: &Shared) {
-        self.refused.store(true, Ordering::SeqCst);
-        shared.refusing[self.index].store(true, Ordering::SeqCst);
+        if !self.refused.swap(true, Ordering::SeqCst) {
+            shared.refusing[self.index].fetch_add(1, Ordering::SeqCst);
+        }
         self.slots.lock().unwrap_or_else(|e| e.into_inner()).clear();
         self.parking.park();
     }
 
     fn take_slot(&self) -> Option<OwnedSemaphorePermit> {
         self.slots.lock().unwrap_or_else(|e| e.into_inner()).pop()
+    }
+}
+
+/// The queue's calls of this batch ended: one fewer refused for its lease loop.
+impl Drop for Calls<'_> {
+    fn drop(&mut self) {
+        let shared = self.parking.shared;
+        if self.refused() && shared.refusing[self.index].fetch_sub(1, Ordering::SeqCst) == 1 {
+            shared.unrefused.notify_waiters();
+        }
     }
 }
 
@@ -408,24 +424,32 @@ where
         match call(at.refused()).await {
             Ok(v) => {
                 shared.worked("finish");
-                shared.refusing[at.index].store(false, Ordering::SeqCst);
                 return Some(v);
             }
             Err(e) => {
                 let resend = Verdict::of(&e).not_run();
                 shared.failed("finish", e);
                 if !resend {
-                    // Answered, if with an error: the queue does not refuse calls for now.
-                    shared.refusing[at.index].store(false, Ordering::SeqCst);
                     return None;
                 }
-                let give_up = shared.give_up_at.get().copied();
+                let give_up = shared.give_up_at();
                 let past = give_up.is_some_and(|at| std::time::Instant::now() >= at);
                 if past || shared.handle.is_forced() {
                     return None;
                 }
                 at.refuse(shared);
-                ladder.pause(give_up, shared.handle.forced()).await;
+                // A shutdown that begins during the pause cuts it: the next pause counts
+                // towards the shutdown's timeout.
+                let handle = &shared.handle;
+                ladder
+                    .pause(give_up, async {
+                        if give_up.is_some() {
+                            handle.forced().await
+                        } else {
+                            handle.stopping().await
+                        }
+                    })
+                    .await;
             }
         }
     }

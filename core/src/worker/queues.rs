@@ -296,7 +296,8 @@ impl Looks {
 /// at once: a BLMOVE on each one's `P:queue` and `P:wake`, bounded by the soonest due item or
 /// expiring lease; a queue at its rate limit is not waited on but bounds the wait by its
 /// window. After the wait it asks first the queue whose key answered. Gives up its wait when
-/// `stop` resolves. Returns each lease with the index of its queue.
+/// `stop` resolves. Returns each lease with the index of its queue. A queue whose call fails
+/// is skipped; its error is returned when no queue gave any, else beside the leases.
 pub(crate) async fn lease_any(
     queues: &[Queue],
     order: &[usize],
@@ -305,13 +306,14 @@ pub(crate) async fn lease_any(
     wait: Duration,
     looks: &mut Looks,
     stop: impl std::future::Future<Output = ()>,
-) -> Result<Vec<(usize, Lease)>> {
+) -> Result<(Vec<(usize, Lease)>, Option<crate::Error>)> {
     tokio::pin!(stop);
     let ttl_ms = ttl_millis(ttl)?;
     let deadline = Deadline::of(Wait::Timeout(wait))?;
     let first = &queues[0];
     let mut waiter = Waiter::new(first.handle(), first.prefix(), deadline, Schedule::WAIT);
-    let mut order: Vec<usize> = order.to_vec();
+    let allowed: Vec<usize> = order.to_vec();
+    let mut order = allowed.clone();
     loop {
         let mut got = Vec::new();
         let mut keys = Vec::new();
@@ -352,13 +354,14 @@ pub(crate) async fn lease_any(
             }
         }
         if !got.is_empty() {
-            return Ok(got);
+            // The failed queue's error, for the caller to report beside the leases.
+            return Ok((got, failed));
         }
         if let Some(e) = failed {
             return Err(e);
         }
         let left = match deadline.left() {
-            Some(left) if left.is_zero() => return Ok(got),
+            Some(left) if left.is_zero() => return Ok((got, None)),
             left => left.unwrap_or(wait),
         };
         let slice = wake_in.map_or(left, |w| w.min(left));
@@ -366,12 +369,12 @@ pub(crate) async fn lease_any(
             // Every queue is at its rate limit: sleep until the first window ends.
             tokio::select! {
                 _ = tokio::time::sleep(slice) => Ok(None),
-                _ = &mut stop => return Ok(got),
+                _ = &mut stop => return Ok((got, None)),
             }
         } else {
             tokio::select! {
                 r = waiter.until_any_kept(&keys, Some(slice), &mut looks.kept) => r,
-                _ = &mut stop => return Ok(got),
+                _ = &mut stop => return Ok((got, None)),
             }
         };
         match waited {
@@ -390,6 +393,9 @@ pub(crate) async fn lease_any(
                             q.keys().queue.as_bytes() == key || q.keys().wake.as_bytes() == key
                         });
                         match answered {
+                            // A wait kept from an earlier look, on a queue the caller no longer
+                            // asks (its finishes refused for now): as if the time ran out.
+                            Some(j) if !allowed.contains(&j) => looks.ask_all(),
                             Some(j) if looks.on => {
                                 looks.ask(j);
                                 order.retain(|&i| i != j);
@@ -412,7 +418,7 @@ pub(crate) async fn lease_any(
                 waiter.pause().await?
             }
             Err(e) if e.is_retryable() || e.code() == crate::ErrorCode::OutOfMemory => {
-                return Ok(got)
+                return Ok((got, None))
             }
             Err(e) => return Err(e),
         }
