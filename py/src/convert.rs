@@ -156,15 +156,19 @@ where
     if !obj.is_instance_of::<PyInt>() || obj.is_instance_of::<PyBool>() {
         return Err(errors::wrong_type(py, argument, "int", obj));
     }
-    let out_of_range = || {
-        errors::invalid(
-            py,
-            argument,
-            format!("must be from {} to {}, got {obj}", T::MIN_TEXT, T::MAX_TEXT),
-        )
+    // An unsigned argument's range is the core's to state (`partitions` is 1 to 64, say), so a
+    // negative one is named as such, not as outside the type's 0 to 2^64-1.
+    let out_of_range = |negative: bool| {
+        let rule = if negative && T::MIN_TEXT == "0" {
+            "must not be negative".to_string()
+        } else {
+            format!("must be from {} to {}", T::MIN_TEXT, T::MAX_TEXT)
+        };
+        errors::invalid(py, argument, format!("{rule}, got {obj}"))
     };
-    let wide: i128 = obj.extract().map_err(|_| out_of_range())?;
-    T::try_from(wide).map_err(|_| out_of_range())
+    let negative = obj.lt(0).unwrap_or(false);
+    let wide: i128 = obj.extract().map_err(|_| out_of_range(negative))?;
+    T::try_from(wide).map_err(|_| out_of_range(negative))
 }
 
 /// An optional integer: `None` stays `None`.

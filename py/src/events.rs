@@ -18,7 +18,8 @@ const WAIT_SLICE: Duration = Duration::from_millis(500);
 
 /// One entry of a queue's event stream: a transition of an item (``Queue.events``,
 /// ``Queue.read_events``).
-#[pyclass(module = "leaseq", frozen)]
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
 pub struct QueueEvent {
     inner: leaseq::QueueEvent,
 }
@@ -120,7 +121,8 @@ impl QueueEvent {
 }
 
 /// One page of a queue's event stream (``Queue.read_events``).
-#[pyclass(module = "leaseq", frozen)]
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
 pub struct EventsPage {
     inner: leaseq::EventsPage,
 }

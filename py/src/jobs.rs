@@ -359,7 +359,8 @@ impl Entry {
 }
 
 /// What ``Queue.find`` found: the matching entries of a bounded stretch of a state.
-#[pyclass(module = "leaseq", frozen)]
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
 pub struct Found {
     inner: leaseq::Found,
 }
@@ -903,7 +904,8 @@ impl FailOutcome {
 }
 
 /// What an item waits for and what waits for it (``Queue.dependencies``).
-#[pyclass(module = "leaseq", frozen)]
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
 pub struct Dependencies {
     inner: leaseq::Dependencies,
 }

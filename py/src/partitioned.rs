@@ -12,14 +12,16 @@ use crate::aio::{AsyncQueue, Lazy};
 use crate::convert;
 use crate::errors;
 use crate::jobs::{
-    Entry, FailOutcome, Found, GroupInfo, Job, JobResult, NameCounts, QueueConfig, StateName, Stats,
+    Entry, FailOutcome, Found, GroupInfo, Job, JobResult, NameCounts, QueueConfig, RenewName,
+    StateName, Stats,
 };
 use crate::sync::{Queue, WAIT_SLICE};
 use crate::types::{CleanReport, NewLease};
 
 /// A partitioned queue's figures (``PartitionedQueue.stats``): ``total``, the logical queue's
 /// (counts summed; paused when every partition is), and ``partitions``, each partition's own.
-#[pyclass(module = "leaseq", frozen)]
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
 pub struct PartitionedStats {
     inner: leaseq::PartitionedStats,
 }
@@ -316,6 +318,57 @@ impl PartitionedQueue {
             q.fail_with_trace(lease, &message, &kind, retry, trace.as_deref())
         })
         .map(FailOutcome::from)
+    }
+
+    /// Completes many leases (at most 1000), each in its own partition as ``complete`` does:
+    /// one call per partition touched, sent at once. Takes what ``Queue.complete_batch`` takes;
+    /// returns, in order, whether each completed its item. Every completion is checked first (a
+    /// lease of another queue is refused, ``lease``), and nothing is sent when one is refused;
+    /// not atomic across partitions (when one call fails, the others may have run).
+    fn complete_batch(
+        &self,
+        py: Python<'_>,
+        completions: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<bool>> {
+        let owned = convert::completions(completions, "completions")?;
+        self.call(py, |q| {
+            let list: Vec<_> = owned.iter().map(convert::borrow_completion).collect();
+            q.complete_batch(&list)
+        })
+    }
+
+    /// Extends many leases (at most 1000, each a ``Lease``) to ``ttl`` from now, each in its
+    /// own partition, sent as ``complete_batch`` sends them; returns each one's
+    /// ``RenewOutcome``, in order.
+    #[pyo3(signature = (leases, ttl = None))]
+    fn renew_batch(
+        &self,
+        py: Python<'_>,
+        leases: &Bound<'_, PyAny>,
+        ttl: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<RenewName>> {
+        let leases = convert::leases(leases, "leases")?;
+        let ttl = convert::ttl(ttl)?;
+        let outcomes = self.call(py, |q| {
+            let refs: Vec<&leaseq::Lease> = leases.iter().collect();
+            q.renew_batch(&refs, ttl)
+        })?;
+        Ok(outcomes.into_iter().map(RenewName).collect())
+    }
+
+    /// Records many failed attempts (at most 1000), each in its own partition as ``fail`` does,
+    /// sent as ``complete_batch`` sends them. Takes what ``Queue.fail_batch`` takes; returns
+    /// their ``FailOutcome``s in order.
+    fn fail_batch(
+        &self,
+        py: Python<'_>,
+        failures: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<FailOutcome>> {
+        let owned = convert::failures(failures, "failures")?;
+        let outcomes = self.call(py, |q| {
+            q.fail_batch_with_traces(&convert::failure_refs(&owned))
+        })?;
+        Ok(outcomes.into_iter().map(FailOutcome::from).collect())
     }
 
     /// Item ``id`` (a ``Job``) from whichever partition holds it, or ``None``.
@@ -992,6 +1045,54 @@ impl AsyncPartitionedQueue {
             q.fail_with_trace(&lease.get().inner, &message, &kind, retry, trace.as_deref())
                 .await
                 .map(FailOutcome::from)
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.complete_batch``.
+    fn complete_batch<'py>(
+        &self,
+        py: Python<'py>,
+        completions: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let owned = convert::completions(completions, "completions")?;
+        self.run(py, move |q| async move {
+            let list: Vec<_> = owned.iter().map(convert::borrow_completion).collect();
+            q.complete_batch(&list).await
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.renew_batch``.
+    #[pyo3(signature = (leases, ttl = None))]
+    fn renew_batch<'py>(
+        &self,
+        py: Python<'py>,
+        leases: &Bound<'py, PyAny>,
+        ttl: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let leases = convert::leases(leases, "leases")?;
+        let ttl = convert::ttl(ttl)?;
+        self.run(py, move |q| async move {
+            let refs: Vec<&leaseq::Lease> = leases.iter().collect();
+            let outcomes = q.renew_batch(&refs, ttl).await?;
+            Ok(outcomes.into_iter().map(RenewName).collect::<Vec<_>>())
+        })
+    }
+
+    /// See ``leaseq.PartitionedQueue.fail_batch``.
+    fn fail_batch<'py>(
+        &self,
+        py: Python<'py>,
+        failures: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let owned = convert::failures(failures, "failures")?;
+        self.run(py, move |q| async move {
+            let outcomes = q
+                .fail_batch_with_traces(&convert::failure_refs(&owned))
+                .await?;
+            Ok(outcomes
+                .into_iter()
+                .map(FailOutcome::from)
+                .collect::<Vec<_>>())
         })
     }
 

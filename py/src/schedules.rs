@@ -125,7 +125,8 @@ impl Schedule {
 }
 
 /// A stored schedule with its next fire time (``Queue.get_schedule``, ``Queue.schedules``).
-#[pyclass(module = "leaseq", frozen)]
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
 pub struct ScheduleInfo {
     inner: leaseq::ScheduleInfo,
 }
@@ -206,7 +207,8 @@ impl ScheduleInfo {
 
 /// A page of schedules by next fire time (``Queue.schedules``): ``schedules``, ``total`` (how
 /// many the queue has) and ``now`` (the server's clock).
-#[pyclass(module = "leaseq", frozen)]
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
 pub struct SchedulePage {
     inner: leaseq::SchedulePage,
 }
@@ -245,10 +247,20 @@ impl SchedulePage {
     fn __len__(&self) -> usize {
         self.inner.schedules.len()
     }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "SchedulePage(schedules=[{} entries], total={}, now={})",
+            self.inner.schedules.len(),
+            self.inner.total,
+            self.now(py)?.repr()?
+        ))
+    }
 }
 
 /// What ``Queue.fire_due_schedules`` did.
-#[pyclass(module = "leaseq", frozen)]
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
 pub struct FireReport {
     inner: leaseq::FireReport,
 }

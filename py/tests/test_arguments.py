@@ -520,3 +520,18 @@ def test_lease_from_parts(queue: leaseq.Queue) -> None:
     check(lambda: queue.lease_from_parts("a", "t", "", 1), "incarnation", VALUE)
     check(lambda: queue.lease_from_parts("a", "t", "i", -1), "attempt", VALUE)
     check(lambda: queue.lease_from_parts("a", "t", 5, 1), "incarnation", TYPE)  # type: ignore[arg-type]
+
+
+def test_a_negative_count_says_so_not_the_types_range(queue: leaseq.Queue) -> None:
+    # The range of an unsigned argument is the core's to state; -1 is refused as negative,
+    # not as outside 0 to 2^64-1.
+    with pytest.raises(leaseq.InvalidArgumentError) as info:
+        queue.lease_batch(-1, timedelta(seconds=5))
+    assert info.value.argument == "n"
+    assert "must not be negative, got -1" in str(info.value)
+    assert "18446744073709551615" not in str(info.value)
+    # One too large for its type names the range.
+    with pytest.raises(leaseq.InvalidArgumentError) as info:
+        queue.lease_from_parts("a", "t", "i", 2**70)
+    assert info.value.argument == "attempt"
+    assert "must be from" in str(info.value)

@@ -1,5 +1,6 @@
 """A partitioned queue's operations that act where a lease, an item or the configuration lives
-(the core's ``operations::PARTITIONED``): ``fail`` in the lease's partition, ``partition_of``,
+(the core's ``operations::PARTITIONED``): ``fail`` in the lease's partition, the batch
+finishes (``complete_batch``, ``renew_batch``, ``fail_batch``) in each lease's, ``partition_of``,
 ``dead_requeue_oldest`` and ``dead_purge`` over every partition, ``set_config`` and
 ``reset_config`` in every partition, the schedules in partition 0, the calls by id (``promote``,
 ``dependencies``, ``dependency_results``, ``dead_requeue``) where the item is, ``rate_limit``
@@ -1184,3 +1185,80 @@ def test_the_asyncio_face_finds_over_every_partition(cluster: Server) -> None:
             assert refused.value.argument == "count"
 
     asyncio.run(body())
+
+
+def test_the_batch_finishes_act_in_each_leases_partition(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    assert q.add_batch(items(12)) == 12
+    leases = q.lease_batch(12, ttl=30)
+    assert len(leases) == 12
+    homes = {q.queue_of(lease).prefix for lease in leases}
+    assert len(homes) > 1, "the leases span partitions"
+    # Renewed, each in its own partition, the outcomes in order.
+    assert q.renew_batch(leases, 60) == [leaseq.RenewOutcome.RENEWED] * 12
+    # Completed (half with a result kept), then the rest failed: each in its partition.
+    done = leases[:6]
+    outcomes = q.complete_batch(
+        [
+            leaseq.Completion(lease, b"ok") if i % 2 else lease
+            for i, lease in enumerate(done)
+        ]
+    )
+    assert outcomes == [True] * 6
+    assert q.complete_batch(done[:1]) == [False]  # already completed
+    result = q.result(done[1].id)
+    assert result is not None and result.data == b"ok"
+    failed = q.fail_batch(
+        [leaseq.Failure(lease, "boom", "Boom", retry=False) for lease in leases[6:]]
+    )
+    assert [f.name for f in failed] == ["dead"] * 6
+    for lease in leases[6:]:
+        job = q.get(lease.id)
+        assert job is not None and job.state == leaseq.State.DEAD
+        assert where(q, lease.id) == [q.partitions.index(q.queue_of(lease).prefix)]
+    assert q.stats().total.leased == 0
+
+
+def test_the_batch_finishes_refuse_a_lease_of_another_queue_and_send_nothing(
+    cluster_client: leaseq.Client,
+) -> None:
+    q = cluster_client.create_partitioned(new_prefix(), 3)
+    q.add_batch(items(3))
+    plain = cluster_client.queue(new_prefix())
+    plain.add(leaseq.Item(b"x", id="p"))
+    leases = q.lease_batch(3, ttl=30)
+    stranger = plain.lease(ttl=30)
+    assert stranger is not None
+    calls: list[Callable[[], object]] = [
+        lambda: q.complete_batch([*leases, stranger]),
+        lambda: q.renew_batch([*leases, stranger]),
+        lambda: q.fail_batch([(lease, "x") for lease in [*leases, stranger]]),
+    ]
+    for call in calls:
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            call()
+        assert refused.value.argument == "lease"
+    # Nothing was sent: every lease is still held, the plain queue's too.
+    assert q.stats().total.leased == 3 and plain.count("leased") == 1
+    with pytest.raises(leaseq.InvalidArgumentError) as refused:
+        q.complete_batch([leases[0]] * 1001)
+    assert refused.value.argument == "completions"
+
+
+def test_the_asyncio_face_finishes_batches_in_each_partition(cluster: Server) -> None:
+    async def main() -> None:
+        async with leaseq.aio.Client.cluster(cluster.urls) as client:
+            q = await client.create_partitioned(new_prefix(), 3)
+            await q.add_batch(items(9))
+            leases = await q.lease_batch(9, ttl=30)
+            assert len(leases) == 9
+            assert await q.renew_batch(leases, 60) == [leaseq.RenewOutcome.RENEWED] * 9
+            assert await q.complete_batch(leases[:5]) == [True] * 5
+            failed = await q.fail_batch([(lease, "again") for lease in leases[5:]])
+            assert [f.name for f in failed] == ["retrying"] * 4
+            total = (await q.stats()).total
+            assert (total.leased, total.waiting + total.delayed) == (0, 4)
+
+    asyncio.run(main())

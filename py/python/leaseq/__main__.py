@@ -2,10 +2,22 @@
 every other command is the ``leaseq`` command (stats, ls, dead, workers, dashboard, ...).
 
     python -m leaseq worker package.module:function --queue NAME [--queue NAME ...]
-        [--weights W,W,...] [--url URL] [--concurrency N] [--log-level LEVEL]
+        [--weights W,W,...] [--url URL [--url URL ...]] [--cluster] [--concurrency N]
+        [--log-level LEVEL]
 
 ``package.module:HANDLERS`` names a dict of handlers by item name instead of a function
 (``--fallback package.module:function`` for the jobs no name takes).
+
+Connecting is as the ``leaseq`` command does it: ``--url``, else ``LEASEQ_URL``, else
+``REDIS_URL``; several URLs (``--url`` repeated, or separated by commas) name nodes of a Redis
+Cluster, and ``--cluster`` makes a single one a cluster node too. A ``--queue`` that is a
+partitioned queue's base runs the worker over every partition, as
+``Worker(client.partitioned(base), handler)`` does; it is then the only ``--queue``.
+
+A refused argument, an unreachable server or a handler that cannot be found ends the command with
+one line on standard error (no traceback) and an exit code: 1 (a handler not found), 2 (bad
+usage or an argument refused), 3 (Redis unreachable), 4 (Redis refused), as the ``leaseq``
+command's.
 
 The worker logs at INFO to standard error (``logging.basicConfig``): a line as it starts (its
 queues, the URL without its password, its concurrency), one per failed attempt (id, attempt,
@@ -20,7 +32,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any, Callable, Union
+from typing import Any, Callable, NoReturn, Union
 
 import leaseq
 from leaseq import _cli
@@ -28,14 +40,60 @@ from leaseq import _cli
 #: A handler, or a dict of handlers by item name.
 Handlers = Union[Callable[..., Any], Mapping[str, Callable[..., Any]]]
 
+#: What the worker runs over: a queue, several, or a partitioned queue.
+Target = Union[list[leaseq.Queue], leaseq.PartitionedQueue]
+
+PROG = "python -m leaseq worker"
+
+#: The exit codes of the ``leaseq`` command (cli/src/fail.rs), for what ends this one.
+NOT_FOUND, USAGE, UNREACHABLE, REFUSED = 1, 2, 3, 4
+
+
+class _Fail(Exception):
+    """Ends the command with one line on standard error and ``code``."""
+
+    def __init__(self, message: str, code: int = USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _failed(error: leaseq.LeaseqError) -> _Fail:
+    """A leaseq error as the ``leaseq`` command reports it: its message, a hint, its code."""
+    if isinstance(error, (leaseq.InvalidArgumentError, leaseq.JsonError)):
+        return _Fail(str(error), USAGE)
+    if isinstance(error, (leaseq.LeaseqConnectionError, leaseq.LeaseqTimeoutError)):
+        return _Fail(
+            f"{error}; check that Redis runs and that --url (or LEASEQ_URL, REDIS_URL) "
+            "points at it",
+            UNREACHABLE,
+        )
+    if isinstance(error, leaseq.UnavailableError):
+        return _Fail(
+            f"{error}; Redis is up but cannot serve now (loading, busy, failing over): try "
+            "again",
+            UNREACHABLE,
+        )
+    return _Fail(str(error), REFUSED)
+
 
 def _imported(spec: str) -> tuple[str, str, Any]:
     """The module's name, the attribute's name and what ``spec`` (module:attribute) names."""
     module_name, _, name = spec.partition(":")
     if not module_name or not name:
-        raise SystemExit(f"leaseq worker: {spec!r} is not module:function")
+        raise _Fail(f"{spec!r} is not module:function")
     sys.path.insert(0, os.getcwd())
-    module = importlib.import_module(module_name)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        # The module named (or a package of its path) is not there; a module it imports that
+        # is missing is the module's own error, with its traceback.
+        if e.name is None or not (module_name + ".").startswith(e.name + "."):
+            raise
+        raise _Fail(
+            f"no module named {e.name!r} (from {spec!r}; looked in the current directory "
+            "and sys.path)",
+            NOT_FOUND,
+        ) from None
     return module_name, name, getattr(module, name, None)
 
 
@@ -45,8 +103,8 @@ def _handler(spec: str) -> Handlers:
     if isinstance(handler, Mapping):
         return handler
     if not callable(handler):
-        raise SystemExit(
-            f"leaseq worker: {module_name} has no function or dict of handlers {name!r}"
+        raise _Fail(
+            f"{module_name} has no function or dict of handlers {name!r}", NOT_FOUND
         )
     return handler  # type: ignore[no-any-return]
 
@@ -55,7 +113,7 @@ def _function(spec: str) -> Callable[..., Any]:
     """The function ``spec`` names."""
     module_name, name, function = _imported(spec)
     if not callable(function):
-        raise SystemExit(f"leaseq worker: {module_name} has no function {name!r}")
+        raise _Fail(f"{module_name} has no function {name!r}", NOT_FOUND)
     return function  # type: ignore[no-any-return]
 
 
@@ -68,11 +126,66 @@ def _weights(text: str) -> list[int]:
         ) from None
 
 
-def worker(argv: list[str] | None = None) -> int:
-    """Runs ``module:function`` over one queue, or several (in the order given, or weighted),
-    until SIGINT or SIGTERM; exits 0 after draining."""
+def _split(values: list[str]) -> list[str]:
+    """The URLs of ``values``, each of which may hold several separated by commas."""
+    return [u.strip() for v in values for u in v.split(",") if u.strip()]
+
+
+def _urls(given: list[str] | None) -> list[str]:
+    """``--url`` as given, else ``LEASEQ_URL``, else ``REDIS_URL`` (as the ``leaseq`` command
+    reads them): a list of URLs, empty when none is set."""
+    for values in (
+        given,
+        [os.environ.get("LEASEQ_URL", "")],
+        [os.environ.get("REDIS_URL", "")],
+    ):
+        urls = _split(values or [])
+        if urls:
+            return urls
+    return []
+
+
+def _connect(urls: list[str], cluster: bool) -> leaseq.Client:
+    """A client of the server at ``urls[0]``, or of the Cluster whose nodes ``urls`` name
+    (several URLs, or ``cluster``)."""
+    log = logging.getLogger("leaseq.worker")
+    try:
+        client = (
+            leaseq.Client.cluster(urls)
+            if len(urls) > 1 or cluster
+            else leaseq.Client(urls[0])
+        )
+    except leaseq.LeaseqError as e:
+        fail = _failed(e)
+        raise _Fail(f"--url: {fail}", fail.code) from None
+    for warning in client.warnings:
+        log.warning("%s", warning)
+    return client
+
+
+def _target(client: leaseq.Client, names: list[str]) -> Target:
+    """The queues ``--queue`` names, or the partitioned queue it names (one round trip each to
+    read the stored layout). A partitioned queue runs alone."""
+    opened = [client.partitioned(name) for name in names]
+    partitioned = [p for p in opened if len(p.partitions) > 1]
+    if not partitioned:
+        return [client.queue(name) for name in names]
+    if len(names) > 1:
+        p = partitioned[0]
+        raise _Fail(
+            f"--queue {p.base} is a partitioned queue's base ({len(p.partitions)} "
+            "partitions), which a worker serves alone: give it as the only --queue, and run "
+            "another worker for the other queues"
+        )
+    return partitioned[0]
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m leaseq worker", description=worker.__doc__
+        prog=PROG,
+        description=worker.__doc__,
+        epilog="Exit codes: 0 after draining on SIGINT or SIGTERM; 1 a handler or fallback that "
+        "is not found; 2 bad usage or an argument refused; 3 Redis unreachable; 4 Redis refused.",
     )
     parser.add_argument(
         "handler",
@@ -90,19 +203,31 @@ def worker(argv: list[str] | None = None) -> int:
         "-q",
         required=True,
         action="append",
-        help="a queue's prefix; repeat it to serve several queues, asked in the order given",
+        help="a queue's prefix; repeat it to serve several queues, asked in the order given. "
+        "A partitioned queue's base, given alone, serves all its partitions, in turns",
     )
     parser.add_argument(
         "--weights",
         type=_weights,
         default=None,
         help="weighted round robin over the queues instead of strict order: one weight per "
-        "--queue, comma-separated (3,1: the first queue has 3 turns of 4)",
+        "--queue, comma-separated (3,1: the first queue has 3 turns of 4); over a partitioned "
+        "queue, one per partition",
     )
     parser.add_argument(
         "--url",
-        default=os.environ.get("LEASEQ_URL") or os.environ.get("REDIS_URL"),
-        help="Redis URL (default: LEASEQ_URL or REDIS_URL)",
+        "-u",
+        action="append",
+        default=None,
+        metavar="URL",
+        help="Redis URL (redis://, rediss://, redis+unix://); repeat it, or separate with "
+        "commas, to name several nodes of a Redis Cluster (default: LEASEQ_URL, else "
+        "REDIS_URL, either comma-separated)",
+    )
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="treat a single URL as a node of a Redis Cluster (several URLs always are)",
     )
     parser.add_argument(
         "--concurrency",
@@ -138,29 +263,50 @@ def worker(argv: list[str] | None = None) -> int:
         help="the least level logged (default INFO: the start and stop, and every failure; "
         "DEBUG adds a line per completed job)",
     )
+    return parser
+
+
+def worker(argv: list[str] | None = None) -> int:
+    """Runs ``module:function`` over one queue, or several (in the order given, or weighted),
+    or a partitioned queue, until SIGINT or SIGTERM; exits 0 after draining."""
+    parser = _parser()
     args = parser.parse_args(argv)
-    if not args.url:
-        parser.error("give --url, or set LEASEQ_URL or REDIS_URL")
+    urls = _urls(args.url)
+    if not urls:
+        parser.error(
+            "no Redis to talk to: give --url redis://host:port (or set LEASEQ_URL or REDIS_URL)"
+        )
     logging.basicConfig(
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    handler = _handler(args.handler)
-    fallback = None if args.fallback is None else _function(args.fallback)
-    if fallback is not None and not isinstance(handler, Mapping):
-        parser.error("--fallback goes with a dict of handlers by name")
-    with leaseq.Client(args.url) as client:
-        # The runner logs its own start and stop (with its report) on `leaseq.worker`.
-        leaseq.Worker(
-            [client.queue(q) for q in args.queue],
-            handler,
-            fallback=fallback,
-            weights=args.weights,
-            concurrency=args.concurrency,
-            lease_ttl=args.lease_ttl,
-            shutdown_timeout=args.shutdown_timeout,
-            job_timeout=args.job_timeout,
-        ).run()
+    try:
+        handler = _handler(args.handler)
+        fallback = None if args.fallback is None else _function(args.fallback)
+        if fallback is not None and not isinstance(handler, Mapping):
+            parser.error("--fallback goes with a dict of handlers by name")
+        with _connect(urls, args.cluster) as client:
+            # The runner logs its own start and stop (with its report) on `leaseq.worker`.
+            leaseq.Worker(
+                _target(client, args.queue),
+                handler,
+                fallback=fallback,
+                weights=args.weights,
+                concurrency=args.concurrency,
+                lease_ttl=args.lease_ttl,
+                shutdown_timeout=args.shutdown_timeout,
+                job_timeout=args.job_timeout,
+            ).run()
+    except leaseq.LeaseqError as e:
+        _exit(_failed(e))
+    except _Fail as fail:
+        _exit(fail)
     return 0
+
+
+def _exit(fail: _Fail) -> NoReturn:
+    """Ends the command with ``fail``'s line on standard error and its code."""
+    print(f"leaseq worker: {fail}", file=sys.stderr)
+    sys.exit(fail.code)
 
 
 def main() -> None:

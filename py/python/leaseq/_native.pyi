@@ -327,6 +327,8 @@ class Dependencies:
     @property
     def dependants(self) -> builtins.list[str]:
         """Up to 100 of them."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class Job:
@@ -456,6 +458,8 @@ class Found:
     @property
     def examined(self) -> int:
         """How many positions this call looked at (at most 1000), matching or not."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class Minute:
@@ -685,6 +689,8 @@ class ScheduleInfo:
     @property
     def updated_at(self) -> datetime:
         """When it was last upserted (server clock)."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class SchedulePage:
@@ -702,6 +708,8 @@ class SchedulePage:
     def now(self) -> datetime:
         """The server's clock when it was read (an aware datetime)."""
     def __len__(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class FireReport:
@@ -722,6 +730,8 @@ class FireReport:
     @property
     def next_due_in(self) -> timedelta | None:
         """How long until the next schedule is due (a timedelta), or ``None`` without schedules."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class GroupInfo:
@@ -817,6 +827,8 @@ class QueueEvent:
         """The partition whose stream it is in, from a partitioned queue's follower
         (``PartitionedQueue.events``); ``None`` from a queue's.
         """
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class EventsPage:
@@ -831,6 +843,8 @@ class EventsPage:
     @property
     def on(self) -> bool:
         """Whether the queue's events are on."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class Events:
@@ -1747,6 +1761,8 @@ class PartitionedStats:
     @property
     def partitions(self) -> builtins.list[Stats]:
         """Each partition's figures, partition ``i`` at index ``i`` (a list of ``Stats``)."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class PartitionedQueue:
@@ -1844,6 +1860,27 @@ class PartitionedQueue:
         """Records a failed attempt of ``lease`` in its own partition, as ``Queue.fail`` does (the
         same ``error``, ``error_type``, ``retry`` and ``trace``): retried there, or dead there.
         Returns a ``FailOutcome``; a lease of another queue is refused (``lease``).
+        """
+    def complete_batch(
+        self, completions: Iterable[CompletionLike]
+    ) -> builtins.list[bool]:
+        """Completes many leases (at most 1000), each in its own partition as ``complete`` does:
+        one call per partition touched, sent at once. Takes what ``Queue.complete_batch`` takes;
+        returns, in order, whether each completed its item. Every completion is checked first (a
+        lease of another queue is refused, ``lease``), and nothing is sent when one is refused;
+        not atomic across partitions (when one call fails, the others may have run).
+        """
+    def renew_batch(
+        self, leases: Iterable[Lease], ttl: float | timedelta | None = None
+    ) -> builtins.list[RenewOutcome]:
+        """Extends many leases (at most 1000, each a ``Lease``) to ``ttl`` from now, each in its
+        own partition, sent as ``complete_batch`` sends them; returns each one's
+        ``RenewOutcome``, in order.
+        """
+    def fail_batch(self, failures: Iterable[FailureLike]) -> builtins.list[FailOutcome]:
+        """Records many failed attempts (at most 1000), each in its own partition as ``fail`` does,
+        sent as ``complete_batch`` sends them. Takes what ``Queue.fail_batch`` takes; returns
+        their ``FailOutcome``s in order.
         """
     def get(self, id: bytes | str) -> Job | None:
         """Item ``id`` (a ``Job``) from whichever partition holds it, or ``None``."""
@@ -2111,6 +2148,18 @@ class AsyncPartitionedQueue:
         trace: str | None = None,
     ) -> asyncio.Future[FailOutcome]:
         """See ``leaseq.PartitionedQueue.fail``."""
+    def complete_batch(
+        self, completions: Iterable[CompletionLike]
+    ) -> asyncio.Future[builtins.list[bool]]:
+        """See ``leaseq.PartitionedQueue.complete_batch``."""
+    def renew_batch(
+        self, leases: Iterable[Lease], ttl: float | timedelta | None = None
+    ) -> asyncio.Future[builtins.list[RenewOutcome]]:
+        """See ``leaseq.PartitionedQueue.renew_batch``."""
+    def fail_batch(
+        self, failures: Iterable[FailureLike]
+    ) -> asyncio.Future[builtins.list[FailOutcome]]:
+        """See ``leaseq.PartitionedQueue.fail_batch``."""
     def get(self, id: bytes | str) -> asyncio.Future[Job | None]:
         """See ``leaseq.PartitionedQueue.get``."""
     def cancel(self, id: bytes | str) -> asyncio.Future[State | None]:

@@ -702,6 +702,28 @@ class PartitionedQueue:
         :meth:`Queue.fail` does: retried there, or dead there."""
         return await self._native.fail(lease, error, error_type, retry, trace)
 
+    async def complete_batch(
+        self, completions: Iterable[CompletionLike]
+    ) -> builtins.list[bool]:
+        """Completes many leases (at most 1000), each in its own partition (one call per
+        partition touched, sent at once), as :meth:`Queue.complete_batch` does; returns, in
+        order, whether each completed its item."""
+        return await self._native.complete_batch(completions)
+
+    async def renew_batch(
+        self, leases: Iterable[Lease], ttl: float | timedelta | None = None
+    ) -> builtins.list[RenewOutcome]:
+        """Extends many leases (at most 1000), each in its own partition; returns each one's
+        ``RenewOutcome``, in order."""
+        return await self._native.renew_batch(leases, ttl)
+
+    async def fail_batch(
+        self, failures: Iterable[FailureLike]
+    ) -> builtins.list[FailOutcome]:
+        """Records many failed attempts (at most 1000), each in its own partition, as
+        :meth:`Queue.fail_batch` does; returns their outcomes in order."""
+        return await self._native.fail_batch(failures)
+
     async def get(self, id: bytes | str) -> Job | None:
         """Item ``id`` from whichever partition holds it, or ``None``."""
         return await self._native.get(id)
