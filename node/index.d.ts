@@ -1452,7 +1452,8 @@ export declare class Worker extends EventEmitter {
    *   logical queue's)
    * @param handler one handler for every job, or handlers by item name (`WorkerHandlers`,
    *   with `WorkerOptions.fallback` for the jobs no name takes)
-   * @param options the runner's settings
+   * @param options the runner's settings; one unknown or of the wrong type throws a
+   *   `LeaseqError` (`INVALID_ARGUMENT`, `argument` naming it) here, one out of bounds in `run()`
    * @example new Worker(queue, { sendEmail: async (job) => mail(job.json()), resize }, { fallback: logIt })
    */
   constructor(

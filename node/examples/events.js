@@ -5,7 +5,7 @@ const { Client } = require('leaseq')
 
 async function main() {
   const client = await Client.connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
-  const queue = client.queue('{orders}')
+  const queue = client.queue('{order-events}')
   await queue.setConfig({ events: true }) // off by default: off, the stream costs nothing
 
   // Follow from now; the reads wait off the event loop, so this process goes on meanwhile.

@@ -9,8 +9,9 @@ function parse(amount) {
 async function main() {
   const client = await Client.connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
   const invoices = client.queue('{invoices}')
-  await invoices.add(Item.fromJson({ amount: '12.50' }, { id: 'ok' }))
-  await invoices.add(Item.fromJson({ amount: 'twelve' }, { id: 'bad', maxAttempts: 1 }))
+  // Random ids (a UUID each), so that every run adds its own two invoices.
+  const bad = Item.fromJson({ amount: 'twelve' }, { maxAttempts: 1 })
+  await invoices.addBatch([Item.fromJson({ amount: '12.50' }), bad])
 
   // `logger`: anything with debug/info/warn/error (console, pino, winston). The runner writes its
   // start (queue, URL without password, concurrency) and stop at info, each failure at warn
@@ -20,7 +21,7 @@ async function main() {
   await worker.run()
 
   // The failed attempt's stack is kept with the job (at most 16 KiB).
-  const job = await invoices.get('bad')
+  const job = await invoices.get(bad.id)
   console.log(job.trace.split('\n')[0])
   await client.close()
 }

@@ -7,7 +7,7 @@ async function main() {
   const client = await Client.connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
   // Created once with its partition count (again with the same count: the same queue). The
   // base needs a hash tag.
-  const orders = await client.createPartitioned('{orders}', 4)
+  const orders = await client.createPartitioned('{orders-by-customer}', 4)
   console.log(`${orders.partitions.length} partitions`)
   // Every transition recorded in its partition's event stream (off by default).
   await orders.setConfig({ events: true })
@@ -32,7 +32,7 @@ async function main() {
   }
 
   // The base is no queue: opened as a plain one, it refuses the work no runner would see.
-  const refused = await client.queue('{orders}').add(new Item('lost')).catch((err) => err)
+  const refused = await client.queue('{orders-by-customer}').add(new Item('lost')).catch((err) => err)
   console.log(refused.code) // INVALID_ARGUMENT
 
   // A runner serves every partition, none starved while it has work. Here it stops once the

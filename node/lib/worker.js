@@ -12,28 +12,52 @@ const { nativeOf, Queue } = require('./queue')
 const { PartitionedQueue, nativeOf: nativePartitioned } = require('./partitioned')
 const native = require('./native')
 
-const OPTIONS = Object.freeze([
-  'concurrency',
-  'leaseTtlMs',
-  'renewEveryMs',
-  'keepResults',
-  'keepResultForMs',
-  'shutdownTimeoutMs',
-  'onShutdown',
-  'pollIntervalMs',
-  'heartbeatMs',
-  'housekeeping',
-  'housekeepingEveryMs',
-  'deepCleanEveryMs',
-  'stats',
-  'jobTimeoutMs',
-  'timeoutGraceMs',
-  'weights',
-  'handleSignals',
-  'fallback',
-  'logger',
-  'logLevel',
-])
+const WHOLE = 'a whole number'
+/** @type {(name: string, value: unknown) => unknown} */
+const ms = (name, value) => args.number(name, value)
+/** @type {(name: string, value: unknown) => unknown} */
+const whole = (name, value) => args.number(name, value, WHOLE)
+/** @type {(name: string, value: unknown) => unknown} */
+const string = (name, value) => args.string(name, value)
+/** @type {(name: string, value: unknown) => unknown} */
+const boolean = (name, value) => args.boolean(name, value)
+
+/**
+ * The options of `Worker`, each with the check of its type: a value of the wrong type throws
+ * `INVALID_ARGUMENT` naming the option as the constructor is called, before anything is sent
+ * (null, like undefined, leaves an option out). Values are the core's to judge, as the runner
+ * starts; `fallback`, `logger` and `logLevel` are checked whole by the constructor.
+ * @type {Readonly<Record<string, (name: string, value: unknown) => unknown>>}
+ */
+const OPTION_TYPES = Object.freeze({
+  concurrency: whole,
+  leaseTtlMs: ms,
+  renewEveryMs: ms,
+  keepResults: boolean,
+  keepResultForMs: ms,
+  shutdownTimeoutMs: ms,
+  onShutdown: string,
+  pollIntervalMs: ms,
+  heartbeatMs: ms,
+  housekeeping: boolean,
+  housekeepingEveryMs: ms,
+  deepCleanEveryMs: ms,
+  stats: boolean,
+  jobTimeoutMs: ms,
+  timeoutGraceMs: ms,
+  weights: (/** @type {string} */ name, /** @type {unknown} */ value) => {
+    if (!Array.isArray(value)) {
+      throw invalidArgument(name, `must be an array of whole numbers, one per queue, not ${args.describe(value)}`)
+    }
+    for (const w of value) args.number(name, w, 'an array of whole numbers')
+  },
+  handleSignals: boolean,
+  fallback: () => {},
+  logger: () => {},
+  logLevel: () => {},
+})
+
+const OPTIONS = Object.freeze(Object.keys(OPTION_TYPES))
 
 /** The options the JavaScript layer keeps to itself (the rest go to the core). */
 const JS_OPTIONS = Object.freeze(['handleSignals', 'fallback', 'logger'])
@@ -90,6 +114,7 @@ class RetryLaterError extends Error {
 }
 
 const RATE_LIMITED_OPTIONS = Object.freeze(['group'])
+const CLOSE_OPTIONS = Object.freeze(['force'])
 
 /**
  * Thrown by a handler that was rate limited (an API answered 429): every client's leases of the
@@ -385,7 +410,9 @@ class Worker extends EventEmitter {
     if (queue instanceof PartitionedQueue) {
       this.#partitioned = nativePartitioned(queue)
       const parts = queue.partitionQueues()
-      if (parts.length > 1 && options?.weights == null) options = { ...options, weights: parts.map(() => 1) }
+      if (parts.length > 1 && args.isOptions(options) && options.weights == null) {
+        options = { ...options, weights: parts.map(() => 1) }
+      }
       queue = parts
     }
     const queues = Array.isArray(queue) ? [...queue] : [queue]
@@ -405,9 +432,10 @@ class Worker extends EventEmitter {
         this.#byName.set(name, fn)
       }
     }
-    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'must be an object')
-    for (const key of Object.keys(options)) {
+    if (!args.isOptions(options)) throw invalidArgument('options', `must be an object, not ${args.describe(options)}`)
+    for (const [key, value] of Object.entries(options)) {
       if (!OPTIONS.includes(key)) throw invalidArgument(key, `is not an option of Worker (${OPTIONS.join(', ')})`)
+      if (value !== undefined && value !== null) OPTION_TYPES[key](key, value)
     }
     if (options.fallback !== undefined && options.fallback !== null) {
       if (typeof options.fallback !== 'function') throw invalidArgument('fallback', 'must be a function')
@@ -415,11 +443,6 @@ class Worker extends EventEmitter {
         throw invalidArgument('fallback', 'is for an object of handlers by name; a single handler function takes every job')
       }
       this.#fallback = /** @type {(job: WorkerJob, signal: AbortSignal) => unknown} */ (options.fallback)
-    }
-    if (options.stats !== undefined && options.stats !== null) args.boolean('stats', options.stats)
-    if (options.weights !== undefined && options.weights !== null) {
-      if (!Array.isArray(options.weights)) throw invalidArgument('weights', 'must be an array of numbers, one per queue')
-      for (const w of options.weights) args.number('weights', w, 'an array of numbers')
     }
     this.#logger = loggerOf(options.logger, options.logLevel)
     this.#queues = queues
@@ -641,12 +664,14 @@ class Worker extends EventEmitter {
    * what still runs is released); `{ force: true }` cuts the wait short. Resolves once stopped.
    * @param {{force?: boolean}} [options]
    */
-  async close(options = {}) {
+  async close(options) {
+    const o = args.optionalOptions('options', options, CLOSE_OPTIONS)
+    const force = o.force === undefined || o.force === null ? false : args.boolean('force', o.force)
     if (!this.#run) {
-      this.#stopRequested = options.force ? 2 : 1
+      this.#stopRequested = force ? 2 : 1
       return undefined
     }
-    if (options.force) this.#run.force()
+    if (force) this.#run.force()
     else this.#run.stop()
     return this.#done
   }

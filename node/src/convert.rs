@@ -74,13 +74,23 @@ pub(crate) fn wait(block: Option<bool>, timeout_ms: Option<f64>) -> napi::Result
     }
 }
 
-/// A whole number from JavaScript as an integer type, refusing fractions and what does not fit.
+/// A whole number from JavaScript as an integer type, refusing fractions and what does not fit:
+/// a negative number where the type is unsigned "must not be negative" (the argument's own
+/// range is the core's to state, as Python says it), any other that does not fit "is out of
+/// range"; both with the value.
 pub(crate) fn integer<T: TryFrom<i64>>(argument: &str, value: f64) -> napi::Result<T> {
     const LIMIT: f64 = 9_007_199_254_740_991.0; // Number.MAX_SAFE_INTEGER
     if !value.is_finite() || value.fract() != 0.0 || value.abs() > LIMIT {
         return Err(invalid(argument, "must be a whole number"));
     }
-    T::try_from(value as i64).map_err(|_| invalid(argument, "is out of range"))
+    let whole = value as i64;
+    T::try_from(whole).map_err(|_| {
+        if whole < 0 && T::try_from(-1).is_err() {
+            invalid(argument, &format!("must not be negative, got {whole}"))
+        } else {
+            invalid(argument, &format!("is out of range, got {whole}"))
+        }
+    })
 }
 
 /// Counts from the core as JavaScript numbers (exact up to 2^53, far beyond any queue).

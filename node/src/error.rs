@@ -32,8 +32,9 @@ fn encode(code: &str, message: &str) -> napi::Error {
 
 /// The core names arguments as its Rust API does (`ttl`, `keep_for`); the JavaScript API takes
 /// milliseconds and camelCase option names, and says so in its errors. An argument of an
-/// operation has its Node name in the core's table (`Arg::node_name`); the fields of an item
-/// and of a queue's configuration, which the table does not list, are named here.
+/// operation has its Node name in the core's table (`Arg::node_name`); the fields of an item,
+/// of a queue's configuration and the settings of a runner (`Worker`'s options), which the
+/// table does not list, are named here.
 fn js_argument(core_name: &str) -> String {
     if let Some(arg) = OPERATIONS
         .iter()
@@ -57,6 +58,16 @@ fn js_argument(core_name: &str) -> String {
         "events_max_len" => "eventsMaxLen",
         "events_max_age" => "eventsMaxAgeMs",
         "every" => "everyMs",
+        "lease_ttl" => "leaseTtlMs",
+        "renew_every" => "renewEveryMs",
+        "keep_result_for" => "keepResultForMs",
+        "shutdown_timeout" => "shutdownTimeoutMs",
+        "poll_interval" => "pollIntervalMs",
+        "heartbeat" => "heartbeatMs",
+        "housekeeping_every" => "housekeepingEveryMs",
+        "deep_clean_every" => "deepCleanEveryMs",
+        "job_timeout" => "jobTimeoutMs",
+        "timeout_grace" => "timeoutGraceMs",
         other => other,
     }
     .to_owned()

@@ -134,6 +134,46 @@ describe('argument checks', { timeout: 30_000 }, () => {
     assert.equal(await queue.count('delayed'), 0)
   })
 
+  test('a negative whole number is refused as negative, one too large as out of range, with the value', async () => {
+    const says = (argument, reason) => (err) => {
+      invalid(argument)(err)
+      assert.equal(err.message, `invalid argument \`${argument}\`: ${reason}`)
+      return true
+    }
+    assert.throws(() => new Item('d', { maxAttempts: -1 }), says('maxAttempts', 'must not be negative, got -1'))
+    assert.throws(
+      () => new Item('d', { maxAttempts: 2 ** 32 }),
+      says('maxAttempts', 'is out of range, got 4294967296'),
+    )
+    await assert.rejects(queue.deadPurge(-1), says('n', 'must not be negative, got -1'))
+    await assert.rejects(queue.list('waiting', { start: -3 }), says('start', 'must not be negative, got -3'))
+    await assert.rejects(queue.setConfig({ capacity: -2 }), says('capacity', 'must not be negative, got -2'))
+  })
+
+  test('options of the wrong type, in every options object, name the option', async () => {
+    const wrong = [
+      [() => queue.setConfig({ capacity: '10' }), 'capacity'],
+      [() => queue.setConfig({ eventsMaxLen: {} }), 'eventsMaxLen'],
+      [() => queue.setConfig({ events: 'on' }), 'events'],
+      [() => queue.setConfig({ groupConcurrency: [2] }), 'groupConcurrency'],
+      [() => queue.setConfig({ rateLimit: { max: 'x', perMs: 1000 } }), 'rateLimit.max'],
+      [() => queue.setConfig({ groupRateLimit: { max: 1, perMs: '1s' } }), 'groupRateLimit.perMs'],
+      [() => queue.add('d', { timeoutMs: 'x' }), 'timeoutMs'],
+      [() => queue.add('d', { group: 5 }), 'group'],
+      [() => queue.add('d', { dependsOn: 'a' }), 'dependsOn'],
+      [() => queue.addBatch([new Item('x')], { timeoutMs: {} }), 'timeoutMs'],
+      [() => queue.lease({ timeoutMs: 'x' }), 'timeoutMs'],
+      [() => queue.leaseBatch(2, { ttlMs: 'x' }), 'ttlMs'],
+      [() => queue.waitResult('x', { timeoutMs: '5' }), 'timeoutMs'],
+      [() => queue.list('waiting', { count: '5' }), 'count'],
+      [() => queue.find('dead', { name: 5 }), 'name'],
+      [() => queue.readEvents({ after: 5 }), 'after'],
+      [() => queue.upsertSchedule('s', { everyMs: '1000' }), 'everyMs'],
+      [() => queue.upsertSchedule('s', { everyMs: 1000, missed: true }), 'missed'],
+    ]
+    for (const [call, argument] of wrong) await rejectsNaming(call, argument)
+  })
+
   test('queue.add(data, options)', async () => {
     await rejectsNaming(() => queue.add('d', { priority: '1' }), 'priority')
     await rejectsNaming(() => queue.add('d', 'id'), 'options')

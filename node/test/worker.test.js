@@ -8,7 +8,7 @@ const { spawn } = require('node:child_process')
 const path = require('node:path')
 const { after, before, describe, test } = require('node:test')
 
-const { Client, Item, RateLimitedError, ReleaseJob, RetryLaterError, UnrecoverableError, Worker } = require('..')
+const { Client, Item, LeaseqError, RateLimitedError, ReleaseJob, RetryLaterError, UnrecoverableError, Worker } = require('..')
 const { startRedis, uniquePrefix } = require('./helpers/redis')
 const resp = require('./helpers/resp')
 
@@ -514,9 +514,14 @@ describe('Worker', { timeout: 120_000 }, () => {
     const queue = client.queue(uniquePrefix('w'))
     await queue.add(new Item(Buffer.from('x'), { id: 'a' }))
     for (const [options, name] of [
-      [{ jobTimeoutMs: 0 }, 'job_timeout'],
-      [{ timeoutGraceMs: 2 * 86_400_000 }, 'timeout_grace'],
+      [{ jobTimeoutMs: 0 }, 'jobTimeoutMs'],
+      [{ timeoutGraceMs: 2 * 86_400_000 }, 'timeoutGraceMs'],
       [{ jobTimeoutMs: -1 }, 'jobTimeoutMs'],
+      [{ leaseTtlMs: 50 }, 'leaseTtlMs'],
+      [{ leaseTtlMs: 1000, renewEveryMs: 1000 }, 'renewEveryMs'],
+      [{ pollIntervalMs: 5 }, 'pollIntervalMs'],
+      [{ concurrency: 0 }, 'concurrency'],
+      [{ concurrency: -1 }, 'concurrency'],
     ]) {
       assert.throws(() => new Worker(queue, async () => {}, options).run(), {
         code: 'INVALID_ARGUMENT',
@@ -524,6 +529,57 @@ describe('Worker', { timeout: 120_000 }, () => {
       })
     }
     assert.equal(await queue.count('waiting'), 1)
+  })
+
+  test('options of the wrong type throw a LeaseqError naming the option; nothing is sent', async () => {
+    const queue = client.queue(uniquePrefix('w'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'a' }))
+    const wrong = [
+      ['concurrency', 'x'],
+      ['concurrency', '4'],
+      ['leaseTtlMs', 'x'],
+      ['renewEveryMs', true],
+      ['keepResults', 'yes'],
+      ['keepResultForMs', [1000]],
+      ['shutdownTimeoutMs', 10n],
+      ['onShutdown', 1],
+      ['pollIntervalMs', {}],
+      ['heartbeatMs', '5000'],
+      ['housekeeping', 0],
+      ['housekeepingEveryMs', new Date()],
+      ['deepCleanEveryMs', 'hourly'],
+      ['stats', 'yes'],
+      ['jobTimeoutMs', '5'],
+      ['timeoutGraceMs', {}],
+      ['weights', '3,1'],
+      ['weights', [1, '2']],
+      ['handleSignals', 'no'],
+      ['fallback', 5],
+      ['logger', 5],
+      ['logLevel', 5],
+    ]
+    for (const [name, value] of wrong) {
+      assert.throws(
+        () => new Worker(queue, async () => {}, { [name]: value }),
+        (err) => {
+          assert.ok(err instanceof LeaseqError, `${name}: ${err && err.stack}`)
+          assert.equal(err.code, 'INVALID_ARGUMENT', err.message)
+          assert.equal(err.argument, name, err.message)
+          assert.match(err.message, new RegExp(`\`${name}\``))
+          return true
+        },
+      )
+    }
+    for (const options of [5, 'fast', [1], new Date()]) {
+      assert.throws(() => new Worker(queue, async () => {}, options), { code: 'INVALID_ARGUMENT', argument: 'options' })
+    }
+    // null leaves an option out, as undefined does.
+    const worker = new Worker(queue, async () => {}, { concurrency: null, leaseTtlMs: undefined, handleSignals: false })
+    await assert.rejects(worker.close({ force: 'yes' }), { code: 'INVALID_ARGUMENT', argument: 'force' })
+    await assert.rejects(worker.close({ now: true }), { code: 'INVALID_ARGUMENT', argument: 'now' })
+    await worker.close()
+    const item = await queue.get('a')
+    assert.deepEqual([item.state, item.attempts], ['waiting', 0])
   })
 
   test('close drains, then releases what still runs; a blocked event loop only delays it', async () => {
