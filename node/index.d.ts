@@ -1092,6 +1092,27 @@ export declare class PartitionedQueue {
    * @param error a message, or an Error (its `message`, and its `name` as the default type)
    */
   fail(lease: Lease, error: string | Error, options?: FailOptions): Promise<FailOutcome>
+  /**
+   * Completes many leases (at most 1000), each in its own partition, as `Queue#completeBatch`
+   * does (an entry is a Lease or `{ lease, result?, keepResultForMs? }`): one call per
+   * partition touched, sent at once. Resolves to whether each completed its item, in the order
+   * given. Everything is checked before anything is sent: a lease of another queue throws a
+   * `LeaseqError` (`INVALID_ARGUMENT` naming `lease`) and nothing is completed. Not atomic
+   * across partitions: when one partition's call fails, the others may have run.
+   */
+  completeBatch(completions: Array<Lease | Completion>): Promise<boolean[]>
+  /**
+   * Extends many leases (at most 1000), each in its own partition, sent as `completeBatch`
+   * sends them (a lease of another queue refused naming `lease`, nothing sent); each one's
+   * outcome, in the order given.
+   */
+  renewBatch(leases: Lease[], options?: { ttlMs?: number }): Promise<RenewOutcome[]>
+  /**
+   * Fails many leases (at most 1000), each in its own partition as `Queue#failBatch` would,
+   * sent as `completeBatch` sends them (a lease of another queue refused naming `lease`,
+   * nothing sent); the outcomes, in the order given.
+   */
+  failBatch(failures: Failure[]): Promise<FailOutcome[]>
   /** Item `id` from whichever partition holds it, or null. */
   get(id: string | Buffer | Uint8Array): Promise<Job | null>
   /** Cancels item `id` in whichever partition holds it; the state it was in, or null. */

@@ -141,6 +141,22 @@ export declare class NativePartitioned {
    * arguments and the answer are `NativeQueue::fail`'s.
    */
   fail(lease: NativeLease, error: string, errorType?: string | undefined | null, retryMode?: string | undefined | null, retryAfterMs?: number | undefined | null, trace?: string | undefined | null): Promise<string>
+  /**
+   * Completes many leases, each in its own partition (one call per partition touched, sent
+   * at once), with its result (if any) and keep time; whether each completed its item, in
+   * order. The arguments are `NativeQueue::complete_batch`'s. (Hand-spawned, as `add_batch`.)
+   */
+  completeBatch(leases: Array<NativeLease>, results: Array<Uint8Array | undefined | null>, keepResultForMs: Array<number | undefined | null>): Promise<Array<boolean>>
+  /**
+   * Extends many leases, each in its own partition, as `complete_batch` sends them; each
+   * one's outcome, in order.
+   */
+  renewBatch(leases: Array<NativeLease>, ttlMs?: number | undefined | null): Promise<Array<string>>
+  /**
+   * Fails many leases, each in its own partition, as `complete_batch` sends them; the
+   * outcomes, in order. The arguments are `NativeQueue::fail_batch`'s.
+   */
+  failBatch(failures: Array<FailureParts>, leases: Array<NativeLease>): Promise<Array<string>>
   /** Item `id` (its bytes) from whichever partition holds it. */
   get(id: Buffer): Promise<JobParts | null>
   /** Cancels item `id` in whichever partition holds it; the state it was in, or null. */

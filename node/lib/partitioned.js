@@ -209,6 +209,45 @@ class PartitionedQueue {
   }
 
   /**
+   * Completes many leases (at most 1000), each in its own partition, as `Queue#completeBatch`
+   * (the same entries and answer): one call per partition touched, sent at once. Resolves to
+   * whether each completed its item, in the order given. Everything is checked before anything
+   * is sent: a lease of another queue is refused (`INVALID_ARGUMENT` naming `lease`).
+   * @param {Array<import('./lease').Lease | import('../index').Completion>} completions
+   * @returns {Promise<boolean[]>}
+   */
+  async completeBatch(completions) {
+    const [leases, results, keeps] = q.completionParts(completions)
+    return nativeAsync(() => this.#native.completeBatch(leases, results, keeps))
+  }
+
+  /**
+   * Extends many leases (at most 1000), each in its own partition, as `completeBatch` sends
+   * them; resolves to each one's outcome, in the order given.
+   * @param {import('./lease').Lease[]} leases
+   * @param {{ ttlMs?: number }} [options]
+   * @returns {Promise<import('../index').RenewOutcome[]>}
+   */
+  async renewBatch(leases, options) {
+    const [natives, ttlMs] = q.renewBatchArgs(leases, options)
+    const outcomes = await nativeAsync(() => this.#native.renewBatch(natives, ttlMs))
+    return /** @type {import('../index').RenewOutcome[]} */ (outcomes)
+  }
+
+  /**
+   * Fails many leases (at most 1000), each in its own partition as `Queue#failBatch` would
+   * (the same failures and answers), sent as `completeBatch` sends them; resolves to the
+   * outcomes, in the order given.
+   * @param {import('../index').Failure[]} failures
+   * @returns {Promise<import('../index').FailOutcome[]>}
+   */
+  async failBatch(failures) {
+    const [parts, leases] = q.failureParts(failures)
+    const outcomes = await nativeAsync(() => this.#native.failBatch(parts, leases))
+    return /** @type {import('../index').FailOutcome[]} */ (outcomes)
+  }
+
+  /**
    * Item `id` from whichever partition holds it, or null.
    * @param {string | Buffer | Uint8Array} id
    * @returns {Promise<import('../index').Job | null>}

@@ -279,6 +279,37 @@ function completionParts(completions) {
 }
 
 /**
+ * `renewBatch`'s arguments: the leases and the TTL (`{ ttlMs }`).
+ * @param {unknown} leases
+ * @param {unknown} options
+ * @returns {[import('../native').NativeLease[], number | undefined]}
+ */
+function renewBatchArgs(leases, options) {
+  const natives = args.array('leases', leases, (v, name) => nativeLease(args.instance(name, v, Lease)))
+  const o = args.optionalOptions('options', options, TTL_OPTIONS)
+  return [natives, args.optionalNumber('ttlMs', o.ttlMs)]
+}
+
+/**
+ * `failBatch`'s failures as the addon's two parallel lists: each failure's parts (as `fail`
+ * takes them) and its lease.
+ * @param {unknown} failures
+ * @returns {[import('../native').FailureParts[], import('../native').NativeLease[]]}
+ */
+function failureParts(failures) {
+  /** @type {import('../native').NativeLease[]} */
+  const leases = []
+  const parts = args.array('failures', failures, (value, name) => {
+    const f = args.options(name, value, FAILURE_FIELDS)
+    leases.push(requireLease(f.lease))
+    const [message, errorType] = errorParts(f.error, f.errorType)
+    const [retryMode, retryAfterMs] = retryParts(f.retry)
+    return { error: message, errorType, retryMode, retryAfterMs, trace: traceOf(f.error, f.trace) }
+  })
+  return [parts, leases]
+}
+
+/**
  * `addBatch`'s arguments: the items and the wait for room (`{ timeoutMs }`).
  * @param {unknown} items
  * @param {unknown} options
@@ -1237,9 +1268,7 @@ class Queue {
    * @returns {Promise<import('../index').RenewOutcome[]>}
    */
   async renewBatch(leases, options) {
-    const natives = args.array('leases', leases, (v, name) => nativeLease(args.instance(name, v, Lease)))
-    const o = args.optionalOptions('options', options, TTL_OPTIONS)
-    const ttlMs = args.optionalNumber('ttlMs', o.ttlMs)
+    const [natives, ttlMs] = renewBatchArgs(leases, options)
     const outcomes = await nativeAsync(() => this.#native.renewBatch(natives, ttlMs))
     return /** @type {import('../index').RenewOutcome[]} */ (outcomes)
   }
@@ -1251,15 +1280,7 @@ class Queue {
    * @returns {Promise<import('../index').FailOutcome[]>}
    */
   async failBatch(failures) {
-    /** @type {import('../native').NativeLease[]} */
-    const leases = []
-    const parts = args.array('failures', failures, (value, name) => {
-      const f = args.options(name, value, FAILURE_FIELDS)
-      leases.push(requireLease(f.lease))
-      const [message, errorType] = errorParts(f.error, f.errorType)
-      const [retryMode, retryAfterMs] = retryParts(f.retry)
-      return { error: message, errorType, retryMode, retryAfterMs, trace: traceOf(f.error, f.trace) }
-    })
+    const [parts, leases] = failureParts(failures)
     const outcomes = await nativeAsync(() => this.#native.failBatch(parts, leases))
     return /** @type {import('../index').FailOutcome[]} */ (outcomes)
   }
@@ -1381,12 +1402,15 @@ module.exports = {
   addBatchArgs,
   addFlowArgs,
   batchItem,
+  completionParts,
   configParts,
   deadCount,
   deadIds,
   failArgs,
+  failureParts,
   findArgs,
   followerAfter,
+  renewBatchArgs,
   requireLease,
   scheduleArgs,
   toConfig,

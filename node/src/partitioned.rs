@@ -15,8 +15,9 @@ use crate::job::{
 };
 use crate::lease::{LeasedParts, NativeLease};
 use crate::queue::{
-    dependency_results, fail_name, flows, name_counts, opt_n, state, CleanParts, DependenciesParts,
-    DependencyResultParts, NativeQueue,
+    borrow_completion, borrow_failure, completions, dependency_results, fail_name, flows,
+    name_counts, opt_n, owned_failures, owned_leases, state, CleanParts, DependenciesParts,
+    DependencyResultParts, FailureParts, NativeQueue,
 };
 use crate::schedule::{FireReportParts, ScheduleInfoParts, SchedulePageParts, ScheduleParts};
 
@@ -236,6 +237,62 @@ impl NativePartitioned {
             .await
             .map_err(to_napi)?;
         Ok(fail_name(outcome))
+    }
+
+    /// Completes many leases, each in its own partition (one call per partition touched, sent
+    /// at once), with its result (if any) and keep time; whether each completed its item, in
+    /// order. The arguments are `NativeQueue::complete_batch`'s. (Hand-spawned, as `add_batch`.)
+    #[napi(ts_return_type = "Promise<Array<boolean>>")]
+    pub fn complete_batch<'env>(
+        &self,
+        env: &'env Env,
+        leases: Vec<ClassInstance<'env, NativeLease>>,
+        results: Vec<Option<&[u8]>>,
+        keep_result_for_ms: Vec<Option<f64>>,
+    ) -> napi::Result<PromiseRaw<'env, Vec<bool>>> {
+        let owned = completions(leases, results, keep_result_for_ms)?;
+        let queue = self.inner.clone();
+        env.spawn_future(async move {
+            let list: Vec<leaseq::Completion<'_>> = owned.iter().map(borrow_completion).collect();
+            queue.complete_batch(&list).await.map_err(to_napi)
+        })
+    }
+
+    /// Extends many leases, each in its own partition, as `complete_batch` sends them; each
+    /// one's outcome, in order.
+    #[napi(ts_return_type = "Promise<Array<string>>")]
+    pub fn renew_batch<'env>(
+        &self,
+        env: &'env Env,
+        leases: Vec<ClassInstance<'env, NativeLease>>,
+        ttl_ms: Option<f64>,
+    ) -> napi::Result<PromiseRaw<'env, Vec<&'static str>>> {
+        let leases = owned_leases(&leases);
+        let ttl = ttl(ttl_ms)?;
+        let queue = self.inner.clone();
+        env.spawn_future(async move {
+            let refs: Vec<&leaseq::Lease> = leases.iter().collect();
+            let outcomes = queue.renew_batch(&refs, ttl).await.map_err(to_napi)?;
+            Ok(outcomes.into_iter().map(|o| o.as_str()).collect())
+        })
+    }
+
+    /// Fails many leases, each in its own partition, as `complete_batch` sends them; the
+    /// outcomes, in order. The arguments are `NativeQueue::fail_batch`'s.
+    #[napi(ts_return_type = "Promise<Array<string>>")]
+    pub fn fail_batch<'env>(
+        &self,
+        env: &'env Env,
+        failures: Vec<FailureParts>,
+        leases: Vec<ClassInstance<'env, NativeLease>>,
+    ) -> napi::Result<PromiseRaw<'env, Vec<&'static str>>> {
+        let owned = owned_failures(failures, leases)?;
+        let queue = self.inner.clone();
+        env.spawn_future(async move {
+            let list: Vec<leaseq::Failure<'_>> = owned.iter().map(borrow_failure).collect();
+            let outcomes = queue.fail_batch_with_traces(&list).await.map_err(to_napi)?;
+            Ok(outcomes.into_iter().map(fail_name).collect())
+        })
     }
 
     /// Item `id` (its bytes) from whichever partition holds it.

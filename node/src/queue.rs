@@ -6,7 +6,9 @@
 
 use std::time::Duration;
 
-use leaseq::{policy, CleanReport, Completion, FailOutcome, Lease, NameCounts, Queue, State};
+use leaseq::{
+    policy, CleanReport, Completion, FailOutcome, Lease, NameCounts, Queue, Retry, State,
+};
 use napi::bindgen_prelude::{Buffer, ClassInstance, PromiseRaw};
 use napi::Env;
 use napi_derive::napi;
@@ -73,10 +75,11 @@ impl NativeQueue {
 }
 
 /// One completion of a batch, owned so that it can move to the runtime's threads.
-type OwnedCompletion = (Lease, Option<(Vec<u8>, Option<Duration>)>);
+pub(crate) type OwnedCompletion = (Lease, Option<(Vec<u8>, Option<Duration>)>);
 
-/// Batch completions from three parallel JavaScript arrays, copied on this thread.
-fn completions(
+/// Batch completions from three parallel JavaScript arrays, copied on this thread (shared with
+/// `NativePartitioned::complete_batch`).
+pub(crate) fn completions(
     leases: Vec<ClassInstance<'_, NativeLease>>,
     results: Vec<Option<&[u8]>>,
     keeps: Vec<Option<f64>>,
@@ -97,7 +100,7 @@ fn completions(
     Ok(owned)
 }
 
-fn borrow_completion(c: &OwnedCompletion) -> Completion<'_> {
+pub(crate) fn borrow_completion(c: &OwnedCompletion) -> Completion<'_> {
     (&c.0, c.1.as_ref().map(|(r, keep)| (r.as_slice(), *keep)))
 }
 
@@ -125,6 +128,45 @@ pub struct FailureParts {
     pub retry_after_ms: Option<f64>,
     /// The failure's trace (a stack), kept with the item.
     pub trace: Option<String>,
+}
+
+/// A batch's leases, copied on this thread (shared with `NativePartitioned::renew_batch`).
+pub(crate) fn owned_leases(leases: &[ClassInstance<'_, NativeLease>]) -> Vec<Lease> {
+    leases.iter().map(|l| l.inner.clone()).collect()
+}
+
+/// One failure of a batch, owned so that it can move to the runtime's threads: the lease, the
+/// message, its type, the retry and the trace.
+pub(crate) type OwnedFailure = (Lease, String, String, Retry, Option<String>);
+
+/// Batch failures from the addon's two parallel lists, copied on this thread (shared with
+/// `NativePartitioned::fail_batch`).
+pub(crate) fn owned_failures(
+    failures: Vec<FailureParts>,
+    leases: Vec<ClassInstance<'_, NativeLease>>,
+) -> napi::Result<Vec<OwnedFailure>> {
+    if failures.len() != leases.len() {
+        return Err(crate::error::invalid(
+            "failures",
+            "needs one lease per failure",
+        ));
+    }
+    let mut owned = Vec::with_capacity(failures.len());
+    for (f, lease) in failures.into_iter().zip(leases.iter()) {
+        let retry = retry(f.retry_mode, f.retry_after_ms)?;
+        owned.push((
+            lease.inner.clone(),
+            f.error,
+            f.error_type.unwrap_or_default(),
+            retry,
+            f.trace,
+        ));
+    }
+    Ok(owned)
+}
+
+pub(crate) fn borrow_failure(f: &OwnedFailure) -> leaseq::Failure<'_> {
+    (&f.0, f.1.as_str(), f.2.as_str(), f.3, f.4.as_deref())
 }
 
 /// What `complete_and_lease_batch` did.
@@ -828,7 +870,7 @@ impl NativeQueue {
         leases: Vec<ClassInstance<'env, NativeLease>>,
         ttl_ms: Option<f64>,
     ) -> napi::Result<PromiseRaw<'env, Vec<&'static str>>> {
-        let leases: Vec<Lease> = leases.iter().map(|l| l.inner.clone()).collect();
+        let leases = owned_leases(&leases);
         let ttl = ttl(ttl_ms)?;
         let queue = self.inner.clone();
         env.spawn_future(async move {
@@ -846,29 +888,10 @@ impl NativeQueue {
         failures: Vec<FailureParts>,
         leases: Vec<ClassInstance<'env, NativeLease>>,
     ) -> napi::Result<PromiseRaw<'env, Vec<&'static str>>> {
-        if failures.len() != leases.len() {
-            return Err(crate::error::invalid(
-                "failures",
-                "needs one lease per failure",
-            ));
-        }
-        let mut owned = Vec::with_capacity(failures.len());
-        for (f, lease) in failures.into_iter().zip(leases.iter()) {
-            let retry = retry(f.retry_mode, f.retry_after_ms)?;
-            owned.push((
-                lease.inner.clone(),
-                f.error,
-                f.error_type.unwrap_or_default(),
-                retry,
-                f.trace,
-            ));
-        }
+        let owned = owned_failures(failures, leases)?;
         let queue = self.inner.clone();
         env.spawn_future(async move {
-            let list: Vec<leaseq::Failure<'_>> = owned
-                .iter()
-                .map(|(l, e, t, r, trace)| (l, e.as_str(), t.as_str(), *r, trace.as_deref()))
-                .collect();
+            let list: Vec<leaseq::Failure<'_>> = owned.iter().map(borrow_failure).collect();
             let outcomes = queue.fail_batch_with_traces(&list).await.map_err(to_napi)?;
             Ok(outcomes.into_iter().map(fail_name).collect())
         })

@@ -1,8 +1,10 @@
 'use strict'
 // Partitioned queues (spec/PROTOCOL.md 5.25) on a throwaway 3-primary Redis Cluster:
 // creation and opening, adds split over the partitions, reads of the logical queue, leases from
-// every partition finished (completed or failed) in their own, flows kept in one partition, the
-// dead-letter calls and the configuration on every partition, the calls by id that find an item
+// every partition finished (completed or failed) in their own, the batch finishes
+// (`completeBatch`, `renewBatch`, `failBatch`) split by partition and answered in order, flows
+// kept in one partition, the dead-letter calls and the configuration on every partition, the
+// calls by id that find an item
 // where it lives (`promote`, `dependencies`, `deadRequeueEach`), holds, pauses and resets of
 // every partition, the counts, cleans and configuration of the logical queue (`exists`,
 // `config`, `queueLen`, `processingLen`, `countsByName`, `lightClean`, `deepClean`, with
@@ -217,6 +219,112 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     const third = await q.lease({ ttlMs: TTL })
     await assert.rejects(q.fail(third, 'x', { retry: 'sometimes' }), invalid('retry'))
     assert.equal((await q.get(third.id)).state, 'leased')
+  })
+
+  test('completeBatch and renewBatch split leases of several partitions interleaved, answering in order', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    await q.addBatch(items(12))
+    const leased = await q.leaseBatch(12, { ttlMs: TTL })
+    assert.equal(leased.length, 12)
+    const home = (lease) => q.partitions.indexOf(q.queueOf(lease).prefix)
+    // Round robin over the partitions: no two neighbours from the same one, where it can be.
+    const byPartition = q.partitions.map((_, i) => leased.filter((l) => home(l) === i))
+    assert.ok(byPartition.filter((ls) => ls.length > 0).length >= 2, 'leases from several partitions')
+    const leases = []
+    for (let k = 0; leases.length < leased.length; k++) {
+      for (const ls of byPartition) if (k < ls.length) leases.push(ls[k])
+    }
+    assert.ok(leases.some((l, k) => k > 0 && home(l) !== home(leases[k - 1])), 'interleaved')
+
+    // One lease finished beforehand answers for itself, in its place.
+    const spent = 3
+    assert.equal(await q.complete(leases[spent]), true)
+    assert.deepEqual(
+      await q.renewBatch(leases, { ttlMs: TTL }),
+      leases.map((_, k) => (k === spent ? 'completed' : 'renewed')),
+    )
+    assert.deepEqual(await q.renewBatch([]), [])
+    const completions = leases.map((lease, k) => (k % 2 === 0 ? lease : { lease, result: `r${k}` }))
+    assert.deepEqual(
+      await q.completeBatch(completions),
+      leases.map((_, k) => k !== spent),
+    )
+    for (const [k, lease] of leases.entries()) {
+      if (k % 2 === 1 && k !== spent) {
+        assert.equal((await q.partition(home(lease)).result(lease.id)).data.toString(), `r${k}`, 'kept in its partition')
+      }
+    }
+    assert.equal((await q.stats()).total.leased, 0)
+    assert.deepEqual(await q.completeBatch(leases.slice(0, 2)), [false, false], 'once per incarnation')
+  })
+
+  test('the batch finishes refuse a lease of another queue, sending nothing', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    await q.addBatch(items(6))
+    const leases = await q.leaseBatch(6, { ttlMs: TTL })
+    assert.ok(new Set(leases.map((l) => q.queueOf(l).prefix)).size >= 2, 'leases from several partitions')
+    const other = client.queue(fresh())
+    await other.add(new Item('z', { id: 'z' }))
+    const foreign = await other.lease({ ttlMs: TTL })
+    const withForeign = [...leases.slice(0, 3), foreign, ...leases.slice(3)]
+    await assert.rejects(q.completeBatch(withForeign), invalid('lease'))
+    await assert.rejects(q.completeBatch([{ lease: leases[0], result: 'x' }, { lease: foreign }]), invalid('lease'))
+    await assert.rejects(q.renewBatch(withForeign, { ttlMs: TTL }), invalid('lease'))
+    await assert.rejects(
+      q.failBatch(withForeign.map((lease) => ({ lease, error: 'boom', retry: 'never' }))),
+      invalid('lease'),
+    )
+    // Nothing was completed, renewed or failed: every lease is still held, the foreign one too.
+    const stats = await q.stats()
+    assert.deepEqual([stats.total.leased, stats.total.dead, stats.total.delayed], [6, 0, 0])
+    for (const lease of leases) assert.equal((await q.get(lease.id)).state, 'leased')
+    assert.equal((await other.get('z')).state, 'leased')
+    // The queue's own checks, as Queue's batch finishes make them.
+    await assert.rejects(q.completeBatch(leases[0]), invalid('completions'))
+    await assert.rejects(q.completeBatch([{ lease: leases[0], keepResultForMs: 5 }]), invalid('keepResultForMs'))
+    await assert.rejects(q.renewBatch([leases[0], {}]), invalid('leases[1]'))
+    await assert.rejects(q.renewBatch(leases, { ttlMs: 0 }), invalid('ttlMs'))
+    await assert.rejects(q.failBatch([{ lease: leases[0], error: 'e', retry: 'maybe' }]), invalid('retry'))
+    await assert.rejects(q.completeBatch(Array.from({ length: 1001 }, () => leases[0])), invalid('completions'))
+    assert.deepEqual(await q.completeBatch(leases), leases.map(() => true))
+  })
+
+  test('failBatch fails each lease in its own partition, across two, answering in order', async () => {
+    const q = await client.createPartitioned(fresh(), 3)
+    await q.addBatch(items(12))
+    const leased = await q.leaseBatch(12, { ttlMs: TTL })
+    const home = (lease) => q.partitions.indexOf(q.queueOf(lease).prefix)
+    const [p, r] = [...new Set(leased.map(home))]
+    assert.notEqual(r, undefined, 'leases from two partitions')
+    const [a, b] = leased.filter((l) => home(l) === p)
+    const [c, d] = leased.filter((l) => home(l) === r)
+    assert.ok(a && b && c && d, 'two leases in each of two partitions')
+    assert.equal(await q.complete(d), true)
+    assert.deepEqual(
+      await q.failBatch([
+        { lease: a, error: new TypeError('t'), retry: 'never' },
+        { lease: c, error: 'later', errorType: 'Slow', retry: { afterMs: 60_000 } },
+        { lease: b, error: 'again', trace: 'a trace' },
+        { lease: d, error: 'late' },
+      ]),
+      ['dead', 'retrying', 'retrying', 'completed'],
+    )
+    const deadA = await q.partition(p).get(a.id)
+    assert.deepEqual([deadA.state, deadA.error, deadA.errorType], ['dead', 't', 'TypeError'])
+    assert.match(deadA.trace, /TypeError: t/, "an Error's stack is its trace")
+    const delayedC = await q.partition(r).get(c.id)
+    assert.deepEqual([delayedC.state, delayedC.error, delayedC.errorType], ['delayed', 'later', 'Slow'])
+    const b2 = await q.partition(p).get(b.id)
+    assert.deepEqual([b2.error, b2.trace, b2.attempts], ['again', 'a trace', 1])
+    assert.equal(await q.get(d.id), null, 'completed before, and gone')
+    const stats = await q.stats()
+    assert.equal(stats.partitions[p].dead, 1)
+    assert.equal(stats.partitions[r].delayed, 1)
+    assert.equal(stats.total.dead, 1)
+    // Spent leases answer why, in order, and change nothing.
+    const again = await q.failBatch([{ lease: c, error: 'x' }, { lease: a, error: 'x' }])
+    assert.ok(again.every((o) => !['retrying', 'dead'].includes(o)), `${again}`)
+    assert.equal((await q.get(a.id)).error, 't')
   })
 
   test('partitionOf is where add puts an item, queueOf where a lease came from, partition(i) that queue', async () => {
