@@ -30,5 +30,6 @@ async fn main() -> leaseq::Result<()> {
     for e in queue.read_events(Some(&seen), 100).await?.events {
         println!("since then: {} {}", e.event, e.job_id);
     }
+    queue.cancel("order-2").await?; // the example's own: a second run starts as the first did
     Ok(())
 }

@@ -14,7 +14,7 @@ async fn main() -> leaseq::Result<()> {
     let url = std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
     let client = Client::connect(&url).await?;
     // Created once with its partition count (again with the same count: the same queue).
-    let orders = client.create_partitioned("{orders}", 4).await?;
+    let orders = client.create_partitioned("{orders-by-customer}", 4).await?;
     println!("{} partitions", orders.count()); // 4 partitions
 
     // Items go by their group (a customer's orders stay together, in order), else by their id.
@@ -48,7 +48,7 @@ async fn main() -> leaseq::Result<()> {
     println!("completed {}", done.load(Ordering::SeqCst)); // completed 10
 
     // The base is no queue: opened as a plain one, it refuses the work no runner would see.
-    let refused = client.queue("{orders}")?.add(&Item::new("lost")).await;
+    let refused = client.queue("{orders-by-customer}")?.add(&Item::new("lost")).await;
     println!("{}", refused.unwrap_err().code()); // INVALID_ARGUMENT
 
     // Reads see the logical queue, and each partition's figures beside it.

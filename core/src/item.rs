@@ -116,6 +116,12 @@ impl Item {
         self.options.group.as_deref()
     }
 
+    /// Whether `self` and `other` carry the same data and options, whatever their ids (a
+    /// schedule's template item, whose id no tick uses).
+    pub(crate) fn same_but_id(&self, other: &Item) -> bool {
+        self.data == other.data && self.options == other.options
+    }
+
     /// The data.
     pub fn data(&self) -> &[u8] {
         &self.data

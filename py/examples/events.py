@@ -24,3 +24,4 @@ with leaseq.Client(url) as client:
     queue.add(leaseq.Item(b"{}", id="order-2"))
     for event in queue.read_events(after=seen).events:
         print(f"since then: {event.event} {event.job_id}")
+    queue.cancel("order-2")  # the example's own: a second run starts as the first did

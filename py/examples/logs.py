@@ -14,8 +14,9 @@ logging.basicConfig(
 url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379")
 with leaseq.Client(url) as client:
     queue = client.queue("{invoices}")
-    queue.add(leaseq.Item.from_json({"amount": "12.50"}, id="ok"))
-    queue.add(leaseq.Item.from_json({"amount": "twelve"}, id="bad", max_attempts=1))
+    # Random ids (a UUID each), so that every run adds its own two invoices.
+    bad = leaseq.Item.from_json({"amount": "twelve"}, max_attempts=1)
+    queue.add_batch([leaseq.Item.from_json({"amount": "12.50"}), bad])
 
     def parse(amount: str) -> float:
         return float(amount)
@@ -28,6 +29,6 @@ with leaseq.Client(url) as client:
     worker.run()
 
     # The failed attempt's traceback is kept with the job (at most 16 KiB).
-    job = queue.get("bad")
+    job = queue.get(bad.id)
     assert job is not None and job.trace is not None
     print(job.trace.splitlines()[-1])

@@ -21,8 +21,11 @@ use crate::{convert, errors, time};
 ///   ``"once"`` (the latest fires) or ``"all:N"`` (the latest N, 1 to 1000).
 ///
 /// Checked by ``upsert_schedule``, which refuses a bad one naming the argument (``cron``,
-/// ``tz``, ``every``, ``missed``, ``item``) before anything is written.
-#[pyclass(module = "leaseq", frozen)]
+/// ``tz``, ``every``, ``missed``, ``item``) before anything is written. Two schedules are equal
+/// when they fire alike and add alike items (the template item's id, which no tick uses, does
+/// not count).
+#[pyclass(module = "leaseq", frozen, eq)]
+#[derive(PartialEq, Eq)]
 pub struct Schedule {
     pub inner: leaseq::Schedule,
 }

@@ -90,11 +90,15 @@ def check_logs(out: str) -> None:
     assert lines[0].startswith("INFO leaseq.worker: runner "), lines[0]
     assert " started: queue {invoices} on redis://127.0.0.1:" in lines[0], lines[0]
     assert lines[0].endswith(", concurrency 1"), lines[0]
-    assert (
-        "ERROR leaseq.worker: job bad failed (attempt 1) and is dead: could not convert "
-        "string to float: 'twelve'" in lines
+    dead = [line for line in lines if line.startswith("ERROR leaseq.worker: job ")]
+    assert len(dead) == 1, out
+    assert re.fullmatch(
+        r"ERROR leaseq\.worker: job [0-9a-f-]{36} failed \(attempt 1\) and is dead: could "
+        r"not convert string to float: 'twelve'",
+        dead[0],
     ), out
-    assert not any("job ok" in line for line in lines), out  # a success: DEBUG
+    # A success logs at DEBUG: no other line about a job.
+    assert sum(" job " in line for line in lines) == 1, out
     assert "stopped: 1 completed, 0 retried, 1 dead" in lines[-2], out
     assert lines[-1] == "ValueError: could not convert string to float: 'twelve'"
 

@@ -90,3 +90,16 @@ def test_partitioned_stats_compare_by_value(cluster_client: leaseq.Client) -> No
     unhashable(stats)
     queue.add(leaseq.Item(b"x"))
     assert queue.stats() != stats
+
+
+def test_schedules_compare_by_what_they_do() -> None:
+    # The template item's id (random, and used by no tick) does not count.
+    def every() -> leaseq.Schedule:
+        return leaseq.Schedule(every=30, item=leaseq.Item(b"x", priority=5))
+
+    assert every() == every()
+    assert every() != leaseq.Schedule(every=30, item=leaseq.Item(b"y", priority=5))
+    assert every() != leaseq.Schedule(every=31, item=leaseq.Item(b"x", priority=5))
+    assert leaseq.Schedule(cron="0 3 * * *") != leaseq.Schedule(
+        cron="0 3 * * *", tz="UTC"
+    )

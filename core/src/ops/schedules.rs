@@ -98,14 +98,26 @@ pub enum Every {
 }
 
 /// A recurring job: when it fires, what item it adds, and what it does with missed ticks.
-/// Stored by [`Queue::upsert_schedule`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Stored by [`Queue::upsert_schedule`]. Two schedules are equal when they fire alike and add
+/// alike items: the template item's id, which no tick uses, does not count.
+#[derive(Debug, Clone)]
 pub struct Schedule {
     every: Every,
     tz: Option<String>,
     item: Item,
     missed: Missed,
 }
+
+impl PartialEq for Schedule {
+    fn eq(&self, other: &Schedule) -> bool {
+        self.every == other.every
+            && self.tz == other.tz
+            && self.missed == other.missed
+            && self.item.same_but_id(&other.item)
+    }
+}
+
+impl Eq for Schedule {}
 
 impl Schedule {
     /// A schedule on a cron expression (`"0 3 * * *"`, or `"*/5 * * * * *"` with seconds),
@@ -621,6 +633,27 @@ impl Queue {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn schedules_compare_by_what_they_do_not_by_their_templates_id() {
+        let every = || Schedule::every(Duration::from_secs(30));
+        assert_eq!(every(), every());
+        assert_eq!(
+            every().item(Item::new("x").priority(5)),
+            every().item(Item::new("x").priority(5))
+        );
+        assert_ne!(every().item(Item::new("x")), every().item(Item::new("y")));
+        assert_ne!(
+            every().item(Item::new("x")),
+            every().item(Item::new("x").priority(5))
+        );
+        assert_ne!(every(), every().missed(Missed::Once));
+        assert_ne!(every(), Schedule::every(Duration::from_secs(31)));
+        assert_ne!(
+            Schedule::cron("0 3 * * *"),
+            Schedule::cron("0 3 * * *").tz("UTC")
+        );
+    }
 
     #[test]
     fn bad_schedules_are_refused_naming_the_argument() {

@@ -630,7 +630,9 @@ class Schedule:
       ``"once"`` (the latest fires) or ``"all:N"`` (the latest N, 1 to 1000).
 
     Checked by ``upsert_schedule``, which refuses a bad one naming the argument (``cron``,
-    ``tz``, ``every``, ``missed``, ``item``) before anything is written.
+    ``tz``, ``every``, ``missed``, ``item``) before anything is written. Two schedules are equal
+    when they fire alike and add alike items (the template item's id, which no tick uses, does
+    not count).
     """
 
     def __new__(
@@ -657,6 +659,8 @@ class Schedule:
     @property
     def missed(self) -> str:
         """``"skip"``, ``"once"`` or ``"all:N"``."""
+    def __eq__(self, value: object, /) -> bool: ...
+    __hash__: ClassVar[None]  # type: ignore[assignment]
 
 @final
 class ScheduleInfo:
