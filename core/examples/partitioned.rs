@@ -48,7 +48,10 @@ async fn main() -> leaseq::Result<()> {
     println!("completed {}", done.load(Ordering::SeqCst)); // completed 10
 
     // The base is no queue: opened as a plain one, it refuses the work no runner would see.
-    let refused = client.queue("{orders-by-customer}")?.add(&Item::new("lost")).await;
+    let refused = client
+        .queue("{orders-by-customer}")?
+        .add(&Item::new("lost"))
+        .await;
     println!("{}", refused.unwrap_err().code()); // INVALID_ARGUMENT
 
     // Reads see the logical queue, and each partition's figures beside it.
