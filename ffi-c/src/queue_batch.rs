@@ -188,9 +188,7 @@ pub unsafe extern "C" fn leaseq_queue_renew_batch(
 ///
 /// # Safety
 /// Each pointer is NULL or a live lease.
-pub(crate) unsafe fn lease_list<'a>(
-    pointers: &'a [*const leaseq_lease],
-) -> Result<Vec<&'a Lease>, Failure> {
+pub(crate) unsafe fn lease_list(pointers: &[*const leaseq_lease]) -> Result<Vec<&Lease>, Failure> {
     pointers
         .iter()
         .enumerate()
