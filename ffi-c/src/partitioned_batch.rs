@@ -6,12 +6,12 @@
 use leaseq::ttl_from_millis;
 
 use crate::guard::{arg, array, call, OutArray};
-use crate::job::{leaseq_fail_outcome, LEASEQ_FAIL_NOT_HELD};
+use crate::job::leaseq_fail_outcome;
 use crate::lease::leaseq_lease;
 use crate::partitioned::leaseq_partitioned;
 use crate::queue::{leaseq_renew_outcome, renew_outcome_to_c, LEASEQ_RENEW_EXPIRED};
 use crate::queue_batch::{
-    completions, failure_list, lease_list, leaseq_completion, leaseq_failure, set_fail_outcomes,
+    completions, failure_list, lease_list, leaseq_completion, leaseq_failure, FailOuts,
 };
 use crate::status::leaseq_status;
 
@@ -104,32 +104,13 @@ pub unsafe extern "C" fn leaseq_partitioned_fail_batch(
     out_retry_in_ms: *mut i64,
 ) -> leaseq_status {
     call("leaseq_partitioned_fail_batch", || {
-        let out_outcomes = unsafe {
-            OutArray::new(
-                out_outcomes,
-                failures_len,
-                "out_outcomes",
-                LEASEQ_FAIL_NOT_HELD,
-            )
-        };
-        let out_not_held = unsafe {
-            OutArray::new(
-                out_not_held,
-                failures_len,
-                "out_not_held",
-                LEASEQ_RENEW_EXPIRED,
-            )
-        };
-        let out_retry_in_ms =
-            unsafe { OutArray::new(out_retry_in_ms, failures_len, "out_retry_in_ms", -1) };
+        let outs =
+            unsafe { FailOuts::new(failures_len, out_outcomes, out_not_held, out_retry_in_ms) };
         let p = unsafe { arg(partitioned, "partitioned") }?;
         let items = unsafe { array(failures, failures_len, "failures") }?;
         let list = unsafe { failure_list(items) }?;
-        out_outcomes.required()?;
-        out_not_held.required()?;
-        out_retry_in_ms.required()?;
-        let outcomes = p.inner.fail_batch(&list)?;
-        set_fail_outcomes(outcomes, &out_outcomes, &out_not_held, &out_retry_in_ms);
+        outs.required()?;
+        outs.set(p.inner.fail_batch(&list)?);
         Ok(())
     })
 }

@@ -231,32 +231,13 @@ pub unsafe extern "C" fn leaseq_queue_fail_batch(
     out_retry_in_ms: *mut i64,
 ) -> leaseq_status {
     call("leaseq_queue_fail_batch", || {
-        let out_outcomes = unsafe {
-            OutArray::new(
-                out_outcomes,
-                failures_len,
-                "out_outcomes",
-                LEASEQ_FAIL_NOT_HELD,
-            )
-        };
-        let out_not_held = unsafe {
-            OutArray::new(
-                out_not_held,
-                failures_len,
-                "out_not_held",
-                LEASEQ_RENEW_EXPIRED,
-            )
-        };
-        let out_retry_in_ms =
-            unsafe { OutArray::new(out_retry_in_ms, failures_len, "out_retry_in_ms", -1) };
+        let outs =
+            unsafe { FailOuts::new(failures_len, out_outcomes, out_not_held, out_retry_in_ms) };
         let queue = unsafe { arg(queue, "queue") }?;
         let items = unsafe { array(failures, failures_len, "failures") }?;
         let list = unsafe { failure_list(items) }?;
-        out_outcomes.required()?;
-        out_not_held.required()?;
-        out_retry_in_ms.required()?;
-        let outcomes = queue.inner.fail_batch(&list)?;
-        set_fail_outcomes(outcomes, &out_outcomes, &out_not_held, &out_retry_in_ms);
+        outs.required()?;
+        outs.set(queue.inner.fail_batch(&list)?);
         Ok(())
     })
 }
@@ -290,17 +271,47 @@ pub(crate) unsafe fn failure_list(
     Ok(list)
 }
 
-/// Writes a batch fail's outcomes to its three out-arrays.
-pub(crate) fn set_fail_outcomes(
-    outcomes: Vec<leaseq::FailOutcome>,
-    out_outcomes: &OutArray<leaseq_fail_outcome>,
-    out_not_held: &OutArray<leaseq_renew_outcome>,
-    out_retry_in_ms: &OutArray<i64>,
-) {
-    let parts: Vec<_> = outcomes.into_iter().map(fail_outcome_to_c).collect();
-    out_outcomes.set(parts.iter().map(|p| p.0));
-    out_not_held.set(parts.iter().map(|p| p.1));
-    out_retry_in_ms.set(parts.iter().map(|p| p.2));
+/// A batch fail's three out-arrays: each failure's outcome, why its lease was not held, and
+/// the delay before its retry (on failure: `LEASEQ_FAIL_NOT_HELD`, `LEASEQ_RENEW_EXPIRED`, -1).
+pub(crate) struct FailOuts {
+    outcomes: OutArray<leaseq_fail_outcome>,
+    not_held: OutArray<leaseq_renew_outcome>,
+    retry_in_ms: OutArray<i64>,
+}
+
+impl FailOuts {
+    /// # Safety
+    /// Each pointer is NULL or points to `len` writable elements.
+    pub(crate) unsafe fn new(
+        len: usize,
+        outcomes: *mut leaseq_fail_outcome,
+        not_held: *mut leaseq_renew_outcome,
+        retry_in_ms: *mut i64,
+    ) -> FailOuts {
+        // SAFETY: by this function's contract.
+        unsafe {
+            FailOuts {
+                outcomes: OutArray::new(outcomes, len, "out_outcomes", LEASEQ_FAIL_NOT_HELD),
+                not_held: OutArray::new(not_held, len, "out_not_held", LEASEQ_RENEW_EXPIRED),
+                retry_in_ms: OutArray::new(retry_in_ms, len, "out_retry_in_ms", -1),
+            }
+        }
+    }
+
+    /// Refuses a NULL array (of a batch that is not empty), naming it.
+    pub(crate) fn required(&self) -> Result<(), Failure> {
+        self.outcomes.required()?;
+        self.not_held.required()?;
+        self.retry_in_ms.required()
+    }
+
+    /// Writes the outcomes, in order.
+    pub(crate) fn set(&self, outcomes: Vec<leaseq::FailOutcome>) {
+        let parts: Vec<_> = outcomes.into_iter().map(fail_outcome_to_c).collect();
+        self.outcomes.set(parts.iter().map(|p| p.0));
+        self.not_held.set(parts.iter().map(|p| p.1));
+        self.retry_in_ms.set(parts.iter().map(|p| p.2));
+    }
 }
 
 /// A busy worker's whole step in one round trip: completes `completions` (as
