@@ -297,7 +297,9 @@ impl Looks {
 /// expiring lease; a queue at its rate limit is not waited on but bounds the wait by its
 /// window. After the wait it asks first the queue whose key answered. Gives up its wait when
 /// `stop` resolves. Returns each lease with the index of its queue. A queue whose call fails
-/// is skipped; its error is returned when no queue gave any, else beside the leases.
+/// is skipped (asked again after a wait): its error is returned beside the leases, or beside
+/// none when the others were waited on; alone when it does not pass (`is_retryable` false) or
+/// no queue was left to wait on.
 pub(crate) async fn lease_any(
     queues: &[Queue],
     order: &[usize],
@@ -321,8 +323,9 @@ pub(crate) async fn lease_any(
         let mut wake_in: Option<Duration> = None;
         // A queue that fails (its primary down, failing over) is not waited on, and does not
         // cost the leases the queues asked before it gave: they are returned (dropped, they
-        // would run only once expired, an attempt charged). Its error is returned when no
-        // queue gave any.
+        // would run only once expired, an attempt charged). When none gave any, the others
+        // are waited on, and the failed one asked again after the wait, while its error is one
+        // that passes; else its error is the answer.
         let mut failed: Option<crate::Error> = None;
         let now = Instant::now();
         for &i in &order {
@@ -353,15 +356,19 @@ pub(crate) async fn lease_any(
                 owners.extend([i, i]);
             }
         }
-        if !got.is_empty() {
+        // The error of a queue that failed for now while the others are waited on: returned
+        // beside what this look gives in the end.
+        let passed_over = match failed {
             // The failed queue's error, for the caller to report beside the leases.
-            return Ok((got, failed));
-        }
-        if let Some(e) = failed {
-            return Err(e);
+            Some(e) if !got.is_empty() => return Ok((got, Some(e))),
+            Some(e) if keys.is_empty() || !e.is_retryable() => return Err(e),
+            failed => failed,
+        };
+        if !got.is_empty() {
+            return Ok((got, passed_over));
         }
         let left = match deadline.left() {
-            Some(left) if left.is_zero() => return Ok((got, None)),
+            Some(left) if left.is_zero() => return Ok((got, passed_over)),
             left => left.unwrap_or(wait),
         };
         let slice = wake_in.map_or(left, |w| w.min(left));
@@ -369,12 +376,12 @@ pub(crate) async fn lease_any(
             // Every queue is at its rate limit: sleep until the first window ends.
             tokio::select! {
                 _ = tokio::time::sleep(slice) => Ok(None),
-                _ = &mut stop => return Ok((got, None)),
+                _ = &mut stop => return Ok((got, passed_over)),
             }
         } else {
             tokio::select! {
                 r = waiter.until_any_kept(&keys, Some(slice), &mut looks.kept) => r,
-                _ = &mut stop => return Ok((got, None)),
+                _ = &mut stop => return Ok((got, passed_over)),
             }
         };
         match waited {
@@ -418,7 +425,7 @@ pub(crate) async fn lease_any(
                 waiter.pause().await?
             }
             Err(e) if e.is_retryable() || e.code() == crate::ErrorCode::OutOfMemory => {
-                return Ok((got, None))
+                return Ok((got, passed_over))
             }
             Err(e) => return Err(e),
         }
