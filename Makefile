@@ -135,7 +135,7 @@ test-valkey: harness
 	server=$$(scripts/valkey-server.sh) && export LEASEQ_TEST_SERVER=$$server && \
 	$$server --version && \
 	$(CARGO) test -p leaseq-vectors && \
-	$(CARGO) test -p leaseq --test lifecycle --test worker --test round_trips --test acl --test crash_repair && \
+	$(CARGO) test -p leaseq --test integration -- lifecycle:: worker:: round_trips:: acl:: crash_repair:: && \
 	target/debug/leaseq-soak --items 1500 && target/debug/leaseq-soak --demo --items 1500
 
 # The shared conformance vectors in all four languages (each suite above runs them too).

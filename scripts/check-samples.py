@@ -8,7 +8,7 @@ docs/**/*.md must come right after a line
 
 naming a file of core/examples (.rs), py/examples (.py), node/examples (.js, .mjs, .cjs, .ts) or
 ffi-c/examples (.c), and the block must be that whole file, word for word. Each language's tests
-run every file of its examples directory against a throwaway server (core/tests/examples.rs,
+run every file of its examples directory against a throwaway server (core/tests/integration/examples.rs,
 py/tests/test_examples.py, node/test/examples.test.js, ffi-c/test.sh), so a sample cannot go
 stale without a test failing.
 

@@ -1,5 +1,5 @@
 """The dashboard in a real headless Chromium (Debian's chromium and chromium-driver), driven by
-selenium. Run by cli/tests/browser.rs, which prepares the queue `{web}`:
+selenium. Run by cli/tests/integration/browser.rs, which prepares the queue `{web}`:
   - `xss`: a waiting item whose data is `<script>alert(1)</script>` followed by bytes 0xff 0xfe;
   - `d1` (error type Timeout) and `d2` (error type ValueError): dead letters;
   - no per-minute counters (the default);

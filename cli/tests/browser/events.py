@@ -1,4 +1,4 @@
-"""The dashboard's live event log in a real headless Chromium: run by cli/tests/browser_events.rs,
+"""The dashboard's live event log in a real headless Chromium: run by cli/tests/integration/browser_events.rs,
 which prepares the queue `{live}` (events on, empty) and `{quiet}` (events off), starts this
 script, waits for FLAG_FILE, then adds the item `<b>live</b>` and completes it, and adds `bad`
 and fails it for good with the error `<img src=x onerror=alert(1)>`, all from outside the page.

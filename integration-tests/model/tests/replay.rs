@@ -241,7 +241,7 @@ fn send(con: &mut redis::Connection, lib: &str, prefix: &str, s: &State, a: Acti
     let c = match a {
         Action::Tick | Action::Crash { .. } => return Reply::Local,
         // Scope::small has no runners: runner_beat's PX and PEXPIRE run on Redis's own clock,
-        // which the replay does not control (core/tests/worker.rs tests the real expiry).
+        // which the replay does not control (core/tests/integration/worker.rs tests the real expiry).
         Action::Beat { .. } | Action::Leave { .. } | Action::Kill { .. } => {
             unreachable!("the replay's scope has no runners")
         }
