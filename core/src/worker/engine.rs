@@ -105,6 +105,10 @@ pub(crate) struct Shared {
     pub(super) parked: AtomicUsize,
     /// Told when a batch starts waiting so.
     pub(super) parked_now: tokio::sync::Notify,
+    /// The jobs of those batches by [`Job::seq`]: their leases are renewed as running jobs'
+    /// are, so that an outcome Redis refuses for longer than a lease's time to live (a
+    /// complete that keeps its result, over `maxmemory`) does not let the item run again.
+    pub(super) parked_jobs: Mutex<HashMap<u64, Job>>,
 }
 
 impl Shared {
@@ -357,6 +361,7 @@ impl Engine {
                 failing: Mutex::new(HashMap::new()),
                 turns: Mutex::new(turns),
                 give_up_at: std::sync::OnceLock::new(),
+                parked_jobs: Mutex::new(HashMap::new()),
                 refusing: std::iter::repeat_with(|| AtomicUsize::new(0))
                     .take(queue_count)
                     .collect(),
@@ -886,7 +891,8 @@ impl Drop for Reply {
     }
 }
 
-/// Renews every running job's lease, in one round trip per 1000, every `renew_every`.
+/// Renews every running job's lease, and every parked outcome's ([`Shared::parked_jobs`]), in
+/// one round trip per 1000, every `renew_every`.
 async fn renew_loop(shared: Arc<Shared>, stop: watch::Receiver<bool>) {
     let s = &shared.settings;
     let mut tick = tokio::time::interval(s.renew_every);
@@ -894,39 +900,41 @@ async fn renew_loop(shared: Arc<Shared>, stop: watch::Receiver<bool>) {
     tick.tick().await;
     while !*stop.borrow() {
         tick.tick().await;
-        let jobs: Vec<Job> = {
+        let mut jobs: Vec<(Job, bool)> = {
             let running = shared.running.lock().unwrap_or_else(|e| e.into_inner());
             running
                 .values()
                 .filter(|r| !r.job.is_lost())
-                .map(|r| r.job.clone())
+                .map(|r| (r.job.clone(), false))
                 .collect()
         };
-        let jobs: Vec<(Job, ())> = jobs.into_iter().map(|j| (j, ())).collect();
+        {
+            let parked = shared.parked_jobs.lock().unwrap_or_else(|e| e.into_inner());
+            jobs.extend(parked.values().map(|j| (j.clone(), true)));
+        }
         for (queue, jobs) in by_queue(jobs) {
-            let jobs: Vec<Job> = jobs.into_iter().map(|(j, ())| j).collect();
             renew_chunks(&shared, &queue, &jobs).await;
         }
     }
 }
 
-/// Renews `jobs` (of `queue`), in one round trip per 1000.
-async fn renew_chunks(shared: &Shared, queue: &Queue, jobs: &[Job]) {
+/// Renews `jobs` (of `queue`), in one round trip per 1000. A running job whose lease is gone
+/// is lost; a parked outcome's (`true`) is not: its call, when Redis accepts it, says so, and
+/// the lease may be gone only because that call went through meanwhile.
+async fn renew_chunks(shared: &Shared, queue: &Queue, jobs: &[(Job, bool)]) {
     let s = &shared.settings;
-    {
-        for chunk in jobs.chunks(MAX_PAGE) {
-            let leases: Vec<&crate::Lease> = chunk.iter().map(|j| j.lease()).collect();
-            match queue.renew_batch(&leases, s.lease_ttl).await {
-                Ok(outcomes) => {
-                    shared.worked("renew");
-                    for (job, outcome) in chunk.iter().zip(outcomes) {
-                        if outcome != RenewOutcome::Renewed {
-                            shared.lose(job, Some(outcome));
-                        }
+    for chunk in jobs.chunks(MAX_PAGE) {
+        let leases: Vec<&crate::Lease> = chunk.iter().map(|(j, _)| j.lease()).collect();
+        match queue.renew_batch(&leases, s.lease_ttl).await {
+            Ok(outcomes) => {
+                shared.worked("renew");
+                for ((job, parked), outcome) in chunk.iter().zip(outcomes) {
+                    if outcome != RenewOutcome::Renewed && !parked {
+                        shared.lose(job, Some(outcome));
                     }
                 }
-                Err(e) => shared.failed("renew", e),
             }
+            Err(e) => shared.failed("renew", e),
         }
     }
 }

@@ -300,6 +300,9 @@ impl Drop for Parking<'_> {
 struct Calls<'a> {
     index: usize,
     parking: &'a Parking<'a>,
+    /// The queue's jobs of this batch: parked with the calls, so that their leases are renewed
+    /// while Redis refuses them ([`Shared::parked_jobs`]).
+    jobs: Vec<Job>,
     slots: Mutex<Vec<OwnedSemaphorePermit>>,
     refused: AtomicBool,
 }
@@ -315,6 +318,8 @@ impl Calls<'_> {
     fn refuse(&self, shared: &Shared) {
         if !self.refused.swap(true, Ordering::SeqCst) {
             shared.refusing[self.index].fetch_add(1, Ordering::SeqCst);
+            let mut parked = shared.parked_jobs.lock().unwrap_or_else(|e| e.into_inner());
+            parked.extend(self.jobs.iter().map(|j| (j.seq(), j.clone())));
         }
         self.slots.lock().unwrap_or_else(|e| e.into_inner()).clear();
         self.parking.park();
@@ -329,7 +334,16 @@ impl Calls<'_> {
 impl Drop for Calls<'_> {
     fn drop(&mut self) {
         let shared = self.parking.shared;
-        if self.refused() && shared.refusing[self.index].fetch_sub(1, Ordering::SeqCst) == 1 {
+        if !self.refused() {
+            return;
+        }
+        {
+            let mut parked = shared.parked_jobs.lock().unwrap_or_else(|e| e.into_inner());
+            for job in &self.jobs {
+                parked.remove(&job.seq());
+            }
+        }
+        if shared.refusing[self.index].fetch_sub(1, Ordering::SeqCst) == 1 {
             shared.unrefused.notify_waiters();
         }
     }
@@ -347,9 +361,16 @@ async fn finish_queue(
 ) -> Option<(String, Duration)> {
     let shared = &starter.shared;
     let i = w.index;
+    let jobs = (w.completes.iter().map(|(j, _)| j))
+        .chain(w.fails.iter().map(|(j, _)| j))
+        .chain(w.releases.iter().map(|(j, _)| j))
+        .chain(w.group_holds.iter().map(|(j, _)| j))
+        .cloned()
+        .collect();
     let at = Calls {
         index: i,
         parking,
+        jobs,
         slots: Mutex::new(w.slots),
         refused: AtomicBool::new(false),
     };

@@ -201,6 +201,71 @@ async fn a_cancelled_job_is_told_its_lease_is_lost() {
     );
 }
 
+/// A complete that Redis refuses for longer than the lease's time to live (it keeps a result,
+/// and the server is over `maxmemory`: spec/PROTOCOL.md 4.1, 13.1) keeps its lease: the runner
+/// renews it while it sends the complete again, so the item is not taken by another lease and
+/// run twice. Once memory is freed, the complete goes through, with its result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_refused_complete_keeps_its_lease_until_it_goes_through() {
+    let env = Env::single("runner-refused").await;
+    let server = env.server.as_ref().expect("a server of its own");
+    let q = &env.queue;
+    q.add(&Item::with_id("kept", "x").unwrap()).await.unwrap();
+    let (sink, mut rx) = event_channel();
+    let (started_tx, mut started) = mpsc::unbounded_channel::<()>();
+    let go = Arc::new(tokio::sync::Notify::new());
+    let runs = Arc::new(Mutex::new(0));
+    let (go2, runs2) = (go.clone(), runs.clone());
+    let mut options = WorkerOptions::new();
+    options.lease_ttl = Some(Duration::from_millis(600));
+    options.renew_every = Some(Duration::from_millis(100));
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), move |_job: Job| {
+        let (started_tx, go, runs) = (started_tx.clone(), go2.clone(), runs2.clone());
+        async move {
+            *runs.lock().unwrap() += 1;
+            started_tx.send(()).unwrap();
+            go.notified().await;
+            Outcome::Complete(Some(b"the result".to_vec()))
+        }
+    })
+    .options(options)
+    .on_event(sink);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    started.recv().await.unwrap();
+    assert_eq!(server.command("CONFIG SET maxmemory 1").trim(), "+OK");
+    go.notify_one();
+    wait_events(&mut rx, |e| {
+        matches!(e, Event::Error { during: "finish", error }
+            if error.code() == leaseq::ErrorCode::OutOfMemory)
+    })
+    .await;
+    // Refused for four times the lease's TTL: the lease is still held, and another client's
+    // lease (which recovers expired leases first) gets nothing.
+    let other = leaseq::Client::connect(&env.urls[0]).await.unwrap();
+    let other = other.queue(q.prefix()).unwrap();
+    for _ in 0..12 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let leased = other
+            .lease(Duration::from_secs(30), leaseq::Wait::No)
+            .await
+            .unwrap();
+        assert!(leased.is_none(), "the refused complete's lease was taken");
+    }
+    let job = q.get("kept").await.unwrap().expect("the item");
+    assert_eq!(job.state, State::Leased, "{job:?}");
+    assert_eq!(server.command("CONFIG SET maxmemory 0").trim(), "+OK");
+    wait_events(&mut rx, |e| matches!(e, Event::Completed { .. })).await;
+    handle.stop();
+    let report = run.await.unwrap().unwrap();
+    assert_eq!((report.completed, report.lost), (1, 0));
+    assert_eq!(*runs.lock().unwrap(), 1, "the handler ran once");
+    let result = q.result("kept").await.unwrap().expect("the kept result");
+    assert_eq!(result.data, b"the result");
+    assert_eq!(result.attempts, 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn shutdown_waits_for_handlers_then_releases_the_rest() {
     let env = Env::single("runner-shutdown").await;
