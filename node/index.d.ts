@@ -322,6 +322,11 @@ export interface Job {
   dependsOn: string[]
   /** Its policy when a dependency dies or is cancelled; null without dependencies. */
   onDependencyFailure: OnDependencyFailure | null
+  /**
+   * Read from a partitioned queue (`PartitionedQueue#get`): the partition that holds it, as its
+   * index in `PartitionedQueue#partitions`; null from a plain queue.
+   */
+  partition: number | null
 }
 
 /** One line of `Queue#list`. */

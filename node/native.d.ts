@@ -874,6 +874,8 @@ export interface JobParts {
   dependsOn: Array<string>
   /** `fail` or `run`, for an item with dependencies. */
   onDependencyFailure?: string
+  /** Read from a partitioned queue: the index of the partition that holds it. */
+  partition?: number
 }
 
 /** A lease as the JS layer receives it: the lease and its data. */

@@ -94,6 +94,9 @@ pub struct JobView {
     pub depends_on: Vec<String>,
     /// `fail` or `run`, for an item with dependencies.
     pub on_dependency_failure: Option<String>,
+    /// Read from a partitioned queue's base: the prefix of the partition that holds it
+    /// (`Target::partition_of`); none on a plain queue.
+    pub partition: Option<String>,
 }
 
 impl From<&leaseq::Job> for JobView {
@@ -123,6 +126,7 @@ impl From<&leaseq::Job> for JobView {
             name: j.name.clone(),
             depends_on: j.depends_on.clone(),
             on_dependency_failure: j.on_dependency_failure.map(|p| p.as_str().to_owned()),
+            partition: None,
         }
     }
 }

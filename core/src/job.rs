@@ -113,6 +113,9 @@ pub struct Job {
     pub depends_on: Vec<String>,
     /// What happens to it when a dependency dies or is cancelled, when it has dependencies.
     pub on_dependency_failure: Option<crate::OnDependencyFailure>,
+    /// Read from a partitioned queue ([`crate::Partitioned::get`]): the partition that holds
+    /// it, as its index in [`crate::Partitioned::partitions`]. `None` from a plain queue.
+    pub partition: Option<usize>,
 }
 
 /// A group of a queue ([`crate::Queue::group`]).

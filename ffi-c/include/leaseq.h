@@ -2669,6 +2669,16 @@ leaseq_status leaseq_job_attempts(const leaseq_job *job, uint64_t *out_attempts)
 leaseq_status leaseq_job_max_attempts(const leaseq_job *job, int64_t *out_max_attempts);
 
 /**
+ * Sets `*out_partition` to the partition that holds the item, as its index (0 to count - 1,
+ * as `leaseq_partitioned_partition` takes it), when the job was read from a partitioned
+ * queue (`leaseq_partitioned_get`); -1 when it was read from a plain queue.
+ *
+ * # Safety
+ * `job` is NULL or a live job; `out_partition` is NULL or writable.
+ */
+leaseq_status leaseq_job_partition(const leaseq_job *job, int32_t *out_partition);
+
+/**
  * Sets `*out_priority` to the item's priority (-1000 to 1000; 0 by default).
  *
  * # Safety

@@ -361,6 +361,7 @@ pub struct leaseq_job {
     _depends_on: Vec<CString>,
     depends_on_ptrs: Vec<*const c_char>,
     on_dependency_failure: crate::options::leaseq_on_dependency_failure,
+    partition: Option<usize>,
 }
 
 impl leaseq_job {
@@ -388,6 +389,7 @@ impl leaseq_job {
             name,
             depends_on,
             on_dependency_failure,
+            partition,
             ..
         } = job;
         let depends_on: Vec<CString> = depends_on.iter().map(|d| c_string(d)).collect();
@@ -423,6 +425,7 @@ impl leaseq_job {
             on_dependency_failure: crate::options::on_dependency_failure_to_c(
                 on_dependency_failure,
             ),
+            partition,
         }))
     }
 }
@@ -581,6 +584,33 @@ pub unsafe extern "C" fn leaseq_job_max_attempts(
             "out_max_attempts",
             -1,
             |j| Ok(j.max_attempts.map_or(-1, i64::from)),
+        )
+    }
+}
+
+/// Sets `*out_partition` to the partition that holds the item, as its index (0 to count - 1,
+/// as `leaseq_partitioned_partition` takes it), when the job was read from a partitioned
+/// queue (`leaseq_partitioned_get`); -1 when it was read from a plain queue.
+///
+/// # Safety
+/// `job` is NULL or a live job; `out_partition` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_job_partition(
+    job: *const leaseq_job,
+    out_partition: *mut i32,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_job_partition",
+            job,
+            "job",
+            out_partition,
+            "out_partition",
+            -1,
+            |j| {
+                Ok(j.partition
+                    .map_or(-1, |i| i32::try_from(i).unwrap_or(i32::MAX)))
+            },
         )
     }
 }

@@ -546,7 +546,21 @@ static void get_and_cancel_find_the_item(void) {
     CHECK(state == LEASEQ_STATE_WAITING);
     CHECK_OK(leaseq_job_group(job, &job_group));
     CHECK(job_group != NULL && strcmp(job_group, group) == 0);
+    /* It says where it was found: its group's partition, not its id's. */
+    int32_t partition = -2;
+    CHECK_OK(leaseq_job_partition(job, &partition));
+    CHECK(partition >= 0 && (size_t)partition == away);
     leaseq_job_free(job);
+    /* Read from that partition itself (a plain queue): no partition. */
+    leaseq_queue *home = NULL;
+    CHECK_OK(leaseq_partitioned_partition(p, away, &home));
+    CHECK_OK(leaseq_queue_get(home, "wanted", &job));
+    REQUIRE(job != NULL);
+    CHECK_OK(leaseq_job_partition(job, &partition));
+    CHECK(partition == -1);
+    CHECK(leaseq_job_partition(job, NULL) == LEASEQ_NULL_ARGUMENT);
+    leaseq_job_free(job);
+    leaseq_queue_free(home);
     job = (leaseq_job *)&job;
     CHECK_OK(leaseq_partitioned_get(p, "nobody", &job));
     CHECK(job == NULL);

@@ -182,6 +182,7 @@ function toJob(j) {
     onDependencyFailure: /** @type {import('../index').OnDependencyFailure | null} */ (
       orNull(j.onDependencyFailure)
     ),
+    partition: orNull(j.partition),
   }
 }
 

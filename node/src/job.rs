@@ -86,6 +86,8 @@ pub struct JobParts {
     pub depends_on: Vec<String>,
     /// `fail` or `run`, for an item with dependencies.
     pub on_dependency_failure: Option<String>,
+    /// Read from a partitioned queue: the index of the partition that holds it.
+    pub partition: Option<u32>,
 }
 
 impl From<Job> for JobParts {
@@ -119,6 +121,7 @@ impl From<Job> for JobParts {
             name: job.name,
             depends_on: job.depends_on,
             on_dependency_failure: job.on_dependency_failure.map(|p| p.as_str().to_owned()),
+            partition: job.partition.map(|i| u32::try_from(i).unwrap_or(u32::MAX)),
         }
     }
 }

@@ -382,6 +382,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
       'maxAttempts',
       'name',
       'onDependencyFailure',
+      'partition',
       'priority',
       'progress',
       'result',
@@ -398,6 +399,7 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
     assert.equal(job.group, null, 'no group given')
     assert.equal(job.name, null, 'no name given')
     assert.deepEqual([job.dependsOn, job.onDependencyFailure], [[], null], 'no dependencies given')
+    assert.equal(job.partition, null, 'read from a plain queue')
     for (const field of ['error', 'errorType', 'trace', 'deadReason', 'progress', 'result', 'leasedAt', 'leaseTtlMs']) {
       assert.equal(job[field], null, field)
     }

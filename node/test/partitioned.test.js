@@ -119,7 +119,12 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
     }
     assert.equal(await q.count('waiting'), 61)
     assert.equal((await q.list('waiting', { count: 1000 })).length, 61)
-    assert.equal((await q.get('i5')).id, 'i5')
+    const found = await q.get('i5')
+    assert.equal(found.id, 'i5')
+    // It says which partition holds it; read from that partition itself, none.
+    const home = q.partitionOf(new Item('', { id: 'i5' }))
+    assert.equal(found.partition, home)
+    assert.equal((await q.partition(home).get('i5')).partition, null)
     assert.equal(await q.get('missing'), null)
     assert.equal(await q.cancel('i5'), 'waiting')
     assert.equal(await q.get('i5'), null)

@@ -139,6 +139,13 @@ impl Job {
         self.inner.on_dependency_failure.map(|p| p.as_str())
     }
 
+    /// Read from a partitioned queue (``PartitionedQueue.get``): the partition that holds it,
+    /// as its index in ``PartitionedQueue.partitions``. ``None`` from a plain queue.
+    #[getter]
+    fn partition(&self) -> Option<usize> {
+        self.inner.partition
+    }
+
     /// The last failure's message, if it failed.
     #[getter]
     fn error(&self) -> Option<&str> {

@@ -67,6 +67,10 @@ def test_adds_spread_and_reads_see_the_logical_queue(
     assert len(q.list("waiting", 0, 1000)) == 61
     job = q.get("i5")
     assert job is not None and job.id == "i5"
+    home = q.partition_of(leaseq.Item(b"", id="i5"))
+    assert job.partition == home
+    from_home = q.partition(home).get("i5")
+    assert from_home is not None and from_home.partition is None
     assert q.get("missing") is None
     assert q.cancel("i5") == leaseq.State.WAITING
     assert q.get("i5") is None
@@ -162,6 +166,7 @@ def test_the_asyncio_face(cluster: Server) -> None:
             assert len(await q.list("waiting")) == 10
             job = await q.get("one")
             assert job is not None
+            assert job.partition == q.partition_of(leaseq.Item(b"", id="one"))
             assert await q.cancel("one") == leaseq.State.WAITING
             leases = await q.lease_batch(9, ttl=30)
             assert len(leases) == 9

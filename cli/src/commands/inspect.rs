@@ -277,18 +277,18 @@ pub async fn ls(
 /// `leaseq get ID`.
 pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> Outcome {
     let q = client.queue(queue)?;
-    let Some(job) = partitions::Target::open(client, queue)
-        .await?
-        .get(id)
-        .await?
-    else {
+    let target = partitions::Target::open(client, queue).await?;
+    let Some(job) = target.get(id).await? else {
         queue_must_exist(&q, queue).await?;
         return Err(Fail::NotFound(format!(
             "no item `{id}` in queue `{queue}` (it never existed, or completed without a kept \
              result, or was cancelled or purged)"
         )));
     };
-    let view = JobView::from(&job);
+    let view = JobView {
+        partition: target.partition_of(&job),
+        ..JobView::from(&job)
+    };
     if json {
         output::json(&view);
         return Ok(());
@@ -297,7 +297,7 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
         Some(m) => format!("{} of {m}", view.attempts),
         None => view.attempts.to_string(),
     };
-    let fields: Vec<(&str, String)> = vec![
+    let mut fields: Vec<(&str, String)> = vec![
         ("id", preview(view.id.as_bytes(), 512)),
         ("state", view.state.clone()),
         ("attempts", attempts),
@@ -359,6 +359,10 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
             },
         ),
     ];
+    // On a partitioned queue's base: where the item lives, after its id.
+    if let Some(partition) = &view.partition {
+        fields.insert(1, ("partition", preview(partition.as_bytes(), 512)));
+    }
     for (name, value) in fields {
         say!("{}  {value}", bold(&format!("{name:>12}")));
     }

@@ -182,6 +182,18 @@ impl Target {
         }
     }
 
+    /// Where `job` (read by [`Target::get`]) lives, on a partitioned queue's base: the prefix
+    /// of the partition that holds it. `None` on a plain queue.
+    pub fn partition_of(&self, job: &Job) -> Option<String> {
+        match self {
+            Target::Plain(_) => None,
+            Target::Partitioned(p) => job
+                .partition
+                .and_then(|i| p.partitions().get(i))
+                .map(|q| q.prefix().to_owned()),
+        }
+    }
+
     /// Cancels item `id` in whichever partition holds it; the state it was in.
     pub async fn cancel(&self, id: &str) -> leaseq::Result<Option<State>> {
         match self {

@@ -462,8 +462,12 @@ pub async fn item(
     State(app): State<AppState>,
     ApiQuery(q): ApiQuery<ItemQuery>,
 ) -> ApiResult<JobView> {
-    match app.target(&q.queue).await?.get(&q.id).await? {
-        Some(job) => Ok(Json(JobView::from(&job))),
+    let target = app.target(&q.queue).await?;
+    match target.get(&q.id).await? {
+        Some(job) => Ok(Json(JobView {
+            partition: target.partition_of(&job),
+            ..JobView::from(&job)
+        })),
         None => Err(Fail::NotFound(format!("no item `{}` in queue `{}`", q.id, q.queue)).into()),
     }
 }

@@ -1406,6 +1406,15 @@ async fn a_partitioned_queue_is_acted_on_through_its_partitions() {
         .await
         .unwrap();
     assert_eq!(deps["pending"], serde_json::json!(["late"]), "{deps}");
+    // The item's view names the partition that holds it, not its id's own.
+    let item: serde_json::Value = get(&format!("api/item?queue={q}&id={after}"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(item["state"], "blocked", "{item}");
+    assert_eq!(item["partition"], p.partitions()[acme].prefix(), "{item}");
 
     // A search by name looks in one partition per call, `next_start` going on to the next.
     for i in 0..6 {

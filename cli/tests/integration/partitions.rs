@@ -93,20 +93,40 @@ async fn a_partitioned_queue_is_created_and_read_as_one() {
     ));
     assert_eq!(listed.as_array().unwrap().len(), 30);
     // A plain queue's JSON has no `partitions`.
+    let plain_item = Item::new("x");
     client
         .queue("{plain}")
         .unwrap()
-        .add(&Item::new("x"))
+        .add(&plain_item)
         .await
         .unwrap();
     let plain = json(&run(&urls, &["stats", "-q", "{plain}", "--json"]));
     assert!(plain.get("partitions").is_none(), "{plain}");
+    // Nor does its item name a partition.
+    let got = json(&run(
+        &urls,
+        &["get", "-q", "{plain}", plain_item.id(), "--json"],
+    ));
+    assert_eq!(got["state"], "waiting");
+    assert!(got["partition"].is_null(), "{got}");
+    let text = stdout(&run(&urls, &["get", "-q", "{plain}", plain_item.id()]));
+    assert!(!text.contains("partition"), "{text}");
 
-    // Each id is found in its own partition, wherever that is.
+    // Each id is found in its own partition, wherever that is, and says which.
     for id in ["i3", "i17", "i29"] {
         let got = json(&run(&urls, &["get", "-q", "{p}", id, "--json"]));
         assert_eq!(got["state"], "waiting", "{id}");
+        let at = q.partition_of_id(id);
+        assert_eq!(got["partition"], prefixes[at].as_str(), "{id}");
     }
+    let text = stdout(&run(&urls, &["get", "-q", "{p}", "i29"]));
+    let at = q.partition_of_id("i29");
+    assert!(
+        text.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>()
+                == ["partition", prefixes[at].as_str()]),
+        "{text}"
+    );
     let cancelled = run(&urls, &["cancel", "-q", "{p}", "i17"]);
     assert_eq!(code(&cancelled), 0, "{}", stderr(&cancelled));
     assert_eq!(code(&run(&urls, &["get", "-q", "{p}", "i17"])), 1);

@@ -86,6 +86,7 @@ impl Queue {
                     crate::OnDependencyFailure::Fail
                 }
             }),
+            partition: None,
         }))
     }
 

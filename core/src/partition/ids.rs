@@ -23,23 +23,36 @@ impl Partitioned {
         F: Fn(&'a Queue) -> Fut,
         Fut: Future<Output = Result<Option<T>>>,
     {
+        Ok(self.by_id_at(id, ask).await?.map(|(_, found)| found))
+    }
+
+    /// [`Partitioned::by_id`], with the index of the partition that answered.
+    async fn by_id_at<'a, T, F, Fut>(&'a self, id: &'a [u8], ask: F) -> Result<Option<(usize, T)>>
+    where
+        F: Fn(&'a Queue) -> Fut,
+        Fut: Future<Output = Result<Option<T>>>,
+    {
         let home = self.partition_of_id(id);
         if let Some(found) = ask(&self.partitions[home]).await? {
-            return Ok(Some(found));
+            return Ok(Some((home, found)));
         }
-        let others = self
-            .partitions
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != home)
-            .map(|(_, q)| ask(q));
-        Ok(try_join_all(others).await?.into_iter().flatten().next())
+        let others: Vec<usize> = (0..self.partitions.len()).filter(|&i| i != home).collect();
+        let answers = try_join_all(others.iter().map(|&i| ask(&self.partitions[i]))).await?;
+        Ok(others
+            .into_iter()
+            .zip(answers)
+            .find_map(|(i, found)| Some((i, found?))))
     }
 
     /// Item `id` as [`Queue::get`] reads it, from whichever partition holds it: the id's own
-    /// partition first, then the others at once. At most two round trips in sequence.
+    /// partition first, then the others at once. At most two round trips in sequence. The job
+    /// says which partition holds it ([`Job::partition`]).
     pub async fn get(&self, id: impl AsRef<[u8]>) -> Result<Option<Job>> {
-        self.by_id(id.as_ref(), |q| q.get(id.as_ref())).await
+        let found = self.by_id_at(id.as_ref(), |q| q.get(id.as_ref())).await?;
+        Ok(found.map(|(at, job)| Job {
+            partition: Some(at),
+            ..job
+        }))
     }
 
     /// Cancels item `id` ([`Queue::cancel`]) where it is: the id's own partition first, then

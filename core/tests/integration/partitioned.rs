@@ -279,6 +279,15 @@ async fn items_route_by_group_then_dependency_then_id() {
     let at = q.partition_of_id(dep);
     let job = q.partitions()[at].get("after3").await.unwrap().unwrap();
     assert_eq!(job.state, State::Blocked);
+    assert_eq!(
+        job.partition, None,
+        "read from the partition itself, a plain queue"
+    );
+    // Read through the logical queue, it says where: the dependency in its id's partition, the
+    // dependant in the dependency's (whatever its own id's).
+    assert_eq!(q.get(dep).await.unwrap().unwrap().partition, Some(at));
+    let found = q.get("after3").await.unwrap().unwrap();
+    assert_eq!((found.state, found.partition), (State::Blocked, Some(at)));
     let other = (0..120)
         .map(|i| format!("id{i}"))
         .find(|id| q.partition_of_id(id) != at)

@@ -372,6 +372,10 @@ class Job:
     def on_dependency_failure(self) -> str | None:
         """``"fail"`` or ``"run"`` for an item with dependencies, else ``None``."""
     @property
+    def partition(self) -> int | None:
+        """Read from a partitioned queue (``PartitionedQueue.get``): the partition that holds it,
+        as its index in ``PartitionedQueue.partitions``. ``None`` from a plain queue."""
+    @property
     def error(self) -> str | None:
         """The last failure's message, if it failed."""
     @property

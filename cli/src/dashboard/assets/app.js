@@ -440,6 +440,8 @@ async function showJob(id) {
       ["dead because", j.dead_reason || "-"], ["progress", j.progress ?? "-"],
       ["result", j.result ?? "-"], ["data (" + j.data_len + " bytes)", j.data_preview],
     ];
+    // On a partitioned queue's base: the partition that holds it, after the queue.
+    if (j.partition != null) fields.splice(2, 0, ["partition", j.partition]);
     dl.replaceChildren(...fields.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
     // What it waits for and what waits for it (spec 5.24), each id a link to its own view.
     const d = await api("/api/dependencies?" + q(selected) + "&id=" + encodeURIComponent(id));
