@@ -211,6 +211,17 @@ fn cut_to(text: &str, max: usize) -> &str {
 /// the retry decision and the trace, if any.
 pub type Failure<'a> = (&'a Lease, &'a str, &'a str, Retry, Option<&'a str>);
 
+/// `failures` as [`Failure`]s without a trace: what `fail_batch` sends as
+/// `fail_batch_with_traces`, on a queue and on a partitioned one.
+pub(crate) fn without_traces<'a>(
+    failures: &[(&'a Lease, &'a str, &'a str, Retry)],
+) -> Vec<Failure<'a>> {
+    failures
+        .iter()
+        .map(|&(lease, error, error_type, retry)| (lease, error, error_type, retry, None))
+        .collect()
+}
+
 /// One lease of a batch complete and what to keep: `(lease, Some((result, keep_for)))`.
 pub type Completion<'a> = (&'a Lease, Option<(&'a [u8], Option<Duration>)>);
 
@@ -313,11 +324,7 @@ impl Queue {
         &self,
         failures: &[(&Lease, &str, &str, Retry)],
     ) -> Result<Vec<FailOutcome>> {
-        let failures: Vec<Failure<'_>> = failures
-            .iter()
-            .map(|&(lease, error, error_type, retry)| (lease, error, error_type, retry, None))
-            .collect();
-        self.fail_batch_with_traces(&failures).await
+        self.fail_batch_with_traces(&without_traces(failures)).await
     }
 
     /// Like [`Queue::fail_batch`], each failure with its trace as [`Queue::fail_with_trace`]

@@ -9,7 +9,7 @@ use futures_util::future::try_join_all;
 use super::Partitioned;
 use crate::error::Result;
 use crate::lease::{Lease, RenewOutcome};
-use crate::ops::finish::{batch_size, check_result, check_retry};
+use crate::ops::finish::{batch_size, check_result, check_retry, without_traces};
 use crate::ops::{Completion, Failure};
 use crate::queue::Queue;
 use crate::{FailOutcome, Retry};
@@ -100,11 +100,7 @@ impl Partitioned {
         &self,
         failures: &[(&Lease, &str, &str, Retry)],
     ) -> Result<Vec<FailOutcome>> {
-        let failures: Vec<Failure<'_>> = failures
-            .iter()
-            .map(|&(lease, error, error_type, retry)| (lease, error, error_type, retry, None))
-            .collect();
-        self.fail_batch_with_traces(&failures).await
+        self.fail_batch_with_traces(&without_traces(failures)).await
     }
 
     /// Like [`Partitioned::fail_batch`], each failure with its trace
