@@ -192,6 +192,13 @@ async fn first_connect<T>(
                 Some("is the URL's port another service's (an HTTP server, say)?".to_owned()),
             )))
         }
+        // A cluster client pointed at a server that is not a Cluster node: the URLs' fault, and
+        // nothing any retry would change.
+        Ok(Err(e)) if e.to_string().contains("cluster support disabled") => Err(Error::invalid(
+            argument,
+            "the server is not a node of a Redis Cluster (its cluster support is disabled): \
+             connect to it as one server, not as a cluster",
+        )),
         Ok(conn) => conn.map_err(|e| Error::from_redis(e, "")),
         Err(_) => Err(Error::Timeout(Cause::io(
             "no answer from Redis while connecting",

@@ -91,6 +91,15 @@ async fn client_arguments_are_checked() {
     assert!(err.is_retryable());
 
     let env = Env::single("prefix").await;
+    // A cluster client of a server that is no Cluster node: the URLs' fault, said so.
+    let err = Client::connect_cluster([env.urls[0].as_str()])
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("not a node of a Redis Cluster"),
+        "{err}"
+    );
+    assert_eq!(argument(err), "urls");
     for bad in ["", "a\nb"] {
         assert_eq!(argument(env.client.queue(bad).unwrap_err()), "prefix");
     }
