@@ -87,7 +87,8 @@ pub enum Command {
         #[command(flatten)]
         json: JsonArg,
     },
-    /// List the items in one state, in the order they will be handled. Waiting items in a group
+    /// List the items in one state, in the order they will be handled (on a partitioned
+    /// queue's base: each partition's, one partition after another). Waiting items in a group
     /// are counted by `stats` but not listed here; `leaseq group` shows a group's counts.
     Ls {
         #[command(flatten)]
@@ -95,10 +96,10 @@ pub enum Command {
         /// waiting, delayed, leased, dead, blocked or done.
         state: ListState,
         /// How many items (1 to 1000).
-        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        #[arg(allow_negative_numbers = true, long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
         limit: u16,
         /// Skip this many first.
-        #[arg(value_parser = whole::<usize>, long, default_value_t = 0)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long, default_value_t = 0)]
         start: usize,
         #[command(flatten)]
         json: JsonArg,
@@ -124,8 +125,9 @@ pub enum Command {
     },
     /// Add one item; prints its id (and nothing when an item with that id exists: exit 1).
     Add(AddArgs),
-    /// Cancel an item: a waiting, delayed or dead one is removed; a leased one is marked, and its
-    /// holder's next call drops it.
+    /// Cancel an item: a waiting, delayed or dead one is removed (a waiting one's id stays in
+    /// the waiting list, listed and counted, until a lease reaches it and drops it); a leased one
+    /// is marked, and its holder's next call drops it.
     Cancel {
         #[command(flatten)]
         queue: QueueArg,
@@ -167,7 +169,7 @@ pub enum Command {
         #[arg(long, value_name = "NAME")]
         group: Option<String>,
         /// How long, e.g. 500ms, 30s, 5m.
-        #[arg(value_parser = parse_duration)]
+        #[arg(allow_hyphen_values = true, value_parser = parse_duration)]
         duration: Duration,
         #[command(flatten)]
         json: JsonArg,
@@ -208,10 +210,10 @@ pub enum Command {
         #[command(flatten)]
         queue: QueueArg,
         /// Time between light cleans, e.g. 30s, 5m.
-        #[arg(long, default_value = "30s", value_parser = parse_duration)]
+        #[arg(allow_hyphen_values = true, long, default_value = "30s", value_parser = parse_duration)]
         every: Duration,
         /// Time between deep cleans (they scan the server's keyspace), e.g. 1h. 0: never.
-        #[arg(long, default_value = "1h", value_parser = parse_duration)]
+        #[arg(allow_hyphen_values = true, long, default_value = "1h", value_parser = parse_duration)]
         deep_every: Duration,
         /// Clean once (light, and deep with --deep) and exit.
         #[arg(long)]
@@ -256,7 +258,7 @@ pub enum Command {
         #[command(flatten)]
         queue: QueueArg,
         /// How many partitions (1 to 64); more than one need a `{hash tag}` in the prefix.
-        #[arg(value_parser = whole::<usize>, long, default_value_t = 1)]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long, default_value_t = 1)]
         partitions: usize,
         #[command(flatten)]
         json: JsonArg,
@@ -271,7 +273,7 @@ pub enum DeadCommand {
         #[command(flatten)]
         queue: QueueArg,
         /// How many (1 to 1000).
-        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        #[arg(allow_negative_numbers = true, long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
         limit: u16,
         #[command(flatten)]
         json: JsonArg,
@@ -285,7 +287,7 @@ pub enum DeadCommand {
         /// the exit code is 1.
         ids: Vec<String>,
         /// Requeue the N oldest.
-        #[arg(value_parser = whole::<u64>, long, conflicts_with_all = ["ids", "all"])]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, conflicts_with_all = ["ids", "all"])]
         oldest: Option<u64>,
         /// Requeue them all.
         #[arg(long, conflicts_with = "ids")]
@@ -298,7 +300,7 @@ pub enum DeadCommand {
         #[command(flatten)]
         queue: QueueArg,
         /// Delete the N oldest.
-        #[arg(value_parser = whole::<u64>, long, conflicts_with = "all", required_unless_present = "all")]
+        #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, conflicts_with = "all")]
         oldest: Option<u64>,
         /// Delete them all.
         #[arg(long)]
@@ -440,7 +442,7 @@ pub struct ConfigSetArgs {
     #[arg(long, value_name = "on|off")]
     pub stats: Option<Switch>,
     /// Attempts before an item is dead (0: no limit). Default 25.
-    #[arg(value_parser = whole::<u32>, long)]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u32>, long)]
     pub max_attempts: Option<u32>,
     /// Priority of items added without one, -1000 to 1000. Default 0.
     #[arg(long, allow_hyphen_values = true)]
@@ -451,21 +453,21 @@ pub struct ConfigSetArgs {
     #[arg(long, value_parser = parse_backoff, value_name = "BACKOFF")]
     pub backoff: Option<leaseq::Backoff>,
     /// Items not started this long after they were added are dead, e.g. 1h. Default: never.
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(allow_hyphen_values = true, long, value_parser = parse_duration, value_name = "DURATION")]
     pub expires_after: Option<Duration>,
     /// How long a completed item's result is kept, e.g. 1d (more than zero). Default 1 day.
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(allow_hyphen_values = true, long, value_parser = parse_duration, value_name = "DURATION")]
     pub keep_result_for: Option<Duration>,
     /// Dead letters kept at most (the oldest go first). Default 10000.
-    #[arg(value_parser = whole::<u64>, long)]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long)]
     pub dead_max_count: Option<u64>,
     /// Dead letters older than this go, e.g. 7d. Default 7 days.
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(allow_hyphen_values = true, long, value_parser = parse_duration, value_name = "DURATION")]
     pub dead_max_age: Option<Duration>,
     /// The most items the queue holds waiting or delayed (at least 1, and not below what it
     /// holds now); an add past it fails (exit 5) and adds nothing. Default: no bound
     /// (`config reset` removes a capacity, with the other settings).
-    #[arg(value_parser = whole::<u64>, long, value_name = "N")]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, value_name = "N")]
     pub capacity: Option<u64>,
     /// At most MAX leases per DURATION, e.g. 1000/1s or 50/1m (1 to 10^9 leases, a window of
     /// 1ms to 1d), counted on the server for every client in every language; a lease at the
@@ -475,7 +477,7 @@ pub struct ConfigSetArgs {
     pub rate_limit: Option<leaseq::RateLimit>,
     /// How many items of one group may be leased at once (1 to 1000), for groups without a
     /// limit of their own (`leaseq group limit`). Default 1: strict FIFO per group.
-    #[arg(value_parser = whole::<u32>, long, value_name = "N")]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u32>, long, value_name = "N")]
     pub group_concurrency: Option<u32>,
     /// At most MAX leases of each group per DURATION, e.g. 5/1s (1 to 10^9 leases, a window of
     /// 1ms to 1d), every group in its own window, counted on the server for every client: a
@@ -488,10 +490,10 @@ pub struct ConfigSetArgs {
     #[arg(long, value_name = "on|off")]
     pub events: Option<Switch>,
     /// Entries the event stream keeps, about (1 to 10^9). Default 10000.
-    #[arg(value_parser = whole::<u64>, long, value_name = "N")]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u64>, long, value_name = "N")]
     pub events_max_len: Option<u64>,
     /// How long the event stream keeps an entry, about (at least 1s), e.g. 1h. Default 1 hour.
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(allow_hyphen_values = true, long, value_parser = parse_duration, value_name = "DURATION")]
     pub events_max_age: Option<Duration>,
     #[command(flatten)]
     pub json: JsonArg,
@@ -510,7 +512,7 @@ pub struct EventsArgs {
     #[arg(long, value_name = "ID")]
     pub after: Option<String>,
     /// Without --follow: how many entries at most (1 to 1000).
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..=1000))]
+    #[arg(allow_negative_numbers = true, long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..=1000))]
     pub limit: u16,
     /// Print JSON: one document (without --follow), or one object a line (with --follow).
     #[command(flatten)]
@@ -550,19 +552,19 @@ pub struct AddArgs {
     #[arg(long)]
     pub id: Option<String>,
     /// Run no earlier than this from now, e.g. 10s.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(allow_hyphen_values = true, long, value_parser = parse_duration)]
     pub delay: Option<Duration>,
     /// Priority, -1000 to 1000 (higher runs first).
     #[arg(long, allow_hyphen_values = true)]
     pub priority: Option<i32>,
     /// Attempts before the item is dead (0: no limit).
-    #[arg(value_parser = whole::<u32>, long)]
+    #[arg(allow_negative_numbers = true, value_parser = whole::<u32>, long)]
     pub max_attempts: Option<u32>,
     /// Dead if not started within this long, e.g. 1h.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(allow_hyphen_values = true, long, value_parser = parse_duration)]
     pub expires_after: Option<Duration>,
     /// How long a result is kept, e.g. 1d.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(allow_hyphen_values = true, long, value_parser = parse_duration)]
     pub keep_result_for: Option<Duration>,
     /// The item's group (a customer or tenant id, say; 1 to 256 bytes): at most the group's
     /// limit of its items are leased at once, and groups take turns (`leaseq group`).
@@ -582,20 +584,22 @@ pub struct AddArgs {
     #[arg(long, value_name = "POLICY")]
     pub on_dependency_failure: Option<String>,
     /// Fixed retry delay after a failed attempt, e.g. 5s.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(allow_hyphen_values = true, long, value_parser = parse_duration)]
     pub backoff_fixed: Option<Duration>,
     /// When the queue is bounded and full, wait up to this long for room (e.g. 30s) instead of
     /// failing at once; still full then: exit 5, nothing added.
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(allow_hyphen_values = true, long, value_parser = parse_duration, value_name = "DURATION")]
     pub wait_for_room: Option<Duration>,
 }
 
 /// `dashboard` and `metrics`.
 #[derive(Debug, Args, Clone)]
 pub struct ServeArgs {
-    /// Address to listen on. Anything but a loopback address needs --token.
-    #[arg(long, default_value = "127.0.0.1:8080")]
-    pub listen: SocketAddr,
+    /// Address to listen on, HOST:PORT (default: 127.0.0.1:8080 for `dashboard`, 127.0.0.1:9187
+    /// for `metrics`, so that both run side by side). Anything but a loopback address needs
+    /// --token.
+    #[arg(long, value_parser = parse_listen, value_name = "HOST:PORT")]
+    pub listen: Option<SocketAddr>,
     /// A secret every request must carry (`Authorization: Bearer ...`, or `?token=` once in the
     /// browser, which then keeps a cookie). Required off loopback.
     #[arg(long, env = "LEASEQ_DASHBOARD_TOKEN", hide_env_values = true)]
@@ -603,6 +607,32 @@ pub struct ServeArgs {
     /// Queues to show (repeat); default: every queue found by an escaped SCAN.
     #[arg(long, short = 'q', value_name = "PREFIX")]
     pub queue: Vec<String>,
+}
+
+impl ServeArgs {
+    /// Where to listen: `--listen`, else the default of the dashboard (`ui`) or of `metrics`.
+    pub fn address(&self, ui: bool) -> SocketAddr {
+        self.listen.unwrap_or_else(|| {
+            let port = if ui { 8080 } else { 9187 };
+            SocketAddr::from(([127, 0, 0, 1], port))
+        })
+    }
+}
+
+/// `HOST:PORT` for `--listen`: an address (`127.0.0.1:8080`, `[::1]:8080`), or a host name this
+/// machine resolves (`localhost:8080`), taken as the first address it resolves to.
+pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = text.parse() {
+        return Ok(addr);
+    }
+    use std::net::ToSocketAddrs;
+    let bad = |why: String| {
+        format!("`{text}` is not an address to listen on ({why}); write e.g. 127.0.0.1:8080")
+    };
+    let mut found = text.to_socket_addrs().map_err(|e| bad(e.to_string()))?;
+    found
+        .next()
+        .ok_or_else(|| bad("it resolves to no address".into()))
 }
 
 /// The states `ls` can list.
@@ -640,6 +670,9 @@ impl ListState {
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     if let Ok(secs) = text.parse::<u64>() {
         return Ok(Duration::from_secs(secs));
+    }
+    if text.trim_start().starts_with('-') {
+        return Err(format!("must not be negative, got `{text}`"));
     }
     humantime::parse_duration(text)
         .map_err(|e| format!("`{text}` is not a duration ({e}); write e.g. 500ms, 30s, 5m, 1h"))
@@ -817,7 +850,7 @@ pub enum ScheduleCommand {
         #[arg(long, requires = "cron")]
         tz: Option<String>,
         /// A period instead of a cron expression, e.g. 30s, 5m (at least 1s).
-        #[arg(long, value_parser = parse_duration)]
+        #[arg(allow_hyphen_values = true, long, value_parser = parse_duration)]
         every: Option<Duration>,
         /// The data of each item it adds.
         #[arg(long, default_value = "")]

@@ -15,8 +15,10 @@ pub async fn connect(args: &ConnArgs) -> Outcome<leaseq::Client> {
         Fail::Usage(m) => Fail::Usage(format!("--url: {m}")),
         other => other,
     })?;
+    // Plain lines, not log records: a command's user must read them (a node of a cluster
+    // reached without --cluster sees only its own slots).
     for warning in client.warnings() {
-        tracing::warn!("{warning}");
+        tell!("leaseq: warning: {warning}");
     }
     Ok(client)
 }

@@ -81,6 +81,10 @@ impl From<leaseq::Error> for Fail {
     fn from(err: leaseq::Error) -> Fail {
         use leaseq::ErrorCode as C;
         match err.code() {
+            // Some of the core's messages say so already (a batch refused whole).
+            C::InvalidArgument | C::Json if err.to_string().contains("nothing was written") => {
+                Fail::Usage(err.to_string())
+            }
             C::InvalidArgument | C::Json => Fail::Usage(format!("{err}{NOTHING_WRITTEN}")),
             C::Connection | C::Timeout => Fail::Unreachable(format!(
                 "{err}; check that Redis runs and that --url (or LEASEQ_URL, REDIS_URL) points \

@@ -81,8 +81,8 @@ where
 async fn execute(cli: Cli) -> Outcome {
     // Serving validates its listen address and token before connecting.
     match &cli.command {
-        Command::Dashboard(serve) => dashboard::check_exposure(serve)?,
-        Command::Metrics(serve) => dashboard::check_exposure(serve)?,
+        Command::Dashboard(serve) => dashboard::check_exposure(serve, true)?,
+        Command::Metrics(serve) => dashboard::check_exposure(serve, false)?,
         _ => {}
     }
     // The servers start while Redis is down, and connect when a request needs it.
@@ -185,9 +185,9 @@ async fn execute(cli: Cli) -> Outcome {
             DeadCommand::Purge {
                 queue,
                 oldest,
-                all: _,
+                all,
                 json,
-            } => dead::purge(&client, &queue.queue, oldest, json.json).await,
+            } => dead::purge(&client, &queue.queue, oldest, all, json.json).await,
         },
         Command::Schedules(args) => schedules::schedules(&client, args).await,
         Command::Workers { queue, json } => {

@@ -28,6 +28,16 @@ pub async fn show(client: &leaseq::Client, queue: &str, json: bool) -> Outcome {
         output::json(&serde_json::json!({ "queue": queue, "partitions": views }));
         return Ok(());
     }
+    // Set through the base, every partition holds the same: shown once.
+    let settings = |v: &ConfigView| {
+        serde_json::to_value((&v.stored, &v.effective)).unwrap_or(serde_json::Value::Null)
+    };
+    let first = settings(&views[0]);
+    if views.iter().all(|v| settings(v) == first) {
+        say!("every partition of {queue} ({}):", views.len());
+        print(&views[0], false);
+        return Ok(());
+    }
     for (i, view) in views.iter().enumerate() {
         say!("partition {i}: {}", view.queue);
         print(view, false);

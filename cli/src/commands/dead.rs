@@ -90,13 +90,19 @@ pub async fn requeue(
     Ok(())
 }
 
-/// `leaseq dead purge`: the `oldest` N, or all.
+/// `leaseq dead purge`: the `oldest` N, or `all`.
 pub async fn purge(
     client: &leaseq::Client,
     queue: &str,
     oldest: Option<u64>,
+    all: bool,
     json: bool,
 ) -> Outcome {
+    if oldest.is_none() && !all {
+        return Err(Fail::Usage(
+            "say which dead letters to delete: --oldest N or --all".into(),
+        ));
+    }
     // On a partitioned queue's base: the oldest of every partition, by time of death (spec
     // 5.25).
     let target = Target::open(client, queue).await?;

@@ -44,8 +44,8 @@ pub async fn stats(
         let listed = partitions::logical(client, prefixes).await?;
         let mut views = Vec::with_capacity(listed.len());
         // All zeros: an empty queue, or no queue at all (a typo)? Asked once, not while
-        // watching (a queue may appear), and one more round trip only then; the figures are
-        // printed either way, then the exit code says it.
+        // watching (a queue may appear), and one more round trip only then. No queue: the
+        // JSON still gives the zeros (a script reads the exit code), the table only the error.
         let mut missing = Ok(());
         for (prefix, p) in &listed {
             let q = client.queue(prefix)?;
@@ -64,6 +64,8 @@ pub async fn stats(
             } else {
                 output::json(&views);
             }
+        } else if missing.is_err() {
+            return missing;
         } else {
             if watch && output::colour() {
                 let _ = std::io::Write::write_all(&mut std::io::stdout(), b"\x1b[2J\x1b[H");
@@ -301,7 +303,15 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
         ("id", preview(view.id.as_bytes(), 512)),
         ("state", view.state.clone()),
         ("attempts", attempts),
-        ("priority", view.priority.to_string()),
+        (
+            "priority",
+            // A done item's record is gone with its priority; its kept result does not say.
+            if view.data_kept {
+                view.priority.to_string()
+            } else {
+                "- (not kept once the item completed)".into()
+            },
+        ),
         (
             "name",
             view.name

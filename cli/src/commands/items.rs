@@ -104,6 +104,12 @@ pub async fn cancel(client: &leaseq::Client, queue: &str, id: &str, json: bool) 
         Some(leaseq::State::Leased) if !json => {
             say!("{id}: leased; marked cancelled, its holder's next call drops it")
         }
+        // Its id stays in the waiting list (removing it there would cost a scan of the list)
+        // until a lease reaches it (spec 5.9): `ls waiting` and the counts show it till then.
+        Some(leaseq::State::Waiting) if !json => say!(
+            "{id}: was waiting; removed (its id stays listed and counted as waiting until a \
+             lease reaches it and drops it)"
+        ),
         Some(state) if !json => say!("{id}: was {state}; removed"),
         Some(_) => {}
         None => {

@@ -27,7 +27,15 @@ pub async fn create(client: &Client, base: &str, partitions: usize, json: bool) 
         });
         return Ok(());
     }
-    say!("{base}: {} partition(s)", prefixes.len());
+    if prefixes.len() == 1 {
+        // P = 1 is a plain queue, byte for byte (spec 5.25): nothing to store, and like any
+        // queue it exists once it holds something.
+        say!(
+            "{base}: 1 partition, which is the plain queue `{base}` itself (nothing is stored              for it: it exists once it holds items)"
+        );
+        return Ok(());
+    }
+    say!("{base}: {} partitions", prefixes.len());
     for (i, prefix) in prefixes.iter().enumerate() {
         say!("  {i}  {prefix}");
     }

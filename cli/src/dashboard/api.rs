@@ -38,19 +38,19 @@ impl From<leaseq::Error> for ApiError {
 }
 
 impl IntoResponse for ApiError {
+    /// The status says a request was refused (400); the message says why, without the CLI's
+    /// "nothing was written", which would only puzzle a read.
     fn into_response(self) -> Response {
-        let status = match &self.0 {
+        let ApiError(fail) = self;
+        let fail = fail.of_a_read();
+        let status = match &fail {
             Fail::NotFound(_) | Fail::NoQueue(_) => StatusCode::NOT_FOUND,
             Fail::Usage(_) => StatusCode::BAD_REQUEST,
             Fail::Unreachable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Fail::Refused(_) => StatusCode::BAD_GATEWAY,
             Fail::Full(_) => StatusCode::CONFLICT,
         };
-        (
-            status,
-            Json(serde_json::json!({"error": self.0.to_string()})),
-        )
-            .into_response()
+        (status, Json(serde_json::json!({"error": fail.to_string()}))).into_response()
     }
 }
 
@@ -67,7 +67,22 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
         Query::<T>::from_request_parts(parts, state)
             .await
             .map(|Query(v)| ApiQuery(v))
-            .map_err(|e: QueryRejection| Fail::Usage(e.body_text()).into())
+            .map_err(|e: QueryRejection| Fail::Usage(query_problem(&e.body_text())).into())
+    }
+}
+
+/// What serde says of a query string, as the API's user reads it: "missing field `queue`" is
+/// a missing parameter.
+fn query_problem(text: &str) -> String {
+    let text = text
+        .strip_prefix("Failed to deserialize query string: ")
+        .unwrap_or(text);
+    match text
+        .strip_prefix("missing field `")
+        .and_then(|t| t.split_once('`'))
+    {
+        Some((name, _)) => format!("missing parameter `{name}` (e.g. ?{name}=...)"),
+        None => format!("bad query parameters: {text}"),
     }
 }
 

@@ -40,7 +40,8 @@ pub struct AppState {
 }
 
 /// Refuses to serve off loopback without a token, and a token too short to be a secret.
-pub fn check_exposure(args: &ServeArgs) -> Outcome {
+pub fn check_exposure(args: &ServeArgs, ui: bool) -> Outcome {
+    let listen = args.address(ui);
     if let Some(token) = &args.token {
         if token.len() < MIN_TOKEN_LEN
             || !token
@@ -52,11 +53,10 @@ pub fn check_exposure(args: &ServeArgs) -> Outcome {
                  `openssl rand -hex 16`)"
             )));
         }
-    } else if !args.listen.ip().is_loopback() {
+    } else if !listen.ip().is_loopback() {
         return Err(Fail::Usage(format!(
-            "--listen {}: not a loopback address, so anyone who reaches it could change queues; \
-             give --token (or LEASEQ_DASHBOARD_TOKEN), or listen on 127.0.0.1",
-            args.listen
+            "--listen {listen}: not a loopback address, so anyone who reaches it could change \
+             queues; give --token (or LEASEQ_DASHBOARD_TOKEN), or listen on 127.0.0.1"
         )));
     }
     Ok(())
@@ -127,14 +127,10 @@ pub async fn serve(conn: ConnArgs, args: ServeArgs, ui: bool) -> Outcome {
         ))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(state);
-    let listener = tokio::net::TcpListener::bind(args.listen)
+    let listen = args.address(ui);
+    let listener = tokio::net::TcpListener::bind(listen)
         .await
-        .map_err(|e| {
-            Fail::Usage(format!(
-                "--listen {}: cannot listen there ({e})",
-                args.listen
-            ))
-        })?;
+        .map_err(|e| Fail::Usage(format!("--listen {listen}: cannot listen there ({e})")))?;
     let addr = listener
         .local_addr()
         .map_err(|e| Fail::Usage(format!("--listen: {e}")))?;

@@ -1060,6 +1060,32 @@ async fn every_error_is_json() {
             "{path}: {v}"
         );
     }
+    // A missing parameter is named as one, a read's error says nothing of writes.
+    let v: serde_json::Value = http
+        .get(format!("{base}api/stats"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        v["error"], "missing parameter `queue` (e.g. ?queue=...)",
+        "{v}"
+    );
+    let v: serde_json::Value = http
+        .get(format!("{base}api/item?queue=jobs&id="))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let error = v["error"].as_str().unwrap();
+    assert!(
+        error.contains("id") && !error.contains("nothing was written"),
+        "{v}"
+    );
     let token = csrf(&http, base).await;
     let r = http
         .post(format!("{base}api/promote"))

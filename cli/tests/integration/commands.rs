@@ -147,12 +147,25 @@ async fn bad_input_names_the_argument_and_writes_nothing() {
             vec!["ls", "waiting", "-q", "jobs", "--limit", "1001"],
             "--limit",
         ),
-        (vec!["dead", "purge", "-q", "jobs"], "--oldest"),
-        // A negative count says so, naming the argument.
+        (vec!["dead", "purge", "-q", "jobs"], "--oldest N or --all"),
+        // A negative count or duration says so, naming the argument, written either way.
         (
             vec!["dead", "purge", "-q", "jobs", "--oldest=-1"],
             "'--oldest <OLDEST>': must not be negative, got -1",
         ),
+        (
+            vec!["dead", "purge", "-q", "jobs", "--oldest", "-1"],
+            "'--oldest <OLDEST>': must not be negative, got -1",
+        ),
+        (
+            vec!["ls", "waiting", "-q", "jobs", "--start", "-3"],
+            "'--start <START>': must not be negative",
+        ),
+        (
+            vec!["add", "-q", "jobs", "--data", "x", "--delay", "-5s"],
+            "'--delay <DELAY>': must not be negative",
+        ),
+        (vec!["hold", "-q", "jobs", "-1s"], "must not be negative"),
         (
             vec!["create", "-q", "{jobs}", "--partitions=-2"],
             "'--partitions <PARTITIONS>': must not be negative",
@@ -1677,6 +1690,10 @@ async fn an_unknown_queue_and_unknown_ids_are_told_from_empty_ones() {
             stderr(&out)
         );
     }
+    // The table is not printed for a queue that is not there, nor a hint that would create it.
+    let out = run(&urls, &["stats", "-q", "{emtpy}"]);
+    assert_eq!(stdout(&out), "", "{}", stderr(&out));
+    assert!(!stderr(&out).contains("config set"), "{}", stderr(&out));
 
     // Ids that are not dead letters are named, with what they are; exit 1.
     let q = c.queue("{jobs}").unwrap();

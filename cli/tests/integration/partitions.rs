@@ -219,6 +219,24 @@ async fn the_commands_that_write_reach_the_partitions_through_the_base() {
         assert_eq!(view["stored"]["max_attempts"], 7, "{view}");
         assert_eq!(part.config().await.unwrap().max_attempts, Some(7));
     }
+    // The same in every partition: one table; one partition set apart: each its own.
+    let shown = stdout(&run(&urls, &["config", "-q", "{w}"]));
+    assert!(shown.starts_with("every partition of {w} (3):"), "{shown}");
+    assert_eq!(shown.matches("max-attempts").count(), 1, "{shown}");
+    q.partitions()[2]
+        .set_config(&leaseq::QueueConfig::new().max_attempts(9))
+        .await
+        .unwrap();
+    let shown = stdout(&run(&urls, &["config", "-q", "{w}"]));
+    assert_eq!(shown.matches("max-attempts").count(), 3, "{shown}");
+    assert!(
+        shown.contains(&format!("partition 2: {}", q.partitions()[2].prefix())),
+        "{shown}"
+    );
+    q.partitions()[2]
+        .set_config(&leaseq::QueueConfig::new().max_attempts(7))
+        .await
+        .unwrap();
 
     // Every item dead, then two requeued by id, the rest by --all, then purged.
     all_dead(&q, 4).await;
