@@ -96,11 +96,12 @@ pub async fn set(client: &leaseq::Client, args: &ConfigSetArgs) -> Outcome {
     }
     let queue = &args.queue.queue;
     // A partitioned queue's base: every partition (spec 5.25).
-    Target::open(client, queue)
-        .await?
-        .set_config(&config)
-        .await
-        .map_err(name_the_option)?;
+    let target = Target::open(client, queue).await?;
+    let new = target.is_new().await?;
+    target.set_config(&config).await.map_err(name_the_option)?;
+    if new {
+        Target::note_new(queue, "its configuration is stored");
+    }
     show(client, queue, args.json.json).await
 }
 

@@ -175,6 +175,25 @@ impl Target {
     }
 
     /// [`queue_must_exist`] for a plain queue; a partitioned queue's base exists (its layout).
+    /// Before a command writes to it: whether none of its keys exists yet (a mistyped name, or
+    /// a queue not used yet), so that the command can say it acted on a new queue. A
+    /// partitioned queue's base exists (its layout is stored).
+    pub async fn is_new(&self) -> leaseq::Result<bool> {
+        match self {
+            Target::Plain(q) => Ok(!q.exists().await?),
+            Target::Partitioned(_) => Ok(false),
+        }
+    }
+
+    /// Tells (on standard error) that a command acted on a queue none of whose keys existed
+    /// before ([`Target::is_new`]): a typo, more often than not.
+    pub fn note_new(queue: &str, what: &str) {
+        tell!(
+            "leaseq: note: no queue `{queue}` existed before this (a typo? `leaseq queues` lists \
+             the queues found); {what} anyway"
+        );
+    }
+
     pub async fn must_exist(&self, queue: &str) -> crate::fail::Outcome {
         match self {
             Target::Plain(q) => crate::fail::queue_must_exist(q, queue).await,

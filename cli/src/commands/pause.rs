@@ -13,11 +13,15 @@ use crate::view::preview;
 pub async fn set(client: &leaseq::Client, queue: &str, paused: bool, json: bool) -> Outcome {
     // A partitioned queue's base: every partition (true when any changed).
     let target = super::partitions::Target::open(client, queue).await?;
+    let new = paused && target.is_new().await?;
     let changed = if paused {
         target.pause().await?
     } else {
         target.resume().await?
     };
+    if new {
+        Target::note_new(queue, "it is paused");
+    }
     if json {
         output::json(&serde_json::json!({
             "queue": queue,
@@ -50,6 +54,7 @@ pub async fn hold(
     json: bool,
 ) -> Outcome {
     let target = Target::open(client, queue).await?;
+    let new = target.is_new().await?;
     let held = match group {
         // On a partitioned queue's base: the group's partition, which holds all its items.
         Some(g) => target.group_queue(g).rate_limit_group(g, duration).await?,
@@ -57,6 +62,9 @@ pub async fn hold(
         None => target.rate_limit(duration).await?,
     };
     let ms = held.as_millis().min(u128::from(u64::MAX)) as u64;
+    if new {
+        Target::note_new(queue, "it is held off");
+    }
     if json {
         output::json(&serde_json::json!({ "queue": queue, "group": group, "held_for_ms": ms }));
         return Ok(());

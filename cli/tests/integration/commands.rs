@@ -1694,6 +1694,24 @@ async fn an_unknown_queue_and_unknown_ids_are_told_from_empty_ones() {
     let out = run(&urls, &["stats", "-q", "{emtpy}"]);
     assert_eq!(stdout(&out), "", "{}", stderr(&out));
     assert!(!stderr(&out).contains("config set"), "{}", stderr(&out));
+    // A write to a queue that is not there does it (pausing a queue before its producers start
+    // is fine), and says that the queue is new; to one that exists, it says nothing of it.
+    for args in [
+        vec!["pause", "-q", "{typo1}"],
+        vec!["hold", "-q", "{typo2}", "5s"],
+        vec!["config", "set", "-q", "{typo3}", "--max-attempts", "4"],
+    ] {
+        let out = run(&urls, &args);
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("existed before this (a typo?"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let out = run(&urls, &["pause", "-q", "{empty}"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(!stderr(&out).contains("existed before"), "{}", stderr(&out));
 
     // Ids that are not dead letters are named, with what they are; exit 1.
     let q = c.queue("{jobs}").unwrap();
