@@ -629,9 +629,17 @@ pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
     let bad = |why: String| {
         format!("`{text}` is not an address to listen on ({why}); write e.g. 127.0.0.1:8080")
     };
-    let mut found = text.to_socket_addrs().map_err(|e| bad(e.to_string()))?;
+    let found: Vec<SocketAddr> = text
+        .to_socket_addrs()
+        .map_err(|e| bad(e.to_string()))?
+        .collect();
+    // IPv4 first (`localhost` resolves to ::1 first on many systems, where a scraper pointed
+    // at 127.0.0.1 would then not reach it).
     found
-        .next()
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(found.first())
+        .copied()
         .ok_or_else(|| bad("it resolves to no address".into()))
 }
 
@@ -671,8 +679,14 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     if let Ok(secs) = text.parse::<u64>() {
         return Ok(Duration::from_secs(secs));
     }
-    if text.trim_start().starts_with('-') {
-        return Err(format!("must not be negative, got `{text}`"));
+    match text.trim_start().strip_prefix('-') {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => {
+            return Err(format!("must not be negative, got `{text}`"));
+        }
+        // An option where the duration should be: the value was forgotten (or the option is
+        // misspelt).
+        Some(_) => return Err(format!("a duration is missing before `{text}`")),
+        None => {}
     }
     humantime::parse_duration(text)
         .map_err(|e| format!("`{text}` is not a duration ({e}); write e.g. 500ms, 30s, 5m, 1h"))

@@ -31,7 +31,8 @@ pub async fn create(client: &Client, base: &str, partitions: usize, json: bool) 
         // P = 1 is a plain queue, byte for byte (spec 5.25): nothing to store, and like any
         // queue it exists once it holds something.
         say!(
-            "{base}: 1 partition, which is the plain queue `{base}` itself (nothing is stored              for it: it exists once it holds items)"
+            "{base}: 1 partition, which is the plain queue `{base}` itself (nothing is stored \
+             for it: it exists once it holds items)"
         );
         return Ok(());
     }
@@ -174,7 +175,6 @@ impl Target {
         }
     }
 
-    /// [`queue_must_exist`] for a plain queue; a partitioned queue's base exists (its layout).
     /// Before a command writes to it: whether none of its keys exists yet (a mistyped name, or
     /// a queue not used yet), so that the command can say it acted on a new queue. A
     /// partitioned queue's base exists (its layout is stored).
@@ -194,6 +194,7 @@ impl Target {
         );
     }
 
+    /// [`queue_must_exist`] for a plain queue; a partitioned queue's base exists (its layout).
     pub async fn must_exist(&self, queue: &str) -> crate::fail::Outcome {
         match self {
             Target::Plain(q) => crate::fail::queue_must_exist(q, queue).await,
