@@ -23,6 +23,12 @@ pub async fn connect(args: &ConnArgs) -> Outcome<leaseq::Client> {
     Ok(client)
 }
 
+/// Whether the arguments and environment name a cluster (several URLs, or `--cluster`), as
+/// [`connect`] reads them.
+pub fn is_cluster(args: &ConnArgs) -> Outcome<bool> {
+    Ok(args.cluster || urls(args)?.len() > 1)
+}
+
 fn urls(args: &ConnArgs) -> Outcome<Vec<String>> {
     let mut urls: Vec<String> = args
         .url

@@ -65,6 +65,12 @@ pub fn check_exposure(args: &ServeArgs, ui: bool) -> Outcome {
 /// Serves until SIGINT or SIGTERM: the dashboard, its API and /metrics (`ui`), or /metrics
 /// alone. Prints the address it listens on.
 pub async fn serve(conn: ConnArgs, args: ServeArgs, ui: bool) -> Outcome {
+    // The queues named are checked first, as every other command checks its -q: a name the
+    // API would refuse for every request is a usage error now.
+    let cluster = crate::connect::is_cluster(&conn)?;
+    for queue in &args.queue {
+        leaseq::validate_prefix(queue, cluster).map_err(|e| Fail::Usage(format!("-q: {e}")))?;
+    }
     let state = AppState {
         conn: Arc::new(conn),
         client: Arc::new(tokio::sync::Mutex::new(None)),

@@ -166,6 +166,19 @@ async fn bad_input_names_the_argument_and_writes_nothing() {
             "'--delay <DELAY>': must not be negative",
         ),
         (vec!["hold", "-q", "jobs", "-1s"], "must not be negative"),
+        // The dashboard checks its queues before it serves.
+        (
+            vec![
+                "dashboard",
+                "--listen",
+                "127.0.0.1:0",
+                "-q",
+                "jobs",
+                "-q",
+                "",
+            ],
+            "-q: invalid argument `prefix`",
+        ),
         (
             vec!["create", "-q", "{jobs}", "--partitions=-2"],
             "'--partitions <PARTITIONS>': must not be negative",
