@@ -13,6 +13,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// 3 Redis unreachable or too slow; 4 Redis refused the command (e.g. an ACL or a key of the
 /// wrong type); 5 the queue is full (its capacity reached): nothing was added; 6 no such queue:
 /// none of its keys exists (a mistyped --queue), where an empty queue exits 0.
+///
+/// Times are Redis's clock, shown in UTC (`--json`: milliseconds since the epoch).
 #[derive(Debug, Parser)]
 #[command(name = "leaseq", version, about, long_about)]
 pub struct Cli {
