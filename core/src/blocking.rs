@@ -433,6 +433,13 @@ impl Queue {
         self.client.live()?.queue(&self.prefix)
     }
 
+    /// [`Queue::as_async`] for a runner about to start: while Redis cannot be reached, asked
+    /// again ([`for_a_runner`]), as the runner rides through an outage once it runs. `None`
+    /// when `stopped` said so first.
+    pub fn as_async_for_runner(&self, stopped: impl Fn() -> bool) -> Result<Option<crate::Queue>> {
+        for_a_runner(|| self.as_async(), stopped)
+    }
+
     /// The prefix of this queue's keys.
     pub fn prefix(&self) -> &str {
         &self.prefix
@@ -768,6 +775,38 @@ mod tests {
             libc::sigaction(libc::SIGPIPE, &old, std::ptr::null_mut());
             result.unwrap();
             assert_eq!(delivered, 0, "the pending SIGPIPE was taken, not delivered");
+        }
+    }
+}
+
+/// Asks `get` (a handle's async client, queue or partitioned queue, which connects when first
+/// needed) until it answers, for a runner about to start: while the error is retryable (Redis
+/// down, restarting, failing over: spec/PROTOCOL.md 11), again after a pause of 100 ms
+/// doubling to 5 s, so that a runner started during an outage waits for Redis as a running one
+/// rides through it. `stopped` is asked at least every 100 ms: once it says so, `None`. Blocks
+/// the calling thread (never the runtime's), so a binding calls it without its lock (the GIL).
+pub fn for_a_runner<T>(
+    mut get: impl FnMut() -> Result<T>,
+    stopped: impl Fn() -> bool,
+) -> Result<Option<T>> {
+    let mut pause = Duration::from_millis(100);
+    loop {
+        if stopped() {
+            return Ok(None);
+        }
+        match get() {
+            Ok(v) => return Ok(Some(v)),
+            Err(e) if e.is_retryable() => {
+                let until = std::time::Instant::now() + pause;
+                while std::time::Instant::now() < until {
+                    if stopped() {
+                        return Ok(None);
+                    }
+                    std::thread::sleep(Duration::from_millis(100).min(pause));
+                }
+                pause = (pause * 2).min(Duration::from_secs(5));
+            }
+            Err(e) => return Err(e),
         }
     }
 }

@@ -61,8 +61,9 @@ int main(void) {
         LEASEQ_HANDLER("send_email", send_email, NULL),
         LEASEQ_HANDLER("resize", resize, NULL),
     };
-    leaseq_worker_options options;
-    leaseq_worker_options_init(&options);
+    /* Every field at the core's default (zeros, -1 for the booleans), job_timeout_ms and on_log
+     * included: leaseq_worker_options_init() fills only the fields an older header had. */
+    leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;
     options.on_event = on_event;
     if (leaseq_worker_run_named(queue, handlers, 2, NULL, NULL, &options) != LEASEQ_OK) {
         fprintf(stderr, "%s\n", leaseq_last_error_message());

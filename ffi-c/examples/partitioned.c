@@ -60,8 +60,9 @@ int main(void) {
     printf("added %zu: %llu waiting\n", added, (unsigned long long)waiting);
 
     /* One runner over every partition, served in turns (one partition at a time). */
-    leaseq_worker_options options;
-    leaseq_worker_options_init(&options);
+    /* Every field at the core's default (zeros, -1 for the booleans), job_timeout_ms and on_log
+     * included: leaseq_worker_options_init() fills only the fields an older header had. */
+    leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;
     options.concurrency = 4;
     options.on_event = on_event;
     if (leaseq_worker_run_partitioned(queue, resize, NULL, &options) != LEASEQ_OK) goto done;

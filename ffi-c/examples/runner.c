@@ -49,8 +49,9 @@ int main(void) {
         leaseq_item_free(item);
     }
     signal(SIGTERM, on_sigterm);
-    leaseq_worker_options options;
-    leaseq_worker_options_init(&options); /* zeros: the core's defaults */
+    /* Every field at the core's default (zeros, -1 for the booleans), job_timeout_ms and on_log
+     * included: leaseq_worker_options_init() fills only the fields an older header had. */
+    leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;
     options.concurrency = 8;
     options.on_event = on_event;
     if (leaseq_worker_run(queue, send_email, NULL, &options) != LEASEQ_OK) {

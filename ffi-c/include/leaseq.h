@@ -1352,8 +1352,10 @@ typedef struct {
 typedef int32_t leaseq_log_level;
 
 /**
- * A runner's settings. Start from `leaseq_worker_options_init` (or
- * `LEASEQ_WORKER_OPTIONS_INIT`); a zero (or -1 for the booleans) takes the core's default.
+ * A runner's settings. Start from `LEASEQ_WORKER_OPTIONS_INIT`, which sets every field (a zero,
+ * or -1 for the booleans, takes the core's default); `leaseq_worker_options_init` fills only
+ * the fields through `stats`, so that in a struct from it `job_timeout_ms`,
+ * `timeout_grace_ms`, `on_log` and `log_level` are ignored.
  *
  * The struct grows at its end: `struct_size` says how many bytes of it the caller has, and
  * the library reads only those (fields beyond it take the core's defaults), so a program
@@ -5024,7 +5026,9 @@ void leaseq_worker_stop(void);
  * `concurrency` at once, and may block; `user_data` is passed to each and must be usable from
  * those threads. The `leaseq_worker_job` is valid only during its callback. `on_event` runs
  * on a runtime thread and must be quick (no leaseq call that talks to Redis). No callback runs after this function returned.
- * Redis outages do not end it: the core reconnects and reports "error"/"recovered" events.
+ * Redis outages do not end it: the core reconnects and reports "error"/"recovered" events. One
+ * under way as it starts neither (its first connection is tried again, 100 ms doubling to 5 s,
+ * until Redis answers or `leaseq_worker_stop()` ends the wait: LEASEQ_OK, nothing run).
  * `options` may be NULL (every default). Bad options give LEASEQ_INVALID_ARGUMENT naming
  * the option, with nothing written to Redis.
  *

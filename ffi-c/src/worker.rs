@@ -110,8 +110,10 @@ pub struct leaseq_worker_event {
     pub message: *const c_char,
 }
 
-/// A runner's settings. Start from `leaseq_worker_options_init` (or
-/// `LEASEQ_WORKER_OPTIONS_INIT`); a zero (or -1 for the booleans) takes the core's default.
+/// A runner's settings. Start from `LEASEQ_WORKER_OPTIONS_INIT`, which sets every field (a zero,
+/// or -1 for the booleans, takes the core's default); `leaseq_worker_options_init` fills only
+/// the fields through `stats`, so that in a struct from it `job_timeout_ms`,
+/// `timeout_grace_ms`, `on_log` and `log_level` are ignored.
 ///
 /// The struct grows at its end: `struct_size` says how many bytes of it the caller has, and
 /// the library reads only those (fields beyond it take the core's defaults), so a program
@@ -305,6 +307,23 @@ pub extern "C" fn leaseq_worker_stop() {
     STOP.store(if now == 0 { 1 } else { 2 }, Ordering::SeqCst);
 }
 
+/// Whether `leaseq_worker_stop()` was called (a runner about to start asks it while it waits
+/// for Redis).
+fn stopping() -> bool {
+    STOP.load(Ordering::SeqCst) != 0
+}
+
+/// A handle made ready for a runner (`as_async_for_runner`: its connection opened, waiting
+/// while Redis is down, as a running runner rides through an outage). `None`: stopped before
+/// it started; the stop is then spent, as a runner's end spends it, unless another runs.
+fn when_up<T>(ready: leaseq::Result<Option<T>>) -> Result<Option<T>, Failure> {
+    let ready = ready?;
+    if ready.is_none() && RUNNING.load(Ordering::SeqCst) == 0 {
+        STOP.store(0, Ordering::SeqCst);
+    }
+    Ok(ready)
+}
+
 struct SendPtr(*mut c_void);
 // SAFETY: the caller of leaseq_worker_run promises that user_data may be used from the
 // threads that run callbacks (documented in the header).
@@ -408,7 +427,9 @@ fn emit(
 /// `concurrency` at once, and may block; `user_data` is passed to each and must be usable from
 /// those threads. The `leaseq_worker_job` is valid only during its callback. `on_event` runs
 /// on a runtime thread and must be quick (no leaseq call that talks to Redis). No callback runs after this function returned.
-/// Redis outages do not end it: the core reconnects and reports "error"/"recovered" events.
+/// Redis outages do not end it: the core reconnects and reports "error"/"recovered" events. One
+/// under way as it starts neither (its first connection is tried again, 100 ms doubling to 5 s,
+/// until Redis answers or `leaseq_worker_stop()` ends the wait: LEASEQ_OK, nothing run).
 /// `options` may be NULL (every default). Bad options give LEASEQ_INVALID_ARGUMENT naming
 /// the option, with nothing written to Redis.
 ///
@@ -429,8 +450,11 @@ pub unsafe extern "C" fn leaseq_worker_run(
             return Err(Failure::Null("callback".into()));
         };
         let options = unsafe { read_worker_options(options) }?;
+        let Some(queue) = when_up(queue.inner.as_async_for_runner(stopping))? else {
+            return Ok(());
+        };
         run(
-            Over::Queues(vec![queue.inner.as_async()?], QueueOrder::Strict),
+            Over::Queues(vec![queue], QueueOrder::Strict),
             Dispatch::one(callback, user_data),
             user_data,
             options,
@@ -501,8 +525,11 @@ pub unsafe extern "C" fn leaseq_worker_run_named(
             callbacks,
             fallback: fallback.is_some(),
         };
+        let Some(queue) = when_up(queue.inner.as_async_for_runner(stopping))? else {
+            return Ok(());
+        };
         run(
-            Over::Queues(vec![queue.inner.as_async()?], QueueOrder::Strict),
+            Over::Queues(vec![queue], QueueOrder::Strict),
             dispatch,
             user_data,
             options,
@@ -551,7 +578,7 @@ pub unsafe extern "C" fn leaseq_worker_run_queues(
             .map(|(i, &q)| {
                 // SAFETY: each is NULL or a live queue by the caller's contract.
                 match unsafe { q.as_ref() } {
-                    Some(q) => Ok(q.inner.as_async()?),
+                    Some(q) => Ok(q),
                     None => Err(Failure::Null(format!("queues[{i}]").into())),
                 }
             })
@@ -565,8 +592,15 @@ pub unsafe extern "C" fn leaseq_worker_run_queues(
             )
         };
         let options = unsafe { read_worker_options(options) }?;
+        let mut ready = Vec::with_capacity(queues.len());
+        for q in queues {
+            match when_up(q.inner.as_async_for_runner(stopping))? {
+                Some(q) => ready.push(q),
+                None => return Ok(()),
+            }
+        }
         run(
-            Over::Queues(queues, order),
+            Over::Queues(ready, order),
             Dispatch::one(callback, user_data),
             user_data,
             options,
@@ -601,8 +635,11 @@ pub unsafe extern "C" fn leaseq_worker_run_partitioned(
             return Err(Failure::Null("callback".into()));
         };
         let options = unsafe { read_worker_options(options) }?;
+        let Some(partitioned) = when_up(partitioned.inner.as_async_for_runner(stopping))? else {
+            return Ok(());
+        };
         run(
-            Over::Partitioned(partitioned.inner.as_async()?),
+            Over::Partitioned(partitioned),
             Dispatch::one(callback, user_data),
             user_data,
             options,

@@ -217,3 +217,41 @@ fn close_ends_the_connections_of_the_calls_at_once() {
     }
     assert_eq!(now, before, "{}", server.command("CLIENT LIST TYPE normal"));
 }
+
+/// A runner about to start while Redis is down (`as_async_for_runner`, which the C and Python
+/// runners start with) waits for it, as a running runner rides through an outage, and gives
+/// up only when told to stop; a plain `as_async` fails at once.
+#[test]
+fn a_runner_about_to_start_waits_for_redis() {
+    let mut server = RedisServer::start();
+    let client = Client::connect(&server.url()).unwrap();
+    let q = client.queue("{waits}").unwrap();
+    assert!(q.add(&Item::with_id("x", "x").unwrap()).unwrap());
+    server.kill();
+    let err = q.as_async().unwrap_err();
+    assert!(err.is_retryable(), "{err}");
+    // Told to stop while Redis is still down: no queue, no error.
+    let since = std::time::Instant::now();
+    let stopped = q
+        .as_async_for_runner(|| since.elapsed() > Duration::from_millis(400))
+        .unwrap();
+    assert!(stopped.is_none());
+    // Redis back (empty) a second later: the wait ends with the queue, usable.
+    let restarted = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(1));
+        server.restart();
+        server
+    });
+    let queue = q
+        .as_async_for_runner(|| false)
+        .unwrap()
+        .expect("not stopped");
+    let _server = restarted.join().unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    assert_eq!(
+        runtime
+            .block_on(queue.count(leaseq::State::Waiting))
+            .unwrap(),
+        0
+    );
+}
