@@ -63,7 +63,7 @@ pub enum Error {
 /// What Redis, or the connection to it, reported. The Redis library's own error type stays
 /// inside: its major versions are not leaseq's.
 #[derive(Debug)]
-pub struct Cause(Box<redis::RedisError>);
+pub struct Cause(Box<redis::RedisError>, Option<Box<str>>);
 
 /// Why JSON could not be encoded or decoded: shown by its `Display`, reachable as a
 /// `std::error::Error` source, and not a serde_json type, so that serde_json is no part of
@@ -95,17 +95,22 @@ impl Cause {
     /// A redis-rs error, boxed: the conversion stays inside the crate, so that redis-rs is no
     /// part of leaseq's public API.
     pub(crate) fn redis(err: redis::RedisError) -> Cause {
-        Cause(Box::new(err))
+        Cause(Box::new(err), None)
     }
 
     /// An I/O failure leaseq notices itself (no answer in time, a reply that is not RESP),
     /// described by `what` and, when given, `detail`.
+    /// Shown as `what` (`: detail`), without the redis-rs error's kind (" - Io").
     pub(crate) fn io(what: &'static str, detail: Option<String>) -> Cause {
+        let shown = match &detail {
+            Some(detail) => format!("{what}: {detail}"),
+            None => what.to_owned(),
+        };
         let err = match detail {
             Some(detail) => redis::RedisError::from((redis::ErrorKind::Io, what, detail)),
             None => redis::RedisError::from((redis::ErrorKind::Io, what)),
         };
-        Cause::redis(err)
+        Cause(Box::new(err), Some(shown.into()))
     }
 
     /// The code of a Redis error reply (its first word, e.g. `OOM`, `NOPERM`, `WRONGTYPE`), when
@@ -117,7 +122,10 @@ impl Cause {
 
 impl fmt::Display for Cause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        match &self.1 {
+            Some(shown) => f.write_str(shown),
+            None => fmt::Display::fmt(&self.0, f),
+        }
     }
 }
 

@@ -289,7 +289,22 @@ unsafe fn read_worker_options(
     };
     // SAFETY: every field is an integer or an optional function pointer: zero and any bytes
     // the caller wrote are valid values.
-    Ok(Some(unsafe { value.assume_init() }))
+    let value = unsafe { value.assume_init() };
+    // The three-way flags: -1 (the core's default), 0 or 1; another value is a mistake (a
+    // count, a bool from elsewhere), not a yes.
+    for (name, v) in [
+        ("options.keep_results", value.keep_results),
+        ("options.housekeeping", value.housekeeping),
+        ("options.stats", value.stats),
+    ] {
+        if !(-1..=1).contains(&v) {
+            return Err(Failure::invalid(
+                name,
+                format!("must be -1 (the default), 0 or 1, got {v}"),
+            ));
+        }
+    }
+    Ok(Some(value))
 }
 
 /// 0: running; 1: stop; 2: force. Set by `leaseq_worker_stop`, read by every runner.

@@ -665,6 +665,13 @@ static void options_struct_size_and_event_parts(void) {
     leaseq_worker_options small = options;
     small.struct_size = 4;
     CHECK_INVALID_ARG(leaseq_worker_run(queue, never_called, NULL, &small), "options.struct_size");
+    /* A three-way flag other than -1, 0 or 1: refused, naming it. */
+    leaseq_worker_options odd = options;
+    odd.keep_results = 7;
+    CHECK_INVALID_ARG(leaseq_worker_run(queue, never_called, NULL, &odd), "options.keep_results");
+    odd = options;
+    odd.stats = 2;
+    CHECK_INVALID_ARG(leaseq_worker_run(queue, never_called, NULL, &odd), "options.stats");
     CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 2);
 
     /* A run with the macro's options; each event's parts are the core's. */
