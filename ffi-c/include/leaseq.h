@@ -2734,7 +2734,8 @@ leaseq_status leaseq_job_error_type(const leaseq_job *job, const char **out_erro
 leaseq_status leaseq_job_trace(const leaseq_job *job, const char **out_trace);
 
 /**
- * Sets `*out_reason` to why the item is dead (e.g. "failed", "expired", "attempts"), or NULL.
+ * Sets `*out_reason` to why the item is dead (e.g. "failed 3 times", "failed without retry",
+ * "lease expired 3 times", "expired before it started"), or NULL.
  * Borrowed from the job.
  *
  * # Safety

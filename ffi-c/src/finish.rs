@@ -42,7 +42,7 @@ pub(crate) fn optional_ms(
     millis_arg(name.clone(), ms).map(Some).map_err(|_| {
         Failure::invalid(
             name,
-            format!("is {ms}: give -1 (the default) or a value from 0"),
+            format!("is {ms}: give -1 (the default) or a number of milliseconds"),
         )
     })
 }

@@ -752,7 +752,8 @@ pub unsafe extern "C" fn leaseq_job_trace(
     }
 }
 
-/// Sets `*out_reason` to why the item is dead (e.g. "failed", "expired", "attempts"), or NULL.
+/// Sets `*out_reason` to why the item is dead (e.g. "failed 3 times", "failed without retry",
+/// "lease expired 3 times", "expired before it started"), or NULL.
 /// Borrowed from the job.
 ///
 /// # Safety
