@@ -328,15 +328,23 @@ fn stopping() -> bool {
     STOP.load(Ordering::SeqCst) != 0
 }
 
-/// A handle made ready for a runner (`as_async_for_runner`: its connection opened, waiting
-/// while Redis is down, as a running runner rides through an outage). `None`: stopped before
-/// it started; the stop is then spent, as a runner's end spends it, unless another runs.
-fn when_up<T>(ready: leaseq::Result<Option<T>>) -> Result<Option<T>, Failure> {
-    let ready = ready?;
-    if ready.is_none() && RUNNING.load(Ordering::SeqCst) == 0 {
-        STOP.store(0, Ordering::SeqCst);
+/// A runner counted in [`RUNNING`] from before its wait for Redis to its end, so that a stop
+/// made meanwhile reaches every runner: the last one to end spends it.
+struct Counted;
+
+impl Counted {
+    fn new() -> Counted {
+        RUNNING.fetch_add(1, Ordering::SeqCst);
+        Counted
     }
-    Ok(ready)
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        if RUNNING.fetch_sub(1, Ordering::SeqCst) == 1 {
+            STOP.store(0, Ordering::SeqCst);
+        }
+    }
 }
 
 struct SendPtr(*mut c_void);
@@ -465,7 +473,8 @@ pub unsafe extern "C" fn leaseq_worker_run(
             return Err(Failure::Null("callback".into()));
         };
         let options = unsafe { read_worker_options(options) }?;
-        let Some(queue) = when_up(queue.inner.as_async_for_runner(stopping))? else {
+        let counted = Counted::new();
+        let Some(queue) = queue.inner.as_async_for_runner(stopping)? else {
             return Ok(());
         };
         run(
@@ -473,6 +482,7 @@ pub unsafe extern "C" fn leaseq_worker_run(
             Dispatch::one(callback, user_data),
             user_data,
             options,
+            counted,
         )
     })
 }
@@ -540,7 +550,8 @@ pub unsafe extern "C" fn leaseq_worker_run_named(
             callbacks,
             fallback: fallback.is_some(),
         };
-        let Some(queue) = when_up(queue.inner.as_async_for_runner(stopping))? else {
+        let counted = Counted::new();
+        let Some(queue) = queue.inner.as_async_for_runner(stopping)? else {
             return Ok(());
         };
         run(
@@ -548,6 +559,7 @@ pub unsafe extern "C" fn leaseq_worker_run_named(
             dispatch,
             user_data,
             options,
+            counted,
         )
     })
 }
@@ -607,9 +619,10 @@ pub unsafe extern "C" fn leaseq_worker_run_queues(
             )
         };
         let options = unsafe { read_worker_options(options) }?;
+        let counted = Counted::new();
         let mut ready = Vec::with_capacity(queues.len());
         for q in queues {
-            match when_up(q.inner.as_async_for_runner(stopping))? {
+            match q.inner.as_async_for_runner(stopping)? {
                 Some(q) => ready.push(q),
                 None => return Ok(()),
             }
@@ -619,6 +632,7 @@ pub unsafe extern "C" fn leaseq_worker_run_queues(
             Dispatch::one(callback, user_data),
             user_data,
             options,
+            counted,
         )
     })
 }
@@ -650,7 +664,8 @@ pub unsafe extern "C" fn leaseq_worker_run_partitioned(
             return Err(Failure::Null("callback".into()));
         };
         let options = unsafe { read_worker_options(options) }?;
-        let Some(partitioned) = when_up(partitioned.inner.as_async_for_runner(stopping))? else {
+        let counted = Counted::new();
+        let Some(partitioned) = partitioned.inner.as_async_for_runner(stopping)? else {
             return Ok(());
         };
         run(
@@ -658,6 +673,7 @@ pub unsafe extern "C" fn leaseq_worker_run_partitioned(
             Dispatch::one(callback, user_data),
             user_data,
             options,
+            counted,
         )
     })
 }
@@ -690,6 +706,8 @@ fn run(
     dispatch: Dispatch,
     user_data: *mut c_void,
     options: Option<leaseq_worker_options>,
+    // Counted in RUNNING since before its wait for Redis; uncounted as this returns.
+    _counted: Counted,
 ) -> Result<(), Failure> {
     let mut o = worker_options(options.as_ref());
     // A table's names go to the core, which checks them as the runner starts (`handlers`) and
@@ -830,16 +848,12 @@ fn run(
         });
     }
     let handle = worker.handle();
-    RUNNING.fetch_add(1, Ordering::SeqCst);
     let result = runtime.block_on(async move {
         let follow = handle.follow(&STOP);
         let report = worker.run_until(std::future::pending()).await;
         follow.abort();
         report
     });
-    if RUNNING.fetch_sub(1, Ordering::SeqCst) == 1 {
-        STOP.store(0, Ordering::SeqCst);
-    }
     result?;
     Ok(())
 }

@@ -819,7 +819,9 @@ pub(crate) fn for_runner(queue: &Bound<'_, PyAny>) -> PyResult<Option<leaseq::Pa
     };
     let py = queue.py();
     let p = p.get().blocking().clone();
-    crate::worker::when_up(py, |stopped| p.as_async_for_runner(stopped)).map(Some)
+    py.detach(|| p.as_async())
+        .map(Some)
+        .map_err(|e| errors::to_py(py, e))
 }
 
 /// Native half of ``leaseq.aio.PartitionedQueue``: each method returns an asyncio future.

@@ -459,39 +459,10 @@ fn queues(queue: &Bound<'_, PyAny>) -> PyResult<Vec<leaseq::Queue>> {
                 .map_err(|_| errors::wrong_type(py, "queue", each, q))?;
             // Connects the runtime's own connection on first use: without the GIL.
             let queue = q.get().blocking();
-            when_up(py, |stopped| queue.as_async_for_runner(stopped))
+            py.detach(|| queue.as_async())
+                .map_err(|e| errors::to_py(py, e))
         })
         .collect()
-}
-
-/// A handle made ready for a runner about to start (`ready`: its `as_async_for_runner`),
-/// off the GIL: while Redis is down it waits, as a running runner rides through an outage,
-/// taking the GIL every 100 ms so that a signal (Ctrl-C's `KeyboardInterrupt`) ends the wait
-/// as it would end the runner, raised here.
-pub(crate) fn when_up<T: Send>(
-    py: Python<'_>,
-    ready: impl FnOnce(&(dyn Fn() -> bool + Sync)) -> leaseq::Result<Option<T>> + Send,
-) -> PyResult<T> {
-    let interrupted: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
-    let stopped = || {
-        Python::attach(|py| match py.check_signals() {
-            Ok(()) => false,
-            Err(e) => {
-                *interrupted.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                true
-            }
-        })
-    };
-    let got = py.detach(|| ready(&stopped));
-    if let Some(e) = interrupted.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e);
-    }
-    match got {
-        Ok(Some(v)) => Ok(v),
-        // Stopped only by a signal, whose error was raised above.
-        Ok(None) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(())),
-        Err(e) => Err(errors::to_py(py, e)),
-    }
 }
 
 /// A refusal of the core, named as `leaseq.Worker` names its arguments: the core's `queues` is

@@ -961,38 +961,3 @@ def test_fail_keeps_a_trace_given_or_the_exceptions(queue: leaseq.Queue) -> None
     assert a.trace.startswith("Traceback") and "KeyError: 'missing'" in a.trace
     assert b is not None and b.trace == "my trace"
     assert c is not None and c.trace == "batch trace"
-
-
-def test_a_runner_started_while_redis_is_down_waits_for_it(
-    fresh_server: Server,
-) -> None:
-    with leaseq.Client(fresh_server.url) as client:
-        queue = client.queue(new_prefix())
-        assert queue.add(leaseq.Item(b"x", id="before"))
-        try:
-            redis.Redis.from_url(fresh_server.url).shutdown(nosave=True)
-        except redis.exceptions.ConnectionError:
-            pass
-        handled: list[str] = []
-        worker = leaseq.Worker(queue, lambda job: handled.append(job.id))
-
-        def back_then_work() -> None:
-            time.sleep(1.0)
-            restart(fresh_server)
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    queue.add(leaseq.Item(b"y", id="after"))
-                    break
-                except leaseq.LeaseqError:
-                    assert time.monotonic() < deadline
-                    time.sleep(0.1)
-            while "after" not in handled and time.monotonic() < deadline:
-                time.sleep(0.05)
-            worker.stop()
-
-        threading.Thread(target=back_then_work).start()
-        # Started with Redis down: it waits for Redis instead of failing.
-        report = worker.run()
-        assert handled == ["after"], handled
-        assert report.completed == 1
