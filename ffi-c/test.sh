@@ -147,6 +147,7 @@ else
     show "$work/cluster.log"
 fi
 export LEASEQ_TEST_URL="$url"
+export LEASEQ_TEST_REDIS="$launcher"
 export LEASEQ_TEST_CLUSTER_URLS="$cluster_urls"
 export LEASEQ_ERRORS_MD="$root/spec/errors.md"
 export LEASEQ_ADD_ITEM="$built/examples/add_item"

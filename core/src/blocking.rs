@@ -433,13 +433,6 @@ impl Queue {
         self.client.live()?.queue(&self.prefix)
     }
 
-    /// [`Queue::as_async`] for a runner about to start: while Redis cannot be reached, asked
-    /// again ([`for_a_runner`]), as the runner rides through an outage once it runs. `None`
-    /// when `stopped` said so first.
-    pub fn as_async_for_runner(&self, stopped: impl Fn() -> bool) -> Result<Option<crate::Queue>> {
-        for_a_runner(|| self.as_async(), stopped)
-    }
-
     /// The prefix of this queue's keys.
     pub fn prefix(&self) -> &str {
         &self.prefix
@@ -779,24 +772,45 @@ mod tests {
     }
 }
 
-/// Asks `get` (a handle's async client, queue or partitioned queue, which connects when first
-/// needed) until it answers, for a runner about to start: while the error is retryable (Redis
-/// down, restarting, failing over: spec/PROTOCOL.md 11), again after a pause of 100 ms
-/// doubling to 5 s, so that a runner started during an outage waits for Redis as a running one
-/// rides through it. `stopped` is asked at least every 100 ms: once it says so, `None`. Blocks
-/// the calling thread (never the runtime's), so a binding calls it without its lock (the GIL).
+/// Asks `get` (a handle's async queue or partitioned queue, which connects when first needed)
+/// until it answers, for a runner about to start: while the error is retryable (Redis down,
+/// restarting, failing over: spec/PROTOCOL.md 11), again after a pause of 100 ms doubling to
+/// 5 s, so that a runner started during an outage waits for Redis as a running one rides
+/// through it. As a running runner reports an outage, `on_event` is given one
+/// [`Event::Error`](crate::worker::Event::Error) with step `connect` at the first retryable
+/// error, and [`Event::Recovered`](crate::worker::Event::Recovered) once Redis answers.
+/// `stopped` is asked before each attempt and at least every 100 ms: once it says so, `None`.
+/// Blocks the calling thread (never the runtime's), so a binding calls it without its lock
+/// (the GIL). A binding checks the runner's settings before
+/// ([`crate::worker::WorkerOptions::check`], [`crate::worker::QueueOrder::check`]), so that bad
+/// ones are refused at once, not after the outage.
 pub fn for_a_runner<T>(
     mut get: impl FnMut() -> Result<T>,
-    stopped: impl Fn() -> bool,
+    mut stopped: impl FnMut() -> bool,
+    mut on_event: impl FnMut(crate::worker::Event),
 ) -> Result<Option<T>> {
+    use crate::worker::Event;
     let mut pause = Duration::from_millis(100);
+    let mut reported = false;
     loop {
         if stopped() {
             return Ok(None);
         }
         match get() {
-            Ok(v) => return Ok(Some(v)),
+            Ok(v) => {
+                if reported {
+                    on_event(Event::Recovered { during: "connect" });
+                }
+                return Ok(Some(v));
+            }
             Err(e) if e.is_retryable() => {
+                if !reported {
+                    reported = true;
+                    on_event(Event::Error {
+                        during: "connect",
+                        error: Arc::new(e),
+                    });
+                }
                 let until = std::time::Instant::now() + pause;
                 while std::time::Instant::now() < until {
                     if stopped() {

@@ -95,7 +95,8 @@ impl Cause {
     /// A redis-rs error, boxed: the conversion stays inside the crate, so that redis-rs is no
     /// part of leaseq's public API.
     pub(crate) fn redis(err: redis::RedisError) -> Cause {
-        Cause(Box::new(err), None)
+        let shown = from_a_function(&err);
+        Cause(Box::new(err), shown)
     }
 
     /// An I/O failure leaseq notices itself (no answer in time, a reply that is not RESP),
@@ -118,6 +119,23 @@ impl Cause {
     pub fn code(&self) -> Option<&str> {
         self.0.code()
     }
+}
+
+/// An error reply raised inside one of leaseq's functions, worded without the note Redis adds
+/// of where it was raised (`script: leaseq_<hash>_<name>, on @user_function:<line>.`) and
+/// without redis-rs's quotes around the code: `WRONGTYPE Operation against a key holding the
+/// wrong kind of value (in leaseq's function `stats`)`. `None` for any other error.
+fn from_a_function(err: &redis::RedisError) -> Option<Box<str>> {
+    let code = err.code()?;
+    let detail = err.detail()?;
+    let (message, place) = detail.split_once(" script: ")?;
+    let function = place.split(',').next()?.trim();
+    let name = function
+        .strip_prefix("leaseq_")
+        .and_then(|versioned| versioned.split_once('_'))
+        .map_or(function, |(_, name)| name);
+    let message = message.trim_end().trim_end_matches('.');
+    Some(format!("{code} {message} (in leaseq's function `{name}`)").into())
 }
 
 impl fmt::Display for Cause {

@@ -5015,7 +5015,9 @@ leaseq_status leaseq_worker_options_init(leaseq_worker_options *options);
  * Stops every runner of the process: the first call gracefully (no more leases; running
  * callbacks get the shutdown timeout), the next forces. Async-signal-safe (one atomic store):
  * call it from a SIGTERM or SIGINT handler. When the last runner has returned, the next
- * `leaseq_worker_run` runs normally again.
+ * `leaseq_worker_run` runs normally again. A stop made while no runner runs is kept for the
+ * next one (a signal that came just before it started): that run returns LEASEQ_OK at once,
+ * having run nothing, and the stop is spent.
  */
 void leaseq_worker_stop(void);
 
@@ -5028,10 +5030,12 @@ void leaseq_worker_stop(void);
  * those threads. The `leaseq_worker_job` is valid only during its callback. `on_event` runs
  * on a runtime thread and must be quick (no leaseq call that talks to Redis). No callback runs after this function returned.
  * Redis outages do not end it: the core reconnects and reports "error"/"recovered" events. One
- * under way as it starts neither (its first connection is tried again, 100 ms doubling to 5 s,
- * until Redis answers or `leaseq_worker_stop()` ends the wait: LEASEQ_OK, nothing run).
- * `options` may be NULL (every default). Bad options give LEASEQ_INVALID_ARGUMENT naming
- * the option, with nothing written to Redis.
+ * under way as it starts neither: its first connection is tried again, 100 ms doubling to 5 s,
+ * until Redis answers or `leaseq_worker_stop()` ends the wait (LEASEQ_OK, nothing run); the
+ * wait is reported as an "error" event with step "connect", then "recovered", and their log
+ * lines. `options` may be NULL (every default). Bad options give LEASEQ_INVALID_ARGUMENT
+ * naming the option, before any wait and with nothing written to Redis. During that wait,
+ * `on_event` and `on_log` are called on the thread that called this function.
  *
  * # Safety
  * `queue` is NULL or a live queue; `callback` is a valid function pointer; `options` is NULL

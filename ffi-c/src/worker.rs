@@ -13,7 +13,7 @@ use leaseq::worker::{
     route, CancelReason, Event, Job, JobError, LogLevel, Outcome, QueueOrder, Route,
     ShutdownAction, Worker, WorkerOptions,
 };
-use leaseq::Retry;
+use leaseq::{blocking, Retry};
 
 use crate::guard::{arg, array, bytes, c_string, call, text, Failure, Out};
 use crate::partitioned::leaseq_partitioned;
@@ -315,7 +315,9 @@ static RUNNING: AtomicUsize = AtomicUsize::new(0);
 /// Stops every runner of the process: the first call gracefully (no more leases; running
 /// callbacks get the shutdown timeout), the next forces. Async-signal-safe (one atomic store):
 /// call it from a SIGTERM or SIGINT handler. When the last runner has returned, the next
-/// `leaseq_worker_run` runs normally again.
+/// `leaseq_worker_run` runs normally again. A stop made while no runner runs is kept for the
+/// next one (a signal that came just before it started): that run returns LEASEQ_OK at once,
+/// having run nothing, and the stop is spent.
 #[no_mangle]
 pub extern "C" fn leaseq_worker_stop() {
     let now = STOP.load(Ordering::SeqCst);
@@ -451,10 +453,12 @@ fn emit(
 /// those threads. The `leaseq_worker_job` is valid only during its callback. `on_event` runs
 /// on a runtime thread and must be quick (no leaseq call that talks to Redis). No callback runs after this function returned.
 /// Redis outages do not end it: the core reconnects and reports "error"/"recovered" events. One
-/// under way as it starts neither (its first connection is tried again, 100 ms doubling to 5 s,
-/// until Redis answers or `leaseq_worker_stop()` ends the wait: LEASEQ_OK, nothing run).
-/// `options` may be NULL (every default). Bad options give LEASEQ_INVALID_ARGUMENT naming
-/// the option, with nothing written to Redis.
+/// under way as it starts neither: its first connection is tried again, 100 ms doubling to 5 s,
+/// until Redis answers or `leaseq_worker_stop()` ends the wait (LEASEQ_OK, nothing run); the
+/// wait is reported as an "error" event with step "connect", then "recovered", and their log
+/// lines. `options` may be NULL (every default). Bad options give LEASEQ_INVALID_ARGUMENT
+/// naming the option, before any wait and with nothing written to Redis. During that wait,
+/// `on_event` and `on_log` are called on the thread that called this function.
 ///
 /// # Safety
 /// `queue` is NULL or a live queue; `callback` is a valid function pointer; `options` is NULL
@@ -473,16 +477,11 @@ pub unsafe extern "C" fn leaseq_worker_run(
             return Err(Failure::Null("callback".into()));
         };
         let options = unsafe { read_worker_options(options) }?;
-        let counted = Counted::new();
-        let Some(queue) = queue.inner.as_async_for_runner(stopping)? else {
-            return Ok(());
-        };
         run(
-            Over::Queues(vec![queue], QueueOrder::Strict),
+            Wait::Queues(vec![queue], QueueOrder::Strict),
             Dispatch::one(callback, user_data),
             user_data,
             options,
-            counted,
         )
     })
 }
@@ -550,16 +549,11 @@ pub unsafe extern "C" fn leaseq_worker_run_named(
             callbacks,
             fallback: fallback.is_some(),
         };
-        let counted = Counted::new();
-        let Some(queue) = queue.inner.as_async_for_runner(stopping)? else {
-            return Ok(());
-        };
         run(
-            Over::Queues(vec![queue], QueueOrder::Strict),
+            Wait::Queues(vec![queue], QueueOrder::Strict),
             dispatch,
             user_data,
             options,
-            counted,
         )
     })
 }
@@ -619,20 +613,11 @@ pub unsafe extern "C" fn leaseq_worker_run_queues(
             )
         };
         let options = unsafe { read_worker_options(options) }?;
-        let counted = Counted::new();
-        let mut ready = Vec::with_capacity(queues.len());
-        for q in queues {
-            match q.inner.as_async_for_runner(stopping)? {
-                Some(q) => ready.push(q),
-                None => return Ok(()),
-            }
-        }
         run(
-            Over::Queues(ready, order),
+            Wait::Queues(queues, order),
             Dispatch::one(callback, user_data),
             user_data,
             options,
-            counted,
         )
     })
 }
@@ -664,16 +649,11 @@ pub unsafe extern "C" fn leaseq_worker_run_partitioned(
             return Err(Failure::Null("callback".into()));
         };
         let options = unsafe { read_worker_options(options) }?;
-        let counted = Counted::new();
-        let Some(partitioned) = partitioned.inner.as_async_for_runner(stopping)? else {
-            return Ok(());
-        };
         run(
-            Over::Partitioned(partitioned),
+            Wait::Partitioned(partitioned),
             Dispatch::one(callback, user_data),
             user_data,
             options,
-            counted,
         )
     })
 }
@@ -690,6 +670,34 @@ fn refused(err: leaseq::Error) -> Failure {
     }
 }
 
+/// What a runner will serve, before Redis answered: the handles as the caller gave them.
+enum Wait<'a> {
+    /// Queues of one client, asked in this order.
+    Queues(Vec<&'a leaseq_queue>, QueueOrder),
+    /// Every partition of a partitioned queue.
+    Partitioned(&'a leaseq_partitioned),
+}
+
+impl Wait<'_> {
+    /// The runner's async handles, once Redis answers ([`blocking::for_a_runner`]: asked again
+    /// while it is away, each outage reported through `on_event`); `None` when
+    /// `leaseq_worker_stop()` ended the wait first.
+    fn connect(self, on_event: impl FnMut(Event)) -> Result<Option<Over>, Failure> {
+        Ok(match self {
+            Wait::Queues(queues, order) => blocking::for_a_runner(
+                || queues.iter().map(|q| q.inner.as_async()).collect(),
+                stopping,
+                on_event,
+            )?
+            .map(|ready| Over::Queues(ready, order)),
+            Wait::Partitioned(p) => {
+                blocking::for_a_runner(|| p.inner.as_async(), stopping, on_event)?
+                    .map(Over::Partitioned)
+            }
+        })
+    }
+}
+
 /// What a runner serves.
 enum Over {
     /// Queues of one client, asked in this order.
@@ -702,22 +710,60 @@ enum Over {
 /// `leaseq_worker_run_partitioned`
 /// (`user_data` is `on_event`'s).
 fn run(
-    over: Over,
+    wait: Wait<'_>,
     dispatch: Dispatch,
     user_data: *mut c_void,
     options: Option<leaseq_worker_options>,
-    // Counted in RUNNING since before its wait for Redis; uncounted as this returns.
-    _counted: Counted,
 ) -> Result<(), Failure> {
     let mut o = worker_options(options.as_ref());
     // A table's names go to the core, which checks them as the runner starts (`handlers`) and
     // fails for good the jobs that none of them and no fallback takes.
     o.handler_names = dispatch.names.clone();
     o.fallback_handler = dispatch.names.is_some().then_some(dispatch.fallback);
-    o.effective_concurrency()?;
+    // Everything that needs no Redis is refused now, not after an outage's wait.
+    o.check()?;
+    if let Wait::Queues(queues, order) = &wait {
+        order.check(queues.len()).map_err(refused)?;
+    }
     let on_event = options.as_ref().and_then(|o| o.on_event);
     let runtime = leaseq::runtime::handle()?;
     let data = std::sync::Arc::new(SendPtr(user_data));
+    let on_log = options.as_ref().and_then(|o| o.on_log).map(|log| {
+        let min = match options.as_ref().map_or(0, |o| o.log_level) {
+            ..=0 => LogLevel::Info,
+            1..=LEASEQ_LOG_DEBUG => LogLevel::Debug,
+            11..=LEASEQ_LOG_INFO => LogLevel::Info,
+            21..=LEASEQ_LOG_WARN => LogLevel::Warn,
+            _ => LogLevel::Error,
+        };
+        let data = data.clone();
+        let sink = move |level: LogLevel, line: &str| {
+            let level = level as leaseq_log_level;
+            // A panic of ours must not cross into C, nor a C callback's unwinding into us.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                // SAFETY: the callback and user_data come from the caller, who vouches for
+                // them; the line lives for the call.
+                unsafe { log(level, line.as_ptr(), line.len(), data.0) }
+            }));
+        };
+        (min, sink)
+    });
+    // Counted in RUNNING from before its wait for Redis to its end.
+    let _counted = Counted::new();
+    // The wait's outage and its end, reported as the running runner reports one.
+    let Some(over) = wait.connect(|e| {
+        if let Some(sink) = on_event {
+            emit(sink, data.0, &e);
+        }
+        if let Some((min, log)) = &on_log {
+            if e.level() >= *min {
+                log(e.level(), &e.log_line());
+            }
+        }
+    })?
+    else {
+        return Ok(());
+    };
     let dispatch = std::sync::Arc::new(dispatch);
     let handler = move |job: Job| {
         let dispatch = dispatch.clone();
@@ -828,24 +874,8 @@ fn run(
         let data = data.clone();
         worker = worker.on_event(move |e| emit(sink, data.0, e));
     }
-    if let Some(log) = options.as_ref().and_then(|o| o.on_log) {
-        let min = match options.as_ref().map_or(0, |o| o.log_level) {
-            ..=0 => LogLevel::Info,
-            1..=LEASEQ_LOG_DEBUG => LogLevel::Debug,
-            11..=LEASEQ_LOG_INFO => LogLevel::Info,
-            21..=LEASEQ_LOG_WARN => LogLevel::Warn,
-            _ => LogLevel::Error,
-        };
-        let data = data.clone();
-        worker = worker.on_log(min, move |level, line| {
-            let level = level as leaseq_log_level;
-            // A panic of ours must not cross into C, nor a C callback's unwinding into us.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                // SAFETY: the callback and user_data come from the caller, who vouches for
-                // them; the line lives for the call.
-                unsafe { log(level, line.as_ptr(), line.len(), data.0) }
-            }));
-        });
+    if let Some((min, log)) = on_log {
+        worker = worker.on_log(min, log);
     }
     let handle = worker.handle();
     let result = runtime.block_on(async move {

@@ -8,9 +8,11 @@
  * `stats` option stored in the queue's configuration (or nothing written without it), the
  * options' struct_size (leaseq_worker_options_init, LEASEQ_WORKER_OPTIONS_INIT) and the events'
  * parts, bad options with nothing written to Redis, and a runner over several queues
- * (leaseq_worker_run_queues: strict order, weights, each job finished in its own queue, refusals).
+ * (leaseq_worker_run_queues: strict order, weights, each job finished in its own queue, refusals),
+ * and a runner started while Redis is down (it waits, reporting the outage; a stop ends the wait).
  *
- * Environment: LEASEQ_TEST_URL (a redis:// URL).
+ * Environment: LEASEQ_TEST_URL (a redis:// URL), LEASEQ_TEST_REDIS (the launcher, for a server
+ * of the test's own that it takes down).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -19,6 +21,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -948,6 +952,141 @@ static void several_queues_refused(void) {
     leaseq_queue_free(b);
 }
 
+/* ---- a runner started while Redis is down -------------------------------------------------- */
+
+/* A redis-server of this test's own, through the shared launcher (LEASEQ_TEST_REDIS): it
+ * answers "down" (killed, left down) and "up" (an empty one on its port) on its stdin. */
+struct own_server {
+    pid_t pid;
+    FILE *to;   /* the launcher's stdin */
+    FILE *from; /* its stdout */
+    char url[128];
+};
+
+static int own_server_start(struct own_server *s) {
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) return -1;
+    s->pid = fork();
+    if (s->pid < 0) return -1;
+    if (s->pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        const char *launcher = getenv("LEASEQ_TEST_REDIS");
+        execl(launcher, launcher, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    s->to = fdopen(in[1], "w");
+    s->from = fdopen(out[0], "r");
+    char line[512];
+    if (s->to == NULL || s->from == NULL || fgets(line, sizeof line, s->from) == NULL) return -1;
+    /* {"url": "redis://127.0.0.1:PORT", ...} */
+    const char *start = strstr(line, "redis://");
+    const char *end = start == NULL ? NULL : strchr(start, '"');
+    if (end == NULL || (size_t)(end - start) >= sizeof s->url) return -1;
+    memcpy(s->url, start, (size_t)(end - start));
+    s->url[end - start] = '\0';
+    return 0;
+}
+
+/* Tells the launcher `command` ("down" or "up") and waits for its answer, the same word. */
+static int own_server_says(struct own_server *s, const char *command) {
+    char line[64];
+    if (fprintf(s->to, "%s\n", command) < 0 || fflush(s->to) != 0) return -1;
+    if (fgets(line, sizeof line, s->from) == NULL) return -1;
+    line[strcspn(line, "\n")] = '\0';
+    return strcmp(line, command) == 0 ? 0 : -1;
+}
+
+/* Closing its stdin stops the launcher and its server. */
+static void own_server_stop(struct own_server *s) {
+    fclose(s->to);
+    fclose(s->from);
+    waitpid(s->pid, NULL, 0);
+}
+
+static char waited_events[4][200];
+static atomic_int waited_count;
+
+/* Keeps the events as "name|message"; stops the runner at "recovered". */
+static void keep_wait_events(const leaseq_worker_event *event, void *user_data) {
+    (void)user_data;
+    int n = atomic_fetch_add(&waited_count, 1);
+    if (n < 4) snprintf(waited_events[n], sizeof waited_events[n], "%s|%s", event->name, event->message);
+    if (strcmp(event->name, "recovered") == 0) leaseq_worker_stop();
+}
+
+static void *stop_after_half_a_second(void *arg) {
+    (void)arg;
+    sleep_ms(500);
+    leaseq_worker_stop();
+    return NULL;
+}
+
+static void *up_after_a_second(void *arg) {
+    sleep_ms(1000);
+    return (void *)(intptr_t)own_server_says(arg, "up");
+}
+
+static void a_runner_started_while_redis_is_down_waits_for_it(void) {
+    struct own_server server;
+    REQUIRE(own_server_start(&server) == 0);
+    leaseq_client *own = NULL;
+    REQUIRE(leaseq_client_connect(server.url, &own) == LEASEQ_OK);
+    leaseq_queue *queue = fresh_queue(own, "waits");
+    REQUIRE(queue != NULL);
+    REQUIRE(own_server_says(&server, "down") == 0);
+
+    /* Bad options are refused at once, not after the wait (which would never end here). */
+    leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;
+    options.concurrency = 1001;
+    CHECK_INVALID_ARG(leaseq_worker_run(queue, never_called, NULL, &options), "concurrency");
+    const leaseq_queue *one[] = {queue};
+    const uint32_t zero[] = {0};
+    CHECK_INVALID_ARG(leaseq_worker_run_queues(one, 1, zero, never_called, NULL, NULL), "weights");
+
+    /* A stop from another thread ends the wait: LEASEQ_OK, nothing run; the outage reported
+     * once, as an "error" of step "connect", and as a warning line. */
+    options = (leaseq_worker_options)LEASEQ_WORKER_OPTIONS_INIT;
+    options.on_event = keep_wait_events;
+    options.on_log = keep_log_lines;
+    pthread_mutex_lock(&logged.lock);
+    logged.count = 0;
+    pthread_mutex_unlock(&logged.lock);
+    atomic_store(&waited_count, 0);
+    pthread_t stopper;
+    REQUIRE(pthread_create(&stopper, NULL, stop_after_half_a_second, NULL) == 0);
+    CHECK_OK(leaseq_worker_run(queue, never_called, NULL, &options));
+    pthread_join(stopper, NULL);
+    CHECK(atomic_load(&waited_count) == 1);
+    CHECK(strncmp(waited_events[0], "error|connect: ", 15) == 0);
+    int level = 0;
+    CHECK(logged_line("Redis cannot be reached as the runner starts; waiting for it", &level) &&
+          level == LEASEQ_LOG_WARN);
+
+    /* Redis back a second later: "recovered" (which stops this runner), LEASEQ_OK. */
+    atomic_store(&waited_count, 0);
+    pthread_t upper;
+    REQUIRE(pthread_create(&upper, NULL, up_after_a_second, &server) == 0);
+    CHECK_OK(leaseq_worker_run(queue, never_called, NULL, &options));
+    void *up = NULL;
+    pthread_join(upper, &up);
+    CHECK(up == NULL);
+    CHECK(atomic_load(&waited_count) == 2);
+    CHECK(strncmp(waited_events[0], "error|connect: ", 15) == 0);
+    CHECK(strcmp(waited_events[1], "recovered|connect") == 0);
+    CHECK(logged_line("Redis answers; the runner starts", &level) && level == LEASEQ_LOG_INFO);
+    if (check_failures) {
+        for (int i = 0; i < 2; i++) fprintf(stderr, "event: %s\n", waited_events[i]);
+    }
+    leaseq_queue_free(queue);
+    leaseq_client_free(own);
+    own_server_stop(&server);
+}
+
 /* ---- arguments ---------------------------------------------------------------------------- */
 
 static void bad_arguments_write_nothing(void) {
@@ -1001,6 +1140,8 @@ int main(void) {
         {"several queues: weights set the proportion", several_queues_weighted},
         {"several queues: bad queues and weights refused, naming the argument",
          several_queues_refused},
+        {"a runner started while Redis is down waits for it, reporting it",
+         a_runner_started_while_redis_is_down_waits_for_it},
     };
     int status = run_tests("test_worker", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);

@@ -813,15 +813,9 @@ impl PartitionedQueue {
 
 /// The async partitioned queue behind `queue` when it is a `PartitionedQueue` (for
 /// `leaseq.Worker`, which runs the core's `Worker::partitioned` over it), else `None`.
-pub(crate) fn for_runner(queue: &Bound<'_, PyAny>) -> PyResult<Option<leaseq::Partitioned>> {
-    let Ok(p) = queue.cast::<PartitionedQueue>() else {
-        return Ok(None);
-    };
-    let py = queue.py();
-    let p = p.get().blocking().clone();
-    py.detach(|| p.as_async())
-        .map(Some)
-        .map_err(|e| errors::to_py(py, e))
+pub(crate) fn for_runner(queue: &Bound<'_, PyAny>) -> Option<blocking::Partitioned> {
+    let p = queue.cast::<PartitionedQueue>().ok()?;
+    Some(p.get().blocking().clone())
 }
 
 /// Native half of ``leaseq.aio.PartitionedQueue``: each method returns an asyncio future.

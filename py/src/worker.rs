@@ -23,7 +23,7 @@ use leaseq::worker::{
     Event, Handler, HandlerFuture, Job, JobError, LogLevel, Outcome, QueueOrder, Reply, Report,
     ShutdownAction, Worker, WorkerHandle, WorkerOptions,
 };
-use leaseq::Retry;
+use leaseq::{blocking, Retry};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use tokio::sync::{mpsc, watch};
@@ -347,33 +347,7 @@ impl WorkerRun {
             if matches!(event, Event::Completed { .. }) && !completed {
                 continue;
             }
-            let detail = match &event {
-                Event::Retrying { retry_in, .. } => (event.message(), retry_in.as_secs_f64())
-                    .into_pyobject(py)?
-                    .into_any(),
-                Event::Error { during, error } => {
-                    (*during, error.code().as_str(), error.to_string())
-                        .into_pyobject(py)?
-                        .into_any()
-                }
-                _ => {
-                    let message = event.message();
-                    if message.is_empty() {
-                        py.None().into_bound(py)
-                    } else {
-                        message.into_pyobject(py)?.into_any()
-                    }
-                }
-            };
-            out.push(PyTuple::new(
-                py,
-                [
-                    event.name().into_pyobject(py)?.into_any(),
-                    event.id().into_pyobject(py)?.into_any(),
-                    event.attempt().into_pyobject(py)?.into_any(),
-                    detail,
-                ],
-            )?);
+            out.push(event_tuple(py, &event)?);
         }
         Ok(out)
     }
@@ -437,8 +411,41 @@ impl WorkerRun {
     }
 }
 
-/// The runner's queues: one `Queue`, or a list or tuple of them (argument `queue`).
-fn queues(queue: &Bound<'_, PyAny>) -> PyResult<Vec<leaseq::Queue>> {
+/// An event as Python's listeners get it: ``(name, id, attempt, detail)``, named, identified
+/// and worded by the core (``Event::name``, ``id``, ``attempt``, ``message``). The detail:
+/// ``(message, retry_in_seconds)`` for ``retrying``, ``(step, code, message)`` for ``error``,
+/// else the event's message (``None`` when empty).
+fn event_tuple<'py>(py: Python<'py>, event: &Event) -> PyResult<Bound<'py, PyTuple>> {
+    let detail = match event {
+        Event::Retrying { retry_in, .. } => (event.message(), retry_in.as_secs_f64())
+            .into_pyobject(py)?
+            .into_any(),
+        Event::Error { during, error } => (*during, error.code().as_str(), error.to_string())
+            .into_pyobject(py)?
+            .into_any(),
+        _ => {
+            let message = event.message();
+            if message.is_empty() {
+                py.None().into_bound(py)
+            } else {
+                message.into_pyobject(py)?.into_any()
+            }
+        }
+    };
+    PyTuple::new(
+        py,
+        [
+            event.name().into_pyobject(py)?.into_any(),
+            event.id().into_pyobject(py)?.into_any(),
+            event.attempt().into_pyobject(py)?.into_any(),
+            detail,
+        ],
+    )
+}
+
+/// The runner's queues: one `Queue`, or a list or tuple of them (argument `queue`), not
+/// connected yet.
+fn queues(queue: &Bound<'_, PyAny>) -> PyResult<Vec<blocking::Queue>> {
     let py = queue.py();
     let expected = "a Queue, a list of Queues, or a PartitionedQueue";
     let objects: Vec<Bound<'_, PyAny>> = if queue.is_instance_of::<Queue>() {
@@ -457,12 +464,71 @@ fn queues(queue: &Bound<'_, PyAny>) -> PyResult<Vec<leaseq::Queue>> {
             let q = q
                 .cast::<Queue>()
                 .map_err(|_| errors::wrong_type(py, "queue", each, q))?;
-            // Connects the runtime's own connection on first use: without the GIL.
-            let queue = q.get().blocking();
-            py.detach(|| queue.as_async())
-                .map_err(|e| errors::to_py(py, e))
+            Ok(q.get().blocking().clone())
         })
         .collect()
+}
+
+/// What the runner serves, once Redis answered.
+enum Ready {
+    Queues(Vec<leaseq::Queue>),
+    Partitioned(leaseq::Partitioned),
+}
+
+/// The runner's async queues, once Redis answers: asked again while it is away (the core's
+/// `blocking::for_a_runner`), without the GIL. Between attempts, with the GIL: Python's
+/// signal handlers run (a KeyboardInterrupt or a handler's error ends the wait, raised), and
+/// `stopped()` is asked (true: `None`). The outage and its end go to `on_wait(event, levelno,
+/// line)`: the event as `WorkerRun.events` gives it, the log line and its `logging` level.
+fn connect(
+    py: Python<'_>,
+    queues: &[blocking::Queue],
+    partitioned: Option<&blocking::Partitioned>,
+    stopped: &Bound<'_, PyAny>,
+    on_wait: &Bound<'_, PyAny>,
+) -> PyResult<Option<Ready>> {
+    let stopped = stopped.clone().unbind();
+    let on_wait = on_wait.clone().unbind();
+    let raised: Mutex<Option<PyErr>> = Mutex::new(None);
+    let keep = |r: PyResult<bool>| match r {
+        Ok(stop) => stop,
+        Err(e) => {
+            *lock(&raised) = Some(e);
+            true
+        }
+    };
+    let ready = py.detach(|| {
+        blocking::for_a_runner(
+            || match partitioned {
+                Some(p) => p.as_async().map(Ready::Partitioned),
+                None => queues
+                    .iter()
+                    .map(|q| q.as_async())
+                    .collect::<leaseq::Result<_>>()
+                    .map(Ready::Queues),
+            },
+            || {
+                lock(&raised).is_some()
+                    || keep(Python::attach(|py| {
+                        py.check_signals()?;
+                        stopped.call0(py)?.is_truthy(py)
+                    }))
+            },
+            |event| {
+                if lock(&raised).is_none() {
+                    keep(Python::attach(|py| {
+                        let tuple = event_tuple(py, &event)?;
+                        on_wait.call1(py, (tuple, event.level() as u8, event.log_line()))?;
+                        Ok(false)
+                    }));
+                }
+            },
+        )
+    });
+    if let Some(e) = raised.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    ready.map_err(|e| errors::to_py(py, e))
 }
 
 /// A refusal of the core, named as `leaseq.Worker` names its arguments: the core's `queues` is
@@ -486,14 +552,22 @@ fn refused(py: Python<'_>, err: leaseq::Error) -> PyErr {
 /// its jobs with `WorkerRun.take()`. With `options["handlers"]` (the names of a table of
 /// handlers) and `options["fallback"]` (whether it has a fallback), the core checks the table
 /// (argument `handlers`) and fails for good, without handing it to Python, a job that no name
-/// and no fallback takes.
+/// and no fallback takes. The settings are checked first. Then, while Redis cannot be reached,
+/// it waits without the GIL, trying again after 100 ms doubling to 5 s: every 100 ms at most,
+/// with the GIL, Python's signal handlers run (their exception, a KeyboardInterrupt say, ends
+/// the wait and is raised) and `stopped()` is called (true ends the wait: the call returns
+/// `None`); the outage and its end go to `on_wait(event, levelno, line)`, the event as
+/// `WorkerRun.events()` gives it (an `error` with step `connect`, then `recovered`) with its log
+/// line.
 #[pyfunction]
-#[pyo3(signature = (queue, options))]
+#[pyo3(signature = (queue, options, stopped, on_wait))]
 pub fn start_worker(
     py: Python<'_>,
     queue: &Bound<'_, PyAny>,
     options: &Bound<'_, PyDict>,
-) -> PyResult<WorkerRun> {
+    stopped: &Bound<'_, PyAny>,
+    on_wait: &Bound<'_, PyAny>,
+) -> PyResult<Option<WorkerRun>> {
     let mut o = WorkerOptions::new();
     let get = |name: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
         Ok(options.get_item(name)?.filter(|v| !v.is_none()))
@@ -596,13 +670,20 @@ pub fn start_worker(
         .effective_concurrency()
         .map_err(|e| errors::to_py(py, e))?;
     let keep_results = o.keeps_results();
+    o.check().map_err(|e| errors::to_py(py, e))?;
     // A PartitionedQueue runs through the core's `Worker::partitioned`; else one or more queues.
-    let partitioned = crate::partitioned::for_runner(queue)?;
+    let partitioned = crate::partitioned::for_runner(queue);
     let queues = match partitioned {
         Some(_) => Vec::new(),
         None => queues(queue)?,
     };
+    if let (None, Some(order)) = (&partitioned, &order) {
+        order.check(queues.len()).map_err(|e| refused(py, e))?;
+    }
     let runtime = leaseq::runtime::handle().map_err(|e| errors::to_py(py, e))?;
+    let Some(ready) = connect(py, &queues, partitioned.as_ref(), stopped, on_wait)? else {
+        return Ok(None);
+    };
 
     let (wake, wakeup) = UnixStream::pair()
         .and_then(|(w, r)| {
@@ -621,9 +702,9 @@ pub fn start_worker(
         inbox: inbox.clone(),
         base: NEXT_RUN_KEY.fetch_add(1 << 40, std::sync::atomic::Ordering::Relaxed),
     };
-    let worker = match &partitioned {
-        Some(p) => Worker::partitioned(p, handler),
-        None => Worker::for_queues(queues, handler),
+    let worker = match ready {
+        Ready::Partitioned(p) => Worker::partitioned(&p, handler),
+        Ready::Queues(queues) => Worker::for_queues(queues, handler),
     };
     let worker = match order {
         Some(order) => worker.queue_order(order),
@@ -653,7 +734,7 @@ pub fn start_worker(
             });
         let _ = report_tx.send(Some(report));
     });
-    Ok(WorkerRun {
+    Ok(Some(WorkerRun {
         handle,
         inbox,
         wakeup,
@@ -662,5 +743,5 @@ pub fn start_worker(
         logs: Mutex::new(log_rx),
         concurrency,
         keep_results,
-    })
+    }))
 }

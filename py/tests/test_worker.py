@@ -632,6 +632,80 @@ def test_a_busy_runner_rides_through(fresh_server: Server, fault: str) -> None:
         assert report.completed >= 200
 
 
+def server_says(server: Server, command: str) -> None:
+    """Tells the launcher `command` (``down``: kill Redis and leave it down; ``up``: start an
+    empty one on its port) and waits for its answer."""
+    assert server.process.stdin is not None and server.process.stdout is not None
+    server.process.stdin.write(command + "\n")
+    server.process.stdin.flush()
+    assert server.process.stdout.readline().strip() == command
+
+
+def test_a_runner_started_while_redis_is_down_waits_for_it(
+    fresh_server: Server,
+) -> None:
+    """As a running runner rides through an outage, one started during it waits for Redis:
+    bad settings are refused first; ``stop()`` from another thread or SIGTERM ends the wait
+    (an empty report); the outage is an ``error`` event (step ``connect``) and a log line, and
+    Redis's return a ``recovered``, after which the runner serves the queue."""
+    with leaseq.Client(fresh_server.url) as client:
+        queue = client.queue(new_prefix())
+        server_says(fresh_server, "down")
+
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            leaseq.Worker(queue, lambda _job: None, weights=[1, 2]).run()
+        assert refused.value.argument == "weights"
+
+        events: list[tuple[str, Any]] = []
+        worker = leaseq.Worker(queue, lambda _job: None)
+        worker.on("*", lambda name, _id, detail: events.append((name, detail)))
+        stopper = threading.Timer(0.5, worker.stop)
+        stopper.start()
+        assert worker.run() == leaseq.WorkerReport(0, 0, 0, 0, 0, 0)
+        stopper.join()
+        assert [name for name, _ in events] == ["error"], events
+        step, code, message = events[0][1]
+        assert (step, code) == ("connect", "CONNECTION"), events
+        assert "refused" in message, message
+
+        # SIGTERM while it waits (the handler runs on this, the main, thread).
+        assert threading.current_thread() is threading.main_thread()
+        worker = leaseq.Worker(queue, lambda _job: None)
+        killer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM))
+        killer.start()
+        assert worker.run() == leaseq.WorkerReport(0, 0, 0, 0, 0, 0)
+        killer.join()
+
+        # Redis back a second later (empty): the runner starts and serves the queue.
+        handled: list[str] = []
+        events.clear()
+
+        def handler(job: leaseq.worker.Job) -> None:
+            handled.append(job.id)
+            worker.stop()
+
+        def bring_back_then_add() -> None:
+            time.sleep(1)
+            server_says(fresh_server, "up")
+            while True:
+                try:
+                    queue.add(leaseq.Item(b"x", id="after"))
+                    return
+                except leaseq.LeaseqError:
+                    time.sleep(0.05)
+
+        worker = leaseq.Worker(queue, handler)
+        worker.on("*", lambda name, _id, detail: events.append((name, detail)))
+        adder = threading.Thread(target=bring_back_then_add)
+        adder.start()
+        report = worker.run()
+        adder.join()
+        assert handled == ["after"]
+        assert report.completed == 1
+        assert [name for name, _ in events][:2] == ["error", "recovered"], events
+        assert events[1][1] == "connect"
+
+
 def settled_quietly(queue: leaseq.Queue) -> bool:
     try:
         return settled(queue)

@@ -172,15 +172,6 @@ impl Partitioned {
         })
     }
 
-    /// [`Partitioned::as_async`] for a runner about to start: while Redis cannot be reached,
-    /// asked again ([`super::for_a_runner`]). `None` when `stopped` said so first.
-    pub fn as_async_for_runner(
-        &self,
-        stopped: impl Fn() -> bool,
-    ) -> Result<Option<crate::Partitioned>> {
-        super::for_a_runner(|| self.as_async(), stopped)
-    }
-
     /// The base that names the logical queue.
     pub fn base(&self) -> &str {
         &self.base

@@ -66,7 +66,8 @@ pub enum Event {
     /// once per outage; the runner pauses and goes on.
     Error {
         /// The step: `config` (storing the `stats` setting as the runner starts), `lease`,
-        /// `finish`, `renew`, `beat`, `clean`.
+        /// `finish`, `renew`, `beat`, `clean`; `connect` for a C or Python runner started
+        /// while Redis could not be reached ([`crate::blocking::for_a_runner`]: it waits).
         during: &'static str,
         /// The error.
         error: Arc<Error>,
@@ -171,7 +172,12 @@ impl Event {
                 "job {id} ran past its timeout of {timeout:?} (attempt {attempt}); its handler \
                  was told to stop"
             ),
+            Event::Error {
+                during: "connect",
+                error,
+            } => format!("Redis cannot be reached as the runner starts; waiting for it: {error}"),
             Event::Error { during, error } => format!("{during} failed; going on: {error}"),
+            Event::Recovered { during: "connect" } => "Redis answers; the runner starts".into(),
             Event::Recovered { during } => format!("{during} works again"),
         }
     }

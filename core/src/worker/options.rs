@@ -136,6 +136,14 @@ impl WorkerOptions {
         Ok(self.settle()?.concurrency)
     }
 
+    /// Checks every setting as the runner does when it starts, without Redis: the error names
+    /// the setting (a field of [`WorkerOptions`], `handlers` for the table's names). For a
+    /// binding that refuses bad settings before it waits for Redis
+    /// ([`crate::blocking::for_a_runner`]).
+    pub fn check(&self) -> Result<()> {
+        self.settle().map(drop)
+    }
+
     /// Whether the runner keeps handlers' return values as results (the default applied): a
     /// binding encodes a return value only then, so one that is never kept never fails to
     /// encode.

@@ -25,6 +25,33 @@ pub enum QueueOrder {
     Weighted(Vec<u32>),
 }
 
+impl QueueOrder {
+    /// Checks the order for a runner over `queues` queues, as the runner does when it starts
+    /// (argument `queue_order`): one weight per queue, each 1 to 1000. Needs no Redis: for a
+    /// binding that refuses bad settings before it waits for Redis.
+    pub fn check(&self, queues: usize) -> Result<()> {
+        if let QueueOrder::Weighted(weights) = self {
+            if weights.len() != queues {
+                return Err(Error::invalid(
+                    "queue_order",
+                    format!(
+                        "{} weights for {} queues: give one per queue",
+                        weights.len(),
+                        queues
+                    ),
+                ));
+            }
+            if weights.iter().any(|w| !(1..=1000).contains(w)) {
+                return Err(Error::invalid(
+                    "queue_order",
+                    "each weight must be 1 to 1000",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The most queues one runner serves: each costs two connections while the runner waits.
 pub const MAX_QUEUES: usize = 64;
 
@@ -50,25 +77,7 @@ pub(crate) fn validate(queues: &[Queue], order: &QueueOrder) -> Result<()> {
             ));
         }
     }
-    if let QueueOrder::Weighted(weights) = order {
-        if weights.len() != queues.len() {
-            return Err(Error::invalid(
-                "queue_order",
-                format!(
-                    "{} weights for {} queues: give one per queue",
-                    weights.len(),
-                    queues.len()
-                ),
-            ));
-        }
-        if weights.iter().any(|w| !(1..=1000).contains(w)) {
-            return Err(Error::invalid(
-                "queue_order",
-                "each weight must be 1 to 1000",
-            ));
-        }
-    }
-    Ok(())
+    order.check(queues.len())
 }
 
 /// The order of one round: which queue is asked first, then the rest.

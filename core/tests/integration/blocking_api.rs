@@ -218,11 +218,13 @@ fn close_ends_the_connections_of_the_calls_at_once() {
     assert_eq!(now, before, "{}", server.command("CLIENT LIST TYPE normal"));
 }
 
-/// A runner about to start while Redis is down (`as_async_for_runner`, which the C and Python
-/// runners start with) waits for it, as a running runner rides through an outage, and gives
-/// up only when told to stop; a plain `as_async` fails at once.
+/// A runner about to start while Redis is down (`blocking::for_a_runner`, which the C and
+/// Python runners start with) waits for it, as a running runner rides through an outage,
+/// reports the outage once (an `error` event, step `connect`) and its end (`recovered`), and
+/// gives up only when told to stop; a plain `as_async` fails at once.
 #[test]
 fn a_runner_about_to_start_waits_for_redis() {
+    use leaseq::worker::Event;
     let mut server = RedisServer::start();
     let client = Client::connect(&server.url()).unwrap();
     let q = client.queue("{waits}").unwrap();
@@ -230,23 +232,50 @@ fn a_runner_about_to_start_waits_for_redis() {
     server.kill();
     let err = q.as_async().unwrap_err();
     assert!(err.is_retryable(), "{err}");
-    // Told to stop while Redis is still down: no queue, no error.
+    // Told to stop while Redis is still down: no queue, no error; the outage reported once.
     let since = std::time::Instant::now();
-    let stopped = q
-        .as_async_for_runner(|| since.elapsed() > Duration::from_millis(400))
-        .unwrap();
+    let mut events = Vec::new();
+    let stopped = leaseq::blocking::for_a_runner(
+        || q.as_async(),
+        || since.elapsed() > Duration::from_millis(700),
+        |e| events.push(e),
+    )
+    .unwrap();
     assert!(stopped.is_none());
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(
+        matches!(&events[0], Event::Error { during: "connect", error } if error.is_retryable()),
+        "{events:?}"
+    );
+    // Stopped before it starts: not even one attempt.
+    let mut asked = 0;
+    let never = leaseq::blocking::for_a_runner(
+        || {
+            asked += 1;
+            q.as_async()
+        },
+        || true,
+        |e| panic!("{e:?}"),
+    )
+    .unwrap();
+    assert!(never.is_none());
+    assert_eq!(asked, 0);
     // Redis back (empty) a second later: the wait ends with the queue, usable.
     let restarted = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_secs(1));
         server.restart();
         server
     });
-    let queue = q
-        .as_async_for_runner(|| false)
+    let mut events = Vec::new();
+    let queue = leaseq::blocking::for_a_runner(|| q.as_async(), || false, |e| events.push(e))
         .unwrap()
         .expect("not stopped");
     let _server = restarted.join().unwrap();
+    assert_eq!(
+        events.iter().map(|e| e.name()).collect::<Vec<_>>(),
+        ["error", "recovered"]
+    );
+    assert!(matches!(events[1], Event::Recovered { during: "connect" }));
     let runtime = tokio::runtime::Runtime::new().unwrap();
     assert_eq!(
         runtime
@@ -254,4 +283,29 @@ fn a_runner_about_to_start_waits_for_redis() {
             .unwrap(),
         0
     );
+}
+
+/// Settings a C or Python runner checks before it waits for Redis: the options and the order,
+/// refused naming the setting, with no Redis at all.
+#[test]
+fn a_runners_settings_are_checked_without_redis() {
+    use leaseq::worker::{QueueOrder, WorkerOptions};
+    let argument = |e: leaseq::Error| match e {
+        leaseq::Error::InvalidArgument { argument, .. } => argument,
+        other => panic!("{other}"),
+    };
+    let mut o = WorkerOptions::new();
+    assert!(o.check().is_ok());
+    o.concurrency = Some(0);
+    assert_eq!(argument(o.check().unwrap_err()), "concurrency");
+    let mut o = WorkerOptions::new();
+    o.handler_names = Some(vec!["a".into(), "a".into()]);
+    o.fallback_handler = Some(false);
+    assert_eq!(argument(o.check().unwrap_err()), "handlers");
+    assert!(QueueOrder::Strict.check(3).is_ok());
+    assert!(QueueOrder::Weighted(vec![1, 1000]).check(2).is_ok());
+    for (weights, n) in [(vec![1, 2], 3), (vec![0, 1], 2), (vec![1001], 1)] {
+        let err = QueueOrder::Weighted(weights).check(n).unwrap_err();
+        assert_eq!(argument(err), "queue_order");
+    }
 }

@@ -147,6 +147,14 @@ async fn a_wrong_type_key_strands_no_item(env: Env) {
     let before = snapshot(&env).await;
     let refused = env.queue.lease(TTL, Wait::No).await.unwrap_err();
     assert!(matches!(refused, Error::WrongType { .. }), "{refused:?}");
+    // Worded without Redis's note of where in the function it was raised.
+    let said = refused.to_string();
+    assert!(
+        said.ends_with(
+            ":queue holds a string, where the queue keeps a list (in leaseq's function `lease`)"
+        ) && !said.contains("user_function"),
+        "{said}"
+    );
     let refused = retry_now(&env, &f).await.unwrap_err();
     assert!(matches!(refused, Error::WrongType { .. }), "{refused:?}");
     let changed = changed(&before, &snapshot(&env).await);

@@ -2,7 +2,7 @@
 # public docstring is the native one, the doc comment in py/src (tests/test_docs.py checks it).
 import asyncio
 import builtins
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, ClassVar, TypedDict, final
@@ -1748,13 +1748,21 @@ class WorkerRun:
 def start_worker(
     queue: Queue | list[Queue] | tuple[Queue, ...],
     options: Mapping[str, object],
-) -> WorkerRun:
+    stopped: Callable[[], bool],
+    on_wait: Callable[[tuple[str, str | None, int, object], int, str], None],
+) -> WorkerRun | None:
     """Starts the core's runner over `queue` (one `Queue`, or a list of them, asked in strict
     order, or by weighted round robin with `options["weights"]`, one per queue); Python takes
     its jobs with `WorkerRun.take()`. With `options["handlers"]` (the names of a table of
     handlers) and `options["fallback"]` (whether it has a fallback), the core checks the table
     (argument `handlers`) and fails for good, without handing it to Python, a job that no name
-    and no fallback takes.
+    and no fallback takes. The settings are checked first. Then, while Redis cannot be reached,
+    it waits without the GIL, trying again after 100 ms doubling to 5 s: every 100 ms at most,
+    with the GIL, Python's signal handlers run (their exception, a KeyboardInterrupt say, ends
+    the wait and is raised) and `stopped()` is called (true ends the wait: the call returns
+    `None`); the outage and its end go to `on_wait(event, levelno, line)`, the event as
+    `WorkerRun.events()` gives it (an `error` with step `connect`, then `recovered`) with its log
+    line.
     """
 
 @final

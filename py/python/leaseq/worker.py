@@ -466,6 +466,9 @@ class Worker:
         self._pool: _Pool | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop_requested = 0
+        # Guards _run and _stop_requested: a stop() from another thread as the runner starts
+        # reaches either the wait for Redis or the started runner, never neither.
+        self._lock = threading.Lock()
         self._keep_results = True
         # Jobs handed to a handler and not finished yet, by their native key (jobs told to stop
         # are reported by key).
@@ -495,13 +498,28 @@ class Worker:
         self._listeners.setdefault(event, []).append(listener)
 
     def stop(self, force: bool = False) -> None:
-        """Starts a graceful shutdown from any thread; ``force=True`` cuts the wait short."""
-        if self._run is None:
-            self._stop_requested = 2 if force else max(self._stop_requested, 1)
-        elif force:
-            self._run.force()
+        """Starts a graceful shutdown from any thread; ``force=True`` cuts the wait short.
+        Before ``run()`` started the runner (or while it waits for Redis), ``run()`` returns
+        at once, having run nothing."""
+        with self._lock:
+            run = self._run
+            if run is None:
+                self._stop_requested = 2 if force else max(self._stop_requested, 1)
+                return
+        if force:
+            run.force()
         else:
-            self._run.stop()
+            run.stop()
+
+    def _interrupt(self) -> None:
+        """A signal (SIGTERM, or Ctrl-C's KeyboardInterrupt): a graceful shutdown, forced by
+        the second; before the runner started, a stop."""
+        with self._lock:
+            run = self._run
+        if run is None:
+            self.stop()
+        else:
+            run.interrupt()
 
     # -- dispatch: on the asyncio loop (async handlers) or a dispatcher thread ------------
 
@@ -603,16 +621,35 @@ class Worker:
         for levelno, line in self._run.logs():
             log.log(levelno, "%s", line)
 
-    def _start(self) -> threading.Thread:
+    def _waiting(
+        self, event: tuple[str, str | None, int, Any], levelno: int, line: str
+    ) -> None:
+        """An outage as the runner starts (it waits for Redis), or its end: logged and
+        emitted as a running runner's are."""
+        if not log.disabled and log.isEnabledFor(levelno):
+            log.log(levelno, "%s", line)
+        name, job_id, _attempt, detail = event
+        self._emit(name, job_id, detail)
+
+    def _start(self) -> threading.Thread | None:
+        """Starts the runner, once Redis answers (``None``: stopped before it did)."""
         self._closing.clear()
         # The lines are made only from the logger's effective level up; none when it is off.
         level = log.getEffectiveLevel() if not log.disabled else None
-        self._run = _native.start_worker(
-            self._queue, {**self._options, "log_level": level}
+        run = _native.start_worker(
+            self._queue,
+            {**self._options, "log_level": level},
+            lambda: self._stop_requested != 0,
+            self._waiting,
         )
-        self._keep_results = self._run.keep_results
-        if self._stop_requested:
-            self.stop(force=self._stop_requested == 2)
+        if run is None:
+            return None
+        with self._lock:
+            self._run = run
+            stop = self._stop_requested
+        self._keep_results = run.keep_results
+        if stop:
+            self.stop(force=stop == 2)
         if not self._is_async:
             self._pool = _Pool(self._run.concurrency)
             thread = threading.Thread(
@@ -650,11 +687,28 @@ class Worker:
 
     def run(self) -> WorkerReport:
         """Runs until a signal or ``stop()``; returns what the runner did. Redis outages never
-        raise out of it: the core rides through them and reports ``error`` events."""
-        thread = self._start()
+        raise out of it: the core rides through them and reports ``error`` events. One under
+        way as it starts neither: it waits for Redis (an ``error`` event with step ``connect``,
+        then ``recovered``), trying again after 100 ms doubling to 5 s, until Redis answers or
+        a signal or ``stop()`` ends the wait (an empty report). Bad settings raise
+        ``InvalidArgumentError`` before any wait."""
         previous = None
         if threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGTERM, lambda *_: self._run.interrupt())
+            previous = signal.signal(signal.SIGTERM, lambda *_: self._interrupt())
+        try:
+            try:
+                thread = self._start()
+            except KeyboardInterrupt:
+                thread = None  # Ctrl-C while it waited for Redis: stopped, nothing run
+            if thread is None:
+                return WorkerReport(0, 0, 0, 0, 0, 0)
+            return self._serve(thread)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+    def _serve(self, thread: threading.Thread) -> WorkerReport:
+        """Hands the started runner's events and logs to Python until it has ended."""
         try:
             while True:
                 try:
@@ -670,8 +724,6 @@ class Worker:
                 except KeyboardInterrupt:
                     self._run.interrupt()
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
             self._finish(thread)
 
 

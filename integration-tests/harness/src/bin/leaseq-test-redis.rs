@@ -2,7 +2,8 @@
 //! `{"url": "...", "urls": ["..."]}` on one line, and stops everything when stdin closes.
 //! For a single server, a line `restart` on stdin restarts it keeping its data (`SHUTDOWN SAVE`,
 //! then a new server on the same port loads it) and answers `restarted`; a line `kill` kills it
-//! and starts an empty one (a crash without persistence) and answers `killed`.
+//! and starts an empty one (a crash without persistence) and answers `killed`; a line `down`
+//! kills it and leaves it down (`down`), a line `up` starts an empty one on its port (`up`).
 //! Python, Node and C tests launch it instead of re-implementing server management.
 
 use std::io::{BufRead, Write};
@@ -37,6 +38,14 @@ fn main() {
             ("kill", Some(s)) => {
                 s.restart();
                 "killed"
+            }
+            ("down", Some(s)) => {
+                s.kill();
+                "down"
+            }
+            ("up", Some(s)) => {
+                s.restart();
+                "up"
             }
             _ => "unknown command",
         };
