@@ -772,6 +772,19 @@ mod tests {
     }
 }
 
+/// Checks a runner's queues and their order as the runner does when it starts, without Redis
+/// (arguments `queues` and `queue_order`): 1 to [`crate::worker::MAX_QUEUES`] queues, each
+/// named once and all of one client, and [`crate::worker::QueueOrder::check`]. For a binding
+/// that refuses them before it waits for Redis ([`for_a_runner`]).
+pub fn check_runner_queues(queues: &[&Queue], order: &crate::worker::QueueOrder) -> Result<()> {
+    let prefixes: Vec<&str> = queues.iter().map(|q| q.prefix.as_str()).collect();
+    crate::worker::queues::check_list(
+        &prefixes,
+        |i| Arc::ptr_eq(&queues[i].client.shared, &queues[0].client.shared),
+        order,
+    )
+}
+
 /// Asks `get` (a handle's async queue or partitioned queue, which connects when first needed)
 /// until it answers, for a runner about to start: while the error is retryable (Redis down,
 /// restarting, failing over: spec/PROTOCOL.md 11), again after a pause of 100 ms doubling to
@@ -782,8 +795,9 @@ mod tests {
 /// `stopped` is asked before each attempt and at least every 100 ms: once it says so, `None`.
 /// Blocks the calling thread (never the runtime's), so a binding calls it without its lock
 /// (the GIL). A binding checks the runner's settings before
-/// ([`crate::worker::WorkerOptions::check`], [`crate::worker::QueueOrder::check`]), so that bad
-/// ones are refused at once, not after the outage.
+/// ([`crate::worker::WorkerOptions::check`], [`check_runner_queues`], or
+/// [`crate::worker::QueueOrder::check`] over a partitioned queue's partitions), so that bad ones
+/// are refused at once, not after the outage.
 pub fn for_a_runner<T>(
     mut get: impl FnMut() -> Result<T>,
     mut stopped: impl FnMut() -> bool,

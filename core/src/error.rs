@@ -121,21 +121,23 @@ impl Cause {
     }
 }
 
-/// An error reply raised inside one of leaseq's functions, worded without the note Redis adds
-/// of where it was raised (`script: leaseq_<hash>_<name>, on @user_function:<line>.`) and
-/// without redis-rs's quotes around the code: `WRONGTYPE Operation against a key holding the
-/// wrong kind of value (in leaseq's function `stats`)`. `None` for any other error.
+/// An error reply raised inside one of leaseq's functions, with the note Redis adds of where
+/// it was raised (`script: leaseq_<hash>_<name>, on @user_function:<line>.`, the last such
+/// note) reworded and without redis-rs's quotes around the code: `WRONGTYPE Operation against
+/// a key holding the wrong kind of value (in leaseq's function `stats`, line 3448 of its
+/// library)`. `None` for any other error, and for another library's function.
 fn from_a_function(err: &redis::RedisError) -> Option<Box<str>> {
     let code = err.code()?;
     let detail = err.detail()?;
-    let (message, place) = detail.split_once(" script: ")?;
-    let function = place.split(',').next()?.trim();
-    let name = function
-        .strip_prefix("leaseq_")
-        .and_then(|versioned| versioned.split_once('_'))
-        .map_or(function, |(_, name)| name);
+    let (message, place) = detail.rsplit_once(" script: ")?;
+    let (function, line) = place.split_once(", on @user_function:")?;
+    let (_version, name) = function.trim().strip_prefix("leaseq_")?.split_once('_')?;
+    let line = line.trim().trim_end_matches('.');
     let message = message.trim_end().trim_end_matches('.');
-    Some(format!("{code} {message} (in leaseq's function `{name}`)").into())
+    Some(
+        format!("{code} {message} (in leaseq's function `{name}`, line {line} of its library)")
+            .into(),
+    )
 }
 
 impl fmt::Display for Cause {

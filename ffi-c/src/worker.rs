@@ -723,7 +723,8 @@ fn run(
     // Everything that needs no Redis is refused now, not after an outage's wait.
     o.check()?;
     if let Wait::Queues(queues, order) = &wait {
-        order.check(queues.len()).map_err(refused)?;
+        let handles: Vec<&blocking::Queue> = queues.iter().map(|q| &q.inner).collect();
+        blocking::check_runner_queues(&handles, order).map_err(refused)?;
     }
     let on_event = options.as_ref().and_then(|o| o.on_event);
     let runtime = leaseq::runtime::handle()?;

@@ -677,9 +677,15 @@ pub fn start_worker(
         Some(_) => Vec::new(),
         None => queues(queue)?,
     };
-    if let (None, Some(order)) = (&partitioned, &order) {
-        order.check(queues.len()).map_err(|e| refused(py, e))?;
+    match (&partitioned, &order) {
+        (Some(p), Some(order)) => order.check(p.count()),
+        (Some(_), None) => Ok(()),
+        (None, order) => blocking::check_runner_queues(
+            &queues.iter().collect::<Vec<_>>(),
+            order.as_ref().unwrap_or(&QueueOrder::Strict),
+        ),
     }
+    .map_err(|e| refused(py, e))?;
     let runtime = leaseq::runtime::handle().map_err(|e| errors::to_py(py, e))?;
     let Some(ready) = connect(py, &queues, partitioned.as_ref(), stopped, on_wait)? else {
         return Ok(None);

@@ -655,6 +655,9 @@ def test_a_runner_started_while_redis_is_down_waits_for_it(
         with pytest.raises(leaseq.InvalidArgumentError) as refused:
             leaseq.Worker(queue, lambda _job: None, weights=[1, 2]).run()
         assert refused.value.argument == "weights"
+        with pytest.raises(leaseq.InvalidArgumentError) as refused:
+            leaseq.Worker([queue, queue], lambda _job: None).run()
+        assert refused.value.argument == "queue"
 
         events: list[tuple[str, Any]] = []
         worker = leaseq.Worker(queue, lambda _job: None)
@@ -668,6 +671,12 @@ def test_a_runner_started_while_redis_is_down_waits_for_it(
         assert (step, code) == ("connect", "CONNECTION"), events
         assert "refused" in message, message
 
+        # The same worker again: a stop from another thread reaches this wait too.
+        stopper = threading.Timer(0.5, worker.stop)
+        stopper.start()
+        assert worker.run() == leaseq.WorkerReport(0, 0, 0, 0, 0, 0)
+        stopper.join()
+
         # SIGTERM while it waits (the handler runs on this, the main, thread).
         assert threading.current_thread() is threading.main_thread()
         worker = leaseq.Worker(queue, lambda _job: None)
@@ -676,9 +685,17 @@ def test_a_runner_started_while_redis_is_down_waits_for_it(
         assert worker.run() == leaseq.WorkerReport(0, 0, 0, 0, 0, 0)
         killer.join()
 
-        # Redis back a second later (empty): the runner starts and serves the queue.
+
+def test_a_runner_waiting_for_redis_starts_once_it_answers(
+    fresh_server: Server,
+) -> None:
+    """Redis back a second later (empty): ``recovered`` (step ``connect``), then the runner
+    starts and serves the queue."""
+    with leaseq.Client(fresh_server.url) as client:
+        queue = client.queue(new_prefix())
+        server_says(fresh_server, "down")
+        events: list[tuple[str, Any]] = []
         handled: list[str] = []
-        events.clear()
 
         def handler(job: leaseq.worker.Job) -> None:
             handled.append(job.id)

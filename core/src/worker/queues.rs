@@ -57,27 +57,43 @@ pub const MAX_QUEUES: usize = 64;
 
 /// Checks a runner's queues and their order (arguments `queues` and `queue_order`).
 pub(crate) fn validate(queues: &[Queue], order: &QueueOrder) -> Result<()> {
-    if queues.is_empty() || queues.len() > MAX_QUEUES {
+    let prefixes: Vec<&str> = queues.iter().map(Queue::prefix).collect();
+    check_list(
+        &prefixes,
+        |i| queues[i].handle().same_client(queues[0].handle()),
+        order,
+    )
+}
+
+/// [`validate`] for queues known by their prefixes, `same_client(i)` saying whether queue `i`
+/// comes from the first one's client: for the blocking facade's handles, checked before a
+/// runner waits for Redis.
+pub(crate) fn check_list(
+    prefixes: &[&str],
+    same_client: impl Fn(usize) -> bool,
+    order: &QueueOrder,
+) -> Result<()> {
+    if prefixes.is_empty() || prefixes.len() > MAX_QUEUES {
         return Err(Error::invalid(
             "queues",
             format!("must name 1 to {MAX_QUEUES} queues"),
         ));
     }
-    for (i, q) in queues.iter().enumerate() {
-        if queues[..i].iter().any(|p| p.prefix() == q.prefix()) {
+    for (i, prefix) in prefixes.iter().enumerate() {
+        if prefixes[..i].contains(prefix) {
             return Err(Error::invalid(
                 "queues",
-                format!("`{}` is named twice", q.prefix()),
+                format!("`{prefix}` is named twice"),
             ));
         }
-        if !q.handle().same_client(queues[0].handle()) {
+        if !same_client(i) {
             return Err(Error::invalid(
                 "queues",
                 "every queue must come from the same client",
             ));
         }
     }
-    order.check(queues.len())
+    order.check(prefixes.len())
 }
 
 /// The order of one round: which queue is asked first, then the rest.

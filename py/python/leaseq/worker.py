@@ -467,8 +467,9 @@ class Worker:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop_requested = 0
         # Guards _run and _stop_requested: a stop() from another thread as the runner starts
-        # reaches either the wait for Redis or the started runner, never neither.
-        self._lock = threading.Lock()
+        # reaches either the wait for Redis or the started runner, never neither. Reentrant: a
+        # signal handler (SIGTERM: _interrupt) may run on the main thread while it holds it.
+        self._lock = threading.RLock()
         self._keep_results = True
         # Jobs handed to a handler and not finished yet, by their native key (jobs told to stop
         # are reported by key).
@@ -577,7 +578,7 @@ class Worker:
             _report_outcome(done, result, keep=self._keep_results)
         finally:
             self._running.pop(job._native.key, None)
-            self._run.flush()
+            self._flush()
 
     async def _run_async(self, job: Job, done: Any) -> None:
         if job._native.cancel_reason is not None:
@@ -606,7 +607,11 @@ class Worker:
 
     def _flush(self) -> None:
         self._flush_pending = False
-        self._run.flush()
+        run = self._run
+        if (
+            run is not None
+        ):  # None: the run ended (a handler that outlived it); ignored then
+            run.flush()
 
     # -- running ---------------------------------------------------------------------------
 
@@ -636,14 +641,26 @@ class Worker:
         self._closing.clear()
         # The lines are made only from the logger's effective level up; none when it is off.
         level = log.getEffectiveLevel() if not log.disabled else None
-        run = _native.start_worker(
-            self._queue,
-            {**self._options, "log_level": level},
-            lambda: self._stop_requested != 0,
-            self._waiting,
-        )
+        try:
+            run = _native.start_worker(
+                self._queue,
+                {**self._options, "log_level": level},
+                lambda: self._stop_requested != 0,
+                self._waiting,
+            )
+        except KeyboardInterrupt:
+            run = None  # Ctrl-C while it waited for Redis: stopped, nothing run
         if run is None:
             return None
+        try:
+            return self._started(run)
+        except BaseException:
+            run.force()  # nothing would hand its jobs to a handler: it ends, releasing them
+            raise
+
+    def _started(self, run: Any) -> threading.Thread:
+        """Takes the runner just started: a stop asked meanwhile reaches it, and the thread
+        that hands its jobs to the handlers starts."""
         with self._lock:
             self._run = run
             stop = self._stop_requested
@@ -696,16 +713,17 @@ class Worker:
         if threading.current_thread() is threading.main_thread():
             previous = signal.signal(signal.SIGTERM, lambda *_: self._interrupt())
         try:
-            try:
-                thread = self._start()
-            except KeyboardInterrupt:
-                thread = None  # Ctrl-C while it waited for Redis: stopped, nothing run
+            thread = self._start()
             if thread is None:
                 return WorkerReport(0, 0, 0, 0, 0, 0)
             return self._serve(thread)
         finally:
             if previous is not None:
                 signal.signal(signal.SIGTERM, previous)
+            # Spent: a stop asked before or during this run does not reach the next one.
+            with self._lock:
+                self._run = None
+                self._stop_requested = 0
 
     def _serve(self, thread: threading.Thread) -> WorkerReport:
         """Hands the started runner's events and logs to Python until it has ended."""
