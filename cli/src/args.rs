@@ -128,8 +128,8 @@ pub enum Command {
     /// Add one item; prints its id (and nothing when an item with that id exists: exit 1).
     Add(AddArgs),
     /// Cancel an item: a waiting, delayed or dead one is removed (a waiting one's id stays in
-    /// the waiting list, listed and counted, until a lease reaches it and drops it); a leased one
-    /// is marked, and its holder's next call drops it.
+    /// the waiting list, counted but not listed, until a lease reaches it and drops it); a
+    /// leased one is marked, and its holder's next call drops it.
     Cancel {
         #[command(flatten)]
         queue: QueueArg,

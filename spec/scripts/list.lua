@@ -3,7 +3,8 @@
 -- list. ARGV: state (waiting, delayed, leased, dead, done), start, count (at most 1000), and,
 -- only to filter (find), name, error_type ('' matches any) and most (at most 1000).
 -- Returns {id, time_ms, attempts, error, error_type, name} for each item, in order: waiting in
--- lease order (time -1), delayed by due time, leased by lease expiry, dead oldest first (time
+-- lease order (time -1; a stale id, whose item was cancelled or purged and which a lease would
+-- drop, is skipped), delayed by due time, leased by lease expiry, dead oldest first (time
 -- died), done newest first (time finished; an entry whose result expired is skipped).
 -- For leased, only leaseq's leases (P:leased); redis-work-queue's are in P:processing.
 -- To filter, `count` positions from `start` are examined and the first `most` entries that
@@ -39,7 +40,11 @@ if state == 'waiting' then
         if #entries >= most then
           break
         end
-        entry(ids[i], -1)
+        if redis.call('EXISTS', ITEM .. ids[i]) == 1 then
+          entry(ids[i], -1)
+        else
+          examined = examined + 1 -- stale: its position is counted, its id not listed
+        end
       end
       skip = 0
     end

@@ -76,8 +76,8 @@ pub async fn stats(
                 .flat_map(|v| std::iter::once(v).chain(v.partitions.iter().flatten()))
                 .map(|v| {
                     // Counters off: say so, never a zero that reads as an idle queue.
-                    let counted = |f: fn(&MinuteView) -> u64| match (&v.last_minute, &v.last_hour) {
-                        (Some(m), Some(h)) => format!("{}/{}", f(m), f(h)),
+                    let counted = |f: fn(&MinuteView) -> u64| match (last_60s(v, f), &v.last_hour) {
+                        (Some(m), Some(h)) => format!("{m}/{}", f(h)),
                         _ => "off".to_owned(),
                     };
                     vec![
@@ -222,6 +222,24 @@ fn paused_cell(v: &StatsView) -> String {
     }
 }
 
+/// A counter over the last 60 seconds, from the per-minute counters (`None` while they are
+/// off): the current minute so far, and the share of the previous minute still within the last
+/// 60 s (the previous minute's count times the part of it not yet 60 s ago). The current
+/// minute alone would read 0 just after each minute begins.
+fn last_60s(v: &StatsView, f: fn(&MinuteView) -> u64) -> Option<u64> {
+    let minutes = v.minutes.as_ref()?;
+    let current = minutes.last().map_or(0, f);
+    let previous = minutes.len().checked_sub(2).map_or(0, |i| f(&minutes[i]));
+    Some(sliding_minute(current, previous, v.now))
+}
+
+/// `current` (this minute so far) plus `previous` (the minute before) times the part of the
+/// previous minute that is less than 60 s before `now_ms`.
+fn sliding_minute(current: u64, previous: u64, now_ms: u64) -> u64 {
+    let into = (now_ms % 60_000) as f64 / 60_000.0;
+    current + (previous as f64 * (1.0 - into)).round() as u64
+}
+
 /// `leaseq ls STATE` and `leaseq dead ls`.
 pub async fn ls(
     client: &leaseq::Client,
@@ -232,10 +250,8 @@ pub async fn ls(
     json: bool,
 ) -> Outcome {
     let q = client.queue(queue)?;
-    let entries = partitions::Target::open(client, queue)
-        .await?
-        .list(state, start, limit)
-        .await?;
+    let target = partitions::Target::open(client, queue).await?;
+    let entries = target.list(state, start, limit).await?;
     if entries.is_empty() {
         queue_must_exist(&q, queue).await?;
     }
@@ -270,8 +286,11 @@ pub async fn ls(
         &["ID", "NAME", at, "ATTEMPTS", "ERROR TYPE", "ERROR"],
         &rows,
     );
-    if views.len() == limit {
-        tell!("(more may follow: --start {})", start + limit);
+    // A page of waiting or done items may be short (a cancelled item's stale id, an expired
+    // result: skipped, their positions counted), so the count says whether more follow.
+    let more = ((start + limit) as u64) < target.count(state).await?;
+    if more {
+        tell!("(more follow: --start {})", start + limit);
     }
     Ok(())
 }
@@ -482,5 +501,20 @@ fn tree_lines(node: &TreeNode, first: &str, rest: &str, out: &mut Vec<String>) {
             &format!("{rest}{tail}"),
             out,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sliding_minute;
+
+    #[test]
+    fn the_last_60_seconds_take_their_share_of_the_previous_minute() {
+        // Just after a minute began: nearly all of the previous one, not a zero.
+        assert_eq!(sliding_minute(0, 600, 120_000), 600);
+        assert_eq!(sliding_minute(2, 600, 120_000 + 100), 601);
+        // Halfway: half of it; at the end of the minute, none of it.
+        assert_eq!(sliding_minute(300, 600, 150_000), 600);
+        assert_eq!(sliding_minute(590, 600, 179_999), 590);
     }
 }

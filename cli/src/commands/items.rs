@@ -105,10 +105,10 @@ pub async fn cancel(client: &leaseq::Client, queue: &str, id: &str, json: bool) 
             say!("{id}: leased; marked cancelled, its holder's next call drops it")
         }
         // Its id stays in the waiting list (removing it there would cost a scan of the list)
-        // until a lease reaches it (spec 5.9): `ls waiting` and the counts show it till then.
+        // until a lease reaches it (spec 5.9): the counts include it till then (`ls` skips it).
         Some(leaseq::State::Waiting) if !json => say!(
-            "{id}: was waiting; removed (its id stays listed and counted as waiting until a \
-             lease reaches it and drops it)"
+            "{id}: was waiting; removed (its id is still counted as waiting until a lease \
+             reaches it and drops it)"
         ),
         Some(state) if !json => say!("{id}: was {state}; removed"),
         Some(_) => {}

@@ -93,6 +93,58 @@ async fn add_get_ls_cancel() {
     let gone = run(&urls, &["get", "-q", "{jobs}", "b"]);
     assert_eq!(code(&gone), 1);
     assert_eq!(code(&run(&urls, &["cancel", "-q", "{jobs}", "b"])), 1);
+
+    // A cancelled waiting item's id stays in its list, counted, until a lease drops it; `ls`
+    // skips it, and says that more follow a page that it left short.
+    // (`a` waits at priority -5; `c`, at -9, comes after it.)
+    let c = run(
+        &urls,
+        &[
+            "add",
+            "-q",
+            "{jobs}",
+            "--id",
+            "c",
+            "--data",
+            "c",
+            "--priority",
+            "-9",
+        ],
+    );
+    assert_eq!(code(&c), 0, "{}", stderr(&c));
+    let cancelled = run(&urls, &["cancel", "-q", "{jobs}", "a"]);
+    assert!(
+        stdout(&cancelled).contains("still counted as waiting"),
+        "{}",
+        stdout(&cancelled)
+    );
+    let waiting = json(&run(&urls, &["ls", "waiting", "-q", "{jobs}", "--json"]));
+    let ids: Vec<&str> = waiting
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["c"]);
+    let first = run(&urls, &["ls", "waiting", "-q", "{jobs}", "--limit", "1"]);
+    assert!(!stdout(&first).contains("\nc "), "{}", stdout(&first));
+    assert!(
+        stderr(&first).contains("(more follow: --start 1)"),
+        "{}",
+        stderr(&first)
+    );
+    let second = run(
+        &urls,
+        &[
+            "ls", "waiting", "-q", "{jobs}", "--limit", "1", "--start", "1",
+        ],
+    );
+    assert!(stdout(&second).contains("\nc "), "{}", stdout(&second));
+    assert!(
+        !stderr(&second).contains("more follow"),
+        "{}",
+        stderr(&second)
+    );
 }
 
 #[tokio::test]
