@@ -2492,7 +2492,9 @@ leaseq_status leaseq_queue_get_bytes(const leaseq_queue *queue,
 
 /**
  * Makes an item with a random id (a UUID v4) holding a copy of the `data_len` bytes at `data`
- * (any bytes, NUL included; `data` may be NULL when `data_len` is 0).
+ * (any bytes, NUL included; `data` may be NULL when `data_len` is 0). Redis holds at most 512
+ * MiB in a string: a larger item is refused when it is added (LEASEQ_INVALID_ARGUMENT naming
+ * `data`, nothing written).
  *
  * On success `*out_item` is a new item owned by the caller: free it with `leaseq_item_free`
  * (adding it does not take it). On failure it is set to NULL.
@@ -2504,8 +2506,8 @@ leaseq_status leaseq_item_new(const uint8_t *data, size_t data_len, leaseq_item 
 
 /**
  * Makes an item with the id `id` (UTF-8, NUL-terminated, 1 to 512 bytes, no control
- * characters) holding a copy of the `data_len` bytes at `data` (any bytes; `data` may be NULL
- * when `data_len` is 0).
+ * characters) holding a copy of the `data_len` bytes at `data` (any bytes, at most 512 MiB as
+ * for `leaseq_item_new`; `data` may be NULL when `data_len` is 0).
  *
  * On success `*out_item` is a new item owned by the caller: free it with `leaseq_item_free`.
  * On failure it is set to NULL; an invalid id gives `LEASEQ_INVALID_ARGUMENT`.
@@ -5212,7 +5214,9 @@ leaseq_status leaseq_worker_job_set_result(const leaseq_worker_job *job,
 /**
  * Sets the error recorded when the callback returns LEASEQ_JOB_FAIL or
  * LEASEQ_JOB_FAIL_UNRECOVERABLE: a message, a type (may be ""), and a retry delay in ms (0:
- * the queue's backoff).
+ * the queue's backoff). Without it, the message says which outcome the callback returned
+ * without an error ("the callback returned LEASEQ_JOB_FAIL without
+ * leaseq_worker_job_set_error"), and the type is "".
  *
  * # Safety
  * `job` is NULL or the job passed to the running callback (valid only during it);

@@ -25,7 +25,9 @@ impl leaseq_item {
 }
 
 /// Makes an item with a random id (a UUID v4) holding a copy of the `data_len` bytes at `data`
-/// (any bytes, NUL included; `data` may be NULL when `data_len` is 0).
+/// (any bytes, NUL included; `data` may be NULL when `data_len` is 0). Redis holds at most 512
+/// MiB in a string: a larger item is refused when it is added (LEASEQ_INVALID_ARGUMENT naming
+/// `data`, nothing written).
 ///
 /// On success `*out_item` is a new item owned by the caller: free it with `leaseq_item_free`
 /// (adding it does not take it). On failure it is set to NULL.
@@ -48,8 +50,8 @@ pub unsafe extern "C" fn leaseq_item_new(
 }
 
 /// Makes an item with the id `id` (UTF-8, NUL-terminated, 1 to 512 bytes, no control
-/// characters) holding a copy of the `data_len` bytes at `data` (any bytes; `data` may be NULL
-/// when `data_len` is 0).
+/// characters) holding a copy of the `data_len` bytes at `data` (any bytes, at most 512 MiB as
+/// for `leaseq_item_new`; `data` may be NULL when `data_len` is 0).
 ///
 /// On success `*out_item` is a new item owned by the caller: free it with `leaseq_item_free`.
 /// On failure it is set to NULL; an invalid id gives `LEASEQ_INVALID_ARGUMENT`.

@@ -815,8 +815,14 @@ fn run(
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .take();
-            let job_error = |retry: Retry| {
-                let (message, kind, delay) = error.clone().unwrap_or_default();
+            // Without leaseq_worker_job_set_error, a message that says so rather than "".
+            let job_error = |retry: Retry, returned: &str| {
+                let (message, kind, delay) = error.clone().unwrap_or_else(|| {
+                    let message = format!(
+                        "the callback returned {returned} without leaseq_worker_job_set_error"
+                    );
+                    (message, String::new(), None)
+                });
                 let mut e = JobError::new(message).with_type(kind);
                 e.trace = trace.clone();
                 e.retry = match (retry, delay) {
@@ -834,9 +840,11 @@ fn run(
                         .unwrap_or_else(|e| e.into_inner())
                         .take(),
                 ),
-                LEASEQ_JOB_FAIL_UNRECOVERABLE => Outcome::Fail(job_error(Retry::Never)),
+                LEASEQ_JOB_FAIL_UNRECOVERABLE => {
+                    Outcome::Fail(job_error(Retry::Never, "LEASEQ_JOB_FAIL_UNRECOVERABLE"))
+                }
                 LEASEQ_JOB_RELEASE => Outcome::Release(None),
-                LEASEQ_JOB_FAIL => Outcome::Fail(job_error(Retry::Default)),
+                LEASEQ_JOB_FAIL => Outcome::Fail(job_error(Retry::Default, "LEASEQ_JOB_FAIL")),
                 LEASEQ_JOB_RATE_LIMITED | LEASEQ_JOB_RATE_LIMITED_GROUP => {
                     let group = code == LEASEQ_JOB_RATE_LIMITED_GROUP;
                     match *native.hold.lock().unwrap_or_else(|e| e.into_inner()) {
@@ -1061,7 +1069,9 @@ pub unsafe extern "C" fn leaseq_worker_job_set_result(
 
 /// Sets the error recorded when the callback returns LEASEQ_JOB_FAIL or
 /// LEASEQ_JOB_FAIL_UNRECOVERABLE: a message, a type (may be ""), and a retry delay in ms (0:
-/// the queue's backoff).
+/// the queue's backoff). Without it, the message says which outcome the callback returned
+/// without an error ("the callback returned LEASEQ_JOB_FAIL without
+/// leaseq_worker_job_set_error"), and the type is "".
 ///
 /// # Safety
 /// `job` is NULL or the job passed to the running callback (valid only during it);

@@ -56,7 +56,7 @@ static void count_events(const leaseq_worker_event *event, void *user_data) {
     (void)user_data;
     if (strcmp(event->name, "completed") == 0) atomic_fetch_add(&completed_events, 1);
     if (strcmp(event->name, "dead") == 0) atomic_fetch_add(&dead_events, 1);
-    if (atomic_load(&completed_events) == 11 && atomic_load(&dead_events) == 1) leaseq_worker_stop();
+    if (atomic_load(&completed_events) == 11 && atomic_load(&dead_events) == 2) leaseq_worker_stop();
 }
 
 static leaseq_job_outcome outcomes_callback(leaseq_worker_job *job, void *user_data) {
@@ -71,6 +71,7 @@ static leaseq_job_outcome outcomes_callback(leaseq_worker_job *job, void *user_d
         leaseq_worker_job_set_error(job, "cannot parse", "ParseError", 0);
         return LEASEQ_JOB_FAIL_UNRECOVERABLE;
     }
+    if (strcmp(id, "bare") == 0) return LEASEQ_JOB_FAIL_UNRECOVERABLE; /* no set_error */
     if (strcmp(id, "flaky") == 0 && attempt == 1) {
         leaseq_worker_job_set_error(job, "try again", "Busy", 10);
         return LEASEQ_JOB_FAIL;
@@ -91,6 +92,7 @@ static void outcomes_results_retries_and_dead_letters(void) {
     }
     add(queue, "flaky");
     add(queue, "poison");
+    add(queue, "bare");
     atomic_int calls = 0;
     atomic_store(&completed_events, 0);
     atomic_store(&dead_events, 0);
@@ -99,9 +101,20 @@ static void outcomes_results_retries_and_dead_letters(void) {
     options.concurrency = 4;
     options.on_event = count_events;
     CHECK_OK(leaseq_worker_run(queue, outcomes_callback, &calls, &options));
-    CHECK(atomic_load(&calls) == 13); /* 10 + flaky twice + poison */
+    CHECK(atomic_load(&calls) == 14); /* 10 + flaky twice + poison + bare */
     CHECK(atomic_load(&completed_events) == 11);
-    CHECK(count_in(queue, LEASEQ_STATE_DEAD) == 1);
+    CHECK(count_in(queue, LEASEQ_STATE_DEAD) == 2);
+    /* A failure without leaseq_worker_job_set_error says so, rather than storing "". */
+    leaseq_job *bare = NULL;
+    CHECK_OK(leaseq_queue_get(queue, "bare", &bare));
+    const char *error = NULL;
+    if (bare != NULL && leaseq_job_error(bare, &error) == LEASEQ_OK && error != NULL) {
+        CHECK(strcmp(error, "the callback returned LEASEQ_JOB_FAIL_UNRECOVERABLE without "
+                            "leaseq_worker_job_set_error") == 0);
+    } else {
+        CHECK(!"the dead letter bare has an error");
+    }
+    leaseq_job_free(bare);
     CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 0);
     leaseq_result *result = NULL;
     CHECK_OK(leaseq_queue_result(queue, "j3", &result));
