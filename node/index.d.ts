@@ -345,6 +345,11 @@ export interface ListEntry {
   errorType: string | null
   /** The item's name, when it has one (a done item's, as its kept result keeps it). */
   name: string | null
+  /**
+   * Listed through a partitioned queue (`PartitionedQueue#list`, `find`): the partition that
+   * holds it, as its index in `PartitionedQueue#partitions`; null from a plain queue.
+   */
+  partition: number | null
 }
 
 /** What `Queue#find` found: the matching entries of a bounded stretch of a state. */

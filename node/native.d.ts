@@ -702,6 +702,8 @@ export interface EntryParts {
   errorType?: string
   /** The item's name, when it has one. */
   name?: string
+  /** Listed through a partitioned queue: the index of the partition that holds it. */
+  partition?: number
 }
 
 /** One row of the error registry as the core knows it (spec/errors.md). */

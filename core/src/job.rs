@@ -170,6 +170,10 @@ pub struct Entry {
     /// The item's name (`Item::name`), when it has one (a done item's, as its kept result
     /// keeps it).
     pub name: Option<String>,
+    /// Listed through a partitioned queue ([`crate::Partitioned::list`], `find`): the
+    /// partition that holds it, as its index in [`crate::Partitioned::partitions`]. `None`
+    /// from a plain queue.
+    pub partition: Option<usize>,
 }
 
 /// What [`crate::Queue::find`] found: the matching entries of a bounded stretch of a state.

@@ -2896,6 +2896,16 @@ leaseq_status leaseq_entry_attempts(const leaseq_entry *entry, uint64_t *out_att
 leaseq_status leaseq_entry_name(const leaseq_entry *entry, const char **out_name);
 
 /**
+ * Sets `*out_partition` to the partition that holds the item, as its index (0 to count - 1,
+ * as `leaseq_partitioned_partition` takes it), when the list came from a partitioned queue
+ * (`leaseq_partitioned_list`, `leaseq_partitioned_find`); -1 from a plain queue.
+ *
+ * # Safety
+ * `entry` is NULL or an entry of a live list; `out_partition` is NULL or writable.
+ */
+leaseq_status leaseq_entry_partition(const leaseq_entry *entry, int32_t *out_partition);
+
+/**
  * Sets `*out_error` to the last failure's message, or NULL when the item has not failed.
  * Borrowed from the list.
  *

@@ -1005,6 +1005,7 @@ pub struct leaseq_entry {
     error: Option<CString>,
     error_type: Option<CString>,
     name: Option<CString>,
+    partition: Option<usize>,
 }
 
 /// A page of items in one state, from `leaseq_queue_list` (opaque): read its length with
@@ -1031,6 +1032,7 @@ impl leaseq_entry_list {
                     error,
                     error_type,
                     name: e.name.as_deref().map(c_string),
+                    partition: e.partition,
                 }
             })
             .collect();
@@ -1196,6 +1198,33 @@ pub unsafe extern "C" fn leaseq_entry_name(
             "out_name",
             std::ptr::null(),
             |e| Ok(text_ptr(e.name.as_ref())),
+        )
+    }
+}
+
+/// Sets `*out_partition` to the partition that holds the item, as its index (0 to count - 1,
+/// as `leaseq_partitioned_partition` takes it), when the list came from a partitioned queue
+/// (`leaseq_partitioned_list`, `leaseq_partitioned_find`); -1 from a plain queue.
+///
+/// # Safety
+/// `entry` is NULL or an entry of a live list; `out_partition` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_entry_partition(
+    entry: *const leaseq_entry,
+    out_partition: *mut i32,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_entry_partition",
+            entry,
+            "entry",
+            out_partition,
+            "out_partition",
+            -1,
+            |e| {
+                Ok(e.partition
+                    .map_or(-1, |i| i32::try_from(i).unwrap_or(i32::MAX)))
+            },
         )
     }
 }

@@ -211,6 +211,22 @@ static void add_batch_spreads_over_partitions(void) {
     CHECK_OK(leaseq_partitioned_list(p, LEASEQ_STATE_WAITING, 0, 100, &list));
     CHECK_OK(leaseq_entry_list_len(list, &len));
     CHECK(len == N);
+    /* each entry names the partition it lives in: its id's */
+    for (size_t i = 0; i < len; i++) {
+        const leaseq_entry *entry = NULL;
+        const char *id = NULL;
+        int32_t partition = -2;
+        size_t home = SIZE_MAX;
+        CHECK_OK(leaseq_entry_list_get(list, i, &entry));
+        CHECK_OK(leaseq_entry_id(entry, &id));
+        CHECK_OK(leaseq_entry_partition(entry, &partition));
+        leaseq_item *same = NULL;
+        CHECK_OK(leaseq_item_with_id(id, (const uint8_t *)"", 0, &same));
+        CHECK_OK(leaseq_partitioned_partition_of(p, same, NULL, &home));
+        leaseq_item_free(same);
+        CHECK(partition >= 0 && (size_t)partition == home);
+    }
+    CHECK(leaseq_entry_partition(NULL, NULL) == LEASEQ_NULL_ARGUMENT);
     leaseq_entry_list_free(list);
     CHECK_OK(leaseq_partitioned_list(p, LEASEQ_STATE_WAITING, 25, 100, &list));
     CHECK_OK(leaseq_entry_list_len(list, &len));

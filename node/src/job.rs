@@ -143,6 +143,8 @@ pub struct EntryParts {
     pub error_type: Option<String>,
     /// The item's name, when it has one.
     pub name: Option<String>,
+    /// Listed through a partitioned queue: the index of the partition that holds it.
+    pub partition: Option<u32>,
 }
 
 /// What `find` found: the matching entries of a bounded stretch of a state.
@@ -180,6 +182,7 @@ impl From<Entry> for EntryParts {
             error,
             error_type,
             name: e.name,
+            partition: e.partition.map(|i| u32::try_from(i).unwrap_or(u32::MAX)),
         }
     }
 }

@@ -118,7 +118,11 @@ describe('partitioned queues', { timeout: 60_000 }, () => {
       assert.equal(await client.queue(prefix).count('waiting'), stats.partitions[i].waiting)
     }
     assert.equal(await q.count('waiting'), 61)
-    assert.equal((await q.list('waiting', { count: 1000 })).length, 61)
+    const listed = await q.list('waiting', { count: 1000 })
+    assert.equal(listed.length, 61)
+    // Each entry names the partition it lives in; listed from a partition itself, none.
+    for (const e of listed) assert.equal(e.partition, q.partitionOf(new Item('', { id: e.id })), e.id)
+    assert.ok((await q.partition(0).list('waiting')).every((e) => e.partition === null))
     const found = await q.get('i5')
     assert.equal(found.id, 'i5')
     // It says which partition holds it; read from that partition itself, none.

@@ -357,6 +357,14 @@ impl Entry {
         self.inner.name.as_deref()
     }
 
+    /// Listed through a partitioned queue (``PartitionedQueue.list``, ``find``): the partition
+    /// that holds it, as its index in ``PartitionedQueue.partitions``. ``None`` from a plain
+    /// queue.
+    #[getter]
+    fn partition(&self) -> Option<usize> {
+        self.inner.partition
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "Entry(id={:?}, attempts={})",

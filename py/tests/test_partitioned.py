@@ -64,7 +64,11 @@ def test_adds_spread_and_reads_see_the_logical_queue(
     ]
     assert all(s.waiting > 0 for s in stats.partitions)
     assert q.count(leaseq.State.WAITING) == 61
-    assert len(q.list("waiting", 0, 1000)) == 61
+    listed = q.list("waiting", 0, 1000)
+    assert len(listed) == 61
+    # Each entry names the partition it lives in.
+    assert all(e.partition == q.partition_of(leaseq.Item(b"", id=e.id)) for e in listed)
+    assert all(e.partition is None for e in q.partition(0).list("waiting", 0, 5))
     job = q.get("i5")
     assert job is not None and job.id == "i5"
     home = q.partition_of(leaseq.Item(b"", id="i5"))

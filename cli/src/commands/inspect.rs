@@ -5,7 +5,7 @@ use std::time::Duration;
 use super::partitions;
 use crate::fail::{queue_must_exist, Fail, Outcome};
 use crate::output::{self, age, bold, time};
-use crate::view::{preview, EntryView, JobView, MinuteView, StatsView, PREVIEW_BYTES};
+use crate::view::{preview, EntryView, MinuteView, StatsView, PREVIEW_BYTES};
 
 /// `leaseq queues`.
 ///
@@ -255,7 +255,7 @@ pub async fn ls(
     if entries.is_empty() {
         queue_must_exist(&q, queue).await?;
     }
-    let views: Vec<EntryView> = entries.iter().map(EntryView::from).collect();
+    let views: Vec<EntryView> = entries.iter().map(|e| target.entry_view(e)).collect();
     if json {
         output::json(&views);
         return Ok(());
@@ -267,11 +267,16 @@ pub async fn ls(
         leaseq::State::Done => "FINISHED",
         _ => "AT",
     };
+    // On a partitioned queue's base, where each item lives.
+    let partitioned = views.iter().any(|v| v.partition.is_some());
     let rows: Vec<Vec<String>> = views
         .iter()
         .map(|v| {
-            vec![
-                preview(v.id.as_bytes(), 80),
+            let mut row = vec![preview(v.id.as_bytes(), 80)];
+            if partitioned {
+                row.push(v.partition.clone().unwrap_or_default());
+            }
+            row.extend([
                 v.name
                     .as_deref()
                     .map_or("-".into(), |n| preview(n.as_bytes(), 40)),
@@ -279,13 +284,16 @@ pub async fn ls(
                 v.attempts.to_string(),
                 v.error_type.clone().unwrap_or_default(),
                 preview(v.error.as_deref().unwrap_or("").as_bytes(), 60),
-            ]
+            ]);
+            row
         })
         .collect();
-    output::table(
-        &["ID", "NAME", at, "ATTEMPTS", "ERROR TYPE", "ERROR"],
-        &rows,
-    );
+    let mut headers = vec!["ID"];
+    if partitioned {
+        headers.push("PARTITION");
+    }
+    headers.extend(["NAME", at, "ATTEMPTS", "ERROR TYPE", "ERROR"]);
+    output::table(&headers, &rows);
     // A page of waiting or done items may be short (a cancelled item's stale id, an expired
     // result: skipped, their positions counted), so the count says whether more follow.
     let more = ((start + limit) as u64) < target.count(state).await?;
@@ -306,10 +314,7 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
              result, or was cancelled or purged)"
         )));
     };
-    let view = JobView {
-        partition: target.partition_of(&job),
-        ..JobView::from(&job)
-    };
+    let view = target.job_view(&job);
     if json {
         output::json(&view);
         return Ok(());

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::fail::Outcome;
 use crate::output;
-use crate::view::StatsView;
+use crate::view::{EntryView, JobView, StatsView};
 
 /// `leaseq create`: creates (or opens) the queue `base` of `partitions` partitions and prints
 /// the partitions' prefixes.
@@ -210,15 +210,31 @@ impl Target {
         }
     }
 
-    /// Where `job` (read by [`Target::get`]) lives, on a partitioned queue's base: the prefix
-    /// of the partition that holds it. `None` on a plain queue.
-    pub fn partition_of(&self, job: &Job) -> Option<String> {
+    /// The prefix of partition `index` (a [`Job`]'s or an [`Entry`]'s `partition`), on a
+    /// partitioned queue's base; `None` on a plain queue.
+    fn prefix_of(&self, index: Option<usize>) -> Option<String> {
         match self {
             Target::Plain(_) => None,
-            Target::Partitioned(p) => job
-                .partition
+            Target::Partitioned(p) => index
                 .and_then(|i| p.partitions().get(i))
                 .map(|q| q.prefix().to_owned()),
+        }
+    }
+
+    /// `job` (read by [`Target::get`]) as shown, with the partition that holds it.
+    pub fn job_view(&self, job: &Job) -> JobView {
+        JobView {
+            partition: self.prefix_of(job.partition),
+            ..JobView::from(job)
+        }
+    }
+
+    /// `entry` (listed by [`Target::list`] or [`Target::find`]) as shown, with the partition
+    /// that holds it.
+    pub fn entry_view(&self, entry: &Entry) -> EntryView {
+        EntryView {
+            partition: self.prefix_of(entry.partition),
+            ..EntryView::from(entry)
         }
     }
 

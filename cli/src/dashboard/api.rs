@@ -367,7 +367,7 @@ pub async fn items(
         let entries = target.list(state, q.start, q.count).await?;
         let next = q.start + q.count;
         return Ok(Json(Page {
-            items: entries.iter().map(EntryView::from).collect(),
+            items: entries.iter().map(|e| target.entry_view(e)).collect(),
             next_start: (u64::try_from(next).unwrap_or(u64::MAX) < total).then_some(next),
             total,
             examined: None,
@@ -380,7 +380,7 @@ pub async fn items(
         .find(state, name.as_deref(), kind.as_deref(), q.start, q.count)
         .await?;
     Ok(Json(Page {
-        items: found.entries.iter().map(EntryView::from).collect(),
+        items: found.entries.iter().map(|e| target.entry_view(e)).collect(),
         next_start: found.next,
         total,
         examined: Some(found.examined),
@@ -479,10 +479,7 @@ pub async fn item(
 ) -> ApiResult<JobView> {
     let target = app.target(&q.queue).await?;
     match target.get(&q.id).await? {
-        Some(job) => Ok(Json(JobView {
-            partition: target.partition_of(&job),
-            ..JobView::from(&job)
-        })),
+        Some(job) => Ok(Json(target.job_view(&job))),
         None => Err(Fail::NotFound(format!("no item `{}` in queue `{}`", q.id, q.queue)).into()),
     }
 }

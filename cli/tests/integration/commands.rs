@@ -75,7 +75,7 @@ async fn add_get_ls_cancel() {
     let waiting = json(&run(&urls, &["ls", "waiting", "-q", "{jobs}", "--json"]));
     assert_eq!(
         waiting,
-        serde_json::json!([{"id": "a", "at": null, "attempts": 0, "error": null, "error_type": null, "name": null}])
+        serde_json::json!([{"id": "a", "at": null, "attempts": 0, "error": null, "error_type": null, "name": null, "partition": null}])
     );
     let delayed = json(&run(&urls, &["ls", "delayed", "-q", "{jobs}", "--json"]));
     assert_eq!(delayed[0]["id"], "b");

@@ -92,6 +92,25 @@ async fn a_partitioned_queue_is_created_and_read_as_one() {
         &["ls", "waiting", "-q", "{p}", "--limit", "100", "--json"],
     ));
     assert_eq!(listed.as_array().unwrap().len(), 30);
+    // Each entry names the partition it lives in, in the JSON and in the table.
+    for entry in listed.as_array().unwrap() {
+        let id = entry["id"].as_str().unwrap();
+        assert_eq!(
+            entry["partition"],
+            prefixes[q.partition_of_id(id)].as_str(),
+            "{id}"
+        );
+    }
+    let table = stdout(&run(&urls, &["ls", "waiting", "-q", "{p}", "--limit", "3"]));
+    let mut lines = table.lines();
+    assert!(
+        lines.next().unwrap().starts_with("ID  PARTITION  NAME"),
+        "{table}"
+    );
+    for line in lines {
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells[1], prefixes[q.partition_of_id(cells[0])], "{table}");
+    }
     // A plain queue's JSON has no `partitions`.
     let plain_item = Item::new("x");
     client

@@ -261,6 +261,7 @@ fn entries(op: &'static str, value: Value) -> Result<Vec<Entry>> {
                 .map(|e| Ok::<_, Error>((e, text(op, error_type.clone())?.unwrap_or_default())))
                 .transpose()?,
             name: text(op, name)?.filter(|n| !n.is_empty()),
+            partition: None,
         });
     }
     Ok(entries)

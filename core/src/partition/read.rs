@@ -50,26 +50,33 @@ impl Partitioned {
         Ok(self.each(|q| q.count(state)).await?.into_iter().sum())
     }
 
-    /// Up to `count` items in `state` from position `start` of the logical queue, which lists
-    /// partition 0's items, then partition 1's, and so on (no order by time across partitions).
-    /// Reads every partition's count first (at once), then the pages it needs.
+    /// The items in `state` at the `count` positions from position `start` of the logical
+    /// queue, which numbers partition 0's positions, then partition 1's, and so on (no order
+    /// by time across partitions). Reads every partition's count first (at once), then the pages
+    /// it needs. As a partition's own list, it skips a cancelled item's stale id and an expired
+    /// result (their positions still count), so a page may hold fewer than `count`.
     pub async fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>> {
         // Checked here too: a page that needs no partition's list would not check it.
         crate::policy::validate_page(count)?;
         let counts = self.each(|q| q.count(state)).await?;
         let mut skip = start as u64;
+        // Positions still to cover: a partition's page covers its positions, whatever it
+        // skipped, so that the next page of the logical queue starts where this one ended.
+        let mut left = count as u64;
         let mut out = Vec::new();
-        for (queue, n) in self.partitions.iter().zip(counts) {
-            if out.len() >= count {
+        for (i, (queue, n)) in self.partitions.iter().zip(counts).enumerate() {
+            if left == 0 {
                 break;
             }
             if skip >= n {
                 skip -= n;
                 continue;
             }
-            let page = queue.list(state, skip as usize, count - out.len()).await?;
+            let want = left.min(n - skip);
+            let page = queue.list(state, skip as usize, want as usize).await?;
+            left -= want;
             skip = 0;
-            out.extend(page);
+            out.extend(in_partition(page, i));
         }
         Ok(out)
     }
@@ -92,9 +99,11 @@ impl Partitioned {
         // Checked here too: a start past the end asks no partition.
         crate::policy::validate_page(count)?;
         if self.count() == 1 {
-            return self.partitions[0]
+            let mut found = self.partitions[0]
                 .find(state, name, error_type, start, count)
-                .await;
+                .await?;
+            found.entries = in_partition(found.entries, 0);
+            return Ok(found);
         }
         let counts = self.each(|q| q.count(state)).await?;
         let mut first = 0usize;
@@ -107,6 +116,7 @@ impl Partitioned {
             let mut found = queue
                 .find(state, name, error_type, start - first, count)
                 .await?;
+            found.entries = in_partition(found.entries, i);
             found.next = match found.next {
                 Some(at) => Some(first + at),
                 // This partition is done: the next one's first position, if any has entries.
@@ -392,4 +402,15 @@ fn sum_stats(parts: &[Stats]) -> Stats {
         };
     }
     total
+}
+
+/// `entries`, each marked as listed from partition `i` ([`Entry::partition`]).
+fn in_partition(entries: Vec<Entry>, i: usize) -> Vec<Entry> {
+    entries
+        .into_iter()
+        .map(|e| Entry {
+            partition: Some(i),
+            ..e
+        })
+        .collect()
 }

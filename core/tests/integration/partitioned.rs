@@ -589,19 +589,28 @@ async fn reads_cover_the_logical_queue() {
     assert_eq!(stats.partitions.iter().map(|s| s.waiting).sum::<u64>(), 61);
     assert!(stats.partitions.iter().all(|s| s.waiting > 0));
     assert_eq!(q.count_in(State::Waiting).await.unwrap(), 61);
-    // Pages over the partitions, one after another: every id once.
+    // Pages over the partitions, one after another: every id once, but for the two cancelled
+    // (their ids, stale, are skipped: spec 5.12), each entry naming the partition it lives in.
     let mut seen = Vec::new();
     for start in (0..70).step_by(7) {
-        seen.extend(
-            q.list(State::Waiting, start, 7)
-                .await
-                .unwrap()
-                .into_iter()
-                .map(|e| e.id),
-        );
+        for e in q.list(State::Waiting, start, 7).await.unwrap() {
+            assert_eq!(e.partition, Some(q.partition_of_id(&e.id)), "{}", e.id);
+            seen.push(e.id);
+        }
     }
     let unique: HashSet<_> = seen.iter().collect();
-    assert_eq!((seen.len(), unique.len()), (61, 61));
+    assert_eq!((seen.len(), unique.len()), (59, 59));
+    assert!(!seen.iter().any(|id| id == "odd" || id == "r05"));
+    // From a partition itself (a plain queue), no partition.
+    let plain = q.partitions()[0].list(State::Waiting, 0, 5).await.unwrap();
+    assert!(!plain.is_empty() && plain.iter().all(|e| e.partition.is_none()));
+    // A filter's entries name theirs too.
+    let found = q.find(State::Waiting, None, None, 30, 10).await.unwrap();
+    assert!(!found.entries.is_empty());
+    assert!(found
+        .entries
+        .iter()
+        .all(|e| e.partition == Some(q.partition_of_id(&e.id))));
     // A page size out of range is refused as a queue's list refuses it, even where no
     // partition would be asked (past the end, or nothing in the state).
     for (start, count) in [(0, 0), (1000, 0), (0, 1001)] {

@@ -446,6 +446,12 @@ class Entry:
     @property
     def name(self) -> str | None:
         """The item's name, when it has one (a done item's, as its kept result keeps it)."""
+    @property
+    def partition(self) -> int | None:
+        """Listed through a partitioned queue (``PartitionedQueue.list``, ``find``): the partition
+        that holds it, as its index in ``PartitionedQueue.partitions``. ``None`` from a plain
+        queue.
+        """
     def __eq__(self, value: object, /) -> bool: ...
     __hash__: ClassVar[None]  # type: ignore[assignment]
 

@@ -170,6 +170,7 @@ async function showList(name) {
   fill(document.querySelector("#list tbody"), page.items.map((e) => {
     const id = el("td", null, "payload");
     id.append(a(e.id, link({ job: e.id })));
+    inPartition(id, e);
     const td = el("td");
     td.append(...itemActions(name, r.state, e.id));
     const tr = row([id, el("td", e.name ?? "", "payload"), time(e.at), e.attempts,
@@ -385,6 +386,7 @@ async function showQueue(name) {
   fill(document.querySelector("#waiting tbody"), waiting.items.map((e) => {
     const id = el("td", null, "payload");
     id.append(a(e.id, link({ queue: name, job: e.id })));
+    inPartition(id, e);
     return row([id, e.attempts]);
   }));
   await showList(name);
@@ -401,11 +403,17 @@ async function showQueue(name) {
     td.append(...itemActions(name, "dead", e.id));
     const id = el("td", null, "payload");
     id.append(a(e.id, link({ queue: name, job: e.id })));
+    inPartition(id, e);
     const tr = row([id, time(e.at), e.attempts,
       el("td", (e.error_type || "") + (e.error ? ": " + e.error : ""), "payload"), td]);
     tr.dataset.id = e.id;
     return tr;
   }));
+}
+
+// On a partitioned queue's base: the partition an entry was listed from, after its id (as text).
+function inPartition(cell, e) {
+  if (e.partition != null) cell.append(" ", el("span", "in " + e.partition, "hint"));
 }
 
 // A list of item ids, each a link that shows that item (its text set as text, never markup).
