@@ -30,9 +30,10 @@ strict=(-Wall -Wextra -Werror -std=c11 -g)
 sanitize=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
 # A forked child (tests/test_threads.c) abandons the parent's runtime by design: it is checked
 # under ASan; under valgrind only the parent is.
-# tests/valgrind.supp: Rust's handle of a host thread, which lives as long as the thread.
+# valgrind.supp (installed for users too): Rust's handle of a host thread, which lives as long
+# as the thread.
 valgrind_cmd=(valgrind --quiet --error-exitcode=1 --leak-check=full --child-silent-after-fork=yes
-              --suppressions="$here/tests/valgrind.supp"
+              --suppressions="$here/valgrind.supp"
               --errors-for-leak-kinds=definite,possible --show-leak-kinds=definite,possible)
 
 passed=0
@@ -112,13 +113,14 @@ fi
 # ---- install under a PREFIX ----------------------------------------------------------------
 prefix="$work/prefix"
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-step "make -C ffi-c install PREFIX=... puts library, header and leaseq.pc in place" \
+step "make -C ffi-c install PREFIX=... puts library, header, leaseq.pc and valgrind.supp in place" \
     make -s -C "$here" install PREFIX="$prefix" PROFILE=debug
 step "pkg-config finds leaseq in the PREFIX" \
     bash -c '[ "$(pkg-config --modversion leaseq)" != "" ] &&
              pkg-config --cflags leaseq | grep -q -- "-I'"$prefix"'/include" &&
              [ -f "'"$prefix"'/lib/libleaseq.so" ] && [ -f "'"$prefix"'/lib/libleaseq.a" ] &&
-             cmp -s "'"$here"'/include/leaseq.h" "'"$prefix"'/include/leaseq.h"'
+             cmp -s "'"$here"'/include/leaseq.h" "'"$prefix"'/include/leaseq.h" &&
+             cmp -s "'"$here"'/valgrind.supp" "'"$prefix"'/share/leaseq/valgrind.supp"'
 
 # ---- servers ----------------------------------------------------------------------------------
 # The launcher prints {"url": ..., "urls": [...]} and stops its servers when its stdin closes.
@@ -361,7 +363,7 @@ example_check() {
             grep -q '^working on {"to": "ada@example.com"} (attempt 1)$' "$out" &&
                 grep -q '^result: sent$' "$out" ;;
         runner)
-            [ "$(grep -c '^sending to ' "$out")" -eq 2 ] && grep -q '^3 finished$' "$out" ;;
+            [ "$(grep -c '^sending to ' "$out")" -eq 2 ] && grep -q '^3 finished: 2 completed, 1 dead$' "$out" ;;
         operations)
             grep -q '^working on hello$' "$out" && grep -q '^failed, retrying$' "$out" &&
                 grep -q '^result sent after 2 attempts; the item is done$' "$out" ;;

@@ -6,8 +6,8 @@
 #   - Node (napi-rs's layout): `leaseq` (JavaScript and types, no install script) and
 #     `leaseq-linux-x64-gnu` (the prebuilt addon), which the first lists as an optional dependency;
 #   - C: libleaseq-<version>-x86_64-linux-gnu.tar.gz: lib/libleaseq.so.<version> (soname
-#     libleaseq.so.<major>) with its symlinks, lib/libleaseq.a, include/leaseq.h and a
-#     relocatable lib/pkgconfig/leaseq.pc;
+#     libleaseq.so.<major>) with its symlinks, lib/libleaseq.a, include/leaseq.h, a
+#     relocatable lib/pkgconfig/leaseq.pc and share/leaseq/valgrind.supp;
 #   - the CLI: not yet (see below);
 #   - SHA256SUMS.
 # Other platforms come from the release workflow (.github/workflows/release.yml).
@@ -79,7 +79,7 @@ readelf -d "$built/libleaseq.so" | grep -q "(SONAME).*\[$soname\]" ||
 # ---- C: libleaseq-<version>-x86_64-linux-gnu.tar.gz -------------------------------------------
 c_name="libleaseq-$version-x86_64-linux-gnu"
 c_stage="$work/$c_name"
-mkdir -p "$c_stage/lib/pkgconfig" "$c_stage/include"
+mkdir -p "$c_stage/lib/pkgconfig" "$c_stage/include" "$c_stage/share/leaseq"
 cp "$built/libleaseq.so" "$c_stage/lib/libleaseq.so.$version"
 ln -s "libleaseq.so.$version" "$c_stage/lib/$soname"
 ln -s "$soname" "$c_stage/lib/libleaseq.so"
@@ -87,6 +87,7 @@ cp "$built/libleaseq.a" "$c_stage/lib/libleaseq.a"
 # The standard library inside it comes with debug information: a quarter of its size.
 strip --strip-debug "$c_stage/lib/libleaseq.a"
 cp ffi-c/include/leaseq.h "$c_stage/include/leaseq.h"
+cp ffi-c/valgrind.supp "$c_stage/share/leaseq/valgrind.supp"
 # Relocatable: the prefix is where the .pc file lies (pkg-config's ${pcfiledir}), so the
 # tarball works wherever it is unpacked. The static link's system libraries come from the
 # Makefile that installs from source, so the two cannot drift.

@@ -54,11 +54,14 @@ int main(void) {
     leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;
     options.concurrency = 8;
     options.on_event = on_event;
+    leaseq_worker_report report; /* what the runner did, written as it returns LEASEQ_OK */
+    options.report = &report;
     if (leaseq_worker_run(queue, send_email, NULL, &options) != LEASEQ_OK) {
         fprintf(stderr, "%s\n", leaseq_last_error_message());
         return 1;
     }
-    printf("%d finished\n", finished);
+    printf("%d finished: %llu completed, %llu dead\n", finished,
+           (unsigned long long)report.completed, (unsigned long long)report.dead);
     leaseq_queue_free(queue);
     leaseq_client_free(client);
     return 0;

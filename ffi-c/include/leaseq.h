@@ -120,7 +120,7 @@
  * `stats`: `leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;`
  */
 #define LEASEQ_WORKER_OPTIONS_INIT \
-    { (uint32_t)sizeof(leaseq_worker_options), 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, NULL, -1, 0, 0, NULL, 0 }
+    { (uint32_t)sizeof(leaseq_worker_options), 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, NULL, -1, 0, 0, NULL, 0, NULL }
 
 /**
  * An entry of a table of handlers by name (leaseq_worker_handler) for leaseq_worker_run_named,
@@ -1352,6 +1352,37 @@ typedef struct {
 typedef int32_t leaseq_log_level;
 
 /**
+ * What a runner did (`leaseq_worker_options.report`): the counts every language's runner
+ * reports as it stops. A plain struct of fixed layout.
+ */
+typedef struct {
+    /**
+     * Jobs completed.
+     */
+    uint64_t completed;
+    /**
+     * Failed attempts that will be retried.
+     */
+    uint64_t retried;
+    /**
+     * Jobs sent to the dead letters.
+     */
+    uint64_t dead;
+    /**
+     * Jobs whose lease was lost.
+     */
+    uint64_t lost;
+    /**
+     * Jobs released (by their callback, or at shutdown).
+     */
+    uint64_t released;
+    /**
+     * Callbacks that ran past the job timeout (each also counted as retried or dead).
+     */
+    uint64_t timed_out;
+} leaseq_worker_report;
+
+/**
  * A runner's settings. Start from `LEASEQ_WORKER_OPTIONS_INIT`, which sets every field (a zero,
  * or -1 for the booleans, takes the core's default); `leaseq_worker_options_init` fills only
  * the fields through `stats`, so that in a struct from it `job_timeout_ms`,
@@ -1452,6 +1483,12 @@ typedef struct {
      * successful job).
      */
     leaseq_log_level log_level;
+    /**
+     * When not NULL, where the run writes what the runner did as it returns LEASEQ_OK (all
+     * zeros when a stop ended its wait for Redis, or a stop made before it); untouched on any
+     * other status. Only in a struct from `LEASEQ_WORKER_OPTIONS_INIT`.
+     */
+    leaseq_worker_report *report;
 } leaseq_worker_options;
 
 /**
@@ -5051,8 +5088,8 @@ void leaseq_worker_stop(void);
  *
  * # Safety
  * `queue` is NULL or a live queue; `callback` is a valid function pointer; `options` is NULL
- * or a readable `leaseq_worker_options` (only read during the call); `user_data` may be
- * anything the callbacks can use from other threads.
+ * or a readable `leaseq_worker_options` (only read during the call) whose `report` is NULL or
+ * writable; `user_data` may be anything the callbacks can use from other threads.
  */
 leaseq_status leaseq_worker_run(const leaseq_queue *queue,
                                 leaseq_worker_fn callback,

@@ -184,6 +184,30 @@ pub struct leaseq_worker_options {
     /// The least level passed to `on_log` (0: the default, `LEASEQ_LOG_INFO`: no line per
     /// successful job).
     pub log_level: leaseq_log_level,
+    /// When not NULL, where the run writes what the runner did as it returns LEASEQ_OK (all
+    /// zeros when a stop ended its wait for Redis, or a stop made before it); untouched on any
+    /// other status. Only in a struct from `LEASEQ_WORKER_OPTIONS_INIT`.
+    pub report: *mut leaseq_worker_report,
+}
+
+/// What a runner did (`leaseq_worker_options.report`): the counts every language's runner
+/// reports as it stops. A plain struct of fixed layout.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct leaseq_worker_report {
+    /// Jobs completed.
+    pub completed: u64,
+    /// Failed attempts that will be retried.
+    pub retried: u64,
+    /// Jobs sent to the dead letters.
+    pub dead: u64,
+    /// Jobs whose lease was lost.
+    pub lost: u64,
+    /// Jobs released (by their callback, or at shutdown).
+    pub released: u64,
+    /// Callbacks that ran past the job timeout (each also counted as retried or dead).
+    pub timed_out: u64,
 }
 
 /// A log line's level (`leaseq_worker_options.on_log`): the numbers of Python's `logging`.
@@ -224,6 +248,7 @@ fn default_worker_options(struct_size: usize) -> leaseq_worker_options {
         timeout_grace_ms: 0,
         on_log: None,
         log_level: 0,
+        report: std::ptr::null_mut(),
     }
 }
 
@@ -287,8 +312,8 @@ unsafe fn read_worker_options(
             size.min(std::mem::size_of::<leaseq_worker_options>()),
         )
     };
-    // SAFETY: every field is an integer or an optional function pointer: zero and any bytes
-    // the caller wrote are valid values.
+    // SAFETY: every field is an integer, an optional function pointer or a raw pointer: zero
+    // and any bytes the caller wrote are valid values.
     let value = unsafe { value.assume_init() };
     // The three-way flags: -1 (the core's default), 0 or 1; another value is a mistake (a
     // count, a bool from elsewhere), not a yes.
@@ -462,8 +487,8 @@ fn emit(
 ///
 /// # Safety
 /// `queue` is NULL or a live queue; `callback` is a valid function pointer; `options` is NULL
-/// or a readable `leaseq_worker_options` (only read during the call); `user_data` may be
-/// anything the callbacks can use from other threads.
+/// or a readable `leaseq_worker_options` (only read during the call) whose `report` is NULL or
+/// writable; `user_data` may be anything the callbacks can use from other threads.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_worker_run(
     queue: *const leaseq_queue,
@@ -749,6 +774,14 @@ fn run(
         };
         (min, sink)
     });
+    // Where the report goes, if the caller asked for it.
+    let report_to = options.as_ref().map_or(std::ptr::null_mut(), |o| o.report);
+    let tell = |report: leaseq_worker_report| {
+        if !report_to.is_null() {
+            // SAFETY: NULL or writable for the call, by the caller's contract.
+            unsafe { report_to.write(report) }
+        }
+    };
     // Counted in RUNNING from before its wait for Redis to its end.
     let _counted = Counted::new();
     // The wait's outage and its end, reported as the running runner reports one.
@@ -763,6 +796,7 @@ fn run(
         }
     })?
     else {
+        tell(leaseq_worker_report::default());
         return Ok(());
     };
     let dispatch = std::sync::Arc::new(dispatch);
@@ -887,13 +921,20 @@ fn run(
         worker = worker.on_log(min, log);
     }
     let handle = worker.handle();
-    let result = runtime.block_on(async move {
+    let report = runtime.block_on(async move {
         let follow = handle.follow(&STOP);
         let report = worker.run_until(std::future::pending()).await;
         follow.abort();
         report
+    })?;
+    tell(leaseq_worker_report {
+        completed: report.completed,
+        retried: report.retried,
+        dead: report.dead,
+        lost: report.lost,
+        released: report.released,
+        timed_out: report.timed_out,
     });
-    result?;
     Ok(())
 }
 

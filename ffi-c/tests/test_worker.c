@@ -672,7 +672,7 @@ static void options_struct_size_and_event_parts(void) {
           options.deep_clean_every_ms == filled->deep_clean_every_ms &&
           options.on_event == filled->on_event && options.stats == filled->stats);
     CHECK(options.job_timeout_ms == 0 && options.timeout_grace_ms == 0);
-    CHECK(options.on_log == NULL && options.log_level == 0);
+    CHECK(options.on_log == NULL && options.log_level == 0 && options.report == NULL);
 
     leaseq_queue *queue = new_queue();
     REQUIRE(queue != NULL);
@@ -788,7 +788,12 @@ static void a_runner_logs_through_its_callback_and_keeps_a_trace(void) {
     options.concurrency = 2;
     options.on_event = stop_after_two_ended;
     options.on_log = keep_log_lines;
+    leaseq_worker_report report = {99, 99, 99, 99, 99, 99};
+    options.report = &report;
     CHECK_OK(leaseq_worker_run(queue, fails_with_a_trace, NULL, &options));
+    /* What the runner did, as its last log line says it. */
+    CHECK(report.completed == 1 && report.dead == 1 && report.retried == 0 && report.lost == 0 &&
+          report.released == 0 && report.timed_out == 0);
 
     REQUIRE(logged.count >= 3);
     for (int i = 0; i < logged.count; i++) {
@@ -1070,10 +1075,13 @@ static void a_runner_started_while_redis_is_down_waits_for_it(void) {
     logged.count = 0;
     pthread_mutex_unlock(&logged.lock);
     atomic_store(&waited_count, 0);
+    leaseq_worker_report report = {99, 99, 99, 99, 99, 99};
+    options.report = &report;
     pthread_t stopper;
     REQUIRE(pthread_create(&stopper, NULL, stop_after_half_a_second, NULL) == 0);
     CHECK_OK(leaseq_worker_run(queue, never_called, NULL, &options));
     pthread_join(stopper, NULL);
+    CHECK(report.completed == 0 && report.dead == 0 && report.timed_out == 0); /* nothing run */
     CHECK(atomic_load(&waited_count) == 1);
     CHECK(strncmp(waited_events[0], "error|connect: ", 15) == 0);
     int level = 0;

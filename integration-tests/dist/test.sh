@@ -364,9 +364,10 @@ if step "the C tarball unpacks" tar -xzf "$c_tarball" -C "$work/c"; then
       [ "$(readlink "$lib/libleaseq.so.0")" = "libleaseq.so.$version" ] &&
       [ -f "$lib/libleaseq.so.$version" ] && [ -f "$lib/libleaseq.a" ] &&
       [ -f "$lib/pkgconfig/leaseq.pc" ] && cmp "$prefix/include/leaseq.h" ffi-c/include/leaseq.h &&
+      cmp "$prefix/share/leaseq/valgrind.supp" ffi-c/valgrind.supp &&
       readelf -d "$lib/libleaseq.so.$version" | grep '(SONAME)' | grep -q '\[libleaseq.so.0\]'
   }
-  step "lib/libleaseq.so -> .so.0 -> .so.$version (soname libleaseq.so.0), libleaseq.a, leaseq.h, leaseq.pc" \
+  step "lib/libleaseq.so -> .so.0 -> .so.$version (soname libleaseq.so.0), libleaseq.a, leaseq.h, leaseq.pc, valgrind.supp" \
     c_layout
   c_readme() { head -c "$(wc -c <ffi-c/README.md)" "$prefix/README.md" | cmp - ffi-c/README.md; }
   step "the tarball's README.md is ffi-c/README.md and the build's platform" c_readme
