@@ -120,7 +120,7 @@ step "pkg-config finds leaseq in the PREFIX" \
              pkg-config --cflags leaseq | grep -q -- "-I'"$prefix"'/include" &&
              [ -f "'"$prefix"'/lib/libleaseq.so" ] && [ -f "'"$prefix"'/lib/libleaseq.a" ] &&
              cmp -s "'"$here"'/include/leaseq.h" "'"$prefix"'/include/leaseq.h" &&
-             cmp -s "'"$here"'/valgrind.supp" "'"$prefix"'/share/leaseq/valgrind.supp"'
+             cmp -s "'"$here"'/valgrind.supp" "$(pkg-config --variable=datadir leaseq)/leaseq/valgrind.supp"'
 
 # ---- servers ----------------------------------------------------------------------------------
 # The launcher prints {"url": ..., "urls": [...]} and stops its servers when its stdin closes.

@@ -858,6 +858,9 @@ export declare class Queue {
    * A page of the items in `state`: `count` (1 to 1000; default 100) entries from position
    * `start` (default 0). Waiting in the order they will be leased, delayed by due time, leased
    * by lease expiry, dead oldest first, done (completed with their result kept) newest first.
+   * A done item whose result expired, and a cancelled waiting item's id, are skipped, their
+   * positions counted, so a page may be short and more may follow it; items waiting in groups
+   * are not listed.
    */
   list(state: ListState, options?: { start?: number; count?: number }): Promise<ListEntry[]>
   /**

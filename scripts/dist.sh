@@ -93,7 +93,7 @@ cp ffi-c/valgrind.supp "$c_stage/share/leaseq/valgrind.supp"
 # Makefile that installs from source, so the two cannot drift.
 native_libs="$(sed -n 's/^NATIVE_LIBS := //p' ffi-c/Makefile)"
 sed -e 's|@PREFIX@|${pcfiledir}/../..|' -e 's|@LIBDIR@|${prefix}/lib|' \
-  -e 's|@INCLUDEDIR@|${prefix}/include|' -e "s|@VERSION@|$version|" \
+  -e 's|@INCLUDEDIR@|${prefix}/include|' -e 's|@DATADIR@|${prefix}/share|' -e "s|@VERSION@|$version|" \
   -e "s|@NATIVE_LIBS@|$native_libs|" ffi-c/leaseq.pc.in >"$c_stage/lib/pkgconfig/leaseq.pc"
 # ffi-c/README.md (a first example, and where the documentation is), then this build's platform.
 {

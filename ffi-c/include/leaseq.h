@@ -1353,7 +1353,8 @@ typedef int32_t leaseq_log_level;
 
 /**
  * What a runner did (`leaseq_worker_options.report`): the counts every language's runner
- * reports as it stops. A plain struct of fixed layout.
+ * reports as it stops. A plain struct of fixed layout, fixed for good: a count added later
+ * comes in a struct of its own, never written into this one.
  */
 typedef struct {
     /**
@@ -2395,7 +2396,9 @@ leaseq_status leaseq_queue_get(const leaseq_queue *queue, const char *id, leaseq
  * `_LEASED`, `_DEAD` or `_DONE`): up to `count` (1 to 1000) entries from position `start`, in
  * order: waiting in the order they will be leased, delayed by due time, leased by lease
  * expiry, dead oldest first, done (completed with their result kept) newest first (a done
- * item whose result expired is skipped, so a page may be short). One round trip.
+ * item whose result expired, and a cancelled waiting item's id, are skipped, their positions
+ * counted, so a page may be short and more may follow it; items waiting in groups are not
+ * listed). One round trip.
  *
  * `*out_list` is a new list owned by the caller (possibly empty): read it with
  * `leaseq_entry_list_len` and `leaseq_entry_list_get`, free it with `leaseq_entry_list_free`.
@@ -5116,7 +5119,8 @@ leaseq_status leaseq_worker_run(const leaseq_queue *queue,
  * `queue` is NULL or a live queue; `handlers` is NULL or points to `handlers_len` readable
  * entries, each `name` NULL or pointing to `name_len` readable bytes and each `handler` NULL
  * or a valid function pointer; `fallback` is NULL or a valid function pointer; `options` is
- * NULL or a readable `leaseq_worker_options`; every entry's `user_data` and `user_data` may be
+ * NULL or a readable `leaseq_worker_options` whose `report` is NULL or writable; every entry's
+ * `user_data` and `user_data` may be
  * anything their callbacks can use from other threads.
  */
 leaseq_status leaseq_worker_run_named(const leaseq_queue *queue,

@@ -105,7 +105,9 @@ pub unsafe extern "C" fn leaseq_queue_get(
 /// `_LEASED`, `_DEAD` or `_DONE`): up to `count` (1 to 1000) entries from position `start`, in
 /// order: waiting in the order they will be leased, delayed by due time, leased by lease
 /// expiry, dead oldest first, done (completed with their result kept) newest first (a done
-/// item whose result expired is skipped, so a page may be short). One round trip.
+/// item whose result expired, and a cancelled waiting item's id, are skipped, their positions
+/// counted, so a page may be short and more may follow it; items waiting in groups are not
+/// listed). One round trip.
 ///
 /// `*out_list` is a new list owned by the caller (possibly empty): read it with
 /// `leaseq_entry_list_len` and `leaseq_entry_list_get`, free it with `leaseq_entry_list_free`.

@@ -191,7 +191,8 @@ pub struct leaseq_worker_options {
 }
 
 /// What a runner did (`leaseq_worker_options.report`): the counts every language's runner
-/// reports as it stops. A plain struct of fixed layout.
+/// reports as it stops. A plain struct of fixed layout, fixed for good: a count added later
+/// comes in a struct of its own, never written into this one.
 #[allow(non_camel_case_types)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
@@ -530,7 +531,8 @@ pub unsafe extern "C" fn leaseq_worker_run(
 /// `queue` is NULL or a live queue; `handlers` is NULL or points to `handlers_len` readable
 /// entries, each `name` NULL or pointing to `name_len` readable bytes and each `handler` NULL
 /// or a valid function pointer; `fallback` is NULL or a valid function pointer; `options` is
-/// NULL or a readable `leaseq_worker_options`; every entry's `user_data` and `user_data` may be
+/// NULL or a readable `leaseq_worker_options` whose `report` is NULL or writable; every entry's
+/// `user_data` and `user_data` may be
 /// anything their callbacks can use from other threads.
 #[no_mangle]
 pub unsafe extern "C" fn leaseq_worker_run_named(

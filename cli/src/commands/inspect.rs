@@ -294,9 +294,7 @@ pub async fn ls(
     }
     headers.extend(["NAME", at, "ATTEMPTS", "ERROR TYPE", "ERROR"]);
     output::table(&headers, &rows);
-    // A page of waiting or done items may be short (a cancelled item's stale id, an expired
-    // result: skipped, their positions counted), so the count says whether more follow.
-    let more = ((start + limit) as u64) < target.count(state).await?;
+    let more = target.more_after(state, start + limit).await?;
     if more {
         tell!("(more follow: --start {})", start + limit);
     }

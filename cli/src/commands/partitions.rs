@@ -283,6 +283,16 @@ impl Target {
         }
     }
 
+    /// Whether any entry of `state` follows position `from`, as `list` numbers positions: a page
+    /// may be short (a cancelled item's stale id, an expired result: skipped, their positions
+    /// counted), and `count` includes items waiting in groups, which `list` does not walk, so
+    /// neither says. Asks for one entry from `from` (`find` looks at most 1000 positions on: a
+    /// longer stretch of skipped positions says yes).
+    pub async fn more_after(&self, state: State, from: usize) -> leaseq::Result<bool> {
+        let rest = self.find(state, None, None, from, 1).await?;
+        Ok(!rest.entries.is_empty() || rest.next.is_some())
+    }
+
     /// Requeues the `n` oldest dead letters (of the logical queue, by time of death; all when
     /// `None`).
     pub async fn dead_requeue_oldest(&self, n: Option<u64>) -> leaseq::Result<u64> {

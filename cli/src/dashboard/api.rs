@@ -368,7 +368,7 @@ pub async fn items(
         let next = q.start + q.count;
         return Ok(Json(Page {
             items: entries.iter().map(|e| target.entry_view(e)).collect(),
-            next_start: (u64::try_from(next).unwrap_or(u64::MAX) < total).then_some(next),
+            next_start: target.more_after(state, next).await?.then_some(next),
             total,
             examined: None,
         }));

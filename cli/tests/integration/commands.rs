@@ -133,6 +133,15 @@ async fn add_get_ls_cancel() {
         "{}",
         stderr(&first)
     );
+    // An item waiting in a group is counted as waiting but not listed (`leaseq group` shows
+    // it): no page follows the last listed one for it.
+    let grouped = run(
+        &urls,
+        &[
+            "add", "-q", "{jobs}", "--id", "g", "--data", "g", "--group", "tenant",
+        ],
+    );
+    assert_eq!(code(&grouped), 0, "{}", stderr(&grouped));
     let second = run(
         &urls,
         &[

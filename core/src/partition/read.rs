@@ -58,7 +58,7 @@ impl Partitioned {
     pub async fn list(&self, state: State, start: usize, count: usize) -> Result<Vec<Entry>> {
         // Checked here too: a page that needs no partition's list would not check it.
         crate::policy::validate_page(count)?;
-        let counts = self.each(|q| q.count(state)).await?;
+        let counts = self.each(|q| q.listed(state)).await?;
         let mut skip = start as u64;
         // Positions still to cover: a partition's page covers its positions, whatever it
         // skipped, so that the next page of the logical queue starts where this one ended.
@@ -105,7 +105,7 @@ impl Partitioned {
             found.entries = in_partition(found.entries, 0);
             return Ok(found);
         }
-        let counts = self.each(|q| q.count(state)).await?;
+        let counts = self.each(|q| q.listed(state)).await?;
         let mut first = 0usize;
         for (i, (queue, &n)) in self.partitions.iter().zip(&counts).enumerate() {
             let n = n as usize;

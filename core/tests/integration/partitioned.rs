@@ -601,6 +601,17 @@ async fn reads_cover_the_logical_queue() {
     let unique: HashSet<_> = seen.iter().collect();
     assert_eq!((seen.len(), unique.len()), (59, 59));
     assert!(!seen.iter().any(|id| id == "odd" || id == "r05"));
+    // Items waiting in groups, one in each partition, are counted as waiting but not listed,
+    // and take no positions: the 61 positions of the lists (two of them stale) hold the 59.
+    for p in 0..3 {
+        let grouped = (0..)
+            .map(|g| item(&format!("g{p}-{g}")).group(format!("tenant{g}")))
+            .find(|i| q.partition_of(i).unwrap() == p)
+            .unwrap();
+        assert!(q.add(&grouped).await.unwrap());
+    }
+    assert_eq!(q.count_in(State::Waiting).await.unwrap(), 64);
+    assert_eq!(q.list(State::Waiting, 0, 61).await.unwrap().len(), 59);
     // From a partition itself (a plain queue), no partition.
     let plain = q.partitions()[0].list(State::Waiting, 0, 5).await.unwrap();
     assert!(!plain.is_empty() && plain.iter().all(|e| e.partition.is_none()));

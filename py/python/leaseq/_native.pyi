@@ -1162,7 +1162,9 @@ class Queue:
         """A page of the items in ``state`` (a ``State`` or its name): ``count`` (1 to 1000)
         ``Entry``s from position ``start``: waiting in lease order, delayed by due time, leased
         by lease expiry, dead oldest first, done (completed with their result kept) newest first
-        (a done item whose result expired is skipped, so a page may be short).
+        (a done item whose result expired, and a cancelled waiting item's id, are skipped, their
+        positions counted, so a page may be short and more may follow it; items waiting in
+        groups are not listed).
         """
     def find(
         self,
