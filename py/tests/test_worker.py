@@ -671,6 +671,24 @@ def test_a_runner_started_while_redis_is_down_waits_for_it(
         assert (step, code) == ("connect", "CONNECTION"), events
         assert "refused" in message, message
 
+        # One run at a time: a second at once is refused, and the first goes on.
+        second: list[BaseException] = []
+
+        def run_again() -> None:
+            time.sleep(0.2)
+            try:
+                worker.run()
+            except RuntimeError as error:
+                second.append(error)
+            finally:
+                worker.stop()
+
+        again = threading.Thread(target=run_again)
+        again.start()
+        assert worker.run() == leaseq.WorkerReport(0, 0, 0, 0, 0, 0)
+        again.join()
+        assert len(second) == 1 and "running already" in str(second[0])
+
         # The same worker again: a stop from another thread reaches this wait too.
         stopper = threading.Timer(0.5, worker.stop)
         stopper.start()

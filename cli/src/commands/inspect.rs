@@ -295,6 +295,17 @@ pub async fn ls(
     headers.extend(["NAME", at, "ATTEMPTS", "ERROR TYPE", "ERROR"]);
     output::table(&headers, &rows);
     let more = target.more_after(state, start + limit).await?;
+    // The whole of the waiting lists listed: say what `stats` counts that `ls` does not show.
+    if state == leaseq::State::Waiting && start == 0 && !more {
+        let counted = target.count(state).await?;
+        if counted > views.len() as u64 {
+            tell!(
+                "({} more counted as waiting: items waiting in groups, which `leaseq group \
+                 NAME` shows, and ids of cancelled items until a lease drops them)",
+                counted - views.len() as u64
+            );
+        }
+    }
     if more {
         tell!("(more follow: --start {})", start + limit);
     }
@@ -361,7 +372,8 @@ pub async fn get(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> 
         (
             "error",
             match (&view.error_type, &view.error) {
-                (Some(t), Some(e)) => format!("{t}: {e}"),
+                (Some(t), Some(e)) if !t.is_empty() => format!("{t}: {e}"),
+                (_, Some(e)) => e.clone(),
                 _ => "-".into(),
             },
         ),

@@ -154,6 +154,20 @@ async fn add_get_ls_cancel() {
         "{}",
         stderr(&second)
     );
+    // The whole list, and what `stats` counts that it does not show: `g` in its group, `a`'s
+    // stale id.
+    let all = run(&urls, &["ls", "waiting", "-q", "{jobs}"]);
+    assert!(
+        stderr(&all).contains("(2 more counted as waiting: items waiting in groups"),
+        "{}",
+        stderr(&all)
+    );
+    // A grouped item's cancel leaves no stale id behind, and says so.
+    let cancelled = run(&urls, &["cancel", "-q", "{jobs}", "g"]);
+    assert_eq!(
+        stdout(&cancelled).trim(),
+        "g: was waiting in its group; removed"
+    );
 }
 
 #[tokio::test]

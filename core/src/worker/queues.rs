@@ -35,9 +35,9 @@ impl QueueOrder {
                 return Err(Error::invalid(
                     "queue_order",
                     format!(
-                        "{} weights for {} queues: give one per queue",
-                        weights.len(),
-                        queues
+                        "{} for {}: give one per queue",
+                        counted(weights.len(), "weight"),
+                        counted(queues, "queue")
                     ),
                 ));
             }
@@ -49,6 +49,14 @@ impl QueueOrder {
             }
         }
         Ok(())
+    }
+}
+
+/// `n` and `what`, plural when `n` is not 1: `1 queue`, `2 weights`.
+fn counted(n: usize, what: &str) -> String {
+    match n {
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
     }
 }
 

@@ -470,6 +470,8 @@ class Worker:
         # reaches either the wait for Redis or the started runner, never neither. Reentrant: a
         # signal handler (SIGTERM: _interrupt) may run on the main thread while it holds it.
         self._lock = threading.RLock()
+        # A run() under way (another one at once is refused).
+        self._active = False
         self._keep_results = True
         # Jobs handed to a handler and not finished yet, by their native key (jobs told to stop
         # are reported by key).
@@ -708,7 +710,15 @@ class Worker:
         way as it starts neither: it waits for Redis (an ``error`` event with step ``connect``,
         then ``recovered``), trying again after 100 ms doubling to 5 s, until Redis answers or
         a signal or ``stop()`` ends the wait (an empty report). Bad settings raise
-        ``InvalidArgumentError`` before any wait."""
+        ``InvalidArgumentError`` before any wait. One run at a time: a second ``run()`` while
+        one is under way raises ``RuntimeError`` (make a second ``Worker`` for a second runner)."""
+        with self._lock:
+            if self._active:
+                raise RuntimeError(
+                    "this Worker is running already: its run() has not returned (make another "
+                    "Worker for a second runner)"
+                )
+            self._active = True
         previous = None
         if threading.current_thread() is threading.main_thread():
             previous = signal.signal(signal.SIGTERM, lambda *_: self._interrupt())
@@ -724,6 +734,7 @@ class Worker:
             with self._lock:
                 self._run = None
                 self._stop_requested = 0
+                self._active = False
 
     def _serve(self, thread: threading.Thread) -> WorkerReport:
         """Hands the started runner's events and logs to Python until it has ended."""
