@@ -78,7 +78,10 @@ pub enum Command {
     ///
     /// Only queues whose counters are on count completed/failed/dead/expired items; they are off
     /// unless turned on (`leaseq config set -q PREFIX --stats on`). For the others those columns
-    /// read `off`, and the JSON has `"counters": false` and nulls, never zeros.
+    /// read `off`, and the JSON has `"counters": false` and nulls, never zeros. In the table,
+    /// `min/h` is the last 60 seconds (this minute so far, and the previous one's share) and the
+    /// last hour; the JSON's `last_minute` is the clock minute so far, and `minutes` each of the
+    /// last 60. FAILED counts failed attempts, those that went dead included.
     Stats {
         /// The queue's prefix (default: every queue).
         #[arg(long, short = 'q', env = "LEASEQ_QUEUE", value_name = "PREFIX")]
@@ -100,7 +103,9 @@ pub enum Command {
         /// How many items (1 to 1000).
         #[arg(allow_negative_numbers = true, long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=1000))]
         limit: u16,
-        /// Skip this many first.
+        /// Skip this many positions first. A page may list fewer than --limit (a cancelled
+        /// item's id, an expired result: skipped, their positions counted); `(more follow:
+        /// --start N)` on standard error says where the next page starts, with --json too.
         #[arg(allow_negative_numbers = true, value_parser = whole::<usize>, long, default_value_t = 0)]
         start: usize,
         #[command(flatten)]

@@ -258,6 +258,10 @@ pub async fn ls(
     let views: Vec<EntryView> = entries.iter().map(|e| target.entry_view(e)).collect();
     if json {
         output::json(&views);
+        // On standard error, as for the table: a short or empty page is not always the end.
+        if target.more_after(state, start + limit).await? {
+            tell!("(more follow: --start {})", start + limit);
+        }
         return Ok(());
     }
     let at = match state {

@@ -142,6 +142,16 @@ async fn add_get_ls_cancel() {
         ],
     );
     assert_eq!(code(&grouped), 0, "{}", stderr(&grouped));
+    let first_json = run(
+        &urls,
+        &["ls", "waiting", "-q", "{jobs}", "--limit", "1", "--json"],
+    );
+    assert_eq!(stdout(&first_json).trim(), "[]");
+    assert!(
+        stderr(&first_json).contains("(more follow: --start 1)"),
+        "{}",
+        stderr(&first_json)
+    );
     let second = run(
         &urls,
         &[
