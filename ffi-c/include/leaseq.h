@@ -1336,7 +1336,7 @@ typedef struct {
      */
     const char *id;
     /**
-     * The attempt (0 where it does not apply).
+     * The attempt (0 for "error" and "recovered").
      */
     uint64_t attempt;
     /**

@@ -103,7 +103,7 @@ pub struct leaseq_worker_event {
     pub name: *const c_char,
     /// The item's id ("" for "error" and "recovered").
     pub id: *const c_char,
-    /// The attempt (0 where it does not apply).
+    /// The attempt (0 for "error" and "recovered").
     pub attempt: u64,
     /// The error message ("retrying", "dead", "timed_out", "error"), why a lease was lost, or
     /// "".

@@ -307,6 +307,7 @@ impl Shared {
             if let Some(why) = why {
                 self.emit(Event::LeaseLost {
                     id: job.id().to_owned(),
+                    attempt: job.attempt(),
                     why,
                 });
             }

@@ -42,12 +42,16 @@ pub enum Event {
     Released {
         /// The item's id.
         id: String,
+        /// Which attempt handed it back.
+        attempt: u64,
     },
     /// A job's lease was lost: a renew found it gone (`why`), or its outcome found it no longer
     /// held. Its handler was told; the item may run again elsewhere.
     LeaseLost {
         /// The item's id.
         id: String,
+        /// Which attempt lost it.
+        attempt: u64,
         /// What the renew or outcome found.
         why: RenewOutcome,
     },
@@ -114,19 +118,21 @@ impl Event {
             Event::Completed { id, .. }
             | Event::Retrying { id, .. }
             | Event::Dead { id, .. }
-            | Event::Released { id }
+            | Event::Released { id, .. }
             | Event::LeaseLost { id, .. }
             | Event::TimedOut { id, .. } => Some(id),
             Event::Error { .. } | Event::Recovered { .. } => None,
         }
     }
 
-    /// The attempt, for `completed`, `retrying`, `dead` and `timed_out` (0 otherwise).
+    /// The attempt, for every event about a job (0 for `error` and `recovered`).
     pub fn attempt(&self) -> u64 {
         match self {
             Event::Completed { attempt, .. }
             | Event::Retrying { attempt, .. }
             | Event::Dead { attempt, .. }
+            | Event::Released { attempt, .. }
+            | Event::LeaseLost { attempt, .. }
             | Event::TimedOut { attempt, .. } => *attempt,
             _ => 0,
         }
@@ -162,8 +168,13 @@ impl Event {
             Event::Dead { id, attempt, error } => {
                 format!("job {id} failed (attempt {attempt}) and is dead: {error}")
             }
-            Event::Released { id } => format!("job {id} released"),
-            Event::LeaseLost { id, why } => format!("job {id} lost its lease ({})", why.as_str()),
+            Event::Released { id, attempt } => format!("job {id} released (attempt {attempt})"),
+            Event::LeaseLost { id, attempt, why } => {
+                format!(
+                    "job {id} lost its lease (attempt {attempt}): {}",
+                    why.as_str()
+                )
+            }
             Event::TimedOut {
                 id,
                 attempt,
@@ -344,9 +355,13 @@ mod tests {
                 attempt: 2,
                 error: "e".into(),
             },
-            Event::Released { id: "a".into() },
+            Event::Released {
+                id: "a".into(),
+                attempt: 1,
+            },
             Event::LeaseLost {
                 id: "a".into(),
+                attempt: 2,
                 why: RenewOutcome::Expired,
             },
             Event::TimedOut {

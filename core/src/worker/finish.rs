@@ -586,6 +586,7 @@ fn report_release(shared: &Shared, job: &Job, released: Option<bool>) {
     match released {
         Some(true) => shared.emit(Event::Released {
             id: job.id().to_owned(),
+            attempt: job.attempt(),
         }),
         Some(false) => lost_at_finish(shared, job),
         None => {}

@@ -183,6 +183,8 @@ async fn a_cancelled_job_is_told_its_lease_is_lost() {
             e,
             Event::LeaseLost {
                 why: RenewOutcome::Cancelled,
+                // The event says which attempt lost it.
+                attempt: 1,
                 ..
             }
         )
