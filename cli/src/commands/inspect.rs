@@ -305,7 +305,7 @@ pub async fn ls(
         if counted > views.len() as u64 {
             tell!(
                 "({} more counted as waiting: items waiting in groups, which `leaseq group \
-                 NAME` shows, and ids of cancelled items until a lease drops them)",
+                 NAME` shows, and ids of cancelled or finished items until a lease drops them)",
                 counted - views.len() as u64
             );
         }

@@ -93,13 +93,10 @@ pub async fn add(client: &leaseq::Client, args: &AddArgs) -> Outcome {
 /// `leaseq cancel ID`.
 pub async fn cancel(client: &leaseq::Client, queue: &str, id: &str, json: bool) -> Outcome {
     let q = client.queue(queue)?;
-    let target = super::partitions::Target::open(client, queue).await?;
-    // Whether it waits in a group (its set loses it at once, no stale id), for the message.
-    let grouped = match json {
-        true => false,
-        false => target.get(id).await?.is_some_and(|j| j.group.is_some()),
-    };
-    let was = target.cancel(id).await?;
+    let was = super::partitions::Target::open(client, queue)
+        .await?
+        .cancel(id)
+        .await?;
     if json {
         output::json(&serde_json::json!({"id": id, "was": was.map(|s| s.to_string())}));
     }
@@ -109,11 +106,9 @@ pub async fn cancel(client: &leaseq::Client, queue: &str, id: &str, json: bool) 
         }
         // Its id stays in the waiting list (removing it there would cost a scan of the list)
         // until a lease reaches it (spec 5.9): the counts include it till then (`ls` skips it).
-        Some(leaseq::State::Waiting) if !json && grouped => {
-            say!("{id}: was waiting in its group; removed")
-        }
+        // An item waiting in a group leaves no such id; the reply does not tell them apart.
         Some(leaseq::State::Waiting) if !json => say!(
-            "{id}: was waiting; removed (its id is still counted as waiting until a lease \
+            "{id}: was waiting; removed (`stats` may count its id as waiting until a lease \
              reaches it and drops it)"
         ),
         Some(state) if !json => say!("{id}: was {state}; removed"),

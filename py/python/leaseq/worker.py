@@ -720,21 +720,22 @@ class Worker:
                 )
             self._active = True
         previous = None
-        if threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGTERM, lambda *_: self._interrupt())
         try:
+            if threading.current_thread() is threading.main_thread():
+                previous = signal.signal(signal.SIGTERM, lambda *_: self._interrupt())
             thread = self._start()
             if thread is None:
                 return WorkerReport(0, 0, 0, 0, 0, 0)
             return self._serve(thread)
         finally:
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
-            # Spent: a stop asked before or during this run does not reach the next one.
+            # Spent: a stop asked before or during this run does not reach the next one. First,
+            # so that nothing below can leave the Worker marked as running.
             with self._lock:
                 self._run = None
                 self._stop_requested = 0
                 self._active = False
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
 
     def _serve(self, thread: threading.Thread) -> WorkerReport:
         """Hands the started runner's events and logs to Python until it has ended."""
