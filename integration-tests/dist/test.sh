@@ -394,7 +394,7 @@ f.restype = ctypes.c_char_p; v = f().decode(); print(v); sys.exit(v != '$version
   c_expect() {
     case "$1" in
       quickstart) echo '^result: sent$' ;;
-      runner) echo '^3 finished$' ;;
+      runner) echo '^3 finished: 2 completed, 1 dead$' ;;
       operations) echo '^result sent after 2 attempts; the item is done$' ;;
       jobs_by_name) echo '^report: NoHandler$' ;;
       dependencies) echo '^email sent after the report$' ;;
