@@ -9,7 +9,8 @@
 -- dead, expired}, and empty while they are off (no zeros that would read as an idle queue).
 -- oldest_waiting_ms is the age of the oldest item at the tail of a waiting list (-1: none, or
 -- unknown): its P:job:<id> "added", else the idle time of its data key (an item without options
--- is never read while it waits).
+-- is never read while it waits). A stale id at the tail (its item cancelled or finished) is
+-- passed over: the last STALE_LOOK ids of each list are looked at, tail first.
 local now = now_ms()
 
 -- How long the rate limit holds leases off (ms), or -1.
@@ -20,25 +21,34 @@ local function limited_for()
   end
   return -1
 end
+local STALE_LOOK = 10
+-- The age of item `id` (-1: unknown), and whether it exists.
+local function age_of(id)
+  local added = tonumber(redis.call('HGET', JOB .. id, 'added'))
+  if added then
+    return now - added, true
+  end
+  if redis.call('EXISTS', ITEM .. id) == 0 then
+    return -1, false
+  end
+  local ok, idle = pcall(redis.call, 'OBJECT', 'IDLETIME', ITEM .. id)
+  return ok and idle * 1000 or -1, true
+end
 local waiting, oldest = 0, -1
 for _, level in ipairs(levels_in_order()) do
   local list = waiting_list(level)
   local len = redis.call('LLEN', list)
   waiting = waiting + len
   if len > 0 then
-    local id = redis.call('LINDEX', list, -1)
-    local added = tonumber(redis.call('HGET', JOB .. id, 'added'))
-    local age = -1
-    if added then
-      age = now - added
-    elseif redis.call('EXISTS', ITEM .. id) == 1 then
-      local ok, idle = pcall(redis.call, 'OBJECT', 'IDLETIME', ITEM .. id)
-      if ok then
-        age = idle * 1000
+    local ids = redis.call('LRANGE', list, -STALE_LOOK, -1)
+    for i = #ids, 1, -1 do
+      local age, exists = age_of(ids[i])
+      if exists then
+        if age > oldest then
+          oldest = age
+        end
+        break
       end
-    end
-    if age > oldest then
-      oldest = age
     end
   end
 end

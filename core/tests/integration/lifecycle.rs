@@ -372,6 +372,12 @@ async fn stats_count_states_and_minutes(env: Env) {
     );
     assert!(stats.oldest_waiting.is_some());
     assert!(stats.now > 1_700_000_000_000);
+    // A cancelled item's stale id at the tail is passed over: the age is the next item's.
+    assert_eq!(env.queue.cancel("e").await.unwrap(), Some(State::Waiting));
+    env.add("f", b"").await;
+    let stats = env.queue.stats().await.unwrap();
+    assert_eq!(stats.waiting, 2, "the stale id is still counted");
+    assert!(stats.oldest_waiting.is_some(), "f's age, past e's stale id");
 }
 
 async fn queue_config_sets_defaults_for_every_client(env: Env) {
