@@ -5066,10 +5066,13 @@ leaseq_status leaseq_worker_options_init(leaseq_worker_options *options);
 /**
  * Stops every runner of the process: the first call gracefully (no more leases; running
  * callbacks get the shutdown timeout), the next forces. Async-signal-safe (one atomic store):
- * call it from a SIGTERM or SIGINT handler. When the last runner has returned, the next
- * `leaseq_worker_run` runs normally again. A stop made while no runner runs is kept for the
- * next one (a signal that came just before it started): that run returns LEASEQ_OK at once,
- * having run nothing, and the stop is spent.
+ * call it from a SIGTERM or SIGINT handler. It reaches every call of a runner function
+ * (`leaseq_worker_run`, `_named`, `_queues`, `_partitioned`) under way, from the call's first
+ * step: one still checking its arguments or waiting for Redis stops too. When the last such
+ * call has returned, whatever it returned, the stop is spent and the next call runs normally.
+ * A stop made while no runner runs is kept for the next call (a signal that came just before
+ * it started): that run returns LEASEQ_OK at once, having run nothing (a call refused for its
+ * arguments returns its error), and the stop is spent.
  */
 void leaseq_worker_stop(void);
 

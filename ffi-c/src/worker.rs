@@ -340,10 +340,13 @@ static RUNNING: AtomicUsize = AtomicUsize::new(0);
 
 /// Stops every runner of the process: the first call gracefully (no more leases; running
 /// callbacks get the shutdown timeout), the next forces. Async-signal-safe (one atomic store):
-/// call it from a SIGTERM or SIGINT handler. When the last runner has returned, the next
-/// `leaseq_worker_run` runs normally again. A stop made while no runner runs is kept for the
-/// next one (a signal that came just before it started): that run returns LEASEQ_OK at once,
-/// having run nothing, and the stop is spent.
+/// call it from a SIGTERM or SIGINT handler. It reaches every call of a runner function
+/// (`leaseq_worker_run`, `_named`, `_queues`, `_partitioned`) under way, from the call's first
+/// step: one still checking its arguments or waiting for Redis stops too. When the last such
+/// call has returned, whatever it returned, the stop is spent and the next call runs normally.
+/// A stop made while no runner runs is kept for the next call (a signal that came just before
+/// it started): that run returns LEASEQ_OK at once, having run nothing (a call refused for its
+/// arguments returns its error), and the stop is spent.
 #[no_mangle]
 pub extern "C" fn leaseq_worker_stop() {
     let now = STOP.load(Ordering::SeqCst);
@@ -356,8 +359,10 @@ fn stopping() -> bool {
     STOP.load(Ordering::SeqCst) != 0
 }
 
-/// A runner counted in [`RUNNING`] from before its wait for Redis to its end, so that a stop
-/// made meanwhile reaches every runner: the last one to end spends it.
+/// A call of a runner function, counted in [`RUNNING`] from its first step (before its
+/// arguments are read) to its return, whatever it returns, so that a stop made meanwhile
+/// reaches every runner under way, one still checking its arguments or waiting for Redis too:
+/// the last one to return spends it.
 struct Counted;
 
 impl Counted {
@@ -498,6 +503,7 @@ pub unsafe extern "C" fn leaseq_worker_run(
     options: *const leaseq_worker_options,
 ) -> leaseq_status {
     call("leaseq_worker_run", || {
+        let _counted = Counted::new();
         let queue = unsafe { arg(queue, "queue") }?;
         let Some(callback) = callback else {
             return Err(Failure::Null("callback".into()));
@@ -544,6 +550,7 @@ pub unsafe extern "C" fn leaseq_worker_run_named(
     options: *const leaseq_worker_options,
 ) -> leaseq_status {
     call("leaseq_worker_run_named", || {
+        let _counted = Counted::new();
         let queue = unsafe { arg(queue, "queue") }?;
         let entries = unsafe { array(handlers, handlers_len, "handlers") }?;
         let mut names = Vec::with_capacity(entries.len());
@@ -612,6 +619,7 @@ pub unsafe extern "C" fn leaseq_worker_run_queues(
     options: *const leaseq_worker_options,
 ) -> leaseq_status {
     call("leaseq_worker_run_queues", || {
+        let _counted = Counted::new();
         let Some(callback) = callback else {
             return Err(Failure::Null("callback".into()));
         };
@@ -671,6 +679,7 @@ pub unsafe extern "C" fn leaseq_worker_run_partitioned(
     options: *const leaseq_worker_options,
 ) -> leaseq_status {
     call("leaseq_worker_run_partitioned", || {
+        let _counted = Counted::new();
         let partitioned = unsafe { arg(partitioned, "partitioned") }?;
         let Some(callback) = callback else {
             return Err(Failure::Null("callback".into()));
@@ -784,8 +793,6 @@ fn run(
             unsafe { report_to.write(report) }
         }
     };
-    // Counted in RUNNING from before its wait for Redis to its end.
-    let _counted = Counted::new();
     // The wait's outage and its end, reported as the running runner reports one.
     let Some(over) = wait.connect(|e| {
         if let Some(sink) = on_event {

@@ -9,7 +9,8 @@
  * options' struct_size (leaseq_worker_options_init, LEASEQ_WORKER_OPTIONS_INIT) and the events'
  * parts, bad options with nothing written to Redis, and a runner over several queues
  * (leaseq_worker_run_queues: strict order, weights, each job finished in its own queue, refusals),
- * and a runner started while Redis is down (it waits, reporting the outage; a stop ends the wait).
+ * a runner started while Redis is down (it waits, reporting the outage; a stop ends the wait),
+ * and a stop made before a run (kept for the next call, then spent, a refused call too).
  *
  * Environment: LEASEQ_TEST_URL (a redis:// URL), LEASEQ_TEST_REDIS (the launcher, for a server
  * of the test's own that it takes down).
@@ -1128,6 +1129,43 @@ static void bad_arguments_write_nothing(void) {
     leaseq_queue_free(queue);
 }
 
+/* ---- a stop made before a run: kept for the next call, then spent ---------------------------- */
+
+static leaseq_job_outcome count_the_call(leaseq_worker_job *job, void *user_data) {
+    (void)job;
+    atomic_fetch_add((atomic_int *)user_data, 1);
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void a_stop_made_before_a_run_is_kept_for_the_next_call_then_spent(void) {
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    add(queue, "a");
+    atomic_int calls = 0;
+    leaseq_worker_report report = {.completed = 99};
+    leaseq_worker_options options = LEASEQ_WORKER_OPTIONS_INIT;
+    options.report = &report;
+    /* A stop with no runner (a signal just before the start): the next run runs nothing. */
+    leaseq_worker_stop();
+    CHECK_OK(leaseq_worker_run(queue, count_the_call, &calls, &options));
+    CHECK(atomic_load(&calls) == 0);
+    CHECK(report.completed == 0);
+    CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 1);
+    /* A call refused for its arguments spends a kept stop too, as every call that returns. */
+    leaseq_worker_stop();
+    options.concurrency = 1001;
+    CHECK_STATUS(LEASEQ_INVALID_ARGUMENT, leaseq_worker_run(queue, count_the_call, &calls, &options));
+    CHECK_MESSAGE_HAS("concurrency");
+    /* So the next run runs normally, until its own stop. */
+    options.concurrency = 0;
+    options.on_event = stop_on_completed;
+    CHECK_OK(leaseq_worker_run(queue, count_the_call, &calls, &options));
+    CHECK(atomic_load(&calls) == 1);
+    CHECK(report.completed == 1);
+    CHECK(count_in(queue, LEASEQ_STATE_WAITING) == 0);
+    leaseq_queue_free(queue);
+}
+
 int main(void) {
     url = need_env("LEASEQ_TEST_URL");
     if (leaseq_client_connect(url, &client) != LEASEQ_OK) {
@@ -1163,6 +1201,8 @@ int main(void) {
          several_queues_refused},
         {"a runner started while Redis is down waits for it, reporting it",
          a_runner_started_while_redis_is_down_waits_for_it},
+        {"a stop made before a run is kept for the next call, then spent",
+         a_stop_made_before_a_run_is_kept_for_the_next_call_then_spent},
     };
     int status = run_tests("test_worker", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);

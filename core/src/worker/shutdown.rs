@@ -74,8 +74,14 @@ impl WorkerHandle {
     }
 
     /// Follows `flag` (set from a signal handler, where only an atomic store is safe): 1 stops,
-    /// 2 forces. Polls every 50 ms until the runner is forced or the handle is dropped.
+    /// 2 forces. Read once now, so that a flag already set stops the runner before its first
+    /// lease, then every 50 ms until the runner is forced or the handle is dropped.
     pub fn follow(&self, flag: &'static AtomicU8) -> tokio::task::JoinHandle<()> {
+        match flag.load(Ordering::SeqCst) {
+            0 => {}
+            1 => self.stop(),
+            _ => self.force(),
+        }
         let handle = self.clone();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(std::time::Duration::from_millis(50));
