@@ -37,7 +37,7 @@ local function fail_item(id, token, inc, mode, delay_ms, err, err_type, now, tra
     return {2, 0}
   end
   if max > 0 and attempts >= max then
-    to_dead(id, now, 'failed ' .. attempts .. ' times')
+    to_dead(id, now, 'failed ' .. times(attempts))
     settle_now(now)
     return {2, 0}
   end

@@ -74,6 +74,14 @@ local function trim_dead(now)
   return #victims
 end
 
+-- How many times, for a dead reason: 'once', '2 times', ...
+local function times(n)
+  if n == 1 then
+    return 'once'
+  end
+  return n .. ' times'
+end
+
 -- Moves a waiting or leased item to dead: its data parked, its lease ended, why recorded.
 local function to_dead(id, now, reason, err, err_type)
   park(id)
@@ -180,7 +188,7 @@ local function recover_expired(now, limit, ids)
         emit('expired', id, job[7], attempts, job[8])
         local max = max_attempts_of(job[2])
         if max > 0 and attempts >= max then
-          to_dead(id, now, 'lease expired ' .. attempts .. ' times')
+          to_dead(id, now, 'lease expired ' .. times(attempts))
           dead = dead + 1
         else
           redis.call('HSET', JOB .. id, 'state', 'waiting')
