@@ -564,6 +564,11 @@ def browse(driver, wait):
     wait.until(lambda d: any("cancelled w07 (was waiting)" in line for line in log_lines(d)))
     wait.until(lambda d: "no item `w07`" in shown(d, "job"))
     assert cli_state(BROWSE, "w07") is None
+    # Its id stays in the waiting list until a lease drops it: the first page covers the same
+    # 50 positions, lists 49 and says why (later1, promoted, makes 73).
+    driver.get(href(BROWSE, state="waiting"))
+    wait.until(lambda d: pager(d).startswith("1–50 of 73 (1 not listed: gone since"))
+    assert len(list_ids(driver)) == 49 and "w07" not in list_ids(driver)
     passed += 1
 
     # 18. A job that carries a trace (a failed attempt's, as /api/item reports it) shows it in

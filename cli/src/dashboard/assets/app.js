@@ -155,9 +155,19 @@ async function showList(name) {
   }
   const pager = [];
   if (page.examined == null) {
-    const last = r.start + page.items.length;
-    pager.push(el("span", page.items.length === 0 ? "none of " + page.total
-      : (r.start + 1) + "–" + last + " of " + page.total, "count"));
+    // The positions the page covers: up to the next page's start, else as far as it listed.
+    // A position whose item is gone (cancelled, finished, its result expired) lists nothing.
+    const last = page.next_start ?? r.start + page.items.length;
+    let text = last === r.start ? "none of " + page.total
+      : (r.start + 1) + "–" + last + " of " + page.total;
+    const gone = last - r.start - page.items.length;
+    if (gone > 0) text += " (" + gone + " not listed: gone since, cancelled, finished or expired)";
+    const uncounted = page.total - last;
+    if (page.next_start == null && r.state === "waiting" && uncounted > 0) {
+      text += " (" + uncounted + " more counted as waiting: items waiting in groups, and ids " +
+        "of cancelled or finished items until a lease drops them)";
+    }
+    pager.push(el("span", text, "count"));
   } else {
     pager.push(el("span", page.items.length + " matching among positions " + (r.start + 1) + "–" +
       (r.start + page.examined) + " of " + page.total, "count"));
