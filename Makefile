@@ -64,9 +64,11 @@ test-rust: harness
 
 # The protocol's model (integration-tests/model) over larger scopes than `cargo test` checks,
 # every fix on (minutes): the small scope's, and the group rate limits' (5.21), side by side.
-# LEASEQ_MODEL_IDS, _WORKERS, _ADDS, _LEASES, _CLOCK change the first.
+# LEASEQ_MODEL_IDS, _WORKERS, _ADDS, _LEASES, _CLOCK change the first. Then the model of
+# dependencies over any number of requeues from the dead letters (`cargo test` checks one).
 model-deep:
 	$(CARGO) test -p leaseq-model --test check -- --ignored --nocapture deep_scope
+	$(CARGO) test -p leaseq-model --test deps -- --ignored --nocapture
 
 test-c: harness
 	@echo "[make] $@ started at $$(date +%T)"

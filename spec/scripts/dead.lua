@@ -1,7 +1,8 @@
---! include: keys guard waiting jobs events
+--! include: keys time guard waiting jobs flows events
 --! flags: allow-oom
 -- Dead letters. ARGV: action, then
---   'requeue' id...   requeue these dead items (attempts reset to 0)
+--   'requeue' id...   requeue these dead items (attempts reset to 0); one with dependencies
+--                     as an add of it with them would add it (spec/PROTOCOL.md 5.13)
 --   'requeue_each' id...   the same, replying 1 (requeued) or 0 (not dead) per id, in order
 --   'requeue_oldest' n   requeue the n oldest
 --   'purge' n            delete the n oldest
@@ -18,30 +19,62 @@ else
   ids = redis.call('ZRANGE', DEAD, 0, tonumber(ARGV[2]) - 1)
 end
 -- A requeue checks every write first (lib/guard.lua); a purge's first write is its first ZREM.
+-- The dead letters this call requeues: a dependant requeued before its dependency counts it
+-- as pending.
+local requeuing = {}
 if action ~= 'purge' then
   want_queue()
   for _, id in ipairs(ids) do
     if redis.call('ZSCORE', DEAD, id) then
-      want_level(unpack(redis.call('HMGET', JOB .. id, 'priority', 'group')))
+      requeuing[id] = true
+      local job = redis.call('HMGET', JOB .. id, 'priority', 'group', 'depends_on')
+      want_level(job[1], job[2])
+      if job[3] and job[3] ~= '' then
+        want_requeue_dependant(id, job[3])
+      end
     end
   end
 end
+local now = nil
 local done, replies = 0, {}
 for i, id in ipairs(ids) do
   replies[i] = 0
   if redis.call('ZREM', DEAD, id) == 1 then
     done = done + 1
     replies[i] = 1
+    requeuing[id] = nil
     if action == 'purge' then
       forget(id)
-    elseif unpark(id) then
-      redis.call('HSET', JOB .. id, 'state', 'waiting', 'attempts', 0)
-      redis.call('HDEL', JOB .. id, 'reason', 'finished', 'expires_at')
-      local job = redis.call('HMGET', JOB .. id, 'priority', 'group', 'inc', 'name')
-      push_waiting(id, job[1], job[2])
-      emit('requeued', id, job[3], 0, job[4])
     else
-      redis.call('DEL', JOB .. id)
+      local job = redis.call('HMGET', JOB .. id, 'priority', 'group', 'inc', 'name', 'depends_on',
+        'on_dependency_failure')
+      -- With dependencies, and its data still parked (no other client's item took the id).
+      local deps = job[5] and job[5] ~= '' and redis.call('EXISTS', ITEM .. id) == 0
+        and redis.call('EXISTS', DATA .. id) == 1
+      local held = nil
+      if deps then
+        now = now or now_ms()
+        redis.call('HSET', JOB .. id, 'attempts', 0)
+        redis.call('HDEL', JOB .. id, 'reason', 'finished', 'expires_at')
+        emit('requeued', id, job[3], 0, job[4])
+        held = requeue_dependant(id, job[5], job[6], requeuing, job[3] or '', now)
+        if held == 'blocked' then
+          emit('blocked', id, job[3], 0, job[4])
+        end
+      end
+      -- Unless blocked on its dependencies, or dead again for one of them: waiting.
+      if not held then
+        if unpark(id) then
+          redis.call('HSET', JOB .. id, 'state', 'waiting', 'attempts', 0)
+          redis.call('HDEL', JOB .. id, 'reason', 'finished', 'expires_at')
+          push_waiting(id, job[1], job[2])
+          if not deps then
+            emit('requeued', id, job[3], 0, job[4])
+          end
+        else
+          redis.call('DEL', JOB .. id)
+        end
+      end
     end
   end
 end

@@ -68,9 +68,15 @@ impl Queue {
     }
 
     /// Requeues the `n` oldest dead items (attempts reset); `None` requeues them all, 1000 per
-    /// round trip. Returns how many were requeued.
+    /// round trip: as many as were dead when it began (one more round trip counts them), so
+    /// that a dependant that dies again at once, its dependency still dead (spec/PROTOCOL.md
+    /// 5.13), is not taken again. Returns how many were requeued.
     pub async fn dead_requeue_oldest(&self, n: Option<u64>) -> Result<u64> {
-        self.dead_batches("requeue_oldest", n).await
+        let n = match n {
+            Some(n) => n,
+            None => self.count(State::Dead).await?,
+        };
+        self.dead_batches("requeue_oldest", Some(n)).await
     }
 
     /// Deletes the `n` oldest dead items; `None` deletes them all, 1000 per round trip.

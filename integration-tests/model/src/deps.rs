@@ -1,6 +1,7 @@
 //! A model of dependencies (spec/PROTOCOL.md 5.24) for the stateright model checker, apart from
 //! the queue's main model: items that wait for others, leased, completed, failed to dead,
-//! cancelled, expired (a crashed holder), removed by a redis-work-queue client, and light clean.
+//! cancelled, expired (a crashed holder), removed by a redis-work-queue client, requeued from
+//! the dead letters (one, or all at once), and light clean.
 //!
 //! The state is what the scripts keep for it: each item's state, its lease (live or run out,
 //! and whether its complete takes the shortcut of 4.6 step 0, which reads no record), the
@@ -9,9 +10,10 @@
 //! script call, transcribed from its Lua (lib/flows.lua, lib/deps.lua and the steps that call
 //! them); a lease's housekeeping always runs (the replay moves the clock past its period).
 //!
-//! Invariants: a dependant is never leased before all its dependencies completed (with `run`:
-//! finished, whichever way), an id unknown at its add counting as complete; and after a light
-//! clean no blocked item waits for a dependency that is gone (never waits forever).
+//! Invariants: a dependant is never leased before all its dependencies pending at its add (or
+//! at its requeue from the dead letters) completed (with `run`: finished, whichever way), an
+//! id unknown then counting as complete; and after a light clean no blocked item waits for a
+//! dependency that is gone (never waits forever).
 //! Left out: delays, priorities, groups, results, batches and flows (a flow is one add call of
 //! several items, each as here), re-adding an id, more dependants than a call settles (100).
 
@@ -123,13 +125,17 @@ pub struct DepsState {
     pub blocked: Vec<Item>,
     /// Ghost: how each item finished (None: not yet).
     pub finished: Vec<Option<Outcome>>,
-    /// Ghost: the dependencies no item had when this one was added, never added or gone
-    /// (completed, cancelled and removed, purged): they count as complete (spec 5.24).
-    pub unknown_at_add: Vec<BTreeSet<Item>>,
+    /// Ghost: the dependencies this item must see finish before it is leased: those pending
+    /// at its add or its last requeue, until each completes (with `run`: finishes). An id no
+    /// item had then counts as complete (spec 5.24); a dependency that finishes and is
+    /// requeued afterwards is not owed again.
+    pub owed: Vec<BTreeSet<Item>>,
     /// Ghost: the first broken rule, if any.
     pub violation: Option<String>,
     /// Ghost: the last action was a light clean.
     pub cleaned: bool,
+    /// Requeue calls so far (the scope bounds them).
+    pub requeues: u8,
 }
 
 /// One script call, or an outside event.
@@ -149,6 +155,11 @@ pub enum DepsAction {
     Expire(Item),
     /// A redis-work-queue client completes it (deletes its item and lease keys).
     ForeignComplete(Item),
+    /// `dead_requeue_each` of this dead letter.
+    Requeue(Item),
+    /// `dead_requeue_each` of every dead letter at once, in the order of their names (as
+    /// "requeue all" takes them, oldest first, in another order).
+    RequeueAll,
     /// One light clean call.
     Clean,
 }
@@ -158,6 +169,9 @@ pub enum DepsAction {
 pub struct DepsModel {
     /// What each item is added with.
     pub specs: Vec<Spec>,
+    /// The scope: at most this many requeue calls in a run (`None`: any number, which
+    /// `make model-deep` checks; states then do not count them).
+    pub max_requeues: Option<u8>,
 }
 
 impl DepsModel {
@@ -165,6 +179,7 @@ impl DepsModel {
     pub fn new() -> DepsModel {
         DepsModel {
             specs: default_specs(),
+            max_requeues: Some(1),
         }
     }
 
@@ -191,11 +206,87 @@ impl DepsModel {
         }
     }
 
+    /// Ghost: `x` finished with `outcome`; the items that owed it are paid when that is what
+    /// they wait for.
+    fn finish(&self, s: &mut DepsState, x: Item, outcome: Outcome) {
+        s.finished[x].get_or_insert(outcome);
+        for y in 0..s.st.len() {
+            if s.owed[y].contains(&x) && (outcome == Outcome::Done || self.specs[y].run) {
+                s.owed[y].remove(&x);
+            }
+        }
+    }
+
     /// `to_dead` (lib/jobs.lua), with its note.
-    fn to_dead(s: &mut DepsState, x: Item) {
+    fn to_dead(&self, s: &mut DepsState, x: Item) {
         s.st[x] = St::Dead;
-        s.finished[x].get_or_insert(Outcome::Dead);
+        self.finish(s, x, Outcome::Dead);
         Self::note(s, x, Outcome::Dead);
+    }
+
+    /// Item `x`'s dependencies as an add of it finds them (`plan_dependencies`, lib/flows.lua),
+    /// or a requeue (`requeue_dependant`), where the dead letters of the call not requeued yet
+    /// (`requeuing`) count as pending: then the item dies (a dependency dead or cancelled,
+    /// policy `fail`), is blocked on the pending ones (each marked: `dependants 1`, and an
+    /// incarnation for a record without one), or waits.
+    fn enter(&self, s: &mut DepsState, x: Item, requeuing: &BTreeSet<Item>) {
+        let spec = &self.specs[x];
+        let mut pending = BTreeSet::new();
+        let mut failed = false;
+        for &d in &spec.deps {
+            let state = if requeuing.contains(&d) {
+                None
+            } else {
+                Self::dependency_state(s, d)
+            };
+            match state {
+                None => {
+                    pending.insert(d);
+                }
+                // No item under the id (never added, or gone whichever way): it counts as
+                // complete (5.24), so the rule holds from what was pending.
+                Some(Outcome::Done) => {}
+                Some(_) => failed |= !spec.run,
+            }
+        }
+        s.owed[x] = pending.clone();
+        if failed {
+            self.to_dead(s, x);
+        } else if !pending.is_empty() {
+            for &d in &pending {
+                if !s.has_inc[d] && !matches!(s.st[d], St::Leased { .. }) {
+                    s.has_inc[d] = true;
+                }
+                s.flagged[d] = true;
+                s.dependants[d].insert(x);
+            }
+            s.deps[x] = pending;
+            s.st[x] = St::Blocked;
+            s.blocked.push(x);
+        } else {
+            s.st[x] = St::Waiting;
+            s.queue.push_front(x);
+        }
+    }
+
+    /// `dead.lua` `requeue_each` of `ids`, in order: each dead letter's attempts reset, then
+    /// back as [`DepsModel::enter`] says (an item without dependencies waits).
+    fn requeue(&self, s: &mut DepsState, ids: &[Item]) {
+        if self.max_requeues.is_some() {
+            s.requeues += 1;
+        }
+        let mut requeuing: BTreeSet<Item> = ids
+            .iter()
+            .copied()
+            .filter(|&x| s.st[x] == St::Dead)
+            .collect();
+        for &x in ids {
+            if !requeuing.remove(&x) {
+                continue;
+            }
+            s.attempts[x] = 0;
+            self.enter(s, x, &requeuing);
+        }
     }
 
     /// `unblock` (lib/flows.lua): no delay here, so back to waiting.
@@ -214,7 +305,7 @@ impl DepsModel {
         if outcome != Outcome::Done && !self.specs[x].run {
             s.deps[x].clear();
             s.blocked.retain(|&y| y != x);
-            Self::to_dead(s, x);
+            self.to_dead(s, x);
         } else if s.deps[x].contains(&d) {
             if s.deps[x].len() == 1 {
                 Self::unblock(s, x);
@@ -272,7 +363,7 @@ impl DepsModel {
                 if cancelled {
                     s.st[x] = St::Gone;
                 } else if s.attempts[x] >= self.max_attempts(x) {
-                    Self::to_dead(s, x);
+                    self.to_dead(s, x);
                 } else {
                     s.st[x] = St::Waiting;
                     s.queue.push_front(x);
@@ -281,24 +372,19 @@ impl DepsModel {
         }
     }
 
+    /// Whether the scope allows another requeue call.
+    fn may_requeue(&self, s: &DepsState) -> bool {
+        self.max_requeues.is_none_or(|m| s.requeues < m)
+    }
+
     fn leased_too_early(&self, s: &DepsState, x: Item) -> Option<String> {
-        let spec = &self.specs[x];
-        for &d in &spec.deps {
-            let ok = s.unknown_at_add[x].contains(&d)
-                || match s.finished[d] {
-                    Some(Outcome::Done) => true,
-                    Some(_) => spec.run,
-                    None => false,
-                };
-            if !ok {
-                return Some(format!(
-                    "{} leased before its dependency {} finished as it must",
-                    dep_name(x),
-                    dep_name(d)
-                ));
-            }
-        }
-        None
+        s.owed[x].iter().next().map(|&d| {
+            format!(
+                "{} leased before its dependency {} finished as it must",
+                dep_name(x),
+                dep_name(d)
+            )
+        })
     }
 
     fn step(&self, s: &mut DepsState, a: DepsAction) {
@@ -306,39 +392,8 @@ impl DepsModel {
         match a {
             DepsAction::Add(x) => {
                 let spec = &self.specs[x];
-                let mut pending = BTreeSet::new();
-                let mut failed = false;
-                for &d in &spec.deps {
-                    match Self::dependency_state(s, d) {
-                        None => {
-                            pending.insert(d);
-                        }
-                        // No item under the id (never added, or gone whichever way): it counts
-                        // as complete (5.24), so the rule holds from what was pending.
-                        Some(Outcome::Done) => {
-                            s.unknown_at_add[x].insert(d);
-                        }
-                        Some(_) => failed |= !spec.run,
-                    }
-                }
                 s.has_inc[x] = spec.max_attempts.is_some() || !spec.deps.is_empty();
-                if failed {
-                    Self::to_dead(s, x);
-                } else if !pending.is_empty() {
-                    for &d in &pending {
-                        if !s.has_inc[d] && !matches!(s.st[d], St::Leased { .. }) {
-                            s.has_inc[d] = true;
-                        }
-                        s.flagged[d] = true;
-                        s.dependants[d].insert(x);
-                    }
-                    s.deps[x] = pending;
-                    s.st[x] = St::Blocked;
-                    s.blocked.push(x);
-                } else {
-                    s.st[x] = St::Waiting;
-                    s.queue.push_front(x);
-                }
+                self.enter(s, x, &BTreeSet::new());
             }
             DepsAction::Lease => {
                 self.recover(s);
@@ -349,7 +404,7 @@ impl DepsModel {
                     }
                     s.attempts[x] += 1;
                     if s.attempts[x] > self.max_attempts(x) {
-                        Self::to_dead(s, x);
+                        self.to_dead(s, x);
                         continue;
                     }
                     s.shortcut[x] = !s.has_inc[x];
@@ -370,7 +425,7 @@ impl DepsModel {
                     if cancelled {
                         return;
                     }
-                    s.finished[x].get_or_insert(Outcome::Done);
+                    self.finish(s, x, Outcome::Done);
                     if !s.shortcut[x] && s.flagged[x] {
                         Self::note(s, x, Outcome::Done);
                         self.run_settled(s);
@@ -382,7 +437,7 @@ impl DepsModel {
                     cancelled: false, ..
                 } = s.st[x]
                 {
-                    Self::to_dead(s, x);
+                    self.to_dead(s, x);
                     self.run_settled(s);
                 }
                 // Cancelled: the cancel overwrote the holder's token, so fail answers -3 and
@@ -405,7 +460,7 @@ impl DepsModel {
                     s.blocked.retain(|&y| y != x);
                 }
                 if matches!(before, St::Waiting | St::Blocked | St::Leased { .. }) {
-                    s.finished[x].get_or_insert(Outcome::Cancelled);
+                    self.finish(s, x, Outcome::Cancelled);
                     Self::note(s, x, Outcome::Cancelled);
                     self.run_settled(s);
                 }
@@ -422,7 +477,12 @@ impl DepsModel {
                 // Its copy taken off the list (into processing, then LREM), its item deleted.
                 s.queue.retain(|&y| y != x);
                 s.st[x] = St::Gone;
-                s.finished[x].get_or_insert(Outcome::Done);
+                self.finish(s, x, Outcome::Done);
+            }
+            DepsAction::Requeue(x) => self.requeue(s, &[x]),
+            DepsAction::RequeueAll => {
+                let dead: Vec<Item> = (0..s.st.len()).filter(|&x| s.st[x] == St::Dead).collect();
+                self.requeue(s, &dead);
             }
             DepsAction::Clean => {
                 self.recover(s);
@@ -476,9 +536,10 @@ impl Model for DepsModel {
             settled: VecDeque::new(),
             blocked: Vec::new(),
             finished: vec![None; n],
-            unknown_at_add: vec![BTreeSet::new(); n],
+            owed: vec![BTreeSet::new(); n],
             violation: None,
             cleaned: false,
+            requeues: 0,
         }]
     }
 
@@ -505,8 +566,13 @@ impl Model for DepsModel {
                     }
                 }
                 St::Leased { live: false, .. } | St::Blocked => out.push(DepsAction::Cancel(x)),
-                St::Dead | St::Gone => {}
+                St::Dead if self.may_requeue(s) => out.push(DepsAction::Requeue(x)),
+                St::Dead => {}
+                St::Gone => {}
             }
+        }
+        if self.may_requeue(s) && s.st.iter().filter(|&&st| st == St::Dead).count() > 1 {
+            out.push(DepsAction::RequeueAll);
         }
         if s.queue.iter().any(|&x| s.st[x] == St::Waiting) {
             out.push(DepsAction::Lease);

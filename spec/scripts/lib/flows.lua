@@ -231,3 +231,52 @@ local function add_blocked(id, data, fields, p, now)
   end
   redis.call('ZADD', blocked_key(), now, id)
 end
+
+-- dead.lua, checks: the types of every key requeue_dependant may write for dead item `id`
+-- with dependencies `joined` (which of them are pending is known only as the call goes).
+local function want_requeue_dependant(id, joined)
+  want(deps_key(id), 'set')
+  want(blocked_key(), 'zset')
+  for dep in string.gmatch(joined, '[^\n]+') do
+    want(dependants_key(dep), 'set')
+    want(JOB .. dep, 'hash')
+  end
+end
+
+-- dead.lua, writes: dead item `id` (its record there, its data parked, out of P:dead), which
+-- has dependencies (`joined`, policy `policy`), is requeued as an add of it with them would add
+-- it (5.13): blocked on those still pending, a dead letter of this call not requeued yet
+-- (`requeuing`) counting as pending; dead again at once when one is dead or cancelled and its
+-- policy is `fail`. Returns 'blocked' or 'dead', or nil when none is pending: it waits then,
+-- as any requeued item.
+local function requeue_dependant(id, joined, policy, requeuing, inc, now)
+  local pending, failed = {}, nil
+  for dep in string.gmatch(joined, '[^\n]+') do
+    local state = requeuing[dep] and 'pending' or dependency_state(dep)
+    if state == 'pending' then
+      pending[#pending + 1] = dep
+    elseif state ~= 'done' and policy ~= 'run' and not failed then
+      failed = {dep, state}
+    end
+  end
+  if failed then
+    to_dead(id, now, 'dependency ' .. failed[1] .. (REASONS[failed[2]] or ' failed'))
+    return 'dead'
+  end
+  if #pending == 0 then
+    return nil
+  end
+  for _, dep in ipairs(pending) do
+    -- As add_blocked marks a dependency: its complete settles this item.
+    if not redis.call('HGET', JOB .. dep, 'inc') then
+      redis.call('HSET', JOB .. dep, 'inc', inc .. '.d', 'dependants', 1)
+    else
+      redis.call('HSET', JOB .. dep, 'dependants', 1)
+    end
+    redis.call('SADD', dependants_key(dep), id)
+  end
+  redis.call('SADD', deps_key(id), unpack(pending))
+  redis.call('HSET', JOB .. id, 'state', 'blocked')
+  redis.call('ZADD', blocked_key(), now, id)
+  return 'blocked'
+end
