@@ -329,6 +329,7 @@ if mode == 'shared' or mode == 'shared_group' then
     end
     call_sliced('MSET', nil, strings, 2)
     if delayed then
+      wake_for_due(earliest_due(zadd))
       call_sliced('ZADD', DELAYED, zadd, 2)
     end
     if seq then
@@ -435,6 +436,7 @@ if with_deps then
       elseif due > now then
         field('state', 'delayed')
         field('due', due)
+        wake_for_due(due)
         redis.call('ZADD', DELAYED, due, id)
         redis.call('HSET', JOB .. id, unpack(fields))
         redis.call('SET', DATA .. id, data)
@@ -551,6 +553,7 @@ if #strings > 0 then
   call_sliced('MSET', nil, strings, 2)
 end
 if #delayed > 0 then
+  wake_for_due(earliest_due(delayed))
   call_sliced('ZADD', DELAYED, delayed, 2)
 end
 if in_groups > 0 then

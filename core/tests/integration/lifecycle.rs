@@ -32,6 +32,7 @@ on_both!(
     a_lease_acts_only_on_its_own_queue,
     blocking_lease_wakes_for_a_priority_item,
     blocking_lease_wakes_when_a_delay_ends,
+    a_waiting_lease_wakes_for_an_item_delayed_after_it_began,
     redis_work_queue_never_sees_delayed_or_dead_items,
     get_reports_times_on_the_server_clock,
     light_clean_promotes_in_bounded_calls,
@@ -574,6 +575,52 @@ async fn blocking_lease_wakes_when_a_delay_ends(env: Env) {
         .unwrap()
         .expect("the wait ends when the item is due");
     assert_eq!(lease.id(), "soon");
+}
+
+/// A lease already waiting (for up to a minute) when an item is delayed for 100 ms, by an add
+/// or by a retry's backoff, gets it once it is due: the delayed write wakes it to look again
+/// (spec/PROTOCOL.md 4.4, `wake_for_due`). Before, it slept to the end of its server-side wait
+/// (a slice of 10 s), so a runner with free slots ran a short retry only after its poll
+/// interval: the 5 s allowed here tell a woken wait from one that ran out, not how fast.
+async fn a_waiting_lease_wakes_for_an_item_delayed_after_it_began(env: Env) {
+    let queue = env.queue.clone();
+    let waiting = tokio::spawn(async move {
+        queue
+            .lease(TTL, Wait::Timeout(Duration::from_secs(60)))
+            .await
+    });
+    // Once the lease waits on the server (its script ran and found nothing).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    env.queue
+        .add(&item("soon").delay(Duration::from_millis(100)))
+        .await
+        .unwrap();
+    let lease = tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("the waiting lease woke for the delayed item")
+        .unwrap()
+        .unwrap()
+        .expect("an item");
+    assert_eq!(lease.id(), "soon");
+    // A retry: its backoff delays it while another lease waits.
+    let queue = env.queue.clone();
+    let waiting = tokio::spawn(async move {
+        queue
+            .lease(TTL, Wait::Timeout(Duration::from_secs(60)))
+            .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    env.queue
+        .fail(&lease, "busy", "", Retry::After(Duration::from_millis(100)))
+        .await
+        .unwrap();
+    let again = tokio::time::timeout(Duration::from_secs(5), waiting)
+        .await
+        .expect("the waiting lease woke for the retry")
+        .unwrap()
+        .unwrap()
+        .expect("an item");
+    assert_eq!((again.id(), again.attempt()), ("soon", 2));
 }
 
 async fn redis_work_queue_never_sees_delayed_or_dead_items(env: Env) {

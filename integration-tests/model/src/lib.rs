@@ -1358,6 +1358,14 @@ impl State {
         true
     }
 
+    /// `wake_for_due(due)` (lib/waiting.lua), before the item joins P:delayed: P:wake set
+    /// when it is due before every delayed item, so that a waiting lease looks again.
+    fn wake_for_due(&mut self, due: u64) {
+        if first_score(&self.db.delayed).is_none_or(|first| due < first) {
+            self.db.wake = true;
+        }
+    }
+
     fn requeue_after(
         &mut self,
         id: Id,
@@ -1373,6 +1381,7 @@ impl State {
             let j = self.job_mut(id);
             j.state = Some(JState::Delayed);
             j.due = Some(due);
+            self.wake_for_due(due);
             self.db.delayed.insert(id, due);
         } else {
             self.job_mut(id).state = Some(JState::Waiting);
@@ -1544,6 +1553,7 @@ impl State {
         if due > now {
             job.state = Some(JState::Delayed);
             job.due = Some(due);
+            self.wake_for_due(due);
             self.db.delayed.insert(id, due);
             self.db.job.insert(id, job);
             let g = self.new_ghost(id);

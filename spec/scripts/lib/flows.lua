@@ -40,6 +40,7 @@ local function unblock(id, now)
   local state = nil
   if due and due > now then
     redis.call('HSET', JOB .. id, 'state', 'delayed')
+    wake_for_due(due)
     redis.call('ZADD', DELAYED, due, id)
     state = 'delayed'
   elseif unpark(id) then

@@ -37,6 +37,7 @@ local function requeue_after(id, now, delay_ms, priority, group)
   if due > now then
     park(id)
     redis.call('HSET', JOB .. id, 'state', 'delayed', 'due', due)
+    wake_for_due(due)
     redis.call('ZADD', DELAYED, due, id)
   else
     redis.call('HSET', JOB .. id, 'state', 'waiting')

@@ -51,6 +51,33 @@ local function push_waiting(id, priority, group)
   end
 end
 
+-- An item due at `due` is about to join P:delayed: when it is due before every item there, a
+-- waiting lease, whose wait ends when the earliest due item it saw is due (4.4's wait_ms), is
+-- woken (P:wake) to look again and wait for this one instead. A later due time wakes nobody:
+-- every waiter wakes by then already. (A key of another type was checked by want_queue.)
+local function wake_for_due(due)
+  local first = redis.call('ZRANGE', DELAYED, 0, 0, 'WITHSCORES')
+  if first[2] and tonumber(first[2]) <= due then
+    return
+  end
+  if redis.call('LLEN', WAKE) == 0 then
+    redis.call('RPUSH', WAKE, '1')
+  end
+  redis.call('PEXPIRE', WAKE, WAKE_TTL_MS)
+end
+
+-- The earliest due time of `pairs` (score, member, score, member...), for wake_for_due.
+local function earliest_due(pairs)
+  local min = nil
+  for i = 1, #pairs, 2 do
+    local due = tonumber(pairs[i])
+    if not min or due < min then
+      min = due
+    end
+  end
+  return min
+end
+
 -- Queues `ids` (in order, none in a group) at `priority`, as push_waiting would one after the
 -- other: one LPUSH of them all (in slices of 1000), and a level's shared keys once.
 local function push_waiting_many(ids, priority)
