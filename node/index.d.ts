@@ -92,7 +92,7 @@ export interface ItemOptions {
    */
   name?: string
   /**
-   * The ids of items of this queue this one waits for (at most 100): it is `blocked`, its data
+   * The ids of items of this queue this one waits for (at most 1000): it is `blocked`, its data
    * parked, until every one of them completed (an id not added yet counts as pending). Not
    * with itself, nor a cycle; in Redis Cluster they share the queue's slot, as every id of a
    * queue does. `Queue#addFlow` sets these for a parent and its children.
@@ -1343,8 +1343,12 @@ export declare class WorkerJob {
   readonly cancelReason: 'timeout' | 'leaseLost' | 'shutdown' | null
   /** The data parsed as JSON. */
   json<T = unknown>(): T
-  /** Stores a small progress value (at most 64 KiB); false once the lease is lost. */
-  progress(value: Buffer | string): Promise<boolean>
+  /**
+   * Stores a small progress value (at most 64 KiB): bytes, or a string as UTF-8 (for an
+   * object, `JSON.stringify` it); anything else rejects with INVALID_ARGUMENT naming `value`.
+   * False once the lease is lost.
+   */
+  progress(value: Buffer | Uint8Array | string): Promise<boolean>
 }
 
 /** Settings of a `Worker`; any left out take the core's defaults. */
@@ -1495,7 +1499,11 @@ export declare class Worker extends EventEmitter {
     handler: WorkerHandler | WorkerHandlers,
     options?: WorkerOptions,
   )
-  /** Starts the runner; resolves with its report once it has stopped. Never rejects on outages. */
+  /**
+   * Starts the runner; resolves with its report once it has stopped. Never rejects on outages;
+   * rejects with CLOSED when the client is closed (close the runner before its client). Called
+   * again, it returns the same promise.
+   */
   run(): Promise<WorkerReport>
   /** Stops gracefully (or at once with `{ force: true }`); resolves once stopped. */
   close(options?: { force?: boolean }): Promise<WorkerReport | undefined>

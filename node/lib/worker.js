@@ -238,11 +238,13 @@ class WorkerJob {
     return this.#jobs.leaseLost(this.#index)
   }
   /**
-   * Stores a small progress value (at most 64 KiB); false once the lease is lost.
-   * @param {Buffer | string} value
+   * Stores a small progress value (at most 64 KiB): bytes, or a string as UTF-8 (for an object,
+   * `JSON.stringify` it); anything else rejects with INVALID_ARGUMENT naming `value`, as
+   * `Queue#progress` does. False once the lease is lost.
+   * @param {Buffer | Uint8Array | string} value
    */
-  progress(value) {
-    return this.#jobs.progress(this.#index, Buffer.isBuffer(value) ? value : Buffer.from(String(value)))
+  async progress(value) {
+    return this.#jobs.progress(this.#index, args.bytes('value', value))
   }
 }
 
@@ -604,7 +606,9 @@ class Worker extends EventEmitter {
   /**
    * Starts the runner; resolves with its report once it has stopped (after `close()`, or
    * SIGINT/SIGTERM with `handleSignals`, the default: a graceful stop, and a second signal
-   * forces). Redis outages never reject it: the core rides through them.
+   * forces). Redis outages never reject it: the core rides through them. It rejects with
+   * CLOSED when the client is closed, at once or (closed while it runs) once it has stopped:
+   * close the runner before its client. Called again, it returns the same promise.
    * @returns {Promise<{completed: number, retried: number, dead: number, lost: number, released: number, timedOut: number}>}
    */
   run() {

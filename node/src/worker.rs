@@ -400,7 +400,9 @@ pub struct WorkerOptionsParts {
 }
 
 /// How a runner ended: its report, or why it did not run (the core's argument and reason).
-type Ended = Option<Result<Report, (&'static str, String)>>;
+/// The runner's end: its report, or its error, converted (`to_napi`) and kept as the message
+/// that `lib/errors.js` decodes (a `napi::Error` is not `Clone`).
+type Ended = Option<Result<Report, String>>;
 
 /// A started runner.
 #[napi]
@@ -494,7 +496,7 @@ impl NativeWorkerRun {
                 released: count(r.released),
                 timed_out: count(r.timed_out),
             }),
-            Some(Err((argument, reason))) => Err(invalid(argument, &reason)),
+            Some(Err(reason)) => Err(napi::Error::new(Status::GenericFailure, reason)),
             None => Err(napi::Error::new(
                 Status::GenericFailure,
                 "the runner vanished",
@@ -686,11 +688,9 @@ pub fn start_worker(
         let report = worker
             .run_until(std::future::pending())
             .await
-            .map_err(|e| match e {
-                // A queue that is a partitioned queue's base, found as it starts.
-                leaseq::Error::InvalidArgument { argument, reason } => (argument, reason),
-                other => ("options", other.to_string()),
-            });
+            // A queue that is a partitioned queue's base, found as it starts; the client
+            // closed, at the start or during the run.
+            .map_err(|e| to_napi(e).reason);
         // The replies of handlers still running (a forced shutdown took their jobs): their
         // outcomes no longer count, and dropping them frees the engine (and `wake`) they hold.
         let left = std::mem::take(&mut ended.lock().outcomes);

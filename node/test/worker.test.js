@@ -218,6 +218,37 @@ describe('Worker', { timeout: 120_000 }, () => {
     assert.equal((await queue.get('c')).trace, 'batch trace')
   })
 
+  test('a runner on a closed client rejects with CLOSED, at once or once stopped', async () => {
+    const prefix = uniquePrefix('closed')
+    await client.queue(prefix).add(new Item(Buffer.from('x'), { id: 'a' }))
+    const closed = await Client.connect(redis.url)
+    const queue = closed.queue(prefix)
+    await closed.close()
+    let ran = 0
+    await assert.rejects(new Worker(queue, async () => { ran += 1 }).run(), { code: 'CLOSED' })
+    assert.equal(ran, 0)
+    // Closed while it runs (by its handler): it stops, and rejects rather than resolving.
+    const other = await Client.connect(redis.url)
+    const worker = new Worker(other.queue(prefix), async () => { await other.close() }, { pollIntervalMs: 200 })
+    await assert.rejects(worker.run(), { code: 'CLOSED' })
+  })
+
+  test('job.progress takes bytes or a string; anything else rejects naming value', async () => {
+    const queue = client.queue(uniquePrefix('progress'))
+    await queue.add(new Item(Buffer.from('x'), { id: 'a' }))
+    const seen = []
+    const worker = new Worker(queue, async (job) => {
+      for (const value of [{ pct: 50 }, 50, null]) {
+        await assert.rejects(job.progress(value), (e) => e instanceof LeaseqError && e.code === 'INVALID_ARGUMENT' && e.argument === 'value')
+      }
+      seen.push(await job.progress('half'), await job.progress(Buffer.from('more')))
+      seen.push((await queue.get('a')).progress.toString())
+      setImmediate(() => worker.close())
+    })
+    await worker.run()
+    assert.deepEqual(seen, [true, true, 'more'])
+  })
+
   test('a runner without stats leaves the configuration alone', async () => {
     const prefix = uniquePrefix('w')
     const queue = client.queue(prefix)

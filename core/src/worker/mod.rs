@@ -203,14 +203,22 @@ impl Worker {
 
     /// Runs until `shutdown` resolves or [`WorkerHandle::stop`] is called, then shuts down
     /// gracefully (a [`WorkerHandle::force`] during it cuts the wait short). Returns what the
-    /// runner did. Errors only for bad settings, and for a queue that is a partitioned queue's
-    /// base (spec/PROTOCOL.md 5.25: its leases are refused; run [`Worker::partitioned`]), found
-    /// with one `EXISTS` per queue; Redis errors are reported as events and ridden through.
+    /// runner did. Errors for bad settings, for a queue that is a partitioned queue's base
+    /// (spec/PROTOCOL.md 5.25: its leases are refused; run [`Worker::partitioned`]), found with
+    /// one `EXISTS` per queue, and [`Error::Closed`] when a queue's client is closed: at once,
+    /// running nothing, or once the runner has stopped if it was closed during the run (the
+    /// jobs whose outcomes could not be stored then stay leased until their lease runs out;
+    /// stop the runner before closing its client). Redis errors are reported as events and
+    /// ridden through.
     pub async fn run_until(
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<Report> {
         self.check()?;
+        let closed = |queues: &[Queue]| queues.iter().any(|q| q.client().is_closed());
+        if closed(&self.queues) {
+            return Err(Error::Closed);
+        }
         let mut settings = self.options.settle()?;
         settings.one_logical_queue = self.one_logical_queue;
         for queue in &self.queues {
@@ -224,6 +232,7 @@ impl Worker {
             shutdown.await;
             handle.stop();
         });
+        let queues = self.queues.clone();
         let report = engine::Engine::new(
             self.queues,
             self.order,
@@ -236,6 +245,9 @@ impl Worker {
         .run()
         .await;
         watcher.abort();
+        if closed(&queues) {
+            return Err(Error::Closed);
+        }
         Ok(report)
     }
 }

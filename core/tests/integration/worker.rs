@@ -139,6 +139,48 @@ async fn outcomes_complete_retry_and_dead_letter() {
     );
 }
 
+/// A runner on a closed client returns `Closed` at once, running nothing; one whose client is
+/// closed as it runs stops and returns `Closed` too, not an empty report (a user's trial saw
+/// both "succeed" with zero counts).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_closed_client_ends_a_runner_with_closed() {
+    let env = Env::single("runner-closed").await;
+    env.queue
+        .add(&Item::with_id("a", "x").unwrap())
+        .await
+        .unwrap();
+    let closed = leaseq::Client::connect(&env.urls[0]).await.unwrap();
+    let queue = closed.queue(&env.prefix).unwrap();
+    closed.close();
+    let handler = |_job: Job| async { Outcome::Complete(None) };
+    let err = Worker::new(queue, handler)
+        .run_until(std::future::pending())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, leaseq::Error::Closed), "{err:?}");
+    assert_eq!(env.queue.count(State::Waiting).await.unwrap(), 1);
+
+    // Closed while it runs: the handler closes the client.
+    let client = leaseq::Client::connect(&env.urls[0]).await.unwrap();
+    let queue = client.queue(&env.prefix).unwrap();
+    let mut options = WorkerOptions::new();
+    quick(&mut options);
+    let run = Worker::new(queue, move |_job: Job| {
+        let client = client.clone();
+        async move {
+            client.close();
+            Outcome::Complete(None)
+        }
+    })
+    .options(options)
+    .run_until(std::future::pending());
+    let err = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .expect("the runner stops once its client is closed")
+        .unwrap_err();
+    assert!(matches!(err, leaseq::Error::Closed), "{err:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_cancelled_job_is_told_its_lease_is_lost() {
     let env = Env::single("runner-lost").await;
