@@ -1299,7 +1299,11 @@ export declare class Client {
   readonly closed: boolean
   /** Whether this client talks to a Redis Cluster. */
   readonly isCluster: boolean
-  /** Server settings found when connecting that put items at risk. */
+  /**
+   * What connecting found that puts items or calls at risk: a `maxmemory-policy` that may evict
+   * queue keys, or a server that is a node of a Redis Cluster of several primaries. Persistence
+   * is not looked at here; `leaseq check` reports it, with the rest of a queue's server.
+   */
   readonly warnings: string[]
 }
 

@@ -231,8 +231,8 @@ pub enum Command {
     },
     /// Check the server for a queue: version, eviction policy, persistence, ACL rights, cluster
     /// slot, which server. On a partitioned queue's base: each partition's, then how they
-    /// spread over the primaries. Says what is wrong and how to fix it; exit code 1 when
-    /// something is.
+    /// spread over the primaries. Says what is wrong and how to fix it; exit code 1 when a
+    /// finding is a problem (warnings, such as no persistence, exit 0).
     Check {
         #[command(flatten)]
         queue: QueueArg,

@@ -28,7 +28,13 @@ impl ScheduleParts {
         let mut s = match (&self.cron, self.every_ms) {
             (Some(expr), None) => Schedule::cron(expr.clone()),
             (None, Some(ms)) => Schedule::every(millis("everyMs", ms)?),
-            _ => {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "schedule",
+                    "takes `cron` (with `tz`) or `everyMs`, not both",
+                ))
+            }
+            (None, None) => {
                 return Err(invalid(
                     "schedule",
                     "needs one of `cron` (with `tz`) or `everyMs`",

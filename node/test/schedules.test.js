@@ -78,6 +78,8 @@ describe('schedules', { timeout: 60_000 }, () => {
     await names({ everyMs: 60_000, missed: 'all:0' }, 'missed')
     await names({ everyMs: 60_000, delayMs: 5 }, 'item')
     await names({ everyMs: 60_000, cron: '* * * * *' }, 'schedule')
+    await assert.rejects(queue.upsertSchedule('bad', { everyMs: 60_000, cron: '* * * * *' }), /not both/)
+    await assert.rejects(queue.upsertSchedule('bad', {}), /needs one of/)
     await names({ everyMs: 60_000, id: 'x' }, 'id')
     await assert.rejects(queue.upsertSchedule('', { everyMs: 60_000 }), { code: 'INVALID_ARGUMENT', argument: 'name' })
     assert.equal((await queue.schedules()).total, 0)
