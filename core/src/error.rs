@@ -127,19 +127,19 @@ impl Cause {
 /// a key holding the wrong kind of value (in leaseq's function `stats`, line 3448 of its
 /// library)`. `None` for any other error, and for another library's function.
 ///
-/// An error reply a leaseq function returns itself (`leaseq: ...`, no note of a place) is shown
+/// An error reply a leaseq function returns (`leaseq: ...`, with no note of a place) is shown
 /// without redis-rs's quotes too, and a `FULL` one as its text alone, since
 /// [`Error::Full`] says what it is: `the queue {p} holds 2 of its capacity 2; 1 more do not fit`.
 fn from_a_function(err: &redis::RedisError) -> Option<Box<str>> {
     let code = err.code()?;
     let detail = err.detail()?;
-    if let Some(text) = detail.strip_prefix("leaseq: ") {
+    let Some((message, place)) = detail.rsplit_once(" script: ") else {
+        let text = detail.strip_prefix("leaseq: ")?;
         return Some(match code {
             "FULL" => text.into(),
             _ => format!("{code} {text}").into(),
         });
-    }
-    let (message, place) = detail.rsplit_once(" script: ")?;
+    };
     let (function, line) = place.split_once(", on @user_function:")?;
     let (_version, name) = function.trim().strip_prefix("leaseq_")?.split_once('_')?;
     let line = line.trim().trim_end_matches('.');

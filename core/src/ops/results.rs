@@ -92,10 +92,34 @@ impl Queue {
         key
     }
 
+    /// The result kept under `key` (`P:result:<id>`), unless an item of that id is in the queue
+    /// now (`P:item:<id>` or `P:job:<id>` exists): a kept result is then an earlier
+    /// incarnation's, and reads as none (spec/PROTOCOL.md 5.11), so that `wait_result` after
+    /// the id was added again waits for the new item's. One round trip: `EXISTS` of both, then
+    /// `LRANGE`, pipelined (the same slot).
     pub(crate) async fn read_result(&self, key: &[u8]) -> Result<Option<JobResult>> {
-        let value: Value = self
-            .query(redis::cmd("LRANGE").arg(key).arg(0).arg(4))
-            .await?;
+        let keys = self.keys();
+        let id = key
+            .strip_prefix(keys.result_family.as_bytes())
+            .unwrap_or_default();
+        let item = [keys.item_family.as_bytes(), id].concat();
+        let job = [keys.job_family.as_bytes(), id].concat();
+        let mut pipe = redis::pipe();
+        pipe.cmd("EXISTS")
+            .arg(&item)
+            .arg(&job)
+            .cmd("LRANGE")
+            .arg(key)
+            .arg(0)
+            .arg(4);
+        let mut conn = self.conn()?;
+        let (live, value): (i64, Value) = pipe
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| self.map_err(e))?;
+        if live > 0 {
+            return Ok(None);
+        }
         parse_result(value)
     }
 }
