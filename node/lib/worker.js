@@ -244,7 +244,8 @@ class WorkerJob {
    * @param {Buffer | Uint8Array | string} value
    */
   async progress(value) {
-    return this.#jobs.progress(this.#index, args.bytes('value', value))
+    const v = args.bytes('value', value)
+    return nativeAsync(() => this.#jobs.progress(this.#index, v))
   }
 }
 

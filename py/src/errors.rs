@@ -54,17 +54,41 @@ fn make(py: Python<'_>, class: &str, message: String, argument: Option<&str>) ->
 
 /// Converts a core error into the registry's Python exception.
 pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
-    let argument = match &err {
-        Error::InvalidArgument { argument, .. } => Some(*argument),
-        _ => None,
-    };
-    let class = class_name(err.code());
-    let exc = make(py, class, err.to_string(), argument);
-    if class == "LeaseqError" {
-        // A code this binding has no class for yet still reports the registry code.
-        let _ = exc.value(py).setattr("code", err.code().as_str());
+    Kept::of(&err).to_py(py)
+}
+
+/// A core error kept to be raised later, where the value that carries it is cloned (a runner's
+/// end): what [`to_py`] needs of it.
+#[derive(Clone, Debug)]
+pub struct Kept {
+    code: ErrorCode,
+    message: String,
+    argument: Option<&'static str>,
+}
+
+impl Kept {
+    /// What `err` raises.
+    pub fn of(err: &Error) -> Kept {
+        Kept {
+            code: err.code(),
+            message: err.to_string(),
+            argument: match err {
+                Error::InvalidArgument { argument, .. } => Some(*argument),
+                _ => None,
+            },
+        }
     }
-    exc
+
+    /// The registry's Python exception.
+    pub fn to_py(&self, py: Python<'_>) -> PyErr {
+        let class = class_name(self.code);
+        let exc = make(py, class, self.message.clone(), self.argument);
+        if class == "LeaseqError" {
+            // A code this binding has no class for yet still reports the registry code.
+            let _ = exc.value(py).setattr("code", self.code.as_str());
+        }
+        exc
+    }
 }
 
 /// An argument of the wrong Python type; the message names it like the core's messages do.

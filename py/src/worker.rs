@@ -277,7 +277,7 @@ impl Handler for PyHandler {
 }
 
 /// How a runner ended: its report, or why it did not run (the core's argument and reason).
-type Ended = Option<Result<Report, (&'static str, String)>>;
+type Ended = Option<Result<Report, errors::Kept>>;
 
 /// A started runner: the thread that called ``Worker.run()`` waits on it in slices.
 #[pyclass(module = "leaseq._native", frozen)]
@@ -331,7 +331,7 @@ impl WorkerRun {
                 r.released,
                 r.timed_out,
             ))),
-            Some(Err((argument, reason))) => Err(errors::invalid(py, argument, reason)),
+            Some(Err(kept)) => Err(kept.to_py(py)),
         }
     }
 
@@ -733,11 +733,9 @@ pub fn start_worker(
         let report = worker
             .run_until(std::future::pending())
             .await
-            .map_err(|e| match e {
-                // A queue that is a partitioned queue's base, found as it starts.
-                leaseq::Error::InvalidArgument { argument, reason } => (argument, reason),
-                other => ("worker", other.to_string()),
-            });
+            // A queue that is a partitioned queue's base, found as it starts; the client
+            // closed, at the start or during the run.
+            .map_err(|e| errors::Kept::of(&e));
         let _ = report_tx.send(Some(report));
     });
     Ok(Some(WorkerRun {

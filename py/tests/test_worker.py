@@ -100,6 +100,26 @@ def test_async_handlers_run_on_asyncio(queue: leaseq.Queue) -> None:
     assert result is not None and result.data == b"j5"
 
 
+def test_a_runner_on_a_closed_client_raises_closed_error(url: str, queue: leaseq.Queue) -> None:
+    """At once, running nothing; closed while it runs (by its handler), once it has stopped:
+    not an empty report."""
+    queue.add(leaseq.Item(b"x", id="a"))
+    closed = leaseq.Client(url)
+    on_closed = closed.queue(queue.prefix)
+    closed.close()
+    ran: list[str] = []
+    with pytest.raises(leaseq.ClosedError):
+        leaseq.Worker(on_closed, lambda job: ran.append(job.id)).run()
+    assert ran == []
+    other = leaseq.Client(url)
+
+    def close_it(job: leaseq.Job) -> None:
+        other.close()
+
+    with pytest.raises(leaseq.ClosedError):
+        leaseq.Worker(other.queue(queue.prefix), close_it, poll_interval=0.2).run()
+
+
 @pytest.mark.parametrize("kind", ["thread", "asyncio"])
 def test_a_rate_limited_handler_holds_the_queue_off_without_charging_an_attempt(
     queue: leaseq.Queue, kind: str

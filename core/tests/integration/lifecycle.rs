@@ -33,6 +33,7 @@ on_both!(
     blocking_lease_wakes_for_a_priority_item,
     blocking_lease_wakes_when_a_delay_ends,
     a_waiting_lease_wakes_for_an_item_delayed_after_it_began,
+    a_waiting_lease_wakes_for_a_dependant_a_complete_and_lease_delays,
     redis_work_queue_never_sees_delayed_or_dead_items,
     get_reports_times_on_the_server_clock,
     light_clean_promotes_in_bounded_calls,
@@ -621,6 +622,39 @@ async fn a_waiting_lease_wakes_for_an_item_delayed_after_it_began(env: Env) {
         .unwrap()
         .expect("an item");
     assert_eq!((again.id(), again.attempt()), ("soon", 2));
+}
+
+/// A complete that releases a dependant whose own delay is still ahead delays it, which wakes
+/// the waiting leases; `complete_and_lease`'s lease part, finding nothing, used to delete that
+/// wake again (spec 4.4 step 4), so another runner's waiting lease slept to the end of its
+/// slice (10 s) past the dependant's due time. 6 s tell the two apart.
+async fn a_waiting_lease_wakes_for_a_dependant_a_complete_and_lease_delays(env: Env) {
+    env.add("a", b"a").await;
+    env.queue
+        .add(
+            &item("b")
+                .depends_on(["a"])
+                .delay(Duration::from_millis(1500)),
+        )
+        .await
+        .unwrap();
+    let a = env.lease().await.unwrap();
+    let queue = env.queue.clone();
+    let waiting = tokio::spawn(async move {
+        queue
+            .lease(TTL, Wait::Timeout(Duration::from_secs(60)))
+            .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (done, next) = env.queue.complete_and_lease(&a, TTL).await.unwrap();
+    assert!(done && next.is_none());
+    let b = tokio::time::timeout(Duration::from_secs(6), waiting)
+        .await
+        .expect("the waiting lease woke for the delayed dependant")
+        .unwrap()
+        .unwrap()
+        .expect("an item");
+    assert_eq!(b.id(), "b");
 }
 
 async fn redis_work_queue_never_sees_delayed_or_dead_items(env: Env) {

@@ -225,17 +225,17 @@ impl DepsModel {
     }
 
     /// Item `x`'s dependencies as an add of it finds them (`plan_dependencies`, lib/flows.lua),
-    /// or a requeue (`requeue_dependant`), where the dead letters of the call not requeued yet
-    /// (`requeuing`) count as pending: then the item dies (a dependency dead or cancelled,
+    /// or a requeue (`requeue_dependant`), where a dependency that closes a cycle back to `x`
+    /// (`closing`) counts as complete: then the item dies (a dependency dead or cancelled,
     /// policy `fail`), is blocked on the pending ones (each marked: `dependants 1`, and an
     /// incarnation for a record without one), or waits.
-    fn enter(&self, s: &mut DepsState, x: Item, requeuing: &BTreeSet<Item>) {
+    fn enter(&self, s: &mut DepsState, x: Item, closing: &BTreeSet<Item>) {
         let spec = &self.specs[x];
         let mut pending = BTreeSet::new();
         let mut failed = false;
         for &d in &spec.deps {
-            let state = if requeuing.contains(&d) {
-                None
+            let state = if closing.contains(&d) {
+                Some(Outcome::Done)
             } else {
                 Self::dependency_state(s, d)
             };
@@ -269,8 +269,10 @@ impl DepsModel {
         }
     }
 
-    /// `dead.lua` `requeue_each` of `ids`, in order: each dead letter's attempts reset, then
-    /// back as [`DepsModel::enter`] says (an item without dependencies waits).
+    /// `dead.lua` `requeue_each` of `ids`: each dead letter of the call requeued once, its
+    /// dependencies among them first (depth first), its attempts reset, then back as
+    /// [`DepsModel::enter`] says (an item without dependencies waits). When one died again,
+    /// the call settles the notes (`settle_now`).
     fn requeue(&self, s: &mut DepsState, ids: &[Item]) {
         if self.max_requeues.is_some() {
             s.requeues += 1;
@@ -280,13 +282,38 @@ impl DepsModel {
             .copied()
             .filter(|&x| s.st[x] == St::Dead)
             .collect();
+        let mut closing = BTreeSet::new();
+        let mut died_again = false;
         for &x in ids {
-            if !requeuing.remove(&x) {
-                continue;
-            }
-            s.attempts[x] = 0;
-            self.enter(s, x, &requeuing);
+            self.requeue_one(s, x, &mut requeuing, &mut closing, &mut died_again);
         }
+        if died_again {
+            self.run_settled(s);
+        }
+    }
+
+    /// `requeue(id)` of dead.lua.
+    fn requeue_one(
+        &self,
+        s: &mut DepsState,
+        x: Item,
+        requeuing: &mut BTreeSet<Item>,
+        closing: &mut BTreeSet<Item>,
+        died_again: &mut bool,
+    ) {
+        if !requeuing.remove(&x) {
+            return;
+        }
+        closing.insert(x);
+        for &d in &self.specs[x].deps {
+            if requeuing.contains(&d) {
+                self.requeue_one(s, d, requeuing, closing, died_again);
+            }
+        }
+        closing.remove(&x);
+        s.attempts[x] = 0;
+        self.enter(s, x, closing);
+        *died_again |= s.st[x] == St::Dead;
     }
 
     /// `unblock` (lib/flows.lua): no delay here, so back to waiting.

@@ -246,14 +246,17 @@ end
 
 -- dead.lua, writes: dead item `id` (its record there, its data parked, out of P:dead), which
 -- has dependencies (`joined`, policy `policy`), is requeued as an add of it with them would add
--- it (5.13): blocked on those still pending, a dead letter of this call not requeued yet
--- (`requeuing`) counting as pending; dead again at once when one is dead or cancelled and its
--- policy is `fail`. Returns 'blocked' or 'dead', or nil when none is pending: it waits then,
--- as any requeued item.
-local function requeue_dependant(id, joined, policy, requeuing, inc, now)
+-- it (5.13): blocked on those still pending, dead again at once (mark_dead: the caller keeps
+-- the dead letters' bounds once, after the call's requeues) when one is dead or cancelled and
+-- its policy is `fail`. The call requeues its dead letters' dependencies first, so those are
+-- pending (or dead again) by now; one that closes a cycle back to `id` (`closing`: possible
+-- across add calls, where an id not added yet counted as complete) counts as complete, as it
+-- did at the add. Returns 'blocked' or 'dead', or nil when none is pending: it waits then, as
+-- any requeued item.
+local function requeue_dependant(id, joined, policy, closing, inc, now)
   local pending, failed = {}, nil
   for dep in string.gmatch(joined, '[^\n]+') do
-    local state = requeuing[dep] and 'pending' or dependency_state(dep)
+    local state = closing[dep] and 'done' or dependency_state(dep)
     if state == 'pending' then
       pending[#pending + 1] = dep
     elseif state ~= 'done' and policy ~= 'run' and not failed then
@@ -261,7 +264,7 @@ local function requeue_dependant(id, joined, policy, requeuing, inc, now)
     end
   end
   if failed then
-    to_dead(id, now, 'dependency ' .. failed[1] .. (REASONS[failed[2]] or ' failed'))
+    mark_dead(id, now, 'dependency ' .. failed[1] .. (REASONS[failed[2]] or ' failed'))
     return 'dead'
   end
   if #pending == 0 then

@@ -83,8 +83,9 @@ local function times(n)
   return n .. ' times'
 end
 
--- Moves a waiting or leased item to dead: its data parked, its lease ended, why recorded.
-local function to_dead(id, now, reason, err, err_type)
+-- Moves a waiting or leased item to dead: its data parked, its lease ended, why recorded; the
+-- dead letters' bounds are the caller's (to_dead keeps them).
+local function mark_dead(id, now, reason, err, err_type)
   park(id)
   redis.call('ZREM', LEASED, id)
   redis.call('DEL', LEASE .. id)
@@ -100,6 +101,11 @@ local function to_dead(id, now, reason, err, err_type)
     local job = redis.call('HMGET', JOB .. id, 'inc', 'attempts', 'name')
     emit('dead', id, job[1], tonumber(job[2]) or 0, job[3], 'reason', reason, 'error', err)
   end
+end
+
+-- mark_dead, then the dead letters' bounds kept (trim_dead).
+local function to_dead(id, now, reason, err, err_type)
+  mark_dead(id, now, reason, err, err_type)
   trim_dead(now)
 end
 

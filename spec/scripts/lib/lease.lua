@@ -553,7 +553,11 @@ local function lease_items(base, ttl_s, n_s, db, now)
   local more = drops >= MAX_DROPS and 1 or 0
   local wait = -1
   if #leases == 0 and more == 0 then
-    redis.call('DEL', WAKE)
+    -- Waiters need not look again for what this lease saw, unless this call delayed an item
+    -- that wakes them (wake_for_due: a complete's dependant unblocked to delayed).
+    if not woke_now then
+      redis.call('DEL', WAKE)
+    end
     for _, key in ipairs({DELAYED, LEASED, GROUP_WAIT}) do
       local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2]
       if first then

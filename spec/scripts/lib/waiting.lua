@@ -55,11 +55,14 @@ end
 -- waiting lease, whose wait ends when the earliest due item it saw is due (4.4's wait_ms), is
 -- woken (P:wake) to look again and wait for this one instead. A later due time wakes nobody:
 -- every waiter wakes by then already. (A key of another type was checked by want_queue.)
+local woke_now = nil
 local function wake_for_due(due)
   local first = redis.call('ZRANGE', DELAYED, 0, 0, 'WITHSCORES')
   if first[2] and tonumber(first[2]) <= due then
     return
   end
+  -- A lease part of this same call that finds nothing keeps it (lib/lease.lua).
+  woke_now = true
   if redis.call('LLEN', WAKE) == 0 then
     redis.call('RPUSH', WAKE, '1')
   end
