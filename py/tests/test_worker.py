@@ -100,7 +100,9 @@ def test_async_handlers_run_on_asyncio(queue: leaseq.Queue) -> None:
     assert result is not None and result.data == b"j5"
 
 
-def test_a_runner_on_a_closed_client_raises_closed_error(url: str, queue: leaseq.Queue) -> None:
+def test_a_runner_on_a_closed_client_raises_closed_error(
+    url: str, queue: leaseq.Queue
+) -> None:
     """At once, running nothing; closed while it runs (by its handler), once it has stopped:
     not an empty report."""
     queue.add(leaseq.Item(b"x", id="a"))
@@ -113,7 +115,7 @@ def test_a_runner_on_a_closed_client_raises_closed_error(url: str, queue: leaseq
     assert ran == []
     other = leaseq.Client(url)
 
-    def close_it(job: leaseq.Job) -> None:
+    def close_it(job: leaseq.worker.Job) -> None:
         other.close()
 
     with pytest.raises(leaseq.ClosedError):
