@@ -66,12 +66,20 @@ impl Queue {
             }
         }
         loop {
-            if let Some(result) = self.read_result(&key).await? {
+            let (result, stale) = self.read_result_or_stale(&key).await?;
+            if let Some(result) = result {
                 return Ok(Some(result));
             }
             let left = deadline.left();
             if left.is_some_and(|l| l.is_zero()) {
                 return Ok(None);
+            }
+            if stale {
+                // An earlier incarnation's result is kept while the id's new item is in the
+                // queue: the key holds an element, so a BLMOVE on it would answer at once.
+                // Read again every second instead, until the new result replaces it.
+                waiter.pause().await?;
+                continue;
             }
             match waiter.until_any(&key, None, left).await {
                 Ok(()) => {}
@@ -98,6 +106,12 @@ impl Queue {
     /// the id was added again waits for the new item's. One round trip: `EXISTS` of both, then
     /// `LRANGE`, pipelined (the same slot).
     pub(crate) async fn read_result(&self, key: &[u8]) -> Result<Option<JobResult>> {
+        Ok(self.read_result_or_stale(key).await?.0)
+    }
+
+    /// [`Queue::read_result`], saying too whether a result is kept that reads as none (an
+    /// earlier incarnation's).
+    async fn read_result_or_stale(&self, key: &[u8]) -> Result<(Option<JobResult>, bool)> {
         let keys = self.keys();
         let id = key
             .strip_prefix(keys.result_family.as_bytes())
@@ -117,9 +131,10 @@ impl Queue {
             .query_async(&mut conn)
             .await
             .map_err(|e| self.map_err(e))?;
+        let result = parse_result(value)?;
         if live > 0 {
-            return Ok(None);
+            return Ok((None, result.is_some()));
         }
-        parse_result(value)
+        Ok((result, false))
     }
 }
