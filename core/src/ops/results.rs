@@ -66,20 +66,12 @@ impl Queue {
             }
         }
         loop {
-            let (result, stale) = self.read_result_or_stale(&key).await?;
-            if let Some(result) = result {
+            if let Some(result) = self.read_result(&key).await? {
                 return Ok(Some(result));
             }
             let left = deadline.left();
             if left.is_some_and(|l| l.is_zero()) {
                 return Ok(None);
-            }
-            if stale {
-                // An earlier incarnation's result is kept while the id's new item is in the
-                // queue: the key holds an element, so a BLMOVE on it would answer at once.
-                // Read again every second instead, until the new result replaces it.
-                waiter.pause().await?;
-                continue;
             }
             match waiter.until_any(&key, None, left).await {
                 Ok(()) => {}
@@ -100,41 +92,10 @@ impl Queue {
         key
     }
 
-    /// The result kept under `key` (`P:result:<id>`), unless an item of that id is in the queue
-    /// now (`P:item:<id>` or `P:job:<id>` exists): a kept result is then an earlier
-    /// incarnation's, and reads as none (spec/PROTOCOL.md 5.11), so that `wait_result` after
-    /// the id was added again waits for the new item's. One round trip: `EXISTS` of both, then
-    /// `LRANGE`, pipelined (the same slot).
     pub(crate) async fn read_result(&self, key: &[u8]) -> Result<Option<JobResult>> {
-        Ok(self.read_result_or_stale(key).await?.0)
-    }
-
-    /// [`Queue::read_result`], saying too whether a result is kept that reads as none (an
-    /// earlier incarnation's).
-    async fn read_result_or_stale(&self, key: &[u8]) -> Result<(Option<JobResult>, bool)> {
-        let keys = self.keys();
-        let id = key
-            .strip_prefix(keys.result_family.as_bytes())
-            .unwrap_or_default();
-        let item = [keys.item_family.as_bytes(), id].concat();
-        let job = [keys.job_family.as_bytes(), id].concat();
-        let mut pipe = redis::pipe();
-        pipe.cmd("EXISTS")
-            .arg(&item)
-            .arg(&job)
-            .cmd("LRANGE")
-            .arg(key)
-            .arg(0)
-            .arg(4);
-        let mut conn = self.conn()?;
-        let (live, value): (i64, Value) = pipe
-            .query_async(&mut conn)
-            .await
-            .map_err(|e| self.map_err(e))?;
-        let result = parse_result(value)?;
-        if live > 0 {
-            return Ok((None, result.is_some()));
-        }
-        Ok((result, false))
+        let value: Value = self
+            .query(redis::cmd("LRANGE").arg(key).arg(0).arg(4))
+            .await?;
+        parse_result(value)
     }
 }

@@ -803,42 +803,6 @@ async fn light_clean_promotes_in_bounded_calls(env: Env) {
     assert_eq!(env.queue.count(State::Delayed).await.unwrap(), 0);
 }
 
-/// `wait_result` of an id added again while its earlier incarnation's result is kept: that
-/// result reads as none (spec 5.11), and the wait reads again every second rather than on a
-/// BLMOVE, which the kept result would answer at once, over and over (a review found that busy
-/// loop); the new item's result ends it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn wait_result_of_a_re_added_id_waits_for_the_new_result_without_spinning() {
-    let env = Env::single("stale_result").await;
-    env.add("a", b"one").await;
-    let first = env.lease().await.unwrap();
-    env.queue
-        .complete_with_result(&first, Some(b"first"), Some(Duration::from_secs(60)))
-        .await
-        .unwrap();
-    assert!(env.queue.add(&item("a")).await.unwrap());
-    let server = env.server.as_ref().unwrap();
-    server.command("CONFIG RESETSTAT");
-    let queue = env.queue.clone();
-    let waiting =
-        tokio::spawn(async move { queue.wait_result("a", Duration::from_secs(30)).await });
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    let lranges = server
-        .command("INFO commandstats")
-        .lines()
-        .find_map(|l| l.strip_prefix("cmdstat_lrange:calls="))
-        .and_then(|rest| rest.split(',').next())
-        .map_or(0u64, |n| n.parse().unwrap());
-    assert!(lranges <= 5, "{lranges} reads in 1.5 s: the wait spins");
-    let second = env.lease().await.unwrap();
-    env.queue
-        .complete_with_result(&second, Some(b"second"), Some(Duration::from_secs(60)))
-        .await
-        .unwrap();
-    let got = waiting.await.unwrap().unwrap().expect("the new result");
-    assert_eq!(got.data, b"second");
-}
-
 /// Issue 14's O(n) defect: complete searched P:processing with LREM. Now no script a worker
 /// runs touches a list by position: with many leases held, completes run no LREM at all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

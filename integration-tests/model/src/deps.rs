@@ -157,8 +157,9 @@ pub enum DepsAction {
     ForeignComplete(Item),
     /// `dead_requeue_each` of this dead letter.
     Requeue(Item),
-    /// `dead_requeue_each` of every dead letter at once, in the order of their names (as
-    /// "requeue all" takes them, oldest first, in another order).
+    /// `dead_requeue_each` of every dead letter at once, in the reverse order of their names:
+    /// dependants before their dependencies, so that the call's depth-first walk requeues the
+    /// dependencies first ("requeue all" takes them oldest death first, in any order).
     RequeueAll,
     /// One light clean call.
     Clean,
@@ -508,7 +509,10 @@ impl DepsModel {
             }
             DepsAction::Requeue(x) => self.requeue(s, &[x]),
             DepsAction::RequeueAll => {
-                let dead: Vec<Item> = (0..s.st.len()).filter(|&x| s.st[x] == St::Dead).collect();
+                let dead: Vec<Item> = (0..s.st.len())
+                    .rev()
+                    .filter(|&x| s.st[x] == St::Dead)
+                    .collect();
                 self.requeue(s, &dead);
             }
             DepsAction::Clean => {

@@ -268,6 +268,7 @@ impl Replay<'_> {
                 let mut args = vec!["requeue_each".to_string()];
                 args.extend(
                     (0..before.st.len())
+                        .rev()
                         .filter(|&x| before.st[x] == St::Dead)
                         .map(s),
                 );

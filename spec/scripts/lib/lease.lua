@@ -1,4 +1,4 @@
---! include: keys time config guard holds groups waiting(paused_now) jobs outcome flows events
+--! include: keys time config guard holds groups waiting(paused_now,woke_now) jobs outcome flows events
 -- Leases up to n items (spec/PROTOCOL.md, 4.4).
 -- First moves up to 100 due delayed items to their waiting lists and recovers up to 20 expired
 -- leases (so no cleaner is needed for either), then leases up to n items in priority order.
