@@ -7,7 +7,7 @@ use crate::common;
 use std::time::Duration;
 
 use common::{Env, TTL};
-use leaseq::{Backoff, FailOutcome, Item, QueueConfig, RenewOutcome, Retry, State, Wait};
+use leaseq::{Backoff, FailOutcome, Item, Lease, QueueConfig, RenewOutcome, Retry, State, Wait};
 
 on_both!(
     delayed_item_waits_for_its_due_time,
@@ -578,49 +578,54 @@ async fn blocking_lease_wakes_when_a_delay_ends(env: Env) {
     assert_eq!(lease.id(), "soon");
 }
 
+/// A lease that waits (up to a minute) on a task of its own, once its script has run and found
+/// nothing (300 ms on).
+async fn a_waiting_lease(env: &Env) -> tokio::task::JoinHandle<leaseq::Result<Option<Lease>>> {
+    let queue = env.queue.clone();
+    let waiting = tokio::spawn(async move {
+        queue
+            .lease(TTL, Wait::Timeout(Duration::from_secs(60)))
+            .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    waiting
+}
+
+/// The lease `waiting` took, which it must take `within` (far less than its wait's slice of
+/// 10 s): it was woken, not left to run out.
+async fn woken(
+    waiting: tokio::task::JoinHandle<leaseq::Result<Option<Lease>>>,
+    within: Duration,
+    what: &str,
+) -> Lease {
+    tokio::time::timeout(within, waiting)
+        .await
+        .unwrap_or_else(|_| panic!("the waiting lease did not wake for {what}"))
+        .unwrap()
+        .unwrap()
+        .expect("an item")
+}
+
 /// A lease already waiting (for up to a minute) when an item is delayed for 100 ms, by an add
 /// or by a retry's backoff, gets it once it is due: the delayed write wakes it to look again
 /// (spec/PROTOCOL.md 4.4, `wake_for_due`). Before, it slept to the end of its server-side wait
 /// (a slice of 10 s), so a runner with free slots ran a short retry only after its poll
 /// interval: the 5 s allowed here tell a woken wait from one that ran out, not how fast.
 async fn a_waiting_lease_wakes_for_an_item_delayed_after_it_began(env: Env) {
-    let queue = env.queue.clone();
-    let waiting = tokio::spawn(async move {
-        queue
-            .lease(TTL, Wait::Timeout(Duration::from_secs(60)))
-            .await
-    });
-    // Once the lease waits on the server (its script ran and found nothing).
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let waiting = a_waiting_lease(&env).await;
     env.queue
         .add(&item("soon").delay(Duration::from_millis(100)))
         .await
         .unwrap();
-    let lease = tokio::time::timeout(Duration::from_secs(5), waiting)
-        .await
-        .expect("the waiting lease woke for the delayed item")
-        .unwrap()
-        .unwrap()
-        .expect("an item");
+    let lease = woken(waiting, Duration::from_secs(5), "the delayed item").await;
     assert_eq!(lease.id(), "soon");
     // A retry: its backoff delays it while another lease waits.
-    let queue = env.queue.clone();
-    let waiting = tokio::spawn(async move {
-        queue
-            .lease(TTL, Wait::Timeout(Duration::from_secs(60)))
-            .await
-    });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let waiting = a_waiting_lease(&env).await;
     env.queue
         .fail(&lease, "busy", "", Retry::After(Duration::from_millis(100)))
         .await
         .unwrap();
-    let again = tokio::time::timeout(Duration::from_secs(5), waiting)
-        .await
-        .expect("the waiting lease woke for the retry")
-        .unwrap()
-        .unwrap()
-        .expect("an item");
+    let again = woken(waiting, Duration::from_secs(5), "the retry").await;
     assert_eq!((again.id(), again.attempt()), ("soon", 2));
 }
 
@@ -639,21 +644,10 @@ async fn a_waiting_lease_wakes_for_a_dependant_a_complete_and_lease_delays(env: 
         .await
         .unwrap();
     let a = env.lease().await.unwrap();
-    let queue = env.queue.clone();
-    let waiting = tokio::spawn(async move {
-        queue
-            .lease(TTL, Wait::Timeout(Duration::from_secs(60)))
-            .await
-    });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let waiting = a_waiting_lease(&env).await;
     let (done, next) = env.queue.complete_and_lease(&a, TTL).await.unwrap();
     assert!(done && next.is_none());
-    let b = tokio::time::timeout(Duration::from_secs(6), waiting)
-        .await
-        .expect("the waiting lease woke for the delayed dependant")
-        .unwrap()
-        .unwrap()
-        .expect("an item");
+    let b = woken(waiting, Duration::from_secs(6), "the delayed dependant").await;
     assert_eq!(b.id(), "b");
 }
 
