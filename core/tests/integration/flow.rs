@@ -137,13 +137,7 @@ async fn a_resume_after_many_foreign_adds_merges_in_bounded_steps(env: Env) {
 async fn a_waiting_lease_wakes_on_resume(env: Env) {
     env.queue.pause().await.unwrap();
     env.add("a", b"").await;
-    let queue = env.queue.clone();
-    let waiting = tokio::spawn(async move {
-        queue
-            .lease(TTL, Wait::Timeout(Duration::from_secs(60)))
-            .await
-    });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    let waiting = env.waiting_lease().await;
     assert!(!waiting.is_finished(), "nothing is leased while paused");
     env.queue.resume().await.unwrap();
     // No timing assertion: the wait's own slice is 10 s, so a lease before the test's

@@ -578,19 +578,6 @@ async fn blocking_lease_wakes_when_a_delay_ends(env: Env) {
     assert_eq!(lease.id(), "soon");
 }
 
-/// A lease that waits (up to a minute) on a task of its own, once its script has run and found
-/// nothing (300 ms on).
-async fn a_waiting_lease(env: &Env) -> tokio::task::JoinHandle<leaseq::Result<Option<Lease>>> {
-    let queue = env.queue.clone();
-    let waiting = tokio::spawn(async move {
-        queue
-            .lease(TTL, Wait::Timeout(Duration::from_secs(60)))
-            .await
-    });
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    waiting
-}
-
 /// The lease `waiting` took, which it must take `within` (far less than its wait's slice of
 /// 10 s): it was woken, not left to run out.
 async fn woken(
@@ -612,7 +599,7 @@ async fn woken(
 /// (a slice of 10 s), so a runner with free slots ran a short retry only after its poll
 /// interval: the 5 s allowed here tell a woken wait from one that ran out, not how fast.
 async fn a_waiting_lease_wakes_for_an_item_delayed_after_it_began(env: Env) {
-    let waiting = a_waiting_lease(&env).await;
+    let waiting = env.waiting_lease().await;
     env.queue
         .add(&item("soon").delay(Duration::from_millis(100)))
         .await
@@ -620,7 +607,7 @@ async fn a_waiting_lease_wakes_for_an_item_delayed_after_it_began(env: Env) {
     let lease = woken(waiting, Duration::from_secs(5), "the delayed item").await;
     assert_eq!(lease.id(), "soon");
     // A retry: its backoff delays it while another lease waits.
-    let waiting = a_waiting_lease(&env).await;
+    let waiting = env.waiting_lease().await;
     env.queue
         .fail(&lease, "busy", "", Retry::After(Duration::from_millis(100)))
         .await
@@ -644,7 +631,7 @@ async fn a_waiting_lease_wakes_for_a_dependant_a_complete_and_lease_delays(env: 
         .await
         .unwrap();
     let a = env.lease().await.unwrap();
-    let waiting = a_waiting_lease(&env).await;
+    let waiting = env.waiting_lease().await;
     let (done, next) = env.queue.complete_and_lease(&a, TTL).await.unwrap();
     assert!(done && next.is_none());
     let b = woken(waiting, Duration::from_secs(6), "the delayed dependant").await;

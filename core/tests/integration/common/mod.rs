@@ -144,6 +144,22 @@ impl Env {
         self.queue.lease(TTL, leaseq::Wait::No).await.unwrap()
     }
 
+    /// A lease that waits (up to a minute) on a task of its own, returned once its script has
+    /// run and found nothing (300 ms on), so that what the test does next happens while it
+    /// waits.
+    pub async fn waiting_lease(
+        &self,
+    ) -> tokio::task::JoinHandle<leaseq::Result<Option<leaseq::Lease>>> {
+        let queue = self.queue.clone();
+        let waiting = tokio::spawn(async move {
+            queue
+                .lease(TTL, leaseq::Wait::Timeout(Duration::from_secs(60)))
+                .await
+        });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        waiting
+    }
+
     /// Leases up to `n` without waiting, for [`TTL`]; returns their ids in lease order.
     pub async fn lease_ids(&self, n: usize) -> Vec<String> {
         self.queue
