@@ -208,6 +208,26 @@ local function want_dependencies(p)
   end
 end
 
+-- Blocks item `id` (incarnation `inc`) on `pending`, its dependencies still to finish: each of
+-- `marks` (those added before this call) learns that items wait for it, then the reverse index,
+-- P:deps:<id> and P:blocked.
+local function block_on(id, pending, marks, inc, now)
+  for _, dep in ipairs(marks) do
+    -- Its complete settles this item (lib/finish.lua reads `dependants`); an item without a
+    -- record gets an incarnation, so that its complete takes the path that reads it.
+    if not redis.call('HGET', JOB .. dep, 'inc') then
+      redis.call('HSET', JOB .. dep, 'inc', inc .. '.d', 'dependants', 1)
+    else
+      redis.call('HSET', JOB .. dep, 'dependants', 1)
+    end
+  end
+  redis.call('SADD', deps_key(id), unpack(pending))
+  for _, dep in ipairs(pending) do
+    redis.call('SADD', dependants_key(dep), id)
+  end
+  redis.call('ZADD', blocked_key(), now, id)
+end
+
 -- add.lua, writes: a new item with dependencies (record `fields`, state blocked). With a
 -- failed dependency and the policy `fail` it dies at once; else it waits for p.pending.
 local function add_blocked(id, data, fields, p, now)
@@ -217,20 +237,7 @@ local function add_blocked(id, data, fields, p, now)
     to_dead(id, now, 'dependency ' .. p.failed[1] .. (REASONS[p.failed[2]] or ' failed'))
     return
   end
-  for _, dep in ipairs(p.marks) do
-    -- Its complete settles this item (lib/finish.lua reads `dependants`); an item without a
-    -- record gets an incarnation, so that its complete takes the path that reads it.
-    if not redis.call('HGET', JOB .. dep, 'inc') then
-      redis.call('HSET', JOB .. dep, 'inc', fields[2] .. '.d', 'dependants', 1)
-    else
-      redis.call('HSET', JOB .. dep, 'dependants', 1)
-    end
-  end
-  redis.call('SADD', deps_key(id), unpack(p.pending))
-  for _, dep in ipairs(p.pending) do
-    redis.call('SADD', dependants_key(dep), id)
-  end
-  redis.call('ZADD', blocked_key(), now, id)
+  block_on(id, p.pending, p.marks, fields[2], now)
 end
 
 -- dead.lua, checks: the types of every key requeue_dependant may write for dead item `id`
@@ -250,8 +257,8 @@ end
 -- the dead letters' bounds once, after the call's requeues) when one is dead or cancelled and
 -- its policy is `fail`. The call requeues its dead letters' dependencies first, so those are
 -- pending (or dead again) by now; one that closes a cycle back to `id` (`closing`: possible
--- across add calls, where an id not added yet counted as complete) counts as complete, as it
--- did at the add. Returns 'blocked' or 'dead', or nil when none is pending: it waits then, as
+-- across add calls, where an id not added yet counted as complete) counts as complete, so that
+-- the cycle's items never wait for each other. Returns 'blocked' or 'dead', or nil when none is pending: it waits then, as
 -- any requeued item.
 local function requeue_dependant(id, joined, policy, closing, inc, now)
   local pending, failed = {}, nil
@@ -270,17 +277,7 @@ local function requeue_dependant(id, joined, policy, closing, inc, now)
   if #pending == 0 then
     return nil
   end
-  for _, dep in ipairs(pending) do
-    -- As add_blocked marks a dependency: its complete settles this item.
-    if not redis.call('HGET', JOB .. dep, 'inc') then
-      redis.call('HSET', JOB .. dep, 'inc', inc .. '.d', 'dependants', 1)
-    else
-      redis.call('HSET', JOB .. dep, 'dependants', 1)
-    end
-    redis.call('SADD', dependants_key(dep), id)
-  end
-  redis.call('SADD', deps_key(id), unpack(pending))
   redis.call('HSET', JOB .. id, 'state', 'blocked')
-  redis.call('ZADD', blocked_key(), now, id)
+  block_on(id, pending, pending, inc, now)
   return 'blocked'
 end
