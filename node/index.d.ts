@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'UNAVAILABLE'
   | 'OUT_OF_MEMORY'
   | 'FULL'
+  | 'DEAD'
 
 /** Every `ErrorCode`, by name: `err.code === ErrorCode.CLOSED`. */
 export declare const ErrorCode: { readonly [K in ErrorCode]: K }
@@ -847,7 +848,9 @@ export declare class Queue {
   /**
    * Waits up to `timeoutMs` for item `id`'s result, server-side (the event loop stays free);
    * `timeoutMs: Infinity` waits until it comes or the client is closed, 0 only reads it.
-   * Resolves to null when the time passes first.
+   * Resolves to null when the time passes first. A job that dies rejects with code `DEAD` (the
+   * message says why it died and its last error), within a second: no result will come unless
+   * it is requeued.
    */
   waitResult(id: string | Buffer | Uint8Array, timeoutMs: number): Promise<JobResult | null>
   /** `waitResult(id, timeoutMs)`, with the timeout in an options object. */
@@ -1151,6 +1154,7 @@ export declare class PartitionedQueue {
   /**
    * Waits up to `timeoutMs` for item `id`'s result as `Queue#waitResult` does, where the item
    * is (looked up in every partition at once; waited for in all of them when it is in none).
+   * A job that dies rejects with code `DEAD`.
    */
   waitResult(id: string | Buffer | Uint8Array, timeoutMs: number): Promise<JobResult | null>
   /** `waitResult(id, timeoutMs)`, with the timeout in an options object. */

@@ -58,6 +58,15 @@ pub enum Error {
     /// added. Wait for room with `Queue::add_wait` (or `add_batch_wait`), or add later.
     #[error("the queue is full; nothing was added: {0}")]
     Full(#[source] Cause),
+    /// The item a wait for its result ([`crate::Queue::wait_result`]) waited for is dead (a
+    /// dead letter): no result will come unless it is requeued.
+    #[error("item `{id}` is dead, so no result will come (requeue it to run it again): {reason}")]
+    Dead {
+        /// The item's id (shown lossily when it is not UTF-8).
+        id: String,
+        /// Why it died, and its last error when it failed with one.
+        reason: String,
+    },
 }
 
 /// What Redis, or the connection to it, reported. The Redis library's own error type stays
@@ -185,11 +194,13 @@ pub enum ErrorCode {
     OutOfMemory,
     /// See [`Error::Full`].
     Full,
+    /// See [`Error::Dead`].
+    Dead,
 }
 
 impl ErrorCode {
     /// Every code, in registry order.
-    pub const ALL: [ErrorCode; 10] = [
+    pub const ALL: [ErrorCode; 11] = [
         ErrorCode::Connection,
         ErrorCode::Redis,
         ErrorCode::InvalidArgument,
@@ -200,6 +211,7 @@ impl ErrorCode {
         ErrorCode::Unavailable,
         ErrorCode::OutOfMemory,
         ErrorCode::Full,
+        ErrorCode::Dead,
     ];
 
     /// The registry name, e.g. `"INVALID_ARGUMENT"` (Node's `err.code`).
@@ -215,6 +227,7 @@ impl ErrorCode {
             ErrorCode::Unavailable => "UNAVAILABLE",
             ErrorCode::OutOfMemory => "OUT_OF_MEMORY",
             ErrorCode::Full => "FULL",
+            ErrorCode::Dead => "DEAD",
         }
     }
 
@@ -231,6 +244,7 @@ impl ErrorCode {
             ErrorCode::Unavailable => 8,
             ErrorCode::OutOfMemory => 9,
             ErrorCode::Full => 10,
+            ErrorCode::Dead => 11,
         }
     }
 
@@ -263,6 +277,7 @@ impl Error {
             Error::Unavailable(_) => ErrorCode::Unavailable,
             Error::OutOfMemory(_) => ErrorCode::OutOfMemory,
             Error::Full(_) => ErrorCode::Full,
+            Error::Dead { .. } => ErrorCode::Dead,
         }
     }
 

@@ -43,6 +43,8 @@ pub(crate) struct QueueKeys {
     pub worker_family: String,
     /// `<prefix>:lock:housekeeping`: the id of the runner doing the queue's housekeeping
     pub housekeeping_lock: String,
+    /// `<prefix>:dead`: the dead letters, id -> time of death (spec/PROTOCOL.md 5.13)
+    pub dead: String,
     /// The two keys every function call declares (spec/PROTOCOL.md, 4.2): `<prefix>:lease:` and
     /// `<prefix>:item:`, family prefixes that never exist as keys.
     script_keys: [String; 2],
@@ -92,6 +94,7 @@ impl QueueKeys {
             workers: key("workers"),
             worker_family: key("worker:"),
             housekeeping_lock: key("lock:housekeeping"),
+            dead: key("dead"),
             script_keys,
         })
     }

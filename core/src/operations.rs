@@ -312,8 +312,9 @@ pub static OPERATIONS: &[Operation] = &[
     op(
         "wait_result",
         &[ID, req("timeout", Kind::Duration)],
-        "the kept result, or none when the time passed first",
-        "Waits (server-side) up to `timeout` for an item's result.",
+        "the kept result, or none when the time passed first; the error `DEAD` when the item died",
+        "Waits (server-side) up to `timeout` for an item's result; a dead item ends the wait \
+         with the error `DEAD`.",
     ),
     op(
         "get",

@@ -1735,6 +1735,12 @@ typedef int32_t leaseq_cancel_reason;
 #define LEASEQ_FULL 10
 
 /**
+ * The item a wait for its result waited for is dead (a dead letter): no result will come
+ * unless it is requeued. The message names the item, why it died and its last error.
+ */
+#define LEASEQ_DEAD 11
+
+/**
  * C only: a required pointer argument was NULL; the message names it.
  */
 #define LEASEQ_NULL_ARGUMENT 100
@@ -2360,10 +2366,10 @@ leaseq_status leaseq_queue_result(const leaseq_queue *queue,
  * Waits for item `id`'s result, server-side (no polling), and sets `*out_result` to it, or to
  * NULL when the timeout passes first (not an error). `timeout_ms` is as `leaseq_queue_lease`'s:
  * 0 only reads it, a positive value waits up to that long, a negative one waits until the
- * result comes. The item
- * must be completed with a result: a failed or cancelled item gives none. Blocks only the
- * calling thread; `leaseq_client_close` from another thread ends the wait with
- * `LEASEQ_CLOSED`.
+ * result comes. An item that dies ends the wait with `LEASEQ_DEAD` within a second (the
+ * message says why it died and its last error): no result will come unless it is requeued. An
+ * item completed without a result or cancelled gives none. Blocks only the calling thread;
+ * `leaseq_client_close` from another thread ends the wait with `LEASEQ_CLOSED`.
  *
  * `*out_result`, when not NULL, is a new result owned by the caller: free it with
  * `leaseq_result_free`.
@@ -3716,7 +3722,8 @@ leaseq_status leaseq_partitioned_cancel(const leaseq_partitioned *partitioned,
  * `leaseq_result_free`.
  *
  * Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `id` or `out_result`;
- * LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+ * LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_DEAD when the item died; LEASEQ_CONNECTION,
+ * LEASEQ_TIMEOUT, LEASEQ_CLOSED.
  *
  * # Safety
  * `partitioned` is NULL or a live handle; `id` is NULL or a NUL-terminated string;

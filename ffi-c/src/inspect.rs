@@ -43,10 +43,10 @@ pub unsafe extern "C" fn leaseq_queue_result(
 /// Waits for item `id`'s result, server-side (no polling), and sets `*out_result` to it, or to
 /// NULL when the timeout passes first (not an error). `timeout_ms` is as `leaseq_queue_lease`'s:
 /// 0 only reads it, a positive value waits up to that long, a negative one waits until the
-/// result comes. The item
-/// must be completed with a result: a failed or cancelled item gives none. Blocks only the
-/// calling thread; `leaseq_client_close` from another thread ends the wait with
-/// `LEASEQ_CLOSED`.
+/// result comes. An item that dies ends the wait with `LEASEQ_DEAD` within a second (the
+/// message says why it died and its last error): no result will come unless it is requeued. An
+/// item completed without a result or cancelled gives none. Blocks only the calling thread;
+/// `leaseq_client_close` from another thread ends the wait with `LEASEQ_CLOSED`.
 ///
 /// `*out_result`, when not NULL, is a new result owned by the caller: free it with
 /// `leaseq_result_free`.

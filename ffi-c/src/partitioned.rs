@@ -838,7 +838,8 @@ pub unsafe extern "C" fn leaseq_partitioned_cancel(
 /// `leaseq_result_free`.
 ///
 /// Statuses: LEASEQ_OK; LEASEQ_NULL_ARGUMENT naming `partitioned`, `id` or `out_result`;
-/// LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_CONNECTION, LEASEQ_TIMEOUT, LEASEQ_CLOSED.
+/// LEASEQ_INVALID_ARGUMENT naming `id`; LEASEQ_DEAD when the item died; LEASEQ_CONNECTION,
+/// LEASEQ_TIMEOUT, LEASEQ_CLOSED.
 ///
 /// # Safety
 /// `partitioned` is NULL or a live handle; `id` is NULL or a NUL-terminated string;

@@ -39,6 +39,9 @@ pub const LEASEQ_OUT_OF_MEMORY: leaseq_status = 9;
 /// The queue is bounded (`leaseq_config.capacity`) and the items did not fit: nothing was
 /// added. Wait for room (`leaseq_queue_add_with_timeout`) or add later.
 pub const LEASEQ_FULL: leaseq_status = 10;
+/// The item a wait for its result waited for is dead (a dead letter): no result will come
+/// unless it is requeued. The message names the item, why it died and its last error.
+pub const LEASEQ_DEAD: leaseq_status = 11;
 /// C only: a required pointer argument was NULL; the message names it.
 pub const LEASEQ_NULL_ARGUMENT: leaseq_status = 100;
 /// C only: a bug inside leaseq (a caught panic); the message says where.
@@ -63,6 +66,7 @@ pub(crate) fn status_name(status: leaseq_status) -> Option<&'static std::ffi::CS
         LEASEQ_UNAVAILABLE => c"UNAVAILABLE",
         LEASEQ_OUT_OF_MEMORY => c"OUT_OF_MEMORY",
         LEASEQ_FULL => c"FULL",
+        LEASEQ_DEAD => c"DEAD",
         LEASEQ_NULL_ARGUMENT => c"NULL_ARGUMENT",
         LEASEQ_INTERNAL => c"INTERNAL",
         _ => return None,

@@ -533,6 +533,23 @@ static void results_are_kept_and_awaited(void) {
     CHECK_OK(leaseq_queue_wait_result(queue, "r", -1, &result));
     CHECK(result != NULL);
     leaseq_result_free(result);
+    /* A dead item ends the wait with LEASEQ_DEAD, saying why: no result will come. */
+    CHECK(add_with(queue, "doomed", "x", NULL));
+    lease = lease_one(queue);
+    REQUIRE(lease != NULL);
+    leaseq_fail_outcome outcome = -9;
+    leaseq_renew_outcome why = -9;
+    int64_t retry_in = -9;
+    CHECK_OK(leaseq_queue_fail(queue, lease, "boom", "IOError", LEASEQ_RETRY_NEVER, 0, &outcome,
+                               &why, &retry_in));
+    REQUIRE(outcome == LEASEQ_FAIL_DEAD);
+    leaseq_lease_free(lease);
+    result = (leaseq_result *)&result;
+    CHECK_STATUS(LEASEQ_DEAD, leaseq_queue_wait_result(queue, "doomed", -1, &result));
+    CHECK(result == NULL);
+    CHECK(strstr(leaseq_last_error_message(), "doomed") != NULL &&
+          strstr(leaseq_last_error_message(), "IOError: boom") != NULL);
+    CHECK(strcmp(leaseq_status_str(LEASEQ_DEAD), "DEAD") == 0);
     CHECK_INVALID_ARG(leaseq_queue_result(queue, "", &result), "id");
     CHECK(result == NULL);
     CHECK_OK(leaseq_queue_result(queue, "nothing", &result));

@@ -22,6 +22,7 @@ const REGISTRY = Object.freeze({
   UNAVAILABLE: { retryable: true },
   OUT_OF_MEMORY: { retryable: false },
   FULL: { retryable: false },
+  DEAD: { retryable: false },
 })
 
 /** @type {Readonly<{ [K in import('../index').ErrorCode]: K }>} */
@@ -36,6 +37,7 @@ const ErrorCode = Object.freeze({
   UNAVAILABLE: 'UNAVAILABLE',
   OUT_OF_MEMORY: 'OUT_OF_MEMORY',
   FULL: 'FULL',
+  DEAD: 'DEAD',
 })
 
 /** Every error leaseq rejects or throws with; `code` says which kind it is. */

@@ -969,7 +969,8 @@ class Queue {
 
   /**
    * Waits up to `timeoutMs` for item `id`'s result, server-side (`Infinity`: until it comes or
-   * the client is closed; 0: only reads it); null if none came.
+   * the client is closed; 0: only reads it); null if none came. A job that dies rejects with
+   * code `DEAD` within a second.
    * @param {string | Uint8Array} id
    * @param {number | { timeoutMs: number }} timeoutMs the timeout, or `{ timeoutMs }`
    * @returns {Promise<import('../index').JobResult | null>}

@@ -205,6 +205,18 @@ describe('every registry code is met for real', { concurrency: true, timeout: 60
       })
       await client.close()
     },
+    async DEAD() {
+      const client = await Client.connect(redis.url)
+      const queue = client.queue(uniquePrefix('dead'))
+      await queue.add(new Item('x', { id: 'doomed' }))
+      await queue.fail(await queue.lease(), 'boom', { retry: 'never' })
+      await assert.rejects(queue.waitResult('doomed', { timeoutMs: 0 }), (err) => {
+        isLeaseqError('DEAD')(err)
+        assert.equal(err.retryable, false)
+        return true
+      })
+      await client.close()
+    },
     async JSON() {
       assert.throws(() => Item.fromJson(undefined), isLeaseqError('JSON'))
       assert.throws(() => Item.fromJson({ n: 1n }), isLeaseqError('JSON'))

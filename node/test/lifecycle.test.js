@@ -615,12 +615,13 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
     const job = await queue.get(id)
     assert.equal(job.state, 'waiting')
     assert.deepEqual(job.idBytes, id)
-    const waiter = queue.waitResult(id, { timeoutMs: Infinity })
     let lease = await queue.lease()
     assert.equal(await queue.fail(lease, 'boom', { retry: 'never' }), 'dead')
     const [entry] = await queue.list('dead')
     assert.deepEqual(entry.idBytes, id)
+    await assert.rejects(queue.waitResult(id, { timeoutMs: 0 }), (err) => err.code === 'DEAD')
     assert.equal(await queue.deadRequeue([entry.idBytes, 'nope']), 1)
+    const waiter = queue.waitResult(id, { timeoutMs: Infinity })
     await queue.add('n', { id: 'next' })
     lease = await queue.lease()
     assert.deepEqual(lease.idBytes, id)
@@ -634,6 +635,26 @@ describe('job lifecycle', { timeout: 60_000 }, () => {
     const pttl = await admin.command('PTTL', Buffer.concat([prefix, Buffer.from(':result:'), id]))
     assert.ok(pttl > 0 && pttl <= 60_000)
     assert.equal(await queue.cancel(Buffer.from('next')), 'leased')
+  })
+
+  test('waitResult rejects with DEAD when the job dies, saying why', async () => {
+    const queue = freshQueue('dead-wait')
+    await queue.add('x', { id: 'doomed' })
+    // A death writes no result: the forever wait ends with the death, not at a deadline.
+    const waiter = queue.waitResult('doomed', { timeoutMs: Infinity })
+    const lease = await queue.lease()
+    assert.equal(await queue.fail(lease, new RangeError('too far'), { retry: 'never' }), 'dead')
+    await assert.rejects(waiter, (err) => {
+      assert.ok(err instanceof LeaseqError)
+      assert.equal(err.code, 'DEAD')
+      assert.equal(err.retryable, false)
+      assert.match(err.message, /doomed/)
+      assert.match(err.message, /RangeError: too far/)
+      return true
+    })
+    // Requeued, it is waited for again.
+    assert.equal(await queue.deadRequeue(['doomed']), 1)
+    assert.equal(await queue.waitResult('doomed', { timeoutMs: 0 }), null)
   })
 
   test('completeAndLease without a result keeps none; waitResult with timeoutMs 0 only reads', async () => {

@@ -23,6 +23,7 @@ fn class_name(code: ErrorCode) -> &'static str {
         ErrorCode::Unavailable => "UnavailableError",
         ErrorCode::OutOfMemory => "OutOfMemoryError",
         ErrorCode::Full => "QueueFullError",
+        ErrorCode::Dead => "JobDeadError",
         // A code added to the core before this binding learns it still raises a LeaseqError.
         _ => "LeaseqError",
     }

@@ -430,8 +430,8 @@ impl PartitionedQueue {
     /// Waits for item ``id``'s result as ``Queue.wait_result`` does (the same ``timeout``),
     /// where the item is: looked up in every partition at once first, then waited for there
     /// (in every partition when it is in none yet). Returns ``None`` when the timeout passes
-    /// first. Other threads run meanwhile, Ctrl-C interrupts it, and so does
-    /// ``Client.close()`` (``ClosedError``).
+    /// first, and raises ``JobDeadError`` when the job dies. Other threads run meanwhile,
+    /// Ctrl-C interrupts it, and so does ``Client.close()`` (``ClosedError``).
     fn wait_result(
         &self,
         py: Python<'_>,

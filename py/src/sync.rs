@@ -556,9 +556,10 @@ impl Queue {
 
     /// Waits server-side for item ``id``'s result (``id`` is ``bytes`` or ``str``): up to
     /// ``timeout`` (seconds or timedelta; ``0`` only reads it), or until it comes with
-    /// ``timeout=leaseq.FOREVER``. Returns ``None`` when the timeout passes first. Other
-    /// threads run meanwhile, Ctrl-C interrupts it, and so does ``Client.close()``
-    /// (``ClosedError``).
+    /// ``timeout=leaseq.FOREVER``. Returns ``None`` when the timeout passes first. A job that
+    /// dies raises ``JobDeadError`` (why it died and its last error), within a second: no
+    /// result will come unless it is requeued. Other threads run meanwhile, Ctrl-C interrupts
+    /// it, and so does ``Client.close()`` (``ClosedError``).
     fn wait_result(
         &self,
         py: Python<'_>,

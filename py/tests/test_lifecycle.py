@@ -436,6 +436,32 @@ def test_wait_result_times_out(queue: leaseq.Queue) -> None:
     assert queue.wait_result("never", timedelta(milliseconds=100)) is None
 
 
+def test_wait_result_raises_when_the_job_dies(
+    client: leaseq.Client, queue: leaseq.Queue, r: redis.Redis
+) -> None:
+    # A death writes no result: the wait (forever here) ends with JobDeadError, saying why.
+    queue.add(leaseq.Item(b"work", id="doomed"))
+    baseline = blocked_clients(r)
+    worker_queue = client.queue(queue.prefix)
+
+    def worker() -> None:
+        wait_until_blocked(r, baseline)
+        lease = worker_queue.lease()
+        assert lease is not None
+        worker_queue.fail(lease, KeyError("missing"), retry=False)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    with pytest.raises(leaseq.JobDeadError) as dead:
+        queue.wait_result("doomed", leaseq.FOREVER)
+    t.join(timeout=60)
+    assert dead.value.code == "DEAD" and not dead.value.retryable
+    assert "doomed" in str(dead.value) and "KeyError: 'missing'" in str(dead.value)
+    # Requeued, it is waited for again.
+    assert queue.dead_requeue(["doomed"]) == 1
+    assert queue.wait_result("doomed", 0) is None
+
+
 # ---- the read API and the configuration --------------------------------------------------
 
 

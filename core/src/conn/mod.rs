@@ -26,4 +26,4 @@ pub(crate) use pool::Connections;
 pub(crate) use retry::{Ladder, Schedule, Verdict};
 pub(crate) use route::{at_node, pipeline_at_node, primaries, Node};
 pub(crate) use url::{check_cluster_urls, check_url};
-pub(crate) use wait::{Deadline, KeptWaits, Waiter};
+pub(crate) use wait::{Deadline, KeptWaits, Waiter, OUTCOME_CHECK};

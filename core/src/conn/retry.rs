@@ -233,6 +233,10 @@ mod tests {
             Error::Unavailable(cause()),
             Error::OutOfMemory(cause()),
             Error::Full(cause()),
+            Error::Dead {
+                id: "a".into(),
+                reason: "failed once".into(),
+            },
         ]
     }
 

@@ -12,6 +12,9 @@ use crate::lease::Wait;
 
 /// The longest single BLMOVE of a blocking wait; a longer wait is several, back to back.
 const WAIT_SLICE: Duration = Duration::from_secs(10);
+/// How often a wait for a result reads whether its item died (spec/PROTOCOL.md 5.11): a death
+/// writes no result that would wake the wait.
+pub(crate) const OUTCOME_CHECK: Duration = Duration::from_secs(1);
 /// How long past a BLMOVE's own timeout the client waits for its answer.
 const WAIT_GRACE: Duration = Duration::from_secs(5);
 

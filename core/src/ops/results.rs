@@ -2,7 +2,7 @@
 
 use redis::Value;
 
-use crate::conn::{Deadline, Schedule, Verdict, Waiter};
+use crate::conn::{Deadline, Schedule, Verdict, Waiter, OUTCOME_CHECK};
 use crate::error::{Error, Result};
 use crate::item::validate_id_bytes;
 use crate::job::JobResult;
@@ -10,6 +10,7 @@ use crate::lease::Wait;
 use crate::queue::Queue;
 
 use super::inspect::parse_result;
+use crate::reply::{array, int, text, unexpected};
 
 impl Queue {
     /// The result kept for item `id`, if it completed with one and the result has not expired.
@@ -25,8 +26,10 @@ impl Queue {
     /// [`Duration`](std::time::Duration): [`Wait::Timeout`] (or a duration) waits up to that
     /// long, [`Wait::Forever`] until the result comes or the client is closed
     /// ([`Error::Closed`]), [`Wait::No`] (or a zero duration) only reads it. `None` when the
-    /// wait ends first. The item must be completed with a result; a failed or cancelled item
-    /// gives none.
+    /// wait ends first. A dead item ends the wait with [`Error::Dead`] (its reason and last
+    /// error), within a second of its death: no result will come unless it is requeued. An item
+    /// that ends otherwise without a result (completed without one, cancelled, purged) leaves
+    /// nothing to tell it from one not added yet, so the wait goes on to its deadline.
     pub async fn wait_result(
         &self,
         id: impl AsRef<[u8]>,
@@ -45,7 +48,7 @@ impl Queue {
         let key = self.result_key(id);
         // While the queue's events are on, the event stream (spec 5.11, 14): its position is
         // read before the result is read again, so a completion in between is not lost.
-        if let Some(result) = self.read_result(&key).await? {
+        if let Some(result) = self.read_outcome(id, &key).await? {
             return Ok(Some(result));
         }
         if deadline.passed() {
@@ -54,7 +57,7 @@ impl Queue {
         {
             let page = self.read_events(None, 1).await?;
             if page.on {
-                if let Some(result) = self.read_result(&key).await? {
+                if let Some(result) = self.read_outcome(id, &key).await? {
                     return Ok(Some(result));
                 }
                 if let Ok(found) = self
@@ -66,14 +69,16 @@ impl Queue {
             }
         }
         loop {
-            if let Some(result) = self.read_result(&key).await? {
+            if let Some(result) = self.read_outcome(id, &key).await? {
                 return Ok(Some(result));
             }
             let left = deadline.left();
             if left.is_some_and(|l| l.is_zero()) {
                 return Ok(None);
             }
-            match waiter.until_any(&key, None, left).await {
+            // A death writes no result: slices of a second read whether the item died.
+            let slice = left.map_or(OUTCOME_CHECK, |l| l.min(OUTCOME_CHECK));
+            match waiter.until_any(&key, None, Some(slice)).await {
                 Ok(()) => {}
                 // Out of memory no result can be written either: read again after a pause.
                 Err(e) if Verdict::of(&e) == Verdict::NoMemory => waiter.pause().await?,
@@ -90,6 +95,68 @@ impl Queue {
         let mut key = self.keys().result_family.as_bytes().to_vec();
         key.extend_from_slice(id);
         key
+    }
+
+    /// What a wait for `id`'s result finds (spec 5.11): the result kept under `key`, or
+    /// [`Error::Dead`] when the item is a dead letter that died after any result kept for its
+    /// id (an earlier incarnation's). One round trip, three reads in this order: `ZSCORE P:dead
+    /// X`, `HMGET P:job:X reason error_type error`, `LRANGE P:result:X 0 4`. A complete that
+    /// lands between them is seen by the last; a death, by the next read.
+    pub(crate) async fn read_outcome(&self, id: &[u8], key: &[u8]) -> Result<Option<JobResult>> {
+        const OP: &str = "wait_result";
+        let mut job = self.keys().job_family.as_bytes().to_vec();
+        job.extend_from_slice(id);
+        let mut pipe = redis::pipe();
+        pipe.cmd("ZSCORE")
+            .arg(&self.keys().dead)
+            .arg(id)
+            .cmd("HMGET")
+            .arg(job)
+            .arg("reason")
+            .arg("error_type")
+            .arg("error")
+            .cmd("LRANGE")
+            .arg(key)
+            .arg(0)
+            .arg(4);
+        let mut conn = self.conn()?;
+        let replies: Vec<Value> = pipe
+            .query_async(&mut conn)
+            .await
+            .map_err(|e| self.map_err(e))?;
+        let [died, fields, result] =
+            <[Value; 3]>::try_from(replies).map_err(|v| unexpected(OP, &Value::Array(v)))?;
+        let result = parse_result(result)?;
+        let died = match died {
+            Value::Nil => None,
+            Value::Double(at) => Some(at.max(0.0) as u64),
+            other => Some(int(OP, &other)?.max(0) as u64),
+        };
+        // Dead, and died at or after any result kept for the id: the death is the newer.
+        let dead = died.is_some_and(|at| result.as_ref().is_none_or(|r| at >= r.finished_at));
+        if !dead {
+            return Ok(result);
+        }
+        let mut fields = array(OP, fields)?.into_iter();
+        let mut next = || text(OP, fields.next().unwrap_or(Value::Nil));
+        let (reason, error_type, error) = (next()?, next()?, next()?);
+        let mut reason = reason
+            .filter(|r| !r.is_empty())
+            .unwrap_or_else(|| "dead".to_owned());
+        let last = match (error_type.filter(|t| !t.is_empty()), error) {
+            (Some(t), Some(e)) if !e.is_empty() => Some(format!("{t}: {e}")),
+            (Some(t), _) => Some(t),
+            (None, Some(e)) if !e.is_empty() => Some(e),
+            _ => None,
+        };
+        if let Some(last) = last {
+            reason.push_str(": ");
+            reason.push_str(&last);
+        }
+        Err(Error::Dead {
+            id: String::from_utf8_lossy(id).into_owned(),
+            reason,
+        })
     }
 
     pub(crate) async fn read_result(&self, key: &[u8]) -> Result<Option<JobResult>> {

@@ -4,10 +4,10 @@
 
 use std::future::Future;
 
-use futures_util::future::try_join_all;
+use futures_util::future::{join_all, try_join_all};
 
 use super::Partitioned;
-use crate::conn::{Deadline, KeptWaits, Schedule, Verdict, Waiter};
+use crate::conn::{Deadline, KeptWaits, Schedule, Verdict, Waiter, OUTCOME_CHECK};
 use crate::error::{Error, Result};
 use crate::item::validate_id_bytes;
 use crate::job::{Job, JobResult, State};
@@ -73,8 +73,9 @@ impl Partitioned {
     /// in no partition (not added yet, or finished without a kept result), or in several, is
     /// waited for in every partition at once: each partition's result read (at once), then a
     /// server-side wait on each one's result key, kept between slices (a connection each),
-    /// until one holds a result. Errors that pass (an outage, a failover) are ridden through
-    /// as a plain queue's wait does.
+    /// until one holds a result, reading every partition's outcome each second meanwhile: a
+    /// dead copy ends the wait with [`Error::Dead`] when no partition holds a result. Errors
+    /// that pass (an outage, a failover) are ridden through as a plain queue's wait does.
     pub async fn wait_result(
         &self,
         id: impl AsRef<[u8]>,
@@ -117,10 +118,11 @@ impl Partitioned {
             if deadline.passed() {
                 break Ok(None);
             }
-            match waiter
-                .until_any_kept(&keys, deadline.left(), &mut kept)
-                .await
-            {
+            // A death writes no result: each second, every partition's outcome is read again.
+            let slice = deadline
+                .left()
+                .map_or(OUTCOME_CHECK, |l| l.min(OUTCOME_CHECK));
+            match waiter.until_any_kept(&keys, Some(slice), &mut kept).await {
                 Ok(_) => {}
                 // Over maxmemory (BLMOVE refused), an outage: read again after a pause.
                 Err(e) if Verdict::of(&e) != Verdict::Final => {
@@ -139,17 +141,28 @@ impl Partitioned {
     /// `id`'s own partition first, else the first in partition order, as [`Partitioned::result`]
     /// answers.
     async fn read_results(&self, id: &[u8], keys: &[Vec<u8>]) -> Result<Option<JobResult>> {
-        let mut read = try_join_all(
+        let mut read = join_all(
             self.partitions
                 .iter()
                 .zip(keys)
-                .map(|(q, key)| q.read_result(key)),
+                .map(|(q, key)| q.read_outcome(id, key)),
         )
-        .await?;
-        let home = self.partition_of_id(id);
-        Ok(read[home]
-            .take()
-            .or_else(|| read.into_iter().flatten().next()))
+        .await;
+        let home = read.remove(self.partition_of_id(id));
+        // A result anywhere answers; else a read's error; else a dead copy (Error::Dead).
+        let (mut failed, mut dead) = (None, None);
+        for outcome in std::iter::once(home).chain(read) {
+            match outcome {
+                Ok(Some(result)) => return Ok(Some(result)),
+                Ok(None) => {}
+                Err(e @ Error::Dead { .. }) => dead = dead.or(Some(e)),
+                Err(e) => failed = failed.or(Some(e)),
+            }
+        }
+        match failed.or(dead) {
+            Some(e) => Err(e),
+            None => Ok(None),
+        }
     }
 
     /// Makes the delayed item `id` wait now ([`Queue::promote`]) in the partition that holds

@@ -442,6 +442,25 @@ async fn wait_result_waits_on_the_stream(env: Env) {
         .unwrap()
         .expect("the result");
     assert_eq!(result.data, b"done");
+    // The item's death event ends a wait for it (no result will come).
+    env.add("doomed", b"x").await;
+    let waiter = {
+        let q = q.clone();
+        tokio::spawn(async move { q.wait_result("doomed", Duration::from_secs(30)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let lease = env.lease().await.unwrap();
+    q.fail(&lease, "boom", "", leaseq::Retry::Never)
+        .await
+        .unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(10), waiter)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        matches!(&ended, Err(leaseq::Error::Dead { reason, .. }) if reason.contains("boom")),
+        "{ended:?}"
+    );
 }
 
 async fn batches_append_an_entry_per_item(env: Env) {

@@ -40,6 +40,7 @@ on_both!(
     batches_complete_renew_fail_and_lease_in_one_call,
     ids_that_are_not_utf8_work_in_every_call,
     wait_result_can_wait_forever,
+    wait_result_ends_when_the_item_dies,
     complete_and_lease_keeps_a_result,
     add_refuses_bad_options_and_writes_nothing,
     batch_complete_falls_back_one_by_one,
@@ -954,6 +955,83 @@ async fn wait_result_can_wait_forever(env: Env) {
     let waiter = tokio::spawn(async move { queue.wait_result("none", Wait::Forever).await });
     env.client.close();
     assert!(matches!(waiter.await.unwrap(), Err(leaseq::Error::Closed)));
+}
+
+/// A death writes no result: `wait_result` reads whether the item died and ends with
+/// `Error::Dead`, naming the item, why it died and its last error, rather than waiting to its
+/// deadline. A death after a result kept for an earlier incarnation of the id ends it too.
+async fn wait_result_ends_when_the_item_dies(env: Env) {
+    env.add("doomed", b"").await;
+    let queue = env.queue.clone();
+    let waiter =
+        tokio::spawn(async move { queue.wait_result("doomed", Duration::from_secs(20)).await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let lease = env.lease().await.unwrap();
+    env.queue
+        .fail(&lease, "boom", "ValueError", Retry::Never)
+        .await
+        .unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(10), waiter)
+        .await
+        .expect("ended by the death, well before its deadline")
+        .unwrap();
+    let Err(leaseq::Error::Dead { id, reason }) = ended else {
+        panic!("Error::Dead, got {ended:?}");
+    };
+    assert_eq!(id, "doomed");
+    assert!(
+        reason == "failed without retry: ValueError: boom",
+        "{reason}"
+    );
+    assert_eq!(
+        env.queue
+            .wait_result("doomed", Wait::No)
+            .await
+            .unwrap_err()
+            .code(),
+        leaseq::ErrorCode::Dead
+    );
+    // Requeued, it is waited for again.
+    assert_eq!(env.queue.dead_requeue(&["doomed"]).await.unwrap(), 1);
+    assert!(env
+        .queue
+        .wait_result("doomed", Duration::from_millis(50))
+        .await
+        .unwrap()
+        .is_none());
+
+    assert_eq!(
+        env.queue.cancel("doomed").await.unwrap(),
+        Some(State::Waiting)
+    );
+
+    // A result kept for the id, then a new incarnation that dies: the death is newer.
+    env.add("again", b"").await;
+    let lease = env.lease().await.unwrap();
+    assert!(env
+        .queue
+        .complete_with_result(&lease, Some(b"first".as_slice()), None)
+        .await
+        .unwrap());
+    assert_eq!(
+        env.queue
+            .wait_result("again", Wait::No)
+            .await
+            .unwrap()
+            .unwrap()
+            .data,
+        b"first"
+    );
+    env.add("again", b"").await;
+    let lease = env.lease().await.unwrap();
+    env.queue
+        .fail(&lease, "twice", "", Retry::Never)
+        .await
+        .unwrap();
+    assert!(matches!(
+        env.queue.wait_result("again", Wait::No).await,
+        Err(leaseq::Error::Dead { .. })
+    ));
 }
 
 async fn complete_and_lease_keeps_a_result(env: Env) {

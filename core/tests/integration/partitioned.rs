@@ -1685,6 +1685,34 @@ async fn wait_result_for_an_id_held_nowhere_waits_in_every_partition_then_ends_i
     let got = waiting.await.unwrap().unwrap().expect("the result");
     assert_eq!(got.data, b"again");
     assert!(eventually(|| blmoves() == 0).await, "its waits ended");
+
+    // Held nowhere at first, then added and dead in another partition than its id's: the
+    // wait reads every partition's outcome each second, and ends with Error::Dead.
+    let d = item("d").group(group.as_str());
+    let waiting = {
+        let q = q.clone();
+        tokio::spawn(async move { q.wait_result("d", Wait::Forever).await })
+    };
+    assert!(
+        eventually(|| blmoves() == 3).await,
+        "waits in every partition"
+    );
+    assert!(q.add(&d).await.unwrap());
+    let lease = q.partitions()[q.partition_of(&d).unwrap()]
+        .lease(TTL, Wait::No)
+        .await
+        .unwrap()
+        .unwrap();
+    q.fail(&lease, "boom", "", Retry::Never).await.unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .expect("ended by the death")
+        .unwrap();
+    assert!(
+        matches!(&ended, Err(leaseq::Error::Dead { id, .. }) if id == "d"),
+        "{ended:?}"
+    );
+    assert!(eventually(|| blmoves() == 0).await, "its waits ended");
 }
 
 /// Ids whose own partition is not `avoid`, as many as asked.

@@ -1135,9 +1135,10 @@ class Queue:
     ) -> JobResult | None:
         """Waits server-side for item ``id``'s result (``id`` is ``bytes`` or ``str``): up to
         ``timeout`` (seconds or timedelta; ``0`` only reads it), or until it comes with
-        ``timeout=leaseq.FOREVER``. Returns ``None`` when the timeout passes first. Other
-        threads run meanwhile, Ctrl-C interrupts it, and so does ``Client.close()``
-        (``ClosedError``).
+        ``timeout=leaseq.FOREVER``. Returns ``None`` when the timeout passes first. A job that
+        dies raises ``JobDeadError`` (why it died and its last error), within a second: no
+        result will come unless it is requeued. Other threads run meanwhile, Ctrl-C interrupts
+        it, and so does ``Client.close()`` (``ClosedError``).
         """
     def get(self, id: bytes | str) -> Job | None:
         """Everything known about item ``id`` (``bytes`` or ``str``; a ``Job``), or ``None`` when
@@ -1937,8 +1938,8 @@ class PartitionedQueue:
         """Waits for item ``id``'s result as ``Queue.wait_result`` does (the same ``timeout``),
         where the item is: looked up in every partition at once first, then waited for there
         (in every partition when it is in none yet). Returns ``None`` when the timeout passes
-        first. Other threads run meanwhile, Ctrl-C interrupts it, and so does
-        ``Client.close()`` (``ClosedError``).
+        first, and raises ``JobDeadError`` when the job dies. Other threads run meanwhile,
+        Ctrl-C interrupts it, and so does ``Client.close()`` (``ClosedError``).
         """
     def pause_group(self, group: str) -> bool:
         """Pauses group ``group`` in its partition, where all its items live, as

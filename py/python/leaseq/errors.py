@@ -13,6 +13,7 @@ __all__ = [
     "ClosedError",
     "InvalidArgumentError",
     "InvalidArgumentTypeError",
+    "JobDeadError",
     "JsonError",
     "LeaseqConnectionError",
     "LeaseqError",
@@ -105,3 +106,11 @@ class QueueFullError(LeaseqError):
     was added. Wait for room (``add(item, timeout=...)``) or add later."""
 
     code: ClassVar[str] = "FULL"
+
+
+class JobDeadError(LeaseqError):
+    """The job whose result ``wait_result`` waited for is dead (a dead letter): no result
+    will come unless it is requeued. The message names the job, why it died and its last
+    error."""
+
+    code: ClassVar[str] = "DEAD"
