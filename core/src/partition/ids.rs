@@ -225,46 +225,17 @@ impl Partitioned {
     /// Like [`Partitioned::dead_requeue`], saying for each id, in order, whether it was
     /// requeued ([`Queue::dead_requeue_each`]: false when it was not a dead letter; an id given
     /// twice is false the second time). At most 1000 ids, all checked before anything is sent.
-    /// Each partition is asked for the ids that route to it, all at once; the ids none of them
-    /// requeued are then asked of every other partition, at once (a dead copy in each is
-    /// requeued; the id is true once). At most two round trips in sequence.
+    /// Every partition is asked for every id, at once (one round trip to each): a flow's dead
+    /// letters live in their root's partition, not their ids', and are requeued there together,
+    /// dependencies first, as in one queue; a dead copy in each partition is requeued, and the
+    /// id is true once.
     pub async fn dead_requeue_each<I: AsRef<[u8]>>(&self, ids: &[I]) -> Result<Vec<bool>> {
         crate::policy::validate_ids(ids)?;
         let ids: Vec<&[u8]> = ids.iter().map(AsRef::as_ref).collect();
-        // The first place of each id: a repeat stays false, as in one queue.
-        let first: Vec<bool> = (0..ids.len())
-            .map(|i| !ids[..i].contains(&ids[i]))
-            .collect();
-        let home: Vec<usize> = ids.iter().map(|id| self.partition_of_id(id)).collect();
-        let mut done = vec![false; ids.len()];
-        // Each partition is asked for the places `pick` chooses among its candidates.
-        let ask = |done: &[bool], pick: &dyn Fn(usize, usize) -> bool| {
-            let asked: Vec<Vec<usize>> = (0..self.count())
-                .map(|p| (0..ids.len()).filter(|&i| !done[i] && pick(p, i)).collect())
-                .collect();
-            let calls: Vec<_> = self
-                .partitions
-                .iter()
-                .zip(&asked)
-                .map(|(q, places)| {
-                    let batch: Vec<&[u8]> = places.iter().map(|&i| ids[i]).collect();
-                    async move { q.dead_requeue_each(&batch).await }
-                })
-                .collect();
-            async move { Ok::<_, Error>(asked.into_iter().zip(try_join_all(calls).await?)) }
-        };
-        for (places, requeued) in ask(&done, &|p, i| home[i] == p).await? {
-            for (i, r) in places.into_iter().zip(requeued) {
-                done[i] |= r;
-            }
-        }
-        if self.count() > 1 && (0..ids.len()).any(|i| first[i] && !done[i]) {
-            for (places, requeued) in ask(&done, &|p, i| first[i] && home[i] != p).await? {
-                for (i, r) in places.into_iter().zip(requeued) {
-                    done[i] |= r;
-                }
-            }
-        }
-        Ok(done)
+        let answers =
+            try_join_all(self.partitions.iter().map(|q| q.dead_requeue_each(&ids))).await?;
+        Ok((0..ids.len())
+            .map(|i| answers.iter().any(|a| a.get(i) == Some(&true)))
+            .collect())
     }
 }

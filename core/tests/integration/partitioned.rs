@@ -1824,6 +1824,47 @@ async fn calls_by_id_find_the_item_where_it_lives() {
     );
 }
 
+/// A flow's dead letters live in their root's partition, not their ids': requeued together by
+/// id, from any partition, the child waits and the parent is blocked on it, as in one queue
+/// (spec 5.13), whichever order the ids come in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_flow_requeued_by_id_waits_for_its_child_in_its_roots_partition() {
+    let client = client().await;
+    for order in [["root", "child"], ["child", "root"]] {
+        let q = create(&client, "dead-flow", 3).await;
+        let home = q.partition_of_id("root");
+        let [child] = <[String; 1]>::try_from(ids_not_in(&q, home, "child", 1)).unwrap();
+        assert_eq!(
+            q.add_flow(&item("root"), &[Flow::new(item(&child))])
+                .await
+                .unwrap(),
+            2
+        );
+        let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+        assert_eq!(lease.id(), child);
+        q.fail(&lease, "boom", "E", Retry::Never).await.unwrap();
+        assert_eq!(
+            q.count_in(State::Dead).await.unwrap(),
+            2,
+            "the parent died too"
+        );
+        let ids: Vec<&str> = order
+            .iter()
+            .map(|&o| if o == "root" { "root" } else { child.as_str() })
+            .collect();
+        assert_eq!(q.dead_requeue_each(&ids).await.unwrap(), [true, true]);
+        assert_eq!(q.get("root").await.unwrap().unwrap().state, State::Blocked);
+        assert_eq!(q.get(&child).await.unwrap().unwrap().state, State::Waiting);
+        assert_eq!(q.partitions()[home].count(State::Waiting).await.unwrap(), 1);
+        // The child completes; then the parent runs.
+        let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+        assert_eq!(lease.id(), child);
+        assert!(q.complete(&lease).await.unwrap());
+        let lease = q.lease(TTL, Wait::No).await.unwrap().unwrap();
+        assert_eq!(lease.id(), "root");
+    }
+}
+
 /// A hold, a pause and a reset of the logical queue are every partition's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn holds_pauses_and_resets_of_the_logical_queue_are_every_partitions() {
