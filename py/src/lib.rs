@@ -63,6 +63,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<worker::Done>()?;
     m.add_class::<worker::WorkerRun>()?;
     m.add_function(wrap_pyfunction!(worker::start_worker, m)?)?;
+    m.add_function(wrap_pyfunction!(worker::connect_waiting, m)?)?;
     m.add_function(wrap_pyfunction!(table::operations, m)?)?;
     m.add_function(wrap_pyfunction!(table::partitioned_operations, m)?)?;
     m.add_function(wrap_pyfunction!(table::events, m)?)?;

@@ -32,6 +32,12 @@ pub struct Client {
     inner: blocking::Client,
 }
 
+impl From<blocking::Client> for Client {
+    fn from(inner: blocking::Client) -> Client {
+        Client { inner }
+    }
+}
+
 #[pymethods]
 impl Client {
     #[new]

@@ -475,11 +475,8 @@ enum Ready {
     Partitioned(leaseq::Partitioned),
 }
 
-/// The runner's async queues, once Redis answers: asked again while it is away (the core's
-/// `blocking::for_a_runner`), without the GIL. Between attempts, with the GIL: Python's
-/// signal handlers run (a KeyboardInterrupt or a handler's error ends the wait, raised), and
-/// `stopped()` is asked (true: `None`). The outage and its end go to `on_wait(event, levelno,
-/// line)`: the event as `WorkerRun.events` gives it, the log line and its `logging` level.
+/// The runner's async queues, once Redis answers: asked again while it is away, as
+/// [`wait_for_redis`] asks.
 fn connect(
     py: Python<'_>,
     queues: &[blocking::Queue],
@@ -487,6 +484,32 @@ fn connect(
     stopped: &Bound<'_, PyAny>,
     on_wait: &Bound<'_, PyAny>,
 ) -> PyResult<Option<Ready>> {
+    wait_for_redis(
+        py,
+        || match partitioned {
+            Some(p) => p.as_async().map(Ready::Partitioned),
+            None => queues
+                .iter()
+                .map(|q| q.as_async())
+                .collect::<leaseq::Result<_>>()
+                .map(Ready::Queues),
+        },
+        stopped,
+        on_wait,
+    )
+}
+
+/// `get`'s answer once Redis answers: asked again while it is away (the core's
+/// `blocking::for_a_runner`), without the GIL. Between attempts, with the GIL: Python's
+/// signal handlers run (a KeyboardInterrupt or a handler's error ends the wait, raised), and
+/// `stopped()` is asked (true: `None`). The outage and its end go to `on_wait(event, levelno,
+/// line)`: the event as `WorkerRun.events` gives it, the log line and its `logging` level.
+fn wait_for_redis<T: Send>(
+    py: Python<'_>,
+    get: impl FnMut() -> leaseq::Result<T> + Send,
+    stopped: &Bound<'_, PyAny>,
+    on_wait: &Bound<'_, PyAny>,
+) -> PyResult<Option<T>> {
     let stopped = stopped.clone().unbind();
     let on_wait = on_wait.clone().unbind();
     let raised: Mutex<Option<PyErr>> = Mutex::new(None);
@@ -499,14 +522,7 @@ fn connect(
     };
     let ready = py.detach(|| {
         blocking::for_a_runner(
-            || match partitioned {
-                Some(p) => p.as_async().map(Ready::Partitioned),
-                None => queues
-                    .iter()
-                    .map(|q| q.as_async())
-                    .collect::<leaseq::Result<_>>()
-                    .map(Ready::Queues),
-            },
+            get,
             || {
                 lock(&raised).is_some()
                     || keep(Python::attach(|py| {
@@ -529,6 +545,39 @@ fn connect(
         return Err(e);
     }
     ready.map_err(|e| errors::to_py(py, e))
+}
+
+/// A client of the server at `urls[0]`, or with `cluster` of the Cluster whose nodes `urls`
+/// name, once Redis answers: while it cannot be reached, this waits as
+/// `start_worker` does (the same `stopped` and `on_wait`; `None` when stopped). A URL or a
+/// login that Redis refuses raises at once. For ``python -m leaseq worker``, which starts
+/// before Redis as Celery's and BullMQ's workers may.
+#[pyfunction]
+#[pyo3(signature = (urls, cluster, stopped, on_wait))]
+pub fn connect_waiting(
+    py: Python<'_>,
+    urls: &Bound<'_, PyAny>,
+    cluster: bool,
+    stopped: &Bound<'_, PyAny>,
+    on_wait: &Bound<'_, PyAny>,
+) -> PyResult<Option<crate::sync::Client>> {
+    let urls = convert::strings(urls, "urls")?;
+    let Some(first) = urls.first().cloned() else {
+        return Err(errors::invalid(py, "urls", "no URL given"));
+    };
+    let client = wait_for_redis(
+        py,
+        || {
+            if cluster {
+                blocking::Client::connect_cluster(&urls)
+            } else {
+                blocking::Client::connect(&first)
+            }
+        },
+        stopped,
+        on_wait,
+    )?;
+    Ok(client.map(crate::sync::Client::from))
 }
 
 /// A refusal of the core, named as `leaseq.Worker` names its arguments: the core's `queues` is

@@ -64,6 +64,15 @@ def start_server(*args: str) -> Server:
     return Server(url=info["url"], urls=info["urls"], process=process)
 
 
+def server_says(server: Server, command: str) -> None:
+    """Tells the launcher `command` (``down``: kill Redis and leave it down; ``up``: start an
+    empty one on its port) and waits for its answer."""
+    assert server.process.stdin is not None and server.process.stdout is not None
+    server.process.stdin.write(command + "\n")
+    server.process.stdin.flush()
+    assert server.process.stdout.readline().strip() == command
+
+
 @pytest.fixture(scope="session")
 def server() -> Iterator[Server]:
     s = start_server()

@@ -18,7 +18,13 @@ from typing import Any
 import leaseq
 import pytest
 import redis
-from conftest import Server, blocked_clients, new_prefix, wait_until_blocked
+from conftest import (
+    Server,
+    blocked_clients,
+    new_prefix,
+    server_says,
+    wait_until_blocked,
+)
 
 
 def run_until(worker: leaseq.Worker, done: Any) -> leaseq.WorkerReport:
@@ -652,15 +658,6 @@ def test_a_busy_runner_rides_through(fresh_server: Server, fault: str) -> None:
         # A restart is always noticed; a killed idle connection may be replaced unseen.
         assert errors or fault != "restart", "the runner noticed the restart"
         assert report.completed >= 200
-
-
-def server_says(server: Server, command: str) -> None:
-    """Tells the launcher `command` (``down``: kill Redis and leave it down; ``up``: start an
-    empty one on its port) and waits for its answer."""
-    assert server.process.stdin is not None and server.process.stdout is not None
-    server.process.stdin.write(command + "\n")
-    server.process.stdin.flush()
-    assert server.process.stdout.readline().strip() == command
 
 
 def test_a_runner_started_while_redis_is_down_waits_for_it(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import leaseq
 import pytest
-from conftest import Server, new_prefix
+from conftest import Server, new_prefix, server_says
 
 HANDLERS = textwrap.dedent(
     """
@@ -206,10 +206,6 @@ def test_mistakes_are_one_line_and_an_exit_code(tmp_path: Path, url: str) -> Non
     done = fail(tmp_path, ["--url", "http://nowhere", "-q", prefix])
     assert done.returncode == 2, done.stderr
     assert one_line(done).startswith("leaseq worker: --url: "), done.stderr
-    # No server there.
-    done = fail(tmp_path, ["--url", "redis://127.0.0.1:1", "-q", prefix])
-    assert done.returncode == 3, done.stderr
-    assert "check that Redis runs" in one_line(done)
     # A prefix the core refuses.
     done = fail(tmp_path, ["--url", url, "-q", ""])
     assert done.returncode == 2, done.stderr
@@ -240,6 +236,63 @@ def test_mistakes_are_one_line_and_an_exit_code(tmp_path: Path, url: str) -> Non
     done = fail(tmp_path, ["-q", prefix])
     assert done.returncode == 2
     assert "no Redis to talk to" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_it_waits_for_redis_at_start_and_stops_on_a_signal_meanwhile(
+    tmp_path: Path, fresh_server: Server
+) -> None:
+    # Started before Redis (a compose file, a reboot): one warning, then it serves once Redis
+    # answers, as Celery's and BullMQ's workers do.
+    prefix = new_prefix()
+    server_says(fresh_server, "down")
+    argv, env = command(tmp_path, ["--url", fresh_server.url, "-q", prefix])
+    mark = tmp_path / "ran"
+    proc = subprocess.Popen(
+        argv,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        time.sleep(1)
+        assert proc.poll() is None, proc.communicate()[0]
+        server_says(fresh_server, "up")
+        with leaseq.Client(fresh_server.url) as client:
+            client.queue(prefix).add(leaseq.Item(b"x", id="after"))
+        deadline = time.monotonic() + 60
+        while not mark.exists():
+            assert time.monotonic() < deadline, "not run"
+            assert proc.poll() is None, proc.communicate()[0]
+            time.sleep(0.05)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out
+    assert "Traceback" not in out, out
+    assert mark.read_text().split()[0] == "after"
+    warned = [line for line in out.splitlines() if " WARNING " in line]
+    assert len(warned) == 1 and "cannot be reached" in warned[0], out
+    assert any("Redis answers" in line for line in out.splitlines()), out
+
+    # A signal while it waits ends it, 0, with a line that says so.
+    server_says(fresh_server, "down")
+    proc = subprocess.Popen(
+        argv,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    time.sleep(1)
+    assert proc.poll() is None, proc.communicate()[0]
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out
+    assert "stopped (SIGTERM) before Redis answered" in out, out
+    assert "Traceback" not in out, out
 
 
 def test_help_tells_of_clusters_and_partitioned_queues(tmp_path: Path) -> None:

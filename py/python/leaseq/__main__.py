@@ -14,10 +14,12 @@ Cluster, and ``--cluster`` makes a single one a cluster node too. A ``--queue`` 
 partitioned queue's base runs the worker over every partition, as
 ``Worker(client.partitioned(base), handler)`` does; it is then the only ``--queue``.
 
-A refused argument, an unreachable server or a handler that cannot be found ends the command with
-one line on standard error (no traceback) and an exit code: 1 (a handler not found), 2 (bad
-usage or an argument refused), 3 (Redis unreachable), 4 (Redis refused), as the ``leaseq``
-command's.
+A Redis that cannot be reached at start is waited for, as Celery's and BullMQ's workers wait:
+one warning line, then one when it answers (SIGINT or SIGTERM meanwhile exits 0); a running
+worker rides through an outage the same way. A refused argument, a URL or login that Redis
+refuses, or a handler that cannot be found ends the command with one line on standard error (no
+traceback) and an exit code: 1 (a handler not found), 2 (bad usage or an argument refused), 3
+(Redis lost while the queues were opened), 4 (Redis refused), as the ``leaseq`` command's.
 
 The worker logs at INFO to standard error (``logging.basicConfig``): a line as it starts (its
 queues, the URL without its password, its concurrency), one per failed attempt (id, attempt,
@@ -30,12 +32,14 @@ import argparse
 import importlib
 import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import Mapping
 from typing import Any, Callable, NoReturn, Union
 
 import leaseq
-from leaseq import _cli
+from leaseq import _cli, _native
 
 #: A handler, or a dict of handlers by item name.
 Handlers = Union[Callable[..., Any], Mapping[str, Callable[..., Any]]]
@@ -145,19 +149,35 @@ def _urls(given: list[str] | None) -> list[str]:
     return []
 
 
-def _connect(urls: list[str], cluster: bool) -> leaseq.Client:
+def _connect(urls: list[str], cluster: bool) -> leaseq.Client | None:
     """A client of the server at ``urls[0]``, or of the Cluster whose nodes ``urls`` name
-    (several URLs, or ``cluster``)."""
+    (several URLs, or ``cluster``), once Redis answers: while it cannot be reached, the worker
+    logs so once and waits, as a running worker rides through an outage. SIGINT or SIGTERM
+    meanwhile ends the wait: ``None``."""
     log = logging.getLogger("leaseq.worker")
+    signals: list[int] = []
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous[signum] = signal.signal(
+                signum, lambda got, _frame: signals.append(got)
+            )
     try:
-        client = (
-            leaseq.Client.cluster(urls)
-            if len(urls) > 1 or cluster
-            else leaseq.Client(urls[0])
+        client = _native.connect_waiting(
+            urls,
+            len(urls) > 1 or cluster,
+            lambda: bool(signals),
+            lambda _event, levelno, line: log.log(levelno, "%s", line),
         )
     except leaseq.LeaseqError as e:
         fail = _failed(e)
         raise _Fail(f"--url: {fail}", fail.code) from None
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if client is None:
+        log.info("stopped (%s) before Redis answered", signal.Signals(signals[0]).name)
+        return None
     for warning in client.warnings:
         log.warning("%s", warning)
     return client
@@ -284,7 +304,10 @@ def worker(argv: list[str] | None = None) -> int:
         fallback = None if args.fallback is None else _function(args.fallback)
         if fallback is not None and not isinstance(handler, Mapping):
             parser.error("--fallback goes with a dict of handlers by name")
-        with _connect(urls, args.cluster) as client:
+        connected = _connect(urls, args.cluster)
+        if connected is None:
+            return 0
+        with connected as client:
             # The runner logs its own start and stop (with its report) on `leaseq.worker`.
             leaseq.Worker(
                 _target(client, args.queue),

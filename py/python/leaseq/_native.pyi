@@ -65,6 +65,7 @@ __all__ = [
     "_error_class",
     "_shutdown",
     "cli_main",
+    "connect_waiting",
     "events",
     "operations",
     "partitioned_operations",
@@ -1772,6 +1773,19 @@ def start_worker(
     `None`); the outage and its end go to `on_wait(event, levelno, line)`, the event as
     `WorkerRun.events()` gives it (an `error` with step `connect`, then `recovered`) with its log
     line.
+    """
+
+def connect_waiting(
+    urls: list[str],
+    cluster: bool,
+    stopped: Callable[[], bool],
+    on_wait: Callable[[tuple[str, str | None, int, object], int, str], None],
+) -> Client | None:
+    """A client of the server at `urls[0]`, or with `cluster` of the Cluster whose nodes `urls`
+    name, once Redis answers: while it cannot be reached, this waits as
+    `start_worker` does (the same `stopped` and `on_wait`; `None` when stopped). A URL or a
+    login that Redis refuses raises at once. For ``python -m leaseq worker``, which starts
+    before Redis as Celery's and BullMQ's workers may.
     """
 
 @final
