@@ -1357,6 +1357,12 @@ export declare class WorkerJob {
    * False once the lease is lost.
    */
   progress(value: Buffer | Uint8Array | string): Promise<boolean>
+  /**
+   * The kept results of the items this job was added to wait for, in order (`result` null when
+   * none is kept): a flow's parent reads its children's results so, as BullMQ's
+   * `getChildrenValues` does. One round trip.
+   */
+  dependencyResults(): Promise<DependencyResult[]>
 }
 
 /** Settings of a `Worker`; any left out take the core's defaults. */

@@ -514,6 +514,8 @@ export declare class NativeWorkerJobs {
    * `leaseLost`, `shutdown`), or null while it is not.
    */
   cancelReason(index: number): string | null
+  /** The kept results of the job's dependencies, in order. */
+  dependencyResults(index: number): Promise<Array<DependencyResultParts>>
   /** Stores a progress value (at most 64 KiB); false once the lease is lost. */
   progress(index: number, value: Buffer): Promise<boolean>
 }

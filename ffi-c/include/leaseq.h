@@ -5313,6 +5313,21 @@ leaseq_status leaseq_worker_job_set_trace(const leaseq_worker_job *job,
 leaseq_status leaseq_worker_job_set_rate_limited(const leaseq_worker_job *job, uint64_t hold_ms);
 
 /**
+ * The kept results of the items the job was added to wait for, in order, as
+ * `leaseq_queue_dependency_results` gives them: a flow's parent reads its children's results
+ * so (BullMQ's `getChildrenValues`). One round trip, from the callback's thread.
+ *
+ * On success `*out_results` is new, owned by the caller: free it with
+ * `leaseq_dependency_results_free`. On failure it is set to NULL.
+ *
+ * # Safety
+ * `job` is NULL or the job passed to the running callback (valid only during it);
+ * `out_results` is NULL or writable.
+ */
+leaseq_status leaseq_worker_job_dependency_results(const leaseq_worker_job *job,
+                                                   leaseq_dependency_results **out_results);
+
+/**
  * Stores a progress value (at most 64 KiB) on the item; `out_stored` says whether it was
  * (false once the lease is lost). One round trip, from the callback's thread.
  *

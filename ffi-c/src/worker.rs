@@ -1187,6 +1187,32 @@ pub unsafe extern "C" fn leaseq_worker_job_set_rate_limited(
     })
 }
 
+/// The kept results of the items the job was added to wait for, in order, as
+/// `leaseq_queue_dependency_results` gives them: a flow's parent reads its children's results
+/// so (BullMQ's `getChildrenValues`). One round trip, from the callback's thread.
+///
+/// On success `*out_results` is new, owned by the caller: free it with
+/// `leaseq_dependency_results_free`. On failure it is set to NULL.
+///
+/// # Safety
+/// `job` is NULL or the job passed to the running callback (valid only during it);
+/// `out_results` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_worker_job_dependency_results(
+    job: *const leaseq_worker_job,
+    out_results: *mut *mut crate::deps::leaseq_dependency_results,
+) -> leaseq_status {
+    call("leaseq_worker_job_dependency_results", || {
+        let out = unsafe { Out::new(out_results, "out_results", std::ptr::null_mut()) };
+        let job = unsafe { arg(job, "job") }?;
+        out.required()?;
+        let runtime = leaseq::runtime::handle()?;
+        let results = runtime.block_on(job.job.dependency_results())?;
+        out.set(crate::deps::dependency_results_to_c(results));
+        Ok(())
+    })
+}
+
 /// Stores a progress value (at most 64 KiB) on the item; `out_stored` says whether it was
 /// (false once the lease is lost). One round trip, from the callback's thread.
 ///

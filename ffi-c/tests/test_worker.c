@@ -187,6 +187,68 @@ static void a_rate_limited_callback_runs_again_without_an_attempt_charged(void) 
     leaseq_queue_free(queue);
 }
 
+/* ---- a flow's parent reads its children's results from its job ------------------------------ */
+
+static void stop_when_report_completes(const leaseq_worker_event *event, void *user_data) {
+    (void)user_data;
+    if (strcmp(event->name, "completed") == 0 && event->id != NULL &&
+        strcmp(event->id, "report") == 0)
+        leaseq_worker_stop();
+}
+
+/* Children keep "<id>!"; the parent keeps "<child>=<result>;..." read from its own job. */
+static leaseq_job_outcome flow_callback(leaseq_worker_job *job, void *user_data) {
+    (void)user_data;
+    const char *id = NULL;
+    if (leaseq_worker_job_id(job, &id) != LEASEQ_OK) return LEASEQ_JOB_FAIL;
+    char result[128] = "";
+    if (strcmp(id, "report") != 0) {
+        snprintf(result, sizeof result, "%s!", id);
+    } else {
+        leaseq_dependency_results *deps = NULL;
+        if (leaseq_worker_job_dependency_results(job, &deps) != LEASEQ_OK) return LEASEQ_JOB_FAIL;
+        for (size_t i = 0; i < deps->results_len; i++) {
+            const leaseq_dependency_result *r = &deps->results[i];
+            size_t used = strlen(result);
+            snprintf(result + used, sizeof result - used, "%s%s=%.*s", i ? ";" : "", r->id,
+                     (int)r->result_len, r->has_result ? (const char *)r->result : "");
+        }
+        leaseq_dependency_results_free(deps);
+    }
+    leaseq_worker_job_set_result(job, (const uint8_t *)result, strlen(result));
+    return LEASEQ_JOB_COMPLETE;
+}
+
+static void a_flows_parent_reads_its_childrens_results_from_its_job(void) {
+    leaseq_queue *queue = new_queue();
+    REQUIRE(queue != NULL);
+    leaseq_item *report = NULL, *a = NULL, *b = NULL;
+    CHECK_OK(leaseq_item_with_id("report", (const uint8_t *)"r", 1, &report));
+    CHECK_OK(leaseq_item_with_id("a", (const uint8_t *)"a", 1, &a));
+    CHECK_OK(leaseq_item_with_id("b", (const uint8_t *)"b", 1, &b));
+    leaseq_flow_child children[] = {{a, NULL, LEASEQ_FLOW_ROOT}, {b, NULL, LEASEQ_FLOW_ROOT}};
+    size_t added = 0;
+    CHECK_OK(leaseq_queue_add_flow(queue, report, NULL, children, 2, &added));
+    CHECK(added == 3);
+    leaseq_item_free(report);
+    leaseq_item_free(a);
+    leaseq_item_free(b);
+    leaseq_worker_options options;
+    CHECK_OK(leaseq_worker_options_init(&options));
+    options.on_event = stop_when_report_completes;
+    CHECK_OK(leaseq_worker_run(queue, flow_callback, NULL, &options));
+    leaseq_result *result = NULL;
+    CHECK_OK(leaseq_queue_result(queue, "report", &result));
+    REQUIRE(result != NULL);
+    const uint8_t *data = NULL;
+    size_t len = 0;
+    CHECK_OK(leaseq_result_data(result, &data, &len));
+    CHECK(len == strlen("a=a!;b=b!") && memcmp(data, "a=a!;b=b!", len) == 0);
+    leaseq_result_free(result);
+    CHECK_NULL_ARG(leaseq_worker_job_dependency_results(NULL, NULL), "job");
+    leaseq_queue_free(queue);
+}
+
 /* ---- a callback rate limited for its group ------------------------------------------------- */
 
 /* How long the group of "held" is held off: long enough for the other group's jobs to run
@@ -1203,6 +1265,8 @@ int main(void) {
          a_runner_started_while_redis_is_down_waits_for_it},
         {"a stop made before a run is kept for the next call, then spent",
          a_stop_made_before_a_run_is_kept_for_the_next_call_then_spent},
+        {"a flow's parent reads its children's results from its job",
+         a_flows_parent_reads_its_childrens_results_from_its_job},
     };
     int status = run_tests("test_worker", cases, sizeof cases / sizeof cases[0]);
     leaseq_client_free(client);

@@ -317,7 +317,8 @@ class PartitionedQueue {
   /**
    * Waits up to `timeoutMs` for item `id`'s result, as `Queue#waitResult` does, where the item
    * is: looked up in every partition at once first, then waited for there (in every partition
-   * when it is in none yet). Null when the time passes first.
+   * when it is in none yet). Null when the time passes first; a job that dies rejects with
+   * code `DEAD`.
    * @param {string | Uint8Array} id
    * @param {number | { timeoutMs: number }} timeoutMs the timeout, or `{ timeoutMs }`
    * @returns {Promise<import('../index').JobResult | null>}

@@ -247,6 +247,16 @@ class WorkerJob {
     const v = args.bytes('value', value)
     return nativeAsync(() => this.#jobs.progress(this.#index, v))
   }
+  /**
+   * The kept results of the items this job was added to wait for, in order (`result` null when
+   * none is kept): a flow's parent reads its children's results so, as BullMQ's
+   * `getChildrenValues` does. One round trip.
+   * @returns {Promise<import('../index').DependencyResult[]>}
+   */
+  async dependencyResults() {
+    const results = await nativeAsync(() => this.#jobs.dependencyResults(this.#index))
+    return results.map((r) => ({ id: r.id, result: r.result ?? null }))
+  }
 }
 
 /**

@@ -128,6 +128,17 @@ impl NativeWorkerJobs {
             .map(|r| event_node_name(r.as_str())))
     }
 
+    /// The kept results of the job's dependencies, in order.
+    #[napi]
+    pub async fn dependency_results(
+        &self,
+        index: u32,
+    ) -> napi::Result<Vec<crate::queue::DependencyResultParts>> {
+        let job = self.job(index)?.clone();
+        let results = job.dependency_results().await.map_err(to_napi)?;
+        Ok(crate::queue::dependency_results(results))
+    }
+
     /// Stores a progress value (at most 64 KiB); false once the lease is lost.
     #[napi]
     pub async fn progress(&self, index: u32, value: Buffer) -> napi::Result<bool> {

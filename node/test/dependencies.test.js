@@ -107,8 +107,10 @@ describe('dependencies and flows', { timeout: 60_000 }, () => {
     const worker = new Worker(queue, async (job) => {
       order.push(job.id)
       if (job.id === 'p') {
-        const results = await queue.dependencyResults('p')
-        return results.map((r) => r.result.toString()).join('+')
+        // As BullMQ's job.getChildrenValues(): from the job itself, as the queue answers.
+        const results = await job.dependencyResults()
+        assert.deepEqual(results, await queue.dependencyResults('p'))
+        return results.map((r) => `${r.id}=${r.result.toString()}`).join('+')
       }
       return job.id
     })
@@ -117,7 +119,7 @@ describe('dependencies and flows', { timeout: 60_000 }, () => {
     })
     await worker.run()
     assert.equal(order[2], 'p')
-    assert.equal((await queue.result('p')).data.toString(), 'c1+c2')
+    assert.equal((await queue.result('p')).data.toString(), 'c1=c1+c2=c2')
   })
 
   test('bad dependencies are refused naming the argument, nothing written', async () => {

@@ -105,6 +105,23 @@ impl NativeJob {
         self.job.cancel_reason().map(|r| r.as_str())
     }
 
+    /// The kept results of the items this job was added to wait for, in order: a list of
+    /// ``(dependency id, result bytes or None)``. A flow's parent reads its children's so.
+    fn dependency_results<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Vec<(String, Option<Bound<'py, PyBytes>>)>> {
+        let job = self.job.clone();
+        let handle = leaseq::runtime::handle().map_err(|e| errors::to_py(py, e))?;
+        let results = py
+            .detach(|| handle.block_on(job.dependency_results()))
+            .map_err(|e| errors::to_py(py, e))?;
+        Ok(results
+            .into_iter()
+            .map(|(dep, r)| (dep, r.map(|r| PyBytes::new(py, &r))))
+            .collect())
+    }
+
     /// Stores a progress value (bytes or str, at most 64 KiB); false once the lease is lost.
     fn progress(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
         let value = convert::data(value, "value")?;

@@ -76,6 +76,28 @@ def test_a_flow_runs_children_first_and_the_parent_reads_their_results(
     assert done[-1] == "root"
 
 
+def test_a_runners_parent_job_reads_its_childrens_results(queue: leaseq.Queue) -> None:
+    # As BullMQ's job.getChildrenValues(): the parent's handler asks its own job.
+    assert queue.add_flow(item("root"), [item("a"), item("b")]) == 3
+
+    def handler(job: leaseq.worker.Job) -> str:
+        if job.id != "root":
+            return f"{job.id}!"
+        return ";".join(f"{dep}={r!r}" for dep, r in job.dependency_results())
+
+    worker = leaseq.Worker(queue, handler)
+
+    def listener(name: str, job_id: object, _detail: object) -> None:
+        if name == "completed" and job_id == "root":
+            worker.stop()
+
+    worker.on("*", listener)
+    worker.run()
+    result = queue.result("root")
+    assert result is not None
+    assert result.data == b"a=b'a!';b=b'b!'"
+
+
 def test_bad_dependencies_are_refused_naming_the_argument(queue: leaseq.Queue) -> None:
     with pytest.raises(leaseq.InvalidArgumentError) as refused:
         item("a", depends_on=["a"])

@@ -164,6 +164,16 @@ impl Job {
         &self.inner.queue
     }
 
+    /// The kept results of the items this job was added to wait for, in order ([`Queue::dependency_results`]):
+    /// a flow's parent reads its children's results so, as BullMQ's `getChildrenValues`
+    /// does. `(dependency id, result)`, the result `None` when none is kept. One round trip.
+    pub async fn dependency_results(&self) -> Result<Vec<(String, Option<Vec<u8>>)>> {
+        self.inner
+            .queue
+            .dependency_results(self.inner.lease.id_bytes())
+            .await
+    }
+
     /// Stores a small progress value on the item (at most 64 KiB), shown by `get`; false once
     /// the lease is lost.
     pub async fn progress(&self, value: &[u8]) -> Result<bool> {

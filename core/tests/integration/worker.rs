@@ -53,6 +53,44 @@ async fn settled(queue: &Queue) -> bool {
     s.waiting + s.delayed + s.leased + s.processing == 0
 }
 
+/// A flow's parent, run by a runner, reads its children's results from its job (BullMQ's
+/// `getChildrenValues`), in the order the flow gave them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_flows_parent_reads_its_childrens_results_from_its_job() {
+    let env = Env::single("runner-flow-results").await;
+    let q = env.queue.clone();
+    let item = |id: &str| Item::with_id(id, id).unwrap();
+    let children = [leaseq::Flow::new(item("part1")), item("part2").into()];
+    assert_eq!(q.add_flow(&item("report"), &children).await.unwrap(), 3);
+    let mut options = WorkerOptions::new();
+    options.concurrency = Some(2);
+    quick(&mut options);
+    let worker = Worker::new(q.clone(), |job: Job| async move {
+        if job.id() != "report" {
+            return Ok::<_, JobError>(format!("done {}", job.id()));
+        }
+        let read: Vec<String> = job
+            .dependency_results()
+            .await
+            .map_err(|e| JobError::new(e.to_string()))?
+            .into_iter()
+            .map(|(id, r)| format!("{id}={}", String::from_utf8_lossy(&r.unwrap_or_default())))
+            .collect();
+        Ok(read.join(";"))
+    })
+    .options(options);
+    let handle = worker.handle();
+    let run = tokio::spawn(worker.run_until(std::future::pending()));
+    let got = q
+        .wait_result("report", Duration::from_secs(60))
+        .await
+        .unwrap()
+        .expect("the parent ran");
+    assert_eq!(got.data, b"part1=done part1;part2=done part2");
+    handle.stop();
+    run.await.unwrap().unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn outcomes_complete_retry_and_dead_letter() {
     let env = Env::single("runner-outcomes").await;

@@ -1688,6 +1688,10 @@ class NativeJob:
         """Why the handler was told to stop (the core's `CancelReason`: `timeout`, `lease_lost`
         or `shutdown`), or `None`.
         """
+    def dependency_results(self) -> builtins.list[tuple[str, bytes | None]]:
+        """The kept results of the items this job was added to wait for, in order: a list of
+        ``(dependency id, result bytes or None)``. A flow's parent reads its children's so.
+        """
     def progress(self, value: bytes | str) -> bool:
         """Stores a progress value (bytes or str, at most 64 KiB); false once the lease is lost."""
 

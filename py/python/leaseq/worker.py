@@ -198,6 +198,13 @@ class Job:
         lost."""
         return self._native.progress(value)  # type: ignore[no-any-return]
 
+    def dependency_results(self) -> list[tuple[str, bytes | None]]:
+        """The kept results of the items this job was added to wait for, in order: a list of
+        ``(dependency id, result bytes or None)`` (``None``: completed without one, or its
+        result expired). A flow's parent reads its children's results so, as BullMQ's
+        ``getChildrenValues`` does. One round trip; other threads run meanwhile."""
+        return self._native.dependency_results()  # type: ignore[no-any-return]
+
     def __repr__(self) -> str:
         return f"Job(id={self.id!r}, attempt={self.attempt})"
 
