@@ -336,7 +336,7 @@ impl Queue {
                 Err(e) => return Err(e),
             };
             if read_again {
-                if let Some(result) = self.read_outcome(id, key).await? {
+                if let Some(result) = self.read_outcome(id, key, false).await?.answer()? {
                     return Ok(Ok(Some(result)));
                 }
             }

@@ -48,7 +48,7 @@ impl Queue {
         let key = self.result_key(id);
         // While the queue's events are on, the event stream (spec 5.11, 14): its position is
         // read before the result is read again, so a completion in between is not lost.
-        if let Some(result) = self.read_outcome(id, &key).await? {
+        if let Some(result) = self.read_outcome(id, &key, false).await?.answer()? {
             return Ok(Some(result));
         }
         if deadline.passed() {
@@ -57,7 +57,7 @@ impl Queue {
         {
             let page = self.read_events(None, 1).await?;
             if page.on {
-                if let Some(result) = self.read_outcome(id, &key).await? {
+                if let Some(result) = self.read_outcome(id, &key, false).await?.answer()? {
                     return Ok(Some(result));
                 }
                 if let Ok(found) = self
@@ -69,7 +69,7 @@ impl Queue {
             }
         }
         loop {
-            if let Some(result) = self.read_outcome(id, &key).await? {
+            if let Some(result) = self.read_outcome(id, &key, false).await?.answer()? {
                 return Ok(Some(result));
             }
             let left = deadline.left();
@@ -97,65 +97,60 @@ impl Queue {
         key
     }
 
-    /// What a wait for `id`'s result finds (spec 5.11): the result kept under `key`, or
-    /// [`Error::Dead`] when the item is a dead letter that died after any result kept for its
-    /// id (an earlier incarnation's). One round trip, three reads in this order: `ZSCORE P:dead
-    /// X`, `HMGET P:job:X reason error_type error`, `LRANGE P:result:X 0 4`. A complete that
-    /// lands between them is seen by the last; a death, by the next read.
-    pub(crate) async fn read_outcome(&self, id: &[u8], key: &[u8]) -> Result<Option<JobResult>> {
+    /// What a wait for `id`'s result finds here (spec 5.11): the result kept under `key`, and
+    /// whether the item is a dead letter (when it died, and the [`Error::Dead`] that says why).
+    /// With `live`, also whether an item of the id is here in another state. One round trip,
+    /// reads in this order: `ZSCORE P:dead X`, `HMGET P:job:X reason error_type error`, (`EXISTS
+    /// P:item:X P:job:X P:data:X`,) `LRANGE P:result:X 0 4`. A complete that lands between them
+    /// is seen by the last; a death, by the next read.
+    pub(crate) async fn read_outcome(&self, id: &[u8], key: &[u8], live: bool) -> Result<Outcome> {
         const OP: &str = "wait_result";
-        let mut job = self.keys().job_family.as_bytes().to_vec();
-        job.extend_from_slice(id);
+        let family = |family: &str| [family.as_bytes(), id].concat();
         let mut pipe = redis::pipe();
         pipe.cmd("ZSCORE")
             .arg(&self.keys().dead)
             .arg(id)
             .cmd("HMGET")
-            .arg(job)
+            .arg(family(&self.keys().job_family))
             .arg("reason")
             .arg("error_type")
-            .arg("error")
-            .cmd("LRANGE")
-            .arg(key)
-            .arg(0)
-            .arg(4);
+            .arg("error");
+        if live {
+            let prefix = self.prefix();
+            pipe.cmd("EXISTS")
+                .arg(family(&self.keys().item_family))
+                .arg(family(&self.keys().job_family))
+                .arg(family(&format!("{prefix}:data:")));
+        }
+        pipe.cmd("LRANGE").arg(key).arg(0).arg(4);
         let mut conn = self.conn()?;
-        let replies: Vec<Value> = pipe
+        let mut replies: Vec<Value> = pipe
             .query_async(&mut conn)
             .await
             .map_err(|e| self.map_err(e))?;
-        let [died, fields, result] =
-            <[Value; 3]>::try_from(replies).map_err(|v| unexpected(OP, &Value::Array(v)))?;
-        let result = parse_result(result)?;
-        let died = match died {
+        let unexpected_reply = |v: &[Value]| unexpected(OP, &Value::Array(v.to_vec()));
+        if replies.len() != if live { 4 } else { 3 } {
+            return Err(unexpected_reply(&replies));
+        }
+        let result = parse_result(replies.pop().unwrap_or(Value::Nil))?;
+        let here = match live {
+            true => int(OP, &replies.pop().unwrap_or(Value::Nil))? > 0,
+            false => false,
+        };
+        let fields = replies.pop().unwrap_or(Value::Nil);
+        let died = match replies.pop().unwrap_or(Value::Nil) {
             Value::Nil => None,
             Value::Double(at) => Some(at.max(0.0) as u64),
             other => Some(int(OP, &other)?.max(0) as u64),
         };
-        // Dead, and died at or after any result kept for the id: the death is the newer.
-        let dead = died.is_some_and(|at| result.as_ref().is_none_or(|r| at >= r.finished_at));
-        if !dead {
-            return Ok(result);
-        }
-        let mut fields = array(OP, fields)?.into_iter();
-        let mut next = || text(OP, fields.next().unwrap_or(Value::Nil));
-        let (reason, error_type, error) = (next()?, next()?, next()?);
-        let mut reason = reason
-            .filter(|r| !r.is_empty())
-            .unwrap_or_else(|| "dead".to_owned());
-        let last = match (error_type.filter(|t| !t.is_empty()), error) {
-            (Some(t), Some(e)) if !e.is_empty() => Some(format!("{t}: {e}")),
-            (Some(t), _) => Some(t),
-            (None, Some(e)) if !e.is_empty() => Some(e),
-            _ => None,
+        let dead = match died {
+            Some(at) => Some((at, dead_error(id, fields)?)),
+            None => None,
         };
-        if let Some(last) = last {
-            reason.push_str(": ");
-            reason.push_str(&last);
-        }
-        Err(Error::Dead {
-            id: String::from_utf8_lossy(id).into_owned(),
-            reason,
+        Ok(Outcome {
+            result,
+            live: here && dead.is_none(),
+            dead,
         })
     }
 
@@ -165,4 +160,52 @@ impl Queue {
             .await?;
         parse_result(value)
     }
+}
+
+/// What one read of an id's outcome found in one queue ([`Queue::read_outcome`], spec 5.11).
+pub(crate) struct Outcome {
+    /// The result kept for the id.
+    pub result: Option<JobResult>,
+    /// While the item is a dead letter: when it died (server clock, ms) and the error that ends
+    /// a wait for it.
+    pub dead: Option<(u64, Error)>,
+    /// Whether an item of the id is here in another state than dead (read only when asked).
+    pub live: bool,
+}
+
+impl Outcome {
+    /// One queue's answer to a wait: the result, unless the item died at or after it was kept
+    /// (the result is an earlier incarnation's): then [`Error::Dead`].
+    pub(crate) fn answer(self) -> Result<Option<JobResult>> {
+        match self.dead {
+            Some((at, e)) if self.result.as_ref().is_none_or(|r| at >= r.finished_at) => Err(e),
+            _ => Ok(self.result),
+        }
+    }
+}
+
+/// The [`Error::Dead`] of dead item `id`, from its `reason`, `error_type` and `error` fields
+/// (an `HMGET` reply).
+fn dead_error(id: &[u8], fields: Value) -> Result<Error> {
+    const OP: &str = "wait_result";
+    let mut fields = array(OP, fields)?.into_iter();
+    let mut next = || text(OP, fields.next().unwrap_or(Value::Nil));
+    let (reason, error_type, error) = (next()?, next()?, next()?);
+    let mut reason = reason
+        .filter(|r| !r.is_empty())
+        .unwrap_or_else(|| "dead".to_owned());
+    let last = match (error_type.filter(|t| !t.is_empty()), error) {
+        (Some(t), Some(e)) if !e.is_empty() => Some(format!("{t}: {e}")),
+        (Some(t), _) => Some(t),
+        (None, Some(e)) if !e.is_empty() => Some(e),
+        _ => None,
+    };
+    if let Some(last) = last {
+        reason.push_str(": ");
+        reason.push_str(&last);
+    }
+    Ok(Error::Dead {
+        id: String::from_utf8_lossy(id).into_owned(),
+        reason,
+    })
 }

@@ -4,7 +4,7 @@
 
 use std::future::Future;
 
-use futures_util::future::{join_all, try_join_all};
+use futures_util::future::try_join_all;
 
 use super::Partitioned;
 use crate::conn::{Deadline, KeptWaits, Schedule, Verdict, Waiter, OUTCOME_CHECK};
@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::item::validate_id_bytes;
 use crate::job::{Job, JobResult, State};
 use crate::lease::Wait;
-use crate::ops::Dependencies;
+use crate::ops::{Dependencies, Outcome};
 use crate::queue::Queue;
 
 impl Partitioned {
@@ -73,8 +73,9 @@ impl Partitioned {
     /// in no partition (not added yet, or finished without a kept result), or in several, is
     /// waited for in every partition at once: each partition's result read (at once), then a
     /// server-side wait on each one's result key, kept between slices (a connection each),
-    /// until one holds a result, reading every partition's outcome each second meanwhile: a
-    /// dead copy ends the wait with [`Error::Dead`] when no partition holds a result. Errors
+    /// until one holds a result, reading every partition's outcome each second meanwhile: the
+    /// result [`Partitioned::result`] reads answers, unless a dead copy died after it and no
+    /// partition holds a live copy ([`Error::Dead`]). Errors
     /// that pass (an outage, a failover) are ridden through as a plain queue's wait does.
     pub async fn wait_result(
         &self,
@@ -137,31 +138,41 @@ impl Partitioned {
         answer
     }
 
-    /// The result kept under `keys` (a result key per partition), read at once: the one in
-    /// `id`'s own partition first, else the first in partition order, as [`Partitioned::result`]
-    /// answers.
+    /// What a wait finds under `keys` (a result key per partition), every partition's
+    /// outcome read at once (spec 5.25): the result [`Partitioned::result`] reads (the id's own
+    /// partition's, else the first in partition order), unless a dead copy died at or after it
+    /// while no partition holds a live copy of the id (an id is unique per partition only: a
+    /// dead copy in one partition does not end a wait for the one re-added in another): then
+    /// the newest death's [`Error::Dead`].
     async fn read_results(&self, id: &[u8], keys: &[Vec<u8>]) -> Result<Option<JobResult>> {
-        let mut read = join_all(
+        let outcomes = try_join_all(
             self.partitions
                 .iter()
                 .zip(keys)
-                .map(|(q, key)| q.read_outcome(id, key)),
+                .map(|(q, key)| q.read_outcome(id, key, true)),
         )
-        .await;
-        let home = read.remove(self.partition_of_id(id));
-        // A result anywhere answers; else a read's error; else a dead copy (Error::Dead).
-        let (mut failed, mut dead) = (None, None);
-        for outcome in std::iter::once(home).chain(read) {
-            match outcome {
-                Ok(Some(result)) => return Ok(Some(result)),
-                Ok(None) => {}
-                Err(e @ Error::Dead { .. }) => dead = dead.or(Some(e)),
-                Err(e) => failed = failed.or(Some(e)),
+        .await?;
+        let home = self.partition_of_id(id);
+        let live = outcomes.iter().any(|o| o.live);
+        let mut outcomes: Vec<Option<Outcome>> = outcomes.into_iter().map(Some).collect();
+        let mut found: Option<JobResult> = None;
+        let mut died: Option<(u64, Error)> = None;
+        for p in std::iter::once(home).chain((0..outcomes.len()).filter(|&p| p != home)) {
+            let Some(o) = outcomes[p].take() else {
+                continue;
+            };
+            if found.is_none() {
+                found = o.result;
+            }
+            if let Some((at, e)) = o.dead {
+                if died.as_ref().is_none_or(|(d, _)| at > *d) {
+                    died = Some((at, e));
+                }
             }
         }
-        match failed.or(dead) {
-            Some(e) => Err(e),
-            None => Ok(None),
+        match died {
+            Some((at, e)) if !live && found.as_ref().is_none_or(|r| at >= r.finished_at) => Err(e),
+            _ => Ok(found),
         }
     }
 

@@ -1715,6 +1715,70 @@ async fn wait_result_for_an_id_held_nowhere_waits_in_every_partition_then_ends_i
     assert!(eventually(|| blmoves() == 0).await, "its waits ended");
 }
 
+/// An id is unique per partition only, so copies of it in two partitions may each have ended
+/// their own way. A dead copy does not end a wait while another partition holds a live one; a
+/// result older than a death in another partition does not hide it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wait_result_over_partitions_weighs_each_copys_outcome() {
+    let client = client().await;
+    let q = create(&client, "newest", 3).await;
+    // Two groups in two different partitions.
+    let groups: Vec<String> = (0..64).map(|g| format!("g{g}")).collect();
+    let a = groups[0].clone();
+    let pa = q.partition_of(&item("x").group(a.as_str())).unwrap();
+    let b = groups
+        .iter()
+        .find(|g| q.partition_of(&item("x").group(g.as_str())).unwrap() != pa)
+        .unwrap()
+        .clone();
+    let pb = q.partition_of(&item("x").group(b.as_str())).unwrap();
+    let take = |p: usize| {
+        let q = q.clone();
+        async move {
+            q.partitions()[p]
+                .lease(TTL, Wait::No)
+                .await
+                .unwrap()
+                .unwrap()
+        }
+    };
+
+    // x died in A, then was added again in B: the live copy is waited for.
+    assert!(q.add(&item("x").group(a.as_str())).await.unwrap());
+    let lease = take(pa).await;
+    q.fail(&lease, "old", "", Retry::Never).await.unwrap();
+    assert!(q.add(&item("x").group(b.as_str())).await.unwrap());
+    assert!(q
+        .wait_result("x", Duration::from_millis(1500))
+        .await
+        .unwrap()
+        .is_none());
+    let lease = take(pb).await;
+    assert!(q
+        .complete_with_result(&lease, Some(b"new"), None)
+        .await
+        .unwrap());
+    let got = q.wait_result("x", Wait::No).await.unwrap().unwrap();
+    assert_eq!(got.data, b"new", "its result is newer than the death");
+
+    // y completed with a result in A, then a newer y died in B: the death answers.
+    assert!(q.add(&item("y").group(a.as_str())).await.unwrap());
+    let lease = take(pa).await;
+    assert!(q
+        .complete_with_result(&lease, Some(b"stale"), None)
+        .await
+        .unwrap());
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert!(q.add(&item("y").group(b.as_str())).await.unwrap());
+    let lease = take(pb).await;
+    q.fail(&lease, "newer", "", Retry::Never).await.unwrap();
+    let ended = q.wait_result("y", Duration::from_secs(5)).await;
+    assert!(
+        matches!(&ended, Err(leaseq::Error::Dead { reason, .. }) if reason.contains("newer")),
+        "{ended:?}"
+    );
+}
+
 /// Ids whose own partition is not `avoid`, as many as asked.
 fn ids_not_in(q: &Partitioned, avoid: usize, tag: &str, n: usize) -> Vec<String> {
     (0..)
