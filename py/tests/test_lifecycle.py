@@ -436,6 +436,20 @@ def test_wait_result_times_out(queue: leaseq.Queue) -> None:
     assert queue.wait_result("never", timedelta(milliseconds=100)) is None
 
 
+def test_wait_result_waits_for_a_re_added_ids_new_result(queue: leaseq.Queue) -> None:
+    # A daily job re-added under its id: the kept result is yesterday's, and a wait after the
+    # add is for today's.
+    queue.add(leaseq.Item(b"", id="daily"))
+    queue.complete(leased(queue), result=b"monday")
+    queue.add(leaseq.Item(b"", id="daily"))
+    assert queue.wait_result("daily", 0) is None
+    result = queue.result("daily")
+    assert result is not None and result.data == b"monday"
+    queue.complete(leased(queue), result=b"tuesday")
+    waited = queue.wait_result("daily", 5)
+    assert waited is not None and waited.data == b"tuesday"
+
+
 def test_wait_result_raises_when_the_job_dies(
     client: leaseq.Client, queue: leaseq.Queue, r: redis.Redis
 ) -> None:

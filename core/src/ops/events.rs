@@ -296,6 +296,7 @@ impl Queue {
         key: &[u8],
         mut last: String,
         deadline: Deadline,
+        watch: &mut super::results::Watch,
     ) -> Result<std::result::Result<Option<crate::job::JobResult>, ()>> {
         let mut waiter = Waiter::new(
             self.handle(),
@@ -336,7 +337,7 @@ impl Queue {
                 Err(e) => return Err(e),
             };
             if read_again {
-                if let Some(result) = self.read_outcome(id, key, false).await?.answer()? {
+                if let Some(result) = watch.answer(vec![self.read_outcome(id, key).await?])? {
                     return Ok(Ok(Some(result)));
                 }
             }

@@ -22,7 +22,7 @@ pub use deps::{Dependencies, Flow};
 pub use events::{Events, EventsFrom, EventsPage, QueueEvent, GAP, MAX_EVENTS_PAGE};
 pub use finish::{check_completion, Completion, Failure, MAX_TRACE_LEN};
 pub use names::NameCounts;
-pub(crate) use results::Outcome;
+pub(crate) use results::Watch;
 pub use schedules::{
     validate_schedule_name, Every, FireReport, Missed, Schedule, ScheduleInfo, SchedulePage,
     MAX_MISSED_ALL, MAX_SCHEDULES, MAX_SCHEDULE_DATA_LEN, MAX_SCHEDULE_NAME_LEN, MIN_EVERY,

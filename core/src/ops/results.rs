@@ -29,7 +29,9 @@ impl Queue {
     /// wait ends first. A dead item ends the wait with [`Error::Dead`] (its reason and last
     /// error), within a second of its death: no result will come unless it is requeued. An item
     /// that ends otherwise without a result (completed without one, cancelled, purged) leaves
-    /// nothing to tell it from one not added yet, so the wait goes on to its deadline.
+    /// nothing to tell it from one not added yet, so the wait goes on to its deadline. A result
+    /// kept for an earlier incarnation of the id answers no wait while an item of the id is in
+    /// the queue, nor afterwards once the wait saw one (spec 5.11): add, then wait.
     pub async fn wait_result(
         &self,
         id: impl AsRef<[u8]>,
@@ -46,9 +48,10 @@ impl Queue {
             Schedule::RESULT_READ,
         );
         let key = self.result_key(id);
+        let mut watch = Watch::default();
         // While the queue's events are on, the event stream (spec 5.11, 14): its position is
         // read before the result is read again, so a completion in between is not lost.
-        if let Some(result) = self.read_outcome(id, &key, false).await?.answer()? {
+        if let Some(result) = watch.answer(vec![self.read_outcome(id, &key).await?])? {
             return Ok(Some(result));
         }
         if deadline.passed() {
@@ -57,11 +60,11 @@ impl Queue {
         {
             let page = self.read_events(None, 1).await?;
             if page.on {
-                if let Some(result) = self.read_outcome(id, &key, false).await?.answer()? {
+                if let Some(result) = watch.answer(vec![self.read_outcome(id, &key).await?])? {
                     return Ok(Some(result));
                 }
                 if let Ok(found) = self
-                    .wait_result_by_events(id, &key, page.last, deadline)
+                    .wait_result_by_events(id, &key, page.last, deadline, &mut watch)
                     .await?
                 {
                     return Ok(found);
@@ -69,7 +72,7 @@ impl Queue {
             }
         }
         loop {
-            if let Some(result) = self.read_outcome(id, &key, false).await?.answer()? {
+            if let Some(result) = watch.answer(vec![self.read_outcome(id, &key).await?])? {
                 return Ok(Some(result));
             }
             let left = deadline.left();
@@ -97,13 +100,13 @@ impl Queue {
         key
     }
 
-    /// What a wait for `id`'s result finds here (spec 5.11): the result kept under `key`, and
-    /// whether the item is a dead letter (when it died, and the [`Error::Dead`] that says why).
-    /// With `live`, also whether an item of the id is here in another state. One round trip,
-    /// reads in this order: `ZSCORE P:dead X`, `HMGET P:job:X reason error_type error`, (`EXISTS
-    /// P:item:X P:job:X P:data:X`,) `LRANGE P:result:X 0 4`. A complete that lands between them
-    /// is seen by the last; a death, by the next read.
-    pub(crate) async fn read_outcome(&self, id: &[u8], key: &[u8], live: bool) -> Result<Outcome> {
+    /// What a wait for `id`'s result finds here (spec 5.11): the result kept under `key`,
+    /// whether the item is a dead letter (when it died, and the [`Error::Dead`] that says why),
+    /// and whether an item of the id is here in another state. One round trip, reads in this
+    /// order: `ZSCORE P:dead X`, `HMGET P:job:X reason error_type error`, `EXISTS P:item:X
+    /// P:job:X P:data:X`, `LRANGE P:result:X 0 4`. A complete that lands
+    /// between them is seen by the last; a death, by the next read.
+    pub(crate) async fn read_outcome(&self, id: &[u8], key: &[u8]) -> Result<Outcome> {
         const OP: &str = "wait_result";
         let family = |family: &str| [family.as_bytes(), id].concat();
         let mut pipe = redis::pipe();
@@ -114,31 +117,23 @@ impl Queue {
             .arg(family(&self.keys().job_family))
             .arg("reason")
             .arg("error_type")
-            .arg("error");
-        if live {
-            let prefix = self.prefix();
-            pipe.cmd("EXISTS")
-                .arg(family(&self.keys().item_family))
-                .arg(family(&self.keys().job_family))
-                .arg(family(&format!("{prefix}:data:")));
-        }
-        pipe.cmd("LRANGE").arg(key).arg(0).arg(4);
+            .arg("error")
+            .cmd("EXISTS")
+            .arg(family(&self.keys().item_family))
+            .arg(family(&self.keys().job_family))
+            .arg(family(&format!("{}:data:", self.prefix())))
+            .cmd("LRANGE")
+            .arg(key)
+            .arg(0)
+            .arg(4);
         let mut conn = self.conn()?;
-        let mut replies: Vec<Value> = pipe
+        let replies: Vec<Value> = pipe
             .query_async(&mut conn)
             .await
             .map_err(|e| self.map_err(e))?;
-        let unexpected_reply = |v: &[Value]| unexpected(OP, &Value::Array(v.to_vec()));
-        if replies.len() != if live { 4 } else { 3 } {
-            return Err(unexpected_reply(&replies));
-        }
-        let result = parse_result(replies.pop().unwrap_or(Value::Nil))?;
-        let here = match live {
-            true => int(OP, &replies.pop().unwrap_or(Value::Nil))? > 0,
-            false => false,
-        };
-        let fields = replies.pop().unwrap_or(Value::Nil);
-        let died = match replies.pop().unwrap_or(Value::Nil) {
+        let [died, fields, here, result] =
+            <[Value; 4]>::try_from(replies).map_err(|v| unexpected(OP, &Value::Array(v)))?;
+        let died = match died {
             Value::Nil => None,
             Value::Double(at) => Some(at.max(0.0) as u64),
             other => Some(int(OP, &other)?.max(0) as u64),
@@ -148,8 +143,8 @@ impl Queue {
             None => None,
         };
         Ok(Outcome {
-            result,
-            live: here && dead.is_none(),
+            result: parse_result(result)?,
+            live: int(OP, &here)? > 0 && dead.is_none(),
             dead,
         })
     }
@@ -169,17 +164,49 @@ pub(crate) struct Outcome {
     /// While the item is a dead letter: when it died (server clock, ms) and the error that ends
     /// a wait for it.
     pub dead: Option<(u64, Error)>,
-    /// Whether an item of the id is here in another state than dead (read only when asked).
+    /// Whether an item of the id is here in another state than dead.
     pub live: bool,
 }
 
-impl Outcome {
-    /// One queue's answer to a wait: the result, unless the item died at or after it was kept
-    /// (the result is an earlier incarnation's): then [`Error::Dead`].
-    pub(crate) fn answer(self) -> Result<Option<JobResult>> {
-        match self.dead {
-            Some((at, e)) if self.result.as_ref().is_none_or(|r| at >= r.finished_at) => Err(e),
-            _ => Ok(self.result),
+/// What one wait for a result has seen so far (spec 5.11): the results kept while an item of
+/// the id was in the queue. An id is unique while its item exists, so such a result is an
+/// earlier incarnation's: it answers no wait, even once the item ended without a result.
+#[derive(Default)]
+pub(crate) struct Watch {
+    /// The latest `finished` of a result kept while an item of the id was live.
+    stale_up_to: Option<u64>,
+}
+
+impl Watch {
+    /// The wait's answer from `outcomes`, one per queue read (one queue, or every partition of
+    /// a partitioned one, the id's own first). While an item of the id is live: none (wait on,
+    /// for its result). Else the first result kept after every stale one, unless the newest
+    /// death is at or after it: then that death's [`Error::Dead`]. `None`: wait on.
+    pub(crate) fn answer(&mut self, outcomes: Vec<Outcome>) -> Result<Option<JobResult>> {
+        if outcomes.iter().any(|o| o.live) {
+            let kept = outcomes.iter().filter_map(|o| o.result.as_ref());
+            if let Some(latest) = kept.map(|r| r.finished_at).max() {
+                self.stale_up_to = Some(self.stale_up_to.map_or(latest, |s| s.max(latest)));
+            }
+            return Ok(None);
+        }
+        let mut found: Option<JobResult> = None;
+        let mut died: Option<(u64, Error)> = None;
+        for o in outcomes {
+            if found.is_none() {
+                found = o
+                    .result
+                    .filter(|r| self.stale_up_to.is_none_or(|s| r.finished_at > s));
+            }
+            if let Some((at, e)) = o.dead {
+                if died.as_ref().is_none_or(|(d, _)| at > *d) {
+                    died = Some((at, e));
+                }
+            }
+        }
+        match died {
+            Some((at, e)) if found.as_ref().is_none_or(|r| at >= r.finished_at) => Err(e),
+            _ => Ok(found),
         }
     }
 }

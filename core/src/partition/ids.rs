@@ -8,11 +8,11 @@ use futures_util::future::try_join_all;
 
 use super::Partitioned;
 use crate::conn::{Deadline, KeptWaits, Schedule, Verdict, Waiter, OUTCOME_CHECK};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::item::validate_id_bytes;
 use crate::job::{Job, JobResult, State};
 use crate::lease::Wait;
-use crate::ops::{Dependencies, Outcome};
+use crate::ops::{Dependencies, Watch};
 use crate::queue::Queue;
 
 impl Partitioned {
@@ -105,8 +105,9 @@ impl Partitioned {
             Schedule::RESULT_READ,
         );
         let mut kept = KeptWaits::default();
+        let mut watch = Watch::default();
         let answer = loop {
-            match self.read_results(id, &keys).await {
+            match self.read_results(id, &keys, &mut watch).await {
                 Ok(Some(result)) => break Ok(Some(result)),
                 Ok(None) => waiter.worked(),
                 Err(e) if Verdict::of(&e) != Verdict::Final => match waiter.pause().await {
@@ -139,41 +140,26 @@ impl Partitioned {
     }
 
     /// What a wait finds under `keys` (a result key per partition), every partition's
-    /// outcome read at once (spec 5.25): the result [`Partitioned::result`] reads (the id's own
-    /// partition's, else the first in partition order), unless a dead copy died at or after it
-    /// while no partition holds a live copy of the id (an id is unique per partition only: a
-    /// dead copy in one partition does not end a wait for the one re-added in another): then
-    /// the newest death's [`Error::Dead`].
-    async fn read_results(&self, id: &[u8], keys: &[Vec<u8>]) -> Result<Option<JobResult>> {
-        let outcomes = try_join_all(
+    /// outcome read at once, the id's own partition's first, and weighed by `watch` (spec 5.11,
+    /// 5.25): an id is unique per partition only, so a dead copy in one partition does not end
+    /// a wait for a live one in another, and a result in one hides no newer death in another.
+    async fn read_results(
+        &self,
+        id: &[u8],
+        keys: &[Vec<u8>],
+        watch: &mut Watch,
+    ) -> Result<Option<JobResult>> {
+        let mut outcomes = try_join_all(
             self.partitions
                 .iter()
                 .zip(keys)
-                .map(|(q, key)| q.read_outcome(id, key, true)),
+                .map(|(q, key)| q.read_outcome(id, key)),
         )
         .await?;
         let home = self.partition_of_id(id);
-        let live = outcomes.iter().any(|o| o.live);
-        let mut outcomes: Vec<Option<Outcome>> = outcomes.into_iter().map(Some).collect();
-        let mut found: Option<JobResult> = None;
-        let mut died: Option<(u64, Error)> = None;
-        for p in std::iter::once(home).chain((0..outcomes.len()).filter(|&p| p != home)) {
-            let Some(o) = outcomes[p].take() else {
-                continue;
-            };
-            if found.is_none() {
-                found = o.result;
-            }
-            if let Some((at, e)) = o.dead {
-                if died.as_ref().is_none_or(|(d, _)| at > *d) {
-                    died = Some((at, e));
-                }
-            }
-        }
-        match died {
-            Some((at, e)) if !live && found.as_ref().is_none_or(|r| at >= r.finished_at) => Err(e),
-            _ => Ok(found),
-        }
+        let own = outcomes.remove(home);
+        outcomes.insert(0, own);
+        watch.answer(outcomes)
     }
 
     /// Makes the delayed item `id` wait now ([`Queue::promote`]) in the partition that holds

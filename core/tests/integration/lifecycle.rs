@@ -41,6 +41,7 @@ on_both!(
     ids_that_are_not_utf8_work_in_every_call,
     wait_result_can_wait_forever,
     wait_result_ends_when_the_item_dies,
+    wait_result_waits_for_a_re_added_ids_own_result,
     complete_and_lease_keeps_a_result,
     add_refuses_bad_options_and_writes_nothing,
     batch_complete_falls_back_one_by_one,
@@ -1032,6 +1033,58 @@ async fn wait_result_ends_when_the_item_dies(env: Env) {
         env.queue.wait_result("again", Wait::No).await,
         Err(leaseq::Error::Dead { .. })
     ));
+}
+
+/// A result kept for an id is its last incarnation's. Once the id is added again, a wait reads
+/// the new item's: the old result answers no wait while the new item is in the queue, nor
+/// once it ended without a result. `result` still reads whatever is kept.
+async fn wait_result_waits_for_a_re_added_ids_own_result(env: Env) {
+    let q = &env.queue;
+    env.add("daily", b"").await;
+    finish(&env, Some(b"monday")).await;
+    assert_eq!(
+        q.wait_result("daily", Wait::No)
+            .await
+            .unwrap()
+            .unwrap()
+            .data,
+        b"monday"
+    );
+    // Added again: the kept result is the earlier incarnation's.
+    env.add("daily", b"").await;
+    assert!(q.wait_result("daily", Wait::No).await.unwrap().is_none());
+    assert_eq!(q.result("daily").await.unwrap().unwrap().data, b"monday");
+    let waiter = {
+        let q = q.clone();
+        tokio::spawn(async move { q.wait_result("daily", Duration::from_secs(20)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    finish(&env, Some(b"tuesday")).await;
+    let got = waiter
+        .await
+        .unwrap()
+        .unwrap()
+        .expect("the new item's result");
+    assert_eq!(got.data, b"tuesday");
+    // Added again and completed without a result: the wait does not take tuesday's for it.
+    env.add("daily", b"").await;
+    let waiter = {
+        let q = q.clone();
+        tokio::spawn(async move { q.wait_result("daily", Duration::from_millis(1500)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    finish(&env, None).await;
+    assert!(waiter.await.unwrap().unwrap().is_none());
+}
+
+/// Leases the next item and completes it, keeping `result`.
+async fn finish(env: &Env, result: Option<&[u8]>) {
+    let lease = env.lease().await.unwrap();
+    assert!(env
+        .queue
+        .complete_with_result(&lease, result, None)
+        .await
+        .unwrap());
 }
 
 async fn complete_and_lease_keeps_a_result(env: Env) {

@@ -1761,6 +1761,30 @@ async fn wait_result_over_partitions_weighs_each_copys_outcome() {
     let got = q.wait_result("x", Wait::No).await.unwrap().unwrap();
     assert_eq!(got.data, b"new", "its result is newer than the death");
 
+    // z completed with a result in A, then added again in B: the result is the earlier
+    // incarnation's, and the wait is for the live copy's.
+    assert!(q.add(&item("z").group(a.as_str())).await.unwrap());
+    let lease = take(pa).await;
+    assert!(q
+        .complete_with_result(&lease, Some(b"old"), None)
+        .await
+        .unwrap());
+    assert!(q.add(&item("z").group(b.as_str())).await.unwrap());
+    assert!(q.wait_result("z", Wait::No).await.unwrap().is_none());
+    let lease = take(pb).await;
+    assert!(q
+        .complete_with_result(&lease, Some(b"current"), None)
+        .await
+        .unwrap());
+    assert_eq!(
+        q.wait_result("z", Duration::from_secs(5))
+            .await
+            .unwrap()
+            .unwrap()
+            .data,
+        b"current"
+    );
+
     // y completed with a result in A, then a newer y died in B: the death answers.
     assert!(q.add(&item("y").group(a.as_str())).await.unwrap());
     let lease = take(pa).await;
