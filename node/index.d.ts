@@ -295,7 +295,7 @@ export interface Job {
   errorType: string | null
   /** The last failure's trace (a stack, a traceback; at most 16 KiB), if it gave one. */
   trace: string | null
-  /** Why it is dead (e.g. `failed`, `attempts`, `expired`). */
+  /** Why it is dead (e.g. `failed without retry`, `lease expired 3 times`, `dependency a is dead`). */
   deadReason: string | null
   /** The last value given to `progress`. */
   progress: Buffer | null
@@ -346,6 +346,11 @@ export interface ListEntry {
   errorType: string | null
   /** The item's name, when it has one (a done item's, as its kept result keeps it). */
   name: string | null
+  /**
+   * Why a dead item died (`Job#deadReason`): e.g. `lease expired 3 times` or `dependency a is
+   * dead`, which carry no error of their own; null in other states.
+   */
+  reason: string | null
   /**
    * Listed through a partitioned queue (`PartitionedQueue#list`, `find`): the partition that
    * holds it, as its index in `PartitionedQueue#partitions`; null from a plain queue.

@@ -704,6 +704,8 @@ export interface EntryParts {
   errorType?: string
   /** The item's name, when it has one. */
   name?: string
+  /** Why a dead item died; none in other states. */
+  reason?: string
   /** Listed through a partitioned queue: the index of the partition that holds it. */
   partition?: number
 }

@@ -146,6 +146,9 @@ pub struct EntryView {
     pub error_type: Option<String>,
     /// The item's name, when it has one.
     pub name: Option<String>,
+    /// Why a dead item died (`lease expired 3 times`, `dependency a is dead`); none in other
+    /// states.
+    pub reason: Option<String>,
     /// Listed from a partitioned queue's base: the prefix of the partition that holds it
     /// (`Target::entry_view`); none on a plain queue.
     pub partition: Option<String>,
@@ -160,6 +163,7 @@ impl From<&leaseq::Entry> for EntryView {
             error: e.error.as_ref().map(|e| e.0.clone()),
             error_type: e.error.as_ref().map(|e| e.1.clone()),
             name: e.name.clone(),
+            reason: e.reason.clone(),
             partition: None,
         }
     }

@@ -170,6 +170,9 @@ pub struct Entry {
     /// The item's name (`Item::name`), when it has one (a done item's, as its kept result
     /// keeps it).
     pub name: Option<String>,
+    /// Why a dead item died ([`Job::dead_reason`]), e.g. `lease expired 3 times` or
+    /// `dependency a failed`, which carry no error of their own; `None` in other states.
+    pub reason: Option<String>,
     /// Listed through a partitioned queue ([`crate::Partitioned::list`], `find`): the
     /// partition that holds it, as its index in [`crate::Partitioned::partitions`]. `None`
     /// from a plain queue.

@@ -2952,6 +2952,16 @@ leaseq_status leaseq_entry_name(const leaseq_entry *entry, const char **out_name
 leaseq_status leaseq_entry_partition(const leaseq_entry *entry, int32_t *out_partition);
 
 /**
+ * Sets `*out_reason` to why a dead item died (NUL-terminated UTF-8: e.g. "lease expired 3
+ * times", "dependency a is dead", which carry no error of their own), or NULL for an item in
+ * another state. Borrowed from the list.
+ *
+ * # Safety
+ * `entry` is NULL or an entry of a live list; `out_reason` is NULL or writable.
+ */
+leaseq_status leaseq_entry_reason(const leaseq_entry *entry, const char **out_reason);
+
+/**
  * Sets `*out_error` to the last failure's message, or NULL when the item has not failed.
  * Borrowed from the list.
  *

@@ -1005,6 +1005,7 @@ pub struct leaseq_entry {
     error: Option<CString>,
     error_type: Option<CString>,
     name: Option<CString>,
+    reason: Option<CString>,
     partition: Option<usize>,
 }
 
@@ -1032,6 +1033,7 @@ impl leaseq_entry_list {
                     error,
                     error_type,
                     name: e.name.as_deref().map(c_string),
+                    reason: e.reason.as_deref().map(c_string),
                     partition: e.partition,
                 }
             })
@@ -1225,6 +1227,30 @@ pub unsafe extern "C" fn leaseq_entry_partition(
                 Ok(e.partition
                     .map_or(-1, |i| i32::try_from(i).unwrap_or(i32::MAX)))
             },
+        )
+    }
+}
+
+/// Sets `*out_reason` to why a dead item died (NUL-terminated UTF-8: e.g. "lease expired 3
+/// times", "dependency a is dead", which carry no error of their own), or NULL for an item in
+/// another state. Borrowed from the list.
+///
+/// # Safety
+/// `entry` is NULL or an entry of a live list; `out_reason` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn leaseq_entry_reason(
+    entry: *const leaseq_entry,
+    out_reason: *mut *const c_char,
+) -> leaseq_status {
+    unsafe {
+        getter(
+            "leaseq_entry_reason",
+            entry,
+            "entry",
+            out_reason,
+            "out_reason",
+            std::ptr::null(),
+            |e| Ok(text_ptr(e.reason.as_ref())),
         )
     }
 }

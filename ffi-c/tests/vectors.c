@@ -750,13 +750,14 @@ static cJSON *entries_json(const leaseq_entry_list *list) {
     cJSON *json = cJSON_CreateArray();
     for (size_t i = 0; i < len; i++) {
         const leaseq_entry *entry = NULL;
-        const char *id = NULL, *error = NULL;
+        const char *id = NULL, *error = NULL, *reason = NULL;
         uint64_t attempts = 0;
         cJSON *line = cJSON_CreateObject();
         if (leaseq_entry_list_get(list, i, &entry) != LEASEQ_OK ||
             leaseq_entry_id(entry, &id) != LEASEQ_OK ||
             leaseq_entry_attempts(entry, &attempts) != LEASEQ_OK ||
-            leaseq_entry_error(entry, &error) != LEASEQ_OK) {
+            leaseq_entry_error(entry, &error) != LEASEQ_OK ||
+            leaseq_entry_reason(entry, &reason) != LEASEQ_OK) {
             cJSON_Delete(line);
             cJSON_AddItemToArray(json, cJSON_CreateString("(an entry could not be read)"));
             continue;
@@ -764,6 +765,8 @@ static cJSON *entries_json(const leaseq_entry_list *list) {
         cJSON_AddItemToObject(line, "id", text_json(id));
         cJSON_AddNumberToObject(line, "attempts", (double)attempts);
         cJSON_AddItemToObject(line, "error", maybe_text(error));
+        /* Why a dead item died: named only when there is a reason. */
+        if (reason != NULL) cJSON_AddItemToObject(line, "reason", text_json(reason));
         cJSON_AddItemToArray(json, line);
     }
     return json;

@@ -572,6 +572,7 @@ function toEntry(e) {
     error: orNull(e.error),
     errorType: orNull(e.errorType),
     name: orNull(e.name),
+    reason: orNull(e.reason),
     partition: orNull(e.partition),
   }
 }

@@ -143,6 +143,8 @@ pub struct EntryParts {
     pub error_type: Option<String>,
     /// The item's name, when it has one.
     pub name: Option<String>,
+    /// Why a dead item died; none in other states.
+    pub reason: Option<String>,
     /// Listed through a partitioned queue: the index of the partition that holds it.
     pub partition: Option<u32>,
 }
@@ -182,6 +184,7 @@ impl From<Entry> for EntryParts {
             error,
             error_type,
             name: e.name,
+            reason: e.reason,
             partition: e.partition.map(|i| u32::try_from(i).unwrap_or(u32::MAX)),
         }
     }

@@ -451,7 +451,8 @@ const STEPS = {
       count: typeof step.count === 'number' ? step.count : 100,
     }
     return then(await run(() => this.q.list(state, options)), (entries) =>
-      entries.map((e) => ({ id: e.id, attempts: e.attempts, error: e.error })),
+      // Why a dead item died: named only when there is a reason.
+      entries.map((e) => ({ id: e.id, attempts: e.attempts, error: e.error, ...(e.reason === null ? {} : { reason: e.reason }) })),
     )
   },
   async count(step) {

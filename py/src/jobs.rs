@@ -357,6 +357,13 @@ impl Entry {
         self.inner.name.as_deref()
     }
 
+    /// Why a dead item died (``Job.dead_reason``): e.g. ``"lease expired 3 times"`` or
+    /// ``"dependency a is dead"``, which carry no error of their own; ``None`` in other states.
+    #[getter]
+    fn reason(&self) -> Option<&str> {
+        self.inner.reason.as_deref()
+    }
+
     /// Listed through a partitioned queue (``PartitionedQueue.list``, ``find``): the partition
     /// that holds it, as its index in ``PartitionedQueue.partitions``. ``None`` from a plain
     /// queue.

@@ -126,7 +126,11 @@ def job_json(job: leaseq.Job | None) -> Any:
 
 
 def entry_json(entry: leaseq.Entry) -> Any:
-    return {"id": entry.id, "attempts": entry.attempts, "error": entry.error}
+    out: Obj = {"id": entry.id, "attempts": entry.attempts, "error": entry.error}
+    # Why a dead item died: named only when there is a reason.
+    if entry.reason is not None:
+        out["reason"] = entry.reason
+    return out
 
 
 def stats_json(stats: leaseq.Stats) -> Any:

@@ -2,7 +2,8 @@
 --! flags: no-writes
 -- list. ARGV: state (waiting, delayed, leased, dead, done), start, count (at most 1000), and,
 -- only to filter (find), name, error_type ('' matches any) and most (at most 1000).
--- Returns {id, time_ms, attempts, error, error_type, name} for each item, in order: waiting in
+-- Returns {id, time_ms, attempts, error, error_type, name, reason} for each item (reason: why a
+-- dead item died, '' for others), in order: waiting in
 -- lease order (time -1; a stale id, whose item was cancelled or purged and which a lease would
 -- drop, is skipped), delayed by due time, leased by lease expiry, dead oldest first (time
 -- died), done newest first (time finished; an entry whose result expired is skipped).
@@ -16,11 +17,12 @@ local entries = {}
 local examined = 0
 local function entry(id, time)
   examined = examined + 1
-  local job = redis.call('HMGET', JOB .. id, 'attempts', 'error', 'error_type', 'name')
+  local job = redis.call('HMGET', JOB .. id, 'attempts', 'error', 'error_type', 'name', 'reason')
   if filtering and ((by_name ~= '' and job[4] ~= by_name) or (by_type ~= '' and job[3] ~= by_type)) then
     return
   end
-  entries[#entries + 1] = {id, time, tonumber(job[1]) or 0, job[2] or '', job[3] or '', job[4] or ''}
+  entries[#entries + 1] = {id, time, tonumber(job[1]) or 0, job[2] or '', job[3] or '', job[4] or '',
+    job[5] or ''}
 end
 if state == 'waiting' then
   local skip = start
@@ -63,7 +65,7 @@ elseif state == 'done' then
     local kept = redis.call('LRANGE', key, 0, 1)
     local name = #kept == 2 and redis.call('LINDEX', key, 4) or false
     if #kept == 2 and not (filtering and ((by_name ~= '' and name ~= by_name) or by_type ~= '')) then
-      entries[#entries + 1] = {flat[i], tonumber(kept[1]), tonumber(kept[2]) or 0, '', '', name or ''}
+      entries[#entries + 1] = {flat[i], tonumber(kept[1]), tonumber(kept[2]) or 0, '', '', name or '', ''}
     end
   end
 else

@@ -289,6 +289,9 @@ pub async fn ls(
                 v.error_type.clone().unwrap_or_default(),
                 preview(v.error.as_deref().unwrap_or("").as_bytes(), 60),
             ]);
+            if state == leaseq::State::Dead {
+                row.push(preview(v.reason.as_deref().unwrap_or("").as_bytes(), 60));
+            }
             row
         })
         .collect();
@@ -297,6 +300,10 @@ pub async fn ls(
         headers.push("PARTITION");
     }
     headers.extend(["NAME", at, "ATTEMPTS", "ERROR TYPE", "ERROR"]);
+    if state == leaseq::State::Dead {
+        // Why each died: an expiry or a dependency's death has no error of its own.
+        headers.push("REASON");
+    }
     output::table(&headers, &rows);
     let more = target.more_after(state, start + limit).await?;
     // The whole of the waiting lists listed: say what `stats` counts that `ls` does not show.

@@ -543,6 +543,11 @@ pub async fn dead_errors(
     let mut groups: BTreeMap<String, ErrorGroup> = BTreeMap::new();
     for e in &entries {
         let (message, kind) = e.error.clone().unwrap_or_default();
+        // Without an error of its own (an expiry, a dependency's death): why it died.
+        let message = match (message.is_empty(), &e.reason) {
+            (true, Some(reason)) => reason.clone(),
+            _ => message,
+        };
         let kind = if kind.is_empty() {
             "(none)".to_owned()
         } else {

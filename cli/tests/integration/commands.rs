@@ -75,7 +75,7 @@ async fn add_get_ls_cancel() {
     let waiting = json(&run(&urls, &["ls", "waiting", "-q", "{jobs}", "--json"]));
     assert_eq!(
         waiting,
-        serde_json::json!([{"id": "a", "at": null, "attempts": 0, "error": null, "error_type": null, "name": null, "partition": null}])
+        serde_json::json!([{"id": "a", "at": null, "attempts": 0, "error": null, "error_type": null, "name": null, "reason": null, "partition": null}])
     );
     let delayed = json(&run(&urls, &["ls", "delayed", "-q", "{jobs}", "--json"]));
     assert_eq!(delayed[0]["id"], "b");
@@ -1497,6 +1497,16 @@ async fn dead_letters_ls_requeue_purge() {
     assert_eq!(ls[0]["error"], "d1 failed");
     assert_eq!(ls[0]["error_type"], "Timeout");
     assert_eq!(ls[0]["attempts"], 1);
+    assert_eq!(
+        ls[0]["reason"], "failed without retry",
+        "why it died, as `get` says"
+    );
+    let table = run(&urls, &["dead", "ls", "-q", "jobs"]);
+    let out = String::from_utf8_lossy(&table.stdout);
+    assert!(
+        out.contains("REASON") && out.contains("failed without retry"),
+        "{out}"
+    );
 
     // An id that is not a dead letter is named (exit 1); the others are requeued.
     let out = run(

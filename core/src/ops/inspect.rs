@@ -258,12 +258,13 @@ impl Queue {
     }
 }
 
-/// The entries of a `list` reply: `{id, time, attempts, error, error_type, name}` each.
+/// The entries of a `list` reply: `{id, time, attempts, error, error_type, name, reason}` each.
 fn entries(op: &'static str, value: Value) -> Result<Vec<Entry>> {
     let mut entries = Vec::new();
     for entry in array(op, value)? {
-        let [id, at, attempts, error, error_type, name] = <[Value; 6]>::try_from(array(op, entry)?)
-            .map_err(|v| unexpected(op, &Value::Array(v)))?;
+        let [id, at, attempts, error, error_type, name, reason] =
+            <[Value; 7]>::try_from(array(op, entry)?)
+                .map_err(|v| unexpected(op, &Value::Array(v)))?;
         let error = text(op, error)?.filter(|e| !e.is_empty());
         let id = bytes(op, id)?.unwrap_or_default();
         entries.push(Entry {
@@ -275,6 +276,7 @@ fn entries(op: &'static str, value: Value) -> Result<Vec<Entry>> {
                 .map(|e| Ok::<_, Error>((e, text(op, error_type.clone())?.unwrap_or_default())))
                 .transpose()?,
             name: text(op, name)?.filter(|n| !n.is_empty()),
+            reason: text(op, reason)?.filter(|r| !r.is_empty()),
             partition: None,
         });
     }

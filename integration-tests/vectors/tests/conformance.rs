@@ -460,8 +460,13 @@ impl Runner<'_> {
                         entries
                             .into_iter()
                             .map(|e| {
-                                json!({"id": e.id, "attempts": e.attempts,
-                                       "error": e.error.map(|(m, _)| m)})
+                                let mut entry = json!({"id": e.id, "attempts": e.attempts,
+                                       "error": e.error.map(|(m, _)| m)});
+                                // Why a dead item died: named only when there is a reason.
+                                if let Some(reason) = e.reason {
+                                    entry["reason"] = Json::from(reason);
+                                }
+                                entry
                             })
                             .collect(),
                     )

@@ -448,6 +448,11 @@ class Entry:
     def name(self) -> str | None:
         """The item's name, when it has one (a done item's, as its kept result keeps it)."""
     @property
+    def reason(self) -> str | None:
+        """Why a dead item died (``Job.dead_reason``): e.g. ``"lease expired 3 times"`` or
+        ``"dependency a is dead"``, which carry no error of their own; ``None`` in other states.
+        """
+    @property
     def partition(self) -> int | None:
         """Listed through a partitioned queue (``PartitionedQueue.list``, ``find``): the partition
         that holds it, as its index in ``PartitionedQueue.partitions``. ``None`` from a plain

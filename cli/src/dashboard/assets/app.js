@@ -183,8 +183,10 @@ async function showList(name) {
     inPartition(id, e);
     const td = el("td");
     td.append(...itemActions(name, r.state, e.id));
+    // The last error; for a dead item without one (an expiry, a dependency's death), why it died.
+    const error = (e.error_type || "") + (e.error ? ": " + e.error : "");
     const tr = row([id, el("td", e.name ?? "", "payload"), time(e.at), e.attempts,
-      el("td", (e.error_type || "") + (e.error ? ": " + e.error : ""), "payload"), td]);
+      el("td", error || e.reason || "", "payload"), td]);
     tr.dataset.id = e.id;
     return tr;
   }));
