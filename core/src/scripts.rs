@@ -286,6 +286,7 @@ functions! {
     PROGRESS => "progress",
     CANCEL => "cancel",
     GET => "get",
+    OUTCOME => "outcome",
     LIST => "list",
     COUNT => "count",
     STATS => "stats",

@@ -293,7 +293,6 @@ impl Queue {
     pub(crate) async fn wait_result_by_events(
         &self,
         id: &[u8],
-        key: &[u8],
         mut last: String,
         deadline: Deadline,
         watch: &mut super::results::Watch,
@@ -337,7 +336,7 @@ impl Queue {
                 Err(e) => return Err(e),
             };
             if read_again {
-                if let Some(result) = watch.answer(vec![self.read_outcome(id, key).await?])? {
+                if let Some(result) = watch.answer(vec![self.read_outcome(id).await?])? {
                     return Ok(Ok(Some(result)));
                 }
             }

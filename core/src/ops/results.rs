@@ -11,6 +11,7 @@ use crate::queue::Queue;
 
 use super::inspect::parse_result;
 use crate::reply::{array, int, text, unexpected};
+use crate::scripts;
 
 impl Queue {
     /// The result kept for item `id`, if it completed with one and the result has not expired.
@@ -51,7 +52,7 @@ impl Queue {
         let mut watch = Watch::default();
         // While the queue's events are on, the event stream (spec 5.11, 14): its position is
         // read before the result is read again, so a completion in between is not lost.
-        if let Some(result) = watch.answer(vec![self.read_outcome(id, &key).await?])? {
+        if let Some(result) = watch.answer(vec![self.read_outcome(id).await?])? {
             return Ok(Some(result));
         }
         if deadline.passed() {
@@ -60,11 +61,11 @@ impl Queue {
         {
             let page = self.read_events(None, 1).await?;
             if page.on {
-                if let Some(result) = watch.answer(vec![self.read_outcome(id, &key).await?])? {
+                if let Some(result) = watch.answer(vec![self.read_outcome(id).await?])? {
                     return Ok(Some(result));
                 }
                 if let Ok(found) = self
-                    .wait_result_by_events(id, &key, page.last, deadline, &mut watch)
+                    .wait_result_by_events(id, page.last, deadline, &mut watch)
                     .await?
                 {
                     return Ok(found);
@@ -72,7 +73,7 @@ impl Queue {
             }
         }
         loop {
-            if let Some(result) = watch.answer(vec![self.read_outcome(id, &key).await?])? {
+            if let Some(result) = watch.answer(vec![self.read_outcome(id).await?])? {
                 return Ok(Some(result));
             }
             let left = deadline.left();
@@ -100,51 +101,32 @@ impl Queue {
         key
     }
 
-    /// What a wait for `id`'s result finds here (spec 5.11): the result kept under `key`,
-    /// whether the item is a dead letter (when it died, and the [`Error::Dead`] that says why),
-    /// and whether an item of the id is here in another state. One round trip, reads in this
-    /// order: `ZSCORE P:dead X`, `HMGET P:job:X reason error_type error`, `EXISTS P:item:X
-    /// P:job:X P:data:X`, `LRANGE P:result:X 0 4`. A complete that lands
-    /// between them is seen by the last; a death, by the next read.
-    pub(crate) async fn read_outcome(&self, id: &[u8], key: &[u8]) -> Result<Outcome> {
+    /// What a wait for `id`'s result finds here (spec 5.11): the result kept for it, whether
+    /// the item is a dead letter (when it died, and the [`Error::Dead`] that says why), and
+    /// whether an item of the id is here in another state. One round trip: the `outcome`
+    /// function reads them in one step, so that no complete or death lands between the reads.
+    pub(crate) async fn read_outcome(&self, id: &[u8]) -> Result<Outcome> {
         const OP: &str = "wait_result";
-        let family = |family: &str| [family.as_bytes(), id].concat();
-        let mut pipe = redis::pipe();
-        pipe.cmd("ZSCORE")
-            .arg(&self.keys().dead)
-            .arg(id)
-            .cmd("HMGET")
-            .arg(family(&self.keys().job_family))
-            .arg("reason")
-            .arg("error_type")
-            .arg("error")
-            .cmd("EXISTS")
-            .arg(family(&self.keys().item_family))
-            .arg(family(&self.keys().job_family))
-            .arg(family(&format!("{}:data:", self.prefix())))
-            .cmd("LRANGE")
-            .arg(key)
-            .arg(0)
-            .arg(4);
-        let mut conn = self.conn()?;
-        let replies: Vec<Value> = pipe
-            .query_async(&mut conn)
-            .await
-            .map_err(|e| self.map_err(e))?;
-        let [died, fields, here, result] =
-            <[Value; 4]>::try_from(replies).map_err(|v| unexpected(OP, &Value::Array(v)))?;
+        let mut inv = self.invocation(&scripts::OUTCOME);
+        inv.arg(id);
+        let reply: Value = self.invoke(&inv).await?;
+        let [died, reason, error_type, error, live, result] =
+            <[Value; 6]>::try_from(array(OP, reply)?)
+                .map_err(|v| unexpected(OP, &Value::Array(v)))?;
         let died = match died {
             Value::Nil => None,
             Value::Double(at) => Some(at.max(0.0) as u64),
-            other => Some(int(OP, &other)?.max(0) as u64),
+            other => text(OP, other)?
+                .and_then(|t| t.parse::<f64>().ok())
+                .map(|at| at.max(0.0) as u64),
         };
         let dead = match died {
-            Some(at) => Some((at, dead_error(id, fields)?)),
+            Some(at) => Some((at, dead_error(id, reason, error_type, error)?)),
             None => None,
         };
         Ok(Outcome {
             result: parse_result(result)?,
-            live: int(OP, &here)? > 0 && dead.is_none(),
+            live: int(OP, &live)? > 0 && dead.is_none(),
             dead,
         })
     }
@@ -168,35 +150,48 @@ pub(crate) struct Outcome {
     pub live: bool,
 }
 
-/// What one wait for a result has seen so far (spec 5.11): the results kept while an item of
-/// the id was in the queue. An id is unique while its item exists, so such a result is an
-/// earlier incarnation's: it answers no wait, even once the item ended without a result.
+/// How many stale results a wait remembers per queue read: each is an earlier incarnation's
+/// (the id added again while the wait went on).
+const STALE_KEPT: usize = 4;
+
+/// What one wait for a result has seen so far (spec 5.11), per queue it reads (one, or each
+/// partition of a partitioned queue, always in the same order): the results that are an
+/// earlier incarnation's. An id is unique in a queue while its item exists, so a result read
+/// while an item of the id is in the same queue is stale; and so is every result read when the
+/// wait first sees an item of the id anywhere (it was kept before that item was added, in its
+/// queue or, for a copy in another partition, before the wait saw the copy). A stale result
+/// answers no wait, even once the item ended without a result.
 #[derive(Default)]
 pub(crate) struct Watch {
-    /// The latest `finished` of a result kept while an item of the id was live.
-    stale_up_to: Option<u64>,
+    stale: Vec<Vec<JobResult>>,
+    seen_live: bool,
 }
 
 impl Watch {
-    /// The wait's answer from `outcomes`, one per queue read (one queue, or every partition of
-    /// a partitioned one, the id's own first). While an item of the id is live: none (wait on,
-    /// for its result). Else the first result kept after every stale one, unless the newest
-    /// death is at or after it: then that death's [`Error::Dead`]. `None`: wait on.
+    /// The wait's answer from `outcomes`, one per queue read (the id's own partition's first):
+    /// the first result that is not stale, unless no queue holds a live item of the id and the
+    /// newest death is at or after that result: then that death's [`Error::Dead`]. `None`: wait
+    /// on.
     pub(crate) fn answer(&mut self, outcomes: Vec<Outcome>) -> Result<Option<JobResult>> {
-        if outcomes.iter().any(|o| o.live) {
-            let kept = outcomes.iter().filter_map(|o| o.result.as_ref());
-            if let Some(latest) = kept.map(|r| r.finished_at).max() {
-                self.stale_up_to = Some(self.stale_up_to.map_or(latest, |s| s.max(latest)));
-            }
-            return Ok(None);
+        if self.stale.len() < outcomes.len() {
+            self.stale.resize_with(outcomes.len(), Vec::new);
         }
+        let live = outcomes.iter().any(|o| o.live);
+        let first_live = live && !self.seen_live;
+        self.seen_live |= live;
         let mut found: Option<JobResult> = None;
         let mut died: Option<(u64, Error)> = None;
-        for o in outcomes {
-            if found.is_none() {
-                found = o
-                    .result
-                    .filter(|r| self.stale_up_to.is_none_or(|s| r.finished_at > s));
+        for (o, stale) in outcomes.into_iter().zip(self.stale.iter_mut()) {
+            let result = o.result.filter(|r| !stale.contains(r));
+            match result {
+                Some(r) if o.live || first_live => {
+                    if stale.len() == STALE_KEPT {
+                        stale.remove(0);
+                    }
+                    stale.push(r);
+                }
+                Some(r) if found.is_none() => found = Some(r),
+                _ => {}
             }
             if let Some((at, e)) = o.dead {
                 if died.as_ref().is_none_or(|(d, _)| at > *d) {
@@ -205,19 +200,16 @@ impl Watch {
             }
         }
         match died {
-            Some((at, e)) if found.as_ref().is_none_or(|r| at >= r.finished_at) => Err(e),
+            Some((at, e)) if !live && found.as_ref().is_none_or(|r| at >= r.finished_at) => Err(e),
             _ => Ok(found),
         }
     }
 }
 
-/// The [`Error::Dead`] of dead item `id`, from its `reason`, `error_type` and `error` fields
-/// (an `HMGET` reply).
-fn dead_error(id: &[u8], fields: Value) -> Result<Error> {
+/// The [`Error::Dead`] of dead item `id`, from its `reason`, `error_type` and `error` fields.
+fn dead_error(id: &[u8], reason: Value, error_type: Value, error: Value) -> Result<Error> {
     const OP: &str = "wait_result";
-    let mut fields = array(OP, fields)?.into_iter();
-    let mut next = || text(OP, fields.next().unwrap_or(Value::Nil));
-    let (reason, error_type, error) = (next()?, next()?, next()?);
+    let (reason, error_type, error) = (text(OP, reason)?, text(OP, error_type)?, text(OP, error)?);
     let mut reason = reason
         .filter(|r| !r.is_empty())
         .unwrap_or_else(|| "dead".to_owned());

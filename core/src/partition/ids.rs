@@ -107,7 +107,7 @@ impl Partitioned {
         let mut kept = KeptWaits::default();
         let mut watch = Watch::default();
         let answer = loop {
-            match self.read_results(id, &keys, &mut watch).await {
+            match self.read_results(id, &mut watch).await {
                 Ok(Some(result)) => break Ok(Some(result)),
                 Ok(None) => waiter.worked(),
                 Err(e) if Verdict::of(&e) != Verdict::Final => match waiter.pause().await {
@@ -139,23 +139,11 @@ impl Partitioned {
         answer
     }
 
-    /// What a wait finds under `keys` (a result key per partition), every partition's
-    /// outcome read at once, the id's own partition's first, and weighed by `watch` (spec 5.11,
+    /// What a wait for `id`'s result finds, every partition's outcome read at once, the id's own partition's first, and weighed by `watch` (spec 5.11,
     /// 5.25): an id is unique per partition only, so a dead copy in one partition does not end
     /// a wait for a live one in another, and a result in one hides no newer death in another.
-    async fn read_results(
-        &self,
-        id: &[u8],
-        keys: &[Vec<u8>],
-        watch: &mut Watch,
-    ) -> Result<Option<JobResult>> {
-        let mut outcomes = try_join_all(
-            self.partitions
-                .iter()
-                .zip(keys)
-                .map(|(q, key)| q.read_outcome(id, key)),
-        )
-        .await?;
+    async fn read_results(&self, id: &[u8], watch: &mut Watch) -> Result<Option<JobResult>> {
+        let mut outcomes = try_join_all(self.partitions.iter().map(|q| q.read_outcome(id))).await?;
         let home = self.partition_of_id(id);
         let own = outcomes.remove(home);
         outcomes.insert(0, own);

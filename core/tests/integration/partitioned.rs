@@ -1785,6 +1785,29 @@ async fn wait_result_over_partitions_weighs_each_copys_outcome() {
         b"current"
     );
 
+    // c waiting in A and in B: A's result, kept after the wait began, answers it (as `result`
+    // reads it), though B's copy still waits.
+    assert!(q.add(&item("c").group(a.as_str())).await.unwrap());
+    assert!(q.add(&item("c").group(b.as_str())).await.unwrap());
+    let waiting = {
+        let q = q.clone();
+        tokio::spawn(async move { q.wait_result("c", Wait::Forever).await })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let lease = take(pa).await;
+    assert!(q
+        .complete_with_result(&lease, Some(b"from-a"), None)
+        .await
+        .unwrap());
+    let got = tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .expect("answered by A's result")
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(got.data, b"from-a");
+    assert_eq!(q.cancel("c").await.unwrap(), Some(State::Waiting));
+
     // y completed with a result in A, then a newer y died in B: the death answers.
     assert!(q.add(&item("y").group(a.as_str())).await.unwrap());
     let lease = take(pa).await;

@@ -175,6 +175,10 @@ def _connect(urls: list[str], cluster: bool) -> leaseq.Client | None:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+    if client is not None and signals:
+        # The signal came during the attempt that connected: it still stops the worker.
+        client.close()
+        client = None
     if client is None:
         log.info("stopped (%s) before Redis answered", signal.Signals(signals[0]).name)
         return None
