@@ -75,7 +75,7 @@ impl Partitioned {
     /// server-side wait on each one's result key, kept between slices (a connection each),
     /// until one holds a result, reading every partition's outcome each second meanwhile: the
     /// result [`Partitioned::result`] reads answers, unless a dead copy died after it and no
-    /// partition holds a live copy ([`Error::Dead`]). Errors
+    /// partition holds a live copy ([`crate::Error::Dead`]). Errors
     /// that pass (an outage, a failover) are ridden through as a plain queue's wait does.
     pub async fn wait_result(
         &self,
