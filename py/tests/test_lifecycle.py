@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
 import leaseq
@@ -409,12 +410,14 @@ def test_keep_result_for(queue: leaseq.Queue, r: redis.Redis) -> None:
     assert 7_100_000 < ttl_of("k2") <= 7_200_000
 
 
-def test_wait_result_lets_other_threads_run(
-    client: leaseq.Client, queue: leaseq.Queue, r: redis.Redis
-) -> None:
-    # The main thread waits for the result server-side; another thread (leaseq calls and plain
-    # Python) does the work meanwhile. A wait that held the GIL would never return.
-    queue.add(leaseq.Item(b"work", id="job"))
+def finish_when_waiting(
+    client: leaseq.Client,
+    queue: leaseq.Queue,
+    r: redis.Redis,
+    finish: Callable[[leaseq.Queue, leaseq.Lease], object],
+) -> threading.Thread:
+    """Starts a thread that, once the caller's wait blocks on the server, leases the next item
+    with a queue of its own and hands it to `finish`; join it after the wait."""
     baseline = blocked_clients(r)
     worker_queue = client.queue(queue.prefix)
 
@@ -422,10 +425,22 @@ def test_wait_result_lets_other_threads_run(
         wait_until_blocked(r, baseline)
         lease = worker_queue.lease()
         assert lease is not None
-        worker_queue.complete(lease, result=lease.data.upper())
+        finish(worker_queue, lease)
 
     t = threading.Thread(target=worker)
     t.start()
+    return t
+
+
+def test_wait_result_lets_other_threads_run(
+    client: leaseq.Client, queue: leaseq.Queue, r: redis.Redis
+) -> None:
+    # The main thread waits for the result server-side; another thread (leaseq calls and plain
+    # Python) does the work meanwhile. A wait that held the GIL would never return.
+    queue.add(leaseq.Item(b"work", id="job"))
+    t = finish_when_waiting(
+        client, queue, r, lambda q, lease: q.complete(lease, result=lease.data.upper())
+    )
     result = queue.wait_result("job", timeout=60)
     t.join(timeout=60)
     assert result is not None and result.data == b"WORK"
@@ -455,17 +470,12 @@ def test_wait_result_raises_when_the_job_dies(
 ) -> None:
     # A death writes no result: the wait (forever here) ends with JobDeadError, saying why.
     queue.add(leaseq.Item(b"work", id="doomed"))
-    baseline = blocked_clients(r)
-    worker_queue = client.queue(queue.prefix)
-
-    def worker() -> None:
-        wait_until_blocked(r, baseline)
-        lease = worker_queue.lease()
-        assert lease is not None
-        worker_queue.fail(lease, KeyError("missing"), retry=False)
-
-    t = threading.Thread(target=worker)
-    t.start()
+    t = finish_when_waiting(
+        client,
+        queue,
+        r,
+        lambda q, lease: q.fail(lease, KeyError("missing"), retry=False),
+    )
     with pytest.raises(leaseq.JobDeadError) as dead:
         queue.wait_result("doomed", leaseq.FOREVER)
     t.join(timeout=60)
@@ -673,17 +683,9 @@ def test_wait_result_can_wait_forever(
     client: leaseq.Client, queue: leaseq.Queue, r: redis.Redis
 ) -> None:
     queue.add(leaseq.Item(b"work", id="forever"))
-    baseline = blocked_clients(r)
-    worker_queue = client.queue(queue.prefix)
-
-    def worker() -> None:
-        wait_until_blocked(r, baseline)
-        lease = worker_queue.lease()
-        assert lease is not None
-        worker_queue.complete(lease, result=b"at last")
-
-    t = threading.Thread(target=worker)
-    t.start()
+    t = finish_when_waiting(
+        client, queue, r, lambda q, lease: q.complete(lease, result=b"at last")
+    )
     result = queue.wait_result("forever", leaseq.FOREVER)
     t.join(timeout=60)
     assert result is not None and result.data == b"at last"

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import leaseq
@@ -51,6 +51,20 @@ def command(
     return argv, full_env
 
 
+def start(
+    tmp_path: Path, argv: list[str], env: dict[str, str]
+) -> subprocess.Popen[str]:
+    """Starts the command line `argv` (from `command`), its output and errors in one pipe."""
+    return subprocess.Popen(
+        argv,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
 def run_until_done(
     tmp_path: Path,
     args: list[str],
@@ -59,17 +73,24 @@ def run_until_done(
 ) -> list[tuple[str, str]]:
     """Runs the command until its handler recorded every id of `ids`, then stops it with
     SIGTERM: what it recorded, (id, queue prefix) pairs. Asserts it exits 0."""
+    return serve_until_done(tmp_path, args, ids, env)[0]
+
+
+def serve_until_done(
+    tmp_path: Path,
+    args: list[str],
+    ids: set[str],
+    env: dict[str, str] | None = None,
+    meanwhile: Callable[[subprocess.Popen[str]], None] | None = None,
+) -> tuple[list[tuple[str, str]], str]:
+    """`run_until_done`, calling `meanwhile` with the running command first: what it recorded,
+    and its output."""
     argv, full_env = command(tmp_path, args, env)
     mark = tmp_path / "ran"
-    proc = subprocess.Popen(
-        argv,
-        cwd=tmp_path,
-        env=full_env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    proc = start(tmp_path, argv, full_env)
     try:
+        if meanwhile is not None:
+            meanwhile(proc)
         deadline = time.monotonic() + 60
         while (
             not mark.exists()
@@ -84,7 +105,7 @@ def run_until_done(
     assert proc.returncode == 0, out
     assert "Traceback" not in out, out
     pairs = [line.split() for line in mark.read_text().splitlines()]
-    return [(p[0], p[1]) for p in pairs]
+    return [(p[0], p[1]) for p in pairs], out
 
 
 def fail(
@@ -245,47 +266,24 @@ def test_it_waits_for_redis_at_start_and_stops_on_a_signal_meanwhile(
     # answers, as Celery's and BullMQ's workers do.
     prefix = new_prefix()
     server_says(fresh_server, "down")
-    argv, env = command(tmp_path, ["--url", fresh_server.url, "-q", prefix])
-    mark = tmp_path / "ran"
-    proc = subprocess.Popen(
-        argv,
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
+
+    def bring_redis_up(proc: subprocess.Popen[str]) -> None:
         time.sleep(1)
         assert proc.poll() is None, proc.communicate()[0]
         server_says(fresh_server, "up")
         with leaseq.Client(fresh_server.url) as client:
             client.queue(prefix).add(leaseq.Item(b"x", id="after"))
-        deadline = time.monotonic() + 60
-        while not mark.exists():
-            assert time.monotonic() < deadline, "not run"
-            assert proc.poll() is None, proc.communicate()[0]
-            time.sleep(0.05)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 0, out
-    assert "Traceback" not in out, out
-    assert mark.read_text().split()[0] == "after"
+
+    args = ["--url", fresh_server.url, "-q", prefix]
+    ran, out = serve_until_done(tmp_path, args, {"after"}, meanwhile=bring_redis_up)
+    assert [r[0] for r in ran] == ["after"]
     warned = [line for line in out.splitlines() if " WARNING " in line]
     assert len(warned) == 1 and "cannot be reached" in warned[0], out
     assert any("Redis answers" in line for line in out.splitlines()), out
 
     # A signal while it waits ends it, 0, with a line that says so.
     server_says(fresh_server, "down")
-    proc = subprocess.Popen(
-        argv,
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    proc = start(tmp_path, *command(tmp_path, args))
     time.sleep(1)
     assert proc.poll() is None, proc.communicate()[0]
     proc.send_signal(signal.SIGTERM)
