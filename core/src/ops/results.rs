@@ -31,8 +31,9 @@ impl Queue {
     /// error), within a second of its death: no result will come unless it is requeued. An item
     /// that ends otherwise without a result (completed without one, cancelled, purged) leaves
     /// nothing to tell it from one not added yet, so the wait goes on to its deadline. A result
-    /// kept for an earlier incarnation of the id answers no wait while an item of the id is in
-    /// the queue, nor afterwards once the wait saw one (spec 5.11): add, then wait.
+    /// kept before the wait began answers no wait whose first read finds an item of the id in
+    /// the queue (it is an earlier incarnation's), even once that item ended without a result
+    /// (spec 5.11): add, then wait.
     pub async fn wait_result(
         &self,
         id: impl AsRef<[u8]>,
@@ -113,12 +114,14 @@ impl Queue {
         let [died, reason, error_type, error, live, result] =
             <[Value; 6]>::try_from(array(OP, reply)?)
                 .map_err(|v| unexpected(OP, &Value::Array(v)))?;
-        let died = match died {
-            Value::Nil => None,
-            Value::Double(at) => Some(at.max(0.0) as u64),
-            other => text(OP, other)?
-                .and_then(|t| t.parse::<f64>().ok())
-                .map(|at| at.max(0.0) as u64),
+        // P:dead's score, a bulk string from the function; nil while the item is not dead.
+        let died = match text(OP, died)? {
+            None => None,
+            Some(at) => Some(
+                at.parse::<f64>()
+                    .map_err(|_| unexpected(OP, &Value::BulkString(at.into_bytes())))?
+                    .max(0.0) as u64,
+            ),
         };
         let dead = match died {
             Some(at) => Some((at, dead_error(id, reason, error_type, error)?)),
@@ -150,21 +153,16 @@ pub(crate) struct Outcome {
     pub live: bool,
 }
 
-/// How many stale results a wait remembers per queue read: each is an earlier incarnation's
-/// (the id added again while the wait went on).
-const STALE_KEPT: usize = 4;
-
-/// What one wait for a result has seen so far (spec 5.11), per queue it reads (one, or each
-/// partition of a partitioned queue, always in the same order): the results that are an
-/// earlier incarnation's. An id is unique in a queue while its item exists, so a result read
-/// while an item of the id is in the same queue is stale; and so is every result read when the
-/// wait first sees an item of the id anywhere (it was kept before that item was added, in its
-/// queue or, for a copy in another partition, before the wait saw the copy). A stale result
-/// answers no wait, even once the item ended without a result.
+/// What one wait for a result has seen (spec 5.11): whether it read yet, and the results its
+/// first read found stale, per queue it reads (one, or each partition of a partitioned queue,
+/// always in the same order). A result there at the first read while an item of the id is live
+/// (anywhere) was kept before that item was added: it is an earlier incarnation's, and answers
+/// no wait, even once that item ended without a result. A result that appears later was kept
+/// during the wait, so it answers, whatever is live by then.
 #[derive(Default)]
 pub(crate) struct Watch {
-    stale: Vec<Vec<JobResult>>,
-    seen_live: bool,
+    read: bool,
+    stale: Vec<Option<JobResult>>,
 }
 
 impl Watch {
@@ -173,25 +171,20 @@ impl Watch {
     /// newest death is at or after that result: then that death's [`Error::Dead`]. `None`: wait
     /// on.
     pub(crate) fn answer(&mut self, outcomes: Vec<Outcome>) -> Result<Option<JobResult>> {
-        if self.stale.len() < outcomes.len() {
-            self.stale.resize_with(outcomes.len(), Vec::new);
-        }
         let live = outcomes.iter().any(|o| o.live);
-        let first_live = live && !self.seen_live;
-        self.seen_live |= live;
+        if !self.read {
+            self.read = true;
+            self.stale = outcomes
+                .iter()
+                .map(|o| o.result.clone().filter(|_| live))
+                .collect();
+        }
         let mut found: Option<JobResult> = None;
         let mut died: Option<(u64, Error)> = None;
-        for (o, stale) in outcomes.into_iter().zip(self.stale.iter_mut()) {
-            let result = o.result.filter(|r| !stale.contains(r));
-            match result {
-                Some(r) if o.live || first_live => {
-                    if stale.len() == STALE_KEPT {
-                        stale.remove(0);
-                    }
-                    stale.push(r);
-                }
-                Some(r) if found.is_none() => found = Some(r),
-                _ => {}
+        for (i, o) in outcomes.into_iter().enumerate() {
+            let stale = self.stale.get(i).and_then(Option::as_ref);
+            if found.is_none() {
+                found = o.result.filter(|r| stale != Some(r));
             }
             if let Some((at, e)) = o.dead {
                 if died.as_ref().is_none_or(|(d, _)| at > *d) {
@@ -227,4 +220,118 @@ fn dead_error(id: &[u8], reason: Value, error_type: Value, error: Value) -> Resu
         id: String::from_utf8_lossy(id).into_owned(),
         reason,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Outcome, Watch};
+    use crate::error::Error;
+    use crate::job::JobResult;
+
+    fn result(data: &str, finished_at: u64) -> JobResult {
+        JobResult {
+            data: data.as_bytes().to_vec(),
+            finished_at,
+            attempts: 1,
+            added_at: None,
+            name: None,
+        }
+    }
+
+    fn read(result: Option<JobResult>, live: bool, died: Option<u64>) -> Outcome {
+        Outcome {
+            result,
+            live,
+            dead: died.map(|at| {
+                (
+                    at,
+                    Error::Dead {
+                        id: "x".into(),
+                        reason: "failed once".into(),
+                    },
+                )
+            }),
+        }
+    }
+
+    fn data(answer: crate::error::Result<Option<JobResult>>) -> Option<String> {
+        answer.unwrap().map(|r| String::from_utf8(r.data).unwrap())
+    }
+
+    #[test]
+    fn a_result_there_with_no_live_item_at_the_first_read_answers() {
+        let mut w = Watch::default();
+        assert_eq!(
+            data(w.answer(vec![read(Some(result("old", 1)), false, None)])),
+            Some("old".into())
+        );
+    }
+
+    #[test]
+    fn a_result_there_at_the_first_read_beside_a_live_item_is_stale_for_good() {
+        let mut w = Watch::default();
+        let old = || Some(result("old", 1));
+        assert_eq!(data(w.answer(vec![read(old(), true, None)])), None);
+        // The live item ended without a result: the old one still answers nothing.
+        assert_eq!(data(w.answer(vec![read(old(), false, None)])), None);
+        assert_eq!(
+            data(w.answer(vec![read(Some(result("new", 2)), false, None)])),
+            Some("new".into())
+        );
+    }
+
+    #[test]
+    fn a_result_kept_during_the_wait_answers_though_the_id_is_live_again() {
+        let mut w = Watch::default();
+        assert_eq!(data(w.answer(vec![read(None, true, None)])), None);
+        // The item the wait saw completed, and the id was added again before the next read.
+        assert_eq!(
+            data(w.answer(vec![read(Some(result("r1", 2)), true, None)])),
+            Some("r1".into())
+        );
+    }
+
+    #[test]
+    fn over_partitions_a_result_kept_during_the_wait_answers_whatever_is_live_elsewhere() {
+        let mut w = Watch::default();
+        assert_eq!(
+            data(w.answer(vec![read(None, false, None), read(None, false, None)])),
+            None
+        );
+        let second = vec![
+            read(None, true, None),
+            read(Some(result("rb", 2)), false, None),
+        ];
+        assert_eq!(data(w.answer(second)), Some("rb".into()));
+        // A stale result in one partition (there at the first read, a copy live) is skipped for
+        // another partition's.
+        let mut w = Watch::default();
+        let first = vec![
+            read(Some(result("old", 1)), false, None),
+            read(None, true, None),
+        ];
+        assert_eq!(data(w.answer(first)), None);
+        let later = vec![
+            read(Some(result("old", 1)), false, None),
+            read(Some(result("new", 3)), false, None),
+        ];
+        assert_eq!(data(w.answer(later)), Some("new".into()));
+    }
+
+    #[test]
+    fn a_death_newer_than_any_result_ends_the_wait_unless_a_copy_is_live() {
+        let mut w = Watch::default();
+        let dead = w.answer(vec![read(Some(result("old", 1)), false, Some(5))]);
+        assert!(matches!(dead, Err(Error::Dead { .. })), "{dead:?}");
+        let mut w = Watch::default();
+        let older = w.answer(vec![read(Some(result("later", 9)), false, Some(5))]);
+        assert_eq!(data(older), Some("later".into()));
+        let mut w = Watch::default();
+        let copies = vec![read(None, false, Some(5)), read(None, true, None)];
+        assert_eq!(
+            data(w.answer(copies)),
+            None,
+            "a live copy elsewhere is waited for"
+        );
+    }
 }
