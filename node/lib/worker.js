@@ -8,7 +8,7 @@ const { EventEmitter } = require('node:events')
 const util = require('node:util')
 const args = require('./args')
 const { invalidArgument, nativeAsync, nativeSync } = require('./errors')
-const { nativeOf, Queue } = require('./queue')
+const { nativeOf, Queue, toDependencyResults } = require('./queue')
 const { PartitionedQueue, nativeOf: nativePartitioned } = require('./partitioned')
 const native = require('./native')
 
@@ -254,8 +254,7 @@ class WorkerJob {
    * @returns {Promise<import('../index').DependencyResult[]>}
    */
   async dependencyResults() {
-    const results = await nativeAsync(() => this.#jobs.dependencyResults(this.#index))
-    return results.map((r) => ({ id: r.id, result: r.result ?? null }))
+    return toDependencyResults(await nativeAsync(() => this.#jobs.dependencyResults(this.#index)))
   }
 }
 

@@ -75,8 +75,8 @@ impl Partitioned {
     /// server-side wait on each one's result key, kept between slices (a connection each),
     /// until one holds a result, reading every partition's outcome each second meanwhile: the
     /// result [`Partitioned::result`] reads answers, unless a dead copy died after it and no
-    /// partition holds a live copy ([`crate::Error::Dead`]). Errors
-    /// that pass (an outage, a failover) are ridden through as a plain queue's wait does.
+    /// partition holds a live copy ([`crate::Error::Dead`]). Errors that pass (an outage, a
+    /// failover) are ridden through as a plain queue's wait does.
     pub async fn wait_result(
         &self,
         id: impl AsRef<[u8]>,
@@ -139,9 +139,10 @@ impl Partitioned {
         answer
     }
 
-    /// What a wait for `id`'s result finds, every partition's outcome read at once, the id's own partition's first, and weighed by `watch` (spec 5.11,
-    /// 5.25): an id is unique per partition only, so a dead copy in one partition does not end
-    /// a wait for a live one in another, and a result in one hides no newer death in another.
+    /// What a wait for `id`'s result finds: every partition's outcome read at once, the id's own
+    /// partition's first, and weighed by `watch` (spec 5.11, 5.25). An id is unique per
+    /// partition only, so a dead copy in one partition does not end a wait for a live one in
+    /// another, and a result in one hides no newer death in another.
     async fn read_results(&self, id: &[u8], watch: &mut Watch) -> Result<Option<JobResult>> {
         let mut outcomes = try_join_all(self.partitions.iter().map(|q| q.read_outcome(id))).await?;
         let home = self.partition_of_id(id);

@@ -164,9 +164,10 @@ impl Job {
         &self.inner.queue
     }
 
-    /// The kept results of the items this job was added to wait for, in order ([`Queue::dependency_results`]):
-    /// a flow's parent reads its children's results so, as BullMQ's `getChildrenValues`
-    /// does. `(dependency id, result)`, the result `None` when none is kept. One round trip.
+    /// The kept results of the items this job was added to wait for, in order
+    /// ([`Queue::dependency_results`]): a flow's parent reads its children's results so, as
+    /// BullMQ's `getChildrenValues` does. `(dependency id, result)`, the result `None` when none
+    /// is kept. One round trip.
     pub async fn dependency_results(&self) -> Result<Vec<(String, Option<Vec<u8>>)>> {
         self.inner
             .queue
